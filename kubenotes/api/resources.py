@@ -1,0 +1,300 @@
+"""Resource arithmetic: a pod's effective request and the scheduler's ``Resource`` record.
+
+Mirrors ``k8s.io/component-helpers/resource`` (``PodRequests``: sidecar-aware
+init-container maximum, pod-level resources, pod overhead) and the
+scheduler's ``framework.Resource`` (``pkg/scheduler/framework/types.go``).
+Inside the model CPU is integer millicores and every other resource an
+integer count of base units (bytes for memory and storage).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/types.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/util/pod_resources.go
+KEP-753 (sidecar containers), KEP-2837 (pod-level resources), KEP-688 (pod overhead)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from kubenotes.api.quantity import milli_value, value
+
+__all__ = [
+    "CPU",
+    "MEMORY",
+    "EPHEMERAL_STORAGE",
+    "PODS",
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "DEFAULT_MEMORY_REQUEST_BYTES",
+    "Resource",
+    "resource_list",
+    "pod_requests",
+    "pod_non_zero_requests",
+    "is_restartable_init_container",
+    "is_scalar_resource",
+]
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+
+#: Scheduler default for a container that requests no CPU (``pkg/scheduler/util/pod_resources.go``).
+DEFAULT_MILLI_CPU_REQUEST = 100
+#: Scheduler default for a container that requests no memory: 200 MiB.
+DEFAULT_MEMORY_REQUEST_BYTES = 200 * 1024 * 1024
+
+_POD_LEVEL = (CPU, MEMORY)
+_HUGEPAGES = "hugepages-"
+
+
+def resource_list(rl: Mapping[str, Any] | None, field_path: str = "") -> dict[str, int]:
+    """Convert a manifest ``ResourceList`` into integers.
+
+    Parameters
+    ----------
+    rl : mapping of str to quantity, or None
+        E.g. ``{"cpu": "500m", "memory": "1Gi"}``.
+    field_path : str
+        Path of ``rl`` in its object, used in errors.
+
+    Returns
+    -------
+    dict[str, int]
+        ``cpu`` in millicores, everything else in base units.
+
+    Raises
+    ------
+    InvalidQuantity
+        When a value is not a quantity; the field names the resource.
+
+    Examples
+    --------
+    >>> resource_list({"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": 1})
+    {'cpu': 500, 'memory': 1073741824, 'nvidia.com/gpu': 1}
+    """
+    out: dict[str, int] = {}
+    if not rl:
+        return out
+    for name, q in rl.items():
+        path = f"{field_path}.{name}" if field_path else name
+        out[name] = milli_value(q, path) if name == CPU else value(q, path)
+    return out
+
+
+def _add(into: dict[str, int], rl: Mapping[str, int]) -> None:
+    for k, v in rl.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _max(into: dict[str, int], rl: Mapping[str, int]) -> None:
+    for k, v in rl.items():
+        if v > into.get(k, 0) or k not in into:
+            into[k] = max(v, into.get(k, v))
+
+
+def is_restartable_init_container(container: Any) -> bool:
+    """True for a sidecar: an init container with ``restartPolicy: Always`` (KEP-753)."""
+    return getattr(container, "restartPolicy", None) == "Always"
+
+
+def _container_requests(c: Any, path: str, non_missing: Mapping[str, int] | None) -> dict[str, int]:
+    res = getattr(c, "resources", None)
+    reqs = resource_list(getattr(res, "requests", None) if res is not None else None, f"{path}.resources.requests")
+    if non_missing:
+        for k, v in non_missing.items():
+            if k not in reqs:
+                reqs[k] = v
+    return reqs
+
+
+def pod_requests(
+    pod: Any,
+    *,
+    non_missing: Mapping[str, int] | None = None,
+    exclude_overhead: bool = False,
+    skip_pod_level_resources: bool = False,
+) -> dict[str, int]:
+    """A pod's effective resource request, as ``resourcehelper.PodRequests``.
+
+    ``max(sum(containers) + sum(sidecars), max_i(init_i + sidecars before i))``,
+    then pod-level ``spec.resources.requests`` (cpu, memory, hugepages) replace
+    the container aggregate, then ``spec.overhead`` is added.
+
+    Parameters
+    ----------
+    pod : lightkube.resources.core_v1.Pod
+        The pod (defaults already applied).
+    non_missing : mapping of str to int, optional
+        Values used for a container that does not request that resource at
+        all (the scheduler passes 100m CPU and 200Mi memory for its non-zero view).
+    exclude_overhead : bool
+        Leave ``spec.overhead`` out.
+    skip_pod_level_resources : bool
+        Ignore ``spec.resources``.
+
+    Returns
+    -------
+    dict[str, int]
+        Resource name to amount; ``cpu`` in millicores, others in base units.
+
+    Raises
+    ------
+    InvalidQuantity
+        When a request is not a quantity.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go (PodRequests)
+
+    Examples
+    --------
+    >>> from lightkube.resources.core_v1 import Pod
+    >>> pod = Pod.from_dict({"metadata": {"name": "p"}, "spec": {
+    ...     "initContainers": [
+    ...         {"name": "sidecar", "restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}},
+    ...         {"name": "migrate", "resources": {"requests": {"cpu": "1"}}}],
+    ...     "containers": [{"name": "app", "resources": {"requests": {"cpu": "500m"}}}],
+    ...     "overhead": {"cpu": "50m"}}})
+    >>> pod_requests(pod)
+    {'cpu': 1150}
+    """
+    spec = pod.spec
+    result: dict[str, int] = {}
+    for i, c in enumerate(spec.containers or ()):
+        _add(result, _container_requests(c, f"spec.containers[{i}]", non_missing))
+    sidecars: dict[str, int] = {}
+    init_max: dict[str, int] = {}
+    for i, c in enumerate(spec.initContainers or ()):
+        reqs = _container_requests(c, f"spec.initContainers[{i}]", non_missing)
+        if is_restartable_init_container(c):
+            _add(result, reqs)
+            _add(sidecars, reqs)
+            use = dict(sidecars)
+        else:
+            use = dict(reqs)
+            _add(use, sidecars)
+        _max(init_max, use)
+    _max(result, init_max)
+    pod_res = getattr(spec, "resources", None)
+    if not skip_pod_level_resources and pod_res is not None and pod_res.requests:
+        for name, amount in resource_list(pod_res.requests, "spec.resources.requests").items():
+            if name in _POD_LEVEL or name.startswith(_HUGEPAGES):
+                result[name] = amount
+    if not exclude_overhead and spec.overhead:
+        _add(result, resource_list(spec.overhead, "spec.overhead"))
+    return result
+
+
+def pod_non_zero_requests(pod: Any) -> tuple[int, int]:
+    """CPU and memory the scheduler counts for spreading, with defaults for missing requests.
+
+    Returns
+    -------
+    tuple[int, int]
+        ``(milli_cpu, memory_bytes)``; a container that requests no CPU counts
+        100m and one that requests no memory counts 200Mi
+        (``NonMissingContainerRequests``), explicit zeros stay zero.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/types.go (calculateResource)
+
+    Examples
+    --------
+    >>> from lightkube.resources.core_v1 import Pod
+    >>> pod_non_zero_requests(Pod.from_dict({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}]}}))
+    (100, 209715200)
+    """
+    reqs = pod_requests(pod, non_missing={CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST_BYTES})
+    return reqs.get(CPU, 0), reqs.get(MEMORY, 0)
+
+
+def is_scalar_resource(name: str) -> bool:
+    """True for extended resources, hugepages and attachable volumes (counted in ``scalar_resources``)."""
+    return name not in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+
+
+@dataclass(slots=True)
+class Resource:
+    """Amounts of compute resources, as the scheduler's ``framework.Resource``.
+
+    Attributes
+    ----------
+    milli_cpu : int
+        CPU in millicores.
+    memory_bytes : int
+        Memory in bytes.
+    ephemeral_storage_bytes : int
+        Local ephemeral storage in bytes.
+    allowed_pod_number : int
+        Pod count (only meaningful for allocatable).
+    scalar_resources : dict[str, int]
+        Extended resources (``nvidia.com/gpu``), hugepages, attachable volumes.
+
+    Examples
+    --------
+    >>> r = Resource.from_resource_list({"cpu": 2000, "memory": 4096, "pods": 110, "nvidia.com/gpu": 4})
+    >>> r.milli_cpu, r.allowed_pod_number, r.scalar_resources
+    (2000, 110, {'nvidia.com/gpu': 4})
+    """
+
+    milli_cpu: int = 0
+    memory_bytes: int = 0
+    ephemeral_storage_bytes: int = 0
+    allowed_pod_number: int = 0
+    scalar_resources: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_resource_list(cls, rl: Mapping[str, int]) -> "Resource":
+        """Build from an integer resource list (see :func:`resource_list`)."""
+        r = cls()
+        r.add(rl)
+        return r
+
+    def add(self, rl: Mapping[str, int]) -> None:
+        """Add an integer resource list in place."""
+        for name, amount in rl.items():
+            if name == CPU:
+                self.milli_cpu += amount
+            elif name == MEMORY:
+                self.memory_bytes += amount
+            elif name == EPHEMERAL_STORAGE:
+                self.ephemeral_storage_bytes += amount
+            elif name == PODS:
+                self.allowed_pod_number += amount
+            else:
+                self.scalar_resources[name] = self.scalar_resources.get(name, 0) + amount
+
+    def add_resource(self, other: "Resource", sign: int = 1) -> None:
+        """Add (``sign=1``) or subtract (``sign=-1``) another ``Resource`` in place."""
+        self.milli_cpu += sign * other.milli_cpu
+        self.memory_bytes += sign * other.memory_bytes
+        self.ephemeral_storage_bytes += sign * other.ephemeral_storage_bytes
+        self.allowed_pod_number += sign * other.allowed_pod_number
+        for k, v in other.scalar_resources.items():
+            self.scalar_resources[k] = self.scalar_resources.get(k, 0) + sign * v
+
+    def get(self, name: str) -> int:
+        """Amount of one resource by its Kubernetes name (``cpu`` in millicores)."""
+        if name == CPU:
+            return self.milli_cpu
+        if name == MEMORY:
+            return self.memory_bytes
+        if name == EPHEMERAL_STORAGE:
+            return self.ephemeral_storage_bytes
+        if name == PODS:
+            return self.allowed_pod_number
+        return self.scalar_resources.get(name, 0)
+
+    def clone(self) -> "Resource":
+        """Deep copy."""
+        return Resource(self.milli_cpu, self.memory_bytes, self.ephemeral_storage_bytes,
+                        self.allowed_pod_number, dict(self.scalar_resources))
+
+    def names(self) -> Iterable[str]:
+        """Resource names with a value set (cpu, memory, ephemeral-storage, pods, then scalars)."""
+        yield from (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+        yield from self.scalar_resources

@@ -1,0 +1,117 @@
+"""Exceptions raised by kubenotes for misuse and bad input.
+
+Expected outcomes (a pod that does not fit, a failed plugin) are values
+(:class:`kubenotes.scheduler.framework.interface.Status`), never exceptions.
+These classes are for input that cannot be modelled: a malformed quantity, a
+missing object, a stale resourceVersion.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "KubenotesError",
+    "FieldError",
+    "InvalidQuantity",
+    "ManifestError",
+    "NotFound",
+    "AlreadyExists",
+    "Conflict",
+    "Gone",
+    "ConfigError",
+]
+
+
+class KubenotesError(Exception):
+    """Base class of every error kubenotes raises on purpose."""
+
+
+class FieldError(KubenotesError):
+    """A field of an object holds a value the model cannot accept.
+
+    Parameters
+    ----------
+    field : str
+        Field path in kubectl's notation, e.g. ``spec.containers[0].resources.requests.cpu``.
+    message : str
+        What is wrong, e.g. ``invalid quantity "lots"``.
+
+    Examples
+    --------
+    >>> str(FieldError("spec.priority", "must be an integer"))
+    'spec.priority: must be an integer'
+    """
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}" if field else message)
+
+    def prefixed(self, prefix: str) -> "FieldError":
+        """Return a copy whose field path starts with ``prefix`` (joined by a dot)."""
+        if not prefix:
+            return self
+        field = f"{prefix}.{self.field}" if self.field and not self.field.startswith("[") else f"{prefix}{self.field}"
+        return type(self)(field, self.message) if type(self) is FieldError else FieldError(field, self.message)
+
+
+class InvalidQuantity(FieldError):
+    """A resource quantity string that upstream's ``resource.ParseQuantity`` rejects."""
+
+    def __init__(self, field: str, value: object):
+        self.value = value
+        FieldError.__init__(self, field, f"invalid quantity {str(value)!r}".replace("'", '"'))
+
+
+class ManifestError(KubenotesError):
+    """Bad input in a manifest, located by file, document, object and field.
+
+    The message is one line, e.g.
+    ``pods.yaml doc 3 Pod default/web: spec.containers[0].resources.requests.cpu: invalid quantity "lots"``.
+
+    Parameters
+    ----------
+    source : str
+        File name (``<stdin>`` or ``<string>`` for streams).
+    doc : int or None
+        1-based YAML document number in that source.
+    obj : str or None
+        ``Kind namespace/name`` (or ``Kind name`` for cluster-scoped kinds).
+    detail : str
+        The field path and what is wrong with it.
+    """
+
+    def __init__(self, source: str, doc: int | None, obj: str | None, detail: str):
+        self.source, self.doc, self.obj, self.detail = source, doc, obj, detail
+        where = source
+        if doc is not None:
+            where += f" doc {doc}"
+        if obj:
+            where += f" {obj}"
+        super().__init__(f"{where}: {detail}")
+
+
+class NotFound(KubenotesError):
+    """An object that was asked for does not exist."""
+
+
+class AlreadyExists(KubenotesError):
+    """An object with the same key already exists."""
+
+
+class Conflict(KubenotesError):
+    """A write carried a stale resourceVersion."""
+
+
+class Gone(KubenotesError):
+    """A watch asked for a resourceVersion older than the store keeps (HTTP 410)."""
+
+
+class ConfigError(KubenotesError):
+    """A component configuration (e.g. KubeSchedulerConfiguration) failed validation.
+
+    The message reproduces upstream's validation message.
+    """
