@@ -1,0 +1,162 @@
+"""The scheduler's view of the cluster for one cycle (``Snapshot``) and the other API objects plugins read.
+
+Mirrors ``pkg/scheduler/backend/cache/snapshot.go``: a list of
+:class:`NodeInfo` in a stable order, a map by name, the sub-lists of nodes
+holding pods with (anti-)affinity, and image states shared across nodes.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/cache/snapshot.go
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from kubenotes.api.quantity import value
+from kubenotes.scheduler.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
+
+__all__ = ["Snapshot", "ClusterObjects", "new_snapshot"]
+
+
+@dataclass
+class ClusterObjects:
+    """Read-only API objects, other than nodes and pods, that plugins consult.
+
+    Every list holds lightkube objects as loaded from manifests.
+
+    Attributes
+    ----------
+    namespaces : dict[str, dict[str, str]]
+        Namespace name -> its labels (a namespace absent here has no labels).
+    services, replication_controllers, replica_sets, stateful_sets : list
+        Workload owners (system default topology spreading, SelectorSpread).
+    persistent_volume_claims, persistent_volumes, storage_classes : list
+        For VolumeZone / VolumeRestrictions.
+    pod_disruption_budgets : list
+        For DefaultPreemption.
+    priority_classes : list
+    """
+
+    namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
+    services: list[Any] = field(default_factory=list)
+    replication_controllers: list[Any] = field(default_factory=list)
+    replica_sets: list[Any] = field(default_factory=list)
+    stateful_sets: list[Any] = field(default_factory=list)
+    persistent_volume_claims: list[Any] = field(default_factory=list)
+    persistent_volumes: list[Any] = field(default_factory=list)
+    storage_classes: list[Any] = field(default_factory=list)
+    pod_disruption_budgets: list[Any] = field(default_factory=list)
+    priority_classes: list[Any] = field(default_factory=list)
+
+    def namespace_labels(self, name: str) -> dict[str, str]:
+        """Labels of namespace ``name`` ({} when unknown)."""
+        return self.namespaces.get(name, {})
+
+
+class Snapshot:
+    """Nodes and their pods, frozen for one scheduling cycle.
+
+    Parameters
+    ----------
+    node_infos : iterable of NodeInfo
+        In the order the scheduler iterates them (upstream: the cache's
+        zone-interleaved node tree order; kubenotes keeps input order).
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_node
+    >>> s = new_snapshot([make_node("n1"), make_node("n2")], [])
+    >>> [n.name for n in s.list()], s.get("n2").name, s.num_nodes()
+    (['n1', 'n2'], 'n2', 2)
+    """
+
+    def __init__(self, node_infos: Iterable[NodeInfo] = ()):
+        self.node_info_list: list[NodeInfo] = list(node_infos)
+        self.node_info_map: dict[str, NodeInfo] = {n.name: n for n in self.node_info_list}
+        self.generation = 0
+
+    def list(self) -> list[NodeInfo]:
+        """All nodes (``NodeInfos().List()``)."""
+        return self.node_info_list
+
+    def get(self, name: str) -> NodeInfo | None:
+        """The node named ``name`` or ``None``."""
+        return self.node_info_map.get(name)
+
+    def num_nodes(self) -> int:
+        """Number of nodes."""
+        return len(self.node_info_list)
+
+    def have_pods_with_affinity_list(self) -> list[NodeInfo]:
+        """Nodes with at least one pod that has a pod (anti-)affinity term."""
+        return [n for n in self.node_info_list if n.pods_with_affinity]
+
+    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
+        """Nodes with at least one pod that has a required anti-affinity term."""
+        return [n for n in self.node_info_list if n.pods_with_required_anti_affinity]
+
+    def add_pod(self, pod: PodInfo, node_name: str) -> None:
+        """Place (assume) ``pod`` on ``node_name``."""
+        self.node_info_map[node_name].add_pod(pod)
+        self.generation += 1
+
+    def remove_pod(self, pod: PodInfo, node_name: str) -> None:
+        """Remove ``pod`` from ``node_name``."""
+        self.node_info_map[node_name].remove_pod(pod)
+        self.generation += 1
+
+
+def _image_states(nodes: list[Any]) -> dict[str, dict[str, ImageStateSummary]]:
+    """Per node: image name -> summary, with ``num_nodes`` counted over all nodes."""
+    holders: dict[str, set[str]] = {}
+    sizes: dict[str, dict[str, int]] = {}
+    for n in nodes:
+        nn = n.metadata.name
+        sizes[nn] = {}
+        for img in (n.status.images if n.status is not None else None) or ():
+            for name in img.names or ():
+                sizes[nn][name] = int(img.sizeBytes or 0)
+                holders.setdefault(name, set()).add(nn)
+    return {nn: {name: ImageStateSummary(size, len(holders[name])) for name, size in imgs.items()}
+            for nn, imgs in sizes.items()}
+
+
+def new_snapshot(nodes: Iterable[Any], pods: Iterable[Any], *, warn=None) -> Snapshot:
+    """Build a snapshot from lightkube Nodes and bound Pods.
+
+    Parameters
+    ----------
+    nodes : iterable of Node
+    pods : iterable of Pod or PodInfo
+        Pods with ``spec.nodeName`` set count toward that node; others are ignored.
+    warn : callable(str), optional
+        Called for a bound pod whose node is not in ``nodes`` (the pod is ignored).
+
+    Returns
+    -------
+    Snapshot
+
+    Raises
+    ------
+    FieldError
+        When a node's allocatable or a pod's request is malformed.
+    """
+    nodes = list(nodes)
+    infos = [NodeInfo(n) for n in nodes]
+    states = _image_states(nodes)
+    for ni in infos:
+        ni.image_states = states.get(ni.name, {})
+    snap = Snapshot(infos)
+    for p in pods:
+        pi = p if isinstance(p, PodInfo) else PodInfo(p)
+        if not pi.node_name:
+            continue
+        ni = snap.get(pi.node_name)
+        if ni is None:
+            if warn is not None:
+                warn(f"pod {pi.key} is bound to node {pi.node_name!r}, which is not in the input; ignored")
+            continue
+        ni.add_pod(pi)
+    return snap

@@ -1,0 +1,113 @@
+"""Builders for pods and nodes in tests and notebooks (like upstream's ``st.MakePod()``).
+
+Each builder returns a real lightkube object built from a manifest-shaped
+dict, so what a test builds is what a YAML file would load.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/testing/wrappers.go
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from lightkube.resources.core_v1 import Node, Pod
+
+__all__ = ["make_pod", "make_node"]
+
+
+def make_pod(
+    name: str,
+    namespace: str = "default",
+    *,
+    requests: Mapping[str, Any] | None = None,
+    limits: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+    node_name: str | None = None,
+    priority: int | None = None,
+    image: str = "registry.k8s.io/pause:3.10",
+    uid: str | None = None,
+    creation_timestamp: str | None = None,
+    containers: list[dict] | None = None,
+    **spec: Any,
+) -> Pod:
+    """A Pod with one container (or ``containers``) and any extra ``spec`` fields in camelCase.
+
+    Parameters
+    ----------
+    name, namespace : str
+    requests, limits : mapping, optional
+        Resource requests/limits of the single container, e.g. ``{"cpu": "500m"}``.
+    labels : mapping, optional
+    node_name : str, optional
+        Bind the pod (``spec.nodeName``).
+    priority : int, optional
+        ``spec.priority``.
+    image : str
+    uid : str, optional
+        Defaults to ``namespace/name``.
+    creation_timestamp : str, optional
+        RFC 3339.
+    containers : list of dict, optional
+        Full container specs, replacing the single container.
+    **spec
+        Extra PodSpec fields (``tolerations=[...]``, ``affinity={...}``).
+
+    Examples
+    --------
+    >>> p = make_pod("web", requests={"cpu": "500m"}, tolerations=[{"key": "k", "operator": "Exists"}])
+    >>> p.spec.containers[0].resources.requests, p.spec.tolerations[0].key
+    ({'cpu': '500m'}, 'k')
+    """
+    if containers is None:
+        c: dict[str, Any] = {"name": "c0", "image": image}
+        res = {}
+        if requests:
+            res["requests"] = dict(requests)
+        if limits:
+            res["limits"] = dict(limits)
+        if res:
+            c["resources"] = res
+        containers = [c]
+    md: dict[str, Any] = {"name": name, "namespace": namespace, "uid": uid or f"{namespace}/{name}"}
+    if labels:
+        md["labels"] = dict(labels)
+    if creation_timestamp:
+        md["creationTimestamp"] = creation_timestamp
+    s: dict[str, Any] = {"containers": containers, **spec}
+    if node_name:
+        s["nodeName"] = node_name
+    if priority is not None:
+        s["priority"] = priority
+    return Pod.from_dict({"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": s})
+
+
+def make_node(
+    name: str,
+    *,
+    allocatable: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+    taints: list[dict] | None = None,
+    unschedulable: bool = False,
+    images: list[dict] | None = None,
+) -> Node:
+    """A Node with ``status.allocatable`` (default 4 CPU, 16Gi, 110 pods) and ``capacity`` equal to it.
+
+    Examples
+    --------
+    >>> n = make_node("n1", labels={"topology.kubernetes.io/zone": "a"}, taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}])
+    >>> n.status.allocatable["cpu"], n.spec.taints[0].effect
+    ('4', 'NoSchedule')
+    """
+    alloc = dict(allocatable) if allocatable is not None else {"cpu": "4", "memory": "16Gi", "pods": "110"}
+    md: dict[str, Any] = {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}}
+    spec: dict[str, Any] = {}
+    if taints:
+        spec["taints"] = taints
+    if unschedulable:
+        spec["unschedulable"] = True
+    status: dict[str, Any] = {"allocatable": alloc, "capacity": dict(alloc)}
+    if images:
+        status["images"] = images
+    return Node.from_dict({"apiVersion": "v1", "kind": "Node", "metadata": md, "spec": spec, "status": status})
