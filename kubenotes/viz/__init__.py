@@ -1,0 +1,1 @@
+"""Plots, graphs and widgets for the notebooks. Only this package imports matplotlib and ipywidgets."""

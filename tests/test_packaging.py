@@ -1,0 +1,57 @@
+"""The set-up files agree with each other: pyproject.toml is the dependency list, environment.yml mirrors it."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _norm(req: str) -> tuple[str, str]:
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", req)
+    assert m, req
+    return m.group(1).lower().replace("_", "-"), m.group(2).replace(" ", "")
+
+
+def _pyproject_requirements() -> dict[str, str]:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = list(meta["dependencies"])
+    for extra in meta["optional-dependencies"].values():
+        reqs += extra
+    return dict(_norm(r) for r in reqs)
+
+
+def _environment_requirements() -> dict[str, str]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    out = {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, str):
+            name, spec = _norm(dep)
+            if name not in ("python", "pip"):
+                out[name] = spec
+    return out
+
+
+def test_environment_yml_lists_the_same_dependencies_as_pyproject():
+    assert _environment_requirements() == _pyproject_requirements()
+
+
+def test_environment_yml_installs_the_package_itself_and_pins_python():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip_entries = [d for d in env["dependencies"] if isinstance(d, dict)]
+    assert pip_entries and "-e ." in pip_entries[0]["pip"]
+    py = [d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python")]
+    required = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert py == ["python" + required]
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test" in ci
+    readme = (ROOT / "README.md").read_text()
+    assert readme.index("make lab") < readme.index("## ") or "make lab" in readme.split("## ")[0] + readme.split("## ")[1]
+    assert "make test" in readme
