@@ -1,0 +1,394 @@
+"""The ``kubenotes`` command line: ``validate``, ``schedule`` and ``replay``.
+
+``validate`` lives here. Other subcommands live next to the component they
+drive and register themselves: a module named in :data:`SUBCOMMANDS` exposes
+``register(subparsers)``, which adds one parser and sets ``func`` with
+``set_defaults(func=...)``; ``func(args)`` returns the exit status (``None``
+means 0). Errors kubenotes raises on purpose (:class:`~kubenotes.errors.KubenotesError`)
+are printed as their one-line message on stderr with exit status 2, never as a
+traceback.
+
+Exit statuses: 0 success, 1 the command ran and found a problem (e.g. a pod
+that cannot be scheduled; subcommands decide), 2 bad input or usage, 130
+interrupted (Ctrl-C).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/util/helpers.go (CheckErr: one line on stderr, no stack)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+from kubenotes.errors import KubenotesError
+
+__all__ = ["PROG", "SUBCOMMANDS", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_INTERRUPTED",
+           "build_parser", "register", "summarize", "main"]
+
+PROG = "kubenotes"
+EXIT_OK = 0
+EXIT_FOUND = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+#: Subcommands registered from other modules: ``(name, module, one-line help)``.
+SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("schedule", "kubenotes.scheduler.cli", "run the scheduler on a cluster and pending pods from manifests"),
+    ("replay", "kubenotes.replay.cli", "replay a recorded trace of pods through the simulated cluster"),
+)
+
+
+# ---------------------------------------------------------------------------
+# validate
+
+
+def _fmt_resources(rl: dict[str, int]) -> str:
+    from kubenotes.api.quantity import format_quantity
+
+    if not rl:
+        return "none"
+    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2, "pods": 3}
+    return " ".join(f"{k}={format_quantity(v, k)}" for k, v in sorted(rl.items(), key=lambda kv: (order.get(kv[0], 9), kv[0])))
+
+
+def _template_requests(template: Any) -> str:
+    from kubenotes.api.resources import pod_requests
+
+    if template is None or template.spec is None:
+        return "none"
+    return _fmt_resources(pod_requests(SimpleNamespace(spec=template.spec)))
+
+
+def _qos(pod: Any) -> str | None:
+    try:
+        from kubenotes.api.qos import pod_qos_class
+    except ImportError:
+        return pod.status.qosClass if pod.status is not None and pod.status.qosClass else None
+    return str(pod_qos_class(pod))
+
+
+def _summary_pod(pod: Any) -> str:
+    from kubenotes.api.resources import pod_requests
+
+    spec = pod.spec
+    parts = [f"requests {_fmt_resources(pod_requests(pod))}"]
+    qos = _qos(pod)
+    if qos:
+        parts.append(f"qos {qos}")
+    prio = f"priority {spec.priority if spec.priority is not None else 0}"
+    if spec.priorityClassName:
+        prio += f" ({spec.priorityClassName})"
+    parts.append(prio)
+    parts.append(f"node {spec.nodeName}" if spec.nodeName else "pending")
+    return ", ".join(parts)
+
+
+def _summary_node(node: Any) -> str:
+    from kubenotes.api.resources import resource_list
+
+    md, st = node.metadata, node.status
+    labels = md.labels or {}
+    parts = []
+    zone = labels.get("topology.kubernetes.io/zone")
+    if zone:
+        parts.append(f"zone {zone}")
+    alloc = resource_list(st.allocatable if st is not None else None, "status.allocatable")
+    alloc = {k: v for k, v in alloc.items() if v or k in ("cpu", "memory", "pods")}
+    parts.append(f"allocatable {_fmt_resources(alloc)}")
+    taints = node.spec.taints if node.spec is not None else None
+    if taints:
+        parts.append("taints " + " ".join(
+            f"{t.key}{'=' + t.value if t.value else ''}:{t.effect}" for t in taints))
+    if node.spec is not None and node.spec.unschedulable:
+        parts.append("unschedulable")
+    return ", ".join(parts)
+
+
+def _summary_workload(obj: Any) -> str:
+    spec = obj.spec
+    parts = []
+    if getattr(spec, "replicas", None) is not None:
+        parts.append(f"replicas {spec.replicas}")
+    parts.append(f"pod requests {_template_requests(spec.template)}")
+    return ", ".join(parts)
+
+
+def _summary_job(job: Any) -> str:
+    s = job.spec
+    parts = []
+    if s.completions is not None:
+        parts.append(f"completions {s.completions}")
+    if s.parallelism is not None:
+        parts.append(f"parallelism {s.parallelism}")
+    parts.append(f"pod requests {_template_requests(s.template)}")
+    return ", ".join(parts)
+
+
+def _summary_cronjob(cj: Any) -> str:
+    s = cj.spec
+    return f"schedule {s.schedule!r}, pod requests {_template_requests(s.jobTemplate.spec.template)}"
+
+
+def _summary_priority_class(pc: Any) -> str:
+    parts = [f"value {pc.value}"]
+    if pc.globalDefault:
+        parts.append("globalDefault")
+    if pc.preemptionPolicy:
+        parts.append(f"preemptionPolicy {pc.preemptionPolicy}")
+    return ", ".join(parts)
+
+
+def _summary_namespace(ns: Any) -> str:
+    labels = ns.metadata.labels or {}
+    return "labels " + (",".join(f"{k}={v}" for k, v in labels.items()) if labels else "none")
+
+
+def _summary_service(svc: Any) -> str:
+    s = svc.spec
+    ports = " ".join(f"{p.port}/{p.protocol or 'TCP'}" for p in s.ports or ())
+    sel = ",".join(f"{k}={v}" for k, v in (s.selector or {}).items())
+    parts = [f"type {s.type or 'ClusterIP'}"]
+    if s.clusterIP == "None":
+        parts.append("headless")
+    if ports:
+        parts.append(f"ports {ports}")
+    parts.append(f"selector {sel or 'none'}")
+    return ", ".join(parts)
+
+
+def _summary_pvc(pvc: Any) -> str:
+    from kubenotes.api.resources import resource_list
+
+    s = pvc.spec
+    req = resource_list(s.resources.requests if s.resources is not None else None, "spec.resources.requests")
+    parts = [f"requests {_fmt_resources(req)}"]
+    if s.storageClassName:
+        parts.append(f"storageClass {s.storageClassName}")
+    if s.volumeName:
+        parts.append(f"volume {s.volumeName}")
+    return ", ".join(parts)
+
+
+def _summary_pdb(pdb: Any) -> str:
+    s = pdb.spec
+    if s.minAvailable is not None:
+        return f"minAvailable {s.minAvailable}"
+    if s.maxUnavailable is not None:
+        return f"maxUnavailable {s.maxUnavailable}"
+    return ""
+
+
+def _summary_scheduler_config(cfg: dict) -> str:
+    profiles = cfg.get("profiles") or [{}]
+    names = [str((p or {}).get("schedulerName") or "default-scheduler") for p in profiles]
+    return "profiles " + " ".join(names)
+
+
+_SUMMARIES: dict[str, Callable[[Any], str]] = {
+    "Pod": _summary_pod,
+    "Node": _summary_node,
+    "Deployment": _summary_workload,
+    "ReplicaSet": _summary_workload,
+    "ReplicationController": _summary_workload,
+    "StatefulSet": _summary_workload,
+    "DaemonSet": _summary_workload,
+    "Job": _summary_job,
+    "CronJob": _summary_cronjob,
+    "PriorityClass": _summary_priority_class,
+    "Namespace": _summary_namespace,
+    "Service": _summary_service,
+    "PersistentVolumeClaim": _summary_pvc,
+    "PodDisruptionBudget": _summary_pdb,
+    "KubeSchedulerConfiguration": _summary_scheduler_config,
+}
+
+
+def summarize(loaded: Any) -> str:
+    """One line describing a loaded object, as ``kubenotes validate`` prints it.
+
+    Parameters
+    ----------
+    loaded : kubenotes.api.manifests.LoadedObject
+
+    Returns
+    -------
+    str
+        ``source doc N Kind namespace/name`` followed, for kinds with a
+        summary, by ``: `` and the summary (a Node's allocatable resources, a
+        Pod's effective requests, QoS class and priority...).
+
+    Raises
+    ------
+    FieldError
+        When a quantity in the object is malformed (the loader has already
+        rejected those, so only for hand-built objects).
+
+    Examples
+    --------
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> m = load_manifests('''apiVersion: scheduling.k8s.io/v1
+    ... kind: PriorityClass
+    ... metadata: {name: high-priority}
+    ... value: 1000000
+    ... ''', defaults=False)
+    >>> summarize(m.objects[0])
+    '<string> doc 1 PriorityClass high-priority: value 1000000'
+    """
+    fn = _SUMMARIES.get(loaded.kind)
+    text = fn(loaded.obj) if fn is not None else ""
+    return f"{loaded.location}: {text}" if text else loaded.location
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from kubenotes.api.manifests import load_manifests
+
+    m = load_manifests(*args.paths, defaults=not args.no_defaults)
+    if not args.quiet:
+        for o in m:
+            print(summarize(o))
+    counts: dict[str, int] = {}
+    for o in m:
+        counts[o.kind] = counts.get(o.kind, 0) + 1
+    detail = ", ".join(f"{n} {k}" for k, n in counts.items())
+    print(f"{len(m)} objects valid" + (f" ({detail})" if detail else ""))
+    return EXIT_OK
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``validate`` subcommand.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``ArgumentParser.add_subparsers``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``validate`` parser (``func`` set to the command).
+    """
+    p = subparsers.add_parser(
+        "validate",
+        help="load manifests as the API server would and print one line per object",
+        description="Load Kubernetes manifests (files, directories, or - for stdin), apply API "
+                    "defaults and Priority admission, and print one line per object. Exit status 2 "
+                    "and a one-line error on stderr when an object would be rejected.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="YAML/JSON file, directory, or - for stdin")
+    p.add_argument("--no-defaults", action="store_true", help="skip API defaulting and Priority admission")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only the final count")
+    p.set_defaults(func=_cmd_validate)
+    return p
+
+
+# ---------------------------------------------------------------------------
+# parser and main
+
+
+def _register_placeholder(subparsers: Any, name: str, help_text: str, reason: str) -> None:
+    p = subparsers.add_parser(name, help=f"{help_text} (not available)", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+    def unavailable(args: argparse.Namespace) -> int:
+        print(f"{PROG} {name}: not available ({reason})", file=sys.stderr)
+        return EXIT_USAGE
+
+    p.set_defaults(func=unavailable)
+
+
+def _register_external(subparsers: Any, name: str, module: str, help_text: str) -> None:
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and (module == e.name or module.startswith(e.name + ".")):
+            _register_placeholder(subparsers, name, help_text, f"no module {module}")
+            return
+        raise
+    mod.register(subparsers)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("kubenotes")
+    except Exception:
+        return "unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kubenotes`` argument parser with every subcommand registered.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Raises
+    ------
+    ImportError
+        When a subcommand module exists but fails to import for another reason
+        than being absent (a module that is absent gets a placeholder that
+        prints ``not available`` and exits 2).
+
+    Examples
+    --------
+    >>> sorted(build_parser()._subparsers._group_actions[0].choices)
+    ['replay', 'schedule', 'validate']
+    """
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Models of Kubernetes internals (v1.34) driven from real manifests.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    register(sub)
+    for name, module, help_text in SUBCOMMANDS:
+        _register_external(sub, name, module, help_text)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 success, 1 a finding reported by a subcommand, 2 bad input or usage
+        (the one-line error is on stderr), 130 interrupted.
+    """
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        func = getattr(args, "func", None)
+        if func is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        rc = func(args)
+        sys.stdout.flush()
+        return EXIT_OK if rc is None else int(rc)
+    except KubenotesError as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # Output closed early (``kubenotes validate ... | head``): exit quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FOUND
+    except OSError as e:
+        name = e.filename if e.filename is not None else PROG
+        print(f"{name}: {(e.strerror or str(e)).lower()}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,395 @@
+"""Shared parts of PodTopologySpread: parsed constraints, default constraints, workload selectors.
+
+Mirrors ``pkg/scheduler/framework/plugins/podtopologyspread/common.go`` and the
+selector helpers of ``pkg/scheduler/framework/plugins/helper/spread.go``
+(``DefaultSelector``, ``GetPodServices``), which the legacy SelectorSpread and
+ServiceAffinity plugins reuse.
+
+Behaviour follows kube-scheduler v1.34 with its default feature gates:
+``NodeInclusionPolicyInPodTopologySpread`` and ``MinDomainsInPodTopologySpread``
+are GA (always on) and ``MatchLabelKeysInPodTopologySpread`` is on, so
+``matchLabelKeys`` are merged into the selector here as well (v1.34's API server
+also merges them at pod creation; merging twice selects the same pods).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/podtopologyspread/common.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/helper/spread.go
+KEP-895 (pod topology spread), KEP-1258 (default constraints), KEP-3022 (minDomains),
+KEP-3094 (node inclusion policies), KEP-3243 (matchLabelKeys)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+__all__ = [
+    "LABEL_HOSTNAME",
+    "LABEL_TOPOLOGY_ZONE",
+    "DO_NOT_SCHEDULE",
+    "SCHEDULE_ANYWAY",
+    "NODE_INCLUSION_POLICY_HONOR",
+    "NODE_INCLUSION_POLICY_IGNORE",
+    "SYSTEM_DEFAULT_CONSTRAINTS",
+    "TopologySpreadConstraint",
+    "label_selector",
+    "selector_requirements",
+    "selector_from_requirements",
+    "node_labels_match_spread_constraints",
+    "count_pods_match_selector",
+    "filter_topology_spread_constraints",
+    "get_pod_services",
+    "controller_ref",
+    "default_selector",
+    "build_default_constraints",
+    "has_untolerated_do_not_schedule_taint",
+    "required_node_affinity",
+]
+
+#: ``kubernetes.io/hostname`` (``v1.LabelHostname``).
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+#: ``topology.kubernetes.io/zone`` (``v1.LabelTopologyZone``).
+LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
+#: ``whenUnsatisfiable`` values.
+DO_NOT_SCHEDULE = "DoNotSchedule"
+SCHEDULE_ANYWAY = "ScheduleAnyway"
+#: ``nodeAffinityPolicy`` / ``nodeTaintsPolicy`` values.
+NODE_INCLUSION_POLICY_HONOR = "Honor"
+NODE_INCLUSION_POLICY_IGNORE = "Ignore"
+
+#: Constraints used when ``defaultingType: System``: hostname then zone, both ScheduleAnyway.
+SYSTEM_DEFAULT_CONSTRAINTS: tuple[dict[str, Any], ...] = (
+    {"topologyKey": LABEL_HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 3},
+    {"topologyKey": LABEL_TOPOLOGY_ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 5},
+)
+
+
+def label_selector(raw: Any) -> Any:
+    """A :class:`kubenotes.api.selectors.LabelSelector` from a lightkube selector, a dict or ``None``.
+
+    ``None`` selects nothing and ``{}`` everything (``metav1.LabelSelectorAsSelector``).
+
+    Raises
+    ------
+    FieldError
+        When a requirement is malformed (bad operator, bad label value).
+    """
+    from kubenotes.api.selectors import LabelSelector
+
+    return LabelSelector.from_api(raw)
+
+
+def _get(obj: Any, key: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def selector_requirements(raw: Any) -> list[dict[str, Any]] | None:
+    """Requirements of a label selector as ``matchExpressions`` dicts, or ``None`` for a nil selector.
+
+    ``matchLabels`` entries become ``In [value]`` requirements so that several
+    selectors can be ANDed without losing a conflicting key.
+
+    Examples
+    --------
+    >>> selector_requirements({"matchLabels": {"app": "web"}})
+    [{'key': 'app', 'operator': 'In', 'values': ['web']}]
+    >>> selector_requirements(None) is None, selector_requirements({})
+    (True, [])
+    """
+    if raw is None:
+        return None
+    reqs: list[dict[str, Any]] = []
+    for k, v in sorted((_get(raw, "matchLabels") or {}).items()):
+        reqs.append({"key": k, "operator": "In", "values": [v]})
+    for e in _get(raw, "matchExpressions") or ():
+        d = {"key": _get(e, "key"), "operator": _get(e, "operator")}
+        values = _get(e, "values")
+        if values is not None:
+            d["values"] = list(values)
+        reqs.append(d)
+    return reqs
+
+
+def selector_from_requirements(reqs: list[dict[str, Any]] | None) -> Any:
+    """A LabelSelector ANDing ``reqs`` (``None`` selects nothing, ``[]`` everything)."""
+    if reqs is None:
+        return label_selector(None)
+    return label_selector({"matchExpressions": list(reqs)})
+
+
+def _set_requirements(label_set: Mapping[str, str]) -> list[dict[str, Any]]:
+    return [{"key": k, "operator": "In", "values": [v]} for k, v in sorted(label_set.items())]
+
+
+def required_node_affinity(pod_info: Any) -> Any:
+    """The pod's required node affinity and nodeSelector (``nodeaffinity.GetRequiredNodeAffinity``)."""
+    from kubenotes.api.selectors import RequiredNodeAffinity
+
+    return RequiredNodeAffinity.from_pod(pod_info.pod)
+
+
+def has_untolerated_do_not_schedule_taint(node: Any, pod: Any) -> bool:
+    """True when ``node`` has a NoSchedule/NoExecute taint the pod does not tolerate.
+
+    Mirrors ``FindMatchingUntoleratedTaint`` with ``helper.DoNotScheduleTaintsFilterFunc``.
+    """
+    from kubenotes.api.taints import tolerations_tolerate_taint
+
+    taints = (node.spec.taints if node is not None and node.spec is not None else None) or ()
+    tolerations = list(pod.spec.tolerations or ())
+    for t in taints:
+        if t.effect not in ("NoSchedule", "NoExecute"):
+            continue
+        if not tolerations_tolerate_taint(tolerations, t):
+            return True
+    return False
+
+
+@dataclass(slots=True)
+class TopologySpreadConstraint:
+    """A parsed ``v1.TopologySpreadConstraint`` (upstream ``topologySpreadConstraint``).
+
+    Attributes
+    ----------
+    max_skew : int
+        Largest allowed difference in matching pods between two domains.
+    topology_key : str
+        Node label key whose values are the domains.
+    selector : LabelSelector
+        Pods counted in each domain (``labelSelector`` ANDed with ``matchLabelKeys``).
+    min_domains : int
+        ``minDomains`` (1 when unset): with fewer eligible domains the global minimum is 0.
+    node_affinity_policy, node_taints_policy : str
+        ``Honor`` or ``Ignore``; defaults Honor / Ignore.
+    """
+
+    max_skew: int
+    topology_key: str
+    selector: Any
+    min_domains: int = 1
+    node_affinity_policy: str = NODE_INCLUSION_POLICY_HONOR
+    node_taints_policy: str = NODE_INCLUSION_POLICY_IGNORE
+
+    def match_node_inclusion_policies(self, pod_info: Any, node: Any, required_affinity: Any) -> bool:
+        """True when ``node`` counts as an eligible domain member under this constraint's policies.
+
+        Parameters
+        ----------
+        pod_info : PodInfo
+            The incoming pod.
+        node : lightkube Node
+        required_affinity : RequiredNodeAffinity
+            From :func:`required_node_affinity` of the incoming pod.
+        """
+        if self.node_affinity_policy == NODE_INCLUSION_POLICY_HONOR and not required_affinity.match(node):
+            return False
+        if self.node_taints_policy == NODE_INCLUSION_POLICY_HONOR and has_untolerated_do_not_schedule_taint(node, pod_info.pod):
+            return False
+        return True
+
+
+def node_labels_match_spread_constraints(node_labels: Mapping[str, str], constraints: Iterable[TopologySpreadConstraint]) -> bool:
+    """True when the node carries every constraint's topology key (``nodeLabelsMatchSpreadConstraints``).
+
+    Examples
+    --------
+    >>> c = TopologySpreadConstraint(1, "zone", None)
+    >>> node_labels_match_spread_constraints({"zone": "a"}, [c]), node_labels_match_spread_constraints({}, [c])
+    (True, False)
+    """
+    return all(c.topology_key in node_labels for c in constraints)
+
+
+def count_pods_match_selector(pod_infos: Iterable[Any], selector: Any, namespace: str) -> int:
+    """Pods in ``namespace`` matching ``selector``, skipping terminating pods (``countPodsMatchSelector``).
+
+    An empty selector (``{}``) counts nothing, as upstream.
+    """
+    if selector.is_empty():
+        return 0
+    n = 0
+    for p in pod_infos:
+        if p.terminating or p.namespace != namespace:
+            continue
+        if selector.matches(p.labels):
+            n += 1
+    return n
+
+
+def _spec_constraint_get(c: Any, key: str) -> Any:
+    return _get(c, key)
+
+
+def filter_topology_spread_constraints(
+    constraints: Iterable[Any], pod_labels: Mapping[str, str], action: str
+) -> list[TopologySpreadConstraint]:
+    """Parse the constraints whose ``whenUnsatisfiable`` equals ``action`` (``filterTopologySpreadConstraints``).
+
+    Parameters
+    ----------
+    constraints : iterable of TopologySpreadConstraint (lightkube) or dict
+    pod_labels : mapping
+        Labels of the incoming pod; ``matchLabelKeys`` take their values from it
+        (keys the pod lacks are ignored).
+    action : str
+        ``DoNotSchedule`` (Filter) or ``ScheduleAnyway`` (Score).
+
+    Returns
+    -------
+    list[TopologySpreadConstraint]
+
+    Raises
+    ------
+    FieldError
+        When a label selector is malformed.
+
+    Notes
+    -----
+    v1.34 default gates: node inclusion policies are honoured when set, defaults
+    Honor (affinity) and Ignore (taints); ``minDomains`` defaults to 1.
+    """
+    out: list[TopologySpreadConstraint] = []
+    for c in constraints:
+        if _spec_constraint_get(c, "whenUnsatisfiable") != action:
+            continue
+        raw_sel = _spec_constraint_get(c, "labelSelector")
+        reqs = selector_requirements(raw_sel)
+        keys = _spec_constraint_get(c, "matchLabelKeys") or ()
+        if reqs is not None and keys:
+            match = {k: pod_labels[k] for k in keys if k in pod_labels}
+            if match:
+                reqs = _set_requirements(match) + reqs
+        min_domains = _spec_constraint_get(c, "minDomains")
+        out.append(
+            TopologySpreadConstraint(
+                max_skew=int(_spec_constraint_get(c, "maxSkew")),
+                topology_key=_spec_constraint_get(c, "topologyKey"),
+                selector=selector_from_requirements(reqs),
+                min_domains=1 if min_domains is None else int(min_domains),
+                node_affinity_policy=_spec_constraint_get(c, "nodeAffinityPolicy") or NODE_INCLUSION_POLICY_HONOR,
+                node_taints_policy=_spec_constraint_get(c, "nodeTaintsPolicy") or NODE_INCLUSION_POLICY_IGNORE,
+            )
+        )
+    return out
+
+
+def _namespace_of(obj: Any) -> str:
+    return (obj.metadata.namespace if obj.metadata is not None else None) or "default"
+
+
+def get_pod_services(objects: Any, pod_info: Any) -> list[Any]:
+    """Services in the pod's namespace whose selector matches the pod (``helper.GetPodServices``).
+
+    Services with a nil selector match nothing; an empty selector matches every pod.
+    """
+    out = []
+    for svc in getattr(objects, "services", None) or ():
+        if _namespace_of(svc) != pod_info.namespace:
+            continue
+        sel = svc.spec.selector if svc.spec is not None else None
+        if sel is None:
+            continue
+        if all(pod_info.labels.get(k) == v for k, v in sel.items()):
+            out.append(svc)
+    return out
+
+
+def controller_ref(pod: Any) -> Any:
+    """The owner reference with ``controller: true`` (``metav1.GetControllerOf``), or ``None``."""
+    md = pod.metadata
+    for ref in (md.ownerReferences if md is not None else None) or ():
+        if ref.controller:
+            return ref
+    return None
+
+
+_GVK_RC = ("", "v1", "ReplicationController")
+_GVK_RS = ("apps", "v1", "ReplicaSet")
+_GVK_SS = ("apps", "v1", "StatefulSet")
+
+
+def _parse_api_version(api_version: str) -> tuple[str, str] | None:
+    if not api_version:
+        return "", ""
+    parts = api_version.split("/")
+    if len(parts) == 1:
+        return "", parts[0]
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    return None
+
+
+def _find(objs: Iterable[Any], namespace: str, name: str) -> Any:
+    for o in objs or ():
+        if _namespace_of(o) == namespace and o.metadata.name == name:
+            return o
+    return None
+
+
+def default_selector(pod_info: Any, objects: Any) -> Any:
+    """Selector deduced from the Services and controller matching the pod (``helper.DefaultSelector``).
+
+    The selectors of every Service that selects the pod are merged; then the
+    selector of the pod's controller is added when it is a ReplicationController
+    (merged as a label set), ReplicaSet or StatefulSet (its requirements ANDed).
+
+    Parameters
+    ----------
+    pod_info : PodInfo
+    objects : ClusterObjects
+        Services, replication controllers, replica sets and stateful sets.
+
+    Returns
+    -------
+    LabelSelector
+        Empty (``is_empty()``) when nothing owns or selects the pod.
+    """
+    label_set: dict[str, str] = {}
+    for svc in get_pod_services(objects, pod_info):
+        label_set.update(svc.spec.selector or {})
+    reqs = _set_requirements(label_set)
+    owner = controller_ref(pod_info.pod)
+    if owner is None:
+        return selector_from_requirements(reqs)
+    gv = _parse_api_version(owner.apiVersion or "")
+    if gv is None:
+        return selector_from_requirements(reqs)
+    gvk = (gv[0], gv[1], owner.kind)
+    ns = pod_info.namespace
+    if gvk == _GVK_RC:
+        rc = _find(getattr(objects, "replication_controllers", ()), ns, owner.name)
+        if rc is not None:
+            label_set.update((rc.spec.selector if rc.spec is not None else None) or {})
+            reqs = _set_requirements(label_set)
+    elif gvk in (_GVK_RS, _GVK_SS):
+        pool = getattr(objects, "replica_sets" if gvk == _GVK_RS else "stateful_sets", ())
+        owner_obj = _find(pool, ns, owner.name)
+        if owner_obj is not None:
+            other = selector_requirements(owner_obj.spec.selector if owner_obj.spec is not None else None)
+            if other is not None:
+                reqs = reqs + other
+    return selector_from_requirements(reqs)
+
+
+def build_default_constraints(
+    default_constraints: Iterable[Any], pod_info: Any, objects: Any, action: str
+) -> list[TopologySpreadConstraint]:
+    """Default constraints for a pod without its own (``buildDefaultConstraints``).
+
+    The constraints whose ``whenUnsatisfiable`` is ``action`` get the pod's
+    :func:`default_selector`; a pod that no Service or controller selects gets none.
+    """
+    constraints = filter_topology_spread_constraints(default_constraints, pod_info.labels, action)
+    if not constraints:
+        return []
+    selector = default_selector(pod_info, objects)
+    if selector.is_empty():
+        return []
+    for c in constraints:
+        c.selector = selector
+    return constraints

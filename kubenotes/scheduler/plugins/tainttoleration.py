@@ -1,0 +1,167 @@
+"""TaintToleration: keep pods off nodes whose taints they do not tolerate.
+
+Mirrors ``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go`` (v1.34):
+
+* **Filter** looks at ``NoSchedule`` and ``NoExecute`` taints only and
+  rejects the node with the first one no toleration matches:
+  ``UnschedulableAndUnresolvable`` with
+  ``"node(s) had untolerated taint {<key>: <value>}"`` (preemption cannot
+  remove a taint).
+* **PreScore** keeps the pod's tolerations that apply to
+  ``PreferNoSchedule`` (that effect, or no effect); **Score** counts the
+  node's ``PreferNoSchedule`` taints they do not tolerate; **NormalizeScore**
+  reverses the default normalization, so the node with the most intolerable
+  soft taints scores 0 and a node with none scores 100.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/helper/taint.go
+https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from kubenotes.api.taints import (
+    TAINT_EFFECT_PREFER_NO_SCHEDULE,
+    find_matching_untolerated_taint,
+    tolerations_tolerate_taint,
+)
+from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
+from kubenotes.scheduler.plugins.helper import default_normalize_score, do_not_schedule_taints_filter
+from kubenotes.scheduler.plugins.names import TAINT_TOLERATION
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kubenotes.scheduler.framework.cycle_state import CycleState
+    from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
+
+__all__ = [
+    "NAME",
+    "PRE_SCORE_STATE_KEY",
+    "ERR_REASON_NOT_MATCH",
+    "ERR_REASON_UNTOLERATED_TAINT_FORMAT",
+    "untolerated_taint_reason",
+    "get_all_toleration_prefer_no_schedule",
+    "count_intolerable_taints_prefer_no_schedule",
+    "TaintToleration",
+    "new",
+]
+
+NAME = TAINT_TOLERATION
+#: CycleState key of the PreferNoSchedule tolerations computed at PreScore.
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+#: ``ErrReasonNotMatch``, defined upstream (used by callers outside Filter).
+ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
+#: Go format of the Filter reason; see :func:`untolerated_taint_reason`.
+ERR_REASON_UNTOLERATED_TAINT_FORMAT = "node(s) had untolerated taint {%s: %s}"
+
+
+def _s(obj: Any, name: str) -> str:
+    if isinstance(obj, Mapping):
+        return obj.get(name) or ""
+    return getattr(obj, name, None) or ""
+
+
+def untolerated_taint_reason(taint: Any) -> str:
+    """The Filter reason for an untolerated taint, e.g. ``node(s) had untolerated taint {dedicated: user1}``.
+
+    Examples
+    --------
+    >>> from lightkube.models.core_v1 import Taint
+    >>> untolerated_taint_reason(Taint(key="dedicated", value="user1", effect="NoSchedule"))
+    'node(s) had untolerated taint {dedicated: user1}'
+    """
+    return ERR_REASON_UNTOLERATED_TAINT_FORMAT % (_s(taint, "key"), _s(taint, "value"))
+
+
+def get_all_toleration_prefer_no_schedule(tolerations: Any) -> list[Any]:
+    """Tolerations with effect ``PreferNoSchedule`` or no effect (``getAllTolerationPreferNoSchedule``)."""
+    return [t for t in tolerations or () if _s(t, "effect") in ("", TAINT_EFFECT_PREFER_NO_SCHEDULE)]
+
+
+def count_intolerable_taints_prefer_no_schedule(taints: Any, tolerations: list[Any]) -> int:
+    """Number of ``PreferNoSchedule`` taints none of ``tolerations`` tolerates (``countIntolerableTaintsPreferNoSchedule``)."""
+    n = 0
+    for taint in taints or ():
+        if _s(taint, "effect") != TAINT_EFFECT_PREFER_NO_SCHEDULE:
+            continue
+        if not tolerations_tolerate_taint(tolerations, taint):
+            n += 1
+    return n
+
+
+def _taints(node_info: "NodeInfo") -> Any:
+    node = node_info.node
+    spec = node.spec if node is not None else None
+    return spec.taints if spec is not None else None
+
+
+class TaintToleration:
+    """The TaintToleration plugin: Filter, PreScore, Score, NormalizeScore.
+
+    Parameters
+    ----------
+    handle : Handle, optional
+        Unused.
+
+    Notes
+    -----
+    Queueing hints are not modelled.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> node = NodeInfo(make_node("n1", taints=[{"key": "dedicated", "value": "user1", "effect": "NoSchedule"}]))
+    >>> st = TaintToleration().filter(None, PodInfo(make_pod("p")), node)
+    >>> str(st.code), st.reasons
+    ('UnschedulableAndUnresolvable', ['node(s) had untolerated taint {dedicated: user1}'])
+    """
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: Any = None):
+        self.handle = handle
+
+    def name(self) -> str:
+        """``"TaintToleration"``."""
+        return NAME
+
+    def filter(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> Status:
+        """``Success``, or ``UnschedulableAndUnresolvable`` naming the first untolerated NoSchedule/NoExecute taint."""
+        taint = find_matching_untolerated_taint(_taints(node_info), pod.pod.spec.tolerations,
+                                                do_not_schedule_taints_filter)
+        if taint is None:
+            return Status()
+        return Status.unschedulable(untolerated_taint_reason(taint), unresolvable=True)
+
+    def pre_score(self, state: "CycleState", pod: "PodInfo", nodes: list["NodeInfo"]) -> Status:
+        """Store the pod's PreferNoSchedule tolerations under ``"PreScoreTaintToleration"``."""
+        state.write(PRE_SCORE_STATE_KEY, get_all_toleration_prefer_no_schedule(pod.pod.spec.tolerations))
+        return Status()
+
+    def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:
+        """Raw score: the number of intolerable PreferNoSchedule taints (lower is better before normalizing)."""
+        tolerations = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
+        if tolerations is None:
+            return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        return count_intolerable_taints_prefer_no_schedule(_taints(node_info), tolerations), Status()
+
+    def normalize_score(self, state: "CycleState", pod: "PodInfo", scores: list[NodeScore]) -> Status:
+        """Reverse default normalization: most intolerable taints → 0, none → 100."""
+        return default_normalize_score(MAX_NODE_SCORE, True, scores)
+
+    def score_extensions(self) -> "TaintToleration":
+        """Self: this plugin normalizes its scores."""
+        return self
+
+
+def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> TaintToleration:
+    """Factory (``tainttoleration.New``); the plugin takes no args."""
+    return TaintToleration(handle)

@@ -1,0 +1,498 @@
+"""The scheduling queue: activeQ, backoffQ, the unschedulable pool, and nominated pods.
+
+Mirrors ``pkg/scheduler/backend/queue`` (``PriorityQueue`` in
+``scheduling_queue.go``, the ``nominator`` in ``nominator.go``,
+``QueuedPodInfo`` in ``pkg/scheduler/framework/types.go``):
+
+* **activeQ** is a heap ordered by the profile's QueueSort ``less`` (PrioritySort:
+  priority, then queue timestamp); :meth:`SchedulingQueue.pop` takes its head;
+* a pod whose attempt failed goes to **backoffQ** when a cluster event seen
+  while it was being scheduled may help it (or it failed with an error), else to
+  the **unschedulable pool**;
+* :meth:`SchedulingQueue.move_all_to_active_or_backoff_queue` moves pooled
+  pods back when an event may make them schedulable;
+* when activeQ is empty, ``pop`` takes the head of backoffQ even before its
+  backoff expired (``SchedulerPopFromBackoffQ``, on by default since v1.33);
+* **PreEnqueue** plugins (SchedulingGates) keep gated pods in the pool;
+* the :class:`PodNominator` tracks pods nominated to nodes by preemption.
+
+Notes
+-----
+QueueingHints are approximated by a table of which plugins care about an
+assigned pod being added or deleted (:data:`POD_EVENT_INTERESTS`); a plugin
+not in the table (e.g. an out-of-tree one) is interested in every event, as
+upstream's ``defaultEnqueueExtension``. The five-minute flush of the
+unschedulable pool is not modelled: a static run ends before it. A pod that
+failed with an error is retried once per cluster event instead of forever.
+Time is a simulated clock in seconds that never runs by itself.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/queue/scheduling_queue.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/queue/nominator.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/types.go
+KEP-4247 (QueueingHint), KEP-3521 (scheduling gates)
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from kubenotes.scheduler.framework.interface import NominatingInfo, Status
+from kubenotes.scheduler.framework.node_info import PodInfo
+from kubenotes.scheduler.plugins import names
+
+__all__ = [
+    "ASSIGNED_POD_ADD",
+    "ASSIGNED_POD_DELETE",
+    "POD_EVENT_INTERESTS",
+    "DEFAULT_POD_INITIAL_BACKOFF_SECONDS",
+    "DEFAULT_POD_MAX_BACKOFF_SECONDS",
+    "QueuedPodInfo",
+    "PodNominator",
+    "SchedulingQueue",
+]
+
+#: Cluster event: a pod bound to a node appeared (``framework.EventAssignedPodAdd``).
+ASSIGNED_POD_ADD = "AssignedPodAdd"
+#: Cluster event: a pod bound to a node was deleted (``framework.EventAssignedPodDelete``).
+ASSIGNED_POD_DELETE = "AssignedPodDelete"
+
+#: Event -> in-tree plugins whose rejection such an event may resolve (from their ``EventsToRegister``).
+POD_EVENT_INTERESTS: dict[str, frozenset[str]] = {
+    ASSIGNED_POD_ADD: frozenset({names.INTER_POD_AFFINITY, names.POD_TOPOLOGY_SPREAD}),
+    ASSIGNED_POD_DELETE: frozenset({
+        names.NODE_RESOURCES_FIT, names.NODE_PORTS, names.INTER_POD_AFFINITY, names.POD_TOPOLOGY_SPREAD,
+        names.VOLUME_RESTRICTIONS, names.NODE_VOLUME_LIMITS,
+    }),
+}
+_KNOWN_PLUGINS = frozenset(names.IN_TREE_NAMES) | frozenset(names.LEGACY_NAMES)
+
+#: ``podInitialBackoffSeconds`` default.
+DEFAULT_POD_INITIAL_BACKOFF_SECONDS = 1.0
+#: ``podMaxBackoffSeconds`` default.
+DEFAULT_POD_MAX_BACKOFF_SECONDS = 10.0
+
+
+@dataclass(eq=False)
+class QueuedPodInfo:
+    """A pod in the scheduling queue with its queue bookkeeping (``framework.QueuedPodInfo``).
+
+    Attributes
+    ----------
+    pod_info : PodInfo
+    timestamp : float
+        When the pod was (re-)added to the queue, seconds; PrioritySort's tie-breaker.
+    attempts : int
+        Scheduling attempts so far.
+    initial_attempt_timestamp : float or None
+    unschedulable_plugins : set[str]
+        Plugins that rejected the pod in its last attempt.
+    pending_plugins : set[str]
+    gating_plugin : str
+        The PreEnqueue plugin keeping the pod out of activeQ ("" when not gated).
+    gating_status : Status or None
+        That plugin's status (``waiting for scheduling gates: [a]``).
+    consecutive_errors_count : int
+    backoff_expiration : float
+        Seconds; set when the pod enters backoffQ.
+    """
+
+    pod_info: PodInfo
+    timestamp: float = 0.0
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    gating_plugin: str = ""
+    gating_status: Status | None = None
+    consecutive_errors_count: int = 0
+    backoff_expiration: float = 0.0
+    seq: int = 0
+    events_seen: int = 0
+
+    @property
+    def pod(self) -> Any:
+        """The lightkube Pod."""
+        return self.pod_info.pod
+
+    @property
+    def priority(self) -> int:
+        """``spec.priority``."""
+        return self.pod_info.priority
+
+    def gated(self) -> bool:
+        """True when a PreEnqueue plugin keeps the pod out of activeQ."""
+        return bool(self.gating_plugin)
+
+    def __repr__(self) -> str:
+        return f"QueuedPodInfo({self.pod_info.key}, attempts={self.attempts})"
+
+
+class PodNominator:
+    """Pods nominated to nodes, awaiting the room preemption made (``nominator``).
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> n = PodNominator()
+    >>> p = PodInfo(make_pod("p", priority=10))
+    >>> n.add_nominated_pod(p, NominatingInfo("node-1"))
+    >>> [x.key for x in n.nominated_pods_for_node("node-1")], n.nominated_node_name(p)
+    (['default/p'], 'node-1')
+    >>> n.delete_nominated_pod_if_exists(p); n.nominated_pods_for_node("node-1")
+    []
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/queue/nominator.go
+    """
+
+    def __init__(self) -> None:
+        self.nominated_pods: dict[str, list[PodInfo]] = {}
+        self.nominated_pod_to_node: dict[str, str] = {}
+
+    def add_nominated_pod(self, pod: PodInfo, nominating_info: NominatingInfo | None = None) -> None:
+        """Record ``pod`` as nominated (``AddNominatedPod``).
+
+        With ``ModeOverride`` the pod goes to ``nominating_info.nominated_node_name``
+        (an empty name only removes it); with no info (``ModeNoop``) its
+        ``status.nominatedNodeName`` is used. A pod already bound is not nominated.
+        """
+        self._delete(pod)
+        if nominating_info is not None and nominating_info.mode == "ModeOverride":
+            node = nominating_info.nominated_node_name
+        else:
+            st = pod.pod.status
+            node = (st.nominatedNodeName or "") if st is not None else ""
+        if not node or pod.node_name:
+            return
+        self.nominated_pod_to_node[pod.uid] = node
+        lst = self.nominated_pods.setdefault(node, [])
+        if all(p.uid != pod.uid for p in lst):
+            lst.append(pod)
+
+    def delete_nominated_pod_if_exists(self, pod: PodInfo) -> None:
+        """Forget ``pod``'s nomination (``DeleteNominatedPodIfExists``)."""
+        self._delete(pod)
+
+    def _delete(self, pod: PodInfo) -> None:
+        node = self.nominated_pod_to_node.pop(pod.uid, None)
+        if node is None:
+            return
+        lst = [p for p in self.nominated_pods.get(node, []) if p.uid != pod.uid]
+        if lst:
+            self.nominated_pods[node] = lst
+        else:
+            self.nominated_pods.pop(node, None)
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """Pods nominated to ``node_name``, in nomination order (a copy)."""
+        return list(self.nominated_pods.get(node_name, ()))
+
+    def nominated_node_name(self, pod: PodInfo) -> str:
+        """Node ``pod`` is nominated to ("" when none)."""
+        return self.nominated_pod_to_node.get(pod.uid, "")
+
+
+class _Heap:
+    """A binary heap ordered by a ``less(a, b)`` function, ties broken by insertion sequence."""
+
+    __slots__ = ("_items", "_less")
+
+    def __init__(self, less: Callable[[Any, Any], bool]):
+        self._less = less
+        self._items: list[_Entry] = []
+
+    def push(self, q: QueuedPodInfo) -> None:
+        heapq.heappush(self._items, _Entry(q, self._less))
+
+    def pop(self) -> QueuedPodInfo | None:
+        if not self._items:
+            return None
+        return heapq.heappop(self._items).q
+
+    def peek(self) -> QueuedPodInfo | None:
+        return self._items[0].q if self._items else None
+
+    def remove(self, uid: str) -> QueuedPodInfo | None:
+        for i, e in enumerate(self._items):
+            if e.q.pod_info.uid == uid:
+                self._items.pop(i)
+                heapq.heapify(self._items)
+                return e.q
+        return None
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[QueuedPodInfo]:
+        return (e.q for e in sorted(self._items))
+
+
+class _Entry:
+    __slots__ = ("q", "less")
+
+    def __init__(self, q: QueuedPodInfo, less: Callable[[Any, Any], bool]):
+        self.q = q
+        self.less = less
+
+    def __lt__(self, other: "_Entry") -> bool:
+        if self.less(self.q, other.q):
+            return True
+        if self.less(other.q, self.q):
+            return False
+        return self.q.seq < other.q.seq
+
+
+def _backoff_less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+    return a.backoff_expiration < b.backoff_expiration
+
+
+class SchedulingQueue:
+    """The scheduler's ``PriorityQueue``.
+
+    Parameters
+    ----------
+    less : callable(QueuedPodInfo, QueuedPodInfo) -> bool
+        The profile's QueueSort function (``Framework.queue_sort_func()``).
+    pre_enqueue : callable(PodInfo) -> Status, optional
+        Runs PreEnqueue plugins (``Framework.run_pre_enqueue_plugins``).
+    pod_initial_backoff_seconds, pod_max_backoff_seconds : float
+        Backoff doubles per attempt from the initial value up to the max.
+    nominator : PodNominator, optional
+
+    Attributes
+    ----------
+    now : float
+        The simulated clock, seconds: the latest queue timestamp seen.
+    scheduling_cycle : int
+        Incremented by every :meth:`pop`.
+    nominator : PodNominator
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.plugins.queuesort import PrioritySort
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> q = SchedulingQueue(PrioritySort().less)
+    >>> for name, prio in [("a", 1), ("b", 5), ("c", 1)]:
+    ...     _ = q.add(PodInfo(make_pod(name, priority=prio)))
+    >>> [q.pop().pod_info.name for _ in range(3)]
+    ['b', 'a', 'c']
+    """
+
+    def __init__(
+        self,
+        less: Callable[[Any, Any], bool],
+        pre_enqueue: Callable[[PodInfo], Status] | None = None,
+        *,
+        pod_initial_backoff_seconds: float = DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
+        pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF_SECONDS,
+        nominator: PodNominator | None = None,
+    ):
+        self.less = less
+        self.pre_enqueue = pre_enqueue
+        self.pod_initial_backoff_seconds = float(pod_initial_backoff_seconds)
+        self.pod_max_backoff_seconds = float(pod_max_backoff_seconds)
+        self.nominator = nominator if nominator is not None else PodNominator()
+        self.active_q = _Heap(less)
+        self.backoff_q = _Heap(_backoff_less)
+        self.unschedulable_pods: dict[str, QueuedPodInfo] = {}
+        self.in_flight: dict[str, QueuedPodInfo] = {}
+        self.now = 0.0
+        self.scheduling_cycle = 0
+        self.events: list[tuple[str, Any]] = []
+        self._seq = itertools.count()
+
+    # ------------------------------------------------------------------ add
+    def new_queued_pod_info(self, pod: PodInfo, timestamp: float | None = None) -> QueuedPodInfo:
+        """Wrap ``pod`` with a queue timestamp (its creation time, or :attr:`now`)."""
+        ts = pod.creation_seconds if timestamp is None and pod.creation_seconds else timestamp
+        if ts is None:
+            ts = self.now
+        self.now = max(self.now, ts)
+        return QueuedPodInfo(pod, timestamp=ts, seq=next(self._seq), events_seen=len(self.events))
+
+    def add(self, pod: PodInfo, timestamp: float | None = None) -> QueuedPodInfo:
+        """Add a new pending pod (``PriorityQueue.Add``): activeQ, or the pool when gated by PreEnqueue.
+
+        Returns
+        -------
+        QueuedPodInfo
+        """
+        q = self.new_queued_pod_info(pod, timestamp)
+        self._move_to_active_q(q)
+        return q
+
+    def _run_pre_enqueue(self, q: QueuedPodInfo) -> bool:
+        if self.pre_enqueue is None:
+            return True
+        s = self.pre_enqueue(q.pod_info)
+        if s.is_success():
+            q.gating_plugin, q.gating_status = "", None
+            return True
+        q.gating_plugin, q.gating_status = s.plugin, s
+        return False
+
+    def _move_to_active_q(self, q: QueuedPodInfo) -> None:
+        if not self._run_pre_enqueue(q):
+            self.unschedulable_pods[q.pod_info.uid] = q
+            return
+        self.unschedulable_pods.pop(q.pod_info.uid, None)
+        self.active_q.push(q)
+
+    # ------------------------------------------------------------------ pop
+    def pop(self) -> QueuedPodInfo | None:
+        """Take the next pod to schedule (``PriorityQueue.Pop``).
+
+        The head of activeQ, or, when activeQ is empty, the head of backoffQ
+        (whose backoff is then treated as over: the clock moves to its expiry).
+
+        Returns
+        -------
+        QueuedPodInfo or None
+            None when both queues are empty.
+        """
+        q = self.active_q.pop()
+        if q is None:
+            q = self.backoff_q.pop()
+            if q is None:
+                return None
+        self.scheduling_cycle += 1
+        q.attempts += 1
+        if q.initial_attempt_timestamp is None:
+            q.initial_attempt_timestamp = self.now
+        q.events_seen = len(self.events)
+        self.in_flight[q.pod_info.uid] = q
+        return q
+
+    def done(self, uid: str) -> None:
+        """The scheduling of pod ``uid`` finished (``Done``)."""
+        self.in_flight.pop(uid, None)
+
+    # ------------------------------------------------------- after failure
+    def backoff_duration_seconds(self, q: QueuedPodInfo) -> float:
+        """``initial * 2**(attempts-1)`` capped at the max (``calculateBackoffDuration``)."""
+        d = self.pod_initial_backoff_seconds
+        for _ in range(1, q.attempts):
+            d *= 2
+            if d > self.pod_max_backoff_seconds:
+                return self.pod_max_backoff_seconds
+        return min(d, self.pod_max_backoff_seconds)
+
+    def _interested(self, q: QueuedPodInfo, event: str) -> bool:
+        rejectors = q.unschedulable_plugins | q.pending_plugins
+        if not rejectors:
+            return True
+        interests = POD_EVENT_INTERESTS.get(event, frozenset())
+        for p in rejectors:
+            if p in interests or p not in _KNOWN_PLUGINS:
+                return True
+        return False
+
+    def add_unschedulable_if_not_present(self, q: QueuedPodInfo, *, error: bool = False) -> str:
+        """Put back a pod whose attempt failed (``AddUnschedulableIfNotPresent``).
+
+        The pod goes to backoffQ when it has no rejecting plugin (an error) or
+        when a cluster event received while it was being scheduled interests
+        one of its rejecting plugins; otherwise to the unschedulable pool.
+
+        Parameters
+        ----------
+        q : QueuedPodInfo
+            With ``unschedulable_plugins`` set from the attempt's diagnosis.
+        error : bool
+            The attempt ended with an error status.
+
+        Returns
+        -------
+        str
+            ``"backoffQ"`` or ``"unschedulablePods"``.
+        """
+        uid = q.pod_info.uid
+        self.in_flight.pop(uid, None)
+        q.timestamp = self.now
+        q.seq = next(self._seq)
+        events = self.events[q.events_seen:]
+        if error:
+            q.consecutive_errors_count += 1
+            requeue = q.consecutive_errors_count == 1 or bool(events)
+        else:
+            q.consecutive_errors_count = 0
+            requeue = any(self._interested(q, ev) for ev, _ in events)
+        q.events_seen = len(self.events)
+        if requeue:
+            self._to_backoff(q)
+            return "backoffQ"
+        self.unschedulable_pods[uid] = q
+        return "unschedulablePods"
+
+    def _to_backoff(self, q: QueuedPodInfo) -> None:
+        q.backoff_expiration = q.timestamp + self.backoff_duration_seconds(q)
+        self.backoff_q.push(q)
+
+    def move_all_to_active_or_backoff_queue(self, event: str, obj: Any = None,
+                                            pre_check: Callable[[QueuedPodInfo], bool] | None = None) -> int:
+        """A cluster event happened: move pooled pods it may help (``MoveAllToActiveOrBackoffQueue``).
+
+        The event is also remembered for pods being scheduled right now.
+
+        Parameters
+        ----------
+        event : str
+            :data:`ASSIGNED_POD_ADD` or :data:`ASSIGNED_POD_DELETE`.
+        obj : object, optional
+            The pod concerned (kept in :attr:`events`).
+        pre_check : callable, optional
+            Only pods for which it returns True are considered.
+
+        Returns
+        -------
+        int
+            Number of pods moved.
+        """
+        self.events.append((event, obj))
+        moved = 0
+        for uid, q in list(self.unschedulable_pods.items()):
+            if q.gated() or (pre_check is not None and not pre_check(q)):
+                continue
+            if not self._interested(q, event):
+                continue
+            del self.unschedulable_pods[uid]
+            q.events_seen = len(self.events)
+            self._to_backoff(q)
+            moved += 1
+        return moved
+
+    def activate(self, pods: Iterable[PodInfo]) -> None:
+        """Move the given pods from the pool or backoffQ straight to activeQ (``Activate``)."""
+        for p in pods:
+            q = self.unschedulable_pods.pop(p.uid, None) or self.backoff_q.remove(p.uid)
+            if q is not None:
+                self._move_to_active_q(q)
+
+    def delete(self, pod: PodInfo) -> None:
+        """Remove a pod from every queue and from the nominator (``Delete``)."""
+        self.active_q.remove(pod.uid)
+        self.backoff_q.remove(pod.uid)
+        self.unschedulable_pods.pop(pod.uid, None)
+        self.nominator.delete_nominated_pod_if_exists(pod)
+
+    # -------------------------------------------------------------- queries
+    def pending_pods(self) -> dict[str, list[QueuedPodInfo]]:
+        """Pods per queue: ``activeQ`` (pop order), ``backoffQ``, ``unschedulablePods``."""
+        return {
+            "activeQ": list(self.active_q),
+            "backoffQ": list(self.backoff_q),
+            "unschedulablePods": list(self.unschedulable_pods.values()),
+        }
+
+    def gated_pods(self) -> list[QueuedPodInfo]:
+        """Pods kept out by a PreEnqueue plugin, in the order they were added."""
+        return sorted((q for q in self.unschedulable_pods.values() if q.gated()), key=lambda q: q.seq)
+
+    def __len__(self) -> int:
+        return len(self.active_q) + len(self.backoff_q) + len(self.unschedulable_pods)

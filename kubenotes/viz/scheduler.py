@@ -1,0 +1,706 @@
+"""Tables, plots and the widget of the scheduling chapter, drawn from the scheduler's per-pod trace.
+
+Every function here reads one *trace result*: the mapping the scheduler (and
+``python -m kubenotes schedule -o json``) produces for a pod::
+
+    {"namespace", "name", "nodeName" (None when unschedulable), "qosClass", "priority",
+     "filter":     {node: {plugin: "passed" | reason}},
+     "score":      {node: {plugin: int}}          # raw Score, 0..100 for in-tree plugins
+     "finalScore": {node: {plugin: int}}          # after NormalizeScore, times the plugin weight
+     "totalScore": {node: int},
+     "message":    None | FailedScheduling text,
+     "nominatedNodeName", "victims": ["ns/name", ...]}
+
+Nothing here models scheduling: the numbers come from
+:mod:`kubenotes.scheduler`; this module only lays them out, the way
+``kube-scheduler-simulator`` shows its result annotations.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/interface.go
+https://github.com/kubernetes-sigs/kube-scheduler-simulator
+KEP-624 (scheduling framework)
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Iterable, Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+from matplotlib.colors import LinearSegmentedColormap
+
+__all__ = [
+    "PASSED",
+    "PHASES",
+    "EXTENSION_POINT_FLOW",
+    "LEGACY_VIEW",
+    "extension_points_graph",
+    "extension_points_figure",
+    "trace_summary",
+    "results_table",
+    "filter_table",
+    "score_heatmap",
+    "score_table",
+    "winner_banner",
+    "failed_scheduling",
+    "legacy_names_table",
+]
+
+#: The Filter trace value of a plugin that let the node through.
+PASSED = "passed"
+
+#: The three phases a pod goes through, with their extension points in run order
+#: (``pkg/scheduler/framework/interface.go``; NormalizeScore is part of a Score plugin).
+PHASES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("scheduling queue", ("PreEnqueue", "QueueSort")),
+    ("scheduling cycle", ("PreFilter", "Filter", "PostFilter", "PreScore", "Score", "NormalizeScore",
+                          "Reserve", "Permit")),
+    ("binding cycle", ("PreBind", "Bind", "PostBind")),
+)
+
+#: Every extension point in the order a pod meets it.
+EXTENSION_POINT_FLOW: tuple[str, ...] = tuple(p for _, pts in PHASES for p in pts)
+
+#: The pre-framework view (scheduler policy API, removed in v1.23): predicates
+#: became Filter (with PreFilter precomputation), priorities became Score.
+LEGACY_VIEW: dict[str, tuple[str, ...]] = {
+    "predicates (filter)": ("PreFilter", "Filter"),
+    "priorities (score)": ("PreScore", "Score", "NormalizeScore"),
+}
+
+_GREEN = "#2e7d32"
+_RED = "#c62828"
+_GREY = "#9e9e9e"
+_CMAP = LinearSegmentedColormap.from_list("kubenotes_score", ["#f7fbff", "#6baed6", "#08306b"])
+_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+
+
+# ---------------------------------------------------------------------------
+# small HTML helpers
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _html_table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]], caption: str | None = None) -> str:
+    """Rows of ``(html, extra_css)`` cells; headers are escaped text."""
+    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
+    if caption:
+        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">{_e(caption)}</caption>')
+    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
+    for row in rows:
+        out.append("<tr>" + "".join(f'<td style="{_TD};{css}">{cell}</td>' for cell, css in row) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _pod_key(result: Mapping[str, Any]) -> str:
+    return f"{result.get('namespace') or 'default'}/{result['name']}"
+
+
+def _nodes_of(result: Mapping[str, Any]) -> list[str]:
+    """Node names in trace order: Filter's, then any only scored."""
+    seen = dict.fromkeys(result.get("filter") or {})
+    for n in result.get("score") or {}:
+        seen.setdefault(n, None)
+    return list(seen)
+
+
+def _plugins_of(per_node: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Plugin names in the order they first appear (the framework's run order)."""
+    seen: dict[str, None] = {}
+    for plugins in per_node.values():
+        for p in plugins:
+            seen.setdefault(p, None)
+    return list(seen)
+
+
+def _reason_text(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return "; ".join(str(x) for x in v)
+    return str(v)
+
+
+def _feasible(result: Mapping[str, Any]) -> list[str]:
+    filt = result.get("filter") or {}
+    return [n for n in _nodes_of(result) if n in filt and all(v == PASSED for v in filt[n].values())]
+
+
+# ---------------------------------------------------------------------------
+# the extension points
+
+
+def extension_points_graph(plugins_by_point: Mapping[str, Sequence[str]] | None = None) -> nx.DiGraph:
+    """The scheduling framework's extension points as a directed graph, in the order a pod meets them.
+
+    Parameters
+    ----------
+    plugins_by_point : mapping of str to list of str, optional
+        Extension point -> enabled plugin names in run order, e.g.
+        ``Framework.list_plugins()`` of a profile. ``NormalizeScore`` is
+        filled from ``Score`` when absent (every Score plugin may normalize).
+
+    Returns
+    -------
+    networkx.DiGraph
+        One graph node per extension point (upstream CamelCase name) with
+        attributes ``phase`` (see :data:`PHASES`), ``legacy`` (the old
+        predicates/priorities view or "") and ``plugins`` (list of str). Edges
+        follow the flow; ``Filter -> PostFilter`` carries ``when="no feasible
+        node"`` and ``Filter -> PreScore`` ``when="feasible nodes"``;
+        ``PostFilter`` has no successor (the pod goes back to the queue with a
+        nominated node, or stays unschedulable).
+
+    See Also
+    --------
+    extension_points_figure
+
+    Notes
+    -----
+    Upstream's diagram also shows the ``Unreserve`` rollback and the
+    ``WaitOnPermit`` step that begins the binding cycle; they are left out.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/interface.go
+    https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/
+
+    Examples
+    --------
+    >>> g = extension_points_graph({"Filter": ["NodeName", "TaintToleration"]})
+    >>> list(g.successors("Filter")), g.nodes["Filter"]["legacy"], g.nodes["Filter"]["plugins"]
+    (['PostFilter', 'PreScore'], 'predicates (filter)', ['NodeName', 'TaintToleration'])
+    """
+    plugins = {k: list(v) for k, v in (plugins_by_point or {}).items()}
+    plugins.setdefault("NormalizeScore", list(plugins.get("Score", [])))
+    g = nx.DiGraph()
+    for phase, points in PHASES:
+        for p in points:
+            legacy = next((k for k, v in LEGACY_VIEW.items() if p in v), "")
+            g.add_node(p, phase=phase, legacy=legacy, plugins=plugins.get(p, []))
+    flow = [p for p in EXTENSION_POINT_FLOW if p != "PostFilter"]
+    for a, b in zip(flow, flow[1:]):
+        if a == "Filter":
+            g.add_edge("Filter", "PostFilter", when="no feasible node")
+        g.add_edge(a, b, when="feasible nodes" if a == "Filter" else "")
+    return g
+
+
+def _wrap_names(names: Sequence[str], width: int) -> str:
+    lines, cur = [], ""
+    for n in names:
+        piece = n if not cur else ", " + n
+        if cur and len(cur) + len(piece) > width:
+            lines.append(cur + ",")
+            cur = n
+        else:
+            cur += piece
+    if cur:
+        lines.append(cur)
+    return "\n".join(lines)
+
+
+def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None = None, *, width_chars: int = 80) -> plt.Figure:
+    """Draw the extension points top to bottom, grouped by phase, with the legacy view beside them.
+
+    Parameters
+    ----------
+    plugins_by_point : mapping of str to list of str, optional
+        As for :func:`extension_points_graph`; when given, each point lists
+        its enabled plugins to the right.
+    width_chars : int
+        Wrap width of the plugin lists.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes: the flow (networkx, fixed layout), phase bands on the left
+        and the "predicates"/"priorities" brackets of the pre-framework view.
+
+    See Also
+    --------
+    extension_points_graph
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> fig = extension_points_figure({"Score": ["NodeResourcesFit"]})
+    >>> len(fig.axes)
+    1
+    >>> plt.close(fig)
+    """
+    g = extension_points_graph(plugins_by_point)
+    row_h = 0.62
+    # PostFilter sits to the right of the main column: it is a branch, not a step.
+    pos: dict[str, tuple[float, float]] = {}
+    y = 0.0
+    for p in EXTENSION_POINT_FLOW:
+        if p != "PostFilter":
+            pos[p] = (0.0, -y)
+            y += row_h
+    fy = pos["Filter"][1]
+    pos["PostFilter"] = (1.35, fy - row_h / 2)
+    list_x = 2.35
+    fig = plt.figure(figsize=(10.5, 0.42 * len(EXTENSION_POINT_FLOW) + 0.6))
+    ax = fig.add_axes((0.01, 0.01, 0.98, 0.98))
+    ax.axis("off")
+    margins = dict(min_source_margin=9, min_target_margin=9, node_size=0, arrows=True, arrowstyle="-|>", arrowsize=11)
+    main_edges = [(a, b) for a, b in g.edges() if b != "PostFilter"]
+    nx.draw_networkx_edges(g, pos, edgelist=main_edges, ax=ax, edge_color="#616161", width=1.3, **margins)
+    nx.draw_networkx_edges(g, pos, edgelist=[("Filter", "PostFilter")], ax=ax, edge_color=_RED, width=1.3,
+                           style="dashed", connectionstyle="arc3,rad=-0.25", **margins)
+    ax.text(0.62, fy + 0.09, "no feasible node", fontsize=7, color=_RED, ha="left", va="bottom")
+    ax.text(-0.06, fy - row_h / 2, "feasible nodes", fontsize=7, color="#616161", ha="right", va="center")
+    phase_fc = {"scheduling queue": "#fff3e0", "scheduling cycle": "#e3f2fd", "binding cycle": "#e8f5e9"}
+    for phase, points in PHASES:
+        ys = [pos[p][1] for p in points if p != "PostFilter"]
+        ax.add_patch(plt.Rectangle((-2.45, min(ys) - row_h / 2 + 0.04), 10.4, max(ys) - min(ys) + row_h - 0.08,
+                                   fc=phase_fc[phase], ec="none", zorder=0))
+        ax.text(-2.4, max(ys) + row_h / 2 - 0.1, phase, fontsize=8.5, fontweight="bold", va="top", color="#37474f")
+    for p, (x, yy) in pos.items():
+        ax.text(x, yy, p, ha="center", va="center", fontsize=9, fontweight="bold", zorder=3,
+                bbox=dict(boxstyle="round,pad=0.35", fc="white", ec=_RED if p == "PostFilter" else "#455a64",
+                          lw=1.2, ls="--" if p == "PostFilter" else "-"))
+        names = g.nodes[p]["plugins"]
+        if names and p != "PostFilter":
+            ax.text(list_x, yy, _wrap_names(names, width_chars), fontsize=7, va="center", family="monospace",
+                    color="#263238")
+        elif names:
+            ax.text(x, yy - 0.2, _wrap_names(names, 20), fontsize=7, va="top", ha="center", family="monospace", color=_RED)
+    for label, points in LEGACY_VIEW.items():
+        ys = [pos[p][1] for p in points if p in pos and pos[p][0] == 0.0]
+        top, bottom = max(ys) + 0.2, min(ys) - 0.2
+        ax.plot([-0.55, -0.62, -0.62, -0.55], [top, top, bottom, bottom], color="#6a1b9a", lw=1.5)
+        ax.text(-0.67, (top + bottom) / 2, label, fontsize=8, color="#6a1b9a", ha="right", va="center", fontstyle="italic")
+    ax.set_xlim(-2.5, 8.0)
+    ax.set_ylim(-y + row_h / 2 - 0.05, row_h / 2 + 0.05)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# tables of one result
+
+
+def trace_summary(result: Mapping[str, Any]) -> str:
+    """A compact two-column table of one pod's scheduling result.
+
+    Parameters
+    ----------
+    result : mapping
+        One trace result (see the module docstring).
+
+    Returns
+    -------
+    str
+        HTML: pod, priority, QoS class, how many nodes passed Filter, the
+        chosen node and its total score, the runner-up, the FailedScheduling
+        message, the nominated node and the victims (rows left out when empty).
+
+    See Also
+    --------
+    results_table, filter_table, score_heatmap
+
+    Examples
+    --------
+    >>> r = {"namespace": "shop", "name": "web", "nodeName": "n2", "priority": 0, "qosClass": "Burstable",
+    ...      "filter": {"n1": {"NodeResourcesFit": "Insufficient cpu"}, "n2": {"NodeResourcesFit": "passed"}},
+    ...      "score": {"n2": {"NodeResourcesFit": 40}}, "finalScore": {"n2": {"NodeResourcesFit": 40}},
+    ...      "totalScore": {"n2": 40}, "message": None, "nominatedNodeName": None, "victims": []}
+    >>> s = trace_summary(r)
+    >>> "shop/web" in s and "1 of 2" in s and "n2" in s
+    True
+    """
+    total = result.get("totalScore") or {}
+    nodes = _nodes_of(result)
+    feasible = _feasible(result)
+    ranked = sorted(total.items(), key=lambda kv: -kv[1])
+    winner = result.get("nodeName")
+    rows: list[tuple[str, str, str]] = [
+        ("pod", _e(_pod_key(result)), ""),
+        ("spec.priority", _e(result.get("priority", 0)), ""),
+        ("qosClass", _e(result.get("qosClass") or ""), ""),
+        ("passed Filter", f"{len(feasible)} of {len(nodes)} nodes" + (f": {_e(', '.join(feasible))}" if feasible else ""), ""),
+    ]
+    if winner:
+        rows.append(("nodeName (winner)", f"<b>{_e(winner)}</b>" + (f" · totalScore {total[winner]}" if winner in total else ""),
+                     f"color:{_GREEN}"))
+        runner = next(((n, s) for n, s in ranked if n != winner), None)
+        if runner:
+            rows.append(("runner-up", f"{_e(runner[0])} · totalScore {runner[1]}", ""))
+    else:
+        rows.append(("nodeName", "<b>none: the pod stays Pending</b>", f"color:{_RED}"))
+    if result.get("message"):
+        rows.append(("FailedScheduling", _e(result["message"]), f"color:{_RED}"))
+    if result.get("nominatedNodeName"):
+        rows.append(("nominatedNodeName", _e(result["nominatedNodeName"]), ""))
+    if result.get("victims"):
+        rows.append(("victims", _e(", ".join(result["victims"])), f"color:{_RED}"))
+    return _html_table(["field", "value"], [((f"<code>{k}</code>", ""), (v, css)) for k, v, css in rows])
+
+
+def results_table(results: Iterable[Mapping[str, Any]]) -> str:
+    """One row per scheduled pod: where it went, or why it is Pending.
+
+    Parameters
+    ----------
+    results : iterable of mapping
+        Trace results in scheduling order.
+
+    Returns
+    -------
+    str
+        HTML table with columns pod, priority, qosClass, nodeName,
+        nominatedNodeName, victims, message.
+
+    Examples
+    --------
+    >>> rows = [{"namespace": "a", "name": "p", "priority": 5, "qosClass": "BestEffort", "nodeName": None,
+    ...          "message": "0/1 nodes are available: 1 Insufficient cpu.", "nominatedNodeName": None, "victims": []}]
+    >>> "Insufficient cpu" in results_table(rows) and "Pending" in results_table(rows)
+    True
+    """
+    rows = []
+    for r in results:
+        node = r.get("nodeName")
+        rows.append([
+            (_e(_pod_key(r)), ""),
+            (_e(r.get("priority", 0)), "text-align:right"),
+            (_e(r.get("qosClass") or ""), ""),
+            (f"<b>{_e(node)}</b>" if node else "Pending", f"color:{_GREEN if node else _RED}"),
+            (_e(r.get("nominatedNodeName") or ""), ""),
+            (_e(", ".join(r.get("victims") or ())), f"color:{_RED}"),
+            (_e(r.get("message") or ""), "max-width:520px"),
+        ])
+    return _html_table(["pod", "priority", "qosClass", "nodeName", "nominatedNodeName", "victims", "message"], rows)
+
+
+def filter_table(result: Mapping[str, Any]) -> str:
+    """The Filter (预选) table: one row per node, one column per Filter plugin, with upstream reasons.
+
+    Parameters
+    ----------
+    result : mapping
+        One trace result; ``result["filter"]`` is ``dict[str, dict[str, str]]``,
+        node -> plugin -> ``"passed"`` or the reason string.
+
+    Returns
+    -------
+    str
+        HTML. A passing plugin shows a green check, a rejecting one its reason
+        in red, a plugin that did not run on that node (the framework stops at
+        a node's first rejection) a grey dot. The last column says whether the
+        node is feasible.
+
+    See Also
+    --------
+    score_heatmap
+
+    Notes
+    -----
+    Column order is the order plugins first appear in the trace, which is the
+    profile's Filter order.
+
+    Examples
+    --------
+    >>> r = {"name": "web", "filter": {"n1": {"TaintToleration": "node(s) had untolerated taint {dedicated: gpu}"},
+    ...                                "n2": {"TaintToleration": "passed", "NodeResourcesFit": "passed"}}}
+    >>> t = filter_table(r)
+    >>> "untolerated taint {dedicated: gpu}" in t, t.count(">feasible<"), t.count(">filtered out<")
+    (True, 1, 1)
+    """
+    filt = result.get("filter") or {}
+    plugins = _plugins_of(filt)
+    rows = []
+    for node in filt:
+        cells = [(f"<b>{_e(node)}</b>", "")]
+        ok = True
+        for p in plugins:
+            if p not in filt[node]:
+                cells.append(("·", f"color:{_GREY};text-align:center"))
+            elif filt[node][p] == PASSED:
+                cells.append(("✓", f"color:{_GREEN};text-align:center"))
+            else:
+                ok = False
+                cells.append((_e(_reason_text(filt[node][p])), f"color:{_RED};background:#ffebee"))
+        cells.append(("feasible" if ok else "filtered out", f"color:{_GREEN if ok else _RED};font-weight:bold"))
+        rows.append(cells)
+    caption = f"Filter for {_pod_key(result)}: ✓ passed, · not run (the node was already rejected)"
+    return _html_table(["node", *plugins, "result"], rows, caption=caption)
+
+
+def _score_matrix(per_node: Mapping[str, Mapping[str, int]], nodes: Sequence[str], plugins: Sequence[str]) -> np.ndarray:
+    return np.array([[int(per_node.get(n, {}).get(p, 0)) for p in plugins] for n in nodes], dtype=float).reshape(len(nodes), len(plugins))
+
+
+def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None, title: str | None = None) -> plt.Figure:
+    """The Score (优选) heatmap: raw scores and normalized x weight per node and plugin, with totals.
+
+    Parameters
+    ----------
+    result : mapping
+        One trace result with ``score`` and ``finalScore``
+        (``dict[str, dict[str, int]]``, node -> plugin -> score) and
+        ``totalScore`` (``dict[str, int]``).
+    weights : mapping of str to int, optional
+        Plugin -> weight, shown in the right panel's column labels.
+    title : str, optional
+        Figure title (default: the pod and the winner).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two heatmaps side by side (rows are the feasible nodes, highest
+        total first; the winner's row is outlined) and a bar of totalScore.
+
+    Raises
+    ------
+    ValueError
+        When the result has no scored node (the pod was unschedulable, or
+        only one node was feasible and scoring was skipped).
+
+    See Also
+    --------
+    score_table, filter_table
+
+    Notes
+    -----
+    Upstream skips Score entirely when only one node passes Filter; the trace
+    then has no scores and this raises.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> r = {"name": "web", "nodeName": "n1", "score": {"n1": {"A": 90, "B": 10}, "n2": {"A": 50, "B": 70}},
+    ...      "finalScore": {"n1": {"A": 180, "B": 10}, "n2": {"A": 100, "B": 70}}, "totalScore": {"n1": 190, "n2": 170}}
+    >>> fig = score_heatmap(r, weights={"A": 2, "B": 1})
+    >>> len(fig.axes) >= 3
+    True
+    >>> plt.close(fig)
+    """
+    raw = result.get("score") or {}
+    final = result.get("finalScore") or {}
+    total = result.get("totalScore") or {}
+    if not raw and not final:
+        raise ValueError(f"{_pod_key(result)} has no scores: {result.get('message') or 'Score was skipped'}")
+    nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
+    plugins = _plugins_of(final) or _plugins_of(raw)
+    for p in _plugins_of(raw):
+        if p not in plugins:
+            plugins.append(p)
+    r = _score_matrix(raw, nodes, plugins)
+    f = _score_matrix(final, nodes, plugins)
+    t = np.array([total.get(n, 0) for n in nodes], dtype=float)
+    winner = result.get("nodeName")
+    wlabel = [f"{p} x{weights[p]}" if weights and p in weights else p for p in plugins]
+    h = 0.6 + 0.34 * len(nodes)
+    below = 0.3 + 0.05 * max(len(x) for x in wlabel) * 0.57
+    fig_w = 1.3 + 2 * 0.95 * len(plugins) + 1.5
+    fig_h = h + below + 0.55
+    fig = plt.figure(figsize=(fig_w, fig_h))
+    gs = fig.add_gridspec(1, 3, width_ratios=[len(plugins), len(plugins), 1.3], wspace=0.06,
+                          left=1.3 / fig_w, right=0.98, top=1 - 0.5 / fig_h, bottom=below / fig_h)
+    axes = [fig.add_subplot(gs[0, i]) for i in range(3)]
+    for ax, m, labels, name in ((axes[0], r, plugins, "raw Score (0-100)"),
+                                (axes[1], f, wlabel, "NormalizeScore x weight")):
+        vmax = max(100.0, float(m.max()) if m.size else 100.0)
+        ax.imshow(m, cmap=_CMAP, vmin=0, vmax=vmax, aspect="auto")
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                ax.text(j, i, f"{int(m[i, j])}", ha="center", va="center", fontsize=8,
+                        color="white" if m[i, j] > 0.6 * vmax else "black")
+        ax.set_xticks(range(len(labels)), labels, rotation=35, ha="right", rotation_mode="anchor", fontsize=7.5)
+        ax.set_title(name, fontsize=9)
+        ax.tick_params(length=0)
+    axes[0].set_yticks(range(len(nodes)), nodes, fontsize=8)
+    axes[1].set_yticks([])
+    colors = [_GREEN if n == winner else "#90a4ae" for n in nodes]
+    axes[2].barh(range(len(nodes)), t, color=colors)
+    axes[2].set_ylim(len(nodes) - 0.5, -0.5)
+    axes[2].set_yticks([])
+    axes[2].set_title("totalScore", fontsize=9)
+    axes[2].tick_params(labelsize=7)
+    for i, v in enumerate(t):
+        axes[2].text(v, i, f" {int(v)}", va="center", fontsize=8)
+    axes[2].set_xlim(0, max(t.max() if t.size else 1, 1) * 1.35)
+    for s in ("top", "right"):
+        axes[2].spines[s].set_visible(False)
+    if winner in nodes:
+        i = nodes.index(winner)
+        for ax, m in ((axes[0], r), (axes[1], f)):
+            ax.add_patch(plt.Rectangle((-0.5, i - 0.5), m.shape[1], 1, fill=False, ec=_GREEN, lw=2.5))
+    fig.suptitle(title or f"Score for {_pod_key(result)}: winner {winner or 'none'}", fontsize=10)
+    return fig
+
+
+def score_table(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None) -> str:
+    """The Score numbers as an HTML table: ``raw -> final`` per plugin, totalScore last, highest first.
+
+    Parameters
+    ----------
+    result : mapping
+        One trace result.
+    weights : mapping of str to int, optional
+        Plugin -> weight, shown in the headers.
+
+    Returns
+    -------
+    str
+        HTML; the winner's row is green. Empty table when nothing was scored.
+
+    Examples
+    --------
+    >>> r = {"name": "web", "nodeName": "n1", "score": {"n1": {"A": 90}}, "finalScore": {"n1": {"A": 180}},
+    ...      "totalScore": {"n1": 180}}
+    >>> "90 → 180" in score_table(r, weights={"A": 2})
+    True
+    """
+    raw = result.get("score") or {}
+    final = result.get("finalScore") or {}
+    total = result.get("totalScore") or {}
+    nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
+    plugins = _plugins_of(final) or _plugins_of(raw)
+    winner = result.get("nodeName")
+    rows = []
+    for n in nodes:
+        css = f"color:{_GREEN};font-weight:bold" if n == winner else ""
+        rows.append([(_e(n), css)] + [(f"{raw.get(n, {}).get(p, 0)} → {final.get(n, {}).get(p, 0)}", "text-align:right")
+                                      for p in plugins] + [(str(total.get(n, 0)), "text-align:right;" + css)])
+    heads = [f"{p} (x{weights[p]})" if weights and p in weights else p for p in plugins]
+    return _html_table(["node", *heads, "totalScore"], rows, caption="raw Score → NormalizeScore x weight")
+
+
+def winner_banner(result: Mapping[str, Any]) -> str:
+    """One line saying where the pod goes, by how much it won, or why it stays Pending.
+
+    Parameters
+    ----------
+    result : mapping
+        One trace result.
+
+    Returns
+    -------
+    str
+        HTML ``<div>``.
+
+    Examples
+    --------
+    >>> winner_banner({"name": "w", "nodeName": "n1", "totalScore": {"n1": 300, "n2": 250}})  # doctest: +ELLIPSIS
+    '<div class="kubenotes-winner" ...default/w → <b>n1</b> with totalScore <b>300</b> (runner-up n2: 250)</div>'
+    """
+    total = result.get("totalScore") or {}
+    node = result.get("nodeName")
+    style = "font-size:14px;padding:4px 8px;border-left:4px solid {c};margin:4px 0"
+    if node:
+        others = sorted(((s, n) for n, s in total.items() if n != node), reverse=True)
+        lead = f" (runner-up {_e(others[0][1])}: {others[0][0]})" if others else " (the only feasible node: Score skipped)"
+        score = f" with totalScore <b>{total[node]}</b>" if node in total else ""
+        return (f'<div class="kubenotes-winner" style="{style.format(c=_GREEN)}">{_e(_pod_key(result))} → '
+                f'<b>{_e(node)}</b>{score}{lead}</div>')
+    msg = result.get("message") or "no node fits"
+    extra = f"; nominatedNodeName {_e(result['nominatedNodeName'])}" if result.get("nominatedNodeName") else ""
+    return (f'<div class="kubenotes-winner" style="{style.format(c=_RED)}">{_e(_pod_key(result))} stays Pending: '
+            f'{_e(msg)}{extra}</div>')
+
+
+def failed_scheduling(result: Mapping[str, Any]) -> str:
+    """The pod's FailedScheduling event as ``kubectl describe pod`` prints it, with the per-node reasons below.
+
+    Parameters
+    ----------
+    result : mapping
+        One trace result of a pod that did not fit (``message`` set).
+
+    Returns
+    -------
+    str
+        HTML: an ``Events:`` block (``Warning  FailedScheduling
+        default-scheduler  <message>``) and a table node -> the plugin that
+        rejected it and its reason.
+
+    Raises
+    ------
+    ValueError
+        When the pod was scheduled (no message).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/types.go (FitError.Error)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (handleSchedulingFailure)
+
+    Examples
+    --------
+    >>> r = {"name": "big", "nodeName": None, "message": "0/1 nodes are available: 1 Insufficient cpu.",
+    ...      "filter": {"n1": {"NodeResourcesFit": "Insufficient cpu"}}}
+    >>> "FailedScheduling" in failed_scheduling(r)
+    True
+    """
+    msg = result.get("message")
+    if not msg:
+        raise ValueError(f"{_pod_key(result)} was scheduled on {result.get('nodeName')}: no FailedScheduling event")
+    event = ("Events:\n  Type     Reason            From               Message\n"
+             "  ----     ------            ----               -------\n"
+             f"  Warning  FailedScheduling  default-scheduler  {msg}")
+    rows = []
+    for node, plugins in (result.get("filter") or {}).items():
+        rejected = [(p, v) for p, v in plugins.items() if v != PASSED]
+        if rejected:
+            p, v = rejected[0]
+            rows.append([(_e(node), ""), (_e(p), ""), (_e(_reason_text(v)), f"color:{_RED}")])
+    pre = ('<pre style="font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px;'
+           f'white-space:pre-wrap">{_e(event)}</pre>')
+    return pre + (_html_table(["node", "rejected by", "reason"], rows) if rows else "")
+
+
+def legacy_names_table(rows: Iterable[Any]) -> str:
+    """The old predicate/priority names next to the plugins that replaced them.
+
+    Parameters
+    ----------
+    rows : iterable of mapping or tuple
+        From ``kubenotes.scheduler.legacy.legacy_table()``: mappings (their
+        keys become the headers, in order) or tuples (headers ``legacy name``,
+        ``kind``, ``plugin``, ``extension points``, ``note`` as many as fit).
+
+    Returns
+    -------
+    str
+        HTML table.
+
+    Examples
+    --------
+    >>> "NodeResourcesFit" in legacy_names_table([{"legacy": "PodFitsResources", "plugin": "NodeResourcesFit"}])
+    True
+    """
+    rows = list(rows)
+    if not rows:
+        return _html_table([], [])
+    first = rows[0]
+    if isinstance(first, Mapping):
+        heads = list(first.keys())
+        body = [[(_e(_cell(r.get(h))), "") for h in heads] for r in rows]
+    elif hasattr(first, "_fields"):
+        heads = list(first._fields)
+        body = [[(_e(_cell(v)), "") for v in r] for r in rows]
+    elif hasattr(first, "__dataclass_fields__"):
+        heads = list(first.__dataclass_fields__)
+        body = [[(_e(_cell(getattr(r, h))), "") for h in heads] for r in rows]
+    else:
+        default = ["legacy name", "kind", "plugin", "extension points", "note"]
+        heads = default[: len(first)]
+        body = [[(_e(_cell(v)), "") for v in r] for r in rows]
+    return _html_table(heads, body)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return ", ".join(str(x) for x in v)
+    return str(v)

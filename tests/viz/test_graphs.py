@@ -1,0 +1,131 @@
+"""Topology graph zones -> nodes -> pods: structure, fixed layout, highlights."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.colors as mcolors  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from kubenotes.scheduler.testing import make_node, make_pod  # noqa: E402
+from kubenotes.viz.graphs import (  # noqa: E402
+    NO_ZONE,
+    ZONE_LABEL,
+    draw_topology,
+    topology_figure,
+    topology_graph,
+    topology_layout,
+)
+
+
+def cluster():
+    nodes = [
+        make_node("worker-b-1", labels={ZONE_LABEL: "zone-b"}),
+        make_node("cp-1", labels={ZONE_LABEL: "zone-a"},
+                  taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]),
+        make_node("worker-a-1", labels={ZONE_LABEL: "zone-a"}),
+        make_node("gpu-b-1", labels={ZONE_LABEL: "zone-b"},
+                  taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]),
+        make_node("loose"),
+    ]
+    pods = [
+        make_pod("low", "batch", node_name="worker-a-1", priority=-100),
+        make_pod("high", "web", node_name="worker-a-1", priority=1000),
+        make_pod("kube-proxy-x", "kube-system", node_name="worker-a-1", priority=2000001000),
+        make_pod("etcd-cp-1", "kube-system", node_name="cp-1", priority=2000001000),
+        make_pod("pending", "web"),
+        make_pod("orphan", "web", node_name="not-in-input"),
+    ]
+    return nodes, pods
+
+
+def test_graph_is_zone_node_pod_tree_with_upstream_names():
+    g = topology_graph(*cluster())
+    kinds = {v: d["kind"] for v, d in g.nodes(data=True)}
+    assert [v for v, k in kinds.items() if k == "zone"] == [f"zone/{NO_ZONE}", "zone/zone-a", "zone/zone-b"]
+    assert set(g.successors("zone/zone-a")) == {"node/cp-1", "node/worker-a-1"}
+    assert list(g.successors("node/worker-a-1")) == [
+        "pod/kube-system/kube-proxy-x", "pod/web/high", "pod/batch/low"]  # priority descending
+    assert "pod/web/pending" not in g and "pod/web/orphan" not in g
+    assert g.nodes["node/gpu-b-1"]["taints"] == ["dedicated=gpu:NoSchedule"]
+    assert g.nodes["node/cp-1"]["taints"] == ["node-role.kubernetes.io/control-plane:NoSchedule"]
+    assert g.nodes["pod/batch/low"] == {"kind": "pod", "name": "batch/low", "node": "worker-a-1", "priority": -100}
+    assert all(g.in_degree(v) == 1 for v, k in kinds.items() if k != "zone")
+
+
+def test_layout_is_fixed_and_deterministic():
+    nodes, pods = cluster()
+    g1 = topology_graph(nodes, pods)
+    g2 = topology_graph(list(reversed(nodes)), list(reversed(pods)))
+    assert topology_layout(g1) == topology_layout(g2)
+    pos = topology_layout(g1)
+    assert {pos[v][1] for v, d in g1.nodes(data=True) if d["kind"] == "zone"} == {2.0}
+    assert {pos[v][1] for v, d in g1.nodes(data=True) if d["kind"] == "node"} == {1.0}
+    # pods stack under their node, zones sit above the middle of their nodes
+    assert pos["pod/web/high"][0] == pos["node/worker-a-1"][0]
+    assert pos["pod/web/high"][1] < 0.5 and pos["pod/batch/low"][1] < pos["pod/web/high"][1]
+    assert pos["zone/zone-a"][0] == pytest.approx((pos["node/cp-1"][0] + pos["node/worker-a-1"][0]) / 2)
+
+
+def _texts(ax):
+    return {t.get_text(): t for t in ax.texts}
+
+
+def test_draw_highlights_winner_and_victims_and_folds_kube_system():
+    g = topology_graph(*cluster())
+    fig, ax = plt.subplots()
+    try:
+        assert draw_topology(g, ax, winner="worker-a-1", victims=["batch/low"], incoming="data/big") is ax
+        texts = _texts(ax)
+        winner_box = texts["worker-a-1"].get_bbox_patch()
+        victim_box = next(t for s, t in texts.items() if s.startswith("low\n")).get_bbox_patch()
+        assert mcolors.to_hex(winner_box.get_edgecolor()) == "#2e7d32"
+        assert mcolors.to_hex(victim_box.get_facecolor()) == "#ffcdd2"
+        assert "+1 kube-system pod" in texts and "pending pod\ndata/big" in texts
+        assert not any(s.startswith("kube-proxy-x") for s in texts)
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert "chosen node: worker-a-1" in legend and "victim (evicted by preemption)" in legend
+    finally:
+        plt.close(fig)
+
+
+def test_victims_are_never_folded_and_cap_adds_more_box():
+    nodes = [make_node("n1")]
+    pods = [make_pod(f"p{i}", node_name="n1", priority=i) for i in range(12)]
+    pods.append(make_pod("sys", "kube-system", node_name="n1", priority=5))
+    g = topology_graph(nodes, pods)
+    fig, ax = plt.subplots()
+    try:
+        draw_topology(g, ax, victims=["default/p0", "kube-system/sys"], max_pods_per_node=4)
+        texts = _texts(ax)
+        shown = {s.split("\n")[0] for s in texts}
+        assert {"p0", "sys", "p11", "p10"} <= shown  # victims first, then highest priority
+        assert "+9 more" in texts
+    finally:
+        plt.close(fig)
+
+
+def test_unknown_winner_raises():
+    g = topology_graph(*cluster())
+    fig, ax = plt.subplots()
+    try:
+        with pytest.raises(KeyError):
+            draw_topology(g, ax, winner="nope")
+    finally:
+        plt.close(fig)
+
+
+def test_figure_is_sized_to_the_cluster():
+    nodes, pods = cluster()
+    small = topology_figure(topology_graph(nodes[:1]))
+    big = topology_figure(topology_graph(nodes, pods), title="cluster", winner="cp-1", winner_label="nominatedNodeName")
+    try:
+        assert big.get_figwidth() >= small.get_figwidth()
+        assert big.axes[0].get_title() == "cluster"
+        assert "nominatedNodeName: cp-1" in [t.get_text() for t in big.axes[0].get_legend().get_texts()]
+    finally:
+        plt.close(small)
+        plt.close(big)

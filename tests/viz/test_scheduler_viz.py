@@ -1,0 +1,141 @@
+"""Scheduler tables and plots, from hand-made trace results (the CLI's JSON contract)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from kubenotes.viz import scheduler as sv  # noqa: E402
+
+WEIGHTS = {"TaintToleration": 3, "NodeResourcesFit": 1}
+
+
+def scheduled():
+    return {
+        "namespace": "web", "name": "web-x", "nodeName": "worker-b-1", "qosClass": "Burstable", "priority": 1000,
+        "filter": {
+            "cp-1": {"NodeUnschedulable": "passed", "TaintToleration":
+                     "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"},
+            "worker-a-1": {"NodeUnschedulable": "passed", "TaintToleration": "passed", "NodeResourcesFit": "passed"},
+            "worker-b-1": {"NodeUnschedulable": "passed", "TaintToleration": "passed", "NodeResourcesFit": "passed"},
+        },
+        "score": {"worker-a-1": {"TaintToleration": 100, "NodeResourcesFit": 40},
+                  "worker-b-1": {"TaintToleration": 100, "NodeResourcesFit": 70}},
+        "finalScore": {"worker-a-1": {"TaintToleration": 300, "NodeResourcesFit": 40},
+                       "worker-b-1": {"TaintToleration": 300, "NodeResourcesFit": 70}},
+        "totalScore": {"worker-a-1": 340, "worker-b-1": 370},
+        "message": None, "nominatedNodeName": None, "victims": [],
+    }
+
+
+def pending():
+    return {
+        "namespace": "batch", "name": "big", "nodeName": None, "qosClass": "Guaranteed", "priority": 0,
+        "filter": {"cp-1": {"TaintToleration": "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"},
+                   "worker-a-1": {"TaintToleration": "passed", "NodeResourcesFit": ["Insufficient cpu", "Insufficient memory"]}},
+        "score": {}, "finalScore": {}, "totalScore": {},
+        "message": "0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 node(s) had untolerated "
+                   "taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2 nodes are available: "
+                   "1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
+        "nominatedNodeName": None, "victims": [],
+    }
+
+
+def test_filter_table_keeps_upstream_reasons_verbatim_and_marks_not_run():
+    t = sv.filter_table(scheduled())
+    assert "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }" in t
+    # columns in first-appearance order; cp-1 never reached NodeResourcesFit
+    heads = t.split("<thead>")[1].split("</thead>")[0]
+    assert heads.index("NodeUnschedulable") < heads.index("TaintToleration") < heads.index("NodeResourcesFit")
+    cp_row = next(r for r in t.split("<tr>") if ">cp-1<" in r)
+    assert "·" in cp_row and ">filtered out<" in cp_row
+    assert t.count(">feasible<") == 2
+    assert "Insufficient cpu; Insufficient memory" in sv.filter_table(pending())
+
+
+def test_html_is_escaped():
+    r = scheduled()
+    r["filter"]["cp-1"]["TaintToleration"] = "<script>x</script>"
+    assert "<script>" not in sv.filter_table(r) and "&lt;script&gt;" in sv.filter_table(r)
+
+
+def test_score_heatmap_rows_sorted_by_total_with_exact_numbers():
+    fig = sv.score_heatmap(scheduled(), weights=WEIGHTS)
+    try:
+        raw_ax, final_ax, total_ax = fig.axes[:3]
+        assert [t.get_text() for t in raw_ax.get_yticklabels()] == ["worker-b-1", "worker-a-1"]
+        assert [t.get_text() for t in raw_ax.texts] == ["100", "70", "100", "40"]
+        assert [t.get_text() for t in final_ax.texts] == ["300", "70", "300", "40"]
+        assert [t.get_text() for t in final_ax.get_xticklabels()] == ["TaintToleration x3", "NodeResourcesFit x1"]
+        assert [t.get_text().strip() for t in total_ax.texts] == ["370", "340"]
+        assert "winner worker-b-1" in fig._suptitle.get_text()
+        assert len(raw_ax.patches) == 1  # winner outline
+    finally:
+        plt.close(fig)
+
+
+def test_score_heatmap_refuses_unscored_result():
+    with pytest.raises(ValueError, match="batch/big has no scores"):
+        sv.score_heatmap(pending())
+
+
+def test_score_table_and_winner_banner():
+    t = sv.score_table(scheduled(), weights=WEIGHTS)
+    assert "70 → 70" in t and "100 → 300" in t and t.index("worker-b-1") < t.index("worker-a-1")
+    b = sv.winner_banner(scheduled())
+    assert "<b>worker-b-1</b>" in b and "totalScore <b>370</b>" in b and "runner-up worker-a-1: 340" in b
+    p = sv.winner_banner(pending())
+    assert "stays Pending" in p and "0/2 nodes are available" in p
+    only = dict(scheduled(), score={}, finalScore={}, totalScore={})
+    assert "Score skipped" in sv.winner_banner(only)
+
+
+def test_failed_scheduling_prints_event_and_first_rejection_per_node():
+    html = sv.failed_scheduling(pending())
+    assert "Warning  FailedScheduling  default-scheduler  0/2 nodes are available: 1 Insufficient cpu" in html
+    row = next(r for r in html.split("<tr>") if ">worker-a-1<" in r)
+    assert "NodeResourcesFit" in row and "Insufficient cpu; Insufficient memory" in row
+    with pytest.raises(ValueError):
+        sv.failed_scheduling(scheduled())
+
+
+def test_summary_and_results_table():
+    s = sv.trace_summary(scheduled())
+    assert "web/web-x" in s and "2 of 3 nodes" in s and "totalScore 370" in s and "runner-up" in s
+    p = sv.trace_summary(dict(pending(), nominatedNodeName="worker-a-1", victims=["batch/pi-1"]))
+    assert "stays Pending" in p and "batch/pi-1" in p and "nominatedNodeName" in p
+    t = sv.results_table([scheduled(), pending()])
+    assert t.count("<tr>") == 3 and "Pending" in t and "worker-b-1" in t
+
+
+def test_legacy_names_table_accepts_dicts_tuples_and_namedtuples():
+    from collections import namedtuple
+
+    Row = namedtuple("Row", "legacy plugin")
+    for rows in ([{"legacy": "PodFitsResources", "plugin": "NodeResourcesFit"}],
+                 [("PodFitsResources", "predicate", "NodeResourcesFit")],
+                 [Row("PodFitsResources", "NodeResourcesFit")]):
+        t = sv.legacy_names_table(rows)
+        assert "PodFitsResources" in t and "NodeResourcesFit" in t
+    assert "<th" in sv.legacy_names_table([("a", "b", "c")]) and "legacy name" in sv.legacy_names_table([("a", "b")])
+
+
+def test_extension_points_graph_and_figure():
+    g = sv.extension_points_graph({"Score": ["NodeResourcesFit"], "PostFilter": ["DefaultPreemption"]})
+    assert list(g.nodes) == list(sv.EXTENSION_POINT_FLOW)
+    assert len(sv.EXTENSION_POINT_FLOW) == 13
+    assert g.edges["Filter", "PostFilter"]["when"] == "no feasible node"
+    assert g.out_degree("PostFilter") == 0 and g.out_degree("PostBind") == 0
+    assert g.nodes["NormalizeScore"]["plugins"] == ["NodeResourcesFit"]
+    assert g.nodes["Score"]["legacy"] == "priorities (score)" and g.nodes["Bind"]["legacy"] == ""
+    fig = sv.extension_points_figure({"Filter": ["NodeName"]})
+    try:
+        texts = {t.get_text() for t in fig.axes[0].texts}
+        assert set(sv.EXTENSION_POINT_FLOW) <= texts and "NodeName" in texts
+        assert {"predicates (filter)", "priorities (score)", "binding cycle"} <= texts
+    finally:
+        plt.close(fig)
