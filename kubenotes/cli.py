@@ -24,7 +24,7 @@ import importlib
 import os
 import sys
 from types import SimpleNamespace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from kubenotes.errors import KubenotesError
 
@@ -42,6 +42,7 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
     ("schedule", "kubenotes.scheduler.cli", "run the scheduler on a cluster and pending pods from manifests"),
     ("replay", "kubenotes.replay.cli", "replay a recorded trace of pods through the simulated cluster"),
 )
+_EXTERNAL = frozenset(name for name, _, _ in SUBCOMMANDS)
 
 
 # ---------------------------------------------------------------------------
@@ -295,11 +296,16 @@ def _register_placeholder(subparsers: Any, name: str, help_text: str, reason: st
     p = subparsers.add_parser(name, help=f"{help_text} (not available)", add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
 
-    def unavailable(args: argparse.Namespace) -> int:
+    def unavailable(args: argparse.Namespace | None = None) -> int:
         print(f"{PROG} {name}: not available ({reason})", file=sys.stderr)
         return EXIT_USAGE
 
     p.set_defaults(func=unavailable)
+    _PLACEHOLDERS[name] = unavailable
+
+
+#: Subcommands whose module is missing: name -> callable printing "not available" (exit 2).
+_PLACEHOLDERS: dict[str, Callable[..., int]] = {}
 
 
 def _register_external(subparsers: Any, name: str, module: str, help_text: str) -> None:
@@ -322,8 +328,22 @@ def _version() -> str:
         return "unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _register_stub(subparsers: Any, name: str, help_text: str) -> None:
+    """List a subcommand in ``--help`` without importing its module (it is imported when used)."""
+    p = subparsers.add_parser(name, help=help_text, add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+
+def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     """The ``kubenotes`` argument parser with every subcommand registered.
+
+    Parameters
+    ----------
+    load : iterable of str, optional
+        Names of the :data:`SUBCOMMANDS` whose modules are imported and
+        registered for real; the others only appear in ``--help``. Default:
+        all of them. :func:`main` imports just the one being run, so that
+        ``kubenotes validate`` does not pay for the simulator's imports.
 
     Returns
     -------
@@ -338,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     Examples
     --------
-    >>> sorted(build_parser()._subparsers._group_actions[0].choices)
+    >>> sorted(build_parser(load=())._subparsers._group_actions[0].choices)
     ['replay', 'schedule', 'validate']
     """
     parser = argparse.ArgumentParser(
@@ -348,8 +368,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     register(sub)
+    wanted = None if load is None else set(load)
     for name, module, help_text in SUBCOMMANDS:
-        _register_external(sub, name, module, help_text)
+        if wanted is None or name in wanted:
+            _register_external(sub, name, module, help_text)
+        else:
+            _register_stub(sub, name, help_text)
     return parser
 
 
@@ -368,7 +392,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         (the one-line error is on stderr), 130 interrupted.
     """
     try:
-        parser = build_parser()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        command = argv[0] if argv else None
+        parser = build_parser(load=[command] if command in _EXTERNAL else ())
+        if argv and argv[0] in _PLACEHOLDERS:  # accept any arguments, even --help
+            return _PLACEHOLDERS[argv[0]]()
         args = parser.parse_args(argv)
         func = getattr(args, "func", None)
         if func is None:

@@ -548,6 +548,11 @@ def apply_defaults(obj: Any) -> Any:
     Priority (``spec.priority``, ``spec.preemptionPolicy``) is set by
     admission, see :func:`kubenotes.api.priority.apply_priority_admission`.
 
+    See Also
+    --------
+    kubenotes.api.priority.apply_priority_admission : the admission step that follows.
+    kubenotes.api.qos.compute_pod_qos : what fills ``status.qosClass``.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/defaults.go

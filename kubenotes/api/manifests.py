@@ -42,6 +42,8 @@ import yaml
 from lightkube.codecs import resource_registry
 from lightkube.core.resource import GlobalResource, NamespacedResource
 
+from kubenotes.api.quantity import parse_quantity
+from kubenotes.api.resources import resource_list
 from kubenotes.errors import FieldError, KubenotesError, ManifestError, NotFound
 
 __all__ = [
@@ -78,10 +80,25 @@ _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 # YAML reading
 
 
+def _construct_mapping(self: Any, node: Any, deep: bool = False) -> dict:
+    """``SafeConstructor.construct_mapping`` that rejects a key given twice, as go-yaml does."""
+    if isinstance(node, yaml.MappingNode):
+        seen: set = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f'key "{key}" already set in map', key_node.start_mark)
+            seen.add(key)
+    return yaml.constructor.SafeConstructor.construct_mapping(self, node, deep=deep)
+
+
 def _make_loader() -> type:
-    """A safe YAML loader that keeps timestamps as strings (as ``sigs.k8s.io/yaml`` does)."""
+    """A safe YAML loader that keeps timestamps as strings (as ``sigs.k8s.io/yaml`` does) and rejects duplicate keys."""
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = type("ManifestLoader", (base,), {})
+    loader = type("ManifestLoader", (base,), {"construct_mapping": _construct_mapping})
     loader.yaml_implicit_resolvers = {
         ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
         for ch, resolvers in base.yaml_implicit_resolvers.items()
@@ -443,9 +460,6 @@ _SELECTOR_TYPES = frozenset({"LabelSelector", "NodeSelector"})
 
 def _walk(t: Any, value: Any, path: str) -> None:
     """Strict decoding checks over raw ``value`` of type ``t`` (unknown fields, quantities, maps, selectors)."""
-    from kubenotes.api.resources import resource_list
-    from kubenotes.api.quantity import parse_quantity
-
     t = _struct_of(t)
     if value is None or t is None:
         return

@@ -251,6 +251,11 @@ def apply_priority_admission(
     old pod's priority and preemption policy. Upstream wraps these messages
     in a 403 Forbidden for the pod.
 
+    See Also
+    --------
+    resolve_priority : the lookup alone, without touching the pod.
+    kubenotes.api.defaults.apply_defaults : API defaulting, which runs before admission.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 plugin/pkg/admission/priority/admission.go (admitPod)

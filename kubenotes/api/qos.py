@@ -93,6 +93,10 @@ def compute_pod_qos(pod: Any) -> str:
     server's defaulting, which rounds every quantity up to milli precision
     before the class is computed. Ephemeral containers never count.
 
+    See Also
+    --------
+    pod_qos_class : prefer the class stored in ``status.qosClass``.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/helper/qos/qos.go
@@ -116,6 +120,8 @@ def compute_pod_qos(pod: Any) -> str:
     'Guaranteed'
     """
     spec = pod.spec
+    if spec is None:
+        return BEST_EFFORT
     requests: dict[str, int] = {}
     limits: dict[str, int] = {}
     guaranteed = True
@@ -169,6 +175,14 @@ def pod_qos_class(pod: Any) -> str:
     -----
     The API server fixes ``status.qosClass`` at creation; later in-place
     resizes do not change it, which is why upstream prefers the stored value.
+
+    See Also
+    --------
+    compute_pod_qos : evaluate the spec.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/helper/qos/qos.go (GetPodQOS)
 
     Examples
     --------

@@ -495,6 +495,11 @@ class LabelSelector:
     ----------
     requirements : tuple[Requirement, ...]
 
+    See Also
+    --------
+    parse_selector : the string form.
+    NodeSelector : selectors over node labels and names (adds ``Gt``/``Lt`` and ``matchFields``).
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/labels/selector.go
@@ -912,6 +917,10 @@ def parse_selector(selector: str, field_path: str = "") -> LabelSelector:
         On a syntax error or an invalid key or value, with upstream's
         message (e.g. ``found '==', expected: ',' or 'end of string'``).
 
+    See Also
+    --------
+    LabelSelector.from_api : the same selectors from their API form.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/labels/selector.go (Parse)
@@ -998,8 +1007,13 @@ def _is_empty_term(term: Any) -> bool:
 
 
 def _node_labels_and_name(node: Any) -> tuple[Mapping[str, str], str]:
-    md = _get(node, "metadata")
-    return (_get(md, "labels") or {}), (_get(md, "name") or "")
+    if isinstance(node, dict):
+        md = node.get("metadata") or {}
+        return (md.get("labels") or {}), (md.get("name") or "")
+    md = node.metadata
+    if md is None:
+        return {}, ""
+    return (md.labels or {}), (md.name or "")
 
 
 class NodeSelector:
@@ -1014,6 +1028,11 @@ class NodeSelector:
     ----------
     parse_errors : list[FieldError]
         Problems found in lazy mode (terms with errors never match).
+
+    See Also
+    --------
+    RequiredNodeAffinity : a pod's nodeSelector and required affinity together.
+    PreferredSchedulingTerms : the weighted, preferred form.
 
     References
     ----------
@@ -1077,8 +1096,12 @@ class NodeSelector:
 
     def matches_labels(self, labels: Mapping[str, str] | None, node_name: str = "") -> bool:
         """Match a node given as its labels and name (avoids touching the Node object)."""
-        labels = labels or {}
-        return any(t.match(labels, node_name) for t in self._terms)
+        if labels is None:
+            labels = {}
+        for t in self._terms:
+            if t.match(labels, node_name):
+                return True
+        return False
 
     def matches(self, node: Any) -> bool:
         """True when some term matches ``node`` (``NodeSelector.Match``); ``None`` never matches.
@@ -1090,7 +1113,7 @@ class NodeSelector:
         if node is None:
             return False
         labels, name = _node_labels_and_name(node)
-        return any(t.match(labels, name) for t in self._terms)
+        return self.matches_labels(labels, name)
 
 
 class PreferredSchedulingTerms:
@@ -1178,6 +1201,10 @@ class RequiredNodeAffinity:
     added_node_selector : NodeSelector or None
         From ``addedAffinity.requiredDuringSchedulingIgnoredDuringExecution``.
 
+    See Also
+    --------
+    NodeSelector : one required node selector.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go
@@ -1248,12 +1275,14 @@ class RequiredNodeAffinity:
 
     def match_pod(self, node: Any) -> bool:
         """``RequiredNodeAffinity.Match``: the pod's own nodeSelector and required affinity."""
-        if self.label_selector is not None:
-            labels, _ = _node_labels_and_name(node)
-            if not self.label_selector.matches(labels):
-                return False
+        labels, name = _node_labels_and_name(node)
+        return self._match_pod(labels, name)
+
+    def _match_pod(self, labels: Mapping[str, str], name: str) -> bool:
+        if self.label_selector is not None and not self.label_selector.matches(labels):
+            return False
         if self.node_selector is not None:
-            return self.node_selector.matches(node)
+            return self.node_selector.matches_labels(labels, name)
         return True
 
     def match(self, node: Any) -> bool:
@@ -1263,4 +1292,7 @@ class RequiredNodeAffinity:
         ----------
         node : lightkube.resources.core_v1.Node
         """
-        return self.match_added(node) and self.match_pod(node)
+        labels, name = _node_labels_and_name(node)
+        if self.added_node_selector is not None and not self.added_node_selector.matches_labels(labels, name):
+            return False
+        return self._match_pod(labels, name)

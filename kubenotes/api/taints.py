@@ -26,7 +26,7 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable
 
 __all__ = [
     "TAINT_EFFECT_NO_SCHEDULE",
@@ -55,7 +55,7 @@ TOLERATION_OP_EXISTS = "Exists"
 
 
 def _s(obj: Any, name: str) -> str:
-    if isinstance(obj, Mapping):
+    if isinstance(obj, dict):
         return obj.get(name) or ""
     return getattr(obj, name, None) or ""
 
@@ -82,6 +82,10 @@ def tolerates(toleration: Any, taint: Any) -> bool:
     (API validation forbids that toleration). The ``Gt``/``Lt`` toleration
     operators of later releases are not part of v1.34 and tolerate nothing.
 
+    See Also
+    --------
+    find_matching_untolerated_taint : apply it to a node's taints.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/api/core/v1/toleration.go
@@ -97,15 +101,25 @@ def tolerates(toleration: Any, taint: Any) -> bool:
     >>> tolerates(Toleration(operator="Exists"), taint)
     True
     """
-    effect = _s(toleration, "effect")
-    if effect and effect != _s(taint, "effect"):
+    if isinstance(toleration, dict) or isinstance(taint, dict):
+        t_effect, t_key, op = _s(toleration, "effect"), _s(toleration, "key"), _s(toleration, "operator")
+        if t_effect and t_effect != _s(taint, "effect"):
+            return False
+        if t_key and t_key != _s(taint, "key"):
+            return False
+        if not op or op == TOLERATION_OP_EQUAL:
+            return _s(toleration, "value") == _s(taint, "value")
+        return op == TOLERATION_OP_EXISTS
+    # Fast path for lightkube models (None and "" both mean unset).
+    t_effect = toleration.effect
+    if t_effect and t_effect != taint.effect:
         return False
-    key = _s(toleration, "key")
-    if key and key != _s(taint, "key"):
+    t_key = toleration.key
+    if t_key and t_key != taint.key:
         return False
-    op = _s(toleration, "operator")
-    if op == "" or op == TOLERATION_OP_EQUAL:
-        return _s(toleration, "value") == _s(taint, "value")
+    op = toleration.operator
+    if not op or op == TOLERATION_OP_EQUAL:
+        return (toleration.value or "") == (taint.value or "")
     return op == TOLERATION_OP_EXISTS
 
 
@@ -154,6 +168,10 @@ def find_matching_untolerated_taint(
     -------
     Taint or dict or None
         The first untolerated taint (the same object that was passed in).
+
+    See Also
+    --------
+    tolerates : the rule for one toleration and one taint.
 
     References
     ----------

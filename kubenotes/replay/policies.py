@@ -705,6 +705,9 @@ class LeastAllocated(_ResourceStrategy):
     def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores)."""
         req, alloc = self._arrays(pod, cluster, nodes)
+        if cluster.all_nodes_have_gpus:
+            score = sum(np.where(r > a, 0, (a - r) * MAX_NODE_SCORE // a) for r, a in zip(req, alloc))
+            return score // 3
         score = np.zeros(len(nodes), dtype=np.int64)
         weights = np.zeros(len(nodes), dtype=np.int64)
         for r, a in zip(req, alloc):
@@ -745,6 +748,8 @@ class MostAllocated(_ResourceStrategy):
     def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores)."""
         req, alloc = self._arrays(pod, cluster, nodes)
+        if cluster.all_nodes_have_gpus:
+            return sum(np.minimum(r, a) * MAX_NODE_SCORE // a for r, a in zip(req, alloc)) // 3
         score = np.zeros(len(nodes), dtype=np.int64)
         weights = np.zeros(len(nodes), dtype=np.int64)
         for r, a in zip(req, alloc):
@@ -806,6 +811,14 @@ class BalancedAllocation(_ResourceStrategy):
         if pod.milli_cpu == 0 and pod.memory_bytes == 0 and pod.total_gpu_milli == 0:
             return np.zeros(len(nodes), dtype=np.int64)
         req, alloc = self._arrays(pod, cluster, nodes)
+        if cluster.all_nodes_have_gpus:
+            f = [np.minimum(r / a, 1.0) for r, a in zip(req, alloc)]
+            total = f[0] + f[1] + f[2]
+            mean = total / 3
+            sq = (f[0] - mean) * (f[0] - mean)
+            sq = sq + (f[1] - mean) * (f[1] - mean)
+            sq = sq + (f[2] - mean) * (f[2] - mean)
+            return ((1 - np.sqrt(sq / 3)) * MAX_NODE_SCORE).astype(np.int64)
         fs, has = [], []
         total = np.zeros(len(nodes))
         n = np.zeros(len(nodes), dtype=np.int64)
@@ -903,7 +916,7 @@ class DotProd(_Policy):
     --------
     >>> n = NodeView("n", 64000, 96000, 0, 0, [1000] * 8, "G2")
     >>> DotProd().node_score(PodRequest(8000, 0, 1, 500), n)
-    98
+    95
     """
 
     NAME = "DotProd"
@@ -945,7 +958,7 @@ class GpuClustering(_Policy):
     --------
     >>> n = NodeView("n", 8000, 8000, 0, 0, [500, 1000], "T4", {"share-gpu": 1})
     >>> GpuClustering().node_score(PodRequest(1000, 0, 1, 300), n), GpuClustering().node_score(PodRequest(1000, 0, 1, 1000), n)
-    (78, 3)
+    (95, 20)
     """
 
     NAME = "GpuClustering"
@@ -1158,8 +1171,7 @@ class FGD(_Policy):
         self._frag: Fragmentation | None = None
         self._frag_key: Any = None
         self._memo_owner: Any = None
-        self._memo: dict[tuple[int, int, int], np.ndarray] = {}
-        self._before = np.zeros(0)
+        self._memo: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     # -- framework face -----------------------------------------------------
     def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:
@@ -1240,85 +1252,102 @@ class FGD(_Policy):
             self._frag_key = key
         return self._frag
 
-    def _sync(self, cluster: "ClusterState") -> None:
+    def _memo_for(self, pod: PodRequest, cluster: "ClusterState") -> tuple[np.ndarray, np.ndarray]:
         states = cluster.states
         if self._memo_owner is not states:
-            self._memo_owner, self._memo, self._before = states, {}, np.zeros(0)
-        n = states.count
-        if len(self._before) < n:
-            fr = self.fragmentation(cluster)
-            old = len(self._before)
-            add = fr.amount(states.milli_cpu_left[old:n], states.gpu_left[old:n], states.model[old:n])
-            self._before = np.concatenate([self._before, add])
+            self._memo_owner, self._memo = states, {}
+        entry = self._memo.get(pod.key)
+        cap = states.capacity
+        if entry is None or len(entry[0]) < cap:
+            score = np.full(cap, -1, dtype=np.int16)
+            best = np.zeros(cap, dtype=np.int16)
+            if entry is not None:
+                score[: len(entry[0])] = entry[0]
+                best[: len(entry[1])] = entry[1]
+            entry = self._memo[pod.key] = (score, best)
+        return entry
 
-    def _state_scores(self, pod: PodRequest, cluster: "ClusterState", sids: np.ndarray) -> np.ndarray:
-        """Scores of state ids ``sids`` (unique) for ``pod``'s shape, computed in one batch."""
+    def _state_scores(self, pod: PodRequest, cluster: "ClusterState", sids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of node states ``sids`` for ``pod``'s shape, and which card positions reach them.
+
+        Works on the canonical state (cards sorted by free GPU, descending)
+        and on per-threshold features: placing the pod changes one card (a
+        sharing pod), takes ``num_gpu`` free cards (a whole-GPU pod) or only
+        CPU, so the card counts and sums behind :class:`Fragmentation` change
+        by simple deltas.
+
+        Returns
+        -------
+        tuple[numpy.ndarray, numpy.ndarray]
+            Scores (int64, shape ``(U,)``) and a bit mask (shape ``(U,)``) of
+            the canonical card positions reaching the score (sharing pods).
+        """
         st, fr = cluster.states, self.fragmentation(cluster)
-        cpu = st.milli_cpu_left[sids] - pod.milli_cpu
-        L = st.gpu_left[sids]  # canonical: sorted descending, zero-padded
-        model = st.model[sids]
-        before = self._before[sids]
+        L = st.gpu_left[sids]
+        model = st.model[sids][:, None]
+        cpu = st.milli_cpu_left[sids]
+        kk = fr._k[None, :]
+        ge = L[:, :, None] >= fr.thresholds
+        cnt = ge.sum(axis=1)
+        big = (L[:, :, None] * ge).sum(axis=1)
+        total = L.sum(axis=1)
+        b0 = np.searchsorted(fr.cpu_breaks, cpu, side="right")[:, None]
+        b1 = np.searchsorted(fr.cpu_breaks, cpu - pod.milli_cpu, side="right")[:, None]
+        before = total - (fr.table[kk, model, b0, cnt] * big).sum(axis=1)
+        zero = np.zeros(len(sids), dtype=np.int16)
         if pod.num_gpu == 0:
-            after = fr.amount(cpu, L, model)
+            after = total - (fr.table[kk, model, b1, cnt] * big).sum(axis=1)
         elif not pod.is_gpu_share:
-            L2 = L.copy()
-            # whole GPUs: the cards taken are free ones (the largest); only the multiset matters
-            for j in range(pod.num_gpu):
-                L2[:, j] -= pod.gpu_milli
-            after = fr.amount(cpu, L2, model)
+            # the cards taken are untouched ones: every threshold (<= 1000) counted them
+            taken = pod.num_gpu * pod.gpu_milli
+            big2 = big - taken
+            after = (total - taken) - (fr.table[kk, model, b1, cnt - pod.num_gpu] * big2).sum(axis=1)
         else:
-            u, c = L.shape
-            cand = L >= pod.gpu_milli
-            L2 = np.repeat(L[:, None, :], c, axis=1)
-            ar = np.arange(c)
-            L2[:, ar, ar] -= pod.gpu_milli
-            aft = fr.amount(np.repeat(cpu, c), L2.reshape(u * c, c), np.repeat(model, c)).reshape(u, c)
-            s = (_sigmoid((before[:, None] - aft) / 1000.0) * float(MAX_NODE_SCORE)).astype(np.int64)
-            return np.where(cand, s, -1).max(axis=1)
-        return (_sigmoid((before - after) / 1000.0) * float(MAX_NODE_SCORE)).astype(np.int64)
+            m = pod.gpu_milli
+            y = L - m
+            ge2 = y[:, :, None] >= fr.thresholds
+            cnt2 = cnt[:, None, :] - ge + ge2
+            big2 = big[:, None, :] - L[:, :, None] * ge + y[:, :, None] * ge2
+            g = fr.table[kk[:, None, :], model[:, :, None], b1[:, :, None], cnt2]
+            aft = (total - m)[:, None] - (g * big2).sum(axis=2)
+            sc = (_sigmoid((before[:, None] - aft) / 1000.0) * float(MAX_NODE_SCORE)).astype(np.int64)
+            sc = np.where(L >= m, sc, -1)
+            top = sc.max(axis=1)
+            bits = ((sc == top[:, None]) * (1 << np.arange(L.shape[1]))).sum(axis=1)
+            return top, bits.astype(np.int16)
+        return (_sigmoid((before - after) / 1000.0) * float(MAX_NODE_SCORE)).astype(np.int64), zero
 
     def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores), cached per node state and pod shape."""
-        self._sync(cluster)
-        st = cluster.states
-        memo = self._memo.get(pod.key)
-        if memo is None or len(memo) < st.capacity:
-            new = np.full(st.capacity, -1, dtype=np.int16)
-            if memo is not None:
-                new[: len(memo)] = memo
-            memo = self._memo[pod.key] = new
+        memo, best = self._memo_for(pod, cluster)
         sids = cluster.state_id[nodes]
         vals = memo[sids]
         miss = vals < 0
         if miss.any():
-            todo = np.unique(sids[miss])
-            memo[todo] = self._state_scores(pod, cluster, todo)
+            todo = np.array(sorted(set(sids[miss].tolist())), dtype=np.int64)
+            memo[todo], best[todo] = self._state_scores(pod, cluster, todo)
             vals = memo[sids]
         return vals.astype(np.int64)
 
     def select_gpus(self, pod: PodRequest, cluster: "ClusterState", node: int) -> list[int]:
         """The card lowering fragmentation most (first on ties); whole GPUs: the lowest free cards."""
         count = int(cluster.gpu_count[node])
-        left = cluster.gpu_left[node, :count]
+        left = cluster.gpu_left[node, :count].tolist()
         if pod.num_gpu == 0:
             return []
         if not pod.is_gpu_share:
-            return _exclusive_cards(left.tolist(), count, pod.num_gpu)
-        fr = self.fragmentation(cluster)
-        fit = np.flatnonzero(left >= pod.gpu_milli)
-        if len(fit) == 0:
-            return []
-        k = len(fit)
-        full = np.zeros((k, cluster.max_cards), dtype=np.int64)
-        full[:, :count] = left
-        full[np.arange(k), fit] -= pod.gpu_milli
-        model = np.full(k, cluster.node_model[node])
-        now = np.zeros((1, cluster.max_cards), dtype=np.int64)
-        now[0, :count] = left
-        before = fr.amount(np.array([cluster.milli_cpu_left[node]]), now, model[:1])[0]
-        after = fr.amount(np.full(k, cluster.milli_cpu_left[node] - pod.milli_cpu), full, model)
-        s = (_sigmoid((before - after) / 1000.0) * float(MAX_NODE_SCORE)).astype(np.int64)
-        return [int(fit[int(np.argmax(s))])]
+            return _exclusive_cards(left, count, pod.num_gpu)
+        memo, best = self._memo_for(pod, cluster)
+        sid = int(cluster.state_id[node])
+        if memo[sid] < 0:
+            memo[sid:sid + 1], best[sid:sid + 1] = self._state_scores(pod, cluster, np.array([sid]))
+        canon = cluster.states.gpu_left[sid]
+        bits = int(best[sid]) & 0xFFFF
+        good = {int(canon[j]) for j in range(len(canon)) if bits >> j & 1}
+        for i, x in enumerate(left):
+            if x in good and x >= pod.gpu_milli:
+                return [i]
+        return []
 
 
 # ---------------------------------------------------------------------------

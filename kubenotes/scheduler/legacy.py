@@ -14,9 +14,11 @@ Each row of :func:`legacy_table` has:
 ``kind`` / ``kind_zh``
     ``predicate`` / ``预选`` or ``priority`` / ``优选``.
 ``plugin``
-    Plugin the legacy registry (v1.19-v1.22) produced for it.
+    Plugin the legacy registry (v1.19-v1.22) produced for it (the first one when several).
+``plugins``
+    Every plugin it produced (``GeneralPredicates`` expands to four).
 ``extension_points``
-    Extension points where that plugin was enabled.
+    Extension points where the plugin(s) were enabled.
 ``how``
     How the behaviour maps onto the plugin (arguments, scoring strategy, aliases).
 ``replacement_v1_34``
@@ -58,13 +60,15 @@ _PRED = ("predicate", "预选")
 _PRIO = ("priority", "优选")
 
 
-def _row(name: str, kind: tuple[str, str], plugin: str, points: tuple[str, ...], how: str, replacement: str,
+def _row(name: str, kind: tuple[str, str], plugin: str | tuple[str, ...], points: tuple[str, ...], how: str, replacement: str,
          default_weight: int | None = None, legacy_plugin: bool = False) -> dict[str, Any]:
+    plugins = (plugin,) if isinstance(plugin, str) else plugin
     return {
         "name": name,
         "kind": kind[0],
         "kind_zh": kind[1],
-        "plugin": plugin,
+        "plugin": plugins[0],
+        "plugins": list(plugins),
         "extension_points": list(points),
         "how": how,
         "replacement_v1_34": replacement,
@@ -79,6 +83,9 @@ _TABLE: tuple[dict[str, Any], ...] = (
     _row("CheckNodeUnschedulable", _PRED, "NodeUnschedulable", ("Filter",),
          "Mandatory predicate: always added. Rejects nodes with spec.unschedulable unless the pod tolerates "
          "node.kubernetes.io/unschedulable:NoSchedule.", "NodeUnschedulable"),
+    _row("GeneralPredicates", _PRED, ("NodeResourcesFit", "NodeName", "NodePorts", "NodeAffinity"), ("PreFilter", "Filter"),
+         "Bundle of PodFitsResources, HostName, PodFitsHostPorts and MatchNodeSelector.",
+         "NodeResourcesFit + NodeName + NodePorts + NodeAffinity"),
     _row("HostName", _PRED, "NodeName", ("Filter",),
          "Pod spec.nodeName must equal the node name.", "NodeName"),
     _row("PodFitsHostPorts", _PRED, "NodePorts", ("PreFilter", "Filter"),
@@ -107,6 +114,18 @@ _TABLE: tuple[dict[str, Any], ...] = (
     _row("CheckServiceAffinity", _PRED, "ServiceAffinity", ("PreFilter", "Filter"),
          "Custom predicate (argument serviceAffinity): labels went to ServiceAffinityArgs.affinityLabels.",
          "InterPodAffinity (required pod affinity)", legacy_plugin=True),
+    _row("MaxEBSVolumeCount", _PRED, "EBSLimits", ("Filter",),
+         "Attachable AWS EBS volume limit per node (deprecated: the in-tree driver migrated to CSI).", "NodeVolumeLimits"),
+    _row("MaxGCEPDVolumeCount", _PRED, "GCEPDLimits", ("Filter",),
+         "Attachable GCE PD volume limit per node (deprecated: migrated to CSI).", "NodeVolumeLimits"),
+    _row("MaxCSIVolumeCountPred", _PRED, "NodeVolumeLimits", ("Filter",),
+         "CSI attachable volume limits from CSINode.", "NodeVolumeLimits"),
+    _row("MaxAzureDiskVolumeCount", _PRED, "AzureDiskLimits", ("Filter",),
+         "Attachable Azure disk limit per node (deprecated: migrated to CSI).", "NodeVolumeLimits"),
+    _row("MaxCinderVolumeCount", _PRED, "CinderLimits", ("Filter",),
+         "Attachable Cinder volume limit per node (deprecated: migrated to CSI).", "NodeVolumeLimits"),
+    _row("CheckVolumeBinding", _PRED, "VolumeBinding", ("PreFilter", "Filter", "Reserve", "PreBind"),
+         "PVC binding and PV node affinity; binds delayed (WaitForFirstConsumer) claims.", "VolumeBinding"),
     _row("NoVolumeZoneConflict", _PRED, "VolumeZone", ("Filter",),
          "Bound PVs' zone/region labels must match the node (VolumeZone later added PreFilter).", "VolumeZone"),
     _row("EvenPodsSpread", _PRED, "PodTopologySpread", ("PreFilter", "Filter"),
@@ -172,7 +191,7 @@ def legacy_table() -> list[dict[str, Any]]:
     --------
     >>> rows = legacy_table()
     >>> sum(r["kind"] == "predicate" for r in rows), sum(r["kind"] == "priority" for r in rows)
-    (15, 13)
+    (22, 13)
     """
     return copy.deepcopy(list(_TABLE))
 
@@ -213,6 +232,17 @@ def plugin_for(legacy_name: str) -> str:
     ------
     KeyError
         For an unknown name; the message lists close matches and all known names.
+
+    See Also
+    --------
+    row_for : the whole row (all plugins, extension points, v1.34 replacement).
+    kubenotes.scheduler.plugins.names : plugin name constants.
+
+    Notes
+    -----
+    ``GeneralPredicates`` produced four plugins; this returns the first
+    (``NodeResourcesFit``). ``SelectorSpreadPriority`` gives ``PodTopologySpread``
+    (the v1.20-v1.22 default, ``DefaultPodTopologySpread`` on); v1.19 used ``SelectorSpread``.
 
     Examples
     --------

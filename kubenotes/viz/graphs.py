@@ -25,6 +25,7 @@ from typing import Any, Iterable
 import matplotlib.pyplot as plt
 import networkx as nx
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "topology_layout",
     "draw_topology",
     "topology_figure",
+    "detached_figure",
 ]
 
 #: Well-known node label naming the node's zone (``v1.LabelTopologyZone``).
@@ -52,6 +54,32 @@ _WINNER_EC = "#2e7d32"
 _VICTIM_FC = "#ffcdd2"
 _VICTIM_EC = "#c62828"
 _EDGE = "#9e9e9e"
+
+
+def detached_figure(width_inches: float, height_inches: float) -> Figure:
+    """A new Figure that a notebook shows exactly once: when a cell returns it.
+
+    The figure is created through pyplot (which makes Jupyter's inline backend
+    register its PNG formatter) and closed at once, so the backend does not
+    also show it at the end of the cell.
+
+    Parameters
+    ----------
+    width_inches, height_inches : float
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = detached_figure(4, 3)
+    >>> tuple(fig.get_size_inches()), plt.fignum_exists(fig.number)
+    ((4.0, 3.0), False)
+    """
+    fig = plt.figure(figsize=(width_inches, height_inches))
+    plt.close(fig)
+    return fig
 
 
 def _zone_id(zone: str) -> str:
@@ -290,14 +318,12 @@ def draw_topology(
 
     Examples
     --------
-    >>> import matplotlib; matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
+    >>> from matplotlib.figure import Figure
     >>> from kubenotes.scheduler.testing import make_node, make_pod
     >>> g = topology_graph([make_node("n1")], [make_pod("a", node_name="n1")])
-    >>> fig, ax = plt.subplots()
+    >>> ax = Figure().add_subplot()
     >>> draw_topology(g, ax, winner="n1", victims=["default/a"]) is ax
     True
-    >>> plt.close(fig)
     """
     victims = set(victims)
     collapse = tuple(collapse)
@@ -392,7 +418,7 @@ def topology_figure(
     max_pods_per_node: int = 8,
     winner_label: str = "chosen node",
     collapse: Iterable[str] = ("kube-system",),
-) -> plt.Figure:
+) -> Figure:
     """A new Figure sized to the cluster, with :func:`draw_topology` on its one Axes.
 
     Parameters
@@ -416,16 +442,14 @@ def topology_figure(
 
     Examples
     --------
-    >>> import matplotlib; matplotlib.use("Agg")
     >>> from kubenotes.scheduler.testing import make_node
     >>> fig = topology_figure(topology_graph([make_node("n1"), make_node("n2")]), winner="n2")
     >>> len(fig.axes), fig.axes[0].get_legend() is not None
     (1, True)
-    >>> plt.close(fig)
     """
     n_nodes = sum(1 for _, d in g.nodes(data=True) if d["kind"] == "node")
     width = max(6.0, 1.35 * n_nodes + 1.2)
-    fig = plt.figure(figsize=(width, 4.0))
+    fig = detached_figure(width, 4.0)
     ax = fig.add_axes((0, 0, 1, 1))
     draw_topology(g, ax, winner=winner, victims=victims, incoming=incoming, title=title,
                   max_pods_per_node=max_pods_per_node, winner_label=winner_label, collapse=collapse)

@@ -25,15 +25,22 @@ KEP-624 (scheduling framework)
 
 from __future__ import annotations
 
+import copy
 import html
+import weakref
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from kubenotes.viz.graphs import detached_figure
 
 __all__ = [
+    "Html",
     "PASSED",
     "PHASES",
     "EXTENSION_POINT_FLOW",
@@ -45,9 +52,22 @@ __all__ = [
     "filter_table",
     "score_heatmap",
     "score_table",
+    "score_heatmap_html",
     "winner_banner",
     "failed_scheduling",
     "legacy_names_table",
+    "priority_classes_table",
+    "preemption_table",
+    "enabled_plugins",
+    "SCORING_STRATEGIES",
+    "DEFAULT_RTCR_SHAPE",
+    "as_config_dict",
+    "config_with",
+    "score_weights",
+    "pod_variant",
+    "schedule_pending",
+    "schedule_what_if",
+    "scheduling_panel",
 ]
 
 #: The Filter trace value of a plugin that let the node through.
@@ -71,6 +91,15 @@ LEGACY_VIEW: dict[str, tuple[str, ...]] = {
     "predicates (filter)": ("PreFilter", "Filter"),
     "priorities (score)": ("PreScore", "Score", "NormalizeScore"),
 }
+
+class Html(str):
+    """A string of HTML that Jupyter renders as HTML when a cell ends with it (``_repr_html_``)."""
+
+    __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        return str(self)
+
 
 _GREEN = "#2e7d32"
 _RED = "#c62828"
@@ -98,7 +127,7 @@ def _html_table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]
     for row in rows:
         out.append("<tr>" + "".join(f'<td style="{_TD};{css}">{cell}</td>' for cell, css in row) + "</tr>")
     out.append("</tbody></table>")
-    return "".join(out)
+    return Html("".join(out))
 
 
 def _pod_key(result: Mapping[str, Any]) -> str:
@@ -207,7 +236,7 @@ def _wrap_names(names: Sequence[str], width: int) -> str:
     return "\n".join(lines)
 
 
-def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None = None, *, width_chars: int = 80) -> plt.Figure:
+def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None = None, *, width_chars: int = 80) -> Figure:
     """Draw the extension points top to bottom, grouped by phase, with the legacy view beside them.
 
     Parameters
@@ -230,11 +259,9 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
 
     Examples
     --------
-    >>> import matplotlib; matplotlib.use("Agg")
     >>> fig = extension_points_figure({"Score": ["NodeResourcesFit"]})
     >>> len(fig.axes)
     1
-    >>> plt.close(fig)
     """
     g = extension_points_graph(plugins_by_point)
     row_h = 0.62
@@ -248,7 +275,7 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
     fy = pos["Filter"][1]
     pos["PostFilter"] = (1.35, fy - row_h / 2)
     list_x = 2.35
-    fig = plt.figure(figsize=(10.5, 0.42 * len(EXTENSION_POINT_FLOW) + 0.6))
+    fig = detached_figure(10.5, 0.42 * len(EXTENSION_POINT_FLOW) + 0.6)
     ax = fig.add_axes((0.01, 0.01, 0.98, 0.98))
     ax.axis("off")
     margins = dict(min_source_margin=9, min_target_margin=9, node_size=0, arrows=True, arrowstyle="-|>", arrowsize=11)
@@ -261,7 +288,7 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
     phase_fc = {"scheduling queue": "#fff3e0", "scheduling cycle": "#e3f2fd", "binding cycle": "#e8f5e9"}
     for phase, points in PHASES:
         ys = [pos[p][1] for p in points if p != "PostFilter"]
-        ax.add_patch(plt.Rectangle((-2.45, min(ys) - row_h / 2 + 0.04), 10.4, max(ys) - min(ys) + row_h - 0.08,
+        ax.add_patch(Rectangle((-2.45, min(ys) - row_h / 2 + 0.04), 10.4, max(ys) - min(ys) + row_h - 0.08,
                                    fc=phase_fc[phase], ec="none", zorder=0))
         ax.text(-2.4, max(ys) + row_h / 2 - 0.1, phase, fontsize=8.5, fontweight="bold", va="top", color="#37474f")
     for p, (x, yy) in pos.items():
@@ -439,7 +466,7 @@ def _score_matrix(per_node: Mapping[str, Mapping[str, int]], nodes: Sequence[str
     return np.array([[int(per_node.get(n, {}).get(p, 0)) for p in plugins] for n in nodes], dtype=float).reshape(len(nodes), len(plugins))
 
 
-def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None, title: str | None = None) -> plt.Figure:
+def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None, title: str | None = None) -> Figure:
     """The Score (优选) heatmap: raw scores and normalized x weight per node and plugin, with totals.
 
     Parameters
@@ -476,13 +503,11 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
 
     Examples
     --------
-    >>> import matplotlib; matplotlib.use("Agg")
     >>> r = {"name": "web", "nodeName": "n1", "score": {"n1": {"A": 90, "B": 10}, "n2": {"A": 50, "B": 70}},
     ...      "finalScore": {"n1": {"A": 180, "B": 10}, "n2": {"A": 100, "B": 70}}, "totalScore": {"n1": 190, "n2": 170}}
     >>> fig = score_heatmap(r, weights={"A": 2, "B": 1})
     >>> len(fig.axes) >= 3
     True
-    >>> plt.close(fig)
     """
     raw = result.get("score") or {}
     final = result.get("finalScore") or {}
@@ -503,7 +528,7 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
     below = 0.3 + 0.05 * max(len(x) for x in wlabel) * 0.57
     fig_w = 1.3 + 2 * 0.95 * len(plugins) + 1.5
     fig_h = h + below + 0.55
-    fig = plt.figure(figsize=(fig_w, fig_h))
+    fig = detached_figure(fig_w, fig_h)
     gs = fig.add_gridspec(1, 3, width_ratios=[len(plugins), len(plugins), 1.3], wspace=0.06,
                           left=1.3 / fig_w, right=0.98, top=1 - 0.5 / fig_h, bottom=below / fig_h)
     axes = [fig.add_subplot(gs[0, i]) for i in range(3)]
@@ -534,7 +559,7 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
     if winner in nodes:
         i = nodes.index(winner)
         for ax, m in ((axes[0], r), (axes[1], f)):
-            ax.add_patch(plt.Rectangle((-0.5, i - 0.5), m.shape[1], 1, fill=False, ec=_GREEN, lw=2.5))
+            ax.add_patch(Rectangle((-0.5, i - 0.5), m.shape[1], 1, fill=False, ec=_GREEN, lw=2.5))
     fig.suptitle(title or f"Score for {_pod_key(result)}: winner {winner or 'none'}", fontsize=10)
     return fig
 
@@ -576,6 +601,82 @@ def score_table(result: Mapping[str, Any], *, weights: Mapping[str, int] | None 
     return _html_table(["node", *heads, "totalScore"], rows, caption="raw Score → NormalizeScore x weight")
 
 
+def _hex_of(x: float) -> tuple[str, str]:
+    """Background and text colour for a value in [0, 1] on the heatmap colour scale."""
+    r, g, b, _ = _CMAP(min(1.0, max(0.0, x)))
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}", ("white" if x > 0.55 else "black")
+
+
+def score_heatmap_html(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None) -> str:
+    """The Score heatmap as an HTML table: fast enough to redraw on every widget change.
+
+    Parameters
+    ----------
+    result : mapping
+        One trace result.
+    weights : mapping of str to int, optional
+        Plugin -> weight, shown in the headers.
+
+    Returns
+    -------
+    str
+        HTML. Rows are the scored nodes, highest totalScore first; each
+        plugin cell shows ``NormalizeScore x weight`` large and the raw Score
+        small, coloured by the weighted value (same colour scale as
+        :func:`score_heatmap`); the last column is totalScore with a bar. The
+        winner's row is outlined in green. Without scores, a one-line note.
+
+    See Also
+    --------
+    score_heatmap
+
+    Examples
+    --------
+    >>> r = {"name": "web", "nodeName": "n1", "score": {"n1": {"A": 90}, "n2": {"A": 30}},
+    ...      "finalScore": {"n1": {"A": 180}, "n2": {"A": 60}}, "totalScore": {"n1": 180, "n2": 60}}
+    >>> h = score_heatmap_html(r, weights={"A": 2})
+    >>> "A ×2" in h and "raw 90" in h and h.index("n1") < h.index("n2")
+    True
+    """
+    raw = result.get("score") or {}
+    final = result.get("finalScore") or {}
+    total = result.get("totalScore") or {}
+    if not raw and not final:
+        return Html(f'<div class="kubenotes-heatmap">No Score phase for {_e(_pod_key(result))}: '
+                    f'{_e(result.get("message") or "only one node passed Filter, so Score was skipped")}</div>')
+    nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
+    plugins = _plugins_of(final) or _plugins_of(raw)
+    winner = result.get("nodeName")
+    top = max([v for d in final.values() for v in d.values()] + [100])
+    tmax = max(list(total.values()) + [1])
+    th = "padding:3px 6px;border-bottom:2px solid #888;font-size:11px;text-align:center;background:#fafafa"
+    out = ['<table class="kubenotes-heatmap" style="border-collapse:collapse;font-size:12px;margin:4px 0">',
+           f'<caption style="caption-side:top;text-align:left;padding:2px 0"><b>Score for {_e(_pod_key(result))}</b>: '
+           "each cell is NormalizeScore × weight (raw Score below); totalScore decides</caption><thead><tr>",
+           f'<th style="{th}">node</th>']
+    for p in plugins:
+        w = f" ×{weights[p]}" if weights and p in weights else ""
+        out.append(f'<th style="{th}">{_e(p)}{w}</th>')
+    out.append(f'<th style="{th};min-width:150px">totalScore</th></tr></thead><tbody>')
+    for n in nodes:
+        win = n == winner
+        row_css = f"outline:2.5px solid {_GREEN};" if win else ""
+        out.append(f'<tr style="{row_css}"><td style="padding:3px 8px;font-weight:{"bold" if win else "normal"};'
+                   f'color:{_GREEN if win else "black"}">{_e(n)}{" ★" if win else ""}</td>')
+        for p in plugins:
+            f_v = int(final.get(n, {}).get(p, 0))
+            r_v = int(raw.get(n, {}).get(p, 0))
+            bg, fg = _hex_of(f_v / top)
+            out.append(f'<td style="background:{bg};color:{fg};text-align:center;padding:2px 6px;border:1px solid #fff">'
+                       f'<b>{f_v}</b><br><span style="font-size:10px">raw {r_v}</span></td>')
+        t = int(total.get(n, 0))
+        bar = f'<div style="display:inline-block;height:10px;width:{int(100 * t / tmax)}px;background:' \
+              f'{_GREEN if win else "#90a4ae"};margin-right:6px;vertical-align:middle"></div>'
+        out.append(f'<td style="padding:2px 8px;white-space:nowrap">{bar}<b>{t}</b></td></tr>')
+    out.append("</tbody></table>")
+    return Html("".join(out))
+
+
 def winner_banner(result: Mapping[str, Any]) -> str:
     """One line saying where the pod goes, by how much it won, or why it stays Pending.
 
@@ -601,12 +702,12 @@ def winner_banner(result: Mapping[str, Any]) -> str:
         others = sorted(((s, n) for n, s in total.items() if n != node), reverse=True)
         lead = f" (runner-up {_e(others[0][1])}: {others[0][0]})" if others else " (the only feasible node: Score skipped)"
         score = f" with totalScore <b>{total[node]}</b>" if node in total else ""
-        return (f'<div class="kubenotes-winner" style="{style.format(c=_GREEN)}">{_e(_pod_key(result))} → '
-                f'<b>{_e(node)}</b>{score}{lead}</div>')
+        return Html(f'<div class="kubenotes-winner" style="{style.format(c=_GREEN)}">{_e(_pod_key(result))} → '
+                    f'<b>{_e(node)}</b>{score}{lead}</div>')
     msg = result.get("message") or "no node fits"
     extra = f"; nominatedNodeName {_e(result['nominatedNodeName'])}" if result.get("nominatedNodeName") else ""
-    return (f'<div class="kubenotes-winner" style="{style.format(c=_RED)}">{_e(_pod_key(result))} stays Pending: '
-            f'{_e(msg)}{extra}</div>')
+    return Html(f'<div class="kubenotes-winner" style="{style.format(c=_RED)}">{_e(_pod_key(result))} stays Pending: '
+                f'{_e(msg)}{extra}</div>')
 
 
 def failed_scheduling(result: Mapping[str, Any]) -> str:
@@ -655,10 +756,81 @@ def failed_scheduling(result: Mapping[str, Any]) -> str:
             rows.append([(_e(node), ""), (_e(p), ""), (_e(_reason_text(v)), f"color:{_RED}")])
     pre = ('<pre style="font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px;'
            f'white-space:pre-wrap">{_e(event)}</pre>')
-    return pre + (_html_table(["node", "rejected by", "reason"], rows) if rows else "")
+    return Html(pre + (_html_table(["node", "rejected by", "reason"], rows) if rows else ""))
 
 
-def legacy_names_table(rows: Iterable[Any]) -> str:
+def priority_classes_table(priority_classes: Iterable[Any]) -> str:
+    """The cluster's PriorityClasses, highest value first.
+
+    Parameters
+    ----------
+    priority_classes : iterable of lightkube PriorityClass
+
+    Returns
+    -------
+    str
+        HTML with ``metadata.name``, ``value``, ``preemptionPolicy`` (upstream
+        default ``PreemptLowerPriority`` when unset), ``globalDefault`` and
+        ``description``.
+
+    Examples
+    --------
+    >>> from lightkube.resources.scheduling_v1 import PriorityClass
+    >>> pc = PriorityClass.from_dict({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+    ...                               "metadata": {"name": "batch-low"}, "value": -100})
+    >>> "PreemptLowerPriority" in priority_classes_table([pc])
+    True
+    """
+    rows = []
+    for pc in sorted(priority_classes, key=lambda pc: -int(pc.value)):
+        policy = pc.preemptionPolicy or "PreemptLowerPriority"
+        rows.append([(f"<code>{_e(pc.metadata.name)}</code>", ""), (_e(pc.value), "text-align:right"),
+                     (_e(policy), f"color:{_RED}" if policy == "Never" else ""),
+                     (_e(bool(pc.globalDefault)), ""), (_e(pc.description or ""), "")])
+    return _html_table(["name", "value", "preemptionPolicy", "globalDefault", "description"], rows)
+
+
+def preemption_table(manifests: Any, result: Mapping[str, Any]) -> str:
+    """The preemptor next to its victims: PriorityClass, priority and node of each.
+
+    Parameters
+    ----------
+    manifests : Manifests
+        Where the pods are looked up (by ``namespace/name``).
+    result : mapping
+        The preemptor's trace result (``victims``, ``nominatedNodeName``).
+
+    Returns
+    -------
+    str
+        HTML; victims in red. A victim missing from ``manifests`` shows only its name.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> m = SimpleNamespace(pods=[make_pod("low", "b", node_name="n1", priority=-5)])
+    >>> t = preemption_table(m, {"namespace": "a", "name": "hi", "priority": 100, "nominatedNodeName": "n1",
+    ...                          "victims": ["b/low"]})
+    >>> "victim" in t and "-5" in t and "preemptor" in t
+    True
+    """
+    pods = {f"{p.metadata.namespace or 'default'}/{p.metadata.name}": p for p in manifests.pods}
+    me = pods.get(_pod_key(result))
+    rows = [[(_e(_pod_key(result)), "font-weight:bold"), ("preemptor", ""),
+             (_e(me.spec.priorityClassName or "") if me is not None else "", ""),
+             (_e(result.get("priority", 0)), "text-align:right"),
+             (f"nominatedNodeName: {_e(result.get('nominatedNodeName') or '')}", "")]]
+    for v in result.get("victims") or ():
+        p = pods.get(v)
+        rows.append([(_e(v), f"color:{_RED}"), ("victim", f"color:{_RED}"),
+                     (_e(p.spec.priorityClassName or "") if p is not None else "", ""),
+                     (_e(p.spec.priority if p is not None else ""), "text-align:right"),
+                     (_e(p.spec.nodeName if p is not None else ""), "")])
+    return _html_table(["pod", "role", "priorityClassName", "priority", "node"], rows)
+
+
+def legacy_names_table(rows: Iterable[Any], columns: Sequence[str] | None = None) -> str:
     """The old predicate/priority names next to the plugins that replaced them.
 
     Parameters
@@ -667,6 +839,8 @@ def legacy_names_table(rows: Iterable[Any]) -> str:
         From ``kubenotes.scheduler.legacy.legacy_table()``: mappings (their
         keys become the headers, in order) or tuples (headers ``legacy name``,
         ``kind``, ``plugin``, ``extension points``, ``note`` as many as fit).
+    columns : sequence of str, optional
+        For mappings: the keys to show, in this order.
 
     Returns
     -------
@@ -683,7 +857,7 @@ def legacy_names_table(rows: Iterable[Any]) -> str:
         return _html_table([], [])
     first = rows[0]
     if isinstance(first, Mapping):
-        heads = list(first.keys())
+        heads = list(columns) if columns is not None else list(first.keys())
         body = [[(_e(_cell(r.get(h))), "") for h in heads] for r in rows]
     elif hasattr(first, "_fields"):
         heads = list(first._fields)
@@ -704,3 +878,527 @@ def _cell(v: Any) -> str:
     if isinstance(v, (list, tuple, set, frozenset)):
         return ", ".join(str(x) for x in v)
     return str(v)
+
+
+
+# ---------------------------------------------------------------------------
+# glue for notebooks: what-if scheduling over the library
+
+
+#: ``NodeResourcesFitArgs.scoringStrategy.type`` values (``config.ScoringStrategyType``).
+SCORING_STRATEGIES: tuple[str, ...] = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
+
+#: Shape used when RequestedToCapacityRatio is chosen without one: the bin-packing
+#: example of the scheduler documentation (score 0 at 0 % utilization, 10 at 100 %).
+DEFAULT_RTCR_SHAPE: tuple[dict[str, int], ...] = ({"utilization": 0, "score": 0}, {"utilization": 100, "score": 10})
+
+
+def as_config_dict(config: Any = None) -> dict[str, Any]:
+    """A KubeSchedulerConfiguration as the mapping a YAML file gives.
+
+    Parameters
+    ----------
+    config : None, mapping, str, Path, Manifests or KubeSchedulerConfiguration
+        None for the default configuration; a mapping as read from YAML; a
+        path to a YAML file; a :class:`~kubenotes.api.manifests.Manifests`
+        holding one (its first); or a loaded configuration (its ``to_dict()``).
+
+    Returns
+    -------
+    dict
+        A deep copy (camelCase keys), safe to edit.
+
+    Raises
+    ------
+    ValueError
+        When a path or Manifests holds no KubeSchedulerConfiguration.
+
+    Examples
+    --------
+    >>> as_config_dict()["kind"]
+    'KubeSchedulerConfiguration'
+    """
+    from kubenotes.scheduler.config import API_VERSION, KIND
+
+    if config is None:
+        return {"apiVersion": API_VERSION, "kind": KIND}
+    if isinstance(config, Mapping):
+        return copy.deepcopy(dict(config))
+    if isinstance(config, (str, Path)):
+        from kubenotes.api.manifests import load_manifests
+
+        config = load_manifests(config)
+    if hasattr(config, "scheduler_configs"):
+        found = config.scheduler_configs
+        if not found:
+            raise ValueError("no KubeSchedulerConfiguration in the given manifests")
+        return copy.deepcopy(dict(found[0]))
+    return config.to_dict()
+
+
+def config_with(config: Any = None, *, weights: Mapping[str, int] | None = None, strategy: str | None = None) -> Any:
+    """Load a configuration with Score weights and the NodeResourcesFit scoring strategy overridden.
+
+    The overrides are written the way a user writes them in YAML: an
+    ``enabled`` entry ``{name, weight}`` under the first profile's
+    ``plugins.multiPoint`` (which replaces the default entry in place), and
+    ``pluginConfig[NodeResourcesFit].args.scoringStrategy.type``.
+
+    Parameters
+    ----------
+    config : any, optional
+        See :func:`as_config_dict`.
+    weights : mapping of str to int, optional
+        Score plugin -> weight (upstream treats 0 as 1).
+    strategy : str, optional
+        One of :data:`SCORING_STRATEGIES`. RequestedToCapacityRatio gets
+        :data:`DEFAULT_RTCR_SHAPE` when the configuration has no shape.
+
+    Returns
+    -------
+    KubeSchedulerConfiguration
+        Parsed, defaulted and validated by :func:`kubenotes.scheduler.config.load_config`.
+
+    Raises
+    ------
+    ConfigError
+        When the result is not a valid configuration.
+    ValueError
+        When ``strategy`` is not a known scoring strategy.
+
+    Examples
+    --------
+    >>> cfg = config_with(weights={"ImageLocality": 5}, strategy="MostAllocated")
+    >>> score_weights(cfg)["ImageLocality"], cfg.profiles[0].args_for("NodeResourcesFit")["scoringStrategy"]["type"]
+    (5, 'MostAllocated')
+    """
+    from kubenotes.scheduler.config import load_config
+
+    d = as_config_dict(config)
+    profiles = d.setdefault("profiles", [])
+    if not profiles:
+        profiles.append({})
+    prof = profiles[0]
+    if weights:
+        plugins = prof.get("plugins") or {}
+        prof["plugins"] = plugins
+        mp = plugins.get("multiPoint") or {}
+        plugins["multiPoint"] = mp
+        enabled = list(mp.get("enabled") or [])
+        for name, w in weights.items():
+            for e in enabled:
+                if e.get("name") == name:
+                    e["weight"] = int(w)
+                    break
+            else:
+                enabled.append({"name": name, "weight": int(w)})
+        mp["enabled"] = enabled
+    if strategy is not None:
+        if strategy not in SCORING_STRATEGIES:
+            raise ValueError(f"unknown scoring strategy {strategy!r}; one of {', '.join(SCORING_STRATEGIES)}")
+        pcs = prof.get("pluginConfig") or []
+        prof["pluginConfig"] = pcs
+        entry = next((pc for pc in pcs if pc.get("name") == "NodeResourcesFit"), None)
+        if entry is None:
+            entry = {"name": "NodeResourcesFit", "args": {}}
+            pcs.append(entry)
+        args = entry.get("args") or {}
+        entry["args"] = args
+        ss = args.get("scoringStrategy") or {}
+        args["scoringStrategy"] = ss
+        ss["type"] = strategy
+        if strategy == "RequestedToCapacityRatio" and not (ss.get("requestedToCapacityRatio") or {}).get("shape"):
+            ss["requestedToCapacityRatio"] = {"shape": [dict(p) for p in DEFAULT_RTCR_SHAPE]}
+    return load_config(d)
+
+
+def score_weights(config: Any = None) -> dict[str, int]:
+    """Score plugin -> weight of the first profile, in the framework's Score order.
+
+    Parameters
+    ----------
+    config : any, optional
+        See :func:`as_config_dict`; a loaded configuration is used as is.
+
+    Returns
+    -------
+    dict[str, int]
+        As the framework sees it (a weight of 0 or none counts as 1).
+
+    Examples
+    --------
+    >>> w = score_weights()
+    >>> w["TaintToleration"], w["NodeResourcesFit"]
+    (3, 1)
+    """
+    from kubenotes.scheduler.config import KubeSchedulerConfiguration, load_config
+    from kubenotes.scheduler.framework.runtime import Framework
+    from kubenotes.scheduler.plugins.registry import in_tree_registry
+
+    cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(as_config_dict(config))
+    fw = Framework(in_tree_registry(), cfg.profiles[0])
+    return dict(fw.score_plugin_weight)
+
+
+def enabled_plugins(config: Any = None) -> dict[str, list[str]]:
+    """Extension point -> enabled plugins of the first profile, in run order (``Framework.list_plugins()``).
+
+    Parameters
+    ----------
+    config : any, optional
+        See :func:`as_config_dict`; a loaded configuration is used as is.
+
+    Returns
+    -------
+    dict[str, list[str]]
+        Empty extension points left out.
+
+    Raises
+    ------
+    ConfigError
+        When the configuration is invalid.
+
+    Examples
+    --------
+    >>> enabled_plugins()["QueueSort"], enabled_plugins()["PostFilter"]
+    (['PrioritySort'], ['DynamicResources', 'DefaultPreemption'])
+    """
+    from kubenotes.scheduler.config import KubeSchedulerConfiguration, load_config
+    from kubenotes.scheduler.framework.runtime import Framework
+    from kubenotes.scheduler.plugins.registry import in_tree_registry
+
+    cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(as_config_dict(config))
+    return Framework(in_tree_registry(), cfg.profiles[0]).list_plugins()
+
+
+def pod_variant(
+    pod: Any,
+    *,
+    cpu_milli: int | None = None,
+    memory_mib: int | None = None,
+    tolerate: Iterable[Mapping[str, str]] = (),
+    node_affinity: tuple[str, str, str] | None = None,
+) -> Any:
+    """A copy of a pending pod with other requests, extra tolerations or a node affinity to a label value.
+
+    Parameters
+    ----------
+    pod : lightkube Pod
+    cpu_milli : int, optional
+        New CPU request of the first container, millicores.
+    memory_mib : int, optional
+        New memory request of the first container, MiB. A memory limit lower
+        than the new request is raised to it (the API server rejects
+        request > limit).
+    tolerate : iterable of mapping
+        Taints (``{"key", "value", "effect"}``) to add a toleration for
+        (``operator: Equal``, or ``Exists`` when the taint has no value).
+    node_affinity : tuple of (str, str, str), optional
+        ``("required" | "preferred", label key, value)``: replaces
+        ``spec.affinity.nodeAffinity`` with one ``In`` term (preferred: weight 100).
+
+    Returns
+    -------
+    lightkube Pod
+        A new object; ``pod`` is unchanged.
+
+    Notes
+    -----
+    The CPU limit is left alone: a request above it shows up as a higher
+    request, as if the manifest had been edited without validation.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> p = pod_variant(make_pod("web", requests={"cpu": "500m"}), cpu_milli=1500,
+    ...                 tolerate=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}],
+    ...                 node_affinity=("required", "topology.kubernetes.io/zone", "us-central1-b"))
+    >>> p.spec.containers[0].resources.requests["cpu"], p.spec.tolerations[0].operator
+    ('1500m', 'Equal')
+    >>> p.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values
+    ['us-central1-b']
+    """
+    d = pod.to_dict()
+    spec = d.setdefault("spec", {})
+    c0 = spec["containers"][0]
+    res = c0.setdefault("resources", {})
+    req = res.setdefault("requests", {})
+    if cpu_milli is not None:
+        req["cpu"] = f"{int(cpu_milli)}m"
+    if memory_mib is not None:
+        req["memory"] = f"{int(memory_mib)}Mi"
+        lim = res.get("limits") or {}
+        if "memory" in lim:
+            from kubenotes.api.quantity import value
+
+            if value(lim["memory"]) < int(memory_mib) * 1024 * 1024:
+                lim["memory"] = f"{int(memory_mib)}Mi"
+    tols = list(spec.get("tolerations") or [])
+    for t in tolerate:
+        tol = {"key": t["key"], "effect": t.get("effect")}
+        if t.get("value"):
+            tol.update(operator="Equal", value=t["value"])
+        else:
+            tol["operator"] = "Exists"
+        tols.append({k: v for k, v in tol.items() if v is not None})
+    if tols:
+        spec["tolerations"] = tols
+    if node_affinity is not None:
+        kind, key, val = node_affinity
+        term = {"matchExpressions": [{"key": key, "operator": "In", "values": [val]}]}
+        aff = spec.get("affinity") or {}
+        if kind == "required":
+            aff["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
+        elif kind == "preferred":
+            aff["nodeAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "preference": term}]}
+        else:
+            raise ValueError(f"node_affinity kind must be 'required' or 'preferred', not {kind!r}")
+        spec["affinity"] = aff
+    return type(pod).from_dict(d)
+
+
+def _cluster_parts(manifests: Any) -> tuple[list[Any], list[Any], Any]:
+    return manifests.nodes, manifests.pods, manifests.to_cluster_objects()
+
+
+# id(manifests) -> (weak reference, object count, nodes, running PodInfos, ClusterObjects).
+# Building PodInfos parses every quantity; a widget re-schedules the same cluster many times.
+_RUNNING_CACHE: dict[int, tuple[Any, int, list[Any], list[Any], Any]] = {}
+
+
+def _running_cluster(manifests: Any) -> tuple[list[Any], list[Any], Any]:
+    """Nodes, PodInfos of the running pods and ClusterObjects of ``manifests``, built once per object."""
+    from kubenotes.scheduler.framework.node_info import PodInfo
+
+    hit = _RUNNING_CACHE.get(id(manifests))
+    if hit is not None and hit[0]() is manifests and hit[1] == len(manifests):
+        return hit[2], hit[3], hit[4]
+    nodes, pods, objects = _cluster_parts(manifests)
+    running = [PodInfo(p) for p in pods if p.spec is not None and p.spec.nodeName]
+    try:
+        ref = weakref.ref(manifests)
+    except TypeError:  # not weak-referenceable: do not cache
+        return nodes, running, objects
+    _RUNNING_CACHE[id(manifests)] = (ref, len(manifests), nodes, running, objects)
+    return nodes, running, objects
+
+
+def schedule_pending(manifests: Any, *, config: Any = None, seed: int = 0) -> list[dict[str, Any]]:
+    """Run the scheduler over every pending pod of ``manifests``; one trace dict per attempt.
+
+    Parameters
+    ----------
+    manifests : Manifests
+        Nodes, running pods (``spec.nodeName`` set), pending pods and the
+        other objects plugins read (PriorityClasses, PDBs, Services ...).
+    config : any, optional
+        See :func:`as_config_dict`; default: the manifests' own
+        KubeSchedulerConfiguration if any, else the default one.
+    seed : int
+        Seed of the scheduler's random source (tie breaks).
+
+    Returns
+    -------
+    list[dict]
+        ``AttemptTrace.to_dict()`` of each attempt, in order: the CLI's JSON
+        records. A pod that preempts appears twice (nominated, then bound).
+
+    See Also
+    --------
+    kubenotes.scheduler.schedule_one.new_scheduler
+
+    Examples
+    --------
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> m = load_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+    ... ---
+    ... apiVersion: v1
+    ... kind: Pod
+    ... metadata: {name: web}
+    ... spec: {containers: [{name: c, image: "nginx:1.27"}]}
+    ... ''')
+    >>> [(r["name"], r["nodeName"]) for r in schedule_pending(m)]
+    [('web', 'n1')]
+    """
+    from kubenotes.scheduler.config import KubeSchedulerConfiguration, load_config
+    from kubenotes.scheduler.schedule_one import new_scheduler
+
+    if config is None and getattr(manifests, "scheduler_configs", None):
+        config = manifests.scheduler_configs[0]
+    cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(as_config_dict(config))
+    nodes, pods, objects = _cluster_parts(manifests)
+    sched = new_scheduler(nodes, pods, config=cfg, objects=objects, seed=seed)
+    return [t.to_dict() for t in sched.run()]
+
+
+def schedule_what_if(
+    manifests: Any,
+    pod: Any,
+    *,
+    config: Any = None,
+    weights: Mapping[str, int] | None = None,
+    strategy: str | None = None,
+    cpu_milli: int | None = None,
+    memory_mib: int | None = None,
+    tolerate: Iterable[Mapping[str, str]] = (),
+    node_affinity: tuple[str, str, str] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Schedule one pod, changed by :func:`pod_variant`, under :func:`config_with`, on the running cluster.
+
+    Parameters
+    ----------
+    manifests : Manifests
+        The cluster: its nodes, its running pods and other objects. Its
+        pending pods are ignored.
+    pod : lightkube Pod
+        The pending pod to try.
+    config, weights, strategy
+        See :func:`config_with`.
+    cpu_milli, memory_mib, tolerate, node_affinity
+        See :func:`pod_variant`.
+    seed : int
+
+    Returns
+    -------
+    dict
+        The trace of the pod's first attempt (CLI JSON record).
+
+    Raises
+    ------
+    ConfigError
+        When the overridden configuration is invalid.
+
+    Examples
+    --------
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> m = load_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+    ... ''')
+    >>> r = schedule_what_if(m, make_pod("web"), cpu_milli=3000)
+    >>> r["nodeName"], r["filter"]["n1"]["NodeResourcesFit"]
+    (None, 'Insufficient cpu')
+    """
+    from kubenotes.scheduler.schedule_one import new_scheduler
+
+    cfg = config_with(config, weights=weights, strategy=strategy)
+    variant = pod_variant(pod, cpu_milli=cpu_milli, memory_mib=memory_mib, tolerate=tolerate, node_affinity=node_affinity)
+    nodes, running, objects = _running_cluster(manifests)
+    sched = new_scheduler(nodes, [*running, variant], config=cfg, objects=objects, seed=seed)
+    return sched.run(max_attempts=1)[0].to_dict()
+
+
+def _taints_of(nodes: Iterable[Any]) -> list[dict[str, str]]:
+    seen: dict[tuple, dict[str, str]] = {}
+    for n in nodes:
+        for t in (n.spec.taints if n.spec is not None else None) or ():
+            if t.effect in ("NoSchedule", "NoExecute"):
+                seen.setdefault((t.key, t.value or "", t.effect), {"key": t.key, "value": t.value or "", "effect": t.effect})
+    return list(seen.values())
+
+
+def _taint_text(t: Mapping[str, str]) -> str:
+    return f"{t['key']}={t['value']}:{t['effect']}" if t.get("value") else f"{t['key']}:{t['effect']}"
+
+
+def scheduling_panel(
+    manifests: Any,
+    pod: Any,
+    *,
+    config: Any = None,
+    plugins: Sequence[str] | None = None,
+    seed: int = 0,
+    zone_label: str = "topology.kubernetes.io/zone",
+) -> Any:
+    """The chapter's widget: Score weights, scoring strategy, requests, tolerations, node affinity -> winner and heatmap.
+
+    Parameters
+    ----------
+    manifests : Manifests
+        The cluster (nodes, running pods, other objects).
+    pod : lightkube Pod
+        The pending pod to place.
+    config : any, optional
+        Starting configuration (see :func:`as_config_dict`); its weights and
+        scoring strategy are the controls' defaults.
+    plugins : sequence of str, optional
+        Score plugins that get a weight slider, in this order (default: every
+        Score plugin of the profile). The first slider comes first in the panel.
+    seed : int
+    zone_label : str
+        Node label offered for node affinity.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`; each change calls
+        :func:`schedule_what_if` and shows :func:`winner_banner` with
+        :func:`score_heatmap_html` (HTML, so an update takes milliseconds; or :func:`failed_scheduling` / :func:`filter_table`
+        when there is nothing to score).
+
+    Notes
+    -----
+    A weight slider starts at 1: upstream turns a weight of 0 into 1; to switch
+    a plugin off, disable it in the configuration.
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.viz.widgets import live_panel
+
+    base = as_config_dict(config)
+    cfg0 = config_with(base)
+    weights0 = score_weights(cfg0)
+    chosen = list(plugins) if plugins is not None else list(weights0)
+    fit_args = cfg0.profiles[0].args_for("NodeResourcesFit") or {}
+    strategy0 = (fit_args.get("scoringStrategy") or {}).get("type") or "LeastAllocated"
+    c0 = pod.spec.containers[0]
+    req0 = dict((c0.resources.requests if c0.resources is not None else None) or {})
+    from kubenotes.api.quantity import milli_value, value
+
+    cpu0 = milli_value(req0["cpu"]) if "cpu" in req0 else 100
+    mem0 = value(req0["memory"]) // (1024 * 1024) if "memory" in req0 else 200
+    wide = dict(style={"description_width": "230px"}, layout=widgets.Layout(width="460px"))
+    controls: dict[str, Any] = {}
+    for p in chosen:
+        controls[f"w{len(controls)}"] = widgets.IntSlider(value=weights0.get(p, 1), min=1, max=10, description=f"{p} weight",
+                                                          continuous_update=False, **wide)
+    n_weights = len(controls)
+    controls["strategy"] = widgets.Dropdown(options=list(SCORING_STRATEGIES), value=strategy0,
+                                            description="NodeResourcesFit scoringStrategy", **wide)
+    controls["cpu_milli"] = widgets.IntSlider(value=cpu0, min=100, max=max(8000, cpu0), step=100,
+                                              description="requests.cpu (millicores)", continuous_update=False, **wide)
+    controls["memory_mib"] = widgets.IntSlider(value=mem0, min=64, max=max(16384, mem0), step=64,
+                                               description="requests.memory (MiB)", continuous_update=False, **wide)
+    taints = _taints_of(manifests.nodes)
+    for i, t in enumerate(taints):
+        controls[f"t{i}"] = widgets.Checkbox(value=False, description=f"tolerate {_taint_text(t)}", indent=False,
+                                             layout=widgets.Layout(width="460px"))
+    zones = sorted({(n.metadata.labels or {}).get(zone_label) for n in manifests.nodes} - {None})
+    options = [("no node affinity", None)]
+    options += [(f"required: {zone_label}={z}", ("required", zone_label, z)) for z in zones]
+    options += [(f"preferred: {zone_label}={z}", ("preferred", zone_label, z)) for z in zones]
+    controls["affinity"] = widgets.Dropdown(options=options, value=None, description="nodeAffinity", **wide)
+
+    def update(**v: Any) -> Any:
+        weights = {p: v[f"w{i}"] for i, p in enumerate(chosen)}
+        tolerate = [t for i, t in enumerate(taints) if v[f"t{i}"]]
+        result = schedule_what_if(manifests, pod, config=base, weights=weights, strategy=v["strategy"],
+                                  cpu_milli=v["cpu_milli"], memory_mib=v["memory_mib"], tolerate=tolerate,
+                                  node_affinity=v["affinity"], seed=seed)
+        banner = winner_banner(result)
+        if result.get("score"):
+            return [banner, score_heatmap_html(result, weights={**weights0, **weights})]
+        if result.get("message"):
+            return [banner, failed_scheduling(result)]
+        return [banner, filter_table(result)]
+
+    assert n_weights == len(chosen)
+    return live_panel(update, controls)

@@ -401,6 +401,8 @@ ERRORS = [
         NODE + "---\nkind: Pod\n  bad: indent\n",
         "<string> doc 2: yaml: line 11, column 6: mapping values are not allowed in this context",
         id="yaml-syntax-second-doc"),
+    pytest.param("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n",
+                 '<string> doc 1: yaml: line 5, column 3: key "name" already set in map', id="yaml-duplicate-key"),
     pytest.param("- a\n- b\n", "<string> doc 1: expected a mapping with apiVersion and kind, got array",
                  id="not-a-mapping"),
     pytest.param("---\njust text\n", "<string> doc 1: expected a mapping with apiVersion and kind, got str",

@@ -7,7 +7,7 @@ kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/helper/qos/qos_test.go
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from lightkube.resources.core_v1 import Pod
 
@@ -154,6 +154,7 @@ def test_bad_quantity_names_the_field():
 _q = st.sampled_from(["", "0", "100m", "1", "128Mi", "1Gi"])
 
 
+@settings(deadline=None, derandomize=True, database=None)
 @given(st.lists(st.tuples(_q, _q, _q, _q), min_size=1, max_size=3))
 def test_qos_class_properties(resources):
     containers = [ctr(f"c{i}", rl(rc, rm), rl(lc, lm)) for i, (rc, rm, lc, lm) in enumerate(resources)]

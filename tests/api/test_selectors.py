@@ -466,7 +466,7 @@ def _requirement(draw):
 _label_sets = st.dictionaries(_keys, st.one_of(_values, _ints), max_size=5)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(reqs=st.lists(_requirement(), max_size=4), label_sets=st.lists(_label_sets, min_size=1, max_size=8))
 def test_string_round_trip_matches_same_label_sets(reqs, label_sets):
     sel = LabelSelector(reqs)
@@ -479,13 +479,13 @@ def test_string_round_trip_matches_same_label_sets(reqs, label_sets):
         assert again.matches(labels) == sel.matches(labels)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(sel=st.dictionaries(_keys, _values, max_size=4), labels=_label_sets)
 def test_from_set_is_subset_check(sel, labels):
     assert LabelSelector.from_set(sel).matches(labels) == all(labels.get(k) == v for k, v in sel.items())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(exprs=st.lists(st.tuples(_keys, st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist"]),
                                 st.lists(_values, min_size=1, max_size=3)), max_size=3),
        labels=_label_sets)

@@ -9,7 +9,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/scheduling/co
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from lightkube.models.core_v1 import Taint, Toleration
 
@@ -158,6 +158,7 @@ _val = st.sampled_from(["", "x", "y"])
 _eff = st.sampled_from(["", NS, PNS, NE])
 
 
+@settings(deadline=None, derandomize=True, database=None)
 @given(key=_key, op=st.sampled_from(["", "Equal", "Exists"]), value=_val, effect=_eff,
        tkey=_key.filter(bool), tvalue=_val, teffect=_eff.filter(bool))
 def test_tolerates_matches_documented_rules(key, op, value, effect, tkey, tvalue, teffect):
@@ -167,6 +168,7 @@ def test_tolerates_matches_documented_rules(key, op, value, effect, tkey, tvalue
                      Taint(key=tkey, value=tvalue, effect=teffect)) is want
 
 
+@settings(deadline=None, derandomize=True, database=None)
 @given(st.lists(st.tuples(_key.filter(bool), _val, _eff.filter(bool)), max_size=4))
 def test_wildcard_toleration_tolerates_every_taint(taints):
     taints = [Taint(key=k, value=v, effect=e) for k, v, e in taints]

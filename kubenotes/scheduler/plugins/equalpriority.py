@@ -36,6 +36,10 @@ EQUAL_SCORE = 1
 class EqualPriority:
     """Score every node ``EQUAL_SCORE`` (1); no NormalizeScore.
 
+    See Also
+    --------
+    kubenotes.scheduler.legacy.legacy_table : where EqualPriority sits among the legacy priorities.
+
     Notes
     -----
     Upstream's priority failed with "node not found" for a NodeInfo without a node;

@@ -118,6 +118,10 @@ class ImageLocality:
     handle : Handle
         Its ``snapshot.num_nodes()`` gives the cluster size for the spread factor.
 
+    See Also
+    --------
+    kubenotes.scheduler.snapshot.new_snapshot : fills ``NodeInfo.image_states`` from ``status.images``.
+
     Notes
     -----
     Image names are matched literally after adding ``:latest``, as upstream

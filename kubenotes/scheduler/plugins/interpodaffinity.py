@@ -209,6 +209,11 @@ class InterPodAffinity:
         Skip scoring when the incoming pod has no preferred terms, instead of
         honouring existing pods' preferences. Default False.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.podtopologyspread.PodTopologySpread : spreading instead of (anti-)affinity.
+    kubenotes.scheduler.framework.node_info.AffinityTerm : the parsed term and its ``matches``.
+
     Notes
     -----
     Pods are assumed already parsed (``PodInfo``): upstream's "parsing pod"

@@ -206,6 +206,11 @@ class NodeAffinity:
     ConfigError
         When ``addedAffinity`` does not parse (upstream's validation message).
 
+    See Also
+    --------
+    kubenotes.api.selectors.RequiredNodeAffinity : the parsed required constraints.
+    kubenotes.api.selectors.PreferredSchedulingTerms : the weighted preferred terms.
+
     Notes
     -----
     A pod's own affinity is parsed leniently, as upstream: a required term

@@ -45,6 +45,10 @@ class NodeLabel:
     present_labels_preference, absent_labels_preference : list[str]
         Keys that should / should not be on the node (Score).
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.nodeaffinity : its replacement (``Exists`` / ``DoesNotExist``).
+
     Notes
     -----
     Upstream divides by the number of preference keys and would panic when there

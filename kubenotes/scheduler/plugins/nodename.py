@@ -48,6 +48,10 @@ class NodeName:
     handle : Handle, optional
         Unused.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.nodeaffinity.NodeAffinity : ``matchFields`` on ``metadata.name``.
+
     Notes
     -----
     Queueing hints (``EventsToRegister``) are not modelled.

@@ -93,9 +93,14 @@ class NodePorts:
     handle : Handle, optional
         Unused.
 
+    See Also
+    --------
+    kubenotes.scheduler.framework.node_info.HostPortInfo : the node's used ports and the conflict rule.
+
     Notes
     -----
-    Queueing hints are not modelled.
+    Queueing hints are not modelled. Ports of pods already on the node come
+    from ``PodInfo.host_ports``.
 
     References
     ----------

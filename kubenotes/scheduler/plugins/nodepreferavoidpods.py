@@ -64,6 +64,10 @@ def avoided_controllers(annotations: Any) -> list[tuple[str, str]] | None:
 class NodePreferAvoidPods:
     """Score 0 on nodes that ask to avoid the pod's ReplicationController/ReplicaSet, else 100.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.tainttoleration : what to use instead (PreferNoSchedule taints).
+
     Notes
     -----
     No NormalizeScore; a malformed annotation counts as "not avoided", as upstream.

@@ -52,6 +52,10 @@ class NodeUnschedulable:
     handle : Handle, optional
         Unused.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.tainttoleration.TaintToleration : the general taint check.
+
     Notes
     -----
     Queueing hints are not modelled.

@@ -101,6 +101,11 @@ class SelectorSpread:
     handle : Handle
         ``handle.snapshot`` and ``handle.objects`` (Services and controllers).
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.podtopologyspread.PodTopologySpread : its replacement (system default constraints).
+    kubenotes.scheduler.plugins.podtopologyspread.common.default_selector : the selector it spreads.
+
     Notes
     -----
     Faithful to v1.22, including ``int()`` truncation of the blended score.

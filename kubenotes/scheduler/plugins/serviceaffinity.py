@@ -67,6 +67,10 @@ class ServiceAffinity:
     anti_affinity_labels_preference : list[str]
         Node label keys over whose values a Service's pods should spread.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.interpodaffinity.InterPodAffinity : its replacement.
+
     Notes
     -----
     "The pods of the Service" are approximated, as upstream, by the scheduled pods

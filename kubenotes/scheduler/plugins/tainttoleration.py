@@ -106,6 +106,11 @@ class TaintToleration:
     handle : Handle, optional
         Unused.
 
+    See Also
+    --------
+    kubenotes.api.taints.find_matching_untolerated_taint : the matching rules.
+    kubenotes.scheduler.plugins.nodeunschedulable.NodeUnschedulable : the cordon check.
+
     Notes
     -----
     Queueing hints are not modelled.

@@ -126,6 +126,10 @@ class VolumeRestrictions:
         ``handle.snapshot`` (claims used by scheduled pods) and
         ``handle.objects.persistent_volume_claims``.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.volumezone.VolumeZone : zone/region of bound volumes.
+
     Notes
     -----
     A missing claim gives ``persistentvolumeclaim "x" not found``

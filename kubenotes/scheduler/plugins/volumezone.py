@@ -132,6 +132,10 @@ class VolumeZone:
         ``handle.objects`` provides ``persistent_volume_claims``,
         ``persistent_volumes`` and ``storage_classes``.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.volumerestrictions.VolumeRestrictions : other volume checks.
+
     Notes
     -----
     Only PV labels are read, never ``spec.nodeAffinity`` (VolumeBinding checks

@@ -175,6 +175,10 @@ class BalancedAllocation:
     ConfigError
         When ``args`` fail upstream's validation.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.noderesources.fit.Fit : Filter and the least/most-allocated strategies.
+
     Notes
     -----
     Uses the pod's and the node's actual requests (``useRequested``), unlike

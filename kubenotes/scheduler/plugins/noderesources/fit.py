@@ -494,6 +494,11 @@ class Fit:
         When ``args`` fail upstream's validation; the message is upstream's
         aggregate of ``field.Error`` messages.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.noderesources.balanced_allocation.BalancedAllocation : the other resource scorer.
+    kubenotes.scheduler.plugins.noderesources.resource_allocation.ResourceAllocationScorer : shared scoring.
+
     Notes
     -----
     ``PodLevelResources`` (beta, on in v1.34) is always on: pod-level

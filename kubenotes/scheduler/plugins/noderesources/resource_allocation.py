@@ -134,6 +134,13 @@ class ResourceAllocationScorer:
         non-zero defaults (100m, 200Mi per container that requests nothing);
         ``True`` (BalancedAllocation) uses the actual requests.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.noderesources.least_allocated.least_resource_scorer
+    kubenotes.scheduler.plugins.noderesources.most_allocated.most_resource_scorer
+    kubenotes.scheduler.plugins.noderesources.requested_to_capacity_ratio.requested_to_capacity_ratio_scorer
+    kubenotes.scheduler.plugins.noderesources.balanced_allocation.balanced_resource_scorer
+
     Notes
     -----
     DRA-backed extended resources (feature gate ``DRAExtendedResource``,

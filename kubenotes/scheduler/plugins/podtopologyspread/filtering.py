@@ -41,6 +41,7 @@ __all__ = [
     "cal_pre_filter_state",
     "update_with_pod",
     "filter_node",
+    "FilteringMixin",
 ]
 
 #: CycleState key of the PreFilter state.

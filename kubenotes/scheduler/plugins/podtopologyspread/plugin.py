@@ -64,6 +64,12 @@ class PodTopologySpread(FilteringMixin, ScoringMixin):
         True when ``defaultingType: System``; then nodes without a zone label
         still take part in hostname spreading.
 
+    See Also
+    --------
+    kubenotes.scheduler.plugins.podtopologyspread.filtering : PreFilter/Filter (``DoNotSchedule``).
+    kubenotes.scheduler.plugins.podtopologyspread.scoring : PreScore/Score (``ScheduleAnyway``).
+    kubenotes.scheduler.plugins.selectorspread.SelectorSpread : the legacy plugin it replaced.
+
     Notes
     -----
     v1.34 default feature gates are fixed on: node inclusion policies, minDomains,

@@ -38,6 +38,7 @@ __all__ = [
     "PreScoreState",
     "topology_normalizing_weight",
     "score_for_count",
+    "ScoringMixin",
 ]
 
 #: CycleState key of the PreScore state.

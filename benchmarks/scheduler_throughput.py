@@ -1,0 +1,97 @@
+"""Scheduler throughput on scheduler_perf-shaped workloads (pods/s and peak memory).
+
+Mirrors three test cases of upstream's scheduler_perf
+(test/integration/scheduler_perf/misc/performance-config.yaml, v1.34):
+
+* SchedulingBasic: identical nodes, identical pods requesting 100m CPU / 500Mi.
+* SchedulingNodeAffinity: nodes labelled with a zone; pods require it (required node affinity).
+* SchedulingPodAntiAffinity: pods with a required anti-affinity to each other per hostname.
+
+Each case runs in its own subprocess (peak RSS is per process) with the fast,
+untraced path (``trace=False``); decisions are the same as the traced path
+(tests/scheduler/test_schedule_one.py holds the two to the same placements).
+Upstream's thresholds at 5,000 nodes: 810, 220 and 60 pods/s.
+
+Usage: python benchmarks/scheduler_throughput.py [--nodes 500 5000] [--case NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+CASES = {
+    # name: (init pods per node count, measured pods), as in performance-config.yaml
+    "SchedulingBasic": {500: (500, 1000), 5000: (5000, 1000)},
+    "SchedulingNodeAffinity": {500: (500, 1000), 5000: (5000, 1000)},
+    "SchedulingPodAntiAffinity": {500: (100, 400), 5000: (1000, 1000)},
+}
+THRESHOLDS_5000 = {"SchedulingBasic": 810, "SchedulingNodeAffinity": 220, "SchedulingPodAntiAffinity": 60}
+
+
+def _node(i: int, case: str):
+    from kubenotes.scheduler.testing import make_node
+
+    labels = {"topology.kubernetes.io/zone": "zone1"} if case == "SchedulingNodeAffinity" else {}
+    return make_node(f"scheduler-perf-{i}", allocatable={"cpu": "4", "memory": "32Gi", "pods": "110"}, labels=labels)
+
+
+def _pod(i: int, case: str, prefix: str):
+    from kubenotes.scheduler.testing import make_pod
+
+    kw: dict = {}
+    labels = None
+    if case == "SchedulingNodeAffinity":
+        kw["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone1", "zone2"]}]}]}}}
+    if case == "SchedulingPodAntiAffinity":
+        labels = {"color": "green"}
+        kw["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"color": "green"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    return make_pod(f"{prefix}-{i}", requests={"cpu": "100m", "memory": "500Mi"}, labels=labels,
+                    creation_timestamp=f"2024-01-01T00:00:{i % 60:02d}Z", **kw)
+
+
+def run_case(case: str, num_nodes: int) -> dict:
+    from kubenotes.scheduler.schedule_one import new_scheduler
+
+    init_pods, measured = CASES[case][num_nodes]
+    nodes = [_node(i, case) for i in range(num_nodes)]
+    # Init pods are scheduled first (as scheduler_perf does), then the measured ones.
+    sched = new_scheduler(nodes, [_pod(i, case, "init") for i in range(init_pods)], seed=0, trace=False)
+    sched.run()
+    for i in range(measured):
+        sched.add_pod(_pod(i, case, "measured"))
+    t0 = time.perf_counter()
+    sched.run()
+    seconds = time.perf_counter() - t0
+    placed = sum(1 for key, _ in sched.bindings if "/measured-" in key)
+    return {"case": case, "nodes": num_nodes, "pods": measured, "placed": placed, "seconds": round(seconds, 3),
+            "pods_per_second": round(measured / seconds, 1),
+            "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nodes", type=int, nargs="+", default=[500, 5000])
+    ap.add_argument("--case", choices=list(CASES), nargs="+", default=list(CASES))
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(run_case(args.child[0], int(args.child[1]))))
+        return
+    print(f"{'case':28} {'nodes':>6} {'pods':>5} {'placed':>6} {'pods/s':>8} {'upstream':>8} {'peak MiB':>9}")
+    for case in args.case:
+        for n in args.nodes:
+            out = subprocess.run([sys.executable, __file__, "--child", case, str(n)], capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            ref = THRESHOLDS_5000.get(case, "") if n == 5000 else ""
+            print(f"{case:28} {n:>6} {r['pods']:>5} {r['placed']:>6} {r['pods_per_second']:>8} {ref!s:>8} {r['peak_rss_mib']:>9}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""``kubenotes schedule``: run kube-scheduler's loop over manifests and print what it decided.
+
+``python -m kubenotes schedule MANIFEST [MANIFEST ...] [--config FILE] [--seed N] [-o table|json|kss]``
+
+* MANIFEST is a YAML/JSON file (several documents allowed), a directory, or
+  ``-`` for stdin. Nodes, Pods and the objects plugins read (Services,
+  PVCs, PDBs, PriorityClasses...) are loaded with API defaults and Priority
+  admission applied.
+* Pods with ``spec.nodeName`` are running. The others are pending and, when
+  their ``schedulerName`` is the profile's, scheduled in queue order, each
+  placement assumed before the next pod. A pod bound to a node that is not in
+  the input is ignored with a warning on stderr.
+* The KubeSchedulerConfiguration comes from ``--config`` or from a MANIFEST
+  document; the first profile is used.
+
+Output (``-o``):
+
+``table`` (default)
+    One row per scheduling attempt: NAMESPACE NAME NODE PRIORITY QOS MESSAGE.
+``json``
+    ``{"pods": [...]}``, one record per attempt in the order made (a
+    preempting pod appears again when retried), then one per pod held back by
+    scheduling gates; see :meth:`kubenotes.scheduler.schedule_one.AttemptTrace.to_dict`.
+``kss``
+    The pods as multi-document YAML carrying kube-scheduler-simulator's
+    annotations (``kube-scheduler-simulator.sigs.k8s.io/filter-result`` ...).
+
+Exit status: 0 when every pending pod of the profile was bound, 1 when some
+was not, 2 for bad input (invalid manifest or configuration: upstream's
+one-line message on stderr).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 cmd/kube-scheduler/app/server.go
+https://github.com/kubernetes-sigs/kube-scheduler-simulator (simulator/docs/debuggable-scheduler.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Iterable, TextIO
+
+import yaml
+
+from kubenotes.errors import ConfigError
+
+__all__ = [
+    "ANNOTATION_PREFIX",
+    "register",
+    "run_schedule",
+    "format_table",
+    "to_json",
+    "to_kss_documents",
+]
+
+#: Prefix of kube-scheduler-simulator's result annotations.
+ANNOTATION_PREFIX = "kube-scheduler-simulator.sigs.k8s.io/"
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``schedule`` subcommand to ``kubenotes``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``schedule`` parser, with ``func`` set.
+    """
+    p = subparsers.add_parser(
+        "schedule",
+        help="run the scheduler on a cluster and pending pods from manifests",
+        description="Schedule the pending pods of the manifests with kube-scheduler v1.34's algorithm "
+                    "(default profile, or the KubeSchedulerConfiguration given) and print each attempt.",
+    )
+    p.add_argument("manifests", nargs="+", metavar="MANIFEST", help="YAML/JSON file, directory, or - for stdin")
+    p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the tie-breaking random source (default 0)")
+    p.add_argument("-o", "--output", choices=("table", "json", "kss"), default="table", help="output format (default table)")
+    p.set_defaults(func=_cmd_schedule)
+    return p
+
+
+def _warn(msg: str) -> None:
+    print(f"warning: {msg}", file=sys.stderr)
+
+
+def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed: int = 0,
+                 warn: Any = _warn) -> tuple[Any, list[Any]]:
+    """Load manifests and configuration, then run the scheduler to completion.
+
+    Parameters
+    ----------
+    sources : iterable
+        Manifest sources for :func:`kubenotes.api.manifests.load_manifests`.
+    config_file : str, optional
+        Path of a KubeSchedulerConfiguration (wins over one in the manifests).
+    seed : int
+    warn : callable(str)
+
+    Returns
+    -------
+    (Scheduler, list[AttemptTrace])
+        The scheduler after the run and every attempt, then the gated pods' traces.
+
+    Raises
+    ------
+    ManifestError
+        Bad manifest.
+    ConfigError
+        Invalid configuration, with upstream's validation message.
+    """
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.scheduler.config import load_config, load_config_file
+    from kubenotes.scheduler.schedule_one import new_scheduler
+
+    m = load_manifests(*sources)
+    if config_file is not None:
+        cfg = load_config_file(config_file)
+    elif m.scheduler_configs:
+        if len(m.scheduler_configs) > 1:
+            warn(f"{len(m.scheduler_configs)} KubeSchedulerConfiguration documents given; using the first")
+        cfg = load_config(m.scheduler_configs[0])
+    else:
+        cfg = None
+    if cfg is not None and len(cfg.profiles) > 1:
+        warn(f"{len(cfg.profiles)} profiles configured; scheduling pods of the first ({cfg.profiles[0].scheduler_name})")
+    try:
+        sched = new_scheduler(m.nodes, m.pods, config=cfg, objects=m.to_cluster_objects(), seed=seed, warn=warn)
+    except ConfigError as e:
+        name = cfg.profiles[0].scheduler_name if cfg is not None else "default-scheduler"
+        raise ConfigError(f"initializing profiles: creating profile for scheduler name {name}: {e}") from None
+    traces = sched.run()
+    traces.extend(sched.gated_traces())
+    return sched, traces
+
+
+def to_json(traces: Iterable[Any]) -> str:
+    """``{"pods": [record, ...]}`` with 2-space indentation.
+
+    Each record has exactly the keys ``namespace``, ``name``, ``nodeName``,
+    ``qosClass``, ``priority``, ``filter``, ``score``, ``finalScore``,
+    ``totalScore``, ``message``, ``nominatedNodeName`` and ``victims``.
+    """
+    return json.dumps({"pods": [t.to_dict() for t in traces]}, indent=2)
+
+
+def format_table(traces: Iterable[Any]) -> str:
+    """kubectl-style columns: NAMESPACE NAME NODE PRIORITY QOS MESSAGE (``<none>`` for empty).
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.schedule_one import AttemptTrace
+    >>> print(format_table([AttemptTrace("default", "web", "n1", "BestEffort", 0)]))
+    NAMESPACE   NAME   NODE   PRIORITY   QOS          MESSAGE
+    default     web    n1     0          BestEffort   <none>
+    """
+    rows = [("NAMESPACE", "NAME", "NODE", "PRIORITY", "QOS", "MESSAGE")]
+    for t in traces:
+        rows.append((t.namespace, t.name, t.node_name or "<none>", str(t.priority), t.qos_class or "<none>",
+                     (t.message or "<none>").replace("\n", " ")))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for r in rows:
+        lines.append("   ".join(c.ljust(w) for c, w in zip(r, widths)) + "   " + r[-1])
+    return "\n".join(lines)
+
+
+def _str_scores(d: dict[str, dict[str, int]]) -> dict[str, dict[str, str]]:
+    return {n: {p: str(v) for p, v in ps.items()} for n, ps in d.items()}
+
+
+def _annotations(t: Any) -> dict[str, str]:
+    a = ANNOTATION_PREFIX
+    dump = lambda v: json.dumps(v, separators=(",", ":"), sort_keys=True)  # noqa: E731
+    return {
+        a + "prefilter-result-status": dump(t.pre_filter_status),
+        a + "prefilter-result": dump(t.pre_filter_result),
+        a + "filter-result": dump(t.filter),
+        a + "postfilter-result": dump(t.post_filter),
+        a + "prescore-result": dump(t.pre_score),
+        a + "score-result": dump(_str_scores(t.score)),
+        a + "finalscore-result": dump(_str_scores(t.final_score)),
+        a + "reserve-result": dump(t.reserve),
+        a + "permit-result": dump(t.permit),
+        a + "permit-result-timeout": dump(t.permit_timeout),
+        a + "prebind-result": dump(t.pre_bind),
+        a + "bind-result": dump(t.bind),
+        a + "selected-node": t.node_name or "",
+    }
+
+
+def to_kss_documents(sched: Any, traces: Iterable[Any]) -> list[dict[str, Any]]:
+    """The attempted pods as manifests with kube-scheduler-simulator's annotations.
+
+    One document per pod, in the order of its first attempt: the latest
+    attempt's results as annotations (values are JSON strings; scores are
+    strings), every attempt in ``result-history``, ``spec.nodeName`` when
+    bound, ``status.nominatedNodeName`` when nominated, and a ``PodScheduled``
+    condition.
+    """
+    by_pod: dict[str, list[Any]] = {}
+    for t in traces:
+        by_pod.setdefault(t.key, []).append(t)
+    docs = []
+    for key, ts in by_pod.items():
+        pi = sched.pod_lister.pods.get(key)
+        if pi is None:  # deleted by preemption after being bound
+            continue
+        d = pi.pod.to_dict()
+        last = ts[-1]
+        anns = dict((d.get("metadata") or {}).get("annotations") or {})
+        history = [_annotations(t) for t in ts if t.attempt > 0]
+        anns.update(_annotations(last))
+        anns[ANNOTATION_PREFIX + "result-history"] = json.dumps(history, separators=(",", ":"))
+        d.setdefault("metadata", {})["annotations"] = anns
+        if last.node_name:
+            d.setdefault("spec", {})["nodeName"] = last.node_name
+            cond = {"type": "PodScheduled", "status": "True"}
+        else:
+            cond = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable" if last.attempt else "SchedulingGated"}
+            if last.message:
+                cond["message"] = last.message
+        status = d.setdefault("status", {})
+        status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"] + [cond]
+        if last.nominated_node_name:
+            status["nominatedNodeName"] = last.nominated_node_name
+        docs.append(d)
+    return docs
+
+
+def _write(out: TextIO, text: str) -> None:
+    out.write(text)
+    if not text.endswith("\n"):
+        out.write("\n")
+
+
+def _cmd_schedule(args: argparse.Namespace) -> int:
+    sched, traces = run_schedule(args.manifests, config_file=args.config, seed=args.seed)
+    if args.output == "json":
+        _write(sys.stdout, to_json(traces))
+    elif args.output == "kss":
+        _write(sys.stdout, yaml.safe_dump_all(to_kss_documents(sched, traces), sort_keys=False, default_flow_style=False))
+    else:
+        _write(sys.stdout, format_table(traces))
+    final: dict[str, Any] = {}
+    for t in traces:
+        final[t.key] = t
+    return 0 if all(t.node_name for t in final.values()) else 1

@@ -1,0 +1,196 @@
+"""Tests for kubenotes.scheduler.queue (after backend/queue/scheduling_queue_test.go and nominator tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubenotes.scheduler.framework.interface import Code, NominatingInfo, Status
+from kubenotes.scheduler.framework.node_info import PodInfo
+from kubenotes.scheduler.plugins.queuesort import PrioritySort
+from kubenotes.scheduler.plugins.schedulinggates import SchedulingGates
+from kubenotes.scheduler.queue import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    PodNominator,
+    SchedulingQueue,
+)
+from kubenotes.scheduler.testing import make_pod
+
+
+def pod(name, priority=0, ts=None, **kw):
+    return PodInfo(make_pod(name, priority=priority, creation_timestamp=ts, **kw))
+
+
+def gates(p: PodInfo) -> Status:
+    s = SchedulingGates().pre_enqueue(p)
+    if not s.is_success():
+        s.plugin = "SchedulingGates"
+    return s
+
+
+def new_queue(**kw) -> SchedulingQueue:
+    return SchedulingQueue(PrioritySort().less, gates, **kw)
+
+
+def test_pop_order_priority_then_timestamp():
+    q = new_queue()
+    q.add(pod("mid-late", 5, "2024-01-01T00:00:10Z"))
+    q.add(pod("low", 1, "2024-01-01T00:00:00Z"))
+    q.add(pod("high", 10, "2024-01-01T00:00:20Z"))
+    q.add(pod("mid-early", 5, "2024-01-01T00:00:05Z"))
+    assert [q.pop().pod_info.name for _ in range(4)] == ["high", "mid-early", "mid-late", "low"]
+    assert q.pop() is None
+    assert q.scheduling_cycle == 4
+
+
+def test_equal_priority_and_time_keeps_insertion_order():
+    q = new_queue()
+    for n in "abcde":
+        q.add(pod(n))
+    assert [q.pop().pod_info.name for _ in range(5)] == list("abcde")
+
+
+def test_pop_counts_attempts():
+    q = new_queue()
+    qp = q.add(pod("a"))
+    assert q.pop() is qp and qp.attempts == 1
+    assert q.add_unschedulable_if_not_present(qp, error=True) == "backoffQ"
+    assert q.pop() is qp and qp.attempts == 2
+
+
+def test_gated_pod_is_kept_out():
+    q = new_queue()
+    q.add(pod("gated", schedulingGates=[{"name": "example.com/foo"}, {"name": "bar"}]))
+    q.add(pod("free"))
+    assert q.pop().pod_info.name == "free"
+    assert q.pop() is None
+    [g] = q.gated_pods()
+    assert g.gating_plugin == "SchedulingGates"
+    assert g.gating_status.message() == "waiting for scheduling gates: [example.com/foo bar]"
+    assert str(g.gating_status.code) == "UnschedulableAndUnresolvable"
+    # events never ungate a pod
+    q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE)
+    assert q.pop() is None
+
+
+@pytest.mark.parametrize("rejectors, event, want", [
+    ({"NodeResourcesFit"}, None, "unschedulablePods"),
+    ({"NodeResourcesFit"}, ASSIGNED_POD_DELETE, "backoffQ"),
+    ({"NodeResourcesFit"}, ASSIGNED_POD_ADD, "unschedulablePods"),
+    ({"InterPodAffinity"}, ASSIGNED_POD_ADD, "backoffQ"),
+    ({"TaintToleration"}, ASSIGNED_POD_DELETE, "unschedulablePods"),
+    ({"MyOutOfTreePlugin"}, ASSIGNED_POD_ADD, "backoffQ"),
+    (set(), None, "unschedulablePods"),
+])
+def test_requeue_after_failure_depends_on_in_flight_events(rejectors, event, want):
+    q = new_queue()
+    q.add(pod("p"))
+    qp = q.pop()
+    if event is not None:
+        q.move_all_to_active_or_backoff_queue(event)
+    qp.unschedulable_plugins = set(rejectors)
+    assert q.add_unschedulable_if_not_present(qp) == want
+
+
+def test_error_is_retried_once_without_events():
+    q = new_queue()
+    q.add(pod("p"))
+    qp = q.pop()
+    assert q.add_unschedulable_if_not_present(qp, error=True) == "backoffQ"
+    assert q.pop() is qp
+    assert q.add_unschedulable_if_not_present(qp, error=True) == "unschedulablePods"
+    q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_ADD)
+    assert q.pop() is qp
+
+
+def test_move_all_uses_interests_and_pre_check():
+    q = new_queue()
+    for n, plugin in [("fit", "NodeResourcesFit"), ("aff", "InterPodAffinity"), ("taint", "TaintToleration")]:
+        q.add(pod(n))
+        qp = q.pop()
+        qp.unschedulable_plugins = {plugin}
+        assert q.add_unschedulable_if_not_present(qp) == "unschedulablePods"
+    assert q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_ADD) == 1
+    assert q.pop().pod_info.name == "aff"
+    assert q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, pre_check=lambda p: p.pod_info.name != "fit") == 0
+    assert q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE) == 1
+    assert q.pop().pod_info.name == "fit"
+    assert [p.pod_info.name for p in q.pending_pods()["unschedulablePods"]] == ["taint"]
+
+
+def test_active_q_before_backoff_q():
+    q = new_queue()
+    q.add(pod("first"))
+    first = q.pop()
+    assert q.add_unschedulable_if_not_present(first, error=True) == "backoffQ"
+    q.add(pod("second", priority=-5))
+    # a pod in activeQ, even of lower priority, goes before a backing-off one
+    assert q.pop().pod_info.name == "second"
+    assert q.pop() is first
+
+
+@pytest.mark.parametrize("attempts, want", [(1, 1), (2, 2), (3, 4), (4, 8), (5, 10), (20, 10)])
+def test_backoff_duration(attempts, want):
+    q = new_queue()
+    qp = q.add(pod("p"))
+    qp.attempts = attempts
+    assert q.backoff_duration_seconds(qp) == want
+
+
+def test_backoff_duration_custom_limits():
+    q = new_queue(pod_initial_backoff_seconds=2, pod_max_backoff_seconds=5)
+    qp = q.add(pod("p"))
+    qp.attempts = 3
+    assert q.backoff_duration_seconds(qp) == 5
+
+
+def test_requeued_pod_goes_behind_equal_priority_pods():
+    q = new_queue()
+    q.add(pod("a", ts="2024-01-01T00:00:00Z"))
+    q.add(pod("b", ts="2024-01-01T00:00:01Z"))
+    a = q.pop()
+    a.unschedulable_plugins = {"NodeResourcesFit"}
+    q.add_unschedulable_if_not_present(a)
+    q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE)
+    q.activate([a.pod_info])
+    assert [q.pop().pod_info.name for _ in range(2)] == ["b", "a"]
+
+
+def test_delete_removes_everywhere():
+    q = new_queue()
+    p = pod("p")
+    q.add(p)
+    q.nominator.add_nominated_pod(p, NominatingInfo("n1"))
+    q.delete(p)
+    assert q.pop() is None and q.nominator.nominated_pods_for_node("n1") == []
+
+
+# --------------------------------------------------------------------------- nominator
+def test_nominator_modes():
+    n = PodNominator()
+    p = pod("p", 10)
+    n.add_nominated_pod(p, NominatingInfo("n1"))
+    n.add_nominated_pod(p, NominatingInfo("n2"))  # re-nominating moves it
+    assert n.nominated_pods_for_node("n1") == [] and n.nominated_pods_for_node("n2") == [p]
+    n.add_nominated_pod(p, None)  # ModeNoop with no status.nominatedNodeName removes it
+    assert n.nominated_node_name(p) == ""
+    with_status = PodInfo(make_pod("s"))
+    from lightkube.models.core_v1 import PodStatus
+
+    with_status.pod.status = PodStatus(nominatedNodeName="n3")
+    n.add_nominated_pod(with_status)
+    assert n.nominated_node_name(with_status) == "n3"
+    n.add_nominated_pod(with_status, NominatingInfo("", "ModeOverride"))  # clear
+    assert n.nominated_pods_for_node("n3") == []
+
+
+def test_nominator_ignores_bound_pods():
+    n = PodNominator()
+    bound = PodInfo(make_pod("b", node_name="n1"))
+    n.add_nominated_pod(bound, NominatingInfo("n1"))
+    assert n.nominated_pods_for_node("n1") == []
+
+
+def test_pre_enqueue_status_code():
+    p = pod("g", schedulingGates=[{"name": "a"}])
+    assert gates(p).code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
