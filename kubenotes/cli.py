@@ -361,6 +361,7 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     >>> sorted(build_parser(load=())._subparsers._group_actions[0].choices)
     ['replay', 'schedule', 'validate']
     """
+    _PLACEHOLDERS.clear()
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Models of Kubernetes internals (v1.34) driven from real manifests.",

@@ -144,7 +144,7 @@ def test_keyboard_interrupt_is_not_a_traceback():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.Popen([sys.executable, "-m", "kubenotes", "validate", "-"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
-    time.sleep(1.5)  # let it import and block on stdin
+    time.sleep(3)  # let it start, import and block on stdin
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130

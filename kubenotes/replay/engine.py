@@ -10,9 +10,9 @@ The experiment of Weng et al. (USENIX ATC '23, section 6), step by step:
 3. **Placement.** Pods arrive one at a time and never leave. Each one is
    filtered (CPU, memory, pod slots, GPU fit per card, GPU model), scored by
    one policy (:mod:`kubenotes.replay.policies`), placed on a best-scoring
-   node (ties broken uniformly at random, like kube-scheduler's
-   ``selectHost``), and given GPU cards by the policy's GPU selection. A pod
-   that fits nowhere fails and is dropped.
+   node (ties go to the node whose seeded, randomly prefixed name sorts
+   first; see :func:`replay`), and given GPU cards by the policy's GPU
+   selection. A pod that fits nowhere fails and is dropped.
 4. **Measurement.** After every pod the simulator logs the cluster's
    allocated GPU, its expected fragmentation (against the typical pods of the
    original workload) and the GPU requested so far ("arrived workload"). The
@@ -30,10 +30,12 @@ Notes
 -----
 * Randomness: the simulator seeds Go's global ``math/rand`` with the run's
   seed (42-51 in the paper) and draws the shuffle, the inflation, the node
-  order, tie-breaks and random choices from it. kubenotes draws the same
-  things, in the same order, from one :func:`numpy.random.default_rng`; the
-  per-seed runs therefore differ from the paper's while every distribution
-  is the same, and results are compared as means over seeds.
+  name prefixes and the Random policy's choices from it. kubenotes draws the
+  same things, in the same order, from one :func:`numpy.random.default_rng`;
+  the per-seed runs therefore differ from the paper's while every
+  distribution is the same, and results are compared as means over seeds.
+* Tie-breaking decides the results of the policies whose scores often tie
+  (FGD, GpuPacking, GpuClustering): see the Notes of :func:`replay`.
 * Filtering is the part of kube-scheduler v1.20's default filters that
   matters for these objects (``NodeResourcesFit`` on cpu, memory and pods)
   plus the simulator's ``Open-Gpu-Share`` filter (a card with enough free
@@ -345,9 +347,11 @@ class ClusterState:
         KubenotesError
             When the cards do not match the request or lack free GPU (a policy bug).
         """
-        if len(cards) != pod.num_gpu or any(self.gpu_left[node, c] < pod.gpu_milli for c in cards) \
-                or any(c >= self.gpu_count[node] for c in cards):
-            raise KubenotesError(f"cannot place pod {pod} on node {node} cards {list(cards)}")
+        count = int(self.gpu_count[node])
+        if len(cards) != pod.num_gpu or len(set(cards)) != len(cards) \
+                or any(not 0 <= c < count or self.gpu_left[node, c] < pod.gpu_milli for c in cards):
+            raise KubenotesError(f"cannot place a pod asking {pod.num_gpu} x {pod.gpu_milli} milli-GPU "
+                                 f"on cards {list(cards)} of node {self.trace.node_names[node]}")
         self.milli_cpu_left[node] -= pod.milli_cpu
         self.memory_left[node] -= pod.memory_bytes
         self.pods_left[node] -= 1

@@ -85,7 +85,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from kubenotes.datasets.alibaba import GPU_COUNT, GPU_INDEX, GPU_MILLI, GPU_MODEL, MILLI_PER_GPU
+from kubenotes.datasets.alibaba import GPU_COUNT, GPU_INDEX, GPU_MODEL, MILLI_PER_GPU
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -527,6 +527,8 @@ class Fragmentation:
                     table[k, mi, b0:, int(n):] += f
         # model index -1 (no GPU) is stored last so that table[:, -1] works directly
         self.table = table
+        #: Sum of the popularities (1 for :func:`typical_pods`): every idle milli-GPU counts this much at most.
+        self.share = float(typical.percentage.sum())
         self._k = np.arange(k_n)
 
     def amount(self, milli_cpu_left: np.ndarray, gpu_left: np.ndarray, model: np.ndarray) -> np.ndarray:
@@ -545,7 +547,7 @@ class Fragmentation:
         numpy.ndarray of float64, shape (B,)
         """
         L = np.asarray(gpu_left)
-        total = L.sum(axis=-1)
+        total = L.sum(axis=-1) * self.share
         if len(self.thresholds) == 0:
             return total.astype(np.float64)
         ge = L[:, None, :] >= self.thresholds[None, :, None]
@@ -627,10 +629,64 @@ class _Policy:
         return _best_fit_cards(cluster.gpu_left[node].tolist(), int(cluster.gpu_count[node]), pod)
 
     def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:
-        """Framework Score: the integer score of one node."""
+        """Framework Score of one node (the framework face).
+
+        Parameters
+        ----------
+        state : CycleState
+            The cycle's state (only Random reads it).
+        pod : PodInfo
+            The pod; its GPU demand comes from its annotations.
+        node_info : NodeInfo
+            The node and its pods; per-card GPU use comes from the pods'
+            ``alibabacloud.com/gpu-index`` annotations.
+
+        Returns
+        -------
+        tuple[int, Status]
+            The score (0-100 except BestFit, which NormalizeScore rescales)
+            and ``Success``.
+
+        Raises
+        ------
+        TraceError
+            When a GPU annotation is malformed.
+
+        See Also
+        --------
+        score_nodes : the same scores for many nodes at once.
+        """
         return self.node_score(pod_request(pod), node_view(node_info)), Status()
 
     def node_score(self, pod: PodRequest, node: NodeView) -> int:  # pragma: no cover - abstract
+        """The score of ``node`` for ``pod``, a literal port of the simulator's Go code.
+
+        Parameters
+        ----------
+        pod : PodRequest
+        node : NodeView
+
+        Returns
+        -------
+        int
+        """
+        raise NotImplementedError
+
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:  # pragma: no cover
+        """The scores of many nodes of a :class:`~kubenotes.replay.engine.ClusterState` at once (the vectorized face).
+
+        Parameters
+        ----------
+        pod : PodRequest
+        cluster : ClusterState
+        nodes : numpy.ndarray of int64, shape (F,)
+            Indices of the feasible nodes.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (F,)
+            Equal to :meth:`score` on each node (before :meth:`normalize_scores`).
+        """
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -1290,7 +1346,7 @@ class FGD(_Policy):
         ge = L[:, :, None] >= fr.thresholds
         cnt = ge.sum(axis=1)
         big = (L[:, :, None] * ge).sum(axis=1)
-        total = L.sum(axis=1)
+        total = L.sum(axis=1) * fr.share
         b0 = np.searchsorted(fr.cpu_breaks, cpu, side="right")[:, None]
         b1 = np.searchsorted(fr.cpu_breaks, cpu - pod.milli_cpu, side="right")[:, None]
         before = total - (fr.table[kk, model, b0, cnt] * big).sum(axis=1)
@@ -1301,7 +1357,7 @@ class FGD(_Policy):
             # the cards taken are untouched ones: every threshold (<= 1000) counted them
             taken = pod.num_gpu * pod.gpu_milli
             big2 = big - taken
-            after = (total - taken) - (fr.table[kk, model, b1, cnt - pod.num_gpu] * big2).sum(axis=1)
+            after = (total - taken * fr.share) - (fr.table[kk, model, b1, cnt - pod.num_gpu] * big2).sum(axis=1)
         else:
             m = pod.gpu_milli
             y = L - m
@@ -1309,7 +1365,7 @@ class FGD(_Policy):
             cnt2 = cnt[:, None, :] - ge + ge2
             big2 = big[:, None, :] - L[:, :, None] * ge + y[:, :, None] * ge2
             g = fr.table[kk[:, None, :], model[:, :, None], b1[:, :, None], cnt2]
-            aft = (total - m)[:, None] - (g * big2).sum(axis=2)
+            aft = (total - m * fr.share)[:, None] - (g * big2).sum(axis=2)
             sc = (_sigmoid((before[:, None] - aft) / 1000.0) * float(MAX_NODE_SCORE)).astype(np.int64)
             sc = np.where(L >= m, sc, -1)
             top = sc.max(axis=1)

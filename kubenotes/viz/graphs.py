@@ -74,8 +74,8 @@ def detached_figure(width_inches: float, height_inches: float) -> Figure:
     Examples
     --------
     >>> fig = detached_figure(4, 3)
-    >>> tuple(fig.get_size_inches()), plt.fignum_exists(fig.number)
-    ((4.0, 3.0), False)
+    >>> fig.get_size_inches().tolist(), plt.fignum_exists(fig.number)
+    ([4.0, 3.0], False)
     """
     fig = plt.figure(figsize=(width_inches, height_inches))
     plt.close(fig)
@@ -243,7 +243,7 @@ def _wrap(text: str, width: int = 22, after: str = r"(?<=[/=])") -> list[str]:
 def _short_node_label(d: dict) -> str:
     lines = [d["name"]]
     for t in d["taints"]:
-        lines += _wrap(f"taint {t}")
+        lines += _wrap(f"taint {t}", 20, r"(?<=[/=:.])")
     return "\n".join(lines)
 
 
@@ -269,7 +269,7 @@ def draw_topology(
     max_pods_per_node: int = 8,
     winner_label: str = "chosen node",
     collapse: Iterable[str] = ("kube-system",),
-    pod_gap: float = 0.5,
+    pod_gap: float = 0.55,
 ) -> Axes:
     """Draw a topology graph on ``ax`` with a fixed layout, highlighting the winner and victims.
 
@@ -368,18 +368,18 @@ def draw_topology(
         xy = pos[nid]
         if d["kind"] == "zone":
             _box(ax, xy, f"zone {d['name']}" if d["name"] != NO_ZONE else NO_ZONE,
-                 _ZONE_FC, "#5c6bc0", fontsize=8, weight="bold")
+                 _ZONE_FC, "#5c6bc0", fontsize=9, weight="bold")
         elif d["kind"] == "node":
             is_winner = d["name"] == winner
             ec = _WINNER_EC if is_winner else (_TAINTED_EC if d["taints"] else "#424242")
             _box(ax, xy, _short_node_label(d), _WINNER_FC if is_winner else _NODE_FC, ec,
-                 lw=2.5 if is_winner or d["taints"] else 1.0, fontsize=7.5, weight="bold" if is_winner else "normal")
+                 lw=2.5 if is_winner or d["taints"] else 1.0, fontsize=8, weight="bold" if is_winner else "normal")
         elif d["kind"] == "summary":
-            _box(ax, xy, d["name"], "#f5f5f5", "#bdbdbd", fontsize=6.5)
+            _box(ax, xy, d["name"], "#f5f5f5", "#bdbdbd", fontsize=7)
         else:
             is_victim = d["name"] in victims
             _box(ax, xy, labels[nid], _VICTIM_FC if is_victim else _POD_FC,
-                 _VICTIM_EC if is_victim else "#90caf9", lw=2.0 if is_victim else 0.8, fontsize=6.5,
+                 _VICTIM_EC if is_victim else "#90caf9", lw=2.0 if is_victim else 0.8, fontsize=7.5,
                  weight="bold" if is_victim else "normal")
 
     xs = [x for x, _ in pos.values()] or [0.0]
@@ -402,7 +402,7 @@ def draw_topology(
         handles.append(Patch(fc=_VICTIM_FC, ec=_VICTIM_EC, lw=2, label="victim (evicted by preemption)"))
     handles.append(Patch(fc=_ZONE_FC, ec="#5c6bc0", label=f"zone = node label {ZONE_LABEL}"))
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(handles),
-              fontsize=7.5, frameon=False)
+              fontsize=8.5, frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
     return ax
@@ -448,7 +448,7 @@ def topology_figure(
     (1, True)
     """
     n_nodes = sum(1 for _, d in g.nodes(data=True) if d["kind"] == "node")
-    width = max(6.0, 1.35 * n_nodes + 1.2)
+    width = max(6.0, 1.45 * n_nodes + 1.0)
     fig = detached_figure(width, 4.0)
     ax = fig.add_axes((0, 0, 1, 1))
     draw_topology(g, ax, winner=winner, victims=victims, incoming=incoming, title=title,

@@ -397,11 +397,11 @@ def results_table(results: Iterable[Mapping[str, Any]]) -> str:
     for r in results:
         node = r.get("nodeName")
         rows.append([
-            (_e(_pod_key(r)), ""),
+            (_e(_pod_key(r)), "white-space:nowrap"),
             (_e(r.get("priority", 0)), "text-align:right"),
             (_e(r.get("qosClass") or ""), ""),
-            (f"<b>{_e(node)}</b>" if node else "Pending", f"color:{_GREEN if node else _RED}"),
-            (_e(r.get("nominatedNodeName") or ""), ""),
+            (f"<b>{_e(node)}</b>" if node else "Pending", f"color:{_GREEN if node else _RED};white-space:nowrap"),
+            (_e(r.get("nominatedNodeName") or ""), "white-space:nowrap"),
             (_e(", ".join(r.get("victims") or ())), f"color:{_RED}"),
             (_e(r.get("message") or ""), "max-width:520px"),
         ])
@@ -532,7 +532,7 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
     gs = fig.add_gridspec(1, 3, width_ratios=[len(plugins), len(plugins), 1.3], wspace=0.06,
                           left=1.3 / fig_w, right=0.98, top=1 - 0.5 / fig_h, bottom=below / fig_h)
     axes = [fig.add_subplot(gs[0, i]) for i in range(3)]
-    for ax, m, labels, name in ((axes[0], r, plugins, "raw Score (0-100)"),
+    for ax, m, labels, name in ((axes[0], r, plugins, "raw Score (as the plugin returned it)"),
                                 (axes[1], f, wlabel, "NormalizeScore x weight")):
         vmax = max(100.0, float(m.max()) if m.size else 100.0)
         ax.imshow(m, cmap=_CMAP, vmin=0, vmax=vmax, aspect="auto")
@@ -661,7 +661,7 @@ def score_heatmap_html(result: Mapping[str, Any], *, weights: Mapping[str, int] 
     for n in nodes:
         win = n == winner
         row_css = f"outline:2.5px solid {_GREEN};" if win else ""
-        out.append(f'<tr style="{row_css}"><td style="padding:3px 8px;font-weight:{"bold" if win else "normal"};'
+        out.append(f'<tr style="{row_css}"><td style="padding:3px 8px;white-space:nowrap;font-weight:{"bold" if win else "normal"};'
                    f'color:{_GREEN if win else "black"}">{_e(n)}{" ★" if win else ""}</td>')
         for p in plugins:
             f_v = int(final.get(n, {}).get(p, 0))
@@ -1200,12 +1200,14 @@ def schedule_pending(manifests: Any, *, config: Any = None, seed: int = 0) -> li
     Returns
     -------
     list[dict]
-        ``AttemptTrace.to_dict()`` of each attempt, in order: the CLI's JSON
-        records. A pod that preempts appears twice (nominated, then bound).
+        ``AttemptTrace.to_dict()`` of each attempt, in order, then one record
+        per pod still held by a scheduling gate: exactly the ``pods`` of
+        ``python -m kubenotes schedule ... -o json``. A pod that preempts
+        appears twice (nominated, then bound).
 
     See Also
     --------
-    kubenotes.scheduler.schedule_one.new_scheduler
+    kubenotes.scheduler.schedule_one.new_scheduler, kubenotes.scheduler.cli.run_schedule
 
     Examples
     --------
@@ -1232,7 +1234,8 @@ def schedule_pending(manifests: Any, *, config: Any = None, seed: int = 0) -> li
     cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(as_config_dict(config))
     nodes, pods, objects = _cluster_parts(manifests)
     sched = new_scheduler(nodes, pods, config=cfg, objects=objects, seed=seed)
-    return [t.to_dict() for t in sched.run()]
+    traces = sched.run()
+    return [t.to_dict() for t in [*traces, *sched.gated_traces()]]
 
 
 def schedule_what_if(
@@ -1341,13 +1344,24 @@ def scheduling_panel(
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`; each change calls
         :func:`schedule_what_if` and shows :func:`winner_banner` with
-        :func:`score_heatmap_html` (HTML, so an update takes milliseconds; or :func:`failed_scheduling` / :func:`filter_table`
-        when there is nothing to score).
+        :func:`score_heatmap_html` (HTML, so an update takes milliseconds), or
+        :func:`failed_scheduling` / :func:`filter_table` when nothing was scored.
+
+    Raises
+    ------
+    ConfigError
+        When ``config`` is invalid.
+
+    See Also
+    --------
+    schedule_what_if, kubenotes.viz.widgets.live_panel
 
     Notes
     -----
-    A weight slider starts at 1: upstream turns a weight of 0 into 1; to switch
-    a plugin off, disable it in the configuration.
+    Weight sliders are labelled with the plugin's name and run from 1 to 10:
+    upstream turns a weight of 0 into 1, so switching a plugin off means
+    disabling it in the configuration. The requests sliders change the first
+    container only.
     """
     import ipywidgets as widgets
 
@@ -1365,12 +1379,11 @@ def scheduling_panel(
 
     cpu0 = milli_value(req0["cpu"]) if "cpu" in req0 else 100
     mem0 = value(req0["memory"]) // (1024 * 1024) if "memory" in req0 else 200
-    wide = dict(style={"description_width": "230px"}, layout=widgets.Layout(width="460px"))
+    wide = dict(style={"description_width": "245px"}, layout=widgets.Layout(width="435px"))
     controls: dict[str, Any] = {}
     for p in chosen:
-        controls[f"w{len(controls)}"] = widgets.IntSlider(value=weights0.get(p, 1), min=1, max=10, description=f"{p} weight",
-                                                          continuous_update=False, **wide)
-    n_weights = len(controls)
+        controls[f"w{len(controls)}"] = widgets.IntSlider(value=weights0.get(p, 1), min=1, max=10, description=p,
+                                                          tooltip=f"Score weight of {p}", continuous_update=False, **wide)
     controls["strategy"] = widgets.Dropdown(options=list(SCORING_STRATEGIES), value=strategy0,
                                             description="NodeResourcesFit scoringStrategy", **wide)
     controls["cpu_milli"] = widgets.IntSlider(value=cpu0, min=100, max=max(8000, cpu0), step=100,
@@ -1380,19 +1393,19 @@ def scheduling_panel(
     taints = _taints_of(manifests.nodes)
     for i, t in enumerate(taints):
         controls[f"t{i}"] = widgets.Checkbox(value=False, description=f"tolerate {_taint_text(t)}", indent=False,
-                                             layout=widgets.Layout(width="460px"))
+                                             layout=widgets.Layout(width="435px"))
     zones = sorted({(n.metadata.labels or {}).get(zone_label) for n in manifests.nodes} - {None})
-    options = [("no node affinity", None)]
+    options: list[tuple[str, tuple[str, str, str]]] = [("none", ("", "", ""))]
     options += [(f"required: {zone_label}={z}", ("required", zone_label, z)) for z in zones]
     options += [(f"preferred: {zone_label}={z}", ("preferred", zone_label, z)) for z in zones]
-    controls["affinity"] = widgets.Dropdown(options=options, value=None, description="nodeAffinity", **wide)
+    controls["affinity"] = widgets.Dropdown(options=options, value=options[0][1], description="nodeAffinity", **wide)
 
     def update(**v: Any) -> Any:
         weights = {p: v[f"w{i}"] for i, p in enumerate(chosen)}
         tolerate = [t for i, t in enumerate(taints) if v[f"t{i}"]]
         result = schedule_what_if(manifests, pod, config=base, weights=weights, strategy=v["strategy"],
                                   cpu_milli=v["cpu_milli"], memory_mib=v["memory_mib"], tolerate=tolerate,
-                                  node_affinity=v["affinity"], seed=seed)
+                                  node_affinity=v["affinity"] if v["affinity"][0] else None, seed=seed)
         banner = winner_banner(result)
         if result.get("score"):
             return [banner, score_heatmap_html(result, weights={**weights0, **weights})]
@@ -1400,5 +1413,4 @@ def scheduling_panel(
             return [banner, failed_scheduling(result)]
         return [banner, filter_table(result)]
 
-    assert n_weights == len(chosen)
     return live_panel(update, controls)

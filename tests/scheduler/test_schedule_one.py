@@ -344,8 +344,11 @@ def test_nominated_pod_blocks_lower_priority_pods():
     traces = s.run()
     got = [(t.name, t.node_name) for t in traces]
     # "lower" is tried while "high" is nominated to node-0: the nominated pod counts as running there
-    assert got == [("high", None), ("lower", None), ("high", "node-0")]
+    # ... then, once "high" is bound, "lower" (rejected by an out-of-tree plugin, interested in every
+    # event) is retried and fails again
+    assert got == [("high", None), ("lower", None), ("high", "node-0"), ("lower", None)]
     assert traces[1].filter == {"node-0": {"OnePodPerNode": "Too many pods"}}
+    assert len(s.snapshot.get("node-0").pods) == 1
 
 
 def test_reserve_failure_unreserves_and_forgets():

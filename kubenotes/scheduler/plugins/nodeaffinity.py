@@ -71,7 +71,6 @@ ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 #: PreFilter reason: the terms' ``metadata.name`` sets cannot all hold (``errReasonConflict``).
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
 
-_MISSING = object()
 _ADDED_REQUIRED_PATH = "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
 _ADDED_PREFERRED_PATH = "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution"
 
@@ -176,6 +175,30 @@ def get_pod_preferred_node_affinity(pod: Any) -> PreferredSchedulingTerms | None
     return PreferredSchedulingTerms.from_api(terms)
 
 
+class _PreFilterState:
+    """The pod's parsed required constraints (``preFilterState``); clones share it (it never changes)."""
+
+    __slots__ = ("required_node_selector_and_affinity",)
+
+    def __init__(self, required: RequiredNodeAffinity):
+        self.required_node_selector_and_affinity = required
+
+    def clone(self) -> "_PreFilterState":
+        return self
+
+
+class _PreScoreState:
+    """The pod's parsed preferred terms, or ``None`` (``preScoreState``); clones share it."""
+
+    __slots__ = ("preferred_node_affinity",)
+
+    def __init__(self, preferred: PreferredSchedulingTerms | None):
+        self.preferred_node_affinity = preferred
+
+    def clone(self) -> "_PreScoreState":
+        return self
+
+
 def _pre_filter_node_names(terms: list[Any]) -> set[str] | None:
     """Union over terms of each term's ``metadata.name In`` intersection; ``None`` when some term has none."""
     node_names: set[str] | None = None
@@ -269,7 +292,7 @@ class NodeAffinity:
         required = _get(_get(spec.affinity, "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution")
         if required is None and self.added_node_selector is None and spec.nodeSelector is None:
             return None, Status.skip()
-        state.write(PRE_FILTER_STATE_KEY, RequiredNodeAffinity.from_pod(pod.pod))
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(RequiredNodeAffinity.from_pod(pod.pod)))
         terms = list(_get(required, "nodeSelectorTerms") or ()) if required is not None else []
         if not terms:
             return None, Status()
@@ -289,10 +312,12 @@ class NodeAffinity:
         if self.added_node_selector is not None and not self.added_node_selector.matches_labels(
                 node_info.labels, node_info.name):
             return Status.unschedulable(ERR_REASON_ENFORCED, unresolvable=True)
-        rna = state.get(PRE_FILTER_STATE_KEY) if state is not None else None
-        if rna is None:
+        s = state.get(PRE_FILTER_STATE_KEY) if state is not None else None
+        if s is None:
             # PreFilter did not run: parse here, as upstream's fallback.
             rna = RequiredNodeAffinity.from_pod(pod.pod)
+        else:
+            rna = s.required_node_selector_and_affinity
         if not rna.match_pod(node_info.node):
             return Status.unschedulable(ERR_REASON_POD, unresolvable=True)
         return Status()
@@ -313,7 +338,7 @@ class NodeAffinity:
             return Status.error(aggregate_errors(_field_errors(e)))
         if preferred is None and self.added_pref_sched_terms is None:
             return Status.skip()
-        state.write(PRE_SCORE_STATE_KEY, preferred)
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(preferred))
         return Status()
 
     def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:
@@ -322,9 +347,11 @@ class NodeAffinity:
         count = 0
         if self.added_pref_sched_terms is not None:
             count += self.added_pref_sched_terms.score(node)
-        # PreScore may have stored None (no preferred terms): tell that from "not written".
-        preferred = state.get(PRE_SCORE_STATE_KEY, _MISSING) if state is not None else _MISSING
-        if preferred is _MISSING:
+        s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
+        if s is not None:
+            preferred = s.preferred_node_affinity
+        else:
+            # PreScore did not run: parse here, as upstream's fallback.
             try:
                 preferred = get_pod_preferred_node_affinity(pod.pod)
             except FieldError as e:

@@ -135,7 +135,7 @@ class NodePorts:
         ports = get_host_ports(pod.pod)
         if not ports:
             return None, Status.skip()
-        state.write(PRE_FILTER_STATE_KEY, ports)
+        state.write(PRE_FILTER_STATE_KEY, tuple(ports))
         return None, Status()
 
     def pre_filter_extensions(self) -> None:

@@ -92,6 +92,18 @@ def count_intolerable_taints_prefer_no_schedule(taints: Any, tolerations: list[A
     return n
 
 
+class _PreScoreState:
+    """The pod's PreferNoSchedule tolerations (``preScoreState``); clones share it (it never changes)."""
+
+    __slots__ = ("tolerations_prefer_no_schedule",)
+
+    def __init__(self, tolerations: list[Any]):
+        self.tolerations_prefer_no_schedule = tolerations
+
+    def clone(self) -> "_PreScoreState":
+        return self
+
+
 def _taints(node_info: "NodeInfo") -> Any:
     node = node_info.node
     spec = node.spec if node is not None else None
@@ -148,15 +160,15 @@ class TaintToleration:
 
     def pre_score(self, state: "CycleState", pod: "PodInfo", nodes: list["NodeInfo"]) -> Status:
         """Store the pod's PreferNoSchedule tolerations under ``"PreScoreTaintToleration"``."""
-        state.write(PRE_SCORE_STATE_KEY, get_all_toleration_prefer_no_schedule(pod.pod.spec.tolerations))
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(get_all_toleration_prefer_no_schedule(pod.pod.spec.tolerations)))
         return Status()
 
     def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:
         """Raw score: the number of intolerable PreferNoSchedule taints (lower is better before normalizing)."""
-        tolerations = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
-        if tolerations is None:
+        s = state.get(PRE_SCORE_STATE_KEY) if state is not None else None
+        if s is None:
             return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
-        return count_intolerable_taints_prefer_no_schedule(_taints(node_info), tolerations), Status()
+        return count_intolerable_taints_prefer_no_schedule(_taints(node_info), s.tolerations_prefer_no_schedule), Status()
 
     def normalize_score(self, state: "CycleState", pod: "PodInfo", scores: list[NodeScore]) -> Status:
         """Reverse default normalization: most intolerable taints → 0, none → 100."""

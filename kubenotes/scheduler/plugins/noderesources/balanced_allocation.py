@@ -229,7 +229,7 @@ class BalancedAllocation:
         reqs = self.scorer.calculate_pod_resource_request_list(pod)
         if self.scorer.is_best_effort_pod(reqs):
             return Status.skip()
-        state.write(PRE_SCORE_STATE_KEY, reqs)
+        state.write(PRE_SCORE_STATE_KEY, tuple(reqs))
         return Status()
 
     def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:

@@ -591,7 +591,7 @@ class Fit:
 
     def pre_score(self, state: "CycleState", pod: "PodInfo", nodes: list["NodeInfo"]) -> Status:
         """Store the pod's per-resource requests (non-zero CPU/memory) under ``"PreScoreNodeResourcesFit"``."""
-        state.write(PRE_SCORE_STATE_KEY, self.scorer.calculate_pod_resource_request_list(pod))
+        state.write(PRE_SCORE_STATE_KEY, tuple(self.scorer.calculate_pod_resource_request_list(pod)))
         return Status()
 
     def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:
