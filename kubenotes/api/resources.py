@@ -16,6 +16,7 @@ KEP-753 (sidecar containers), KEP-2837 (pod-level resources), KEP-688 (pod overh
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -212,9 +213,21 @@ def pod_non_zero_requests(pod: Any) -> tuple[int, int]:
     return reqs.get(CPU, 0), reqs.get(MEMORY, 0)
 
 
+@functools.lru_cache(maxsize=1024)
 def is_scalar_resource(name: str) -> bool:
-    """True for extended resources, hugepages and attachable volumes (counted in ``scalar_resources``)."""
-    return name not in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+    """True for resources kept in ``Resource.scalar_resources`` (``schedutil.IsScalarResourceName``).
+
+    Extended resources (``nvidia.com/gpu``), hugepages, ``kubernetes.io/``-prefixed
+    native resources and attachable volumes; ``storage`` or ``pods`` are not.
+
+    Examples
+    --------
+    >>> is_scalar_resource("nvidia.com/gpu"), is_scalar_resource("hugepages-2Mi"), is_scalar_resource("storage")
+    (True, True, False)
+    """
+    from kubenotes.scheduler.plugins.helper import is_scalar_resource_name
+
+    return is_scalar_resource_name(name)
 
 
 @dataclass(slots=True)
@@ -265,7 +278,7 @@ class Resource:
                 self.ephemeral_storage_bytes += amount
             elif name == PODS:
                 self.allowed_pod_number += amount
-            else:
+            elif is_scalar_resource(name):
                 self.scalar_resources[name] = self.scalar_resources.get(name, 0) + amount
 
     def add_resource(self, other: "Resource", sign: int = 1) -> None:

@@ -144,10 +144,18 @@ class ImageStateSummary:
 
 
 def host_ports_of(pod: Any) -> list[tuple[str, str, int]]:
-    """``(hostIP, protocol, hostPort)`` for every container port with a host port (containers and init containers)."""
+    """``(hostIP, protocol, hostPort)`` of the ports a pod holds on its node.
+
+    Ports of app containers and of restartable (sidecar) init containers, as
+    ``NodeInfo.updateUsedPorts`` counts them; ordinary init containers have
+    finished before the pod runs and hold no port.
+    """
+    from kubenotes.api.resources import is_restartable_init_container
+
     out = []
     spec = pod.spec
-    for c in list(spec.containers or ()) + list(spec.initContainers or ()):
+    containers = list(spec.containers or ()) + [c for c in spec.initContainers or () if is_restartable_init_container(c)]
+    for c in containers:
         for p in c.ports or ():
             if p.hostPort:
                 out.append((p.hostIP or "", p.protocol or "TCP", int(p.hostPort)))

@@ -13,6 +13,13 @@ Mirrors ``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go`` 
   reverses the default normalization, so the node with the most intolerable
   soft taints scores 0 and a node with none scores 100.
 
+Notes
+-----
+The reason string is v1.34.0's. Later 1.34 patch releases (kubernetes#134740,
+cherry-picked as #135023) stopped putting the taint's key and value into pod
+status, so a patched cluster prints ``node(s) had untolerated taint(s)``
+instead; the scheduling decision is the same.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
@@ -160,7 +167,8 @@ class TaintToleration:
 
     def pre_score(self, state: "CycleState", pod: "PodInfo", nodes: list["NodeInfo"]) -> Status:
         """Store the pod's PreferNoSchedule tolerations under ``"PreScoreTaintToleration"``."""
-        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(get_all_toleration_prefer_no_schedule(pod.pod.spec.tolerations)))
+        tolerations = get_all_toleration_prefer_no_schedule(pod.pod.spec.tolerations)
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(tolerations))
         return Status()
 
     def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:

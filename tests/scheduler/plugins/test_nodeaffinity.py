@@ -252,3 +252,14 @@ def test_added_affinity_validation():
 def test_name_and_extensions():
     pl = nodeaffinity.new(None)
     assert pl.name() == "NodeAffinity" and pl.score_extensions() is pl and pl.pre_filter_extensions() is None
+
+
+def test_state_survives_cycle_state_clone():
+    # Preemption filters with a cloned CycleState; the parsed state is shared, not deep-copied.
+    pl = NodeAffinity()
+    p, state = pod(required({"matchExpressions": [expr("zone", "In", "a")]})), CycleState()
+    pl.pre_filter(state, p, [])
+    pl.pre_score(state, p, [])
+    clone = state.clone()
+    assert clone.read(nodeaffinity.PRE_FILTER_STATE_KEY) is state.read(nodeaffinity.PRE_FILTER_STATE_KEY)
+    assert pl.filter(clone, p, NodeInfo(make_node("n", labels={"zone": "b"}))).reasons == [ERR_REASON_POD]

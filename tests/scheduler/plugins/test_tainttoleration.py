@@ -115,3 +115,11 @@ def test_no_execute_taint_is_checked_and_first_untolerated_is_named():
 def test_score_without_pre_score_is_an_error():
     st = tainttoleration.TaintToleration().score(CycleState(), pod_with_tolerations([]), NodeInfo(make_node("n")))[1]
     assert st.code == Code.ERROR
+
+
+def test_pre_score_state_survives_cycle_state_clone():
+    pl, state = tainttoleration.TaintToleration(), CycleState()
+    p = pod_with_tolerations([tol("foo", "bar", "PreferNoSchedule")])
+    pl.pre_score(state, p, [])
+    node = NodeInfo(make_node("n", taints=[taint("foo", "bar", "PreferNoSchedule"), CPU_ARM]))
+    assert pl.score(state.clone(), p, node)[0] == 1
