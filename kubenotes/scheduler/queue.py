@@ -264,6 +264,9 @@ class SchedulingQueue:
     pod_initial_backoff_seconds, pod_max_backoff_seconds : float
         Backoff doubles per attempt from the initial value up to the max.
     nominator : PodNominator, optional
+    max_attempts_per_pod : int
+        kubenotes guard: a pod that failed this many attempts is parked in the
+        unschedulable pool for good, so a run always ends (upstream retries forever).
 
     Attributes
     ----------
@@ -292,8 +295,10 @@ class SchedulingQueue:
         pod_initial_backoff_seconds: float = DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
         pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF_SECONDS,
         nominator: PodNominator | None = None,
+        max_attempts_per_pod: int = 50,
     ):
         self.less = less
+        self.max_attempts_per_pod = max_attempts_per_pod
         self.pre_enqueue = pre_enqueue
         self.pod_initial_backoff_seconds = float(pod_initial_backoff_seconds)
         self.pod_max_backoff_seconds = float(pod_max_backoff_seconds)
@@ -416,13 +421,16 @@ class SchedulingQueue:
         self.in_flight.pop(uid, None)
         q.timestamp = self.now
         q.seq = next(self._seq)
-        events = self.events[q.events_seen:]
+        # Events the pod caused itself (its own forget after a failed bind) do not count.
+        events = [(ev, obj) for ev, obj in self.events[q.events_seen:] if getattr(obj, "uid", None) != uid]
         if error:
             q.consecutive_errors_count += 1
             requeue = q.consecutive_errors_count == 1 or bool(events)
         else:
             q.consecutive_errors_count = 0
             requeue = any(self._interested(q, ev) for ev, _ in events)
+        if q.attempts >= self.max_attempts_per_pod:
+            requeue = False
         q.events_seen = len(self.events)
         if requeue:
             self._to_backoff(q)
@@ -458,6 +466,8 @@ class SchedulingQueue:
         moved = 0
         for uid, q in list(self.unschedulable_pods.items()):
             if q.gated() or (pre_check is not None and not pre_check(q)):
+                continue
+            if q.attempts >= self.max_attempts_per_pod or getattr(obj, "uid", None) == uid:
                 continue
             if not self._interested(q, event):
                 continue

@@ -865,7 +865,7 @@ class Scheduler:
         if not s.is_success():
             return [], s
         raw: dict[str, dict[str, int]] | None = {} if tracing else None
-        scores, s = fw.run_score_plugins(state, pod, nodes, raw)
+        scores, s = fw.run_score_plugins(state, pod, nodes, raw, with_plugin_scores=tracing)
         if not s.is_success():
             return [], s
         if tracing:
@@ -925,13 +925,15 @@ class Scheduler:
                 self._set_nominated_node_name(p, "")
 
     def _set_nominated_node_name(self, pod: PodInfo, node: str) -> None:
+        """Patch ``status.nominatedNodeName`` on a copy of the pod (the caller's object is never changed)."""
         st = pod.pod.status
         if st is None:
             from lightkube.models.core_v1 import PodStatus
 
-            pod.pod.status = PodStatus(nominatedNodeName=node or None)
+            new_status = PodStatus(nominatedNodeName=node or None)
         else:
-            st.nominatedNodeName = node or None
+            new_status = msgspec.structs.replace(st, nominatedNodeName=node or None)
+        pod.pod = msgspec.structs.replace(pod.pod, status=new_status)
 
     def _trace_post_filter(self, tr: AttemptTrace, record: Mapping[str, Any]) -> None:
         names = [ni.name for ni in self.snapshot.list()]

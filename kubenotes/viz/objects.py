@@ -1,115 +1,1134 @@
-"""Pictures for chapter 01: how a Pod's effective request is put together, and its QoS class.
+"""Tables, pictures and the widget of chapter 01: how the API server reads a manifest.
 
-Pure presentation over :mod:`kubenotes.api.resources` and :mod:`kubenotes.api.qos`.
+Pure presentation over :mod:`kubenotes.api`: exact quantities
+(:mod:`~kubenotes.api.quantity`), what ``load_manifests`` read
+(:mod:`~kubenotes.api.manifests`), API defaulting (:mod:`~kubenotes.api.defaults`),
+Priority admission (:mod:`~kubenotes.api.priority`), a Pod's effective request
+(:mod:`~kubenotes.api.resources`, ``PodRequests``), its QoS class
+(:mod:`~kubenotes.api.qos`), label and node selectors
+(:mod:`~kubenotes.api.selectors`) and taints (:mod:`~kubenotes.api.taints`).
+Every number shown comes from those modules; this one only lays them out.
+
+There is no single upstream counterpart: the tables show what ``kubectl
+apply -f``, ``kubectl get pod -o yaml`` and ``kubectl describe`` would show.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/helper/qos/qos.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/defaults.go
+kubernetes/kubernetes@v1.34.0 plugin/pkg/admission/priority/admission.go
+KEP-753 (sidecar containers), KEP-688 (pod overhead)
 """
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import html
+import re
+from decimal import Decimal
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import matplotlib.pyplot as plt
 from lightkube.resources.core_v1 import Pod
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
-from kubenotes.api.qos import pod_qos_class
-from kubenotes.api.resources import CPU, MEMORY, is_restartable_init_container, pod_requests, resource_list
+from kubenotes.api.defaults import prepare_pod_for_create, set_defaults_pod, set_defaults_pod_spec
+from kubenotes.api.priority import apply_priority_admission
+from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
+from kubenotes.api.quantity import format_quantity, milli_value, parse_quantity, value
+from kubenotes.api.resources import (
+    CPU,
+    DEFAULT_MEMORY_REQUEST_BYTES,
+    DEFAULT_MILLI_CPU_REQUEST,
+    MEMORY,
+    is_restartable_init_container,
+    pod_non_zero_requests,
+    pod_requests,
+    resource_list,
+)
+from kubenotes.api.selectors import NodeSelector, parse_selector
+from kubenotes.api.taints import taint_string, tolerates
+from kubenotes.errors import KubenotesError
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
 
-__all__ = ["request_breakdown", "plot_request_breakdown", "pod_with_sidecar", "explain_pod"]
+__all__ = [
+    "SIDECAR_EXAMPLE",
+    "pod_with_sidecar",
+    "containers_table",
+    "request_breakdown",
+    "plot_request_breakdown",
+    "explain_pod",
+    "requests_table",
+    "kinds_table",
+    "quantity_table",
+    "defaulting_steps",
+    "defaulting_table",
+    "priority_admission_table",
+    "label_selector_table",
+    "node_selector_table",
+    "toleration_table",
+    "request_panel",
+]
+
+#: The chapter's sidecar example, as :func:`pod_with_sidecar` keyword arguments
+#: (CPU in millicores, memory in MiB): the widget's default state.
+SIDECAR_EXAMPLE: dict[str, int] = {
+    "app_cpu_milli": 500,
+    "app_cpu_limit_milli": 1000,
+    "sidecar_cpu_milli": 200,
+    "init_cpu_milli": 1000,
+    "overhead_cpu_milli": 250,
+    "app_memory_mib": 256,
+    "app_memory_limit_mib": 512,
+}
+
+_MIB = 2**20
+_QOS_COLOUR = {GUARANTEED: "#2e7d32", BURSTABLE: "#ef6c00", BEST_EFFORT: "#c62828"}
+_GREEN = "#2e7d32"
+_RED = "#c62828"
+_GREY = "#757575"
+_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa;vertical-align:bottom"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+_YES = f'<span style="color:{_GREEN};font-weight:bold">✓</span>'
+_NO = f'<span style="color:{_RED}">✗</span>'
+
+# Bar colours of the request breakdown.
+_C_APP = "#4C72B0"
+_C_SIDECAR = "#55A868"
+_C_INIT = "#DD8452"
+_C_MAX = "#8172B2"
+_C_OVERHEAD = "#C44E52"
+_C_POD_LEVEL = "#937860"
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x), quote=False)
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]], *, raw_headers: bool = False) -> Html:
+    """Rows of ``(html, extra_css)`` cells under escaped (or raw HTML) headers."""
+    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">', "<thead><tr>"]
+    out += [f'<th style="{_TH}">{h if raw_headers else _e(h)}</th>' for h in headers]
+    out.append("</tr></thead><tbody>")
+    for row in rows:
+        out.append("<tr>" + "".join(f'<td style="{_TD};{css}">{cell}</td>' for cell, css in row) + "</tr>")
+    out.append("</tbody></table>")
+    return Html("".join(out))
+
+
+def _q(amount: int, resource: str) -> str:
+    """An integer amount in manifest spelling (``1450m``, ``504Mi``)."""
+    return format_quantity(amount, resource)
+
+
+def _rl_text(rl: Mapping[str, Any] | None) -> str:
+    """A ResourceList as written: ``cpu 500m, memory 256Mi`` (``—`` when empty)."""
+    if not rl:
+        return "—"
+    return ", ".join(f"{k} {v}" for k, v in rl.items())
+
+
+def _pod_key(pod: Any) -> str:
+    md = pod.metadata
+    return f"{md.namespace or 'default'}/{md.name}"
+
+
+def _labels_of(obj: Any) -> Mapping[str, str]:
+    if isinstance(obj, Mapping):
+        return obj
+    md = getattr(obj, "metadata", None)
+    return (md.labels if md is not None else None) or {}
+
+
+def _named(objects: Mapping[str, Any] | Iterable[Any]) -> list[tuple[str, Any]]:
+    if isinstance(objects, Mapping):
+        return list(objects.items())
+    return [(o.metadata.name, o) for o in objects]
+
+
+# ---------------------------------------------------------------------------
+# the sidecar example
 
 
 def pod_with_sidecar(
-    app_cpu_milli: int,
-    app_cpu_limit_milli: int,
-    sidecar_cpu_milli: int,
-    init_cpu_milli: int,
-    overhead_cpu_milli: int,
+    app_cpu_milli: int = 500,
+    app_cpu_limit_milli: int = 1000,
+    sidecar_cpu_milli: int = 200,
+    init_cpu_milli: int = 1000,
+    overhead_cpu_milli: int = 250,
     app_memory_mib: int = 256,
-    app_memory_limit_mib: int = 256,
+    app_memory_limit_mib: int = 512,
+    *,
+    sidecar_memory_mib: int = 128,
+    init_memory_mib: int = 64,
+    overhead_memory_mib: int = 120,
+    defaults: bool = True,
 ) -> Pod:
-    """A pod with one app container, one sidecar, one init container and pod overhead (CPU in millicores).
+    """The chapter's example Pod: an app container, a sidecar, an init container and pod overhead.
 
-    A value of 0 leaves that field out, as a manifest without it would.
+    ``default/shop`` runs ``app`` (nginx); before it, the init containers
+    ``istio-proxy`` (a sidecar: ``restartPolicy: Always``, KEP-753) and
+    ``migrate`` (a database migration that runs to completion while the
+    sidecar already runs) start in that order. ``runtimeClassName: kata-fc``
+    and ``spec.overhead`` are what the RuntimeClass admission plugin writes
+    for a sandboxed runtime (KEP-688). The sidecar and init container request
+    what they limit.
+
+    Parameters
+    ----------
+    app_cpu_milli, app_cpu_limit_milli : int
+        ``app``'s CPU request and limit, millicores.
+    sidecar_cpu_milli, init_cpu_milli : int
+        CPU request (= limit) of ``istio-proxy`` and of ``migrate``, millicores.
+    overhead_cpu_milli : int
+        ``spec.overhead.cpu``, millicores.
+    app_memory_mib, app_memory_limit_mib : int
+        ``app``'s memory request and limit, MiB.
+    sidecar_memory_mib, init_memory_mib, overhead_memory_mib : int
+        Memory of ``istio-proxy``, ``migrate`` and ``spec.overhead``, MiB.
+    defaults : bool
+        Apply the API server's defaults
+        (:func:`kubenotes.api.defaults.apply_defaults` steps: requests from
+        limits, ``status.qosClass``...), as a created Pod has them.
 
     Returns
     -------
     lightkube.resources.core_v1.Pod
+
+    Notes
+    -----
+    A value of 0 leaves that field out, as a manifest without it would (so
+    a 0 limit means "no limit", not "limit 0"). Values are not validated:
+    a request above its limit, which the API server rejects, is built as
+    given (:func:`explain_pod` points it out).
+
+    Examples
+    --------
+    >>> pod = pod_with_sidecar()
+    >>> [c.name for c in pod.spec.initContainers], pod.spec.initContainers[0].restartPolicy
+    (['istio-proxy', 'migrate'], 'Always')
+    >>> pod.spec.containers[0].resources.requests, pod.status.qosClass
+    ({'cpu': '500m', 'memory': '256Mi'}, 'Burstable')
+    >>> pod_with_sidecar(app_cpu_milli=0, app_cpu_limit_milli=800).spec.containers[0].resources.requests["cpu"]
+    '800m'
     """
-    def res(req_cpu: int, lim_cpu: int = 0, req_mem: int = 0, lim_mem: int = 0) -> dict:
+    def res(cpu: int, cpu_limit: int, mem: int, mem_limit: int) -> dict[str, dict[str, str]]:
         r: dict[str, dict[str, str]] = {}
-        if req_cpu:
-            r.setdefault("requests", {})["cpu"] = f"{req_cpu}m"
-        if req_mem:
-            r.setdefault("requests", {})["memory"] = f"{req_mem}Mi"
-        if lim_cpu:
-            r.setdefault("limits", {})["cpu"] = f"{lim_cpu}m"
-        if lim_mem:
-            r.setdefault("limits", {})["memory"] = f"{lim_mem}Mi"
+        for kind, name, amount, unit in (("requests", "cpu", cpu, "m"), ("requests", "memory", mem, "Mi"),
+                                         ("limits", "cpu", cpu_limit, "m"), ("limits", "memory", mem_limit, "Mi")):
+            if amount:
+                r.setdefault(kind, {})[name] = f"{amount}{unit}"
         return r
 
     spec: dict[str, Any] = {
+        "runtimeClassName": "kata-fc",
         "initContainers": [
             {"name": "istio-proxy", "image": "docker.io/istio/proxyv2:1.23.2", "restartPolicy": "Always",
-             "resources": res(sidecar_cpu_milli, sidecar_cpu_milli, 128, 128)},
-            {"name": "migrate", "image": "docker.io/library/postgres:16.4", "resources": res(init_cpu_milli, init_cpu_milli, 64, 64)},
+             "resources": res(sidecar_cpu_milli, sidecar_cpu_milli, sidecar_memory_mib, sidecar_memory_mib)},
+            {"name": "migrate", "image": "docker.io/flyway/flyway:10.17.3",
+             "resources": res(init_cpu_milli, init_cpu_milli, init_memory_mib, init_memory_mib)},
         ],
-        "containers": [{"name": "app", "image": "docker.io/library/nginx:1.27.2",
+        "containers": [{"name": "app", "image": "docker.io/library/nginx:1.27.3",
                         "resources": res(app_cpu_milli, app_cpu_limit_milli, app_memory_mib, app_memory_limit_mib)}],
     }
+    overhead: dict[str, str] = {}
     if overhead_cpu_milli:
-        spec["overhead"] = {"cpu": f"{overhead_cpu_milli}m"}
-    return Pod.from_dict({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"}, "spec": spec})
+        overhead["cpu"] = f"{overhead_cpu_milli}m"
+    if overhead_memory_mib:
+        overhead["memory"] = f"{overhead_memory_mib}Mi"
+    if overhead:
+        spec["overhead"] = overhead
+    pod = Pod.from_dict({"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": "shop", "namespace": "default", "labels": {"app": "shop"}}, "spec": spec})
+    if defaults:
+        set_defaults_pod(pod)
+        set_defaults_pod_spec(pod.spec)
+        prepare_pod_for_create(pod)
+    return pod
 
 
-def request_breakdown(pod: Pod, resource: str = CPU) -> dict[str, int]:
+def containers_table(pod: Any) -> Html:
+    """Each container of a Pod in start order, with its role, requests and limits as written.
+
+    Parameters
+    ----------
+    pod : lightkube.resources.core_v1.Pod
+
+    Returns
+    -------
+    Html
+        Rows: init containers (marked *sidecar* when ``restartPolicy:
+        Always``), regular containers, then ``spec.overhead`` and pod-level
+        ``spec.resources`` when set.
+
+    Examples
+    --------
+    >>> t = containers_table(pod_with_sidecar())
+    >>> t.count("<tr>"), "sidecar" in t, "spec.overhead" in t
+    (5, True, True)
+    """
+    rows = []
+    spec = pod.spec
+
+    def add(role: str, name: str, res: Any) -> None:
+        rows.append([(_e(role), ""), (f"<code>{_e(name)}</code>", ""),
+                     (_e(_rl_text(res.requests if res is not None else None)), ""),
+                     (_e(_rl_text(res.limits if res is not None else None)), "")])
+
+    for c in spec.initContainers or ():
+        role = "sidecar (init, restartPolicy: Always)" if is_restartable_init_container(c) else "init container"
+        add(role, c.name, c.resources)
+    for c in spec.containers or ():
+        add("container", c.name, c.resources)
+    if spec.overhead:
+        rows.append([("pod overhead (RuntimeClass)", ""), ("<code>spec.overhead</code>", ""),
+                     (_e(_rl_text(spec.overhead)), ""), ("", "")])
+    if spec.resources is not None and (spec.resources.requests or spec.resources.limits):
+        add("pod-level resources", "spec.resources", spec.resources)
+    return _table(["role", "name", "requests", "limits"], rows)
+
+
+def request_breakdown(pod: Any, resource: str = CPU, *, non_zero: bool = False) -> dict[str, int]:
     """The parts of ``PodRequests`` for one resource.
+
+    Parameters
+    ----------
+    pod : lightkube.resources.core_v1.Pod
+    resource : str
+        ``cpu`` (millicores) or any other resource (base units; bytes for memory).
+    non_zero : bool
+        Use the scheduler's defaults (100m CPU, 200Mi memory) for containers
+        that do not request the resource at all
+        (``NonMissingContainerRequests``), as its scoring does.
 
     Returns
     -------
     dict[str, int]
-        ``containers`` (sum of app containers), ``sidecars`` (sum of restartable
-        init containers), ``init peak`` (largest init container plus the sidecars
-        started before it), ``overhead`` and ``effective`` (what the scheduler
-        uses); CPU in millicores, memory in bytes.
+        ``containers`` (sum of the regular containers), ``sidecars`` (sum of
+        the restartable init containers), ``running`` (the two together: what
+        runs once the Pod is up), ``init peak`` (the largest init-phase
+        total: an init container plus the sidecars started before it),
+        ``init peak sidecars`` (the sidecar part of that peak), ``overhead``
+        (``spec.overhead``), ``effective`` (what
+        :func:`kubenotes.api.resources.pod_requests` returns, the number the
+        scheduler uses) and, only when the Pod sets pod-level
+        ``spec.resources.requests`` for ``resource``, ``pod-level``.
+
+    Raises
+    ------
+    InvalidQuantity
+        When a quantity does not parse.
+
+    Notes
+    -----
+    Without pod-level resources ``effective == max(running, init peak) +
+    overhead``; with them, ``pod-level + overhead``. The effective value is
+    always the library's ``pod_requests``; the other parts re-add the same
+    requests only to show where it comes from.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go (PodRequests)
+
+    Examples
+    --------
+    >>> b = request_breakdown(pod_with_sidecar())
+    >>> b["running"], b["init peak"], b["overhead"], b["effective"]
+    (700, 1200, 250, 1450)
+    >>> request_breakdown(pod_with_sidecar(), "memory")["effective"] // 2**20
+    504
     """
     spec = pod.spec
-    def req(c: Any) -> int:
-        r = c.resources.requests if c.resources is not None else None
-        return resource_list(r).get(resource, 0)
-    containers = sum(req(c) for c in spec.containers or ())
+    default = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST_BYTES}.get(resource, 0)
+    non_missing = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST_BYTES} if non_zero else None
+
+    def req(c: Any, path: str) -> int:
+        res = c.resources
+        rl = resource_list(res.requests if res is not None else None, f"{path}.resources.requests")
+        if resource in rl:
+            return rl[resource]
+        return default if non_zero else 0
+
+    containers = sum(req(c, f"spec.containers[{i}]") for i, c in enumerate(spec.containers or ()))
     sidecars = 0
-    init_peak = 0
-    for c in spec.initContainers or ():
+    init_peak = init_peak_sidecars = 0
+    for i, c in enumerate(spec.initContainers or ()):
+        r = req(c, f"spec.initContainers[{i}]")
         if is_restartable_init_container(c):
-            sidecars += req(c)
-            init_peak = max(init_peak, sidecars)
+            sidecars += r
+            use, with_sidecars = sidecars, sidecars
         else:
-            init_peak = max(init_peak, req(c) + sidecars)
-    overhead = resource_list(spec.overhead).get(resource, 0) if spec.overhead else 0
-    return {"containers": containers, "sidecars": sidecars, "init peak": init_peak,
-            "overhead": overhead, "effective": pod_requests(pod).get(resource, 0)}
+            use, with_sidecars = r + sidecars, sidecars
+        if use > init_peak:
+            init_peak, init_peak_sidecars = use, with_sidecars
+    overhead = resource_list(spec.overhead, "spec.overhead").get(resource, 0) if spec.overhead else 0
+    out = {"containers": containers, "sidecars": sidecars, "running": containers + sidecars,
+           "init peak": init_peak, "init peak sidecars": init_peak_sidecars, "overhead": overhead,
+           "effective": pod_requests(pod, non_missing=non_missing).get(resource, 0)}
+    pod_res = spec.resources
+    if pod_res is not None and pod_res.requests and resource in pod_res.requests:
+        out["pod-level"] = resource_list(pod_res.requests, "spec.resources.requests")[resource]
+    return out
 
 
-def plot_request_breakdown(pod: Pod, resource: str = CPU, ax: plt.Axes | None = None) -> plt.Figure:
-    """Bar chart: containers + sidecars vs. the init peak, plus overhead, and the effective request."""
-    b = request_breakdown(pod, resource)
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7, 2.8), layout="constrained")
+def _axis_value(amount: int, resource: str) -> float:
+    return amount / _MIB if resource == MEMORY else float(amount)
+
+
+def _draw_breakdown(ax: Axes, b: Mapping[str, int], resource: str) -> None:
+    """One resource's bars on ``ax``: running phase, init peak, (pod level,) effective."""
+    v = lambda amount: _axis_value(amount, resource)  # noqa: E731
+    rows = ["running\ncontainers + sidecars", "init peak\ninit + earlier sidecars"]
+    pod_level = b.get("pod-level")
+    if pod_level is not None:
+        rows.append("pod level\nspec.resources")
+    rows.append("effective\n= max + overhead" if pod_level is None else "effective\n= pod level + overhead")
+    y = {r: len(rows) - 1 - i for i, r in enumerate(rows)}
+    h = 0.62
+    run, init = rows[0], rows[1]
+    ax.barh(y[run], v(b["containers"]), height=h, color=_C_APP)
+    ax.barh(y[run], v(b["sidecars"]), left=v(b["containers"]), height=h, color=_C_SIDECAR)
+    ax.barh(y[init], v(b["init peak sidecars"]), height=h, color=_C_SIDECAR)
+    ax.barh(y[init], v(b["init peak"] - b["init peak sidecars"]), left=v(b["init peak sidecars"]), height=h,
+            color=_C_INIT)
+    base = max(b["running"], b["init peak"]) if pod_level is None else pod_level
+    if pod_level is not None:
+        ax.barh(y[rows[2]], v(pod_level), height=h, color=_C_POD_LEVEL)
+    eff = rows[-1]
+    ax.barh(y[eff], v(base), height=h, color=_C_MAX if pod_level is None else _C_POD_LEVEL)
+    ax.barh(y[eff], v(b["overhead"]), left=v(base), height=h, color=_C_OVERHEAD)
+    totals = {run: b["running"], init: b["init peak"], eff: b["effective"]}
+    if pod_level is not None:
+        totals[rows[2]] = pod_level
+    top = max([v(t) for t in totals.values()] + [1.0])
+    for r, t in totals.items():
+        winner = pod_level is None and r in (run, init) and t == base and t > 0
+        ax.text(v(t) + top * 0.015, y[r], _q(t, resource) + ("  (max)" if winner else ""), va="center", fontsize=9,
+                fontweight="bold" if r == eff or winner else "normal")
+    ax.set_yticks([y[r] for r in rows], rows, fontsize=8.5)
+    ax.set_xlim(0, top * 1.32)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    unit = "millicores" if resource == CPU else ("MiB" if resource == MEMORY else "units")
+    ax.set_xlabel(f"{resource} request ({unit})", fontsize=9)
+    ax.set_title(f"{resource}: effective request {_q(b['effective'], resource)}", fontsize=10, fontweight="bold")
+    ax.tick_params(axis="x", labelsize=8)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def plot_request_breakdown(
+    pod: Any,
+    resources: str | Sequence[str] = (CPU, MEMORY),
+    *,
+    axes: Sequence[Axes] | None = None,
+    non_zero: bool = False,
+) -> Figure:
+    """Bar chart of ``PodRequests``: containers + sidecars vs. the init peak, plus overhead.
+
+    One panel per resource. The *running* bar stacks the regular containers
+    and the sidecars; the *init peak* bar stacks the sidecars already running
+    and the init container at the peak; the *effective* bar is the larger of
+    the two plus ``spec.overhead`` (or the pod-level request plus overhead).
+
+    Parameters
+    ----------
+    pod : lightkube.resources.core_v1.Pod
+    resources : str or sequence of str
+        ``cpu`` and/or ``memory`` (or another resource), one panel each.
+    axes : sequence of matplotlib Axes, optional
+        Where to draw, one per resource; a new figure when omitted.
+    non_zero : bool
+        Use the scheduler's 100m/200Mi defaults for containers that request nothing.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not shown: a notebook cell displays it by ending with it.
+
+    See Also
+    --------
+    request_breakdown : the numbers drawn.
+
+    Examples
+    --------
+    >>> fig = plot_request_breakdown(pod_with_sidecar())
+    >>> [ax.get_title() for ax in fig.axes]
+    ['cpu: effective request 1450m', 'memory: effective request 504Mi']
+    """
+    names = [resources] if isinstance(resources, str) else list(resources)
+    if axes is None:
+        fig = detached_figure(5.4 * len(names), 2.9)
+        fig.set_layout_engine("constrained")
+        axes = list(fig.subplots(1, len(names), squeeze=False)[0])
     else:
-        fig = ax.figure
-    unit = "millicores" if resource == CPU else "bytes"
-    steady = b["containers"] + b["sidecars"]
-    ax.barh(["running phase", "init phase"], [b["containers"], b["init peak"]], color=["#4C72B0", "#DD8452"], label="containers / init peak")
-    ax.barh(["running phase"], [b["sidecars"]], left=[b["containers"]], color="#55A868", label="sidecars")
-    winner = max(steady, b["init peak"])
-    ax.barh(["effective"], [winner], color="#8172B2", label="max of the two phases")
-    ax.barh(["effective"], [b["overhead"]], left=[winner], color="#C44E52", label="pod overhead")
-    ax.set_xlabel(f"{resource} request ({unit})")
-    ax.set_title(f"PodRequests: effective {resource} = {b['effective']} ({pod_qos_class(pod)} QoS)")
-    ax.legend(loc="lower right", fontsize=8)
+        axes = list(axes)
+        fig = axes[0].figure
+    for ax, name in zip(axes, names):
+        _draw_breakdown(ax, request_breakdown(pod, name, non_zero=non_zero), name)
+    handles = [Patch(color=_C_APP, label="containers"), Patch(color=_C_SIDECAR, label="sidecars"),
+               Patch(color=_C_INIT, label="init container"), Patch(color=_C_MAX, label="max of the two phases"),
+               Patch(color=_C_OVERHEAD, label="pod overhead")]
+    if any("pod-level" in request_breakdown(pod, n) for n in names):
+        handles.append(Patch(color=_C_POD_LEVEL, label="pod-level request"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8.5, frameon=False)
+    fig.suptitle(f"PodRequests of {_pod_key(pod)}: QoS class {pod_qos_class(pod)}", fontsize=11)
     return fig
 
 
-def explain_pod(pod: Pod) -> str:
-    """One HTML line: effective CPU/memory request and QoS class."""
-    r = pod_requests(pod)
-    return (f"<b>effective request</b>: cpu {r.get(CPU, 0)}m, memory {r.get(MEMORY, 0) // 2**20}Mi; "
-            f"<b>QoS class</b>: {pod_qos_class(pod)}")
+def _request_limit_errors(pod: Any) -> list[str]:
+    """Requests above their limit, in the words of the API server's validation (see Notes of explain_pod)."""
+    errs = []
+    spec = pod.spec
+    for kind, cs in (("initContainers", spec.initContainers), ("containers", spec.containers)):
+        for i, c in enumerate(cs or ()):
+            res = c.resources
+            if res is None or not res.requests or not res.limits:
+                continue
+            reqs = resource_list(res.requests)
+            lims = resource_list(res.limits)
+            for name, lim in lims.items():
+                if name in reqs and reqs[name] > lim:
+                    errs.append(f'spec.{kind}[{i}].resources.requests: Invalid value: "{_q(reqs[name], name)}": '
+                                f"must be less than or equal to {name} limit of {_q(lim, name)}")
+    return errs
+
+
+def explain_pod(pod: Any) -> Html:
+    """The effective request, its two phases, the QoS class and the scheduler's non-zero view, as HTML.
+
+    Parameters
+    ----------
+    pod : lightkube.resources.core_v1.Pod
+
+    Returns
+    -------
+    Html
+        One line per resource (``effective = max(running, init peak) +
+        overhead``) and one with the QoS class and the non-zero view; a red
+        line per container whose request exceeds its limit.
+
+    Notes
+    -----
+    ``kubenotes.api`` does not validate that a request is at most its limit
+    (upstream ``ValidateResourceRequirements``); the red line reproduces the
+    API server's message for that one case so the widget cannot show a
+    class for a Pod that would never be created.
+
+    Examples
+    --------
+    >>> "QoS class" in explain_pod(pod_with_sidecar())
+    True
+    >>> bad = explain_pod(pod_with_sidecar(app_cpu_milli=1200, app_cpu_limit_milli=1000))
+    >>> 'requests: Invalid value: "1200m": must be less than or equal to cpu limit of 1' in bad
+    True
+    """
+    lines = []
+    for name in (CPU, MEMORY):
+        b = request_breakdown(pod, name)
+        if "pod-level" in b:
+            how = f"pod level {_q(b['pod-level'], name)} + overhead {_q(b['overhead'], name)}"
+        else:
+            how = (f"max(running {_q(b['running'], name)}, init peak {_q(b['init peak'], name)}) "
+                   f"+ overhead {_q(b['overhead'], name)}")
+        lines.append(f"<b>{name}</b>: effective request <b>{_q(b['effective'], name)}</b> = {_e(how)}")
+    qos = pod_qos_class(pod)
+    nz_cpu, nz_mem = pod_non_zero_requests(pod)
+    lines.append(f'<b>QoS class</b>: <b style="color:{_QOS_COLOUR.get(qos, "#000")}">{_e(qos)}</b> · '
+                 f"scheduler's non-zero view: cpu {_q(nz_cpu, CPU)}, memory {_q(nz_mem, MEMORY)}")
+    for err in _request_limit_errors(pod):
+        lines.append(f'<span style="color:{_RED}">the API server rejects this Pod: '
+                     f'Pod "{_e(pod.metadata.name)}" is invalid: {_e(err)}</span>')
+    return Html('<div class="kubenotes-explain" style="font-size:13px;line-height:1.6">'
+                + "<br>".join(lines) + "</div>")
+
+
+def requests_table(pods: Iterable[Any]) -> Html:
+    """Per Pod: QoS class, requests and limits as written, ``PodRequests`` and the scheduler's non-zero view.
+
+    Parameters
+    ----------
+    pods : iterable of lightkube Pod
+
+    Returns
+    -------
+    Html
+        Columns ``pod``, ``QoS class``, ``requests`` and ``limits`` (every
+        container, as written), ``PodRequests`` cpu/memory and ``non-zero``
+        cpu/memory; a non-zero value that differs from ``PodRequests``
+        (a scheduler default filled in) is shown in orange.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> t = requests_table([make_pod("idle")])
+    >>> "BestEffort" in t, "100m" in t, "200Mi" in t
+    (True, True, True)
+    """
+    rows = []
+    for p in pods:
+        spec = p.spec
+        cs = list(spec.initContainers or ()) + list(spec.containers or ())
+        reqs = "<br>".join(f"{_e(c.name)}: {_e(_rl_text(c.resources.requests if c.resources else None))}" for c in cs)
+        lims = "<br>".join(f"{_e(c.name)}: {_e(_rl_text(c.resources.limits if c.resources else None))}" for c in cs)
+        r = pod_requests(p)
+        nz = dict(zip((CPU, MEMORY), pod_non_zero_requests(p)))
+        qos = pod_qos_class(p)
+        row = [(f"<code>{_e(_pod_key(p))}</code>", ""),
+               (_e(qos), f"color:{_QOS_COLOUR.get(qos, '#000')};font-weight:bold"), (reqs, ""), (lims, "")]
+        for name in (CPU, MEMORY):
+            row.append((_e(_q(r.get(name, 0), name)) if name in r else "0", "text-align:right"))
+        for name in (CPU, MEMORY):
+            differs = nz[name] != r.get(name, 0)
+            row.append((_e(_q(nz[name], name)), "text-align:right" + (";color:#ef6c00;font-weight:bold" if differs else "")))
+        rows.append(row)
+    return _table(["pod", "QoS class", "requests (as written)", "limits (as written)", "PodRequests cpu",
+                   "PodRequests memory", "non-zero cpu", "non-zero memory"], rows)
+
+
+# ---------------------------------------------------------------------------
+# what load_manifests read
+
+
+def kinds_table(manifests: Any) -> Html:
+    """Objects per kind: how many, from which files, namespaced or cluster-scoped.
+
+    Parameters
+    ----------
+    manifests : kubenotes.api.manifests.Manifests
+
+    Returns
+    -------
+    Html
+        One row per ``(apiVersion, kind)``, most numerous first, with the
+        scope (``Namespaced``/``Cluster``), the count, the source file names
+        and up to three example names.
+
+    Examples
+    --------
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> m = load_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... ''')
+    >>> "Cluster" in kinds_table(m) and "<code>n1</code>" in kinds_table(m)
+    True
+    """
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for o in manifests:
+        groups.setdefault((o.api_version, o.kind), []).append(o)
+    rows = []
+    for (api_version, kind), objs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0][1])):
+        scope = "Namespaced" if objs[0].namespace is not None else ("Cluster" if not isinstance(objs[0].obj, dict)
+                                                                    else "(component config)")
+        files = sorted({o.source.replace("\\", "/").rsplit("/", 1)[-1] for o in objs})
+        names = ", ".join(f"<code>{_e(o.namespace + '/' if o.namespace else '')}{_e(o.name)}</code>" for o in objs[:3])
+        if len(objs) > 3:
+            names += f", … ({len(objs) - 3} more)"
+        rows.append([(f"<b>{_e(kind)}</b>", ""), (f"<code>{_e(api_version)}</code>", ""), (_e(scope), ""),
+                     (_e(len(objs)), "text-align:right"), (_e(", ".join(files)), ""), (names, "")])
+    return _table(["kind", "apiVersion", "scope", "count", "from", "e.g."], rows)
+
+
+_SUFFIX_NOTES = {
+    "Ki": "binary suffix: ×2^10", "Mi": "binary suffix: ×2^20", "Gi": "binary suffix: ×2^30",
+    "Ti": "binary suffix: ×2^40", "Pi": "binary suffix: ×2^50", "Ei": "binary suffix: ×2^60",
+    "m": "decimal suffix milli: ×10^-3", "k": "decimal suffix: ×10^3", "M": "decimal suffix: ×10^6",
+    "G": "decimal suffix: ×10^9", "T": "decimal suffix: ×10^12", "P": "decimal suffix: ×10^15",
+    "E": "decimal suffix: ×10^18", "": "no suffix: base units (cores, bytes)",
+}
+_QUANTITY_FORM = re.compile(r"^[+-]?[0-9.]+(?:(?P<exp>[eE][+-]?[0-9]+)|(?P<suffix>[KMGTPE]i|[mkMGTPE])?)$")
+
+
+def _suffix_note(q: str) -> str:
+    """What the suffix of a (valid) quantity means, from quantity.go's three suffix families."""
+    m = _QUANTITY_FORM.match(q.strip())
+    if m is None:
+        return ""
+    if m.group("exp"):
+        return "decimal exponent: ×10^n"
+    return _SUFFIX_NOTES[m.group("suffix") or ""]
+
+
+def _plain(d: Decimal) -> str:
+    """A Decimal without exponent and trailing zeros (``0.1``, ``2147483648``)."""
+    return format(d.normalize(), "f")
+
+
+def quantity_table(quantities: Iterable[Any]) -> Html:
+    """How each quantity is read: exact value, integer millicores and integer base units.
+
+    Parameters
+    ----------
+    quantities : iterable of str or int
+        As written in a manifest, e.g. ``"100m"``, ``"1.5"``, ``"2Gi"``, ``"1e3"``, ``"500M"``.
+
+    Returns
+    -------
+    Html
+        Columns: as written; the suffix's meaning; the exact value
+        (:func:`~kubenotes.api.quantity.parse_quantity`); ``MilliValue()``
+        (what a CPU quantity becomes: millicores); ``Value()`` (what a memory
+        quantity becomes: bytes). Values rounded up are marked ``↑``.
+
+    Raises
+    ------
+    InvalidQuantity
+        When a quantity does not parse.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go
+
+    Examples
+    --------
+    >>> t = quantity_table(["100m", "2Gi"])
+    >>> "2147483648" in t, "↑" in t
+    (True, True)
+    """
+    rows = []
+    for q in quantities:
+        exact = parse_quantity(q)
+        milli, units = milli_value(q), value(q)
+        milli_up = Decimal(milli) != exact * 1000
+        units_up = Decimal(units) != exact
+        rows.append([
+            (f"<code>{_e(q)}</code>", ""), (_e(_suffix_note(str(q))), f"color:{_GREY}"),
+            (_e(_plain(exact)), "text-align:right"),
+            (_e(f"{milli:,}".replace(",", " ")) + (" ↑" if milli_up else ""), "text-align:right"),
+            (_e(f"{units:,}".replace(",", " ")) + (" ↑" if units_up else ""),
+             "text-align:right" + (f";color:{_RED}" if units_up else "")),
+        ])
+    return _table(["as written", "suffix", "exact value", "MilliValue() = millicores", "Value() = bytes or units"],
+                  rows)
+
+
+# ---------------------------------------------------------------------------
+# defaulting and admission
+
+
+def _flatten(d: Any, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(d, dict):
+        if not d and prefix:
+            out[prefix] = {}
+        for k, v in d.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(d, list):
+        if not d:
+            out[prefix] = []
+        for i, v in enumerate(d):
+            out.update(_flatten(v, f"{prefix}[{i}]"))
+    else:
+        out[prefix] = d
+    return out
+
+
+def _show(v: Any) -> str:
+    if v is None:
+        return "—"
+    if v == {}:
+        return "{}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def defaulting_steps(pod: Any, priority_classes: Iterable[Any] = (), *,
+                     include_system_classes: bool = True) -> list[dict[str, str]]:
+    """What each step of Pod creation writes into a Pod, field by field.
+
+    Runs, on a copy of ``pod``, the steps :func:`~kubenotes.api.manifests.load_manifests`
+    runs: ``SetDefaults_Pod`` (:func:`~kubenotes.api.defaults.set_defaults_pod`:
+    requests from limits...), ``SetDefaults_PodSpec`` and
+    ``SetDefaults_Container`` (:func:`~kubenotes.api.defaults.set_defaults_pod_spec`),
+    the create strategy's ``PrepareForCreate``
+    (:func:`~kubenotes.api.defaults.prepare_pod_for_create`: ``status.qosClass``)
+    and the ``Priority`` admission plugin
+    (:func:`~kubenotes.api.priority.apply_priority_admission`).
+
+    Parameters
+    ----------
+    pod : lightkube.resources.core_v1.Pod
+        As written (e.g. from ``load_manifests(..., defaults=False)``); not modified.
+    priority_classes : iterable of PriorityClass
+        The cluster's classes, for admission.
+    include_system_classes : bool
+        Add ``system-node-critical`` and ``system-cluster-critical``.
+
+    Returns
+    -------
+    list[dict[str, str]]
+        One entry per changed field, in step order: ``step``, ``field``
+        (``spec.containers[0].resources.requests.cpu``), ``before`` (``—``
+        when absent) and ``after``.
+
+    Raises
+    ------
+    FieldError
+        When admission rejects the Pod (unknown class, conflicting ``spec.priority``).
+    InvalidQuantity
+        When a quantity needed for defaulting does not parse.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> steps = defaulting_steps(make_pod("p", limits={"cpu": "1"}))
+    >>> [(s["step"], s["after"]) for s in steps if s["field"].endswith("requests.cpu")]
+    [('SetDefaults_Pod', '1')]
+    >>> [s["after"] for s in steps if s["field"] in ("status.qosClass", "spec.priority")]
+    ['Burstable', '0']
+    """
+    work = copy.deepcopy(pod)
+    classes = list(priority_classes)
+    stages: list[tuple[str, Callable[[Any], None]]] = [
+        ("SetDefaults_Pod", set_defaults_pod),
+        ("SetDefaults_PodSpec", lambda p: set_defaults_pod_spec(p.spec)),
+        ("PrepareForCreate", prepare_pod_for_create),
+        ("Priority admission", lambda p: apply_priority_admission(p, classes,
+                                                                  include_system_classes=include_system_classes)),
+    ]
+    out: list[dict[str, str]] = []
+    before = _flatten(work.to_dict())
+    for name, step in stages:
+        step(work)
+        after = _flatten(work.to_dict())
+        for path in after:
+            if path not in before or before[path] != after[path]:
+                out.append({"step": name, "field": path, "before": _show(before.get(path)),
+                            "after": _show(after[path])})
+        before = after
+    return out
+
+
+_STEP_SOURCE = {
+    "SetDefaults_Pod": "pkg/apis/core/v1/defaults.go",
+    "SetDefaults_PodSpec": "pkg/apis/core/v1/defaults.go (and SetDefaults_Container)",
+    "PrepareForCreate": "pkg/registry/core/pod/strategy.go",
+    "Priority admission": "plugin/pkg/admission/priority/admission.go",
+}
+
+
+def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_system_classes: bool = True) -> Html:
+    """:func:`defaulting_steps` as a table: step, upstream file, field, as written, as stored.
+
+    Parameters
+    ----------
+    pod, priority_classes, include_system_classes
+        As for :func:`defaulting_steps`.
+
+    Returns
+    -------
+    Html
+        Fields set from limits (``resources.requests``), ``status.qosClass``
+        and ``spec.priority`` are in bold.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> "SetDefaults_Pod" in defaulting_table(make_pod("p", limits={"cpu": "1"}))
+    True
+    """
+    rows = []
+    last = None
+    for s in defaulting_steps(pod, priority_classes, include_system_classes=include_system_classes):
+        key = ".resources.requests." in s["field"] or s["field"] in ("status.qosClass", "spec.priority")
+        step = "" if s["step"] == last else (f"<b>{_e(s['step'])}</b><br><span style=\"color:{_GREY};font-size:11px\">"
+                                             f"{_e(_STEP_SOURCE.get(s['step'], ''))}</span>")
+        last = s["step"]
+        weight = "font-weight:bold" if key else ""
+        rows.append([(step, ""), (f"<code>{_e(s['field'])}</code>", weight), (_e(s["before"]), f"color:{_GREY}"),
+                     (_e(s["after"]), weight)])
+    return _table(["step (upstream)", "field", "as written", "as stored"], rows)
+
+
+def priority_admission_table(pods: Iterable[Any], priority_classes: Iterable[Any] = (), *,
+                             include_system_classes: bool = True) -> Html:
+    """Each Pod through the Priority admission plugin: the class it names, what admission writes, or why it rejects.
+
+    Parameters
+    ----------
+    pods : iterable of lightkube Pod
+        As written (``load_manifests(..., defaults=False)``); not modified.
+    priority_classes : iterable of PriorityClass
+    include_system_classes : bool
+        Add the two built-in ``system-`` classes.
+
+    Returns
+    -------
+    Html
+        Columns: pod; ``priorityClassName`` and ``priority`` as written;
+        ``priorityClassName``, ``priority`` and ``preemptionPolicy`` after
+        admission; and ``admitted`` or upstream's rejection message (red).
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> t = priority_admission_table([make_pod("a", priority=7), make_pod("b", priorityClassName="system-node-critical")])
+    >>> "must not be provided in pod spec" in t, "2000001000" in t
+    (True, True)
+    """
+    classes = list(priority_classes)
+    rows = []
+    for p in pods:
+        work = copy.deepcopy(p)
+        written = [(_e(p.spec.priorityClassName or "—"), ""), (_e(_show(p.spec.priority)), "text-align:right")]
+        try:
+            apply_priority_admission(work, classes, include_system_classes=include_system_classes)
+        except KubenotesError as e:
+            after = [("", ""), ("", ""), ("", ""), (f"<b>rejected</b>: {_e(e)}", f"color:{_RED}")]
+        else:
+            s = work.spec
+            after = [(f"<code>{_e(s.priorityClassName or '—')}</code>", ""), (f"<b>{_e(s.priority)}</b>", "text-align:right"),
+                     (_e(s.preemptionPolicy), ""), ("admitted", f"color:{_GREEN}")]
+        rows.append([(f"<code>{_e(_pod_key(p))}</code>", ""), *written, *after])
+    return _table(["pod", "priorityClassName (written)", "priority (written)", "→ priorityClassName", "→ priority",
+                   "→ preemptionPolicy", "result"], rows)
+
+
+# ---------------------------------------------------------------------------
+# selectors, taints and tolerations
+
+
+def _labels_html(labels: Mapping[str, str]) -> str:
+    if not labels:
+        return f'<span style="color:{_GREY}">(no labels)</span>'
+    return "<br>".join(f'<span style="color:{_GREY};font-weight:normal;font-size:11px">{_e(k)}={_e(v)}</span>'
+                       for k, v in labels.items())
+
+
+def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | Iterable[Any], *,
+                         show_labels: Sequence[str] | None = None) -> Html:
+    """Which objects each label selector (string form) matches: a ✓/✗ grid.
+
+    Parameters
+    ----------
+    selectors : iterable of str
+        String form as ``kubectl get -l`` takes it: ``app=web``,
+        ``app in (web,redis),!canary``, ``tier``, ``app!=web``...
+    objects : mapping of str to labels-or-object, or iterable of objects
+        Columns: a name mapped to a ``dict`` of labels or to an object with
+        ``metadata.labels``; or objects, named by ``metadata.name``.
+    show_labels : sequence of str, optional
+        Label keys listed under each column name (default: all labels).
+
+    Returns
+    -------
+    Html
+        Rows: the selector as written, upstream's canonical string of it
+        (requirements sorted by key), then ✓ or ✗ per object.
+
+    Raises
+    ------
+    FieldError
+        When a selector does not parse (upstream's message).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/labels/selector.go
+
+    Examples
+    --------
+    >>> t = label_selector_table(["app=web", "!app"], {"web": {"app": "web"}, "bare": {}})
+    >>> t.count("✓"), t.count("✗")
+    (2, 2)
+    """
+    named = [(n, _labels_of(o)) for n, o in _named(objects)]
+    heads = ["selector", "parsed"]
+    for n, labels in named:
+        shown = {k: v for k, v in labels.items() if show_labels is None or k in show_labels}
+        heads.append(f"{_e(n)}<br>{_labels_html(shown)}")
+    rows = []
+    for s in selectors:
+        sel = parse_selector(s)
+        row = [(f"<code>{_e(s)}</code>", ""), (f"<code>{_e(sel)}</code>", f"color:{_GREY}")]
+        row += [(_YES if sel.matches(labels) else _NO, "text-align:center") for _, labels in named]
+        rows.append(row)
+    return _table(heads, rows, raw_headers=True)
+
+
+def _requirement_text(expr: Sequence[Any]) -> str:
+    key, op, values = expr
+    if op in ("Exists", "DoesNotExist"):
+        return f"{key} {op}"
+    return f"{key} {op} [{', '.join(values)}]"
+
+
+def node_selector_table(selectors: Mapping[str, Any] | Iterable[Sequence[Any]], nodes: Iterable[Any]) -> Html:
+    """Which nodes each required node selector matches, with the node's value of the key.
+
+    Parameters
+    ----------
+    selectors : iterable of ``(key, operator, values)``, or mapping of str to NodeSelector
+        A tuple is one ``matchExpressions`` requirement in API spelling
+        (``In``, ``NotIn``, ``Exists``, ``DoesNotExist``, ``Gt``, ``Lt``),
+        as in ``requiredDuringSchedulingIgnoredDuringExecution``; a mapping
+        names full ``v1.NodeSelector`` objects (or dicts with ``nodeSelectorTerms``).
+    nodes : iterable of lightkube Node
+
+    Returns
+    -------
+    Html
+        ✓/✗ per node; for tuple rows the node's value of ``key`` is shown
+        under the mark (``—`` when the node does not have the label).
+
+    Raises
+    ------
+    FieldError
+        When a selector is invalid (e.g. ``Gt`` with a non-integer value).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_node
+    >>> nodes = [make_node("small", labels={"cores": "8"}), make_node("big", labels={"cores": "48"})]
+    >>> t = node_selector_table([("cores", "Gt", ["16"])], nodes)
+    >>> t.count("✓"), t.count("✗")
+    (1, 1)
+    """
+    nodes = list(nodes)
+    if isinstance(selectors, Mapping):
+        items = [(name, NodeSelector.from_api(sel), None) for name, sel in selectors.items()]
+    else:
+        items = []
+        for expr in selectors:
+            key, op, values = expr
+            sel = NodeSelector.from_api({"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": key, "operator": op, "values": list(values)}]}]})
+            items.append((_requirement_text(expr), sel, key))
+    rows = []
+    for name, sel, key in items:
+        row = [(f"<code>{_e(name)}</code>", "")]
+        for n in nodes:
+            mark = _YES if sel.matches(n) else _NO
+            if key is not None:
+                val = (n.metadata.labels or {}).get(key)
+                mark += f'<br><span style="color:{_GREY};font-size:11px">{_e("—" if val is None else (val or chr(34) * 2))}</span>'
+            row.append((mark, "text-align:center"))
+        rows.append(row)
+    return _table(["matchExpressions", *[n.metadata.name for n in nodes]], rows)
+
+
+def _toleration_text(t: Any) -> str:
+    fields = []
+    for f in ("key", "operator", "value", "effect", "tolerationSeconds"):
+        v = t.get(f) if isinstance(t, Mapping) else getattr(t, f, None)
+        if v not in (None, ""):
+            fields.append(f"{f}: {v}")
+    return "{" + ", ".join(fields) + "}"
+
+
+def toleration_table(tolerations: Iterable[Any], taints: Iterable[Any]) -> Html:
+    """Which taint each toleration tolerates (``Toleration.ToleratesTaint``): a ✓/✗ grid.
+
+    Parameters
+    ----------
+    tolerations : iterable of Toleration or dict
+        Rows, shown in manifest spelling (empty fields left out).
+    taints : iterable of Taint or dict
+        Columns, shown as ``key=value:Effect``.
+
+    Returns
+    -------
+    Html
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/api/core/v1/toleration.go
+
+    Examples
+    --------
+    >>> t = toleration_table([{"operator": "Exists"}, {"key": "a", "value": "x"}],
+    ...                      [{"key": "a", "value": "y", "effect": "NoSchedule"}])
+    >>> t.count("✓"), t.count("✗")
+    (1, 1)
+    """
+    taints = list(taints)
+    rows = []
+    for tol in tolerations:
+        row = [(f"<code>{_e(_toleration_text(tol))}</code>", "")]
+        row += [(_YES if tolerates(tol, t) else _NO, "text-align:center") for t in taints]
+        rows.append(row)
+    return _table(["toleration", *[taint_string(t) for t in taints]], rows)
+
+
+# ---------------------------------------------------------------------------
+# the widget
+
+
+def request_panel(**defaults: int) -> Any:
+    """The chapter's widget: the example Pod's CPU and memory sliders -> bar chart, effective request and QoS class.
+
+    Parameters
+    ----------
+    **defaults : int
+        Starting values overriding :data:`SIDECAR_EXAMPLE` (same keys as
+        :func:`pod_with_sidecar`'s parameters).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`. Controls, in order
+        (the first is the app's CPU request): ``app_cpu_milli``,
+        ``app_cpu_limit_milli``, ``sidecar_cpu_milli``, ``init_cpu_milli``,
+        ``overhead_cpu_milli``, ``app_memory_mib``, ``app_memory_limit_mib``.
+        Each change builds the Pod with :func:`pod_with_sidecar` (defaults
+        applied) and shows :func:`plot_request_breakdown` and :func:`explain_pod`.
+
+    Raises
+    ------
+    TypeError
+        For an unknown key in ``defaults``.
+
+    Notes
+    -----
+    A limit of 0 means "no limit" (the field is left out).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = request_panel(app_cpu_milli=300)
+    >>> panel.children[0].children[0].value, len(panel.children)
+    (300, 5)
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.viz.widgets import live_panel
+
+    unknown = set(defaults) - set(SIDECAR_EXAMPLE)
+    if unknown:
+        raise TypeError(f"request_panel() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    start = {**SIDECAR_EXAMPLE, **defaults}
+    style = {"description_width": "230px"}
+    layout = widgets.Layout(width="480px")
+    spec = [
+        ("app_cpu_milli", "app requests.cpu (millicores)", 4000, 50),
+        ("app_cpu_limit_milli", "app limits.cpu (millicores, 0 = none)", 4000, 50),
+        ("sidecar_cpu_milli", "istio-proxy sidecar cpu (millicores)", 2000, 50),
+        ("init_cpu_milli", "migrate init cpu (millicores)", 4000, 50),
+        ("overhead_cpu_milli", "spec.overhead.cpu (millicores)", 1000, 50),
+        ("app_memory_mib", "app requests.memory (MiB)", 4096, 64),
+        ("app_memory_limit_mib", "app limits.memory (MiB, 0 = none)", 4096, 64),
+    ]
+    controls = {key: widgets.IntSlider(value=start[key], min=0, max=max(top, start[key]), step=step,
+                                       description=label, continuous_update=False, style=style, layout=layout)
+                for key, label, top, step in spec}
+
+    def update(**v: int) -> list[Any]:
+        pod = pod_with_sidecar(**v)
+        return [explain_pod(pod), plot_request_breakdown(pod)]
+
+    return live_panel(update, controls)

@@ -194,3 +194,27 @@ def test_nominator_ignores_bound_pods():
 def test_pre_enqueue_status_code():
     p = pod("g", schedulingGates=[{"name": "a"}])
     assert gates(p).code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+def test_own_events_do_not_requeue_the_pod():
+    q = new_queue()
+    p = pod("p")
+    q.add(p)
+    qp = q.pop()
+    q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, p)  # e.g. its own forget after a failed bind
+    assert q.add_unschedulable_if_not_present(qp, error=True) == "backoffQ"
+    assert q.pop() is qp
+    q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, p)
+    assert q.add_unschedulable_if_not_present(qp, error=True) == "unschedulablePods"
+
+
+def test_attempts_guard_parks_the_pod():
+    q = new_queue(max_attempts_per_pod=3)
+    q.add(pod("p"))
+    for _ in range(3):
+        qp = q.pop()
+        q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE)
+        qp.unschedulable_plugins = {"NodeResourcesFit"}
+        where = q.add_unschedulable_if_not_present(qp)
+    assert where == "unschedulablePods" and qp.attempts == 3
+    assert q.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE) == 0

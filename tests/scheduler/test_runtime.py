@@ -617,7 +617,7 @@ def test_node_to_status():
     assert [n.name for n in m.nodes_for_status_code(nodes, UU)] == ["b", "c"]
     m.set_absent_nodes_status(Status(U, ["z"]))
     assert [n.name for n in m.nodes_for_status_code(nodes, U)] == ["a", "c"]
-    assert m.get_status("c").reasons == ["z"] and len(m) == 2
+    assert m.status_of("c").reasons == ["z"] and len(m) == 2
 
 
 def test_normalize_receives_node_scores():

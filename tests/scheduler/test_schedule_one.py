@@ -504,3 +504,13 @@ def test_trace_false_makes_identical_decisions(case):
 
     traced, fast = outcome(True), outcome(False)
     assert traced == fast
+
+
+def test_input_objects_are_not_modified():
+    low = make_pod("low", requests={"cpu": "1500m"}, node_name="n1", priority=10)
+    high = make_pod("high", requests={"cpu": "1"}, priority=1000)
+    before = (low.to_dict(), high.to_dict())
+    first = [(t.key, t.node_name, t.nominated_node_name) for t in new_scheduler(three_nodes(), [low, high]).run()]
+    assert (low.to_dict(), high.to_dict()) == before
+    again = [(t.key, t.node_name, t.nominated_node_name) for t in new_scheduler(three_nodes(), [low, high]).run()]
+    assert first == again

@@ -153,7 +153,7 @@ class NodeToStatus(dict):
     --------
     >>> m = NodeToStatus()
     >>> m["n1"] = Status.unschedulable("Insufficient cpu")
-    >>> m.get_status("n1").reasons, str(m.get_status("n2").code), len(m)
+    >>> m.status_of("n1").reasons, str(m.status_of("n2").code), len(m)
     (['Insufficient cpu'], 'UnschedulableAndUnresolvable', 1)
     """
 
@@ -161,7 +161,7 @@ class NodeToStatus(dict):
         super().__init__(*args, **kwargs)
         self.absent_nodes_status = absent_nodes_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
-    def get_status(self, node_name: str) -> Status:
+    def status_of(self, node_name: str) -> Status:
         """Status of ``node_name``: explicit, or the absent-nodes status (``Get``)."""
         s = dict.get(self, node_name)
         return s if s is not None else self.absent_nodes_status
@@ -318,6 +318,7 @@ class Framework:
         self.pre_bind_plugins: list[Any] = []
         self.bind_plugins: list[Any] = []
         self.post_bind_plugins: list[Any] = []
+        self._filter_calls: list[tuple[str, Any]] = []
         if profile is None:
             return
         self.profile_name = profile.scheduler_name
@@ -599,11 +600,13 @@ class Framework:
             ``running "X" filter plugin: <msg>`` for any other code.
         """
         skip = state.skip_filter_plugins
-        for pl in self.filter_plugins:
-            name = pl.name()
+        calls = self._filter_calls
+        if len(calls) != len(self.filter_plugins):
+            calls = self._filter_calls = [(pl.name(), pl.filter) for pl in self.filter_plugins]
+        for name, filter_fn in calls:
             if skip and name in skip:
                 continue
-            s = pl.filter(state, pod, node_info)
+            s = filter_fn(state, pod, node_info)
             if s is None or s.code == Code.SUCCESS:
                 if record is not None:
                     record[name] = "passed"
@@ -637,6 +640,12 @@ class Framework:
         -------
         Status
         """
+        nom = self.nominator
+        if nom is None or getattr(nom, "nominated_pods", True) == {}:
+            # Fast path: nobody is nominated anywhere.
+            if record is not None:
+                record.clear()
+            return self.run_filter_plugins(state, pod, node_info, record)
         status = Status()
         pods_added = False
         for i in range(2):
@@ -753,6 +762,8 @@ class Framework:
         pod: "PodInfo",
         nodes: list["NodeInfo"],
         raw: dict[str, dict[str, int]] | None = None,
+        *,
+        with_plugin_scores: bool = True,
     ) -> tuple[list[NodePluginScores] | None, Status]:
         """Score, NormalizeScore and weight every feasible node (``RunScorePlugins``).
 
@@ -764,6 +775,8 @@ class Framework:
         nodes : list[NodeInfo]
         raw : dict[str, dict[str, int]], optional
             Filled with node -> plugin -> score as returned by ``score`` (before NormalizeScore).
+        with_plugin_scores : bool
+            False leaves ``NodePluginScores.scores`` empty (only totals; faster).
 
         Returns
         -------
@@ -780,12 +793,14 @@ class Framework:
         per_plugin: list[list[NodeScore]] = []
         for pl in plugins:
             name = pl.name()
+            score_fn = pl.score
             lst = []
+            append = lst.append
             for ni in nodes:
-                sc, s = pl.score(state, pod, ni)
-                if s is not None and not s.is_success():
+                sc, s = score_fn(state, pod, ni)
+                if s is not None and s.code != Code.SUCCESS:
                     return None, Status(Code.ERROR, [f"running Score plugins: plugin {_q(name)} failed with: {s.message()}"])
-                lst.append(NodeScore(ni.name, int(sc)))
+                append(NodeScore(ni.name, int(sc)))
             per_plugin.append(lst)
         if raw is not None:
             for ni in nodes:
@@ -804,20 +819,21 @@ class Framework:
         out = []
         weights = [self.score_plugin_weight[pl.name()] for pl in plugins]
         names = [pl.name() for pl in plugins]
-        for idx, ni in enumerate(nodes):
-            nps = NodePluginScores(ni.name, [], 0)
-            for j, lst in enumerate(per_plugin):
-                score = lst[idx].score
+        for j, lst in enumerate(per_plugin):
+            for ns in lst:
+                score = ns.score
                 if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
                     return None, Status(Code.ERROR, [
                         "applying score defaultWeights on Score plugins: "
                         f"plugin {_q(names[j])} returns an invalid score {score}, it should in the range of "
                         f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
                     ])
-                w = score * weights[j]
-                nps.scores.append(PluginScore(names[j], w))
-                nps.total_score += w
-            out.append(nps)
+        for idx, ni in enumerate(nodes):
+            if with_plugin_scores:
+                pss = [PluginScore(names[j], lst[idx].score * weights[j]) for j, lst in enumerate(per_plugin)]
+                out.append(NodePluginScores(ni.name, pss, sum(ps.score for ps in pss)))
+            else:
+                out.append(NodePluginScores(ni.name, [], sum(lst[idx].score * weights[j] for j, lst in enumerate(per_plugin))))
         return out, Status()
 
     # --------------------------------------------------------------- Reserve

@@ -1,0 +1,1547 @@
+"""Plots, tables and the live panel of chapter 04.04: a production GPU trace replayed under nine Score plugins.
+
+Everything here reads what :mod:`kubenotes.replay` computes and lays it out:
+
+* where the trace is and which pod-list variant to read (:func:`default_trace_dir`,
+  :data:`TRACE_VARIANTS`, :func:`trace_variant`);
+* replays cached per ``(policy, variant, seed)`` so that widgets stay live
+  (:func:`cached_replay`, :func:`replay_policies`);
+* the cluster as it was at some arrived workload, rebuilt from a replay's
+  placements (:func:`events_at`, :func:`cluster_at`, :func:`node_view_of`);
+* tables (:func:`trace_overview`, :func:`results_table`,
+  :func:`fragmentation_breakdown`, :func:`fgd_panel`, :func:`schedule_comparison`);
+* figures (:func:`curves_figure`, :func:`occupancy_figure`,
+  :func:`placement_figure` of the networkx :func:`placement_graph`);
+* the chapter's live panel (:func:`replay_panel`, built on
+  :func:`kubenotes.viz.widgets.live_panel`).
+
+Nothing here models scheduling: placements, scores and fragmentation come
+from :mod:`kubenotes.replay.engine` and :mod:`kubenotes.replay.policies`
+(FGD's scores from the plugin itself, fragmentation from
+:class:`~kubenotes.replay.policies.Fragmentation` and
+:func:`~kubenotes.replay.policies.frag_amount`).
+
+The trace is not shipped with kubenotes. It is research/study-use data from
+Alibaba (``alibaba/clusterdata``, ``cluster-trace-gpu-v2023``), released with
+Q. Weng et al., "Beware of Fragmentation: Scheduling GPU-Sharing Workloads
+with Fragmentation Gradient Descent", USENIX ATC 2023; cite the paper when you
+use it.
+
+References
+----------
+hkust-adsl/kubernetes-scheduler-simulator experiments/plot/plot_openb_alloc.py, plot_openb_frag_ratio.py
+hkust-adsl/kubernetes-scheduler-simulator pkg/simulator/plugin/fgd_score.go, pkg/utils/frag.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/interface.go (ScorePlugin)
+https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import html
+import io
+import os
+import time
+import weakref
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from kubenotes.datasets.alibaba import (
+    DEFAULT_PODS_FILE,
+    ENV_VAR,
+    MILLI_PER_GPU,
+    TraceArrays,
+    TraceNotFound,
+    load_arrays,
+    pod_gpu_request,
+)
+from kubenotes.replay.engine import (
+    PAPER_ALLOCATION_PERCENT,
+    ClusterState,
+    ReplayResult,
+    new_policy,
+    pod_requests,
+    replay,
+)
+from kubenotes.replay.policies import (
+    PAPER_POLICY_NAMES,
+    POLICY_NAMES,
+    Fragmentation,
+    NodeView,
+    PodRequest,
+    TypicalPods,
+    frag_amount,
+    typical_pods,
+)
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
+
+__all__ = [
+    "TRACE_VARIANTS",
+    "VARIANT_LABELS",
+    "DEFAULT_SEED",
+    "POLICY_COLORS",
+    "default_trace_dir",
+    "trace_variant",
+    "cached_replay",
+    "replay_policies",
+    "replay_timings",
+    "events_at",
+    "cluster_at",
+    "node_view_of",
+    "fragmented_node",
+    "trace_overview",
+    "results_table",
+    "curves_figure",
+    "occupancy_figure",
+    "fragmentation_breakdown",
+    "fgd_explain",
+    "fgd_panel",
+    "placement_graph",
+    "placement_figure",
+    "schedule_comparison",
+    "replay_view",
+    "replay_panel",
+    "update_seconds",
+]
+
+#: Pod-list variants of the trace the chapter offers: name -> file in the trace directory.
+TRACE_VARIANTS: dict[str, str] = {
+    "default": DEFAULT_PODS_FILE,
+    "gpushare100": "openb_pod_list_gpushare100.csv",
+    "multigpu50": "openb_pod_list_multigpu50.csv",
+    "gpuspec33": "openb_pod_list_gpuspec33.csv",
+    "cpu050": "openb_pod_list_cpu050.csv",
+}
+#: What each variant changes (the data README's wording, shortened), for dropdowns and tables.
+VARIANT_LABELS: dict[str, str] = {
+    "default": "default: the production pod list",
+    "gpushare100": "gpushare100: all GPU demand from sharing pods",
+    "multigpu50": "multigpu50: half the GPU demand from multi-GPU pods",
+    "gpuspec33": "gpuspec33: a third of GPU pods pinned to card models",
+    "cpu050": "cpu050: fewer CPU-only pods",
+}
+#: The paper's first seed; the chapter's curves use it.
+DEFAULT_SEED = 42
+#: One fixed colour per policy, in every figure.
+POLICY_COLORS: dict[str, str] = {
+    "LeastAllocated": "#8c564b",
+    "MostAllocated": "#e377c2",
+    "BalancedAllocation": "#bcbd22",
+    "Random": "#7f7f7f",
+    "DotProd": "#9467bd",
+    "GpuClustering": "#17becf",
+    "GpuPacking": "#2ca02c",
+    "BestFit": "#1f77b4",
+    "FGD": "#d62728",
+}
+
+_TRACE_FOLDER = ("shared", "data", "alibaba-gpu-2023")
+_IDLE = "#dcdcdc"
+_FULL = "#253494"
+_NO_CARD = "#ffffff"
+_PARTIAL = colormaps["YlOrRd"]
+_GREEN = "#2e7d32"
+_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 7px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
+_TD = "padding:2px 7px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None,
+           row_css: Sequence[str] | None = None, numeric_from: int = 1) -> Html:
+    """An HTML table; cells are HTML (escape text first); columns from ``numeric_from`` align right."""
+    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
+    if caption:
+        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">{caption}</caption>')
+    out.append("<thead><tr>" + "".join(
+        f'<th style="{_TH}{";text-align:right" if i >= numeric_from else ""}">{_e(h)}</th>'
+        for i, h in enumerate(headers)) + "</tr></thead><tbody>")
+    for k, row in enumerate(rows):
+        css = row_css[k] if row_css is not None and k < len(row_css) else ""
+        out.append(f'<tr style="{css}">' + "".join(
+            f'<td style="{_TD}{";text-align:right" if i >= numeric_from else ""}">{c}</td>'
+            for i, c in enumerate(row)) + "</tr>")
+    out.append("</tbody></table>")
+    return Html("".join(out))
+
+
+def _fmt(x: float, digits: int = 2) -> str:
+    return "–" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _gpu_text(num_gpu: int, gpu_milli: int) -> str:
+    if num_gpu == 0:
+        return "no GPU"
+    if gpu_milli < MILLI_PER_GPU:
+        return f"{gpu_milli / MILLI_PER_GPU:.2f} of 1 GPU"
+    return f"{num_gpu} GPU" + ("s" if num_gpu > 1 else "")
+
+
+def _vcpu(milli_cpu: int) -> str:
+    return f"{milli_cpu / 1000:g} vCPU"
+
+
+# ---------------------------------------------------------------------------
+# where the trace is, and cached replays
+
+
+def default_trace_dir() -> Path:
+    """The Alibaba trace directory: ``$KUBENOTES_ALIBABA_TRACE``, else ``../shared/data/alibaba-gpu-2023`` beside the repository.
+
+    Returns
+    -------
+    pathlib.Path
+        A directory holding ``openb_pod_list_default.csv``.
+
+    Raises
+    ------
+    TraceNotFound
+        When the environment variable names a directory without the trace,
+        or it is unset and the default folder is missing. The message says
+        where to get the data and under which terms.
+
+    See Also
+    --------
+    kubenotes.datasets.alibaba.trace_dir : the library's resolver (path or environment only).
+
+    Notes
+    -----
+    The default location is relative to the installed ``kubenotes`` package
+    (an editable install from the repository), not to the notebook's working
+    directory, so a notebook copied elsewhere still finds the data.
+
+    Examples
+    --------
+    >>> import os
+    >>> old = os.environ.get(ENV_VAR)
+    >>> os.environ[ENV_VAR] = "/nonexistent/trace"
+    >>> try:
+    ...     default_trace_dir()
+    ... except TraceNotFound as e:
+    ...     print(str(e).splitlines()[0])
+    ... finally:
+    ...     _ = os.environ.pop(ENV_VAR) if old is None else os.environ.update({ENV_VAR: old})
+    Alibaba GPU trace not found: KUBENOTES_ALIBABA_TRACE=/nonexistent/trace has no openb_pod_list_default.csv.
+    """
+    import kubenotes
+
+    how = ("Get the CSV files of cluster-trace-gpu-v2023 from https://github.com/alibaba/clusterdata "
+           "(research or study use only; cite Weng et al., USENIX ATC '23) and set "
+           f"{ENV_VAR} to their folder.")
+    env = os.environ.get(ENV_VAR)
+    if env:
+        p = Path(env)
+        if (p / DEFAULT_PODS_FILE).is_file():
+            return p
+        raise TraceNotFound(f"Alibaba GPU trace not found: {ENV_VAR}={env} has no {DEFAULT_PODS_FILE}.\n{how}")
+    p = Path(kubenotes.__file__).resolve().parents[1].parent.joinpath(*_TRACE_FOLDER)
+    if (p / DEFAULT_PODS_FILE).is_file():
+        return p
+    raise TraceNotFound(f"Alibaba GPU trace not found: {ENV_VAR} is not set and {p} has no {DEFAULT_PODS_FILE}.\n{how}")
+
+
+def _dir_key(trace_dir: str | os.PathLike[str] | None) -> str:
+    return str(Path(trace_dir) if trace_dir is not None else default_trace_dir())
+
+
+def _variant_file(variant: str) -> str:
+    if variant not in TRACE_VARIANTS:
+        raise ValueError(f"unknown trace variant {variant!r}: one of {', '.join(TRACE_VARIANTS)}")
+    return TRACE_VARIANTS[variant]
+
+
+@functools.lru_cache(maxsize=8)
+def _prepared(variant: str, directory: str) -> tuple[TraceArrays, TypicalPods, list[PodRequest]]:
+    trace = load_arrays(directory, _variant_file(variant))
+    return trace, _typical_of(trace), _requests_of(trace)
+
+
+# Per-trace derived data, keyed by id() (TraceArrays is unhashable); entries die with the trace.
+_PER_TRACE: dict[int, dict[str, Any]] = {}
+
+
+def _derived(trace: TraceArrays) -> dict[str, Any]:
+    d = _PER_TRACE.get(id(trace))
+    if d is None:
+        d = _PER_TRACE[id(trace)] = {}
+        weakref.finalize(trace, _PER_TRACE.pop, id(trace), None)
+    return d
+
+
+def _typical_of(trace: TraceArrays) -> TypicalPods:
+    d = _derived(trace)
+    if "typical" not in d:
+        d["typical"] = typical_pods(trace)
+    return d["typical"]
+
+
+def _requests_of(trace: TraceArrays) -> list[PodRequest]:
+    d = _derived(trace)
+    if "requests" not in d:
+        d["requests"] = pod_requests(trace)
+    return d["requests"]
+
+
+def _fragmentation_of(trace: TraceArrays, max_cards: int) -> Fragmentation:
+    d = _derived(trace)
+    key = ("fragmentation", max_cards)
+    if key not in d:
+        d[key] = Fragmentation(_typical_of(trace), trace.models, max_cards)
+    return d[key]
+
+
+def trace_variant(variant: str = "default", trace_dir: str | os.PathLike[str] | None = None) -> TraceArrays:
+    """The GPU nodes and one pod-list variant as :class:`~kubenotes.datasets.alibaba.TraceArrays` (cached).
+
+    Parameters
+    ----------
+    variant : str
+        A key of :data:`TRACE_VARIANTS`.
+    trace_dir : str or path-like, optional
+        Default :func:`default_trace_dir`.
+
+    Returns
+    -------
+    TraceArrays
+        The same object on every call with the same arguments.
+
+    Raises
+    ------
+    ValueError
+        On an unknown variant.
+    TraceNotFound
+        When the directory or a file is missing.
+    TraceFormatError
+        On a malformed row.
+
+    See Also
+    --------
+    kubenotes.datasets.alibaba.load_arrays
+    """
+    return _prepared(variant, _dir_key(trace_dir))[0]
+
+
+_TIMINGS: dict[tuple[str, str, int, str], float] = {}
+
+
+@functools.lru_cache(maxsize=128)
+def _cached_replay(policy: str, variant: str, seed: int, directory: str) -> ReplayResult:
+    trace, typical, requests = _prepared(variant, directory)
+    t0 = time.perf_counter()
+    r = replay(trace, policy, seed=seed, typical=typical, requests=requests)
+    _TIMINGS[(policy, variant, seed, directory)] = time.perf_counter() - t0
+    return r
+
+
+def cached_replay(policy: str, variant: str = "default", seed: int = DEFAULT_SEED,
+                  trace_dir: str | os.PathLike[str] | None = None) -> ReplayResult:
+    """:func:`kubenotes.replay.engine.replay` of one policy on one variant, computed once per ``(policy, variant, seed)``.
+
+    Parameters
+    ----------
+    policy : str
+        One of :data:`~kubenotes.replay.policies.POLICY_NAMES`.
+    variant : str
+        A key of :data:`TRACE_VARIANTS`.
+    seed : int
+    trace_dir : str or path-like, optional
+        Default :func:`default_trace_dir`.
+
+    Returns
+    -------
+    ReplayResult
+        Shared between callers: do not modify it.
+
+    Raises
+    ------
+    UnknownPolicy
+        On an unknown policy.
+    ValueError
+        On an unknown variant.
+    TraceNotFound
+        When the trace is missing.
+
+    See Also
+    --------
+    replay_policies, replay_timings
+
+    Notes
+    -----
+    The paper's setting: inflation to 130% of GPU capacity, name-order tie
+    break, typical pods of the whole variant.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> r = cached_replay("FGD", trace_dir=d)
+    >>> r is cached_replay("FGD", trace_dir=d), r.policy, r.allocation_percent.tolist()
+    (True, 'FGD', [25.0, 50.0, 75.0, 100.0, 100.0])
+    """
+    return _cached_replay(policy, variant, int(seed), _dir_key(trace_dir))
+
+
+def replay_policies(policies: Iterable[str] = POLICY_NAMES, variant: str = "default", seed: int = DEFAULT_SEED,
+                    trace_dir: str | os.PathLike[str] | None = None) -> dict[str, ReplayResult]:
+    """:func:`cached_replay` for each policy.
+
+    Parameters
+    ----------
+    policies : iterable of str
+        Default all nine, in :data:`~kubenotes.replay.policies.POLICY_NAMES` order.
+    variant : str
+    seed : int
+    trace_dir : str or path-like, optional
+
+    Returns
+    -------
+    dict[str, ReplayResult]
+        Policy -> result, in the given order.
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`cached_replay`.
+    """
+    return {p: cached_replay(p, variant, seed, trace_dir) for p in policies}
+
+
+def replay_timings() -> dict[tuple[str, str, int], float]:
+    """Wall-clock seconds of every replay :func:`cached_replay` has computed so far (cache hits cost nothing).
+
+    Returns
+    -------
+    dict[tuple[str, str, int], float]
+        ``(policy, variant, seed)`` -> seconds.
+    """
+    return {(p, v, s): t for (p, v, s, _), t in _TIMINGS.items()}
+
+
+# ---------------------------------------------------------------------------
+# the cluster at a point of the replay
+
+
+def events_at(result: ReplayResult, arrived_percent: float) -> int:
+    """How many pods had arrived when the arrived workload reached ``arrived_percent``.
+
+    Parameters
+    ----------
+    result : ReplayResult
+    arrived_percent : float
+        Requested GPU so far, percent of the cluster's GPU capacity.
+
+    Returns
+    -------
+    int
+        The number of events whose arrived workload is at most that much.
+
+    Examples
+    --------
+    >>> r = ReplayResult("X", 0, "", 1000, np.array([0, 1, 2]), np.array([0, 0, -1]), [[0], [0], []],
+    ...                  np.array([300, 600, 1100]), np.array([300, 600, 600]), np.zeros(3))
+    >>> events_at(r, 0), events_at(r, 60), events_at(r, 109), events_at(r, 130)
+    (0, 2, 2, 3)
+    """
+    return int(np.searchsorted(result.arrived_gpu_milli * 100.0, arrived_percent * result.total_gpu_milli,
+                               side="right"))
+
+
+def _trace_of(result: ReplayResult) -> TraceArrays:
+    if result.cluster is None:
+        raise ValueError("the result has no cluster (and so no trace): use a result of kubenotes.replay.engine.replay")
+    return result.cluster.trace
+
+
+def cluster_at(result: ReplayResult, events: int) -> ClusterState:
+    """The cluster after the first ``events`` placements of a replay, rebuilt from its record.
+
+    Parameters
+    ----------
+    result : ReplayResult
+        A result of :func:`~kubenotes.replay.engine.replay` (its ``cluster``
+        gives the trace).
+    events : int
+        0 gives the empty cluster; ``len(result.pod_index)`` the final one.
+
+    Returns
+    -------
+    ClusterState
+        A new object (the result's final ``cluster`` is left alone).
+
+    Raises
+    ------
+    ValueError
+        When ``events`` is out of range or the result carries no cluster.
+
+    Notes
+    -----
+    The engine keeps only the final state; this replays the recorded
+    placements (node and cards per event) with
+    :meth:`~kubenotes.replay.engine.ClusterState.place`, which takes about
+    0.1 s for the whole default trace.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")],
+    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 1000)])
+    >>> r = replay(t, "BestFit", tuning_ratio=0, order=[0, 1])
+    >>> cluster_at(r, 1).gpu_left.tolist(), cluster_at(r, 2).gpu_left.tolist()
+    ([[500, 1000]], [[500, 0]])
+    """
+    trace = _trace_of(result)
+    n = len(result.pod_index)
+    if not 0 <= events <= n:
+        raise ValueError(f"events must be between 0 and {n}, not {events}")
+    reqs = _requests_of(trace)
+    c = ClusterState(trace)
+    for e in range(events):
+        node = int(result.node_index[e])
+        if node >= 0:
+            c.place(node, reqs[int(result.pod_index[e])], result.gpu_cards[e])
+    return c
+
+
+def node_view_of(cluster: ClusterState, node: int | str) -> NodeView:
+    """One node of a :class:`~kubenotes.replay.engine.ClusterState` as the simulator's ``NodeResource`` (a :class:`NodeView`).
+
+    Parameters
+    ----------
+    cluster : ClusterState
+    node : int or str
+        Node index or name.
+
+    Returns
+    -------
+    NodeView
+        Free CPU, memory and per-card GPU, card model.
+
+    Raises
+    ------
+    KeyError
+        When no node has that name.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> c = ClusterState(t); c.place(0, pod_requests(t)[0], [1])
+    >>> v = node_view_of(c, "n1"); v.gpu_left, v.milli_cpu_left, v.model
+    ([1000, 500], 31000, 'T4')
+    """
+    names = cluster.trace.node_names
+    i = names.index(node) if isinstance(node, str) else int(node)
+    count = int(cluster.gpu_count[i])
+    model = cluster.models[int(cluster.node_model[i])] if count > 0 else ""
+    return NodeView(names[i], int(cluster.milli_cpu_left[i]), int(cluster.milli_cpu_capacity[i]),
+                    int(cluster.memory_left[i]), int(cluster.memory_capacity[i]),
+                    [int(x) for x in cluster.gpu_left[i, :count]], model)
+
+
+def fragmented_node(cluster: ClusterState) -> str:
+    """A node worth explaining: it has an idle card, a partly used card and a full card (the most fragmented such node).
+
+    Parameters
+    ----------
+    cluster : ClusterState
+
+    Returns
+    -------
+    str
+        Node name; falls back to the most fragmented node with a partly used
+        card, then to the first GPU node.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("a", 32000, 1 << 20, 2, "T4"), NodeRow("b", 32000, 1 << 20, 4, "T4")],
+    ...                           [PodRow("p", 1000, 1024, 1, 500), PodRow("q", 1000, 1024, 1, 1000)])
+    >>> c = ClusterState(t); r = pod_requests(t); c.place(1, r[0], [0]); c.place(1, r[1], [1])
+    >>> fragmented_node(c)
+    'b'
+    """
+    left = cluster.gpu_left
+    has = np.arange(cluster.max_cards)[None, :] < cluster.gpu_count[:, None]
+    partial = ((left > 0) & (left < MILLI_PER_GPU) & has).any(axis=1)
+    idle = ((left == MILLI_PER_GPU) & has).any(axis=1)
+    full = ((left == 0) & has).any(axis=1)
+    frag = cluster.node_fragmentation(_fragmentation_of(cluster.trace, cluster.max_cards))
+    for mask in (partial & idle & full, partial):
+        if mask.any():
+            idx = np.nonzero(mask)[0]
+            return cluster.trace.node_names[int(idx[np.argmax(frag[idx])])]
+    return cluster.trace.node_names[int(np.argmax(cluster.gpu_count > 0))]
+
+
+# ---------------------------------------------------------------------------
+# tables
+
+
+def trace_overview(trace: TraceArrays) -> Html:
+    """The trace in one small table: nodes, GPUs per model, pod kinds, GPU demand against capacity.
+
+    Parameters
+    ----------
+    trace : TraceArrays
+
+    Returns
+    -------
+    Html
+        Two columns, ``what`` and ``value``.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n", 8000, 1024, 2, "T4")],
+    ...                           [PodRow("a", 1000, 0, 1, 500), PodRow("b", 1000, 0, 0, 0)])
+    >>> s = trace_overview(t)
+    >>> "T4 2" in s and "1 GPU-sharing" in s and "25.0%" in s
+    True
+    """
+    cap = trace.node_gpu_count
+    models: dict[str, int] = {}
+    for m, g in zip(trace.node_model.tolist(), cap.tolist()):
+        if g > 0:
+            models[trace.models[m]] = models.get(trace.models[m], 0) + g
+    per_node: dict[int, int] = {}
+    for g in cap.tolist():
+        per_node[g] = per_node.get(g, 0) + 1
+    num, milli = trace.pod_num_gpu, trace.pod_gpu_milli
+    p = max(trace.num_pods, 1)
+    cpu_only = int((num == 0).sum())
+    share = int(((num == 1) & (milli < MILLI_PER_GPU)).sum())
+    whole = int(((num > 0) & (milli >= MILLI_PER_GPU)).sum())
+    multi = int((num > 1).sum())
+    spec = sum(1 for s in trace.pod_gpu_spec if s) if trace.pod_gpu_spec else 0
+    demand = int(trace.pod_total_gpu_milli.sum())
+    total = max(trace.total_gpu_milli, 1)
+    rows = [
+        ("pod list", f"<code>{_e(trace.pods_file or '(in memory)')}</code>"),
+        ("GPU nodes", f"{trace.num_nodes:,} with {int(cap.sum()):,} GPUs, "
+                      f"{int(trace.node_milli_cpu.sum()) // 1000:,} vCPU"),
+        ("GPUs by card model", " · ".join(f"{_e(m)} {g:,}" for m, g in sorted(models.items(), key=lambda kv: -kv[1]))),
+        ("GPUs per node", " · ".join(f"{g} on {n:,} nodes" for g, n in sorted(per_node.items(), reverse=True))),
+        ("pods", f"{trace.num_pods:,}: {cpu_only:,} CPU-only ({100 * cpu_only / p:.1f}%), "
+                 f"{share:,} GPU-sharing ({100 * share / p:.1f}%), {whole:,} whole-GPU ({100 * whole / p:.1f}%; "
+                 f"{multi:,} of them multi-GPU)"),
+        ("pods pinned to card models (gpu_spec)", f"{spec:,}"),
+        ("GPU requested by the whole list", f"{demand / MILLI_PER_GPU:,.1f} GPUs = {100 * demand / total:.1f}% of capacity"),
+    ]
+    return _table(["what", "value"], [(f"<b>{_e(k)}</b>", v) for k, v in rows], numeric_from=99)
+
+
+def _mean(values: Sequence[float]) -> float:
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    return float(v.mean()) if len(v) else float("nan")
+
+
+def _as_list(r: ReplayResult | Sequence[ReplayResult]) -> list[ReplayResult]:
+    return [r] if isinstance(r, ReplayResult) else list(r)
+
+
+def results_table(results: Mapping[str, ReplayResult | Sequence[ReplayResult]], *,
+                  paper: Mapping[str, tuple[float, float]] | None = PAPER_ALLOCATION_PERCENT,
+                  seconds: Mapping[str, float] | None = None) -> Html:
+    """Per policy: GPU allocation ratio at 100% and 130% arrived workload (next to the paper's), fragmentation rate at 90%.
+
+    Parameters
+    ----------
+    results : mapping of str to ReplayResult or list of ReplayResult
+        Policy -> one result, or one per seed (then means over seeds).
+    paper : mapping of str to (float, float), optional
+        Published allocation percent at 100% and 130% (default
+        :data:`~kubenotes.replay.engine.PAPER_ALLOCATION_PERCENT`, valid for
+        the default trace only); None leaves the columns out.
+    seconds : mapping of str to float, optional
+        Policy -> replay wall-clock seconds, shown in a last column.
+
+    Returns
+    -------
+    Html
+        The best allocation at 130% is in bold.
+
+    See Also
+    --------
+    kubenotes.replay.cli.summarize : the same numbers as JSON.
+
+    Examples
+    --------
+    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, -1]), [[0], []],
+    ...                  np.array([1000, 1300]), np.array([950, 950]), np.array([10.0, 10.0]))
+    >>> s = results_table({"FGD": r})
+    >>> "95.00" in s and "95.39" in s and "<b>" in s
+    True
+    """
+    cols = ["policy", "seeds", "allocation at 100% arrived"]
+    if paper is not None:
+        cols.append("paper")
+    cols.append("allocation at 130% arrived")
+    if paper is not None:
+        cols.append("paper")
+    cols += ["fragmentation rate at 90%", "failed pods"]
+    if seconds is not None:
+        cols.append("replay seconds")
+    stats = {}
+    for name, rs in results.items():
+        lst = _as_list(rs)
+        stats[name] = (len(lst), _mean([r.at("allocation", 100) for r in lst]),
+                       _mean([r.at("allocation", 130) for r in lst]),
+                       _mean([r.at("fragmentation", 90) for r in lst]),
+                       float(np.mean([r.failed_pods for r in lst])))
+    best = max((s[2] for s in stats.values() if np.isfinite(s[2])), default=None)
+    rows = []
+    for name, (n, a100, a130, f90, failed) in stats.items():
+        pub = (paper or {}).get(name)
+        a130s = _fmt(a130)
+        if best is not None and a130 == best:
+            a130s = f"<b>{a130s}</b>"
+        row = [f'<span style="color:{POLICY_COLORS.get(name, "#000")}">■</span> {_e(name)}', str(n), _fmt(a100)]
+        if paper is not None:
+            row.append(_fmt(pub[0]) if pub else "–")
+        row.append(a130s)
+        if paper is not None:
+            row.append(_fmt(pub[1]) if pub else "–")
+        row += [_fmt(f90, 1), f"{failed:,.0f}"]
+        if seconds is not None:
+            row.append(_fmt(seconds.get(name, float("nan"))))
+        rows.append(row)
+    return _table(cols, rows)
+
+
+def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 10) -> Html:
+    """The paper's fragmentation of one node, term by term: one row per typical pod shape.
+
+    For each typical pod ``p`` (popularity ``f_p``), ``F_p`` is the idle GPU
+    of the node that ``p`` could not use: all of it when ``p`` cannot run on
+    the node, otherwise the idle GPU on cards with less free than ``p`` asks.
+    The node's fragmentation is ``F = sum_p f_p * F_p``.
+
+    Parameters
+    ----------
+    view : NodeView
+        E.g. :func:`node_view_of` a cluster.
+    typical : TypicalPods
+        The target workload (:func:`~kubenotes.replay.policies.typical_pods`).
+    top : int
+        Rows shown (most popular shapes first); the rest are summed in one row.
+
+    Returns
+    -------
+    Html
+        A heading line (cards, CPU), the table, and the total ``F`` as
+        :func:`~kubenotes.replay.policies.frag_amount` computes it.
+
+    Notes
+    -----
+    Each ``F_p`` is ``frag_amount`` of the node against the single shape
+    ``p``; the reason column restates the rule for reading.
+
+    Examples
+    --------
+    >>> t = TypicalPods.from_args([{"milliCpu": 2000, "milliGpu": 500, "gpuNumber": 1, "percentage": 0.5},
+    ...                            {"milliCpu": 2000, "milliGpu": 1000, "gpuNumber": 1, "percentage": 0.5}])
+    >>> s = fragmentation_breakdown(NodeView("n", 8000, 8000, 0, 0, [600, 1000], "T4"), t)
+    >>> "F = 300" in s and "cards with less than 1000 free" in s
+    True
+    """
+    total_idle = sum(view.gpu_left)
+    order = np.argsort(-typical.percentage, kind="stable")
+    rows, shown_f, shown_c = [], 0.0, 0.0
+    for k, i in enumerate(order.tolist()):
+        c, m, n, t, f = (int(typical.milli_cpu[i]), int(typical.gpu_milli[i]), int(typical.num_gpu[i]),
+                         typical.gpu_type[i], float(typical.percentage[i]))
+        one = TypicalPods(np.array([c]), np.array([m]), np.array([n]), [t], np.array([1.0]))
+        fp = frag_amount(view, one)
+        if k >= top:
+            continue
+        if n == 0:
+            why = "asks for no GPU: all idle GPU is wasted for it"
+        elif t and view.model not in t.split("|"):
+            why = f"needs {_e(t)}: card model not allowed"
+        elif view.milli_cpu_left < c:
+            why = "not enough CPU left: all idle GPU is stranded"
+        elif sum(1 for x in view.gpu_left if x >= m) < n:
+            why = f"no {n} card{'s' if n > 1 else ''} with {m} free: all idle GPU is stranded"
+        else:
+            why = f"fits; idle GPU on cards with less than {m} free is stranded"
+        rows.append([_e(_vcpu(c)), _e(_gpu_text(n, m)) + (f" ({_e(t)})" if t else ""), f"{100 * f:.1f}%", why,
+                     f"{fp:,.0f}", f"{f * fp:,.1f}"])
+        shown_f += f
+        shown_c += f * fp
+    total = frag_amount(view, typical)
+    if len(order) > top:
+        rows.append(["", f"the other {len(order) - top} shapes", f"{100 * (float(typical.percentage.sum()) - shown_f):.1f}%",
+                     "", "", f"{total - shown_c:,.1f}"])
+    head = (f"<div style='font-size:12px'><b>{_e(view.name)}</b> ({_e(view.model or 'no GPU')}): free GPU per card "
+            f"<code>{_e(view.gpu_left)}</code> (thousandths), {_e(_vcpu(view.milli_cpu_left))} free; "
+            f"idle GPU T = {total_idle:,}</div>")
+    foot = (f"<div style='font-size:12px'><b>F = {total:,.0f}</b> thousandths of a GPU are fragmented on this node "
+            f"({100 * total / total_idle:.0f}% of its idle GPU)</div>" if total_idle else
+            "<div style='font-size:12px'><b>F = 0</b>: no idle GPU, nothing to fragment</div>")
+    return Html(head + _table(["CPU", "GPU", "share f_p", "on this node", "F_p", "f_p × F_p"], rows,
+                              numeric_from=4) + foot)
+
+
+# ---------------------------------------------------------------------------
+# FGD in numbers for one pod
+
+
+def _is_kind(req: PodRequest, kind: str) -> bool:
+    if kind == "share":
+        return req.is_gpu_share
+    if kind == "whole":
+        return req.num_gpu > 0 and not req.is_gpu_share
+    if kind == "cpu":
+        return req.num_gpu == 0
+    return True
+
+
+def fgd_explain(result: ReplayResult, arrived_percent: float = 100.0, *, kind: str = "share",
+                event: int | None = None) -> dict[str, Any]:
+    """FGD's decision for one pod of an FGD replay, in numbers: every feasible node's fragmentation before and after, and its score.
+
+    Parameters
+    ----------
+    result : ReplayResult
+        A replay with policy ``FGD``.
+    arrived_percent : float
+        Explain the first pod of ``kind`` placed once the arrived workload
+        passed this (or the last one before, near the end of the replay).
+    kind : {"share", "whole", "cpu", "any"}
+        GPU-sharing, whole-GPU, CPU-only or any pod.
+    event : int, optional
+        Explain this event instead (it must be a placed pod).
+
+    Returns
+    -------
+    dict
+        ``pod`` (name), ``event``, ``arrived_percent``, ``request``
+        (:class:`PodRequest`), ``feasible`` (count), ``rows`` (one dict per
+        feasible node, best score first: ``node``, ``model``, ``gpu_left``
+        (list, before), ``milli_cpu_left``, ``cards`` (the cards FGD would
+        give the pod there), ``frag_before``, ``frag_after`` (thousandths of a
+        GPU), ``score``), ``top_score``, ``ties`` (nodes with the top score),
+        ``node`` and ``cards`` (what the replay did), ``typical`` (number of
+        typical pod shapes).
+
+    Raises
+    ------
+    ValueError
+        When the result is not an FGD replay, or no placed pod of that kind exists.
+
+    Notes
+    -----
+    Scores and cards come from the FGD plugin itself (its vectorized
+    ``score_nodes`` and ``select_gpus`` on the cluster rebuilt by
+    :func:`cluster_at`); ``frag_before``/``frag_after`` from
+    :class:`~kubenotes.replay.policies.Fragmentation`, and the score is
+    ``int(100 * sigmoid((frag_before - frag_after) / 1000))``. Among nodes
+    with the top score the replay takes the first in its seeded node order.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    Two thirds of the workload ask for half a GPU, one third for a whole
+    GPU. After ``a`` (half) and ``b`` (whole) landed on ``n1``, its half-free
+    card is useless to whole-GPU pods (F = 500 / 3); pod ``c`` (half) fills it
+    (F drops to 0, score 54), while on the empty ``n2`` it would break a card
+    (F rises, score 45).
+
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4"), NodeRow("n2", 32000, 1 << 20, 2, "T4")],
+    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 1000),
+    ...                            PodRow("c", 1000, 1024, 1, 500)])
+    >>> x = fgd_explain(replay(t, "FGD", seed=1, tuning_ratio=0, order=[0, 1, 2]), event=2)
+    >>> [(r["node"], r["gpu_left"], r["cards"], round(r["frag_before"]), round(r["frag_after"]), r["score"])
+    ...  for r in x["rows"]]
+    [('n1', [500, 0], [0], 167, 0, 54), ('n2', [1000, 1000], [0], 0, 167, 45)]
+    >>> x["node"], x["cards"]
+    ('n1', [0])
+    """
+    if result.policy != "FGD":
+        raise ValueError(f"fgd_explain needs an FGD replay, not {result.policy}")
+    trace = _trace_of(result)
+    reqs = _requests_of(trace)
+    pods, nodes_of = result.pod_index, result.node_index
+    if event is None:
+        start = events_at(result, arrived_percent)
+        ok = [e for e in range(len(pods)) if nodes_of[e] >= 0 and _is_kind(reqs[int(pods[e])], kind)]
+        if not ok:
+            raise ValueError(f"no placed pod of kind {kind!r} in this replay")
+        after = [e for e in ok if e >= start]
+        event = after[0] if after else ok[-1]
+    elif nodes_of[event] < 0:
+        raise ValueError(f"event {event} is a pod that fitted nowhere")
+    req = reqs[int(pods[event])]
+    cluster = cluster_at(result, event)
+    plugin = new_policy("FGD", typical=_typical_of(trace))
+    feasible = cluster.feasible(req)
+    scores = plugin.normalize_scores(plugin.score_nodes(req, cluster, feasible))
+    cards = [plugin.select_gpus(req, cluster, int(n)) for n in feasible]
+    frag = _fragmentation_of(trace, cluster.max_cards)
+    before_l = cluster.gpu_left[feasible].copy()
+    after_l = before_l.copy()
+    for j, cs in enumerate(cards):
+        for c in cs:
+            after_l[j, c] -= req.gpu_milli
+    cpu = cluster.milli_cpu_left[feasible]
+    model = cluster.node_model[feasible]
+    fb = frag.amount(cpu, before_l, model)
+    fa = frag.amount(cpu - req.milli_cpu, after_l, model)
+    names = trace.node_names
+    rows = []
+    for j, n in enumerate(feasible.tolist()):
+        g = int(cluster.gpu_count[n])
+        rows.append({"node": names[n], "model": trace.models[int(model[j])] if g else "",
+                     "gpu_left": [int(x) for x in before_l[j, :g]], "milli_cpu_left": int(cpu[j]),
+                     "cards": list(cards[j]), "frag_before": float(fb[j]), "frag_after": float(fa[j]),
+                     "score": int(scores[j])})
+    rows.sort(key=lambda r: (-r["score"], r["frag_after"] - r["frag_before"], r["node"]))
+    top = rows[0]["score"] if rows else 0
+    return {"pod": trace.pod_names[int(pods[event])], "event": int(event),
+            "arrived_percent": float(result.arrived_percent[event]), "request": req, "feasible": len(rows),
+            "rows": rows, "top_score": top, "ties": sum(1 for r in rows if r["score"] == top),
+            "node": names[int(nodes_of[event])], "cards": list(result.gpu_cards[event]),
+            "typical": len(_typical_of(trace))}
+
+
+def _cards_text(left: Sequence[int], chosen: Sequence[int] = ()) -> str:
+    out = []
+    for i, x in enumerate(left):
+        s = f"{x}"
+        if i in chosen:
+            s = f'<b style="color:{_GREEN}">[{x}]</b>'
+        out.append(s)
+    return " ".join(out)
+
+
+def fgd_panel(explain: Mapping[str, Any], *, top: int = 6) -> Html:
+    """The FGD side panel: one pod, the best-scoring nodes and the one chosen, in numbers.
+
+    Parameters
+    ----------
+    explain : mapping
+        :func:`fgd_explain`'s result.
+    top : int
+        Best rows shown; the chosen node and the worst-scoring node are
+        always added.
+
+    Returns
+    -------
+    Html
+        Heading (pod, request, arrival), the formula, a table (node, model,
+        free GPU per card with the chosen card bracketed, F before, F after,
+        ΔF, score) and the outcome (ties, chosen node and card).
+
+    Examples
+    --------
+    >>> x = {"pod": "p", "event": 3, "arrived_percent": 50.0, "request": PodRequest(1000, 0, 1, 500),
+    ...      "feasible": 2, "top_score": 56, "ties": 1, "node": "n1", "cards": [0], "typical": 2,
+    ...      "rows": [{"node": "n1", "model": "T4", "gpu_left": [500, 1000], "milli_cpu_left": 8000, "cards": [0],
+    ...                "frag_before": 250.0, "frag_after": 0.0, "score": 56},
+    ...               {"node": "n2", "model": "T4", "gpu_left": [1000, 1000], "milli_cpu_left": 8000, "cards": [0],
+    ...                "frag_before": 0.0, "frag_after": 250.0, "score": 43}]}
+    >>> s = fgd_panel(x)
+    >>> "n1" in s and "−250" in s and "card 0" in s
+    True
+    """
+    req: PodRequest = explain["request"]
+    rows = list(explain["rows"])
+    keep = rows[:top]
+    for extra in [r for r in rows if r["node"] == explain["node"]] + rows[-1:]:
+        if extra not in keep:
+            keep.append(extra)
+    body, css = [], []
+    for r in keep:
+        d = r["frag_after"] - r["frag_before"]
+        chosen = r["node"] == explain["node"]
+        body.append([("<b>" if chosen else "") + _e(r["node"]) + ("</b> ✔" if chosen else ""), _e(r["model"]),
+                     _cards_text(r["gpu_left"], r["cards"]), f"{r['frag_before']:,.0f}", f"{r['frag_after']:,.0f}",
+                     f"{d:+,.0f}".replace("-", "−"), f"<b>{r['score']}</b>"])
+        css.append("background:#e8f5e9" if chosen else "")
+    head = (f"<div style='font-size:12px;line-height:1.45'><b>FGD scores pod {_e(explain['pod'])}</b> "
+            f"({_e(_vcpu(req.milli_cpu))}, {_e(_gpu_text(req.num_gpu, req.gpu_milli))}), "
+            f"arriving at {explain['arrived_percent']:.1f}% of GPU capacity.<br>"
+            f"F = a node's expected fragmentation against the {explain['typical']} typical pod shapes "
+            f"(thousandths of a GPU); score = int(100 · sigmoid((F<sub>before</sub> − F<sub>after</sub>) / 1000)). "
+            f"Free GPU per card before the pod; <b style='color:{_GREEN}'>[x]</b> = the card FGD gives it there.</div>")
+    cards = ", ".join(f"card {c}" for c in explain["cards"]) or "no card (CPU only)"
+    foot = (f"<div style='font-size:12px;line-height:1.45'>{explain['feasible']:,} nodes passed Filter; "
+            f"{explain['ties']:,} share the top score {explain['top_score']}. The replay breaks the tie by its seeded "
+            f"node order and binds the pod to <b style='color:{_GREEN}'>{_e(explain['node'])}</b>, {cards}.</div>")
+    return Html(head + _table(["node", "model", "free GPU per card", "F before", "F after", "ΔF", "score"], body,
+                              row_css=css, numeric_from=3) + foot)
+
+
+# ---------------------------------------------------------------------------
+# figures
+
+
+_CURVE_CACHE: dict[int, dict[str, np.ndarray]] = {}
+_ARRIVED = np.arange(0, 131)
+
+
+def _curves(r: ReplayResult) -> dict[str, np.ndarray]:
+    c = _CURVE_CACHE.get(id(r))
+    if c is None:
+        c = _CURVE_CACHE[id(r)] = {m: r.curve(m, _ARRIVED) for m in ("allocation", "fragmentation")}
+        weakref.finalize(r, _CURVE_CACHE.pop, id(r), None)
+    return c
+
+
+def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | None = None, *,
+                  paper: Mapping[str, tuple[float, float]] | None = None, title: str | None = None) -> Figure:
+    """GPU allocation ratio and fragmentation rate against arrived workload, one curve per policy.
+
+    Parameters
+    ----------
+    results : mapping of str to ReplayResult
+        Policy -> result (one seed).
+    arrived_percent : float, optional
+        Draw a marker there: a vertical line and each curve's value.
+    paper : mapping of str to (float, float), optional
+        Published allocation at 100% and 130% arrived, drawn as hollow
+        diamonds (pass :data:`~kubenotes.replay.engine.PAPER_ALLOCATION_PERCENT`
+        for the default trace).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three Axes: allocation ratio (0-130% arrived), the same zoomed on
+        80-130%, and the fragmentation rate; one legend below.
+
+    Notes
+    -----
+    Values are the simulator's per-bucket means (:meth:`ReplayResult.at`),
+    one seed; the paper plots the mean of ten seeds.
+
+    Examples
+    --------
+    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
+    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
+    >>> fig = curves_figure({"FGD": r}, 100)
+    >>> [a.get_xlabel() for a in fig.axes]
+    ['arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)']
+    """
+    fig = detached_figure(12.5, 4.1)
+    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.1, 1, 1.1]})
+    fig.subplots_adjust(left=0.055, right=0.99, top=0.86 if title else 0.9, bottom=0.27, wspace=0.28)
+    full, zoom, frag = axes
+    x = _ARRIVED
+    zoom_vals = []
+    for name, r in results.items():
+        c = _curves(r)
+        color = POLICY_COLORS.get(name, "#000000")
+        lw = 2.2 if name == "FGD" else 1.4
+        full.plot(x, c["allocation"], color=color, lw=lw, label=name)
+        zoom.plot(x, c["allocation"], color=color, lw=lw)
+        frag.plot(x, c["fragmentation"], color=color, lw=lw)
+        zoom_vals.append(c["allocation"][80:])
+        if paper and name in paper:
+            for ax in (full, zoom):
+                ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
+            zoom_vals.append(np.array(paper[name]))
+    full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1)
+    full.text(52, 40, "every requested GPU allocated", rotation=38, fontsize=7.5, color="#757575")
+    full.set(xlim=(0, 130), ylim=(0, 102), ylabel="GPU allocation ratio (% of capacity)", title="GPU allocation ratio")
+    vals = np.concatenate([v[np.isfinite(v)] for v in zoom_vals]) if zoom_vals else np.array([80.0, 100.0])
+    lo = float(np.floor(vals.min() - 1)) if len(vals) else 80.0
+    hi = float(np.ceil(vals.max() + 1)) if len(vals) else 100.0
+    zoom.set(xlim=(80, 130), ylim=(max(lo, 60.0), min(hi, 101.0)), title="zoom: 80-130% arrived")
+    frag.set(xlim=(0, 130), ylim=(0, 102), ylabel="fragmentation rate (% of idle GPU)",
+             title="fragmentation rate (fragmented / idle GPU)")
+    for ax in axes:
+        ax.set_xlabel("arrived workload (% of GPU capacity)")
+        ax.grid(alpha=0.3)
+        ax.axvline(100, color="#bdbdbd", lw=0.8, zorder=0)
+    if arrived_percent is not None:
+        xi = int(round(arrived_percent))
+        for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
+            ax.axvline(arrived_percent, color="#212121", lw=1.2, ls="--")
+            for name, r in results.items():
+                c = _curves(r)[metric]
+                if 0 <= xi < len(c) and np.isfinite(c[xi]):
+                    ax.plot([xi], [c[xi]], "o", color=POLICY_COLORS.get(name, "#000"), ms=5, mec="white", mew=0.6)
+        full.text(arrived_percent + 1.5, 4, f"{arrived_percent:g}% arrived", fontsize=8, color="#212121")
+    handles, labels = full.get_legend_handles_labels()
+    if paper:
+        handles.append(full.plot([], [], ls="none", marker="D", mfc="none", mec="#424242")[0])
+        labels.append("paper (mean of 10 seeds)")
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 10), fontsize=8.5, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:
+    d = _derived(trace)
+    key = ("layout", per_row)
+    if key in d:
+        return d[key]
+    count = trace.node_gpu_count
+    order_models = sorted({int(m) for m, g in zip(trace.node_model.tolist(), count.tolist()) if g > 0},
+                          key=lambda m: -int(count[trace.node_model == m].sum()))
+    tile_w, tile_h = 5, 3  # 4 x 2 cards and a gap
+    rows_of = np.full((trace.num_nodes, 8), -1, dtype=np.int64)
+    cols_of = np.full((trace.num_nodes, 8), -1, dtype=np.int64)
+    origin = np.zeros((trace.num_nodes, 2), dtype=np.int64)
+    sections = []
+    y = 0
+    for m in order_models:
+        idx = [i for i in range(trace.num_nodes) if int(trace.node_model[i]) == m and count[i] > 0]
+        idx.sort(key=lambda i: (-int(count[i]), trace.node_names[i]))
+        sections.append((trace.models[m], y, len(idx), sorted({int(count[i]) for i in idx}, reverse=True)))
+        for k, i in enumerate(idx):
+            ty, tx = y + (k // per_row) * tile_h, (k % per_row) * tile_w
+            origin[i] = (ty, tx)
+            for c in range(min(int(count[i]), 8)):
+                rows_of[i, c] = ty + c // 4
+                cols_of[i, c] = tx + c % 4
+        y += ((len(idx) + per_row - 1) // per_row) * tile_h + 1
+    d[key] = {"rows": rows_of, "cols": cols_of, "origin": origin, "height": max(y - 1, 1),
+              "width": per_row * tile_w - 1, "sections": sections}
+    return d[key]
+
+
+def _rgba(hex_color: str) -> np.ndarray:
+    h = hex_color.lstrip("#")
+    return np.array([int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)] + [1.0])
+
+
+def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight: str | None = None,
+                     per_row: int = 40, title: str | None = None) -> Figure:
+    """Every GPU card of the cluster at one arrived workload: idle, partly used (shared) or full.
+
+    Nodes are grouped by card model (largest model first) and drawn as tiles
+    of up to 4 x 2 cards, in card order (cards 0-3 on top).
+
+    Parameters
+    ----------
+    result : ReplayResult
+    arrived_percent : float
+        The moment to draw (see :func:`events_at`).
+    highlight : str, optional
+        Outline this node (e.g. where the next pod goes).
+    per_row : int
+        Node tiles per row.
+    title : str, optional
+        Default: policy, arrived workload, allocation ratio, fragmentation
+        rate and card counts.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 8, "G2")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> r = replay(t, "BestFit", tuning_ratio=0, order=[0])
+    >>> fig = occupancy_figure(r, 10)
+    >>> "1 partly used" in fig.axes[0].get_title()
+    True
+    """
+    trace = _trace_of(result)
+    lay = _occupancy_layout(trace, per_row)
+    e = events_at(result, arrived_percent)
+    cluster = cluster_at(result, e)
+    left = cluster.gpu_left
+    has = lay["rows"] >= 0
+    has = has[:, : left.shape[1]]
+    used = (MILLI_PER_GPU - left) / MILLI_PER_GPU
+    img = np.tile(_rgba(_NO_CARD), (lay["height"], lay["width"], 1))
+    colors = np.empty(left.shape + (4,))
+    colors[:] = _rgba(_IDLE)
+    part = (used > 0) & (used < 1)
+    colors[part] = _PARTIAL(0.25 + 0.6 * used[part])
+    colors[used >= 1] = _rgba(_FULL)
+    img[lay["rows"][:, : left.shape[1]][has], lay["cols"][:, : left.shape[1]][has]] = colors[has]
+    n_full, n_part, n_idle = int(((used >= 1) & has).sum()), int((part & has).sum()), int(((used <= 0) & has).sum())
+    h, w = lay["height"], lay["width"]
+    fig = detached_figure(11.5, 0.6 + 10.6 * h / w)
+    ax = fig.add_axes((0.09, 0.09, 0.9, 0.8))
+    ax.imshow(img, interpolation="nearest", aspect="equal", extent=(0, w, h, 0))
+    ax.set_axis_off()
+    for model, y0, n, counts in lay["sections"]:
+        ax.text(-1.5, y0 + 1, f"{model}\n{n} nodes\n({'/'.join(map(str, counts))} GPUs)", ha="right", va="top",
+                fontsize=7.5, color="#37474f")
+    if highlight is not None and highlight in trace.node_names:
+        i = trace.node_names.index(highlight)
+        ty, tx = lay["origin"][i]
+        ax.add_patch(Rectangle((tx - 0.6, ty - 0.6), 5.2, 3.2, fill=False, ec=_GREEN, lw=2.2))
+    if e:
+        alloc = 100 * result.allocated_gpu_milli[e - 1] / result.total_gpu_milli
+        idle = result.total_gpu_milli - result.allocated_gpu_milli[e - 1]
+        rate = 100 * result.frag_gpu_milli[e - 1] / idle if idle > 0 else float("nan")
+    else:
+        alloc, rate = 0.0, float(100 * cluster.node_fragmentation(
+            _fragmentation_of(trace, cluster.max_cards)).sum() / max(result.total_gpu_milli, 1))
+    ax.set_title(title or (f"{result.policy}, {arrived_percent:g}% arrived: {alloc:.1f}% of GPUs allocated, "
+                           f"fragmentation rate {rate:.1f}%\n{n_full:,} full, {n_part:,} partly used, "
+                           f"{n_idle:,} idle cards"), fontsize=10)
+    legend = [Patch(fc=_IDLE, label="idle card"), Patch(fc=_PARTIAL(0.45), label="partly used card (shared)"),
+              Patch(fc=_FULL, label="full card")]
+    if highlight is not None:
+        legend.append(Patch(fc="none", ec=_GREEN, lw=2, label=f"{highlight}"))
+    fig.legend(handles=legend, loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# the placement graph
+
+
+def placement_graph(result: ReplayResult, arrived_percent: float, nodes: Sequence[str]) -> nx.DiGraph:
+    """Nodes -> GPU cards -> pods for a few nodes at one arrived workload.
+
+    Parameters
+    ----------
+    result : ReplayResult
+    arrived_percent : float
+        The moment to show (see :func:`events_at`).
+    nodes : sequence of str
+        Node names.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Graph nodes ``node/<name>`` (``kind="node"``, ``model``),
+        ``card/<name>/<i>`` (``kind="card"``, ``index``, ``free`` in
+        thousandths), ``pod/<event>`` (``kind="pod"``, ``name``, ``num_gpu``,
+        ``gpu_milli`` per card, ``milli_cpu``); edges node -> card and card ->
+        pod (``gpu_milli``). CPU-only pods hang off the node.
+
+    Raises
+    ------
+    KeyError
+        When a name is not a node of the trace.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")],
+    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 300)])
+    >>> g = placement_graph(replay(t, "BestFit", tuning_ratio=0, order=[0, 1]), 100, ["n1"])
+    >>> sorted(g.successors("card/n1/0")), g.nodes["card/n1/0"]["free"]
+    (['pod/0', 'pod/1'], 200)
+    """
+    trace = _trace_of(result)
+    idx = {n: trace.node_names.index(n) for n in nodes}
+    e = events_at(result, arrived_percent)
+    cluster = cluster_at(result, e)
+    g = nx.DiGraph()
+    for name, i in idx.items():
+        count = int(cluster.gpu_count[i])
+        g.add_node(f"node/{name}", kind="node", name=name, model=trace.models[int(trace.node_model[i])] if count else "")
+        for c in range(count):
+            g.add_node(f"card/{name}/{c}", kind="card", node=name, index=c, free=int(cluster.gpu_left[i, c]))
+            g.add_edge(f"node/{name}", f"card/{name}/{c}")
+    where = {i: n for n, i in idx.items()}
+    for ev in range(e):
+        i = int(result.node_index[ev])
+        if i not in where:
+            continue
+        p = int(result.pod_index[ev])
+        pid = f"pod/{ev}"
+        g.add_node(pid, kind="pod", name=trace.pod_names[p], num_gpu=int(trace.pod_num_gpu[p]),
+                   gpu_milli=int(trace.pod_gpu_milli[p]), milli_cpu=int(trace.pod_milli_cpu[p]))
+        cards = result.gpu_cards[ev]
+        if not cards:
+            g.add_edge(f"node/{where[i]}", pid, gpu_milli=0)
+        for c in cards:
+            g.add_edge(f"card/{where[i]}/{c}", pid, gpu_milli=int(trace.pod_gpu_milli[p]))
+    return g
+
+
+def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_pods: bool = False) -> Figure:
+    """Draw :func:`placement_graph` left to right (nodes, cards, pods) with a fixed layout.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        From :func:`placement_graph`.
+    title : str, optional
+    show_cpu_pods : bool
+        Also draw CPU-only pods (they take no card).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Cards are coloured like :func:`occupancy_figure` and labelled with
+        their free thousandths; a pod shows its name and its GPU share.
+
+    Examples
+    --------
+    >>> g = nx.DiGraph()
+    >>> g.add_node("node/n", kind="node", name="n", model="T4")
+    >>> g.add_node("card/n/0", kind="card", node="n", index=0, free=500)
+    >>> g.add_node("pod/0", kind="pod", name="p", num_gpu=1, gpu_milli=500, milli_cpu=1000)
+    >>> g.add_edges_from([("node/n", "card/n/0"), ("card/n/0", "pod/0")])
+    >>> len(placement_figure(g).axes)
+    1
+    """
+    g = graph.copy()
+    if not show_cpu_pods:
+        g.remove_nodes_from([n for n, d in graph.nodes(data=True) if d["kind"] == "pod" and d["num_gpu"] == 0])
+    pos: dict[str, tuple[float, float]] = {}
+    y = 0.0
+    node_ids = [n for n, d in g.nodes(data=True) if d["kind"] == "node"]
+    for nid in node_ids:
+        cards = [c for c in g.successors(nid) if g.nodes[c]["kind"] == "card"]
+        cards.sort(key=lambda c: g.nodes[c]["index"])
+        ys = []
+        for c in cards:
+            pos[c] = (1.0, -y)
+            ys.append(-y)
+            y += 1.0
+        pos[nid] = (0.0, float(np.mean(ys)) if ys else -y)
+        y += 0.8
+    pods = [n for n, d in g.nodes(data=True) if d["kind"] == "pod"]
+    want = {p: float(np.mean([pos[c][1] for c in g.predecessors(p) if c in pos])) for p in pods}
+    placed: list[float] = []
+    for p in sorted(pods, key=lambda p: -want[p]):
+        yy = want[p]
+        if placed and yy > placed[-1] - 0.62:
+            yy = placed[-1] - 0.62
+        placed.append(yy)
+        pos[p] = (2.15, yy)
+    lo = min([p[1] for p in pos.values()] + [0.0])
+    fig = detached_figure(10.0, max(2.5, 0.34 * (-lo + 1.5)))
+    ax = fig.add_axes((0.01, 0.01, 0.98, 0.9 if title else 0.97))
+    ax.axis("off")
+    nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#9e9e9e", width=1.0, arrows=True, arrowstyle="-|>",
+                           arrowsize=8, node_size=0, min_source_margin=14, min_target_margin=14)
+    for n, d in g.nodes(data=True):
+        x, yy = pos[n]
+        if d["kind"] == "node":
+            ax.text(x, yy, f"{d['name']}\n{d['model']}", ha="center", va="center", fontsize=8.5, fontweight="bold",
+                    bbox=dict(boxstyle="round,pad=0.4", fc="white", ec="#455a64", lw=1.2))
+        elif d["kind"] == "card":
+            used = (MILLI_PER_GPU - d["free"]) / MILLI_PER_GPU
+            fc = _FULL if used >= 1 else (_IDLE if used <= 0 else _PARTIAL(0.25 + 0.6 * used))
+            tc = "white" if used >= 1 else "#212121"
+            ax.text(x, yy, f"GPU {d['index']} · {d['free']} free", ha="center", va="center", fontsize=7.5, color=tc,
+                    bbox=dict(boxstyle="square,pad=0.3", fc=fc, ec="#616161", lw=0.8))
+        else:
+            share = (f"{d['gpu_milli'] / MILLI_PER_GPU:.2f} GPU" if d["gpu_milli"] < MILLI_PER_GPU
+                     else f"{d['num_gpu']} whole GPU" + ("s" if d["num_gpu"] > 1 else ""))
+            ax.text(x, yy, f"{d['name']} · {share}", ha="left", va="center", fontsize=7.5,
+                    bbox=dict(boxstyle="round,pad=0.25", fc="#e3f2fd", ec="#90a4ae", lw=0.6))
+    ax.set_xlim(-0.45, 3.3)
+    ax.set_ylim(lo - 0.7, 0.7)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Part 2: comparing scheduler runs
+
+
+def schedule_comparison(runs: Mapping[str, Sequence[Any]], *, pods: Sequence[Any] = (), nodes: Sequence[Any] = (),
+                        rows: int = 12) -> Html:
+    """Where each pod went under several scheduler configurations, and how many nodes stayed untouched.
+
+    Parameters
+    ----------
+    runs : mapping of str to list of AttemptTrace or dict
+        Label -> the attempts of ``Scheduler.run()`` (or their ``to_dict()``);
+        the last attempt of each pod counts.
+    pods : sequence of lightkube Pod, optional
+        To show each pod's GPU request (from its annotations).
+    nodes : sequence of lightkube Node, optional
+        To count the nodes no pod landed on.
+    rows : int
+        Pods listed (the summary covers all).
+
+    Returns
+    -------
+    Html
+        A summary table (pods bound, nodes used, nodes left empty, pods whose
+        node differs from the first run) and a per-pod table.
+
+    Examples
+    --------
+    >>> a = [{"namespace": "ns", "name": "p", "nodeName": "n1"}]
+    >>> b = [{"namespace": "ns", "name": "p", "nodeName": "n2"}]
+    >>> s = schedule_comparison({"default": a, "mine": b})
+    >>> "n1" in s and "n2" in s and ">1<" in s
+    True
+    """
+    def last(run):
+        out: dict[str, str | None] = {}
+        for t in run:
+            d = t if isinstance(t, Mapping) else t.to_dict()
+            out[f"{d.get('namespace') or 'default'}/{d['name']}"] = d.get("nodeName")
+        return out
+
+    placed = {k: last(v) for k, v in runs.items()}
+    labels = list(placed)
+    keys = list(dict.fromkeys(k for v in placed.values() for k in v))
+    first = placed[labels[0]] if labels else {}
+    gpu = {}
+    for p in pods:
+        num, milli, _ = pod_gpu_request(p)
+        gpu[f"{p.metadata.namespace or 'default'}/{p.metadata.name}"] = _gpu_text(num, milli)
+    summary = []
+    for lab in labels:
+        got = placed[lab]
+        used = {n for n in got.values() if n}
+        moved = sum(1 for k in keys if got.get(k) != first.get(k))
+        summary.append([f"<b>{_e(lab)}</b>", str(sum(1 for n in got.values() if n)), str(len(used)),
+                        str(len({n.metadata.name for n in nodes} - used)) if nodes else "–", str(moved)])
+    t1 = _table(["configuration", "pods bound", "nodes used", "nodes left empty", "pods placed differently"], summary)
+    body, css = [], []
+    for k in keys[:rows]:
+        vals = [placed[lab].get(k) for lab in labels]
+        body.append([_e(k), _e(gpu.get(k, ""))] + [_e(v) if v else "<i>Pending</i>" for v in vals])
+        css.append("background:#fff8e1" if len(set(vals)) > 1 else "")
+    more = f"<div style='font-size:11px;color:#616161'>… and {len(keys) - rows} more pods</div>" if len(keys) > rows else ""
+    t2 = _table(["pod", "GPU request"] + labels, body, row_css=css, numeric_from=99)
+    return Html(t1 + t2 + more)
+
+
+# ---------------------------------------------------------------------------
+# the live panel
+
+
+def _png(fig: Figure, dpi: int = 80) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "default",
+                arrived_percent: float = 100, focus: str = "FGD", seed: int = DEFAULT_SEED,
+                trace_dir: str | os.PathLike[str] | None = None) -> list[Any]:
+    """What the live panel shows for one state of its controls.
+
+    Parameters
+    ----------
+    policies : sequence of str
+        Curves to draw (``focus`` is always replayed too).
+    variant : str
+        A key of :data:`TRACE_VARIANTS`.
+    arrived_percent : float
+        Marker on the curves and the moment of the occupancy picture.
+    focus : str
+        The policy whose cluster the occupancy picture shows.
+    seed : int
+    trace_dir : str or path-like, optional
+
+    Returns
+    -------
+    list
+        ``[curves Figure, Html]``: the curves, then a row with the occupancy
+        picture (left) and the FGD side panel (right; FGD's score for the
+        next GPU-sharing pod at that arrived workload, on the FGD replay).
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`cached_replay`.
+    """
+    res = replay_policies(list(policies), variant, seed, trace_dir)
+    paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
+    curves = curves_figure(res, arrived_percent, paper=paper,
+                           title=f"{VARIANT_LABELS.get(variant, variant)} (seed {seed})")
+    fgd = cached_replay("FGD", variant, seed, trace_dir)
+    try:
+        explain = fgd_explain(fgd, arrived_percent, kind="share")
+        panel, chosen = fgd_panel(explain, top=5), explain["node"]
+    except ValueError as e:
+        panel, chosen = Html(f"<p>{_e(e)}</p>"), None
+    focus_r = cached_replay(focus, variant, seed, trace_dir)
+    occ = occupancy_figure(focus_r, arrived_percent, highlight=chosen if focus == "FGD" else None)
+    img = _png(occ)
+    row = Html(
+        "<div style='display:flex;gap:14px;align-items:flex-start;flex-wrap:wrap'>"
+        f"<div style='flex:1 1 560px;min-width:480px'><img style='max-width:100%' alt='GPU occupancy' "
+        f"src='data:image/png;base64,{img}'></div>"
+        f"<div style='flex:1 1 420px;min-width:380px'>{panel}</div></div>")
+    return [curves, row]
+
+
+def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "default", arrived_percent: int = 100,
+                 focus: str = "FGD", seed: int = DEFAULT_SEED, trace_dir: str | os.PathLike[str] | None = None):
+    """The chapter's live panel: arrived-workload slider, policies, trace variant and occupancy policy -> :func:`replay_view`.
+
+    Parameters
+    ----------
+    policies : sequence of str
+        Initially selected curves.
+    variant : str
+    arrived_percent : int
+        Initial slider value (0-130).
+    focus : str
+        Initial policy of the occupancy picture.
+    seed : int
+    trace_dir : str or path-like, optional
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`; the slider comes first.
+
+    Notes
+    -----
+    Replays are cached per ``(policy, variant, seed)``: the first selection of
+    a policy on a variant replays it (about 0.2-1 s); moving the slider only
+    rebuilds the cluster at that point and redraws.
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.viz.widgets import live_panel
+
+    wide = {"style": {"description_width": "150px"}, "layout": widgets.Layout(width="470px")}
+    controls = {
+        "arrived_percent": widgets.IntSlider(value=int(arrived_percent), min=0, max=130, step=1,
+                                             description="arrived workload %", continuous_update=False, **wide),
+        "focus": widgets.Dropdown(options=list(POLICY_NAMES), value=focus, description="occupancy of", **wide),
+        "variant": widgets.Dropdown(options=[(VARIANT_LABELS[v], v) for v in TRACE_VARIANTS], value=variant,
+                                    description="trace variant", **wide),
+        "policies": widgets.SelectMultiple(options=list(POLICY_NAMES), value=tuple(policies), rows=9,
+                                           description="policies (ctrl-click)", **wide),
+    }
+
+    def update(arrived_percent, focus, variant, policies):
+        return replay_view(list(policies) or [focus], variant, arrived_percent, focus, seed, trace_dir)
+
+    return live_panel(update, controls)
+
+
+def update_seconds(**state: Any) -> float:
+    """Wall-clock seconds :func:`replay_view` takes for one state of the panel (what a widget change costs).
+
+    Parameters
+    ----------
+    **state
+        Keyword arguments of :func:`replay_view`.
+
+    Returns
+    -------
+    float
+        Includes any replay not cached yet and drawing both figures.
+    """
+    t0 = time.perf_counter()
+    out = replay_view(**state)
+    _png(out[0])
+    return time.perf_counter() - t0

@@ -1,0 +1,58 @@
+"""Tests for kubenotes.scheduler.plugins.registry and names."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubenotes.errors import ConfigError
+from kubenotes.scheduler.config import default_config
+from kubenotes.scheduler.framework.cycle_state import CycleState
+from kubenotes.scheduler.framework.interface import Code
+from kubenotes.scheduler.framework.node_info import PodInfo
+from kubenotes.scheduler.framework.runtime import Framework
+from kubenotes.scheduler.plugins import names
+from kubenotes.scheduler.plugins.registry import PLUGIN_MODULES, _lazy, in_tree_registry
+from kubenotes.scheduler.snapshot import ClusterObjects, new_snapshot
+from kubenotes.scheduler.testing import make_pod
+
+
+def test_every_name_is_registered():
+    r = in_tree_registry()
+    assert set(r) == set(names.IN_TREE_NAMES) | set(names.LEGACY_NAMES) == set(PLUGIN_MODULES)
+
+
+@pytest.mark.parametrize("name", sorted(PLUGIN_MODULES))
+def test_factories_build_plugins_named_after_their_key(name):
+    fw = Framework({}, None, snapshot=new_snapshot([], []), objects=ClusterObjects())
+    assert in_tree_registry()[name](None, fw).name() == name
+
+
+def test_default_profile_extension_points():
+    fw = Framework(in_tree_registry(), default_config().profiles[0], snapshot=new_snapshot([], []))
+    got = fw.list_plugins()
+    assert got["QueueSort"] == ["PrioritySort"] and got["PreEnqueue"] == ["SchedulingGates"]
+    assert got["Bind"] == ["DefaultBinder"] and got["PostFilter"] == ["DynamicResources", "DefaultPreemption"]
+    assert got["Filter"][:4] == ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"]
+    assert got["Score"][-1] == "ImageLocality"
+    assert fw.score_plugin_weight["TaintToleration"] == 3 and fw.score_plugin_weight["InterPodAffinity"] == 2
+    assert not any(n in got["Filter"] for n in names.LEGACY_NAMES)
+
+
+def test_missing_module_without_stand_in():
+    with pytest.raises(ConfigError, match="plugin module kubenotes.scheduler.plugins.nosuch is not available"):
+        _lazy("NoSuch", "kubenotes.scheduler.plugins.nosuch")(None, None)
+
+
+def test_stand_ins_for_unmodelled_plugins():
+    from kubenotes.scheduler.plugins.registry import NotModelledDynamicResources, NotModelledVolumeBinding
+
+    plain = PodInfo(make_pod("p"))
+    with_pvc = PodInfo(make_pod("q", volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}]))
+    vb = NotModelledVolumeBinding()
+    assert vb.pre_filter(CycleState(), plain, [])[1].is_skip()
+    s = vb.pre_filter(CycleState(), with_pvc, [])[1]
+    assert s.code == Code.ERROR and "PersistentVolumeClaims" in s.message()
+    dra = NotModelledDynamicResources()
+    assert dra.pre_filter(CycleState(), plain, [])[1].is_skip()
+    r, s = dra.post_filter(CycleState(), plain, {})
+    assert r is None and s.code == Code.UNSCHEDULABLE and s.message() == "no new claims to deallocate"
