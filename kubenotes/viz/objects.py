@@ -126,7 +126,9 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]], *,
 
 
 def _q(amount: int, resource: str) -> str:
-    """An integer amount in manifest spelling (``1450m``, ``504Mi``)."""
+    """An integer amount for display: CPU always in millicores (``1450m``, ``2000m``), others canonical (``504Mi``)."""
+    if resource == CPU:
+        return f"{amount}m" if amount else "0"
     return format_quantity(amount, resource)
 
 
@@ -497,8 +499,9 @@ def _request_limit_errors(pod: Any) -> list[str]:
             lims = resource_list(res.limits)
             for name, lim in lims.items():
                 if name in reqs and reqs[name] > lim:
-                    errs.append(f'spec.{kind}[{i}].resources.requests: Invalid value: "{_q(reqs[name], name)}": '
-                                f"must be less than or equal to {name} limit of {_q(lim, name)}")
+                    errs.append(f'spec.{kind}[{i}].resources.requests: Invalid value: '
+                                f'"{format_quantity(reqs[name], name)}": '
+                                f"must be less than or equal to {name} limit of {format_quantity(lim, name)}")
     return errs
 
 
@@ -659,9 +662,16 @@ def _suffix_note(q: str) -> str:
     return _SUFFIX_NOTES[m.group("suffix") or ""]
 
 
+def _grouped(n: int) -> str:
+    """Digits in groups of three separated by thin spaces (``2 147 483 648``)."""
+    return f"{n:,}".replace(",", "\u2009")
+
+
 def _plain(d: Decimal) -> str:
-    """A Decimal without exponent and trailing zeros (``0.1``, ``2147483648``)."""
-    return format(d.normalize(), "f")
+    """A Decimal without exponent or trailing zeros, integer part grouped (``0.1``, ``2 147 483 648``)."""
+    whole, _, frac = format(d.normalize(), "f").partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    return sign + _grouped(int(whole.lstrip("-"))) + (f".{frac}" if frac else "")
 
 
 def quantity_table(quantities: Iterable[Any]) -> Html:
@@ -692,7 +702,7 @@ def quantity_table(quantities: Iterable[Any]) -> Html:
     Examples
     --------
     >>> t = quantity_table(["100m", "2Gi"])
-    >>> "2147483648" in t, "↑" in t
+    >>> "2\u2009147\u2009483\u2009648" in t, "↑" in t
     (True, True)
     """
     rows = []
@@ -704,8 +714,8 @@ def quantity_table(quantities: Iterable[Any]) -> Html:
         rows.append([
             (f"<code>{_e(q)}</code>", ""), (_e(_suffix_note(str(q))), f"color:{_GREY}"),
             (_e(_plain(exact)), "text-align:right"),
-            (_e(f"{milli:,}".replace(",", " ")) + (" ↑" if milli_up else ""), "text-align:right"),
-            (_e(f"{units:,}".replace(",", " ")) + (" ↑" if units_up else ""),
+            (_grouped(milli) + (" ↑" if milli_up else ""), "text-align:right"),
+            (_grouped(units) + (" ↑" if units_up else ""),
              "text-align:right" + (f";color:{_RED}" if units_up else "")),
         ])
     return _table(["as written", "suffix", "exact value", "MilliValue() = millicores", "Value() = bytes or units"],
@@ -1016,9 +1026,10 @@ def node_selector_table(selectors: Mapping[str, Any] | Iterable[Sequence[Any]], 
             if key is not None:
                 val = (n.metadata.labels or {}).get(key)
                 mark += f'<br><span style="color:{_GREY};font-size:11px">{_e("—" if val is None else (val or chr(34) * 2))}</span>'
-            row.append((mark, "text-align:center"))
+            row.append((mark, "text-align:center;white-space:nowrap"))
         rows.append(row)
-    return _table(["matchExpressions", *[n.metadata.name for n in nodes]], rows)
+    heads = ["matchExpressions", *[f'<span style="white-space:nowrap">{_e(n.metadata.name)}</span>' for n in nodes]]
+    return _table(heads, rows, raw_headers=True)
 
 
 def _toleration_text(t: Any) -> str:
@@ -1080,10 +1091,11 @@ def request_panel(**defaults: int) -> Any:
     Returns
     -------
     ipywidgets.VBox
-        From :func:`kubenotes.viz.widgets.live_panel`. Controls, in order
-        (the first is the app's CPU request): ``app_cpu_milli``,
-        ``app_cpu_limit_milli``, ``sidecar_cpu_milli``, ``init_cpu_milli``,
-        ``overhead_cpu_milli``, ``app_memory_mib``, ``app_memory_limit_mib``.
+        From :func:`kubenotes.viz.widgets.live_panel`. Sliders, two per row
+        (the first is the app's CPU request; ``m`` = millicores):
+        ``app_cpu_milli``, ``app_cpu_limit_milli``, ``app_memory_mib``,
+        ``app_memory_limit_mib``, ``sidecar_cpu_milli``, ``init_cpu_milli``,
+        ``overhead_cpu_milli``.
         Each change builds the Pod with :func:`pod_with_sidecar` (defaults
         applied) and shows :func:`plot_request_breakdown` and :func:`explain_pod`.
 
@@ -1112,16 +1124,16 @@ def request_panel(**defaults: int) -> Any:
     if unknown:
         raise TypeError(f"request_panel() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
     start = {**SIDECAR_EXAMPLE, **defaults}
-    style = {"description_width": "230px"}
-    layout = widgets.Layout(width="480px")
-    spec = [
-        ("app_cpu_milli", "app requests.cpu (millicores)", 4000, 50),
-        ("app_cpu_limit_milli", "app limits.cpu (millicores, 0 = none)", 4000, 50),
-        ("sidecar_cpu_milli", "istio-proxy sidecar cpu (millicores)", 2000, 50),
-        ("init_cpu_milli", "migrate init cpu (millicores)", 4000, 50),
-        ("overhead_cpu_milli", "spec.overhead.cpu (millicores)", 1000, 50),
-        ("app_memory_mib", "app requests.memory (MiB)", 4096, 64),
-        ("app_memory_limit_mib", "app limits.memory (MiB, 0 = none)", 4096, 64),
+    style = {"description_width": "215px"}
+    layout = widgets.Layout(width="470px")
+    spec = [  # two per row: the app's request next to its limit
+        ("app_cpu_milli", "app requests.cpu (m)", 4000, 50),
+        ("app_cpu_limit_milli", "app limits.cpu (m; 0 = none)", 4000, 50),
+        ("app_memory_mib", "app requests.memory (Mi)", 4096, 64),
+        ("app_memory_limit_mib", "app limits.memory (Mi)", 4096, 64),
+        ("sidecar_cpu_milli", "istio-proxy sidecar cpu (m)", 2000, 50),
+        ("init_cpu_milli", "migrate init cpu (m)", 4000, 50),
+        ("overhead_cpu_milli", "spec.overhead.cpu (m)", 1000, 50),
     ]
     controls = {key: widgets.IntSlider(value=start[key], min=0, max=max(top, start[key]), step=step,
                                        description=label, continuous_update=False, style=style, layout=layout)

@@ -556,7 +556,7 @@ def node_view_of(cluster: ClusterState, node: int | str) -> NodeView:
 
 
 def fragmented_node(cluster: ClusterState) -> str:
-    """A node worth explaining: it has an idle card, a partly used card and a full card (the most fragmented such node).
+    """A node worth explaining: an idle, a partly used and a full card, and some typical pods still fit.
 
     Parameters
     ----------
@@ -565,8 +565,10 @@ def fragmented_node(cluster: ClusterState) -> str:
     Returns
     -------
     str
-        Node name; falls back to the most fragmented node with a partly used
-        card, then to the first GPU node.
+        The most fragmented node (thousandths of a GPU) that has an idle, a
+        partly used and a full card and less than 90% of its idle GPU
+        fragmented; without one, the most fragmented node with such cards,
+        then with a partly used card, then the first GPU node.
 
     Examples
     --------
@@ -583,7 +585,8 @@ def fragmented_node(cluster: ClusterState) -> str:
     idle = ((left == MILLI_PER_GPU) & has).any(axis=1)
     full = ((left == 0) & has).any(axis=1)
     frag = cluster.node_fragmentation(_fragmentation_of(cluster.trace, cluster.max_cards))
-    for mask in (partial & idle & full, partial):
+    some_fit = frag < 0.9 * cluster.total_gpu_left
+    for mask in (partial & idle & full & some_fit, partial & idle & full, partial):
         if mask.any():
             idx = np.nonzero(mask)[0]
             return cluster.trace.node_names[int(idx[np.argmax(frag[idx])])]
@@ -858,13 +861,13 @@ def fgd_explain(result: ReplayResult, arrived_percent: float = 100.0, *, kind: s
 
     Examples
     --------
-    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
     Two thirds of the workload ask for half a GPU, one third for a whole
     GPU. After ``a`` (half) and ``b`` (whole) landed on ``n1``, its half-free
     card is useless to whole-GPU pods (F = 500 / 3); pod ``c`` (half) fills it
     (F drops to 0, score 54), while on the empty ``n2`` it would break a card
     (F rises, score 45).
 
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
     >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4"), NodeRow("n2", 32000, 1 << 20, 2, "T4")],
     ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 1000),
     ...                            PodRow("c", 1000, 1024, 1, 500)])
@@ -1041,9 +1044,9 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     >>> [a.get_xlabel() for a in fig.axes]
     ['arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)']
     """
-    fig = detached_figure(12.5, 4.1)
-    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.1, 1, 1.1]})
-    fig.subplots_adjust(left=0.055, right=0.99, top=0.86 if title else 0.9, bottom=0.27, wspace=0.28)
+    fig = detached_figure(12.5, 4.4)
+    axes = fig.subplots(1, 3)
+    fig.subplots_adjust(left=0.055, right=0.985, top=0.86 if title else 0.91, bottom=0.3, wspace=0.25)
     full, zoom, frag = axes
     x = _ARRIVED
     zoom_vals = []
@@ -1060,14 +1063,14 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
                 ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
             zoom_vals.append(np.array(paper[name]))
     full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1)
-    full.text(52, 40, "every requested GPU allocated", rotation=38, fontsize=7.5, color="#757575")
+    full.text(3, 95, "dotted: every requested GPU allocated", fontsize=7.5, color="#757575", va="top")
     full.set(xlim=(0, 130), ylim=(0, 102), ylabel="GPU allocation ratio (% of capacity)", title="GPU allocation ratio")
     vals = np.concatenate([v[np.isfinite(v)] for v in zoom_vals]) if zoom_vals else np.array([80.0, 100.0])
     lo = float(np.floor(vals.min() - 1)) if len(vals) else 80.0
     hi = float(np.ceil(vals.max() + 1)) if len(vals) else 100.0
     zoom.set(xlim=(80, 130), ylim=(max(lo, 60.0), min(hi, 101.0)), title="zoom: 80-130% arrived")
     frag.set(xlim=(0, 130), ylim=(0, 102), ylabel="fragmentation rate (% of idle GPU)",
-             title="fragmentation rate (fragmented / idle GPU)")
+             title="fragmentation rate")
     for ax in axes:
         ax.set_xlabel("arrived workload (% of GPU capacity)")
         ax.grid(alpha=0.3)
@@ -1085,7 +1088,7 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     if paper:
         handles.append(full.plot([], [], ls="none", marker="D", mfc="none", mec="#424242")[0])
         labels.append("paper (mean of 10 seeds)")
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 10), fontsize=8.5, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=8.5, frameon=False)
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
@@ -1109,13 +1112,14 @@ def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:
         idx = [i for i in range(trace.num_nodes) if int(trace.node_model[i]) == m and count[i] > 0]
         idx.sort(key=lambda i: (-int(count[i]), trace.node_names[i]))
         sections.append((trace.models[m], y, len(idx), sorted({int(count[i]) for i in idx}, reverse=True)))
+        section_h = max(((len(idx) + per_row - 1) // per_row) * tile_h, 6)
         for k, i in enumerate(idx):
             ty, tx = y + (k // per_row) * tile_h, (k % per_row) * tile_w
             origin[i] = (ty, tx)
             for c in range(min(int(count[i]), 8)):
                 rows_of[i, c] = ty + c // 4
                 cols_of[i, c] = tx + c % 4
-        y += ((len(idx) + per_row - 1) // per_row) * tile_h + 1
+        y += section_h + 1
     d[key] = {"rows": rows_of, "cols": cols_of, "origin": origin, "height": max(y - 1, 1),
               "width": per_row * tile_w - 1, "sections": sections}
     return d[key]
@@ -1176,13 +1180,13 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
     img[lay["rows"][:, : left.shape[1]][has], lay["cols"][:, : left.shape[1]][has]] = colors[has]
     n_full, n_part, n_idle = int(((used >= 1) & has).sum()), int((part & has).sum()), int(((used <= 0) & has).sum())
     h, w = lay["height"], lay["width"]
-    fig = detached_figure(11.5, 0.6 + 10.6 * h / w)
-    ax = fig.add_axes((0.09, 0.09, 0.9, 0.8))
+    fig = detached_figure(11.5, 0.9 + 9.9 * h / w)
+    ax = fig.add_axes((0.14, 0.08, 0.85, 0.8))
     ax.imshow(img, interpolation="nearest", aspect="equal", extent=(0, w, h, 0))
     ax.set_axis_off()
     for model, y0, n, counts in lay["sections"]:
-        ax.text(-1.5, y0 + 1, f"{model}\n{n} nodes\n({'/'.join(map(str, counts))} GPUs)", ha="right", va="top",
-                fontsize=7.5, color="#37474f")
+        ax.text(-1.5, y0 - 0.3, f"{model}: {n} nodes\n{'/'.join(map(str, counts))} GPU{'' if counts == [1] else 's'} each", ha="right", va="top",
+                fontsize=7.5, color="#37474f", linespacing=1.1)
     if highlight is not None and highlight in trace.node_names:
         i = trace.node_names.index(highlight)
         ty, tx = lay["origin"][i]
@@ -1197,7 +1201,8 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
     ax.set_title(title or (f"{result.policy}, {arrived_percent:g}% arrived: {alloc:.1f}% of GPUs allocated, "
                            f"fragmentation rate {rate:.1f}%\n{n_full:,} full, {n_part:,} partly used, "
                            f"{n_idle:,} idle cards"), fontsize=10)
-    legend = [Patch(fc=_IDLE, label="idle card"), Patch(fc=_PARTIAL(0.45), label="partly used card (shared)"),
+    legend = [Patch(fc=_IDLE, label="idle card"), Patch(fc=_PARTIAL(0.35), label="partly used (shared)"),
+              Patch(fc=_PARTIAL(0.8), label="partly used, nearly full"),
               Patch(fc=_FULL, label="full card")]
     if highlight is not None:
         legend.append(Patch(fc="none", ec=_GREEN, lw=2, label=f"{highlight}"))
@@ -1209,16 +1214,20 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
 # the placement graph
 
 
-def placement_graph(result: ReplayResult, arrived_percent: float, nodes: Sequence[str]) -> nx.DiGraph:
+def placement_graph(result: ReplayResult, arrived_percent: float | None, nodes: Sequence[str], *,
+                    events: int | None = None) -> nx.DiGraph:
     """Nodes -> GPU cards -> pods for a few nodes at one arrived workload.
 
     Parameters
     ----------
     result : ReplayResult
-    arrived_percent : float
+    arrived_percent : float or None
         The moment to show (see :func:`events_at`).
     nodes : sequence of str
         Node names.
+    events : int, optional
+        Show the cluster after this many events instead (e.g. ``event + 1``
+        of :func:`fgd_explain`, to include the pod it explains).
 
     Returns
     -------
@@ -1245,7 +1254,9 @@ def placement_graph(result: ReplayResult, arrived_percent: float, nodes: Sequenc
     """
     trace = _trace_of(result)
     idx = {n: trace.node_names.index(n) for n in nodes}
-    e = events_at(result, arrived_percent)
+    if events is None and arrived_percent is None:
+        raise ValueError("give arrived_percent or events")
+    e = events_at(result, arrived_percent) if events is None else int(events)
     cluster = cluster_at(result, e)
     g = nx.DiGraph()
     for name, i in idx.items():
@@ -1271,7 +1282,8 @@ def placement_graph(result: ReplayResult, arrived_percent: float, nodes: Sequenc
     return g
 
 
-def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_pods: bool = False) -> Figure:
+def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_pods: bool = False,
+                     highlight: str | None = None) -> Figure:
     """Draw :func:`placement_graph` left to right (nodes, cards, pods) with a fixed layout.
 
     Parameters
@@ -1281,6 +1293,8 @@ def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_po
     title : str, optional
     show_cpu_pods : bool
         Also draw CPU-only pods (they take no card).
+    highlight : str, optional
+        A graph node to draw in green (e.g. ``pod/<event>``).
 
     Returns
     -------
@@ -1322,7 +1336,7 @@ def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_po
         if placed and yy > placed[-1] - 0.62:
             yy = placed[-1] - 0.62
         placed.append(yy)
-        pos[p] = (2.15, yy)
+        pos[p] = (1.8, yy)
     lo = min([p[1] for p in pos.values()] + [0.0])
     fig = detached_figure(10.0, max(2.5, 0.34 * (-lo + 1.5)))
     ax = fig.add_axes((0.01, 0.01, 0.98, 0.9 if title else 0.97))
@@ -1337,15 +1351,18 @@ def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_po
         elif d["kind"] == "card":
             used = (MILLI_PER_GPU - d["free"]) / MILLI_PER_GPU
             fc = _FULL if used >= 1 else (_IDLE if used <= 0 else _PARTIAL(0.25 + 0.6 * used))
-            tc = "white" if used >= 1 else "#212121"
+            tc = "white" if used >= 0.75 else "#212121"
             ax.text(x, yy, f"GPU {d['index']} · {d['free']} free", ha="center", va="center", fontsize=7.5, color=tc,
                     bbox=dict(boxstyle="square,pad=0.3", fc=fc, ec="#616161", lw=0.8))
         else:
             share = (f"{d['gpu_milli'] / MILLI_PER_GPU:.2f} GPU" if d["gpu_milli"] < MILLI_PER_GPU
                      else f"{d['num_gpu']} whole GPU" + ("s" if d["num_gpu"] > 1 else ""))
+            hl = n == highlight
             ax.text(x, yy, f"{d['name']} · {share}", ha="left", va="center", fontsize=7.5,
-                    bbox=dict(boxstyle="round,pad=0.25", fc="#e3f2fd", ec="#90a4ae", lw=0.6))
-    ax.set_xlim(-0.45, 3.3)
+                    fontweight="bold" if hl else "normal",
+                    bbox=dict(boxstyle="round,pad=0.25", fc="#c8e6c9" if hl else "#e3f2fd",
+                              ec=_GREEN if hl else "#90a4ae", lw=1.4 if hl else 0.6))
+    ax.set_xlim(-0.45, 2.9)
     ax.set_ylim(lo - 0.7, 0.7)
     if title:
         fig.suptitle(title, fontsize=10)
@@ -1539,9 +1556,10 @@ def update_seconds(**state: Any) -> float:
     Returns
     -------
     float
-        Includes any replay not cached yet and drawing both figures.
+        Seconds, rounded to milliseconds; includes any replay not cached yet
+        and drawing both figures.
     """
     t0 = time.perf_counter()
     out = replay_view(**state)
     _png(out[0])
-    return time.perf_counter() - t0
+    return round(time.perf_counter() - t0, 3)

@@ -166,10 +166,10 @@ def test_quantity_table_is_exact_and_marks_rounding():
     t = ov.quantity_table(["100m", "1.5", "2Gi", "1e3", "500M"])
     rows = t.split("<tbody>")[1].split("<tr>")[1:]
     assert ">0.1<" in rows[0] and ">100<" in rows[0] and ">1 ↑<" in rows[0]  # 0.1 byte rounds up to 1
-    assert ">1 500<" in rows[1] and ">2 ↑<" in rows[1]
-    assert ">2147483648<" in rows[2] and "binary suffix: ×2^30" in rows[2]
-    assert "decimal exponent" in rows[3] and ">1 000<" in rows[3]
-    assert ">500 000 000<" in rows[4] and "decimal suffix: ×10^6" in rows[4]
+    assert ">1\u2009500<" in rows[1] and ">2 ↑<" in rows[1] and ">1.5<" in rows[1]
+    assert ">2\u2009147\u2009483\u2009648<" in rows[2] and "binary suffix: ×2^30" in rows[2]
+    assert "decimal exponent" in rows[3] and ">1\u2009000<" in rows[3]
+    assert ">500\u2009000\u2009000<" in rows[4] and "decimal suffix: ×10^6" in rows[4]
     with pytest.raises(InvalidQuantity):
         ov.quantity_table(["lots"])
 
@@ -270,7 +270,8 @@ def test_request_panel_first_slider_drives_the_update(monkeypatch):
     monkeypatch.setattr(ov, "plot_request_breakdown", lambda pod: seen.append(pod) or None)
     panel = quiet(ov.request_panel)
     first = panel.children[0].children[0]
-    assert first.description == "app requests.cpu (millicores)" and first.value == 500
+    assert first.description == "app requests.cpu (m)" and first.value == 500
+    assert [c.description for c in panel.children[1].children] == ["app requests.memory (Mi)", "app limits.memory (Mi)"]
     assert "kubenotes-control" in first._dom_classes and "kubenotes-live-output" in panel.children[-1]._dom_classes
     assert seen[-1].spec.containers[0].resources.requests["cpu"] == "500m"
     quiet(setattr, first, "value", 650)
