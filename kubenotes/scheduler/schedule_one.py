@@ -52,7 +52,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 import msgspec
+import numpy as np
 
+from kubenotes.scheduler.batch import SnapshotArrays, filter_nodes_batch, score_nodes_batch, select_host_index
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import Code, NominatingInfo, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
@@ -93,6 +95,8 @@ NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 #: An event note longer than this is truncated (``validation.NoteLengthLimit``).
 NOTE_LENGTH_LIMIT = 1024
+#: The untraced scheduler filters lists of at least this many nodes with batch Filters (kubenotes only).
+BATCH_MIN_NODES = 8
 
 _CLEAR_NOMINATED_NODE = NominatingInfo("", "ModeOverride")
 
@@ -110,6 +114,11 @@ class Diagnosis:
         Plugins that returned Unschedulable(AndUnresolvable); the queue uses them.
     pending_plugins : set[str]
     pre_filter_msg, post_filter_msg : str
+    batch_rejected : int
+        Nodes the untraced batch Filter rejected without building their
+        status (kubenotes only). It is non-zero only when some node fits, and
+        then the diagnosis is not reported; it keeps the count of processed
+        nodes (and so the round-robin index) equal to the per-node path's.
     """
 
     node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
@@ -117,6 +126,7 @@ class Diagnosis:
     pending_plugins: set[str] = field(default_factory=set)
     pre_filter_msg: str = ""
     post_filter_msg: str = ""
+    batch_rejected: int = 0
 
     def add_plugin_status(self, s: Status) -> None:
         """Record the plugin of a rejecting status (``AddPluginStatus``)."""
@@ -538,6 +548,7 @@ class Scheduler:
         self.traces: list[AttemptTrace] = []
         self._deleted_uids: set[str] = set()
         self._current_victims: list[str] | None = None
+        self._batch_feasible: tuple[list[NodeInfo], np.ndarray] | None = None
         self.framework = Framework(
             registry, prof, snapshot=snapshot, objects=self.objects, rng=self.rng, nominator=self.nominator,
             binder=self._record_binding, pod_deleter=self.delete_pod, pod_lister=self.pod_lister,
@@ -712,18 +723,55 @@ class Scheduler:
         feasible, diagnosis, err = self.find_nodes_that_fit_pod(state, pod, tr)
         if err is not None:
             return ScheduleResult(error=err)
-        evaluated = len(feasible) + len(diagnosis.node_to_status)
+        evaluated = len(feasible) + len(diagnosis.node_to_status) + diagnosis.batch_rejected
         if tr is not None:
             tr.evaluated_nodes, tr.feasible_nodes = evaluated, len(feasible)
         if not feasible:
             return ScheduleResult(evaluated_nodes=evaluated, fit_error=FitError(pod, num_nodes, diagnosis))
         if len(feasible) == 1:
-            return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
+            return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status) + diagnosis.batch_rejected, 1)
+        if not (self.tracing and tr is not None) and self.framework.has_score_plugins():
+            host, err = self._score_and_select_untraced(state, pod, feasible)
+            if err is not None:
+                return ScheduleResult(error=err)
+            return ScheduleResult(host, evaluated, len(feasible))
         scores, err = self.prioritize_nodes(state, pod, feasible, tr)
         if err is not None:
             return ScheduleResult(error=err)
         host, _top = select_host(scores, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT, self.rng)
         return ScheduleResult(host, evaluated, len(feasible))
+
+    def _score_and_select_untraced(self, state: CycleState, pod: PodInfo, feasible: list[NodeInfo]
+                                   ) -> tuple[str, Status | None]:
+        """PreScore, Score and selectHost without a trace: batched when every Score plugin allows it."""
+        fw = self.framework
+        s = fw.run_pre_score_plugins(state, pod, feasible)
+        if not s.is_success():
+            return "", s
+        arrays = self.snapshot.arrays()
+        idx = self._snapshot_indices(arrays, feasible)
+        totals = score_nodes_batch(fw, state, pod, arrays, idx) if idx is not None else None
+        if totals is None:
+            scores, s = fw.run_score_plugins(state, pod, feasible, None, with_plugin_scores=False)
+            if not s.is_success():
+                return "", s
+            host, _top = select_host(scores, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT, self.rng)
+            return host, None
+        return feasible[select_host_index(totals, self.rng)].name, None
+
+    def _snapshot_indices(self, arrays: SnapshotArrays, nodes: list[NodeInfo]) -> np.ndarray | None:
+        """Snapshot indices of ``nodes`` (None when one is not a snapshot NodeInfo)."""
+        last = self._batch_feasible
+        if last is not None and last[0] is nodes:
+            return last[1]
+        out = np.empty(len(nodes), dtype=np.int64)
+        infos = arrays.node_infos
+        for k, ni in enumerate(nodes):
+            i = arrays.index.get(ni.name)
+            if i is None or infos[i] is not ni:
+                return None
+            out[k] = i
+        return out
 
     def find_nodes_that_fit_pod(self, state: CycleState, pod: PodInfo, tr: AttemptTrace | None = None
                                 ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
@@ -768,7 +816,7 @@ class Scheduler:
             excluded_msg = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins_with_nodes))}]"
             diagnosis.node_to_status.set_absent_nodes_status(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [excluded_msg]))
         feasible, err = self.find_nodes_that_pass_filters(state, pod, diagnosis, nodes, tr)
-        processed = len(feasible) + len(diagnosis.node_to_status)
+        processed = len(feasible) + len(diagnosis.node_to_status) + diagnosis.batch_rejected
         self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
         if tracing and excluded_msg:
             wanted = pre_res.node_names
@@ -823,6 +871,10 @@ class Scheduler:
         if not fw.has_filter_plugins():
             return [nodes[(begin + i) % num_all] for i in range(num_to_find)], None
         tracing = self.tracing and tr is not None
+        if not tracing and num_all >= BATCH_MIN_NODES:
+            found = self._find_feasible_batch(state, pod, diagnosis, nodes, begin, num_to_find)
+            if found is not None:
+                return found, None
         feasible: list[NodeInfo] = []
         nts = diagnosis.node_to_status
         run = fw.run_filter_plugins_with_nominated_pods
@@ -844,6 +896,60 @@ class Scheduler:
                 nts[ni.name] = s
                 diagnosis.add_plugin_status(s)
         return feasible, None
+
+    def _find_feasible_batch(self, state: CycleState, pod: PodInfo, diagnosis: Diagnosis, nodes: list[NodeInfo],
+                             begin: int, num_to_find: int) -> list[NodeInfo] | None:
+        """The per-node Filter loop done with batch Filters (see :mod:`kubenotes.scheduler.batch`).
+
+        Visits the same round-robin order in growing chunks and stops at the
+        same ``num_to_find``-th feasible node. Returns None (the caller then
+        runs the per-node loop, which builds every status) when a plugin has
+        no batch form, a Filter would fail with an Error, or no node fits.
+        """
+        arrays = self.snapshot.arrays()
+        num_all = len(nodes)
+        if nodes is self.snapshot.list():
+            pos = arrays.arange
+        else:
+            pos = self._snapshot_indices(arrays, nodes)
+            if pos is None:
+                return None
+        order = pos[(begin + np.arange(num_all, dtype=np.int64)) % num_all]
+        found: list[np.ndarray] = []
+        n_found = 0
+        processed = num_all
+        offset = 0
+        chunk = max(2 * num_to_find, 256)
+        while offset < num_all:
+            part = order[offset:offset + chunk]
+            mask = filter_nodes_batch(self.framework, state, pod, arrays, part)
+            if mask is None:
+                return None
+            hits = np.flatnonzero(mask)
+            if n_found + len(hits) >= num_to_find:
+                hits = hits[:num_to_find - n_found]
+                found.append(part[hits])
+                n_found = num_to_find
+                processed = offset + int(hits[-1]) + 1
+                break
+            found.append(part[hits])
+            n_found += len(hits)
+            offset += len(part)
+            chunk *= 2
+        if n_found == 0:
+            return None
+        feasible_idx = np.concatenate(found) if len(found) > 1 else found[0]
+        rejected = processed - n_found
+        nts = diagnosis.node_to_status
+        if nts:
+            # The per-node loop overwrites a status already in the map (the nominated node's).
+            window = set(order[:processed].tolist()) - set(feasible_idx.tolist())
+            rejected -= sum(1 for name in nts if arrays.index.get(name) in window)
+        diagnosis.batch_rejected += rejected
+        infos = arrays.node_infos
+        feasible = [infos[i] for i in feasible_idx.tolist()]
+        self._batch_feasible = (feasible, feasible_idx)
+        return feasible
 
     def prioritize_nodes(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo], tr: AttemptTrace | None = None
                          ) -> tuple[list[NodePluginScores], Status | None]:

@@ -76,6 +76,24 @@ class Snapshot:
         self.node_info_list: list[NodeInfo] = list(node_infos)
         self.node_info_map: dict[str, NodeInfo] = {n.name: n for n in self.node_info_list}
         self.generation = 0
+        self._arrays = None
+
+    def arrays(self):
+        """The :class:`~kubenotes.scheduler.batch.SnapshotArrays` of these nodes, built on first use.
+
+        Once built, they follow every pod added to or removed from a node.
+        """
+        if self._live_arrays() is None:
+            from kubenotes.scheduler.batch import SnapshotArrays
+
+            self._arrays = SnapshotArrays(self.node_info_list)
+        return self._arrays
+
+    def _live_arrays(self):
+        a = self._arrays
+        if a is None or a.node_infos is not self.node_info_list or len(a) != len(self.node_info_list):
+            return None
+        return a
 
     def list(self) -> list[NodeInfo]:
         """All nodes (``NodeInfos().List()``)."""
@@ -91,10 +109,16 @@ class Snapshot:
 
     def have_pods_with_affinity_list(self) -> list[NodeInfo]:
         """Nodes with at least one pod that has a pod (anti-)affinity term."""
+        a = self._live_arrays()
+        if a is not None:
+            return a.nodes_with(a.num_pods_with_affinity)
         return [n for n in self.node_info_list if n.pods_with_affinity]
 
     def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
         """Nodes with at least one pod that has a required anti-affinity term."""
+        a = self._live_arrays()
+        if a is not None:
+            return a.nodes_with(a.num_pods_with_required_anti_affinity)
         return [n for n in self.node_info_list if n.pods_with_required_anti_affinity]
 
     def add_pod(self, pod: PodInfo, node_name: str) -> None:

@@ -744,7 +744,8 @@ def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 
     typical : TypicalPods
         The target workload (:func:`~kubenotes.replay.policies.typical_pods`).
     top : int
-        Rows shown (most popular shapes first); the rest are summed in one row.
+        Rows shown, largest contribution ``f_p * F_p`` first (ties: the more
+        popular shape first); the rest are summed in one row.
 
     Returns
     -------
@@ -766,15 +767,19 @@ def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 
     True
     """
     total_idle = sum(view.gpu_left)
-    order = np.argsort(-typical.percentage, kind="stable")
+    terms = []
+    for i in range(len(typical)):
+        one = TypicalPods(typical.milli_cpu[i:i + 1], typical.gpu_milli[i:i + 1], typical.num_gpu[i:i + 1],
+                          typical.gpu_type[i:i + 1], np.array([1.0]))
+        terms.append((float(typical.percentage[i]) * frag_amount(view, one), float(typical.percentage[i]), i))
+    terms.sort(key=lambda t: (-round(t[0], 9), -t[1], t[2]))
+    order = [i for _, _, i in terms]
     rows, shown_f, shown_c = [], 0.0, 0.0
-    for k, i in enumerate(order.tolist()):
+    for i in order[:top]:
         c, m, n, t, f = (int(typical.milli_cpu[i]), int(typical.gpu_milli[i]), int(typical.num_gpu[i]),
                          typical.gpu_type[i], float(typical.percentage[i]))
-        one = TypicalPods(np.array([c]), np.array([m]), np.array([n]), [t], np.array([1.0]))
-        fp = frag_amount(view, one)
-        if k >= top:
-            continue
+        fp = frag_amount(view, TypicalPods(typical.milli_cpu[i:i + 1], typical.gpu_milli[i:i + 1],
+                                           typical.num_gpu[i:i + 1], typical.gpu_type[i:i + 1], np.array([1.0])))
         if n == 0:
             why = "asks for no GPU: all idle GPU is wasted for it"
         elif t and view.model not in t.split("|"):
@@ -791,7 +796,8 @@ def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 
         shown_c += f * fp
     total = frag_amount(view, typical)
     if len(order) > top:
-        rows.append(["", f"the other {len(order) - top} shapes", f"{100 * (float(typical.percentage.sum()) - shown_f):.1f}%",
+        rows.append(["", f"the other {len(order) - top} shapes (smaller terms)",
+                     f"{100 * (float(typical.percentage.sum()) - shown_f):.1f}%",
                      "", "", f"{total - shown_c:,.1f}"])
     head = (f"<div style='font-size:12px'><b>{_e(view.name)}</b> ({_e(view.model or 'no GPU')}): free GPU per card "
             f"<code>{_e(view.gpu_left)}</code> (thousandths), {_e(_vcpu(view.milli_cpu_left))} free; "
@@ -949,9 +955,9 @@ def fgd_panel(explain: Mapping[str, Any], *, top: int = 6) -> Html:
     Returns
     -------
     Html
-        Heading (pod, request, arrival), the formula, a table (node, model,
-        free GPU per card with the chosen card bracketed, F before, F after,
-        ΔF, score) and the outcome (ties, chosen node and card).
+        Heading (pod, request, arrival), the formula, a table (node and
+        model, free GPU per card with the card FGD would use bracketed, F
+        before, F after, ΔF, score) and the outcome (ties, chosen node and card).
 
     Examples
     --------
@@ -975,8 +981,11 @@ def fgd_panel(explain: Mapping[str, Any], *, top: int = 6) -> Html:
     for r in keep:
         d = r["frag_after"] - r["frag_before"]
         chosen = r["node"] == explain["node"]
-        body.append([("<b>" if chosen else "") + _e(r["node"]) + ("</b> ✔" if chosen else ""), _e(r["model"]),
-                     _cards_text(r["gpu_left"], r["cards"]), f"{r['frag_before']:,.0f}", f"{r['frag_after']:,.0f}",
+        name = ("<b>" if chosen else "") + _e(r["node"]) + ("</b> ✔" if chosen else "")
+        body.append([f"<span style='white-space:nowrap'>{name}</span><br>"
+                     f"<span style='font-size:10px;color:#616161'>{_e(r['model'])}</span>",
+                     f"<span style='white-space:nowrap'>{_cards_text(r['gpu_left'], r['cards'])}</span>",
+                     f"{r['frag_before']:,.0f}", f"{r['frag_after']:,.0f}",
                      f"{d:+,.0f}".replace("-", "−"), f"<b>{r['score']}</b>"])
         css.append("background:#e8f5e9" if chosen else "")
     head = (f"<div style='font-size:12px;line-height:1.45'><b>FGD scores pod {_e(explain['pod'])}</b> "
@@ -986,11 +995,16 @@ def fgd_panel(explain: Mapping[str, Any], *, top: int = 6) -> Html:
             f"(thousandths of a GPU); score = int(100 · sigmoid((F<sub>before</sub> − F<sub>after</sub>) / 1000)). "
             f"Free GPU per card before the pod; <b style='color:{_GREEN}'>[x]</b> = the card FGD gives it there.</div>")
     cards = ", ".join(f"card {c}" for c in explain["cards"]) or "no card (CPU only)"
+    where = f"<b style='color:{_GREEN}'>{_e(explain['node'])}</b>, {cards}"
+    if explain["ties"] > 1:
+        outcome = (f"{explain['ties']:,} share the top score {explain['top_score']}; the replay breaks the tie by its "
+                   f"seeded node order and binds the pod to {where}.")
+    else:
+        outcome = f"one node has the top score {explain['top_score']}: the pod is bound to {where}."
     foot = (f"<div style='font-size:12px;line-height:1.45'>{explain['feasible']:,} nodes passed Filter; "
-            f"{explain['ties']:,} share the top score {explain['top_score']}. The replay breaks the tie by its seeded "
-            f"node order and binds the pod to <b style='color:{_GREEN}'>{_e(explain['node'])}</b>, {cards}.</div>")
-    return Html(head + _table(["node", "model", "free GPU per card", "F before", "F after", "ΔF", "score"], body,
-                              row_css=css, numeric_from=3) + foot)
+            f"{outcome}</div>")
+    return Html(head + _table(["node, model", "free GPU per card", "F before", "F after", "ΔF", "score"], body,
+                              row_css=css, numeric_from=2) + foot)
 
 
 # ---------------------------------------------------------------------------
@@ -1131,7 +1145,7 @@ def _rgba(hex_color: str) -> np.ndarray:
 
 
 def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight: str | None = None,
-                     per_row: int = 40, title: str | None = None) -> Figure:
+                     per_row: int = 40, width_inches: float = 11.5, title: str | None = None) -> Figure:
     """Every GPU card of the cluster at one arrived workload: idle, partly used (shared) or full.
 
     Nodes are grouped by card model (largest model first) and drawn as tiles
@@ -1146,6 +1160,8 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
         Outline this node (e.g. where the next pod goes).
     per_row : int
         Node tiles per row.
+    width_inches : float
+        Figure width; the height follows from the layout.
     title : str, optional
         Default: policy, arrived workload, allocation ratio, fragmentation
         rate and card counts.
@@ -1180,8 +1196,12 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
     img[lay["rows"][:, : left.shape[1]][has], lay["cols"][:, : left.shape[1]][has]] = colors[has]
     n_full, n_part, n_idle = int(((used >= 1) & has).sum()), int((part & has).sum()), int(((used <= 0) & has).sum())
     h, w = lay["height"], lay["width"]
-    fig = detached_figure(11.5, 0.9 + 9.9 * h / w)
-    ax = fig.add_axes((0.14, 0.08, 0.85, 0.8))
+    narrow = width_inches < 9
+    label_in, top_in, bottom_in = 1.3, (0.75 if narrow else 0.55), (0.65 if narrow else 0.45)
+    img_w = width_inches - label_in - 0.1
+    height = top_in + bottom_in + img_w * h / w
+    fig = detached_figure(width_inches, height)
+    ax = fig.add_axes((label_in / width_inches, bottom_in / height, img_w / width_inches, 1 - (top_in + bottom_in) / height))
     ax.imshow(img, interpolation="nearest", aspect="equal", extent=(0, w, h, 0))
     ax.set_axis_off()
     for model, y0, n, counts in lay["sections"]:
@@ -1198,15 +1218,16 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
     else:
         alloc, rate = 0.0, float(100 * cluster.node_fragmentation(
             _fragmentation_of(trace, cluster.max_cards)).sum() / max(result.total_gpu_milli, 1))
-    ax.set_title(title or (f"{result.policy}, {arrived_percent:g}% arrived: {alloc:.1f}% of GPUs allocated, "
-                           f"fragmentation rate {rate:.1f}%\n{n_full:,} full, {n_part:,} partly used, "
-                           f"{n_idle:,} idle cards"), fontsize=10)
+    ax.set_title(title or (f"{result.policy}, {arrived_percent:g}% arrived:{chr(10) if narrow else ' '}"
+                           f"{alloc:.1f}% of GPUs allocated, fragmentation rate {rate:.1f}%\n{n_full:,} full, "
+                           f"{n_part:,} partly used, {n_idle:,} idle cards"), fontsize=9.5 if narrow else 10)
     legend = [Patch(fc=_IDLE, label="idle card"), Patch(fc=_PARTIAL(0.35), label="partly used (shared)"),
               Patch(fc=_PARTIAL(0.8), label="partly used, nearly full"),
               Patch(fc=_FULL, label="full card")]
     if highlight is not None:
         legend.append(Patch(fc="none", ec=_GREEN, lw=2, label=f"{highlight}"))
-    fig.legend(handles=legend, loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
+    fig.legend(handles=legend, loc="lower center", ncol=3 if narrow else len(legend), fontsize=8,
+               frameon=False)
     return fig
 
 
@@ -1487,13 +1508,14 @@ def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "de
     except ValueError as e:
         panel, chosen = Html(f"<p>{_e(e)}</p>"), None
     focus_r = cached_replay(focus, variant, seed, trace_dir)
-    occ = occupancy_figure(focus_r, arrived_percent, highlight=chosen if focus == "FGD" else None)
+    occ = occupancy_figure(focus_r, arrived_percent, highlight=chosen if focus == "FGD" else None, per_row=22,
+                           width_inches=6.0)
     img = _png(occ)
     row = Html(
-        "<div style='display:flex;gap:14px;align-items:flex-start;flex-wrap:wrap'>"
-        f"<div style='flex:1 1 560px;min-width:480px'><img style='max-width:100%' alt='GPU occupancy' "
+        "<div style='display:flex;gap:12px;align-items:flex-start'>"
+        f"<div style='flex:0 1 480px'><img style='max-width:100%' alt='GPU occupancy' "
         f"src='data:image/png;base64,{img}'></div>"
-        f"<div style='flex:1 1 420px;min-width:380px'>{panel}</div></div>")
+        f"<div style='flex:1 1 380px;min-width:300px'>{panel}</div></div>")
     return [curves, row]
 
 

@@ -514,3 +514,32 @@ def test_input_objects_are_not_modified():
     assert (low.to_dict(), high.to_dict()) == before
     again = [(t.key, t.node_name, t.nominated_node_name) for t in new_scheduler(three_nodes(), [low, high]).run()]
     assert first == again
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_trace_false_batch_path_makes_identical_decisions(case, monkeypatch, random_large_cluster):
+    """The batch Filter/Score path (trace=False) binds, preempts, nominates and reports as the traced path."""
+    import kubenotes.scheduler.schedule_one as so
+
+    rng = random.Random(1000 + case)
+    ns, pods = random_large_cluster(rng)
+    batched = []
+    real = so.filter_nodes_batch
+
+    def spy(*args):
+        mask = real(*args)
+        batched.append(mask is not None)
+        return mask
+
+    monkeypatch.setattr(so, "filter_nodes_batch", spy)
+
+    def outcome(trace):
+        s = new_scheduler(ns, pods, seed=case, trace=trace)
+        traces = [(t.key, t.node_name, t.nominated_node_name, tuple(t.victims), t.message) for t in s.run()]
+        return traces, s.bindings, s.deleted, s.next_start_node_index
+
+    traced = outcome(True)
+    assert not batched
+    fast = outcome(False)
+    assert traced == fast
+    assert any(batched)

@@ -293,6 +293,10 @@ class NodeInfo:
         Image name -> size and number of nodes holding it (filled by the snapshot).
     generation : int
         Bumped on every change.
+    batch_hook : tuple[SnapshotArrays, int] or None
+        Set on a snapshot's nodes once the untraced scheduler builds
+        :class:`~kubenotes.scheduler.batch.SnapshotArrays`; every change
+        refreshes the node's row there (clones have none).
 
     Raises
     ------
@@ -303,7 +307,7 @@ class NodeInfo:
     __slots__ = (
         "node", "name", "labels", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
         "used_ports", "requested", "non_zero_requested", "allocatable", "image_states",
-        "pvc_ref_counts", "generation", "__weakref__",
+        "pvc_ref_counts", "generation", "batch_hook", "__weakref__",
     )
 
     def __init__(self, node: Any = None, pods: Iterable[PodInfo] = ()):
@@ -321,6 +325,7 @@ class NodeInfo:
         self.image_states: dict[str, ImageStateSummary] = {}
         self.pvc_ref_counts: dict[str, int] = {}
         self.generation = 0
+        self.batch_hook: tuple[Any, int] | None = None
         for p in pods:
             self.add_pod(p)
 
@@ -369,6 +374,9 @@ class NodeInfo:
                 if self.pvc_ref_counts[k] <= 0:
                     del self.pvc_ref_counts[k]
         self.generation += 1
+        if self.batch_hook is not None:
+            arrays, i = self.batch_hook
+            arrays.refresh(i)
 
     def clone(self) -> "NodeInfo":
         """Copy whose pod lists and totals can change independently (pods themselves are shared)."""
@@ -384,6 +392,7 @@ class NodeInfo:
         c.image_states = self.image_states
         c.pvc_ref_counts = dict(self.pvc_ref_counts)
         c.generation = self.generation
+        c.batch_hook = None
         return c
 
     def __repr__(self) -> str:

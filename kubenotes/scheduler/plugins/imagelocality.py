@@ -110,6 +110,10 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD_BYTES), max_threshold - MIN_THRESHOLD_BYTES)
 
 
+def _image_key(node_info: "NodeInfo") -> tuple:
+    return tuple(sorted((k, v.size_bytes, v.num_nodes) for k, v in node_info.image_states.items()))
+
+
 class ImageLocality:
     """The ImageLocality Score plugin.
 
@@ -164,6 +168,10 @@ class ImageLocality:
     def score_extensions(self) -> None:
         """None: scores are already on 0-100."""
         return None
+
+    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`score` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`), once per distinct image set."""
+        return arrays.score_by_class(arrays.classes(NAME, _image_key), idx, lambda ni: self.score(state, pod, ni))
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> ImageLocality:

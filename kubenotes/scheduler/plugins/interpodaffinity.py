@@ -434,6 +434,85 @@ class InterPodAffinity:
             ns.score = int(f)
         return Status()
 
+    # -- Batch forms (see kubenotes.scheduler.batch) -----------------------
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`filter` over the nodes ``idx``: the counters looked up through per-key label value ids."""
+        import numpy as np
+
+        s = self._pre_filter_state(state)
+        if isinstance(s, Status):
+            return None
+        ok = np.ones(len(idx), dtype=bool)
+        if s.affinity_terms:
+            all_keys = np.ones(len(idx), dtype=bool)
+            all_exist = np.ones(len(idx), dtype=bool)
+            for t in s.affinity_terms:
+                v = _value_ids(arrays, t.topology_key, idx)
+                all_keys &= v > 0
+                all_exist &= _positive_lut(arrays, s.affinity_counts, t.topology_key)[v]
+            first_of_group = not s.affinity_counts and _pod_matches_all_terms(s.affinity_terms, s.pod_info)
+            ok &= all_keys & (all_exist | first_of_group)
+        if s.anti_affinity_counts:
+            for t in s.anti_affinity_terms:
+                ok &= ~_positive_lut(arrays, s.anti_affinity_counts, t.topology_key)[_value_ids(arrays, t.topology_key, idx)]
+        if s.existing_anti_affinity_counts:
+            for key in {k for (k, _v), c in s.existing_anti_affinity_counts.items() if c > 0}:
+                ok &= ~_positive_lut(arrays, s.existing_anti_affinity_counts, key)[_value_ids(arrays, key, idx)]
+        return ok
+
+    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`score` over the nodes ``idx``."""
+        import numpy as np
+
+        s = self._pre_score_state(state)
+        if isinstance(s, Status):
+            return None
+        total = np.zeros(len(idx), dtype=np.int64)
+        for key, vals in s.topology_score.items():
+            _ids, vocab = arrays.label_values(key)
+            lut = np.zeros(len(vocab) + 1, dtype=np.int64)
+            for v, w in vals.items():
+                j = vocab.get(v)
+                if j is not None:
+                    lut[j + 1] = w
+            total += lut[_value_ids(arrays, key, idx)]
+        return total
+
+    def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
+        """:meth:`normalize_score` over an int64 array (same float arithmetic, truncated)."""
+        import numpy as np
+
+        s = self._pre_score_state(state)
+        if isinstance(s, Status):
+            return None
+        if not s.topology_score or not len(scores):
+            return scores
+        lo = int(scores.min())
+        diff = int(scores.max()) - lo
+        if diff <= 0:
+            return np.zeros(len(scores), dtype=np.int64)
+        return np.trunc(float(MAX_NODE_SCORE) * ((scores - lo) / diff)).astype(np.int64)
+
+
+def _value_ids(arrays: Any, key: str, idx: Any) -> Any:
+    """1 + the id of each node's value for label ``key`` (0 when the node lacks the label)."""
+    ids, _vocab = arrays.label_values(key)
+    return ids[idx] + 1
+
+
+def _positive_lut(arrays: Any, counts: Mapping[tuple[str, str], int], key: str) -> Any:
+    """Lookup table over :func:`_value_ids`: True where ``counts[(key, value)] > 0``."""
+    import numpy as np
+
+    _ids, vocab = arrays.label_values(key)
+    lut = np.zeros(len(vocab) + 1, dtype=bool)
+    for (k, v), c in counts.items():
+        if k == key and c > 0:
+            j = vocab.get(v)
+            if j is not None:
+                lut[j + 1] = True
+    return lut
+
 
 def _field_invalid(path: str, value: Any, detail: str) -> str:
     return f"{path}: Invalid value: {value}: {detail}"

@@ -215,6 +215,22 @@ def _pre_filter_node_names(terms: list[Any]) -> set[str] | None:
     return node_names
 
 
+def _referenced_node_keys(spec: Any) -> tuple[tuple[str, ...], bool]:
+    """Node label keys a pod's nodeSelector and node affinity read, and whether a term reads node fields."""
+    keys = set(spec.nodeSelector or ())
+    by_name = False
+    na = _get(spec.affinity, "nodeAffinity")
+    required = _get(na, "requiredDuringSchedulingIgnoredDuringExecution")
+    terms = list(_get(required, "nodeSelectorTerms") or ())
+    terms += [_get(p, "preference") for p in _get(na, "preferredDuringSchedulingIgnoredDuringExecution") or ()]
+    for t in terms:
+        for e in _get(t, "matchExpressions") or ():
+            keys.add(_get(e, "key"))
+        if _get(t, "matchFields"):
+            by_name = True
+    return tuple(sorted(keys, key=str)), by_name
+
+
 class NodeAffinity:
     """The NodeAffinity plugin: PreFilter, Filter, PreScore, Score, NormalizeScore.
 
@@ -367,6 +383,34 @@ class NodeAffinity:
     def score_extensions(self) -> "NodeAffinity":
         """Self: this plugin normalizes its scores."""
         return self
+
+    # Batch forms (see kubenotes.scheduler.batch): only the node labels the pod names matter.
+    def _classes(self, pod: "PodInfo", arrays: Any) -> Any:
+        if self.added_node_selector is not None or self.added_pref_sched_terms is not None:
+            return None
+        keys, by_name = _referenced_node_keys(pod.pod.spec)
+        return arrays.classes((NAME, keys, by_name), lambda ni: (
+            tuple(ni.labels.get(k) for k in keys), ni.name if by_name else ""))
+
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`filter` over the nodes ``idx``, once per combination of the label values the pod names."""
+        classes = self._classes(pod, arrays)
+        if classes is None:
+            return None
+        return arrays.filter_by_class(classes, idx, lambda ni: self.filter(state, pod, ni))
+
+    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`score` over the nodes ``idx``, once per combination of the label values the pod names."""
+        classes = self._classes(pod, arrays)
+        if classes is None:
+            return None
+        return arrays.score_by_class(classes, idx, lambda ni: self.score(state, pod, ni))
+
+    def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
+        """:meth:`normalize_score` over an int64 array."""
+        from kubenotes.scheduler.batch import default_normalize_score_batch
+
+        return default_normalize_score_batch(MAX_NODE_SCORE, False, scores)
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodeAffinity:

@@ -84,6 +84,15 @@ class NodeName:
             return Status.unschedulable(ERR_REASON, unresolvable=True)
         return Status()
 
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`)."""
+        import numpy as np
+
+        wanted = pod.pod.spec.nodeName
+        if not wanted:
+            return np.ones(len(idx), dtype=bool)
+        return idx == arrays.index.get(wanted, -1)
+
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodeName:
     """Factory (``nodename.New``); the plugin takes no args."""

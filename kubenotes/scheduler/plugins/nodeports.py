@@ -151,6 +151,19 @@ class NodePorts:
             return Status.unschedulable(ERR_REASON)
         return Status()
 
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`): nodes without used host ports fit."""
+        import numpy as np
+
+        want = state.get(PRE_FILTER_STATE_KEY)
+        if want is None:
+            return None
+        ok = np.ones(len(idx), dtype=bool)
+        infos = arrays.node_infos
+        for pos in np.flatnonzero(arrays.num_used_ports[idx]).tolist():
+            ok[pos] = fits_ports(want, infos[int(idx[pos])].used_ports)
+        return ok
+
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodePorts:
     """Factory (``nodeports.New``); the plugin takes no args."""

@@ -44,6 +44,11 @@ ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
 
+def _unschedulable(node_info: "NodeInfo") -> bool:
+    spec = node_info.node.spec if node_info.node is not None else None
+    return bool(spec is not None and spec.unschedulable)
+
+
 class NodeUnschedulable:
     """The NodeUnschedulable Filter plugin.
 
@@ -95,6 +100,10 @@ class NodeUnschedulable:
         if tolerations_tolerate_taint(pod.pod.spec.tolerations, UNSCHEDULABLE_TAINT):
             return Status()
         return Status.unschedulable(ERR_REASON_UNSCHEDULABLE, unresolvable=True)
+
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`), once per ``spec.unschedulable`` value."""
+        return arrays.filter_by_class(arrays.classes(NAME, _unschedulable), idx, lambda ni: self.filter(state, pod, ni))
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodeUnschedulable:

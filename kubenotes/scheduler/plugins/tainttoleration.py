@@ -117,6 +117,10 @@ def _taints(node_info: "NodeInfo") -> Any:
     return spec.taints if spec is not None else None
 
 
+def _taint_key(node_info: "NodeInfo") -> str:
+    return repr(_taints(node_info))
+
+
 class TaintToleration:
     """The TaintToleration plugin: Filter, PreScore, Score, NormalizeScore.
 
@@ -185,6 +189,21 @@ class TaintToleration:
     def score_extensions(self) -> "TaintToleration":
         """Self: this plugin normalizes its scores."""
         return self
+
+    # Batch forms (see kubenotes.scheduler.batch): the node's taints are all that matters.
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`filter` over the nodes ``idx``, once per distinct taint list."""
+        return arrays.filter_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.filter(state, pod, ni))
+
+    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`score` over the nodes ``idx``, once per distinct taint list."""
+        return arrays.score_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.score(state, pod, ni))
+
+    def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
+        """:meth:`normalize_score` over an int64 array."""
+        from kubenotes.scheduler.batch import default_normalize_score_batch
+
+        return default_normalize_score_batch(MAX_NODE_SCORE, True, scores)
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> TaintToleration:

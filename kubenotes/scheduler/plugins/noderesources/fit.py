@@ -605,6 +605,44 @@ class Fit:
         """None: scores are already on 0-100."""
         return None
 
+    # Batch forms (see kubenotes.scheduler.batch) ----------------------------------
+
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`filter` over the nodes ``idx``: the comparisons of :func:`fits_request` on arrays."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return None
+        ok = arrays.num_pods[idx] + 1 <= arrays.allowed_pod_number[idx]
+        scalars = s.scalar_resources
+        if s.milli_cpu == 0 and s.memory_bytes == 0 and s.ephemeral_storage_bytes == 0 and not scalars:
+            return ok
+        r = s.milli_cpu
+        if r > 0:
+            ok &= r <= arrays.alloc_milli_cpu[idx] - arrays.requested_milli_cpu[idx]
+        r = s.memory_bytes
+        if r > 0:
+            ok &= r <= arrays.alloc_memory_bytes[idx] - arrays.requested_memory_bytes[idx]
+        r = s.ephemeral_storage_bytes
+        if r > 0:
+            ok &= r <= arrays.alloc_ephemeral_storage_bytes[idx] - arrays.requested_ephemeral_storage_bytes[idx]
+        for name, q in scalars.items():
+            if q == 0:
+                continue
+            if is_extended_resource_name(name):
+                prefix = name.split("/", 1)[0] if self.ignored_resource_groups else ""
+                if name in self.ignored_resources or prefix in self.ignored_resource_groups:
+                    continue
+            alloc, used = arrays.scalar(name)
+            ok &= q <= alloc[idx] - used[idx]
+        return ok
+
+    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`score` over the nodes ``idx`` (see :meth:`ResourceAllocationScorer.score_batch`)."""
+        reqs = state.get(PRE_SCORE_STATE_KEY)
+        if reqs is None:
+            reqs = self.scorer.calculate_pod_resource_request_list(pod)
+        return self.scorer.score_batch(arrays, idx, reqs)
+
 
 def new(args: Mapping[str, Any] | None, handle: Any = None) -> Fit:
     """Factory from raw pluginConfig args (``NewFit``), with v1 defaults applied.

@@ -276,3 +276,50 @@ class ResourceAllocationScorer:
             allocatable[i] = alloc
             requested[i] = req
         return self.scorer(requested, allocatable), Status()
+
+    def score_batch(self, arrays: Any, idx: Any, pod_requests: Sequence[int]) -> Any:
+        """:meth:`score` over the nodes ``idx`` of a :class:`~kubenotes.scheduler.batch.SnapshotArrays`.
+
+        The strategy function runs once per distinct (requested, allocatable)
+        row, on Python integers, so every strategy keeps its exact arithmetic.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            int64 scores aligned with ``idx``; None when no resources are configured.
+        """
+        import numpy as np
+
+        n = len(self.resources)
+        if n == 0:
+            return None
+        m = len(idx)
+        req_cols, alloc_cols = [], []
+        zeros = None
+        for i, kind in enumerate(self._kinds):
+            pr = pod_requests[i]
+            if kind == _CPU:
+                alloc = arrays.alloc_milli_cpu[idx]
+                used = (arrays.requested_milli_cpu if self.use_requested else arrays.non_zero_milli_cpu)[idx] + pr
+            elif kind == _MEMORY:
+                alloc = arrays.alloc_memory_bytes[idx]
+                used = (arrays.requested_memory_bytes if self.use_requested else arrays.non_zero_memory_bytes)[idx] + pr
+            elif kind == _EPHEMERAL:
+                alloc = arrays.alloc_ephemeral_storage_bytes[idx]
+                used = arrays.requested_ephemeral_storage_bytes[idx] + pr
+            elif kind == _SCALAR and pr != 0:
+                a, u = arrays.scalar(self.resources[i].name)
+                alloc = a[idx]
+                used = u[idx] + pr
+            else:
+                if zeros is None:
+                    zeros = np.zeros(m, dtype=np.int64)
+                alloc = used = zeros
+            req_cols.append(np.where(alloc == 0, 0, used))
+            alloc_cols.append(alloc)
+        rows = np.ascontiguousarray(np.stack(req_cols + alloc_cols, axis=1))
+        keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        scorer = self.scorer
+        table = np.array([scorer(r[:n], r[n:]) for r in rows[first].tolist()], dtype=np.int64)
+        return table[inverse.ravel()]

@@ -1,0 +1,438 @@
+"""Vectorised Filter and Score over many nodes at once, for the untraced scheduler.
+
+kube-scheduler runs Filter and Score over nodes in 16 goroutines
+(``pkg/scheduler/framework/parallelize``); kubenotes' traced path runs the
+plugins node after node in Python. With ``trace=False`` the scheduler instead
+asks each plugin for a whole batch of nodes at once, over numpy arrays that
+mirror the snapshot:
+
+* :class:`SnapshotArrays` keeps, per snapshot node, the totals of
+  :class:`~kubenotes.scheduler.framework.node_info.NodeInfo` (allocatable,
+  requested, non-zero requested, pod and host-port counts...) and is told by
+  ``NodeInfo`` whenever a pod is added or removed, so the arrays always equal
+  the NodeInfos; node-only facts (labels, taints, images) are grouped into
+  classes of identical nodes, so a plugin can run its per-node code once per
+  class;
+* a plugin may define ``filter_batch(state, pod, arrays, idx) -> bool array``
+  and ``score_batch(state, pod, arrays, idx) -> int64 array`` (and its score
+  extension ``normalize_score_batch(state, pod, scores) -> int64 array``),
+  where ``idx`` are snapshot node indices; returning ``None`` means "not for
+  this pod" and the scheduler falls back to the per-node path;
+* :func:`filter_nodes_batch`, :func:`score_nodes_batch` and
+  :func:`select_host_index` combine them exactly as ``RunFilterPlugins``,
+  ``RunScorePlugins`` and ``selectHost`` do.
+
+Decisions are identical to the per-node path: a batch method computes the
+same predicate or score with the same integer (and, for
+BalancedAllocation, float) arithmetic, plugins skipped at PreFilter/PreScore
+are skipped, nodes with nominated pods are filtered with the per-node
+``RunFilterPluginsWithNominatedPods``, and anything unusual (an Error status,
+a score out of range, a plugin without a batch method) sends the scheduler
+back to the per-node code.
+
+Notes
+-----
+This module has no upstream counterpart: it stands for Go's parallelism.
+Only the untraced scheduler uses it; traces always come from the per-node path.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (findNodesThatPassFilters, prioritizeNodes, selectHost)
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (RunFilterPlugins, RunScorePlugins)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable
+
+import numpy as np
+
+from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kubenotes.scheduler.framework.cycle_state import CycleState
+    from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
+
+__all__ = [
+    "SnapshotArrays",
+    "filter_nodes_batch",
+    "score_nodes_batch",
+    "select_host_index",
+    "default_normalize_score_batch",
+]
+
+_I64 = np.int64
+
+
+class SnapshotArrays:
+    """Per-node numpy arrays over a snapshot's nodes, kept equal to the NodeInfos.
+
+    Parameters
+    ----------
+    node_infos : list[NodeInfo]
+        The snapshot's nodes, in snapshot order (index ``i`` is ``node_infos[i]``).
+
+    Attributes
+    ----------
+    node_infos : list[NodeInfo]
+    index : dict[str, int]
+        Node name -> index.
+    alloc_milli_cpu, alloc_memory_bytes, alloc_ephemeral_storage_bytes, allowed_pod_number : numpy.ndarray
+        ``NodeInfo.allocatable``, int64 of shape (n,).
+    requested_milli_cpu, requested_memory_bytes, requested_ephemeral_storage_bytes : numpy.ndarray
+        ``NodeInfo.requested``.
+    non_zero_milli_cpu, non_zero_memory_bytes : numpy.ndarray
+        ``NodeInfo.non_zero_requested``.
+    num_pods, num_used_ports, num_pods_with_affinity, num_pods_with_required_anti_affinity : numpy.ndarray
+        Lengths of ``pods``, ``used_ports``, ``pods_with_affinity`` and
+        ``pods_with_required_anti_affinity``.
+
+    Notes
+    -----
+    Each NodeInfo gets a ``batch_hook`` back to these arrays; ``NodeInfo``
+    calls :meth:`refresh` after every ``add_pod``/``remove_pod``. Node
+    objects (labels, taints, images) never change in a snapshot, so their
+    classes are computed once.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.snapshot import new_snapshot
+    >>> from kubenotes.scheduler.framework.node_info import PodInfo
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> snap = new_snapshot([make_node("n1"), make_node("n2")], [])
+    >>> arr = snap.arrays()
+    >>> snap.add_pod(PodInfo(make_pod("p", requests={"cpu": "500m"}, node_name="n2")), "n2")
+    >>> arr.requested_milli_cpu.tolist(), arr.num_pods.tolist()
+    ([0, 500], [0, 1])
+    """
+
+    _ROW_FIELDS = (
+        "requested_milli_cpu", "requested_memory_bytes", "requested_ephemeral_storage_bytes",
+        "non_zero_milli_cpu", "non_zero_memory_bytes", "num_pods", "num_used_ports",
+        "num_pods_with_affinity", "num_pods_with_required_anti_affinity",
+    )
+
+    def __init__(self, node_infos: list["NodeInfo"]):
+        self.node_infos = node_infos
+        n = len(node_infos)
+        self.index = {ni.name: i for i, ni in enumerate(node_infos)}
+        self.alloc_milli_cpu = np.array([ni.allocatable.milli_cpu for ni in node_infos], dtype=_I64)
+        self.alloc_memory_bytes = np.array([ni.allocatable.memory_bytes for ni in node_infos], dtype=_I64)
+        self.alloc_ephemeral_storage_bytes = np.array(
+            [ni.allocatable.ephemeral_storage_bytes for ni in node_infos], dtype=_I64)
+        self.allowed_pod_number = np.array([ni.allocatable.allowed_pod_number for ni in node_infos], dtype=_I64)
+        for f in self._ROW_FIELDS:
+            setattr(self, f, np.zeros(n, dtype=_I64))
+        self._scalars: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._label_values: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
+        self._classes: dict[Hashable, tuple[np.ndarray, list[int]]] = {}
+        self.arange = np.arange(n, dtype=_I64)
+        for i, ni in enumerate(node_infos):
+            self.refresh(i)
+            ni.batch_hook = (self, i)
+
+    def __len__(self) -> int:
+        return len(self.node_infos)
+
+    # ------------------------------------------------------------ dynamic
+    def refresh(self, i: int) -> None:
+        """Copy node ``i``'s totals from its NodeInfo (called by ``NodeInfo`` on every change)."""
+        ni = self.node_infos[i]
+        req, nz = ni.requested, ni.non_zero_requested
+        self.requested_milli_cpu[i] = req.milli_cpu
+        self.requested_memory_bytes[i] = req.memory_bytes
+        self.requested_ephemeral_storage_bytes[i] = req.ephemeral_storage_bytes
+        self.non_zero_milli_cpu[i] = nz.milli_cpu
+        self.non_zero_memory_bytes[i] = nz.memory_bytes
+        self.num_pods[i] = len(ni.pods)
+        self.num_used_ports[i] = len(ni.used_ports)
+        self.num_pods_with_affinity[i] = len(ni.pods_with_affinity)
+        self.num_pods_with_required_anti_affinity[i] = len(ni.pods_with_required_anti_affinity)
+        for name, (_alloc, used) in self._scalars.items():
+            used[i] = req.scalar_resources.get(name, 0)
+
+    def scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(allocatable, requested)`` of a scalar resource (0 where the node has none), tracked from now on."""
+        got = self._scalars.get(name)
+        if got is None:
+            alloc = np.array([ni.allocatable.scalar_resources.get(name, 0) for ni in self.node_infos], dtype=_I64)
+            used = np.array([ni.requested.scalar_resources.get(name, 0) for ni in self.node_infos], dtype=_I64)
+            got = self._scalars[name] = (alloc, used)
+        return got
+
+    def nodes_with(self, counts: np.ndarray) -> list["NodeInfo"]:
+        """NodeInfos (snapshot order) whose entry in ``counts`` is non-zero."""
+        infos = self.node_infos
+        return [infos[i] for i in np.flatnonzero(counts).tolist()]
+
+    # ------------------------------------------------------------- static
+    def label_values(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
+        """Per node, the id of its value for label ``key`` (-1 when absent), and value -> id."""
+        got = self._label_values.get(key)
+        if got is None:
+            vocab: dict[str, int] = {}
+            ids = np.array([vocab.setdefault(ni.labels[key], len(vocab)) if key in ni.labels else -1
+                            for ni in self.node_infos], dtype=_I64)
+            got = self._label_values[key] = (ids, vocab)
+        return got
+
+    def classes(self, name: Hashable, key_of: Callable[["NodeInfo"], Hashable]) -> tuple[np.ndarray, list[int]]:
+        """Group nodes by ``key_of(node_info)`` (cached under ``name``: node facts never change).
+
+        Returns
+        -------
+        (numpy.ndarray, list[int])
+            Class id per node, and one representative node index per class.
+        """
+        got = self._classes.get(name)
+        if got is None:
+            ids: dict[Hashable, int] = {}
+            reps: list[int] = []
+            cls = []
+            for i, ni in enumerate(self.node_infos):
+                k = key_of(ni)
+                c = ids.get(k)
+                if c is None:
+                    c = ids[k] = len(reps)
+                    reps.append(i)
+                cls.append(c)
+            got = self._classes[name] = (np.array(cls, dtype=_I64), reps)
+        return got
+
+    def eval_by_class(self, classes: tuple[np.ndarray, list[int]], idx: np.ndarray,
+                      fn: Callable[["NodeInfo"], Any]) -> tuple[list[Any], np.ndarray]:
+        """``fn`` on one representative node per class present in ``idx``.
+
+        Returns
+        -------
+        (list, numpy.ndarray)
+            Results per class (None for classes not evaluated) and the class
+            id of each ``idx`` entry.
+        """
+        cls, reps = classes
+        c = cls[idx]
+        infos = self.node_infos
+        if len(reps) <= 4 or len(reps) <= len(idx) // 4:
+            present: Iterable[int] = range(len(reps))
+        else:
+            present = np.unique(c).tolist()
+        out: list[Any] = [None] * len(reps)
+        for k in present:
+            out[k] = fn(infos[reps[k]])
+        return out, c
+
+    def filter_by_class(self, classes: tuple[np.ndarray, list[int]], idx: np.ndarray,
+                        filter_fn: Callable[["NodeInfo"], Status | None]) -> np.ndarray | None:
+        """Pass mask over ``idx`` from a Filter that depends only on the class; None on an Error status."""
+        results, c = self.eval_by_class(classes, idx, filter_fn)
+        table = np.zeros(len(results), dtype=bool)
+        for k, s in enumerate(results):
+            if s is None or s.code == Code.SUCCESS:
+                table[k] = True
+            elif not s.is_rejected():
+                return None
+        return table[c]
+
+    def score_by_class(self, classes: tuple[np.ndarray, list[int]], idx: np.ndarray,
+                       score_fn: Callable[["NodeInfo"], tuple[int, Status | None]]) -> np.ndarray | None:
+        """Scores over ``idx`` from a Score that depends only on the class; None on a failed status."""
+        results, c = self.eval_by_class(classes, idx, score_fn)
+        table = np.zeros(len(results), dtype=_I64)
+        for k, r in enumerate(results):
+            if r is None:
+                continue
+            sc, s = r
+            if s is not None and s.code != Code.SUCCESS:
+                return None
+            table[k] = int(sc)
+        return table[c]
+
+
+# --------------------------------------------------------------------------- framework
+def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
+                       idx: np.ndarray) -> np.ndarray | None:
+    """Which of the nodes ``idx`` pass every Filter plugin (``RunFilterPluginsWithNominatedPods``, batched).
+
+    Parameters
+    ----------
+    fw : Framework
+    state : CycleState
+    pod : PodInfo
+    arrays : SnapshotArrays
+    idx : numpy.ndarray
+        Snapshot node indices, int64.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Boolean mask aligned with ``idx``; None when some enabled, non-skipped
+        Filter plugin has no batch method, declines this pod, or a node's
+        Filter would return an Error (the caller then uses the per-node path).
+
+    Notes
+    -----
+    A node with pods nominated to it is filtered by the per-node
+    ``run_filter_plugins_with_nominated_pods``.
+    """
+    skip = state.skip_filter_plugins
+    plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
+    if any(getattr(pl, "filter_batch", None) is None for pl in plugins):
+        return None
+    sel = np.arange(len(idx), dtype=_I64)
+    cur = idx
+    for pl in plugins:
+        if not len(cur):
+            break
+        ok = pl.filter_batch(state, pod, arrays, cur)
+        if ok is None:
+            return None
+        if not ok.all():
+            sel = sel[ok]
+            cur = cur[ok]
+    mask = np.zeros(len(idx), dtype=bool)
+    mask[sel] = True
+    nominated = getattr(fw.nominator, "nominated_pods", None)
+    if nominated:
+        for node_name, pods in nominated.items():
+            i = arrays.index.get(node_name)
+            if not pods or i is None:
+                continue
+            for pos in np.flatnonzero(idx == i).tolist():
+                s = fw.run_filter_plugins_with_nominated_pods(state, pod, arrays.node_infos[i])
+                if s.code == Code.SUCCESS:
+                    mask[pos] = True
+                elif not s.is_rejected():
+                    return None
+                else:
+                    mask[pos] = False
+    return mask
+
+
+def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
+                      idx: np.ndarray) -> np.ndarray | None:
+    """Total weighted score of each node in ``idx`` (``RunScorePlugins`` after PreScore, batched).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        int64 totals aligned with ``idx``; None when some Score plugin (not
+        skipped at PreScore) or its NormalizeScore has no batch method or
+        declines, or a normalized score leaves [0, 100] (the per-node path
+        then reports the error exactly).
+    """
+    skip = state.skip_score_plugins
+    plugins = [pl for pl in fw.score_plugins if pl.name() not in skip]
+    if any(getattr(pl, "score_batch", None) is None for pl in plugins):
+        return None
+    total = np.zeros(len(idx), dtype=_I64)
+    weights = fw.score_plugin_weight
+    for pl in plugins:
+        raw = pl.score_batch(state, pod, arrays, idx)
+        if raw is None:
+            return None
+        ext = pl.score_extensions()
+        if ext is not None:
+            norm = getattr(ext, "normalize_score_batch", None)
+            if norm is None:
+                return None
+            raw = norm(state, pod, raw)
+            if raw is None:
+                return None
+        if len(raw) and (raw.min() < MIN_NODE_SCORE or raw.max() > MAX_NODE_SCORE):
+            return None
+        total += raw * weights[pl.name()]
+    return total
+
+
+def default_normalize_score_batch(max_priority: int, reverse: bool, scores: np.ndarray) -> np.ndarray:
+    """:func:`~kubenotes.scheduler.plugins.helper.default_normalize_score` over an int64 array.
+
+    Examples
+    --------
+    >>> default_normalize_score_batch(100, False, np.array([1, 2, 4])).tolist()
+    [25, 50, 100]
+    >>> default_normalize_score_batch(100, True, np.array([0, 0])).tolist()
+    [100, 100]
+    """
+    max_count = int(scores.max()) if len(scores) else 0
+    if max_count <= 0:
+        return np.full(len(scores), max_priority, dtype=_I64) if reverse else scores
+    # Scores are non-negative, so floor division is Go's truncation.
+    out = (max_priority * scores) // max_count
+    return max_priority - out if reverse else out
+
+
+# --------------------------------------------------------------------------- selectHost
+def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
+    """Index of the node ``select_host`` picks from these totals, drawing from ``rng`` exactly as it does.
+
+    ``select_host`` pops a Go ``container/heap`` of the scores: all nodes
+    tied with the best score come out first (one ``rng.randrange(k)`` draw
+    for the k-th of them, k >= 2) and the reservoir keeps the one drawn last
+    with 0. Which tied node is the j-th popped depends only on which heap
+    slots hold a best score, so the heap is replayed over a 0/1 view of the
+    scores (best or not) rather than over all values.
+
+    Parameters
+    ----------
+    totals : numpy.ndarray
+        Total score per feasible node (at least one), in the order given to ``select_host``.
+    rng : random.Random
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.runtime import NodePluginScores
+    >>> from kubenotes.scheduler.schedule_one import select_host
+    >>> t = [5, 9, 9, 1, 9]
+    >>> a, b = random.Random(3), random.Random(3)
+    >>> "n%d" % select_host_index(np.array(t), a) == select_host(
+    ...     [NodePluginScores(f"n{i}", [], s) for i, s in enumerate(t)], 3, b)[0], a.random() == b.random()
+    (True, True)
+    """
+    best = totals.max()
+    tied = np.flatnonzero(totals == best)
+    if len(tied) == 1:
+        return int(tied[0])
+    selected = 0
+    randrange = rng.randrange
+    for cnt in range(2, len(tied) + 1):
+        if randrange(cnt) == 0:
+            selected = cnt - 1
+    # Replay the heap on ids of best-score entries (-1 for the others).
+    n = len(totals)
+    h = np.full(n, -1, dtype=_I64)
+    h[tied] = tied
+    h = h.tolist()
+    for i in range(n // 2 - 1, -1, -1):
+        _down01(h, i, n)
+    popped = -1
+    for _ in range(selected + 1):
+        m = len(h) - 1
+        h[0], h[m] = h[m], h[0]
+        _down01(h, 0, m)
+        popped = h.pop()
+    return popped
+
+
+def _down01(h: list[int], i: int, n: int) -> None:
+    # Go's heap.down with less(a, b) = score(a) > score(b), on a best (>= 0) / other (-1) view:
+    # moves among "other" entries never change which slots hold a best entry, so they are not replayed.
+    while True:
+        j = 2 * i + 1
+        if j >= n:
+            return
+        if h[j] < 0:
+            j2 = j + 1
+            if j2 < n and h[j2] >= 0:
+                j = j2
+            else:
+                return
+        if h[i] >= 0:
+            return
+        h[i], h[j] = h[j], h[i]
+        i = j

@@ -1,0 +1,298 @@
+"""Tables, figures and the live panel of chapter 04.04, on toy traces and (when present) the Alibaba trace."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import ipywidgets as widgets  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from kubenotes.datasets import alibaba as ab  # noqa: E402
+from kubenotes.datasets.alibaba import NodeRow, PodRow, TraceArrays  # noqa: E402
+from kubenotes.replay import engine  # noqa: E402
+from kubenotes.replay.policies import FGD, TypicalPods, frag_amount, typical_pods  # noqa: E402
+from kubenotes.viz import replay as rv  # noqa: E402
+from kubenotes.viz.widgets import CONTROL_CLASS, LIVE_OUTPUT_CLASS  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _trace_dir() -> Path:
+    env = os.environ.get(ab.ENV_VAR)
+    p = Path(env) if env else REPO.parent / "shared" / "data" / "alibaba-gpu-2023"
+    if not (p / ab.DEFAULT_PODS_FILE).is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"Alibaba trace missing at {p} (required in CI)")
+        pytest.skip(f"Alibaba trace not found at {p}; set {ab.ENV_VAR} to run these tests")
+    return p
+
+
+@pytest.fixture(scope="module")
+def trace_dir() -> Path:
+    return _trace_dir()
+
+
+def toy() -> TraceArrays:
+    """Two 4-card nodes and a mix of sharing, whole-GPU and CPU-only pods."""
+    nodes = [NodeRow("n1", 64000, 1 << 40, 4, "T4"), NodeRow("n2", 64000, 1 << 40, 4, "T4")]
+    pods = [PodRow("a", 2000, 1 << 30, 1, 500), PodRow("b", 2000, 1 << 30, 1, 1000), PodRow("c", 2000, 1 << 30, 1, 300),
+            PodRow("d", 1000, 1 << 30, 0, 0), PodRow("e", 2000, 1 << 30, 2, 1000), PodRow("f", 2000, 1 << 30, 1, 500)]
+    return TraceArrays.from_rows(nodes, pods, "toy.csv")
+
+
+def toy_replay(policy: str = "FGD") -> engine.ReplayResult:
+    return engine.replay(toy(), policy, seed=3, tuning_ratio=0)
+
+
+def _sigmoid_score(before: float, after: float) -> int:
+    return int(100.0 / (1.0 + math.exp(-(before - after) / 1000.0)))
+
+
+# ---------------------------------------------------------------------------
+# locating the trace and caching
+
+
+def test_default_trace_dir_uses_the_environment_and_explains_a_missing_trace(tmp_path, monkeypatch):
+    monkeypatch.setenv(ab.ENV_VAR, str(tmp_path))
+    with pytest.raises(ab.TraceNotFound) as err:
+        rv.default_trace_dir()
+    msg = str(err.value)
+    assert ab.ENV_VAR in msg and "research or study" in msg and "Weng" in msg and "clusterdata" in msg
+    (tmp_path / ab.DEFAULT_PODS_FILE).write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\n")
+    assert rv.default_trace_dir() == tmp_path
+
+
+def test_default_trace_dir_falls_back_to_shared_data_beside_the_repository(monkeypatch):
+    monkeypatch.delenv(ab.ENV_VAR, raising=False)
+    expected = REPO.parent / "shared" / "data" / "alibaba-gpu-2023"
+    if (expected / ab.DEFAULT_PODS_FILE).is_file():
+        assert rv.default_trace_dir() == expected
+    else:
+        with pytest.raises(ab.TraceNotFound, match="is not set"):
+            rv.default_trace_dir()
+
+
+def _tiny_dir(tmp_path: Path) -> Path:
+    (tmp_path / ab.GPU_NODES_FILE).write_text("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,T4\nn1,64000,262144,2,T4\n")
+    pods = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,1024,1,500\np1,4000,1024,1,1000\np2,2000,1024,0,0\n"
+    for f in rv.TRACE_VARIANTS.values():
+        (tmp_path / f).write_text(pods)
+    return tmp_path
+
+
+def test_cached_replay_computes_once_per_policy_variant_and_seed(tmp_path):
+    d = _tiny_dir(tmp_path)
+    a = rv.cached_replay("BestFit", "default", 42, d)
+    assert rv.cached_replay("BestFit", "default", 42, str(d)) is a
+    assert rv.cached_replay("BestFit", "default", 43, d) is not a
+    assert rv.cached_replay("BestFit", "cpu050", 42, d) is not a
+    assert rv.trace_variant("default", d) is rv.trace_variant("default", d)
+    assert ("BestFit", "default", 42) in rv.replay_timings()
+    res = rv.replay_policies(["Random", "FGD"], "default", 42, d)
+    assert list(res) == ["Random", "FGD"] and res["FGD"].policy == "FGD"
+    with pytest.raises(ValueError, match="unknown trace variant 'bogus'"):
+        rv.cached_replay("FGD", "bogus", 42, d)
+    with pytest.raises(engine.UnknownPolicy):
+        rv.cached_replay("Nope", "default", 42, d)
+
+
+# ---------------------------------------------------------------------------
+# the cluster at a point of the replay
+
+
+def test_cluster_at_the_end_is_the_replays_final_cluster():
+    r = toy_replay("BestFit")
+    c = rv.cluster_at(r, len(r.pod_index))
+    assert c.gpu_left.tolist() == r.cluster.gpu_left.tolist()
+    assert c.milli_cpu_left.tolist() == r.cluster.milli_cpu_left.tolist()
+    assert c.allocated_gpu_milli == r.allocated_gpu_milli[-1]
+    empty = rv.cluster_at(r, 0)
+    assert (empty.gpu_left[:, :4] == 1000).all()
+    with pytest.raises(ValueError, match="events must be between 0 and 6"):
+        rv.cluster_at(r, 7)
+
+
+def test_events_at_counts_arrivals_up_to_the_percentage():
+    r = toy_replay()
+    cum = r.arrived_percent
+    for x in (0, 10, float(cum[2]), 100, 130):
+        assert rv.events_at(r, x) == int((cum <= x + 1e-9).sum())
+
+
+def test_node_view_and_fragmented_node():
+    r = toy_replay("BestFit")
+    c = r.cluster
+    v = rv.node_view_of(c, 0)
+    assert v.name == "n1" and v.gpu_left == c.gpu_left[0, :4].tolist() and v.model == "T4"
+    assert rv.node_view_of(c, "n2").name == "n2"
+    assert rv.fragmented_node(c) in ("n1", "n2")
+
+
+# ---------------------------------------------------------------------------
+# FGD in numbers
+
+
+def test_fgd_explain_scores_are_the_plugins_and_follow_the_formula():
+    r = toy_replay()
+    t = r.cluster.trace
+    typ = typical_pods(t)
+    plugin = FGD({"typicalPods": typ.to_args()})
+    for e in range(len(r.pod_index)):
+        if r.node_index[e] < 0:
+            continue
+        x = rv.fgd_explain(r, event=e)
+        assert x["node"] == t.node_names[int(r.node_index[e])] and x["cards"] == list(r.gpu_cards[e])
+        chosen = next(row for row in x["rows"] if row["node"] == x["node"])
+        assert chosen["score"] == x["top_score"] == x["rows"][0]["score"]
+        c = rv.cluster_at(r, e)
+        for row in x["rows"]:
+            assert row["score"] == _sigmoid_score(row["frag_before"], row["frag_after"])
+            view = rv.node_view_of(c, row["node"])
+            assert row["gpu_left"] == view.gpu_left
+            assert row["frag_before"] == pytest.approx(frag_amount(view, typ))
+            assert plugin.node_score(x["request"], view) == row["score"]  # the literal port agrees
+
+
+def test_fgd_explain_picks_a_pod_of_the_kind_and_rejects_other_policies():
+    r = toy_replay()
+    x = rv.fgd_explain(r, 0, kind="whole")
+    assert x["request"].num_gpu >= 1 and not x["request"].is_gpu_share
+    x = rv.fgd_explain(r, 0, kind="cpu")
+    assert x["request"].num_gpu == 0 and x["cards"] == []
+    with pytest.raises(ValueError, match="needs an FGD replay"):
+        rv.fgd_explain(toy_replay("BestFit"))
+
+
+def test_fgd_panel_marks_the_chosen_node_and_card():
+    x = rv.fgd_explain(toy_replay(), event=2)
+    s = rv.fgd_panel(x)
+    assert f"<b>{x['node']}</b> ✔" in s and "sigmoid" in s and f"card {x['cards'][0]}" in s
+    assert s._repr_html_() == str(s)
+
+
+def test_fragmentation_breakdown_terms_add_up_to_frag_amount():
+    typ = TypicalPods.from_args([
+        {"milliCpu": 2000, "milliGpu": 500, "gpuNumber": 1, "percentage": 0.4},
+        {"milliCpu": 2000, "milliGpu": 1000, "gpuNumber": 1, "percentage": 0.3},
+        {"milliCpu": 90000, "milliGpu": 1000, "gpuNumber": 1, "percentage": 0.1},
+        {"milliCpu": 1000, "milliGpu": 0, "gpuNumber": 0, "percentage": 0.2},
+    ])
+    from kubenotes.replay.policies import NodeView
+
+    v = NodeView("n", 16000, 64000, 0, 0, [1000, 600, 300, 0], "T4")
+    s = rv.fragmentation_breakdown(v, typ, top=2)
+    total = frag_amount(v, typ)
+    assert f"F = {total:,.0f}" in s
+    # largest terms first: the CPU-only shape (0.2 x 1900 idle), then whole GPUs (0.3 x 900 on the used cards)
+    body = s.split("<tbody>")[1]
+    assert body.index("asks for no GPU") < body.index("less than 1000 free") and "the other 2 shapes" in body
+    assert "not enough CPU" not in body
+    full = rv.fragmentation_breakdown(v, typ, top=10)
+    assert full.count("<tr") == 1 + 4
+    assert "fits; idle GPU on cards with less than 500 free" in full
+
+
+# ---------------------------------------------------------------------------
+# tables and figures
+
+
+def test_results_table_means_over_seeds_and_shows_the_paper():
+    rs = [engine.replay(toy(), "FGD", seed=s) for s in (1, 2)]
+    s = rv.results_table({"FGD": rs, "BestFit": engine.replay(toy(), "BestFit", seed=1)}, seconds={"FGD": 0.5})
+    assert "95.39" in s and "95.23" in s and "replay seconds" in s and ">2<" in s
+    assert "paper" not in rv.results_table({"FGD": rs}, paper=None)
+
+
+def test_trace_overview_counts_pod_kinds():
+    s = rv.trace_overview(toy())
+    assert "6: 1 CPU-only" in s and "3 GPU-sharing" in s and "2 whole-GPU" in s and "1 of them multi-GPU" in s
+
+
+def test_curves_figure_has_three_axes_a_marker_and_paper_diamonds():
+    r = toy_replay()
+    fig = rv.curves_figure({"FGD": r, "Random": toy_replay("Random")}, 50,
+                           paper=engine.PAPER_ALLOCATION_PERCENT, title="toy")
+    assert isinstance(fig, Figure) and len(fig.axes) == 3
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels[:2] == ["FGD", "Random"] and "paper (mean of 10 seeds)" in labels
+    assert all(str(ax.get_title()).isascii() for ax in fig.axes)
+    assert any(line.get_linestyle() == "--" for line in fig.axes[0].get_lines())
+
+
+def test_occupancy_figure_counts_cards():
+    r = toy_replay("BestFit")
+    fig = rv.occupancy_figure(r, 130, highlight="n1")
+    c = r.cluster
+    left = c.gpu_left[:, :4]
+    title = fig.axes[0].get_title()
+    assert f"{int((left == 0).sum())} full" in title and f"{int((left == 1000).sum())} idle" in title
+    assert f"{int(((left > 0) & (left < 1000)).sum())} partly used" in title
+
+
+def test_placement_graph_links_nodes_cards_and_pods():
+    r = toy_replay("BestFit")
+    g = rv.placement_graph(r, 130, ["n1", "n2"])
+    kinds = {d["kind"] for _, d in g.nodes(data=True)}
+    assert kinds == {"node", "card", "pod"}
+    assert sum(1 for _, d in g.nodes(data=True) if d["kind"] == "card") == 8
+    placed = [e for e in range(len(r.pod_index)) if r.node_index[e] >= 0]
+    assert {n for n, d in g.nodes(data=True) if d["kind"] == "pod"} == {f"pod/{e}" for e in placed}
+    for e in placed:
+        node = r.cluster.trace.node_names[int(r.node_index[e])]
+        preds = set(g.predecessors(f"pod/{e}"))
+        want = {f"card/{node}/{c}" for c in r.gpu_cards[e]} or {f"node/{node}"}
+        assert preds == want
+    fig = rv.placement_figure(g, highlight=f"pod/{placed[0]}", title="toy")
+    assert isinstance(fig, Figure)
+    assert len(rv.placement_graph(r, None, ["n1"], events=0).nodes) == 5
+
+
+def test_schedule_comparison_counts_nodes_and_differences():
+    a = [{"namespace": "ns", "name": "p", "nodeName": "n1"}, {"namespace": "ns", "name": "q", "nodeName": None},
+         {"namespace": "ns", "name": "q", "nodeName": "n2"}]
+    b = [{"namespace": "ns", "name": "p", "nodeName": "n1"}, {"namespace": "ns", "name": "q", "nodeName": "n1"}]
+    s = rv.schedule_comparison({"default": a, "mine": b})
+    summary = s.split("</table>")[0]
+    rows = summary.split("<tr")[2:]
+    assert ">2<" in rows[0] and ">1<" in rows[1]  # nodes used: 2 vs 1 (last attempt of q counts)
+    assert "ns/q" in s and "background:#fff8e1" in s
+
+
+# ---------------------------------------------------------------------------
+# the real trace
+
+
+def test_the_chapters_claims_on_the_real_trace(trace_dir):
+    res = rv.replay_policies(["Random", "BestFit", "FGD"], "default", 42, trace_dir)
+    a130 = {p: r.at("allocation", 130) for p, r in res.items()}
+    assert a130["FGD"] > a130["BestFit"] > a130["Random"]
+    x = rv.fgd_explain(res["FGD"], 60)
+    assert x["ties"] == 1 and x["rows"][0]["node"] == x["node"]
+    assert x["rows"][0]["frag_after"] < x["rows"][0]["frag_before"]
+    for row in x["rows"]:
+        assert row["score"] == _sigmoid_score(row["frag_before"], row["frag_after"])
+    c = rv.cluster_at(res["FGD"], x["event"])
+    typ = typical_pods(res["FGD"].cluster.trace)
+    plugin = FGD({"typicalPods": typ.to_args()})
+    for row in x["rows"][:5] + x["rows"][-3:]:
+        assert plugin.node_score(x["request"], rv.node_view_of(c, row["node"])) == row["score"]
+
+
+def test_the_live_panel_slider_comes_first_and_updates_are_fast(trace_dir):
+    panel = rv.replay_panel(["BestFit", "FGD"], "default", 90, "FGD", trace_dir=trace_dir)
+    rows = [w for w in panel.children if isinstance(w, widgets.HBox)]
+    controls = [c for r in rows for c in r.children]
+    assert isinstance(controls[0], widgets.IntSlider) and controls[0].value == 90
+    assert all(CONTROL_CLASS in c._dom_classes for c in controls)
+    assert LIVE_OUTPUT_CLASS in panel.children[-1]._dom_classes
+    view = rv.replay_view(["BestFit", "FGD"], "default", 95, "FGD", trace_dir=trace_dir)
+    assert isinstance(view[0], Figure) and "data:image/png;base64," in view[1] and "FGD scores pod" in view[1]
+    assert rv.update_seconds(policies=["BestFit", "FGD"], arrived_percent=100, trace_dir=trace_dir) < 5.0
