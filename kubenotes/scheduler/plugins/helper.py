@@ -26,6 +26,8 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validatio
 
 from __future__ import annotations
 
+from kubenotes.api.selectors import is_qualified_name as _selectors_is_qualified_name
+
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
@@ -335,29 +337,7 @@ def is_qualified_name(value: str) -> list[str]:
     >>> is_qualified_name("/x")
     ['prefix part must be non-empty']
     """
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    else:
-        return ["a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QNAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
+    return _selectors_is_qualified_name(value)
 
 
 def is_native_resource(name: str) -> bool:

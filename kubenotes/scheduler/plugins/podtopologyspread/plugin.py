@@ -14,6 +14,8 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constrai
 
 from __future__ import annotations
 
+from kubenotes.api.selectors import is_qualified_name
+
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -117,49 +119,11 @@ def _quote(v: Any) -> str:
     return str(v)
 
 
-_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def _label_name_errors(path: str, value: str) -> list[str]:
-    """``metav1validation.ValidateLabelName`` (``IsQualifiedName``) messages."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 bytes")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append(
-                    "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                    "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-                    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-                )
-    else:
-        errs.append(
-            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
-            "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' "
-            "(e.g. 'example.com/MyName')"
-        )
-        return [f"{path}: Invalid value: {_quote(value)}: {e}" for e in errs]
-    if not name:
-        errs.append("name part must be non-empty")
-    else:
-        if len(name) > 63:
-            errs.append("name part must be no more than 63 bytes")
-        if not _NAME_RE.match(name):
-            errs.append(
-                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-                "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-            )
-    return [f"{path}: Invalid value: {_quote(value)}: {e}" for e in errs]
+    """``metav1validation.ValidateLabelName`` field errors (``IsQualifiedName`` messages)."""
+    return [f"{path}: Invalid value: {_quote(value)}: {e}" for e in is_qualified_name(value)]
 
 
 def validate_args(defaulting_type: Any, default_constraints: list[Mapping[str, Any]]) -> list[str]:
