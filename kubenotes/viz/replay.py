@@ -163,18 +163,20 @@ def _e(x: Any) -> str:
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None,
-           row_css: Sequence[str] | None = None, numeric_from: int = 1) -> Html:
+           row_css: Sequence[str] | None = None, numeric_from: int = 1, compact: bool = False) -> Html:
     """An HTML table; cells are HTML (escape text first); columns from ``numeric_from`` align right."""
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
+    th, td = (_TH, _TD) if not compact else (_TH.replace("3px 7px", "2px 4px"), _TD.replace("2px 7px", "2px 4px"))
+    css = _TABLE_CSS if not compact else _TABLE_CSS.replace("12px", "11px")
+    out = [f'<table class="kubenotes-table" style="{css}">']
     if caption:
         out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">{caption}</caption>')
     out.append("<thead><tr>" + "".join(
-        f'<th style="{_TH}{";text-align:right" if i >= numeric_from else ""}">{_e(h)}</th>'
+        f'<th style="{th}{";text-align:right" if i >= numeric_from else ""}">{_e(h)}</th>'
         for i, h in enumerate(headers)) + "</tr></thead><tbody>")
     for k, row in enumerate(rows):
         css = row_css[k] if row_css is not None and k < len(row_css) else ""
         out.append(f'<tr style="{css}">' + "".join(
-            f'<td style="{_TD}{";text-align:right" if i >= numeric_from else ""}">{c}</td>'
+            f'<td style="{td}{";text-align:right" if i >= numeric_from else ""}">{c}</td>'
             for i, c in enumerate(row)) + "</tr>")
     out.append("</tbody></table>")
     return Html("".join(out))
@@ -419,6 +421,18 @@ def replay_policies(policies: Iterable[str] = POLICY_NAMES, variant: str = "defa
     ------
     UnknownPolicy, ValueError, TraceNotFound
         As :func:`cached_replay`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> res = replay_policies(["Random", "FGD"], trace_dir=d)
+    >>> list(res), res["FGD"] is cached_replay("FGD", trace_dir=d)
+    (['Random', 'FGD'], True)
+    >>> sorted(k for k in replay_timings() if k[0] in res)
+    [('FGD', 'default', 42), ('Random', 'default', 42)]
     """
     return {p: cached_replay(p, variant, seed, trace_dir) for p in policies}
 
@@ -429,7 +443,12 @@ def replay_timings() -> dict[tuple[str, str, int], float]:
     Returns
     -------
     dict[tuple[str, str, int], float]
-        ``(policy, variant, seed)`` -> seconds.
+        ``(policy, variant, seed)`` -> seconds (the last directory wins when
+        several trace directories were replayed).
+
+    See Also
+    --------
+    replay_policies : has an example.
     """
     return {(p, v, s): t for (p, v, s, _), t in _TIMINGS.items()}
 
@@ -932,16 +951,23 @@ def fgd_explain(result: ReplayResult, arrived_percent: float = 100.0, *, kind: s
 
 
 def _cards_text(left: Sequence[int], chosen: Sequence[int] = ()) -> str:
-    out = []
-    for i, x in enumerate(left):
-        s = f"{x}"
+    """Free GPU per card in card order, runs of equal values as ``1000×5``, chosen cards bracketed in green."""
+    out: list[str] = []
+    i = 0
+    while i < len(left):
         if i in chosen:
-            s = f'<b style="color:{_GREEN}">[{x}]</b>'
-        out.append(s)
+            out.append(f'<b style="color:{_GREEN}">[{left[i]}]</b>')
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(left) and left[j + 1] == left[i] and (j + 1) not in chosen:
+            j += 1
+        out.append(f"{left[i]}" + (f"×{j - i + 1}" if j > i else ""))
+        i = j + 1
     return " ".join(out)
 
 
-def fgd_panel(explain: Mapping[str, Any], *, top: int = 6) -> Html:
+def fgd_panel(explain: Mapping[str, Any], *, top: int = 6, compact: bool = False) -> Html:
     """The FGD side panel: one pod, the best-scoring nodes and the one chosen, in numbers.
 
     Parameters
@@ -951,6 +977,8 @@ def fgd_panel(explain: Mapping[str, Any], *, top: int = 6) -> Html:
     top : int
         Best rows shown; the chosen node and the worst-scoring node are
         always added.
+    compact : bool
+        Smaller type and padding (for the side panel of :func:`replay_view`).
 
     Returns
     -------
@@ -1004,7 +1032,7 @@ def fgd_panel(explain: Mapping[str, Any], *, top: int = 6) -> Html:
     foot = (f"<div style='font-size:12px;line-height:1.45'>{explain['feasible']:,} nodes passed Filter; "
             f"{outcome}</div>")
     return Html(head + _table(["node, model", "free GPU per card", "F before", "F after", "ΔF", "score"], body,
-                              row_css=css, numeric_from=2) + foot)
+                              row_css=css, numeric_from=2, compact=compact) + foot)
 
 
 # ---------------------------------------------------------------------------
@@ -1496,6 +1524,20 @@ def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "de
     ------
     UnknownPolicy, ValueError, TraceNotFound
         As :func:`cached_replay`.
+
+    See Also
+    --------
+    replay_panel : the widget that calls it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> curves, row = replay_view(["BestFit"], arrived_percent=50, trace_dir=d)
+    >>> len(curves.axes), "FGD scores pod p0" in row, "data:image/png;base64," in row
+    (3, True, True)
     """
     res = replay_policies(list(policies), variant, seed, trace_dir)
     paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
@@ -1504,18 +1546,18 @@ def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "de
     fgd = cached_replay("FGD", variant, seed, trace_dir)
     try:
         explain = fgd_explain(fgd, arrived_percent, kind="share")
-        panel, chosen = fgd_panel(explain, top=5), explain["node"]
+        panel, chosen = fgd_panel(explain, top=5, compact=True), explain["node"]
     except ValueError as e:
         panel, chosen = Html(f"<p>{_e(e)}</p>"), None
     focus_r = cached_replay(focus, variant, seed, trace_dir)
     occ = occupancy_figure(focus_r, arrived_percent, highlight=chosen if focus == "FGD" else None, per_row=22,
-                           width_inches=6.0)
+                           width_inches=5.5)
     img = _png(occ)
     row = Html(
         "<div style='display:flex;gap:12px;align-items:flex-start'>"
-        f"<div style='flex:0 1 480px'><img style='max-width:100%' alt='GPU occupancy' "
+        f"<div style='flex:0 0 440px'><img style='width:440px' alt='GPU occupancy' "
         f"src='data:image/png;base64,{img}'></div>"
-        f"<div style='flex:1 1 380px;min-width:300px'>{panel}</div></div>")
+        f"<div style='flex:1 1 auto;min-width:0;overflow-x:auto'>{panel}</div></div>")
     return [curves, row]
 
 
@@ -1539,6 +1581,15 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`; the slider comes first.
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`replay_view` (for the initial state).
+
+    See Also
+    --------
+    replay_view, update_seconds
 
     Notes
     -----
@@ -1580,6 +1631,11 @@ def update_seconds(**state: Any) -> float:
     float
         Seconds, rounded to milliseconds; includes any replay not cached yet
         and drawing both figures.
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`replay_view`.
     """
     t0 = time.perf_counter()
     out = replay_view(**state)

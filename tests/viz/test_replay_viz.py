@@ -176,6 +176,8 @@ def test_fgd_panel_marks_the_chosen_node_and_card():
     s = rv.fgd_panel(x)
     assert f"<b>{x['node']}</b> ✔" in s and "sigmoid" in s and f"card {x['cards'][0]}" in s
     assert s._repr_html_() == str(s)
+    cards = rv._cards_text([0, 0, 160, 1000, 1000, 1000], [2])
+    assert cards.startswith("0×2 <b") and "[160]" in cards and cards.endswith("1000×3")
 
 
 def test_fragmentation_breakdown_terms_add_up_to_frag_amount():
