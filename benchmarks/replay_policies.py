@@ -28,16 +28,16 @@ from pathlib import Path
 
 import numpy as np
 
-from kubenotes.datasets.alibaba import DEFAULT_PODS_FILE, ENV_VAR, load_arrays
+from kubenotes.datasets.alibaba import DEFAULT_PODS_FILE, ENV_VAR, TraceNotFound, default_trace_dir, load_arrays
 from kubenotes.replay.engine import PAPER_ALLOCATION_PERCENT, pod_requests, replay
 from kubenotes.replay.policies import POLICY_NAMES, typical_pods
 
 
-def _default_trace() -> str:
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return env
-    return str(Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alibaba-gpu-2023")
+def _default_trace() -> str | None:
+    try:
+        return str(default_trace_dir())
+    except TraceNotFound:
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -69,6 +69,7 @@ from kubenotes.errors import KubenotesError
 
 __all__ = [
     "ENV_VAR",
+    "default_trace_dir",
     "NAMESPACE",
     "GPU_MILLI",
     "GPU_COUNT",
@@ -240,8 +241,64 @@ class PodRow:
 # locating and parsing
 
 
+_TRACE_FOLDER = ("shared", "data", "alibaba-gpu-2023")
+
+
+def default_trace_dir() -> Path:
+    """The Alibaba trace directory: ``$KUBENOTES_ALIBABA_TRACE``, else ``../shared/data/alibaba-gpu-2023`` beside the repository.
+
+    Returns
+    -------
+    pathlib.Path
+        A directory holding ``openb_pod_list_default.csv``.
+
+    Raises
+    ------
+    TraceNotFound
+        When the environment variable names a directory without the trace,
+        or it is unset and the default folder is missing. The message says
+        where to get the data and under which terms.
+
+    See Also
+    --------
+    trace_dir : resolves an explicit path first, then falls back to this.
+
+    Notes
+    -----
+    The default location is relative to the installed ``kubenotes`` package
+    (an editable install from the repository), not to the notebook's working
+    directory, so a notebook copied elsewhere still finds the data.
+
+    Examples
+    --------
+    >>> import os
+    >>> old = os.environ.get(ENV_VAR)
+    >>> os.environ[ENV_VAR] = "/nonexistent/trace"
+    >>> try:
+    ...     default_trace_dir()
+    ... except TraceNotFound as e:
+    ...     print(str(e).split(". ")[0] + ".")
+    ... finally:
+    ...     _ = os.environ.pop(ENV_VAR) if old is None else os.environ.update({ENV_VAR: old})
+    Alibaba GPU trace not found: KUBENOTES_ALIBABA_TRACE=/nonexistent/trace has no openb_pod_list_default.csv.
+    """
+    how = ("Get the CSV files of cluster-trace-gpu-v2023 from https://github.com/alibaba/clusterdata "
+           "(research or study use only; cite Weng et al., USENIX ATC '23) and set "
+           f"{ENV_VAR} to their folder.")
+    env = os.environ.get(ENV_VAR)
+    if env:
+        p = Path(env)
+        if (p / DEFAULT_PODS_FILE).is_file():
+            return p
+        raise TraceNotFound(f"Alibaba GPU trace not found: {ENV_VAR}={env} has no {DEFAULT_PODS_FILE}. {how}")
+    p = Path(__file__).resolve().parents[2].parent.joinpath(*_TRACE_FOLDER)
+    if (p / DEFAULT_PODS_FILE).is_file():
+        return p
+    raise TraceNotFound(f"Alibaba GPU trace not found: {ENV_VAR} is not set and {p} has no {DEFAULT_PODS_FILE}. {how}")
+
+
 def trace_dir(path: str | os.PathLike[str] | None = None) -> Path:
-    """The trace directory: ``path``, else ``$KUBENOTES_ALIBABA_TRACE``.
+    """The trace directory: ``path``, else :func:`default_trace_dir` (``$KUBENOTES_ALIBABA_TRACE`` or ``../shared/data/alibaba-gpu-2023``).
 
     Parameters
     ----------
@@ -255,8 +312,8 @@ def trace_dir(path: str | os.PathLike[str] | None = None) -> Path:
     Raises
     ------
     TraceNotFound
-        When neither ``path`` nor the environment variable is set, or the
-        directory does not exist.
+        When ``path`` does not exist, or no path is given and the default
+        location holds no trace.
 
     Examples
     --------
@@ -266,10 +323,7 @@ def trace_dir(path: str | os.PathLike[str] | None = None) -> Path:
     kubenotes.datasets.alibaba.TraceNotFound: trace directory not found: /nonexistent/trace
     """
     if path is None:
-        env = os.environ.get(ENV_VAR)
-        if not env:
-            raise TraceNotFound(f"no trace directory: pass a path or set {ENV_VAR}")
-        path = env
+        return default_trace_dir()
     p = Path(path)
     if not p.is_dir():
         raise TraceNotFound(f"trace directory not found: {p}")

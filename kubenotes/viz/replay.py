@@ -53,6 +53,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from kubenotes.datasets.alibaba import default_trace_dir  # re-exported for the notebook
 from kubenotes.datasets.alibaba import (
     DEFAULT_PODS_FILE,
     ENV_VAR,
@@ -143,7 +144,6 @@ POLICY_COLORS: dict[str, str] = {
     "FGD": "#d62728",
 }
 
-_TRACE_FOLDER = ("shared", "data", "alibaba-gpu-2023")
 _IDLE = "#dcdcdc"
 _FULL = "#253494"
 _NO_CARD = "#ffffff"
@@ -200,61 +200,6 @@ def _vcpu(milli_cpu: int) -> str:
 
 # ---------------------------------------------------------------------------
 # where the trace is, and cached replays
-
-
-def default_trace_dir() -> Path:
-    """The Alibaba trace directory: ``$KUBENOTES_ALIBABA_TRACE``, else ``../shared/data/alibaba-gpu-2023`` beside the repository.
-
-    Returns
-    -------
-    pathlib.Path
-        A directory holding ``openb_pod_list_default.csv``.
-
-    Raises
-    ------
-    TraceNotFound
-        When the environment variable names a directory without the trace,
-        or it is unset and the default folder is missing. The message says
-        where to get the data and under which terms.
-
-    See Also
-    --------
-    kubenotes.datasets.alibaba.trace_dir : the library's resolver (path or environment only).
-
-    Notes
-    -----
-    The default location is relative to the installed ``kubenotes`` package
-    (an editable install from the repository), not to the notebook's working
-    directory, so a notebook copied elsewhere still finds the data.
-
-    Examples
-    --------
-    >>> import os
-    >>> old = os.environ.get(ENV_VAR)
-    >>> os.environ[ENV_VAR] = "/nonexistent/trace"
-    >>> try:
-    ...     default_trace_dir()
-    ... except TraceNotFound as e:
-    ...     print(str(e).splitlines()[0])
-    ... finally:
-    ...     _ = os.environ.pop(ENV_VAR) if old is None else os.environ.update({ENV_VAR: old})
-    Alibaba GPU trace not found: KUBENOTES_ALIBABA_TRACE=/nonexistent/trace has no openb_pod_list_default.csv.
-    """
-    import kubenotes
-
-    how = ("Get the CSV files of cluster-trace-gpu-v2023 from https://github.com/alibaba/clusterdata "
-           "(research or study use only; cite Weng et al., USENIX ATC '23) and set "
-           f"{ENV_VAR} to their folder.")
-    env = os.environ.get(ENV_VAR)
-    if env:
-        p = Path(env)
-        if (p / DEFAULT_PODS_FILE).is_file():
-            return p
-        raise TraceNotFound(f"Alibaba GPU trace not found: {ENV_VAR}={env} has no {DEFAULT_PODS_FILE}.\n{how}")
-    p = Path(kubenotes.__file__).resolve().parents[1].parent.joinpath(*_TRACE_FOLDER)
-    if (p / DEFAULT_PODS_FILE).is_file():
-        return p
-    raise TraceNotFound(f"Alibaba GPU trace not found: {ENV_VAR} is not set and {p} has no {DEFAULT_PODS_FILE}.\n{how}")
 
 
 def _dir_key(trace_dir: str | os.PathLike[str] | None) -> str:

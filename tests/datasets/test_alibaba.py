@@ -199,7 +199,8 @@ def test_malformed_node_file(tmp_path, text, message):
 
 def test_missing_directory_file_and_env(tmp_path, monkeypatch):
     monkeypatch.delenv(ab.ENV_VAR, raising=False)
-    with pytest.raises(ab.TraceNotFound, match="no trace directory: pass a path or set KUBENOTES_ALIBABA_TRACE"):
+    monkeypatch.setattr(ab, "_TRACE_FOLDER", ("no-such-folder",))
+    with pytest.raises(ab.TraceNotFound, match="KUBENOTES_ALIBABA_TRACE is not set and .*no-such-folder has no"):
         ab.load_nodes()
     with pytest.raises(ab.TraceNotFound, match="trace directory not found"):
         ab.load_pods(tmp_path / "nope")

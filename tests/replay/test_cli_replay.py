@@ -105,8 +105,12 @@ def test_missing_directory(capsys, tmp_path):
 
 def test_no_directory_at_all(capsys, monkeypatch):
     monkeypatch.delenv(ab.ENV_VAR, raising=False)
-    _one_line_error(capsys, ["replay", "--policy", "FGD"],
-                    "no trace directory: pass a path or set KUBENOTES_ALIBABA_TRACE")
+    monkeypatch.setattr(ab, "_TRACE_FOLDER", ("no-such-folder",))
+    rc = main(["replay", "--policy", "FGD"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("Alibaba GPU trace not found: KUBENOTES_ALIBABA_TRACE is not set and ")
+    assert "no-such-folder" in err and "research or study use only" in err
 
 
 def test_unknown_policy_lists_the_valid_ones(tiny, capsys):
