@@ -43,7 +43,7 @@ from lightkube.codecs import resource_registry
 from lightkube.core.resource import GlobalResource, NamespacedResource
 
 from kubenotes.api.quantity import parse_quantity
-from kubenotes.api.resources import resource_list
+from kubenotes.api.resources import resource_list, validate_resource_requirements
 from kubenotes.errors import FieldError, KubenotesError, ManifestError, NotFound
 
 __all__ = [
@@ -485,6 +485,8 @@ def _walk(t: Any, value: Any, path: str) -> None:
                 _check_string_map(sub, sub_path)
                 continue
             _walk(f.type, sub, sub_path)
+        if cname == "ResourceRequirements":
+            validate_resource_requirements(value.get("requests"), value.get("limits"), path)
         if cname in _SELECTOR_TYPES and t.cls.__module__.startswith("lightkube.models."):
             _check_selector(cname, value, path)
         return

@@ -20,7 +20,8 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from kubenotes.api.quantity import milli_value, value
+from kubenotes.api.quantity import format_quantity, milli_value, value
+from kubenotes.errors import FieldError
 
 __all__ = [
     "CPU",
@@ -35,6 +36,8 @@ __all__ = [
     "pod_non_zero_requests",
     "is_restartable_init_container",
     "is_scalar_resource",
+    "validate_resource_requirements",
+    "resource_requirements_errors",
 ]
 
 CPU = "cpu"
@@ -83,6 +86,85 @@ def resource_list(rl: Mapping[str, Any] | None, field_path: str = "") -> dict[st
         path = f"{field_path}.{name}" if field_path else name
         out[name] = milli_value(q, path) if name == CPU else value(q, path)
     return out
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """Native, non-hugepages resources may request less than their limit (``IsOvercommitAllowed``)."""
+    native = "/" not in name or "kubernetes.io/" in name
+    return native and not name.startswith(_HUGEPAGES)
+
+
+def resource_requirements_errors(requests: Mapping[str, Any] | None, limits: Mapping[str, Any] | None,
+                                 field_path: str) -> list[FieldError]:
+    """Every request above its limit, as ``ValidateResourceRequirements`` reports them (in manifest order).
+
+    See :func:`validate_resource_requirements` for the messages; this returns
+    all of them instead of raising the first.
+
+    Examples
+    --------
+    >>> [str(e) for e in resource_requirements_errors({"cpu": "2", "memory": "1Gi"}, {"cpu": "1", "memory": "512Mi"}, "r")]
+    ['r.requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1', 'r.requests[memory]: Invalid value: "1Gi": must be less than or equal to memory limit of 512Mi']
+    """
+    errs: list[FieldError] = []
+    if not requests or not limits:
+        return errs
+    req = resource_list(requests, f"{field_path}.requests")
+    lim = resource_list(limits, f"{field_path}.limits")
+    for name, amount in req.items():
+        if name not in lim:
+            continue
+        limit = lim[name]
+        if not _overcommit_allowed(name) and amount != limit:
+            rule = "must be equal to"
+        elif amount > limit:
+            rule = "must be less than or equal to"
+        else:
+            continue
+        errs.append(FieldError(f"{field_path}.requests[{name}]",
+                               f'Invalid value: "{format_quantity(amount, name)}": {rule} {name} limit of {format_quantity(limit, name)}'))
+    return errs
+
+
+def validate_resource_requirements(requests: Mapping[str, Any] | None, limits: Mapping[str, Any] | None,
+                                   field_path: str) -> None:
+    """Reject a request above its limit, as the API server's ``ValidateResourceRequirements`` does.
+
+    Parameters
+    ----------
+    requests, limits : mapping of str to quantity, or None
+        A container's (or the pod-level) ``resources.requests`` and ``resources.limits``.
+    field_path : str
+        Path of the ``resources`` field, e.g. ``spec.containers[0].resources``.
+
+    Raises
+    ------
+    FieldError
+        ``<path>.requests[<name>]: Invalid value: "<request>": must be less than or equal to <name> limit of <limit>``;
+        for resources that cannot be overcommitted (extended resources, hugepages):
+        ``... must be equal to <name> limit of <limit>``.
+    InvalidQuantity
+        When a quantity does not parse.
+
+    Notes
+    -----
+    Only the request/limit comparison of upstream's validation is modelled;
+    upstream reports every violation, this raises the first in manifest order.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/validation/validation.go (ValidateResourceRequirements)
+
+    Examples
+    --------
+    >>> validate_resource_requirements({"cpu": "1200m"}, {"cpu": "1"}, "spec.containers[0].resources")
+    Traceback (most recent call last):
+    ...
+    kubenotes.errors.FieldError: spec.containers[0].resources.requests[cpu]: Invalid value: "1200m": must be less than or equal to cpu limit of 1
+    """
+    errs = resource_requirements_errors(requests, limits, field_path)
+    if errs:
+        raise errs[0]
 
 
 def _add(into: dict[str, int], rl: Mapping[str, int]) -> None:

@@ -48,6 +48,7 @@ from kubenotes.api.resources import (
     pod_non_zero_requests,
     pod_requests,
     resource_list,
+    resource_requirements_errors,
 )
 from kubenotes.api.selectors import NodeSelector, parse_selector
 from kubenotes.api.taints import taint_string, tolerates
@@ -512,21 +513,15 @@ def plot_request_breakdown(
 
 
 def _request_limit_errors(pod: Any) -> list[str]:
-    """Requests above their limit, in the words of the API server's validation (see Notes of explain_pod)."""
+    """Requests above their limit, as the API server rejects them (:func:`~kubenotes.api.resources.resource_requirements_errors`)."""
     errs = []
     spec = pod.spec
     for kind, cs in (("initContainers", spec.initContainers), ("containers", spec.containers)):
         for i, c in enumerate(cs or ()):
-            res = c.resources
-            if res is None or not res.requests or not res.limits:
+            if c.resources is None:
                 continue
-            reqs = resource_list(res.requests)
-            lims = resource_list(res.limits)
-            for name, lim in lims.items():
-                if name in reqs and reqs[name] > lim:
-                    errs.append(f'spec.{kind}[{i}].resources.requests: Invalid value: '
-                                f'"{format_quantity(reqs[name], name)}": '
-                                f"must be less than or equal to {name} limit of {format_quantity(lim, name)}")
+            errs += [str(e) for e in resource_requirements_errors(c.resources.requests, c.resources.limits,
+                                                                   f"spec.{kind}[{i}].resources")]
     return errs
 
 
@@ -555,10 +550,9 @@ def explain_pod(pod: Any) -> Html:
 
     Notes
     -----
-    ``kubenotes.api`` does not validate that a request is at most its limit
-    (upstream ``ValidateResourceRequirements``); the red line reproduces the
-    API server's message for that one case so the widget cannot show a
-    class for a Pod that would never be created.
+    A request above its limit is shown with the API server's rejection
+    (``ValidateResourceRequirements``), so the widget never shows a class for
+    a Pod that could not be created.
 
     References
     ----------
@@ -569,7 +563,7 @@ def explain_pod(pod: Any) -> Html:
     >>> "QoS class" in explain_pod(pod_with_sidecar())
     True
     >>> bad = explain_pod(pod_with_sidecar(app_cpu_milli=1200, app_cpu_limit_milli=1000))
-    >>> 'requests: Invalid value: "1200m": must be less than or equal to cpu limit of 1' in bad
+    >>> 'requests[cpu]: Invalid value: "1200m": must be less than or equal to cpu limit of 1' in bad
     True
     """
     lines = []

@@ -590,3 +590,49 @@ def test_nothing_is_half_loaded(tmp_path, monkeypatch):
     with pytest.raises(ManifestError) as ei:
         load_manifests("good.yaml", "bad.yaml")
     assert ei.value.source == "bad.yaml" and ei.value.doc == 1 and ei.value.obj is None
+
+
+def test_request_above_its_limit_is_rejected_as_the_api_server_does():
+    doc = """apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers:
+  - name: app
+    image: nginx
+    resources: {requests: {cpu: 1200m}, limits: {cpu: "1"}}
+"""
+    with pytest.raises(ManifestError) as e:
+        load_manifests(doc)
+    assert str(e.value) == ('<string> doc 1 Pod default/web: spec.containers[0].resources.requests[cpu]: '
+                            'Invalid value: "1200m": must be less than or equal to cpu limit of 1')
+
+
+def test_extended_resources_cannot_be_overcommitted():
+    doc = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: train, namespace: ml}
+spec:
+  selector: {matchLabels: {app: train}}
+  template:
+    metadata: {labels: {app: train}}
+    spec:
+      containers:
+      - name: t
+        image: pytorch
+        resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 2}}
+"""
+    with pytest.raises(ManifestError, match=r'spec\.template\.spec\.containers\[0\]\.resources\.requests\[nvidia\.com/gpu\]: '
+                                            r'Invalid value: "1": must be equal to nvidia\.com/gpu limit of 2$'):
+        load_manifests(doc)
+
+
+def test_request_equal_or_below_its_limit_loads():
+    doc = """apiVersion: v1
+kind: Pod
+metadata: {name: ok}
+spec:
+  containers:
+  - {name: a, image: nginx, resources: {requests: {cpu: 500m, memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}}
+"""
+    assert [o.name for o in load_manifests(doc)] == ["ok"]

@@ -141,7 +141,7 @@ def test_explain_pod_lines_and_rejection():
     assert "rejects" not in text
     bad = ov.explain_pod(ov.pod_with_sidecar(app_cpu_milli=1200, app_cpu_limit_milli=1000,
                                              app_memory_mib=600, app_memory_limit_mib=512))
-    assert ('Pod "shop" is invalid: spec.containers[0].resources.requests: Invalid value: "1200m": '
+    assert ('Pod "shop" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "1200m": '
             "must be less than or equal to cpu limit of 1") in bad
     assert 'Invalid value: "600Mi": must be less than or equal to memory limit of 512Mi' in bad
 
