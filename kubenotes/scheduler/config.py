@@ -331,7 +331,14 @@ def _want(v: Any, typ: type | tuple, path: str, go_type: str) -> Any:
         return None
     if typ is int and isinstance(v, bool) or not isinstance(v, typ):
         raise ConfigError(f"json: cannot unmarshal {_json_kind(v)} into Go struct field {path} of type {go_type}")
+    bits = _INT_BITS.get(go_type)
+    if bits is not None and not -(2 ** (bits - 1)) <= v < 2 ** (bits - 1):
+        # encoding/json reports an overflowing number with its literal
+        raise ConfigError(f"json: cannot unmarshal number {v} into Go struct field {path} of type {go_type}")
     return v
+
+
+_INT_BITS = {"int32": 32, "int64": 64}
 
 
 def _json_kind(v: Any) -> str:

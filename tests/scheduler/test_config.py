@@ -267,3 +267,14 @@ def test_load_config_file(tmp_path):
         load_config_file(str(f))
     with pytest.raises(ConfigError, match="unable to read config file"):
         load_config_file(str(tmp_path / "missing.yaml"))
+
+
+def test_weight_that_overflows_int32_is_rejected_as_the_decoder_does():
+    from kubenotes.errors import ConfigError
+    from kubenotes.scheduler.config import load_config
+
+    cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": [{"schedulerName": "default-scheduler",
+                         "plugins": {"multiPoint": {"enabled": [{"name": "NodeResourcesFit", "weight": 3000000000}]}}}]}
+    with pytest.raises(ConfigError, match=r"^json: cannot unmarshal number 3000000000 into Go struct field .*weight of type int32$"):
+        load_config(cfg)
