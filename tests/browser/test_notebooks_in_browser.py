@@ -106,9 +106,9 @@ def browser():
         b.close()
 
 
-KERNEL_READY = """() => {
+KERNEL_READY = """(path) => {
   const app = window.jupyterapp; if (!app) return false;
-  const w = app.shell.currentWidget; if (!w || !w.sessionContext) return false;
+  const w = app.shell.currentWidget; if (!w || !w.sessionContext || !w.context || w.context.path !== path) return false;
   const k = w.sessionContext.session && w.sessionContext.session.kernel;
   return !!k && k.connectionStatus === 'connected' && k.status === 'idle' && w.content && w.content.widgets.length > 0;
 }"""
@@ -143,8 +143,10 @@ def test_chapter_runs_and_its_slider_changes_the_output(lab, browser, notebook):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
-        page.goto(f"{lab}/lab/tree/{notebook}", wait_until="domcontentloaded")
-        page.wait_for_function(KERNEL_READY, timeout=90_000)
+        # A workspace of its own per notebook (?reset): tabs of earlier tests must not be restored.
+        workspace = Path(notebook).stem.replace(".", "-")
+        page.goto(f"{lab}/lab/workspaces/{workspace}/tree/{notebook}?reset", wait_until="domcontentloaded")
+        page.wait_for_function(KERNEL_READY, arg=notebook, timeout=90_000)
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function(ALL_RAN, timeout=120_000, polling=500)
         errors = page.evaluate(ERRORS)
@@ -153,9 +155,14 @@ def test_chapter_runs_and_its_slider_changes_the_output(lab, browser, notebook):
         if "index" in notebook:  # the index has no live panel: it links the chapters
             page.screenshot(path=str(SHOTS / f"{Path(notebook).stem}.png"), full_page=False)
             return
+        # Widget views render after the kernel reports idle: wait for the first slider.
+        try:
+            page.wait_for_selector(".kubenotes-control.widget-slider", state="attached", timeout=60_000)
+        except sync_api.TimeoutError:
+            page.screenshot(path=str(SHOTS / f"{Path(notebook).stem}-no-slider.png"), full_page=False)
+            raise AssertionError(f"{notebook}: no kubenotes slider rendered within 60 s") from None
         sliders = page.locator(".kubenotes-control.widget-slider")
         outputs = page.locator(".kubenotes-live-output")
-        assert sliders.count() >= 1, f"{notebook}: no kubenotes slider found"
         slider = sliders.first
         slider.scroll_into_view_if_needed()
         panel_output = outputs.first
