@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from kubenotes.api.quantity import value
 from kubenotes.scheduler.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
 
 __all__ = ["Snapshot", "ClusterObjects", "new_snapshot"]

@@ -17,9 +17,10 @@ kubernetes/kubernetes@v1.21.0 pkg/scheduler/factory.go (EqualPriority skipped)
 
 from __future__ import annotations
 
+from kubenotes.scheduler.plugins.helper import reject_args
+
 from typing import TYPE_CHECKING, Any
 
-from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import Status
 from kubenotes.scheduler.plugins.names import EQUAL_PRIORITY as NAME
 
@@ -84,7 +85,5 @@ def new(args: Any, handle: Any) -> EqualPriority:
     >>> new(None, None).name()
     'EqualPriority'
     """
-    extra = sorted(set(args or {}) - {"apiVersion", "kind"})
-    if extra:
-        raise ConfigError(f'{NAME} takes no arguments: unknown field "{extra[0]}"')
+    reject_args(NAME, args)
     return EqualPriority()

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterable, Sequence
 from kubenotes.scheduler.framework.interface import NodeScore, Status
 
 __all__ = [
+    "reject_args",
     "go_div",
     "go_round_div",
     "default_normalize_score",
@@ -482,3 +483,25 @@ def validate_label_name(name: str, path: str) -> list[str]:
     """
     return [field_invalid(path, name, msg) for msg in is_qualified_name(name)]
 
+
+def reject_args(plugin: str, args: Any) -> None:
+    """Refuse pluginConfig args for a plugin that has no args type (``apiVersion``/``kind`` are allowed).
+
+    Raises
+    ------
+    ConfigError
+        ``<plugin> takes no arguments: unknown field "<first field>"``.
+
+    Examples
+    --------
+    >>> reject_args("VolumeZone", {"apiVersion": "kubescheduler.config.k8s.io/v1"})
+    >>> reject_args("VolumeZone", {"zones": 1})
+    Traceback (most recent call last):
+    ...
+    kubenotes.errors.ConfigError: VolumeZone takes no arguments: unknown field "zones"
+    """
+    from kubenotes.errors import ConfigError
+
+    extra = sorted(set(args or {}) - {"apiVersion", "kind"})
+    if extra:
+        raise ConfigError(f'{plugin} takes no arguments: unknown field "{extra[0]}"')

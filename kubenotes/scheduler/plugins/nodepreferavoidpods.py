@@ -18,10 +18,11 @@ kubernetes/kubernetes@v1.21.0 staging/src/k8s.io/component-helpers/scheduling/co
 
 from __future__ import annotations
 
+from kubenotes.scheduler.plugins.helper import reject_args
+
 import json
 from typing import TYPE_CHECKING, Any
 
-from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Status
 from kubenotes.scheduler.plugins.names import NODE_PREFER_AVOID_PODS as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import controller_ref
@@ -122,7 +123,5 @@ def new(args: Any, handle: Any) -> NodePreferAvoidPods:
     >>> new(None, None).name()
     'NodePreferAvoidPods'
     """
-    extra = sorted(set(args or {}) - {"apiVersion", "kind"})
-    if extra:
-        raise ConfigError(f'{NAME} takes no arguments: unknown field "{extra[0]}"')
+    reject_args(NAME, args)
     return NodePreferAvoidPods(handle)

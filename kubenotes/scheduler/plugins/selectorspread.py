@@ -20,10 +20,12 @@ KEP-1258 (default pod topology spread)
 
 from __future__ import annotations
 
+from kubenotes.scheduler.plugins.helper import reject_args
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
-from kubenotes.errors import ConfigError, NotFound
+from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
 from kubenotes.scheduler.plugins.names import SELECTOR_SPREAD as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import default_selector
@@ -195,7 +197,5 @@ def new(args: Any, handle: Any) -> SelectorSpread:
     >>> new(None, None).name()
     'SelectorSpread'
     """
-    extra = sorted(set(args or {}) - {"apiVersion", "kind"})
-    if extra:
-        raise ConfigError(f'{NAME} takes no arguments: unknown field "{extra[0]}"')
+    reject_args(NAME, args)
     return SelectorSpread(handle)

@@ -20,10 +20,12 @@ KEP-2485 (ReadWriteOncePod)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from kubenotes.scheduler.plugins.helper import reject_args
+
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kubenotes.errors import ConfigError, NotFound
+from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import Code, PreFilterResult, Status
 from kubenotes.scheduler.plugins.names import VOLUME_RESTRICTIONS as NAME
 
@@ -239,7 +241,5 @@ def new(args: Any, handle: Any) -> VolumeRestrictions:
     >>> new(None, None).name()
     'VolumeRestrictions'
     """
-    extra = sorted(set(args or {}) - {"apiVersion", "kind"})
-    if extra:
-        raise ConfigError(f'{NAME} takes no arguments: unknown field "{extra[0]}"')
+    reject_args(NAME, args)
     return VolumeRestrictions(handle)

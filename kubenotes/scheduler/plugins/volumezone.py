@@ -17,6 +17,8 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cloud-provider/volume/helpers/z
 
 from __future__ import annotations
 
+from kubenotes.scheduler.plugins.helper import reject_args
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -259,9 +261,5 @@ def new(args: Any, handle: Any) -> VolumeZone:
     >>> new(None, None).name()
     'VolumeZone'
     """
-    from kubenotes.errors import ConfigError
-
-    extra = sorted(set(args or {}) - {"apiVersion", "kind"})
-    if extra:
-        raise ConfigError(f'{NAME} takes no arguments: unknown field "{extra[0]}"')
+    reject_args(NAME, args)
     return VolumeZone(handle)
