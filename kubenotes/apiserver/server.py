@@ -1,0 +1,1013 @@
+"""The API server: the request path of every read and write, in upstream's order.
+
+A request passes authentication (done when a :class:`Client` is made),
+authorization (RBAC), then for writes: decoding with defaults, mutating
+admission, the registry strategy (``PrepareForCreate``/``PrepareForUpdate``:
+system fields, generation, status reset), validation (422 Invalid),
+validating admission, and finally the store, which assigns the
+resourceVersion and fans the event out to watches. A refused request raises
+:class:`~kubenotes.apiserver.status.ApiError` with upstream's ``Status`` and
+changes nothing in the store. Every committed write is appended to
+:attr:`APIServer.audit_log` with the virtual time and the writing component,
+which is what ``simulate -o events`` prints.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{create,update,patch,delete,get,watch}.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/registry/rest/{create,update,delete}.go
+kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/storage/{storage.go,eviction.go} (binding, eviction)
+kubernetes/kubernetes@v1.34.0 pkg/registry/core/namespace/storage/storage.go (graceful namespace deletion)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import random
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import simpy
+
+from kubenotes.api.selectors import parse_selector
+from kubenotes.apiserver.fields import parse_field_selector
+from kubenotes.apiserver.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, json_patch, merge_patch
+from kubenotes.apiserver.request import Attributes, UserInfo
+from kubenotes.apiserver.resources import ResourceInfo, resource_for
+from kubenotes.apiserver.status import (
+    ApiError,
+    field_cause,
+    new_already_exists,
+    new_bad_request,
+    new_conflict,
+    new_invalid,
+    new_method_not_supported,
+    new_not_found,
+    new_too_many_requests,
+)
+from kubenotes.apiserver.store import DEFAULT_HISTORY_CAPACITY, ObjectStore, deep_copy
+from kubenotes.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
+
+__all__ = ["APIServer", "Client", "AuditEntry", "DEFAULT_EPOCH", "format_timestamp", "parse_timestamp",
+           "DISRUPTION_BUDGET_MESSAGE"]
+
+#: Wall-clock time of virtual second 0 (the v1.34.0 release day); timestamps in objects count from it.
+DEFAULT_EPOCH = _dt.datetime(2025, 8, 27, tzinfo=_dt.timezone.utc)
+
+#: The 429 message of an eviction a PodDisruptionBudget does not allow (``pkg/registry/core/pod/storage/eviction.go``).
+DISRUPTION_BUDGET_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."
+
+#: Kinds whose objects carry ``metadata.generation`` (their strategies bump it when the spec changes).
+_GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
+                               "ReplicationController", "HorizontalPodAutoscaler", "PodDisruptionBudget",
+                               "Service", "Namespace", "Node", "PersistentVolumeClaim", "PriorityClass"})
+#: Kinds lightkube decodes and kubenotes.api.defaults defaults.
+_DEFAULTED_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
+                              "ReplicationController"})
+
+
+def format_timestamp(seconds: float, epoch: _dt.datetime = DEFAULT_EPOCH) -> str:
+    """RFC 3339 ``metav1.Time`` of virtual ``seconds`` (second precision, as the API serializes it).
+
+    Examples
+    --------
+    >>> format_timestamp(75.9)
+    '2025-08-27T00:01:15Z'
+    """
+    t = epoch + _dt.timedelta(seconds=int(seconds))
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_timestamp(text: str, epoch: _dt.datetime = DEFAULT_EPOCH) -> float:
+    """Virtual seconds of an RFC 3339 timestamp (the inverse of :func:`format_timestamp`).
+
+    Examples
+    --------
+    >>> parse_timestamp("2025-08-27T00:01:15Z")
+    75.0
+    """
+    t = _dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.timezone.utc)
+    return (t - epoch).total_seconds()
+
+
+@dataclass(slots=True)
+class AuditEntry:
+    """One committed write, as ``simulate -o events`` prints it.
+
+    Attributes
+    ----------
+    time : float
+        Virtual seconds.
+    component : str
+        ``deployment-controller``, ``default-scheduler``, ``kubelet/worker-1``, ``kubectl``...
+    verb : str
+        ``create``, ``update``, ``patch``, ``delete``, ``bind``, ``evict``...
+    kind, namespace, name, resource_version : str
+    detail : str
+        What changed, in a few words (``node=worker-1``, ``replicas 3->5``, an Event's ``reason: message``).
+    """
+
+    time: float
+    component: str
+    verb: str
+    kind: str
+    namespace: str
+    name: str
+    resource_version: str
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return {"time": self.time, "component": self.component, "verb": self.verb, "kind": self.kind,
+                "namespace": self.namespace, "name": self.name, "resourceVersion": self.resource_version,
+                "detail": self.detail}
+
+
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def _md(o: dict) -> dict:
+    return o.setdefault("metadata", {})
+
+
+def _without_rv(o: dict) -> dict:
+    m = o.get("metadata", {})
+    if "resourceVersion" not in m:
+        return o
+    c = dict(o)
+    c["metadata"] = {k: v for k, v in m.items() if k != "resourceVersion"}
+    return c
+
+
+class APIServer:
+    """The model's kube-apiserver: storage, the request path and watches on one SimPy clock.
+
+    Parameters
+    ----------
+    env : simpy.Environment, optional
+        The virtual clock (a new one when omitted).
+    seed : int
+        Seeds uids and generated names, so runs are reproducible.
+    authorizer : object with ``authorize(attrs) -> (decision, reason)``, optional
+        None allows everything (the ``AlwaysAllow`` mode).
+    admission : object with ``admit(attrs, obj, old, reader)`` and ``validate(...)``, optional
+    validator : module-like with ``validate_create(ri, obj)`` and ``validate_update(ri, obj, old)``, optional
+        Returns lists of field causes; None skips validation.
+    history_capacity : int
+        Events kept for resuming watches.
+    epoch : datetime
+        Wall-clock time of virtual second 0.
+
+    Attributes
+    ----------
+    store : ObjectStore
+    audit_log : list[AuditEntry]
+    on_commit : list of callable(AuditEntry)
+        Called after each committed write (the cluster's event log listens here).
+
+    Examples
+    --------
+    >>> api = APIServer(seed=1)
+    >>> c = api.client("kubectl")
+    >>> pod = c.create("pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+    ...                         "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27"}]}}, "default")
+    >>> pod["metadata"]["resourceVersion"], pod["status"]["phase"], pod["spec"]["schedulerName"]
+    ('2', 'Pending', 'default-scheduler')
+    >>> c.create("pods", {"metadata": {"name": "web"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}, "default")
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: pods "web" already exists
+    """
+
+    def __init__(self, env: simpy.Environment | None = None, *, seed: int = 0, authorizer: Any = None,
+                 admission: Any = None, validator: Any = None,
+                 history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime = DEFAULT_EPOCH):
+        self.env = env if env is not None else simpy.Environment()
+        self.rng = random.Random(seed)
+        self.store = ObjectStore(self.env, history_capacity)
+        self.authorizer = authorizer
+        self.admission = admission
+        self.validator = validator
+        self.epoch = epoch
+        self.audit_log: list[AuditEntry] = []
+        self.on_commit: list[Callable[[AuditEntry], None]] = []
+        self._authz_cache: dict[tuple, tuple[str, str]] = {}
+        self._authz_rev = -1
+        self.request_count = 0
+
+    # ------------------------------------------------------------ utilities
+    def now(self) -> float:
+        return float(self.env.now)
+
+    def timestamp(self) -> str:
+        """``metav1.Now()`` on the virtual clock."""
+        return format_timestamp(self.env.now, self.epoch)
+
+    def new_uid(self) -> str:
+        """A seeded UUID (``uuid.NewUUID``)."""
+        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+
+    def generate_name(self, base: str) -> str:
+        """``names.SimpleNameGenerator``: ``base`` plus 5 random characters (base cut to 58)."""
+        base = base[:58]
+        return base + "".join(self.rng.choice(_NAME_ALPHABET) for _ in range(5))
+
+    def client(self, component: str = "kubectl", user: UserInfo | None = None) -> "Client":
+        """A client for in-process components, authenticated as ``user`` (cluster admin by default)."""
+        if user is None:
+            user = UserInfo("kubernetes-admin", groups=("system:masters", "system:authenticated"))
+        return Client(self, user, component)
+
+    # ------------------------------------------------------------ reader (admission, RBAC)
+    def get(self, resource: str, namespace: str | None, name: str) -> dict | None:
+        """:class:`~kubenotes.apiserver.request.StoreReader`: the stored object, shared (do not mutate)."""
+        ri = resource_for(resource)
+        return self.store.get(ri, namespace if ri.namespaced else None, name)
+
+    def list(self, resource: str, namespace: str | None = None) -> list[dict]:
+        """:class:`~kubenotes.apiserver.request.StoreReader`: stored objects, shared (do not mutate)."""
+        return self.store.list(resource_for(resource), namespace)
+
+    def update_status(self, resource: str, obj: dict, component: str) -> dict:
+        """:class:`~kubenotes.apiserver.request.StoreReader`: write an object's status from inside the server.
+
+        Used by admission (ResourceQuota usage); no authorization or admission.
+        """
+        ri = resource_for(resource)
+        md = obj.get("metadata", {})
+        cur = self.store.get(ri, md.get("namespace"), md["name"])
+        if cur is None:
+            raise new_not_found(ri.group, ri.resource, md["name"])
+        new = dict(cur)
+        new["metadata"] = dict(cur["metadata"])
+        new["status"] = deep_copy(obj.get("status"))
+        return self._commit(ri, MODIFIED, new, cur, component, "update", "status")
+
+    # ------------------------------------------------------------ authorization
+    def authorize(self, attrs: Attributes) -> None:
+        """Raise 403 Forbidden unless the authorizer allows the request."""
+        if self.authorizer is None:
+            return
+        if self._rbac_revision != self._authz_rev:
+            self._authz_cache.clear()  # a Role or binding changed
+            self._authz_rev = self._rbac_revision
+        key = (attrs.user, attrs.verb, attrs.resource, attrs.subresource, attrs.namespace, attrs.name)
+        decision = self._authz_cache.get(key)
+        if decision is None:
+            decision = self.authorizer.authorize(attrs)
+            self._authz_cache[key] = decision
+        if decision[0] != "Allow":
+            from kubenotes.apiserver.status import new_forbidden_request
+
+            raise new_forbidden_request(attrs.user.name, attrs.verb, attrs.resource.group, attrs.resource.resource,
+                                        attrs.subresource, attrs.namespace, attrs.name, decision[1] if
+                                        decision[1] and not decision[1].startswith("RBAC: no") else "")
+
+    _rbac_revision = 0
+
+    # ------------------------------------------------------------ commit
+    def _commit(self, ri: ResourceInfo, event_type: str, obj: dict, old: dict | None, component: str, verb: str,
+                detail: str = "") -> dict:
+        if ri.group == "rbac.authorization.k8s.io":
+            self._rbac_revision += 1
+        self.store.commit(ri, event_type, obj, old)
+        md = obj["metadata"]
+        entry = AuditEntry(float(self.env.now), component, verb, ri.kind, md.get("namespace", "") or "", md["name"],
+                           md["resourceVersion"], detail)
+        self.audit_log.append(entry)
+        for cb in self.on_commit:
+            cb(entry)
+        return obj
+
+    # ------------------------------------------------------------ decoding
+    def _decode(self, ri: ResourceInfo, body: Any, namespace: str | None) -> dict:
+        if not isinstance(body, dict):
+            raise new_bad_request("the object provided is unrecognized (must be of type map)")
+        obj = deep_copy(body)
+        obj.setdefault("apiVersion", ri.api_version)
+        obj.setdefault("kind", ri.kind)
+        if obj["kind"] != ri.kind:
+            raise new_bad_request(f"the API version in the data ({obj.get('apiVersion')}) does not match the expected "
+                                  f"API version ({ri.api_version})" if obj["kind"] == "" else
+                                  f'the object provided is unrecognized (kind "{obj["kind"]}" is not {ri.kind})')
+        if obj.get("apiVersion") != ri.api_version:
+            obj["apiVersion"] = ri.api_version
+        md = obj.get("metadata")
+        if md is None:
+            md = obj["metadata"] = {}
+        if not isinstance(md, dict):
+            raise new_bad_request("metadata: expected an object")
+        if ri.namespaced:
+            ns = md.get("namespace")
+            if namespace and ns and ns != namespace:
+                raise new_bad_request("the namespace of the provided object does not match the namespace sent on "
+                                      "the request")
+            md["namespace"] = ns or namespace or "default"
+        else:
+            md.pop("namespace", None)
+        return obj
+
+    def _typed(self, ri: ResourceInfo, obj: dict) -> Any:
+        from lightkube.codecs import resource_registry
+
+        cls = resource_registry.load(ri.api_version, ri.kind)
+        try:
+            return cls.from_dict(obj)
+        except Exception as e:  # msgspec.ValidationError, TypeError
+            name = obj.get("metadata", {}).get("name", "")
+            raise new_bad_request(f'{ri.kind} in version "{ri.version}" cannot be handled as a {ri.kind}: '
+                                  f'{" ".join(str(e).split())}' + (f" ({name})" if False else "")) from None
+
+    def _default(self, ri: ResourceInfo, obj: dict) -> dict:
+        if ri.kind not in _DEFAULTED_KINDS:
+            return obj
+        from kubenotes.api.defaults import apply_defaults
+        from kubenotes.errors import FieldError
+
+        typed = self._typed(ri, obj)
+        try:
+            apply_defaults(typed)
+        except FieldError as e:
+            name = obj.get("metadata", {}).get("name", "")
+            raise new_invalid(ri.group, ri.kind, name, [field_cause(e.field, str(e))]) from None
+        out = typed.to_dict()
+        return out
+
+    def _validate(self, ri: ResourceInfo, obj: dict, old: dict | None) -> None:
+        if self.validator is None:
+            return
+        causes = (self.validator.validate_create(ri, obj) if old is None
+                  else self.validator.validate_update(ri, obj, old))
+        if causes:
+            raise new_invalid(ri.group, ri.kind, obj.get("metadata", {}).get("name", "")
+                              or obj.get("metadata", {}).get("generateName", ""), causes)
+
+    def _admit(self, attrs: Attributes, obj: dict | None, old: dict | None) -> None:
+        if self.admission is not None:
+            self.admission.admit(attrs, obj, old, self)
+
+    def _admit_validate(self, attrs: Attributes, obj: dict | None, old: dict | None) -> None:
+        if self.admission is not None:
+            self.admission.validate(attrs, obj, old, self)
+
+    # ------------------------------------------------------------ create
+    def create(self, attrs: Attributes, body: dict) -> dict:
+        """``POST``: create an object (``attrs.subresource`` routes binding, eviction, token...).
+
+        Returns
+        -------
+        dict
+            The stored object (a copy), or the subresource's response.
+
+        Raises
+        ------
+        ApiError
+            403 Forbidden (authorization or admission), 404 NotFound (namespace,
+            subresource parent), 409 AlreadyExists, 422 Invalid, 400 BadRequest.
+        """
+        self.request_count += 1
+        self.authorize(attrs)
+        ri = attrs.resource
+        if attrs.subresource:
+            return self._create_subresource(attrs, body)
+        if "create" not in ri.verbs:
+            raise new_method_not_supported(ri.group, ri.resource, "create")
+        obj = self._decode(ri, body, attrs.namespace)
+        md = obj["metadata"]
+        attrs.namespace = md.get("namespace", "") or ""
+        obj = self._default(ri, obj)
+        md = obj["metadata"]
+        before = deep_copy(obj.get("spec")) if ri.kind == "Pod" else None
+        self._admit(attrs, obj, None)
+        # PrepareForCreate + FillObjectMetaSystemFields (rest.BeforeCreate)
+        md = obj["metadata"]
+        if not md.get("name") and md.get("generateName"):
+            md["name"] = self.generate_name(md["generateName"])
+        attrs.name = md.get("name", "")
+        for k in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+            md.pop(k, None)
+        md["uid"] = self.new_uid()
+        md["creationTimestamp"] = self.timestamp()
+        if ri.kind in _GENERATION_KINDS:
+            md["generation"] = 1
+        self._prepare_for_create(ri, obj, before)
+        self._validate(ri, obj, None)
+        self._admit_validate(attrs, obj, None)
+        if not md.get("name"):
+            raise new_invalid(ri.group, ri.kind, "", [field_cause(
+                "metadata.name", "metadata.name: Required value: name or generateName is required",
+                "FieldValueRequired")])
+        if self.store.get(ri, md.get("namespace"), md["name"]) is not None:
+            raise new_already_exists(ri.group, ri.resource, md["name"])
+        if attrs.dry_run:
+            return deep_copy(obj)
+        self._commit(ri, ADDED, obj, None, attrs.component, "create", self._create_detail(ri, obj))
+        return deep_copy(obj)
+
+    @staticmethod
+    def _create_detail(ri: ResourceInfo, obj: dict) -> str:
+        if ri.kind == "Event":
+            return f'{obj.get("reason", "")}: {obj.get("message", "")}'
+        refs = obj["metadata"].get("ownerReferences") or []
+        ctrl = next((r for r in refs if r.get("controller")), None)
+        if ctrl:
+            return f'owner={ctrl.get("kind")}/{ctrl.get("name")}'
+        return ""
+
+    def _prepare_for_create(self, ri: ResourceInfo, obj: dict, spec_before: Any) -> None:
+        kind = ri.kind
+        if kind == "Pod":
+            if spec_before is not None and obj.get("spec") != spec_before:
+                # admission changed resources: recompute status.qosClass as PrepareForCreate does after admission
+                obj = self._requalify(ri, obj)
+            st = obj.setdefault("status", {})
+            st["phase"] = "Pending"
+            for k in list(st):
+                if k not in ("phase", "qosClass", "conditions"):
+                    st.pop(k)
+        elif kind == "Namespace":
+            obj["status"] = {"phase": "Active"}
+            spec = obj.setdefault("spec", {})
+            spec.setdefault("finalizers", ["kubernetes"])
+            labels = obj["metadata"].setdefault("labels", {})
+            labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
+        elif kind == "Node":
+            pass  # nodes post their own status at registration
+        elif "status" in ri.subresources:
+            obj.pop("status", None)
+
+    def _requalify(self, ri: ResourceInfo, obj: dict) -> dict:
+        from kubenotes.api.qos import compute_pod_qos
+
+        typed = self._typed(ri, obj)
+        obj.setdefault("status", {})["qosClass"] = compute_pod_qos(typed)
+        return obj
+
+    # ------------------------------------------------------------ read
+    def get_object(self, attrs: Attributes) -> dict:
+        """``GET`` one object (a copy). Raises 404 NotFound."""
+        self.request_count += 1
+        self.authorize(attrs)
+        ri = attrs.resource
+        obj = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if obj is None:
+            raise new_not_found(ri.group, ri.resource, attrs.name)
+        if attrs.subresource == "scale":
+            return self._scale_of(ri, obj)
+        return deep_copy(obj)
+
+    def list_objects(self, attrs: Attributes, *, label_selector: str = "", field_selector: str = "",
+                     limit: int = 0, continue_token: str = "", copy: bool = True) -> dict:
+        """``GET`` a collection: ``{"kind": "PodList", "metadata": {"resourceVersion"}, "items"}``.
+
+        ``limit`` and ``continue_token`` page through the keys as upstream's
+        chunked lists do (the token is the last key returned).
+        """
+        self.request_count += 1
+        self.authorize(attrs)
+        ri = attrs.resource
+        labels = parse_selector(label_selector) if label_selector else None
+        fields = parse_field_selector(field_selector, ri.resource) if field_selector else None
+        items = self.store.list(ri, attrs.namespace or None)
+        if labels is not None:
+            items = [o for o in items if labels.matches(o.get("metadata", {}).get("labels") or {})]
+        if fields is not None:
+            items = [o for o in items if fields.matches(o)]
+        meta: dict[str, Any] = {"resourceVersion": str(self.store.revision)}
+        if continue_token:
+            start = int(continue_token)
+            items = items[start:]
+        else:
+            start = 0
+        if limit and len(items) > limit:
+            meta["continue"] = str(start + limit)
+            meta["remainingItemCount"] = len(items) - limit
+            items = items[:limit]
+        return {"kind": ri.list_kind, "apiVersion": ri.api_version, "metadata": meta,
+                "items": [deep_copy(o) for o in items] if copy else list(items)}
+
+    def watch(self, attrs: Attributes, *, resource_version: str = "", label_selector: str = "",
+              field_selector: str = "") -> Watch:
+        """``GET ?watch=1``: events after ``resource_version`` ("" or "0": from now).
+
+        Raises
+        ------
+        ApiError
+            410 Expired when ``resource_version`` is older than the history.
+        """
+        self.request_count += 1
+        self.authorize(attrs)
+        ri = attrs.resource
+        labels = parse_selector(label_selector) if label_selector else None
+        fields = parse_field_selector(field_selector, ri.resource) if field_selector else None
+        try:
+            since = int(resource_version or 0)
+        except ValueError:
+            raise new_bad_request(f'invalid resource version "{resource_version}"') from None
+        return self.store.watch(ri, since, attrs.namespace or None, labels, fields)
+
+    # ------------------------------------------------------------ update
+    def update(self, attrs: Attributes, body: dict, verb: str = "update", detail: str = "") -> dict:
+        """``PUT`` an object or its ``status``/``scale`` subresource.
+
+        A body whose ``metadata.resourceVersion`` is not the stored one gets
+        409 Conflict; an empty one updates unconditionally. An update that
+        changes nothing is not written (no new resourceVersion), as etcd's
+        ``GuaranteedUpdate`` skips identical bytes.
+        """
+        self.request_count += 1
+        self.authorize(attrs)
+        ri = attrs.resource
+        if attrs.subresource == "scale":
+            return self._update_scale(attrs, body)
+        if attrs.subresource not in ("", "status", "finalize"):
+            raise new_method_not_supported(ri.group, f"{ri.resource}/{attrs.subresource}", "update")
+        old = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if old is None:
+            raise new_not_found(ri.group, ri.resource, attrs.name)
+        obj = self._decode(ri, body, attrs.namespace)
+        md = obj["metadata"]
+        if md.get("name") and md["name"] != attrs.name:
+            raise new_bad_request(f'the name of the object ({md["name"]}) does not match the name on the URL '
+                                  f'({attrs.name})')
+        md["name"] = attrs.name
+        rv = md.get("resourceVersion")
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            raise new_conflict(ri.group, ri.resource, attrs.name)
+        obj = self._prepare_for_update(ri, attrs.subresource, obj, old)
+        self._admit(attrs, obj, old)
+        if attrs.subresource == "":
+            self._validate(ri, obj, old)
+        self._admit_validate(attrs, obj, old)
+        if _without_rv(obj) == _without_rv(old):
+            return deep_copy(old)
+        if attrs.dry_run:
+            return deep_copy(obj)
+        nmd = obj["metadata"]
+        if nmd.get("deletionTimestamp") and not nmd.get("finalizers") and self._may_finish_delete(ri, obj):
+            self._commit(ri, DELETED, obj, old, attrs.component, "delete", "finalizers removed")
+            return deep_copy(obj)
+        self._commit(ri, MODIFIED, obj, old, attrs.component, verb,
+                     detail or self._update_detail(ri, attrs.subresource, obj, old))
+        return deep_copy(obj)
+
+    @staticmethod
+    def _may_finish_delete(ri: ResourceInfo, obj: dict) -> bool:
+        if ri.kind == "Namespace":
+            return not (obj.get("spec") or {}).get("finalizers")
+        if ri.kind == "Pod":
+            return obj["metadata"].get("deletionGracePeriodSeconds", 0) == 0
+        return True
+
+    @staticmethod
+    def _update_detail(ri: ResourceInfo, sub: str, obj: dict, old: dict) -> str:
+        parts = []
+        if sub:
+            parts.append(sub)
+        spec, ospec = obj.get("spec") or {}, old.get("spec") or {}
+        if "replicas" in spec and spec.get("replicas") != ospec.get("replicas"):
+            parts.append(f"replicas {ospec.get('replicas')}->{spec.get('replicas')}")
+        st, ost = obj.get("status") or {}, old.get("status") or {}
+        if ri.kind == "Pod" and st.get("phase") != ost.get("phase"):
+            parts.append(f"phase {ost.get('phase')}->{st.get('phase')}")
+        if obj["metadata"].get("deletionTimestamp") and not old["metadata"].get("deletionTimestamp"):
+            parts.append("deletionTimestamp set")
+        return " ".join(parts)
+
+    def _prepare_for_update(self, ri: ResourceInfo, sub: str, obj: dict, old: dict) -> dict:
+        md, omd = obj["metadata"], old["metadata"]
+        for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+            if k in omd:
+                md[k] = omd[k]
+            else:
+                md.pop(k, None)
+        md.pop("resourceVersion", None)
+        if sub == "status":
+            new = dict(old)
+            new["metadata"] = dict(omd)
+            new["metadata"].pop("resourceVersion", None)
+            new["status"] = obj.get("status")
+            if new["status"] is None:
+                new.pop("status")
+            if ri.kind == "Node":
+                # NodeStatus updates may also carry labels/annotations? No: upstream keeps metadata from old.
+                pass
+            return new
+        if sub == "finalize":
+            new = dict(old)
+            new["metadata"] = dict(omd)
+            new["metadata"].pop("resourceVersion", None)
+            new["spec"] = dict(old.get("spec") or {})
+            new["spec"]["finalizers"] = list((obj.get("spec") or {}).get("finalizers") or [])
+            return new
+        if "status" in ri.subresources and ri.kind not in ("Node", "Namespace"):
+            if "status" in old:
+                obj["status"] = old["status"]
+            else:
+                obj.pop("status", None)
+        elif ri.kind == "Namespace":
+            obj["status"] = old.get("status")
+        if ri.kind in _GENERATION_KINDS and obj.get("spec") != old.get("spec"):
+            md["generation"] = int(omd.get("generation", 1)) + 1
+        if ri.kind == "Namespace":
+            labels = md.setdefault("labels", {})
+            labels["kubernetes.io/metadata.name"] = md["name"]
+        return obj
+
+    def patch(self, attrs: Attributes, patch: Any, patch_type: str = MERGE_PATCH) -> dict:
+        """``PATCH``: merge patch (RFC 7386), JSON patch (RFC 6902); strategic merge patch is treated as merge.
+
+        Notes
+        -----
+        Strategic merge patch merges lists by their patch-merge key upstream
+        (containers by ``name``); here a list in a strategic patch replaces the
+        whole list, which matches kubectl's patches of maps and scalars only.
+        """
+        ri = attrs.resource
+        if attrs.subresource == "scale":
+            cur = self.get_object(attrs)
+        else:
+            self.authorize(attrs)
+            cur_obj = self.store.get(ri, attrs.namespace or None, attrs.name)
+            if cur_obj is None:
+                raise new_not_found(ri.group, ri.resource, attrs.name)
+            cur = cur_obj
+        if patch_type in (MERGE_PATCH, STRATEGIC_MERGE_PATCH, "merge", "strategic"):
+            new = merge_patch(cur, patch)
+        elif patch_type in (JSON_PATCH, "json"):
+            new = json_patch(cur, patch)
+        else:
+            from kubenotes.apiserver.status import ApiError as _E
+
+            raise _E({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                      "message": f"the server does not support the patch type {patch_type!r}",
+                      "reason": "UnsupportedMediaType", "code": 415})
+        md = new.setdefault("metadata", {})
+        patched_rv = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None
+        md["resourceVersion"] = patched_rv or cur.get("metadata", {}).get("resourceVersion")
+        return self.update(attrs, new, verb="patch")
+
+    # ------------------------------------------------------------ delete
+    def delete(self, attrs: Attributes, *, grace_period_seconds: int | None = None,
+               propagation_policy: str | None = None, preconditions: dict | None = None) -> dict:
+        """``DELETE`` an object, gracefully where its kind is graceful.
+
+        Pods on a node get ``deletionTimestamp`` = now + grace period (their
+        ``terminationGracePeriodSeconds``, 30 s by default) and stay until the
+        kubelet confirms with a zero grace period; objects with finalizers get
+        ``deletionTimestamp`` and stay until the finalizers are removed;
+        ``propagation_policy`` ``Orphan`` and ``Foreground`` add the ``orphan``
+        and ``foregroundDeletion`` finalizers for the garbage collector.
+        A Namespace turns ``Terminating`` until the namespace controller has
+        emptied it and removed the ``kubernetes`` finalizer.
+
+        Returns
+        -------
+        dict
+            The object as it now is (still present, or its last state).
+        """
+        self.request_count += 1
+        self.authorize(attrs)
+        ri = attrs.resource
+        if "delete" not in ri.verbs:
+            raise new_method_not_supported(ri.group, ri.resource, "delete")
+        old = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if old is None:
+            raise new_not_found(ri.group, ri.resource, attrs.name)
+        omd = old["metadata"]
+        if preconditions:
+            if preconditions.get("uid") and preconditions["uid"] != omd.get("uid"):
+                raise new_conflict(ri.group, ri.resource, attrs.name,
+                                   f'Precondition failed: UID in precondition: {preconditions["uid"]}, UID in object '
+                                   f'meta: {omd.get("uid")}')
+            if preconditions.get("resourceVersion") and preconditions["resourceVersion"] != omd["resourceVersion"]:
+                raise new_conflict(ri.group, ri.resource, attrs.name,
+                                   f'Precondition failed: ResourceVersion in precondition: '
+                                   f'{preconditions["resourceVersion"]}, ResourceVersion in object meta: '
+                                   f'{omd["resourceVersion"]}')
+        self._admit(attrs, None, old)
+        self._admit_validate(attrs, None, old)
+        if attrs.dry_run:
+            return deep_copy(old)
+        new = dict(old)
+        md = new["metadata"] = dict(omd)
+        md.pop("resourceVersion", None)
+        finalizers = list(md.get("finalizers") or [])
+        if propagation_policy == "Orphan" and "orphan" not in finalizers:
+            finalizers.append("orphan")
+        elif propagation_policy == "Foreground" and "foregroundDeletion" not in finalizers:
+            finalizers.append("foregroundDeletion")
+        if finalizers != list(md.get("finalizers") or []):
+            md["finalizers"] = finalizers
+
+        if ri.kind == "Namespace":
+            if md.get("deletionTimestamp") and not (new.get("spec") or {}).get("finalizers") and not finalizers:
+                return self._commit(ri, DELETED, new, old, attrs.component, "delete")
+            if not md.get("deletionTimestamp"):
+                md["deletionTimestamp"] = self.timestamp()
+                md["deletionGracePeriodSeconds"] = 0
+            new["status"] = {"phase": "Terminating"}
+            if not (new.get("spec") or {}).get("finalizers") and not finalizers:
+                return deep_copy(self._commit(ri, DELETED, new, old, attrs.component, "delete"))
+            return deep_copy(self._commit(ri, MODIFIED, new, old, attrs.component, "delete", "Terminating"))
+
+        grace = self._grace_period(ri, old, grace_period_seconds)
+        if grace > 0:
+            cur_grace = md.get("deletionGracePeriodSeconds")
+            if md.get("deletionTimestamp") and cur_grace is not None and cur_grace <= grace:
+                return deep_copy(old)  # already terminating with a shorter grace period
+            md["deletionTimestamp"] = format_timestamp(self.env.now + grace, self.epoch)
+            md["deletionGracePeriodSeconds"] = grace
+            return deep_copy(self._commit(ri, MODIFIED, new, old, attrs.component, "delete",
+                                          f"graceful, {grace}s"))
+        if finalizers:
+            if not md.get("deletionTimestamp"):
+                md["deletionTimestamp"] = self.timestamp()
+            md["deletionGracePeriodSeconds"] = 0
+            if _without_rv(new) == _without_rv(old):
+                return deep_copy(old)
+            return deep_copy(self._commit(ri, MODIFIED, new, old, attrs.component, "delete",
+                                          "finalizers: " + ",".join(finalizers)))
+        return deep_copy(self._commit(ri, DELETED, new, old, attrs.component, "delete"))
+
+    @staticmethod
+    def _grace_period(ri: ResourceInfo, obj: dict, requested: int | None) -> int:
+        if ri.kind != "Pod":
+            return 0
+        spec, status = obj.get("spec") or {}, obj.get("status") or {}
+        if not spec.get("nodeName") or status.get("phase") in ("Succeeded", "Failed"):
+            return 0  # pkg/registry/core/pod/strategy.go CheckGracefulDelete
+        if requested is not None:
+            return max(int(requested), 0)
+        g = spec.get("terminationGracePeriodSeconds")
+        return 30 if g is None else int(g)
+
+    # ------------------------------------------------------------ subresources
+    def _create_subresource(self, attrs: Attributes, body: dict) -> dict:
+        ri, sub = attrs.resource, attrs.subresource
+        if ri.kind == "Pod" and sub == "binding":
+            return self._bind(attrs, body)
+        if ri.kind == "Pod" and sub == "eviction":
+            return self._evict(attrs, body)
+        if ri.kind == "ServiceAccount" and sub == "token":
+            return self._token_request(attrs, body)
+        raise new_method_not_supported(ri.group, f"{ri.resource}/{sub}", "create")
+
+    def _bind(self, attrs: Attributes, body: dict) -> dict:
+        ri = attrs.resource
+        pod = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if pod is None:
+            raise new_not_found(ri.group, ri.resource, attrs.name)
+        target = (body or {}).get("target") or {}
+        node = target.get("name", "")
+        if not node:
+            raise new_invalid("", "Binding", attrs.name, [field_cause(
+                "target.name", "target.name: Required value: name is required", "FieldValueRequired")])
+        if pod["metadata"].get("deletionTimestamp"):
+            raise new_conflict(ri.group, ri.resource, attrs.name, "pod is being deleted, cannot be assigned to a host")
+        cur = (pod.get("spec") or {}).get("nodeName")
+        if cur:
+            raise new_conflict(ri.group, ri.resource, attrs.name,
+                               f"pod {attrs.name} is already assigned to node \"{cur}\"")
+        new = dict(pod)
+        new["metadata"] = dict(pod["metadata"])
+        new["metadata"].pop("resourceVersion", None)
+        new["spec"] = dict(pod["spec"])
+        new["spec"]["nodeName"] = node
+        st = new["status"] = dict(pod.get("status") or {})
+        conds = [c for c in st.get("conditions") or [] if c.get("type") != "PodScheduled"]
+        conds.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                      "lastTransitionTime": self.timestamp()})
+        st["conditions"] = conds
+        self._commit(ri, MODIFIED, new, pod, attrs.component, "bind", f"node={node}")
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+
+    def _evict(self, attrs: Attributes, body: dict) -> dict:
+        """``pods/eviction``: delete the pod unless a PodDisruptionBudget covering it has no disruptions left."""
+        ri = attrs.resource
+        pod = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if pod is None:
+            raise new_not_found(ri.group, ri.resource, attrs.name)
+        phase = (pod.get("status") or {}).get("phase")
+        labels = pod["metadata"].get("labels") or {}
+        pdb_ri = resource_for("poddisruptionbudgets")
+        budgets = []
+        if phase not in ("Succeeded", "Failed", "Pending") and not pod["metadata"].get("deletionTimestamp"):
+            from kubenotes.api.selectors import LabelSelector
+
+            for pdb in self.store.list(pdb_ri, attrs.namespace or None):
+                sel = (pdb.get("spec") or {}).get("selector")
+                if sel is None:
+                    continue
+                if LabelSelector.from_api(_Sel(sel)).matches(labels):
+                    budgets.append(pdb)
+        if len(budgets) > 1:
+            from kubenotes.apiserver.status import new_internal_error
+
+            raise new_internal_error("This pod has more than one PodDisruptionBudget, which the eviction "
+                                     "subresource does not support.")
+        if budgets:
+            pdb = budgets[0]
+            st = pdb.get("status") or {}
+            if st.get("observedGeneration", 0) < pdb["metadata"].get("generation", 1) or \
+                    int(st.get("disruptionsAllowed", 0)) <= 0:
+                err = new_too_many_requests(DISRUPTION_BUDGET_MESSAGE, 0)
+                err.status["details"] = {"causes": [{
+                    "reason": "DisruptionBudget",
+                    "message": f'The disruption budget {pdb["metadata"]["name"]} needs '
+                               f'{st.get("desiredHealthy", 0)} healthy pods and has '
+                               f'{st.get("currentHealthy", 0)} currently'}]}
+                raise err
+            new_pdb = dict(pdb)
+            new_pdb["metadata"] = dict(pdb["metadata"])
+            new_pdb["metadata"].pop("resourceVersion", None)
+            nst = new_pdb["status"] = dict(st)
+            nst["disruptionsAllowed"] = int(st.get("disruptionsAllowed", 0)) - 1
+            dp = dict(nst.get("disruptedPods") or {})
+            dp[attrs.name] = self.timestamp()
+            nst["disruptedPods"] = dp
+            self._commit(pdb_ri, MODIFIED, new_pdb, pdb, attrs.component, "update", "status (eviction)")
+        opts = (body or {}).get("deleteOptions") or {}
+        del_attrs = Attributes(attrs.user, "delete", ri, "", attrs.namespace, attrs.name, attrs.dry_run,
+                               attrs.component)
+        self.admission_bypass_delete(del_attrs, opts.get("gracePeriodSeconds"))
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+
+    def admission_bypass_delete(self, attrs: Attributes, grace: int | None) -> dict:
+        authz, self.authorizer = self.authorizer, None
+        try:
+            return self.delete(attrs, grace_period_seconds=grace)
+        finally:
+            self.authorizer = authz
+
+    def _token_request(self, attrs: Attributes, body: dict) -> dict:
+        ri = attrs.resource
+        sa = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if sa is None:
+            raise new_not_found(ri.group, ri.resource, attrs.name)
+        from kubenotes.apiserver import authn
+
+        spec = (body or {}).get("spec") or {}
+        seconds = int(spec.get("expirationSeconds") or 3600)
+        token = authn.issue_service_account_token(attrs.namespace, attrs.name, sa["metadata"].get("uid", ""),
+                                                  expiration_seconds=seconds, now_seconds=self.env.now)
+        return {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
+                "metadata": {"name": attrs.name, "namespace": attrs.namespace,
+                             "creationTimestamp": None},
+                "spec": {"audiences": spec.get("audiences") or ["https://kubernetes.default.svc.cluster.local"],
+                         "expirationSeconds": seconds, "boundObjectRef": spec.get("boundObjectRef")},
+                "status": {"token": token,
+                           "expirationTimestamp": format_timestamp(self.env.now + seconds, self.epoch)}}
+
+    @staticmethod
+    def _scale_of(ri: ResourceInfo, obj: dict) -> dict:
+        md = obj["metadata"]
+        spec, st = obj.get("spec") or {}, obj.get("status") or {}
+        sel = spec.get("selector") or {}
+        if ri.kind == "ReplicationController":
+            selector = ",".join(f"{k}={v}" for k, v in sorted(sel.items()))
+        else:
+            from kubenotes.api.selectors import LabelSelector
+
+            selector = str(LabelSelector.from_api(_Sel(sel))) if sel else ""
+        return {"kind": "Scale", "apiVersion": "autoscaling/v1",
+                "metadata": {"name": md["name"], "namespace": md.get("namespace"), "uid": md.get("uid"),
+                             "resourceVersion": md.get("resourceVersion"),
+                             "creationTimestamp": md.get("creationTimestamp")},
+                "spec": {"replicas": int(spec.get("replicas", 0) or 0)},
+                "status": {"replicas": int(st.get("replicas", 0) or 0), "selector": selector}}
+
+    def _update_scale(self, attrs: Attributes, body: dict) -> dict:
+        ri = attrs.resource
+        old = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if old is None:
+            raise new_not_found(ri.group, ri.resource, attrs.name)
+        replicas = ((body or {}).get("spec") or {}).get("replicas")
+        if not isinstance(replicas, int) or replicas < 0:
+            raise new_invalid("autoscaling", "Scale", attrs.name, [field_cause(
+                "spec.replicas", f"spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0")])
+        rv = ((body or {}).get("metadata") or {}).get("resourceVersion")
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            raise new_conflict(ri.group, ri.resource, attrs.name)
+        new = deep_copy(old)
+        new["spec"]["replicas"] = replicas
+        inner = Attributes(attrs.user, "update", ri, "", attrs.namespace, attrs.name, attrs.dry_run, attrs.component)
+        authz, self.authorizer = self.authorizer, None
+        try:
+            out = self.update(inner, new, verb="scale")
+        finally:
+            self.authorizer = authz
+        return self._scale_of(ri, out)
+
+
+class _Sel:
+    """Adapter giving a selector dict the attribute shape ``LabelSelector.from_api`` reads."""
+
+    __slots__ = ("matchLabels", "matchExpressions")
+
+    def __init__(self, d: dict):
+        self.matchLabels = d.get("matchLabels")
+        self.matchExpressions = [_Expr(e) for e in d.get("matchExpressions") or []] or None
+
+
+class _Expr:
+    __slots__ = ("key", "operator", "values")
+
+    def __init__(self, d: dict):
+        self.key, self.operator, self.values = d.get("key"), d.get("operator"), d.get("values")
+
+
+class Client:
+    """A typed-free clientset bound to one user: what a component or ``kubectl`` calls.
+
+    Every method builds the request :class:`~kubenotes.apiserver.request.Attributes`
+    and goes through the server's full request path. ``resource`` is any
+    name ``kubectl`` accepts (``pods``, ``deploy``, ``deployments.apps``).
+    Returned objects are copies the caller may change; watch events are shared
+    and read-only.
+
+    Parameters
+    ----------
+    server : APIServer
+    user : UserInfo
+    component : str
+        Name written to the audit log (``replicaset-controller``).
+    """
+
+    def __init__(self, server: APIServer, user: UserInfo, component: str):
+        self.server = server
+        self.user = user
+        self.component = component
+
+    def _attrs(self, verb: str, resource: str, namespace: str | None, name: str = "", subresource: str = "",
+               dry_run: bool = False) -> Attributes:
+        ri = resource_for(resource)
+        ns = (namespace or "") if ri.namespaced else ""
+        if ri.namespaced and not ns and verb not in ("list", "watch"):
+            ns = "default"
+        return Attributes(self.user, verb, ri, subresource, ns, name, dry_run, self.component)
+
+    # reads
+    def get(self, resource: str, name: str, namespace: str | None = None, *, subresource: str = "") -> dict:
+        return self.server.get_object(self._attrs("get", resource, namespace, name, subresource))
+
+    def list(self, resource: str, namespace: str | None = None, *, label_selector: str = "",
+             field_selector: str = "", resource_version: str = "", limit: int = 0, continue_token: str = "") -> dict:
+        return self.server.list_objects(self._attrs("list", resource, namespace), label_selector=label_selector,
+                                        field_selector=field_selector, limit=limit, continue_token=continue_token)
+
+    def watch(self, resource: str, namespace: str | None = None, *, resource_version: str = "",
+              label_selector: str = "", field_selector: str = "", allow_watch_bookmarks: bool = True) -> Watch:
+        return self.server.watch(self._attrs("watch", resource, namespace), resource_version=resource_version,
+                                 label_selector=label_selector, field_selector=field_selector)
+
+    # writes
+    def create(self, resource: str, obj: dict, namespace: str | None = None, *, dry_run: bool = False) -> dict:
+        ns = namespace or (obj.get("metadata") or {}).get("namespace")
+        return self.server.create(self._attrs("create", resource, ns, dry_run=dry_run), obj)
+
+    def update(self, resource: str, obj: dict, namespace: str | None = None, *, subresource: str = "",
+               dry_run: bool = False) -> dict:
+        md = obj.get("metadata") or {}
+        ns = namespace or md.get("namespace")
+        return self.server.update(self._attrs("update", resource, ns, md.get("name", ""), subresource, dry_run), obj)
+
+    def update_status(self, resource: str, obj: dict, namespace: str | None = None) -> dict:
+        return self.update(resource, obj, namespace, subresource="status")
+
+    def patch(self, resource: str, name: str, patch: Any, namespace: str | None = None, *,
+              patch_type: str = MERGE_PATCH, subresource: str = "", dry_run: bool = False) -> dict:
+        return self.server.patch(self._attrs("patch", resource, namespace, name, subresource, dry_run), patch,
+                                 patch_type)
+
+    def delete(self, resource: str, name: str, namespace: str | None = None, *, grace_period_seconds: int | None = None,
+               propagation_policy: str | None = None, preconditions: dict | None = None,
+               dry_run: bool = False) -> dict:
+        return self.server.delete(self._attrs("delete", resource, namespace, name, dry_run=dry_run),
+                                  grace_period_seconds=grace_period_seconds, propagation_policy=propagation_policy,
+                                  preconditions=preconditions)
+
+    # subresources
+    def bind(self, namespace: str, name: str, node_name: str) -> dict:
+        """``POST pods/<name>/binding`` with a Binding to ``node_name`` (what the scheduler's DefaultBinder sends)."""
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+        return self.server.create(self._attrs("create", "pods", namespace, name, "binding"), body)
+
+    def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> dict:
+        """``POST pods/<name>/eviction`` (policy/v1 Eviction)."""
+        body: dict = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name, "namespace": namespace}}
+        if grace_period_seconds is not None:
+            body["deleteOptions"] = {"gracePeriodSeconds": grace_period_seconds}
+        return self.server.create(self._attrs("create", "pods", namespace, name, "eviction"), body)
+
+    def scale(self, resource: str, name: str, replicas: int, namespace: str | None = None) -> dict:
+        """``PUT <resource>/<name>/scale``."""
+        return self.server.update(self._attrs("update", resource, namespace, name, "scale"),
+                                  {"spec": {"replicas": replicas}})
+
+    def create_token(self, namespace: str, service_account: str, expiration_seconds: int = 3600) -> dict:
+        """``POST serviceaccounts/<name>/token`` (a TokenRequest)."""
+        body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                "spec": {"expirationSeconds": expiration_seconds}}
+        return self.server.create(self._attrs("create", "serviceaccounts", namespace, service_account, "token"), body)

@@ -1,0 +1,266 @@
+"""The storage layer under the API server: an etcd-shaped key space with one revision and a watch history.
+
+Objects live under upstream's keys (``/registry/pods/<namespace>/<name>``).
+Every committed write bumps one global revision, which becomes the object's
+``metadata.resourceVersion`` (etcd's ``mod_revision``), is appended to a
+bounded event history (the watch cache) and is fanned out to the watchers
+whose namespace, label and field selectors match, with upstream's
+transitions: an object that starts matching arrives as ``ADDED``, one that
+stops matching as ``DELETED``.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go (history, too old resource version)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (filtered fan-out)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Iterator
+
+import simpy
+
+from kubenotes.api.selectors import LabelSelector
+from kubenotes.apiserver.fields import FieldSelector
+from kubenotes.apiserver.resources import ResourceInfo, etcd_key
+from kubenotes.apiserver.status import new_resource_expired
+from kubenotes.apiserver.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Watch, WatchEvent
+
+__all__ = ["ObjectStore", "DEFAULT_HISTORY_CAPACITY", "deep_copy"]
+
+#: Events the store keeps for watches that resume from an older resourceVersion
+#: (upstream's watch cache grows from 100 up to 100,000 events a resource, sized by age; one fixed bound here).
+DEFAULT_HISTORY_CAPACITY = 100_000
+
+
+def deep_copy(o: Any) -> Any:
+    """Copy a JSON-shaped value (dicts, lists, scalars): what a decode from the wire would give.
+
+    Examples
+    --------
+    >>> a = {"x": [1, {"y": 2}]}
+    >>> b = deep_copy(a); b["x"][1]["y"] = 3; a["x"][1]["y"]
+    2
+    """
+    if isinstance(o, dict):
+        return {k: (deep_copy(v) if isinstance(v, (dict, list)) else v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [deep_copy(v) if isinstance(v, (dict, list)) else v for v in o]
+    return o
+
+
+def _labels(o: dict) -> dict:
+    return o.get("metadata", {}).get("labels") or {}
+
+
+#: Field selectors the cacher indexes watchers by (``pkg/registry/core/pod/storage``: ``NodeNameTriggerFunc``).
+_TRIGGER_FIELDS = {"pods": "spec.nodeName"}
+
+
+def _trigger_value(resource: str, o: dict | None) -> str | None:
+    if o is None or resource != "pods":
+        return None
+    return (o.get("spec") or {}).get("nodeName") or ""
+
+
+class _Filter:
+    __slots__ = ("namespace", "labels", "fields", "trigger")
+
+    def __init__(self, namespace: str | None, labels: LabelSelector | None, fields: FieldSelector | None,
+                 resource: str = ""):
+        self.namespace = namespace or None
+        self.labels = labels if labels is not None and not labels.is_empty() else None
+        self.fields = fields if fields is not None and not fields.empty() else None
+        self.trigger: str | None = None
+        tf = _TRIGGER_FIELDS.get(resource)
+        if tf and self.fields is not None:
+            for f, op, v in self.fields.terms:
+                if f == tf and op == "=":
+                    self.trigger = v
+
+    def matches(self, o: dict | None) -> bool:
+        if o is None:
+            return False
+        if self.namespace is not None and o.get("metadata", {}).get("namespace") != self.namespace:
+            return False
+        if self.labels is not None and not self.labels.matches(_labels(o)):
+            return False
+        if self.fields is not None and not self.fields.matches(o):
+            return False
+        return True
+
+
+class ObjectStore:
+    """Objects by key, one revision counter, a bounded event history and the open watches.
+
+    Parameters
+    ----------
+    env : simpy.Environment
+        The clock watches wake clients on.
+    history_capacity : int
+        How many events the history keeps; a watch from an older
+        resourceVersion gets 410 Expired.
+
+    Attributes
+    ----------
+    revision : int
+        The last committed revision (etcd's header revision); starts at 1.
+    """
+
+    def __init__(self, env: simpy.Environment, history_capacity: int = DEFAULT_HISTORY_CAPACITY):
+        self.env = env
+        self.revision = 1
+        self._by_resource: dict[ResourceInfo, dict[str, dict]] = {}
+        self._history: deque[tuple[int, ResourceInfo, WatchEvent, dict | None]] = deque(maxlen=history_capacity)
+        self._compacted = False  # whether events have fallen out of the history
+        self._watchers: dict[ResourceInfo, list[Watch]] = {}
+        # watchers whose field selector pins the trigger field (spec.nodeName=X), by X
+        self._indexed: dict[ResourceInfo, dict[str, list[Watch]]] = {}
+
+    # ------------------------------------------------------------------ reads
+    def get(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
+        """The stored object (shared: do not mutate), or None."""
+        return self._by_resource.get(ri, {}).get(etcd_key(ri, namespace, name))
+
+    def list(self, ri: ResourceInfo, namespace: str | None = None) -> list[dict]:
+        """Objects of ``ri`` (in ``namespace`` when given), in key order as etcd returns a range."""
+        objs = self._by_resource.get(ri)
+        if not objs:
+            return []
+        if namespace and ri.namespaced:
+            prefix = f"/registry/{ri.prefix}/{namespace}/"
+            return [objs[k] for k in sorted(objs) if k.startswith(prefix)]
+        return [objs[k] for k in sorted(objs)]
+
+    def count(self, ri: ResourceInfo) -> int:
+        return len(self._by_resource.get(ri, ()))
+
+    def keys(self) -> Iterator[str]:
+        """Every key in the store, sorted (``etcdctl get --prefix /registry --keys-only``)."""
+        all_keys = [k for objs in self._by_resource.values() for k in objs]
+        return iter(sorted(all_keys))
+
+    # ------------------------------------------------------------------ writes
+    def commit(self, ri: ResourceInfo, event_type: str, obj: dict, old: dict | None = None) -> dict:
+        """Store (``ADDED``/``MODIFIED``) or remove (``DELETED``) ``obj`` at a new revision.
+
+        ``obj`` becomes the stored object: the caller hands it over and must
+        not change it afterwards. Its ``metadata.resourceVersion`` is set here.
+
+        Returns
+        -------
+        dict
+            ``obj``.
+        """
+        self.revision += 1
+        md = obj.setdefault("metadata", {})
+        md["resourceVersion"] = str(self.revision)
+        key = etcd_key(ri, md.get("namespace"), md["name"])
+        objs = self._by_resource.setdefault(ri, {})
+        if event_type == DELETED:
+            objs.pop(key, None)
+        else:
+            objs[key] = obj
+        ev = WatchEvent(event_type, obj)
+        if len(self._history) == self._history.maxlen:
+            self._compacted = True
+        self._history.append((self.revision, ri, ev, old))
+        for w in self._watchers.get(ri, ()):
+            self._dispatch(w, ev, old)
+        idx = self._indexed.get(ri)
+        if idx:
+            new_v = _trigger_value(ri.resource, obj)
+            old_v = _trigger_value(ri.resource, old)
+            for v in {new_v, old_v}:
+                for w in idx.get(v, ()) if v is not None else ():
+                    self._dispatch(w, ev, old)
+        return obj
+
+    @staticmethod
+    def _dispatch(w: Watch, ev: WatchEvent, old: dict | None) -> None:
+        f: _Filter = w.filter
+        new_match = f.matches(ev.object)
+        if ev.type == ADDED:
+            if new_match:
+                w.push(ev)
+        elif ev.type == DELETED:
+            if new_match or f.matches(old):
+                w.push(ev)
+        else:
+            old_match = f.matches(old) if old is not None else new_match
+            if new_match and old_match:
+                w.push(ev)
+            elif new_match:
+                w.push(WatchEvent(ADDED, ev.object))
+            elif old_match:
+                w.push(WatchEvent(DELETED, ev.object))
+
+    # ------------------------------------------------------------------ watch
+    def watch(self, ri: ResourceInfo, since: int, namespace: str | None = None,
+              labels: LabelSelector | None = None, fields: FieldSelector | None = None) -> Watch:
+        """Open a watch on ``ri`` delivering every matching event after revision ``since``.
+
+        Parameters
+        ----------
+        since : int
+            The resourceVersion the client last saw (0: from now).
+
+        Raises
+        ------
+        ApiError
+            410 Expired, ``too old resource version: 5 (10)``, when events after
+            ``since`` have fallen out of the history.
+        """
+        oldest = self.oldest_revision
+        if since and since < oldest - 1:
+            raise new_resource_expired(f"too old resource version: {since} ({oldest - 1})")
+        w = Watch(self.env, on_stop=self._unregister)
+        w.resource = ri
+        w.filter = _Filter(namespace, labels, fields, ri.resource)
+        if since:
+            for rev, r, ev, old in self._history:
+                if rev > since and r is ri:
+                    self._dispatch(w, ev, old)
+        if w.filter.trigger is not None:
+            self._indexed.setdefault(ri, {}).setdefault(w.filter.trigger, []).append(w)
+        else:
+            self._watchers.setdefault(ri, []).append(w)
+        return w
+
+    def bookmark(self, ri: ResourceInfo) -> None:
+        """Send a BOOKMARK with the current revision to every watcher of ``ri``."""
+        ev = WatchEvent(BOOKMARK, {"kind": ri.kind, "apiVersion": ri.api_version,
+                                   "metadata": {"resourceVersion": str(self.revision)}})
+        for w in self._watchers.get(ri, ()):
+            w.push(ev)
+        for ws in self._indexed.get(ri, {}).values():
+            for w in ws:
+                w.push(ev)
+
+    def _unregister(self, w: Watch) -> None:
+        if w.filter.trigger is not None:
+            lst = self._indexed.get(w.resource, {}).get(w.filter.trigger)
+        else:
+            lst = self._watchers.get(w.resource)
+        if lst and w in lst:
+            lst.remove(w)
+
+    def watcher_count(self, ri: ResourceInfo | None = None) -> int:
+        def n(r: ResourceInfo) -> int:
+            return len(self._watchers.get(r, ())) + sum(len(v) for v in self._indexed.get(r, {}).values())
+
+        if ri is None:
+            return sum(n(r) for r in set(self._watchers) | set(self._indexed))
+        return n(ri)
+
+    @property
+    def oldest_revision(self) -> int:
+        """The revision of the oldest event in the history (1 while nothing has fallen out).
+
+        A watch from ``since >= oldest_revision - 1`` can resume.
+        """
+        if not self._compacted or not self._history:
+            return 1
+        return self._history[0][0]

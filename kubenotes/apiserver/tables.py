@@ -1,0 +1,511 @@
+"""Server-side printing: the ``meta.k8s.io/v1`` Table a real API server returns for ``kubectl get``.
+
+Each resource has upstream's column definitions (``pkg/printers/internalversion/printers.go``)
+and a row function computing the cells from an object and the virtual clock:
+pods ``NAME READY STATUS RESTARTS AGE`` (wide: ``IP NODE NOMINATED NODE READINESS GATES``),
+deployments ``NAME READY UP-TO-DATE AVAILABLE AGE``, nodes ``NAME STATUS ROLES AGE VERSION``, and so on.
+:func:`format_table` renders a Table as kubectl's human-readable printer does
+(columns separated by three spaces, upper-case headers, ``<none>`` for empty values).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/printers/internalversion/printers.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go (HumanDuration)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cli-runtime/pkg/printers/tableprinter.go
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+__all__ = ["human_duration", "table_for", "format_table", "format_tables", "COLUMNS", "pod_status_reason"]
+
+
+def human_duration(seconds: float) -> str:
+    """``duration.HumanDuration``: the AGE column's text.
+
+    Examples
+    --------
+    >>> [human_duration(s) for s in (5, 119, 150, 600, 3 * 3600 + 60, 30 * 3600, 9 * 86400)]
+    ['5s', '119s', '2m30s', '10m', '3h1m', '30h', '9d']
+    """
+    s = int(seconds)
+    if s < -1:
+        return "<invalid>"
+    if s < 0:
+        return "0s"
+    if s < 120:
+        return f"{s}s"
+    minutes = s // 60
+    if minutes < 10:
+        sec = s % 60
+        return f"{minutes}m" if sec == 0 else f"{minutes}m{sec}s"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = s // 3600
+    if hours < 8:
+        m = minutes % 60
+        return f"{hours}h" if m == 0 else f"{hours}h{m}m"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        h = hours % 24
+        return f"{hours // 24}d" if h == 0 else f"{hours // 24}d{h}h"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        dy = (hours // 24) % 365
+        return f"{hours // 24 // 365}y" if dy == 0 else f"{hours // 24 // 365}y{dy}d"
+    return f"{hours // 24 // 365}y"
+
+
+def _age(obj: dict, now: float, key: str = "creationTimestamp") -> str:
+    from kubenotes.apiserver.server import parse_timestamp
+
+    ts = (obj.get("metadata") or {}).get(key)
+    if not ts:
+        return "<unknown>"
+    return human_duration(now - parse_timestamp(ts))
+
+
+def _since(ts: str | None, now: float) -> str:
+    from kubenotes.apiserver.server import parse_timestamp
+
+    if not ts:
+        return "<unknown>"
+    return human_duration(now - parse_timestamp(ts))
+
+
+def _md(o: dict) -> dict:
+    return o.get("metadata") or {}
+
+
+def pod_status_reason(pod: dict) -> str:
+    """The STATUS column of a pod (``printPod``): Running, Pending, ContainerCreating, CrashLoopBackOff,
+    Completed, Error, Init:0/1, Terminating, NodeLost...
+
+    Examples
+    --------
+    >>> pod_status_reason({"metadata": {}, "status": {"phase": "Running", "containerStatuses": [
+    ...     {"ready": True, "state": {"running": {}}}]}})
+    'Running'
+    >>> pod_status_reason({"metadata": {"deletionTimestamp": "x"}, "status": {"phase": "Running"}})
+    'Terminating'
+    """
+    st = pod.get("status") or {}
+    spec = pod.get("spec") or {}
+    reason = st.get("phase") or "Pending"
+    if st.get("reason"):
+        reason = st["reason"]
+    for c in st.get("conditions") or []:
+        if c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated":
+            reason = "SchedulingGated"
+    init_specs = spec.get("initContainers") or []
+    initializing = False
+    for i, cs in enumerate(st.get("initContainerStatuses") or []):
+        state = cs.get("state") or {}
+        term, wait = state.get("terminated"), state.get("waiting")
+        restartable = i < len(init_specs) and init_specs[i].get("restartPolicy") == "Always"
+        if term and term.get("exitCode", 0) == 0:
+            continue
+        if restartable and cs.get("started"):
+            continue
+        if term:
+            if term.get("reason"):
+                reason = "Init:" + term["reason"]
+            elif term.get("signal"):
+                reason = f"Init:Signal:{term['signal']}"
+            else:
+                reason = f"Init:ExitCode:{term.get('exitCode', 0)}"
+        elif wait and wait.get("reason") and wait["reason"] != "PodInitializing":
+            reason = "Init:" + wait["reason"]
+        else:
+            reason = f"Init:{i}/{len(init_specs)}"
+        initializing = True
+        break
+    if not initializing:
+        has_running = False
+        for cs in reversed(st.get("containerStatuses") or []):
+            state = cs.get("state") or {}
+            wait, term = state.get("waiting"), state.get("terminated")
+            if wait and wait.get("reason"):
+                reason = wait["reason"]
+            elif term and term.get("reason"):
+                reason = term["reason"]
+            elif term and not term.get("reason"):
+                reason = f"Signal:{term['signal']}" if term.get("signal") else f"ExitCode:{term.get('exitCode', 0)}"
+            elif state.get("running") and cs.get("ready"):
+                has_running = True
+        if reason == "Completed" and has_running:
+            ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in st.get("conditions") or [])
+            reason = "Running" if ready else "NotReady"
+    if _md(pod).get("deletionTimestamp"):
+        reason = "Unknown" if st.get("reason") == "NodeLost" else "Terminating"
+    return reason
+
+
+def _pod_row(pod: dict, now: float) -> list:
+    st = pod.get("status") or {}
+    spec = pod.get("spec") or {}
+    total = len(spec.get("containers") or []) + sum(1 for c in spec.get("initContainers") or []
+                                                     if c.get("restartPolicy") == "Always")
+    ready = sum(1 for c in st.get("containerStatuses") or [] if c.get("ready"))
+    ready += sum(1 for c in st.get("initContainerStatuses") or [] if c.get("ready") and c.get("started"))
+    restarts = sum(int(c.get("restartCount", 0)) for c in st.get("containerStatuses") or [])
+    last = None
+    for c in st.get("containerStatuses") or []:
+        t = ((c.get("lastState") or {}).get("terminated") or {}).get("finishedAt")
+        if t and (last is None or t > last):
+            last = t
+    restarts_text = f"{restarts} ({_since(last, now)} ago)" if restarts and last else str(restarts)
+    gates = spec.get("readinessGates") or []
+    if gates:
+        true = {c.get("type") for c in st.get("conditions") or [] if c.get("status") == "True"}
+        gates_text = f"{sum(1 for g in gates if g.get('conditionType') in true)}/{len(gates)}"
+    else:
+        gates_text = "<none>"
+    return [_md(pod)["name"], f"{ready}/{total}", pod_status_reason(pod), restarts_text, _age(pod, now),
+            st.get("podIP") or "<none>", spec.get("nodeName") or "<none>", st.get("nominatedNodeName") or "<none>",
+            gates_text]
+
+
+def _node_row(node: dict, now: float) -> list:
+    st, spec, md = node.get("status") or {}, node.get("spec") or {}, _md(node)
+    conds = {c.get("type"): c.get("status") for c in st.get("conditions") or []}
+    ready = conds.get("Ready")
+    status = ["Ready" if ready == "True" else "NotReady" if ready == "False" else "Unknown"]
+    if spec.get("unschedulable"):
+        status.append("SchedulingDisabled")
+    labels = md.get("labels") or {}
+    roles = sorted({k[len("node-role.kubernetes.io/"):] for k in labels if k.startswith("node-role.kubernetes.io/")
+                    and k[len("node-role.kubernetes.io/"):]} | ({labels["kubernetes.io/role"]}
+                                                                 if labels.get("kubernetes.io/role") else set()))
+    info = st.get("nodeInfo") or {}
+    internal = next((a.get("address") for a in st.get("addresses") or [] if a.get("type") == "InternalIP"), None)
+    external = next((a.get("address") for a in st.get("addresses") or [] if a.get("type") == "ExternalIP"), None)
+    return [md["name"], ",".join(status), ",".join(roles) or "<none>", _age(node, now),
+            info.get("kubeletVersion", ""), internal or "<none>", external or "<none>",
+            info.get("osImage") or "<unknown>", info.get("kernelVersion") or "<unknown>",
+            info.get("containerRuntimeVersion") or "<unknown>"]
+
+
+def _selector_text(sel: dict | None) -> str:
+    if not sel:
+        return "<none>"
+    parts = [f"{k}={v}" for k, v in sorted((sel.get("matchLabels") or {}).items())]
+    for e in sel.get("matchExpressions") or []:
+        op = e.get("operator")
+        vals = ",".join(sorted(e.get("values") or []))
+        if op == "In":
+            parts.append(f"{e['key']} in ({vals})")
+        elif op == "NotIn":
+            parts.append(f"{e['key']} notin ({vals})")
+        elif op == "Exists":
+            parts.append(e["key"])
+        else:
+            parts.append(f"!{e['key']}")
+    return ",".join(parts) or "<none>"
+
+
+def _containers_images(tmpl_spec: dict) -> tuple[str, str]:
+    cs = tmpl_spec.get("containers") or []
+    return ",".join(c.get("name", "") for c in cs), ",".join(c.get("image", "") for c in cs)
+
+
+def _deploy_row(d: dict, now: float) -> list:
+    spec, st = d.get("spec") or {}, d.get("status") or {}
+    names, images = _containers_images(((spec.get("template") or {}).get("spec")) or {})
+    return [_md(d)["name"], f"{st.get('readyReplicas', 0)}/{spec.get('replicas', 1)}", st.get("updatedReplicas", 0),
+            st.get("availableReplicas", 0), _age(d, now), names, images, _selector_text(spec.get("selector"))]
+
+
+def _rs_row(r: dict, now: float) -> list:
+    spec, st = r.get("spec") or {}, r.get("status") or {}
+    names, images = _containers_images(((spec.get("template") or {}).get("spec")) or {})
+    sel = spec.get("selector")
+    if r.get("kind") == "ReplicationController":
+        sel = {"matchLabels": sel or {}}
+    return [_md(r)["name"], spec.get("replicas", 1), st.get("replicas", 0), st.get("readyReplicas", 0),
+            _age(r, now), names, images, _selector_text(sel)]
+
+
+def _svc_row(s: dict, now: float) -> list:
+    spec = s.get("spec") or {}
+    ports = []
+    for p in spec.get("ports") or []:
+        txt = f"{p.get('port')}"
+        if p.get("nodePort"):
+            txt += f":{p['nodePort']}"
+        ports.append(f"{txt}/{p.get('protocol', 'TCP')}")
+    ext = spec.get("externalIPs") or [i.get("ip") or i.get("hostname") for i in
+                                       ((s.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []]
+    ext_text = ",".join(ext) if ext else ("<pending>" if spec.get("type") == "LoadBalancer" else "<none>")
+    if spec.get("type") == "ExternalName":
+        ext_text = spec.get("externalName", "<none>")
+    sel = spec.get("selector")
+    return [_md(s)["name"], spec.get("type", "ClusterIP"), spec.get("clusterIP") or "<none>", ext_text,
+            ",".join(ports) or "<none>", _age(s, now),
+            ",".join(f"{k}={v}" for k, v in sorted(sel.items())) if sel else "<none>"]
+
+
+def _ds_row(d: dict, now: float) -> list:
+    spec, st = d.get("spec") or {}, d.get("status") or {}
+    tspec = ((spec.get("template") or {}).get("spec")) or {}
+    ns = tspec.get("nodeSelector") or {}
+    names, images = _containers_images(tspec)
+    return [_md(d)["name"], st.get("desiredNumberScheduled", 0), st.get("currentNumberScheduled", 0),
+            st.get("numberReady", 0), st.get("updatedNumberScheduled", 0), st.get("numberAvailable", 0),
+            ",".join(f"{k}={v}" for k, v in sorted(ns.items())) or "<none>", _age(d, now), names, images,
+            _selector_text(spec.get("selector"))]
+
+
+def _sts_row(s: dict, now: float) -> list:
+    spec, st = s.get("spec") or {}, s.get("status") or {}
+    names, images = _containers_images(((spec.get("template") or {}).get("spec")) or {})
+    return [_md(s)["name"], f"{st.get('readyReplicas', 0)}/{spec.get('replicas', 1)}", _age(s, now), names, images]
+
+
+def _job_status(j: dict) -> str:
+    for c in (j.get("status") or {}).get("conditions") or []:
+        if c.get("status") != "True":
+            continue
+        if c.get("type") == "Complete":
+            return "Complete"
+        if c.get("type") == "Failed":
+            return "Failed"
+        if c.get("type") == "Suspended":
+            return "Suspended"
+        if c.get("type") == "FailureTarget":
+            return "FailureTarget"
+        if c.get("type") == "SuccessCriteriaMet":
+            return "SuccessCriteriaMet"
+    if (j.get("metadata") or {}).get("deletionTimestamp"):
+        return "Terminating"
+    return "Running"
+
+
+def _job_row(j: dict, now: float) -> list:
+    from kubenotes.apiserver.server import parse_timestamp
+
+    spec, st = j.get("spec") or {}, j.get("status") or {}
+    completions = spec.get("completions")
+    comp = f"{st.get('succeeded', 0)}/{completions}" if completions is not None else \
+        f"{st.get('succeeded', 0)}/1 of {spec.get('parallelism', 1)}"
+    start, end = st.get("startTime"), st.get("completionTime")
+    if not start:
+        dur = ""
+    elif end:
+        dur = human_duration(parse_timestamp(end) - parse_timestamp(start))
+    else:
+        dur = human_duration(now - parse_timestamp(start))
+    names, images = _containers_images(((spec.get("template") or {}).get("spec")) or {})
+    return [_md(j)["name"], _job_status(j), comp, dur, _age(j, now), names, images,
+            _selector_text(spec.get("selector"))]
+
+
+def _cj_row(c: dict, now: float) -> list:
+    spec, st = c.get("spec") or {}, c.get("status") or {}
+    last = st.get("lastScheduleTime")
+    return [_md(c)["name"], spec.get("schedule", ""), spec.get("timeZone") or "<none>",
+            "True" if spec.get("suspend") else "False", len(st.get("active") or []),
+            _since(last, now) if last else "<none>", _age(c, now)]
+
+
+def _hpa_row(h: dict, now: float) -> list:
+    spec, st = h.get("spec") or {}, h.get("status") or {}
+    ref = spec.get("scaleTargetRef") or {}
+    targets = []
+    current = {m.get("resource", {}).get("name"): m for m in st.get("currentMetrics") or []}
+    for m in spec.get("metrics") or []:
+        if m.get("type") == "Resource":
+            r = m.get("resource") or {}
+            tgt = (r.get("target") or {}).get("averageUtilization")
+            cur = ((current.get(r.get("name")) or {}).get("resource") or {}).get("current", {}).get(
+                "averageUtilization")
+            targets.append(f"{r.get('name')}: {'<unknown>' if cur is None else str(cur) + '%'}/{tgt}%")
+    return [_md(h)["name"], f"{ref.get('kind')}/{ref.get('name')}", ", ".join(targets) or "<none>",
+            spec.get("minReplicas", 1), spec.get("maxReplicas", 0), st.get("currentReplicas", 0), _age(h, now)]
+
+
+def _ns_row(n: dict, now: float) -> list:
+    return [_md(n)["name"], (n.get("status") or {}).get("phase", ""), _age(n, now)]
+
+
+def _event_row(e: dict, now: float) -> list:
+    io = e.get("involvedObject") or {}
+    last = e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get("creationTimestamp")
+    return [_since(last, now), e.get("type", ""), e.get("reason", ""),
+            f"{(io.get('kind') or '').lower()}/{io.get('name', '')}", e.get("message", "").strip()]
+
+
+def _ep_row(e: dict, now: float) -> list:
+    addrs = []
+    for s in e.get("subsets") or []:
+        for a in s.get("addresses") or []:
+            for p in s.get("ports") or [{"port": None}]:
+                addrs.append(f"{a.get('ip')}:{p.get('port')}" if p.get("port") is not None else a.get("ip"))
+    text = ",".join(addrs[:3]) + (f" + {len(addrs) - 3} more..." if len(addrs) > 3 else "")
+    return [_md(e)["name"], text or "<none>", _age(e, now)]
+
+
+def _lease_row(le: dict, now: float) -> list:
+    return [_md(le)["name"], (le.get("spec") or {}).get("holderIdentity") or "", _age(le, now)]
+
+
+def _pdb_row(p: dict, now: float) -> list:
+    spec, st = p.get("spec") or {}, p.get("status") or {}
+    return [_md(p)["name"], spec.get("minAvailable", "N/A") if "minAvailable" in spec else "N/A",
+            spec.get("maxUnavailable", "N/A") if "maxUnavailable" in spec else "N/A",
+            st.get("disruptionsAllowed", 0), _age(p, now)]
+
+
+def _quota_row(q: dict, now: float) -> list:
+    st = q.get("status") or {}
+    hard, used = st.get("hard") or {}, st.get("used") or {}
+    req = ", ".join(f"{k}: {used.get(k, '0')}/{v}" for k, v in sorted(hard.items()) if not k.startswith("limits."))
+    lim = ", ".join(f"{k}: {used.get(k, '0')}/{v}" for k, v in sorted(hard.items()) if k.startswith("limits."))
+    return [_md(q)["name"], _age(q, now), req, lim]
+
+
+def _cm_row(c: dict, now: float) -> list:
+    return [_md(c)["name"], len(c.get("data") or {}) + len(c.get("binaryData") or {}), _age(c, now)]
+
+
+def _secret_row(s: dict, now: float) -> list:
+    return [_md(s)["name"], s.get("type", "Opaque"), len(s.get("data") or {}), _age(s, now)]
+
+
+def _sa_row(s: dict, now: float) -> list:
+    return [_md(s)["name"], len(s.get("secrets") or []), _age(s, now)]
+
+
+def _pc_row(p: dict, now: float) -> list:
+    return [_md(p)["name"], p.get("value", 0), "true" if p.get("globalDefault") else "false",
+            p.get("preemptionPolicy", "PreemptLowerPriority"), _age(p, now)]
+
+
+def _slice_row(s: dict, now: float) -> list:
+    ports = ",".join(str(p.get("port")) for p in s.get("ports") or []) or "<unset>"
+    addrs = [a for e in s.get("endpoints") or [] for a in e.get("addresses") or []]
+    text = ",".join(addrs[:3]) + (f" + {len(addrs) - 3} more..." if len(addrs) > 3 else "")
+    return [_md(s)["name"], s.get("addressType", ""), ports, text or "<unset>", _age(s, now)]
+
+
+def _name_age_row(o: dict, now: float) -> list:
+    return [_md(o)["name"], _age(o, now)]
+
+
+_C = tuple[str, ...]
+#: resource -> (columns, wide-only column count, row function).
+COLUMNS: dict[str, tuple[_C, int, Callable[[dict, float], list]]] = {
+    "pods": (("Name", "Ready", "Status", "Restarts", "Age", "IP", "Node", "Nominated Node", "Readiness Gates"), 4,
+             _pod_row),
+    "nodes": (("Name", "Status", "Roles", "Age", "Version", "Internal-IP", "External-IP", "OS-Image",
+               "Kernel-Version", "Container-Runtime"), 5, _node_row),
+    "deployments": (("Name", "Ready", "Up-to-date", "Available", "Age", "Containers", "Images", "Selector"), 3,
+                    _deploy_row),
+    "replicasets": (("Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"), 3, _rs_row),
+    "replicationcontrollers": (("Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"), 3,
+                               _rs_row),
+    "services": (("Name", "Type", "Cluster-IP", "External-IP", "Port(s)", "Age", "Selector"), 1, _svc_row),
+    "daemonsets": (("Name", "Desired", "Current", "Ready", "Up-to-date", "Available", "Node Selector", "Age",
+                    "Containers", "Images", "Selector"), 3, _ds_row),
+    "statefulsets": (("Name", "Ready", "Age", "Containers", "Images"), 2, _sts_row),
+    "jobs": (("Name", "Status", "Completions", "Duration", "Age", "Containers", "Images", "Selector"), 3, _job_row),
+    "cronjobs": (("Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age"), 0, _cj_row),
+    "horizontalpodautoscalers": (("Name", "Reference", "Targets", "MinPods", "MaxPods", "Replicas", "Age"), 0,
+                                 _hpa_row),
+    "namespaces": (("Name", "Status", "Age"), 0, _ns_row),
+    "events": (("Last Seen", "Type", "Reason", "Object", "Message"), 0, _event_row),
+    "endpoints": (("Name", "Endpoints", "Age"), 0, _ep_row),
+    "endpointslices": (("Name", "AddressType", "Ports", "Endpoints", "Age"), 0, _slice_row),
+    "leases": (("Name", "Holder", "Age"), 0, _lease_row),
+    "poddisruptionbudgets": (("Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"), 0, _pdb_row),
+    "resourcequotas": (("Name", "Age", "Request", "Limit"), 0, _quota_row),
+    "configmaps": (("Name", "Data", "Age"), 0, _cm_row),
+    "secrets": (("Name", "Type", "Data", "Age"), 0, _secret_row),
+    "serviceaccounts": (("Name", "Secrets", "Age"), 0, _sa_row),
+    "priorityclasses": (("Name", "Value", "Global-Default", "Preemption-Policy", "Age"), 0, _pc_row),
+}
+
+
+def table_for(resource: str, objects: Iterable[dict], now: float, *, wide: bool = False) -> dict:
+    """A ``meta.k8s.io/v1`` Table of ``objects`` (one row each, ``object`` holding a partial metadata).
+
+    Parameters
+    ----------
+    resource : str
+        Plural resource name (``pods``).
+    now : float
+        Virtual seconds (for AGE).
+    wide : bool
+        Include the ``-o wide`` columns (priority 1 upstream; the Table always
+        carries them, kubectl hides them unless ``-o wide``).
+
+    Returns
+    -------
+    dict
+        ``{"kind": "Table", "apiVersion": "meta.k8s.io/v1", "columnDefinitions": [...], "rows": [...]}``.
+    """
+    cols, n_wide, row = COLUMNS.get(resource, (("Name", "Age"), 0, _name_age_row))
+    n_default = len(cols) - n_wide
+    defs = [{"name": c, "type": "integer" if c in ("Desired", "Current", "Data", "Secrets", "MinPods", "MaxPods",
+                                                     "Replicas", "Up-to-date", "Available", "Active", "Value")
+             else "string", "format": "name" if c == "Name" else "", "description": "",
+             "priority": 0 if i < n_default else 1} for i, c in enumerate(cols)]
+    rows = []
+    for o in objects:
+        md = o.get("metadata") or {}
+        rows.append({"cells": row(o, now), "object": {"kind": "PartialObjectMetadata",
+                                                      "apiVersion": "meta.k8s.io/v1",
+                                                      "metadata": {k: md.get(k) for k in ("name", "namespace",
+                                                                                          "uid", "resourceVersion",
+                                                                                          "creationTimestamp")
+                                                                   if md.get(k) is not None}}})
+    if not wide:
+        defs = defs[:n_default]
+        for r in rows:
+            r["cells"] = r["cells"][:n_default]
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {}, "columnDefinitions": defs,
+            "rows": rows}
+
+
+def format_table(table: dict, *, with_namespace: bool = False) -> str:
+    """Render a Table as kubectl's human-readable printer (``NAME   READY   STATUS ...``).
+
+    Examples
+    --------
+    >>> t = table_for("namespaces", [{"metadata": {"name": "default", "creationTimestamp": "2025-08-27T00:00:00Z"},
+    ...                               "status": {"phase": "Active"}}], 150)
+    >>> print(format_table(t))
+    NAME      STATUS   AGE
+    default   Active   2m30s
+    """
+    headers = [c["name"].upper() for c in table["columnDefinitions"]]
+    rows = [[str(c) for c in r["cells"]] for r in table["rows"]]
+    if with_namespace:
+        headers = ["NAMESPACE"] + headers
+        rows = [[(r.get("object", {}).get("metadata") or {}).get("namespace", "")] + cells
+                for r, cells in zip(table["rows"], rows)]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    lines = ["   ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip() for line in [headers] + rows]
+    return "\n".join(lines)
+
+
+def format_tables(cluster: Any, resources: Iterable[str], *, wide: bool = False) -> str:
+    """``kubectl get R1,R2,... -A`` for a cluster: one table per resource that has objects, blank line between."""
+    from kubenotes.apiserver.resources import resource_for
+
+    out = []
+    for r in resources:
+        objs = cluster.list(r)
+        if not objs:
+            continue
+        ri = resource_for(r)
+        t = table_for(ri.resource, objs, cluster.now, wide=wide)
+        text = format_table(t, with_namespace=ri.namespaced)
+        prefix = f"{ri.resource}.{ri.group}" if ri.group else ri.resource
+        lines = text.split("\n")
+        # kubectl get with several kinds prefixes names with kind/ (e.g. pod/web)
+        out.append(f"# {prefix}\n" + "\n".join(lines))
+    return "\n\n".join(out) + ("\n" if out else "")
