@@ -1,4 +1,4 @@
-"""The ``kubenotes`` command line: ``validate``, ``schedule`` and ``replay``.
+"""The ``kubenotes`` command line: ``validate``, ``schedule``, ``replay`` and ``simulate``.
 
 ``validate`` lives here. Other subcommands live next to the component they
 drive and register themselves: a module named in :data:`SUBCOMMANDS` exposes
@@ -41,6 +41,7 @@ EXIT_INTERRUPTED = 130
 SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
     ("schedule", "kubenotes.scheduler.cli", "run the scheduler on a cluster and pending pods from manifests"),
     ("replay", "kubenotes.replay.cli", "replay a recorded trace of pods through the simulated cluster"),
+    ("simulate", "kubenotes.sim.cli", "run the control plane on a virtual clock from manifests and a scenario"),
 )
 _EXTERNAL = frozenset(name for name, _, _ in SUBCOMMANDS)
 
@@ -359,7 +360,7 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     Examples
     --------
     >>> sorted(build_parser(load=())._subparsers._group_actions[0].choices)
-    ['replay', 'schedule', 'validate']
+    ['replay', 'schedule', 'simulate', 'validate']
     """
     _PLACEHOLDERS.clear()
     parser = argparse.ArgumentParser(

@@ -63,6 +63,7 @@ SCHEDULER_CONFIG_API_VERSION = "kubescheduler.config.k8s.io/v1"
 #: They load as plain ``dict`` (their own modules parse them).
 NON_API_KINDS: frozenset[tuple[str, str]] = frozenset({
     (SCHEDULER_CONFIG_API_VERSION, "KubeSchedulerConfiguration"),
+    ("kubenotes.io/v1", "Scenario"),  # timed actions for `simulate` (kubenotes.sim.scenario)
 })
 
 #: File name suffixes read from a directory (as ``kubectl apply -f DIR``).

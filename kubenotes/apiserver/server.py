@@ -126,6 +126,34 @@ class AuditEntry:
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
+def _request(fn: Callable) -> Callable:
+    """Count a request and, when ``request_trace`` is on, record its steps (nested calls join the outer one)."""
+
+    def wrapper(self: "APIServer", attrs: Attributes, *args: Any, **kwargs: Any) -> Any:
+        self.request_count += 1
+        if self.request_trace is None or self._current is not None:
+            return fn(self, attrs, *args, **kwargs)
+        rec = {"time": float(self.env.now), "component": attrs.component, "user": attrs.user.name,
+               "verb": attrs.verb, "resource": attrs.resource.resource + (f"/{attrs.subresource}"
+                                                                          if attrs.subresource else ""),
+               "namespace": attrs.namespace, "name": attrs.name, "code": 200,
+               "steps": [{"step": "authentication", "detail": f"user {attrs.user.name!r} groups "
+                                                              f"{list(attrs.user.groups)}"}]}
+        self.request_trace.append(rec)
+        self._current = rec
+        try:
+            return fn(self, attrs, *args, **kwargs)
+        except ApiError as e:
+            rec["code"] = e.code
+            rec["steps"].append({"step": "response", "detail": f"{e.code} {e.reason}: {e}"})
+            raise
+        finally:
+            self._current = None
+
+    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = fn.__name__, fn.__doc__, fn  # type: ignore[attr-defined]
+    return wrapper
+
+
 def _md(o: dict) -> dict:
     return o.setdefault("metadata", {})
 
@@ -191,6 +219,10 @@ class APIServer:
         self.epoch = epoch
         self.audit_log: list[AuditEntry] = []
         self.on_commit: list[Callable[[AuditEntry], None]] = []
+        #: When a list, every request appends ``{"time", "component", "user", "verb", "resource", "namespace",
+        #: "name", "code", "steps": [{"step", "detail"}]}``: the request path as it happened (off by default).
+        self.request_trace: list[dict] | None = None
+        self._current: dict | None = None
         self._authz_cache: dict[tuple, tuple[str, str]] = {}
         self._authz_rev = -1
         self.request_count = 0
@@ -243,10 +275,31 @@ class APIServer:
         new["status"] = deep_copy(obj.get("status"))
         return self._commit(ri, MODIFIED, new, cur, component, "update", "status")
 
+    def trace_requests(self, on: bool = True) -> list[dict]:
+        """Start (or stop) recording the request path of every request; returns the record list.
+
+        Each record has the steps of upstream's handler chain as they happened:
+        authentication, authorization, each mutating admission plugin, validation,
+        each validating admission plugin, storage (key and resourceVersion), and
+        which watches the event was queued for.
+        """
+        if on:
+            if self.request_trace is None:
+                self.request_trace = []
+        else:
+            self.request_trace = None
+        self.store.track_deliveries = on
+        return self.request_trace if on else []
+
+    def _step(self, step: str, detail: str = "") -> None:
+        if self._current is not None:
+            self._current["steps"].append({"step": step, "detail": detail})
+
     # ------------------------------------------------------------ authorization
     def authorize(self, attrs: Attributes) -> None:
         """Raise 403 Forbidden unless the authorizer allows the request."""
         if self.authorizer is None:
+            self._step("authorization", "AlwaysAllow")
             return
         if self._rbac_revision != self._authz_rev:
             self._authz_cache.clear()  # a Role or binding changed
@@ -256,6 +309,7 @@ class APIServer:
         if decision is None:
             decision = self.authorizer.authorize(attrs)
             self._authz_cache[key] = decision
+        self._step("authorization", f"{decision[0]}: {decision[1]}")
         if decision[0] != "Allow":
             from kubenotes.apiserver.status import new_forbidden_request
 
@@ -272,6 +326,12 @@ class APIServer:
             self._rbac_revision += 1
         self.store.commit(ri, event_type, obj, old)
         md = obj["metadata"]
+        if self._current is not None:
+            from kubenotes.apiserver.resources import etcd_key
+
+            self._step("storage", f"{event_type} {etcd_key(ri, md.get('namespace'), md['name'])} "
+                                  f"at resourceVersion {md['resourceVersion']}")
+            self._step("watch", "event queued for " + (", ".join(self.store.last_delivered) or "no watcher"))
         entry = AuditEntry(float(self.env.now), component, verb, ri.kind, md.get("namespace", "") or "", md["name"],
                            md["resourceVersion"], detail)
         self.audit_log.append(entry)
@@ -338,21 +398,44 @@ class APIServer:
             return
         causes = (self.validator.validate_create(ri, obj) if old is None
                   else self.validator.validate_update(ri, obj, old))
+        self._step("validation", f"{len(causes)} field error(s)" if causes else "valid")
         if causes:
             raise new_invalid(ri.group, ri.kind, obj.get("metadata", {}).get("name", "")
                               or obj.get("metadata", {}).get("generateName", ""), causes)
 
     def _admit(self, attrs: Attributes, obj: dict | None, old: dict | None) -> None:
-        if self.admission is not None:
+        if self.admission is None:
+            return
+        if self._current is None or not hasattr(self.admission, "plugins"):
             self.admission.admit(attrs, obj, old, self)
+            return
+        for p in self.admission.plugins:  # traced: one step per plugin, with whether it changed the object
+            if attrs.operation not in getattr(p, "operations", ()) or type(p).admit is _base_admit(p):
+                continue
+            before = deep_copy(obj) if obj is not None else None
+            p.admit(attrs, obj, old, self)
+            self._step(f"mutating admission: {p.name}", "changed the object" if obj != before else "no change")
 
     def _admit_validate(self, attrs: Attributes, obj: dict | None, old: dict | None) -> None:
-        if self.admission is not None:
+        if self.admission is None:
+            return
+        if self._current is None or not hasattr(self.admission, "plugins"):
             self.admission.validate(attrs, obj, old, self)
+            return
+        for p in self.admission.plugins:
+            if attrs.operation not in getattr(p, "operations", ()) or type(p).validate is _base_validate(p):
+                continue
+            p.validate(attrs, obj, old, self)
+            self._step(f"validating admission: {p.name}", "admitted")
 
     # ------------------------------------------------------------ create
-    def create(self, attrs: Attributes, body: dict) -> dict:
+    @_request
+    def create(self, attrs: Attributes, body: dict, *, keep_uid: bool = False) -> dict:
         """``POST``: create an object (``attrs.subresource`` routes binding, eviction, token...).
+
+        ``keep_uid`` keeps a ``metadata.uid`` given in the body (restoring
+        objects, as from an etcd backup, so ownerReferences still resolve); a
+        real create always assigns a new one.
 
         Returns
         -------
@@ -365,7 +448,6 @@ class APIServer:
             403 Forbidden (authorization or admission), 404 NotFound (namespace,
             subresource parent), 409 AlreadyExists, 422 Invalid, 400 BadRequest.
         """
-        self.request_count += 1
         self.authorize(attrs)
         ri = attrs.resource
         if attrs.subresource:
@@ -384,9 +466,12 @@ class APIServer:
         if not md.get("name") and md.get("generateName"):
             md["name"] = self.generate_name(md["generateName"])
         attrs.name = md.get("name", "")
+        if self._current is not None:
+            self._current["name"] = attrs.name
         for k in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             md.pop(k, None)
-        md["uid"] = self.new_uid()
+        if not (keep_uid and md.get("uid")):
+            md["uid"] = self.new_uid()
         md["creationTimestamp"] = self.timestamp()
         if ri.kind in _GENERATION_KINDS:
             md["generation"] = 1
@@ -444,9 +529,9 @@ class APIServer:
         return obj
 
     # ------------------------------------------------------------ read
+    @_request
     def get_object(self, attrs: Attributes) -> dict:
         """``GET`` one object (a copy). Raises 404 NotFound."""
-        self.request_count += 1
         self.authorize(attrs)
         ri = attrs.resource
         obj = self.store.get(ri, attrs.namespace or None, attrs.name)
@@ -456,6 +541,7 @@ class APIServer:
             return self._scale_of(ri, obj)
         return deep_copy(obj)
 
+    @_request
     def list_objects(self, attrs: Attributes, *, label_selector: str = "", field_selector: str = "",
                      limit: int = 0, continue_token: str = "", copy: bool = True) -> dict:
         """``GET`` a collection: ``{"kind": "PodList", "metadata": {"resourceVersion"}, "items"}``.
@@ -463,7 +549,6 @@ class APIServer:
         ``limit`` and ``continue_token`` page through the keys as upstream's
         chunked lists do (the token is the last key returned).
         """
-        self.request_count += 1
         self.authorize(attrs)
         ri = attrs.resource
         labels = parse_selector(label_selector) if label_selector else None
@@ -486,6 +571,7 @@ class APIServer:
         return {"kind": ri.list_kind, "apiVersion": ri.api_version, "metadata": meta,
                 "items": [deep_copy(o) for o in items] if copy else list(items)}
 
+    @_request
     def watch(self, attrs: Attributes, *, resource_version: str = "", label_selector: str = "",
               field_selector: str = "") -> Watch:
         """``GET ?watch=1``: events after ``resource_version`` ("" or "0": from now).
@@ -495,7 +581,6 @@ class APIServer:
         ApiError
             410 Expired when ``resource_version`` is older than the history.
         """
-        self.request_count += 1
         self.authorize(attrs)
         ri = attrs.resource
         labels = parse_selector(label_selector) if label_selector else None
@@ -507,6 +592,7 @@ class APIServer:
         return self.store.watch(ri, since, attrs.namespace or None, labels, fields)
 
     # ------------------------------------------------------------ update
+    @_request
     def update(self, attrs: Attributes, body: dict, verb: str = "update", detail: str = "") -> dict:
         """``PUT`` an object or its ``status``/``scale`` subresource.
 
@@ -515,7 +601,6 @@ class APIServer:
         changes nothing is not written (no new resourceVersion), as etcd's
         ``GuaranteedUpdate`` skips identical bytes.
         """
-        self.request_count += 1
         self.authorize(attrs)
         ri = attrs.resource
         if attrs.subresource == "scale":
@@ -614,6 +699,7 @@ class APIServer:
             labels["kubernetes.io/metadata.name"] = md["name"]
         return obj
 
+    @_request
     def patch(self, attrs: Attributes, patch: Any, patch_type: str = MERGE_PATCH) -> dict:
         """``PATCH``: merge patch (RFC 7386), JSON patch (RFC 6902); strategic merge patch is treated as merge.
 
@@ -648,6 +734,7 @@ class APIServer:
         return self.update(attrs, new, verb="patch")
 
     # ------------------------------------------------------------ delete
+    @_request
     def delete(self, attrs: Attributes, *, grace_period_seconds: int | None = None,
                propagation_policy: str | None = None, preconditions: dict | None = None) -> dict:
         """``DELETE`` an object, gracefully where its kind is graceful.
@@ -666,7 +753,6 @@ class APIServer:
         dict
             The object as it now is (still present, or its last state).
         """
-        self.request_count += 1
         self.authorize(attrs)
         ri = attrs.resource
         if "delete" not in ri.verbs:
@@ -900,6 +986,20 @@ class APIServer:
         return self._scale_of(ri, out)
 
 
+def _base_admit(p: Any) -> Any:
+    for cls in type(p).__mro__[1:]:
+        if "admit" in vars(cls):
+            return vars(cls)["admit"]
+    return None
+
+
+def _base_validate(p: Any) -> Any:
+    for cls in type(p).__mro__[1:]:
+        if "validate" in vars(cls):
+            return vars(cls)["validate"]
+    return None
+
+
 class _Sel:
     """Adapter giving a selector dict the attribute shape ``LabelSelector.from_api`` reads."""
 
@@ -958,8 +1058,10 @@ class Client:
 
     def watch(self, resource: str, namespace: str | None = None, *, resource_version: str = "",
               label_selector: str = "", field_selector: str = "", allow_watch_bookmarks: bool = True) -> Watch:
-        return self.server.watch(self._attrs("watch", resource, namespace), resource_version=resource_version,
-                                 label_selector=label_selector, field_selector=field_selector)
+        w = self.server.watch(self._attrs("watch", resource, namespace), resource_version=resource_version,
+                              label_selector=label_selector, field_selector=field_selector)
+        w.owner = self.component
+        return w
 
     # writes
     def create(self, resource: str, obj: dict, namespace: str | None = None, *, dry_run: bool = False) -> dict:

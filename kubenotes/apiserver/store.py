@@ -116,6 +116,9 @@ class ObjectStore:
         self._history: deque[tuple[int, ResourceInfo, WatchEvent, dict | None]] = deque(maxlen=history_capacity)
         self._compacted = False  # whether events have fallen out of the history
         self._watchers: dict[ResourceInfo, list[Watch]] = {}
+        #: Record which watches each commit reached in :attr:`last_delivered` (for request traces).
+        self.track_deliveries = False
+        self.last_delivered: list[str] = []
         # watchers whose field selector pins the trigger field (spec.nodeName=X), by X
         self._indexed: dict[ResourceInfo, dict[str, list[Watch]]] = {}
 
@@ -155,6 +158,7 @@ class ObjectStore:
             ``obj``.
         """
         self.revision += 1
+        self.last_delivered = []
         md = obj.setdefault("metadata", {})
         md["resourceVersion"] = str(self.revision)
         key = etcd_key(ri, md.get("namespace"), md["name"])
@@ -178,24 +182,27 @@ class ObjectStore:
                     self._dispatch(w, ev, old)
         return obj
 
-    @staticmethod
-    def _dispatch(w: Watch, ev: WatchEvent, old: dict | None) -> None:
+    def _dispatch(self, w: Watch, ev: WatchEvent, old: dict | None) -> None:
         f: _Filter = w.filter
         new_match = f.matches(ev.object)
         if ev.type == ADDED:
-            if new_match:
-                w.push(ev)
+            out = ev if new_match else None
         elif ev.type == DELETED:
-            if new_match or f.matches(old):
-                w.push(ev)
+            out = ev if new_match or f.matches(old) else None
         else:
             old_match = f.matches(old) if old is not None else new_match
             if new_match and old_match:
-                w.push(ev)
+                out = ev
             elif new_match:
-                w.push(WatchEvent(ADDED, ev.object))
+                out = WatchEvent(ADDED, ev.object)
             elif old_match:
-                w.push(WatchEvent(DELETED, ev.object))
+                out = WatchEvent(DELETED, ev.object)
+            else:
+                out = None
+        if out is not None:
+            w.push(out)
+            if self.track_deliveries:
+                self.last_delivered.append(f"{w.owner or 'a client'} ({out.type})")
 
     # ------------------------------------------------------------------ watch
     def watch(self, ri: ResourceInfo, since: int, namespace: str | None = None,

@@ -66,7 +66,7 @@ class Watch:
     (['ADDED'], False)
     """
 
-    __slots__ = ("env", "_events", "_wakeup", "stopped", "_on_stop", "resource", "filter")
+    __slots__ = ("env", "_events", "_wakeup", "stopped", "_on_stop", "resource", "filter", "owner")
 
     def __init__(self, env: simpy.Environment, on_stop: Callable[["Watch"], None] | None = None):
         self.env = env
@@ -76,6 +76,7 @@ class Watch:
         self._on_stop = on_stop
         self.resource: Any = None
         self.filter: Any = None
+        self.owner = ""  # the watching component's name
 
     def push(self, event: WatchEvent) -> None:
         """Queue an event (the server calls this) and wake the waiting client."""

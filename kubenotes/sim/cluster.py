@@ -1,0 +1,355 @@
+"""A running cluster on one virtual clock: API server, controllers, scheduler and stand-in kubelets.
+
+:class:`Cluster` wires every component as SimPy processes on one
+``simpy.Environment``. Each component talks only to the API server: it lists
+and watches through informers, caches what it watches, and writes through
+the request path (RBAC, admission, validation). Runs are deterministic: the
+same manifests, scenario and seed give the same audit log, byte for byte.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 cmd/kube-apiserver, cmd/kube-controller-manager, cmd/kube-scheduler (what runs)
+kubernetes/kubernetes@v1.34.0 pkg/controlplane/controller/systemnamespaces (default, kube-system, kube-public, kube-node-lease)
+kubernetes/kubernetes@v1.34.0 pkg/registry/scheduling/rest/storage_scheduling.go (system PriorityClasses at start)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Iterable, Mapping
+
+import simpy
+
+from kubenotes.apiserver.request import UserInfo
+from kubenotes.apiserver.server import APIServer, AuditEntry
+from kubenotes.apiserver.status import ApiError
+from kubenotes.apiserver.resources import resource_for_kind
+
+__all__ = ["Cluster", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "to_dicts"]
+
+#: Namespaces the API server creates at start (``systemnamespaces`` controller).
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+#: Kinds created first when loading manifests, so references resolve (as Helm's install order).
+INSTALL_ORDER = ("Namespace", "PriorityClass", "ResourceQuota", "LimitRange", "StorageClass", "ServiceAccount",
+                 "Secret", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+                 "PersistentVolume", "PersistentVolumeClaim", "Node", "Service", "PodDisruptionBudget",
+                 "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
+                 "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob")
+
+
+def to_dicts(objects: Any) -> list[dict]:
+    """JSON-shaped dicts from a :class:`~kubenotes.api.manifests.Manifests`, lightkube objects or dicts."""
+    from kubenotes.api.manifests import Manifests
+
+    out = []
+    if isinstance(objects, Manifests):
+        objects = [o.obj for o in objects]
+    for o in objects or ():
+        if isinstance(o, dict):
+            out.append(o)
+        elif hasattr(o, "to_dict"):
+            out.append(o.to_dict())
+        else:
+            raise TypeError(f"cannot load {type(o).__name__} into a cluster")
+    return out
+
+
+def _admin() -> UserInfo:
+    return UserInfo("kubernetes-admin", groups=("system:masters", "system:authenticated"))
+
+
+class Cluster:
+    """A cluster running on the virtual clock.
+
+    Parameters
+    ----------
+    objects : Manifests, iterable of dict or lightkube objects, optional
+        What ``kubectl apply`` would be given; created at time 0 in
+        :data:`INSTALL_ORDER`, keeping any ``metadata.uid`` they carry (as a
+        restore from backup would, so the ownerReferences of ``kubectl get -o
+        yaml`` output still point at their owners). Every Node gets a
+        stand-in kubelet; a Node's ``status`` is posted as given.
+    seed : int
+        Seeds uids, generated names and every component's randomness.
+    controllers : iterable of str, optional
+        Names from :data:`kubenotes.controllers.CONTROLLERS` to run (all by default).
+    extra_controllers : mapping of str to Controller subclass, optional
+        More controllers (a notebook's own, or one under test).
+    options : dict, optional
+        kube-controller-manager flags by upstream name (``node-monitor-grace-period``...).
+    kubelet_options : KubeletOptions, optional
+    scheduler_config : KubeSchedulerConfiguration, optional
+    scheduler : bool
+        Run kube-scheduler.
+    scheduler_trace : bool
+        Keep the scheduler's per-node traces (``cluster.scheduler.traces``) for notebooks.
+    authorization : bool
+        RBAC on (as ``--authorization-mode=Node,RBAC``); off means AlwaysAllow.
+    admission : bool
+        The default admission plugins on.
+    validation : bool
+        Object validation (422 Invalid) on.
+
+    Attributes
+    ----------
+    env : simpy.Environment
+    server : APIServer
+    client : Client
+        An admin client (``kubernetes-admin``, group ``system:masters``), as ``kubectl``.
+    informers : SharedInformerFactory
+        kube-controller-manager's shared informers.
+    scheduler_informers : SharedInformerFactory
+        kube-scheduler's own informers (a separate process upstream).
+    controllers : dict[str, Controller]
+    scheduler : KubeScheduler or None
+    kubelets : dict[str, StandInKubelet]
+
+    Examples
+    --------
+    >>> c = Cluster.from_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}, capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+    ... ---
+    ... apiVersion: v1
+    ... kind: Pod
+    ... metadata: {name: web}
+    ... spec: {containers: [{name: nginx, image: "nginx:1.27"}]}
+    ... ''', controllers=[])
+    >>> c.run(until=5)
+    >>> pod = c.get("pods", "web", "default")
+    >>> pod["spec"]["nodeName"], pod["status"]["phase"]
+    ('n1', 'Running')
+    """
+
+    def __init__(self, objects: Any = None, *, seed: int = 0, controllers: Iterable[str] | None = None,
+                 extra_controllers: Mapping[str, type] | None = None, options: Mapping[str, Any] | None = None,
+                 kubelet_options: Any = None, scheduler_config: Any = None, scheduler: bool = True,
+                 scheduler_trace: bool = False,
+                 authorization: bool = True, admission: bool = True, validation: bool = True,
+                 history_capacity: int | None = None):
+        from kubenotes.client import SharedInformerFactory
+        from kubenotes.controllers import CONTROLLERS, load_controller
+        from kubenotes.controllers.reconciler import ControllerContext
+        from kubenotes.sim.kubelet import StandInKubelet
+        from kubenotes.sim.scheduler import KubeScheduler
+
+        self.env = simpy.Environment()
+        self.seed = seed
+        kw = {} if history_capacity is None else {"history_capacity": history_capacity}
+        self.server = APIServer(self.env, seed=seed, **kw)
+        self.client = self.server.client("kubectl", _admin())
+        self._bootstrap_client = self.server.client("kube-apiserver", _admin())
+        self._bootstrap(objects or ())
+        self._enable_request_path(authorization, admission, validation)
+
+        self.informers = SharedInformerFactory(self.server.client("kube-controller-manager", UserInfo(
+            "system:kube-controller-manager", groups=("system:authenticated",))), self.env)
+        self.scheduler_informers = SharedInformerFactory(self.server.client("default-scheduler", UserInfo(
+            "system:kube-scheduler", groups=("system:authenticated",))), self.env)
+        self.metrics: dict[tuple[str, str], float] = {}
+        ctx = ControllerContext(self.env, self.server, self.informers, self._controller_client,
+                                random.Random(seed), dict(options or {}), self.metrics)
+        names = list(CONTROLLERS) if controllers is None else list(controllers)
+        self.controllers: dict[str, Any] = {}
+        for name in names:
+            self.controllers[name] = load_controller(name)(ctx)
+        for name, cls in (extra_controllers or {}).items():
+            self.controllers[name] = cls(ctx)
+        self.scheduler = KubeScheduler(self, scheduler_config, seed, scheduler_trace) if scheduler else None
+        self.kubelets: dict[str, StandInKubelet] = {}
+        for node in self.server.list("nodes"):
+            name = node["metadata"]["name"]
+            self.kubelets[name] = StandInKubelet(self, name, kubelet_options)
+
+        self.informers.start()
+        self.scheduler_informers.start()
+        for c in self.controllers.values():
+            c.start()
+        if self.scheduler is not None:
+            self.scheduler.start()
+        for k in self.kubelets.values():
+            k.start()
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_manifests(cls, *sources: Any, **kwargs: Any) -> "Cluster":
+        """Load manifests (paths, directories, YAML text; see :func:`~kubenotes.api.manifests.load_manifests`).
+
+        Raises
+        ------
+        ManifestError
+            For bad input, before anything runs.
+        """
+        from kubenotes.api.manifests import load_manifests
+
+        return cls(load_manifests(*sources, defaults=False), **kwargs)
+
+    def _controller_client(self, component: str, service_account: str) -> Any:
+        user = UserInfo(f"system:serviceaccount:kube-system:{service_account}",
+                        groups=("system:serviceaccounts", "system:serviceaccounts:kube-system",
+                                "system:authenticated"))
+        return self.server.client(component, user)
+
+    def _bootstrap(self, objects: Any) -> None:
+        from kubenotes.api.priority import system_priority_classes
+
+        c = self._bootstrap_client
+        for ns in SYSTEM_NAMESPACES:
+            c.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        for pc in system_priority_classes():
+            c.create("priorityclasses", pc.to_dict())
+        try:
+            from kubenotes.apiserver import bootstrap_policy
+        except ImportError:
+            bootstrap_policy = None
+        if bootstrap_policy is not None:
+            for r in bootstrap_policy.bootstrap_cluster_roles():
+                c.create("clusterroles", r)
+            for b in bootstrap_policy.bootstrap_cluster_role_bindings():
+                c.create("clusterrolebindings", b)
+        docs = to_dicts(objects)
+        rank = {k: i for i, k in enumerate(INSTALL_ORDER)}
+        docs = sorted(docs, key=lambda d: rank.get(d.get("kind", ""), len(rank)))
+        for d in docs:
+            self._apply_initial(d)
+
+    def _apply_initial(self, d: dict) -> None:
+        ri = resource_for_kind(d.get("kind", ""), d.get("apiVersion"))
+        md = d.get("metadata") or {}
+        if ri.kind == "Namespace" and md.get("name") in SYSTEM_NAMESPACES:
+            return
+        status = d.get("status")
+        c = self.client
+        out = self.server.create(c._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True)
+        if ri.kind == "Node" and status:
+            new = dict(out)
+            new["status"] = status
+            self.client.update_status("nodes", new)
+
+    def _enable_request_path(self, authorization: bool, admission: bool, validation: bool) -> None:
+        if authorization:
+            try:
+                from kubenotes.apiserver.rbac import RBACAuthorizer
+            except ImportError:
+                RBACAuthorizer = None
+            if RBACAuthorizer is not None:
+                self.server.authorizer = _NodeAndRBAC(RBACAuthorizer(self.server))
+        if admission:
+            try:
+                from kubenotes.apiserver.admission import default_admission_chain
+            except ImportError:
+                default_admission_chain = None
+            if default_admission_chain is not None:
+                self.server.admission = default_admission_chain(seed=self.seed)
+        if validation:
+            try:
+                from kubenotes.apiserver import validation as v
+            except ImportError:
+                v = None
+            self.server.validator = v
+
+    # ------------------------------------------------------------ running
+    @property
+    def now(self) -> float:
+        """Virtual seconds since the cluster started."""
+        return float(self.env.now)
+
+    def run(self, until: float | None = None) -> None:
+        """Advance the clock to ``until`` virtual seconds (everything due runs)."""
+        if until is None:
+            raise ValueError("run(until=...) needs a time: the cluster never runs out of events")
+        if until > self.env.now:
+            self.env.run(until=until)
+
+    def run_for(self, seconds: float) -> None:
+        """Advance the clock by ``seconds``."""
+        self.run(self.env.now + seconds)
+
+    def run_until(self, predicate: Callable[["Cluster"], bool], timeout_seconds: float = 600.0,
+                  poll_seconds: float = 0.5) -> bool:
+        """Run until ``predicate(cluster)`` holds (checked every ``poll_seconds``) or ``timeout_seconds`` pass.
+
+        Returns
+        -------
+        bool
+            Whether the predicate held.
+        """
+        end = self.env.now + timeout_seconds
+        while self.env.now < end:
+            if predicate(self):
+                return True
+            self.run(min(self.env.now + poll_seconds, end))
+        return bool(predicate(self))
+
+    def step(self) -> None:
+        """Process the next scheduled SimPy event."""
+        self.env.step()
+
+    # ------------------------------------------------------------ reading
+    def get(self, resource: str, name: str, namespace: str | None = None) -> dict | None:
+        """The stored object (a copy), or None."""
+        try:
+            return self.client.get(resource, name, namespace)
+        except ApiError as e:
+            if e.code == 404:
+                return None
+            raise
+
+    def list(self, resource: str, namespace: str | None = None, *, label_selector: str = "",
+             field_selector: str = "") -> list[dict]:
+        """Stored objects (copies)."""
+        return self.client.list(resource, namespace, label_selector=label_selector,
+                                field_selector=field_selector)["items"]
+
+    @property
+    def audit_log(self) -> list[AuditEntry]:
+        """Every committed write, in order."""
+        return self.server.audit_log
+
+    # ------------------------------------------------------------ acting
+    def apply(self, obj: dict, component: str = "kubectl") -> dict:
+        """Create ``obj``, or merge-patch it onto the existing one (``kubectl apply`` without the last-applied bookkeeping)."""
+        ri = resource_for_kind(obj.get("kind", ""), obj.get("apiVersion"))
+        md = obj.get("metadata") or {}
+        client = self.client if component == "kubectl" else self.server.client(component, _admin())
+        ns = md.get("namespace") or ("default" if ri.namespaced else None)
+        if self.server.get(ri.resource, ns if ri.namespaced else None, md.get("name", "")) is None:
+            return client.create(ri.resource, obj, ns)
+        patch = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "status")}
+        return client.patch(ri.resource, md["name"], patch, ns)
+
+    def node_down(self, name: str) -> None:
+        """Stop a node's kubelet heartbeats and status (it becomes unreachable)."""
+        self.kubelets[name].node_down()
+
+    def node_up(self, name: str) -> None:
+        """Resume a node's kubelet."""
+        self.kubelets[name].node_up()
+
+
+class _NodeAndRBAC:
+    """``--authorization-mode=Node,RBAC``: the Node authorizer's verdict for kubelets, then RBAC.
+
+    Notes
+    -----
+    The Node authorizer is simplified to: a ``system:node:<name>`` user in
+    group ``system:nodes`` may do what the ``system:node`` ClusterRole allows
+    (upstream restricts each node to its own pods' secrets and to its own Node
+    and Lease object through a graph).
+    """
+
+    def __init__(self, rbac: Any):
+        self.rbac = rbac
+
+    def authorize(self, attrs: Any) -> tuple[str, str]:
+        if attrs.user.name.startswith("system:node:") and "system:nodes" in attrs.user.groups:
+            node = attrs.user.name[len("system:node:"):]
+            r = attrs.resource.resource
+            if r in ("nodes", "leases") and attrs.name and attrs.name != node and attrs.verb not in ("get", "list",
+                                                                                                   "watch"):
+                return "NoOpinion", f'node "{node}" cannot modify {r} of another node'
+            return "Allow", "Node authorizer (simplified): node agent"
+        return self.rbac.authorize(attrs)

@@ -1,0 +1,409 @@
+"""A stand-in kubelet (a "hollow node"): Lease, NodeStatus and pod status, with no containers behind them.
+
+Until the node-side model lands (issue #9), each Node of a running
+:class:`~kubenotes.sim.cluster.Cluster` is served by this stand-in, in the
+role kubemark's hollow kubelet and KWOK's stages play for scale tests. It
+does what the control plane needs to see from a node, through the API like
+the real kubelet:
+
+* **registration and status**: the Node's ``Ready``, ``MemoryPressure``,
+  ``DiskPressure`` and ``PIDPressure`` conditions with the kubelet's reasons
+  and messages, re-posted when something changes and at least every
+  ``nodeStatusReportFrequency`` (5 min);
+* **heartbeat**: the node's Lease in ``kube-node-lease``, renewed every
+  ``nodeLeaseDurationSeconds`` × 0.25 = 10 s;
+* **pods**: a pod bound to the node is marked ``Running`` and ``Ready`` after
+  ``pod_startup_seconds``, with a pod IP from the node's ``spec.podCIDR``; a
+  pod being deleted is removed (``DELETE`` with grace period 0) after
+  ``pod_termination_seconds`` (never later than its grace period).
+
+``node_down()`` stops heartbeats and status (the node "dies", its pods keep
+their last status); ``node_up()`` resumes them.
+
+Stand-in conventions (KWOK-style annotations on a pod, for Jobs and retries):
+``kubenotes.io/run-seconds: "5"`` makes the containers exit after 5 s of
+running, with ``kubenotes.io/exit-code`` (default ``"0"``). The pod then
+turns ``Succeeded``/``Failed`` under ``restartPolicy: Never``; under
+``OnFailure``/``Always`` the container restarts with the kubelet's back-off
+(10 s doubling to 300 s), counting ``restartCount``.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/nodestatus/setters.go (condition reasons and messages)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/nodelease/controller.go, staging/src/k8s.io/component-helpers/apimachinery/lease/controller.go
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go, pkg/kubelet/kubelet_pods.go (generateAPIPodStatus)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/apis/config/v1beta1/defaults.go (nodeStatusUpdateFrequency 10s, nodeStatusReportFrequency 5m, nodeLeaseDurationSeconds 40)
+kubernetes/kubernetes@v1.34.0 test/kubemark (hollow node); sigs.k8s.io/kwok stages
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+from dataclasses import dataclass
+from typing import Any, Generator
+
+from kubenotes.apiserver.server import format_timestamp
+from kubenotes.apiserver.status import ApiError
+from kubenotes.apiserver.store import deep_copy
+
+__all__ = ["KubeletOptions", "StandInKubelet", "NODE_LEASE_NAMESPACE", "RUN_SECONDS_ANNOTATION",
+           "EXIT_CODE_ANNOTATION"]
+
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+RUN_SECONDS_ANNOTATION = "kubenotes.io/run-seconds"
+EXIT_CODE_ANNOTATION = "kubenotes.io/exit-code"
+#: The kubelet's container restart back-off (``pkg/kubelet/kubelet.go``: backOffPeriod 10 s, MaxContainerBackOff 300 s).
+INITIAL_BACKOFF_SECONDS, MAX_BACKOFF_SECONDS = 10.0, 300.0
+
+
+@dataclass
+class KubeletOptions:
+    """The stand-in's timings (KubeletConfiguration defaults where upstream has one).
+
+    Attributes
+    ----------
+    node_lease_duration_seconds : int
+        ``nodeLeaseDurationSeconds`` (40); the Lease is renewed every quarter of it.
+    node_status_report_frequency_seconds : float
+        ``nodeStatusReportFrequency`` (300): status is re-posted at least this often.
+    pod_startup_seconds : float
+        Binding → Running and Ready (a stand-in for sandbox, pulls and start; 2 s).
+    pod_termination_seconds : float
+        Deletion → removed, when the grace period is longer (containers exit on SIGTERM; 1 s).
+    """
+
+    node_lease_duration_seconds: int = 40
+    node_status_report_frequency_seconds: float = 300.0
+    pod_startup_seconds: float = 2.0
+    pod_termination_seconds: float = 1.0
+
+
+def _micro_time(seconds: float, epoch: Any) -> str:
+    """``metav1.MicroTime`` (RFC 3339 with microseconds), as Lease renewTime is written."""
+    import datetime as _dt
+
+    t = epoch + _dt.timedelta(seconds=seconds)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class StandInKubelet:
+    """One node's stand-in kubelet, a set of SimPy processes.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Supplies ``env``, ``server`` and clients.
+    node_name : str
+    options : KubeletOptions, optional
+    """
+
+    def __init__(self, cluster: Any, node_name: str, options: KubeletOptions | None = None):
+        self.cluster = cluster
+        self.env = cluster.env
+        self.node_name = node_name
+        self.options = options or KubeletOptions()
+        self.component = f"kubelet/{node_name}"
+        from kubenotes.apiserver.request import UserInfo
+
+        self.client = cluster.server.client(self.component, UserInfo(f"system:node:{node_name}",
+                                                                    groups=("system:nodes", "system:authenticated")))
+        self.up = True
+        self.pods: dict[str, dict] = {}  # uid -> last seen pod
+        self._started: set[str] = set()
+        self._terminating: set[str] = set()
+        self._ips: dict[str, str] = {}
+        self._next_ip = 2
+        self._restart_counts: dict[str, int] = {}
+        self._status_posted_at = -1e9
+        self._last_conditions: dict | None = None
+        self._wake = None
+
+    # ------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        self.env.process(self._heartbeat())
+        self.env.process(self._pod_source())
+
+    def node_down(self) -> None:
+        """Stop heartbeats and status updates (the node is unreachable); pods keep their last status."""
+        self.up = False
+
+    def node_up(self) -> None:
+        """Resume heartbeats; status is posted at once."""
+        if not self.up:
+            self.up = True
+            self._status_posted_at = -1e9
+            if self._wake is not None and not self._wake.triggered:
+                self._wake.succeed()
+
+    # ------------------------------------------------------------ node status and lease
+    def _heartbeat(self) -> Generator:
+        renew = self.options.node_lease_duration_seconds * 0.25
+        while True:
+            if self.up:
+                self._renew_lease()
+                self._post_status()
+                yield self.env.timeout(renew)
+            else:
+                self._wake = self.env.event()
+                yield self._wake
+                self._wake = None
+
+    def _renew_lease(self) -> None:
+        server = self.cluster.server
+        now = _micro_time(self.env.now, server.epoch)
+        lease = server.get("leases", NODE_LEASE_NAMESPACE, self.node_name)
+        try:
+            if lease is None:
+                node = server.get("nodes", None, self.node_name)
+                owner = [{"apiVersion": "v1", "kind": "Node", "name": self.node_name,
+                          "uid": node["metadata"]["uid"]}] if node else []
+                self.client.create("leases", {
+                    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                    "metadata": {"name": self.node_name, "namespace": NODE_LEASE_NAMESPACE,
+                                 "ownerReferences": owner},
+                    "spec": {"holderIdentity": self.node_name,
+                             "leaseDurationSeconds": self.options.node_lease_duration_seconds,
+                             "renewTime": now}}, NODE_LEASE_NAMESPACE)
+            else:
+                new = deep_copy(lease)
+                new["spec"]["renewTime"] = now
+                self.client.update("leases", new, NODE_LEASE_NAMESPACE)
+        except ApiError:
+            pass  # retried at the next renewal, as the lease controller backs off
+
+    def _conditions(self, old: list[dict]) -> list[dict]:
+        now = self.cluster.server.timestamp()
+        prev = {c.get("type"): c for c in old or []}
+        out = []
+        for ctype, status, reason, message in (
+                ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+                ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+                ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+                ("Ready", "True", "KubeletReady", "kubelet is posting ready status")):
+            p = prev.get(ctype)
+            transition = p.get("lastTransitionTime") if p and p.get("status") == status else now
+            out.append({"type": ctype, "status": status, "lastHeartbeatTime": now,
+                        "lastTransitionTime": transition, "reason": reason, "message": message})
+        return out
+
+    def _post_status(self) -> None:
+        server = self.cluster.server
+        node = server.get("nodes", None, self.node_name)
+        if node is None:
+            return
+        st = node.get("status") or {}
+        conds = st.get("conditions") or []
+        want = [(c["type"], c["status"], c["reason"]) for c in self._conditions(conds)]
+        have = [(c.get("type"), c.get("status"), c.get("reason")) for c in conds]
+        due = self.env.now - self._status_posted_at >= self.options.node_status_report_frequency_seconds
+        if want == have and not due:
+            return
+        new = deep_copy(node)
+        nst = new.setdefault("status", {})
+        nst["conditions"] = self._conditions(conds)
+        info = nst.setdefault("nodeInfo", {})
+        info.setdefault("kubeletVersion", "v1.34.0")
+        info.setdefault("containerRuntimeVersion", "containerd://2.1.0")
+        info.setdefault("operatingSystem", "linux")
+        info.setdefault("architecture", "amd64")
+        if "capacity" not in nst:
+            nst["capacity"] = {"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}
+        nst.setdefault("allocatable", dict(nst["capacity"]))
+        nst.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 10250}})
+        try:
+            self.client.update_status("nodes", new)
+            self._status_posted_at = self.env.now
+        except ApiError:
+            pass
+
+    # ------------------------------------------------------------ pods
+    def _pod_source(self) -> Generator:
+        """The API pod source: list and watch pods with ``spec.nodeName=<node>`` (``config.NewSourceApiserver``)."""
+        selector = f"spec.nodeName={self.node_name}"
+        while True:
+            lst = self.client.list("pods", field_selector=selector)
+            for p in lst["items"]:
+                self._on_pod(p)
+            try:
+                w = self.client.watch("pods", field_selector=selector,
+                                      resource_version=lst["metadata"]["resourceVersion"])
+            except ApiError:
+                continue
+            while not w.stopped:
+                yield w.wait()
+                for ev in w.pop_all():
+                    if ev.type == "DELETED":
+                        self.pods.pop(ev.object["metadata"]["uid"], None)
+                    elif ev.type in ("ADDED", "MODIFIED"):
+                        self._on_pod(ev.object)
+
+    def _on_pod(self, pod: dict) -> None:
+        uid = pod["metadata"]["uid"]
+        self.pods[uid] = pod
+        if pod["metadata"].get("deletionTimestamp"):
+            if uid not in self._terminating:
+                self._terminating.add(uid)
+                grace = pod["metadata"].get("deletionGracePeriodSeconds", 0) or 0
+                self.env.process(self._terminate(uid, min(float(grace), self.options.pod_termination_seconds)))
+            return
+        if uid not in self._started:
+            self._started.add(uid)
+            self.env.process(self._start(uid))
+
+    def _pod_ip(self, uid: str) -> str:
+        ip = self._ips.get(uid)
+        if ip:
+            return ip
+        node = self.cluster.server.get("nodes", None, self.node_name)
+        cidr = ((node or {}).get("spec") or {}).get("podCIDR")
+        if not cidr:
+            return ""
+        net = ipaddress.ip_network(cidr, strict=False)
+        ip = str(net.network_address + self._next_ip)  # .1 is the bridge/gateway, as host-local starts at .2
+        self._next_ip += 1
+        self._ips[uid] = ip
+        return ip
+
+    def _host_ip(self) -> str:
+        node = self.cluster.server.get("nodes", None, self.node_name) or {}
+        for a in (node.get("status") or {}).get("addresses") or []:
+            if a.get("type") == "InternalIP":
+                return a.get("address", "")
+        return ""
+
+    def _start(self, uid: str) -> Generator:
+        yield self.env.timeout(self.options.pod_startup_seconds)
+        while not self.up:
+            yield self.env.timeout(1.0)
+        pod = self.pods.get(uid)
+        if pod is None or pod["metadata"].get("deletionTimestamp"):
+            return
+        started = self.env.now
+        self._write_running(uid, started)
+        run = (pod["metadata"].get("annotations") or {}).get(RUN_SECONDS_ANNOTATION)
+        if run is None:
+            return
+        exit_code = int((pod["metadata"].get("annotations") or {}).get(EXIT_CODE_ANNOTATION, "0"))
+        policy = (pod.get("spec") or {}).get("restartPolicy", "Always")
+        backoff = INITIAL_BACKOFF_SECONDS
+        while True:
+            yield self.env.timeout(float(run))
+            pod = self.pods.get(uid)
+            if pod is None or pod["metadata"].get("deletionTimestamp"):
+                return
+            restart = policy == "Always" or (policy == "OnFailure" and exit_code != 0)
+            if not restart:
+                self._write_terminated(uid, exit_code, started)
+                return
+            self._write_terminated(uid, exit_code, started, restarting=True)
+            yield self.env.timeout(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+            self._restart_counts[uid] = self._restart_counts.get(uid, 0) + 1
+            started = self.env.now
+            self._write_running(uid, started)
+
+    def _container_id(self, uid: str, name: str) -> str:
+        h = hashlib.sha256(f"{uid}/{name}/{self._restart_counts.get(uid, 0)}".encode()).hexdigest()
+        return f"containerd://{h}"
+
+    def _status_base(self, pod: dict) -> dict:
+        st = deep_copy(pod.get("status") or {})
+        st["hostIP"] = self._host_ip()
+        if st["hostIP"]:
+            st["hostIPs"] = [{"ip": st["hostIP"]}]
+        ip = self._pod_ip(pod["metadata"]["uid"])
+        if ip:
+            st["podIP"] = ip
+            st["podIPs"] = [{"ip": ip}]
+        return st
+
+    def _set_conditions(self, st: dict, ready: bool, initialized: bool = True) -> None:
+        now = self.cluster.server.timestamp()
+        prev = {c.get("type"): c for c in st.get("conditions") or []}
+        out = []
+        for ctype, status in (("PodReadyToStartContainers", "True"), ("Initialized", "True" if initialized else "False"),
+                              ("Ready", "True" if ready else "False"),
+                              ("ContainersReady", "True" if ready else "False"), ("PodScheduled", "True")):
+            p = prev.get(ctype)
+            c = {"type": ctype, "status": status, "lastProbeTime": None,
+                 "lastTransitionTime": p.get("lastTransitionTime") if p and p.get("status") == status else now}
+            if status == "False" and ctype in ("Ready", "ContainersReady"):
+                c["reason"] = "ContainersNotReady" if ctype == "ContainersReady" else "ContainersNotReady"
+            out.append(c)
+        st["conditions"] = out
+
+    def _write(self, uid: str, st: dict) -> None:
+        pod = self.pods.get(uid)
+        if pod is None:
+            return
+        new = dict(pod)
+        new["status"] = st
+        try:
+            out = self.client.update_status("pods", new, pod["metadata"]["namespace"])
+            self.pods[uid] = out
+        except ApiError:
+            pass  # the status manager retries on the next sync
+
+    def _write_running(self, uid: str, started: float) -> None:
+        pod = self.pods.get(uid)
+        if pod is None:
+            return
+        st = self._status_base(pod)
+        st["phase"] = "Running"
+        epoch = self.cluster.server.epoch
+        st.setdefault("startTime", format_timestamp(self.env.now, epoch))
+        self._set_conditions(st, ready=True)
+        prev = {c.get("name"): c for c in st.get("containerStatuses") or []}
+        st["containerStatuses"] = [{
+            "name": c["name"], "image": c.get("image", ""), "imageID": c.get("image", ""),
+            "containerID": self._container_id(uid, c["name"]), "ready": True, "started": True,
+            "restartCount": self._restart_counts.get(uid, 0),
+            "state": {"running": {"startedAt": format_timestamp(started, epoch)}},
+            "lastState": (prev.get(c["name"]) or {}).get("lastState") or {}}
+            for c in (pod.get("spec") or {}).get("containers") or []]
+        self._write(uid, st)
+
+    def _write_terminated(self, uid: str, exit_code: int, started: float, restarting: bool = False) -> None:
+        pod = self.pods.get(uid)
+        if pod is None:
+            return
+        epoch = self.cluster.server.epoch
+        st = self._status_base(pod)
+        term = {"exitCode": exit_code, "reason": "Completed" if exit_code == 0 else "Error",
+                "startedAt": format_timestamp(started, epoch), "finishedAt": format_timestamp(self.env.now, epoch),
+                "containerID": self._container_id(uid, "")}
+        statuses = []
+        for c in (pod.get("spec") or {}).get("containers") or []:
+            cs = {"name": c["name"], "image": c.get("image", ""), "imageID": c.get("image", ""),
+                  "containerID": self._container_id(uid, c["name"]), "ready": False, "started": False,
+                  "restartCount": self._restart_counts.get(uid, 0)}
+            if restarting:
+                cs["state"] = {"waiting": {"reason": "CrashLoopBackOff",
+                                           "message": f"back-off restarting failed container {c['name']} in pod "
+                                                      f"{pod['metadata']['name']}_{pod['metadata']['namespace']}"
+                                                      f"({uid})"}}
+                cs["lastState"] = {"terminated": dict(term, containerID=cs["containerID"])}
+            else:
+                cs["state"] = {"terminated": dict(term, containerID=cs["containerID"])}
+            statuses.append(cs)
+        st["containerStatuses"] = statuses
+        if not restarting:
+            st["phase"] = "Succeeded" if exit_code == 0 else "Failed"
+        self._set_conditions(st, ready=False)
+        self._write(uid, st)
+
+    def _terminate(self, uid: str, seconds: float) -> Generator:
+        yield self.env.timeout(seconds)
+        while not self.up:
+            yield self.env.timeout(1.0)
+        pod = self.pods.get(uid)
+        if pod is None:
+            return
+        md = pod["metadata"]
+        try:
+            self.client.delete("pods", md["name"], md["namespace"], grace_period_seconds=0,
+                               preconditions={"uid": uid})
+        except ApiError:
+            pass
+        self._ips.pop(uid, None)

@@ -1,0 +1,356 @@
+"""kube-scheduler as one component of the running cluster: informers in, bindings out.
+
+The scheduling itself is chapter 04's :class:`~kubenotes.scheduler.schedule_one.Scheduler`
+(the same framework, plugins, queue and preemption, untouched). This module
+gives it what ``cmd/kube-scheduler`` gives ``pkg/scheduler``: event handlers
+on the pod and node informers that feed its queue and cache
+(``eventhandlers.go``), a loop that runs ``ScheduleOne`` on the virtual clock
+while the active queue has pods (honouring each pod's back-off), and writes
+through the API: the ``pods/binding`` subresource for DefaultBinder, the
+``Scheduled`` and ``FailedScheduling`` Events, the ``PodScheduled=False``
+condition with the FailedScheduling message, ``status.nominatedNodeName``,
+and preemption victims' deletion.
+
+Notes
+-----
+Simplified: the scheduler cache is rebuilt from the informer caches when the
+set of nodes or a node's scheduling-relevant fields change (labels, taints,
+allocatable, unschedulable), instead of being updated incrementally; pods the
+scheduler assumed stay assumed until their bound update arrives, as upstream.
+Scheduling takes no virtual time. Pod updates of pending pods other than
+deletion are not re-queued.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/eventhandlers.go (addAllEventHandlers)
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (handleSchedulingFailure: FailedScheduling, PodScheduled condition)
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/defaultbinder/default_binder.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/internal/queue/scheduling_queue.go (flushBackoffQCompleted every 1 s,
+    flushUnschedulablePodsLeftover every 30 s after podMaxInUnschedulablePodsDuration 5 min)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generator
+
+from kubenotes.apiserver.status import ApiError
+from kubenotes.apiserver.store import deep_copy
+
+__all__ = ["KubeScheduler", "SCHEDULER_NAME", "POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS"]
+
+SCHEDULER_NAME = "default-scheduler"
+#: podMaxInUnschedulablePodsDuration: a pod parked this long is retried even without a matching event.
+POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS = 300.0
+
+
+def _node_key(n: dict) -> tuple:
+    spec, st = n.get("spec") or {}, n.get("status") or {}
+    md = n.get("metadata", {})
+    return (md.get("name"), tuple(sorted((md.get("labels") or {}).items())),
+            repr(spec.get("taints")), bool(spec.get("unschedulable")), repr(st.get("allocatable")),
+            repr(st.get("images")))
+
+
+class KubeScheduler:
+    """The running scheduler: informer handlers, the ScheduleOne loop, API writes.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    config : KubeSchedulerConfiguration, optional
+    seed : int
+    trace : bool
+        Keep chapter 04's per-node traces of every attempt (slower; the
+        decisions and messages are the same either way).
+
+    Attributes
+    ----------
+    scheduler : Scheduler
+        Chapter 04's scheduler over the current cache (rebuilt when nodes change).
+    traces : list[AttemptTrace]
+        Every attempt, in order, across rebuilds.
+    """
+
+    component = SCHEDULER_NAME
+
+    def __init__(self, cluster: Any, config: Any = None, seed: int = 0, trace: bool = False):
+        from kubenotes.apiserver.request import UserInfo
+        from kubenotes.client.record import EventRecorder
+
+        self.cluster = cluster
+        self.env = cluster.env
+        self.config = config
+        self.seed = seed
+        self.trace = trace
+        self.client = cluster.server.client(self.component, UserInfo("system:kube-scheduler",
+                                                                    groups=("system:authenticated",)))
+        self.recorder = EventRecorder(self.client, self.component)
+        inf = cluster.scheduler_informers
+        self.pod_informer = inf.informer_for("pods")
+        self.node_informer = inf.informer_for("nodes")
+        self.pod_informer.add_event_handler(self._on_pod_add, self._on_pod_update, self._on_pod_delete)
+        self.node_informer.add_event_handler(self._on_node_change, lambda old, new: self._on_node_change(new),
+                                             self._on_node_change)
+        self.scheduler = None
+        self.traces: list = []
+        self._node_keys: tuple | None = None
+        self._dirty = True
+        self._wake = None
+        self._pending: dict[str, dict] = {}  # uid -> pending pod dict
+        self._assumed: set[str] = set()
+
+    # ------------------------------------------------------------ handlers
+    def _responsible(self, pod: dict) -> bool:
+        return ((pod.get("spec") or {}).get("schedulerName") or SCHEDULER_NAME) == SCHEDULER_NAME
+
+    def _kick(self) -> None:
+        if self._wake is not None and not self._wake.triggered:
+            self._wake.succeed()
+
+    def _on_pod_add(self, pod: dict) -> None:
+        spec = pod.get("spec") or {}
+        uid = pod["metadata"]["uid"]
+        if spec.get("nodeName"):
+            if uid in self._assumed:
+                self._assumed.discard(uid)
+                return
+            if self.scheduler is not None and not self._dirty:
+                self._add_bound(pod)
+            return
+        if not self._responsible(pod) or pod["metadata"].get("deletionTimestamp"):
+            return
+        if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            return
+        self._pending[uid] = pod
+        if self.scheduler is not None and not self._dirty:
+            self._queue(pod)
+        self._kick()
+
+    def _on_pod_update(self, old: dict, new: dict) -> None:
+        uid = new["metadata"]["uid"]
+        was_bound = bool((old.get("spec") or {}).get("nodeName"))
+        if not was_bound and (new.get("spec") or {}).get("nodeName"):
+            self._pending.pop(uid, None)
+            self._on_pod_add(new)
+            return
+        if not was_bound and new["metadata"].get("deletionTimestamp") and uid in self._pending:
+            self._on_pod_delete(new)
+            return
+        if uid in self._pending:
+            self._pending[uid] = new
+
+    def _on_pod_delete(self, pod: Any) -> None:
+        from kubenotes.scheduler.queue import ASSIGNED_POD_DELETE
+
+        pod = getattr(pod, "obj", pod)  # DeletedFinalStateUnknown
+        uid = pod["metadata"]["uid"]
+        self._assumed.discard(uid)
+        s = self.scheduler
+        if uid in self._pending:
+            del self._pending[uid]
+            if s is not None and not self._dirty:
+                pi = s.pod_lister.pods.pop(f"{pod['metadata']['namespace']}/{pod['metadata']['name']}", None)
+                if pi is not None:
+                    s.queue.delete(pi)
+            return
+        node = (pod.get("spec") or {}).get("nodeName")
+        if s is None or self._dirty or not node:
+            return
+        ni = s.snapshot.get(node)
+        key = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+        pi = s.pod_lister.pods.pop(key, None)
+        if ni is not None and pi is not None and any(p.uid == pi.uid for p in ni.pods):
+            s.snapshot.remove_pod(pi, node)
+        s.queue.now = float(self.env.now)
+        s.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, pi)
+        self._kick()
+
+    def _on_node_change(self, node: Any) -> None:
+        self._dirty = True
+        self._kick()
+
+    # ------------------------------------------------------------ cache
+    def _typed(self, pod: dict) -> Any:
+        from lightkube.resources.core_v1 import Pod
+
+        return Pod.from_dict(pod)
+
+    def _add_bound(self, pod: dict) -> None:
+        from kubenotes.scheduler.framework.node_info import PodInfo
+        from kubenotes.scheduler.queue import ASSIGNED_POD_ADD
+
+        s = self.scheduler
+        node = pod["spec"]["nodeName"]
+        if s.snapshot.get(node) is None:
+            return
+        pi = PodInfo(self._typed(pod))
+        s.snapshot.add_pod(pi, node)
+        s.pod_lister.pods[pi.key] = pi
+        s.queue.now = float(self.env.now)
+        s.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_ADD, pi)
+
+    def _queue(self, pod: dict) -> None:
+        from kubenotes.scheduler.framework.node_info import PodInfo
+
+        s = self.scheduler
+        pi = PodInfo(self._typed(pod))
+        s.pod_lister.pods[pi.key] = pi
+        if (pod.get("status") or {}).get("nominatedNodeName"):
+            s.nominator.add_nominated_pod(pi)
+        s.queue.now = float(self.env.now)
+        s.queue.add(pi, timestamp=float(self.env.now))
+
+    def _rebuild(self) -> None:
+        """Build a new scheduler over the informer caches (nodes, bound pods, pending pods)."""
+        from kubenotes.scheduler.schedule_one import Scheduler
+        from kubenotes.scheduler.snapshot import new_snapshot
+
+        from lightkube.resources.core_v1 import Node
+
+        nodes = self.node_informer.lister.list()
+        keys = tuple(_node_key(n) for n in nodes)
+        if self.scheduler is not None and keys == self._node_keys:
+            self._dirty = False
+            return
+        pods = self.pod_informer.lister.list()
+        bound = [self._typed(p) for p in pods if (p.get("spec") or {}).get("nodeName")]
+        snap = new_snapshot([Node.from_dict(n) for n in nodes], bound)
+        old_queue = self.scheduler.queue if self.scheduler is not None else None
+        self.scheduler = Scheduler(snap, config=self.config, objects=self._cluster_objects(), seed=self.seed,
+                                   trace=self.trace)
+        s = self.scheduler
+        s.queue.max_attempts_per_pod = 10**9  # a running scheduler retries forever
+        s.framework.binder = self._bind
+        s.framework.pod_deleter = self._delete_victim
+        self._node_keys = keys
+        self._dirty = False
+        attempts = {}
+        if old_queue is not None:
+            for qs in old_queue.pending_pods().values():
+                for q in qs:
+                    attempts[q.pod_info.uid] = q.attempts
+        for uid, pod in list(self._pending.items()):
+            self._queue(pod)
+
+    def _cluster_objects(self) -> Any:
+        from kubenotes.scheduler.snapshot import ClusterObjects
+        from lightkube.codecs import from_dict
+
+        def typed(resource: str) -> list:
+            try:
+                inf = self.cluster.scheduler_informers.informer_for(resource)
+            except Exception:
+                return []
+            return [from_dict(o) for o in inf.lister.list()] if inf.has_synced() else []
+
+        ns = {o["metadata"]["name"]: dict(o["metadata"].get("labels") or {})
+              for o in self.cluster.server.list("namespaces")}
+        return ClusterObjects(namespaces=ns, priority_classes=[from_dict(o) for o in
+                                                               self.cluster.server.list("priorityclasses")])
+
+    # ------------------------------------------------------------ API writes (framework handle)
+    def _bind(self, pod: Any, node_name: str) -> None:
+        self._assumed.add(pod.uid)
+        self._pending.pop(pod.uid, None)
+        try:
+            self.client.bind(pod.namespace, pod.name, node_name)
+        except ApiError:
+            self._assumed.discard(pod.uid)
+            raise
+        cur = self.cluster.server.get("pods", pod.namespace, pod.name)
+        if cur is not None:
+            self.recorder.event(cur, "Normal", "Scheduled",
+                                f"Successfully assigned {pod.namespace}/{pod.name} to {node_name}")
+
+    def _delete_victim(self, pod: Any) -> None:
+        cur = self.cluster.server.get("pods", pod.namespace, pod.name)
+        if cur is not None:
+            # pkg/scheduler/framework/preemption/preemption.go prepareCandidate
+            self.recorder.event(cur, "Normal", "Preempted",
+                                f"Preempted by pod {self._preemptor_uid} on node {pod.node_name}")
+        try:
+            self.client.delete("pods", pod.name, pod.namespace)
+        except ApiError:
+            pass
+
+    _preemptor_uid = ""
+
+    def _record_failure(self, tr: Any) -> None:
+        cur = self.cluster.server.get("pods", tr.namespace, tr.name)
+        if cur is None or (cur.get("spec") or {}).get("nodeName"):
+            return
+        msg = tr.message or ""
+        self.recorder.event(cur, "Warning", "FailedScheduling", msg)
+        new = deep_copy(cur)
+        st = new.setdefault("status", {})
+        conds = [c for c in st.get("conditions") or [] if c.get("type") != "PodScheduled"]
+        old_c = next((c for c in cur.get("status", {}).get("conditions") or [] if c.get("type") == "PodScheduled"),
+                     None)
+        reason = "SchedulerError" if msg.startswith("running") else "Unschedulable"
+        transition = (old_c or {}).get("lastTransitionTime") if old_c and old_c.get("status") == "False" \
+            else self.cluster.server.timestamp()
+        conds.append({"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                      "lastTransitionTime": transition, "reason": reason, "message": msg})
+        st["conditions"] = conds
+        if tr.nominated_node_name:
+            st["nominatedNodeName"] = tr.nominated_node_name
+        try:
+            self.client.update_status("pods", new, tr.namespace)
+        except ApiError:
+            pass
+
+    # ------------------------------------------------------------ the loop
+    def start(self) -> None:
+        self.env.process(self._run())
+
+    def _flush_backoff(self) -> float | None:
+        """Move pods whose back-off is over to activeQ; returns the next expiry (or None)."""
+        s = self.scheduler
+        now = float(self.env.now)
+        nxt = None
+        while True:
+            q = s.queue.backoff_q.peek()
+            if q is None:
+                break
+            if q.backoff_expiration <= now + 1e-9:
+                s.queue.backoff_q.pop()
+                s.queue.active_q.push(q)
+            else:
+                nxt = q.backoff_expiration
+                break
+        for uid, q in list(s.queue.unschedulable_pods.items()):
+            if q.gated():
+                continue
+            if now - q.timestamp >= POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS:
+                del s.queue.unschedulable_pods[uid]
+                s.queue.active_q.push(q)
+            else:
+                t = q.timestamp + POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS
+                nxt = t if nxt is None else min(nxt, t)
+        return nxt
+
+    def _run(self) -> Generator:
+        yield self.cluster.scheduler_informers.wait_for_cache_sync()
+        while True:
+            if self._dirty or self.scheduler is None:
+                self._rebuild()
+            s = self.scheduler
+            s.queue.now = float(self.env.now)
+            nxt = self._flush_backoff()
+            if len(s.queue.active_q):
+                q = s.queue.active_q.peek()
+                self._preemptor_uid = q.pod_info.uid if q else ""
+                tr = s.schedule_one()
+                if tr is not None:
+                    self.traces.append(tr)
+                    if tr.node_name is None and tr.message and not tr.message.startswith("skip schedule"):
+                        self._record_failure(tr)
+                    # one pod per virtual instant keeps other processes (watch delivery) interleaved
+                yield self.env.timeout(0)
+                continue
+            self._wake = self.env.event()
+            waits = [self._wake]
+            if nxt is not None:
+                waits.append(self.env.timeout(max(nxt - self.env.now, 0.0)))
+            yield self.env.any_of(waits)
+            self._wake = None
