@@ -314,8 +314,7 @@ class APIServer:
             from kubenotes.apiserver.status import new_forbidden_request
 
             raise new_forbidden_request(attrs.user.name, attrs.verb, attrs.resource.group, attrs.resource.resource,
-                                        attrs.subresource, attrs.namespace, attrs.name, decision[1] if
-                                        decision[1] and not decision[1].startswith("RBAC: no") else "")
+                                        attrs.subresource, attrs.namespace, attrs.name, decision[1])
 
     _rbac_revision = 0
 
@@ -936,7 +935,8 @@ class APIServer:
         spec = (body or {}).get("spec") or {}
         seconds = int(spec.get("expirationSeconds") or 3600)
         token = authn.issue_service_account_token(attrs.namespace, attrs.name, sa["metadata"].get("uid", ""),
-                                                  expiration_seconds=seconds, now_seconds=self.env.now)
+                                                  expiration_seconds=seconds, now_seconds=self.env.now,
+                                                  audiences=tuple(spec.get("audiences") or [authn.DEFAULT_ISSUER]))
         return {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
                 "metadata": {"name": attrs.name, "namespace": attrs.namespace,
                              "creationTimestamp": None},

@@ -74,7 +74,9 @@ class EventRecorder:
                 self._seen[key] = (name, ens, count)
                 return out
             self._seq += 1
-            nanos = int(server.env.now * 1e9) + self._seq
+            # upstream: wall-clock UnixNano; here the virtual clock from the server's epoch (+ a sequence
+            # number, as two events of one instant must not collide)
+            nanos = int(server.epoch.timestamp() * 1e9) + int(server.env.now * 1e9) + self._seq
             ev = {"apiVersion": "v1", "kind": "Event",
                   "metadata": {"name": f"{ref['name']}.{nanos:x}", "namespace": ns},
                   "involvedObject": ref, "reason": reason, "message": message, "type": event_type,

@@ -80,8 +80,9 @@ class ControllerContext:
         Only to build clients; controllers never read the store directly.
     informers : SharedInformerFactory
         Shared informers (one per resource) for every controller.
-    make_client : callable(component: str, service_account: str) -> Client
-        A client authenticated as ``system:serviceaccount:kube-system:<service_account>``.
+    make_client : callable(component: str, service_account: str or None) -> Client
+        A client authenticated as ``system:serviceaccount:kube-system:<service_account>``
+        (``--use-service-account-credentials``), or as ``system:kube-controller-manager`` for None.
     rng : random.Random
         Seeded randomness (names, jitter).
     options : dict
@@ -124,7 +125,8 @@ class Controller:
     """
 
     name = "controller"
-    service_account = ""
+    #: Upstream's service account (``system:controller:<sa>`` ClusterRole); None: kube-controller-manager's user.
+    service_account: str | None = None
     #: Option key and default for the periodic resync (0: none).
     resync_seconds = 0.0
 
@@ -135,7 +137,8 @@ class Controller:
         self.ctx = ctx
         self.env = ctx.env
         self.informers = ctx.informers
-        self.client = ctx.make_client(self.name, self.service_account or self.name)
+        # None: the controller runs with kube-controller-manager's own credentials (the tokens controller)
+        self.client = ctx.make_client(self.name, self.service_account)
         self.queue = RateLimitingQueue(ctx.env, default_controller_rate_limiter(), name=self.name)
         self.recorder = EventRecorder(self.client, self.name)
         self.reconciles = 0

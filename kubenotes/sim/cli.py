@@ -60,7 +60,7 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0) -> Any:
 
     m = load_manifests(*sources, defaults=False)
     scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
-    objects = [o.obj for o in m if not isinstance(o.obj, dict)]
+    objects = [o for o in m if not isinstance(o.obj, dict)]
     cluster = Cluster(objects, seed=seed)
     for s in scenarios:
         start_scenario(cluster, s)

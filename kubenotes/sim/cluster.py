@@ -40,16 +40,26 @@ INSTALL_ORDER = ("Namespace", "PriorityClass", "ResourceQuota", "LimitRange", "S
 
 def to_dicts(objects: Any) -> list[dict]:
     """JSON-shaped dicts from a :class:`~kubenotes.api.manifests.Manifests`, lightkube objects or dicts."""
-    from kubenotes.api.manifests import Manifests
+    return [d for d, _ in _with_locations(objects)]
+
+
+def _with_locations(objects: Any) -> list[tuple[dict, Any]]:
+    """``(dict, LoadedObject)`` pairs; None in place of the LoadedObject for objects that did not come from a file."""
+    from kubenotes.api.manifests import LoadedObject, Manifests
 
     out = []
     if isinstance(objects, Manifests):
-        objects = [o.obj for o in objects]
+        objects = list(objects)
     for o in objects or ():
+        loc = None
+        if isinstance(o, LoadedObject):
+            if o.kind == "Scenario":
+                continue
+            loc, o = o, o.obj
         if isinstance(o, dict):
-            out.append(o)
+            out.append((o, loc))
         elif hasattr(o, "to_dict"):
-            out.append(o.to_dict())
+            out.append((o.to_dict(), loc))
         else:
             raise TypeError(f"cannot load {type(o).__name__} into a cluster")
     return out
@@ -187,7 +197,10 @@ class Cluster:
 
         return cls(load_manifests(*sources, defaults=False), **kwargs)
 
-    def _controller_client(self, component: str, service_account: str) -> Any:
+    def _controller_client(self, component: str, service_account: str | None) -> Any:
+        if not service_account:
+            return self.server.client(component, UserInfo("system:kube-controller-manager",
+                                                          groups=("system:authenticated",)))
         user = UserInfo(f"system:serviceaccount:kube-system:{service_account}",
                         groups=("system:serviceaccounts", "system:serviceaccounts:kube-system",
                                 "system:authenticated"))
@@ -210,11 +223,19 @@ class Cluster:
                 c.create("clusterroles", r)
             for b in bootstrap_policy.bootstrap_cluster_role_bindings():
                 c.create("clusterrolebindings", b)
-        docs = to_dicts(objects)
+        docs = _with_locations(objects)
         rank = {k: i for i, k in enumerate(INSTALL_ORDER)}
-        docs = sorted(docs, key=lambda d: rank.get(d.get("kind", ""), len(rank)))
-        for d in docs:
-            self._apply_initial(d)
+        docs = sorted(docs, key=lambda d: rank.get(d[0].get("kind", ""), len(rank)))
+        for d, loc in docs:
+            try:
+                self._apply_initial(d)
+            except ApiError as e:
+                if loc is None:
+                    raise
+                from kubenotes.errors import ManifestError
+
+                # one line naming the file, document and object, then the API server's own words
+                raise ManifestError(loc.source, loc.doc, loc.ref, str(e)) from None
 
     def _apply_initial(self, d: dict) -> None:
         ri = resource_for_kind(d.get("kind", ""), d.get("apiVersion"))

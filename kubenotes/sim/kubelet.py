@@ -203,10 +203,14 @@ class StandInKubelet:
         nst = new.setdefault("status", {})
         nst["conditions"] = self._conditions(conds)
         info = nst.setdefault("nodeInfo", {})
-        info.setdefault("kubeletVersion", "v1.34.0")
-        info.setdefault("containerRuntimeVersion", "containerd://2.1.0")
-        info.setdefault("operatingSystem", "linux")
-        info.setdefault("architecture", "amd64")
+        ids = hashlib.sha256(self.node_name.encode()).hexdigest()
+        for k, v in (("machineID", ids[:32]), ("systemUUID", f"{ids[:8]}-{ids[8:12]}-{ids[12:16]}-{ids[16:20]}-"
+                                                              f"{ids[20:32]}"),
+                     ("bootID", f"{ids[32:40]}-{ids[40:44]}-{ids[44:48]}-{ids[48:52]}-{ids[52:64]}"),
+                     ("kernelVersion", "6.8.0-1015-generic"), ("osImage", "Ubuntu 24.04.2 LTS"),
+                     ("containerRuntimeVersion", "containerd://2.1.0"), ("kubeletVersion", "v1.34.0"),
+                     ("kubeProxyVersion", ""), ("operatingSystem", "linux"), ("architecture", "amd64")):
+            info.setdefault(k, v)
         if "capacity" not in nst:
             nst["capacity"] = {"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}
         nst.setdefault("allocatable", dict(nst["capacity"]))
