@@ -76,10 +76,13 @@ class Cluster:
     ----------
     objects : Manifests, iterable of dict or lightkube objects, optional
         What ``kubectl apply`` would be given; created at time 0 in
-        :data:`INSTALL_ORDER`, keeping any ``metadata.uid`` they carry (as a
-        restore from backup would, so the ownerReferences of ``kubectl get -o
-        yaml`` output still point at their owners). Every Node gets a
-        stand-in kubelet; a Node's ``status`` is posted as given.
+        :data:`INSTALL_ORDER` through the whole request path (RBAC,
+        admission, validation). Objects that carry a ``metadata.uid`` (a
+        ``kubectl get -o yaml`` dump of a running cluster) are restored as
+        from an etcd backup instead: they keep their uid, so ownerReferences
+        still point at their owners, and skip admission, which the cluster
+        they came from already applied. Every Node gets a stand-in kubelet; a
+        Node's ``status`` is posted as given.
     seed : int
         Seeds uids, generated names and every component's randomness.
     controllers : iterable of str, optional
@@ -152,8 +155,10 @@ class Cluster:
         self.server = APIServer(self.env, seed=seed, **kw)
         self.client = self.server.client("kubectl", _admin())
         self._bootstrap_client = self.server.client("kube-apiserver", _admin())
-        self._bootstrap(objects or ())
+        self._bootstrap()
+        # user objects pass the whole request path (RBAC, admission, validation), as `kubectl apply` would
         self._enable_request_path(authorization, admission, validation)
+        self._load(objects or ())
 
         self.informers = SharedInformerFactory(self.server.client("kube-controller-manager", UserInfo(
             "system:kube-controller-manager", groups=("system:authenticated",))), self.env)
@@ -206,7 +211,8 @@ class Cluster:
                                 "system:authenticated"))
         return self.server.client(component, user)
 
-    def _bootstrap(self, objects: Any) -> None:
+    def _bootstrap(self) -> None:
+        """What kube-apiserver creates at start: system namespaces, PriorityClasses, bootstrap RBAC."""
         from kubenotes.api.priority import system_priority_classes
 
         c = self._bootstrap_client
@@ -223,6 +229,9 @@ class Cluster:
                 c.create("clusterroles", r)
             for b in bootstrap_policy.bootstrap_cluster_role_bindings():
                 c.create("clusterrolebindings", b)
+
+    def _load(self, objects: Any) -> None:
+        """Create the given objects in :data:`INSTALL_ORDER`; a refused one is a ManifestError naming its file."""
         docs = _with_locations(objects)
         rank = {k: i for i, k in enumerate(INSTALL_ORDER)}
         docs = sorted(docs, key=lambda d: rank.get(d[0].get("kind", ""), len(rank)))
@@ -244,7 +253,16 @@ class Cluster:
             return
         status = d.get("status")
         c = self.client
-        out = self.server.create(c._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True)
+        restoring = bool(md.get("uid"))
+        admission = self.server.admission
+        if restoring:
+            # A `kubectl get -o yaml` dump (it carries uids): restored as from an etcd backup, without admission
+            # (the cluster it came from admitted it; its ServiceAccounts, quotas... may not be in the dump).
+            self.server.admission = None
+        try:
+            out = self.server.create(c._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True)
+        finally:
+            self.server.admission = admission
         if ri.kind == "Node" and status:
             new = dict(out)
             new["status"] = status

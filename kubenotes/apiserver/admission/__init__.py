@@ -1,0 +1,68 @@
+"""Admission: the plugins between authorization and storage, in upstream's default order.
+
+:func:`default_admission_chain` builds the chain a :class:`~kubenotes.sim.cluster.Cluster`
+runs, with the default-on plugins upstream's ``AllOrderedPlugins`` lists, in
+that order: ``NamespaceLifecycle``, ``LimitRanger``, ``ServiceAccount``,
+``Priority``, ``DefaultTolerationSeconds``, ``ResourceQuota``. The API server
+runs every plugin's mutating phase, then (after the registry strategy and
+object validation) every plugin's validating phase.
+
+Notes
+-----
+Default-on plugins that are not modelled: ``TaintNodesByCondition``,
+``PodSecurity``, ``RuntimeClass``, ``DefaultStorageClass``,
+``StorageObjectInUseProtection``, ``PersistentVolumeClaimResize``,
+``DefaultIngressClass``, the certificate plugins, ``ValidatingAdmissionPolicy``
+/ ``MutatingAdmissionPolicy`` and the ``MutatingAdmissionWebhook`` /
+``ValidatingAdmissionWebhook`` plugins (the model has no webhooks).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/kubeapiserver/options/plugins.go (AllOrderedPlugins, DefaultOffAdmissionPlugins)
+https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/
+"""
+
+from __future__ import annotations
+
+from kubenotes.apiserver.admission.defaulttolerationseconds import DefaultTolerationSeconds
+from kubenotes.apiserver.admission.interfaces import (
+    CONNECT, CREATE, DELETE, UPDATE, AdmissionChain, Plugin, forbidden, resource_name)
+from kubenotes.apiserver.admission.limitranger import LimitRanger
+from kubenotes.apiserver.admission.namespacelifecycle import NamespaceLifecycle
+from kubenotes.apiserver.admission.priority import Priority
+from kubenotes.apiserver.admission.quantity import Quantity, quantity_string
+from kubenotes.apiserver.admission.resourcequota import ResourceQuota
+from kubenotes.apiserver.admission.serviceaccount import ServiceAccount
+
+__all__ = [
+    "CREATE", "UPDATE", "DELETE", "CONNECT",
+    "Plugin", "AdmissionChain", "forbidden", "resource_name",
+    "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "ResourceQuota",
+    "Quantity", "quantity_string",
+    "DEFAULT_PLUGIN_ORDER", "default_admission_chain",
+]
+
+#: The default-on plugins the model runs, in ``AllOrderedPlugins`` order.
+DEFAULT_PLUGIN_ORDER = ("NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
+                        "DefaultTolerationSeconds", "ResourceQuota")
+
+
+def default_admission_chain(seed: int = 0) -> AdmissionChain:
+    """The admission chain of a default kube-apiserver, as far as the model goes.
+
+    Parameters
+    ----------
+    seed : int
+        Seeds the ServiceAccount plugin's volume names (``kube-api-access-xxxxx``).
+
+    Returns
+    -------
+    AdmissionChain
+
+    Examples
+    --------
+    >>> default_admission_chain().names()
+    ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds', 'ResourceQuota']
+    """
+    return AdmissionChain([NamespaceLifecycle(), LimitRanger(), ServiceAccount(seed), Priority(),
+                           DefaultTolerationSeconds(), ResourceQuota()])

@@ -1,0 +1,1542 @@
+"""Object validation: the 422 Invalid the API server answers, with upstream's field errors.
+
+:func:`validate_create` and :func:`validate_update` are what the registry
+strategies' ``Validate`` and ``ValidateUpdate`` call: they return
+``StatusCause`` dicts (:func:`~kubenotes.apiserver.status.field_cause`) whose
+``message`` is the full ``field.Error`` text, e.g. ``metadata.name: Invalid
+value: "UPPER_case": a lowercase RFC 1123 subdomain must consist of ...``.
+Values print as v1.34's ``field.Error`` prints them: strings quoted, numbers
+and booleans plain, anything else as compact JSON (maps with sorted keys).
+
+What is checked (what learners typically get wrong):
+
+* every object: ``metadata`` as ``ValidateObjectMeta`` checks it: the name
+  (a DNS-1123 subdomain for most kinds, a DNS-1123 label for Namespaces, a
+  DNS-1035 label for Services, a path segment for RBAC objects),
+  ``generateName``, namespace required or forbidden, label keys and values,
+  annotation keys and total size, ownerReferences (one controller),
+  finalizer names; on update, no new finalizers while deleting;
+* Pod: containers required, container (and init container) names DNS-1123
+  labels and unique, image required, ports, volume names and mounts,
+  requests not above limits (:func:`kubenotes.api.resources.resource_requirements_errors`),
+  non-negative quantities, ``restartPolicy``, ``dnsPolicy``,
+  ``activeDeadlineSeconds``, ``nodeName``, ``nodeSelector``, tolerations,
+  ``serviceAccountName``; on update, upstream's immutable pod spec
+  (``pod updates may not change fields other than ...``), added containers,
+  changed tolerations and ``activeDeadlineSeconds`` rules;
+* Deployment, ReplicaSet, ReplicationController, StatefulSet, DaemonSet:
+  selector required and non-empty, ``selector`` must match template
+  ``labels``, template ``restartPolicy: Always``, ``replicas >= 0``,
+  rolling-update ``maxSurge``/``maxUnavailable`` rules; on update the
+  ``apps/v1`` selector is immutable and a StatefulSet's spec is immutable
+  outside its updatable fields;
+* Job and CronJob: ``parallelism``/``completions``/``backoffLimit``/
+  ``activeDeadlineSeconds`` non-negative, template ``restartPolicy``
+  ``OnFailure`` or ``Never``, Indexed jobs need ``completions``,
+  CronJob ``schedule`` required and names of at most 52 characters;
+* Service (ports, names, protocols, ``type``, ``nodePort`` with ClusterIP),
+  Node (taints; ``podCIDRs`` set once), Namespace (finalizer names),
+  ResourceQuota (standard resource names, non-negative, integer counts),
+  LimitRange (types, min <= default request <= default <= max, ratios),
+  PodDisruptionBudget (``minAvailable`` xor ``maxUnavailable``, values),
+  ConfigMap/Secret (keys), PriorityClass (reserved ``system-`` names,
+  value range, immutable value).
+
+Notes
+-----
+Not checked, although upstream's ``ValidatePod`` and friends do: volume
+sources (exactly one per volume), probes, lifecycle hooks, environment
+variable names and sources, security contexts, affinity and topology spread
+terms, host namespaces and ports, ephemeral containers, resize rules,
+DNS config, Job selector generation (the model does not generate Job
+selectors, so a missing one is accepted), Job template immutability,
+Service cluster IPs and IP families, Node addresses and CIDR syntax,
+ResourceQuota scopes, field-level checks of HPAs and other kinds. The
+``spec: Forbidden: pod updates may not change ...`` message ends with a
+compact diff of the changed fields instead of ``cmp.Diff``'s output (which
+upstream deliberately randomizes). Error order follows manifest order where
+upstream iterates Go maps (random order).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/core/validation/validation.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/apps/validation/validation.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/batch/validation/validation.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/policy/validation/validation.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/scheduling/validation/validation.go
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable, Iterable, Mapping
+
+from kubenotes.api.resources import resource_requirements_errors
+from kubenotes.api.selectors import is_qualified_name, is_valid_label_value
+from kubenotes.apiserver.admission.quantity import Quantity
+from kubenotes.apiserver.resources import ResourceInfo
+from kubenotes.apiserver.status import field_cause
+from kubenotes.errors import KubenotesError
+
+__all__ = [
+    "validate_create",
+    "validate_update",
+    "FieldErr",
+    "REQUIRED",
+    "INVALID",
+    "NOT_SUPPORTED",
+    "FORBIDDEN",
+    "DUPLICATE",
+    "NOT_FOUND",
+    "TOO_LONG",
+    "is_dns1123_label",
+    "is_dns1123_subdomain",
+    "is_dns1035_label",
+    "name_is_dns_subdomain",
+    "name_is_dns_label",
+    "name_is_dns1035_label",
+    "validate_path_segment_name",
+    "render_value",
+    "FIELD_IMMUTABLE_ERROR_MSG",
+    "IS_NEGATIVE_ERROR_MSG",
+    "SELECTOR_MISMATCH_MSG",
+    "UPDATABLE_POD_SPEC_FIELDS",
+]
+
+# --- field.ErrorType (reason) and its String() ----------------------------------------------------------
+
+REQUIRED = "FieldValueRequired"
+INVALID = "FieldValueInvalid"
+NOT_SUPPORTED = "FieldValueNotSupported"
+FORBIDDEN = "FieldValueForbidden"
+DUPLICATE = "FieldValueDuplicate"
+NOT_FOUND = "FieldValueNotFound"
+TOO_LONG = "FieldValueTooLong"
+
+_TYPE_TEXT = {REQUIRED: "Required value", INVALID: "Invalid value", NOT_SUPPORTED: "Unsupported value",
+              FORBIDDEN: "Forbidden", DUPLICATE: "Duplicate value", NOT_FOUND: "Not found", TOO_LONG: "Too long"}
+
+FIELD_IMMUTABLE_ERROR_MSG = "field is immutable"
+IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"
+SELECTOR_MISMATCH_MSG = "`selector` does not match template `labels`"
+IS_NOT_INTEGER_ERROR_MSG = "must be an integer"
+#: ``updatablePodSpecFields``: what a pod update may change.
+UPDATABLE_POD_SPEC_FIELDS = (
+    "`spec.containers[*].image`",
+    "`spec.initContainers[*].image`",
+    "`spec.activeDeadlineSeconds`",
+    "`spec.tolerations` (only additions to existing tolerations)",
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+)
+_MAX_INT32 = 2**31 - 1
+_TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * (1 << 10)
+
+
+# --- value rendering (field.Error.ErrorBody, v1.34) ----------------------------------------------------
+
+
+def _go_quote(s: str) -> str:
+    """``strconv.Quote``."""
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif o < 0x20 or o == 0x7F:
+            out.append(f"\\x{o:02x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _go_json(v: Any) -> str:
+    """``json.Marshal``: compact; map keys sorted, struct fields (:class:`_OrderedJSON`) in declaration order;
+    ``<``, ``>`` and ``&`` escaped."""
+    if isinstance(v, _OrderedJSON):
+        return "{" + ",".join(f"{_go_json(str(k))}:{_go_json(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{_go_json(str(k))}:{_go_json(v[k])}" for k in sorted(v)) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(_go_json(x) for x in v) + "]"
+    s = json.dumps(v, ensure_ascii=False)
+    return s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+class _OrderedJSON(dict):
+    """A Go struct: fields print in declaration order (json tags for ``metav1`` types, Go names for internal ones)."""
+
+
+def _selector_json(sel: Any) -> Any:
+    """``metav1.LabelSelector`` as ``json.Marshal`` prints it (``omitempty`` fields dropped)."""
+    if sel is None:
+        return None
+    out = _OrderedJSON()
+    if sel.get("matchLabels"):
+        out["matchLabels"] = dict(sel["matchLabels"])
+    if sel.get("matchExpressions"):
+        exprs = []
+        for e in sel["matchExpressions"]:
+            x = _OrderedJSON(key=e.get("key", ""), operator=e.get("operator", ""))
+            if e.get("values"):
+                x["values"] = list(e["values"])
+            exprs.append(x)
+        out["matchExpressions"] = exprs
+    return out
+
+
+def _owner_refs_json(refs: Any) -> list:
+    out = []
+    for r in refs or ():
+        x = _OrderedJSON(apiVersion=r.get("apiVersion", ""), kind=r.get("kind", ""), name=r.get("name", ""),
+                         uid=r.get("uid", ""))
+        for k in ("controller", "blockOwnerDeletion"):
+            if r.get(k) is not None:
+                x[k] = r[k]
+        out.append(x)
+    return out
+
+
+def _toleration_json(t: Mapping[str, Any]) -> Any:
+    """Internal ``core.Toleration`` (no json tags: Go field names)."""
+    return _OrderedJSON(Key=t.get("key") or "", Operator=t.get("operator") or "", Value=t.get("value") or "",
+                        Effect=t.get("effect") or "", TolerationSeconds=t.get("tolerationSeconds"))
+
+
+def _taint_json(t: Mapping[str, Any]) -> Any:
+    """Internal ``core.Taint``."""
+    return _OrderedJSON(Key=t.get("key") or "", Value=t.get("value") or "", Effect=t.get("effect") or "",
+                        TimeAdded=t.get("timeAdded"))
+
+
+def render_value(v: Any) -> str:
+    """How ``field.Error`` prints a bad value.
+
+    Examples
+    --------
+    >>> render_value("x"), render_value(3), render_value(True), render_value(None), render_value({"b": "2", "a": "1"})
+    ('"x"', '3', 'true', 'null', '{"a":"1","b":"2"}')
+    """
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, str):
+        return _go_quote(v)
+    if isinstance(v, Quantity):
+        return _go_quote(str(v))
+    return _go_json(v)
+
+
+_OMIT = object()
+
+
+class FieldErr:
+    """One ``field.Error``: type, path, bad value, detail.
+
+    Examples
+    --------
+    >>> str(FieldErr(INVALID, "spec.replicas", -1, IS_NEGATIVE_ERROR_MSG))
+    'spec.replicas: Invalid value: -1: must be greater than or equal to 0'
+    >>> str(FieldErr(REQUIRED, "spec.containers"))
+    'spec.containers: Required value'
+    """
+
+    __slots__ = ("type", "field", "value", "detail")
+
+    def __init__(self, type_: str, field: str, value: Any = _OMIT, detail: str = ""):
+        self.type, self.field, self.value, self.detail = type_, field, value, detail
+
+    def body(self) -> str:
+        s = _TYPE_TEXT[self.type]
+        if self.type not in (REQUIRED, FORBIDDEN, TOO_LONG) and self.value is not _OMIT:
+            s += ": " + render_value(self.value)
+        if self.detail:
+            s += ": " + self.detail
+        return s
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.body()}"
+
+    def cause(self) -> dict:
+        return field_cause(self.field, str(self), self.type)
+
+
+def _required(f: str, detail: str = "") -> FieldErr:
+    return FieldErr(REQUIRED, f, _OMIT, detail)
+
+
+def _invalid(f: str, v: Any, detail: str) -> FieldErr:
+    return FieldErr(INVALID, f, v, detail)
+
+
+def _forbidden(f: str, detail: str) -> FieldErr:
+    return FieldErr(FORBIDDEN, f, _OMIT, detail)
+
+
+def _not_supported(f: str, v: Any, valid: Iterable[str]) -> FieldErr:
+    vals = list(valid)
+    detail = ("supported values: " + ", ".join(_go_quote(x) for x in vals)) if vals else ""
+    return FieldErr(NOT_SUPPORTED, f, v, detail)
+
+
+def _duplicate(f: str, v: Any) -> FieldErr:
+    return FieldErr(DUPLICATE, f, v)
+
+
+def _nonneg(v: Any, f: str) -> list[FieldErr]:
+    """``ValidateNonnegativeField``."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
+        return [_invalid(f, v, IS_NEGATIVE_ERROR_MSG)]
+    return []
+
+
+def _immutable(new: Any, old: Any, f: str) -> list[FieldErr]:
+    """``ValidateImmutableField``."""
+    if new != old:
+        return [_invalid(f, new, FIELD_IMMUTABLE_ERROR_MSG)]
+    return []
+
+
+# --- k8s.io/apimachinery/pkg/util/validation ----------------------------------------------------------
+
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+                      "must start and end with an alphanumeric character")
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                          "'.', and must start and end with an alphanumeric character")
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_ERR = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                      "alphabetic character, and end with an alphanumeric character")
+_CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+"
+_CONFIG_MAP_KEY_ERR = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
+_PERCENT_FMT = "[0-9]+%"
+_PERCENT_ERR = "a valid percent string must be a numeric string followed by an ending '%'"
+_DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
+_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
+_DNS1035_LABEL_RE = re.compile(f"^{_DNS1035_LABEL_FMT}$")
+_CONFIG_MAP_KEY_RE = re.compile(f"^{_CONFIG_MAP_KEY_FMT}$")
+_PERCENT_RE = re.compile(f"^{_PERCENT_FMT}$")
+_PORT_NAME_CHARS_RE = re.compile("^[-a-z0-9]+$")
+_PORT_NAME_LETTER_RE = re.compile("[a-z]")
+
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    return msg + " (e.g. " + "".join(("" if i == 0 else " or ") + f"'{e}', " for i, e in enumerate(examples)) + \
+        f"regex used for validation is '{fmt}')"
+
+
+def _max_len_error(n: int) -> str:
+    return f"must be no more than {n} characters"
+
+
+def _inclusive_range_error(lo: int, hi: int) -> str:
+    return f"must be between {lo} and {hi}, inclusive"
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """``IsDNS1123Label``.
+
+    Examples
+    --------
+    >>> is_dns1123_label("web"), is_dns1123_label("a.b")
+    ([], ['must not contain dots'])
+    """
+    errs = []
+    if len(value) > 63:
+        errs.append(_max_len_error(63))
+    if not _DNS1123_LABEL_RE.match(value):
+        if _DNS1123_SUBDOMAIN_RE.match(value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(_regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    """``IsDNS1123Subdomain``."""
+    errs = []
+    if len(value) > 253:
+        errs.append(_max_len_error(253))
+    if not _DNS1123_SUBDOMAIN_RE.match(value):
+        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """``IsDNS1035Label``."""
+    errs = []
+    if len(value) > 63:
+        errs.append(_max_len_error(63))
+    if not _DNS1035_LABEL_RE.match(value):
+        errs.append(_regex_error(_DNS1035_LABEL_ERR, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def _is_valid_port_num(port: Any) -> list[str]:
+    if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535:
+        return []
+    return [_inclusive_range_error(1, 65535)]
+
+
+def _is_valid_port_name(port: str) -> list[str]:
+    errs = []
+    if len(port) > 15:
+        errs.append(_max_len_error(15))
+    if not _PORT_NAME_CHARS_RE.match(port):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _PORT_NAME_LETTER_RE.search(port):
+        errs.append("must contain at least one letter (a-z)")
+    if "--" in port:
+        errs.append("must not contain consecutive hyphens")
+    if port and (port[0] == "-" or port[-1] == "-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
+def _is_config_map_key(value: str) -> list[str]:
+    errs = []
+    if len(value) > 253:
+        errs.append(_max_len_error(253))
+    if not _CONFIG_MAP_KEY_RE.match(value):
+        errs.append(_regex_error(_CONFIG_MAP_KEY_ERR, _CONFIG_MAP_KEY_FMT, "key.name", "KEY_NAME", "key-name"))
+    if value == ".":
+        errs.append("must not be '.'")
+    elif value == "..":
+        errs.append("must not be '..'")
+    elif value.startswith(".."):
+        errs.append("must not start with '..'")
+    return errs
+
+
+# --- name functions (staging/src/k8s.io/apimachinery/pkg/api/validation/generic.go) ---------------------
+
+
+def _mask_trailing_dash(name: str) -> str:
+    if len(name) > 1 and name.endswith("-"):
+        return name[:-2] + "a"
+    return name
+
+
+def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    """``NameIsDNSSubdomain`` (most kinds)."""
+    return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+    """``NameIsDNSLabel`` (Namespaces)."""
+    return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
+    """``NameIsDNS1035Label`` (Services)."""
+    return is_dns1035_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def validate_path_segment_name(name: str, prefix: bool) -> list[str]:
+    """``path.ValidatePathSegmentName`` (RBAC objects: ``system:controller:x`` is fine)."""
+    errs = []
+    if not prefix and name in (".", ".."):
+        errs.append(f"may not be '{name}'")
+    for bad in ("/", "%"):
+        if bad in name:
+            errs.append(f"may not contain '{bad}'")
+    return errs
+
+
+_NAME_FUNCS: dict[str, Callable[[str, bool], list[str]]] = {
+    "Namespace": name_is_dns_label,
+    "Service": name_is_dns1035_label,
+    "Role": validate_path_segment_name,
+    "ClusterRole": validate_path_segment_name,
+    "RoleBinding": validate_path_segment_name,
+    "ClusterRoleBinding": validate_path_segment_name,
+}
+
+# --- ObjectMeta ------------------------------------------------------------------------------------------
+
+_STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+
+
+def _labels(labels: Any, f: str) -> list[FieldErr]:
+    """``ValidateLabels``."""
+    errs: list[FieldErr] = []
+    for k, v in (labels or {}).items():
+        errs += [_invalid(f, k, m) for m in is_qualified_name(str(k))]
+        errs += [_invalid(f, v, m) for m in is_valid_label_value(str(v) if v is not None else "")]
+    return errs
+
+
+def _annotations(ann: Any, f: str) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    total = 0
+    for k, v in (ann or {}).items():
+        errs += [_invalid(f, k, m) for m in is_qualified_name(str(k).lower())]
+        total += len(str(k)) + len(str(v or ""))
+    if total > _TOTAL_ANNOTATION_SIZE_LIMIT_B:
+        errs.append(FieldErr(TOO_LONG, f, _OMIT, f"may not be more than {_TOTAL_ANNOTATION_SIZE_LIMIT_B} bytes"))
+    return errs
+
+
+def _owner_references(refs: Any, f: str) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    first = ""
+    for ref in refs or ():
+        api_version = ref.get("apiVersion") or ""
+        version = api_version.split("/")[-1] if api_version else ""
+        if not version:
+            errs.append(_invalid(f"{f}.apiVersion", api_version, "version must not be empty"))
+        if not ref.get("kind"):
+            errs.append(_invalid(f"{f}.kind", ref.get("kind") or "", "must not be empty"))
+        if not ref.get("name"):
+            errs.append(_invalid(f"{f}.name", ref.get("name") or "", "must not be empty"))
+        if not ref.get("uid"):
+            errs.append(_invalid(f"{f}.uid", ref.get("uid") or "", "must not be empty"))
+        if ref.get("controller"):
+            cur = f"{ref.get('kind')}/{ref.get('name')}"
+            if first:
+                errs.append(_invalid(f, _owner_refs_json(refs), "Only one reference can have Controller set to true. "
+                                                                f'Found "true" in references for {first} and {cur}'))
+            else:
+                first = cur
+    return errs
+
+
+def _finalizers(finalizers: Any, f: str) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    fins = list(finalizers or ())
+    for i, name in enumerate(fins):
+        errs += [_invalid(f, name, m) for m in is_qualified_name(name)]
+    if "orphan" in fins and "foregroundDeletion" in fins:
+        errs.append(_invalid(f, fins, "finalizer orphan and foregroundDeletion cannot be both set"))
+    for i, name in enumerate(fins):
+        if "/" not in name and name not in _STANDARD_FINALIZERS and not is_qualified_name(name):
+            errs.append(_invalid(f"{f}[{i}]", name, "name is neither a standard finalizer name nor is it fully "
+                                                    "qualified"))
+    return errs
+
+
+def _object_meta(md: Mapping[str, Any], namespaced: bool, name_fn: Callable[[str, bool], list[str]],
+                 f: str = "metadata") -> list[FieldErr]:
+    """``ValidateObjectMetaAccessor`` (plus core's finalizer-name rule)."""
+    errs: list[FieldErr] = []
+    gen = md.get("generateName") or ""
+    if gen:
+        errs += [_invalid(f"{f}.generateName", gen, m) for m in name_fn(gen, True)]
+    name = md.get("name") or ""
+    if not name:
+        errs.append(_required(f"{f}.name", "name or generateName is required"))
+    else:
+        errs += [_invalid(f"{f}.name", name, m) for m in name_fn(name, False)]
+    ns = md.get("namespace") or ""
+    if namespaced:
+        if not ns:
+            errs.append(_required(f"{f}.namespace"))
+        else:
+            errs += [_invalid(f"{f}.namespace", ns, m) for m in name_is_dns_label(ns, False)]
+    elif ns:
+        errs.append(_forbidden(f"{f}.namespace", "not allowed on this type"))
+    errs += _nonneg(md.get("generation", 0), f"{f}.generation")
+    errs += _labels(md.get("labels"), f"{f}.labels")
+    errs += _annotations(md.get("annotations"), f"{f}.annotations")
+    errs += _owner_references(md.get("ownerReferences"), f"{f}.ownerReferences")
+    errs += _finalizers(md.get("finalizers"), f"{f}.finalizers")
+    return errs
+
+
+def _object_meta_update(md: Mapping[str, Any], omd: Mapping[str, Any], f: str = "metadata") -> list[FieldErr]:
+    """``ValidateObjectMetaAccessorUpdate`` (the system fields the server already keeps are not re-checked)."""
+    errs: list[FieldErr] = []
+    if omd.get("deletionTimestamp"):
+        extra = sorted(set(md.get("finalizers") or ()) - set(omd.get("finalizers") or ()))
+        if extra:
+            listed = "[]string{" + ", ".join(_go_quote(x) for x in extra) + "}"
+            errs.append(_forbidden(f"{f}.finalizers", "no new finalizers can be added if the object is being "
+                                                      f"deleted, found new finalizers {listed}"))
+    errs += _immutable(md.get("name"), omd.get("name"), f"{f}.name")
+    errs += _immutable(md.get("namespace") or "", omd.get("namespace") or "", f"{f}.namespace")
+    errs += _labels(md.get("labels"), f"{f}.labels")
+    errs += _annotations(md.get("annotations"), f"{f}.annotations")
+    errs += _owner_references(md.get("ownerReferences"), f"{f}.ownerReferences")
+    return errs
+
+
+# --- label selectors (meta/v1/validation) ----------------------------------------------------------------
+
+
+def _label_selector(sel: Any, f: str) -> list[FieldErr]:
+    """``ValidateLabelSelector``."""
+    if sel is None:
+        return []
+    errs = _labels(sel.get("matchLabels"), f"{f}.matchLabels")
+    for i, e in enumerate(sel.get("matchExpressions") or ()):
+        p = f"{f}.matchExpressions[{i}]"
+        op, values = e.get("operator"), e.get("values") or []
+        if op in ("In", "NotIn"):
+            if not values:
+                errs.append(_required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif op in ("Exists", "DoesNotExist"):
+            if values:
+                errs.append(_forbidden(f"{p}.values", "may not be specified when `operator` is 'Exists' or "
+                                                      "'DoesNotExist'"))
+        else:
+            errs.append(_invalid(f"{p}.operator", op or "", "not a valid selector operator"))
+        errs += [_invalid(f"{p}.key", e.get("key") or "", m) for m in is_qualified_name(e.get("key") or "")]
+        for j, v in enumerate(values):
+            errs += [_invalid(f"{p}.values[{j}]", v, m) for m in is_valid_label_value(v)]
+    return errs
+
+
+def _selector_matches(sel: Mapping[str, Any] | None, labels: Mapping[str, str] | None) -> bool:
+    """``LabelSelectorAsSelector(sel).Matches(labels)``; a nil selector matches nothing."""
+    if sel is None:
+        return False
+    labels = labels or {}
+    for k, v in (sel.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for e in sel.get("matchExpressions") or ():
+        k, op, vals = e.get("key"), e.get("operator"), e.get("values") or []
+        if op == "In" and labels.get(k) not in vals:
+            return False
+        if op == "NotIn" and k in labels and labels[k] in vals:
+            return False
+        if op == "Exists" and k not in labels:
+            return False
+        if op == "DoesNotExist" and k in labels:
+            return False
+    return True
+
+
+def _selector_empty(sel: Mapping[str, Any] | None) -> bool:
+    return sel is not None and not (sel.get("matchLabels") or sel.get("matchExpressions"))
+
+
+# --- resources --------------------------------------------------------------------------------------------
+
+
+def _quantity_errors(rl: Any, f: str) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    for k, v in (rl or {}).items():
+        try:
+            q = Quantity.parse(v, k)
+        except KubenotesError as e:
+            errs.append(_invalid(f"{f}[{k}]", v, str(getattr(e, "message", e))))
+            continue
+        if q.sign() < 0:
+            errs.append(_invalid(f"{f}[{k}]", str(q), IS_NEGATIVE_ERROR_MSG))
+    return errs
+
+
+def _resource_requirements(res: Any, f: str) -> list[FieldErr]:
+    res = res or {}
+    errs = _quantity_errors(res.get("limits"), f"{f}.limits") + _quantity_errors(res.get("requests"), f"{f}.requests")
+    if errs:
+        return errs
+    for e in resource_requirements_errors(res.get("requests"), res.get("limits"), f):
+        # the shared rule renders "Invalid value: ...: detail"; keep its text, typed as Invalid
+        body = e.message[len("Invalid value: "):] if e.message.startswith("Invalid value: ") else e.message
+        value, _, detail = body.partition(": ")
+        errs.append(_invalid(e.field, json.loads(value) if value.startswith('"') else value, detail))
+    return errs
+
+
+# --- pods -------------------------------------------------------------------------------------------------
+
+_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+_DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+_PROTOCOLS = ("SCTP", "TCP", "UDP")
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def _dns_label(value: str, f: str) -> list[FieldErr]:
+    return [_invalid(f, value, m) for m in is_dns1123_label(value)]
+
+
+def _container_ports(ports: Any, f: str) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    names: set[str] = set()
+    for i, p in enumerate(ports or ()):
+        ip = f"{f}[{i}]"
+        name = p.get("name")
+        if name:
+            errs += [_invalid(f"{ip}.name", name, m) for m in _is_valid_port_name(name)]
+            if name in names:
+                errs.append(_duplicate(f"{ip}.name", name))
+            names.add(name)
+        cp = p.get("containerPort")
+        if not cp:
+            errs.append(_required(f"{ip}.containerPort"))
+        else:
+            errs += [_invalid(f"{ip}.containerPort", cp, m) for m in _is_valid_port_num(cp)]
+        hp = p.get("hostPort")
+        if hp:
+            errs += [_invalid(f"{ip}.hostPort", hp, m) for m in _is_valid_port_num(hp)]
+        proto = p.get("protocol")
+        if proto and proto not in _PROTOCOLS:
+            errs.append(_not_supported(f"{ip}.protocol", proto, _PROTOCOLS))
+    return errs
+
+
+def _containers(spec: Mapping[str, Any], f: str, volumes: set[str]) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    containers = spec.get("containers") or []
+    if not containers:
+        errs.append(_required(f"{f}.containers"))
+    names: set[str] = set()
+    for key in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(key) or ()):
+            p = f"{f}.{key}[{i}]"
+            name = c.get("name") or ""
+            if not name:
+                errs.append(_required(f"{p}.name"))
+            else:
+                errs += _dns_label(name, f"{p}.name")
+            if name and name in names:
+                errs.append(_duplicate(f"{p}.name", name))
+            names.add(name)
+            if not c.get("image"):
+                errs.append(_required(f"{p}.image"))
+            errs += _container_ports(c.get("ports"), f"{p}.ports")
+            for j, m in enumerate(c.get("volumeMounts") or ()):
+                mp = f"{p}.volumeMounts[{j}]"
+                if not m.get("name"):
+                    errs.append(_required(f"{mp}.name"))
+                elif m["name"] not in volumes:
+                    errs.append(FieldErr(NOT_FOUND, f"{mp}.name", m["name"]))
+                if not m.get("mountPath"):
+                    errs.append(_required(f"{mp}.mountPath"))
+            for j, env in enumerate(c.get("env") or ()):
+                if not env.get("name"):
+                    errs.append(_required(f"{p}.env[{j}].name"))
+            errs += _resource_requirements(c.get("resources"), f"{p}.resources")
+    return errs
+
+
+def _tolerations(tolerations: Any, f: str) -> list[FieldErr]:
+    """``ValidateTolerations``."""
+    errs: list[FieldErr] = []
+    for i, t in enumerate(tolerations or ()):
+        p = f"{f}[{i}]"
+        key, op = t.get("key") or "", t.get("operator") or ""
+        value, effect = t.get("value") or "", t.get("effect") or ""
+        if key:
+            errs += [_invalid(f"{p}.key", key, m) for m in is_qualified_name(key)]
+        if not key and op != "Exists":
+            errs.append(_invalid(f"{p}.operator", op, 'operator must be Exists when `key` is empty, which means '
+                                                      '"match all values and all keys"'))
+        if t.get("tolerationSeconds") is not None and effect != "NoExecute":
+            errs.append(_invalid(f"{p}.effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+        if op in ("Equal", ""):
+            msgs = is_valid_label_value(value)
+            if msgs:
+                errs.append(_invalid(f"{p}.operator", value, ";".join(msgs)))
+        elif op == "Exists":
+            if value:
+                errs.append(_invalid(f"{p}.operator", _toleration_json(t),
+                                     "value must be empty when `operator` is 'Exists'"))
+        else:
+            errs.append(_not_supported(f"{p}.operator", op, ("Equal", "Exists")))
+        if effect and effect not in _TAINT_EFFECTS:
+            errs.append(_not_supported(f"{p}.effect", effect, _TAINT_EFFECTS))
+    return errs
+
+
+def _pod_spec(spec: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """The part of ``ValidatePodSpec`` the model checks."""
+    errs: list[FieldErr] = []
+    volumes: set[str] = set()
+    for i, v in enumerate(spec.get("volumes") or ()):
+        name = v.get("name") or ""
+        p = f"{f}.volumes[{i}].name"
+        if not name:
+            errs.append(_required(p))
+        else:
+            errs += _dns_label(name, p)
+        if name in volumes:
+            errs.append(_duplicate(p, name))
+        volumes.add(name)
+    errs += _containers(spec, f, volumes)
+    rp = spec.get("restartPolicy")
+    if rp is not None:
+        if rp == "":
+            errs.append(_required(f"{f}.restartPolicy"))
+        elif rp not in _RESTART_POLICIES:
+            errs.append(_not_supported(f"{f}.restartPolicy", rp, _RESTART_POLICIES))
+    dp = spec.get("dnsPolicy")
+    if dp and dp not in _DNS_POLICIES:
+        errs.append(_not_supported(f"{f}.dnsPolicy", dp, _DNS_POLICIES))
+    ads = spec.get("activeDeadlineSeconds")
+    if ads is not None and not (1 <= int(ads) <= _MAX_INT32):
+        errs.append(_invalid(f"{f}.activeDeadlineSeconds", ads, _inclusive_range_error(1, _MAX_INT32)))
+    if spec.get("nodeName"):
+        errs += [_invalid(f"{f}.nodeName", spec["nodeName"], m) for m in name_is_dns_subdomain(spec["nodeName"], False)]
+    if spec.get("serviceAccountName"):
+        errs += [_invalid(f"{f}.serviceAccountName", spec["serviceAccountName"], m)
+                 for m in name_is_dns_subdomain(spec["serviceAccountName"], False)]
+    for key in ("hostname", "subdomain"):
+        if spec.get(key):
+            errs += _dns_label(spec[key], f"{f}.{key}")
+    errs += _labels(spec.get("nodeSelector"), f"{f}.nodeSelector")
+    errs += _tolerations(spec.get("tolerations"), f"{f}.tolerations")
+    errs += _resource_requirements(spec.get("resources"), f"{f}.resources") if spec.get("resources") else []
+    return errs
+
+
+def _pod_template(template: Any, f: str) -> list[FieldErr]:
+    """``ValidatePodTemplateSpec``."""
+    if template is None:
+        return [_required(f)]
+    md = template.get("metadata") or {}
+    errs = _labels(md.get("labels"), f"{f}.labels")
+    errs += _annotations(md.get("annotations"), f"{f}.annotations")
+    errs += _pod_spec(template.get("spec") or {}, f"{f}.spec")
+    return errs
+
+
+def _validate_pod(obj: Mapping[str, Any]) -> list[FieldErr]:
+    return _pod_spec(obj.get("spec") or {}, "spec")
+
+
+def _diff_lines(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    lines = ["  core.PodSpec{"]
+    for k in sorted(set(old) | set(new)):
+        if old.get(k) != new.get(k):
+            if k in old:
+                lines.append(f"- \t{k}: {_go_json(old[k])},")
+            if k in new:
+                lines.append(f"+ \t{k}: {_go_json(new[k])},")
+    lines.append("  }")
+    return "\n".join(lines)
+
+
+def _only_added_tolerations(new: list, old: list, f: str) -> list[FieldErr]:
+    for o in old:
+        found = False
+        for n in new:
+            oc = dict(o)
+            oc.pop("tolerationSeconds", None)
+            nc = dict(n)
+            nc.pop("tolerationSeconds", None)
+            if oc == nc:
+                found = True
+                break
+        if not found:
+            return [_forbidden(f, "existing toleration can not be modified except its tolerationSeconds")]
+    return []
+
+
+def _validate_pod_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldErr]:
+    """The spec part of ``ValidatePodUpdate``."""
+    spec, ospec = obj.get("spec") or {}, old.get("spec") or {}
+    errs: list[FieldErr] = []
+    if len(spec.get("containers") or ()) != len(ospec.get("containers") or ()):
+        return [_forbidden("spec.containers", "pod updates may not add or remove containers")]
+    if len(spec.get("initContainers") or ()) != len(ospec.get("initContainers") or ()):
+        return [_forbidden("spec.initContainers", "pod updates may not add or remove containers")]
+    ads, oads = spec.get("activeDeadlineSeconds"), ospec.get("activeDeadlineSeconds")
+    if ads is not None:
+        if int(ads) < 0 or int(ads) > _MAX_INT32:
+            return errs + [_invalid("spec.activeDeadlineSeconds", ads, _inclusive_range_error(0, _MAX_INT32))]
+        if oads is not None and int(oads) < int(ads):
+            return errs + [_invalid("spec.activeDeadlineSeconds", ads, "must be less than or equal to previous value")]
+    elif oads is not None:
+        errs.append(_invalid("spec.activeDeadlineSeconds", None,
+                             "must not update from a positive integer to nil value"))
+    munged = dict(spec)
+    for key in ("containers", "initContainers"):
+        if key not in spec:
+            continue
+        olds = ospec.get(key) or []
+        items = []
+        for i, c in enumerate(spec[key] or []):
+            c2 = dict(c)
+            if i < len(olds):
+                if "image" in olds[i]:
+                    c2["image"] = olds[i]["image"]
+                else:
+                    c2.pop("image", None)
+            items.append(c2)
+        munged[key] = items
+    for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
+        if key in ospec:
+            munged[key] = ospec[key]
+        else:
+            munged.pop(key, None)
+    tgps, otgps = munged.get("terminationGracePeriodSeconds"), ospec.get("terminationGracePeriodSeconds")
+    if otgps is not None and int(otgps) < 0 and tgps == 1:
+        munged["terminationGracePeriodSeconds"] = otgps
+    if len(ospec.get("schedulingGates") or ()) > 0:
+        # gated pods may still gain nodeSelector entries and change affinity
+        for key in ("nodeSelector", "affinity"):
+            if key in ospec:
+                munged[key] = ospec[key]
+            else:
+                munged.pop(key, None)
+    if munged != ospec:
+        errs.append(_forbidden("spec", "pod updates may not change fields other than " +
+                               ",".join(UPDATABLE_POD_SPEC_FIELDS) + "\n" + _diff_lines(ospec, munged)))
+    errs += _only_added_tolerations(list(spec.get("tolerations") or ()), list(ospec.get("tolerations") or ()),
+                                    "spec.tolerations")
+    return errs
+
+
+# --- apps / core controllers ------------------------------------------------------------------------------
+
+
+def _deploy_ru_json(ru: Any) -> Any:
+    """Internal ``apps.RollingUpdateDeployment``."""
+    if ru is None:
+        return None
+    return _OrderedJSON(MaxUnavailable=ru.get("maxUnavailable"), MaxSurge=ru.get("maxSurge"))
+
+
+def _sts_ru_json(ru: Any) -> Any:
+    """Internal ``apps.RollingUpdateStatefulSetStrategy``."""
+    if ru is None:
+        return None
+    return _OrderedJSON(Partition=ru.get("partition", 0), MaxUnavailable=ru.get("maxUnavailable"))
+
+
+def _int_or_percent(v: Any) -> tuple[int, bool]:
+    if isinstance(v, str) and v.endswith("%"):
+        try:
+            return int(v[:-1]), True
+        except ValueError:
+            return 0, True
+    if isinstance(v, str):
+        try:
+            return int(v), False
+        except ValueError:
+            return 0, False
+    return int(v or 0), False
+
+
+def _positive_int_or_percent(v: Any, f: str) -> list[FieldErr]:
+    """``ValidatePositiveIntOrPercent``."""
+    if v is None:
+        return []
+    if isinstance(v, str):
+        if not _PERCENT_RE.match(v):
+            return [_invalid(f, v, _regex_error(_PERCENT_ERR, _PERCENT_FMT, "1%", "93%"))]
+        return []
+    return _nonneg(v, f)
+
+
+def _not_more_than_100_percent(v: Any, f: str) -> list[FieldErr]:
+    if isinstance(v, str) and v.endswith("%"):
+        n, _ = _int_or_percent(v)
+        if n > 100:
+            return [_invalid(f, v, "must not be greater than 100%")]
+    return []
+
+
+def _template_for_replicas(template: Any, selector: Any, f: str, kind: str) -> list[FieldErr]:
+    """``ValidatePodTemplateSpecForReplicaSet`` / ``ForRC``: a nil selector matches nothing, an empty one is skipped."""
+    if template is None:
+        return [_required(f)]
+    errs: list[FieldErr] = []
+    labels = (template.get("metadata") or {}).get("labels")
+    if not _selector_empty(selector) and not _selector_matches(selector, labels):
+        errs.append(_invalid(f"{f}.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
+    errs += _pod_template(template, f)
+    tspec = template.get("spec") or {}
+    rp = tspec.get("restartPolicy") or "Always"
+    if rp != "Always":
+        errs.append(_not_supported(f"{f}.spec.restartPolicy", rp, ("Always",)))
+    if tspec.get("activeDeadlineSeconds") is not None:
+        errs.append(_forbidden(f"{f}.spec.activeDeadlineSeconds", f"activeDeadlineSeconds in {kind} is not Supported"))
+    return errs
+
+
+def _workload_selector(spec: Mapping[str, Any], f: str, what: str) -> list[FieldErr]:
+    sel = spec.get("selector")
+    if sel is None:
+        return [_required(f"{f}.selector")]
+    errs = _label_selector(sel, f"{f}.selector")
+    if _selector_empty(sel):
+        errs.append(_invalid(f"{f}.selector", _selector_json(sel), f"empty selector is invalid for {what}"))
+    return errs
+
+
+def _validate_deployment(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec, f = obj.get("spec") or {}, "spec"
+    errs = _nonneg(spec.get("replicas", 1), f"{f}.replicas")
+    errs += _workload_selector(spec, f, "deployment")
+    errs += _template_for_replicas(spec.get("template"), spec.get("selector"), f"{f}.template", "ReplicaSet")
+    strategy = spec.get("strategy") or {}
+    st, sp = strategy.get("type") or "RollingUpdate", f"{f}.strategy"
+    if st == "Recreate":
+        if strategy.get("rollingUpdate") is not None:
+            errs.append(_forbidden(f"{sp}.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'"))
+    elif st == "RollingUpdate":
+        ru = strategy.get("rollingUpdate") or {}
+        mu, ms = ru.get("maxUnavailable", "25%"), ru.get("maxSurge", "25%")
+        errs += _positive_int_or_percent(mu, f"{sp}.rollingUpdate.maxUnavailable")
+        errs += _positive_int_or_percent(ms, f"{sp}.rollingUpdate.maxSurge")
+        if _int_or_percent(mu)[0] == 0 and _int_or_percent(ms)[0] == 0:
+            errs.append(_invalid(f"{sp}.rollingUpdate.maxUnavailable", mu, "may not be 0 when `maxSurge` is 0"))
+        errs += _not_more_than_100_percent(mu, f"{sp}.rollingUpdate.maxUnavailable")
+    else:
+        internal = _OrderedJSON(Type=st, RollingUpdate=_deploy_ru_json(strategy.get("rollingUpdate")))
+        errs.append(_not_supported(sp, internal,
+                                   ("Recreate", "RollingUpdate")))
+    errs += _nonneg(spec.get("minReadySeconds", 0), f"{f}.minReadySeconds")
+    if spec.get("revisionHistoryLimit") is not None:
+        errs += _nonneg(spec["revisionHistoryLimit"], f"{f}.revisionHistoryLimit")
+    pds = spec.get("progressDeadlineSeconds")
+    if pds is not None:
+        errs += _nonneg(pds, f"{f}.progressDeadlineSeconds")
+        if pds <= spec.get("minReadySeconds", 0):
+            errs.append(_invalid(f"{f}.progressDeadlineSeconds", pds, "must be greater than minReadySeconds"))
+    return errs
+
+
+def _validate_replicaset(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec, f = obj.get("spec") or {}, "spec"
+    errs = _nonneg(spec.get("replicas", 1), f"{f}.replicas")
+    errs += _nonneg(spec.get("minReadySeconds", 0), f"{f}.minReadySeconds")
+    errs += _workload_selector(spec, f, "deployment")  # upstream's message says "deployment" here too
+    errs += _template_for_replicas(spec.get("template"), spec.get("selector"), f"{f}.template", "ReplicaSet")
+    return errs
+
+
+def _validate_replication_controller(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec, f = obj.get("spec") or {}, "spec"
+    errs = _nonneg(spec.get("minReadySeconds", 0), f"{f}.minReadySeconds")
+    sel = spec.get("selector") or {}
+    if not sel:
+        errs.append(_required(f"{f}.selector"))
+    errs += _nonneg(spec.get("replicas", 1), f"{f}.replicas")
+    errs += _template_for_replicas(spec.get("template"), {"matchLabels": sel}, f"{f}.template",
+                                   "ReplicationController")
+    return errs
+
+
+def _validate_statefulset(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec, f = obj.get("spec") or {}, "spec"
+    errs: list[FieldErr] = []
+    pmp = spec.get("podManagementPolicy", "OrderedReady")
+    if pmp == "":
+        errs.append(_required(f"{f}.podManagementPolicy"))
+    elif pmp not in ("OrderedReady", "Parallel"):
+        errs.append(_invalid(f"{f}.podManagementPolicy", pmp, "must be 'OrderedReady' or 'Parallel'"))
+    us = spec.get("updateStrategy") or {"type": "RollingUpdate"}
+    ut = us.get("type", "")
+    if ut == "":
+        errs.append(_required(f"{f}.updateStrategy"))
+    elif ut == "OnDelete":
+        if us.get("rollingUpdate") is not None:
+            errs.append(_invalid(f"{f}.updateStrategy.rollingUpdate", _sts_ru_json(us["rollingUpdate"]),
+                                 "only allowed for updateStrategy 'RollingUpdate'"))
+    elif ut == "RollingUpdate":
+        ru = us.get("rollingUpdate") or {}
+        if ru.get("partition") is not None:
+            errs += _nonneg(ru["partition"], f"{f}.updateStrategy.rollingUpdate.partition")
+    else:
+        internal = _OrderedJSON(Type=ut, RollingUpdate=_sts_ru_json(us.get("rollingUpdate")))
+        errs.append(_invalid(f"{f}.updateStrategy", internal,
+                             "must be 'RollingUpdate' or 'OnDelete'"))
+    errs += _nonneg(spec.get("replicas", 1), f"{f}.replicas")
+    errs += _nonneg(spec.get("minReadySeconds", 0), f"{f}.minReadySeconds")
+    errs += _workload_selector(spec, f, "statefulset")
+    tmpl = spec.get("template")
+    if tmpl is None:
+        return errs + [_required(f"{f}.template")]
+    labels = (tmpl.get("metadata") or {}).get("labels")
+    sel = spec.get("selector")
+    if not _selector_empty(sel) and not _selector_matches(sel, labels):
+        errs.append(_invalid(f"{f}.template.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
+    # ValidatePodTemplateSpecForStatefulSet checks only the template's labels and annotations: the pod spec
+    # is not validated, since its volumeMounts may name volumeClaimTemplates rather than volumes.
+    tmd = tmpl.get("metadata") or {}
+    errs += _labels(tmd.get("labels"), f"{f}.template.labels")
+    errs += _annotations(tmd.get("annotations"), f"{f}.template.annotations")
+    tspec = tmpl.get("spec") or {}
+    rp = tspec.get("restartPolicy") or "Always"
+    if rp != "Always":
+        errs.append(_not_supported(f"{f}.template.spec.restartPolicy", rp, ("Always",)))
+    if tspec.get("activeDeadlineSeconds") is not None:
+        errs.append(_forbidden(f"{f}.template.spec.activeDeadlineSeconds",
+                               "activeDeadlineSeconds in StatefulSet is not Supported"))
+    return errs
+
+
+def _validate_daemonset(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec, f = obj.get("spec") or {}, "spec"
+    sel = spec.get("selector")
+    errs = _label_selector(sel, f"{f}.selector")
+    tmpl = spec.get("template") or {}
+    labels = (tmpl.get("metadata") or {}).get("labels")
+    if not _selector_matches(sel, labels):
+        errs.append(_invalid(f"{f}.template.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
+    if _selector_empty(sel):
+        errs.append(_invalid(f"{f}.selector", _selector_json(sel), "empty selector is invalid for daemonset"))
+    # ValidatePodTemplateSpecForStatefulSet checks only the template's labels and annotations: the pod spec
+    # is not validated, since its volumeMounts may name volumeClaimTemplates rather than volumes.
+    tmd = tmpl.get("metadata") or {}
+    errs += _labels(tmd.get("labels"), f"{f}.template.labels")
+    errs += _annotations(tmd.get("annotations"), f"{f}.template.annotations")
+    tspec = tmpl.get("spec") or {}
+    rp = tspec.get("restartPolicy") or "Always"
+    if rp != "Always":
+        errs.append(_not_supported(f"{f}.template.spec.restartPolicy", rp, ("Always",)))
+    if tspec.get("activeDeadlineSeconds") is not None:
+        errs.append(_invalid(f"{f}.template.spec.activeDeadlineSeconds", tspec["activeDeadlineSeconds"],
+                             "activeDeadlineSeconds in DaemonSet is not Supported"))
+    errs += _nonneg(spec.get("minReadySeconds", 0), f"{f}.minReadySeconds")
+    us = spec.get("updateStrategy") or {}
+    if us.get("type", "RollingUpdate") == "RollingUpdate" and us.get("rollingUpdate") is not None:
+        ru, p = us["rollingUpdate"], f"{f}.updateStrategy.rollingUpdate"
+        mu, ms = ru.get("maxUnavailable", 1), ru.get("maxSurge", 0)
+        errs += _positive_int_or_percent(mu, f"{p}.maxUnavailable") + _positive_int_or_percent(ms, f"{p}.maxSurge")
+        errs += _not_more_than_100_percent(mu, f"{p}.maxUnavailable") + _not_more_than_100_percent(ms, f"{p}.maxSurge")
+        has_u, has_s = _int_or_percent(mu)[0] != 0, _int_or_percent(ms)[0] != 0
+        if has_u and has_s:
+            errs.append(_invalid(f"{p}.maxSurge", ms, "may not be set when maxUnavailable is non-zero"))
+        elif not has_u and not has_s:
+            errs.append(_required(f"{p}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
+    elif us.get("type") not in (None, "RollingUpdate", "OnDelete"):
+        errs.append(_not_supported(f"{f}.updateStrategy", us.get("type"), ("OnDelete", "RollingUpdate")))
+    if spec.get("revisionHistoryLimit") is not None:
+        errs += _nonneg(spec["revisionHistoryLimit"], f"{f}.revisionHistoryLimit")
+    return errs
+
+
+def _job_spec(spec: Mapping[str, Any], f: str) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished",
+                "backoffLimitPerIndex", "maxFailedIndexes"):
+        if spec.get(key) is not None:
+            errs += _nonneg(spec[key], f"{f}.{key}")
+    mode = spec.get("completionMode")
+    if mode is not None:
+        if mode not in ("NonIndexed", "Indexed"):
+            errs.append(_not_supported(f"{f}.completionMode", mode, ("NonIndexed", "Indexed")))
+        if mode == "Indexed" and spec.get("completions") is None:
+            errs.append(_required(f"{f}.completions", "when completion mode is Indexed"))
+    tmpl = spec.get("template") or {}
+    errs += _pod_template(tmpl, f"{f}.template")
+    rp = (tmpl.get("spec") or {}).get("restartPolicy") or ""
+    if rp in ("Always", ""):
+        errs.append(_required(f"{f}.template.spec.restartPolicy", 'valid values: "OnFailure", "Never"'))
+    elif rp not in ("OnFailure", "Never"):
+        errs.append(_not_supported(f"{f}.template.spec.restartPolicy", rp, ("OnFailure", "Never")))
+    elif spec.get("podFailurePolicy") is not None and rp != "Never":
+        errs.append(_invalid(f"{f}.template.spec.restartPolicy", rp,
+                             'only "Never" is supported when podFailurePolicy is specified'))
+    sel = spec.get("selector")
+    if sel is not None:
+        errs += _label_selector(sel, f"{f}.selector")
+        labels = (tmpl.get("metadata") or {}).get("labels")
+        if not _selector_matches(sel, labels):
+            errs.append(_invalid(f"{f}.template.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
+    return errs
+
+
+def _validate_job(obj: Mapping[str, Any]) -> list[FieldErr]:
+    return _job_spec(obj.get("spec") or {}, "spec")
+
+
+def _validate_cronjob(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec, f = obj.get("spec") or {}, "spec"
+    errs: list[FieldErr] = []
+    name = (obj.get("metadata") or {}).get("name") or ""
+    if len(name) > 52:
+        errs.append(_invalid("metadata.name", name, "must be no more than 52 characters"))
+    if not spec.get("schedule"):
+        errs.append(_required(f"{f}.schedule"))
+    cp = spec.get("concurrencyPolicy")
+    if cp is not None and cp not in ("Allow", "Forbid", "Replace"):
+        errs.append(_not_supported(f"{f}.concurrencyPolicy", cp, ("Allow", "Forbid", "Replace")))
+    for key in ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
+        if spec.get(key) is not None:
+            errs += _nonneg(spec[key], f"{f}.{key}")
+    jt = spec.get("jobTemplate") or {}
+    errs += _labels((jt.get("metadata") or {}).get("labels"), f"{f}.jobTemplate.metadata.labels")
+    errs += _job_spec(jt.get("spec") or {}, f"{f}.jobTemplate.spec")
+    return errs
+
+
+# --- core: services, nodes, namespaces, quota, limit ranges, config -------------------------------------
+
+_SERVICE_TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
+
+
+def _port_num_or_name(v: Any, f: str) -> list[FieldErr]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return [_invalid(f, v, m) for m in _is_valid_port_num(v)]
+    if isinstance(v, str):
+        return [_invalid(f, v, m) for m in _is_valid_port_name(v)]
+    return []
+
+
+def _validate_service(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec, f = obj.get("spec") or {}, "spec"
+    errs: list[FieldErr] = []
+    t = spec.get("type", "ClusterIP")
+    headless = spec.get("clusterIP") == "None"
+    ports = spec.get("ports") or []
+    if not ports and not headless and t != "ExternalName":
+        errs.append(_required(f"{f}.ports"))
+    if t == "ExternalName" and not spec.get("externalName"):
+        errs.append(_required(f"{f}.externalName"))
+    names: set[str] = set()
+    for i, p in enumerate(ports):
+        pp = f"{f}.ports[{i}]"
+        name = p.get("name") or ""
+        if len(ports) > 1 and not name:
+            errs.append(_required(f"{pp}.name"))
+        elif name:
+            errs += _dns_label(name, f"{pp}.name")
+            if name in names:
+                errs.append(_duplicate(f"{pp}.name", name))
+            names.add(name)
+        errs += [_invalid(f"{pp}.port", p.get("port", 0), m) for m in _is_valid_port_num(p.get("port", 0))]
+        proto = p.get("protocol", "TCP")
+        if not proto:
+            errs.append(_required(f"{pp}.protocol"))
+        elif proto not in _PROTOCOLS:
+            errs.append(_not_supported(f"{pp}.protocol", proto, _PROTOCOLS))
+        if p.get("targetPort") is not None:
+            errs += _port_num_or_name(p["targetPort"], f"{pp}.targetPort")
+        if t == "ClusterIP" and p.get("nodePort"):
+            errs.append(_forbidden(f"{pp}.nodePort", "may not be used when `type` is 'ClusterIP'"))
+    if spec.get("selector") is not None:
+        errs += _labels(spec["selector"], f"{f}.selector")
+    if t == "":
+        errs.append(_required(f"{f}.type"))
+    elif t not in _SERVICE_TYPES:
+        errs.append(_not_supported(f"{f}.type", t, _SERVICE_TYPES))
+    return errs
+
+
+def _validate_node(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec = obj.get("spec") or {}
+    errs: list[FieldErr] = []
+    seen: dict[str, set] = {}
+    for i, t in enumerate(spec.get("taints") or ()):
+        p = f"spec.taints[{i}]"
+        key, value, effect = t.get("key") or "", t.get("value") or "", t.get("effect") or ""
+        errs += [_invalid(f"{p}.key", key, m) for m in is_qualified_name(key)]
+        msgs = is_valid_label_value(value)
+        if msgs:
+            errs.append(_invalid(f"{p}.value", value, ";".join(msgs)))
+        if not effect:
+            errs.append(_required(f"{p}.effect"))
+        elif effect not in _TAINT_EFFECTS:
+            errs.append(_not_supported(f"{p}.effect", effect, _TAINT_EFFECTS))
+        if key in seen.get(effect, set()):
+            errs.append(FieldErr(DUPLICATE, p, _taint_json(t), "taints must be unique by key and effect pair"))
+            continue
+        seen.setdefault(effect, set()).add(key)
+    return errs
+
+
+def _validate_node_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldErr]:
+    spec, ospec = obj.get("spec") or {}, old.get("spec") or {}
+    errs: list[FieldErr] = []
+    oc, nc = list(ospec.get("podCIDRs") or ()), list(spec.get("podCIDRs") or ())
+    if oc and oc != nc:
+        errs.append(_forbidden("spec.podCIDRs", 'node updates may not change podCIDR except from "" to valid'))
+    if ospec.get("providerID") and ospec.get("providerID") != spec.get("providerID"):
+        errs.append(_forbidden("spec.providerID", 'node updates may not change providerID except from "" to valid'))
+    return errs
+
+
+def _validate_namespace(obj: Mapping[str, Any]) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    for name in ((obj.get("spec") or {}).get("finalizers")) or ():
+        errs += [_invalid("spec.finalizers", name, m) for m in is_qualified_name(name)]
+        if "/" not in name and name != "kubernetes" and not is_qualified_name(name):
+            errs.append(_invalid("spec.finalizers", name, "name is neither a standard finalizer name nor is it "
+                                                          "fully qualified"))
+    return errs
+
+
+_STANDARD_QUOTA_RESOURCES = frozenset({
+    "pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims",
+    "services.nodeports", "services.loadbalancers", "cpu", "memory", "ephemeral-storage", "requests.cpu",
+    "requests.memory", "requests.storage", "requests.ephemeral-storage", "limits.cpu", "limits.memory",
+    "limits.ephemeral-storage"})
+_INTEGER_RESOURCES = frozenset({"pods", "services", "replicationcontrollers", "resourcequotas", "secrets",
+                                "configmaps", "persistentvolumeclaims", "services.nodeports",
+                                "services.loadbalancers"})
+
+
+def _validate_resource_quota(obj: Mapping[str, Any]) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    for k, v in (((obj.get("spec") or {}).get("hard")) or {}).items():
+        p = f"spec.hard[{k}]"
+        if "/" not in k and k not in _STANDARD_QUOTA_RESOURCES and not k.startswith(("hugepages-",
+                                                                                     "requests.hugepages-")):
+            errs.append(_invalid(p, k, "must be a standard resource for quota"))
+            continue
+        try:
+            q = Quantity.parse(v, k)
+        except KubenotesError as e:
+            errs.append(_invalid(p, v, str(getattr(e, "message", e))))
+            continue
+        if q.sign() < 0:
+            errs.append(_invalid(p, str(q), IS_NEGATIVE_ERROR_MSG))
+        if (k in _INTEGER_RESOURCES or k.startswith("count/")) and q.milli_value() % 1000 != 0:
+            errs.append(_invalid(p, q, IS_NOT_INTEGER_ERROR_MSG))
+    return errs
+
+
+_LIMIT_TYPES = ("Pod", "Container", "PersistentVolumeClaim")
+
+
+def _validate_limit_range(obj: Mapping[str, Any]) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    seen_types: set[str] = set()
+    for i, item in enumerate(((obj.get("spec") or {}).get("limits")) or ()):
+        p = f"spec.limits[{i}]"
+        t = item.get("type") or ""
+        msgs = is_qualified_name(t)
+        if msgs:
+            errs += [_invalid(f"{p}.type", t, m) for m in msgs]
+        elif "/" not in t and t not in _LIMIT_TYPES:
+            errs.append(_invalid(f"{p}.type", t, "must be a standard limit type or fully qualified"))
+        if t in seen_types:
+            errs.append(_duplicate(f"{p}.type", t))
+        seen_types.add(t)
+        groups: dict[str, dict[str, Quantity]] = {}
+        keys: list[str] = []
+        for g in ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio"):
+            if t == "Pod" and g in ("default", "defaultRequest"):
+                if item.get(g):
+                    errs.append(_forbidden(f"{p}.{g}", "may not be specified when `type` is 'Pod'"))
+                continue
+            parsed = {}
+            for k, v in (item.get(g) or {}).items():
+                try:
+                    parsed[k] = Quantity.parse(v, k)
+                except KubenotesError as e:
+                    errs.append(_invalid(f"{p}.{g}[{k}]", v, str(getattr(e, "message", e))))
+                    continue
+                if k not in keys:
+                    keys.append(k)
+            groups[g] = parsed
+        if t == "PersistentVolumeClaim" and "storage" not in groups.get("min", {}) and \
+                "storage" not in groups.get("max", {}):
+            errs.append(_required(f"{p}.limits", "either minimum or maximum storage value is required, but neither "
+                                                 "was provided"))
+        for k in keys:
+            mn, mx = groups.get("min", {}).get(k), groups.get("max", {}).get(k)
+            df, dr = groups.get("default", {}).get(k), groups.get("defaultRequest", {}).get(k)
+            ratio = groups.get("maxLimitRequestRatio", {}).get(k)
+            if mn is not None and mx is not None and mn.cmp(mx) > 0:
+                errs.append(_invalid(f"{p}.min[{k}]", mn, f"min value {mn} is greater than max value {mx}"))
+            if dr is not None and mn is not None and mn.cmp(dr) > 0:
+                errs.append(_invalid(f"{p}.defaultRequest[{k}]", dr,
+                                     f"min value {mn} is greater than default request value {dr}"))
+            if dr is not None and mx is not None and dr.cmp(mx) > 0:
+                errs.append(_invalid(f"{p}.defaultRequest[{k}]", dr,
+                                     f"default request value {dr} is greater than max value {mx}"))
+            if dr is not None and df is not None and dr.cmp(df) > 0:
+                errs.append(_invalid(f"{p}.defaultRequest[{k}]", dr,
+                                     f"default request value {dr} is greater than default limit value {df}"))
+            if df is not None and mn is not None and mn.cmp(df) > 0:
+                errs.append(_invalid(f"{p}.default[{k}]", mn, f"min value {mn} is greater than default value {df}"))
+            if df is not None and mx is not None and df.cmp(mx) > 0:
+                errs.append(_invalid(f"{p}.default[{k}]", mx, f"default value {df} is greater than max value {mx}"))
+            if ratio is not None and ratio.cmp(Quantity.of_int(1)) < 0:
+                errs.append(_invalid(f"{p}.maxLimitRequestRatio[{k}]", ratio, f"ratio {ratio} is less than 1"))
+            if ratio is not None and mn is not None and mx is not None and mn.milli_value() > 0:
+                limit = mx.milli_value() / mn.milli_value()
+                if ratio.milli_value() / 1000 > limit:
+                    errs.append(_invalid(f"{p}.maxLimitRequestRatio[{k}]", ratio,
+                                         f"ratio {ratio} is greater than max/min = {limit:.6f}"))
+    return errs
+
+
+def _validate_pdb(obj: Mapping[str, Any]) -> list[FieldErr]:
+    spec, f = obj.get("spec") or {}, "spec"
+    errs: list[FieldErr] = []
+    mn, mu = spec.get("minAvailable"), spec.get("maxUnavailable")
+    if mn is not None and mu is not None:
+        internal = _OrderedJSON(MinAvailable=mn, Selector=_selector_json(spec.get("selector")), MaxUnavailable=mu,
+                                UnhealthyPodEvictionPolicy=spec.get("unhealthyPodEvictionPolicy"))
+        errs.append(_invalid(f, internal, "minAvailable and maxUnavailable cannot be both set"))
+    for key, v in (("minAvailable", mn), ("maxUnavailable", mu)):
+        if v is not None:
+            errs += _positive_int_or_percent(v, f"{f}.{key}") + _not_more_than_100_percent(v, f"{f}.{key}")
+    errs += _label_selector(spec.get("selector"), f"{f}.selector")
+    uhp = spec.get("unhealthyPodEvictionPolicy")
+    if uhp is not None and uhp not in ("AlwaysAllow", "IfHealthyBudget"):
+        errs.append(_not_supported(f"{f}.unhealthyPodEvictionPolicy", uhp, ("AlwaysAllow", "IfHealthyBudget")))
+    return errs
+
+
+def _validate_data_keys(obj: Mapping[str, Any]) -> list[FieldErr]:
+    errs: list[FieldErr] = []
+    for key in ("data", "binaryData", "stringData"):
+        for k in (obj.get(key) or {}):
+            errs += [_invalid(f"{key}[{k}]", k, m) for m in _is_config_map_key(k)]
+    return errs
+
+
+def _validate_priority_class(obj: Mapping[str, Any]) -> list[FieldErr]:
+    from kubenotes.api.priority import HIGHEST_USER_DEFINABLE_PRIORITY, system_priority_classes
+
+    errs: list[FieldErr] = []
+    name = (obj.get("metadata") or {}).get("name") or ""
+    value = int(obj.get("value") or 0)
+    if name.startswith("system-"):
+        known = {pc.metadata.name: pc.value for pc in system_priority_classes()}
+        if name not in known:
+            errs.append(_forbidden("metadata.name", "priority class names with 'system-' prefix are reserved for "
+                                                    f"system use only. error: name {name} is not a known system "
+                                                    "priority class"))
+        elif known[name] != value:
+            errs.append(_forbidden("metadata.name", "priority class names with 'system-' prefix are reserved for "
+                                                    f"system use only. error: value of {name} PriorityClass must "
+                                                    f"be {known[name]}"))
+    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        errs.append(_forbidden("value", f"maximum allowed value of a user defined priority is "
+                                        f"{HIGHEST_USER_DEFINABLE_PRIORITY}"))
+    pp = obj.get("preemptionPolicy")
+    if pp is not None and pp not in ("Never", "PreemptLowerPriority"):
+        errs.append(_not_supported("preemptionPolicy", pp, ("Never", "PreemptLowerPriority")))
+    return errs
+
+
+_CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
+    "Pod": _validate_pod,
+    "Deployment": _validate_deployment,
+    "ReplicaSet": _validate_replicaset,
+    "ReplicationController": _validate_replication_controller,
+    "StatefulSet": _validate_statefulset,
+    "DaemonSet": _validate_daemonset,
+    "Job": _validate_job,
+    "CronJob": _validate_cronjob,
+    "Service": _validate_service,
+    "Node": _validate_node,
+    "Namespace": _validate_namespace,
+    "ResourceQuota": _validate_resource_quota,
+    "LimitRange": _validate_limit_range,
+    "PodDisruptionBudget": _validate_pdb,
+    "ConfigMap": _validate_data_keys,
+    "Secret": _validate_data_keys,
+    "PriorityClass": _validate_priority_class,
+}
+
+_SELECTOR_IMMUTABLE = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"})
+_STS_UPDATABLE = ("replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy",
+                  "minReadySeconds")
+
+
+def _kind_update(kind: str, obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldErr]:
+    spec, ospec = obj.get("spec") or {}, old.get("spec") or {}
+    errs: list[FieldErr] = []
+    if kind == "Pod":
+        errs += _validate_pod_update(obj, old)
+    elif kind == "Node":
+        errs += _validate_node_update(obj, old)
+    elif kind == "PriorityClass":
+        if obj.get("value") != old.get("value"):
+            errs.append(_forbidden("value", "may not be changed in an update."))
+        if old.get("preemptionPolicy") is not None and obj.get("preemptionPolicy") != old.get("preemptionPolicy"):
+            errs += _immutable(obj.get("preemptionPolicy"), old.get("preemptionPolicy"), "preemptionPolicy")
+    if kind in _SELECTOR_IMMUTABLE:
+        if spec.get("selector") != ospec.get("selector"):
+            errs.append(_invalid("spec.selector", _selector_json(spec.get("selector")), FIELD_IMMUTABLE_ERROR_MSG))
+    if kind == "Job":
+        if (spec.get("completionMode") or "NonIndexed") == "NonIndexed":
+            errs += _immutable(spec.get("completions"), ospec.get("completions"), "spec.completions")
+        errs += _immutable(spec.get("completionMode"), ospec.get("completionMode"), "spec.completionMode")
+    if kind == "StatefulSet":
+        a = {k: v for k, v in spec.items() if k not in _STS_UPDATABLE and k != "revisionHistoryLimit"}
+        b = {k: v for k, v in ospec.items() if k not in _STS_UPDATABLE and k != "revisionHistoryLimit"}
+        if a != b:
+            errs.append(_forbidden("spec", "updates to statefulset spec for fields other than 'replicas', "
+                                           "'ordinals', 'template', 'updateStrategy', "
+                                           "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
+                                           "forbidden"))
+    return errs
+
+
+def _name_fn(kind: str) -> Callable[[str, bool], list[str]]:
+    return _NAME_FUNCS.get(kind, name_is_dns_subdomain)
+
+
+def _to_causes(errs: list[FieldErr]) -> list[dict]:
+    return [e.cause() for e in errs]
+
+
+def validate_create(ri: ResourceInfo, obj: Mapping[str, Any]) -> list[dict]:
+    """The field errors of a new object (the registry strategy's ``Validate``).
+
+    Parameters
+    ----------
+    ri : ResourceInfo
+        The resource being written.
+    obj : dict
+        The object after defaulting, mutating admission and ``PrepareForCreate``.
+
+    Returns
+    -------
+    list of dict
+        ``StatusCause`` dicts (``reason``, ``message``, ``field``); empty when valid.
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.resources import resource_for
+    >>> causes = validate_create(resource_for("pods"), {"metadata": {"name": "UPPER_case", "namespace": "default"},
+    ...                          "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    >>> print(causes[0]["message"])
+    metadata.name: Invalid value: "UPPER_case": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
+    """
+    md = obj.get("metadata") or {}
+    errs = _object_meta(md, ri.namespaced, _name_fn(ri.kind))
+    fn = _CREATE_VALIDATORS.get(ri.kind)
+    if fn is not None:
+        errs += fn(obj)
+    return _to_causes(errs)
+
+
+def validate_update(ri: ResourceInfo, obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[dict]:
+    """The field errors of an update (the registry strategy's ``ValidateUpdate``).
+
+    Runs the create checks on the new object, ``ValidateObjectMetaUpdate``,
+    and the kind's immutability rules against the stored object.
+
+    Returns
+    -------
+    list of dict
+        ``StatusCause`` dicts; empty when valid.
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.resources import resource_for
+    >>> old = {"metadata": {"name": "web", "namespace": "default"}, "spec": {"replicas": 1,
+    ...        "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+    ...        "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    >>> new = {**old, "spec": {**old["spec"], "selector": {"matchLabels": {"app": "web", "v": "2"}}}}
+    >>> [c["message"] for c in validate_update(resource_for("deploy"), new, old)]
+    ['spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`', 'spec.selector: Invalid value: {"matchLabels":{"app":"web","v":"2"}}: field is immutable']
+    """
+    md, omd = obj.get("metadata") or {}, old.get("metadata") or {}
+    errs = _object_meta_update(md, omd)
+    fn = _CREATE_VALIDATORS.get(ri.kind)
+    if fn is not None:
+        errs += fn(obj)
+    errs += _kind_update(ri.kind, obj, old)
+    return _to_causes(errs)
