@@ -618,6 +618,15 @@ class APIServer:
         rv = md.get("resourceVersion")
         if rv and rv != old["metadata"]["resourceVersion"]:
             raise new_conflict(ri.group, ri.resource, attrs.name)
+        if attrs.subresource == "" and ri.kind != "Pod" and ri.kind in _DEFAULTED_KINDS:
+            # The decoder defaults every request body, not only creates (a template patched in without
+            # defaults must still equal its ReplicaSet's). Status is set aside: only the spec needs defaults,
+            # and the typed decoder is stricter with partial status than the API server's JSON decoding.
+            status = obj.pop("status", None)
+            obj = self._default(ri, obj)
+            obj.pop("status", None)
+            if status is not None:
+                obj["status"] = status
         obj = self._prepare_for_update(ri, attrs.subresource, obj, old)
         self._admit(attrs, obj, old)
         if attrs.subresource == "":
@@ -667,15 +676,24 @@ class APIServer:
                 md.pop(k, None)
         md.pop("resourceVersion", None)
         if sub == "status":
+            # The status strategies' PrepareForUpdate: the spec stays as stored, the request's status is taken,
+            # and so are its annotations (the Deployment controller writes its revision annotation this way);
+            # the apps kinds also keep their stored labels.
             new = dict(old)
             new["metadata"] = dict(omd)
             new["metadata"].pop("resourceVersion", None)
+            if "annotations" in md:
+                new["metadata"]["annotations"] = md["annotations"]
+            else:
+                new["metadata"].pop("annotations", None)
+            if ri.group != "apps":
+                if "labels" in md:
+                    new["metadata"]["labels"] = md["labels"]
+                else:
+                    new["metadata"].pop("labels", None)
             new["status"] = obj.get("status")
             if new["status"] is None:
                 new.pop("status")
-            if ri.kind == "Node":
-                # NodeStatus updates may also carry labels/annotations? No: upstream keeps metadata from old.
-                pass
             return new
         if sub == "finalize":
             new = dict(old)

@@ -114,7 +114,7 @@ class KubeScheduler:
             if uid in self._assumed:
                 self._assumed.discard(uid)
                 return
-            if self.scheduler is not None and not self._dirty:
+            if self.scheduler is not None:
                 self._add_bound(pod)
             return
         if not self._responsible(pod) or pod["metadata"].get("deletionTimestamp"):
@@ -122,7 +122,7 @@ class KubeScheduler:
         if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
             return
         self._pending[uid] = pod
-        if self.scheduler is not None and not self._dirty:
+        if self.scheduler is not None:
             self._queue(pod)
         self._kick()
 
@@ -148,13 +148,13 @@ class KubeScheduler:
         s = self.scheduler
         if uid in self._pending:
             del self._pending[uid]
-            if s is not None and not self._dirty:
+            if s is not None:
                 pi = s.pod_lister.pods.pop(f"{pod['metadata']['namespace']}/{pod['metadata']['name']}", None)
                 if pi is not None:
                     s.queue.delete(pi)
             return
         node = (pod.get("spec") or {}).get("nodeName")
-        if s is None or self._dirty or not node:
+        if s is None or not node:
             return
         ni = s.snapshot.get(node)
         key = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
