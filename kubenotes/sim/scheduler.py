@@ -39,6 +39,14 @@ from kubenotes.apiserver.store import deep_copy
 __all__ = ["KubeScheduler", "SCHEDULER_NAME", "POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS"]
 
 SCHEDULER_NAME = "default-scheduler"
+
+#: ClusterObjects attribute -> the resource its informer watches (``eventhandlers.go`` registers the same kinds).
+_OBJECT_RESOURCES = {"namespaces": "namespaces", "services": "services",
+                     "replication_controllers": "replicationcontrollers", "replica_sets": "replicasets",
+                     "stateful_sets": "statefulsets", "persistent_volume_claims": "persistentvolumeclaims",
+                     "persistent_volumes": "persistentvolumes", "storage_classes": "storageclasses",
+                     "pod_disruption_budgets": "poddisruptionbudgets"}
+# (no PriorityClasses: kube-scheduler reads spec.priority, which Priority admission has set)
 #: podMaxInUnschedulablePodsDuration: a pod parked this long is retried even without a matching event.
 POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS = 300.0
 
@@ -97,6 +105,17 @@ class KubeScheduler:
         self._dirty = True
         self._wake = None
         self._pending: dict[str, dict] = {}  # uid -> pending pod dict
+        # The other objects plugins read (ClusterObjects), from the scheduler's own informers; one instance
+        # refreshed in place when any of them changed, converting only objects whose resourceVersion moved.
+        from kubenotes.scheduler.snapshot import ClusterObjects
+
+        self.objects = ClusterObjects()
+        self._objects_dirty = True
+        self._typed_cache: dict[str, tuple[str, Any]] = {}
+        for resource in _OBJECT_RESOURCES.values():
+            inf.informer_for(resource).add_event_handler(self._on_object_change,
+                                                         lambda old, new: self._on_object_change(new),
+                                                         self._on_object_change)
         self._assumed: set[str] = set()
 
     # ------------------------------------------------------------ handlers
@@ -232,21 +251,34 @@ class KubeScheduler:
         for uid, pod in list(self._pending.items()):
             self._queue(pod)
 
+    def _on_object_change(self, obj: Any) -> None:
+        self._objects_dirty = True
+
     def _cluster_objects(self) -> Any:
-        from kubenotes.scheduler.snapshot import ClusterObjects
+        """Refresh :attr:`objects` in place from the informer caches (when one of them changed)."""
+        if not self._objects_dirty:
+            return self.objects
         from lightkube.codecs import from_dict
 
-        def typed(resource: str) -> list:
-            try:
-                inf = self.cluster.scheduler_informers.informer_for(resource)
-            except Exception:
-                return []
-            return [from_dict(o) for o in inf.lister.list()] if inf.has_synced() else []
-
-        ns = {o["metadata"]["name"]: dict(o["metadata"].get("labels") or {})
-              for o in self.cluster.server.list("namespaces")}
-        return ClusterObjects(namespaces=ns, priority_classes=[from_dict(o) for o in
-                                                               self.cluster.server.list("priorityclasses")])
+        inf = self.cluster.scheduler_informers
+        cache, fresh = self._typed_cache, {}
+        for attr, resource in _OBJECT_RESOURCES.items():
+            if attr == "namespaces":
+                self.objects.namespaces = {o["metadata"]["name"]: dict(o["metadata"].get("labels") or {})
+                                           for o in inf.informer_for(resource).lister.list()}
+                continue
+            out = []
+            for o in inf.informer_for(resource).lister.list():
+                md = o["metadata"]
+                hit = cache.get(md["uid"])
+                if hit is None or hit[0] != md.get("resourceVersion"):
+                    hit = (md.get("resourceVersion"), from_dict(o))
+                fresh[md["uid"]] = hit
+                out.append(hit[1])
+            setattr(self.objects, attr, out)
+        self._typed_cache = fresh
+        self._objects_dirty = False
+        return self.objects
 
     # ------------------------------------------------------------ API writes (framework handle)
     def _bind(self, pod: Any, node_name: str) -> None:
@@ -335,6 +367,7 @@ class KubeScheduler:
             if self._dirty or self.scheduler is None:
                 self._rebuild()
             s = self.scheduler
+            self._cluster_objects()
             s.queue.now = float(self.env.now)
             nxt = self._flush_backoff()
             if len(s.queue.active_q):

@@ -1,0 +1,573 @@
+"""Pod and Node helpers the cluster-plumbing controllers share.
+
+The pod-condition helpers mirror ``pkg/api/v1/pod/util.go`` (``IsPodReady``,
+``GetPodCondition``, ``UpdatePodCondition``, ``FindPort``); the node helpers
+mirror ``pkg/controller/util/node/controller_utils.go`` (``GetNodeCondition``,
+``RecordNodeEvent``, ``RecordNodeStatusChange``, ``MarkPodsNotReady``,
+``SwapNodeControllerTaint``) and the taint parts of
+``pkg/controller/controller_utils.go`` (``AddOrUpdateTaintOnNode``,
+``RemoveTaintOffNode``). :class:`PodsByNode` is the ``spec.nodeName`` pod
+index the node lifecycle and taint eviction controllers add to the pod
+informer.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go
+kubernetes/kubernetes@v1.34.0 pkg/controller/util/node/controller_utils.go
+kubernetes/kubernetes@v1.34.0 pkg/controller/controller_utils.go (AddOrUpdateTaintOnNode, RemoveTaintOffNode)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/node/topology/helpers.go (GetZoneKey)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from kubenotes.apiserver.status import ApiError
+from kubenotes.apiserver.store import deep_copy
+
+__all__ = [
+    "unwrap_deleted", "duration_seconds", "get_pod_condition", "is_pod_ready", "update_pod_condition", "find_port",
+    "should_pod_be_in_endpoints", "pod_endpoints_changed", "get_node_condition", "get_zone_key", "record_node_event",
+    "record_node_status_change", "mark_pods_not_ready", "taint_exists", "add_or_update_taint_on_node",
+    "remove_taint_off_node", "swap_node_controller_taint", "PodsByNode", "NODE_NOT_READY_POD_MESSAGE",
+    "UPDATE_TAINT_RETRIES",
+]
+
+#: ``MarkPodsNotReady``'s Warning event message on each pod (reason ``NodeNotReady``).
+NODE_NOT_READY_POD_MESSAGE = "Node is not ready"
+#: ``UpdateTaintBackoff.Steps``: how often a taint write is retried on conflict.
+UPDATE_TAINT_RETRIES = 5
+
+_ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+_REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+
+
+def unwrap_deleted(obj: Any) -> dict | None:
+    """The object of a delete notification (``cache.DeletedFinalStateUnknown`` carries it in ``.obj``).
+
+    Parameters
+    ----------
+    obj : dict or DeletedFinalStateUnknown
+        What an informer's delete handler received.
+    """
+    if isinstance(obj, dict):
+        return obj
+    inner = getattr(obj, "obj", None)
+    return inner if isinstance(inner, dict) else None
+
+
+def duration_seconds(value: Any) -> float:
+    """A flag value as seconds: a number, or a Go duration string (``"40s"``, ``"5m0s"``, ``"1h"``, ``"100ms"``).
+
+    Parameters
+    ----------
+    value : int, float or str
+        A flag value (``50``, ``"40s"``, ``"5m0s"``).
+
+    Raises
+    ------
+    ValueError
+        For text that is not a duration.
+
+    Examples
+    --------
+    >>> duration_seconds(50), duration_seconds("40s"), duration_seconds("5m0s"), duration_seconds("100ms")
+    (50.0, 40.0, 300.0, 0.1)
+    """
+    if isinstance(value, (int, float)):
+        return float(value)
+    import re
+
+    text = str(value).strip()
+    if re.fullmatch(r"-?\d+(\.\d+)?", text):
+        return float(text)
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise ValueError(f'time: invalid duration "{text}"')
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+# ---------------------------------------------------------------- pods
+def get_pod_condition(status: dict | None, condition_type: str) -> dict | None:
+    """``GetPodCondition``: the condition of ``condition_type`` in a pod status, or None.
+
+    Parameters
+    ----------
+    status : dict or None
+        A pod's ``status``.
+    condition_type : str
+        ``Ready``, ``PodScheduled``, ``DisruptionTarget``...
+    """
+    for c in (status or {}).get("conditions") or []:
+        if c.get("type") == condition_type:
+            return c
+    return None
+
+
+def is_pod_ready(pod: dict) -> bool:
+    """``IsPodReady``: the pod's ``Ready`` condition is ``True``.
+
+    Parameters
+    ----------
+    pod : dict
+
+    Examples
+    --------
+    >>> is_pod_ready({"status": {"conditions": [{"type": "Ready", "status": "True"}]}})
+    True
+    >>> is_pod_ready({"status": {}})
+    False
+    """
+    c = get_pod_condition(pod.get("status"), "Ready")
+    return c is not None and c.get("status") == "True"
+
+
+def update_pod_condition(status: dict, condition: dict, now: str) -> bool:
+    """``UpdatePodCondition``: set ``condition`` in ``status``; True when anything changed.
+
+    ``lastTransitionTime`` becomes ``now`` when the status changes (or the
+    condition is new), and is kept otherwise.
+
+    Parameters
+    ----------
+    status : dict
+        A pod's ``status``, changed in place.
+    condition : dict
+        The condition to set (``type``, ``status``, optional ``reason``/``message``).
+    now : str
+        ``metav1.Now()`` on the virtual clock.
+
+    Examples
+    --------
+    >>> st = {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "t0"}]}
+    >>> update_pod_condition(st, {"type": "Ready", "status": "False"}, "t1"), st["conditions"][0]["lastTransitionTime"]
+    (True, 't1')
+    >>> update_pod_condition(st, {"type": "Ready", "status": "False"}, "t2")
+    False
+    """
+    conds = status.setdefault("conditions", [])
+    new = dict(condition)
+    for i, old in enumerate(conds):
+        if old.get("type") != new.get("type"):
+            continue
+        if old.get("status") == new.get("status"):
+            new["lastTransitionTime"] = old.get("lastTransitionTime")
+        else:
+            new.setdefault("lastTransitionTime", now)
+        new.setdefault("lastProbeTime", old.get("lastProbeTime"))
+        same = all(old.get(k) == new.get(k) for k in ("status", "reason", "message", "lastProbeTime",
+                                                       "lastTransitionTime"))
+        conds[i] = new
+        return not same
+    new.setdefault("lastTransitionTime", now)
+    new.setdefault("lastProbeTime", None)
+    conds.append(new)
+    return True
+
+
+def find_port(pod: dict, service_port: dict) -> int:
+    """``FindPort``: the container port a Service port's ``targetPort`` names, or the number itself.
+
+    Parameters
+    ----------
+    pod : dict
+    service_port : dict
+        One of the Service's ``spec.ports``.
+
+    Raises
+    ------
+    ValueError
+        When a named port is not among the pod's container ports (upstream's
+        ``no suitable port for manifest``).
+
+    Examples
+    --------
+    >>> pod = {"spec": {"containers": [{"name": "c", "ports": [{"name": "http", "containerPort": 8080}]}]}}
+    >>> find_port(pod, {"port": 80, "targetPort": "http"}), find_port(pod, {"port": 80, "targetPort": 9090})
+    (8080, 9090)
+    >>> find_port(pod, {"port": 80})
+    80
+    """
+    target = service_port.get("targetPort")
+    if target is None or target == "":
+        target = service_port.get("port")
+    if isinstance(target, int):
+        return target
+    if isinstance(target, str) and target.isdigit():
+        return int(target)
+    proto = service_port.get("protocol") or "TCP"
+    for c in (pod.get("spec") or {}).get("containers") or []:
+        for p in c.get("ports") or []:
+            if p.get("name") == target and (p.get("protocol") or "TCP") == proto:
+                return int(p["containerPort"])
+    uid = (pod.get("metadata") or {}).get("uid", "")
+    raise ValueError(f"no suitable port for manifest: {uid}")
+
+
+def should_pod_be_in_endpoints(pod: dict, include_terminating: bool) -> bool:
+    """``ShouldPodBeInEndpoints``: not terminal, has an IP, and (unless included) not terminating.
+
+    Parameters
+    ----------
+    pod : dict
+    include_terminating : bool
+        Keep pods with a ``deletionTimestamp``.
+
+    Examples
+    --------
+    >>> should_pod_be_in_endpoints({"status": {"phase": "Running", "podIP": "10.244.0.2"}}, False)
+    True
+    >>> should_pod_be_in_endpoints({"status": {"phase": "Succeeded", "podIP": "10.244.0.2"}}, True)
+    False
+    """
+    st = pod.get("status") or {}
+    if st.get("phase") in ("Succeeded", "Failed"):
+        return False
+    if not st.get("podIP"):
+        return False
+    if not include_terminating and (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return False
+    return True
+
+
+def pod_endpoints_changed(old: dict, new: dict) -> tuple[bool, bool]:
+    """``podEndpointsChanged``: (the pod's endpoint changed, its labels/hostname changed).
+
+    Only deletion, readiness and IPs change an endpoint (name, namespace, uid
+    and nodeName are fixed by the time a pod has an IP), so other status
+    updates do not resync Services.
+
+    Parameters
+    ----------
+    old, new : dict
+        The pod before and after an update.
+
+    Examples
+    --------
+    >>> a = {"metadata": {"labels": {"app": "web"}}, "spec": {}, "status": {"podIPs": [{"ip": "10.0.0.1"}]}}
+    >>> b = {"metadata": {"labels": {"app": "web"}}, "spec": {},
+    ...      "status": {"podIPs": [{"ip": "10.0.0.1"}], "containerStatuses": [{"restartCount": 1}]}}
+    >>> pod_endpoints_changed(a, b)
+    (False, False)
+    """
+    omd, nmd = old.get("metadata") or {}, new.get("metadata") or {}
+    ospec, nspec = old.get("spec") or {}, new.get("spec") or {}
+    labels_changed = (omd.get("labels") or {}) != (nmd.get("labels") or {}) or \
+        (ospec.get("hostname"), ospec.get("subdomain")) != (nspec.get("hostname"), nspec.get("subdomain"))
+    if omd.get("deletionTimestamp") != nmd.get("deletionTimestamp"):
+        return True, labels_changed
+    if is_pod_ready(old) != is_pod_ready(new):
+        return True, labels_changed
+    oips = [p.get("ip") for p in (old.get("status") or {}).get("podIPs") or []]
+    nips = [p.get("ip") for p in (new.get("status") or {}).get("podIPs") or []]
+    if oips != nips or (old.get("status") or {}).get("podIP") != (new.get("status") or {}).get("podIP"):
+        return True, labels_changed
+    return False, labels_changed
+
+
+# ---------------------------------------------------------------- nodes
+def get_node_condition(status: dict | None, condition_type: str) -> dict | None:
+    """``GetNodeCondition``: the node condition of ``condition_type``, or None.
+
+    Parameters
+    ----------
+    status : dict or None
+        A node's ``status``.
+    condition_type : str
+        ``Ready``, ``MemoryPressure``...
+    """
+    for c in (status or {}).get("conditions") or []:
+        if c.get("type") == condition_type:
+            return c
+    return None
+
+
+def get_zone_key(node: dict) -> str:
+    """``topology.GetZoneKey``: ``region:\\x00:zone`` from the node's labels, ``""`` when it has neither.
+
+    Parameters
+    ----------
+    node : dict
+
+    Examples
+    --------
+    >>> get_zone_key({"metadata": {"labels": {"topology.kubernetes.io/zone": "a"}}})
+    ':\\x00:a'
+    >>> get_zone_key({"metadata": {}})
+    ''
+    """
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    zone = next((labels[k] for k in _ZONE_LABELS if labels.get(k)), "")
+    region = next((labels[k] for k in _REGION_LABELS if labels.get(k)), "")
+    if not zone and not region:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+def _node_ref(node_name: str, uid: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": node_name, "uid": uid}}
+
+
+def record_node_event(recorder: Any, node_name: str, node_uid: str, event_type: str, reason: str,
+                      event: str) -> None:
+    """``RecordNodeEvent``: message ``Node <name> event: <event>`` on the Node.
+
+    Parameters
+    ----------
+    recorder : EventRecorder
+    node_name, node_uid : str
+    event_type : str
+        ``Normal`` or ``Warning``.
+    reason : str
+        ``RegisteredNode``, ``RemovingNode``...
+    event : str
+        The text after ``Node <name> event: ``.
+    """
+    recorder.event(_node_ref(node_name, node_uid), event_type, reason, f"Node {node_name} event: {event}")
+
+
+def record_node_status_change(recorder: Any, node: dict, new_status: str) -> None:
+    """``RecordNodeStatusChange``: a Normal event ``Node <name> status is now: <status>`` with reason ``<status>``.
+
+    Parameters
+    ----------
+    recorder : EventRecorder
+    node : dict
+    new_status : str
+        Reason and status word (``NodeNotReady``, ``CIDRNotAvailable``).
+    """
+    md = node.get("metadata") or {}
+    recorder.event(_node_ref(md["name"], md.get("uid", "")), "Normal", new_status,
+                   f"Node {md['name']} status is now: {new_status}")
+
+
+def mark_pods_not_ready(client: Any, recorder: Any, pods: Iterable[dict], node_name: str, now: str) -> list[ApiError]:
+    """``MarkPodsNotReady``: set each pod's ``Ready`` condition False (status write) and record ``NodeNotReady``.
+
+    Parameters
+    ----------
+    client : Client
+        The controller's client (writes ``pods/status``).
+    recorder : EventRecorder
+    pods : iterable of dict
+        The node's pods (cache objects; copied before writing).
+    node_name : str
+    now : str
+        ``metav1.Now()`` on the virtual clock.
+
+    Returns
+    -------
+    list of ApiError
+        Failures other than NotFound (the caller retries the node).
+    """
+    errs: list[ApiError] = []
+    for p in pods:
+        if (p.get("spec") or {}).get("nodeName") != node_name:
+            continue
+        pod = deep_copy(p)
+        st = pod.setdefault("status", {})
+        cond = get_pod_condition(st, "Ready")
+        if cond is None:
+            continue
+        new = dict(cond, status="False")
+        if not update_pod_condition(st, new, now):
+            continue
+        try:
+            client.update_status("pods", pod, pod["metadata"]["namespace"])
+        except ApiError as e:
+            if e.code == 404:
+                continue
+            errs.append(e)
+        recorder.event(pod, "Warning", "NodeNotReady", NODE_NOT_READY_POD_MESSAGE)
+    return errs
+
+
+def taint_exists(taints: Iterable[dict] | None, taint: dict) -> bool:
+    """``TaintExists``: a taint with the same key and effect is present (``MatchTaint``).
+
+    Parameters
+    ----------
+    taints : iterable of dict or None
+    taint : dict
+        Compared by ``key`` and ``effect``.
+    """
+    return any(t.get("key") == taint.get("key") and t.get("effect") == taint.get("effect") for t in taints or ())
+
+
+def _write_taints(client: Any, node_name: str, mutate: Callable[[list[dict]], list[dict] | None],
+                  node: dict | None = None) -> None:
+    """GET (first from ``node``), mutate ``spec.taints``, PUT; retried on conflict (``UpdateTaintBackoff``)."""
+    last: ApiError | None = None
+    for attempt in range(UPDATE_TAINT_RETRIES):
+        cur = deep_copy(node) if attempt == 0 and node is not None else client.get("nodes", node_name)
+        taints = list((cur.get("spec") or {}).get("taints") or [])
+        new = mutate(taints)
+        if new is None:
+            return
+        spec = cur.setdefault("spec", {})
+        if new:
+            spec["taints"] = new
+        else:
+            spec.pop("taints", None)
+        try:
+            client.update("nodes", cur)
+            return
+        except ApiError as e:
+            if e.code != 409:
+                raise
+            last = e
+    if last is not None:
+        raise last
+
+
+def add_or_update_taint_on_node(client: Any, node_name: str, taints: list[dict], node: dict | None = None) -> None:
+    """``AddOrUpdateTaintOnNode``: add ``taints`` (replacing one with the same key and effect).
+
+    Parameters
+    ----------
+    client : Client
+    node_name : str
+    taints : list of dict
+        Taints to add (``key``, ``value``, ``effect``, ``timeAdded``).
+    node : dict, optional
+        The cached node, used for the first attempt instead of a GET.
+
+    Raises
+    ------
+    ApiError
+        When the write fails for a reason other than a conflict, or keeps conflicting.
+    """
+    if not taints:
+        return
+
+    def mutate(cur: list[dict]) -> list[dict] | None:
+        out = list(cur)
+        changed = False
+        for t in taints:
+            idx = next((i for i, o in enumerate(out) if o.get("key") == t.get("key")
+                        and o.get("effect") == t.get("effect")), None)
+            if idx is None:
+                out.append(dict(t))
+                changed = True
+            elif out[idx].get("value") != t.get("value"):
+                out[idx] = dict(t)
+                changed = True
+        return out if changed else None
+
+    _write_taints(client, node_name, mutate, node)
+
+
+def remove_taint_off_node(client: Any, node_name: str, taints: list[dict], node: dict | None = None) -> None:
+    """``RemoveTaintOffNode``: remove taints matching ``taints`` by key and effect (no write when none is there).
+
+    Parameters
+    ----------
+    client : Client
+    node_name : str
+    taints : list of dict
+        Removed by ``key`` and ``effect``.
+    node : dict, optional
+        The cached node: no write when it has none of ``taints``.
+    """
+    if not taints:
+        return
+    if node is not None and not any(taint_exists((node.get("spec") or {}).get("taints"), t) for t in taints):
+        return
+
+    def mutate(cur: list[dict]) -> list[dict] | None:
+        out = [o for o in cur if not taint_exists(taints, o)]
+        return out if len(out) != len(cur) else None
+
+    _write_taints(client, node_name, mutate, node)
+
+
+def swap_node_controller_taint(client: Any, to_add: list[dict], to_remove: list[dict], node: dict,
+                               now: str) -> bool:
+    """``SwapNodeControllerTaint``: add ``to_add`` (stamped ``timeAdded = now``), then remove ``to_remove``.
+
+    Parameters
+    ----------
+    client : Client
+    to_add, to_remove : list of dict
+    node : dict
+    now : str
+        ``timeAdded`` of the added taints.
+
+    Returns
+    -------
+    bool
+        Whether both writes succeeded.
+    """
+    name = node["metadata"]["name"]
+    stamped = [dict(t, timeAdded=now) for t in to_add]
+    try:
+        add_or_update_taint_on_node(client, name, stamped, node)
+        remove_taint_off_node(client, name, to_remove)
+    except ApiError:
+        return False
+    return True
+
+
+class PodsByNode:
+    """The ``spec.nodeName`` index the node controllers add to the pod informer: node -> pod key -> pod.
+
+    Parameters
+    ----------
+    pod_informer : SharedInformer
+        Handlers are registered on it.
+
+    Examples
+    --------
+    >>> idx = PodsByNode(None)
+    >>> idx.on_add({"metadata": {"namespace": "default", "name": "a"}, "spec": {"nodeName": "n1"}})
+    >>> [p["metadata"]["name"] for p in idx.pods("n1")]
+    ['a']
+    """
+
+    def __init__(self, pod_informer: Any):
+        self._by_node: dict[str, dict[str, dict]] = {}
+        self._node_of: dict[str, str] = {}
+        if pod_informer is not None:
+            pod_informer.add_event_handler(self.on_add, self.on_update, self.on_delete)
+
+    @staticmethod
+    def _key(pod: dict) -> str:
+        md = pod["metadata"]
+        return f"{md.get('namespace', '')}/{md['name']}"
+
+    def on_add(self, pod: dict) -> None:
+        """Index an added (or updated) pod under its node."""
+        key = self._key(pod)
+        node = (pod.get("spec") or {}).get("nodeName") or ""
+        old = self._node_of.get(key)
+        if old is not None and old != node:
+            self._by_node.get(old, {}).pop(key, None)
+        if node:
+            self._by_node.setdefault(node, {})[key] = pod
+            self._node_of[key] = node
+        else:
+            self._node_of.pop(key, None)
+
+    def on_update(self, old: dict, new: dict) -> None:
+        """Re-index a pod (its node may have been set)."""
+        self.on_add(new)
+
+    def on_delete(self, obj: Any) -> None:
+        """Drop a deleted pod from the index."""
+        pod = unwrap_deleted(obj)
+        if pod is None:
+            return
+        key = self._key(pod)
+        node = self._node_of.pop(key, None)
+        if node is not None:
+            self._by_node.get(node, {}).pop(key, None)
+
+    def pods(self, node_name: str) -> list[dict]:
+        """Pods assigned to ``node_name`` (shared cache objects: do not mutate).
+
+        Parameters
+        ----------
+        node_name : str
+        """
+        return list(self._by_node.get(node_name, {}).values())

@@ -1,0 +1,112 @@
+"""``python -m kubenotes simulate``: the user-facing contract (events, yaml, table, one-line errors)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kubenotes.cli import main
+
+NODES = """apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status:
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+status:
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+"""
+DEPLOY = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        resources: {requests: {cpu: 100m, memory: 64Mi}}
+"""
+SCENARIO = """apiVersion: kubenotes.io/v1
+kind: Scenario
+metadata: {name: rollout}
+spec:
+  steps:
+  - at: 30
+    setImage: {kind: Deployment, namespace: default, name: web, container: nginx, image: "nginx:1.28"}
+"""
+
+
+@pytest.fixture
+def manifests(tmp_path):
+    p = tmp_path / "cluster.yaml"
+    p.write_text(NODES + "---\n" + DEPLOY + "---\n" + SCENARIO)
+    return str(p)
+
+
+def test_events_are_json_lines_in_time_order_with_scheduler_binds(capsys, manifests):
+    assert main(["simulate", manifests, "--until", "120"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    events = [json.loads(x) for x in lines]
+    assert set(events[0]) == {"time", "component", "verb", "kind", "namespace", "name", "resourceVersion", "detail"}
+    times = [e["time"] for e in events]
+    assert times == sorted(times)
+    binds = [e for e in events if e["verb"] == "bind"]
+    assert binds and all(e["component"] == "default-scheduler" and e["kind"] == "Pod" for e in binds)
+    reasons = {e["detail"].split(":")[0] for e in events if e["kind"] == "Event"}
+    assert {"ScalingReplicaSet", "SuccessfulCreate", "Scheduled"} <= reasons
+    # the rollout at t=30 made a second ReplicaSet
+    rs_creates = [e for e in events if e["kind"] == "ReplicaSet" and e["verb"] == "create"]
+    assert len(rs_creates) == 2 and rs_creates[1]["time"] >= 30
+
+
+def test_same_input_and_seed_give_the_same_event_log_byte_for_byte(capsys, manifests):
+    main(["simulate", manifests, "--until", "90", "--seed", "7"])
+    a = capsys.readouterr().out
+    main(["simulate", manifests, "--until", "90", "--seed", "7"])
+    b = capsys.readouterr().out
+    assert a == b and len(a) > 1000
+
+
+def test_yaml_is_one_list_with_status(capsys, manifests):
+    import yaml
+
+    assert main(["simulate", manifests, "--until", "60", "-o", "yaml"]) == 0
+    doc = yaml.safe_load(capsys.readouterr().out)
+    assert doc["kind"] == "List"
+    kinds = {i["kind"] for i in doc["items"]}
+    assert {"Pod", "Deployment", "ReplicaSet", "Node", "Event"} <= kinds
+    d = next(i for i in doc["items"] if i["kind"] == "Deployment")
+    assert d["status"]["availableReplicas"] == 3
+
+
+def test_table_has_kubectl_columns(capsys, manifests):
+    assert main(["simulate", manifests, "--until", "60", "-o", "table"]) == 0
+    out = capsys.readouterr().out
+    assert "NAME" in out and "READY" in out and "UP-TO-DATE" in out and "AVAILABLE" in out
+
+
+def test_bad_scenario_is_one_line_and_exit_2(capsys, tmp_path):
+    p = tmp_path / "s.yaml"
+    p.write_text(NODES + "---\n" + SCENARIO.replace("container: nginx, ", ""))
+    assert main(["simulate", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"{p} doc 3 Scenario rollout: spec.steps[0].setImage.container: Required value\n"
+
+
+def test_an_object_the_api_server_rejects_is_one_line_naming_file_and_object(capsys, tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text(NODES + "---\n" + DEPLOY.replace("name: web, namespace", "name: Web_App, namespace"))
+    assert main(["simulate", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{p} doc 3 Deployment default/Web_App: ")
+    assert 'metadata.name: Invalid value: "Web_App"' in err and err.count("\n") == 1
