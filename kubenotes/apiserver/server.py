@@ -517,6 +517,13 @@ class APIServer:
             labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
         elif kind == "Node":
             pass  # nodes post their own status at registration
+        elif kind == "Job":
+            obj.pop("status", None)
+            _generate_job_selector(obj)
+        elif kind == "DaemonSet":
+            obj.pop("status", None)
+            anns = obj["metadata"].setdefault("annotations", {})
+            anns[DAEMONSET_TEMPLATE_GENERATION] = "1"  # templateGeneration = 1, as apps/v1 carries it
         elif "status" in ri.subresources:
             obj.pop("status", None)
 
@@ -552,7 +559,13 @@ class APIServer:
         ri = attrs.resource
         labels = parse_selector(label_selector) if label_selector else None
         fields = parse_field_selector(field_selector, ri.resource) if field_selector else None
-        items = self.store.list(ri, attrs.namespace or None)
+        items = None
+        if fields is not None:
+            pinned = [v for f, op, v in fields.terms if f == "spec.nodeName" and op == "="]
+            if pinned:
+                items = self.store.list_by_trigger(ri, pinned[0], attrs.namespace or None)
+        if items is None:
+            items = self.store.list(ri, attrs.namespace or None)
         if labels is not None:
             items = [o for o in items if labels.matches(o.get("metadata", {}).get("labels") or {})]
         if fields is not None:
@@ -711,6 +724,11 @@ class APIServer:
             obj["status"] = old.get("status")
         if ri.kind in _GENERATION_KINDS and obj.get("spec") != old.get("spec"):
             md["generation"] = int(omd.get("generation", 1)) + 1
+        if ri.kind == "DaemonSet":
+            gen = int((omd.get("annotations") or {}).get(DAEMONSET_TEMPLATE_GENERATION, "1"))
+            if (obj.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+                gen += 1
+            md.setdefault("annotations", {})[DAEMONSET_TEMPLATE_GENERATION] = str(gen)
         if ri.kind == "Namespace":
             labels = md.setdefault("labels", {})
             labels["kubernetes.io/metadata.name"] = md["name"]
@@ -1002,6 +1020,31 @@ class APIServer:
         finally:
             self.authorizer = authz
         return self._scale_of(ri, out)
+
+
+#: The apps/v1 annotation carrying a DaemonSet's templateGeneration (``pkg/apis/apps/v1/conversion.go``).
+DAEMONSET_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+
+
+def _generate_job_selector(job: dict) -> None:
+    """``generateSelector`` of ``pkg/registry/batch/job/strategy.go``: label the template with the Job's uid and name.
+
+    Unless ``spec.manualSelector`` is true, the template gets ``controller-uid``,
+    ``batch.kubernetes.io/controller-uid``, ``job-name`` and
+    ``batch.kubernetes.io/job-name``, and the selector becomes
+    ``matchLabels: {batch.kubernetes.io/controller-uid: <uid>}``.
+    """
+    spec = job.setdefault("spec", {})
+    if spec.get("manualSelector"):
+        return
+    md = job["metadata"]
+    uid, name = md.get("uid", ""), md.get("name", "")
+    tmpl = spec.setdefault("template", {})
+    labels = tmpl.setdefault("metadata", {}).setdefault("labels", {})
+    for k, v in (("batch.kubernetes.io/controller-uid", uid), ("batch.kubernetes.io/job-name", name),
+                 ("controller-uid", uid), ("job-name", name)):
+        labels.setdefault(k, v)
+    spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
 
 
 def _base_admit(p: Any) -> Any:

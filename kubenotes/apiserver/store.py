@@ -121,6 +121,8 @@ class ObjectStore:
         self.last_delivered: list[str] = []
         # watchers whose field selector pins the trigger field (spec.nodeName=X), by X
         self._indexed: dict[ResourceInfo, dict[str, list[Watch]]] = {}
+        # pods by spec.nodeName ("" for unbound), for lists with that field selector (every kubelet's first list)
+        self._by_trigger: dict[ResourceInfo, dict[str, set[str]]] = {}
 
     # ------------------------------------------------------------------ reads
     def get(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
@@ -136,6 +138,20 @@ class ObjectStore:
             prefix = f"/registry/{ri.prefix}/{namespace}/"
             return [objs[k] for k in sorted(objs) if k.startswith(prefix)]
         return [objs[k] for k in sorted(objs)]
+
+    def list_by_trigger(self, ri: ResourceInfo, value: str, namespace: str | None = None) -> list[dict] | None:
+        """Objects whose trigger field (a pod's ``spec.nodeName``) is ``value``, in key order; None when ``ri`` has none.
+
+        The cacher indexes pods by node name so that each kubelet's list is not a scan of every pod.
+        """
+        if ri.resource not in _TRIGGER_FIELDS:
+            return None
+        objs = self._by_resource.get(ri, {})
+        keys = sorted(self._by_trigger.get(ri, {}).get(value, ()))
+        if namespace and ri.namespaced:
+            prefix = f"/registry/{ri.prefix}/{namespace}/"
+            keys = [k for k in keys if k.startswith(prefix)]
+        return [objs[k] for k in keys if k in objs]
 
     def count(self, ri: ResourceInfo) -> int:
         return len(self._by_resource.get(ri, ()))
@@ -163,6 +179,13 @@ class ObjectStore:
         md["resourceVersion"] = str(self.revision)
         key = etcd_key(ri, md.get("namespace"), md["name"])
         objs = self._by_resource.setdefault(ri, {})
+        if ri.resource in _TRIGGER_FIELDS:
+            idx = self._by_trigger.setdefault(ri, {})
+            prev = objs.get(key)
+            if prev is not None:
+                idx.get(_trigger_value(ri.resource, prev), set()).discard(key)
+            if event_type != DELETED:
+                idx.setdefault(_trigger_value(ri.resource, obj), set()).add(key)
         if event_type == DELETED:
             objs.pop(key, None)
         else:

@@ -273,3 +273,38 @@ def test_same_seed_same_uids():
         c = APIServer(seed=7).client()
         uids.append(c.create("pods", _pod("a"), "default")["metadata"]["uid"])
     assert uids[0] == uids[1]
+
+
+def test_list_by_node_name_uses_the_index_and_follows_binding(api, c):
+    c.create("pods", _pod("a", node="n1"), "default")
+    c.create("pods", _pod("b"), "default")
+    c.create("pods", _pod("z", node="n1"), "kube-system")
+    names = lambda out: [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in out["items"]]
+    assert names(c.list("pods", field_selector="spec.nodeName=n1")) == [("default", "a"), ("kube-system", "z")]
+    assert names(c.list("pods", "default", field_selector="spec.nodeName=n1")) == [("default", "a")]
+    assert names(c.list("pods", field_selector="spec.nodeName=")) == [("default", "b")]
+    c.bind("default", "b", "n1")
+    c.delete("pods", "z", "kube-system", grace_period_seconds=0)
+    assert names(c.list("pods", field_selector="spec.nodeName=n1")) == [("default", "a"), ("default", "b")]
+    assert names(c.list("pods", field_selector="spec.nodeName=n1,metadata.name!=a")) == [("default", "b")]
+
+
+def test_a_job_gets_a_generated_selector_and_template_labels(c):
+    job = c.create("jobs", {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+                            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+                                {"name": "pi", "image": "perl:5.34"}]}}}}, "default")
+    uid = job["metadata"]["uid"]
+    assert job["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    labels = job["spec"]["template"]["metadata"]["labels"]
+    assert labels["controller-uid"] == uid and labels["batch.kubernetes.io/job-name"] == "pi"
+
+
+def test_a_daemonset_template_change_bumps_its_template_generation(c):
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+          "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {
+              "metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [{"name": "a", "image": "a:1"}]}}}}
+    out = c.create("daemonsets", ds, "default")
+    assert out["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "1"
+    out = c.patch("daemonsets", "agent", {"spec": {"template": {"spec": {"containers": [
+        {"name": "a", "image": "a:2"}]}}}}, "default")
+    assert out["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
