@@ -250,9 +250,15 @@ class ObjectStore:
         w.resource = ri
         w.filter = _Filter(namespace, labels, fields, ri.resource)
         if since:
-            for rev, r, ev, old in self._history:
-                if rev > since and r is ri:
-                    self._dispatch(w, ev, old)
+            # replay what came after `since`: scan back from the newest entry (revisions are consecutive)
+            replay = []
+            for entry in reversed(self._history):
+                if entry[0] <= since:
+                    break
+                if entry[1] is ri:
+                    replay.append(entry)
+            for _rev, _r, ev, old in reversed(replay):
+                self._dispatch(w, ev, old)
         if w.filter.trigger is not None:
             self._indexed.setdefault(ri, {}).setdefault(w.filter.trigger, []).append(w)
         else:

@@ -431,7 +431,7 @@ class Reflector:
                 yield got | deadline
                 for ev in w.pop_all():
                     self._handle(ev)
-                if deadline.triggered:
+                if deadline.processed:  # (a Timeout counts as triggered from the moment it is made)
                     break
             if not w.stopped:
                 w.stop()
