@@ -101,7 +101,8 @@ def set_defaults_container(container: Any) -> None:
     ``imagePullPolicy`` becomes ``Always`` for a ``:latest`` or untagged
     image and ``IfNotPresent`` otherwise; ``terminationMessagePath`` and
     ``terminationMessagePolicy`` get their defaults; every port without a
-    protocol gets ``TCP``.
+    protocol gets ``TCP``; probes get :func:`set_defaults_probe`; an env var's
+    ``fieldRef`` gets ``apiVersion: v1``.
 
     Parameters
     ----------
@@ -124,15 +125,58 @@ def set_defaults_container(container: Any) -> None:
     for port in container.ports or ():
         if not port.protocol:
             port.protocol = "TCP"
+    for probe in (container.livenessProbe, container.readinessProbe, container.startupProbe):
+        if probe is not None:
+            set_defaults_probe(probe)
+    for env in container.env or ():  # SetDefaults_ObjectFieldSelector
+        ref = env.valueFrom.fieldRef if env.valueFrom is not None else None
+        if ref is not None and not ref.apiVersion:
+            ref.apiVersion = "v1"
+
+
+#: ``SetDefaults_Probe``: timeoutSeconds, periodSeconds, successThreshold, failureThreshold.
+PROBE_DEFAULTS = (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3))
+#: ``SetDefaults_{ConfigMap,Secret,Projected,DownwardAPI}VolumeSource``: defaultMode 0644.
+VOLUME_DEFAULT_MODE = 0o644
+
+
+def set_defaults_probe(probe: Any) -> None:
+    """Default a probe in place (``SetDefaults_Probe`` and ``SetDefaults_HTTPGetAction``).
+
+    Examples
+    --------
+    >>> from lightkube.models.core_v1 import Probe
+    >>> p = Probe.from_dict({"httpGet": {"port": 80}})
+    >>> set_defaults_probe(p)
+    >>> p.periodSeconds, p.failureThreshold, p.httpGet.path, p.httpGet.scheme
+    (10, 3, '/', 'HTTP')
+    """
+    for name, value in PROBE_DEFAULTS:
+        if not getattr(probe, name):
+            setattr(probe, name, value)
+    if probe.httpGet is not None:
+        if not probe.httpGet.path:
+            probe.httpGet.path = "/"
+        if not probe.httpGet.scheme:
+            probe.httpGet.scheme = "HTTP"
+
+
+def _set_defaults_volumes(spec: Any) -> None:
+    for v in spec.volumes or ():
+        for src in (v.configMap, v.secret, v.projected, v.downwardAPI):
+            if src is not None and src.defaultMode is None:
+                src.defaultMode = VOLUME_DEFAULT_MODE
 
 
 def set_defaults_pod_spec(spec: Any) -> None:
     """Default a PodSpec in place, as for pods and pod templates (``SetDefaults_PodSpec``).
 
     Sets ``dnsPolicy: ClusterFirst``, ``restartPolicy: Always``,
-    ``securityContext: {}``, ``terminationGracePeriodSeconds: 30`` and
-    ``schedulerName: default-scheduler``, then defaults every container,
-    init container and ephemeral container.
+    ``securityContext: {}``, ``terminationGracePeriodSeconds: 30``,
+    ``schedulerName: default-scheduler``, the deprecated ``serviceAccount``
+    from ``serviceAccountName`` (v1 conversion) and ``defaultMode: 420`` of
+    configMap, secret, projected and downwardAPI volumes, then defaults every
+    container, init container and ephemeral container (probes included).
 
     Parameters
     ----------
@@ -156,6 +200,12 @@ def set_defaults_pod_spec(spec: Any) -> None:
         spec.terminationGracePeriodSeconds = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
     if not spec.schedulerName:
         spec.schedulerName = DEFAULT_SCHEDULER_NAME
+    # v1 conversion keeps the deprecated serviceAccount field equal to serviceAccountName
+    if spec.serviceAccountName and not spec.serviceAccount:
+        spec.serviceAccount = spec.serviceAccountName
+    elif spec.serviceAccount and not spec.serviceAccountName:
+        spec.serviceAccountName = spec.serviceAccount
+    _set_defaults_volumes(spec)
     for c in spec.containers or ():
         set_defaults_container(c)
     for c in spec.initContainers or ():

@@ -7,7 +7,7 @@ creates pods named ``<job>-<5 random>`` carrying the job tracking finalizer
 recorded in ``status.uncountedTerminatedPods``, then its finalizer is
 removed, then it is counted in ``status.succeeded``/``status.failed``, so no
 pod is counted twice or lost. A failed pod is replaced after a back-off
-(10 s doubling to 6 min, counting failures since the last success). The Job
+(10 s doubling to 10 min, counting failures since the last success). The Job
 fails when more than ``backoffLimit`` pods have failed (default 6) or after
 ``activeDeadlineSeconds``: first the interim ``FailureTarget`` condition is
 added and remaining pods are deleted, then ``Failed``. Success is recorded
@@ -31,22 +31,24 @@ from typing import Any
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.controller_utils import (
+    ControllerExpectations,
+    get_controller_of,
+    is_pod_active,
+    is_pod_terminating,
+    resolve_controller_ref,
+)
+from kubenotes.controllers.podutil import is_pod_ready, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 from kubenotes.controllers.workload_util import (
     CACHE_CATCH_UP_SECONDS,
-    ControllerExpectations,
     WrittenVersions,
     active_pods_rank_key,
     claim_pods,
-    controller_ref_of,
     create_pod,
     delete_pod,
-    is_pod_active,
-    is_pod_ready,
-    is_pod_terminating,
     label_selector,
     pod_from_template,
-    unwrap_tombstone,
 )
 
 __all__ = ["JobController", "BackoffRecord", "remaining_backoff_seconds", "want_active", "is_job_finished",
@@ -60,7 +62,7 @@ __all__ = ["JobController", "BackoffRecord", "remaining_backoff_seconds", "want_
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 #: ``DefaultJobPodFailureBackOff`` and ``MaxJobPodFailureBackOff``.
 DEFAULT_JOB_POD_FAILURE_BACKOFF_SECONDS = 10.0
-MAX_JOB_POD_FAILURE_BACKOFF_SECONDS = 360.0
+MAX_JOB_POD_FAILURE_BACKOFF_SECONDS = 600.0  # 10 min in v1.34 (the docs' "six minutes" is older)
 #: ``MaxUncountedPods``: finished pods recorded per status write.
 MAX_UNCOUNTED_PODS = 500
 #: ``MaxPodCreateDeletePerSync``.
@@ -101,13 +103,13 @@ def remaining_backoff_seconds(record: BackoffRecord, now_seconds: float,
                               max_backoff_seconds: float = MAX_JOB_POD_FAILURE_BACKOFF_SECONDS) -> float:
     """How long to wait before creating a replacement pod (``getRemainingTimeForFailuresCount``).
 
-    The delay after ``n`` failures is ``10 s * 2^(n-1)``, capped at 6 min,
+    The delay after ``n`` failures is ``10 s * 2^(n-1)``, capped at 10 min,
     counted from the last failure.
 
     Examples
     --------
     >>> [remaining_backoff_seconds(BackoffRecord(n, 100.0), 100.0) for n in (0, 1, 2, 3, 7, 8)]
-    [0.0, 10.0, 20.0, 40.0, 360.0, 360.0]
+    [0.0, 10.0, 20.0, 40.0, 600.0, 600.0]
     >>> remaining_backoff_seconds(BackoffRecord(2, 100.0), 115.0)
     5.0
     """
@@ -269,7 +271,7 @@ class JobController(Controller):
     service_account = "job-controller"
 
     def setup(self) -> None:
-        self.expectations = ControllerExpectations()
+        self.expectations = ControllerExpectations(lambda: float(self.env.now))
         self.finalizer_expectations: dict[str, set[str]] = {}
         self.backoff_store: dict[str, BackoffRecord] = {}
         self.written = WrittenVersions()
@@ -295,22 +297,18 @@ class JobController(Controller):
 
     def _delete_job(self, obj: Any) -> None:
         """``deleteJob``: sync (to forget it) and release the finalizers of its pods (``cleanupPodFinalizers``)."""
-        job = unwrap_tombstone(obj)
+        job = unwrap_deleted(obj)
         self.enqueue(job)
         uid = job["metadata"].get("uid")
         for pod in self.pods.lister.list(job["metadata"].get("namespace")):
-            if (controller_ref_of(pod) or {}).get("uid") == uid:
+            if (get_controller_of(pod) or {}).get("uid") == uid:
                 self._enqueue_orphan_if_tracked(pod)
 
     def _job_key_for_pod(self, pod: dict) -> str | None:
-        ref = controller_ref_of(pod)
-        if ref is None or ref.get("kind") != "Job":
-            return None
-        ns = pod["metadata"].get("namespace", "")
-        job = self.jobs.lister.get(ns, ref.get("name", ""))
-        if job is None or job["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return key_of(job)
+        """The key of the Job controlling ``pod``, or None."""
+        job = resolve_controller_ref(self.jobs.lister, pod["metadata"].get("namespace", ""), get_controller_of(pod),
+                                     "Job")
+        return None if job is None else key_of(job)
 
     def _enqueue_orphan_if_tracked(self, pod: dict) -> None:
         """``enqueueOrphanPod``: a pod with the tracking finalizer and no live Job gets the finalizer removed."""
@@ -340,7 +338,7 @@ class JobController(Controller):
         self.enqueue_after(key, SYNC_JOB_BATCH_PERIOD_SECONDS)
 
     def _delete_pod(self, obj: Any) -> None:
-        pod = unwrap_tombstone(obj)
+        pod = unwrap_deleted(obj)
         key = self._job_key_for_pod(pod)
         if key is None:
             return
@@ -375,12 +373,12 @@ class JobController(Controller):
         pod = self.pods.lister.get(ns, name)
         if pod is None or JOB_TRACKING_FINALIZER not in (pod["metadata"].get("finalizers") or []):
             return
-        ref = controller_ref_of(pod)
+        ref = get_controller_of(pod)
         if ref is not None:
             if ref.get("kind") != "Job" or ref.get("apiVersion") != "batch/v1":
                 return
-            job = self.jobs.lister.get(ns, ref.get("name", ""))
-            if job is not None and job["metadata"].get("uid") == ref.get("uid") and not is_job_finished(job):
+            job = resolve_controller_ref(self.jobs.lister, ns, ref, "Job")
+            if job is not None and not is_job_finished(job):
                 return
         fins = [f for f in pod["metadata"].get("finalizers") or [] if f != JOB_TRACKING_FINALIZER]
         try:
@@ -401,7 +399,7 @@ class JobController(Controller):
             return Result(requeue_after_seconds=CACHE_CATCH_UP_SECONDS)
         if shared is None:
             self.written.forget(key)
-            self.expectations.delete(key)
+            self.expectations.delete_expectations(key)
             self.finalizer_expectations.pop(key, None)
             self.backoff_store.pop(key, None)
             return None
@@ -416,7 +414,7 @@ class JobController(Controller):
         completions = spec.get("completions")
         suspended = bool(spec.get("suspend"))
 
-        satisfied = self.expectations.satisfied(key, now)
+        satisfied = self.expectations.satisfied_expectations(key)
         pods = self._pods_for_job(job)
         active_pods = [p for p in pods if is_pod_active(p)]
         unc = st["uncountedTerminatedPods"]
@@ -641,7 +639,7 @@ class JobController(Controller):
         now = float(self.env.now)
         if spec.get("suspend"):
             to_delete = sorted(ctx.active_pods, key=active_pods_rank_key)
-            self.expectations.expect_deletions(key, len(to_delete), now)
+            self.expectations.expect_deletions(key, len(to_delete))
             removed = self._delete_job_pods(key, job, to_delete, ctx)
             ctx.terminating += removed
             return active - removed
@@ -650,7 +648,7 @@ class JobController(Controller):
         to_delete = self._active_pods_for_removal(job, ctx.active_pods, rm_at_least)
         to_delete = to_delete[:MAX_POD_CREATE_DELETE_PER_SYNC]
         if to_delete:
-            self.expectations.expect_deletions(key, len(to_delete), now)
+            self.expectations.expect_deletions(key, len(to_delete))
             removed = self._delete_job_pods(key, job, to_delete, ctx)
             ctx.terminating += removed
             return active - removed
@@ -668,7 +666,7 @@ class JobController(Controller):
         if indexed:
             indexes = self._first_pending_indexes(ctx, diff, int(completions))
             diff = len(indexes)
-        self.expectations.expect_creations(key, diff, now)
+        self.expectations.expect_creations(key, diff)
         template = deep_copy(spec.get("template") or {})
         extra_labels = {} if spec.get("selector") is not None else self._generated_labels(job)
         active += diff

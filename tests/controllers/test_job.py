@@ -51,8 +51,8 @@ from kubenotes.sim.cluster import Cluster
     (1, 100.0, 111.0, 0.0),
     (3, 100.0, 100.0, 40.0),
     (6, 100.0, 100.0, 320.0),
-    (7, 100.0, 100.0, 360.0),   # capped at MaxJobPodFailureBackOff (6 min)
-    (20, 100.0, 400.0, 60.0),
+    (7, 100.0, 100.0, 600.0),   # capped at MaxJobPodFailureBackOff (10 min in v1.34)
+    (20, 100.0, 400.0, 300.0),
 ])
 def test_remaining_backoff_seconds(failures, last, now, expected):
     assert remaining_backoff_seconds(BackoffRecord(failures, last), now) == expected

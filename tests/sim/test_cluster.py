@@ -95,3 +95,16 @@ def test_a_dead_node_turns_unknown_is_tainted_and_its_pods_are_replaced():
     live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
     assert len(live) >= 3 and all(p["spec"].get("nodeName") != victim for p in live if p["spec"].get("nodeName"))
     assert any(e.kind == "Event" and e.detail.startswith("TaintManagerEviction") for e in c.audit_log)
+
+
+def test_the_sample_cluster_dump_is_restored_without_a_rollout_or_garbage_collection():
+    """The dumped ReplicaSets match their Deployments once defaulted, and their owners resolve by uid."""
+    from pathlib import Path
+
+    c = Cluster.from_manifests(str(Path(__file__).resolve().parents[2] / "data" / "cluster"), seed=0)
+    c.run(until=30)
+    created_rs = [e for e in c.audit_log if e.kind == "ReplicaSet" and e.verb == "create" and e.component != "kubectl"]
+    gc_deletes = [e for e in c.audit_log if e.component == "garbage-collector-controller" and e.verb == "delete"]
+    assert created_rs == [] and gc_deletes == []
+    web = c.get("deployments", "web", "web")
+    assert web["status"]["availableReplicas"] == 4 and web["status"]["updatedReplicas"] == 4
