@@ -1,0 +1,1991 @@
+"""Timelines, ownership graphs and tables of the controllers chapter, read from a running cluster's history.
+
+Nothing here reconciles anything: the numbers come from the controllers of
+:mod:`kubenotes.controllers` running in a :class:`~kubenotes.sim.cluster.Cluster`.
+This module reads what they wrote, the way ``kubectl get -w`` and
+``kubectl get events`` show it:
+
+* the **history** of a kind is the API server's watch cache replayed from
+  resourceVersion 1 (every committed revision of every object), timed by the
+  audit log (:attr:`Cluster.audit_log`, one entry per committed write with its
+  virtual time and resourceVersion);
+* a **rollout timeline** follows a Deployment's ReplicaSets (``spec.replicas``,
+  ``status.readyReplicas``, ``status.availableReplicas``) and its pods over
+  virtual time, with the ``maxSurge`` / ``maxUnavailable`` fences resolved as the
+  deployment controller resolves them;
+* the **ownership graph** links objects by ``metadata.ownerReferences`` (by uid),
+  Deployment → ReplicaSet → Pod, and a before/after diff shows the garbage
+  collector's cascade;
+* small HTML tables list Kubernetes Events, audit entries, a node's conditions
+  and taints over time, and a Job's attempts.
+
+The ``simulate_*`` functions run the chapter's small scenarios (three nodes,
+four to six replicas) and are memoised with :func:`functools.lru_cache` keyed
+by their arguments, so a widget re-renders a slider position it has seen at
+once.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/rolling.go (reconcileNewReplicaSet, reconcileOldReplicaSets)
+kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/util/deployment_util.go (MaxSurge, MaxUnavailable, ResolveFenceposts)
+kubernetes/kubernetes@v1.34.0 pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem, orphanDependents)
+kubernetes/kubernetes@v1.34.0 pkg/controller/nodelifecycle/node_lifecycle_controller.go (monitorNodeHealth)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go (the history)
+https://kubernetes.io/docs/concepts/architecture/controller/
+https://kubernetes.io/docs/concepts/architecture/garbage-collection/
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+
+import networkx as nx
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
+
+__all__ = [
+    "Revision",
+    "object_history",
+    "objects_at",
+    "RolloutTimeline",
+    "rollout_timeline",
+    "series_value_at",
+    "series_extremes",
+    "plot_rollout_timeline",
+    "rollout_figure",
+    "OWNERSHIP_RESOURCES",
+    "ownership_graph",
+    "ownership_layout",
+    "graph_diff",
+    "draw_ownership_graph",
+    "ownership_figure",
+    "RECONCILE_LOOP",
+    "reconcile_loop_graph",
+    "reconcile_loop_figure",
+    "events_table",
+    "audit_table",
+    "node_timeline",
+    "node_timeline_table",
+    "pods_per_node_timeline",
+    "plot_pods_per_node",
+    "job_attempts",
+    "job_attempts_table",
+    "DEMO_NODES",
+    "demo_nodes",
+    "demo_deployment",
+    "demo_cluster",
+    "available_controllers",
+    "ScenarioRun",
+    "simulate_scale",
+    "simulate_rollout",
+    "simulate_node_failure",
+    "simulate_cascade",
+    "simulate_quota",
+    "simulate_job",
+    "QUOTA_NAMESPACE",
+    "DEMO_AUTHORIZATION",
+    "cascade_writes",
+    "scale_view",
+    "scale_panel",
+    "rollout_view",
+    "rollout_panel",
+    "node_failure_view",
+    "node_failure_panel",
+    "cascade_view",
+    "cascade_panel",
+]
+
+
+# ---------------------------------------------------------------------------
+# history
+
+
+class Revision(NamedTuple):
+    """One committed revision of one object, as a watch from resourceVersion 1 replays it.
+
+    Attributes
+    ----------
+    time : float
+        Virtual seconds of the write (from the audit log).
+    type : str
+        ``ADDED``, ``MODIFIED`` or ``DELETED``.
+    object : dict
+        The object after the write (for ``DELETED`` its last state). Shared: do not mutate.
+    """
+
+    time: float
+    type: str
+    object: dict
+
+
+def _rv(obj: Mapping[str, Any]) -> int:
+    try:
+        return int((obj.get("metadata") or {}).get("resourceVersion") or 0)
+    except ValueError:
+        return 0
+
+
+def _kind_of(resource: str) -> str:
+    from kubenotes.apiserver.resources import resource_for
+
+    return resource_for(resource).kind
+
+
+def _is_cluster(source: Any) -> bool:
+    return hasattr(source, "client") and hasattr(source, "audit_log")
+
+
+def _rv_times(cluster: Any) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for e in cluster.audit_log:
+        if e.resource_version:
+            out[int(e.resource_version)] = e.time
+    return out
+
+
+def object_history(source: Any, resource: str, namespace: str | None = None) -> list[Revision]:
+    """Every stored revision of the objects of one resource, oldest first.
+
+    Parameters
+    ----------
+    source : Cluster or iterable of Revision
+        A running cluster (its watch cache is replayed from resourceVersion 1
+        through the admin client and timed with :attr:`Cluster.audit_log`),
+        or revisions already collected (filtered here by kind and namespace).
+    resource : str
+        A resource name ``resource_for`` accepts (``"replicasets"``, ``"pods"``...).
+    namespace : str, optional
+        Only this namespace (all when None).
+
+    Returns
+    -------
+    list of Revision
+        Ordered by (time, resourceVersion).
+
+    Raises
+    ------
+    ApiError
+        410 Expired when the cluster's watch history no longer reaches
+        resourceVersion 1 (more than ``history_capacity`` writes); 404 for an
+        unknown resource.
+    TypeError
+        For an audit log (``cluster.audit_log``): it has the time and the
+        writer of each revision but not the object.
+
+    Notes
+    -----
+    Upstream's watch cache keeps a sliding window of events; the model keeps
+    the last 100,000, which covers the chapter's scenarios from the start.
+
+    Examples
+    --------
+    >>> pod = {"kind": "Pod", "metadata": {"name": "a", "namespace": "default", "resourceVersion": "5"}}
+    >>> rs = {"kind": "ReplicaSet", "metadata": {"name": "r", "namespace": "default", "resourceVersion": "4"}}
+    >>> [r.object["metadata"]["name"] for r in object_history([Revision(1.0, "ADDED", pod),
+    ...                                                        Revision(0.5, "ADDED", rs)], "pods")]
+    ['a']
+    """
+    if _is_cluster(source):
+        w = source.client.watch(resource, namespace, resource_version="1")
+        events = w.pop_all()
+        w.stop()
+        times = _rv_times(source)
+        out = [Revision(times.get(_rv(ev.object), 0.0), ev.type, ev.object) for ev in events
+               if ev.type in ("ADDED", "MODIFIED", "DELETED")]
+    else:
+        source = list(source)
+        if source and hasattr(source[0], "resource_version") and hasattr(source[0], "verb"):
+            raise TypeError("an audit log records writes, not the objects written: pass the Cluster, whose "
+                            "watch history holds every revision")
+        kind = _kind_of(resource)
+        out = [Revision(*r) for r in source if r[2].get("kind") == kind and
+               (namespace is None or (r[2].get("metadata") or {}).get("namespace") == namespace)]
+    out.sort(key=lambda r: (r.time, _rv(r.object)))
+    return out
+
+
+def objects_at(source: Any, resource: str, namespace: str | None = None,
+               at_seconds: float | None = None, *, at_resource_version: int | None = None) -> list[dict]:
+    """The objects that existed at virtual time ``at_seconds`` (after every write at that time).
+
+    Parameters
+    ----------
+    source : Cluster or iterable of Revision
+    resource : str
+    namespace : str, optional
+    at_seconds : float, optional
+        None: now (for a cluster, its stored objects).
+    at_resource_version : int, optional
+        Also stop after this revision (the store as it was right after that write).
+
+    Returns
+    -------
+    list of dict
+        Sorted by name; shared with the history (do not mutate).
+
+    Examples
+    --------
+    >>> a = {"kind": "Pod", "metadata": {"name": "a", "uid": "u1", "resourceVersion": "2"}}
+    >>> gone = {"kind": "Pod", "metadata": {"name": "a", "uid": "u1", "resourceVersion": "3"}}
+    >>> h = [Revision(1.0, "ADDED", a), Revision(5.0, "DELETED", gone)]
+    >>> [len(objects_at(h, "pods", at_seconds=t)) for t in (0.0, 1.0, 4.9, 5.0)]
+    [0, 1, 1, 0]
+    """
+    if at_seconds is None and at_resource_version is None and _is_cluster(source):
+        return source.list(resource, namespace)
+    last: dict[str, Revision] = {}
+    for r in object_history(source, resource, namespace):
+        if at_seconds is not None and r.time > at_seconds:
+            break
+        if at_resource_version is not None and _rv(r.object) > at_resource_version:
+            break
+        md = r.object.get("metadata") or {}
+        last[md.get("uid") or f'{md.get("namespace")}/{md.get("name")}'] = r
+    alive = [r.object for r in last.values() if r.type != "DELETED"]
+    return sorted(alive, key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
+
+
+# ---------------------------------------------------------------------------
+# rollout timeline
+
+
+class RolloutTimeline(dict):
+    """A Deployment's rollout over time: series name -> ``[(seconds, value), ...]`` steps.
+
+    Keys
+    ----
+    ``replicas``
+        The Deployment's ``spec.replicas``.
+    ``surge_bound``
+        ``spec.replicas + MaxSurge``: the most pods the rollout may run.
+    ``min_available``
+        ``spec.replicas - MaxUnavailable``: the fewest available pods it may leave.
+    ``spec_total``
+        Σ ``spec.replicas`` of the Deployment's ReplicaSets (what the deployment controller counts).
+    ``pods``
+        The ReplicaSets' pods that are not terminating (no ``deletionTimestamp``).
+    ``ready``
+        Of those, the pods whose ``Ready`` condition is True.
+    ``available``
+        Σ ``status.availableReplicas`` of the ReplicaSets (ready for ``minReadySeconds``).
+    ``rs:<name>``, ``rs:<name>:ready``, ``rs:<name>:available``
+        One ReplicaSet's ``spec.replicas``, ``status.readyReplicas`` and ``status.availableReplicas``.
+
+    Each series holds a point whenever its value changed (several points may
+    share a time: every write at one instant is a state the store held).
+
+    Attributes
+    ----------
+    deployment : str
+        ``namespace/name``.
+    replica_sets : list of str
+        ReplicaSet names, oldest first.
+    revisions : dict[str, int]
+        ReplicaSet name -> ``deployment.kubernetes.io/revision``.
+    changes : list of tuple(float, str)
+        When the Deployment's spec changed and how (``image nginx:1.28.0``, ``replicas 4->6``...).
+    end_seconds : float
+        The time the timeline reaches (the cluster's clock, or the last revision).
+    """
+
+    def __init__(self, deployment: str = ""):
+        super().__init__()
+        self.deployment = deployment
+        self.replica_sets: list[str] = []
+        self.revisions: dict[str, int] = {}
+        self.changes: list[tuple[float, str]] = []
+        self.end_seconds = 0.0
+
+    @property
+    def new_replica_set(self) -> str | None:
+        """The ReplicaSet with the highest revision (the rollout's target), or None."""
+        if not self.replica_sets:
+            return None
+        return max(self.replica_sets, key=lambda n: (self.revisions.get(n, 0), self.replica_sets.index(n)))
+
+
+_FIXED_SERIES = ("replicas", "surge_bound", "min_available", "spec_total", "pods", "ready", "available")
+
+
+def _controller_ref(obj: Mapping[str, Any]) -> dict | None:
+    for r in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if r.get("controller"):
+            return r
+    return None
+
+
+def _pod_ready(pod: Mapping[str, Any]) -> bool:
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return False
+
+
+def _fenceposts(dep: Mapping[str, Any]) -> tuple[int, int]:
+    """(MaxSurge, MaxUnavailable) as the deployment controller resolves them (25%/25% when unset)."""
+    from kubenotes.controllers.deployment_util import max_surge_and_unavailable
+
+    spec = dict(dep.get("spec") or {})
+    strategy = dict(spec.get("strategy") or {})
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] == "RollingUpdate":
+        ru = dict(strategy.get("rollingUpdate") or {})
+        ru.setdefault("maxSurge", "25%")
+        ru.setdefault("maxUnavailable", "25%")
+        strategy["rollingUpdate"] = ru
+    spec["strategy"] = strategy
+    spec.setdefault("replicas", 1)
+    return max_surge_and_unavailable({"spec": spec})
+
+
+def _images(dep: Mapping[str, Any]) -> list[str]:
+    pod_spec = (((dep.get("spec") or {}).get("template") or {}).get("spec") or {})
+    return [str(c.get("image")) for c in pod_spec.get("containers") or ()]
+
+
+def _describe_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    parts = []
+    os_, ns_ = old.get("spec") or {}, new.get("spec") or {}
+    if os_.get("replicas") != ns_.get("replicas"):
+        parts.append(f"replicas {os_.get('replicas')}->{ns_.get('replicas')}")
+    if _images(old) != _images(new):
+        parts.append("image " + ", ".join(i.rsplit("/", 1)[-1] for i in _images(new)))
+    elif os_.get("template") != ns_.get("template"):
+        parts.append("pod template")
+    if os_.get("strategy") != ns_.get("strategy"):
+        parts.append("strategy")
+    if bool(os_.get("paused")) != bool(ns_.get("paused")):
+        parts.append("paused" if ns_.get("paused") else "resumed")
+    return ", ".join(parts)
+
+
+def rollout_timeline(source: Any, namespace: str, deployment: str) -> RolloutTimeline:
+    """Old and new ReplicaSet sizes of a Deployment over virtual time.
+
+    Parameters
+    ----------
+    source : Cluster or iterable of Revision
+        A running cluster (its stored history is replayed) or revisions of
+        Deployments, ReplicaSets and Pods.
+    namespace : str
+    deployment : str
+        The Deployment's name. Its ReplicaSets are those whose controller
+        ``ownerReference`` has the Deployment's uid; their pods those whose
+        controller reference has a ReplicaSet's uid.
+
+    Returns
+    -------
+    RolloutTimeline
+        Series name -> ``[(seconds, value), ...]``, see :class:`RolloutTimeline`.
+
+    Raises
+    ------
+    ApiError
+        As :func:`object_history`.
+
+    See Also
+    --------
+    plot_rollout_timeline, series_extremes, simulate_rollout
+
+    Notes
+    -----
+    The fences are recomputed from the Deployment's spec at each revision
+    with :func:`kubenotes.controllers.deployment_util.max_surge_and_unavailable`
+    (``maxSurge`` rounded up, ``maxUnavailable`` down, 25%/25% when unset).
+
+    Examples
+    --------
+    >>> dep = {"kind": "Deployment", "metadata": {"name": "web", "namespace": "d", "uid": "D"},
+    ...        "spec": {"replicas": 2, "strategy": {"type": "RollingUpdate",
+    ...                 "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}}}
+    >>> def rs(n, replicas, avail):
+    ...     return {"kind": "ReplicaSet", "metadata": {"name": n, "namespace": "d", "uid": n,
+    ...             "ownerReferences": [{"kind": "Deployment", "name": "web", "uid": "D", "controller": True}]},
+    ...             "spec": {"replicas": replicas}, "status": {"availableReplicas": avail}}
+    >>> h = [Revision(0, "ADDED", dep), Revision(1, "ADDED", rs("old", 2, 2)),
+    ...      Revision(10, "ADDED", rs("new", 1, 0)), Revision(12, "MODIFIED", rs("new", 1, 1)),
+    ...      Revision(12, "MODIFIED", rs("old", 1, 1))]
+    >>> t = rollout_timeline(h, "d", "web")
+    >>> t["spec_total"], t["surge_bound"], t.replica_sets, t["rs:new"]
+    ([(0, 0), (1, 2), (10, 3), (12, 2)], [(0, 3)], ['old', 'new'], [(10, 1)])
+    >>> series_extremes(t["available"], since=10)
+    (2, 3)
+    """
+    hist = (object_history(source, "deployments", namespace) + object_history(source, "replicasets", namespace)
+            + object_history(source, "pods", namespace))
+    hist.sort(key=lambda r: (r.time, _rv(r.object)))
+    out = RolloutTimeline(f"{namespace}/{deployment}")
+    for k in _FIXED_SERIES:
+        out[k] = []
+    dep: dict | None = None
+    dep_uid: str | None = None
+    rss: dict[str, dict] = {}  # uid -> last RS object
+    rs_names: dict[str, str] = {}
+    pods: dict[str, tuple[str, bool, bool]] = {}  # pod uid -> (rs uid, terminating, ready)
+
+    def owned_by_dep(obj: Mapping[str, Any]) -> bool:
+        ref = _controller_ref(obj)
+        if ref is None or ref.get("kind") != "Deployment":
+            return False
+        return ref.get("uid") == dep_uid if dep_uid and ref.get("uid") else ref.get("name") == deployment
+
+    def put(key: str, t: float, v: int) -> None:
+        s = out.setdefault(key, [])
+        if not s or s[-1][1] != v:
+            s.append((t, v))
+
+    for rev in hist:
+        o = rev.object
+        md = o.get("metadata") or {}
+        kind = o.get("kind")
+        uid = md.get("uid") or md.get("name")
+        if kind == "Deployment":
+            if md.get("name") != deployment:
+                continue
+            if rev.type == "DELETED":
+                dep = None
+            else:
+                if dep is not None and dep.get("spec") != o.get("spec"):
+                    what = _describe_change(dep, o)
+                    if what:
+                        out.changes.append((rev.time, what))
+                dep, dep_uid = o, md.get("uid") or dep_uid
+        elif kind == "ReplicaSet":
+            if uid not in rss and not owned_by_dep(o):
+                continue
+            if rev.type == "DELETED":
+                rss.pop(uid, None)
+            else:
+                rss[uid] = o
+                if uid not in rs_names:
+                    rs_names[uid] = md["name"]
+                    out.replica_sets.append(md["name"])
+                ann = md.get("annotations") or {}
+                try:
+                    out.revisions[md["name"]] = int(ann.get("deployment.kubernetes.io/revision", 0))
+                except ValueError:
+                    pass
+        elif kind == "Pod":
+            ref = _controller_ref(o)
+            owner = ref.get("uid") or ref.get("name") if ref and ref.get("kind") == "ReplicaSet" else None
+            if owner not in rs_names and uid not in pods:
+                continue
+            if rev.type == "DELETED" or owner not in rs_names:
+                pods.pop(uid, None)
+            else:
+                pods[uid] = (owner, bool(md.get("deletionTimestamp")), _pod_ready(o))
+        else:
+            continue
+        t = rev.time
+        if dep is not None:
+            replicas = int((dep.get("spec") or {}).get("replicas", 1))
+            surge, unavailable = _fenceposts(dep)
+            put("replicas", t, replicas)
+            put("surge_bound", t, replicas + surge)
+            put("min_available", t, replicas - unavailable)
+        live = [p for p in pods.values() if not p[1]]
+        put("pods", t, len(live))
+        put("ready", t, sum(1 for p in live if p[2]))
+        total = avail = 0
+        for rs_uid, rs in rss.items():
+            name = rs_names[rs_uid]
+            n = int((rs.get("spec") or {}).get("replicas", 1))
+            st = rs.get("status") or {}
+            total += n
+            avail += int(st.get("availableReplicas") or 0)
+            put(f"rs:{name}", t, n)
+            put(f"rs:{name}:ready", t, int(st.get("readyReplicas") or 0))
+            put(f"rs:{name}:available", t, int(st.get("availableReplicas") or 0))
+        for rs_uid, name in rs_names.items():
+            if rs_uid not in rss:
+                put(f"rs:{name}", t, 0)
+        put("spec_total", t, total)
+        put("available", t, avail)
+    last = hist[-1].time if hist else 0.0
+    out.end_seconds = max(float(source.now), last) if _is_cluster(source) else float(last)
+    return out
+
+
+def series_value_at(series: Sequence[tuple[float, int]], t: float, default: int = 0) -> int:
+    """The value of a step series at time ``t`` (after every change at ``t``).
+
+    Examples
+    --------
+    >>> s = [(0, 1), (5, 3), (5, 2)]
+    >>> series_value_at(s, -1), series_value_at(s, 4.9), series_value_at(s, 5)
+    (0, 1, 2)
+    """
+    v = default
+    for x, y in series:
+        if x > t:
+            break
+        v = y
+    return v
+
+
+def series_extremes(series: Sequence[tuple[float, int]], since: float = 0.0,
+                    until: float | None = None) -> tuple[int, int]:
+    """(minimum, maximum) a step series takes in ``[since, until]``, counting every intermediate state.
+
+    Raises
+    ------
+    ValueError
+        For an empty series.
+
+    Examples
+    --------
+    >>> series_extremes([(0, 4), (10, 5), (10, 3), (20, 4)], since=10)
+    (3, 5)
+    """
+    if not series:
+        raise ValueError("empty series")
+    before = [y for x, y in series if x < since]
+    vals = before[-1:] + [y for x, y in series if x >= since and (until is None or x <= until)]
+    if not vals:  # the series starts after the window
+        vals = [series[0][1]]
+    return min(vals), max(vals)
+
+
+def _steps(series: Sequence[tuple[float, int]], end: float) -> tuple[list[float], list[int]]:
+    """x, y for ``ax.step(where="post")`` with the last value held until ``end``; same-time points keep the last."""
+    xs: list[float] = []
+    ys: list[int] = []
+    for x, y in series:
+        if xs and xs[-1] == x:
+            ys[-1] = y
+        else:
+            xs.append(x)
+            ys.append(y)
+    if xs and end > xs[-1]:
+        xs.append(end)
+        ys.append(ys[-1])
+    return xs, ys
+
+
+_OLD_COLOURS = ("#1565c0", "#42a5f5", "#90caf9", "#5c6bc0")
+_NEW_COLOUR = "#e65100"
+
+
+def plot_rollout_timeline(timeline: RolloutTimeline, ax: Axes, *, start_seconds: float | None = None,
+                          title: str | None = None) -> Axes:
+    """Draw a rollout: one step line per ReplicaSet, the pods/available band and the surge/availability fences.
+
+    Parameters
+    ----------
+    timeline : RolloutTimeline
+        From :func:`rollout_timeline`.
+    ax : matplotlib.axes.Axes
+        Cleared first.
+    start_seconds : float, optional
+        Left edge of the x axis (default: a few seconds before the first change, or 0).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    See Also
+    --------
+    rollout_timeline, rollout_figure
+
+    Notes
+    -----
+    The band between ``pods`` (not terminating) and ``available`` is the pods
+    that run but do not count as available yet. The dashed lines are
+    ``replicas + maxSurge`` (the most pods a rollout may run) and
+    ``replicas - maxUnavailable`` (the fewest available pods it may leave).
+
+    Examples
+    --------
+    >>> t = RolloutTimeline("d/web"); t.update({"pods": [(0, 2)], "available": [(0, 1)],
+    ...     "surge_bound": [(0, 3)], "min_available": [(0, 1)], "rs:a": [(0, 2)]}); t.replica_sets = ["a"]
+    >>> t.end_seconds = 10
+    >>> ax = Figure().add_subplot()
+    >>> len(plot_rollout_timeline(t, ax).get_lines()) >= 4
+    True
+    """
+    ax.clear()
+    end = max(timeline.end_seconds, max((x for s in timeline.values() for x, _ in s), default=0.0))
+    if start_seconds is None:
+        start_seconds = max(0.0, timeline.changes[0][0] - 5.0) if timeline.changes else 0.0
+    pods_x, pods_y = _steps(timeline.get("pods", []), end)
+    av_x, av_y = _steps(timeline.get("available", []), end)
+    if pods_x:
+        ax.step(pods_x, pods_y, where="post", color="#424242", lw=3.2, alpha=0.6, label="pods (not terminating)",
+                zorder=2)
+    if av_x:
+        ax.step(av_x, av_y, where="post", color="#2e7d32", lw=3.2, alpha=0.6, label="available", zorder=2)
+    if pods_x and av_x:
+        grid = sorted(set(pods_x) | set(av_x))
+        top = [series_value_at(list(zip(pods_x, pods_y)), x) for x in grid]
+        bottom = [series_value_at(list(zip(av_x, av_y)), x) for x in grid]
+        ax.fill_between(grid, bottom, top, step="post", color="#ffcc80", alpha=0.55, lw=0,
+                        label="running, not yet available", zorder=1)
+    new = timeline.new_replica_set
+    olds = [n for n in timeline.replica_sets if n != new]
+    for i, name in enumerate(olds + ([new] if new else [])):
+        xs, ys = _steps(timeline.get(f"rs:{name}", []), end)
+        if not xs:
+            continue
+        is_new = name == new and len(timeline.replica_sets) > 1
+        rev = timeline.revisions.get(name)
+        label = f"{'new' if is_new else 'old'} RS {name}" + (f" (rev {rev})" if rev else "")
+        ax.step(xs, ys, where="post", lw=1.6, color=_NEW_COLOUR if is_new else _OLD_COLOURS[i % len(_OLD_COLOURS)],
+                label=label, zorder=4)
+    for key, colour, label in (("surge_bound", "#c62828", "replicas + maxSurge"),
+                               ("min_available", "#6a1b9a", "replicas − maxUnavailable")):
+        xs, ys = _steps(timeline.get(key, []), end)
+        if xs:
+            ax.step(xs, ys, where="post", color=colour, lw=1.3, ls="--", label=label, zorder=3)
+    for t, what in timeline.changes:
+        if t >= start_seconds:
+            ax.axvline(t, color="#757575", lw=0.8, ls=":")
+            ax.annotate(what, (t, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -12),
+                        textcoords="offset points", fontsize=8, color="#424242")
+    top = max([y for s in timeline.values() for _, y in s] + [1])
+    ax.set_ylim(-0.3, top + 1.2)
+    settled = max([x for k, s in timeline.items() if k not in ("surge_bound", "min_available", "replicas")
+                   for x, _ in s] + [start_seconds])
+    ax.set_xlim(start_seconds, min(end, max(settled + 20.0, start_seconds + 30.0)) if end > start_seconds
+                else start_seconds + 1)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("virtual time (s)")
+    ax.set_ylabel("pods / RS spec.replicas")
+    ax.grid(alpha=0.25)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def rollout_figure(timeline: RolloutTimeline, *, title: str | None = None,
+                   start_seconds: float | None = None) -> Figure:
+    """A new Figure with :func:`plot_rollout_timeline` (a notebook cell shows it by ending with it).
+
+    Examples
+    --------
+    >>> t = RolloutTimeline("d/web"); t.update({"pods": [(0, 1)]}); t.end_seconds = 5
+    >>> len(rollout_figure(t).axes)
+    1
+    """
+    fig = detached_figure(10.0, 3.8)
+    ax = fig.add_axes((0.07, 0.14, 0.62, 0.76))
+    plot_rollout_timeline(timeline, ax, title=title, start_seconds=start_seconds)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# ownership graph and the garbage collector's cascade
+
+#: Resources whose objects the ownership graph reads (owners and dependents of the workload controllers).
+OWNERSHIP_RESOURCES: tuple[str, ...] = ("deployments", "replicasets", "replicationcontrollers", "statefulsets",
+                                        "daemonsets", "cronjobs", "jobs", "controllerrevisions", "pods")
+
+_KIND_RANK = {"CronJob": 0, "Deployment": 1, "StatefulSet": 1, "DaemonSet": 1, "ReplicationController": 1,
+              "Job": 2, "ReplicaSet": 2, "ControllerRevision": 3, "Pod": 4}
+
+
+def _collect(source: Any, namespace: str | None, at_seconds: float | None, at_rv: int | None = None) -> list[dict]:
+    if not _is_cluster(source):
+        objs = [o for o in source if namespace is None or (o.get("metadata") or {}).get("namespace") == namespace]
+        return objs
+    out: list[dict] = []
+    for r in OWNERSHIP_RESOURCES:
+        try:
+            out += objects_at(source, r, namespace, at_seconds, at_resource_version=at_rv)
+        except Exception as e:  # a resource the server does not serve
+            if getattr(e, "code", None) != 404:
+                raise
+    return out
+
+
+def ownership_graph(source: Any, namespace: str | None = None, *, at_seconds: float | None = None,
+                    at_resource_version: int | None = None) -> nx.DiGraph:
+    """Owner -> dependent graph from ``metadata.ownerReferences`` (matched by uid), e.g. Deployment -> ReplicaSet -> Pod.
+
+    Parameters
+    ----------
+    source : Cluster or iterable of dict
+        A cluster (reads :data:`OWNERSHIP_RESOURCES`) or objects.
+    namespace : str, optional
+    at_seconds : float, optional
+        For a cluster: the objects as they were at that virtual time (from its history).
+    at_resource_version : int, optional
+        For a cluster: the objects as they were right after that write.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Graph nodes are uids with attributes ``kind``, ``name``, ``namespace``,
+        ``terminating`` (has ``deletionTimestamp``), ``finalizers`` (list),
+        ``phase`` and ``node`` (pods), ``replicas`` (``spec.replicas`` of the
+        others, None when unset), ``missing`` (True for an owner that an
+        ownerReference names but that does not exist: the garbage collector
+        will delete its dependents). Edges owner -> dependent carry
+        ``controller`` and ``block_owner_deletion`` (bool). Insertion order is
+        sorted by kind (owners first) and name.
+
+    See Also
+    --------
+    ownership_layout, draw_ownership_graph, graph_diff
+
+    Examples
+    --------
+    >>> dep = {"kind": "Deployment", "metadata": {"name": "web", "uid": "d1"}}
+    >>> rs = {"kind": "ReplicaSet", "metadata": {"name": "web-5d", "uid": "r1", "ownerReferences": [
+    ...       {"kind": "Deployment", "name": "web", "uid": "d1", "controller": True, "blockOwnerDeletion": True}]}}
+    >>> pod = {"kind": "Pod", "metadata": {"name": "web-5d-x", "uid": "p1", "ownerReferences": [
+    ...        {"kind": "ReplicaSet", "name": "web-5d", "uid": "r1", "controller": True}]}}
+    >>> g = ownership_graph([pod, rs, dep])
+    >>> [g.nodes[u]["name"] for u in g], list(g.edges())
+    (['web', 'web-5d', 'web-5d-x'], [('d1', 'r1'), ('r1', 'p1')])
+    """
+    objs = _collect(source, namespace, at_seconds, at_resource_version)
+    objs = sorted(objs, key=lambda o: (_KIND_RANK.get(o.get("kind", ""), 5), o["metadata"]["name"]))
+    g = nx.DiGraph()
+    for o in objs:
+        md = o["metadata"]
+        st = o.get("status") or {}
+        g.add_node(md.get("uid") or md["name"], kind=o.get("kind", ""), name=md["name"],
+                   namespace=md.get("namespace") or "", terminating=bool(md.get("deletionTimestamp")),
+                   finalizers=list(md.get("finalizers") or ()), phase=st.get("phase") if o.get("kind") == "Pod" else None,
+                   node=(o.get("spec") or {}).get("nodeName") if o.get("kind") == "Pod" else None, missing=False,
+                   replicas=(o.get("spec") or {}).get("replicas") if o.get("kind") != "Pod" else None)
+    for o in objs:
+        md = o["metadata"]
+        for ref in md.get("ownerReferences") or ():
+            owner = ref.get("uid") or ref.get("name")
+            if owner not in g:
+                g.add_node(owner, kind=ref.get("kind", ""), name=ref.get("name", ""), namespace=md.get("namespace") or "",
+                           terminating=False, finalizers=[], phase=None, node=None, missing=True, replicas=None)
+            g.add_edge(owner, md.get("uid") or md["name"], controller=bool(ref.get("controller")),
+                       block_owner_deletion=bool(ref.get("blockOwnerDeletion")))
+    return g
+
+
+def ownership_layout(g: nx.DiGraph, *, x_gap: float = 1.0, y_gap: float = 1.0) -> dict[Any, tuple[float, float]]:
+    """Fixed tree positions: roots on top, each parent centred over its children, leaves evenly spaced.
+
+    A dependent with several owners sits under its first (controller) owner.
+
+    Returns
+    -------
+    dict
+        Graph node -> ``(x, y)``; depth d is at ``y = -d * y_gap``.
+
+    Examples
+    --------
+    >>> g = nx.DiGraph([("d", "r"), ("r", "p1"), ("r", "p2")])
+    >>> ownership_layout(g)
+    {'p1': (0.0, -2.0), 'p2': (1.0, -2.0), 'r': (0.5, -1.0), 'd': (0.5, 0.0)}
+    """
+    parent: dict[Any, Any] = {}
+    for v in g:
+        preds = list(g.predecessors(v))
+        if preds:
+            ctrl = [p for p in preds if g.edges[p, v].get("controller")]
+            parent[v] = (ctrl or preds)[0]
+    children: dict[Any, list] = {v: [] for v in g}
+    for v, p in parent.items():
+        children[p].append(v)
+    pos: dict[Any, tuple[float, float]] = {}
+    next_x = [0.0]
+
+    def place(v: Any, depth: int, seen: frozenset) -> float:
+        kids = [k for k in children[v] if k not in seen]
+        if not kids:
+            x = next_x[0]
+            next_x[0] += x_gap
+        else:
+            xs = [place(k, depth + 1, seen | {v}) for k in kids]
+            x = (min(xs) + max(xs)) / 2
+        pos[v] = (x, -depth * y_gap)
+        return x
+
+    for v in g:
+        if v not in parent:
+            place(v, 0, frozenset())
+            next_x[0] += x_gap * 0.5
+    for v in g:  # cycles (not valid in Kubernetes, but do not lose nodes)
+        if v not in pos:
+            place(v, 0, frozenset())
+    return pos
+
+
+def graph_diff(before: nx.DiGraph, after: nx.DiGraph) -> nx.DiGraph:
+    """Merge two ownership graphs, marking what changed: the cascade of a delete, or a scale's new and removed pods.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Every node and edge of both. Node attribute ``change`` is
+        ``"deleted"`` (only before), ``"created"`` (only after) or ``""``;
+        the attributes are the latest known. Edge attribute ``change`` is
+        ``"removed"`` for an ownerReference that is gone while both objects
+        remain (the dependent was *orphaned*), ``"deleted"``/``"created"`` with
+        its objects, else ``""``.
+
+    Examples
+    --------
+    >>> b = nx.DiGraph([("rs", "p1"), ("rs", "p2")]); a = nx.DiGraph([("rs", "p2")]); a.add_node("p3")
+    >>> d = graph_diff(b, a)
+    >>> {v: d.nodes[v]["change"] for v in d}, d.edges["rs", "p1"]["change"]
+    ({'rs': '', 'p1': 'deleted', 'p2': '', 'p3': 'created'}, 'deleted')
+    """
+    g = nx.DiGraph()
+    for v, d in before.nodes(data=True):
+        g.add_node(v, **d, change="" if v in after else "deleted")
+    for v, d in after.nodes(data=True):
+        if v in g:
+            g.nodes[v].update(d)
+            g.nodes[v]["change"] = ""
+        else:
+            g.add_node(v, **d, change="created")
+    for u, v, d in before.edges(data=True):
+        if after.has_edge(u, v):
+            ch = ""
+        elif u in after and v in after:
+            ch = "removed"
+        else:
+            ch = "deleted"
+        g.add_edge(u, v, **d, change=ch)
+    for u, v, d in after.edges(data=True):
+        if not g.has_edge(u, v):
+            g.add_edge(u, v, **d, change="created")
+    return g
+
+
+_KIND_FC = {"Deployment": "#e8eaf6", "ReplicaSet": "#e3f2fd", "Pod": "#ffffff", "Job": "#e3f2fd",
+            "CronJob": "#e8eaf6", "ReplicationController": "#e3f2fd"}
+
+
+def _node_label(d: Mapping[str, Any]) -> str:
+    name = d.get("name", "")
+    lines = [d.get("kind", ""), name if len(name) <= 22 else name[:11] + "…" + name[-10:]]
+    extra = []
+    if d.get("kind") == "Pod":
+        if d.get("node"):
+            extra.append(d["node"])
+        if d.get("phase") and d.get("phase") != "Running":
+            extra.append(d["phase"])
+    elif d.get("replicas") is not None:
+        extra.append(f"replicas {d['replicas']}")
+    if d.get("terminating"):
+        extra.append("Terminating")
+    if d.get("finalizers"):
+        extra.append("finalizer " + ",".join(d["finalizers"]))
+    if d.get("missing"):
+        extra.append("(not found)")
+    if d.get("change") == "deleted":
+        extra.append("deleted")
+    return "\n".join(lines + ([" · ".join(extra)] if extra else []))
+
+
+def draw_ownership_graph(g: nx.DiGraph, ax: Axes, *, title: str | None = None,
+                         pos: Mapping[Any, tuple[float, float]] | None = None) -> Axes:
+    """Draw an ownership graph (or a :func:`graph_diff`) with a fixed tree layout.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`ownership_graph` or :func:`graph_diff`.
+    ax : matplotlib.axes.Axes
+        Cleared first.
+    title : str, optional
+    pos : mapping, optional
+        Positions (default :func:`ownership_layout`); pass one layout to draw
+        several states of a cascade at the same places.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Notes
+    -----
+    Deleted objects are red and dashed, created ones green, terminating ones
+    (``deletionTimestamp`` set, held by a finalizer or a grace period) orange;
+    an edge is an ownerReference (solid when ``controller: true``), dashed grey
+    when it was removed (the dependent was orphaned).
+
+    Examples
+    --------
+    >>> g = nx.DiGraph(); g.add_node("d", kind="Deployment", name="web"); g.add_node("r", kind="ReplicaSet", name="web-5d")
+    >>> g.add_edge("d", "r", controller=True)
+    >>> ax = Figure().add_subplot()
+    >>> draw_ownership_graph(g, ax, title="t") is ax
+    True
+    """
+    ax.clear()
+    pos = dict(pos) if pos is not None else ownership_layout(g)
+    boxes = {}
+    for v, d in g.nodes(data=True):
+        if v not in pos:
+            continue
+        ch = d.get("change", "")
+        fc, ec, lw, ls = _KIND_FC.get(d.get("kind", ""), "#ffffff"), "#616161", 1.0, "-"
+        if d.get("terminating"):
+            fc, ec, lw = "#fff3e0", "#ef6c00", 1.8
+        if ch == "created":
+            fc, ec, lw = "#e8f5e9", "#2e7d32", 1.8
+        if ch == "deleted" or d.get("missing"):
+            fc, ec, lw, ls = "#ffebee", "#c62828", 1.5, "--"
+        boxes[v] = ax.text(*pos[v], _node_label(d), ha="center", va="center", fontsize=7.2, zorder=3,
+                           color="#9e9e9e" if ch == "deleted" else "#212121",
+                           bbox=dict(boxstyle="round,pad=0.3", fc=fc, ec=ec, lw=lw, ls=ls))
+    for u, v, d in g.edges(data=True):
+        if u not in boxes or v not in boxes:
+            continue
+        ch = d.get("change", "")
+        colour = {"removed": "#9e9e9e", "deleted": "#e57373", "created": "#66bb6a"}.get(ch, "#616161")
+        ls = "--" if ch in ("removed", "deleted") or not d.get("controller", True) else "-"
+        ax.annotate("", xy=pos[v], xytext=pos[u], zorder=4, arrowprops=dict(  # after the boxes: clipped to them
+            arrowstyle="-|>", color=colour, lw=1.1, ls=ls, patchA=boxes[u].get_bbox_patch(),
+            patchB=boxes[v].get_bbox_patch(), shrinkA=1, shrinkB=1))
+    xs = [x for x, _ in pos.values()] or [0.0]
+    ys = [y for _, y in pos.values()] or [0.0]
+    ax.set_xlim(min(xs) - 0.7, max(xs) + 0.7)
+    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.5)
+    ax.axis("off")
+    handles = [Patch(fc="#ffffff", ec="#616161", label="object (arrow: ownerReference owner → dependent)"),
+               Patch(fc="#fff3e0", ec="#ef6c00", lw=1.8, label="terminating (deletionTimestamp set)")]
+    changes = {d.get("change") for _, d in g.nodes(data=True)}
+    if "deleted" in changes or any(d.get("missing") for _, d in g.nodes(data=True)):
+        handles.append(Patch(fc="#ffebee", ec="#c62828", ls="--", label="deleted / owner not found"))
+    if "created" in changes:
+        handles.append(Patch(fc="#e8f5e9", ec="#2e7d32", lw=1.8, label="created"))
+    if any(d.get("change") == "removed" for *_, d in g.edges(data=True)):
+        handles.append(Patch(fc="#ffffff", ec="#9e9e9e", ls="--", label="ownerReference removed (orphaned)"))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(2, len(handles)),
+              fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def ownership_figure(g: nx.DiGraph, *, title: str | None = None,
+                     pos: Mapping[Any, tuple[float, float]] | None = None) -> Figure:
+    """A new Figure sized to the graph, with :func:`draw_ownership_graph` on its one Axes.
+
+    Examples
+    --------
+    >>> g = nx.DiGraph(); g.add_node("p", kind="Pod", name="web-1")
+    >>> bool(ownership_figure(g).get_size_inches()[0] >= 6)
+    True
+    """
+    pos = dict(pos) if pos is not None else ownership_layout(g)
+    xs = [x for x, _ in pos.values()] or [0.0]
+    ys = [y for _, y in pos.values()] or [0.0]
+    width = max(9.0, 1.5 * (max(xs) - min(xs) + 1.4))
+    title_lines = title.count("\n") + 1 if title else 0
+    height = 1.0 * (max(ys) - min(ys) + 1.1) + 0.9 + 0.2 * title_lines
+    fig = detached_figure(width, height)
+    ax = fig.add_axes((0.01, 0.7 / height, 0.98, 1 - (0.75 + 0.25 * title_lines) / height))
+    draw_ownership_graph(g, ax, title=title, pos=pos)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# the reconcile loop
+
+#: The loop every controller runs, as (from, to, what travels) in order.
+RECONCILE_LOOP: tuple[tuple[str, str, str], ...] = (
+    ("kube-apiserver", "Reflector", "LIST, then WATCH from its resourceVersion"),
+    ("Reflector", "DeltaFIFO", "Added / Updated / Deleted deltas"),
+    ("DeltaFIFO", "Indexer (cache)", "store the object"),
+    ("DeltaFIFO", "event handlers", "OnAdd / OnUpdate / OnDelete"),
+    ("event handlers", "workqueue", "enqueue key namespace/name"),
+    ("workqueue", "Reconcile (syncHandler)", "a worker pops one key"),
+    ("Indexer (cache)", "Reconcile (syncHandler)", "Lister: read desired and current state"),
+    ("Reconcile (syncHandler)", "kube-apiserver", "create / update / delete, Events"),
+)
+
+_LOOP_POS = {"kube-apiserver": (0.0, 1.0), "Reflector": (1.6, 2.0), "DeltaFIFO": (3.4, 2.0),
+             "Indexer (cache)": (5.6, 2.0), "event handlers": (3.4, 1.0), "workqueue": (3.4, 0.0),
+             "Reconcile (syncHandler)": (5.6, 0.0)}
+
+
+def reconcile_loop_graph(controller: str = "replicaset-controller", resource: str = "replicasets") -> nx.DiGraph:
+    """The informer → workqueue → Reconcile → API loop of one controller as a directed graph.
+
+    Parameters
+    ----------
+    controller : str
+        Shown on the Reconcile node (``replicaset-controller``...).
+    resource : str
+        What its informer lists and watches.
+
+    Returns
+    -------
+    networkx.DiGraph
+        The nodes of :data:`RECONCILE_LOOP` with attributes ``pos`` (fixed)
+        and ``side`` (``server`` or ``client-go`` or ``controller``); edges
+        carry ``label``.
+
+    Examples
+    --------
+    >>> g = reconcile_loop_graph()
+    >>> nx.has_path(g, "kube-apiserver", "Reconcile (syncHandler)"), g.has_edge("Reconcile (syncHandler)", "kube-apiserver")
+    (True, True)
+    """
+    g = nx.DiGraph(controller=controller, resource=resource)
+    side = {"kube-apiserver": "server", "Reconcile (syncHandler)": "controller", "event handlers": "controller"}
+    for a, b, label in RECONCILE_LOOP:
+        for v in (a, b):
+            if v not in g:
+                g.add_node(v, pos=_LOOP_POS[v], side=side.get(v, "client-go"))
+        g.add_edge(a, b, label=label)
+    return g
+
+
+def reconcile_loop_figure(g: nx.DiGraph | None = None) -> Figure:
+    """Draw :func:`reconcile_loop_graph` with its fixed layout.
+
+    Examples
+    --------
+    >>> len(reconcile_loop_figure().axes)
+    1
+    """
+    g = g if g is not None else reconcile_loop_graph()
+    fig = detached_figure(10.0, 4.2)
+    ax = fig.add_axes((0.01, 0.02, 0.98, 0.9))
+    pos = {v: d["pos"] for v, d in g.nodes(data=True)}
+    colours = {"server": ("#e8eaf6", "#3949ab"), "client-go": ("#e3f2fd", "#1e88e5"), "controller": ("#fff3e0", "#ef6c00")}
+    boxes = {}
+    for v, d in g.nodes(data=True):
+        fc, ec = colours[d["side"]]
+        text = v if v != "Reconcile (syncHandler)" else f"Reconcile (syncHandler)\n{g.graph.get('controller', '')}"
+        if v == "Reflector":
+            text += f"\n{g.graph.get('resource', '')}"
+        boxes[v] = ax.text(*pos[v], text, ha="center", va="center", fontsize=8.5, zorder=3,
+                           bbox=dict(boxstyle="round,pad=0.4", fc=fc, ec=ec, lw=1.4))
+    for a, b, d in g.edges(data=True):
+        back = (a, b) == ("Reconcile (syncHandler)", "kube-apiserver")
+        ax.annotate("", xy=pos[b], xytext=pos[a], zorder=4, arrowprops=dict(  # after the boxes: clipped to them
+            arrowstyle="-|>", color="#616161", lw=1.2, patchA=boxes[a].get_bbox_patch(), patchB=boxes[b].get_bbox_patch(),
+            shrinkA=2, shrinkB=2, connectionstyle=f"arc3,rad={-0.25 if back else 0.0}"))
+        mx, my = (pos[a][0] + pos[b][0]) / 2, (pos[a][1] + pos[b][1]) / 2
+        vertical = pos[a][0] == pos[b][0]
+        right = vertical and mx > 5
+        if back:
+            mx, my = 2.8, -0.5
+        ax.text(mx + (0.0 if not vertical else -0.08 if right else 0.08), my + (0 if vertical or back else 0.1),
+                d["label"], ha="right" if right else "left" if vertical else "center",
+                va="center" if vertical or back else "bottom", fontsize=7.5, color="#424242", zorder=2,
+                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
+    ax.set_xlim(-0.8, 6.6)
+    ax.set_ylim(-1.0, 2.4)
+    ax.axis("off")
+    ax.legend(handles=[Patch(fc=fc, ec=ec, label=lab) for lab, (fc, ec) in
+                       (("API server", colours["server"]), ("client-go (shared informer)", colours["client-go"]),
+                        ("the controller's own code", colours["controller"]))],
+              loc="lower left", fontsize=8, frameon=False)
+    ax.set_title("The reconcile loop: a controller reads from its cache and writes through the API", fontsize=10)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# tables
+
+_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None,
+           row_css: Sequence[str] | None = None) -> Html:
+    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
+    if caption:
+        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">'
+                   f'{_e(caption)}</caption>')
+    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
+    for i, row in enumerate(rows):
+        css = row_css[i] if row_css is not None and i < len(row_css) else ""
+        out.append(f'<tr style="{css}">' + "".join(f'<td style="{_TD}">{_e(c)}</td>' for c in row) + "</tr>")
+    out.append("</tbody></table>")
+    return Html("".join(out))
+
+
+def _seconds(ts: str | None) -> float | None:
+    if not ts:
+        return None
+    from kubenotes.apiserver.server import parse_timestamp
+
+    try:
+        return parse_timestamp(ts)
+    except ValueError:
+        return None
+
+
+def _fmt_t(t: float | None) -> str:
+    if t is None:
+        return ""
+    return f"{t:g}"
+
+
+def events_table(source: Any, namespace: str | None = None, *, reasons: Iterable[str] | None = None,
+                 kinds: Iterable[str] | None = None, limit: int | None = 30, caption: str | None = None) -> Html:
+    """Kubernetes Events as ``kubectl get events`` lists them: last seen, type, reason, object, message, count.
+
+    Parameters
+    ----------
+    source : Cluster or iterable of dict
+        A cluster (its ``events``) or Event objects.
+    namespace : str, optional
+    reasons, kinds : iterable of str, optional
+        Keep only these reasons / involvedObject kinds.
+    limit : int, optional
+        The last ``limit`` rows (by last seen); None for all.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        Rows sorted by ``lastTimestamp`` (virtual seconds), then name; Warnings in red.
+
+    Examples
+    --------
+    >>> ev = {"kind": "Event", "metadata": {"name": "web.1", "namespace": "d"}, "type": "Normal",
+    ...       "reason": "SuccessfulCreate", "message": "Created pod: web-x", "count": 1,
+    ...       "involvedObject": {"kind": "ReplicaSet", "name": "web"}, "source": {"component": "replicaset-controller"},
+    ...       "lastTimestamp": "2025-08-27T00:00:05Z"}
+    >>> "SuccessfulCreate" in events_table([ev]) and "ReplicaSet/web" in events_table([ev])
+    True
+    """
+    events = source.list("events", namespace) if _is_cluster(source) else [
+        e for e in source if namespace is None or (e.get("metadata") or {}).get("namespace") == namespace]
+    reasons = set(reasons) if reasons is not None else None
+    kinds = set(kinds) if kinds is not None else None
+    rows = []
+    for e in events:
+        io = e.get("involvedObject") or {}
+        if reasons is not None and e.get("reason") not in reasons:
+            continue
+        if kinds is not None and io.get("kind") not in kinds:
+            continue
+        t = _seconds(e.get("lastTimestamp") or e.get("eventTime") or e.get("firstTimestamp"))
+        rows.append((t if t is not None else -1.0, e["metadata"]["name"], e))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    if limit is not None:
+        rows = rows[-limit:]
+    body, css = [], []
+    for t, _, e in rows:
+        io = e.get("involvedObject") or {}
+        body.append((_fmt_t(t) if t >= 0 else "", e.get("type", ""), e.get("reason", ""),
+                     f"{io.get('kind', '')}/{io.get('name', '')}", e.get("message", ""), e.get("count", 1),
+                     (e.get("source") or {}).get("component") or e.get("reportingComponent", "")))
+        css.append("color:#c62828" if e.get("type") == "Warning" else "")
+    return _table(("last seen (s)", "type", "reason", "object", "message", "count", "from"), body, caption, css)
+
+
+def audit_table(source: Any, *, since: float | None = None, until: float | None = None,
+                kinds: Iterable[str] | None = None, components: Iterable[str] | None = None,
+                exclude_kinds: Iterable[str] = ("Lease",), limit: int | None = 40,
+                caption: str | None = None) -> Html:
+    """API writes in commit order (``simulate -o events``): time, component, verb, object, resourceVersion, detail.
+
+    Parameters
+    ----------
+    source : Cluster or iterable of AuditEntry
+    since, until : float, optional
+        Virtual-time window (inclusive).
+    kinds, components : iterable of str, optional
+        Keep only these.
+    exclude_kinds : iterable of str
+        Leave these out (the kubelets' Lease renewals by default).
+    limit : int, optional
+        The first ``limit`` rows of the window.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.server import AuditEntry
+    >>> log = [AuditEntry(1.0, "kubectl", "patch", "ReplicaSet", "d", "web", "7", "replicas 4->6"),
+    ...        AuditEntry(1.0, "kubelet/n1", "update", "Lease", "kube-node-lease", "n1", "8")]
+    >>> t = audit_table(log); "replicas 4-&gt;6" in t, "Lease" in t
+    (True, False)
+    """
+    log = source.audit_log if _is_cluster(source) else list(source)
+    kinds = set(kinds) if kinds is not None else None
+    components = set(components) if components is not None else None
+    exclude = set(exclude_kinds)
+    rows = []
+    for e in log:
+        if since is not None and e.time < since or until is not None and e.time > until:
+            continue
+        if e.kind in exclude or kinds is not None and e.kind not in kinds:
+            continue
+        if components is not None and e.component not in components:
+            continue
+        obj = f"{e.kind}/{e.namespace + '/' if e.namespace else ''}{e.name}"
+        rows.append((_fmt_t(e.time), e.component, e.verb, obj, e.resource_version, e.detail))
+    if limit is not None:
+        rows = rows[:limit]
+    return _table(("time (s)", "component", "verb", "object", "resourceVersion", "detail"), rows, caption)
+
+
+def _taint_text(t: Mapping[str, Any]) -> str:
+    kv = t.get("key", "") if not t.get("value") else f"{t['key']}={t['value']}"
+    return f"{kv}:{t.get('effect', '')}"
+
+
+def node_timeline(source: Any, node: str) -> list[dict]:
+    """A node's ``Ready`` condition and taints each time either changed.
+
+    Parameters
+    ----------
+    source : Cluster or iterable of Revision
+    node : str
+
+    Returns
+    -------
+    list of dict
+        ``{"time", "ready" ("True"/"False"/"Unknown"), "reason", "message", "taints" (list of
+        ``key=value:Effect``), "component"}``, oldest first; a row only when
+        the Ready status, its reason or the taints changed.
+
+    Examples
+    --------
+    >>> def n(status, taints=()):
+    ...     return {"kind": "Node", "metadata": {"name": "n1"}, "spec": {"taints": list(taints)},
+    ...             "status": {"conditions": [{"type": "Ready", "status": status, "reason": "r"}]}}
+    >>> h = [Revision(0, "ADDED", n("True")), Revision(10, "MODIFIED", n("True")),
+    ...      Revision(60, "MODIFIED", n("Unknown", [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]))]
+    >>> [(r["time"], r["ready"], r["taints"]) for r in node_timeline(h, "n1")]
+    [(0, 'True', []), (60, 'Unknown', ['node.kubernetes.io/unreachable:NoExecute'])]
+    """
+    rows: list[dict] = []
+    comp = {}
+    if _is_cluster(source):
+        comp = {int(e.resource_version): e.component for e in source.audit_log if e.resource_version and e.kind == "Node"}
+    last = None
+    for r in object_history(source, "nodes"):
+        o = r.object
+        if o["metadata"]["name"] != node or r.type == "DELETED":
+            continue
+        ready = next((c for c in (o.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), {})
+        taints = [_taint_text(t) for t in (o.get("spec") or {}).get("taints") or ()]
+        key = (ready.get("status"), ready.get("reason"), tuple(taints))
+        if key != last and (ready or taints):
+            rows.append({"time": r.time, "ready": ready.get("status", ""), "reason": ready.get("reason", ""),
+                         "message": ready.get("message", ""), "taints": taints,
+                         "component": comp.get(_rv(o), "")})
+            last = key
+    return rows
+
+
+def node_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
+    """:func:`node_timeline` as an HTML table (Unknown rows orange, False red).
+
+    Examples
+    --------
+    >>> "Unknown" in node_timeline_table([{"time": 70, "ready": "Unknown", "reason": "NodeStatusUnknown",
+    ...     "message": "Kubelet stopped posting node status.", "taints": [], "component": "node-lifecycle-controller"}])
+    True
+    """
+    css = ["background:#fff3e0" if r["ready"] == "Unknown" else "background:#ffebee" if r["ready"] == "False" else ""
+           for r in rows]
+    body = [(_fmt_t(r["time"]), r["ready"], r["reason"], r["message"], ", ".join(r["taints"]) or "—",
+             r.get("component", "")) for r in rows]
+    return _table(("time (s)", "Ready", "reason", "message", "taints", "written by"), body, caption, css)
+
+
+def pods_per_node_timeline(source: Any, namespace: str | None = None) -> dict[str, list[tuple[float, int]]]:
+    """Pods bound to each node and not terminating, over virtual time.
+
+    Returns
+    -------
+    dict[str, list of (float, int)]
+        Node name -> step series, nodes sorted by name.
+
+    Examples
+    --------
+    >>> p = lambda n, node, rv, dt=None: {"kind": "Pod", "metadata": {"name": n, "uid": n, "resourceVersion": rv,
+    ...     **({"deletionTimestamp": dt} if dt else {})}, "spec": {"nodeName": node}}
+    >>> h = [Revision(0, "ADDED", p("a", "n1", "1")), Revision(5, "MODIFIED", p("a", "n1", "2", "x"))]
+    >>> pods_per_node_timeline(h)
+    {'n1': [(0, 1), (5, 0)]}
+    """
+    where: dict[str, str] = {}
+    out: dict[str, list[tuple[float, int]]] = {}
+    for r in object_history(source, "pods", namespace):
+        md = r.object["metadata"]
+        uid = md.get("uid") or md["name"]
+        node = (r.object.get("spec") or {}).get("nodeName")
+        before = where.pop(uid, None)
+        if r.type != "DELETED" and node and not md.get("deletionTimestamp"):
+            where[uid] = node
+        for n in {before, where.get(uid)} - {None}:
+            count = sum(1 for v in where.values() if v == n)
+            s = out.setdefault(n, [])
+            if not s or s[-1][1] != count:
+                s.append((r.time, count))
+    return dict(sorted(out.items()))
+
+
+def plot_pods_per_node(series: Mapping[str, Sequence[tuple[float, int]]], ax: Axes, *, end_seconds: float,
+                       marks: Sequence[tuple[float, str]] = (), title: str | None = None) -> Axes:
+    """Step lines of :func:`pods_per_node_timeline`, with labelled vertical marks (heartbeat stopped, taint...).
+
+    Examples
+    --------
+    >>> ax = Figure().add_subplot()
+    >>> len(plot_pods_per_node({"n1": [(0, 2)]}, ax, end_seconds=10, marks=[(5, "down")]).get_lines())
+    2
+    """
+    ax.clear()
+    colours = ("#1565c0", "#2e7d32", "#6a1b9a", "#00838f", "#ad1457")
+    for i, (node, s) in enumerate(series.items()):
+        xs, ys = _steps(s, end_seconds)
+        off = 0.05 * (i - (len(series) - 1) / 2)  # equal lines stay visible side by side
+        ax.step(xs, [y + off for y in ys], where="post", lw=2, color=colours[i % len(colours)], label=node)
+    for j, (t, what) in enumerate(marks):
+        ax.axvline(t, color="#c62828", lw=0.9, ls="--")
+        ax.annotate(what, (t, 1.0 - 0.09 * j), xycoords=("data", "axes fraction"), xytext=(3, -11),
+                    textcoords="offset points", fontsize=8, color="#b71c1c")
+    ax.set_xlim(0, end_seconds)
+    top = max([y for s in series.values() for _, y in s] + [1])
+    ax.set_ylim(-0.2, top + 1.5)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("virtual time (s)")
+    ax.set_ylabel("pods on the node")
+    ax.grid(alpha=0.25)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def job_attempts(source: Any, namespace: str, job: str) -> list[dict]:
+    """Each pod a Job created: when it was created, started and finished, and how.
+
+    Returns
+    -------
+    list of dict
+        ``{"pod", "created", "running", "finished" (virtual s or None), "phase", "exit_code",
+        "wait_before"}`` in creation order; ``wait_before`` is the time from the
+        previous pod's end to this pod's creation (the controller's back-off).
+
+    Examples
+    --------
+    >>> def p(phase, rv):
+    ...     return {"kind": "Pod", "metadata": {"name": "j-1", "uid": "u", "namespace": "d", "resourceVersion": rv,
+    ...             "ownerReferences": [{"kind": "Job", "name": "j", "controller": True}]}, "status": {"phase": phase}}
+    >>> h = [Revision(1, "ADDED", p("Pending", "1")), Revision(3, "MODIFIED", p("Running", "2")),
+    ...      Revision(5, "MODIFIED", p("Failed", "3"))]
+    >>> [(a["created"], a["running"], a["finished"], a["phase"]) for a in job_attempts(h, "d", "j")]
+    [(1, 3, 5, 'Failed')]
+    """
+    rows: dict[str, dict] = {}
+    for r in object_history(source, "pods", namespace):
+        o = r.object
+        md = o["metadata"]
+        ref = _controller_ref(o)
+        if not ref or ref.get("kind") != "Job" or ref.get("name") != job:
+            continue
+        uid = md.get("uid") or md["name"]
+        row = rows.setdefault(uid, {"pod": md["name"], "created": r.time, "running": None, "finished": None,
+                                    "phase": "Pending", "exit_code": None, "wait_before": None})
+        if r.type == "DELETED":
+            continue
+        phase = (o.get("status") or {}).get("phase") or "Pending"
+        if phase == "Running" and row["running"] is None:
+            row["running"] = r.time
+        if phase in ("Succeeded", "Failed") and row["finished"] is None:
+            row["finished"] = r.time
+        row["phase"] = phase
+        for cs in (o.get("status") or {}).get("containerStatuses") or ():
+            term = (cs.get("state") or {}).get("terminated")
+            if term:
+                row["exit_code"] = term.get("exitCode")
+    out = sorted(rows.values(), key=lambda a: (a["created"], a["pod"]))
+    for prev, cur in zip(out, out[1:]):
+        if prev["finished"] is not None:
+            cur["wait_before"] = round(cur["created"] - prev["finished"], 3)
+    return out
+
+
+def job_attempts_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
+    """:func:`job_attempts` as an HTML table (failed attempts red).
+
+    Examples
+    --------
+    >>> "Failed" in job_attempts_table([{"pod": "j-1", "created": 0, "running": 2, "finished": 5, "phase": "Failed",
+    ...                                  "exit_code": 1, "wait_before": None}])
+    True
+    """
+    css = ["color:#c62828" if r["phase"] == "Failed" else "" for r in rows]
+    body = [(r["pod"], _fmt_t(r["created"]), _fmt_t(r["running"]), _fmt_t(r["finished"]), r["phase"],
+             "" if r["exit_code"] is None else r["exit_code"],
+             "" if r["wait_before"] is None else f"{r['wait_before']:g}") for r in rows]
+    return _table(("pod", "created (s)", "running (s)", "finished (s)", "phase", "exit code",
+                   "wait after previous failure (s)"), body, caption, css)
+
+
+# ---------------------------------------------------------------------------
+# the chapter's small clusters
+
+#: Names of the demo cluster's nodes.
+DEMO_NODES = ("worker-1", "worker-2", "worker-3")
+
+
+def demo_nodes(names: Sequence[str] = DEMO_NODES) -> list[dict]:
+    """Small worker Nodes (4 CPU, 8Gi, 110 pods) in one zone each, as ``kubectl get node -o yaml`` shows them.
+
+    Examples
+    --------
+    >>> [n["metadata"]["name"] for n in demo_nodes()]
+    ['worker-1', 'worker-2', 'worker-3']
+    """
+    out = []
+    for i, n in enumerate(names):
+        res = {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"}
+        out.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {
+            "kubernetes.io/hostname": n, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+            "topology.kubernetes.io/zone": f"zone-{'abc'[i % 3]}"}},
+            "status": {"capacity": dict(res), "allocatable": dict(res)}})
+    return out
+
+
+def demo_deployment(name: str = "web", namespace: str = "default", replicas: int = 4, *,
+                    max_surge: int | str = "25%", max_unavailable: int | str = "25%", min_ready_seconds: int = 0,
+                    image: str = "docker.io/library/nginx:1.27.3", kind: str = "Deployment",
+                    tolerations: Sequence[Mapping[str, Any]] | None = None) -> dict:
+    """A Deployment (or, with ``kind="ReplicaSet"``, a ReplicaSet) of nginx pods requesting 100m CPU and 64Mi.
+
+    Examples
+    --------
+    >>> d = demo_deployment(max_surge=1, max_unavailable=0)
+    >>> d["spec"]["strategy"]["rollingUpdate"], d["spec"]["selector"]
+    ({'maxSurge': 1, 'maxUnavailable': 0}, {'matchLabels': {'app': 'web'}})
+    >>> "strategy" in demo_deployment(kind="ReplicaSet")["spec"]
+    False
+    """
+    pod_spec: dict[str, Any] = {"containers": [{"name": "nginx", "image": image, "resources": {
+        "requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "64Mi"}}}]}
+    if tolerations:
+        pod_spec["tolerations"] = [dict(t) for t in tolerations]
+    spec: dict[str, Any] = {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                            "template": {"metadata": {"labels": {"app": name}}, "spec": pod_spec}}
+    if min_ready_seconds:
+        spec["minReadySeconds"] = min_ready_seconds
+    if kind == "Deployment":
+        spec["strategy"] = {"type": "RollingUpdate",
+                            "rollingUpdate": {"maxSurge": max_surge, "maxUnavailable": max_unavailable}}
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": namespace,
+                                                               "labels": {"app": name}}, "spec": spec}
+
+
+@functools.lru_cache(maxsize=1)
+def available_controllers() -> tuple[str, ...]:
+    """The controllers of :data:`kubenotes.controllers.CONTROLLERS` whose modules import (all, once every one has landed).
+
+    Examples
+    --------
+    >>> "replicaset-controller" in available_controllers()
+    True
+    """
+    from kubenotes.controllers import CONTROLLERS, load_controller
+
+    out = []
+    for name in CONTROLLERS:
+        try:
+            load_controller(name)
+        except (ImportError, AttributeError):
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+#: Whether the chapter's clusters run with RBAC on (as ``--authorization-mode=Node,RBAC``).
+DEMO_AUTHORIZATION = True
+
+
+def demo_cluster(objects: Iterable[dict] = (), *, seed: int = 0, pod_startup_seconds: float = 2.0,
+                 options: Mapping[str, Any] | None = None, nodes: Sequence[str] = DEMO_NODES,
+                 authorization: bool | None = None) -> Any:
+    """A :class:`~kubenotes.sim.cluster.Cluster` of :func:`demo_nodes` and ``objects``, every controller, RBAC on.
+
+    Parameters
+    ----------
+    objects : iterable of dict
+    seed : int
+    pod_startup_seconds : float
+        The stand-in kubelet's binding → Running and Ready delay.
+    options : mapping, optional
+        kube-controller-manager flags.
+    nodes : sequence of str
+    authorization : bool, optional
+        RBAC on or off; default :data:`DEMO_AUTHORIZATION`.
+
+    Returns
+    -------
+    Cluster
+        With the default controllers (:func:`available_controllers` while some
+        are still missing).
+
+    Examples
+    --------
+    >>> c = demo_cluster([demo_deployment(kind="ReplicaSet", replicas=2)])
+    >>> c.run(until=5); sorted(p["status"]["phase"] for p in c.list("pods", "default"))
+    ['Running', 'Running']
+    """
+    from kubenotes.controllers import CONTROLLERS
+    from kubenotes.sim.cluster import Cluster
+    from kubenotes.sim.kubelet import KubeletOptions
+
+    names = available_controllers()
+    controllers = None if len(names) == len(CONTROLLERS) else list(names)
+    return Cluster([*demo_nodes(nodes), *objects], seed=seed, controllers=controllers, options=dict(options or {}),
+                   kubelet_options=KubeletOptions(pod_startup_seconds=pod_startup_seconds),
+                   authorization=DEMO_AUTHORIZATION if authorization is None else authorization)
+
+
+class ScenarioRun(NamedTuple):
+    """A finished small scenario: the cluster (stopped at ``end_seconds``) and what the chapter reads from it.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    namespace : str
+    name : str
+        The workload the scenario is about.
+    at_seconds : float
+        When the scenario's action happened (the scale, the image change, the node going down, the delete).
+    error : str or None
+        The API's message when the action was refused (e.g. 422 for maxSurge = maxUnavailable = 0).
+    """
+
+    cluster: Any
+    namespace: str
+    name: str
+    at_seconds: float
+    error: str | None = None
+
+    @property
+    def end_seconds(self) -> float:
+        return float(self.cluster.now)
+
+
+def _act(cluster: Any, at_seconds: float, fn: Any) -> list[str]:
+    """Run ``fn(cluster)`` at ``at_seconds``; collects an ApiError's message."""
+    from kubenotes.apiserver.status import ApiError
+
+    errors: list[str] = []
+
+    def proc():
+        yield cluster.env.timeout(max(0.0, at_seconds - cluster.env.now))
+        try:
+            fn(cluster)
+        except ApiError as e:
+            errors.append(str(e))
+
+    cluster.env.process(proc())
+    return errors
+
+
+@functools.lru_cache(maxsize=64)
+def simulate_scale(replicas: int = 6, start_replicas: int = 4, *, at_seconds: float = 20.0,
+                   run_seconds: float = 20.0, seed: int = 0) -> ScenarioRun:
+    """A ReplicaSet ``web`` of ``start_replicas`` pods, scaled to ``replicas`` (``kubectl scale rs``) at ``at_seconds``.
+
+    Returns
+    -------
+    ScenarioRun
+        Stopped ``run_seconds`` after the scale.
+
+    Examples
+    --------
+    >>> run = simulate_scale(2, 4)
+    >>> len(run.cluster.list("pods", "default")), run.cluster.get("replicasets", "web", "default")["status"]["replicas"]
+    (2, 2)
+    """
+    c = demo_cluster([demo_deployment(kind="ReplicaSet", replicas=start_replicas)], seed=seed)
+    errors = _act(c, at_seconds, lambda cl: cl.client.scale("replicasets", "web", replicas, "default"))
+    c.run(until=at_seconds + run_seconds)
+    return ScenarioRun(c, "default", "web", at_seconds, errors[0] if errors else None)
+
+
+@functools.lru_cache(maxsize=64)
+def simulate_rollout(max_surge: int | str = 1, max_unavailable: int | str = 1, replicas: int = 4, *,
+                     min_ready_seconds: int = 5, pod_startup_seconds: float = 5.0, at_seconds: float = 20.0,
+                     run_seconds: float = 100.0, image: str = "docker.io/library/nginx:1.28.0",
+                     seed: int = 0) -> ScenarioRun:
+    """A Deployment ``web`` rolled to a new image at ``at_seconds`` (``kubectl set image``), on three nodes.
+
+    Parameters
+    ----------
+    max_surge, max_unavailable : int or str
+        ``spec.strategy.rollingUpdate`` (absolute or ``"N%"``).
+    replicas : int
+    min_ready_seconds : int
+        ``spec.minReadySeconds``: a ready pod counts as available after this long.
+    pod_startup_seconds : float
+        The stand-in kubelet's binding → Ready delay.
+    at_seconds, run_seconds : float
+        When the image changes; how long to run after it.
+    image : str
+    seed : int
+
+    Returns
+    -------
+    ScenarioRun
+        ``error`` holds the API's message when the Deployment is refused (both
+        fences 0 is invalid); then nothing runs.
+
+    See Also
+    --------
+    rollout_timeline, rollout_panel
+
+    Notes
+    -----
+    Pods run on stand-in kubelets (:mod:`kubenotes.sim.kubelet`): Ready
+    ``pod_startup_seconds`` after binding, no image pulls or probes. Memoised
+    (64 runs, about 1.5 MB each); the returned cluster is shared, so treat it as read-only.
+
+    Examples
+    --------
+    >>> run = simulate_rollout(1, 0, replicas=2, run_seconds=60)
+    >>> t = rollout_timeline(run.cluster, "default", "web")
+    >>> len(t.replica_sets), series_extremes(t["spec_total"], since=run.at_seconds)[1] <= 3
+    (2, True)
+    """
+    from kubenotes.apiserver.status import ApiError
+
+    c = demo_cluster([], seed=seed, pod_startup_seconds=pod_startup_seconds)
+    dep = demo_deployment(replicas=replicas, max_surge=max_surge, max_unavailable=max_unavailable,
+                          min_ready_seconds=min_ready_seconds)
+    try:
+        c.client.create("deployments", dep, "default")
+    except ApiError as e:
+        return ScenarioRun(c, "default", "web", at_seconds, str(e))
+
+    def set_image(cl: Any) -> None:
+        d = cl.client.get("deployments", "web", "default")
+        d["spec"]["template"]["spec"]["containers"][0]["image"] = image
+        cl.client.update("deployments", d, "default")
+
+    errors = _act(c, at_seconds, set_image)
+    c.run(until=at_seconds + run_seconds)
+    return ScenarioRun(c, "default", "web", at_seconds, errors[0] if errors else None)
+
+
+@functools.lru_cache(maxsize=32)
+def simulate_node_failure(toleration_seconds: int | None = None, node_monitor_grace_period_seconds: int = 50, *,
+                          replicas: int = 6, node: str = "worker-1", at_seconds: float = 20.0,
+                          after_eviction_seconds: float = 40.0, seed: int = 0) -> ScenarioRun:
+    """Stop ``node``'s kubelet (heartbeats and status) at ``at_seconds``; a Deployment ``web`` runs on the three nodes.
+
+    Parameters
+    ----------
+    toleration_seconds : int, optional
+        The pods' own ``tolerationSeconds`` for ``node.kubernetes.io/unreachable:NoExecute``
+        (and ``not-ready``); None leaves it to DefaultTolerationSeconds admission (300 s).
+    node_monitor_grace_period_seconds : int
+        kube-controller-manager ``--node-monitor-grace-period``.
+    replicas : int
+    node : str
+    at_seconds : float
+    after_eviction_seconds : float
+        Run this long past the expected eviction time (down + grace + toleration).
+    seed : int
+
+    Returns
+    -------
+    ScenarioRun
+
+    See Also
+    --------
+    node_timeline, pods_per_node_timeline, node_failure_panel
+
+    Notes
+    -----
+    ``nodeDown`` stops the stand-in kubelet's Lease renewals and status posts;
+    its pods keep their last status, and deleted pods stay ``Terminating``
+    (nobody confirms their end), as on a real unreachable node.
+    """
+    tol = None
+    if toleration_seconds is not None:
+        tol = [{"key": k, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": int(toleration_seconds)}
+               for k in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]
+    dep = demo_deployment(replicas=replicas, tolerations=tol)
+    c = demo_cluster([dep], seed=seed, options={"node-monitor-grace-period": node_monitor_grace_period_seconds})
+    _act(c, at_seconds, lambda cl: cl.node_down(node))
+    wait = 300 if toleration_seconds is None else int(toleration_seconds)
+    c.run(until=at_seconds + node_monitor_grace_period_seconds + wait + after_eviction_seconds)
+    return ScenarioRun(c, "default", node, at_seconds, None)
+
+
+@functools.lru_cache(maxsize=16)
+def simulate_cascade(propagation_policy: str = "Background", *, replicas: int = 4, at_seconds: float = 20.0,
+                     run_seconds: float = 20.0, seed: int = 0) -> ScenarioRun:
+    """Delete the Deployment ``web`` (``kubectl delete --cascade=...``) with a propagationPolicy at ``at_seconds``.
+
+    Parameters
+    ----------
+    propagation_policy : {"Background", "Foreground", "Orphan"}
+        ``kubectl delete --cascade=background|foreground|orphan``.
+
+    Returns
+    -------
+    ScenarioRun
+
+    See Also
+    --------
+    ownership_graph, graph_diff, cascade_panel, cascade_writes
+
+    Notes
+    -----
+    Pods go 1 s after their deletion (the stand-in kubelet's
+    ``pod_termination_seconds``), so a whole cascade fits in a couple of seconds.
+    """
+    c = demo_cluster([demo_deployment(replicas=replicas)], seed=seed)
+    errors = _act(c, at_seconds, lambda cl: cl.client.delete("deployments", "web", "default",
+                                                             propagation_policy=propagation_policy))
+    c.run(until=at_seconds + run_seconds)
+    return ScenarioRun(c, "default", "web", at_seconds, errors[0] if errors else None)
+
+
+QUOTA_NAMESPACE = "team-a"
+
+
+@functools.lru_cache(maxsize=4)
+def simulate_quota(pods_hard: int = 3, replicas: int = 5, *, run_seconds: float = 30.0, seed: int = 0) -> ScenarioRun:
+    """Namespace ``team-a`` with a ResourceQuota ``compute`` (``pods``, ``requests.cpu``) and a ReplicaSet that wants more.
+
+    Returns
+    -------
+    ScenarioRun
+        The ReplicaSet ``web`` gets ``pods_hard`` pods; its other creates are
+        refused (``FailedCreate`` events carry the quota message).
+    """
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": QUOTA_NAMESPACE}}
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "compute", "namespace": QUOTA_NAMESPACE},
+             "spec": {"hard": {"pods": str(pods_hard), "requests.cpu": "2", "requests.memory": "1Gi"}}}
+    rs = demo_deployment(namespace=QUOTA_NAMESPACE, replicas=replicas, kind="ReplicaSet")
+    c = demo_cluster([ns, quota], seed=seed)
+    errors = _act(c, 5.0, lambda cl: cl.client.create("replicasets", rs, QUOTA_NAMESPACE))
+    c.run(until=5.0 + run_seconds)
+    return ScenarioRun(c, QUOTA_NAMESPACE, "web", 5.0, errors[0] if errors else None)
+
+
+@functools.lru_cache(maxsize=8)
+def simulate_job(backoff_limit: int = 3, *, exit_code: int = 1, container_run_seconds: float = 3.0,
+                 run_seconds: float = 200.0, seed: int = 0) -> ScenarioRun:
+    """A Job ``migrate`` whose one container exits with ``exit_code`` after ``container_run_seconds`` (restartPolicy Never).
+
+    The stand-in kubelet runs the container for ``container_run_seconds``
+    (annotations ``kubenotes.io/run-seconds`` and ``kubenotes.io/exit-code``).
+
+    Returns
+    -------
+    ScenarioRun
+    """
+    from kubenotes.sim.kubelet import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION
+
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate", "namespace": "default"},
+           "spec": {"backoffLimit": backoff_limit, "template": {
+               "metadata": {"annotations": {RUN_SECONDS_ANNOTATION: f"{container_run_seconds:g}",
+                                            EXIT_CODE_ANNOTATION: str(exit_code)}},
+               "spec": {"restartPolicy": "Never", "containers": [{"name": "migrate", "image": "docker.io/library/busybox:1.36",
+                        "command": ["sh", "-c", "exit 1"], "resources": {"requests": {"cpu": "100m"}}}]}}}}
+    c = demo_cluster([job], seed=seed)
+    c.run(until=run_seconds)
+    return ScenarioRun(c, "default", "migrate", 0.0, None)
+
+
+# ---------------------------------------------------------------------------
+# widgets
+
+
+def _slider(description: str, value: int, lo: int, hi: int, step: int = 1) -> Any:
+    import ipywidgets as widgets
+
+    return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False,
+                             style={"description_width": "235px"}, layout=widgets.Layout(width="500px"))
+
+
+def _panel(update: Any, controls: Mapping[str, Any], columns: int = 2) -> Any:
+    from kubenotes.viz.widgets import live_panel as panel
+
+    return panel(update, controls, columns=columns)
+
+
+def scale_view(replicas: int, start_replicas: int = 4) -> list[Any]:
+    """What :func:`scale_panel` shows for one slider position: the diff graph and the Events of the scale."""
+    run = simulate_scale(replicas, start_replicas)
+    before = ownership_graph(run.cluster, run.namespace, at_seconds=run.at_seconds - 0.001)
+    after = ownership_graph(run.cluster, run.namespace)
+    rs = run.cluster.get("replicasets", "web", "default") or {}
+    st = rs.get("status") or {}
+    title = (f"kubectl scale rs web --replicas={replicas} at t={run.at_seconds:g}s: spec.replicas "
+             f"{start_replicas} → {replicas}\nstatus.replicas={st.get('replicas', 0)}, "
+             f"readyReplicas={st.get('readyReplicas', 0)} at t={run.end_seconds:g}s")
+    ev = events_table(run.cluster, run.namespace, reasons=("SuccessfulCreate", "SuccessfulDelete"), limit=12,
+                      caption="Events written by replicaset-controller")
+    if run.error:
+        return [Html(f"<pre>{_e(run.error)}</pre>")]
+    return [ownership_figure(graph_diff(before, after), title=title), ev]
+
+
+def scale_panel(replicas: int = 4) -> Any:
+    """The chapter's ReplicaSet widget: a ``spec.replicas`` slider -> ownership diff graph and Events.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`; one slider ``replicas``
+        (0 to 9). Each position runs :func:`simulate_scale` (memoised).
+    """
+    return _panel(scale_view, {"replicas": _slider("spec.replicas (kubectl scale)", replicas, 0, 9)})
+
+
+def rollout_view(max_surge: int, max_unavailable: int, replicas: int = 4) -> list[Any]:
+    """What :func:`rollout_panel` shows: the timeline figure and a one-line summary (or the API's refusal)."""
+    run = simulate_rollout(max_surge, max_unavailable, replicas)
+    if run.error:
+        return [Html(f"<p style='color:#c62828'><b>The API server refused the Deployment:</b></p>"
+                     f"<pre style='white-space:pre-wrap'>{_e(run.error)}</pre>")]
+    t = rollout_timeline(run.cluster, run.namespace, run.name)
+    peak = series_extremes(t["pods"], since=run.at_seconds)[1]
+    low = series_extremes(t["available"], since=run.at_seconds)[0]
+    done = _rollout_done_at(t, run.at_seconds)
+    title = (f"maxSurge={max_surge}, maxUnavailable={max_unavailable}, replicas={replicas}: "
+             f"at most {peak} pods, at least {low} available, done at t={done:g}s" if done is not None else
+             f"maxSurge={max_surge}, maxUnavailable={max_unavailable}: not finished by t={t.end_seconds:g}s")
+    return [rollout_figure(t, title=title, start_seconds=run.at_seconds - 5)]
+
+
+def _rollout_done_at(t: RolloutTimeline, since: float) -> float | None:
+    """First time after ``since`` when the new ReplicaSet has every replica available and the old ones none."""
+    new = t.new_replica_set
+    if new is None or len(t.replica_sets) < 2:
+        return None
+    times = sorted({x for s in t.values() for x, _ in s if x >= since})
+    want = series_value_at(t["replicas"], t.end_seconds)
+    for x in times:
+        if (series_value_at(t[f"rs:{new}:available"], x) == want and series_value_at(t["pods"], x) == want
+                and all(series_value_at(t[f"rs:{o}"], x) == 0 for o in t.replica_sets if o != new)):
+            return x
+    return None
+
+
+def rollout_panel(max_surge: int = 1, max_unavailable: int = 1, replicas: int = 4) -> Any:
+    """The chapter's rollout widget: ``maxSurge``, ``maxUnavailable`` and ``replicas`` sliders -> the rollout timeline.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`; sliders ``max_surge``
+        (first), ``max_unavailable`` and ``replicas``. Each position runs
+        :func:`simulate_rollout` (memoised; a new position takes about half a second).
+    """
+    return _panel(rollout_view, {
+        "max_surge": _slider("maxSurge", max_surge, 0, 6),
+        "max_unavailable": _slider("maxUnavailable", max_unavailable, 0, 6),
+        "replicas": _slider("replicas", replicas, 1, 8)})
+
+
+def node_failure_view(toleration_seconds: int, node_monitor_grace_period_seconds: int = 50) -> list[Any]:
+    """What :func:`node_failure_panel` shows: pods per node over time with the milestones, and the node's timeline."""
+    run = simulate_node_failure(toleration_seconds, node_monitor_grace_period_seconds)
+    rows = node_timeline(run.cluster, run.name)
+    marks = [(run.at_seconds, "heartbeats stop")]
+    unknown = next((r["time"] for r in rows if r["ready"] == "Unknown"), None)
+    if unknown is not None:
+        marks.append((unknown, "Ready=Unknown + unreachable taint"))
+    evicted = [e.time for e in run.cluster.audit_log if e.kind == "Pod" and e.verb == "delete"
+               and e.component == "taint-eviction-controller"]
+    if evicted:
+        marks.append((min(evicted), "pods evicted"))
+    fig = detached_figure(10.0, 3.4)
+    ax = fig.add_axes((0.07, 0.16, 0.62, 0.74))
+    plot_pods_per_node(pods_per_node_timeline(run.cluster, "default"), ax, end_seconds=run.end_seconds, marks=marks,
+                       title=f"{run.name} stops at t={run.at_seconds:g}s; tolerationSeconds={toleration_seconds}, "
+                             f"node-monitor-grace-period={node_monitor_grace_period_seconds}s")
+    return [fig, node_timeline_table(rows, caption=f"Node {run.name}: Ready condition and taints")]
+
+
+def node_failure_panel(toleration_seconds: int = 300, node_monitor_grace_period_seconds: int = 50) -> Any:
+    """The chapter's node-failure widget: the pods' ``tolerationSeconds`` and ``--node-monitor-grace-period``.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        Sliders ``toleration_seconds`` (0 to 600 s, step 60) and
+        ``node_monitor_grace_period_seconds`` (20 to 120 s, step 10).
+    """
+    return _panel(node_failure_view, {
+        "toleration_seconds": _slider("tolerationSeconds (unreachable)", toleration_seconds, 0, 600, 60),
+        "node_monitor_grace_period_seconds": _slider("node-monitor-grace-period (s)",
+                                                     node_monitor_grace_period_seconds, 20, 120, 10)})
+
+
+def cascade_writes(run: ScenarioRun) -> list[Any]:
+    """The writes to Deployments, ReplicaSets and Pods from the delete on, without status updates.
+
+    Returns
+    -------
+    list of AuditEntry
+        In commit order; the first is the delete itself (``kubectl``).
+    """
+    return [e for e in run.cluster.audit_log if e.time >= run.at_seconds and e.resource_version
+            and e.kind in ("Deployment", "ReplicaSet", "Pod") and e.detail != "status"]
+
+
+def cascade_view(propagation_policy: str, writes: int) -> list[Any]:
+    """What :func:`cascade_panel` shows: the ownership graph after the first ``writes`` writes of the cascade.
+
+    ``writes = 0`` is the state just before the delete; the graph keeps the
+    layout of that state and marks what is gone (red, dashed) or terminating (orange).
+    """
+    run = simulate_cascade(propagation_policy)
+    log = cascade_writes(run)
+    if not log:
+        return [Html(f"<pre>{_e(run.error or 'no writes after the delete')}</pre>")]
+    k = max(0, min(int(writes), len(log)))
+    before = ownership_graph(run.cluster, run.namespace, at_resource_version=int(log[0].resource_version) - 1)
+    rv = int(log[k - 1].resource_version) if k else int(log[0].resource_version) - 1
+    now = ownership_graph(run.cluster, run.namespace, at_resource_version=rv)
+    last = log[k - 1] if k else None
+    what = (f"write {k}/{len(log)} at t={last.time:g}s: {last.component} {last.verb} {last.kind} {last.name}"
+            + (f" ({last.detail})" if last.detail else "") if last else "before the delete")
+    fig = ownership_figure(graph_diff(before, now), pos=ownership_layout(before),
+                           title=f"kubectl delete deployment web --cascade={propagation_policy.lower()}\n{what}")
+    if not k:
+        return [fig, Html(f"<p>Move the slider: the cascade takes {len(log)} writes.</p>")]
+    rows = [(_fmt_t(e.time), e.component, e.verb, f"{e.kind}/{e.name}", e.detail) for e in log[:k]]
+    return [fig, _table(("time (s)", "component", "verb", "object", "detail"), rows,
+                        f"The first {k} of {len(log)} writes of the cascade")]
+
+
+def cascade_panel(propagation_policy: str = "Background", writes: int = 0) -> Any:
+    """The chapter's garbage-collector widget: the propagationPolicy and a slider over the cascade's writes.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        A dropdown ``propagation_policy`` and a slider ``writes`` (0 to 12;
+        see :func:`cascade_view`). Each policy runs :func:`simulate_cascade` once (memoised).
+    """
+    import ipywidgets as widgets
+
+    dd = widgets.Dropdown(options=["Background", "Foreground", "Orphan"], value=propagation_policy,
+                          description="propagationPolicy", style={"description_width": "235px"},
+                          layout=widgets.Layout(width="500px"))
+    return _panel(cascade_view, {"propagation_policy": dd,
+                                     "writes": _slider("API writes since the delete", writes, 0, 12)})

@@ -1,0 +1,360 @@
+"""Tests of kubenotes.viz.controllers: history, rollout timelines, ownership graphs, tables and the chapter's scenarios.
+
+The rollout invariants (never more than ``replicas + maxSurge`` pods, never fewer
+than ``replicas - maxUnavailable`` available) are the ones upstream's
+``test/e2e/apps/deployment.go`` checks in ``testRollingUpdateDeployment`` /
+``testDeploymentProportionalScaling`` and that ``TestReconcileOldReplicaSets`` in
+``pkg/controller/deployment/rolling_test.go`` states per step; the fence values
+come from ``TestResolveFenceposts`` (``pkg/controller/deployment/util/deployment_util_test.go``).
+The cascade orders follow ``test/e2e/apimachinery/garbage_collector.go``
+("should delete pods created by rc when not orphaning", "should orphan pods created
+by rc if delete options say so", "should keep the rc around until all its pods are
+deleted if the deleteOptions says so"). The Job back-off (10 s doubling) is
+``TestJobBackoff`` / ``getFinishedTime`` in ``pkg/controller/job/job_controller_test.go``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import networkx as nx
+import pytest
+from matplotlib.figure import Figure
+
+from kubenotes.apiserver.server import AuditEntry
+from kubenotes.viz import controllers as vc
+from kubenotes.viz.controllers import Revision
+
+# ----------------------------------------------------------------------------- synthetic histories
+
+
+def _dep(replicas=4, surge="25%", unavailable="25%", uid="D", image="nginx:1.27", rv="1"):
+    return {"kind": "Deployment", "metadata": {"name": "web", "namespace": "d", "uid": uid, "resourceVersion": rv},
+            "spec": {"replicas": replicas, "strategy": {"type": "RollingUpdate", "rollingUpdate": {
+                "maxSurge": surge, "maxUnavailable": unavailable}},
+                "template": {"spec": {"containers": [{"name": "c", "image": image}]}}}}
+
+
+def _rs(name, replicas, owner_uid="D", available=0, ready=0, rv="2", revision=None):
+    md = {"name": name, "namespace": "d", "uid": "rs-" + name, "resourceVersion": rv,
+          "ownerReferences": [{"kind": "Deployment", "name": "web", "uid": owner_uid, "controller": True}]}
+    if revision is not None:
+        md["annotations"] = {"deployment.kubernetes.io/revision": str(revision)}
+    return {"kind": "ReplicaSet", "metadata": md, "spec": {"replicas": replicas},
+            "status": {"availableReplicas": available, "readyReplicas": ready}}
+
+
+def _pod(name, rs, rv, ready=False, terminating=False, node=None, phase="Running"):
+    md = {"name": name, "namespace": "d", "uid": "pod-" + name, "resourceVersion": rv,
+          "ownerReferences": [{"kind": "ReplicaSet", "name": rs, "uid": "rs-" + rs, "controller": True}]}
+    if terminating:
+        md["deletionTimestamp"] = "2025-08-27T00:00:10Z"
+    return {"kind": "Pod", "metadata": md, "spec": {"nodeName": node},
+            "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
+def test_fences_follow_resolve_fenceposts():
+    # TestResolveFenceposts: 25%/25% of 4 -> (1, 1); of 10 -> (3, 2) (surge rounds up, unavailable down)
+    for replicas, surge, unavailable in ((4, 1, 1), (10, 3, 2), (1, 1, 0)):
+        t = vc.rollout_timeline([Revision(0, "ADDED", _dep(replicas))], "d", "web")
+        assert t["surge_bound"] == [(0, replicas + surge)]
+        assert t["min_available"] == [(0, replicas - unavailable)]
+
+
+def test_timeline_follows_only_the_deployments_own_replicasets_by_uid():
+    h = [Revision(0, "ADDED", _dep()),
+         Revision(1, "ADDED", _rs("web-a", 4, available=4, rv="2", revision=1)),
+         Revision(1, "ADDED", _rs("stranger", 7, owner_uid="OTHER", rv="3")),  # same owner name, other uid
+         Revision(5, "ADDED", _rs("web-b", 1, rv="4", revision=2)),
+         Revision(6, "MODIFIED", _rs("web-a", 3, available=3, rv="5", revision=1))]
+    t = vc.rollout_timeline(h, "d", "web")
+    assert t.replica_sets == ["web-a", "web-b"]
+    assert t.new_replica_set == "web-b"
+    assert t["spec_total"][-3:] == [(1, 4), (5, 5), (6, 4)]
+    assert "rs:stranger" not in t
+    assert t["rs:web-a:available"] == [(1, 4), (6, 3)]
+
+
+def test_terminating_pods_leave_the_pod_count_and_unready_pods_the_ready_count():
+    h = [Revision(0, "ADDED", _dep()), Revision(1, "ADDED", _rs("web-a", 2, rv="2")),
+         Revision(2, "ADDED", _pod("p1", "web-a", "3", ready=True)),
+         Revision(2, "ADDED", _pod("p2", "web-a", "4")),
+         Revision(8, "MODIFIED", _pod("p1", "web-a", "5", ready=True, terminating=True)),
+         Revision(9, "DELETED", _pod("p1", "web-a", "6", ready=True, terminating=True))]
+    t = vc.rollout_timeline(h, "d", "web")
+    assert vc.series_value_at(t["pods"], 2) == 2 and vc.series_value_at(t["ready"], 2) == 1
+    assert vc.series_value_at(t["pods"], 8) == 1 and vc.series_value_at(t["ready"], 8) == 0
+    assert vc.series_value_at(t["pods"], 9) == 1
+
+
+def test_spec_changes_are_listed_with_their_time():
+    h = [Revision(0, "ADDED", _dep()), Revision(30, "MODIFIED", _dep(image="nginx:1.28", rv="9")),
+         Revision(40, "MODIFIED", _dep(replicas=6, image="nginx:1.28", rv="10"))]
+    t = vc.rollout_timeline(h, "d", "web")
+    assert t.changes == [(30, "image nginx:1.28"), (40, "replicas 4->6")]
+    assert t["surge_bound"] == [(0, 5), (40, 8)]  # 25% of 6 rounds up to 2
+
+
+def test_series_helpers_count_every_state_at_one_instant():
+    s = [(0, 4), (10, 5), (10, 3), (20, 4)]
+    assert vc.series_value_at(s, 10) == 3
+    assert vc.series_extremes(s, since=10) == (3, 5)
+    assert vc.series_extremes(s, since=11, until=19) == (3, 3)
+    with pytest.raises(ValueError):
+        vc.series_extremes([])
+
+
+def test_objects_at_replays_adds_and_deletes():
+    a = _pod("a", "r", "1")
+    h = [Revision(1, "ADDED", a), Revision(3, "DELETED", _pod("a", "r", "2"))]
+    assert [o["metadata"]["name"] for o in vc.objects_at(h, "pods", at_seconds=2)] == ["a"]
+    assert vc.objects_at(h, "pods", at_seconds=3) == []
+    assert [o["metadata"]["name"] for o in vc.objects_at(h, "pods", at_seconds=3, at_resource_version=1)] == ["a"]
+
+
+# ----------------------------------------------------------------------------- ownership graph
+
+
+def test_ownership_graph_links_by_uid_and_marks_missing_owners():
+    dep = _dep()
+    rs = _rs("web-a", 2)
+    pod = _pod("p1", "web-a", "3")
+    stray = _pod("p2", "web-gone", "4")  # owner RS no longer exists: the garbage collector's work
+    g = vc.ownership_graph([pod, stray, rs, dep])
+    assert list(g.edges()) == [("D", "rs-web-a"), ("rs-web-a", "pod-p1"), ("rs-web-gone", "pod-p2")]
+    assert g.nodes["rs-web-gone"]["missing"] is True and g.nodes["rs-web-a"]["missing"] is False
+    assert [g.nodes[v]["kind"] for v in list(g)[:2]] == ["Deployment", "ReplicaSet"]
+
+
+def test_graph_diff_tells_deleted_from_orphaned():
+    before = nx.DiGraph([("d", "r"), ("r", "p1"), ("r", "p2")])
+    after_orphan = nx.DiGraph()
+    after_orphan.add_nodes_from(["r", "p1", "p2"])
+    after_orphan.add_edges_from([("r", "p1"), ("r", "p2")])
+    d = vc.graph_diff(before, after_orphan)
+    assert d.nodes["d"]["change"] == "deleted" and d.nodes["r"]["change"] == ""
+    assert d.edges["d", "r"]["change"] == "deleted"
+    kept = nx.DiGraph([("d", "r")])
+    kept.add_nodes_from(["p1", "p2"])
+    d2 = vc.graph_diff(before, kept)
+    assert d2.edges["r", "p1"]["change"] == "removed"
+
+
+def test_layout_is_fixed_and_centres_parents():
+    g = nx.DiGraph([("d", "r1"), ("d", "r2"), ("r1", "a"), ("r1", "b"), ("r2", "c")])
+    pos = vc.ownership_layout(g)
+    assert pos == vc.ownership_layout(g)
+    assert pos["r1"] == (0.5, -1.0) and pos["d"][0] == (pos["r1"][0] + pos["r2"][0]) / 2
+    assert {y for _, y in pos.values()} == {0.0, -1.0, -2.0}
+
+
+def test_drawings_return_their_axes_and_figures():
+    g = vc.ownership_graph([_pod("p1", "web-a", "3"), _rs("web-a", 1), _dep()])
+    ax = Figure().add_subplot()
+    assert vc.draw_ownership_graph(g, ax) is ax
+    assert len(vc.ownership_figure(g, title="a\nb").axes) == 1
+    loop = vc.reconcile_loop_graph("deployment-controller", "deployments")
+    assert loop.graph["controller"] == "deployment-controller"
+    assert nx.is_weakly_connected(loop) and nx.find_cycle(loop)  # it is a loop
+    assert len(vc.reconcile_loop_figure(loop).axes) == 1
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+def test_events_table_sorts_filters_and_colours_warnings():
+    def ev(name, reason, t, etype="Normal"):
+        return {"kind": "Event", "metadata": {"name": name, "namespace": "d"}, "type": etype, "reason": reason,
+                "message": f"{reason} <b>", "count": 2, "involvedObject": {"kind": "Pod", "name": "p"},
+                "lastTimestamp": f"2025-08-27T00:00:{t:02d}Z", "source": {"component": "c"}}
+    html = vc.events_table([ev("b", "Late", 9), ev("a", "Early", 3, "Warning")])
+    assert html.index("Early") < html.index("Late")
+    assert "&lt;b&gt;" in html and "color:#c62828" in html
+    only = vc.events_table([ev("b", "Late", 9), ev("a", "Early", 3)], reasons=["Late"])
+    assert "Early" not in only
+    assert "Early" not in vc.events_table([ev("b", "Late", 9), ev("a", "Early", 3)], limit=1)
+
+
+def test_audit_table_window_and_filters():
+    log = [AuditEntry(1.0, "kubectl", "patch", "ReplicaSet", "d", "web", "7", "replicas 4->6"),
+           AuditEntry(2.0, "replicaset-controller", "create", "Pod", "d", "web-x", "8", "owner=ReplicaSet/web"),
+           AuditEntry(9.0, "default-scheduler", "bind", "Pod", "d", "web-x", "9", "node=n1")]
+    t = vc.audit_table(log, since=1.5, until=5)
+    assert "web-x" in t and "replicas 4-&gt;6" not in t and "node=n1" not in t
+    assert "kubectl" not in vc.audit_table(log, components=["default-scheduler"])
+
+
+def test_node_timeline_rows_only_on_change():
+    def node(status, taints=(), reason="KubeletReady"):
+        return {"kind": "Node", "metadata": {"name": "n1"}, "spec": {"taints": list(taints)},
+                "status": {"conditions": [{"type": "Ready", "status": status, "reason": reason}]}}
+    taint = {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}
+    h = [Revision(0, "ADDED", {"kind": "Node", "metadata": {"name": "n1"}}),
+         Revision(1, "MODIFIED", node("True")), Revision(11, "MODIFIED", node("True")),
+         Revision(70, "MODIFIED", node("Unknown", reason="NodeStatusUnknown")),
+         Revision(75, "MODIFIED", node("Unknown", [taint], reason="NodeStatusUnknown"))]
+    rows = vc.node_timeline(h, "n1")
+    assert [(r["time"], r["ready"], r["taints"]) for r in rows] == [
+        (1, "True", []), (70, "Unknown", []), (75, "Unknown", ["node.kubernetes.io/unreachable:NoExecute"])]
+    assert "background:#fff3e0" in vc.node_timeline_table(rows)
+
+
+def test_pods_per_node_counts_moves_and_terminations():
+    h = [Revision(0, "ADDED", _pod("a", "r", "1", node="n1")), Revision(0, "ADDED", _pod("b", "r", "2", node="n1")),
+         Revision(5, "MODIFIED", _pod("a", "r", "3", node="n1", terminating=True)),
+         Revision(6, "ADDED", _pod("c", "r", "4", node="n2"))]
+    assert vc.pods_per_node_timeline(h) == {"n1": [(0, 1), (0, 2), (5, 1)], "n2": [(6, 1)]}
+
+
+def test_job_attempts_measure_the_wait_between_failures():
+    def p(name, phase, rv):
+        return {"kind": "Pod", "metadata": {"name": name, "uid": name, "namespace": "d", "resourceVersion": rv,
+                "ownerReferences": [{"kind": "Job", "name": "j", "controller": True}]},
+                "status": {"phase": phase, "containerStatuses": [{"state": {"terminated": {"exitCode": 1}}}]
+                           if phase == "Failed" else []}}
+    h = [Revision(0, "ADDED", p("j-1", "Pending", "1")), Revision(5, "MODIFIED", p("j-1", "Failed", "2")),
+         Revision(15, "ADDED", p("j-2", "Pending", "3")), Revision(20, "MODIFIED", p("j-2", "Failed", "4")),
+         Revision(40, "ADDED", p("j-3", "Pending", "5"))]
+    rows = vc.job_attempts(h, "d", "j")
+    assert [r["wait_before"] for r in rows] == [None, 10, 20]
+    assert rows[0]["exit_code"] == 1 and rows[2]["phase"] == "Pending"
+    assert vc.job_attempts(h, "d", "other") == []
+
+
+# ----------------------------------------------------------------------------- running clusters
+
+
+def test_object_history_of_a_cluster_is_timed_by_the_audit_log():
+    run = vc.simulate_scale(5, 4)
+    hist = vc.object_history(run.cluster, "replicasets", "default")
+    replicas = [(r.time, r.object["spec"]["replicas"]) for r in hist]
+    assert replicas[0] == (0.0, 4) and (run.at_seconds, 5) in replicas
+    assert all(a.time <= b.time for a, b in zip(hist, hist[1:]))
+
+
+@pytest.mark.parametrize("surge,unavailable,replicas", [(1, 1, 4), (1, 0, 4), (0, 1, 4), (3, 0, 6), (2, 2, 5)])
+def test_rollout_respects_max_surge_and_max_unavailable(surge, unavailable, replicas):
+    run = vc.simulate_rollout(surge, unavailable, replicas)
+    assert run.error is None
+    t = vc.rollout_timeline(run.cluster, run.namespace, run.name)
+    since = run.at_seconds
+    assert vc.series_extremes(t["spec_total"], since)[1] <= replicas + surge
+    assert vc.series_extremes(t["pods"], since)[1] <= replicas + surge
+    assert vc.series_extremes(t["available"], since)[0] >= replicas - unavailable
+    new = t.new_replica_set
+    old = [n for n in t.replica_sets if n != new]
+    assert len(old) == 1 and t.revisions[new] == 2
+    assert vc.series_value_at(t[f"rs:{new}:available"], t.end_seconds) == replicas
+    assert vc.series_value_at(t[f"rs:{old[0]}"], t.end_seconds) == 0
+    assert t.changes == [(run.at_seconds, "image nginx:1.28.0")]
+
+
+def test_more_surge_means_a_faster_rollout_and_the_panel_output_changes():
+    slow, fast = (vc._rollout_done_at(vc.rollout_timeline(r.cluster, "default", "web"), r.at_seconds)
+                  for r in (vc.simulate_rollout(1, 0, 4), vc.simulate_rollout(4, 0, 4)))
+    assert slow is not None and fast is not None and fast < slow
+    a, b = vc.rollout_view(1, 1), vc.rollout_view(4, 1)
+    assert isinstance(a[0], Figure) and a[0].axes[0].get_title() != b[0].axes[0].get_title()
+
+
+def test_both_fences_zero_is_refused_with_upstreams_message():
+    run = vc.simulate_rollout(0, 0, 4)
+    assert run.error == ('Deployment.apps "web" is invalid: spec.strategy.rollingUpdate.maxUnavailable: '
+                         'Invalid value: 0: may not be 0 when `maxSurge` is 0')
+    assert "refused" in vc.rollout_view(0, 0)[0]
+
+
+def test_simulations_are_memoised():
+    assert vc.simulate_rollout(1, 1, 4) is vc.simulate_rollout(1, 1, 4)
+    assert vc.simulate_scale(6) is vc.simulate_scale(6)
+
+
+def test_scale_down_deletes_pods_and_the_diff_graph_shows_them():
+    run = vc.simulate_scale(2, 4)
+    before = vc.ownership_graph(run.cluster, "default", at_seconds=run.at_seconds - 0.001)
+    after = vc.ownership_graph(run.cluster, "default")
+    d = vc.graph_diff(before, after)
+    assert sum(1 for _, x in d.nodes(data=True) if x["change"] == "deleted" and x["kind"] == "Pod") == 2
+    assert sum(1 for _, x in after.nodes(data=True) if x["kind"] == "Pod") == 2
+    assert "SuccessfulDelete" in vc.scale_view(2)[1]
+
+
+def test_node_failure_unknown_taint_and_eviction_times():
+    grace, tol = 50, 120
+    run = vc.simulate_node_failure(tol, grace)
+    rows = vc.node_timeline(run.cluster, "worker-1")
+    unknown = next(r for r in rows if r["ready"] == "Unknown")
+    assert unknown["time"] == pytest.approx(run.at_seconds + grace, abs=5.1)
+    assert unknown["reason"] == "NodeStatusUnknown" and unknown["message"] == "Kubelet stopped posting node status."
+    tainted = next(r for r in rows if "node.kubernetes.io/unreachable:NoExecute" in r["taints"])
+    evicted = [e.time for e in run.cluster.audit_log
+               if e.kind == "Pod" and e.verb == "delete" and e.component == "taint-eviction-controller"]
+    assert evicted and min(evicted) == pytest.approx(tainted["time"] + tol, abs=1.0)
+    per_node = vc.pods_per_node_timeline(run.cluster, "default")
+    assert vc.series_value_at(per_node["worker-1"], run.end_seconds) == 0
+    assert sum(vc.series_value_at(s, run.end_seconds) for s in per_node.values()) == 6
+
+
+@pytest.mark.parametrize("policy", ["Background", "Foreground", "Orphan"])
+def test_cascade_orders(policy):
+    run = vc.simulate_cascade(policy)
+    left = vc.ownership_graph(run.cluster, "default")
+    writes = vc.cascade_writes(run)
+    assert writes[0].component == "kubectl" and writes[0].kind == "Deployment"
+    gone_at = {}
+    for e in run.cluster.audit_log:
+        if e.verb == "delete" and e.detail in ("", "finalizers removed") and e.kind in ("Deployment", "ReplicaSet", "Pod"):
+            gone_at.setdefault(e.kind, []).append(int(e.resource_version))
+    if policy == "Orphan":
+        assert sorted(d["kind"] for _, d in left.nodes(data=True)) == ["Pod"] * 4 + ["ReplicaSet"]
+        rs = next(v for v, d in left.nodes(data=True) if d["kind"] == "ReplicaSet")
+        assert left.in_degree(rs) == 0 and left.out_degree(rs) == 4
+    else:
+        assert len(left) == 0
+    if policy == "Foreground":  # the owner goes last, after every dependent
+        assert max(gone_at["Pod"]) < min(gone_at["ReplicaSet"]) < min(gone_at["Deployment"])
+    if policy == "Background":  # the owner goes first
+        assert min(gone_at["Deployment"]) < min(gone_at["ReplicaSet"]) < min(gone_at["Pod"])
+
+
+def test_cascade_view_steps_through_the_writes():
+    before = vc.cascade_view("Foreground", 0)
+    after_one = vc.cascade_view("Foreground", 1)
+    assert before[0].axes[0].get_title() != after_one[0].axes[0].get_title()
+    assert "kubectl" in after_one[1] and "finalizers: foregroundDeletion" in after_one[1]
+
+
+def test_quota_rejects_the_replicasets_extra_pods():
+    run = vc.simulate_quota(3, 5)
+    assert len(run.cluster.list("pods", run.namespace)) == 3
+    msgs = {e["message"].split('" is forbidden: ', 1)[1] for e in run.cluster.list("events", run.namespace)
+            if e["reason"] == "FailedCreate"}
+    assert msgs == {"exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3"}
+
+
+def test_job_retries_with_doubling_backoff_until_the_limit():
+    run = vc.simulate_job(3)
+    rows = vc.job_attempts(run.cluster, "default", "migrate")
+    assert [r["phase"] for r in rows] == ["Failed"] * 4
+    assert [r["wait_before"] for r in rows] == [None, 10, 20, 40]
+    job = run.cluster.get("jobs", "migrate", "default")
+    assert job["status"]["failed"] == 4
+    assert any(c["type"] == "Failed" and c["reason"] == "BackoffLimitExceeded" for c in job["status"]["conditions"])
+
+
+def test_panels_put_their_first_slider_first():
+    with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+        panel = vc.rollout_panel()
+        scale = vc.scale_panel()
+    first = panel.children[0].children[0]
+    assert first.description == "maxSurge" and first.value == 1
+    assert "kubenotes-control" in first._dom_classes
+    assert "kubenotes-live-output" in panel.children[-1]._dom_classes
+    assert scale.children[0].children[0].max == 9
+
+
+def test_an_audit_log_alone_is_refused_with_a_reason():
+    log = [AuditEntry(1.0, "kubectl", "create", "Pod", "d", "a", "2")]
+    with pytest.raises(TypeError, match="audit log records writes"):
+        vc.object_history(log, "pods")
