@@ -101,7 +101,7 @@ class KubeScheduler:
                                              self._on_node_change)
         self.scheduler = None
         self.traces: list = []
-        self._node_keys: tuple | None = None
+        self._node_keys: dict[str, tuple] | None = None  # node name -> the fields the scheduler reads
         self._dirty = True
         self._wake = None
         self._pending: dict[str, dict] = {}  # uid -> pending pod dict
@@ -185,6 +185,11 @@ class KubeScheduler:
         self._kick()
 
     def _on_node_change(self, node: Any) -> None:
+        node = getattr(node, "obj", node)  # DeletedFinalStateUnknown
+        name = (node.get("metadata") or {}).get("name")
+        if self._node_keys is not None and self._node_keys.get(name) == _node_key(node) and \
+                self.node_informer.lister.get(None, name) is not None:
+            return  # a heartbeat or a field the scheduler does not read: nothing to rebuild
         self._dirty = True
         self._kick()
 
@@ -227,14 +232,13 @@ class KubeScheduler:
         from lightkube.resources.core_v1 import Node
 
         nodes = self.node_informer.lister.list()
-        keys = tuple(_node_key(n) for n in nodes)
+        keys = {n["metadata"]["name"]: _node_key(n) for n in nodes}
         if self.scheduler is not None and keys == self._node_keys:
             self._dirty = False
             return
         pods = self.pod_informer.lister.list()
         bound = [self._typed(p) for p in pods if (p.get("spec") or {}).get("nodeName")]
         snap = new_snapshot([Node.from_dict(n) for n in nodes], bound)
-        old_queue = self.scheduler.queue if self.scheduler is not None else None
         self.scheduler = Scheduler(snap, config=self.config, objects=self._cluster_objects(), seed=self.seed,
                                    trace=self.trace)
         s = self.scheduler
@@ -243,11 +247,6 @@ class KubeScheduler:
         s.framework.pod_deleter = self._delete_victim
         self._node_keys = keys
         self._dirty = False
-        attempts = {}
-        if old_queue is not None:
-            for qs in old_queue.pending_pods().values():
-                for q in qs:
-                    attempts[q.pod_info.uid] = q.attempts
         for uid, pod in list(self._pending.items()):
             self._queue(pod)
 
