@@ -275,6 +275,13 @@ class ObjectStore:
             for w in ws:
                 w.push(ev)
 
+    def bookmark_all(self) -> int:
+        """Send a BOOKMARK to every open watch (the watch cache's periodic bookmarks); returns how many resources."""
+        resources = sorted(set(self._watchers) | set(self._indexed), key=lambda r: (r.group, r.resource))
+        for ri in resources:
+            self.bookmark(ri)
+        return len(resources)
+
     def _unregister(self, w: Watch) -> None:
         if w.filter.trigger is not None:
             lst = self._indexed.get(w.resource, {}).get(w.filter.trigger)

@@ -27,6 +27,9 @@ from kubenotes.apiserver.resources import resource_for_kind
 
 __all__ = ["Cluster", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "to_dicts"]
 
+#: How often the watch cache sends bookmarks (upstream: about once a minute to watchers that allow them).
+BOOKMARK_INTERVAL_SECONDS = 60.0
+
 #: Namespaces the API server creates at start (``systemnamespaces`` controller).
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
@@ -187,6 +190,7 @@ class Cluster:
             self.scheduler.start()
         for k in self.kubelets.values():
             k.start()
+        self.env.process(self._bookmarks())
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -289,6 +293,17 @@ class Cluster:
             except ImportError:
                 v = None
             self.server.validator = v
+
+    def _bookmarks(self):
+        """The watch cache's BOOKMARK events, every :data:`BOOKMARK_INTERVAL_SECONDS` to every watch.
+
+        A bookmark carries only the current resourceVersion: a reflector that
+        must watch again resumes from there instead of from its last event,
+        which may have left the history (410 Gone).
+        """
+        while True:
+            yield self.env.timeout(BOOKMARK_INTERVAL_SECONDS)
+            self.server.store.bookmark_all()
 
     # ------------------------------------------------------------ running
     @property

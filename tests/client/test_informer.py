@@ -134,3 +134,16 @@ def test_one_watch_per_resource_however_many_controllers_share_it():
     done = f.wait_for_cache_sync()
     api.env.run(until=2)
     assert done.triggered
+
+
+def test_a_bookmark_moves_the_reflectors_resource_version_without_an_event():
+    from kubenotes.sim.cluster import BOOKMARK_INTERVAL_SECONDS, Cluster
+
+    c = Cluster(seed=0, controllers=[], scheduler=False)
+    inf = c.informers.informer_for("configmaps")
+    c.run(until=1)
+    c.client.create("secrets", {"metadata": {"name": "s"}, "type": "Opaque"}, "default")  # not a configmap
+    before = inf.reflector.last_sync_resource_version
+    c.run(until=BOOKMARK_INTERVAL_SECONDS + 1)
+    assert int(inf.reflector.last_sync_resource_version) > int(before)
+    assert inf.events_processed == 0
