@@ -1,8 +1,9 @@
 """Helpers the workload controllers share: expectations, pod ranking, adoption, hashing, slow start.
 
 Mirrors the Go package ``k8s.io/kubernetes/pkg/controller`` (``controller_utils.go`` and
-``controller_ref_manager.go``) and the pod helpers of ``pkg/api/v1/pod/util.go`` that the
-ReplicaSet and Deployment controllers call. Objects are the JSON-shaped dicts the API returns;
+``controller_ref_manager.go``). The pod-status helpers of ``pkg/api/v1/pod/util.go``
+(``is_pod_ready``, ``is_pod_available``, ``pod_ready_condition``) live in
+:mod:`kubenotes.controllers.podutil` and are re-exported here. Objects are the JSON-shaped dicts the API returns;
 times are virtual seconds (``env.now``) or the API's RFC 3339 strings.
 
 References
@@ -25,6 +26,7 @@ from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.podutil import is_pod_available, is_pod_ready, pod_ready_condition, pod_ready_since_seconds
 
 __all__ = [
     "EXPECTATIONS_TIMEOUT_SECONDS", "SLOW_START_INITIAL_BATCH_SIZE", "POD_DELETION_COST_ANNOTATION",
@@ -37,6 +39,7 @@ __all__ = [
     "active_pods_less", "active_pods_with_ranks_less", "sort_active_pods", "sort_active_pods_with_ranks",
     "get_pods_ranked_by_related_pods_on_same_node", "logarithmic_rank_diff",
     "slow_start_batch", "get_pod_from_template", "get_pods_prefix", "new_controller_ref", "get_controller_of",
+    "resolve_controller_ref",
     "ControllerRefManager", "filter_active_replica_sets", "replica_sets_by_creation_timestamp",
     "replica_sets_by_size_older", "replica_sets_by_size_newer", "compute_hash", "safe_encode_string",
     "fnv32a", "deep_hash_text", "timestamp_seconds", "selector_of", "CONTROLLER_UID_INDEX", "controller_uid_index",
@@ -267,38 +270,6 @@ class UIDTrackingControllerExpectations(ControllerExpectations):
 # --------------------------------------------------------------------------- pod helpers
 
 
-def pod_ready_condition(pod: dict) -> dict | None:
-    """``GetPodReadyCondition``: the pod's ``Ready`` condition, if any."""
-    for c in (pod.get("status") or {}).get("conditions") or ():
-        if c.get("type") == "Ready":
-            return c
-    return None
-
-
-def is_pod_ready(pod: dict) -> bool:
-    """``IsPodReady``: the ``Ready`` condition is ``True``."""
-    c = pod_ready_condition(pod)
-    return c is not None and c.get("status") == "True"
-
-
-def is_pod_available(pod: dict, min_ready_seconds: int, now_seconds: float) -> bool:
-    """``IsPodAvailable``: ready, and ready for more than ``min_ready_seconds`` (strictly, as ``Before``).
-
-    Examples
-    --------
-    >>> p = {"status": {"conditions": [{"type": "Ready", "status": "True",
-    ...                                  "lastTransitionTime": "2025-08-27T00:00:10Z"}]}}
-    >>> is_pod_available(p, 0, 10), is_pod_available(p, 5, 15), is_pod_available(p, 5, 15.5)
-    (True, False, True)
-    """
-    if not is_pod_ready(pod):
-        return False
-    if min_ready_seconds == 0:
-        return True
-    t = timestamp_seconds(pod_ready_condition(pod).get("lastTransitionTime"))  # type: ignore[union-attr]
-    return t is not None and t + min_ready_seconds < now_seconds
-
-
 def is_pod_active(pod: dict) -> bool:
     """``IsPodActive``: not Succeeded, not Failed, and not being deleted."""
     phase = (pod.get("status") or {}).get("phase")
@@ -339,13 +310,6 @@ _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
 def _phase_ord(pod: dict) -> int:
     # podPhaseToOrdinal: a missing key (Succeeded/Failed/"") is 0, as a Go map lookup gives.
     return _PHASE_ORDINAL.get((pod.get("status") or {}).get("phase") or "", 0)
-
-
-def _ready_time(pod: dict) -> float | None:
-    c = pod_ready_condition(pod)
-    if c is not None and c.get("status") == "True":
-        return timestamp_seconds(c.get("lastTransitionTime"))
-    return None
 
 
 def _after_or_zero(t1: float | None, t2: float | None) -> bool:
@@ -395,7 +359,7 @@ def active_pods_less(p1: dict, p2: dict) -> bool:
     if r1 != r2:
         return not r1
     if r1 and r2:
-        t1, t2 = _ready_time(p1), _ready_time(p2)
+        t1, t2 = pod_ready_since_seconds(p1), pod_ready_since_seconds(p2)
         if t1 != t2:
             return _after_or_zero(t1, t2)
     if max_container_restarts(p1) != max_container_restarts(p2):
@@ -447,7 +411,7 @@ def active_pods_with_ranks_less(p1: dict, rank1: int, p2: dict, rank2: int, now:
     if rank1 != rank2:
         return rank1 > rank2
     if r1 and r2:
-        t1, t2 = _ready_time(p1), _ready_time(p2)
+        t1, t2 = pod_ready_since_seconds(p1), pod_ready_since_seconds(p2)
         if t1 != t2:
             if now is None or t1 is None or t2 is None:
                 return _after_or_zero(t1, t2)
@@ -585,11 +549,94 @@ def new_controller_ref(owner: dict, api_version: str, kind: str) -> dict:
 
 
 def get_controller_of(obj: dict) -> dict | None:
-    """``metav1.GetControllerOf``: the ownerReference with ``controller: true``."""
-    for r in obj.get("metadata", {}).get("ownerReferences") or ():
+    """``metav1.GetControllerOf``: the ownerReference with ``controller: true``.
+
+    Parameters
+    ----------
+    obj : dict
+        Any API object.
+
+    Returns
+    -------
+    dict or None
+        The object's controller reference itself (not a copy), or None for an orphan.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/controller_ref.go
+
+    Examples
+    --------
+    >>> get_controller_of({"metadata": {"ownerReferences": [{"kind": "ReplicaSet", "name": "a", "uid": "u1"},
+    ...                                                      {"kind": "Job", "name": "b", "uid": "u2",
+    ...                                                       "controller": True}]}})["name"]
+    'b'
+    >>> get_controller_of({"metadata": {}}) is None
+    True
+    """
+    for r in (obj.get("metadata") or {}).get("ownerReferences") or ():
         if r.get("controller"):
             return r
     return None
+
+
+def resolve_controller_ref(lister: Any, namespace: str, ref: dict | None, kind: str) -> dict | None:
+    """``resolveControllerRef``: the cached owner a controller reference names, when it is still that owner.
+
+    Every workload controller's event handlers map an object (a pod, a
+    ReplicaSet, a Job, a ControllerRevision) to its owner this way: the
+    reference must be of the controller's own ``kind``, the lister must hold
+    an object of that name, and its ``uid`` must be the reference's (a
+    same-named owner created after the original was deleted is a different
+    owner).
+
+    Parameters
+    ----------
+    lister : Lister
+        The owner informer's lister (``get(namespace, name)`` returning a dict or None).
+    namespace : str
+        The namespace of the object holding ``ref`` (controller references never cross namespaces).
+    ref : dict or None
+        An ownerReference, usually :func:`get_controller_of` of the object; None resolves to None.
+    kind : str
+        The owner kind the caller manages (``ReplicaSet``, ``DaemonSet``, ``Job``...).
+
+    Returns
+    -------
+    dict or None
+        The cached owner (shared: do not mutate), or None when ``ref`` is of
+        another kind, names nothing cached, or names an owner with another uid.
+
+    Notes
+    -----
+    Upstream each controller has its own ``resolveControllerRef`` method
+    bound to its lister and kind; here it is one function taking both.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/replicaset/replica_set.go (resolveControllerRef)
+    kubernetes/kubernetes@v1.34.0 pkg/controller/daemon/daemon_controller.go (resolveControllerRef)
+    kubernetes/kubernetes@v1.34.0 pkg/controller/statefulset/stateful_set.go (resolveControllerRef)
+
+    Examples
+    --------
+    >>> class _Lister:
+    ...     def get(self, namespace, name):
+    ...         return {"metadata": {"namespace": "ns", "name": "web", "uid": "u1"}} if name == "web" else None
+    >>> ref = {"kind": "DaemonSet", "name": "web", "uid": "u1", "controller": True}
+    >>> resolve_controller_ref(_Lister(), "ns", ref, "DaemonSet")["metadata"]["uid"]
+    'u1'
+    >>> resolve_controller_ref(_Lister(), "ns", dict(ref, uid="u0"), "DaemonSet") is None   # recreated owner
+    True
+    >>> resolve_controller_ref(_Lister(), "ns", ref, "StatefulSet") is None                 # another kind
+    True
+    """
+    if ref is None or ref.get("kind") != kind:
+        return None
+    owner = lister.get(namespace, ref.get("name", ""))
+    if owner is None or owner["metadata"].get("uid") != ref.get("uid"):
+        return None
+    return owner
 
 
 def get_pod_from_template(template: dict, parent: dict, controller_ref: dict | None) -> dict:

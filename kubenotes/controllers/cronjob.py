@@ -29,14 +29,10 @@ from kubenotes.apiserver.server import format_timestamp, parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.cron import CronError, parse_standard
+from kubenotes.controllers.controller_utils import get_controller_of, new_controller_ref, resolve_controller_ref
+from kubenotes.controllers.podutil import unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, split_key
-from kubenotes.controllers.workload_util import (
-    CACHE_CATCH_UP_SECONDS,
-    WrittenVersions,
-    controller_ref_of,
-    new_controller_ref,
-    unwrap_tombstone,
-)
+from kubenotes.controllers.workload_util import CACHE_CATCH_UP_SECONDS, WrittenVersions
 
 __all__ = ["CronJobController", "most_recent_schedule_time", "next_schedule_time_duration", "get_job_name",
            "format_schedule", "NONE_MISSED", "FEW_MISSED", "MANY_MISSED", "NEXT_SCHEDULE_DELTA_SECONDS",
@@ -222,11 +218,11 @@ class CronJobController(Controller):
         self.cronjobs = self.informers.informer_for("cronjobs")
         self.jobs = self.informers.informer_for("jobs")
         self.cronjobs.add_event_handler(self._add_cronjob, self._update_cronjob,
-                                        lambda o: self.enqueue(unwrap_tombstone(o)))
+                                        lambda o: self.enqueue(unwrap_deleted(o)))
         self.jobs.add_event_handler(self._job_changed, lambda old, cur: self._job_changed(cur), self._job_deleted)
 
     def _job_deleted(self, obj: Any) -> None:
-        job = unwrap_tombstone(obj)
+        job = unwrap_deleted(obj)
         self.deleted_jobs.discard(job["metadata"].get("uid", ""))
         self._job_changed(job)
 
@@ -265,11 +261,9 @@ class CronJobController(Controller):
         self.enqueue(cur)
 
     def _job_changed(self, job: dict) -> None:
-        ref = controller_ref_of(job)
-        if ref is None or ref.get("kind") != "CronJob":
-            return
-        cj = self.cronjobs.lister.get(job["metadata"].get("namespace", ""), ref.get("name", ""))
-        if cj is not None and cj["metadata"].get("uid") == ref.get("uid"):
+        cj = resolve_controller_ref(self.cronjobs.lister, job["metadata"].get("namespace", ""), get_controller_of(job),
+                                    "CronJob")
+        if cj is not None:
             self.enqueue(cj)
 
     def _earliest(self, cj: dict) -> _dt.datetime:
@@ -288,7 +282,7 @@ class CronJobController(Controller):
             return Result(requeue_after_seconds=CACHE_CATCH_UP_SECONDS)
         uid = shared["metadata"]["uid"]
         jobs = [j for j in self.jobs.lister.list(ns)
-                if (controller_ref_of(j) or {}).get("uid") == uid and j["metadata"]["uid"] not in self.deleted_jobs]
+                if (get_controller_of(j) or {}).get("uid") == uid and j["metadata"]["uid"] not in self.deleted_jobs]
         cj = deep_copy(shared)
         cj.setdefault("status", {})
         update_after_cleanup = self._cleanup_finished_jobs(cj, jobs)
@@ -406,7 +400,7 @@ class CronJobController(Controller):
             if e.code == 409 and e.reason == "AlreadyExists":
                 already = True
                 job = self.client.get("jobs", job_name, cj["metadata"]["namespace"])
-                if (controller_ref_of(job) or {}).get("uid") != cj["metadata"]["uid"]:
+                if (get_controller_of(job) or {}).get("uid") != cj["metadata"]["uid"]:
                     return None, update, None
                 if any(a.get("uid") == job["metadata"]["uid"] for a in st.get("active") or []):
                     return None, update, None

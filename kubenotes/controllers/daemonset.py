@@ -31,26 +31,27 @@ from kubenotes.api.taints import find_matching_untolerated_taint
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.controller_utils import (
+    ControllerExpectations,
+    get_controller_of,
+    new_controller_ref,
+    resolve_controller_ref,
+)
+from kubenotes.controllers.podutil import is_pod_available_inclusive, is_pod_ready, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 from kubenotes.controllers.workload_util import (
     CACHE_CATCH_UP_SECONDS,
     CONTROLLER_REVISION_HASH_LABEL,
-    ControllerExpectations,
     WrittenVersions,
     claim_pods,
-    controller_ref_of,
     controller_revision_name,
     create_pod,
     delete_pod,
     hash_revision_data,
     int_or_percent,
-    is_pod_available,
-    is_pod_ready,
     label_selector,
-    new_controller_ref,
     pod_from_template,
     template_patch,
-    unwrap_tombstone,
 )
 
 __all__ = ["DaemonSetsController", "node_should_run_daemon_pod", "add_or_update_daemon_pod_tolerations",
@@ -256,7 +257,7 @@ class DaemonSetsController(Controller):
     service_account = "daemon-set-controller"
 
     def setup(self) -> None:
-        self.expectations = ControllerExpectations()
+        self.expectations = ControllerExpectations(lambda: float(self.env.now))
         self.written = WrittenVersions()
         self.failed_pods_backoff = _Backoff()
         self.dss = self.informers.informer_for("daemonsets")
@@ -264,11 +265,11 @@ class DaemonSetsController(Controller):
         self.nodes = self.informers.informer_for("nodes")
         self.revisions = self.informers.informer_for("controllerrevisions")
         self.dss.add_event_handler(self.enqueue, lambda old, cur: self.enqueue(cur),
-                                   lambda o: self.enqueue(unwrap_tombstone(o)))
+                                   lambda o: self.enqueue(unwrap_deleted(o)))
         self.pods.add_event_handler(self._add_pod, self._update_pod, self._delete_pod)
         self.nodes.add_event_handler(lambda n: self._enqueue_all(), self._update_node, lambda n: self._enqueue_all())
         self.revisions.add_event_handler(self._revision_changed, lambda old, cur: self._revision_changed(cur),
-                                         lambda o: self._revision_changed(unwrap_tombstone(o)))
+                                         lambda o: self._revision_changed(unwrap_deleted(o)))
 
     # ------------------------------------------------------------ handlers
     def _enqueue_all(self) -> None:
@@ -283,13 +284,10 @@ class DaemonSetsController(Controller):
             self._enqueue_all()
 
     def _ds_key_for(self, obj: dict) -> str | None:
-        ref = controller_ref_of(obj)
-        if ref is None or ref.get("kind") != "DaemonSet":
-            return None
-        ds = self.dss.lister.get(obj["metadata"].get("namespace", ""), ref.get("name", ""))
-        if ds is None or ds["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return key_of(ds)
+        """The key of the DaemonSet controlling ``obj`` (a pod or ControllerRevision), or None."""
+        ds = resolve_controller_ref(self.dss.lister, obj["metadata"].get("namespace", ""), get_controller_of(obj),
+                                    "DaemonSet")
+        return None if ds is None else key_of(ds)
 
     def _add_pod(self, pod: dict) -> None:
         key = self._ds_key_for(pod)
@@ -314,7 +312,7 @@ class DaemonSetsController(Controller):
             self.enqueue_after(key, mrs + 1)
 
     def _delete_pod(self, obj: Any) -> None:
-        pod = unwrap_tombstone(obj)
+        pod = unwrap_deleted(obj)
         key = self._ds_key_for(pod)
         if key is None:
             return
@@ -360,7 +358,7 @@ class DaemonSetsController(Controller):
         """``constructHistory``: the current ControllerRevision (created if new) and the old ones."""
         ns = ds["metadata"]["namespace"]
         uid = ds["metadata"]["uid"]
-        revs = [r for r in self.revisions.lister.list(ns) if (controller_ref_of(r) or {}).get("uid") == uid]
+        revs = [r for r in self.revisions.lister.list(ns) if (get_controller_of(r) or {}).get("uid") == uid]
         template = (ds.get("spec") or {}).get("template") or {}
         collision = (ds.get("status") or {}).get("collisionCount")
         hash_ = hash_revision_data(template, collision)
@@ -423,7 +421,7 @@ class DaemonSetsController(Controller):
         ns, name = split_key(key)
         ds = self.dss.lister.get(ns, name)
         if ds is None:
-            self.expectations.delete(key)
+            self.expectations.delete_expectations(key)
             self.written.forget(key)
             return None
         if self.written.is_stale(key, ds):
@@ -438,13 +436,12 @@ class DaemonSetsController(Controller):
             return None
         cur, old = self._construct_history(ds)
         hash_ = (cur["metadata"].get("labels") or {}).get(CONTROLLER_REVISION_HASH_LABEL, "")
-        now = float(self.env.now)
-        if not self.expectations.satisfied(key, now):
+        if not self.expectations.satisfied_expectations(key):
             return self._update_status(key, ds, nodes, hash_, False)
         err: ApiError | None = None
         try:
             self._manage(key, ds, nodes, hash_)
-            if self.expectations.satisfied(key, now):
+            if self.expectations.satisfied_expectations(key):
                 strategy = ((ds.get("spec") or {}).get("updateStrategy") or {}).get("type", "RollingUpdate")
                 if strategy == "RollingUpdate":
                     self._rolling_update(key, ds, nodes, hash_)
@@ -521,7 +518,7 @@ class DaemonSetsController(Controller):
                     delete.append(p)
                 if oldest_new is not None and oldest_old is not None:
                     mrs = float((ds.get("spec") or {}).get("minReadySeconds", 0) or 0)
-                    if not is_pod_ready(oldest_old) or is_pod_available(oldest_new, mrs, now):
+                    if not is_pod_ready(oldest_old) or is_pod_available_inclusive(oldest_new, mrs, now):
                         delete.append(oldest_old)
         elif not should_continue and pods:
             delete += [p for p in pods if not p["metadata"].get("deletionTimestamp")]
@@ -541,8 +538,7 @@ class DaemonSetsController(Controller):
         """``syncNodes``: create pods pinned to nodes (slow start), delete the others."""
         need = need[:BURST_REPLICAS]
         delete = delete[:BURST_REPLICAS]
-        now = float(self.env.now)
-        self.expectations.set_expectations(key, len(need), len(delete), now)
+        self.expectations.set_expectations(key, len(need), len(delete))
         template = deep_copy((ds.get("spec") or {}).get("template") or {})
         extra = {POD_TEMPLATE_GENERATION_LABEL: self._template_generation(ds)}
         if hash_:
@@ -624,10 +620,10 @@ class DaemonSetsController(Controller):
                 if (old is None and new is None) or (old is not None and new is not None):
                     unavailable += 1
                 elif new is not None:
-                    if not is_pod_available(new, mrs, now):
+                    if not is_pod_available_inclusive(new, mrs, now):
                         unavailable += 1
                 else:
-                    if not is_pod_available(old, mrs, now):
+                    if not is_pod_available_inclusive(old, mrs, now):
                         allowed.append(old)
                     elif unavailable >= max_unavailable:
                         continue
@@ -643,14 +639,14 @@ class DaemonSetsController(Controller):
             if not ok or old is None:
                 continue
             if new is None:
-                if not is_pod_available(old, mrs, now):
+                if not is_pod_available_inclusive(old, mrs, now):
                     allowed_nodes.append(node_name)
                 elif surge >= max_surge:
                     continue
                 else:
                     candidate_nodes.append(node_name)
             else:
-                if not is_pod_available(new, mrs, now):
+                if not is_pod_available_inclusive(new, mrs, now):
                     surge += 1
                     continue
                 old_to_delete.append(old)
@@ -676,7 +672,7 @@ class DaemonSetsController(Controller):
                 pod = sorted(pods, key=_by_creation_and_phase)[0]
                 if is_pod_ready(pod):
                     ready += 1
-                    if is_pod_available(pod, mrs, now):
+                    if is_pod_available_inclusive(pod, mrs, now):
                         available += 1
                 if self._is_pod_updated(pod, hash_, ds):
                     updated += 1

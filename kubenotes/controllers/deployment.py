@@ -50,8 +50,10 @@ from kubenotes.controllers.controller_utils import (
     replica_sets_by_creation_timestamp,
     replica_sets_by_size_newer,
     replica_sets_by_size_older,
+    resolve_controller_ref,
     timestamp_seconds,
 )
+from kubenotes.controllers.podutil import unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 from kubenotes.controllers.replicaset import namespace_terminating
 
@@ -191,16 +193,11 @@ class DeploymentController(Controller):
         self.enqueue(cur)
 
     def delete_deployment(self, obj: Any) -> None:
-        self.enqueue(getattr(obj, "obj", obj))
+        self.enqueue(unwrap_deleted(obj))
 
     def resolve_controller_ref(self, namespace: str, ref: dict) -> dict | None:
         """``resolveControllerRef``: the cached Deployment ``ref`` names (same uid), or None."""
-        if ref.get("kind") != _KIND:
-            return None
-        d = self.d_lister.get(namespace, ref.get("name", ""))
-        if d is None or d["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return d
+        return resolve_controller_ref(self.d_lister, namespace, ref, _KIND)
 
     def get_deployments_for_replica_set(self, rs: dict) -> list[dict]:
         """``GetDeploymentsForReplicaSet``: Deployments whose non-empty selector matches the ReplicaSet."""
@@ -249,7 +246,7 @@ class DeploymentController(Controller):
                 self.enqueue(d)
 
     def delete_replica_set(self, obj: Any) -> None:
-        rs = getattr(obj, "obj", obj)
+        rs = unwrap_deleted(obj)
         ref = get_controller_of(rs)
         if ref is None:
             return
@@ -259,13 +256,10 @@ class DeploymentController(Controller):
 
     def delete_pod(self, obj: Any) -> None:
         """``deletePod``: a Recreate Deployment waits for its last old pod to go."""
-        pod = getattr(obj, "obj", obj)
-        ref = get_controller_of(pod)
-        if ref is None or ref.get("kind") != "ReplicaSet":
-            return
+        pod = unwrap_deleted(obj)
         ns = pod["metadata"].get("namespace", "")
-        rs = self.rs_lister.get(ns, ref.get("name", ""))
-        if rs is None or rs["metadata"].get("uid") != ref.get("uid"):
+        rs = resolve_controller_ref(self.rs_lister, ns, get_controller_of(pod), "ReplicaSet")
+        if rs is None:
             return
         dref = get_controller_of(rs)
         d = self.resolve_controller_ref(ns, dref) if dref is not None else None

@@ -24,15 +24,14 @@ from __future__ import annotations
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.controller_utils import get_controller_of, resolve_controller_ref
+from kubenotes.controllers.podutil import is_pod_ready, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, split_key
 from kubenotes.controllers.workload_util import (
     CACHE_CATCH_UP_SECONDS,
     WrittenVersions,
-    controller_ref_of,
     int_or_percent,
-    is_pod_ready,
     label_selector,
-    unwrap_tombstone,
 )
 
 __all__ = ["DisruptionController", "expected_pod_count", "go_label_selector_string", "disruptions_allowed", "DELETION_TIMEOUT_SECONDS",
@@ -176,9 +175,9 @@ class DisruptionController(Controller):
         self.rcs = self.informers.informer_for("replicationcontrollers")
         self.statefulsets = self.informers.informer_for("statefulsets")
         self.pdbs.add_event_handler(self.enqueue, lambda old, cur: self.enqueue(cur),
-                                    lambda o: self.enqueue(unwrap_tombstone(o)))
+                                    lambda o: self.enqueue(unwrap_deleted(o)))
         self.pods.add_event_handler(self._pod_changed, lambda old, cur: self._pod_changed(cur),
-                                    lambda o: self._pod_changed(unwrap_tombstone(o)))
+                                    lambda o: self._pod_changed(unwrap_deleted(o)))
 
     def _pod_changed(self, pod: dict) -> None:
         """``getPdbForPod``: enqueue the PDB(s) whose selector matches the pod."""
@@ -201,23 +200,23 @@ class DisruptionController(Controller):
     # ------------------------------------------------------------ finders
     def _controller_scale(self, ns: str, ref: dict) -> tuple[str, int] | None:
         """The finders: ``(uid, spec.replicas)`` of the pod's controller, following RS -> Deployment."""
-        kind, name = ref.get("kind"), ref.get("name", "")
+        kind = ref.get("kind")
         if kind == "ReplicaSet":
-            rs = self.rss.lister.get(ns, name)
-            if rs is None or rs["metadata"].get("uid") != ref.get("uid"):
+            rs = resolve_controller_ref(self.rss.lister, ns, ref, kind)
+            if rs is None:
                 return None
-            owner = controller_ref_of(rs)
+            owner = get_controller_of(rs)
             if owner is not None and owner.get("kind") == "Deployment":
-                d = self.deployments.lister.get(ns, owner.get("name", ""))
-                if d is None or d["metadata"].get("uid") != owner.get("uid"):
+                d = resolve_controller_ref(self.deployments.lister, ns, owner, "Deployment")
+                if d is None:
                     return None
                 return d["metadata"]["uid"], int((d.get("spec") or {}).get("replicas", 1))
             return rs["metadata"]["uid"], int((rs.get("spec") or {}).get("replicas", 1))
-        lister = {"ReplicationController": self.rcs, "StatefulSet": self.statefulsets}.get(kind)
-        if lister is None:
+        informer = {"ReplicationController": self.rcs, "StatefulSet": self.statefulsets}.get(kind)
+        if informer is None:
             return None
-        obj = lister.lister.get(ns, name)
-        if obj is None or obj["metadata"].get("uid") != ref.get("uid"):
+        obj = resolve_controller_ref(informer.lister, ns, ref, kind)
+        if obj is None:
             return None
         return obj["metadata"]["uid"], int((obj.get("spec") or {}).get("replicas", 1))
 
@@ -227,7 +226,7 @@ class DisruptionController(Controller):
         unmanaged: list[str] = []
         ns = pdb["metadata"]["namespace"]
         for pod in pods:
-            ref = controller_ref_of(pod)
+            ref = get_controller_of(pod)
             if ref is None:
                 unmanaged.append(pod["metadata"]["name"])
                 continue

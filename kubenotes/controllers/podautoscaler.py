@@ -34,8 +34,8 @@ from typing import Any
 from kubenotes.apiserver.resources import resource_for_kind
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.podutil import is_pod_ready
 from kubenotes.controllers.reconciler import Controller, Result, split_key
-from kubenotes.controllers.workload_util import is_pod_ready
 
 __all__ = ["HorizontalController", "replicas_for", "usage_ratio_replicas", "convert_desired_replicas_with_rules",
            "calculate_scale_up_limit_with_scaling_rules", "calculate_scale_down_limit_with_behaviors",

@@ -1,7 +1,9 @@
 """Pod and Node helpers the cluster-plumbing controllers share.
 
 The pod-condition helpers mirror ``pkg/api/v1/pod/util.go`` (``IsPodReady``,
-``GetPodCondition``, ``UpdatePodCondition``, ``FindPort``); the node helpers
+``IsPodAvailable``, ``GetPodReadyCondition``, ``GetPodCondition``,
+``UpdatePodCondition``, ``FindPort``) and are the one copy every controller
+imports (``controller_utils`` re-exports the readiness ones); the node helpers
 mirror ``pkg/controller/util/node/controller_utils.go`` (``GetNodeCondition``,
 ``RecordNodeEvent``, ``RecordNodeStatusChange``, ``MarkPodsNotReady``,
 ``SwapNodeControllerTaint``) and the taint parts of
@@ -22,11 +24,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 
 __all__ = [
-    "unwrap_deleted", "duration_seconds", "get_pod_condition", "is_pod_ready", "update_pod_condition", "find_port",
+    "unwrap_deleted", "duration_seconds", "get_pod_condition", "pod_ready_condition", "is_pod_ready",
+    "pod_ready_since_seconds", "is_pod_available", "is_pod_available_inclusive", "update_pod_condition", "find_port",
     "should_pod_be_in_endpoints", "pod_endpoints_changed", "get_node_condition", "get_zone_key", "record_node_event",
     "record_node_status_change", "mark_pods_not_ready", "taint_exists", "add_or_update_taint_on_node",
     "remove_taint_off_node", "swap_node_controller_taint", "PodsByNode", "NODE_NOT_READY_POD_MESSAGE",
@@ -105,12 +109,44 @@ def get_pod_condition(status: dict | None, condition_type: str) -> dict | None:
     return None
 
 
+def pod_ready_condition(pod: dict) -> dict | None:
+    """``GetPodReadyCondition``: the pod's ``Ready`` condition, or None.
+
+    Parameters
+    ----------
+    pod : dict
+
+    Returns
+    -------
+    dict or None
+        The condition itself (not a copy).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go (GetPodReadyCondition)
+
+    Examples
+    --------
+    >>> pod_ready_condition({"status": {"conditions": [{"type": "Ready", "status": "False"}]}})
+    {'type': 'Ready', 'status': 'False'}
+    """
+    return get_pod_condition(pod.get("status"), "Ready")
+
+
 def is_pod_ready(pod: dict) -> bool:
     """``IsPodReady``: the pod's ``Ready`` condition is ``True``.
 
     Parameters
     ----------
     pod : dict
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go (IsPodReady, IsPodReadyConditionTrue)
 
     Examples
     --------
@@ -119,8 +155,122 @@ def is_pod_ready(pod: dict) -> bool:
     >>> is_pod_ready({"status": {}})
     False
     """
-    c = get_pod_condition(pod.get("status"), "Ready")
+    c = pod_ready_condition(pod)
     return c is not None and c.get("status") == "True"
+
+
+def pod_ready_since_seconds(pod: dict) -> float | None:
+    """Virtual seconds of the ``Ready`` condition's ``lastTransitionTime`` while it is ``True``.
+
+    Parameters
+    ----------
+    pod : dict
+
+    Returns
+    -------
+    float or None
+        None when the pod is not ready or the time is missing (Go's zero
+        ``metav1.Time``).
+
+    Notes
+    -----
+    Not an upstream function: upstream reads ``LastTransitionTime`` off the
+    condition inline (``IsPodAvailable``, ``ActivePods.Less``).
+
+    Examples
+    --------
+    >>> pod_ready_since_seconds({"status": {"conditions": [{"type": "Ready", "status": "True",
+    ...                                                      "lastTransitionTime": "2025-08-27T00:00:10Z"}]}})
+    10.0
+    >>> pod_ready_since_seconds({"status": {"conditions": [{"type": "Ready", "status": "False"}]}}) is None
+    True
+    """
+    c = pod_ready_condition(pod)
+    if c is None or c.get("status") != "True" or not c.get("lastTransitionTime"):
+        return None
+    return parse_timestamp(c["lastTransitionTime"])
+
+
+def is_pod_available(pod: dict, min_ready_seconds: int | float, now_seconds: float) -> bool:
+    """``IsPodAvailable``: ready, and ready for more than ``min_ready_seconds`` (strictly, as ``Before``).
+
+    Parameters
+    ----------
+    pod : dict
+    min_ready_seconds : int or float
+        ``spec.minReadySeconds`` of the owner; 0 means available as soon as ready.
+    now_seconds : float
+        Virtual time (``env.now``).
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go (IsPodAvailable)
+
+    Examples
+    --------
+    >>> p = {"status": {"conditions": [{"type": "Ready", "status": "True",
+    ...                                  "lastTransitionTime": "2025-08-27T00:00:10Z"}]}}
+    >>> is_pod_available(p, 0, 10), is_pod_available(p, 5, 15), is_pod_available(p, 5, 15.5)
+    (True, False, True)
+    """
+    if not is_pod_ready(pod):
+        return False
+    if min_ready_seconds == 0:
+        return True
+    t = pod_ready_since_seconds(pod)
+    return t is not None and t + min_ready_seconds < now_seconds
+
+
+def is_pod_available_inclusive(pod: dict, min_ready_seconds: float, now_seconds: float) -> bool:
+    """Whether a pod is available, counting a pod ready for exactly ``min_ready_seconds`` as available.
+
+    The DaemonSet and StatefulSet controllers use this boundary-inclusive
+    check where upstream calls ``podutil.IsPodAvailable`` (strict ``Before``,
+    :func:`is_pod_available`).
+
+    Parameters
+    ----------
+    pod : dict
+    min_ready_seconds : float
+        The owner's ``spec.minReadySeconds``; 0 or less means available as soon as ready.
+    now_seconds : float
+        Virtual time (``env.now``).
+
+    Returns
+    -------
+    bool
+
+    Notes
+    -----
+    Simplified from upstream: on the virtual clock a resync scheduled exactly
+    ``minReadySeconds`` after a pod became ready (as the StatefulSet
+    controller schedules it) runs at the boundary instant, where upstream's
+    strict comparison would still say "not available"; on a real clock some
+    nanoseconds have always passed. The ReplicaSet and Deployment
+    controllers instead keep the strict check and resync after
+    ``minReadySeconds + 1`` s.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go (IsPodAvailable)
+
+    Examples
+    --------
+    >>> p = {"metadata": {}, "status": {"conditions": [{"type": "Ready", "status": "True",
+    ...      "lastTransitionTime": "2025-08-27T00:00:10Z"}]}}
+    >>> is_pod_available_inclusive(p, 0, 10), is_pod_available_inclusive(p, 5, 12), is_pod_available_inclusive(p, 5, 15)
+    (True, False, True)
+    """
+    if not is_pod_ready(pod):
+        return False
+    if min_ready_seconds <= 0:
+        return True
+    since = pod_ready_since_seconds(pod)
+    return since is not None and since + min_ready_seconds <= now_seconds
 
 
 def update_pod_condition(status: dict, condition: dict, now: str) -> bool:

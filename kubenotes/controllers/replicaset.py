@@ -39,15 +39,15 @@ from kubenotes.controllers.controller_utils import (
     get_controller_of,
     get_pod_from_template,
     get_pods_ranked_by_related_pods_on_same_node,
-    is_pod_available,
-    is_pod_ready,
     new_controller_ref,
     owned_or_orphaned,
     pod_key,
+    resolve_controller_ref,
     selector_of,
     slow_start_batch,
     sort_active_pods_with_ranks,
 )
+from kubenotes.controllers.podutil import is_pod_available, is_pod_ready, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 
 __all__ = ["ReplicaSetController", "BURST_REPLICAS", "STATUS_UPDATE_RETRIES", "REPLICA_FAILURE",
@@ -237,12 +237,7 @@ class ReplicaSetController(Controller):
 
     def resolve_controller_ref(self, namespace: str, ref: dict) -> dict | None:
         """``resolveControllerRef``: the cached owner named by ``ref``, if it is of our kind and the same uid."""
-        if ref.get("kind") != self.kind:
-            return None
-        rs = self.rs_lister.get(namespace, ref.get("name", ""))
-        if rs is None or rs["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return rs
+        return resolve_controller_ref(self.rs_lister, namespace, ref, self.kind)
 
     def get_pod_replica_sets(self, pod: dict) -> list[dict]:
         """``GetPodReplicaSets``: cached ReplicaSets whose (non-empty) selector matches the pod."""
@@ -267,7 +262,7 @@ class ReplicaSetController(Controller):
         self.enqueue(cur)
 
     def delete_rs(self, obj: Any) -> None:
-        rs = getattr(obj, "obj", obj)
+        rs = unwrap_deleted(obj)
         key = key_of(rs)
         self.expectations.delete_expectations(key)
         self.enqueue(key)
@@ -318,7 +313,7 @@ class ReplicaSetController(Controller):
                 self.enqueue(rs)
 
     def delete_pod(self, obj: Any) -> None:
-        pod = getattr(obj, "obj", obj)
+        pod = unwrap_deleted(obj)
         ref = get_controller_of(pod)
         if ref is None:
             return

@@ -26,8 +26,9 @@ from typing import Any
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.podutil import unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
-from kubenotes.controllers.workload_util import CACHE_CATCH_UP_SECONDS, WrittenVersions, unwrap_tombstone
+from kubenotes.controllers.workload_util import CACHE_CATCH_UP_SECONDS, WrittenVersions
 
 __all__ = ["ResourceQuotaController", "calculate_usage", "tracked_resources", "DEFAULT_SYNC_PERIOD_SECONDS",
            "REPLENISHED_RESOURCES"]
@@ -174,7 +175,7 @@ class ResourceQuotaController(Controller):
             self._watched.add(name)
             if ri.resource != "resourcequotas":
                 inf.add_event_handler(self._object_added, lambda old, cur, ri=ri: self._object_updated(ri, old, cur),
-                                      lambda o: self._replenish(unwrap_tombstone(o)))
+                                      lambda o: self._replenish(unwrap_deleted(o)))
         return inf
 
     # ------------------------------------------------------------ handlers

@@ -33,22 +33,19 @@ from typing import Any
 
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.controller_utils import get_controller_of, new_controller_ref, resolve_controller_ref
+from kubenotes.controllers.podutil import is_pod_available_inclusive, is_pod_ready, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 from kubenotes.controllers.workload_util import (
     CACHE_CATCH_UP_SECONDS,
     CONTROLLER_REVISION_HASH_LABEL,
     WrittenVersions,
     claim_pods,
-    controller_ref_of,
     controller_revision_name,
     hash_revision_data,
-    is_pod_available,
-    is_pod_ready,
     label_selector,
-    new_controller_ref,
     pod_from_template,
     template_patch,
-    unwrap_tombstone,
 )
 
 __all__ = ["StatefulSetController", "get_ordinal", "get_pod_name", "get_persistent_volume_claim_name",
@@ -204,20 +201,17 @@ class StatefulSetController(Controller):
         self.revisions = self.informers.informer_for("controllerrevisions")
         self.pvcs = self.informers.informer_for("persistentvolumeclaims")
         self.sets.add_event_handler(self.enqueue, lambda old, cur: self.enqueue(cur),
-                                    lambda o: self.enqueue(unwrap_tombstone(o)))
+                                    lambda o: self.enqueue(unwrap_deleted(o)))
         self.pods.add_event_handler(self._pod_changed, self._update_pod,
-                                    lambda o: self._pod_changed(unwrap_tombstone(o)))
+                                    lambda o: self._pod_changed(unwrap_deleted(o)))
         self.revisions.add_event_handler(self._pod_changed, lambda old, cur: self._pod_changed(cur),
-                                         lambda o: self._pod_changed(unwrap_tombstone(o)))
+                                         lambda o: self._pod_changed(unwrap_deleted(o)))
 
     def _set_key_for(self, obj: dict) -> str | None:
-        ref = controller_ref_of(obj)
-        if ref is None or ref.get("kind") != "StatefulSet":
-            return None
-        sts = self.sets.lister.get(obj["metadata"].get("namespace", ""), ref.get("name", ""))
-        if sts is None or sts["metadata"].get("uid") != ref.get("uid"):
-            return None
-        return key_of(sts)
+        """The key of the StatefulSet controlling ``obj`` (a pod or ControllerRevision), or None."""
+        sts = resolve_controller_ref(self.sets.lister, obj["metadata"].get("namespace", ""), get_controller_of(obj),
+                                     "StatefulSet")
+        return None if sts is None else key_of(sts)
 
     def _pod_changed(self, obj: dict) -> None:
         key = self._set_key_for(obj)
@@ -258,7 +252,7 @@ class StatefulSetController(Controller):
         """``getStatefulSetRevisions``: (current, update, collisionCount, all revisions)."""
         ns = sts["metadata"]["namespace"]
         uid = sts["metadata"]["uid"]
-        revs = sorted([r for r in self.revisions.lister.list(ns) if (controller_ref_of(r) or {}).get("uid") == uid],
+        revs = sorted([r for r in self.revisions.lister.list(ns) if (get_controller_of(r) or {}).get("uid") == uid],
                       key=lambda r: (int(r.get("revision", 0)), r["metadata"]["name"]))
         collision = int((sts.get("status") or {}).get("collisionCount", 0) or 0)
         template = (sts.get("spec") or {}).get("template") or {}
@@ -409,7 +403,7 @@ class StatefulSetController(Controller):
             self._create_missing_claims(sts, pod)
         if not _is_running_and_ready(pod) and monotonic:
             return True
-        if not (_is_running_and_ready(pod) and is_pod_available(pod, mrs, now)) and monotonic:
+        if not (_is_running_and_ready(pod) and is_pod_available_inclusive(pod, mrs, now)) and monotonic:
             return True
         return False
 
@@ -420,7 +414,7 @@ class StatefulSetController(Controller):
             return monotonic
         if not _is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
             return True
-        if not (_is_running_and_ready(pod) and is_pod_available(pod, mrs, now)) and monotonic \
+        if not (_is_running_and_ready(pod) and is_pod_available_inclusive(pod, mrs, now)) and monotonic \
                 and pod is not first_unhealthy:
             return True
         policy = ((sts.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {})
@@ -526,7 +520,7 @@ class StatefulSetController(Controller):
                     counts["replicas"] += 1
                 if _is_running_and_ready(p):
                     counts["readyReplicas"] += 1
-                    if is_pod_available(p, mrs, now):
+                    if is_pod_available_inclusive(p, mrs, now):
                         counts["availableReplicas"] += 1
                 if _is_created(p) and not _is_terminating(p):
                     rev = (p["metadata"].get("labels") or {}).get(CONTROLLER_REVISION_HASH_LABEL)

@@ -1,19 +1,21 @@
-"""Helpers the workload controllers share: owner references, pod states, pod control and revisions.
+"""Helpers the Job, DaemonSet and StatefulSet controllers share: pod control, claims and revisions.
 
-The Job, DaemonSet and StatefulSet controllers all create pods from a
-template with a controller ``ownerReference``, adopt and release pods by
-selector (``ClaimPods``), ask whether a pod is active, ready or available,
-and (DaemonSet, StatefulSet) snapshot their template in ``ControllerRevision``
-objects whose hash labels the pods. This module gives those pieces once, on
-the JSON-shaped dicts the API returns.
+These controllers create pods from a template with a controller
+``ownerReference``, adopt and release pods by selector (``ClaimPods``), and
+(DaemonSet, StatefulSet) snapshot their template in ``ControllerRevision``
+objects whose hash labels the pods. The helpers every workload controller
+uses live elsewhere, once: owner references, expectations, pod activity,
+hashing and ``resolve_controller_ref`` in
+:mod:`kubenotes.controllers.controller_utils` (``pkg/controller/controller_utils.go``);
+pod readiness and availability (``is_pod_available`` and the DaemonSet and
+StatefulSet's ``is_pod_available_inclusive``) in
+:mod:`kubenotes.controllers.podutil` (``pkg/api/v1/pod/util.go``).
 
 References
 ----------
-kubernetes/kubernetes@v1.34.0 pkg/controller/controller_utils.go (RealPodControl, FilterActivePods, ComputeHash)
+kubernetes/kubernetes@v1.34.0 pkg/controller/controller_utils.go (RealPodControl, ActivePods)
 kubernetes/kubernetes@v1.34.0 pkg/controller/controller_ref_manager.go (PodControllerRefManager.ClaimPods)
-kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go (IsPodReady, IsPodAvailable)
 kubernetes/kubernetes@v1.34.0 pkg/controller/history/controller_history.go (ControllerRevisionName, HashControllerRevision)
-kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/rand/rand.go (SafeEncodeString)
 """
 
 from __future__ import annotations
@@ -24,95 +26,25 @@ from typing import Any, Iterable
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.controller_utils import (
+    FAILED_CREATE_POD_REASON,
+    FAILED_DELETE_POD_REASON,
+    SUCCESSFUL_CREATE_POD_REASON,
+    SUCCESSFUL_DELETE_POD_REASON,
+    fnv32a,
+    get_controller_of,
+    new_controller_ref,
+    safe_encode_string,
+)
+from kubenotes.controllers.podutil import is_pod_ready, pod_ready_since_seconds
 
-__all__ = ["controller_ref_of", "new_controller_ref", "unwrap_tombstone", "is_pod_active", "is_pod_terminating",
-           "is_pod_ready", "is_pod_available", "pod_ready_since_seconds", "label_selector", "selector_matches",
-           "claim_pods", "pod_from_template", "create_pod", "delete_pod", "fnv32a", "safe_encode_string",
-           "hash_revision_data", "controller_revision_name", "template_patch", "int_or_percent",
-           "SUCCESSFUL_CREATE_POD_REASON", "FAILED_CREATE_POD_REASON", "SUCCESSFUL_DELETE_POD_REASON",
-           "FAILED_DELETE_POD_REASON", "CONTROLLER_REVISION_HASH_LABEL", "ControllerExpectations",
-           "EXPECTATIONS_TIMEOUT_SECONDS", "active_pods_rank_key", "WrittenVersions", "CACHE_CATCH_UP_SECONDS"]
+__all__ = ["label_selector", "selector_matches", "claim_pods", "pod_from_template",
+           "create_pod", "delete_pod", "hash_revision_data", "controller_revision_name", "template_patch",
+           "int_or_percent", "CONTROLLER_REVISION_HASH_LABEL", "active_pods_rank_key", "WrittenVersions",
+           "CACHE_CATCH_UP_SECONDS"]
 
-#: ``controller.SuccessfulCreatePodReason`` and friends (``pkg/controller/controller_utils.go``).
-SUCCESSFUL_CREATE_POD_REASON = "SuccessfulCreate"
-FAILED_CREATE_POD_REASON = "FailedCreate"
-SUCCESSFUL_DELETE_POD_REASON = "SuccessfulDelete"
-FAILED_DELETE_POD_REASON = "FailedDelete"
 #: ``apps.ControllerRevisionHashLabelKey``.
 CONTROLLER_REVISION_HASH_LABEL = "controller-revision-hash"
-
-_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-
-
-def controller_ref_of(obj: dict) -> dict | None:
-    """``metav1.GetControllerOf``: the ownerReference with ``controller: true``, or None."""
-    for r in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        if r.get("controller"):
-            return r
-    return None
-
-
-def new_controller_ref(owner: dict, api_version: str, kind: str) -> dict:
-    """``metav1.NewControllerRef``: controller and blockOwnerDeletion set."""
-    md = owner["metadata"]
-    return {"apiVersion": api_version, "kind": kind, "name": md["name"], "uid": md["uid"],
-            "controller": True, "blockOwnerDeletion": True}
-
-
-def unwrap_tombstone(obj: Any) -> dict:
-    """The object of a delete event, unwrapping ``DeletedFinalStateUnknown``."""
-    return obj.obj if hasattr(obj, "obj") and not isinstance(obj, dict) else obj
-
-
-def is_pod_terminating(pod: dict) -> bool:
-    """``controller.IsPodTerminating``-shaped: deletionTimestamp set and not yet Succeeded/Failed."""
-    phase = (pod.get("status") or {}).get("phase")
-    return bool(pod["metadata"].get("deletionTimestamp")) and phase not in ("Succeeded", "Failed")
-
-
-def is_pod_active(pod: dict) -> bool:
-    """``controller.IsPodActive``: not Succeeded, not Failed, no deletionTimestamp."""
-    phase = (pod.get("status") or {}).get("phase")
-    return phase not in ("Succeeded", "Failed") and not pod["metadata"].get("deletionTimestamp")
-
-
-def _ready_condition(pod: dict) -> dict | None:
-    for c in (pod.get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready":
-            return c
-    return None
-
-
-def is_pod_ready(pod: dict) -> bool:
-    """``podutil.IsPodReady``: the Ready condition is True."""
-    c = _ready_condition(pod)
-    return c is not None and c.get("status") == "True"
-
-
-def pod_ready_since_seconds(pod: dict) -> float | None:
-    """Virtual seconds of the Ready condition's lastTransitionTime (None when not ready)."""
-    c = _ready_condition(pod)
-    if c is None or c.get("status") != "True" or not c.get("lastTransitionTime"):
-        return None
-    return parse_timestamp(c["lastTransitionTime"])
-
-
-def is_pod_available(pod: dict, min_ready_seconds: float, now_seconds: float) -> bool:
-    """``podutil.IsPodAvailable``: ready for at least ``min_ready_seconds``.
-
-    Examples
-    --------
-    >>> p = {"metadata": {}, "status": {"conditions": [{"type": "Ready", "status": "True",
-    ...      "lastTransitionTime": "2025-08-27T00:00:10Z"}]}}
-    >>> is_pod_available(p, 0, 10), is_pod_available(p, 5, 12), is_pod_available(p, 5, 15)
-    (True, False, True)
-    """
-    if not is_pod_ready(pod):
-        return False
-    if min_ready_seconds <= 0:
-        return True
-    since = pod_ready_since_seconds(pod)
-    return since is not None and since + min_ready_seconds <= now_seconds
 
 
 def label_selector(selector: dict | None) -> Any:
@@ -158,7 +90,7 @@ def claim_pods(client: Any, owner: dict, api_version: str, kind: str, selector: 
     out = []
     for pod in pods:
         md = pod["metadata"]
-        ref = controller_ref_of(pod)
+        ref = get_controller_of(pod)
         labels = md.get("labels") or {}
         if ref is not None:
             if ref.get("uid") != uid:
@@ -248,34 +180,6 @@ def delete_pod(ctrl: Any, owner: dict, pod: dict) -> bool:
     return True
 
 
-def fnv32a(data: bytes) -> int:
-    """32-bit FNV-1a (Go's ``hash/fnv.New32a``).
-
-    Examples
-    --------
-    >>> fnv32a(b"")
-    2166136261
-    >>> hex(fnv32a(b"a"))
-    '0xe40c292c'
-    """
-    h = 0x811C9DC5
-    for b in data:
-        h ^= b
-        h = (h * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
-def safe_encode_string(s: str) -> str:
-    """``rand.SafeEncodeString``: each byte mapped into an alphabet without vowels or look-alikes.
-
-    Examples
-    --------
-    >>> safe_encode_string("123")
-    '567'
-    """
-    return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in s.encode())
-
-
 def template_patch(template: dict) -> dict:
     """The revision data DaemonSet and StatefulSet store: ``{"spec": {"template": <template + $patch: replace>}}``."""
     tmpl = deep_copy(template or {})
@@ -331,61 +235,6 @@ def int_or_percent(value: Any, total: int, round_up: bool) -> int:
                          f'"{s[:-1]}": invalid syntax')
     num = int(s[:-1]) * total
     return -((-num) // 100) if round_up else num // 100
-
-
-#: ``controller.ExpectationsTimeout``: expectations older than this are treated as satisfied.
-EXPECTATIONS_TIMEOUT_SECONDS = 5 * 60.0
-
-
-class ControllerExpectations:
-    """``controller.ControllerExpectations``: how many pod adds/deletes a controller still waits to see.
-
-    A controller that created N pods must not create them again before its
-    informer shows them; it records the expectation and skips managing
-    pods until the informer has observed them (or 5 minutes pass).
-
-    Examples
-    --------
-    >>> e = ControllerExpectations()
-    >>> e.expect_creations("default/pi", 2, now_seconds=0)
-    >>> e.satisfied("default/pi", 1), e.creation_observed("default/pi"), e.creation_observed("default/pi")
-    (False, None, None)
-    >>> e.satisfied("default/pi", 1)
-    True
-    """
-
-    def __init__(self) -> None:
-        self._exp: dict[str, list[float]] = {}  # key -> [adds, dels, timestamp]
-
-    def expect_creations(self, key: str, n: int, now_seconds: float) -> None:
-        self._exp[key] = [float(n), 0.0, now_seconds]
-
-    def expect_deletions(self, key: str, n: int, now_seconds: float) -> None:
-        self._exp[key] = [0.0, float(n), now_seconds]
-
-    def set_expectations(self, key: str, adds: int, dels: int, now_seconds: float) -> None:
-        """``SetExpectations``: expect ``adds`` creations and ``dels`` deletions from now."""
-        self._exp[key] = [float(adds), float(dels), now_seconds]
-
-    def creation_observed(self, key: str) -> None:
-        e = self._exp.get(key)
-        if e is not None:
-            e[0] -= 1
-
-    def deletion_observed(self, key: str) -> None:
-        e = self._exp.get(key)
-        if e is not None:
-            e[1] -= 1
-
-    def satisfied(self, key: str, now_seconds: float) -> bool:
-        """Fulfilled, expired, or never set (``SatisfiedExpectations``)."""
-        e = self._exp.get(key)
-        if e is None:
-            return True
-        return (e[0] <= 0 and e[1] <= 0) or now_seconds - e[2] > EXPECTATIONS_TIMEOUT_SECONDS
-
-    def delete(self, key: str) -> None:
-        self._exp.pop(key, None)
 
 
 _PHASE_RANK = {"Pending": 0, "Unknown": 1, "Running": 2}

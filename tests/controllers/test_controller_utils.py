@@ -7,6 +7,9 @@ Ported from kubernetes/kubernetes@v1.34.0 pkg/controller/controller_utils_test.g
 ``TestComputeHash``, ``TestControllerExpectations``/``TestUIDExpectations`` (expectations
 lower to fulfilled, expire after ExpectationsTimeout, uid-tracked deletions count once);
 ``slowStartBatch`` from pkg/controller/replicaset/replica_set_test.go ``TestSlowStartBatch``.
+``resolve_controller_ref`` has no upstream unit test of its own (upstream each controller's
+``resolveControllerRef`` is exercised through its pod handlers); its cases here check the three
+ways a reference fails to resolve (other kind, nothing cached, a recreated owner with a new uid).
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ import random
 
 import pytest
 
+from kubenotes.apiserver.resources import resource_for
 from kubenotes.apiserver.server import format_timestamp
 from kubenotes.apiserver.status import ApiError
+from kubenotes.client.informer import Indexer, Lister
 from kubenotes.controllers.controller_utils import (
     EXPECTATIONS_TIMEOUT_SECONDS,
     POD_DELETION_COST_ANNOTATION,
@@ -34,6 +39,7 @@ from kubenotes.controllers.controller_utils import (
     new_controller_ref,
     replica_sets_by_size_newer,
     replica_sets_by_size_older,
+    resolve_controller_ref,
     safe_encode_string,
     slow_start_batch,
     sort_active_pods,
@@ -292,3 +298,29 @@ def test_controller_ref_manager_adopts_orphans_and_releases_strays():
     assert [x["metadata"]["name"] for x in got] == ["orphan", "owned"]
     assert [(n, body["metadata"]["ownerReferences"]) for _, n, body in c.patches] == [
         ("orphan", [mine]), ("stray", None)]
+
+
+def _daemonset_lister(*objs: dict) -> Lister:
+    ix = Indexer()
+    for o in objs:
+        ix.add(o)
+    return Lister(ix, resource_for("daemonsets"))
+
+
+@pytest.mark.parametrize("ref, want", [
+    ({"kind": "DaemonSet", "name": "agent", "uid": "u1", "controller": True}, "u1"),
+    ({"kind": "StatefulSet", "name": "agent", "uid": "u1", "controller": True}, None),   # another kind
+    ({"kind": "DaemonSet", "name": "other", "uid": "u1", "controller": True}, None),     # not cached
+    ({"kind": "DaemonSet", "name": "agent", "uid": "u0", "controller": True}, None),     # recreated owner
+    (None, None),                                                                        # an orphan
+])
+def test_resolve_controller_ref(ref, want):
+    lister = _daemonset_lister({"metadata": {"namespace": "kube-system", "name": "agent", "uid": "u1"}})
+    got = resolve_controller_ref(lister, "kube-system", ref, "DaemonSet")
+    assert (got["metadata"]["uid"] if got is not None else None) == want
+
+
+def test_resolve_controller_ref_stays_in_the_objects_namespace():
+    lister = _daemonset_lister({"metadata": {"namespace": "kube-system", "name": "agent", "uid": "u1"}})
+    ref = {"kind": "DaemonSet", "name": "agent", "uid": "u1", "controller": True}
+    assert resolve_controller_ref(lister, "default", ref, "DaemonSet") is None
