@@ -74,7 +74,7 @@ _MSGSPEC_AT = re.compile(r"^(?P<msg>.*?) - at `\$(?P<path>.*)`$", re.S)
 _MISSING_FIELD = re.compile(r"^Object missing required field `(?P<name>[^`]+)`$")
 _EXPECTED = re.compile(r"^Expected `(?P<want>[^`]+)`, got `(?P<got>[^`]+)`$")
 #: Characters of generated name suffixes (``k8s.io/apimachinery/pkg/util/rand``).
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+from kubenotes.api.rand import ALPHANUMS as _NAME_ALPHABET  # noqa: E402
 
 
 # ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable
 
 import simpy
 
+from kubenotes.api.rand import random_string
 from kubenotes.api.selectors import parse_selector
 from kubenotes.apiserver.fields import parse_field_selector
 from kubenotes.apiserver.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, json_patch, merge_patch
@@ -123,7 +124,6 @@ class AuditEntry:
                 "detail": self.detail}
 
 
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def _request(fn: Callable) -> Callable:
@@ -242,7 +242,7 @@ class APIServer:
     def generate_name(self, base: str) -> str:
         """``names.SimpleNameGenerator``: ``base`` plus 5 random characters (base cut to 58)."""
         base = base[:58]
-        return base + "".join(self.rng.choice(_NAME_ALPHABET) for _ in range(5))
+        return base + random_string(5, self.rng)
 
     def client(self, component: str = "kubectl", user: UserInfo | None = None) -> "Client":
         """A client for in-process components, authenticated as ``user`` (cluster admin by default)."""

@@ -843,7 +843,7 @@ def replica_sets_by_size_newer(rss: Iterable[dict]) -> list[dict]:
 
 # --------------------------------------------------------------------------- hashing
 
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+from kubenotes.api.rand import ALPHANUMS as _ALPHANUMS  # noqa: E402
 
 
 def safe_encode_string(s: str) -> str:

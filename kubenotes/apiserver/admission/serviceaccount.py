@@ -61,7 +61,7 @@ MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 #: Lifetime of the token in the projected volume (one hour plus seven seconds).
 WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 3607
 #: ``names.SimpleNameGenerator``'s alphabet (no vowels, no confusable digits).
-_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+from kubenotes.api.rand import random_string  # noqa: E402
 
 
 def token_volume_source() -> dict:
@@ -100,7 +100,7 @@ class ServiceAccount(Plugin):
         self.wait_for_default = wait_for_default
 
     def generate_name(self, base: str) -> str:
-        return base + "".join(self.rng.choice(_ALPHABET) for _ in range(5))
+        return base + random_string(5, self.rng)
 
     @staticmethod
     def _ignore(attrs: Attributes, obj: dict | None) -> bool:
