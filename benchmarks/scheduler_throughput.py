@@ -1,11 +1,15 @@
 """Scheduler throughput on scheduler_perf-shaped workloads (pods/s and peak memory).
 
-Mirrors three test cases of upstream's scheduler_perf
-(test/integration/scheduler_perf/misc/performance-config.yaml, v1.34):
+Mirrors test cases of upstream's scheduler_perf
+(test/integration/scheduler_perf/*/performance-config.yaml, v1.34):
 
 * SchedulingBasic: identical nodes, identical pods requesting 100m CPU / 500Mi.
 * SchedulingNodeAffinity: nodes labelled with a zone; pods require it (required node affinity).
 * SchedulingPodAntiAffinity: pods with a required anti-affinity to each other per hostname.
+* TopologySpreading: nodes in three zones (moon-1..3); the measured pods
+  (color=blue) spread over them with a DoNotSchedule constraint, maxSkew 5
+  (templates/pod-with-topology-spreading.yaml).
+* PreferredTopologySpreading: the same with ScheduleAnyway (scored, not filtered).
 
 Each case runs in its own subprocess (peak RSS is per process) with the fast,
 untraced path (``trace=False``); decisions are the same as the traced path
@@ -29,7 +33,10 @@ CASES = {
     "SchedulingBasic": {500: (500, 1000), 5000: (5000, 1000)},
     "SchedulingNodeAffinity": {500: (500, 1000), 5000: (5000, 1000)},
     "SchedulingPodAntiAffinity": {500: (100, 400), 5000: (1000, 1000)},
+    "TopologySpreading": {500: (1000, 1000), 5000: (5000, 2000)},
+    "PreferredTopologySpreading": {500: (1000, 1000), 5000: (5000, 2000)},
 }
+SPREADING = {"TopologySpreading": "DoNotSchedule", "PreferredTopologySpreading": "ScheduleAnyway"}
 THRESHOLDS_5000 = {"SchedulingBasic": 810, "SchedulingNodeAffinity": 220, "SchedulingPodAntiAffinity": 60}
 
 
@@ -37,6 +44,8 @@ def _node(i: int, case: str):
     from kubenotes.scheduler.testing import make_node
 
     labels = {"topology.kubernetes.io/zone": "zone1"} if case == "SchedulingNodeAffinity" else {}
+    if case in SPREADING:
+        labels = {"topology.kubernetes.io/zone": f"moon-{i % 3 + 1}"}
     return make_node(f"scheduler-perf-{i}", allocatable={"cpu": "4", "memory": "32Gi", "pods": "110"}, labels=labels)
 
 
@@ -52,6 +61,11 @@ def _pod(i: int, case: str, prefix: str):
         labels = {"color": "green"}
         kw["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchLabels": {"color": "green"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    if case in SPREADING and prefix == "measured":
+        labels = {"color": "blue"}
+        kw["topologySpreadConstraints"] = [{"maxSkew": 5, "topologyKey": "topology.kubernetes.io/zone",
+                                            "whenUnsatisfiable": SPREADING[case],
+                                            "labelSelector": {"matchLabels": {"color": "blue"}}}]
     return make_pod(f"{prefix}-{i}", requests={"cpu": "100m", "memory": "500Mi"}, labels=labels,
                     creation_timestamp=f"2024-01-01T00:00:{i % 60:02d}Z", **kw)
 

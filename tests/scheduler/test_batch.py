@@ -133,3 +133,272 @@ def test_plugin_batch_methods_match_per_node(seed, random_large_cluster):
         # Place the pod somewhere feasible-or-not so the node totals move on.
         sched._assume(pod, rng.choice(nodes).name)
     assert checked > 100
+
+
+# --------------------------------------------------------------------------- PodTopologySpread
+# Random clusters for PodTopologySpread's batch forms (kubenotes only, no upstream counterpart):
+# explicit constraints over several keys (some nodes lack a key, one has an empty value), both
+# whenUnsatisfiable values, inclusion policies, minDomains, matchLabelKeys, and ReplicaSet-owned
+# pods that get the system default constraints; terminating pods and a second namespace.
+SPREAD_KEYS = ["topology.kubernetes.io/zone", "rack", "kubernetes.io/hostname"]
+
+
+def _spread_objects():
+    from lightkube.resources.apps_v1 import ReplicaSet
+    from lightkube.resources.core_v1 import Service
+
+    from kubenotes.scheduler.snapshot import ClusterObjects
+
+    def rs(name, app, ns="default"):
+        return ReplicaSet.from_dict({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                     "metadata": {"name": name, "namespace": ns},
+                                     "spec": {"selector": {"matchLabels": {"app": app}},
+                                              "template": {"metadata": {}, "spec": {"containers": [{"name": "c"}]}}}})
+
+    svc = Service.from_dict({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc-y", "namespace": "default"},
+                             "spec": {"selector": {"tier": "fe"}}})
+    return ClusterObjects(replica_sets=[rs("rs-x", "x"), rs("rs-y", "y"), rs("rs-z", "z", "team")], services=[svc])
+
+
+def random_spread_cluster(rng: random.Random, n_nodes: tuple[int, int] = (30, 140), n_pods: tuple[int, int] = (90, 160)):
+    """Nodes, pods and ClusterObjects exercising every PodTopologySpread path."""
+    import datetime
+
+    from lightkube.models.meta_v1 import OwnerReference
+
+    ns = []
+    count = rng.randint(*n_nodes)
+    for i in range(count):
+        labels = {}
+        if rng.random() < 0.9:
+            labels["topology.kubernetes.io/zone"] = rng.choice(["z1", "z2", "z3", "z4"]) if i else ""
+        if rng.random() < 0.8:
+            labels["rack"] = f"r{rng.randrange(12)}"
+        labels["disk"] = rng.choice(["ssd", "hdd"])
+        taints = None
+        if rng.random() < 0.15:
+            taints = [{"key": "dedicated", "value": "db", "effect": rng.choice(["NoSchedule", "PreferNoSchedule"])}]
+        ns.append(make_node(f"n{i}", allocatable={"cpu": str(rng.choice([1, 1, 2])), "memory": "8Gi",
+                                                   "pods": str(rng.choice([2, 3, 6]))},
+                            labels=labels, taints=taints))
+    pods = []
+    for j in range(rng.randint(*n_pods)):
+        app = rng.choice(["x", "y", "z"])
+        namespace = "team" if rng.random() < 0.15 else "default"
+        labels = {"app": app, "pod-template-hash": rng.choice(["h1", "h2"])}
+        if rng.random() < 0.3:
+            labels["tier"] = "fe"
+        kw: dict = {}
+        kind = rng.random()
+        if kind < 0.45:
+            cs = []
+            for key in rng.sample(SPREAD_KEYS, rng.randint(1, 3)):
+                when = rng.choice(["DoNotSchedule", "ScheduleAnyway"])
+                c = {"maxSkew": rng.choice([1, 1, 2, 3]), "topologyKey": key, "whenUnsatisfiable": when,
+                     "labelSelector": rng.choice([{"matchLabels": {"app": app}},
+                                                  {"matchExpressions": [{"key": "app", "operator": "In",
+                                                                         "values": rng.sample(["x", "y", "z"], 2)}]},
+                                                  {"matchLabels": {"tier": "fe"}}])}
+                if when == "DoNotSchedule" and rng.random() < 0.3:
+                    c["minDomains"] = rng.choice([2, 4, 5, 30])
+                if rng.random() < 0.3:
+                    c["nodeAffinityPolicy"] = rng.choice(["Honor", "Ignore"])
+                if rng.random() < 0.3:
+                    c["nodeTaintsPolicy"] = rng.choice(["Honor", "Ignore"])
+                if rng.random() < 0.2:
+                    c["matchLabelKeys"] = ["pod-template-hash"]
+                cs.append(c)
+            kw["topologySpreadConstraints"] = cs
+        if rng.random() < 0.2:
+            kw["nodeSelector"] = {"disk": rng.choice(["ssd", "hdd"])}
+        if rng.random() < 0.15:
+            kw["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In",
+                                       "values": rng.sample(["z1", "z2", "z3", "z4"], 3)}]}]}}}
+        if rng.random() < 0.3:
+            kw["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+        bound = f"n{rng.randrange(count)}" if rng.random() < 0.45 else None
+        priority = rng.choice([0, 10]) if bound else rng.choice([0, 10, 1000, 1000])
+        p = make_pod(f"p{j}", namespace, requests={"cpu": f"{rng.choice([100, 300, 700])}m", "memory": "256Mi"},
+                     labels=labels, node_name=bound, priority=priority, **kw)
+        if kind >= 0.45 and rng.random() < 0.8:
+            owner = {"x": "rs-x", "y": "rs-y", "z": "rs-z"}[app]
+            p.metadata.ownerReferences = [OwnerReference(apiVersion="apps/v1", kind="ReplicaSet", name=owner,
+                                                         uid=f"uid-{owner}", controller=True)]
+        if bound and rng.random() < 0.1:
+            p.metadata.deletionTimestamp = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+        pods.append(p)
+    return ns, pods, _spread_objects()
+
+
+def _list_defaulting_config():
+    from kubenotes.scheduler.config import API_VERSION, KIND, load_config
+
+    return load_config({"apiVersion": API_VERSION, "kind": KIND, "profiles": [{"pluginConfig": [
+        {"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": [
+            {"maxSkew": 1, "topologyKey": "rack", "whenUnsatisfiable": "DoNotSchedule"},
+            {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}]}}]}]})
+
+
+def _pts(fw):
+    [pl] = [p for p in fw.filter_plugins if p.name() == "PodTopologySpread"]
+    return pl
+
+
+@pytest.mark.parametrize("list_defaulting", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_pod_topology_spread_batch_matches_per_node(seed, list_defaulting):
+    """PreFilter/PreScore states from the arrays equal the per-node ones; batch Filter/Score/NormalizeScore too."""
+    from kubenotes.scheduler.plugins.podtopologyspread import filtering, scoring
+
+    rng = random.Random(seed)
+    ns, pods, objects = random_spread_cluster(rng)
+    config = _list_defaulting_config() if list_defaulting else None
+    sched = new_scheduler(ns, pods, config=config, objects=objects, seed=seed, trace=False)
+    fw = sched.framework
+    pl = _pts(fw)
+    arr = sched.snapshot.arrays()
+    nodes = sched.snapshot.list()
+    seen = {"filter": 0, "score": 0, "ignored": 0, "dns": 0}
+    for _ in range(60):
+        q = sched.queue.pop()
+        if q is None:
+            break
+        pod = q.pod_info
+        state = CycleState()
+        _r, s = pl.pre_filter(state, pod, nodes)
+        if s.is_success():
+            got = state.read(filtering.PRE_FILTER_STATE_KEY)
+            want = filtering.cal_pre_filter_state(pod, got.constraints, nodes)
+            assert got.tp_value_to_match_num == want.tp_value_to_match_num
+            assert list(map(list, got.tp_value_to_match_num)) == list(map(list, want.tp_value_to_match_num))  # order
+            assert [p.paths for p in got.critical_paths] == [p.paths for p in want.critical_paths]
+            mask = pl.filter_batch(state, pod, arr, arr.arange)
+            assert mask.tolist() == [pl.filter(state, pod, ni).is_success() for ni in nodes]
+            seen["filter"] += 1
+            seen["dns"] += int(not mask.all())
+        feasible = [ni for ni in nodes if rng.random() < 0.7] or nodes[:1]
+        if pl.pre_score(state, pod, feasible).is_success():
+            got = state.read(scoring.PRE_SCORE_STATE_KEY)
+            want = scoring.pre_score_state(pod, got.constraints, bool(pod.pod.spec.topologySpreadConstraints)
+                                           or list_defaulting, feasible, nodes)
+            assert got.ignored_nodes == want.ignored_nodes
+            assert got.topology_value_to_pod_counts == want.topology_value_to_pod_counts
+            assert got.topology_normalizing_weight == want.topology_normalizing_weight
+            idx = np.array([arr.index[ni.name] for ni in feasible], dtype=np.int64)
+            raw = pl.score_batch(state, pod, arr, idx)
+            per_node = [NodeScore(ni.name, pl.score(state, pod, ni)[0]) for ni in feasible]
+            assert raw.tolist() == [x.score for x in per_node]
+            pl.normalize_score(state, pod, per_node)
+            assert pl.normalize_score_batch(state, pod, raw).tolist() == [x.score for x in per_node]
+            seen["score"] += 1
+            seen["ignored"] += int(bool(got.ignored_nodes))
+        sched.queue.done(pod.uid)
+        target = rng.choice(nodes).name
+        sched._assume(pod, target)
+        if rng.random() < 0.2:  # and sometimes take a pod away again, so counts go down too
+            victim = rng.choice(nodes)
+            if victim.pods:
+                sched.snapshot.remove_pod(victim.pods[0], victim.name)
+    assert seen["filter"] > 5 and seen["score"] > 10 and seen["dns"] > 0
+    if list_defaulting:
+        assert seen["ignored"] > 0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_pod_topology_spread_trace_false_makes_identical_decisions(seed, monkeypatch):
+    """Traced and untraced schedulers bind, preempt, nominate and report alike, with spreading pods batched."""
+    import kubenotes.scheduler.schedule_one as so
+
+    rng = random.Random(500 + seed)
+    ns, pods, objects = random_spread_cluster(rng)
+    config = _list_defaulting_config() if seed % 3 == 2 else None
+    used = {"filter": [], "score": []}
+    real_filter, real_score = so.filter_nodes_batch, so.score_nodes_batch
+
+    def spy_filter(fw, state, pod, *args):
+        mask = real_filter(fw, state, pod, *args)
+        if "PodTopologySpread" not in state.skip_filter_plugins:
+            used["filter"].append(mask is not None)
+        return mask
+
+    def spy_score(fw, state, pod, *args):
+        totals = real_score(fw, state, pod, *args)
+        if "PodTopologySpread" not in state.skip_score_plugins:
+            used["score"].append(totals is not None)
+        return totals
+
+    monkeypatch.setattr(so, "filter_nodes_batch", spy_filter)
+    monkeypatch.setattr(so, "score_nodes_batch", spy_score)
+
+    def outcome(trace):
+        s = new_scheduler(ns, pods, config=config, objects=objects, seed=seed, trace=trace)
+        traces = [(t.key, t.node_name, t.nominated_node_name, tuple(t.victims), t.message) for t in s.run()]
+        return traces, s.bindings, s.deleted, s.next_start_node_index
+
+    traced = outcome(True)
+    assert not used["filter"] and not used["score"]
+    fast = outcome(False)
+    assert traced == fast
+    assert any(used["filter"]) and any(used["score"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_count_matching_pods_follows_adds_and_removes(seed):
+    """The incremental per-node counts equal a fresh count after random assumes and removals."""
+    from kubenotes.scheduler.plugins.podtopologyspread.common import (
+        count_pods_match_selector,
+        count_pods_match_selector_per_node,
+        label_selector,
+    )
+
+    rng = random.Random(seed)
+    ns, pods, _objects = random_spread_cluster(rng, n_nodes=(20, 40), n_pods=(60, 100))
+    snap = new_snapshot(ns, [p for p in pods if p.spec.nodeName])
+    arr = snap.arrays()
+    selectors = [label_selector({"matchLabels": {"app": a}}) for a in "xyz"] + [label_selector({})]
+    pending = [PodInfo(p) for p in pods if not p.spec.nodeName]
+    for round_ in range(6):
+        for sel in selectors:
+            for namespace in ("default", "team"):
+                got = count_pods_match_selector_per_node(arr, sel, namespace).tolist()
+                assert got == [count_pods_match_selector(ni.pods, sel, namespace) for ni in snap.list()]
+        for _ in range(rng.randint(1, 8)):
+            if pending and rng.random() < 0.7:
+                snap.add_pod(pending.pop(), rng.choice(snap.list()).name)
+            else:
+                ni = rng.choice(snap.list())
+                if ni.pods:
+                    snap.remove_pod(rng.choice(ni.pods), ni.name)
+    assert any(count_pods_match_selector_per_node(arr, s, "default").any() for s in selectors)
+
+
+def test_pre_score_counts_missing_and_empty_zone_in_one_domain():
+    """System defaults keep nodes without a zone: their "" domain also holds a node labelled zone="" (kubenotes)."""
+    from kubenotes.scheduler.plugins.podtopologyspread import scoring
+
+    objects = _spread_objects()
+    zone = "topology.kubernetes.io/zone"
+    labels = [{zone: ""}, {}, {zone: "z1"}, {}]
+    nodes = [make_node(f"m{i}", labels=lab) for i, lab in enumerate(labels)]
+
+    def rs_pod(name, node=None):
+        from lightkube.models.meta_v1 import OwnerReference
+
+        p = make_pod(name, labels={"app": "x"}, node_name=node)
+        p.metadata.ownerReferences = [OwnerReference(apiVersion="apps/v1", kind="ReplicaSet", name="rs-x",
+                                                     uid="uid-rs-x", controller=True)]
+        return p
+
+    bound = [rs_pod("a", "m0"), rs_pod("b", "m1"), rs_pod("c", "m1"), rs_pod("d", "m2")]
+    sched = new_scheduler(nodes, bound + [rs_pod("new")], objects=objects, trace=False)
+    pl = _pts(sched.framework)
+    q = sched.queue.pop()
+    state = CycleState()
+    all_nodes = sched.snapshot.list()
+    assert pl.pre_score(state, q.pod_info, all_nodes).is_success()
+    got = state.read(scoring.PRE_SCORE_STATE_KEY)
+    assert got.topology_value_to_pod_counts[1] == {"": 3, "z1": 1}
+    want = scoring.pre_score_state(q.pod_info, got.constraints, False, all_nodes, all_nodes)
+    assert want.topology_value_to_pod_counts == got.topology_value_to_pod_counts
+    assert got.topology_normalizing_weight == want.topology_normalizing_weight

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+import numpy as np
+
 __all__ = [
     "LABEL_HOSTNAME",
     "LABEL_TOPOLOGY_ZONE",
@@ -45,6 +47,10 @@ __all__ = [
     "build_default_constraints",
     "has_untolerated_do_not_schedule_taint",
     "required_node_affinity",
+    "snapshot_arrays",
+    "selector_key",
+    "count_pods_match_selector_per_node",
+    "node_inclusion_mask",
 ]
 
 #: ``kubernetes.io/hostname`` (``v1.LabelHostname``).
@@ -83,7 +89,7 @@ def label_selector(raw: Any) -> Any:
 def _get(obj: Any, key: str) -> Any:
     if obj is None:
         return None
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):
         return obj.get(key)
     return getattr(obj, key, None)
 
@@ -115,11 +121,44 @@ def selector_requirements(raw: Any) -> list[dict[str, Any]] | None:
     return reqs
 
 
+_COMPILED_SELECTORS: dict[tuple[Any, ...], Any] = {}
+_MAX_COMPILED_SELECTORS = 1024
+
+
 def selector_from_requirements(reqs: list[dict[str, Any]] | None) -> Any:
-    """A LabelSelector ANDing ``reqs`` (``None`` selects nothing, ``[]`` everything)."""
+    """A LabelSelector ANDing ``reqs`` (``None`` selects nothing, ``[]`` everything).
+
+    Compiled selectors are immutable and remembered by their requirements
+    (kubenotes only), since every pod of a workload asks for the same one.
+
+    Raises
+    ------
+    FieldError
+        When a requirement is malformed (never remembered).
+
+    Examples
+    --------
+    >>> reqs = [{"key": "app", "operator": "In", "values": ["web"]}]
+    >>> sel = selector_from_requirements(reqs)
+    >>> str(sel), selector_from_requirements([dict(r) for r in reqs]) is sel
+    ('app in (web)', True)
+    """
     if reqs is None:
         return label_selector(None)
-    return label_selector({"matchExpressions": list(reqs)})
+    try:
+        key = tuple((r.get("key"), r.get("operator"), None if r.get("values") is None else tuple(r["values"]))
+                    for r in reqs)
+        hit = _COMPILED_SELECTORS.get(key)
+    except TypeError:  # unhashable values: just compile
+        key = hit = None
+    if hit is not None:
+        return hit
+    sel = label_selector({"matchExpressions": list(reqs)})
+    if key is not None:
+        if len(_COMPILED_SELECTORS) >= _MAX_COMPILED_SELECTORS:
+            _COMPILED_SELECTORS.clear()
+        _COMPILED_SELECTORS[key] = sel
+    return sel
 
 
 def _set_requirements(label_set: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -393,3 +432,135 @@ def build_default_constraints(
     for c in constraints:
         c.selector = selector
     return constraints
+
+
+# --------------------------------------------------------------------------- whole-snapshot forms
+# kubenotes only: the same counts and predicates over numpy arrays of every
+# snapshot node (see kubenotes.scheduler.batch), so PreFilter/PreScore need not
+# walk every pod of every node for every pod scheduled.
+
+
+def snapshot_arrays(snapshot: Any, nodes: Any) -> Any:
+    """The snapshot's :class:`~kubenotes.scheduler.batch.SnapshotArrays` when ``nodes`` is its node list, else None.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.snapshot import new_snapshot
+    >>> from kubenotes.scheduler.testing import make_node
+    >>> snap = new_snapshot([make_node("n1")], [])
+    >>> snapshot_arrays(snap, snap.list()) is snap.arrays(), snapshot_arrays(snap, list(snap.list()))
+    (True, None)
+    """
+    arrays_fn = getattr(snapshot, "arrays", None)
+    if arrays_fn is None or not nodes:
+        return None
+    arrays = arrays_fn()
+    return arrays if arrays.node_infos is nodes else None
+
+
+def selector_key(selector: Any) -> tuple[Any, ...]:
+    """A hashable key equal for selectors that select the same pods (their requirements).
+
+    Examples
+    --------
+    >>> a = label_selector({"matchLabels": {"app": "web"}})
+    >>> selector_key(a) == selector_key(label_selector({"matchLabels": {"app": "web"}}))
+    True
+    >>> selector_key(label_selector(None)) == selector_key(label_selector({}))
+    False
+    """
+    return (selector.is_nothing(), selector.requirements)
+
+
+def count_pods_match_selector_per_node(arrays: Any, selector: Any, namespace: str) -> Any:
+    """:func:`count_pods_match_selector` of every snapshot node, as an int64 array.
+
+    Parameters
+    ----------
+    arrays : SnapshotArrays
+    selector : LabelSelector
+    namespace : str
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n,), in snapshot order; kept up to date incrementally
+        (:meth:`~kubenotes.scheduler.batch.SnapshotArrays.count_matching_pods`),
+        so do not modify it.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.snapshot import new_snapshot
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> snap = new_snapshot([make_node("n1"), make_node("n2")],
+    ...                     [make_pod("a", labels={"app": "x"}, node_name="n2"), make_pod("b", node_name="n2")])
+    >>> count_pods_match_selector_per_node(snap.arrays(), label_selector({"matchLabels": {"app": "x"}}), "default").tolist()
+    [0, 1]
+    """
+    if selector.is_empty():
+        return np.zeros(len(arrays), dtype=np.int64)
+    matches = selector.matches
+
+    def match(p: Any) -> bool:
+        return not p.terminating and p.namespace == namespace and matches(p.labels)
+
+    return arrays.count_matching_pods(("PodTopologySpread", namespace, selector_key(selector)), match)
+
+
+def _taints_key(node_info: Any) -> str:
+    node = node_info.node
+    spec = node.spec if node is not None else None
+    return repr(spec.taints if spec is not None else None)
+
+
+def _affinity_keys(spec: Any) -> tuple[tuple[str, ...], bool]:
+    """Node label keys read by a pod's nodeSelector and required node affinity, and whether it reads fields."""
+    keys = set(spec.nodeSelector or ())
+    by_name = False
+    na = _get(spec.affinity, "nodeAffinity")
+    required = _get(na, "requiredDuringSchedulingIgnoredDuringExecution")
+    for t in _get(required, "nodeSelectorTerms") or ():
+        for e in _get(t, "matchExpressions") or ():
+            keys.add(_get(e, "key"))
+        if _get(t, "matchFields"):
+            by_name = True
+    return tuple(sorted(keys, key=str)), by_name
+
+
+def node_inclusion_mask(arrays: Any, pod_info: Any, constraint: TopologySpreadConstraint, required: Any) -> Any:
+    """Per snapshot node: it has a Node object and passes ``constraint``'s inclusion policies.
+
+    The same predicate as ``node_info.node is not None and
+    constraint.match_node_inclusion_policies(pod_info, node_info.node, required)``,
+    evaluated once per class of nodes that agree on everything it reads (the
+    label values the pod's node affinity names, the name when it uses
+    ``matchFields``, the taints when ``nodeTaintsPolicy`` is Honor).
+
+    Returns
+    -------
+    numpy.ndarray
+        bool of shape (n,).
+    """
+    honor_affinity = constraint.node_affinity_policy == NODE_INCLUSION_POLICY_HONOR and (
+        required.label_selector is not None or required.node_selector is not None
+        or required.added_node_selector is not None)
+    honor_taints = constraint.node_taints_policy == NODE_INCLUSION_POLICY_HONOR
+    keys, by_name = _affinity_keys(pod_info.pod.spec) if honor_affinity else ((), False)
+    if required.added_node_selector is not None and honor_affinity:
+        by_name = True  # the added affinity's keys are not listed: one class per node
+    classes = arrays.classes(
+        ("PodTopologySpread/inclusion", keys, by_name, honor_taints),
+        lambda ni: (ni.node is None, tuple(ni.labels.get(k) for k in keys),
+                    ni.name if by_name else "", _taints_key(ni) if honor_taints else ""))
+
+    def included(ni: Any) -> bool:
+        if ni.node is None:
+            return False
+        if honor_affinity and not required.match(ni.node):
+            return False
+        if honor_taints and has_untolerated_do_not_schedule_taint(ni.node, pod_info.pod):
+            return False
+        return True
+
+    results, cls = arrays.eval_by_class(classes, arrays.arange, included)
+    return np.array([bool(r) for r in results], dtype=bool)[cls] if len(results) else np.zeros(0, dtype=bool)

@@ -17,14 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import Code, PreFilterResult, Status
 from kubenotes.scheduler.plugins.names import POD_TOPOLOGY_SPREAD as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import (
     TopologySpreadConstraint,
     count_pods_match_selector,
+    count_pods_match_selector_per_node,
+    node_inclusion_mask,
     node_labels_match_spread_constraints,
     required_node_affinity,
+    snapshot_arrays,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,6 +44,7 @@ __all__ = [
     "CriticalPaths",
     "PreFilterState",
     "cal_pre_filter_state",
+    "cal_pre_filter_state_batch",
     "update_with_pod",
     "filter_node",
     "FilteringMixin",
@@ -162,6 +168,53 @@ def cal_pre_filter_state(pod: "PodInfo", constraints: list[TopologySpreadConstra
     return s
 
 
+def cal_pre_filter_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstraint], arrays: Any) -> PreFilterState:
+    """:func:`cal_pre_filter_state` over every node of a snapshot's arrays (kubenotes only; same result).
+
+    Parameters
+    ----------
+    pod : PodInfo
+    constraints : list[TopologySpreadConstraint]
+    arrays : SnapshotArrays
+        Of the snapshot whose nodes PreFilter was given (all of them, in order).
+
+    Notes
+    -----
+    Matching pods per node come from
+    :func:`~kubenotes.scheduler.plugins.podtopologyspread.common.count_pods_match_selector_per_node`
+    and are summed per label value id over the eligible nodes; domains enter
+    ``tp_value_to_match_num`` in the order of their first eligible node, as
+    in the per-node loop, so the critical paths break ties the same way.
+    """
+    if not constraints:
+        return PreFilterState()
+    s = PreFilterState(constraints=constraints, critical_paths=[], tp_value_to_match_num=[])
+    required = required_node_affinity(pod)
+    label_ids = [arrays.label_values(c.topology_key) for c in constraints]
+    has_all = np.ones(len(arrays), dtype=bool)
+    for ids, _vocab in label_ids:
+        has_all &= ids >= 0
+    for i, c in enumerate(constraints):
+        ids, vocab = label_ids[i]
+        eligible = np.flatnonzero(has_all & node_inclusion_mask(arrays, pod, c, required))
+        m: dict[str, int] = {}
+        if len(eligible):
+            vals = ids[eligible]
+            per_node = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)[eligible]
+            sums = np.bincount(vals, weights=per_node, minlength=len(vocab)).astype(np.int64)
+            uniq, first = np.unique(vals, return_index=True)
+            values = list(vocab)
+            for u in uniq[np.argsort(first, kind="stable")].tolist():
+                m[values[u]] = int(sums[u])
+        s.tp_value_to_match_num.append(m)
+    for i in range(len(constraints)):
+        paths = CriticalPaths()
+        for value, num in s.tp_value_to_match_num[i].items():
+            paths.update(value, num)
+        s.critical_paths.append(paths)
+    return s
+
+
 def update_with_pod(s: PreFilterState, updated: "PodInfo", preemptor: "PodInfo", node_info: "NodeInfo", delta: int) -> None:
     """Add (``delta=1``) or remove (``-1``) one pod's contribution (``updateWithPod``).
 
@@ -214,11 +267,22 @@ class FilteringMixin:
         ------
         FieldError
             When a constraint's label selector is malformed.
+
+        Notes
+        -----
+        When ``nodes`` are the snapshot's, with
+        :class:`~kubenotes.scheduler.batch.SnapshotArrays`, the counts come from
+        :func:`cal_pre_filter_state_batch` (same state as :func:`cal_pre_filter_state`).
         """
         constraints = self.get_constraints(pod, "DoNotSchedule")
         if not constraints:
             return None, Status.skip()
-        state.write(PRE_FILTER_STATE_KEY, cal_pre_filter_state(pod, constraints, nodes))
+        arrays = snapshot_arrays(getattr(self.handle, "snapshot", None), nodes)
+        if arrays is not None:
+            pre = cal_pre_filter_state_batch(pod, constraints, arrays)
+        else:
+            pre = cal_pre_filter_state(pod, constraints, nodes)
+        state.write(PRE_FILTER_STATE_KEY, pre)
         return None, Status()
 
     def pre_filter_extensions(self) -> "FilteringMixin":
@@ -253,3 +317,23 @@ class FilteringMixin:
         if isinstance(s, Status):
             return s
         return filter_node(s, pod, node_info)
+
+    # Batch form (see kubenotes.scheduler.batch) --------------------------------------
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`filter` over the nodes ``idx``: domain counts looked up through label value ids."""
+        s = self._state(state)
+        if isinstance(s, Status):
+            return None
+        ok = np.ones(len(idx), dtype=bool)
+        for i, c in enumerate(s.constraints):
+            ids_all, vocab = arrays.label_values(c.topology_key)
+            ids = ids_all[idx]
+            lut = np.zeros(len(vocab) + 1, dtype=np.int64)
+            for value, n in s.tp_value_to_match_num[i].items():
+                j = vocab.get(value)
+                if j is not None:
+                    lut[j + 1] = n
+            min_match = s.min_match_num(i, c.min_domains)
+            self_match = 1 if c.selector.matches(pod.labels) else 0
+            ok &= (ids >= 0) & (lut[ids + 1] + self_match - min_match <= c.max_skew)
+        return ok

@@ -76,7 +76,10 @@ class PodTopologySpread(FilteringMixin, ScoringMixin):
     -----
     v1.34 default feature gates are fixed on: node inclusion policies, minDomains,
     matchLabelKeys. Queueing hints (``EventsToRegister``) and in-place resize
-    deferral are not modelled.
+    deferral are not modelled. kubenotes adds batch forms for the untraced
+    scheduler (``filter_batch``, ``score_batch``, ``normalize_score_batch``;
+    see :mod:`kubenotes.scheduler.batch`) and counts matching pods per node
+    incrementally in PreFilter/PreScore; both give exactly the per-node results.
 
     References
     ----------

@@ -14,8 +14,11 @@ KEP-895 (pod topology spread), KEP-1258 (default constraints)
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
@@ -24,8 +27,11 @@ from kubenotes.scheduler.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
     TopologySpreadConstraint,
     count_pods_match_selector,
+    count_pods_match_selector_per_node,
+    node_inclusion_mask,
     node_labels_match_spread_constraints,
     required_node_affinity,
+    snapshot_arrays,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,6 +44,8 @@ __all__ = [
     "PreScoreState",
     "topology_normalizing_weight",
     "score_for_count",
+    "pre_score_state",
+    "pre_score_state_batch",
     "ScoringMixin",
 ]
 
@@ -96,16 +104,160 @@ class PreScoreState:
     topology_normalizing_weight : list[float]
         Per constraint: :func:`topology_normalizing_weight` of its domain count
         among the feasible nodes.
+    batch_ignored : numpy.ndarray or None
+        kubenotes only: which entries of the last :meth:`ScoringMixin.score_batch`
+        were ignored nodes, for :meth:`ScoringMixin.normalize_score_batch`.
     """
 
     constraints: list[TopologySpreadConstraint] = field(default_factory=list)
     ignored_nodes: set[str] = field(default_factory=set)
     topology_value_to_pod_counts: list[dict[str, int]] = field(default_factory=list)
     topology_normalizing_weight: list[float] = field(default_factory=list)
+    batch_ignored: Any = field(default=None, compare=False, repr=False)
 
     def clone(self) -> "PreScoreState":
         """Scoring state is read-only after PreScore; shared like upstream."""
         return self
+
+
+def pre_score_state(pod: "PodInfo", constraints: list[TopologySpreadConstraint], require_all: bool,
+                    nodes: list["NodeInfo"], all_nodes: list["NodeInfo"]) -> PreScoreState:
+    """The PreScore state, node after node (upstream ``initPreScoreState`` and the counting loop of ``PreScore``).
+
+    Parameters
+    ----------
+    pod : PodInfo
+    constraints : list[TopologySpreadConstraint]
+        The pod's ``ScheduleAnyway`` constraints (non-empty).
+    require_all : bool
+        Whether a node must carry every topology key (not for system defaults).
+    nodes : list[NodeInfo]
+        The feasible nodes.
+    all_nodes : list[NodeInfo]
+        Every snapshot node (matching pods are counted on all of them).
+
+    Returns
+    -------
+    PreScoreState
+    """
+    s = PreScoreState()
+    s.constraints = constraints
+    s.topology_value_to_pod_counts = [{} for _ in s.constraints]
+    topo_size = [0] * len(s.constraints)
+    for ni in nodes:
+        if require_all and not node_labels_match_spread_constraints(ni.labels, s.constraints):
+            s.ignored_nodes.add(ni.name)
+            continue
+        for i, c in enumerate(s.constraints):
+            if c.topology_key == LABEL_HOSTNAME:
+                continue
+            value = ni.labels.get(c.topology_key, "")
+            if value not in s.topology_value_to_pod_counts[i]:
+                s.topology_value_to_pod_counts[i][value] = 0
+                topo_size[i] += 1
+    for i, c in enumerate(s.constraints):
+        size = topo_size[i]
+        if c.topology_key == LABEL_HOSTNAME:
+            size = len(nodes) - len(s.ignored_nodes)
+        s.topology_normalizing_weight.append(topology_normalizing_weight(size))
+
+    required = required_node_affinity(pod)
+    for ni in all_nodes:
+        if ni.node is None:
+            continue
+        if require_all and not node_labels_match_spread_constraints(ni.labels, s.constraints):
+            continue
+        for i, c in enumerate(s.constraints):
+            if not c.match_node_inclusion_policies(pod, ni.node, required):
+                continue
+            counts = s.topology_value_to_pod_counts[i]
+            value = ni.labels.get(c.topology_key, "")
+            if value not in counts:  # domain without candidate nodes, or hostname
+                continue
+            counts[value] += count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+    return s
+
+
+def pre_score_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstraint], require_all: bool,
+                          nodes: list["NodeInfo"], arrays: Any, fidx: Any) -> PreScoreState:
+    """:func:`pre_score_state` over the snapshot's arrays (kubenotes only; same result).
+
+    Parameters
+    ----------
+    arrays : SnapshotArrays
+        Of the snapshot whose nodes are counted.
+    fidx : numpy.ndarray
+        Snapshot index of each of ``nodes``.
+
+    Notes
+    -----
+    Domains come from the label value ids of the feasible nodes; matching pods
+    per node come from :func:`~kubenotes.scheduler.plugins.podtopologyspread.common.count_pods_match_selector_per_node`
+    (kept between cycles) and are summed per domain over the nodes passing
+    the inclusion policies. A node without the key counts in the ``""``
+    domain, as ``labels.get(key, "")`` does in the per-node code.
+    """
+    s = PreScoreState()
+    s.constraints = constraints
+    s.topology_value_to_pod_counts = [{} for _ in constraints]
+    label_ids = [arrays.label_values(c.topology_key) for c in constraints]
+    keep = fidx
+    has_all = None
+    if require_all:
+        has_all = np.ones(len(arrays), dtype=bool)
+        for ids, _vocab in label_ids:
+            has_all &= ids >= 0
+        miss = ~has_all[fidx]
+        if miss.any():
+            s.ignored_nodes = {nodes[k].name for k in np.flatnonzero(miss).tolist()}
+            keep = fidx[~miss]
+    for i, c in enumerate(constraints):
+        if c.topology_key == LABEL_HOSTNAME:
+            size = len(nodes) - len(s.ignored_nodes)
+        else:
+            ids, vocab = label_ids[i]
+            values = list(vocab)
+            counts = s.topology_value_to_pod_counts[i]
+            for u in np.unique(ids[keep]).tolist():
+                counts[values[u] if u >= 0 else ""] = 0
+            size = len(counts)
+        s.topology_normalizing_weight.append(topology_normalizing_weight(size))
+
+    required = None
+    for i, c in enumerate(constraints):
+        counts = s.topology_value_to_pod_counts[i]
+        if c.topology_key == LABEL_HOSTNAME or not counts:
+            continue
+        if required is None:
+            required = required_node_affinity(pod)
+        eligible = node_inclusion_mask(arrays, pod, c, required)
+        if has_all is not None:
+            eligible &= has_all
+        per_node = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)
+        sel = eligible & (per_node > 0)
+        if not sel.any():
+            continue
+        ids, vocab = label_ids[i]
+        sums = np.bincount(ids[sel] + 1, weights=per_node[sel], minlength=len(vocab) + 1).astype(np.int64)
+        for value in counts:
+            j = vocab.get(value)
+            n = int(sums[j + 1]) if j is not None else 0
+            if value == "":
+                n += int(sums[0])  # nodes without the key
+            counts[value] += n
+    return s
+
+
+def _snapshot_indices(arrays: Any, nodes: list["NodeInfo"]) -> Any:
+    """Snapshot index of each of ``nodes``, or None when one is not the snapshot's NodeInfo."""
+    index, infos = arrays.index, arrays.node_infos
+    try:
+        pos = [index[ni.name] for ni in nodes]
+    except KeyError:
+        return None
+    if not all(map(operator.is_, map(infos.__getitem__, pos), nodes)):
+        return None
+    return np.array(pos, dtype=np.int64)
 
 
 class ScoringMixin:
@@ -127,50 +279,29 @@ class ScoringMixin:
         ------
         FieldError
             When a constraint's label selector is malformed.
+
+        Notes
+        -----
+        When the snapshot has :class:`~kubenotes.scheduler.batch.SnapshotArrays`
+        the counts come from :func:`pre_score_state_batch` (same result as
+        :func:`pre_score_state`, without walking every pod of every node).
         """
-        all_nodes = self.handle.snapshot.list()
+        snapshot = self.handle.snapshot
+        all_nodes = snapshot.list()
         if not all_nodes:
             return Status.skip()
         # Only non-system-default rules require every topology key, so nodes
         # without a zone label still get hostname spreading.
         require_all = bool(pod.pod.spec.topologySpreadConstraints) or not self.system_defaulted
-        s = PreScoreState()
-        s.constraints = self.get_constraints(pod, "ScheduleAnyway")
-        if not s.constraints:
+        constraints = self.get_constraints(pod, "ScheduleAnyway")
+        if not constraints:
             return Status.skip()
-        s.topology_value_to_pod_counts = [{} for _ in s.constraints]
-        topo_size = [0] * len(s.constraints)
-        for ni in nodes:
-            if require_all and not node_labels_match_spread_constraints(ni.labels, s.constraints):
-                s.ignored_nodes.add(ni.name)
-                continue
-            for i, c in enumerate(s.constraints):
-                if c.topology_key == LABEL_HOSTNAME:
-                    continue
-                value = ni.labels.get(c.topology_key, "")
-                if value not in s.topology_value_to_pod_counts[i]:
-                    s.topology_value_to_pod_counts[i][value] = 0
-                    topo_size[i] += 1
-        for i, c in enumerate(s.constraints):
-            size = topo_size[i]
-            if c.topology_key == LABEL_HOSTNAME:
-                size = len(nodes) - len(s.ignored_nodes)
-            s.topology_normalizing_weight.append(topology_normalizing_weight(size))
-
-        required = required_node_affinity(pod)
-        for ni in all_nodes:
-            if ni.node is None:
-                continue
-            if require_all and not node_labels_match_spread_constraints(ni.labels, s.constraints):
-                continue
-            for i, c in enumerate(s.constraints):
-                if not c.match_node_inclusion_policies(pod, ni.node, required):
-                    continue
-                counts = s.topology_value_to_pod_counts[i]
-                value = ni.labels.get(c.topology_key, "")
-                if value not in counts:  # domain without candidate nodes, or hostname
-                    continue
-                counts[value] += count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+        arrays = snapshot_arrays(snapshot, all_nodes)
+        fidx = _snapshot_indices(arrays, nodes) if arrays is not None else None
+        if fidx is None:
+            s = pre_score_state(pod, constraints, require_all, nodes, all_nodes)
+        else:
+            s = pre_score_state_batch(pod, constraints, require_all, nodes, arrays, fidx)
         state.write(PRE_SCORE_STATE_KEY, s)
         return Status()
 
@@ -224,3 +355,63 @@ class ScoringMixin:
             else:
                 ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
         return Status()
+
+    # Batch forms (see kubenotes.scheduler.batch) -------------------------------------
+    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """:meth:`score` over the nodes ``idx`` (same float64 sums, same rounding).
+
+        Domain counts are looked up through the label value ids of each
+        topology key; hostname counts come from the per-node matching pod
+        counts. Ignored nodes score 0 and are remembered for
+        :meth:`normalize_score_batch`.
+        """
+        s = self._score_state(state)
+        if isinstance(s, Status):
+            return None
+        total = np.zeros(len(idx), dtype=np.float64)
+        for i, c in enumerate(s.constraints):
+            ids_all, vocab = arrays.label_values(c.topology_key)
+            ids = ids_all[idx]
+            if c.topology_key == LABEL_HOSTNAME:
+                count = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)[idx]
+            else:
+                lut = np.zeros(len(vocab) + 1, dtype=np.int64)
+                for value, n in s.topology_value_to_pod_counts[i].items():
+                    j = vocab.get(value)
+                    if j is not None:
+                        lut[j + 1] = n
+                count = lut[ids + 1]
+            # float64 as in score(): count * weight + (maxSkew - 1), skipped without the key.
+            part = count * s.topology_normalizing_weight[i] + (c.max_skew - 1)
+            total += np.where(ids >= 0, part, 0.0)
+        out = np.where(total >= 0, np.floor(total + 0.5), -np.floor(-total + 0.5)).astype(np.int64)
+        s.batch_ignored = None
+        if s.ignored_nodes:
+            infos, ignored = arrays.node_infos, s.ignored_nodes
+            mask = np.fromiter((infos[i].name in ignored for i in idx.tolist()), dtype=bool, count=len(idx))
+            out[mask] = 0
+            s.batch_ignored = mask
+        return out
+
+    def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
+        """:meth:`normalize_score` over the int64 array :meth:`score_batch` returned."""
+        s = self._score_state(state)
+        if isinstance(s, Status):
+            return None
+        valid = None
+        if s.ignored_nodes:
+            ignored = s.batch_ignored
+            if ignored is None or len(ignored) != len(scores):
+                return None
+            valid = ~ignored
+        considered = scores if valid is None else scores[valid]
+        if not len(considered):
+            return np.zeros(len(scores), dtype=np.int64)
+        min_score = int(considered.min())
+        max_score = max(0, int(considered.max()))
+        if max_score == 0:
+            out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+        else:
+            # Non-negative operands: floor division is Go's truncation.
+            out = MAX_NODE_SCORE * (max_score + min_score - scores) // max_score
+        return out if valid is None else np.where(valid, out, 0)
