@@ -16,7 +16,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 help:
 	@echo "make lab    - install (first time) and open JupyterLab on notebooks/"
 	@echo "make test   - install (first time) and run every test, notebook and browser check"
-	@echo "make bench  - scheduler and replay benchmarks"
+	@echo "make bench  - scheduler, replay and control-plane benchmarks"
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kubenotes needs Python 3.11 or newer; found " + sys.version.split()[0])'
@@ -54,6 +54,7 @@ test: install
 bench: install
 	$(BIN)/python benchmarks/scheduler_throughput.py
 	$(BIN)/python benchmarks/replay_policies.py
+	$(BIN)/python benchmarks/control_plane.py
 
 clean:
 	rm -rf $(VENV) test-output .pytest_cache
