@@ -1,0 +1,1479 @@
+"""Chapter 02's pictures and tables: the control plane of a running cluster, and List-Watch up close.
+
+Two chapters use this module:
+
+* **Architecture** (02.00): :func:`component_graph` turns a running
+  :class:`~kubenotes.sim.cluster.Cluster` into a networkx graph of its
+  components (``kubectl``, kube-apiserver's request path, etcd and the watch
+  cache, every controller of kube-controller-manager, kube-scheduler, one
+  kubelet per node), and :func:`apply_hops` follows one ``kubectl apply``
+  through it, hop by hop, from the API server's own request traces
+  (:meth:`~kubenotes.apiserver.server.APIServer.trace_requests`) and its audit
+  log. :func:`draw_component_graph` draws both with a fixed layout;
+  :func:`apply_panel` puts a hop slider on top.
+* **API server and List-Watch** (02.01): :func:`watch_stream_table`,
+  :func:`request_trace_table`, :func:`reflector_log_table` and
+  :func:`cache_vs_store` lay out a watch stream, one request's steps, a
+  reflector's LIST/WATCH history and an informer's cache beside the store;
+  :func:`informer_graph` draws client-go's machinery (Reflector, DeltaFIFO,
+  Indexer, Lister, workqueue); :func:`can_i_table` answers ``kubectl auth
+  can-i`` for a grid of verbs and resources; :func:`watch_outage` and
+  :func:`outage_panel` show when a reflector resumes its watch and when it
+  must relist (410 Gone).
+
+Every number shown comes from the running model; this module only lays it out.
+
+Notes
+-----
+There is no upstream counterpart: the graph is the architecture drawing of
+the Kubernetes documentation ("Kubernetes Components"), built from the
+components that actually run, and the hops are what ``kubectl apply -v=8``,
+the API server's audit log and each component's ``-v=4`` logs would tell
+together. Inside kube-apiserver the stages follow the handler chain
+(authentication, authorization, mutating admission, validation, validating
+admission, storage); watches are served from the watch cache (the cacher),
+which is fed by an etcd watch. Left out of the picture: the filters that
+decide nothing in this model (API Priority and Fairness, audit,
+impersonation), decoding and defaulting between the stages, and the
+aggregation layer.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/reflector.go
+kubernetes/kubernetes@v1.34.0 plugin/pkg/auth/authorizer/rbac/rbac.go
+https://kubernetes.io/docs/concepts/overview/components/
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import io
+import math
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import networkx as nx
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
+
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
+
+__all__ = [
+    "KUBECTL",
+    "APISERVER_STAGES",
+    "ETCD",
+    "WATCH_CACHE",
+    "KUBE_SCHEDULER",
+    "component_graph",
+    "component_layout",
+    "draw_component_graph",
+    "component_figure",
+    "apply_hops",
+    "hops_table",
+    "hops_figure",
+    "apply_panel",
+    "informer_graph",
+    "draw_informer_graph",
+    "informer_figure",
+    "watch_stream_table",
+    "request_trace_table",
+    "can_i_table",
+    "reflector_log_table",
+    "cache_vs_store",
+    "watch_outage",
+    "outage_table",
+    "outage_panel",
+]
+
+#: The client node (``kubectl``, authenticated as the cluster admin).
+KUBECTL = "kubectl"
+#: kube-apiserver's request path, in the handler chain's order, ending in storage.
+APISERVER_STAGES: tuple[str, ...] = ("authentication", "authorization", "mutating admission", "validation",
+                                     "validating admission")
+#: The storage node: etcd keeps every object under ``/registry/...`` and assigns resourceVersions.
+ETCD = "etcd"
+#: kube-apiserver's watch cache (the cacher): it watches etcd and serves every client's watch.
+WATCH_CACHE = "watch cache"
+#: kube-scheduler's node (its component and event source name is ``default-scheduler``).
+KUBE_SCHEDULER = "kube-scheduler"
+
+_SCHEDULER_COMPONENT = "default-scheduler"
+_READ_VERBS = frozenset({"get", "list", "watch"})
+
+# Colours.
+_FC = {"client": "#ffffff", "stage": "#e3f2fd", "store": "#e8f5e9", "cache": "#e3f2fd", "controller": "#fff8e1",
+       "scheduler": "#f3e5f5", "kubelet": "#eceff1"}
+_EC = {"client": "#424242", "stage": "#1565c0", "store": "#2e7d32", "cache": "#1565c0", "controller": "#f9a825",
+       "scheduler": "#6a1b9a", "kubelet": "#546e7a"}
+_GROUP_EC = {"kube-apiserver": "#1565c0", "kube-controller-manager": "#f9a825", "kubelet": "#546e7a"}
+_EDGE = "#9e9e9e"
+_PAST = "#1e88e5"
+_NOW = "#d84315"
+_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa;vertical-align:bottom"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+_GREEN = "#2e7d32"
+_RED = "#c62828"
+_GREY = "#9e9e9e"
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]], caption: str | None = None) -> Html:
+    """Rows of ``(html, extra_css)`` cells; headers are escaped text."""
+    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
+    if caption:
+        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">'
+                   f'{_e(caption)}</caption>')
+    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
+    for row in rows:
+        out.append("<tr>" + "".join(f'<td style="{_TD};{css}">{cell}</td>' for cell, css in row) + "</tr>")
+    out.append("</tbody></table>")
+    return Html("".join(out))
+
+
+def _seconds(t: float) -> str:
+    return f"{t:g}"
+
+
+# ---------------------------------------------------------------------------
+# the component graph
+
+
+def _controller_names(cluster: Any) -> list[tuple[str, str]]:
+    """``(--controllers name, component name)`` of each running controller, in the cluster's order."""
+    out = []
+    for key, ctrl in getattr(cluster, "controllers", {}).items():
+        out.append((key, getattr(ctrl, "name", key)))
+    return out
+
+
+def component_graph(cluster: Any) -> nx.DiGraph:
+    """The components of a running cluster as a directed graph, edges labelled with what flows.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A :class:`~kubenotes.sim.cluster.Cluster` (only its ``controllers``,
+        ``scheduler`` and ``kubelets`` are read).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes are upstream names: ``kubectl``; kube-apiserver's stages
+        :data:`APISERVER_STAGES` and ``watch cache``; ``etcd``; each controller
+        by its ``--controllers`` name (``replicaset-controller``...);
+        ``kube-scheduler``; ``kubelet/<node>`` per Node. Node attributes:
+        ``kind`` (``client``, ``stage``, ``store``, ``cache``, ``controller``,
+        ``scheduler``, ``kubelet``), ``group`` (the process it runs in:
+        ``kube-apiserver``, ``kube-controller-manager``, ``kubelet``...),
+        ``component`` (the name it writes to the audit log) and ``label``.
+        Edge attribute ``flow``: ``write``, ``bind`` and ``status`` (requests
+        into ``authentication``), the stage-to-stage hand-overs, ``store``,
+        ``events`` (etcd to the watch cache) and ``watch`` (the watch cache to
+        each watching component). Insertion order is fixed, so the graph is
+        deterministic.
+
+    See Also
+    --------
+    component_layout, draw_component_graph, apply_hops
+
+    Notes
+    -----
+    kube-controller-manager and kube-scheduler are single processes upstream,
+    each with its own shared informers; the graph draws one ``watch`` edge per
+    controller because each one registers its own event handlers.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> c = Cluster.from_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... ''', controllers=["replicaset-controller"])
+    >>> g = component_graph(c)
+    >>> [v for v in g.successors("watch cache")]
+    ['replicaset-controller', 'kube-scheduler', 'kubelet/n1']
+    >>> g.edges["kube-scheduler", "authentication"]["flow"], g.nodes["kubelet/n1"]["group"]
+    ('bind', 'kubelet')
+    """
+    g = nx.DiGraph()
+    g.add_node(KUBECTL, kind="client", group=KUBECTL, component="kubectl", label="kubectl")
+    for s in APISERVER_STAGES:
+        g.add_node(s, kind="stage", group="kube-apiserver", component="kube-apiserver", label=s)
+    g.add_node(ETCD, kind="store", group=ETCD, component=ETCD, label="etcd")
+    g.add_node(WATCH_CACHE, kind="cache", group="kube-apiserver", component="kube-apiserver", label=WATCH_CACHE)
+    consumers: list[tuple[str, str]] = []
+    for key, component in _controller_names(cluster):
+        g.add_node(key, kind="controller", group="kube-controller-manager", component=component, label=key)
+        consumers.append((key, "write"))
+    if getattr(cluster, "scheduler", None) is not None:
+        g.add_node(KUBE_SCHEDULER, kind="scheduler", group=KUBE_SCHEDULER, component=_SCHEDULER_COMPONENT,
+                   label="kube-scheduler")
+        consumers.append((KUBE_SCHEDULER, "bind"))
+    for node in getattr(cluster, "kubelets", {}):
+        nid = f"kubelet/{node}"
+        g.add_node(nid, kind="kubelet", group="kubelet", component=nid, label=node)
+        consumers.append((nid, "status"))
+
+    g.add_edge(KUBECTL, APISERVER_STAGES[0], flow="write")
+    hand_over = ("user", "allowed", "object", "valid object", "store")
+    chain = [*APISERVER_STAGES, ETCD]
+    for (a, b), flow in zip(zip(chain, chain[1:]), hand_over):
+        g.add_edge(a, b, flow=flow)
+    g.add_edge(ETCD, WATCH_CACHE, flow="events")
+    for nid, flow in consumers:
+        g.add_edge(nid, APISERVER_STAGES[0], flow=flow)
+    for nid, _ in consumers:
+        g.add_edge(WATCH_CACHE, nid, flow="watch")
+    return g
+
+
+#: Box half-sizes (data units) per node kind.
+_HALF = {"client": (0.55, 0.26), "stage": (0.7, 0.26), "store": (0.55, 0.3), "cache": (0.6, 0.26),
+         "controller": (0.95, 0.15), "scheduler": (0.75, 0.26), "kubelet": (0.55, 0.15)}
+_ROWS_PER_COLUMN = 7
+
+
+def component_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
+    """Fixed positions: the request path along the top, the watching components along the bottom.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`component_graph`.
+
+    Returns
+    -------
+    dict[str, tuple[float, float]]
+        Node -> ``(x, y)``. ``kubectl`` and kube-apiserver's stages on
+        ``y = 3`` left to right, ``etcd`` at their right end and the watch
+        cache under it; controllers in columns of up to 7 at the bottom left,
+        then kube-scheduler, then the kubelets. No randomness: the same graph
+        always gets the same positions.
+
+    Examples
+    --------
+    >>> g = nx.DiGraph()
+    >>> g.add_node("kubectl", kind="client"); g.add_node("authentication", kind="stage")
+    >>> component_layout(g)
+    {'kubectl': (-1.6, 3.0), 'authentication': (0.0, 3.0)}
+    """
+    pos: dict[str, tuple[float, float]] = {}
+    kinds = {v: d.get("kind") for v, d in g.nodes(data=True)}
+    stage_gap = 1.95
+    for v, k in kinds.items():
+        if k == "client":
+            pos[v] = (-1.6, 3.0)
+    stages = [v for v in APISERVER_STAGES if v in kinds]
+    for i, v in enumerate(stages):
+        pos[v] = (i * stage_gap, 3.0)
+    last = (len(stages) - 1) * stage_gap if stages else 0.0
+    if ETCD in kinds:
+        pos[ETCD] = (last + 1.9, 3.0)
+    if WATCH_CACHE in kinds:
+        pos[WATCH_CACHE] = (last, 1.9)
+    controllers = [v for v, k in kinds.items() if k == "controller"]
+    kubelets = [v for v, k in kinds.items() if k == "kubelet"]
+    top = 0.95
+    row_gap = 0.36
+    x = -1.6 + 0.4
+    for i, v in enumerate(controllers):
+        col, row = divmod(i, _ROWS_PER_COLUMN)
+        pos[v] = (x + col * 2.05, top - row * row_gap)
+    n_cols = math.ceil(len(controllers) / _ROWS_PER_COLUMN) if controllers else 0
+    x = x + max(n_cols - 1, 0) * 2.05 + (1.05 + 0.2 if controllers else 0.0)
+    rows = min(len(controllers), _ROWS_PER_COLUMN) or 1
+    mid = top - (rows - 1) * row_gap / 2
+    for v, k in kinds.items():
+        if k == "scheduler":
+            x += 0.8
+            pos[v] = (x, mid if controllers else top)
+            x += 0.8
+    x += 0.35
+    k_rows = min(len(kubelets), _ROWS_PER_COLUMN - 2) or 1
+    for i, v in enumerate(kubelets):
+        col, row = divmod(i, k_rows)
+        pos[v] = (x + 0.6 + col * 1.3, top - row * row_gap)
+    return pos
+
+
+def _clip(c: tuple[float, float], half: tuple[float, float], towards: tuple[float, float],
+          pad: float = 0.04) -> tuple[float, float]:
+    """Where the segment from the centre ``c`` towards ``towards`` leaves a box of half-size ``half``."""
+    dx, dy = towards[0] - c[0], towards[1] - c[1]
+    if dx == 0 and dy == 0:
+        return c
+    hw, hh = half[0] + pad, half[1] + pad
+    t = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
+    return (c[0] + dx * t, c[1] + dy * t)
+
+
+def _groups(g: nx.DiGraph, pos: Mapping[str, tuple[float, float]]) -> dict[str, tuple[float, float, float, float]]:
+    """Bounding boxes ``(x0, y0, x1, y1)`` of the multi-member groups, with a margin."""
+    out = {}
+    for group in ("kube-apiserver", "kube-controller-manager", "kubelet"):
+        members = [v for v, d in g.nodes(data=True) if d.get("group") == group and v in pos]
+        if not members:
+            continue
+        xs0 = [pos[v][0] - _HALF[g.nodes[v]["kind"]][0] for v in members]
+        xs1 = [pos[v][0] + _HALF[g.nodes[v]["kind"]][0] for v in members]
+        ys0 = [pos[v][1] - _HALF[g.nodes[v]["kind"]][1] for v in members]
+        ys1 = [pos[v][1] + _HALF[g.nodes[v]["kind"]][1] for v in members]
+        out[group] = (min(xs0) - 0.12, min(ys0) - 0.12, max(xs1) + 0.12, max(ys1) + 0.3)
+    return out
+
+
+def _anchor(g: nx.DiGraph, v: str, pos: Mapping, boxes: Mapping) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Centre and half-size used for un-highlighted edges: a group's box for controllers and kubelets."""
+    group = g.nodes[v].get("group")
+    if g.nodes[v].get("kind") in ("controller", "kubelet") and group in boxes:
+        x0, y0, x1, y1 = boxes[group]
+        return ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) / 2, (y1 - y0) / 2)
+    return pos[v], _HALF[g.nodes[v]["kind"]]
+
+
+def _arrow(ax: Axes, a: tuple[float, float], b: tuple[float, float], *, color: str, lw: float, rad: float = 0.0,
+           zorder: float = 1, ls: str = "-") -> None:
+    ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=color, lw=lw, ls=ls,
+                                 connectionstyle=f"arc3,rad={rad}", zorder=zorder, shrinkA=0, shrinkB=0))
+
+
+def _mid(a: tuple[float, float], b: tuple[float, float], rad: float) -> tuple[float, float]:
+    """Midpoint of an ``arc3`` connection (matplotlib's control point is offset by ``rad`` times the length)."""
+    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    return (mx + rad * dy / 2, my - rad * dx / 2)
+
+
+def _numbers(nums: Sequence[int]) -> str:
+    if len(nums) <= 3:
+        return ",".join(str(n) for n in nums)
+    return f"{nums[0]},…,{nums[-1]}"
+
+
+def _hop_path(g: nx.DiGraph, a: str, b: str) -> list[str]:
+    if g.has_edge(a, b):
+        return [a, b]
+    try:
+        return nx.shortest_path(g, a, b)
+    except (nx.NetworkXNoPath, nx.NodeNotFound):
+        return [a, b]
+
+
+def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | None = None, *,
+                         title: str | None = None) -> Axes:
+    """Draw the component graph on ``ax`` with a fixed layout; optionally number the hops of a request.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`component_graph`.
+    ax : matplotlib.axes.Axes
+        Cleared first.
+    highlight : iterable of hop dicts or of node names, optional
+        Hops (from :func:`apply_hops`, each with ``from``, ``to`` and
+        ``step``) are drawn as numbered arrows along their path in the graph,
+        the last one in orange, earlier ones in blue; the nodes they touched
+        get a bold border. Plain node names are only outlined.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+
+    See Also
+    --------
+    component_graph, component_layout, hops_figure
+
+    Notes
+    -----
+    Without highlights, the edges of the controllers and of the kubelets are
+    drawn once per group (kube-controller-manager, the kubelets): every
+    member has the same two edges (a write into authentication, a watch from
+    the watch cache), and twenty parallel arrows would say nothing more.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> g = nx.DiGraph()
+    >>> g.add_node("kubectl", kind="client", group="kubectl", label="kubectl")
+    >>> g.add_node("authentication", kind="stage", group="kube-apiserver", label="authentication")
+    >>> g.add_edge("kubectl", "authentication", flow="write")
+    >>> ax = Figure().add_subplot()
+    >>> draw_component_graph(g, ax, highlight=[{"step": 1, "from": "kubectl", "to": "authentication"}]) is ax
+    True
+    """
+    ax.clear()
+    pos = component_layout(g)
+    boxes = _groups(g, pos)
+    hops: list[Mapping[str, Any]] = []
+    marked: set[str] = set()
+    for h in highlight or ():
+        if isinstance(h, Mapping):
+            hops.append(h)
+        else:
+            marked.add(str(h))
+
+    # group frames
+    titles = {"kube-apiserver": "kube-apiserver", "kube-controller-manager": "kube-controller-manager",
+              "kubelet": "kubelet (one per node)"}
+    for group, (x0, y0, x1, y1) in boxes.items():
+        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                    fc="none", ec=_GROUP_EC[group], lw=1.2, ls="--", zorder=0))
+        ax.text(x0 + 0.1, y1 - 0.06, titles[group], ha="left", va="top", fontsize=8, color=_GROUP_EC[group],
+                fontweight="bold", zorder=1)
+
+    # plain edges, bundled per group
+    drawn: set[tuple] = set()
+    for u, v, d in g.edges(data=True):
+        cu, hu = _anchor(g, u, pos, boxes)
+        cv, hv = _anchor(g, v, pos, boxes)
+        key = (cu, cv)
+        if key in drawn:
+            continue
+        drawn.add(key)
+        a, b = _clip(cu, hu, cv), _clip(cv, hv, cu)
+        _arrow(ax, a, b, color=_EDGE, lw=0.9, zorder=1)
+        m = _mid(a, b, 0.0)
+        ax.text(m[0], m[1], d.get("flow", ""), fontsize=6.5, color="#616161", ha="center", va="center", zorder=2,
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
+
+    # hops
+    touched: set[str] = set()
+    seg_steps: dict[tuple[str, str], list[int]] = {}
+    last_step = hops[-1].get("step", len(hops)) if hops else None
+    current_segments: set[tuple[str, str]] = set()
+    for i, h in enumerate(hops):
+        step = int(h.get("step", i + 1))
+        path = _hop_path(g, h["from"], h["to"])
+        touched.update(p for p in path if p in g)
+        segs = list(zip(path, path[1:]))
+        for j, seg in enumerate(segs):
+            lst = seg_steps.setdefault(seg, [])
+            if j == len(segs) - 1 and step not in lst:  # number only where the hop arrives
+                lst.append(step)
+            if step == last_step:
+                current_segments.add(seg)
+    for (u, v), steps in seg_steps.items():
+        if u not in pos or v not in pos:
+            continue
+        now = (u, v) in current_segments
+        hu, hv = _HALF[g.nodes[u]["kind"]], _HALF[g.nodes[v]["kind"]]
+        rad = 0.12 if g.nodes[u].get("kind") in ("stage",) and g.nodes[v].get("kind") in ("stage", "store") else 0.18
+        a, b = _clip(pos[u], hu, pos[v]), _clip(pos[v], hv, pos[u])
+        _arrow(ax, a, b, color=_NOW if now else _PAST, lw=2.6 if now else 1.6, rad=rad, zorder=4)
+        if not steps:
+            continue
+        m = _mid(a, b, rad)
+        ax.text(m[0], m[1], _numbers(steps), fontsize=7.5, fontweight="bold", ha="center", va="center", zorder=6,
+                color="white", bbox=dict(boxstyle="round,pad=0.18", fc=_NOW if now else _PAST, ec="none"))
+
+    # nodes
+    current_target = hops[-1]["to"] if hops else None
+    for v, d in g.nodes(data=True):
+        kind = d.get("kind", "stage")
+        x, y = pos[v]
+        hw, hh = _HALF[kind]
+        hot = v in touched or v in marked
+        fc = "#ffe0b2" if v == current_target else _FC[kind]
+        ax.add_patch(FancyBboxPatch((x - hw, y - hh), 2 * hw, 2 * hh, boxstyle="round,pad=0.0,rounding_size=0.08",
+                                    fc=fc, ec=_NOW if v == current_target else _EC[kind], lw=2.2 if hot else 0.9,
+                                    zorder=3))
+        label = d.get("label", v)
+        size = 8.0 if kind not in ("controller", "kubelet") else (7.0 if len(label) <= 28 else 6.4)
+        ax.text(x, y, label, ha="center", va="center", fontsize=size, zorder=5,
+                fontweight="bold" if hot else "normal")
+
+    xs = [p[0] for p in pos.values()] or [0.0]
+    ys = [p[1] for p in pos.values()] or [0.0]
+    x_lo = min(min(xs) - 1.0, min((b[0] for b in boxes.values()), default=0.0) - 0.1)
+    x_hi = max(max(xs) + 1.0, max((b[2] for b in boxes.values()), default=0.0) + 0.1)
+    y_lo = min(min(ys) - 0.4, min((b[1] for b in boxes.values()), default=0.0) - 0.1)
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, max(ys) + 0.55)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    if hops:
+        handles = [Patch(fc=_PAST, label="hops so far (numbered)"), Patch(fc=_NOW, label=f"hop {last_step}")]
+        ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, ncol=2,
+                  bbox_to_anchor=(0.0, 0.0))
+    return ax
+
+
+def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, title: str | None = None) -> Figure:
+    """A new Figure sized to the graph, with :func:`draw_component_graph` on it.
+
+    Parameters
+    ----------
+    g, highlight, title
+        As for :func:`draw_component_graph`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not shown; a notebook cell displays it by ending with it.
+
+    Examples
+    --------
+    >>> g = nx.DiGraph(); g.add_node("etcd", kind="store", group="etcd", label="etcd")
+    >>> len(component_figure(g).axes)
+    1
+    """
+    pos = component_layout(g)
+    xs = [p[0] for p in pos.values()] or [0.0]
+    ys = [p[1] for p in pos.values()] or [0.0]
+    width_units = max(xs) - min(xs) + 2.4
+    height_units = max(ys) - min(ys) + 1.2
+    scale = min(1.05, 13.0 / width_units)
+    fig = detached_figure(width_units * scale, height_units * scale + (0.5 if title else 0.2))
+    ax = fig.add_axes((0.0, 0.03, 1.0, 0.92 if title else 0.96))
+    draw_component_graph(g, ax, highlight, title=title)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# one apply, hop by hop
+
+_DELIVERY = re.compile(r"\s*(.+?) \((ADDED|MODIFIED|DELETED|BOOKMARK)\)\s*$")
+
+
+def _deliveries(detail: str) -> dict[str, str]:
+    """``"event queued for a (ADDED), b (MODIFIED)"`` -> ``{"a": "ADDED", "b": "MODIFIED"}``."""
+    text = detail.removeprefix("event queued for ")
+    out: dict[str, str] = {}
+    if text == "no watcher":
+        return out
+    for part in text.split(", "):
+        m = _DELIVERY.match(part)
+        if m:
+            out.setdefault(m.group(1), m.group(2))
+    return out
+
+
+_STORAGE = re.compile(r"^(ADDED|MODIFIED|DELETED) (\S+) at resourceVersion (\d+)$")
+
+
+def _component_nodes(cluster: Any, g: nx.DiGraph) -> tuple[dict[str, str], dict[str, str]]:
+    """Audit-log component -> graph node, and graph node -> the watching process's name."""
+    node_of: dict[str, str] = {"kubectl": KUBECTL, _SCHEDULER_COMPONENT: KUBE_SCHEDULER}
+    process: dict[str, str] = {}
+    kcm = getattr(getattr(getattr(cluster, "informers", None), "client", None), "component", "kube-controller-manager")
+    sched = getattr(getattr(getattr(cluster, "scheduler_informers", None), "client", None), "component",
+                    _SCHEDULER_COMPONENT)
+    for v, d in g.nodes(data=True):
+        if d.get("kind") == "controller":
+            node_of[d.get("component", v)] = v
+            node_of[v] = v
+            process[v] = kcm
+        elif d.get("kind") == "kubelet":
+            node_of[v] = v
+            process[v] = v
+    process[KUBE_SCHEDULER] = sched
+    return node_of, process
+
+
+def _verb_text(rec: Mapping[str, Any]) -> str:
+    res = rec["resource"]
+    name = rec.get("name") or ""
+    ns = rec.get("namespace") or ""
+    target = (f"{ns}/{name}" if ns else name) if name else (f"in namespace {ns}" if ns else "")
+    return f"{rec['verb']} {res} {target}".strip()
+
+
+def apply_hops(cluster: Any, obj: Mapping[str, Any], until_seconds: float, *, graph: nx.DiGraph | None = None,
+               status_updates: bool = True) -> list[dict]:
+    """Apply ``obj`` with request tracing on, run the clock to ``until_seconds``, and list the hops it caused.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A running :class:`~kubenotes.sim.cluster.Cluster`; it is changed (the
+        object is applied and the clock advanced).
+    obj : mapping
+        What ``kubectl apply -f`` would send (a Deployment, a ReplicaSet, a Pod...).
+    until_seconds : float
+        Virtual time to run to (absolute, as :meth:`Cluster.run`).
+    graph : networkx.DiGraph, optional
+        The component graph hops refer to (default: :func:`component_graph` of ``cluster``).
+    status_updates : bool
+        Keep the controllers' writes to the status of objects they own
+        (``update replicasets/status``...); False keeps only the writes that
+        carry the object forward (creates, bindings, the kubelet's pod status).
+
+    Returns
+    -------
+    list[dict]
+        In order, each ``{"step", "time", "from", "to", "what", "request"}``:
+        ``step`` counts from 1, ``time`` is virtual seconds, ``from``/``to``
+        are nodes of the component graph, ``what`` says what travelled, and
+        ``request`` is the index of the request record in
+        ``cluster.server.request_trace`` (None for watch hops). ``kubectl``'s
+        request is followed stage by stage (authentication, authorization,
+        mutating admission, validation, validating admission, etcd); every
+        later request is two hops (component -> authentication,
+        authentication -> etcd); each component's reaction starts with a
+        watch hop etcd -> component (through the watch cache) naming the
+        event that woke it.
+
+    Raises
+    ------
+    ApiError
+        When the apply itself is refused (403, 422...): nothing is stored and there is nothing to follow.
+
+    See Also
+    --------
+    hops_table, hops_figure, component_graph
+
+    Notes
+    -----
+    The hops are derived, not guessed: every request record of the trace
+    names its user, verb, object and the watchers its event was queued for;
+    the audit log gives each created object's controller owner. A write
+    belongs to the apply when it touches the applied object or an object
+    created, directly or transitively, with an owner reference to it. Its
+    trigger (the watch hop) is the latest earlier write by another component,
+    delivered to the writing process, of the same object, of one of its
+    children, or (for a create) of its owner; a component's further writes
+    with the same trigger share one watch hop.
+    Events (``kind: Event``) and failed requests are left out.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> c = Cluster.from_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+    ... ''', controllers=[])
+    >>> c.run(until=1)  # the components list and start watching
+    >>> pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
+    ...        "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27"}]}}
+    >>> hops = apply_hops(c, pod, until_seconds=5)
+    >>> [(h["from"], h["to"]) for h in hops][6:9]
+    [('etcd', 'kube-scheduler'), ('kube-scheduler', 'authentication'), ('authentication', 'etcd')]
+    >>> hops[7]["what"], hops[-3]["what"].split(" (")[0]
+    ('create pods/binding default/web (node=n1)', 'watch: ADDED Pod default/web')
+    """
+    from kubenotes.apiserver.resources import resource_for_kind
+
+    g = graph if graph is not None else component_graph(cluster)
+    server = cluster.server
+    was_on = server.request_trace is not None
+    trace = server.trace_requests(True)
+    start = len(trace)
+    audit_start = len(cluster.audit_log)
+    try:
+        cluster.apply(dict(obj))
+        cluster.run(until=until_seconds)
+    finally:
+        if not was_on:
+            server.trace_requests(False)
+    audit = {e.resource_version: e for e in cluster.audit_log[audit_start:]}
+    node_of, process = _component_nodes(cluster, g)
+
+    ri = resource_for_kind(obj.get("kind", ""), obj.get("apiVersion"))
+    md = obj.get("metadata") or {}
+    root = (ri.kind, (md.get("namespace") or "default") if ri.namespaced else "", md.get("name", ""))
+    related: set[tuple[str, str, str]] = {root}
+    owner: dict[tuple, tuple] = {}
+
+    writes: list[dict] = []  # committed, related writes in order
+    for idx in range(start, len(trace)):
+        rec = trace[idx]
+        if rec["verb"] in _READ_VERBS or rec.get("code") != 200:
+            continue
+        storage = next((s for s in rec["steps"] if s["step"] == "storage"), None)
+        if storage is None:
+            continue
+        m = _STORAGE.match(storage["detail"])
+        if m is None:
+            continue
+        entry = audit.get(m.group(3))
+        if entry is None or entry.kind == "Event":
+            continue
+        key = (entry.kind, entry.namespace, entry.name)
+        if key not in related:
+            ok = False
+            if entry.verb == "create" and entry.detail.startswith("owner="):
+                okind, _, oname = entry.detail[len("owner="):].partition("/")
+                parent = (okind, entry.namespace, oname)
+                if parent in related:
+                    owner[key] = parent
+                    related.add(key)
+                    ok = True
+            if not ok:
+                continue
+        comp = node_of.get(rec["component"], rec["component"] if rec["component"] in g else None)
+        if comp is None:
+            continue
+        watch = next((s for s in rec["steps"] if s["step"] == "watch"), None)
+        if not status_updates and rec["resource"].endswith("/status") and comp in process and \
+                g.nodes[comp].get("kind") == "controller":
+            continue
+        writes.append({"index": idx, "rec": rec, "node": comp, "key": key, "event": m.group(1), "rv": m.group(3),
+                       "etcd_key": m.group(2), "entry": entry,
+                       "delivered": _deliveries(watch["detail"]) if watch else {}})
+
+    hops: list[dict] = []
+
+    def hop(t: float, a: str, b: str, what: str, request: int | None) -> None:
+        hops.append({"step": len(hops) + 1, "time": float(t), "from": a, "to": b, "what": what, "request": request})
+
+    last_trigger: dict[str, int] = {}  # node -> position in `writes` of the event that last woke it
+    for pos_i, w in enumerate(writes):
+        rec, node, key = w["rec"], w["node"], w["key"]
+        steps = rec["steps"]
+        if node == KUBECTL or node not in process:
+            # the user's own request: every stage of the handler chain
+            hop(rec["time"], node, APISERVER_STAGES[0], f"{_verb_text(rec)} (as {rec['user']})", w["index"])
+            by = {s["step"]: s["detail"] for s in steps}
+            mut = [s["step"].split(": ", 1)[1] for s in steps if s["step"].startswith("mutating admission: ")]
+            changed = [s["step"].split(": ", 1)[1] for s in steps if s["step"].startswith("mutating admission: ")
+                       and s["detail"] == "changed the object"]
+            val = [s["step"].split(": ", 1)[1] for s in steps if s["step"].startswith("validating admission: ")]
+            hop(rec["time"], "authentication", "authorization", f"authenticated: {by.get('authentication', '')}",
+                w["index"])
+            hop(rec["time"], "authorization", "mutating admission",
+                f"authorized: {by.get('authorization', 'AlwaysAllow').rstrip(': ')}", w["index"])
+            hop(rec["time"], "mutating admission", "validation",
+                "mutating admission: " + (", ".join(mut) + " ran; " + (", ".join(changed) + " changed the object"
+                                                                       if changed else "none changed the object")
+                                          if mut else "no plugin enabled"), w["index"])
+            hop(rec["time"], "validation", "validating admission",
+                f"validation: {by.get('validation', 'not enabled')}", w["index"])
+            hop(rec["time"], "validating admission", ETCD,
+                "validating admission: " + (", ".join(val) + " admitted" if val else "no plugin enabled")
+                + f"; stored {w['etcd_key']} at resourceVersion {w['rv']}", w["index"])
+            continue
+        proc = process[node]
+        parent = owner.get(key)
+        trigger = None
+        for j in range(pos_i - 1, -1, -1):
+            p = writes[j]
+            if proc not in p["delivered"] or p["node"] == node:
+                continue
+            creates_child = w["entry"].verb == "create" and p["key"] == parent
+            if p["key"] == key or creates_child or owner.get(p["key"]) == key:
+                trigger = j
+                break
+        if trigger is not None and trigger != last_trigger.get(node):
+            p = writes[trigger]
+            kind, ns, name = p["key"]
+            when = "" if p["rec"]["time"] == rec["time"] else f", delivered at t={_seconds(p['rec']['time'])} s"
+            hop(rec["time"], ETCD, node, f"watch: {p['delivered'][proc]} {kind} {ns + '/' if ns else ''}{name} "
+                                         f"(resourceVersion {p['rv']}{when})", None)
+            last_trigger[node] = trigger
+        detail = w["entry"].detail
+        hop(rec["time"], node, APISERVER_STAGES[0],
+            f"{_verb_text(rec)}" + (f" ({detail})" if detail else ""), w["index"])
+        authz = next((s["detail"] for s in steps if s["step"] == "authorization"), "AlwaysAllow")
+        hop(rec["time"], APISERVER_STAGES[0], ETCD,
+            f"as {rec['user']}: {authz.split(':', 1)[0]}; {w['event']} {w['etcd_key']} at resourceVersion {w['rv']}",
+            w["index"])
+    return hops
+
+
+def hops_table(hops: Sequence[Mapping[str, Any]], *, current: int | None = None, window: int | None = None) -> Html:
+    """The hops of :func:`apply_hops` as a compact table (step, time, from, to, what).
+
+    Parameters
+    ----------
+    hops : sequence of dict
+    current : int, optional
+        Step to highlight; later steps are left out (None: every hop given, none highlighted).
+    window : int, optional
+        Show only this many steps, ending at ``current`` (or at the last).
+
+    Returns
+    -------
+    Html
+
+    Examples
+    --------
+    >>> t = hops_table([{"step": 1, "time": 5.0, "from": "kubectl", "to": "authentication", "what": "create"}])
+    >>> "kubectl" in t and "<table" in t
+    True
+    """
+    shown = [h for h in hops if current is None or int(h["step"]) <= current]
+    if window is not None:
+        shown = shown[-window:]
+    rows = []
+    for h in shown:
+        now = current is not None and int(h["step"]) == current
+        css = "background:#fff3e0;font-weight:bold" if now else ""
+        rows.append([(_e(h["step"]), css), (_e(_seconds(h["time"])), css), (_e(h["from"]), css),
+                     (_e(h["to"]), css), (_e(h["what"]), css)])
+    return _table(["#", "time (s)", "from", "to", "what"], rows)
+
+
+def hops_figure(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], upto: int | None = None, *,
+                title: str | None = None) -> Figure:
+    """The component graph with the first ``upto`` hops drawn (all when None).
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`component_graph`.
+    hops : sequence of dict
+        From :func:`apply_hops`.
+    upto : int, optional
+        How many hops to draw; the last one drawn is the current one (orange).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    See Also
+    --------
+    draw_component_graph, apply_panel
+
+    Examples
+    --------
+    >>> g = nx.DiGraph(); g.add_node("kubectl", kind="client", group="kubectl", label="kubectl")
+    >>> hops_figure(g, []).axes[0].get_title()
+    ''
+    """
+    upto = len(hops) if upto is None else upto
+    return component_figure(g, list(hops[:upto]), title=title)
+
+
+def _png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=80)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], *, start: int = 1, window: int = 6,
+                title: str = "") -> Any:
+    """The chapter's widget: a hop slider over the component graph, with the latest hops as a table.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`component_graph`.
+    hops : sequence of dict
+        From :func:`apply_hops`.
+    start : int
+        The slider's first value (which hop is shown at first).
+    window : int
+        Rows of the table under the graph (the hops up to the slider's).
+    title : str
+        Figure title prefix.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`. Each picture is drawn
+        once and cached as a PNG, so moving back and forth re-renders in
+        milliseconds.
+    """
+    import ipywidgets as widgets
+    from IPython.display import Image
+
+    from kubenotes.viz.widgets import live_panel
+
+    hops = list(hops)
+
+    @functools.lru_cache(maxsize=None)
+    def picture(k: int) -> bytes:
+        h = hops[k - 1]
+        label = f"{title}hop {k}/{len(hops)} at t={_seconds(h['time'])} s: {h['from']} -> {h['to']}"
+        return _png(hops_figure(g, hops, k, title=label))
+
+    def update(hop: int) -> Any:
+        return [Image(data=picture(hop), format="png"), hops_table(hops, current=hop, window=window)]
+
+    slider = widgets.IntSlider(value=max(1, min(start, len(hops))), min=1, max=max(1, len(hops)), step=1,
+                               description="hop", continuous_update=False,
+                               layout=widgets.Layout(width="520px"))
+    return live_panel(update, {"hop": slider}, columns=1)
+
+
+# ---------------------------------------------------------------------------
+# inside one informer: client-go's List-Watch machinery
+
+#: client-go's pieces between the API server and a controller's Reconcile, with fixed positions.
+_INFORMER_NODES: tuple[tuple[str, str, tuple[float, float]], ...] = (
+    ("kube-apiserver", "server", (0.0, 0.8)),
+    ("Reflector", "informer", (2.5, 2.0)),
+    ("DeltaFIFO", "informer", (5.0, 2.0)),
+    ("Indexer", "informer", (7.5, 2.0)),
+    ("event handlers", "informer", (5.0, 1.0)),
+    ("Lister", "informer", (7.5, 1.0)),
+    ("workqueue", "controller", (5.0, -0.4)),
+    ("Reconcile", "controller", (2.5, -0.4)),
+)
+_INFORMER_EDGES: tuple[tuple[str, str, str], ...] = (
+    ("kube-apiserver", "Reflector", "LIST, then WATCH"),
+    ("Reflector", "DeltaFIFO", "deltas"),
+    ("DeltaFIFO", "Indexer", "Pop: store"),
+    ("DeltaFIFO", "event handlers", "Pop: notify"),
+    ("Indexer", "Lister", "cached objects"),
+    ("event handlers", "workqueue", "enqueue key"),
+    ("workqueue", "Reconcile", "next key"),
+    ("Lister", "Reconcile", "reads (no API call)"),
+    ("Reconcile", "kube-apiserver", "writes"),
+)
+_INFORMER_LABEL = {"event handlers": "event handlers\nOnAdd / OnUpdate / OnDelete",
+                   "Indexer": "Indexer\n(the local cache)", "Reconcile": "worker: Reconcile(key)",
+                   "workqueue": "workqueue\n(rate-limited)", "kube-apiserver": "kube-apiserver\n(watch cache)"}
+
+
+def informer_graph() -> nx.DiGraph:
+    """client-go's List-Watch machinery as a graph: API server -> Reflector -> DeltaFIFO -> cache and handlers -> Reconcile.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes named as client-go names the types (``Reflector``,
+        ``DeltaFIFO``, ``Indexer``, ``Lister``, the workqueue) with
+        attributes ``kind`` (``server``, ``informer``, ``controller``),
+        ``pos`` (fixed ``(x, y)``) and ``label``; edges with ``flow``.
+
+    See Also
+    --------
+    draw_informer_graph, informer_figure
+
+    Notes
+    -----
+    One informer per resource is shared by every controller of a process
+    (:class:`~kubenotes.client.informer.SharedInformerFactory`); each
+    controller has its own handlers, workqueue and workers.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/{reflector.go,delta_fifo.go,shared_informer.go}
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/util/workqueue/rate_limiting_queue.go
+    https://github.com/kubernetes/sample-controller/blob/master/docs/controller-client-go.md
+
+    Examples
+    --------
+    >>> g = informer_graph()
+    >>> nx.shortest_path(g, "kube-apiserver", "workqueue")
+    ['kube-apiserver', 'Reflector', 'DeltaFIFO', 'event handlers', 'workqueue']
+    >>> g.edges["Lister", "Reconcile"]["flow"]
+    'reads (no API call)'
+    """
+    g = nx.DiGraph()
+    for name, kind, xy in _INFORMER_NODES:
+        g.add_node(name, kind=kind, pos=xy, label=_INFORMER_LABEL.get(name, name))
+    for a, b, flow in _INFORMER_EDGES:
+        g.add_edge(a, b, flow=flow)
+    return g
+
+
+def draw_informer_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[str] = (), *, title: str | None = None) -> Axes:
+    """Draw :func:`informer_graph` with its fixed positions; ``highlight`` nodes and the edges between them in orange.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+    ax : matplotlib.axes.Axes
+        Cleared first.
+    highlight : iterable of str
+        Node names, e.g. a path such as ``["kube-apiserver", "Reflector", "DeltaFIFO"]``.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = draw_informer_graph(informer_graph(), Figure().add_subplot(), ["Lister", "Reconcile"])
+    >>> "Lister" in [t.get_text() for t in ax.texts]
+    True
+    """
+    ax.clear()
+    hot = set(highlight)
+    half = (0.85, 0.28)
+    frames = {"informer": ("shared informer (one per resource per process)", "#1565c0"),
+              "controller": ("controller", "#f9a825")}
+    for kind, (label, colour) in frames.items():
+        members = [d["pos"] for _, d in g.nodes(data=True) if d["kind"] == kind]
+        if not members:
+            continue
+        x0, x1 = min(x for x, _ in members) - half[0] - 0.15, max(x for x, _ in members) + half[0] + 0.15
+        y0, y1 = min(y for _, y in members) - half[1] - 0.15, max(y for _, y in members) + half[1] + 0.4
+        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                    fc="none", ec=colour, lw=1.2, ls="--", zorder=0))
+        ax.text(x0 + 0.1, y1 - 0.06, label, ha="left", va="top", fontsize=8, color=colour, fontweight="bold")
+    for u, v, d in g.edges(data=True):
+        a, b = g.nodes[u]["pos"], g.nodes[v]["pos"]
+        on = u in hot and v in hot
+        rad = -0.85 if (u, v) == ("Lister", "Reconcile") else 0.0
+        pa, pb = _clip(a, half, b), _clip(b, half, a)
+        _arrow(ax, pa, pb, color=_NOW if on else "#757575", lw=2.4 if on else 1.0, rad=rad, zorder=1)
+        m = _mid(pa, pb, rad)
+        ax.text(m[0], m[1], d["flow"], fontsize=7, ha="center", va="center", zorder=2,
+                color=_NOW if on else "#424242", bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none"))
+    colours = {"server": ("#e3f2fd", "#1565c0"), "informer": ("#ffffff", "#1565c0"),
+               "controller": ("#fff8e1", "#f9a825")}
+    for v, d in g.nodes(data=True):
+        x, y = d["pos"]
+        fc, ec = colours[d["kind"]]
+        on = v in hot
+        ax.add_patch(FancyBboxPatch((x - half[0], y - half[1]), 2 * half[0], 2 * half[1],
+                                    boxstyle="round,pad=0.0,rounding_size=0.08", fc="#ffe0b2" if on else fc,
+                                    ec=_NOW if on else ec, lw=2.2 if on else 1.0, zorder=3))
+        ax.text(x, y, d["label"], ha="center", va="center", fontsize=8, zorder=5,
+                fontweight="bold" if on else "normal")
+    xs = [d["pos"][0] for _, d in g.nodes(data=True)]
+    ys = [d["pos"][1] for _, d in g.nodes(data=True)]
+    ax.set_xlim(min(xs) - 1.2, max(xs) + 1.3)
+    ax.set_ylim(min(ys) - 1.15, max(ys) + 0.75)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) -> Figure:
+    """A new Figure with :func:`draw_informer_graph` of :func:`informer_graph`.
+
+    Parameters
+    ----------
+    highlight : iterable of str
+        Node names to highlight (with the edges between them).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> len(informer_figure(["Reflector"]).axes)
+    1
+    """
+    fig = detached_figure(10.0, 4.9 if title else 4.6)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 0.93 if title else 1.0))
+    draw_informer_graph(informer_graph(), ax, highlight, title=title)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# List-Watch tables
+
+
+def _event_parts(ev: Any) -> tuple[str, dict]:
+    if isinstance(ev, Mapping):
+        return ev.get("type", ""), ev.get("object") or {}
+    return ev.type, ev.object
+
+
+def _what(obj: Mapping[str, Any]) -> str:
+    """A few words on the fields a chapter watches change (phase, node, replicas, data)."""
+    kind = obj.get("kind", "")
+    spec, st = obj.get("spec") or {}, obj.get("status") or {}
+    md = obj.get("metadata") or {}
+    parts = []
+    if kind == "Pod":
+        if spec.get("nodeName"):
+            parts.append(f"nodeName={spec['nodeName']}")
+        if st.get("phase"):
+            parts.append(f"phase={st['phase']}")
+        ready = next((c.get("status") for c in st.get("conditions") or () if c.get("type") == "Ready"), None)
+        if ready:
+            parts.append(f"Ready={ready}")
+        if md.get("deletionTimestamp"):
+            parts.append("terminating")
+    elif "replicas" in spec:
+        parts.append(f"spec.replicas={spec['replicas']}")
+        if "readyReplicas" in st or "replicas" in st:
+            parts.append(f"status.replicas={st.get('replicas', 0)} ready={st.get('readyReplicas', 0)}")
+    elif kind == "ConfigMap":
+        parts.append(", ".join(f"{k}={v}" for k, v in sorted((obj.get("data") or {}).items())))
+    return " ".join(p for p in parts if p)
+
+
+def watch_stream_table(events: Iterable[Any]) -> Html:
+    """A watch stream, one row per event: type, object, resourceVersion, and what it says.
+
+    Parameters
+    ----------
+    events : iterable of WatchEvent or dict
+        What :meth:`Watch.pop_all` returned (or ``{"type", "object"}`` dicts).
+
+    Returns
+    -------
+    Html
+        Columns ``type``, ``kind``, ``namespace/name``, ``resourceVersion``,
+        ``what`` (for Pods: ``nodeName``, ``phase``, ``Ready``; for workloads:
+        replicas; for ConfigMaps: data).
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.watch import WatchEvent
+    >>> t = watch_stream_table([WatchEvent("ADDED", {"kind": "Pod", "metadata": {"namespace": "default",
+    ...     "name": "web", "resourceVersion": "7"}, "status": {"phase": "Pending"}})])
+    >>> "phase=Pending" in t and ">7<" in t
+    True
+    """
+    colour = {"ADDED": _GREEN, "MODIFIED": "#1565c0", "DELETED": _RED, "BOOKMARK": _GREY, "ERROR": _RED}
+    rows = []
+    for ev in events:
+        t, obj = _event_parts(ev)
+        md = obj.get("metadata") or {}
+        ns = md.get("namespace") or ""
+        rows.append([(f'<b style="color:{colour.get(t, "#000")}">{_e(t)}</b>', ""), (_e(obj.get("kind", "")), ""),
+                     (_e(f"{ns}/{md.get('name', '')}" if ns else md.get("name", "")), ""),
+                     (_e(md.get("resourceVersion", "")), "text-align:right"), (_e(_what(obj)), "")])
+    return _table(["type", "kind", "namespace/name", "resourceVersion", "what"], rows)
+
+
+def request_trace_table(trace_record: Mapping[str, Any]) -> Html:
+    """One request's path through kube-apiserver: a row per step, with the outcome.
+
+    Parameters
+    ----------
+    trace_record : dict
+        One record of :meth:`APIServer.trace_requests` (``time``, ``user``,
+        ``verb``, ``resource``, ``namespace``, ``name``, ``code``, ``steps``).
+
+    Returns
+    -------
+    Html
+        A caption with the request and its HTTP code, then ``step`` and
+        ``detail`` per step; a refused request ends with its ``response``
+        step (the Status message), in red.
+
+    Examples
+    --------
+    >>> rec = {"time": 0.0, "user": "u", "verb": "create", "resource": "pods", "namespace": "default", "name": "",
+    ...        "code": 403, "steps": [{"step": "authentication", "detail": "user 'u'"},
+    ...                               {"step": "response", "detail": "403 Forbidden: nope"}]}
+    >>> "403" in request_trace_table(rec)
+    True
+    """
+    code = trace_record.get("code", 200)
+    rows = []
+    for s in trace_record.get("steps", ()):
+        bad = s["step"] == "response" or (s["step"] == "authorization" and not s["detail"].startswith("Allow"))
+        css = f"color:{_RED}" if bad else ""
+        detail = s["detail"].removesuffix(": ") if s["step"] == "authorization" else s["detail"]
+        rows.append([(f"<b>{_e(s['step'])}</b>", css), (_e(detail), css)])
+    caption = (f"t={_seconds(trace_record.get('time', 0.0))} s  {trace_record.get('user', '')}: "
+               f"{_verb_text(trace_record)} -> {code}")
+    return _table(["step", "detail"], rows, caption=caption)
+
+
+def can_i_table(authorizer: Any, user: Any, resources: Sequence[str], namespace: str = "default",
+                verbs: Sequence[str] = ("get", "list", "watch", "create", "update", "delete")) -> Html:
+    """``kubectl auth can-i VERB RESOURCE -n NAMESPACE --as USER`` for a grid of verbs and resources.
+
+    Parameters
+    ----------
+    authorizer : RBACAuthorizer
+        Anything with ``can_i(attributes) -> bool``
+        (:class:`~kubenotes.apiserver.rbac.RBACAuthorizer`).
+    user : UserInfo
+    resources : sequence of str
+        Resource names (``pods``, ``secrets``, ``deployments``, ``pods/log``...).
+    namespace : str
+    verbs : sequence of str
+
+    Returns
+    -------
+    Html
+        One row per resource, one column per verb: ✓ allowed, ✗ not.
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.request import UserInfo
+    >>> class Reads:
+    ...     def can_i(self, attrs): return attrs.verb == "get"
+    >>> t = can_i_table(Reads(), UserInfo("jane"), ["pods"], verbs=("get", "delete"))
+    >>> t.count("✓"), t.count("✗")
+    (1, 1)
+    """
+    from kubenotes.apiserver.rbac import resource_attributes
+
+    yes = f'<b style="color:{_GREEN}">✓</b>'
+    no = f'<span style="color:{_RED}">✗</span>'
+    rows = []
+    for res in resources:
+        cells = [(f"<code>{_e(res)}</code>", "")]
+        for verb in verbs:
+            ok = authorizer.can_i(resource_attributes(user, verb, res, namespace))
+            cells.append((yes if ok else no, "text-align:center"))
+        rows.append(cells)
+    return _table([f"{getattr(user, 'name', user)} in {namespace}", *verbs], rows)
+
+
+def reflector_log_table(reflector: Any) -> Html:
+    """A reflector's history: every LIST, WATCH, watch end, 410 and relist, with its virtual time.
+
+    Parameters
+    ----------
+    reflector : Reflector or sequence of ``(time, action, detail)``
+        :class:`~kubenotes.client.informer.Reflector` (its ``log`` is read).
+
+    Returns
+    -------
+    Html
+
+    Examples
+    --------
+    >>> t = reflector_log_table([(0.0, "LIST", "3 pods at resourceVersion 4"), (2.0, "WATCH 410 Gone", "too old")])
+    >>> "410 Gone" in t
+    True
+    """
+    log = getattr(reflector, "log", reflector)
+    colour = {"LIST": _GREEN, "WATCH": "#1565c0", "WATCH 410 Gone": _RED}
+    rows = []
+    for t, action, detail in log:
+        c = colour.get(action, _GREY)
+        rows.append([(_e(_seconds(t)), "text-align:right"), (f'<b style="color:{c}">{_e(action)}</b>', ""),
+                     (_e(detail), "")])
+    return _table(["time (s)", "action", "detail"], rows)
+
+
+def cache_vs_store(informer: Any, server: Any, resource: str, namespace: str | None = None, *,
+                   label_selector: str = "") -> Html:
+    """An informer's cache beside the store: each object's resourceVersion in both, and whether they agree.
+
+    Parameters
+    ----------
+    informer : SharedIndexInformer
+        Its ``indexer`` is read (never changed).
+    server : APIServer
+        Its store is read directly (no request, no authorization).
+    resource : str
+        Any name ``kubectl get`` accepts (``pods``, ``deploy``...).
+    namespace : str, optional
+        Only this namespace.
+    label_selector : str, optional
+        Only objects whose labels match (``app=web``), in either.
+
+    Returns
+    -------
+    Html
+        One row per key in either: ``key``, cache resourceVersion, store
+        resourceVersion, and ``in sync``, ``stale (cache behind)``, ``not yet in
+        cache`` or ``deleted, cache still has it``.
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.server import APIServer
+    >>> from kubenotes.client import SharedInformerFactory
+    >>> api = APIServer(seed=0)
+    >>> f = SharedInformerFactory(api.client("kube-controller-manager"), api.env)
+    >>> inf = f.informer_for("configmaps"); f.start(); api.env.run(until=1)
+    >>> _ = api.client().create("configmaps", {"metadata": {"name": "a"}}, "default")
+    >>> "not yet in cache" in cache_vs_store(inf, api, "configmaps")
+    True
+    >>> api.env.run(until=2); "in sync" in cache_vs_store(inf, api, "configmaps")
+    True
+    """
+    from kubenotes.client.informer import meta_namespace_key
+
+    cached = {meta_namespace_key(o): o for o in informer.indexer.list()}
+    stored = {meta_namespace_key(o): o for o in server.list(resource, namespace)}
+    if namespace:
+        cached = {k: o for k, o in cached.items() if (o.get("metadata") or {}).get("namespace") == namespace}
+    if label_selector:
+        from kubenotes.api.selectors import parse_selector
+
+        sel = parse_selector(label_selector)
+        keep = {k for d in (cached, stored) for k, o in d.items()
+                if sel.matches((o.get("metadata") or {}).get("labels") or {})}
+        cached = {k: o for k, o in cached.items() if k in keep}
+        stored = {k: o for k, o in stored.items() if k in keep}
+    rows = []
+    for key in sorted(set(cached) | set(stored)):
+        c, s = cached.get(key), stored.get(key)
+        crv = (c or {}).get("metadata", {}).get("resourceVersion", "")
+        srv = (s or {}).get("metadata", {}).get("resourceVersion", "")
+        if c is None:
+            verdict, colour = "not yet in cache", _RED
+        elif s is None:
+            verdict, colour = "deleted, cache still has it", _RED
+        elif crv == srv:
+            verdict, colour = "in sync", _GREEN
+        else:
+            verdict, colour = "stale (cache behind)", "#ef6c00"
+        rows.append([(_e(key), ""), (_e(crv or "-"), "text-align:right"), (_e(srv or "-"), "text-align:right"),
+                     (f'<b style="color:{colour}">{_e(verdict)}</b>', "")])
+    return _table(["key", "cache resourceVersion", "store resourceVersion", "cache vs store"], rows)
+
+
+# ---------------------------------------------------------------------------
+# a watch outage: resume or relist
+
+
+def watch_outage(writes_while_down: int, history_capacity: int = 10, *, objects: int = 3,
+                 seed: int = 0) -> dict:
+    """Break an informer's watch, write while it is down, and see whether the reflector resumes or relists.
+
+    An :class:`~kubenotes.apiserver.server.APIServer` with a watch history of
+    ``history_capacity`` events holds ``objects`` ConfigMaps; an informer
+    (kube-controller-manager's) lists and watches them. At t=1 s its watch
+    connection breaks (:meth:`Reflector.drop_watch`, reconnecting after 1 s);
+    meanwhile another client patches ConfigMap ``cm-0`` ``writes_while_down``
+    times. At t=2 s the reflector watches again from the last
+    resourceVersion it saw: if the history still holds every event after it,
+    the watch replays them (resume); otherwise the API server answers 410
+    Gone and the reflector LISTs again (relist).
+
+    Parameters
+    ----------
+    writes_while_down : int
+        Patches made while the watch is down (>= 0).
+    history_capacity : int
+        Events the API server keeps for resuming watches (>= 1).
+    objects : int
+        ConfigMaps created before the informer starts.
+    seed : int
+
+    Returns
+    -------
+    dict
+        ``relisted`` (bool), ``lists`` and ``watches`` (request counts),
+        ``last_seen`` (the resourceVersion the reflector resumed from),
+        ``oldest`` (the oldest resourceVersion still in the history when it
+        reconnected), ``revision`` (the store's), ``log`` (the reflector's
+        ``(time, action, detail)``), ``cache`` (``cm-0``'s data in the cache
+        at the end), plus ``informer`` and ``server`` for further tables.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``writes_while_down`` or a ``history_capacity`` below 1.
+
+    Notes
+    -----
+    Upstream's watch cache keeps between 100 and 102,400 (100 × 1024) events
+    per resource, resized to hold about ``eventFreshDuration`` (75 s) of
+    history; here it is one fixed capacity, so that a handful of writes is
+    enough to see a 410. The 410 itself is upstream's: reason ``Expired``,
+    ``too old resource version: <asked> (<oldest servable>)``.
+
+    Examples
+    --------
+    >>> watch_outage(2, history_capacity=10)["relisted"], watch_outage(12, history_capacity=10)["relisted"]
+    (False, True)
+    """
+    if writes_while_down < 0 or history_capacity < 1:
+        raise ValueError("writes_while_down must be >= 0 and history_capacity >= 1")
+    from kubenotes.apiserver.server import APIServer
+    from kubenotes.client import SharedInformerFactory
+
+    api = APIServer(seed=seed, history_capacity=history_capacity)
+    writer = api.client("kubectl")
+    for i in range(objects):
+        writer.create("configmaps", {"metadata": {"name": f"cm-{i}"}, "data": {"version": "0"}}, "default")
+    factory = SharedInformerFactory(api.client("kube-controller-manager"), api.env, seed=seed)
+    inf = factory.informer_for("configmaps")
+    factory.start()
+    api.env.run(until=1)
+    reflector = inf.reflector
+    last_seen = reflector.last_sync_resource_version
+    reflector.drop_watch(reconnect_after_seconds=1.0)
+    for i in range(writes_while_down):
+        writer.patch("configmaps", "cm-0", {"data": {"version": str(i + 1)}}, "default")
+    oldest = api.store.oldest_revision
+    api.env.run(until=3)
+    return {"relisted": reflector.lists > 1, "lists": reflector.lists, "watches": reflector.watches,
+            "last_seen": last_seen, "oldest": oldest, "revision": api.store.revision, "log": list(reflector.log),
+            "cache": dict((inf.lister.get("default", "cm-0") or {}).get("data") or {}),
+            "informer": inf, "server": api}
+
+
+def outage_table(result: Mapping[str, Any]) -> Html:
+    """A verdict line (resumed or relisted, and why) above the reflector's log, for :func:`watch_outage`.
+
+    Parameters
+    ----------
+    result : dict
+        What :func:`watch_outage` returned.
+
+    Returns
+    -------
+    Html
+        The verdict (with the last resourceVersion the reflector saw and the
+        oldest one the history still holds), the store's revision and the
+        cache's content, then :func:`reflector_log_table`.
+
+    Examples
+    --------
+    >>> "410 Gone" in outage_table(watch_outage(12, history_capacity=10))
+    True
+    """
+    last, oldest = int(result["last_seen"] or 0), int(result["oldest"])
+    if result["relisted"]:
+        head = (f'<b style="color:{_RED}">410 Gone -&gt; relist.</b> The reflector last saw resourceVersion {last}; '
+                f"the history now starts at {oldest}, so the events after {last} are gone. It LISTs again "
+                f"({result['lists']} LISTs in all) and its cache is replaced.")
+    else:
+        head = (f'<b style="color:{_GREEN}">Resumed.</b> The reflector last saw resourceVersion {last}; the '
+                f"history still starts at {oldest}, so the watch from {last} replays every missed event "
+                f"(1 LIST, {result['watches']} WATCHes).")
+    tail = (f"Store revision {result['revision']}; cache has cm-0 data "
+            f"{_e(result['cache'])}.")
+    return Html(f'<div style="margin:4px 0">{head}<br>{tail}</div>' + reflector_log_table(result["log"]))
+
+
+def outage_panel(writes_while_down: int = 3, history_capacity: int = 8, *, max_writes: int = 20) -> Any:
+    """The chapter's widget: writes while the watch is down and the history capacity -> resume or relist.
+
+    Parameters
+    ----------
+    writes_while_down, history_capacity : int
+        The sliders' starting values.
+    max_writes : int
+        The writes slider's maximum.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`; each change calls
+        :func:`watch_outage` (cached per slider values) and shows
+        :func:`outage_table`.
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.viz.widgets import live_panel
+
+    @functools.lru_cache(maxsize=None)
+    def run(writes: int, capacity: int) -> Html:
+        return outage_table(watch_outage(writes, capacity))
+
+    def update(writes_while_down: int, history_capacity: int) -> Html:
+        return run(writes_while_down, history_capacity)
+
+    style = {"description_width": "130px"}
+    layout = widgets.Layout(width="440px")
+    controls = {
+        "writes_while_down": widgets.IntSlider(value=writes_while_down, min=0, max=max_writes, step=1,
+                                               description="writes while down", style=style, layout=layout,
+                                               continuous_update=False),
+        "history_capacity": widgets.IntSlider(value=history_capacity, min=1, max=30, step=1,
+                                              description="history capacity", style=style, layout=layout,
+                                              continuous_update=False),
+    }
+    return live_panel(update, controls)
