@@ -59,6 +59,11 @@ __all__ = [
     "series_extremes",
     "plot_rollout_timeline",
     "rollout_figure",
+    "demo_replication_controller",
+    "RollingUpdateRun",
+    "simulate_rc_rolling_update",
+    "rc_sizes",
+    "rolling_update_figure",
     "OWNERSHIP_RESOURCES",
     "ownership_graph",
     "ownership_layout",
@@ -1682,6 +1687,141 @@ def simulate_rollout(max_surge: int | str = 1, max_unavailable: int | str = 1, r
     errors = _act(c, at_seconds, set_image)
     c.run(until=at_seconds + run_seconds)
     return ScenarioRun(c, "default", "web", at_seconds, errors[0] if errors else None)
+
+
+def demo_replication_controller(name: str, version: str, replicas: int, image: str) -> dict:
+    """A v1 ReplicationController ``name`` whose selector and pods carry ``version`` (old kubectl's way to tell RCs apart).
+
+    Examples
+    --------
+    >>> rc = demo_replication_controller("web-v1", "v1", 3, "nginx:1.27")
+    >>> rc["kind"], rc["spec"]["selector"]
+    ('ReplicationController', {'app': 'web', 'version': 'v1'})
+    """
+    labels = {"app": "web", "version": version}
+    return {"apiVersion": "v1", "kind": "ReplicationController",
+            "metadata": {"name": name, "namespace": "default", "labels": dict(labels)},
+            "spec": {"replicas": replicas, "selector": dict(labels),
+                     "template": {"metadata": {"labels": dict(labels)}, "spec": {"containers": [{
+                         "name": "nginx", "image": image,
+                         "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}}}
+
+
+class RollingUpdateRun(NamedTuple):
+    """A finished ``kubectl rolling-update``: the cluster, when it started and what kubectl printed."""
+
+    cluster: Any
+    at_seconds: float
+    lines: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=16)
+def simulate_rc_rolling_update(replicas: int = 4, update_period_seconds: float = 10.0, *, at_seconds: float = 20.0,
+                               run_seconds: float = 150.0, pod_startup_seconds: float = 5.0,
+                               seed: int = 0) -> RollingUpdateRun:
+    """``kubectl rolling-update web-v1 -f web-v2.yaml`` (removed in kubectl 1.18) on three nodes.
+
+    The client, not a controller, does the rollout: it creates ``web-v2`` at 0
+    replicas, then one pod at a time scales ``web-v2`` up, waits for it to be
+    ready, scales ``web-v1`` down, and sleeps ``update_period_seconds``
+    (:func:`kubenotes.controllers.replication.rolling_update`).
+
+    Returns
+    -------
+    RollingUpdateRun
+
+    Examples
+    --------
+    >>> run = simulate_rc_rolling_update(2, 5.0)
+    >>> run.lines[-1], run.cluster.get("replicationcontrollers", "web-v1", "default") is None
+    ('replicationcontroller/web-v1 rolling updated to "web-v2"', True)
+    """
+    from kubenotes.controllers.replication import rolling_update
+
+    c = demo_cluster([demo_replication_controller("web-v1", "v1", replicas, "docker.io/library/nginx:1.27.3")],
+                     seed=seed, pod_startup_seconds=pod_startup_seconds)
+    new = demo_replication_controller("web-v2", "v2", replicas, "docker.io/library/nginx:1.28.0")
+    lines: list[str] = []
+
+    def start() -> Any:
+        yield c.env.timeout(at_seconds)
+        yield c.env.process(rolling_update(c.client, c.env, "default", "web-v1", new, update_period_seconds,
+                                           out=lines))
+
+    c.env.process(start())
+    c.run(until=at_seconds + run_seconds)
+    return RollingUpdateRun(c, at_seconds, tuple(lines))
+
+
+def rc_sizes(source: Any, namespace: str, names: Sequence[str]) -> dict[str, list[tuple[float, int]]]:
+    """Each ReplicationController's ``status.readyReplicas`` over time, from the API server's history.
+
+    Returns
+    -------
+    dict[str, list[tuple[float, int]]]
+        RC name -> ``(virtual seconds, ready replicas)`` steps; 0 after it is deleted.
+
+    Examples
+    --------
+    >>> run = simulate_rc_rolling_update(2, 5.0)
+    >>> sizes = rc_sizes(run.cluster, "default", ["web-v1", "web-v2"])
+    >>> sizes["web-v1"][-1][1], sizes["web-v2"][-1][1]
+    (0, 2)
+    """
+    out: dict[str, list[tuple[float, int]]] = {n: [] for n in names}
+    for rev in object_history(source, "replicationcontrollers", namespace):
+        name = rev.object["metadata"]["name"]
+        if name not in out:
+            continue
+        ready = 0 if rev.type == "DELETED" else int((rev.object.get("status") or {}).get("readyReplicas") or 0)
+        series = out[name]
+        if series and series[-1][0] == rev.time:
+            series[-1] = (rev.time, ready)
+        elif not series or series[-1][1] != ready:
+            series.append((rev.time, ready))
+    return out
+
+
+def rolling_update_figure(run: RollingUpdateRun, rollout: ScenarioRun | None = None) -> Figure:
+    """``kubectl rolling-update`` of RCs (left) beside a Deployment's rollout (right), ready pods over time.
+
+    Examples
+    --------
+    >>> len(rolling_update_figure(simulate_rc_rolling_update(2, 5.0)).axes)
+    1
+    """
+    fig = detached_figure(11.0 if rollout is not None else 6.0, 3.4)
+    ax = fig.add_subplot(1, 2 if rollout is not None else 1, 1)
+    sizes = rc_sizes(run.cluster, "default", ["web-v1", "web-v2"])
+    end = run.cluster.now
+    for (name, series), colour in zip(sizes.items(), (_OLD_COLOURS[0], _NEW_COLOUR)):
+        xs, ys = _steps(series, end)
+        if xs:
+            ax.step(xs, ys, where="post", color=colour, lw=1.8, label=f"RC {name} ready")
+    total = {}
+    for name, series in sizes.items():
+        for t, _ in series:
+            total[t] = sum(series_value_at(sizes[n], t) for n in sizes)
+    xs, ys = _steps(sorted(total.items()), end)
+    if xs:
+        ax.step(xs, ys, where="post", color="#424242", lw=3, alpha=0.4, label="ready pods, both RCs")
+    last = max((t for series in sizes.values() for t, _ in series), default=end)
+    ax.set_xlim(max(0.0, run.at_seconds - 5), min(end, last + 20.0))
+    ax.set_ylim(-0.3, max(ys or [1]) + 0.8)
+    ax.set_xlabel("virtual time (s)")
+    ax.set_ylabel("ready pods")
+    ax.set_title("kubectl rolling-update (client-side, one pod a step)", fontsize=10)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.grid(alpha=0.25)
+    ax.legend(loc="center right", fontsize=8, frameon=False)
+    if rollout is not None:
+        ax2 = fig.add_subplot(1, 2, 2)
+        t = rollout_timeline(rollout.cluster, rollout.namespace, rollout.name)
+        plot_rollout_timeline(t, ax2, title="Deployment (server-side, maxSurge/maxUnavailable)")
+        ax2.legend().remove()
+        ax2.set_xlim(max(0.0, rollout.at_seconds - 5), rollout.end_seconds)
+    fig.tight_layout()
+    return fig
 
 
 @functools.lru_cache(maxsize=32)

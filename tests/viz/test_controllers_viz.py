@@ -358,3 +358,16 @@ def test_an_audit_log_alone_is_refused_with_a_reason():
     log = [AuditEntry(1.0, "kubectl", "create", "Pod", "d", "a", "2")]
     with pytest.raises(TypeError, match="audit log records writes"):
         vc.object_history(log, "pods")
+
+
+def test_kubectl_rolling_update_keeps_every_pod_ready_and_one_extra_at_most():
+    """Old kubectl's client-side RC rollout (maxUnavailable 0, maxSurge 1): ready pods never below the replicas."""
+    from kubenotes.viz.controllers import rc_sizes, series_value_at, simulate_rc_rolling_update
+
+    run = simulate_rc_rolling_update(3, 5.0)
+    sizes = rc_sizes(run.cluster, "default", ["web-v1", "web-v2"])
+    times = sorted({t for s in sizes.values() for t, _ in s if t >= run.at_seconds})
+    totals = [sum(series_value_at(sizes[n], t) for n in sizes) for t in times]
+    assert min(totals) == 3 and max(totals) == 4
+    assert sizes["web-v1"][-1][1] == 0 and sizes["web-v2"][-1][1] == 3
+    assert run.lines[0] == "Created web-v2" and run.lines[-1].endswith('rolling updated to "web-v2"')
