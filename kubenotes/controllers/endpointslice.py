@@ -335,6 +335,18 @@ class EndpointSliceController(Controller):
                 to_delete = [s for s in to_delete if s is not placeholder]
             else:
                 to_create.append(self._new_slice(service, labels, [], []))
+        # finalize(): a create and a delete of the same Service's slices become one update of the slice that
+        # would be deleted (so the placeholder is filled in place rather than replaced)
+        for doomed in list(to_delete):
+            if not to_create:
+                break
+            if (doomed.get("addressType") or "IPv4") != (to_create[-1].get("addressType") or "IPv4"):
+                continue
+            fresh = to_create.pop()
+            fresh["metadata"].pop("generateName", None)
+            fresh["metadata"] = {**deep_copy(doomed["metadata"]), "labels": fresh["metadata"]["labels"]}
+            to_delete.remove(doomed)
+            to_update[fresh["metadata"]["name"]] = fresh
         for s in to_create:
             if trigger:
                 s["metadata"].setdefault("annotations", {})[LAST_CHANGE_TRIGGER_TIME_ANNOTATION] = trigger

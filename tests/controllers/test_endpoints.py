@@ -314,3 +314,28 @@ def test_new_endpoints_fill_the_closest_fitting_slice_before_creating_one():
     c.run(until=15)
     final = {s["metadata"]["name"]: len(s["endpoints"]) for s in c.list("endpointslices", "default")}
     assert len(final) == 3 and sorted(final.values()) == [1, 2, 2] and set(before) < set(final)
+
+
+def test_the_placeholder_slice_is_filled_in_place_not_replaced():
+    """finalize() in staging/src/k8s.io/endpointslice/reconciler.go turns a create + delete pair into an update."""
+    from kubenotes.sim.cluster import Cluster
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                       "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 80}]}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-1", "namespace": "default",
+                                                          "labels": {"app": "web"}},
+           "spec": {"containers": [{"name": "c", "image": "nginx:1.27", "ports": [{"containerPort": 80}]}]}}
+    c = Cluster([node, svc, pod], seed=0, controllers=["node-ipam-controller", "endpointslice-controller"],
+                authorization=False)
+    c.run(until=1)
+    (placeholder,) = c.list("endpointslices", "default")
+    assert not placeholder.get("endpoints")
+    c.run(until=10)
+    (filled,) = c.list("endpointslices", "default")
+    assert filled["metadata"]["name"] == placeholder["metadata"]["name"]
+    assert [e["addresses"] for e in filled["endpoints"]] and filled["endpoints"][0]["conditions"]["ready"] is True
+    writes = [e.verb for e in c.audit_log if e.kind == "EndpointSlice"]
+    assert "delete" not in writes

@@ -98,13 +98,14 @@ def test_a_dead_node_turns_unknown_is_tainted_and_its_pods_are_replaced():
 
 
 def test_the_sample_cluster_dump_is_restored_without_a_rollout_or_garbage_collection():
-    """The dumped ReplicaSets match their Deployments once defaulted, and their owners resolve by uid."""
+    """Dumped ReplicaSets match their Deployments once defaulted, owners resolve by uid, the StatefulSet keeps its revision."""
     from pathlib import Path
 
     c = Cluster.from_manifests(str(Path(__file__).resolve().parents[2] / "data" / "cluster"), seed=0)
     c.run(until=30)
     created_rs = [e for e in c.audit_log if e.kind == "ReplicaSet" and e.verb == "create" and e.component != "kubectl"]
     gc_deletes = [e for e in c.audit_log if e.component == "garbage-collector-controller" and e.verb == "delete"]
-    assert created_rs == [] and gc_deletes == []
+    pod_deletes = [e for e in c.audit_log if e.kind == "Pod" and e.verb == "delete"]
+    assert created_rs == [] and gc_deletes == [] and pod_deletes == []  # postgres keeps its ControllerRevision
     web = c.get("deployments", "web", "web")
     assert web["status"]["availableReplicas"] == 4 and web["status"]["updatedReplicas"] == 4
