@@ -186,6 +186,15 @@ def _summary_pdb(pdb: Any) -> str:
     return ""
 
 
+def _summary_scenario(doc: dict) -> str:
+    steps = (doc.get("spec") or {}).get("steps") or []
+    if not steps:
+        return "no steps"
+    last = max(float(st.get("at", 0)) for st in steps)
+    actions = sorted({k for st in steps for k in st if k != "at"})
+    return f"{len(steps)} step(s) until {last:g} s: {', '.join(actions)}"
+
+
 def _summary_scheduler_config(cfg: dict) -> str:
     profiles = cfg.get("profiles") or [{}]
     names = [str((p or {}).get("schedulerName") or "default-scheduler") for p in profiles]
@@ -208,6 +217,7 @@ _SUMMARIES: dict[str, Callable[[Any], str]] = {
     "PersistentVolumeClaim": _summary_pvc,
     "PodDisruptionBudget": _summary_pdb,
     "KubeSchedulerConfiguration": _summary_scheduler_config,
+    "Scenario": _summary_scenario,
 }
 
 
@@ -251,6 +261,12 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from kubenotes.api.manifests import load_manifests
 
     m = load_manifests(*args.paths, defaults=not args.no_defaults)
+    if any(o.kind == "Scenario" for o in m):
+        from kubenotes.sim.scenario import parse_scenario
+
+        for o in m:  # a malformed scenario is bad input like any manifest (ManifestError, exit 2)
+            if o.kind == "Scenario":
+                parse_scenario(o.obj, o.source, o.doc)
     if not args.quiet:
         for o in m:
             print(summarize(o))

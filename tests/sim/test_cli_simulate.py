@@ -110,3 +110,14 @@ def test_an_object_the_api_server_rejects_is_one_line_naming_file_and_object(cap
     err = capsys.readouterr().err
     assert err.startswith(f"{p} doc 3 Deployment default/Web_App: ")
     assert 'metadata.name: Invalid value: "Web_App"' in err and err.count("\n") == 1
+
+
+def test_validate_checks_scenarios_too(capsys, tmp_path):
+    p = tmp_path / "s.yaml"
+    p.write_text(SCENARIO)
+    assert main(["validate", str(p)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"{p} doc 1 Scenario rollout: 1 step(s) until 30 s: setImage"
+    p.write_text(SCENARIO.replace("at: 30", "at: -5"))
+    assert main(["validate", str(p)]) == 2
+    assert capsys.readouterr().err == (f"{p} doc 1 Scenario rollout: spec.steps[0].at: Invalid value: -5: "
+                                       "must be greater than or equal to 0\n")
