@@ -42,6 +42,7 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
     ("schedule", "kubenotes.scheduler.cli", "run the scheduler on a cluster and pending pods from manifests"),
     ("replay", "kubenotes.replay.cli", "replay a recorded trace of pods through the simulated cluster"),
     ("simulate", "kubenotes.sim.cli", "run the control plane on a virtual clock from manifests and a scenario"),
+    ("serve", "kubenotes.sim.serve_cli", "serve a simulated cluster on 127.0.0.1 for the real kubectl"),
 )
 _EXTERNAL = frozenset(name for name, _, _ in SUBCOMMANDS)
 
@@ -376,7 +377,7 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     Examples
     --------
     >>> sorted(build_parser(load=())._subparsers._group_actions[0].choices)
-    ['replay', 'schedule', 'simulate', 'validate']
+    ['replay', 'schedule', 'serve', 'simulate', 'validate']
     """
     _PLACEHOLDERS.clear()
     parser = argparse.ArgumentParser(

@@ -375,6 +375,16 @@ class Cluster:
         patch = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "status")}
         return client.patch(ri.resource, md["name"], patch, ns)
 
+    def serve(self, port: int = 0, time_scale: float = 1.0, **kwargs: Any) -> Any:
+        """Serve this cluster over the Kubernetes REST API on 127.0.0.1 (a background thread), for the real kubectl.
+
+        See :func:`kubenotes.sim.serve.serve` (the returned ``ServedCluster`` has
+        ``kubeconfig_path``, ``kubectl(*args)`` and ``stop()``).
+        """
+        from kubenotes.sim.serve import serve
+
+        return serve(self, port=port, time_scale=time_scale, **kwargs)
+
     def node_down(self, name: str) -> None:
         """Stop a node's kubelet heartbeats and status (it becomes unreachable)."""
         self.kubelets[name].node_down()

@@ -1,0 +1,845 @@
+"""The Kubernetes REST API over HTTP: routing and translation in front of :class:`~kubenotes.apiserver.server.APIServer`.
+
+This module turns HTTP requests into the model's request path and its answers
+back into HTTP, as kube-apiserver's handler chain does: the bearer token is
+authenticated (401 otherwise), the URL is parsed into request info
+(group, version, namespace, resource, name, subresource; upstream's
+``RequestInfoFactory``), the verb is chosen from the method and query
+(``GET ?watch=1`` is ``watch``, ``GET`` on a collection is ``list``), and the
+call goes to :class:`~kubenotes.apiserver.server.APIServer`. An
+:class:`~kubenotes.apiserver.status.ApiError` becomes its ``Status`` body
+with its HTTP code, which is what kubectl prints as
+``Error from server (NotFound): pods "nope" not found``. All API semantics
+(authorization, admission, validation, storage, watch filtering) stay in
+``server.py``; nothing here decides what a request does.
+
+The HTTP library is `Starlette <https://www.starlette.io>`_ (routing and
+streaming responses) served by `uvicorn <https://www.uvicorn.org>`_ (the
+ASGI server): both are well kept, widely used, pure-Python wheels on PyPI
+with no compiled extension required, and ASGI's streaming responses map
+one to one onto a watch's chunked JSON stream.
+
+Served:
+
+* ``/version``, ``/healthz``, ``/livez``, ``/readyz``;
+* discovery: ``/api``, ``/apis``, ``/api/v1``, ``/apis/<group>``,
+  ``/apis/<group>/<version>`` (from :mod:`kubenotes.apiserver.discovery` when it
+  exists, which also answers the aggregated ``apidiscovery.k8s.io/v2``
+  documents; otherwise the legacy documents built here from
+  :data:`~kubenotes.apiserver.resources.RESOURCES`);
+* ``/openapi/v3`` and ``/openapi/v3/<path>`` when :mod:`kubenotes.apiserver.openapi` exists;
+* every resource: get, list (label and field selectors, ``limit``/``continue``),
+  watch (``resourceVersion``, ``allowWatchBookmarks``, ``timeoutSeconds``),
+  create, update, patch (merge, JSON, strategic), delete, deletecollection,
+  ``dryRun=All``, and the subresources ``server.py`` serves (status, scale,
+  binding, eviction, token);
+* server-side Tables for ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``
+  (:func:`kubenotes.apiserver.tables.table_for`), also on watches.
+
+Notes
+-----
+Simplified against upstream: responses are JSON only; request bodies are
+JSON, except the protobuf bodies of the few kinds kubectl's typed commands
+send (:func:`decode_protobuf`; kubectl does not fall back to JSON on 415);
+no YAML or CBOR; no server-side apply (``application/apply-patch+yaml`` gets
+415); no ``pods/log``/``exec``/``attach``/``portforward`` (400 with a clear
+message); no ``fieldValidation`` directives (ignored), no
+``resourceVersionMatch``, no ``sendInitialEvents``; a watch without a
+resourceVersion (or ``"0"``) starts with ``ADDED`` events for the current
+objects, as the watch cache does; watch streams poll for events every
+:data:`WATCH_POLL_SECONDS`. ``kubectl`` sends its bearer token only over TLS,
+so :func:`kubenotes.sim.serve.serve` runs this app over HTTPS. Every touch
+of the model happens under one lock, because the model's SimPy environment
+is single-threaded.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go (RequestInfoFactory)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete,watch}.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go (ErrorToAPIStatus)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/discovery/{legacy,group,version}.go
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any, AsyncIterator, Callable
+
+from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from kubenotes.apiserver.request import Attributes, UserInfo
+from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
+from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error, new_unauthorized
+from kubenotes.apiserver.watch import ADDED, BOOKMARK
+from kubenotes.errors import KubenotesError
+
+__all__ = ["create_app", "GIT_VERSION", "version_info", "legacy_api_versions", "legacy_api_group_list",
+           "legacy_api_resource_list", "parse_request_path", "RequestInfo", "WATCH_POLL_SECONDS",
+           "decode_protobuf"]
+
+#: ``gitVersion`` of ``/version``. kubectl's dispatcher runs the kubectl whose minor version matches this,
+#: and the newest one installed here is 1.33 (the model follows v1.34 semantics; the version skew policy
+#: lets kubectl 1.33 talk to a 1.34 server).
+GIT_VERSION = "v1.33.0"
+
+#: How often (wall seconds) an open watch stream looks for new events.
+WATCH_POLL_SECONDS = 0.02
+
+#: Default ``timeoutSeconds`` of a watch (upstream picks 30-60 min at random; kubectl reconnects).
+DEFAULT_WATCH_TIMEOUT_SECONDS = 1800
+
+_TABLE_MEDIA = "as=Table"
+_PATCH_TYPES = {MERGE_PATCH: MERGE_PATCH, STRATEGIC_MERGE_PATCH: STRATEGIC_MERGE_PATCH, JSON_PATCH: JSON_PATCH}
+#: Subresource -> (group, version, kind, verbs) of its discovery entry (``kubectl api-resources`` does not show them).
+_SUBRESOURCE_KINDS = {
+    "scale": ("autoscaling", "v1", "Scale", ("get", "patch", "update")),
+    "binding": ("", "v1", "Binding", ("create",)),
+    "eviction": ("policy", "v1", "Eviction", ("create",)),
+    "token": ("authentication.k8s.io", "v1", "TokenRequest", ("create",)),
+    "log": ("", "v1", "Pod", ("get",)),
+    "ephemeralcontainers": ("", "v1", "Pod", ("get", "patch", "update")),
+    "finalize": ("", "v1", "Namespace", ("update",)),
+    "status": (None, None, None, ("get", "patch", "update")),
+}
+_NAMESPACE_SUBRESOURCES = ("status", "finalize")
+_BY_GVR: dict[tuple[str, str, str], ResourceInfo] = {(r.group, r.version, r.resource): r for r in RESOURCES}
+
+
+def version_info(git_version: str = GIT_VERSION) -> dict:
+    """The ``/version`` document (``version.Info``).
+
+    Examples
+    --------
+    >>> v = version_info("v1.33.0")
+    >>> v["major"], v["minor"], v["gitVersion"]
+    ('1', '33', 'v1.33.0')
+    """
+    major, minor = git_version.lstrip("v").split(".")[:2]
+    return {"major": major, "minor": minor, "emulationMajor": major, "emulationMinor": minor,
+            "minCompatibilityMajor": major, "minCompatibilityMinor": str(max(int(minor) - 1, 0)),
+            "gitVersion": git_version, "gitCommit": "kubenotes", "gitTreeState": "clean",
+            "buildDate": "2025-08-27T00:00:00Z", "goVersion": "go1.24", "compiler": "gc",
+            "platform": "linux/amd64"}
+
+
+def _groups() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for r in RESOURCES:
+        if r.group:
+            vs = out.setdefault(r.group, [])
+            if r.version not in vs:
+                vs.append(r.version)
+    return out
+
+
+def legacy_api_versions() -> dict:
+    """``GET /api``: the core group's ``APIVersions``.
+
+    Examples
+    --------
+    >>> legacy_api_versions()["versions"]
+    ['v1']
+    """
+    return {"kind": "APIVersions", "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
+
+
+def _api_group(name: str, versions: list[str]) -> dict:
+    gvs = [{"groupVersion": f"{name}/{v}", "version": v} for v in versions]
+    return {"name": name, "versions": gvs, "preferredVersion": gvs[0]}
+
+
+def legacy_api_group_list() -> dict:
+    """``GET /apis``: an ``APIGroupList`` of every named group the model serves.
+
+    Examples
+    --------
+    >>> [g["name"] for g in legacy_api_group_list()["groups"]][:2]
+    ['apps', 'authentication.k8s.io']
+    """
+    return {"kind": "APIGroupList", "apiVersion": "v1",
+            "groups": [_api_group(g, vs) for g, vs in _groups().items()]}
+
+
+def legacy_api_resource_list(group: str, version: str) -> dict | None:
+    """``GET /api/v1`` or ``/apis/<group>/<version>``: an ``APIResourceList``, or None for an unknown group-version.
+
+    Examples
+    --------
+    >>> rl = legacy_api_resource_list("apps", "v1")
+    >>> d = next(r for r in rl["resources"] if r["name"] == "deployments")
+    >>> d["kind"], d["shortNames"], d["categories"], "deployments/scale" in [r["name"] for r in rl["resources"]]
+    ('Deployment', ['deploy'], ['all'], True)
+    """
+    rs = [r for r in RESOURCES if r.group == group and r.version == version]
+    if not rs:
+        return None
+    out = []
+    for r in rs:
+        e: dict[str, Any] = {"name": r.resource, "singularName": r.singular, "namespaced": r.namespaced,
+                             "kind": r.kind, "verbs": sorted(r.verbs)}
+        if r.short_names:
+            e["shortNames"] = list(r.short_names)
+        if r.categories:
+            e["categories"] = list(r.categories)
+        out.append(e)
+        for sub in r.subresources:
+            g, v, kind, verbs = _SUBRESOURCE_KINDS.get(sub, (None, None, None, ("get",)))
+            s: dict[str, Any] = {"name": f"{r.resource}/{sub}", "singularName": "", "namespaced": r.namespaced,
+                                 "kind": kind or r.kind, "verbs": list(verbs)}
+            if g is not None and (g, v) != (r.group, r.version):
+                s["group"], s["version"] = g, v
+            out.append(s)
+    return {"kind": "APIResourceList", "apiVersion": "v1",
+            "groupVersion": f"{group}/{version}" if group else version, "resources": out}
+
+
+class RequestInfo:
+    """A resource request's parts (``request.RequestInfo``).
+
+    Attributes
+    ----------
+    group, version, namespace, resource, name, subresource : str
+    """
+
+    __slots__ = ("group", "version", "namespace", "resource", "name", "subresource")
+
+    def __init__(self, group: str, version: str, namespace: str, resource: str, name: str, subresource: str):
+        self.group, self.version, self.namespace = group, version, namespace
+        self.resource, self.name, self.subresource = resource, name, subresource
+
+    def __repr__(self) -> str:
+        return (f"RequestInfo({self.group!r}, {self.version!r}, ns={self.namespace!r}, {self.resource!r}, "
+                f"name={self.name!r}, sub={self.subresource!r})")
+
+
+def parse_request_path(path: str) -> RequestInfo | None:
+    """Split a resource URL as ``RequestInfoFactory.NewRequestInfo`` does; None when it is not one.
+
+    ``namespaces/<ns>/status`` and ``namespaces/<ns>/finalize`` are the
+    Namespace's own subresources, not a collection in it.
+
+    Examples
+    --------
+    >>> parse_request_path("/api/v1/namespaces/default/pods/web/status")
+    RequestInfo('', 'v1', ns='default', 'pods', name='web', sub='status')
+    >>> parse_request_path("/apis/apps/v1/deployments")
+    RequestInfo('apps', 'v1', ns='', 'deployments', name='', sub='')
+    >>> parse_request_path("/api/v1/namespaces/kube-system")
+    RequestInfo('', 'v1', ns='', 'namespaces', name='kube-system', sub='')
+    >>> parse_request_path("/version") is None
+    True
+    """
+    parts = [p for p in path.split("/") if p]
+    if len(parts) >= 3 and parts[0] == "api":
+        group, version, rest = "", parts[1], parts[2:]
+    elif len(parts) >= 4 and parts[0] == "apis":
+        group, version, rest = parts[1], parts[2], parts[3:]
+    else:
+        return None
+    namespace = ""
+    if rest[0] == "namespaces" and len(rest) > 1:
+        if len(rest) == 2 or (len(rest) == 3 and rest[2] in _NAMESPACE_SUBRESOURCES):
+            return RequestInfo(group, version, "", "namespaces", rest[1], rest[2] if len(rest) == 3 else "")
+        namespace, rest = rest[1], rest[2:]
+    if len(rest) > 3:
+        return None
+    return RequestInfo(group, version, namespace, rest[0], rest[1] if len(rest) > 1 else "",
+                       rest[2] if len(rest) > 2 else "")
+
+
+# --------------------------------------------------------------------------- protobuf bodies
+# kubectl's typed clients (``create namespace``, ``create configmap``...) send protobuf bodies and ignore 415.
+# A field table per message: field number -> (JSON name, kind), kind one of "str", "int", "strs",
+# "map", "time" or a nested table; only the messages below are decoded.
+_TIME = "time"
+_OBJECT_META: dict[int, tuple[str, Any]] = {
+    1: ("name", "str"), 2: ("generateName", "str"), 3: ("namespace", "str"), 5: ("uid", "str"),
+    6: ("resourceVersion", "str"), 7: ("generation", "int"), 8: ("creationTimestamp", _TIME),
+    11: ("labels", "map"), 12: ("annotations", "map"), 14: ("finalizers", "strs"),
+}
+_DELETE_OPTIONS: dict[int, tuple[str, Any]] = {
+    1: ("gracePeriodSeconds", "int"), 2: ("preconditions", {1: ("uid", "str"), 2: ("resourceVersion", "str")}),
+    4: ("propagationPolicy", "str"), 5: ("dryRun", "strs"),
+}
+#: Field numbers from the kinds' ``generated.proto`` (k8s.io/api core/v1, policy/v1, authentication/v1).
+_PROTO_KINDS: dict[str, dict[int, tuple[str, Any]]] = {
+    "Namespace": {1: ("metadata", _OBJECT_META), 2: ("spec", {1: ("finalizers", "strs")})},
+    "ConfigMap": {1: ("metadata", _OBJECT_META), 2: ("data", "map"), 4: ("immutable", "bool")},
+    "ServiceAccount": {1: ("metadata", _OBJECT_META)},
+    "Secret": {1: ("metadata", _OBJECT_META), 2: ("data", "bmap"), 3: ("type", "str"), 4: ("stringData", "map"),
+               5: ("immutable", "bool")},
+    "ResourceQuota": {1: ("metadata", _OBJECT_META), 2: ("spec", {1: ("hard", "qmap"), 2: ("scopes", "strs")})},
+    "Eviction": {1: ("metadata", _OBJECT_META), 2: ("deleteOptions", _DELETE_OPTIONS)},
+    "SelfSubjectAccessReview": {1: ("metadata", _OBJECT_META), 2: ("spec", {
+        1: ("resourceAttributes", {1: ("namespace", "str"), 2: ("verb", "str"), 3: ("group", "str"),
+                                   4: ("version", "str"), 5: ("resource", "str"), 6: ("subresource", "str"),
+                                   7: ("name", "str")}),
+        2: ("nonResourceAttributes", {1: ("path", "str"), 2: ("verb", "str")})})},
+    "TokenRequest": {1: ("metadata", _OBJECT_META),
+                     2: ("spec", {1: ("audiences", "strs"), 4: ("expirationSeconds", "int"),
+                                  3: ("boundObjectRef", {1: ("kind", "str"), 2: ("apiVersion", "str"),
+                                                         3: ("name", "str"), 4: ("uid", "str")})})},
+}
+
+
+def _varint(b: bytes, i: int) -> tuple[int, int]:
+    shift = out = 0
+    while True:
+        c = b[i]
+        i += 1
+        out |= (c & 0x7F) << shift
+        if c < 0x80:
+            return out, i
+        shift += 7
+
+
+def _fields(b: bytes) -> list[tuple[int, Any]]:
+    """Wire-format fields ``(number, value)``: ints for varints, bytes for length-delimited."""
+    out, i = [], 0
+    while i < len(b):
+        key, i = _varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = _varint(b, i)
+        elif wt == 2:
+            n, i = _varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wt == 1:
+            v, i = int.from_bytes(b[i:i + 8], "little"), i + 8
+        elif wt == 5:
+            v, i = int.from_bytes(b[i:i + 4], "little"), i + 4
+        else:
+            raise ValueError(f"unsupported wire type {wt}")
+        out.append((num, v))
+    return out
+
+
+def _message(b: bytes, table: dict[int, tuple[str, Any]]) -> dict:
+    from kubenotes.apiserver.server import format_timestamp
+
+    out: dict[str, Any] = {}
+    for num, v in _fields(b):
+        if num not in table:
+            continue
+        name, kind = table[num]
+        if kind == "str":
+            out[name] = v.decode()
+        elif kind in ("int", "bool"):
+            out[name] = bool(v) if kind == "bool" else v
+        elif kind == "strs":
+            out.setdefault(name, []).append(v.decode())
+        elif kind in ("map", "bmap", "qmap"):
+            kv = dict(_fields(v))
+            val = kv.get(2, b"")
+            if kind == "bmap":  # bytes values: base64 in JSON
+                import base64
+
+                text = base64.b64encode(val).decode()
+            elif kind == "qmap":  # resource.Quantity is a message with the string at field 1
+                text = dict(_fields(val)).get(1, b"").decode()
+            else:
+                text = val.decode()
+            out.setdefault(name, {})[kv.get(1, b"").decode()] = text
+        elif kind == _TIME:
+            secs = dict(_fields(v)).get(1, 0)
+            out[name] = format_timestamp(secs - 1756252800)  # seconds since the Unix epoch -> virtual
+        else:
+            out[name] = _message(v, kind)
+    return out
+
+
+def decode_protobuf(raw: bytes) -> dict:
+    """A Kubernetes protobuf body (``k8s\\x00`` + ``runtime.Unknown``) as a JSON-shaped dict.
+
+    Only the kinds kubectl's typed commands send and the model serves are
+    decoded (``create namespace|configmap|serviceaccount|secret generic|quota|token``
+    and ``drain``'s Eviction), and of them only the fields those commands
+    set; others get 415 UnsupportedMediaType.
+
+    Raises
+    ------
+    ApiError
+        415 for another kind or a body that is not the Kubernetes envelope.
+
+    Examples
+    --------
+    >>> tm = b"\\x0a\\x02v1\\x12\\x09Namespace"
+    >>> meta = b"\\x0a\\x01x"
+    >>> ns = b"\\x0a" + bytes([len(meta)]) + meta
+    >>> unknown = b"\\x0a" + bytes([len(tm)]) + tm + b"\\x12" + bytes([len(ns)]) + ns
+    >>> decode_protobuf(b"k8s\\x00" + unknown)
+    {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': 'x'}}
+    """
+    if not raw.startswith(b"k8s\x00"):
+        raise _status(415, "UnsupportedMediaType", "the protobuf body lacks the k8s envelope", {})
+    try:
+        env = dict(_fields(raw[4:]))
+        tm = dict(_fields(env.get(1, b"")))
+        api_version, kind = tm.get(1, b"").decode(), tm.get(2, b"").decode()
+        table = _PROTO_KINDS.get(kind)
+        if table is None:
+            raise _status(415, "UnsupportedMediaType",
+                          f"the model decodes protobuf bodies only for {', '.join(sorted(_PROTO_KINDS))}, "
+                          f"not {kind or 'this body'}; send JSON (kubectl apply -f / create -f)", {})
+        return {"apiVersion": api_version, "kind": kind, **_message(env.get(2, b""), table)}
+    except (ValueError, IndexError, UnicodeDecodeError) as e:
+        raise new_bad_request(f"error decoding protobuf body: {e}") from None
+
+
+def _discovery_module() -> Any:
+    try:
+        from kubenotes.apiserver import discovery  # written alongside; optional
+    except ImportError:
+        return None
+    needed = ("api_versions", "api_group_list", "api_resource_list", "aggregated_discovery")
+    return discovery if all(hasattr(discovery, n) for n in needed) else None
+
+
+def _openapi_module() -> Any:
+    try:
+        from kubenotes.apiserver import openapi  # written alongside; optional
+    except ImportError:
+        return None
+    return openapi if hasattr(openapi, "openapi_v3_index") else None
+
+
+def _not_found_path() -> ApiError:
+    return _status(404, "NotFound", "the server could not find the requested resource", {})
+
+
+def _flag(v: str | None) -> bool:
+    return v is not None and v.lower() in ("1", "true", "yes", "")
+
+
+def _component(user_agent: str) -> str:
+    """``kubectl1.33.0/v1.33.0 (linux/amd64) kubernetes/abc`` -> ``kubectl``."""
+    head = (user_agent or "http").split("/", 1)[0].strip()
+    for prefix in ("kubectl", "kubenotes"):
+        if head.startswith(prefix):
+            return prefix
+    return head or "http"
+
+
+def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_version: str = GIT_VERSION,
+               stopping: threading.Event | None = None) -> Any:
+    """The ASGI application serving ``server`` as the Kubernetes REST API.
+
+    Parameters
+    ----------
+    server : APIServer
+    lock : context manager, optional
+        Held around every touch of ``server`` (and so of its SimPy
+        environment); a ``threading.RLock`` shared with whatever advances the
+        clock. A new one when omitted.
+    authenticator : TokenAuthenticator, optional
+        Checks ``Authorization: Bearer`` (default: the admin token, and
+        service-account tokens checked against the store).
+    git_version : str
+        ``/version``'s ``gitVersion``.
+    stopping : threading.Event, optional
+        Set when the server shuts down: open watches end.
+
+    Returns
+    -------
+    starlette.applications.Starlette
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.server import APIServer
+    >>> app = create_app(APIServer())
+    >>> type(app).__name__, [r.path for r in app.routes][:3]
+    ('Starlette', ['/version', '/version/', '/healthz'])
+    """
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import Response, StreamingResponse
+    from starlette.routing import Route
+
+    from kubenotes.apiserver.authn import TokenAuthenticator
+
+    lock = lock if lock is not None else threading.RLock()
+    stopping = stopping if stopping is not None else threading.Event()
+    if authenticator is None:
+        authenticator = TokenAuthenticator(reader=server, epoch=getattr(server, "epoch", None))
+
+    def json_response(body: Any, code: int = 200) -> Response:
+        return Response(json.dumps(body, separators=(",", ":")), status_code=code, media_type="application/json")
+
+    def error_response(err: ApiError) -> Response:
+        return json_response(err.status, err.code)
+
+    def authenticate_sync(header: str | None) -> UserInfo | None:
+        with lock:  # service-account tokens are checked against the store
+            return authenticator.authenticate_header(header, float(server.env.now))
+
+    async def authenticate(request: Request) -> UserInfo:
+        user = await run_in_threadpool(authenticate_sync, request.headers.get("authorization"))
+        if user is None:
+            raise new_unauthorized()
+        return user
+
+    async def read_body(request: Request) -> Any:
+        raw = await request.body()
+        if not raw:
+            return None
+        ctype = request.headers.get("content-type", "application/json").split(";")[0].strip()
+        if "protobuf" in ctype:
+            return decode_protobuf(raw)
+        if "cbor" in ctype:
+            raise _status(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
+                                                       f'accepted media types include: application/json, '
+                                                       f'{JSON_PATCH}, {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}', {})
+        try:
+            return json.loads(raw)
+        except ValueError as e:
+            raise new_bad_request(f"error decoding request body: {e}") from None
+
+    def wants_table(request: Request) -> bool:
+        return _TABLE_MEDIA in request.headers.get("accept", "")
+
+    def table(ri: ResourceInfo, objects: list[dict], meta: dict | None = None, include: str = "") -> dict:
+        from kubenotes.apiserver.tables import table_for
+
+        t = table_for(ri.resource, objects, float(server.env.now), wide=True)
+        if include == "Object":  # ?includeObject=Object (kubectl --sort-by): whole objects in the rows
+            for row, o in zip(t["rows"], objects):
+                row["object"] = o
+        elif include == "None":
+            for row in t["rows"]:
+                row.pop("object", None)
+        if meta:
+            t["metadata"] = {k: v for k, v in meta.items() if k in ("resourceVersion", "continue",
+                                                                   "remainingItemCount")}
+        return t
+
+    # ------------------------------------------------------------ non-resource endpoints
+    async def version(request: Request) -> Response:
+        try:
+            await authenticate(request)
+        except ApiError as e:
+            return error_response(e)
+        return json_response(version_info(git_version))
+
+    async def health(request: Request) -> Response:
+        try:
+            await authenticate(request)
+        except ApiError as e:
+            return error_response(e)
+        return Response("ok", media_type="text/plain")
+
+    async def discovery(request: Request) -> Response:
+        try:
+            await authenticate(request)
+            return discovery_answer(request)
+        except ApiError as e:
+            return error_response(e)
+        except Exception as e:  # noqa: BLE001 - a bug must reach the client as a 500 Status
+            return error_response(new_internal_error(f"{type(e).__name__}: {e}"))
+
+    def discovery_answer(request: Request) -> Response:
+        path = request.url.path.rstrip("/")
+        parts = [p for p in path.split("/") if p]
+        disc = _discovery_module()
+        accept = request.headers.get("accept", "")
+        aggregated = "as=APIGroupDiscoveryList" in accept
+        if disc is not None and aggregated and len(parts) == 1:
+            body = disc.aggregated_discovery(parts[0])
+            mt = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+            return Response(json.dumps(body, separators=(",", ":")), media_type=mt,
+                            headers={"Vary": "Accept"})
+        if parts == ["api"]:
+            return json_response(disc.api_versions() if disc else legacy_api_versions())
+        if parts == ["apis"]:
+            return json_response(disc.api_group_list() if disc else legacy_api_group_list())
+        if len(parts) == 2 and parts[0] == "api":
+            group, ver = "", parts[1]
+        elif len(parts) == 2 and parts[0] == "apis":
+            vs = _groups().get(parts[1])
+            if vs is None:
+                return error_response(_not_found_path())
+            return json_response({"kind": "APIGroup", "apiVersion": "v1", **_api_group(parts[1], vs)})
+        else:
+            group, ver = parts[1], parts[2]
+        try:
+            body = disc.api_resource_list(group, ver) if disc else legacy_api_resource_list(group, ver)
+        except LookupError:
+            body = None
+        if body is None:
+            return error_response(_not_found_path())
+        return json_response(body)
+
+    async def openapi(request: Request) -> Response:
+        try:
+            await authenticate(request)
+            return await run_in_threadpool(openapi_answer, request)
+        except ApiError as e:
+            return error_response(e)
+        except Exception as e:  # noqa: BLE001
+            return error_response(new_internal_error(f"{type(e).__name__}: {e}"))
+
+    def openapi_answer(request: Request) -> Response:
+        mod = _openapi_module()
+        if mod is None:
+            return error_response(_not_found_path())
+        rest = request.url.path[len("/openapi/v3"):].strip("/")
+        try:
+            body = mod.openapi_v3_index() if not rest else mod.openapi_v3_document(rest)
+        except (KeyError, LookupError):
+            body = None
+        if body is None:
+            return error_response(_not_found_path())
+        return json_response(body)
+
+    # ------------------------------------------------------------ resources
+    async def resource(request: Request) -> Response:
+        try:
+            user = await authenticate(request)
+            info = parse_request_path(request.url.path)
+            if info is None:
+                raise _not_found_path()
+            ri = _BY_GVR.get((info.group, info.version, info.resource))
+            if ri is None:
+                raise _not_found_path()
+            if info.subresource and info.subresource not in ri.subresources:
+                raise _not_found_path()
+            q = request.query_params
+            method = request.method
+            component = _component(request.headers.get("user-agent", ""))
+            dry_run = q.get("dryRun") == "All"
+            ns = info.namespace if ri.namespaced else ""
+
+            def attrs(verb: str) -> Attributes:
+                return Attributes(user, verb, ri, info.subresource, ns, info.name, dry_run, component)
+
+            if method == "GET" and not info.name:
+                if _flag(q.get("watch")) and "watch" in q:
+                    return await watch(request, ri, attrs("watch"))
+                return await run_in_threadpool(do_list, request, ri, attrs("list"))
+            if method == "GET":
+                if info.subresource == "log":
+                    raise _status(400, "BadRequest", f'the model has no container logs for pod "{info.name}"')
+                return await run_in_threadpool(do_get, request, ri, attrs("get"))
+            body = await read_body(request)
+            if method == "POST" and not info.name:
+                if not isinstance(body, dict):
+                    raise new_bad_request("the object provided is unrecognized (must be of type map)")
+                return await run_in_threadpool(locked, lambda: (server.create(attrs("create"), body), 201))
+            if method == "POST" and info.subresource:
+                return await run_in_threadpool(locked, lambda: (server.create(attrs("create"), body or {}), 201))
+            if method == "PUT" and info.name:
+                return await run_in_threadpool(locked, lambda: (server.update(attrs("update"), body or {}), 200))
+            if method == "PATCH" and info.name:
+                ctype = request.headers.get("content-type", "").split(";")[0].strip()
+                if ctype == APPLY_PATCH:
+                    raise _status(415, "UnsupportedMediaType",
+                                  "the model does not support server-side apply "
+                                  f"(the body of type {ctype} is not supported); use client-side apply", {})
+                ptype = _PATCH_TYPES.get(ctype)
+                if ptype is None:
+                    raise _status(415, "UnsupportedMediaType", f"the body of the request was in an unknown "
+                                                               f"format - accepted media types include: "
+                                                               f"{JSON_PATCH}, {MERGE_PATCH}, "
+                                                               f"{STRATEGIC_MERGE_PATCH}", {})
+                return await run_in_threadpool(locked, lambda: (server.patch(attrs("patch"), body, ptype), 200))
+            if method == "DELETE" and info.name:
+                return await run_in_threadpool(do_delete, attrs("delete"), body or {}, q)
+            if method == "DELETE":
+                return await run_in_threadpool(do_delete_collection, request, ri, attrs("deletecollection"),
+                                               body or {}, q)
+            raise _status(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                                                   "resource", {})
+        except ApiError as e:
+            return error_response(e)
+        except KubenotesError as e:  # bad selectors and the like: the request's fault
+            return error_response(new_bad_request(str(e)))
+        except Exception as e:  # noqa: BLE001 - a bug in the model must reach kubectl as a 500, not a hang
+            return error_response(new_internal_error(f"{type(e).__name__}: {e}"))
+
+    def locked(fn: Callable[[], tuple[Any, int]]) -> Response:
+        try:
+            with lock:
+                out, code = fn()
+        except ApiError as e:
+            return error_response(e)
+        except KubenotesError as e:
+            return error_response(new_bad_request(str(e)))
+        return json_response(out, code)
+
+    def do_list(request: Request, ri: ResourceInfo, a: Attributes) -> Response:
+        q = request.query_params
+        try:
+            limit = int(q.get("limit") or 0)
+        except ValueError:
+            return error_response(new_bad_request(f'invalid limit "{q.get("limit")}"'))
+        cont = q.get("continue") or ""
+        if cont and not cont.isdigit():
+            return error_response(_status(400, "BadRequest", f"continue key is not valid: {cont!r}", {}))
+        try:
+            with lock:
+                out = server.list_objects(a, label_selector=q.get("labelSelector") or "",
+                                          field_selector=q.get("fieldSelector") or "", limit=limit,
+                                          continue_token=cont)
+                if wants_table(request):
+                    out = table(ri, out["items"], out["metadata"], q.get("includeObject") or "")
+        except ApiError as e:
+            return error_response(e)
+        except KubenotesError as e:
+            return error_response(new_bad_request(str(e)))
+        return json_response(out)
+
+    def do_get(request: Request, ri: ResourceInfo, a: Attributes) -> Response:
+        try:
+            with lock:
+                out = server.get_object(a)
+                if wants_table(request) and not a.subresource:
+                    out = table(ri, [out], {"resourceVersion": out["metadata"].get("resourceVersion", "")},
+                                request.query_params.get("includeObject") or "")
+        except ApiError as e:
+            return error_response(e)
+        return json_response(out)
+
+    def do_delete(a: Attributes, body: dict, q: Any) -> Response:
+        grace = body.get("gracePeriodSeconds", q.get("gracePeriodSeconds"))
+        policy = body.get("propagationPolicy") or q.get("propagationPolicy")
+        if body.get("dryRun") == ["All"]:
+            a.dry_run = True
+        try:
+            with lock:
+                before = server.store.get(a.resource, a.namespace or None, a.name)
+                out = server.delete(a, grace_period_seconds=None if grace is None else int(grace),
+                                    propagation_policy=policy, preconditions=body.get("preconditions"))
+                still = server.store.get(a.resource, a.namespace or None, a.name)
+        except ApiError as e:
+            return error_response(e)
+        if still is not None or a.resource.kind == "Pod" or a.dry_run:
+            return json_response(out)
+        md = (before or out).get("metadata") or {}
+        details = {"name": a.name, "group": a.resource.group, "kind": a.resource.resource, "uid": md.get("uid", "")}
+        return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                              "details": {k: v for k, v in details.items() if v}})
+
+    def do_delete_collection(request: Request, ri: ResourceInfo, a: Attributes, body: dict, q: Any) -> Response:
+        grace = body.get("gracePeriodSeconds", q.get("gracePeriodSeconds"))
+        try:
+            with lock:
+                la = Attributes(a.user, "list", ri, "", a.namespace, "", a.dry_run, a.component)
+                server.authorize(Attributes(a.user, "deletecollection", ri, "", a.namespace, "", a.dry_run,
+                                            a.component))
+                items = server.list_objects(la, label_selector=q.get("labelSelector") or "",
+                                            field_selector=q.get("fieldSelector") or "")["items"]
+                out = []
+                for o in items:
+                    md = o["metadata"]
+                    da = Attributes(a.user, "delete", ri, "", md.get("namespace", ""), md["name"], a.dry_run,
+                                    a.component)
+                    out.append(server.delete(da, grace_period_seconds=None if grace is None else int(grace),
+                                             propagation_policy=body.get("propagationPolicy")))
+        except ApiError as e:
+            return error_response(e)
+        return json_response({"kind": ri.list_kind, "apiVersion": ri.api_version, "metadata": {}, "items": out})
+
+    async def watch(request: Request, ri: ResourceInfo, a: Attributes) -> Response:
+        q = request.query_params
+        rv = q.get("resourceVersion") or ""
+        bookmarks = _flag(q.get("allowWatchBookmarks")) and "allowWatchBookmarks" in q
+        try:
+            timeout = float(q.get("timeoutSeconds") or DEFAULT_WATCH_TIMEOUT_SECONDS)
+        except ValueError:
+            return error_response(new_bad_request(f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"'))
+        as_table = wants_table(request)
+        include = q.get("includeObject") or ""
+        ls, fs = q.get("labelSelector") or "", q.get("fieldSelector") or ""
+
+        def open_watch() -> tuple[Any, list]:
+            with lock:
+                initial = []
+                if rv in ("", "0"):
+                    la = Attributes(a.user, "list", ri, "", a.namespace, "", False, a.component)
+                    initial = server.list_objects(la, label_selector=ls, field_selector=fs)["items"]
+                w = server.watch(a, resource_version=rv if rv not in ("", "0") else "", label_selector=ls,
+                                 field_selector=fs)
+                w.owner = f"{a.component} (http watch)"
+                return w, initial
+
+        try:
+            w, initial = await run_in_threadpool(open_watch)
+        except ApiError as e:
+            return error_response(e)
+        except KubenotesError as e:
+            return error_response(new_bad_request(str(e)))
+
+        first = [True]
+
+        def encode(etype: str, obj: dict) -> bytes:
+            if as_table:
+                if etype == BOOKMARK:
+                    obj = {"kind": "Table", "apiVersion": "meta.k8s.io/v1",
+                           "metadata": {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                           "columnDefinitions": [], "rows": []}
+                else:
+                    obj = table(ri, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                                include)
+                    if not first[0]:
+                        obj["columnDefinitions"] = []
+                    first[0] = False
+            return (json.dumps({"type": etype, "object": obj}, separators=(",", ":")) + "\n").encode()
+
+        def take() -> list | None:
+            if not lock.acquire(blocking=False):
+                return None
+            try:
+                return [(e.type, e.object) for e in w.pop_all()] if w.pending() else []
+            finally:
+                lock.release()
+
+        async def stream() -> AsyncIterator[bytes]:
+            deadline = time.monotonic() + timeout
+            try:
+                with lock:
+                    chunks = [encode(ADDED, o) for o in initial]
+                for c in chunks:
+                    yield c
+                while not stopping.is_set() and time.monotonic() < deadline:
+                    events = take()
+                    if events:
+                        with lock:  # encoding reads shared objects and the clock
+                            chunks = [encode(t, o) for t, o in events if t != BOOKMARK or bookmarks]
+                        for c in chunks:
+                            yield c
+                    if w.stopped:
+                        break
+                    if not events:
+                        await asyncio.sleep(WATCH_POLL_SECONDS)
+            finally:
+                with lock:
+                    w.stop()
+
+        media = "application/json"
+        return StreamingResponse(stream(), media_type=media, headers={"Transfer-Encoding": "chunked"})
+
+    routes = [
+        Route("/version", version, methods=["GET"]),
+        Route("/version/", version, methods=["GET"]),
+        Route("/healthz", health, methods=["GET"]),
+        Route("/livez", health, methods=["GET"]),
+        Route("/readyz", health, methods=["GET"]),
+        Route("/api", discovery, methods=["GET"]),
+        Route("/api/", discovery, methods=["GET"]),
+        Route("/apis", discovery, methods=["GET"]),
+        Route("/apis/", discovery, methods=["GET"]),
+        Route("/api/{version}", discovery, methods=["GET"]),
+        Route("/apis/{group}", discovery, methods=["GET"]),
+        Route("/apis/{group}/{version}", discovery, methods=["GET"]),
+        Route("/openapi/v3", openapi, methods=["GET"]),
+        Route("/openapi/v3/{path:path}", openapi, methods=["GET"]),
+        Route("/{path:path}", resource, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    ]
+    app = Starlette(routes=routes)
+    app.state.server = server
+    app.state.lock = lock
+    app.state.stopping = stopping
+    return app

@@ -1,0 +1,374 @@
+"""Serve a running :class:`~kubenotes.sim.cluster.Cluster` on loopback so the real ``kubectl`` talks to it.
+
+:func:`serve` starts the HTTP layer (:func:`kubenotes.apiserver.http.create_app`
+under uvicorn) in a background thread, writes a kubeconfig naming the
+server and the admin bearer token, and runs a clock thread that advances
+the cluster's SimPy environment at ``time_scale`` virtual seconds per wall
+second (``0`` pauses it: a notebook then steps it with
+:meth:`ServedCluster.run_for`). One lock guards every touch of the
+environment, from HTTP requests and from the clock alike, because SimPy
+is single-threaded.
+
+This is kube-apiserver's ``--secure-port`` and ``--bind-address`` on
+``127.0.0.1`` with a self-signed serving certificate made at start (its own
+CA, for the IP ``127.0.0.1`` and ``localhost``), plus what ``kubeadm init``
+does for the admin kubeconfig (``/etc/kubernetes/admin.conf``, here with
+the certificate as ``certificate-authority-data``). HTTPS is not optional:
+client-go, and so kubectl, sends a bearer token only over TLS
+(``getUserIdentificationPartialConfig``), so on plain HTTP every kubectl
+request would arrive without credentials and get 401.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 cmd/kubeadm/app/phases/kubeconfig/kubeconfig.go (the admin kubeconfig's shape)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/clientcmd/api/v1/types.go (Config, Cluster, AuthInfo, Context)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/clientcmd/client_config.go (tokens only with TLS)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/util/cert/cert.go (GenerateSelfSignedCertKey)
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from typing import Any
+
+__all__ = ["serve", "ServedCluster", "kubeconfig_text", "find_kubectl", "self_signed_cert", "KUBECTL_CANDIDATES",
+           "CLOCK_TICK_SECONDS"]
+
+#: Where kubectl is looked for, in order: the versioned binary matching ``/version`` (1.33), then the dispatcher.
+KUBECTL_CANDIDATES = ("/usr/lib/google-cloud-sdk/bin/kubectl.1.33", "/usr/bin/kubectl")
+
+#: Wall seconds between two advances of the virtual clock.
+CLOCK_TICK_SECONDS = 0.05
+
+_START_TIMEOUT_SECONDS = 10.0
+
+
+def find_kubectl() -> str | None:
+    """The kubectl binary to run: the first of :data:`KUBECTL_CANDIDATES` that exists, else ``kubectl`` on PATH."""
+    for c in KUBECTL_CANDIDATES:
+        if os.path.exists(c) and os.access(c, os.X_OK):
+            return c
+    return shutil.which("kubectl")
+
+
+def self_signed_cert(hosts: tuple[str, ...] = ("127.0.0.1", "localhost"), days: int = 365) -> tuple[bytes, bytes]:
+    """A self-signed serving certificate and its key, PEM-encoded (``cert.GenerateSelfSignedCertKey``).
+
+    The certificate is its own CA (``CA:TRUE``), so a kubeconfig can name it
+    as ``certificate-authority-data``. It is made with the wall clock (TLS
+    needs real validity dates); nothing in the model reads it.
+
+    Examples
+    --------
+    >>> cert, key = self_signed_cert()
+    >>> cert.startswith(b"-----BEGIN CERTIFICATE-----"), b"PRIVATE KEY" in key
+    (True, True)
+    """
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubenotes-apiserver")])
+    sans: list[x509.GeneralName] = []
+    for h in hosts:
+        try:
+            sans.append(x509.IPAddress(ipaddress.ip_address(h)))
+        except ValueError:
+            sans.append(x509.DNSName(h))
+    now = _dt.datetime.now(_dt.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=days))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(x509.KeyUsage(digital_signature=True, key_encipherment=True, key_cert_sign=True,
+                                         content_commitment=False, data_encipherment=False, key_agreement=False,
+                                         crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+            .sign(key, hashes.SHA256()))
+    return (cert.public_bytes(serialization.Encoding.PEM),
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                              serialization.NoEncryption()))
+
+
+def kubeconfig_text(url: str, token: str, ca_pem: bytes | None = None, name: str = "kubenotes",
+                    namespace: str = "default") -> str:
+    """A kubeconfig with one cluster, one user (a bearer token) and one context, made current.
+
+    Examples
+    --------
+    >>> import yaml
+    >>> cfg = yaml.safe_load(kubeconfig_text("https://127.0.0.1:6443", "t0k", b"PEM"))
+    >>> cfg["current-context"], cfg["clusters"][0]["cluster"]["server"], cfg["users"][0]["user"]["token"]
+    ('kubenotes', 'https://127.0.0.1:6443', 't0k')
+    >>> cfg["clusters"][0]["cluster"]["certificate-authority-data"]
+    'UEVN'
+    """
+    import yaml
+
+    cluster: dict[str, Any] = {"server": url}
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    cfg = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": cluster}],
+        "users": [{"name": "kubernetes-admin", "user": {"token": token}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": "kubernetes-admin",
+                                                "namespace": namespace}}],
+        "current-context": name,
+        "preferences": {},
+    }
+    return yaml.safe_dump(cfg, sort_keys=False)
+
+
+class ServedCluster:
+    """A cluster behind a loopback HTTP server, with its clock running in the background.
+
+    Made by :func:`serve`; use it as a context manager or call :meth:`stop`.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    url : str
+        ``https://127.0.0.1:<port>``.
+    ca_path : str
+        The serving certificate (PEM), to verify the server with (``curl --cacert``).
+    port : int
+    kubeconfig_path : str
+    lock : threading.RLock
+        Hold it to touch the cluster from another thread (``with served.lock: ...``).
+    time_scale : float
+        Virtual seconds per wall second (0: paused).
+    """
+
+    def __init__(self, cluster: Any, port: int, kubeconfig_path: str, lock: threading.RLock, time_scale: float,
+                 uv_server: Any, threads: list[threading.Thread], stopping: threading.Event,
+                 tmpdir: str, ca_path: str):
+        self.cluster = cluster
+        self.port = port
+        self.url = f"https://127.0.0.1:{port}"
+        self.ca_path = ca_path
+        self.kubeconfig_path = kubeconfig_path
+        self.lock = lock
+        self.time_scale = time_scale
+        self._uv = uv_server
+        self._threads = threads
+        self._stopping = stopping
+        self._tmpdir = tmpdir
+        self._cache_dir = tempfile.mkdtemp(prefix="kubenotes-kubectl-cache-")
+        self.stopped = False
+
+    # ------------------------------------------------------------ clock
+    def run_for(self, seconds: float) -> None:
+        """Advance the virtual clock by ``seconds`` now (under the lock), whatever the time scale."""
+        with self.lock:
+            self.cluster.run_for(seconds)
+
+    @property
+    def now(self) -> float:
+        """Virtual seconds."""
+        with self.lock:
+            return float(self.cluster.env.now)
+
+    # ------------------------------------------------------------ kubectl
+    def kubectl(self, *args: str, timeout: float = 60.0, input: str | None = None,
+                kubectl: str | None = None) -> subprocess.CompletedProcess:
+        """Run the real kubectl against this server and return its result (text stdout/stderr).
+
+        Parameters
+        ----------
+        *args : str
+            kubectl's arguments (``"get", "pods", "-A"``).
+        timeout : float
+            Wall seconds before the process is killed (``subprocess.TimeoutExpired``).
+        input : str, optional
+            Standard input (``kubectl apply -f -``).
+        kubectl : str, optional
+            The binary (default: :func:`find_kubectl`).
+
+        Raises
+        ------
+        FileNotFoundError
+            When no kubectl is installed.
+        """
+        exe = kubectl or find_kubectl()
+        if exe is None:
+            raise FileNotFoundError("kubectl not found (looked for " + ", ".join(KUBECTL_CANDIDATES) + " and PATH)")
+        env = dict(os.environ)
+        env["KUBECONFIG"] = self.kubeconfig_path
+        cmd = [exe, "--kubeconfig", self.kubeconfig_path, "--cache-dir", self._cache_dir, *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, input=input, env=env,
+                              stdin=None if input is not None else subprocess.DEVNULL)
+
+    # ------------------------------------------------------------ lifecycle
+    def stop(self) -> None:
+        """Stop the clock and the HTTP server (open watches end), and remove files :func:`serve` created."""
+        if self.stopped:
+            return
+        self.stopped = True
+        self._stopping.set()
+        self._uv.should_exit = True
+        for t in self._threads:
+            t.join(timeout=5.0)
+        if any(t.is_alive() for t in self._threads):
+            self._uv.force_exit = True
+            for t in self._threads:
+                t.join(timeout=5.0)
+        shutil.rmtree(self._cache_dir, ignore_errors=True)
+        shutil.rmtree(self._tmpdir, ignore_errors=True)
+
+    def __enter__(self) -> "ServedCluster":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "stopped" if self.stopped else f"t={self.cluster.env.now:g}s"
+        return f"ServedCluster({self.url}, {state}, kubeconfig={self.kubeconfig_path})"
+
+
+def _clock(cluster: Any, lock: threading.RLock, time_scale: float, stopping: threading.Event) -> None:
+    """Advance the clock by ``time_scale`` virtual seconds per wall second until ``stopping`` is set.
+
+    The clock advances in steps of one tick's worth, taking the lock for each
+    step only, so requests get in between. When the model cannot keep up,
+    at most one wall second of backlog is kept: virtual time then runs
+    slower than asked instead of in bursts.
+    """
+    last = time.monotonic()
+    owed = 0.0
+    step = time_scale * CLOCK_TICK_SECONDS
+    while not stopping.wait(CLOCK_TICK_SECONDS):
+        now = time.monotonic()
+        owed = min(owed + (now - last) * time_scale, time_scale)
+        last = now
+        while owed > 1e-9 and not stopping.is_set():
+            d = min(owed, step)
+            with lock:
+                cluster.run(until=cluster.env.now + d)
+            owed -= d
+            time.sleep(0)  # let a waiting request take the lock
+
+
+def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: str | None = None,
+          token: str | None = None, git_version: str | None = None) -> ServedCluster:
+    """Serve ``cluster`` on ``127.0.0.1:port`` in background threads.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    port : int
+        TCP port; 0 picks a free one.
+    time_scale : float
+        Virtual seconds per wall second; 0 pauses the clock (step it with
+        :meth:`ServedCluster.run_for`).
+    kubeconfig : str, optional
+        Where to write the kubeconfig (default: in a new temporary directory
+        that also holds the serving certificate and key, removed by
+        :meth:`ServedCluster.stop`).
+    token : str, optional
+        The admin bearer token (default :data:`kubenotes.apiserver.authn.ADMIN_TOKEN`).
+    git_version : str, optional
+        ``/version``'s gitVersion (default :data:`kubenotes.apiserver.http.GIT_VERSION`).
+
+    Returns
+    -------
+    ServedCluster
+
+    Raises
+    ------
+    OSError
+        When the port cannot be bound.
+    RuntimeError
+        When the server does not start within 10 s.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> import json, ssl, urllib.request
+    >>> with serve(Cluster(controllers=[], scheduler=False), time_scale=0) as s:
+    ...     req = urllib.request.Request(s.url + "/api/v1/namespaces/default",
+    ...                                  headers={"Authorization": "Bearer kubenotes-admin-token"})
+    ...     tls = ssl.create_default_context(cafile=s.ca_path)
+    ...     json.load(urllib.request.urlopen(req, context=tls))["metadata"]["name"]
+    'default'
+    """
+    import uvicorn
+
+    from kubenotes.apiserver import authn
+    from kubenotes.apiserver.http import GIT_VERSION, create_app
+
+    if time_scale < 0:
+        raise ValueError(f"time_scale must be >= 0, got {time_scale}")
+    lock = threading.RLock()
+    stopping = threading.Event()
+    token = token or authn.ADMIN_TOKEN
+    static = {token: authn.ADMIN_USER}
+    authenticator = authn.TokenAuthenticator(static, reader=cluster.server, epoch=cluster.server.epoch)
+    app = create_app(cluster.server, lock=lock, authenticator=authenticator,
+                     git_version=git_version or GIT_VERSION, stopping=stopping)
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    tmpdir = tempfile.mkdtemp(prefix="kubenotes-")
+    cert_pem, key_pem = self_signed_cert()
+    ca_path, key_path = os.path.join(tmpdir, "apiserver.crt"), os.path.join(tmpdir, "apiserver.key")
+    with open(ca_path, "wb") as f:
+        f.write(cert_pem)
+    with open(key_path, "wb") as f:
+        f.write(key_pem)
+    os.chmod(key_path, 0o600)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
+                            timeout_graceful_shutdown=2, ws="none", ssl_certfile=ca_path, ssl_keyfile=key_path)
+    uv = uvicorn.Server(config)
+
+    def run_http() -> None:
+        try:
+            uv.run(sockets=[sock])
+        finally:
+            sock.close()
+
+    threads = [threading.Thread(target=run_http, name=f"kubenotes-http-{port}", daemon=True)]
+    if time_scale > 0:
+        threads.append(threading.Thread(target=_clock, args=(cluster, lock, time_scale, stopping),
+                                        name=f"kubenotes-clock-{port}", daemon=True))
+
+    if kubeconfig is None:
+        kubeconfig = os.path.join(tmpdir, "kubeconfig")
+    url = f"https://127.0.0.1:{port}"
+    with open(kubeconfig, "w") as f:
+        f.write(kubeconfig_text(url, token, cert_pem))
+    os.chmod(kubeconfig, 0o600)
+
+    threads[0].start()
+    deadline = time.monotonic() + _START_TIMEOUT_SECONDS
+    while not uv.started:
+        if not threads[0].is_alive() or time.monotonic() > deadline:
+            uv.should_exit = True
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            raise RuntimeError(f"the kubenotes API server did not start on {url}")
+        time.sleep(0.01)
+    for t in threads[1:]:
+        t.start()
+    return ServedCluster(cluster, port, kubeconfig, lock, time_scale, uv, threads, stopping, tmpdir, ca_path)

@@ -1,0 +1,272 @@
+"""The real kubectl against a served cluster (kubenotes.sim.serve), and ``kubenotes serve``.
+
+Each test starts its own server on a free loopback port and stops it.
+kubectl tests skip with a reason when no kubectl is installed, and fail
+instead when the ``CI`` environment variable is set (CI machines have it).
+Expected outputs are kubectl's own texts (the NotFound line comes from
+staging/src/k8s.io/kubectl/pkg/cmd/util/helpers.go ``StandardErrorMessage``;
+the table headers from pkg/printers/internalversion/printers.go).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import threading
+import time
+
+import pytest
+import yaml
+
+from kubenotes.sim.cluster import Cluster
+from kubenotes.sim.serve import find_kubectl, serve
+
+KUBECTL = find_kubectl()
+
+MANIFESTS = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}, capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: nginx, image: "nginx:1.27"}]}
+"""
+
+
+@pytest.fixture
+def kubectl_required():
+    if KUBECTL is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but no kubectl is installed (/usr/lib/google-cloud-sdk/bin/kubectl.1.33, "
+                        "/usr/bin/kubectl or PATH)")
+        pytest.skip("no kubectl installed (/usr/lib/google-cloud-sdk/bin/kubectl.1.33, /usr/bin/kubectl or PATH)")
+    return KUBECTL
+
+
+def _until(pred, timeout_seconds: float = 10.0) -> bool:
+    """Poll ``pred`` every 20 ms for at most ``timeout_seconds`` wall seconds."""
+    end = time.monotonic() + timeout_seconds
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return bool(pred())
+
+
+def _running_cluster() -> Cluster:
+    c = Cluster.from_manifests(MANIFESTS)
+    c.run(until=10)
+    return c
+
+
+def test_kubectl_reads(kubectl_required):
+    s = serve(_running_cluster(), port=0, time_scale=0)
+    try:
+        r = s.kubectl("version")
+        assert r.returncode == 0 and "Server Version: v1.33" in r.stdout, r.stderr
+        r = s.kubectl("get", "nodes")
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert lines[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+        assert lines[1].split()[:4] == ["n1", "Ready", "<none>", "10s"]
+        r = s.kubectl("get", "pods", "-A")
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert lines[0].split() == ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+        assert len(lines) == 3 and all(ln.split()[0] == "default" and ln.split()[1].startswith("web-")
+                                       and ln.split()[3] == "Running" for ln in lines[1:])
+        r = s.kubectl("get", "pods", "-A", "-o", "wide")
+        assert r.returncode == 0, r.stderr
+        head = r.stdout.splitlines()[0]
+        assert head.split()[:6] == ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+        assert "NODE" in head and "NOMINATED NODE" in head and "READINESS GATES" in head
+        assert all(" n1 " in ln for ln in r.stdout.splitlines()[1:])
+        pod = lines[1].split()[1]
+        r = s.kubectl("get", "pod", pod, "-o", "yaml")
+        assert r.returncode == 0, r.stderr
+        obj = yaml.safe_load(r.stdout)
+        assert (obj["kind"], obj["metadata"]["name"], obj["spec"]["nodeName"]) == ("Pod", pod, "n1")
+        r = s.kubectl("get", "pod", "nope")
+        assert r.returncode == 1
+        assert r.stderr.strip() == 'Error from server (NotFound): pods "nope" not found'
+        r = s.kubectl("api-resources")
+        assert r.returncode == 0, r.stderr
+        rows = {ln.split()[0]: ln.split() for ln in r.stdout.splitlines()[1:]}
+        assert rows["deployments"][1:3] == ["deploy", "apps/v1"] and rows["pods"][1] == "po"
+        r = s.kubectl("get", "pods", "--sort-by=.metadata.name", "-o", "custom-columns=N:.metadata.name,NODE:.spec.nodeName")
+        assert r.returncode == 0 and [ln.split()[1] for ln in r.stdout.splitlines()] == ["NODE", "n1", "n1"], r.stderr
+        r = s.kubectl("get", "pods", "-l", "app=web", "-o", "name")
+        assert r.returncode == 0 and len(r.stdout.split()) == 2 and r.stdout.startswith("pod/web-")
+        r = s.kubectl("get", "pods", "--field-selector", "spec.nodeName=n2", "-o", "name")
+        assert r.returncode == 0 and r.stdout == ""
+        if os.path.exists("/usr/bin/kubectl"):  # the dispatcher picks kubectl.1.33 from our /version
+            r = s.kubectl("get", "nodes", "-o", "name", kubectl="/usr/bin/kubectl")
+            assert (r.returncode, r.stdout.strip()) == (0, "node/n1"), r.stderr
+    finally:
+        s.stop()
+
+
+def test_kubectl_writes(kubectl_required):
+    c = _running_cluster()
+    s = serve(c, port=0, time_scale=50)  # the namespace controller must finish the namespace's deletion
+    try:
+        r = s.kubectl("create", "namespace", "x")
+        assert (r.returncode, r.stdout.strip()) == (0, "namespace/x created"), r.stderr
+        with s.lock:
+            assert c.get("namespaces", "x")["status"]["phase"] == "Active"
+        r = s.kubectl("delete", "namespace", "x", timeout=30)
+        assert (r.returncode, r.stdout.strip()) == (0, 'namespace "x" deleted'), r.stderr
+        with s.lock:
+            assert c.get("namespaces", "x") is None
+        r = s.kubectl("scale", "deployment", "web", "--replicas=3")
+        assert (r.returncode, r.stdout.strip()) == (0, "deployment.apps/web scaled"), r.stderr
+        with s.lock:
+            assert c.get("deployments", "web", "default")["spec"]["replicas"] == 3
+        assert _until(lambda: len(s.kubectl("get", "pods", "-l", "app=web", "-o", "name").stdout.split()) == 3)
+        r = s.kubectl("label", "deployment", "web", "team=blue")
+        assert (r.returncode, r.stdout.strip()) == (0, "deployment.apps/web labeled"), r.stderr
+        r = s.kubectl("annotate", "deployment", "web", "owner=alice")
+        assert (r.returncode, r.stdout.strip()) == (0, "deployment.apps/web annotated"), r.stderr
+        with s.lock:
+            md = c.get("deployments", "web", "default")["metadata"]
+        assert md["labels"]["team"] == "blue" and md["annotations"]["owner"] == "alice"
+        r = s.kubectl("create", "namespace", "default")
+        assert r.returncode == 1
+        assert r.stderr.strip() == 'Error from server (AlreadyExists): namespaces "default" already exists'
+    finally:
+        s.stop()
+
+
+def test_kubectl_typed_commands_send_protobuf_we_decode(kubectl_required):
+    """``create sa|token|quota|secret|configmap`` and ``drain`` send protobuf bodies (typed clients)."""
+    c = _running_cluster()
+    s = serve(c, port=0, time_scale=20)
+    try:
+        assert s.kubectl("create", "serviceaccount", "bot").stdout.strip() == "serviceaccount/bot created"
+        r = s.kubectl("create", "token", "bot", "--duration=10m")
+        assert r.returncode == 0 and r.stdout.count(".") == 2, r.stderr
+        from kubenotes.apiserver.authn import decode_token
+
+        claims = decode_token(r.stdout.strip())
+        assert claims["sub"] == "system:serviceaccount:default:bot" and claims["exp"] - claims["iat"] == 600
+        assert s.kubectl("create", "quota", "q", "--hard=cpu=8,pods=50").returncode == 0
+        r = s.kubectl("create", "secret", "generic", "s1", "--from-literal=a=b")
+        assert r.stdout.strip() == "secret/s1 created", r.stderr
+        assert s.kubectl("create", "configmap", "cm1", "--from-literal=x=y").returncode == 0
+        with s.lock:
+            assert c.get("resourcequotas", "q", "default")["spec"]["hard"] == {"cpu": "8", "pods": "50"}
+            assert c.get("secrets", "s1", "default")["data"] == {"a": "Yg=="}
+            assert c.get("configmaps", "cm1", "default")["data"] == {"x": "y"}
+        r = s.kubectl("drain", "n1", "--ignore-daemonsets", "--timeout=20s", timeout=40)
+        assert r.returncode == 0, r.stderr
+        assert "evicting pod default/web-" in r.stdout and r.stdout.strip().endswith("node/n1 drained")
+        with s.lock:
+            assert c.get("nodes", "n1")["spec"]["unschedulable"] is True
+    finally:
+        s.stop()
+
+
+def test_kubectl_get_watch_sees_a_change(kubectl_required):
+    c = _running_cluster()
+    s = serve(c, port=0, time_scale=0)
+    proc = subprocess.Popen([kubectl_required, "--kubeconfig", s.kubeconfig_path, "get", "pods", "-w"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stdout], daemon=True)
+    reader.start()
+    try:
+        seen: list[str] = []
+
+        def saw(text: str) -> bool:
+            while not lines.empty():
+                seen.append(lines.get())
+            return any(text in ln for ln in seen)
+
+        assert _until(lambda: saw("Running"), 20), (seen, proc.poll())
+        with s.lock:
+            c.client.create("pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "late"},
+                                     "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}, "default")
+        assert _until(lambda: saw("late"), 20), seen
+        assert any(ln.split()[:3] == ["late", "0/1", "Pending"] for ln in seen), seen
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        s.stop()
+
+
+def test_kubectl_with_a_wrong_token_is_unauthorized(kubectl_required, tmp_path):
+    s = serve(Cluster(controllers=[], scheduler=False), port=0, time_scale=0)
+    try:
+        cfg = yaml.safe_load(open(s.kubeconfig_path))
+        cfg["users"][0]["user"]["token"] = "wrong"
+        bad = tmp_path / "bad-kubeconfig"
+        bad.write_text(yaml.safe_dump(cfg))
+        r = subprocess.run([kubectl_required, "--kubeconfig", str(bad), "get", "namespaces"], capture_output=True,
+                           text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert r.returncode == 1
+        assert "You must be logged in to the server" in r.stderr
+    finally:
+        s.stop()
+
+
+def test_clock_runs_at_the_time_scale_and_pauses_at_zero():
+    c = Cluster(controllers=[], scheduler=False)
+    s = serve(c, port=0, time_scale=100)
+    try:
+        assert _until(lambda: s.now >= 5, 10)
+    finally:
+        s.stop()
+    c2 = Cluster(controllers=[], scheduler=False)
+    s2 = serve(c2, port=0, time_scale=0)
+    try:
+        assert len(s2._threads) == 1 and s2.now == 0  # no clock thread at all when paused
+        s2.run_for(7)
+        assert s2.now == 7
+    finally:
+        s2.stop()
+    assert s2.stopped and not os.path.exists(s2.kubeconfig_path)
+
+
+def test_serve_subcommand_writes_a_kubeconfig_and_stops(tmp_path, capsys):
+    from kubenotes.cli import build_parser
+    from kubenotes.sim import serve_cli
+
+    manifest = tmp_path / "node.yaml"
+    manifest.write_text(MANIFESTS)
+    kubeconfig = tmp_path / "kubeconfig"
+    args = build_parser(load=["serve"]).parse_args(
+        ["serve", str(manifest), "--port", "0", "--kubeconfig", str(kubeconfig), "--time-scale", "0",
+         "--seed", "3"])
+    assert args.func is serve_cli.run
+    ready, stop = threading.Event(), threading.Event()
+    result: list[int] = []
+    t = threading.Thread(target=lambda: result.append(serve_cli.run(args, ready=ready, stop=stop)), daemon=True)
+    t.start()
+    try:
+        assert ready.wait(20)
+        served = ready.served
+        cfg = yaml.safe_load(kubeconfig.read_text())
+        assert cfg["clusters"][0]["cluster"]["server"] == served.url
+        assert served.url.startswith("https://127.0.0.1:")
+        with served.lock:
+            assert served.cluster.get("nodes", "n1") is not None
+    finally:
+        stop.set()
+        t.join(15)
+    assert result == [0]
+    err = capsys.readouterr().err
+    assert f"export KUBECONFIG={kubeconfig}" in err
+
+
+def test_serve_rejects_a_negative_time_scale():
+    with pytest.raises(ValueError):
+        serve(Cluster(controllers=[], scheduler=False), time_scale=-1)
