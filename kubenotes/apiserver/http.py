@@ -278,6 +278,7 @@ _PROTO_KINDS: dict[str, dict[int, tuple[str, Any]]] = {
                                    4: ("version", "str"), 5: ("resource", "str"), 6: ("subresource", "str"),
                                    7: ("name", "str")}),
         2: ("nonResourceAttributes", {1: ("path", "str"), 2: ("verb", "str")})})},
+    "SelfSubjectReview": {1: ("metadata", _OBJECT_META)},  # status is the server's answer
     "TokenRequest": {1: ("metadata", _OBJECT_META),
                      2: ("spec", {1: ("audiences", "strs"), 4: ("expirationSeconds", "int"),
                                   3: ("boundObjectRef", {1: ("kind", "str"), 2: ("apiVersion", "str"),
@@ -480,7 +481,29 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         user = await run_in_threadpool(authenticate_sync, request.headers.get("authorization"))
         if user is None:
             raise new_unauthorized()
+        as_user = request.headers.get("impersonate-user")
+        if as_user:
+            return impersonate(user, as_user, request.headers.getlist("impersonate-group"))
         return user
+
+    def impersonate(user: UserInfo, as_user: str, as_groups: list[str]) -> UserInfo:
+        """``kubectl --as``: the impersonation filter, simplified to "members of system:masters may impersonate".
+
+        Upstream asks the authorizer for verb ``impersonate`` on ``users``/``groups``/``serviceaccounts``;
+        here only ``system:masters`` may, and anyone else gets upstream's Forbidden for ``users``.
+        A service-account name gets its groups as the authenticator would give them.
+        """
+        if "system:masters" not in user.groups:
+            from kubenotes.apiserver.status import new_forbidden_request
+
+            raise new_forbidden_request(user.name, "impersonate", "", "users", "", "", as_user)
+        groups = list(as_groups)
+        if as_user.startswith("system:serviceaccount:") and not groups:
+            ns = as_user.split(":")[2]
+            groups = ["system:serviceaccounts", f"system:serviceaccounts:{ns}"]
+        if "system:authenticated" not in groups:
+            groups.append("system:authenticated")
+        return UserInfo(as_user, groups=tuple(groups))
 
     async def read_body(request: Request) -> Any:
         raw = await request.body()

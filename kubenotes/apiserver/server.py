@@ -451,6 +451,8 @@ class APIServer:
         ri = attrs.resource
         if attrs.subresource:
             return self._create_subresource(attrs, body)
+        if ri.resource in ("selfsubjectaccessreviews", "selfsubjectreviews"):
+            return self._self_subject_review(attrs, body)
         if "create" not in ri.verbs:
             raise new_method_not_supported(ri.group, ri.resource, "create")
         obj = self._decode(ri, body, attrs.namespace)
@@ -960,6 +962,46 @@ class APIServer:
             return self.delete(attrs, grace_period_seconds=grace)
         finally:
             self.authorizer = authz
+
+    def _self_subject_review(self, attrs: Attributes, body: dict) -> dict:
+        """Answer a SelfSubjectAccessReview (``kubectl auth can-i``) or SelfSubjectReview (``kubectl auth whoami``).
+
+        Neither is stored: the API server evaluates the review for the requesting
+        user and returns it with ``status`` filled in (``pkg/registry/authorization/
+        selfsubjectaccessreview/rest.go``, ``pkg/registry/authentication/selfsubjectreview/rest.go``).
+        """
+        ri = attrs.resource
+        spec = deep_copy((body or {}).get("spec") or {})
+        out: dict[str, Any] = {"kind": ri.kind, "apiVersion": ri.api_version, "metadata": {"creationTimestamp": None}}
+        if ri.resource == "selfsubjectreviews":
+            u = attrs.user
+            out["status"] = {"userInfo": {"username": u.name, **({"uid": u.uid} if u.uid else {}),
+                                          "groups": list(u.groups)}}
+            return out
+        ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+        decision, reason = "Allow", ""
+        if self.authorizer is not None:
+            if ra is not None:
+                res, group = ra.get("resource", ""), ra.get("group", "")
+                try:
+                    target = resource_for(f"{res}.{group}" if group else res)
+                except ApiError:
+                    decision, reason = "NoOpinion", ""
+                else:
+                    decision, reason = self.authorizer.authorize(Attributes(
+                        attrs.user, ra.get("verb", ""), target, ra.get("subresource", ""),
+                        ra.get("namespace", "") if target.namespaced else "", ra.get("name", "")))
+            elif nra is not None:
+                from kubenotes.apiserver.rbac import NonResourceAttributes
+
+                decision, reason = self.authorizer.authorize(
+                    NonResourceAttributes(attrs.user, nra.get("verb", ""), nra.get("path", "")))
+        status: dict[str, Any] = {"allowed": decision == "Allow"}
+        if reason:
+            status["reason"] = reason
+        out["spec"] = spec
+        out["status"] = status
+        return out
 
     def _token_request(self, attrs: Attributes, body: dict) -> dict:
         ri = attrs.resource

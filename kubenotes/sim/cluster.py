@@ -409,7 +409,8 @@ class _NodeAndRBAC:
         self.rbac = rbac
 
     def authorize(self, attrs: Any) -> tuple[str, str]:
-        if attrs.user.name.startswith("system:node:") and "system:nodes" in attrs.user.groups:
+        if attrs.user.name.startswith("system:node:") and "system:nodes" in attrs.user.groups and \
+                getattr(attrs, "resource", None) is not None:
             node = attrs.user.name[len("system:node:"):]
             r = attrs.resource.resource
             if r in ("nodes", "leases") and attrs.name and attrs.name != node and attrs.verb not in ("get", "list",

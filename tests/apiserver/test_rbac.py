@@ -594,3 +594,33 @@ def test_controller_reason_names_its_service_account(api):
     # upstream has no role for these service accounts: taint eviction and the tokens controller use others
     for wrong in ("taint-eviction-controller", "tokens-controller"):
         assert not _can(api, _controller(wrong), "delete", "pods", "default", "web")
+
+
+def test_self_subject_access_review_answers_kubectl_auth_can_i_without_storing_it():
+    from kubenotes.sim.cluster import Cluster
+
+    c = Cluster(seed=0, controllers=[], scheduler=False)
+    viewer = UserInfo("system:serviceaccount:default:viewer",
+                      groups=("system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"))
+    c.client.create("rolebindings", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                                     "metadata": {"name": "viewer-view", "namespace": "default"},
+                                     "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                                 "name": "view"},
+                                     "subjects": [{"kind": "ServiceAccount", "name": "viewer",
+                                                   "namespace": "default"}]}, "default")
+    client = c.server.client("kubectl", viewer)
+
+    def can_i(verb, resource):
+        review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                  "spec": {"resourceAttributes": {"namespace": "default", "verb": verb, "resource": resource}}}
+        return client.create("selfsubjectaccessreviews", review)["status"]
+
+    assert can_i("list", "pods")["allowed"] is True
+    assert can_i("list", "pods")["reason"] == ('RBAC: allowed by RoleBinding "viewer-view/default" of ClusterRole '
+                                               '"view" to ServiceAccount "viewer/default"')
+    assert can_i("create", "pods") == {"allowed": False}
+    who = client.create("selfsubjectreviews", {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    assert who["status"]["userInfo"]["username"] == viewer.name
+    from kubenotes.apiserver.resources import resource_for
+
+    assert c.server.store.count(resource_for("selfsubjectaccessreviews")) == 0

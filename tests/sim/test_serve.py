@@ -270,3 +270,29 @@ def test_serve_subcommand_writes_a_kubeconfig_and_stops(tmp_path, capsys):
 def test_serve_rejects_a_negative_time_scale():
     with pytest.raises(ValueError):
         serve(Cluster(controllers=[], scheduler=False), time_scale=-1)
+
+
+def test_kubectl_auth_can_i_and_whoami_with_impersonation(kubectl_required):
+    """SelfSubjectAccessReview and SelfSubjectReview are answered, not stored; ``--as`` impersonates (admin only)."""
+    c = _running_cluster()
+    s = serve(c, port=0, time_scale=0)
+    try:
+        assert s.kubectl("auth", "can-i", "create", "pods").stdout.strip() == "yes"
+        with s.lock:
+            c.client.create("rolebindings", {
+                "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                "metadata": {"name": "viewer-view", "namespace": "default"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+                "subjects": [{"kind": "ServiceAccount", "name": "viewer", "namespace": "default"}]}, "default")
+        viewer = "--as=system:serviceaccount:default:viewer"
+        assert s.kubectl("auth", "can-i", "list", "pods", viewer).stdout.strip() == "yes"
+        r = s.kubectl("auth", "can-i", "create", "pods", viewer)
+        assert r.stdout.strip() == "no" and r.returncode == 1
+        r = s.kubectl("auth", "whoami", "--as=jane", "--as-group=devs")
+        assert r.returncode == 0 and "jane" in r.stdout and "devs" in r.stdout, r.stderr
+        r = s.kubectl("get", "pods", viewer, "-o", "name")
+        assert r.returncode == 0 and r.stdout.strip(), r.stderr
+        r = s.kubectl("delete", "pod", "--all", viewer)
+        assert r.returncode != 0 and 'User "system:serviceaccount:default:viewer" cannot delete resource' in r.stderr
+    finally:
+        s.stop()
