@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
 from kubenotes.apiserver.request import SYSTEM_MASTERS, Attributes, UserInfo
+from kubenotes.apiserver.status import aggregate_causes
 
 __all__ = [
     "RBACAuthorizer",
@@ -55,7 +56,6 @@ __all__ = [
     "applies_to",
     "describe_subject",
     "aggregated_rules",
-    "aggregate_errors",
     "resource_attributes",
 ]
 
@@ -261,23 +261,6 @@ def _describe_binding(binding: dict, subject: dict) -> str:
                 f'to {describe_subject(subject, ns)}')
     return (f'ClusterRoleBinding "{md.get("name", "")}" of {ref.get("kind", "")} "{ref.get("name", "")}" '
             f'to {describe_subject(subject, "")}')
-
-
-def aggregate_errors(errors: Sequence[str]) -> str:
-    """``utilerrors.NewAggregate(errs).Error()``: one message as is, several as ``[a, b]`` (duplicates once).
-
-    Examples
-    --------
-    >>> aggregate_errors(['x not found']), aggregate_errors(['a', 'b', 'a'])
-    ('x not found', '[a, b]')
-    """
-    seen: list[str] = []
-    for e in errors:
-        if e not in seen:
-            seen.append(e)
-    if len(seen) == 1:
-        return seen[0]
-    return "[" + ", ".join(seen) + "]"
 
 
 # ------------------------------------------------------------------ aggregation
@@ -543,7 +526,7 @@ class RBACAuthorizer:
                 return ALLOW, f"RBAC: allowed by {source}"
             if err is not None:
                 errors.append(err)
-        return NO_OPINION, (f"RBAC: {aggregate_errors(errors)}" if errors else "")
+        return NO_OPINION, (f"RBAC: {aggregate_causes(errors)}" if errors else "")
 
     def authorize(self, attrs: Attributes | NonResourceAttributes) -> tuple[str, str]:
         """The privileged-groups authorizer, then RBAC.

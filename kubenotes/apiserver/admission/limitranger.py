@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 from kubenotes.apiserver.admission.interfaces import CREATE, UPDATE, Plugin, forbidden
 from kubenotes.apiserver.admission.quantity import Quantity
-from kubenotes.apiserver.admission.quota import parse_resource_list
+from kubenotes.apiserver.admission.quota import aggregate_container_resources, parse_resource_list
 from kubenotes.apiserver.request import Attributes
 from kubenotes.apiserver.status import aggregate_causes
 
@@ -123,46 +123,14 @@ def limit_request_ratio_constraint(limit_type: str, resource: str, enforced: Qua
     return None
 
 
-def _add(into: dict, rl: Mapping[str, Quantity]) -> None:
-    for k, v in rl.items():
-        into[k] = into[k] + v if k in into else v
-
-
-def _max(into: dict, rl: Mapping[str, Quantity]) -> None:
-    for k, v in rl.items():
-        if k not in into or v.cmp(into[k]) > 0:
-            into[k] = v
-
-
-def _pod_sum(pod: Mapping[str, Any], which: str) -> dict:
-    spec = pod.get("spec") or {}
-    total: dict = {}
-    for c in spec.get("containers") or ():
-        _add(total, parse_resource_list(((c.get("resources") or {}).get(which))))
-    sidecars: dict = {}
-    init_max: dict = {}
-    for c in spec.get("initContainers") or ():
-        rl = parse_resource_list(((c.get("resources") or {}).get(which)))
-        if c.get("restartPolicy") == "Always":
-            _add(total, rl)
-            _add(sidecars, rl)
-            use = dict(sidecars)
-        else:
-            use = dict(rl)
-            _add(use, sidecars)
-        _max(init_max, use)
-    _max(total, init_max)
-    return total
-
-
 def pod_limit_requests(pod: Mapping[str, Any]) -> dict:
     """LimitRanger's ``podRequests``: containers and sidecars summed, max with each init container (no overhead)."""
-    return _pod_sum(pod, "requests")
+    return aggregate_container_resources(pod.get("spec") or {}, "requests")
 
 
 def pod_limit_limits(pod: Mapping[str, Any]) -> dict:
     """LimitRanger's ``podLimits``."""
-    return _pod_sum(pod, "limits")
+    return aggregate_container_resources(pod.get("spec") or {}, "limits")
 
 
 def _container_checks(item: Mapping[str, Any], limit_type: str, requests: Mapping[str, Quantity],

@@ -173,8 +173,12 @@ def _resources(c: Mapping[str, Any], which: str) -> ResourceList:
     return parse_resource_list(((c.get("resources") or {}).get(which)))
 
 
-def _aggregate(spec: Mapping[str, Any], which: str) -> ResourceList:
-    """``AggregateContainerRequests``/``Limits``: containers + sidecars, max with each init container."""
+def aggregate_container_resources(spec: Mapping[str, Any], which: str) -> ResourceList:
+    """``AggregateContainerRequests``/``Limits``: containers + sidecars, max with each init container.
+
+    ``which`` is ``"requests"`` or ``"limits"``; no pod-level resources and no overhead (LimitRanger's
+    ``podRequests``/``podLimits`` use it as is).
+    """
     total: dict = {}
     for c in spec.get("containers") or ():
         _add_into(total, _resources(c, which))
@@ -211,7 +215,7 @@ def pod_requests(pod: Mapping[str, Any]) -> ResourceList:
     {'cpu': '1010m', 'memory': '64Mi'}
     """
     spec = pod.get("spec") or {}
-    reqs = _aggregate(spec, "requests")
+    reqs = aggregate_container_resources(spec, "requests")
     reqs.update(_pod_level(spec, "requests"))
     _add_into(reqs, parse_resource_list(spec.get("overhead")))
     return reqs
@@ -220,7 +224,7 @@ def pod_requests(pod: Mapping[str, Any]) -> ResourceList:
 def pod_limits(pod: Mapping[str, Any]) -> ResourceList:
     """``resourcehelper.PodLimits``: effective limits; overhead is added only to limits that are set."""
     spec = pod.get("spec") or {}
-    lims = _aggregate(spec, "limits")
+    lims = aggregate_container_resources(spec, "limits")
     lims.update(_pod_level(spec, "limits"))
     for k, v in parse_resource_list(spec.get("overhead")).items():
         if k in lims:
