@@ -10,6 +10,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: conda-forge names that differ from the PyPI name.
+CONDA_TO_PYPI = {"python-kubernetes": "kubernetes"}
+
 
 def _norm(req: str) -> tuple[str, str]:
     m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", req)
@@ -32,7 +35,7 @@ def _environment_requirements() -> dict[str, str]:
         if isinstance(dep, str):
             name, spec = _norm(dep)
             if name not in ("python", "pip"):
-                out[name] = spec
+                out[CONDA_TO_PYPI.get(name, name)] = spec
     return out
 
 
@@ -44,7 +47,7 @@ def test_environment_yml_installs_the_package_itself_and_pins_python():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip_entries = [d for d in env["dependencies"] if isinstance(d, dict)]
     assert pip_entries and "-e ." in pip_entries[0]["pip"]
-    py = [d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python")]
+    py = [d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python") and not d.startswith("python-")]
     required = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
     assert py == ["python" + required]
 
