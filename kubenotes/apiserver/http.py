@@ -70,6 +70,7 @@ from typing import Any, AsyncIterator, Callable
 
 from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubenotes.apiserver.request import Attributes, UserInfo
+from kubenotes.apiserver.server import HTTP_REQUEST
 from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error, new_unauthorized
 from kubenotes.apiserver.watch import ADDED, BOOKMARK
@@ -455,6 +456,7 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
     ('Starlette', ['/version', '/version/', '/healthz'])
     """
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
     from starlette.responses import Response, StreamingResponse
@@ -861,7 +863,39 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         Route("/openapi/v3/{path:path}", openapi, methods=["GET"]),
         Route("/{path:path}", resource, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
     ]
-    app = Starlette(routes=routes)
+    class HttpLog:
+        """Record each request in ``server.http_log`` when that is a list (``APIServer.trace_http``)."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            log = getattr(server, "http_log", None)
+            if scope["type"] != "http" or log is None:
+                await self.inner(scope, receive, send)
+                return
+            query = scope.get("query_string", b"").decode("latin-1")
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+            with lock:
+                now = float(server.env.now)
+            entry = {"time": now, "method": scope["method"],
+                     "url": scope["path"] + (f"?{query}" if query else ""),
+                     "user_agent": headers.get("user-agent", ""), "code": 0,
+                     "watch": "watch=1" in query or "watch=true" in query, "requests": []}
+            log.append(entry)
+            token = HTTP_REQUEST.set(entry)
+
+            async def send_status(message: dict) -> None:
+                if message["type"] == "http.response.start":
+                    entry["code"] = message["status"]
+                await send(message)
+
+            try:
+                await self.inner(scope, receive, send_status)
+            finally:
+                HTTP_REQUEST.reset(token)
+
+    app = Starlette(routes=routes, middleware=[Middleware(HttpLog)])
     app.state.server = server
     app.state.lock = lock
     app.state.stopping = stopping

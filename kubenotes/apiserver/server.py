@@ -22,6 +22,7 @@ kubernetes/kubernetes@v1.34.0 pkg/registry/core/namespace/storage/storage.go (gr
 
 from __future__ import annotations
 
+import contextvars
 import datetime as _dt
 import random
 import uuid
@@ -126,6 +127,11 @@ class AuditEntry:
 
 
 
+#: The HTTP request being served (its :attr:`APIServer.http_log` entry), set by the HTTP layer; the request
+#: records made while serving it are added to the entry's ``requests``.
+HTTP_REQUEST: contextvars.ContextVar[dict | None] = contextvars.ContextVar("kubenotes_http_request", default=None)
+
+
 def _request(fn: Callable) -> Callable:
     """Count a request and, when ``request_trace`` is on, record its steps (nested calls join the outer one)."""
 
@@ -140,6 +146,9 @@ def _request(fn: Callable) -> Callable:
                "steps": [{"step": "authentication", "detail": f"user {attrs.user.name!r} groups "
                                                               f"{list(attrs.user.groups)}"}]}
         self.request_trace.append(rec)
+        http_entry = HTTP_REQUEST.get()
+        if http_entry is not None:  # served over HTTP with the http log on: the request joins its HTTP entry
+            http_entry["requests"].append(rec)
         self._current = rec
         try:
             return fn(self, attrs, *args, **kwargs)
@@ -222,6 +231,8 @@ class APIServer:
         #: When a list, every request appends ``{"time", "component", "user", "verb", "resource", "namespace",
         #: "name", "code", "steps": [{"step", "detail"}]}``: the request path as it happened (off by default).
         self.request_trace: list[dict] | None = None
+        #: When a list, the HTTP layer appends one entry per HTTP request (see :meth:`trace_http`).
+        self.http_log: list[dict] | None = None
         self._current: dict | None = None
         self._authz_cache: dict[tuple, tuple[str, str]] = {}
         self._authz_rev = -1
@@ -290,6 +301,22 @@ class APIServer:
             self.request_trace = None
         self.store.track_deliveries = on
         return self.request_trace if on else []
+
+    def trace_http(self, on: bool = True) -> list[dict]:
+        """Start (or stop) recording every HTTP request the served API answers; returns the log.
+
+        Each entry is ``{"time", "method", "url", "user_agent", "code", "watch", "requests"}``:
+        ``url`` is the path with its query, ``code`` the HTTP status, ``requests``
+        the :meth:`trace_requests` records made while serving it (empty for
+        discovery and OpenAPI). Turning it on also turns on :meth:`trace_requests`.
+        """
+        self.trace_requests(on)
+        if on:
+            if self.http_log is None:
+                self.http_log = []
+        else:
+            self.http_log = None
+        return self.http_log if on else []
 
     def _step(self, step: str, detail: str = "") -> None:
         if self._current is not None:
