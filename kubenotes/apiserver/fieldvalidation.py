@@ -1,4 +1,4 @@
-"""Field validation (``fieldValidation=Strict|Warn|Ignore``) and list types, read from the served OpenAPI schemas.
+"""Field validation (``fieldValidation=Strict|Warn|Ignore``) against the served OpenAPI schemas.
 
 kubectl 1.27+ sends ``fieldValidation=Strict`` with ``create``, ``apply`` and
 ``replace``: a body naming a field the kind does not have is refused with
@@ -10,9 +10,7 @@ dropped silently (what the server always did before 1.25).
 
 The schemas are the OpenAPI v3 ones the server publishes
 (:func:`kubenotes.apiserver.openapi.component_schemas`), so what the server
-accepts and what ``kubectl explain`` shows agree. The same walk gives server-side
-apply the list type (``x-kubernetes-list-type`` and its map keys) of every list
-(:func:`list_resolver`).
+accepts and what ``kubectl explain`` shows agree.
 
 Notes
 -----
@@ -36,7 +34,7 @@ from typing import Any
 
 from kubenotes.apiserver.status import new_bad_request
 
-__all__ = ["STRICT", "WARN", "IGNORE", "unknown_fields", "check_fields", "list_resolver", "schema_of_kind"]
+__all__ = ["STRICT", "WARN", "IGNORE", "unknown_fields", "check_fields", "schema_of_kind"]
 
 STRICT, WARN, IGNORE = "Strict", "Warn", "Ignore"
 
@@ -187,59 +185,3 @@ def check_fields(obj: dict, directive: str, *, api_version: str | None = None, k
         _drop(obj, p)
     return [f'unknown field "{p}"' for p in unknown] if directive == WARN else []
 
-
-def list_resolver(api_version: str, kind: str):
-    """The list-type resolver server-side apply needs, for one kind (see :mod:`kubenotes.apiserver.apply`).
-
-    Returns a function from a field-name path (``("spec", "template", "spec",
-    "containers")``) to ``(list_type, keys)``; lists the schema does not mark
-    are atomic.
-
-    Examples
-    --------
-    >>> r = list_resolver("apps/v1", "Deployment")
-    >>> r(("spec", "template", "spec", "containers")), r(("spec", "template", "spec", "tolerations"))
-    (('map', ('name',)), ('atomic', ()))
-    """
-    root = schema_of_kind(api_version, kind)
-
-    @functools.lru_cache(maxsize=None)
-    def node_at(fpath: tuple[str, ...]) -> dict | None:
-        if not fpath:
-            return _deref(root)
-        parent = node_at(fpath[:-1])
-        if parent is None:
-            return None
-        if parent.get("type") == "array" and isinstance(parent.get("items"), dict):
-            parent = _deref(parent["items"])
-            if parent is None:
-                return None
-        props = parent.get("properties")
-        if props is not None:
-            child = props.get(fpath[-1])
-        else:
-            child = parent.get("additionalProperties") if isinstance(parent.get("additionalProperties"), dict) \
-                else None
-        if child is None:
-            return None
-        merged = dict(child)
-        target = _deref(child)
-        if target is not None and target is not child:
-            merged = {**target, **{k: v for k, v in child.items() if k not in ("$ref", "allOf")}}
-        return merged
-
-    def resolve(fpath: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-        node = node_at(tuple(fpath))
-        if node is None:
-            return ("atomic", ())
-        lt = node.get("x-kubernetes-list-type")
-        if lt == "map":
-            return ("map", tuple(node.get("x-kubernetes-list-map-keys") or ()))
-        if lt == "set":
-            return ("set", ())
-        if node.get("x-kubernetes-patch-strategy", "").startswith("merge"):
-            key = node.get("x-kubernetes-patch-merge-key")
-            return ("map", (key,)) if key else ("set", ())
-        return ("atomic", ())
-
-    return resolve

@@ -20,11 +20,12 @@ Simplified against upstream ``api/openapi-spec/v3/*.json``:
   them to non-pointer Go fields: required fields, list items and
   ``metadata``/``spec``/``status``/``template`` (lightkube does not record
   pointer-ness); no enums.
-- list-merge extensions (``x-kubernetes-patch-merge-key``,
+- the list and patch extensions (``x-kubernetes-patch-merge-key``,
   ``x-kubernetes-patch-strategy``, ``x-kubernetes-list-type``,
-  ``x-kubernetes-list-map-keys``) come from the table :data:`LIST_EXTENSIONS`,
-  copied from upstream for the lists kubectl users edit most (containers,
-  volumes, env, ports, conditions, ownerReferences...), not for every list.
+  ``x-kubernetes-list-map-keys``) come from
+  :data:`kubenotes.apiserver.patch_meta.DEFINITIONS`, generated from
+  upstream's ``swagger.json``, on every property upstream has them; kubectl
+  computes its ``apply`` patch from them exactly as from a real server's.
 - paths cover create/list/deletecollection, get/replace/patch/delete and the
   subresources in :mod:`kubenotes.apiserver.resources`; no ``watch`` paths
   (deprecated upstream), and only the query parameters kubectl checks for.
@@ -46,10 +47,10 @@ import json
 import re
 
 from kubenotes.apiserver.discovery import group_versions, subresource_kind, subresource_verbs
+from kubenotes.apiserver.patch_meta import field_extensions
 from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
 
 __all__ = [
-    "LIST_EXTENSIONS",
     "schema_name",
     "component_schemas",
     "openapi_v3_index",
@@ -58,58 +59,6 @@ __all__ = [
 ]
 
 _REF = "#/components/schemas/"
-
-_ML = "x-kubernetes-list-map-keys"
-_LT = "x-kubernetes-list-type"
-_PK = "x-kubernetes-patch-merge-key"
-_PS = "x-kubernetes-patch-strategy"
-
-
-def _map(keys, merge_key=None, strategy="merge"):
-    ext = {_LT: "map", _ML: list(keys)}
-    if merge_key:
-        ext[_PK] = merge_key
-        ext[_PS] = strategy
-    return ext
-
-
-#: ``{(schema name, field): extensions}`` as upstream's OpenAPI has them.
-LIST_EXTENSIONS: dict[tuple[str, str], dict] = {
-    ("io.k8s.api.core.v1.PodSpec", "containers"): _map(["name"], "name"),
-    ("io.k8s.api.core.v1.PodSpec", "initContainers"): _map(["name"], "name"),
-    ("io.k8s.api.core.v1.PodSpec", "ephemeralContainers"): _map(["name"], "name"),
-    ("io.k8s.api.core.v1.PodSpec", "volumes"): _map(["name"], "name", "merge,retainKeys"),
-    ("io.k8s.api.core.v1.PodSpec", "imagePullSecrets"): _map(["name"], "name"),
-    ("io.k8s.api.core.v1.PodSpec", "hostAliases"): _map(["ip"], "ip"),
-    ("io.k8s.api.core.v1.PodSpec", "topologySpreadConstraints"): _map(["topologyKey", "whenUnsatisfiable"],
-                                                                       "topologyKey"),
-    ("io.k8s.api.core.v1.PodSpec", "resourceClaims"): _map(["name"], "name", "merge,retainKeys"),
-    ("io.k8s.api.core.v1.PodSpec", "schedulingGates"): _map(["name"], "name"),
-    ("io.k8s.api.core.v1.PodSpec", "tolerations"): {_LT: "atomic"},
-    ("io.k8s.api.core.v1.PodSpec", "readinessGates"): {_LT: "atomic"},
-    ("io.k8s.api.core.v1.Container", "env"): _map(["name"], "name"),
-    ("io.k8s.api.core.v1.Container", "ports"): _map(["containerPort", "protocol"], "containerPort"),
-    ("io.k8s.api.core.v1.Container", "volumeMounts"): _map(["mountPath"], "mountPath"),
-    ("io.k8s.api.core.v1.Container", "volumeDevices"): _map(["devicePath"], "devicePath"),
-    ("io.k8s.api.core.v1.Container", "envFrom"): {_LT: "atomic"},
-    ("io.k8s.api.core.v1.Container", "command"): {_LT: "atomic"},
-    ("io.k8s.api.core.v1.Container", "args"): {_LT: "atomic"},
-    ("io.k8s.api.core.v1.Container", "resizePolicy"): {_LT: "atomic"},
-    ("io.k8s.api.core.v1.ServiceSpec", "ports"): _map(["port", "protocol"], "port"),
-    ("io.k8s.api.core.v1.ServiceAccount", "secrets"): {_PK: "name", _PS: "merge", _LT: "atomic"},
-    ("io.k8s.api.core.v1.NodeSpec", "taints"): {_LT: "atomic"},
-    ("io.k8s.api.core.v1.NodeStatus", "conditions"): _map(["type"], "type"),
-    ("io.k8s.api.core.v1.NodeStatus", "addresses"): _map(["type"], "type"),
-    ("io.k8s.api.core.v1.PodStatus", "conditions"): _map(["type"], "type"),
-    ("io.k8s.api.apps.v1.DeploymentStatus", "conditions"): _map(["type"], "type"),
-    ("io.k8s.api.apps.v1.ReplicaSetStatus", "conditions"): _map(["type"], "type"),
-    ("io.k8s.api.apps.v1.DaemonSetStatus", "conditions"): _map(["type"], "type"),
-    ("io.k8s.api.apps.v1.StatefulSetStatus", "conditions"): _map(["type"], "type"),
-    ("io.k8s.api.batch.v1.JobStatus", "conditions"): {_PK: "type", _PS: "merge", _LT: "atomic"},
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "ownerReferences"): _map(["uid"], "uid"),
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "finalizers"): {_PS: "merge", _LT: "set"},
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "managedFields"): {_LT: "atomic"},
-}
 
 # Modules that do not follow ``io.k8s.api.<group>.<version>``, and aliases that are not dataclasses.
 _PACKAGES = {
@@ -250,7 +199,7 @@ class _Walker:
             prop = self._type_schema(module, ann, top=True, default=not optional or wire in _NON_POINTER)
             if field_docs.get(wire) or field_docs.get(fname):
                 prop = {"description": field_docs.get(wire) or field_docs[fname], **prop}
-            prop.update(LIST_EXTENSIONS.get((full, wire), {}))
+            prop.update(field_extensions(full, wire))
             props[wire] = prop
         schema: dict = {"description": desc, "type": "object", "properties": props}
         if required:

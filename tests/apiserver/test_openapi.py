@@ -3,9 +3,12 @@
 The shape checks follow upstream's api/openapi-spec/v3/api__v1_openapi.json and
 apis__apps__v1_openapi.json (kubernetes/kubernetes@v1.34.0): schema names, ``allOf``-wrapped refs,
 ``x-kubernetes-group-version-kind`` on kinds and operations, list-merge extensions on
-PodSpec.containers / Container.ports / ServiceSpec.ports. No upstream *_test.go covers these
-documents directly; the kubectl test replays what kubectl api-resources / explain request
-(see /work/shared/notes/kubectl-protocol.md).
+PodSpec.containers / Container.ports / ServiceSpec.ports (and, for every property, the same
+extensions as kubenotes.apiserver.patch_meta, generated from upstream's swagger.json). No upstream
+*_test.go covers these documents directly; the kubectl tests replay what kubectl api-resources /
+explain request (see /work/shared/notes/kubectl-protocol.md), and record the PATCH bodies the real
+kubectl computes from our documents (apply, set image, cordon, taint, label) to apply them with
+kubenotes.apiserver.patch.strategic_merge_patch as the API server would.
 """
 
 from __future__ import annotations
@@ -92,6 +95,29 @@ def test_pod_schema_names_refs_and_merge_keys():
     assert s["io.k8s.api.core.v1.Container"]["properties"]["name"]["default"] == ""
     assert s["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]["creationTimestamp"]["allOf"] == [
         {"$ref": _REF + "io.k8s.apimachinery.pkg.apis.meta.v1.Time"}]
+
+
+def test_list_and_patch_extensions_come_from_patch_meta():
+    """Every property carries exactly upstream's four list/patch extensions (and no others)."""
+    from kubenotes.apiserver.patch_meta import DEFINITIONS, field_extensions
+
+    schemas = openapi.component_schemas()
+    ext_names = ("x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key", "x-kubernetes-list-type",
+                 "x-kubernetes-list-map-keys")
+    seen = 0
+    for name, schema in schemas.items():
+        for field, prop in schema.get("properties", {}).items():
+            ours = {k: v for k, v in prop.items() if k in ext_names}
+            assert ours == field_extensions(name, field), (name, field)
+            seen += bool(ours)
+    assert seen > 150
+    meta = schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]
+    assert meta["finalizers"]["x-kubernetes-patch-strategy"] == "merge"
+    assert meta["finalizers"]["x-kubernetes-list-type"] == "set"
+    strategy = schemas["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["strategy"]
+    assert strategy["x-kubernetes-patch-strategy"] == "retainKeys"
+    assert "x-kubernetes-list-type" not in strategy
+    assert set(DEFINITIONS["io.k8s.api.core.v1.Container"]) >= {"env", "ports", "volumeMounts"}
 
 
 def test_deployment_paths_and_scale():
@@ -298,3 +324,106 @@ def test_kubectl_apply_uses_patch_merge_keys(kubeconfig, tmp_path):
     spec = body["spec"]["template"]["spec"]
     assert spec["$setElementOrder/containers"] == [{"name": "web"}]
     assert spec["containers"] == [{"image": "nginx:1.27", "name": "web"}]
+
+
+# --- what the real kubectl sends, applied as the API server applies it ------------------------------------
+
+def _record_patches(env, objects, *args):
+    """Run kubectl against canned ``objects`` (path -> object); the PATCH requests it sent."""
+    _Handler.objects.update(objects)
+    _Handler.patches.clear()
+    try:
+        out = _kubectl(env, *args)
+    finally:
+        for path in objects:
+            _Handler.objects.pop(path, None)
+    assert out.returncode == 0, out.stderr
+    return list(_Handler.patches)
+
+
+_DEP_PATH = "/apis/apps/v1/namespaces/default/deployments/web"
+
+
+def _live_deployment(manifest, **extra_spec):
+    """A live Deployment as the server would hold it after ``kubectl apply -f manifest`` (with server defaults)."""
+    import yaml
+
+    applied = yaml.safe_load(manifest)
+    live = json.loads(json.dumps(applied))
+    live["metadata"].update({"resourceVersion": "7", "uid": "u-1", "annotations": {
+        "kubectl.kubernetes.io/last-applied-configuration": json.dumps(applied)}})
+    live["spec"].setdefault("strategy", {"type": "RollingUpdate",
+                                         "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})
+    for c in live["spec"]["template"]["spec"]["containers"]:
+        c.update({"imagePullPolicy": "IfNotPresent", "terminationMessagePath": "/dev/termination-log",
+                  "resources": {}})
+        for p in c.get("ports", []):
+            p.setdefault("protocol", "TCP")
+    live["spec"].update(extra_spec)
+    return live
+
+
+def test_kubectl_apply_patches_apply_as_upstream(kubeconfig, tmp_path):
+    """Re-apply after an image edit, after removing a container, and after switching to Recreate."""
+    from kubenotes.apiserver.patch import strategic_merge_patch
+    from kubenotes.apiserver.patch_meta import meta_for
+
+    two = _DEPLOYMENT.replace("IMAGE", "nginx:1.26") + "      - name: log\n        image: busybox\n"
+    live = _live_deployment(two)
+    meta = meta_for("apps/v1", "Deployment")
+    manifest = tmp_path / "dep.yaml"
+
+    manifest.write_text(two.replace("nginx:1.26", "nginx:1.27"))
+    [(_, ctype, body)] = _record_patches(kubeconfig, {_DEP_PATH: live}, "apply", "-f", str(manifest))
+    assert ctype == "application/strategic-merge-patch+json"
+    got = strategic_merge_patch(live, body, meta)
+    containers = got["spec"]["template"]["spec"]["containers"]
+    assert [(c["name"], c["image"]) for c in containers] == [("web", "nginx:1.27"), ("log", "busybox")]
+    assert containers[0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]  # kept: merged by name
+    assert containers[0]["imagePullPolicy"] == "IfNotPresent"
+
+    manifest.write_text(_DEPLOYMENT.replace("IMAGE", "nginx:1.26"))  # the log container removed
+    [(_, _, body)] = _record_patches(kubeconfig, {_DEP_PATH: live}, "apply", "-f", str(manifest))
+    assert {"$patch": "delete", "name": "log"} in body["spec"]["template"]["spec"]["containers"]
+    got = strategic_merge_patch(live, body, meta)
+    assert [c["name"] for c in got["spec"]["template"]["spec"]["containers"]] == ["web"]
+
+    manifest.write_text(two.replace("  replicas: 2\n", "  replicas: 2\n  strategy:\n    type: Recreate\n"))
+    [(_, _, body)] = _record_patches(kubeconfig, {_DEP_PATH: live}, "apply", "-f", str(manifest))
+    assert body["spec"]["strategy"]["$retainKeys"] == ["type"]
+    got = strategic_merge_patch(live, body, meta)
+    assert got["spec"]["strategy"] == {"type": "Recreate"}  # the defaulted rollingUpdate is cleared
+
+
+def test_kubectl_set_image_cordon_taint_and_label_patches(kubeconfig):
+    from kubenotes.apiserver.patch import merge_patch, strategic_merge_patch
+    from kubenotes.apiserver.patch_meta import meta_for
+
+    two = _DEPLOYMENT.replace("IMAGE", "nginx:1.26") + "      - name: log\n        image: busybox\n"
+    live = _live_deployment(two)
+    [(_, ctype, body)] = _record_patches(kubeconfig, {_DEP_PATH: live}, "set", "image", "deployment/web",
+                                         "log=busybox:1.36")
+    assert ctype == "application/strategic-merge-patch+json"
+    got = strategic_merge_patch(live, body, meta_for("apps/v1", "Deployment"))
+    assert [(c["name"], c["image"]) for c in got["spec"]["template"]["spec"]["containers"]] == [
+        ("web", "nginx:1.26"), ("log", "busybox:1.36")]
+    assert got["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "resourceVersion": "3",
+                                                             "labels": {"kubernetes.io/hostname": "n1"}},
+            "spec": {"podCIDR": "10.0.0.0/24", "podCIDRs": ["10.0.0.0/24"]}}
+    meta = meta_for("v1", "Node")
+    [(_, ctype, body)] = _record_patches(kubeconfig, {"/api/v1/nodes/n1": node}, "cordon", "n1")
+    assert ctype == "application/strategic-merge-patch+json"
+    got = strategic_merge_patch(node, body, meta)
+    assert got["spec"] == dict(node["spec"], unschedulable=True)
+    node["spec"]["taints"] = [{"key": "old", "effect": "NoExecute"}]
+    [(_, ctype, body)] = _record_patches(kubeconfig, {"/api/v1/nodes/n1": node}, "taint", "node", "n1", "k=v:NoSchedule")
+    assert ctype == "application/strategic-merge-patch+json"
+    got = strategic_merge_patch(node, body, meta)  # taints are atomic: kubectl sends the whole new list
+    assert got["spec"]["taints"] == body["spec"]["taints"]
+    assert got["spec"]["taints"] == [{"effect": "NoSchedule", "key": "k", "value": "v"}, {"key": "old", "effect": "NoExecute"}]
+    # kubectl label (and annotate) send a JSON merge patch, not a strategic one
+    [(_, ctype, body)] = _record_patches(kubeconfig, {"/api/v1/nodes/n1": node}, "label", "node", "n1", "zone=a")
+    assert ctype == "application/merge-patch+json"
+    assert merge_patch(node, body)["metadata"]["labels"] == {"kubernetes.io/hostname": "n1", "zone": "a"}
