@@ -55,6 +55,7 @@ bench: install
 	$(BIN)/python benchmarks/scheduler_throughput.py
 	$(BIN)/python benchmarks/replay_policies.py
 	$(BIN)/python benchmarks/control_plane.py
+	$(BIN)/python benchmarks/serve_load.py
 
 clean:
 	rm -rf $(VENV) test-output .pytest_cache
