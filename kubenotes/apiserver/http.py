@@ -33,6 +33,17 @@ Served:
   create, update, patch (merge, JSON, strategic), delete, deletecollection,
   ``dryRun=All``, and the subresources ``server.py`` serves (status, scale,
   binding, eviction, token);
+* ``pods/<name>/log`` as ``text/plain`` (``container``, ``previous``,
+  ``tailLines``, ``sinceSeconds``, ``sinceTime``, ``timestamps``,
+  ``limitBytes``; ``follow`` streams chunks until the container stops or the
+  server does), from the stand-in kubelets' modelled output
+  (:meth:`~kubenotes.apiserver.server.APIServer.pod_log`);
+* ``pods/<name>/exec``, ``attach`` and ``portforward`` (the SPDY or WebSocket
+  upgrades of ``kubectl exec``/``attach``/``cp``/``port-forward``) answer at
+  once with a 400 ``Status`` saying the model runs no processes
+  (:meth:`~kubenotes.apiserver.server.APIServer.connect`), so kubectl exits
+  with that message instead of hanging; ``/metrics``, ``/logs`` and
+  ``/debug`` get a 404 that says why;
 * server-side Tables for ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``
   (:func:`kubenotes.apiserver.tables.table_for`), also on watches.
 
@@ -42,8 +53,9 @@ Simplified against upstream: responses are JSON only; request bodies are
 JSON, except the protobuf bodies of the few kinds kubectl's typed commands
 send (:func:`decode_protobuf`; kubectl does not fall back to JSON on 415);
 no YAML or CBOR; no server-side apply (``application/apply-patch+yaml`` gets
-415); no ``pods/log``/``exec``/``attach``/``portforward`` (400 with a clear
-message); no ``fieldValidation`` directives (ignored), no
+415); no ``exec``/``attach``/``portforward`` streams (400 with a clear
+message) and no ``metrics.k8s.io`` (``kubectl top`` says ``Metrics API not
+available``); no ``fieldValidation`` directives (ignored), no
 ``resourceVersionMatch``, no ``sendInitialEvents``; a watch without a
 resourceVersion (or ``"0"``) starts with ``ADDED`` events for the current
 objects, as the watch cache does; watch streams poll for events every
@@ -58,6 +70,8 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/request
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete,watch}.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go (ErrorToAPIStatus)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/discovery/{legacy,group,version}.go
+kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/rest/{log,subresources}.go (pods/log, exec, attach, portforward)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/registry/generic/rest/streamer.go (LocationStreamer)
 """
 
 from __future__ import annotations
@@ -70,7 +84,7 @@ from typing import Any, AsyncIterator, Callable
 
 from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubenotes.apiserver.request import Attributes, UserInfo
-from kubenotes.apiserver.server import HTTP_REQUEST
+from kubenotes.apiserver.server import HTTP_REQUEST, current_epoch, using_epoch
 from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error, new_unauthorized
 from kubenotes.apiserver.watch import ADDED, BOOKMARK
@@ -78,7 +92,7 @@ from kubenotes.errors import KubenotesError
 
 __all__ = ["create_app", "GIT_VERSION", "version_info", "legacy_api_versions", "legacy_api_group_list",
            "legacy_api_resource_list", "parse_request_path", "RequestInfo", "WATCH_POLL_SECONDS",
-           "decode_protobuf"]
+           "decode_protobuf", "pod_log_options", "LOG_FOLLOW_POLL_SECONDS"]
 
 #: ``gitVersion`` of ``/version``. kubectl's dispatcher runs the kubectl whose minor version matches this,
 #: and the newest one installed here is 1.33 (the model follows v1.34 semantics; the version skew policy
@@ -105,6 +119,18 @@ _SUBRESOURCE_KINDS = {
     "status": (None, None, None, ("get", "patch", "update")),
 }
 _NAMESPACE_SUBRESOURCES = ("status", "finalize")
+#: The pods subresources that upgrade to a stream of a running process (refused: the model runs none).
+_CONNECT_SUBRESOURCES = ("exec", "attach", "portforward")
+#: Non-resource paths a real kube-apiserver serves and this one does not, with the reason it gives (404).
+_NOT_SERVED_PATHS = {
+    "/metrics": "the kubenotes API server serves no /metrics: the model keeps no Prometheus metrics "
+                "(and serves no metrics.k8s.io, so kubectl top has nothing to show)",
+    "/logs": "the kubenotes API server serves no /logs: it has no log files (kubectl logs POD reads the "
+             "modelled container output)",
+    "/debug": "the kubenotes API server serves no /debug endpoints (no pprof, no flags)",
+}
+#: Wall seconds between two reads of a followed log (``kubectl logs -f``).
+LOG_FOLLOW_POLL_SECONDS = 0.05
 _BY_GVR: dict[tuple[str, str, str], ResourceInfo] = {(r.group, r.version, r.resource): r for r in RESOURCES}
 
 
@@ -347,7 +373,7 @@ def _message(b: bytes, table: dict[int, tuple[str, Any]]) -> dict:
             out.setdefault(name, {})[kv.get(1, b"").decode()] = text
         elif kind == _TIME:
             secs = dict(_fields(v)).get(1, 0)
-            out[name] = format_timestamp(secs - 1756252800)  # seconds since the Unix epoch -> virtual
+            out[name] = format_timestamp(secs - int(current_epoch().timestamp()))  # Unix seconds -> virtual
         else:
             out[name] = _message(v, kind)
     return out
@@ -389,6 +415,44 @@ def decode_protobuf(raw: bytes) -> dict:
         return {"apiVersion": api_version, "kind": kind, **_message(env.get(2, b""), table)}
     except (ValueError, IndexError, UnicodeDecodeError) as e:
         raise new_bad_request(f"error decoding protobuf body: {e}") from None
+
+
+def pod_log_options(query: Any) -> dict:
+    """``PodLogOptions`` from a log request's query (``?container=a&tailLines=5&follow=true``).
+
+    Raises
+    ------
+    ApiError
+        400 BadRequest for a number that does not parse.
+
+    Examples
+    --------
+    >>> pod_log_options({"container": "a", "tailLines": "5", "follow": "true", "timestamps": "false"})
+    {'container': 'a', 'follow': True, 'previous': False, 'timestamps': False, 'tailLines': 5}
+    """
+    out: dict[str, Any] = {"container": query.get("container") or ""}
+    for key in ("follow", "previous", "timestamps"):
+        v = query.get(key)
+        out[key] = v is not None and v.lower() in ("1", "true", "t", "yes")
+    for key in ("sinceSeconds", "tailLines", "limitBytes"):
+        v = query.get(key)
+        if v is not None and v != "":
+            try:
+                out[key] = int(v)
+            except ValueError:
+                raise new_bad_request(f'unable to parse "{v}" as {key}: strconv.ParseInt: parsing "{v}": '
+                                      f'invalid syntax') from None
+    since_time = query.get("sinceTime")
+    if since_time:
+        import datetime as _dt
+
+        try:
+            _dt.datetime.fromisoformat(since_time.replace("Z", "+00:00"))
+        except ValueError:
+            raise new_bad_request(f'parsing time "{since_time}" as "2006-01-02T15:04:05Z07:00": cannot parse '
+                                  f'"{since_time}" as RFC 3339') from None
+        out["sinceTime"] = since_time
+    return out
 
 
 def _discovery_module() -> Any:
@@ -625,10 +689,16 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             user = await authenticate(request)
             info = parse_request_path(request.url.path)
             if info is None:
+                top = "/" + request.url.path.strip("/").split("/", 1)[0]
+                if top in _NOT_SERVED_PATHS:
+                    raise _status(404, "NotFound", _NOT_SERVED_PATHS[top], {})
                 raise _not_found_path()
             ri = _BY_GVR.get((info.group, info.version, info.resource))
             if ri is None:
                 raise _not_found_path()
+            if ri.kind == "Pod" and info.name and info.subresource in _CONNECT_SUBRESOURCES:
+                return await run_in_threadpool(do_connect, user, ri, info, request.query_params.get("container")
+                                               or "", _component(request.headers.get("user-agent", "")))
             if info.subresource and info.subresource not in ri.subresources:
                 raise _not_found_path()
             q = request.query_params
@@ -646,7 +716,7 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 return await run_in_threadpool(do_list, request, ri, attrs("list"))
             if method == "GET":
                 if info.subresource == "log":
-                    raise _status(400, "BadRequest", f'the model has no container logs for pod "{info.name}"')
+                    return await pod_log(request, attrs("get"))
                 return await run_in_threadpool(do_get, request, ri, attrs("get"))
             body = await read_body(request)
             if method == "POST" and not info.name:
@@ -693,6 +763,45 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         except KubenotesError as e:
             return error_response(new_bad_request(str(e)))
         return json_response(out, code)
+
+    def do_connect(user: UserInfo, ri: ResourceInfo, info: RequestInfo, container: str, component: str) -> Response:
+        """exec/attach/portforward: upstream's checks, then a 400 saying no process runs (never an upgrade)."""
+        a = Attributes(user, "create", ri, info.subresource, info.namespace, info.name, False, component)
+        try:
+            with lock:
+                server.connect(a, container)
+        except ApiError as e:
+            return error_response(e)
+        return error_response(new_internal_error("connect returned without an answer"))  # not reached
+
+    async def pod_log(request: Request, a: Attributes) -> Response:
+        """``GET pods/<name>/log``: text/plain, or a chunked stream with ``follow``."""
+        opts = pod_log_options(request.query_params)
+
+        def open_log() -> tuple[Any, str]:
+            with lock:
+                reader = server.pod_log(a, opts)
+                return reader, (reader.read() if reader is not None else "")
+
+        reader, first = await run_in_threadpool(open_log)
+        if reader is None or reader.done:
+            return Response(first, media_type="text/plain")
+
+        def more() -> tuple[str, bool]:
+            with lock:
+                return reader.read(), reader.done
+
+        async def stream() -> AsyncIterator[bytes]:
+            yield first.encode()
+            while not stopping.is_set():
+                text, done = await run_in_threadpool(more)
+                if text:
+                    yield text.encode()
+                if done:
+                    break
+                await asyncio.sleep(LOG_FOLLOW_POLL_SECONDS)
+
+        return StreamingResponse(stream(), media_type="text/plain", headers={"Transfer-Encoding": "chunked"})
 
     def do_list(request: Request, ri: ResourceInfo, a: Attributes) -> Response:
         q = request.query_params
@@ -895,7 +1004,17 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             finally:
                 HTTP_REQUEST.reset(token)
 
-    app = Starlette(routes=routes, middleware=[Middleware(HttpLog)])
+    class EpochContext:
+        """Serve every request inside ``using_epoch(server.epoch)``: tables, ages and timestamps use the cluster's epoch."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            with using_epoch(getattr(server, "epoch", None)):
+                await self.inner(scope, receive, send)
+
+    app = Starlette(routes=routes, middleware=[Middleware(EpochContext), Middleware(HttpLog)])
     app.state.server = server
     app.state.lock = lock
     app.state.stopping = stopping

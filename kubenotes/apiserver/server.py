@@ -52,7 +52,8 @@ from kubenotes.apiserver.store import DEFAULT_HISTORY_CAPACITY, ObjectStore, dee
 from kubenotes.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
 
 __all__ = ["APIServer", "Client", "AuditEntry", "DEFAULT_EPOCH", "format_timestamp", "parse_timestamp",
-           "DISRUPTION_BUDGET_MESSAGE"]
+           "DISRUPTION_BUDGET_MESSAGE", "current_epoch", "using_epoch", "resolve_epoch", "validate_pod_log_options",
+           "validate_container", "NO_PROCESSES_MESSAGE"]
 
 #: Wall-clock time of virtual second 0 (the v1.34.0 release day); timestamps in objects count from it.
 DEFAULT_EPOCH = _dt.datetime(2025, 8, 27, tzinfo=_dt.timezone.utc)
@@ -69,20 +70,102 @@ _DEFAULTED_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", 
                               "ReplicationController"})
 
 
-def format_timestamp(seconds: float, epoch: _dt.datetime = DEFAULT_EPOCH) -> str:
+#: The epoch of the cluster whose code is running (set around a cluster's clock and each HTTP request), so that
+#: :func:`format_timestamp` and :func:`parse_timestamp` called without one agree with ``APIServer.epoch``.
+_EPOCH: contextvars.ContextVar[_dt.datetime | None] = contextvars.ContextVar("kubenotes_epoch", default=None)
+
+
+def current_epoch() -> _dt.datetime:
+    """The epoch in effect: the one :func:`using_epoch` set, else :data:`DEFAULT_EPOCH`.
+
+    Examples
+    --------
+    >>> current_epoch() == DEFAULT_EPOCH
+    True
+    """
+    return _EPOCH.get() or DEFAULT_EPOCH
+
+
+class using_epoch:  # noqa: N801 - used as a context manager, like a function
+    """Context manager: :func:`format_timestamp`/:func:`parse_timestamp` default to ``epoch`` inside it.
+
+    :class:`~kubenotes.sim.cluster.Cluster` runs its clock inside
+    ``using_epoch(server.epoch)`` and the HTTP layer serves each request inside
+    it, so controllers that turn timestamps into virtual seconds stay right
+    when a cluster's virtual second 0 is not :data:`DEFAULT_EPOCH`
+    (``Cluster(epoch="now")``, what ``kubenotes serve`` uses).
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> with using_epoch(dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc)):
+    ...     format_timestamp(61), parse_timestamp("2030-01-01T00:01:01Z")
+    ('2030-01-01T00:01:01Z', 61.0)
+    >>> format_timestamp(61)
+    '2025-08-27T00:01:01Z'
+    """
+
+    def __init__(self, epoch: _dt.datetime | None):
+        self.epoch = epoch
+        self._token: Any = None
+
+    def __enter__(self) -> "using_epoch":
+        self._token = _EPOCH.set(self.epoch)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _EPOCH.reset(self._token)
+
+
+def resolve_epoch(epoch: "_dt.datetime | str | None") -> _dt.datetime:
+    """An epoch argument as a UTC datetime: None is :data:`DEFAULT_EPOCH`, ``"now"`` the wall clock (whole seconds).
+
+    ``"now"`` is for served clusters only (real kubectl computes ages from the
+    wall clock); an ISO 8601 string is parsed; a naive datetime is taken as UTC.
+
+    Raises
+    ------
+    ValueError
+        For a string that is neither ``"now"`` nor ISO 8601.
+
+    Examples
+    --------
+    >>> resolve_epoch(None) == DEFAULT_EPOCH
+    True
+    >>> resolve_epoch("2030-01-01T00:00:00Z").isoformat()
+    '2030-01-01T00:00:00+00:00'
+    >>> resolve_epoch("now").microsecond
+    0
+    """
+    if epoch is None:
+        return DEFAULT_EPOCH
+    if isinstance(epoch, str):
+        if epoch == "now":
+            return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+        epoch = _dt.datetime.fromisoformat(epoch.replace("Z", "+00:00"))
+    if epoch.tzinfo is None:
+        epoch = epoch.replace(tzinfo=_dt.timezone.utc)
+    return epoch.astimezone(_dt.timezone.utc)
+
+
+def format_timestamp(seconds: float, epoch: _dt.datetime | None = None) -> str:
     """RFC 3339 ``metav1.Time`` of virtual ``seconds`` (second precision, as the API serializes it).
+
+    ``epoch`` defaults to :func:`current_epoch`.
 
     Examples
     --------
     >>> format_timestamp(75.9)
     '2025-08-27T00:01:15Z'
     """
-    t = epoch + _dt.timedelta(seconds=int(seconds))
+    t = (epoch or current_epoch()) + _dt.timedelta(seconds=int(seconds))
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def parse_timestamp(text: str, epoch: _dt.datetime = DEFAULT_EPOCH) -> float:
+def parse_timestamp(text: str, epoch: _dt.datetime | None = None) -> float:
     """Virtual seconds of an RFC 3339 timestamp (the inverse of :func:`format_timestamp`).
+
+    ``epoch`` defaults to :func:`current_epoch`.
 
     Examples
     --------
@@ -90,7 +173,7 @@ def parse_timestamp(text: str, epoch: _dt.datetime = DEFAULT_EPOCH) -> float:
     75.0
     """
     t = _dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.timezone.utc)
-    return (t - epoch).total_seconds()
+    return (t - (epoch or current_epoch())).total_seconds()
 
 
 @dataclass(slots=True)
@@ -123,8 +206,6 @@ class AuditEntry:
         return {"time": self.time, "component": self.component, "verb": self.verb, "kind": self.kind,
                 "namespace": self.namespace, "name": self.name, "resourceVersion": self.resource_version,
                 "detail": self.detail}
-
-
 
 
 #: The HTTP request being served (its :attr:`APIServer.http_log` entry), set by the HTTP layer; the request
@@ -192,8 +273,9 @@ class APIServer:
         Returns lists of field causes; None skips validation.
     history_capacity : int
         Events kept for resuming watches.
-    epoch : datetime
-        Wall-clock time of virtual second 0.
+    epoch : datetime or str
+        Wall-clock time of virtual second 0 (:data:`DEFAULT_EPOCH`; ``"now"`` or
+        an ISO 8601 string also work, see :func:`resolve_epoch`).
 
     Attributes
     ----------
@@ -218,14 +300,18 @@ class APIServer:
 
     def __init__(self, env: simpy.Environment | None = None, *, seed: int = 0, authorizer: Any = None,
                  admission: Any = None, validator: Any = None,
-                 history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime = DEFAULT_EPOCH):
+                 history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime | str = DEFAULT_EPOCH):
         self.env = env if env is not None else simpy.Environment()
         self.rng = random.Random(seed)
         self.store = ObjectStore(self.env, history_capacity)
         self.authorizer = authorizer
         self.admission = admission
         self.validator = validator
-        self.epoch = epoch
+        self.epoch = resolve_epoch(epoch)
+        #: The apiserver's connection to kubelets (``KubeletClientConfig``): an object with
+        #: ``container_log_reader(node, namespace, pod, container, options)``; set by
+        #: :class:`~kubenotes.sim.cluster.Cluster` to its stand-in kubelets. None: no node answers.
+        self.kubelet_client: Any = None
         self.audit_log: list[AuditEntry] = []
         self.on_commit: list[Callable[[AuditEntry], None]] = []
         #: When a list, every request appends ``{"time", "component", "user", "verb", "resource", "namespace",
@@ -631,6 +717,102 @@ class APIServer:
         except ValueError:
             raise new_bad_request(f'invalid resource version "{resource_version}"') from None
         return self.store.watch(ri, since, attrs.namespace or None, labels, fields)
+
+    # ------------------------------------------------------------ pods/log and the streaming subresources
+    @_request
+    def pod_log(self, attrs: Attributes, options: dict | None = None) -> Any:
+        """``GET pods/<name>/log``: the container's log, from the kubelet of the pod's node (``LogREST.Get``).
+
+        Parameters
+        ----------
+        attrs : Attributes
+            Verb ``get``, subresource ``log``.
+        options : dict, optional
+            ``PodLogOptions`` by upstream name: ``container`` (str), ``follow``,
+            ``previous``, ``timestamps`` (bool), ``sinceSeconds``, ``tailLines``,
+            ``limitBytes`` (int), ``sinceTime`` (RFC 3339 str).
+
+        Returns
+        -------
+        object or None
+            The kubelet's log reader (``read() -> str``, ``done``; see
+            :class:`kubenotes.sim.kubelet.ContainerLogReader`), or None for a
+            pod not yet on a node (upstream answers an empty body then).
+
+        Raises
+        ------
+        ApiError
+            403 Forbidden; 422 Invalid for bad options (``ValidatePodLogOptions``);
+            404 for no such pod; 400 BadRequest for a missing or unknown
+            container name (``validateContainer``) and for the kubelet's own
+            refusals (``container "x" in pod "y" is waiting to start:
+            ContainerCreating``); 500 when no kubelet answers for the node.
+
+        Notes
+        -----
+        The apiserver proxies this request to the kubelet's
+        ``/containerLogs/<ns>/<pod>/<container>``; here the reader comes from
+        :attr:`kubelet_client` directly.
+
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/rest/log.go (LogREST.Get)
+        kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/strategy.go (LogLocation, validateContainer)
+        kubernetes/kubernetes@v1.34.0 pkg/apis/core/validation/validation.go (ValidatePodLogOptions)
+        """
+        self.authorize(attrs)
+        opts = dict(options or {})
+        causes = validate_pod_log_options(opts)
+        if causes:
+            raise new_invalid("", "PodLogOptions", attrs.name, causes)
+        pod = self.store.get(attrs.resource, attrs.namespace or None, attrs.name)
+        if pod is None:
+            raise new_not_found(attrs.resource.group, attrs.resource.resource, attrs.name)
+        container = validate_container(opts.get("container") or "", pod)
+        node = (pod.get("spec") or {}).get("nodeName") or ""
+        if not node:
+            self._step("log", "the pod has no node yet: an empty log (LogLocation returns no location)")
+            return None
+        self._step("kubelet", f"GET /containerLogs/{attrs.namespace}/{attrs.name}/{container} on node {node}")
+        if self.kubelet_client is None:
+            raise _kubelet_unreachable(node, f"/containerLogs/{attrs.namespace}/{attrs.name}/{container}")
+        return self.kubelet_client.container_log_reader(node, attrs.namespace, attrs.name, container, opts)
+
+    @_request
+    def connect(self, attrs: Attributes, container: str = "") -> None:
+        """``pods/exec``, ``pods/attach``, ``pods/portforward``: refused, because the model runs no processes.
+
+        Upstream upgrades the connection (SPDY or WebSocket) and proxies it to
+        the kubelet, which streams the container's stdin/stdout or a port.
+        kubenotes has no containers behind its pods, so after the checks
+        upstream makes first (authorization of ``create`` on the subresource,
+        the pod exists, the container is valid, the pod has a node) the
+        answer is always 400 BadRequest with :data:`NO_PROCESSES_MESSAGE`.
+
+        Raises
+        ------
+        ApiError
+            403, 404, 400 (``validateContainer``; ``pod x does not have a host
+            assigned``; then always, with :data:`NO_PROCESSES_MESSAGE`).
+
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/rest/subresources.go (ExecREST, AttachREST, PortForwardREST)
+        kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/strategy.go (streamLocation, PortForwardLocation)
+        """
+        self.authorize(attrs)
+        pod = self.store.get(attrs.resource, attrs.namespace or None, attrs.name)
+        if pod is None:
+            raise new_not_found(attrs.resource.group, attrs.resource.resource, attrs.name)
+        sub = attrs.subresource
+        if sub != "portforward":
+            container = validate_container(container, pod)
+        if not (pod.get("spec") or {}).get("nodeName"):
+            raise new_bad_request(f"pod {attrs.name} does not have a host assigned")
+        what = {"exec": "exec into", "attach": "attach to", "portforward": "forward ports of"}.get(sub, sub)
+        target = f'container "{container}" of pod "{attrs.name}"' if sub != "portforward" else f'pod "{attrs.name}"'
+        self._step("kubelet", f"refused: {sub} needs a running process")
+        raise new_bad_request(NO_PROCESSES_MESSAGE.format(what=what, target=target))
 
     # ------------------------------------------------------------ update
     @_request
@@ -1089,6 +1271,99 @@ class APIServer:
         finally:
             self.authorizer = authz
         return self._scale_of(ri, out)
+
+
+#: The answer to ``kubectl exec``/``attach``/``cp``/``port-forward`` (kubenotes has no container runtime).
+NO_PROCESSES_MESSAGE = ("kubenotes cannot {what} {target}: the model runs no container processes, so "
+                        "exec, attach, cp and port-forward have nothing to connect to (kubectl logs shows the "
+                        "modelled output)")
+
+#: ``isNegativeErrorMsg`` of ``pkg/apis/core/validation``.
+_IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"
+
+
+def validate_pod_log_options(opts: dict) -> list[dict]:
+    """``ValidatePodLogOptions``: field causes for bad ``tailLines``, ``limitBytes``, ``sinceSeconds``/``sinceTime``.
+
+    Examples
+    --------
+    >>> [c["message"] for c in validate_pod_log_options({"tailLines": -1, "limitBytes": 0})]
+    ['tailLines: Invalid value: -1: must be greater than or equal to 0', 'limitBytes: Invalid value: 0: must be greater than 0']
+    >>> validate_pod_log_options({"sinceSeconds": 5, "sinceTime": "2025-08-27T00:00:00Z"})[0]["message"]
+    ': Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified'
+    >>> validate_pod_log_options({"tailLines": 10, "sinceSeconds": 1})
+    []
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/validation/validation.go (ValidatePodLogOptions)
+    """
+    causes = []
+    tail, limit = opts.get("tailLines"), opts.get("limitBytes")
+    since, since_time = opts.get("sinceSeconds"), opts.get("sinceTime")
+    if tail is not None and tail < 0:
+        causes.append(field_cause("tailLines", f"tailLines: Invalid value: {tail}: {_IS_NEGATIVE_ERROR_MSG}"))
+    if limit is not None and limit < 1:
+        causes.append(field_cause("limitBytes", f"limitBytes: Invalid value: {limit}: must be greater than 0"))
+    if since is not None and since_time:
+        causes.append(field_cause("", ": Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified",
+                                  "FieldValueForbidden"))
+    elif since is not None and since < 1:
+        causes.append(field_cause("sinceSeconds", f"sinceSeconds: Invalid value: {since}: must be greater than 0"))
+    return causes
+
+
+def validate_container(container: str, pod: dict) -> str:
+    """``validateContainer``: the container a log/exec/attach request means, or 400 BadRequest.
+
+    With no name, a pod's only container is meant; with several, the error
+    lists them all (init, regular, ephemeral, as ``VisitContainers``).
+
+    Raises
+    ------
+    ApiError
+        400 BadRequest with upstream's message.
+
+    Examples
+    --------
+    >>> pod = {"metadata": {"name": "web-x"}, "spec": {"containers": [{"name": "a"}, {"name": "b"}]}}
+    >>> validate_container("b", pod)
+    'b'
+    >>> validate_container("", pod)
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: a container name must be specified for pod web-x, choose one of: [a b]
+    >>> validate_container("c", pod)
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: container c is not valid for pod web-x
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/strategy.go (validateContainer, podHasContainerWithName)
+    """
+    spec = pod.get("spec") or {}
+    name = pod["metadata"]["name"]
+    every = [c.get("name", "") for key in ("initContainers", "containers", "ephemeralContainers")
+             for c in spec.get(key) or []]
+    if not container:
+        regular = spec.get("containers") or []
+        if len(regular) == 1:
+            return regular[0].get("name", "")
+        if not regular:
+            raise new_bad_request(f"a container name must be specified for pod {name}")
+        raise new_bad_request(f"a container name must be specified for pod {name}, choose one of: "
+                              f"[{' '.join(every)}]")
+    if container not in every:
+        raise new_bad_request(f"container {container} is not valid for pod {name}")
+    return container
+
+
+def _kubelet_unreachable(node: str, path: str) -> ApiError:
+    """What the apiserver answers when the node's kubelet does not (a dial error, 500 without a reason)."""
+    from kubenotes.apiserver.status import _status
+
+    return _status(500, "", f'Get "https://{node}:10250{path}": dial tcp {node}:10250: connect: connection refused')
 
 
 #: The apps/v1 annotation carrying a DaemonSet's templateGeneration (``pkg/apis/apps/v1/conversion.go``).

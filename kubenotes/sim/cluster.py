@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping
 import simpy
 
 from kubenotes.apiserver.request import UserInfo
-from kubenotes.apiserver.server import APIServer, AuditEntry
+from kubenotes.apiserver.server import APIServer, AuditEntry, using_epoch
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.resources import resource_for_kind
 
@@ -106,6 +106,19 @@ class Cluster:
         The default admission plugins on.
     validation : bool
         Object validation (422 Invalid) on.
+    epoch : datetime or str, optional
+        Wall-clock time of virtual second 0, which every timestamp in the
+        objects counts from (default
+        :data:`~kubenotes.apiserver.server.DEFAULT_EPOCH`, 2025-08-27, so
+        outputs are reproducible). ``"now"`` takes the wall clock once, at
+        construction: what a cluster served to the real kubectl wants, since
+        kubectl computes ages (``describe``, ``events``, ``get`` without
+        server-side tables) from the wall clock and the timestamps; with the
+        default, those ages read "454d". ``kubenotes serve`` uses ``"now"``;
+        in a notebook, build ``Cluster(..., epoch="now")`` before
+        :meth:`serve`. Ages stay right only while the clock runs at
+        ``time_scale=1``; a paused clock makes kubectl's ages grow while the
+        model's time stands still.
 
     Attributes
     ----------
@@ -145,7 +158,7 @@ class Cluster:
                  kubelet_options: Any = None, scheduler_config: Any = None, scheduler: bool = True,
                  scheduler_trace: bool = False,
                  authorization: bool = True, admission: bool = True, validation: bool = True,
-                 history_capacity: int | None = None):
+                 history_capacity: int | None = None, epoch: Any = None):
         from kubenotes.client import SharedInformerFactory
         from kubenotes.controllers import CONTROLLERS, load_controller
         from kubenotes.controllers.reconciler import ControllerContext
@@ -154,43 +167,48 @@ class Cluster:
 
         self.env = simpy.Environment()
         self.seed = seed
-        kw = {} if history_capacity is None else {"history_capacity": history_capacity}
+        kw: dict[str, Any] = {} if history_capacity is None else {"history_capacity": history_capacity}
+        if epoch is not None:
+            kw["epoch"] = epoch
         self.server = APIServer(self.env, seed=seed, **kw)
-        self.client = self.server.client("kubectl", _admin())
-        self._bootstrap_client = self.server.client("kube-apiserver", _admin())
-        self._bootstrap()
-        # user objects pass the whole request path (RBAC, admission, validation), as `kubectl apply` would
-        self._enable_request_path(authorization, admission, validation)
-        self._load(objects or ())
+        self.server.kubelet_client = _KubeletConnections(self)
+        # construction too runs on this cluster's epoch (timestamps parsed while loading and wiring)
+        with using_epoch(self.server.epoch):
+            self.client = self.server.client("kubectl", _admin())
+            self._bootstrap_client = self.server.client("kube-apiserver", _admin())
+            self._bootstrap()
+            # user objects pass the whole request path (RBAC, admission, validation), as `kubectl apply` would
+            self._enable_request_path(authorization, admission, validation)
+            self._load(objects or ())
 
-        self.informers = SharedInformerFactory(self.server.client("kube-controller-manager", UserInfo(
-            "system:kube-controller-manager", groups=("system:authenticated",))), self.env)
-        self.scheduler_informers = SharedInformerFactory(self.server.client("default-scheduler", UserInfo(
-            "system:kube-scheduler", groups=("system:authenticated",))), self.env)
-        self.metrics: dict[tuple[str, str], float] = {}
-        ctx = ControllerContext(self.env, self.server, self.informers, self._controller_client,
-                                random.Random(seed), dict(options or {}), self.metrics)
-        names = list(CONTROLLERS) if controllers is None else list(controllers)
-        self.controllers: dict[str, Any] = {}
-        for name in names:
-            self.controllers[name] = load_controller(name)(ctx)
-        for name, cls in (extra_controllers or {}).items():
-            self.controllers[name] = cls(ctx)
-        self.scheduler = KubeScheduler(self, scheduler_config, seed, scheduler_trace) if scheduler else None
-        self.kubelets: dict[str, StandInKubelet] = {}
-        for node in self.server.list("nodes"):
-            name = node["metadata"]["name"]
-            self.kubelets[name] = StandInKubelet(self, name, kubelet_options)
+            self.informers = SharedInformerFactory(self.server.client("kube-controller-manager", UserInfo(
+                "system:kube-controller-manager", groups=("system:authenticated",))), self.env)
+            self.scheduler_informers = SharedInformerFactory(self.server.client("default-scheduler", UserInfo(
+                "system:kube-scheduler", groups=("system:authenticated",))), self.env)
+            self.metrics: dict[tuple[str, str], float] = {}
+            ctx = ControllerContext(self.env, self.server, self.informers, self._controller_client,
+                                    random.Random(seed), dict(options or {}), self.metrics)
+            names = list(CONTROLLERS) if controllers is None else list(controllers)
+            self.controllers: dict[str, Any] = {}
+            for name in names:
+                self.controllers[name] = load_controller(name)(ctx)
+            for name, cls in (extra_controllers or {}).items():
+                self.controllers[name] = cls(ctx)
+            self.scheduler = KubeScheduler(self, scheduler_config, seed, scheduler_trace) if scheduler else None
+            self.kubelets: dict[str, StandInKubelet] = {}
+            for node in self.server.list("nodes"):
+                name = node["metadata"]["name"]
+                self.kubelets[name] = StandInKubelet(self, name, kubelet_options)
 
-        self.informers.start()
-        self.scheduler_informers.start()
-        for c in self.controllers.values():
-            c.start()
-        if self.scheduler is not None:
-            self.scheduler.start()
-        for k in self.kubelets.values():
-            k.start()
-        self.env.process(self._bookmarks())
+            self.informers.start()
+            self.scheduler_informers.start()
+            for c in self.controllers.values():
+                c.start()
+            if self.scheduler is not None:
+                self.scheduler.start()
+            for k in self.kubelets.values():
+                k.start()
+            self.env.process(self._bookmarks())
 
     # ------------------------------------------------------------ construction
     @classmethod
@@ -311,12 +329,18 @@ class Cluster:
         """Virtual seconds since the cluster started."""
         return float(self.env.now)
 
+    @property
+    def epoch(self) -> Any:
+        """Wall-clock time (UTC datetime) of virtual second 0."""
+        return self.server.epoch
+
     def run(self, until: float | None = None) -> None:
         """Advance the clock to ``until`` virtual seconds (everything due runs)."""
         if until is None:
             raise ValueError("run(until=...) needs a time: the cluster never runs out of events")
         if until > self.env.now:
-            self.env.run(until=until)
+            with using_epoch(self.server.epoch):  # controllers parse timestamps against this cluster's epoch
+                self.env.run(until=until)
 
     def run_for(self, seconds: float) -> None:
         """Advance the clock by ``seconds``."""
@@ -340,7 +364,8 @@ class Cluster:
 
     def step(self) -> None:
         """Process the next scheduled SimPy event."""
-        self.env.step()
+        with using_epoch(self.server.epoch):
+            self.env.step()
 
     # ------------------------------------------------------------ reading
     def get(self, resource: str, name: str, namespace: str | None = None) -> dict | None:
@@ -380,6 +405,13 @@ class Cluster:
 
         See :func:`kubenotes.sim.serve.serve` (the returned ``ServedCluster`` has
         ``kubeconfig_path``, ``kubectl(*args)`` and ``stop()``).
+
+        Notes
+        -----
+        The cluster keeps its epoch: one built with the default epoch shows
+        kubectl ages of "454d" in ``describe`` and ``events`` (kubectl reads
+        the wall clock there); build it with ``Cluster(..., epoch="now")`` to
+        serve it, as ``kubenotes serve`` does.
         """
         from kubenotes.sim.serve import serve
 
@@ -392,6 +424,22 @@ class Cluster:
     def node_up(self, name: str) -> None:
         """Resume a node's kubelet."""
         self.kubelets[name].node_up()
+
+
+class _KubeletConnections:
+    """The API server's way to its nodes' kubelets (``KubeletClientConfig``): here, the stand-in kubelets."""
+
+    def __init__(self, cluster: "Cluster"):
+        self.cluster = cluster
+
+    def container_log_reader(self, node: str, namespace: str, name: str, container: str, options: dict) -> Any:
+        """Forward ``/containerLogs`` to the node's kubelet; 500 (a dial error) when the node has none."""
+        kubelet = self.cluster.kubelets.get(node)
+        if kubelet is None:
+            from kubenotes.apiserver.server import _kubelet_unreachable
+
+            raise _kubelet_unreachable(node, f"/containerLogs/{namespace}/{name}/{container}")
+        return kubelet.container_log_reader(namespace, name, container, options)
 
 
 class _NodeAndRBAC:

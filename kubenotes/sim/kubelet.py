@@ -27,6 +27,26 @@ turns ``Succeeded``/``Failed`` under ``restartPolicy: Never``; under
 ``OnFailure``/``Always`` the container restarts with the kubelet's back-off
 (10 s doubling to 300 s), counting ``restartCount``.
 
+**Container logs** (``kubectl logs``): each run of a container keeps a log of
+timestamped lines on the virtual clock, holding only what the model can
+honestly know a container prints (:func:`modelled_output`):
+
+* the pod annotation ``kubenotes.io/log.<container>`` (or ``kubenotes.io/log``
+  for every container), a learner's script of the output: its lines are
+  printed when the container starts;
+* otherwise, what the container's ``command`` + ``args`` print when they are
+  plain ``echo``/``printf`` commands, directly or in a ``sh -c``/``bash -c``
+  script of simple commands separated by ``;``, ``&&`` or newlines.
+  ``sleep N`` delays the lines after it by N virtual seconds (they appear in
+  the log when the clock gets there; ``follow`` streams them then);
+  ``exit``, ``sleep infinity``, a loop, a pipe, a redirection, a ``$``
+  expansion or any other program ends what is modelled, because its output
+  cannot be known (a real ``nginx`` prints access logs kubenotes cannot
+  invent, so its log is empty);
+* a container that exits (``kubenotes.io/run-seconds``) prints nothing after
+  its exit; its log stays readable, and after a restart it is the
+  ``previous`` log.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/nodestatus/setters.go (condition reasons and messages)
@@ -34,25 +54,35 @@ kubernetes/kubernetes@v1.34.0 pkg/kubelet/nodelease/controller.go, staging/src/k
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go, pkg/kubelet/kubelet_pods.go (generateAPIPodStatus)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/apis/config/v1beta1/defaults.go (nodeStatusUpdateFrequency 10s, nodeStatusReportFrequency 5m, nodeLeaseDurationSeconds 40)
 kubernetes/kubernetes@v1.34.0 test/kubemark (hollow node); sigs.k8s.io/kwok stages
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (validateContainerLogStatus, GetKubeletContainerLogs)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/logs/logs.go (ReadLogs: since, tail, limitBytes, timestamps, follow)
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import ipaddress
-from dataclasses import dataclass
+import re
+import shlex
+from dataclasses import dataclass, field
 from typing import Any, Generator
 
 from kubenotes.apiserver.server import format_timestamp
-from kubenotes.apiserver.status import ApiError
+from kubenotes.apiserver.status import ApiError, new_bad_request
 from kubenotes.apiserver.store import deep_copy
 
 __all__ = ["KubeletOptions", "StandInKubelet", "NODE_LEASE_NAMESPACE", "RUN_SECONDS_ANNOTATION",
-           "EXIT_CODE_ANNOTATION"]
+           "EXIT_CODE_ANNOTATION", "LOG_ANNOTATION", "modelled_output", "validate_container_log_status",
+           "ContainerRun", "ContainerLogReader",
+           "format_log_timestamp"]
 
 NODE_LEASE_NAMESPACE = "kube-node-lease"
 RUN_SECONDS_ANNOTATION = "kubenotes.io/run-seconds"
 EXIT_CODE_ANNOTATION = "kubenotes.io/exit-code"
+#: A learner's script of a container's output: ``kubenotes.io/log`` (every container) or
+#: ``kubenotes.io/log.<container>`` (one container); its lines are printed when the container starts.
+LOG_ANNOTATION = "kubenotes.io/log"
 #: The kubelet's container restart back-off (``pkg/kubelet/kubelet.go``: backOffPeriod 10 s, MaxContainerBackOff 300 s).
 INITIAL_BACKOFF_SECONDS, MAX_BACKOFF_SECONDS = 10.0, 300.0
 
@@ -87,6 +117,361 @@ def _micro_time(seconds: float, epoch: Any) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# --------------------------------------------------------------------------- container logs
+_SHELLS = ("sh", "bash", "ash", "dash", "zsh")
+_SEPARATORS = (";", "&&")
+_SLEEP_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_PRINTF_SPEC = re.compile(r"%(%|[-+ 0#]*\d*(?:\.\d+)?[sdiuxXoc])")
+
+
+def _unescape(text: str) -> str:
+    """The backslash escapes ``printf`` (and ``echo -e``) interpret."""
+    out, i = [], 0
+    table = {"n": "\n", "t": "\t", "\\": "\\", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text) and text[i + 1] in table:
+            out.append(table[text[i + 1]])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _printf(fmt: str, args: list[str]) -> str:
+    """``printf FORMAT ARGS``: ``%s``, ``%d`` and friends with the arguments, the format reused while any are left."""
+    args = list(args)
+    out = []
+    while True:
+        used = [0]
+
+        def sub(m: re.Match) -> str:
+            spec = m.group(1)
+            if spec == "%":
+                return "%"
+            val = args.pop(0) if args else ""
+            used[0] += 1
+            conv = spec[-1]
+            try:
+                if conv in "diuxXoc":
+                    num = int(val or 0)
+                    return ("%" + spec.replace("u", "d")) % (chr(num) if conv == "c" else num)
+                return ("%" + spec) % val
+            except (ValueError, TypeError):
+                return val
+        out.append(_unescape(_PRINTF_SPEC.sub(sub, fmt)))
+        if not args or not used[0]:
+            return "".join(out)
+
+
+def _sleep_seconds(args: list[str]) -> float | None:
+    """``sleep 5``, ``sleep 1m 30s``, ``sleep 0.5``; None for ``infinity`` or what is not a duration."""
+    total = 0.0
+    for a in args:
+        m = re.fullmatch(r"(\d+(?:\.\d*)?)([smhd]?)", a)
+        if m is None:
+            return None
+        total += float(m.group(1)) * _SLEEP_UNITS[m.group(2) or "s"]
+    return total if args else None
+
+
+def _statements(script: str) -> list[list[str]] | None:
+    """A shell script as simple commands, or None from the first construct this model does not interpret."""
+    lex = shlex.shlex(script, posix=True, punctuation_chars=";&|<>()")
+    lex.whitespace = " \t\r"
+    lex.commenters = ""
+    out: list[list[str]] = [[]]
+    try:
+        tokens = list(lex)
+    except ValueError:  # unbalanced quotes
+        return None
+    for tok in tokens:
+        if tok == "\n" or tok in _SEPARATORS or (tok and set(tok) <= {";", "\n"}):
+            out.append([])
+            continue
+        if tok and set(tok) & set(";&|<>()"):
+            # a pipe, redirection, subshell...: the command it touches and all after it are unknown
+            out[-1] = None  # type: ignore[call-overload]
+            break
+        parts = tok.split("\n")  # shlex keeps newlines inside words when they are not whitespace
+        for j, part in enumerate(parts):
+            if j:
+                out.append([])
+            if part:
+                out[-1].append(part)
+    return [c for c in out if c != []]  # None stays, ending the script
+
+
+def modelled_output(container: dict, annotations: dict | None = None) -> list[tuple[float, str]]:
+    """What a container prints, as far as the model can know: ``(seconds after start, line)`` pairs.
+
+    Parameters
+    ----------
+    container : dict
+        The container spec (``name``, ``command``, ``args``).
+    annotations : dict, optional
+        The pod's annotations: ``kubenotes.io/log.<name>`` or ``kubenotes.io/log`` script the output.
+
+    Returns
+    -------
+    list of (float, str)
+        Lines in order; the seconds add up the ``sleep`` commands before each.
+
+    Notes
+    -----
+    Only ``echo`` (with ``-n``/``-e``), ``printf``, ``sleep N``, ``true`` and
+    ``:`` are interpreted, as the whole command or in a ``sh -c`` script of
+    simple commands joined by ``;``, ``&&`` or newlines. Anything else ends
+    the modelled output: its output and what follows it are unknowable
+    without running the program. A command with no ``command:`` runs the
+    image's entrypoint, which the model does not know: empty.
+
+    Examples
+    --------
+    >>> modelled_output({"name": "c", "command": ["sh", "-c", "echo hello; sleep 5; printf '%s-%d\\\\n' a 1"]})
+    [(0.0, 'hello'), (5.0, 'a-1')]
+    >>> modelled_output({"name": "c", "command": ["echo"], "args": ["one", "two"]})
+    [(0.0, 'one two')]
+    >>> modelled_output({"name": "c", "command": ["sh", "-c", "echo start; while true; do echo tick; sleep 1; done"]})
+    [(0.0, 'start')]
+    >>> modelled_output({"name": "web", "image": "nginx"}, {"kubenotes.io/log": "ready\\nlistening on 80"})
+    [(0.0, 'ready'), (0.0, 'listening on 80')]
+    """
+    ann = annotations or {}
+    scripted = ann.get(f"{LOG_ANNOTATION}.{container.get('name', '')}", ann.get(LOG_ANNOTATION))
+    if scripted is not None:
+        return [(0.0, line) for line in str(scripted).splitlines()]
+    argv = [str(a) for a in (container.get("command") or [])]
+    if not argv:
+        return []
+    argv += [str(a) for a in container.get("args") or []]
+    prog = argv[0].rsplit("/", 1)[-1]
+    if prog in _SHELLS and len(argv) >= 3 and argv[1] in ("-c", "-ec", "-xc", "-exc", "-euc", "-eu", "-e"):
+        if argv[1] in ("-e", "-eu"):  # sh -e -c SCRIPT
+            if argv[2] != "-c" or len(argv) < 4:
+                return []
+            script = argv[3]
+        else:
+            script = argv[2]
+        statements = _statements(script)
+        if statements is None:
+            return []
+    else:
+        statements = [argv]
+    lines: list[tuple[float, str]] = []
+    t, pending = 0.0, ""
+    for cmd in statements:
+        if cmd is None or not cmd:
+            break
+        name, rest = cmd[0].rsplit("/", 1)[-1], cmd[1:]
+        if any("$" in w or "`" in w for w in cmd):
+            break  # expansions need the shell's state
+        if name == "echo":
+            newline, escapes = True, False
+            while rest and rest[0] in ("-n", "-e", "-ne", "-en", "-E"):
+                newline = newline and "n" not in rest[0]
+                escapes = "e" in rest[0] and rest[0] != "-E"
+                rest = rest[1:]
+            text = " ".join(rest)
+            text = (_unescape(text) if escapes else text) + ("\n" if newline else "")
+        elif name == "printf" and rest:
+            text = _printf(rest[0], rest[1:])
+        elif name in ("true", ":"):
+            continue
+        elif name == "sleep":
+            secs = _sleep_seconds(rest)
+            if secs is None:
+                break  # sleep infinity: nothing more is printed
+            t += secs
+            continue
+        else:
+            break  # exit, a loop, another program: what follows is not modelled
+        pending += text
+        *complete, pending = pending.split("\n")
+        lines.extend((t, line) for line in complete)
+    if pending:
+        lines.append((t, pending))
+    return lines
+
+
+def format_log_timestamp(seconds: float, epoch: _dt.datetime) -> str:
+    """A log line's timestamp as the kubelet prints it (``RFC3339NanoFixed``: nine fractional digits).
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> format_log_timestamp(2.5, dt.datetime(2025, 8, 27, tzinfo=dt.timezone.utc))
+    '2025-08-27T00:00:02.500000000Z'
+    """
+    t = epoch + _dt.timedelta(seconds=seconds)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond:06d}000Z"
+
+
+@dataclass
+class ContainerRun:
+    """One run of a container (one ``containerID``) and the lines it prints.
+
+    Attributes
+    ----------
+    container_id : str
+    started_seconds : float
+    finished_seconds : float or None
+        When it exited (None while it runs).
+    lines : list of (float, str)
+        ``(virtual time, text)``, some possibly still in the future (after a ``sleep``).
+    """
+
+    container_id: str
+    started_seconds: float
+    finished_seconds: float | None = None
+    lines: list[tuple[float, str]] = field(default_factory=list)
+
+    def visible(self, now: float) -> list[tuple[float, str]]:
+        """The lines printed by ``now`` (and before the exit)."""
+        end = now if self.finished_seconds is None else min(now, self.finished_seconds)
+        return [ln for ln in self.lines if ln[0] <= end]
+
+
+class ContainerLogReader:
+    """A ``kubectl logs`` request being answered: the kubelet's ``ReadLogs`` over one :class:`ContainerRun`.
+
+    :meth:`read` returns the text not yet returned; the first call applies
+    ``sinceSeconds``/``sinceTime`` and ``tailLines``, every call counts
+    against ``limitBytes``. Without ``follow`` the reader is :attr:`done` after
+    the first read; with it, when the run has exited (or the pod is gone)
+    and every line has been read.
+
+    Parameters
+    ----------
+    kubelet : StandInKubelet
+    run : ContainerRun
+    uid : str
+        The pod's uid (the reader ends when the kubelet forgets the pod).
+    options : dict
+        ``PodLogOptions`` by upstream name (see :meth:`APIServer.pod_log`).
+    """
+
+    def __init__(self, kubelet: "StandInKubelet", run: ContainerRun, uid: str, options: dict):
+        self.kubelet, self.run, self.uid = kubelet, run, uid
+        self.follow = bool(options.get("follow"))
+        self.timestamps = bool(options.get("timestamps"))
+        self.tail_lines = options.get("tailLines")
+        self.limit_bytes = options.get("limitBytes")
+        now = float(kubelet.env.now)
+        self.since_seconds: float | None = None
+        if options.get("sinceSeconds") is not None:
+            self.since_seconds = now - float(options["sinceSeconds"])
+        elif options.get("sinceTime"):
+            since = _dt.datetime.fromisoformat(str(options["sinceTime"]).replace("Z", "+00:00"))
+            if since.tzinfo is None:
+                since = since.replace(tzinfo=_dt.timezone.utc)
+            self.since_seconds = (since - kubelet.cluster.server.epoch).total_seconds()
+        self._next = 0
+        self._sent_bytes = 0
+        self._first = True
+        self.done = False
+
+    def _line(self, t: float, text: str) -> str:
+        if self.timestamps:
+            return f"{format_log_timestamp(t, self.kubelet.cluster.server.epoch)} {text}\n"
+        return text + "\n"
+
+    def read(self) -> str:
+        """The log text printed since the last read (call with the model's lock held)."""
+        if self.done:
+            return ""
+        now = float(self.kubelet.env.now)
+        visible = self.run.visible(now)
+        new = visible[self._next:]
+        self._next = len(visible)
+        if self._first:
+            self._first = False
+            if self.since_seconds is not None:
+                new = [ln for ln in new if ln[0] >= self.since_seconds]
+            if self.tail_lines is not None:
+                new = new[len(new) - int(self.tail_lines):] if int(self.tail_lines) > 0 else []
+        text = "".join(self._line(t, x) for t, x in new)
+        if self.limit_bytes is not None:
+            room = int(self.limit_bytes) - self._sent_bytes
+            raw = text.encode()
+            if len(raw) >= room:
+                text = raw[:max(room, 0)].decode(errors="ignore")
+                self.done = True
+            self._sent_bytes += len(text.encode())
+        gone = self.uid not in self.kubelet.pods
+        if not self.follow or gone or (self.run.finished_seconds is not None
+                                       and len(self.run.visible(float("inf"))) <= self._next):
+            self.done = True
+        return text
+
+
+def validate_container_log_status(pod_name: str, status: dict, container: str, previous: bool) -> str:
+    """The ``containerID`` whose log a request means (``validateContainerLogStatus``), or 400 with the kubelet's words.
+
+    ``previous`` means the last terminated run; otherwise the running one is
+    preferred, then the terminated one, then the last terminated.
+
+    Raises
+    ------
+    ApiError
+        400 BadRequest: ``container "c" in pod "p" is not available``,
+        ``previous terminated container "c" in pod "p" not found``,
+        ``container "c" in pod "p" is waiting to start: ContainerCreating``,
+        ``container "c" in pod "p" is terminated``.
+
+    Examples
+    --------
+    >>> st = {"containerStatuses": [{"name": "c", "state": {"waiting": {"reason": "ContainerCreating"}}}]}
+    >>> validate_container_log_status("web", st, "c", False)
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: container "c" in pod "web" is waiting to start: ContainerCreating
+    >>> st = {"containerStatuses": [{"name": "c", "containerID": "containerd://2", "state": {"running": {}},
+    ...        "lastState": {"terminated": {"containerID": "containerd://1"}}}]}
+    >>> validate_container_log_status("web", st, "c", False), validate_container_log_status("web", st, "c", True)
+    ('containerd://2', 'containerd://1')
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (validateContainerLogStatus)
+    """
+    cs = None
+    for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        cs = next((c for c in status.get(key) or [] if c.get("name") == container), None)
+        if cs is not None:
+            break
+    if cs is None:
+        raise new_bad_request(f'container "{container}" in pod "{pod_name}" is not available')
+    last = (cs.get("lastState") or {}).get("terminated")
+    state = cs.get("state") or {}
+    waiting, running, terminated = state.get("waiting"), state.get("running"), state.get("terminated")
+    if previous:
+        if not last or not last.get("containerID"):
+            raise new_bad_request(f'previous terminated container "{container}" in pod "{pod_name}" not found')
+        return last["containerID"]
+    if running is not None:
+        return cs.get("containerID", "")
+    if terminated is not None:
+        if terminated.get("containerID"):
+            return terminated["containerID"]
+        if last and last.get("containerID"):
+            return last["containerID"]
+        raise new_bad_request(f'container "{container}" in pod "{pod_name}" is terminated')
+    if last is not None:
+        if not last.get("containerID"):
+            raise new_bad_request(f'container "{container}" in pod "{pod_name}" is terminated')
+        return last["containerID"]
+    if waiting is not None:
+        reason = waiting.get("reason", "")
+        if reason == "ErrImagePull":
+            reason = "image can't be pulled"
+        elif reason == "ImagePullBackOff":
+            reason = "trying and failing to pull image"
+        raise new_bad_request(f'container "{container}" in pod "{pod_name}" is waiting to start: {reason}')
+    raise new_bad_request(f'container "{container}" in pod "{pod_name}" is waiting to start - no logs yet')
+
+
 class StandInKubelet:
     """One node's stand-in kubelet, a set of SimPy processes.
 
@@ -115,6 +500,8 @@ class StandInKubelet:
         self._ips: dict[str, str] = {}
         self._next_ip = 2
         self._restart_counts: dict[str, int] = {}
+        #: pod uid -> container name -> its runs, oldest first (the container logs).
+        self.runs: dict[str, dict[str, list[ContainerRun]]] = {}
         self._status_posted_at = -1e9
         self._last_conditions: dict | None = None
         self._wake = None
@@ -239,6 +626,7 @@ class StandInKubelet:
                 for ev in w.pop_all():
                     if ev.type == "DELETED":
                         self.pods.pop(ev.object["metadata"]["uid"], None)
+                        self.runs.pop(ev.object["metadata"]["uid"], None)  # removing the pod removes its logs
                     elif ev.type in ("ADDED", "MODIFIED"):
                         self._on_pod(ev.object)
 
@@ -367,6 +755,19 @@ class StandInKubelet:
             "lastState": (prev.get(c["name"]) or {}).get("lastState") or {}}
             for c in (pod.get("spec") or {}).get("containers") or []]
         self._write(uid, st)
+        self._record_runs(pod, started)
+
+    def _record_runs(self, pod: dict, started: float) -> None:
+        """A new run of each container starts at ``started``: its modelled output goes in its log."""
+        uid = pod["metadata"]["uid"]
+        ann = pod["metadata"].get("annotations") or {}
+        for c in (pod.get("spec") or {}).get("containers") or []:
+            runs = self.runs.setdefault(uid, {}).setdefault(c["name"], [])
+            cid = self._container_id(uid, c["name"])
+            if runs and runs[-1].container_id == cid:
+                continue
+            runs.append(ContainerRun(cid, started, lines=[(started + dt, text)
+                                                          for dt, text in modelled_output(c, ann)]))
 
     def _write_terminated(self, uid: str, exit_code: int, started: float, restarting: bool = False) -> None:
         pod = self.pods.get(uid)
@@ -392,10 +793,62 @@ class StandInKubelet:
                 cs["state"] = {"terminated": dict(term, containerID=cs["containerID"])}
             statuses.append(cs)
         st["containerStatuses"] = statuses
+        for runs in self.runs.get(uid, {}).values():
+            if runs and runs[-1].finished_seconds is None:
+                runs[-1].finished_seconds = float(self.env.now)
         if not restarting:
             st["phase"] = "Succeeded" if exit_code == 0 else "Failed"
         self._set_conditions(st, ready=False)
         self._write(uid, st)
+
+    # ------------------------------------------------------------ container logs
+    def container_log_reader(self, namespace: str, name: str, container: str,
+                             options: dict | None = None) -> ContainerLogReader:
+        """Answer ``GET /containerLogs/<namespace>/<name>/<container>`` (``GetKubeletContainerLogs``).
+
+        Parameters
+        ----------
+        namespace, name, container : str
+            The container, already validated against the pod by the API server.
+        options : dict, optional
+            ``PodLogOptions`` by upstream name (``previous``, ``follow``, ``tailLines``...).
+
+        Returns
+        -------
+        ContainerLogReader
+
+        Raises
+        ------
+        ApiError
+            400 BadRequest with the kubelet's words: ``pod "x" cannot be found - no
+            logs available``, or those of :func:`validate_container_log_status`;
+            500 while the node is down (the kubelet does not answer).
+
+        Notes
+        -----
+        A pod bound here whose containers have not started yet has no
+        container status in the stand-in (the real kubelet posts
+        ``waiting: ContainerCreating`` at once): it is answered as that status.
+        """
+        opts = dict(options or {})
+        if not self.up:
+            from kubenotes.apiserver.server import _kubelet_unreachable
+
+            raise _kubelet_unreachable(self.node_name, f"/containerLogs/{namespace}/{name}/{container}")
+        pod = next((p for p in self.pods.values()
+                    if p["metadata"]["name"] == name and p["metadata"].get("namespace") == namespace), None)
+        if pod is None:
+            raise new_bad_request(f'pod "{name}" cannot be found - no logs available')
+        uid = pod["metadata"]["uid"]
+        status = pod.get("status") or {}
+        if not status.get("containerStatuses") and not self.runs.get(uid):
+            status = {"containerStatuses": [{"name": c["name"], "state": {"waiting": {"reason": "ContainerCreating"}}}
+                                            for c in (pod.get("spec") or {}).get("containers") or []]}
+        cid = validate_container_log_status(name, status, container, bool(opts.get("previous")))
+        run = next((r for r in self.runs.get(uid, {}).get(container, []) if r.container_id == cid), None)
+        if run is None:  # an init or ephemeral container: the stand-in runs none, so they print nothing
+            run = ContainerRun(cid, float(self.env.now), float(self.env.now))
+        return ContainerLogReader(self, run, uid, opts)
 
     def _terminate(self, uid: str, seconds: float) -> Generator:
         yield self.env.timeout(seconds)

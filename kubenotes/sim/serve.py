@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import logging
 import os
 import shutil
 import socket
@@ -49,6 +50,14 @@ KUBECTL_CANDIDATES = ("/usr/lib/google-cloud-sdk/bin/kubectl.1.33", "/usr/bin/ku
 CLOCK_TICK_SECONDS = 0.05
 
 _START_TIMEOUT_SECONDS = 10.0
+
+
+class _QuietUpgrades(logging.Filter):
+    """Drop uvicorn's warnings about WebSocket upgrades (``kubectl exec`` tries one first; the API answers 400)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.getMessage()
+        return not (msg.startswith("Unsupported upgrade request") or msg.startswith("No supported WebSocket"))
 
 
 def find_kubectl() -> str | None:
@@ -276,6 +285,12 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     time_scale : float
         Virtual seconds per wall second; 0 pauses the clock (step it with
         :meth:`ServedCluster.run_for`).
+
+        kubectl computes some ages from the wall clock (``describe``,
+        ``events``): they read right when the cluster was made with
+        ``epoch="now"`` and the clock runs at 1; with the default epoch
+        (2025-08-27) they read hundreds of days. The server-side tables
+        of ``kubectl get`` use the virtual clock and are right either way.
     kubeconfig : str, optional
         Where to write the kubeconfig (default: in a new temporary directory
         that also holds the serving certificate and key, removed by
@@ -310,6 +325,10 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     import uvicorn
 
     from kubenotes.apiserver import authn
+
+    err_log = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietUpgrades) for f in err_log.filters):
+        err_log.addFilter(_QuietUpgrades())
     from kubenotes.apiserver.http import GIT_VERSION, create_app
 
     if time_scale < 0:

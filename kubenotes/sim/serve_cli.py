@@ -1,12 +1,18 @@
 """``kubenotes serve``: run a cluster from manifests behind the Kubernetes API on 127.0.0.1, for the real kubectl.
 
-``python -m kubenotes serve [MANIFEST...] [--port 6443] [--kubeconfig FILE] [--time-scale X] [--seed N]``
+``python -m kubenotes serve [MANIFEST...] [--port 6443] [--kubeconfig FILE] [--time-scale X] [--seed N] [--epoch T]``
 loads the manifests into a :class:`~kubenotes.sim.cluster.Cluster`, serves it
 with :func:`kubenotes.sim.serve.serve`, writes a kubeconfig (a cluster with
 the server's self-signed certificate, the admin user's bearer token, a
 context) and prints its path and the ``export KUBECONFIG=...`` line on
 stderr. The virtual clock runs at ``--time-scale`` virtual seconds per wall
 second (0 pauses it). Ctrl-C stops the server cleanly (exit status 0).
+
+The cluster's virtual second 0 is the wall-clock time the server starts
+(``--epoch now``, the default), because kubectl computes the ages it shows
+in ``describe`` and ``events`` from the wall clock; ``--epoch default`` keeps
+the reproducible 2025-08-27 epoch of ``simulate`` and the tests, and an ISO
+8601 time sets another.
 
 References
 ----------
@@ -40,6 +46,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--time-scale", type=float, default=1.0, metavar="X",
                    help="virtual seconds per wall second (default 1; 0 pauses the clock)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
+    p.add_argument("--epoch", default="now", metavar="T",
+                   help="wall-clock time of virtual second 0: 'now' (default; kubectl's ages then read right), "
+                        "'default' (2025-08-27, reproducible) or an ISO 8601 time")
     p.set_defaults(func=run)
     return p
 
@@ -59,10 +68,19 @@ def run(args: argparse.Namespace, *, ready: threading.Event | None = None,
     if args.time_scale < 0:
         print(f"kubenotes serve: --time-scale must be >= 0, got {args.time_scale}", file=sys.stderr)
         return 2
+    from kubenotes.apiserver.server import resolve_epoch
+
+    raw_epoch = getattr(args, "epoch", "now")
+    try:
+        epoch = resolve_epoch(None if raw_epoch == "default" else raw_epoch)
+    except ValueError:
+        print(f"kubenotes serve: --epoch must be 'now', 'default' or an ISO 8601 time, got {raw_epoch!r}",
+              file=sys.stderr)
+        return 2
     if args.manifests:
-        cluster = Cluster.from_manifests(*args.manifests, seed=args.seed)
+        cluster = Cluster.from_manifests(*args.manifests, seed=args.seed, epoch=epoch)
     else:
-        cluster = Cluster(seed=args.seed)
+        cluster = Cluster(seed=args.seed, epoch=epoch)
     kubeconfig = os.path.abspath(args.kubeconfig) if args.kubeconfig else None
     served = serve(cluster, port=args.port, time_scale=args.time_scale, kubeconfig=kubeconfig)
     stop = stop if stop is not None else threading.Event()

@@ -303,3 +303,74 @@ def test_aggregated_discovery_when_the_discovery_module_serves_it(served):
     for path in ("/api", "/apis"):
         code, body = call(served, "GET", path, accept=accept)
         assert code == 200 and body["kind"] == "APIGroupDiscoveryList"
+
+
+def _get_text(s, path: str) -> tuple[int, str, str]:
+    req = urllib.request.Request(s.url + path, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+    ctx = ssl.create_default_context(cafile=s.ca_path)
+    try:
+        with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
+            return r.status, r.headers.get("content-type", ""), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("content-type", ""), e.read().decode()
+
+
+def test_pod_log_is_text_plain_with_upstream_errors():
+    # LogREST (pkg/registry/core/pod/rest/log.go): text/plain; errors as Status objects
+    script = {"name": "c", "image": "busybox", "command": ["sh", "-c", "echo one; sleep 2; echo two"]}
+    two = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "two"},
+           "spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}}
+    c = Cluster([NODE, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [script]}},
+                 two], controllers=[])
+    s = serve(c, port=0, time_scale=0)
+    try:
+        s.run_for(1)
+        code, body = call(s, "GET", "/api/v1/namespaces/default/pods/p/log")
+        assert (code, body["reason"], body["message"]) == (
+            400, "BadRequest", 'container "c" in pod "p" is waiting to start: ContainerCreating')
+        s.run_for(10)
+        code, ctype, text = _get_text(s, "/api/v1/namespaces/default/pods/p/log")
+        assert (code, ctype.split(";")[0], text) == (200, "text/plain", "one\ntwo\n")
+        assert _get_text(s, "/api/v1/namespaces/default/pods/p/log?tailLines=1&timestamps=true")[2] == \
+            "2025-08-27T00:00:04.000000000Z two\n"
+        code, body = call(s, "GET", "/api/v1/namespaces/default/pods/two/log")
+        assert (code, body["message"]) == (400, "a container name must be specified for pod two, choose one of: [a b]")
+        code, body = call(s, "GET", "/api/v1/namespaces/default/pods/p/log?tailLines=-1")
+        assert (code, body["reason"]) == (422, "Invalid")
+        code, body = call(s, "GET", "/api/v1/namespaces/default/pods/p/log?tailLines=x")
+        assert code == 400
+        code, body = call(s, "GET", "/api/v1/namespaces/default/pods/p/log?sinceTime=yesterday")
+        assert code == 400 and "RFC 3339" in body["message"]
+        code, body = call(s, "GET", "/api/v1/namespaces/default/pods/p/exec?command=ls&stdout=true", None)
+        assert code == 400 and "runs no container processes" in body["message"]
+        code, body = call(s, "POST", "/api/v1/namespaces/default/pods/p/portforward", {})
+        assert code == 400 and "kubenotes cannot forward ports of pod \"p\"" in body["message"]
+        code, body = call(s, "GET", "/metrics")
+        assert code == 404 and "serves no /metrics" in body["message"]
+    finally:
+        s.stop()
+
+
+def test_followed_log_streams_until_the_container_exits():
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "j", "annotations": {"kubenotes.io/run-seconds": "5"}},
+           "spec": {"restartPolicy": "Never", "containers": [
+               {"name": "c", "image": "busybox", "command": ["sh", "-c", "echo a; sleep 2; echo b; sleep 9; echo c"]}]}}
+    c = Cluster([NODE, pod], controllers=[])
+    s = serve(c, port=0, time_scale=0)
+    try:
+        s.run_for(3)
+        conn = http.client.HTTPSConnection("127.0.0.1", s.port, timeout=10,
+                                           context=ssl.create_default_context(cafile=s.ca_path))
+        conn.request("GET", "/api/v1/namespaces/default/pods/j/log?follow=true",
+                     headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+        resp = conn.getresponse()
+        assert resp.status == 200
+        assert resp.readline() == b"a\n"
+        s.run_for(2)  # t=5: "b" printed at 4
+        assert resp.readline() == b"b\n"
+        s.run_for(10)  # the container exits at 7, before "c" at 13: the stream ends
+        assert resp.read() == b""
+        conn.close()
+    finally:
+        s.stop()

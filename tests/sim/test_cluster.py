@@ -109,3 +109,23 @@ def test_the_sample_cluster_dump_is_restored_without_a_rollout_or_garbage_collec
     assert created_rs == [] and gc_deletes == [] and pod_deletes == []  # postgres keeps its ControllerRevision
     web = c.get("deployments", "web", "web")
     assert web["status"]["availableReplicas"] == 4 and web["status"]["updatedReplicas"] == 4
+
+
+@pytest.mark.parametrize("epoch", ["2030-01-01T00:00:00Z", "now"])
+def test_another_epoch_moves_every_timestamp_and_the_controllers_still_agree(epoch):
+    # controllers turn timestamps back into virtual seconds (minReadySeconds, Lease renewals): with an epoch
+    # other than the default they must use this cluster's, or nothing would ever become available
+    d = _deploy(replicas=2)
+    d["spec"]["minReadySeconds"] = 5
+    c = Cluster(NODES + [d], seed=1, epoch=epoch)
+    c.run(until=3)
+    assert c.get("deployments", "web", "default")["status"].get("availableReplicas", 0) == 0
+    c.run(until=60)
+    d = c.get("deployments", "web", "default")
+    assert d["status"]["availableReplicas"] == 2
+    created = d["metadata"]["creationTimestamp"]
+    assert created == c.epoch.strftime("%Y-%m-%dT%H:%M:%SZ") and c.epoch.microsecond == 0
+    if epoch != "now":
+        assert created == "2030-01-01T00:00:00Z"
+    nodes = c.list("nodes")
+    assert all(any(x["type"] == "Ready" and x["status"] == "True" for x in n["status"]["conditions"]) for n in nodes)

@@ -259,12 +259,32 @@ def test_serve_subcommand_writes_a_kubeconfig_and_stops(tmp_path, capsys):
         assert served.url.startswith("https://127.0.0.1:")
         with served.lock:
             assert served.cluster.get("nodes", "n1") is not None
+        # virtual second 0 is the wall-clock start (the default --epoch now), so kubectl's ages read right
+        import datetime as dt
+
+        assert abs((dt.datetime.now(dt.timezone.utc) - served.cluster.epoch).total_seconds()) < 60
     finally:
         stop.set()
         t.join(15)
     assert result == [0]
     err = capsys.readouterr().err
     assert f"export KUBECONFIG={kubeconfig}" in err
+
+
+def test_serve_epoch_flag():
+    from kubenotes.cli import build_parser
+    from kubenotes.apiserver.server import DEFAULT_EPOCH
+    from kubenotes.sim import serve_cli
+
+    for flag, want in (("default", DEFAULT_EPOCH), ("2030-01-01T00:00:00Z", "2030-01-01T00:00:00+00:00")):
+        args = build_parser(load=["serve"]).parse_args(["serve", "--port", "0", "--time-scale", "0", "--epoch", flag])
+        ready, stop = threading.Event(), threading.Event()
+        stop.set()  # serve, report ready, stop at once
+        assert serve_cli.run(args, ready=ready, stop=stop) == 0
+        epoch = ready.served.cluster.epoch
+        assert epoch == want if flag == "default" else epoch.isoformat() == want
+    args = build_parser(load=["serve"]).parse_args(["serve", "--epoch", "yesterday"])
+    assert serve_cli.run(args) == 2
 
 
 def test_serve_rejects_a_negative_time_scale():
@@ -295,4 +315,138 @@ def test_kubectl_auth_can_i_and_whoami_with_impersonation(kubectl_required):
         r = s.kubectl("delete", "pod", "--all", viewer)
         assert r.returncode != 0 and 'User "system:serviceaccount:default:viewer" cannot delete resource' in r.stderr
     finally:
+        s.stop()
+
+
+LOG_MANIFESTS = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}, capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hello}
+spec:
+  containers:
+  - {name: c, image: busybox, command: ["sh", "-c", "echo hello; sleep 3; echo world; sleep 3600"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: two}
+spec:
+  containers:
+  - {name: a, image: nginx}
+  - {name: b, image: busybox, command: ["echo", "from b"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: job, annotations: {kubenotes.io/run-seconds: "12"}}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, command: ["sh", "-c", "echo step 1; sleep 4; echo step 2; sleep 10; echo never"]}
+"""
+
+
+def test_kubectl_logs(kubectl_required):
+    c = Cluster.from_manifests(LOG_MANIFESTS, controllers=[])
+    s = serve(c, port=0, time_scale=0)
+    try:
+        s.run_for(1)  # bound, not started
+        r = s.kubectl("logs", "hello")
+        assert r.returncode == 1
+        assert 'Error from server (BadRequest): container "c" in pod "hello" is waiting to start: ' \
+               'ContainerCreating' in r.stderr
+        s.run_for(9)
+        r = s.kubectl("logs", "hello")
+        assert (r.returncode, r.stdout) == (0, "hello\nworld\n"), r.stderr
+        assert s.kubectl("logs", "hello", "--tail=1").stdout == "world\n"
+        r = s.kubectl("logs", "hello", "--timestamps")
+        assert r.stdout.splitlines()[0] == "2025-08-27T00:00:02.000000000Z hello"
+        r = s.kubectl("logs", "hello", "-p")
+        assert r.returncode == 1
+        assert 'previous terminated container "c" in pod "hello" not found' in r.stderr
+        r = s.kubectl("logs", "two")  # kubectl picks the first container itself and says so
+        assert (r.returncode, r.stdout) == (0, "") and 'Defaulted container "a" out of: a, b' in r.stderr
+        assert s.kubectl("logs", "two", "-c", "b").stdout == "from b\n"
+        r = s.kubectl("logs", "two", "--all-containers", "--prefix")
+        assert r.stdout == "[pod/two/b] from b\n", r.stderr
+        # -f streams until the container exits (run-seconds 12: started at 2, exits at 14, before "never" at 16)
+        proc = subprocess.Popen([kubectl_required, "--kubeconfig", s.kubeconfig_path, "logs", "-f", "job"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            first = proc.stdout.readline()  # t=10: "step 1" (at 2) and "step 2" (at 6) are out, it still runs
+            assert not _until(lambda: proc.poll() is not None, 1.0)  # following: it waits for more
+            s.run_for(10)
+            assert proc.wait(timeout=20) == 0, proc.stderr.read()  # the stream ended with the container
+            assert first + proc.stdout.read() == "step 1\nstep 2\n"
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+    finally:
+        s.stop()
+
+
+def test_kubectl_commands_the_model_cannot_run_fail_fast_with_a_reason(kubectl_required):
+    c = Cluster.from_manifests(LOG_MANIFESTS, controllers=[])
+    s = serve(c, port=0, time_scale=0)
+    try:
+        s.run_for(5)
+        no_process = "the model runs no container processes"
+        for args, expected in [
+            (("exec", "hello", "--", "ls"), 'Error from server (BadRequest): kubenotes cannot exec into container "c"'),
+            (("exec", "-it", "hello", "--", "sh"), no_process),
+            (("attach", "hello"), 'kubenotes cannot attach to container "c" of pod "hello"'),
+            (("cp", "hello:/etc/hosts", "/tmp/kubenotes-cp-test"), no_process),
+            (("port-forward", "hello", "18080:80"), 'kubenotes cannot forward ports of pod "hello"'),
+            (("top", "pod"), "error: Metrics API not available"),
+            (("top", "node"), "error: Metrics API not available"),
+            (("get", "--raw", "/metrics"), "Error from server (NotFound): the kubenotes API server serves no /metrics"),
+        ]:
+            r = s.kubectl(*args, timeout=30)  # subprocess.TimeoutExpired would mean a hang
+            assert r.returncode != 0, (args, r.stdout)
+            assert expected in r.stderr, (args, r.stderr)
+    finally:
+        s.stop()
+
+
+def test_kubectl_ages_read_in_seconds_when_the_epoch_is_now_and_events_watch_streams(kubectl_required):
+    c = Cluster.from_manifests(MANIFESTS.split("---")[0], epoch="now")
+    s = serve(c, port=0, time_scale=1)
+    procs = [subprocess.Popen([kubectl_required, "--kubeconfig", s.kubeconfig_path, *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+             for args in (("events", "--watch"), ("get", "events", "-w"))]
+    outs: list[queue.Queue] = [queue.Queue(), queue.Queue()]
+    for p, q in zip(procs, outs):
+        threading.Thread(target=lambda p=p, q=q: [q.put(ln) for ln in p.stdout], daemon=True).start()
+    seen: list[list[str]] = [[], []]
+
+    def saw(i: int, text: str) -> bool:
+        while not outs[i].empty():
+            seen[i].append(outs[i].get())
+        return any(text in ln for ln in seen[i])
+
+    try:
+        assert _until(lambda: saw(0, "LAST SEEN") and saw(1, "LAST SEEN"), 20), seen
+        with s.lock:
+            c.client.create("pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "late"},
+                                     "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}, "default")
+        for i in (0, 1):
+            assert _until(lambda: saw(i, "Successfully assigned default/late to n1"), 20), seen
+        line = next(ln for ln in seen[0] if "default/late" in ln)
+        assert line.split()[0].endswith("s"), line  # LAST SEEN in seconds, not "454d"
+        assert _until(lambda: s.kubectl("get", "pod", "late").stdout.count("Running") == 1, 20)
+        r = s.kubectl("describe", "pod", "late")
+        events = r.stdout.split("Events:")[1]
+        row = next(ln for ln in events.splitlines() if "Scheduled" in ln)
+        age = row.split()[2]
+        assert age.endswith("s") and int(age[:-1]) < 60, row
+        start = next(ln for ln in r.stdout.splitlines() if ln.startswith("Start Time:"))
+        assert c.epoch.strftime("%d %b %Y") in start, start  # the wall-clock day, not 2025-08-27
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait(timeout=10)
         s.stop()
