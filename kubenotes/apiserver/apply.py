@@ -87,8 +87,17 @@ def _atomic(_: tuple[str, ...]) -> ListInfo:
     return ATOMIC
 
 
+#: Defaults of list-map key fields a configuration may leave out (``protocol`` of container and Service ports
+#: is a key with the OpenAPI default ``TCP``; upstream fills it from the schema before keying).
+KEY_DEFAULTS = {"protocol": "TCP"}
+
+
+def _key_values(item: dict, keys: tuple[str, ...]) -> dict:
+    return {k: item.get(k, KEY_DEFAULTS.get(k)) for k in sorted(keys)}
+
+
 def _key_element(item: dict, keys: tuple[str, ...]) -> str:
-    return "k:" + json.dumps({k: item.get(k) for k in sorted(keys)}, separators=(",", ":"))
+    return "k:" + json.dumps(_key_values(item, keys), separators=(",", ":"))
 
 
 def _value_element(v: Any) -> str:
@@ -222,7 +231,7 @@ def _find(container: Any, el: str) -> tuple[bool, Any]:
     if kind == "k":
         keys = json.loads(rest)
         for item in container:
-            if isinstance(item, dict) and all(item.get(k) == v for k, v in keys.items()):
+            if isinstance(item, dict) and _key_values(item, tuple(keys)) == keys:
                 return True, item
         return False, None
     if kind == "v":
@@ -281,8 +290,9 @@ def _merge(live: Any, cfg: Any, fpath: tuple[str, ...], resolve: ListResolver) -
             for item in cfg:
                 if not isinstance(item, dict):
                     continue
+                want = _key_values(item, keys)
                 for i, cur in enumerate(out):
-                    if isinstance(cur, dict) and all(cur.get(k) == item.get(k) for k in keys):
+                    if isinstance(cur, dict) and _key_values(cur, keys) == want:
                         out[i] = _merge(cur, item, fpath, resolve)
                         break
                 else:

@@ -84,7 +84,7 @@ from typing import Any, AsyncIterator, Callable
 
 from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubenotes.apiserver.request import Attributes, UserInfo
-from kubenotes.apiserver.server import HTTP_REQUEST, current_epoch, using_epoch
+from kubenotes.apiserver.server import HTTP_REQUEST, RESPONSE_WARNINGS, current_epoch, using_epoch
 from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error, new_unauthorized
 from kubenotes.apiserver.watch import ADDED, BOOKMARK
@@ -534,7 +534,12 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         authenticator = TokenAuthenticator(reader=server, epoch=getattr(server, "epoch", None))
 
     def json_response(body: Any, code: int = 200) -> Response:
-        return Response(json.dumps(body, separators=(",", ":")), status_code=code, media_type="application/json")
+        warnings = RESPONSE_WARNINGS.get() or []
+        headers = [("Warning", f"299 - {json.dumps(w)}") for w in dict.fromkeys(warnings)]
+        resp = Response(json.dumps(body, separators=(",", ":")), status_code=code, media_type="application/json")
+        for k, v in headers:  # one header per warning (upstream's warning.AddWarning), not one joined value
+            resp.raw_headers.append((k.lower().encode("latin-1"), v.encode("latin-1", "replace")))
+        return resp
 
     def error_response(err: ApiError) -> Response:
         return json_response(err.status, err.code)
@@ -582,6 +587,13 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             raise _status(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
                                                        f'accepted media types include: application/json, '
                                                        f'{JSON_PATCH}, {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}', {})
+        if ctype == APPLY_PATCH:  # server-side apply sends YAML (kubectl sends JSON, which is YAML too)
+            import yaml
+
+            try:
+                return yaml.safe_load(raw)
+            except yaml.YAMLError as e:
+                raise new_bad_request(f"error decoding YAML: {e}") from None
         try:
             return json.loads(raw)
         except ValueError as e:
@@ -685,6 +697,7 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
 
     # ------------------------------------------------------------ resources
     async def resource(request: Request) -> Response:
+        RESPONSE_WARNINGS.set([])
         try:
             user = await authenticate(request)
             info = parse_request_path(request.url.path)
@@ -707,8 +720,12 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             dry_run = q.get("dryRun") == "All"
             ns = info.namespace if ri.namespaced else ""
 
+            extra = {k: q[k] for k in ("fieldManager", "fieldValidation") if q.get(k)}
+            if _flag(q.get("force")) and "force" in q:
+                extra["force"] = True
+
             def attrs(verb: str) -> Attributes:
-                return Attributes(user, verb, ri, info.subresource, ns, info.name, dry_run, component)
+                return Attributes(user, verb, ri, info.subresource, ns, info.name, dry_run, component, dict(extra))
 
             if method == "GET" and not info.name:
                 if _flag(q.get("watch")) and "watch" in q:
@@ -729,16 +746,18 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 return await run_in_threadpool(locked, lambda: (server.update(attrs("update"), body or {}), 200))
             if method == "PATCH" and info.name:
                 ctype = request.headers.get("content-type", "").split(";")[0].strip()
-                if ctype == APPLY_PATCH:
-                    raise _status(415, "UnsupportedMediaType",
-                                  "the model does not support server-side apply "
-                                  f"(the body of type {ctype} is not supported); use client-side apply", {})
-                ptype = _PATCH_TYPES.get(ctype)
+                ptype = APPLY_PATCH if ctype == APPLY_PATCH else _PATCH_TYPES.get(ctype)
                 if ptype is None:
                     raise _status(415, "UnsupportedMediaType", f"the body of the request was in an unknown "
                                                                f"format - accepted media types include: "
                                                                f"{JSON_PATCH}, {MERGE_PATCH}, "
                                                                f"{STRATEGIC_MERGE_PATCH}", {})
+                if ptype == APPLY_PATCH:
+                    def apply_call() -> tuple[Any, int]:
+                        with lock:
+                            existed = server.store.get(ri, ns or None, info.name) is not None
+                            return server.patch(attrs("patch"), body, ptype), 200 if existed else 201
+                    return await run_in_threadpool(locked, apply_call)
                 return await run_in_threadpool(locked, lambda: (server.patch(attrs("patch"), body, ptype), 200))
             if method == "DELETE" and info.name:
                 return await run_in_threadpool(do_delete, attrs("delete"), body or {}, q)

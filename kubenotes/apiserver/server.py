@@ -34,7 +34,8 @@ import simpy
 from kubenotes.api.rand import random_string
 from kubenotes.api.selectors import parse_selector
 from kubenotes.apiserver.fields import parse_field_selector
-from kubenotes.apiserver.patch import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, json_patch, merge_patch
+from kubenotes.apiserver.patch import (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, json_patch,
+                                      merge_patch, strategic_merge_patch)
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
 from kubenotes.apiserver.status import (
@@ -206,6 +207,16 @@ class AuditEntry:
         return {"time": self.time, "component": self.component, "verb": self.verb, "kind": self.kind,
                 "namespace": self.namespace, "name": self.name, "resourceVersion": self.resource_version,
                 "detail": self.detail}
+
+
+#: Warnings for the response being built (``Warning: 299`` headers), set by the HTTP layer to a list.
+RESPONSE_WARNINGS: contextvars.ContextVar[list | None] = contextvars.ContextVar("kubenotes_warnings", default=None)
+
+
+def _warn(messages: Iterable[str]) -> None:
+    out = RESPONSE_WARNINGS.get()
+    if out is not None:
+        out.extend(messages)
 
 
 #: The HTTP request being served (its :attr:`APIServer.http_log` entry), set by the HTTP layer; the request
@@ -452,10 +463,14 @@ class APIServer:
         return obj
 
     # ------------------------------------------------------------ decoding
-    def _decode(self, ri: ResourceInfo, body: Any, namespace: str | None) -> dict:
+    def _decode(self, ri: ResourceInfo, body: Any, namespace: str | None, validation: str = "") -> dict:
         if not isinstance(body, dict):
             raise new_bad_request("the object provided is unrecognized (must be of type map)")
         obj = deep_copy(body)
+        if validation:  # fieldValidation=Strict|Warn|Ignore: unknown fields refused, warned of, or dropped
+            from kubenotes.apiserver.fieldvalidation import check_fields
+
+            _warn(check_fields(obj, validation, api_version=ri.api_version, kind=ri.kind))
         obj.setdefault("apiVersion", ri.api_version)
         obj.setdefault("kind", ri.kind)
         if obj["kind"] != ri.kind:
@@ -568,7 +583,7 @@ class APIServer:
             return self._self_subject_review(attrs, body)
         if "create" not in ri.verbs:
             raise new_method_not_supported(ri.group, ri.resource, "create")
-        obj = self._decode(ri, body, attrs.namespace)
+        obj = self._decode(ri, body, attrs.namespace, attrs.extra.get("fieldValidation", ""))
         md = obj["metadata"]
         attrs.namespace = md.get("namespace", "") or ""
         obj = self._default(ri, obj)
@@ -833,7 +848,7 @@ class APIServer:
         old = self.store.get(ri, attrs.namespace or None, attrs.name)
         if old is None:
             raise new_not_found(ri.group, ri.resource, attrs.name)
-        obj = self._decode(ri, body, attrs.namespace)
+        obj = self._decode(ri, body, attrs.namespace, attrs.extra.get("fieldValidation", ""))
         md = obj["metadata"]
         if md.get("name") and md["name"] != attrs.name:
             raise new_bad_request(f'the name of the object ({md["name"]}) does not match the name on the URL '
@@ -856,10 +871,14 @@ class APIServer:
         if attrs.subresource == "":
             self._validate(ri, obj, old)
         self._admit_validate(attrs, obj, old)
+        if old["metadata"].get("managedFields") and verb != "apply":
+            self._record_managed_fields(attrs, old, obj)
         if _without_rv(obj) == _without_rv(old):
             return deep_copy(old)
-        if attrs.dry_run:
-            return deep_copy(obj)
+        if attrs.dry_run:  # what would be stored, at the stored resourceVersion (kubectl diff shows it)
+            out = deep_copy(obj)
+            out["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion", "")
+            return out
         nmd = obj["metadata"]
         if nmd.get("deletionTimestamp") and not nmd.get("finalizers") and self._may_finish_delete(ri, obj):
             self._commit(ri, DELETED, obj, old, attrs.component, "delete", "finalizers removed")
@@ -947,14 +966,25 @@ class APIServer:
 
     @_request
     def patch(self, attrs: Attributes, patch: Any, patch_type: str = MERGE_PATCH) -> dict:
-        """``PATCH``: merge patch (RFC 7386), JSON patch (RFC 6902); strategic merge patch is treated as merge.
+        """``PATCH``: JSON merge patch (RFC 7386), JSON patch (RFC 6902), strategic merge patch, or apply.
 
-        Notes
-        -----
-        Strategic merge patch merges lists by their patch-merge key upstream
-        (containers by ``name``); here a list in a strategic patch replaces the
-        whole list, which matches kubectl's patches of maps and scalars only.
+        Strategic merge patch merges lists by their patch-merge key (containers
+        by ``name``) and honours ``$patch``, ``$setElementOrder``, ``$retainKeys``
+        and ``$deleteFromPrimitiveList`` (:func:`kubenotes.apiserver.patch.strategic_merge_patch`).
+        ``application/apply-patch+yaml`` is server-side apply (:meth:`apply`).
+        ``attrs.extra["fieldValidation"]`` (``Strict``/``Warn``/``Ignore``)
+        checks the patched object for unknown fields as upstream's patch handler does.
+
+        Raises
+        ------
+        ApiError
+            404 NotFound, 409 Conflict, 422 Invalid (validation, or an unknown
+            field under ``Strict``), 400 BadRequest (a malformed patch), 415
+            UnsupportedMediaType.
         """
+        if patch_type in (APPLY_PATCH, "apply"):
+            return self.apply(attrs, patch, field_manager=attrs.extra.get("fieldManager", ""),
+                              force=bool(attrs.extra.get("force")))
         ri = attrs.resource
         if attrs.subresource == "scale":
             cur = self.get_object(attrs)
@@ -964,7 +994,18 @@ class APIServer:
             if cur_obj is None:
                 raise new_not_found(ri.group, ri.resource, attrs.name)
             cur = cur_obj
-        if patch_type in (MERGE_PATCH, STRATEGIC_MERGE_PATCH, "merge", "strategic"):
+        if patch_type in (STRATEGIC_MERGE_PATCH, "strategic"):
+            from kubenotes.apiserver.patch_meta import meta_for
+
+            if attrs.subresource == "scale":
+                from kubenotes.apiserver.discovery import subresource_kind
+
+                g, v, k = subresource_kind(ri, "scale")
+                meta = meta_for(f"{g}/{v}" if g else v, k)
+            else:
+                meta = meta_for(ri.api_version, ri.kind)
+            new = strategic_merge_patch(cur, patch, meta)
+        elif patch_type in (MERGE_PATCH, "merge"):
             new = merge_patch(cur, patch)
         elif patch_type in (JSON_PATCH, "json"):
             new = json_patch(cur, patch)
@@ -974,10 +1015,93 @@ class APIServer:
             raise _E({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                       "message": f"the server does not support the patch type {patch_type!r}",
                       "reason": "UnsupportedMediaType", "code": 415})
+        validation = attrs.extra.get("fieldValidation", "")
+        if validation and attrs.subresource == "" and isinstance(new, dict):
+            self._check_patched_fields(ri, new, patch, validation)
         md = new.setdefault("metadata", {})
         patched_rv = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None
         md["resourceVersion"] = patched_rv or cur.get("metadata", {}).get("resourceVersion")
         return self.update(attrs, new, verb="patch")
+
+    def _check_patched_fields(self, ri: ResourceInfo, new: dict, patch: Any, validation: str) -> None:
+        """Unknown fields in a patched object: 422 under Strict (upstream's ``patch`` field error), else warn."""
+        from kubenotes.apiserver.fieldvalidation import STRICT, WARN, check_fields, unknown_fields
+
+        unknown = unknown_fields(new, ri.api_version, ri.kind)
+        if not unknown:
+            return
+        errs = ", ".join(f'unknown field "{p}"' for p in unknown)
+        if validation == STRICT:
+            detail = f'patch: Invalid value: "{_go_format(patch)}": strict decoding error: {errs}'
+            raise ApiError({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                            "message": f' "" is invalid: {detail}', "reason": "Invalid",
+                            "details": {"causes": [{"reason": "FieldValueInvalid",
+                                                    "message": f'Invalid value: "{_go_format(patch)}": strict '
+                                                               f'decoding error: {errs}', "field": "patch"}]},
+                            "code": 422})
+        _warn(check_fields(new, WARN if validation == WARN else "Ignore", api_version=ri.api_version,
+                           kind=ri.kind))
+
+    # ------------------------------------------------------------ server-side apply
+    @_request
+    def apply(self, attrs: Attributes, config: Any, *, field_manager: str = "", force: bool = False) -> dict:
+        """Server-side apply: merge an applied configuration, tracking field managers.
+
+        Creates the object when it does not exist (as upstream's apply does,
+        with the ``create`` verb authorized too). See
+        :mod:`kubenotes.apiserver.apply` for what is modelled.
+
+        Raises
+        ------
+        ApiError
+            400 BadRequest (no ``fieldManager``, a body that is not an object, or
+            a name that does not match the URL), 409 Conflict (apply
+            conflicts), and whatever create/update raise.
+        """
+        from kubenotes.apiserver.apply import apply_configuration
+        from kubenotes.apiserver.patch_meta import list_info_for
+
+        ri = attrs.resource
+        if not field_manager:
+            raise new_bad_request("fieldManager is required for apply requests")
+        if not isinstance(config, dict):
+            raise new_bad_request("error decoding YAML: the applied configuration must be an object")
+        name = (config.get("metadata") or {}).get("name")
+        if name and name != attrs.name:
+            raise new_bad_request(f"the name of the object ({name}) does not match the name on the URL "
+                                  f"({attrs.name})")
+        self.authorize(attrs)
+        config = self._decode(ri, config, attrs.namespace, attrs.extra.get("fieldValidation", "Strict"))
+        config.get("metadata", {}).setdefault("name", attrs.name)
+        api_version, kind = ri.api_version, ri.kind
+
+        def resolve(fpath: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+            return list_info_for(api_version, kind, fpath)
+
+        cur = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if cur is None:
+            obj = apply_configuration(None, config, field_manager, force=force, time=self.timestamp(),
+                                      resolve=resolve)
+            create = Attributes(attrs.user, "create", ri, "", attrs.namespace, "", attrs.dry_run, attrs.component)
+            return self.create(create, obj)
+        new = apply_configuration(cur, config, field_manager, force=force, time=self.timestamp(), resolve=resolve)
+        new["metadata"]["resourceVersion"] = cur["metadata"].get("resourceVersion")
+        return self.update(attrs, new, verb="apply")
+
+    def _record_managed_fields(self, attrs: Attributes, old: dict, obj: dict) -> None:
+        """Give the fields a non-apply write changed to its manager (objects applied server-side only)."""
+        from kubenotes.apiserver.apply import manager_for, record_update
+        from kubenotes.apiserver.patch_meta import list_info_for
+
+        ri = attrs.resource
+        if "managedFields" not in obj.get("metadata", {}):
+            obj["metadata"]["managedFields"] = deep_copy(old["metadata"]["managedFields"])
+        base = attrs.component.split("/")[0]
+        program = "kube-controller-manager" if base.endswith("-controller") else _COMPONENT_MANAGERS.get(base, base)
+        manager = manager_for(program, attrs.extra.get("fieldManager", ""))
+        record_update(old, obj, manager, subresource=attrs.extra.get("managedSubresource", attrs.subresource),
+                      time=self.timestamp(),
+                      resolve=lambda fpath: list_info_for(ri.api_version, ri.kind, fpath))
 
     # ------------------------------------------------------------ delete
     @_request
@@ -1264,7 +1388,8 @@ class APIServer:
             raise new_conflict(ri.group, ri.resource, attrs.name)
         new = deep_copy(old)
         new["spec"]["replicas"] = replicas
-        inner = Attributes(attrs.user, "update", ri, "", attrs.namespace, attrs.name, attrs.dry_run, attrs.component)
+        inner = Attributes(attrs.user, "update", ri, "", attrs.namespace, attrs.name, attrs.dry_run, attrs.component,
+                           extra={"managedSubresource": "scale", "fieldManager": attrs.extra.get("fieldManager", "")})
         authz, self.authorizer = self.authorizer, None
         try:
             out = self.update(inner, new, verb="scale")
@@ -1518,3 +1643,27 @@ class Client:
         body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
                 "spec": {"expirationSeconds": expiration_seconds}}
         return self.server.create(self._attrs("create", "serviceaccounts", namespace, service_account, "token"), body)
+
+
+#: The manager name upstream's components write under (their user agent's program name).
+_COMPONENT_MANAGERS = {"default-scheduler": "kube-scheduler", "kubelet": "kubelet",
+                       "kube-apiserver": "kube-apiserver"}
+
+
+def _go_format(v: Any) -> str:
+    """A decoded JSON value as Go's ``%+v`` prints it (``map[spec:map[replicas:3]]``), for upstream's messages.
+
+    Examples
+    --------
+    >>> _go_format({"spec": {"replicas": 3, "x": [1, "a"], "ok": True, "n": None}})
+    'map[spec:map[n:<nil> ok:true replicas:3 x:[1 a]]]'
+    """
+    if isinstance(v, dict):
+        return "map[" + " ".join(f"{k}:{_go_format(v[k])}" for k in sorted(v)) + "]"
+    if isinstance(v, list):
+        return "[" + " ".join(_go_format(x) for x in v) + "]"
+    if v is None:
+        return "<nil>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)

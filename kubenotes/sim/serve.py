@@ -341,7 +341,9 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     app = create_app(cluster.server, lock=lock, authenticator=authenticator,
                      git_version=git_version or GIT_VERSION, stopping=stopping)
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on sockets whose protocol
+    # says TCP; without it every response waited ~40 ms for the client's delayed ACK (benchmarks/serve_load.py).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", port))

@@ -110,7 +110,10 @@ def test_create_conflicts_and_bad_bodies(served):
     assert (code, body["reason"], body["message"]) == (409, "AlreadyExists", 'pods "new" already exists')
     code, body = call(served, "PATCH", "/api/v1/namespaces/default/pods/new", {"metadata": {"labels": {"x": "y"}}},
                       ctype="application/apply-patch+yaml")
-    assert code == 415
+    assert (code, body["message"]) == (400, "fieldManager is required for apply requests")
+    code, body = call(served, "PATCH", "/api/v1/namespaces/default/pods/new", {"metadata": {"labels": {"x": "y"}}},
+                      ctype="application/x-yaml")
+    assert code == 415 and body["reason"] == "UnsupportedMediaType"
     code, body = call(served, "POST", "/api/v1/namespaces/default/pods?dryRun=All", _pod("dry"))
     assert code == 201 and served.cluster.get("pods", "dry", "default") is None
 
@@ -374,3 +377,72 @@ def test_followed_log_streams_until_the_container_exits():
         conn.close()
     finally:
         s.stop()
+
+
+# ------------------------------------------------------------------ field validation, server-side apply, dry run
+def _cm(name: str, **extra) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"a": "1"}, **extra}
+
+
+def test_field_validation_strict_warn_ignore(served):
+    """create.go: Strict refuses an unknown field with upstream's text; Warn sends a Warning header; Ignore drops it."""
+    code, body = call(served, "POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict",
+                      _cm("s", dataa={"b": "2"}))
+    assert (code, body["reason"]) == (400, "BadRequest")
+    assert body["message"] == ('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: '
+                               'unknown field "dataa"')
+    assert served.cluster.get("configmaps", "s", "default") is None
+    req = urllib.request.Request(served.url + "/api/v1/namespaces/default/configmaps?fieldValidation=Warn",
+                                 data=json.dumps(_cm("w", dataa={"b": "2"})).encode(), method="POST",
+                                 headers={"Authorization": f"Bearer {ADMIN_TOKEN}",
+                                          "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=served.ca_path), timeout=10) as r:
+        assert r.status == 201
+        assert r.headers.get_all("Warning") == ['299 - "unknown field \\"dataa\\""']
+        assert "dataa" not in json.loads(r.read())
+    code, body = call(served, "POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Ignore",
+                      _cm("i", dataa={"b": "2"}))
+    assert code == 201 and "dataa" not in body
+    code, body = call(served, "PATCH", "/api/v1/namespaces/default/configmaps/i?fieldValidation=Strict",
+                      {"spec": {"x": 1}}, ctype="application/merge-patch+json")
+    assert (code, body["reason"]) == (422, "Invalid")
+    assert body["message"] == (' "" is invalid: patch: Invalid value: "map[spec:map[x:1]]": strict decoding error: '
+                               'unknown field "spec"')
+
+
+def test_server_side_apply_over_http(served):
+    """patch.go applyPatcher: apply creates (201), then updates (200); a different value owned by another manager
+    is a 409 with FieldManagerConflict causes; force=true takes it; the scale subresource's writer becomes a
+    manager of replicas."""
+    path = "/api/v1/namespaces/default/configmaps/ssa?fieldManager=alice"
+    code, body = call(served, "PATCH", path, _cm("ssa"), ctype="application/apply-patch+yaml")
+    assert code == 201 and body["metadata"]["managedFields"][0]["manager"] == "alice"
+    code, body = call(served, "PATCH", path, _cm("ssa", data={"a": "1", "b": "2"}),
+                      ctype="application/apply-patch+yaml")
+    assert code == 200 and body["data"] == {"a": "1", "b": "2"}
+    bob = "/api/v1/namespaces/default/configmaps/ssa?fieldManager=bob"
+    code, body = call(served, "PATCH", bob, _cm("ssa", data={"a": "9"}), ctype="application/apply-patch+yaml")
+    assert (code, body["reason"]) == (409, "Conflict")
+    assert body["details"]["causes"] == [{"type": "FieldManagerConflict", "message": 'conflict with "alice"',
+                                          "field": ".data.a"}]
+    code, body = call(served, "PATCH", bob + "&force=true", _cm("ssa", data={"a": "9"}),
+                      ctype="application/apply-patch+yaml")
+    assert code == 200 and body["data"] == {"a": "9", "b": "2"}
+    # a plain update by kubectl takes the field it changes from its applier
+    code, body = call(served, "PATCH", "/api/v1/namespaces/default/configmaps/ssa",
+                      {"data": {"b": "3"}}, ctype="application/merge-patch+json")
+    owners = {m["manager"]: m["fieldsV1"] for m in body["metadata"]["managedFields"]}
+    assert "alice" not in owners  # its last field went to the updater: an emptied manager is dropped
+    assert owners["bob"] == {"f:data": {"f:a": {}}}
+    (updater,) = set(owners) - {"bob"}
+    assert owners[updater] == {"f:data": {"f:b": {}}}
+
+
+def test_dry_run_patch_keeps_the_stored_resource_version(served):
+    """kubectl diff sends a dry-run patch: the answer is the would-be object at the stored resourceVersion."""
+    code, body = call(served, "GET", "/api/v1/namespaces/default/pods/a")
+    rv = body["metadata"]["resourceVersion"]
+    code, body = call(served, "PATCH", "/api/v1/namespaces/default/pods/a?dryRun=All",
+                      {"metadata": {"labels": {"x": "y"}}}, ctype="application/strategic-merge-patch+json")
+    assert code == 200 and body["metadata"]["labels"]["x"] == "y" and body["metadata"]["resourceVersion"] == rv
+    assert "x" not in served.cluster.get("pods", "a", "default")["metadata"]["labels"]

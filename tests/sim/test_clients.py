@@ -235,9 +235,6 @@ def test_k8s_patch_of_replicas_is_a_strategic_merge_patch(served, api, sent):
     assert len([p for p in pods if p.metadata.deletion_timestamp is None]) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="strategic merge patch is applied as a JSON merge patch: the containers list "
-                                       "is replaced, not merged by name (helper A is adding upstream SMP to "
-                                       "kubenotes/apiserver/patch.py; flip this when it lands)")
 def test_k8s_strategic_merge_patch_merges_containers_by_name(served, api):
     apps = k8s.AppsV1Api(api)
     apps.create_namespaced_deployment("default", _deployment("two", containers=[
@@ -477,13 +474,25 @@ def test_lightkube_get_list_create_patch_delete(served, lk):
     assert [c.field for c in st.details.causes] == ["metadata.name"]
 
 
-def test_lightkube_server_side_apply_is_a_clear_415(served, lk):
+def test_lightkube_server_side_apply_creates_updates_and_reports_conflicts(served, lk):
+    """lightkube's ``apply`` is server-side apply (``application/apply-patch+yaml``, ``fieldManager``)."""
+    out = lk.apply(ConfigMap(metadata=ObjectMeta(name="applied"), data={"a": "b", "c": "d"}), field_manager="team-a")
+    assert out.data == {"a": "b", "c": "d"}
+    managers = [(m.manager, m.operation) for m in out.metadata.managedFields]
+    assert managers == [("team-a", "Apply")]
+    # team-a stops applying "c": the field it alone owned goes
+    out = lk.apply(ConfigMap(metadata=ObjectMeta(name="applied"), data={"a": "b"}), field_manager="team-a")
+    assert out.data == {"a": "b"}
+    # team-b sets "a" to another value: conflict, then force takes it over
     with pytest.raises(ApiError) as ei:
-        lk.apply(ConfigMap(metadata=ObjectMeta(name="applied"), data={"a": "b"}))
+        lk.apply(ConfigMap(metadata=ObjectMeta(name="applied"), data={"a": "z"}), field_manager="team-b")
     st = ei.value.status
-    assert (st.code, st.reason) == (415, "UnsupportedMediaType")
-    assert "server-side apply" in st.message
-    assert served.cluster.get("configmaps", "applied", "default") is None
+    assert (st.code, st.reason) == (409, "Conflict")
+    assert st.message == 'Apply failed with 1 conflict: conflict with "team-a": .data.a'
+    out = lk.apply(ConfigMap(metadata=ObjectMeta(name="applied"), data={"a": "z"}), field_manager="team-b",
+                   force=True)
+    assert out.data == {"a": "z"}
+    assert served.cluster.get("configmaps", "applied", "default")["data"] == {"a": "z"}
 
 
 def test_lightkube_watch_sees_every_change_in_order(served, lk):

@@ -450,3 +450,62 @@ def test_kubectl_ages_read_in_seconds_when_the_epoch_is_now_and_events_watch_str
             p.kill()
             p.wait(timeout=10)
         s.stop()
+
+
+_API = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - {name: c, image: "nginx:1.27", ports: [{containerPort: 80}], env: [{name: A, value: "1"}]}
+"""
+
+
+def test_kubectl_apply_edit_apply_diff_and_server_side_apply(kubectl_required, tmp_path):
+    """Client-side apply twice (a strategic merge patch with $setElementOrder), diff (a dry-run patch),
+    server-side apply with a conflict after kubectl scale, and fieldValidation=Strict's refusal."""
+    s = serve(_running_cluster(), port=0, time_scale=0)
+    f = tmp_path / "api.yaml"
+    try:
+        f.write_text(_API)
+        r = s.kubectl("apply", "-f", str(f))
+        assert (r.returncode, r.stdout.strip()) == (0, "deployment.apps/api created"), r.stderr
+        s.run_for(30)
+        f.write_text(_API.replace("nginx:1.27", "nginx:1.28"))
+        r = s.kubectl("diff", "-f", str(f))
+        assert r.returncode == 1, r.stderr  # 1: differences found
+        changed = [ln for ln in r.stdout.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+        assert [ln.split() for ln in changed if "image:" in ln] == [["-", "image:", "nginx:1.27"],
+                                                                  ["+", "image:", "nginx:1.28"]], r.stdout
+        assert not any("resourceVersion" in ln for ln in changed), r.stdout
+        r = s.kubectl("apply", "-f", str(f))
+        assert (r.returncode, r.stdout.strip()) == (0, "deployment.apps/api configured"), r.stderr
+        c = s.cluster.get("deployments", "api", "default")["spec"]["template"]["spec"]["containers"][0]
+        assert (c["image"], c["ports"][0]["containerPort"], c["env"]) == ("nginx:1.28", 80, [{"name": "A",
+                                                                                             "value": "1"}])
+        s.run_for(120)
+        r = s.kubectl("rollout", "status", "deploy/api", "--timeout=10s")
+        assert 'deployment "api" successfully rolled out' in r.stdout, r.stderr
+        r = s.kubectl("diff", "-f", str(f))
+        assert (r.returncode, r.stdout) == (0, ""), r.stderr
+        # server-side apply: kubectl scale then re-apply -> conflict with the scale subresource's manager
+        r = s.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(f))
+        assert r.stdout.strip() == "deployment.apps/api serverside-applied", r.stderr
+        assert s.kubectl("scale", "deploy/api", "--replicas=4").returncode == 0
+        r = s.kubectl("apply", "--server-side", "-f", str(f))
+        assert r.returncode == 1
+        assert ('Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: '
+                '.spec.replicas') in r.stderr, r.stderr
+        # fieldValidation=Strict (kubectl's default) refuses a misspelt field; nothing is written
+        f.write_text(_API.replace("  replicas: 2", "  replicas: 2\n  replicass: 3"))
+        r = s.kubectl("apply", "-f", str(f))
+        assert r.returncode == 1 and 'strict decoding error: unknown field "spec.replicass"' in r.stderr, r.stderr
+        r = s.kubectl("apply", "--validate=warn", "-f", str(f))
+        assert r.returncode == 0 and 'Warning: unknown field "spec.replicass"' in r.stderr, r.stderr
+    finally:
+        s.stop()
