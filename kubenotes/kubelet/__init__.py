@@ -1,0 +1,19 @@
+"""The node agent: QoS policy, cgroup values and node-pressure eviction.
+
+Mirrors ``pkg/kubelet`` of kubernetes/kubernetes v1.34. The modules here are
+pure functions over JSON-shaped objects (plain dicts with the API's camelCase
+field names), so a kubelet model and the chapters can call them directly:
+
+* :mod:`kubenotes.kubelet.qos`: ``oom_score_adj`` per container
+  (``pkg/kubelet/qos/policy.go``) and the kernel OOM killer's order;
+* :mod:`kubenotes.kubelet.cgroups`: the ``kubepods`` cgroup tree and the values
+  the kubelet and the runtime write (``pkg/kubelet/cm``, ``pkg/kubelet/kuberuntime``);
+* :mod:`kubenotes.kubelet.eviction`: eviction signals, thresholds, node
+  conditions and the eviction ranking (``pkg/kubelet/eviction``).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/
+"""
+
+__all__: list[str] = []
