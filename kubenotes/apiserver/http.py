@@ -1008,7 +1008,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 now = float(server.env.now)
             entry = {"time": now, "method": scope["method"],
                      "url": scope["path"] + (f"?{query}" if query else ""),
-                     "user_agent": headers.get("user-agent", ""), "code": 0,
+                     "user_agent": headers.get("user-agent", ""), "accept": headers.get("accept", ""),
+                     "content_type": headers.get("content-type", ""), "code": 0,
                      "watch": "watch=1" in query or "watch=true" in query, "requests": []}
             log.append(entry)
             token = HTTP_REQUEST.set(entry)

@@ -1,0 +1,298 @@
+"""Chapter 02.02's kubectl view: each command's HTTP requests, as the served model recorded them.
+
+What is checked against upstream behaviour:
+
+* ``kubectl get`` asks for a server-side Table with the Accept header of
+  ``transformRequests`` (kubectl ``pkg/cmd/get/get.go``), and ``get -w`` is a
+  LIST followed by a WATCH from the list's resourceVersion (``watch`` in the
+  same file): every event after the list, in order, none twice.
+* ``kubectl apply`` of a new object is a GET (404) and a POST with
+  ``fieldManager=kubectl-client-side-apply`` (``pkg/cmd/apply/apply.go``);
+  ``kubectl scale`` PATCHes the ``scale`` subresource (``pkg/cmd/scale``).
+* The errors keep upstream's texts: 401 ``You must be logged in to the
+  server (Unauthorized)`` (kubectl ``cmd/util/helpers.go``), 403 as
+  ``responsewriters/errors.go`` words it, 404 and 422 from
+  ``apimachinery/pkg/api/errors``.
+* A RollingUpdate never has more than ``replicas + maxSurge`` pods nor fewer
+  than ``replicas - maxUnavailable`` available, the bounds
+  ``TestDeploymentController_reconcileNewReplicaSet`` /
+  ``reconcileOldReplicaSets`` cases in ``pkg/controller/deployment/rolling_test.go``
+  exercise.
+
+The httpx fallback runs everywhere; the real-kubectl tests skip (or, in CI,
+fail) without a kubectl binary, as ``tests/sim/test_serve.py`` does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from kubenotes.sim.cluster import Cluster  # noqa: E402
+from kubenotes.sim.serve import find_kubectl  # noqa: E402
+from kubenotes.viz import kubectl as kv  # noqa: E402
+
+NODES = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}, capacity: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}, capacity: {cpu: "8", memory: 16Gi, pods: "110"}}
+"""
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: nginx, image: "nginx:1.27", resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+"""
+
+IMAGE_PATCH = '[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "nginx:1.28"}]'
+
+
+def quiet(fn, *args, **kwargs):
+    """Build a widget outside Jupyter, where its Output would print to stdout."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return fn(*args, **kwargs)
+
+
+@pytest.fixture()
+def served():
+    c = Cluster.from_manifests(NODES, seed=0, controllers=["deployment-controller", "replicaset-controller"])
+    c.run(until=2)
+    s = c.serve(port=0, time_scale=0)
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture()
+def kubectl_required():
+    exe = find_kubectl()
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but no kubectl is installed")
+        pytest.skip("no kubectl installed (/usr/lib/google-cloud-sdk/bin/kubectl.1.33, /usr/bin/kubectl or PATH)")
+    return exe
+
+
+# --- the httpx fallback: runs everywhere ---------------------------------------------------------
+
+
+def test_fallback_get_is_one_list_as_a_table(served):
+    r = kv.kubectl_session(served, "kubectl get nodes", fallback=True)
+    assert r.via == "httpx" and r.returncode == 0 and r.stderr == ""
+    assert r.lines() == ["GET /api/v1/nodes?limit=500 -> 200"]
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+    assert [ln.split()[0] for ln in lines[1:]] == ["n1", "n2"]
+    rec = r.requests[0]
+    assert (rec["verb"], rec["resource"], rec["user"]) == ("list", "nodes", "kubernetes-admin")
+    assert r.writes == [] and r.watch_events == []
+
+
+def test_fallback_apply_is_get_404_then_post_and_its_hops_reach_the_kubelets(served):
+    r, hops = kv.kubectl_apply_hops(served, DEPLOYMENT, until_seconds=10, fallback=True)
+    assert r.stdout == "deployment.apps/web created\n"
+    assert [(e["method"], e["code"]) for e in r.http] == [("GET", 404), ("POST", 201)]
+    assert "fieldManager=kubectl-client-side-apply" in r.http[1]["url"]
+    assert [(w["type"], w["key"], w["watchers"]) for w in r.writes] == [
+        ("ADDED", "/registry/deployments/default/web", {"kube-controller-manager": "ADDED"})]
+    stored = served.cluster.get("deployments", "web", "default")
+    assert "kubectl.kubernetes.io/last-applied-configuration" in stored["metadata"]["annotations"]
+    assert [h["to"] for h in hops[:6]] == ["authentication", "authorization", "mutating admission", "validation",
+                                          "validating admission", "etcd"]
+    assert hops[6]["from"] == "etcd" and hops[6]["to"] == "deployment-controller"
+    assert sum(1 for h in hops if h["what"].startswith("create pods/binding")) == 4
+    assert any(h["from"].startswith("kubelet/") for h in hops)
+
+
+def test_fallback_scale_patches_the_scale_subresource(served):
+    kv.kubectl_session(served, "kubectl apply -f -", input=DEPLOYMENT, fallback=True)
+    r = kv.kubectl_session(served, "kubectl scale deploy/web --replicas=2", fallback=True)
+    assert r.stdout == "deployment.apps/web scaled\n"
+    assert [e["method"] for e in r.http] == ["GET", "PATCH"] and r.http[1]["url"].endswith("/deployments/web/scale")
+    assert r.requests[1]["resource"] == "deployments/scale"
+    assert served.cluster.get("deployments", "web", "default")["spec"]["replicas"] == 2
+
+
+def test_fallback_watch_replays_every_event_after_the_list(served):
+    kv.kubectl_session(served, "kubectl apply -f -", input=DEPLOYMENT.replace("replicas: 4", "replicas: 1"),
+                       fallback=True)
+    served.run_for(5)
+    r = kv.kubectl_session(served, "kubectl get pods -l app=web -w", fallback=True,
+                           during=lambda: (served.cluster.client.patch("deployments", "web", {"spec": {"replicas": 2}},
+                                                                       "default"), served.run_for(5)))
+    list_req, watch_req = r.http
+    assert watch_req["watch"] and not list_req["watch"]
+    assert "resourceVersion=" in watch_req["url"]
+    rv_list = int(watch_req["url"].split("resourceVersion=")[1].split("&")[0])
+    assert [e["type"] for e in r.watch_events] == ["ADDED", "MODIFIED", "MODIFIED"]
+    rvs = [int(e["resourceVersion"]) for e in r.watch_events]
+    assert rvs == sorted(set(rvs)) and rvs[0] > rv_list
+    new_pod = r.watch_events[0]["key"].rsplit("/", 1)[1]
+    out = r.stdout.splitlines()
+    assert len(out) == 1 + 1 + 3 and out[-1].split()[0] == new_pod and out[-1].split()[2] == "Running"
+
+
+def test_fallback_errors_keep_upstream_texts(served):
+    served.cluster.apply({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "viewer",
+                                                                                     "namespace": "default"}})
+    token = kv.kubectl_session(served, "kubectl create token viewer", fallback=True).stdout.strip()
+    assert token.count(".") == 2
+    unauth = kv.kubectl_session(served, "kubectl --token=nope get pods", fallback=True)
+    assert unauth.codes == [401] and unauth.stderr == "error: You must be logged in to the server (Unauthorized)\n"
+    forbidden = kv.kubectl_session(served, f"kubectl --token={token} create configmap probe", fallback=True)
+    assert forbidden.codes == [403] and forbidden.returncode == 1
+    assert forbidden.stderr == ('Error from server (Forbidden): configmaps is forbidden: User '
+                                '"system:serviceaccount:default:viewer" cannot create resource "configmaps" in API '
+                                'group "" in the namespace "default"\n')
+    assert forbidden.command.startswith("kubectl --token=") and token not in forbidden.command  # masked
+    can_i = kv.kubectl_session(served, f"kubectl --token={token} auth can-i create configmaps", fallback=True)
+    assert (can_i.stdout, can_i.returncode) == ("no\n", 1)
+    missing = kv.kubectl_session(served, "kubectl get deploy nope", fallback=True)
+    assert missing.stderr == 'Error from server (NotFound): deployments.apps "nope" not found\n'
+    invalid = kv.kubectl_session(served, "kubectl create configmap Bad_Name", fallback=True)
+    assert invalid.codes == [422] and 'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value' in invalid.stderr
+    assert served.cluster.get("configmaps", "probe", "default") is None
+
+
+def test_fallback_refuses_a_command_it_cannot_translate(served):
+    with pytest.raises(ValueError, match="fallback cannot translate `kubectl drain n1`"):
+        kv.kubectl_session(served, "kubectl drain n1", fallback=True)
+
+
+def test_record_rollout_stays_within_max_surge_and_max_unavailable(served):
+    kv.kubectl_session(served, "kubectl apply -f -", input=DEPLOYMENT, fallback=True)
+    served.run_for(10)
+    rec = kv.record_rollout(served, f"kubectl patch deploy web --type=json -p '{IMAGE_PATCH}'", namespace="default",
+                            selector="app=web", seconds=10, fallback=True)
+    frames = rec["frames"]
+    assert [f["seconds"] for f in frames] == [float(s) for s in range(11)]
+    assert frames[0]["writes"][0].component == "kubectl" and frames[0]["writes"][0].kind == "Deployment"
+    old, new = frames[-1]["replicasets"]
+    assert (old["desired"], new["desired"], new["ready"]) == (0, 4, 4) and new["revision"] == "2"
+    for f in frames:
+        live = [p for p in f["pods"] if not p["terminating"]]
+        assert len(live) <= 4 + 1 and sum(p["ready"] for p in live) >= 4 - 1
+    assert any(len([p for p in f["pods"] if not p["terminating"]]) == 5 for f in frames)  # the surge was used
+    assert all(p["replicaset"] == new["name"] for p in frames[-1]["pods"])
+    # the Deployment has no app=web label (only its template does), so `get deploy,rs,pods -l app=web` starts at rs
+    assert frames[-1]["output"].splitlines()[0].split()[:3] == ["NAME", "DESIRED", "CURRENT"]
+    html = kv.rollout_frame(rec, 10)
+    assert f"{new['name']}" in html and "4/4 ready" in html and "0/0 ready" in html
+    assert kv.rollout_frame(rec, 0) != kv.rollout_frame(rec, 3)
+    fig = kv.rollout_figure(rec)
+    labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
+    assert labels == [f"{old['name']} desired", f"{old['name']} ready", f"{new['name']} desired",
+                      f"{new['name']} ready", "pods (incl. terminating)"]
+    panel = quiet(kv.rollout_panel, rec)
+    slider = panel.children[0].children[0]
+    assert (slider.value, slider.max) == (0, 10) and "kubenotes-control" in slider._dom_classes
+    assert "kubenotes-live-output" in panel.children[-1]._dom_classes
+    seen = []
+    real = kv.rollout_frame
+    try:
+        kv.rollout_frame = lambda r, s: seen.append(s) or real(r, s)
+        quiet(setattr, slider, "value", 3)
+    finally:
+        kv.rollout_frame = real
+    assert seen == [3]
+
+
+# --- tables and figures from recorded entries --------------------------------------------------
+
+WRITE = {"time": 5.0, "method": "POST", "url": "/api/v1/namespaces/default/configmaps?fieldManager=kubectl-create",
+         "user_agent": "kubectl", "code": 201, "watch": False, "requests": [
+             {"time": 5.0, "verb": "create", "resource": "configmaps", "namespace": "default", "name": "c",
+              "user": "kubernetes-admin", "component": "kubectl", "code": 200, "steps": [
+                  {"step": "authentication", "detail": "user 'kubernetes-admin'"},
+                  {"step": "authorization", "detail": "Allow: "},
+                  {"step": "mutating admission: ServiceAccount", "detail": "no change"},
+                  {"step": "validation", "detail": "valid"},
+                  {"step": "validating admission: ResourceQuota", "detail": "admitted"},
+                  {"step": "storage", "detail": "ADDED /registry/configmaps/default/c at resourceVersion 42"},
+                  {"step": "watch", "detail": "event queued for kube-controller-manager (ADDED), "
+                                              "kubelet/n1 (ADDED)"}]}]}
+DENIED = {"time": 5.0, "method": "POST", "url": "/api/v1/namespaces/default/pods", "user_agent": "kubectl",
+          "code": 403, "watch": False, "requests": [
+              {"time": 5.0, "verb": "create", "resource": "pods", "namespace": "default", "name": "",
+               "user": "jane", "component": "kubectl", "code": 403, "steps": [
+                   {"step": "authentication", "detail": "user 'jane'"},
+                   {"step": "authorization", "detail": "NoOpinion: "},
+                   {"step": "response", "detail": "403 Forbidden: pods is forbidden"}]}]}
+
+
+def test_writes_and_tables_come_from_the_steps():
+    r = kv.KubectlResult("kubectl create configmap c", 0, "configmap/c created\n", "", [WRITE, DENIED])
+    assert r.writes == [{"type": "ADDED", "key": "/registry/configmaps/default/c", "resourceVersion": "42",
+                         "watchers": {"kube-controller-manager": "ADDED", "kubelet/n1": "ADDED"}}]
+    assert r.codes == [201, 403]
+    t = kv.requests_table(r)
+    assert t.count("<tr>") == 1 + 2
+    assert "/registry/configmaps/default/c" in t and "kubelet/n1 (ADDED)" in t and "1 mutating" in t
+    assert "403 Forbidden: pods is forbidden" in t and "authz NoOpinion" in t
+    panel = kv.kubectl_panel(r)
+    assert "$ kubectl create configmap c" in panel and "2 HTTP requests at t=0 s" in panel and "1 store write" in panel
+    assert r._repr_html_() == str(panel)
+    s = kv.summary_table([r])
+    assert "configmap/c created" in s and "&rarr; <b" in s
+
+
+def test_sequence_figure_has_a_lifeline_per_watcher_and_an_arrow_per_message():
+    r = kv.KubectlResult("kubectl create configmap c", 0, "", "", [WRITE])
+    fig = kv.sequence_figure(r)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts[:5] == ["kubectl", "kube-apiserver", "etcd", "kube-controller-manager", "kubelet/n1"]
+    assert any(t.startswith("POST /api/v1/namespaces/default/configmaps") for t in texts)
+    assert "ADDED /registry/configmaps/default/c  rv 42" in texts and "201" in texts
+    assert texts.count("watch: ADDED") == 2
+    # request, store write, two events and the response: five arrows
+    assert len(fig.axes[0].patches) == 5
+
+
+# --- the real kubectl ------------------------------------------------------------------------------
+
+
+def test_real_kubectl_discovers_then_lists_a_table(served, kubectl_required):
+    r = kv.kubectl_session(served, "kubectl get nodes")
+    assert r.via == "kubectl" and r.returncode == 0, r.stderr
+    assert [e["url"].split("?")[0] for e in r.http] == ["/api", "/apis", "/api/v1/nodes"]
+    assert r.stdout.splitlines()[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+    again = kv.kubectl_session(served, "kubectl get nodes")
+    assert [e["url"].split("?")[0] for e in again.http] == ["/api/v1/nodes"]  # discovery came from the cache
+
+
+def test_real_kubectl_apply_and_watch(served, kubectl_required):
+    r, hops = kv.kubectl_apply_hops(served, DEPLOYMENT.replace("replicas: 4", "replicas: 1"), until_seconds=10)
+    assert r.stdout == "deployment.apps/web created\n"
+    post = next(e for e in r.http if e["method"] == "POST")
+    assert post["code"] == 201 and "fieldManager=kubectl-client-side-apply" in post["url"]
+    assert any(e["url"].startswith("/openapi/v3") for e in r.http)
+    assert hops[0]["from"] == "kubectl" and hops[6]["to"] == "deployment-controller"
+    kv.kubectl_session(served, "kubectl scale deploy/web --replicas=2")
+    w = kv.kubectl_session(served, "kubectl get pods -l app=web -w", during=lambda: served.run_for(5))
+    assert "--request-timeout=2s" in w.command  # added so that kubectl returns
+    assert [e["watch"] for e in w.http] == [False, True]
+    assert [e["type"] for e in w.watch_events] == ["ADDED", "MODIFIED", "MODIFIED"]
+    new_pod = w.watch_events[0]["key"].rsplit("/", 1)[1]
+    assert w.stdout.count(new_pod) == 3
