@@ -166,10 +166,24 @@ def new_invalid(group: str, kind: str, name: str, causes: list[dict]) -> ApiErro
     ----------
     causes : list of dict
         :func:`field_cause` entries; each ``message`` is the full field error
-        (``metadata.name: Invalid value: "x": ...``).
+        (``metadata.name: Invalid value: "x": ...``). The message joins them;
+        the Status's causes keep only each error's body, as upstream's
+        ``NewInvalid`` does.
+
+    Examples
+    --------
+    >>> e = new_invalid("apps", "Deployment", "web", [field_cause(
+    ...     "spec.replicas", "spec.replicas: Invalid value: -1: must be greater than or equal to 0")])
+    >>> str(e)
+    'Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0'
+    >>> e.status["details"]["causes"][0]["message"]
+    'Invalid value: -1: must be greater than or equal to 0'
     """
     msg = f'{qualified_kind(group, kind)} "{name}" is invalid: {aggregate_causes(c["message"] for c in causes)}'
-    return _status(422, "Invalid", msg, _details(group, kind, name, causes=list(causes)))
+    # In the Status, each cause carries the error's body (``err.ErrorBody()``): the path is in ``field`` only.
+    bodies = [dict(c, message=c["message"][len(c["field"]) + 2:])
+              if c.get("field") and c["message"].startswith(c["field"] + ": ") else dict(c) for c in causes]
+    return _status(422, "Invalid", msg, _details(group, kind, name, causes=bodies))
 
 
 def new_forbidden(group: str, resource: str, name: str, err: str) -> ApiError:

@@ -91,7 +91,7 @@ def test_upper_case_pod_name_is_422_with_upstream_text_and_nothing_is_stored(api
     assert (err.code, err.reason) == (422, "Invalid")
     assert str(err) == f'Pod "UPPER_case" is invalid: metadata.name: Invalid value: "UPPER_case": {SUBDOMAIN_ERR}'
     assert err.causes == [{"reason": "FieldValueInvalid", "field": "metadata.name",
-                           "message": f'metadata.name: Invalid value: "UPPER_case": {SUBDOMAIN_ERR}'}]
+                           "message": f'Invalid value: "UPPER_case": {SUBDOMAIN_ERR}'}]  # the body (NewInvalid)
     assert err.status["details"]["kind"] == "Pod" and err.status["details"]["name"] == "UPPER_case"
     assert api.store.revision == rev and c.list("pods", "default")["items"] == []
 

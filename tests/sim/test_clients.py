@@ -403,9 +403,6 @@ def test_k8s_errors_are_upstream_status_objects(served, api, tmp_path):
                                                                               "Unauthorized")
 
 
-@pytest.mark.xfail(strict=True, reason="a StatusCause's message is the field error's full text; upstream's NewInvalid "
-                                       "puts err.ErrorBody() there, without the field path (fix: "
-                                       "kubenotes/apiserver/status.py new_invalid)")
 def test_k8s_invalid_cause_message_is_the_error_body(served, api):
     with pytest.raises(ApiException) as ei:
         k8s.AppsV1Api(api).create_namespaced_deployment("default", _deployment("bad", replicas=-1))
