@@ -559,6 +559,40 @@ def _defaults_replication_controller(obj: Any) -> None:
         spec.replicas = 1
 
 
+#: ``DefaultClientIPServiceAffinitySeconds``: three hours.
+DEFAULT_CLIENT_IP_SERVICE_AFFINITY_SECONDS = 10800
+
+
+def _defaults_service(spec: Any) -> None:
+    """``SetDefaults_Service``: type, session affinity, port protocol and targetPort, traffic policies."""
+    from lightkube.models.core_v1 import ClientIPConfig, SessionAffinityConfig
+
+    if not spec.sessionAffinity:
+        spec.sessionAffinity = "None"
+    if spec.sessionAffinity == "None":
+        spec.sessionAffinityConfig = None
+    elif spec.sessionAffinity == "ClientIP":
+        cfg = spec.sessionAffinityConfig
+        if cfg is None or cfg.clientIP is None or cfg.clientIP.timeoutSeconds is None:
+            spec.sessionAffinityConfig = SessionAffinityConfig(
+                clientIP=ClientIPConfig(timeoutSeconds=DEFAULT_CLIENT_IP_SERVICE_AFFINITY_SECONDS))
+    if not spec.type:
+        spec.type = "ClusterIP"
+    for port in spec.ports or ():
+        if not port.protocol:
+            port.protocol = "TCP"
+        if port.targetPort in (None, 0, ""):
+            port.targetPort = port.port
+    externally_accessible = spec.type in ("NodePort", "LoadBalancer") or (
+        spec.type == "ClusterIP" and bool(spec.externalIPs))
+    if externally_accessible and not spec.externalTrafficPolicy:
+        spec.externalTrafficPolicy = "Cluster"
+    if spec.internalTrafficPolicy is None and spec.type in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec.internalTrafficPolicy = "Cluster"
+    if spec.type == "LoadBalancer" and spec.allocateLoadBalancerNodePorts is None:
+        spec.allocateLoadBalancerNodePorts = True
+
+
 def apply_defaults(obj: Any) -> Any:
     """Apply the API server's defaults to an object being created, in place.
 
@@ -567,6 +601,9 @@ def apply_defaults(obj: Any) -> Any:
       and :func:`prepare_pod_for_create` (requests from limits, pod-level
       requests, ``schedulerName``, port protocols, ``matchLabelKeys``
       merged into selectors, ``status.qosClass``...);
+    * a Service gets ``SetDefaults_Service`` (type ClusterIP, sessionAffinity
+      None, port protocol TCP and targetPort = port, traffic policies
+      Cluster);
     * Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
       ReplicationController and PodTemplate get their own defaults
       (replicas 1, rolling-update strategies, Job parallelism...) and
@@ -663,6 +700,9 @@ def apply_defaults(obj: Any) -> Any:
             if obj.metadata is None:
                 obj.metadata = ObjectMeta()
             _defaults_replication_controller(obj)
+        elif kind == "Service":
+            _defaults_service(spec)
+            return obj
         else:
             return obj
         _default_template(getattr(spec, "template", None))

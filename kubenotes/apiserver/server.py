@@ -68,7 +68,7 @@ _GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet",
                                "Service", "Namespace", "Node", "PersistentVolumeClaim", "PriorityClass"})
 #: Kinds lightkube decodes and kubenotes.api.defaults defaults.
 _DEFAULTED_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
-                              "ReplicationController"})
+                              "ReplicationController", "Service"})
 
 
 #: The epoch of the cluster whose code is running (set around a cluster's clock and each HTTP request), so that
@@ -314,6 +314,8 @@ class APIServer:
                  history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime | str = DEFAULT_EPOCH):
         self.env = env if env is not None else simpy.Environment()
         self.rng = random.Random(seed)
+        #: ClusterIPs and node ports (a stream of its own, so Services do not shift uids and generated names).
+        self._allocator_rng = random.Random(f"{seed}/service-allocations")
         self.store = ObjectStore(self.env, history_capacity)
         self.authorizer = authorizer
         self.admission = admission
@@ -647,6 +649,12 @@ class APIServer:
             labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
         elif kind == "Node":
             pass  # nodes post their own status at registration
+        elif kind == "Service":
+            obj.pop("status", None)
+            from kubenotes.apiserver.ipallocator import allocate_service
+
+            allocate_service(obj, self.store.list(ri, None), self._allocator_rng)
+            obj["status"] = {"loadBalancer": {}}
         elif kind == "Job":
             obj.pop("status", None)
             _generate_job_selector(obj)
@@ -962,6 +970,8 @@ class APIServer:
         if ri.kind == "Namespace":
             labels = md.setdefault("labels", {})
             labels["kubernetes.io/metadata.name"] = md["name"]
+        if ri.kind == "Service":
+            _keep_service_allocations(obj, old)
         return obj
 
     @_request
@@ -1643,6 +1653,21 @@ class Client:
         body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
                 "spec": {"expirationSeconds": expiration_seconds}}
         return self.server.create(self._attrs("create", "serviceaccounts", namespace, service_account, "token"), body)
+
+
+def _keep_service_allocations(new: dict, old: dict) -> None:
+    """``patchAllocatedValues``: an update that leaves out the ClusterIP(s) or a port's nodePort keeps them."""
+    spec, ospec = new.setdefault("spec", {}), old.get("spec") or {}
+    if spec.get("type") == "ExternalName" or ospec.get("type") == "ExternalName":
+        return
+    for k in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
+        if not spec.get(k) and ospec.get(k):
+            spec[k] = deep_copy(ospec[k])
+    if spec.get("type") in ("NodePort", "LoadBalancer") and ospec.get("type") in ("NodePort", "LoadBalancer"):
+        old_ports = {(p.get("port"), p.get("protocol", "TCP")): p.get("nodePort") for p in ospec.get("ports") or ()}
+        for p in spec.get("ports") or ():
+            if not p.get("nodePort") and old_ports.get((p.get("port"), p.get("protocol", "TCP"))):
+                p["nodePort"] = old_ports[(p.get("port"), p.get("protocol", "TCP"))]
 
 
 #: The manager name upstream's components write under (their user agent's program name).

@@ -186,10 +186,6 @@ def test_k8s_creates_and_reads_back_a_deployment_and_a_service(served, api):
     assert apps.read_namespaced_deployment_status("api", "default").status.ready_replicas == 3
 
 
-@pytest.mark.xfail(strict=True, reason="the API server does not default a Service (type ClusterIP, sessionAffinity "
-                                       "None, ipFamilies) nor allocate its clusterIP from the service CIDR "
-                                       "(upstream: pkg/apis/core/v1/defaults.go SetDefaults_Service and "
-                                       "pkg/registry/core/service/storage/alloc.go)")
 def test_k8s_service_gets_defaults_and_a_cluster_ip(served, api):
     svc = k8s.CoreV1Api(api).create_namespaced_service("default", _service("api"))
     assert (svc.spec.type, svc.spec.session_affinity, svc.spec.ports[0].protocol) == ("ClusterIP", "None", "TCP")

@@ -1,0 +1,166 @@
+"""Service ClusterIP and NodePort allocation, as the API server's Service REST storage does on create.
+
+A Service created without ``spec.clusterIP`` gets one from the service CIDR
+(``--service-cluster-ip-range``; kubeadm's default ``10.96.0.0/12``, where
+kube-dns is ``10.96.0.10``), ``clusterIPs`` with it, and the single-stack IP
+family fields. ``clusterIP: None`` is a headless Service: nothing is
+allocated. Each port of a ``NodePort`` or ``LoadBalancer`` Service without a
+``nodePort`` gets one from ``--service-node-port-range`` (30000-32767).
+
+Dynamic allocation is random and prefers the *upper band* of the range, so
+that the lower band stays free for addresses and ports users pick
+themselves (KEP-3070 and KEP-3668): the first ``offset`` values (for a range
+of ``size``: ``size / 16`` clamped to [16, 256] for IPs, ``size / 32``
+clamped to [16, 128] for ports) are used only once the rest is full.
+
+Notes
+-----
+Simplified from upstream: one IPv4 service CIDR (no dual stack, no
+ServiceCIDR objects and no IPAddress objects of the MultiCIDRServiceAllocator);
+the set of used values is read from the stored Services instead of a bitmap
+or IPAddress objects; the random source is the model's seeded one.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/storage/alloc.go (allocClusterIPs, initIPFamilyFields, allocNodePorts)
+kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/ipallocator/ipallocator.go (calculateRangeOffset, allocateNextService)
+kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/portallocator/allocator.go (calculateRangeOffset)
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+from typing import Iterable
+
+__all__ = ["DEFAULT_SERVICE_CIDR", "DEFAULT_NODE_PORT_RANGE", "ip_range_offset", "port_range_offset",
+           "allocate_cluster_ip", "allocate_node_port", "allocate_service"]
+
+DEFAULT_SERVICE_CIDR = "10.96.0.0/12"
+DEFAULT_NODE_PORT_RANGE = (30000, 32767)
+
+
+def ip_range_offset(cidr: str) -> int:
+    """How many addresses at the bottom of a service CIDR dynamic allocation leaves for last.
+
+    Examples
+    --------
+    >>> ip_range_offset("10.96.0.0/12"), ip_range_offset("10.0.0.0/24"), ip_range_offset("10.0.0.0/28")
+    (256, 16, 0)
+    """
+    size = ipaddress.ip_network(cidr).num_addresses
+    if size <= 16:
+        return 0
+    return min(max(16, size // 16), 256)
+
+
+def port_range_offset(low: int, high: int) -> int:
+    """The same for a node-port range (``size / 32`` clamped to [16, 128]).
+
+    Examples
+    --------
+    >>> port_range_offset(30000, 32767)
+    86
+    """
+    size = high - low + 1
+    if size <= 16:
+        return 0
+    return min(max(16, size // 32), 128)
+
+
+def _pick(rng: random.Random, low: int, high: int, offset: int, used: set[int]) -> int | None:
+    """A random free value of [low, high], trying [low+offset, high] first, then [low, low+offset)."""
+    for a, b in ((low + offset, high), (low, low + offset - 1)):
+        if a > b:
+            continue
+        free = (b - a + 1) - sum(1 for u in used if a <= u <= b)
+        if free <= 0:
+            continue
+        start = rng.randint(a, b)  # scan on from a random start, as upstream's random-scan strategy
+        for i in range(b - a + 1):
+            v = a + (start - a + i) % (b - a + 1)
+            if v not in used:
+                return v
+    return None
+
+
+def allocate_cluster_ip(used: Iterable[str], rng: random.Random, cidr: str = DEFAULT_SERVICE_CIDR) -> str | None:
+    """A free ClusterIP of ``cidr`` (network and broadcast addresses excluded), or None when it is full.
+
+    Examples
+    --------
+    >>> ip = allocate_cluster_ip({"10.96.0.10"}, random.Random(0))
+    >>> ipaddress.ip_address(ip) in ipaddress.ip_network("10.96.0.0/12"), int(ip.split(".")[2]) >= 1
+    (True, True)
+    """
+    net = ipaddress.ip_network(cidr)
+    base = int(net.network_address)
+    taken = {int(ipaddress.ip_address(u)) - base for u in used if _in(u, net)}
+    v = _pick(rng, 1, net.num_addresses - 2, ip_range_offset(cidr), taken)
+    return None if v is None else str(ipaddress.ip_address(base + v))
+
+
+def _in(ip: str, net: ipaddress.IPv4Network | ipaddress.IPv6Network) -> bool:
+    try:
+        return ipaddress.ip_address(ip) in net
+    except ValueError:
+        return False
+
+
+def allocate_node_port(used: Iterable[int], rng: random.Random,
+                       port_range: tuple[int, int] = DEFAULT_NODE_PORT_RANGE) -> int | None:
+    """A free node port of ``port_range``, or None when it is full.
+
+    Examples
+    --------
+    >>> 30000 + port_range_offset(30000, 32767) <= allocate_node_port(set(), random.Random(1)) <= 32767
+    True
+    """
+    low, high = port_range
+    return _pick(rng, low, high, port_range_offset(low, high), set(used))
+
+
+def allocate_service(service: dict, existing: Iterable[dict], rng: random.Random,
+                     cidr: str = DEFAULT_SERVICE_CIDR, port_range: tuple[int, int] = DEFAULT_NODE_PORT_RANGE) -> None:
+    """Fill a new Service's ClusterIP(s), IP family fields and node ports in place.
+
+    Parameters
+    ----------
+    service : dict
+        The Service being created (defaulted: ``spec.type`` set).
+    existing : iterable of dict
+        The stored Services (their IPs and node ports are taken).
+    rng : random.Random
+
+    Examples
+    --------
+    >>> svc = {"spec": {"type": "NodePort", "ports": [{"port": 80, "protocol": "TCP"}]}}
+    >>> allocate_service(svc, [], random.Random(0))
+    >>> svc["spec"]["clusterIPs"] == [svc["spec"]["clusterIP"]], svc["spec"]["ipFamilies"]
+    (True, ['IPv4'])
+    >>> 30000 <= svc["spec"]["ports"][0]["nodePort"] <= 32767
+    True
+    """
+    spec = service.setdefault("spec", {})
+    if spec.get("type") == "ExternalName":
+        return
+    existing = list(existing)
+    ip = spec.get("clusterIP") or ""
+    if not ip:
+        used = [i for s in existing for i in ((s.get("spec") or {}).get("clusterIPs")
+                                             or [(s.get("spec") or {}).get("clusterIP") or ""])]
+        ip = allocate_cluster_ip(used, rng, cidr) or ""
+        spec["clusterIP"] = ip
+    if ip and not spec.get("clusterIPs"):
+        spec["clusterIPs"] = [ip]
+    spec.setdefault("ipFamilyPolicy", "SingleStack")
+    spec.setdefault("ipFamilies", ["IPv4"])
+    if spec.get("type") in ("NodePort", "LoadBalancer"):
+        used_ports = {p.get("nodePort") for s in existing for p in (s.get("spec") or {}).get("ports") or ()
+                      if p.get("nodePort")}
+        for p in spec.get("ports") or ():
+            if not p.get("nodePort"):
+                port = allocate_node_port(used_ports, rng, port_range)
+                if port is not None:
+                    p["nodePort"] = port
+                    used_ports.add(port)
