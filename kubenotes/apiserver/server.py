@@ -238,6 +238,7 @@ def _request(fn: Callable) -> Callable:
                "steps": [{"step": "authentication", "detail": f"user {attrs.user.name!r} groups "
                                                               f"{list(attrs.user.groups)}"}]}
         self.request_trace.append(rec)
+        self._authorized = set()
         http_entry = HTTP_REQUEST.get()
         if http_entry is not None:  # served over HTTP with the http log on: the request joins its HTTP entry
             http_entry["requests"].append(rec)
@@ -333,6 +334,7 @@ class APIServer:
         #: When a list, the HTTP layer appends one entry per HTTP request (see :meth:`trace_http`).
         self.http_log: list[dict] | None = None
         self._current: dict | None = None
+        self._authorized: set = set()  # what the traced request being served was already allowed to touch
         self._authz_cache: dict[tuple, tuple[str, str]] = {}
         self._authz_rev = -1
         self.request_count = 0
@@ -423,7 +425,17 @@ class APIServer:
 
     # ------------------------------------------------------------ authorization
     def authorize(self, attrs: Attributes) -> None:
-        """Raise 403 Forbidden unless the authorizer allows the request."""
+        """Raise 403 Forbidden unless the authorizer allows the request.
+
+        Within one traced request, the server's own nested reads and writes of
+        an object already authorized (a PATCH of ``scale`` reads, then updates,
+        the Deployment) are not authorized again, as upstream authorizes a
+        request once in its handler chain.
+        """
+        rec = self._current
+        target = (attrs.user, attrs.resource, attrs.subresource, attrs.namespace, attrs.name)
+        if rec is not None and (target in self._authorized or (self.authorizer is None and self._authorized)):
+            return
         if self.authorizer is None:
             self._step("authorization", "AlwaysAllow")
             return
@@ -436,6 +448,8 @@ class APIServer:
             decision = self.authorizer.authorize(attrs)
             self._authz_cache[key] = decision
         self._step("authorization", f"{decision[0]}: {decision[1]}")
+        if decision[0] == "Allow" and rec is not None:
+            self._authorized.add(target)
         if decision[0] != "Allow":
             from kubenotes.apiserver.status import new_forbidden_request
 

@@ -446,3 +446,33 @@ def test_dry_run_patch_keeps_the_stored_resource_version(served):
                       {"metadata": {"labels": {"x": "y"}}}, ctype="application/strategic-merge-patch+json")
     assert code == 200 and body["metadata"]["labels"]["x"] == "y" and body["metadata"]["resourceVersion"] == rv
     assert "x" not in served.cluster.get("pods", "a", "default")["metadata"]["labels"]
+
+
+def test_http_log_records_each_request_with_its_handler_chain_once(served):
+    """trace_http: one entry per HTTP request; a PATCH of scale is authorized once, as upstream's chain does."""
+    c = Cluster.from_manifests("""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+""", controllers=[], scheduler=False)
+    s = serve(c, port=0, time_scale=0)
+    try:
+        log = c.server.trace_http()
+        code, _ = call(s, "PATCH", "/apis/apps/v1/namespaces/default/deployments/web/scale",
+                       {"spec": {"replicas": 3}}, ctype="application/merge-patch+json")
+        assert code == 200
+        (entry,) = log
+        assert (entry["method"], entry["code"], entry["content_type"]) == (
+            "PATCH", 200, "application/merge-patch+json")
+        assert entry["url"] == "/apis/apps/v1/namespaces/default/deployments/web/scale"
+        (req,) = entry["requests"]
+        steps = [st["step"] for st in req["steps"]]
+        assert steps.count("authorization") == 1 and steps[0] == "authentication" and "storage" in steps
+    finally:
+        s.stop()
