@@ -448,7 +448,7 @@ def test_dry_run_patch_keeps_the_stored_resource_version(served):
     assert "x" not in served.cluster.get("pods", "a", "default")["metadata"]["labels"]
 
 
-def test_http_log_records_each_request_with_its_handler_chain_once(served):
+def test_http_log_records_each_request_with_its_handler_chain_once():
     """trace_http: one entry per HTTP request; a PATCH of scale is authorized once, as upstream's chain does."""
     c = Cluster.from_manifests("""
 apiVersion: apps/v1
