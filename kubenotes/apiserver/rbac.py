@@ -57,6 +57,7 @@ __all__ = [
     "describe_subject",
     "aggregated_rules",
     "resource_attributes",
+    "subject_rules_review_status",
 ]
 
 #: ``authorizer.Decision`` values.
@@ -586,3 +587,73 @@ def resource_attributes(user: UserInfo, verb: str, resource: str, namespace: str
         resource, subresource = resource.split("/", 1)
     ri = resource_for(resource)
     return Attributes(user, verb, ri, subresource, namespace if ri.namespaced else "", name)
+
+
+def subject_rules_review_status(authorizer: RBACAuthorizer, user: UserInfo, namespace: str) -> dict:
+    """The ``status`` of a SelfSubjectRulesReview (``kubectl auth can-i --list``) for ``user`` in ``namespace``.
+
+    Each RBAC rule that applies (``RulesFor``: ClusterRoleBindings, then the
+    namespace's RoleBindings) becomes a ``resourceRules`` entry when it names
+    resources and a ``nonResourceRules`` entry when it names URLs; a binding
+    whose role is missing sets ``evaluationError`` (the aggregated messages).
+
+    Parameters
+    ----------
+    authorizer : RBACAuthorizer
+    user : UserInfo
+        The requesting user (a *self* review: the one who sent the request).
+    namespace : str
+        ``spec.namespace`` of the review.
+
+    Returns
+    -------
+    dict
+        ``{"resourceRules": [...], "nonResourceRules": [...], "incomplete": False}``
+        plus ``evaluationError`` when a role could not be resolved.
+
+    Notes
+    -----
+    Only RBAC resolves rules, as the API server's rule resolvers do for
+    RBAC-authorized users; ``system:masters`` gets its rules through the
+    ``cluster-admin`` ClusterRoleBinding. ``incomplete`` is always false:
+    RBAC's ``RulesFor`` never reports an incomplete list.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/registry/authorization/selfsubjectrulesreview/rest.go
+    kubernetes/kubernetes@v1.34.0 plugin/pkg/auth/authorizer/rbac/rbac.go (RulesFor)
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/auth/cani.go (how --list prints it)
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.server import APIServer
+    >>> api = APIServer(seed=0)
+    >>> admin = api.client("kubectl")
+    >>> _ = admin.create("roles", {"metadata": {"name": "pod-reader", "namespace": "dev"},
+    ...     "rules": [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]}, "dev")
+    >>> _ = admin.create("rolebindings", {"metadata": {"name": "read-pods", "namespace": "dev"},
+    ...     "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pod-reader"},
+    ...     "subjects": [{"kind": "User", "name": "jane", "apiGroup": "rbac.authorization.k8s.io"}]}, "dev")
+    >>> subject_rules_review_status(RBACAuthorizer(api), UserInfo("jane"), "dev")
+    {'resourceRules': [{'verbs': ['get', 'list'], 'apiGroups': [''], 'resources': ['pods']}], 'nonResourceRules': [], 'incomplete': False}
+    >>> subject_rules_review_status(RBACAuthorizer(api), UserInfo("jane"), "prod")["resourceRules"]
+    []
+    """
+    resource_rules: list[dict] = []
+    non_resource_rules: list[dict] = []
+    rules, errors = authorizer.rules_for(user, namespace)
+    for rule in rules:
+        if rule.get("resources"):
+            r = {"verbs": list(rule.get("verbs") or []), "apiGroups": list(rule.get("apiGroups") or []),
+                 "resources": list(rule["resources"])}
+            if rule.get("resourceNames"):
+                r["resourceNames"] = list(rule["resourceNames"])
+            resource_rules.append(r)
+        if rule.get("nonResourceURLs"):
+            non_resource_rules.append({"verbs": list(rule.get("verbs") or []),
+                                       "nonResourceURLs": list(rule["nonResourceURLs"])})
+    status: dict[str, Any] = {"resourceRules": resource_rules, "nonResourceRules": non_resource_rules,
+                              "incomplete": False}
+    if errors:
+        status["evaluationError"] = aggregate_causes(errors)
+    return status

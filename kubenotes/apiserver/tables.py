@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-__all__ = ["human_duration", "table_for", "format_table", "format_tables", "COLUMNS", "pod_status_reason"]
+__all__ = ["human_duration", "table_for", "partial_object_metadata", "format_table", "format_tables", "COLUMNS",
+           "pod_status_reason"]
 
 
 def human_duration(seconds: float) -> str:
@@ -69,46 +70,77 @@ def _age(obj: dict, now: float, key: str = "creationTimestamp") -> str:
 
 
 def _since(ts: str | None, now: float) -> str:
+    """AGE-like text since ``ts``, a metav1 Time or MicroTime (``2025-08-27T00:00:05.123456Z``)."""
     from kubenotes.apiserver.server import parse_timestamp
 
     if not ts:
         return "<unknown>"
-    return human_duration(now - parse_timestamp(ts))
+    whole, dot, rest = ts.partition(".")
+    fraction = 0.0
+    if dot:  # MicroTime (eventTime, lastObservedTime): whole seconds plus a fraction
+        digits = rest.rstrip("Z")
+        fraction = float("0." + digits) if digits.isdigit() else 0.0
+        ts = whole + "Z"
+    return human_duration(now - parse_timestamp(ts) - fraction)
 
 
 def _md(o: dict) -> dict:
     return o.get("metadata") or {}
 
 
-def pod_status_reason(pod: dict) -> str:
-    """The STATUS column of a pod (``printPod``): Running, Pending, ContainerCreating, CrashLoopBackOff,
-    Completed, Error, Init:0/1, Terminating, NodeLost...
+def _pod_summary(pod: dict) -> tuple[int, int, str, int, str | None]:
+    """``printPod``'s walk over a pod's container statuses.
 
-    Examples
-    --------
-    >>> pod_status_reason({"metadata": {}, "status": {"phase": "Running", "containerStatuses": [
-    ...     {"ready": True, "state": {"running": {}}}]}})
-    'Running'
-    >>> pod_status_reason({"metadata": {"deletionTimestamp": "x"}, "status": {"phase": "Running"}})
-    'Terminating'
+    Returns
+    -------
+    tuple
+        ``(ready, total, reason, restarts, last_restart)``: the READY
+        numerator and denominator, the STATUS text, the RESTARTS count and the
+        latest ``lastState.terminated.finishedAt`` among the counted containers
+        (``None`` if none).
     """
     st = pod.get("status") or {}
     spec = pod.get("spec") or {}
-    reason = st.get("phase") or "Pending"
+    init_specs = {c.get("name"): c for c in spec.get("initContainers") or []}
+    n_init = len(spec.get("initContainers") or [])
+
+    def restartable(name: str | None) -> bool:
+        return (init_specs.get(name) or {}).get("restartPolicy") == "Always"
+
+    def finished(cs: dict) -> str | None:
+        return ((cs.get("lastState") or {}).get("terminated") or {}).get("finishedAt")
+
+    def later(a: str | None, b: str | None) -> str | None:
+        return b if b and (a is None or b > a) else a
+
+    total = len(spec.get("containers") or []) + sum(1 for c in init_specs.values()
+                                                    if c.get("restartPolicy") == "Always")
+    ready = 0
+    restarts = 0
+    last: str | None = None
+    sidecar_restarts = 0
+    sidecar_last: str | None = None
+    reason = st.get("phase") or "Pending"  # the API server sets Pending at create; objects built in code may not
     if st.get("reason"):
         reason = st["reason"]
     for c in st.get("conditions") or []:
         if c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated":
             reason = "SchedulingGated"
-    init_specs = spec.get("initContainers") or []
+
     initializing = False
     for i, cs in enumerate(st.get("initContainerStatuses") or []):
+        restarts += int(cs.get("restartCount", 0))
+        last = later(last, finished(cs))
+        if restartable(cs.get("name")):
+            sidecar_restarts += int(cs.get("restartCount", 0))
+            sidecar_last = later(sidecar_last, finished(cs))
         state = cs.get("state") or {}
         term, wait = state.get("terminated"), state.get("waiting")
-        restartable = i < len(init_specs) and init_specs[i].get("restartPolicy") == "Always"
         if term and term.get("exitCode", 0) == 0:
             continue
-        if restartable and cs.get("started"):
+        if restartable(cs.get("name")) and cs.get("started"):
+            if cs.get("ready"):
+                ready += 1
             continue
         if term:
             if term.get("reason"):
@@ -120,43 +152,77 @@ def pod_status_reason(pod: dict) -> str:
         elif wait and wait.get("reason") and wait["reason"] != "PodInitializing":
             reason = "Init:" + wait["reason"]
         else:
-            reason = f"Init:{i}/{len(init_specs)}"
+            reason = f"Init:{i}/{n_init}"
         initializing = True
         break
-    if not initializing:
+
+    initialized = any(c.get("type") == "Initialized" and c.get("status") == "True"
+                      for c in st.get("conditions") or [])
+    if not initializing or initialized:
+        restarts, last = sidecar_restarts, sidecar_last
         has_running = False
         for cs in reversed(st.get("containerStatuses") or []):
+            restarts += int(cs.get("restartCount", 0))
+            last = later(last, finished(cs))
             state = cs.get("state") or {}
             wait, term = state.get("waiting"), state.get("terminated")
             if wait and wait.get("reason"):
                 reason = wait["reason"]
             elif term and term.get("reason"):
                 reason = term["reason"]
-            elif term and not term.get("reason"):
+            elif term:
                 reason = f"Signal:{term['signal']}" if term.get("signal") else f"ExitCode:{term.get('exitCode', 0)}"
-            elif state.get("running") and cs.get("ready"):
+            elif cs.get("ready") and state.get("running") is not None:
                 has_running = True
+                ready += 1
         if reason == "Completed" and has_running:
-            ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in st.get("conditions") or [])
-            reason = "Running" if ready else "NotReady"
-    if _md(pod).get("deletionTimestamp"):
-        reason = "Unknown" if st.get("reason") == "NodeLost" else "Terminating"
-    return reason
+            pod_ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                            for c in st.get("conditions") or [])
+            reason = "Running" if pod_ready else "NotReady"
+
+    if _md(pod).get("deletionTimestamp") and st.get("reason") == "NodeLost":
+        reason = "Unknown"
+    elif _md(pod).get("deletionTimestamp") and st.get("phase") not in ("Succeeded", "Failed"):
+        reason = "Terminating"
+    return ready, total, reason, restarts, last
+
+
+def pod_status_reason(pod: dict) -> str:
+    """The STATUS column of a pod (``printPod``): Running, Pending, ContainerCreating, CrashLoopBackOff,
+    Completed, Error, Init:0/1, Terminating, Unknown...
+
+    The pod's phase (or ``status.reason``), overridden by the first init
+    container that has not finished (``Init:...``), else by the main
+    containers' waiting or terminated reasons (the first container wins), and
+    by ``Terminating`` for a pod being deleted that has not finished
+    (``Unknown`` if its node was lost).
+
+    Notes
+    -----
+    Reads the pod as stored; what each reason means is up to the kubelet model.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/printers/internalversion/printers.go (printPod)
+
+    Examples
+    --------
+    >>> pod_status_reason({"metadata": {}, "status": {"phase": "Running", "containerStatuses": [
+    ...     {"ready": True, "state": {"running": {}}}]}})
+    'Running'
+    >>> pod_status_reason({"metadata": {"deletionTimestamp": "x"}, "status": {"phase": "Running"}})
+    'Terminating'
+    >>> pod_status_reason({"metadata": {"deletionTimestamp": "x"}, "status": {"phase": "Succeeded",
+    ...     "containerStatuses": [{"state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]}})
+    'Completed'
+    """
+    return _pod_summary(pod)[2]
 
 
 def _pod_row(pod: dict, now: float) -> list:
     st = pod.get("status") or {}
     spec = pod.get("spec") or {}
-    total = len(spec.get("containers") or []) + sum(1 for c in spec.get("initContainers") or []
-                                                     if c.get("restartPolicy") == "Always")
-    ready = sum(1 for c in st.get("containerStatuses") or [] if c.get("ready"))
-    ready += sum(1 for c in st.get("initContainerStatuses") or [] if c.get("ready") and c.get("started"))
-    restarts = sum(int(c.get("restartCount", 0)) for c in st.get("containerStatuses") or [])
-    last = None
-    for c in st.get("containerStatuses") or []:
-        t = ((c.get("lastState") or {}).get("terminated") or {}).get("finishedAt")
-        if t and (last is None or t > last):
-            last = t
+    ready, total, reason, restarts, last = _pod_summary(pod)
     restarts_text = f"{restarts} ({_since(last, now)} ago)" if restarts and last else str(restarts)
     gates = spec.get("readinessGates") or []
     if gates:
@@ -164,7 +230,7 @@ def _pod_row(pod: dict, now: float) -> list:
         gates_text = f"{sum(1 for g in gates if g.get('conditionType') in true)}/{len(gates)}"
     else:
         gates_text = "<none>"
-    return [_md(pod)["name"], f"{ready}/{total}", pod_status_reason(pod), restarts_text, _age(pod, now),
+    return [_md(pod)["name"], f"{ready}/{total}", reason, restarts_text, _age(pod, now),
             st.get("podIP") or "<none>", spec.get("nodeName") or "<none>", st.get("nominatedNodeName") or "<none>",
             gates_text]
 
@@ -331,11 +397,28 @@ def _ns_row(n: dict, now: float) -> list:
     return [_md(n)["name"], (n.get("status") or {}).get("phase", ""), _age(n, now)]
 
 
+def _event_source(e: dict) -> str:
+    """``formatEventSource``: ``component[, host]``, falling back to the reporting controller/instance."""
+    src = e.get("source") or {}
+    component = src.get("component") or e.get("reportingComponent") or ""
+    instance = src.get("host") or e.get("reportingInstance") or ""
+    return f"{component}, {instance}" if instance else component
+
+
 def _event_row(e: dict, now: float) -> list:
     io = e.get("involvedObject") or {}
-    last = e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get("creationTimestamp")
-    return [_since(last, now), e.get("type", ""), e.get("reason", ""),
-            f"{(io.get('kind') or '').lower()}/{io.get('name', '')}", e.get("message", "").strip()]
+    first = _since(e.get("firstTimestamp"), now) if e.get("firstTimestamp") else _since(e.get("eventTime"), now)
+    last = _since(e.get("lastTimestamp"), now) if e.get("lastTimestamp") else first
+    count = e.get("count") or 0
+    if e.get("series"):
+        last = _since(e["series"].get("lastObservedTime"), now)
+        count = e["series"].get("count", 0)
+    elif count == 0:
+        count = 1  # singleton events of the events.k8s.io API carry no count
+    kind = (io.get("kind") or "").lower()
+    target = f"{kind}/{io['name']}" if io.get("name") else kind
+    return [last, e.get("type", ""), e.get("reason", ""), target, io.get("fieldPath", ""), _event_source(e),
+            (e.get("message") or "").strip(), first, count, _md(e).get("name", "")]
 
 
 def _ep_row(e: dict, now: float) -> list:
@@ -391,6 +474,92 @@ def _slice_row(s: dict, now: float) -> list:
     return [_md(s)["name"], s.get("addressType", ""), ports, text or "<unset>", _age(s, now)]
 
 
+def _created_at(o: dict) -> str:
+    """The ``CREATED AT`` cell: ``creationTimestamp`` in RFC 3339, UTC (``Format(time.RFC3339)``)."""
+    return _md(o).get("creationTimestamp") or ""
+
+
+def _created_at_row(o: dict, now: float) -> list:
+    return [_md(o)["name"], _created_at(o)]
+
+
+def _owner_name(o: dict) -> str:
+    """``formatResourceName`` of the controller owner with its kind: ``daemonset.apps/agent`` or ``<none>``."""
+    ref = next((r for r in _md(o).get("ownerReferences") or [] if r.get("controller")), None)
+    if ref is None:
+        return "<none>"
+    api_version = ref.get("apiVersion") or ""
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    kind = (ref.get("kind") or "").lower()
+    return f"{kind}.{group}/{ref.get('name', '')}" if group else f"{kind}/{ref.get('name', '')}"
+
+
+def _controller_revision_row(r: dict, now: float) -> list:
+    return [_md(r)["name"], _owner_name(r), r.get("revision", 0), _age(r, now)]
+
+
+def _binding_row(b: dict, now: float) -> list:
+    ref = b.get("roleRef") or {}
+    users, groups, sas = [], [], []
+    for s in b.get("subjects") or []:
+        kind = s.get("kind")
+        if kind == "User":
+            users.append(s.get("name", ""))
+        elif kind == "Group":
+            groups.append(s.get("name", ""))
+        elif kind == "ServiceAccount":
+            sas.append(f"{s['namespace']}/{s.get('name', '')}" if s.get("namespace") else s.get("name", ""))
+    return [_md(b)["name"], f"{ref.get('kind', '')}/{ref.get('name', '')}", _age(b, now), ", ".join(users),
+            ", ".join(groups), ", ".join(sas)]
+
+
+def _access_modes(modes: list | None) -> str:
+    """``GetAccessModesAsString``: RWO, ROX, RWX, RWOP in that order, comma-separated."""
+    short = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX", "ReadWriteOncePod": "RWOP"}
+    have = set(modes or [])
+    return ",".join(v for k, v in short.items() if k in have)
+
+
+def _storage_class_name(spec: dict, md: dict) -> str:
+    """``storageutil.GetPersistentVolume[Claim]Class``: the spec field, else the beta annotation."""
+    return spec.get("storageClassName") or (md.get("annotations") or {}).get(
+        "volume.beta.kubernetes.io/storage-class", "")
+
+
+def _pvc_row(c: dict, now: float) -> list:
+    spec, st, md = c.get("spec") or {}, c.get("status") or {}, _md(c)
+    phase = "Terminating" if md.get("deletionTimestamp") else st.get("phase", "")
+    capacity, modes = "", ""
+    if spec.get("volumeName"):
+        modes = _access_modes(st.get("accessModes"))
+        capacity = (st.get("capacity") or {}).get("storage", "")
+    vac = st.get("currentVolumeAttributesClassName") or "<unset>"
+    return [md["name"], phase, spec.get("volumeName", ""), capacity, modes, _storage_class_name(spec, md), vac,
+            _age(c, now), spec.get("volumeMode") or "<unset>"]
+
+
+def _pv_row(v: dict, now: float) -> list:
+    spec, st, md = v.get("spec") or {}, v.get("status") or {}, _md(v)
+    ref = spec.get("claimRef") or {}
+    claim = f"{ref.get('namespace', '')}/{ref.get('name', '')}" if ref else ""
+    phase = "Terminating" if md.get("deletionTimestamp") else st.get("phase", "")
+    return [md["name"], (spec.get("capacity") or {}).get("storage", ""), _access_modes(spec.get("accessModes")),
+            spec.get("persistentVolumeReclaimPolicy", ""), phase, claim, _storage_class_name(spec, md),
+            spec.get("volumeAttributesClassName") or "<unset>", st.get("reason", ""), _age(v, now),
+            spec.get("volumeMode") or "<unset>"]
+
+
+def _storage_class_row(s: dict, now: float) -> list:
+    md = _md(s)
+    anns = md.get("annotations") or {}
+    default = "true" in (anns.get("storageclass.kubernetes.io/is-default-class"),
+                         anns.get("storageclass.beta.kubernetes.io/is-default-class"))
+    name = f"{md['name']} (default)" if default else md["name"]
+    return [name, s.get("provisioner", ""), s.get("reclaimPolicy") or "Delete",
+            s.get("volumeBindingMode") or "Immediate", "true" if s.get("allowVolumeExpansion") else "false",
+            _age(s, now)]
+
+
 def _name_age_row(o: dict, now: float) -> list:
     return [_md(o)["name"], _age(o, now)]
 
@@ -416,7 +585,8 @@ COLUMNS: dict[str, tuple[_C, int, Callable[[dict, float], list]]] = {
     "horizontalpodautoscalers": (("Name", "Reference", "Targets", "MinPods", "MaxPods", "Replicas", "Age"), 0,
                                  _hpa_row),
     "namespaces": (("Name", "Status", "Age"), 0, _ns_row),
-    "events": (("Last Seen", "Type", "Reason", "Object", "Message"), 0, _event_row),
+    "events": (("Last Seen", "Type", "Reason", "Object", "Subobject", "Source", "Message", "First Seen", "Count",
+                "Name"), 0, _event_row),
     "endpoints": (("Name", "Endpoints", "Age"), 0, _ep_row),
     "endpointslices": (("Name", "AddressType", "Ports", "Endpoints", "Age"), 0, _slice_row),
     "leases": (("Name", "Holder", "Age"), 0, _lease_row),
@@ -426,7 +596,57 @@ COLUMNS: dict[str, tuple[_C, int, Callable[[dict, float], list]]] = {
     "secrets": (("Name", "Type", "Data", "Age"), 0, _secret_row),
     "serviceaccounts": (("Name", "Secrets", "Age"), 0, _sa_row),
     "priorityclasses": (("Name", "Value", "Global-Default", "Preemption-Policy", "Age"), 0, _pc_row),
+    "controllerrevisions": (("Name", "Controller", "Revision", "Age"), 0, _controller_revision_row),
+    "roles": (("Name", "Created At"), 0, _created_at_row),
+    "clusterroles": (("Name", "Created At"), 0, _created_at_row),
+    "limitranges": (("Name", "Created At"), 0, _created_at_row),
+    "rolebindings": (("Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"), 3, _binding_row),
+    "clusterrolebindings": (("Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"), 3, _binding_row),
+    "persistentvolumeclaims": (("Name", "Status", "Volume", "Capacity", "Access Modes", "StorageClass",
+                                "VolumeAttributesClass", "Age", "VolumeMode"), 1, _pvc_row),
+    "persistentvolumes": (("Name", "Capacity", "Access Modes", "Reclaim Policy", "Status", "Claim", "StorageClass",
+                           "VolumeAttributesClass", "Reason", "Age", "VolumeMode"), 1, _pv_row),
+    "storageclasses": (("Name", "Provisioner", "ReclaimPolicy", "VolumeBindingMode", "AllowVolumeExpansion",
+                        "Age"), 0, _storage_class_row),
 }
+
+#: Column types other than ``string`` (upstream's ``Type`` of each TableColumnDefinition).
+_COLUMN_TYPES = {c: "integer" for c in ("Desired", "Current", "Data", "Secrets", "MinPods", "MaxPods", "Replicas",
+                                        "Up-to-date", "Available", "Active", "Value", "Revision",
+                                        "Allowed Disruptions", "Restarts")}
+_COLUMN_TYPES.update({"Created At": "date", "Suspend": "boolean"})
+
+#: Wide-only (``priority: 1``) columns that sit between default ones, by resource (upstream's events).
+_WIDE_NAMES: dict[str, frozenset[str]] = {
+    "events": frozenset({"Subobject", "Source", "First Seen", "Count", "Name"}),
+}
+
+
+def partial_object_metadata(obj: dict) -> dict:
+    """A row's ``object`` for ``includeObject=Metadata`` (the default): the whole ``metadata`` of ``obj``.
+
+    kubectl computes ``--show-labels`` and ``-L key`` client-side from these
+    labels, so the metadata must be whole, not just the name.
+
+    Notes
+    -----
+    Upstream (``asTable``) converts the object with ``meta.AsPartialObjectMetadata``,
+    which copies all of ``ObjectMeta``; ``managedFields`` are left out here as
+    the Table path of the request handler drops them.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/response.go (asTable)
+
+    Examples
+    --------
+    >>> partial_object_metadata({"metadata": {"name": "web", "labels": {"app": "web"}, "managedFields": []}})
+    {'kind': 'PartialObjectMetadata', 'apiVersion': 'meta.k8s.io/v1', 'metadata': {'name': 'web', 'labels': {'app': 'web'}}}
+    """
+    import copy
+
+    md = {k: copy.deepcopy(v) for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": md}
 
 
 def table_for(resource: str, objects: Iterable[dict], now: float, *, wide: bool = False) -> dict:
@@ -448,24 +668,18 @@ def table_for(resource: str, objects: Iterable[dict], now: float, *, wide: bool 
         ``{"kind": "Table", "apiVersion": "meta.k8s.io/v1", "columnDefinitions": [...], "rows": [...]}``.
     """
     cols, n_wide, row = COLUMNS.get(resource, (("Name", "Age"), 0, _name_age_row))
-    n_default = len(cols) - n_wide
-    defs = [{"name": c, "type": "integer" if c in ("Desired", "Current", "Data", "Secrets", "MinPods", "MaxPods",
-                                                     "Replicas", "Up-to-date", "Available", "Active", "Value")
-             else "string", "format": "name" if c == "Name" else "", "description": "",
-             "priority": 0 if i < n_default else 1} for i, c in enumerate(cols)]
+    wide_names = _WIDE_NAMES.get(resource, frozenset(cols[len(cols) - n_wide:]) if n_wide else frozenset())
+    priorities = [1 if c in wide_names else 0 for c in cols]
+    defs = [{"name": c, "type": _COLUMN_TYPES.get(c, "string"), "format": "name" if c == "Name" else "",
+             "description": "", "priority": prio} for c, prio in zip(cols, priorities)]
     rows = []
     for o in objects:
-        md = o.get("metadata") or {}
-        rows.append({"cells": row(o, now), "object": {"kind": "PartialObjectMetadata",
-                                                      "apiVersion": "meta.k8s.io/v1",
-                                                      "metadata": {k: md.get(k) for k in ("name", "namespace",
-                                                                                          "uid", "resourceVersion",
-                                                                                          "creationTimestamp")
-                                                                   if md.get(k) is not None}}})
+        rows.append({"cells": row(o, now), "object": partial_object_metadata(o)})
     if not wide:
-        defs = defs[:n_default]
+        keep = [i for i, prio in enumerate(priorities) if prio == 0]
+        defs = [defs[i] for i in keep]
         for r in rows:
-            r["cells"] = r["cells"][:n_default]
+            r["cells"] = [r["cells"][i] for i in keep]
     return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {}, "columnDefinitions": defs,
             "rows": rows}
 

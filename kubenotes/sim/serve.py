@@ -360,8 +360,11 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     with open(key_path, "wb") as f:
         f.write(key_pem)
     os.chmod(key_path, 0o600)
+    # Keep idle connections 90 s, as kube-apiserver's http.Server (IdleTimeout): uvicorn's default of 5 s closed
+    # the connection kubectl drain reuses for its eviction retry exactly 5 s later, and kubectl saw EOF.
     config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
-                            timeout_graceful_shutdown=2, ws="none", ssl_certfile=ca_path, ssl_keyfile=key_path)
+                            timeout_graceful_shutdown=2, timeout_keep_alive=90, ws="none", ssl_certfile=ca_path,
+                            ssl_keyfile=key_path)
     uv = uvicorn.Server(config)
 
     def run_http() -> None:

@@ -30,6 +30,7 @@ from kubenotes.apiserver.rbac import (
     applies_to,
     resource_attributes,
     rule_allows,
+    subject_rules_review_status,
 )
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
@@ -624,3 +625,41 @@ def test_self_subject_access_review_answers_kubectl_auth_can_i_without_storing_i
     from kubenotes.apiserver.resources import resource_for
 
     assert c.server.store.count(resource_for("selfsubjectaccessreviews")) == 0
+
+
+# ------------------------------------------------------------------ SelfSubjectRulesReview (kubectl auth can-i --list)
+
+
+def test_rules_review_lists_the_rules_that_apply_in_the_namespace(api):
+    admin = api.client("kubectl")
+    admin.create("rolebindings", {"metadata": {"name": "viewer-view", "namespace": "default"},
+                                  "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "view"},
+                                  "subjects": [{"kind": "ServiceAccount", "name": "viewer",
+                                                "namespace": "default"}]}, "default")
+    st = subject_rules_review_status(api.authorizer, VIEWER, "default")
+    assert st["incomplete"] is False and "evaluationError" not in st
+    # system:basic-user (every authenticated user): the self reviews
+    assert {"verbs": ["create"], "apiGroups": ["authorization.k8s.io"],
+            "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]} in st["resourceRules"]
+    # system:discovery / system:public-info-viewer: non-resource URLs only
+    assert any("/version" in r["nonResourceURLs"] and r["verbs"] == ["get"] for r in st["nonResourceRules"])
+    # view (aggregated) through the RoleBinding: pods may be listed here, not in another namespace
+    listed = [r for r in st["resourceRules"] if "pods" in r["resources"] and "list" in r["verbs"]]
+    assert listed and all(r["apiGroups"] == [""] for r in listed)
+    other = subject_rules_review_status(api.authorizer, VIEWER, "kube-system")
+    assert not any("pods" in r["resources"] for r in other["resourceRules"])
+
+
+def test_rules_review_keeps_resource_names_and_reports_missing_roles(api):
+    admin = api.client("kubectl")
+    admin.create("roles", {"metadata": {"name": "one-cm", "namespace": "dev"},
+                           "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"],
+                                      "resourceNames": ["settings"]}]}, "dev")
+    for name, kind, role in (("b1", "Role", "one-cm"), ("b2", "ClusterRole", "nope")):
+        admin.create("rolebindings", {"metadata": {"name": name, "namespace": "dev"},
+                                      "roleRef": {"apiGroup": RBAC, "kind": kind, "name": role},
+                                      "subjects": [{"kind": "User", "name": "jane", "apiGroup": RBAC}]}, "dev")
+    st = subject_rules_review_status(api.authorizer, UserInfo("jane"), "dev")
+    assert st["resourceRules"] == [{"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"],
+                                    "resourceNames": ["settings"]}]
+    assert st["evaluationError"] == f'clusterrole.{RBAC} "nope" not found'
