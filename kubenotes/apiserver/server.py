@@ -595,7 +595,7 @@ class APIServer:
         ri = attrs.resource
         if attrs.subresource:
             return self._create_subresource(attrs, body)
-        if ri.resource in ("selfsubjectaccessreviews", "selfsubjectreviews"):
+        if ri.resource in ("selfsubjectaccessreviews", "selfsubjectreviews", "selfsubjectrulesreviews"):
             return self._self_subject_review(attrs, body)
         if "create" not in ri.verbs:
             raise new_method_not_supported(ri.group, ri.resource, "create")
@@ -1321,7 +1321,8 @@ class APIServer:
             self.authorizer = authz
 
     def _self_subject_review(self, attrs: Attributes, body: dict) -> dict:
-        """Answer a SelfSubjectAccessReview (``kubectl auth can-i``) or SelfSubjectReview (``kubectl auth whoami``).
+        """Answer a SelfSubjectAccessReview (``kubectl auth can-i``), SelfSubjectRulesReview (``can-i --list``)
+        or SelfSubjectReview (``kubectl auth whoami``).
 
         Neither is stored: the API server evaluates the review for the requesting
         user and returns it with ``status`` filled in (``pkg/registry/authorization/
@@ -1334,6 +1335,19 @@ class APIServer:
             u = attrs.user
             out["status"] = {"userInfo": {"username": u.name, **({"uid": u.uid} if u.uid else {}),
                                           "groups": list(u.groups)}}
+            return out
+        if ri.resource == "selfsubjectrulesreviews":  # kubectl auth can-i --list
+            from kubenotes.apiserver.rbac import RBACAuthorizer, subject_rules_review_status
+
+            rbac = self.authorizer
+            while rbac is not None and not isinstance(rbac, RBACAuthorizer):
+                rbac = getattr(rbac, "rbac", None) or getattr(rbac, "next", None)
+            out["spec"] = spec
+            out["status"] = (subject_rules_review_status(rbac, attrs.user, spec.get("namespace", ""))
+                             if rbac is not None else
+                             {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                              "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+                              "incomplete": False})
             return out
         ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
         decision, reason = "Allow", ""
