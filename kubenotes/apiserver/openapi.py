@@ -56,6 +56,8 @@ __all__ = [
     "openapi_v3_index",
     "openapi_v3_document",
     "document_hash",
+    "OPENAPI_V2_PROTOBUF",
+    "openapi_v2_protobuf",
 ]
 
 _REF = "#/components/schemas/"
@@ -518,3 +520,44 @@ def openapi_v3_index() -> dict:
     True
     """
     return json.loads(_index())
+
+
+#: The media type kubectl asks ``/openapi/v2`` for (gnostic's OpenAPI v2 ``Document`` as protobuf).
+OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+
+def _pb_bytes(field: int, payload: bytes) -> bytes:
+    n, out = len(payload), bytearray([(field << 3) | 2])
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            break
+    return bytes(out) + payload
+
+
+def openapi_v2_protobuf(git_version: str = "v1.33.0") -> bytes:
+    """``/openapi/v2``: a gnostic OpenAPI v2 ``Document`` with its header and no definitions.
+
+    kubectl reads ``/openapi/v3`` for the kinds it knows the group-version of
+    and falls back to ``/openapi/v2`` for one the server lacks (a Deployment in
+    ``apps/v1beta1``, a CRD's kind before the CRD exists). With no definitions
+    its client-side validation has nothing to check such an object against, so
+    kubectl goes on to the REST mapping and prints upstream's ``resource mapping
+    not found ... ensure CRDs are installed first``, as against a real server.
+
+    Notes
+    -----
+    Simplified: the served kinds' schemas are in the v3 documents only
+    (kubectl 1.27+ uses v3 for them); the v2 document carries ``swagger``
+    (field 1) and ``info`` (field 2: title, version) only.
+
+    Examples
+    --------
+    >>> doc = openapi_v2_protobuf()
+    >>> len(doc), b"2.0" in doc, b"v1.33.0" in doc
+    (28, True, True)
+    """
+    info = _pb_bytes(1, b"Kubernetes") + _pb_bytes(2, git_version.encode())
+    return _pb_bytes(1, b"2.0") + _pb_bytes(2, info)

@@ -42,14 +42,6 @@ spec:
 """
 
 
-@pytest.fixture
-def kubectl_required():
-    if KUBECTL is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but no kubectl is installed (/usr/lib/google-cloud-sdk/bin/kubectl.1.33, "
-                        "/usr/bin/kubectl or PATH)")
-        pytest.skip("no kubectl installed (/usr/lib/google-cloud-sdk/bin/kubectl.1.33, /usr/bin/kubectl or PATH)")
-    return KUBECTL
 
 
 def _until(pred, timeout_seconds: float = 10.0) -> bool:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 
 import matplotlib
 
@@ -36,7 +35,6 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from kubenotes.sim.cluster import Cluster  # noqa: E402
-from kubenotes.sim.serve import find_kubectl  # noqa: E402
 from kubenotes.viz import kubectl as kv  # noqa: E402
 
 NODES = """
@@ -83,16 +81,6 @@ def served():
         yield s
     finally:
         s.stop()
-
-
-@pytest.fixture()
-def kubectl_required():
-    exe = find_kubectl()
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but no kubectl is installed")
-        pytest.skip("no kubectl installed (/usr/lib/google-cloud-sdk/bin/kubectl.1.33, /usr/bin/kubectl or PATH)")
-    return exe
 
 
 # --- the httpx fallback: runs everywhere ---------------------------------------------------------
