@@ -20,9 +20,7 @@ import pytest
 import yaml
 
 from kubenotes.sim.cluster import Cluster
-from kubenotes.sim.serve import find_kubectl, serve
-
-KUBECTL = find_kubectl()
+from kubenotes.sim.serve import serve
 
 MANIFESTS = """
 apiVersion: v1
