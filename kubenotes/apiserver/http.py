@@ -50,8 +50,9 @@ Served:
 Notes
 -----
 Simplified against upstream: responses are JSON only; request bodies are
-JSON, except the protobuf bodies of the few kinds kubectl's typed commands
-send (:func:`decode_protobuf`; kubectl does not fall back to JSON on 415);
+JSON, or protobuf as kubectl's typed commands send it (decoded to the same
+dict by :func:`kubenotes.apiserver.protobuf.decode_protobuf`; kubectl does not
+fall back to JSON on 415);
 no YAML or CBOR; no server-side apply (``application/apply-patch+yaml`` gets
 415); no ``exec``/``attach``/``portforward`` streams (400 with a clear
 message) and no ``metrics.k8s.io`` (``kubectl top`` says ``Metrics API not
@@ -84,7 +85,8 @@ from typing import Any, AsyncIterator, Callable
 
 from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubenotes.apiserver.request import Attributes, UserInfo
-from kubenotes.apiserver.server import HTTP_REQUEST, RESPONSE_WARNINGS, current_epoch, using_epoch
+from kubenotes.apiserver.protobuf import decode_protobuf
+from kubenotes.apiserver.server import HTTP_REQUEST, RESPONSE_WARNINGS, using_epoch
 from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error, new_unauthorized
 from kubenotes.apiserver.watch import ADDED, BOOKMARK
@@ -275,146 +277,6 @@ def parse_request_path(path: str) -> RequestInfo | None:
         return None
     return RequestInfo(group, version, namespace, rest[0], rest[1] if len(rest) > 1 else "",
                        rest[2] if len(rest) > 2 else "")
-
-
-# --------------------------------------------------------------------------- protobuf bodies
-# kubectl's typed clients (``create namespace``, ``create configmap``...) send protobuf bodies and ignore 415.
-# A field table per message: field number -> (JSON name, kind), kind one of "str", "int", "strs",
-# "map", "time" or a nested table; only the messages below are decoded.
-_TIME = "time"
-_OBJECT_META: dict[int, tuple[str, Any]] = {
-    1: ("name", "str"), 2: ("generateName", "str"), 3: ("namespace", "str"), 5: ("uid", "str"),
-    6: ("resourceVersion", "str"), 7: ("generation", "int"), 8: ("creationTimestamp", _TIME),
-    11: ("labels", "map"), 12: ("annotations", "map"), 14: ("finalizers", "strs"),
-}
-_DELETE_OPTIONS: dict[int, tuple[str, Any]] = {
-    1: ("gracePeriodSeconds", "int"), 2: ("preconditions", {1: ("uid", "str"), 2: ("resourceVersion", "str")}),
-    4: ("propagationPolicy", "str"), 5: ("dryRun", "strs"),
-}
-#: Field numbers from the kinds' ``generated.proto`` (k8s.io/api core/v1, policy/v1, authentication/v1).
-_PROTO_KINDS: dict[str, dict[int, tuple[str, Any]]] = {
-    "Namespace": {1: ("metadata", _OBJECT_META), 2: ("spec", {1: ("finalizers", "strs")})},
-    "ConfigMap": {1: ("metadata", _OBJECT_META), 2: ("data", "map"), 4: ("immutable", "bool")},
-    "ServiceAccount": {1: ("metadata", _OBJECT_META)},
-    "Secret": {1: ("metadata", _OBJECT_META), 2: ("data", "bmap"), 3: ("type", "str"), 4: ("stringData", "map"),
-               5: ("immutable", "bool")},
-    "ResourceQuota": {1: ("metadata", _OBJECT_META), 2: ("spec", {1: ("hard", "qmap"), 2: ("scopes", "strs")})},
-    "Eviction": {1: ("metadata", _OBJECT_META), 2: ("deleteOptions", _DELETE_OPTIONS)},
-    "SelfSubjectAccessReview": {1: ("metadata", _OBJECT_META), 2: ("spec", {
-        1: ("resourceAttributes", {1: ("namespace", "str"), 2: ("verb", "str"), 3: ("group", "str"),
-                                   4: ("version", "str"), 5: ("resource", "str"), 6: ("subresource", "str"),
-                                   7: ("name", "str")}),
-        2: ("nonResourceAttributes", {1: ("path", "str"), 2: ("verb", "str")})})},
-    "SelfSubjectReview": {1: ("metadata", _OBJECT_META)},  # status is the server's answer
-    "TokenRequest": {1: ("metadata", _OBJECT_META),
-                     2: ("spec", {1: ("audiences", "strs"), 4: ("expirationSeconds", "int"),
-                                  3: ("boundObjectRef", {1: ("kind", "str"), 2: ("apiVersion", "str"),
-                                                         3: ("name", "str"), 4: ("uid", "str")})})},
-}
-
-
-def _varint(b: bytes, i: int) -> tuple[int, int]:
-    shift = out = 0
-    while True:
-        c = b[i]
-        i += 1
-        out |= (c & 0x7F) << shift
-        if c < 0x80:
-            return out, i
-        shift += 7
-
-
-def _fields(b: bytes) -> list[tuple[int, Any]]:
-    """Wire-format fields ``(number, value)``: ints for varints, bytes for length-delimited."""
-    out, i = [], 0
-    while i < len(b):
-        key, i = _varint(b, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = _varint(b, i)
-        elif wt == 2:
-            n, i = _varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif wt == 1:
-            v, i = int.from_bytes(b[i:i + 8], "little"), i + 8
-        elif wt == 5:
-            v, i = int.from_bytes(b[i:i + 4], "little"), i + 4
-        else:
-            raise ValueError(f"unsupported wire type {wt}")
-        out.append((num, v))
-    return out
-
-
-def _message(b: bytes, table: dict[int, tuple[str, Any]]) -> dict:
-    from kubenotes.apiserver.server import format_timestamp
-
-    out: dict[str, Any] = {}
-    for num, v in _fields(b):
-        if num not in table:
-            continue
-        name, kind = table[num]
-        if kind == "str":
-            out[name] = v.decode()
-        elif kind in ("int", "bool"):
-            out[name] = bool(v) if kind == "bool" else v
-        elif kind == "strs":
-            out.setdefault(name, []).append(v.decode())
-        elif kind in ("map", "bmap", "qmap"):
-            kv = dict(_fields(v))
-            val = kv.get(2, b"")
-            if kind == "bmap":  # bytes values: base64 in JSON
-                import base64
-
-                text = base64.b64encode(val).decode()
-            elif kind == "qmap":  # resource.Quantity is a message with the string at field 1
-                text = dict(_fields(val)).get(1, b"").decode()
-            else:
-                text = val.decode()
-            out.setdefault(name, {})[kv.get(1, b"").decode()] = text
-        elif kind == _TIME:
-            secs = dict(_fields(v)).get(1, 0)
-            out[name] = format_timestamp(secs - int(current_epoch().timestamp()))  # Unix seconds -> virtual
-        else:
-            out[name] = _message(v, kind)
-    return out
-
-
-def decode_protobuf(raw: bytes) -> dict:
-    """A Kubernetes protobuf body (``k8s\\x00`` + ``runtime.Unknown``) as a JSON-shaped dict.
-
-    Only the kinds kubectl's typed commands send and the model serves are
-    decoded (``create namespace|configmap|serviceaccount|secret generic|quota|token``
-    and ``drain``'s Eviction), and of them only the fields those commands
-    set; others get 415 UnsupportedMediaType.
-
-    Raises
-    ------
-    ApiError
-        415 for another kind or a body that is not the Kubernetes envelope.
-
-    Examples
-    --------
-    >>> tm = b"\\x0a\\x02v1\\x12\\x09Namespace"
-    >>> meta = b"\\x0a\\x01x"
-    >>> ns = b"\\x0a" + bytes([len(meta)]) + meta
-    >>> unknown = b"\\x0a" + bytes([len(tm)]) + tm + b"\\x12" + bytes([len(ns)]) + ns
-    >>> decode_protobuf(b"k8s\\x00" + unknown)
-    {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': 'x'}}
-    """
-    if not raw.startswith(b"k8s\x00"):
-        raise _status(415, "UnsupportedMediaType", "the protobuf body lacks the k8s envelope", {})
-    try:
-        env = dict(_fields(raw[4:]))
-        tm = dict(_fields(env.get(1, b"")))
-        api_version, kind = tm.get(1, b"").decode(), tm.get(2, b"").decode()
-        table = _PROTO_KINDS.get(kind)
-        if table is None:
-            raise _status(415, "UnsupportedMediaType",
-                          f"the model decodes protobuf bodies only for {', '.join(sorted(_PROTO_KINDS))}, "
-                          f"not {kind or 'this body'}; send JSON (kubectl apply -f / create -f)", {})
-        return {"apiVersion": api_version, "kind": kind, **_message(env.get(2, b""), table)}
-    except (ValueError, IndexError, UnicodeDecodeError) as e:
-        raise new_bad_request(f"error decoding protobuf body: {e}") from None
 
 
 def pod_log_options(query: Any) -> dict:
@@ -681,6 +543,17 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             return error_response(e)
         except Exception as e:  # noqa: BLE001
             return error_response(new_internal_error(f"{type(e).__name__}: {e}"))
+
+    async def openapi_v2(request: Request) -> Response:
+        """The OpenAPI v2 document kubectl falls back to for a group-version /openapi/v3 lacks (protobuf only)."""
+        try:
+            await authenticate(request)
+        except ApiError as e:
+            return error_response(e)
+        mod = _openapi_module()
+        if mod is None:
+            return error_response(_not_found_path())
+        return Response(mod.openapi_v2_protobuf(git_version), media_type=mod.OPENAPI_V2_PROTOBUF)
 
     def openapi_answer(request: Request) -> Response:
         mod = _openapi_module()
@@ -987,6 +860,7 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         Route("/api/{version}", discovery, methods=["GET"]),
         Route("/apis/{group}", discovery, methods=["GET"]),
         Route("/apis/{group}/{version}", discovery, methods=["GET"]),
+        Route("/openapi/v2", openapi_v2, methods=["GET"]),
         Route("/openapi/v3", openapi, methods=["GET"]),
         Route("/openapi/v3/{path:path}", openapi, methods=["GET"]),
         Route("/{path:path}", resource, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),

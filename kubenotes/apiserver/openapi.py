@@ -36,6 +36,7 @@ References
 kubernetes/kubernetes@v1.34.0 api/openapi-spec/v3/api__v1_openapi.json
 kubernetes/kubernetes@v1.34.0 api/openapi-spec/v3/apis__apps__v1_openapi.json
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kube-openapi/pkg/handler3/handler.go (index shape)
+kube-openapi pkg/handler/handler.go (the v2 document's protobuf media types)
 """
 
 from __future__ import annotations
@@ -522,8 +523,9 @@ def openapi_v3_index() -> dict:
     return json.loads(_index())
 
 
-#: The media type kubectl asks ``/openapi/v2`` for (gnostic's OpenAPI v2 ``Document`` as protobuf).
-OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+#: The media type ``/openapi/v2`` answers with (gnostic's OpenAPI v2 ``Document`` as protobuf). kubectl asks for
+#: ``...spec.v2@v1.0+protobuf``; kube-openapi's handler returns the ``.v1.0`` spelling, which Go's mime parser accepts.
+OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 
 def _pb_bytes(field: int, payload: bytes) -> bytes:

@@ -37,7 +37,8 @@ walking the definition refs (not lightkube's models)::
                   for every property p of n that has one of the four extensions
     repeat until nothing changes: table[n][f][4] = ref(p) when table[ref(p)] is not empty
 
-which gave 358 reachable definitions, 199 of them with metadata (386 fields).
+which gave 358 reachable definitions, 199 of them with metadata (386 fields); SelfSubjectRulesReview,
+served later, added the same way (4 definitions, 10 fields).
 
 Notes
 -----
@@ -215,6 +216,24 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     },
     "io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec": {
         "resourceAttributes": _f(None, None, None, None, "io.k8s.api.authorization.v1.ResourceAttributes"),
+    },
+    "io.k8s.api.authorization.v1.NonResourceRule": {
+        "nonResourceURLs": _f(None, None, "atomic", None, None),
+        "verbs": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.authorization.v1.ResourceRule": {
+        "apiGroups": _f(None, None, "atomic", None, None),
+        "resourceNames": _f(None, None, "atomic", None, None),
+        "resources": _f(None, None, "atomic", None, None),
+        "verbs": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.authorization.v1.SelfSubjectRulesReview": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "status": _f(None, None, None, None, "io.k8s.api.authorization.v1.SubjectRulesReviewStatus"),
+    },
+    "io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {
+        "nonResourceRules": _f(None, None, "atomic", None, "io.k8s.api.authorization.v1.NonResourceRule"),
+        "resourceRules": _f(None, None, "atomic", None, "io.k8s.api.authorization.v1.ResourceRule"),
     },
     "io.k8s.api.authorization.v1.SubjectAccessReview": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -935,6 +954,7 @@ KINDS: dict[tuple[str, str], str] = {
     ("authentication.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("authorization.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
     ("authorization.k8s.io/v1", "SubjectAccessReview"): "io.k8s.api.authorization.v1.SubjectAccessReview",
     ("authorization.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("authorization.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",

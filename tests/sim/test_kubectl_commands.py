@@ -100,14 +100,6 @@ spec:
 """
 
 
-@pytest.fixture
-def kubectl_required():
-    if KUBECTL is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but no kubectl is installed (/usr/lib/google-cloud-sdk/bin/kubectl.1.33, "
-                        "/usr/bin/kubectl or PATH)")
-        pytest.skip("no kubectl installed (/usr/lib/google-cloud-sdk/bin/kubectl.1.33, /usr/bin/kubectl or PATH)")
-    return KUBECTL
 
 
 def _cluster(*nodes: str, cordoned: tuple[str, ...] = ()) -> Cluster:
@@ -255,7 +247,7 @@ def test_describe_pod_shows_the_schedulers_event(kubectl_required):
 
 
 @pytest.mark.xfail(strict=True, reason="the modelled kubelet records no events (Pulling/Pulled/Created/Started); "
-                                       "kubenotes/sim/kubelet.py")
+                                       "kubenotes/sim/kubelet.py is a stand-in until issue #9 (node side)")
 def test_describe_pod_shows_the_kubelets_events(kubectl_required):
     s = _served("n1")
     try:
@@ -497,7 +489,7 @@ def test_scale_then_get_watch_shows_the_new_pod_come_up_as_the_clock_runs(kubect
 
 @pytest.mark.xfail(strict=True, reason="the modelled kubelet posts no status between binding and Running (a real "
                                        "one shows the container waiting with reason ContainerCreating); "
-                                       "kubenotes/sim/kubelet.py")
+                                       "kubenotes/sim/kubelet.py is a stand-in until issue #9 (node side)")
 def test_get_watch_shows_container_creating(kubectl_required):
     s = _served("n1")
     try:
@@ -685,8 +677,6 @@ def test_explain_and_api_resources(kubectl_required):
         s.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="SelfSubjectRulesReview is not served (404); server.py/resources.py should "
-                                       "answer it with rbac.subject_rules_review_status")
 def test_auth_can_i_list(kubectl_required):
     s = _served("n1")
     try:
@@ -748,8 +738,6 @@ def test_invalid_names_the_field_once(kubectl_required):
         s.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="kubectl create deployment sends a protobuf apps/v1 Deployment; the HTTP "
-                                       "layer decodes protobuf only for a few kinds (http.py)")
 def test_create_deployment_imperatively(kubectl_required):
     s = _served("n1")
     try:
@@ -773,9 +761,6 @@ def test_an_unknown_field_is_refused_by_strict_field_validation(kubectl_required
         s.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="for a group-version missing from /openapi/v3 kubectl's field-validation check "
-                                       "falls back to GET /openapi/v2 (protobuf), which 404s, so it stops at 'error "
-                                       "validating data' before the mapping error (openapi.py)")
 def test_an_unknown_api_version_is_a_mapping_error(kubectl_required):
     s = _served("n1")
     try:
