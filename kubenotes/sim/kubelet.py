@@ -181,6 +181,7 @@ def _statements(script: str) -> list[list[str]] | None:
     lex = shlex.shlex(script, posix=True, punctuation_chars=";&|<>()")
     lex.whitespace = " \t\r"
     lex.commenters = ""
+    lex.wordchars += "$`{}:,+%@!^[]"  # keep $VAR, ${VAR} and backquotes inside their words
     out: list[list[str]] = [[]]
     try:
         tokens = list(lex)
@@ -203,7 +204,65 @@ def _statements(script: str) -> list[list[str]] | None:
     return [c for c in out if c != []]  # None stays, ending the script
 
 
-def modelled_output(container: dict, annotations: dict | None = None) -> list[tuple[float, str]]:
+_K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+_SHELL_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def expand_kubernetes_vars(text: str, env: dict[str, str]) -> str:
+    """The kubelet's ``$(VAR)`` expansion of ``command`` and ``args`` (``$$`` escapes; unknown names stay).
+
+    Examples
+    --------
+    >>> expand_kubernetes_vars("hello $(NAME) $(MISSING) $$(NAME)", {"NAME": "web"})
+    'hello web $(MISSING) $(NAME)'
+    """
+    def sub(m: re.Match) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        return env.get(m.group(1), m.group(0))
+
+    return _K8S_VAR.sub(sub, text)
+
+
+def container_env(pod: dict, container: dict) -> dict[str, str]:
+    """The variables the model knows a container's shell has: literal ``env`` values and ``HOSTNAME``.
+
+    ``HOSTNAME`` is the pod's hostname (``spec.hostname`` or the pod name),
+    as the runtime sets it. Variables from ``valueFrom``, ``envFrom`` and the
+    Service links are not known here.
+
+    Examples
+    --------
+    >>> container_env({"metadata": {"name": "web-1"}}, {"env": [{"name": "A", "value": "1"}, {"name": "B",
+    ...                "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]})
+    {'HOSTNAME': 'web-1', 'A': '1'}
+    """
+    env = {"HOSTNAME": (pod.get("spec") or {}).get("hostname") or (pod.get("metadata") or {}).get("name", "")}
+    for e in container.get("env") or ():
+        if "value" in e and "valueFrom" not in e:
+            env[e["name"]] = expand_kubernetes_vars(str(e["value"]), env)
+    return env
+
+
+def _expand_shell_words(cmd: list[str], env: dict[str, str]) -> list[str] | None:
+    """``$VAR``/``${VAR}`` in each word from ``env``; None when a word needs anything else (unknown names,
+    ``$(...)``, arithmetic, backquotes)."""
+    out = []
+    for w in cmd:
+        if "`" in w:
+            return None
+        names = [a or b for a, b in _SHELL_VAR.findall(w)]
+        if any(n not in env for n in names):
+            return None
+        w2 = _SHELL_VAR.sub(lambda m: env[m.group(1) or m.group(2)], w)
+        if "$" in _SHELL_VAR.sub("", w):
+            return None
+        out.append(w2)
+    return out
+
+
+def modelled_output(container: dict, annotations: dict | None = None,
+                    env: dict[str, str] | None = None) -> list[tuple[float, str]]:
     """What a container prints, as far as the model can know: ``(seconds after start, line)`` pairs.
 
     Parameters
@@ -212,6 +271,10 @@ def modelled_output(container: dict, annotations: dict | None = None) -> list[tu
         The container spec (``name``, ``command``, ``args``).
     annotations : dict, optional
         The pod's annotations: ``kubenotes.io/log.<name>`` or ``kubenotes.io/log`` script the output.
+    env : dict, optional
+        The variables known to the container (:func:`container_env`): the
+        kubelet expands ``$(VAR)`` in ``command``/``args`` with them, and the
+        shell ``$VAR``/``${VAR}`` in a ``sh -c`` script.
 
     Returns
     -------
@@ -221,7 +284,9 @@ def modelled_output(container: dict, annotations: dict | None = None) -> list[tu
     Notes
     -----
     Only ``echo`` (with ``-n``/``-e``), ``printf``, ``sleep N``, ``true`` and
-    ``:`` are interpreted, as the whole command or in a ``sh -c`` script of
+    ``:`` are interpreted, with ``$VAR`` expanded from ``env`` (a script that
+    single-quotes a ``$`` stops there: the model does not track quoting after
+    splitting words), as the whole command or in a ``sh -c`` script of
     simple commands joined by ``;``, ``&&`` or newlines. Anything else ends
     the modelled output: its output and what follows it are unknowable
     without running the program. A command with no ``command:`` runs the
@@ -237,15 +302,19 @@ def modelled_output(container: dict, annotations: dict | None = None) -> list[tu
     [(0.0, 'start')]
     >>> modelled_output({"name": "web", "image": "nginx"}, {"kubenotes.io/log": "ready\\nlistening on 80"})
     [(0.0, 'ready'), (0.0, 'listening on 80')]
+    >>> modelled_output({"name": "c", "command": ["sh", "-c", "echo hello from $HOSTNAME; echo $(GREETING)"]},
+    ...                 env={"HOSTNAME": "hello-1", "GREETING": "hi"})
+    [(0.0, 'hello from hello-1'), (0.0, 'hi')]
     """
     ann = annotations or {}
     scripted = ann.get(f"{LOG_ANNOTATION}.{container.get('name', '')}", ann.get(LOG_ANNOTATION))
     if scripted is not None:
         return [(0.0, line) for line in str(scripted).splitlines()]
-    argv = [str(a) for a in (container.get("command") or [])]
+    env = env or {}
+    argv = [expand_kubernetes_vars(str(a), env) for a in (container.get("command") or [])]
     if not argv:
         return []
-    argv += [str(a) for a in container.get("args") or []]
+    argv += [expand_kubernetes_vars(str(a), env) for a in container.get("args") or []]
     prog = argv[0].rsplit("/", 1)[-1]
     if prog in _SHELLS and len(argv) >= 3 and argv[1] in ("-c", "-ec", "-xc", "-exc", "-euc", "-eu", "-e"):
         if argv[1] in ("-e", "-eu"):  # sh -e -c SCRIPT
@@ -257,6 +326,8 @@ def modelled_output(container: dict, annotations: dict | None = None) -> list[tu
         statements = _statements(script)
         if statements is None:
             return []
+        if re.search(r"'[^']*\$[^']*'", script):
+            env = None  # a single-quoted $ is literal, which the split words no longer show: stop at any $
     else:
         statements = [argv]
     lines: list[tuple[float, str]] = []
@@ -264,9 +335,12 @@ def modelled_output(container: dict, annotations: dict | None = None) -> list[tu
     for cmd in statements:
         if cmd is None or not cmd:
             break
-        name, rest = cmd[0].rsplit("/", 1)[-1], cmd[1:]
         if any("$" in w or "`" in w for w in cmd):
-            break  # expansions need the shell's state
+            expanded = _expand_shell_words(cmd, env) if env is not None else None
+            if expanded is None:
+                break  # other expansions need the shell's state
+            cmd = expanded
+        name, rest = cmd[0].rsplit("/", 1)[-1], cmd[1:]
         if name == "echo":
             newline, escapes = True, False
             while rest and rest[0] in ("-n", "-e", "-ne", "-en", "-E"):
@@ -766,8 +840,8 @@ class StandInKubelet:
             cid = self._container_id(uid, c["name"])
             if runs and runs[-1].container_id == cid:
                 continue
-            runs.append(ContainerRun(cid, started, lines=[(started + dt, text)
-                                                          for dt, text in modelled_output(c, ann)]))
+            lines = modelled_output(c, ann, container_env(pod, c))
+            runs.append(ContainerRun(cid, started, lines=[(started + dt, text) for dt, text in lines]))
 
     def _write_terminated(self, uid: str, exit_code: int, started: float, restarting: bool = False) -> None:
         pod = self.pods.get(uid)

@@ -228,3 +228,17 @@ def test_exec_attach_and_portforward_are_refused_with_a_reason(cluster):
                        "kubectl")
     with pytest.raises(ApiError, match=r"choose one of: \[a b\]"):
         cluster.server.connect(attrs, "")
+
+
+def test_variables_the_model_knows_are_expanded():
+    """$(VAR) in command/args is the kubelet's expansion (expansion.go); $VAR in sh -c is the shell's, from the
+    container's literal env and HOSTNAME (the pod name). Unknown variables and single-quoted $ stop the model."""
+    c = Cluster([NODE, _pod("greeter", [{
+        "name": "c", "image": "busybox",
+        "env": [{"name": "GREETING", "value": "hello"}, {"name": "WHO", "value": "$(GREETING) world"},
+                {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+        "command": ["sh", "-c", "echo $GREETING from $HOSTNAME; echo ${WHO}; echo $(GREETING)x; echo on $NODE; "
+                                "echo never"]}])])
+    c.run(until=5)
+    assert _log(c, "greeter") == "hello from greeter\nhello world\nhellox\n"
+    assert modelled_output({"command": ["sh", "-c", "echo '$HOME'; echo b"]}, env={"HOME": "/root"}) == []
