@@ -648,37 +648,6 @@ class Manifests:
         """``KubeSchedulerConfiguration`` documents as plain dicts."""
         return self.of_kind("KubeSchedulerConfiguration")
 
-    def to_cluster_objects(self) -> Any:
-        """The non-node, non-pod objects the scheduler's plugins read.
-
-        Returns
-        -------
-        kubenotes.scheduler.snapshot.ClusterObjects
-            Namespace labels, Services, ReplicationControllers, ReplicaSets,
-            StatefulSets, PersistentVolumeClaims, PersistentVolumes,
-            StorageClasses, PodDisruptionBudgets and PriorityClasses.
-        """
-        from kubenotes.scheduler.snapshot import ClusterObjects
-
-        return ClusterObjects(
-            namespaces={ns.metadata.name: dict(ns.metadata.labels or {}) for ns in self.namespaces},
-            services=self.of_kind("Service"),
-            replication_controllers=self.of_kind("ReplicationController"),
-            replica_sets=self.of_kind("ReplicaSet"),
-            stateful_sets=self.of_kind("StatefulSet"),
-            persistent_volume_claims=self.of_kind("PersistentVolumeClaim"),
-            persistent_volumes=self.of_kind("PersistentVolume"),
-            storage_classes=self.of_kind("StorageClass"),
-            pod_disruption_budgets=self.of_kind("PodDisruptionBudget"),
-            priority_classes=self.priority_classes,
-        )
-
-    def to_snapshot(self) -> Any:
-        """A scheduler :class:`~kubenotes.scheduler.snapshot.Snapshot` of the nodes and their bound pods."""
-        from kubenotes.scheduler.snapshot import new_snapshot
-
-        return new_snapshot(self.nodes, self.pods)
-
 
 # ---------------------------------------------------------------------------
 # Entry points

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from kubenotes.api.quantity import format_quantity, milli_value, value
+from kubenotes.api.selectors import is_qualified_name
 from kubenotes.errors import FieldError
 
 __all__ = [
@@ -36,6 +37,15 @@ __all__ = [
     "pod_non_zero_requests",
     "is_restartable_init_container",
     "is_scalar_resource",
+    "RESOURCE_DEFAULT_NAMESPACE_PREFIX",
+    "DEFAULT_RESOURCE_REQUESTS_PREFIX",
+    "HUGEPAGES_PREFIX",
+    "ATTACHABLE_VOLUMES_PREFIX",
+    "is_native_resource",
+    "is_extended_resource_name",
+    "is_hugepage_resource_name",
+    "is_attachable_volume_resource_name",
+    "is_scalar_resource_name",
     "validate_resource_requirements",
     "resource_requirements_errors",
 ]
@@ -52,6 +62,69 @@ DEFAULT_MEMORY_REQUEST_BYTES = 200 * 1024 * 1024
 
 _POD_LEVEL = (CPU, MEMORY)
 _HUGEPAGES = "hugepages-"
+
+
+
+# Resource names (``pkg/apis/core/v1/helper`` v1helper, ``schedutil.IsScalarResourceName``)
+
+#: Resources in this namespace are native (``v1.ResourceDefaultNamespacePrefix``).
+RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
+#: Quota prefix; extended resource names must stay qualified names behind it.
+DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
+#: ``v1.ResourceHugePagesPrefix``.
+HUGEPAGES_PREFIX = "hugepages-"
+#: ``v1.ResourceAttachableVolumesPrefix``.
+ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
+
+
+def is_native_resource(name: str) -> bool:
+    """True for names without a domain or in ``kubernetes.io/`` (``v1helper.IsNativeResource``).
+
+    Examples
+    --------
+    >>> is_native_resource("cpu"), is_native_resource("kubernetes.io/x"), is_native_resource("example.com/x")
+    (True, True, False)
+    """
+    return "/" not in name or RESOURCE_DEFAULT_NAMESPACE_PREFIX in name
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """True for a resource outside ``kubernetes.io/`` with a valid qualified name (``IsExtendedResourceName``).
+
+    Examples
+    --------
+    >>> is_extended_resource_name("nvidia.com/gpu"), is_extended_resource_name("hugepages-2Mi")
+    (True, False)
+    """
+    if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
+        return False
+    return not is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
+
+
+def is_hugepage_resource_name(name: str) -> bool:
+    """True for ``hugepages-<size>`` (``IsHugePageResourceName``)."""
+    return name.startswith(HUGEPAGES_PREFIX)
+
+
+def is_attachable_volume_resource_name(name: str) -> bool:
+    """True for ``attachable-volumes-*`` (``IsAttachableVolumeResourceName``)."""
+    return name.startswith(ATTACHABLE_VOLUMES_PREFIX)
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """True for resources the scheduler keeps in ``Resource.ScalarResources`` (``schedutil.IsScalarResourceName``).
+
+    Extended resources, hugepages, ``kubernetes.io/``-prefixed native
+    resources and attachable volumes; ``pods`` or ``storage`` are not scalar.
+
+    Examples
+    --------
+    >>> [is_scalar_resource_name(n) for n in ("example.com/aaa", "hugepages-2Mi", "kubernetes.io/x", "pods", "storage")]
+    [True, True, True, False, False]
+    """
+    return (is_extended_resource_name(name) or is_hugepage_resource_name(name)
+            or ("/" in name and RESOURCE_DEFAULT_NAMESPACE_PREFIX in name)
+            or is_attachable_volume_resource_name(name))
 
 
 def resource_list(rl: Mapping[str, Any] | None, field_path: str = "") -> dict[str, int]:
@@ -307,8 +380,6 @@ def is_scalar_resource(name: str) -> bool:
     >>> is_scalar_resource("nvidia.com/gpu"), is_scalar_resource("hugepages-2Mi"), is_scalar_resource("storage")
     (True, True, False)
     """
-    from kubenotes.scheduler.plugins.helper import is_scalar_resource_name
-
     return is_scalar_resource_name(name)
 
 

@@ -19,7 +19,7 @@ authenticator accepts is answered 401 Unauthorized
 (:func:`kubenotes.apiserver.status.new_unauthorized`).
 
 Times are virtual: ``iat``/``exp`` count from
-:data:`kubenotes.apiserver.server.DEFAULT_EPOCH` plus the SimPy clock.
+:data:`kubenotes.apiserver.clock.DEFAULT_EPOCH` plus the SimPy clock.
 
 References
 ----------
@@ -138,7 +138,7 @@ def _json(o: Any) -> bytes:
 
 def _epoch_seconds(epoch: _dt.datetime | None) -> int:
     if epoch is None:
-        from kubenotes.apiserver.server import DEFAULT_EPOCH
+        from kubenotes.apiserver.clock import DEFAULT_EPOCH
 
         epoch = DEFAULT_EPOCH
     return int(epoch.timestamp())
@@ -178,7 +178,7 @@ def issue_service_account_token(namespace: str, name: str, uid: str, expiration_
     key : bytes
         HMAC key (the model's fixed key by default).
     epoch : datetime, optional
-        Wall-clock time of virtual second 0 (:data:`~kubenotes.apiserver.server.DEFAULT_EPOCH`).
+        Wall-clock time of virtual second 0 (:data:`~kubenotes.apiserver.clock.DEFAULT_EPOCH`).
 
     Returns
     -------

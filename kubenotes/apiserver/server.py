@@ -56,8 +56,7 @@ __all__ = ["APIServer", "Client", "AuditEntry", "DEFAULT_EPOCH", "format_timesta
            "DISRUPTION_BUDGET_MESSAGE", "current_epoch", "using_epoch", "resolve_epoch", "validate_pod_log_options",
            "validate_container", "NO_PROCESSES_MESSAGE"]
 
-#: Wall-clock time of virtual second 0 (the v1.34.0 release day); timestamps in objects count from it.
-DEFAULT_EPOCH = _dt.datetime(2025, 8, 27, tzinfo=_dt.timezone.utc)
+from kubenotes.apiserver.clock import DEFAULT_EPOCH  # noqa: E402 - re-exported: server.DEFAULT_EPOCH
 
 #: The 429 message of an eviction a PodDisruptionBudget does not allow (``pkg/registry/core/pod/storage/eviction.go``).
 DISRUPTION_BUDGET_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."

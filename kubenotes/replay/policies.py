@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -90,9 +90,34 @@ from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCO
 
 if TYPE_CHECKING:  # pragma: no cover
     from kubenotes.datasets.alibaba import TraceArrays
-    from kubenotes.replay.engine import ClusterState
     from kubenotes.scheduler.framework.cycle_state import CycleState
     from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
+
+
+class ClusterView(Protocol):
+    """What a policy reads of the replayed cluster (:class:`~kubenotes.replay.engine.ClusterState` is one).
+
+    Arrays have one entry per node (``(n,)``), ``gpu_left`` one per card
+    (``(n, max_cards)``, milli-GPUs); defined here so that the policies do not
+    import the engine that imports them.
+    """
+
+    rng: np.random.Generator
+    models: list[str]
+    max_cards: int
+    milli_cpu_capacity: np.ndarray
+    milli_cpu_left: np.ndarray
+    memory_capacity: np.ndarray
+    memory_left: np.ndarray
+    gpu_count: np.ndarray
+    all_nodes_have_gpus: bool
+    gpu_left: np.ndarray
+    total_gpu_left: np.ndarray
+    free_cards: np.ndarray
+    affinity_tags: dict[str, int]
+    affinity: np.ndarray
+    states: Any
+    state_id: np.ndarray
 
 __all__ = [
     "POLICY_NAMES",
@@ -611,13 +636,13 @@ class _Policy:
         """Vectorized NormalizeScore (identity unless the plugin has ScoreExtensions)."""
         return scores
 
-    def select_gpus(self, pod: PodRequest, cluster: "ClusterState", node: int) -> list[int]:
+    def select_gpus(self, pod: PodRequest, cluster: "ClusterView", node: int) -> list[int]:
         """Cards of ``node`` the pod gets (best fit; whole GPUs: lowest-numbered free cards).
 
         Parameters
         ----------
         pod : PodRequest
-        cluster : ClusterState
+        cluster : ClusterView
         node : int
             Node index.
 
@@ -672,13 +697,13 @@ class _Policy:
         """
         raise NotImplementedError
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:  # pragma: no cover
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:  # pragma: no cover
         """The scores of many nodes of a :class:`~kubenotes.replay.engine.ClusterState` at once (the vectorized face).
 
         Parameters
         ----------
         pod : PodRequest
-        cluster : ClusterState
+        cluster : ClusterView
         nodes : numpy.ndarray of int64, shape (F,)
             Indices of the feasible nodes.
 
@@ -716,7 +741,7 @@ class _ResourceStrategy(_Policy):
         raise NotImplementedError
 
     @staticmethod
-    def _arrays(pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray):
+    def _arrays(pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray):
         alloc = (cluster.milli_cpu_capacity[nodes], cluster.memory_capacity[nodes], cluster.gpu_count[nodes] * MILLI_PER_GPU)
         req = (alloc[0] - cluster.milli_cpu_left[nodes] + pod.milli_cpu,
                alloc[1] - cluster.memory_left[nodes] + pod.memory_bytes,
@@ -758,7 +783,7 @@ class LeastAllocated(_ResourceStrategy):
             weights += 1
         return score // weights if weights else 0
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores)."""
         req, alloc = self._arrays(pod, cluster, nodes)
         if cluster.all_nodes_have_gpus:
@@ -801,7 +826,7 @@ class MostAllocated(_ResourceStrategy):
             weights += 1
         return score // weights if weights else 0
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores)."""
         req, alloc = self._arrays(pod, cluster, nodes)
         if cluster.all_nodes_have_gpus:
@@ -862,7 +887,7 @@ class BalancedAllocation(_ResourceStrategy):
             std = math.sqrt(s / len(fr))
         return int((1 - std) * MAX_NODE_SCORE)
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores)."""
         if pod.milli_cpu == 0 and pod.memory_bytes == 0 and pod.total_gpu_milli == 0:
             return np.zeros(len(nodes), dtype=np.int64)
@@ -937,14 +962,14 @@ class Random(_Policy):
             return 0, Status.error(f"reading {self.STATE_KEY!r} from cycleState: not found")
         return (MAX_NODE_SCORE if node_info.name == chosen else MIN_NODE_SCORE), Status()
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """100 for one node of ``nodes`` drawn with ``cluster.rng``, 0 for the others."""
         s = np.zeros(len(nodes), dtype=np.int64)
         if len(nodes):
             s[int(cluster.rng.integers(len(nodes)))] = MAX_NODE_SCORE
         return s
 
-    def select_gpus(self, pod: PodRequest, cluster: "ClusterState", node: int) -> list[int]:
+    def select_gpus(self, pod: PodRequest, cluster: "ClusterView", node: int) -> list[int]:
         """A uniformly random card that fits (sharing pods); the lowest free cards otherwise."""
         count = int(cluster.gpu_count[node])
         left = cluster.gpu_left[node].tolist()
@@ -987,7 +1012,7 @@ class DotProd(_Policy):
         dot += n1 * p1
         return int(float(MAX_NODE_SCORE) * (1 - dot / 2.0))
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores)."""
         cl = cluster.milli_cpu_left[nodes]
         n0 = cl / MAX_SPEC_MILLI_CPU
@@ -1029,7 +1054,7 @@ class GpuClustering(_Policy):
             return base + (MAX_NODE_SCORE * 3 // 4 if len(tags) == 1 else MAX_NODE_SCORE * 2 // 4)
         return base + (MAX_NODE_SCORE // 4 if len(tags) == 0 else 0)
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores)."""
         tag = pod.affinity_tag
         if tag == _NO_GPU_TAG:
@@ -1088,7 +1113,7 @@ class GpuPacking(_Policy):
         ratio = sum(node.gpu_left[i] * 100 // MILLI_PER_GPU for i in used)
         return max(MAX_NODE_SCORE - ratio // 10, MAX_NODE_SCORE // 2)
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores)."""
         if pod.gpu_milli <= 0:
             return np.zeros(len(nodes), dtype=np.int64)
@@ -1160,7 +1185,7 @@ class BestFit(_Policy):
             return np.full(len(scores), MIN_NODE_SCORE, dtype=np.int64)
         return (scores - lo) * (MAX_NODE_SCORE - MIN_NODE_SCORE) // (hi - lo) + MIN_NODE_SCORE
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """Vectorized raw :meth:`score` over ``nodes`` (int64, before :meth:`normalize_scores`)."""
         f0 = cluster.milli_cpu_left[nodes].astype(np.float64)
         f1 = cluster.total_gpu_left[nodes].astype(np.float64)
@@ -1298,7 +1323,7 @@ class FGD(_Policy):
         return int(_sigmoid((before - after) / 1000.0) * float(MAX_NODE_SCORE))
 
     # -- vectorized face ----------------------------------------------------
-    def fragmentation(self, cluster: "ClusterState") -> Fragmentation:
+    def fragmentation(self, cluster: "ClusterView") -> Fragmentation:
         """The :class:`Fragmentation` of this plugin's typical pods over ``cluster``'s models."""
         if self.typical is None:
             raise ValueError("typical pods are not set")
@@ -1308,7 +1333,7 @@ class FGD(_Policy):
             self._frag_key = key
         return self._frag
 
-    def _memo_for(self, pod: PodRequest, cluster: "ClusterState") -> tuple[np.ndarray, np.ndarray]:
+    def _memo_for(self, pod: PodRequest, cluster: "ClusterView") -> tuple[np.ndarray, np.ndarray]:
         states = cluster.states
         if self._memo_owner is not states:
             self._memo_owner, self._memo = states, {}
@@ -1323,7 +1348,7 @@ class FGD(_Policy):
             entry = self._memo[pod.key] = (score, best)
         return entry
 
-    def _state_scores(self, pod: PodRequest, cluster: "ClusterState", sids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _state_scores(self, pod: PodRequest, cluster: "ClusterView", sids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Scores of node states ``sids`` for ``pod``'s shape, and which card positions reach them.
 
         Works on the canonical state (cards sorted by free GPU, descending)
@@ -1373,7 +1398,7 @@ class FGD(_Policy):
             return top, bits.astype(np.int16)
         return (_sigmoid((before - after) / 1000.0) * float(MAX_NODE_SCORE)).astype(np.int64), zero
 
-    def score_nodes(self, pod: PodRequest, cluster: "ClusterState", nodes: np.ndarray) -> np.ndarray:
+    def score_nodes(self, pod: PodRequest, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
         """Vectorized :meth:`score` over ``nodes`` (int64 scores), cached per node state and pod shape."""
         memo, best = self._memo_for(pod, cluster)
         sids = cluster.state_id[nodes]
@@ -1385,7 +1410,7 @@ class FGD(_Policy):
             vals = memo[sids]
         return vals.astype(np.int64)
 
-    def select_gpus(self, pod: PodRequest, cluster: "ClusterState", node: int) -> list[int]:
+    def select_gpus(self, pod: PodRequest, cluster: "ClusterView", node: int) -> list[int]:
         """The card lowering fragmentation most (first on ties); whole GPUs: the lowest free cards."""
         count = int(cluster.gpu_count[node])
         left = cluster.gpu_left[node, :count].tolist()

@@ -117,6 +117,7 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
     from kubenotes.api.manifests import load_manifests
     from kubenotes.scheduler.config import load_config, load_config_file
     from kubenotes.scheduler.schedule_one import new_scheduler
+    from kubenotes.scheduler.snapshot import cluster_objects_from_manifests
 
     m = load_manifests(*sources)
     if config_file is not None:
@@ -130,7 +131,7 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
     if cfg is not None and len(cfg.profiles) > 1:
         warn(f"{len(cfg.profiles)} profiles configured; scheduling pods of the first ({cfg.profiles[0].scheduler_name})")
     try:
-        sched = new_scheduler(m.nodes, m.pods, config=cfg, objects=m.to_cluster_objects(), seed=seed, warn=warn)
+        sched = new_scheduler(m.nodes, m.pods, config=cfg, objects=cluster_objects_from_manifests(m), seed=seed, warn=warn)
     except ConfigError as e:
         name = cfg.profiles[0].scheduler_name if cfg is not None else "default-scheduler"
         raise ConfigError(f"initializing profiles: creating profile for scheduler name {name}: {e}") from None

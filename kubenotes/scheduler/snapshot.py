@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from kubenotes.scheduler.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
 
-__all__ = ["Snapshot", "ClusterObjects", "new_snapshot"]
+__all__ = ["Snapshot", "ClusterObjects", "new_snapshot", "cluster_objects_from_manifests", "snapshot_from_manifests"]
 
 
 @dataclass
@@ -183,3 +183,37 @@ def new_snapshot(nodes: Iterable[Any], pods: Iterable[Any], *, warn=None) -> Sna
             continue
         ni.add_pod(pi)
     return snap
+
+
+def cluster_objects_from_manifests(manifests: Any) -> ClusterObjects:
+    """The non-node, non-pod objects of loaded manifests that the scheduler's plugins read.
+
+    Parameters
+    ----------
+    manifests : kubenotes.api.manifests.Manifests
+
+    Returns
+    -------
+    ClusterObjects
+        Namespace labels, Services, ReplicationControllers, ReplicaSets,
+        StatefulSets, PersistentVolumeClaims, PersistentVolumes,
+        StorageClasses, PodDisruptionBudgets and PriorityClasses.
+    """
+    m = manifests
+    return ClusterObjects(
+        namespaces={ns.metadata.name: dict(ns.metadata.labels or {}) for ns in m.namespaces},
+        services=m.of_kind("Service"),
+        replication_controllers=m.of_kind("ReplicationController"),
+        replica_sets=m.of_kind("ReplicaSet"),
+        stateful_sets=m.of_kind("StatefulSet"),
+        persistent_volume_claims=m.of_kind("PersistentVolumeClaim"),
+        persistent_volumes=m.of_kind("PersistentVolume"),
+        storage_classes=m.of_kind("StorageClass"),
+        pod_disruption_budgets=m.of_kind("PodDisruptionBudget"),
+        priority_classes=m.priority_classes,
+    )
+
+
+def snapshot_from_manifests(manifests: Any) -> Snapshot:
+    """A :class:`Snapshot` of loaded manifests' nodes and their bound pods."""
+    return new_snapshot(manifests.nodes, manifests.pods)

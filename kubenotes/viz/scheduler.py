@@ -37,6 +37,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from kubenotes.scheduler.snapshot import cluster_objects_from_manifests
 from kubenotes.viz.graphs import detached_figure
 
 __all__ = [
@@ -1158,7 +1159,7 @@ def pod_variant(
 
 
 def _cluster_parts(manifests: Any) -> tuple[list[Any], list[Any], Any]:
-    return manifests.nodes, manifests.pods, manifests.to_cluster_objects()
+    return manifests.nodes, manifests.pods, cluster_objects_from_manifests(manifests)
 
 
 # id(manifests) -> (weak reference, object count, nodes, running PodInfos, ClusterObjects).

@@ -280,31 +280,6 @@ def test_accessors_get_and_repr():
     assert repr(m) == "Manifests(Node=1, Pod=1)"
 
 
-def test_to_cluster_objects_from_the_sample_cluster():
-    from kubenotes.scheduler.snapshot import ClusterObjects
-
-    m = load_manifests(DATA / "cluster")
-    co = m.to_cluster_objects()
-    assert isinstance(co, ClusterObjects)
-    assert co.namespace_labels("ml")["gpu-access"] == "true"
-    assert co.namespace_labels("web")["kubernetes.io/metadata.name"] == "web"
-    assert {s.metadata.name for s in co.services} == {"web", "redis", "postgres", "kube-dns", "ingress-nginx-controller"}
-    assert len(co.replica_sets) == 4 and [s.metadata.name for s in co.stateful_sets] == ["postgres"]
-    assert len(co.persistent_volume_claims) == 3 and len(co.persistent_volumes) == 3
-    assert [s.metadata.name for s in co.storage_classes] == ["standard-rwo"]
-    assert {p.metadata.name for p in co.pod_disruption_budgets} == {"web", "postgres"}
-    assert {p.metadata.name for p in co.priority_classes} == {"high-priority", "ml-training", "default-priority", "batch-low"}
-    assert co.replication_controllers == []
-
-
-def test_to_snapshot_counts_bound_pods():
-    m = load_manifests(DATA / "cluster")
-    snap = m.to_snapshot()
-    assert snap.num_nodes() == 9
-    assert sum(len(n.pods) for n in snap.list()) == len([p for p in m.pods if p.spec.nodeName])
-    assert snap.get("worker-a-2").requested.milli_cpu == 6650
-
-
 # --------------------------------------------------------------------------- defaults and admission
 
 

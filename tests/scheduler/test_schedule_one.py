@@ -543,3 +543,38 @@ def test_trace_false_batch_path_makes_identical_decisions(case, monkeypatch, ran
     fast = outcome(False)
     assert traced == fast
     assert any(batched)
+
+
+# --------------------------------------------------------------------------- from loaded manifests
+def test_cluster_objects_from_the_sample_cluster():
+    from pathlib import Path
+
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.scheduler.snapshot import ClusterObjects, cluster_objects_from_manifests
+
+    m = load_manifests(Path(__file__).resolve().parents[2] / "data" / "cluster")
+    co = cluster_objects_from_manifests(m)
+    assert isinstance(co, ClusterObjects)
+    assert co.namespace_labels("ml")["gpu-access"] == "true"
+    assert co.namespace_labels("web")["kubernetes.io/metadata.name"] == "web"
+    assert {s.metadata.name for s in co.services} == {"web", "redis", "postgres", "kube-dns", "ingress-nginx-controller"}
+    assert len(co.replica_sets) == 4 and [s.metadata.name for s in co.stateful_sets] == ["postgres"]
+    assert len(co.persistent_volume_claims) == 3 and len(co.persistent_volumes) == 3
+    assert [s.metadata.name for s in co.storage_classes] == ["standard-rwo"]
+    assert {p.metadata.name for p in co.pod_disruption_budgets} == {"web", "postgres"}
+    assert {p.metadata.name for p in co.priority_classes} == {"high-priority", "ml-training", "default-priority",
+                                                             "batch-low"}
+    assert co.replication_controllers == []
+
+
+def test_snapshot_from_manifests_counts_bound_pods():
+    from pathlib import Path
+
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.scheduler.snapshot import snapshot_from_manifests
+
+    m = load_manifests(Path(__file__).resolve().parents[2] / "data" / "cluster")
+    snap = snapshot_from_manifests(m)
+    assert snap.num_nodes() == 9
+    assert sum(len(n.pods) for n in snap.list()) == len([p for p in m.pods if p.spec.nodeName])
+    assert snap.get("worker-a-2").requested.milli_cpu == 6650

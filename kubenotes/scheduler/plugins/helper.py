@@ -32,6 +32,17 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from kubenotes.api.resources import (  # noqa: F401 - re-exported: v1helper's names, kept by the API layer
+    ATTACHABLE_VOLUMES_PREFIX,
+    DEFAULT_RESOURCE_REQUESTS_PREFIX,
+    HUGEPAGES_PREFIX,
+    RESOURCE_DEFAULT_NAMESPACE_PREFIX,
+    is_attachable_volume_resource_name,
+    is_extended_resource_name,
+    is_hugepage_resource_name,
+    is_native_resource,
+    is_scalar_resource_name,
+)
 from kubenotes.scheduler.framework.interface import NodeScore, Status
 
 __all__ = [
@@ -286,15 +297,6 @@ def do_not_schedule_taints_filter(taint: Any) -> bool:
 # Resource names (v1helper, schedutil)
 # ---------------------------------------------------------------------------
 
-#: Resources in this namespace are native (``v1.ResourceDefaultNamespacePrefix``).
-RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
-#: Quota prefix; extended resource names must stay qualified names behind it.
-DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
-#: ``v1.ResourceHugePagesPrefix``.
-HUGEPAGES_PREFIX = "hugepages-"
-#: ``v1.ResourceAttachableVolumesPrefix``.
-ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
-
 _QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
 _QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
@@ -339,56 +341,6 @@ def is_qualified_name(value: str) -> list[str]:
     ['prefix part must be non-empty']
     """
     return _selectors_is_qualified_name(value)
-
-
-def is_native_resource(name: str) -> bool:
-    """True for names without a domain or in ``kubernetes.io/`` (``v1helper.IsNativeResource``).
-
-    Examples
-    --------
-    >>> is_native_resource("cpu"), is_native_resource("kubernetes.io/x"), is_native_resource("example.com/x")
-    (True, True, False)
-    """
-    return "/" not in name or RESOURCE_DEFAULT_NAMESPACE_PREFIX in name
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """True for a resource outside ``kubernetes.io/`` with a valid qualified name (``IsExtendedResourceName``).
-
-    Examples
-    --------
-    >>> is_extended_resource_name("nvidia.com/gpu"), is_extended_resource_name("hugepages-2Mi")
-    (True, False)
-    """
-    if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
-        return False
-    return not is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
-
-
-def is_hugepage_resource_name(name: str) -> bool:
-    """True for ``hugepages-<size>`` (``IsHugePageResourceName``)."""
-    return name.startswith(HUGEPAGES_PREFIX)
-
-
-def is_attachable_volume_resource_name(name: str) -> bool:
-    """True for ``attachable-volumes-*`` (``IsAttachableVolumeResourceName``)."""
-    return name.startswith(ATTACHABLE_VOLUMES_PREFIX)
-
-
-def is_scalar_resource_name(name: str) -> bool:
-    """True for resources the scheduler keeps in ``Resource.ScalarResources`` (``schedutil.IsScalarResourceName``).
-
-    Extended resources, hugepages, ``kubernetes.io/``-prefixed native
-    resources and attachable volumes; ``pods`` or ``storage`` are not scalar.
-
-    Examples
-    --------
-    >>> [is_scalar_resource_name(n) for n in ("example.com/aaa", "hugepages-2Mi", "kubernetes.io/x", "pods", "storage")]
-    [True, True, True, False, False]
-    """
-    return (is_extended_resource_name(name) or is_hugepage_resource_name(name)
-            or ("/" in name and RESOURCE_DEFAULT_NAMESPACE_PREFIX in name)
-            or is_attachable_volume_resource_name(name))
 
 
 # ---------------------------------------------------------------------------
