@@ -1,4 +1,4 @@
-"""The node agent: QoS policy, cgroup values and node-pressure eviction.
+"""The node agent: QoS policy, cgroup values, node-pressure eviction, probes, back-off and the PLEG.
 
 Mirrors ``pkg/kubelet`` of kubernetes/kubernetes v1.34. The modules here are
 pure functions over JSON-shaped objects (plain dicts with the API's camelCase
@@ -9,7 +9,14 @@ field names), so a kubelet model and the chapters can call them directly:
 * :mod:`kubenotes.kubelet.cgroups`: the ``kubepods`` cgroup tree and the values
   the kubelet and the runtime write (``pkg/kubelet/cm``, ``pkg/kubelet/kuberuntime``);
 * :mod:`kubenotes.kubelet.eviction`: eviction signals, thresholds, node
-  conditions and the eviction ranking (``pkg/kubelet/eviction``).
+  conditions and the eviction ranking (``pkg/kubelet/eviction``);
+* :mod:`kubenotes.kubelet.backoff`: CrashLoopBackOff and ImagePullBackOff
+  (client-go ``flowcontrol/backoff.go``, ``kuberuntime_manager.go`` ``doBackOff``,
+  ``images/image_manager.go``);
+* :mod:`kubenotes.kubelet.prober`: liveness, readiness and startup probe workers
+  and their manager (``pkg/kubelet/prober``);
+* :mod:`kubenotes.kubelet.pleg`: the generic PLEG's relist, its events, ``Healthy``
+  and the relist-cost curve (``pkg/kubelet/pleg/generic.go``).
 
 References
 ----------
