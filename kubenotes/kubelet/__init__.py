@@ -16,7 +16,14 @@ field names), so a kubelet model and the chapters can call them directly:
 * :mod:`kubenotes.kubelet.prober`: liveness, readiness and startup probe workers
   and their manager (``pkg/kubelet/prober``);
 * :mod:`kubenotes.kubelet.pleg`: the generic PLEG's relist, its events, ``Healthy``
-  and the relist-cost curve (``pkg/kubelet/pleg/generic.go``).
+  and the relist-cost curve (``pkg/kubelet/pleg/generic.go``);
+* :mod:`kubenotes.kubelet.status`: the pod status the kubelet writes: phase,
+  container statuses, conditions (``kubelet_pods.go``, ``status/generate.go``);
+* :mod:`kubenotes.kubelet.node_status`: registration, node status, allocatable
+  and the node Lease (``kubelet_node_status.go``, ``nodestatus/setters.go``,
+  ``cm/node_container_manager_linux.go``, ``nodelease``);
+* :mod:`kubenotes.kubelet.config`: pod sources (static manifest directory, HTTP
+  URL, API), mirror pods and the source merge (``pkg/kubelet/config``).
 
 References
 ----------
