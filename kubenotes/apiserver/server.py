@@ -772,7 +772,7 @@ class APIServer:
         -------
         object or None
             The kubelet's log reader (``read() -> str``, ``done``; see
-            :class:`kubenotes.sim.kubelet.ContainerLogReader`), or None for a
+            :class:`kubenotes.kubelet.logs.ContainerLogReader`), or None for a
             pod not yet on a node (upstream answers an empty body then).
 
         Raises

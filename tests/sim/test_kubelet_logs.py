@@ -10,7 +10,7 @@ Ported cases:
   TestCheckLogLocation (no container with several, an unknown one, the only one by default).
 
 The rest checks the model's own rule for what a container prints
-(kubenotes.sim.kubelet.modelled_output) and the kubelet's ReadLogs options
+(kubenotes.kubelet.logs.modelled_output) and the kubelet's ReadLogs options
 (pkg/kubelet/kuberuntime/logs/logs.go: since, tail, limitBytes, timestamps, follow).
 """
 
@@ -25,7 +25,7 @@ from kubenotes.apiserver.resources import resource_for
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.sim.cluster import Cluster
-from kubenotes.sim.kubelet import modelled_output, validate_container_log_status
+from kubenotes.kubelet.logs import modelled_output, validate_container_log_status
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
