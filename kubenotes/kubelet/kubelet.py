@@ -1,0 +1,1284 @@
+"""The kubelet: one node's agent, syncing its pods through the CRI on the virtual clock.
+
+Mirrors ``pkg/kubelet`` of kubernetes/kubernetes v1.34 (kubelet.go, pod_workers.go,
+kuberuntime/kuberuntime_manager.go, kuberuntime_container.go, images/image_manager.go,
+status/status_manager.go, kubelet_node_status.go) as a set of SimPy processes:
+
+* **registration and heartbeats**: the Node is created (``--register-node``) or its
+  default labels reconciled (:mod:`kubenotes.kubelet.node_status`); its status is
+  computed every ``nodeStatusUpdateFrequency`` (10 s) and posted when it changed or
+  ``nodeStatusReportFrequency`` (5 min) passed; the Lease in ``kube-node-lease`` is
+  renewed every ``nodeLeaseDurationSeconds`` × 0.25 (10 s). A PLEG that has not
+  relisted for 3 min turns the node ``NotReady`` (``PLEG is not healthy: ...``).
+* **the API pod source**: list and watch of pods with ``spec.nodeName=<node>``;
+  status-only changes are not updates (the config source compares specs).
+* **pod workers**: one SimPy process per pod serializes its syncs
+  (``podWorkers``); a sync is triggered by the pod source, by PLEG events
+  (``ContainerStarted``/``ContainerDied``, relisted every 1 s by
+  :class:`~kubenotes.kubelet.pleg.GenericPLEG`), by probe results, and by the
+  work queue (``completeWork``): after a sync the pod is requeued after
+  ``syncFrequency`` (1 min), after an error after ``backOffPeriod`` (10 s), and
+  while a container or image is backed off at the back-off's expiry
+  (``BackoffError``, capped at ``syncFrequency``), each delay stretched by a
+  seeded jitter of up to 50 %; work is picked up on the sync loop's 1 s ticks.
+* **syncPod** (``Kubelet.SyncPod`` then ``kubeGenericRuntimeManager.SyncPod``):
+  the API status is generated first (:func:`~kubenotes.kubelet.status.generate_api_pod_status`:
+  ``ContainerCreating`` before anything runs) and written by the status manager;
+  the probe workers are added; then the actions: kill what must die (liveness or
+  startup failure, a changed container hash), ``RunPodSandbox`` with the pause
+  image if no sandbox is ready, the init containers one at a time in order
+  (restartable init containers — sidecars — are started in their place and the
+  next one waits until the sidecar has started), then the app containers. Each
+  start is ``EnsureImageExists`` (``ImageStatus``, the pull policy, ``PullImage``
+  serialized per node as ``serializeImagePulls: true``, ``ImageStatus`` for the
+  size; ``Pulling``/``Pulled`` events), ``CreateContainer`` with the OCI-bound
+  config and labels (``Created`` event) and ``StartContainer`` (``Started``).
+  An exited container is restarted per ``restartPolicy`` behind the
+  CrashLoopBackOff (:func:`~kubenotes.kubelet.backoff.do_back_off`: the first
+  restart at once, then 10 s, 20 s, 40 s ... 300 s after each exit).
+* **probes**: :class:`~kubenotes.kubelet.prober.ProberManager` workers; a
+  liveness failure records ``Killing`` (``Container app failed liveness probe,
+  will be restarted``) and the container is stopped with the pod's grace
+  period and started again.
+* **graceful termination**: a pod with ``deletionTimestamp`` is killed: the
+  liveness/startup probes stop, every container gets ``Killing`` (``Stopping
+  container app``), its ``preStop`` ``sleep`` action (other handlers take no
+  time here), then ``StopContainer`` with the remaining grace period (the
+  runtime sends SIGTERM, SIGKILL at the deadline); the final status is
+  written, the sandbox stopped, and the pod deleted from the API with grace
+  period 0 (the status manager's ``canBeDeleted``).
+
+Container logs are kept as the stand-in kubelet keeps them: one
+:class:`~kubenotes.kubelet.logs.ContainerRun` per started container, holding
+:func:`~kubenotes.kubelet.logs.modelled_output`, so ``kubectl logs`` keeps working.
+
+Simplified (also in the docstrings below): no volumes, pull secrets, static pods,
+HTTP manifests, eviction manager, housekeeping, postStart hooks, ephemeral
+containers or in-place resize; the pod worker reads the runtime itself (the same
+inspection RPCs the PLEG cache would have made) instead of waiting for the PLEG
+cache (``GetNewerThan``); container garbage collection runs right after a start
+and keeps one dead instance per container (``MaxPerPodContainer`` 1); the sandbox
+is removed when the pod leaves the API; events carry no ``fieldPath``
+(the recorder takes whole objects; :attr:`Kubelet.events` keeps it).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet.go (SyncPod, SyncTerminatingPod, syncLoopIteration)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/pod_workers.go (completeWork, workerResyncIntervalJitterFactor)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (computePodActions, SyncPod, doBackOff)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_container.go (startContainer, killContainer)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/images/image_manager.go (EnsureImageExists)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/events/event.go (event reasons)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go (canBeDeleted: delete with grace 0)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/container/sync_result.go (BackoffError)
+"""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import json
+import math
+import random
+from dataclasses import dataclass
+from typing import Any, Generator, Mapping
+
+import simpy
+
+from kubenotes.apiserver.request import UserInfo
+from kubenotes.apiserver.server import format_timestamp
+from kubenotes.apiserver.status import ApiError, new_bad_request
+from kubenotes.client.record import EventRecorder
+from kubenotes.cri.api import CRIError
+from kubenotes.cri.oci import container_config_for_pod, sandbox_config_for_pod
+from kubenotes.cri.runtime import ContainerRuntime, default_process_model
+from kubenotes.kubelet.backoff import (
+    EVENT_TYPE_NORMAL,
+    EVENT_TYPE_WARNING,
+    ImagePullBackOff,
+    do_back_off,
+    get_backoff_key,
+    go_duration,
+    new_crash_loop_back_off,
+)
+from kubenotes.kubelet.node_status import (
+    DEFAULT_NODE_LEASE_DURATION_SECONDS,
+    DEFAULT_NODE_STATUS_REPORT_FREQUENCY_SECONDS,
+    DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_SECONDS,
+    NODE_LEASE_NAMESPACE,
+    MachineInfo,
+    NodeConfig,
+    initial_node,
+    lease_renew_interval_seconds,
+    new_lease,
+    renew_lease,
+    set_node_status,
+    should_post_node_status,
+    update_default_labels,
+)
+from kubenotes.kubelet.pleg import GenericPLEG, pleg_not_healthy_message
+from kubenotes.kubelet.prober import FAILURE, LIVENESS, STARTUP, SUCCESS, ProberManager
+from kubenotes.kubelet.status import (
+    CONTAINER_STATE_CREATED,
+    CONTAINER_STATE_EXITED,
+    CONTAINER_STATE_RUNNING,
+    CONTAINER_STATE_UNKNOWN,
+    POD_FAILED,
+    POD_SUCCEEDED,
+    RuntimeContainerStatus,
+    RuntimePodStatus,
+    generate_api_pod_status,
+    is_restartable_init_container,
+    should_container_be_restarted,
+)
+
+from kubenotes.kubelet.logs import (
+    ContainerLogReader,
+    ContainerRun,
+    container_env,
+    modelled_output,
+    validate_container_log_status,
+)
+
+__all__ = [
+    "CREATED_CONTAINER",
+    "STARTED_CONTAINER",
+    "FAILED_TO_CREATE_CONTAINER",
+    "FAILED_TO_START_CONTAINER",
+    "KILLING_CONTAINER",
+    "PULLING_IMAGE",
+    "PULLED_IMAGE",
+    "FAILED_TO_PULL_IMAGE",
+    "ERR_IMAGE_NEVER_PULL_POLICY",
+    "BACK_OFF_PULL_IMAGE",
+    "CONTAINER_UNHEALTHY",
+    "MINIMUM_GRACE_PERIOD_SECONDS",
+    "DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS",
+    "SYNC_FREQUENCY_SECONDS",
+    "BACK_OFF_PERIOD_SECONDS",
+    "WORKER_JITTER_FACTOR",
+    "SYNC_LOOP_TICK_SECONDS",
+    "RUN_SECONDS_ANNOTATION",
+    "EXIT_CODE_ANNOTATION",
+    "KubeletConfiguration",
+    "Kubelet",
+    "container_hash",
+    "image_pull_policy",
+    "pulled_message",
+]
+
+#: ``events.CreatedContainer`` / ``StartedContainer`` / ``FailedToCreateContainer`` / ``FailedToStartContainer``.
+CREATED_CONTAINER, STARTED_CONTAINER = "Created", "Started"
+FAILED_TO_CREATE_CONTAINER = FAILED_TO_START_CONTAINER = "Failed"
+#: ``events.KillingContainer``.
+KILLING_CONTAINER = "Killing"
+#: ``events.PullingImage`` / ``PulledImage`` / ``FailedToPullImage`` / ``ErrImageNeverPullPolicy`` /
+#: ``BackOffPullImage``.
+PULLING_IMAGE, PULLED_IMAGE, FAILED_TO_PULL_IMAGE = "Pulling", "Pulled", "Failed"
+ERR_IMAGE_NEVER_PULL_POLICY, BACK_OFF_PULL_IMAGE = "ErrImageNeverPull", "BackOff"
+#: ``events.ContainerUnhealthy``.
+CONTAINER_UNHEALTHY = "Unhealthy"
+#: ``minimumGracePeriodInSeconds`` (kuberuntime_container.go): a kill never gives less than 2 s.
+MINIMUM_GRACE_PERIOD_SECONDS = 2
+#: ``v1.DefaultTerminationGracePeriodSeconds``.
+DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
+#: ``syncFrequency`` default (1 min): the pod worker's resync interval.
+SYNC_FREQUENCY_SECONDS = 60.0
+#: ``backOffPeriod`` (kubelet.go): requeue after a failed sync.
+BACK_OFF_PERIOD_SECONDS = 10.0
+#: ``workerResyncIntervalJitterFactor`` and ``workerBackOffPeriodJitterFactor`` (pod_workers.go).
+WORKER_JITTER_FACTOR = 0.5
+#: The sync loop's ``syncTicker`` (1 s): queued work is picked up on its ticks.
+SYNC_LOOP_TICK_SECONDS = 1.0
+
+_IMAGE_NEVER_PULL_MESSAGE = 'Container image "{image}" is not present with pull policy of Never'
+_ALREADY_PRESENT_MESSAGE = 'Container image "{image}" already present on machine'
+_UNKNOWN_IMAGE_BYTES = 10 * 2**20
+#: The stand-in kubelet's KWOK-style annotations (same strings as ``kubenotes.sim.kubelet``), honoured by the
+#: default runtime's process model: the containers exit after this many seconds of running, with this code.
+RUN_SECONDS_ANNOTATION = "kubenotes.io/run-seconds"
+EXIT_CODE_ANNOTATION = "kubenotes.io/exit-code"
+
+
+@dataclass
+class KubeletConfiguration:
+    """The ``KubeletConfiguration`` fields this model reads (v1.34 defaults).
+
+    Attributes
+    ----------
+    node_status_update_frequency_seconds : float
+        ``nodeStatusUpdateFrequency`` (10 s).
+    node_status_report_frequency_seconds : float
+        ``nodeStatusReportFrequency`` (5 min).
+    node_lease_duration_seconds : int
+        ``nodeLeaseDurationSeconds`` (40); renewed every quarter.
+    sync_frequency_seconds : float
+        ``syncFrequency`` (1 min).
+    serialize_image_pulls : bool
+        ``serializeImagePulls`` (true): one pull at a time per node.
+    register_node : bool
+        ``--register-node``: create the Node if it does not exist.
+    node_config : NodeConfig, optional
+        Reservations, labels, taints, node IPs (derived from an existing Node when None).
+    machine_info : MachineInfo, optional
+        The machine (derived from an existing Node's capacity when None).
+    probe_results : mapping or callable, optional
+        The probe outcomes a scenario sets (see :class:`~kubenotes.kubelet.prober.ProberManager`).
+    unknown_images_exist : bool
+        A modelling convenience: an image the registry catalogue does not know is
+        registered with one 10 MiB layer and an entrypoint named after its
+        repository (a server that runs until stopped) before its pull, so any manifest runs.
+        False: such pulls fail as ``ErrImagePull``.
+
+    Notes
+    -----
+    A stand-in ``KubeletOptions`` is accepted where this is: its
+    ``node_lease_duration_seconds`` and ``node_status_report_frequency_seconds`` are taken over.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/apis/config/v1beta1/defaults.go
+
+    Examples
+    --------
+    >>> cfg = KubeletConfiguration()
+    >>> cfg.node_status_update_frequency_seconds, cfg.node_lease_duration_seconds, cfg.sync_frequency_seconds
+    (10.0, 40, 60.0)
+    """
+
+    node_status_update_frequency_seconds: float = DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_SECONDS
+    node_status_report_frequency_seconds: float = DEFAULT_NODE_STATUS_REPORT_FREQUENCY_SECONDS
+    node_lease_duration_seconds: int = DEFAULT_NODE_LEASE_DURATION_SECONDS
+    sync_frequency_seconds: float = SYNC_FREQUENCY_SECONDS
+    serialize_image_pulls: bool = True
+    register_node: bool = True
+    node_config: NodeConfig | None = None
+    machine_info: MachineInfo | None = None
+    probe_results: Any = None
+    unknown_images_exist: bool = True
+
+
+def _configuration(options: Any) -> KubeletConfiguration:
+    """A :class:`KubeletConfiguration` from itself, None, or the stand-in's ``KubeletOptions`` (same names)."""
+    if isinstance(options, KubeletConfiguration):
+        return options
+    cfg = KubeletConfiguration()
+    for name in ("node_lease_duration_seconds", "node_status_report_frequency_seconds"):
+        if options is not None and hasattr(options, name):
+            setattr(cfg, name, getattr(options, name))
+    return cfg
+
+
+def _fnv32a(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h ^= b
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def container_hash(container: Mapping[str, Any]) -> str:
+    """The container's spec hash (``kubecontainer.HashContainer``) as the runtime label holds it (hex).
+
+    Notes
+    -----
+    FNV-32a over the canonical JSON of the spec without ``resources`` (which
+    in-place resize may change); upstream hashes Go's JSON of a pruned ``v1.Container``,
+    so the numbers differ from a real node's.
+
+    Examples
+    --------
+    >>> container_hash({"name": "a", "image": "nginx"}) == container_hash({"image": "nginx", "name": "a"})
+    True
+    >>> container_hash({"name": "a", "image": "nginx"}) == container_hash({"name": "a", "image": "nginx:1.27"})
+    False
+    """
+    pruned = {k: v for k, v in container.items() if k != "resources"}
+    return format(_fnv32a(json.dumps(pruned, sort_keys=True, separators=(",", ":")).encode()), "x")
+
+
+def image_pull_policy(container: Mapping[str, Any]) -> str:
+    """``imagePullPolicy`` as the API defaults it: ``Always`` for ``:latest`` or no tag, else ``IfNotPresent``.
+
+    Examples
+    --------
+    >>> image_pull_policy({"image": "nginx"}), image_pull_policy({"image": "nginx:1.27"})
+    ('Always', 'IfNotPresent')
+    >>> image_pull_policy({"image": "nginx:1.27", "imagePullPolicy": "Never"})
+    'Never'
+    """
+    if container.get("imagePullPolicy"):
+        return str(container["imagePullPolicy"])
+    image = str(container.get("image", ""))
+    if "@" in image:
+        return "IfNotPresent"
+    last = image.rsplit("/", 1)[-1]
+    tag = last.split(":", 1)[1] if ":" in last else ""
+    return "Always" if tag in ("", "latest") else "IfNotPresent"
+
+
+def _truncate_ms(seconds: float) -> float:
+    return math.floor(round(seconds * 1000, 6)) / 1000
+
+
+def pulled_message(image: str, pull_seconds: float, total_seconds: float, size_bytes: int) -> str:
+    """The ``Pulled`` event after a pull (durations truncated to milliseconds, Go's ``Duration`` format).
+
+    Examples
+    --------
+    >>> pulled_message("nginx:1.27", 1.2, 1.2, 12345)
+    'Successfully pulled image "nginx:1.27" in 1.2s (1.2s including waiting). Image size: 12345 bytes.'
+    >>> pulled_message("busybox:1.36", 0.4567, 2.5, 1)
+    'Successfully pulled image "busybox:1.36" in 456ms (2.5s including waiting). Image size: 1 bytes.'
+    """
+    return (f"Successfully pulled image {json.dumps(image)} in {go_duration(_truncate_ms(pull_seconds))} "
+            f"({go_duration(_truncate_ms(total_seconds))} including waiting). Image size: {size_bytes} bytes.")
+
+
+@dataclass
+class _PodWorker:
+    uid: str
+    pod: dict
+    wake: Any = None
+    pending: bool = True
+    requeue_at: float | None = None
+    done: bool = False
+    started_at: float | None = None
+    process: Any = None
+
+
+class _Requeue(Exception):
+    """A sync result: requeue after ``seconds`` (a back-off expiry or an error)."""
+
+    def __init__(self, seconds: float):
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+class Kubelet:
+    """One node's kubelet, a set of SimPy processes (see the module docstring for what it does).
+
+    Parameters
+    ----------
+    cluster_or_ctx : object
+        Anything with ``env`` (simpy.Environment) and ``server`` (APIServer);
+        ``seed`` is read when present (a :class:`~kubenotes.sim.cluster.Cluster`).
+    node_name : str
+    runtime : ContainerRuntime, optional
+        The node's CRI runtime; default a containerd one on the same clock whose
+        network hook hands out pod IPs from the Node's ``spec.podCIDR`` and whose
+        process model honours the stand-in's ``kubenotes.io/run-seconds`` and
+        ``kubenotes.io/exit-code`` pod annotations.
+    options : KubeletConfiguration or KubeletOptions, optional
+
+    Attributes
+    ----------
+    client : Client
+        ``system:node:<node>`` in group ``system:nodes``.
+    pods : dict[str, dict]
+        Pod UID -> the pod as last seen from the API.
+    runs : dict[str, dict[str, list[ContainerRun]]]
+        Pod UID -> container -> its runs (the container logs).
+    events : list of dict
+        Every event recorded: ``time``, ``type``, ``reason``, ``message``,
+        ``namespace``, ``pod``, ``field_path`` (``spec.containers{app}``).
+    sync_log : list of tuple
+        ``(time, pod uid, what)`` of every pod sync (``SyncPod``/``SyncTerminatingPod``).
+    status_log : list of tuple
+        ``(time, pod uid, status)`` of every pod status written to the API.
+    prober : ProberManager
+    pleg : GenericPLEG
+    runtime : ContainerRuntime
+
+    Notes
+    -----
+    Same public surface as :class:`~kubenotes.sim.kubelet.StandInKubelet` for
+    :class:`~kubenotes.sim.cluster.Cluster`: ``start``, ``node_down``,
+    ``node_up``, ``container_log_reader``, ``pods``, ``runs``, ``up``.
+
+    Simplified compared with upstream: see the module docstring (no volumes,
+    pull secrets, static pods, eviction, postStart hooks or ephemeral
+    containers; the pod worker inspects the runtime itself; immediate container
+    GC). Probe outcomes are not computed: ``options.probe_results`` says them.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/pod_workers.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go
+
+    Examples
+    --------
+    >>> import simpy
+    >>> from types import SimpleNamespace
+    >>> from kubenotes.apiserver.server import APIServer
+    >>> env = simpy.Environment(); server = APIServer(env)
+    >>> admin = server.client("kubectl")
+    >>> _ = admin.create("nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+    >>> kubelet = Kubelet(SimpleNamespace(env=env, server=server), "n1"); kubelet.start()
+    >>> _ = admin.create("pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {
+    ...     "nodeName": "n1", "containers": [{"name": "web", "image": "nginx:1.27"}]}}, "default")
+    >>> env.run(until=10)
+    >>> [(e["reason"], e["message"]) for e in kubelet.events][2:]
+    [('Created', 'Created container: web'), ('Started', 'Started container web')]
+    >>> [t["method"] for t in kubelet.runtime.trace if t["method"] in ("RunPodSandbox", "PullImage",
+    ...                                                                  "CreateContainer", "StartContainer")]
+    ['RunPodSandbox', 'PullImage', 'CreateContainer', 'StartContainer']
+    >>> admin.get("pods", "web", "default")["status"]["phase"]
+    'Running'
+    """
+
+    def __init__(self, cluster_or_ctx: Any, node_name: str, runtime: ContainerRuntime | None = None,
+                 options: Any = None):
+        self.cluster = cluster_or_ctx
+        self.env = cluster_or_ctx.env
+        self.server = cluster_or_ctx.server
+        self.node_name = node_name
+        self.options = _configuration(options)
+        self.component = f"kubelet/{node_name}"
+        self.client = self.server.client(self.component, UserInfo(f"system:node:{node_name}",
+                                                                 groups=("system:nodes", "system:authenticated")))
+        self.recorder = EventRecorder(self.client, "kubelet", node_name)
+        seed = getattr(cluster_or_ctx, "seed", 0)
+        self.rng = random.Random(f"{seed}/kubelet/{node_name}")
+        if runtime is None:
+            runtime = ContainerRuntime(self.env, node_name, network_setup=self._network_setup,
+                                       process_model=self._process_model)
+        self.runtime = runtime
+        self.prober = ProberManager(self.env, random.Random(f"{seed}/prober/{node_name}"), self.options.probe_results,
+                                    on_result=self._on_probe_result, on_event=self._on_probe_event)
+        self.pleg = GenericPLEG(self.env, runtime)
+        self.crash_loop_back_off = new_crash_loop_back_off(self.env)
+        self.image_pull_back_off = ImagePullBackOff(self.env)
+        self._pull_lock = simpy.Resource(self.env, capacity=1)
+        self.up = True
+        self.pods: dict[str, dict] = {}
+        self.runs: dict[str, dict[str, list[ContainerRun]]] = {}
+        self.events: list[dict] = []
+        self.sync_log: list[tuple[float, str, str]] = []
+        self.status_log: list[tuple[float, str, dict]] = []
+        self.pod_workers: dict[str, _PodWorker] = {}
+        self.reason_cache: dict[str, dict[str, tuple[str, str]]] = {}
+        self._status_written: dict[str, dict] = {}
+        self._sandbox_attempts: dict[str, int] = {}
+        self._prober_seen: dict[tuple[str, str], tuple[str, str]] = {}
+        self._kill_requests: dict[tuple[str, str], tuple[str, str]] = {}
+        self._ips: dict[str, str] = {}
+        self._next_ip = 2
+        self._machine: MachineInfo | None = self.options.machine_info
+        self._node_config: NodeConfig | None = self.options.node_config
+        self._status_reported_at: float | None = None
+        self._started_at = 0.0
+        self._wake = None
+
+    # ------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        """Start the kubelet: registration and heartbeats, the pod source, the PLEG and the sync loop."""
+        self._started_at = float(self.env.now)
+        self.env.process(self._node_status_loop())
+        self.env.process(self._lease_loop())
+        self.env.process(self._pod_source())
+        self.pleg.start()
+        self.env.process(self._pleg_loop())
+
+    def node_down(self) -> None:
+        """Stop heartbeats, status and API writes (the node is unreachable); containers keep running."""
+        self.up = False
+
+    def node_up(self) -> None:
+        """Resume heartbeats; status is posted at once."""
+        if not self.up:
+            self.up = True
+            self._status_reported_at = None
+            if self._wake is not None and not self._wake.triggered:
+                self._wake.succeed()
+
+    # ------------------------------------------------------------ node: registration, status, lease
+    def _machine_and_config(self, node: dict | None) -> tuple[MachineInfo, NodeConfig]:
+        """MachineInfo and NodeConfig, derived once from an existing Node's capacity and addresses."""
+        from kubenotes.api.quantity import memory_bytes, milli_cpu, value
+
+        if self._machine is not None and self._node_config is not None:
+            return self._machine, self._node_config
+        st = (node or {}).get("status") or {}
+        cap = st.get("capacity") or {}
+        if self._machine is None:
+            m = MachineInfo()
+            if cap.get("cpu") is not None:
+                m.num_cores = max(1, math.ceil(milli_cpu(cap["cpu"]) / 1000))
+            if cap.get("memory") is not None:
+                m.memory_capacity_bytes = memory_bytes(cap["memory"])
+            if cap.get("ephemeral-storage") is not None:
+                m.rootfs_capacity_bytes = memory_bytes(cap["ephemeral-storage"])
+            self._machine = m
+        if self._node_config is None:
+            c = NodeConfig(node_name=self.node_name)
+            ips = [a["address"] for a in st.get("addresses") or [] if a.get("type") == "InternalIP"]
+            if ips:
+                c.node_ips = ips
+            if cap.get("pods") is not None:
+                c.max_pods = value(cap["pods"])
+            self._node_config = c
+        return self._machine, self._node_config
+
+    def _fmt(self, seconds: float) -> str:
+        return format_timestamp(seconds, self.server.epoch)
+
+    def _register(self) -> None:
+        """``registerWithAPIServer``: create the Node, or reconcile the default labels of the existing one."""
+        node = self.server.get("nodes", None, self.node_name)
+        machine, config = self._machine_and_config(node)
+        initial = initial_node(machine, config, self.env.now, format_time=self._fmt)
+        initial["status"]["nodeInfo"].setdefault("kubeProxyVersion", "")
+        try:
+            if node is None:
+                if self.options.register_node:
+                    self.client.create("nodes", initial)
+                return
+            existing = copy.deepcopy(node)
+            if update_default_labels(initial, existing):
+                self.client.update("nodes", existing)
+        except ApiError:
+            pass  # retried at the next status update
+
+    def _runtime_errors(self) -> list[str]:
+        ok, message = self.pleg.healthy()
+        if not ok and self.pleg.relist_time is not None:
+            return [pleg_not_healthy_message(message)]
+        return []
+
+    def _images(self) -> list[dict]:
+        return [{"repoTags": sorted(t for t, i in self.runtime.images.tags.items() if i == img.id),
+                 "repoDigests": [img.repo_digest], "size": img.size_bytes}
+                for img in self.runtime.images.images.values()]
+
+    def _update_node_status(self) -> None:
+        """``tryUpdateNodeStatus``: run the setters; post when changed or the report interval passed."""
+        node = self.server.get("nodes", None, self.node_name)
+        if node is None:
+            self._register()
+            return
+        machine, config = self._machine_and_config(node)
+        new = copy.deepcopy(node)
+        set_node_status(new, machine, config, self.env.now, images=self._images(), errors=self._runtime_errors(),
+                        format_time=self._fmt)
+        # NodeSystemInfo.kubeProxyVersion has no omitempty: the API shows "" (and lightkube's Node requires it)
+        new["status"]["nodeInfo"].setdefault("kubeProxyVersion", "")
+        if not should_post_node_status(node.get("status"), new.get("status"), self.env.now,
+                                       self._status_reported_at, self.options.node_status_report_frequency_seconds):
+            return
+        try:
+            self.client.update_status("nodes", new)
+            self._status_reported_at = float(self.env.now)
+        except ApiError:
+            pass
+
+    def _wait_up(self) -> Generator:
+        while not self.up:
+            self._wake = self.env.event()
+            yield self._wake
+            self._wake = None
+
+    def _node_status_loop(self) -> Generator:
+        self._register()
+        while True:
+            yield from self._wait_up()
+            self._update_node_status()
+            yield self.env.timeout(self.options.node_status_update_frequency_seconds)
+
+    def _lease_loop(self) -> Generator:
+        interval = lease_renew_interval_seconds(self.options.node_lease_duration_seconds)
+        while True:
+            yield from self._wait_up()
+            node = self.server.get("nodes", None, self.node_name)
+            uid = (node or {}).get("metadata", {}).get("uid", "")
+            lease = self.server.get("leases", NODE_LEASE_NAMESPACE, self.node_name)
+            try:
+                if lease is None:
+                    self.client.create("leases", new_lease(self.node_name, self.env.now, uid,
+                                                           self.options.node_lease_duration_seconds,
+                                                           self.server.epoch), NODE_LEASE_NAMESPACE)
+                else:
+                    self.client.update("leases", renew_lease(lease, self.node_name, self.env.now, uid,
+                                                             self.options.node_lease_duration_seconds,
+                                                             self.server.epoch), NODE_LEASE_NAMESPACE)
+            except ApiError:
+                pass  # the lease controller retries
+            yield self.env.timeout(interval)
+
+    # ------------------------------------------------------------ runtime hooks (for the default runtime)
+    def _network_setup(self, sandbox: Any) -> str:
+        """host-local IPAM in miniature: the next address of the Node's ``spec.podCIDR`` (.1 is the gateway)."""
+        uid = sandbox.metadata.get("uid", "")
+        if uid in self._ips:
+            return self._ips[uid]
+        node = self.server.get("nodes", None, self.node_name)
+        cidr = ((node or {}).get("spec") or {}).get("podCIDR")
+        if not cidr:
+            return ""
+        net = ipaddress.ip_network(cidr, strict=False)
+        ip = str(net.network_address + self._next_ip)
+        self._next_ip += 1
+        self._ips[uid] = ip
+        return ip
+
+    def _process_model(self, container: Any) -> tuple[float, int] | None:
+        """The stand-in's annotations first (``kubenotes.io/run-seconds``, ``exit-code``), then the command line."""
+        sb = self.runtime.sandboxes.get(container.pod_sandbox_id)
+        ann = (sb.config.get("annotations") or {}) if sb is not None else {}
+        if ann.get(RUN_SECONDS_ANNOTATION) is not None:
+            return float(ann[RUN_SECONDS_ANNOTATION]), int(ann.get(EXIT_CODE_ANNOTATION, "0"))
+        return default_process_model(container.spec["process"]["args"])
+
+    # ------------------------------------------------------------ events
+    def _event(self, pod: dict, event_type: str, reason: str, message: str, field_path: str = "") -> None:
+        md = pod.get("metadata") or {}
+        self.events.append({"time": float(self.env.now), "type": event_type, "reason": reason, "message": message,
+                            "namespace": md.get("namespace", ""), "pod": md.get("name", ""),
+                            "field_path": field_path})
+        if self.up:
+            obj = {"kind": "Pod", "apiVersion": "v1", "metadata": md}
+            self.recorder.event(obj, event_type, reason, message)
+
+    @staticmethod
+    def _field_path(pod: dict, name: str) -> str:
+        init = {c["name"] for c in (pod.get("spec") or {}).get("initContainers") or []}
+        return f"spec.initContainers{{{name}}}" if name in init else f"spec.containers{{{name}}}"
+
+    # ------------------------------------------------------------ pod source
+    @staticmethod
+    def _semantic(pod: dict) -> tuple:
+        md = pod.get("metadata") or {}
+        return (json.dumps(pod.get("spec"), sort_keys=True), json.dumps(md.get("labels"), sort_keys=True),
+                json.dumps(md.get("annotations"), sort_keys=True), md.get("deletionTimestamp"),
+                md.get("deletionGracePeriodSeconds"))
+
+    def _pod_source(self) -> Generator:
+        """The API pod source: list and watch pods with ``spec.nodeName=<node>`` (``config.NewSourceApiserver``)."""
+        selector = f"spec.nodeName={self.node_name}"
+        while True:
+            lst = self.client.list("pods", field_selector=selector)
+            for p in lst["items"]:
+                self._on_pod(p)
+            try:
+                w = self.client.watch("pods", field_selector=selector,
+                                      resource_version=lst["metadata"]["resourceVersion"])
+            except ApiError:
+                yield self.env.timeout(1.0)
+                continue
+            while not w.stopped:
+                yield w.wait()
+                for ev in w.pop_all():
+                    if ev.type == "DELETED":
+                        self._on_pod_removed(ev.object)
+                    elif ev.type in ("ADDED", "MODIFIED"):
+                        self._on_pod(ev.object)
+
+    def _on_pod(self, pod: dict) -> None:
+        """``HandlePodAdditions``/``HandlePodUpdates``: status-only changes are not updates."""
+        uid = pod["metadata"]["uid"]
+        old = self.pods.get(uid)
+        self.pods[uid] = pod
+        self.prober.update_pod(pod)
+        if old is not None and self._semantic(old) == self._semantic(pod):
+            return
+        self._dispatch(uid, pod)
+
+    def _on_pod_removed(self, pod: dict) -> None:
+        """``HandlePodRemoves``: forget the pod, kill what is left, remove its sandbox and logs."""
+        uid = pod["metadata"]["uid"]
+        self.pods.pop(uid, None)
+        self.runs.pop(uid, None)
+        self.prober.remove_pod(pod)
+        w = self.pod_workers.get(uid)
+        if w is not None and not w.done:
+            w.pod = pod
+            self._trigger(w)
+        else:
+            self.env.process(self._remove_sandboxes(uid))
+
+    def _dispatch(self, uid: str, pod: dict) -> None:
+        """``podWorkers.UpdatePod``: start the pod's worker or give it the new pod."""
+        w = self.pod_workers.get(uid)
+        if w is None:
+            w = _PodWorker(uid, pod)
+            self.pod_workers[uid] = w
+            w.process = self.env.process(self._pod_worker_loop(w))
+            return
+        w.pod = pod
+        self._trigger(w)
+
+    def _trigger(self, w: _PodWorker) -> None:
+        w.pending = True
+        if w.wake is not None and not w.wake.triggered:
+            w.wake.succeed()
+
+    def _pleg_loop(self) -> Generator:
+        """``syncLoopIteration``'s PLEG case: every event syncs its pod."""
+        while True:
+            e = yield self.pleg.event_channel.get()
+            w = self.pod_workers.get(e.id)
+            if w is not None and not w.done:
+                self._trigger(w)
+
+    def _next_tick(self, t: float) -> float:
+        k = math.ceil(round((t - self._started_at) / SYNC_LOOP_TICK_SECONDS, 9))
+        return self._started_at + max(k, 0) * SYNC_LOOP_TICK_SECONDS
+
+    def _jitter(self, seconds: float) -> float:
+        return seconds * (1 + self.rng.random() * WORKER_JITTER_FACTOR)
+
+    def _pod_worker_loop(self, w: _PodWorker) -> Generator:
+        """``podWorkerLoop``: one sync at a time for this pod, then requeue (``completeWork``)."""
+        while not w.done:
+            if not w.pending:
+                w.wake = self.env.event()
+                waits = [w.wake]
+                if w.requeue_at is not None:
+                    waits.append(self.env.timeout(max(0.0, self._next_tick(w.requeue_at) - self.env.now)))
+                yield self.env.any_of(waits)
+                w.wake = None
+            w.pending = False
+            w.requeue_at = None
+            pod = w.pod
+            if w.uid not in self.pods or (pod.get("metadata") or {}).get("deletionTimestamp"):
+                yield from self._sync_terminating_pod(w, pod)
+                w.done = True
+                break
+            try:
+                terminal = yield from self._sync_pod(w, pod)
+            except _Requeue as r:
+                # completeWork: the back-off's expiry (or backOffPeriod), clamped to the resync interval, jittered
+                delay = min(max(r.seconds, 0.0), self.options.sync_frequency_seconds)
+                w.requeue_at = self.env.now + self._jitter(delay)
+                continue
+            if terminal:
+                yield from self._sync_terminal_pod(w, self.pods.get(w.uid, pod))
+                continue
+            w.requeue_at = self.env.now + self._jitter(self.options.sync_frequency_seconds)
+        self.pod_workers.pop(w.uid, None)
+
+    # ------------------------------------------------------------ runtime inspection
+    def _seconds(self, ns: int) -> float | None:
+        return None if not ns else (ns - self.runtime.epoch_ns) / 1e9
+
+    def _get_pod_status(self, uid: str) -> Generator:
+        """``GetPodStatus``: sandboxes and container instances of the pod, as a :class:`RuntimePodStatus`."""
+        selector = {"filter": {"label_selector": {"io.kubernetes.pod.uid": uid}}}
+        sandboxes = (yield from self.runtime.ListPodSandbox(selector)).get("items") or []
+        sandboxes.sort(key=lambda s: s.get("created_at", 0), reverse=True)
+        status = RuntimePodStatus()
+        ready = [s for s in sandboxes if s.get("state") == "SANDBOX_READY"]
+        if ready:
+            resp = yield from self.runtime.PodSandboxStatus({"pod_sandbox_id": ready[0]["id"]})
+            ip = ((resp.get("status") or {}).get("network") or {}).get("ip", "")
+            status.ips = [ip] if ip else []
+            status.sandbox_ready = True
+        containers = (yield from self.runtime.ListContainers(selector)).get("containers") or []
+        prefix = "cri-o" if self.runtime.kind == "cri-o" else "containerd"
+        states = {"CONTAINER_RUNNING": CONTAINER_STATE_RUNNING, "CONTAINER_EXITED": CONTAINER_STATE_EXITED,
+                  "CONTAINER_CREATED": CONTAINER_STATE_CREATED}
+        for c in containers:
+            s = (yield from self.runtime.ContainerStatus({"container_id": c["id"]}))["status"]
+            ann = s.get("annotations") or {}
+            status.container_statuses.append(RuntimeContainerStatus(
+                name=s["metadata"]["name"], state=states.get(s["state"], CONTAINER_STATE_UNKNOWN),
+                id=f"{prefix}://{s['id']}", image=s["image"]["image"], image_ref=s.get("image_ref", ""),
+                created_at_seconds=self._seconds(s["created_at"]) or 0.0,
+                started_at_seconds=self._seconds(s["started_at"]), finished_at_seconds=self._seconds(s["finished_at"]),
+                exit_code=s.get("exit_code", 0), reason=s.get("reason", ""), message=s.get("message", ""),
+                restart_count=int(ann.get("io.kubernetes.container.restartCount", "0"))))
+        return status, sandboxes, {c["id"]: c for c in containers}
+
+    def _feed_prober_and_logs(self, uid: str, status: RuntimePodStatus) -> None:
+        """Tell the prober about new or exited instances; close the log runs of exited ones."""
+        names = {c.name for c in status.container_statuses}
+        for name in names:
+            cs = status.find_container_status_by_name(name)
+            key = (uid, name)
+            seen = self._prober_seen.get(key)
+            if seen == (cs.id, cs.state):
+                continue
+            self._prober_seen[key] = (cs.id, cs.state)
+            if cs.state == CONTAINER_STATE_RUNNING:
+                self.prober.container_started(uid, name, cs.id, cs.started_at_seconds)
+            elif cs.state == CONTAINER_STATE_EXITED:
+                self.prober.container_exited(uid, name, cs.id, cs.exit_code)
+        for cs in status.container_statuses:
+            if cs.state == CONTAINER_STATE_EXITED:
+                for run in self.runs.get(uid, {}).get(cs.name, []):
+                    if run.container_id == cs.id and run.finished_seconds is None:
+                        run.finished_seconds = cs.finished_at_seconds
+
+    # ------------------------------------------------------------ status manager
+    def _host_ips(self) -> list[str]:
+        node = self.server.get("nodes", None, self.node_name) or {}
+        return [a["address"] for a in (node.get("status") or {}).get("addresses") or []
+                if a.get("type") == "InternalIP"]
+
+    def _probe_results(self, uid: str, pod: dict) -> tuple[dict, dict]:
+        readiness, startup = {}, {}
+        spec = pod.get("spec") or {}
+        for c in list(spec.get("containers") or []) + list(spec.get("initContainers") or []):
+            r = self.prober.readiness(uid, c["name"])
+            if r is not None and c.get("readinessProbe") is not None:
+                readiness[c["name"]] = r == SUCCESS
+            s = self.prober.startup(uid, c["name"])
+            if s is not None and c.get("startupProbe") is not None:
+                startup[c["name"]] = s == SUCCESS
+        return readiness, startup
+
+    def _generate_status(self, w: _PodWorker, pod: dict, status: RuntimePodStatus, terminal: bool = False) -> dict:
+        uid = w.uid
+        readiness, startup = self._probe_results(uid, pod)
+        return generate_api_pod_status(
+            pod, status, now=self.env.now, host_ips=self._host_ips(), pod_is_terminal=terminal,
+            old_status=self._status_written.get(uid), reason_cache=self.reason_cache.get(uid),
+            readiness_results=readiness, startup_results=startup, start_time=w.started_at, format_time=self._fmt)
+
+    def _set_pod_status(self, uid: str, status: dict) -> None:
+        """``statusManager.SetPodStatus`` + ``syncPod``: write the status when it changed (one retry on conflict)."""
+        if self._status_written.get(uid) == status or not self.up:
+            return
+        for _ in range(2):
+            pod = self.pods.get(uid)
+            if pod is None:
+                return
+            new = dict(pod)
+            new["status"] = status
+            try:
+                out = self.client.update_status("pods", new, pod["metadata"]["namespace"])
+            except ApiError as e:
+                if e.code == 409:
+                    try:
+                        self.pods[uid] = self.client.get("pods", pod["metadata"]["name"], pod["metadata"]["namespace"])
+                    except ApiError:
+                        return
+                    continue
+                return
+            self.pods[uid] = out
+            self.prober.update_pod(out)
+            self._status_written[uid] = status
+            self.status_log.append((float(self.env.now), uid, status))
+            return
+
+    # ------------------------------------------------------------ SyncPod
+    def _sync_pod(self, w: _PodWorker, pod: dict) -> Generator:
+        """``Kubelet.SyncPod`` + ``kubeGenericRuntimeManager.SyncPod``; returns whether the pod is terminal.
+
+        Raises
+        ------
+        _Requeue
+            A container or image is backed off (requeue at its expiry), or a step failed (10 s, jittered).
+        """
+        uid = w.uid
+        self.sync_log.append((float(self.env.now), uid, "SyncPod"))
+        if w.started_at is None:
+            w.started_at = float(self.env.now)
+        status, sandboxes, _ = yield from self._get_pod_status(uid)
+        self._feed_prober_and_logs(uid, status)
+        api_status = self._generate_status(w, pod, status)
+        self._set_pod_status(uid, api_status)
+        if api_status.get("phase") in (POD_SUCCEEDED, POD_FAILED):
+            return True
+        self.prober.add_pod(self.pods.get(uid, pod))
+        pod = self.pods.get(uid, pod)
+
+        requeue: list[float] = []
+        spec = pod.get("spec") or {}
+        policy = spec.get("restartPolicy", "Always")
+        containers = list(spec.get("containers") or [])
+        init_containers = list(spec.get("initContainers") or [])
+
+        # 1. kill what must die: probe failures and changed specs
+        to_start_after_kill: set[str] = set()
+        kills = []
+        for c in containers + [c for c in init_containers if is_restartable_init_container(c)]:
+            cs = status.find_container_status_by_name(c["name"])
+            if cs is None or cs.state != CONTAINER_STATE_RUNNING:
+                continue
+            message, reason = "", ""
+            req = self._kill_requests.get((uid, c["name"]))
+            if req is not None and req[0] == cs.id:
+                message, reason = req[1], "probe"
+            elif self._running_hash(uid, cs) not in ("", container_hash(c)):
+                message = f"Container {c['name']} definition changed, will be restarted"
+                reason = "hash"
+            if message:
+                kills.append((c, cs, message))
+                # a changed spec restarts regardless of the restart policy (computePodActions)
+                restart = reason == "hash" or policy != "Never" or is_restartable_init_container(c)
+                if restart:
+                    to_start_after_kill.add(c["name"])
+        for c, cs, message in kills:
+            self._kill_requests.pop((uid, c["name"]), None)
+            yield from self._kill_container(pod, c, cs.id, message, self._probe_grace(pod, c))
+
+        # 2. the sandbox
+        if not status.sandbox_ready:
+            if status.container_statuses and any(s.state == CONTAINER_STATE_RUNNING for s in status.container_statuses):
+                # a dead sandbox takes its containers with it (killPodWithSyncResult)
+                for cs in status.container_statuses:
+                    if cs.state == CONTAINER_STATE_RUNNING:
+                        c = self._spec_of(pod, cs.name)
+                        yield from self._kill_container(pod, c, cs.id, f"Stopping container {cs.name}",
+                                                        self._pod_grace(pod))
+            if policy == "Never" and any(s.name in {c["name"] for c in containers} for s in status.container_statuses):
+                return False  # a Never pod that already ran is not restarted in a new sandbox
+            ok = yield from self._create_sandbox(pod, len(sandboxes))
+            if not ok:
+                raise _Requeue(BACK_OFF_PERIOD_SECONDS)
+            status = RuntimePodStatus(ips=status.ips, container_statuses=status.container_statuses, sandbox_ready=True)
+        sandbox_id = self._ready_sandbox_id(uid)
+        sandbox_config = sandbox_config_for_pod(pod, attempt=self._sandbox_attempts.get(uid, 0))
+
+        # 3. init containers, one at a time; sidecars in their place
+        init_done = True
+        for c in init_containers:
+            cs = status.find_container_status_by_name(c["name"])
+            if is_restartable_init_container(c):
+                if cs is not None and cs.state == CONTAINER_STATE_RUNNING and c["name"] not in to_start_after_kill:
+                    if self.prober.is_container_started(uid, c["name"]) or c.get("startupProbe") is None:
+                        continue
+                    init_done = False  # wait for the sidecar's startup probe
+                    break
+                yield from self._start_or_back_off(pod, c, status, sandbox_id, sandbox_config, requeue)
+                init_done = False
+                break
+            if cs is not None and cs.state == CONTAINER_STATE_EXITED and cs.exit_code == 0:
+                continue
+            init_done = False
+            if cs is not None and cs.state == CONTAINER_STATE_RUNNING:
+                break
+            if cs is not None and cs.state == CONTAINER_STATE_EXITED and policy == "Never":
+                break  # the pod has failed (getPhase says Failed at the next sync)
+            yield from self._start_or_back_off(pod, c, status, sandbox_id, sandbox_config, requeue)
+            break
+
+        # 4. app containers (and sidecars that exited after initialization)
+        if init_done:
+            for c in [c for c in init_containers if is_restartable_init_container(c)] + containers:
+                cs = status.find_container_status_by_name(c["name"])
+                if c["name"] not in to_start_after_kill:
+                    if cs is not None and cs.state == CONTAINER_STATE_RUNNING:
+                        continue
+                    if not should_container_be_restarted(c, pod, status):
+                        continue
+                yield from self._start_or_back_off(pod, c, status, sandbox_id, sandbox_config, requeue,
+                                                   after_kill=c["name"] in to_start_after_kill)
+        if requeue:
+            raise _Requeue(max(0.0, min(requeue)))
+        return False
+
+    def _spec_of(self, pod: dict, name: str) -> dict:
+        spec = pod.get("spec") or {}
+        for c in list(spec.get("containers") or []) + list(spec.get("initContainers") or []):
+            if c["name"] == name:
+                return c
+        return {"name": name}
+
+    def _running_hash(self, uid: str, cs: RuntimeContainerStatus) -> str:
+        c = self.runtime.containers.get(cs.id.split("://", 1)[-1])
+        return ((c.config.get("annotations") or {}).get("io.kubernetes.container.hash", "")) if c else ""
+
+    def _ready_sandbox_id(self, uid: str) -> str:
+        for sb in sorted(self.runtime.sandboxes.values(), key=lambda s: s.created_at, reverse=True):
+            if sb.metadata.get("uid") == uid and sb.state == "SANDBOX_READY":
+                return sb.id
+        return ""
+
+    @staticmethod
+    def _pod_grace(pod: dict) -> float:
+        md, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+        if md.get("deletionGracePeriodSeconds") is not None:
+            return float(md["deletionGracePeriodSeconds"])
+        g = spec.get("terminationGracePeriodSeconds")
+        return float(DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS if g is None else g)
+
+    def _probe_grace(self, pod: dict, c: dict) -> float:
+        for field_name in ("livenessProbe", "startupProbe"):
+            g = (c.get(field_name) or {}).get("terminationGracePeriodSeconds")
+            if g is not None:
+                return float(g)
+        g = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+        return float(DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS if g is None else g)
+
+    def _create_sandbox(self, pod: dict, attempt: int) -> Generator:
+        """``createPodSandbox``: ``RunPodSandbox`` with the pause image (the runtime pulls and pins it)."""
+        uid = pod["metadata"]["uid"]
+        self._sandbox_attempts[uid] = attempt
+        config = sandbox_config_for_pod(pod, attempt=attempt)
+        try:
+            yield from self.runtime.RunPodSandbox({"config": config, "runtime_handler": ""})
+        except CRIError as e:
+            self._event(pod, EVENT_TYPE_WARNING, "FailedCreatePodSandBox",
+                        f"Failed to create pod sandbox: {e}")
+            return False
+        return True
+
+    def _start_or_back_off(self, pod: dict, c: dict, status: RuntimePodStatus, sandbox_id: str,
+                           sandbox_config: dict, requeue: list, after_kill: bool = False) -> Generator:
+        """The ``start`` helper of SyncPod: ``doBackOff`` for an exited container, then ``startContainer``."""
+        uid = pod["metadata"]["uid"]
+        name = c["name"]
+        cs = status.find_container_status_by_name(name)
+        if cs is not None and cs.state == CONTAINER_STATE_EXITED and not after_kill:
+            h = container_hash(c)
+            result = do_back_off(self.crash_loop_back_off, pod, name, h, cs.finished_at_seconds)
+            if result.in_back_off:
+                self.reason_cache.setdefault(uid, {})[name] = (result.reason, result.message)
+                ev = result.event
+                self._event(pod, ev["type"], ev["reason"], ev["message"], self._field_path(pod, name))
+                key = get_backoff_key(pod, name, h)
+                requeue.append(cs.finished_at_seconds + self.crash_loop_back_off.get(key) - self.env.now)
+                return
+        ok = yield from self._start_container(pod, c, status, sandbox_id, sandbox_config, requeue)
+        if ok:
+            self.reason_cache.get(uid, {}).pop(name, None)
+
+    # ------------------------------------------------------------ images
+    def _ensure_image_exists(self, pod: dict, c: dict) -> Generator:
+        """``EnsureImageExists``: the pull policy, the pull back-off, and the events; returns (ok, reason, message)."""
+        uid = pod["metadata"]["uid"]
+        image = c.get("image", "")
+        fp = self._field_path(pod, c["name"])
+        resp = yield from self.runtime.ImageStatus({"image": {"image": image}})
+        present = resp.get("image") is not None
+        policy = image_pull_policy(c)
+        if policy == "Never" or (policy == "IfNotPresent" and present):
+            if present:
+                self._event(pod, EVENT_TYPE_NORMAL, PULLED_IMAGE, _ALREADY_PRESENT_MESSAGE.format(image=image), fp)
+                return True, "", ""
+            msg = _IMAGE_NEVER_PULL_MESSAGE.format(image=image)
+            self._event(pod, EVENT_TYPE_WARNING, ERR_IMAGE_NEVER_PULL_POLICY, msg, fp)
+            return False, ERR_IMAGE_NEVER_PULL_POLICY, msg
+        before = self.image_pull_back_off.before_pull(uid, image)
+        for ev in before.events:
+            self._event(pod, ev["type"], ev["reason"], ev["message"], fp)
+        if not before.pull:
+            return False, before.reason, before.message
+        if self.options.unknown_images_exist and self.runtime.images.catalogue.get(image) is None:
+            try:
+                # its entrypoint: a program named after the repository (a server: it runs until stopped)
+                program = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0] or "app"
+                self.runtime.images.catalogue.register(image, [_UNKNOWN_IMAGE_BYTES],
+                                                       config={"Entrypoint": [f"/usr/local/bin/{program}"]})
+            except ValueError:
+                pass  # an invalid reference: the pull fails with the runtime's words
+        queued = float(self.env.now)
+        if self.options.serialize_image_pulls:
+            with self._pull_lock.request() as req:
+                yield req
+                result = yield from self._pull(pod, c, image, queued)
+        else:
+            result = yield from self._pull(pod, c, image, queued)
+        return result
+
+    def _pull(self, pod: dict, c: dict, image: str, queued: float) -> Generator:
+        uid = pod["metadata"]["uid"]
+        fp = self._field_path(pod, c["name"])
+        started = float(self.env.now)
+        try:
+            yield from self.runtime.PullImage({"image": {"image": image}})
+        except CRIError as e:
+            r = self.image_pull_back_off.pull_failed(uid, image, str(e))
+            for ev in r.events:
+                self._event(pod, ev["type"], ev["reason"], ev["message"], fp)
+            return False, r.reason, r.message
+        pulled = float(self.env.now)
+        size = ((yield from self.runtime.ImageStatus({"image": {"image": image}})).get("image") or {}).get("size", 0)
+        self.image_pull_back_off.pull_succeeded()
+        self._event(pod, EVENT_TYPE_NORMAL, PULLED_IMAGE, pulled_message(image, pulled - started, pulled - queued,
+                                                                        int(size)), fp)
+        return True, "", ""
+
+    # ------------------------------------------------------------ containers
+    def _start_container(self, pod: dict, c: dict, status: RuntimePodStatus, sandbox_id: str,
+                         sandbox_config: dict, requeue: list) -> Generator:
+        """``startContainer``: image, ``CreateContainer`` (``Created``), ``StartContainer`` (``Started``)."""
+        uid = pod["metadata"]["uid"]
+        name = c["name"]
+        fp = self._field_path(pod, name)
+        ok, reason, message = yield from self._ensure_image_exists(pod, c)
+        if not ok:
+            self.reason_cache.setdefault(uid, {})[name] = (reason, message)
+            self._event(pod, EVENT_TYPE_WARNING, FAILED_TO_CREATE_CONTAINER, f"Error: {reason}", fp)
+            if reason == "ImagePullBackOff" or reason == "ErrImagePull":
+                key = self.image_pull_back_off.key(uid, c.get("image", ""))
+                entry = self.image_pull_back_off.back_off.per_item_backoff.get(key)
+                if entry is not None:
+                    requeue.append(entry.last_update + entry.backoff_seconds - self.env.now)
+                    return False
+            requeue.append(BACK_OFF_PERIOD_SECONDS)
+            return False
+        prev = status.find_container_status_by_name(name)
+        restart_count = prev.restart_count + 1 if prev is not None else 0
+        memory = (self._machine or MachineInfo()).memory_capacity_bytes
+        config = container_config_for_pod(pod, name, attempt=restart_count, memory_capacity_bytes=memory)
+        config["annotations"]["io.kubernetes.container.hash"] = container_hash(c)
+        try:
+            cid = (yield from self.runtime.CreateContainer({"pod_sandbox_id": sandbox_id, "config": config,
+                                                             "sandbox_config": sandbox_config}))["container_id"]
+        except CRIError as e:
+            self.reason_cache.setdefault(uid, {})[name] = ("CreateContainerError", str(e))
+            self._event(pod, EVENT_TYPE_WARNING, FAILED_TO_CREATE_CONTAINER, f"Error: {e}", fp)
+            requeue.append(BACK_OFF_PERIOD_SECONDS)
+            return False
+        self._event(pod, EVENT_TYPE_NORMAL, CREATED_CONTAINER, f"Created container: {name}", fp)
+        try:
+            yield from self.runtime.StartContainer({"container_id": cid})
+        except CRIError as e:
+            self.reason_cache.setdefault(uid, {})[name] = ("RunContainerError", str(e))
+            self._event(pod, EVENT_TYPE_WARNING, FAILED_TO_START_CONTAINER, f"Error: {e}", fp)
+            requeue.append(BACK_OFF_PERIOD_SECONDS)
+            return False
+        self._event(pod, EVENT_TYPE_NORMAL, STARTED_CONTAINER, f"Started container {name}", fp)
+        prefix = "cri-o" if self.runtime.kind == "cri-o" else "containerd"
+        current = self.pods.get(uid, pod)
+        ann = (current.get("metadata") or {}).get("annotations") or {}
+        rc = self.runtime.containers.get(cid)
+        now = self._seconds(rc.started_at) if rc is not None and rc.started_at else float(self.env.now)
+        lines = modelled_output(c, ann, container_env(current, c))
+        self.runs.setdefault(uid, {}).setdefault(name, []).append(
+            ContainerRun(f"{prefix}://{cid}", now, lines=[(now + dt, text) for dt, text in lines]))
+        yield from self._gc_dead_containers(uid, name, keep=cid)
+        return True
+
+    def _gc_dead_containers(self, uid: str, name: str, keep: str) -> Generator:
+        """Container GC in miniature: keep the new instance and the newest dead one (``MaxPerPodContainer`` 1)."""
+        dead = sorted((c for c in self.runtime.containers.values()
+                       if (c.config.get("labels") or {}).get("io.kubernetes.pod.uid") == uid
+                       and c.metadata.get("name") == name and c.id != keep and c.state == "CONTAINER_EXITED"),
+                      key=lambda c: c.created_at, reverse=True)
+        for c in dead[1:]:
+            try:
+                yield from self.runtime.RemoveContainer({"container_id": c.id})
+            except CRIError:
+                pass
+
+    def _kill_container(self, pod: dict, c: dict, container_id: str, message: str, grace_seconds: float) -> Generator:
+        """``killContainer``: ``Killing`` event, the preStop ``sleep`` action, ``StopContainer`` with what is left."""
+        self._event(pod, EVENT_TYPE_NORMAL, KILLING_CONTAINER, message, self._field_path(pod, c.get("name", "")))
+        grace = float(grace_seconds)
+        sleep = (((c.get("lifecycle") or {}).get("preStop") or {}).get("sleep") or {}).get("seconds")
+        if sleep is not None and grace > 0:
+            spent = min(float(sleep), grace)
+            yield self.env.timeout(spent)
+            grace -= spent
+        grace = max(grace, MINIMUM_GRACE_PERIOD_SECONDS)
+        try:
+            yield from self.runtime.StopContainer({"container_id": container_id.split("://", 1)[-1],
+                                                   "timeout": int(math.ceil(grace))})
+        except CRIError:
+            pass
+
+    # ------------------------------------------------------------ termination
+    def _sync_terminal_pod(self, w: _PodWorker, pod: dict) -> Generator:
+        """A pod that reached Succeeded/Failed: stop probing, stop its sandbox; it stays in the API."""
+        self.prober.remove_pod(pod)
+        sid = self._ready_sandbox_id(w.uid)
+        if sid:
+            try:
+                yield from self.runtime.StopPodSandbox({"pod_sandbox_id": sid})
+            except CRIError:
+                pass
+
+    def _sync_terminating_pod(self, w: _PodWorker, pod: dict) -> Generator:
+        """``SyncTerminatingPod`` then ``SyncTerminatedPod``: kill with the grace period, final status, delete.
+
+        Regular containers are stopped together, then sidecars in reverse order (simplified: sidecars
+        together). The pod is deleted from the API (grace 0, uid precondition) once every container
+        is terminated, as the status manager does.
+        """
+        uid = w.uid
+        self.sync_log.append((float(self.env.now), uid, "SyncTerminatingPod"))
+        self.prober.stop_liveness_and_startup(pod)
+        status, _, _ = yield from self._get_pod_status(uid)
+        grace = self._pod_grace(pod)
+        spec = pod.get("spec") or {}
+        sidecars = {c["name"] for c in spec.get("initContainers") or [] if is_restartable_init_container(c)}
+        running = [cs for cs in status.container_statuses if cs.state == CONTAINER_STATE_RUNNING]
+        for group in ([cs for cs in running if cs.name not in sidecars], [cs for cs in running if cs.name in sidecars]):
+            procs = [self.env.process(self._kill_container(pod, self._spec_of(pod, cs.name), cs.id,
+                                                           f"Stopping container {cs.name}", grace))
+                     for cs in group]
+            if procs:
+                yield self.env.all_of(procs)
+        status, _, _ = yield from self._get_pod_status(uid)
+        self._feed_prober_and_logs(uid, status)
+        sid = self._ready_sandbox_id(uid)
+        if sid:
+            try:
+                yield from self.runtime.StopPodSandbox({"pod_sandbox_id": sid})
+            except CRIError:
+                pass
+        self.prober.remove_pod(pod)
+        if uid in self.pods:
+            self._set_pod_status(uid, self._generate_status(w, self.pods[uid], status, terminal=True))
+            yield from self._wait_up()
+            md = self.pods.get(uid, pod)["metadata"]
+            try:
+                self.client.delete("pods", md["name"], md["namespace"], grace_period_seconds=0,
+                                   preconditions={"uid": uid})
+            except ApiError:
+                pass
+        else:
+            yield from self._remove_sandboxes(uid)
+
+    def _remove_sandboxes(self, uid: str) -> Generator:
+        """Sandbox GC, simplified to right after the pod left the API."""
+        for sb in [s for s in self.runtime.sandboxes.values() if s.metadata.get("uid") == uid]:
+            try:
+                yield from self.runtime.RemovePodSandbox({"pod_sandbox_id": sb.id})
+            except CRIError:
+                pass
+        self._ips.pop(uid, None)
+        self._status_written.pop(uid, None)
+        self.reason_cache.pop(uid, None)
+        for key in [k for k in self._prober_seen if k[0] == uid]:
+            del self._prober_seen[key]
+
+    # ------------------------------------------------------------ probes
+    def _on_probe_result(self, uid: str, container: str, kind: str, result: str, message: str) -> None:
+        """The results managers' update channels: a liveness/startup failure kills; every change syncs the pod."""
+        if kind in (LIVENESS, STARTUP) and result == FAILURE:
+            st = self.prober.containers.get((uid, container))
+            if st is not None and st.container_id:
+                self._kill_requests[(uid, container)] = (st.container_id, message)
+        w = self.pod_workers.get(uid)
+        if w is not None and not w.done:
+            self._trigger(w)
+
+    def _on_probe_event(self, uid: str, container: str, event_type: str, reason: str, message: str) -> None:
+        pod = self.pods.get(uid)
+        if pod is not None:
+            self._event(pod, event_type, reason, message, self._field_path(pod, container))
+
+    # ------------------------------------------------------------ container logs
+    def container_log_reader(self, namespace: str, name: str, container: str,
+                             options: dict | None = None) -> ContainerLogReader:
+        """Answer ``GET /containerLogs/<namespace>/<name>/<container>`` (``GetKubeletContainerLogs``).
+
+        Raises
+        ------
+        ApiError
+            400 with the kubelet's words (see
+            :func:`~kubenotes.kubelet.logs.validate_container_log_status`); 500
+            while the node is down.
+        """
+        opts = dict(options or {})
+        if not self.up:
+            from kubenotes.apiserver.server import _kubelet_unreachable
+
+            raise _kubelet_unreachable(self.node_name, f"/containerLogs/{namespace}/{name}/{container}")
+        pod = next((p for p in self.pods.values()
+                    if p["metadata"]["name"] == name and p["metadata"].get("namespace") == namespace), None)
+        if pod is None:
+            raise new_bad_request(f'pod "{name}" cannot be found - no logs available')
+        uid = pod["metadata"]["uid"]
+        status = self._status_written.get(uid) or pod.get("status") or {}
+        cid = validate_container_log_status(name, status, container, bool(opts.get("previous")))
+        run = next((r for r in self.runs.get(uid, {}).get(container, []) if r.container_id == cid), None)
+        if run is None:
+            run = ContainerRun(cid, float(self.env.now), float(self.env.now))
+        return ContainerLogReader(self, run, uid, opts)
