@@ -56,15 +56,23 @@ class EventRecorder:
         self._seen: dict[tuple, tuple[str, str, int]] = {}
         self._seq = 0
 
-    def event(self, obj: dict, event_type: str, reason: str, message: str) -> dict | None:
-        """Record one event about ``obj``; returns the Event written (or None when writing failed)."""
+    def event(self, obj: dict, event_type: str, reason: str, message: str, field_path: str = "") -> dict | None:
+        """Record one event about ``obj``; returns the Event written (or None when writing failed).
+
+        ``field_path`` names the part of the object the event is about, as the
+        kubelet's container events do (``spec.containers{nginx}``): it goes in
+        ``involvedObject.fieldPath``, which ``kubectl describe`` shows under From.
+        """
         from kubenotes.apiserver.status import ApiError
 
         ref = object_reference(obj)
+        if field_path:
+            ref = dict(ref, fieldPath=field_path)
         ns = ref.get("namespace") or "default"
         server = self.client.server
         now = server.timestamp()
-        key = (ref.get("uid"), ref["kind"], ns, ref["name"], event_type, reason, message, self.component, self.host)
+        key = (ref.get("uid"), ref["kind"], ns, ref["name"], field_path, event_type, reason, message, self.component,
+               self.host)
         seen = self._seen.get(key)
         try:
             if seen is not None:

@@ -58,7 +58,7 @@ containers or in-place resize; the pod worker reads the runtime itself (the same
 inspection RPCs the PLEG cache would have made) instead of waiting for the PLEG
 cache (``GetNewerThan``); container garbage collection runs right after a start
 and keeps one dead instance per container (``MaxPerPodContainer`` 1); the sandbox
-is removed when the pod leaves the API; events carry no ``fieldPath``
+is removed when the pod leaves the API; events carry their ``fieldPath``
 (the recorder takes whole objects; :attr:`Kubelet.events` keeps it).
 
 References
@@ -638,7 +638,7 @@ class Kubelet:
                             "field_path": field_path})
         if self.up:
             obj = {"kind": "Pod", "apiVersion": "v1", "metadata": md}
-            self.recorder.event(obj, event_type, reason, message)
+            self.recorder.event(obj, event_type, reason, message, field_path)
 
     @staticmethod
     def _field_path(pod: dict, name: str) -> str:

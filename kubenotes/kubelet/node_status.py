@@ -421,6 +421,7 @@ def node_info(machine: MachineInfo, config: NodeConfig) -> dict[str, str]:
         "osImage": machine.os_image,
         "containerRuntimeVersion": config.container_runtime_version,
         "kubeletVersion": config.kubelet_version,
+        "kubeProxyVersion": "",  # deprecated, no omitempty: the API shows ""
         "operatingSystem": machine.operating_system,
         "architecture": machine.architecture,
     }

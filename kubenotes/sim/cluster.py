@@ -94,6 +94,10 @@ class Cluster:
         More controllers (a notebook's own, or one under test).
     options : dict, optional
         kube-controller-manager flags by upstream name (``node-monitor-grace-period``...).
+    kubelet : str
+        ``"stand-in"`` (default: pods run 2 s after binding, no runtime) or
+        ``"model"``: :class:`kubenotes.kubelet.kubelet.Kubelet` over a CRI
+        runtime per node (sandboxes, pulls, probes, restarts, events).
     kubelet_options : KubeletOptions, optional
     scheduler_config : KubeSchedulerConfiguration, optional
     scheduler : bool
@@ -132,7 +136,7 @@ class Cluster:
         kube-scheduler's own informers (a separate process upstream).
     controllers : dict[str, Controller]
     scheduler : KubeScheduler or None
-    kubelets : dict[str, StandInKubelet]
+    kubelets : dict[str, StandInKubelet or Kubelet]
 
     Examples
     --------
@@ -155,7 +159,8 @@ class Cluster:
 
     def __init__(self, objects: Any = None, *, seed: int = 0, controllers: Iterable[str] | None = None,
                  extra_controllers: Mapping[str, type] | None = None, options: Mapping[str, Any] | None = None,
-                 kubelet_options: Any = None, scheduler_config: Any = None, scheduler: bool = True,
+                 kubelet_options: Any = None, kubelet: str = "stand-in", scheduler_config: Any = None,
+                 scheduler: bool = True,
                  scheduler_trace: bool = False,
                  authorization: bool = True, admission: bool = True, validation: bool = True,
                  history_capacity: int | None = None, epoch: Any = None):
@@ -195,10 +200,17 @@ class Cluster:
             for name, cls in (extra_controllers or {}).items():
                 self.controllers[name] = cls(ctx)
             self.scheduler = KubeScheduler(self, scheduler_config, seed, scheduler_trace) if scheduler else None
-            self.kubelets: dict[str, StandInKubelet] = {}
+            self.kubelets: dict[str, Any] = {}
+            if kubelet not in ("stand-in", "model"):
+                raise ValueError(f'kubelet must be "stand-in" or "model", not {kubelet!r}')
             for node in self.server.list("nodes"):
                 name = node["metadata"]["name"]
-                self.kubelets[name] = StandInKubelet(self, name, kubelet_options)
+                if kubelet == "model":
+                    from kubenotes.kubelet.kubelet import Kubelet
+
+                    self.kubelets[name] = Kubelet(self, name, options=kubelet_options)
+                else:
+                    self.kubelets[name] = StandInKubelet(self, name, kubelet_options)
 
             self.informers.start()
             self.scheduler_informers.start()

@@ -127,7 +127,7 @@ def test_update_new_node_status():
     assert events == ["NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID", "NodeReady"]
     assert st["nodeInfo"] == {"machineID": "123", "systemUUID": "abc", "bootID": "1b3",
                               "kernelVersion": "3.16.0-0.bpo.4-amd64", "osImage": "Debian GNU/Linux 7 (wheezy)",
-                              "containerRuntimeVersion": "test://1.5.0", "kubeletVersion": "v1.33.0",
+                              "containerRuntimeVersion": "test://1.5.0", "kubeletVersion": "v1.33.0", "kubeProxyVersion": "",
                               "operatingSystem": "linux", "architecture": "amd64"}
     assert st["addresses"] == [{"type": "InternalIP", "address": "127.0.0.1"},
                                {"type": "Hostname", "address": "testnode"}]

@@ -102,15 +102,15 @@ spec:
 
 
 
-def _cluster(*nodes: str, cordoned: tuple[str, ...] = ()) -> Cluster:
+def _cluster(*nodes: str, cordoned: tuple[str, ...] = (), kubelet: str = "stand-in") -> Cluster:
     text = "---".join(NODE.format(name=n, unschedulable="true" if n in cordoned else "false") for n in nodes)
-    c = Cluster.from_manifests(text)
+    c = Cluster.from_manifests(text, kubelet=kubelet)
     c.run(until=10)
     return c
 
 
-def _served(*nodes: str, cordoned: tuple[str, ...] = ()):
-    return serve(_cluster(*nodes, cordoned=cordoned), port=0, time_scale=0)
+def _served(*nodes: str, cordoned: tuple[str, ...] = (), kubelet: str = "stand-in"):
+    return serve(_cluster(*nodes, cordoned=cordoned, kubelet=kubelet), port=0, time_scale=0)
 
 
 def _ok(r: subprocess.CompletedProcess) -> str:
@@ -246,10 +246,9 @@ def test_describe_pod_shows_the_schedulers_event(kubectl_required):
         s.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="the modelled kubelet records no events (Pulling/Pulled/Created/Started); "
-                                       "kubenotes/sim/kubelet.py is a stand-in until issue #9 (node side)")
 def test_describe_pod_shows_the_kubelets_events(kubectl_required):
-    s = _served("n1")
+    """With the kubelet model (kubenotes.kubelet), describe shows the node's events as a real cluster's."""
+    s = _served("n1", kubelet="model")
     try:
         _apply_web(s, service=False)
         pod = _pods(s)[0].removeprefix("pod/")
@@ -487,11 +486,9 @@ def test_scale_then_get_watch_shows_the_new_pod_come_up_as_the_clock_runs(kubect
         s.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="the modelled kubelet posts no status between binding and Running (a real "
-                                       "one shows the container waiting with reason ContainerCreating); "
-                                       "kubenotes/sim/kubelet.py is a stand-in until issue #9 (node side)")
 def test_get_watch_shows_container_creating(kubectl_required):
-    s = _served("n1")
+    """With the kubelet model, a new pod passes through ContainerCreating (the stand-in goes straight to Running)."""
+    s = _served("n1", kubelet="model")
     try:
         _, new = _watch_a_scale_up(s)
         assert [r[3] for r in new] == ["Pending", "Pending", "ContainerCreating", "Running"], new
