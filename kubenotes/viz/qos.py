@@ -1,0 +1,577 @@
+"""Tables, graphs, timelines and widgets of the QoS and node-pressure eviction chapter.
+
+Nothing here decides anything: the QoS class comes from
+:mod:`kubenotes.api.qos`, ``oom_score_adj`` and the kernel's order from
+:mod:`kubenotes.kubelet.qos`, the cgroup files from
+:mod:`kubenotes.kubelet.cgroups`, and the eviction rounds from
+:class:`kubenotes.kubelet.eviction_manager.EvictionManager` running on a SimPy
+clock. This module builds the chapter's small pods and scenario, and shows
+what those functions return:
+
+* :func:`qos_values` / :func:`qos_panel`: one container's requests and limits
+  -> QoS class, ``oom_score_adj``, pod cgroup path and the cgroup v1 and v2
+  files;
+* :func:`cgroup_tree_graph` / :func:`cgroup_tree_figure`: the kubepods /
+  burstable / besteffort tree as a networkx graph;
+* :func:`simulate_memory_pressure`: a 4Gi node with a Guaranteed, a
+  Burstable and a BestEffort pod whose memory grows, under the kubelet's
+  defaults (``memory.available<100Mi``) and an optional soft threshold;
+* :func:`eviction_timeline_figure` / :func:`eviction_timeline_table`: memory
+  available, the MemoryPressure condition and the evictions over time;
+* :func:`kill_orders` / :func:`kill_orders_table`: the kubelet's eviction
+  ranking and the kernel OOM killer's order for the same pods, side by side.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/eviction_manager.go
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/qos/policy.go
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/helpers_linux.go
+https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/
+https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import ipywidgets as widgets
+import networkx as nx
+from matplotlib.figure import Figure
+
+from kubenotes.kubelet.cgroups import (
+    CGROUP_DRIVER_CGROUPFS,
+    cgroup_tree,
+    linux_container_resources,
+    pod_cgroup_path,
+    resource_config_for_pod,
+)
+from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE, parse_threshold_config, rank_memory_pressure
+from kubenotes.kubelet.eviction_manager import EvictionConfig, EvictionManager, NodeUsage, run_eviction_scenario
+from kubenotes.kubelet.qos import container_oom_score_adjust, oom_kill_order, pod_qos
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
+from kubenotes.viz.widgets import live_panel
+
+__all__ = [
+    "MI",
+    "GI",
+    "single_container_pod",
+    "qos_values",
+    "qos_values_table",
+    "qos_panel",
+    "qos_view",
+    "cgroup_tree_graph",
+    "cgroup_tree_figure",
+    "PressureScenario",
+    "memory_pressure_pods",
+    "simulate_memory_pressure",
+    "first_eviction",
+    "evictions",
+    "pressure_intervals",
+    "eviction_timeline_table",
+    "eviction_timeline_figure",
+    "kill_orders",
+    "kill_orders_table",
+    "memory_pressure_panel",
+    "memory_pressure_view",
+]
+
+MI = 2**20
+GI = 2**30
+
+_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+QOS_COLORS = {"Guaranteed": "#2e7d32", "Burstable": "#f9a825", "BestEffort": "#c62828"}
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> Html:
+    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
+    if caption:
+        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
+    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers) + "</tr></thead><tbody>")
+    for row in rows:
+        out.append("<tr>" + "".join(f'<td style="{_TD}">{html.escape(str(c))}</td>' for c in row) + "</tr>")
+    out.append("</tbody></table>")
+    return Html("".join(out))
+
+
+# --- one container's QoS -------------------------------------------------------------------------------
+
+
+def single_container_pod(
+    name: str = "app",
+    cpu_request_milli: int = 0,
+    cpu_limit_milli: int = 0,
+    memory_request_mi: int = 0,
+    memory_limit_mi: int = 0,
+    *,
+    priority: int = 0,
+    uid: str | None = None,
+) -> dict[str, Any]:
+    """A JSON-shaped pod with one container; 0 leaves a request or limit unset.
+
+    As the API server's defaulting does, a limit without a request makes the
+    request equal to the limit.
+
+    Examples
+    --------
+    >>> single_container_pod("web", 250, 500, 256, 0)["spec"]["containers"][0]["resources"]
+    {'requests': {'cpu': '250m', 'memory': '256Mi'}, 'limits': {'cpu': '500m'}}
+    >>> single_container_pod("db", 0, 1000, 0, 1024)["spec"]["containers"][0]["resources"]["requests"]
+    {'cpu': '1000m', 'memory': '1024Mi'}
+    """
+    requests: dict[str, str] = {}
+    limits: dict[str, str] = {}
+    if cpu_limit_milli:
+        limits["cpu"] = f"{cpu_limit_milli}m"
+    if memory_limit_mi:
+        limits["memory"] = f"{memory_limit_mi}Mi"
+    if cpu_request_milli or cpu_limit_milli:
+        requests["cpu"] = f"{cpu_request_milli or cpu_limit_milli}m"
+    if memory_request_mi or memory_limit_mi:
+        requests["memory"] = f"{memory_request_mi or memory_limit_mi}Mi"
+    resources: dict[str, Any] = {}
+    if requests:
+        resources["requests"] = requests
+    if limits:
+        resources["limits"] = limits
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": uid or name},
+        "spec": {"priority": priority, "containers": [{"name": name, "image": "registry.k8s.io/pause:3.10",
+                                                        "resources": resources}]},
+    }
+
+
+def qos_values(pod: Mapping[str, Any], memory_capacity_bytes: int = 8 * GI) -> dict[str, Any]:
+    """What the kubelet derives from a one-container pod's resources.
+
+    Returns
+    -------
+    dict
+        ``qosClass``, ``oom_score_adj``, ``pod cgroup`` (cgroupfs path),
+        ``cpu.shares`` (v1), ``cpu.weight``, ``cpu.max``, ``memory.max`` (v2,
+        pod level; ``-`` when unset), and ``container memory.max``.
+
+    Examples
+    --------
+    >>> v = qos_values(single_container_pod("app", 500, 500, 1024, 1024))
+    >>> v["qosClass"], v["oom_score_adj"], v["pod cgroup"], v["cpu.weight"], v["cpu.max"], v["memory.max"]
+    ('Guaranteed', -997, '/kubepods/podapp', '20', '50000 100000', '1073741824')
+    >>> qos_values(single_container_pod("app"))["oom_score_adj"]
+    1000
+    """
+    container = pod["spec"]["containers"][0]["name"]
+    cfg = resource_config_for_pod(pod)
+    v1 = cfg.cgroup_v1_files()
+    v2 = cfg.cgroup_v2_files()
+    cri = linux_container_resources(pod, container, memory_capacity_bytes)
+    return {
+        "qosClass": pod_qos(pod),
+        "oom_score_adj": container_oom_score_adjust(pod, container, memory_capacity_bytes),
+        "pod cgroup": pod_cgroup_path(pod, CGROUP_DRIVER_CGROUPFS),
+        "cpu.shares": v1.get("cpu.shares", "-"),
+        "cpu.weight": v2.get("cpu.weight", "-"),
+        "cpu.max": v2.get("cpu.max", "-"),
+        "memory.max": v2.get("memory.max", "-"),
+        "container memory.max": str(cri.get("memory_limit_in_bytes", "max")),
+    }
+
+
+def qos_values_table(values: Mapping[str, Any], caption: str | None = None) -> Html:
+    """:func:`qos_values` as a two-column HTML table."""
+    return _table(["", "value"], list(values.items()), caption)
+
+
+def qos_panel(cpu_request_milli: int = 250, cpu_limit_milli: int = 500, memory_request_mi: int = 256,
+              memory_limit_mi: int = 512, memory_capacity_gi: int = 8) -> widgets.VBox:
+    """Sliders for one container's requests and limits; the output is :func:`qos_values_table`.
+
+    0 means "not set". The default is a Burstable container.
+    """
+    def slider(desc: str, value: int, maximum: int, step: int) -> widgets.IntSlider:
+        return widgets.IntSlider(value=value, min=0, max=maximum, step=step, description=desc,
+                                 continuous_update=False, style={"description_width": "150px"},
+                                 layout=widgets.Layout(width="420px"))
+
+    controls = {
+        "memory_request_mi": slider("memory request (Mi)", memory_request_mi, 4096, 64),
+        "memory_limit_mi": slider("memory limit (Mi)", memory_limit_mi, 4096, 64),
+        "cpu_request_milli": slider("cpu request (m)", cpu_request_milli, 4000, 50),
+        "cpu_limit_milli": slider("cpu limit (m)", cpu_limit_milli, 4000, 50),
+        "memory_capacity_gi": slider("node memory (Gi)", memory_capacity_gi, 64, 1),
+    }
+
+    return live_panel(qos_view, controls)
+
+
+def qos_view(memory_request_mi: int, memory_limit_mi: int, cpu_request_milli: int, cpu_limit_milli: int,
+             memory_capacity_gi: int = 8) -> Html:
+    """The :func:`qos_panel` callback: the table, or the API server's validation error for a request above its limit.
+
+    Examples
+    --------
+    >>> "Guaranteed" in qos_view(512, 512, 250, 250)
+    True
+    >>> print(qos_view(1024, 512, 0, 0))
+    <b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: "1Gi": must be less than or equal to memory limit of 512Mi
+    """
+    from kubenotes.apiserver.admission.quantity import Quantity
+
+    def fmt(mi: int) -> str:
+        return str(Quantity.parse(f"{mi}Mi"))
+
+    if memory_limit_mi and memory_request_mi > memory_limit_mi:
+        return Html("<b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: "
+                    f'"{fmt(memory_request_mi)}": must be less than or equal to memory limit of {fmt(memory_limit_mi)}')
+    if cpu_limit_milli and cpu_request_milli > cpu_limit_milli:
+        return Html("<b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: "
+                    f'"{cpu_request_milli}m": must be less than or equal to cpu limit of {cpu_limit_milli}m')
+    pod = single_container_pod("app", cpu_request_milli, cpu_limit_milli, memory_request_mi, memory_limit_mi)
+    res = pod["spec"]["containers"][0]["resources"]
+    return qos_values_table(qos_values(pod, memory_capacity_gi * GI), caption=f"resources: {res}")
+
+
+# --- the cgroup tree ------------------------------------------------------------------------------------
+
+
+def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, Any]) -> nx.DiGraph:
+    """The kubelet's cgroup tree (cgroupfs paths) as a directed graph, parent -> child.
+
+    Each node carries ``files`` (cgroup v2 file -> content) and ``qos``
+    (the QoS class of a pod cgroup, else None).
+
+    Examples
+    --------
+    >>> g = cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"})
+    >>> sorted(g.edges())
+    [('/kubepods', '/kubepods/besteffort'), ('/kubepods', '/kubepods/burstable'), ('/kubepods/besteffort', '/kubepods/besteffort/podu1')]
+    >>> g.nodes["/kubepods/besteffort/podu1"]["qos"]
+    'BestEffort'
+    """
+    pods = list(pods)
+    tree = cgroup_tree(pods, capacity, cgroup_driver=CGROUP_DRIVER_CGROUPFS)
+    qos_of = {pod_cgroup_path(p, CGROUP_DRIVER_CGROUPFS): (pod_qos(p), p["metadata"].get("name")) for p in pods}
+    g = nx.DiGraph()
+    for path, files in tree.items():
+        qos, name = qos_of.get(path, (None, None))
+        g.add_node(path, files=dict(files), qos=qos, pod=name)
+        parent = path.rsplit("/", 1)[0]
+        if parent in tree:
+            g.add_edge(parent, path)
+    return g
+
+
+def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (cgroup v2, cgroupfs driver)") -> Figure:
+    """Draw :func:`cgroup_tree_graph` top-down with each cgroup's files (fixed layout)."""
+    depth = {n: n.count("/") - 1 for n in g}
+    levels: dict[int, list[str]] = {}
+    for n in sorted(g, key=lambda n: (depth[n], n)):
+        levels.setdefault(depth[n], []).append(n)
+    # leaves are spread evenly; parents sit over their children
+    leaves = [n for n in nx.dfs_preorder_nodes(g, "/kubepods") if g.out_degree(n) == 0]
+    x: dict[str, float] = {n: float(i) for i, n in enumerate(leaves)}
+    for d in sorted(levels, reverse=True):
+        for n in levels[d]:
+            if n not in x:
+                kids = list(g.successors(n))
+                x[n] = sum(x[k] for k in kids) / len(kids) if kids else 0.0
+    pos = {n: (x[n], -depth[n]) for n in g}
+    width = max(7.0, 2.4 * max(1, len(leaves)))
+    fig = detached_figure(width, 4.6)
+    ax = fig.add_subplot(1, 1, 1)
+    for a, b in g.edges():
+        ax.annotate("", xy=pos[b], xytext=pos[a], arrowprops={"arrowstyle": "-|>", "color": "#777", "lw": 1.0,
+                                                              "shrinkA": 22, "shrinkB": 26})
+    for n, d in g.nodes(data=True):
+        label = n.rsplit("/", 1)[-1] if d["pod"] is None else f"{n.rsplit('/', 1)[-1]}\n({d['pod']}, {d['qos']})"
+        files = "\n".join(f"{k}: {v}" for k, v in d["files"].items() if k in ("cpu.weight", "cpu.max", "memory.max"))
+        fc = QOS_COLORS.get(d["qos"] or "", "#eceff1")
+        ax.text(pos[n][0], pos[n][1], f"{label}\n{files}", ha="center", va="center", fontsize=7,
+                bbox={"boxstyle": "round,pad=0.35", "fc": fc, "ec": "#455a64", "alpha": 0.85})
+    xs = [p[0] for p in pos.values()]
+    ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
+    ax.set_ylim(-max(depth.values()) - 0.6, 0.6)
+    ax.set_axis_off()
+    ax.set_title(title, fontsize=10)
+    return fig
+
+
+# --- the memory-pressure scenario ----------------------------------------------------------------------
+
+
+@dataclass
+class PressureScenario:
+    """A run of :func:`simulate_memory_pressure`.
+
+    Attributes
+    ----------
+    manager : EvictionManager
+        Its ``timeline`` holds every 10 s round.
+    node : NodeUsage
+        Pods (evicted ones with ``status.reason: Evicted``) and Events.
+    pods : list of dict
+    usage_mi : dict[str, tuple[float, float, float]]
+        Pod name -> (start Mi, Mi per second, cap Mi) of its working set.
+    hard_mi, soft_mi : int
+        Thresholds on ``memory.available`` (soft 0 = none).
+    memory_capacity_bytes : int
+    """
+
+    manager: EvictionManager
+    node: NodeUsage
+    pods: list[dict[str, Any]]
+    usage_mi: dict[str, tuple[float, float, float]]
+    hard_mi: int
+    soft_mi: int
+    memory_capacity_bytes: int
+
+    def usage_bytes_at(self, t: float) -> dict[str, int]:
+        """Each pod's working set at virtual time ``t`` had it not been evicted."""
+        return _usage_bytes_at(self.usage_mi, t)
+
+
+def _usage_bytes_at(usage_mi: Mapping[str, tuple[float, float, float]], t: float) -> dict[str, int]:
+    return {n: int(min(start + rate * t, cap) * MI) for n, (start, rate, cap) in usage_mi.items()}
+
+
+def memory_pressure_pods(best_effort_priority: int = 0) -> list[dict[str, Any]]:
+    """The scenario's three pods: ``db`` (Guaranteed, 1Gi), ``web`` (Burstable, 512Mi..1.5Gi), ``batch`` (BestEffort).
+
+    Examples
+    --------
+    >>> [pod_qos(p) for p in memory_pressure_pods()]
+    ['Guaranteed', 'Burstable', 'BestEffort']
+    """
+    return [
+        single_container_pod("db", 500, 500, 1024, 1024),
+        single_container_pod("web", 250, 1000, 512, 1536),
+        single_container_pod("batch", priority=best_effort_priority),
+    ]
+
+
+@functools.lru_cache(maxsize=64)
+def simulate_memory_pressure(
+    batch_growth_mi_per_minute: int = 180,
+    soft_threshold_mi: int = 0,
+    soft_grace_seconds: int = 60,
+    best_effort_priority: int = 0,
+    until_seconds: int = 900,
+) -> PressureScenario:
+    """Run the eviction manager on a 4Gi node whose pods' memory grows.
+
+    The node has 4Gi of memory, 512Mi used by the system, and the kubelet's
+    default ``evictionHard`` (``memory.available<100Mi``). ``db`` holds 900Mi;
+    ``web`` starts at 300Mi and grows 90Mi a minute up to its 1.5Gi limit;
+    ``batch`` starts at 100Mi and grows ``batch_growth_mi_per_minute``. A
+    Scenario ``usage`` action every 10 s sets each working set.
+
+    Parameters
+    ----------
+    batch_growth_mi_per_minute : int
+    soft_threshold_mi : int
+        ``evictionSoft memory.available`` in Mi (0: none).
+    soft_grace_seconds : int
+        ``evictionSoftGracePeriod``; the soft eviction's grace period
+        (``evictionMaxPodGracePeriod``) is 30 s.
+    best_effort_priority : int
+        ``spec.priority`` of ``batch``.
+    until_seconds : int
+
+    Returns
+    -------
+    PressureScenario
+
+    Examples
+    --------
+    >>> s = simulate_memory_pressure()
+    >>> first_eviction(s).evicted, first_eviction(s).time
+    ('default/batch', 490.0)
+    """
+    pods = memory_pressure_pods(best_effort_priority)
+    node = NodeUsage(memory_capacity_bytes=4 * GI, system_memory_bytes=512 * MI)
+    for p in pods:
+        node.add_pod(p)
+    usage = {"db": (900.0, 0.0, 900.0), "web": (300.0, 1.5, 1536.0),
+             "batch": (100.0, batch_growth_mi_per_minute / 60.0, 1e9)}
+    hard = {SIGNAL_MEMORY_AVAILABLE: "100Mi"}
+    soft = {SIGNAL_MEMORY_AVAILABLE: f"{soft_threshold_mi}Mi"} if soft_threshold_mi else None
+    grace = {SIGNAL_MEMORY_AVAILABLE: f"{soft_grace_seconds}s"} if soft_threshold_mi else None
+    config = EvictionConfig(tuple(parse_threshold_config(eviction_hard=hard, eviction_soft=soft,
+                                                         eviction_soft_grace_period=grace)),
+                            max_pod_grace_period_seconds=30)
+    actions = [{"at": t, "name": name, "container": name, "memoryBytes": b}
+               for t in range(0, until_seconds + 1, 10) for name, b in _usage_bytes_at(usage, float(t)).items()]
+    manager = run_eviction_scenario(node, config, actions, float(until_seconds), node_name="worker-1")
+    return PressureScenario(manager, node, pods, usage, 100, soft_threshold_mi, 4 * GI)
+
+
+def evictions(scenario: PressureScenario) -> list[Any]:
+    """The rounds that evicted a pod, in time order."""
+    return [r for r in scenario.manager.timeline if r.evicted]
+
+
+def first_eviction(scenario: PressureScenario) -> Any:
+    """The first round that evicted a pod, or None."""
+    found = evictions(scenario)
+    return found[0] if found else None
+
+
+def pressure_intervals(timeline: Sequence[Any], condition: str = "MemoryPressure") -> list[tuple[float, float]]:
+    """``(from, to)`` virtual-time spans during which ``condition`` was reported (``to`` is the first round without it).
+
+    Examples
+    --------
+    >>> from kubenotes.kubelet.eviction_manager import SyncResult
+    >>> rounds = [SyncResult(0), SyncResult(10, node_conditions=["MemoryPressure"]), SyncResult(20)]
+    >>> pressure_intervals(rounds)
+    [(10, 20)]
+    """
+    spans: list[tuple[float, float]] = []
+    start = None
+    for r in timeline:
+        on = condition in r.node_conditions
+        if on and start is None:
+            start = r.time
+        elif not on and start is not None:
+            spans.append((start, r.time))
+            start = None
+    if start is not None:
+        spans.append((start, timeline[-1].time))
+    return spans
+
+
+def eviction_timeline_table(scenario: PressureScenario, *, changes_only: bool = True) -> Html:
+    """The rounds where something changed: memory.available, thresholds met, conditions, the eviction."""
+    rows = []
+    last = None
+    for r in scenario.manager.timeline:
+        key = (tuple(r.thresholds_met), tuple(r.thresholds_grace_met), tuple(r.node_conditions), r.evicted)
+        if changes_only and key == last and not r.evicted:
+            continue
+        last = key
+        avail = r.observations.get(SIGNAL_MEMORY_AVAILABLE, (0, 0))[0]
+        rows.append((f"{r.time:g}", f"{avail // MI}Mi", ", ".join(r.thresholds_met) or "-",
+                     ", ".join(r.thresholds_grace_met) or "-", ", ".join(r.node_conditions) or "-",
+                     (f"{r.evicted} (grace {r.grace_period_seconds}s): {r.message}" if r.evicted else "")))
+    return _table(["t (s)", "memory.available", "thresholds met", "grace period over", "node conditions", "evicted"],
+                  rows, caption="Eviction manager rounds (only those where something changed)" if changes_only else None)
+
+
+def eviction_timeline_figure(scenario: PressureScenario, title: str | None = None) -> Figure:
+    """Memory available and each pod's working set over time, MemoryPressure shaded, evictions marked."""
+    tl = scenario.manager.timeline
+    times = [r.time for r in tl]
+    fig = detached_figure(9.5, 5.2)
+    ax1, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 1.2]})
+    ax1.plot(times, [r.observations.get(SIGNAL_MEMORY_AVAILABLE, (0, 0))[0] / MI for r in tl], color="#1565c0",
+             label="memory.available")
+    ax1.axhline(scenario.hard_mi, color="#c62828", ls="--", lw=1, label=f"evictionHard {scenario.hard_mi}Mi")
+    if scenario.soft_mi:
+        ax1.axhline(scenario.soft_mi, color="#ef6c00", ls=":", lw=1.2, label=f"evictionSoft {scenario.soft_mi}Mi")
+    for ax in (ax1, ax2):
+        for a, b in pressure_intervals(tl):
+            ax.axvspan(a, b, color="#ffcdd2", alpha=0.5, lw=0)
+    colors = {"db": QOS_COLORS["Guaranteed"], "web": QOS_COLORS["Burstable"], "batch": QOS_COLORS["BestEffort"]}
+    for p in scenario.pods:
+        name = p["metadata"]["name"]
+        ax2.plot(times, [r.pod_memory_bytes.get(name, 0) / MI for r in tl], color=colors.get(name),
+                 label=f"{name} ({pod_qos(p)})")
+    for r in evictions(scenario):
+        for ax in (ax1, ax2):
+            ax.axvline(r.time, color="black", lw=0.8)
+        ax2.annotate(f"evict {r.evicted.split('/')[-1]}", (r.time, ax2.get_ylim()[1] * 0.92), fontsize=8,
+                     xytext=(4, 0), textcoords="offset points")
+    ax1.set_ylabel("Mi")
+    ax2.set_ylabel("working set (Mi)")
+    ax2.set_xlabel("virtual time (s); shaded: node condition MemoryPressure=True")
+    ax1.legend(fontsize=7, loc="upper right")
+    ax2.legend(fontsize=7, loc="upper left")
+    ax1.set_title(title or "Node worker-1: 4Gi, evictionHard memory.available<100Mi", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def kill_orders(scenario: PressureScenario, t: float | None = None) -> dict[str, list[tuple[str, int]]]:
+    """The kubelet's eviction order and the kernel OOM killer's order for the same pods at time ``t``.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+    t : float, optional
+        Default: the time of the first eviction.
+
+    Returns
+    -------
+    dict
+        ``{"kubelet": [(pod, usage - request in bytes)], "kernel": [(pod,
+        badness in bytes)], "oom_score_adj": [(pod, adj)]}``, first victim first.
+
+    Examples
+    --------
+    >>> orders = kill_orders(simulate_memory_pressure())
+    >>> [n for n, _ in orders["kubelet"]], [n for n, _ in orders["kernel"]]
+    (['batch', 'web', 'db'], ['batch', 'web', 'db'])
+    """
+    if t is None:
+        ev = first_eviction(scenario)
+        t = ev.time if ev is not None else scenario.manager.timeline[-1].time
+    usage = scenario.usage_bytes_at(t)
+    stats = {p["metadata"]["uid"]: {"containers": [{"name": p["metadata"]["name"],
+                                                    "memory": {"workingSetBytes": usage[p["metadata"]["name"]]}}]}
+             for p in scenario.pods}
+    ranked = rank_memory_pressure(scenario.pods, stats)
+    from kubenotes.kubelet.eviction import get_resource_request_quantity
+
+    kubelet = [(p["metadata"]["name"],
+                usage[p["metadata"]["name"]] - int(get_resource_request_quantity(p, "memory").value)) for p in ranked]
+    adj = [(p["metadata"]["name"], container_oom_score_adjust(p, p["metadata"]["name"], scenario.memory_capacity_bytes))
+           for p in scenario.pods]
+    kernel = oom_kill_order([(n, usage[n], a) for n, a in adj], scenario.memory_capacity_bytes)
+    return {"kubelet": kubelet, "kernel": kernel, "oom_score_adj": adj}
+
+
+def kill_orders_table(scenario: PressureScenario, t: float | None = None) -> Html:
+    """:func:`kill_orders` side by side: rank, the kubelet's pick and why, the kernel's pick and its badness."""
+    orders = kill_orders(scenario, t)
+    adj = dict(orders["oom_score_adj"])
+    prio = {p["metadata"]["name"]: p["spec"].get("priority", 0) for p in scenario.pods}
+    qos = {p["metadata"]["name"]: pod_qos(p) for p in scenario.pods}
+    rows = []
+    for i, ((kn, over), (on, bad)) in enumerate(zip(orders["kubelet"], orders["kernel"]), 1):
+        rows.append((i, f"{kn} ({qos[kn]}, priority {prio[kn]}, usage−request {over // MI}Mi)",
+                     f"{on} ({qos[on]}, oom_score_adj {adj[on]}, badness "
+                     + (f"{bad // MI}Mi)" if bad >= MI else f"{bad} byte{'s' if bad != 1 else ''}, the floor)")))
+    return _table(["#", "kubelet eviction (rankMemoryPressure)", "kernel OOM killer (oom_badness)"], rows)
+
+
+def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_mi: int = 0,
+                          soft_grace_seconds: int = 60) -> widgets.VBox:
+    """Sliders for the BestEffort pod's growth and a soft threshold; the output is the timeline figure."""
+    style = {"description_width": "170px"}
+    controls = {
+        "batch_growth_mi_per_minute": widgets.IntSlider(value=batch_growth_mi_per_minute, min=60, max=600, step=30,
+                                                        description="batch growth (Mi/min)", style=style,
+                                                        continuous_update=False),
+        "soft_threshold_mi": widgets.IntSlider(value=soft_threshold_mi, min=0, max=2048, step=128,
+                                               description="evictionSoft (Mi, 0=off)", style=style,
+                                               continuous_update=False),
+        "soft_grace_seconds": widgets.IntSlider(value=soft_grace_seconds, min=0, max=300, step=30,
+                                                description="soft grace period (s)", style=style,
+                                                continuous_update=False),
+    }
+
+    return live_panel(memory_pressure_view, controls)
+
+
+def memory_pressure_view(batch_growth_mi_per_minute: int, soft_threshold_mi: int, soft_grace_seconds: int) -> Figure:
+    """The :func:`memory_pressure_panel` callback: run (memoised) and draw the timeline."""
+    s = simulate_memory_pressure(batch_growth_mi_per_minute, soft_threshold_mi, soft_grace_seconds)
+    ev = first_eviction(s)
+    when = f"first eviction {ev.evicted.split('/')[-1]} at {ev.time:g}s" if ev else "no eviction"
+    soft = f", evictionSoft <{soft_threshold_mi}Mi for {soft_grace_seconds}s" if soft_threshold_mi else ""
+    return eviction_timeline_figure(s, title=f"batch +{batch_growth_mi_per_minute}Mi/min{soft}: {when}")

@@ -1,0 +1,134 @@
+"""The QoS and eviction chapter's views (kubenotes.viz.qos): values, graph, scenario, orders, widgets."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from kubenotes.viz.qos import (  # noqa: E402
+    GI,
+    MI,
+    cgroup_tree_figure,
+    cgroup_tree_graph,
+    eviction_timeline_figure,
+    eviction_timeline_table,
+    evictions,
+    first_eviction,
+    kill_orders,
+    kill_orders_table,
+    memory_pressure_panel,
+    memory_pressure_pods,
+    memory_pressure_view,
+    pressure_intervals,
+    qos_panel,
+    qos_values,
+    qos_view,
+    simulate_memory_pressure,
+    single_container_pod,
+)
+
+
+@pytest.mark.parametrize(
+    "args, qos, adj",
+    [
+        ((500, 500, 1024, 1024), "Guaranteed", -997),
+        ((0, 0, 0, 0), "BestEffort", 1000),
+        ((250, 500, 1024, 2048), "Burstable", 875),   # 1000 - 1000 * 1Gi / 8Gi
+        ((0, 1000, 0, 1024), "Guaranteed", -997),     # limits only: requests default to them
+        ((100, 0, 0, 0), "Burstable", 999),           # no memory request: 1000 clamped to 999
+    ],
+)
+def test_qos_values_class_and_oom_score_adj(args, qos, adj):
+    v = qos_values(single_container_pod("app", *args), 8 * GI)
+    assert (v["qosClass"], v["oom_score_adj"]) == (qos, adj)
+
+
+def test_qos_values_cgroup_files():
+    g = qos_values(single_container_pod("app", 500, 500, 1024, 1024))
+    assert g["pod cgroup"] == "/kubepods/podapp"
+    assert (g["cpu.shares"], g["cpu.weight"], g["cpu.max"], g["memory.max"]) == ("512", "20", "50000 100000", str(GI))
+    b = qos_values(single_container_pod("app", 250, 0, 256, 0))
+    assert b["pod cgroup"] == "/kubepods/burstable/podapp"
+    assert b["memory.max"] == "-" and b["container memory.max"] == "max" and b["cpu.shares"] == "256"
+    be = qos_values(single_container_pod("app"))
+    assert be["pod cgroup"] == "/kubepods/besteffort/podapp" and be["cpu.shares"] == "2" and be["cpu.weight"] == "1"
+
+
+def test_qos_view_and_panel():
+    assert "Burstable" in qos_view(256, 512, 250, 500)
+    assert "BestEffort" in qos_view(0, 0, 0, 0)
+    assert qos_view(1024, 512, 0, 0) == ('<b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: '
+                                         '"1Gi": must be less than or equal to memory limit of 512Mi')
+    assert "oom_score_adj</td><td" in qos_view(1024, 2048, 0, 0, 8) and ">875<" in qos_view(1024, 2048, 0, 0, 8)
+    with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+        panel = qos_panel()
+    first = panel.children[0].children[0]
+    assert first.description == "memory request (Mi)" and "kubenotes-control" in first._dom_classes
+    assert "kubenotes-live-output" in panel.children[-1]._dom_classes
+
+
+def test_cgroup_tree_graph_places_pods_by_qos():
+    g = cgroup_tree_graph(memory_pressure_pods(), {"cpu": "2", "memory": "4Gi"})
+    assert set(g.successors("/kubepods")) == {"/kubepods/burstable", "/kubepods/besteffort", "/kubepods/poddb"}
+    assert list(g.successors("/kubepods/burstable")) == ["/kubepods/burstable/podweb"]
+    assert g.nodes["/kubepods/besteffort/podbatch"]["files"] == {"cpu.weight": "1"}
+    assert g.nodes["/kubepods/poddb"]["files"]["memory.max"] == str(GI)
+    fig = cgroup_tree_figure(g)
+    assert len(fig.axes[0].texts) == g.number_of_nodes() + g.number_of_edges()  # boxes and arrows
+
+
+def test_memory_pressure_default_scenario():
+    s = simulate_memory_pressure()
+    ev = first_eviction(s)
+    # 4096 - 512 - 900 - (300 + 1.5 t) - (100 + 3 t) < 100  <=>  t > 485.3: the round at 490 s
+    assert ev.time == 490.0 and ev.evicted == "default/batch" and ev.grace_period_seconds == 1
+    assert ev.message.startswith("The node was low on resource: memory. Threshold quantity: 100Mi, available: 79Mi. ")
+    assert "Container batch was using 1570Mi, request is 0, has larger consumption of memory." in ev.message
+    assert [r.evicted for r in evictions(s)] == ["default/batch"]
+    assert pressure_intervals(s.manager.timeline) == [(490.0, 791.0)]  # held 300 s after the last sighting
+    assert s.node.pods["batch"]["status"]["reason"] == "Evicted"
+
+
+def test_soft_threshold_waits_and_uses_max_pod_grace_period():
+    s = simulate_memory_pressure(soft_threshold_mi=1024, soft_grace_seconds=60)
+    ev = first_eviction(s)
+    start = pressure_intervals(s.manager.timeline)[0][0]
+    assert start == 290.0 and ev.time == start + 60 and ev.grace_period_seconds == 30
+    assert "Threshold quantity: 1Gi" in ev.message
+
+
+def test_kill_orders_agree_without_priorities_and_differ_with_them():
+    orders = kill_orders(simulate_memory_pressure())
+    assert [n for n, _ in orders["kubelet"]] == ["batch", "web", "db"]
+    assert [n for n, _ in orders["kernel"]] == ["batch", "web", "db"]
+    assert dict(orders["oom_score_adj"]) == {"db": -997, "web": 875, "batch": 1000}
+    prio = simulate_memory_pressure(best_effort_priority=1000)
+    o = kill_orders(prio)
+    assert [n for n, _ in o["kubelet"]][0] == "web" and [n for n, _ in o["kernel"]][0] == "batch"
+    assert first_eviction(prio).evicted == "default/web"
+    html = kill_orders_table(prio)
+    assert "web (Burstable, priority 0" in html and "batch (BestEffort, oom_score_adj 1000" in html
+
+
+def test_timeline_views():
+    s = simulate_memory_pressure()
+    table = eviction_timeline_table(s)
+    assert table.count("<tr>") < len(s.manager.timeline) and "default/batch (grace 1s)" in table
+    fig = eviction_timeline_figure(s)
+    assert len(fig.axes) == 2 and len(fig.axes[1].lines) >= 3
+    assert s.manager.timeline[0].pod_memory_bytes == {"db": 900 * MI, "web": 300 * MI, "batch": 100 * MI}
+
+
+def test_memory_pressure_view_and_panel():
+    slow, fast = memory_pressure_view(180, 0, 60), memory_pressure_view(360, 0, 60)
+    assert slow.axes[0].get_title().endswith("first eviction batch at 490s")
+    assert fast.axes[0].get_title() != slow.axes[0].get_title()
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = memory_pressure_panel()
+    assert panel.children[0].children[0].description == "batch growth (Mi/min)"
