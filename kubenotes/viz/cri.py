@@ -1,0 +1,871 @@
+"""Chapter 05.01's views of the CRI: one pod start's calls, the configs they carry, the runtime stack, pull latency.
+
+Everything here reads the :mod:`kubenotes.cri` model and lays it out:
+
+* :func:`call_table` and :func:`call_timeline_figure`: the CRI calls of one pod
+  start (:func:`kubenotes.cri.runtime.pod_start_calls` or any
+  :attr:`ContainerRuntime.trace <kubenotes.cri.runtime.ContainerRuntime.trace>`),
+  with what happened inside the runtime between them (its ``events``);
+* :func:`cri_to_oci_table` and :func:`oci_excerpt`: what the kubelet puts in
+  ``PodSandboxConfig``/``ContainerConfig`` and what the runtime writes into
+  runc's ``config.json`` from it (namespaces, ``cgroupsPath``, resources,
+  ``oomScoreAdj``), row by row from the Pod spec;
+* :func:`stack_layout`, :func:`draw_runtime_stack` and
+  :func:`runtime_stack_figure`: the graph of
+  :func:`kubenotes.cri.stack.runtime_stack_graph` (kubelet → containerd or
+  CRI-O → shim or conmon → runc → processes), with the pods' shared network
+  namespace and pod cgroup drawn around their processes;
+* :func:`layer_cache_pulls` and :func:`layer_cache_table`: pulls in a row on
+  one node's image store, and which layers each one downloads;
+* :func:`start_latency`, :func:`start_latency_figure` and
+  :func:`start_latency_panel`: the chapter's widget, runtime kind, image size,
+  what the node already has and the registry bandwidth giving the pod's start
+  latency and its call timeline.
+
+Notes
+-----
+There is no upstream counterpart: this is what ``crictl`` (``crictl pods``,
+``crictl inspect``, ``crictl images``) and containerd's debug log tell about a
+pod start, read from the model's own records. Latencies and image sizes are
+the model's illustrative defaults (:data:`kubenotes.cri.runtime.DEFAULT_LATENCIES`,
+:func:`kubenotes.cri.images.default_catalogue`), not measurements.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.proto
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (``SyncPod``)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_container.go (``startContainer``)
+containerd/containerd@v2.1 internal/cri/server/ (sandbox_run.go, container_create.go, container_start.go)
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+from typing import Any, Iterable, Mapping, Sequence
+
+import networkx as nx
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from kubenotes.cri.api import new_id
+from kubenotes.cri.images import PAUSE_IMAGE, ImageCatalogue, ImageStore, Layer, default_catalogue
+from kubenotes.cri.oci import container_config_for_pod, oci_config, sandbox_config_for_pod
+from kubenotes.cri.runtime import CONTAINERD, CRI_O, CRUN, RUNC, pod_start_calls
+from kubenotes.cri.stack import runtime_stack_graph
+from kubenotes.kubelet.cgroups import cpu_shares_to_cpu_weight
+from kubenotes.kubelet.qos import pod_qos
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
+
+__all__ = [
+    "RUNTIME_KINDS",
+    "LOW_LEVEL_RUNTIMES",
+    "CACHE_STATES",
+    "LATENCY_IMAGE",
+    "call_summary",
+    "call_table",
+    "call_timeline_figure",
+    "oci_excerpt",
+    "cri_to_oci_table",
+    "stack_layout",
+    "draw_runtime_stack",
+    "runtime_stack_figure",
+    "layer_cache_pulls",
+    "layer_cache_table",
+    "latency_pod",
+    "start_latency",
+    "start_latency_table",
+    "start_latency_figure",
+    "start_latency_panel",
+]
+
+#: The high-level runtimes the model knows, as ``ContainerRuntime(kind=...)`` names them.
+RUNTIME_KINDS = (CONTAINERD, CRI_O)
+#: The OCI runtimes the model knows.
+LOW_LEVEL_RUNTIMES = (RUNC, CRUN)
+#: What the node holds before the pod starts, for :func:`start_latency`: nothing at all; the pause image
+#: and the Debian base layer (another pod runs ``nginx``); or the pod's image too.
+CACHE_STATES = ("new node", "base layer cached", "image cached")
+#: The image of :func:`latency_pod`: the Debian base layer plus one application layer.
+LATENCY_IMAGE = "registry.example.com/shop/api:v1"
+
+_MIB = 1024 * 1024
+_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa;vertical-align:bottom"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+_SERVICE_COLOURS = {"RuntimeService": "#1565c0", "ImageService": "#ef6c00"}
+_KIND_FC = {"kubelet": "#e3f2fd", "runtime": "#ede7f6", "shim": "#fff8e1", "oci-runtime": "#eceff1",
+            "process": "#e8f5e9"}
+_KIND_EC = {"kubelet": "#1565c0", "runtime": "#5e35b1", "shim": "#f9a825", "oci-runtime": "#607d8b",
+            "process": "#2e7d32"}
+_POD_COLOURS = ("#2e7d32", "#c62828", "#1565c0", "#6a1b9a")
+_SHOWN_EVENTS = {"NetworkSetUp": "CNI ADD done", "ShimStarted": "shim", "SandboxStarted": "/pause runs",
+                 "NamespacesPinned": "pinns", "ImagePulled": "pulled", "TaskExit": "exited"}
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], caption: str | None = None) -> Html:
+    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
+    if caption:
+        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">'
+                   f'{_e(caption)}</caption>')
+    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
+    for row in rows:
+        out.append("<tr>" + "".join(f'<td style="{_TD}">{cell}</td>' for cell in row) + "</tr>")
+    out.append("</tbody></table>")
+    return Html("".join(out))
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds:.3f}"
+
+
+def _mib(n: int) -> str:
+    return f"{n / _MIB:.1f} MiB"
+
+
+def _short(identifier: str, n: int = 13) -> str:
+    return identifier[:n] if identifier else ""
+
+
+# ---------------------------------------------------------------------------
+# the calls of one pod start
+
+
+def call_summary(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """``(request, response)`` of one trace entry in a line each, as ``crictl`` would name the arguments.
+
+    Parameters
+    ----------
+    entry : dict
+        One :attr:`ContainerRuntime.trace <kubenotes.cri.runtime.ContainerRuntime.trace>` entry
+        (``method``, ``request``, ``response``, ``error``).
+
+    Returns
+    -------
+    tuple of str
+        IDs are shortened to 13 characters, as ``crictl ps`` shows them.
+
+    Examples
+    --------
+    >>> call_summary({"method": "PullImage", "request": {"image": {"image": "nginx:1.27"}},
+    ...               "response": {"image_ref": "sha256:0123456789abcdef0123"}, "error": None})
+    ('image nginx:1.27', 'image_ref sha256:0123456789ab')
+    >>> call_summary({"method": "ImageStatus", "request": {"image": {"image": "nginx:1.27"}},
+    ...               "response": {"image": None}, "error": None})
+    ('image nginx:1.27', 'image: null (not on the node)')
+    """
+    method = entry.get("method", "")
+    req = entry.get("request") or {}
+    resp = entry.get("response")
+    if method == "RunPodSandbox":
+        meta = (req.get("config") or {}).get("metadata") or {}
+        parent = ((req.get("config") or {}).get("linux") or {}).get("cgroup_parent", "")
+        request = f"pod {meta.get('namespace', '')}/{meta.get('name', '')} attempt {meta.get('attempt', 0)}"
+        if parent:
+            request += f", cgroup_parent {parent}"
+    elif method in ("PullImage", "ImageStatus", "RemoveImage"):
+        request = f"image {(req.get('image') or {}).get('image', '')}"
+    elif method == "CreateContainer":
+        cfg = req.get("config") or {}
+        request = (f"container {(cfg.get('metadata') or {}).get('name', '')} "
+                   f"(image {(cfg.get('image') or {}).get('image', '')}) in sandbox "
+                   f"{_short(req.get('pod_sandbox_id', ''))}")
+    elif "container_id" in req:
+        request = f"container_id {_short(req['container_id'])}"
+    elif "pod_sandbox_id" in req:
+        request = f"pod_sandbox_id {_short(req['pod_sandbox_id'])}"
+    else:
+        request = ", ".join(sorted(req)) or "(empty)"
+    if entry.get("error"):
+        return request, f"error: {entry['error']}"
+    if resp is None:
+        return request, ""
+    if "pod_sandbox_id" in resp:
+        response = f"pod_sandbox_id {_short(resp['pod_sandbox_id'])}"
+    elif "container_id" in resp:
+        response = f"container_id {_short(resp['container_id'])}"
+    elif "image_ref" in resp:
+        response = f"image_ref {_short(resp['image_ref'], 19)}"
+    elif method == "ImageStatus":
+        image = resp.get("image")
+        response = "image: null (not on the node)" if image is None else f"present, {_mib(image.get('size', 0))}"
+    elif method == "PodSandboxStatus":
+        status = resp.get("status") or {}
+        response = f"{status.get('state', '')}, ip {(status.get('network') or {}).get('ip', '') or '-'}"
+    elif method == "ContainerStatus":
+        response = (resp.get("status") or {}).get("state", "")
+    else:
+        response = "{}" if not resp else ", ".join(sorted(resp))
+    return request, response
+
+
+def call_table(trace: Sequence[Mapping[str, Any]], *, caption: str | None = None) -> Html:
+    """The calls as a table: when, which service and method, how long, what was asked and answered.
+
+    Parameters
+    ----------
+    trace : sequence of dict
+        Trace entries (``time``, ``service``, ``method``, ``duration_seconds``...).
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+
+    Examples
+    --------
+    >>> from kubenotes.cri.runtime import pod_start_calls
+    >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
+    ...        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
+    >>> t = call_table(pod_start_calls(pod)["trace"])
+    >>> t.count("<tr>") - 1, "RunPodSandbox" in t
+    (6, True)
+    """
+    rows = []
+    for i, e in enumerate(trace, 1):
+        request, response = call_summary(e)
+        colour = _SERVICE_COLOURS.get(e.get("service", ""), "#424242")
+        rows.append([str(i), _ms(e.get("time", 0.0)), f'<span style="color:{colour}">{_e(e.get("service", ""))}</span>',
+                     f"<b>{_e(e.get('method', ''))}</b>", _ms(e.get("duration_seconds", 0.0)), _e(request),
+                     _e(response)])
+    return _table(["#", "t (s)", "service", "method", "took (s)", "request", "response"], rows, caption)
+
+
+def call_timeline_figure(
+    trace: Sequence[Mapping[str, Any]],
+    events: Sequence[Mapping[str, Any]] = (),
+    *,
+    started_seconds: float | None = None,
+    title: str | None = None,
+) -> Figure:
+    """The calls as a timeline: one bar per CRI call, what the runtime did meanwhile below.
+
+    Parameters
+    ----------
+    trace : sequence of dict
+        Trace entries, in call order.
+    events : sequence of dict
+        The runtime's ``events`` (``time``, ``event``, ``message``); the ones
+        of :data:`_SHOWN_EVENTS` kinds are marked on a lane of their own.
+    started_seconds : float, optional
+        Draw a line where the last app container was started.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes; y tick labels are ``<#> <method>``, bars are coloured by
+        service (RuntimeService blue, ImageService orange).
+
+    Examples
+    --------
+    >>> trace = [{"time": 0.0, "service": "RuntimeService", "method": "RunPodSandbox", "duration_seconds": 0.25},
+    ...          {"time": 0.25, "service": "ImageService", "method": "PullImage", "duration_seconds": 1.5}]
+    >>> fig = call_timeline_figure(trace)
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['1 RunPodSandbox', '2 PullImage']
+    """
+    trace = list(trace)
+    shown = [ev for ev in events if ev.get("event") in _SHOWN_EVENTS]
+    n = len(trace) + (1 if shown else 0)
+    fig = detached_figure(10.5, max(2.4, 1.1 + 0.32 * n))
+    ax = fig.add_subplot(1, 1, 1)
+    end = max([e["time"] + e.get("duration_seconds", 0.0) for e in trace] + [ev["time"] for ev in shown] + [0.1])
+    labels = []
+    for i, e in enumerate(trace):
+        colour = _SERVICE_COLOURS.get(e.get("service", ""), "#616161")
+        width = max(e.get("duration_seconds", 0.0), end * 0.003)
+        ax.barh(i, width, left=e["time"], height=0.6, color=colour, alpha=0.85)
+        request, _ = call_summary(e)
+        ax.text(e["time"] + width + end * 0.008, i, request[:48], va="center", fontsize=7, color="#37474f")
+        labels.append(f"{i + 1} {e['method']}")
+    if shown:
+        lane = len(trace)
+        labels.append("inside the runtime")
+        groups: list[tuple[float, list[str]]] = []
+        for ev in shown:
+            text = _SHOWN_EVENTS[ev["event"]]
+            if ev["event"] == "ImagePulled":
+                text += " " + ev.get("message", "").split(": ")[0].rsplit("/", 1)[-1]
+            if groups and ev["time"] - groups[-1][0] <= end * 0.03:
+                if text not in groups[-1][1]:
+                    groups[-1][1].append(text)
+            else:
+                groups.append((ev["time"], [text]))
+        for k, (t, texts) in enumerate(groups):
+            ax.plot([t], [lane], marker="v", color="#6a1b9a", ms=6)
+            ax.annotate(", ".join(texts), (t, lane), xytext=(2, -10 - 8 * (k % 3)), textcoords="offset points",
+                        fontsize=6.5, color="#6a1b9a")
+    if started_seconds is not None:
+        ax.axvline(started_seconds, color="#2e7d32", ls="--", lw=1.2)
+        ax.text(started_seconds, -0.55, f"last container started: {started_seconds:.2f} s ", color="#2e7d32",
+                fontsize=7.5, va="center", ha="right")
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_ylim(len(labels) + (0.9 if shown else 0.2), -1.0)
+    ax.set_xlim(0, end * 1.42)
+    ax.set_xlabel("virtual time (s)")
+    ax.grid(axis="x", color="#eeeeee")
+    ax.set_title(title or "CRI calls of one pod start (blue: RuntimeService, orange: ImageService)", fontsize=9.5,
+                 loc="left")
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# kubelet's CRI configs and runc's config.json
+
+
+def oci_excerpt(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of an OCI ``config.json`` that show the pod: process, cgroup, resources, namespaces.
+
+    Parameters
+    ----------
+    spec : dict
+        An OCI runtime spec (:func:`kubenotes.cri.oci.oci_config`).
+
+    Returns
+    -------
+    dict
+        ``process.args``, ``process.oomScoreAdj``, ``linux.cgroupsPath``,
+        ``linux.resources`` (without the device list) and
+        ``linux.namespaces`` as type -> path (``"new"`` for a namespace of
+        the container's own).
+
+    Examples
+    --------
+    >>> spec = {"process": {"args": ["/pause"], "oomScoreAdj": -998}, "linux": {"cgroupsPath": "p:cri-containerd:x",
+    ...         "resources": {"devices": [], "cpu": {"shares": 2}}, "namespaces": [{"type": "pid"},
+    ...         {"type": "network", "path": "/var/run/netns/cni-1"}]}}
+    >>> oci_excerpt(spec)["linux.namespaces"]
+    {'pid': 'new', 'network': '/var/run/netns/cni-1'}
+    """
+    linux = spec.get("linux") or {}
+    process = spec.get("process") or {}
+    return {
+        "process.args": list(process.get("args") or ()),
+        "process.oomScoreAdj": process.get("oomScoreAdj"),
+        "linux.cgroupsPath": linux.get("cgroupsPath", ""),
+        "linux.resources": {k: v for k, v in (linux.get("resources") or {}).items() if k != "devices"},
+        "linux.namespaces": {n["type"]: n.get("path", "new") for n in linux.get("namespaces") or ()},
+    }
+
+
+def _code(x: Any) -> str:
+    return f"<code>{_e(x)}</code>"
+
+
+def cri_to_oci_table(
+    pod: Mapping[str, Any],
+    container_name: str,
+    *,
+    kind: str = CONTAINERD,
+    memory_capacity_bytes: int = 8 * 1024**3,
+) -> Html:
+    """Pod spec → kubelet's CRI config → runc's ``config.json``, one row per thing the pod decides.
+
+    Parameters
+    ----------
+    pod : dict
+        A JSON-shaped Pod with ``metadata.uid``.
+    container_name : str
+    kind : {"containerd", "cri-o"}
+        Which runtime writes the ``config.json``.
+    memory_capacity_bytes : int
+        Node memory, for a Burstable container's ``oom_score_adj``.
+
+    Returns
+    -------
+    Html
+        Rows: QoS class, cgroup parent, CPU request, CPU limit, memory limit,
+        ``oom_score_adj``, namespaces, command.
+
+    Raises
+    ------
+    KeyError
+        When the pod has no such container.
+
+    Examples
+    --------
+    >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"}, "spec": {"containers": [
+    ...     {"name": "app", "image": "nginx:1.27", "resources": {"requests": {"cpu": "500m", "memory": "256Mi"},
+    ...      "limits": {"cpu": "500m", "memory": "256Mi"}}}]}}
+    >>> t = cri_to_oci_table(pod, "app")
+    >>> "Guaranteed" in t, "-997" in t, "cpu.max 50000 100000" in t
+    (True, True, True)
+    """
+    spec_c = next((c for c in list((pod.get("spec") or {}).get("containers") or ())
+                   + list((pod.get("spec") or {}).get("initContainers") or ()) if c.get("name") == container_name), None)
+    if spec_c is None:
+        raise KeyError(f"container {container_name!r} not found in pod")
+    sandbox = sandbox_config_for_pod(pod)
+    config = container_config_for_pod(pod, container_name, memory_capacity_bytes=memory_capacity_bytes)
+    spec = oci_config(pod, container_name, runtime=kind, memory_capacity_bytes=memory_capacity_bytes)
+    res = config["linux"]["resources"]
+    oci_res = spec["linux"].get("resources") or {}
+    cpu, mem = oci_res.get("cpu") or {}, oci_res.get("memory") or {}
+    requests = (spec_c.get("resources") or {}).get("requests") or {}
+    limits = (spec_c.get("resources") or {}).get("limits") or {}
+    quota = cpu.get("quota")
+    cpu_max = f"{quota} {cpu.get('period')}" if quota else f"max {cpu.get('period', 100000)}"
+    ns = oci_excerpt(spec)["linux.namespaces"]
+    rows = [
+        ["QoS class (QoS 类别)", _e(pod_qos(pod)), "(decides the cgroup parent and oom_score_adj)", ""],
+        ["cgroup", "", "PodSandboxConfig.linux.cgroup_parent " + _code(sandbox["linux"]["cgroup_parent"]),
+         "linux.cgroupsPath " + _code(spec["linux"]["cgroupsPath"])],
+        ["CPU request", _e(requests.get("cpu", "-")), "cpu_shares " + _code(res.get("cpu_shares")),
+         f"cpu.shares {_code(cpu.get('shares'))} (cgroup v2: cpu.weight "
+         f"{_code(cpu_shares_to_cpu_weight(cpu.get('shares')))})"],
+        ["CPU limit", _e(limits.get("cpu", "-")),
+         f"cpu_quota {_code(res.get('cpu_quota', 0))} / cpu_period {_code(res.get('cpu_period'))}",
+         f"cpu.quota / cpu.period (cgroup v2: cpu.max {cpu_max})"],
+        ["memory limit", _e(limits.get("memory", "-")),
+         "memory_limit_in_bytes " + _code(res.get("memory_limit_in_bytes", 0)),
+         "memory.limit " + _code(mem.get("limit", "-")) + f" (cgroup v2: memory.max {mem.get('limit') or 'max'})"],
+        ["OOM score", "", "oom_score_adj " + _code(res.get("oom_score_adj")),
+         "process.oomScoreAdj " + _code(spec["process"].get("oomScoreAdj"))],
+        ["namespaces (命名空间)", "hostNetwork " + _e(bool((pod.get("spec") or {}).get("hostNetwork"))),
+         "namespace_options " + _code(config["linux"]["security_context"]["namespace_options"]),
+         "<br>".join(f"{_e(t)}: {_code(p)}" for t, p in ns.items())],
+        ["command", _e(spec_c.get("command") or f"(image {spec_c.get('image', '')})"),
+         f"command {_code(config['command'])} args {_code(config['args'])}",
+         "process.args " + _code(spec["process"]["args"])],
+    ]
+    return _table(["", "Pod spec", "CRI (kubelet → runtime)", f"OCI config.json ({kind} → runc)"], rows,
+                  caption=f"{(pod.get('metadata') or {}).get('name', '')}/{container_name}")
+
+
+# ---------------------------------------------------------------------------
+# the runtime stack
+
+
+def stack_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
+    """Positions for a runtime stack graph: layers top to bottom, each parent above its children.
+
+    Processes are spaced one unit apart in graph order; every other node
+    sits at the mean x of its descendants' processes.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`kubenotes.cri.stack.runtime_stack_graph`.
+
+    Returns
+    -------
+    dict of str to (float, float)
+        ``y = -layer``.
+
+    Examples
+    --------
+    >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
+    ...        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
+    >>> pos = stack_layout(runtime_stack_graph("containerd", [pod]))
+    >>> pos["kubelet"], pos["default/web/POD"], pos["default/web/app"]
+    ((0.5, 0.0), (0.0, -4.0), (1.0, -4.0))
+    """
+    procs = [v for v, d in g.nodes(data=True) if d.get("kind") == "process"]
+    x = {v: float(i) for i, v in enumerate(procs)}
+    pos: dict[str, tuple[float, float]] = {}
+    for v in g.nodes:
+        layer = g.nodes[v].get("layer", 0)
+        if v in x:
+            pos[v] = (x[v], float(-layer))
+            continue
+        below = [x[d] for d in nx.descendants(g, v) if d in x]
+        pos[v] = ((sum(below) / len(below)) if below else 0.0, float(-layer))
+    return pos
+
+
+def _node_text(d: Mapping[str, Any]) -> str:
+    if d.get("kind") != "process":
+        return d.get("label", "")
+    lines = [d.get("label", "")]
+    if d.get("oom_score_adj") is not None:
+        lines.append(f"oom_score_adj {d['oom_score_adj']}")
+    ns = d.get("namespaces") or {}
+    own = [t for t, p in ns.items() if p == "new" and t in ("pid", "mount")]
+    if own:
+        lines.append("own " + ", ".join(own))
+    return "\n".join(lines)
+
+
+def draw_runtime_stack(g: nx.DiGraph, ax: Axes, *, title: str | None = None) -> Axes:
+    """Draw a runtime stack graph on ``ax``: boxes per process, pods framed with their netns and pod cgroup.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`kubenotes.cri.stack.runtime_stack_graph`.
+    ax : matplotlib.axes.Axes
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
+    ...        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
+    >>> ax = detached_figure(6, 4).add_subplot()
+    >>> texts = [t.get_text() for t in draw_runtime_stack(runtime_stack_graph("containerd", [pod]), ax).texts]
+    >>> "containerd-shim-runc-v2" in texts, any(t.startswith("pause") for t in texts)
+    (True, True)
+    """
+    pos = stack_layout(g)
+    procs = [v for v, d in g.nodes(data=True) if d.get("kind") == "process"]
+    pods: dict[str, list[str]] = {}
+    for v in procs:
+        pods.setdefault(g.nodes[v].get("pod", ""), []).append(v)
+    colour = {p: _POD_COLOURS[i % len(_POD_COLOURS)] for i, p in enumerate(pods)}
+    # pod frames: shared network namespace and pod cgroup
+    for p, members in pods.items():
+        xs = [pos[v][0] for v in members]
+        d0 = g.nodes[members[0]]
+        ax.add_patch(FancyBboxPatch((min(xs) - 0.46, -4.42), max(xs) - min(xs) + 0.92, 0.84,
+                                    boxstyle="round,pad=0.02", fc="none", ec=colour[p], lw=1.4, ls="--", zorder=1))
+        net = (d0.get("namespaces") or {}).get("network", "host").rsplit("/", 1)[-1]
+        ax.text((min(xs) + max(xs)) / 2, -4.5, f"pod {p} ({d0.get('qos_class', '')})\nnetns {net}\n"
+                f"cgroup …/{d0.get('pod_cgroup', '').rsplit('/', 1)[-1]}", ha="center", va="top", fontsize=6.3,
+                color=colour[p])
+    for a, b in g.edges:
+        (xa, ya), (xb, yb) = pos[a], pos[b]
+        ax.add_patch(FancyArrowPatch((xa, ya - 0.2), (xb, yb + 0.22), arrowstyle="-|>", mutation_scale=9,
+                                     color="#9e9e9e", lw=1.0, zorder=2))
+    top = next(iter(g.successors("kubelet")), None)
+    if top is not None:
+        rel = g.edges["kubelet", top].get("relation", "")
+        ax.text(pos["kubelet"][0] + 0.08, -0.5, rel, fontsize=6.5, color="#5e35b1", va="center")
+    for v, d in g.nodes(data=True):
+        kind = d.get("kind", "process")
+        ec = colour.get(d.get("pod", ""), _KIND_EC["process"]) if kind == "process" else _KIND_EC.get(kind, "#616161")
+        ax.text(pos[v][0], pos[v][1], _node_text(d), ha="center", va="center", fontsize=7, zorder=4,
+                bbox=dict(boxstyle="round,pad=0.3", fc=_KIND_FC.get(kind, "white"), ec=ec, lw=1.1))
+    xs = [p[0] for p in pos.values()] or [0.0]
+    ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
+    ax.set_ylim(-5.35, 0.45)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=9.5, loc="left")
+    return ax
+
+
+def runtime_stack_figure(
+    pods: Sequence[Mapping[str, Any]],
+    kinds: Sequence[str] = RUNTIME_KINDS,
+    *,
+    memory_capacity_bytes: int = 8 * 1024**3,
+    title: str | None = None,
+) -> Figure:
+    """The runtime stack of a node running ``pods``, one panel per runtime kind side by side.
+
+    Parameters
+    ----------
+    pods : sequence of dict
+        JSON-shaped Pods.
+    kinds : sequence of str
+        Runtime kinds, one panel each.
+    memory_capacity_bytes : int
+        For the processes' ``oom_score_adj``.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
+    ...        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
+    >>> [ax.get_title(loc="left") for ax in runtime_stack_figure([pod]).axes]
+    ['containerd: one shim per pod, a pause process', 'cri-o: one conmon per container, no pause (drop_infra_ctr)']
+    """
+    graphs = [runtime_stack_graph(k, pods, memory_capacity_bytes=memory_capacity_bytes) for k in kinds]
+    procs = max(sum(1 for _, d in g.nodes(data=True) if d.get("kind") == "process") for g in graphs)
+    fig = detached_figure(min(16.0, max(5.0, 1.55 * procs + 1.0) * len(kinds)), 5.6)
+    notes = {CONTAINERD: "one shim per pod, a pause process",
+             CRI_O: "one conmon per container, no pause (drop_infra_ctr)"}
+    for i, k in enumerate(kinds):
+        ax = fig.add_subplot(1, len(kinds), i + 1)
+        draw_runtime_stack(graphs[i], ax, title=f"{k}: {notes.get(k, '')}")
+    if title:
+        fig.suptitle(title, fontsize=10.5, x=0.01, ha="left")
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# the layer cache
+
+
+def layer_cache_pulls(
+    refs: Sequence[str],
+    *,
+    catalogue: ImageCatalogue | None = None,
+    preloaded: Sequence[str] = (),
+    bandwidth_bytes_per_second: float | None = None,
+) -> list[dict[str, Any]]:
+    """Pull ``refs`` one after another on one node: which layers each pull downloads, and how long it takes.
+
+    Parameters
+    ----------
+    refs : sequence of str
+        Image references, pulled in this order.
+    catalogue : ImageCatalogue, optional
+        Registry contents (default: :func:`kubenotes.cri.images.default_catalogue`).
+    preloaded : sequence of str
+        Images already on the node.
+    bandwidth_bytes_per_second : float, optional
+        Registry download rate (default: the image store's).
+
+    Returns
+    -------
+    list of dict
+        Per pull: ``image`` (normalized), ``layers``, ``missing_layers``,
+        ``size_bytes`` (compressed image size), ``download_bytes``,
+        ``pull_seconds`` and ``node_layers`` (layers on the node afterwards).
+
+    Raises
+    ------
+    CRIError
+        When the catalogue does not know an image.
+
+    Notes
+    -----
+    Uses the same :class:`~kubenotes.cri.images.ImageStore` arithmetic as
+    ``PullImage``; an image already present still costs the manifest
+    resolution (containerd re-resolves the tag), but downloads nothing.
+
+    Examples
+    --------
+    >>> rows = layer_cache_pulls(["nginx:1.27", "redis:7.4", "nginx:1.27"])
+    >>> [(r["layers"], r["missing_layers"], r["download_bytes"] < r["size_bytes"]) for r in rows]
+    [(7, 7, False), (4, 3, True), (7, 0, True)]
+    """
+    store = ImageStore("node", catalogue) if bandwidth_bytes_per_second is None else ImageStore(
+        "node", catalogue, bandwidth_bytes_per_second=bandwidth_bytes_per_second)
+    for ref in preloaded:
+        store.add(ref)
+    rows = []
+    for ref in refs:
+        missing = store.missing_layers(ref)
+        image = store.catalogue.get(ref)
+        seconds = store.pull_seconds(ref)
+        downloaded = store.record_download(ref)
+        rows.append({"image": image.ref, "layers": len(image.layers), "missing_layers": len(missing),
+                     "size_bytes": image.size_bytes, "download_bytes": downloaded, "pull_seconds": seconds,
+                     "node_layers": len(store.layers)})
+    return rows
+
+
+def layer_cache_table(rows: Sequence[Mapping[str, Any]], *, caption: str | None = None) -> Html:
+    """:func:`layer_cache_pulls` as a table.
+
+    Examples
+    --------
+    >>> "0.0 MiB" in layer_cache_table(layer_cache_pulls(["busybox:1.36", "busybox:1.36"]))
+    True
+    """
+    body = [[str(i), _e(r["image"]), f"{r['missing_layers']} of {r['layers']}", _mib(r["size_bytes"]),
+             f"<b>{_mib(r['download_bytes'])}</b>", f"{r['pull_seconds']:.2f}", str(r["node_layers"])]
+            for i, r in enumerate(rows, 1)]
+    return _table(["pull", "image", "layers downloaded", "image size", "downloaded", "pull (s)",
+                   "layers on node after"], body, caption)
+
+
+# ---------------------------------------------------------------------------
+# start latency: the widget
+
+
+def latency_pod(image: str = LATENCY_IMAGE) -> dict[str, Any]:
+    """The widget's pod: one container, Burstable (requests only), running ``image``.
+
+    Examples
+    --------
+    >>> latency_pod()["spec"]["containers"][0]["image"]
+    'registry.example.com/shop/api:v1'
+    """
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "api", "namespace": "shop", "uid": "5e1f0c2a-api"},
+            "spec": {"containers": [{"name": "api", "image": image, "command": ["/api", "--port=8080"],
+                                     "resources": {"requests": {"cpu": "250m", "memory": "128Mi"}}}]}}
+
+
+@functools.lru_cache(maxsize=256)
+def _start(kind: str, image_mib: int, cache: str, bandwidth_mib_per_second: int, low_level: str,
+           network_setup_seconds: float) -> dict[str, Any]:
+    if cache not in CACHE_STATES:
+        raise ValueError(f"unknown cache state {cache!r}; expected one of {CACHE_STATES}")
+    if image_mib < 30:
+        raise ValueError("image_mib must be at least 30 (the Debian base layer is 28.2 MiB)")
+    cat = default_catalogue()
+    base = cat.get("nginx:1.27").layers[0]
+    app_bytes = int(image_mib * _MIB) - base.size_bytes
+    app_layer = Layer("sha256:" + new_id("layer", LATENCY_IMAGE, image_mib), app_bytes, int(app_bytes * 2.5))
+    cat.register(LATENCY_IMAGE, layers=[base, app_layer], config={"Cmd": ["/api"]})
+    preloaded: tuple[str, ...] = ()
+    if cache != "new node":
+        preloaded = (PAUSE_IMAGE, "nginx:1.27")
+    if cache == "image cached":
+        preloaded += (LATENCY_IMAGE,)
+    out = pod_start_calls(latency_pod(), kind=kind, low_level=low_level, catalogue=cat, preloaded_images=preloaded,
+                          bandwidth_bytes_per_second=bandwidth_mib_per_second * _MIB,
+                          network_setup_seconds=network_setup_seconds)
+    rt = out["runtime"]
+    trace = out["trace"]
+    phases = {"sandbox": sum(e["duration_seconds"] for e in trace if e["method"] == "RunPodSandbox"),
+              "image pull": sum(e["duration_seconds"] for e in trace if e["method"] == "PullImage"),
+              "create + start": sum(e["duration_seconds"] for e in trace
+                                    if e["method"] in ("CreateContainer", "StartContainer")),
+              "status calls": sum(e["duration_seconds"] for e in trace
+                                  if e["method"] in ("PodSandboxStatus", "ImageStatus"))}
+    return {"kind": kind, "low_level": low_level, "image_mib": image_mib, "cache": cache,
+            "bandwidth_mib_per_second": bandwidth_mib_per_second, "started_seconds": out["started_seconds"],
+            "downloaded_bytes": rt.images.bytes_downloaded, "phases": phases, "trace": trace,
+            "events": list(rt.events)}
+
+
+def start_latency(
+    kind: str = CONTAINERD,
+    image_mib: int = 200,
+    cache: str = "base layer cached",
+    bandwidth_mib_per_second: int = 50,
+    low_level: str = RUNC,
+    *,
+    network_setup_seconds: float = 0.05,
+) -> dict[str, Any]:
+    """Start :func:`latency_pod` on one node and say how long it took and where the time went.
+
+    Parameters
+    ----------
+    kind : {"containerd", "cri-o"}
+    image_mib : int
+        Compressed size of the pod's image in MiB (at least 30): the 28.2 MiB
+        Debian base layer plus one application layer.
+    cache : str
+        One of :data:`CACHE_STATES`: ``"new node"`` (nothing pulled, not even
+        the pause image), ``"base layer cached"`` (the pause image and
+        ``nginx:1.27``, hence the Debian base layer, are on the node) or
+        ``"image cached"`` (the pod's image too: the kubelet's
+        ``IfNotPresent`` skips PullImage).
+    bandwidth_mib_per_second : int
+        Registry download rate.
+    low_level : {"runc", "crun"}
+    network_setup_seconds : float
+        Time of the CNI ADD inside RunPodSandbox.
+
+    Returns
+    -------
+    dict
+        ``started_seconds`` (when the container was started), ``downloaded_bytes``,
+        ``phases`` (seconds in RunPodSandbox, PullImage, Create+Start, status
+        calls), ``trace`` and ``events`` of the runtime, and the parameters.
+        Results are cached per parameters; treat them as read-only.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``cache`` state, runtime kind, or ``image_mib`` < 30.
+
+    Examples
+    --------
+    >>> cold, warm, hot = (start_latency(cache=c)["started_seconds"] for c in CACHE_STATES)
+    >>> cold > warm > hot
+    True
+    >>> start_latency(cache="image cached")["downloaded_bytes"]
+    0
+    """
+    return _start(kind, int(image_mib), cache, int(bandwidth_mib_per_second), low_level, float(network_setup_seconds))
+
+
+def start_latency_table(results: Sequence[Mapping[str, Any]]) -> Html:
+    """One row per :func:`start_latency` result: parameters, downloaded bytes, time per phase, start latency.
+
+    Examples
+    --------
+    >>> t = start_latency_table([start_latency(kind=k) for k in RUNTIME_KINDS])
+    >>> t.count("<tr>") - 1, "cri-o" in t
+    (2, True)
+    """
+    body = []
+    for r in results:
+        p = r["phases"]
+        body.append([_e(f"{r['kind']} + {r['low_level']}"), f"{r['image_mib']} MiB", _e(r["cache"]),
+                     f"{r['bandwidth_mib_per_second']} MiB/s", _mib(r["downloaded_bytes"]), _ms(p["sandbox"]),
+                     _ms(p["image pull"]), _ms(p["create + start"]), f"<b>{r['started_seconds']:.3f}</b>"])
+    return _table(["runtime", "image", "node has", "bandwidth", "downloaded", "RunPodSandbox (s)", "PullImage (s)",
+                   "Create+Start (s)", "started at (s)"], body)
+
+
+def start_latency_figure(result: Mapping[str, Any]) -> Figure:
+    """The call timeline of one :func:`start_latency` result, titled with its latency.
+
+    Examples
+    --------
+    >>> fig = start_latency_figure(start_latency())
+    >>> fig.axes[0].get_title(loc="left").startswith("containerd + runc, 200 MiB image")
+    True
+    """
+    r = result
+    title = (f"{r['kind']} + {r['low_level']}, {r['image_mib']} MiB image, node has: {r['cache']}, "
+             f"{r['bandwidth_mib_per_second']} MiB/s → started after {r['started_seconds']:.2f} s, "
+             f"{r['downloaded_bytes'] / _MIB:.1f} MiB downloaded")
+    return call_timeline_figure(r["trace"], r["events"], started_seconds=r["started_seconds"], title=title)
+
+
+def start_latency_panel(
+    image_mib: int = 200,
+    bandwidth_mib_per_second: int = 50,
+    kind: str = CONTAINERD,
+    cache: str = "base layer cached",
+    low_level: str = RUNC,
+) -> Any:
+    """The chapter's widget: image size and bandwidth sliders, runtime and cache choices -> latency and timeline.
+
+    Parameters
+    ----------
+    image_mib, bandwidth_mib_per_second, kind, cache, low_level
+        The controls' starting values (see :func:`start_latency`).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`; each change calls
+        :func:`start_latency` and shows :func:`start_latency_table` (this
+        setting beside the other runtime kind) and
+        :func:`start_latency_figure`.
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.viz.widgets import live_panel
+
+    def update(image_mib: int, bandwidth_mib_per_second: int, kind: str, cache: str, low_level: str) -> list:
+        args = dict(image_mib=image_mib, cache=cache, bandwidth_mib_per_second=bandwidth_mib_per_second,
+                    low_level=low_level)
+        chosen = start_latency(kind, **args)
+        other = start_latency(next(k for k in RUNTIME_KINDS if k != kind), **args)
+        return [start_latency_table([chosen, other]), start_latency_figure(chosen)]
+
+    style = {"description_width": "150px"}
+    layout = widgets.Layout(width="440px")
+    controls = {
+        "image_mib": widgets.IntSlider(value=image_mib, min=30, max=1000, step=10, description="image size (MiB)",
+                                       style=style, layout=layout, continuous_update=False),
+        "bandwidth_mib_per_second": widgets.IntSlider(value=bandwidth_mib_per_second, min=5, max=500, step=5,
+                                                      description="registry MiB/s", style=style, layout=layout,
+                                                      continuous_update=False),
+        "kind": widgets.Dropdown(options=list(RUNTIME_KINDS), value=kind, description="runtime", style=style,
+                                 layout=layout),
+        "cache": widgets.Dropdown(options=list(CACHE_STATES), value=cache, description="node already has",
+                                  style=style, layout=layout),
+        "low_level": widgets.Dropdown(options=list(LOW_LEVEL_RUNTIMES), value=low_level,
+                                      description="OCI runtime", style=style, layout=layout),
+    }
+    return live_panel(update, controls)
