@@ -56,6 +56,7 @@ bench: install
 	$(BIN)/python benchmarks/replay_policies.py
 	$(BIN)/python benchmarks/control_plane.py
 	$(BIN)/python benchmarks/serve_load.py
+	$(BIN)/python benchmarks/kubelet_scale.py
 
 clean:
 	rm -rf $(VENV) test-output .pytest_cache

@@ -12,6 +12,17 @@ status/status_manager.go, kubelet_node_status.go) as a set of SimPy processes:
   relisted for 3 min turns the node ``NotReady`` (``PLEG is not healthy: ...``).
 * **the API pod source**: list and watch of pods with ``spec.nodeName=<node>``;
   status-only changes are not updates (the config source compares specs).
+* **static pods** (``staticPodPath``, a directory or an in-memory mapping of
+  file name -> manifest): read at start and every ``fileCheckFrequency`` (20 s)
+  (:func:`~kubenotes.kubelet.config.extract_from_dir`, merged by
+  :class:`~kubenotes.kubelet.config.PodStorage`: ``<name>-<node>``, a uid
+  hashed from the manifest, the ``kubernetes.io/config.*`` annotations). They
+  run through the same pod workers; SyncPod creates their **mirror pod** in the
+  API (``kubernetes.io/config.mirror``, owned by the Node), deletes and
+  recreates a mirror that is being deleted or outdated, and the status manager
+  writes the static pod's status to its mirror. A mirror pod seen on the API
+  watch syncs its static pod (it is never run itself); a removed manifest stops
+  the pod, and housekeeping (every 2 s) deletes the orphaned mirror.
 * **pod workers**: one SimPy process per pod serializes its syncs
   (``podWorkers``); a sync is triggered by the pod source, by PLEG events
   (``ContainerStarted``/``ContainerDied``, relisted every 1 s by
@@ -52,14 +63,19 @@ Container logs are kept as the stand-in kubelet keeps them: one
 :class:`~kubenotes.kubelet.logs.ContainerRun` per started container, holding
 :func:`~kubenotes.kubelet.logs.modelled_output`, so ``kubectl logs`` keeps working.
 
-Simplified (also in the docstrings below): no volumes, pull secrets, static pods,
-HTTP manifests, eviction manager, housekeeping, postStart hooks, ephemeral
+Simplified (also in the docstrings below): no volumes, pull secrets,
+HTTP manifests (``staticPodURL``), eviction manager, postStart hooks, ephemeral
 containers or in-place resize; the pod worker reads the runtime itself (the same
 inspection RPCs the PLEG cache would have made) instead of waiting for the PLEG
 cache (``GetNewerThan``); container garbage collection runs right after a start
 and keeps one dead instance per container (``MaxPerPodContainer`` 1); the sandbox
 is removed when the pod leaves the API; events carry their ``fieldPath``
-(the recorder takes whole objects; :attr:`Kubelet.events` keeps it).
+(the recorder takes whole objects; :attr:`Kubelet.events` keeps it). The
+manifest directory is polled only (upstream also watches it with inotify on
+Linux, so edits show sooner; :meth:`Kubelet.read_static_pods` reads it at once);
+a static pod's mirror is created in the same sync before its status is written
+(upstream's status manager writes it at its next batch); the HandlePodCleanups
+housekeeping only deletes orphaned mirror pods.
 
 References
 ----------
@@ -71,14 +87,19 @@ kubernetes/kubernetes@v1.34.0 pkg/kubelet/images/image_manager.go (EnsureImageEx
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/events/event.go (event reasons)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go (canBeDeleted: delete with grace 0)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/container/sync_result.go (BackoffError)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/file.go (the static pod directory)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/pod/mirror_client.go (CreateMirrorPod, DeleteMirrorPod)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (deleteOrphanedMirrorPods)
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import ipaddress
 import json
 import math
+import os
 import random
 from dataclasses import dataclass
 from typing import Any, Generator, Mapping
@@ -116,7 +137,21 @@ from kubenotes.kubelet.node_status import (
     should_post_node_status,
     update_default_labels,
 )
+from kubenotes.kubelet.config import (
+    ADD,
+    DELETE,
+    DEFAULT_FILE_CHECK_FREQUENCY_SECONDS,
+    REMOVE,
+    UPDATE,
+    PodStorage,
+    extract_from_dir,
+    is_mirror_pod_of,
+    mirror_pod,
+    pod_full_name,
+    read_pods_from_dir,
+)
 from kubenotes.kubelet.pleg import GenericPLEG, pleg_not_healthy_message
+from kubenotes.kubelet.qos import is_mirror_pod, is_static_pod
 from kubenotes.kubelet.prober import FAILURE, LIVENESS, STARTUP, SUCCESS, ProberManager
 from kubenotes.kubelet.status import (
     CONTAINER_STATE_CREATED,
@@ -158,6 +193,8 @@ __all__ = [
     "BACK_OFF_PERIOD_SECONDS",
     "WORKER_JITTER_FACTOR",
     "SYNC_LOOP_TICK_SECONDS",
+    "HOUSEKEEPING_PERIOD_SECONDS",
+    "DEFAULT_STATIC_POD_PATH",
     "RUN_SECONDS_ANNOTATION",
     "EXIT_CODE_ANNOTATION",
     "KubeletConfiguration",
@@ -190,6 +227,10 @@ BACK_OFF_PERIOD_SECONDS = 10.0
 WORKER_JITTER_FACTOR = 0.5
 #: The sync loop's ``syncTicker`` (1 s): queued work is picked up on its ticks.
 SYNC_LOOP_TICK_SECONDS = 1.0
+#: ``housekeepingPeriod`` (kubelet.go): ``HandlePodCleanups`` (here: deleting orphaned mirror pods) every 2 s.
+HOUSEKEEPING_PERIOD_SECONDS = 2.0
+#: The directory kubeadm configures as ``staticPodPath``; the file paths of an in-memory manifest mapping.
+DEFAULT_STATIC_POD_PATH = "/etc/kubernetes/manifests"
 
 _IMAGE_NEVER_PULL_MESSAGE = 'Container image "{image}" is not present with pull policy of Never'
 _ALREADY_PRESENT_MESSAGE = 'Container image "{image}" already present on machine'
@@ -229,6 +270,14 @@ class KubeletConfiguration:
         registered with one 10 MiB layer and an entrypoint named after its
         repository (a server that runs until stopped) before its pull, so any manifest runs.
         False: such pulls fail as ``ErrImagePull``.
+    static_pod_path : str or mapping, optional
+        ``staticPodPath`` (unset by default; kubeadm sets ``/etc/kubernetes/manifests``):
+        a real directory, or an in-memory one, a mapping of file name -> manifest
+        (YAML/JSON text, or a Pod as a dict), read as if it were
+        :data:`DEFAULT_STATIC_POD_PATH`. Edit the mapping to edit the "files"; the
+        kubelet sees the change at its next read.
+    file_check_frequency_seconds : float
+        ``fileCheckFrequency`` (20 s): how often the manifest directory is read.
 
     Notes
     -----
@@ -256,6 +305,8 @@ class KubeletConfiguration:
     machine_info: MachineInfo | None = None
     probe_results: Any = None
     unknown_images_exist: bool = True
+    static_pod_path: Any = None
+    file_check_frequency_seconds: float = DEFAULT_FILE_CHECK_FREQUENCY_SECONDS
 
 
 def _configuration(options: Any) -> KubeletConfiguration:
@@ -267,6 +318,9 @@ def _configuration(options: Any) -> KubeletConfiguration:
         if options is not None and hasattr(options, name):
             setattr(cfg, name, getattr(options, name))
     return cfg
+
+
+_HASH_CACHE: dict[str, str] = {}
 
 
 def _fnv32a(data: bytes) -> int:
@@ -294,7 +348,13 @@ def container_hash(container: Mapping[str, Any]) -> str:
     False
     """
     pruned = {k: v for k, v in container.items() if k != "resources"}
-    return format(_fnv32a(json.dumps(pruned, sort_keys=True, separators=(",", ":")).encode()), "x")
+    key = json.dumps(pruned, sort_keys=True, separators=(",", ":"))
+    h = _HASH_CACHE.get(key)
+    if h is None:  # FNV in pure Python costs more than the JSON: every sync hashes every container
+        if len(_HASH_CACHE) >= 4096:
+            _HASH_CACHE.clear()
+        h = _HASH_CACHE[key] = format(_fnv32a(key.encode()), "x")
+    return h
 
 
 def image_pull_policy(container: Mapping[str, Any]) -> str:
@@ -389,6 +449,12 @@ class Kubelet:
     prober : ProberManager
     pleg : GenericPLEG
     runtime : ContainerRuntime
+    mirror_pods : dict[str, dict]
+        Pod full name (``<name>_<namespace>``) -> the mirror pod as last seen from the API.
+    pod_config : PodStorage
+        The merge of the file source (``pod_config.pods["file"]``: the static pods by uid).
+    manifest_errors : list of str
+        The manifest files the last read of ``staticPodPath`` skipped, with upstream's words.
 
     Notes
     -----
@@ -397,7 +463,7 @@ class Kubelet:
     ``node_up``, ``container_log_reader``, ``pods``, ``runs``, ``up``.
 
     Simplified compared with upstream: see the module docstring (no volumes,
-    pull secrets, static pods, eviction, postStart hooks or ephemeral
+    pull secrets, HTTP manifests, eviction, postStart hooks or ephemeral
     containers; the pod worker inspects the runtime itself; immediate container
     GC). Probe outcomes are not computed: ``options.probe_results`` says them.
 
@@ -470,6 +536,11 @@ class Kubelet:
         self._status_reported_at: float | None = None
         self._started_at = 0.0
         self._wake = None
+        self.mirror_pods: dict[str, dict] = {}
+        self.pod_config = PodStorage(epoch=self.server.epoch)
+        self.manifest_errors: list[str] = []
+        self._restart_requested: set[str] = set()
+        self._file_source_started = False
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -480,6 +551,10 @@ class Kubelet:
         self.env.process(self._pod_source())
         self.pleg.start()
         self.env.process(self._pleg_loop())
+        if self.options.static_pod_path is not None and not self._file_source_started:
+            self._file_source_started = True
+            self.env.process(self._file_source())
+        self.env.process(self._housekeeping_loop())
 
     def node_down(self) -> None:
         """Stop heartbeats, status and API writes (the node is unreachable); containers keep running."""
@@ -675,7 +750,10 @@ class Kubelet:
                         self._on_pod(ev.object)
 
     def _on_pod(self, pod: dict) -> None:
-        """``HandlePodAdditions``/``HandlePodUpdates``: status-only changes are not updates."""
+        """``HandlePodAdditions``/``HandlePodUpdates``: status-only changes are not updates; mirror pods aside."""
+        if is_mirror_pod(pod):
+            self._on_mirror_pod(pod)
+            return
         uid = pod["metadata"]["uid"]
         old = self.pods.get(uid)
         self.pods[uid] = pod
@@ -686,6 +764,9 @@ class Kubelet:
 
     def _on_pod_removed(self, pod: dict) -> None:
         """``HandlePodRemoves``: forget the pod, kill what is left, remove its sandbox and logs."""
+        if is_mirror_pod(pod):
+            self._on_mirror_pod_removed(pod)
+            return
         uid = pod["metadata"]["uid"]
         self.pods.pop(uid, None)
         self.runs.pop(uid, None)
@@ -696,6 +777,219 @@ class Kubelet:
             self._trigger(w)
         else:
             self.env.process(self._remove_sandboxes(uid))
+
+    # ------------------------------------------------------------ static pods and their mirror pods
+    def _file_source(self) -> Generator:
+        """The file source (``config.NewSourceFile``): read ``staticPodPath`` now and every ``fileCheckFrequency``."""
+        while True:
+            self.read_static_pods()
+            yield self.env.timeout(self.options.file_check_frequency_seconds)
+
+    def read_static_pods(self) -> list:
+        """Read the manifest directory once and act on what changed (``extractFromDir`` + ``podStorage.merge``).
+
+        New static pods are dispatched to pod workers (``HandlePodAdditions``),
+        changed ones updated, removed ones killed (``HandlePodRemoves``). Called
+        by the file source every ``fileCheckFrequency``; a notebook may call it to
+        see an edit at once (upstream's inotify watch does the same on Linux).
+
+        Returns
+        -------
+        list of PodUpdate
+            The merged updates (``REMOVE``, ``ADD``, ``UPDATE``, ``DELETE``, ``RECONCILE``).
+
+        Examples
+        --------
+        >>> import simpy
+        >>> from types import SimpleNamespace
+        >>> from kubenotes.apiserver.server import APIServer
+        >>> env = simpy.Environment(); server = APIServer(env); admin = server.client("kubectl")
+        >>> _ = admin.create("nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+        >>> manifests = {"web.yaml": "apiVersion: v1\\nkind: Pod\\nmetadata: {name: web}\\n"
+        ...                          "spec: {containers: [{name: web, image: nginx:1.27}]}\\n"}
+        >>> k = Kubelet(SimpleNamespace(env=env, server=server), "n1",
+        ...             options=KubeletConfiguration(static_pod_path=manifests)); k.start()
+        >>> env.run(until=5)
+        >>> mirror = admin.get("pods", "web-n1", "default")
+        >>> static_uid = k.pod_config.all_pods()[0]["metadata"]["uid"]
+        >>> mirror["metadata"]["annotations"]["kubernetes.io/config.mirror"] == static_uid, mirror["status"]["phase"]
+        (True, 'Running')
+        >>> del manifests["web.yaml"]; [u.op for u in k.read_static_pods()]
+        ['REMOVE']
+        >>> env.run(until=10); server.get("pods", "default", "web-n1") is None
+        True
+        """
+        path = self.options.static_pod_path
+        errors: list[str] = []
+        if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__"):
+            update = read_pods_from_dir(str(path), self.node_name, errors)
+        else:
+            files = {name: json.dumps(text) if isinstance(text, Mapping) else text
+                     for name, text in dict(path or {}).items()}
+            update = extract_from_dir(files, self.node_name, DEFAULT_STATIC_POD_PATH, errors)
+        self.manifest_errors = errors
+        updates = self.pod_config.merge(update, now=float(self.env.now))
+        for reason, full_name, message in self.pod_config.events:
+            name, _, namespace = full_name.rpartition("_")
+            self._event({"metadata": {"name": name, "namespace": namespace}}, EVENT_TYPE_WARNING, reason, message)
+        self.pod_config.events.clear()
+        for u in updates:
+            for p in u.pods:
+                if u.op == REMOVE:
+                    self._on_pod_removed(copy.deepcopy(p))
+                elif u.op in (ADD, UPDATE, DELETE):
+                    p = copy.deepcopy(p)
+                    uid = p["metadata"]["uid"]
+                    self.pods[uid] = p
+                    self.prober.update_pod(p)
+                    self._dispatch(uid, p)
+        return updates
+
+    @staticmethod
+    def _is_static(pod: Mapping[str, Any]) -> bool:
+        """A static pod as the kubelet holds it (its mirror in the API carries the same source annotation)."""
+        return is_static_pod(pod) and not is_mirror_pod(pod)
+
+    def write_static_pod_manifest(self, file_name: str, manifest: Any) -> None:
+        """Put a manifest into this node's ``staticPodPath`` (the scenario action ``staticPod``).
+
+        Parameters
+        ----------
+        file_name : str
+            E.g. ``etcd.yaml``.
+        manifest : str or dict
+            YAML/JSON text, or a Pod as a dict.
+
+        Notes
+        -----
+        An in-memory directory shared with other nodes (one configuration for
+        the whole cluster) is copied first, so the manifest lands on this node
+        only; with no ``staticPodPath`` an in-memory one is made. A real
+        directory gets a real file. The kubelet sees it at its next read
+        (``fileCheckFrequency``).
+        """
+        path = self.options.static_pod_path
+        if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__"):
+            text = json.dumps(manifest) if isinstance(manifest, Mapping) else manifest
+            with open(os.path.join(os.fsdecode(path), file_name), "w" if isinstance(text, str) else "wb") as fh:
+                fh.write(text)
+            return
+        self._own_static_pod_mapping()[file_name] = manifest
+
+    def remove_static_pod_manifest(self, file_name: str) -> None:
+        """Remove a manifest from this node's ``staticPodPath`` (the pod stops at the next read)."""
+        path = self.options.static_pod_path
+        if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__"):
+            full = os.path.join(os.fsdecode(path), file_name)
+            if os.path.exists(full):
+                os.remove(full)
+            return
+        self._own_static_pod_mapping().pop(file_name, None)
+
+    def _own_static_pod_mapping(self) -> dict:
+        if not getattr(self, "_owns_static_pod_mapping", False):
+            self.options = dataclasses.replace(self.options, static_pod_path=dict(self.options.static_pod_path or {}))
+            self._owns_static_pod_mapping = True
+        if not self._file_source_started:
+            self._file_source_started = True
+            self.env.process(self._file_source())
+        return self.options.static_pod_path
+
+    def _static_pod_by_full_name(self, full_name: str) -> dict | None:
+        """``GetPodByMirrorPod``: the static pod a mirror pod stands for."""
+        return next((p for p in self.pods.values() if self._is_static(p) and pod_full_name(p) == full_name), None)
+
+    def _on_mirror_pod(self, mirror: dict) -> None:
+        """``handleMirrorPod``: a new or changed mirror pod syncs its static pod (status-only changes do not)."""
+        full = pod_full_name(mirror)
+        old = self.mirror_pods.get(full)
+        self.mirror_pods[full] = mirror
+        if old is not None and old["metadata"].get("uid") == mirror["metadata"].get("uid") \
+                and self._semantic(old) == self._semantic(mirror):
+            return
+        self._sync_static_pod_of(full)
+
+    def _on_mirror_pod_removed(self, mirror: dict) -> None:
+        """A mirror pod left the API: forget it and sync its static pod (which creates it again)."""
+        full = pod_full_name(mirror)
+        current = self.mirror_pods.get(full)
+        if current is not None and current["metadata"].get("uid") == mirror["metadata"].get("uid"):
+            del self.mirror_pods[full]
+        self._sync_static_pod_of(full)
+
+    def _sync_static_pod_of(self, full_name: str) -> None:
+        static = self._static_pod_by_full_name(full_name)
+        if static is None:
+            return
+        w = self.pod_workers.get(static["metadata"]["uid"])
+        if w is not None and not w.done:
+            self._trigger(w)
+
+    def _sync_mirror_pod(self, pod: dict) -> None:
+        """SyncPod's mirror step: delete an outdated or deleted mirror pod, create a missing one.
+
+        A mirror pod that is being deleted (``kubectl delete``) or carries an old
+        hash is deleted at once (grace period 0, uid precondition) and a new one is
+        created (``CreateMirrorPod``), unless the Node is gone or being deleted.
+        """
+        if not self.up:
+            return
+        full = pod_full_name(pod)
+        mirror = self.mirror_pods.get(full)
+        deleted = False
+        if mirror is not None and ((mirror.get("metadata") or {}).get("deletionTimestamp")
+                                   or not is_mirror_pod_of(mirror, pod)):
+            deleted = self._delete_mirror_pod(full, mirror["metadata"].get("uid"))
+        if mirror is not None and not deleted:
+            return
+        node = self.server.get("nodes", None, self.node_name)
+        if node is None or (node.get("metadata") or {}).get("deletionTimestamp"):
+            return  # no need to create a mirror pod: the node has been removed from the cluster
+        body = mirror_pod(pod, self.node_name, node["metadata"].get("uid", ""))
+        try:
+            created = self.client.create("pods", body, pod["metadata"]["namespace"])
+        except ApiError:
+            return  # AlreadyExists (the watch brings it) or a rejection: retried at the next sync
+        self.mirror_pods[full] = created
+        self._status_written.pop(pod["metadata"]["uid"], None)  # the new mirror has no status yet
+
+    def _delete_mirror_pod(self, full_name: str, uid: str | None) -> bool:
+        """``DeleteMirrorPod``: delete with grace period 0 (and a uid precondition when given); True if deleted."""
+        name, _, namespace = full_name.rpartition("_")
+        try:
+            self.client.delete("pods", name, namespace, grace_period_seconds=0,
+                               preconditions={"uid": uid} if uid else None)
+        except ApiError:
+            return False  # NotFound or a failed precondition (Conflict): nothing deleted
+        current = self.mirror_pods.get(full_name)
+        if current is not None and (uid is None or current["metadata"].get("uid") == uid):
+            del self.mirror_pods[full_name]
+        return True
+
+    def _housekeeping_loop(self) -> Generator:
+        """``HandlePodCleanups`` every ``housekeepingPeriod``, reduced to ``deleteOrphanedMirrorPods``.
+
+        A mirror pod without a static pod is deleted once no pod worker is still
+        terminating a static pod of that full name (and once the file source has
+        been read, ``sourcesReady``). A pod that came back while its worker was
+        terminating it (a manifest removed and added back with the same uid) is
+        started again (``restartRequested``).
+        """
+        while True:
+            yield self.env.timeout(HOUSEKEEPING_PERIOD_SECONDS)
+            for uid in sorted(self._restart_requested):  # podWorkers.SyncKnownPods: restartRequested
+                if uid in self.pods and uid not in self.pod_workers:
+                    self._dispatch(uid, self.pods[uid])
+            self._restart_requested.clear()
+            if not self.mirror_pods or not self.up:
+                continue
+            if self.options.static_pod_path is not None and "file" not in self.pod_config.sources_seen:
+                continue
+            statics = {pod_full_name(p) for p in self.pods.values() if self._is_static(p)}
+            terminating = {pod_full_name(w.pod) for w in self.pod_workers.values()
+                           if not w.done and self._is_static(w.pod)}
+            for full in [f for f in self.mirror_pods if f not in statics and f not in terminating]:
+                self._delete_mirror_pod(full, None)
 
     def _dispatch(self, uid: str, pod: dict) -> None:
         """``podWorkers.UpdatePod``: start the pod's worker or give it the new pod."""
@@ -757,6 +1051,9 @@ class Kubelet:
                 continue
             w.requeue_at = self.env.now + self._jitter(self.options.sync_frequency_seconds)
         self.pod_workers.pop(w.uid, None)
+        again = self.pods.get(w.uid)
+        if again is not None and not (again.get("metadata") or {}).get("deletionTimestamp"):
+            self._restart_requested.add(w.uid)  # e.g. a static pod's manifest removed and added back
 
     # ------------------------------------------------------------ runtime inspection
     def _seconds(self, ns: int) -> float | None:
@@ -844,18 +1141,31 @@ class Kubelet:
             pod = self.pods.get(uid)
             if pod is None:
                 return
-            new = dict(pod)
+            static = self._is_static(pod)
+            target = self.mirror_pods.get(pod_full_name(pod)) if static else pod
+            if target is None or (static and not is_mirror_pod_of(target, pod)):
+                return  # a static pod without its mirror pod yet: written once the mirror exists
+            new = dict(target)
             new["status"] = status
+            md = target["metadata"]
             try:
-                out = self.client.update_status("pods", new, pod["metadata"]["namespace"])
+                out = self.client.update_status("pods", new, md["namespace"])
             except ApiError as e:
                 if e.code == 409:
                     try:
-                        self.pods[uid] = self.client.get("pods", pod["metadata"]["name"], pod["metadata"]["namespace"])
+                        fresh = self.client.get("pods", md["name"], md["namespace"])
                     except ApiError:
                         return
+                    if static:
+                        self.mirror_pods[pod_full_name(pod)] = fresh
+                    else:
+                        self.pods[uid] = fresh
                     continue
                 return
+            if static:  # the status manager writes a static pod's status to its mirror pod (TranslatePodUID)
+                self.mirror_pods[pod_full_name(pod)] = out
+                out = dict(pod)
+                out["status"] = status
             self.pods[uid] = out
             self.prober.update_pod(out)
             self._status_written[uid] = status
@@ -878,6 +1188,8 @@ class Kubelet:
         status, sandboxes, _ = yield from self._get_pod_status(uid)
         self._feed_prober_and_logs(uid, status)
         api_status = self._generate_status(w, pod, status)
+        if self._is_static(pod):
+            self._sync_mirror_pod(self.pods.get(uid, pod))
         self._set_pod_status(uid, api_status)
         if api_status.get("phase") in (POD_SUCCEEDED, POD_FAILED):
             return True
@@ -982,10 +1294,13 @@ class Kubelet:
         return ((c.config.get("annotations") or {}).get("io.kubernetes.container.hash", "")) if c else ""
 
     def _ready_sandbox_id(self, uid: str) -> str:
-        for sb in sorted(self.runtime.sandboxes.values(), key=lambda s: s.created_at, reverse=True):
-            if sb.metadata.get("uid") == uid and sb.state == "SANDBOX_READY":
-                return sb.id
-        return ""
+        """The newest ready sandbox of the pod ("" when none)."""
+        best = None
+        for sb in self.runtime.sandboxes.values():
+            if sb.state == "SANDBOX_READY" and sb.metadata.get("uid") == uid \
+                    and (best is None or sb.created_at > best.created_at):
+                best = sb
+        return best.id if best is not None else ""
 
     @staticmethod
     def _pod_grace(pod: dict) -> float:
@@ -1213,7 +1528,7 @@ class Kubelet:
             except CRIError:
                 pass
         self.prober.remove_pod(pod)
-        if uid in self.pods:
+        if uid in self.pods and not self._is_static(self.pods[uid]):
             self._set_pod_status(uid, self._generate_status(w, self.pods[uid], status, terminal=True))
             yield from self._wait_up()
             md = self.pods.get(uid, pod)["metadata"]

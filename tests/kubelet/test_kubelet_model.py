@@ -30,12 +30,20 @@ actions; upstream asserts on fakes, these on the CRI trace, the events and the A
   if the container's spec changed", regardless of the restart policy);
 * the node: the Lease renewal interval (``pkg/kubelet/nodelease``), and the PLEG's
   ``Healthy`` threshold turning the node NotReady (``TestHealthy`` in
-  ``pleg/generic_test.go``, seen through the Ready condition).
+  ``pleg/generic_test.go``, seen through the Ready condition);
+* static pods and mirror pods: ``test/e2e_node/mirror_pod_test.go`` ("MirrorPod": the
+  mirror pod runs; "should be updated when static pod updated"; "should be recreated
+  when mirror pod gracefully deleted" and "... forcibly deleted"; the manifest's
+  deletion makes the mirror pod disappear; "should successfully recreate when file is
+  removed and recreated"), the file source's ``fileCheckFrequency`` and skipped files
+  (``pkg/kubelet/config/file_linux_test.go``), ``deleteOrphanedMirrorPods``
+  (``kubelet_pods.go``), and the same deletion through the real kubectl.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -417,3 +425,199 @@ def test_node_down_stops_heartbeats_but_not_the_containers():
     h.kubelet.node_up()
     h.run(61)
     assert h.admin.get("leases", "n1", "kube-node-lease")["spec"]["renewTime"] != renew
+
+
+# ---------------------------------------------------------------- static pods and mirror pods
+# Cases from test/e2e_node/mirror_pod_test.go ("MirrorPod"): the mirror pod runs; "should be updated when
+# static pod updated"; "should be recreated when mirror pod gracefully deleted" / "forcibly deleted";
+# "wait for the mirror pod to disappear" after the manifest is deleted; "should successfully recreate when
+# file is removed and recreated"; and kubelet_pods.go deleteOrphanedMirrorPods.
+def _manifest(image: str = "nginx:1.27", name: str = "web", namespace: str = "default") -> str:
+    return (f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: {namespace}\n"
+            f"spec:\n  containers:\n  - name: web\n    image: {image}\n")
+
+
+def _static_harness(manifests) -> Harness:
+    return Harness(KubeletConfiguration(static_pod_path=manifests))
+
+
+def _started(h: Harness, uid: str) -> list[dict]:
+    sandboxes = {t["response"]["pod_sandbox_id"]: t["request"]["config"]["metadata"]["uid"]
+                 for t in h.calls(("RunPodSandbox",)) if t["response"]}
+    created = {t["response"]["container_id"]: t["request"]["pod_sandbox_id"]
+               for t in h.calls(("CreateContainer",)) if t["response"]}
+    return [t for t in h.calls(("StartContainer",)) if sandboxes.get(created.get(t["request"]["container_id"])) == uid]
+
+
+def test_a_static_pod_runs_and_appears_in_the_api_as_its_mirror_pod():
+    manifests = {"web.yaml": _manifest(), ".web.yaml.swp": "garbage", "broken.yaml": "kind: ["}
+    h = _static_harness(manifests)
+    h.run(30)
+    assert h.get("web") is None
+    mirror = h.get("web-n1")
+    ann = mirror["metadata"]["annotations"]
+    static_uid = ann["kubernetes.io/config.hash"]
+    assert ann["kubernetes.io/config.mirror"] == static_uid
+    assert ann["kubernetes.io/config.source"] == "file" and "kubernetes.io/config.seen" in ann
+    assert mirror["metadata"]["uid"] != static_uid  # the API server gives the mirror its own uid
+    node = h.admin.get("nodes", "n1")
+    assert mirror["metadata"]["ownerReferences"] == [{"apiVersion": "v1", "kind": "Node", "name": "n1",
+                                                      "uid": node["metadata"]["uid"], "controller": True}]
+    assert mirror["spec"]["nodeName"] == "n1"
+    assert {"operator": "Exists", "effect": "NoExecute"} in mirror["spec"]["tolerations"]
+    # the kubelet runs the static pod (under its own uid) and reports its status on the mirror pod
+    assert len(_started(h, static_uid)) == 1
+    assert mirror["status"]["phase"] == "Running"
+    assert mirror["status"]["containerStatuses"][0]["ready"] is True
+    assert not _started(h, mirror["metadata"]["uid"])  # the mirror pod itself is never run
+    assert len(h.kubelet.manifest_errors) == 1 and h.kubelet.manifest_errors[0].startswith(
+        "/etc/kubernetes/manifests/broken.yaml: couldn't parse as pod(")
+
+
+def test_the_manifest_directory_is_read_every_file_check_frequency():
+    manifests: dict = {}
+    h = _static_harness(manifests)
+    h.run(25)
+    manifests["web.yaml"] = _manifest()
+    h.run(39.5)
+    assert h.get("web-n1") is None and not h.calls(("RunPodSandbox",))  # read at 0 s and 20 s only
+    h.run(45)
+    assert h.get("web-n1")["status"]["phase"] == "Running"
+    assert h.calls(("RunPodSandbox",))[0]["time"] == pytest.approx(40.0, abs=1.0)
+
+
+def test_a_real_manifest_directory_works_and_a_pod_object_can_stand_for_a_file(tmp_path):
+    (tmp_path / "web.yaml").write_text(_manifest())
+    h = _static_harness(str(tmp_path))
+    h.run(20)
+    assert h.get("web-n1")["status"]["phase"] == "Running"
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "agent"},
+           "spec": {"containers": [{"name": "agent", "image": "busybox:1.36", "command": ["sleep", "3600"]}]}}
+    h2 = _static_harness({"agent.json": obj})
+    h2.run(20)
+    assert h2.get("agent-n1")["status"]["phase"] == "Running"
+
+
+@pytest.mark.parametrize("grace", [30, 0])
+def test_a_deleted_mirror_pod_is_recreated_and_the_static_pod_keeps_running(grace):
+    h = _static_harness({"web.yaml": _manifest()})
+    h.run(20)
+    old = h.get("web-n1")
+    static_uid = old["metadata"]["annotations"]["kubernetes.io/config.hash"]
+    h.admin.delete("pods", "web-n1", "default", grace_period_seconds=grace)  # kubectl delete pod web-n1
+    h.run(25)
+    new = h.get("web-n1")
+    assert new is not None and new["metadata"]["uid"] != old["metadata"]["uid"]
+    assert "deletionTimestamp" not in new["metadata"]
+    assert new["metadata"]["annotations"]["kubernetes.io/config.mirror"] == static_uid
+    assert new["status"]["phase"] == "Running"
+    assert len(_started(h, static_uid)) == 1 and not h.calls(("StopContainer",))  # never restarted
+
+
+def test_an_edited_manifest_replaces_the_pod_and_its_mirror():
+    manifests = {"web.yaml": _manifest("nginx:1.27")}
+    h = _static_harness(manifests)
+    h.run(10)
+    old = h.get("web-n1")
+    manifests["web.yaml"] = _manifest("nginx:1.28")
+    h.run(35)
+    new = h.get("web-n1")
+    assert new["metadata"]["uid"] != old["metadata"]["uid"]
+    assert new["spec"]["containers"][0]["image"] == "nginx:1.28"
+    new_hash = new["metadata"]["annotations"]["kubernetes.io/config.hash"]
+    assert new_hash != old["metadata"]["annotations"]["kubernetes.io/config.hash"]  # a new static pod uid
+    assert new["status"]["phase"] == "Running"
+    assert h.events("Killing")[0]["message"] == "Stopping container web"  # the old static pod is stopped
+    assert len(_started(h, new_hash)) == 1
+
+
+def test_removing_the_manifest_stops_the_pod_and_deletes_the_mirror():
+    manifests = {"web.yaml": _manifest()}
+    h = _static_harness(manifests)
+    h.run(10)
+    del manifests["web.yaml"]
+    h.run(30)
+    assert h.get("web-n1") is None
+    assert [t["method"] for t in h.calls(("StopContainer", "StopPodSandbox"))] == ["StopContainer", "StopPodSandbox"]
+    assert h.calls(("StopContainer",))[0]["request"]["timeout"] == 30
+    assert h.kubelet.runtime.sandboxes == {}
+    h.run(90)
+    assert h.get("web-n1") is None  # and it is not created again
+
+
+def test_a_manifest_removed_and_added_back_runs_again():
+    manifests = {"web.yaml": _manifest()}
+    h = _static_harness(manifests)
+    h.run(10)
+    static_uid = h.get("web-n1")["metadata"]["annotations"]["kubernetes.io/config.hash"]
+    del manifests["web.yaml"]
+    h.run(30)
+    assert h.get("web-n1") is None
+    manifests["web.yaml"] = _manifest()
+    h.run(50)
+    mirror = h.get("web-n1")
+    assert mirror["metadata"]["annotations"]["kubernetes.io/config.hash"] == static_uid  # same manifest, same uid
+    assert mirror["status"]["phase"] == "Running"
+    assert len(_started(h, static_uid)) == 2
+
+
+def test_an_orphaned_mirror_pod_is_deleted_by_housekeeping_and_never_run():
+    h = _static_harness({})
+    h.run(5)
+    h.admin.create("pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": "old-n1", "annotations": {"kubernetes.io/config.mirror": "abc", "kubernetes.io/config.source": "file"}},
+        "spec": {"nodeName": "n1", "containers": [NGINX]}}, "default")
+    h.run(5.5)
+    assert h.get("old-n1") is not None
+    h.run(8)
+    assert h.get("old-n1") is None
+    assert not h.calls(("RunPodSandbox",))
+
+
+def test_kubectl_delete_of_a_mirror_pod_brings_it_back(kubectl_required):
+    """The real kubectl: ``kubectl delete pod web-n1`` returns and a new mirror pod (new uid) is Running."""
+    from kubenotes.sim.cluster import Cluster
+    from kubenotes.sim.serve import serve
+
+    node = ('apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: "4", memory: 8Gi, '
+            'pods: "110"}, allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}\n')
+    c = Cluster.from_manifests(node, kubelet="model",
+                               kubelet_options=KubeletConfiguration(static_pod_path={"web.yaml": _manifest()}))
+    c.run(until=30)
+    old_uid = c.get("pods", "web-n1", "default")["metadata"]["uid"]
+    s = serve(c, port=0, time_scale=20)
+    try:
+        # --wait=false: kubectl's wait for deletion looks the pod up by name, so if the kubelet recreates
+        # the mirror between kubectl's GET and its LIST, kubectl waits for a Deleted event that never comes
+        r = s.kubectl("delete", "pod", "web-n1", "--wait=false", timeout=30)
+        assert (r.returncode, r.stdout.strip()) == (0, 'pod "web-n1" deleted'), r.stderr
+
+        def mirror() -> list[str]:
+            r = s.kubectl("get", "pod", "web-n1", "-o", "jsonpath={.metadata.uid} {.status.phase} "
+                          "{.metadata.ownerReferences[0].kind}", timeout=30)
+            return r.stdout.split()
+
+        end = time.monotonic() + 30
+        while time.monotonic() < end and (len(mirror()) != 3 or mirror()[0] == old_uid):
+            time.sleep(0.05)
+        uid, phase, owner = mirror()
+        assert uid != old_uid and (phase, owner) == ("Running", "Node")
+    finally:
+        s.stop()
+
+
+def test_a_manifest_written_to_one_node_runs_there_only():
+    shared: dict = {}
+    h = _static_harness(shared)
+    h.run(5)
+    h.kubelet.write_static_pod_manifest("agent.yaml", _manifest(name="agent"))
+    assert shared == {}  # the cluster-wide mapping is left alone
+    h.run(25)
+    assert h.get("agent-n1")["status"]["phase"] == "Running"
+    h.kubelet.remove_static_pod_manifest("agent.yaml")
+    h.run(50)
+    assert h.get("agent-n1") is None
+    plain = Harness()  # no staticPodPath at all: the first manifest starts the file source
+    plain.kubelet.write_static_pod_manifest("agent.yaml", _manifest(name="agent"))
+    plain.run(10)
+    assert plain.get("agent-n1")["status"]["phase"] == "Running"
