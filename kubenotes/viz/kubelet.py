@@ -1,0 +1,1013 @@
+"""Chapter 05.00's views of the kubelet: one pod's start, restarts and back-off, static pods, the PLEG cost.
+
+Everything here runs or reads the :mod:`kubenotes.kubelet` model and lays it out:
+
+* :func:`simulate_pod_start`, :func:`start_timeline`, :func:`start_timeline_table`
+  and :func:`start_timeline_figure`: one pod (an init container, an app
+  container with a readiness probe) started by
+  :class:`~kubenotes.kubelet.kubelet.Kubelet` through its CRI runtime, as the
+  runtime's call trace merged with the kubelet's events and every probe run;
+* :func:`status_history` and :func:`status_history_table`: the pod status the
+  kubelet wrote to the API, write by write (phase, conditions, container state);
+* :func:`simulate_restarts`, :func:`restart_history`, :func:`restarts_figure`
+  and :func:`restarts_panel`: a liveness failure (or a process that exits) and
+  the restarts under ``restartPolicy`` with the CrashLoopBackOff;
+* :func:`static_pod_table`, :func:`static_pod_merges`: a manifest directory
+  read as the file source reads it, the static pod and its mirror pod;
+* :func:`pleg_cost_figure` and :func:`pleg_panel`: the PLEG relist cost curve
+  (:func:`kubenotes.kubelet.pleg.relist_seconds`) and where ``maxPods`` 110 sits;
+* :func:`kubelet_graph` and :func:`kubelet_graph_figure`: where a kubelet's pods
+  come from and where its work goes, with upstream's component names.
+
+Notes
+-----
+There is no upstream counterpart: these are the views ``kubectl describe pod``,
+``kubectl get pod -w -o yaml``, ``crictl`` and the kubelet's log give of the
+same events, read from the model's own records. Probe *outcomes* are set by
+the scenario (a results source), not computed; image sizes and CRI latencies
+are the CRI model's illustrative defaults.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet.go (syncLoopIteration, SyncPod)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (computePodActions, SyncPod, doBackOff)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/prober/worker.go
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/file.go, pkg/kubelet/pod/mirror_client.go
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/pleg/generic.go
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import ipywidgets as widgets
+import networkx as nx
+from matplotlib.figure import Figure
+
+from kubenotes.kubelet.backoff import go_duration
+from kubenotes.kubelet.config import (
+    CONFIG_FIRST_SEEN_ANNOTATION_KEY,
+    CONFIG_HASH_ANNOTATION_KEY,
+    CONFIG_MIRROR_ANNOTATION_KEY,
+    CONFIG_SOURCE_ANNOTATION_KEY,
+    PodStorage,
+    extract_from_dir,
+    is_mirror_pod_of,
+    mirror_pod,
+)
+from kubenotes.kubelet.kubelet import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION, KubeletConfiguration
+from kubenotes.kubelet.pleg import RELIST_PERIOD_SECONDS, max_pods_within_period, relist_seconds
+from kubenotes.kubelet.prober import LIVENESS
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
+from kubenotes.viz.widgets import live_panel
+
+__all__ = [
+    "NODE_NAME",
+    "LIFECYCLE_METHODS",
+    "CAUSES",
+    "RESTART_POLICIES",
+    "PodRun",
+    "start_pod_manifest",
+    "simulate_pod_start",
+    "start_timeline",
+    "start_timeline_table",
+    "start_timeline_figure",
+    "status_history",
+    "status_history_table",
+    "FAIL_FROM_SECONDS",
+    "FAIL_UNTIL_SECONDS",
+    "restart_pod_manifest",
+    "simulate_restarts",
+    "restart_history",
+    "restart_table",
+    "kubelet_events_table",
+    "restarts_figure",
+    "restarts_panel",
+    "STATIC_MANIFEST",
+    "static_pod_table",
+    "static_pod_merges",
+    "StaticPodRun",
+    "simulate_static_pod",
+    "mirror_pod_writes",
+    "pleg_cost_figure",
+    "pleg_panel",
+    "kubelet_graph",
+    "kubelet_graph_figure",
+]
+
+#: The one worker node every scenario here runs on.
+NODE_NAME = "worker-1"
+#: The CRI calls a timeline shows (the PLEG's and the status manager's inspection calls are left out).
+LIFECYCLE_METHODS = ("RunPodSandbox", "PullImage", "CreateContainer", "StartContainer", "StopContainer",
+                     "StopPodSandbox")
+#: Why the restart scenario's container stops: its liveness probe fails, or its process exits by itself.
+CAUSES = ("liveness probe fails", "exits with code 1", "exits with code 0")
+#: ``spec.restartPolicy`` values.
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+
+_NODE_YAML = f"""
+apiVersion: v1
+kind: Node
+metadata: {{name: {NODE_NAME}}}
+spec: {{podCIDR: 10.244.1.0/24}}
+status:
+  capacity: {{cpu: "4", memory: 8Gi, pods: "110"}}
+  allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}
+  addresses: [{{type: InternalIP, address: 10.0.0.11}}]
+"""
+
+
+@dataclass
+class PodRun:
+    """One scenario's run: the cluster, the node's kubelet, the pod and every probe the kubelet ran.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    kubelet : Kubelet
+    pod_name : str
+    namespace : str
+    uid : str
+    probes : list of dict
+        Every probe run: ``time``, ``container``, ``kind`` (``Liveness``...), ``result`` (``success``/``failure``).
+    until_seconds : float
+    """
+
+    cluster: Any
+    kubelet: Any
+    pod_name: str
+    namespace: str
+    uid: str
+    probes: list = field(default_factory=list)
+    until_seconds: float = 0.0
+
+    @property
+    def pod(self) -> dict:
+        """The pod as the API shows it at the end of the run."""
+        return self.cluster.get("pods", self.pod_name, self.namespace)
+
+
+def _run(pod_yaml: str, outcome: Any, until_seconds: float, seed: int) -> PodRun:
+    """Run one pod on one model kubelet; ``outcome(container, kind, now) -> result`` sets the probes."""
+    from kubenotes.sim.cluster import Cluster
+
+    probes: list[dict] = []
+
+    def source(pod_uid: str, container: str, kind: str, now: float) -> Any:
+        value = outcome(container, kind, float(now))
+        result = value[0] if isinstance(value, tuple) else value
+        probes.append({"time": float(now), "container": container, "kind": kind, "result": result})
+        return value
+
+    cluster = Cluster.from_manifests(_NODE_YAML + "---\n" + pod_yaml, seed=seed, controllers=[], kubelet="model",
+                                     kubelet_options=KubeletConfiguration(probe_results=source))
+    cluster.run(until=until_seconds)
+    pod = next(p for p in cluster.list("pods") if p["metadata"].get("namespace") == "default")
+    return PodRun(cluster, cluster.kubelets[NODE_NAME], pod["metadata"]["name"], "default",
+                  pod["metadata"]["uid"], probes, float(until_seconds))
+
+
+# ----------------------------------------------------------------------------- one pod's start
+def start_pod_manifest(success_threshold: int = 2, period_seconds: int = 5, initial_delay_seconds: int = 2,
+                       init_seconds: int = 3) -> str:
+    """The chapter's pod: init container ``init-db`` (``sleep``), app ``web`` (nginx) with a readiness probe.
+
+    Examples
+    --------
+    >>> "successThreshold: 2" in start_pod_manifest()
+    True
+    """
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: web}}
+spec:
+  initContainers:
+  - {{name: init-db, image: "busybox:1.36", command: [sh, -c, "sleep {init_seconds}"]}}
+  containers:
+  - name: web
+    image: "nginx:1.27"
+    ports: [{{containerPort: 80}}]
+    readinessProbe:
+      httpGet: {{path: /ready, port: 80}}
+      initialDelaySeconds: {initial_delay_seconds}
+      periodSeconds: {period_seconds}
+      successThreshold: {success_threshold}
+"""
+
+
+@functools.lru_cache(maxsize=32)
+def simulate_pod_start(success_threshold: int = 2, period_seconds: int = 5, initial_delay_seconds: int = 2,
+                       init_seconds: int = 3, until_seconds: float = 40.0, seed: int = 0) -> PodRun:
+    """Create :func:`start_pod_manifest`'s pod on a one-node cluster with the kubelet model and run it.
+
+    Every probe succeeds. Memoised: the same arguments return the same run.
+
+    Parameters
+    ----------
+    success_threshold, period_seconds, initial_delay_seconds : int
+        The readiness probe's settings.
+    init_seconds : int
+        How long the init container runs.
+    until_seconds : float
+    seed : int
+
+    Returns
+    -------
+    PodRun
+
+    Examples
+    --------
+    >>> run = simulate_pod_start()
+    >>> run.pod["status"]["phase"], [t["method"] for t in run.kubelet.runtime.trace if t["method"] in LIFECYCLE_METHODS][:2]
+    ('Running', ['RunPodSandbox', 'PullImage'])
+    """
+    return _run(start_pod_manifest(success_threshold, period_seconds, initial_delay_seconds, init_seconds),
+                lambda container, kind, now: "success", until_seconds, seed)
+
+
+def _container_names(run: PodRun) -> dict[str, str]:
+    """Container ID -> container name, from the CreateContainer calls."""
+    return {t["response"]["container_id"]: t["request"]["config"]["metadata"]["name"]
+            for t in run.kubelet.runtime.trace if t["method"] == "CreateContainer" and t.get("response")}
+
+
+def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[dict]:
+    """The pod's start as rows: CRI calls, kubelet events, probe runs and Ready flips, by time.
+
+    Parameters
+    ----------
+    run : PodRun
+    until_seconds : float, optional
+        Leave out what happened later.
+
+    Returns
+    -------
+    list of dict
+        ``time`` (s), ``source`` (``CRI``, ``event``, ``probe``, ``status``),
+        ``what`` (CRI method, event reason, probe kind, condition), ``container``, ``detail``,
+        ``duration_seconds`` (CRI calls; 0 otherwise). Sorted by time.
+
+    Examples
+    --------
+    >>> rows = start_timeline(simulate_pod_start())
+    >>> rows[0]["source"], rows[0]["what"]
+    ('CRI', 'RunPodSandbox')
+    """
+    names = _container_names(run)
+    rows = []
+    for t in run.kubelet.runtime.trace:
+        if t["method"] not in LIFECYCLE_METHODS:
+            continue
+        req = t["request"]
+        if t["method"] == "RunPodSandbox":
+            container, detail = "", f"sandbox {req['config']['metadata']['name']} (pause image)"
+        elif t["method"] == "PullImage":
+            container, detail = "", req["image"]["image"]
+        elif t["method"] == "CreateContainer":
+            container = req["config"]["metadata"]["name"]
+            detail = f"attempt {req['config']['metadata'].get('attempt', 0)}, image {req['config']['image']['image']}"
+        else:
+            container, detail = names.get(req.get("container_id", ""), ""), ""
+        rows.append({"time": float(t["time"]), "source": "CRI", "what": t["method"], "container": container,
+                     "detail": detail, "duration_seconds": float(t["duration_seconds"])})
+    for e in run.kubelet.events:
+        if e.get("pod") != run.pod_name:
+            continue
+        fp = e.get("field_path") or ""
+        container = fp[fp.find("{") + 1:-1] if "{" in fp else ""
+        rows.append({"time": float(e["time"]), "source": "event", "what": e["reason"], "container": container,
+                     "detail": e["message"], "duration_seconds": 0.0})
+    for p in run.probes:
+        rows.append({"time": p["time"], "source": "probe", "what": p["kind"], "container": p["container"],
+                     "detail": p["result"], "duration_seconds": 0.0})
+    ready = None
+    for t, uid, st in run.kubelet.status_log:
+        if uid != run.uid:
+            continue
+        cond = {c["type"]: c["status"] for c in st.get("conditions") or []}
+        if cond.get("Ready") != ready:
+            ready = cond.get("Ready")
+            rows.append({"time": float(t), "source": "status", "what": "Ready", "container": "",
+                         "detail": f"Ready={ready}, phase {st.get('phase')}", "duration_seconds": 0.0})
+    rows.sort(key=lambda r: (r["time"], r["source"] != "CRI"))
+    if until_seconds is not None:
+        rows = [r for r in rows if r["time"] <= until_seconds]
+    return rows
+
+
+_TABLE = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+_COLOURS = {"CRI": "#1565c0", "event": "#2e7d32", "probe": "#6a1b9a", "status": "#e65100"}
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None,
+           colours: Sequence[str | None] | None = None) -> Html:
+    out = [f'<table class="kubenotes-table" style="{_TABLE}">']
+    if caption:
+        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
+    out.append("<tr>" + "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers) + "</tr>")
+    for i, row in enumerate(rows):
+        colour = (colours or [None] * (i + 1))[i] if colours and i < len(colours) else None
+        style = _TD + (f";color:{colour}" if colour else "")
+        out.append("<tr>" + "".join(f'<td style="{style}">{html.escape(str(c))}</td>' for c in row) + "</tr>")
+    out.append("</table>")
+    return Html("".join(out))
+
+
+def start_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
+    """:func:`start_timeline`'s rows as an HTML table (time, source, what, container, detail).
+
+    Examples
+    --------
+    >>> "RunPodSandbox" in start_timeline_table([{"time": 0.0, "source": "CRI", "what": "RunPodSandbox",
+    ...     "container": "", "detail": "", "duration_seconds": 0.7}])
+    True
+    """
+    body = []
+    for r in rows:
+        took = f" ({go_duration(round(r['duration_seconds'], 3))})" if r["duration_seconds"] else ""
+        body.append((f"{r['time']:.2f}", r["source"], r["what"] + took, r["container"], r["detail"]))
+    return _table(["t (s)", "source", "what", "container", "detail"], body, caption,
+                  [_COLOURS.get(r["source"]) for r in rows])
+
+
+def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
+    """The pod's start as lanes: the sandbox, each container's pull/create/start and run, probes, Ready.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    rows = start_timeline(run)
+    names = _container_names(run)
+    spec = run.pod["spec"]
+    containers = [c["name"] for c in spec.get("initContainers") or []] + [c["name"] for c in spec["containers"]]
+    lanes = ["sandbox"] + containers + ["probes", "Ready"]
+    y = {lane: len(lanes) - 1 - i for i, lane in enumerate(lanes)}
+    fig = detached_figure(11, 0.55 * len(lanes) + 1.4)
+    ax = fig.add_subplot(1, 1, 1)
+    end = run.until_seconds
+    pull_for: dict[str, str] = {}
+    for c in (spec.get("initContainers") or []) + spec["containers"]:
+        pull_for.setdefault(c["image"], c["name"])
+    colours = {"RunPodSandbox": "#90a4ae", "PullImage": "#42a5f5", "CreateContainer": "#ffb74d",
+               "StartContainer": "#66bb6a", "StopContainer": "#ef5350"}
+    for r in rows:
+        if r["source"] != "CRI":
+            continue
+        lane = "sandbox" if r["what"] == "RunPodSandbox" else (
+            pull_for.get(r["detail"], "") if r["what"] == "PullImage" else r["container"])
+        if lane not in y:
+            continue
+        ax.barh(y[lane], max(r["duration_seconds"], 0.15), left=r["time"], height=0.5,
+                color=colours.get(r["what"], "#bbb"), edgecolor="black", linewidth=0.4)
+    for cid, name in names.items():
+        for run_ in (run.kubelet.runs.get(run.uid) or {}).get(name, []):
+            if run_.container_id.split("://")[-1] != cid.split("://")[-1]:
+                continue
+            stop = run_.finished_seconds if run_.finished_seconds is not None else end
+            ax.barh(y[name], stop - run_.started_seconds, left=run_.started_seconds, height=0.22,
+                    color="#2e7d32", alpha=0.6)
+    sandbox_start = next((r["time"] + r["duration_seconds"] for r in rows if r["what"] == "RunPodSandbox"), None)
+    if sandbox_start is not None:
+        ax.barh(y["sandbox"], end - sandbox_start, left=sandbox_start, height=0.22, color="#607d8b", alpha=0.5)
+    for p in run.probes:
+        ok = p["result"] == "success"
+        ax.plot(p["time"], y["probes"], "o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=6)
+        ax.annotate(p["kind"][0], (p["time"], y["probes"]), xytext=(0, 6), textcoords="offset points",
+                    ha="center", fontsize=7)
+    ready_rows = [r for r in rows if r["source"] == "status"]
+    for i, r in enumerate(ready_rows):
+        stop = ready_rows[i + 1]["time"] if i + 1 < len(ready_rows) else end
+        on = r["detail"].startswith("Ready=True")
+        ax.barh(y["Ready"], stop - r["time"], left=r["time"], height=0.4,
+                color="#2e7d32" if on else "#e0e0e0", edgecolor="black", linewidth=0.3)
+        if on:
+            ax.annotate(f"Ready at {r['time']:.1f}s", (r["time"], y["Ready"]), xytext=(3, 8),
+                        textcoords="offset points", fontsize=8)
+    ax.set_yticks([y[lane] for lane in lanes], lanes)
+    ax.set_xlim(0, end)
+    ax.set_xlabel("virtual time (s)")
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color=c, label=m) for m, c in colours.items() if m != "StopContainer"]
+              + [Patch(color="#2e7d32", alpha=0.6, label="running")], fontsize=7, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(title or f"Pod {run.pod_name} on {NODE_NAME}: syncPod's order through the CRI", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- the status over time
+def _state(cs: Mapping[str, Any]) -> str:
+    for key in ("waiting", "running", "terminated"):
+        if key in (cs.get("state") or {}):
+            detail = cs["state"][key]
+            reason = detail.get("reason", "")
+            if key == "terminated":
+                reason = f"{reason} exitCode={detail.get('exitCode')}"
+            return f"{key}{': ' + reason if reason else ''}"
+    return "-"
+
+
+def status_history(run: PodRun) -> list[dict]:
+    """Every status the kubelet wrote for the pod: phase, conditions, containers' state, lastState, restarts.
+
+    Returns
+    -------
+    list of dict
+        ``time``, ``phase``, ``conditions`` (``{type: status}``), ``containers``
+        (``{name: state text}``, init containers first), ``last_state``
+        (``{name: lastState text}``), ``restart_count`` (``{name: int}``), ``ready`` (``{name: bool}``).
+
+    Examples
+    --------
+    >>> h = status_history(simulate_pod_start())
+    >>> h[0]["phase"], h[0]["containers"]["web"]
+    ('Pending', 'waiting: PodInitializing')
+    """
+    out = []
+    for t, uid, st in run.kubelet.status_log:
+        if uid != run.uid:
+            continue
+        statuses = list(st.get("initContainerStatuses") or []) + list(st.get("containerStatuses") or [])
+        out.append({
+            "time": float(t), "phase": st.get("phase"),
+            "conditions": {c["type"]: c["status"] for c in st.get("conditions") or []},
+            "containers": {c["name"]: _state(c) for c in statuses},
+            "last_state": {c["name"]: _state({"state": c.get("lastState") or {}}) for c in statuses},
+            "restart_count": {c["name"]: int(c.get("restartCount", 0)) for c in statuses},
+            "ready": {c["name"]: bool(c.get("ready")) for c in statuses},
+        })
+    return out
+
+
+_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready")
+
+
+def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
+    """:func:`status_history` as ``kubectl get pod -w``-like rows with the conditions and container states."""
+    body = []
+    for h in history:
+        conds = " ".join(f"{c}={h['conditions'].get(c, '-')[0]}" for c in _CONDITIONS)
+        containers = "; ".join(f"{n}: {s} (restarts {h['restart_count'][n]})" for n, s in h["containers"].items())
+        last = "; ".join(f"{n}: {s}" for n, s in h["last_state"].items() if s != "-") or "-"
+        body.append((f"{h['time']:.2f}", h["phase"], conds, containers, last))
+    return _table(["t (s)", "phase", "conditions (T/F)", "state", "lastState"], body, caption)
+
+
+# ----------------------------------------------------------------------------- restarts and back-off
+def restart_pod_manifest(failure_threshold: int = 3, period_seconds: int = 5, restart_policy: str = "Always",
+                         cause: str = CAUSES[0], run_seconds: int = 5, grace_seconds: int = 5) -> str:
+    """The restart scenario's pod: nginx with a liveness probe; for the ``exits ...`` causes it exits by itself.
+
+    Examples
+    --------
+    >>> "restartPolicy: Never" in restart_pod_manifest(restart_policy="Never")
+    True
+    """
+    if cause not in CAUSES:
+        raise ValueError(f"cause must be one of {CAUSES}, not {cause!r}")
+    annotations = ""
+    if cause != CAUSES[0]:
+        code = 1 if cause == CAUSES[1] else 0
+        annotations = f'\n  annotations: {{{RUN_SECONDS_ANNOTATION}: "{run_seconds}", {EXIT_CODE_ANNOTATION}: "{code}"}}'
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata:
+  name: app{annotations}
+spec:
+  restartPolicy: {restart_policy}
+  terminationGracePeriodSeconds: {grace_seconds}
+  containers:
+  - name: app
+    image: "nginx:1.27"
+    livenessProbe:
+      httpGet: {{path: /healthz, port: 80}}
+      periodSeconds: {period_seconds}
+      failureThreshold: {failure_threshold}
+"""
+
+
+#: The liveness endpoint answers 500 from this virtual time (s) ...
+FAIL_FROM_SECONDS = 20.0
+#: ... until this one (the app's wedged dependency recovers).
+FAIL_UNTIL_SECONDS = 60.0
+
+
+@functools.lru_cache(maxsize=128)
+def simulate_restarts(failure_threshold: int = 3, period_seconds: int = 5, restart_policy: str = "Always",
+                      cause: str = CAUSES[0], until_seconds: float = 200.0, seed: int = 0) -> PodRun:
+    """Run :func:`restart_pod_manifest`'s pod: its liveness endpoint fails for a while, or its process exits.
+
+    Under ``liveness probe fails`` every liveness probe from :data:`FAIL_FROM_SECONDS`
+    (20 s) to :data:`FAIL_UNTIL_SECONDS` (60 s) answers ``HTTP probe failed with
+    statuscode: 500`` (the app is wedged; a restart does not cure it until the
+    dependency recovers); otherwise every probe
+    succeeds and the process exits after 5 s of running with the cause's code.
+    Memoised (a widget position seen before returns at once; a new one takes about 0.3 s).
+
+    Returns
+    -------
+    PodRun
+
+    Examples
+    --------
+    >>> run = simulate_restarts(cause="exits with code 1", restart_policy="Never", until_seconds=30)
+    >>> run.pod["status"]["phase"]
+    'Failed'
+    """
+    failing = cause == CAUSES[0]
+
+    def outcome(container: str, kind: str, now: float) -> Any:
+        if failing and kind == LIVENESS and FAIL_FROM_SECONDS <= now < FAIL_UNTIL_SECONDS:
+            return ("failure", "HTTP probe failed with statuscode: 500")
+        return "success"
+
+    return _run(restart_pod_manifest(failure_threshold, period_seconds, restart_policy, cause), outcome,
+                until_seconds, seed)
+
+
+def restart_history(run: PodRun, container: str = "app") -> list[dict]:
+    """Each run of the container: when it started and stopped, why, and how long the kubelet waited before it.
+
+    Returns
+    -------
+    list of dict
+        ``attempt`` (0 = first start), ``started``, ``finished`` (None while
+        running), ``killed_by`` (the ``Killing`` message, or ""), ``gap_seconds``
+        (start minus the previous run's finish; None for the first),
+        ``back_off`` (the back-off the kubelet reported before this start, e.g. ``"10s"``, or "").
+
+    Examples
+    --------
+    >>> h = restart_history(simulate_restarts(cause="exits with code 1", until_seconds=60))
+    >>> [r["back_off"] for r in h][:4]
+    ['', '', '10s', '20s']
+    """
+    runs = sorted((run.kubelet.runs.get(run.uid) or {}).get(container, []), key=lambda r: r.started_seconds)
+    kills = [e for e in run.kubelet.events if e.get("pod") == run.pod_name and e["reason"] == "Killing"]
+    waiting = []
+    for t, uid, st in run.kubelet.status_log:
+        if uid != run.uid:
+            continue
+        for cs in st.get("containerStatuses") or []:
+            msg = ((cs.get("state") or {}).get("waiting") or {}).get("message", "")
+            if cs["name"] == container and msg.startswith("back-off "):
+                waiting.append((float(t), msg.split()[1]))
+    out = []
+    for i, r in enumerate(runs):
+        prev = runs[i - 1] if i else None
+        killed = next((k["message"] for k in kills if k.get("field_path", "").endswith(f"{{{container}}}")
+                       and r.started_seconds <= k["time"] <= (r.finished_seconds or run.until_seconds) + 1e-6), "")
+        back = ""
+        if prev is not None and prev.finished_seconds is not None:
+            back = next((d for t, d in waiting if prev.finished_seconds <= t <= r.started_seconds), "")
+        out.append({"attempt": i, "started": r.started_seconds, "finished": r.finished_seconds, "killed_by": killed,
+                    "gap_seconds": (r.started_seconds - prev.finished_seconds)
+                    if prev is not None and prev.finished_seconds is not None else None,
+                    "back_off": back})
+    return out
+
+
+def restart_table(history: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
+    """:func:`restart_history` as a table."""
+    body = [(h["attempt"], f"{h['started']:.1f}", "-" if h["finished"] is None else f"{h['finished']:.1f}",
+             h["killed_by"] or ("-" if h["finished"] is None else "exited"),
+             "-" if h["gap_seconds"] is None else f"{h['gap_seconds']:.1f}", h["back_off"] or "-")
+            for h in history]
+    return _table(["restartCount", "started (s)", "finished (s)", "stopped by", "waited (s)", "back-off"], body,
+                  caption)
+
+
+def restarts_figure(run: PodRun, container: str = "app", *, title: str | None = None) -> Figure:
+    """The container's runs, its probes, the Killing/BackOff events and restartCount over time."""
+    hist = restart_history(run, container)
+    end = run.until_seconds
+    fig = detached_figure(10, 3.6)
+    ax, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.2, 1]})
+    for h in hist:
+        stop = h["finished"] if h["finished"] is not None else end
+        ax.barh(2, stop - h["started"], left=h["started"], height=0.5, color="#66bb6a", edgecolor="black", lw=0.4)
+        ax.annotate(str(h["attempt"]), (h["started"] + 0.5, 2), va="center", fontsize=7)
+        if h["gap_seconds"] is not None and h["back_off"]:
+            ax.annotate(f"back-off {h['back_off']}", (h["started"] - h["gap_seconds"] / 2, 2.45), ha="center",
+                        fontsize=7, color="#6d4c41")
+    if any(p["kind"] == LIVENESS and p["result"] != "success" for p in run.probes):
+        ax.axvspan(FAIL_FROM_SECONDS, FAIL_UNTIL_SECONDS, color="#ffebee", zorder=0)
+        ax.annotate("/healthz answers 500", (FAIL_FROM_SECONDS, 2.75), fontsize=7, color="#c62828")
+    for p in run.probes:
+        if p["kind"] != LIVENESS:
+            continue
+        ok = p["result"] == "success"
+        ax.plot(p["time"], 1, "o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=5)
+    marks = {"Killing": ("v", "#ef6c00"), "BackOff": ("s", "#6d4c41"), "Unhealthy": ("x", "#c62828")}
+    for e in run.kubelet.events:
+        if e.get("pod") != run.pod_name or e["reason"] not in ("Killing", "BackOff"):
+            continue
+        m, c = marks[e["reason"]]
+        ax.plot(e["time"], 0, m, color=c, ms=7)
+    ax.set_yticks([2, 1, 0], [f"{container} runs", "liveness probes", "Killing ▼ / BackOff ■"])
+    ax.set_ylim(-0.6, 2.9)
+    ax.grid(axis="x", alpha=0.3)
+    times, counts = [0.0], [0]
+    for t, uid, st in run.kubelet.status_log:
+        if uid == run.uid:
+            cs = next((c for c in st.get("containerStatuses") or [] if c["name"] == container), None)
+            if cs is not None:
+                times.append(float(t))
+                counts.append(int(cs.get("restartCount", 0)))
+    times.append(end)
+    counts.append(counts[-1])
+    ax2.step(times, counts, where="post", color="#1565c0")
+    ax2.set_ylabel("restartCount", fontsize=8)
+    ax2.set_xlabel("virtual time (s)")
+    ax2.set_xlim(0, end)
+    ax2.grid(alpha=0.3)
+    pod = run.pod
+    phase = pod["status"].get("phase")
+    waiting = next((((c.get("state") or {}).get("waiting") or {}).get("reason") for c in
+                    pod["status"].get("containerStatuses") or []), None)
+    ax.set_title(title or f"restartPolicy {pod['spec'].get('restartPolicy')}: phase {phase}"
+                 + (f" ({waiting})" if waiting else "") + f", restartCount {counts[-1]} at t={end:.0f}s",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def restarts_panel(failure_threshold: int = 3, period_seconds: int = 5, restart_policy: str = "Always",
+                   cause: str = CAUSES[0]) -> widgets.VBox:
+    """The chapter's widget: probe settings, the restart policy and the cause give the restart timeline.
+
+    The first control is the ``failureThreshold`` slider; every change reruns
+    :func:`simulate_restarts` (memoised) and redraws :func:`restarts_figure`
+    and the :func:`restart_table`.
+    """
+    style = {"description_width": "initial"}
+    controls = {
+        "failure_threshold": widgets.IntSlider(value=failure_threshold, min=1, max=6, description="failureThreshold",
+                                               style=style, continuous_update=False),
+        "period_seconds": widgets.IntSlider(value=period_seconds, min=1, max=20, description="periodSeconds",
+                                            style=style, continuous_update=False),
+        "restart_policy": widgets.Dropdown(options=list(RESTART_POLICIES), value=restart_policy,
+                                           description="restartPolicy", style=style),
+        "cause": widgets.Dropdown(options=list(CAUSES), value=cause, description="the container", style=style),
+    }
+
+    def update(failure_threshold: int, period_seconds: int, restart_policy: str, cause: str) -> list:
+        run = simulate_restarts(failure_threshold, period_seconds, restart_policy, cause)
+        return [restarts_figure(run), restart_table(restart_history(run))]
+
+    return live_panel(update, controls)
+
+
+def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, limit: int | None = 12,
+                         caption: str | None = None) -> Html:
+    """The kubelet's events for the pod, as ``kubectl describe pod`` lists them (type, reason, from, message).
+
+    Parameters
+    ----------
+    run : PodRun
+    reasons : iterable of str, optional
+        Keep only these reasons.
+    limit : int, optional
+        The first ``limit`` rows; None for all.
+    caption : str, optional
+
+    Examples
+    --------
+    >>> "Started container web" in kubelet_events_table(simulate_pod_start())
+    True
+    """
+    keep = set(reasons) if reasons is not None else None
+    events = [e for e in run.kubelet.events if e.get("pod") == run.pod_name and (keep is None or e["reason"] in keep)]
+    if limit is not None:
+        events = events[:limit]
+    body = [(f"{e['time']:.1f}", e["type"], e["reason"], e.get("field_path") or "", e["message"]) for e in events]
+    return _table(["t (s)", "type", "reason", "fieldPath", "message"], body, caption,
+                  ["#c62828" if e["type"] == "Warning" else None for e in events])
+
+
+# ----------------------------------------------------------------------------- static pods
+#: The static pod manifest the chapter drops into ``/etc/kubernetes/manifests`` (as kubeadm writes etcd's).
+STATIC_MANIFEST = """apiVersion: v1
+kind: Pod
+metadata:
+  name: etcd
+  namespace: kube-system
+  labels: {component: etcd, tier: control-plane}
+spec:
+  priorityClassName: system-node-critical
+  hostNetwork: true
+  containers:
+  - name: etcd
+    image: registry.k8s.io/etcd:3.6.4-0
+    command: [etcd, --data-dir=/var/lib/etcd]
+"""
+
+
+def static_pod_table(files: Mapping[str, str] | None = None, node_name: str = NODE_NAME,
+                     node_uid: str = "3f6c2d9e-node-uid") -> Html:
+    """The static pods a manifest directory gives, next to their mirror pods in the API.
+
+    Parameters
+    ----------
+    files : dict[str, str], optional
+        File name -> content of ``/etc/kubernetes/manifests`` (default: ``etcd.yaml`` with :data:`STATIC_MANIFEST`).
+    node_name, node_uid : str
+
+    Returns
+    -------
+    Html
+        One row per field: the static pod the kubelet runs, the mirror pod it creates.
+
+    Examples
+    --------
+    >>> "etcd-worker-1" in static_pod_table()
+    True
+    """
+    files = dict(files or {"etcd.yaml": STATIC_MANIFEST})
+    errors: list[str] = []
+    update = extract_from_dir(files, node_name, errors=errors)
+    rows = []
+    for sp in update.pods:
+        mp = mirror_pod(sp, node_name, node_uid)
+        sm, mm = sp["metadata"], mp["metadata"]
+        sa, ma = sm.get("annotations") or {}, mm.get("annotations") or {}
+        owner = mm.get("ownerReferences") or [{}]
+        for label, a, b in [
+            ("metadata.name", sm["name"], mm["name"]),
+            ("metadata.namespace", sm.get("namespace"), mm.get("namespace")),
+            ("metadata.uid", sm.get("uid"), "(assigned by the API server)"),
+            (CONFIG_HASH_ANNOTATION_KEY, sa.get(CONFIG_HASH_ANNOTATION_KEY), ma.get(CONFIG_HASH_ANNOTATION_KEY)),
+            (CONFIG_SOURCE_ANNOTATION_KEY, sa.get(CONFIG_SOURCE_ANNOTATION_KEY), ma.get(CONFIG_SOURCE_ANNOTATION_KEY)),
+            (CONFIG_MIRROR_ANNOTATION_KEY, sa.get(CONFIG_MIRROR_ANNOTATION_KEY, "-"), ma.get(CONFIG_MIRROR_ANNOTATION_KEY)),
+            (CONFIG_FIRST_SEEN_ANNOTATION_KEY, sa.get(CONFIG_FIRST_SEEN_ANNOTATION_KEY, "-"),
+             ma.get(CONFIG_FIRST_SEEN_ANNOTATION_KEY, "-")),
+            ("ownerReferences", "-", f"{owner[0].get('kind')}/{owner[0].get('name')} (controller)"),
+            ("spec.nodeName", sp["spec"].get("nodeName"), mp["spec"].get("nodeName")),
+            ("spec.tolerations", sp["spec"].get("tolerations"), mp["spec"].get("tolerations")),
+            ("is_mirror_pod_of(mirror, static)", "", is_mirror_pod_of(mp, sp)),
+        ]:
+            rows.append((label, a, b))
+    for e in errors:
+        rows.append(("error", e, ""))
+    return _table(["field", "static pod (the kubelet runs it)", "mirror pod (the API shows it)"], rows,
+                  f"/etc/kubernetes/manifests on {node_name}")
+
+
+def static_pod_merges(steps: Sequence[Mapping[str, str]], node_name: str = NODE_NAME,
+                      file_check_frequency_seconds: float = 20.0) -> list[dict]:
+    """Read a manifest directory every ``fileCheckFrequency`` and merge each read as the kubelet's config does.
+
+    Parameters
+    ----------
+    steps : sequence of dict[str, str]
+        The directory's contents at each read (t = 0, 20, 40 ... s).
+    node_name : str
+    file_check_frequency_seconds : float
+
+    Returns
+    -------
+    list of dict
+        ``time``, ``op`` (``ADD``/``UPDATE``/``REMOVE``...), ``pods`` (names), ``uids`` (the config hashes).
+
+    Examples
+    --------
+    >>> edited = STATIC_MANIFEST.replace("3.6.4-0", "3.6.5-0")
+    >>> [(m["time"], m["op"]) for m in static_pod_merges([{"etcd.yaml": STATIC_MANIFEST},
+    ...     {"etcd.yaml": STATIC_MANIFEST}, {"etcd.yaml": edited}, {}])][:1]
+    [(0.0, 'ADD')]
+    """
+    store = PodStorage()
+    out = []
+    for i, files in enumerate(steps):
+        now = i * file_check_frequency_seconds
+        for u in store.merge(extract_from_dir(dict(files), node_name), now=now):
+            out.append({"time": float(now), "op": u.op, "pods": [p["metadata"]["name"] for p in u.pods],
+                        "uids": [p["metadata"].get("uid", "") for p in u.pods]})
+    return out
+
+
+@dataclass
+class StaticPodRun:
+    """A run of the kubelet model with a static manifest directory.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    kubelet : Kubelet
+    files : dict[str, str]
+        The manifest directory (``staticPodPath``) at the end of the run.
+    name, namespace : str
+        The static pod's (and its mirror pod's) name and namespace.
+    """
+
+    cluster: Any
+    kubelet: Any
+    files: dict
+    name: str
+    namespace: str
+
+
+def simulate_static_pod(delete_mirror_at_seconds: float | None = 10.0, edit_at_seconds: float | None = 30.0,
+                        until_seconds: float = 60.0, seed: int = 0) -> StaticPodRun:
+    """Run a kubelet whose ``staticPodPath`` holds ``etcd.yaml`` (:data:`STATIC_MANIFEST`); no pod in the API.
+
+    At ``delete_mirror_at_seconds`` the admin deletes the mirror pod (``kubectl delete pod etcd-worker-1
+    -n kube-system``); at ``edit_at_seconds`` the manifest's image changes to ``etcd:3.6.5-0`` (the
+    kubelet sees it at its next read, every ``fileCheckFrequency`` = 20 s).
+
+    Returns
+    -------
+    StaticPodRun
+
+    Examples
+    --------
+    >>> run = simulate_static_pod(None, None, until_seconds=5)
+    >>> mirror = run.cluster.get("pods", "etcd-worker-1", "kube-system")
+    >>> mirror["metadata"]["ownerReferences"][0]["kind"], mirror["status"]["phase"]
+    ('Node', 'Running')
+    """
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.sim.cluster import Cluster
+
+    files = {"etcd.yaml": STATIC_MANIFEST}
+    cluster = Cluster(load_manifests(_NODE_YAML, defaults=False), seed=seed, controllers=[], kubelet="model",
+                      kubelet_options=KubeletConfiguration(static_pod_path=files))
+    name = f"etcd-{NODE_NAME}"
+    actions = sorted((t, what) for t, what in ((delete_mirror_at_seconds, "delete"), (edit_at_seconds, "edit"))
+                     if t is not None)
+    for at, what in actions:
+        cluster.run(until=at)
+        if what == "delete":
+            cluster.client.delete("pods", name, "kube-system")
+        else:
+            files["etcd.yaml"] = STATIC_MANIFEST.replace("etcd:3.6.4-0", "etcd:3.6.5-0")
+    cluster.run(until=until_seconds)
+    return StaticPodRun(cluster, cluster.kubelets[NODE_NAME], files, name, "kube-system")
+
+
+def mirror_pod_writes(run: StaticPodRun) -> Html:
+    """Every API write on the mirror pod (from the audit log) and the kubelet's container events, by time."""
+    rows = []
+    for a in run.cluster.server.audit_log:
+        if a.kind == "Pod" and a.name == run.name and a.namespace == run.namespace:
+            rows.append((a.time, a.component, f"{a.verb} pod", a.detail))
+    for e in run.kubelet.events:
+        if e.get("pod") == run.name:
+            rows.append((e["time"], run.kubelet.component, f"event {e['reason']}", e["message"]))
+    rows.sort(key=lambda r: r[0])
+    return _table(["t (s)", "component", "what", "detail"], [(f"{t:.2f}", c, w, d) for t, c, w, d in rows],
+                  f"Static pod {run.namespace}/{run.name}: API writes and kubelet events")
+
+
+# ----------------------------------------------------------------------------- PLEG
+def pleg_cost_figure(pods: int = 110, containers_per_pod: int = 2, changed_percent: int = 100) -> Figure:
+    """The PLEG relist duration against the pods on the node, with the 1 s relist period and ``pods``.
+
+    Parameters
+    ----------
+    pods : int
+        The marked pod count.
+    containers_per_pod : int
+    changed_percent : int
+        Share of pods whose containers changed since the last relist (each is inspected).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    xs = list(range(0, 401, 5))
+    fig = detached_figure(9, 3.8)
+    ax = fig.add_subplot(1, 1, 1)
+    for cpp, style in ((1, ":"), (2, "-"), (4, "--")):
+        ys = [relist_seconds(n, cpp, changed_pods=n * changed_percent // 100) for n in xs]
+        ax.plot(xs, ys, style, color="#1565c0" if cpp == containers_per_pod else "#90a4ae",
+                label=f"{cpp} container(s)/pod", lw=2 if cpp == containers_per_pod else 1)
+    if containers_per_pod not in (1, 2, 4):
+        ys = [relist_seconds(n, containers_per_pod, changed_pods=n * changed_percent // 100) for n in xs]
+        ax.plot(xs, ys, color="#1565c0", lw=2, label=f"{containers_per_pod} containers/pod")
+    ax.axhline(RELIST_PERIOD_SECONDS, color="#c62828", ls="--", lw=1)
+    ax.annotate("relist period 1 s", (400, RELIST_PERIOD_SECONDS), xytext=(-4, 4), textcoords="offset points",
+                ha="right", fontsize=8, color="#c62828")
+    ax.axvline(110, color="#6a1b9a", ls=":", lw=1)
+    ax.annotate("maxPods 110", (110, 0), xytext=(3, 4), textcoords="offset points", fontsize=8, color="#6a1b9a")
+    took = relist_seconds(pods, containers_per_pod, changed_pods=pods * changed_percent // 100)
+    ax.plot([pods], [took], "o", color="#e65100", ms=8)
+    fits = max_pods_within_period(containers_per_pod, changed_pods=None) if changed_percent == 100 else None
+    ax.set_xlabel("pods on the node")
+    ax.set_ylabel("one relist (s)")
+    ax.set_xlim(0, 400)
+    ax.set_ylim(0, max(2.5, took * 1.1))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(f"{pods} pods × {containers_per_pod} containers, {changed_percent}% changed: a relist takes "
+                 f"{took:.2f} s" + (f"; at most {fits} pods fit in 1 s" if fits is not None else ""), fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def pleg_panel(pods: int = 110, containers_per_pod: int = 2, changed_percent: int = 100) -> widgets.VBox:
+    """The PLEG-cost widget: a pods slider (first), containers per pod, and the share of changed pods."""
+    style = {"description_width": "initial"}
+    controls = {
+        "pods": widgets.IntSlider(value=pods, min=10, max=400, step=10, description="pods", style=style,
+                                  continuous_update=False),
+        "containers_per_pod": widgets.IntSlider(value=containers_per_pod, min=1, max=6,
+                                                description="containers per pod", style=style,
+                                                continuous_update=False),
+        "changed_percent": widgets.IntSlider(value=changed_percent, min=0, max=100, step=10,
+                                             description="% pods changed", style=style, continuous_update=False),
+    }
+    return live_panel(pleg_cost_figure, controls)
+
+
+# ----------------------------------------------------------------------------- the kubelet as a graph
+_GRAPH_NODES = {
+    # name: (x, y, kind)
+    "kube-apiserver\n(watch spec.nodeName)": (0, 4, "source"),
+    "/etc/kubernetes/manifests\n(fileCheckFrequency 20s)": (0, 2.6, "source"),
+    "staticPodURL\n(httpCheckFrequency 20s)": (0, 1.2, "source"),
+    "config: podStorage.merge": (2.4, 2.6, "kubelet"),
+    "syncLoop": (4.6, 2.6, "kubelet"),
+    "podWorkers": (6.6, 2.6, "kubelet"),
+    "SyncPod / computePodActions": (8.8, 2.6, "kubelet"),
+    "PLEG relist (1s)": (6.6, 0.8, "kubelet"),
+    "prober manager": (4.6, 0.8, "kubelet"),
+    "status manager": (8.8, 4.4, "kubelet"),
+    "mirror client": (2.4, 4.4, "kubelet"),
+    "CRI: RuntimeService\nImageService": (11, 1.6, "runtime"),
+    "containerd + runc": (11, 0.2, "runtime"),
+}
+_GRAPH_EDGES = [
+    ("kube-apiserver\n(watch spec.nodeName)", "config: podStorage.merge", "pods (ADD/UPDATE/DELETE)"),
+    ("/etc/kubernetes/manifests\n(fileCheckFrequency 20s)", "config: podStorage.merge", "static pods"),
+    ("staticPodURL\n(httpCheckFrequency 20s)", "config: podStorage.merge", "static pods"),
+    ("config: podStorage.merge", "syncLoop", "configCh"),
+    ("config: podStorage.merge", "mirror client", "static pods"),
+    ("syncLoop", "podWorkers", "UpdatePod"),
+    ("podWorkers", "SyncPod / computePodActions", "one pod at a time"),
+    ("SyncPod / computePodActions", "CRI: RuntimeService\nImageService", "RunPodSandbox, PullImage, Create/StartContainer"),
+    ("CRI: RuntimeService\nImageService", "containerd + runc", "gRPC"),
+    ("PLEG relist (1s)", "CRI: RuntimeService\nImageService", "ListPodSandbox, ListContainers"),
+    ("PLEG relist (1s)", "syncLoop", "plegCh"),
+    ("prober manager", "syncLoop", "liveness/readiness/startup results"),
+    ("SyncPod / computePodActions", "status manager", "API pod status"),
+    ("status manager", "kube-apiserver\n(watch spec.nodeName)", "PATCH pods/status"),
+    ("mirror client", "kube-apiserver\n(watch spec.nodeName)", "create mirror pod"),
+]
+
+
+def kubelet_graph() -> nx.DiGraph:
+    """The kubelet's pipeline as a graph: pod sources → config → syncLoop → podWorkers → SyncPod → CRI.
+
+    Node attributes ``pos`` (fixed layout) and ``kind`` (``source``, ``kubelet``, ``runtime``);
+    edge attribute ``label``.
+
+    Examples
+    --------
+    >>> g = kubelet_graph()
+    >>> sorted(g.predecessors("config: podStorage.merge"))[:1]
+    ['/etc/kubernetes/manifests\\n(fileCheckFrequency 20s)']
+    >>> nx.has_path(g, "/etc/kubernetes/manifests\\n(fileCheckFrequency 20s)", "containerd + runc")
+    True
+    """
+    g = nx.DiGraph()
+    for name, (x, y, kind) in _GRAPH_NODES.items():
+        g.add_node(name, pos=(x, y), kind=kind)
+    for a, b, label in _GRAPH_EDGES:
+        g.add_edge(a, b, label=label)
+    return g
+
+
+def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str] = ()) -> Figure:
+    """Draw :func:`kubelet_graph` with its fixed layout; ``highlight`` names nodes to outline in red."""
+    g = g if g is not None else kubelet_graph()
+    pos = nx.get_node_attributes(g, "pos")
+    fig = detached_figure(12, 5.2)
+    ax = fig.add_subplot(1, 1, 1)
+    colours = {"source": "#e3f2fd", "kubelet": "#fff3e0", "runtime": "#e8f5e9"}
+    hl = set(highlight)
+    nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowstyle="-|>", arrowsize=12, edge_color="#777",
+                           node_size=3200, connectionstyle="arc3,rad=0.06")
+    nx.draw_networkx_edge_labels(g, pos, ax=ax, edge_labels=nx.get_edge_attributes(g, "label"), font_size=6,
+                                 bbox={"fc": "white", "ec": "none", "alpha": 0.7})
+    for n, (x, y) in pos.items():
+        ax.text(x, y, n, ha="center", va="center", fontsize=7.5,
+                bbox={"boxstyle": "round,pad=0.4", "fc": colours[g.nodes[n]["kind"]],
+                      "ec": "#c62828" if n in hl else "#555", "lw": 2 if n in hl else 0.8})
+    ax.set_xlim(-1.3, 12.3)
+    ax.set_ylim(-0.5, 5)
+    ax.axis("off")
+    ax.set_title("The kubelet (kubelet/" + NODE_NAME + "): pod sources, the sync loop, and the CRI", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,226 @@
+"""Chapter 05.00's kubelet views: the pod start timeline, the status history, restarts, static pods, PLEG.
+
+The scenarios run the kubelet model end to end; the expectations are upstream's, ported from:
+
+* the start order (sandbox, the init container to completion, then the app container; each start is
+  pull, create, start): ``pkg/kubelet/kuberuntime/kuberuntime_manager_test.go`` ``TestSyncPod`` and
+  ``TestComputePodActionsWithInitContainers`` ("initialization in progress; do nothing",
+  "Start the next init container", "initialization completed; start all containers");
+* readiness after ``successThreshold`` successes and liveness after ``failureThreshold`` failures:
+  ``pkg/kubelet/prober/worker_test.go`` ``TestSuccessThreshold`` and ``TestFailureThreshold``, and
+  ``TestInitialDelay`` (no probe before ``initialDelaySeconds``);
+* the liveness kill and restart: ``TestComputePodActions`` ("Kill and recreate the container if the
+  liveness check has failed"; "don't restart containers if RestartPolicy == Never");
+* the CrashLoopBackOff 10 s, 20 s, 40 s after the exit, the first restart at once:
+  ``kuberuntime_manager_test.go`` ``TestSyncPodBackoff``;
+* restart policies against exit codes: ``pkg/kubelet/kubelet_pods_test.go`` ``TestGetPhase``
+  (``Succeeded``/``Failed`` for ``Never``/``OnFailure``) via ``TestComputePodActions``
+  ("restart exited containers if RestartPolicy == OnFailure and exit code != 0");
+* static pods: ``pkg/kubelet/config/file_test.go`` ``TestReadPodsFromFileExistAlready`` (the name
+  ``<name>-<node>``, the config annotations) and ``config_test.go`` ``TestNewPodAddedUpdatedRemoved``
+  (an edited manifest is a new pod: REMOVE and ADD);
+* the PLEG curve's 110-pod budget is the model's own (:func:`kubenotes.kubelet.pleg.relist_seconds`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import networkx as nx
+import pytest
+from matplotlib.figure import Figure
+
+from kubenotes.viz import kubelet as vk
+
+
+def _cri(rows):
+    return [(r["what"], r["container"] or r["detail"]) for r in rows if r["source"] == "CRI"]
+
+
+# ----------------------------------------------------------------------------- the pod start
+def test_the_pod_starts_with_the_sandbox_then_the_init_container_then_the_app():
+    run = vk.simulate_pod_start()
+    assert _cri(vk.start_timeline(run)) == [
+        ("RunPodSandbox", "sandbox web (pause image)"), ("PullImage", "busybox:1.36"),
+        ("CreateContainer", "init-db"), ("StartContainer", "init-db"), ("PullImage", "nginx:1.27"),
+        ("CreateContainer", "web"), ("StartContainer", "web")]
+    init = run.kubelet.runs[run.uid]["init-db"][0]
+    create_web = next(r for r in vk.start_timeline(run) if r["what"] == "CreateContainer" and r["container"] == "web")
+    assert init.finished_seconds - init.started_seconds == pytest.approx(3, abs=0.01)  # sleep 3
+    assert init.finished_seconds <= create_web["time"] <= init.finished_seconds + 1.5 + 3.1  # a relist, then the pull
+    reasons = [r["what"] for r in vk.start_timeline(run) if r["source"] == "event"]
+    assert reasons == ["Pulling", "Pulled", "Created", "Started"] * 2
+
+
+def test_timeline_rows_are_sorted_and_can_be_cut():
+    run = vk.simulate_pod_start()
+    rows = vk.start_timeline(run)
+    assert [r["time"] for r in rows] == sorted(r["time"] for r in rows)
+    cut = vk.start_timeline(run, until_seconds=5)
+    assert cut and all(r["time"] <= 5 for r in cut) and len(cut) < len(rows)
+    assert {r["source"] for r in rows} == {"CRI", "event", "probe", "status"}
+    assert "RunPodSandbox" in vk.start_timeline_table(rows) and "color:#1565c0" in vk.start_timeline_table(rows)
+
+
+@pytest.mark.parametrize("threshold", [1, 2, 3])
+def test_ready_comes_with_the_success_threshold_th_successful_probe(threshold):
+    run = vk.simulate_pod_start(success_threshold=threshold, period_seconds=5)
+    history = vk.status_history(run)
+    ready_at = next(h["time"] for h in history if h["conditions"]["Ready"] == "True")
+    ok = [p["time"] for p in run.probes if p["kind"] == "Readiness" and p["result"] == "success"]
+    assert ok[threshold - 1] <= ready_at < ok[threshold - 1] + 1
+    if threshold > 1:
+        assert ready_at > ok[threshold - 2] + 4
+    started = run.kubelet.runs[run.uid]["web"][0].started_seconds
+    assert ok[0] - started >= 2  # initialDelaySeconds: no probe before
+
+
+def test_status_history_shows_the_phases_and_conditions_in_order():
+    history = vk.status_history(vk.simulate_pod_start())
+    first, last = history[0], history[-1]
+    assert first["phase"] == "Pending" and first["containers"] == {"init-db": "waiting: PodInitializing",
+                                                                   "web": "waiting: PodInitializing"}
+    assert first["conditions"]["PodScheduled"] == "True" and first["conditions"]["Initialized"] == "False"
+    initialized = next(h["time"] for h in history if h["conditions"]["Initialized"] == "True")
+    running = next(h["time"] for h in history if h["phase"] == "Running")
+    ready = next(h["time"] for h in history if h["conditions"]["Ready"] == "True")
+    assert initialized < running < ready
+    assert last["containers"]["init-db"] == "terminated: Completed exitCode=0"
+    assert last["ready"] == {"init-db": True, "web": True}
+    table = vk.status_history_table(history)
+    assert "PodInitializing" in table and "Ready=T" in table
+
+
+def test_start_figure_has_a_lane_per_container():
+    fig = vk.start_timeline_figure(vk.simulate_pod_start())
+    assert isinstance(fig, Figure)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["sandbox", "init-db", "web", "probes", "Ready"]
+
+
+# ----------------------------------------------------------------------------- restarts
+def test_crash_loop_back_off_waits_10_20_40_seconds_after_the_first_restart():
+    run = vk.simulate_restarts(cause="exits with code 1")
+    h = vk.restart_history(run)
+    assert [r["back_off"] for r in h[:5]] == ["", "", "10s", "20s", "40s"]
+    assert h[1]["gap_seconds"] < 1.5
+    for r, want in zip(h[2:5], (10, 20, 40)):
+        assert want <= r["gap_seconds"] <= 1.5 * want + 1.5
+    assert all(r["killed_by"] == "" for r in h)
+    messages = [e["message"] for e in run.kubelet.events if e["reason"] == "BackOff"]
+    assert messages[0] == f"Back-off restarting failed container app in pod app_default({run.uid})"
+    cs = run.pod["status"]["containerStatuses"][0]
+    assert cs["restartCount"] == len(h) - 1 and cs["lastState"]["terminated"]["exitCode"] == 1
+
+
+@pytest.mark.parametrize("threshold,period", [(3, 5), (2, 10), (1, 20)])
+def test_liveness_kills_after_failure_threshold_failures_period_seconds_apart(threshold, period):
+    run = vk.simulate_restarts(failure_threshold=threshold, period_seconds=period)
+    events = [e for e in run.kubelet.events if e["pod"] == "app"]
+    killing = [e for e in events if e["reason"] == "Killing"]
+    assert killing and killing[0]["message"] == "Container app failed liveness probe, will be restarted"
+    failed = [e["time"] for e in events if e["reason"] == "Unhealthy" and e["time"] <= killing[0]["time"]]
+    assert len(failed) == threshold
+    assert all(abs((b - a) - period) < 0.01 for a, b in zip(failed, failed[1:]))
+    assert failed[0] >= vk.FAIL_FROM_SECONDS
+    h = vk.restart_history(run)
+    assert h[0]["killed_by"] == killing[0]["message"] and h[1]["gap_seconds"] < 1.5
+
+
+def test_liveness_outage_at_the_defaults_kills_twice_then_the_container_stays():
+    run = vk.simulate_restarts()
+    h = vk.restart_history(run)
+    assert len(h) == 3 and h[-1]["finished"] is None
+    assert run.pod["status"]["containerStatuses"][0]["restartCount"] == 2
+    assert run.pod["status"]["phase"] == "Running"
+
+
+@pytest.mark.parametrize("policy,cause,phase,restarted", [
+    ("Never", "liveness probe fails", "Succeeded", False),   # nginx exits 0 on SIGTERM; nobody restarts it
+    ("Never", "exits with code 1", "Failed", False),
+    ("OnFailure", "exits with code 1", "Running", True),
+    ("OnFailure", "exits with code 0", "Succeeded", False),
+    ("Always", "exits with code 0", "Running", True),
+    ("OnFailure", "liveness probe fails", "Running", True),  # a liveness kill restarts unless Never
+])
+def test_restart_policy_decides_what_follows_an_exit(policy, cause, phase, restarted):
+    run = vk.simulate_restarts(restart_policy=policy, cause=cause, until_seconds=60)
+    assert run.pod["status"]["phase"] == phase
+    assert (len(vk.restart_history(run)) > 1) == restarted
+
+
+def test_unknown_cause_is_refused_and_runs_are_memoised():
+    with pytest.raises(ValueError, match="cause must be one of"):
+        vk.restart_pod_manifest(cause="explodes")
+    assert vk.simulate_restarts() is vk.simulate_restarts()
+
+
+def test_restart_views_and_panel():
+    run = vk.simulate_restarts(cause="exits with code 1")
+    fig = vk.restarts_figure(run)
+    assert "CrashLoopBackOff" in fig.axes[0].get_title()
+    assert "back-off" in vk.restart_table(vk.restart_history(run))
+    table = vk.kubelet_events_table(run, ["BackOff"], limit=1)
+    assert table.count("<tr>") == 2 and "color:#c62828" in table
+    other = vk.restarts_figure(vk.simulate_restarts(failure_threshold=1))
+    assert other.axes[0].get_title() != vk.restarts_figure(vk.simulate_restarts()).axes[0].get_title()
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = vk.restarts_panel()
+    first = panel.children[0].children[0]
+    assert first.description == "failureThreshold" and first.value == 3
+    assert "kubenotes-control" in first._dom_classes
+    assert "kubenotes-live-output" in panel.children[-1]._dom_classes
+
+
+# ----------------------------------------------------------------------------- static pods
+def test_static_pod_and_mirror_pod_fields():
+    table = vk.static_pod_table()
+    assert "etcd-worker-1" in table and "kubernetes.io/config.mirror" in table and "Node/worker-1" in table
+    broken = vk.static_pod_table({"etcd.yaml": vk.STATIC_MANIFEST, "bad.yaml": "kind: ["})
+    assert "couldn&#x27;t parse as pod" in broken
+
+
+def test_static_pod_merges_add_once_and_replace_on_edit():
+    edited = vk.STATIC_MANIFEST.replace("3.6.4-0", "3.6.5-0")
+    merges = vk.static_pod_merges([{"etcd.yaml": vk.STATIC_MANIFEST}, {"etcd.yaml": vk.STATIC_MANIFEST},
+                                   {"etcd.yaml": edited}, {}])
+    assert [(m["time"], m["op"]) for m in merges] == [(0, "ADD"), (40, "REMOVE"), (40, "ADD"), (60, "REMOVE")]
+    assert merges[0]["pods"] == ["etcd-worker-1"] and merges[1]["uids"] == merges[0]["uids"]
+    assert merges[2]["uids"] != merges[1]["uids"]
+
+
+# ----------------------------------------------------------------------------- PLEG and the graph
+def test_pleg_figure_marks_the_110_pod_budget_and_the_panel_changes_with_pods():
+    title = vk.pleg_cost_figure(110, 2, 100).axes[0].get_title()
+    assert "a relist takes 1.00 s" in title and "at most 110 pods" in title
+    assert vk.pleg_cost_figure(200, 2, 100).axes[0].get_title() != title
+    assert "at most" not in vk.pleg_cost_figure(110, 2, 50).axes[0].get_title()
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = vk.pleg_panel()
+    assert panel.children[0].children[0].description == "pods"
+
+
+def test_kubelet_graph_connects_every_source_to_the_runtime():
+    g = vk.kubelet_graph()
+    sources = [n for n, d in g.nodes(data=True) if d["kind"] == "source"]
+    assert len(sources) == 3
+    assert all(nx.has_path(g, s, "containerd + runc") for s in sources)
+    assert set(g.predecessors("syncLoop")) == {"config: podStorage.merge", "PLEG relist (1s)", "prober manager"}
+    assert isinstance(vk.kubelet_graph_figure(g, highlight=["syncLoop"]), Figure)
+
+
+def test_the_kubelet_runs_a_static_pod_and_keeps_its_mirror_pod():
+    run = vk.simulate_static_pod(delete_mirror_at_seconds=10, edit_at_seconds=30, until_seconds=60)
+    writes = [(a.component, a.verb, round(a.time)) for a in run.cluster.server.audit_log
+              if a.kind == "Pod" and a.name == "etcd-worker-1" and a.verb != "update"]
+    assert writes == [("kubelet/worker-1", "create", 0), ("kubectl", "delete", 10), ("kubelet/worker-1", "delete", 10),
+                      ("kubelet/worker-1", "create", 10), ("kubelet/worker-1", "delete", 40),
+                      ("kubelet/worker-1", "create", 40)]
+    reasons = [(e["reason"], round(e["time"])) for e in run.kubelet.events if e["reason"] in ("Started", "Killing")]
+    assert reasons == [("Started", 2), ("Killing", 40), ("Started", 41)]  # deleting the mirror stopped nothing
+    mirror = run.cluster.get("pods", "etcd-worker-1", "kube-system")
+    assert mirror["metadata"]["ownerReferences"][0]["name"] == "worker-1"
+    assert mirror["spec"]["containers"][0]["image"] == "registry.k8s.io/etcd:3.6.5-0"
+    table = vk.mirror_pod_writes(run)
+    assert "kubectl" in table and "event Killing" in table and "Stopping container etcd" in table
