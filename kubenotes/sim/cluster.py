@@ -15,8 +15,10 @@ kubernetes/kubernetes@v1.34.0 pkg/registry/scheduling/rest/storage_scheduling.go
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import random
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import simpy
 
@@ -351,8 +353,8 @@ class Cluster:
         if until is None:
             raise ValueError("run(until=...) needs a time: the cluster never runs out of events")
         if until > self.env.now:
-            with using_epoch(self.server.epoch):  # controllers parse timestamps against this cluster's epoch
-                self.env.run(until=until)
+            with using_epoch(self.server.epoch), _fewer_gc_passes():
+                self.env.run(until=until)  # controllers parse timestamps against this cluster's epoch
 
     def run_for(self, seconds: float) -> None:
         """Advance the clock by ``seconds``."""
@@ -452,6 +454,24 @@ class _KubeletConnections:
 
             raise _kubelet_unreachable(node, f"/containerLogs/{namespace}/{name}/{container}")
         return kubelet.container_log_reader(namespace, name, container, options)
+
+
+#: The first-generation threshold of Python's cyclic garbage collector while the clock runs (default 700).
+#: A simulation allocates millions of short-lived dicts and keeps a large heap, so each full collection scans it
+#: all; at 50,000 the 100-node kubelet benchmark ran 2x faster with the same peak memory.
+GC_THRESHOLD_WHILE_RUNNING = 50_000
+
+
+@contextlib.contextmanager
+def _fewer_gc_passes() -> Iterator[None]:
+    """Raise the garbage collector's first threshold while the clock runs; restore it after."""
+    old = gc.get_threshold()
+    if old[0] and old[0] < GC_THRESHOLD_WHILE_RUNNING:
+        gc.set_threshold(GC_THRESHOLD_WHILE_RUNNING, *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 class _NodeAndRBAC:

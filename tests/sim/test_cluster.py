@@ -129,3 +129,21 @@ def test_another_epoch_moves_every_timestamp_and_the_controllers_still_agree(epo
         assert created == "2030-01-01T00:00:00Z"
     nodes = c.list("nodes")
     assert all(any(x["type"] == "Ready" and x["status"] == "True" for x in n["status"]["conditions"]) for n in nodes)
+
+
+def test_run_raises_the_gc_threshold_only_while_the_clock_runs():
+    import gc
+
+    from kubenotes.sim.cluster import GC_THRESHOLD_WHILE_RUNNING
+
+    c = Cluster([])
+    seen = []
+
+    def probe():
+        seen.append(gc.get_threshold()[0])
+        yield c.env.timeout(1)
+
+    before = gc.get_threshold()
+    c.env.process(probe())
+    c.run(until=2)
+    assert seen == [max(before[0], GC_THRESHOLD_WHILE_RUNNING)] and gc.get_threshold() == before
