@@ -1276,8 +1276,7 @@ class Kubelet:
                         continue
                     if not should_container_be_restarted(c, pod, status):
                         continue
-                yield from self._start_or_back_off(pod, c, status, sandbox_id, sandbox_config, requeue,
-                                                   after_kill=c["name"] in to_start_after_kill)
+                yield from self._start_or_back_off(pod, c, status, sandbox_id, sandbox_config, requeue)
         if requeue:
             raise _Requeue(max(0.0, min(requeue)))
         return False
@@ -1332,12 +1331,19 @@ class Kubelet:
         return True
 
     def _start_or_back_off(self, pod: dict, c: dict, status: RuntimePodStatus, sandbox_id: str,
-                           sandbox_config: dict, requeue: list, after_kill: bool = False) -> Generator:
-        """The ``start`` helper of SyncPod: ``doBackOff`` for an exited container, then ``startContainer``."""
+                           sandbox_config: dict, requeue: list) -> Generator:
+        """The ``start`` helper of SyncPod: ``doBackOff`` for an exited container, then ``startContainer``.
+
+        ``doBackOff`` looks at the newest *exited* instance of the container,
+        so a container its liveness probe just killed (the killed instance was
+        still running when the status was read) is held back too
+        once an earlier instance has exited and the back-off outlasts its run.
+        """
         uid = pod["metadata"]["uid"]
         name = c["name"]
-        cs = status.find_container_status_by_name(name)
-        if cs is not None and cs.state == CONTAINER_STATE_EXITED and not after_kill:
+        exited = [s for s in status.container_statuses if s.name == name and s.state == CONTAINER_STATE_EXITED]
+        cs = max(exited, key=lambda s: s.created_at_seconds) if exited else None
+        if cs is not None:
             h = container_hash(c)
             result = do_back_off(self.crash_loop_back_off, pod, name, h, cs.finished_at_seconds)
             if result.in_back_off:

@@ -621,3 +621,23 @@ def test_a_manifest_written_to_one_node_runs_there_only():
     plain.kubelet.write_static_pod_manifest("agent.yaml", _manifest(name="agent"))
     plain.run(10)
     assert plain.get("agent-n1")["status"]["phase"] == "Running"
+
+
+def test_liveness_kills_back_off_once_an_earlier_instance_has_exited():
+    """doBackOff takes the newest *exited* instance: the first kills restart at once, later ones wait
+    (kuberuntime_manager.go doBackOff; the back-off reasons and messages as TestSyncPodBackoff)."""
+    def results(uid, container, kind, now):
+        return ("failure", "HTTP probe failed with statuscode: 500") if kind == LIVENESS else "success"
+
+    h = Harness(KubeletConfiguration(probe_results=results))
+    probe = {"httpGet": {"path": "/healthz", "port": 80}, "periodSeconds": 1, "failureThreshold": 1}
+    h.pod("web", [dict(NGINX, livenessProbe=probe)], terminationGracePeriodSeconds=1)
+    h.run(120)
+    starts = h.starts("web")
+    stops = [t["time"] for t in h.calls(("StopContainer",))]
+    assert len(starts) >= 4
+    assert starts[1] - stops[0] < 2  # the first kill: nothing has exited before, no back-off
+    assert starts[2] - stops[1] < 2  # the second: the first exit starts the back-off entry (Next)
+    assert starts[3] - stops[2] >= 10 - 1  # the third: in back-off since the second exit (10 s)
+    back_off = h.events("BackOff")
+    assert back_off and back_off[0]["message"].startswith("Back-off restarting failed container web in pod web")
