@@ -511,7 +511,10 @@ class Kubelet:
             runtime = ContainerRuntime(self.env, node_name, network_setup=self._network_setup,
                                        process_model=self._process_model)
         self.runtime = runtime
-        self.prober = ProberManager(self.env, random.Random(f"{seed}/prober/{node_name}"), self.options.probe_results,
+        #: Probe outcomes a scenario sets while the model runs: ``(pod_uid, container, kind) -> result`` or
+        #: ``(result, output)``; they win over ``options.probe_results``.
+        self.probe_overrides: dict[tuple[str, str, str], Any] = {}
+        self.prober = ProberManager(self.env, random.Random(f"{seed}/prober/{node_name}"), self._probe_outcome,
                                     on_result=self._on_probe_result, on_event=self._on_probe_event)
         self.pleg = GenericPLEG(self.env, runtime)
         self.crash_loop_back_off = new_crash_loop_back_off(self.env)
@@ -704,6 +707,28 @@ class Kubelet:
         if ann.get(RUN_SECONDS_ANNOTATION) is not None:
             return float(ann[RUN_SECONDS_ANNOTATION]), int(ann.get(EXIT_CODE_ANNOTATION, "0"))
         return default_process_model(container.spec["process"]["args"])
+
+    def _probe_outcome(self, pod_uid: str, container: str, kind: str, now: float) -> Any:
+        """The probe's outcome: a scenario's override, else ``options.probe_results``, else success."""
+        override = self.probe_overrides.get((pod_uid, container, kind))
+        if override is not None:
+            return override
+        src = self.options.probe_results
+        if src is None:
+            return "success"
+        if callable(src):
+            return src(pod_uid, container, kind, now)
+        v = src.get((pod_uid, container, kind), "success")
+        return v(now) if callable(v) else v
+
+    def running_container_id(self, namespace: str, name: str, container: str) -> str | None:
+        """The runtime id of a pod's container that is running now (for a scenario's ``containerExit``)."""
+        for c in self.runtime.containers.values():
+            labels = c.config.get("labels") or {}
+            if (labels.get("io.kubernetes.pod.namespace") == namespace and labels.get("io.kubernetes.pod.name") == name
+                    and labels.get("io.kubernetes.container.name") == container and c.state == "CONTAINER_RUNNING"):
+                return c.id
+        return None
 
     # ------------------------------------------------------------ events
     def _event(self, pod: dict, event_type: str, reason: str, message: str, field_path: str = "") -> None:

@@ -1,4 +1,4 @@
-"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [-o events|yaml|table]``.
+"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet stand-in|model] [-o events|yaml|table]``.
 
 Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
 ``kind: Scenario`` documents among them) on the virtual clock, then prints:
@@ -7,7 +7,8 @@ Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
   every scenario action, in time order (``time``, ``component``, ``verb``,
   ``kind``, ``namespace``, ``name``, ``resourceVersion``, ``detail``);
   Kubernetes Events appear as writes of ``kind: Event`` whose detail is
-  ``reason: message``;
+  ``reason: message``; with ``--kubelet model`` each node's container runtime
+  adds its actions (``"component": "cri/<node>"``, see :func:`node_events`);
 * ``-o yaml``: the objects at ``--until`` as one ``kind: List``, shaped as
   ``kubectl get all,nodes,events -A -o yaml`` prints them;
 * ``-o table``: ``kubectl get``-style tables per kind.
@@ -22,7 +23,7 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["register", "run", "YAML_RESOURCES"]
+__all__ = ["register", "run", "node_events", "YAML_RESOURCES"]
 
 #: What ``kubectl get all,nodes,events -A`` lists, in its order.
 YAML_RESOURCES = ("pods", "services", "daemonsets", "deployments", "replicasets", "statefulsets",
@@ -42,11 +43,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed for uids, names and every component (default 0)")
     p.add_argument("-o", "--output", choices=("events", "yaml", "table"), default="events",
                    help="events (JSON lines), yaml (kind: List) or table (default events)")
+    p.add_argument("--kubelet", choices=("stand-in", "model"), default="stand-in",
+                   help="stand-in (pods run 2 s after binding) or model (the kubelet over a CRI runtime: "
+                        "sandboxes, pulls, probes, restarts; -o events adds its and the runtime's actions)")
     p.set_defaults(func=_cmd)
     return p
 
 
-def run(sources: list[Any], until: float = 600.0, seed: int = 0) -> Any:
+def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str = "stand-in") -> Any:
     """Load manifests and scenarios, run the cluster until ``until``; returns the Cluster.
 
     Raises
@@ -61,22 +65,42 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0) -> Any:
     m = load_manifests(*sources, defaults=False)
     scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
     objects = [o for o in m if not isinstance(o.obj, dict)]
-    cluster = Cluster(objects, seed=seed)
+    cluster = Cluster(objects, seed=seed, kubelet=kubelet)
     for s in scenarios:
         start_scenario(cluster, s)
     cluster.run(until=until)
     return cluster
 
 
+def node_events(cluster: Any) -> list[dict]:
+    """The API's committed writes merged, in time order, with the container runtimes' own actions.
+
+    The kubelet's actions are API writes (``"component": "kubelet/<node>"``: pod
+    status, the node's status and Lease, its Events ``Pulling``, ``Started``,
+    ``Killing``, ``BackOff``...). With the kubelet model each node's CRI runtime
+    adds what it did, which no API write shows (``"component": "cri/<node>"``,
+    the verb the runtime's action: ``SandboxStarted``, ``ImagePulled``,
+    ``ContainerStarted``, ``OOMKilled``...).
+    """
+    out = [e.to_dict() for e in cluster.audit_log]
+    for node, kubelet in sorted(getattr(cluster, "kubelets", {}).items()):
+        runtime = getattr(kubelet, "runtime", None)
+        for ev in getattr(runtime, "events", None) or []:
+            out.append({"time": ev["time"], "component": ev.get("component") or f"cri/{node}",
+                        "verb": ev.get("event", ""), "kind": ev.get("kind", ""), "namespace": "",
+                        "name": ev.get("id", ""), "resourceVersion": "", "detail": ev.get("message", "")})
+    return sorted(out, key=lambda e: e["time"])  # stable: same-time entries keep their source order
+
+
 def _cmd(args: argparse.Namespace) -> int:
     if args.until < 0:
         print(f"kubenotes simulate: --until must be >= 0, got {args.until}", file=sys.stderr)
         return 2
-    cluster = run(args.manifests, args.until, args.seed)
+    cluster = run(args.manifests, args.until, args.seed, args.kubelet)
     out = sys.stdout
     if args.output == "events":
-        for e in cluster.audit_log:
-            out.write(json.dumps(e.to_dict(), separators=(", ", ": ")) + "\n")
+        for e in node_events(cluster):
+            out.write(json.dumps(e, separators=(", ", ": ")) + "\n")
     elif args.output == "yaml":
         from kubenotes.api.manifests import dump_manifests
 

@@ -22,6 +22,16 @@ as the client ``kubectl`` would; a refused one is logged (component
 ``scenario``, verb ``failed``) and the run goes on, as a script of kubectl
 commands would.
 
+Four actions act on the node side and need the kubelet model
+(``Cluster(kubelet="model")``, ``simulate --kubelet model``):
+``containerExit`` ({namespace, name, container, exitCode}: the process
+ends), ``probe`` ({namespace, name, container, probe: liveness|readiness|
+startup, result: success|failure, output}: from now on that probe answers
+so), ``usage`` ({namespace, name, container, memoryBytes, cpuMillis,
+diskBytes}: the container's usage; above its memory limit the runtime
+OOM-kills it) and ``staticPod`` ({node, object}: a manifest written to that
+node's static pod directory).
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/{apply,delete,scale,set/set_image,patch}
@@ -36,7 +46,8 @@ from kubenotes.apiserver.server import AuditEntry
 from kubenotes.apiserver.status import ApiError
 from kubenotes.errors import ManifestError
 
-__all__ = ["SCENARIO_API_VERSION", "ACTIONS", "Step", "Scenario", "parse_scenario", "start_scenario"]
+__all__ = ["SCENARIO_API_VERSION", "ACTIONS", "PROBE_KINDS", "PROBE_RESULTS", "Step", "Scenario", "parse_scenario",
+           "start_scenario"]
 
 SCENARIO_API_VERSION = "kubenotes.io/v1"
 
@@ -50,7 +61,14 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "nodeDown": ("name",),
     "nodeUp": ("name",),
     "metric": ("kind", "name", "value"),
+    "containerExit": ("name", "container", "exitCode"),
+    "probe": ("name", "container", "probe", "result"),
+    "usage": ("name", "container"),
+    "staticPod": ("node", "object"),
 }
+
+#: Probe kinds and results a ``probe`` step may name.
+PROBE_KINDS, PROBE_RESULTS = ("liveness", "readiness", "startup"), ("success", "failure")
 
 
 @dataclass(frozen=True)
@@ -96,7 +114,7 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
     >>> parse_scenario({"kind": "Scenario", "metadata": {"name": "s"}, "spec": {"steps": [{"at": 5}]}})
     Traceback (most recent call last):
     ...
-    kubenotes.errors.ManifestError: <string> Scenario s: spec.steps[0]: Required value: one action of apply, delete, scale, setImage, patch, nodeDown, nodeUp, metric
+    kubenotes.errors.ManifestError: <string> Scenario s: spec.steps[0]: Required value: one action of apply, delete, scale, setImage, patch, nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod
     """
     name = str((doc.get("metadata") or {}).get("name") or "")
     ref = f"Scenario {name}" if name else "Scenario"
@@ -147,6 +165,21 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
                 raise fail(f"{path}.scale.replicas", f"Invalid value: {r!r}: must be a whole number >= 0")
         if action == "metric" and (isinstance(args["value"], bool) or not isinstance(args["value"], (int, float))):
             raise fail(f"{path}.metric.value", f"Invalid value: {args['value']!r}: must be a number")
+        if action == "containerExit" and (isinstance(args["exitCode"], bool) or not isinstance(args["exitCode"], int)):
+            raise fail(f"{path}.containerExit.exitCode", f"Invalid value: {args['exitCode']!r}: must be an integer")
+        if action == "probe":
+            for k, allowed in (("probe", PROBE_KINDS), ("result", PROBE_RESULTS)):
+                if args[k] not in allowed:
+                    raise fail(f"{path}.probe.{k}", f'Unsupported value: "{args[k]}": supported values: '
+                               + ", ".join(f'"{v}"' for v in allowed))
+        if action == "usage":
+            for k in ("memoryBytes", "cpuMillis", "diskBytes"):
+                v = args.get(k)
+                if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                    raise fail(f"{path}.usage.{k}", f"Invalid value: {v!r}: must be a whole number >= 0")
+        if action == "staticPod" and not (isinstance(args["object"], dict)
+                                          and (args["object"].get("metadata") or {}).get("name")):
+            raise fail(f"{path}.staticPod.object.metadata.name", "Required value")
         if action == "patch" and not isinstance(args["patch"], dict):
             raise fail(f"{path}.patch.patch", "Invalid value: expected a mapping (a JSON merge patch)")
         if action in ("delete", "scale", "setImage", "patch", "metric"):
@@ -191,6 +224,8 @@ def run_step(cluster: Any, step: Step) -> None:
         elif step.action == "nodeUp":
             cluster.node_up(a["name"])
             _log(cluster, "nodeUp", "Node", "", a["name"], "kubelet resumes")
+        elif step.action in ("containerExit", "probe", "usage", "staticPod"):
+            _node_step(cluster, step)
         elif step.action == "metric":
             cluster.metrics[(a.get("namespace") or "default", a["name"])] = float(a["value"])
             _log(cluster, "metric", str(a["kind"]), a.get("namespace") or "default", a["name"], f"value={a['value']}")
@@ -211,6 +246,44 @@ def run_step(cluster: Any, step: Step) -> None:
         _log(cluster, "failed", kind, a.get("namespace", "") or "", str(a.get("name") or
                                                                        (a.get("metadata") or {}).get("name", "")),
              f"{step.action}: {e}")
+
+
+def _node_step(cluster: Any, step: Step) -> None:
+    """``containerExit``, ``probe``, ``usage``, ``staticPod``: through the kubelet model of the pod's node."""
+    a = step.args
+    if step.action == "staticPod":
+        kubelet = cluster.kubelets.get(a["node"])
+        if kubelet is None or not hasattr(kubelet, "write_static_pod_manifest"):
+            raise KeyError(f'node "{a["node"]}" runs no kubelet model (Cluster(kubelet="model"))')
+        name = a["object"]["metadata"]["name"]
+        kubelet.write_static_pod_manifest(f"{name}.yaml", a["object"])
+        _log(cluster, "staticPod", "Pod", "", name, f"manifest written on {a['node']}")
+        return
+    ns = a.get("namespace") or "default"
+    pod = cluster.get("pods", a["name"], ns)
+    node = ((pod or {}).get("spec") or {}).get("nodeName")
+    kubelet = cluster.kubelets.get(node) if node else None
+    if pod is None or kubelet is None or not hasattr(kubelet, "probe_overrides"):
+        raise KeyError(f'pod {ns}/{a["name"]} is not running on a kubelet model (Cluster(kubelet="model"))')
+    if step.action == "probe":
+        from kubenotes.kubelet.prober import LIVENESS, READINESS, STARTUP
+
+        kind = {"liveness": LIVENESS, "readiness": READINESS, "startup": STARTUP}[a["probe"]]
+        kubelet.probe_overrides[(pod["metadata"]["uid"], a["container"], kind)] = (
+            a["result"], str(a.get("output") or ""))
+        _log(cluster, "probe", "Pod", ns, a["name"], f"{a['container']} {a['probe']} -> {a['result']}")
+        return
+    cid = kubelet.running_container_id(ns, a["name"], a["container"])
+    if cid is None:
+        raise KeyError(f'container "{a["container"]}" of pod {ns}/{a["name"]} is not running')
+    if step.action == "containerExit":
+        kubelet.runtime.exit_container(cid, int(a["exitCode"]))
+        _log(cluster, "containerExit", "Pod", ns, a["name"], f"{a['container']} exit {a['exitCode']}")
+    else:
+        kubelet.runtime.set_container_usage(cid, memory_bytes=a.get("memoryBytes"), milli_cpu=a.get("cpuMillis"),
+                                            disk_bytes=a.get("diskBytes"))
+        _log(cluster, "usage", "Pod", ns, a["name"],
+             ", ".join(f"{k}={a[k]}" for k in ("memoryBytes", "cpuMillis", "diskBytes") if a.get(k) is not None))
 
 
 def _log(cluster: Any, verb: str, kind: str, namespace: str, name: str, detail: str) -> None:

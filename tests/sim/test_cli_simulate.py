@@ -121,3 +121,65 @@ def test_validate_checks_scenarios_too(capsys, tmp_path):
     assert main(["validate", str(p)]) == 2
     assert capsys.readouterr().err == (f"{p} doc 1 Scenario rollout: spec.steps[0].at: Invalid value: -5: "
                                        "must be greater than or equal to 0\n")
+
+
+NODE_SIDE = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}, capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  containers:
+  - name: nginx
+    image: nginx:1.27
+    livenessProbe: {httpGet: {path: /healthz, port: 80}, periodSeconds: 5, failureThreshold: 2}
+    resources: {limits: {memory: 128Mi}}
+---
+apiVersion: kubenotes.io/v1
+kind: Scenario
+metadata: {name: node-side}
+spec:
+  steps:
+  - {at: 20, probe: {name: web, container: nginx, probe: liveness, result: failure, output: "HTTP probe failed with statuscode: 500"}}
+  - {at: 32, probe: {name: web, container: nginx, probe: liveness, result: success}}
+  - {at: 60, containerExit: {name: web, container: nginx, exitCode: 3}}
+  - {at: 90, usage: {name: web, container: nginx, memoryBytes: 200000000}}
+  - at: 100
+    staticPod:
+      node: n1
+      object: {apiVersion: v1, kind: Pod, metadata: {name: etcd, namespace: kube-system},
+               spec: {containers: [{name: etcd, image: "registry.k8s.io/etcd:3.5.21-0"}]}}
+"""
+
+
+def test_node_side_scenario_actions_with_the_kubelet_model(tmp_path, capsys):
+    """containerExit, probe, usage and staticPod act through the kubelet model; -o events adds cri/<node> lines."""
+    f = tmp_path / "node.yaml"
+    f.write_text(NODE_SIDE)
+    assert main(["simulate", str(f), "--kubelet", "model", "--until", "130"]) == 0
+    events = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
+    assert [e["time"] for e in events] == sorted(e["time"] for e in events)
+    kubelet = [e["detail"] for e in events if e["component"] == "kubelet/n1" and e["kind"] == "Event" and e["detail"]]
+    assert "Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 500" in kubelet
+    assert "Killing: Container nginx failed liveness probe, will be restarted" in kubelet
+    cri = [(e["verb"], e["kind"]) for e in events if e["component"] == "cri/n1"]
+    assert ("SandboxStarted", "sandbox") in cri and ("ContainerStarted", "container") in cri
+    assert ("OOMKilled", "container") in cri  # usage above the 128Mi limit at t=90
+    assert any(e["component"] == "cri/n1" and e["verb"] == "TaskExit" and e["time"] == 60.0 for e in events)
+    assert any(e["component"] == "kubelet/n1" and e["kind"] == "Pod" and e["name"] == "etcd-n1"
+               and e["verb"] == "create" for e in events)  # the static pod's mirror pod
+    scenario = [(e["time"], e["verb"]) for e in events if e["component"] == "scenario"]
+    assert scenario == [(20.0, "probe"), (32.0, "probe"), (60.0, "containerExit"), (90.0, "usage"),
+                        (100.0, "staticPod")]
+
+
+def test_node_side_actions_need_the_kubelet_model(tmp_path, capsys):
+    f = tmp_path / "node.yaml"
+    f.write_text(NODE_SIDE)
+    assert main(["simulate", str(f), "--until", "70"]) == 0
+    failed = [json.loads(ln) for ln in capsys.readouterr().out.splitlines() if '"verb": "failed"' in ln]
+    assert failed and all("kubelet model" in e["detail"] for e in failed)
