@@ -39,6 +39,8 @@ https://kubernetes.io/blog/2016/11/visualize-kubelet-performance-with-node-dashb
 
 from __future__ import annotations
 
+import collections
+
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -65,6 +67,9 @@ __all__ = [
     "relist_seconds",
     "max_pods_within_period",
 ]
+
+#: The most recent relists, sent events and log lines a PLEG keeps (one hour of relists at 1 s).
+HISTORY_ROWS = 3600
 
 #: ``PodLifeCycleEventType`` values.
 CONTAINER_STARTED = "ContainerStarted"
@@ -283,10 +288,11 @@ class GenericPLEG:
         self.cache: dict[str, dict[str, Any]] = {}
         self.cache_timestamp: float | None = None
         self.relist_time: float | None = None
-        self.relists: list[dict] = []
-        self.sent: list[tuple[float, PodLifecycleEvent]] = []
+        # Bounded: a node relists every second for as long as it runs (an hour at 100 nodes is 360,000 rows).
+        self.relists: collections.deque[dict] = collections.deque(maxlen=HISTORY_ROWS)
+        self.sent: collections.deque[tuple[float, PodLifecycleEvent]] = collections.deque(maxlen=HISTORY_ROWS)
         self.discarded = 0
-        self.log: list[tuple[float, str]] = []
+        self.log: collections.deque[tuple[float, str]] = collections.deque(maxlen=HISTORY_ROWS)
         self._process: simpy.Process | None = None
         self._running = False
 
