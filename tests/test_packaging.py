@@ -58,3 +58,9 @@ def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     assert readme.index("make lab") < readme.index("## ") or "make lab" in readme.split("## ")[0] + readme.split("## ")[1]
     assert "make test" in readme
+
+
+def test_test_file_names_are_unique():
+    """pytest imports test modules by basename (tests/ has no __init__.py): two test_config.py break collection."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
