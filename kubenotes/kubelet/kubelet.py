@@ -58,18 +58,31 @@ status/status_manager.go, kubelet_node_status.go) as a set of SimPy processes:
   runtime sends SIGTERM, SIGKILL at the deadline); the final status is
   written, the sandbox stopped, and the pod deleted from the API with grace
   period 0 (the status manager's ``canBeDeleted``).
+* **node-pressure eviction**: :class:`~kubenotes.kubelet.eviction_manager.EvictionManager`
+  runs every 10 s from :meth:`Kubelet.start` over :class:`KubeletEvictionAdapter`
+  (the stats summary from the runtime's per-container usage, which
+  ``ContainerRuntime.set_container_usage`` sets). The pod it evicts goes through
+  the pod worker: ``Killing`` with the eviction's grace period (at least 2 s),
+  then phase ``Failed``, reason ``Evicted``, upstream's message and the
+  ``DisruptionTarget`` condition (the pod stays in the API). The node status
+  reports its ``MemoryPressure``/``DiskPressure``/``PIDPressure`` (the node
+  lifecycle controller turns them into ``NoSchedule`` taints), and a new pod
+  goes through its ``Admit`` (``canAdmitPod``): a rejected pod never starts and
+  is written ``Failed`` with the handler's reason and message.
 
 Container logs are kept as the stand-in kubelet keeps them: one
 :class:`~kubenotes.kubelet.logs.ContainerRun` per started container, holding
 :func:`~kubenotes.kubelet.logs.modelled_output`, so ``kubectl logs`` keeps working.
 
 Simplified (also in the docstrings below): no volumes, pull secrets,
-HTTP manifests (``staticPodURL``), eviction manager, postStart hooks, ephemeral
+HTTP manifests (``staticPodURL``), postStart hooks, ephemeral
 containers or in-place resize; the pod worker reads the runtime itself (the same
 inspection RPCs the PLEG cache would have made) instead of waiting for the PLEG
 cache (``GetNewerThan``); container garbage collection runs right after a start
 and keeps one dead instance per container (``MaxPerPodContainer`` 1); the sandbox
-is removed when the pod leaves the API; events carry their ``fieldPath``
+is removed when the pod leaves the API; the eviction adapter's node-level reclaim
+(container and image GC) frees nothing, images share the node filesystem, and
+the only admit handler is the eviction manager's; events carry their ``fieldPath``
 (the recorder takes whole objects; :attr:`Kubelet.events` keeps it). The
 manifest directory is polled only (upstream also watches it with inotify on
 Linux, so edits show sooner; :meth:`Kubelet.read_static_pods` reads it at once);
@@ -112,7 +125,13 @@ from kubenotes.apiserver.status import ApiError, new_bad_request
 from kubenotes.client.record import EventRecorder
 from kubenotes.cri.api import CRIError
 from kubenotes.cri.oci import container_config_for_pod, sandbox_config_for_pod
-from kubenotes.cri.runtime import ContainerRuntime, default_process_model
+from kubenotes.cri.runtime import CONTAINER_RUNNING, ContainerRuntime, default_process_model
+from kubenotes.kubelet.eviction import (
+    DEFAULT_EVICTION_HARD,
+    DEFAULT_EVICTION_PRESSURE_TRANSITION_PERIOD_SECONDS,
+    parse_threshold_config,
+)
+from kubenotes.kubelet.eviction_manager import EvictionConfig, EvictionManager
 from kubenotes.kubelet.backoff import (
     EVENT_TYPE_NORMAL,
     EVENT_TYPE_WARNING,
@@ -199,6 +218,8 @@ __all__ = [
     "EXIT_CODE_ANNOTATION",
     "KubeletConfiguration",
     "Kubelet",
+    "KubeletEvictionAdapter",
+    "POD_REJECTED_MESSAGE_PREFIX",
     "container_hash",
     "image_pull_policy",
     "pulled_message",
@@ -278,6 +299,14 @@ class KubeletConfiguration:
         kubelet sees the change at its next read.
     file_check_frequency_seconds : float
         ``fileCheckFrequency`` (20 s): how often the manifest directory is read.
+    eviction_hard, eviction_soft, eviction_soft_grace_period : mapping, optional
+        ``evictionHard`` (None: upstream's defaults, ``memory.available<100Mi``,
+        ``nodefs.available<10%``, ``nodefs.inodesFree<5%``, ``imagefs.available<15%``),
+        ``evictionSoft`` and ``evictionSoftGracePeriod``: signal -> quantity/percentage/duration.
+    eviction_max_pod_grace_period_seconds : int
+        ``evictionMaxPodGracePeriod`` (0).
+    eviction_pressure_transition_period_seconds : float
+        ``evictionPressureTransitionPeriod`` (5 min).
 
     Notes
     -----
@@ -307,6 +336,11 @@ class KubeletConfiguration:
     unknown_images_exist: bool = True
     static_pod_path: Any = None
     file_check_frequency_seconds: float = DEFAULT_FILE_CHECK_FREQUENCY_SECONDS
+    eviction_hard: Any = None
+    eviction_soft: Any = None
+    eviction_soft_grace_period: Any = None
+    eviction_max_pod_grace_period_seconds: int = 0
+    eviction_pressure_transition_period_seconds: float = DEFAULT_EVICTION_PRESSURE_TRANSITION_PERIOD_SECONDS
 
 
 def _configuration(options: Any) -> KubeletConfiguration:
@@ -415,6 +449,122 @@ class _Requeue(Exception):
         self.seconds = seconds
 
 
+#: ``rejectPod``: the pod status message of a pod an admit handler rejected starts with this.
+POD_REJECTED_MESSAGE_PREFIX = "Pod was rejected: "
+
+
+class KubeletEvictionAdapter:
+    """The kubelet side of the eviction manager (:class:`~kubenotes.kubelet.eviction_manager.EvictionAdapter`).
+
+    Active pods are the kubelet's pods not evicted, terminal or being deleted;
+    the stats summary is built from the CRI runtime's per-container usage
+    (``memory_bytes``, ``disk_bytes``, set by ``set_container_usage``) and the
+    node's MachineInfo; eviction goes through the kubelet's pod worker.
+
+    Parameters
+    ----------
+    kubelet : Kubelet
+
+    Notes
+    -----
+    Simplified: one filesystem (no dedicated imagefs), no inode or log
+    accounting, one process per running container, node-level reclaim
+    (container and image GC) frees nothing, system daemons use no memory.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet.go (NewMainKubelet: eviction.NewManager)
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/server/stats/summary.go
+    """
+
+    def __init__(self, kubelet: "Kubelet") -> None:
+        self.kubelet = kubelet
+
+    def _running_by_uid(self) -> dict[str, list[Any]]:
+        rt = self.kubelet.runtime
+        out: dict[str, list[Any]] = {}
+        for c in rt.containers.values():
+            if c.state != CONTAINER_RUNNING:
+                continue
+            sb = rt.sandboxes.get(c.pod_sandbox_id)
+            if sb is not None:
+                out.setdefault(sb.metadata.get("uid"), []).append(c)
+        return out
+
+    def active_pods(self, now: float) -> list[dict[str, Any]]:
+        """Pods admitted, not terminal, not being deleted and not already evicted."""
+        k = self.kubelet
+        return [p for uid, p in k.pods.items() if uid not in k._evictions
+                and not (p.get("metadata") or {}).get("deletionTimestamp")
+                and (p.get("status") or {}).get("phase") not in (POD_SUCCEEDED, POD_FAILED)]
+
+    def summary(self, now: float) -> dict[str, Any]:
+        """``/stats/summary`` from the runtime's container usage and the machine's capacities."""
+        k = self.kubelet
+        machine, _ = k._machine_and_config(k.server.get("nodes", None, k.node_name))
+        running = self._running_by_uid()
+        working_set = sum(c.memory_bytes for cs in running.values() for c in cs)
+        images = sum(img.size_bytes for img in k.runtime.images.images.values())
+        writable = sum(c.disk_bytes for c in k.runtime.containers.values())
+        fs = {"capacityBytes": machine.rootfs_capacity_bytes,
+              "availableBytes": max(machine.rootfs_capacity_bytes - images - writable, 0)}
+        node = {"memory": {"availableBytes": max(machine.memory_capacity_bytes - working_set, 0),
+                           "workingSetBytes": working_set},
+                "fs": fs, "runtime": {"imageFs": dict(fs)},
+                "rlimit": {"maxpid": 4194304, "curproc": sum(len(cs) for cs in running.values())}}
+        pods = []
+        for uid, cs in running.items():
+            pod = k.pods.get(uid)
+            if pod is None:
+                continue
+            md = pod["metadata"]
+            pods.append({"podRef": {"name": md.get("name"), "namespace": md.get("namespace", "default"), "uid": uid},
+                         "containers": [{"name": c.metadata.get("name"), "memory": {"workingSetBytes": c.memory_bytes},
+                                         "rootfs": {"usedBytes": c.disk_bytes, "inodesUsed": c.disk_inodes},
+                                         "logs": {"usedBytes": 0, "inodesUsed": 0}} for c in cs],
+                         "volume": [], "process_stats": {"process_count": len(cs)}})
+        return {"time": now, "node": node, "pods": pods}
+
+    def has_dedicated_image_fs(self) -> bool:
+        """False: images share the node filesystem."""
+        return False
+
+    def delete_all_unused_containers(self, now: float) -> int:
+        """Container GC (immediate in this model): nothing left to free."""
+        return 0
+
+    def delete_unused_images(self, now: float) -> int:
+        """Image GC is not modelled on the kubelet: frees nothing."""
+        return 0
+
+    def terminate_pod(self, pod: Mapping[str, Any], grace_period_seconds: int, status: Mapping[str, Any],
+                      now: float) -> None:
+        """Hand the pod to :meth:`Kubelet.evict_pod`."""
+        self.kubelet.evict_pod((pod.get("metadata") or {}).get("uid"), grace_period_seconds, status)
+
+    def pod_cleaned_up(self, pod: Mapping[str, Any], now: float) -> bool:
+        """No container of the pod runs any more."""
+        return (pod.get("metadata") or {}).get("uid") not in self._running_by_uid()
+
+    def record_event(self, involved: str, event_type: str, reason: str, message: str,
+                     annotations: Mapping[str, str] | None = None) -> None:
+        """A Node event (``Node/<name>``) through the kubelet's recorder, a pod event as the kubelet's own."""
+        k = self.kubelet
+        if involved.startswith("Node/"):
+            k.events.append({"time": float(k.env.now), "type": event_type, "reason": reason, "message": message,
+                             "namespace": "", "pod": "", "node": k.node_name, "field_path": ""})
+            if k.up:
+                k.recorder.event({"kind": "Node", "apiVersion": "v1", "metadata": {"name": k.node_name}},
+                                 event_type, reason, message)
+            return
+        ns, _, name = involved.partition("/")
+        for pod in k.pods.values():
+            md = pod.get("metadata") or {}
+            if md.get("name") == name and md.get("namespace", "default") == ns:
+                k._event(pod, event_type, reason, message)
+                return
+
+
 class Kubelet:
     """One node's kubelet, a set of SimPy processes (see the module docstring for what it does).
 
@@ -455,6 +605,8 @@ class Kubelet:
         The merge of the file source (``pod_config.pods["file"]``: the static pods by uid).
     manifest_errors : list of str
         The manifest files the last read of ``staticPodPath`` skipped, with upstream's words.
+    eviction_manager : EvictionManager
+        Node-pressure eviction; its ``timeline`` lists every round.
 
     Notes
     -----
@@ -463,7 +615,7 @@ class Kubelet:
     ``node_up``, ``container_log_reader``, ``pods``, ``runs``, ``up``.
 
     Simplified compared with upstream: see the module docstring (no volumes,
-    pull secrets, HTTP manifests, eviction, postStart hooks or ephemeral
+    pull secrets, HTTP manifests, postStart hooks or ephemeral
     containers; the pod worker inspects the runtime itself; immediate container
     GC). Probe outcomes are not computed: ``options.probe_results`` says them.
 
@@ -544,6 +696,17 @@ class Kubelet:
         self.manifest_errors: list[str] = []
         self._restart_requested: set[str] = set()
         self._file_source_started = False
+        #: Pod UID -> (grace period seconds, status fields) of the pods the eviction manager evicted.
+        self._evictions: dict[str, tuple[int, dict]] = {}
+        thresholds = parse_threshold_config(
+            eviction_hard=DEFAULT_EVICTION_HARD if self.options.eviction_hard is None else self.options.eviction_hard,
+            eviction_soft=self.options.eviction_soft,
+            eviction_soft_grace_period=self.options.eviction_soft_grace_period)
+        self.eviction_manager = EvictionManager(
+            EvictionConfig(tuple(thresholds),
+                           pressure_transition_period_seconds=self.options.eviction_pressure_transition_period_seconds,
+                           max_pod_grace_period_seconds=self.options.eviction_max_pod_grace_period_seconds),
+            KubeletEvictionAdapter(self), node_name)
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -558,6 +721,7 @@ class Kubelet:
             self._file_source_started = True
             self.env.process(self._file_source())
         self.env.process(self._housekeeping_loop())
+        self.env.process(self.eviction_manager.run(self.env))
 
     def node_down(self) -> None:
         """Stop heartbeats, status and API writes (the node is unreachable); containers keep running."""
@@ -638,8 +802,10 @@ class Kubelet:
             return
         machine, config = self._machine_and_config(node)
         new = copy.deepcopy(node)
+        em = self.eviction_manager
         set_node_status(new, machine, config, self.env.now, images=self._images(), errors=self._runtime_errors(),
-                        format_time=self._fmt)
+                        memory_pressure=em.is_under_memory_pressure(), disk_pressure=em.is_under_disk_pressure(),
+                        pid_pressure=em.is_under_pid_pressure(), format_time=self._fmt)
         # NodeSystemInfo.kubeProxyVersion has no omitempty: the API shows "" (and lightkube's Node requires it)
         new["status"]["nodeInfo"].setdefault("kubeProxyVersion", "")
         if not should_post_node_status(node.get("status"), new.get("status"), self.env.now,
@@ -785,7 +951,26 @@ class Kubelet:
         self.prober.update_pod(pod)
         if old is not None and self._semantic(old) == self._semantic(pod):
             return
+        if old is None and uid not in self.pod_workers:
+            self._admit(uid, pod)
         self._dispatch(uid, pod)
+
+    def _admit(self, uid: str, pod: dict) -> None:
+        """``canAdmitPod`` (the eviction manager's admit handler) and ``rejectPod`` for a new pod.
+
+        A rejected pod is never started: its worker writes phase Failed with the
+        handler's reason and ``Pod was rejected: <message>``, after a Warning
+        event with the handler's reason and message.
+        """
+        md = pod.get("metadata") or {}
+        if md.get("deletionTimestamp") or (pod.get("status") or {}).get("phase") in (POD_SUCCEEDED, POD_FAILED):
+            return
+        ok, reason, message = self.eviction_manager.admit(pod)
+        if ok:
+            return
+        self._event(pod, EVENT_TYPE_WARNING, reason, message)
+        self._evictions[uid] = (0, {"phase": POD_FAILED, "reason": reason,
+                                    "message": POD_REJECTED_MESSAGE_PREFIX + message})
 
     def _on_pod_removed(self, pod: dict) -> None:
         """``HandlePodRemoves``: forget the pod, kill what is left, remove its sandbox and logs."""
@@ -1210,6 +1395,9 @@ class Kubelet:
         self.sync_log.append((float(self.env.now), uid, "SyncPod"))
         if w.started_at is None:
             w.started_at = float(self.env.now)
+        if uid in self._evictions:
+            yield from self._sync_evicted_pod(w, pod)
+            return True
         status, sandboxes, _ = yield from self._get_pod_status(uid)
         self._feed_prober_and_logs(uid, status)
         api_status = self._generate_status(w, pod, status)
@@ -1518,6 +1706,47 @@ class Kubelet:
         except CRIError:
             pass
 
+    # ------------------------------------------------------------ eviction
+    def evict_pod(self, uid: str, grace_period_seconds: int, status: Mapping[str, Any]) -> None:
+        """The eviction manager's ``killPodFunc``: the pod worker kills the pod and writes the evicted status."""
+        if uid not in self.pods or uid in self._evictions:
+            return
+        self._evictions[uid] = (int(grace_period_seconds), dict(status))
+        w = self.pod_workers.get(uid)
+        if w is not None:
+            self._trigger(w)
+
+    def _sync_evicted_pod(self, w: _PodWorker, pod: dict) -> Generator:
+        """Kill every running container with the eviction's grace period, then write Failed/Evicted."""
+        uid = w.uid
+        grace, evicted = self._evictions[uid]
+        self.prober.stop_liveness_and_startup(pod)
+        status, _, _ = yield from self._get_pod_status(uid)
+        procs = [self.env.process(self._kill_container(pod, self._spec_of(pod, cs.name), cs.id,
+                                                       f"Stopping container {cs.name}", grace))
+                 for cs in status.container_statuses if cs.state == CONTAINER_STATE_RUNNING]
+        if procs:
+            yield self.env.all_of(procs)
+        status, _, _ = yield from self._get_pod_status(uid)
+        self._feed_prober_and_logs(uid, status)
+        pod = self.pods.get(uid, pod)
+        api_status = self._generate_status(w, pod, status, terminal=True)
+        api_status["phase"] = evicted.get("phase", POD_FAILED)
+        for key in ("reason", "message"):
+            if key in evicted:
+                api_status[key] = evicted[key]
+        conditions = [dict(c) for c in api_status.get("conditions") or []]
+        old = {c.get("type"): c for c in (self._status_written.get(uid) or {}).get("conditions") or []}
+        for cond in evicted.get("conditions") or []:
+            cond = dict(cond)
+            prev = old.get(cond["type"])
+            cond.setdefault("lastProbeTime", None)
+            cond["lastTransitionTime"] = (prev.get("lastTransitionTime") if prev is not None
+                                          and prev.get("status") == cond.get("status") else self._fmt(self.env.now))
+            conditions = [c for c in conditions if c.get("type") != cond["type"]] + [cond]
+        api_status["conditions"] = conditions
+        self._set_pod_status(uid, api_status)
+
     # ------------------------------------------------------------ termination
     def _sync_terminal_pod(self, w: _PodWorker, pod: dict) -> Generator:
         """A pod that reached Succeeded/Failed: stop probing, stop its sandbox; it stays in the API."""
@@ -1579,6 +1808,7 @@ class Kubelet:
             except CRIError:
                 pass
         self._ips.pop(uid, None)
+        self._evictions.pop(uid, None)
         self._status_written.pop(uid, None)
         self.reason_cache.pop(uid, None)
         for key in [k for k in self._prober_seen if k[0] == uid]:

@@ -37,7 +37,10 @@ actions; upstream asserts on fakes, these on the CRI trace, the events and the A
   deletion makes the mirror pod disappear; "should successfully recreate when file is
   removed and recreated"), the file source's ``fileCheckFrequency`` and skipped files
   (``pkg/kubelet/config/file_linux_test.go``), ``deleteOrphanedMirrorPods``
-  (``kubelet_pods.go``), and the same deletion through the real kubectl.
+  (``kubelet_pods.go``), and the same deletion through the real kubectl;
+* node-pressure eviction: ``TestMemoryPressure`` (``pkg/kubelet/eviction/eviction_manager_test.go``:
+  the BestEffort pod over its request is evicted with the hard threshold's grace period, the
+  node reports MemoryPressure, a new BestEffort pod is not admitted, a Burstable one is).
 """
 
 from __future__ import annotations
@@ -641,3 +644,82 @@ def test_liveness_kills_back_off_once_an_earlier_instance_has_exited():
     assert starts[3] - stops[2] >= 10 - 1  # the third: in back-off since the second exit (10 s)
     back_off = h.events("BackOff")
     assert back_off and back_off[0]["message"].startswith("Back-off restarting failed container web in pod web")
+
+
+# ---------------------------------------------------------------- node-pressure eviction
+MiB = 2**20
+
+
+def test_memory_pressure_evicts_the_best_effort_pod_and_keeps_the_guaranteed_one():
+    """``TestMemoryPressure`` (``pkg/kubelet/eviction/eviction_manager_test.go``) end to end.
+
+    The default ``memory.available<100Mi`` threshold: with the BestEffort pod's working set
+    raised so that 50Mi are left, the node reports MemoryPressure, the BestEffort pod (ranked
+    first: usage above requests) is evicted with upstream's message and the Guaranteed pod runs on.
+    """
+    h = Harness()
+    h.pod("best-effort", [{"name": "app", "image": "nginx:1.27"}])
+    guaranteed = {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "100m", "memory": "128Mi"}}
+    h.pod("guaranteed", [{"name": "db", "image": "nginx:1.27", "resources": guaranteed}])
+    h.run(60)
+    assert h.get("best-effort")["status"]["phase"] == "Running"
+    node = h.admin.get("nodes", "n1")
+    assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["MemoryPressure"] == "False"
+    assert h.kubelet.eviction_manager.timeline  # the manager runs with the kubelet
+    rt = h.kubelet.runtime
+    db = h.kubelet.running_container_id("default", "guaranteed", "db")
+    app = h.kubelet.running_container_id("default", "best-effort", "app")
+    rt.set_container_usage(db.split("://", 1)[-1], memory_bytes=100 * MiB)
+    rt.set_container_usage(app.split("://", 1)[-1], memory_bytes=8 * 1024 * MiB - 150 * MiB)
+    t0 = h.env.now
+    h.run(t0 + 60)
+    evicted = h.get("best-effort")
+    message = ("The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. "
+               "Container app was using 8042Mi, request is 0, has larger consumption of memory. ")
+    assert evicted["status"]["phase"] == "Failed"
+    assert evicted["status"]["reason"] == "Evicted"
+    assert evicted["status"]["message"] == message
+    target = [c for c in evicted["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+    assert target and target[0]["reason"] == "TerminationByKubelet" and target[0]["status"] == "True"
+    ev = h.events("Evicted")
+    assert len(ev) == 1 and ev[0]["pod"] == "best-effort" and ev[0]["type"] == "Warning"
+    assert ev[0]["message"] == message
+    assert ev[0]["time"] - t0 <= 10.0  # the next monitoring round
+    threshold_met = h.events("EvictionThresholdMet")
+    assert threshold_met and threshold_met[0]["message"] == "Attempting to reclaim memory"
+    # the container was killed with the hard eviction's grace period (1 s, raised to the 2 s minimum)
+    stops = [t for t in h.calls(("StopContainer",)) if t["request"]["container_id"] == app.split("://", 1)[-1]]
+    assert stops and stops[0]["request"]["timeout"] == 2
+    assert any(e["reason"] == "Killing" and e["pod"] == "best-effort" for e in h.kubelet.events)
+    node = h.admin.get("nodes", "n1")
+    assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["MemoryPressure"] == "True"
+    assert h.get("guaranteed")["status"]["phase"] == "Running"
+    assert h.kubelet.running_container_id("default", "guaranteed", "db") == db
+    assert [r.evicted for r in h.kubelet.eviction_manager.timeline if r.evicted] == ["default/best-effort"]
+
+
+def test_under_memory_pressure_a_new_best_effort_pod_is_rejected_and_a_burstable_one_admitted():
+    """``TestMemoryPressure``'s admission half (``eviction_manager_test.go``: BestEffort rejected,
+    Burstable admitted under MemoryPressure) through the kubelet's ``canAdmitPod``/``rejectPod``."""
+    h = Harness()
+    h.pod("hog", [{"name": "app", "image": "nginx:1.27"}])
+    h.run(30)
+    app = h.kubelet.running_container_id("default", "hog", "app")
+    h.kubelet.runtime.set_container_usage(app.split("://", 1)[-1], memory_bytes=8 * 1024 * MiB - 50 * MiB)
+    h.run(45)
+    assert h.kubelet.eviction_manager.is_under_memory_pressure()
+    assert h.get("hog")["status"]["reason"] == "Evicted"
+    sandboxes_before = len(h.calls(("RunPodSandbox",)))
+    h.pod("late", [{"name": "app", "image": "nginx:1.27"}])
+    burstable = {"requests": {"memory": "64Mi"}}
+    h.pod("burstable", [{"name": "app", "image": "nginx:1.27", "resources": burstable}])
+    h.run(90)
+    late = h.get("late")
+    assert late["status"]["phase"] == "Failed"
+    assert late["status"]["reason"] == "Evicted"
+    assert late["status"]["message"] == "Pod was rejected: The node had condition: [MemoryPressure]. "
+    assert [e["message"] for e in h.events("Evicted") if e["pod"] == "late"] == [
+        "The node had condition: [MemoryPressure]. "]
+    assert h.get("burstable")["status"]["phase"] == "Running"
+    # only the burstable pod got a sandbox: the rejected pod never ran
+    assert len(h.calls(("RunPodSandbox",))) == sandboxes_before + 1
