@@ -52,7 +52,7 @@ import inspect
 import shlex
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generator, Mapping
+from typing import Any, Callable, Generator, Iterable, Iterator, Mapping
 
 from kubenotes.cri.api import (
     COMPLETE_EXIT_REASON,
@@ -350,6 +350,26 @@ def _rpc(service: str) -> Callable:
         return wrapper
 
     return decorate
+
+
+def _filtered(objs: Iterable[Any], flt: Mapping[str, Any]) -> Iterator[Any]:
+    """The sandboxes or containers a List RPC's ``filter`` selects (``id`` and ``pod_sandbox_id`` prefixes,
+    ``state``, ``label_selector``); an empty filter selects all without looking (the PLEG's relist)."""
+    if not flt:
+        yield from objs
+        return
+    state = (flt.get("state") or {}).get("state")
+    id_prefix, sandbox_prefix, selector = flt.get("id"), flt.get("pod_sandbox_id"), flt.get("label_selector")
+    for o in objs:
+        if id_prefix and not o.id.startswith(id_prefix):
+            continue
+        if sandbox_prefix and not o.pod_sandbox_id.startswith(sandbox_prefix):
+            continue
+        if state and o.state != state:
+            continue
+        if selector and not match_labels(o.config.get("labels"), selector):
+            continue
+        yield o
 
 
 class ContainerRuntime:
@@ -829,20 +849,7 @@ class ContainerRuntime:
     @_rpc("RuntimeService")
     def ListPodSandbox(self, request: Mapping[str, Any]) -> Generator:  # noqa: N802
         """``ListPodSandbox`` with ``filter`` ``{id, state: {state}, label_selector}``: ``{"items": [PodSandbox]}``."""
-        flt = request.get("filter") or {}
-        state = (flt.get("state") or {}).get("state")
-        items = []
-        for sb in self.sandboxes.values():
-            if flt.get("id") and not sb.id.startswith(flt["id"]):
-                continue
-            if state and sb.state != state:
-                continue
-            if not match_labels(sb.config.get("labels"), flt.get("label_selector")):
-                continue
-            items.append({"id": sb.id, "metadata": dict(sb.metadata), "state": sb.state,
-                          "created_at": sb.created_at, "labels": dict(sb.config.get("labels") or {}),
-                          "annotations": dict(sb.config.get("annotations") or {}),
-                          "runtime_handler": sb.runtime_handler})
+        items = [self._cri_sandbox(sb) for sb in _filtered(self.sandboxes.values(), request.get("filter") or {})]
         yield self._list_wait(len(self.sandboxes))
         return {"items": items}
 
@@ -992,6 +999,12 @@ class ContainerRuntime:
         self._event("container", c.id, "ContainerRemoved", c.name)
         return {}
 
+    @staticmethod
+    def _cri_sandbox(sb: PodSandbox) -> dict[str, Any]:
+        return {"id": sb.id, "metadata": dict(sb.metadata), "state": sb.state, "created_at": sb.created_at,
+                "labels": dict(sb.config.get("labels") or {}), "annotations": dict(sb.config.get("annotations") or {}),
+                "runtime_handler": sb.runtime_handler}
+
     def _cri_container(self, c: Container) -> dict[str, Any]:
         return {"id": c.id, "pod_sandbox_id": c.pod_sandbox_id, "metadata": dict(c.metadata),
                 "image": {"image": c.image.ref}, "image_ref": c.image.id, "image_id": c.image.id,
@@ -1001,19 +1014,7 @@ class ContainerRuntime:
     @_rpc("RuntimeService")
     def ListContainers(self, request: Mapping[str, Any]) -> Generator:  # noqa: N802
         """``ListContainers`` with ``filter`` ``{id, state: {state}, pod_sandbox_id, label_selector}``: ``{"containers": [...]}``."""
-        flt = request.get("filter") or {}
-        state = (flt.get("state") or {}).get("state")
-        out = []
-        for c in self.containers.values():
-            if flt.get("id") and not c.id.startswith(flt["id"]):
-                continue
-            if flt.get("pod_sandbox_id") and not c.pod_sandbox_id.startswith(flt["pod_sandbox_id"]):
-                continue
-            if state and c.state != state:
-                continue
-            if not match_labels(c.config.get("labels"), flt.get("label_selector")):
-                continue
-            out.append(self._cri_container(c))
+        out = [self._cri_container(c) for c in _filtered(self.containers.values(), request.get("filter") or {})]
         yield self._list_wait(len(self.containers))
         return {"containers": out}
 
