@@ -594,6 +594,8 @@ class ImageGCManager:
         self.policy = policy or ImageGCPolicy()
         self.in_use = in_use or (lambda: set())
         self.deleted: list[tuple[float, str, int]] = []
+        #: Called with each record chosen for deletion (the node's ``RemoveImage``), before it is forgotten.
+        self.on_delete: Callable[[ImageRecord], None] | None = None
 
     def used_bytes(self) -> int:
         """Bytes all images take."""
@@ -613,8 +615,10 @@ class ImageGCManager:
             key=lambda i: (i.last_used, i.first_detected))
         freed = 0
         for image in candidates:
-            if now - image.first_detected < self.policy.min_age_seconds:
-                continue
+            if image.last_used >= now or now - image.first_detected < self.policy.min_age_seconds:
+                continue  # used at this very pass, or too young
+            if self.on_delete is not None:
+                self.on_delete(image)
             del self.images[image.name]
             self.deleted.append((now, image.name, image.size_bytes))
             freed += image.size_bytes

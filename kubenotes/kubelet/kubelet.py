@@ -74,14 +74,18 @@ Container logs are kept as the stand-in kubelet keeps them: one
 :class:`~kubenotes.kubelet.logs.ContainerRun` per started container, holding
 :func:`~kubenotes.kubelet.logs.modelled_output`, so ``kubectl logs`` keeps working.
 
-Simplified (also in the docstrings below): no volumes, pull secrets,
-HTTP manifests (``staticPodURL``), postStart hooks, ephemeral
+Static pods also come from ``staticPodURL`` (:meth:`Kubelet.read_http_manifests`,
+every ``httpCheckFrequency``).
+
+Simplified (also in the docstrings below): no volumes, pull secrets, postStart hooks, ephemeral
 containers or in-place resize; the pod worker reads the runtime itself (the same
 inspection RPCs the PLEG cache would have made) instead of waiting for the PLEG
 cache (``GetNewerThan``); container garbage collection runs right after a start
 and keeps one dead instance per container (``MaxPerPodContainer`` 1); the sandbox
-is removed when the pod leaves the API; the eviction adapter's node-level reclaim
-(container and image GC) frees nothing, images share the node filesystem, and
+is removed when the pod leaves the API; image garbage collection
+(:class:`~kubenotes.kubelet.image_gc.RealImageGCManager`, every 5 min and as the
+eviction manager's reclaim) removes unused images, container GC frees nothing more,
+images share the node filesystem, and
 the only admit handler is the eviction manager's; events carry their ``fieldPath``
 (the recorder takes whole objects; :attr:`Kubelet.events` keeps it). The
 manifest directory is polled only (upstream also watches it with inotify on
@@ -131,7 +135,15 @@ from kubenotes.kubelet.eviction import (
     DEFAULT_EVICTION_PRESSURE_TRANSITION_PERIOD_SECONDS,
     parse_threshold_config,
 )
-from kubenotes.kubelet.eviction_manager import EvictionConfig, EvictionManager
+from kubenotes.kubelet.eviction_manager import (
+    IMAGE_GC_HIGH_THRESHOLD_PERCENT,
+    IMAGE_GC_LOW_THRESHOLD_PERCENT,
+    IMAGE_MINIMUM_GC_AGE_SECONDS,
+    EvictionConfig,
+    EvictionManager,
+    ImageGCPolicy,
+)
+from kubenotes.kubelet.image_gc import RealImageGCManager
 from kubenotes.kubelet.backoff import (
     EVENT_TYPE_NORMAL,
     EVENT_TYPE_WARNING,
@@ -160,10 +172,15 @@ from kubenotes.kubelet.config import (
     ADD,
     DELETE,
     DEFAULT_FILE_CHECK_FREQUENCY_SECONDS,
+    HTTP_SOURCE,
     REMOVE,
+    SET,
     UPDATE,
+    ManifestError,
     PodStorage,
+    PodUpdate,
     extract_from_dir,
+    extract_from_http,
     is_mirror_pod_of,
     mirror_pod,
     pod_full_name,
@@ -299,6 +316,19 @@ class KubeletConfiguration:
         kubelet sees the change at its next read.
     file_check_frequency_seconds : float
         ``fileCheckFrequency`` (20 s): how often the manifest directory is read.
+    static_pod_url : str, optional
+        ``staticPodURL``: a URL serving one Pod or a PodList (YAML or JSON), fetched
+        at start and every ``httpCheckFrequency``; its pods are static pods with
+        ``kubernetes.io/config.source: http``.
+    static_pod_url_header : mapping, optional
+        ``staticPodURLHeader``: request headers (name -> list of values).
+    http_check_frequency_seconds : float
+        ``httpCheckFrequency`` (20 s).
+    http_get : callable, optional
+        ``http_get(url, headers) -> (status_code, status_text, body)``: how the URL is
+        fetched. None: a real HTTP GET (urllib, 10 s timeout; a failed connection is
+        reported as upstream reports it and leaves the pods as they were). A
+        notebook or test passes its own "web server" here.
     eviction_hard, eviction_soft, eviction_soft_grace_period : mapping, optional
         ``evictionHard`` (None: upstream's defaults, ``memory.available<100Mi``,
         ``nodefs.available<10%``, ``nodefs.inodesFree<5%``, ``imagefs.available<15%``),
@@ -307,6 +337,10 @@ class KubeletConfiguration:
         ``evictionMaxPodGracePeriod`` (0).
     eviction_pressure_transition_period_seconds : float
         ``evictionPressureTransitionPeriod`` (5 min).
+    image_gc_high_threshold_percent, image_gc_low_threshold_percent : int
+        ``imageGCHighThresholdPercent`` (85) and ``imageGCLowThresholdPercent`` (80).
+    image_minimum_gc_age_seconds : float
+        ``imageMinimumGCAge`` (2 min).
 
     Notes
     -----
@@ -336,11 +370,18 @@ class KubeletConfiguration:
     unknown_images_exist: bool = True
     static_pod_path: Any = None
     file_check_frequency_seconds: float = DEFAULT_FILE_CHECK_FREQUENCY_SECONDS
+    static_pod_url: str | None = None
+    static_pod_url_header: Any = None
+    http_check_frequency_seconds: float = DEFAULT_FILE_CHECK_FREQUENCY_SECONDS
+    http_get: Any = None
     eviction_hard: Any = None
     eviction_soft: Any = None
     eviction_soft_grace_period: Any = None
     eviction_max_pod_grace_period_seconds: int = 0
     eviction_pressure_transition_period_seconds: float = DEFAULT_EVICTION_PRESSURE_TRANSITION_PERIOD_SECONDS
+    image_gc_high_threshold_percent: int = IMAGE_GC_HIGH_THRESHOLD_PERCENT
+    image_gc_low_threshold_percent: int = IMAGE_GC_LOW_THRESHOLD_PERCENT
+    image_minimum_gc_age_seconds: float = IMAGE_MINIMUM_GC_AGE_SECONDS
 
 
 def _configuration(options: Any) -> KubeletConfiguration:
@@ -453,6 +494,20 @@ class _Requeue(Exception):
 POD_REJECTED_MESSAGE_PREFIX = "Pod was rejected: "
 
 
+def _http_get(url: str, headers: Mapping[str, list[str]]) -> tuple[int, str, bytes]:
+    """A real GET of ``staticPodURL`` (upstream's client: 10 s timeout); ``(status, "200 OK", body)``."""
+    import http.client
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, headers={k: ", ".join(v) for k, v in headers.items()})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 - the user's own manifest URL
+            return resp.status, f"{resp.status} {http.client.responses.get(resp.status, '')}".strip(), resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, f"{e.code} {http.client.responses.get(e.code, '')}".strip(), e.read()
+
+
 class KubeletEvictionAdapter:
     """The kubelet side of the eviction manager (:class:`~kubenotes.kubelet.eviction_manager.EvictionAdapter`).
 
@@ -468,8 +523,10 @@ class KubeletEvictionAdapter:
     Notes
     -----
     Simplified: one filesystem (no dedicated imagefs), no inode or log
-    accounting, one process per running container, node-level reclaim
-    (container and image GC) frees nothing, system daemons use no memory.
+    accounting, one process per running container, container GC frees
+    nothing (dead containers are removed right after a restart), system
+    daemons use no memory. Image reclaim is the kubelet's image GC
+    (:class:`~kubenotes.kubelet.image_gc.RealImageGCManager`).
 
     References
     ----------
@@ -504,10 +561,8 @@ class KubeletEvictionAdapter:
         machine, _ = k._machine_and_config(k.server.get("nodes", None, k.node_name))
         running = self._running_by_uid()
         working_set = sum(c.memory_bytes for cs in running.values() for c in cs)
-        images = sum(img.size_bytes for img in k.runtime.images.images.values())
-        writable = sum(c.disk_bytes for c in k.runtime.containers.values())
-        fs = {"capacityBytes": machine.rootfs_capacity_bytes,
-              "availableBytes": max(machine.rootfs_capacity_bytes - images - writable, 0)}
+        capacity, available = self.node_fs()
+        fs = {"capacityBytes": capacity, "availableBytes": available}
         node = {"memory": {"availableBytes": max(machine.memory_capacity_bytes - working_set, 0),
                            "workingSetBytes": working_set},
                 "fs": fs, "runtime": {"imageFs": dict(fs)},
@@ -525,6 +580,14 @@ class KubeletEvictionAdapter:
                          "volume": [], "process_stats": {"process_count": len(cs)}})
         return {"time": now, "node": node, "pods": pods}
 
+    def node_fs(self) -> tuple[int, int]:
+        """``(capacityBytes, availableBytes)`` of the node filesystem: images and writable layers use it."""
+        k = self.kubelet
+        machine, _ = k._machine_and_config(k.server.get("nodes", None, k.node_name))
+        images = sum(img.size_bytes for img in k.runtime.images.images.values())
+        writable = sum(c.disk_bytes for c in k.runtime.containers.values())
+        return machine.rootfs_capacity_bytes, max(machine.rootfs_capacity_bytes - images - writable, 0)
+
     def has_dedicated_image_fs(self) -> bool:
         """False: images share the node filesystem."""
         return False
@@ -534,8 +597,8 @@ class KubeletEvictionAdapter:
         return 0
 
     def delete_unused_images(self, now: float) -> int:
-        """Image GC is not modelled on the kubelet: frees nothing."""
-        return 0
+        """``DeleteUnusedImages`` through the kubelet's image GC: bytes freed."""
+        return self.kubelet.image_gc.delete_unused_images(now)
 
     def terminate_pod(self, pod: Mapping[str, Any], grace_period_seconds: int, status: Mapping[str, Any],
                       now: float) -> None:
@@ -607,6 +670,8 @@ class Kubelet:
         The manifest files the last read of ``staticPodPath`` skipped, with upstream's words.
     eviction_manager : EvictionManager
         Node-pressure eviction; its ``timeline`` lists every round.
+    image_gc : RealImageGCManager
+        Image garbage collection; its ``passes`` and ``removed`` list what it did.
 
     Notes
     -----
@@ -694,6 +759,7 @@ class Kubelet:
         self.mirror_pods: dict[str, dict] = {}
         self.pod_config = PodStorage(epoch=self.server.epoch)
         self.manifest_errors: list[str] = []
+        self.manifest_url_errors: list[str] = []
         self._restart_requested: set[str] = set()
         self._file_source_started = False
         #: Pod UID -> (grace period seconds, status fields) of the pods the eviction manager evicted.
@@ -707,6 +773,12 @@ class Kubelet:
                            pressure_transition_period_seconds=self.options.eviction_pressure_transition_period_seconds,
                            max_pod_grace_period_seconds=self.options.eviction_max_pod_grace_period_seconds),
             KubeletEvictionAdapter(self), node_name)
+        adapter = self.eviction_manager.adapter
+        self.image_gc = RealImageGCManager(
+            self.env, runtime, adapter.node_fs,
+            lambda event_type, reason, message: adapter.record_event(f"Node/{node_name}", event_type, reason, message),
+            ImageGCPolicy(self.options.image_gc_high_threshold_percent, self.options.image_gc_low_threshold_percent,
+                          self.options.image_minimum_gc_age_seconds))
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -720,8 +792,11 @@ class Kubelet:
         if self.options.static_pod_path is not None and not self._file_source_started:
             self._file_source_started = True
             self.env.process(self._file_source())
+        if self.options.static_pod_url:
+            self.env.process(self._http_source())
         self.env.process(self._housekeeping_loop())
         self.env.process(self.eviction_manager.run(self.env))
+        self.env.process(self.image_gc.run())
 
     def node_down(self) -> None:
         """Stop heartbeats, status and API writes (the node is unreachable); containers keep running."""
@@ -1038,6 +1113,67 @@ class Kubelet:
                      for name, text in dict(path or {}).items()}
             update = extract_from_dir(files, self.node_name, DEFAULT_STATIC_POD_PATH, errors)
         self.manifest_errors = errors
+        return self._apply_source_update(update)
+
+    def _http_source(self) -> Generator:
+        """The HTTP source (``config.NewSourceURL``): fetch ``staticPodURL`` now and every ``httpCheckFrequency``."""
+        while True:
+            self.read_http_manifests()
+            yield self.env.timeout(self.options.http_check_frequency_seconds)
+
+    def read_http_manifests(self) -> list:
+        """Fetch ``staticPodURL`` once and act on what changed (``extractFromURL`` + ``podStorage.merge``).
+
+        A body of one Pod or a PodList replaces the source's pods; an empty body
+        removes them all (upstream sends an empty update so the source counts as
+        seen) and is reported as ``zero-length data received from <url>``; a
+        failed request, a status other than 200 or a body that is not a pod
+        leaves them as they were. Errors are kept in :attr:`manifest_url_errors`.
+
+        Returns
+        -------
+        list of PodUpdate
+            The merged updates.
+
+        Examples
+        --------
+        >>> import simpy
+        >>> from types import SimpleNamespace
+        >>> from kubenotes.apiserver.server import APIServer
+        >>> env = simpy.Environment(); server = APIServer(env); admin = server.client("kubectl")
+        >>> _ = admin.create("nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+        >>> site = {"body": "apiVersion: v1\\nkind: Pod\\nmetadata: {name: agent}\\n"
+        ...                 "spec: {containers: [{name: agent, image: busybox:1.36}]}\\n"}
+        >>> get = lambda url, headers: (200, "200 OK", site["body"])
+        >>> k = Kubelet(SimpleNamespace(env=env, server=server), "n1", options=KubeletConfiguration(
+        ...     static_pod_url="http://10.0.0.1/pods", http_get=get)); k.start()
+        >>> env.run(until=5)
+        >>> mirror = admin.get("pods", "agent-n1", "default")
+        >>> mirror["metadata"]["annotations"]["kubernetes.io/config.source"], mirror["status"]["phase"]
+        ('http', 'Running')
+        >>> site["body"] = ""; [u.op for u in k.read_http_manifests()], k.manifest_url_errors
+        (['REMOVE'], ['zero-length data received from http://10.0.0.1/pods'])
+        """
+        url = self.options.static_pod_url
+        headers = {k: list(v) if isinstance(v, (list, tuple)) else [v]
+                   for k, v in dict(self.options.static_pod_url_header or {}).items()}
+        try:
+            code, text, body = (self.options.http_get or _http_get)(url, headers)
+        except OSError as e:
+            self.manifest_url_errors = [f"{url}: {e}"]
+            return []
+        try:
+            update = extract_from_http(url, body, self.node_name, code, text)
+            self.manifest_url_errors = []
+        except ManifestError as e:
+            self.manifest_url_errors = [str(e)]
+            if code != 200 or body:
+                return []
+            update = PodUpdate(SET, HTTP_SOURCE, [])
+        return self._apply_source_update(update)
+
+    def _apply_source_update(self, update: PodUpdate) -> list:
+        """Merge one static source's update and dispatch what changed (``podStorage.merge`` + the sync loop)."""
         updates = self.pod_config.merge(update, now=float(self.env.now))
         for reason, full_name, message in self.pod_config.events:
             name, _, namespace = full_name.rpartition("_")
@@ -1194,6 +1330,8 @@ class Kubelet:
             if not self.mirror_pods or not self.up:
                 continue
             if self.options.static_pod_path is not None and "file" not in self.pod_config.sources_seen:
+                continue
+            if self.options.static_pod_url and HTTP_SOURCE not in self.pod_config.sources_seen:
                 continue
             statics = {pod_full_name(p) for p in self.pods.values() if self._is_static(p)}
             terminating = {pod_full_name(w.pod) for w in self.pod_workers.values()
