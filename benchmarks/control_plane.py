@@ -50,7 +50,9 @@ def run(nodes: int, deployments: int, replicas: int, max_virtual_seconds: float)
 
     t0 = time.perf_counter()
     # a /14 holds 1,024 node /24s (kind's default 10.244.0.0/16 holds 256)
-    cluster = Cluster(_objects(nodes, deployments, replicas), seed=0, options={"cluster-cidr": "10.0.0.0/14"})
+    # hollow kubelets (kubemark-style): this measures the control plane; benchmarks/kubelet_scale.py the node side
+    cluster = Cluster(_objects(nodes, deployments, replicas), seed=0, kubelet="stand-in",
+                      options={"cluster-cidr": "10.0.0.0/14"})
     built = time.perf_counter() - t0
     writes0 = len(cluster.audit_log)
 

@@ -21,7 +21,7 @@ LAYERS = {
     "api": 1, "datasets": 1,
     "apiserver": 2,
     "client": 3,
-    "scheduler": 4, "controllers": 4, "kubelet": 4, "cri": 4, "replay": 4,
+    "scheduler": 4, "controllers": 4, "kubelet": 4, "cri": 4, "replay": 4, "cni": 4, "proxy": 4,
     "sim": 5,
     "viz": 6,
     "cli": 7, "__main__": 7, "": 7,

@@ -90,6 +90,7 @@ CONTROLLER_SERVICE_ACCOUNTS: dict[str, str | None] = {
     "namespace-controller": "namespace-controller",
     "serviceaccount-controller": "service-account-controller",
     "serviceaccount-token-controller": None,
+    "root-ca-certificate-publisher-controller": "root-ca-cert-publisher",
     "node-ipam-controller": "node-controller",
     "node-lifecycle-controller": "node-controller",
     "taint-eviction-controller": "node-controller",  # "taint-manager uses existing cluster role from node-controller"
@@ -488,6 +489,10 @@ def _controller_rules() -> dict[str, list[dict]]:
             # quota counts anything, so it reads everything
             _r(("list", "watch"), ("*",), ("*",)),
             _r(("update",), (_LEGACY,), ("resourcequotas/status",)),
+            ev,
+        ],
+        "root-ca-cert-publisher": [
+            _r(("create", "update"), (_LEGACY,), ("configmaps",)),
             ev,
         ],
         "service-account-controller": [

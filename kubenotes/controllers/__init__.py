@@ -19,6 +19,7 @@ CONTROLLERS: dict[str, str] = {
     "namespace-controller": "kubenotes.controllers.namespace:NamespaceController",
     "serviceaccount-controller": "kubenotes.controllers.serviceaccount:ServiceAccountsController",
     "serviceaccount-token-controller": "kubenotes.controllers.serviceaccount:TokensController",
+    "root-ca-certificate-publisher-controller": "kubenotes.controllers.rootcacertpublisher:Publisher",
     "node-ipam-controller": "kubenotes.controllers.nodeipam:NodeIpamController",
     "node-lifecycle-controller": "kubenotes.controllers.nodelifecycle:NodeLifecycleController",
     "taint-eviction-controller": "kubenotes.controllers.tainteviction:TaintEvictionController",

@@ -151,8 +151,8 @@ class ResourceQuotaController(Controller):
     >>> cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "default"}}
     >>> c = Cluster([node, rq, cm], controllers=["resourcequota-controller"], authorization=False)
     >>> c.run(until=2)
-    >>> c.get("resourcequotas", "q", "default")["status"]["used"]
-    {'pods': '0', 'configmaps': '1'}
+    >>> c.get("resourcequotas", "q", "default")["status"]["used"]   # cm and the root CA publisher's kube-root-ca.crt
+    {'pods': '0', 'configmaps': '2'}
     """
 
     name = "resourcequota-controller"

@@ -185,8 +185,9 @@ def sandbox_config_for_pod(
 
     Notes
     -----
-    DNS config, port mappings, sysctls and security context beyond the
-    namespace options are left out.
+    DNS config, sysctls and security context beyond the namespace options are
+    left out. ``port_mappings`` lists every container port (``hostPort`` 0
+    included), as ``MakePortMappings`` does.
 
     Examples
     --------
@@ -196,13 +197,16 @@ def sandbox_config_for_pod(
     ({'name': 'web', 'uid': 'u1', 'namespace': 'default', 'attempt': 0}, '/var/log/pods/default_web_u1')
     >>> cfg["linux"]["cgroup_parent"]
     '/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu1.slice'
+    >>> sandbox_config_for_pod({"metadata": {"name": "dns", "uid": "u2"}, "spec": {"containers": [
+    ...     {"name": "c", "ports": [{"containerPort": 53, "hostPort": 53, "protocol": "UDP"}]}]}})["port_mappings"]
+    [{'protocol': 'UDP', 'container_port': 53, 'host_port': 53, 'host_ip': ''}]
     """
     meta = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
     name, ns, uid = meta.get("name", ""), meta.get("namespace", "default"), meta.get("uid", "")
     labels = dict(meta.get("labels") or {})
     labels.update({"io.kubernetes.pod.name": name, "io.kubernetes.pod.namespace": ns, "io.kubernetes.pod.uid": uid})
-    return {
+    config: dict[str, Any] = {
         "metadata": {"name": name, "uid": uid, "namespace": ns, "attempt": attempt},
         "hostname": spec.get("hostname") or name,
         "log_directory": f"/var/log/pods/{ns}_{name}_{uid}",
@@ -213,6 +217,14 @@ def sandbox_config_for_pod(
             "security_context": {"namespace_options": _namespace_options(pod)},
         },
     }
+    # kubecontainer.MakePortMappings over the app containers: every port, hostPort 0 included (the runtime
+    # hands only those with a host port to CNI's portmap plugin)
+    mappings = [{"protocol": p.get("protocol", "TCP"), "container_port": int(p.get("containerPort") or 0),
+                 "host_port": int(p.get("hostPort") or 0), "host_ip": p.get("hostIP", "")}
+                for c in spec.get("containers") or () for p in c.get("ports") or ()]
+    if mappings:
+        config["port_mappings"] = mappings
+    return config
 
 
 def _find(pod: Mapping[str, Any], container_name: str) -> Mapping[str, Any]:

@@ -80,11 +80,13 @@ __all__ = [
     "extract_from_http",
     "api_field_selector",
     "api_source_update",
+    "watch_api_source",
     "pod_full_name",
     "is_static_pod",
     "is_mirror_pod",
     "mirror_pod",
     "is_mirror_pod_of",
+    "manifest_from_mirror_pod",
     "format_first_seen",
     "PodStorage",
 ]
@@ -434,6 +436,47 @@ def api_source_update(pods: Iterable[Mapping[str, Any]], node_name: str) -> PodU
     return PodUpdate(SET, API_SERVER_SOURCE, chosen)
 
 
+def watch_api_source(env: Any, client: Any, node_name: str, on_pod: Any, on_removed: Any) -> Any:
+    """The API pod source as a SimPy process (``config.NewSourceApiserver``): list, then watch from the list.
+
+    Pods bound to ``node_name`` (field selector ``spec.nodeName=<node>``) are
+    handed to ``on_pod`` (list items, ADDED and MODIFIED) and ``on_removed``
+    (DELETED); when the watch ends, the source lists again. A failed watch
+    request is retried after 1 s.
+
+    Parameters
+    ----------
+    env : simpy.Environment
+    client : Client
+        The kubelet's API client.
+    node_name : str
+    on_pod, on_removed : callable(dict)
+
+    Yields
+    ------
+    simpy events
+    """
+    from kubenotes.apiserver.status import ApiError
+
+    selector = api_field_selector(node_name)
+    while True:
+        lst = client.list("pods", field_selector=selector)
+        for p in lst["items"]:
+            on_pod(p)
+        try:
+            w = client.watch("pods", field_selector=selector, resource_version=lst["metadata"]["resourceVersion"])
+        except ApiError:
+            yield env.timeout(1.0)
+            continue
+        while not w.stopped:
+            yield w.wait()
+            for ev in w.pop_all():
+                if ev.type == "DELETED":
+                    on_removed(ev.object)
+                elif ev.type in ("ADDED", "MODIFIED"):
+                    on_pod(ev.object)
+
+
 def pod_full_name(pod: Mapping[str, Any]) -> str:
     """``<name>_<namespace>`` (``kubecontainer.GetPodFullName``).
 
@@ -496,6 +539,58 @@ def is_mirror_pod_of(mirror: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
         return False
     mirror_hash = _annotations(mirror).get(CONFIG_MIRROR_ANNOTATION_KEY)
     return mirror_hash is not None and mirror_hash == _annotations(pod).get(CONFIG_HASH_ANNOTATION_KEY)
+
+
+def manifest_from_mirror_pod(mirror: Mapping[str, Any], node_name: str) -> dict:
+    """The manifest a node's ``staticPodPath`` holds for a mirror pod found in a cluster dump.
+
+    A ``kubectl get -o yaml`` dump of a running cluster carries the mirror pods of
+    its static pods (etcd, kube-apiserver ... on kubeadm control-plane nodes) but
+    not the manifests, which live on the nodes' disks. This rebuilds one: the
+    name without the ``-<node>`` suffix, the namespace, labels and annotations
+    (without the kubelet's own ``kubernetes.io/config.*``), the spec, and as
+    ``metadata.uid`` the mirror's ``kubernetes.io/config.mirror`` hash. A manifest
+    with a uid keeps it (``applyDefaults``), so the rebuilt static pod is the one
+    the mirror pod mirrors, and the kubelet keeps the mirror instead of replacing it.
+
+    Parameters
+    ----------
+    mirror : dict
+        A Pod with the ``kubernetes.io/config.mirror`` annotation.
+    node_name : str
+
+    Returns
+    -------
+    dict
+        A Pod manifest.
+
+    Examples
+    --------
+    >>> mirror = {"metadata": {"name": "etcd-cp-1", "namespace": "kube-system", "uid": "4d1f",
+    ...                        "annotations": {"kubernetes.io/config.mirror": "9a3c", "kubernetes.io/config.seen": "x",
+    ...                                        "kubeadm.kubernetes.io/etcd.advertise-client-urls": "https://10.0.0.2:2379"}},
+    ...           "spec": {"nodeName": "cp-1", "containers": [{"name": "etcd", "image": "registry.k8s.io/etcd:3.5.21-0"}]},
+    ...           "status": {"phase": "Running"}}
+    >>> m = manifest_from_mirror_pod(mirror, "cp-1")
+    >>> m["metadata"]["name"], m["metadata"]["uid"], sorted(m["metadata"]["annotations"]), "status" in m
+    ('etcd', '9a3c', ['kubeadm.kubernetes.io/etcd.advertise-client-urls'], False)
+    >>> apply_defaults(m, "/etc/kubernetes/manifests/etcd.yaml", True, "cp-1")["metadata"]["annotations"]["kubernetes.io/config.hash"]
+    '9a3c'
+    """
+    meta = mirror.get("metadata") or {}
+    name = meta.get("name", "")
+    suffix = f"-{node_name.lower()}"
+    if name.endswith(suffix):
+        name = name[: -len(suffix)]
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items()
+                   if k not in _LOCAL_ANNOTATIONS and k != CONFIG_HASH_ANNOTATION_KEY}
+    out_meta: dict[str, Any] = {"name": name, "namespace": meta.get("namespace", "default"),
+                                "uid": _annotations(mirror).get(CONFIG_MIRROR_ANNOTATION_KEY, "")}
+    if meta.get("labels"):
+        out_meta["labels"] = copy.deepcopy(meta["labels"])
+    if annotations:
+        out_meta["annotations"] = copy.deepcopy(annotations)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": out_meta, "spec": copy.deepcopy(mirror.get("spec") or {})}
 
 
 def format_first_seen(seconds: float, epoch: _dt.datetime | None = None) -> str:

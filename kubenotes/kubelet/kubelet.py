@@ -144,6 +144,7 @@ from kubenotes.kubelet.eviction_manager import (
     ImageGCPolicy,
 )
 from kubenotes.kubelet.image_gc import RealImageGCManager
+from kubenotes.kubelet.volumes import KUBELET_PODS_DIR, VolumeManager, WaitForAttachAndMountError
 from kubenotes.kubelet.backoff import (
     EVENT_TYPE_NORMAL,
     EVENT_TYPE_WARNING,
@@ -185,6 +186,7 @@ from kubenotes.kubelet.config import (
     mirror_pod,
     pod_full_name,
     read_pods_from_dir,
+    watch_api_source,
 )
 from kubenotes.kubelet.pleg import GenericPLEG, pleg_not_healthy_message
 from kubenotes.kubelet.qos import is_mirror_pod, is_static_pod
@@ -628,6 +630,55 @@ class KubeletEvictionAdapter:
                 return
 
 
+class KubeletVolumeHost:
+    """The kubelet side of the volume manager (:class:`~kubenotes.kubelet.volumes.VolumeHostAdapter`).
+
+    ConfigMaps and Secrets are read with the kubelet's own credentials (upstream's
+    watch-based managers serve them from a cache the API keeps fresh; here each
+    SetUp reads the API), tokens come from the ``serviceaccounts/token``
+    subresource (a TokenRequest), FailedMount events go through the kubelet's recorder.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/volume_host.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/token/token_manager.go
+    """
+
+    def __init__(self, kubelet: "Kubelet") -> None:
+        self.kubelet = kubelet
+
+    def _get(self, resource: str, namespace: str, name: str) -> dict | None:
+        try:
+            return self.kubelet.client.get(resource, name, namespace)
+        except ApiError as e:
+            if e.code == 404:
+                return None
+            raise
+
+    def get_config_map(self, namespace: str, name: str) -> dict | None:
+        """The ConfigMap, or None when it does not exist."""
+        return self._get("configmaps", namespace, name)
+
+    def get_secret(self, namespace: str, name: str) -> dict | None:
+        """The Secret, or None when it does not exist."""
+        return self._get("secrets", namespace, name)
+
+    def request_token(self, namespace: str, service_account_name: str, audiences: list[str],
+                      expiration_seconds: int, pod: Mapping[str, Any]) -> str:
+        """A bound ServiceAccount token through a TokenRequest."""
+        return self.kubelet.client.create_token(namespace, service_account_name,
+                                                int(expiration_seconds))["status"]["token"]
+
+    def record_event(self, pod: Mapping[str, Any], event_type: str, reason: str, message: str) -> None:
+        """An Event on the pod, from the kubelet."""
+        self.kubelet._event(dict(pod), event_type, reason, message)
+
+    def node_allocatable(self) -> Mapping[str, Any]:
+        """The Node's ``status.allocatable`` (sizes a memory-backed emptyDir)."""
+        node = self.kubelet.server.get("nodes", None, self.kubelet.node_name) or {}
+        return (node.get("status") or {}).get("allocatable") or {}
+
+
 class Kubelet:
     """One node's kubelet, a set of SimPy processes (see the module docstring for what it does).
 
@@ -639,7 +690,8 @@ class Kubelet:
     node_name : str
     runtime : ContainerRuntime, optional
         The node's CRI runtime; default a containerd one on the same clock whose
-        network hook hands out pod IPs from the Node's ``spec.podCIDR`` and whose
+        network hooks call CNI (:mod:`kubenotes.cni`: bridge + host-local IPAM over the
+        Node's ``spec.podCIDR``) and whose
         process model honours the stand-in's ``kubenotes.io/run-seconds`` and
         ``kubenotes.io/exit-code`` pod annotations.
     options : KubeletConfiguration or KubeletOptions, optional
@@ -726,7 +778,7 @@ class Kubelet:
         self.rng = random.Random(f"{seed}/kubelet/{node_name}")
         if runtime is None:
             runtime = ContainerRuntime(self.env, node_name, network_setup=self._network_setup,
-                                       process_model=self._process_model)
+                                       network_teardown=self._network_teardown, process_model=self._process_model)
         self.runtime = runtime
         #: Probe outcomes a scenario sets while the model runs: ``(pod_uid, container, kind) -> result`` or
         #: ``(result, output)``; they win over ``options.probe_results``.
@@ -750,7 +802,9 @@ class Kubelet:
         self._prober_seen: dict[tuple[str, str], tuple[str, str]] = {}
         self._kill_requests: dict[tuple[str, str], tuple[str, str]] = {}
         self._ips: dict[str, str] = {}
-        self._next_ip = 2
+        #: The node's CNI layer (:class:`~kubenotes.cni.manager.CNIManager`), made at the first sandbox.
+        self.cni: Any = None
+        self._cni_hooks: tuple = ()
         self._machine: MachineInfo | None = self.options.machine_info
         self._node_config: NodeConfig | None = self.options.node_config
         self._status_reported_at: float | None = None
@@ -773,6 +827,10 @@ class Kubelet:
                            pressure_transition_period_seconds=self.options.eviction_pressure_transition_period_seconds,
                            max_pod_grace_period_seconds=self.options.eviction_max_pod_grace_period_seconds),
             KubeletEvictionAdapter(self), node_name)
+        self.volume_manager = VolumeManager(self.env, node_name, KubeletVolumeHost(self),
+                                            rng=random.Random(f"{seed}/volumes/{node_name}"))
+        #: Pod UID -> the data directories ``makePodDataDirs`` made (pod, volumes, plugins).
+        self.pod_dirs: dict[str, list[str]] = {}
         adapter = self.eviction_manager.adapter
         self.image_gc = RealImageGCManager(
             self.env, runtime, adapter.node_fs,
@@ -926,20 +984,36 @@ class Kubelet:
             yield self.env.timeout(interval)
 
     # ------------------------------------------------------------ runtime hooks (for the default runtime)
+    def _cni(self) -> Any:
+        """The node's CNI layer (containerd's go-cni over ``/etc/cni/net.d``), made once the Node has a podCIDR.
+
+        The network config is :func:`~kubenotes.cni.manager.default_conflist` for the Node's
+        ``spec.podCIDR`` (bridge ``cni0`` + host-local IPAM + portmap + bandwidth); None while the
+        Node has no podCIDR (the node IPAM controller has not assigned one yet).
+        """
+        if self.cni is None:
+            from kubenotes.cni.manager import CNIManager, default_conflist
+
+            node = self.server.get("nodes", None, self.node_name)
+            cidr = ((node or {}).get("spec") or {}).get("podCIDR")
+            if not cidr:
+                return None
+            self.cni = CNIManager(self.node_name, default_conflist(cidr))
+            self._cni_hooks = self.cni.cri_hooks()
+        return self.cni
+
     def _network_setup(self, sandbox: Any) -> str:
-        """host-local IPAM in miniature: the next address of the Node's ``spec.podCIDR`` (.1 is the gateway)."""
-        uid = sandbox.metadata.get("uid", "")
-        if uid in self._ips:
-            return self._ips[uid]
-        node = self.server.get("nodes", None, self.node_name)
-        cidr = ((node or {}).get("spec") or {}).get("podCIDR")
-        if not cidr:
+        """RunPodSandbox's network step: CNI ADD through the node's plugins; the pod's first IP ("" without a podCIDR)."""
+        if self._cni() is None:
             return ""
-        net = ipaddress.ip_network(cidr, strict=False)
-        ip = str(net.network_address + self._next_ip)
-        self._next_ip += 1
-        self._ips[uid] = ip
+        ip = self._cni_hooks[0](sandbox)
+        self._ips[sandbox.metadata.get("uid", "")] = ip
         return ip
+
+    def _network_teardown(self, sandbox: Any) -> None:
+        """StopPodSandbox's network step: CNI DEL (the pod's address goes back to host-local)."""
+        if self.cni is not None:
+            self._cni_hooks[1](sandbox)
 
     def _process_model(self, container: Any) -> tuple[float, int] | None:
         """The stand-in's annotations first (``kubenotes.io/run-seconds``, ``exit-code``), then the command line."""
@@ -996,24 +1070,7 @@ class Kubelet:
 
     def _pod_source(self) -> Generator:
         """The API pod source: list and watch pods with ``spec.nodeName=<node>`` (``config.NewSourceApiserver``)."""
-        selector = f"spec.nodeName={self.node_name}"
-        while True:
-            lst = self.client.list("pods", field_selector=selector)
-            for p in lst["items"]:
-                self._on_pod(p)
-            try:
-                w = self.client.watch("pods", field_selector=selector,
-                                      resource_version=lst["metadata"]["resourceVersion"])
-            except ApiError:
-                yield self.env.timeout(1.0)
-                continue
-            while not w.stopped:
-                yield w.wait()
-                for ev in w.pop_all():
-                    if ev.type == "DELETED":
-                        self._on_pod_removed(ev.object)
-                    elif ev.type in ("ADDED", "MODIFIED"):
-                        self._on_pod(ev.object)
+        return watch_api_source(self.env, self.client, self.node_name, self._on_pod, self._on_pod_removed)
 
     def _on_pod(self, pod: dict) -> None:
         """``HandlePodAdditions``/``HandlePodUpdates``: status-only changes are not updates; mirror pods aside."""
@@ -1544,8 +1601,15 @@ class Kubelet:
         self._set_pod_status(uid, api_status)
         if api_status.get("phase") in (POD_SUCCEEDED, POD_FAILED):
             return True
-        self.prober.add_pod(self.pods.get(uid, pod))
         pod = self.pods.get(uid, pod)
+        if uid not in self.pod_dirs:  # makePodDataDirs
+            base = f"{KUBELET_PODS_DIR}/{uid}"
+            self.pod_dirs[uid] = [base, f"{base}/volumes", f"{base}/plugins"]
+        try:
+            yield from self.volume_manager.wait_for_attach_and_mount(pod, lambda: self._termination_requested(uid))
+        except WaitForAttachAndMountError:
+            raise _Requeue(BACK_OFF_PERIOD_SECONDS) from None  # v1.34 records no Event for the timeout
+        self.prober.add_pod(pod)
 
         requeue: list[float] = []
         spec = pod.get("spec") or {}
@@ -1631,6 +1695,11 @@ class Kubelet:
         if requeue:
             raise _Requeue(max(0.0, min(requeue)))
         return False
+
+    def _termination_requested(self, uid: str) -> bool:
+        """``IsPodTerminationRequested``: the pod left the API, is being deleted, or is to be evicted."""
+        pod = self.pods.get(uid)
+        return pod is None or bool((pod.get("metadata") or {}).get("deletionTimestamp")) or uid in self._evictions
 
     def _spec_of(self, pod: dict, name: str) -> dict:
         spec = pod.get("spec") or {}
@@ -1884,11 +1953,13 @@ class Kubelet:
             conditions = [c for c in conditions if c.get("type") != cond["type"]] + [cond]
         api_status["conditions"] = conditions
         self._set_pod_status(uid, api_status)
+        self.volume_manager.remove_pod(uid)
 
     # ------------------------------------------------------------ termination
     def _sync_terminal_pod(self, w: _PodWorker, pod: dict) -> Generator:
-        """A pod that reached Succeeded/Failed: stop probing, stop its sandbox; it stays in the API."""
+        """A pod that reached Succeeded/Failed: stop probing, unmount its volumes, stop its sandbox; it stays in the API."""
         self.prober.remove_pod(pod)
+        self.volume_manager.remove_pod(w.uid)
         sid = self._ready_sandbox_id(w.uid)
         if sid:
             try:
@@ -1926,6 +1997,7 @@ class Kubelet:
             except CRIError:
                 pass
         self.prober.remove_pod(pod)
+        self.volume_manager.remove_pod(uid)  # the containers are gone: unmount (SyncTerminatedPod)
         if uid in self.pods and not self._is_static(self.pods[uid]):
             self._set_pod_status(uid, self._generate_status(w, self.pods[uid], status, terminal=True))
             yield from self._wait_up()
@@ -1946,6 +2018,8 @@ class Kubelet:
             except CRIError:
                 pass
         self._ips.pop(uid, None)
+        self.volume_manager.remove_pod(uid)
+        self.pod_dirs.pop(uid, None)
         self._evictions.pop(uid, None)
         self._status_written.pop(uid, None)
         self.reason_cache.pop(uid, None)

@@ -1,4 +1,4 @@
-"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet stand-in|model] [-o events|yaml|table]``.
+"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [-o events|yaml|table]``.
 
 Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
 ``kind: Scenario`` documents among them) on the virtual clock, then prints:
@@ -7,7 +7,7 @@ Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
   every scenario action, in time order (``time``, ``component``, ``verb``,
   ``kind``, ``namespace``, ``name``, ``resourceVersion``, ``detail``);
   Kubernetes Events appear as writes of ``kind: Event`` whose detail is
-  ``reason: message``; with ``--kubelet model`` each node's container runtime
+  ``reason: message``; with the kubelet model (the default) each node's container runtime
   adds its actions (``"component": "cri/<node>"``, see :func:`node_events`);
 * ``-o yaml``: the objects at ``--until`` as one ``kind: List``, shaped as
   ``kubectl get all,nodes,events -A -o yaml`` prints them;
@@ -43,14 +43,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed for uids, names and every component (default 0)")
     p.add_argument("-o", "--output", choices=("events", "yaml", "table"), default="events",
                    help="events (JSON lines), yaml (kind: List) or table (default events)")
-    p.add_argument("--kubelet", choices=("stand-in", "model"), default="stand-in",
-                   help="stand-in (pods run 2 s after binding) or model (the kubelet over a CRI runtime: "
-                        "sandboxes, pulls, probes, restarts; -o events adds its and the runtime's actions)")
+    p.add_argument("--kubelet", choices=("model", "stand-in"), default="model",
+                   help="model (default: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
+                        "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "
+                        "pods run 2 s after binding, for scale runs)")
     p.set_defaults(func=_cmd)
     return p
 
 
-def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str = "stand-in") -> Any:
+def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str = "model") -> Any:
     """Load manifests and scenarios, run the cluster until ``until``; returns the Cluster.
 
     Raises

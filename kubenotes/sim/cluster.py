@@ -1,4 +1,4 @@
-"""A running cluster on one virtual clock: API server, controllers, scheduler and stand-in kubelets.
+"""A running cluster on one virtual clock: API server, controllers, scheduler and a kubelet per node.
 
 :class:`Cluster` wires every component as SimPy processes on one
 ``simpy.Environment``. Each component talks only to the API server: it lists
@@ -16,6 +16,7 @@ kubernetes/kubernetes@v1.34.0 pkg/registry/scheduling/rest/storage_scheduling.go
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import random
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -27,10 +28,13 @@ from kubenotes.apiserver.server import APIServer, AuditEntry, using_epoch
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.resources import resource_for_kind
 
-__all__ = ["Cluster", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "to_dicts"]
+__all__ = ["Cluster", "POD_VOLUME_CONTROLLERS", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "to_dicts"]
 
 #: How often the watch cache sends bookmarks (upstream: about once a minute to watchers that allow them).
 BOOKMARK_INTERVAL_SECONDS = 60.0
+
+#: Controllers every pod's ServiceAccount token volume depends on (run whenever the kubelet model runs).
+POD_VOLUME_CONTROLLERS = ("serviceaccount-controller", "root-ca-certificate-publisher-controller")
 
 #: Namespaces the API server creates at start (``systemnamespaces`` controller).
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -86,21 +90,30 @@ class Cluster:
         ``kubectl get -o yaml`` dump of a running cluster) are restored as
         from an etcd backup instead: they keep their uid, so ownerReferences
         still point at their owners, and skip admission, which the cluster
-        they came from already applied. Every Node gets a stand-in kubelet; a
-        Node's ``status`` is posted as given.
+        they came from already applied. Every Node gets a kubelet; a
+        Node's ``status`` is posted as given. The mirror pods of such a dump
+        (etcd, kube-apiserver ... on control-plane nodes) become the static
+        pods of their node's kubelet model, which keeps them running.
     seed : int
         Seeds uids, generated names and every component's randomness.
     controllers : iterable of str, optional
         Names from :data:`kubenotes.controllers.CONTROLLERS` to run (all by default).
+        With the kubelet model and at least one Node, the two in
+        :data:`POD_VOLUME_CONTROLLERS` always run: every pod's ``kube-api-access`` volume needs its namespace's
+        ``default`` ServiceAccount and ``kube-root-ca.crt`` ConfigMap, and
+        without them no pod would start (as in a real cluster).
     extra_controllers : mapping of str to Controller subclass, optional
         More controllers (a notebook's own, or one under test).
     options : dict, optional
         kube-controller-manager flags by upstream name (``node-monitor-grace-period``...).
     kubelet : str
-        ``"stand-in"`` (default: pods run 2 s after binding, no runtime) or
-        ``"model"``: :class:`kubenotes.kubelet.kubelet.Kubelet` over a CRI
-        runtime per node (sandboxes, pulls, probes, restarts, events).
-    kubelet_options : KubeletOptions, optional
+        ``"model"`` (default): :class:`kubenotes.kubelet.kubelet.Kubelet` over a
+        CRI runtime per node (volumes, sandboxes, pulls, probes, restarts,
+        eviction, events), or ``"stand-in"``: a hollow kubelet
+        (:class:`kubenotes.sim.kubelet.StandInKubelet`, like upstream's kubemark
+        hollow nodes) that marks pods Running 2 s after binding with no runtime,
+        for control-plane scale runs where the node side does not matter.
+    kubelet_options : KubeletConfiguration or KubeletOptions, optional
     scheduler_config : KubeSchedulerConfiguration, optional
     scheduler : bool
         Run kube-scheduler.
@@ -161,7 +174,7 @@ class Cluster:
 
     def __init__(self, objects: Any = None, *, seed: int = 0, controllers: Iterable[str] | None = None,
                  extra_controllers: Mapping[str, type] | None = None, options: Mapping[str, Any] | None = None,
-                 kubelet_options: Any = None, kubelet: str = "stand-in", scheduler_config: Any = None,
+                 kubelet_options: Any = None, kubelet: str = "model", scheduler_config: Any = None,
                  scheduler: bool = True,
                  scheduler_trace: bool = False,
                  authorization: bool = True, admission: bool = True, validation: bool = True,
@@ -196,6 +209,8 @@ class Cluster:
             ctx = ControllerContext(self.env, self.server, self.informers, self._controller_client,
                                     random.Random(seed), dict(options or {}), self.metrics)
             names = list(CONTROLLERS) if controllers is None else list(controllers)
+            if kubelet == "model" and self.server.list("nodes"):
+                names += [n for n in POD_VOLUME_CONTROLLERS if n not in names]
             self.controllers: dict[str, Any] = {}
             for name in names:
                 self.controllers[name] = load_controller(name)(ctx)
@@ -205,12 +220,14 @@ class Cluster:
             self.kubelets: dict[str, Any] = {}
             if kubelet not in ("stand-in", "model"):
                 raise ValueError(f'kubelet must be "stand-in" or "model", not {kubelet!r}')
+            mirrors = self._mirror_pods_by_node() if kubelet == "model" else {}
             for node in self.server.list("nodes"):
                 name = node["metadata"]["name"]
                 if kubelet == "model":
                     from kubenotes.kubelet.kubelet import Kubelet
 
-                    self.kubelets[name] = Kubelet(self, name, options=kubelet_options)
+                    self.kubelets[name] = Kubelet(self, name, options=self._node_kubelet_options(
+                        kubelet_options, name, mirrors.get(name, [])))
                 else:
                     self.kubelets[name] = StandInKubelet(self, name, kubelet_options)
 
@@ -223,6 +240,31 @@ class Cluster:
             for k in self.kubelets.values():
                 k.start()
             self.env.process(self._bookmarks())
+
+    def _mirror_pods_by_node(self) -> dict[str, list[dict]]:
+        """Mirror pods of the loaded objects (a cluster dump), by the node they are bound to."""
+        from kubenotes.kubelet.config import is_mirror_pod
+
+        out: dict[str, list[dict]] = {}
+        for pod in self.server.list("pods"):
+            node = (pod.get("spec") or {}).get("nodeName")
+            if node and is_mirror_pod(pod):
+                out.setdefault(node, []).append(pod)
+        return out
+
+    @staticmethod
+    def _node_kubelet_options(options: Any, node_name: str, mirrors: list[dict]) -> Any:
+        """The kubelet model's configuration for one node: its ``staticPodPath`` holds the manifests of the
+        mirror pods a restored dump bound to it (unless the caller configured a ``staticPodPath``)."""
+        from kubenotes.kubelet.config import manifest_from_mirror_pod
+        from kubenotes.kubelet.kubelet import KubeletConfiguration, _configuration
+
+        if not mirrors or (options is not None and getattr(options, "static_pod_path", None) is not None):
+            return options
+        cfg = _configuration(options) if not isinstance(options, KubeletConfiguration) else options
+        manifests = {f"{manifest_from_mirror_pod(m, node_name)['metadata']['name']}.yaml":
+                     manifest_from_mirror_pod(m, node_name) for m in mirrors}
+        return dataclasses.replace(cfg, static_pod_path=manifests)
 
     # ------------------------------------------------------------ construction
     @classmethod

@@ -261,24 +261,13 @@ class StandInKubelet:
     # ------------------------------------------------------------ pods
     def _pod_source(self) -> Generator:
         """The API pod source: list and watch pods with ``spec.nodeName=<node>`` (``config.NewSourceApiserver``)."""
-        selector = f"spec.nodeName={self.node_name}"
-        while True:
-            lst = self.client.list("pods", field_selector=selector)
-            for p in lst["items"]:
-                self._on_pod(p)
-            try:
-                w = self.client.watch("pods", field_selector=selector,
-                                      resource_version=lst["metadata"]["resourceVersion"])
-            except ApiError:
-                continue
-            while not w.stopped:
-                yield w.wait()
-                for ev in w.pop_all():
-                    if ev.type == "DELETED":
-                        self.pods.pop(ev.object["metadata"]["uid"], None)
-                        self.runs.pop(ev.object["metadata"]["uid"], None)  # removing the pod removes its logs
-                    elif ev.type in ("ADDED", "MODIFIED"):
-                        self._on_pod(ev.object)
+        from kubenotes.kubelet.config import watch_api_source
+
+        return watch_api_source(self.env, self.client, self.node_name, self._on_pod, self._on_pod_removed)
+
+    def _on_pod_removed(self, pod: dict) -> None:
+        self.pods.pop(pod["metadata"]["uid"], None)
+        self.runs.pop(pod["metadata"]["uid"], None)  # removing the pod removes its logs
 
     def _on_pod(self, pod: dict) -> None:
         uid = pod["metadata"]["uid"]

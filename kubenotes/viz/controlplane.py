@@ -208,7 +208,7 @@ def component_graph(cluster: Any) -> nx.DiGraph:
     ... ''', controllers=["replicaset-controller"])
     >>> g = component_graph(c)
     >>> [v for v in g.successors("watch cache")]
-    ['replicaset-controller', 'kube-scheduler', 'kubelet/n1']
+    ['replicaset-controller', 'serviceaccount-controller', 'root-ca-certificate-publisher-controller', 'kube-scheduler', 'kubelet/n1']
     >>> g.edges["kube-scheduler", "authentication"]["flow"], g.nodes["kubelet/n1"]["group"]
     ('bind', 'kubelet')
     """

@@ -237,7 +237,7 @@ def _container_names(run: PodRun) -> dict[str, str]:
 
 
 def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[dict]:
-    """The pod's start as rows: CRI calls, kubelet events, probe runs and Ready flips, by time.
+    """The pod's start as rows: volume mounts, CRI calls, kubelet events, probe runs and Ready flips, by time.
 
     Parameters
     ----------
@@ -248,18 +248,29 @@ def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[d
     Returns
     -------
     list of dict
-        ``time`` (s), ``source`` (``CRI``, ``event``, ``probe``, ``status``),
-        ``what`` (CRI method, event reason, probe kind, condition), ``container``, ``detail``,
-        ``duration_seconds`` (CRI calls; 0 otherwise). Sorted by time.
+        ``time`` (s), ``source`` (``volume``, ``CRI``, ``event``, ``probe``, ``status``),
+        ``what`` (volume operation, CRI method, event reason, probe kind, condition), ``container``,
+        ``detail``, ``duration_seconds`` (CRI calls; 0 otherwise). Sorted by time.
 
     Examples
     --------
     >>> rows = start_timeline(simulate_pod_start())
-    >>> rows[0]["source"], rows[0]["what"]
-    ('CRI', 'RunPodSandbox')
+    >>> [(r["source"], r["what"]) for r in rows][:5]   # doctest: +NORMALIZE_WHITESPACE
+    [('status', 'Ready'), ('volume', 'TokenRequest'), ('volume', 'MountVolume.SetUp'),
+     ('volume', 'WaitForAttachAndMount'), ('CRI', 'RunPodSandbox')]
     """
     names = _container_names(run)
     rows = []
+    seen_wait = False
+    for t, op, pod, volume, outcome in run.kubelet.volume_manager.trace:
+        if pod != f"{run.pod['metadata'].get('namespace', 'default')}/{run.pod_name}" or outcome == "remounted":
+            continue
+        if op == "WaitForAttachAndMount":
+            if seen_wait:
+                continue  # every later sync checks again at once
+            seen_wait = True
+        rows.append({"time": float(t), "source": "volume", "what": op, "container": "",
+                     "detail": f"{volume}: {outcome}", "duration_seconds": 0.0})
     for t in run.kubelet.runtime.trace:
         if t["method"] not in LIFECYCLE_METHODS:
             continue
@@ -294,7 +305,8 @@ def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[d
             ready = cond.get("Ready")
             rows.append({"time": float(t), "source": "status", "what": "Ready", "container": "",
                          "detail": f"Ready={ready}, phase {st.get('phase')}", "duration_seconds": 0.0})
-    rows.sort(key=lambda r: (r["time"], r["source"] != "CRI"))
+    rank = {"volume": 0, "CRI": 1}  # at one instant: the mount wait ends, then the CRI call, then its events
+    rows.sort(key=lambda r: (r["time"], rank.get(r["source"], 2)))
     if until_seconds is not None:
         rows = [r for r in rows if r["time"] <= until_seconds]
     return rows
@@ -303,7 +315,7 @@ def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[d
 _TABLE = "border-collapse:collapse;font-size:12px;margin:4px 0"
 _TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
 _TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
-_COLOURS = {"CRI": "#1565c0", "event": "#2e7d32", "probe": "#6a1b9a", "status": "#e65100"}
+_COLOURS = {"volume": "#00838f", "CRI": "#1565c0", "event": "#2e7d32", "probe": "#6a1b9a", "status": "#e65100"}
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None,

@@ -23,6 +23,7 @@ import pytest
 
 from kubenotes.apiserver.authn import ADMIN_TOKEN
 from kubenotes.apiserver.http import parse_request_path
+from kubenotes.kubelet.logs import format_log_timestamp
 from kubenotes.sim.cluster import Cluster
 from kubenotes.sim.serve import serve
 
@@ -323,8 +324,8 @@ def test_pod_log_is_text_plain_with_upstream_errors():
     script = {"name": "c", "image": "busybox", "command": ["sh", "-c", "echo one; sleep 2; echo two"]}
     two = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "two"},
            "spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}}
-    c = Cluster([NODE, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [script]}},
-                 two], controllers=[])
+    c = Cluster([NODE, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                        "spec": {"restartPolicy": "Never", "containers": [script]}}, two], controllers=[])
     s = serve(c, port=0, time_scale=0)
     try:
         s.run_for(1)
@@ -334,8 +335,9 @@ def test_pod_log_is_text_plain_with_upstream_errors():
         s.run_for(10)
         code, ctype, text = _get_text(s, "/api/v1/namespaces/default/pods/p/log")
         assert (code, ctype.split(";")[0], text) == (200, "text/plain", "one\ntwo\n")
+        run = c.kubelets["n1"].runs[c.get("pods", "p", "default")["metadata"]["uid"]]["c"][-1]
         assert _get_text(s, "/api/v1/namespaces/default/pods/p/log?tailLines=1&timestamps=true")[2] == \
-            "2025-08-27T00:00:04.000000000Z two\n"
+            format_log_timestamp(run.started_seconds + 2, c.server.epoch) + " two\n"
         code, body = call(s, "GET", "/api/v1/namespaces/default/pods/two/log")
         assert (code, body["message"]) == (400, "a container name must be specified for pod two, choose one of: [a b]")
         code, body = call(s, "GET", "/api/v1/namespaces/default/pods/p/log?tailLines=-1")

@@ -111,7 +111,7 @@ def cronjob(name: str = "hello", schedule: str = "* * * * *", run_seconds: int =
 
 
 def run(objs: list[dict], until: float) -> Cluster:
-    c = Cluster(nodes() + objs, seed=0, controllers=["job-controller", "cronjob-controller"], authorization=False)
+    c = Cluster(nodes() + objs, seed=0, controllers=["job-controller", "cronjob-controller"], authorization=False, kubelet="stand-in")
     c.run(until=until)
     return c
 
@@ -177,7 +177,7 @@ def test_allow_runs_concurrently():
 
 def test_suspend_then_resume_warns_about_too_many_missed_times():
     c = Cluster(nodes() + [cronjob(suspend=True)], seed=0, controllers=["job-controller", "cronjob-controller"],
-                authorization=False)
+                authorization=False, kubelet="stand-in")
     c.run(until=102 * 60 + 30)
     assert c.list("jobs", "default") == []
     c.apply({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "hello", "namespace": "default"},
@@ -193,7 +193,7 @@ def test_suspend_then_resume_warns_about_too_many_missed_times():
 def test_starting_deadline_missed_records_miss_schedule():
     # suspended through 00:01; resumed at 00:01:30 with a 10 s starting deadline: too late for 00:01
     c = Cluster(nodes() + [cronjob(suspend=True, startingDeadlineSeconds=10)], seed=0,
-                controllers=["job-controller", "cronjob-controller"], authorization=False)
+                controllers=["job-controller", "cronjob-controller"], authorization=False, kubelet="stand-in")
     c.run(until=90)
     c.apply({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "hello", "namespace": "default"},
              "spec": {"suspend": False}})

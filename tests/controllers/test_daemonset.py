@@ -119,7 +119,7 @@ def daemonset(image: str = "agent:1", **strategy: Any) -> dict:
 
 
 def cluster(objs: list[dict]) -> Cluster:
-    return Cluster(objs, seed=0, controllers=["daemonset-controller"], authorization=False)
+    return Cluster(objs, seed=0, controllers=["daemonset-controller"], authorization=False, kubelet="stand-in")
 
 
 def pods(c: Cluster) -> list[tuple[str, str, str, bool]]:

@@ -423,7 +423,7 @@ def web(replicas: int = 3, strategy: dict | None = None, **spec: Any) -> dict:
 
 def cluster(*objs: dict) -> Cluster:
     return Cluster([*NODES, *objs], seed=0, controllers=["replicaset-controller", "deployment-controller"],
-                   authorization=False)
+                   authorization=False, kubelet="stand-in")
 
 
 def events(c: Cluster, reason: str) -> list[str]:

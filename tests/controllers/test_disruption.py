@@ -266,7 +266,7 @@ def test_eviction_respects_the_budget():
            "metadata": {"name": "web", "namespace": "default"},
            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}}}
     c = Cluster(nodes + [rs, pdb], seed=0, controllers=["replicaset-controller", "disruption-controller"],
-                authorization=False)
+                authorization=False, kubelet="stand-in")
     c.run(until=10)
     st = c.get("poddisruptionbudgets", "web", "default")["status"]
     assert (st["disruptionsAllowed"], st["currentHealthy"], st["desiredHealthy"], st["expectedPods"]) == (1, 3, 2, 3)

@@ -57,6 +57,7 @@ def _svc(name: str = "web", selector: dict | None = {"app": "web"}, **spec_extra
 
 
 def _cluster(objs: list[dict], until: float = 5, **kw) -> Cluster:
+    kw.setdefault("kubelet", "stand-in")
     c = Cluster([_node("n1"), _node("n2"), *objs], seed=0, controllers=CONTROLLERS, authorization=False, **kw)
     c.run(until=until)
     return c
@@ -192,7 +193,7 @@ def test_truncate_endpoints(ready, not_ready, expected_ready, expected_not_ready
 def test_over_capacity_service_is_truncated_and_annotated():
     """TestSyncServiceOverCapacity, "annotation added past capacity, maxCapacity of Ready Addresses"."""
     c = Cluster([_svc(), _node("n1")], seed=0, controllers=["endpoints-controller"], authorization=False,
-                scheduler=False)
+                scheduler=False, kubelet="stand-in")
     c.run(until=1)
     ctl = c.controllers["endpoints-controller"]
     pods = [{"metadata": {"name": f"p{i:04d}", "namespace": "default", "uid": str(i), "labels": {"app": "web"}},
@@ -291,7 +292,7 @@ def test_pod_to_endpoint_conditions(publish, ready_cond, terminating, expected):
 
 def test_slices_go_with_their_service_through_the_garbage_collector():
     c = Cluster([_node("n1"), _pod("a", "n1"), _svc()], seed=0, authorization=False,
-                controllers=[*CONTROLLERS, "garbage-collector-controller"])
+                controllers=[*CONTROLLERS, "garbage-collector-controller"], kubelet="stand-in")
     c.run(until=5)
     assert len(c.list("endpointslices", "default")) == 1
     c.client.delete("services", "web", "default")
@@ -329,7 +330,7 @@ def test_the_placeholder_slice_is_filled_in_place_not_replaced():
                                                           "labels": {"app": "web"}},
            "spec": {"containers": [{"name": "c", "image": "nginx:1.27", "ports": [{"containerPort": 80}]}]}}
     c = Cluster([node, svc, pod], seed=0, controllers=["node-ipam-controller", "endpointslice-controller"],
-                authorization=False)
+                authorization=False, kubelet="stand-in")
     c.run(until=1)
     (placeholder,) = c.list("endpointslices", "default")
     assert not placeholder.get("endpoints")

@@ -28,7 +28,7 @@ def _node(name: str) -> dict:
 
 
 def _cluster() -> Cluster:
-    c = Cluster([_node("n1")], seed=0, controllers=[GC], authorization=False)
+    c = Cluster([_node("n1")], seed=0, controllers=[GC], authorization=False, kubelet="stand-in")
     c.run(until=1)
     return c
 

@@ -243,7 +243,7 @@ def job_manifest(completions: int | None = 3, parallelism: int = 2, exit_code: i
 
 
 def run(job: dict, until: float) -> Cluster:
-    c = Cluster(nodes() + [job], seed=0, controllers=["job-controller"], authorization=False)
+    c = Cluster(nodes() + [job], seed=0, controllers=["job-controller"], authorization=False, kubelet="stand-in")
     c.run(until=until)
     return c
 
@@ -324,7 +324,7 @@ def test_work_queue_job_without_completions():
 
 def test_deleted_job_releases_its_pods_finalizers():
     c = Cluster(nodes() + [job_manifest(completions=2, parallelism=2, run_seconds=100)], seed=0,
-                controllers=["job-controller", "garbage-collector-controller"], authorization=False)
+                controllers=["job-controller", "garbage-collector-controller"], authorization=False, kubelet="stand-in")
     c.run(until=10)
     assert all(JOB_TRACKING_FINALIZER in p["metadata"]["finalizers"] for p in c.list("pods", "default"))
     c.client.delete("jobs", "pi", "default", propagation_policy="Background")

@@ -48,14 +48,14 @@ def _cond(ns: dict, ctype: str) -> dict:
 
 
 def test_active_namespace_is_left_alone():
-    c = Cluster(_objects(), seed=0, controllers=[NSC], authorization=False)
+    c = Cluster(_objects(), seed=0, controllers=[NSC], authorization=False, kubelet="stand-in")
     c.run(until=30)
     assert c.get("namespaces", "team")["status"] == {"phase": "Active"}
     assert c.get("configmaps", "cfg", "team") is not None
 
 
 def test_terminating_namespace_is_emptied_then_removed():
-    c = Cluster(_objects(), seed=0, controllers=[NSC], authorization=False)
+    c = Cluster(_objects(), seed=0, controllers=[NSC], authorization=False, kubelet="stand-in")
     c.run(until=5)
     assert c.get("pods", "web", "team")["status"]["phase"] == "Running"
     c.client.delete("namespaces", "team")
@@ -86,7 +86,7 @@ def test_every_namespaced_kind_is_deleted():
         {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l", "namespace": "team"},
          "spec": {}},
     ]
-    c = Cluster(objs, seed=0, controllers=[NSC], authorization=False)
+    c = Cluster(objs, seed=0, controllers=[NSC], authorization=False, kubelet="stand-in")
     c.run(until=2)
     c.client.delete("namespaces", "team")
     c.run(until=4)
@@ -98,7 +98,7 @@ def test_every_namespaced_kind_is_deleted():
 def test_object_with_a_finalizer_keeps_the_namespace_and_is_reported():
     objs = _objects()[:2] + [{"apiVersion": "v1", "kind": "ConfigMap",
                               "metadata": {"name": "held", "namespace": "team", "finalizers": ["example.com/hold"]}}]
-    c = Cluster(objs, seed=0, controllers=[NSC], authorization=False)
+    c = Cluster(objs, seed=0, controllers=[NSC], authorization=False, kubelet="stand-in")
     c.run(until=2)
     c.client.delete("namespaces", "team")
     c.run(until=40)
@@ -117,7 +117,7 @@ def test_object_with_a_finalizer_keeps_the_namespace_and_is_reported():
 def test_other_spec_finalizers_stay():
     objs = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"},
              "spec": {"finalizers": ["kubernetes", "example.com/other"]}}]
-    c = Cluster(objs, seed=0, controllers=[NSC], authorization=False, scheduler=False)
+    c = Cluster(objs, seed=0, controllers=[NSC], authorization=False, scheduler=False, kubelet="stand-in")
     c.run(until=1)
     c.client.delete("namespaces", "team")
     c.run(until=3)
@@ -125,7 +125,7 @@ def test_other_spec_finalizers_stay():
 
 
 def test_service_account_controller_does_not_recreate_in_terminating_namespace():
-    c = Cluster(_objects(), seed=0, controllers=[NSC, "serviceaccount-controller"], authorization=False)
+    c = Cluster(_objects(), seed=0, controllers=[NSC, "serviceaccount-controller"], authorization=False, kubelet="stand-in")
     c.run(until=2)
     assert c.get("serviceaccounts", "default", "team") is not None
     c.client.delete("namespaces", "team")

@@ -74,7 +74,7 @@ def test_allocate_all_release_all_allocate_again_gives_the_same_blocks():
 
 # ---------------------------------------------------------------- range_allocator_test.go, in a cluster
 def test_nodes_get_consecutive_24s_of_the_default_cluster_cidr():
-    c = Cluster([_node("n1"), _node("n2"), _node("n3")], seed=0, controllers=[IPAM], authorization=False)
+    c = Cluster([_node("n1"), _node("n2"), _node("n3")], seed=0, controllers=[IPAM], authorization=False, kubelet="stand-in")
     c.run(until=2)
     assert _cidrs(c) == {"n1": "10.244.0.0/24", "n2": "10.244.1.0/24", "n3": "10.244.2.0/24"}
     n1 = c.get("nodes", "n1")
@@ -84,14 +84,14 @@ def test_nodes_get_consecutive_24s_of_the_default_cluster_cidr():
 
 def test_first_cidr_in_range_with_a_custom_cluster_cidr_and_mask():
     c = Cluster([_node("node0")], seed=0, controllers=[IPAM], authorization=False,
-                options={"cluster-cidr": "127.123.234.0/24", "node-cidr-mask-size-ipv4": 30})
+                options={"cluster-cidr": "127.123.234.0/24", "node-cidr-mask-size-ipv4": 30}, kubelet="stand-in")
     c.run(until=2)
     assert _cidrs(c) == {"node0": "127.123.234.0/30"}
 
 
 def test_already_allocated_cidrs_are_ignored():
     objs = [_node("a", "10.244.0.0/24"), _node("b", "10.244.2.0/24"), _node("new1"), _node("new2")]
-    c = Cluster(objs, seed=0, controllers=[IPAM], authorization=False)
+    c = Cluster(objs, seed=0, controllers=[IPAM], authorization=False, kubelet="stand-in")
     c.run(until=2)
     got = _cidrs(c)
     assert got["a"] == "10.244.0.0/24" and got["b"] == "10.244.2.0/24"
@@ -100,7 +100,7 @@ def test_already_allocated_cidrs_are_ignored():
 
 def test_exhausted_range_records_cidr_not_available():
     c = Cluster([_node("node0"), _node("node1")], seed=0, controllers=[IPAM], authorization=False,
-                options={"cluster-cidr": "127.123.234.0/30", "node-cidr-mask-size-ipv4": 30})
+                options={"cluster-cidr": "127.123.234.0/30", "node-cidr-mask-size-ipv4": 30}, kubelet="stand-in")
     c.run(until=2)
     got = _cidrs(c)
     assert sorted(v for v in got.values() if v) == ["127.123.234.0/30"]
@@ -112,7 +112,7 @@ def test_exhausted_range_records_cidr_not_available():
 
 def test_released_cidr_is_not_reused_until_the_allocator_wraps():
     c = Cluster([_node("n1"), _node("n2")], seed=0, controllers=[IPAM], authorization=False,
-                options={"cluster-cidr": "10.244.0.0/22"})
+                options={"cluster-cidr": "10.244.0.0/22"}, kubelet="stand-in")
     c.run(until=2)
     c.client.delete("nodes", "n1")
     c.run(until=3)
@@ -127,7 +127,7 @@ def test_released_cidr_is_not_reused_until_the_allocator_wraps():
 
 def test_allocate_node_cidrs_false_leaves_nodes_alone():
     c = Cluster([_node("n1")], seed=0, controllers=[IPAM], authorization=False,
-                options={"allocate-node-cidrs": False})
+                options={"allocate-node-cidrs": False}, kubelet="stand-in")
     c.run(until=2)
     assert _cidrs(c) == {"n1": None}
 
@@ -135,6 +135,6 @@ def test_allocate_node_cidrs_false_leaves_nodes_alone():
 def test_pods_get_ips_from_their_node_cidr():
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
            "spec": {"nodeName": "n2", "containers": [{"name": "c", "image": "nginx:1.27"}]}}
-    c = Cluster([_node("n1"), _node("n2"), pod], seed=0, controllers=[IPAM], authorization=False)
+    c = Cluster([_node("n1"), _node("n2"), pod], seed=0, controllers=[IPAM], authorization=False, kubelet="stand-in")
     c.run(until=5)
     assert c.get("pods", "p", "default")["status"]["podIP"] == "10.244.1.2"

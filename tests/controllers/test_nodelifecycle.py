@@ -156,7 +156,7 @@ def test_renewed_lease_keeps_node_ready_without_status_updates():
 @pytest.fixture(scope="module")
 def down_cluster():
     objs = [_node("n1"), _node("n2"), _node("n3"), _pod("a", "n1"), _pod("b", "n2")]
-    c = Cluster(objs, seed=0, controllers=[NLC, "node-ipam-controller"], authorization=False)
+    c = Cluster(objs, seed=0, controllers=[NLC, "node-ipam-controller"], authorization=False, kubelet="stand-in")
     c.run(until=20)
     c.node_down("n1")
     c.run(until=120)
@@ -196,7 +196,7 @@ def test_node_down_marks_its_pods_not_ready_and_records_events(down_cluster):
 
 def test_node_back_up_loses_its_taints():
     objs = [_node("n1"), _node("n2")]
-    c = Cluster(objs, seed=0, controllers=[NLC], authorization=False)
+    c = Cluster(objs, seed=0, controllers=[NLC], authorization=False, kubelet="stand-in")
     c.run(until=5)
     c.node_down("n1")
     c.run(until=100)
@@ -388,7 +388,7 @@ def test_node_failure_run_is_deterministic():
     def run() -> list[dict]:
         objs = [_node("n1"), _node("n2"), _pod("a", "n1", 30), _pod("b", "n2", 30)]
         c = Cluster(objs, seed=7, controllers=[NLC, "taint-eviction-controller", "node-ipam-controller"],
-                    authorization=False)
+                    authorization=False, kubelet="stand-in")
         c.run(until=10)
         c.node_down("n1")
         c.run(until=200)

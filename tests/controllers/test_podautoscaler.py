@@ -128,7 +128,7 @@ def hpa(lo: int = 1, hi: int = 10, target: int = 50, behavior: dict | None = Non
 
 def cluster(replicas: int, h: dict, metric: float | None) -> Cluster:
     c = Cluster(nodes() + [rs(replicas), h], seed=0,
-                controllers=["replicaset-controller", "horizontal-pod-autoscaler-controller"], authorization=False)
+                controllers=["replicaset-controller", "horizontal-pod-autoscaler-controller"], authorization=False, kubelet="stand-in")
     if metric is not None:
         c.metrics[("default", "web")] = metric
     return c

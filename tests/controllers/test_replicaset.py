@@ -281,7 +281,7 @@ NODES = [_node("n1"), _node("n2"), _node("n3")]
 
 def test_replica_set_reaches_replicas_and_respects_min_ready_seconds():
     c = Cluster([*NODES, _rs(replicas=3, min_ready=5)], seed=0, controllers=["replicaset-controller"],
-                authorization=False)
+                authorization=False, kubelet="stand-in")
     c.run(until=5)  # pods ready at 2 s, not yet available
     st = c.get("replicasets", "rs", "default")["status"]
     assert (st["replicas"], st["readyReplicas"], st["availableReplicas"]) == (3, 3, 0)
@@ -304,7 +304,7 @@ def _rc(name: str, version: str, replicas: int) -> dict:
 
 def test_replication_manager_runs_the_replica_set_logic_over_rcs():
     c = Cluster([*NODES, _rc("web-v1", "v1", 3)], seed=0, controllers=["replicationcontroller-controller"],
-                authorization=False)
+                authorization=False, kubelet="stand-in")
     assert isinstance(c.controllers["replicationcontroller-controller"], ReplicationManager)
     c.run(until=5)
     pods = c.list("pods", "default")
@@ -318,7 +318,7 @@ def test_replication_manager_runs_the_replica_set_logic_over_rcs():
 
 def test_kubectl_rolling_update_keeps_desired_pods_ready():
     c = Cluster([*NODES, _rc("web-v1", "v1", 3)], seed=0, controllers=["replicationcontroller-controller"],
-                authorization=False)
+                authorization=False, kubelet="stand-in")
     c.run(until=5)
     worst: dict = {"ready": 99, "total": 0}
 

@@ -173,7 +173,7 @@ def test_usage_returns_when_pods_finish_and_admission_rejects():
                "spec": {"restartPolicy": "Never", "containers": [
                    {"name": "pi", "image": "perl", "resources": {"requests": {"cpu": "400m"}}}]}}}}
     c = Cluster(nodes + [quota], seed=0, controllers=["resourcequota-controller", "job-controller"],
-                authorization=False)
+                authorization=False, kubelet="stand-in")
     c.run(until=2)
     assert c.get("resourcequotas", "compute", "default")["status"]["used"] == {"pods": "0", "requests.cpu": "0"}
     c.apply(job)

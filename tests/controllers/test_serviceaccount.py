@@ -26,7 +26,7 @@ SAC, TC = "serviceaccount-controller", "serviceaccount-token-controller"
 
 
 def _cluster(objs: list[dict] | None = None) -> Cluster:
-    c = Cluster(objs or [], seed=0, controllers=[SAC, TC], authorization=False, scheduler=False)
+    c = Cluster(objs or [], seed=0, controllers=[SAC, TC], authorization=False, scheduler=False, kubelet="stand-in")
     c.run(until=1)
     return c
 
@@ -67,7 +67,7 @@ def test_deleted_default_service_account_is_recreated():
 
 def test_terminating_namespace_gets_none():
     c = Cluster([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}], seed=0,
-                controllers=[SAC], authorization=False, scheduler=False)
+                controllers=[SAC], authorization=False, scheduler=False, kubelet="stand-in")
     c.client.delete("namespaces", "team")  # Terminating before the controller's first sync
     c.run(until=2)
     assert c.get("namespaces", "team")["status"]["phase"] == "Terminating"

@@ -84,7 +84,7 @@ def nodes(n: int = 3) -> list[dict]:
 
 
 def cluster(sts: dict) -> Cluster:
-    return Cluster(nodes() + [sts], seed=0, controllers=["statefulset-controller"], authorization=False)
+    return Cluster(nodes() + [sts], seed=0, controllers=["statefulset-controller"], authorization=False, kubelet="stand-in")
 
 
 def created(c: Cluster) -> list[tuple[str, str]]:

@@ -217,7 +217,7 @@ def test_unreachable_node_pods_are_deleted_after_default_toleration_seconds():
     tol = [{"key": k, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
            for k in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]
     objs = [_node("n1"), _node("n2"), _node("n3"), _pod("a", "n1", tol), _pod("b", "n2", tol)]
-    c = Cluster(objs, seed=0, controllers=["node-lifecycle-controller", TEC], authorization=False)
+    c = Cluster(objs, seed=0, controllers=["node-lifecycle-controller", TEC], authorization=False, kubelet="stand-in")
     c.run(until=20)
     c.node_down("n1")
     c.run(until=300)

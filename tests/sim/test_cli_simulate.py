@@ -180,6 +180,6 @@ def test_node_side_scenario_actions_with_the_kubelet_model(tmp_path, capsys):
 def test_node_side_actions_need_the_kubelet_model(tmp_path, capsys):
     f = tmp_path / "node.yaml"
     f.write_text(NODE_SIDE)
-    assert main(["simulate", str(f), "--until", "70"]) == 0
+    assert main(["simulate", str(f), "--until", "70", "--kubelet", "stand-in"]) == 0
     failed = [json.loads(ln) for ln in capsys.readouterr().out.splitlines() if '"verb": "failed"' in ln]
     assert failed and all("kubelet model" in e["detail"] for e in failed)

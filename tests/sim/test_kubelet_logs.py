@@ -25,7 +25,8 @@ from kubenotes.apiserver.resources import resource_for
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.sim.cluster import Cluster
-from kubenotes.kubelet.logs import modelled_output, validate_container_log_status
+from kubenotes.apiserver.clock import DEFAULT_EPOCH
+from kubenotes.kubelet.logs import format_log_timestamp, modelled_output, validate_container_log_status
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
@@ -109,20 +110,29 @@ def test_waiting_reasons_read_as_the_kubelet_words_them():
 @pytest.fixture
 def cluster():
     script = "echo hello; sleep 5; echo world; sleep 10; echo done"
-    return Cluster([NODE, _pod("hello", [{"name": "c", "image": "busybox", "command": ["sh", "-c", script]}]),
+    return Cluster([NODE, _pod("hello", [{"name": "c", "image": "busybox", "command": ["sh", "-c", script]}],
+                               restart="Never"),
                     _pod("web-x", [{"name": "a", "image": "nginx"}, {"name": "b", "image": "busybox"}])],
                    controllers=[])
 
 
+def _started(c: Cluster, pod: str, container: str = "c", run: int = -1) -> float:
+    """When the kubelet model started the container (its log's first timestamp)."""
+    k = c.kubelets["n1"]
+    uid = c.get("pods", pod, "default")["metadata"]["uid"]
+    return k.runs[uid][container][run].started_seconds
+
+
 def test_a_pending_container_is_waiting_to_start(cluster):
-    cluster.run(until=1)  # bound, not started (pod_startup_seconds = 2)
+    cluster.run(until=1)  # bound; the volume, the sandbox and the pull of busybox come first
     e = _error(cluster, "hello")
     assert (e.code, e.reason, str(e)) == (400, "BadRequest",
                                           'container "c" in pod "hello" is waiting to start: ContainerCreating')
 
 
 def test_lines_appear_as_the_clock_passes_their_sleeps(cluster):
-    cluster.run(until=3)  # started at 2
+    cluster.run(until=3)
+    assert 1 < _started(cluster, "hello") < 2  # mount 0.3 s, sandbox, pull of busybox, create, start
     assert _log(cluster, "hello") == "hello\n"
     cluster.run(until=7)
     assert _log(cluster, "hello") == "hello\nworld\n"
@@ -131,14 +141,16 @@ def test_lines_appear_as_the_clock_passes_their_sleeps(cluster):
 
 
 def test_tail_since_limit_and_timestamps(cluster):
-    cluster.run(until=30)  # lines at 2, 7, 17
+    cluster.run(until=30)  # lines at t0, t0 + 5, t0 + 15 (t0 = the container's start, 1.73 s)
+    t0 = _started(cluster, "hello")
     assert _log(cluster, "hello", tailLines=2) == "world\ndone\n"
     assert _log(cluster, "hello", tailLines=0) == ""
     assert _log(cluster, "hello", sinceSeconds=25) == "world\ndone\n"  # lines from t=5 on
     assert _log(cluster, "hello", sinceSeconds=14) == "done\n"
     assert _log(cluster, "hello", limitBytes=8) == "hello\nwo"
     first = _log(cluster, "hello", timestamps=True).splitlines()[0]
-    assert first == "2025-08-27T00:00:02.000000000Z hello"
+    assert first == format_log_timestamp(t0, DEFAULT_EPOCH) + " hello"
+    assert first.startswith("2025-08-27T00:00:01.7")
     assert _log(cluster, "hello", sinceTime="2025-08-27T00:00:10Z") == "done\n"
     assert _log(cluster, "hello", sinceTime="2025-08-27T00:00:06.500000Z") == "world\ndone\n"
 
@@ -147,7 +159,9 @@ def test_timestamps_follow_the_cluster_epoch():
     c = Cluster([NODE, _pod("p", [{"name": "c", "image": "busybox", "command": ["echo", "hi"]}])], controllers=[],
                 epoch="2030-01-01T12:00:00Z")
     c.run(until=5)
-    assert _log(c, "p", timestamps=True) == "2030-01-01T12:00:02.000000000Z hi\n"
+    t0 = _started(c, "p")
+    epoch = dt.datetime(2030, 1, 1, 12, tzinfo=dt.timezone.utc)
+    assert _log(c, "p", timestamps=True) == format_log_timestamp(t0, epoch) + " hi\n"
     assert c.get("pods", "p", "default")["metadata"]["creationTimestamp"] == "2030-01-01T12:00:00Z"
 
 
@@ -186,15 +200,17 @@ def test_previous_log_after_a_restart_and_follow_ends_when_the_container_exits()
     job_pod = _pod("job-x", [{"name": "c", "image": "busybox", "command": ["sh", "-c", "echo run; sleep 2; echo bye"]}],
                    {"kubenotes.io/run-seconds": "1", "kubenotes.io/exit-code": "1"}, restart="OnFailure")
     c = Cluster([NODE, job_pod], controllers=[])
-    c.run(until=2.5)  # started at 2, exits at 3
+    c.run(until=2.5)  # started at t0 = 1.73, exits at t0 + 1 (before "bye" at t0 + 2)
+    t0 = _started(c, "job-x")
+    assert t0 < 2.5 < t0 + 1
     e = _error(c, "job-x", previous=True)
     assert str(e) == 'previous terminated container "c" in pod "job-x" not found'
     attrs = Attributes(c.client.user, "get", resource_for("pods"), "log", "default", "job-x", False, "kubectl")
     follow = c.server.pod_log(attrs, {"follow": True})
     assert follow.read() == "run\n" and not follow.done
-    c.run(until=3.5)  # exited at 3 (before "bye" at 4): back-off 10 s, restart at 13
+    c.run(until=t0 + 2.2)  # exited at t0 + 1, seen by the PLEG's next relist: the follow ends
     assert follow.read() == "" and follow.done
-    c.run(until=14)
+    c.run(until=t0 + 3)  # the first restart comes at once (the back-off starts with the second)
     pod = c.get("pods", "job-x", "default")
     assert pod["status"]["containerStatuses"][0]["restartCount"] == 1
     assert _log(c, "job-x", previous=True) == "run\n"  # "bye" never printed: the container exited first

@@ -19,6 +19,7 @@ import time
 import pytest
 import yaml
 
+from kubenotes.kubelet.logs import format_log_timestamp
 from kubenotes.sim.cluster import Cluster
 from kubenotes.sim.serve import serve
 
@@ -353,7 +354,9 @@ def test_kubectl_logs(kubectl_required):
         assert (r.returncode, r.stdout) == (0, "hello\nworld\n"), r.stderr
         assert s.kubectl("logs", "hello", "--tail=1").stdout == "world\n"
         r = s.kubectl("logs", "hello", "--timestamps")
-        assert r.stdout.splitlines()[0] == "2025-08-27T00:00:02.000000000Z hello"
+        kubelet = c.kubelets["n1"]
+        run = kubelet.runs[c.get("pods", "hello", "default")["metadata"]["uid"]]["c"][-1]
+        assert r.stdout.splitlines()[0] == format_log_timestamp(run.started_seconds, c.server.epoch) + " hello"
         r = s.kubectl("logs", "hello", "-p")
         assert r.returncode == 1
         assert 'previous terminated container "c" in pod "hello" not found' in r.stderr
@@ -366,7 +369,7 @@ def test_kubectl_logs(kubectl_required):
         proc = subprocess.Popen([kubectl_required, "--kubeconfig", s.kubeconfig_path, "logs", "-f", "job"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            first = proc.stdout.readline()  # t=10: "step 1" (at 2) and "step 2" (at 6) are out, it still runs
+            first = proc.stdout.readline()  # t=10: "step 1" (at ~1.7) and "step 2" (~5.7) are out, it still runs
             assert not _until(lambda: proc.poll() is not None, 1.0)  # following: it waits for more
             s.run_for(10)
             assert proc.wait(timeout=20) == 0, proc.stderr.read()  # the stream ended with the container

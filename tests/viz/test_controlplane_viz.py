@@ -90,9 +90,13 @@ def test_graph_has_every_running_component(cluster):
 
 
 def test_graph_without_scheduler_or_controllers():
-    c = Cluster.from_manifests(NODES, seed=0, controllers=[], scheduler=False)
+    c = Cluster.from_manifests(NODES, seed=0, controllers=[], scheduler=False, kubelet="stand-in")
     g = cp.component_graph(c)
     assert "kube-scheduler" not in g and not [v for v, d in g.nodes(data=True) if d["kind"] == "controller"]
+    # the kubelet model always brings the two controllers every pod's token volume needs
+    c = Cluster.from_manifests(NODES, seed=0, controllers=[], scheduler=False)
+    assert sorted(v for v, d in cp.component_graph(c).nodes(data=True) if d["kind"] == "controller") == [
+        "root-ca-certificate-publisher-controller", "serviceaccount-controller"]
 
 
 def _assert_no_overlap(g):

@@ -134,12 +134,14 @@ def test_fallback_watch_replays_every_event_after_the_list(served):
     assert watch_req["watch"] and not list_req["watch"]
     assert "resourceVersion=" in watch_req["url"]
     rv_list = int(watch_req["url"].split("resourceVersion=")[1].split("&")[0])
-    assert [e["type"] for e in r.watch_events] == ["ADDED", "MODIFIED", "MODIFIED"]
+    # created, bound, ContainerCreating (the kubelet's first status), Running and Ready
+    assert [e["type"] for e in r.watch_events] == ["ADDED", "MODIFIED", "MODIFIED", "MODIFIED"]
     rvs = [int(e["resourceVersion"]) for e in r.watch_events]
     assert rvs == sorted(set(rvs)) and rvs[0] > rv_list
     new_pod = r.watch_events[0]["key"].rsplit("/", 1)[1]
     out = r.stdout.splitlines()
-    assert len(out) == 1 + 1 + 3 and out[-1].split()[0] == new_pod and out[-1].split()[2] == "Running"
+    assert len(out) == 1 + 1 + 4 and out[-1].split()[0] == new_pod and out[-1].split()[2] == "Running"
+    assert [ln.split()[2] for ln in out if ln.startswith(new_pod)] == ["Pending", "Pending", "ContainerCreating", "Running"]
 
 
 def test_fallback_errors_keep_upstream_texts(served):
@@ -281,6 +283,6 @@ def test_real_kubectl_apply_and_watch(served, kubectl_required):
     w = kv.kubectl_session(served, "kubectl get pods -l app=web -w", during=lambda: served.run_for(5))
     assert "--request-timeout=2s" in w.command  # added so that kubectl returns
     assert [e["watch"] for e in w.http] == [False, True]
-    assert [e["type"] for e in w.watch_events] == ["ADDED", "MODIFIED", "MODIFIED"]
+    assert [e["type"] for e in w.watch_events] == ["ADDED", "MODIFIED", "MODIFIED", "MODIFIED"]
     new_pod = w.watch_events[0]["key"].rsplit("/", 1)[1]
-    assert w.stdout.count(new_pod) == 3
+    assert w.stdout.count(new_pod) == 4

@@ -59,7 +59,10 @@ def test_timeline_rows_are_sorted_and_can_be_cut():
     assert [r["time"] for r in rows] == sorted(r["time"] for r in rows)
     cut = vk.start_timeline(run, until_seconds=5)
     assert cut and all(r["time"] <= 5 for r in cut) and len(cut) < len(rows)
-    assert {r["source"] for r in rows} == {"CRI", "event", "probe", "status"}
+    assert {r["source"] for r in rows} == {"volume", "CRI", "event", "probe", "status"}
+    # SyncPod's order: the volumes are mounted before the sandbox is created
+    first = {src: next(r["time"] for r in rows if r["source"] == src) for src in ("volume", "CRI")}
+    assert first["volume"] < first["CRI"]
     assert "RunPodSandbox" in vk.start_timeline_table(rows) and "color:#1565c0" in vk.start_timeline_table(rows)
 
 

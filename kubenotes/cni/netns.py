@@ -1,0 +1,335 @@
+"""A host and its network namespaces as data: interfaces, addresses, routes, sysctls, NAT rules, files.
+
+The CNI plugins change the kernel's state through netlink, iptables and files under
+``/var/lib/cni``; here they change a :class:`Host` instead, so a learner can list what a
+pod's network consists of (the veth pair, the bridge, the routes) without root. The shape
+follows ``ip -d link`` / ``ip route`` / ``iptables-save`` / ``tc qdisc`` as data.
+
+Names and MAC addresses that the real plugins draw at random (``RandomVethName``:
+``veth`` + 4 random bytes; kernel-assigned MACs) are derived from a seeded SHA-256 of the
+container ID and interface name, so runs are reproducible.
+
+References
+----------
+containernetworking/plugins@v1.1.1 pkg/ip/link_linux.go (SetupVeth, RandomVethName)
+containernetworking/plugins@v1.1.1 pkg/ns/ns_linux.go
+containernetworking/plugins@v1.1.1 pkg/ipam/ipam_linux.go (ConfigureIface)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+__all__ = [
+    "HOST_NETNS",
+    "Interface",
+    "Route",
+    "NetNS",
+    "Host",
+    "seeded_hex",
+    "random_veth_name",
+    "seeded_mac",
+]
+
+#: Path used for the host's (root) network namespace.
+HOST_NETNS = "/proc/1/ns/net"
+
+
+def seeded_hex(seed: int | str, *parts: str, length: int = 8) -> str:
+    """``length`` hex digits of SHA-256 over the seed and parts (a deterministic stand-in for randomness).
+
+    Examples
+    --------
+    >>> seeded_hex(0, "c1", "eth0") == seeded_hex(0, "c1", "eth0"), len(seeded_hex(0, "x", length=12))
+    (True, 12)
+    """
+    h = hashlib.sha256("\x00".join([str(seed), *parts]).encode()).hexdigest()
+    return h[:length]
+
+
+def random_veth_name(seed: int | str, container_id: str, ifname: str) -> str:
+    """The host-side veth name: ``veth`` + 8 hex digits, as ``ip.RandomVethName`` (seeded here).
+
+    Examples
+    --------
+    >>> name = random_veth_name(0, "c1", "eth0")
+    >>> name.startswith("veth"), len(name)
+    (True, 12)
+    """
+    return "veth" + seeded_hex(seed, "veth", container_id, ifname)
+
+
+def seeded_mac(seed: int | str, *parts: str) -> str:
+    """A locally administered unicast MAC (first octet ``x2``/``x6``/``xa``/``xe``), seeded.
+
+    Examples
+    --------
+    >>> mac = seeded_mac(0, "c1", "eth0")
+    >>> int(mac[:2], 16) & 0b11
+    2
+    """
+    raw = bytearray(bytes.fromhex(seeded_hex(seed, "mac", *parts, length=12)))
+    raw[0] = (raw[0] & 0xFC) | 0x02
+    return ":".join(f"{b:02x}" for b in raw)
+
+
+@dataclass
+class Interface:
+    """One network interface (``ip -d link`` + ``ip addr``).
+
+    Attributes
+    ----------
+    name : str
+    kind : str
+        ``loopback``, ``veth``, ``bridge``, ``vxlan``, ``ipip``, ``device``...
+    mac : str
+    mtu : int
+        Bytes.
+    addresses : list of str
+        CIDR strings (``10.244.1.5/24``).
+    up : bool
+    peer : tuple of (str, str) or None
+        For a veth: ``(netns path, interface name)`` of the other end.
+    master : str or None
+        The bridge this interface is enslaved to.
+    hairpin : bool
+        Bridge port hairpin mode (reflect frames back out the port they came in).
+    promisc : bool
+    """
+
+    name: str
+    kind: str
+    mac: str = "00:00:00:00:00:00"
+    mtu: int = 1500
+    addresses: list[str] = field(default_factory=list)
+    up: bool = False
+    peer: tuple[str, str] | None = None
+    master: str | None = None
+    hairpin: bool = False
+    promisc: bool = False
+
+    def to_dict(self) -> dict:
+        """A JSON-shaped view."""
+        out = {"name": self.name, "kind": self.kind, "mac": self.mac, "mtu": self.mtu,
+               "addresses": list(self.addresses), "up": self.up}
+        if self.peer:
+            out["peer"] = {"netns": self.peer[0], "name": self.peer[1]}
+        if self.master:
+            out["master"] = self.master
+        if self.hairpin:
+            out["hairpin"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Route:
+    """One route (``ip route``): destination, optional gateway, device, scope.
+
+    Examples
+    --------
+    >>> str(Route("0.0.0.0/0", gw="10.244.1.1", dev="eth0"))
+    'default via 10.244.1.1 dev eth0'
+    >>> str(Route("10.244.1.0/24", dev="cni0", scope="link", src="10.244.1.1"))
+    '10.244.1.0/24 dev cni0 scope link src 10.244.1.1'
+    """
+
+    dst: str
+    gw: str | None = None
+    dev: str | None = None
+    scope: str | None = None
+    src: str | None = None
+    proto: str | None = None
+
+    def __str__(self) -> str:
+        dst = "default" if self.dst in ("0.0.0.0/0", "::/0") else self.dst
+        parts = [dst]
+        if self.gw:
+            parts += ["via", self.gw]
+        if self.dev:
+            parts += ["dev", self.dev]
+        if self.proto:
+            parts += ["proto", self.proto]
+        if self.scope:
+            parts += ["scope", self.scope]
+        if self.src:
+            parts += ["src", self.src]
+        return " ".join(parts)
+
+
+@dataclass
+class NetNS:
+    """A network namespace: its interfaces, routes and sysctls.
+
+    Attributes
+    ----------
+    path : str
+        ``/var/run/netns/<name>`` (or :data:`HOST_NETNS` for the host's).
+    interfaces : dict of str to Interface
+    routes : list of Route
+    sysctls : dict of str to str
+        E.g. ``net.ipv4.ip_forward`` -> ``"1"``.
+    """
+
+    path: str
+    interfaces: dict[str, Interface] = field(default_factory=dict)
+    routes: list[Route] = field(default_factory=list)
+    sysctls: dict[str, str] = field(default_factory=dict)
+
+    def add_route(self, route: Route) -> None:
+        """Add a route unless an identical one exists (``ip route replace`` semantics)."""
+        if route not in self.routes:
+            self.routes.append(route)
+
+    def ip_route(self) -> list[str]:
+        """Routes as ``ip route`` prints them."""
+        return [str(r) for r in self.routes]
+
+    def to_dict(self) -> dict:
+        """A JSON-shaped view."""
+        return {"path": self.path, "interfaces": [i.to_dict() for i in self.interfaces.values()],
+                "routes": self.ip_route(), "sysctls": dict(self.sysctls)}
+
+
+def _jump_target(rule: str) -> str | None:
+    tokens = rule.split()
+    return tokens[tokens.index("-j") + 1] if "-j" in tokens[:-1] else None
+
+
+class Host:
+    """A node's network state: the root namespace, pod namespaces, NAT rules, qdiscs and CNI files.
+
+    Parameters
+    ----------
+    name : str
+        The node name.
+    seed : int
+        Seed for veth names and MAC addresses.
+
+    Attributes
+    ----------
+    root : NetNS
+        The host's namespace (with ``lo`` and ``eth0``).
+    namespaces : dict of str to NetNS
+        Pod namespaces by path.
+    nat : dict of str to list of str
+        ``iptables -t nat`` chains -> rules in ``iptables-save`` syntax (``-A CHAIN ...``).
+    qdiscs : dict of str to dict
+        Interface -> traffic-control qdisc (the bandwidth plugin's ``tbf``).
+    files : dict of str to bytes
+        Files the plugins write (host-local's ``/var/lib/cni/networks/<net>/<ip>``).
+
+    Examples
+    --------
+    >>> h = Host("node-1")
+    >>> ns = h.add_netns("/var/run/netns/cni-1")
+    >>> sorted(ns.interfaces)
+    ['lo']
+    >>> h.netns("/var/run/netns/cni-1") is ns
+    True
+    """
+
+    def __init__(self, name: str = "node", *, seed: int = 0, eth0_address: str | None = None, mtu: int = 1500):
+        self.name = name
+        self.seed = seed
+        self.root = NetNS(HOST_NETNS)
+        self.root.interfaces["lo"] = Interface("lo", "loopback", mtu=65536, addresses=["127.0.0.1/8"], up=True)
+        self.root.interfaces["eth0"] = Interface("eth0", "device", seeded_mac(seed, name, "eth0"), mtu,
+                                                 [eth0_address] if eth0_address else [], up=True)
+        self.root.sysctls["net.ipv4.ip_forward"] = "0"
+        self.namespaces: dict[str, NetNS] = {}
+        self.nat: dict[str, list[str]] = {"PREROUTING": [], "OUTPUT": [], "POSTROUTING": []}
+        self.qdiscs: dict[str, dict] = {}
+        self.files: dict[str, bytes] = {}
+
+    def add_netns(self, path: str) -> NetNS:
+        """Create a namespace (as the runtime does before calling CNI) with a down ``lo``."""
+        ns = NetNS(path)
+        ns.interfaces["lo"] = Interface("lo", "loopback", mtu=65536)
+        self.namespaces[path] = ns
+        return ns
+
+    def netns(self, path: str) -> NetNS:
+        """The namespace at ``path`` (the root namespace for :data:`HOST_NETNS`).
+
+        Raises
+        ------
+        KeyError
+            If no such namespace exists (upstream: ``failed to Statfs``).
+        """
+        if path == HOST_NETNS:
+            return self.root
+        return self.namespaces[path]
+
+    def delete_netns(self, path: str) -> None:
+        """Remove a namespace; its veth ends vanish and so do their host peers, as in the kernel."""
+        ns = self.namespaces.pop(path, None)
+        if ns is None:
+            return
+        for iface in ns.interfaces.values():
+            if iface.kind == "veth" and iface.peer:
+                peer_ns = self.root if iface.peer[0] == HOST_NETNS else self.namespaces.get(iface.peer[0])
+                if peer_ns is not None:
+                    peer_ns.interfaces.pop(iface.peer[1], None)
+
+    def create_veth(self, netns_path: str, ifname: str, host_ifname: str, *, mtu: int = 1500,
+                    container_mac: str | None = None, seed_key: str = "") -> tuple[Interface, Interface]:
+        """Create a veth pair: ``ifname`` in ``netns_path``, ``host_ifname`` in the root namespace.
+
+        Returns
+        -------
+        (Interface, Interface)
+            The host end and the container end, both up (as ``ip.SetupVeth`` leaves them).
+
+        Raises
+        ------
+        ValueError
+            ``container veth name provided (X) already exists`` or the host name is taken.
+        """
+        ns = self.netns(netns_path)
+        if ifname in ns.interfaces:
+            raise ValueError(f'container veth name provided ({ifname}) already exists')
+        if host_ifname in self.root.interfaces:
+            raise ValueError(f"{host_ifname} already exists")
+        host = Interface(host_ifname, "veth", seeded_mac(self.seed, seed_key, host_ifname), mtu, up=True,
+                         peer=(netns_path, ifname))
+        cont = Interface(ifname, "veth", container_mac or seeded_mac(self.seed, seed_key, ifname), mtu,
+                         up=True, peer=(HOST_NETNS, host_ifname))
+        self.root.interfaces[host_ifname] = host
+        ns.interfaces[ifname] = cont
+        return host, cont
+
+    def ensure_chain(self, chain: str) -> list[str]:
+        """The rules of NAT chain ``chain``, created empty if missing."""
+        return self.nat.setdefault(chain, [])
+
+    def append_rule(self, chain: str, rule: str) -> None:
+        """Append ``-A chain rule`` unless present (``iptables -C`` then ``-A``, as the plugins do)."""
+        rules = self.ensure_chain(chain)
+        line = f"-A {chain} {rule}"
+        if line not in rules:
+            rules.append(line)
+
+    def delete_chain(self, chain: str) -> None:
+        """Flush and delete a NAT chain and every jump to it."""
+        self.nat.pop(chain, None)
+        for name, rules in self.nat.items():
+            self.nat[name] = [r for r in rules if _jump_target(r) != chain]
+
+    def iptables_save_nat(self) -> str:
+        """The NAT table in ``iptables-save`` syntax (policy ACCEPT for the built-in chains)."""
+        builtin = ("PREROUTING", "INPUT", "OUTPUT", "POSTROUTING")
+        lines = ["*nat"] + [f":{chain} ACCEPT [0:0]" for chain in builtin]
+        for chain in sorted(c for c in self.nat if c not in builtin):
+            lines.append(f":{chain} - [0:0]")
+        for chain, rules in self.nat.items():
+            lines.extend(rules)
+        lines.append("COMMIT")
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict:
+        """A JSON-shaped view of everything."""
+        return {"name": self.name, "root": self.root.to_dict(),
+                "namespaces": {p: ns.to_dict() for p, ns in self.namespaces.items()},
+                "nat": {c: list(r) for c, r in self.nat.items()}, "qdiscs": dict(self.qdiscs),
+                "files": sorted(self.files)}
