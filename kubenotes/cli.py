@@ -1,4 +1,4 @@
-"""The ``kubenotes`` command line: ``validate``, ``schedule``, ``replay`` and ``simulate``.
+"""The ``kubenotes`` command line: ``validate``, ``schedule``, ``replay``, ``simulate``, ``serve``, ``kube-proxy``, ``packet``.
 
 ``validate`` lives here. Other subcommands live next to the component they
 drive and register themselves: a module named in :data:`SUBCOMMANDS` exposes
@@ -43,6 +43,8 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
     ("replay", "kubenotes.replay.cli", "replay a recorded trace of pods through the simulated cluster"),
     ("simulate", "kubenotes.sim.cli", "run the control plane on a virtual clock from manifests and a scenario"),
     ("serve", "kubenotes.sim.serve_cli", "serve a simulated cluster on 127.0.0.1 for the real kubectl"),
+    ("kube-proxy", "kubenotes.proxy.cli", "print the rules kube-proxy programs on a node (iptables, ipvs or nftables)"),
+    ("packet", "kubenotes.cni.calico.cli", "walk a packet between pods or to a Service through Calico's dataplane"),
 )
 _EXTERNAL = frozenset(name for name, _, _ in SUBCOMMANDS)
 
@@ -377,7 +379,7 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     Examples
     --------
     >>> sorted(build_parser(load=())._subparsers._group_actions[0].choices)
-    ['replay', 'schedule', 'serve', 'simulate', 'validate']
+    ['kube-proxy', 'packet', 'replay', 'schedule', 'serve', 'simulate', 'validate']
     """
     _PLACEHOLDERS.clear()
     parser = argparse.ArgumentParser(

@@ -1,0 +1,27 @@
+"""Calico as models: IPAM blocks, each node's dataplane per mode, BGP sessions, a packet's walk.
+
+Modules
+-------
+ipam
+    IPPools, /26 blocks affine to nodes, pod and tunnel addresses (``libcalico-go/lib/ipam``).
+dataplane
+    Interfaces (``cali`` veths, ``vxlan.calico``, ``tunl0``) and routes Felix and BIRD program, per mode.
+bgp
+    Full mesh vs route reflectors, and a node failure withdrawing its routes.
+packet
+    A packet's hop-by-hop walk, with kube-proxy's DNAT for a Service.
+cli
+    ``kubenotes packet``.
+
+References
+----------
+projectcalico/calico@v3.30.0 (libcalico-go/lib/ipam, felix/dataplane/linux, confd templates, cni-plugin)
+https://docs.tigera.io/calico/latest/networking/
+"""
+
+from kubenotes.cni.calico.dataplane import MODES, CalicoNetwork, build_network, pod_mtu
+from kubenotes.cni.calico.ipam import CalicoIPAM, IPPool
+from kubenotes.cni.calico.packet import packet_walk
+from kubenotes.cni.calico import plugin as _plugin  # noqa: F401  registers "calico" and "calico-ipam"
+
+__all__ = ["MODES", "CalicoNetwork", "CalicoIPAM", "IPPool", "build_network", "pod_mtu", "packet_walk"]

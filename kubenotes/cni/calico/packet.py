@@ -1,0 +1,417 @@
+"""A packet's walk between two pods (or a pod and a Service) through Calico's dataplane, hop by hop.
+
+Each hop names where the packet is (``node/interface``; a pod's interface is
+``node/namespace/pod:eth0``), what happens there (a route lookup, kube-proxy's
+DNAT, a header pushed or popped), the header stack afterwards, outermost
+first, and the packet's length in bytes (the IP datagram: what an MTU limits;
+the link's own Ethernet header is not counted). The result has exactly the
+keys ``hops``, ``overheadBytes`` (bytes the encapsulation adds on this path:
+VXLAN 50, IP-in-IP 20, none 0) and ``mtu`` (the pod's MTU in this mode).
+
+The walk follows what a Linux node with Calico does: the pod's default route
+to ``169.254.1.1`` and proxy ARP on the ``cali`` veth; for a Service
+destination, kube-proxy's iptables DNAT in ``nat PREROUTING``
+(``KUBE-SERVICES`` → ``KUBE-SVC-*`` → ``KUBE-SEP-*``, chain names as
+:mod:`kubenotes.proxy.iptables` computes them); the node's route to the
+destination block (:mod:`kubenotes.cni.calico.dataplane`); the VXLAN or
+IP-in-IP encapsulation and its removal on the other node; the underlay
+router when the nodes are in different subnets; delivery through the
+destination pod's veth.
+
+Notes
+-----
+Simplified: the endpoint a Service connection reaches is drawn uniformly
+from the ready endpoints with ``random.Random(seed)`` (what the iptables
+``statistic --probability`` chain does, probability 1/(n−i) for endpoint i of
+n); session affinity, ``externalTrafficPolicy`` and the reply path (conntrack
+reverses the DNAT) are not walked; Felix's policy chains (``cali-fw-*``,
+``cali-tw-*``) are named but always accept (NetworkPolicy is not modelled);
+a packet larger than the pod MTU is shown as its first fragment.
+
+References
+----------
+projectcalico/calico@v3.30.0 felix/dataplane/linux/vxlan_mgr.go, route_mgr.go
+kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (KUBE-SERVICES, KUBE-SVC-*, KUBE-SEP-*)
+https://datatracker.ietf.org/doc/html/rfc7348 (VXLAN), https://datatracker.ietf.org/doc/html/rfc2003 (IP in IP)
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import random
+from typing import Any, Iterable, Sequence
+
+from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, DEFAULT_MODE, IPIP_DEVICE, IPIP_OVERHEAD_BYTES,
+                                            POD_GATEWAY, VETH_HOST_MAC, VXLAN_DEVICE, VXLAN_OVERHEAD_BYTES,
+                                            VXLAN_PORT, VXLAN_VNI, CalicoError, CalicoNetwork, PodNet,
+                                            build_network)
+from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
+
+__all__ = [
+    "default_pool_cidr",
+    "DEFAULT_PACKET_BYTES",
+    "IPV4_HEADER_BYTES",
+    "network_from_objects",
+    "packet_walk",
+    "walk_table",
+]
+
+#: Default ``--size``: an IP packet that fits every mode's pod MTU.
+DEFAULT_PACKET_BYTES = 1400
+IPV4_HEADER_BYTES = 20
+_L4_BYTES = {"TCP": 20, "UDP": 8, "SCTP": 12}
+
+
+def _kind(o: dict) -> str:
+    return o.get("kind") or ""
+
+
+def default_pool_cidr(objects: Iterable[dict]) -> str:
+    """The IPPool cidr calico-node creates when none is configured, for this input.
+
+    calico-node (``CALICO_IPV4POOL_CIDR`` unset) takes kubeadm's pod subnet: the
+    ``podSubnet`` of the ``kubeadm-config`` ConfigMap's ClusterConfiguration. A dump
+    without it still shows the cluster's pod network in the Nodes' ``spec.podCIDR``:
+    the smallest network holding them all is used. Without either,
+    :data:`~kubenotes.cni.calico.ipam.DEFAULT_IPV4_POOL_CIDR` (``192.168.0.0/16``).
+
+    Examples
+    --------
+    >>> default_pool_cidr([{"kind": "Node", "spec": {"podCIDR": "10.244.1.0/24"}},
+    ...                    {"kind": "Node", "spec": {"podCIDR": "10.244.2.0/24"}}])
+    '10.244.0.0/22'
+    >>> default_pool_cidr([{"kind": "ConfigMap", "metadata": {"name": "kubeadm-config", "namespace": "kube-system"},
+    ...                     "data": {"ClusterConfiguration": "networking:\\n  podSubnet: 10.32.0.0/12\\n"}}])
+    '10.32.0.0/12'
+    >>> default_pool_cidr([])
+    '192.168.0.0/16'
+    """
+    import ipaddress
+
+    import yaml
+
+    objects = list(objects)
+    for o in objects:
+        md = o.get("metadata") or {}
+        if _kind(o) == "ConfigMap" and md.get("name") == "kubeadm-config" and md.get("namespace") == "kube-system":
+            try:
+                cfg = yaml.safe_load((o.get("data") or {}).get("ClusterConfiguration") or "") or {}
+                subnet = str(((cfg.get("networking") or {}).get("podSubnet")) or "").split(",")[0].strip()
+                if subnet:
+                    return str(ipaddress.ip_network(subnet, strict=False))
+            except (yaml.YAMLError, ValueError, AttributeError):
+                pass
+    nets = []
+    for o in objects:
+        if _kind(o) == "Node" and (o.get("spec") or {}).get("podCIDR"):
+            try:
+                net = ipaddress.ip_network(o["spec"]["podCIDR"], strict=False)
+            except ValueError:
+                continue
+            if net.version == 4:
+                nets.append(net)
+    if not nets:
+        return DEFAULT_IPV4_POOL_CIDR
+    supernet = nets[0]
+    while not all(n.subnet_of(supernet) for n in nets):
+        supernet = supernet.supernet()
+    return str(supernet)
+
+
+def network_from_objects(objects: Iterable[dict], *, mode: str = DEFAULT_MODE,
+                         pool_cidr: str | None = DEFAULT_IPV4_POOL_CIDR,
+                         link_mtu: int = DEFAULT_LINK_MTU) -> tuple[CalicoNetwork, list[dict]]:
+    """Build the Calico network of the input's Nodes and placed Pods.
+
+    Returns
+    -------
+    (CalicoNetwork, list of dict)
+        The network, and the objects with every networked pod's
+        ``status.podIP``/``podIPs`` filled in; a pod read without a pod IP
+        and without conditions (a manifest, not a dump: the API defaults its
+        phase to ``Pending``) is taken as ``Running`` and ``Ready``, so that
+        its Services have endpoints.
+
+    Raises
+    ------
+    CalicoError
+        See :func:`kubenotes.cni.calico.dataplane.build_network`.
+    """
+    objects = [copy.deepcopy(o) for o in objects]
+    nodes = [o for o in objects if _kind(o) == "Node"]
+    pods = [o for o in objects if _kind(o) == "Pod"]
+    if pool_cidr is None:
+        pool_cidr = default_pool_cidr(objects)
+    net = build_network(nodes, pods, mode=mode, pool_cidr=pool_cidr, link_mtu=link_mtu)
+    for pod in pods:
+        md = pod.get("metadata") or {}
+        p = net.pods.get(f"{md.get('namespace') or 'default'}/{md.get('name')}")
+        if p is None:
+            continue
+        st = pod.setdefault("status", {})
+        fresh = not st.get("podIP") and not st.get("conditions")
+        st["podIP"], st["podIPs"] = p.ip, [{"ip": p.ip}]
+        if fresh:
+            st["phase"] = "Running"
+            st["conditions"] = [{"type": "Ready", "status": "True"}]
+    return net, objects
+
+
+def _split_ref(ref: str, flag: str) -> tuple[str, str, str | None]:
+    name, _, port = ref.partition(":")
+    ns, sep, pod = name.partition("/")
+    if not sep or not ns or not pod:
+        raise CalicoError(f"{flag} {ref}: expected NAMESPACE/NAME" + ("[:PORT]" if flag == "--to" else ""))
+    return ns, pod, (port or None)
+
+
+def _find(objects: Sequence[dict], kind: str, ns: str, name: str) -> dict | None:
+    return next((o for o in objects if _kind(o) == kind and (o.get("metadata") or {}).get("name") == name
+                 and ((o.get("metadata") or {}).get("namespace") or "default") == ns), None)
+
+
+def _container_port(pod: dict) -> int | None:
+    for c in (pod.get("spec") or {}).get("containers") or []:
+        for p in c.get("ports") or []:
+            if p.get("containerPort"):
+                return int(p["containerPort"])
+    return None
+
+
+def _ip_header(src: str, dst: str, proto: str) -> str:
+    return f"IPv4 {src} > {dst} {proto}"
+
+
+def _l4_header(proto: str, sport: int, dport: int) -> str:
+    return f"{proto} {sport} > {dport}"
+
+
+def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFAULT_MODE,
+                size_bytes: int = DEFAULT_PACKET_BYTES, seed: int = 0,
+                pool_cidr: str | None = DEFAULT_IPV4_POOL_CIDR, link_mtu: int = DEFAULT_LINK_MTU) -> dict:
+    """Walk one packet from pod ``src`` to pod or Service ``dst``.
+
+    Parameters
+    ----------
+    objects : iterable of dict
+        Nodes, Pods (placed with ``spec.nodeName``), Services, EndpointSlices.
+    src : str
+        ``namespace/pod``.
+    dst : str
+        ``namespace/pod`` (optionally ``:port``; default the pod's first
+        ``containerPort``, else 80) or ``namespace/service:port`` (the port's
+        number or name).
+    mode : str
+        A :data:`kubenotes.cni.calico.dataplane.MODES` value.
+    size_bytes : int
+        Length of the IP packet the source pod sends.
+    seed : int
+        Picks the source port and a Service's endpoint.
+    pool_cidr : str or None
+        The IPPool's cidr; None: :func:`default_pool_cidr` of the input.
+    link_mtu : int
+
+    Returns
+    -------
+    dict
+        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int}``.
+
+    Raises
+    ------
+    CalicoError
+        Unknown pod, Service or port; a pod without ``spec.nodeName``; a size
+        out of range; bad Calico input.
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.dataplane import IPV4_ADDRESS_ANNOTATION
+    >>> nodes = [{"kind": "Node", "metadata": {"name": n, "annotations": {IPV4_ADDRESS_ANNOTATION: ip}}}
+    ...          for n, ip in (("node-a", "10.0.0.11/24"), ("node-b", "10.0.0.12/24"))]
+    >>> pods = [{"kind": "Pod", "metadata": {"name": p, "namespace": "default"}, "spec": {"nodeName": n}}
+    ...         for p, n in (("client", "node-a"), ("server", "node-b"))]
+    >>> walk = packet_walk(nodes + pods, "default/client", "default/server", mode="vxlan", size_bytes=1000)
+    >>> walk["overheadBytes"], walk["mtu"], [h["bytes"] for h in walk["hops"]]
+    (50, 1450, [1000, 1000, 1050, 1050, 1050, 1000, 1000, 1000])
+    >>> walk["hops"][2]["at"], walk["hops"][2]["headers"][:3]
+    ('node-a/vxlan.calico', ['IPv4 10.0.0.11 > 10.0.0.12 UDP', 'UDP 50918 > 4789', 'VXLAN vni 4096'])
+    """
+    objects = list(objects)
+    net, objs = network_from_objects(objects, mode=mode, pool_cidr=pool_cidr, link_mtu=link_mtu)
+    rng = random.Random(seed)
+    s_ns, s_name, _ = _split_ref(src, "--from")
+    if _find(objs, "Pod", s_ns, s_name) is None:
+        raise CalicoError(f"--from {src}: no Pod {s_ns}/{s_name} in the input")
+    sp = net.pods.get(f"{s_ns}/{s_name}")
+    if sp is None:
+        raise CalicoError(f"--from {src}: Pod {s_ns}/{s_name} has no spec.nodeName (or uses hostNetwork): "
+                          "the walk needs the node it runs on")
+    d_ns, d_name, d_port = _split_ref(dst, "--to")
+    svc = _find(objs, "Service", d_ns, d_name) if d_port is not None else None
+    mtu = net.mtu
+    hops: list[dict] = []
+
+    def hop(at: str, action: str, headers: list[str], n: int) -> None:
+        hops.append({"at": at, "action": action, "headers": list(headers), "bytes": n})
+
+    if svc is not None:
+        dest_ip, dport, proto, dnat = _service_dnat(net, objs, sp, svc, d_port, rng)
+    else:
+        dpod_obj = _find(objs, "Pod", d_ns, d_name)
+        if dpod_obj is None:
+            raise CalicoError(f"--to {dst}: no Pod or Service {d_ns}/{d_name} in the input")
+        if f"{d_ns}/{d_name}" not in net.pods:
+            raise CalicoError(f"--to {dst}: Pod {d_ns}/{d_name} has no spec.nodeName (or uses hostNetwork)")
+        try:
+            dport = int(d_port) if d_port is not None else (_container_port(dpod_obj) or 80)
+        except ValueError:
+            raise CalicoError(f"--to {dst}: port {d_port!r} must be a number for a Pod") from None
+        dest_ip, proto, dnat = net.pods[f"{d_ns}/{d_name}"].ip, "TCP", None
+    l4 = _L4_BYTES.get(proto, 20)
+    if not (IPV4_HEADER_BYTES + l4 <= size_bytes <= 65535):
+        raise CalicoError(f"--size {size_bytes}: must be between {IPV4_HEADER_BYTES + l4} "
+                          f"(IPv4 + {proto} headers) and 65535")
+    sport = rng.randint(32768, 60999)  # net.ipv4.ip_local_port_range
+    first_dst = dnat["cluster_ip"] if dnat else dest_ip
+    first_port = dnat["port"] if dnat else dport
+    inner = [_ip_header(sp.ip, first_dst, proto), _l4_header(proto, sport, first_port)]
+    n = size_bytes
+    action = (f"{sp.key} sends {proto} {sp.ip}:{sport} > {first_dst}:{first_port}; its route "
+              f"'default via {POD_GATEWAY} dev eth0' and proxy ARP (the host veth answers for {POD_GATEWAY} "
+              f"with {VETH_HOST_MAC}) hand it to the node")
+    if n > mtu:
+        frag_payload = (mtu - IPV4_HEADER_BYTES) // 8 * 8
+        count = math.ceil((n - IPV4_HEADER_BYTES) / frag_payload)
+        n = IPV4_HEADER_BYTES + frag_payload
+        action += (f"; {size_bytes} bytes exceed eth0's MTU {mtu}: the kernel sends {count} fragments "
+                   f"(shown: the first, {n} bytes; TCP would keep segments under MSS {mtu - 40} instead)")
+    src_at = f"{sp.node}/{sp.key}:eth0"
+    hop(src_at, action, inner, n)
+    node = net.nodes[sp.node]
+    hop(f"{sp.node}/{sp.veth}", f"arrives on the host end of the veth; Felix's chain cali-fw-{sp.veth} "
+        "(policy from the workload) accepts", inner, n)
+    if dnat is not None:
+        if dnat["endpoint"] is None:
+            hop(f"{sp.node}/{sp.veth}", dnat["action"], inner, n)
+            return {"hops": hops, "overheadBytes": 0, "mtu": mtu}
+        inner = [_ip_header(sp.ip, dest_ip, proto), _l4_header(proto, sport, dport)]
+        hop(f"{sp.node}/{sp.veth}", dnat["action"], inner, n)
+    dpod = net.pod_by_ip(dest_ip)
+    if dpod is None:
+        raise CalicoError(f"--to {dst}: endpoint {dest_ip} is not a pod in the input")
+    route = node.lookup(dest_ip)
+    enc = net.encapsulates(sp.node, dpod.node)
+    overhead = 0
+    if dpod.node == sp.node:
+        hop(f"{sp.node}/{dpod.veth}", f"route '{route}': forwarded to the destination pod's veth on the same "
+            f"node; Felix's chain cali-tw-{dpod.veth} (policy to the workload) accepts", inner, n)
+    else:
+        remote = net.nodes[dpod.node]
+        if enc == "vxlan":
+            overhead = VXLAN_OVERHEAD_BYTES
+            usport = 32768 + int.from_bytes(hashlib.sha256(f"{sp.ip}{dest_ip}{sport}{dport}".encode())
+                                            .digest()[:4], "big") % (61000 - 32768)
+            outer = [_ip_header(node.ip, remote.ip, "UDP"), _l4_header("UDP", usport, VXLAN_PORT),
+                     f"VXLAN vni {VXLAN_VNI}", f"Ethernet {node.vtep_mac} > {remote.vtep_mac}"]
+            wire = outer + inner
+            hop(f"{sp.node}/{VXLAN_DEVICE}",
+                f"route '{route}'; neighbour {remote.tunnel_ip} lladdr {remote.vtep_mac} and FDB entry "
+                f"{remote.vtep_mac} dst {remote.ip} (both from Felix): push inner Ethernet 14 + VXLAN 8 + "
+                f"UDP 8 + outer IPv4 20 = {overhead} bytes", wire, n + overhead)
+        elif enc == "ipip":
+            overhead = IPIP_OVERHEAD_BYTES
+            wire = [_ip_header(node.ip, remote.ip, "IPIP (protocol 4)")] + inner
+            hop(f"{sp.node}/{IPIP_DEVICE}", f"route '{route}': push an outer IPv4 header "
+                f"{node.ip} > {remote.ip}, protocol 4 ({overhead} bytes)", wire, n + overhead)
+        else:
+            wire = inner
+        outer_dst = remote.ip if enc else dest_ip
+        out_route = node.lookup(outer_dst)
+        hop(f"{sp.node}/eth0", f"route '{out_route}': transmitted "
+            + ("encapsulated" if enc else "as is, no encapsulation") + f" towards {remote.name} ({remote.ip})",
+            wire, n + overhead)
+        if node.subnet != remote.subnet:
+            if enc is None:
+                hop(f"router/{node.gateway}", f"dropped: the underlay router between {node.subnet} and "
+                    f"{remote.subnet} has no route to {dest_ip} (pod addresses are only known to the nodes' "
+                    "BIRD; peer it with the fabric via a BGPPeer, or use an encapsulating mode)", wire, n)
+                return {"hops": hops, "overheadBytes": 0, "mtu": mtu}
+            hop(f"router/{node.gateway}", f"the underlay routes {node.subnet} > {remote.subnet} by the outer "
+                f"header; it never sees the pod addresses", wire, n + overhead)
+        if enc == "vxlan":
+            hop(f"{remote.name}/eth0", f"UDP port {VXLAN_PORT} to {remote.ip}: handed to {VXLAN_DEVICE}",
+                wire, n + overhead)
+            hop(f"{remote.name}/{VXLAN_DEVICE}", f"pop outer IPv4, UDP, VXLAN and inner Ethernet ({overhead} "
+                f"bytes, VNI {VXLAN_VNI}); route '{remote.lookup(dest_ip)}'", inner, n)
+        elif enc == "ipip":
+            hop(f"{remote.name}/eth0", f"IP protocol 4 to {remote.ip}: handed to {IPIP_DEVICE}", wire,
+                n + overhead)
+            hop(f"{remote.name}/{IPIP_DEVICE}", f"pop the outer IPv4 header ({overhead} bytes); "
+                f"route '{remote.lookup(dest_ip)}'", inner, n)
+        else:
+            hop(f"{remote.name}/eth0", f"{dest_ip} is not local: forwarded by route "
+                f"'{remote.lookup(dest_ip)}'", inner, n)
+        hop(f"{remote.name}/{dpod.veth}", f"Felix's chain cali-tw-{dpod.veth} (policy to the workload) "
+            "accepts; into the pod's network namespace", inner, n)
+    hop(f"{dpod.node}/{dpod.key}:eth0", f"delivered to {dpod.key} ({dest_ip}:{dport})", inner, n)
+    return {"hops": hops, "overheadBytes": overhead, "mtu": mtu}
+
+
+def _service_dnat(net: CalicoNetwork, objs: list[dict], sp: PodNet, svc: dict, port: str,
+                  rng: random.Random) -> tuple[str, int, str, dict]:
+    """kube-proxy's DNAT on the source pod's node: the chosen endpoint and the hop's text."""
+    from kubenotes.proxy.endpoints import proxy_state
+    from kubenotes.proxy.iptables import service_port_endpoint_chain_name, service_port_policy_cluster_chain
+
+    md = svc.get("metadata") or {}
+    ns, name = md.get("namespace") or "default", md.get("name")
+    state = proxy_state(objs, sp.node)
+    infos = [i for k, i in state.services.items() if k.namespace == ns and k.name == name]
+    if not infos:
+        raise CalicoError(f"--to {ns}/{name}:{port}: kube-proxy ignores this Service "
+                          "(ExternalName, headless or without a cluster IP)")
+    info = next((i for i in infos if str(i.port) == port or i.name.port == port), None)
+    if info is None:
+        have = ", ".join(sorted(f"{i.port}" + (f" ({i.name.port})" if i.name.port else "") for i in infos))
+        raise CalicoError(f"--to {ns}/{name}:{port}: the Service has no port {port} (ports: {have})")
+    spn, proto = str(info.name), info.protocol
+    svc_chain = service_port_policy_cluster_chain(spn, proto.lower())
+    eps = list(state.endpoints.get(info.name, ()))
+    ready = [e for e in eps if e.ready]
+    if info.internal_policy_local:
+        ready = [e for e in ready if e.is_local]
+    if not ready:
+        ready = [e for e in eps if e.serving and e.terminating]
+    base = {"cluster_ip": info.cluster_ip, "port": info.port}
+    if not ready:
+        return "", 0, proto, {**base, "endpoint": None, "action": (
+            f"kube-proxy: {info.cluster_ip}:{info.port} has no endpoints: the filter rule in KUBE-SERVICES "
+            f"REJECTs it (\"{spn} has no endpoints\", icmp-port-unreachable)")}
+    i = rng.randrange(len(ready))
+    ep = ready[i]
+    sep = service_port_endpoint_chain_name(spn, proto.lower(), ep.endpoint())
+    action = (f"kube-proxy's iptables nat PREROUTING: KUBE-SERVICES matches {info.cluster_ip}:{info.port} "
+              f"> {svc_chain} > {sep} (endpoint {i + 1} of {len(ready)}, each chosen with equal chance by "
+              f"'statistic --mode random --probability'): DNAT {info.cluster_ip}:{info.port} > {ep.endpoint()}")
+    return ep.ip, ep.port, proto, {**base, "endpoint": ep.endpoint(), "action": action}
+
+
+def walk_table(walk: dict) -> str:
+    """The walk as a text table (``-o table``): HOP, AT, BYTES, HEADERS (outermost first), ACTION.
+
+    Examples
+    --------
+    >>> print(walk_table({"hops": [{"at": "n/eth0", "action": "sent", "headers": ["IPv4 a > b TCP"],
+    ...                              "bytes": 60}], "overheadBytes": 0, "mtu": 1500}))
+    HOP   AT       BYTES   HEADERS          ACTION
+    1     n/eth0   60      IPv4 a > b TCP   sent
+    overhead 0 bytes, pod MTU 1500
+    """
+    rows = [("HOP", "AT", "BYTES", "HEADERS", "ACTION")]
+    for i, h in enumerate(walk["hops"], 1):
+        rows.append((str(i), h["at"], str(h["bytes"]), " | ".join(h["headers"]), h["action"]))
+    widths = [max(len(r[c]) for r in rows) for c in range(4)]
+    lines = ["   ".join(r[c].ljust(widths[c]) for c in range(4)) + "   " + r[4] for r in rows]
+    lines.append(f"overhead {walk['overheadBytes']} bytes, pod MTU {walk['mtu']}")
+    return "\n".join(lines)

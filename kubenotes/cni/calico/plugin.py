@@ -1,0 +1,204 @@
+"""The ``calico`` and ``calico-ipam`` CNI plugins as models, registered in :mod:`kubenotes.cni.spec`.
+
+What the runtime gets when the node's conflist is Calico's (the
+``10-calico.conflist`` that calico-node's install container writes from
+``cni_network_config``): ``calico`` creates the pod's veth pair (host end
+``cali`` + 11 hex digits of SHA-1 of ``namespace.pod``, MAC
+``ee:ee:ee:ee:ee:ee``, ``proxy_arp`` on), delegates addresses to
+``calico-ipam`` (a /32 from the node's affine block, handle
+``k8s-pod-network.<container id>``), gives the pod ``<ip>/32`` with the
+routes ``169.254.1.1 dev eth0 scope link`` and ``default via 169.254.1.1``,
+and adds the host route ``<ip> dev cali... scope link``. DEL releases the
+address and removes the veth.
+
+Notes
+-----
+Simplified: no WorkloadEndpoint is written to a datastore (Felix's view is
+:mod:`kubenotes.cni.calico.dataplane`); the plugins share one
+:class:`~kubenotes.cni.calico.ipam.CalicoIPAM` per process
+(:data:`DEFAULT_IPAM`, replaceable); the pod identity comes from ``CNI_ARGS``
+(``K8S_POD_NAMESPACE``, ``K8S_POD_NAME``) and the node from the config's
+``nodename`` or the host model's name; the result lists the host veth and
+the pod's interface; IPv6, ``policy`` and ``ipam.assign_ipv4`` options are
+ignored.
+
+References
+----------
+projectcalico/calico@v3.30.0 cni-plugin/pkg/k8s/k8s.go (CmdAddK8s)
+projectcalico/calico@v3.30.0 cni-plugin/internal/pkg/utils/network_linux.go (DoNetworking)
+projectcalico/calico@v3.30.0 cni-plugin/pkg/ipamplugin/ipam_plugin.go (cmdAdd, cmdDel)
+projectcalico/calico@v3.30.0 manifests/calico.yaml (cni_network_config)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, POD_GATEWAY, VETH_HOST_MAC,
+                                            veth_name_for_workload)
+from kubenotes.cni.calico.ipam import CalicoIPAM, IPAMError, IPPool
+from kubenotes.cni.netns import Route
+from kubenotes.cni.spec import ERR_INTERNAL, SUPPORTED_VERSIONS, CNIError, PluginCall, register_plugin
+
+__all__ = ["DEFAULT_IPAM", "CALICO_NETWORK_NAME", "calico_conflist", "CalicoIPAMPlugin", "CalicoPlugin"]
+
+#: The IPAM state both plugins use unless given another.
+DEFAULT_IPAM = CalicoIPAM([IPPool()])
+#: ``name`` of Calico's network config (calico.yaml).
+CALICO_NETWORK_NAME = "k8s-pod-network"
+
+
+def calico_conflist(nodename: str, *, mtu: int = DEFAULT_LINK_MTU - 20) -> dict:
+    """The conflist calico-node installs on a node (``/etc/cni/net.d/10-calico.conflist``).
+
+    Examples
+    --------
+    >>> [p["type"] for p in calico_conflist("node-a")["plugins"]]
+    ['calico', 'portmap', 'bandwidth']
+    """
+    return {"name": CALICO_NETWORK_NAME, "cniVersion": "0.3.1", "plugins": [
+        {"type": "calico", "log_level": "info", "log_file_path": "/var/log/calico/cni/cni.log",
+         "datastore_type": "kubernetes", "nodename": nodename, "mtu": mtu,
+         "ipam": {"type": "calico-ipam"}, "policy": {"type": "k8s"},
+         "kubernetes": {"kubeconfig": "/etc/cni/net.d/calico-kubeconfig"}},
+        {"type": "portmap", "snat": True, "capabilities": {"portMappings": True}},
+        {"type": "bandwidth", "capabilities": {"bandwidth": True}},
+    ]}
+
+
+def _node(call: PluginCall) -> str:
+    return call.config.get("nodename") or getattr(call.host, "name", None) or "node"
+
+
+def _handle(call: PluginCall) -> str:
+    return f"{call.config.get('name') or CALICO_NETWORK_NAME}.{call.env.container_id}"
+
+
+class CalicoIPAMPlugin:
+    """``calico-ipam``: one IPv4 /32 per ADD from the node's blocks; DEL releases the handle.
+
+    Examples
+    --------
+    >>> from kubenotes.cni.spec import CNIEnv, run_plugin
+    >>> plugin = CalicoIPAMPlugin(CalicoIPAM([IPPool(cidr="10.10.0.0/24")]))
+    >>> register_plugin("calico-ipam", plugin)
+    >>> conf = {"cniVersion": "1.0.0", "name": "k8s-pod-network", "nodename": "n1", "ipam": {"type": "calico-ipam"}}
+    >>> run_plugin("calico-ipam", CNIEnv("ADD", "c1", "/ns", "eth0", path="/opt/cni/bin"), conf).result["ips"]
+    [{'address': '10.10.0.128/32'}]
+    >>> register_plugin("calico-ipam", CalicoIPAMPlugin())
+    """
+
+    supported_versions = SUPPORTED_VERSIONS
+
+    def __init__(self, ipam: CalicoIPAM | None = None):
+        self.ipam = ipam if ipam is not None else DEFAULT_IPAM
+
+    def add(self, call: PluginCall) -> dict:
+        handle = _handle(call)
+        if handle in self.ipam.handles:  # a retried ADD gets the same address
+            ip = self.ipam.handles[handle][0]
+        else:
+            try:
+                ip = self.ipam.auto_assign(_node(call), handle)
+            except IPAMError as e:
+                raise CNIError(ERR_INTERNAL, str(e)) from None
+        return {"cniVersion": call.cni_version, "ips": [{"address": f"{ip}/32"}]}
+
+    def delete(self, call: PluginCall) -> None:
+        self.ipam.release_by_handle(_handle(call))
+
+    def check(self, call: PluginCall) -> None:
+        if _handle(call) not in self.ipam.handles:
+            raise CNIError(ERR_INTERNAL, f"no address assigned to handle {_handle(call)}")
+
+
+class CalicoPlugin:
+    """``calico``: the veth pair, the pod's /32 and its 169.254.1.1 routes, the host route.
+
+    Examples
+    --------
+    >>> from kubenotes.cni.netns import Host
+    >>> from kubenotes.cni.spec import CNIEnv, run_plugin
+    >>> register_plugin("calico-ipam", CalicoIPAMPlugin(CalicoIPAM([IPPool(cidr="10.10.0.0/24")])))
+    >>> h = Host("n1")
+    >>> ns = h.add_netns("/var/run/netns/cni-1")
+    >>> env = CNIEnv("ADD", "c1", ns.path, "eth0", "K8S_POD_NAMESPACE=default;K8S_POD_NAME=web", "/opt/cni/bin")
+    >>> out = run_plugin("calico", env, calico_conflist("n1")["plugins"][0] | {"cniVersion": "1.0.0", "name": "k8s-pod-network"}, host=h)
+    >>> out.result["ips"], ns.ip_route()
+    ([{'address': '10.10.0.128/32', 'interface': 1}], ['169.254.1.1 dev eth0 scope link', 'default via 169.254.1.1 dev eth0'])
+    >>> h.root.ip_route()
+    ['10.10.0.128 dev cali68caf03a5f4 scope link']
+    >>> register_plugin("calico-ipam", CalicoIPAMPlugin())
+    """
+
+    supported_versions = SUPPORTED_VERSIONS
+
+    @staticmethod
+    def _veth(call: PluginCall) -> str:
+        a = call.env.args_dict()
+        if a.get("K8S_POD_NAMESPACE") and a.get("K8S_POD_NAME"):
+            return veth_name_for_workload(a["K8S_POD_NAMESPACE"], a["K8S_POD_NAME"])
+        return veth_name_for_workload("", call.env.container_id)
+
+    def add(self, call: PluginCall) -> dict:
+        host = call.host
+        if host is None:
+            raise CNIError(ERR_INTERNAL, "calico model: no Host given")
+        try:
+            ns = host.netns(call.env.netns)
+        except KeyError:
+            raise CNIError(ERR_INTERNAL, f'failed to open netns "{call.env.netns}"') from None
+        ipam_type = (call.config.get("ipam") or {}).get("type") or "calico-ipam"
+        r = call.delegate(ipam_type, "ADD") or {}
+        ips = r.get("ips") or []
+        if not ips:
+            raise CNIError(ERR_INTERNAL, "IPAM plugin returned missing IP config")
+        mtu = int(call.config.get("mtu") or DEFAULT_LINK_MTU)
+        veth = self._veth(call)
+        try:
+            hv, cont = host.create_veth(call.env.netns, call.env.ifname, veth, mtu=mtu,
+                                        seed_key=call.env.container_id)
+        except ValueError as e:
+            call.delegate(ipam_type, "DEL")
+            raise CNIError(ERR_INTERNAL, str(e)) from None
+        hv.mac = VETH_HOST_MAC
+        out_ips = []
+        for ipc in ips:
+            addr = ipc["address"]
+            cont.addresses.append(addr)
+            out_ips.append({"address": addr, "interface": 1})
+            host.root.add_route(Route(addr.split("/")[0], dev=veth, scope="link"))
+        ns.add_route(Route(POD_GATEWAY, dev=call.env.ifname, scope="link"))
+        ns.add_route(Route("0.0.0.0/0", gw=POD_GATEWAY, dev=call.env.ifname))
+        host.root.sysctls[f"net.ipv4.conf.{veth}.proxy_arp"] = "1"
+        host.root.sysctls[f"net.ipv4.neigh.{veth}.proxy_delay"] = "0"
+        host.root.sysctls[f"net.ipv4.conf.{veth}.forwarding"] = "1"
+        host.root.sysctls["net.ipv4.ip_forward"] = "1"
+        result: dict[str, Any] = {"cniVersion": call.cni_version,
+                                  "interfaces": [{"name": veth, "mac": VETH_HOST_MAC},
+                                                 {"name": call.env.ifname, "mac": cont.mac, "sandbox": call.env.netns}],
+                                  "ips": out_ips, "dns": {}}
+        return result
+
+    def delete(self, call: PluginCall) -> None:
+        ipam_type = (call.config.get("ipam") or {}).get("type") or "calico-ipam"
+        call.delegate(ipam_type, "DEL")
+        host = call.host
+        if host is None:
+            return
+        veth = self._veth(call)
+        host.root.interfaces.pop(veth, None)
+        host.root.routes = [r for r in host.root.routes if r.dev != veth]
+        ns = host.namespaces.get(call.env.netns)
+        if ns is not None:
+            ns.interfaces.pop(call.env.ifname, None)
+            ns.routes = [r for r in ns.routes if r.dev != call.env.ifname]
+
+    def check(self, call: PluginCall) -> None:
+        host = call.host
+        if host is not None and self._veth(call) not in host.root.interfaces:
+            raise CNIError(ERR_INTERNAL, f"host veth {self._veth(call)} not found")
+
+
+register_plugin("calico-ipam", CalicoIPAMPlugin())
+register_plugin("calico", CalicoPlugin())

@@ -1,0 +1,345 @@
+"""Chapter 06.00's views of Calico: the cluster graph per mode, a packet's walk, MTU and BGP sessions.
+
+* :func:`example_cluster`: Nodes (in one or two subnets), Pods placed on them
+  and a Service, as the plain API dicts the models read;
+* :func:`cluster_graph` and :func:`cluster_figure`: pods, their ``cali``
+  veths, each node's ``eth0`` and tunnel device (``vxlan.calico``/``tunl0``),
+  and the BGP sessions BIRD holds, drawn with a fixed layout;
+* :func:`walk_table_html` and :func:`header_stack_figure`: a packet walk hop
+  by hop, and the header stack at each hop (what is pushed and popped);
+* :func:`routes_table`, :func:`withdrawal_table`: a node's ``ip route`` and
+  the routes a node failure withdraws;
+* :func:`sessions_figure`: full mesh n(n−1)/2 against route reflectors;
+* :func:`mode_summary`, :func:`mode_table` and :func:`mode_panel`: the
+  chapter's widget (node count, packet size, mode → overhead, MTU, sessions).
+
+Notes
+-----
+There is no upstream counterpart: this is what ``ip -d link``, ``ip route``,
+``tcpdump`` and ``calicoctl node status`` show on real nodes, drawn from the
+:mod:`kubenotes.cni.calico` model.
+
+References
+----------
+https://docs.tigera.io/calico/latest/networking/configuring/vxlan-ipip
+https://docs.tigera.io/calico/latest/networking/configuring/bgp
+https://docs.tigera.io/calico/latest/networking/configuring/mtu
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Iterable, Sequence
+
+import networkx as nx
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from kubenotes.cni.calico.bgp import bgp_session_count, bgp_sessions
+from kubenotes.cni.calico.dataplane import (IPV4_ADDRESS_ANNOTATION, MODES, CalicoNetwork, build_network,
+                                            encap_overhead_bytes, pod_mtu)
+from kubenotes.cni.calico.packet import network_from_objects, packet_walk
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
+
+__all__ = [
+    "example_cluster",
+    "cluster_graph",
+    "draw_cluster",
+    "cluster_figure",
+    "walk_table_html",
+    "header_stack_figure",
+    "routes_table",
+    "withdrawal_table",
+    "sessions_figure",
+    "mode_summary",
+    "mode_table",
+    "mode_panel",
+]
+
+_COLORS = {"pod": "#90caf9", "veth": "#ffe082", "eth0": "#a5d6a7", "vxlan": "#ce93d8", "ipip": "#f48fb1",
+           "host": "#eeeeee"}
+_HEADER_COLORS = {"IPv4": "#90caf9", "TCP": "#a5d6a7", "UDP": "#ffcc80", "VXLAN": "#ce93d8",
+                  "Ethernet": "#f48fb1", "SCTP": "#a5d6a7"}
+_TABLE = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> Html:
+    out = [f'<table style="{_TABLE}">']
+    if caption:
+        out.append(f'<caption style="text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
+    out.append("<tr>" + "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers) + "</tr>")
+    for r in rows:
+        out.append("<tr>" + "".join(f'<td style="{_TD}">{html.escape(str(c)).replace(chr(10), "<br>")}</td>' for c in r) + "</tr>")
+    out.append("</table>")
+    return Html("".join(out))
+
+
+def example_cluster(node_count: int = 3, pods_per_node: int = 1, *, subnets: int = 1,
+                    service: bool = True) -> list[dict]:
+    """A small cluster as API dicts: ``node-0``.. with addresses, ``web-*`` pods and a ``web`` Service.
+
+    Node *i* is ``10.0.<i mod subnets>.<11 + i>/24`` (the ``projectcalico.org/IPv4Address``
+    annotation calico-node writes); pod ``web-<i>-<j>`` runs on node *i*
+    (label ``app: web``, port 8080) and ``client`` on ``node-0``. The Service
+    ``web`` maps port 80 to 8080 with a fixed cluster IP ``10.96.0.80``.
+
+    Examples
+    --------
+    >>> [o["kind"] for o in example_cluster(2)]
+    ['Node', 'Node', 'Pod', 'Pod', 'Pod', 'Service']
+    """
+    objs: list[dict] = []
+    for i in range(node_count):
+        objs.append({"apiVersion": "v1", "kind": "Node", "metadata": {
+            "name": f"node-{i}", "annotations": {IPV4_ADDRESS_ANNOTATION: f"10.0.{i % subnets}.{11 + i}/24"}},
+            "status": {"addresses": [{"type": "InternalIP", "address": f"10.0.{i % subnets}.{11 + i}"}]}})
+    objs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "client", "namespace": "default"},
+                 "spec": {"nodeName": "node-0", "containers": [{"name": "c", "image": "busybox"}]}})
+    for i in range(node_count):
+        for j in range(pods_per_node):
+            objs.append({"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": f"web-{i}-{j}", "namespace": "default", "labels": {"app": "web"}},
+                         "spec": {"nodeName": f"node-{i}", "containers": [
+                             {"name": "web", "image": "nginx", "ports": [{"containerPort": 8080}]}]}})
+    if service:
+        objs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+                     "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.80", "clusterIPs": ["10.96.0.80"],
+                              "selector": {"app": "web"},
+                              "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}]}})
+    return objs
+
+
+def cluster_graph(net: CalicoNetwork, reflectors: Sequence[str] = ()) -> nx.Graph:
+    """Pods, veths, node devices and BGP sessions of ``net`` as a graph.
+
+    Vertices have ``kind`` (``host``, ``eth0``, ``vxlan``, ``ipip``, ``veth``,
+    ``pod``), ``node`` and ``label``; edges have ``kind`` (``veth`` pair,
+    ``device`` on a host, ``bgp`` session, ``tunnel`` between tunnel devices).
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.packet import network_from_objects
+    >>> g = cluster_graph(network_from_objects(example_cluster(3), mode="ipip")[0])
+    >>> sum(1 for *_, k in g.edges(data="kind") if k == "bgp"), sum(1 for _, k in g.nodes(data="kind") if k == "veth")
+    (3, 4)
+    """
+    g = nx.Graph()
+    for name, nn in net.nodes.items():
+        g.add_node(name, kind="host", node=name, label=name)
+        g.add_node(f"{name}/eth0", kind="eth0", node=name, label=f"eth0\n{nn.ip}")
+        g.add_edge(name, f"{name}/eth0", kind="device")
+        for i in nn.interfaces:
+            if i.kind in ("vxlan", "ipip"):
+                g.add_node(f"{name}/{i.name}", kind=i.kind, node=name, label=f"{i.name}\n{nn.tunnel_ip}\nMTU {i.mtu}")
+                g.add_edge(name, f"{name}/{i.name}", kind="device")
+    for p in net.pods.values():
+        g.add_node(f"{p.node}/{p.veth}", kind="veth", node=p.node, label=p.veth)
+        g.add_node(p.key, kind="pod", node=p.node, label=f"{p.name}\n{p.ip}")
+        g.add_edge(p.key, f"{p.node}/{p.veth}", kind="veth")
+        g.add_edge(f"{p.node}/{p.veth}", p.node, kind="device")
+    for a, b in bgp_sessions(net, reflectors):
+        g.add_edge(a, b, kind="bgp")
+    enc = net.encapsulation
+    if enc:
+        names = list(net.nodes)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                if net.encapsulates(a, b):
+                    dev = "vxlan.calico" if enc == "vxlan" else "tunl0"
+                    g.add_edge(f"{a}/{dev}", f"{b}/{dev}", kind="tunnel")
+    return g
+
+
+def _layout(g: nx.Graph, net: CalicoNetwork) -> dict[str, tuple[float, float]]:
+    pos: dict[str, tuple[float, float]] = {}
+    width = 4.0
+    for i, name in enumerate(net.nodes):
+        x = i * width
+        pos[name] = (x, 0.0)
+        pos[f"{name}/eth0"] = (x - 0.8, -1.3)
+        for v in g.nodes:
+            if g.nodes[v]["node"] == name and g.nodes[v]["kind"] in ("vxlan", "ipip"):
+                pos[v] = (x + 0.8, -1.3)
+        pods = [p for p in net.pods.values() if p.node == name]
+        for j, p in enumerate(pods):
+            px = x + (j - (len(pods) - 1) / 2) * 1.6
+            pos[f"{name}/{p.veth}"] = (px, 1.3)
+            pos[p.key] = (px, 2.6)
+    return pos
+
+
+def draw_cluster(g: nx.Graph, net: CalicoNetwork, ax: Axes, title: str | None = None) -> None:
+    """Draw :func:`cluster_graph` on ``ax``: BGP sessions as dashed arcs, tunnels as purple lines."""
+    pos = _layout(g, net)
+    kinds = nx.get_node_attributes(g, "kind")
+    for kind, shape in (("host", "s"), ("eth0", "o"), ("vxlan", "o"), ("ipip", "o"), ("veth", "o"), ("pod", "o")):
+        nodes = [v for v in g if kinds[v] == kind]
+        nx.draw_networkx_nodes(g, pos, nodelist=nodes, node_color=_COLORS[kind], node_shape=shape,
+                               node_size=2600 if kind == "host" else 1500, edgecolors="#555", ax=ax)
+    edges = {k: [(a, b) for a, b, kk in g.edges(data="kind") if kk == k] for k in ("veth", "device", "bgp", "tunnel")}
+    nx.draw_networkx_edges(g, pos, edgelist=edges["veth"] + edges["device"], ax=ax, width=1.5, edge_color="#777")
+    nx.draw_networkx_edges(g, pos, edgelist=edges["bgp"], ax=ax, style="dashed", edge_color="#1565c0",
+                           connectionstyle="arc3,rad=0.25", arrows=True, arrowstyle="-", width=1.5)
+    nx.draw_networkx_edges(g, pos, edgelist=edges["tunnel"], ax=ax, edge_color="#8e24aa", width=2,
+                           connectionstyle="arc3,rad=-0.2", arrows=True, arrowstyle="-")
+    nx.draw_networkx_labels(g, pos, labels=nx.get_node_attributes(g, "label"), font_size=7, ax=ax)
+    handles = [Patch(color=_COLORS[k], label=lbl) for k, lbl in (
+        ("pod", "pod eth0"), ("veth", "cali veth (host side)"), ("host", "node"), ("eth0", "node eth0"),
+        ("vxlan", "vxlan.calico"), ("ipip", "tunl0"))]
+    handles += [Patch(facecolor="white", edgecolor="#1565c0", linestyle="--", label=f"BGP session ({len(edges['bgp'])})"),
+                Patch(facecolor="white", edgecolor="#8e24aa", label="encapsulated path")]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.set_title(title or f"Calico mode {net.mode}: pod MTU {net.mtu}", fontsize=10)
+    ax.margins(0.12)
+    ax.axis("off")
+
+
+def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: str | None = None) -> Figure:
+    """The cluster graph of ``net`` as a Figure."""
+    fig = detached_figure(max(7.0, 2.8 * len(net.nodes) + 2.5), 4.6)
+    ax = fig.add_subplot(1, 1, 1)
+    draw_cluster(cluster_graph(net, reflectors), net, ax, title)
+    fig.tight_layout()
+    return fig
+
+
+def walk_table_html(walk: dict, caption: str | None = None) -> Html:
+    """The hops of a walk: #, at, bytes, headers (outermost first), action."""
+    rows = [(i, h["at"], h["bytes"], " | ".join(h["headers"]), h["action"]) for i, h in enumerate(walk["hops"], 1)]
+    cap = caption or f"overhead {walk['overheadBytes']} bytes, pod MTU {walk['mtu']}"
+    return _table(["#", "at", "bytes", "headers", "action"], rows, cap)
+
+
+def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
+    """One column per hop with its header stack, outermost on top; box height proportional to header bytes.
+
+    Headers pushed at a hop get a thick outline.
+    """
+    sizes = {"IPv4": 20, "TCP": 20, "UDP": 8, "VXLAN": 8, "Ethernet": 14, "SCTP": 12}
+    hops = walk["hops"]
+    fig = detached_figure(max(7.0, 1.15 * len(hops) + 1), 4.2)
+    ax = fig.add_subplot(1, 1, 1)
+    prev: list[str] = []
+    for x, h in enumerate(hops):
+        y = 0.0
+        for hdr in reversed(h["headers"]):
+            kind = hdr.split()[0]
+            height = sizes.get(kind, 20)
+            new = hdr not in prev
+            ax.add_patch(Rectangle((x - 0.42, y), 0.84, height, facecolor=_HEADER_COLORS.get(kind, "#ddd"),
+                                   edgecolor="#222" if new and prev else "#777", linewidth=2 if new and prev else 0.6))
+            ax.text(x, y + height / 2, kind if kind != "IPv4" else "IP", ha="center", va="center", fontsize=7)
+            y += height
+        ax.text(x, y + 2, f"{h['bytes']} B", ha="center", fontsize=7)
+        prev = h["headers"]
+    ax.set_xticks(range(len(hops)), [h["at"].replace("/", "/\n", 1) for h in hops], rotation=60, ha="right", fontsize=7)
+    ax.set_xlim(-0.6, len(hops) - 0.4)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("header bytes (the payload below them not drawn)", fontsize=8)
+    ax.set_title(title or f"headers per hop: overhead {walk['overheadBytes']} B, pod MTU {walk['mtu']}", fontsize=10)
+    handles = [Patch(color=c, label=k) for k, c in _HEADER_COLORS.items() if k != "SCTP"]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def routes_table(net: CalicoNetwork, node: str) -> Html:
+    """``ip route`` on ``node`` with who programmed each line (kernel, DHCP, Felix, BIRD)."""
+    return _table(["ip route", "programmed by"], [(str(r), r.programmed_by) for r in net.nodes[node].routes],
+                  f"{node} ({net.mode})")
+
+
+def withdrawal_table(withdrawal: dict, caption: str | None = None) -> Html:
+    """Per surviving node: routes to other nodes' pods before and after, and those withdrawn."""
+    rows = [(n, "\n".join(d["before"]), "\n".join(d["after"]), "\n".join(d["withdrawn"]) or "(none)")
+            for n, d in withdrawal.items()]
+    return _table(["node", "before", "after", "withdrawn"], rows, caption)
+
+
+def sessions_figure(max_nodes: int = 200, reflectors: Sequence[int] = (2, 3), mark: int | None = None) -> Figure:
+    """BGP sessions against node count: full mesh n(n−1)/2 and route reflectors k(k−1)/2 + (n−k)·k."""
+    fig = detached_figure(6.5, 3.6)
+    ax = fig.add_subplot(1, 1, 1)
+    ns = list(range(2, max_nodes + 1))
+    ax.plot(ns, [bgp_session_count(n) for n in ns], label="full mesh  n(n−1)/2", color="#c62828")
+    for k in reflectors:
+        ax.plot(ns, [bgp_session_count(n, k) for n in ns], label=f"{k} route reflectors", linestyle="--")
+    if mark:
+        ax.axvline(mark, color="#999", linewidth=0.8)
+        ax.annotate(f"{mark} nodes: {bgp_session_count(mark)} sessions", (mark, bgp_session_count(mark)),
+                    textcoords="offset points", xytext=(6, 6), fontsize=8)
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("BGP sessions (log)")
+    ax.set_title("Full mesh grows as n², route reflectors as n", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def mode_summary(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan", reflectors: int = 0) -> dict:
+    """What one mode costs: pod MTU, overhead, bytes on the wire, whether ``size_bytes`` fits, BGP sessions.
+
+    Examples
+    --------
+    >>> s = mode_summary(10, 1400, "vxlan")
+    >>> s["mtu"], s["overheadBytes"], s["wireBytes"], s["fits"], s["bgpSessions"]
+    (1450, 50, 1450, True, 0)
+    >>> mode_summary(10, 1400, "bgp")["bgpSessions"]
+    45
+    """
+    bgp = mode.split("-")[0] != "vxlan"
+    mtu = pod_mtu(mode)
+    overhead = encap_overhead_bytes(mode)
+    return {"mode": mode, "mtu": mtu, "overheadBytes": overhead, "wireBytes": min(size_bytes, mtu) + overhead,
+            "fits": size_bytes <= mtu, "fragments": -(-(size_bytes - 20) // ((mtu - 20) // 8 * 8)),
+            "bgpSessions": bgp_session_count(node_count, reflectors) if bgp else 0}
+
+
+def mode_table(node_count: int = 3, size_bytes: int = 1400, reflectors: int = 0) -> Html:
+    """:func:`mode_summary` for every mode."""
+    rows = []
+    for m in MODES:
+        s = mode_summary(node_count, size_bytes, m, reflectors)
+        rows.append((m, s["mtu"], s["overheadBytes"], s["wireBytes"], "yes" if s["fits"] else f"no: {s['fragments']} fragments",
+                     s["bgpSessions"]))
+    return _table(["mode", "pod MTU", "overhead (B)", "largest packet on the wire (B)", f"{size_bytes} B fits?",
+                   f"BGP sessions ({node_count} nodes)"], rows)
+
+
+def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan") -> Any:
+    """The chapter's widget: node count, packet size and mode → a walk across subnets, the graph, MTU, sessions.
+
+    Even nodes are in ``10.0.0.0/24``, odd nodes in ``10.0.1.0/24``; the walk
+    goes from ``client`` on node-0 to ``web-1-0`` on node-1 (another subnet).
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.viz.widgets import live_panel
+
+    controls = {
+        "node_count": widgets.IntSlider(value=node_count, min=2, max=6, description="nodes"),
+        "size_bytes": widgets.IntSlider(value=size_bytes, min=100, max=3000, step=50, description="packet (B)"),
+        "mode": widgets.Dropdown(options=list(MODES), value=mode, description="mode"),
+    }
+
+    def update(node_count: int, size_bytes: int, mode: str) -> list:
+        objs = example_cluster(node_count, subnets=2)
+        net = network_from_objects(objs, mode=mode)[0]
+        walk = packet_walk(objs, "default/client", "default/web-1-0", mode=mode, size_bytes=size_bytes)
+        s = mode_summary(node_count, size_bytes, mode)
+        end = walk["hops"][-1]
+        head = Html(f"<b>{html.escape(mode)}</b>: pod MTU {s['mtu']}, {len(walk['hops'])} hops from default/client "
+                    f"(node-0, 10.0.0.0/24) to default/web-1-0 (node-1, 10.0.1.0/24), overhead on this path "
+                    f"{walk['overheadBytes']} B; BGP sessions {s['bgpSessions']} (full mesh of {node_count} nodes)"
+                    + ("" if s["fits"] else f"; {size_bytes} B does not fit: {s['fragments']} fragments")
+                    + (f"; <b>{html.escape(end['action'].split(':')[0])}</b> at {html.escape(end['at'])}"
+                       if end["action"].startswith("dropped") else ""))
+        return [head, header_stack_figure(walk), cluster_figure(net), mode_table(node_count, size_bytes)]
+
+    return live_panel(update, controls, columns=3)

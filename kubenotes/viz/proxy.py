@@ -1,0 +1,630 @@
+"""Rules, graphs, histograms and widgets of the Services and kube-proxy chapter.
+
+Nothing here decides anything: the rules come from
+:func:`kubenotes.proxy.iptables.iptables_save` and
+:func:`kubenotes.proxy.nftables.nft_list_table` over
+:func:`kubenotes.proxy.endpoints.proxy_state`; the connection counts from
+:func:`kubenotes.proxy.balance.simulate_connections`; the readiness failure
+from a :class:`kubenotes.sim.cluster.Cluster` with the kubelet model and a
+Scenario ``probe`` step; env vars and DNS from
+:mod:`kubenotes.proxy.discovery`. This module builds the chapter's small
+cluster and shows what those return:
+
+* :func:`web_objects` / :func:`web_state`: one node, the Service ``web`` and N ready pods;
+* :func:`service_rules` / :func:`rules_html` / :func:`rules_panel`: the
+  iptables (and nftables) rules for that Service, KUBE-SVC / KUBE-SEP chains
+  and probabilities highlighted, N on a slider;
+* :func:`rule_graph` / :func:`rule_graph_figure`: Service -> KUBE-SVC ->
+  KUBE-SEP -> pods as a networkx graph parsed from the iptables text;
+* :func:`balance_runs` / :func:`balance_histogram` / :func:`balance_panel`:
+  10,000 simulated connections per mode;
+* :func:`simulate_readiness_drain` / :func:`endpoint_slice_table` /
+  :func:`rules_diff`: a readiness probe failing and its endpoint leaving the rules;
+* :func:`discovery_timeline` / :func:`dns_records_table` /
+  :func:`resolution_table`: env vars (fixed at container start) vs DNS (live).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go
+kubernetes/kubernetes@v1.34.0 pkg/proxy/nftables/proxier.go
+https://kubernetes.io/docs/reference/networking/virtual-ips/
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import ipywidgets as widgets
+import networkx as nx
+from matplotlib.figure import Figure
+
+from kubenotes.proxy.balance import DEFAULT_CLIENT_IP_AFFINITY_SECONDS, BalanceResult, simulate_connections
+from kubenotes.proxy.discovery import ClusterDNS, DNSAnswer, DNSRecord, service_env_vars
+from kubenotes.proxy.endpoints import ProxyState, proxy_state
+from kubenotes.proxy.iptables import iptables_save
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.scheduler import Html
+from kubenotes.viz.widgets import live_panel
+
+__all__ = [
+    "NODE_NAME",
+    "CLUSTER_CIDR",
+    "WEB_CLUSTER_IP",
+    "web_objects",
+    "web_state",
+    "service_rules",
+    "nftables_rules",
+    "rules_html",
+    "rules_view",
+    "rules_panel",
+    "rule_graph",
+    "rule_graph_figure",
+    "svc_probabilities",
+    "balance_runs",
+    "balance_histogram",
+    "balance_table",
+    "balance_view",
+    "balance_panel",
+    "DrainRun",
+    "simulate_readiness_drain",
+    "endpoint_slice_table",
+    "rules_diff",
+    "discovery_objects",
+    "discovery_timeline",
+    "discovery_table",
+    "dns_records_table",
+    "resolution_table",
+]
+
+NODE_NAME = "worker-1"
+#: kube-proxy's ``clusterCIDR`` (kubeadm's ``podSubnet``).
+CLUSTER_CIDR = "10.244.0.0/16"
+WEB_CLUSTER_IP = "10.96.0.100"
+
+_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
+_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
+_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top;font-family:monospace"
+_SVC_COLOUR, _SEP_COLOUR, _PROB_COLOUR = "#1565c0", "#2e7d32", "#e65100"
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> Html:
+    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
+    if caption:
+        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{html.escape(caption)}'
+                   "</caption>")
+    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers)
+               + "</tr></thead><tbody>")
+    for row in rows:
+        out.append("<tr>" + "".join(f'<td style="{_TD}">{html.escape(str(c))}</td>' for c in row) + "</tr>")
+    out.append("</tbody></table>")
+    return Html("".join(out))
+
+
+# --------------------------------------------------------------------------- the chapter's cluster
+
+def _node(name: str = NODE_NAME, ip: str = "192.168.1.11", pod_cidr: str = "10.244.1.0/24") -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "spec": {"podCIDR": pod_cidr, "podCIDRs": [pod_cidr]},
+            "status": {"addresses": [{"type": "InternalIP", "address": ip}, {"type": "Hostname", "address": name}],
+                       "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                       "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+
+
+def _web_service(session_affinity: bool = False) -> dict:
+    spec: dict[str, Any] = {"type": "ClusterIP", "clusterIP": WEB_CLUSTER_IP, "clusterIPs": [WEB_CLUSTER_IP],
+                            "selector": {"app": "web"},
+                            "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}]}
+    if session_affinity:
+        spec["sessionAffinity"] = "ClientIP"
+        spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": DEFAULT_CLIENT_IP_AFFINITY_SECONDS}}
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"}, "spec": spec}
+
+
+def _pod(name: str, ip: str, labels: dict, node: str = NODE_NAME, ready: bool = True, port: int = 8080,
+         namespace: str = "default", **spec: Any) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{name}", "labels": labels},
+            "spec": {"nodeName": node, "containers": [{"name": "app", "image": "nginx:1.27",
+                                                        "ports": [{"containerPort": port, "protocol": "TCP"}]}],
+                     **spec},
+            "status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
+                       "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
+def web_objects(n_endpoints: int = 3, *, session_affinity: bool = False) -> list[dict]:
+    """The node ``worker-1``, the Service ``default/web`` (10.96.0.100:80 -> 8080) and ``n_endpoints`` ready pods.
+
+    Examples
+    --------
+    >>> [o["kind"] for o in web_objects(2)]
+    ['Node', 'Service', 'Pod', 'Pod']
+    """
+    pods = [_pod(f"web-{i}", f"10.244.1.{10 + i}", {"app": "web"}) for i in range(n_endpoints)]
+    return [_node(), _web_service(session_affinity), *pods]
+
+
+def web_state(n_endpoints: int = 3, *, session_affinity: bool = False) -> ProxyState:
+    """kube-proxy's view on ``worker-1`` of :func:`web_objects` (endpoints derived from the pods)."""
+    return proxy_state(web_objects(n_endpoints, session_affinity=session_affinity), NODE_NAME,
+                       cluster_cidr=CLUSTER_CIDR)
+
+
+# --------------------------------------------------------------------------- rules
+
+_SVC_RE = re.compile(r"KUBE-SVC-[A-Z0-9]{16}")
+_SEP_RE = re.compile(r"KUBE-SEP-[A-Z0-9]{16}")
+
+
+def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any) -> str:
+    """The ``iptables-save`` text for ``state``; with ``service_only``, the nat lines about KUBE-SVC/KUBE-SEP chains.
+
+    Examples
+    --------
+    >>> text = service_rules(web_state(2))
+    >>> [ln.split("--probability ")[1][:12] for ln in text.splitlines() if "--probability" in ln]
+    ['0.5000000000']
+    """
+    text = iptables_save(state, **kwargs)
+    if not service_only:
+        return text
+    out, table = [], ""
+    for ln in text.splitlines():
+        if ln.startswith("*"):
+            table = ln[1:]
+        if table == "nat" and (_SVC_RE.search(ln) or _SEP_RE.search(ln)):
+            out.append(ln)
+    return "\n".join(out) + "\n"
+
+
+def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
+    """``nft list table ip kube-proxy`` for ``state`` (P2's renderer); with ``service_only``, the service/endpoint chains."""
+    try:
+        from kubenotes.proxy.nftables import nft_list_table
+    except ImportError:  # pragma: no cover - the renderer ships with the package
+        return "(the nftables renderer is not available)\n"
+    text = nft_list_table(state)
+    if not service_only:
+        return text
+    out, keep = [], False
+    for ln in text.splitlines():
+        s = ln.strip()
+        if s.startswith("chain "):
+            keep = re.match(r"chain (service|endpoint)-[A-Z0-9]{8}-", s) is not None
+        if keep:
+            out.append(ln)
+        if keep and s == "}":
+            keep = False
+    return "\n".join(out) + "\n" if out else text
+
+
+def _highlight(text: str) -> str:
+    t = html.escape(text)
+    t = _SVC_RE.sub(lambda m: f'<b style="color:{_SVC_COLOUR}">{m.group(0)}</b>', t)
+    t = _SEP_RE.sub(lambda m: f'<b style="color:{_SEP_COLOUR}">{m.group(0)}</b>', t)
+    t = re.sub(r"(--probability [0-9.]+)", rf'<b style="color:{_PROB_COLOUR}">\1</b>', t)
+    t = re.sub(r"\b(service-[A-Z0-9]{8}-[\w./-]+)", rf'<b style="color:{_SVC_COLOUR}">\1</b>', t)
+    t = re.sub(r"\b(endpoint-[A-Z0-9]{8}-[\w./:-]+)", rf'<b style="color:{_SEP_COLOUR}">\1</b>', t)
+    t = re.sub(r"(numgen random mod \d+)", rf'<b style="color:{_PROB_COLOUR}">\1</b>', t)
+    return t
+
+
+def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
+    """The rules as highlighted ``<pre>`` blocks: iptables, then nftables below it (full lines, no wrapping)."""
+    pre = ("font-size:11px;line-height:1.35;white-space:pre;overflow-x:auto;background:#fafafa;"
+           "border:1px solid #ddd;padding:6px;margin:0")
+    cols = [("iptables-save (nat table, Service chains)", iptables_text)]
+    if nft_text is not None:
+        cols.append(("nft list table ip kube-proxy (Service chains)", nft_text))
+    cells = "".join(f'<div style="min-width:0"><div style="font-weight:bold;font-size:12px">{html.escape(t)}'
+                    f'</div><pre style="{pre}">{_highlight(x)}</pre></div>' for t, x in cols)
+    return Html(f'<div style="display:flex;flex-direction:column;gap:6px">{cells}</div>')
+
+
+def svc_probabilities(iptables_text: str) -> list[str | None]:
+    """The ``--probability`` of each KUBE-SVC -> KUBE-SEP jump, in order (None: the unconditional last one).
+
+    Examples
+    --------
+    >>> svc_probabilities(service_rules(web_state(3)))
+    ['0.3333333333', '0.5000000000', None]
+    """
+    g = rule_graph(iptables_text)
+    return [d["probability"] for _, _, d in sorted(
+        ((a, b, d) for a, b, d in g.edges(data=True) if g.nodes[a]["kind"] == "KUBE-SVC"), key=lambda e: e[2]["order"])]
+
+
+def rules_view(n_endpoints: int = 3, session_affinity: bool = False, show_nftables: bool = True) -> Html:
+    """The widget's callback: the rules for ``web`` with ``n_endpoints`` endpoints."""
+    state = web_state(n_endpoints, session_affinity=session_affinity)
+    ipt = service_rules(state)
+    probs = ", ".join("rest" if p is None else p for p in svc_probabilities(ipt))
+    head = Html(f'<div style="font-size:12px;margin:2px 0">{n_endpoints} endpoint(s): '
+                f'{ipt.count(":KUBE-SEP-")} KUBE-SEP chains; KUBE-SVC jump probabilities: {html.escape(probs)}</div>')
+    return Html(head + rules_html(ipt, nftables_rules(state) if show_nftables else None))
+
+
+def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets.VBox:
+    """Slider N (endpoints) and a ClientIP-affinity toggle -> the iptables and nftables rules."""
+    controls = {
+        "n_endpoints": widgets.IntSlider(value=n_endpoints, min=1, max=8, step=1, description="endpoints",
+                                         continuous_update=False),
+        "session_affinity": widgets.Checkbox(value=session_affinity, description="sessionAffinity: ClientIP"),
+    }
+    return live_panel(rules_view, controls)
+
+
+# --------------------------------------------------------------------------- graph
+
+_RULE_RE = re.compile(r"^-A (\S+) (.*)-j (\S+)(?: (.*))?$")
+
+
+def rule_graph(iptables_text: str, objects: Iterable[dict] = ()) -> nx.DiGraph:
+    """Service -> KUBE-SVC -> KUBE-SEP -> pod, parsed from iptables rules.
+
+    Parameters
+    ----------
+    iptables_text : str
+        ``iptables-save`` output (or :func:`service_rules`).
+    objects : iterable of dict
+        Pods, to name the DNAT destinations (else they are named by ``ip:port``).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Node ids are the chain names, ``svc/<ns>/<name>:<port>`` and
+        ``pod/<ip:port>``; attribute ``kind`` is ``Service``, ``KUBE-SVC``,
+        ``KUBE-SEP`` or ``Pod``, ``label`` the text to draw. KUBE-SVC ->
+        KUBE-SEP edges carry ``probability`` (str, or None for the last jump)
+        and ``order``.
+
+    Examples
+    --------
+    >>> g = rule_graph(service_rules(web_state(2)))
+    >>> sorted({d["kind"] for _, d in g.nodes(data=True)})
+    ['KUBE-SEP', 'KUBE-SVC', 'Pod', 'Service']
+    """
+    pods = {(p.get("status") or {}).get("podIP"): p["metadata"]["name"] for p in objects if p.get("kind") == "Pod"}
+    g = nx.DiGraph()
+    order = 0
+    for ln in iptables_text.splitlines():
+        m = _RULE_RE.match(ln)
+        if not m:
+            continue
+        chain, match, target, rest = m.group(1), m.group(2), m.group(3), m.group(4) or ""
+        comment = re.search(r'--comment (?:"([^"]*)"|(\S+))', match)
+        svc_name = ((comment.group(1) or comment.group(2)) if comment else "").split(" ")[0]
+        if chain == "KUBE-SERVICES" and _SVC_RE.fullmatch(target):
+            dst = re.search(r"-d (\S+)", match)
+            dport = re.search(r"--dport (\d+)", match)
+            sid = f"svc/{svc_name}"
+            ip = dst.group(1).split("/")[0] if dst else ""
+            g.add_node(sid, kind="Service", label=f"Service {svc_name}\n{ip}:{dport.group(1) if dport else ''}")
+            g.add_node(target, kind="KUBE-SVC", label=target)
+            g.add_edge(sid, target, probability=None, order=0)
+        elif _SVC_RE.fullmatch(chain) and _SEP_RE.fullmatch(target):
+            prob = re.search(r"--probability ([0-9.]+)", match)
+            g.add_node(chain, kind="KUBE-SVC", label=chain)
+            g.add_node(target, kind="KUBE-SEP", label=target)
+            order += 1
+            g.add_edge(chain, target, probability=prob.group(1) if prob else None, order=order)
+        elif _SEP_RE.fullmatch(chain) and target == "DNAT":
+            dest = re.search(r"--to-destination (\S+)", rest)
+            if dest:
+                ep = dest.group(1)
+                ip = ep.rsplit(":", 1)[0].strip("[]")
+                pid = f"pod/{ep}"
+                g.add_node(chain, kind="KUBE-SEP", label=chain)
+                g.add_node(pid, kind="Pod", label=f"{pods.get(ip, 'pod')}\n{ep}")
+                g.add_edge(chain, pid, probability=None, order=0)
+    return g
+
+
+_KIND_X = {"Service": 0.0, "KUBE-SVC": 1.35, "KUBE-SEP": 2.7, "Pod": 3.85}
+_KIND_COLOUR = {"Service": "#e3f2fd", "KUBE-SVC": "#bbdefb", "KUBE-SEP": "#c8e6c9", "Pod": "#fff3e0"}
+def _fraction(p: str | None) -> str:
+    """``0.3333333333`` -> ``1/3`` (kube-proxy's probabilities are all 1/k); None -> ``rest``."""
+    if p is None:
+        return "rest"
+    k = round(1.0 / float(p)) if float(p) > 0 else 0
+    return f"1/{k}" if k and abs(1.0 / k - float(p)) < 1e-9 else p
+
+
+def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster IP reaches a pod (iptables mode)") -> Figure:
+    """Draw :func:`rule_graph` left to right: Service, KUBE-SVC, KUBE-SEP chains, pods; probabilities on the edges."""
+    layers: dict[str, list[str]] = {k: [] for k in _KIND_X}
+    for n, d in g.nodes(data=True):
+        layers[d["kind"]].append(n)
+    # order each layer by the KUBE-SVC jump order so edges do not cross
+    rank = {b: d["order"] for a, b, d in g.edges(data=True) if g.nodes[b]["kind"] == "KUBE-SEP"}
+    layers["KUBE-SEP"].sort(key=lambda n: rank.get(n, 0))
+    layers["Pod"].sort(key=lambda n: min((rank.get(a, 0) for a in g.predecessors(n)), default=0))
+    tallest = max((len(v) for v in layers.values()), default=1)
+    pos = {}
+    for kind, nodes in layers.items():
+        for i, n in enumerate(nodes):
+            pos[n] = (_KIND_X[kind], (len(nodes) - 1) / 2.0 - i)
+    fig = detached_figure(12, max(2.6, 1.2 + 0.6 * tallest))
+    ax = fig.add_axes((0.01, 0.02, 0.98, 0.86))
+    ax.set_axis_off()
+    ax.set_xlim(-0.6, 4.25)
+    ax.set_ylim(-(tallest - 1) / 2.0 - 0.55, (tallest - 1) / 2.0 + 1.0)
+    boxes = {}
+    for n, d in g.nodes(data=True):
+        x, y = pos[n]
+        boxes[n] = ax.text(x, y, d["label"], ha="center", va="center", fontsize=8, family="monospace",
+                           bbox={"boxstyle": "round,pad=0.3", "fc": _KIND_COLOUR[d["kind"]], "ec": "#607d8b"})
+    half = dict.fromkeys(boxes, 0.3)
+    try:  # the boxes' drawn half-widths in data units, so arrows start and end at their edges
+        fig.canvas.draw()  # lays out the text boxes
+        renderer = fig.canvas.get_renderer()
+        inv = ax.transData.inverted()
+        for n, t in boxes.items():
+            bb = t.get_bbox_patch().get_window_extent(renderer)
+            (x0, _), (x1, _) = inv.transform([(bb.x0, bb.y0), (bb.x1, bb.y1)])
+            half[n] = (x1 - x0) / 2.0
+    except (AttributeError, RuntimeError):  # pragma: no cover - a backend without a renderer
+        pass
+    for a, b, d in g.edges(data=True):
+        (x0, y0), (x1, y1) = pos[a], pos[b]
+        ax.annotate("", xy=(x1 - half[b] - 0.02, y1), xytext=(x0 + half[a] + 0.02, y0),
+                    arrowprops={"arrowstyle": "-|>", "color": "#546e7a", "lw": 1.1, "shrinkA": 0, "shrinkB": 0})
+        if g.nodes[a]["kind"] == "KUBE-SVC" and g.nodes[b]["kind"] == "KUBE-SEP":
+            ax.text(x1 - half[b] - 0.08, y1 + 0.2, _fraction(d["probability"]), ha="right", va="center",
+                    fontsize=8, color=_PROB_COLOUR, fontweight="bold")
+    for kind, x in _KIND_X.items():
+        ax.text(x, (tallest - 1) / 2.0 + 0.75, {"Service": "Service (cluster IP)", "Pod": "pod (DNAT target)"}.get(
+            kind, f"{kind}-* chain"), ha="center", fontsize=9, fontweight="bold", color="#37474f")
+    ax.set_title(title + "; orange: the statistic rule's --probability", fontsize=10)
+    return fig
+
+
+# --------------------------------------------------------------------------- balance
+
+_RUNS = (("iptables random", "iptables", None), ("IPVS round robin", "ipvs-rr", None),
+         ("ClientIP affinity (iptables)", "iptables", DEFAULT_CLIENT_IP_AFFINITY_SECONDS))
+
+
+@functools.lru_cache(maxsize=64)
+def balance_runs(n_endpoints: int = 3, connections: int = 10_000, clients: int = 50,
+                 seed: int = 0) -> dict[str, BalanceResult]:
+    """The histogram's three runs over the same endpoints: iptables random, IPVS rr, ClientIP affinity (memoised)."""
+    return {label: simulate_connections(n_endpoints, mode, connections=connections, clients=clients, seed=seed,
+                                        session_affinity_timeout_seconds=aff)
+            for label, mode, aff in _RUNS}
+
+
+def balance_histogram(runs: dict[str, BalanceResult]) -> Figure:
+    """One bar chart per run: connections per endpoint, the 1/n line, chi-square and p-value."""
+    fig = detached_figure(11, 3.3)
+    axes = fig.subplots(1, len(runs), sharey=True)
+    for ax, (label, r) in zip(axes, runs.items()):
+        xs = range(len(r.endpoints))
+        ax.bar(xs, list(r.counts.values()), color="#64b5f6", edgecolor="#1565c0")
+        ax.axhline(r.connections / len(r.endpoints), color="#c62828", ls="--", lw=1, label="1/n")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([e.split(":")[0].rsplit(".", 1)[-1] for e in r.endpoints], fontsize=8)
+        ax.set_xlabel("endpoint (last octet of 10.244.1.x)", fontsize=8)
+        ax.set_title(f"{label}\nχ²={r.chi_square:.1f}, p={r.p_value:.2g}", fontsize=9)
+    axes[0].set_ylabel(f"connections (of {next(iter(runs.values())).connections:,})", fontsize=8)
+    axes[0].legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def balance_table(runs: dict[str, BalanceResult]) -> Html:
+    """Counts per endpoint, chi-square, p-value and endpoints per client, one row per run."""
+    first = next(iter(runs.values()))
+    rows = [[label, *r.counts.values(), f"{r.chi_square:.2f}", f"{r.p_value:.3g}",
+             max(r.endpoints_per_client.values())] for label, r in runs.items()]
+    return _table(["run", *first.endpoints, "χ²", "p", "max endpoints per client"], rows,
+                  f"{first.connections:,} connections to default/web")
+
+
+def balance_view(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> Figure:
+    """The balance widget's callback."""
+    return balance_histogram(balance_runs(n_endpoints, 10_000, clients, seed))
+
+
+def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> widgets.VBox:
+    """Sliders for endpoints, client IPs and seed -> the three histograms."""
+    controls = {
+        "n_endpoints": widgets.IntSlider(value=n_endpoints, min=2, max=10, description="endpoints",
+                                         continuous_update=False),
+        "clients": widgets.IntSlider(value=clients, min=1, max=500, step=1, description="client IPs",
+                                     continuous_update=False),
+        "seed": widgets.IntSlider(value=seed, min=0, max=20, description="seed", continuous_update=False),
+    }
+    return live_panel(balance_view, controls, columns=3)
+
+
+# --------------------------------------------------------------------------- readiness failure
+
+_DRAIN_MANIFEST = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        ports: [{name: http, containerPort: 80}]
+        readinessProbe: {httpGet: {path: /healthz, port: 80}, periodSeconds: 5, failureThreshold: 3}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+"""
+
+
+@dataclass
+class DrainRun:
+    """A readiness failure on a running cluster: the objects before and after, and the failing pod.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    failed_pod : str
+    failed_ip : str
+    fail_at_seconds, until_seconds : float
+    before, after : list of dict
+        Nodes, Services, EndpointSlices and Pods as the API returned them.
+    """
+
+    cluster: Any
+    failed_pod: str
+    failed_ip: str
+    fail_at_seconds: float
+    until_seconds: float
+    before: list
+    after: list
+
+    def state(self, which: str = "after") -> ProxyState:
+        """kube-proxy's state on ``worker-1`` from the API's objects ``before`` or ``after``."""
+        return proxy_state(self.before if which == "before" else self.after, NODE_NAME, cluster_cidr=CLUSTER_CIDR)
+
+    def slices(self, which: str = "after") -> list[dict]:
+        return [o for o in (self.before if which == "before" else self.after) if o.get("kind") == "EndpointSlice"]
+
+
+def _snapshot(cluster: Any) -> list[dict]:
+    out = []
+    for resource, kind in (("nodes", "Node"), ("services", "Service"),
+                           ("endpointslices.discovery.k8s.io", "EndpointSlice"), ("pods", "Pod")):
+        for o in cluster.list(resource):
+            o.setdefault("kind", kind)
+            out.append(o)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def simulate_readiness_drain(seed: int = 0, fail_at_seconds: float = 60.0, until_seconds: float = 90.0) -> DrainRun:
+    """Run a 3-replica Deployment behind ``web`` on the kubelet model; fail one pod's readiness probe.
+
+    A Scenario ``probe`` step makes the first pod's readiness probe fail from
+    ``fail_at_seconds``; after ``failureThreshold`` (3) failures 5 s apart the
+    kubelet marks it not Ready, the EndpointSlice controller flips the
+    endpoint's ``ready`` condition, and kube-proxy drops its KUBE-SEP chain.
+    Memoised.
+    """
+    from kubenotes.sim.cluster import Cluster
+    from kubenotes.sim.scenario import parse_scenario, start_scenario
+
+    cluster = Cluster([_node(), *_load(_DRAIN_MANIFEST)], kubelet="model", seed=seed)
+    cluster.run(until=fail_at_seconds - 1)
+    before = _snapshot(cluster)
+    pods = sorted((p for p in before if p["kind"] == "Pod"), key=lambda p: p["status"].get("podIP", ""))
+    victim = pods[0]
+    start_scenario(cluster, parse_scenario({
+        "apiVersion": "kubenotes.io/v1", "kind": "Scenario", "metadata": {"name": "readiness-failure"},
+        "spec": {"steps": [{"at": fail_at_seconds, "probe": {
+            "namespace": "default", "name": victim["metadata"]["name"], "container": "nginx",
+            "probe": "readiness", "result": "failure", "output": "HTTP probe failed with statuscode: 503"}}]}}))
+    cluster.run(until=until_seconds)
+    return DrainRun(cluster, victim["metadata"]["name"], victim["status"]["podIP"], fail_at_seconds, until_seconds,
+                    before, _snapshot(cluster))
+
+
+def _load(text: str) -> list[dict]:
+    import yaml
+
+    return [d for d in yaml.safe_load_all(text) if d]
+
+
+def endpoint_slice_table(slices: Iterable[dict], caption: str | None = None) -> Html:
+    """One row per endpoint: slice, address, pod, ready / serving / terminating."""
+    rows = []
+    for s in slices:
+        for e in s.get("endpoints") or []:
+            c = e.get("conditions") or {}
+            rows.append([s["metadata"]["name"], ", ".join(e.get("addresses") or []),
+                         (e.get("targetRef") or {}).get("name", ""), c.get("ready"), c.get("serving"),
+                         c.get("terminating")])
+    return _table(["EndpointSlice", "address", "pod", "ready", "serving", "terminating"], rows, caption)
+
+
+def rules_diff(before: str, after: str) -> Html:
+    """Lines removed (red, ``-``) and added (green, ``+``) between two rule texts."""
+    a, b = before.splitlines(), after.splitlines()
+    removed = [ln for ln in a if ln not in set(b)]
+    added = [ln for ln in b if ln not in set(a)]
+    body = "".join(f'<div style="color:#c62828">- {_highlight(ln)}</div>' for ln in removed)
+    body += "".join(f'<div style="color:#2e7d32">+ {_highlight(ln)}</div>' for ln in added)
+    return Html(f'<pre style="font-size:11px;white-space:pre;overflow-x:auto">{body or "(no change)"}</pre>')
+
+
+# --------------------------------------------------------------------------- env vars vs DNS
+
+def discovery_objects() -> list[dict]:
+    """Services ``kubernetes`` (default), ``kube-dns`` (kube-system), ``web`` and headless ``db`` with pods."""
+    kube = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kubernetes", "namespace": "default"},
+            "spec": {"clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
+                     "ports": [{"name": "https", "port": 443, "targetPort": 6443, "protocol": "TCP"}]}}
+    dns = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kube-dns", "namespace": "kube-system"},
+           "spec": {"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"], "selector": {"k8s-app": "kube-dns"},
+                    "ports": [{"name": "dns", "port": 53, "protocol": "UDP"},
+                              {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
+                              {"name": "metrics", "port": 9153, "protocol": "TCP"}]}}
+    db = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db", "namespace": "default"},
+          "spec": {"clusterIP": "None", "clusterIPs": ["None"], "selector": {"app": "db"},
+                   "ports": [{"name": "postgres", "port": 5432, "targetPort": 5432, "protocol": "TCP"}]}}
+    dbs = [_pod(f"db-{i}", f"10.244.1.{30 + i}", {"app": "db"}, port=5432, hostname=f"db-{i}", subdomain="db")
+           for i in range(2)]
+    return [kube, dns, *web_objects(3)[1:], db, *dbs]
+
+
+def discovery_timeline(created_after_pod: str = "web") -> dict[str, Any]:
+    """Env vars vs DNS for a pod ``client`` started before the Service ``created_after_pod`` existed.
+
+    Returns
+    -------
+    dict
+        ``service``: the name; ``env``: the client's Service variables (fixed when it started);
+        ``env_restarted``: what a new container would get now;
+        ``dns``: the records ``<service>`` resolves to from the client now; ``resolution``: the questions asked.
+    """
+    objs = discovery_objects()
+    services = [o for o in objs if o["kind"] == "Service"]
+    at_start = [s for s in services if s["metadata"]["name"] != created_after_pod]
+    dns = ClusterDNS(objs)
+    return {"service": created_after_pod, "env": service_env_vars(at_start, "default"), "env_restarted": service_env_vars(services, "default"),
+            "dns": dns.resolve(created_after_pod, "default"), "resolution": dns.resolution(created_after_pod,
+                                                                                          "default")}
+
+
+def discovery_table(timeline: dict[str, Any]) -> Html:
+    """What the client sees of a Service created after it: env vars (none until a restart) vs DNS (records now)."""
+    service = timeline["service"]
+    prefix = service.upper().replace("-", "_") + "_"
+
+    def fmt(env: dict[str, str]) -> str:
+        mine = [f"{k}={v}" for k, v in env.items() if k.startswith(prefix)]
+        return ", ".join(mine[:2]) + (f", ... ({len(mine)} variables)" if len(mine) > 2 else "") if mine else "(none)"
+
+    rows = [["env of the container started before the Service", fmt(timeline["env"])],
+            ["env of a container (re)started after it", fmt(timeline["env_restarted"])],
+            ["DNS, now", ", ".join(f"{r.rtype} {r.data}" for r in timeline["dns"]) or "(no records)"]]
+    return _table([f"how the client finds {service}", "what it gets"], rows)
+
+
+def dns_records_table(records: Iterable[DNSRecord], caption: str | None = None) -> Html:
+    """One row per record: name, TTL, type, data."""
+    return _table(["name", "TTL", "type", "data"], [[r.name, r.ttl_seconds, r.rtype, r.data] for r in records],
+                  caption)
+
+
+def resolution_table(answers: Iterable[DNSAnswer]) -> Html:
+    """The questions a pod's resolver asked, in order, with CoreDNS's answer."""
+    return _table(["asked", "type", "rcode", "answer"],
+                  [[a.qname, a.qtype, a.rcode, ", ".join(r.data for r in a.answer) or "-"] for a in answers])

@@ -1,0 +1,101 @@
+"""Chapter 06.00's views (:mod:`kubenotes.viz.network`): the cluster graph, walk renderings, sessions, the panel."""
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from kubenotes.cni.calico.packet import network_from_objects, packet_walk  # noqa: E402
+from kubenotes.cni.calico.bgp import route_withdrawal  # noqa: E402
+from kubenotes.viz import network as nv  # noqa: E402
+from kubenotes.viz.widgets import CONTROL_CLASS, LIVE_OUTPUT_CLASS  # noqa: E402
+
+
+def test_example_cluster_shapes():
+    objs = nv.example_cluster(4, pods_per_node=2, subnets=2)
+    nodes = [o for o in objs if o["kind"] == "Node"]
+    assert [n["metadata"]["annotations"]["projectcalico.org/IPv4Address"] for n in nodes] == [
+        "10.0.0.11/24", "10.0.1.12/24", "10.0.0.13/24", "10.0.1.14/24"]
+    assert sum(o["kind"] == "Pod" for o in objs) == 1 + 8
+    assert nv.example_cluster(2, service=False)[-1]["kind"] == "Pod"
+
+
+@pytest.mark.parametrize("mode,bgp,tunnels,tunnel_kind", [("vxlan", 0, 3, "vxlan"), ("ipip", 3, 3, "ipip"),
+                                                         ("bgp", 3, 0, None)])
+def test_cluster_graph(mode, bgp, tunnels, tunnel_kind):
+    net = network_from_objects(nv.example_cluster(3), mode=mode)[0]
+    g = nv.cluster_graph(net)
+    kinds = [k for *_, k in g.edges(data="kind")]
+    assert kinds.count("bgp") == bgp and kinds.count("tunnel") == tunnels
+    assert sum(1 for _, k in g.nodes(data="kind") if k == "pod") == 4
+    assert sum(1 for _, k in g.nodes(data="kind") if k == tunnel_kind) == (3 if tunnel_kind else 0)
+    for p in net.pods.values():
+        assert g.has_edge(p.key, f"{p.node}/{p.veth}") and g.has_edge(f"{p.node}/{p.veth}", p.node)
+
+
+def test_crosssubnet_graph_has_tunnels_only_across_subnets():
+    net = network_from_objects(nv.example_cluster(3, subnets=2), mode="vxlan-crosssubnet")[0]
+    tunnels = {tuple(sorted((a.split("/")[0], b.split("/")[0]))) for a, b, k in nv.cluster_graph(net).edges(data="kind")
+               if k == "tunnel"}
+    assert tunnels == {("node-0", "node-1"), ("node-1", "node-2")}
+
+
+def test_cluster_figure_labels_and_legend():
+    net = network_from_objects(nv.example_cluster(2), mode="ipip")[0]
+    fig = nv.cluster_figure(net)
+    ax = fig.axes[0]
+    texts = {t.get_text() for t in ax.texts}
+    assert "node-0" in texts and any(t.startswith("tunl0") for t in texts)
+    assert "BGP session (1)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_walk_renderings():
+    walk = packet_walk(nv.example_cluster(2), "default/client", "default/web-1-0", mode="vxlan", size_bytes=1000)
+    html = nv.walk_table_html(walk)
+    assert html.count("<tr>") == len(walk["hops"]) + 1 and "overhead 50 bytes, pod MTU 1450" in html
+    fig = nv.header_stack_figure(walk)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[2] == "node-0/\nvxlan.calico"
+    boxes = [p for p in ax.patches if p.get_linewidth() == 2]
+    assert len(boxes) == 4  # the four headers pushed by vxlan.calico
+    assert "1050 B" in [t.get_text() for t in ax.texts]
+
+
+def test_routes_and_withdrawal_tables():
+    net = network_from_objects(nv.example_cluster(3), mode="ipip")[0]
+    html = nv.routes_table(net, "node-0")
+    assert "blackhole" in html and "bird" in html and "dhcp" in html
+    w = route_withdrawal(net, "node-2")
+    t = nv.withdrawal_table(w, caption="c")
+    assert t.count("<tr>") == 3 and w["node-0"]["withdrawn"][0] in t
+
+
+def test_sessions_figure():
+    fig = nv.sessions_figure(max_nodes=50, reflectors=(2,), mark=10)
+    lines = fig.axes[0].get_lines()
+    mesh = [l for l in lines if l.get_label().startswith("full mesh")][0]
+    assert list(mesh.get_ydata()[:3]) == [1, 3, 6] and mesh.get_ydata()[8] == 45
+    rr = [l for l in lines if "route reflectors" in l.get_label()][0]
+    assert rr.get_ydata()[-1] == 1 + 48 * 2
+
+
+def test_mode_summary_and_table():
+    assert nv.mode_summary(3, 1500, "vxlan")["fits"] is False and nv.mode_summary(3, 1500, "vxlan")["fragments"] == 2
+    assert nv.mode_summary(5, 1400, "ipip-crosssubnet")["bgpSessions"] == 10
+    t = nv.mode_table(10, 1460)
+    assert t.count("<tr>") == 6 and "no: 2 fragments" in t and ">45<" in t
+
+
+def test_mode_panel_recomputes_when_the_first_slider_moves(monkeypatch):
+    panel = nv.mode_panel(node_count=3)
+    rows, out = panel.children[:-1], panel.children[-1]
+    controls = [w for row in rows for w in row.children]
+    assert LIVE_OUTPUT_CLASS in out._dom_classes and all(CONTROL_CLASS in c._dom_classes for c in controls)
+    slider = controls[0]
+    assert type(slider).__name__ == "IntSlider" and slider.value == 3
+    calls = []
+    original = nv.mode_summary
+    monkeypatch.setattr(nv, "mode_summary", lambda *a, **k: calls.append(a) or original(*a, **k))
+    slider.value = 5
+    assert calls and calls[0][0] == 5

@@ -1,0 +1,157 @@
+"""The Services and kube-proxy chapter's views (kubenotes.viz.proxy): rules, graph, histograms, drain, discovery."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from kubenotes.viz.proxy import (  # noqa: E402
+    NODE_NAME,
+    WEB_CLUSTER_IP,
+    balance_histogram,
+    balance_panel,
+    balance_runs,
+    balance_table,
+    discovery_objects,
+    discovery_table,
+    discovery_timeline,
+    dns_records_table,
+    endpoint_slice_table,
+    nftables_rules,
+    resolution_table,
+    rule_graph,
+    rule_graph_figure,
+    rules_diff,
+    rules_html,
+    rules_panel,
+    rules_view,
+    service_rules,
+    simulate_readiness_drain,
+    svc_probabilities,
+    web_objects,
+    web_state,
+)
+from kubenotes.proxy.discovery import ClusterDNS  # noqa: E402
+
+
+@pytest.mark.parametrize("n, probs", [
+    (1, [None]),
+    (2, ["0.5000000000", None]),
+    (3, ["0.3333333333", "0.5000000000", None]),
+    (4, ["0.2500000000", "0.3333333333", "0.5000000000", None]),
+])
+def test_probabilities_per_endpoint_count(n, probs):
+    text = service_rules(web_state(n))
+    assert svc_probabilities(text) == probs
+    assert text.count(":KUBE-SEP-") == n and text.count(":KUBE-SVC-") == 1
+    assert all(ln.startswith((":KUBE-S", "-A KUBE-S")) for ln in text.splitlines())
+
+
+def test_rules_for_the_chapter_service():
+    text = service_rules(web_state(3))
+    assert f"-d {WEB_CLUSTER_IP} --dport 80" in text
+    assert "--to-destination 10.244.1.10:8080" in text and "--to-destination 10.244.1.12:8080" in text
+    affinity = service_rules(web_state(3, session_affinity=True))
+    assert "--rcheck --seconds 10800 --reap" in affinity and "--rcheck" not in text
+    full = service_rules(web_state(3), service_only=False)
+    assert full.startswith("*filter") and "KUBE-POSTROUTING" in full
+
+
+def test_nftables_alongside():
+    nft = nftables_rules(web_state(3))
+    assert "numgen random mod 3" in nft and nft.count("chain endpoint-") == 3
+    assert "service-endpoints-check" not in nft
+
+
+def test_rules_view_highlights():
+    view = rules_view(3)
+    assert "KUBE-SVC jump probabilities: 0.3333333333, 0.5000000000, rest" in view
+    assert view.count('color:#2e7d32">KUBE-SEP-') >= 6 and 'color:#e65100">--probability 0.5000000000' in view
+    assert "numgen random mod 3" in view
+    assert "nft list table" not in rules_html("x")
+
+
+def test_rules_panel_wiring():
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = rules_panel()
+    slider = panel.children[0].children[0]
+    assert slider.description == "endpoints" and slider.value == 3 and "kubenotes-control" in slider._dom_classes
+    assert "kubenotes-live-output" in panel.children[-1]._dom_classes
+    assert rules_view(5) != rules_view(3) and "0.2000000000" in rules_view(5)
+
+
+def test_rule_graph_shape_and_probabilities():
+    objs = web_objects(3)
+    g = rule_graph(service_rules(web_state(3)), objs)
+    kinds = {}
+    for n, d in g.nodes(data=True):
+        kinds.setdefault(d["kind"], []).append(n)
+    assert {k: len(v) for k, v in kinds.items()} == {"Service": 1, "KUBE-SVC": 1, "KUBE-SEP": 3, "Pod": 3}
+    assert list(g.successors(kinds["Service"][0])) == kinds["KUBE-SVC"]
+    assert sorted(g.nodes[p]["label"].split("\n")[0] for p in kinds["Pod"]) == ["web-0", "web-1", "web-2"]
+    for sep in kinds["KUBE-SEP"]:
+        assert len(list(g.successors(sep))) == 1
+    fig = rule_graph_figure(g)
+    texts = {t.get_text() for t in fig.axes[0].texts}
+    assert {"KUBE-SEP-* chain", "1/3", "1/2", "rest"} <= texts
+
+
+def test_balance_runs_and_figure():
+    runs = balance_runs(3, 10_000, 50, 0)
+    assert list(runs) == ["iptables random", "IPVS round robin", "ClientIP affinity (iptables)"]
+    assert all(sum(r.counts.values()) == 10_000 for r in runs.values())
+    assert set(runs["IPVS round robin"].counts.values()) == {3334, 3333}
+    assert runs["iptables random"].p_value > 0.01
+    assert set(runs["ClientIP affinity (iptables)"].endpoints_per_client.values()) == {1}
+    fig = balance_histogram(runs)
+    assert len(fig.axes) == 3 and "χ²" in fig.axes[0].get_title()
+    assert "max endpoints per client" in balance_table(runs)
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = balance_panel()
+    assert len(panel.children[0].children) == 3
+
+
+def test_readiness_drain_removes_the_endpoint():
+    run = simulate_readiness_drain()
+    before, after = service_rules(run.state("before")), service_rules(run.state("after"))
+    assert before.count(":KUBE-SEP-") == 3 and after.count(":KUBE-SEP-") == 2
+    assert f"--to-destination {run.failed_ip}:80" in before and run.failed_ip not in after
+    assert svc_probabilities(after) == ["0.5000000000", None]
+    eps = {e["addresses"][0]: e["conditions"] for s in run.slices("after") for e in s["endpoints"]}
+    assert eps[run.failed_ip] == {"ready": False, "serving": False, "terminating": False}
+    assert sum(c["ready"] for c in eps.values()) == 2
+    pod = run.cluster.get("pods", run.failed_pod, "default")
+    assert pod["status"]["phase"] == "Running"              # not ready, still running: nothing restarts it
+    diff = rules_diff(before, after)
+    assert diff.count("<div") == 4 and "+ " not in diff      # a declaration, 2 SEP rules, 1 SVC jump: only removed
+    assert "False" in endpoint_slice_table(run.slices("after"))
+    assert rules_diff("a", "a").endswith("(no change)</pre>")
+
+
+def test_discovery_env_vs_dns():
+    tl = discovery_timeline()
+    assert not any(k.startswith("WEB_") for k in tl["env"])
+    assert tl["env_restarted"]["WEB_SERVICE_HOST"] == WEB_CLUSTER_IP
+    assert "KUBERNETES_SERVICE_HOST" in tl["env"]
+    assert [r.data for r in tl["dns"]] == [WEB_CLUSTER_IP]
+    table = discovery_table(tl)
+    assert "(none)" in table and "A 10.96.0.100" in table
+    assert "web.default.svc.cluster.local." in resolution_table(tl["resolution"])
+
+
+def test_dns_records_of_the_chapter_objects():
+    records = ClusterDNS(discovery_objects()).records()
+    rows = {(r.name, r.rtype, r.data) for r in records}
+    assert ("kube-dns.kube-system.svc.cluster.local.", "A", "10.96.0.10") in rows
+    assert ("_dns._udp.kube-dns.kube-system.svc.cluster.local.", "SRV",
+            "0 100 53 kube-dns.kube-system.svc.cluster.local.") in rows
+    assert ("db-0.db.default.svc.cluster.local.", "A", "10.244.1.30") in rows
+    assert ("_postgres._tcp.db.default.svc.cluster.local.", "SRV", "0 50 5432 db-1.db.default.svc.cluster.local.") in rows
+    assert "10-244-1-10.default.pod.cluster.local." in dns_records_table(records)
+    assert NODE_NAME == "worker-1"
