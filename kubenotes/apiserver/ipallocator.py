@@ -34,7 +34,7 @@ import random
 from typing import Iterable
 
 __all__ = ["DEFAULT_SERVICE_CIDR", "DEFAULT_NODE_PORT_RANGE", "ip_range_offset", "port_range_offset",
-           "allocate_cluster_ip", "allocate_node_port", "allocate_service"]
+           "allocate_cluster_ip", "allocate_node_port", "allocate_service", "service_allocation_errors"]
 
 DEFAULT_SERVICE_CIDR = "10.96.0.0/12"
 DEFAULT_NODE_PORT_RANGE = (30000, 32767)
@@ -118,6 +118,65 @@ def allocate_node_port(used: Iterable[int], rng: random.Random,
     """
     low, high = port_range
     return _pick(rng, low, high, port_range_offset(low, high), set(used))
+
+
+def _go_string_slice(items: Iterable[str]) -> str:
+    """Go's ``%#v`` of a ``[]string``: ``[]string{"10.0.0.1"}``."""
+    return "[]string{" + ", ".join(f'"{i}"' for i in items) + "}"
+
+
+def service_allocation_errors(service: dict, existing: Iterable[dict], cidr: str = DEFAULT_SERVICE_CIDR,
+                              port_range: tuple[int, int] = DEFAULT_NODE_PORT_RANGE) -> list[tuple[str, str]]:
+    """The allocators' refusals of a new Service's requested ClusterIPs and node ports, as field errors.
+
+    A requested ``clusterIP`` outside the service range or already taken, a
+    requested ``nodePort`` outside the node-port range or already taken: each
+    is ``(field path, full message)`` in upstream's words, which the API server
+    returns as 422 Invalid.
+
+    Examples
+    --------
+    >>> service_allocation_errors({"spec": {"clusterIP": "192.168.1.1", "ports": [{"port": 80}]}}, [])
+    [('spec.clusterIPs', 'spec.clusterIPs: Invalid value: []string{"192.168.1.1"}: failed to allocate IP 192.168.1.1: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12')]
+    >>> service_allocation_errors({"spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 8080}]}}, [])
+    [('spec.ports[0].nodePort', 'spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767')]
+    """
+    spec = service.get("spec") or {}
+    if spec.get("type") == "ExternalName":
+        return []
+    existing = list(existing)
+    errors: list[tuple[str, str]] = []
+    requested = [i for i in (spec.get("clusterIPs") or [spec.get("clusterIP") or ""]) if i and i != "None"]
+    if requested:
+        net = ipaddress.ip_network(cidr, strict=False)
+        used = {i for s in existing for i in ((s.get("spec") or {}).get("clusterIPs")
+                                              or [(s.get("spec") or {}).get("clusterIP") or ""])}
+        for ip in requested:
+            head = f"spec.clusterIPs: Invalid value: {_go_string_slice(requested)}: failed to allocate IP {ip}: "
+            try:
+                inside = _in(ip, net) and ipaddress.ip_address(ip) not in (net.network_address, net.broadcast_address)
+            except ValueError:
+                continue  # validation reports a malformed address
+            if not inside:
+                errors.append(("spec.clusterIPs", head + f"provided IP is not in the valid range. "
+                                                         f"The range of valid IPs is {cidr}"))
+            elif ip in used:
+                errors.append(("spec.clusterIPs", head + "provided IP is already allocated"))
+    if spec.get("type") in ("NodePort", "LoadBalancer"):
+        low, high = port_range
+        used_ports = {p.get("nodePort") for s in existing for p in (s.get("spec") or {}).get("ports") or ()
+                      if p.get("nodePort")}
+        for i, p in enumerate(spec.get("ports") or ()):
+            port = p.get("nodePort")
+            if not port:
+                continue
+            path = f"spec.ports[{i}].nodePort"
+            if not low <= int(port) <= high:
+                errors.append((path, f"{path}: Invalid value: {port}: provided port is not in the valid range. "
+                                     f"The range of valid ports is {low}-{high}"))
+            elif port in used_ports:
+                errors.append((path, f"{path}: Invalid value: {port}: provided port is already allocated"))
+    return errors
 
 
 def allocate_service(service: dict, existing: Iterable[dict], rng: random.Random,

@@ -619,7 +619,7 @@ class APIServer:
         md["creationTimestamp"] = self.timestamp()
         if ri.kind in _GENERATION_KINDS:
             md["generation"] = 1
-        self._prepare_for_create(ri, obj, before)
+        self._prepare_for_create(ri, obj, before, restoring=bool(keep_uid and md.get("uid")))
         self._validate(ri, obj, None)
         self._admit_validate(attrs, obj, None)
         if not md.get("name"):
@@ -643,7 +643,7 @@ class APIServer:
             return f'owner={ctrl.get("kind")}/{ctrl.get("name")}'
         return ""
 
-    def _prepare_for_create(self, ri: ResourceInfo, obj: dict, spec_before: Any) -> None:
+    def _prepare_for_create(self, ri: ResourceInfo, obj: dict, spec_before: Any, restoring: bool = False) -> None:
         kind = ri.kind
         if kind == "Pod":
             if spec_before is not None and obj.get("spec") != spec_before:
@@ -664,9 +664,15 @@ class APIServer:
             pass  # nodes post their own status at registration
         elif kind == "Service":
             obj.pop("status", None)
-            from kubenotes.apiserver.ipallocator import allocate_service
+            from kubenotes.apiserver.ipallocator import allocate_service, service_allocation_errors
 
-            allocate_service(obj, self.store.list(ri, None), self._allocator_rng)
+            existing = self.store.list(ri, None)
+            # the allocators refuse requested addresses and ports out of range or taken (a restore keeps them)
+            errors = [] if restoring else service_allocation_errors(obj, existing)
+            if errors:
+                raise new_invalid(ri.group, ri.kind, obj["metadata"].get("name", ""),
+                                  [field_cause(f, m) for f, m in errors])
+            allocate_service(obj, existing, self._allocator_rng)
             obj["status"] = {"loadBalancer": {}}
         elif kind == "Job":
             obj.pop("status", None)

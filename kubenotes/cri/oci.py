@@ -185,9 +185,11 @@ def sandbox_config_for_pod(
 
     Notes
     -----
-    DNS config, sysctls and security context beyond the namespace options are
-    left out. ``port_mappings`` lists every container port (``hostPort`` 0
-    included), as ``MakePortMappings`` does.
+    Sysctls and security context beyond the namespace options are left out.
+    ``dns_config`` is :func:`kubenotes.proxy.discovery.pod_dns_config` (the
+    kubelet's ``clusterDNS`` 10.96.0.10, ``cluster.local``, an empty node
+    resolv.conf). ``port_mappings`` lists every container port (``hostPort``
+    0 included), as ``MakePortMappings`` does.
 
     Examples
     --------
@@ -197,6 +199,8 @@ def sandbox_config_for_pod(
     ({'name': 'web', 'uid': 'u1', 'namespace': 'default', 'attempt': 0}, '/var/log/pods/default_web_u1')
     >>> cfg["linux"]["cgroup_parent"]
     '/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu1.slice'
+    >>> cfg["dns_config"]["servers"], cfg["dns_config"]["searches"][0], cfg["dns_config"]["options"]
+    (['10.96.0.10'], 'default.svc.cluster.local', ['ndots:5'])
     >>> sandbox_config_for_pod({"metadata": {"name": "dns", "uid": "u2"}, "spec": {"containers": [
     ...     {"name": "c", "ports": [{"containerPort": 53, "hostPort": 53, "protocol": "UDP"}]}]}})["port_mappings"]
     [{'protocol': 'UDP', 'container_port': 53, 'host_port': 53, 'host_ip': ''}]
@@ -217,6 +221,12 @@ def sandbox_config_for_pod(
             "security_context": {"namespace_options": _namespace_options(pod)},
         },
     }
+    # the kubelet's dnsConfigurer.GetPodDNS: what the runtime writes to the sandbox's /etc/resolv.conf
+    from kubenotes.proxy.discovery import pod_dns_config
+
+    dns = pod_dns_config(pod)
+    config["dns_config"] = {"servers": list(dns.servers), "searches": list(dns.searches),
+                            "options": list(dns.options)}
     # kubecontainer.MakePortMappings over the app containers: every port, hostPort 0 included (the runtime
     # hands only those with a host port to CNI's portmap plugin)
     mappings = [{"protocol": p.get("protocol", "TCP"), "container_port": int(p.get("containerPort") or 0),

@@ -1696,6 +1696,15 @@ class Kubelet:
             raise _Requeue(max(0.0, min(requeue)))
         return False
 
+    def _service_env(self, pod: dict) -> dict[str, str]:
+        """The Service variables of the pod's containers (``getServiceEnvVarMap``), from the Services that
+        exist now: a Service created after the pod's container started is not in its environment."""
+        from kubenotes.proxy.discovery import service_env_vars
+
+        spec = pod.get("spec") or {}
+        return service_env_vars(self.server.list("services"), (pod.get("metadata") or {}).get("namespace", "default"),
+                                enable_service_links=spec.get("enableServiceLinks", True) is not False)
+
     def _termination_requested(self, uid: str) -> bool:
         """``IsPodTerminationRequested``: the pod left the API, is being deleted, or is to be evicted."""
         pod = self.pods.get(uid)
@@ -1855,7 +1864,9 @@ class Kubelet:
         prev = status.find_container_status_by_name(name)
         restart_count = prev.restart_count + 1 if prev is not None else 0
         memory = (self._machine or MachineInfo()).memory_capacity_bytes
-        config = container_config_for_pod(pod, name, attempt=restart_count, memory_capacity_bytes=memory)
+        service_env = self._service_env(pod)
+        config = container_config_for_pod(pod, name, attempt=restart_count, memory_capacity_bytes=memory,
+                                          service_env=service_env)
         config["annotations"]["io.kubernetes.container.hash"] = container_hash(c)
         try:
             cid = (yield from self.runtime.CreateContainer({"pod_sandbox_id": sandbox_id, "config": config,
@@ -1879,7 +1890,7 @@ class Kubelet:
         ann = (current.get("metadata") or {}).get("annotations") or {}
         rc = self.runtime.containers.get(cid)
         now = self._seconds(rc.started_at) if rc is not None and rc.started_at else float(self.env.now)
-        lines = modelled_output(c, ann, container_env(current, c))
+        lines = modelled_output(c, ann, container_env(current, c, service_env))
         self.runs.setdefault(uid, {}).setdefault(name, []).append(
             ContainerRun(f"{prefix}://{cid}", now, lines=[(now + dt, text) for dt, text in lines]))
         yield from self._gc_dead_containers(uid, name, keep=cid)

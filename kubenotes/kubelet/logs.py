@@ -139,20 +139,27 @@ def expand_kubernetes_vars(text: str, env: dict[str, str]) -> str:
     return _K8S_VAR.sub(sub, text)
 
 
-def container_env(pod: dict, container: dict) -> dict[str, str]:
-    """The variables the model knows a container's shell has: literal ``env`` values and ``HOSTNAME``.
+def container_env(pod: dict, container: dict, service_env: dict[str, str] | None = None) -> dict[str, str]:
+    """The variables the model knows a container's shell has: ``HOSTNAME``, the Service links, literal ``env``.
 
     ``HOSTNAME`` is the pod's hostname (``spec.hostname`` or the pod name),
-    as the runtime sets it. Variables from ``valueFrom``, ``envFrom`` and the
-    Service links are not known here.
+    as the runtime sets it. ``service_env`` (the kubelet's Service variables,
+    :func:`kubenotes.proxy.discovery.service_env_vars`) comes before the
+    container's own ``env``, which may refer to it with ``$(VAR)`` and wins
+    over it (``makeEnvironmentVariables``). Variables from ``valueFrom`` and
+    ``envFrom`` are not known here.
 
     Examples
     --------
     >>> container_env({"metadata": {"name": "web-1"}}, {"env": [{"name": "A", "value": "1"}, {"name": "B",
     ...                "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}]})
     {'HOSTNAME': 'web-1', 'A': '1'}
+    >>> container_env({"metadata": {"name": "web-1"}}, {"env": [{"name": "API", "value": "$(KUBERNETES_SERVICE_HOST)"}]},
+    ...               {"KUBERNETES_SERVICE_HOST": "10.96.0.1"})
+    {'HOSTNAME': 'web-1', 'KUBERNETES_SERVICE_HOST': '10.96.0.1', 'API': '10.96.0.1'}
     """
     env = {"HOSTNAME": (pod.get("spec") or {}).get("hostname") or (pod.get("metadata") or {}).get("name", "")}
+    env.update(service_env or {})
     for e in container.get("env") or ():
         if "value" in e and "valueFrom" not in e:
             env[e["name"]] = expand_kubernetes_vars(str(e["value"]), env)

@@ -16,6 +16,7 @@ kubernetes/kubernetes@v1.34.0 pkg/registry/scheduling/rest/storage_scheduling.go
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import gc
 import random
@@ -28,13 +29,24 @@ from kubenotes.apiserver.server import APIServer, AuditEntry, using_epoch
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.resources import resource_for_kind
 
-__all__ = ["Cluster", "POD_VOLUME_CONTROLLERS", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "to_dicts"]
+__all__ = ["Cluster", "KUBERNETES_SERVICE", "POD_VOLUME_CONTROLLERS", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "to_dicts"]
 
 #: How often the watch cache sends bookmarks (upstream: about once a minute to watchers that allow them).
 BOOKMARK_INTERVAL_SECONDS = 60.0
 
 #: Controllers every pod's ServiceAccount token volume depends on (run whenever the kubelet model runs).
 POD_VOLUME_CONTROLLERS = ("serviceaccount-controller", "root-ca-certificate-publisher-controller")
+
+#: The ``kubernetes`` Service kube-apiserver keeps in ``default`` (first address of the service range, 443 -> 6443).
+KUBERNETES_SERVICE = {
+    "apiVersion": "v1", "kind": "Service",
+    "metadata": {"name": "kubernetes", "namespace": "default",
+                 "labels": {"component": "apiserver", "provider": "kubernetes"}},
+    "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
+             "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack", "sessionAffinity": "None",
+             "internalTrafficPolicy": "Cluster",
+             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
+}
 
 #: Namespaces the API server creates at start (``systemnamespaces`` controller).
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -200,6 +212,7 @@ class Cluster:
             # user objects pass the whole request path (RBAC, admission, validation), as `kubectl apply` would
             self._enable_request_path(authorization, admission, validation)
             self._load(objects or ())
+            self._kubernetes_endpoints()
 
             self.informers = SharedInformerFactory(self.server.client("kube-controller-manager", UserInfo(
                 "system:kube-controller-manager", groups=("system:authenticated",))), self.env)
@@ -290,12 +303,14 @@ class Cluster:
         return self.server.client(component, user)
 
     def _bootstrap(self) -> None:
-        """What kube-apiserver creates at start: system namespaces, PriorityClasses, bootstrap RBAC."""
+        """What kube-apiserver creates at start: system namespaces, PriorityClasses, bootstrap RBAC,
+        and the ``kubernetes`` Service in ``default`` (``pkg/controlplane/controller/kubernetesservice``)."""
         from kubenotes.api.priority import system_priority_classes
 
         c = self._bootstrap_client
         for ns in SYSTEM_NAMESPACES:
             c.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        c.create("services", copy.deepcopy(KUBERNETES_SERVICE), "default")
         for pc in system_priority_classes():
             c.create("priorityclasses", pc.to_dict())
         try:
@@ -307,6 +322,41 @@ class Cluster:
                 c.create("clusterroles", r)
             for b in bootstrap_policy.bootstrap_cluster_role_bindings():
                 c.create("clusterrolebindings", b)
+
+    def _kubernetes_endpoints(self) -> None:
+        """The API server's endpoint reconciler: Endpoints and EndpointSlice ``kubernetes`` list where it listens.
+
+        The address is the first control-plane Node's InternalIP (kubeadm's
+        ``--advertise-address``), port 6443; with no control-plane Node the
+        Service has no endpoints. A dump's own ``kubernetes`` endpoints are kept.
+        """
+        if self.server.get("endpoints", "default", "kubernetes") is not None:
+            return
+        ip = None
+        for node in self.server.list("nodes"):
+            labels = (node.get("metadata") or {}).get("labels") or {}
+            if "node-role.kubernetes.io/control-plane" in labels:
+                ip = next((a["address"] for a in (node.get("status") or {}).get("addresses") or ()
+                           if a.get("type") == "InternalIP"), None)
+                if ip:
+                    break
+        if ip is None:
+            return
+        c = self._bootstrap_client
+        c.create("endpoints", {"apiVersion": "v1", "kind": "Endpoints",
+                               "metadata": {"name": "kubernetes", "namespace": "default",
+                                            "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+                               "subsets": [{"addresses": [{"ip": ip}],
+                                            "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]},
+                 "default")
+        if self.server.get("endpointslices", "default", "kubernetes") is None:
+            c.create("endpointslices", {
+                "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                "metadata": {"name": "kubernetes", "namespace": "default",
+                             "labels": {"kubernetes.io/service-name": "kubernetes"}},
+                "addressType": "IPv4",
+                "endpoints": [{"addresses": [ip], "conditions": {"ready": True}}],
+                "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}, "default")
 
     def _load(self, objects: Any) -> None:
         """Create the given objects in :data:`INSTALL_ORDER`; a refused one is a ManifestError naming its file."""
@@ -329,6 +379,8 @@ class Cluster:
         md = d.get("metadata") or {}
         if ri.kind == "Namespace" and md.get("name") in SYSTEM_NAMESPACES:
             return
+        if ri.kind == "Service" and (md.get("namespace"), md.get("name")) == ("default", "kubernetes"):
+            return  # the API server's own Service (a dump carries it too)
         status = d.get("status")
         c = self.client
         restoring = bool(md.get("uid"))

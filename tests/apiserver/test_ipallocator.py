@@ -72,3 +72,32 @@ def test_service_create_defaults_allocates_and_update_keeps_allocations():
     assert again["spec"]["ports"][0]["nodePort"] == np["spec"]["ports"][0]["nodePort"]
     ips = {s["spec"]["clusterIP"] for s in c.list("services", "default")["items"]}
     assert len(ips) == 3  # no address handed out twice
+
+
+@pytest.mark.parametrize("spec, field, message", [
+    ({"clusterIP": "192.168.1.1"}, "spec.clusterIPs",
+     'Invalid value: []string{"192.168.1.1"}: failed to allocate IP 192.168.1.1: provided IP is not in the valid '
+     'range. The range of valid IPs is 10.96.0.0/12'),
+    ({"clusterIP": "10.96.0.9"}, "spec.clusterIPs",
+     'Invalid value: []string{"10.96.0.9"}: failed to allocate IP 10.96.0.9: provided IP is already allocated'),
+    ({"type": "NodePort", "ports": [{"port": 80, "nodePort": 8080}]}, "spec.ports[0].nodePort",
+     "Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767"),
+    ({"type": "NodePort", "ports": [{"port": 80, "nodePort": 30080}]}, "spec.ports[0].nodePort",
+     "Invalid value: 30080: provided port is already allocated"),
+])
+def test_requested_addresses_and_ports_out_of_range_or_taken_are_422(spec, field, message):
+    """The allocators' errors (ipallocator ``ErrNotInRange``/``ErrAllocated``, portallocator's), as
+    ``kubectl create`` shows them: ``The Service "x" is invalid: <field>: <message>``."""
+    from kubenotes.apiserver.status import ApiError
+
+    api = APIServer(seed=1)
+    c = api.client("kubectl")
+    c.create("services", _svc("taken", clusterIP="10.96.0.9", type="NodePort",
+                              ports=[{"port": 80, "nodePort": 30080}]), "default")
+    with pytest.raises(ApiError) as err:
+        c.create("services", _svc("x", **spec), "default")
+    e = err.value
+    assert (e.code, e.reason) == (422, "Invalid")
+    assert str(e) == f'Service "x" is invalid: {field}: {message}'
+    assert e.status["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": field, "message": message}]
+    assert [s["metadata"]["name"] for s in c.list("services", "default")["items"]] == ["taken"]  # nothing written

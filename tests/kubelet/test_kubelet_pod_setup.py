@@ -111,3 +111,34 @@ def test_the_sandbox_gets_its_address_from_cni_and_gives_it_back():
     c.run(until=70)
     # round robin: host-local hands out the next address after the last one it reserved, not the freed one
     assert c.client.get("pods", "c", "default")["status"]["podIP"] == "10.244.1.4"
+
+
+def test_service_links_are_in_the_environment_of_containers_started_after_the_service():
+    """``getServiceEnvVarMap`` (kubelet_pods.go): the API server's ``kubernetes`` Service and the pod's
+    namespace's Services as ``*_SERVICE_HOST``/``*_PORT`` variables, taken when the container starts."""
+    web = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"clusterIP": "10.96.0.50", "ports": [{"name": "http", "port": 80}]}}
+    script = "echo $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT; echo web=$WEB_SERVICE_HOST; echo db=$DB_SERVICE_HOST"
+    pod = _pod("client", restartPolicy="Never",
+               containers=[{"name": "app", "image": "busybox:1.36", "command": ["sh", "-c", script]}])
+    c = _cluster(web, pod)
+    c.client.create("services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"},
+                                 "spec": {"ports": [{"port": 5432}]}}, "default")
+    c.run(until=10)
+    k = c.kubelets["n1"]
+    uid = c.client.get("pods", "client", "default")["metadata"]["uid"]
+    (run,) = k.runs[uid]["app"]
+    # db was created before the container started, so it is there too; one created now would not be
+    assert [text for _, text in run.lines] == ["10.96.0.1:443", "web=10.96.0.50",
+                                               f"db={c.client.get('services', 'db', 'default')['spec']['clusterIP']}"]
+    create = next(t for t in k.runtime.trace if t["method"] == "CreateContainer")
+    envs = {e["key"]: e["value"] for e in create["request"]["config"]["envs"]}
+    assert envs["WEB_PORT_80_TCP"] == "tcp://10.96.0.50:80" and envs["WEB_SERVICE_PORT_HTTP"] == "80"
+    # a Service created after a container started is not in its environment, but a later pod's has it
+    c.client.create("services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "late"},
+                                 "spec": {"ports": [{"port": 81}]}}, "default")
+    c.client.create("pods", _pod("client-2"), "default")
+    c.run(until=20)
+    creates = [t["request"]["config"] for t in k.runtime.trace if t["method"] == "CreateContainer"]
+    by_pod = {cfg["labels"]["io.kubernetes.pod.name"]: {e["key"] for e in cfg["envs"]} for cfg in creates}
+    assert "LATE_SERVICE_HOST" not in by_pod["client"] and "LATE_SERVICE_HOST" in by_pod["client-2"]

@@ -194,7 +194,9 @@ def test_get_all_lists_pods_services_deployments_replicasets(kubectl_required):
         pods, svcs, deploys, rss = ([ln.split() for ln in b[1:]] for b in blocks)
         assert len(pods) == 2 and all(p[0].startswith("pod/web-") and p[1:5] == ["1/1", "Running", "0", "30s"]
                                       for p in pods), out
-        assert svcs[0][0] == "service/web" and svcs[0][1] == "ClusterIP" and svcs[0][-2:] == ["80/TCP", "30s"]
+        # the API server's own Service first, as in any cluster's default namespace
+        assert svcs[0][:3] == ["service/kubernetes", "ClusterIP", "10.96.0.1"] and svcs[0][-2] == "443/TCP"
+        assert svcs[1][0] == "service/web" and svcs[1][1] == "ClusterIP" and svcs[1][-2:] == ["80/TCP", "30s"]
         assert deploys == [["deployment.apps/web", "2/2", "2", "2", "30s"]]
         assert len(rss) == 1 and re.fullmatch(r"replicaset\.apps/web-[0-9a-z]+", rss[0][0])
         assert rss[0][1:] == ["2", "2", "2", "30s"]
