@@ -37,7 +37,7 @@ class Site:
         return self.status, {200: "200 OK", 404: "404 Not Found"}[self.status], self.body
 
 
-def _kubelet(**options):
+def _kubelet(url: str = "http://10.0.0.1:8080/pods", **options):
     env = simpy.Environment()
     server = APIServer(env, seed=0)
     admin = server.client("kubectl", UserInfo("admin", groups=("system:masters",)))
@@ -45,7 +45,7 @@ def _kubelet(**options):
         admin.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
     admin.create("nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
     k = Kubelet(SimpleNamespace(env=env, server=server, seed=0), "n1",
-                options=KubeletConfiguration(static_pod_url="http://10.0.0.1:8080/pods", **options))
+                options=KubeletConfiguration(static_pod_url=url, **options))
     k.start()
     return env, admin, k
 
@@ -116,15 +116,7 @@ def test_a_real_http_server_serves_the_manifests():
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/manifests"
-        env = simpy.Environment()
-        server = APIServer(env, seed=0)
-        admin = server.client("kubectl", UserInfo("admin", groups=("system:masters",)))
-        for ns in ("default", "kube-node-lease"):
-            admin.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-        admin.create("nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
-        k = Kubelet(SimpleNamespace(env=env, server=server, seed=0), "n1", options=KubeletConfiguration(
-            static_pod_url=url, static_pod_url_header={"X-Cluster": ["lab"]}))
-        k.start()
+        env, admin, _ = _kubelet(url, static_pod_url_header={"X-Cluster": ["lab"]})
         env.run(until=10)
         assert admin.get("pods", "web-n1", "default")["status"]["phase"] == "Running"
         assert seen == ["lab"]
