@@ -16,7 +16,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 help:
 	@echo "make lab    - install (first time) and open JupyterLab on notebooks/"
 	@echo "make test   - install (first time) and run every test, notebook and browser check"
-	@echo "make bench  - scheduler, replay and control-plane benchmarks"
+	@echo "make bench  - scheduler, replay, control-plane, kubelet and kube-proxy benchmarks"
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kubenotes needs Python 3.11 or newer; found " + sys.version.split()[0])'
@@ -57,6 +57,7 @@ bench: install
 	$(BIN)/python benchmarks/control_plane.py
 	$(BIN)/python benchmarks/serve_load.py
 	$(BIN)/python benchmarks/kubelet_scale.py
+	$(BIN)/python benchmarks/proxy_rules.py
 
 clean:
 	rm -rf $(VENV) test-output .pytest_cache
