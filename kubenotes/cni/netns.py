@@ -22,6 +22,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 __all__ = [
+    "format_ip_route",
     "HOST_NETNS",
     "Interface",
     "Route",
@@ -122,6 +123,31 @@ class Interface:
         return out
 
 
+def format_ip_route(dst: str, *, via: str | None = None, dev: str | None = None, proto: str | None = None,
+                    scope: str | None = None, src: str | None = None, onlink: bool = False,
+                    blackhole: bool = False) -> str:
+    """One line of ``ip route`` (iproute2's field order: type, destination, via, dev, proto, scope, src, flags).
+
+    Examples
+    --------
+    >>> format_ip_route("0.0.0.0/0", via="10.244.1.1", dev="eth0")
+    'default via 10.244.1.1 dev eth0'
+    >>> format_ip_route("192.168.0.0/26", dev="eth0", proto="bird", blackhole=True)
+    'blackhole 192.168.0.0/26 proto bird'
+    >>> format_ip_route("192.168.1.64/26", via="10.0.0.12", dev="tunl0", proto="bird", onlink=True)
+    '192.168.1.64/26 via 10.0.0.12 dev tunl0 proto bird onlink'
+    """
+    shown = "default" if dst in ("0.0.0.0/0", "::/0") else dst
+    parts = ["blackhole", shown] if blackhole else [shown]
+    for key, value in (("via", via), ("dev", None if blackhole else dev), ("proto", proto), ("scope", scope),
+                       ("src", src)):
+        if value:
+            parts += [key, value]
+    if onlink:
+        parts.append("onlink")
+    return " ".join(parts)
+
+
 @dataclass(frozen=True)
 class Route:
     """One route (``ip route``): destination, optional gateway, device, scope.
@@ -142,19 +168,7 @@ class Route:
     proto: str | None = None
 
     def __str__(self) -> str:
-        dst = "default" if self.dst in ("0.0.0.0/0", "::/0") else self.dst
-        parts = [dst]
-        if self.gw:
-            parts += ["via", self.gw]
-        if self.dev:
-            parts += ["dev", self.dev]
-        if self.proto:
-            parts += ["proto", self.proto]
-        if self.scope:
-            parts += ["scope", self.scope]
-        if self.src:
-            parts += ["src", self.src]
-        return " ".join(parts)
+        return format_ip_route(self.dst, via=self.gw, dev=self.dev, proto=self.proto, scope=self.scope, src=self.src)
 
 
 @dataclass

@@ -52,6 +52,7 @@ from typing import Any, Iterable
 
 from kubenotes.cni.calico.ipam import (CalicoIPAM, IPAMError, IPPool, DEFAULT_IPV4_POOL_CIDR,
                                        ipip_tunnel_handle, vxlan_tunnel_handle)
+from kubenotes.cni.netns import format_ip_route
 from kubenotes.errors import KubenotesError
 
 __all__ = [
@@ -260,20 +261,8 @@ class Route:
     programmed_by: str = "kernel"
 
     def __str__(self) -> str:
-        parts = (["blackhole", self.dst] if self.blackhole else [self.dst])
-        if self.via:
-            parts += ["via", self.via]
-        if self.dev and not self.blackhole:
-            parts += ["dev", self.dev]
-        if self.proto:
-            parts += ["proto", self.proto]
-        if self.scope:
-            parts += ["scope", self.scope]
-        if self.src:
-            parts += ["src", self.src]
-        if self.onlink:
-            parts.append("onlink")
-        return " ".join(parts)
+        return format_ip_route(self.dst, via=self.via, dev=self.dev, proto=self.proto, scope=self.scope,
+                               src=self.src, onlink=self.onlink, blackhole=self.blackhole)
 
     @property
     def network(self) -> ipaddress.IPv4Network:
