@@ -1,6 +1,6 @@
 """``kubenotes schedule``: run kube-scheduler's loop over manifests and print what it decided.
 
-``python -m kubenotes schedule MANIFEST [MANIFEST ...] [--config FILE] [--seed N] [-o table|json|kss]``
+``python -m kubenotes schedule MANIFEST [MANIFEST ...] [--config FILE] [--seed N] [-o table|summary|json|kss] [--top N]``
 
 * MANIFEST is a YAML/JSON file (several documents allowed), a directory, or
   ``-`` for stdin. Nodes, Pods and the objects plugins read (Services,
@@ -17,6 +17,10 @@ Output (``-o``):
 
 ``table`` (default)
     One row per scheduling attempt: NAMESPACE NAME NODE PRIORITY QOS MESSAGE.
+``summary``
+    For large inputs (a 150,000-pod cluster): pods scheduled, unschedulable
+    and gated, preemptions, the unschedulable pods counted by FailedScheduling
+    reason, and the ``--top`` nodes that received the most pods.
 ``json``
     ``{"pods": [...]}``, one record per attempt in the order made (a
     preempting pod appears again when retried), then one per pod held back by
@@ -24,6 +28,11 @@ Output (``-o``):
 ``kss``
     The pods as multi-document YAML carrying kube-scheduler-simulator's
     annotations (``kube-scheduler-simulator.sigs.k8s.io/filter-result`` ...).
+
+``table`` and ``summary`` need no per-plugin results, so they run the
+untraced scheduler (``trace=False``: batch Filter/Score over numpy arrays,
+see :mod:`kubenotes.scheduler.batch`), which makes the same decisions and
+writes the same messages; ``json`` and ``kss`` run the traced one.
 
 Exit status: 0 when every pending pod of the profile was bound, 1 when some
 was not, 2 for bad input (invalid manifest or configuration: upstream's
@@ -39,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any, Iterable, TextIO
 
@@ -51,12 +61,16 @@ __all__ = [
     "register",
     "run_schedule",
     "format_table",
+    "format_summary",
+    "FAST_OUTPUTS",
     "to_json",
     "to_kss_documents",
 ]
 
 #: Prefix of kube-scheduler-simulator's result annotations.
 ANNOTATION_PREFIX = "kube-scheduler-simulator.sigs.k8s.io/"
+#: Output formats that need no per-plugin trace: the command runs the untraced (batch) scheduler for them.
+FAST_OUTPUTS = frozenset({"table", "summary"})
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -80,7 +94,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("manifests", nargs="+", metavar="MANIFEST", help="YAML/JSON file, directory, or - for stdin")
     p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the tie-breaking random source (default 0)")
-    p.add_argument("-o", "--output", choices=("table", "json", "kss"), default="table", help="output format (default table)")
+    p.add_argument("-o", "--output", choices=("table", "summary", "json", "kss"), default="table",
+                   help="output format (default table; summary for large clusters)")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="nodes listed by -o summary (default 10)")
     p.set_defaults(func=_cmd_schedule)
     return p
 
@@ -90,7 +106,7 @@ def _warn(msg: str) -> None:
 
 
 def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed: int = 0,
-                 warn: Any = _warn) -> tuple[Any, list[Any]]:
+                 warn: Any = _warn, trace: bool = True) -> tuple[Any, list[Any]]:
     """Load manifests and configuration, then run the scheduler to completion.
 
     Parameters
@@ -101,6 +117,10 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
         Path of a KubeSchedulerConfiguration (wins over one in the manifests).
     seed : int
     warn : callable(str)
+    trace : bool
+        Build per-node, per-plugin results (``json``/``kss``). False runs the
+        untraced scheduler: same bindings, nominations, victims and messages,
+        without the ``filter``/``score`` maps.
 
     Returns
     -------
@@ -131,7 +151,8 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
     if cfg is not None and len(cfg.profiles) > 1:
         warn(f"{len(cfg.profiles)} profiles configured; scheduling pods of the first ({cfg.profiles[0].scheduler_name})")
     try:
-        sched = new_scheduler(m.nodes, m.pods, config=cfg, objects=cluster_objects_from_manifests(m), seed=seed, warn=warn)
+        sched = new_scheduler(m.nodes, m.pods, config=cfg, objects=cluster_objects_from_manifests(m), seed=seed, warn=warn,
+                              trace=trace)
     except ConfigError as e:
         name = cfg.profiles[0].scheduler_name if cfg is not None else "default-scheduler"
         raise ConfigError(f"initializing profiles: creating profile for scheduler name {name}: {e}") from None
@@ -169,6 +190,91 @@ def format_table(traces: Iterable[Any]) -> str:
     for r in rows:
         lines.append("   ".join(c.ljust(w) for c, w in zip(r, widths)) + "   " + r[-1])
     return "\n".join(lines)
+
+
+_REASONS = re.compile(r"^0/\d+ nodes are available: (.*?)\.(?: |$)")
+_COUNTED = re.compile(r"^\d+ ")
+
+
+def _reasons(message: str) -> list[str]:
+    """The Filter reasons of a FailedScheduling message without their node counts (else the message itself)."""
+    m = _REASONS.match(message)
+    if m is None:
+        return [message]
+    return [_COUNTED.sub("", r) for r in m.group(1).split(", ")]
+
+
+def format_summary(traces: Iterable[Any], top: int = 10) -> str:
+    """Totals of a scheduling run for a large cluster: outcomes, reasons, and the busiest nodes.
+
+    Parameters
+    ----------
+    traces : iterable of AttemptTrace
+        Every attempt in order, then the gated pods' traces (as :func:`run_schedule` returns).
+    top : int
+        How many nodes to list, by pods bound to them in this run (ties by name).
+
+    Returns
+    -------
+    str
+        Three kubectl-style blocks: the outcome counts, the unschedulable
+        pods per FailedScheduling reason (a pod counts once under each reason
+        its last message gives, without the node counts), and the nodes.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.schedule_one import AttemptTrace
+    >>> ts = [AttemptTrace("default", "a", "n1", "BestEffort", 0, attempt=1),
+    ...       AttemptTrace("default", "b", None, "BestEffort", 0, attempt=1,
+    ...                    message="0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. "
+    ...                            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")]
+    >>> print(format_summary(ts))
+    PODS   SCHEDULED   UNSCHEDULABLE   GATED   ATTEMPTS   PREEMPTING   VICTIMS
+    2      1           1               0       2          0            0
+    <BLANKLINE>
+    UNSCHEDULABLE   REASON
+    1               Insufficient cpu
+    1               node(s) were unschedulable
+    <BLANKLINE>
+    NODE   PODS
+    n1     1
+    """
+    final: dict[str, Any] = {}
+    attempts = preempting = victims = 0
+    for t in traces:
+        final[t.key] = t
+        if t.attempt:
+            attempts += 1
+        if t.victims:
+            preempting += 1
+            victims += len(t.victims)
+    scheduled = gated = 0
+    by_reason: dict[str, int] = {}
+    per_node: dict[str, int] = {}
+    for t in final.values():
+        if t.node_name:
+            scheduled += 1
+            per_node[t.node_name] = per_node.get(t.node_name, 0) + 1
+        elif not t.attempt:
+            gated += 1
+        else:
+            for r in dict.fromkeys(_reasons(t.message or "<none>")):
+                by_reason[r] = by_reason.get(r, 0) + 1
+    blocks = [_columns([("PODS", "SCHEDULED", "UNSCHEDULABLE", "GATED", "ATTEMPTS", "PREEMPTING", "VICTIMS"),
+                        tuple(str(v) for v in (len(final), scheduled, len(final) - scheduled - gated, gated,
+                                                attempts, preempting, victims))])]
+    if by_reason:
+        rows = sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))
+        blocks.append(_columns([("UNSCHEDULABLE", "REASON")] + [(str(c), r) for r, c in rows]))
+    if per_node and top > 0:
+        rows = sorted(per_node.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        blocks.append(_columns([("NODE", "PODS")] + [(n, str(c)) for n, c in rows]))
+    return "\n\n".join(blocks)
+
+
+def _columns(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join("   ".join(c.ljust(w) for c, w in zip(r, widths)) + "   " + r[-1] for r in rows)
 
 
 def _str_scores(d: dict[str, dict[str, int]]) -> dict[str, dict[str, str]]:
@@ -241,8 +347,11 @@ def _write(out: TextIO, text: str) -> None:
 
 
 def _cmd_schedule(args: argparse.Namespace) -> int:
-    sched, traces = run_schedule(args.manifests, config_file=args.config, seed=args.seed)
-    if args.output == "json":
+    sched, traces = run_schedule(args.manifests, config_file=args.config, seed=args.seed,
+                                 trace=args.output not in FAST_OUTPUTS)
+    if args.output == "summary":
+        _write(sys.stdout, format_summary(traces, getattr(args, "top", 10)))
+    elif args.output == "json":
         _write(sys.stdout, to_json(traces))
     elif args.output == "kss":
         _write(sys.stdout, yaml.safe_dump_all(to_kss_documents(sched, traces), sort_keys=False, default_flow_style=False))

@@ -15,6 +15,18 @@ weights (preferred terms of both pods, and existing pods' required affinity
 terms with ``hardPodAffinityWeight``) per topology pair; Score adds the pairs
 the node has; NormalizeScore maps min..max to 0..100.
 
+Notes
+-----
+Upstream walks every pod of every node for each pod scheduled (in 16
+goroutines). When the snapshot has :class:`~kubenotes.scheduler.batch.SnapshotArrays`,
+kubenotes reads the same counters from a whole-snapshot index instead
+(``_PodIndex``: pods grouped into label classes, existing pods' terms into
+entries, per-node counts recounted only for nodes whose pods changed), so
+PreFilter and PreScore cost about the nodes that hold matching pods rather
+than every pod of the cluster; the counters are identical
+(tests/scheduler/plugins/test_ipa_batch.py). Filter, Score and NormalizeScore
+also have batch forms over numpy arrays for the untraced scheduler.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/interpodaffinity/plugin.go
@@ -257,6 +269,13 @@ class InterPodAffinity:
         ----------
         nodes : list[NodeInfo]
             All nodes of the snapshot.
+
+        Notes
+        -----
+        Upstream's ``getExistingAntiAffinityCounts`` and
+        ``getIncomingAffinityAntiAffinityCounts``; when ``nodes`` is the
+        snapshot's own node list, the counts come from the whole-snapshot
+        index (same maps, see the module notes).
         """
         namespaces = self._namespaces()
         s = PreFilterState(
@@ -265,6 +284,18 @@ class InterPodAffinity:
             anti_affinity_terms=[_merge_namespaces(t, namespaces) for t in pod.required_anti_affinity_terms],
             namespace_labels=self._namespace_labels(pod.namespace),
         )
+        arrays = _snapshot_arrays(self.handle.snapshot, nodes)
+        if arrays is not None:
+            self._pod_index(arrays).pre_filter_counts(s, pod)
+        else:
+            self._pre_filter_counts(s, pod, nodes)
+        if not s.existing_anti_affinity_counts and not s.affinity_terms and not s.anti_affinity_terms:
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, Status()
+
+    def _pre_filter_counts(self, s: PreFilterState, pod: "PodInfo", nodes: list["NodeInfo"]) -> None:
+        """The counters of ``s``, walking every pod of ``nodes`` (``getExistingAntiAffinityCounts``...)."""
         for ni in self.handle.snapshot.have_pods_with_required_anti_affinity_list():
             if ni.node is None:
                 continue
@@ -283,10 +314,14 @@ class InterPodAffinity:
                     for t in s.anti_affinity_terms:
                         if t.matches(existing, None):
                             _add(s.anti_affinity_counts, ni.labels, t.topology_key, 1)
-        if not s.existing_anti_affinity_counts and not s.affinity_terms and not s.anti_affinity_terms:
-            return None, Status.skip()
-        state.write(PRE_FILTER_STATE_KEY, s)
-        return None, Status()
+
+    def _pod_index(self, arrays: Any) -> "_PodIndex":
+        """The :class:`_PodIndex` of ``arrays`` (one per snapshot), brought up to date."""
+        ix = getattr(self, "_index", None)
+        if ix is None or ix.arrays is not arrays:
+            ix = self._index = _PodIndex(arrays)
+        ix.sync()
+        return ix
 
     def pre_filter_extensions(self) -> "InterPodAffinity":
         """AddPod/RemovePod update the counters incrementally (used by preemption)."""
@@ -371,6 +406,21 @@ class InterPodAffinity:
         anti = [WeightedAffinityTerm(_merge_namespaces(w.term, namespaces), w.weight) for w in pod.preferred_anti_affinity_terms]
         ns_labels = self._namespace_labels(pod.namespace)
         s = PreScoreState()
+        arrays = _snapshot_arrays(snapshot, snapshot.list())
+        if arrays is not None:
+            contributed = self._pod_index(arrays).pre_score_weights(
+                s.topology_score, pod, ns_labels, affinity, anti, self.hard_pod_affinity_weight)
+        else:
+            contributed = self._pre_score_weights(s, pod, ns_labels, affinity, anti, all_nodes, has_constraints)
+        if not contributed:
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return Status()
+
+    def _pre_score_weights(self, s: PreScoreState, pod: "PodInfo", ns_labels: Mapping[str, str],
+                           affinity: list[WeightedAffinityTerm], anti: list[WeightedAffinityTerm],
+                           all_nodes: Iterable["NodeInfo"], has_constraints: bool) -> bool:
+        """Fill ``s.topology_score`` walking the pods of ``all_nodes``; True when some term contributed."""
         contributed = False
         for ni in all_nodes:
             if ni.node is None:
@@ -393,10 +443,7 @@ class InterPodAffinity:
                     dst = s.topology_score.setdefault(key, {})
                     for v, w in vals.items():
                         dst[v] = dst.get(v, 0) + w
-        if not contributed:
-            return Status.skip()
-        state.write(PRE_SCORE_STATE_KEY, s)
-        return Status()
+        return contributed
 
     def _pre_score_state(self, state: "CycleState") -> PreScoreState | Status:
         try:
@@ -512,6 +559,216 @@ def _positive_lut(arrays: Any, counts: Mapping[tuple[str, str], int], key: str) 
             if j is not None:
                 lut[j + 1] = True
     return lut
+
+
+# --------------------------------------------------------------------------- whole-snapshot index
+# kubenotes only (upstream walks every pod in 16 goroutines): PreFilter and
+# PreScore read the pods of the whole cluster for every pod scheduled. The
+# index below groups the snapshot's pods into *label classes* (namespace and
+# labels: all replicas of a ReplicaSet are one class) and the existing pods'
+# affinity terms into *entries* (kind, term, weight), keeps per class and per
+# entry how many pods of each node have it, and recounts only the nodes whose
+# pods changed since the last pod (``SnapshotArrays.pod_generation``). A term
+# is then matched once per class, not once per pod, and the counters are
+# summed over the nodes that hold matching pods.
+
+_ANTI_REQUIRED, _AFFINITY_REQUIRED, _AFFINITY_PREFERRED, _ANTI_PREFERRED = range(4)
+
+
+def _snapshot_arrays(snapshot: Any, nodes: Any) -> Any:
+    """The snapshot's ``SnapshotArrays`` when ``nodes`` is exactly its node list, else None."""
+    arrays_fn = getattr(snapshot, "arrays", None)
+    if arrays_fn is None or not nodes:
+        return None
+    arrays = arrays_fn()
+    return arrays if arrays.node_infos is nodes else None
+
+
+def _term_key(t: AffinityTerm) -> tuple[Any, ...]:
+    """What :meth:`AffinityTerm.matches` depends on (the topology key does not matter)."""
+    return (t.namespaces, t.selector, t.namespace_selector)
+
+
+class _PodIndex:
+    """Per-node counts of label classes and of existing pods' affinity terms, kept in step with a snapshot.
+
+    Parameters
+    ----------
+    arrays : SnapshotArrays
+        The snapshot's arrays; their ``pod_generation`` says which nodes to recount.
+
+    Notes
+    -----
+    kubenotes only. :meth:`pre_filter_counts` and :meth:`pre_score_weights`
+    give exactly what :meth:`InterPodAffinity._pre_filter_counts` and
+    :meth:`InterPodAffinity._pre_score_weights` give over every node
+    (tests/scheduler/plugins/test_ipa_batch.py holds them to it).
+    """
+
+    def __init__(self, arrays: Any):
+        import numpy as np
+
+        self.arrays = arrays
+        n = len(arrays)
+        self.seen = np.full(n, -1, dtype=np.int64)
+        self.node_classes: list[dict[int, int]] = [{} for _ in range(n)]
+        self.node_entries: list[dict[int, int]] = [{} for _ in range(n)]
+        self.class_ids: dict[tuple[str, frozenset], int] = {}
+        self.class_reps: list["PodInfo"] = []          # one pod per class, to match terms against
+        self.class_nodes: list[dict[int, int]] = []    # class -> node index -> pods
+        self.entry_ids: dict[tuple[Any, ...], int] = {}
+        self.entries: list[tuple[int, AffinityTerm, int]] = []  # (kind, term, weight)
+        self.entry_nodes: list[dict[int, int]] = []    # entry -> node index -> pods
+        self._term_classes: dict[tuple[Any, ...], list[Any]] = {}   # term -> [classes checked, matching]
+        self._pod_entries: dict[tuple[Any, ...], list[Any]] = {}    # incoming class -> [entries checked, matching]
+
+    # -- upkeep ------------------------------------------------------------
+    def sync(self) -> None:
+        """Recount the nodes whose pods changed since the last call."""
+        import numpy as np
+
+        gen = self.arrays.pod_generation
+        stale = np.flatnonzero(self.seen != gen)
+        if len(stale):
+            for i in stale.tolist():
+                self._recount(i)
+            self.seen[stale] = gen[stale]
+
+    def _class(self, p: "PodInfo") -> int:
+        k = (p.namespace, frozenset(p.labels.items()))
+        c = self.class_ids.get(k)
+        if c is None:
+            c = self.class_ids[k] = len(self.class_reps)
+            self.class_reps.append(p)
+            self.class_nodes.append({})
+        return c
+
+    def _entry(self, kind: int, t: AffinityTerm, weight: int) -> int:
+        k = (kind, _term_key(t), t.topology_key, weight)
+        e = self.entry_ids.get(k)
+        if e is None:
+            e = self.entry_ids[k] = len(self.entries)
+            self.entries.append((kind, t, weight))
+            self.entry_nodes.append({})
+        return e
+
+    def _recount(self, i: int) -> None:
+        ni = self.arrays.node_infos[i]
+        classes: dict[int, int] = {}
+        entries: dict[int, int] = {}
+        if ni.node is not None:
+            for p in ni.pods:
+                c = self._class(p)
+                classes[c] = classes.get(c, 0) + 1
+            for p in ni.pods_with_affinity:
+                found = [self._entry(_ANTI_REQUIRED, t, 1) for t in p.required_anti_affinity_terms]
+                found += [self._entry(_AFFINITY_REQUIRED, t, 1) for t in p.required_affinity_terms]
+                found += [self._entry(_AFFINITY_PREFERRED, w.term, w.weight) for w in p.preferred_affinity_terms]
+                found += [self._entry(_ANTI_PREFERRED, w.term, w.weight) for w in p.preferred_anti_affinity_terms]
+                for e in found:
+                    entries[e] = entries.get(e, 0) + 1
+        _replace_row(self.node_classes, self.class_nodes, i, classes)
+        _replace_row(self.node_entries, self.entry_nodes, i, entries)
+
+    # -- matching ----------------------------------------------------------
+    def classes_matching(self, t: AffinityTerm) -> list[int]:
+        """Label classes whose pods match ``t`` (``t.matches(pod, None)``), in class order."""
+        got = self._term_classes.get(k := _term_key(t))
+        if got is None:
+            got = self._term_classes[k] = [0, []]
+        reps = self.class_reps
+        if got[0] < len(reps):
+            got[1].extend(c for c in range(got[0], len(reps)) if t.matches(reps[c], None))
+            got[0] = len(reps)
+        return got[1]
+
+    def entries_matching(self, pod: "PodInfo", ns_labels: Mapping[str, str]) -> list[int]:
+        """Existing pods' terms that match ``pod`` (``term.matches(pod, ns_labels)``), in entry order."""
+        k = (pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()))
+        got = self._pod_entries.get(k)
+        if got is None:
+            got = self._pod_entries[k] = [0, []]
+        entries = self.entries
+        if got[0] < len(entries):
+            got[1].extend(e for e in range(got[0], len(entries)) if entries[e][1].matches(pod, ns_labels))
+            got[0] = len(entries)
+        return got[1]
+
+    # -- PreFilter / PreScore ------------------------------------------------
+    def pre_filter_counts(self, s: PreFilterState, pod: "PodInfo") -> None:
+        """Fill the three counters of ``s`` (same maps as the walk over every pod)."""
+        infos = self.arrays.node_infos
+        for e in self.entries_matching(pod, s.namespace_labels):
+            kind, t, _w = self.entries[e]
+            if kind == _ANTI_REQUIRED:
+                _add_rows(s.existing_anti_affinity_counts, infos, self.entry_nodes[e], t.topology_key)
+        if s.affinity_terms:
+            matched = set(self.classes_matching(s.affinity_terms[0]))
+            for t in s.affinity_terms[1:]:
+                matched.intersection_update(self.classes_matching(t))
+            for c in sorted(matched):
+                for t in s.affinity_terms:
+                    _add_rows(s.affinity_counts, infos, self.class_nodes[c], t.topology_key)
+        for t in s.anti_affinity_terms:
+            for c in self.classes_matching(t):
+                _add_rows(s.anti_affinity_counts, infos, self.class_nodes[c], t.topology_key)
+
+    def pre_score_weights(self, topology_score: dict[str, dict[str, int]], pod: "PodInfo",
+                          ns_labels: Mapping[str, str], affinity: list[WeightedAffinityTerm],
+                          anti: list[WeightedAffinityTerm], hard_weight: int) -> bool:
+        """Fill ``topology_score`` as PreScore's walk does; True when some term contributed."""
+        infos = self.arrays.node_infos
+        contributed = False
+        for terms, sign in ((affinity, 1), (anti, -1)):
+            for wt in terms:
+                for c in self.classes_matching(wt.term):
+                    contributed |= _weigh_rows(topology_score, infos, self.class_nodes[c],
+                                               wt.term.topology_key, sign * wt.weight)
+        for e in self.entries_matching(pod, ns_labels):
+            kind, t, w = self.entries[e]
+            if kind == _AFFINITY_REQUIRED:
+                if hard_weight <= 0:
+                    continue
+                w = hard_weight
+            elif kind == _ANTI_PREFERRED:
+                w = -w
+            elif kind != _AFFINITY_PREFERRED:
+                continue
+            contributed |= _weigh_rows(topology_score, infos, self.entry_nodes[e], t.topology_key, w)
+        return contributed
+
+
+def _replace_row(per_node: list[dict[int, int]], per_key: list[dict[int, int]], i: int, new: dict[int, int]) -> None:
+    """Set node ``i``'s counts to ``new`` in both the per-node and the per-key tables."""
+    for k in per_node[i]:
+        if k not in new:
+            del per_key[k][i]
+    for k, c in new.items():
+        per_key[k][i] = c
+    per_node[i] = new
+
+
+def _add_rows(m: dict[TopologyPair, int], infos: list["NodeInfo"], rows: Mapping[int, int], key: str) -> None:
+    """``m[(key, value)] += count`` for every node (index -> pod count) labelled with ``key``."""
+    for i, c in rows.items():
+        labels = infos[i].labels
+        if key in labels:
+            pair = (key, labels[key])
+            m[pair] = m.get(pair, 0) + c
+
+
+def _weigh_rows(m: dict[str, dict[str, int]], infos: list["NodeInfo"], rows: Mapping[int, int],
+                key: str, weight: int) -> bool:
+    """``m[key][value] += weight * count`` over the nodes labelled with ``key``; True if any was."""
+    hit = False
+    for i, c in rows.items():
+        labels = infos[i].labels
+        if key in labels:
+            vals = m.setdefault(key, {})
+            v = labels[key]
+            vals[v] = vals.get(v, 0) + weight * c
+            hit = True
+    return hit
 
 
 def _field_invalid(path: str, value: Any, detail: str) -> str:

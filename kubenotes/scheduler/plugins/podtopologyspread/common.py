@@ -21,6 +21,7 @@ KEP-3094 (node inclusion policies), KEP-3243 (matchLabelKeys)
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -50,6 +51,7 @@ __all__ = [
     "snapshot_arrays",
     "selector_key",
     "count_pods_match_selector_per_node",
+    "MatchingPodCounts",
     "node_inclusion_mask",
 ]
 
@@ -325,11 +327,18 @@ def get_pod_services(objects: Any, pod_info: Any) -> list[Any]:
     """Services in the pod's namespace whose selector matches the pod (``helper.GetPodServices``).
 
     Services with a nil selector match nothing; an empty selector matches every pod.
+
+    Notes
+    -----
+    kubenotes looks the namespace's Services up in an index of the (read-only)
+    ``objects.services`` list instead of scanning every Service for every pod;
+    the result, in list order, is the same.
     """
+    services = getattr(objects, "services", None) or ()
+    if not services:
+        return []
     out = []
-    for svc in getattr(objects, "services", None) or ():
-        if _namespace_of(svc) != pod_info.namespace:
-            continue
+    for svc in _in_namespace(services, pod_info.namespace):
         sel = svc.spec.selector if svc.spec is not None else None
         if sel is None:
             continue
@@ -363,8 +372,60 @@ def _parse_api_version(api_version: str) -> tuple[str, str] | None:
     return None
 
 
-def _find(objs: Iterable[Any], namespace: str, name: str) -> Any:
-    for o in objs or ():
+class _ObjectsIndex:
+    """Positions of a read-only list's objects by namespace and by (namespace, name), first occurrence kept (kubenotes only)."""
+
+    __slots__ = ("objs", "size", "by_namespace", "by_name")
+
+    def __init__(self, objs: Any):
+        self.objs, self.size = objs, len(objs)
+        self.by_namespace: dict[str, list[int]] = {}
+        self.by_name: dict[tuple[str, str], int] = {}
+        for pos, o in enumerate(objs):
+            ns = _namespace_of(o)
+            self.by_namespace.setdefault(ns, []).append(pos)
+            self.by_name.setdefault((ns, o.metadata.name), pos)
+
+
+_OBJECT_INDEXES: dict[int, _ObjectsIndex] = {}
+
+
+def _objects_index(objs: Any, fresh: bool = False) -> _ObjectsIndex:
+    """The index of ``objs``, rebuilt when asked, or when the list is another one or changed length.
+
+    The index keeps the list alive, so its ``id`` is not reused while cached.
+    """
+    got = _OBJECT_INDEXES.get(id(objs))
+    if fresh or got is None or got.objs is not objs or got.size != len(objs):
+        if len(_OBJECT_INDEXES) >= 64:
+            _OBJECT_INDEXES.clear()
+        got = _OBJECT_INDEXES[id(objs)] = _ObjectsIndex(objs)
+    return got
+
+
+def _in_namespace(objs: Any, namespace: str) -> list[Any]:
+    """Objects of ``objs`` in ``namespace``, in list order (indexed; an object replaced in place is re-read)."""
+    if not isinstance(objs, (list, tuple)):
+        return [o for o in objs if _namespace_of(o) == namespace]
+    for fresh in (False, True):
+        positions = _objects_index(objs, fresh).by_namespace.get(namespace, ())
+        out = [objs[pos] for pos in positions]
+        if all(_namespace_of(o) == namespace for o in out):
+            return out
+    return [o for o in objs if _namespace_of(o) == namespace]  # pragma: no cover - unreachable after a rebuild
+
+
+def _find(objs: Any, namespace: str, name: str) -> Any:
+    """The first object of ``objs`` named ``namespace/name``, or None (indexed for lists)."""
+    if not objs:
+        return None
+    if isinstance(objs, (list, tuple)):
+        pos = _objects_index(objs).by_name.get((namespace, name))
+        if pos is not None:
+            o = objs[pos]
+            if _namespace_of(o) == namespace and o.metadata.name == name:
+                return o
+    for o in objs:  # not indexed, absent, or replaced in place: scan
         if _namespace_of(o) == namespace and o.metadata.name == name:
             return o
     return None
@@ -485,8 +546,7 @@ def count_pods_match_selector_per_node(arrays: Any, selector: Any, namespace: st
     -------
     numpy.ndarray
         Shape (n,), in snapshot order; kept up to date incrementally
-        (:meth:`~kubenotes.scheduler.batch.SnapshotArrays.count_matching_pods`),
-        so do not modify it.
+        (:class:`MatchingPodCounts`), so do not modify it.
 
     Examples
     --------
@@ -499,12 +559,242 @@ def count_pods_match_selector_per_node(arrays: Any, selector: Any, namespace: st
     """
     if selector.is_empty():
         return np.zeros(len(arrays), dtype=np.int64)
-    matches = selector.matches
+    return MatchingPodCounts.of(arrays).counts(namespace, selector)
 
-    def match(p: Any) -> bool:
-        return not p.terminating and p.namespace == namespace and matches(p.labels)
 
-    return arrays.count_matching_pods(("PodTopologySpread", namespace, selector_key(selector)), match)
+class MatchingPodCounts:
+    """Per-node counts of the pods matching PodTopologySpread selectors, kept by replaying pod changes.
+
+    kubenotes only (upstream counts in PreFilter/PreScore over every node, in
+    16 goroutines). What decides whether a pod matches a constraint's
+    selector is its *class*: namespace, terminating or not, and labels. This
+    index keeps, per snapshot node, how many pods of each class it holds and,
+    whenever a node's pods change (``SnapshotArrays.pod_generation``), logs
+    the per-class differences as ``(node, class, delta)`` rows. A selector's
+    table is brought up to date by adding the logged rows since its last use
+    whose class matches it, in numpy; whether a class matches is evaluated
+    once per selector and class. So scheduling the pods of many workloads
+    interleaved costs one row per pod placed, not a recount of every node
+    that changed.
+
+    Parameters
+    ----------
+    arrays : SnapshotArrays
+
+    Notes
+    -----
+    The counts equal :func:`count_pods_match_selector` of every node's pods
+    (the log sums to each node's current classes). Selector tables are kept
+    within :attr:`TABLE_BUDGET_BYTES` (and :attr:`MAX_TABLES`), least
+    recently used first out; a table made again replays the whole log. The
+    log is rebuilt from the nodes' current classes when it grows to several
+    times their size.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/podtopologyspread/common.go (countPodsMatchSelector)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/podtopologyspread/filtering.go (calPreFilterState)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/podtopologyspread/scoring.go (PreScore)
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import PodInfo
+    >>> from kubenotes.scheduler.snapshot import new_snapshot
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> snap = new_snapshot([make_node("n1"), make_node("n2")], [make_pod("a", labels={"app": "x"}, node_name="n2")])
+    >>> idx = MatchingPodCounts.of(snap.arrays())
+    >>> sel = label_selector({"matchLabels": {"app": "x"}})
+    >>> idx.counts("default", sel).tolist()
+    [0, 1]
+    >>> snap.add_pod(PodInfo(make_pod("b", labels={"app": "x"}, node_name="n1")), "n1")
+    >>> idx.counts("default", sel).tolist(), idx.counts("other", sel).tolist()
+    ([1, 1], [0, 0])
+    """
+
+    #: How many selector tables are kept at most (also at most :attr:`TABLE_BUDGET_BYTES` of them).
+    MAX_TABLES = 16384
+    #: Memory for selector tables (8 bytes per node each); at least 256 tables are kept.
+    TABLE_BUDGET_BYTES = 64 << 20
+    #: The log is rebuilt once it exceeds four times the live (node, class) rows plus this.
+    LOG_SLACK_ROWS = 4096
+    _BY_ARRAYS: "weakref.WeakKeyDictionary[Any, MatchingPodCounts]" = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def of(cls, arrays: Any) -> "MatchingPodCounts":
+        """The index of ``arrays`` (made on first use)."""
+        got = cls._BY_ARRAYS.get(arrays)
+        if got is None:
+            got = cls._BY_ARRAYS[arrays] = cls(arrays)
+        return got
+
+    def __init__(self, arrays: Any):
+        # A proxy: the index lives in a WeakKeyDictionary keyed by the arrays and must not keep them alive.
+        self.arrays = weakref.proxy(arrays)
+        self._arrays_ref = weakref.ref(arrays)
+        n = len(arrays)
+        self._seen = np.full(n, -1, dtype=np.int64)
+        self._node_classes: list[dict[int, int]] = [{} for _ in range(n)]
+        self._class_ids: dict[tuple[Any, ...], int] = {}
+        self._class_facts: list[tuple[str, bool, Mapping[str, str]]] = []
+        self._pod_class: dict[int, tuple[Any, int]] = {}
+        self._pod_class_limit = 4096
+        self._log = np.zeros((3, 1024), dtype=np.int64)  # node, class, delta
+        self._log_len = 0
+        self._live = 0  # rows the log would have if rebuilt now
+        self._tables: dict[tuple[Any, ...], list[Any]] = {}
+        self._max_tables = min(self.MAX_TABLES, max(256, self.TABLE_BUDGET_BYTES // (8 * max(n, 1))))
+
+    def _class_of(self, p: Any) -> int:
+        got = self._pod_class.get(id(p))
+        if got is not None and got[0] is p:
+            return got[1]
+        labels = p.labels
+        key = (p.namespace, p.terminating, tuple(sorted(labels.items())))
+        c = self._class_ids.get(key)
+        if c is None:
+            c = self._class_ids[key] = len(self._class_facts)
+            self._class_facts.append((p.namespace, p.terminating, dict(labels)))
+        self._pod_class[id(p)] = (p, c)
+        return c
+
+    def _append(self, rows: list[int]) -> None:
+        k = len(rows) // 3
+        n = self._log_len
+        if n + k > self._log.shape[1]:
+            grown = np.zeros((3, max(2 * self._log.shape[1], n + k)), dtype=np.int64)
+            grown[:, :n] = self._log[:, :n]
+            self._log = grown
+        log = self._log
+        if k <= 4:  # the usual case, one pod placed: skip building an array
+            for j in range(k):
+                log[0, n + j], log[1, n + j], log[2, n + j] = rows[3 * j:3 * j + 3]
+        else:
+            log[:, n:n + k] = np.array(rows, dtype=np.int64).reshape(k, 3).T
+        self._log_len = n + k
+
+    def _sync(self) -> None:
+        """Log the class changes of every node whose pods changed since the last call."""
+        gen = self.arrays.pod_generation
+        stale = np.flatnonzero(self._seen != gen)
+        if not len(stale):
+            return
+        if self._log_len > 4 * self._live + self.LOG_SLACK_ROWS:
+            self._compact()
+        infos = self.arrays.node_infos
+        class_of, memo = self._class_of, self._pod_class.get
+        rows: list[int] = []
+        for i in stale.tolist():
+            now: dict[int, int] = {}
+            for p in infos[i].pods:
+                got = memo(id(p))
+                c = got[1] if got is not None and got[0] is p else class_of(p)
+                now[c] = now.get(c, 0) + 1
+            before = self._node_classes[i]
+            if now != before:
+                for c, k in now.items():
+                    d = k - before.get(c, 0)
+                    if d:
+                        rows += (i, c, d)
+                for c, k in before.items():
+                    if c not in now:
+                        rows += (i, c, -k)
+                self._live += len(now) - len(before)
+                self._node_classes[i] = now
+        self._seen[stale] = gen[stale]
+        if rows:
+            self._append(rows)
+        if len(self._pod_class) > self._pod_class_limit:  # forget pods that left
+            self._pod_class_limit = 4 * int(self.arrays.num_pods.sum()) + 4096
+            if len(self._pod_class) > self._pod_class_limit:
+                self._pod_class.clear()
+
+    def _compact(self) -> None:
+        """Rebuild the log from the nodes' classes; tables already up to date stay, the others go."""
+        old_len = self._log_len
+        rows: list[int] = []
+        for i, classes in enumerate(self._node_classes):
+            for c, k in classes.items():
+                rows += (i, c, k)
+        self._log_len = 0
+        self._live = len(rows) // 3
+        if rows:
+            self._append(rows)
+        for key in [k for k, t in self._tables.items() if t[1] != old_len]:
+            del self._tables[key]
+        for t in self._tables.values():
+            t[1] = self._log_len
+
+    def table(self, namespace: str, selector: Any) -> tuple[Any, ...]:
+        """A handle on the selector's table, up to date now, for :meth:`count_on`.
+
+        Returns
+        -------
+        tuple
+            Opaque; valid while the table is kept and the log is not rebuilt.
+        """
+        counts = self.counts(namespace, selector)
+        key = (namespace, selector_key(selector))
+        return (key, self._tables[key], counts)
+
+    def count_on(self, handle: tuple[Any, ...], node_info: Any) -> int | None:
+        """The table's count for ``node_info`` if it is still exact, else None.
+
+        Exact when ``node_info`` is a node of these arrays, its pods have not
+        changed since the last sync, and the table has every logged change
+        (nothing was placed or removed since :meth:`table`).
+        """
+        hook = getattr(node_info, "batch_hook", None)
+        if hook is None or hook[0] is not self._arrays_ref():
+            return None
+        arrays, j = hook
+        key, table, counts = handle
+        if self._tables.get(key) is not table or table[1] != self._log_len or self._seen[j] != arrays.pod_generation[j]:
+            return None
+        return int(counts[j])
+
+    def counts(self, namespace: str, selector: Any) -> Any:
+        """Per node, its pods in ``namespace``, not terminating, whose labels ``selector`` matches.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 of shape (n,); read-only for the caller.
+        """
+        self._sync()
+        key = (namespace, selector_key(selector))
+        tables = self._tables
+        table = tables.pop(key, None)
+        if table is None:
+            if len(tables) >= self._max_tables:
+                del tables[next(iter(tables))]
+            table = [np.zeros(len(self.arrays), dtype=np.int64), 0, np.zeros(0, dtype=bool)]
+        tables[key] = table  # most recently used last
+        counts, pos, match = table
+        end = self._log_len
+        if pos < end:
+            facts = self._class_facts
+            if len(match) < len(facts):
+                matches = selector.matches
+                extra = np.fromiter((not term and ns == namespace and matches(labels)
+                                     for ns, term, labels in facts[len(match):]),
+                                    dtype=bool, count=len(facts) - len(match))
+                match = table[2] = np.concatenate([match, extra])
+            if end - pos <= 8:  # a few pods placed since: row by row
+                log = self._log
+                for j in range(pos, end):
+                    if match[log[1, j]]:
+                        counts[log[0, j]] += log[2, j]
+                table[1] = end
+                return counts
+            nodes, classes, deltas = self._log[:, pos:end]
+            hit = np.flatnonzero(match[classes])
+            if len(hit) > len(counts) // 8:
+                # Integer sums well below 2**53: float64 bincount is exact.
+                counts += np.bincount(nodes[hit], weights=deltas[hit], minlength=len(counts)).astype(np.int64)
+            elif len(hit):
+                np.add.at(counts, nodes[hit], deltas[hit])
+            table[1] = end
+        return counts
 
 
 def _taints_key(node_info: Any) -> str:

@@ -25,6 +25,7 @@ from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, S
 from kubenotes.scheduler.plugins.names import POD_TOPOLOGY_SPREAD as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
+    MatchingPodCounts,
     TopologySpreadConstraint,
     count_pods_match_selector,
     count_pods_match_selector_per_node,
@@ -107,6 +108,12 @@ class PreScoreState:
     batch_ignored : numpy.ndarray or None
         kubenotes only: which entries of the last :meth:`ScoringMixin.score_batch`
         were ignored nodes, for :meth:`ScoringMixin.normalize_score_batch`.
+    host_tables : list or None
+        kubenotes only: per constraint, for hostname constraints counted from
+        the snapshot's arrays, ``(MatchingPodCounts, handle)`` so that the
+        per-node Score reads a node's count from the table while it is still
+        exact (:meth:`~kubenotes.scheduler.plugins.podtopologyspread.common.MatchingPodCounts.count_on`)
+        instead of walking its pods; None otherwise.
     """
 
     constraints: list[TopologySpreadConstraint] = field(default_factory=list)
@@ -114,6 +121,7 @@ class PreScoreState:
     topology_value_to_pod_counts: list[dict[str, int]] = field(default_factory=list)
     topology_normalizing_weight: list[float] = field(default_factory=list)
     batch_ignored: Any = field(default=None, compare=False, repr=False)
+    host_tables: Any = field(default=None, compare=False, repr=False)
 
     def clone(self) -> "PreScoreState":
         """Scoring state is read-only after PreScore; shared like upstream."""
@@ -214,11 +222,17 @@ def pre_score_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstr
     for i, c in enumerate(constraints):
         if c.topology_key == LABEL_HOSTNAME:
             size = len(nodes) - len(s.ignored_nodes)
+            if not c.selector.is_empty():
+                if s.host_tables is None:
+                    s.host_tables = [None] * len(constraints)
+                index = MatchingPodCounts.of(arrays)
+                s.host_tables[i] = (index, index.table(pod.namespace, c.selector))
         else:
             ids, vocab = label_ids[i]
             values = list(vocab)
             counts = s.topology_value_to_pod_counts[i]
-            for u in np.unique(ids[keep]).tolist():
+            present = np.flatnonzero(np.bincount(ids[keep] + 1, minlength=len(vocab) + 1)) - 1
+            for u in present.tolist():
                 counts[values[u] if u >= 0 else ""] = 0
             size = len(counts)
         s.topology_normalizing_weight.append(topology_normalizing_weight(size))
@@ -249,15 +263,23 @@ def pre_score_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstr
 
 
 def _snapshot_indices(arrays: Any, nodes: list["NodeInfo"]) -> Any:
-    """Snapshot index of each of ``nodes``, or None when one is not the snapshot's NodeInfo."""
-    index, infos = arrays.index, arrays.node_infos
-    try:
-        pos = [index[ni.name] for ni in nodes]
-    except KeyError:
+    """Snapshot index of each of ``nodes``, or None when one is not the snapshot's NodeInfo.
+
+    Read from each NodeInfo's ``batch_hook`` (the arrays it belongs to and its
+    index there), set by :class:`~kubenotes.scheduler.batch.SnapshotArrays`.
+    """
+    if not nodes:
+        return np.zeros(0, dtype=np.int64)
+    hooks = list(map(_BATCH_HOOK, nodes))
+    if hooks.count(None):
         return None
-    if not all(map(operator.is_, map(infos.__getitem__, pos), nodes)):
+    owners, pos = zip(*hooks)
+    if owners.count(arrays) != len(owners):
         return None
     return np.array(pos, dtype=np.int64)
+
+
+_BATCH_HOOK = operator.attrgetter("batch_hook")
 
 
 class ScoringMixin:
@@ -312,7 +334,15 @@ class ScoringMixin:
             return Status.error(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
 
     def score(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> tuple[int, Status]:
-        """Weighted matching-pod count of the node's domains (higher is worse, inverted later)."""
+        """Weighted matching-pod count of the node's domains (higher is worse, inverted later).
+
+        Notes
+        -----
+        A hostname constraint's count is the node's matching pods
+        (``countPodsMatchSelector`` over ``nodeInfo.Pods``); kubenotes reads it
+        from the per-selector table PreScore brought up to date when that is
+        still exact, and walks the node's pods otherwise.
+        """
         s = self._score_state(state)
         if isinstance(s, Status):
             return 0, s
@@ -324,7 +354,10 @@ class ScoringMixin:
             if value is None:
                 continue
             if c.topology_key == LABEL_HOSTNAME:
-                count = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+                tables = s.host_tables
+                count = tables[i][0].count_on(tables[i][1], node_info) if tables and tables[i] else None
+                if count is None:
+                    count = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
             else:
                 count = s.topology_value_to_pod_counts[i].get(value, 0)
             total += score_for_count(count, c.max_skew, s.topology_normalizing_weight[i])
