@@ -336,8 +336,12 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
 
     Notes
     -----
-    A node with pods nominated to it is filtered by the per-node
-    ``run_filter_plugins_with_nominated_pods``.
+    A node with pods of equal or higher priority nominated to it, which the
+    batch lets through, is filtered again by the per-node
+    ``run_filter_plugins_with_nominated_pods``: the pod must also fit beside
+    them. A node the batch rejects stays rejected (upstream's second pass, without
+    the nominated pods, would reject it), and one whose nominated pods all have
+    a lower priority is not affected by them.
     """
     skip = state.skip_filter_plugins
     plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
@@ -362,7 +366,11 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
             i = arrays.index.get(node_name)
             if not pods or i is None:
                 continue
+            if not any(p.priority >= pod.priority and p.uid != pod.uid for p in pods):
+                continue  # no nominated pod would be added: the single pass is the batch's
             for pos in np.flatnonzero(idx == i).tolist():
+                if not mask[pos]:
+                    continue  # rejected without them: the second pass rejects it whatever the first says
                 s = fw.run_filter_plugins_with_nominated_pods(state, pod, arrays.node_infos[i])
                 if s.code == Code.SUCCESS:
                     mask[pos] = True

@@ -402,3 +402,42 @@ def test_pre_score_counts_missing_and_empty_zone_in_one_domain():
     want = scoring.pre_score_state(q.pod_info, got.constraints, False, all_nodes, all_nodes)
     assert want.topology_value_to_pod_counts == got.topology_value_to_pod_counts
     assert got.topology_normalizing_weight == want.topology_normalizing_weight
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_filter_with_nominated_pods_batch_matches_per_node(seed):
+    """``filter_nodes_batch`` with pods nominated to some nodes (higher, equal and lower priority than the
+    incoming pod) equals ``RunFilterPluginsWithNominatedPods`` node by node: a node the batch rejects, or whose
+    nominated pods all have lower priority, needs no second look."""
+    from kubenotes.scheduler.batch import filter_nodes_batch
+
+    rng = random.Random(900 + seed)
+    ns, pods, objects = random_spread_cluster(rng)
+    sched = new_scheduler(ns, pods, objects=objects, seed=seed, trace=False)
+    fw = sched.framework
+    arr = sched.snapshot.arrays()
+    nodes = sched.snapshot.list()
+    seen = {"rejected": 0, "nominated_changed": 0}
+    for k in range(40):
+        q = sched.queue.pop()
+        if q is None:
+            break
+        pod = q.pod_info
+        for j in range(rng.randint(1, 4)):  # nominate big pods of random priority to random nodes
+            big = PodInfo(make_pod(f"nominated-{k}-{j}", requests={"cpu": rng.choice(["2", "6", "14"])},
+                                   priority=pod.priority + rng.choice([-10, 0, 10])))
+            fw.nominator.nominated_pods.setdefault(rng.choice(nodes).name, []).append(big)
+        state = CycleState()
+        _r, status, _skip = fw.run_pre_filter_plugins(state, pod)
+        if status.is_success():
+            mask = filter_nodes_batch(fw, state, pod, arr, arr.arange)
+            if mask is not None:
+                per_node = [fw.run_filter_plugins_with_nominated_pods(state, pod, ni).is_success() for ni in nodes]
+                assert mask.tolist() == per_node
+                seen["rejected"] += int(not all(per_node))
+                plain = [fw.run_filter_plugins(state, pod, ni).is_success() for ni in nodes]
+                seen["nominated_changed"] += int(plain != per_node)
+        fw.nominator.nominated_pods.clear()
+        fw.nominator.nominated_pod_to_node.clear()
+        sched.queue.done(pod.uid)
+    assert seen["rejected"] > 0 and seen["nominated_changed"] > 0
