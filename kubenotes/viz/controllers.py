@@ -1966,8 +1966,10 @@ def _slider(description: str, value: int, lo: int, hi: int, step: int = 1) -> An
 
 def _panel(update: Any, controls: Mapping[str, Any], columns: int = 2) -> Any:
     from kubenotes.viz.widgets import live_panel as panel
+    from kubenotes.viz.widgets import memoise_update
 
-    return panel(update, controls, columns=columns)
+    # Every view here is a deterministic simulation of its control values: a value seen before is shown at once.
+    return panel(memoise_update(update), controls, columns=columns)
 
 
 def scale_view(replicas: int, start_replicas: int = 4) -> list[Any]:

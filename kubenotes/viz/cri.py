@@ -844,7 +844,7 @@ def start_latency_panel(
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel
+    from kubenotes.viz.widgets import live_panel, memoise_update
 
     def update(image_mib: int, bandwidth_mib_per_second: int, kind: str, cache: str, low_level: str) -> list:
         args = dict(image_mib=image_mib, cache=cache, bandwidth_mib_per_second=bandwidth_mib_per_second,
@@ -868,4 +868,4 @@ def start_latency_panel(
         "low_level": widgets.Dropdown(options=list(LOW_LEVEL_RUNTIMES), value=low_level,
                                       description="OCI runtime", style=style, layout=layout),
     }
-    return live_panel(update, controls)
+    return live_panel(memoise_update(update), controls)

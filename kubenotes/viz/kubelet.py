@@ -63,7 +63,7 @@ from kubenotes.kubelet.pleg import RELIST_PERIOD_SECONDS, max_pods_within_period
 from kubenotes.kubelet.prober import LIVENESS
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.scheduler import Html
-from kubenotes.viz.widgets import live_panel
+from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = [
     "NODE_NAME",
@@ -678,7 +678,7 @@ def restarts_panel(failure_threshold: int = 3, period_seconds: int = 5, restart_
         run = simulate_restarts(failure_threshold, period_seconds, restart_policy, cause)
         return [restarts_figure(run), restart_table(restart_history(run))]
 
-    return live_panel(update, controls)
+    return live_panel(memoise_update(update), controls)
 
 
 def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, limit: int | None = 12,
@@ -940,7 +940,7 @@ def pleg_panel(pods: int = 110, containers_per_pod: int = 2, changed_percent: in
         "changed_percent": widgets.IntSlider(value=changed_percent, min=0, max=100, step=10,
                                              description="% pods changed", style=style, continuous_update=False),
     }
-    return live_panel(pleg_cost_figure, controls)
+    return live_panel(memoise_update(pleg_cost_figure), controls)
 
 
 # ----------------------------------------------------------------------------- the kubelet as a graph

@@ -28,6 +28,7 @@ https://docs.tigera.io/calico/latest/networking/configuring/mtu
 
 from __future__ import annotations
 
+import functools
 import html
 from typing import Any, Iterable, Sequence
 
@@ -320,7 +321,7 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel
+    from kubenotes.viz.widgets import live_panel, memoise_update
 
     controls = {
         "node_count": widgets.IntSlider(value=node_count, min=2, max=6, description="nodes"),
@@ -328,9 +329,13 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
         "mode": widgets.Dropdown(options=list(MODES), value=mode, description="mode"),
     }
 
+    @functools.lru_cache(maxsize=16)
+    def graph(node_count: int, mode: str) -> Figure:
+        # The cluster graph does not depend on the packet size: the same Figure, so its PNG is reused.
+        return cluster_figure(network_from_objects(example_cluster(node_count, subnets=2), mode=mode)[0])
+
     def update(node_count: int, size_bytes: int, mode: str) -> list:
         objs = example_cluster(node_count, subnets=2)
-        net = network_from_objects(objs, mode=mode)[0]
         walk = packet_walk(objs, "default/client", "default/web-1-0", mode=mode, size_bytes=size_bytes)
         s = mode_summary(node_count, size_bytes, mode)
         end = walk["hops"][-1]
@@ -340,6 +345,6 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
                     + ("" if s["fits"] else f"; {size_bytes} B does not fit: {s['fragments']} fragments")
                     + (f"; <b>{html.escape(end['action'].split(':')[0])}</b> at {html.escape(end['at'])}"
                        if end["action"].startswith("dropped") else ""))
-        return [head, header_stack_figure(walk), cluster_figure(net), mode_table(node_count, size_bytes)]
+        return [head, header_stack_figure(walk), graph(node_count, mode), mode_table(node_count, size_bytes)]
 
-    return live_panel(update, controls, columns=3)
+    return live_panel(memoise_update(update), controls, columns=3)

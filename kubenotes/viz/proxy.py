@@ -48,7 +48,7 @@ from kubenotes.proxy.endpoints import ProxyState, proxy_state
 from kubenotes.proxy.iptables import iptables_save
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.scheduler import Html
-from kubenotes.viz.widgets import live_panel
+from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = [
     "NODE_NAME",
@@ -438,7 +438,7 @@ def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> wid
                                      continuous_update=False),
         "seed": widgets.IntSlider(value=seed, min=0, max=20, description="seed", continuous_update=False),
     }
-    return live_panel(balance_view, controls, columns=3)
+    return live_panel(memoise_update(balance_view), controls, columns=3)
 
 
 # --------------------------------------------------------------------------- readiness failure

@@ -53,7 +53,7 @@ from kubenotes.kubelet.eviction_manager import EvictionConfig, EvictionManager, 
 from kubenotes.kubelet.qos import container_oom_score_adjust, oom_kill_order, pod_qos
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.scheduler import Html
-from kubenotes.viz.widgets import live_panel
+from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = [
     "MI",
@@ -565,7 +565,7 @@ def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_
                                                 continuous_update=False),
     }
 
-    return live_panel(memory_pressure_view, controls)
+    return live_panel(memoise_update(memory_pressure_view), controls)
 
 
 def memory_pressure_view(batch_growth_mi_per_minute: int, soft_threshold_mi: int, soft_grace_seconds: int) -> Figure:

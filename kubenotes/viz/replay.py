@@ -1484,10 +1484,21 @@ def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "de
     >>> len(curves.axes), "FGD scores pod p0" in row, "data:image/png;base64," in row
     (3, True, True)
     """
+    return [_view_curves(policies, variant, arrived_percent, seed, trace_dir),
+            _view_row(variant, arrived_percent, focus, seed, trace_dir)]
+
+
+def _view_curves(policies: Sequence[str], variant: str, arrived_percent: float, seed: int,
+                 trace_dir: str | os.PathLike[str] | None) -> Figure:
+    """The curves of :func:`replay_view` (they do not depend on ``focus``)."""
     res = replay_policies(list(policies), variant, seed, trace_dir)
     paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
-    curves = curves_figure(res, arrived_percent, paper=paper,
-                           title=f"{VARIANT_LABELS.get(variant, variant)} (seed {seed})")
+    return curves_figure(res, arrived_percent, paper=paper, title=f"{VARIANT_LABELS.get(variant, variant)} (seed {seed})")
+
+
+def _view_row(variant: str, arrived_percent: float, focus: str, seed: int,
+              trace_dir: str | os.PathLike[str] | None) -> Html:
+    """The occupancy picture and FGD table of :func:`replay_view` (they do not depend on ``policies``)."""
     fgd = cached_replay("FGD", variant, seed, trace_dir)
     try:
         explain = fgd_explain(fgd, arrived_percent, kind="share")
@@ -1503,7 +1514,7 @@ def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "de
         f"<div style='flex:0 0 440px'><img style='width:440px' alt='GPU occupancy' "
         f"src='data:image/png;base64,{img}'></div>"
         f"<div style='flex:1 1 auto;min-width:0;overflow-x:auto'>{panel}</div></div>")
-    return [curves, row]
+    return row
 
 
 def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "default", arrived_percent: int = 100,
@@ -1540,11 +1551,14 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
     -----
     Replays are cached per ``(policy, variant, seed)``: the first selection of
     a policy on a variant replays it (about 0.2-1 s); moving the slider only
-    rebuilds the cluster at that point and redraws.
+    rebuilds the cluster at that point and redraws. The curves are kept per
+    (policies, variant, slider) and the occupancy row per (variant, slider,
+    focus), so changing the other control reuses them; a state seen before is
+    shown at once (:func:`~kubenotes.viz.widgets.memoise_update`).
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel
+    from kubenotes.viz.widgets import live_panel, memoise_update
 
     wide = {"style": {"description_width": "150px"}, "layout": widgets.Layout(width="470px")}
     controls = {
@@ -1557,10 +1571,20 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
                                            description="policies (ctrl-click)", **wide),
     }
 
-    def update(arrived_percent, focus, variant, policies):
-        return replay_view(list(policies) or [focus], variant, arrived_percent, focus, seed, trace_dir)
+    # Each half is memoised on the controls it depends on: changing the policies keeps the occupancy
+    # row, changing the occupancy policy keeps the curves (the same Figure, so its PNG is reused).
+    @functools.lru_cache(maxsize=16)
+    def curves(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Figure:
+        return _view_curves(policies, variant, arrived_percent, seed, trace_dir)
 
-    return live_panel(update, controls)
+    @functools.lru_cache(maxsize=16)
+    def row(variant: str, arrived_percent: int, focus: str) -> Html:
+        return _view_row(variant, arrived_percent, focus, seed, trace_dir)
+
+    def update(arrived_percent, focus, variant, policies):
+        return [curves(tuple(policies) or (focus,), variant, arrived_percent), row(variant, arrived_percent, focus)]
+
+    return live_panel(memoise_update(update), controls)
 
 
 def update_seconds(**state: Any) -> float:
