@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from lightkube.resources.core_v1 import Node, Pod
 
-__all__ = ["make_pod", "make_node"]
+__all__ = ["make_pod", "make_node", "run_decisions", "spy_batch_path"]
 
 
 def make_pod(
@@ -111,3 +111,53 @@ def make_node(
     if images:
         status["images"] = images
     return Node.from_dict({"apiVersion": "v1", "kind": "Node", "metadata": md, "spec": spec, "status": status})
+
+
+def run_decisions(scheduler: Any) -> tuple:
+    """Run a scheduler to the end and return what identity tests compare between the traced and untraced paths.
+
+    Returns
+    -------
+    tuple
+        ``(attempts, bindings, deleted, next_start_node_index)``; each attempt is
+        ``(pod key, node name, nominated node, victims, FailedScheduling message)``.
+    """
+    attempts = [(t.key, t.node_name, t.nominated_node_name, tuple(t.victims), t.message) for t in scheduler.run()]
+    return attempts, scheduler.bindings, scheduler.deleted, scheduler.next_start_node_index
+
+
+def spy_batch_path(patch: Any, plugin: str | None = None) -> dict[str, list[bool]]:
+    """Record whether each Filter/Score went through the batch path (``filter_nodes_batch``/``score_nodes_batch``).
+
+    Parameters
+    ----------
+    patch : pytest.MonkeyPatch
+        Its ``setattr`` replaces the two functions in ``kubenotes.scheduler.schedule_one``.
+    plugin : str, optional
+        Count only cycles where this plugin was not skipped at PreFilter/PreScore.
+
+    Returns
+    -------
+    dict
+        ``{"filter": [...], "score": [...]}``: True per batched cycle, False per fallback to the per-node path.
+    """
+    import kubenotes.scheduler.schedule_one as so
+
+    used: dict[str, list[bool]] = {"filter": [], "score": []}
+    real_filter, real_score = so.filter_nodes_batch, so.score_nodes_batch
+
+    def spy_filter(fw: Any, state: Any, pod: Any, *args: Any) -> Any:
+        mask = real_filter(fw, state, pod, *args)
+        if plugin is None or plugin not in state.skip_filter_plugins:
+            used["filter"].append(mask is not None)
+        return mask
+
+    def spy_score(fw: Any, state: Any, pod: Any, *args: Any) -> Any:
+        totals = real_score(fw, state, pod, *args)
+        if plugin is None or plugin not in state.skip_score_plugins:
+            used["score"].append(totals is not None)
+        return totals
+
+    patch.setattr(so, "filter_nodes_batch", spy_filter)
+    patch.setattr(so, "score_nodes_batch", spy_score)
+    return used

@@ -15,7 +15,7 @@ from kubenotes.scheduler.framework.runtime import NodePluginScores
 from kubenotes.scheduler.plugins.helper import default_normalize_score
 from kubenotes.scheduler.schedule_one import new_scheduler, select_host
 from kubenotes.scheduler.snapshot import new_snapshot
-from kubenotes.scheduler.testing import make_node, make_pod
+from kubenotes.scheduler.testing import make_node, make_pod, run_decisions, spy_batch_path
 
 
 def _assert_arrays_match(arr: SnapshotArrays) -> None:
@@ -308,33 +308,13 @@ def test_pod_topology_spread_batch_matches_per_node(seed, list_defaulting):
 @pytest.mark.parametrize("seed", range(10))
 def test_pod_topology_spread_trace_false_makes_identical_decisions(seed, monkeypatch):
     """Traced and untraced schedulers bind, preempt, nominate and report alike, with spreading pods batched."""
-    import kubenotes.scheduler.schedule_one as so
-
     rng = random.Random(500 + seed)
     ns, pods, objects = random_spread_cluster(rng)
     config = _list_defaulting_config() if seed % 3 == 2 else None
-    used = {"filter": [], "score": []}
-    real_filter, real_score = so.filter_nodes_batch, so.score_nodes_batch
-
-    def spy_filter(fw, state, pod, *args):
-        mask = real_filter(fw, state, pod, *args)
-        if "PodTopologySpread" not in state.skip_filter_plugins:
-            used["filter"].append(mask is not None)
-        return mask
-
-    def spy_score(fw, state, pod, *args):
-        totals = real_score(fw, state, pod, *args)
-        if "PodTopologySpread" not in state.skip_score_plugins:
-            used["score"].append(totals is not None)
-        return totals
-
-    monkeypatch.setattr(so, "filter_nodes_batch", spy_filter)
-    monkeypatch.setattr(so, "score_nodes_batch", spy_score)
+    used = spy_batch_path(monkeypatch, "PodTopologySpread")
 
     def outcome(trace):
-        s = new_scheduler(ns, pods, config=config, objects=objects, seed=seed, trace=trace)
-        traces = [(t.key, t.node_name, t.nominated_node_name, tuple(t.victims), t.message) for t in s.run()]
-        return traces, s.bindings, s.deleted, s.next_start_node_index
+        return run_decisions(new_scheduler(ns, pods, config=config, objects=objects, seed=seed, trace=trace))
 
     traced = outcome(True)
     assert not used["filter"] and not used["score"]

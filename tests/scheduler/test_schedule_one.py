@@ -20,7 +20,7 @@ from kubenotes.scheduler.schedule_one import (
     select_host,
     truncate_message,
 )
-from kubenotes.scheduler.testing import make_node, make_pod
+from kubenotes.scheduler.testing import make_node, make_pod, run_decisions, spy_batch_path
 
 
 # --------------------------------------------------------------------------- helpers
@@ -499,8 +499,7 @@ def test_trace_false_makes_identical_decisions(case):
     ns, pods = random_cluster(rng)
 
     def outcome(trace):
-        s = new_scheduler(ns, pods, seed=case, trace=trace)
-        return [(t.key, t.node_name, t.nominated_node_name, tuple(t.victims), t.message) for t in s.run()], s.bindings
+        return run_decisions(new_scheduler(ns, pods, seed=case, trace=trace))[:2]
 
     traced, fast = outcome(True), outcome(False)
     assert traced == fast
@@ -519,24 +518,13 @@ def test_input_objects_are_not_modified():
 @pytest.mark.parametrize("case", range(12))
 def test_trace_false_batch_path_makes_identical_decisions(case, monkeypatch, random_large_cluster):
     """The batch Filter/Score path (trace=False) binds, preempts, nominates and reports as the traced path."""
-    import kubenotes.scheduler.schedule_one as so
-
     rng = random.Random(1000 + case)
     ns, pods = random_large_cluster(rng)
-    batched = []
-    real = so.filter_nodes_batch
-
-    def spy(*args):
-        mask = real(*args)
-        batched.append(mask is not None)
-        return mask
-
-    monkeypatch.setattr(so, "filter_nodes_batch", spy)
+    used = spy_batch_path(monkeypatch)
+    batched = used["filter"]
 
     def outcome(trace):
-        s = new_scheduler(ns, pods, seed=case, trace=trace)
-        traces = [(t.key, t.node_name, t.nominated_node_name, tuple(t.victims), t.message) for t in s.run()]
-        return traces, s.bindings, s.deleted, s.next_start_node_index
+        return run_decisions(new_scheduler(ns, pods, seed=case, trace=trace))
 
     traced = outcome(True)
     assert not batched

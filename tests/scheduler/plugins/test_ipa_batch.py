@@ -21,7 +21,7 @@ from kubenotes.scheduler.framework.node_info import PodInfo
 from kubenotes.scheduler.plugins import interpodaffinity as ipa
 from kubenotes.scheduler.schedule_one import new_scheduler
 from kubenotes.scheduler.snapshot import ClusterObjects
-from kubenotes.scheduler.testing import make_node, make_pod
+from kubenotes.scheduler.testing import make_node, make_pod, run_decisions
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -191,9 +191,7 @@ def test_trace_false_makes_identical_decisions(seed):
     nodes, pods, objects = random_affinity_cluster(rng)
 
     def outcome(trace):
-        s = new_scheduler(nodes, pods, objects=objects, seed=seed, trace=trace)
-        traces = [(t.key, t.node_name, t.nominated_node_name, tuple(t.victims), t.message) for t in s.run()]
-        return traces, s.bindings, s.deleted
+        return run_decisions(new_scheduler(nodes, pods, objects=objects, seed=seed, trace=trace))[:3]
 
     traced = outcome(True)
     assert traced == outcome(False)

@@ -34,7 +34,7 @@ from kubenotes.scheduler.framework.node_info import PodInfo
 from kubenotes.scheduler.plugins.podtopologyspread import common, filtering, scoring
 from kubenotes.scheduler.schedule_one import new_scheduler
 from kubenotes.scheduler.snapshot import ClusterObjects, new_snapshot
-from kubenotes.scheduler.testing import make_node, make_pod
+from kubenotes.scheduler.testing import make_node, make_pod, run_decisions, spy_batch_path
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -318,34 +318,15 @@ def test_owner_replaced_in_place_is_read_again():
        list_defaulting=st.booleans())
 def test_untraced_scheduler_decides_as_traced(cluster, list_defaulting):
     """Same chosen node, nomination, victims and FailedScheduling message per attempt; PodTopologySpread batched."""
-    import kubenotes.scheduler.schedule_one as so
-
     seed, n_nodes, n_pods, n_workloads, explicit = cluster
     nodes_, pods, objects = random_cluster(seed, n_nodes, n_pods, n_workloads, explicit)
     config = _list_config() if list_defaulting else None
-    used = {"filter": [], "score": []}
-    real_filter, real_score = so.filter_nodes_batch, so.score_nodes_batch
-
-    def spy_filter(fw, state, pod, *args):
-        mask = real_filter(fw, state, pod, *args)
-        if "PodTopologySpread" not in state.skip_filter_plugins:
-            used["filter"].append(mask is not None)
-        return mask
-
-    def spy_score(fw, state, pod, *args):
-        totals = real_score(fw, state, pod, *args)
-        if "PodTopologySpread" not in state.skip_score_plugins:
-            used["score"].append(totals is not None)
-        return totals
 
     def outcome(trace):
-        s = new_scheduler(nodes_, pods, config=config, objects=objects, seed=seed, trace=trace)
-        traces = [(t.key, t.node_name, t.nominated_node_name, tuple(t.victims), t.message) for t in s.run()]
-        return traces, s.bindings, s.deleted, s.next_start_node_index
+        return run_decisions(new_scheduler(nodes_, pods, config=config, objects=objects, seed=seed, trace=trace))
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(so, "filter_nodes_batch", spy_filter)
-        mp.setattr(so, "score_nodes_batch", spy_score)
+        used = spy_batch_path(mp, "PodTopologySpread")
         traced = outcome(True)
         assert not used["filter"] and not used["score"]
         fast = outcome(False)
@@ -362,21 +343,10 @@ def test_untraced_scheduler_decides_as_traced(cluster, list_defaulting):
 
 def test_replicaset_pods_stay_on_the_batch_path():
     """Pods owned by ReplicaSets get the system defaults and are filtered and scored in batches."""
-    import kubenotes.scheduler.schedule_one as so
-
     nodes_, pods, objects = random_cluster(11, 30, 120, 9, 0.0)
     assert any(p.metadata.ownerReferences for p in pods if not p.spec.nodeName)
-    calls = {"score": 0, "none": 0}
-    real_score = so.score_nodes_batch
-
-    def spy_score(fw, state, pod, *args):
-        totals = real_score(fw, state, pod, *args)
-        if "PodTopologySpread" not in state.skip_score_plugins:
-            calls["score"] += 1
-            calls["none"] += totals is None
-        return totals
-
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(so, "score_nodes_batch", spy_score)
+        used = spy_batch_path(mp, "PodTopologySpread")
         traces = new_scheduler(nodes_, pods, objects=objects, seed=1, trace=False).run()
+    calls = {"score": len(used["score"]), "none": used["score"].count(False)}
     assert traces and calls["score"] > 20 and calls["none"] == 0
