@@ -190,6 +190,15 @@ def chain_rules(text: str, table: str, chain: str) -> str:
 # tracePacket
 
 
+#: Flag -> (rule key, how its value is kept): "neg" (value, negated?), "value", or "flag" (True).
+_RULE_FLAGS = {
+    "-s": ("src", "neg"), "-d": ("dst", "neg"), "--src-type": ("src_type", "neg"), "--dst-type": ("dst_type", "neg"),
+    "-p": ("proto", "value"), "--dport": ("dport", "value"), "-j": ("jump", "value"),
+    "--to-destination": ("dnat", "value"), "--probability": ("probability", "value"),
+    "--rcheck": ("affinity_check", "flag"), "--mark": ("mark_check", "flag"), "--ctstate": ("ctstate", "flag"),
+}
+
+
 def _parse_rule(line: str) -> dict:
     toks = shlex.split(line)
     rule: dict = {"chain": toks[1], "raw": line}
@@ -202,30 +211,9 @@ def _parse_rule(line: str) -> dict:
             i += 1
             continue
         val = toks[i + 1] if i + 1 < len(toks) else None
-        if t == "-s":
-            rule["src"] = (val, neg)
-        elif t == "-d":
-            rule["dst"] = (val, neg)
-        elif t == "--src-type":
-            rule["src_type"] = (val, neg)
-        elif t == "--dst-type":
-            rule["dst_type"] = (val, neg)
-        elif t == "-p":
-            rule["proto"] = val
-        elif t == "--dport":
-            rule["dport"] = val
-        elif t == "-j":
-            rule["jump"] = val
-        elif t == "--to-destination":
-            rule["dnat"] = val
-        elif t == "--probability":
-            rule["probability"] = val
-        elif t == "--rcheck":
-            rule["affinity_check"] = True
-        elif t == "--mark":
-            rule["mark_check"] = True
-        elif t == "--ctstate":
-            rule["ctstate"] = True
+        if t in _RULE_FLAGS:
+            key, kind = _RULE_FLAGS[t]
+            rule[key] = (val, neg) if kind == "neg" else (val if kind == "value" else True)
         neg = False
         i += 1
     return rule
