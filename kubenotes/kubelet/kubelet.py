@@ -125,7 +125,7 @@ import simpy
 
 from kubenotes.apiserver.request import UserInfo
 from kubenotes.apiserver.server import format_timestamp
-from kubenotes.apiserver.status import ApiError, new_bad_request
+from kubenotes.apiserver.status import ApiError
 from kubenotes.client.record import EventRecorder
 from kubenotes.cri.api import CRIError
 from kubenotes.cri.oci import container_config_for_pod, sandbox_config_for_pod
@@ -210,7 +210,7 @@ from kubenotes.kubelet.logs import (
     ContainerRun,
     container_env,
     modelled_output,
-    validate_container_log_status,
+    open_container_log,
 )
 
 __all__ = [
@@ -2065,19 +2065,5 @@ class Kubelet:
             :func:`~kubenotes.kubelet.logs.validate_container_log_status`); 500
             while the node is down.
         """
-        opts = dict(options or {})
-        if not self.up:
-            from kubenotes.apiserver.server import _kubelet_unreachable
-
-            raise _kubelet_unreachable(self.node_name, f"/containerLogs/{namespace}/{name}/{container}")
-        pod = next((p for p in self.pods.values()
-                    if p["metadata"]["name"] == name and p["metadata"].get("namespace") == namespace), None)
-        if pod is None:
-            raise new_bad_request(f'pod "{name}" cannot be found - no logs available')
-        uid = pod["metadata"]["uid"]
-        status = self._status_written.get(uid) or pod.get("status") or {}
-        cid = validate_container_log_status(name, status, container, bool(opts.get("previous")))
-        run = next((r for r in self.runs.get(uid, {}).get(container, []) if r.container_id == cid), None)
-        if run is None:
-            run = ContainerRun(cid, float(self.env.now), float(self.env.now))
-        return ContainerLogReader(self, run, uid, opts)
+        return open_container_log(self, namespace, name, container, options,
+                                  lambda pod: self._status_written.get(pod["metadata"]["uid"]) or pod.get("status") or {})

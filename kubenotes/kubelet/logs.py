@@ -21,10 +21,11 @@ import datetime as _dt
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from kubenotes.apiserver.status import ApiError, new_bad_request
 
-__all__ = ["LOG_ANNOTATION", "modelled_output", "expand_kubernetes_vars", "container_env", "ContainerRun",
+__all__ = ["open_container_log", "LOG_ANNOTATION", "modelled_output", "expand_kubernetes_vars", "container_env", "ContainerRun",
            "ContainerLogReader", "format_log_timestamp", "validate_container_log_status"]
 
 #: A learner's script of a container's output: ``kubenotes.io/log`` (every container) or
@@ -466,3 +467,40 @@ def validate_container_log_status(pod_name: str, status: dict, container: str, p
             reason = "trying and failing to pull image"
         raise new_bad_request(f'container "{container}" in pod "{pod_name}" is waiting to start: {reason}')
     raise new_bad_request(f'container "{container}" in pod "{pod_name}" is waiting to start - no logs yet')
+
+
+def open_container_log(kubelet: Any, namespace: str, name: str, container: str, options: dict | None,
+                       status_of: Callable[[dict], dict]) -> "ContainerLogReader":
+    """``GetKubeletContainerLogs`` for either kubelet: find the pod, check the container, open its run's log.
+
+    Parameters
+    ----------
+    kubelet : Kubelet or StandInKubelet
+        Its ``up``, ``node_name``, ``pods`` (uid -> pod), ``runs`` and ``env``.
+    namespace, name, container : str
+    options : dict, optional
+        ``PodLogOptions`` (``previous``, ``follow``, ``tailLines``...).
+    status_of : callable(pod) -> dict
+        The pod status the kubelet answers from (its own last write, or what it would write).
+
+    Raises
+    ------
+    ApiError
+        500 while the node is down (a dial error), 400 for an unknown pod and with
+        :func:`validate_container_log_status`'s words.
+    """
+    opts = dict(options or {})
+    if not kubelet.up:
+        from kubenotes.apiserver.server import _kubelet_unreachable
+
+        raise _kubelet_unreachable(kubelet.node_name, f"/containerLogs/{namespace}/{name}/{container}")
+    pod = next((p for p in kubelet.pods.values()
+                if p["metadata"]["name"] == name and p["metadata"].get("namespace") == namespace), None)
+    if pod is None:
+        raise new_bad_request(f'pod "{name}" cannot be found - no logs available')
+    uid = pod["metadata"]["uid"]
+    cid = validate_container_log_status(name, status_of(pod), container, bool(opts.get("previous")))
+    run = next((r for r in kubelet.runs.get(uid, {}).get(container, []) if r.container_id == cid), None)
+    if run is None:  # a container the model has no run for prints nothing
+        run = ContainerRun(cid, float(kubelet.env.now), float(kubelet.env.now))
+    return ContainerLogReader(kubelet, run, uid, opts)

@@ -67,7 +67,7 @@ from dataclasses import dataclass
 from typing import Any, Generator
 
 from kubenotes.apiserver.server import format_timestamp
-from kubenotes.apiserver.status import ApiError, new_bad_request
+from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.kubelet.logs import (  # noqa: F401 - re-exported: the log model moved to kubenotes.kubelet.logs
     LOG_ANNOTATION,
@@ -76,6 +76,7 @@ from kubenotes.kubelet.logs import (  # noqa: F401 - re-exported: the log model 
     container_env,
     format_log_timestamp,
     modelled_output,
+    open_container_log,
     validate_container_log_status,
 )
 
@@ -469,25 +470,15 @@ class StandInKubelet:
         container status in the stand-in (the real kubelet posts
         ``waiting: ContainerCreating`` at once): it is answered as that status.
         """
-        opts = dict(options or {})
-        if not self.up:
-            from kubenotes.apiserver.server import _kubelet_unreachable
+        return open_container_log(self, namespace, name, container, options, self._log_status)
 
-            raise _kubelet_unreachable(self.node_name, f"/containerLogs/{namespace}/{name}/{container}")
-        pod = next((p for p in self.pods.values()
-                    if p["metadata"]["name"] == name and p["metadata"].get("namespace") == namespace), None)
-        if pod is None:
-            raise new_bad_request(f'pod "{name}" cannot be found - no logs available')
-        uid = pod["metadata"]["uid"]
+    def _log_status(self, pod: dict) -> dict:
+        """The pod's status, or ``waiting: ContainerCreating`` for containers the stand-in has not started."""
         status = pod.get("status") or {}
-        if not status.get("containerStatuses") and not self.runs.get(uid):
+        if not status.get("containerStatuses") and not self.runs.get(pod["metadata"]["uid"]):
             status = {"containerStatuses": [{"name": c["name"], "state": {"waiting": {"reason": "ContainerCreating"}}}
                                             for c in (pod.get("spec") or {}).get("containers") or []]}
-        cid = validate_container_log_status(name, status, container, bool(opts.get("previous")))
-        run = next((r for r in self.runs.get(uid, {}).get(container, []) if r.container_id == cid), None)
-        if run is None:  # an init or ephemeral container: the stand-in runs none, so they print nothing
-            run = ContainerRun(cid, float(self.env.now), float(self.env.now))
-        return ContainerLogReader(self, run, uid, opts)
+        return status
 
     def _terminate(self, uid: str, seconds: float) -> Generator:
         yield self.env.timeout(seconds)
