@@ -12,9 +12,9 @@ mirror the snapshot:
   ``NodeInfo`` whenever a pod is added or removed, so the arrays always equal
   the NodeInfos; node-only facts (labels, taints, images) are grouped into
   classes of identical nodes, so a plugin can run its per-node code once per
-  class; :meth:`SnapshotArrays.count_matching_pods` keeps per-node counts of
-  the pods satisfying a predicate (PodTopologySpread's selectors) and recounts
-  only the nodes whose pods changed since the last call;
+  class; ``pod_generation`` tells per-node pod counts (PodTopologySpread's
+  :class:`~kubenotes.scheduler.plugins.podtopologyspread.common.MatchingPodCounts`,
+  InterPodAffinity's index) which nodes changed since they last looked;
 * a plugin may define ``filter_batch(state, pod, arrays, idx) -> bool array``
   and ``score_batch(state, pod, arrays, idx) -> int64 array`` (and its score
   extension ``normalize_score_batch(state, pod, scores) -> int64 array``),
@@ -91,7 +91,7 @@ class SnapshotArrays:
         ``pods_with_required_anti_affinity``.
     pod_generation : numpy.ndarray
         Bumped on every pod added to or removed from the node, so per-node
-        pod counts (:meth:`count_matching_pods`) know which rows to redo.
+        pod counts kept by plugins know which rows to redo.
 
     Notes
     -----
@@ -130,7 +130,6 @@ class SnapshotArrays:
         for f in self._ROW_FIELDS:
             setattr(self, f, np.zeros(n, dtype=_I64))
         self.pod_generation = np.zeros(n, dtype=_I64)
-        self._pod_counts: dict[Hashable, tuple[np.ndarray, np.ndarray]] = {}
         self._scalars: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._label_values: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
         self._classes: dict[Hashable, tuple[np.ndarray, list[int]]] = {}
@@ -168,62 +167,6 @@ class SnapshotArrays:
             used = np.array([ni.requested.scalar_resources.get(name, 0) for ni in self.node_infos], dtype=_I64)
             got = self._scalars[name] = (alloc, used)
         return got
-
-    #: How many :meth:`count_matching_pods` tables are kept (least recently used go first).
-    MAX_POD_COUNT_TABLES = 256
-
-    def count_matching_pods(self, key: Hashable, match: Callable[["PodInfo"], bool]) -> np.ndarray:
-        """Per node, how many of its pods satisfy ``match`` (cached under ``key``).
-
-        The table is kept between calls and only the nodes whose pods changed
-        since (``pod_generation``) are counted again, so a PreScore or PreFilter
-        that counts matching pods on every node costs little more than the
-        nodes that changed since the last pod with the same ``key``.
-
-        Parameters
-        ----------
-        key : hashable
-            Identifies ``match``: two calls with equal keys must pass functions
-            that agree on every pod.
-        match : callable
-            PodInfo -> bool.
-
-        Returns
-        -------
-        numpy.ndarray
-            int64 of shape (n,); read-only for the caller.
-
-        Examples
-        --------
-        >>> from kubenotes.scheduler.framework.node_info import PodInfo
-        >>> from kubenotes.scheduler.snapshot import new_snapshot
-        >>> from kubenotes.scheduler.testing import make_node, make_pod
-        >>> snap = new_snapshot([make_node("n1"), make_node("n2")], [make_pod("a", labels={"app": "x"}, node_name="n2")])
-        >>> arr = snap.arrays()
-        >>> is_x = lambda p: p.labels.get("app") == "x"
-        >>> arr.count_matching_pods("app=x", is_x).tolist()
-        [0, 1]
-        >>> snap.add_pod(PodInfo(make_pod("b", labels={"app": "x"}, node_name="n1")), "n1")
-        >>> arr.count_matching_pods("app=x", is_x).tolist()
-        [1, 1]
-        """
-        tables = self._pod_counts
-        got = tables.pop(key, None)
-        if got is None:
-            counts = np.zeros(len(self.node_infos), dtype=_I64)
-            seen = np.full(len(self.node_infos), -1, dtype=_I64)
-            if len(tables) >= self.MAX_POD_COUNT_TABLES:
-                del tables[next(iter(tables))]
-        else:
-            counts, seen = got
-        tables[key] = (counts, seen)  # most recently used last
-        stale = np.flatnonzero(seen != self.pod_generation)
-        if len(stale):
-            infos = self.node_infos
-            for i in stale.tolist():
-                counts[i] = sum(1 for p in infos[i].pods if match(p))
-            seen[stale] = self.pod_generation[stale]
-        return counts
 
     def nodes_with(self, counts: np.ndarray) -> list["NodeInfo"]:
         """NodeInfos (snapshot order) whose entry in ``counts`` is non-zero."""
