@@ -264,6 +264,17 @@ def pod_ips(result: Mapping[str, Any]) -> list[str]:
     return [ip["address"].split("/")[0] for ip in result.get("ips") or []]
 
 
+def _runtime_capabilities(port_mappings: Iterable[Mapping[str, Any]], bandwidth: Mapping[str, Any] | None) -> dict:
+    """The ``runtimeConfig`` capabilities a pod brings (libcni's ``CapabilityArgs``): port mappings, bandwidth."""
+    caps: dict[str, Any] = {}
+    pms = [dict(p) for p in port_mappings]
+    if pms:
+        caps["portMappings"] = pms
+    if bandwidth:
+        caps["bandwidth"] = dict(bandwidth)
+    return caps
+
+
 class CNIManager:
     """A node's runtime-side CNI: set up and tear down pod networks by running the plugin chain.
 
@@ -377,12 +388,7 @@ class CNIManager:
         """
         if netns_path not in self.host.namespaces:
             self.host.add_netns(netns_path)
-        caps: dict[str, Any] = {}
-        pms = [dict(p) for p in port_mappings]
-        if pms:
-            caps["portMappings"] = pms
-        if bandwidth:
-            caps["bandwidth"] = dict(bandwidth)
+        caps = _runtime_capabilities(port_mappings, bandwidth)
         result: dict = {}
         try:
             for net, ifname in self._networks():
@@ -393,8 +399,9 @@ class CNIManager:
                 result = prev or {}
                 self._cache(net, env, result, caps)
         except CNIError:
-            self.teardown_pod_network(namespace, name, sandbox_id, netns_path, port_mappings=pms,
-                                      bandwidth=bandwidth, uid=uid, ignore_errors=True)
+            self.teardown_pod_network(namespace, name, sandbox_id, netns_path,
+                                      port_mappings=caps.get("portMappings", ()), bandwidth=bandwidth, uid=uid,
+                                      ignore_errors=True)
             raise
         return result
 
@@ -427,12 +434,7 @@ class CNIManager:
         CNIError
             ``plugin type="X" name="N" failed (delete): ...`` unless ``ignore_errors``.
         """
-        caps: dict[str, Any] = {}
-        pms = [dict(p) for p in port_mappings]
-        if pms:
-            caps["portMappings"] = pms
-        if bandwidth:
-            caps["bandwidth"] = dict(bandwidth)
+        caps = _runtime_capabilities(port_mappings, bandwidth)
         for net, ifname in reversed(self._networks()):
             env = self._env(namespace, name, sandbox_id, netns_path, ifname, uid)
             path = self._cache_path(net, sandbox_id, ifname)
