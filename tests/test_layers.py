@@ -1,6 +1,6 @@
 """The package's layers stay in order and no modules import each other in a circle.
 
-Layers, lowest first: ``errors``/``data``; ``api``/``datasets``; ``apiserver``; ``client``; the components
+Layers, lowest first: ``errors``/``data``/``gcpolicy``; ``api``/``datasets``; ``apiserver``; ``client``; the components
 (``scheduler``, ``controllers``, ``kubelet``, ``cri``, ``replay``); ``sim``; ``viz``; the command line.
 A module may import from its own layer or below, never above (``kubenotes.api`` never imports the
 scheduler). Every import counts, also those inside functions and under ``TYPE_CHECKING``.
@@ -17,7 +17,7 @@ import networkx as nx
 ROOT = Path(__file__).resolve().parents[1] / "kubenotes"
 
 LAYERS = {
-    "errors": 0, "data": 0,
+    "errors": 0, "data": 0, "gcpolicy": 0,
     "api": 1, "datasets": 1,
     "apiserver": 2,
     "client": 3,

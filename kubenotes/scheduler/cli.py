@@ -55,6 +55,7 @@ from typing import Any, Iterable, TextIO
 import yaml
 
 from kubenotes.errors import ConfigError
+from kubenotes.gcpolicy import fewer_gc_passes
 
 __all__ = [
     "ANNOTATION_PREFIX",
@@ -133,13 +134,22 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
         Bad manifest.
     ConfigError
         Invalid configuration, with upstream's validation message.
+
+    Notes
+    -----
+    The garbage collector runs less often meanwhile (:func:`kubenotes.gcpolicy.fewer_gc_passes`).
     """
     from kubenotes.api.manifests import load_manifests
+
+    with fewer_gc_passes():
+        return _run_schedule(load_manifests(*sources), config_file, seed, warn, trace)
+
+
+def _run_schedule(m: Any, config_file: str | None, seed: int, warn: Any, trace: bool) -> tuple[Any, list[Any]]:
     from kubenotes.scheduler.config import load_config, load_config_file
     from kubenotes.scheduler.schedule_one import new_scheduler
     from kubenotes.scheduler.snapshot import cluster_objects_from_manifests
 
-    m = load_manifests(*sources)
     if config_file is not None:
         cfg = load_config_file(config_file)
     elif m.scheduler_configs:

@@ -134,7 +134,7 @@ def test_another_epoch_moves_every_timestamp_and_the_controllers_still_agree(epo
 def test_run_raises_the_gc_threshold_only_while_the_clock_runs():
     import gc
 
-    from kubenotes.sim.cluster import GC_THRESHOLD_WHILE_RUNNING
+    from kubenotes.gcpolicy import GC_THRESHOLD_WHILE_RUNNING
 
     c = Cluster([])
     seen = []
