@@ -45,6 +45,7 @@ kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (RunF
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable
 
@@ -59,12 +60,15 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "SnapshotArrays",
     "filter_nodes_batch",
+    "filter_statuses_batch",
+    "ge_nominated_positions",
     "score_nodes_batch",
     "select_host_index",
     "default_normalize_score_batch",
 ]
 
 _I64 = np.int64
+_BATCH_HOOK = operator.attrgetter("batch_hook")
 
 
 class SnapshotArrays:
@@ -134,12 +138,40 @@ class SnapshotArrays:
         self._label_values: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
         self._classes: dict[Hashable, tuple[np.ndarray, list[int]]] = {}
         self.arange = np.arange(n, dtype=_I64)
+        self._indices_memo: tuple[list["NodeInfo"], int, np.ndarray] | None = None
+        #: ``ge_nominated_positions``' per-priority node flags, for one nominator version.
+        self.nominated_flags: dict[Any, Any] = {}
         for i, ni in enumerate(node_infos):
             self.refresh(i)
             ni.batch_hook = (self, i)
 
     def __len__(self) -> int:
         return len(self.node_infos)
+
+    def indices_of(self, nodes: list["NodeInfo"]) -> np.ndarray | None:
+        """Snapshot index of each of ``nodes`` (int64), or None when one is not one of these arrays' NodeInfos.
+
+        Read from each NodeInfo's ``batch_hook``. The list last given to
+        :meth:`remember_indices` (the scheduler's feasible nodes) is answered
+        from memory, so PreScore and Score plugins that all ask for the same
+        list pay for it once.
+        """
+        memo = self._indices_memo
+        if memo is not None and memo[0] is nodes and memo[1] == len(nodes):
+            return memo[2]
+        if not nodes:
+            return np.zeros(0, dtype=_I64)
+        hooks = list(map(_BATCH_HOOK, nodes))
+        if hooks.count(None):
+            return None
+        owners, pos = zip(*hooks)
+        if owners.count(self) != len(owners):
+            return None
+        return np.array(pos, dtype=_I64)
+
+    def remember_indices(self, nodes: list["NodeInfo"], idx: np.ndarray) -> None:
+        """Let :meth:`indices_of` answer ``nodes`` with ``idx`` (until the next call); ``nodes`` must not change."""
+        self._indices_memo = (nodes, len(nodes), idx)
 
     # ------------------------------------------------------------ dynamic
     def refresh(self, i: int) -> None:
@@ -303,25 +335,135 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
             cur = cur[ok]
     mask = np.zeros(len(idx), dtype=bool)
     mask[sel] = True
-    nominated = getattr(fw.nominator, "nominated_pods", None)
-    if nominated:
-        for node_name, pods in nominated.items():
-            i = arrays.index.get(node_name)
-            if not pods or i is None:
+    recheck = ge_nominated_positions(fw, pod, arrays, idx)
+    if len(recheck):
+        # The batch is the second pass (without the nominated pods); only the first remains.
+        # Rejected without them: the second pass rejects it whatever the first says.
+        for pos in recheck[mask[recheck]].tolist():
+            s = _with_nominated_pods_pass(fw, state, pod, arrays.node_infos[int(idx[pos])])
+            if s is None:
                 continue
-            if not any(p.priority >= pod.priority and p.uid != pod.uid for p in pods):
-                continue  # no nominated pod would be added: the single pass is the batch's
-            for pos in np.flatnonzero(idx == i).tolist():
-                if not mask[pos]:
-                    continue  # rejected without them: the second pass rejects it whatever the first says
-                s = fw.run_filter_plugins_with_nominated_pods(state, pod, arrays.node_infos[i])
-                if s.code == Code.SUCCESS:
-                    mask[pos] = True
-                elif not s.is_rejected():
-                    return None
-                else:
-                    mask[pos] = False
+            if not s.is_rejected():
+                return None
+            mask[pos] = False
     return mask
+
+
+def _with_nominated_pods_pass(fw: Any, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> Status | None:
+    """The first pass of ``RunFilterPluginsWithNominatedPods`` (nominated pods added); None when it passes."""
+    added, state_to_use, info_to_use, err = fw._add_ge_nominated_pods(pod, state, node_info)
+    if err is not None:
+        return err
+    if not added:
+        return None
+    s = fw.run_filter_plugins(state_to_use, pod, info_to_use)
+    return None if s.code == Code.SUCCESS else s
+
+
+def ge_nominated_positions(fw: Any, pod: "PodInfo", arrays: SnapshotArrays, idx: np.ndarray) -> np.ndarray:
+    """Positions in ``idx`` of nodes with another pod of at least ``pod``'s priority nominated to them.
+
+    Only on those nodes does ``RunFilterPluginsWithNominatedPods`` run the
+    Filters twice (``addGENominatedPods`` adds nothing elsewhere). The
+    per-node flags are cached per priority until the nominations change
+    (``PodNominator.version``).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 positions, ascending.
+    """
+    nom = fw.nominator
+    nominated = getattr(nom, "nominated_pods", None)
+    if not nominated:
+        return _NO_POSITIONS
+    version = getattr(nom, "version", None)
+    own = pod.uid in getattr(nom, "nominated_pod_to_node", ())
+    cache = arrays.nominated_flags
+    if version is None or own or cache.get("version") != version or cache.get("nominator") is not nom:
+        if not own and version is not None:
+            cache.clear()
+            cache.update(version=version, nominator=nom)
+        flag = None
+    else:
+        flag = cache.get(pod.priority)
+    if flag is None:
+        index = arrays.index
+        prio, uid = pod.priority, pod.uid
+        rows = [index[name] for name, pods in nominated.items()
+                if name in index and any(p.priority >= prio and p.uid != uid for p in pods)]
+        flag = np.zeros(len(arrays.node_infos), dtype=bool)
+        flag[rows] = True
+        if not own and version is not None:
+            cache[prio] = flag
+    return np.flatnonzero(flag[idx])
+
+
+_NO_POSITIONS = np.zeros(0, dtype=_I64)
+
+
+def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
+                          idx: np.ndarray) -> list[Status] | None:
+    """The rejecting Status of each node in ``idx``, when none of them passes the Filters.
+
+    What the per-node ``RunFilterPluginsWithNominatedPods`` returns for each
+    node, without running every Filter on every node: the batch Filters
+    find the first plugin that rejects each node, and only that plugin's
+    per-node ``filter`` runs to build the node's status (``plugin`` set, as
+    ``RunFilterPlugins`` sets it). Nodes with nominated pods of at least the
+    pod's priority run the whole per-node path (their status comes from the
+    pass with those pods added).
+
+    Parameters
+    ----------
+    fw : Framework
+    state : CycleState
+    pod : PodInfo
+    arrays : SnapshotArrays
+    idx : numpy.ndarray
+        Snapshot node indices, int64.
+
+    Returns
+    -------
+    list[Status] or None
+        One rejected status per entry of ``idx``; None when a plugin has no
+        batch form, a node passes, or a Filter returns an Error (the per-node
+        path then builds the diagnosis and the exact error).
+    """
+    skip = state.skip_filter_plugins
+    plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
+    if any(getattr(pl, "filter_batch", None) is None for pl in plugins):
+        return None
+    first = np.full(len(idx), -1, dtype=_I64)
+    sel = np.arange(len(idx), dtype=_I64)
+    cur = idx
+    for k, pl in enumerate(plugins):
+        if not len(cur):
+            break
+        ok = pl.filter_batch(state, pod, arrays, cur)
+        if ok is None:
+            return None
+        if not ok.all():
+            first[sel[~ok]] = k
+            sel = sel[ok]
+            cur = cur[ok]
+    first[ge_nominated_positions(fw, pod, arrays, idx)] = -1
+    infos = arrays.node_infos
+    calls = [(pl.name(), pl.filter) for pl in plugins]
+    out: list[Status] = []
+    for k, i in zip(first.tolist(), idx.tolist()):
+        if k < 0:
+            s = fw.run_filter_plugins_with_nominated_pods(state, pod, infos[i])
+        else:
+            name, filter_fn = calls[k]
+            s = filter_fn(state, pod, infos[i])
+            if s is None:
+                return None
+            s.plugin = name
+        if not s.is_rejected():
+            return None
+        out.append(s)
+    return out
 
 
 def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,

@@ -135,6 +135,15 @@ class QueuedPodInfo:
 class PodNominator:
     """Pods nominated to nodes, awaiting the room preemption made (``nominator``).
 
+    Attributes
+    ----------
+    nominated_pods : dict[str, list[PodInfo]]
+        Node name -> pods nominated to it, in nomination order.
+    nominated_pod_to_node : dict[str, str]
+        Pod uid -> node name.
+    version : int
+        Bumped on every change (kubenotes only: the batch Filters cache what they derive from the nominations).
+
     Examples
     --------
     >>> from kubenotes.scheduler.testing import make_pod
@@ -154,6 +163,7 @@ class PodNominator:
     def __init__(self) -> None:
         self.nominated_pods: dict[str, list[PodInfo]] = {}
         self.nominated_pod_to_node: dict[str, str] = {}
+        self.version = 0
 
     def add_nominated_pod(self, pod: PodInfo, nominating_info: NominatingInfo | None = None) -> None:
         """Record ``pod`` as nominated (``AddNominatedPod``).
@@ -171,6 +181,7 @@ class PodNominator:
         if not node or pod.node_name:
             return
         self.nominated_pod_to_node[pod.uid] = node
+        self.version += 1
         lst = self.nominated_pods.setdefault(node, [])
         if all(p.uid != pod.uid for p in lst):
             lst.append(pod)
@@ -183,6 +194,7 @@ class PodNominator:
         node = self.nominated_pod_to_node.pop(pod.uid, None)
         if node is None:
             return
+        self.version += 1
         lst = [p for p in self.nominated_pods.get(node, []) if p.uid != pod.uid]
         if lst:
             self.nominated_pods[node] = lst

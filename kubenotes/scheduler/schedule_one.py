@@ -54,7 +54,14 @@ from typing import Any, Callable, Iterable, Mapping
 import msgspec
 import numpy as np
 
-from kubenotes.scheduler.batch import SnapshotArrays, filter_nodes_batch, score_nodes_batch, select_host_index
+from kubenotes.gcpolicy import fewer_gc_passes
+from kubenotes.scheduler.batch import (
+    SnapshotArrays,
+    filter_nodes_batch,
+    filter_statuses_batch,
+    score_nodes_batch,
+    select_host_index,
+)
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import Code, NominatingInfo, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
@@ -548,7 +555,6 @@ class Scheduler:
         self.traces: list[AttemptTrace] = []
         self._deleted_uids: set[str] = set()
         self._current_victims: list[str] | None = None
-        self._batch_feasible: tuple[list[NodeInfo], np.ndarray] | None = None
         self.framework = Framework(
             registry, prof, snapshot=snapshot, objects=self.objects, rng=self.rng, nominator=self.nominator,
             binder=self._record_binding, pod_deleter=self.delete_pod, pod_lister=self.pod_lister,
@@ -604,13 +610,18 @@ class Scheduler:
         -------
         list[AttemptTrace]
             The attempts of this call, in order (a preempting pod appears again when retried).
+
+        Notes
+        -----
+        The garbage collector runs less often meanwhile (:func:`kubenotes.gcpolicy.fewer_gc_passes`).
         """
         out = []
-        while max_attempts is None or len(out) < max_attempts:
-            t = self.schedule_one()
-            if t is None:
-                break
-            out.append(t)
+        with fewer_gc_passes():
+            while max_attempts is None or len(out) < max_attempts:
+                t = self.schedule_one()
+                if t is None:
+                    break
+                out.append(t)
         return out
 
     def schedule_one(self) -> AttemptTrace | None:
@@ -749,7 +760,7 @@ class Scheduler:
         if not s.is_success():
             return "", s
         arrays = self.snapshot.arrays()
-        idx = self._snapshot_indices(arrays, feasible)
+        idx = arrays.indices_of(feasible)
         totals = score_nodes_batch(fw, state, pod, arrays, idx) if idx is not None else None
         if totals is None:
             scores, s = fw.run_score_plugins(state, pod, feasible, None, with_plugin_scores=False)
@@ -758,20 +769,6 @@ class Scheduler:
             host, _top = select_host(scores, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT, self.rng)
             return host, None
         return feasible[select_host_index(totals, self.rng)].name, None
-
-    def _snapshot_indices(self, arrays: SnapshotArrays, nodes: list[NodeInfo]) -> np.ndarray | None:
-        """Snapshot indices of ``nodes`` (None when one is not a snapshot NodeInfo)."""
-        last = self._batch_feasible
-        if last is not None and last[0] is nodes:
-            return last[1]
-        out = np.empty(len(nodes), dtype=np.int64)
-        infos = arrays.node_infos
-        for k, ni in enumerate(nodes):
-            i = arrays.index.get(ni.name)
-            if i is None or infos[i] is not ni:
-                return None
-            out[k] = i
-        return out
 
     def find_nodes_that_fit_pod(self, state: CycleState, pod: PodInfo, tr: AttemptTrace | None = None
                                 ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
@@ -903,15 +900,16 @@ class Scheduler:
 
         Visits the same round-robin order in growing chunks and stops at the
         same ``num_to_find``-th feasible node. Returns None (the caller then
-        runs the per-node loop, which builds every status) when a plugin has
-        no batch form, a Filter would fail with an Error, or no node fits.
+        runs the per-node loop) when a plugin has no batch form or a Filter
+        would fail with an Error. When no node fits, the statuses of all nodes
+        come from :func:`~kubenotes.scheduler.batch.filter_statuses_batch`.
         """
         arrays = self.snapshot.arrays()
         num_all = len(nodes)
         if nodes is self.snapshot.list():
             pos = arrays.arange
         else:
-            pos = self._snapshot_indices(arrays, nodes)
+            pos = arrays.indices_of(nodes)
             if pos is None:
                 return None
         order = pos[(begin + np.arange(num_all, dtype=np.int64)) % num_all]
@@ -937,7 +935,14 @@ class Scheduler:
             offset += len(part)
             chunk *= 2
         if n_found == 0:
-            return None
+            statuses = filter_statuses_batch(self.framework, state, pod, arrays, order)
+            if statuses is None:
+                return None
+            nts = diagnosis.node_to_status
+            for ni_idx, st in zip(order.tolist(), statuses):
+                nts[arrays.node_infos[ni_idx].name] = st
+                diagnosis.add_plugin_status(st)
+            return []
         feasible_idx = np.concatenate(found) if len(found) > 1 else found[0]
         rejected = processed - n_found
         nts = diagnosis.node_to_status
@@ -948,7 +953,7 @@ class Scheduler:
         diagnosis.batch_rejected += rejected
         infos = arrays.node_infos
         feasible = [infos[i] for i in feasible_idx.tolist()]
-        self._batch_feasible = (feasible, feasible_idx)
+        arrays.remember_indices(feasible, feasible_idx)
         return feasible
 
     def prioritize_nodes(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo], tr: AttemptTrace | None = None

@@ -9,7 +9,7 @@ import pytest
 
 from kubenotes.scheduler.batch import SnapshotArrays, default_normalize_score_batch, select_host_index
 from kubenotes.scheduler.framework.cycle_state import CycleState
-from kubenotes.scheduler.framework.interface import NodeScore
+from kubenotes.scheduler.framework.interface import NodeScore, NominatingInfo
 from kubenotes.scheduler.framework.node_info import PodInfo
 from kubenotes.scheduler.framework.runtime import NodePluginScores
 from kubenotes.scheduler.plugins.helper import default_normalize_score
@@ -403,10 +403,12 @@ def test_filter_with_nominated_pods_batch_matches_per_node(seed):
         if q is None:
             break
         pod = q.pod_info
+        added = []
         for j in range(rng.randint(1, 4)):  # nominate big pods of random priority to random nodes
             big = PodInfo(make_pod(f"nominated-{k}-{j}", requests={"cpu": rng.choice(["2", "6", "14"])},
                                    priority=pod.priority + rng.choice([-10, 0, 10])))
-            fw.nominator.nominated_pods.setdefault(rng.choice(nodes).name, []).append(big)
+            fw.nominator.add_nominated_pod(big, NominatingInfo(rng.choice(nodes).name, "ModeOverride"))
+            added.append(big)
         state = CycleState()
         _r, status, _skip = fw.run_pre_filter_plugins(state, pod)
         if status.is_success():
@@ -417,7 +419,8 @@ def test_filter_with_nominated_pods_batch_matches_per_node(seed):
                 seen["rejected"] += int(not all(per_node))
                 plain = [fw.run_filter_plugins(state, pod, ni).is_success() for ni in nodes]
                 seen["nominated_changed"] += int(plain != per_node)
-        fw.nominator.nominated_pods.clear()
+        for big in added:
+            fw.nominator.delete_nominated_pod_if_exists(big)
         fw.nominator.nominated_pod_to_node.clear()
         sched.queue.done(pod.uid)
     assert seen["rejected"] > 0 and seen["nominated_changed"] > 0

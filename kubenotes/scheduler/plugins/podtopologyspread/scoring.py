@@ -14,7 +14,6 @@ KEP-895 (pod topology spread), KEP-1258 (default constraints)
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -262,26 +261,6 @@ def pre_score_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstr
     return s
 
 
-def _snapshot_indices(arrays: Any, nodes: list["NodeInfo"]) -> Any:
-    """Snapshot index of each of ``nodes``, or None when one is not the snapshot's NodeInfo.
-
-    Read from each NodeInfo's ``batch_hook`` (the arrays it belongs to and its
-    index there), set by :class:`~kubenotes.scheduler.batch.SnapshotArrays`.
-    """
-    if not nodes:
-        return np.zeros(0, dtype=np.int64)
-    hooks = list(map(_BATCH_HOOK, nodes))
-    if hooks.count(None):
-        return None
-    owners, pos = zip(*hooks)
-    if owners.count(arrays) != len(owners):
-        return None
-    return np.array(pos, dtype=np.int64)
-
-
-_BATCH_HOOK = operator.attrgetter("batch_hook")
-
-
 class ScoringMixin:
     """PreScore, Score and NormalizeScore of :class:`PodTopologySpread`.
 
@@ -319,7 +298,7 @@ class ScoringMixin:
         if not constraints:
             return Status.skip()
         arrays = snapshot_arrays(snapshot, all_nodes)
-        fidx = _snapshot_indices(arrays, nodes) if arrays is not None else None
+        fidx = arrays.indices_of(nodes) if arrays is not None else None
         if fidx is None:
             s = pre_score_state(pod, constraints, require_all, nodes, all_nodes)
         else:
