@@ -280,8 +280,11 @@ class ResourceAllocationScorer:
     def score_batch(self, arrays: Any, idx: Any, pod_requests: Sequence[int]) -> Any:
         """:meth:`score` over the nodes ``idx`` of a :class:`~kubenotes.scheduler.batch.SnapshotArrays`.
 
-        The strategy function runs once per distinct (requested, allocatable)
-        row, on Python integers, so every strategy keeps its exact arithmetic.
+        A strategy function with a ``score_rows`` attribute scores all rows
+        at once with the same arithmetic (LeastAllocated; BalancedAllocation
+        over two resources); otherwise it runs once per distinct
+        (requested, allocatable) row, on Python integers, so every strategy
+        keeps its exact arithmetic.
 
         Returns
         -------
@@ -317,9 +320,14 @@ class ResourceAllocationScorer:
                 alloc = used = zeros
             req_cols.append(np.where(alloc == 0, 0, used))
             alloc_cols.append(alloc)
+        scorer = self.scorer
+        score_rows = getattr(scorer, "score_rows", None)
+        if score_rows is not None:
+            out = score_rows(np.stack(req_cols, axis=1), np.stack(alloc_cols, axis=1))
+            if out is not None:
+                return out
         rows = np.ascontiguousarray(np.stack(req_cols + alloc_cols, axis=1))
         keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
         _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        scorer = self.scorer
         table = np.array([scorer(r[:n], r[n:]) for r in rows[first].tolist()], dtype=np.int64)
         return table[inverse.ravel()]
