@@ -400,7 +400,6 @@ class InterPodAffinity:
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status.skip()
         snapshot = self.handle.snapshot
-        all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
         namespaces = self._namespaces()
         affinity = [WeightedAffinityTerm(_merge_namespaces(w.term, namespaces), w.weight) for w in pod.preferred_affinity_terms]
         anti = [WeightedAffinityTerm(_merge_namespaces(w.term, namespaces), w.weight) for w in pod.preferred_anti_affinity_terms]
@@ -411,6 +410,7 @@ class InterPodAffinity:
             contributed = self._pod_index(arrays).pre_score_weights(
                 s.topology_score, pod, ns_labels, affinity, anti, self.hard_pod_affinity_weight)
         else:
+            all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
             contributed = self._pre_score_weights(s, pod, ns_labels, affinity, anti, all_nodes, has_constraints)
         if not contributed:
             return Status.skip()
