@@ -33,8 +33,7 @@ Usage::
 ``--chapter`` keeps chapters whose file name contains the text (repeatable);
 ``--steps`` is the number of distinct values a slider visits on the way up;
 ``--json`` writes the raw figures; ``--compare`` prints a before/after table
-against an earlier ``--json`` file; ``--gc-freeze`` shows what ``gc.freeze()``
-before each panel would do to the full-collection spikes.
+against an earlier ``--json`` file.
 """
 
 from __future__ import annotations
@@ -140,7 +139,7 @@ class _Publisher:
         return False
 
 
-def _run_chapter(nb_path: Path, steps: int, gc_freeze: bool = False) -> dict[str, Any]:
+def _run_chapter(nb_path: Path, steps: int) -> dict[str, Any]:
     """Run one notebook's cells, drive each live panel as it appears; return the figures."""
     os.environ.pop("MPLBACKEND", None)
     os.chdir(nb_path.parent)
@@ -243,8 +242,6 @@ def _run_chapter(nb_path: Path, steps: int, gc_freeze: bool = False) -> dict[str
             err = result.error_in_exec or result.error_before_exec
             errors.append(f"cell {cell_no}: {type(err).__name__}: {err}")
         panel_widget_ids = set()
-        if gc_freeze and len(panels) > n_panels:
-            gc.freeze()  # what-if: the chapter's objects so far leave the collector's generations
         for p in panels[n_panels:]:
             seen = {state_of(p["controls"])}
             for key, w in p["controls"].items():
@@ -333,13 +330,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=6, help="distinct values per slider on the way up (default 6)")
     ap.add_argument("--json", type=Path, help="write the raw figures here")
     ap.add_argument("--compare", type=Path, help="print before/after against this earlier --json file")
-    ap.add_argument("--gc-freeze", action="store_true",
-                    help="what-if: gc.freeze() before driving each panel (full collections skip the chapter's state)")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     if args.child:
-        res = _run_chapter(args.child.resolve(), args.steps, args.gc_freeze)
+        res = _run_chapter(args.child.resolve(), args.steps)
         sys.stdout.write("\n@@RESULT@@" + json.dumps(res) + "\n")
         return 0
 
@@ -354,8 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     for nb in chapters:
         env = dict(os.environ)
         env.pop("MPLBACKEND", None)
-        proc = subprocess.run([sys.executable, __file__, "--child", str(nb), "--steps", str(args.steps)]
-                              + (["--gc-freeze"] if args.gc_freeze else []),
+        proc = subprocess.run([sys.executable, __file__, "--child", str(nb), "--steps", str(args.steps)],
                               capture_output=True, text=True, env=env, cwd=nb.parent)
         marker = proc.stdout.rfind("@@RESULT@@")
         if proc.returncode != 0 or marker < 0:

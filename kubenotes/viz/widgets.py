@@ -13,12 +13,15 @@ Speed (issue #11, "instant widgets"; ``benchmarks/widget_latency.py``
 measures it): under Jupyter's inline backend a Figure is drawn once on an Agg
 canvas and cut to the tight box (:func:`figure_png`) instead of the backend's
 two passes, and :func:`memoise_update` lets a panel whose callback is a pure
-function of its controls answer a state seen before at once.
+function of its controls answer a state seen before at once. Once a panel is
+drawn, :func:`settle_heap` takes the chapter's objects out of the garbage
+collector's later passes, which otherwise scan them all inside a re-render.
 """
 
 from __future__ import annotations
 
 import base64
+import gc
 import io
 import weakref
 from typing import Any, Callable, Mapping
@@ -32,7 +35,7 @@ from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.image import imsave
 
-__all__ = ["LIVE_OUTPUT_CLASS", "CONTROL_CLASS", "live_panel", "memoise_update", "show", "figure_png"]
+__all__ = ["LIVE_OUTPUT_CLASS", "CONTROL_CLASS", "live_panel", "memoise_update", "show", "figure_png", "settle_heap"]
 
 LIVE_OUTPUT_CLASS = "kubenotes-live-output"
 CONTROL_CLASS = "kubenotes-control"
@@ -278,4 +281,21 @@ def live_panel(update: Callable[..., Any], controls: Mapping[str, widgets.Widget
     items = list(controls.values())
     rows = [widgets.HBox(items[i:i + columns]) for i in range(0, len(items), columns)]
     refresh()
+    settle_heap()
     return widgets.VBox([*rows, out])
+
+
+def settle_heap() -> None:
+    """Collect garbage once, then keep everything alive now out of later collections (``gc.freeze``).
+
+    A chapter holds large model state (a cluster's store, a trace's replays)
+    built before its panels. Each full collection of Python's cyclic garbage
+    collector scans all of it, and one landing inside a re-render cost up to
+    0.3 s there (``benchmarks/widget_latency.py``, "gc max"). Frozen objects
+    are still freed by reference counting; only reference cycles among them
+    that become garbage wait, and the next call (the next panel) unfreezes,
+    collects them and freezes again, so they cannot pile up over a session.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
