@@ -69,6 +69,7 @@ node, so node ``n2`` stays untouched.
 
 from __future__ import annotations
 
+import copy as _copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -331,6 +332,26 @@ class ClusterState:
             if pod.allowed_models is not None:
                 ok &= pod.allowed_models[self.node_model]
         return ok.nonzero()[0]
+
+    #: Arrays :meth:`place` changes (copied by :meth:`copy`).
+    _MUTABLE_ARRAYS = ("milli_cpu_left", "memory_left", "pods_left", "gpu_left", "total_gpu_left", "free_cards",
+                       "max_gpu_left", "affinity", "state_id")
+
+    def copy(self) -> "ClusterState":
+        """A copy that placements do not share: the mutable arrays and the random generator are copied.
+
+        The trace, capacities and the table of node-state ids (a memo that
+        only grows) are shared.
+
+        Returns
+        -------
+        ClusterState
+        """
+        c = _copy.copy(self)
+        for name in self._MUTABLE_ARRAYS:
+            setattr(c, name, getattr(self, name).copy())
+        c.rng = _copy.deepcopy(self.rng)
+        return c
 
     def place(self, node: int, pod: PodRequest, cards: Sequence[int]) -> None:
         """Bind ``pod`` to ``node`` and take ``gpu_milli`` from each of ``cards``.

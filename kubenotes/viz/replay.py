@@ -101,6 +101,7 @@ __all__ = [
     "trace_overview",
     "results_table",
     "curves_figure",
+    "CurvesView",
     "occupancy_figure",
     "fragmentation_breakdown",
     "fgd_explain",
@@ -459,7 +460,10 @@ def cluster_at(result: ReplayResult, events: int) -> ClusterState:
     The engine keeps only the final state; this replays the recorded
     placements (node and cards per event) with
     :meth:`~kubenotes.replay.engine.ClusterState.place`, which takes about
-    0.1 s for the whole default trace.
+    0.1 s for the whole default trace. The last few clusters built per
+    result are kept, and a later call continues from the latest one at or
+    before ``events`` (a slider moving up places only the new events, the
+    same value asked twice places none).
 
     Examples
     --------
@@ -475,12 +479,26 @@ def cluster_at(result: ReplayResult, events: int) -> ClusterState:
     if not 0 <= events <= n:
         raise ValueError(f"events must be between 0 and {n}, not {events}")
     reqs = _requests_of(trace)
-    c = ClusterState(trace)
-    for e in range(events):
+    kept = _CHECKPOINTS.get(id(result))
+    if kept is None:
+        kept = _CHECKPOINTS[id(result)] = {}
+        weakref.finalize(result, _CHECKPOINTS.pop, id(result), None)
+    start = max((e for e in kept if e <= events), default=None)
+    c = kept[start].copy() if start is not None else ClusterState(trace)
+    for e in range(start or 0, events):
         node = int(result.node_index[e])
         if node >= 0:
             c.place(node, reqs[int(result.pod_index[e])], result.gpu_cards[e])
+    if events not in kept:
+        if len(kept) >= _MAX_CHECKPOINTS:
+            kept.pop(next(iter(kept)))
+        kept[events] = c.copy()
     return c
+
+
+# Per result (by id(); entries die with it), a few clusters cluster_at built (events -> state), to continue from.
+_CHECKPOINTS: dict[int, dict[int, ClusterState]] = {}
+_MAX_CHECKPOINTS = 8
 
 
 def node_view_of(cluster: ClusterState, node: int | str) -> NodeView:
@@ -1063,14 +1081,8 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
         ax.grid(alpha=0.3)
         ax.axvline(100, color="#bdbdbd", lw=0.8, zorder=0)
     if arrived_percent is not None:
-        xi = int(round(arrived_percent))
-        for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
-            ax.axvline(arrived_percent, color="#212121", lw=1.2, ls="--")
-            for name, r in results.items():
-                c = _curves(r)[metric]
-                if 0 <= xi < len(c) and np.isfinite(c[xi]):
-                    ax.plot([xi], [c[xi]], "o", color=POLICY_COLORS.get(name, "#000"), ms=5, mec="white", mew=0.6)
-        full.text(arrived_percent + 1.5, 4, f"{arrived_percent:g}% arrived", fontsize=8, color="#212121")
+        _artists, move = _arrived_marker(fig, results)
+        move(arrived_percent)
     handles, labels = full.get_legend_handles_labels()
     if paper:
         handles.append(full.plot([], [], ls="none", marker="D", mfc="none", mec="#424242")[0])
@@ -1079,6 +1091,71 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
+
+
+def _arrived_marker(fig: Figure, results: Mapping[str, ReplayResult]) -> tuple[list[Any], Any]:
+    """The arrived-workload marker of a :func:`curves_figure`: its artists, and a function moving it to a percentage.
+
+    A dashed vertical line on each of the three Axes, each curve's value as a
+    dot there (hidden where the curve has none) and a label on the first.
+    """
+    full, zoom, frag = fig.axes[:3]
+    artists: list[Any] = []
+    dots: list[tuple[Any, np.ndarray]] = []
+    for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
+        artists.append(ax.axvline(0, color="#212121", lw=1.2, ls="--"))
+        for name, r in results.items():
+            (dot,) = ax.plot([], [], "o", color=POLICY_COLORS.get(name, "#000"), ms=5, mec="white", mew=0.6)
+            dots.append((dot, _curves(r)[metric]))
+    label = full.text(0, 4, "", fontsize=8, color="#212121")
+    artists += [d for d, _c in dots] + [label]
+
+    def move(arrived_percent: float) -> None:
+        xi = int(round(arrived_percent))
+        for line in artists[:3]:
+            line.set_xdata([arrived_percent, arrived_percent])
+        for dot, c in dots:
+            shown = 0 <= xi < len(c) and bool(np.isfinite(c[xi]))
+            dot.set_visible(shown)
+            if shown:
+                dot.set_data([xi], [c[xi]])
+        label.set_position((arrived_percent + 1.5, 4))
+        label.set_text(f"{arrived_percent:g}% arrived")
+
+    return artists, move
+
+
+class CurvesView:
+    """:func:`curves_figure` drawn once, its arrived-workload marker moved by blitting (for a slider).
+
+    Parameters
+    ----------
+    results : mapping of str to ReplayResult
+    paper : mapping of str to (float, float), optional
+    title : str, optional
+        As :func:`curves_figure`.
+
+    Examples
+    --------
+    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
+    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
+    >>> view = CurvesView({"FGD": r})
+    >>> view.png(40)[:4] == b"\\x89PNG", view.png(40) != view.png(90)
+    (True, True)
+    """
+
+    def __init__(self, results: Mapping[str, ReplayResult], *, paper: Mapping[str, tuple[float, float]] | None = None,
+                 title: str | None = None):
+        from kubenotes.viz.widgets import BlitPNG
+
+        self.figure = curves_figure(results, None, paper=paper, title=title)
+        artists, self._move = _arrived_marker(self.figure, results)
+        self._blit = BlitPNG(self.figure, artists)
+
+    def png(self, arrived_percent: float) -> bytes:
+        """The figure with the marker at ``arrived_percent``, as PNG bytes."""
+        self._move(arrived_percent)
+        return self._blit.png()
 
 
 def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:
@@ -1493,7 +1570,11 @@ def _view_curves(policies: Sequence[str], variant: str, arrived_percent: float, 
     """The curves of :func:`replay_view` (they do not depend on ``focus``)."""
     res = replay_policies(list(policies), variant, seed, trace_dir)
     paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
-    return curves_figure(res, arrived_percent, paper=paper, title=f"{VARIANT_LABELS.get(variant, variant)} (seed {seed})")
+    return curves_figure(res, arrived_percent, paper=paper, title=_curves_title(variant, seed))
+
+
+def _curves_title(variant: str, seed: int) -> str:
+    return f"{VARIANT_LABELS.get(variant, variant)} (seed {seed})"
 
 
 def _view_row(variant: str, arrived_percent: float, focus: str, seed: int,
@@ -1551,14 +1632,16 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
     -----
     Replays are cached per ``(policy, variant, seed)``: the first selection of
     a policy on a variant replays it (about 0.2-1 s); moving the slider only
-    rebuilds the cluster at that point and redraws. The curves are kept per
+    rebuilds the cluster at that point (continuing from a kept one,
+    :func:`cluster_at`) and moves the curves' marker (:class:`CurvesView`:
+    the curves are drawn once per selection, the marker blitted on them). The curves are kept per
     (policies, variant, slider) and the occupancy row per (variant, slider,
     focus), so changing the other control reuses them; a state seen before is
     shown at once (:func:`~kubenotes.viz.widgets.memoise_update`).
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel, memoise_update
+    from kubenotes.viz.widgets import live_panel, memoise_update, png_display
 
     wide = {"style": {"description_width": "150px"}, "layout": widgets.Layout(width="470px")}
     controls = {
@@ -1573,9 +1656,15 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
 
     # Each half is memoised on the controls it depends on: changing the policies keeps the occupancy
     # row, changing the occupancy policy keeps the curves (the same Figure, so its PNG is reused).
+    @functools.lru_cache(maxsize=4)
+    def curves_view(policies: tuple[str, ...], variant: str) -> CurvesView:
+        res = replay_policies(list(policies), variant, seed, trace_dir)
+        paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
+        return CurvesView(res, paper=paper, title=_curves_title(variant, seed))
+
     @functools.lru_cache(maxsize=16)
-    def curves(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Figure:
-        return _view_curves(policies, variant, arrived_percent, seed, trace_dir)
+    def curves(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Any:
+        return png_display(curves_view(policies, variant).png(arrived_percent))
 
     @functools.lru_cache(maxsize=16)
     def row(variant: str, arrived_percent: int, focus: str) -> Html:

@@ -35,7 +35,8 @@ from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.image import imsave
 
-__all__ = ["LIVE_OUTPUT_CLASS", "CONTROL_CLASS", "live_panel", "memoise_update", "show", "figure_png", "settle_heap"]
+__all__ = ["LIVE_OUTPUT_CLASS", "CONTROL_CLASS", "live_panel", "memoise_update", "show", "figure_png", "settle_heap",
+           "BlitPNG", "png_display"]
 
 LIVE_OUTPUT_CLASS = "kubenotes-live-output"
 CONTROL_CLASS = "kubenotes-control"
@@ -91,12 +92,29 @@ def figure_png(fig: plt.Figure) -> bytes | None:
     >>> figure_png(fig)[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
     True
     """
+    canvas = _agg_canvas(fig)
+    if canvas is None or (not fig.axes and not fig.lines):
+        return None
+    canvas.draw()
+    crop = _tight_crop(fig, canvas)
+    if crop is None:
+        return None
+    return _crop_png(np.asarray(canvas.buffer_rgba()), crop)
+
+
+def _agg_canvas(fig: plt.Figure) -> FigureCanvasAgg | None:
+    """``fig``'s Agg canvas (one is attached to a closed pyplot figure); None for another backend's canvas."""
     canvas = fig.canvas
     if type(canvas) is FigureCanvasBase:  # a closed pyplot figure: print_figure would switch to Agg as well
         canvas = FigureCanvasAgg(fig)
-    if (not fig.axes and not fig.lines) or not isinstance(canvas, FigureCanvasAgg):
-        return None
-    canvas.draw()
+    return canvas if isinstance(canvas, FigureCanvasAgg) else None
+
+
+def _tight_crop(fig: plt.Figure, canvas: FigureCanvasAgg) -> tuple[int, int, int, int, np.ndarray] | None:
+    """Where the inline backend's tight, padded box lies in the drawn canvas: (row0, col0, height, width, face RGBA).
+
+    None when the tight box reaches outside the figure (only the two-pass print is faithful then).
+    """
     renderer = canvas.get_renderer()
     dpi = fig.dpi
     tight = fig.get_tightbbox(renderer)
@@ -105,11 +123,16 @@ def figure_png(fig: plt.Figure) -> bytes | None:
         return None
     box = tight.padded(mpl.rcParams["savefig.pad_inches"])
     out_w, out_h = int(box.width * dpi), int(box.height * dpi)  # as the printed canvas: truncated
-    pixels = np.asarray(canvas.buffer_rgba())
     # The printed canvas puts the box's lower-left corner at its origin (Agg counts rows from the top).
     col0 = int(round(box.x0 * dpi))
     row0 = int(round(height_px - box.y0 * dpi)) - out_h
     face = (np.array(mpl.colors.to_rgba(fig.get_facecolor())) * 255).round().astype(np.uint8)
+    return row0, col0, out_h, out_w, face
+
+
+def _crop_png(pixels: np.ndarray, crop: tuple[int, int, int, int, np.ndarray]) -> bytes:
+    """The PNG of ``pixels`` (RGBA rows from the top) cut to ``crop``, face colour where it reaches past them."""
+    row0, col0, out_h, out_w, face = crop
     out = np.empty((out_h, out_w, 4), dtype=np.uint8)
     out[:] = face
     src_r0, src_c0 = max(row0, 0), max(col0, 0)
@@ -118,6 +141,76 @@ def figure_png(fig: plt.Figure) -> bytes | None:
     buf = io.BytesIO()
     imsave(buf, out, format="png")  # as Agg's print_png: Pillow, matplotlib's PNG metadata
     return buf.getvalue()
+
+
+class BlitPNG:
+    """PNGs of a Figure in which only a few artists change: the rest is drawn once (blitting).
+
+    The changing artists are marked ``animated`` (left out of a full draw)
+    and out of the layout; the figure is drawn once without them and its
+    pixels kept. :meth:`png` then puts those pixels back, draws only the
+    changing artists in their current state on top, and cuts the tight box
+    as :func:`figure_png` does.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Built completely, changing artists included.
+    artists : sequence of matplotlib.artist.Artist
+        The artists a caller will change between PNGs.
+
+    Raises
+    ------
+    ValueError
+        When the figure has no Agg canvas or its tight box reaches outside it.
+
+    Notes
+    -----
+    The changing artists are drawn after everything else, so where one
+    crosses an artist drawn above it in a full draw (an axis spine), it is
+    now on top; the picture is otherwise the full draw's.
+
+    Examples
+    --------
+    >>> from kubenotes.viz.graphs import detached_figure
+    >>> fig = detached_figure(3, 2)
+    >>> fig.set_layout_engine("constrained")
+    >>> ax = fig.add_subplot()
+    >>> _ = ax.plot([0, 1], [0, 1])
+    >>> marker = ax.axvline(0.2, ls="--")
+    >>> blit = BlitPNG(fig, [marker])
+    >>> first = blit.png(); marker.set_xdata([0.7, 0.7]); second = blit.png()
+    >>> first[:8] == b"\\x89PNG\\r\\n\\x1a\\n", first != second
+    (True, True)
+    """
+
+    def __init__(self, fig: plt.Figure, artists: Any):
+        canvas = _agg_canvas(fig)
+        if canvas is None:
+            raise ValueError("BlitPNG needs a Figure drawn with Agg")
+        self.figure, self.artists, self._canvas = fig, list(artists), canvas
+        for a in self.artists:
+            a.set_animated(True)
+            a.set_in_layout(False)
+        canvas.draw()
+        crop = _tight_crop(fig, canvas)
+        if crop is None:
+            raise ValueError("the figure's tight box reaches outside it")
+        self._crop = crop
+        self._background = canvas.copy_from_bbox(fig.bbox)
+
+    def png(self) -> bytes:
+        """The figure with the changing artists as they are now, as PNG bytes."""
+        canvas = self._canvas
+        canvas.restore_region(self._background)
+        for a in self.artists:
+            self.figure.draw_artist(a)
+        return _crop_png(np.asarray(canvas.buffer_rgba()), self._crop)
+
+
+def png_display(png: bytes) -> Any:
+    """A displayable showing ``png`` as a notebook shows a Figure (``image/png``), e.g. from :meth:`BlitPNG.png`."""
+    return _Rendered({"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"})
 
 
 # Figure -> its PNG (base64) as last drawn; reused while matplotlib has not marked the figure stale.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from pathlib import Path
@@ -120,6 +121,18 @@ def test_cluster_at_the_end_is_the_replays_final_cluster():
         rv.cluster_at(r, 7)
 
 
+def test_cluster_at_continues_from_a_kept_cluster_and_returns_copies():
+    r = toy_replay("BestFit")
+    fresh = [rv.cluster_at(r, e).gpu_left.tolist() for e in range(len(r.pod_index) + 1)]
+    rv._CHECKPOINTS.pop(id(r), None)
+    for e in (3, 1, 5, 5, 6, 0, 4):  # up, down, the same twice: each from the nearest kept one
+        c = rv.cluster_at(r, e)
+        assert c.gpu_left.tolist() == fresh[e]
+        c.gpu_left[:] = 0  # a caller changing its copy does not change what is kept
+    assert rv.cluster_at(r, 5).gpu_left.tolist() == fresh[5]
+    assert set(rv._CHECKPOINTS[id(r)]) <= {0, 1, 3, 4, 5, 6}
+
+
 def test_events_at_counts_arrivals_up_to_the_percentage():
     r = toy_replay()
     cum = r.arrived_percent
@@ -227,6 +240,22 @@ def test_curves_figure_has_three_axes_a_marker_and_paper_diamonds():
     assert labels[:2] == ["FGD", "Random"] and "paper (mean of 10 seeds)" in labels
     assert all(str(ax.get_title()).isascii() for ax in fig.axes)
     assert any(line.get_linestyle() == "--" for line in fig.axes[0].get_lines())
+
+
+def test_curves_view_blits_the_marker_onto_the_same_picture():
+    from matplotlib.image import imread
+
+    from kubenotes.viz.widgets import figure_png
+
+    results = {"FGD": toy_replay(), "Random": toy_replay("Random")}
+    view = rv.CurvesView(results, paper=engine.PAPER_ALLOCATION_PERCENT, title="toy")
+    for pct in (30, 110, 50):
+        blit = imread(io.BytesIO(view.png(pct)))
+        full = imread(io.BytesIO(figure_png(rv.curves_figure(results, pct, paper=engine.PAPER_ALLOCATION_PERCENT,
+                                                             title="toy"))))
+        assert blit.shape == full.shape
+        # the marker is drawn last, so it may cover an axis spine where a full draw puts the spine on top
+        assert (np.abs(blit - full).max(axis=2) > 0.05).sum() < 40
 
 
 def test_occupancy_figure_counts_cards():
