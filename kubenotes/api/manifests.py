@@ -459,6 +459,9 @@ def _check_selector(cname: str, value: Any, path: str) -> None:
 _SELECTOR_TYPES = frozenset({"LabelSelector", "NodeSelector"})
 
 
+_FIELDS_BY_NAME: dict[type, dict[str, Any]] = {}  # struct class -> its fields by JSON name
+
+
 def _walk(t: Any, value: Any, path: str) -> None:
     """Strict decoding checks over raw ``value`` of type ``t`` (unknown fields, quantities, maps, selectors)."""
     t = _struct_of(t)
@@ -468,7 +471,9 @@ def _walk(t: Any, value: Any, path: str) -> None:
         if not isinstance(value, dict):
             return
         cname = t.cls.__name__
-        by_name = {f.encode_name: f for f in t.fields}
+        by_name = _FIELDS_BY_NAME.get(t.cls)
+        if by_name is None:
+            by_name = _FIELDS_BY_NAME[t.cls] = {f.encode_name: f for f in t.fields}
         for key, sub in value.items():
             f = by_name.get(key)
             sub_path = _join(path, key)

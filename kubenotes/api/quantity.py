@@ -12,6 +12,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/resource/q
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from decimal import Decimal, InvalidOperation
@@ -60,16 +61,25 @@ def parse_quantity(q: object, field: str = "") -> Decimal:
         return Decimal(repr(q))
     if not isinstance(q, str):
         raise InvalidQuantity(field, q)
+    d = _parse_str(q)
+    if d is None:
+        raise InvalidQuantity(field, q)
+    return d
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_str(q: str) -> Decimal | None:
+    """A string quantity's value, None when malformed (cached: a cluster repeats a few dozen quantities)."""
     s = q.strip()
     if s != q or not s or s.startswith("+-") or " " in s:
-        raise InvalidQuantity(field, q)
+        return None
     s = _UPPER_EXPONENT.sub(r"\1e", s)  # upstream accepts both 1e3 and 1E3
     try:
         d = _lk_parse(s)
     except (ValueError, InvalidOperation, TypeError):
-        raise InvalidQuantity(field, q) from None
+        return None
     if d is None or not d.is_finite():
-        raise InvalidQuantity(field, q)
+        return None
     return d
 
 
