@@ -318,23 +318,10 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
     the nominated pods, would reject it), and one whose nominated pods all have
     a lower priority is not affected by them.
     """
-    skip = state.skip_filter_plugins
-    plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
-    if any(getattr(pl, "filter_batch", None) is None for pl in plugins):
+    got = _first_rejecting_plugin(fw, state, pod, arrays, idx)
+    if got is None:
         return None
-    sel = np.arange(len(idx), dtype=_I64)
-    cur = idx
-    for pl in plugins:
-        if not len(cur):
-            break
-        ok = pl.filter_batch(state, pod, arrays, cur)
-        if ok is None:
-            return None
-        if not ok.all():
-            sel = sel[ok]
-            cur = cur[ok]
-    mask = np.zeros(len(idx), dtype=bool)
-    mask[sel] = True
+    mask = got[1] < 0
     recheck = ge_nominated_positions(fw, pod, arrays, idx)
     if len(recheck):
         # The batch is the second pass (without the nominated pods); only the first remains.
@@ -347,6 +334,34 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
                 return None
             mask[pos] = False
     return mask
+
+
+def _first_rejecting_plugin(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
+                            idx: np.ndarray) -> tuple[list[Any], np.ndarray] | None:
+    """The Filter plugins that run for ``pod`` and, per node of ``idx``, the index of the first rejecting one (-1: none).
+
+    Each plugin's ``filter_batch`` sees only the nodes every earlier plugin
+    passed, as ``RunFilterPlugins`` stops at the first rejection. None when
+    some plugin has no batch form or declines.
+    """
+    skip = state.skip_filter_plugins
+    plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
+    if any(getattr(pl, "filter_batch", None) is None for pl in plugins):
+        return None
+    first = np.full(len(idx), -1, dtype=_I64)
+    sel = np.arange(len(idx), dtype=_I64)
+    cur = idx
+    for k, pl in enumerate(plugins):
+        if not len(cur):
+            break
+        ok = pl.filter_batch(state, pod, arrays, cur)
+        if ok is None:
+            return None
+        if not ok.all():
+            first[sel[~ok]] = k
+            sel = sel[ok]
+            cur = cur[ok]
+    return plugins, first
 
 
 def _with_nominated_pods_pass(fw: Any, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> Status | None:
@@ -430,23 +445,10 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
         batch form, a node passes, or a Filter returns an Error (the per-node
         path then builds the diagnosis and the exact error).
     """
-    skip = state.skip_filter_plugins
-    plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
-    if any(getattr(pl, "filter_batch", None) is None for pl in plugins):
+    got = _first_rejecting_plugin(fw, state, pod, arrays, idx)
+    if got is None:
         return None
-    first = np.full(len(idx), -1, dtype=_I64)
-    sel = np.arange(len(idx), dtype=_I64)
-    cur = idx
-    for k, pl in enumerate(plugins):
-        if not len(cur):
-            break
-        ok = pl.filter_batch(state, pod, arrays, cur)
-        if ok is None:
-            return None
-        if not ok.all():
-            first[sel[~ok]] = k
-            sel = sel[ok]
-            cur = cur[ok]
+    plugins, first = got
     first[ge_nominated_positions(fw, pod, arrays, idx)] = -1
     infos = arrays.node_infos
     calls = [(pl.name(), pl.filter) for pl in plugins]
