@@ -27,9 +27,12 @@ mirror the snapshot:
 Decisions are identical to the per-node path: a batch method computes the
 same predicate or score with the same integer (and, for
 BalancedAllocation, float) arithmetic, plugins skipped at PreFilter/PreScore
-are skipped, nodes with nominated pods are filtered with the per-node
-``RunFilterPluginsWithNominatedPods``, and anything unusual (an Error status,
-a score out of range, a plugin without a batch method) sends the scheduler
+are skipped, a node with nominated pods that the batch passes also runs the
+per-node pass with those pods added (``RunFilterPluginsWithNominatedPods``'
+first pass; the batch is its second), a pod that fits nowhere gets each
+node's status from the first plugin that rejects it
+(:func:`filter_statuses_batch`), and anything unusual (an Error status, a
+score out of range, a plugin without a batch method) sends the scheduler
 back to the per-node code.
 
 Notes
