@@ -621,6 +621,7 @@ class _PodIndex:
         self.entry_nodes: list[dict[int, int]] = []    # entry -> node index -> pods
         self._term_classes: dict[tuple[Any, ...], list[Any]] = {}   # term -> [classes checked, matching]
         self._pod_entries: dict[tuple[Any, ...], list[Any]] = {}    # incoming class -> [entries checked, matching]
+        self._pod_class: dict[str, tuple["PodInfo", int]] = {}     # pod uid -> (the PodInfo, its class)
 
     # -- upkeep ------------------------------------------------------------
     def sync(self) -> None:
@@ -635,12 +636,16 @@ class _PodIndex:
             self.seen[stale] = gen[stale]
 
     def _class(self, p: "PodInfo") -> int:
+        known = self._pod_class.get(p.uid)
+        if known is not None and known[0] is p:  # the same PodInfo: its labels have not changed
+            return known[1]
         k = (p.namespace, frozenset(p.labels.items()))
         c = self.class_ids.get(k)
         if c is None:
             c = self.class_ids[k] = len(self.class_reps)
             self.class_reps.append(p)
             self.class_nodes.append({})
+        self._pod_class[p.uid] = (p, c)
         return c
 
     def _entry(self, kind: int, t: AffinityTerm, weight: int) -> int:
