@@ -324,19 +324,79 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
     got = _first_rejecting_plugin(fw, state, pod, arrays, idx)
     if got is None:
         return None
-    mask = got[1] < 0
+    plugins, first = got
+    mask = first < 0
     recheck = ge_nominated_positions(fw, pod, arrays, idx)
     if len(recheck):
         # The batch is the second pass (without the nominated pods); only the first remains.
         # Rejected without them: the second pass rejects it whatever the first says.
+        fit = _fit_decides_first_pass(fw, state, plugins)
         for pos in recheck[mask[recheck]].tolist():
-            s = _with_nominated_pods_pass(fw, state, pod, arrays.node_infos[int(idx[pos])])
+            ni = arrays.node_infos[int(idx[pos])]
+            if fit is not None and _fit_rejects_with_nominated_pods(fit, fw, state, pod, ni):
+                mask[pos] = False
+                continue
+            s = _with_nominated_pods_pass(fw, state, pod, ni)
             if s is None:
                 continue
             if not s.is_rejected():
                 return None
             mask[pos] = False
     return mask
+
+
+#: Filter plugins whose Filter cannot return an Error once their PreFilter succeeded, whatever pods the node
+#: holds; and the in-tree PreFilter extensions, whose AddPod fails only without their PreFilter state.
+_NEVER_ERROR_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts"})
+_IN_TREE_EXTENSIONS = frozenset({"PodTopologySpread", "InterPodAffinity", "VolumeRestrictions", "ServiceAffinity"})
+
+
+def _fit_decides_first_pass(fw: Any, state: "CycleState", plugins: list[Any]) -> Any:
+    """NodeResourcesFit when its rejection alone settles the first pass of ``RunFilterPluginsWithNominatedPods``.
+
+    That pass fails on a node once Fit rejects it with the nominated pods
+    added, provided nothing before Fit can turn the pass into an Error
+    instead: every plugin running before Fit is in
+    :data:`_NEVER_ERROR_FILTERS`, and every PreFilter extension that would
+    see the added pods is in-tree. None otherwise.
+    """
+    for pl in plugins:
+        name = pl.name()
+        if name == "NodeResourcesFit":
+            break
+        if name not in _NEVER_ERROR_FILTERS:
+            return None
+    else:
+        return None
+    skip = state.skip_filter_plugins
+    for ext_pl in fw.pre_filter_plugins:
+        if ext_pl.pre_filter_extensions() is not None and ext_pl.name() not in skip \
+                and ext_pl.name() not in _IN_TREE_EXTENSIONS:
+            return None
+    return pl
+
+
+class _NodeTotals:
+    """The part of a NodeInfo that NodeResourcesFit's Filter reads (``fitsRequest``): allocatable, requested, pods."""
+
+    __slots__ = ("allocatable", "requested", "pods")
+
+    def __init__(self, allocatable: Any, requested: Any, pods: list[Any]):
+        self.allocatable, self.requested, self.pods = allocatable, requested, pods
+
+
+def _fit_rejects_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod: "PodInfo",
+                                     node_info: "NodeInfo") -> bool:
+    """True when NodeResourcesFit rejects ``node_info`` with the pods of at least ``pod``'s priority nominated to it added."""
+    added = [p for p in fw.nominator.nominated_pods.get(node_info.name, ())
+             if p.priority >= pod.priority and p.uid != pod.uid]
+    if not added:
+        return False
+    requested = node_info.requested.clone()
+    for p in added:
+        requested.add_resource(p.requests, 1)
+    s = fit.filter(state, pod, _NodeTotals(node_info.allocatable, requested, node_info.pods + added))
+    return s is not None and s.code != Code.SUCCESS and s.is_rejected()
 
 
 def _first_rejecting_plugin(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,

@@ -424,3 +424,28 @@ def test_filter_with_nominated_pods_batch_matches_per_node(seed):
         fw.nominator.nominated_pod_to_node.clear()
         sched.queue.done(pod.uid)
     assert seen["rejected"] > 0 and seen["nominated_changed"] > 0
+
+
+@pytest.mark.parametrize("incoming_cpu, fits", [("1", True), ("3", True), ("4", False)])
+def test_nominated_pods_of_lower_priority_do_not_count_against_the_incoming_pod(incoming_cpu, fits):
+    """Only nominated pods of at least the incoming pod's priority are added in the first pass: here a 1-CPU pod of
+    priority 20 counts on the 4-CPU node and a 3-CPU pod of priority 0 does not (the batch decides with
+    NodeResourcesFit alone when that rejects, so this holds its arithmetic to the per-node path)."""
+    from kubenotes.scheduler.batch import filter_nodes_batch
+
+    nodes = [make_node(f"n{i}", allocatable={"cpu": "4", "memory": "8Gi", "pods": "110"}) for i in range(3)]
+    incoming = make_pod("incoming", requests={"cpu": incoming_cpu}, priority=10)
+    sched = new_scheduler(nodes, [incoming], trace=False)
+    fw = sched.framework
+    for name, cpu, prio in (("high", "1", 20), ("low", "3", 0)):
+        fw.nominator.add_nominated_pod(PodInfo(make_pod(name, requests={"cpu": cpu}, priority=prio)),
+                                       NominatingInfo("n1", "ModeOverride"))
+    q = sched.queue.pop()
+    state = CycleState()
+    _r, status, _skip = fw.run_pre_filter_plugins(state, q.pod_info)
+    assert status.is_success()
+    arr = sched.snapshot.arrays()
+    per_node = [fw.run_filter_plugins_with_nominated_pods(state, q.pod_info, ni).is_success()
+                for ni in sched.snapshot.list()]
+    assert per_node == [True, fits, True]
+    assert filter_nodes_batch(fw, state, q.pod_info, arr, arr.arange).tolist() == per_node
