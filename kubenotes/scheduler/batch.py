@@ -348,6 +348,8 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
 #: Filter plugins whose Filter cannot return an Error once their PreFilter succeeded, whatever pods the node
 #: holds; and the in-tree PreFilter extensions, whose AddPod fails only without their PreFilter state.
 _NEVER_ERROR_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts"})
+#: Filter plugins whose verdict depends on the node object and the pod only, never on the pods on the node.
+_POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
 _IN_TREE_EXTENSIONS = frozenset({"PodTopologySpread", "InterPodAffinity", "VolumeRestrictions", "ServiceAffinity"})
 
 
@@ -388,15 +390,29 @@ class _NodeTotals:
 def _fit_rejects_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod: "PodInfo",
                                      node_info: "NodeInfo") -> bool:
     """True when NodeResourcesFit rejects ``node_info`` with the pods of at least ``pod``'s priority nominated to it added."""
+    return _fit_status_with_nominated_pods(fit, fw, state, pod, node_info, any_ports=True) is not None
+
+
+def _fit_status_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo",
+                                    any_ports: bool = False) -> Status | None:
+    """NodeResourcesFit's rejection of ``node_info`` with the nominated pods of at least ``pod``'s priority added.
+
+    None when Fit passes there, nothing is added, or (unless ``any_ports``)
+    an added pod has host ports (NodePorts, which runs before Fit, could
+    then reject first).
+    """
     added = [p for p in fw.nominator.nominated_pods.get(node_info.name, ())
              if p.priority >= pod.priority and p.uid != pod.uid]
-    if not added:
-        return False
+    if not added or (not any_ports and any(p.host_ports for p in added)):
+        return None
     requested = node_info.requested.clone()
     for p in added:
         requested.add_resource(p.requests, 1)
     s = fit.filter(state, pod, _NodeTotals(node_info.allocatable, requested, node_info.pods + added))
-    return s is not None and s.code != Code.SUCCESS and s.is_rejected()
+    if s is None or s.code == Code.SUCCESS or not s.is_rejected():
+        return None
+    s.plugin = fit.name()
+    return s
 
 
 def _first_rejecting_plugin(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
@@ -488,9 +504,11 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
     node, without running every Filter on every node: the batch Filters
     find the first plugin that rejects each node, and only that plugin's
     per-node ``filter`` runs to build the node's status (``plugin`` set, as
-    ``RunFilterPlugins`` sets it). Nodes with nominated pods of at least the
-    pod's priority run the whole per-node path (their status comes from the
-    pass with those pods added).
+    ``RunFilterPlugins`` sets it). On a node with nominated pods of at least
+    the pod's priority the status comes from the pass with those pods added:
+    the same plugin's when it never looks at the node's pods (and everything
+    before it neither), NodeResourcesFit's when that rejects there and
+    nothing before it can tell the two passes apart, else the per-node path.
 
     Parameters
     ----------
@@ -512,13 +530,24 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
     if got is None:
         return None
     plugins, first = got
-    first[ge_nominated_positions(fw, pod, arrays, idx)] = -1
+    nominated = set(ge_nominated_positions(fw, pod, arrays, idx).tolist())
+    fit = _fit_decides_first_pass(fw, state, plugins) if nominated else None
+    fit_at = plugins.index(fit) if fit is not None else -1
+    independent_until = 0  # plugins[:independent_until] never look at the node's pods
+    while independent_until < len(plugins) and plugins[independent_until].name() in _POD_INDEPENDENT_FILTERS:
+        independent_until += 1
     infos = arrays.node_infos
     calls = [(pl.name(), pl.filter) for pl in plugins]
     out: list[Status] = []
-    for k, i in zip(first.tolist(), idx.tolist()):
-        if k < 0:
-            s = fw.run_filter_plugins_with_nominated_pods(state, pod, infos[i])
+    for pos, (k, i) in enumerate(zip(first.tolist(), idx.tolist())):
+        if pos in nominated and not 0 <= k < independent_until:
+            # Decided by the pass with the nominated pods added: NodeResourcesFit's status when it rejects
+            # there and nothing before it can differ from the batch's pass, else the per-node path.
+            s = None
+            if fit is not None and (k < 0 or k >= fit_at):
+                s = _fit_status_with_nominated_pods(fit, fw, state, pod, infos[i])
+            if s is None:
+                s = fw.run_filter_plugins_with_nominated_pods(state, pod, infos[i])
         else:
             name, filter_fn = calls[k]
             s = filter_fn(state, pod, infos[i])

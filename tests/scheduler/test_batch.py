@@ -449,3 +449,38 @@ def test_nominated_pods_of_lower_priority_do_not_count_against_the_incoming_pod(
                 for ni in sched.snapshot.list()]
     assert per_node == [True, fits, True]
     assert filter_nodes_batch(fw, state, q.pod_info, arr, arr.arange).tolist() == per_node
+
+
+def test_statuses_of_nodes_with_nominated_pods_come_from_the_pass_with_them_added():
+    """``filter_statuses_batch`` gives each node the status of ``RunFilterPluginsWithNominatedPods``: on n0 the
+    nominated pod's host port makes NodePorts reject before NodeResourcesFit, on n2 its CPU makes Fit reject, on n1
+    Fit rejects without any nominated pod, on n3 a taint rejects before anything looks at pods, and on n4 Fit
+    rejects in both passes but the nominated pod adds "Too many pods"."""
+    from kubenotes.scheduler.batch import filter_statuses_batch
+
+    def port_container(cpu):
+        return [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80, "hostPort": 80}],
+                 "resources": {"requests": {"cpu": cpu}}}]
+
+    big = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+    nodes = [make_node("n0", allocatable=big), make_node("n1", allocatable={**big, "cpu": "2"}),
+             make_node("n2", allocatable=big), make_node("n3", allocatable=big, taints=[{"key": "k", "effect": "NoSchedule"}]),
+             make_node("n4", allocatable={**big, "cpu": "2", "pods": "1"})]
+    incoming = make_pod("incoming", containers=port_container("3"), priority=10)
+    sched = new_scheduler(nodes, [incoming], trace=False)
+    fw = sched.framework
+    for name, node, containers in (("ported", "n0", port_container("2")), ("plain", "n2", None), ("tainted", "n3", None),
+                                    ("crowding", "n4", None)):
+        nominated = make_pod(name, requests=None if containers else {"cpu": "2"}, containers=containers, priority=20)
+        fw.nominator.add_nominated_pod(PodInfo(nominated), NominatingInfo(node, "ModeOverride"))
+    q = sched.queue.pop()
+    state = CycleState()
+    _r, status, _skip = fw.run_pre_filter_plugins(state, q.pod_info)
+    assert status.is_success()
+    arr = sched.snapshot.arrays()
+    want = [fw.run_filter_plugins_with_nominated_pods(state, q.pod_info, ni) for ni in sched.snapshot.list()]
+    assert [s.plugin for s in want] == ["NodePorts", "NodeResourcesFit", "NodeResourcesFit", "TaintToleration",
+                                        "NodeResourcesFit"]
+    assert want[4].reasons == ["Too many pods", "Insufficient cpu"]  # the batch's pass alone finds only the CPU
+    got = filter_statuses_batch(fw, state, q.pod_info, arr, arr.arange)
+    assert [(s.code, s.reasons, s.plugin) for s in got] == [(s.code, s.reasons, s.plugin) for s in want]
