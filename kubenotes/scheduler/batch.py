@@ -345,11 +345,11 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
     return mask
 
 
-#: Filter plugins whose Filter cannot return an Error once their PreFilter succeeded, whatever pods the node
-#: holds; and the in-tree PreFilter extensions, whose AddPod fails only without their PreFilter state.
+#: Filter plugins whose Filter cannot return an Error once their PreFilter succeeded, whatever pods the node holds.
 _NEVER_ERROR_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts"})
 #: Filter plugins whose verdict depends on the node object and the pod only, never on the pods on the node.
 _POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
+#: The in-tree PreFilter extensions: their AddPod fails only without their PreFilter state.
 _IN_TREE_EXTENSIONS = frozenset({"PodTopologySpread", "InterPodAffinity", "VolumeRestrictions", "ServiceAffinity"})
 
 
@@ -548,6 +548,8 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
                 s = _fit_status_with_nominated_pods(fit, fw, state, pod, infos[i])
             if s is None:
                 s = fw.run_filter_plugins_with_nominated_pods(state, pod, infos[i])
+        elif k < 0:
+            return None  # the node passes
         else:
             name, filter_fn = calls[k]
             s = filter_fn(state, pod, infos[i])

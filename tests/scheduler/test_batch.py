@@ -484,3 +484,18 @@ def test_statuses_of_nodes_with_nominated_pods_come_from_the_pass_with_them_adde
     assert want[4].reasons == ["Too many pods", "Insufficient cpu"]  # the batch's pass alone finds only the CPU
     got = filter_statuses_batch(fw, state, q.pod_info, arr, arr.arange)
     assert [(s.code, s.reasons, s.plugin) for s in got] == [(s.code, s.reasons, s.plugin) for s in want]
+
+
+def test_filter_statuses_batch_declines_when_a_node_passes():
+    from kubenotes.scheduler.batch import filter_statuses_batch
+
+    nodes = [make_node("small", allocatable={"cpu": "1", "memory": "8Gi", "pods": "110"}),
+             make_node("big", allocatable={"cpu": "8", "memory": "8Gi", "pods": "110"})]
+    sched = new_scheduler(nodes, [make_pod("p", requests={"cpu": "2"})], trace=False)
+    q = sched.queue.pop()
+    state = CycleState()
+    assert sched.framework.run_pre_filter_plugins(state, q.pod_info)[1].is_success()
+    arr = sched.snapshot.arrays()
+    assert filter_statuses_batch(sched.framework, state, q.pod_info, arr, arr.arange) is None
+    only_small = filter_statuses_batch(sched.framework, state, q.pod_info, arr, arr.arange[:1])
+    assert [(s.plugin, s.reasons) for s in only_small] == [("NodeResourcesFit", ["Insufficient cpu"])]
