@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "SnapshotArrays",
+    "snapshot_arrays",
     "filter_nodes_batch",
     "filter_statuses_batch",
     "ge_nominated_positions",
@@ -289,6 +290,27 @@ class SnapshotArrays:
                 return None
             table[k] = int(sc)
         return table[c]
+
+
+def snapshot_arrays(snapshot: Any, nodes: Any) -> Any:
+    """The snapshot's :class:`SnapshotArrays` when ``nodes`` is its node list, else None.
+
+    Plugins with a batch form ask for the arrays this way: a list other than
+    the snapshot's own (a preemption copy, a test's list) gets the per-node path.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.snapshot import new_snapshot
+    >>> from kubenotes.scheduler.testing import make_node
+    >>> snap = new_snapshot([make_node("n1")], [])
+    >>> snapshot_arrays(snap, snap.list()) is snap.arrays(), snapshot_arrays(snap, list(snap.list()))
+    (True, None)
+    """
+    arrays_fn = getattr(snapshot, "arrays", None)
+    if arrays_fn is None or not nodes:
+        return None
+    arrays = arrays_fn()
+    return arrays if arrays.node_infos is nodes else None
 
 
 # --------------------------------------------------------------------------- framework

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kubenotes.errors import ConfigError, NotFound
+from kubenotes.scheduler.batch import snapshot_arrays
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Code, NodeScore, PreFilterResult, Status
 from kubenotes.scheduler.framework.node_info import AffinityTerm, WeightedAffinityTerm
 from kubenotes.scheduler.plugins.names import INTER_POD_AFFINITY as NAME
@@ -284,7 +285,7 @@ class InterPodAffinity:
             anti_affinity_terms=[_merge_namespaces(t, namespaces) for t in pod.required_anti_affinity_terms],
             namespace_labels=self._namespace_labels(pod.namespace),
         )
-        arrays = _snapshot_arrays(self.handle.snapshot, nodes)
+        arrays = snapshot_arrays(self.handle.snapshot, nodes)
         if arrays is not None:
             self._pod_index(arrays).pre_filter_counts(s, pod)
         else:
@@ -405,7 +406,7 @@ class InterPodAffinity:
         anti = [WeightedAffinityTerm(_merge_namespaces(w.term, namespaces), w.weight) for w in pod.preferred_anti_affinity_terms]
         ns_labels = self._namespace_labels(pod.namespace)
         s = PreScoreState()
-        arrays = _snapshot_arrays(snapshot, snapshot.list())
+        arrays = snapshot_arrays(snapshot, snapshot.list())
         if arrays is not None:
             contributed = self._pod_index(arrays).pre_score_weights(
                 s.topology_score, pod, ns_labels, affinity, anti, self.hard_pod_affinity_weight)
@@ -573,15 +574,6 @@ def _positive_lut(arrays: Any, counts: Mapping[tuple[str, str], int], key: str) 
 # summed over the nodes that hold matching pods.
 
 _ANTI_REQUIRED, _AFFINITY_REQUIRED, _AFFINITY_PREFERRED, _ANTI_PREFERRED = range(4)
-
-
-def _snapshot_arrays(snapshot: Any, nodes: Any) -> Any:
-    """The snapshot's ``SnapshotArrays`` when ``nodes`` is exactly its node list, else None."""
-    arrays_fn = getattr(snapshot, "arrays", None)
-    if arrays_fn is None or not nodes:
-        return None
-    arrays = arrays_fn()
-    return arrays if arrays.node_infos is nodes else None
 
 
 def _term_key(t: AffinityTerm) -> tuple[Any, ...]:

@@ -209,12 +209,12 @@ def test_scores_match_a_snapshot_without_arrays(seed):
         if walk:
             import kubenotes.scheduler.plugins.interpodaffinity as mod
 
-            orig = mod._snapshot_arrays
-            mod._snapshot_arrays = lambda *_a: None
+            orig = mod.snapshot_arrays
+            mod.snapshot_arrays = lambda *_a: None
             try:
                 ts = s.run()
             finally:
-                mod._snapshot_arrays = orig
+                mod.snapshot_arrays = orig
         else:
             ts = s.run()
         return [t.to_dict() for t in ts]

@@ -48,7 +48,6 @@ __all__ = [
     "build_default_constraints",
     "has_untolerated_do_not_schedule_taint",
     "required_node_affinity",
-    "snapshot_arrays",
     "selector_key",
     "count_pods_match_selector_per_node",
     "MatchingPodCounts",
@@ -499,24 +498,6 @@ def build_default_constraints(
 # kubenotes only: the same counts and predicates over numpy arrays of every
 # snapshot node (see kubenotes.scheduler.batch), so PreFilter/PreScore need not
 # walk every pod of every node for every pod scheduled.
-
-
-def snapshot_arrays(snapshot: Any, nodes: Any) -> Any:
-    """The snapshot's :class:`~kubenotes.scheduler.batch.SnapshotArrays` when ``nodes`` is its node list, else None.
-
-    Examples
-    --------
-    >>> from kubenotes.scheduler.snapshot import new_snapshot
-    >>> from kubenotes.scheduler.testing import make_node
-    >>> snap = new_snapshot([make_node("n1")], [])
-    >>> snapshot_arrays(snap, snap.list()) is snap.arrays(), snapshot_arrays(snap, list(snap.list()))
-    (True, None)
-    """
-    arrays_fn = getattr(snapshot, "arrays", None)
-    if arrays_fn is None or not nodes:
-        return None
-    arrays = arrays_fn()
-    return arrays if arrays.node_infos is nodes else None
 
 
 def selector_key(selector: Any) -> tuple[Any, ...]:

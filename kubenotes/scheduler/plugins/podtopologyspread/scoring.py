@@ -21,6 +21,7 @@ import numpy as np
 
 from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
+from kubenotes.scheduler.batch import snapshot_arrays
 from kubenotes.scheduler.plugins.names import POD_TOPOLOGY_SPREAD as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
@@ -31,7 +32,6 @@ from kubenotes.scheduler.plugins.podtopologyspread.common import (
     node_inclusion_mask,
     node_labels_match_spread_constraints,
     required_node_affinity,
-    snapshot_arrays,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
