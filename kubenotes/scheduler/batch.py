@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "SnapshotArrays",
+    "PodMemo",
     "snapshot_arrays",
     "filter_nodes_batch",
     "filter_statuses_batch",
@@ -290,6 +291,47 @@ class SnapshotArrays:
                 return None
             table[k] = int(sc)
         return table[c]
+
+
+class PodMemo:
+    """A value remembered per PodInfo object, for the per-node pod indexes of the batch plugins.
+
+    Kept by identity: a PodInfo's labels and namespace never change, so a
+    value derived from them (its label class) stays right for that object;
+    a pod updated in the snapshot is a new PodInfo and is looked at again.
+    Pods that left are forgotten in bulk: :meth:`trim` clears the memo once it
+    holds more than four times the pods on the nodes (plus 4,096).
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import PodInfo
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> memo, p = PodMemo(), PodInfo(make_pod("p"))
+    >>> memo.put(p, 7); memo.get(p), memo.get(PodInfo(make_pod("p")))
+    (7, None)
+    """
+
+    __slots__ = ("_values", "_limit")
+
+    def __init__(self) -> None:
+        self._values: dict[int, tuple[Any, Any]] = {}
+        self._limit = 4096
+
+    def get(self, pod: Any) -> Any:
+        """The value put for this very object, or None."""
+        got = self._values.get(id(pod))
+        return got[1] if got is not None and got[0] is pod else None
+
+    def put(self, pod: Any, value: Any) -> None:
+        """Remember ``value`` (not None) for ``pod``."""
+        self._values[id(pod)] = (pod, value)
+
+    def trim(self, pods_on_nodes: int) -> None:
+        """Forget everything when the memo has grown well past ``pods_on_nodes``."""
+        if len(self._values) > self._limit:
+            self._limit = 4 * pods_on_nodes + 4096
+            if len(self._values) > self._limit:
+                self._values.clear()
 
 
 def snapshot_arrays(snapshot: Any, nodes: Any) -> Any:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kubenotes.errors import ConfigError, NotFound
-from kubenotes.scheduler.batch import snapshot_arrays
+from kubenotes.scheduler.batch import PodMemo, snapshot_arrays
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Code, NodeScore, PreFilterResult, Status
 from kubenotes.scheduler.framework.node_info import AffinityTerm, WeightedAffinityTerm
 from kubenotes.scheduler.plugins.names import INTER_POD_AFFINITY as NAME
@@ -613,7 +613,7 @@ class _PodIndex:
         self.entry_nodes: list[dict[int, int]] = []    # entry -> node index -> pods
         self._term_classes: dict[tuple[Any, ...], list[Any]] = {}   # term -> [classes checked, matching]
         self._pod_entries: dict[tuple[Any, ...], list[Any]] = {}    # incoming class -> [entries checked, matching]
-        self._pod_class: dict[str, tuple["PodInfo", int]] = {}     # pod uid -> (the PodInfo, its class)
+        self._pod_class = PodMemo()                                 # PodInfo -> its class
 
     # -- upkeep ------------------------------------------------------------
     def sync(self) -> None:
@@ -626,18 +626,19 @@ class _PodIndex:
             for i in stale.tolist():
                 self._recount(i)
             self.seen[stale] = gen[stale]
+            self._pod_class.trim(int(self.arrays.num_pods.sum()))  # forget pods that left
 
     def _class(self, p: "PodInfo") -> int:
-        known = self._pod_class.get(p.uid)
-        if known is not None and known[0] is p:  # the same PodInfo: its labels have not changed
-            return known[1]
+        known = self._pod_class.get(p)
+        if known is not None:
+            return known
         k = (p.namespace, frozenset(p.labels.items()))
         c = self.class_ids.get(k)
         if c is None:
             c = self.class_ids[k] = len(self.class_reps)
             self.class_reps.append(p)
             self.class_nodes.append({})
-        self._pod_class[p.uid] = (p, c)
+        self._pod_class.put(p, c)
         return c
 
     def _entry(self, kind: int, t: AffinityTerm, weight: int) -> int:

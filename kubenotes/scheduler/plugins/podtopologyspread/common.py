@@ -27,6 +27,8 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from kubenotes.scheduler.batch import PodMemo
+
 __all__ = [
     "LABEL_HOSTNAME",
     "LABEL_TOPOLOGY_ZONE",
@@ -617,8 +619,7 @@ class MatchingPodCounts:
         self._node_classes: list[dict[int, int]] = [{} for _ in range(n)]
         self._class_ids: dict[tuple[Any, ...], int] = {}
         self._class_facts: list[tuple[str, bool, Mapping[str, str]]] = []
-        self._pod_class: dict[int, tuple[Any, int]] = {}
-        self._pod_class_limit = 4096
+        self._pod_class = PodMemo()
         self._log = np.zeros((3, 1024), dtype=np.int64)  # node, class, delta
         self._log_len = 0
         self._live = 0  # rows the log would have if rebuilt now
@@ -626,16 +627,16 @@ class MatchingPodCounts:
         self._max_tables = min(self.MAX_TABLES, max(256, self.TABLE_BUDGET_BYTES // (8 * max(n, 1))))
 
     def _class_of(self, p: Any) -> int:
-        got = self._pod_class.get(id(p))
-        if got is not None and got[0] is p:
-            return got[1]
+        got = self._pod_class.get(p)
+        if got is not None:
+            return got
         labels = p.labels
         key = (p.namespace, p.terminating, tuple(sorted(labels.items())))
         c = self._class_ids.get(key)
         if c is None:
             c = self._class_ids[key] = len(self._class_facts)
             self._class_facts.append((p.namespace, p.terminating, dict(labels)))
-        self._pod_class[id(p)] = (p, c)
+        self._pod_class.put(p, c)
         return c
 
     def _append(self, rows: list[int]) -> None:
@@ -667,8 +668,9 @@ class MatchingPodCounts:
         for i in stale.tolist():
             now: dict[int, int] = {}
             for p in infos[i].pods:
-                got = memo(id(p))
-                c = got[1] if got is not None and got[0] is p else class_of(p)
+                c = memo(p)
+                if c is None:
+                    c = class_of(p)
                 now[c] = now.get(c, 0) + 1
             before = self._node_classes[i]
             if now != before:
@@ -684,10 +686,7 @@ class MatchingPodCounts:
         self._seen[stale] = gen[stale]
         if rows:
             self._append(rows)
-        if len(self._pod_class) > self._pod_class_limit:  # forget pods that left
-            self._pod_class_limit = 4 * int(self.arrays.num_pods.sum()) + 4096
-            if len(self._pod_class) > self._pod_class_limit:
-                self._pod_class.clear()
+        self._pod_class.trim(int(self.arrays.num_pods.sum()))  # forget pods that left
 
     def _compact(self) -> None:
         """Rebuild the log from the nodes' classes; tables already up to date stay, the others go."""
