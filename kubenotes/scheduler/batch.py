@@ -20,6 +20,11 @@ mirror the snapshot:
   extension ``normalize_score_batch(state, pod, scores) -> int64 array``),
   where ``idx`` are snapshot node indices; returning ``None`` means "not for
   this pod" and the scheduler falls back to the per-node path;
+* a plugin may declare facts the batch relies on to skip per-node work:
+  ``filter_ignores_node_pods`` (its Filter reads the node object and the pod
+  only, never the node's pods), ``filter_error_free`` (its Filter returns an
+  Error only without its PreFilter state) and ``add_pod_error_free`` (the same
+  for its PreFilter extension's AddPod); undeclared means no;
 * :func:`filter_nodes_batch`, :func:`score_nodes_batch` and
   :func:`select_host_index` combine them exactly as ``RunFilterPlugins``,
   ``RunScorePlugins`` and ``selectHost`` do.
@@ -409,35 +414,27 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
     return mask
 
 
-#: Filter plugins whose Filter cannot return an Error once their PreFilter succeeded, whatever pods the node holds.
-_NEVER_ERROR_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts"})
-#: Filter plugins whose verdict depends on the node object and the pod only, never on the pods on the node.
-_POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"})
-#: The in-tree PreFilter extensions: their AddPod fails only without their PreFilter state.
-_IN_TREE_EXTENSIONS = frozenset({"PodTopologySpread", "InterPodAffinity", "VolumeRestrictions", "ServiceAffinity"})
-
-
 def _fit_decides_first_pass(fw: Any, state: "CycleState", plugins: list[Any]) -> Any:
     """NodeResourcesFit when its rejection alone settles the first pass of ``RunFilterPluginsWithNominatedPods``.
 
     That pass fails on a node once Fit rejects it with the nominated pods
     added, provided nothing before Fit can turn the pass into an Error
-    instead: every plugin running before Fit is in
-    :data:`_NEVER_ERROR_FILTERS`, and every PreFilter extension that would
-    see the added pods is in-tree. None otherwise.
+    instead: every plugin running before Fit declares ``filter_error_free``,
+    and every PreFilter extension that would see the added pods declares
+    ``add_pod_error_free`` (see the module docstring). None otherwise.
     """
     for pl in plugins:
         name = pl.name()
         if name == "NodeResourcesFit":
             break
-        if name not in _NEVER_ERROR_FILTERS:
+        if not getattr(pl, "filter_error_free", False):
             return None
     else:
         return None
     skip = state.skip_filter_plugins
     for ext_pl in fw.pre_filter_plugins:
         if ext_pl.pre_filter_extensions() is not None and ext_pl.name() not in skip \
-                and ext_pl.name() not in _IN_TREE_EXTENSIONS:
+                and not getattr(ext_pl, "add_pod_error_free", False):
             return None
     return pl
 
@@ -598,7 +595,7 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
     fit = _fit_decides_first_pass(fw, state, plugins) if nominated else None
     fit_at = plugins.index(fit) if fit is not None else -1
     independent_until = 0  # plugins[:independent_until] never look at the node's pods
-    while independent_until < len(plugins) and plugins[independent_until].name() in _POD_INDEPENDENT_FILTERS:
+    while independent_until < len(plugins) and getattr(plugins[independent_until], "filter_ignores_node_pods", False):
         independent_until += 1
     infos = arrays.node_infos
     calls = [(pl.name(), pl.filter) for pl in plugins]

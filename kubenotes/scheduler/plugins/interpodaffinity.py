@@ -244,6 +244,8 @@ class InterPodAffinity:
     'InterPodAffinity'
     """
 
+    add_pod_error_free = True  # kubenotes batch: AddPod fails only without its PreFilter state
+
     def __init__(self, handle: Any, hard_pod_affinity_weight: int = DEFAULT_HARD_POD_AFFINITY_WEIGHT,
                  ignore_preferred_terms_of_existing_pods: bool = False):
         self.handle = handle

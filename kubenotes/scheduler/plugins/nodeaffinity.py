@@ -275,6 +275,9 @@ class NodeAffinity:
     True
     """
 
+    filter_ignores_node_pods = True  # kubenotes batch: the verdict reads the node object and the pod only
+    filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
+
     __slots__ = ("args", "handle", "added_node_selector", "added_pref_sched_terms")
 
     def __init__(self, args: NodeAffinityArgs | None = None, handle: Any = None):

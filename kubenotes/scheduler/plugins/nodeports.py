@@ -121,6 +121,8 @@ class NodePorts:
     ["node(s) didn't have free ports for the requested pod ports"]
     """
 
+    filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
+
     __slots__ = ("handle",)
 
     def __init__(self, handle: Any = None):

@@ -82,6 +82,9 @@ class NodeUnschedulable:
     True
     """
 
+    filter_ignores_node_pods = True  # kubenotes batch: the verdict reads the node object and the pod only
+    filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
+
     __slots__ = ("handle",)
 
     def __init__(self, handle: Any = None):
