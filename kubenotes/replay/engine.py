@@ -388,6 +388,68 @@ class ClusterState:
         self.state_id[node] = self._state_of(node)
 
 
+    def place_recorded(self, node_index: np.ndarray, pods: Sequence[PodRequest],
+                       gpu_cards: Sequence[Sequence[int]]) -> None:
+        """:meth:`place` for a run of recorded events at once: the same final state, with array operations.
+
+        Parameters
+        ----------
+        node_index : numpy.ndarray of int64, shape (E,)
+            Node per event (-1: the pod failed and nothing is placed).
+        pods : sequence of PodRequest, length E
+        gpu_cards : sequence of sequence of int, length E
+            Card indices per event, as :meth:`place` takes them.
+
+        Raises
+        ------
+        KubenotesError
+            When an event's cards do not match its request or the cards
+            would go below zero (a record that is not a replay's), before
+            anything is changed.
+
+        Notes
+        -----
+        Only the final states are registered in :attr:`states`: the
+        per-event states :meth:`place` would visit are skipped, so state ids
+        may be numbered differently, each still naming its state.
+        """
+        node_index = np.asarray(node_index, dtype=np.int64)
+        placed = (node_index >= 0).nonzero()[0].tolist()
+        if not placed:
+            return
+        nodes = node_index[placed]
+        reqs = [pods[e] for e in placed]
+        gpu_events = [k for k, r in enumerate(reqs) if r.num_gpu]
+        card_lists = [gpu_cards[placed[k]] for k in gpu_events]
+        num_gpu = np.array([reqs[k].num_gpu for k in gpu_events], dtype=np.int64)
+        if any(len(cards) != n or len(set(cards)) != n for cards, n in zip(card_lists, num_gpu.tolist())):
+            raise KubenotesError("cannot place recorded events: an event's cards do not match its GPU count")
+        card_nodes = np.repeat(nodes[gpu_events], num_gpu)
+        cards = np.fromiter((c for cs in card_lists for c in cs), dtype=np.int64, count=int(num_gpu.sum()))
+        if ((cards < 0) | (cards >= self.gpu_count[card_nodes])).any():
+            raise KubenotesError("cannot place recorded events: a card index is beyond its node's cards")
+        gpu_left = self.gpu_left.copy()
+        gpu_milli = np.array([reqs[k].gpu_milli for k in gpu_events], dtype=np.int64)
+        np.subtract.at(gpu_left, (card_nodes, cards), np.repeat(gpu_milli, num_gpu))
+        if (gpu_left < 0).any():
+            raise KubenotesError("cannot place recorded events: a card would be left with less than no GPU")
+        self.gpu_left = gpu_left
+        np.subtract.at(self.milli_cpu_left, nodes, np.array([r.milli_cpu for r in reqs], dtype=np.int64))
+        np.subtract.at(self.memory_left, nodes, np.array([r.memory_bytes for r in reqs], dtype=np.int64))
+        np.subtract.at(self.pods_left, nodes, 1)
+        if gpu_events:
+            gpu_nodes = nodes[gpu_events]
+            total = gpu_milli * num_gpu
+            np.subtract.at(self.total_gpu_left, gpu_nodes, total)
+            np.add.at(self.affinity, (gpu_nodes, [self.affinity_tags[reqs[k].affinity_tag] for k in gpu_events]), 1)
+            self.allocated_gpu_milli += int(total.sum())
+            touched = np.unique(gpu_nodes)
+            rows = self.gpu_left[touched]
+            self.free_cards[touched] = (rows == MILLI_PER_GPU).sum(axis=1)
+            self.max_gpu_left[touched] = rows.max(axis=1)
+        for node in np.unique(nodes).tolist():
+            self.state_id[node] = self._state_of(node)
+
 def pod_requests(trace: TraceArrays) -> list[PodRequest]:
     """One :class:`~kubenotes.replay.policies.PodRequest` per trace pod.
 
@@ -537,6 +599,37 @@ def bucket_mean(arrived_percent: np.ndarray, values: np.ndarray, x: int) -> floa
     return float(np.mean(sel)) if len(sel) else float("nan")
 
 
+def bucket_means(arrived_percent: np.ndarray, values: np.ndarray, xs: Sequence[int]) -> np.ndarray:
+    """:func:`bucket_mean` at each of ``xs``, sorting the events once.
+
+    Parameters
+    ----------
+    arrived_percent, values : numpy.ndarray of float64, shape (E,)
+    xs : sequence of int
+        Arrived-workload percentages.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (len(xs),)
+        Equal to ``[bucket_mean(arrived_percent, values, x) for x in xs]``
+        (each mean is taken over the same values in the same order).
+
+    Examples
+    --------
+    >>> bucket_means(np.array([98.0, 99.0, 101.0]), np.array([1.0, 3.0, 5.0]), [99, 100, 105]).tolist()
+    [3.0, 4.0, nan]
+    """
+    r = np.round(arrived_percent)
+    order = np.argsort(r, kind="stable")
+    sorted_r, sorted_values = r[order], values[order]
+    xs_arr = np.asarray(xs, dtype=np.float64)
+    lo = np.searchsorted(sorted_r, xs_arr, side="left").tolist()
+    hi = np.searchsorted(sorted_r, xs_arr, side="right").tolist()
+    out = np.empty(len(xs_arr))
+    for k, (a, b) in enumerate(zip(lo, hi)):
+        out[k] = np.mean(sorted_values[a:b]) if b > a else bucket_mean(arrived_percent, values, int(xs_arr[k]))
+    return out
+
 @dataclass
 class ReplayResult:
     """What a replay recorded after every pod, as arrays for plotting.
@@ -610,6 +703,14 @@ class ReplayResult:
         """Pods that fitted nowhere."""
         return int((self.node_index < 0).sum())
 
+    def _rounded(self, metric: str) -> np.ndarray:
+        """Per-event values of ``metric`` rounded to 2 decimals (as the simulator logs them)."""
+        values = {"allocation": self.allocation_percent, "fragmentation": self.fragmentation_percent,
+                  "fragment_amount": self.fragment_amount_percent}.get(metric)
+        if values is None:
+            raise ValueError(f"unknown metric {metric!r}: use allocation, fragmentation or fragment_amount")
+        return np.round(values, 2)
+
     def at(self, metric: str, arrived_percent: int) -> float:
         """The simulator's per-bucket mean of ``metric`` at an arrived-workload percentage.
 
@@ -631,11 +732,7 @@ class ReplayResult:
         ValueError
             On an unknown metric.
         """
-        values = {"allocation": self.allocation_percent, "fragmentation": self.fragmentation_percent,
-                  "fragment_amount": self.fragment_amount_percent}.get(metric)
-        if values is None:
-            raise ValueError(f"unknown metric {metric!r}: use allocation, fragmentation or fragment_amount")
-        return bucket_mean(self.arrived_percent, np.round(values, 2), arrived_percent)
+        return bucket_mean(self.arrived_percent, self._rounded(metric), arrived_percent)
 
     def curve(self, metric: str, arrived: Iterable[int] = range(0, 131)) -> np.ndarray:
         """:meth:`at` for each arrived-workload percentage (default 0-130), for plotting.
@@ -649,7 +746,7 @@ class ReplayResult:
         -------
         numpy.ndarray of float64
         """
-        return np.array([self.at(metric, int(x)) for x in arrived])
+        return bucket_means(self.arrived_percent, self._rounded(metric), [int(x) for x in arrived])
 
 
 def replay(trace: TraceArrays, policy: str = "FGD", *, seed: int = 42, tuning_ratio: float = DEFAULT_TUNING_RATIO,

@@ -102,6 +102,8 @@ __all__ = [
     "results_table",
     "curves_figure",
     "CurvesView",
+    "replay_variants",
+    "variants_figure",
     "occupancy_figure",
     "fragmentation_breakdown",
     "fgd_explain",
@@ -457,10 +459,10 @@ def cluster_at(result: ReplayResult, events: int) -> ClusterState:
 
     Notes
     -----
-    The engine keeps only the final state; this replays the recorded
+    The engine keeps only the final state; this applies the recorded
     placements (node and cards per event) with
-    :meth:`~kubenotes.replay.engine.ClusterState.place`, which takes about
-    0.1 s for the whole default trace. The last few clusters built per
+    :meth:`~kubenotes.replay.engine.ClusterState.place_recorded`, the
+    array form of :meth:`~kubenotes.replay.engine.ClusterState.place`. The last few clusters built per
     result are kept, and a later call continues from the latest one at or
     before ``events`` (a slider moving up places only the new events, the
     same value asked twice places none).
@@ -485,10 +487,9 @@ def cluster_at(result: ReplayResult, events: int) -> ClusterState:
         weakref.finalize(result, _CHECKPOINTS.pop, id(result), None)
     start = max((e for e in kept if e <= events), default=None)
     c = kept[start].copy() if start is not None else ClusterState(trace)
-    for e in range(start or 0, events):
-        node = int(result.node_index[e])
-        if node >= 0:
-            c.place(node, reqs[int(result.pod_index[e])], result.gpu_cards[e])
+    first = start or 0
+    c.place_recorded(result.node_index[first:events], [reqs[i] for i in result.pod_index[first:events].tolist()],
+                     result.gpu_cards[first:events])
     if events not in kept:
         if len(kept) >= _MAX_CHECKPOINTS:
             kept.pop(next(iter(kept)))
@@ -1156,6 +1157,91 @@ class CurvesView:
         """The figure with the marker at ``arrived_percent``, as PNG bytes."""
         self._move(arrived_percent)
         return self._blit.png()
+
+
+def replay_variants(policies: Iterable[str] = PAPER_POLICY_NAMES, variants: Iterable[str] = TRACE_VARIANTS,
+                    seed: int = DEFAULT_SEED, trace_dir: str | os.PathLike[str] | None = None,
+                    ) -> dict[str, dict[str, ReplayResult]]:
+    """:func:`replay_policies` on each pod-list variant: variant -> policy -> result (cached).
+
+    Parameters
+    ----------
+    policies : iterable of str
+        Default: the six policies the paper compares.
+    variants : iterable of str
+        Keys of :data:`TRACE_VARIANTS` (default: all five).
+    seed : int
+    trace_dir : str or path-like, optional
+
+    Returns
+    -------
+    dict of str to dict of str to ReplayResult
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`cached_replay`; a variant file missing from the trace
+        directory raises TraceNotFound.
+    """
+    policies = list(policies)
+    return {v: replay_policies(policies, v, seed, trace_dir) for v in variants}
+
+
+def variants_figure(by_variant: Mapping[str, Mapping[str, ReplayResult]], arrived_percent: int = 100) -> Figure:
+    """GPU allocation ratio at one arrived workload, per trace variant and policy (a dot plot).
+
+    Parameters
+    ----------
+    by_variant : mapping of str to mapping of str to ReplayResult
+        Variant -> policy -> result, as :func:`replay_variants` returns.
+    arrived_percent : int
+        The arrived workload (% of GPU capacity) the ratios are read at
+        (:meth:`ReplayResult.at`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes: a row per variant (top to bottom in the mapping's order),
+        a dot per policy in its colour, FGD's larger; the x axis spans only
+        the values drawn, so the gaps between policies are readable.
+
+    Notes
+    -----
+    One seed; the paper's section 6.3 compares the same variants.
+
+    Examples
+    --------
+    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
+    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
+    >>> fig = variants_figure({"default": {"FGD": r}, "cpu050": {"FGD": r}})
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['default: the production pod list', 'cpu050: fewer CPU-only pods']
+    """
+    names = list(by_variant)
+    height = 0.45 * len(names) + 1.3
+    fig = detached_figure(9.0, height)
+    ax = fig.subplots()
+    fig.subplots_adjust(left=0.36, right=0.97, top=1 - 0.35 / height, bottom=0.8 / height)
+    values = []
+    for row, variant in enumerate(names):
+        for policy, r in by_variant[variant].items():
+            v = r.at("allocation", arrived_percent)
+            values.append(v)
+            ax.plot([v], [row], ls="none", marker="o", ms=9 if policy == "FGD" else 6, alpha=0.9,
+                    color=POLICY_COLORS.get(policy, "#000000"), label=policy if row == 0 else None,
+                    zorder=3 if policy == "FGD" else 2)
+    finite = [v for v in values if np.isfinite(v)] or [0.0, 100.0]
+    ax.set_xlim(np.floor(min(finite)) - 0.5, min(np.ceil(max(finite)) + 0.5, 100.5))
+    ax.set_yticks(range(len(names)), [VARIANT_LABELS.get(v, v) for v in names], fontsize=8.5)
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.set_xlabel(f"GPU allocation ratio at {arrived_percent}% arrived workload (% of capacity)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title("Which policy allocates the most GPUs, per pod-list variant (seed "
+                 f"{next(iter(next(iter(by_variant.values())).values())).seed})" if by_variant else "", fontsize=10)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(labels), 6),
+               fontsize=8.5, frameon=False)
+    return fig
 
 
 def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:

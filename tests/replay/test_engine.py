@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubenotes.datasets import alibaba as ab
 from kubenotes.errors import KubenotesError
@@ -151,6 +153,71 @@ def test_replay_records_consistent_curves(trace):
     assert r.at("fragment_amount", 90) < r.at("fragmentation", 90)
     with pytest.raises(ValueError, match="unknown metric"):
         r.at("nope", 90)
+
+
+def test_curve_is_at_for_every_percent(trace):
+    r = engine.replay(trace, "BestFit", seed=3)
+    xs = list(range(-3, 136))
+    for metric in ("allocation", "fragmentation", "fragment_amount"):
+        assert np.array_equal(r.curve(metric, xs), np.array([r.at(metric, x) for x in xs]), equal_nan=True)
+    with pytest.raises(ValueError, match="unknown metric"):
+        r.curve("nope")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 12, allow_nan=False), st.floats(-1e6, 1e6, allow_nan=False)), max_size=40),
+       st.lists(st.integers(-2, 14), min_size=1, max_size=10))
+def test_bucket_means_is_bucket_mean_at_each_percent(events, xs):
+    arrived = np.array([a for a, _ in events], dtype=np.float64)
+    values = np.array([v for _, v in events], dtype=np.float64)
+    expected = np.array([engine.bucket_mean(arrived, values, x) for x in xs])
+    assert np.array_equal(engine.bucket_means(arrived, values, xs), expected, equal_nan=True)
+
+
+def _same_cluster(a: engine.ClusterState, b: engine.ClusterState) -> None:
+    for name in engine.ClusterState._MUTABLE_ARRAYS:
+        if name != "state_id":
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.allocated_gpu_milli == b.allocated_gpu_milli
+    # ids may be numbered differently; each must name the same state
+    for table in ("milli_cpu_left", "gpu_left", "model"):
+        assert np.array_equal(getattr(a.states, table)[a.state_id], getattr(b.states, table)[b.state_id]), table
+
+
+def test_place_recorded_is_place_event_by_event(trace):
+    r = engine.replay(trace, "FGD", seed=4)
+    reqs = engine.pod_requests(trace)
+    pods = [reqs[i] for i in r.pod_index.tolist()]
+    assert (r.node_index < 0).any() and any(p.num_gpu > 1 for p in pods)   # failures and multi-GPU pods covered
+    one_by_one = engine.ClusterState(trace)
+    for e, node in enumerate(r.node_index.tolist()):
+        if node >= 0:
+            one_by_one.place(node, pods[e], r.gpu_cards[e])
+    _same_cluster(one_by_one, r.cluster)
+    at_once = engine.ClusterState(trace)
+    half = len(pods) // 2
+    at_once.place_recorded(r.node_index[:half], pods[:half], r.gpu_cards[:half])
+    later = at_once.copy()
+    later.place_recorded(r.node_index[half:], pods[half:], r.gpu_cards[half:])
+    _same_cluster(one_by_one, later)
+    at_once.place_recorded(r.node_index[:0], [], [])                         # nothing to place
+    halfway = engine.ClusterState(trace)
+    for e in range(half):
+        if r.node_index[e] >= 0:
+            halfway.place(int(r.node_index[e]), pods[e], r.gpu_cards[e])
+    _same_cluster(halfway, at_once)
+
+
+def test_place_recorded_rejects_a_bad_record_before_changing_anything():
+    t = _toy([ab.NodeRow("n", 8000, 1 << 30, 2, "T4")], [ab.PodRow("p", 1000, 0, 1, 500)])
+    c = engine.ClusterState(t)
+    half = P.PodRequest(1000, 0, 1, 600)
+    for cards, message in (([[0], [2]], "beyond"), ([[0], [0, 1]], "do not match"), ([[0], [0]], "less than no")):
+        with pytest.raises(KubenotesError, match=message):
+            c.place_recorded(np.array([0, 0]), [half, half], cards)
+        assert c.gpu_left.tolist() == [[1000, 1000]] and int(c.milli_cpu_left[0]) == 8000
+    c.place_recorded(np.array([0, -1, 0]), [half, half, half], [[0], [], [1]])
+    assert c.gpu_left.tolist() == [[400, 400]] and int(c.pods_left[0]) == engine.MAX_PODS_PER_NODE - 2
 
 
 def test_replay_is_deterministic_per_seed(trace):

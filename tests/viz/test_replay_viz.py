@@ -105,6 +105,25 @@ def test_cached_replay_computes_once_per_policy_variant_and_seed(tmp_path):
         rv.cached_replay("Nope", "default", 42, d)
 
 
+def test_replay_variants_and_their_figure(tmp_path):
+    d = _tiny_dir(tmp_path)
+    (d / rv.TRACE_VARIANTS["cpu050"]).write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,1024,1,1000\n")
+    by_variant = rv.replay_variants(["Random", "FGD"], ["default", "cpu050"], 42, d)
+    assert list(by_variant) == ["default", "cpu050"] and list(by_variant["cpu050"]) == ["Random", "FGD"]
+    assert by_variant["default"]["FGD"] is rv.cached_replay("FGD", "default", 42, d)       # the same cache
+    assert len(by_variant["cpu050"]["FGD"].pod_index) != len(by_variant["default"]["FGD"].pod_index)
+    fig = rv.variants_figure(by_variant, 125)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [rv.VARIANT_LABELS["default"], rv.VARIANT_LABELS["cpu050"]]
+    dots = {(line.get_color(), int(line.get_ydata()[0])): float(line.get_xdata()[0]) for line in ax.get_lines()}
+    drawn = [dots[(rv.POLICY_COLORS[p], row)] for row, v in enumerate(by_variant) for p in by_variant[v]]
+    expected = [r.at("allocation", 125) for v in by_variant.values() for r in v.values()]
+    assert np.isfinite(expected).all() and drawn == expected
+    assert "seed 42" in ax.get_title() and "125% arrived" in ax.get_xlabel()
+    with pytest.raises(ValueError, match="unknown trace variant"):
+        rv.replay_variants(["FGD"], ["bogus"], 42, d)
+
+
 # ---------------------------------------------------------------------------
 # the cluster at a point of the replay
 
