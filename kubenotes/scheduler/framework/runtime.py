@@ -667,23 +667,29 @@ class Framework:
                 return status
         return status
 
-    def _add_ge_nominated_pods(self, pod: "PodInfo", state: CycleState, node_info: "NodeInfo"):
+    def ge_nominated_pods(self, pod: "PodInfo", node_name: str) -> list["PodInfo"]:
+        """Pods nominated to ``node_name`` that :meth:`run_filter_plugins_with_nominated_pods` adds for ``pod``.
+
+        Those with a priority at least the pod's, other than the pod itself
+        (``addGENominatedPods``), in the nominator's order.
+        """
         if self.nominator is None:
-            return False, state, node_info, None
-        nominated = self.nominator.nominated_pods_for_node(node_info.name)
+            return []
+        return [pi for pi in self.nominator.nominated_pods_for_node(node_name) or ()
+                if pi.priority >= pod.priority and pi.uid != pod.uid]
+
+    def _add_ge_nominated_pods(self, pod: "PodInfo", state: CycleState, node_info: "NodeInfo"):
+        nominated = self.ge_nominated_pods(pod, node_info.name)
         if not nominated:
             return False, state, node_info, None
         info_out = node_info.clone()
         state_out = state.clone()
-        added = False
         for pi in nominated:
-            if pi.priority >= pod.priority and pi.uid != pod.uid:
-                info_out.add_pod(pi)
-                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
-                if not s.is_success():
-                    return False, state, node_info, Status(Code.ERROR, s.reasons)
-                added = True
-        return added, state_out, info_out, None
+            info_out.add_pod(pi)
+            s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+            if not s.is_success():
+                return False, state, node_info, Status(Code.ERROR, s.reasons)
+        return True, state_out, info_out, None
 
     # ------------------------------------------------------------ PostFilter
     def run_post_filter_plugins(

@@ -37,6 +37,7 @@ from kubenotes.scheduler.plugins.defaultpreemption import (
     new,
     pick_one_node_for_preemption,
 )
+from kubenotes.scheduler.plugins.defaultpreemption import default_preemption as dp_module
 from kubenotes.scheduler.plugins.defaultpreemption.default_preemption import filter_pods_with_pdb_violation
 from kubenotes.scheduler.plugins.defaultpreemption.preemption import (
     TRACE_STATE_KEY,
@@ -196,6 +197,51 @@ class FakeHandle:
         return list(self.nominated.get(node_name, ()))
 
 
+
+class _DeclaredFilter:
+    """A test filter as a Filter plugin that declares what it reads (for the RequestsLedger path)."""
+
+    def __init__(self, fn, index):
+        self.filter, self._name = (lambda state, p, ni: fn(state, p, ni)), f"filter-{index}"
+        if fn is fit_filter:
+            self.filter_reads_requests_only = True
+        else:  # FakeFilter and false_filter read the node's name or nothing
+            self.filter_ignores_node_pods = True
+
+    def name(self):
+        return self._name
+
+
+class _RemovePodPlugin:
+    """The PreFilter plugin whose AddPod/RemovePod fail on nodes labelled error=true."""
+
+    def name(self):
+        return "test-plugin"
+
+    def pre_filter_extensions(self):
+        return self
+
+
+class LedgerHandle(FakeHandle):
+    """FakeHandle with the plugin lists DefaultPreemption reads to take the RequestsLedger path.
+
+    The AddPod/RemovePod plugin is listed only when some node is labelled error=true (then the
+    ledger path is not taken, as it must not be while extensions run).
+    """
+
+    def __init__(self, nodes, pods, filters=(fit_filter,), **kw):
+        super().__init__(nodes, pods, filters, **kw)
+        self.filter_plugins = [_DeclaredFilter(f, i) for i, f in enumerate(self.filters)]
+        self.pre_filter_plugins = [_RemovePodPlugin()] if any(n.metadata.labels and n.metadata.labels.get("error")
+                                                              for n in nodes) else []
+
+    def ge_nominated_pods(self, p, node_name):
+        return [q for q in self.nominated.get(node_name, ()) if q.priority >= p.priority and q.uid != p.uid]
+
+
+HANDLES = [FakeHandle, LedgerHandle]
+
+
 def unsched(*names):
     return {n: Status(Code.UNSCHEDULABLE) for n in names}
 
@@ -316,10 +362,11 @@ POST_FILTER_CASES = [
 ]
 
 
+@pytest.mark.parametrize("handle", HANDLES)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("tc", POST_FILTER_CASES, ids=[c["name"] for c in POST_FILTER_CASES])
-def test_post_filter(tc, seed):
-    h = FakeHandle(tc["nodes"], tc["pods"], pdbs=tc.get("pdbs", ()), rng=random.Random(seed))
+def test_post_filter(tc, seed, handle):
+    h = handle(tc["nodes"], tc["pods"], pdbs=tc.get("pdbs", ()), rng=random.Random(seed))
     pl = new(None, h)
     result, status = pl.post_filter(CycleState(), PodInfo(tc["pod"]), tc["statuses"])
     assert (status.code, status.reasons) == (tc["want_status"].code, tc["want_status"].reasons)
@@ -378,11 +425,11 @@ def test_absent_nodes_status_attribute_is_honoured():
 # TestDryRunPreemption
 
 
-def dry_run(nodes, init_pods, test_pods, filters, *, pdbs=(), args=None, offsets=None):
+def dry_run(nodes, init_pods, test_pods, filters, *, pdbs=(), args=None, offsets=None, handle=FakeHandle):
     """Run GetOffsetAndNumCandidates + DryRunPreemption once per test pod, as upstream's test does."""
     fake = FakeFilter(filters.get("codes", {}))
     chain = [fake] + list(filters.get("chain", ()))
-    h = FakeHandle(nodes, init_pods, chain, rng=FixedOffsets(offsets) if offsets else random.Random(0))
+    h = handle(nodes, init_pods, chain, rng=FixedOffsets(offsets) if offsets else random.Random(0))
     pl = new(args, h)
     node_infos = sorted(h.snapshot.list(), key=lambda n: n.name)
     out, calls, prev = [], [], 0
@@ -547,6 +594,27 @@ def test_dry_run_preemption(tc):
     )
     assert got == tc["expected"]
     assert calls == tc["calls"]
+
+
+@pytest.mark.parametrize("tc", DRY_RUN_CASES, ids=[c["name"] for c in DRY_RUN_CASES])
+def test_dry_run_preemption_on_resource_totals(tc, monkeypatch):
+    """Upstream's dry-run cases give the same candidates through the RequestsLedger path. The node-object
+    filter (FakeFilter) is asked once per node instead of once per reprieve, so its call count is not compared."""
+    ledgers = []
+    real_init = dp_module.RequestsLedger.__init__
+
+    def spy(self, *a, **kw):
+        ledgers.append(1)
+        real_init(self, *a, **kw)
+
+    monkeypatch.setattr(dp_module.RequestsLedger, "__init__", spy)
+    got, _calls = dry_run(
+        nodes_big(*tc["nodes"]), tc["init"], tc["test_pods"],
+        {"codes": tc.get("codes", {}), "chain": tc.get("chain", [fit_filter])},
+        pdbs=tc.get("pdbs", ()), args=tc.get("args"), offsets=tc.get("offsets"), handle=LedgerHandle,
+    )
+    assert got == tc["expected"]
+    assert ledgers or all(not want for want in tc["expected"])  # taken wherever some pod has lower priority
 
 
 def test_dry_run_statuses_and_candidate_order():
@@ -1089,3 +1157,82 @@ def test_e2e_preemption_for_topology_spread_constraints():
     result, status = schedule_and_preempt(fw, preemptor)
     assert status.is_success()
     assert result_node(result) == "node-b" and [v.name for v in result.victims] == ["p-b1"]
+
+
+# ---------------------------------------------------------------------------
+# The RequestsLedger path in a whole scheduler run
+
+
+def crowded_cluster(rng: random.Random):
+    """Small full nodes of low-priority pods and pending pods of higher priorities: preemption on most nodes."""
+    nodes, pods = [], []
+    for i in range(rng.randint(12, 30)):
+        alloc = {"cpu": str(rng.choice([2, 3])), "memory": "4Gi", "pods": str(rng.choice([4, 6, 110]))}
+        if rng.random() < 0.3:
+            alloc["example.com/gpu"] = "2"
+        taints = [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}] if rng.random() < 0.1 else None
+        nodes.append(make_node(f"n{i}", allocatable=alloc, labels={"zone": rng.choice("ab")}, taints=taints))
+        for j in range(rng.randint(1, 4)):
+            pods.append(pod(f"low-{i}-{j}", f"n{i}", rng.choice([0, 5]), {"cpu": f"{rng.choice([300, 600])}m"},
+                            start=rng.randint(0, 9)))
+    for j in range(rng.randint(30, 60)):
+        requests = {"cpu": f"{rng.choice([400, 800, 1200])}m", "memory": f"{rng.choice([256, 512])}Mi"}
+        if rng.random() < 0.15:
+            requests["example.com/gpu"] = "1"
+        kw = {}
+        if rng.random() < 0.1:  # InterPodAffinity not skipped: the per-NodeInfo path
+            kw["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+        container = {"name": "c0", "image": "pause", "resources": {"requests": requests}}
+        if rng.random() < 0.1:  # NodePorts not skipped either
+            container["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+        pods.append(make_pod(f"p{j}", containers=[container], priority=rng.choice([10, 100, 100, 1000]),
+                             labels={"app": rng.choice(["web", "api"])}, **kw))
+    return nodes, pods
+
+
+def _ledger_and_clone_runs(seed, monkeypatch):
+    """Run one crowded cluster with the RequestsLedger path and without it; assert the same decisions."""
+    from kubenotes.scheduler.schedule_one import new_scheduler
+    from kubenotes.scheduler.testing import run_decisions
+
+    nodes, pods = crowded_cluster(random.Random(4100 + seed))
+    seen = {"ledger": 0, "with_nominated": 0}
+    real_ge = dp_module.RequestsLedger.clone
+
+    def counting_clone(self):  # the ledger is cloned only to add nominated pods
+        seen["with_nominated"] += 1
+        return real_ge(self)
+
+    real_init = dp_module.RequestsLedger.__init__
+
+    def counting_init(self, *a, **kw):
+        seen["ledger"] += 1
+        real_init(self, *a, **kw)
+
+    monkeypatch.setattr(dp_module.RequestsLedger, "clone", counting_clone)
+    monkeypatch.setattr(dp_module.RequestsLedger, "__init__", counting_init)
+    fast = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
+    monkeypatch.setattr(dp_module, "_requests_decide", lambda handle, state: False)
+    slow = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
+    assert fast == slow
+    assert any(victims for _k, _n, _nom, victims, _m in fast[0])
+    assert seen["ledger"] > 0
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_requests_ledger_path_makes_identical_decisions(seed, monkeypatch):
+    """A whole run (preemptions, nominations that later dry runs must count, pod-count limits, an extended
+    resource, preemptors with host ports or anti-affinity on the cloned path) decides the same with the
+    RequestsLedger path as with every dry run on cloned NodeInfos."""
+    _ledger_and_clone_runs(seed, monkeypatch)
+
+
+def test_requests_ledger_path_counts_nominated_pods(monkeypatch):
+    """Across the seeds above, some dry run on the ledger had pods nominated to its node."""
+    total = 0
+    for seed in range(6):
+        with monkeypatch.context() as m:
+            total += _ledger_and_clone_runs(seed, m)["with_nominated"]
+    assert total > 0

@@ -491,7 +491,44 @@ class DefaultPreemption:
                 return Status(Code.ERROR, [s.message()])
             return None
 
+        def fits() -> bool:
+            return h.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
+
         potential = [p for p in list(node_info.pods) if self.is_preemption_allowed(node_info, p, pod)]
+        if potential and _requests_decide(h, state):
+            # Every Filter that runs reads the node object or resource totals only, and no PreFilter
+            # extension runs: the same steps on totals give the same victims (RequestsLedger). Once the
+            # first check has passed the node-object Filters, a reprieve only re-asks the totals ones.
+            node_info = RequestsLedger(node_info)
+            totals_filters = [pl.filter for pl in h.filter_plugins
+                              if getattr(pl, "filter_reads_requests_only", False)
+                              and pl.name() not in state.skip_filter_plugins]
+            nominated = h.ge_nominated_pods(pod, node_info.name)
+
+            def remove(p: PodInfo) -> Status | None:
+                node_info.remove_pod(p)
+                return None
+
+            def add(p: PodInfo) -> Status | None:
+                node_info.add_pod(p)
+                return None
+
+            def passes(info: RequestsLedger) -> bool:
+                for f in totals_filters:
+                    s = f(state, pod, info)
+                    if s is not None and s.code != Code.SUCCESS:
+                        return False
+                return True
+
+            def fits() -> bool:
+                if nominated:
+                    with_nominated = node_info.clone()
+                    for pi in nominated:
+                        with_nominated.add_pod(pi)
+                    if not passes(with_nominated):
+                        return False
+                return passes(node_info)
+
         for p in potential:
             err = remove(p)
             if err is not None:
@@ -512,19 +549,19 @@ class DefaultPreemption:
             err = add(p)
             if err is not None:
                 return False, err
-            fits = h.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
-            if not fits:
+            if not fits():
                 err = remove(p)
                 if err is not None:
                     return False, err
                 victims.append(p)
-            return fits, None
+                return False, None
+            return True, None
 
         for p in violating:
-            fits, err = reprieve(p)
+            kept, err = reprieve(p)
             if err is not None:
                 return [], 0, err
-            if not fits:
+            if not kept:
                 num_violating += 1
         for p in non_violating:
             _, err = reprieve(p)
@@ -534,6 +571,77 @@ class DefaultPreemption:
             sort_by_importance(victims, self.more_important_pod)
         return victims, num_violating, Status()
 
+
+def _requests_decide(handle: Any, state: Any) -> bool:
+    """Whether resource totals decide every Filter this cycle runs, with no PreFilter extension to tell.
+
+    True when each Filter plugin not skipped in ``state`` declares
+    ``filter_ignores_node_pods`` (its verdict reads the node object and the
+    pod) or ``filter_reads_requests_only`` (NodeResourcesFit), and every
+    PreFilter plugin with extensions is skipped (so ``AddPod``/``RemovePod``
+    would do nothing).
+    """
+    filters, pre_filters = getattr(handle, "filter_plugins", None), getattr(handle, "pre_filter_plugins", None)
+    if state is None or filters is None or pre_filters is None:
+        return False
+    skip = state.skip_filter_plugins
+    for pl in filters:
+        if not (getattr(pl, "filter_ignores_node_pods", False) or getattr(pl, "filter_reads_requests_only", False)
+                or pl.name() in skip):
+            return False
+    return all(pl.pre_filter_extensions() is None or pl.name() in skip for pl in pre_filters)
+
+
+class RequestsLedger:
+    """A :class:`NodeInfo` stand-in for preemption's dry run that keeps only resource totals and a pod count.
+
+    Adding or removing a pod changes ``requested`` and the count, as
+    :meth:`NodeInfo.add_pod` and :meth:`NodeInfo.remove_pod` do; every other
+    attribute (the node, its labels, allocatable...) is the wrapped node's.
+    Filter plugins that declare ``filter_ignores_node_pods`` or
+    ``filter_reads_requests_only`` give on it the verdict they give on the
+    node with the same pods.
+
+    Parameters
+    ----------
+    node_info : NodeInfo
+        Not modified.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> info = NodeInfo(make_node("n"))
+    >>> p = PodInfo(make_pod("p", requests={"cpu": "500m"}))
+    >>> info.add_pod(p)
+    >>> ledger = RequestsLedger(info)
+    >>> ledger.remove_pod(p); ledger.requested.milli_cpu, len(ledger.pods), info.requested.milli_cpu, ledger.name
+    (0, 0, 500, 'n')
+    """
+
+    __slots__ = ("_node_info", "requested", "pods")
+
+    def __init__(self, node_info: NodeInfo | "RequestsLedger", requested: Any = None, pod_count: int | None = None):
+        self._node_info = node_info._node_info if isinstance(node_info, RequestsLedger) else node_info
+        self.requested = (requested if requested is not None else node_info.requested).clone()
+        self.pods = range(pod_count if pod_count is not None else len(node_info.pods))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._node_info, name)
+
+    def add_pod(self, p: PodInfo) -> None:
+        """Count ``p`` on the node: its requests and one pod slot."""
+        self.requested.add_resource(p.requests, 1)
+        self.pods = range(len(self.pods) + 1)
+
+    def remove_pod(self, p: PodInfo) -> None:
+        """Forget ``p``: its requests and one pod slot (it must be one of the node's pods)."""
+        self.requested.add_resource(p.requests, -1)
+        self.pods = range(len(self.pods) - 1)
+
+    def clone(self) -> "RequestsLedger":
+        """A copy that later adds and removes do not share."""
+        return RequestsLedger(self, self.requested, len(self.pods))
 
 def new(args: Mapping[str, Any] | DefaultPreemptionArgs | None, handle: Any) -> DefaultPreemption:
     """Plugin factory (``defaultpreemption.New``).

@@ -523,6 +523,10 @@ class Fit:
     ('UnschedulableAndUnresolvable', ['Insufficient memory'])
     """
 
+    #: kubenotes preemption: Filter reads only ``node_info.allocatable``, ``node_info.requested`` and the number of
+    #: ``node_info.pods`` (:func:`fits_request`), so a dry run may test it on resource totals alone.
+    filter_reads_requests_only = True
+
     __slots__ = ("args", "handle", "ignored_resources", "ignored_resource_groups", "scorer",
                  "enable_sidecar_containers")
 
