@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable
 import numpy as np
 
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from kubenotes.scheduler.framework.node_info import RequestsLedger
 
 if TYPE_CHECKING:  # pragma: no cover
     from kubenotes.scheduler.framework.cycle_state import CycleState
@@ -439,15 +440,6 @@ def _fit_decides_first_pass(fw: Any, state: "CycleState", plugins: list[Any]) ->
     return pl
 
 
-class _NodeTotals:
-    """The part of a NodeInfo that NodeResourcesFit's Filter reads (``fitsRequest``): allocatable, requested, pods."""
-
-    __slots__ = ("allocatable", "requested", "pods")
-
-    def __init__(self, allocatable: Any, requested: Any, pods: list[Any]):
-        self.allocatable, self.requested, self.pods = allocatable, requested, pods
-
-
 def _fit_rejects_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod: "PodInfo",
                                      node_info: "NodeInfo") -> bool:
     """True when NodeResourcesFit rejects ``node_info`` with the pods of at least ``pod``'s priority nominated to it added."""
@@ -466,10 +458,10 @@ def _fit_status_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod:
              if p.priority >= pod.priority and p.uid != pod.uid]
     if not added or (not any_ports and any(p.host_ports for p in added)):
         return None
-    requested = node_info.requested.clone()
+    totals = RequestsLedger(node_info)
     for p in added:
-        requested.add_resource(p.requests, 1)
-    s = fit.filter(state, pod, _NodeTotals(node_info.allocatable, requested, node_info.pods + added))
+        totals.add_pod(p)
+    s = fit.filter(state, pod, totals)
     if s is None or s.code == Code.SUCCESS or not s.is_rejected():
         return None
     s.plugin = fit.name()

@@ -25,6 +25,7 @@ __all__ = [
     "ImageStateSummary",
     "PodInfo",
     "NodeInfo",
+    "RequestsLedger",
     "host_ports_of",
 ]
 
@@ -397,3 +398,54 @@ class NodeInfo:
 
     def __repr__(self) -> str:
         return f"NodeInfo({self.name}, pods={len(self.pods)})"
+
+
+class RequestsLedger:
+    """A :class:`NodeInfo` stand-in that keeps only resource totals and a pod count (preemption's dry run, batch Filter).
+
+    Adding or removing a pod changes ``requested`` and the count, as
+    :meth:`NodeInfo.add_pod` and :meth:`NodeInfo.remove_pod` do; every other
+    attribute (the node, its labels, allocatable...) is the wrapped node's.
+    Filter plugins that declare ``filter_ignores_node_pods`` or
+    ``filter_reads_requests_only`` give on it the verdict they give on the
+    node with the same pods.
+
+    Parameters
+    ----------
+    node_info : NodeInfo
+        Not modified.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> info = NodeInfo(make_node("n"))
+    >>> p = PodInfo(make_pod("p", requests={"cpu": "500m"}))
+    >>> info.add_pod(p)
+    >>> ledger = RequestsLedger(info)
+    >>> ledger.remove_pod(p); ledger.requested.milli_cpu, len(ledger.pods), info.requested.milli_cpu, ledger.name
+    (0, 0, 500, 'n')
+    """
+
+    __slots__ = ("_node_info", "requested", "pods")
+
+    def __init__(self, node_info: NodeInfo | "RequestsLedger", requested: Any = None, pod_count: int | None = None):
+        self._node_info = node_info._node_info if isinstance(node_info, RequestsLedger) else node_info
+        self.requested = (requested if requested is not None else node_info.requested).clone()
+        self.pods = range(pod_count if pod_count is not None else len(node_info.pods))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._node_info, name)
+
+    def add_pod(self, p: PodInfo) -> None:
+        """Count ``p`` on the node: its requests and one pod slot."""
+        self.requested.add_resource(p.requests, 1)
+        self.pods = range(len(self.pods) + 1)
+
+    def remove_pod(self, p: PodInfo) -> None:
+        """Forget ``p``: its requests and one pod slot (it must be one of the node's pods)."""
+        self.requested.add_resource(p.requests, -1)
+        self.pods = range(len(self.pods) - 1)
+
+    def clone(self) -> "RequestsLedger":
+        """A copy that later adds and removes do not share."""
+        return RequestsLedger(self, self.requested, len(self.pods))

@@ -37,6 +37,7 @@ from kubenotes.scheduler.plugins.defaultpreemption import (
     new,
     pick_one_node_for_preemption,
 )
+from kubenotes.scheduler.framework import node_info as node_info_module
 from kubenotes.scheduler.plugins.defaultpreemption import default_preemption as dp_module
 from kubenotes.scheduler.plugins.defaultpreemption.default_preemption import filter_pods_with_pdb_violation
 from kubenotes.scheduler.plugins.defaultpreemption.preemption import (
@@ -601,13 +602,13 @@ def test_dry_run_preemption_on_resource_totals(tc, monkeypatch):
     """Upstream's dry-run cases give the same candidates through the RequestsLedger path. The node-object
     filter (FakeFilter) is asked once per node instead of once per reprieve, so its call count is not compared."""
     ledgers = []
-    real_init = dp_module.RequestsLedger.__init__
+    real_init = node_info_module.RequestsLedger.__init__
 
     def spy(self, *a, **kw):
         ledgers.append(1)
         real_init(self, *a, **kw)
 
-    monkeypatch.setattr(dp_module.RequestsLedger, "__init__", spy)
+    monkeypatch.setattr(node_info_module.RequestsLedger, "__init__", spy)
     got, _calls = dry_run(
         nodes_big(*tc["nodes"]), tc["init"], tc["test_pods"],
         {"codes": tc.get("codes", {}), "chain": tc.get("chain", [fit_filter])},
@@ -1198,20 +1199,20 @@ def _ledger_and_clone_runs(seed, monkeypatch):
 
     nodes, pods = crowded_cluster(random.Random(4100 + seed))
     seen = {"ledger": 0, "with_nominated": 0}
-    real_ge = dp_module.RequestsLedger.clone
+    real_ge = node_info_module.RequestsLedger.clone
 
     def counting_clone(self):  # the ledger is cloned only to add nominated pods
         seen["with_nominated"] += 1
         return real_ge(self)
 
-    real_init = dp_module.RequestsLedger.__init__
+    real_init = node_info_module.RequestsLedger.__init__
 
     def counting_init(self, *a, **kw):
         seen["ledger"] += 1
         real_init(self, *a, **kw)
 
-    monkeypatch.setattr(dp_module.RequestsLedger, "clone", counting_clone)
-    monkeypatch.setattr(dp_module.RequestsLedger, "__init__", counting_init)
+    monkeypatch.setattr(node_info_module.RequestsLedger, "clone", counting_clone)
+    monkeypatch.setattr(node_info_module.RequestsLedger, "__init__", counting_init)
     fast = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
     monkeypatch.setattr(dp_module, "_requests_decide", lambda handle, state: False)
     slow = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
