@@ -401,11 +401,15 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
         # The batch is the second pass (without the nominated pods); only the first remains.
         # Rejected without them: the second pass rejects it whatever the first says.
         fit = _fit_decides_first_pass(fw, state, plugins)
-        for pos in recheck[mask[recheck]].tolist():
+        recheck = recheck[mask[recheck]]
+        if fit is not None and len(recheck):
+            fits = fit.filter_batch(state, pod, arrays, idx[recheck], ge_nominated_totals(fw, pod, arrays))
+            if fits is None:
+                return None
+            mask[recheck[~fits]] = False
+            recheck = recheck[fits]
+        for pos in recheck.tolist():
             ni = arrays.node_infos[int(idx[pos])]
-            if fit is not None and _fit_rejects_with_nominated_pods(fit, fw, state, pod, ni):
-                mask[pos] = False
-                continue
             s = _with_nominated_pods_pass(fw, state, pod, ni)
             if s is None:
                 continue
@@ -438,12 +442,6 @@ def _fit_decides_first_pass(fw: Any, state: "CycleState", plugins: list[Any]) ->
                 and not getattr(ext_pl, "add_pod_error_free", False):
             return None
     return pl
-
-
-def _fit_rejects_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod: "PodInfo",
-                                     node_info: "NodeInfo") -> bool:
-    """True when NodeResourcesFit rejects ``node_info`` with the pods of at least ``pod``'s priority nominated to it added."""
-    return _fit_status_with_nominated_pods(fit, fw, state, pod, node_info, any_ports=True) is not None
 
 
 def _fit_status_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo",
@@ -520,20 +518,11 @@ def ge_nominated_positions(fw: Any, pod: "PodInfo", arrays: SnapshotArrays, idx:
     numpy.ndarray
         int64 positions, ascending.
     """
-    nom = fw.nominator
-    nominated = getattr(nom, "nominated_pods", None)
+    nominated = getattr(fw.nominator, "nominated_pods", None)
     if not nominated:
         return _NO_POSITIONS
-    version = getattr(nom, "version", None)
-    own = pod.uid in getattr(nom, "nominated_pod_to_node", ())
-    cache = arrays.nominated_flags
-    if version is None or own or cache.get("version") != version or cache.get("nominator") is not nom:
-        if not own and version is not None:
-            cache.clear()
-            cache.update(version=version, nominator=nom)
-        flag = None
-    else:
-        flag = cache.get(pod.priority)
+    cache = _nominated_cache(fw, pod, arrays)
+    flag = cache.get(("flags", pod.priority)) if cache is not None else None
     if flag is None:
         index = arrays.index
         prio, uid = pod.priority, pod.uid
@@ -541,9 +530,74 @@ def ge_nominated_positions(fw: Any, pod: "PodInfo", arrays: SnapshotArrays, idx:
                 if name in index and any(p.priority >= prio and p.uid != uid for p in pods)]
         flag = np.zeros(len(arrays.node_infos), dtype=bool)
         flag[rows] = True
-        if not own and version is not None:
-            cache[prio] = flag
+        if cache is not None:
+            cache[("flags", prio)] = flag
     return np.flatnonzero(flag[idx])
+
+
+def _nominated_cache(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> dict[Any, Any] | None:
+    """``arrays.nominated_flags`` emptied when the nominations changed (``PodNominator.version``), for per-priority
+    entries; None when nothing may be cached for ``pod`` (it is nominated itself, or the nominator has no version)."""
+    nom = fw.nominator
+    version = getattr(nom, "version", None)
+    if version is None or pod.uid in getattr(nom, "nominated_pod_to_node", ()):
+        return None
+    cache = arrays.nominated_flags
+    if cache.get("version") != version or cache.get("nominator") is not nom:
+        cache.clear()
+        cache.update(version=version, nominator=nom)
+    return cache
+
+
+class NominatedTotals:
+    """Per snapshot node, what the pods ``RunFilterPluginsWithNominatedPods`` adds for one pod request in all.
+
+    Attributes
+    ----------
+    num_pods, milli_cpu, memory_bytes, ephemeral_storage_bytes : numpy.ndarray of int64, shape (N,)
+    scalars : dict of str to numpy.ndarray of int64, shape (N,)
+        Only resources some added pod requests.
+    """
+
+    __slots__ = ("num_pods", "milli_cpu", "memory_bytes", "ephemeral_storage_bytes", "scalars")
+
+    def __init__(self, n: int):
+        self.num_pods, self.milli_cpu, self.memory_bytes, self.ephemeral_storage_bytes = (
+            np.zeros(n, dtype=_I64) for _ in range(4))
+        self.scalars: dict[str, np.ndarray] = {}
+
+
+def ge_nominated_totals(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> NominatedTotals:
+    """The requests of the pods nominated to each node with at least ``pod``'s priority (not ``pod``), summed.
+
+    Cached like :func:`ge_nominated_positions`, per priority until the
+    nominations change.
+    """
+    cache = _nominated_cache(fw, pod, arrays)
+    got = cache.get(("totals", pod.priority)) if cache is not None else None
+    if got is not None:
+        return got
+    got = NominatedTotals(len(arrays.node_infos))
+    index = arrays.index
+    prio, uid = pod.priority, pod.uid
+    for name, pods in getattr(fw.nominator, "nominated_pods", {}).items():
+        i = index.get(name)
+        if i is None:
+            continue
+        for p in pods:
+            if p.priority >= prio and p.uid != uid:
+                r = p.requests
+                got.num_pods[i] += 1
+                got.milli_cpu[i] += r.milli_cpu
+                got.memory_bytes[i] += r.memory_bytes
+                got.ephemeral_storage_bytes[i] += r.ephemeral_storage_bytes
+                for k, v in r.scalar_resources.items():
+                    if k not in got.scalars:
+                        got.scalars[k] = np.zeros(len(arrays.node_infos), dtype=_I64)
+                    got.scalars[k][i] += v
+    if cache is not None:
+        cache[("totals", prio)] = got
+    return got
 
 
 _NO_POSITIONS = np.zeros(0, dtype=_I64)

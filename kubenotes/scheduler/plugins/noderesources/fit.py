@@ -611,24 +611,35 @@ class Fit:
 
     # Batch forms (see kubenotes.scheduler.batch) ----------------------------------
 
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx``: the comparisons of :func:`fits_request` on arrays."""
+    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any, added: Any = None) -> Any:
+        """:meth:`filter` over the nodes ``idx``: the comparisons of :func:`fits_request` on arrays.
+
+        ``added`` (a :class:`~kubenotes.scheduler.batch.NominatedTotals`), when
+        given, counts more pods and requests on each node: the verdict is
+        :meth:`filter`'s on the node with those pods added.
+        """
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
-        ok = arrays.num_pods[idx] + 1 <= arrays.allowed_pod_number[idx]
+
+        def used(own: Any, extra: Any) -> Any:
+            return own[idx] if added is None else own[idx] + extra[idx]
+
+        ok = used(arrays.num_pods, getattr(added, "num_pods", None)) + 1 <= arrays.allowed_pod_number[idx]
         scalars = s.scalar_resources
         if s.milli_cpu == 0 and s.memory_bytes == 0 and s.ephemeral_storage_bytes == 0 and not scalars:
             return ok
         r = s.milli_cpu
         if r > 0:
-            ok &= r <= arrays.alloc_milli_cpu[idx] - arrays.requested_milli_cpu[idx]
+            ok &= r <= arrays.alloc_milli_cpu[idx] - used(arrays.requested_milli_cpu, getattr(added, "milli_cpu", None))
         r = s.memory_bytes
         if r > 0:
-            ok &= r <= arrays.alloc_memory_bytes[idx] - arrays.requested_memory_bytes[idx]
+            ok &= r <= arrays.alloc_memory_bytes[idx] - used(arrays.requested_memory_bytes,
+                                                             getattr(added, "memory_bytes", None))
         r = s.ephemeral_storage_bytes
         if r > 0:
-            ok &= r <= arrays.alloc_ephemeral_storage_bytes[idx] - arrays.requested_ephemeral_storage_bytes[idx]
+            ok &= r <= arrays.alloc_ephemeral_storage_bytes[idx] - used(
+                arrays.requested_ephemeral_storage_bytes, getattr(added, "ephemeral_storage_bytes", None))
         for name, q in scalars.items():
             if q == 0:
                 continue
@@ -636,8 +647,9 @@ class Fit:
                 prefix = name.split("/", 1)[0] if self.ignored_resource_groups else ""
                 if name in self.ignored_resources or prefix in self.ignored_resource_groups:
                     continue
-            alloc, used = arrays.scalar(name)
-            ok &= q <= alloc[idx] - used[idx]
+            alloc, in_use = arrays.scalar(name)
+            extra = added.scalars.get(name) if added is not None else None
+            ok &= q <= alloc[idx] - (in_use[idx] if extra is None else in_use[idx] + extra[idx])
         return ok
 
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
