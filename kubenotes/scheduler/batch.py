@@ -767,8 +767,11 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     n = len(totals)
     h = np.full(n, -1, dtype=_I64)
     h[tied] = tied
+    # heap.Init: down(i) for i = n/2-1 .. 0. Slot i is still as initialised when its turn comes (earlier calls
+    # only touch slots below higher ones), and down from a best entry moves nothing: only "other" slots sift.
+    others = np.flatnonzero(h[: n // 2] < 0)[::-1].tolist()
     h = h.tolist()
-    for i in range(n // 2 - 1, -1, -1):
+    for i in others:
         _down01(h, i, n)
     popped = -1
     for _ in range(selected + 1):
