@@ -616,6 +616,7 @@ class _PodIndex:
         self._term_classes: dict[tuple[Any, ...], list[Any]] = {}   # term -> [classes checked, matching]
         self._pod_entries: dict[tuple[Any, ...], list[Any]] = {}    # incoming class -> [entries checked, matching]
         self._pod_class = PodMemo()                                 # PodInfo -> its class
+        self._counted: list[tuple[int, Any]] = [(0, None)] * n     # node -> (pods counted, the last of them)
 
     # -- upkeep ------------------------------------------------------------
     def sync(self) -> None:
@@ -654,21 +655,40 @@ class _PodIndex:
 
     def _recount(self, i: int) -> None:
         ni = self.arrays.node_infos[i]
+        pods = ni.pods
+        counted, last = self._counted[i]
+        self._counted[i] = (len(pods), pods[-1] if pods else None)
+        if ni.node is not None and 0 < counted < len(pods) and pods[counted - 1] is last:
+            # Only appended since the last count (NodeInfo.add_pod appends; a removal before the last
+            # counted pod would have moved it): count the new pods alone.
+            classes, class_nodes = self.node_classes[i], self.class_nodes
+            for p in pods[counted:]:
+                c = self._class(p)
+                class_nodes[c][i] = classes[c] = classes.get(c, 0) + 1
+                if p.has_affinity():  # as NodeInfo.add_pod files it under pods_with_affinity
+                    entries, entry_nodes = self.node_entries[i], self.entry_nodes
+                    for e in self._entries_of(p):
+                        entry_nodes[e][i] = entries[e] = entries.get(e, 0) + 1
+            return
         classes: dict[int, int] = {}
         entries: dict[int, int] = {}
         if ni.node is not None:
-            for p in ni.pods:
+            for p in pods:
                 c = self._class(p)
                 classes[c] = classes.get(c, 0) + 1
             for p in ni.pods_with_affinity:
-                found = [self._entry(_ANTI_REQUIRED, t, 1) for t in p.required_anti_affinity_terms]
-                found += [self._entry(_AFFINITY_REQUIRED, t, 1) for t in p.required_affinity_terms]
-                found += [self._entry(_AFFINITY_PREFERRED, w.term, w.weight) for w in p.preferred_affinity_terms]
-                found += [self._entry(_ANTI_PREFERRED, w.term, w.weight) for w in p.preferred_anti_affinity_terms]
-                for e in found:
+                for e in self._entries_of(p):
                     entries[e] = entries.get(e, 0) + 1
         _replace_row(self.node_classes, self.class_nodes, i, classes)
         _replace_row(self.node_entries, self.entry_nodes, i, entries)
+
+    def _entries_of(self, p: "PodInfo") -> list[int]:
+        """Entry ids of ``p``'s affinity and anti-affinity terms (required, then preferred)."""
+        found = [self._entry(_ANTI_REQUIRED, t, 1) for t in p.required_anti_affinity_terms]
+        found += [self._entry(_AFFINITY_REQUIRED, t, 1) for t in p.required_affinity_terms]
+        found += [self._entry(_AFFINITY_PREFERRED, w.term, w.weight) for w in p.preferred_affinity_terms]
+        found += [self._entry(_ANTI_PREFERRED, w.term, w.weight) for w in p.preferred_anti_affinity_terms]
+        return found
 
     # -- matching ----------------------------------------------------------
     def classes_matching(self, t: AffinityTerm) -> list[int]:

@@ -184,6 +184,45 @@ def test_index_recounts_only_changed_nodes():
     assert s.existing_anti_affinity_counts == {(HOST, "n1"): 1}
 
 
+def test_index_counts_appended_pods_and_recounts_after_a_removal():
+    """Pods only appended since the last sync are counted on top; a removal followed by appends (the node has
+    more pods than counted, but not the same first ones) is recounted from the node's pods."""
+    nodes = [make_node(f"n{i}", labels={HOST: f"n{i}"}) for i in range(2)]
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": HOST}]}}
+
+    def pod_info(name, app, affinity=None):
+        return PodInfo(make_pod(name, labels={"app": app}, node_name="n0", affinity=affinity))
+
+    a, b = pod_info("a", "x"), pod_info("b", "web", anti)
+    sched = new_scheduler(nodes, [a.pod, b.pod], trace=False)
+    pl = _ipa(sched.framework)
+    arr = sched.snapshot.arrays()
+    ix = pl._pod_index(arr)
+    [a, b] = sched.snapshot.get("n0").pods
+
+    def counts(index):
+        cls = {(index.class_reps[c].labels["app"]): dict(nodes_) for c, nodes_ in enumerate(index.class_nodes)}
+        ent = sorted((index.entries[e][0], dict(nodes_)) for e, nodes_ in enumerate(index.entry_nodes))
+        return {k: v for k, v in cls.items() if v}, [(k, v) for k, v in ent if v]
+
+    def fresh():
+        from kubenotes.scheduler.plugins.interpodaffinity import _PodIndex
+        other = _PodIndex(arr)
+        other.sync()
+        return counts(other)
+
+    sched.snapshot.add_pod(pod_info("c", "y", anti), "n0")        # appended only
+    ix.sync()
+    assert counts(ix) == fresh() and counts(ix)[0] == {"x": {0: 1}, "web": {0: 1}, "y": {0: 1}}
+    sched.snapshot.remove_pod(a, "n0")                              # a removal, then appends:
+    sched.snapshot.add_pod(pod_info("d", "z"), "n0")                # more pods than counted, first ones moved
+    sched.snapshot.add_pod(pod_info("e", "web", anti), "n0")
+    ix.sync()
+    assert counts(ix) == fresh() and counts(ix)[0] == {"web": {0: 2}, "y": {0: 1}, "z": {0: 1}}
+    assert counts(ix)[1] == [(0, {0: 3})]   # three pods with the required anti-affinity term
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_trace_false_makes_identical_decisions(seed):
     """Traced and untraced schedulers bind, preempt, nominate and report alike on pod (anti-)affinity workloads."""
