@@ -617,6 +617,7 @@ class MatchingPodCounts:
         n = len(arrays)
         self._seen = np.full(n, -1, dtype=np.int64)
         self._node_classes: list[dict[int, int]] = [{} for _ in range(n)]
+        self._counted: list[tuple[int, Any]] = [(0, None)] * n  # node -> (pods counted, the last of them)
         self._class_ids: dict[tuple[Any, ...], int] = {}
         self._class_facts: list[tuple[str, bool, Mapping[str, str]]] = []
         self._pod_class = PodMemo()
@@ -666,8 +667,27 @@ class MatchingPodCounts:
         class_of, memo = self._class_of, self._pod_class.get
         rows: list[int] = []
         for i in stale.tolist():
+            pods = infos[i].pods
+            counted, last = self._counted[i]
+            self._counted[i] = (len(pods), pods[-1] if pods else None)
+            if 0 < counted < len(pods) and pods[counted - 1] is last:
+                # Only appended since the last count (a removal before the last counted pod would have
+                # moved it): log the new pods alone.
+                before = self._node_classes[i]
+                added: dict[int, int] = {}
+                for p in pods[counted:]:
+                    c = memo(p)
+                    if c is None:
+                        c = class_of(p)
+                    added[c] = added.get(c, 0) + 1
+                for c, d in added.items():
+                    rows += (i, c, d)
+                    if c not in before:
+                        self._live += 1
+                    before[c] = before.get(c, 0) + d
+                continue
             now: dict[int, int] = {}
-            for p in infos[i].pods:
+            for p in pods:
                 c = memo(p)
                 if c is None:
                     c = class_of(p)
