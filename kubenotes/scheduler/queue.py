@@ -213,24 +213,37 @@ class PodNominator:
 class _Heap:
     """A binary heap ordered by a ``less(a, b)`` function, ties broken by insertion sequence."""
 
-    __slots__ = ("_items", "_less")
+    __slots__ = ("_items", "_less", "_uids")
 
     def __init__(self, less: Callable[[Any, Any], bool]):
         self._less = less
         self._items: list[_Entry] = []
+        self._uids: dict[str, int] = {}  # uid -> entries held (a pod is normally in once)
 
     def push(self, q: QueuedPodInfo) -> None:
         heapq.heappush(self._items, _Entry(q, self._less))
+        uid = q.pod_info.uid
+        self._uids[uid] = self._uids.get(uid, 0) + 1
 
     def pop(self) -> QueuedPodInfo | None:
         if not self._items:
             return None
-        return heapq.heappop(self._items).q
+        q = heapq.heappop(self._items).q
+        self._forget(q.pod_info.uid)
+        return q
+
+    def _forget(self, uid: str) -> None:
+        left = self._uids.pop(uid) - 1
+        if left:
+            self._uids[uid] = left
 
     def peek(self) -> QueuedPodInfo | None:
         return self._items[0].q if self._items else None
 
     def remove(self, uid: str) -> QueuedPodInfo | None:
+        if uid not in self._uids:  # most deletions are of bound pods: no scan of the whole heap
+            return None
+        self._forget(uid)
         for i, e in enumerate(self._items):
             if e.q.pod_info.uid == uid:
                 self._items.pop(i)

@@ -165,6 +165,36 @@ def test_delete_removes_everywhere():
     assert q.pop() is None and q.nominator.nominated_pods_for_node("n1") == []
 
 
+def test_delete_finds_a_pod_queued_again_and_skips_absent_ones():
+    """The active queue knows which uids it holds: a pod popped and queued again is deleted, one never queued
+    (a bound victim) or already deleted is a no-op, and the others keep their order."""
+    q = new_queue()
+    a, b, c = pod("a", 3), pod("b", 2), pod("c", 1)
+    for p in (a, b, c):
+        q.add(p)
+    assert q.pop().pod_info is a
+    q.add(a)                                     # back in the queue
+    q.delete(pod("bound-victim"))                # never queued
+    q.delete(b)
+    q.delete(b)                                  # already gone
+    assert [q.pop().pod_info for _ in range(2)] == [a, c] and q.pop() is None
+    q.add(c)
+    q.delete(c)
+    assert q.pop() is None
+
+
+def test_heap_removes_each_entry_of_a_pod_pushed_twice():
+    from kubenotes.scheduler.queue import QueuedPodInfo, _Heap
+
+    h = _Heap(PrioritySort().less)
+    a, b = QueuedPodInfo(pod("a", 2)), QueuedPodInfo(pod("b", 1))
+    for q in (a, b, a):
+        h.push(q)
+    uid = a.pod_info.uid
+    assert h.remove(uid) is a and h.remove(uid) is a and h.remove(uid) is None
+    assert h.pop() is b and h.pop() is None
+
+
 # --------------------------------------------------------------------------- nominator
 def test_nominator_modes():
     n = PodNominator()
