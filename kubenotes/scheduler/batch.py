@@ -768,8 +768,10 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     h = np.full(n, -1, dtype=_I64)
     h[tied] = tied
     # heap.Init: down(i) for i = n/2-1 .. 0. Slot i is still as initialised when its turn comes (earlier calls
-    # only touch slots below higher ones), and down from a best entry moves nothing: only "other" slots sift.
-    others = np.flatnonzero(h[: n // 2] < 0)[::-1].tolist()
+    # only touch slots below higher ones), down from a best entry moves nothing, and neither does down from a
+    # slot with no best entry below it (swaps keep each subtree's entries): only those "other" slots sift.
+    below = _best_below(h >= 0)
+    others = np.flatnonzero((h[: n // 2] < 0) & below[: n // 2])[::-1].tolist()
     h = h.tolist()
     for i in others:
         _down01(h, i, n)
@@ -780,6 +782,29 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
         _down01(h, 0, m)
         popped = h.pop()
     return popped
+
+
+def _best_below(best: np.ndarray) -> np.ndarray:
+    """Per heap slot, whether a slot strictly below it (in its subtree) is flagged in ``best``."""
+    n = len(best)
+    has = best.copy()        # in the slot's subtree, itself included
+    below = np.zeros(n, dtype=bool)
+    start = 1
+    while 2 * start - 1 < n:  # the first slot of the deepest level
+        start *= 2
+    while start > 1:         # levels from the deepest up: slots start-1 .. 2*start-2, parents start/2-1 ..
+        lo = start // 2 - 1
+        parents = np.arange(lo, min(start - 1, n))
+        left = 2 * parents + 1
+        ok = left < n
+        p, left = parents[ok], left[ok]
+        below[p] |= has[left]
+        right = left + 1
+        r_ok = right < n
+        below[p[r_ok]] |= has[right[r_ok]]
+        has[p] |= below[p]
+        start //= 2
+    return below
 
 
 def _down01(h: list[int], i: int, n: int) -> None:
