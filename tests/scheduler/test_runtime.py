@@ -632,3 +632,19 @@ def test_normalize_receives_node_scores():
     fw = _score_fw(N("n", score_res=7))
     fw.run_score_plugins(CycleState(), POD, NODES)
     assert got == [("node1", 7), ("node2", 7)]
+
+
+def test_pod_info_parses_its_required_node_affinity_once():
+    from kubenotes.scheduler.framework.node_info import PodInfo
+    from kubenotes.scheduler.testing import make_node, make_pod
+
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+    p = PodInfo(make_pod("p", nodeSelector={"disk": "ssd"}, affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}))
+    rna = p.required_node_affinity()
+    assert p.required_node_affinity() is rna
+    assert rna.match(make_node("n1", labels={"zone": "a", "disk": "ssd"}))
+    assert not rna.match(make_node("n2", labels={"zone": "a"}))
+    bad = PodInfo(make_pod("bad", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "Bogus", "values": ["a"]}]}]}}}))
+    assert not bad.required_node_affinity().match(make_node("n3", labels={"zone": "a"}))   # matches nothing

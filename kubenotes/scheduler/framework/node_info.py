@@ -212,7 +212,8 @@ class PodInfo:
         "pod", "name", "namespace", "uid", "labels", "priority", "creation_seconds", "node_name",
         "requests", "non_zero_milli_cpu", "non_zero_memory_bytes", "host_ports",
         "required_affinity_terms", "required_anti_affinity_terms",
-        "preferred_affinity_terms", "preferred_anti_affinity_terms", "terminating", "__weakref__",
+        "preferred_affinity_terms", "preferred_anti_affinity_terms", "terminating", "_required_node_affinity",
+        "__weakref__",
     )
 
     def __init__(self, pod: Any):
@@ -230,6 +231,7 @@ class PodInfo:
         self.requests = Resource.from_resource_list(pod_requests(pod))
         self.non_zero_milli_cpu, self.non_zero_memory_bytes = pod_non_zero_requests(pod)
         self.host_ports = host_ports_of(pod)
+        self._required_node_affinity: Any = None
         self.required_affinity_terms: list[AffinityTerm] = []
         self.required_anti_affinity_terms: list[AffinityTerm] = []
         self.preferred_affinity_terms: list[WeightedAffinityTerm] = []
@@ -256,6 +258,23 @@ class PodInfo:
     def key(self) -> str:
         """``namespace/name``."""
         return f"{self.namespace}/{self.name}"
+
+    def required_node_affinity(self) -> Any:
+        """The pod's nodeSelector and required node affinity (``nodeaffinity.GetRequiredNodeAffinity``), parsed once.
+
+        Returns
+        -------
+        kubenotes.api.selectors.RequiredNodeAffinity
+            The same object on every call (the pod's spec does not change
+            while it is scheduled); a malformed term matches no node, as
+            upstream's ``LazyErrorNodeSelector``.
+        """
+        got = self._required_node_affinity
+        if got is None:
+            from kubenotes.api.selectors import RequiredNodeAffinity
+
+            got = self._required_node_affinity = RequiredNodeAffinity.from_pod(self.pod)
+        return got
 
     def has_affinity(self) -> bool:
         """True when the pod declares any pod affinity or anti-affinity term."""

@@ -311,7 +311,7 @@ class NodeAffinity:
         required = _get(_get(spec.affinity, "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution")
         if required is None and self.added_node_selector is None and spec.nodeSelector is None:
             return None, Status.skip()
-        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(RequiredNodeAffinity.from_pod(pod.pod)))
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(pod.required_node_affinity()))
         terms = list(_get(required, "nodeSelectorTerms") or ()) if required is not None else []
         if not terms:
             return None, Status()
@@ -334,7 +334,7 @@ class NodeAffinity:
         s = state.get(PRE_FILTER_STATE_KEY) if state is not None else None
         if s is None:
             # PreFilter did not run: parse here, as upstream's fallback.
-            rna = RequiredNodeAffinity.from_pod(pod.pod)
+            rna = pod.required_node_affinity()
         else:
             rna = s.required_node_selector_and_affinity
         if not rna.match_pod(node_info.node):

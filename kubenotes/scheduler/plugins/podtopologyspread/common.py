@@ -170,9 +170,7 @@ def _set_requirements(label_set: Mapping[str, str]) -> list[dict[str, Any]]:
 
 def required_node_affinity(pod_info: Any) -> Any:
     """The pod's required node affinity and nodeSelector (``nodeaffinity.GetRequiredNodeAffinity``)."""
-    from kubenotes.api.selectors import RequiredNodeAffinity
-
-    return RequiredNodeAffinity.from_pod(pod_info.pod)
+    return pod_info.required_node_affinity()
 
 
 def has_untolerated_do_not_schedule_taint(node: Any, pod: Any) -> bool:
