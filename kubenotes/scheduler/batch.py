@@ -645,6 +645,9 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
         independent_until += 1
     infos = arrays.node_infos
     calls = [(pl.name(), pl.filter) for pl in plugins]
+    # Plugins that say which nodes get equal statuses (filter_status_key_batch) build one per kind.
+    keys: dict[int, list[int] | None] = {}
+    built: dict[tuple[int, int], Status] = {}
     out: list[Status] = []
     for pos, (k, i) in enumerate(zip(first.tolist(), idx.tolist())):
         if pos in nominated and not 0 <= k < independent_until:
@@ -659,10 +662,21 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
             return None  # the node passes
         else:
             name, filter_fn = calls[k]
-            s = filter_fn(state, pod, infos[i])
-            if s is None:
-                return None
-            s.plugin = name
+            if k not in keys:
+                key_fn = getattr(plugins[k], "filter_status_key_batch", None)
+                got_keys = key_fn(state, pod, arrays, idx) if key_fn is not None else None
+                keys[k] = got_keys.tolist() if got_keys is not None else None
+            kind = (k, keys[k][pos]) if keys[k] is not None else None
+            same = built.get(kind) if kind is not None else None
+            if same is not None:
+                s = Status(same.code, list(same.reasons), name)
+            else:
+                s = filter_fn(state, pod, infos[i])
+                if s is None:
+                    return None
+                s.plugin = name
+                if kind is not None:
+                    built[kind] = s
         if not s.is_rejected():
             return None
         out.append(s)

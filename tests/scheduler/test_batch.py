@@ -499,3 +499,33 @@ def test_filter_statuses_batch_declines_when_a_node_passes():
     assert filter_statuses_batch(sched.framework, state, q.pod_info, arr, arr.arange) is None
     only_small = filter_statuses_batch(sched.framework, state, q.pod_info, arr, arr.arange[:1])
     assert [(s.plugin, s.reasons) for s in only_small] == [("NodeResourcesFit", ["Insufficient cpu"])]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fit_status_keys_group_nodes_with_equal_statuses(seed, random_large_cluster):
+    """NodeResourcesFit.filter_status_key_batch: nodes with one key get one (code, reasons) from Fit.filter (a
+    status may have several keys: which short resource exceeds allocatable is in the key, not in the status)."""
+    nodes, pods = random_large_cluster(random.Random(7700 + seed))
+    sched = new_scheduler(nodes, pods, seed=seed, trace=False)
+    fw = sched.framework
+    [fit] = [pl for pl in fw.filter_plugins if pl.name() == "NodeResourcesFit"]
+    arr = sched.snapshot.arrays()
+    infos = sched.snapshot.list()
+    kinds = 0
+    for _ in range(40):
+        q = sched.queue.pop()
+        if q is None:
+            break
+        state = CycleState()
+        _r, status, _skip = fw.run_pre_filter_plugins(state, q.pod_info)
+        if status.is_success():
+            keys = fit.filter_status_key_batch(state, q.pod_info, arr, arr.arange).tolist()
+            by_key: dict[int, tuple] = {}
+            for key, ni in zip(keys, infos):
+                s = fit.filter(state, q.pod_info, ni)
+                got = (s.code, tuple(s.reasons))
+                assert by_key.setdefault(key, got) == got
+            kinds += len(set(by_key.values()))
+        sched.queue.done(q.pod_info.uid)
+        sched._assume(q.pod_info, random.Random(seed).choice(infos).name)
+    assert kinds > 40  # several kinds of status per pod: short of pods, cpu, memory, the GPU, beyond allocatable

@@ -652,6 +652,50 @@ class Fit:
             ok &= q <= alloc[idx] - (in_use[idx] if extra is None else in_use[idx] + extra[idx])
         return ok
 
+    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+        """Per node of ``idx``, a key such that nodes with equal keys get equal :meth:`filter` statuses.
+
+        The key holds a bit per check of :func:`fits_request` (pods, cpu,
+        memory, ephemeral-storage, each scalar resource it looks at) that
+        fails, and one per failing check whose request exceeds allocatable:
+        the status's reasons and code follow from those alone.
+
+        Returns
+        -------
+        numpy.ndarray of int64 or None
+            None without the PreFilter state, or with more scalar resources
+            than the key has bits for.
+        """
+        import numpy as np
+
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return None
+        key = (arrays.num_pods[idx] + 1 > arrays.allowed_pod_number[idx]).astype(np.int64)
+        scalars = s.scalar_resources
+        if s.milli_cpu == 0 and s.memory_bytes == 0 and s.ephemeral_storage_bytes == 0 and not scalars:
+            return key
+        checks = [(s.milli_cpu, arrays.alloc_milli_cpu, arrays.requested_milli_cpu),
+                  (s.memory_bytes, arrays.alloc_memory_bytes, arrays.requested_memory_bytes),
+                  (s.ephemeral_storage_bytes, arrays.alloc_ephemeral_storage_bytes,
+                   arrays.requested_ephemeral_storage_bytes)]
+        for name, q in scalars.items():
+            if q == 0:
+                continue
+            if is_extended_resource_name(name):
+                prefix = name.split("/", 1)[0] if self.ignored_resource_groups else ""
+                if name in self.ignored_resources or prefix in self.ignored_resource_groups:
+                    continue
+            checks.append((q, *arrays.scalar(name)))
+        if 1 + 2 * len(checks) > 62:
+            return None
+        for j, (r, alloc, used) in enumerate(checks):
+            if r > 0:
+                short = r > alloc[idx] - used[idx]
+                key |= short.astype(np.int64) << (1 + 2 * j)
+                key |= (short & (r > alloc[idx])).astype(np.int64) << (2 + 2 * j)
+        return key
+
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`score` over the nodes ``idx`` (see :meth:`ResourceAllocationScorer.score_batch`)."""
         reqs = state.get(PRE_SCORE_STATE_KEY)
