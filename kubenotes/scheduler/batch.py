@@ -784,9 +784,18 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     # heap.Init: down(i) for i = n/2-1 .. 0. Slot i is still as initialised when its turn comes (earlier calls
     # only touch slots below higher ones), down from a best entry moves nothing, and neither does down from a
     # slot with no best entry below it (swaps keep each subtree's entries): only those "other" slots sift.
-    below = _best_below(h >= 0)
-    others = np.flatnonzero((h[: n // 2] < 0) & below[: n // 2])[::-1].tolist()
-    h = h.tolist()
+    if len(tied) <= _WALK_UP_TIES:  # the slots above the best entries, walked up in Python
+        above: set[int] = set()
+        for t in tied.tolist():
+            i = (t - 1) // 2 if t else -1
+            while i >= 0 and i not in above:
+                above.add(i)
+                i = (i - 1) // 2 if i else -1
+        h = h.tolist()
+        others = sorted((i for i in above if h[i] < 0), reverse=True)
+    else:
+        others = np.flatnonzero(h[: n // 2] < 0)[::-1].tolist()
+        h = h.tolist()
     for i in others:
         _down01(h, i, n)
     popped = -1
@@ -798,27 +807,8 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     return popped
 
 
-def _best_below(best: np.ndarray) -> np.ndarray:
-    """Per heap slot, whether a slot strictly below it (in its subtree) is flagged in ``best``."""
-    n = len(best)
-    has = best.copy()        # in the slot's subtree, itself included
-    below = np.zeros(n, dtype=bool)
-    start = 1
-    while 2 * start - 1 < n:  # the first slot of the deepest level
-        start *= 2
-    while start > 1:         # levels from the deepest up: slots start-1 .. 2*start-2, parents start/2-1 ..
-        lo = start // 2 - 1
-        parents = np.arange(lo, min(start - 1, n))
-        left = 2 * parents + 1
-        ok = left < n
-        p, left = parents[ok], left[ok]
-        below[p] |= has[left]
-        right = left + 1
-        r_ok = right < n
-        below[p[r_ok]] |= has[right[r_ok]]
-        has[p] |= below[p]
-        start //= 2
-    return below
+#: Up to this many best entries, select_host_index finds the heap slots above them by walking up.
+_WALK_UP_TIES = 64
 
 
 def _down01(h: list[int], i: int, n: int) -> None:
