@@ -621,35 +621,11 @@ class Fit:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
-
-        def used(own: Any, extra: Any) -> Any:
-            return own[idx] if added is None else own[idx] + extra[idx]
-
-        ok = used(arrays.num_pods, getattr(added, "num_pods", None)) + 1 <= arrays.allowed_pod_number[idx]
-        scalars = s.scalar_resources
-        if s.milli_cpu == 0 and s.memory_bytes == 0 and s.ephemeral_storage_bytes == 0 and not scalars:
-            return ok
-        r = s.milli_cpu
-        if r > 0:
-            ok &= r <= arrays.alloc_milli_cpu[idx] - used(arrays.requested_milli_cpu, getattr(added, "milli_cpu", None))
-        r = s.memory_bytes
-        if r > 0:
-            ok &= r <= arrays.alloc_memory_bytes[idx] - used(arrays.requested_memory_bytes,
-                                                             getattr(added, "memory_bytes", None))
-        r = s.ephemeral_storage_bytes
-        if r > 0:
-            ok &= r <= arrays.alloc_ephemeral_storage_bytes[idx] - used(
-                arrays.requested_ephemeral_storage_bytes, getattr(added, "ephemeral_storage_bytes", None))
-        for name, q in scalars.items():
-            if q == 0:
-                continue
-            if is_extended_resource_name(name):
-                prefix = name.split("/", 1)[0] if self.ignored_resource_groups else ""
-                if name in self.ignored_resources or prefix in self.ignored_resource_groups:
-                    continue
-            alloc, in_use = arrays.scalar(name)
-            extra = added.scalars.get(name) if added is not None else None
-            ok &= q <= alloc[idx] - (in_use[idx] if extra is None else in_use[idx] + extra[idx])
+        n_pods = arrays.num_pods[idx] if added is None else arrays.num_pods[idx] + added.num_pods[idx]
+        ok = n_pods + 1 <= arrays.allowed_pod_number[idx]
+        for r, alloc, used, extra in self._batch_checks(s, arrays, added):
+            if r > 0:
+                ok &= r <= alloc[idx] - (used[idx] if extra is None else used[idx] + extra[idx])
         return ok
 
     def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
@@ -672,13 +648,31 @@ class Fit:
         if s is None:
             return None
         key = (arrays.num_pods[idx] + 1 > arrays.allowed_pod_number[idx]).astype(np.int64)
+        checks = self._batch_checks(s, arrays, None)
+        if 1 + 2 * len(checks) > 62:
+            return None
+        for j, (r, alloc, used, _extra) in enumerate(checks):
+            if r > 0:
+                short = r > alloc[idx] - used[idx]
+                key |= short.astype(np.int64) << (1 + 2 * j)
+                key |= (short & (r > alloc[idx])).astype(np.int64) << (2 + 2 * j)
+        return key
+
+    def _batch_checks(self, s: Any, arrays: Any, added: Any) -> list[tuple[int, Any, Any, Any]]:
+        """What :func:`fits_request` compares after the pod count, in its order, as whole-snapshot arrays.
+
+        ``(request, allocatable, requested, added or None)`` for cpu, memory,
+        ephemeral-storage and each scalar resource it looks at; empty when
+        the pod requests nothing (then only the pod count is checked).
+        """
         scalars = s.scalar_resources
         if s.milli_cpu == 0 and s.memory_bytes == 0 and s.ephemeral_storage_bytes == 0 and not scalars:
-            return key
-        checks = [(s.milli_cpu, arrays.alloc_milli_cpu, arrays.requested_milli_cpu),
-                  (s.memory_bytes, arrays.alloc_memory_bytes, arrays.requested_memory_bytes),
+            return []
+        checks = [(s.milli_cpu, arrays.alloc_milli_cpu, arrays.requested_milli_cpu, getattr(added, "milli_cpu", None)),
+                  (s.memory_bytes, arrays.alloc_memory_bytes, arrays.requested_memory_bytes,
+                   getattr(added, "memory_bytes", None)),
                   (s.ephemeral_storage_bytes, arrays.alloc_ephemeral_storage_bytes,
-                   arrays.requested_ephemeral_storage_bytes)]
+                   arrays.requested_ephemeral_storage_bytes, getattr(added, "ephemeral_storage_bytes", None))]
         for name, q in scalars.items():
             if q == 0:
                 continue
@@ -686,15 +680,8 @@ class Fit:
                 prefix = name.split("/", 1)[0] if self.ignored_resource_groups else ""
                 if name in self.ignored_resources or prefix in self.ignored_resource_groups:
                     continue
-            checks.append((q, *arrays.scalar(name)))
-        if 1 + 2 * len(checks) > 62:
-            return None
-        for j, (r, alloc, used) in enumerate(checks):
-            if r > 0:
-                short = r > alloc[idx] - used[idx]
-                key |= short.astype(np.int64) << (1 + 2 * j)
-                key |= (short & (r > alloc[idx])).astype(np.int64) << (2 + 2 * j)
-        return key
+            checks.append((q, *arrays.scalar(name), added.scalars.get(name) if added is not None else None))
+        return checks
 
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`score` over the nodes ``idx`` (see :meth:`ResourceAllocationScorer.score_batch`)."""
