@@ -142,8 +142,10 @@ def test_placeholder_or_real_subcommands_never_trace():
 
 def test_keyboard_interrupt_is_not_a_traceback():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # A shell's background job starts with SIGINT ignored, and Python keeps that: give the child the default.
     p = subprocess.Popen([sys.executable, "-m", "kubenotes", "validate", "-"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(3)  # let it start, import and block on stdin
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
