@@ -152,6 +152,7 @@ class SnapshotArrays:
         self._indices_memo: tuple[list["NodeInfo"], int, np.ndarray] | None = None
         #: ``ge_nominated_positions``' per-priority node flags, for one nominator version.
         self.nominated_flags: dict[Any, Any] = {}
+        self._row_memos: dict[Hashable, list[np.ndarray]] = {}
         for i, ni in enumerate(node_infos):
             self.refresh(i)
             ni.batch_hook = (self, i)
@@ -183,6 +184,43 @@ class SnapshotArrays:
     def remember_indices(self, nodes: list["NodeInfo"], idx: np.ndarray) -> None:
         """Let :meth:`indices_of` answer ``nodes`` with ``idx`` (until the next call); ``nodes`` must not change."""
         self._indices_memo = (nodes, len(nodes), idx)
+
+    #: How many :meth:`per_node_memo` keys are kept (least recently used out).
+    MAX_ROW_MEMOS = 256
+
+    def per_node_memo(self, key: Hashable, compute: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``compute(rows)`` for every node, kept per ``key``; only nodes whose pods changed since are recomputed.
+
+        Parameters
+        ----------
+        key : hashable
+            Names the computation and everything it reads besides the nodes
+            (a scorer and the pod's requests, say).
+        compute : callable
+            Node indices (int64) -> one value per index. It may read only
+            what these arrays hold per node: their pods' totals (which
+            :meth:`refresh` marks in :attr:`pod_generation`) and the node
+            objects (which never change in a snapshot).
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per snapshot node; read-only for the caller.
+        """
+        memos = self._row_memos
+        got = memos.pop(key, None)
+        gen = self.pod_generation
+        if got is None:
+            if len(memos) >= self.MAX_ROW_MEMOS:
+                del memos[next(iter(memos))]
+            got = [compute(self.arange), gen.copy()]
+        else:
+            stale = np.flatnonzero(got[1] != gen)
+            if len(stale):
+                got[0][stale] = compute(stale)
+                got[1][stale] = gen[stale]
+        memos[key] = got  # most recently used last
+        return got[0]
 
     # ------------------------------------------------------------ dynamic
     def refresh(self, i: int) -> None:

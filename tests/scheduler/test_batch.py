@@ -529,3 +529,19 @@ def test_fit_status_keys_group_nodes_with_equal_statuses(seed, random_large_clus
         sched.queue.done(q.pod_info.uid)
         sched._assume(q.pod_info, random.Random(seed).choice(infos).name)
     assert kinds > 40  # several kinds of status per pod: short of pods, cpu, memory, the GPU, beyond allocatable
+
+
+def test_per_node_memo_recomputes_only_nodes_whose_pods_changed():
+    snap = new_snapshot([make_node(f"n{i}") for i in range(4)], [])
+    arr = snap.arrays()
+    asked = []
+
+    def compute(rows):
+        asked.append(rows.tolist())
+        return arr.requested_milli_cpu[rows] * 2
+
+    assert arr.per_node_memo("k", compute).tolist() == [0, 0, 0, 0] and asked == [[0, 1, 2, 3]]
+    snap.add_pod(PodInfo(make_pod("p", requests={"cpu": "300m"}, node_name="n2")), "n2")
+    assert arr.per_node_memo("k", compute).tolist() == [0, 0, 600, 0] and asked[-1] == [2]
+    assert arr.per_node_memo("k", compute).tolist() == [0, 0, 600, 0] and len(asked) == 2   # nothing changed
+    assert arr.per_node_memo("other", compute).tolist() == [0, 0, 600, 0] and asked[-1] == [0, 1, 2, 3]

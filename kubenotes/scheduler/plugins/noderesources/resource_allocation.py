@@ -284,18 +284,31 @@ class ResourceAllocationScorer:
         at once with the same arithmetic (LeastAllocated; BalancedAllocation
         over two resources); otherwise it runs once per distinct
         (requested, allocatable) row, on Python integers, so every strategy
-        keeps its exact arithmetic.
+        keeps its exact arithmetic. A node's score depends only on its own
+        totals and the pod's requests, so the scores of every node are kept
+        per request (``SnapshotArrays.per_node_memo``): the pods of one
+        workload, scheduled one after another, rescore only the nodes that
+        changed.
 
         Returns
         -------
         numpy.ndarray or None
             int64 scores aligned with ``idx``; None when no resources are configured.
         """
+        if not self.resources:
+            return None
+        memo = getattr(arrays, "per_node_memo", None)
+        if memo is None:
+            return self._score_rows_of(arrays, idx, pod_requests)
+        reqs = tuple(pod_requests)
+        return memo(("ResourceAllocationScorer", self, reqs),
+                    lambda rows: self._score_rows_of(arrays, rows, reqs))[idx]
+
+    def _score_rows_of(self, arrays: Any, idx: Any, pod_requests: Sequence[int]) -> Any:
+        """The scores of the nodes ``idx``, computed (see :meth:`score_batch`)."""
         import numpy as np
 
         n = len(self.resources)
-        if n == 0:
-            return None
         m = len(idx)
         req_cols, alloc_cols = [], []
         zeros = None
