@@ -22,9 +22,18 @@ mirror the snapshot:
   this pod" and the scheduler falls back to the per-node path;
 * a plugin may declare facts the batch relies on to skip per-node work:
   ``filter_ignores_node_pods`` (its Filter reads the node object and the pod
-  only, never the node's pods), ``filter_error_free`` (its Filter returns an
-  Error only without its PreFilter state) and ``add_pod_error_free`` (the same
-  for its PreFilter extension's AddPod); undeclared means no;
+  only, never the node's pods), ``filter_reads_requests_only`` (its Filter
+  reads only the node's allocatable, requested and number of pods, so a
+  :class:`~kubenotes.scheduler.framework.node_info.RequestsLedger` stands in
+  for the node, and its ``filter_batch`` takes the nominated pods' totals as
+  a fifth argument: NodeResourcesFit), ``filter_error_free`` (its Filter
+  returns an Error only without its PreFilter state) and
+  ``add_pod_error_free`` (the same for its PreFilter extension's AddPod);
+  undeclared means no. A plugin may also say which nodes get equal Filter
+  statuses (``filter_status_key_batch``);
+* :meth:`SnapshotArrays.per_node_memo` keeps per-node values that depend
+  only on the node and its pods' totals between cycles (the resource
+  scorers' scores per pod request);
 * :func:`filter_nodes_batch`, :func:`score_nodes_batch` and
   :func:`select_host_index` combine them exactly as ``RunFilterPlugins``,
   ``RunScorePlugins`` and ``selectHost`` do.
@@ -458,7 +467,8 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
 
 
 def _fit_decides_first_pass(fw: Any, state: "CycleState", plugins: list[Any]) -> Any:
-    """NodeResourcesFit when its rejection alone settles the first pass of ``RunFilterPluginsWithNominatedPods``.
+    """The first plugin declaring ``filter_reads_requests_only`` (NodeResourcesFit, "Fit" below) when its rejection
+    alone settles the first pass of ``RunFilterPluginsWithNominatedPods``.
 
     That pass fails on a node once Fit rejects it with the nominated pods
     added, provided nothing before Fit can turn the pass into an Error
@@ -467,8 +477,7 @@ def _fit_decides_first_pass(fw: Any, state: "CycleState", plugins: list[Any]) ->
     ``add_pod_error_free`` (see the module docstring). None otherwise.
     """
     for pl in plugins:
-        name = pl.name()
-        if name == "NodeResourcesFit":
+        if getattr(pl, "filter_reads_requests_only", False):
             break
         if not getattr(pl, "filter_error_free", False):
             return None
