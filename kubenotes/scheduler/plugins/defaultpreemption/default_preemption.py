@@ -471,6 +471,16 @@ class DefaultPreemption:
         -----
         Pod affinity of the preemptor to a victim is not considered, as
         upstream: victims are removed before checking the fit.
+
+        kubenotes only: when every Filter that runs for the pod declares that
+        it reads the node object (``filter_ignores_node_pods``) or resource
+        totals (``filter_reads_requests_only``) and no PreFilter extension
+        runs, the steps above run on a
+        :class:`~kubenotes.scheduler.framework.node_info.RequestsLedger`
+        (totals and a pod count) and a reprieve asks only the totals
+        Filters again; the victims and statuses are the same
+        (tests/scheduler/plugins/test_defaultpreemption.py runs upstream's
+        cases and whole clusters both ways).
         """
         h = self.handle
 
