@@ -616,7 +616,7 @@ class _PodIndex:
         self._term_classes: dict[tuple[Any, ...], list[Any]] = {}   # term -> [classes checked, matching]
         self._pod_entries: dict[tuple[Any, ...], list[Any]] = {}    # incoming class -> [entries checked, matching]
         self._pod_class = PodMemo()                                 # PodInfo -> its class
-        self._counted: list[tuple[int, Any]] = [(0, None)] * n     # node -> (pods counted, the last of them)
+        self._counted: list[tuple[int, int]] = [(0, -1)] * n       # node -> (pods counted, NodeInfo.generation then)
 
     # -- upkeep ------------------------------------------------------------
     def sync(self) -> None:
@@ -656,11 +656,11 @@ class _PodIndex:
     def _recount(self, i: int) -> None:
         ni = self.arrays.node_infos[i]
         pods = ni.pods
-        counted, last = self._counted[i]
-        self._counted[i] = (len(pods), pods[-1] if pods else None)
-        if ni.node is not None and 0 < counted < len(pods) and pods[counted - 1] is last:
-            # Only appended since the last count (NodeInfo.add_pod appends; a removal before the last
-            # counted pod would have moved it): count the new pods alone.
+        counted, generation = self._counted[i]
+        self._counted[i] = (len(pods), ni.generation)
+        if ni.node is not None and 0 < counted and ni.generation - generation == len(pods) - counted > 0:
+            # Only appended since the last count: every add or remove bumps NodeInfo.generation, so as many
+            # changes as new pods means no removal. NodeInfo.add_pod appends: count the new pods alone.
             classes, class_nodes = self.node_classes[i], self.class_nodes
             for p in pods[counted:]:
                 c = self._class(p)

@@ -221,6 +221,17 @@ def test_index_counts_appended_pods_and_recounts_after_a_removal():
     ix.sync()
     assert counts(ix) == fresh() and counts(ix)[0] == {"web": {0: 2}, "y": {0: 1}, "z": {0: 1}}
     assert counts(ix)[1] == [(0, {0: 3})]   # three pods with the required anti-affinity term
+    # The last counted pod leaves and comes back behind a newcomer, after another pod left: the node has
+    # more pods than counted and the same pod where the last counted one was, yet not the same first ones.
+    b_, c_, d_, e_ = sched.snapshot.get("n0").pods
+    sched.snapshot.remove_pod(e_, "n0")
+    sched.snapshot.remove_pod(c_, "n0")
+    sched.snapshot.add_pod(pod_info("f", "x"), "n0")
+    sched.snapshot.add_pod(e_, "n0")
+    sched.snapshot.add_pod(pod_info("g", "x"), "n0")
+    assert sched.snapshot.get("n0").pods[3] is e_
+    ix.sync()
+    assert counts(ix) == fresh() and counts(ix)[0] == {"web": {0: 2}, "z": {0: 1}, "x": {0: 2}}
 
 
 @pytest.mark.parametrize("seed", range(8))

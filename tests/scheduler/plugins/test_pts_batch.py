@@ -350,3 +350,33 @@ def test_replicaset_pods_stay_on_the_batch_path():
         traces = new_scheduler(nodes_, pods, objects=objects, seed=1, trace=False).run()
     calls = {"score": len(used["score"]), "none": used["score"].count(False)}
     assert traces and calls["score"] > 20 and calls["none"] == 0
+
+
+def test_matching_pod_counts_after_a_counted_pod_leaves_and_comes_back():
+    """Pods only appended since the last count are logged alone; when the last counted pod left and came back
+    behind a newcomer after another pod left, the node is recounted (same pod in place, other first pods)."""
+    snap = new_snapshot([make_node("n0"), make_node("n1")], [])
+    arr = snap.arrays()
+    index = common.MatchingPodCounts.of(arr)
+    web = common.label_selector({"matchLabels": {"app": "web"}})
+
+    def add(name, app):
+        snap.add_pod(PodInfo(make_pod(name, labels={"app": app}, node_name="n0")), "n0")
+
+    def check(expected):
+        got = index.counts("default", web).tolist()
+        assert got == [common.count_pods_match_selector(ni.pods, web, "default") for ni in snap.list()] == expected
+
+    for name, app in (("a", "web"), ("b", "api"), ("c", "web")):
+        add(name, app)
+    check([2, 0])
+    add("d", "web")                                    # appended only
+    check([3, 0])
+    a, b, c, d = snap.get("n0").pods
+    snap.remove_pod(d, "n0")
+    snap.remove_pod(a, "n0")
+    add("e", "api")
+    snap.add_pod(d, "n0")                              # d is again where the last counted pod was
+    add("f", "api")
+    assert snap.get("n0").pods[3] is d
+    check([2, 0])

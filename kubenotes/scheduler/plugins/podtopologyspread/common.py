@@ -615,7 +615,7 @@ class MatchingPodCounts:
         n = len(arrays)
         self._seen = np.full(n, -1, dtype=np.int64)
         self._node_classes: list[dict[int, int]] = [{} for _ in range(n)]
-        self._counted: list[tuple[int, Any]] = [(0, None)] * n  # node -> (pods counted, the last of them)
+        self._counted: list[tuple[int, int]] = [(0, -1)] * n  # node -> (pods counted, NodeInfo.generation then)
         self._class_ids: dict[tuple[Any, ...], int] = {}
         self._class_facts: list[tuple[str, bool, Mapping[str, str]]] = []
         self._pod_class = PodMemo()
@@ -665,12 +665,13 @@ class MatchingPodCounts:
         class_of, memo = self._class_of, self._pod_class.get
         rows: list[int] = []
         for i in stale.tolist():
-            pods = infos[i].pods
-            counted, last = self._counted[i]
-            self._counted[i] = (len(pods), pods[-1] if pods else None)
-            if 0 < counted < len(pods) and pods[counted - 1] is last:
-                # Only appended since the last count (a removal before the last counted pod would have
-                # moved it): log the new pods alone.
+            ni = infos[i]
+            pods = ni.pods
+            counted, generation = self._counted[i]
+            self._counted[i] = (len(pods), ni.generation)
+            if 0 < counted and ni.generation - generation == len(pods) - counted > 0:
+                # Only appended since the last count (every add or remove bumps NodeInfo.generation: as
+                # many changes as new pods means no removal): log the new pods alone.
                 before = self._node_classes[i]
                 added: dict[int, int] = {}
                 for p in pods[counted:]:
