@@ -327,6 +327,7 @@ class DefaultPreemption:
         self.is_eligible_pod: Callable[[NodeInfo, PodInfo, PodInfo], bool] = lambda node_info, victim, preemptor: True
         self.more_important_pod: Callable[[PodInfo, PodInfo], bool] = more_important_pod
         self.evaluator = Evaluator(NAME, handle, self)
+        self._totals_filters_memo: dict[tuple[int, frozenset[str]], list[Callable[..., Any]] | None] = {}
 
     def name(self) -> str:
         """``"DefaultPreemption"``."""
@@ -437,6 +438,25 @@ class DefaultPreemption:
                         return False, NOT_ELIGIBLE_TERMINATING_POD
         return True, ""
 
+    def _totals_filters(self, handle: Any, state: Any) -> list[Callable[..., Any]] | None:
+        """The ``filter`` of each Filter reading resource totals (see :func:`_requests_decide`), or None.
+
+        The same for every node of one dry run (the per-node states are
+        copies with the same skipped plugins), so it is kept per set of
+        skipped plugins.
+        """
+        if state is None:
+            return None
+        key = (id(handle), frozenset(state.skip_filter_plugins))
+        memo = self._totals_filters_memo
+        if key not in memo:
+            if len(memo) > 64:
+                memo.clear()
+            memo[key] = [pl.filter for pl in handle.filter_plugins
+                         if getattr(pl, "filter_reads_requests_only", False)
+                         and pl.name() not in state.skip_filter_plugins] if _requests_decide(handle, state) else None
+        return memo[key]
+
     def select_victims_on_node(self, state: Any, pod: PodInfo, node_info: NodeInfo, pdbs: list[Any]) -> tuple[list[PodInfo], int, Status]:
         """The fewest, least important pods to evict from ``node_info`` (``SelectVictimsOnNode``).
 
@@ -505,39 +525,38 @@ class DefaultPreemption:
             return h.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
 
         potential = [p for p in list(node_info.pods) if self.is_preemption_allowed(node_info, p, pod)]
-        if potential and _requests_decide(h, state):
+        totals_filters = self._totals_filters(h, state) if potential else None
+        if totals_filters is not None:
             # Every Filter that runs reads the node object or resource totals only, and no PreFilter
             # extension runs: the same steps on totals give the same victims (RequestsLedger). Once the
-            # first check has passed the node-object Filters, a reprieve only re-asks the totals ones.
+            # first check has passed the node-object Filters, a reprieve only re-asks the totals ones,
+            # on the node and (kept beside it) the node with the nominated pods added.
             node_info = RequestsLedger(node_info)
-            totals_filters = [pl.filter for pl in h.filter_plugins
-                              if getattr(pl, "filter_reads_requests_only", False)
-                              and pl.name() not in state.skip_filter_plugins]
+            ledgers = [node_info]
             nominated = h.ge_nominated_pods(pod, node_info.name)
+            if nominated:
+                with_nominated = node_info.clone()
+                for pi in nominated:
+                    with_nominated.add_pod(pi)
+                ledgers.insert(0, with_nominated)  # RunFilterPluginsWithNominatedPods' first pass
 
             def remove(p: PodInfo) -> Status | None:
-                node_info.remove_pod(p)
+                for ledger in ledgers:
+                    ledger.remove_pod(p)
                 return None
 
             def add(p: PodInfo) -> Status | None:
-                node_info.add_pod(p)
+                for ledger in ledgers:
+                    ledger.add_pod(p)
                 return None
 
-            def passes(info: RequestsLedger) -> bool:
-                for f in totals_filters:
-                    s = f(state, pod, info)
-                    if s is not None and s.code != Code.SUCCESS:
-                        return False
-                return True
-
             def fits() -> bool:
-                if nominated:
-                    with_nominated = node_info.clone()
-                    for pi in nominated:
-                        with_nominated.add_pod(pi)
-                    if not passes(with_nominated):
-                        return False
-                return passes(node_info)
+                for ledger in ledgers:
+                    for f in totals_filters:
+                        s = f(state, pod, ledger)
+                        if s is not None and s.code != Code.SUCCESS:
+                            return False
+                return True
 
         for p in potential:
             err = remove(p)
