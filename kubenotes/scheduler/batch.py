@@ -491,17 +491,15 @@ def _fit_decides_first_pass(fw: Any, state: "CycleState", plugins: list[Any]) ->
     return pl
 
 
-def _fit_status_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo",
-                                    any_ports: bool = False) -> Status | None:
+def _fit_status_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod: "PodInfo",
+                                    node_info: "NodeInfo") -> Status | None:
     """NodeResourcesFit's rejection of ``node_info`` with the nominated pods of at least ``pod``'s priority added.
 
-    None when Fit passes there, nothing is added, or (unless ``any_ports``)
-    an added pod has host ports (NodePorts, which runs before Fit, could
-    then reject first).
+    None when Fit passes there, nothing is added, or an added pod has host
+    ports (NodePorts, which runs before Fit, could then reject first).
     """
-    added = [p for p in fw.nominator.nominated_pods.get(node_info.name, ())
-             if p.priority >= pod.priority and p.uid != pod.uid]
-    if not added or (not any_ports and any(p.host_ports for p in added)):
+    added = fw.ge_nominated_pods(pod, node_info.name)
+    if not added or any(p.host_ports for p in added):
         return None
     totals = RequestsLedger(node_info)
     for p in added:
