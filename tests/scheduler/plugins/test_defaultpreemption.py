@@ -1237,3 +1237,119 @@ def test_requests_ledger_path_counts_nominated_pods(monkeypatch):
         with monkeypatch.context() as m:
             total += _ledger_and_clone_runs(seed, m)["with_nominated"]
     assert total > 0
+
+
+# ---------------------------------------------------------------------------
+# The dry run's memo of victims per node (select_victims_on_copy)
+
+
+def _memo_setup(preemptors):
+    """Two full nodes of low-priority pods; returns (scheduler, DefaultPreemption, CycleState after PreFilter)."""
+    from kubenotes.scheduler.schedule_one import new_scheduler
+
+    nodes = [node(f"n{i}", {"cpu": "2", "memory": "4Gi"}) for i in range(2)]
+    init = [pod(f"low-{i}-{j}", f"n{i}", 0, {"cpu": "900m"}, start=j) for i in range(2) for j in range(2)]
+    sched = new_scheduler(nodes, init + preemptors, trace=False)
+    [plugin] = [pl for pl in sched.framework.post_filter_plugins if pl.name() == "DefaultPreemption"]
+    return sched, plugin
+
+
+def _pre_filtered(sched, p):
+    state = CycleState()
+    assert sched.framework.run_pre_filter_plugins(state, p)[1].is_success()
+    return state
+
+
+def test_victims_memo_reuses_a_node_only_while_nothing_it_reads_changed(monkeypatch):
+    """A second preemptor with the same spec, labels and priority gets the first one's victims on an unchanged node
+    without a new dry run; a pod added to the node, a pod nominated there, or another spec makes it run again."""
+    twins = [pod(f"twin-{k}", None, 10, {"cpu": "1"}, labels={"app": "rs"}) for k in range(2)]
+    other = pod("other", None, 10, {"cpu": "1500m"}, labels={"app": "rs"})
+    sched, plugin = _memo_setup(twins + [other])
+    runs = []
+    real = plugin.select_victims_on_node
+
+    def counting(state, p, ni, pdbs):
+        runs.append((p.name, ni.name))
+        return real(state, p, ni, pdbs)
+
+    monkeypatch.setattr(plugin, "select_victims_on_node", counting)
+    a, b, c = (PodInfo(p) for p in twins + [other])
+    n0 = sched.snapshot.get("n0")
+
+    def victims(p):
+        got, num_violating, status = plugin.select_victims_on_copy(_pre_filtered(sched, p), p, n0, [])
+        want = real(_pre_filtered(sched, p), p, n0.clone(), [])
+        assert ([v.name for v in got], num_violating, status) == ([v.name for v in want[0]], want[1], want[2])
+        return [v.name for v in got]
+
+    assert victims(a) == ["low-0-1"] and runs == [("twin-0", "n0")]
+    assert victims(b) == ["low-0-1"] and len(runs) == 1  # remembered
+    assert victims(c) == ["low-0-0", "low-0-1"] and runs[-1] == ("other", "n0")  # another spec
+    assert victims(b) == ["low-0-1"] and len(runs) == 2  # the twins' entry is still there
+    sched.snapshot.add_pod(PodInfo(pod("low-0-2", "n0", 0, {"cpu": "200m"}, start=5)), "n0")  # the node's pods changed
+    assert victims(b) == ["low-0-1", "low-0-2"] and runs[-1] == ("twin-1", "n0") and len(runs) == 3
+    sched.framework.nominator.add_nominated_pod(PodInfo(pod("high", None, 100, {"cpu": "900m"})),
+                                                NominatingInfo("n0", "ModeOverride"))  # counted in the fit
+    assert victims(b) == ["low-0-0", "low-0-1", "low-0-2"] and len(runs) == 4
+    assert victims(a) == ["low-0-0", "low-0-1", "low-0-2"] and len(runs) == 4
+    # The list and status handed out are the caller's: changing them does not change what is remembered.
+    got, _n, status = plugin.select_victims_on_copy(_pre_filtered(sched, b), b, n0, [])
+    got.clear()
+    status.reasons.append("changed")
+    assert victims(b) == ["low-0-0", "low-0-1", "low-0-2"] and len(runs) == 4
+
+
+def test_victims_memo_is_off_with_pdbs_or_custom_hooks(monkeypatch):
+    """With a PodDisruptionBudget listed, or another is_eligible_pod, every call runs the dry run on copies."""
+    twins = [pod(f"twin-{k}", None, 10, {"cpu": "1"}, labels={"app": "rs"}) for k in range(2)]
+    sched, plugin = _memo_setup(twins)
+    runs = []
+    real = plugin.select_victims_on_node
+    monkeypatch.setattr(plugin, "select_victims_on_node", lambda *a: runs.append(1) or real(*a))
+    a = PodInfo(twins[0])
+    n0 = sched.snapshot.get("n0")
+    budget = [pdb("b", {"app": "other"}, allowed=1)]
+    for _ in range(2):
+        plugin.select_victims_on_copy(_pre_filtered(sched, a), a, n0, budget)
+    assert len(runs) == 2
+    plugin.is_eligible_pod = lambda node_info, victim, preemptor: True
+    for _ in range(2):
+        plugin.select_victims_on_copy(_pre_filtered(sched, a), a, n0, [])
+    assert len(runs) == 4
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_victims_memo_makes_identical_decisions(seed, monkeypatch):
+    """Crowded clusters with ReplicaSet-like groups of identical preemptors decide the same with the memo as
+    with a dry run on copies for every node, and the memo is used."""
+    from kubenotes.scheduler.schedule_one import new_scheduler
+    from kubenotes.scheduler.testing import run_decisions
+
+    rng = random.Random(5200 + seed)
+    nodes, pods = crowded_cluster(rng)
+    for g in range(3):
+        requests = {"cpu": f"{rng.choice([500, 900])}m"}
+        prio = rng.choice([100, 1000])
+        pods += [pod(f"rs{g}-{k}", None, prio, requests, labels={"app": f"rs{g}"}) for k in range(rng.randint(4, 12))]
+    hits = []
+    real = dp_module.DefaultPreemption.select_victims_on_node
+
+    def counting(self, *a):
+        hits.append(-1)
+        return real(self, *a)
+
+    real_copy = dp_module.DefaultPreemption.select_victims_on_copy
+
+    def counting_copy(self, *a):
+        hits.append(1)
+        return real_copy(self, *a)
+
+    monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_node", counting)
+    monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_copy", counting_copy)
+    with_memo = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
+    assert hits.count(1) > hits.count(-1)  # some nodes were answered from the memo
+    monkeypatch.setattr(dp_module.DefaultPreemption, "_signature", lambda self, p: object())  # never equal
+    without = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
+    assert with_memo == without
+    assert any(victims for _k, _n, _nom, victims, _m in with_memo[0])

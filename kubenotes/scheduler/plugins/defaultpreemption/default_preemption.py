@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+import msgspec
+
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import Code, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo, RequestsLedger
@@ -328,6 +330,9 @@ class DefaultPreemption:
         self.more_important_pod: Callable[[PodInfo, PodInfo], bool] = more_important_pod
         self.evaluator = Evaluator(NAME, handle, self)
         self._totals_filters_memo: dict[tuple[int, frozenset[str]], list[Callable[..., Any]] | None] = {}
+        self._default_hooks = (self.is_eligible_pod, self.more_important_pod)
+        self._victims_memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self._signature_of: tuple[PodInfo, tuple[Any, ...]] | None = None
 
     def name(self) -> str:
         """``"DefaultPreemption"``."""
@@ -456,6 +461,69 @@ class DefaultPreemption:
                          if getattr(pl, "filter_reads_requests_only", False)
                          and pl.name() not in state.skip_filter_plugins] if _requests_decide(handle, state) else None
         return memo[key]
+
+    #: Remembered dry-run results (see :meth:`select_victims_on_copy`) beyond which the memo starts afresh.
+    VICTIMS_MEMO_ENTRIES = 1 << 17
+
+    def select_victims_on_copy(self, state: Any, pod: PodInfo, node_info: NodeInfo, pdbs: list[Any]
+                               ) -> tuple[list[PodInfo], int, Status]:
+        """:meth:`select_victims_on_node` on copies of ``state`` and ``node_info`` (one node of ``DryRunPreemption``).
+
+        kubenotes only. On the ledger path (see :meth:`select_victims_on_node`)
+        neither argument is modified, so no copies are made, and the result is
+        remembered per node. It is reused while all of these hold:
+
+        * the node's :class:`NodeInfo` is the same object at the same
+          ``generation`` (no pod added or removed since);
+        * the pods of at least the preemptor's priority nominated there are
+          the same objects;
+        * the preemptor has the same priority, namespace, labels, annotations
+          and spec, and the same Filter plugins are skipped;
+        * no PodDisruptionBudget is listed, and :attr:`is_eligible_pod` and
+          :attr:`more_important_pod` are the defaults.
+
+        On that path every Filter's verdict reads only the node object, the
+        resource totals and pod count of the node, the pod and the Filter's
+        own PreFilter state, which the declaring plugins compute from the pod
+        alone; so equal keys give equal victims and statuses. The preemptors
+        of one ReplicaSet visit the same unchanged nodes again and again.
+
+        Returns
+        -------
+        (list[PodInfo], int, Status)
+            As :meth:`select_victims_on_node`; the list and the status are the
+            caller's to keep.
+        """
+        ledger = state is not None and not pdbs and (self.is_eligible_pod, self.more_important_pod) == self._default_hooks \
+            and self._totals_filters(self.handle, state) is not None
+        if not ledger:
+            return self.select_victims_on_node(state.clone() if state is not None else None, pod, node_info.clone(), pdbs)
+        nominated = tuple(self.handle.ge_nominated_pods(pod, node_info.name))
+        key = (node_info.name, self._signature(pod), frozenset(state.skip_filter_plugins),
+               tuple(p.uid for p in nominated))
+        memo = self._victims_memo
+        got = memo.get(key)
+        if got is not None and got[0] is node_info and got[1] == node_info.generation \
+                and all(a is b for a, b in zip(got[2], nominated)):
+            victims, num_violating, status = got[3]
+        else:
+            victims, num_violating, status = self.select_victims_on_node(state, pod, node_info, pdbs)
+            if len(memo) >= self.VICTIMS_MEMO_ENTRIES:
+                memo.clear()
+            memo[key] = (node_info, node_info.generation, nominated, (victims, num_violating, status))
+        return list(victims), num_violating, Status(status.code, list(status.reasons), status.plugin)
+
+    def _signature(self, pod: PodInfo) -> tuple[Any, ...]:
+        """What of ``pod`` the ledger-path Filters may read: priority, namespace, labels, annotations, spec."""
+        got = self._signature_of
+        if got is not None and got[0] is pod:
+            return got[1]
+        meta = pod.pod.metadata
+        sig = (pod.priority, pod.namespace,
+               msgspec.json.encode((meta.labels if meta is not None else None,
+                                    meta.annotations if meta is not None else None, pod.pod.spec)))
+        self._signature_of = (pod, sig)
+        return sig
 
     def select_victims_on_node(self, state: Any, pod: PodInfo, node_info: NodeInfo, pdbs: list[Any]) -> tuple[list[PodInfo], int, Status]:
         """The fewest, least important pods to evict from ``node_info`` (``SelectVictimsOnNode``).

@@ -889,7 +889,9 @@ class Evaluator:
     ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
         """Simulate preemption on each potential node, starting at ``offset`` (``DryRunPreemption``).
 
-        Each node is tried on a copy of its :class:`NodeInfo` and of ``state``.
+        Each node is tried on a copy of its :class:`NodeInfo` and of ``state``
+        (by the interface's ``select_victims_on_copy`` when it has one, which
+        may spare the copies: kubenotes only).
         Candidates that violate no PDB and those that do are collected in two
         lists of capacity ``num_candidates`` each; the run stops once there is
         at least one non-violating candidate and ``num_candidates`` in all.
@@ -919,23 +921,28 @@ class Evaluator:
         if trace is not None:
             trace.offset, trace.num_candidates = offset, num_candidates
         n = len(potential_nodes)
+        on_copy = getattr(self.interface, "select_victims_on_copy", None)
         for i in range(n):
-            node_copy = potential_nodes[(offset + i) % n].clone()
+            node_info = potential_nodes[(offset + i) % n]
             if trace is not None:
-                trace.evaluated_nodes.append(node_copy.name)
-            state_copy = state.clone() if state is not None else None
-            pods, num_violations, status = self.interface.select_victims_on_node(state_copy, pod, node_copy, pdbs)
+                trace.evaluated_nodes.append(node_info.name)
+            if on_copy is not None:
+                pods, num_violations, status = on_copy(state, pod, node_info, pdbs)
+            else:
+                state_copy = state.clone() if state is not None else None
+                pods, num_violations, status = self.interface.select_victims_on_node(
+                    state_copy, pod, node_info.clone(), pdbs)
             if status.is_success() and pods:
-                c = Candidate(node_copy.name, Victims(list(pods), num_violations))
+                c = Candidate(node_info.name, Victims(list(pods), num_violations))
                 (non_violating if num_violations == 0 else violating).add(c)
                 if non_violating.size() > 0 and non_violating.size() + violating.size() >= num_candidates:
                     break
                 continue
             if status.is_success():
-                status = Status(Code.ERROR, [f'expected at least one victim pod on node "{node_copy.name}"'])
+                status = Status(Code.ERROR, [f'expected at least one victim pod on node "{node_info.name}"'])
             if status.code == Code.ERROR:
                 errors.append(status.message())
-            statuses[node_copy.name] = status
+            statuses[node_info.name] = status
         candidates = non_violating.items + violating.items
         if trace is not None:
             trace.candidates = list(candidates)
