@@ -410,7 +410,8 @@ def snapshot_arrays(snapshot: Any, nodes: Any) -> Any:
 
 # --------------------------------------------------------------------------- framework
 def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
-                       idx: np.ndarray) -> np.ndarray | None:
+                       idx: np.ndarray, first_rejecting: list[tuple[list[Any], np.ndarray]] | None = None
+                       ) -> np.ndarray | None:
     """Which of the nodes ``idx`` pass every Filter plugin (``RunFilterPluginsWithNominatedPods``, batched).
 
     Parameters
@@ -421,6 +422,10 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
     arrays : SnapshotArrays
     idx : numpy.ndarray
         Snapshot node indices, int64.
+    first_rejecting : list, optional
+        Receives ``(plugins, first)``: the Filter plugins that ran and, per
+        node of ``idx``, the index of the first that rejects it without the
+        nominated pods (-1: none); for :func:`filter_statuses_batch`.
 
     Returns
     -------
@@ -442,6 +447,8 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
     if got is None:
         return None
     plugins, first = got
+    if first_rejecting is not None:
+        first_rejecting.append(got)
     mask = first < 0
     recheck = ge_nominated_positions(fw, pod, arrays, idx)
     if len(recheck):
@@ -580,6 +587,31 @@ def ge_nominated_positions(fw: Any, pod: "PodInfo", arrays: SnapshotArrays, idx:
     return np.flatnonzero(flag[idx])
 
 
+def ge_nominated_host_ports(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> np.ndarray:
+    """Per snapshot node, whether a pod nominated there with at least ``pod``'s priority (not ``pod``) has host ports.
+
+    Cached like :func:`ge_nominated_positions`.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (N,)
+    """
+    cache = _nominated_cache(fw, pod, arrays)
+    got = cache.get(("host_ports", pod.priority)) if cache is not None else None
+    if got is not None:
+        return got
+    got = np.zeros(len(arrays.node_infos), dtype=bool)
+    index = arrays.index
+    prio, uid = pod.priority, pod.uid
+    for name, pods in getattr(fw.nominator, "nominated_pods", {}).items():
+        i = index.get(name)
+        if i is not None and any(p.priority >= prio and p.uid != uid and p.host_ports for p in pods):
+            got[i] = True
+    if cache is not None:
+        cache[("host_ports", prio)] = got
+    return got
+
+
 def _nominated_cache(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> dict[Any, Any] | None:
     """``arrays.nominated_flags`` emptied when the nominations changed (``PodNominator.version``), for per-priority
     entries; None when nothing may be cached for ``pod`` (it is nominated itself, or the nominator has no version)."""
@@ -649,18 +681,21 @@ _NO_POSITIONS = np.zeros(0, dtype=_I64)
 
 
 def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
-                          idx: np.ndarray) -> list[Status] | None:
+                          idx: np.ndarray, first_rejecting: tuple[list[Any], np.ndarray] | None = None
+                          ) -> list[Status] | None:
     """The rejecting Status of each node in ``idx``, when none of them passes the Filters.
 
     What the per-node ``RunFilterPluginsWithNominatedPods`` returns for each
     node, without running every Filter on every node: the batch Filters
     find the first plugin that rejects each node, and only that plugin's
     per-node ``filter`` runs to build the node's status (``plugin`` set, as
-    ``RunFilterPlugins`` sets it). On a node with nominated pods of at least
-    the pod's priority the status comes from the pass with those pods added:
-    the same plugin's when it never looks at the node's pods (and everything
-    before it neither), NodeResourcesFit's when that rejects there and
-    nothing before it can tell the two passes apart, else the per-node path.
+    ``RunFilterPlugins`` sets it), once per set of nodes its
+    ``filter_status_key_batch`` says get equal statuses. On a node with
+    nominated pods of at least the pod's priority the status comes from the
+    pass with those pods added: the same plugin's when it never looks at the
+    node's pods (and everything before it neither), NodeResourcesFit's when
+    that rejects there and nothing before it can tell the two passes apart,
+    else the per-node path.
 
     Parameters
     ----------
@@ -670,62 +705,109 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
     arrays : SnapshotArrays
     idx : numpy.ndarray
         Snapshot node indices, int64.
+    first_rejecting : (list, numpy.ndarray), optional
+        What :func:`filter_nodes_batch` found for the same nodes (its
+        ``first_rejecting`` list, joined), so the Filters need not run again.
 
     Returns
     -------
     list[Status] or None
-        One rejected status per entry of ``idx``; None when a plugin has no
-        batch form, a node passes, or a Filter returns an Error (the per-node
-        path then builds the diagnosis and the exact error).
+        One rejected status per entry of ``idx``; nodes of one kind share one
+        Status object. None when a plugin has no batch form, a node passes,
+        or a Filter returns an Error (the per-node path then builds the
+        diagnosis and the exact error).
     """
-    got = _first_rejecting_plugin(fw, state, pod, arrays, idx)
+    got = first_rejecting if first_rejecting is not None else _first_rejecting_plugin(fw, state, pod, arrays, idx)
     if got is None:
         return None
     plugins, first = got
-    nominated = set(ge_nominated_positions(fw, pod, arrays, idx).tolist())
-    fit = _fit_decides_first_pass(fw, state, plugins) if nominated else None
-    fit_at = plugins.index(fit) if fit is not None else -1
     independent_until = 0  # plugins[:independent_until] never look at the node's pods
     while independent_until < len(plugins) and getattr(plugins[independent_until], "filter_ignores_node_pods", False):
         independent_until += 1
+    # Nodes decided by the pass with the nominated pods added.
+    nominated = ge_nominated_positions(fw, pod, arrays, idx)
+    if len(nominated):
+        k_nom = first[nominated]
+        nominated = nominated[~((k_nom >= 0) & (k_nom < independent_until))]
+    by_pass = np.ones(len(idx), dtype=bool)
+    by_pass[nominated] = False
+    if (first[by_pass] < 0).any():
+        return None  # a node passes
     infos = arrays.node_infos
-    calls = [(pl.name(), pl.filter) for pl in plugins]
-    # Plugins that say which nodes get equal statuses (filter_status_key_batch) build one per kind.
-    keys: dict[int, list[int] | None] = {}
-    built: dict[tuple[int, int], Status] = {}
-    out: list[Status] = []
-    for pos, (k, i) in enumerate(zip(first.tolist(), idx.tolist())):
-        if pos in nominated and not 0 <= k < independent_until:
-            # Decided by the pass with the nominated pods added: NodeResourcesFit's status when it rejects
-            # there and nothing before it can differ from the batch's pass, else the per-node path.
-            s = None
-            if fit is not None and (k < 0 or k >= fit_at):
-                s = _fit_status_with_nominated_pods(fit, fw, state, pod, infos[i])
-            if s is None:
-                s = fw.run_filter_plugins_with_nominated_pods(state, pod, infos[i])
-        elif k < 0:
-            return None  # the node passes
-        else:
-            name, filter_fn = calls[k]
-            if k not in keys:
-                key_fn = getattr(plugins[k], "filter_status_key_batch", None)
-                got_keys = key_fn(state, pod, arrays, idx) if key_fn is not None else None
-                keys[k] = got_keys.tolist() if got_keys is not None else None
-            kind = (k, keys[k][pos]) if keys[k] is not None else None
-            same = built.get(kind) if kind is not None else None
-            if same is not None:
-                s = Status(same.code, list(same.reasons), name)
-            else:
-                s = filter_fn(state, pod, infos[i])
-                if s is None:
+    out: list[Status | None] = [None] * len(idx)
+    for k in np.unique(first[by_pass]).tolist():
+        pl = plugins[k]
+        name = pl.name()
+        pos = np.flatnonzero(by_pass & (first == k))
+        key_fn = getattr(pl, "filter_status_key_batch", None)
+        keys = key_fn(state, pod, arrays, idx[pos]) if key_fn is not None else None
+        if keys is None:
+            for p in pos.tolist():
+                st = pl.filter(state, pod, infos[int(idx[p])])
+                if st is None or not st.is_rejected():
                     return None
-                s.plugin = name
-                if kind is not None:
-                    built[kind] = s
-        if not s.is_rejected():
-            return None
-        out.append(s)
-    return out
+                st.plugin = name
+                out[p] = st
+            continue
+        _kinds, rep, kind_of = np.unique(keys, return_index=True, return_inverse=True)
+        kinds: list[Status] = []
+        for r in rep.tolist():
+            st = pl.filter(state, pod, infos[int(idx[pos[r]])])
+            if st is None or not st.is_rejected():
+                return None
+            st.plugin = name
+            kinds.append(st)
+        for p, kind in zip(pos.tolist(), kind_of.tolist()):
+            out[p] = kinds[kind]
+    if len(nominated) and not _nominated_statuses(fw, state, pod, arrays, idx, plugins, first, nominated, out):
+        return None
+    return out  # type: ignore[return-value]
+
+
+def _nominated_statuses(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays, idx: np.ndarray,
+                        plugins: list[Any], first: np.ndarray, positions: np.ndarray, out: list[Any]) -> bool:
+    """Fill ``out`` at ``positions`` (nodes with nominated pods) with the status of the pass with those pods added.
+
+    NodeResourcesFit's status, once per kind of its ``filter_status_key_batch``
+    with the nominated pods' totals added, where Fit rejects there, nothing
+    before it can tell the two passes apart (:func:`_fit_decides_first_pass`)
+    and no added pod has host ports; the per-node
+    ``run_filter_plugins_with_nominated_pods`` elsewhere. False when a node
+    passes or a status is not a rejection.
+    """
+    fit = _fit_decides_first_pass(fw, state, plugins)
+    grouped = np.zeros(0, dtype=_I64)
+    if fit is not None:
+        fit_at = plugins.index(fit)
+        k = first[positions]
+        grouped = positions[(k < 0) | (k >= fit_at)]
+        key_fn = getattr(fit, "filter_status_key_batch", None)
+        added = ge_nominated_totals(fw, pod, arrays)
+        keys = key_fn(state, pod, arrays, idx[grouped], added) if key_fn is not None and len(grouped) else None
+        if keys is None:
+            grouped = grouped[:0]
+        else:
+            ports = ge_nominated_host_ports(fw, pod, arrays)[idx[grouped]]
+            keep = (keys != 0) & ~ports
+            grouped, keys = grouped[keep], keys[keep]
+    kinds: dict[int, Status] = {}
+    if len(grouped):
+        infos = arrays.node_infos
+        for p, key in zip(grouped.tolist(), keys.tolist()):
+            st = kinds.get(key)
+            if st is None:
+                st = _fit_status_with_nominated_pods(fit, fw, state, pod, infos[int(idx[p])])
+                if st is None:
+                    return False
+                kinds[key] = st
+            out[p] = st
+    infos = arrays.node_infos
+    for p in np.setdiff1d(positions, grouped, assume_unique=True).tolist():
+        st = fw.run_filter_plugins_with_nominated_pods(state, pod, infos[int(idx[p])])
+        if not st.is_rejected():
+            return False
+        out[p] = st
+    return True
 
 
 def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,

@@ -914,13 +914,14 @@ class Scheduler:
                 return None
         order = pos[(begin + np.arange(num_all, dtype=np.int64)) % num_all]
         found: list[np.ndarray] = []
+        firsts: list[tuple[list[Any], np.ndarray]] = []
         n_found = 0
         processed = num_all
         offset = 0
         chunk = max(2 * num_to_find, 256)
         while offset < num_all:
             part = order[offset:offset + chunk]
-            mask = filter_nodes_batch(self.framework, state, pod, arrays, part)
+            mask = filter_nodes_batch(self.framework, state, pod, arrays, part, firsts)
             if mask is None:
                 return None
             hits = np.flatnonzero(mask)
@@ -935,12 +936,13 @@ class Scheduler:
             offset += len(part)
             chunk *= 2
         if n_found == 0:
-            statuses = filter_statuses_batch(self.framework, state, pod, arrays, order)
+            first = (firsts[0][0], np.concatenate([f for _pl, f in firsts]) if len(firsts) > 1 else firsts[0][1])
+            statuses = filter_statuses_batch(self.framework, state, pod, arrays, order, first)
             if statuses is None:
                 return None
-            nts = diagnosis.node_to_status
-            for ni_idx, st in zip(order.tolist(), statuses):
-                nts[arrays.node_infos[ni_idx].name] = st
+            infos = arrays.node_infos
+            diagnosis.node_to_status.update(zip([infos[i].name for i in order.tolist()], statuses))
+            for st in {id(st): st for st in statuses}.values():
                 diagnosis.add_plugin_status(st)
             return []
         feasible_idx = np.concatenate(found) if len(found) > 1 else found[0]

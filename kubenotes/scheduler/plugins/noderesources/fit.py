@@ -628,13 +628,26 @@ class Fit:
                 ok &= r <= alloc[idx] - (used[idx] if extra is None else used[idx] + extra[idx])
         return ok
 
-    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
+    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any,
+                                added: Any = None) -> Any:
         """Per node of ``idx``, a key such that nodes with equal keys get equal :meth:`filter` statuses.
 
         The key holds a bit per check of :func:`fits_request` (pods, cpu,
         memory, ephemeral-storage, each scalar resource it looks at) that
         fails, and one per failing check whose request exceeds allocatable:
-        the status's reasons and code follow from those alone.
+        the status's reasons and code follow from those alone. Key 0: the
+        node passes.
+
+        Parameters
+        ----------
+        state : CycleState
+        pod : PodInfo
+        arrays : SnapshotArrays
+        idx : numpy.ndarray
+            Snapshot node indices, int64.
+        added : NominatedTotals, optional
+            Pods counted on top of each node's own (the nominated pods of
+            ``RunFilterPluginsWithNominatedPods``' first pass).
 
         Returns
         -------
@@ -647,13 +660,14 @@ class Fit:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
-        key = (arrays.num_pods[idx] + 1 > arrays.allowed_pod_number[idx]).astype(np.int64)
-        checks = self._batch_checks(s, arrays, None)
+        num_pods = arrays.num_pods[idx] if added is None else arrays.num_pods[idx] + added.num_pods[idx]
+        key = (num_pods + 1 > arrays.allowed_pod_number[idx]).astype(np.int64)
+        checks = self._batch_checks(s, arrays, added)
         if 1 + 2 * len(checks) > 62:
             return None
-        for j, (r, alloc, used, _extra) in enumerate(checks):
+        for j, (r, alloc, used, extra) in enumerate(checks):
             if r > 0:
-                short = r > alloc[idx] - used[idx]
+                short = r > alloc[idx] - (used[idx] if extra is None else used[idx] + extra[idx])
                 key |= short.astype(np.int64) << (1 + 2 * j)
                 key |= (short & (r > alloc[idx])).astype(np.int64) << (2 + 2 * j)
         return key
