@@ -322,6 +322,12 @@ class SnapshotArrays:
     def filter_by_class(self, classes: tuple[np.ndarray, list[int]], idx: np.ndarray,
                         filter_fn: Callable[["NodeInfo"], Status | None]) -> np.ndarray | None:
         """Pass mask over ``idx`` from a Filter that depends only on the class; None on an Error status."""
+        cls, reps = classes
+        if len(reps) == 1:  # one kind of node (no taints, say): one verdict for all
+            s = filter_fn(self.node_infos[reps[0]])
+            if s is None or s.code == Code.SUCCESS:
+                return np.ones(len(idx), dtype=bool)
+            return np.zeros(len(idx), dtype=bool) if s.is_rejected() else None
         results, c = self.eval_by_class(classes, idx, filter_fn)
         table = np.zeros(len(results), dtype=bool)
         for k, s in enumerate(results):
