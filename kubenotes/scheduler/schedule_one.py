@@ -613,10 +613,12 @@ class Scheduler:
 
         Notes
         -----
-        The garbage collector runs less often meanwhile (:func:`kubenotes.gcpolicy.fewer_gc_passes`).
+        The garbage collector runs less often meanwhile, and leaves the
+        objects that exist when the run starts (the loaded cluster) out of
+        its passes (:func:`kubenotes.gcpolicy.fewer_gc_passes`).
         """
         out = []
-        with fewer_gc_passes():
+        with fewer_gc_passes(freeze_existing=True):
             while max_attempts is None or len(out) < max_attempts:
                 t = self.schedule_one()
                 if t is None:

@@ -1,0 +1,58 @@
+"""kubenotes.gcpolicy: fewer collector passes, and the loaded heap kept out of them, while a run lasts."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+from kubenotes.gcpolicy import GC_THRESHOLD_WHILE_RUNNING, fewer_gc_passes
+
+
+@pytest.fixture
+def unfrozen():
+    gc.unfreeze()  # a panel test may have frozen the heap (viz.widgets.settle_heap)
+    yield
+    gc.unfreeze()
+
+
+def test_freeze_existing_keeps_objects_alive_now_out_of_collections_until_the_end(unfrozen):
+    before = gc.get_threshold()
+    with fewer_gc_passes(freeze_existing=True):
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold()[0] >= GC_THRESHOLD_WHILE_RUNNING
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+    with fewer_gc_passes():
+        assert gc.get_freeze_count() == 0  # only on request
+
+
+def test_an_outer_freeze_is_left_as_it_is(unfrozen):
+    gc.freeze()
+    outer = gc.get_freeze_count()
+    with fewer_gc_passes(freeze_existing=True):
+        [object() for _ in range(10)]
+    assert gc.get_freeze_count() == outer
+
+
+def test_nested_runs_unfreeze_only_at_the_end_of_the_outer_one(unfrozen):
+    with fewer_gc_passes(freeze_existing=True):
+        with fewer_gc_passes(freeze_existing=True):
+            pass
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_cycles_left_during_a_frozen_run_are_collected_afterwards(unfrozen):
+    class Node:
+        pass
+
+    a = Node()
+    a.self = a
+    ref = weakref.ref(a)
+    with fewer_gc_passes(freeze_existing=True):
+        del a
+        gc.collect()
+        assert ref() is not None  # frozen: not looked at
+    gc.collect()
+    assert ref() is None
