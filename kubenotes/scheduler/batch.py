@@ -29,8 +29,10 @@ mirror the snapshot:
   a fifth argument: NodeResourcesFit), ``filter_error_free`` (its Filter
   returns an Error only without its PreFilter state) and
   ``add_pod_error_free`` (the same for its PreFilter extension's AddPod);
-  undeclared means no. A plugin may also say which nodes get equal Filter
-  statuses (``filter_status_key_batch``);
+  undeclared means no; ``filter_reads_pod_spec`` names the ``spec`` fields
+  a node-object Filter reads of the pod (preemption's dry run remembers
+  victims per node for pods equal in those). A plugin may also say which
+  nodes get equal Filter statuses (``filter_status_key_batch``);
 * :meth:`SnapshotArrays.per_node_memo` keeps per-node values that depend
   only on the node and its pods' totals between cycles (the resource
   scorers' scores per pod request);

@@ -276,6 +276,7 @@ class NodeAffinity:
     """
 
     filter_ignores_node_pods = True  # kubenotes batch: the verdict reads the node object and the pod only
+    filter_reads_pod_spec = ("nodeSelector", "affinity")  # kubenotes preemption: ... and these fields of the pod's spec only
     filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
 
     __slots__ = ("args", "handle", "added_node_selector", "added_pref_sched_terms")

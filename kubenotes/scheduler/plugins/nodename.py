@@ -70,6 +70,7 @@ class NodeName:
     """
 
     filter_ignores_node_pods = True  # kubenotes batch: the verdict reads the node object and the pod only
+    filter_reads_pod_spec = ("nodeName",)  # kubenotes preemption: ... and these fields of the pod's spec only
     filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
 
     __slots__ = ("handle",)

@@ -1300,6 +1300,38 @@ def test_victims_memo_reuses_a_node_only_while_nothing_it_reads_changed(monkeypa
     assert victims(b) == ["low-0-0", "low-0-1", "low-0-2"] and len(runs) == 4
 
 
+def test_victims_memo_keys_on_what_the_filters_read(monkeypatch):
+    """Preemptors that differ only where no Filter looks (image, labels) share the remembered victims; a
+    toleration (TaintToleration, NodeUnschedulable read it) or a priority does not. With a Filter that does not
+    declare what it reads of the spec, the whole spec counts."""
+    base = make_pod("base", containers=[{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1"}}}],
+                    priority=10, uid="base")
+    image = make_pod("image", containers=[{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}],
+                     priority=10, labels={"other": "labels"}, uid="image")
+    tolerant = make_pod("tolerant", containers=[{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1"}}}],
+                        priority=10, uid="tolerant", tolerations=[{"key": "k", "operator": "Exists"}])
+    higher = make_pod("higher", containers=[{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1"}}}],
+                      priority=11, uid="higher")
+    sched, plugin = _memo_setup([base, image, tolerant, higher])
+    n0 = sched.snapshot.get("n0")
+    infos = {p.metadata.name: PodInfo(p) for p in (base, image, tolerant, higher)}
+    sig = {name: plugin._signature(pi, _pre_filtered(sched, pi)) for name, pi in infos.items()}
+    assert sig["base"] == sig["image"]
+    assert sig["tolerant"] != sig["base"] and sig["higher"] != sig["base"]
+    runs = []
+    real = plugin.select_victims_on_node
+    monkeypatch.setattr(plugin, "select_victims_on_node", lambda *a: runs.append(a[1].name) or real(*a))
+    for name in ("base", "image", "tolerant", "higher"):
+        plugin.select_victims_on_copy(_pre_filtered(sched, infos[name]), infos[name], n0, [])
+    assert runs == ["base", "tolerant", "higher"]
+    # A Filter that reads the node object but does not say which fields of the spec: the whole spec counts.
+    [taints] = [pl for pl in sched.framework.filter_plugins if pl.name() == "TaintToleration"]
+    monkeypatch.delattr(type(taints), "filter_reads_pod_spec")
+    plugin._signature_of = None
+    assert plugin._signature(infos["base"], _pre_filtered(sched, infos["base"])) != plugin._signature(
+        infos["image"], _pre_filtered(sched, infos["image"]))
+
+
 def test_victims_memo_is_off_with_pdbs_or_custom_hooks(monkeypatch):
     """With a PodDisruptionBudget listed, or another is_eligible_pod, every call runs the dry run on copies."""
     twins = [pod(f"twin-{k}", None, 10, {"cpu": "1"}, labels={"app": "rs"}) for k in range(2)]
@@ -1349,7 +1381,7 @@ def test_victims_memo_makes_identical_decisions(seed, monkeypatch):
     monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_copy", counting_copy)
     with_memo = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
     assert hits.count(1) > hits.count(-1)  # some nodes were answered from the memo
-    monkeypatch.setattr(dp_module.DefaultPreemption, "_signature", lambda self, p: object())  # never equal
+    monkeypatch.setattr(dp_module.DefaultPreemption, "_signature", lambda self, p, state: object())  # never equal
     without = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
     assert with_memo == without
     assert any(victims for _k, _n, _nom, victims, _m in with_memo[0])

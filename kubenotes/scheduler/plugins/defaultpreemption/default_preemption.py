@@ -332,7 +332,7 @@ class DefaultPreemption:
         self._totals_filters_memo: dict[tuple[int, frozenset[str]], list[Callable[..., Any]] | None] = {}
         self._default_hooks = (self.is_eligible_pod, self.more_important_pod)
         self._victims_memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        self._signature_of: tuple[PodInfo, tuple[Any, ...]] | None = None
+        self._signature_of: tuple[PodInfo, Any, tuple[Any, ...]] | None = None
 
     def name(self) -> str:
         """``"DefaultPreemption"``."""
@@ -477,16 +477,19 @@ class DefaultPreemption:
           ``generation`` (no pod added or removed since);
         * the pods of at least the preemptor's priority nominated there are
           the same objects;
-        * the preemptor has the same priority, namespace, labels, annotations
-          and spec, and the same Filter plugins are skipped;
+        * the preemptor has the same priority and reads the same to every
+          Filter that runs (:meth:`_signature`), and the same Filter plugins
+          are skipped;
         * no PodDisruptionBudget is listed, and :attr:`is_eligible_pod` and
           :attr:`more_important_pod` are the defaults.
 
         On that path every Filter's verdict reads only the node object, the
-        resource totals and pod count of the node, the pod and the Filter's
-        own PreFilter state, which the declaring plugins compute from the pod
-        alone; so equal keys give equal victims and statuses. The preemptors
-        of one ReplicaSet visit the same unchanged nodes again and again.
+        resource totals and pod count of the node, and what the plugin
+        declares it reads of the pod (its requests, or the ``spec`` fields
+        of ``filter_reads_pod_spec``, from which its PreFilter state also
+        comes); so equal keys give equal victims and statuses. Preemptors
+        asking for the same resources visit the same unchanged nodes again
+        and again.
 
         Returns
         -------
@@ -499,7 +502,7 @@ class DefaultPreemption:
         if not ledger:
             return self.select_victims_on_node(state.clone() if state is not None else None, pod, node_info.clone(), pdbs)
         nominated = tuple(self.handle.ge_nominated_pods(pod, node_info.name))
-        key = (node_info.name, self._signature(pod), frozenset(state.skip_filter_plugins),
+        key = (node_info.name, self._signature(pod, state), frozenset(state.skip_filter_plugins),
                tuple(p.uid for p in nominated))
         memo = self._victims_memo
         got = memo.get(key)
@@ -513,16 +516,39 @@ class DefaultPreemption:
             memo[key] = (node_info, node_info.generation, nominated, (victims, num_violating, status))
         return list(victims), num_violating, Status(status.code, list(status.reasons), status.plugin)
 
-    def _signature(self, pod: PodInfo) -> tuple[Any, ...]:
-        """What of ``pod`` the ledger-path Filters may read: priority, namespace, labels, annotations, spec."""
+    def _signature(self, pod: PodInfo, state: Any) -> tuple[Any, ...]:
+        """What of ``pod`` the ledger path reads: its priority, and what its Filters read.
+
+        Each Filter that runs declares it: ``filter_reads_requests_only``
+        (the pod's requests, :attr:`PodInfo.requests`) or
+        ``filter_reads_pod_spec`` (a tuple of ``spec`` field names). Without
+        such a declaration the namespace, labels, annotations and whole spec
+        stand for the pod.
+        """
         got = self._signature_of
-        if got is not None and got[0] is pod:
-            return got[1]
-        meta = pod.pod.metadata
-        sig = (pod.priority, pod.namespace,
-               msgspec.json.encode((meta.labels if meta is not None else None,
-                                    meta.annotations if meta is not None else None, pod.pod.spec)))
-        self._signature_of = (pod, sig)
+        if got is not None and got[0] is pod and got[1] is state:
+            return got[2]
+        spec = pod.pod.spec
+        skip = state.skip_filter_plugins
+        fields: list[str] = []
+        for pl in self.handle.filter_plugins:
+            if pl.name() in skip or getattr(pl, "filter_reads_requests_only", False):
+                continue
+            declared = getattr(pl, "filter_reads_pod_spec", None)
+            if declared is None:
+                meta = pod.pod.metadata
+                sig = (pod.priority, pod.namespace,
+                       msgspec.json.encode((meta.labels if meta is not None else None,
+                                            meta.annotations if meta is not None else None, spec)))
+                break
+            fields.extend(f for f in declared if f not in fields)
+        else:
+            r = pod.requests
+            fields.sort()
+            sig = (pod.priority, r.milli_cpu, r.memory_bytes, r.ephemeral_storage_bytes,
+                   tuple(sorted(r.scalar_resources.items())), tuple(fields),
+                   msgspec.json.encode([getattr(spec, f) for f in fields]))
+        self._signature_of = (pod, state, sig)
         return sig
 
     def select_victims_on_node(self, state: Any, pod: PodInfo, node_info: NodeInfo, pdbs: list[Any]) -> tuple[list[PodInfo], int, Status]:
