@@ -47,6 +47,7 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/scheduler-perf-tuning/
 from __future__ import annotations
 
 import copy
+import operator
 import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
@@ -914,7 +915,8 @@ class Scheduler:
             pos = arrays.indices_of(nodes)
             if pos is None:
                 return None
-        order = pos[(begin + np.arange(num_all, dtype=np.int64)) % num_all]
+        begin %= num_all
+        order = np.concatenate((pos[begin:], pos[:begin])) if begin else pos
         found: list[np.ndarray] = []
         firsts: list[tuple[list[Any], np.ndarray]] = []
         n_found = 0
@@ -955,8 +957,8 @@ class Scheduler:
             window = set(order[:processed].tolist()) - set(feasible_idx.tolist())
             rejected -= sum(1 for name in nts if arrays.index.get(name) in window)
         diagnosis.batch_rejected += rejected
-        infos = arrays.node_infos
-        feasible = [infos[i] for i in feasible_idx.tolist()]
+        got = operator.itemgetter(*feasible_idx.tolist())(arrays.node_infos)
+        feasible = list(got) if len(feasible_idx) > 1 else [got]
         arrays.remember_indices(feasible, feasible_idx)
         return feasible
 
