@@ -687,6 +687,32 @@ class LabelSelector:
                 return None
         return None
 
+    def required_values(self) -> tuple[str, tuple[str, ...]] | None:
+        """A label every matching set must carry with one of a few values: the first ``in``/``=`` requirement.
+
+        kubenotes only (an index of label sets can look up only those
+        carrying one of the values instead of testing every set).
+
+        Returns
+        -------
+        (str, tuple[str, ...]) or None
+            The key and its allowed values; None when no requirement pins a
+            value (or the selector matches nothing).
+
+        Examples
+        --------
+        >>> parse_selector("tier notin (db),app in (web,api)").required_values()
+        ('app', ('api', 'web'))
+        >>> parse_selector("tier notin (db)").required_values() is None
+        True
+        """
+        if self._nothing:
+            return None
+        for key, code, _vals, r in self._checks:
+            if code == _M_IN:
+                return key, tuple(r.values)
+        return None
+
     def add(self, *requirements: Requirement) -> "LabelSelector":
         """A new selector with more requirements, re-sorted by key (``Selector.Add``)."""
         if self._nothing:

@@ -230,7 +230,9 @@ def test_matching_pod_counts_follow_adds_and_removes(seed, n_nodes, rounds, slac
     index.LOG_SLACK_ROWS = slack  # 0: the log is rebuilt whenever it outgrows 4x the live rows
     selectors = [common.label_selector({"matchLabels": {"app": f"w{w}"}}) for w in range(4)]
     selectors += [common.label_selector({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}),
-                  common.label_selector({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["w1"]}]})]
+                  common.label_selector({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["w1"]}]}),
+                  common.label_selector({"matchExpressions": [{"key": "app", "operator": "In", "values": ["w0", "w2"]},
+                                                              {"key": "tier", "operator": "DoesNotExist"}]})]
     pending = [PodInfo(p) for p in pods if not p.spec.nodeName]
     for _ in range(rounds):
         for sel in rng.sample(selectors, rng.randint(1, len(selectors))):

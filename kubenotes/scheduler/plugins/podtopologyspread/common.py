@@ -21,6 +21,8 @@ KEP-3094 (node inclusion policies), KEP-3243 (matchLabelKeys)
 
 from __future__ import annotations
 
+import bisect
+
 import weakref
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -618,6 +620,7 @@ class MatchingPodCounts:
         self._counted: list[tuple[int, int]] = [(0, -1)] * n  # node -> (pods counted, NodeInfo.generation then)
         self._class_ids: dict[tuple[Any, ...], int] = {}
         self._class_facts: list[tuple[str, bool, Mapping[str, str]]] = []
+        self._classes_with: dict[tuple[str, str], list[int]] = {}  # (label key, value) -> class ids, ascending
         self._pod_class = PodMemo()
         self._log = np.zeros((3, 1024), dtype=np.int64)  # node, class, delta
         self._log_len = 0
@@ -635,6 +638,13 @@ class MatchingPodCounts:
         if c is None:
             c = self._class_ids[key] = len(self._class_facts)
             self._class_facts.append((p.namespace, p.terminating, dict(labels)))
+            with_label = self._classes_with
+            for pair in labels.items():
+                got = with_label.get(pair)
+                if got is None:
+                    with_label[pair] = [c]
+                else:
+                    got.append(c)
         self._pod_class.put(p, c)
         return c
 
@@ -751,6 +761,32 @@ class MatchingPodCounts:
             return None
         return int(counts[j])
 
+    def _match_classes(self, namespace: str, selector: Any, start: int) -> Any:
+        """Whether ``selector`` (in ``namespace``, not terminating) matches each class from ``start`` on.
+
+        Only the classes carrying one of the values the selector requires of
+        some label (:meth:`LabelSelector.required_values`) are tested; the
+        others cannot match. Without such a label, every class is.
+        """
+        facts = self._class_facts
+        matches = selector.matches
+        required = selector.required_values()
+        if required is None:
+            return np.fromiter((not term and ns == namespace and matches(labels) for ns, term, labels in facts[start:]),
+                               dtype=bool, count=len(facts) - start)
+        out = np.zeros(len(facts) - start, dtype=bool)
+        key, values = required
+        with_label = self._classes_with
+        for value in values:
+            ids = with_label.get((key, value))
+            if not ids:
+                continue
+            for c in ids[bisect.bisect_left(ids, start):]:
+                ns, term, labels = facts[c]
+                if not term and ns == namespace and matches(labels):
+                    out[c - start] = True
+        return out
+
     def counts(self, namespace: str, selector: Any) -> Any:
         """Per node, its pods in ``namespace``, not terminating, whose labels ``selector`` matches.
 
@@ -771,13 +807,8 @@ class MatchingPodCounts:
         counts, pos, match = table
         end = self._log_len
         if pos < end:
-            facts = self._class_facts
-            if len(match) < len(facts):
-                matches = selector.matches
-                extra = np.fromiter((not term and ns == namespace and matches(labels)
-                                     for ns, term, labels in facts[len(match):]),
-                                    dtype=bool, count=len(facts) - len(match))
-                match = table[2] = np.concatenate([match, extra])
+            if len(match) < len(self._class_facts):
+                match = table[2] = np.concatenate([match, self._match_classes(namespace, selector, len(match))])
             if end - pos <= 8:  # a few pods placed since: row by row
                 log = self._log
                 for j in range(pos, end):
