@@ -501,17 +501,30 @@ def test_filter_statuses_batch_declines_when_a_node_passes():
     assert [(s.plugin, s.reasons) for s in only_small] == [("NodeResourcesFit", ["Insufficient cpu"])]
 
 
+@pytest.mark.parametrize("nominated", [False, True], ids=["alone", "with-nominated"])
 @pytest.mark.parametrize("seed", range(4))
-def test_fit_status_keys_group_nodes_with_equal_statuses(seed, random_large_cluster):
+def test_fit_status_keys_group_nodes_with_equal_statuses(seed, nominated, random_large_cluster):
     """NodeResourcesFit.filter_status_key_batch: nodes with one key get one (code, reasons) from Fit.filter (a
-    status may have several keys: which short resource exceeds allocatable is in the key, not in the status)."""
-    nodes, pods = random_large_cluster(random.Random(7700 + seed))
+    status may have several keys: which short resource exceeds allocatable is in the key, not in the status), and
+    key 0 is exactly where Fit passes. With the nominated pods' totals given, the same holds of Fit.filter on the
+    node with those pods added (a RequestsLedger)."""
+    from kubenotes.scheduler.batch import ge_nominated_totals
+    from kubenotes.scheduler.framework.node_info import RequestsLedger
+
+    rng = random.Random(7700 + seed)
+    nodes, pods = random_large_cluster(rng)
     sched = new_scheduler(nodes, pods, seed=seed, trace=False)
     fw = sched.framework
     [fit] = [pl for pl in fw.filter_plugins if pl.name() == "NodeResourcesFit"]
     arr = sched.snapshot.arrays()
     infos = sched.snapshot.list()
-    kinds = 0
+    if nominated:
+        for k, ni in enumerate(rng.sample(infos, len(infos) // 2)):
+            for j in range(rng.randint(1, 3)):
+                req = {"cpu": f"{rng.choice([500, 2000, 6000])}m", "memory": f"{rng.choice([1, 8])}Gi"}
+                fw.nominator.add_nominated_pod(PodInfo(make_pod(f"nom-{k}-{j}", requests=req, priority=10**6)),
+                                               NominatingInfo(ni.name, "ModeOverride"))
+    kinds, passed = 0, 0
     for _ in range(40):
         q = sched.queue.pop()
         if q is None:
@@ -519,47 +532,8 @@ def test_fit_status_keys_group_nodes_with_equal_statuses(seed, random_large_clus
         state = CycleState()
         _r, status, _skip = fw.run_pre_filter_plugins(state, q.pod_info)
         if status.is_success():
-            keys = fit.filter_status_key_batch(state, q.pod_info, arr, arr.arange).tolist()
-            by_key: dict[int, tuple] = {}
-            for key, ni in zip(keys, infos):
-                s = fit.filter(state, q.pod_info, ni)
-                got = (s.code, tuple(s.reasons))
-                assert by_key.setdefault(key, got) == got
-            kinds += len(set(by_key.values()))
-        sched.queue.done(q.pod_info.uid)
-        sched._assume(q.pod_info, random.Random(seed).choice(infos).name)
-    assert kinds > 40  # several kinds of status per pod: short of pods, cpu, memory, the GPU, beyond allocatable
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_fit_status_keys_with_nominated_pods_added(seed, random_large_cluster):
-    """With the nominated pods' totals added, nodes with one key get one (code, reasons) from Fit.filter on the
-    node with those pods added (a RequestsLedger), and key 0 is exactly where Fit passes there."""
-    from kubenotes.scheduler.batch import ge_nominated_totals
-    from kubenotes.scheduler.framework.node_info import RequestsLedger
-
-    rng = random.Random(7800 + seed)
-    nodes, pods = random_large_cluster(rng)
-    sched = new_scheduler(nodes, pods, seed=seed, trace=False)
-    fw = sched.framework
-    [fit] = [pl for pl in fw.filter_plugins if pl.name() == "NodeResourcesFit"]
-    arr = sched.snapshot.arrays()
-    infos = sched.snapshot.list()
-    for k, ni in enumerate(rng.sample(infos, len(infos) // 2)):
-        for j in range(rng.randint(1, 3)):
-            req = {"cpu": f"{rng.choice([500, 2000, 6000])}m", "memory": f"{rng.choice([1, 8])}Gi"}
-            fw.nominator.add_nominated_pod(PodInfo(make_pod(f"nom-{k}-{j}", requests=req, priority=10**6)),
-                                           NominatingInfo(ni.name, "ModeOverride"))
-    kinds, passed = 0, 0
-    for _ in range(30):
-        q = sched.queue.pop()
-        if q is None:
-            break
-        state = CycleState()
-        _r, status, _skip = fw.run_pre_filter_plugins(state, q.pod_info)
-        if status.is_success():
-            keys = fit.filter_status_key_batch(state, q.pod_info, arr, arr.arange,
-                                               ge_nominated_totals(fw, q.pod_info, arr)).tolist()
+            added = ge_nominated_totals(fw, q.pod_info, arr) if nominated else None
+            keys = fit.filter_status_key_batch(state, q.pod_info, arr, arr.arange, added).tolist()
             by_key: dict[int, tuple] = {}
             for key, ni in zip(keys, infos):
                 ledger = RequestsLedger(ni)
@@ -574,7 +548,9 @@ def test_fit_status_keys_with_nominated_pods_added(seed, random_large_cluster):
                     assert by_key.setdefault(key, got) == got
             kinds += len(set(by_key.values()))
         sched.queue.done(q.pod_info.uid)
-    assert kinds > 30 and passed > 0
+        sched._assume(q.pod_info, random.Random(seed).choice(infos).name)
+    # Several kinds of status per pod: short of pods, cpu, memory, the GPU, beyond allocatable.
+    assert kinds > 40 and passed > 0
 
 
 def test_per_node_memo_recomputes_only_nodes_whose_pods_changed():
