@@ -595,31 +595,6 @@ def ge_nominated_positions(fw: Any, pod: "PodInfo", arrays: SnapshotArrays, idx:
     return np.flatnonzero(flag[idx])
 
 
-def ge_nominated_host_ports(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> np.ndarray:
-    """Per snapshot node, whether a pod nominated there with at least ``pod``'s priority (not ``pod``) has host ports.
-
-    Cached like :func:`ge_nominated_positions`.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (N,)
-    """
-    cache = _nominated_cache(fw, pod, arrays)
-    got = cache.get(("host_ports", pod.priority)) if cache is not None else None
-    if got is not None:
-        return got
-    got = np.zeros(len(arrays.node_infos), dtype=bool)
-    index = arrays.index
-    prio, uid = pod.priority, pod.uid
-    for name, pods in getattr(fw.nominator, "nominated_pods", {}).items():
-        i = index.get(name)
-        if i is not None and any(p.priority >= prio and p.uid != uid and p.host_ports for p in pods):
-            got[i] = True
-    if cache is not None:
-        cache[("host_ports", prio)] = got
-    return got
-
-
 def _nominated_cache(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> dict[Any, Any] | None:
     """``arrays.nominated_flags`` emptied when the nominations changed (``PodNominator.version``), for per-priority
     entries; None when nothing may be cached for ``pod`` (it is nominated itself, or the nominator has no version)."""
@@ -642,14 +617,17 @@ class NominatedTotals:
     num_pods, milli_cpu, memory_bytes, ephemeral_storage_bytes : numpy.ndarray of int64, shape (N,)
     scalars : dict of str to numpy.ndarray of int64, shape (N,)
         Only resources some added pod requests.
+    host_ports : numpy.ndarray of bool, shape (N,)
+        Some added pod has host ports (NodePorts, before NodeResourcesFit, may then reject first).
     """
 
-    __slots__ = ("num_pods", "milli_cpu", "memory_bytes", "ephemeral_storage_bytes", "scalars")
+    __slots__ = ("num_pods", "milli_cpu", "memory_bytes", "ephemeral_storage_bytes", "scalars", "host_ports")
 
     def __init__(self, n: int):
         self.num_pods, self.milli_cpu, self.memory_bytes, self.ephemeral_storage_bytes = (
             np.zeros(n, dtype=_I64) for _ in range(4))
         self.scalars: dict[str, np.ndarray] = {}
+        self.host_ports = np.zeros(n, dtype=bool)
 
 
 def ge_nominated_totals(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> NominatedTotals:
@@ -676,6 +654,8 @@ def ge_nominated_totals(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> Nomi
                 got.milli_cpu[i] += r.milli_cpu
                 got.memory_bytes[i] += r.memory_bytes
                 got.ephemeral_storage_bytes[i] += r.ephemeral_storage_bytes
+                if p.host_ports:
+                    got.host_ports[i] = True
                 for k, v in r.scalar_resources.items():
                     if k not in got.scalars:
                         got.scalars[k] = np.zeros(len(arrays.node_infos), dtype=_I64)
@@ -749,24 +729,18 @@ def filter_statuses_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: 
         pos = np.flatnonzero(by_pass & (first == k))
         key_fn = getattr(pl, "filter_status_key_batch", None)
         keys = key_fn(state, pod, arrays, idx[pos]) if key_fn is not None else None
+        # One status per node, or per kind of node when the plugin says which get equal ones.
         if keys is None:
-            for p in pos.tolist():
-                st = pl.filter(state, pod, infos[int(idx[p])])
-                if st is None or not st.is_rejected():
-                    return None
-                st.plugin = name
-                out[p] = st
-            continue
-        _kinds, rep, kind_of = np.unique(keys, return_index=True, return_inverse=True)
-        kinds: list[Status] = []
-        for r in rep.tolist():
-            st = pl.filter(state, pod, infos[int(idx[pos[r]])])
+            built, kind_of = [pl.filter(state, pod, infos[i]) for i in idx[pos].tolist()], range(len(pos))
+        else:
+            _kinds, rep, kind_of = np.unique(keys, return_index=True, return_inverse=True)
+            built, kind_of = [pl.filter(state, pod, infos[i]) for i in idx[pos[rep]].tolist()], kind_of.tolist()
+        for st in built:
             if st is None or not st.is_rejected():
                 return None
             st.plugin = name
-            kinds.append(st)
-        for p, kind in zip(pos.tolist(), kind_of.tolist()):
-            out[p] = kinds[kind]
+        for p, kind in zip(pos.tolist(), kind_of):
+            out[p] = built[kind]
     if len(nominated) and not _nominated_statuses(fw, state, pod, arrays, idx, plugins, first, nominated, out):
         return None
     return out  # type: ignore[return-value]
@@ -795,12 +769,11 @@ def _nominated_statuses(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sn
         if keys is None:
             grouped = grouped[:0]
         else:
-            ports = ge_nominated_host_ports(fw, pod, arrays)[idx[grouped]]
-            keep = (keys != 0) & ~ports
+            keep = (keys != 0) & ~added.host_ports[idx[grouped]]
             grouped, keys = grouped[keep], keys[keep]
+    infos = arrays.node_infos
     kinds: dict[int, Status] = {}
     if len(grouped):
-        infos = arrays.node_infos
         for p, key in zip(grouped.tolist(), keys.tolist()):
             st = kinds.get(key)
             if st is None:
@@ -809,7 +782,6 @@ def _nominated_statuses(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sn
                     return False
                 kinds[key] = st
             out[p] = st
-    infos = arrays.node_infos
     for p in np.setdiff1d(positions, grouped, assume_unique=True).tolist():
         st = fw.run_filter_plugins_with_nominated_pods(state, pod, infos[int(idx[p])])
         if not st.is_rejected():
