@@ -332,7 +332,7 @@ class DefaultPreemption:
         self._totals_filters_memo: dict[tuple[int, frozenset[str]], list[Callable[..., Any]] | None] = {}
         self._default_hooks = (self.is_eligible_pod, self.more_important_pod)
         self._victims_memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        self._signature_of: tuple[PodInfo, Any, tuple[Any, ...]] | None = None
+        self._dry_run_of: tuple[PodInfo, Any, tuple[Any, ...] | None] | None = None  # select_victims_on_copy
 
     def name(self) -> str:
         """``"DefaultPreemption"``."""
@@ -497,13 +497,18 @@ class DefaultPreemption:
             As :meth:`select_victims_on_node`; the list and the status are the
             caller's to keep.
         """
-        ledger = state is not None and not pdbs and (self.is_eligible_pod, self.more_important_pod) == self._default_hooks \
-            and self._totals_filters(self.handle, state) is not None
-        if not ledger:
+        got = self._dry_run_of
+        if got is not None and got[0] is pod and got[1] is state:
+            head = got[2]
+        else:  # once per dry run: whether the ledger path applies, and the preemptor's part of the key
+            head = None
+            if state is not None and self._totals_filters(self.handle, state) is not None:
+                head = (self._signature(pod, state), frozenset(state.skip_filter_plugins))
+            self._dry_run_of = (pod, state, head)
+        if head is None or pdbs or (self.is_eligible_pod, self.more_important_pod) != self._default_hooks:
             return self.select_victims_on_node(state.clone() if state is not None else None, pod, node_info.clone(), pdbs)
         nominated = tuple(self.handle.ge_nominated_pods(pod, node_info.name))
-        key = (node_info.name, self._signature(pod, state), frozenset(state.skip_filter_plugins),
-               tuple(p.uid for p in nominated))
+        key = (node_info.name, *head, tuple(p.uid for p in nominated))
         memo = self._victims_memo
         got = memo.get(key)
         if got is not None and got[0] is node_info and got[1] == node_info.generation \
@@ -525,9 +530,6 @@ class DefaultPreemption:
         such a declaration the namespace, labels, annotations and whole spec
         stand for the pod.
         """
-        got = self._signature_of
-        if got is not None and got[0] is pod and got[1] is state:
-            return got[2]
         spec = pod.pod.spec
         skip = state.skip_filter_plugins
         fields: list[str] = []
@@ -548,7 +550,6 @@ class DefaultPreemption:
             sig = (pod.priority, r.milli_cpu, r.memory_bytes, r.ephemeral_storage_bytes,
                    tuple(sorted(r.scalar_resources.items())), tuple(fields),
                    msgspec.json.encode([getattr(spec, f) for f in fields]))
-        self._signature_of = (pod, state, sig)
         return sig
 
     def select_victims_on_node(self, state: Any, pod: PodInfo, node_info: NodeInfo, pdbs: list[Any]) -> tuple[list[PodInfo], int, Status]:
