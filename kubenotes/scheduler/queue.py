@@ -211,24 +211,36 @@ class PodNominator:
 
 
 class _Heap:
-    """A binary heap ordered by a ``less(a, b)`` function, ties broken by insertion sequence."""
+    """A binary heap ordered by a ``less(a, b)`` function, ties broken by insertion sequence.
 
-    __slots__ = ("_items", "_less", "_uids")
+    With ``key`` (a total order agreeing with ``less``: ``less(a, b)`` exactly
+    when ``key(a) < key(b)``) entries are compared as tuples, without a Python
+    call per comparison; the order is the same.
+    """
 
-    def __init__(self, less: Callable[[Any, Any], bool]):
+    __slots__ = ("_items", "_less", "_key", "_uids", "_count")
+
+    def __init__(self, less: Callable[[Any, Any], bool], key: Callable[[Any], Any] | None = None):
         self._less = less
-        self._items: list[_Entry] = []
+        self._key = key
+        self._items: list[Any] = []
         self._uids: dict[str, int] = {}  # uid -> entries held (a pod is normally in once)
+        self._count = itertools.count()  # tells two entries of one pod apart
 
     def push(self, q: QueuedPodInfo) -> None:
-        heapq.heappush(self._items, _Entry(q, self._less))
+        key = self._key
+        entry = _Entry(q, self._less) if key is None else (key(q), q.seq, next(self._count), q)
+        heapq.heappush(self._items, entry)
         uid = q.pod_info.uid
         self._uids[uid] = self._uids.get(uid, 0) + 1
+
+    def _q(self, entry: Any) -> QueuedPodInfo:
+        return entry.q if self._key is None else entry[3]
 
     def pop(self) -> QueuedPodInfo | None:
         if not self._items:
             return None
-        q = heapq.heappop(self._items).q
+        q = self._q(heapq.heappop(self._items))
         self._forget(q.pod_info.uid)
         return q
 
@@ -238,24 +250,25 @@ class _Heap:
             self._uids[uid] = left
 
     def peek(self) -> QueuedPodInfo | None:
-        return self._items[0].q if self._items else None
+        return self._q(self._items[0]) if self._items else None
 
     def remove(self, uid: str) -> QueuedPodInfo | None:
         if uid not in self._uids:  # most deletions are of bound pods: no scan of the whole heap
             return None
         self._forget(uid)
         for i, e in enumerate(self._items):
-            if e.q.pod_info.uid == uid:
+            q = self._q(e)
+            if q.pod_info.uid == uid:
                 self._items.pop(i)
                 heapq.heapify(self._items)
-                return e.q
+                return q
         return None
 
     def __len__(self) -> int:
         return len(self._items)
 
     def __iter__(self) -> Iterator[QueuedPodInfo]:
-        return (e.q for e in sorted(self._items))
+        return (self._q(e) for e in sorted(self._items))
 
 
 class _Entry:
@@ -277,6 +290,10 @@ def _backoff_less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
     return a.backoff_expiration < b.backoff_expiration
 
 
+def _backoff_key(q: QueuedPodInfo) -> float:
+    return q.backoff_expiration
+
+
 class SchedulingQueue:
     """The scheduler's ``PriorityQueue``.
 
@@ -284,6 +301,9 @@ class SchedulingQueue:
     ----------
     less : callable(QueuedPodInfo, QueuedPodInfo) -> bool
         The profile's QueueSort function (``Framework.queue_sort_func()``).
+    sort_key : callable(QueuedPodInfo) -> tuple, optional
+        A key that orders pods as ``less`` does (``Framework.queue_sort_key()``);
+        the active queue then compares keys instead of calling ``less``.
     pre_enqueue : callable(PodInfo) -> Status, optional
         Runs PreEnqueue plugins (``Framework.run_pre_enqueue_plugins``).
     pod_initial_backoff_seconds, pod_max_backoff_seconds : float
@@ -321,6 +341,7 @@ class SchedulingQueue:
         pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF_SECONDS,
         nominator: PodNominator | None = None,
         max_attempts_per_pod: int = 50,
+        sort_key: Callable[[Any], Any] | None = None,
     ):
         self.less = less
         self.max_attempts_per_pod = max_attempts_per_pod
@@ -328,8 +349,8 @@ class SchedulingQueue:
         self.pod_initial_backoff_seconds = float(pod_initial_backoff_seconds)
         self.pod_max_backoff_seconds = float(pod_max_backoff_seconds)
         self.nominator = nominator if nominator is not None else PodNominator()
-        self.active_q = _Heap(less)
-        self.backoff_q = _Heap(_backoff_less)
+        self.active_q = _Heap(less, sort_key)
+        self.backoff_q = _Heap(_backoff_less, _backoff_key)
         self.unschedulable_pods: dict[str, QueuedPodInfo] = {}
         self.in_flight: dict[str, QueuedPodInfo] = {}
         self.now = 0.0

@@ -565,7 +565,7 @@ class Scheduler:
             self.framework.queue_sort_func(), self.framework.run_pre_enqueue_plugins,
             pod_initial_backoff_seconds=config.pod_initial_backoff_seconds or 1,
             pod_max_backoff_seconds=config.pod_max_backoff_seconds or 10,
-            nominator=self.nominator,
+            nominator=self.nominator, sort_key=self.framework.queue_sort_key(),
         )
 
     # ---------------------------------------------------------------- input

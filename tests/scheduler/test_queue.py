@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubenotes.scheduler.framework.interface import Code, NominatingInfo, Status
 from kubenotes.scheduler.framework.node_info import PodInfo
@@ -193,6 +195,27 @@ def test_heap_removes_each_entry_of_a_pod_pushed_twice():
     uid = a.pod_info.uid
     assert h.remove(uid) is a and h.remove(uid) is a and h.remove(uid) is None
     assert h.pop() is b and h.pop() is None
+
+
+@given(st.lists(st.tuples(st.integers(-2, 2), st.integers(0, 2), st.booleans()), max_size=30))
+def test_keyed_heap_pops_in_the_order_less_gives(ops):
+    """PrioritySort.sort_key orders the active queue exactly as its less does, ties by sequence."""
+    from kubenotes.scheduler.queue import QueuedPodInfo, _Heap
+
+    sort = PrioritySort()
+    by_less, by_key = _Heap(sort.less), _Heap(sort.less, sort.sort_key)
+    popped_less, popped_key = [], []
+    for i, (prio, ts, pop_after) in enumerate(ops):
+        q = QueuedPodInfo(pod(f"p{i}", prio), timestamp=float(ts), seq=(7 * i) % 31)  # unique, not in push order
+        by_less.push(q)
+        by_key.push(q)
+        if pop_after:
+            popped_less.append(by_less.pop())
+            popped_key.append(by_key.pop())
+    assert list(by_key) == list(by_less)
+    popped_less += [by_less.pop() for _ in range(len(by_less))]
+    popped_key += [by_key.pop() for _ in range(len(by_key))]
+    assert popped_key == popped_less
 
 
 # --------------------------------------------------------------------------- nominator

@@ -461,6 +461,16 @@ class Framework:
             return lambda a, b: False
         return self.queue_sort_plugins[0].less
 
+    def queue_sort_key(self) -> Callable[[Any], Any] | None:
+        """The QueueSort plugin's ``sort_key`` (kubenotes only), when it has one.
+
+        A key ``k`` with ``less(a, b) == (k(a) < k(b))`` lets the queue
+        compare tuples instead of calling ``less``; None otherwise.
+        """
+        if not self.queue_sort_plugins:
+            return None
+        return getattr(self.queue_sort_plugins[0], "sort_key", None)
+
     # ------------------------------------------------------------ PreEnqueue
     def run_pre_enqueue_plugins(self, pod: "PodInfo") -> Status:
         """Run PreEnqueue plugins until one does not succeed (the queue's ``runPreEnqueuePlugins``).

@@ -71,6 +71,20 @@ class PrioritySort:
         p2, t2 = _priority_and_timestamp(b)
         return p1 > p2 or (p1 == p2 and t1 < t2)
 
+    def sort_key(self, q: Any) -> tuple[int, float]:
+        """``(-priority, timestamp)``: ``less(a, b)`` exactly when ``sort_key(a) < sort_key(b)`` (kubenotes only).
+
+        Examples
+        --------
+        >>> from kubenotes.scheduler.framework.node_info import PodInfo
+        >>> from kubenotes.scheduler.testing import make_pod
+        >>> a, b = PodInfo(make_pod("a", priority=5)), PodInfo(make_pod("b", priority=1))
+        >>> PrioritySort().sort_key(a) < PrioritySort().sort_key(b), PrioritySort().less(a, b)
+        (True, True)
+        """
+        p, t = _priority_and_timestamp(q)
+        return -p, t
+
 
 def new(args: dict | None, handle: Any) -> PrioritySort:
     """Build PrioritySort; it takes no args.
