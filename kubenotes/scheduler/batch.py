@@ -68,6 +68,7 @@ import operator
 import random
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable
 
+import msgspec
 import numpy as np
 
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
@@ -87,9 +88,12 @@ __all__ = [
     "score_nodes_batch",
     "select_host_index",
     "default_normalize_score_batch",
+    "pod_spec_key",
 ]
 
 _I64 = np.int64
+_NO_ROWS = np.zeros(0, dtype=_I64)
+_NO_ROWS.flags.writeable = False
 _BATCH_HOOK = operator.attrgetter("batch_hook")
 
 
@@ -115,9 +119,15 @@ class SnapshotArrays:
     num_pods, num_used_ports, num_pods_with_affinity, num_pods_with_required_anti_affinity : numpy.ndarray
         Lengths of ``pods``, ``used_ports``, ``pods_with_affinity`` and
         ``pods_with_required_anti_affinity``.
+    total_pods : int
+        The sum of :attr:`num_pods`.
     pod_generation : numpy.ndarray
         Bumped on every pod added to or removed from the node, so per-node
         pod counts kept by plugins know which rows to redo.
+    changes : int
+        How many node refreshes so far; :meth:`rows_changed_since` tells
+        which nodes changed after a given count (usually one: the node the
+        last pod was placed on), without comparing every node's generation.
 
     Notes
     -----
@@ -156,17 +166,48 @@ class SnapshotArrays:
         for f in self._ROW_FIELDS:
             setattr(self, f, np.zeros(n, dtype=_I64))
         self.pod_generation = np.zeros(n, dtype=_I64)
+        self.total_pods = 0
         self._scalars: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._label_values: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
         self._classes: dict[Hashable, tuple[np.ndarray, list[int]]] = {}
+        self._class_tables: dict[Hashable, np.ndarray] = {}
+        self._class_masks: dict[Hashable, np.ndarray] = {}
         self.arange = np.arange(n, dtype=_I64)
         self._indices_memo: tuple[list["NodeInfo"], int, np.ndarray] | None = None
         #: ``ge_nominated_positions``' per-priority node flags, for one nominator version.
         self.nominated_flags: dict[Any, Any] = {}
-        self._row_memos: dict[Hashable, list[np.ndarray]] = {}
+        self._row_memos: dict[Hashable, list[Any]] = {}
+        self._change_log: list[int] = []  # node index per refresh, oldest first
+        self._change_base = 0             # refreshes dropped from the front of the log
         for i, ni in enumerate(node_infos):
             self.refresh(i)
             ni.batch_hook = (self, i)
+
+    @property
+    def changes(self) -> int:
+        """Node refreshes so far (a position for :meth:`rows_changed_since`)."""
+        return self._change_base + len(self._change_log)
+
+    #: The change log keeps at least this many refreshes, and at least four per node.
+    MIN_CHANGE_LOG = 4096
+
+    def rows_changed_since(self, changes: int | None) -> np.ndarray | None:
+        """Sorted indices (int64) of the nodes refreshed after :attr:`changes` was ``changes``.
+
+        None when ``changes`` is None or older than the log still reaches:
+        the caller then treats every node as changed.
+        """
+        if changes is None:
+            return None
+        start = changes - self._change_base
+        if start < 0:
+            return None
+        log = self._change_log
+        if start >= len(log):
+            return _NO_ROWS
+        if start == len(log) - 1:
+            return np.array(log[start:], dtype=_I64)
+        return np.unique(np.array(log[start:], dtype=_I64))
 
     def __len__(self) -> int:
         return len(self.node_infos)
@@ -220,16 +261,15 @@ class SnapshotArrays:
         """
         memos = self._row_memos
         got = memos.pop(key, None)
-        gen = self.pod_generation
-        if got is None:
-            if len(memos) >= self.MAX_ROW_MEMOS:
+        stale = self.rows_changed_since(got[1] if got is not None else None)
+        if stale is None:
+            if got is None and len(memos) >= self.MAX_ROW_MEMOS:
                 del memos[next(iter(memos))]
-            got = [compute(self.arange), gen.copy()]
+            got = [compute(self.arange), self.changes]
         else:
-            stale = np.flatnonzero(got[1] != gen)
             if len(stale):
                 got[0][stale] = compute(stale)
-                got[1][stale] = gen[stale]
+            got[1] = self.changes
         memos[key] = got  # most recently used last
         return got[0]
 
@@ -238,13 +278,21 @@ class SnapshotArrays:
         """Copy node ``i``'s totals from its NodeInfo (called by ``NodeInfo`` on every change)."""
         ni = self.node_infos[i]
         self.pod_generation[i] += 1
+        log = self._change_log
+        log.append(i)
+        if len(log) > 2 * max(self.MIN_CHANGE_LOG, 4 * len(self.node_infos)):
+            half = len(log) // 2
+            del log[:half]
+            self._change_base += half
         req, nz = ni.requested, ni.non_zero_requested
         self.requested_milli_cpu[i] = req.milli_cpu
         self.requested_memory_bytes[i] = req.memory_bytes
         self.requested_ephemeral_storage_bytes[i] = req.ephemeral_storage_bytes
         self.non_zero_milli_cpu[i] = nz.milli_cpu
         self.non_zero_memory_bytes[i] = nz.memory_bytes
-        self.num_pods[i] = len(ni.pods)
+        num_pods = len(ni.pods)
+        self.total_pods += num_pods - int(self.num_pods[i])
+        self.num_pods[i] = num_pods
         self.num_used_ports[i] = len(ni.used_ports)
         self.num_pods_with_affinity[i] = len(ni.pods_with_affinity)
         self.num_pods_with_required_anti_affinity[i] = len(ni.pods_with_required_anti_affinity)
@@ -321,37 +369,122 @@ class SnapshotArrays:
             out[k] = fn(infos[reps[k]])
         return out, c
 
-    def filter_by_class(self, classes: tuple[np.ndarray, list[int]], idx: np.ndarray,
-                        filter_fn: Callable[["NodeInfo"], Status | None]) -> np.ndarray | None:
-        """Pass mask over ``idx`` from a Filter that depends only on the class; None on an Error status."""
+    #: How many :meth:`filter_by_class` / :meth:`score_by_class` tables are kept per ``memo_key``.
+    MAX_CLASS_TABLES = 1024
+
+    def _class_table(self, classes: tuple[np.ndarray, list[int]], idx: np.ndarray, fn: Callable[["NodeInfo"], Any],
+                     memo_key: Hashable | None, to_table: Callable[[list[Any]], np.ndarray | None]
+                     ) -> tuple[np.ndarray | None, np.ndarray]:
+        """One value per class (``to_table`` of ``fn``'s results) and the class of each ``idx`` entry.
+
+        With ``memo_key`` every class is evaluated once and the table kept
+        under that key (node objects never change); without it only the
+        classes present in ``idx`` are.
+        """
         cls, reps = classes
-        if len(reps) == 1:  # one kind of node (no taints, say): one verdict for all
+        if memo_key is None:
+            results, c = self.eval_by_class(classes, idx, fn)
+            return to_table(results), c
+        table = self._class_tables.get(memo_key)
+        if table is None:
+            infos = self.node_infos
+            table = to_table([fn(infos[r]) for r in reps])
+            if table is not None:
+                if len(self._class_tables) >= self.MAX_CLASS_TABLES:
+                    self._class_tables.clear()
+                self._class_tables[memo_key] = table
+        return table, cls[idx]
+
+    def filter_by_class(self, classes: tuple[np.ndarray, list[int]], idx: np.ndarray,
+                        filter_fn: Callable[["NodeInfo"], Status | None], memo_key: Hashable | None = None
+                        ) -> np.ndarray | None:
+        """Pass mask over ``idx`` from a Filter that depends only on the class; None on an Error status.
+
+        ``memo_key``, when given, names everything ``filter_fn`` reads besides
+        the node object (the plugin, the classes, the pod's fields it reads),
+        so the verdict per class is kept between cycles.
+        """
+        cls, reps = classes
+        if len(reps) == 1 and memo_key is None:  # one kind of node (no taints, say): one verdict for all
             s = filter_fn(self.node_infos[reps[0]])
             if s is None or s.code == Code.SUCCESS:
                 return np.ones(len(idx), dtype=bool)
             return np.zeros(len(idx), dtype=bool) if s.is_rejected() else None
-        results, c = self.eval_by_class(classes, idx, filter_fn)
-        table = np.zeros(len(results), dtype=bool)
-        for k, s in enumerate(results):
-            if s is None or s.code == Code.SUCCESS:
-                table[k] = True
-            elif not s.is_rejected():
-                return None
-        return table[c]
+        table, c = self._class_table(classes, idx, filter_fn, memo_key, _pass_table)
+        return None if table is None else table[c]
 
     def score_by_class(self, classes: tuple[np.ndarray, list[int]], idx: np.ndarray,
-                       score_fn: Callable[["NodeInfo"], tuple[int, Status | None]]) -> np.ndarray | None:
-        """Scores over ``idx`` from a Score that depends only on the class; None on a failed status."""
-        results, c = self.eval_by_class(classes, idx, score_fn)
-        table = np.zeros(len(results), dtype=_I64)
-        for k, r in enumerate(results):
-            if r is None:
-                continue
-            sc, s = r
-            if s is not None and s.code != Code.SUCCESS:
-                return None
-            table[k] = int(sc)
-        return table[c]
+                       score_fn: Callable[["NodeInfo"], tuple[int, Status | None]], memo_key: Hashable | None = None
+                       ) -> np.ndarray | None:
+        """Scores over ``idx`` from a Score that depends only on the class; None on a failed status.
+
+        ``memo_key`` as for :meth:`filter_by_class`.
+        """
+        table, c = self._class_table(classes, idx, score_fn, memo_key, _score_table)
+        return None if table is None else table[c]
+
+    def mask_by_class(self, classes: tuple[np.ndarray, list[int]], fn: Callable[["NodeInfo"], Any],
+                      memo_key: Hashable | None = None) -> np.ndarray:
+        """``bool(fn(node))`` for every snapshot node, evaluated once per class.
+
+        With ``memo_key`` (as for :meth:`filter_by_class`) the mask is kept
+        and returned read-only.
+        """
+        if memo_key is not None:
+            got = self._class_masks.get(memo_key)
+            if got is not None:
+                return got
+        cls, reps = classes
+        infos = self.node_infos
+        mask = np.array([bool(fn(infos[r])) for r in reps], dtype=bool)[cls]
+        if memo_key is not None:
+            mask.flags.writeable = False
+            if len(self._class_masks) >= self.MAX_CLASS_TABLES:
+                self._class_masks.clear()
+            self._class_masks[memo_key] = mask
+        return mask
+
+
+def _pass_table(results: list[Status | None]) -> np.ndarray | None:
+    """Filter statuses per class -> pass flags (a class not evaluated passes); None on an Error."""
+    table = np.zeros(len(results), dtype=bool)
+    for k, s in enumerate(results):
+        if s is None or s.code == Code.SUCCESS:
+            table[k] = True
+        elif not s.is_rejected():
+            return None
+    return table
+
+
+def _score_table(results: list[tuple[int, Status | None] | None]) -> np.ndarray | None:
+    """``(score, status)`` per class -> scores (0 for a class not evaluated); None on a failed status."""
+    table = np.zeros(len(results), dtype=_I64)
+    for k, r in enumerate(results):
+        if r is None:
+            continue
+        sc, s = r
+        if s is not None and s.code != Code.SUCCESS:
+            return None
+        table[k] = int(sc)
+    return table
+
+
+def pod_spec_key(pod: "PodInfo", fields: Iterable[str]) -> bytes:
+    """The values of the ``spec`` fields ``fields`` of ``pod``, encoded: equal for pods equal in them.
+
+    For memo keys of plugins that read only these fields of the pod (their
+    ``filter_reads_pod_spec``).
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import PodInfo
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> a, b = PodInfo(make_pod("a", nodeSelector={"disk": "ssd"})), PodInfo(make_pod("b", nodeSelector={"disk": "ssd"}))
+    >>> pod_spec_key(a, ["nodeSelector"]) == pod_spec_key(b, ["nodeSelector"]), pod_spec_key(a, ["nodeSelector"])
+    (True, b'[{"disk":"ssd"}]')
+    """
+    spec = pod.pod.spec
+    return msgspec.json.encode([getattr(spec, f) for f in fields])
 
 
 class PodMemo:

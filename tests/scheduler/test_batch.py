@@ -567,3 +567,42 @@ def test_per_node_memo_recomputes_only_nodes_whose_pods_changed():
     assert arr.per_node_memo("k", compute).tolist() == [0, 0, 600, 0] and asked[-1] == [2]
     assert arr.per_node_memo("k", compute).tolist() == [0, 0, 600, 0] and len(asked) == 2   # nothing changed
     assert arr.per_node_memo("other", compute).tolist() == [0, 0, 600, 0] and asked[-1] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_change_log_names_the_nodes_changed_and_gives_up_once_trimmed(seed, monkeypatch):
+    """rows_changed_since and the memos built on it agree with a full recount, across a trimmed log."""
+    monkeypatch.setattr(SnapshotArrays, "MIN_CHANGE_LOG", 8)
+    rng = random.Random(seed)
+    snap = new_snapshot([make_node(f"n{i}", allocatable={"cpu": "8", "memory": "16Gi", "pods": "110"})
+                         for i in range(5)], [])
+    arr = snap.arrays()
+    from kubenotes.scheduler.plugins.noderesources.least_allocated import least_resource_scorer
+    from kubenotes.scheduler.plugins.noderesources.resource_allocation import (
+        DEFAULT_RESOURCES,
+        ResourceAllocationScorer,
+    )
+
+    scorer = ResourceAllocationScorer("NodeResourcesFit", least_resource_scorer(DEFAULT_RESOURCES), DEFAULT_RESOURCES)
+    placed: list[tuple[PodInfo, str]] = []
+    mark = arr.changes
+    changed: set[int] = set()
+    for step in range(60):
+        if placed and rng.random() < 0.3:
+            pi, node = placed.pop(rng.randrange(len(placed)))
+            snap.remove_pod(pi, node)
+        else:
+            node = f"n{rng.randrange(5)}"
+            pi = PodInfo(make_pod(f"p{step}", requests={"cpu": f"{rng.randint(1, 900)}m"}, node_name=node))
+            snap.add_pod(pi, node)
+            placed.append((pi, node))
+        changed.add(arr.index[node])
+        if rng.random() < 0.4:
+            rows = arr.rows_changed_since(mark)
+            assert rows is None or rows.tolist() == sorted(changed)
+            if rows is None:
+                assert arr.changes - mark > 2 * 8  # only a log trimmed past the mark gives up
+            mark, changed = arr.changes, set()
+        got = scorer.score_batch(arr, arr.arange, [250, 0])
+        assert got.tolist() == [scorer.score(None, ni, [250, 0])[0] for ni in snap.list()]
+    assert arr.rows_changed_since(None) is None

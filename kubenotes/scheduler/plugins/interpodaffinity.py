@@ -605,6 +605,7 @@ class _PodIndex:
         self.arrays = arrays
         n = len(arrays)
         self.seen = np.full(n, -1, dtype=np.int64)
+        self._changes_seen: int | None = None  # SnapshotArrays.changes at the last sync
         self.node_classes: list[dict[int, int]] = [{} for _ in range(n)]
         self.node_entries: list[dict[int, int]] = [{} for _ in range(n)]
         self.class_ids: dict[tuple[str, frozenset], int] = {}
@@ -623,13 +624,17 @@ class _PodIndex:
         """Recount the nodes whose pods changed since the last call."""
         import numpy as np
 
-        gen = self.arrays.pod_generation
-        stale = np.flatnonzero(self.seen != gen)
+        arrays = self.arrays
+        gen = arrays.pod_generation
+        stale = arrays.rows_changed_since(self._changes_seen)
+        if stale is None:
+            stale = np.flatnonzero(self.seen != gen)
+        self._changes_seen = arrays.changes
         if len(stale):
             for i in stale.tolist():
                 self._recount(i)
             self.seen[stale] = gen[stale]
-            self._pod_class.trim(int(self.arrays.num_pods.sum()))  # forget pods that left
+            self._pod_class.trim(self.arrays.total_pods)  # forget pods that left
 
     def _class(self, p: "PodInfo") -> int:
         known = self._pod_class.get(p)

@@ -390,25 +390,36 @@ class NodeAffinity:
 
     # Batch forms (see kubenotes.scheduler.batch): only the node labels the pod names matter.
     def _classes(self, pod: "PodInfo", arrays: Any) -> Any:
+        """The node classes for ``pod`` (by the label values it names) and the key its verdicts are kept under."""
         if self.added_node_selector is not None or self.added_pref_sched_terms is not None:
-            return None
+            return None, None
+        from kubenotes.scheduler.batch import pod_spec_key
+
         keys, by_name = _referenced_node_keys(pod.pod.spec)
-        return arrays.classes((NAME, keys, by_name), lambda ni: (
+        classes = arrays.classes((NAME, keys, by_name), lambda ni: (
             tuple(ni.labels.get(k) for k in keys), ni.name if by_name else ""))
+        return classes, (keys, by_name, pod_spec_key(pod, self.filter_reads_pod_spec))
 
     def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx``, once per combination of the label values the pod names."""
-        classes = self._classes(pod, arrays)
+        """:meth:`filter` over the nodes ``idx``, once per combination of the label values the pod names.
+
+        Verdicts are kept per node selector and affinity (all Filter reads of the pod).
+        """
+        classes, key = self._classes(pod, arrays)
         if classes is None:
             return None
-        return arrays.filter_by_class(classes, idx, lambda ni: self.filter(state, pod, ni))
+        return arrays.filter_by_class(classes, idx, lambda ni: self.filter(state, pod, ni), (NAME, "Filter", key))
 
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx``, once per combination of the label values the pod names."""
-        classes = self._classes(pod, arrays)
+        """:meth:`score` over the nodes ``idx``, once per combination of the label values the pod names.
+
+        Scores are kept per node selector and affinity: PreScore's preferred
+        terms come from the pod's affinity alone.
+        """
+        classes, key = self._classes(pod, arrays)
         if classes is None:
             return None
-        return arrays.score_by_class(classes, idx, lambda ni: self.score(state, pod, ni))
+        return arrays.score_by_class(classes, idx, lambda ni: self.score(state, pod, ni), (NAME, "Score", key))
 
     def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
         """:meth:`normalize_score` over an int64 array."""

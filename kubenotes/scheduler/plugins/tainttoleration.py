@@ -196,12 +196,22 @@ class TaintToleration:
 
     # Batch forms (see kubenotes.scheduler.batch): the node's taints are all that matters.
     def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx``, once per distinct taint list."""
-        return arrays.filter_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.filter(state, pod, ni))
+        """:meth:`filter` over the nodes ``idx``, once per distinct taint list and kept per tolerations."""
+        from kubenotes.scheduler.batch import pod_spec_key
+
+        return arrays.filter_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.filter(state, pod, ni),
+                                      (NAME, "Filter", pod_spec_key(pod, self.filter_reads_pod_spec)))
 
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx``, once per distinct taint list."""
-        return arrays.score_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.score(state, pod, ni))
+        """:meth:`score` over the nodes ``idx``, once per distinct taint list and kept per tolerations.
+
+        The score reads PreScore's PreferNoSchedule tolerations, which come
+        from the pod's tolerations alone.
+        """
+        from kubenotes.scheduler.batch import pod_spec_key
+
+        return arrays.score_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.score(state, pod, ni),
+                                     (NAME, "Score", pod_spec_key(pod, self.filter_reads_pod_spec)))
 
     def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
         """:meth:`normalize_score` over an int64 array."""

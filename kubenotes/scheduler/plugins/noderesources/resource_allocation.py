@@ -103,6 +103,9 @@ def resource_specs_from_config(raw: Any, path: str) -> list[ResourceSpec]:
 # How calculate_resource_allocatable_request reads one resource, decided once per scorer.
 _CPU, _MEMORY, _EPHEMERAL, _SCALAR, _IGNORED = range(5)
 
+#: Up to this many nodes to rescore, ``score_batch`` calls :meth:`ResourceAllocationScorer.score` per node.
+_FEW_ROWS = 4
+
 
 def _kind(name: str) -> int:
     if name == CPU:
@@ -288,7 +291,7 @@ class ResourceAllocationScorer:
         totals and the pod's requests, so the scores of every node are kept
         per request (``SnapshotArrays.per_node_memo``): the pods of one
         workload, scheduled one after another, rescore only the nodes that
-        changed.
+        changed (a few of them with :meth:`score` itself).
 
         Returns
         -------
@@ -300,9 +303,18 @@ class ResourceAllocationScorer:
         memo = getattr(arrays, "per_node_memo", None)
         if memo is None:
             return self._score_rows_of(arrays, idx, pod_requests)
+        import numpy as np
+
         reqs = tuple(pod_requests)
-        return memo(("ResourceAllocationScorer", self, reqs),
-                    lambda rows: self._score_rows_of(arrays, rows, reqs))[idx]
+        infos = arrays.node_infos
+
+        def compute(rows: Any) -> Any:
+            if len(rows) > _FEW_ROWS:
+                return self._score_rows_of(arrays, rows, reqs)
+            # The node the last pod went to, usually: the per-node score, on Python integers.
+            return np.array([self.score(None, infos[i], reqs)[0] for i in rows.tolist()], dtype=np.int64)
+
+        return memo(("ResourceAllocationScorer", self, reqs), compute)[idx]
 
     def _score_rows_of(self, arrays: Any, idx: Any, pod_requests: Sequence[int]) -> Any:
         """The scores of the nodes ``idx``, computed (see :meth:`score_batch`)."""

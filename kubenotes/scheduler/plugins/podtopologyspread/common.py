@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from kubenotes.scheduler.batch import PodMemo
+from kubenotes.scheduler.batch import PodMemo, pod_spec_key
 
 __all__ = [
     "LABEL_HOSTNAME",
@@ -616,6 +616,7 @@ class MatchingPodCounts:
         self._arrays_ref = weakref.ref(arrays)
         n = len(arrays)
         self._seen = np.full(n, -1, dtype=np.int64)
+        self._changes_seen: int | None = None  # SnapshotArrays.changes at the last _sync
         self._node_classes: list[dict[int, int]] = [{} for _ in range(n)]
         self._counted: list[tuple[int, int]] = [(0, -1)] * n  # node -> (pods counted, NodeInfo.generation then)
         self._class_ids: dict[tuple[Any, ...], int] = {}
@@ -665,8 +666,12 @@ class MatchingPodCounts:
 
     def _sync(self) -> None:
         """Log the class changes of every node whose pods changed since the last call."""
-        gen = self.arrays.pod_generation
-        stale = np.flatnonzero(self._seen != gen)
+        arrays = self.arrays
+        gen = arrays.pod_generation
+        stale = arrays.rows_changed_since(self._changes_seen)
+        if stale is None:
+            stale = np.flatnonzero(self._seen != gen)
+        self._changes_seen = arrays.changes
         if not len(stale):
             return
         if self._log_len > 4 * self._live + self.LOG_SLACK_ROWS:
@@ -715,7 +720,7 @@ class MatchingPodCounts:
         self._seen[stale] = gen[stale]
         if rows:
             self._append(rows)
-        self._pod_class.trim(int(self.arrays.num_pods.sum()))  # forget pods that left
+        self._pod_class.trim(self.arrays.total_pods)  # forget pods that left
 
     def _compact(self) -> None:
         """Rebuild the log from the nodes' classes; tables already up to date stay, the others go."""
@@ -882,5 +887,9 @@ def node_inclusion_mask(arrays: Any, pod_info: Any, constraint: TopologySpreadCo
             return False
         return True
 
-    results, cls = arrays.eval_by_class(classes, arrays.arange, included)
-    return np.array([bool(r) for r in results], dtype=bool)[cls] if len(results) else np.zeros(0, dtype=bool)
+    memo_key = None
+    if required.added_node_selector is None:  # otherwise the verdicts also read the profile's added affinity
+        fields = (("nodeSelector", "affinity") if honor_affinity else ()) + (("tolerations",) if honor_taints else ())
+        memo_key = ("PodTopologySpread/inclusion", keys, by_name, honor_affinity, honor_taints,
+                    pod_spec_key(pod_info, fields))
+    return arrays.mask_by_class(classes, included, memo_key)

@@ -245,7 +245,7 @@ def pre_score_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstr
             required = required_node_affinity(pod)
         eligible = node_inclusion_mask(arrays, pod, c, required)
         if has_all is not None:
-            eligible &= has_all
+            eligible = eligible & has_all
         per_node = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)
         sel = eligible & (per_node > 0)
         if not sel.any():
