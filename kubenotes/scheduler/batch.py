@@ -169,6 +169,7 @@ class SnapshotArrays:
         self.total_pods = 0
         self._scalars: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._label_values: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
+        self._label_everywhere: dict[str, bool] = {}
         self._classes: dict[Hashable, tuple[np.ndarray, list[int]]] = {}
         self._class_tables: dict[Hashable, np.ndarray] = {}
         self._class_masks: dict[Hashable, np.ndarray] = {}
@@ -322,6 +323,13 @@ class SnapshotArrays:
             ids = np.array([vocab.setdefault(ni.labels[key], len(vocab)) if key in ni.labels else -1
                             for ni in self.node_infos], dtype=_I64)
             got = self._label_values[key] = (ids, vocab)
+        return got
+
+    def label_on_every_node(self, key: str) -> bool:
+        """Whether every node has label ``key`` (:meth:`label_values` has no -1)."""
+        got = self._label_everywhere.get(key)
+        if got is None:
+            got = self._label_everywhere[key] = bool((self.label_values(key)[0] >= 0).all())
         return got
 
     def classes(self, name: Hashable, key_of: Callable[["NodeInfo"], Hashable]) -> tuple[np.ndarray, list[int]]:

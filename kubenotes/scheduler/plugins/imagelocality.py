@@ -170,8 +170,15 @@ class ImageLocality:
         return None
 
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`), once per distinct image set."""
-        return arrays.score_by_class(arrays.classes(NAME, _image_key), idx, lambda ni: self.score(state, pod, ni))
+        """:meth:`score` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`), once per distinct image set.
+
+        The scores are kept per list of the pod's container images (all
+        :meth:`score` reads of the pod) and number of nodes.
+        """
+        spec = pod.pod.spec
+        images = tuple(c.image for c in (spec.initContainers or ())) + tuple(c.image for c in (spec.containers or ()))
+        return arrays.score_by_class(arrays.classes(NAME, _image_key), idx, lambda ni: self.score(state, pod, ni),
+                                     (NAME, "Score", images, self.handle.snapshot.num_nodes()))
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> ImageLocality:

@@ -383,7 +383,6 @@ class ScoringMixin:
         total = np.zeros(len(idx), dtype=np.float64)
         for i, c in enumerate(s.constraints):
             ids_all, vocab = arrays.label_values(c.topology_key)
-            ids = ids_all[idx]
             if c.topology_key == LABEL_HOSTNAME:
                 count = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)[idx]
             else:
@@ -392,11 +391,14 @@ class ScoringMixin:
                     j = vocab.get(value)
                     if j is not None:
                         lut[j + 1] = n
-                count = lut[ids + 1]
+                count = lut[ids_all[idx] + 1]
             # float64 as in score(): count * weight + (maxSkew - 1), skipped without the key.
             part = count * s.topology_normalizing_weight[i] + (c.max_skew - 1)
-            total += np.where(ids >= 0, part, 0.0)
-        out = np.where(total >= 0, np.floor(total + 0.5), -np.floor(-total + 0.5)).astype(np.int64)
+            total += part if arrays.label_on_every_node(c.topology_key) else np.where(ids_all[idx] >= 0, part, 0.0)
+        if all(c.max_skew >= 1 for c in s.constraints):  # every part is >= 0: Go's Round is floor(x + 0.5)
+            out = np.floor(total + 0.5).astype(np.int64)
+        else:
+            out = np.where(total >= 0, np.floor(total + 0.5), -np.floor(-total + 0.5)).astype(np.int64)
         s.batch_ignored = None
         if s.ignored_nodes:
             infos, ignored = arrays.node_infos, s.ignored_nodes
