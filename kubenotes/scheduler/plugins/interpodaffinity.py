@@ -37,6 +37,8 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-p
 
 from __future__ import annotations
 
+import bisect
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -571,7 +573,7 @@ def _positive_lut(arrays: Any, counts: Mapping[tuple[str, str], int], key: str) 
 # labels: all replicas of a ReplicaSet are one class) and the existing pods'
 # affinity terms into *entries* (kind, term, weight), keeps per class and per
 # entry how many pods of each node have it, and recounts only the nodes whose
-# pods changed since the last pod (``SnapshotArrays.pod_generation``). A term
+# pods changed since the last pod (``SnapshotArrays.rows_changed_since``). A term
 # is then matched once per class, not once per pod, and the counters are
 # summed over the nodes that hold matching pods.
 
@@ -583,13 +585,27 @@ def _term_key(t: AffinityTerm) -> tuple[Any, ...]:
     return (t.namespaces, t.selector, t.namespace_selector)
 
 
+def _entry_buckets(t: AffinityTerm) -> list[tuple[Any, Any]]:
+    """Where :meth:`_PodIndex.entries_matching` files a term: ``(namespace, (label, value))`` pairs.
+
+    A pod can match the term only if its namespace is one of the term's
+    (``None``: the namespace selector may admit any) and, when the selector
+    requires one of a few values of a label (``LabelSelector.required_values``),
+    it carries one of them (``None``: no such label).
+    """
+    spaces: list[Any] = [None] if not t.namespace_selector.is_nothing() else sorted(t.namespaces)
+    required = t.selector.required_values()
+    pairs: list[Any] = [None] if required is None else [(required[0], v) for v in required[1]]
+    return [(ns, kv) for ns in spaces for kv in pairs]
+
+
 class _PodIndex:
     """Per-node counts of label classes and of existing pods' affinity terms, kept in step with a snapshot.
 
     Parameters
     ----------
     arrays : SnapshotArrays
-        The snapshot's arrays; their ``pod_generation`` says which nodes to recount.
+        The snapshot's arrays; they say which nodes to recount (``rows_changed_since``).
 
     Notes
     -----
@@ -616,6 +632,7 @@ class _PodIndex:
         self.entry_nodes: list[dict[int, int]] = []    # entry -> node index -> pods
         self._term_classes: dict[tuple[Any, ...], list[Any]] = {}   # term -> [classes checked, matching]
         self._pod_entries: dict[tuple[Any, ...], list[Any]] = {}    # incoming class -> [entries checked, matching]
+        self._entries_in: dict[tuple[Any, Any], list[int]] = {}     # _entry_buckets -> entry ids, ascending
         self._pod_class = PodMemo()                                 # PodInfo -> its class
         self._counted: list[tuple[int, int]] = [(0, -1)] * n       # node -> (pods counted, NodeInfo.generation then)
 
@@ -656,6 +673,8 @@ class _PodIndex:
             e = self.entry_ids[k] = len(self.entries)
             self.entries.append((kind, t, weight))
             self.entry_nodes.append({})
+            for bucket in _entry_buckets(t):
+                self._entries_in.setdefault(bucket, []).append(e)
         return e
 
     def _recount(self, i: int) -> None:
@@ -714,8 +733,19 @@ class _PodIndex:
         if got is None:
             got = self._pod_entries[k] = [0, []]
         entries = self.entries
-        if got[0] < len(entries):
-            got[1].extend(e for e in range(got[0], len(entries)) if entries[e][1].matches(pod, ns_labels))
+        start = got[0]
+        if start < len(entries):
+            # Only the entries filed under the pod's namespace or any namespace, and under one of its labels or
+            # none (_entry_buckets), can match it.
+            candidates: set[int] = set()
+            buckets = self._entries_in
+            labels = list(pod.labels.items())
+            for ns in (pod.namespace, None):
+                for bucket in [(ns, None)] + [(ns, kv) for kv in labels]:
+                    ids = buckets.get(bucket)
+                    if ids:
+                        candidates.update(ids[bisect.bisect_left(ids, start):])
+            got[1].extend(e for e in sorted(candidates) if entries[e][1].matches(pod, ns_labels))
             got[0] = len(entries)
         return got[1]
 

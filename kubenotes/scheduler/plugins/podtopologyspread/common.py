@@ -552,7 +552,7 @@ class MatchingPodCounts:
     16 goroutines). What decides whether a pod matches a constraint's
     selector is its *class*: namespace, terminating or not, and labels. This
     index keeps, per snapshot node, how many pods of each class it holds and,
-    whenever a node's pods change (``SnapshotArrays.pod_generation``), logs
+    whenever a node's pods change (``SnapshotArrays.rows_changed_since``), logs
     the per-class differences as ``(node, class, delta)`` rows. A selector's
     table is brought up to date by adding the logged rows since its last use
     whose class matches it, in numpy; whether a class matches is evaluated
