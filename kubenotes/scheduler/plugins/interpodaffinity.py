@@ -586,7 +586,9 @@ def _term_key(t: AffinityTerm) -> tuple[Any, ...]:
 
 
 def _entry_buckets(t: AffinityTerm) -> list[tuple[Any, Any]]:
-    """Where :meth:`_PodIndex.entries_matching` files a term: ``(namespace, (label, value))`` pairs.
+    """Where :meth:`_PodIndex.entries_matching` files a term, and where :meth:`_PodIndex.classes_matching` looks.
+
+    ``(namespace, (label, value))`` pairs.
 
     A pod can match the term only if its namespace is one of the term's
     (``None``: the namespace selector may admit any) and, when the selector
@@ -633,6 +635,7 @@ class _PodIndex:
         self._term_classes: dict[tuple[Any, ...], list[Any]] = {}   # term -> [classes checked, matching]
         self._pod_entries: dict[tuple[Any, ...], list[Any]] = {}    # incoming class -> [entries checked, matching]
         self._entries_in: dict[tuple[Any, Any], list[int]] = {}     # _entry_buckets -> entry ids, ascending
+        self._classes_in: dict[tuple[Any, Any], list[int]] = {}     # (namespace or None, label or None) -> classes
         self._pod_class = PodMemo()                                 # PodInfo -> its class
         self._counted: list[tuple[int, int]] = [(0, -1)] * n       # node -> (pods counted, NodeInfo.generation then)
 
@@ -663,6 +666,10 @@ class _PodIndex:
             c = self.class_ids[k] = len(self.class_reps)
             self.class_reps.append(p)
             self.class_nodes.append({})
+            buckets = self._classes_in
+            for ns in (p.namespace, None):
+                for bucket in [(ns, None)] + [(ns, kv) for kv in p.labels.items()]:
+                    buckets.setdefault(bucket, []).append(c)
         self._pod_class.put(p, c)
         return c
 
@@ -721,8 +728,16 @@ class _PodIndex:
         if got is None:
             got = self._term_classes[k] = [0, []]
         reps = self.class_reps
-        if got[0] < len(reps):
-            got[1].extend(c for c in range(got[0], len(reps)) if t.matches(reps[c], None))
+        start = got[0]
+        if start < len(reps):
+            # Only the classes filed under one of the term's buckets (_entry_buckets) can match it.
+            candidates: set[int] = set()
+            buckets = self._classes_in
+            for bucket in _entry_buckets(t):
+                ids = buckets.get(bucket)
+                if ids:
+                    candidates.update(ids[bisect.bisect_left(ids, start):])
+            got[1].extend(c for c in sorted(candidates) if t.matches(reps[c], None))
             got[0] = len(reps)
         return got[1]
 
