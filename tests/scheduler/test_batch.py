@@ -353,6 +353,45 @@ def test_count_matching_pods_follows_adds_and_removes(seed):
     assert any(count_pods_match_selector_per_node(arr, s, "default").any() for s in selectors)
 
 
+@pytest.mark.parametrize("slack", [4096, -10**9])  # the log rebuilt never / whenever a node changed
+@pytest.mark.parametrize("seed", range(4))
+def test_domain_counts_follow_adds_removes_and_log_rebuilds(seed, slack, monkeypatch):
+    """Kept per-domain sums equal a fresh sum of the per-node counts over the eligible nodes, step after step."""
+    from kubenotes.scheduler.plugins.podtopologyspread.common import (
+        MatchingPodCounts,
+        count_pods_match_selector,
+        label_selector,
+    )
+
+    monkeypatch.setattr(MatchingPodCounts, "LOG_SLACK_ROWS", slack)
+    rng = random.Random(seed)
+    ns, pods, _objects = random_spread_cluster(rng, n_nodes=(20, 40), n_pods=(60, 100))
+    snap = new_snapshot(ns, [p for p in pods if p.spec.nodeName])
+    arr = snap.arrays()
+    index = MatchingPodCounts.of(arr)
+    selectors = [label_selector({"matchLabels": {"app": a}}) for a in "xyz"]
+    eligible = {"every": np.ones(len(arr), dtype=bool), "some": np.array([rng.random() < 0.6 for _ in snap.list()])}
+    pending = [PodInfo(p) for p in pods if not p.spec.nodeName]
+    for round_ in range(10):
+        for sel in selectors:
+            for key in ("topology.kubernetes.io/zone", "rack", "kubernetes.io/hostname"):
+                ids, vocab = arr.label_values(key)
+                for name, mask in eligible.items():
+                    want = np.zeros(len(vocab) + 1, dtype=np.int64)
+                    for i, ni in enumerate(snap.list()):
+                        if mask[i]:
+                            want[ids[i] + 1] += count_pods_match_selector(ni.pods, sel, "default")
+                    assert index.domain_counts("default", sel, key, mask, name).tolist() == want.tolist()
+                    assert index.domain_counts("default", sel, key, mask, None).tolist() == want.tolist()
+        for _ in range(rng.choice([1, 3, 12])):  # a few rows (one by one) or many (numpy) between looks
+            if pending and rng.random() < 0.7:
+                snap.add_pod(pending.pop(), rng.choice(snap.list()).name)
+            else:
+                ni = rng.choice(snap.list())
+                if ni.pods:
+                    snap.remove_pod(rng.choice(ni.pods), ni.name)
+
+
 def test_pre_score_counts_missing_and_empty_zone_in_one_domain():
     """System defaults keep nodes without a zone: their "" domain also holds a node labelled zone="" (kubenotes)."""
     from kubenotes.scheduler.plugins.podtopologyspread import scoring

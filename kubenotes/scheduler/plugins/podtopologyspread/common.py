@@ -25,7 +25,7 @@ import bisect
 
 import weakref
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Hashable, Iterable, Mapping
 
 import numpy as np
 
@@ -55,6 +55,7 @@ __all__ = [
     "selector_key",
     "count_pods_match_selector_per_node",
     "MatchingPodCounts",
+    "node_inclusion_key",
     "node_inclusion_mask",
 ]
 
@@ -627,6 +628,7 @@ class MatchingPodCounts:
         self._log_len = 0
         self._live = 0  # rows the log would have if rebuilt now
         self._tables: dict[tuple[Any, ...], list[Any]] = {}
+        self._domain_tables: dict[tuple[Any, ...], list[Any]] = {}  # see domain_counts
         self._max_tables = min(self.MAX_TABLES, max(256, self.TABLE_BUDGET_BYTES // (8 * max(n, 1))))
 
     def _class_of(self, p: Any) -> int:
@@ -733,10 +735,11 @@ class MatchingPodCounts:
         self._live = len(rows) // 3
         if rows:
             self._append(rows)
-        for key in [k for k, t in self._tables.items() if t[1] != old_len]:
-            del self._tables[key]
-        for t in self._tables.values():
-            t[1] = self._log_len
+        for tables in (self._tables, self._domain_tables):
+            for key in [k for k, t in tables.items() if t[1] != old_len]:
+                del tables[key]
+            for t in tables.values():
+                t[1] = self._log_len
 
     def table(self, namespace: str, selector: Any) -> tuple[Any, ...]:
         """A handle on the selector's table, up to date now, for :meth:`count_on`.
@@ -831,6 +834,64 @@ class MatchingPodCounts:
             table[1] = end
         return counts
 
+    #: How many :meth:`domain_counts` tables are kept (all dropped when full).
+    MAX_DOMAIN_TABLES = 4096
+
+    def domain_counts(self, namespace: str, selector: Any, topology_key: str, eligible: Any,
+                      eligible_key: Hashable | None) -> Any:
+        """Matching pods (as :meth:`counts`) summed per domain of ``topology_key`` over the ``eligible`` nodes.
+
+        Parameters
+        ----------
+        namespace, selector
+            As for :meth:`counts`.
+        topology_key : str
+            A node label key; domains are its value ids (``SnapshotArrays.label_values``).
+        eligible : numpy.ndarray
+            bool of shape (n,): the nodes counted.
+        eligible_key : hashable or None
+            Names ``eligible``: the sums are then kept under it and brought
+            up to date from the log, like the per-node tables; None: summed afresh.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 of shape (values + 1,): entry ``id + 1`` per value id, entry
+            0 for nodes without the label. Read-only for the caller.
+        """
+        counts = self.counts(namespace, selector)
+        ids, vocab = self.arrays.label_values(topology_key)
+        tkey = (namespace, selector_key(selector))
+        key = (tkey, topology_key, eligible_key)
+        got = self._domain_tables.get(key) if eligible_key is not None else None
+        end = self._log_len
+        if got is None:
+            sel = eligible & (counts > 0)
+            # Integer sums well below 2**53: float64 bincount is exact.
+            sums = np.bincount(ids[sel] + 1, weights=counts[sel], minlength=len(vocab) + 1).astype(np.int64)
+            if eligible_key is not None:
+                if len(self._domain_tables) >= self.MAX_DOMAIN_TABLES:
+                    self._domain_tables.clear()
+                self._domain_tables[key] = [sums, end]
+            return sums
+        sums, pos = got
+        if pos < end:
+            # The log rows counts() just added to the per-node table, on eligible nodes, by domain.
+            match = self._tables[tkey][2]
+            if end - pos <= 8:
+                log = self._log
+                for j in range(pos, end):
+                    node = log[0, j]
+                    if match[log[1, j]] and eligible[node]:
+                        sums[ids[node] + 1] += log[2, j]
+            else:
+                nodes, classes, deltas = self._log[:, pos:end]
+                hit = np.flatnonzero(match[classes] & eligible[nodes])
+                if len(hit):
+                    np.add.at(sums, ids[nodes[hit]] + 1, deltas[hit])
+            got[1] = end
+        return sums
+
 
 def _taints_key(node_info: Any) -> str:
     node = node_info.node
@@ -887,9 +948,21 @@ def node_inclusion_mask(arrays: Any, pod_info: Any, constraint: TopologySpreadCo
             return False
         return True
 
-    memo_key = None
-    if required.added_node_selector is None:  # otherwise the verdicts also read the profile's added affinity
-        fields = (("nodeSelector", "affinity") if honor_affinity else ()) + (("tolerations",) if honor_taints else ())
-        memo_key = ("PodTopologySpread/inclusion", keys, by_name, honor_affinity, honor_taints,
-                    pod_spec_key(pod_info, fields))
-    return arrays.mask_by_class(classes, included, memo_key)
+    return arrays.mask_by_class(classes, included, node_inclusion_key(pod_info, constraint, required))
+
+
+def node_inclusion_key(pod_info: Any, constraint: TopologySpreadConstraint, required: Any) -> Hashable | None:
+    """A key equal for pods and constraints with equal :func:`node_inclusion_mask` (None: no such key).
+
+    It names the policies and the pod's fields the predicate reads (its
+    node selector and affinity when the affinity policy is Honor, its
+    tolerations when the taints policy is); None when the profile adds a
+    node affinity of its own.
+    """
+    if required.added_node_selector is not None:
+        return None
+    honor_affinity = constraint.node_affinity_policy == NODE_INCLUSION_POLICY_HONOR and (
+        required.label_selector is not None or required.node_selector is not None)
+    honor_taints = constraint.node_taints_policy == NODE_INCLUSION_POLICY_HONOR
+    fields = (("nodeSelector", "affinity") if honor_affinity else ()) + (("tolerations",) if honor_taints else ())
+    return ("PodTopologySpread/inclusion", honor_affinity, honor_taints, pod_spec_key(pod_info, fields))

@@ -29,6 +29,7 @@ from kubenotes.scheduler.plugins.podtopologyspread.common import (
     TopologySpreadConstraint,
     count_pods_match_selector,
     count_pods_match_selector_per_node,
+    node_inclusion_key,
     node_inclusion_mask,
     node_labels_match_spread_constraints,
     required_node_affinity,
@@ -241,17 +242,19 @@ def pre_score_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstr
         counts = s.topology_value_to_pod_counts[i]
         if c.topology_key == LABEL_HOSTNAME or not counts:
             continue
+        if c.selector.is_empty():
+            continue  # matches no pod (countPodsMatchSelector)
         if required is None:
             required = required_node_affinity(pod)
         eligible = node_inclusion_mask(arrays, pod, c, required)
+        eligible_key = node_inclusion_key(pod, c, required)
         if has_all is not None:
             eligible = eligible & has_all
-        per_node = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)
-        sel = eligible & (per_node > 0)
-        if not sel.any():
-            continue
+            if eligible_key is not None:
+                eligible_key = (eligible_key, tuple(k.topology_key for k in constraints))
+        sums = MatchingPodCounts.of(arrays).domain_counts(pod.namespace, c.selector, c.topology_key, eligible,
+                                                          eligible_key)
         ids, vocab = label_ids[i]
-        sums = np.bincount(ids[sel] + 1, weights=per_node[sel], minlength=len(vocab) + 1).astype(np.int64)
         for value in counts:
             j = vocab.get(value)
             n = int(sums[j + 1]) if j is not None else 0
