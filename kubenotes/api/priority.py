@@ -26,7 +26,8 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterable
 
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.scheduling_v1 import PriorityClass

@@ -30,7 +30,8 @@ https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Iterable, Sequence
 
 from kubenotes.errors import FieldError
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kubenotes.cni.spec import CNIEnv, CNIError, PluginOutput, run_plugin
 

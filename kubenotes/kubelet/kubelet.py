@@ -118,8 +118,9 @@ import json
 import math
 import os
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generator, Mapping
+from typing import Any, Generator
 
 import simpy
 

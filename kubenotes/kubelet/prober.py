@@ -41,8 +41,9 @@ https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-pro
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import simpy
 

@@ -55,7 +55,8 @@ import html
 import io
 import math
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Iterable, Sequence
 
 import matplotlib.pyplot as plt
 import networkx as nx

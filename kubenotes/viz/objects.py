@@ -27,8 +27,9 @@ from __future__ import annotations
 import copy
 import html
 import re
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from lightkube.resources.core_v1 import Pod
 from matplotlib.axes import Axes

@@ -44,8 +44,9 @@ import io
 import os
 import time
 import weakref
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
 import networkx as nx
 import numpy as np

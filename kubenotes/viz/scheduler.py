@@ -28,8 +28,9 @@ from __future__ import annotations
 import copy
 import html
 import weakref
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
 import networkx as nx
 import numpy as np

@@ -26,8 +26,9 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#node-af
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kubenotes.api.selectors import (
     OBJECT_NAME_FIELD,

@@ -29,7 +29,8 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from kubenotes.api.taints import (
     TAINT_EFFECT_PREFER_NO_SCHEDULE,

@@ -26,8 +26,9 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/resource-bin-packing/
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resource, is_restartable_init_container
 from kubenotes.errors import ConfigError

@@ -16,8 +16,9 @@ KEP-1819 (requested-to-capacity-ratio bin packing)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE

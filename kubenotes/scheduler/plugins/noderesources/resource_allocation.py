@@ -14,8 +14,9 @@ kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/types_pluginargs.go (Res
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubenotes.errors import ConfigError

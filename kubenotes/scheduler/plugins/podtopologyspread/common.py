@@ -24,8 +24,9 @@ from __future__ import annotations
 import bisect
 
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, Mapping
+from typing import Any, Hashable, Iterable
 
 import numpy as np
 
