@@ -240,6 +240,8 @@ class SnapshotArrays:
 
     #: How many :meth:`per_node_memo` keys are kept (least recently used out).
     MAX_ROW_MEMOS = 256
+    #: Up to this many changed nodes, a :meth:`per_node_memo` ``compute`` may run its plugin's per-node code.
+    FEW_ROWS = 4
 
     def per_node_memo(self, key: Hashable, compute: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """``compute(rows)`` for every node, kept per ``key``; only nodes whose pods changed since are recomputed.

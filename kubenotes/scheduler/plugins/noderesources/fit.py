@@ -622,6 +622,27 @@ class Fit:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
+        memo = getattr(arrays, "per_node_memo", None)
+        if added is not None or memo is None:
+            return self._fits_rows(s, arrays, idx, added)
+        # Without nominated pods a node's verdict depends only on its totals and the pod's requests: kept for
+        # every node per request (SnapshotArrays.per_node_memo); the few nodes changed since, node by node.
+        import numpy as np
+
+        infos = arrays.node_infos
+        ignored, groups = self.ignored_resources, self.ignored_resource_groups
+
+        def compute(rows: Any) -> Any:
+            if len(rows) > arrays.FEW_ROWS:
+                return self._fits_rows(s, arrays, rows, None)
+            return np.array([not fits_request(s, infos[i], ignored, groups) for i in rows.tolist()], dtype=bool)
+
+        key = ("NodeResourcesFit.filter", self, s.milli_cpu, s.memory_bytes, s.ephemeral_storage_bytes,
+               tuple(sorted(s.scalar_resources.items())))
+        return memo(key, compute)[idx]
+
+    def _fits_rows(self, s: Any, arrays: Any, idx: Any, added: Any) -> Any:
+        """:meth:`filter_batch`'s verdicts computed over the nodes ``idx``."""
         n_pods = arrays.num_pods[idx] if added is None else arrays.num_pods[idx] + added.num_pods[idx]
         ok = n_pods + 1 <= arrays.allowed_pod_number[idx]
         for r, alloc, used, extra in self._batch_checks(s, arrays, added):

@@ -104,9 +104,6 @@ def resource_specs_from_config(raw: Any, path: str) -> list[ResourceSpec]:
 # How calculate_resource_allocatable_request reads one resource, decided once per scorer.
 _CPU, _MEMORY, _EPHEMERAL, _SCALAR, _IGNORED = range(5)
 
-#: Up to this many nodes to rescore, ``score_batch`` calls :meth:`ResourceAllocationScorer.score` per node.
-_FEW_ROWS = 4
-
 
 def _kind(name: str) -> int:
     if name == CPU:
@@ -310,7 +307,7 @@ class ResourceAllocationScorer:
         infos = arrays.node_infos
 
         def compute(rows: Any) -> Any:
-            if len(rows) > _FEW_ROWS:
+            if len(rows) > arrays.FEW_ROWS:
                 return self._score_rows_of(arrays, rows, reqs)
             # The node the last pod went to, usually: the per-node score, on Python integers.
             return np.array([self.score(None, infos[i], reqs)[0] for i in rows.tolist()], dtype=np.int64)
