@@ -459,52 +459,92 @@ def _check_selector(cname: str, value: Any, path: str) -> None:
 _SELECTOR_TYPES = frozenset({"LabelSelector", "NodeSelector"})
 
 
-_FIELDS_BY_NAME: dict[type, dict[str, Any]] = {}  # struct class -> its fields by JSON name
+_NOTHING, _RECURSE, _RESOURCES, _QUANTITY, _STRINGS = range(5)
+#: struct class -> (JSON name -> (what _walk does with the field, its resolved type), is ResourceRequirements,
+#: is a selector to check)
+_PLANS: dict[type, tuple[dict[str, tuple[int, Any]], bool, bool]] = {}
+
+
+def _walks_into(t: Any) -> bool:
+    """Whether :func:`_walk` can find anything to check in a value of (resolved) type ``t``."""
+    if isinstance(t, _mi.StructType):
+        return True
+    if isinstance(t, _mi.ListType):
+        return _walks_into(_struct_of(t.item_type))
+    if isinstance(t, _mi.DictType):
+        vt = _struct_of(t.value_type)
+        return isinstance(vt, (_mi.StructType, _mi.ListType)) and _walks_into(vt)
+    return False
+
+
+def _plan(t: Any) -> tuple[dict[str, tuple[int, Any]], bool, bool]:
+    """What :func:`_walk` does with each field of struct type ``t``, decided once per class."""
+    got = _PLANS.get(t.cls)
+    if got is None:
+        cname = t.cls.__name__
+        fields: dict[str, tuple[int, Any]] = {}
+        for f in t.fields:
+            k = (cname, f.encode_name)
+            if k in _RESOURCE_LISTS:
+                fields[f.encode_name] = (_RESOURCES, None)
+            elif k in _QUANTITIES:
+                fields[f.encode_name] = (_QUANTITY, None)
+            elif k in _STRING_MAPS:
+                fields[f.encode_name] = (_STRINGS, None)
+            else:
+                st = _struct_of(f.type)
+                fields[f.encode_name] = (_RECURSE, st) if _walks_into(st) else (_NOTHING, None)
+        got = _PLANS[t.cls] = (fields, cname == "ResourceRequirements",
+                               cname in _SELECTOR_TYPES and t.cls.__module__.startswith("lightkube.models."))
+    return got
 
 
 def _walk(t: Any, value: Any, path: str) -> None:
     """Strict decoding checks over raw ``value`` of type ``t`` (unknown fields, quantities, maps, selectors)."""
-    t = _struct_of(t)
+    _walk_resolved(_struct_of(t), value, path)
+
+
+def _walk_resolved(t: Any, value: Any, path: str) -> None:
     if value is None or t is None:
         return
     if isinstance(t, _mi.StructType):
         if not isinstance(value, dict):
             return
-        cname = t.cls.__name__
-        by_name = _FIELDS_BY_NAME.get(t.cls)
-        if by_name is None:
-            by_name = _FIELDS_BY_NAME[t.cls] = {f.encode_name: f for f in t.fields}
+        fields, resource_requirements, selector = _plan(t)
         for key, sub in value.items():
-            f = by_name.get(key)
+            got = fields.get(key)
+            if got is None:
+                raise FieldError("", f'unknown field "{_join(path, key)}"')
+            action, st = got
+            if action == _NOTHING:
+                continue
             sub_path = _join(path, key)
-            if f is None:
-                raise FieldError("", f'unknown field "{sub_path}"')
-            if (cname, key) in _RESOURCE_LISTS:
+            if action == _RECURSE:
+                _walk_resolved(st, sub, sub_path)
+            elif action == _RESOURCES:
                 if isinstance(sub, dict):
                     resource_list(sub, sub_path)
-                continue
-            if (cname, key) in _QUANTITIES:
+            elif action == _QUANTITY:
                 if sub is not None:
                     parse_quantity(sub, sub_path)
-                continue
-            if (cname, key) in _STRING_MAPS:
+            else:
                 _check_string_map(sub, sub_path)
-                continue
-            _walk(f.type, sub, sub_path)
-        if cname == "ResourceRequirements":
+        if resource_requirements:
             validate_resource_requirements(value.get("requests"), value.get("limits"), path)
-        if cname in _SELECTOR_TYPES and t.cls.__module__.startswith("lightkube.models."):
-            _check_selector(cname, value, path)
+        if selector:
+            _check_selector(t.cls.__name__, value, path)
         return
     if isinstance(t, _mi.ListType) and isinstance(value, list):
-        for i, item in enumerate(value):
-            _walk(t.item_type, item, f"{path}[{i}]")
+        it = _struct_of(t.item_type)
+        if _walks_into(it):
+            for i, item in enumerate(value):
+                _walk_resolved(it, item, f"{path}[{i}]")
         return
     if isinstance(t, _mi.DictType) and isinstance(value, dict):
         vt = _struct_of(t.value_type)
         if isinstance(vt, (_mi.StructType, _mi.ListType)):
             for k, item in value.items():
-                _walk(vt, item, _join(path, str(k)))
+                _walk_resolved(vt, item, _join(path, str(k)))
 
 
 def _generated_name(prefix: str, seed: str) -> str:

@@ -438,6 +438,10 @@ ERRORS = [
                  "spec: {containers: [], resources: {limits: {cpu: two}}}\n",
                  '<string> doc 1 Pod default/web: spec.resources.limits.cpu: invalid quantity "two"',
                  id="qty-pod-level"),
+    pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n"
+                 "spec: {containers: [], volumes: [{name: scratch, emptyDir: {sizeLimit: 1 Gi}}]}\n",
+                 '<string> doc 1 Pod default/web: spec.volumes[0].emptyDir.sizeLimit: invalid quantity "1 Gi"',
+                 id="qty-emptydir-size-limit"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {memory: 32G1}}\n",
                  '<string> doc 1 Node n1: status.capacity.memory: invalid quantity "32G1"', id="qty-node-capacity"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {nvidia.com/gpu: four}}\n",
