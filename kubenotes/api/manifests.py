@@ -834,14 +834,14 @@ def _apply_defaults(loaded: list[LoadedObject]) -> None:
 
 
 def _admit(loaded: list[LoadedObject]) -> None:
-    from kubenotes.api.priority import apply_priority_admission
+    from kubenotes.api.priority import apply_priority_admission, priority_classes_by_name
 
-    classes = [o.obj for o in loaded if o.kind == "PriorityClass"]
+    classes = priority_classes_by_name([o.obj for o in loaded if o.kind == "PriorityClass"])
     for o in loaded:
         if o.kind != "Pod":
             continue
         try:
-            apply_priority_admission(o.obj, classes)
+            apply_priority_admission(o.obj, classes, include_system_classes=False)
         except KubenotesError as e:
             raise ManifestError(o.source, o.doc, o.ref, str(e)) from None
 

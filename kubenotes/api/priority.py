@@ -49,6 +49,7 @@ __all__ = [
     "default_priority_class",
     "default_priority",
     "resolve_priority",
+    "priority_classes_by_name",
     "apply_priority_admission",
     "pod_priority",
 ]
@@ -118,7 +119,28 @@ def priority_class_preemption_policy(pc: Any) -> str:
     return _get(pc, "preemptionPolicy") or PREEMPT_LOWER_PRIORITY
 
 
+def priority_classes_by_name(priority_classes: Iterable[Any] | Mapping[str, Any] | None,
+                             include_system_classes: bool = True) -> dict[str, Any]:
+    """Name -> PriorityClass, as the functions below look classes up; build it once for many pods.
+
+    Parameters
+    ----------
+    priority_classes : iterable of PriorityClass (or dict), or mapping name -> PriorityClass
+    include_system_classes : bool
+        See :func:`resolve_priority`; pass the result on with
+        ``include_system_classes=False``.
+
+    Examples
+    --------
+    >>> sorted(priority_classes_by_name([{"metadata": {"name": "high"}, "value": 1000}]))
+    ['high', 'system-cluster-critical', 'system-node-critical']
+    """
+    return _by_name(priority_classes, include_system_classes)
+
+
 def _by_name(priority_classes: Iterable[Any] | Mapping[str, Any] | None, include_system: bool) -> dict[str, Any]:
+    if not include_system and type(priority_classes) is dict:
+        return priority_classes  # already name -> class (as documented for mappings)
     classes: dict[str, Any] = {}
     if include_system:
         for pc in system_priority_classes():
