@@ -121,6 +121,8 @@ class SnapshotArrays:
         ``pods_with_required_anti_affinity``.
     total_pods : int
         The sum of :attr:`num_pods`.
+    arange, arange_twice : numpy.ndarray
+        ``0 .. n-1``, and that twice over (so any rotation is a slice); read-only.
     pod_generation : numpy.ndarray
         Bumped on every pod added to or removed from the node, so per-node
         pod counts kept by plugins know which rows to redo.
@@ -174,6 +176,8 @@ class SnapshotArrays:
         self._class_tables: dict[Hashable, np.ndarray] = {}
         self._class_masks: dict[Hashable, np.ndarray] = {}
         self.arange = np.arange(n, dtype=_I64)
+        self.arange_twice = np.concatenate((self.arange, self.arange))
+        self.arange.flags.writeable = self.arange_twice.flags.writeable = False
         self._indices_memo: tuple[list["NodeInfo"], int, np.ndarray] | None = None
         #: ``ge_nominated_positions``' per-priority node flags, for one nominator version.
         self.nominated_flags: dict[Any, Any] = {}

@@ -909,14 +909,14 @@ class Scheduler:
         """
         arrays = self.snapshot.arrays()
         num_all = len(nodes)
+        begin %= num_all
         if nodes is self.snapshot.list():
-            pos = arrays.arange
+            order = arrays.arange_twice[begin:begin + num_all]  # the nodes from begin on, wrapping: a view
         else:
             pos = arrays.indices_of(nodes)
             if pos is None:
                 return None
-        begin %= num_all
-        order = np.concatenate((pos[begin:], pos[:begin])) if begin else pos
+            order = np.concatenate((pos[begin:], pos[:begin])) if begin else pos
         found: list[np.ndarray] = []
         firsts: list[tuple[list[Any], np.ndarray]] = []
         n_found = 0
