@@ -238,6 +238,28 @@ class SnapshotArrays:
             return None
         return np.array(pos, dtype=_I64)
 
+    def changed_rows(self, mark: int | None, seen: np.ndarray) -> tuple[np.ndarray, int]:
+        """The nodes an index of per-node counts must redo, and its next ``mark``.
+
+        For indexes that keep ``seen`` (their copy of :attr:`pod_generation`)
+        and a ``mark`` (:attr:`changes` at their last look, None at first):
+        the nodes refreshed since ``mark`` (:meth:`rows_changed_since`), or,
+        when the log no longer reaches back, every node whose generation
+        differs from ``seen``. ``seen`` is brought up to date for them.
+
+        Returns
+        -------
+        (numpy.ndarray, int)
+            Sorted node indices (int64), and :attr:`changes` now.
+        """
+        stale = self.rows_changed_since(mark)
+        gen = self.pod_generation
+        if stale is None:
+            stale = np.flatnonzero(seen != gen)
+        if len(stale):
+            seen[stale] = gen[stale]
+        return stale, self.changes
+
     def remember_indices(self, nodes: list["NodeInfo"], idx: np.ndarray) -> None:
         """Let :meth:`indices_of` answer ``nodes`` with ``idx`` (until the next call); ``nodes`` must not change."""
         self._indices_memo = (nodes, len(nodes), idx)

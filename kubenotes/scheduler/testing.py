@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from lightkube.resources.core_v1 import Node, Pod
 
-__all__ = ["make_pod", "make_node", "run_decisions", "spy_batch_path"]
+__all__ = ["make_pod", "make_node", "run_decisions", "spy_batch_path", "churn_pods"]
 
 
 def make_pod(
@@ -161,3 +161,19 @@ def spy_batch_path(patch: Any, plugin: str | None = None) -> dict[str, list[bool
     patch.setattr(so, "filter_nodes_batch", spy_filter)
     patch.setattr(so, "score_nodes_batch", spy_score)
     return used
+
+
+def churn_pods(rng: Any, snapshot: Any, pending: list[Any], steps: int, add_share: float) -> None:
+    """Change a snapshot's pods at random, as the scheduler and evictions would (for tests of per-node indexes).
+
+    Each step places the last of ``pending`` (PodInfos, popped) on a random
+    node with probability ``add_share`` while some are left, and otherwise
+    removes a random pod of a random node (nothing when that node is empty).
+    """
+    for _ in range(steps):
+        if pending and rng.random() < add_share:
+            snapshot.add_pod(pending.pop(), rng.choice(snapshot.list()).name)
+        else:
+            ni = rng.choice(snapshot.list())
+            if ni.pods:
+                snapshot.remove_pod(rng.choice(ni.pods), ni.name)

@@ -15,7 +15,7 @@ from kubenotes.scheduler.framework.runtime import NodePluginScores
 from kubenotes.scheduler.plugins.helper import default_normalize_score
 from kubenotes.scheduler.schedule_one import new_scheduler, select_host
 from kubenotes.scheduler.snapshot import new_snapshot
-from kubenotes.scheduler.testing import make_node, make_pod, run_decisions, spy_batch_path
+from kubenotes.scheduler.testing import churn_pods, make_node, make_pod, run_decisions, spy_batch_path
 
 
 def _assert_arrays_match(arr: SnapshotArrays) -> None:
@@ -343,13 +343,7 @@ def test_count_matching_pods_follows_adds_and_removes(seed):
             for namespace in ("default", "team"):
                 got = count_pods_match_selector_per_node(arr, sel, namespace).tolist()
                 assert got == [count_pods_match_selector(ni.pods, sel, namespace) for ni in snap.list()]
-        for _ in range(rng.randint(1, 8)):
-            if pending and rng.random() < 0.7:
-                snap.add_pod(pending.pop(), rng.choice(snap.list()).name)
-            else:
-                ni = rng.choice(snap.list())
-                if ni.pods:
-                    snap.remove_pod(rng.choice(ni.pods), ni.name)
+        churn_pods(rng, snap, pending, rng.randint(1, 8), 0.7)
     assert any(count_pods_match_selector_per_node(arr, s, "default").any() for s in selectors)
 
 
@@ -383,13 +377,7 @@ def test_domain_counts_follow_adds_removes_and_log_rebuilds(seed, slack, monkeyp
                             want[ids[i] + 1] += count_pods_match_selector(ni.pods, sel, "default")
                     assert index.domain_counts("default", sel, key, mask, name).tolist() == want.tolist()
                     assert index.domain_counts("default", sel, key, mask, None).tolist() == want.tolist()
-        for _ in range(rng.choice([1, 3, 12])):  # a few rows (one by one) or many (numpy) between looks
-            if pending and rng.random() < 0.7:
-                snap.add_pod(pending.pop(), rng.choice(snap.list()).name)
-            else:
-                ni = rng.choice(snap.list())
-                if ni.pods:
-                    snap.remove_pod(rng.choice(ni.pods), ni.name)
+        churn_pods(rng, snap, pending, rng.choice([1, 3, 12]), 0.7)  # a few log rows (one by one) or many (numpy)
 
 
 def test_pre_score_counts_missing_and_empty_zone_in_one_domain():

@@ -642,18 +642,10 @@ class _PodIndex:
     # -- upkeep ------------------------------------------------------------
     def sync(self) -> None:
         """Recount the nodes whose pods changed since the last call."""
-        import numpy as np
-
-        arrays = self.arrays
-        gen = arrays.pod_generation
-        stale = arrays.rows_changed_since(self._changes_seen)
-        if stale is None:
-            stale = np.flatnonzero(self.seen != gen)
-        self._changes_seen = arrays.changes
+        stale, self._changes_seen = self.arrays.changed_rows(self._changes_seen, self.seen)
         if len(stale):
             for i in stale.tolist():
                 self._recount(i)
-            self.seen[stale] = gen[stale]
             self._pod_class.trim(self.arrays.total_pods)  # forget pods that left
 
     def _class(self, p: "PodInfo") -> int:

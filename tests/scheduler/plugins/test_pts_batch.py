@@ -34,7 +34,7 @@ from kubenotes.scheduler.framework.node_info import PodInfo
 from kubenotes.scheduler.plugins.podtopologyspread import common, filtering, scoring
 from kubenotes.scheduler.schedule_one import new_scheduler
 from kubenotes.scheduler.snapshot import ClusterObjects, new_snapshot
-from kubenotes.scheduler.testing import make_node, make_pod, run_decisions, spy_batch_path
+from kubenotes.scheduler.testing import churn_pods, make_node, make_pod, run_decisions, spy_batch_path
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -240,13 +240,7 @@ def test_matching_pod_counts_follow_adds_and_removes(seed, n_nodes, rounds, slac
                 want = [common.count_pods_match_selector(ni.pods, sel, ns) for ni in snap.list()]
                 assert common.count_pods_match_selector_per_node(arr, sel, ns).tolist() == want
                 assert index.counts(ns, sel).tolist() == want
-        for _ in range(rng.randint(1, 10)):
-            if pending and rng.random() < 0.6:
-                snap.add_pod(pending.pop(), rng.choice(snap.list()).name)
-            else:
-                ni = rng.choice(snap.list())
-                if ni.pods:
-                    snap.remove_pod(rng.choice(ni.pods), ni.name)
+        churn_pods(rng, snap, pending, rng.randint(1, 10), 0.6)
         if rng.random() < 0.2:
             index._compact()  # a rebuilt log gives the same counts
 

@@ -669,12 +669,7 @@ class MatchingPodCounts:
 
     def _sync(self) -> None:
         """Log the class changes of every node whose pods changed since the last call."""
-        arrays = self.arrays
-        gen = arrays.pod_generation
-        stale = arrays.rows_changed_since(self._changes_seen)
-        if stale is None:
-            stale = np.flatnonzero(self._seen != gen)
-        self._changes_seen = arrays.changes
+        stale, self._changes_seen = self.arrays.changed_rows(self._changes_seen, self._seen)
         if not len(stale):
             return
         if self._log_len > 4 * self._live + self.LOG_SLACK_ROWS:
@@ -720,7 +715,6 @@ class MatchingPodCounts:
                         rows += (i, c, -k)
                 self._live += len(now) - len(before)
                 self._node_classes[i] = now
-        self._seen[stale] = gen[stale]
         if rows:
             self._append(rows)
         self._pod_class.trim(self.arrays.total_pods)  # forget pods that left
