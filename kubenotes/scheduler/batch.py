@@ -1074,13 +1074,29 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
         h = h.tolist()
     for i in others:
         _down01(h, i, n)
-    popped = -1
-    for _ in range(selected + 1):
-        m = len(h) - 1
-        h[0], h[m] = h[m], h[0]
-        _down01(h, 0, m)
-        popped = h.pop()
-    return popped
+    # heap.Pop ``selected`` times (the root leaves, the last entry takes its place and goes down); the root is
+    # then the entry popped next. _down01 inlined: this loop is the hot part when many nodes tie.
+    m = n
+    for _ in range(selected):
+        m -= 1
+        x = h[m]
+        i = 0
+        if x < 0:  # an other entry sinks below the best ones (a best one stays at the root)
+            j = 1
+            while j < m:
+                c = h[j]
+                if c < 0:
+                    j += 1
+                    if j >= m:
+                        break
+                    c = h[j]
+                    if c < 0:
+                        break
+                h[i] = c
+                i = j
+                j = 2 * i + 1
+        h[i] = x
+    return h[0]
 
 
 #: Up to this many best entries, select_host_index finds the heap slots above them by walking up.
@@ -1090,17 +1106,21 @@ _WALK_UP_TIES = 64
 def _down01(h: list[int], i: int, n: int) -> None:
     # Go's heap.down with less(a, b) = score(a) > score(b), on a best (>= 0) / other (-1) view:
     # moves among "other" entries never change which slots hold a best entry, so they are not replayed.
-    while True:
-        j = 2 * i + 1
-        if j >= n:
-            return
-        if h[j] < 0:
-            j2 = j + 1
-            if j2 < n and h[j2] >= 0:
-                j = j2
-            else:
-                return
-        if h[i] >= 0:
-            return
-        h[i], h[j] = h[j], h[i]
+    # An other entry at i moves down, each best child it passes (the left one first) moving up a slot.
+    x = h[i]
+    if x >= 0:
+        return
+    j = 2 * i + 1
+    while j < n:
+        c = h[j]
+        if c < 0:
+            j += 1
+            if j >= n:
+                break
+            c = h[j]
+            if c < 0:
+                break
+        h[i] = c
         i = j
+        j = 2 * i + 1
+    h[i] = x
