@@ -23,7 +23,7 @@ from kubenotes.errors import InvalidQuantity
 
 _UPPER_EXPONENT = re.compile(r"^([+-]?[0-9.]+)E(?=[+-]?[0-9]+$)")
 
-__all__ = ["parse_quantity", "value", "milli_value", "milli_cpu", "memory_bytes", "format_quantity"]
+__all__ = ["parse_quantity", "value", "milli_value", "milli_cpu", "memory_bytes", "format_quantity", "string_quantity_values"]
 
 
 def parse_quantity(q: object, field: str = "") -> Decimal:
@@ -83,6 +83,21 @@ def _parse_str(q: str) -> Decimal | None:
     return d
 
 
+@functools.lru_cache(maxsize=4096)
+def string_quantity_values(q: str) -> tuple[int, int] | None:
+    """``(value(q), milli_value(q))`` of a string quantity, None when malformed (cached, as :func:`_parse_str`).
+
+    Examples
+    --------
+    >>> string_quantity_values("1.5"), string_quantity_values("lots")
+    ((2, 1500), None)
+    """
+    d = _parse_str(q)
+    if d is None:
+        return None
+    return int(math.ceil(d)), int(math.ceil(d * 1000))
+
+
 def value(q: object, field: str = "") -> int:
     """Integer value rounded up, as ``Quantity.Value()``.
 
@@ -91,6 +106,10 @@ def value(q: object, field: str = "") -> int:
     >>> value("1.5"), value("500M"), value("100m")
     (2, 500000000, 1)
     """
+    if type(q) is str:
+        got = string_quantity_values(q)
+        if got is not None:
+            return got[0]
     return int(math.ceil(parse_quantity(q, field)))
 
 
@@ -102,6 +121,10 @@ def milli_value(q: object, field: str = "") -> int:
     >>> milli_value("100m"), milli_value("1.5"), milli_value("0.0001")
     (100, 1500, 1)
     """
+    if type(q) is str:
+        got = string_quantity_values(q)
+        if got is not None:
+            return got[1]
     return int(math.ceil(parse_quantity(q, field) * 1000))
 
 

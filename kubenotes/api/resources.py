@@ -20,7 +20,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from kubenotes.api.quantity import format_quantity, milli_value, value
+from kubenotes.api.quantity import format_quantity, milli_value, string_quantity_values, value
 from kubenotes.api.selectors import is_qualified_name
 from kubenotes.errors import FieldError
 
@@ -156,6 +156,11 @@ def resource_list(rl: Mapping[str, Any] | None, field_path: str = "") -> dict[st
     if not rl:
         return out
     for name, q in rl.items():
+        if type(q) is str:  # the usual case: the integers of a (cached) string, no path needed
+            got = string_quantity_values(q)
+            if got is not None:
+                out[name] = got[1] if name == CPU else got[0]
+                continue
         path = f"{field_path}.{name}" if field_path else name
         out[name] = milli_value(q, path) if name == CPU else value(q, path)
     return out
