@@ -1075,27 +1075,12 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     for i in others:
         _down01(h, i, n)
     # heap.Pop ``selected`` times (the root leaves, the last entry takes its place and goes down); the root is
-    # then the entry popped next. _down01 inlined: this loop is the hot part when many nodes tie.
+    # then the entry popped next.
     m = n
     for _ in range(selected):
         m -= 1
-        x = h[m]
-        i = 0
-        if x < 0:  # an other entry sinks below the best ones (a best one stays at the root)
-            j = 1
-            while j < m:
-                c = h[j]
-                if c < 0:
-                    j += 1
-                    if j >= m:
-                        break
-                    c = h[j]
-                    if c < 0:
-                        break
-                h[i] = c
-                i = j
-                j = 2 * i + 1
-        h[i] = x
+        h[0] = h[m]
+        _down01(h, 0, m)
     return h[0]
 
 
