@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 import msgspec
 
 from kubenotes.errors import ConfigError
+from kubenotes.scheduler.batch import pod_spec_key
 from kubenotes.scheduler.framework.interface import Code, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo, RequestsLedger
 from kubenotes.scheduler.plugins import names
@@ -548,8 +549,7 @@ class DefaultPreemption:
             r = pod.requests
             fields.sort()
             sig = (pod.priority, r.milli_cpu, r.memory_bytes, r.ephemeral_storage_bytes,
-                   tuple(sorted(r.scalar_resources.items())), tuple(fields),
-                   msgspec.json.encode([getattr(spec, f) for f in fields]))
+                   tuple(sorted(r.scalar_resources.items())), tuple(fields), pod_spec_key(pod, fields))
         return sig
 
     def select_victims_on_node(self, state: Any, pod: PodInfo, node_info: NodeInfo, pdbs: list[Any]) -> tuple[list[PodInfo], int, Status]:
