@@ -1020,9 +1020,23 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     ``select_host`` pops a Go ``container/heap`` of the scores: all nodes
     tied with the best score come out first (one ``rng.randrange(k)`` draw
     for the k-th of them, k >= 2) and the reservoir keeps the one drawn last
-    with 0. Which tied node is the j-th popped depends only on which heap
-    slots hold a best score, so the heap is replayed over a 0/1 view of the
-    scores (best or not) rather than over all values.
+    with 0, the ``selected``-th popped. Which node that is follows from
+    which heap slots hold a best score (moves among the other entries never
+    change that), and in the common case without replaying the heap:
+
+    * ``heap.Init`` and a ``heap.Pop`` whose last entry is not a best one
+      sift an entry down through best children, the left one first. Popping
+      then yields the best entries in preorder of their slots in the
+      complete binary tree of the input order (slot 0, its left subtree, its
+      right subtree), so the pick is the ``selected``-th best slot in
+      preorder;
+    * a pop whose last slot still holds a best entry moves that entry to the
+      root, so it comes out next instead. Only leaves are ever last, and a
+      leaf's entry is still in place when no sift-down reached the leaf; the
+      pulls into each subtree are counted from the root (``_tail_survives``).
+
+    When the popped tail reaches above the leaves (``selected`` greater than
+    half the nodes) the heap is replayed instead.
 
     Parameters
     ----------
@@ -1044,17 +1058,112 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     ...     [NodePluginScores(f"n{i}", [], s) for i, s in enumerate(t)], 3, b)[0], a.random() == b.random()
     (True, True)
     """
-    best = totals.max()
-    tied = np.flatnonzero(totals == best)
-    if len(tied) == 1:
+    is_best = totals == totals.max()
+    tied = np.flatnonzero(is_best)
+    ties = len(tied)
+    if ties == 1:
         return int(tied[0])
-    selected = 0
-    randrange = rng.randrange
-    for cnt in range(2, len(tied) + 1):
-        if randrange(cnt) == 0:
-            selected = cnt - 1
-    # Replay the heap on ids of best-score entries (-1 for the others).
+    selected = _reservoir_index(ties, rng)
     n = len(totals)
+    order, rank = _preorder_tables(n)
+    first = n - selected  # the pops take their last entry from slots n-1 down to ``first``
+    if not selected or not is_best[first:].any():
+        return int(order[np.flatnonzero(is_best[order])[selected]])
+    if first < n // 2:
+        return _replay_heap(n, tied, selected)
+    best = tied.tolist()
+    best_set = set(best)
+    cum = [0]
+    cum.extend(np.cumsum(is_best).tolist())
+    # State after the pops so far: ``pulls`` entries of the preorder have risen to the root (the root holds the
+    # next one), unless a best entry taken from the last slot sits there (``jumped``).
+    pulls, jumped, q = 0, -1, 0
+    for s in reversed(best):
+        if s < first:
+            break
+        at = n - 1 - s  # the pop that takes its last entry from slot s
+        if at > q:
+            pulls, jumped, q = pulls + at - q, -1, at
+        if _tail_survives(s, pulls, best_set, cum, n):
+            best_set.discard(s)
+            best.remove(s)
+            for i in range(s + 1, n + 1):
+                cum[i] -= 1
+            jumped = s
+        else:
+            pulls, jumped = pulls + 1, -1
+        q += 1
+    if q < selected:
+        pulls, jumped = pulls + selected - q, -1
+    if jumped >= 0:
+        return jumped
+    return int(order[np.sort(rank[best])[pulls]])
+
+
+def _reservoir_index(ties: int, rng: random.Random) -> int:
+    # ``rng.randrange(cnt)`` for cnt = 2..ties, unrolled: CPython's randrange(n) is _randbelow(n), which draws
+    # getrandbits(n.bit_length()) until the value is below n (test_batch checks the two agree).
+    selected = 0
+    getrandbits = rng.getrandbits
+    for cnt in range(2, ties + 1):
+        k = cnt.bit_length()
+        r = getrandbits(k)
+        while r >= cnt:
+            r = getrandbits(k)
+        if not r:
+            selected = cnt - 1
+    return selected
+
+
+_PREORDER: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _preorder_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    # Heap slots 0..n-1 in preorder of the complete binary tree (``order``) and each slot's place in it
+    # (``rank``): a slot's path from the root, padded to the deepest level, then its depth, sorts in preorder.
+    t = _PREORDER.get(n)
+    if t is None:
+        slots = np.arange(n, dtype=_I64)
+        depth = np.array([s.bit_length() - 1 for s in range(1, n + 1)], dtype=_I64)
+        deepest = n.bit_length() - 1
+        key = ((slots + 1 - (1 << depth)) << (deepest - depth)) * (deepest + 1) + depth
+        order = np.argsort(key, kind="stable")
+        rank = np.empty(n, dtype=_I64)
+        rank[order] = slots
+        t = _PREORDER[n] = (order, rank)
+    return t
+
+
+def _tail_survives(s: int, pulls: int, best: set[int], cum: list[int], n: int) -> bool:
+    # Whether leaf slot s (holding a best entry at the start) still holds it after heap.Init and ``pulls`` pops
+    # that sifted down from the root. Walking from the root: ``d`` entries have been pulled up out of the current
+    # subtree; a slot that started with an other entry pulled one more out of its children (heap.Init's down),
+    # and the children give them left first, as many as the left subtree holds. The leaf kept its entry iff
+    # nothing was pulled out of it.
+    if (s - 1) >> 1 not in best and (s & 1 or (s - 1 not in best and 2 * s - 1 >= n)):
+        return False  # the parent's own sift-down took it (the left sibling, a leaf too, had no best entry)
+    v = s + 1
+    d, w = pulls, 0
+    for k in range(v.bit_length() - 2, -1, -1):
+        x = d + (w not in best)
+        left = 2 * w + 1
+        if (v >> k) & 1:
+            d = 0
+            if x:
+                # entries in the left subtree (best slots, counted level by level), enough to compare with x
+                c, lo, hi = 0, left, left + 1
+                while lo < n and c < x:
+                    c += cum[min(hi, n)] - cum[lo]
+                    lo, hi = 2 * lo + 1, 2 * hi + 1
+                d = max(0, x - c)
+            w = left + 1
+        else:
+            d, w = x, left
+    return d == 0
+
+
+def _replay_heap(n: int, tied: np.ndarray, selected: int) -> int:
+    # The heap replayed on ids of best-score entries (-1 for the others).
     h = np.full(n, -1, dtype=_I64)
     h[tied] = tied
     # heap.Init: down(i) for i = n/2-1 .. 0. Slot i is still as initialised when its turn comes (earlier calls
@@ -1084,7 +1193,7 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     return h[0]
 
 
-#: Up to this many best entries, select_host_index finds the heap slots above them by walking up.
+#: Up to this many best entries, _replay_heap finds the heap slots above them by walking up.
 _WALK_UP_TIES = 64
 
 

@@ -82,6 +82,33 @@ def test_select_host_index_matches_select_host(seed):
     assert a.getstate() == b.getstate()
 
 
+@pytest.mark.parametrize("seed", range(150))
+def test_select_host_index_tie_shares(seed):
+    """From a few to nearly all nodes tied: the pick in preorder, pops that reach heap slots still holding a
+    best entry, and (past half the nodes) the heap replay."""
+    rng = random.Random(seed)
+    n = rng.randint(2, 1100)
+    share = rng.choice([0.02, 0.1, 0.3, 0.5, 0.8, 0.95])
+    totals = [2 if rng.random() < share else rng.randint(0, 1) for _ in range(n)]
+    a, b = random.Random(seed), random.Random(seed)
+    want, _ = select_host([NodePluginScores(str(i), [], t) for i, t in enumerate(totals)], 3, a)
+    got = select_host_index(np.array(totals, dtype=np.int64), b)
+    assert str(got) == want
+    assert a.getstate() == b.getstate()
+
+
+def test_select_host_index_first_leaf_beside_a_parent():
+    """Slot n/2 - 1 has one child when n is even: the pops reach its sibling, the first leaf, which kept its
+    best entry because the sift-down from their parent took the child's."""
+    totals = [2] * 60
+    for i, t in ((5, 0), (6, 0), (10, 0), (14, 1), (16, 1), (17, 0), (20, 1), (24, 0), (29, 1), (42, 0)):
+        totals[i] = t
+    a, b = random.Random(0.5359782329808135), random.Random(0.5359782329808135)
+    want, _ = select_host([NodePluginScores(str(i), [], t) for i, t in enumerate(totals)], 3, a)
+    assert str(select_host_index(np.array(totals, dtype=np.int64), b)) == want
+    assert a.getstate() == b.getstate()
+
+
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("seed", range(20))
 def test_default_normalize_score_batch(seed, reverse):
