@@ -158,6 +158,8 @@ class SnapshotArrays:
 
     def __init__(self, node_infos: list["NodeInfo"]):
         self.node_infos = node_infos
+        self._node_info_objects = np.empty(len(node_infos), dtype=object)
+        self._node_info_objects[:] = node_infos
         n = len(node_infos)
         self.index = {ni.name: i for i, ni in enumerate(node_infos)}
         self.alloc_milli_cpu = np.array([ni.allocatable.milli_cpu for ni in node_infos], dtype=_I64)
@@ -259,6 +261,10 @@ class SnapshotArrays:
         if len(stale):
             seen[stale] = gen[stale]
         return stale, self.changes
+
+    def node_infos_at(self, idx: np.ndarray) -> list["NodeInfo"]:
+        """The NodeInfos at snapshot indices ``idx``, as a new list (one numpy gather)."""
+        return self._node_info_objects[idx].tolist()
 
     def remember_indices(self, nodes: list["NodeInfo"], idx: np.ndarray) -> None:
         """Let :meth:`indices_of` answer ``nodes`` with ``idx`` (until the next call); ``nodes`` must not change."""
@@ -466,19 +472,26 @@ class SnapshotArrays:
         With ``memo_key`` (as for :meth:`filter_by_class`) the mask is kept
         and returned read-only.
         """
-        if memo_key is not None:
-            got = self._class_masks.get(memo_key)
-            if got is not None:
-                return got
         cls, reps = classes
         infos = self.node_infos
-        mask = np.array([bool(fn(infos[r])) for r in reps], dtype=bool)[cls]
-        if memo_key is not None:
-            mask.flags.writeable = False
-            if len(self._class_masks) >= self.MAX_CLASS_TABLES:
-                self._class_masks.clear()
-            self._class_masks[memo_key] = mask
-        return mask
+        compute = lambda: np.array([bool(fn(infos[r])) for r in reps], dtype=bool)[cls]  # noqa: E731
+        return compute() if memo_key is None else self.node_object_memo(memo_key, compute)
+
+    def node_object_memo(self, key: Hashable, compute: Callable[[], np.ndarray | None]) -> np.ndarray | None:
+        """``compute()``, one value per snapshot node, kept read-only under ``key``.
+
+        For values that read only the node objects, which never change in a
+        snapshot, and what ``key`` names. A None result is not kept.
+        """
+        got = self._class_masks.get(key)
+        if got is None:
+            got = compute()
+            if got is not None:
+                got.flags.writeable = False
+                if len(self._class_masks) >= self.MAX_CLASS_TABLES:
+                    self._class_masks.clear()
+                self._class_masks[key] = got
+        return got
 
 
 def _pass_table(results: list[Status | None]) -> np.ndarray | None:
@@ -707,20 +720,47 @@ def _first_rejecting_plugin(fw: Any, state: "CycleState", pod: "PodInfo", arrays
     plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
     if any(getattr(pl, "filter_batch", None) is None for pl in plugins):
         return None
-    first = np.full(len(idx), -1, dtype=_I64)
-    sel = np.arange(len(idx), dtype=_I64)
-    cur = idx
-    for k, pl in enumerate(plugins):
+    # The leading Filters that read only the node object and declared spec fields of the pod: their first
+    # rejection per node is kept for every snapshot node, per plugins and fields.
+    lead, fields = 0, []
+    for pl in plugins:
+        declared = getattr(pl, "filter_reads_pod_spec", None)
+        if declared is None or not getattr(pl, "filter_ignores_node_pods", False):
+            break
+        fields.extend(f for f in declared if f not in fields)
+        lead += 1
+    if lead:
+        key = ("first rejecting", tuple(pl.name() for pl in plugins[:lead]), pod_spec_key(pod, fields))
+        every = arrays.node_object_memo(key, lambda: _first_rejections(plugins[:lead], 0, state, pod, arrays,
+                                                                         arrays.arange))
+        if every is None:
+            return None
+        first = every[idx]
+        sel = np.flatnonzero(first < 0)
+        first = _first_rejections(plugins, lead, state, pod, arrays, idx[sel], first, sel)
+    else:
+        first = _first_rejections(plugins, 0, state, pod, arrays, idx)
+    return None if first is None else (plugins, first)
+
+
+def _first_rejections(plugins: list[Any], start: int, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
+                      cur: np.ndarray, first: np.ndarray | None = None, sel: np.ndarray | None = None
+                      ) -> np.ndarray | None:
+    # plugins[start:] over the nodes ``cur``, which are ``idx[sel]`` of the caller's ``first`` (all of a new one).
+    if first is None:
+        first = np.full(len(cur), -1, dtype=_I64)
+        sel = np.arange(len(cur), dtype=_I64)
+    for k in range(start, len(plugins)):
         if not len(cur):
             break
-        ok = pl.filter_batch(state, pod, arrays, cur)
+        ok = plugins[k].filter_batch(state, pod, arrays, cur)
         if ok is None:
             return None
         if not ok.all():
             first[sel[~ok]] = k
             sel = sel[ok]
             cur = cur[ok]
-    return plugins, first
+    return first
 
 
 def _with_nominated_pods_pass(fw: Any, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> Status | None:

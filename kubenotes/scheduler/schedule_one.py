@@ -47,7 +47,6 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/scheduler-perf-tuning/
 from __future__ import annotations
 
 import copy
-import operator
 import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
@@ -957,8 +956,7 @@ class Scheduler:
             window = set(order[:processed].tolist()) - set(feasible_idx.tolist())
             rejected -= sum(1 for name in nts if arrays.index.get(name) in window)
         diagnosis.batch_rejected += rejected
-        got = operator.itemgetter(*feasible_idx.tolist())(arrays.node_infos)
-        feasible = list(got) if len(feasible_idx) > 1 else [got]
+        feasible = arrays.node_infos_at(feasible_idx)
         arrays.remember_indices(feasible, feasible_idx)
         return feasible
 
