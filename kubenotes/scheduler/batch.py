@@ -1029,8 +1029,12 @@ def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Snap
             raw = norm(state, pod, raw)
             if raw is None:
                 return None
-        if len(raw) and (raw.min() < MIN_NODE_SCORE or raw.max() > MAX_NODE_SCORE):
-            return None
+        if len(raw):
+            if raw.dtype == _I64:  # one reduction for both bounds: as uint64 a negative score is above 2**63
+                if raw.view(np.uint64).max() > MAX_NODE_SCORE:
+                    return None
+            elif raw.min() < MIN_NODE_SCORE or raw.max() > MAX_NODE_SCORE:
+                return None
         total += raw * weights[pl.name()]
     return total
 

@@ -660,3 +660,25 @@ def test_change_log_names_the_nodes_changed_and_gives_up_once_trimmed(seed, monk
         got = scorer.score_batch(arr, arr.arange, [250, 0])
         assert got.tolist() == [scorer.score(None, ni, [250, 0])[0] for ni in snap.list()]
     assert arr.rows_changed_since(None) is None
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("raw, ok", [([0, 100, 7], True), ([5, -1, 0], False), ([5, 101, 0], False),
+                                     ([-(2 ** 30), 3, 0], False)])
+def test_score_nodes_batch_declines_scores_out_of_range(raw, ok, dtype):
+    """A score outside [0, 100] sends the cycle to the per-node path, which reports the error exactly."""
+    class Plugin:
+        def name(self):
+            return "P"
+
+        def score_batch(self, state, pod, arrays, idx):
+            return np.array(raw, dtype=dtype)
+
+        def score_extensions(self):
+            return None
+
+    from types import SimpleNamespace
+    from kubenotes.scheduler.batch import score_nodes_batch
+    fw = SimpleNamespace(score_plugins=[Plugin()], score_plugin_weight={"P": 2})
+    got = score_nodes_batch(fw, SimpleNamespace(skip_score_plugins=set()), None, None, np.arange(3))
+    assert (got.tolist() == [2 * x for x in raw]) if ok else got is None

@@ -452,50 +452,70 @@ def default_selector(pod_info: Any, objects: Any) -> Any:
     LabelSelector
         Empty (``is_empty()``) when nothing owns or selects the pod.
     """
+    services = get_pod_services(objects, pod_info)
+    owner, kind = None, None
+    ref = controller_ref(pod_info.pod)
+    gv = _parse_api_version(ref.apiVersion or "") if ref is not None else None
+    if gv is not None:
+        kind = _OWNER_POOLS.get((gv[0], gv[1], ref.kind))
+        if kind is not None:
+            owner = _find(getattr(objects, kind, ()), pod_info.namespace, ref.name)
+    # The selector depends only on these objects (read-only; a changed one is a new object): remembered by
+    # identity, with the objects kept so that their ids stay theirs.
+    held = (owner, *services)
+    key = (kind, tuple(map(id, held)))
+    got = _DEFAULT_SELECTORS.get(key)
+    if got is not None and all(a is b for a, b in zip(got[0], held)):
+        return got[1]
     label_set: dict[str, str] = {}
-    for svc in get_pod_services(objects, pod_info):
+    for svc in services:
         label_set.update(svc.spec.selector or {})
     reqs = _set_requirements(label_set)
-    owner = controller_ref(pod_info.pod)
-    if owner is None:
-        return selector_from_requirements(reqs)
-    gv = _parse_api_version(owner.apiVersion or "")
-    if gv is None:
-        return selector_from_requirements(reqs)
-    gvk = (gv[0], gv[1], owner.kind)
-    ns = pod_info.namespace
-    if gvk == _GVK_RC:
-        rc = _find(getattr(objects, "replication_controllers", ()), ns, owner.name)
-        if rc is not None:
-            label_set.update((rc.spec.selector if rc.spec is not None else None) or {})
+    if owner is not None:
+        if kind == "replication_controllers":
+            label_set.update((owner.spec.selector if owner.spec is not None else None) or {})
             reqs = _set_requirements(label_set)
-    elif gvk in (_GVK_RS, _GVK_SS):
-        pool = getattr(objects, "replica_sets" if gvk == _GVK_RS else "stateful_sets", ())
-        owner_obj = _find(pool, ns, owner.name)
-        if owner_obj is not None:
-            other = selector_requirements(owner_obj.spec.selector if owner_obj.spec is not None else None)
+        else:
+            other = selector_requirements(owner.spec.selector if owner.spec is not None else None)
             if other is not None:
                 reqs = reqs + other
-    return selector_from_requirements(reqs)
+    selector = selector_from_requirements(reqs)
+    if len(_DEFAULT_SELECTORS) >= 4096:
+        _DEFAULT_SELECTORS.clear()
+    _DEFAULT_SELECTORS[key] = (held, selector)
+    return selector
+
+
+#: The ClusterObjects list of each owner kind DefaultSelector reads.
+_OWNER_POOLS = {_GVK_RC: "replication_controllers", _GVK_RS: "replica_sets", _GVK_SS: "stateful_sets"}
+_DEFAULT_SELECTORS: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
 
 
 def build_default_constraints(
-    default_constraints: Iterable[Any], pod_info: Any, objects: Any, action: str
+    default_constraints: Iterable[Any], pod_info: Any, objects: Any, action: str,
+    parsed: list[TopologySpreadConstraint] | None = None,
 ) -> list[TopologySpreadConstraint]:
     """Default constraints for a pod without its own (``buildDefaultConstraints``).
 
     The constraints whose ``whenUnsatisfiable`` is ``action`` get the pod's
     :func:`default_selector`; a pod that no Service or controller selects gets none.
+
+    Parameters
+    ----------
+    parsed : list of TopologySpreadConstraint, optional
+        ``filter_topology_spread_constraints`` of the defaults for ``action``
+        when it does not depend on the pod (no ``matchLabelKeys``); copied,
+        not changed.
     """
-    constraints = filter_topology_spread_constraints(default_constraints, pod_info.labels, action)
-    if not constraints:
+    if parsed is None:
+        parsed = filter_topology_spread_constraints(default_constraints, pod_info.labels, action)
+    if not parsed:
         return []
     selector = default_selector(pod_info, objects)
     if selector.is_empty():
         return []
-    for c in constraints:
-        c.selector = selector
-    return constraints
+    return [TopologySpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
+                                     c.node_taints_policy) for c in parsed]
 
 
 # --------------------------------------------------------------------------- whole-snapshot forms

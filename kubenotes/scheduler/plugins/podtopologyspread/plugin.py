@@ -26,6 +26,7 @@ from kubenotes.scheduler.plugins.podtopologyspread.common import (
     SCHEDULE_ANYWAY,
     SYSTEM_DEFAULT_CONSTRAINTS,
     TopologySpreadConstraint,
+    _spec_constraint_get,
     build_default_constraints,
     filter_topology_spread_constraints,
 )
@@ -99,6 +100,10 @@ class PodTopologySpread(FilteringMixin, ScoringMixin):
         self.handle = handle
         self.default_constraints = list(default_constraints)
         self.system_defaulted = system_defaulted
+        # The defaults parsed per action, when that does not read the pod (no matchLabelKeys).
+        self._parsed_defaults: dict[str, list[TopologySpreadConstraint]] | None = None
+        if not any(_spec_constraint_get(c, "matchLabelKeys") for c in self.default_constraints):
+            self._parsed_defaults = {}
 
     def name(self) -> str:
         """``PodTopologySpread``."""
@@ -115,7 +120,14 @@ class PodTopologySpread(FilteringMixin, ScoringMixin):
         spec_constraints = pod.pod.spec.topologySpreadConstraints
         if spec_constraints:
             return filter_topology_spread_constraints(spec_constraints, pod.labels, action)
-        return build_default_constraints(self.default_constraints, pod, getattr(self.handle, "objects", None), action)
+        parsed = None
+        if self._parsed_defaults is not None:
+            parsed = self._parsed_defaults.get(action)
+            if parsed is None:
+                parsed = self._parsed_defaults[action] = filter_topology_spread_constraints(
+                    self.default_constraints, {}, action)
+        return build_default_constraints(self.default_constraints, pod, getattr(self.handle, "objects", None), action,
+                                         parsed)
 
 
 def _quote(v: Any) -> str:
