@@ -140,7 +140,7 @@ def cluster_manifests(num_nodes: int, num_pods: int, seed: int = 0, overcommit: 
 def run_child(path: str, trace: bool, walk: bool) -> dict:
     """Time the command's phases on the manifests at ``path``; returns seconds per phase and peak RSS."""
     from kubenotes.api.manifests import load_manifests
-    from kubenotes.gcpolicy import fewer_gc_passes
+    from kubenotes.gcpolicy import no_gc_passes
     from kubenotes.scheduler.cli import format_summary
     from kubenotes.scheduler.schedule_one import new_scheduler
     from kubenotes.scheduler.snapshot import cluster_objects_from_manifests
@@ -150,7 +150,7 @@ def run_child(path: str, trace: bool, walk: bool) -> dict:
 
         ipa.snapshot_arrays = lambda *_a: None
     t0 = time.perf_counter()
-    with fewer_gc_passes():  # as run_schedule
+    with no_gc_passes():  # as run_schedule
         m = load_manifests(path)
         t1 = time.perf_counter()
         sched = new_scheduler(m.nodes, m.pods, objects=cluster_objects_from_manifests(m), seed=0, trace=trace)

@@ -19,7 +19,7 @@ import contextlib
 import gc
 from typing import Iterator
 
-__all__ = ["GC_THRESHOLD_WHILE_RUNNING", "fewer_gc_passes"]
+__all__ = ["GC_THRESHOLD_WHILE_RUNNING", "fewer_gc_passes", "no_gc_passes"]
 
 #: The first-generation threshold while a run lasts (CPython's default is 700).
 GC_THRESHOLD_WHILE_RUNNING = 50_000
@@ -64,3 +64,37 @@ def fewer_gc_passes(freeze_existing: bool = False) -> Iterator[None]:
         if frozen:
             gc.unfreeze()
         gc.set_threshold(*old)
+
+
+@contextlib.contextmanager
+def no_gc_passes() -> Iterator[None]:
+    """Keep the cyclic collector from running while the block lasts (``gc.disable``); on again after if it was.
+
+    For a bounded command that builds a large heap and keeps it to the end
+    (``schedule``: load the manifests, build the scheduler, run it). Objects
+    are still freed when their last reference goes; only reference cycles
+    made meanwhile wait for the first collection after the block.
+
+    Measured on this project's 2-core machine, ``schedule`` of 150,000 pods
+    onto 5,000 nodes: with :func:`fewer_gc_passes` the collector's passes
+    took 4.7 s (load 1.9, build 0.9, run 1.9); without them the command took
+    61.3 and 62.2 s instead of 63.3 and 64.8 s (back to back, same
+    decisions), the peak memory was the same (1,318 MiB), and the cycles left
+    at the end were 2,121 objects.
+
+    Examples
+    --------
+    >>> import gc
+    >>> with no_gc_passes():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

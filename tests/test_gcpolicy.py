@@ -56,3 +56,28 @@ def test_cycles_left_during_a_frozen_run_are_collected_afterwards(unfrozen):
         assert ref() is not None  # frozen: not looked at
     gc.collect()
     assert ref() is None
+
+
+def test_no_gc_passes_turns_the_collector_off_and_back_on():
+    from kubenotes.gcpolicy import no_gc_passes
+
+    assert gc.isenabled()
+    with no_gc_passes():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with no_gc_passes():
+            pass
+        assert not gc.isenabled()  # off before: left off
+    finally:
+        gc.enable()
+
+
+def test_no_gc_passes_is_on_again_after_an_error():
+    from kubenotes.gcpolicy import no_gc_passes
+
+    with pytest.raises(ValueError):
+        with no_gc_passes():
+            raise ValueError("bad manifest")
+    assert gc.isenabled()

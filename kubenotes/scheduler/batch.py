@@ -64,6 +64,7 @@ kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (RunF
 
 from __future__ import annotations
 
+import bisect
 import operator
 import random
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable
@@ -1119,6 +1120,7 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     best_set = set(best)
     cum = [0]
     cum.extend(np.cumsum(is_best).tolist())
+    jumped_slots: list[int] = []  # ascending; cum still counts them
     # State after the pops so far: ``pulls`` entries of the preorder have risen to the root (the root holds the
     # next one), unless a best entry taken from the last slot sits there (``jumped``).
     pulls, jumped, q = 0, -1, 0
@@ -1128,11 +1130,10 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
         at = n - 1 - s  # the pop that takes its last entry from slot s
         if at > q:
             pulls, jumped, q = pulls + at - q, -1, at
-        if _tail_survives(s, pulls, best_set, cum, n):
+        if _tail_survives(s, pulls, best_set, cum, jumped_slots, n):
             best_set.discard(s)
             best.remove(s)
-            for i in range(s + 1, n + 1):
-                cum[i] -= 1
+            jumped_slots.insert(0, s)
             jumped = s
         else:
             pulls, jumped = pulls + 1, -1
@@ -1178,12 +1179,13 @@ def _preorder_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     return t
 
 
-def _tail_survives(s: int, pulls: int, best: set[int], cum: list[int], n: int) -> bool:
+def _tail_survives(s: int, pulls: int, best: set[int], cum: list[int], gone: list[int], n: int) -> bool:
     # Whether leaf slot s (holding a best entry at the start) still holds it after heap.Init and ``pulls`` pops
     # that sifted down from the root. Walking from the root: ``d`` entries have been pulled up out of the current
     # subtree; a slot that started with an other entry pulled one more out of its children (heap.Init's down),
     # and the children give them left first, as many as the left subtree holds. The leaf kept its entry iff
-    # nothing was pulled out of it.
+    # nothing was pulled out of it. Best slots below a slot are counted level by level in ``cum`` (the running
+    # count of best slots), less those in ``gone`` (ascending: best entries that left their leaf for the root).
     if (s - 1) >> 1 not in best and (s & 1 or (s - 1 not in best and 2 * s - 1 >= n)):
         return False  # the parent's own sift-down took it (the left sibling, a leaf too, had no best entry)
     v = s + 1
@@ -1198,6 +1200,8 @@ def _tail_survives(s: int, pulls: int, best: set[int], cum: list[int], n: int) -
                 c, lo, hi = 0, left, left + 1
                 while lo < n and c < x:
                     c += cum[min(hi, n)] - cum[lo]
+                    if gone:
+                        c -= bisect.bisect_left(gone, hi) - bisect.bisect_left(gone, lo)
                     lo, hi = 2 * lo + 1, 2 * hi + 1
                 d = max(0, x - c)
             w = left + 1

@@ -55,7 +55,7 @@ from typing import Any, Iterable, TextIO
 import yaml
 
 from kubenotes.errors import ConfigError
-from kubenotes.gcpolicy import fewer_gc_passes
+from kubenotes.gcpolicy import no_gc_passes
 
 __all__ = [
     "ANNOTATION_PREFIX",
@@ -137,11 +137,11 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
 
     Notes
     -----
-    The garbage collector runs less often meanwhile (:func:`kubenotes.gcpolicy.fewer_gc_passes`).
+    The cyclic garbage collector does not run meanwhile (:func:`kubenotes.gcpolicy.no_gc_passes`).
     """
     from kubenotes.api.manifests import load_manifests
 
-    with fewer_gc_passes():
+    with no_gc_passes():
         return _run_schedule(load_manifests(*sources), config_file, seed, warn, trace)
 
 
