@@ -94,6 +94,7 @@ __all__ = [
 
 _I64 = np.int64
 _NO_ROWS = np.zeros(0, dtype=_I64)
+_UNKNOWN = object()
 _NO_ROWS.flags.writeable = False
 _BATCH_HOOK = operator.attrgetter("batch_hook")
 
@@ -178,6 +179,7 @@ class SnapshotArrays:
         self._classes: dict[Hashable, tuple[np.ndarray, list[int]]] = {}
         self._class_tables: dict[Hashable, np.ndarray] = {}
         self._class_masks: dict[Hashable, np.ndarray] = {}
+        self._uniform: dict[Hashable, int | None] = {}
         self.arange = np.arange(n, dtype=_I64)
         self.arange_twice = np.concatenate((self.arange, self.arange))
         self.arange.flags.writeable = self.arange_twice.flags.writeable = False
@@ -465,6 +467,24 @@ class SnapshotArrays:
         """
         table, c = self._class_table(classes, idx, score_fn, memo_key, _score_table)
         return None if table is None else table[c]
+
+    def uniform_by_class(self, classes: tuple[np.ndarray, list[int]],
+                         score_fn: Callable[["NodeInfo"], tuple[int, Status | None]], memo_key: Hashable) -> int | None:
+        """The score every node gets from a Score that depends only on the class, if it is one for all; else None.
+
+        Evaluates and keeps the table as :meth:`score_by_class` does with
+        ``memo_key``; None also on a failed status.
+        """
+        got = self._uniform.get(memo_key, _UNKNOWN)
+        if got is _UNKNOWN:
+            table, _c = self._class_table(classes, _NO_ROWS, score_fn, memo_key, _score_table)
+            got = None
+            if table is not None and len(table) and (table == table[0]).all():
+                got = int(table[0])
+            if len(self._uniform) >= self.MAX_CLASS_TABLES:
+                self._uniform.clear()
+            self._uniform[memo_key] = got
+        return got
 
     def mask_by_class(self, classes: tuple[np.ndarray, list[int]], fn: Callable[["NodeInfo"], Any],
                       memo_key: Hashable | None = None) -> np.ndarray:
@@ -1002,15 +1022,20 @@ def _nominated_statuses(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sn
 
 def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
                       idx: np.ndarray) -> np.ndarray | None:
-    """Total weighted score of each node in ``idx`` (``RunScorePlugins`` after PreScore, batched).
+    """Total weighted score of each node in ``idx`` (``RunScorePlugins`` after PreScore, batched), for selectHost.
+
+    A plugin may say that it gives every node of ``idx`` the same score, in
+    [0, 100] (``score_batch_uniform(state, pod, arrays, idx) -> bool``); it is
+    then left out, as the same amount added to every total changes neither
+    which nodes score best nor any draw of :func:`select_host_index`.
 
     Returns
     -------
     numpy.ndarray or None
-        int64 totals aligned with ``idx``; None when some Score plugin (not
-        skipped at PreScore) or its NormalizeScore has no batch method or
-        declines, or a normalized score leaves [0, 100] (the per-node path
-        then reports the error exactly).
+        int64 totals aligned with ``idx``, less the uniform plugins' share;
+        None when some Score plugin (not skipped at PreScore) or its
+        NormalizeScore has no batch method or declines, or a normalized score
+        leaves [0, 100] (the per-node path then reports the error exactly).
     """
     skip = state.skip_score_plugins
     plugins = [pl for pl in fw.score_plugins if pl.name() not in skip]
@@ -1019,6 +1044,9 @@ def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Snap
     total = np.zeros(len(idx), dtype=_I64)
     weights = fw.score_plugin_weight
     for pl in plugins:
+        uniform = getattr(pl, "score_batch_uniform", None)
+        if uniform is not None and uniform(state, pod, arrays, idx):
+            continue
         raw = pl.score_batch(state, pod, arrays, idx)
         if raw is None:
             return None

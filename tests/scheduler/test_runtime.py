@@ -648,3 +648,18 @@ def test_pod_info_parses_its_required_node_affinity_once():
     bad = PodInfo(make_pod("bad", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "Bogus", "values": ["a"]}]}]}}}))
     assert not bad.required_node_affinity().match(make_node("n3", labels={"zone": "a"}))   # matches nothing
+
+
+def test_pod_info_copy_shares_every_parsed_field():
+    import copy
+
+    from kubenotes.scheduler.framework.node_info import PodInfo
+    from kubenotes.scheduler.testing import make_pod
+
+    p = PodInfo(make_pod("p", requests={"cpu": "1"}, labels={"app": "web"}, ports=[8080]))
+    p.required_node_affinity()
+    c = copy.copy(p)
+    c.node_name = "n1"
+    fields = [f for f in PodInfo.__slots__ if f != "__weakref__"]
+    assert c is not p and type(c) is PodInfo and p.node_name == ""
+    assert all(getattr(c, f) is getattr(p, f) for f in fields if f != "node_name")

@@ -259,6 +259,13 @@ class PodInfo:
         """``namespace/name``."""
         return f"{self.namespace}/{self.name}"
 
+    def __copy__(self) -> "PodInfo":
+        # copy.copy: the same parsed fields, slot by slot (the generic copy of a slotted object is slower)
+        new = object.__new__(type(self))
+        for name in _POD_INFO_FIELDS:
+            setattr(new, name, getattr(self, name))
+        return new
+
     def required_node_affinity(self) -> Any:
         """The pod's nodeSelector and required node affinity (``nodeaffinity.GetRequiredNodeAffinity``), parsed once.
 
@@ -283,6 +290,9 @@ class PodInfo:
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key}, node={self.node_name or '-'})"
+
+
+_POD_INFO_FIELDS = tuple(f for f in PodInfo.__slots__ if f != "__weakref__")
 
 
 class NodeInfo:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Status
+from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Status
 from kubenotes.scheduler.plugins.helper import go_div
 from kubenotes.scheduler.plugins.names import IMAGE_LOCALITY
 
@@ -175,10 +175,19 @@ class ImageLocality:
         The scores are kept per list of the pod's container images (all
         :meth:`score` reads of the pod) and number of nodes.
         """
+        return arrays.score_by_class(arrays.classes(NAME, _image_key), idx, lambda ni: self.score(state, pod, ni),
+                                     self._memo_key(pod))
+
+    def score_batch_uniform(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> bool:
+        """True when every node scores the same for the pod's images (no node has any of them, say)."""
+        got = arrays.uniform_by_class(arrays.classes(NAME, _image_key), lambda ni: self.score(state, pod, ni),
+                                      self._memo_key(pod))
+        return got is not None and MIN_NODE_SCORE <= got <= MAX_NODE_SCORE
+
+    def _memo_key(self, pod: "PodInfo") -> tuple[Any, ...]:
         spec = pod.pod.spec
         images = tuple(c.image for c in (spec.initContainers or ())) + tuple(c.image for c in (spec.containers or ()))
-        return arrays.score_by_class(arrays.classes(NAME, _image_key), idx, lambda ni: self.score(state, pod, ni),
-                                     (NAME, "Score", images, self.handle.snapshot.num_nodes()))
+        return (NAME, "Score", images, self.handle.snapshot.num_nodes())
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> ImageLocality:

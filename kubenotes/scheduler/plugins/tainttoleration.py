@@ -214,6 +214,16 @@ class TaintToleration:
         return arrays.score_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.score(state, pod, ni),
                                      (NAME, "Score", pod_spec_key(pod, self.filter_reads_pod_spec)))
 
+    def score_batch_uniform(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> bool:
+        """True when every node gets the same intolerable-taint count, hence the same normalized score.
+
+        (Counts are never negative; equal counts normalize to 100, or to 0.)
+        """
+        from kubenotes.scheduler.batch import pod_spec_key
+
+        return arrays.uniform_by_class(arrays.classes(NAME, _taint_key), lambda ni: self.score(state, pod, ni),
+                                       (NAME, "Score", pod_spec_key(pod, self.filter_reads_pod_spec))) is not None
+
     def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
         """:meth:`normalize_score` over an int64 array."""
         from kubenotes.scheduler.batch import default_normalize_score_batch
