@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Sequence
 
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -18,5 +19,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return cli_main(argv)
 
 
+def run() -> None:
+    """The program: :func:`main`, then exit with its status.
+
+    A command that asked for it (:func:`kubenotes.gcpolicy.exit_without_teardown`)
+    ends the process once its output is flushed, without freeing every
+    object first.
+    """
+    rc = main()
+    from kubenotes.gcpolicy import teardown_skipped
+
+    if teardown_skipped():
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (BrokenPipeError, ValueError):  # output closed early
+            pass
+        os._exit(rc)
+    sys.exit(rc)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -81,3 +81,25 @@ def test_no_gc_passes_is_on_again_after_an_error():
         with no_gc_passes():
             raise ValueError("bad manifest")
     assert gc.isenabled()
+
+
+def test_schedule_program_ends_without_teardown_and_keeps_its_output(tmp_path):
+    """``python -m kubenotes schedule`` exits once its output is flushed (no freeing of the heap), status intact;
+    in process, main() returns as usual."""
+    import subprocess
+    import sys
+
+    from kubenotes.__main__ import main
+    from kubenotes.gcpolicy import teardown_skipped
+    from kubenotes.scheduler.testing import make_node, make_pod
+
+    docs = [make_node("n1").to_dict(), make_pod("p", requests={"cpu": "100m"}).to_dict(),
+            make_pod("big", requests={"cpu": "100"}).to_dict()]
+    path = tmp_path / "c.json"
+    path.write_text(__import__("json").dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+    p = subprocess.run([sys.executable, "-m", "kubenotes", "schedule", "-o", "summary", str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1  # one pod unschedulable
+    assert p.stdout.splitlines()[1].split()[:3] == ["2", "1", "1"] and p.stderr == ""
+    assert main(["schedule", "-o", "summary", str(path)]) == 1  # in process: returns
+    assert teardown_skipped()

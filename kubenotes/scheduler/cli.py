@@ -55,7 +55,7 @@ from typing import Any, Iterable, TextIO
 import yaml
 
 from kubenotes.errors import ConfigError
-from kubenotes.gcpolicy import no_gc_passes
+from kubenotes.gcpolicy import exit_without_teardown, no_gc_passes
 
 __all__ = [
     "ANNOTATION_PREFIX",
@@ -357,6 +357,14 @@ def _write(out: TextIO, text: str) -> None:
 
 
 def _cmd_schedule(args: argparse.Namespace) -> int:
+    # The whole cluster stays in memory to the end: no collector passes over it while the output is written,
+    # and no freeing of it when the program ends.
+    exit_without_teardown()
+    with no_gc_passes():
+        return _schedule_and_write(args)
+
+
+def _schedule_and_write(args: argparse.Namespace) -> int:
     sched, traces = run_schedule(args.manifests, config_file=args.config, seed=args.seed,
                                  trace=args.output not in FAST_OUTPUTS)
     if args.output == "summary":
