@@ -178,7 +178,7 @@ class SnapshotArrays:
         self._label_everywhere: dict[str, bool] = {}
         self._classes: dict[Hashable, tuple[np.ndarray, list[int]]] = {}
         self._class_tables: dict[Hashable, np.ndarray] = {}
-        self._class_masks: dict[Hashable, np.ndarray] = {}
+        self._node_object_memos: dict[Hashable, np.ndarray] = {}
         self._uniform: dict[Hashable, int | None] = {}
         self.arange = np.arange(n, dtype=_I64)
         self.arange_twice = np.concatenate((self.arange, self.arange))
@@ -504,14 +504,14 @@ class SnapshotArrays:
         For values that read only the node objects, which never change in a
         snapshot, and what ``key`` names. A None result is not kept.
         """
-        got = self._class_masks.get(key)
+        got = self._node_object_memos.get(key)
         if got is None:
             got = compute()
             if got is not None:
                 got.flags.writeable = False
-                if len(self._class_masks) >= self.MAX_CLASS_TABLES:
-                    self._class_masks.clear()
-                self._class_masks[key] = got
+                if len(self._node_object_memos) >= self.MAX_CLASS_TABLES:
+                    self._node_object_memos.clear()
+                self._node_object_memos[key] = got
         return got
 
 
@@ -1138,10 +1138,10 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
         return int(tied[0])
     selected = _reservoir_index(ties, rng)
     n = len(totals)
-    order, rank = _preorder_tables(n)
+    rank = _preorder_rank(n)
     first = n - selected  # the pops take their last entry from slots n-1 down to ``first``
     if not selected or not is_best[first:].any():
-        return int(order[np.flatnonzero(is_best[order])[selected]])
+        return int(tied[np.argpartition(rank[tied], selected)[selected]])
     if first < n // 2:
         return _replay_heap(n, tied, selected)
     best = tied.tolist()
@@ -1170,7 +1170,8 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
         pulls, jumped = pulls + selected - q, -1
     if jumped >= 0:
         return jumped
-    return int(order[np.sort(rank[best])[pulls]])
+    left = np.array(best, dtype=_I64)
+    return int(left[np.argpartition(rank[left], pulls)[pulls]])
 
 
 def _reservoir_index(ties: int, rng: random.Random) -> int:
@@ -1188,23 +1189,24 @@ def _reservoir_index(ties: int, rng: random.Random) -> int:
     return selected
 
 
-_PREORDER: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+_PREORDER_RANK = np.zeros(0, dtype=_I64)
 
 
-def _preorder_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
-    # Heap slots 0..n-1 in preorder of the complete binary tree (``order``) and each slot's place in it
-    # (``rank``): a slot's path from the root, padded to the deepest level, then its depth, sorts in preorder.
-    t = _PREORDER.get(n)
-    if t is None:
-        slots = np.arange(n, dtype=_I64)
-        depth = np.array([s.bit_length() - 1 for s in range(1, n + 1)], dtype=_I64)
-        deepest = n.bit_length() - 1
+def _preorder_rank(n: int) -> np.ndarray:
+    # Each heap slot's place in the preorder of a complete binary tree of at least n slots: a slot's path from
+    # the root, padded to the deepest level, then its depth, sorts in preorder. The slots below n are closed
+    # under parents, so the same ranks order them for a heap of n entries.
+    global _PREORDER_RANK
+    if len(_PREORDER_RANK) < n:
+        size = (1 << n.bit_length()) - 1
+        slots = np.arange(size, dtype=_I64)
+        depth = np.array([s.bit_length() - 1 for s in range(1, size + 1)], dtype=_I64)
+        deepest = size.bit_length() - 1
         key = ((slots + 1 - (1 << depth)) << (deepest - depth)) * (deepest + 1) + depth
-        order = np.argsort(key, kind="stable")
-        rank = np.empty(n, dtype=_I64)
-        rank[order] = slots
-        t = _PREORDER[n] = (order, rank)
-    return t
+        rank = np.empty(size, dtype=_I64)
+        rank[np.argsort(key, kind="stable")] = slots
+        _PREORDER_RANK = rank
+    return _PREORDER_RANK
 
 
 def _tail_survives(s: int, pulls: int, best: set[int], cum: list[int], gone: list[int], n: int) -> bool:

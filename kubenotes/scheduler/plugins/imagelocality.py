@@ -149,10 +149,11 @@ class ImageLocality:
     [23, 0]
     """
 
-    __slots__ = ("handle",)
+    __slots__ = ("handle", "_score_key")
 
     def __init__(self, handle: Any):
         self.handle = handle
+        self._score_key: tuple[Any, Any] = (None, None)  # (PodInfo, its Score memo key): asked twice a cycle
 
     def name(self) -> str:
         """``"ImageLocality"``."""
@@ -185,9 +186,15 @@ class ImageLocality:
         return got is not None and MIN_NODE_SCORE <= got <= MAX_NODE_SCORE
 
     def _memo_key(self, pod: "PodInfo") -> tuple[Any, ...]:
-        spec = pod.pod.spec
-        images = tuple(c.image for c in (spec.initContainers or ())) + tuple(c.image for c in (spec.containers or ()))
-        return (NAME, "Score", images, self.handle.snapshot.num_nodes())
+        # The Score reads the pod's container images and the number of nodes.
+        num_nodes = self.handle.snapshot.num_nodes()
+        got = self._score_key[1]
+        if self._score_key[0] is not pod or got[3] != num_nodes:
+            spec = pod.pod.spec
+            images = tuple(c.image for c in (spec.initContainers or ())) + tuple(c.image for c in (spec.containers or ()))
+            got = (NAME, "Score", images, num_nodes)
+            self._score_key = (pod, got)
+        return got
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> ImageLocality:

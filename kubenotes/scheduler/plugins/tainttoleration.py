@@ -157,10 +157,11 @@ class TaintToleration:
     filter_reads_pod_spec = ("tolerations",)  # kubenotes preemption: ... and these fields of the pod's spec only
     filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
 
-    __slots__ = ("handle",)
+    __slots__ = ("handle", "_score_key")
 
     def __init__(self, handle: Any = None):
         self.handle = handle
+        self._score_key: tuple[Any, Any] = (None, None)  # (PodInfo, its Score memo key): asked twice a cycle
 
     def name(self) -> str:
         """``"TaintToleration"``."""
@@ -209,20 +210,24 @@ class TaintToleration:
         The score reads PreScore's PreferNoSchedule tolerations, which come
         from the pod's tolerations alone.
         """
-        from kubenotes.scheduler.batch import pod_spec_key
-
         return arrays.score_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.score(state, pod, ni),
-                                     (NAME, "Score", pod_spec_key(pod, self.filter_reads_pod_spec)))
+                                     self._score_memo_key(pod))
 
     def score_batch_uniform(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> bool:
         """True when every node gets the same intolerable-taint count, hence the same normalized score.
 
         (Counts are never negative; equal counts normalize to 100, or to 0.)
         """
-        from kubenotes.scheduler.batch import pod_spec_key
-
         return arrays.uniform_by_class(arrays.classes(NAME, _taint_key), lambda ni: self.score(state, pod, ni),
-                                       (NAME, "Score", pod_spec_key(pod, self.filter_reads_pod_spec))) is not None
+                                       self._score_memo_key(pod)) is not None
+
+    def _score_memo_key(self, pod: "PodInfo") -> tuple[Any, ...]:
+        # The Score reads the pod's tolerations only (through PreScore).
+        if self._score_key[0] is not pod:
+            from kubenotes.scheduler.batch import pod_spec_key
+
+            self._score_key = (pod, (NAME, "Score", pod_spec_key(pod, self.filter_reads_pod_spec)))
+        return self._score_key[1]
 
     def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
         """:meth:`normalize_score` over an int64 array."""
