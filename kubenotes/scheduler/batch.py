@@ -1109,7 +1109,8 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
       pulls into each subtree are counted from the root (``_tail_survives``).
 
     When the popped tail reaches above the leaves (``selected`` greater than
-    half the nodes) the heap is replayed instead.
+    half the nodes), or holds many best entries (dense ties), the heap is
+    replayed instead.
 
     Parameters
     ----------
@@ -1140,9 +1141,10 @@ def select_host_index(totals: np.ndarray, rng: random.Random) -> int:
     n = len(totals)
     rank = _preorder_rank(n)
     first = n - selected  # the pops take their last entry from slots n-1 down to ``first``
-    if not selected or not is_best[first:].any():
+    in_tail = int(np.count_nonzero(is_best[first:])) if selected else 0
+    if not in_tail:
         return int(tied[np.argpartition(rank[tied], selected)[selected]])
-    if first < n // 2:
+    if first < n // 2 or in_tail > _TAIL_CHECKS:
         return _replay_heap(n, tied, selected)
     best = tied.tolist()
     best_set = set(best)
@@ -1188,6 +1190,10 @@ def _reservoir_index(ties: int, rng: random.Random) -> int:
             selected = cnt - 1
     return selected
 
+
+#: Up to this many best entries among the slots the pops take their last entry from, select_host_index walks
+#: the tree for each (a few microseconds apiece); with more, replaying the heap is cheaper.
+_TAIL_CHECKS = 32
 
 _PREORDER_RANK = np.zeros(0, dtype=_I64)
 
