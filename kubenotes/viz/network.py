@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 from typing import Any, Iterable, Sequence
 
 import networkx as nx
@@ -334,6 +335,18 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
         # The cluster graph does not depend on the packet size: the same Figure, so its PNG is reused.
         return cluster_figure(network_from_objects(example_cluster(node_count, subnets=2), mode=mode)[0])
 
+    stacks: dict[str, Figure] = {}
+
+    def stack(walk: dict) -> Figure:
+        # The walk from node-0 to node-1 is the same whatever the node count: the same Figure for the same walk.
+        key = json.dumps(walk, sort_keys=True, default=str)
+        fig = stacks.get(key)
+        if fig is None:
+            if len(stacks) >= 16:
+                stacks.clear()
+            fig = stacks[key] = header_stack_figure(walk)
+        return fig
+
     def update(node_count: int, size_bytes: int, mode: str) -> list:
         objs = example_cluster(node_count, subnets=2)
         walk = packet_walk(objs, "default/client", "default/web-1-0", mode=mode, size_bytes=size_bytes)
@@ -345,6 +358,6 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
                     + ("" if s["fits"] else f"; {size_bytes} B does not fit: {s['fragments']} fragments")
                     + (f"; <b>{html.escape(end['action'].split(':')[0])}</b> at {html.escape(end['at'])}"
                        if end["action"].startswith("dropped") else ""))
-        return [head, header_stack_figure(walk), graph(node_count, mode), mode_table(node_count, size_bytes)]
+        return [head, stack(walk), graph(node_count, mode), mode_table(node_count, size_bytes)]
 
     return live_panel(memoise_update(update), controls, columns=3)

@@ -99,3 +99,19 @@ def test_mode_panel_recomputes_when_the_first_slider_moves(monkeypatch):
     monkeypatch.setattr(nv, "mode_summary", lambda *a, **k: calls.append(a) or original(*a, **k))
     slider.value = 5
     assert calls and calls[0][0] == 5
+
+
+def test_mode_panel_draws_the_header_stack_once_per_walk(monkeypatch):
+    """The walk node-0 -> node-1 is the same for every node count: its figure is drawn once, a new size redraws it."""
+    drawn = []
+    original = nv.header_stack_figure
+    monkeypatch.setattr(nv, "header_stack_figure", lambda walk, *a, **k: drawn.append(walk) or original(walk, *a, **k))
+    panel = nv.mode_panel(node_count=3)
+    controls = [w for row in panel.children[:-1] for w in row.children]
+    nodes, size = controls[0], controls[1]
+    assert len(drawn) == 1
+    nodes.value = 5
+    nodes.value = 6
+    assert len(drawn) == 1
+    size.value = 2950  # does not fit the pod MTU: another walk
+    assert len(drawn) == 2 and drawn[1] != drawn[0]
