@@ -601,6 +601,15 @@ def _entry_buckets(t: AffinityTerm) -> list[tuple[Any, Any]]:
     return [(ns, kv) for ns in spaces for kv in pairs]
 
 
+def _pod_buckets(pod: "PodInfo") -> list[tuple[Any, Any]]:
+    """The :func:`_entry_buckets` under which a term that ``pod`` can match is filed.
+
+    Its namespace or any (``None``), with one of its labels or none.
+    """
+    pairs: list[Any] = [None, *pod.labels.items()]
+    return [(ns, kv) for ns in (pod.namespace, None) for kv in pairs]
+
+
 class _PodIndex:
     """Per-node counts of label classes and of existing pods' affinity terms, kept in step with a snapshot.
 
@@ -659,9 +668,8 @@ class _PodIndex:
             self.class_reps.append(p)
             self.class_nodes.append({})
             buckets = self._classes_in
-            for ns in (p.namespace, None):
-                for bucket in [(ns, None)] + [(ns, kv) for kv in p.labels.items()]:
-                    buckets.setdefault(bucket, []).append(c)
+            for bucket in _pod_buckets(p):
+                buckets.setdefault(bucket, []).append(c)
         self._pod_class.put(p, c)
         return c
 
@@ -746,12 +754,10 @@ class _PodIndex:
             # none (_entry_buckets), can match it.
             candidates: set[int] = set()
             buckets = self._entries_in
-            labels = list(pod.labels.items())
-            for ns in (pod.namespace, None):
-                for bucket in [(ns, None)] + [(ns, kv) for kv in labels]:
-                    ids = buckets.get(bucket)
-                    if ids:
-                        candidates.update(ids[bisect.bisect_left(ids, start):])
+            for bucket in _pod_buckets(pod):
+                ids = buckets.get(bucket)
+                if ids:
+                    candidates.update(ids[bisect.bisect_left(ids, start):])
             got[1].extend(e for e in sorted(candidates) if entries[e][1].matches(pod, ns_labels))
             got[0] = len(entries)
         return got[1]
