@@ -814,14 +814,11 @@ def ge_nominated_positions(fw: Any, pod: "PodInfo", arrays: SnapshotArrays, idx:
     cache = _nominated_cache(fw, pod, arrays)
     flag = cache.get(("flags", pod.priority)) if cache is not None else None
     if flag is None:
-        index = arrays.index
-        prio, uid = pod.priority, pod.uid
-        rows = [index[name] for name, pods in nominated.items()
-                if name in index and any(p.priority >= prio and p.uid != uid for p in pods)]
+        t = _nominated_table(fw, arrays)
         flag = np.zeros(len(arrays.node_infos), dtype=bool)
-        flag[rows] = True
+        flag[t.rows[t.others_at_least(pod)]] = True
         if cache is not None:
-            cache[("flags", prio)] = flag
+            cache[("flags", pod.priority)] = flag
     return np.flatnonzero(flag[idx])
 
 
@@ -832,11 +829,62 @@ def _nominated_cache(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> dict[An
     version = getattr(nom, "version", None)
     if version is None or pod.uid in getattr(nom, "nominated_pod_to_node", ()):
         return None
+    return _nominated_entries(nom, arrays)
+
+
+def _nominated_entries(nom: Any, arrays: SnapshotArrays) -> dict[Any, Any]:
+    # arrays.nominated_flags, emptied when the nominator or its version changed.
     cache = arrays.nominated_flags
-    if cache.get("version") != version or cache.get("nominator") is not nom:
+    if cache.get("version") != nom.version or cache.get("nominator") is not nom:
         cache.clear()
-        cache.update(version=version, nominator=nom)
+        cache.update(version=nom.version, nominator=nom)
     return cache
+
+
+class _NominatedTable:
+    """Every nominated pod on a snapshot node, one entry each (kubenotes only): its node row, priority, uid,
+    requests and whether it has host ports, as arrays."""
+
+    __slots__ = ("rows", "priority", "uids", "milli_cpu", "memory_bytes", "ephemeral_storage_bytes", "host_ports",
+                 "scalars")
+
+    def __init__(self, nominated: dict[str, Any], index: dict[str, int]):
+        entries = [(i, p) for name, pods in nominated.items() if (i := index.get(name)) is not None for p in pods]
+        self.rows = np.fromiter((i for i, _p in entries), dtype=_I64, count=len(entries))
+        self.priority = np.fromiter((p.priority for _i, p in entries), dtype=_I64, count=len(entries))
+        self.uids = [p.uid for _i, p in entries]
+        requests = [p.requests for _i, p in entries]
+        self.milli_cpu, self.memory_bytes, self.ephemeral_storage_bytes = (
+            np.fromiter((getattr(r, f) for r in requests), dtype=_I64, count=len(requests))
+            for f in ("milli_cpu", "memory_bytes", "ephemeral_storage_bytes"))
+        self.host_ports = np.fromiter((bool(p.host_ports) for _i, p in entries), dtype=bool, count=len(entries))
+        self.scalars: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # name -> (requested, present) per entry
+        for k, r in enumerate(requests):
+            for name, v in r.scalar_resources.items():
+                if name not in self.scalars:
+                    self.scalars[name] = (np.zeros(len(requests), dtype=_I64), np.zeros(len(requests), dtype=bool))
+                self.scalars[name][0][k] = v
+                self.scalars[name][1][k] = True
+
+    def others_at_least(self, pod: "PodInfo") -> np.ndarray:
+        """Entries of pods other than ``pod`` with at least its priority (``addGENominatedPods``' choice), as a mask."""
+        mask = self.priority >= pod.priority
+        if pod.uid in self.uids:
+            mask[[k for k, uid in enumerate(self.uids) if uid == pod.uid]] = False
+        return mask
+
+
+def _nominated_table(fw: Any, arrays: SnapshotArrays) -> _NominatedTable:
+    """The :class:`_NominatedTable` of the current nominations, kept until they change (``PodNominator.version``)."""
+    nom = fw.nominator
+    nominated = getattr(nom, "nominated_pods", {})
+    if getattr(nom, "version", None) is None:
+        return _NominatedTable(nominated, arrays.index)
+    cache = _nominated_entries(nom, arrays)
+    got = cache.get("table")
+    if got is None:
+        got = cache["table"] = _NominatedTable(nominated, arrays.index)
+    return got
 
 
 class NominatedTotals:
@@ -870,28 +918,21 @@ def ge_nominated_totals(fw: Any, pod: "PodInfo", arrays: SnapshotArrays) -> Nomi
     got = cache.get(("totals", pod.priority)) if cache is not None else None
     if got is not None:
         return got
-    got = NominatedTotals(len(arrays.node_infos))
-    index = arrays.index
-    prio, uid = pod.priority, pod.uid
-    for name, pods in getattr(fw.nominator, "nominated_pods", {}).items():
-        i = index.get(name)
-        if i is None:
-            continue
-        for p in pods:
-            if p.priority >= prio and p.uid != uid:
-                r = p.requests
-                got.num_pods[i] += 1
-                got.milli_cpu[i] += r.milli_cpu
-                got.memory_bytes[i] += r.memory_bytes
-                got.ephemeral_storage_bytes[i] += r.ephemeral_storage_bytes
-                if p.host_ports:
-                    got.host_ports[i] = True
-                for k, v in r.scalar_resources.items():
-                    if k not in got.scalars:
-                        got.scalars[k] = np.zeros(len(arrays.node_infos), dtype=_I64)
-                    got.scalars[k][i] += v
+    n = len(arrays.node_infos)
+    got = NominatedTotals(n)
+    t = _nominated_table(fw, arrays)
+    mask = t.others_at_least(pod)
+    rows = t.rows[mask]
+    got.num_pods += np.bincount(rows, minlength=n)
+    for name in ("milli_cpu", "memory_bytes", "ephemeral_storage_bytes"):
+        np.add.at(getattr(got, name), rows, getattr(t, name)[mask])
+    got.host_ports[rows[t.host_ports[mask]]] = True
+    for name, (values, present) in t.scalars.items():
+        if present[mask].any():
+            got.scalars[name] = np.zeros(n, dtype=_I64)
+            np.add.at(got.scalars[name], rows, values[mask])
     if cache is not None:
-        cache[("totals", prio)] = got
+        cache[("totals", pod.priority)] = got
     return got
 
 

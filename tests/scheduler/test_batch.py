@@ -9,7 +9,7 @@ import pytest
 
 from kubenotes.scheduler.batch import SnapshotArrays, default_normalize_score_batch, select_host_index
 from kubenotes.scheduler.framework.cycle_state import CycleState
-from kubenotes.scheduler.framework.interface import NodeScore, NominatingInfo
+from kubenotes.scheduler.framework.interface import Code, NodeScore, NominatingInfo
 from kubenotes.scheduler.framework.node_info import PodInfo
 from kubenotes.scheduler.framework.runtime import NodePluginScores
 from kubenotes.scheduler.plugins.helper import default_normalize_score
@@ -682,3 +682,85 @@ def test_score_nodes_batch_declines_scores_out_of_range(raw, ok, dtype):
     fw = SimpleNamespace(score_plugins=[Plugin()], score_plugin_weight={"P": 2})
     got = score_nodes_batch(fw, SimpleNamespace(skip_score_plugins=set()), None, None, np.arange(3))
     assert (got.tolist() == [2 * x for x in raw]) if ok else got is None
+
+
+@pytest.mark.parametrize("plugin", ["NodeAffinity", "TaintToleration", "NodeUnschedulable"])
+@pytest.mark.parametrize("seed", range(3))
+def test_node_object_filters_give_one_status_per_status_key(seed, plugin, random_large_cluster):
+    """The node-object Filters' filter_status_key_batch: nodes with one key get one (code, reasons) from the
+    plugin's filter, and every pod meets both passing and rejected nodes among the kinds seen (so the keys group
+    rejections, not only passes)."""
+    rng = random.Random(9100 + seed)
+    nodes, pods = random_large_cluster(rng)
+    sched = new_scheduler(nodes, pods, seed=seed, trace=False)
+    fw = sched.framework
+    [pl] = [p for p in fw.filter_plugins if p.name() == plugin]
+    arr = sched.snapshot.arrays()
+    infos = sched.snapshot.list()
+    rejected_kinds = 0
+    for _ in range(60):
+        q = sched.queue.pop()
+        if q is None:
+            break
+        state = CycleState()
+        _r, status, _skip = fw.run_pre_filter_plugins(state, q.pod_info)
+        if status.is_success() and plugin not in state.skip_filter_plugins:
+            keys = pl.filter_status_key_batch(state, q.pod_info, arr, arr.arange).tolist()
+            by_key: dict[int, tuple] = {}
+            for key, ni in zip(keys, infos):
+                s = pl.filter(state, q.pod_info, ni)
+                got = (Code.SUCCESS, ()) if s is None else (s.code, tuple(s.reasons))
+                assert by_key.setdefault(key, got) == got
+            rejected_kinds += sum(1 for code, _ in by_key.values() if code != Code.SUCCESS)
+        sched.queue.done(q.pod_info.uid)
+    assert rejected_kinds > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_nominated_totals_and_positions_sum_the_pods_added_per_node(seed):
+    """ge_nominated_totals / ge_nominated_positions equal, node by node, what addGENominatedPods adds: the other
+    nominated pods of at least the pod's priority (requests, scalar resources, host ports), also for a pod that is
+    nominated itself and after the nominations change."""
+    from kubenotes.scheduler.batch import ge_nominated_positions, ge_nominated_totals
+
+    rng = random.Random(4400 + seed)
+    nodes = [make_node(f"n{i}", allocatable={"cpu": "8", "memory": "16Gi", "pods": "110", "example.com/gpu": "4"})
+             for i in range(12)]
+    sched = new_scheduler(nodes, [], trace=False)
+    fw = sched.framework
+    arr = sched.snapshot.arrays()
+    infos = sched.snapshot.list()
+    nominated: list[PodInfo] = []
+
+    def nominate(k: int) -> None:
+        containers = None
+        req = {"cpu": f"{rng.choice([100, 500, 2000])}m", "memory": f"{rng.choice([1, 2])}Gi"}
+        if rng.random() < 0.3:
+            req["example.com/gpu"] = str(rng.randint(1, 2))
+        if rng.random() < 0.2:
+            containers = [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80, "hostPort": 8000 + k}],
+                           "resources": {"requests": req}}]
+        pi = PodInfo(make_pod(f"nom-{k}", requests=None if containers else req, containers=containers,
+                              priority=rng.choice([0, 10, 100])))
+        fw.nominator.add_nominated_pod(pi, NominatingInfo(rng.choice(infos).name, "ModeOverride"))
+        nominated.append(pi)
+
+    for k in range(30):
+        nominate(k)
+        if k % 10 == 9:
+            fw.nominator.delete_nominated_pod_if_exists(nominated.pop(rng.randrange(len(nominated))))
+        for pod in (PodInfo(make_pod(f"q{k}", priority=rng.choice([0, 10, 50, 100]))), rng.choice(nominated)):
+            got = ge_nominated_totals(fw, pod, arr)
+            positions = ge_nominated_positions(fw, pod, arr, arr.arange).tolist()
+            want_positions = []
+            for i, ni in enumerate(infos):
+                added = fw.ge_nominated_pods(pod, ni.name)
+                if added:
+                    want_positions.append(i)
+                assert got.num_pods[i] == len(added)
+                assert got.milli_cpu[i] == sum(p.requests.milli_cpu for p in added)
+                assert got.memory_bytes[i] == sum(p.requests.memory_bytes for p in added)
+                assert got.host_ports[i] == any(p.host_ports for p in added)
+                gpus = sum(p.requests.scalar_resources.get("example.com/gpu", 0) for p in added)
+                assert (got.scalars["example.com/gpu"][i] if "example.com/gpu" in got.scalars else 0) == gpus
+            assert positions == want_positions

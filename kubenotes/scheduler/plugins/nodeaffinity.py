@@ -411,6 +411,16 @@ class NodeAffinity:
             return None
         return arrays.filter_by_class(classes, idx, lambda ni: self.filter(state, pod, ni), (NAME, "Filter", key))
 
+    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any,
+                                added: Any = None) -> Any:
+        """Per node of ``idx``, its class: :meth:`filter` gives nodes of one class one status.
+
+        ``added`` (nominated pods) is ignored: the Filter does not look at pods.
+        None with an added affinity (no classes).
+        """
+        classes, _key = self._classes(pod, arrays)
+        return None if classes is None else classes[0][idx]
+
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`score` over the nodes ``idx``, once per combination of the label values the pod names.
 

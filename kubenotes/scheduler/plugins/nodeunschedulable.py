@@ -109,6 +109,11 @@ class NodeUnschedulable:
         """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`), once per ``spec.unschedulable`` value."""
         return arrays.filter_by_class(arrays.classes(NAME, _unschedulable), idx, lambda ni: self.filter(state, pod, ni))
 
+    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any,
+                                added: Any = None) -> Any:
+        """Per node of ``idx``, its ``spec.unschedulable`` class: :meth:`filter` gives nodes of one class one status."""
+        return arrays.classes(NAME, _unschedulable)[0][idx]
+
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodeUnschedulable:
     """Factory (``nodeunschedulable.New``); the plugin takes no args."""

@@ -204,6 +204,14 @@ class TaintToleration:
         return arrays.filter_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.filter(state, pod, ni),
                                       (NAME, "Filter", pod_spec_key(pod, self.filter_reads_pod_spec)))
 
+    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any,
+                                added: Any = None) -> Any:
+        """Per node of ``idx``, the class of its taint list: :meth:`filter` gives nodes of one class one status.
+
+        ``added`` (nominated pods) is ignored: the Filter does not look at pods.
+        """
+        return arrays.classes(NAME, _taint_key)[0][idx]
+
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`score` over the nodes ``idx``, once per distinct taint list and kept per tolerations.
 
