@@ -1072,10 +1072,7 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1)
     full.text(3, 95, "dotted: every requested GPU allocated", fontsize=7.5, color="#757575", va="top")
     full.set(xlim=(0, 130), ylim=(0, 102), ylabel="GPU allocation ratio (% of capacity)", title="GPU allocation ratio")
-    vals = np.concatenate([v[np.isfinite(v)] for v in zoom_vals]) if zoom_vals else np.array([80.0, 100.0])
-    lo = float(np.floor(vals.min() - 1)) if len(vals) else 80.0
-    hi = float(np.ceil(vals.max() + 1)) if len(vals) else 100.0
-    zoom.set(xlim=(80, 130), ylim=(max(lo, 60.0), min(hi, 101.0)), title="zoom: 80-130% arrived")
+    zoom.set(xlim=(80, 130), ylim=_zoom_ylim(zoom_vals), title="zoom: 80-130% arrived")
     frag.set(xlim=(0, 130), ylim=(0, 102), ylabel="fragmentation rate (% of idle GPU)",
              title="fragmentation rate")
     for ax in axes:
@@ -1095,11 +1092,21 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     return fig
 
 
+def _zoom_ylim(zoom_vals: list[np.ndarray]) -> tuple[float, float]:
+    """The zoomed Axes' y range: the curves' (and paper points') values from 80% arrived on, a point of margin."""
+    vals = np.concatenate([v[np.isfinite(v)] for v in zoom_vals]) if zoom_vals else np.array([80.0, 100.0])
+    lo = float(np.floor(vals.min() - 1)) if len(vals) else 80.0
+    hi = float(np.ceil(vals.max() + 1)) if len(vals) else 100.0
+    return max(lo, 60.0), min(hi, 101.0)
+
+
 def _arrived_marker(fig: Figure, results: Mapping[str, ReplayResult]) -> tuple[list[Any], Any]:
     """The arrived-workload marker of a :func:`curves_figure`: its artists, and a function moving it to a percentage.
 
     A dashed vertical line on each of the three Axes, each curve's value as a
     dot there (hidden where the curve has none) and a label on the first.
+    The function's ``curves`` attribute holds the curve each dot follows
+    (for :meth:`CurvesView.show_results`).
     """
     full, zoom, frag = fig.axes[:3]
     artists: list[Any] = []
@@ -1111,12 +1118,13 @@ def _arrived_marker(fig: Figure, results: Mapping[str, ReplayResult]) -> tuple[l
             dots.append((dot, _curves(r)[metric]))
     label = full.text(0, 4, "", fontsize=8, color="#212121")
     artists += [d for d, _c in dots] + [label]
+    curves = [c for _d, c in dots]
 
     def move(arrived_percent: float) -> None:
         xi = int(round(arrived_percent))
         for line in artists[:3]:
             line.set_xdata([arrived_percent, arrived_percent])
-        for dot, c in dots:
+        for (dot, _c), c in zip(dots, curves):
             shown = 0 <= xi < len(c) and bool(np.isfinite(c[xi]))
             dot.set_visible(shown)
             if shown:
@@ -1124,6 +1132,7 @@ def _arrived_marker(fig: Figure, results: Mapping[str, ReplayResult]) -> tuple[l
         label.set_position((arrived_percent + 1.5, 4))
         label.set_text(f"{arrived_percent:g}% arrived")
 
+    move.curves = curves  # type: ignore[attr-defined]
     return artists, move
 
 
@@ -1151,8 +1160,40 @@ class CurvesView:
         from kubenotes.viz.widgets import BlitPNG
 
         self.figure = curves_figure(results, None, paper=paper, title=title)
+        self.policies, self.paper, self.titled = tuple(results), paper, bool(title)
         artists, self._move = _arrived_marker(self.figure, results)
         self._blit = BlitPNG(self.figure, artists)
+
+    def show_results(self, results: Mapping[str, ReplayResult], title: str | None = None) -> bool:
+        """Put other results of the same policies (another trace variant) on this figure, in place.
+
+        The curves, the marker's dots, the zoomed Axes' range and the title
+        change; the rest of the figure, its ticks and legend included, stays,
+        so redrawing it costs less than building a new one (a learner
+        switching variants). The picture is that of a new
+        ``CurvesView(results, title=title)``.
+
+        Returns
+        -------
+        bool
+            False, changing nothing, when the figure cannot show them so: other
+            policies or order, published points drawn (they belong to the
+            default trace), or a title added or removed.
+        """
+        if tuple(results) != self.policies or self.paper or bool(title) != self.titled:
+            return False
+        full, zoom, frag = self.figure.axes[:3]
+        curves = [_curves(r) for r in results.values()]
+        for k, c in enumerate(curves):
+            full.lines[k].set_ydata(c["allocation"])
+            zoom.lines[k].set_ydata(c["allocation"])
+            frag.lines[k].set_ydata(c["fragmentation"])
+        zoom.set_ylim(_zoom_ylim([c["allocation"][80:] for c in curves]))
+        self._move.curves[:] = ([c["allocation"] for c in curves] * 2 + [c["fragmentation"] for c in curves])
+        if title:
+            self.figure._suptitle.set_text(title)
+        self._blit.redraw()
+        return True
 
     def png(self, arrived_percent: float) -> bytes:
         """The figure with the marker at ``arrived_percent``, as PNG bytes."""
@@ -1743,11 +1784,22 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
 
     # Each half is memoised on the controls it depends on: changing the policies keeps the occupancy
     # row, changing the occupancy policy keeps the curves (the same Figure, so its PNG is reused).
-    @functools.lru_cache(maxsize=4)
+    # One view per selection of policies (and one more for the default trace, with the paper's points): another
+    # variant is redrawn on it in place. views: (policies, default?) -> [variant shown, view].
+    views: dict[tuple[tuple[str, ...], bool], list[Any]] = {}
+
     def curves_view(policies: tuple[str, ...], variant: str) -> CurvesView:
         res = replay_policies(list(policies), variant, seed, trace_dir)
         paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
-        return CurvesView(res, paper=paper, title=_curves_title(variant, seed))
+        title = _curves_title(variant, seed)
+        key = (policies, paper is not None)
+        got = views.get(key)
+        if got is None or got[0] != variant and not got[1].show_results(res, title):
+            if got is None and len(views) >= 4:
+                del views[next(iter(views))]
+            got = views[key] = [variant, CurvesView(res, paper=paper, title=title)]
+        got[0] = variant
+        return got[1]
 
     @functools.lru_cache(maxsize=16)
     def curves(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Any:

@@ -192,6 +192,17 @@ class BlitPNG:
         for a in self.artists:
             a.set_animated(True)
             a.set_in_layout(False)
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Draw the figure again without the changing artists (after some other artist changed).
+
+        Raises
+        ------
+        ValueError
+            When the figure's tight box reaches outside it.
+        """
+        canvas, fig = self._canvas, self.figure
         canvas.draw()
         crop = _tight_crop(fig, canvas)
         if crop is None:
