@@ -218,6 +218,58 @@ def test_keyed_heap_pops_in_the_order_less_gives(ops):
     assert popped_key == popped_less
 
 
+@given(st.lists(st.tuples(st.sampled_from(["push", "pop", "peek", "remove", "iter"]), st.integers(-2, 2),
+                          st.integers(0, 40)), max_size=80))
+def test_keyed_heap_with_a_sorted_run_pops_as_the_plain_heap(ops):
+    """With a run (RUN_MIN lowered to 3, so the heap is sorted into it again and again) pop, peek, remove, len and
+    iteration agree with the less-ordered heap at every step, pods pushed twice included."""
+    from kubenotes.scheduler.queue import QueuedPodInfo, _Heap
+
+    class SmallRun(_Heap):
+        __slots__ = ()
+        RUN_MIN = 3
+
+    sort = PrioritySort()
+    plain, with_run = _Heap(sort.less), SmallRun(sort.less, sort.sort_key)
+    pushed: list = []
+    for i, (op, prio, pick) in enumerate(ops):
+        if op == "push" or not pushed:
+            q = pushed[pick % len(pushed)] if pushed and pick > 30 else QueuedPodInfo(pod(f"p{i}", prio), seq=i)
+            pushed.append(q)
+            plain.push(q)
+            with_run.push(q)
+        elif op == "pop":
+            assert with_run.pop() is plain.pop()
+        elif op == "peek":
+            assert with_run.peek() is plain.peek()
+        elif op == "remove":
+            uid = pushed[pick % len(pushed)].pod_info.uid
+            assert with_run.remove(uid) is plain.remove(uid)
+        else:
+            assert list(with_run) == list(plain)
+        assert len(with_run) == len(plain)
+    assert [with_run.pop() for _ in range(len(with_run) + 1)] == [plain.pop() for _ in range(len(plain) + 1)]
+
+
+def test_a_large_heap_is_popped_from_a_sorted_run():
+    """Past RUN_MIN entries the first pop sorts the heap into the run; a later push is merged at its place."""
+    from kubenotes.scheduler.queue import QueuedPodInfo, _Heap
+
+    sort = PrioritySort()
+    h = _Heap(sort.less, sort.sort_key)
+    qs = [QueuedPodInfo(pod(f"p{i}", i % 7), seq=i) for i in range(h.RUN_MIN + 10)]
+    for q in qs:
+        h.push(q)
+    first = h.pop()
+    assert len(h._run) == len(qs) and not h._items
+    late = QueuedPodInfo(pod("late", 3), seq=10**6)
+    h.push(late)
+    rest = [h.pop() for _ in range(len(h))]
+    want = sorted(qs, key=lambda q: (-q.pod_info.priority, q.seq))
+    want.insert(want.index(max((q for q in qs if q.pod_info.priority == 3), key=lambda q: q.seq)) + 1, late)
+    assert [first] + rest == want
+
+
 # --------------------------------------------------------------------------- nominator
 def test_nominator_modes():
     n = PodNominator()
