@@ -1385,3 +1385,28 @@ def test_victims_memo_makes_identical_decisions(seed, monkeypatch):
     without = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
     assert with_memo == without
     assert any(victims for _k, _n, _nom, victims, _m in with_memo[0])
+
+
+@pytest.mark.parametrize("cap", [1, 5])
+def test_victims_memo_starts_afresh_at_its_cap_and_decides_the_same(cap, monkeypatch):
+    """With VICTIMS_MEMO_ENTRIES lowered the memo is emptied whenever it fills (never holding more entries than
+    the cap) and the decisions are those of an unbounded memo."""
+    from kubenotes.scheduler.schedule_one import new_scheduler
+    from kubenotes.scheduler.testing import run_decisions
+
+    rng = random.Random(5300 + cap)
+    nodes, pods = crowded_cluster(rng)
+    pods += [pod(f"rs-{k}", None, 1000, {"cpu": "900m"}, labels={"app": "rs"}) for k in range(10)]
+    unbounded = run_decisions(new_scheduler(nodes, pods, seed=cap, trace=False))
+    sizes = []
+    real_copy = dp_module.DefaultPreemption.select_victims_on_copy
+
+    def measured(self, *a):
+        out = real_copy(self, *a)
+        sizes.append((self._victims_memo_entries, sum(len(m) for m in self._victims_memo.values())))
+        return out
+
+    monkeypatch.setattr(dp_module.DefaultPreemption, "VICTIMS_MEMO_ENTRIES", cap)
+    monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_copy", measured)
+    assert run_decisions(new_scheduler(nodes, pods, seed=cap, trace=False)) == unbounded
+    assert sizes and all(counted == held <= cap for counted, held in sizes)

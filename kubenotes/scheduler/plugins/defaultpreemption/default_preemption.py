@@ -332,8 +332,11 @@ class DefaultPreemption:
         self.evaluator = Evaluator(NAME, handle, self)
         self._totals_filters_memo: dict[tuple[int, frozenset[str]], list[Callable[..., Any]] | None] = {}
         self._default_hooks = (self.is_eligible_pod, self.more_important_pod)
-        self._victims_memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        self._dry_run_of: tuple[PodInfo, Any, tuple[Any, ...] | None] | None = None  # select_victims_on_copy
+        # select_victims_on_copy: preemptor key -> (node name, nominated uids) -> result; entries in all; and the
+        # dry run under way (pod, state, its preemptor key or None, that key's memo).
+        self._victims_memo: dict[tuple[Any, ...], dict[tuple[Any, ...], tuple[Any, ...]]] = {}
+        self._victims_memo_entries = 0
+        self._dry_run_of: tuple[PodInfo, Any, tuple[Any, ...] | None, Any] | None = None
 
     def name(self) -> str:
         """``"DefaultPreemption"``."""
@@ -500,25 +503,32 @@ class DefaultPreemption:
         """
         got = self._dry_run_of
         if got is not None and got[0] is pod and got[1] is state:
-            head = got[2]
+            head, memo = got[2], got[3]
         else:  # once per dry run: whether the ledger path applies, and the preemptor's part of the key
-            head = None
+            head = memo = None
             if state is not None and self._totals_filters(self.handle, state) is not None:
                 head = (self._signature(pod, state), frozenset(state.skip_filter_plugins))
-            self._dry_run_of = (pod, state, head)
+                memo = self._victims_memo.get(head)
+                if memo is None:
+                    memo = self._victims_memo[head] = {}
+            self._dry_run_of = (pod, state, head, memo)
         if head is None or pdbs or (self.is_eligible_pod, self.more_important_pod) != self._default_hooks:
             return self.select_victims_on_node(state.clone() if state is not None else None, pod, node_info.clone(), pdbs)
         nominated = tuple(self.handle.ge_nominated_pods(pod, node_info.name))
-        key = (node_info.name, *head, tuple(p.uid for p in nominated))
-        memo = self._victims_memo
+        key = (node_info.name, tuple(p.uid for p in nominated)) if nominated else node_info.name
         got = memo.get(key)
         if got is not None and got[0] is node_info and got[1] == node_info.generation \
                 and all(a is b for a, b in zip(got[2], nominated)):
             victims, num_violating, status = got[3]
         else:
             victims, num_violating, status = self.select_victims_on_node(state, pod, node_info, pdbs)
-            if len(memo) >= self.VICTIMS_MEMO_ENTRIES:
-                memo.clear()
+            if self._victims_memo_entries >= self.VICTIMS_MEMO_ENTRIES:
+                self._victims_memo.clear()
+                self._victims_memo_entries = 0
+                memo = self._victims_memo[head] = {}
+                self._dry_run_of = (pod, state, head, memo)
+            if key not in memo:
+                self._victims_memo_entries += 1
             memo[key] = (node_info, node_info.generation, nominated, (victims, num_violating, status))
         return list(victims), num_violating, Status(status.code, list(status.reasons), status.plugin)
 

@@ -388,7 +388,8 @@ def nodes_for_status_code(nodes: Sequence[NodeInfo], m: Mapping[str, Status], co
     >>> [n.name for n in nodes_for_status_code(ns, {"a": Status(Code.UNSCHEDULABLE)}, Code.UNSCHEDULABLE)]
     ['a']
     """
-    return [n for n in nodes if _status_of(m, n.name).code == code]
+    get, absent = m.get, _absent_status(m).code == code
+    return [n for n in nodes if (absent if (s := get(n.name)) is None else s.code == code)]
 
 
 def fit_error_message(
