@@ -41,9 +41,11 @@ import msgspec.inspect as _mi
 import yaml
 from lightkube.codecs import resource_registry
 from lightkube.core.resource import GlobalResource, NamespacedResource
+from lightkube.models.meta_v1 import ObjectMeta
 
 from kubenotes.api.quantity import parse_quantity
 from kubenotes.api.resources import resource_list, validate_resource_requirements
+from kubenotes.api.selectors import LabelSelector, NodeSelector
 from kubenotes.errors import FieldError, KubenotesError, ManifestError, NotFound
 
 __all__ = [
@@ -446,10 +448,6 @@ def _check_string_map(value: Any, path: str) -> None:
 
 def _check_selector(cname: str, value: Any, path: str) -> None:
     """Validate a ``LabelSelector`` or ``NodeSelector`` as the API server does (:mod:`kubenotes.api.selectors`)."""
-    try:
-        from kubenotes.api.selectors import LabelSelector, NodeSelector
-    except ImportError:  # pragma: no cover - the selectors module is part of the package
-        return
     if cname == "LabelSelector":
         LabelSelector.from_api(value, field_path=path)
     else:
@@ -587,8 +585,6 @@ def _convert(raw: _RawDoc) -> LoadedObject:
         _walk(_type_info(cls), d, "")
     except FieldError as e:
         raise fail(str(e), ref) from None
-
-    from lightkube.models.meta_v1 import ObjectMeta
 
     if obj.metadata is None:
         obj.metadata = ObjectMeta()

@@ -54,6 +54,7 @@ from typing import Any, Callable, Iterable, Mapping
 import msgspec
 import numpy as np
 
+from kubenotes.api.qos import pod_qos_class
 from kubenotes.gcpolicy import fewer_gc_passes
 from kubenotes.scheduler.batch import (
     SnapshotArrays,
@@ -436,10 +437,6 @@ def truncate_message(message: str) -> str:
 
 
 def _qos_class(pod: Any) -> str:
-    try:
-        from kubenotes.api.qos import pod_qos_class
-    except ImportError:  # pragma: no cover - written by another module
-        return ""
     return pod_qos_class(pod)
 
 

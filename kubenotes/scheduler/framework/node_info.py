@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from kubenotes.api.resources import Resource, pod_non_zero_requests, pod_requests, resource_list
+from kubenotes.api.resources import (
+    Resource,
+    is_restartable_init_container,
+    pod_non_zero_requests,
+    pod_requests,
+    resource_list,
+)
+from kubenotes.api.selectors import LabelSelector, RequiredNodeAffinity
 
 __all__ = [
     "DEFAULT_BIND_ALL_HOST_IP",
@@ -71,8 +78,6 @@ class WeightedAffinityTerm:
 
 
 def _affinity_term(pod_ns: str, t: Any) -> AffinityTerm:
-    from kubenotes.api.selectors import LabelSelector
-
     namespaces = frozenset(t.namespaces or ())
     if not namespaces and t.namespaceSelector is None:
         namespaces = frozenset((pod_ns,))
@@ -151,8 +156,6 @@ def host_ports_of(pod: Any) -> list[tuple[str, str, int]]:
     ``NodeInfo.updateUsedPorts`` counts them; ordinary init containers have
     finished before the pod runs and hold no port.
     """
-    from kubenotes.api.resources import is_restartable_init_container
-
     out = []
     spec = pod.spec
     containers = list(spec.containers or ()) + [c for c in spec.initContainers or () if is_restartable_init_container(c)]
@@ -278,8 +281,6 @@ class PodInfo:
         """
         got = self._required_node_affinity
         if got is None:
-            from kubenotes.api.selectors import RequiredNodeAffinity
-
             got = self._required_node_affinity = RequiredNodeAffinity.from_pod(self.pod)
         return got
 

@@ -42,6 +42,8 @@ import bisect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+import numpy as np
+
 from kubenotes.errors import ConfigError, NotFound
 from kubenotes.scheduler.batch import PodMemo, snapshot_arrays
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Code, NodeScore, PreFilterResult, Status
@@ -489,8 +491,6 @@ class InterPodAffinity:
     # -- Batch forms (see kubenotes.scheduler.batch) -----------------------
     def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`filter` over the nodes ``idx``: the counters looked up through per-key label value ids."""
-        import numpy as np
-
         s = self._pre_filter_state(state)
         if isinstance(s, Status):
             return None
@@ -514,8 +514,6 @@ class InterPodAffinity:
 
     def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`score` over the nodes ``idx``."""
-        import numpy as np
-
         s = self._pre_score_state(state)
         if isinstance(s, Status):
             return None
@@ -532,8 +530,6 @@ class InterPodAffinity:
 
     def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
         """:meth:`normalize_score` over an int64 array (same float arithmetic, truncated)."""
-        import numpy as np
-
         s = self._pre_score_state(state)
         if isinstance(s, Status):
             return None
@@ -554,8 +550,6 @@ def _value_ids(arrays: Any, key: str, idx: Any) -> Any:
 
 def _positive_lut(arrays: Any, counts: Mapping[tuple[str, str], int], key: str) -> Any:
     """Lookup table over :func:`_value_ids`: True where ``counts[(key, value)] > 0``."""
-    import numpy as np
-
     _ids, vocab = arrays.label_values(key)
     lut = np.zeros(len(vocab) + 1, dtype=bool)
     for (k, v), c in counts.items():
@@ -627,8 +621,6 @@ class _PodIndex:
     """
 
     def __init__(self, arrays: Any):
-        import numpy as np
-
         self.arrays = arrays
         n = len(arrays)
         self.seen = np.full(n, -1, dtype=np.int64)

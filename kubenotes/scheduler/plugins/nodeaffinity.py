@@ -37,6 +37,7 @@ from kubenotes.api.selectors import (
     RequiredNodeAffinity,
 )
 from kubenotes.errors import ConfigError, FieldError
+from kubenotes.scheduler.batch import default_normalize_score_batch, pod_spec_key
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, PreFilterResult, Status
 from kubenotes.scheduler.plugins.helper import aggregate_errors, default_normalize_score
 from kubenotes.scheduler.plugins.names import NODE_AFFINITY
@@ -394,8 +395,6 @@ class NodeAffinity:
         """The node classes for ``pod`` (by the label values it names) and the key its verdicts are kept under."""
         if self.added_node_selector is not None or self.added_pref_sched_terms is not None:
             return None, None
-        from kubenotes.scheduler.batch import pod_spec_key
-
         keys, by_name = _referenced_node_keys(pod.pod.spec)
         classes = arrays.classes((NAME, keys, by_name), lambda ni: (
             tuple(ni.labels.get(k) for k in keys), ni.name if by_name else ""))
@@ -434,8 +433,6 @@ class NodeAffinity:
 
     def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
         """:meth:`normalize_score` over an int64 array."""
-        from kubenotes.scheduler.batch import default_normalize_score_batch
-
         return default_normalize_score_batch(MAX_NODE_SCORE, False, scores)
 
 

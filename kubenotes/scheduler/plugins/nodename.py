@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+import numpy as np
+
 from kubenotes.scheduler.framework.interface import Status
 from kubenotes.scheduler.plugins.names import NODE_NAME
 
@@ -90,8 +92,6 @@ class NodeName:
 
     def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`)."""
-        import numpy as np
-
         wanted = pod.pod.spec.nodeName
         if not wanted:
             return np.ones(len(idx), dtype=bool)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+import numpy as np
+
 from kubenotes.api.resources import is_restartable_init_container
 from kubenotes.scheduler.framework.interface import PreFilterResult, Status
 from kubenotes.scheduler.plugins.names import NODE_PORTS
@@ -155,8 +157,6 @@ class NodePorts:
 
     def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`): nodes without used host ports fit."""
-        import numpy as np
-
         want = state.get(PRE_FILTER_STATE_KEY)
         if want is None:
             return None

@@ -37,6 +37,7 @@ from kubenotes.api.taints import (
     find_matching_untolerated_taint,
     tolerations_tolerate_taint,
 )
+from kubenotes.scheduler.batch import default_normalize_score_batch, pod_spec_key
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
 from kubenotes.scheduler.plugins.helper import default_normalize_score, do_not_schedule_taints_filter
 from kubenotes.scheduler.plugins.names import TAINT_TOLERATION
@@ -199,8 +200,6 @@ class TaintToleration:
     # Batch forms (see kubenotes.scheduler.batch): the node's taints are all that matters.
     def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
         """:meth:`filter` over the nodes ``idx``, once per distinct taint list and kept per tolerations."""
-        from kubenotes.scheduler.batch import pod_spec_key
-
         return arrays.filter_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.filter(state, pod, ni),
                                       (NAME, "Filter", pod_spec_key(pod, self.filter_reads_pod_spec)))
 
@@ -232,15 +231,11 @@ class TaintToleration:
     def _score_memo_key(self, pod: "PodInfo") -> tuple[Any, ...]:
         # The Score reads the pod's tolerations only (through PreScore).
         if self._score_key[0] is not pod:
-            from kubenotes.scheduler.batch import pod_spec_key
-
             self._score_key = (pod, (NAME, "Score", pod_spec_key(pod, self.filter_reads_pod_spec)))
         return self._score_key[1]
 
     def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
         """:meth:`normalize_score` over an int64 array."""
-        from kubenotes.scheduler.batch import default_normalize_score_batch
-
         return default_normalize_score_batch(MAX_NODE_SCORE, True, scores)
 
 

@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
+import numpy as np
+
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Status
 from kubenotes.scheduler.plugins.helper import aggregate_errors, field_duplicate, field_invalid
@@ -172,8 +174,6 @@ def _balanced_score_rows(requested: Any, allocatable: Any) -> Any:
     >>> _balanced_score_rows(np.array([[3000, 5000], [1, 7]]), np.array([[4000, 10000], [0, 8]])).tolist()
     [87, 100]
     """
-    import numpy as np
-
     if allocatable.ndim != 2 or allocatable.shape[1] != 2:
         return None
     has = allocatable != 0
@@ -279,8 +279,6 @@ class BalancedAllocation:
         if reqs is None:
             reqs = self.scorer.calculate_pod_resource_request_list(pod)
             if self.scorer.is_best_effort_pod(reqs):
-                import numpy as np
-
                 return np.zeros(len(idx), dtype=np.int64)
         return self.scorer.score_batch(arrays, idx, reqs)
 

@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resource, is_restartable_init_container
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import Code, PreFilterResult, Status
@@ -627,8 +629,6 @@ class Fit:
             return self._fits_rows(s, arrays, idx, added)
         # Without nominated pods a node's verdict depends only on its totals and the pod's requests: kept for
         # every node per request (SnapshotArrays.per_node_memo); the few nodes changed since, node by node.
-        import numpy as np
-
         infos = arrays.node_infos
         ignored, groups = self.ignored_resources, self.ignored_resource_groups
 
@@ -677,8 +677,6 @@ class Fit:
             None without the PreFilter state, or with more scalar resources
             than the key has bits for.
         """
-        import numpy as np
-
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None

@@ -9,13 +9,12 @@ kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/noderesources/leas
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Sequence
+
+import numpy as np
 
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE
 from kubenotes.scheduler.plugins.noderesources.resource_allocation import ResourceSpec
-
-if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
 
 __all__ = ["LEAST_ALLOCATED", "least_requested_score", "least_resource_scorer"]
 
@@ -90,8 +89,6 @@ def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Callable[[list[i
 
     def score_rows(requested: "np.ndarray", allocatable: "np.ndarray") -> "np.ndarray | None":
         # score() on every row of two int64 (m, len(resources)) arrays; None when int64 could overflow.
-        import numpy as np
-
         if allocatable.size and int(allocatable.max()) > _MAX_EXACT:
             return None
         w = np.asarray(weights, dtype=np.int64)

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+import numpy as np
+
 from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import Status
@@ -301,8 +303,6 @@ class ResourceAllocationScorer:
         memo = getattr(arrays, "per_node_memo", None)
         if memo is None:
             return self._score_rows_of(arrays, idx, pod_requests)
-        import numpy as np
-
         reqs = tuple(pod_requests)
         infos = arrays.node_infos
 
@@ -316,8 +316,6 @@ class ResourceAllocationScorer:
 
     def _score_rows_of(self, arrays: Any, idx: Any, pod_requests: Sequence[int]) -> Any:
         """The scores of the nodes ``idx``, computed (see :meth:`score_batch`)."""
-        import numpy as np
-
         n = len(self.resources)
         m = len(idx)
         req_cols, alloc_cols = [], []

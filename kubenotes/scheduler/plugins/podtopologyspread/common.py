@@ -30,6 +30,8 @@ from typing import Any, Hashable, Iterable
 
 import numpy as np
 
+from kubenotes.api.selectors import LabelSelector
+from kubenotes.api.taints import tolerations_tolerate_taint
 from kubenotes.scheduler.batch import PodMemo, pod_spec_key
 
 __all__ = [
@@ -88,8 +90,6 @@ def label_selector(raw: Any) -> Any:
     FieldError
         When a requirement is malformed (bad operator, bad label value).
     """
-    from kubenotes.api.selectors import LabelSelector
-
     return LabelSelector.from_api(raw)
 
 
@@ -182,8 +182,6 @@ def has_untolerated_do_not_schedule_taint(node: Any, pod: Any) -> bool:
 
     Mirrors ``FindMatchingUntoleratedTaint`` with ``helper.DoNotScheduleTaintsFilterFunc``.
     """
-    from kubenotes.api.taints import tolerations_tolerate_taint
-
     taints = (node.spec.taints if node is not None and node.spec is not None else None) or ()
     tolerations = list(pod.spec.tolerations or ())
     for t in taints:
