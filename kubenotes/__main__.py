@@ -26,9 +26,10 @@ def run() -> None:
     ends the process once its output is flushed, without freeing every
     object first.
     """
-    rc = main()
-    from kubenotes.gcpolicy import teardown_skipped
+    from kubenotes.gcpolicy import running_as_program, teardown_skipped
 
+    running_as_program()
+    rc = main()
     if teardown_skipped():
         try:
             sys.stdout.flush()

@@ -103,3 +103,52 @@ def test_schedule_program_ends_without_teardown_and_keeps_its_output(tmp_path):
     assert p.stdout.splitlines()[1].split()[:3] == ["2", "1", "1"] and p.stderr == ""
     assert main(["schedule", "-o", "summary", str(path)]) == 1  # in process: returns
     assert teardown_skipped()
+
+
+def test_collector_stays_off_after_the_block_only_in_a_program_ending_without_teardown(monkeypatch):
+    """no_gc_passes turns the collector back on, except in the kubenotes program once a command asked to end
+    without teardown (collecting a heap about to be dropped is wasted); in process (tests, notebooks) it always
+    comes back."""
+    import kubenotes.gcpolicy as gp
+
+    assert gc.isenabled()
+    monkeypatch.setattr(gp, "_without_teardown", True)
+    with gp.no_gc_passes():
+        pass
+    assert gc.isenabled()  # not a program: back on
+    monkeypatch.setattr(gp, "_program", True)
+    try:
+        with gp.no_gc_passes():
+            pass
+        assert not gc.isenabled()
+        monkeypatch.setattr(gp, "_without_teardown", False)
+        with gp.no_gc_passes():
+            pass
+        assert not gc.isenabled()  # it was off when the block began
+        gc.enable()
+        with gp.no_gc_passes():
+            pass
+        assert gc.isenabled()  # a program keeping its teardown: back on
+    finally:
+        gc.enable()
+
+
+def test_schedule_program_leaves_the_collector_off_to_its_end(tmp_path):
+    """In ``python -m kubenotes schedule`` the collector is still off when the entry point ends the process."""
+    import subprocess
+    import sys
+
+    from kubenotes.scheduler.testing import make_node, make_pod
+
+    docs = [make_node("n1").to_dict(), make_pod("p", requests={"cpu": "100m"}).to_dict()]
+    path = tmp_path / "c.json"
+    path.write_text(__import__("json").dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+    probe = ("import gc, os, sys, kubenotes.__main__ as m\n"
+             "real = os._exit\n"
+             "def exit_(rc):\n"
+             "    sys.stderr.write(f'gc {gc.isenabled()}\\n'); sys.stderr.flush(); real(rc)\n"
+             "os._exit = exit_\n"
+             f"sys.argv = ['kubenotes', 'schedule', '-o', 'summary', {str(path)!r}]\n"
+             "m.run()\n")
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stderr == "gc False\n", p.stderr
