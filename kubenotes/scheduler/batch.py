@@ -836,33 +836,56 @@ def _nominated_entries(nom: Any, arrays: SnapshotArrays) -> dict[Any, Any]:
     # arrays.nominated_flags, emptied when the nominator or its version changed.
     cache = arrays.nominated_flags
     if cache.get("version") != nom.version or cache.get("nominator") is not nom:
+        last = cache.get("table", cache.get("previous table")) if cache.get("nominator") is nom else None
         cache.clear()
         cache.update(version=nom.version, nominator=nom)
+        if last is not None:
+            cache["previous table"] = last  # its pods' rows are reused by the next table
     return cache
 
 
 class _NominatedTable:
     """Every nominated pod on a snapshot node, one entry each (kubenotes only): its node row, priority, uid,
-    requests and whether it has host ports, as arrays."""
+    requests and whether it has host ports, as arrays.
+
+    Built again whenever the nominations change (one preemption each); a pod
+    already in ``previous`` (the same PodInfo) reuses its row instead of
+    reading its requests again.
+    """
 
     __slots__ = ("rows", "priority", "uids", "milli_cpu", "memory_bytes", "ephemeral_storage_bytes", "host_ports",
-                 "scalars")
+                 "scalars", "_row_of")
 
-    def __init__(self, nominated: dict[str, Any], index: dict[str, int]):
-        entries = [(i, p) for name, pods in nominated.items() if (i := index.get(name)) is not None for p in pods]
-        self.rows = np.fromiter((i for i, _p in entries), dtype=_I64, count=len(entries))
-        self.priority = np.fromiter((p.priority for _i, p in entries), dtype=_I64, count=len(entries))
-        self.uids = [p.uid for _i, p in entries]
-        requests = [p.requests for _i, p in entries]
-        self.milli_cpu, self.memory_bytes, self.ephemeral_storage_bytes = (
-            np.fromiter((getattr(r, f) for r in requests), dtype=_I64, count=len(requests))
-            for f in ("milli_cpu", "memory_bytes", "ephemeral_storage_bytes"))
-        self.host_ports = np.fromiter((bool(p.host_ports) for _i, p in entries), dtype=bool, count=len(entries))
+    def __init__(self, nominated: dict[str, Any], index: dict[str, int], previous: "_NominatedTable | None" = None):
+        known = previous._row_of if previous is not None else {}
+        row_of: dict[str, tuple[Any, tuple[int, ...], Any]] = {}
+        table: list[tuple[int, ...]] = []
+        self.uids: list[str] = []
+        with_scalars: list[tuple[int, Any]] = []
+        for name, pods in nominated.items():
+            i = index.get(name)
+            if i is None:
+                continue
+            for p in pods:
+                got = known.get(p.uid)
+                if got is None or got[0] is not p:
+                    r = p.requests
+                    row = (p.priority, r.milli_cpu, r.memory_bytes, r.ephemeral_storage_bytes, int(bool(p.host_ports)))
+                    got = (p, row, r.scalar_resources)
+                row_of[p.uid] = got
+                if got[2]:
+                    with_scalars.append((len(table), got[2]))
+                table.append((i, *got[1]))
+                self.uids.append(p.uid)
+        self._row_of = row_of
+        cols = np.array(table, dtype=_I64).reshape(len(table), 6).T
+        self.rows, self.priority, self.milli_cpu, self.memory_bytes, self.ephemeral_storage_bytes = cols[:5]
+        self.host_ports = cols[5].astype(bool)
         self.scalars: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # name -> (requested, present) per entry
-        for k, r in enumerate(requests):
-            for name, v in r.scalar_resources.items():
+        for k, scalars in with_scalars:
+            for name, v in scalars.items():
                 if name not in self.scalars:
-                    self.scalars[name] = (np.zeros(len(requests), dtype=_I64), np.zeros(len(requests), dtype=bool))
+                    self.scalars[name] = (np.zeros(len(table), dtype=_I64), np.zeros(len(table), dtype=bool))
                 self.scalars[name][0][k] = v
                 self.scalars[name][1][k] = True
 
@@ -883,7 +906,7 @@ def _nominated_table(fw: Any, arrays: SnapshotArrays) -> _NominatedTable:
     cache = _nominated_entries(nom, arrays)
     got = cache.get("table")
     if got is None:
-        got = cache["table"] = _NominatedTable(nominated, arrays.index)
+        got = cache["table"] = _NominatedTable(nominated, arrays.index, cache.pop("previous table", None))
     return got
 
 

@@ -720,7 +720,7 @@ def test_node_object_filters_give_one_status_per_status_key(seed, plugin, random
 def test_nominated_totals_and_positions_sum_the_pods_added_per_node(seed):
     """ge_nominated_totals / ge_nominated_positions equal, node by node, what addGENominatedPods adds: the other
     nominated pods of at least the pod's priority (requests, scalar resources, host ports), also for a pod that is
-    nominated itself and after the nominations change."""
+    nominated itself and after the nominations change (a pod nominated again as a new PodInfo included)."""
     from kubenotes.scheduler.batch import ge_nominated_positions, ge_nominated_totals
 
     rng = random.Random(4400 + seed)
@@ -749,6 +749,13 @@ def test_nominated_totals_and_positions_sum_the_pods_added_per_node(seed):
         nominate(k)
         if k % 10 == 9:
             fw.nominator.delete_nominated_pod_if_exists(nominated.pop(rng.randrange(len(nominated))))
+        if k % 7 == 3:  # the same pod (uid) nominated again as a new PodInfo asking for more
+            j = rng.randrange(len(nominated))
+            old = nominated[j]
+            again = PodInfo(make_pod(old.pod.metadata.name, uid=old.uid, requests={"cpu": "3", "memory": "3Gi"},
+                                     priority=old.priority))
+            fw.nominator.add_nominated_pod(again, NominatingInfo(rng.choice(infos).name, "ModeOverride"))
+            nominated[j] = again
         for pod in (PodInfo(make_pod(f"q{k}", priority=rng.choice([0, 10, 50, 100]))), rng.choice(nominated)):
             got = ge_nominated_totals(fw, pod, arr)
             positions = ge_nominated_positions(fw, pod, arr, arr.arange).tolist()
