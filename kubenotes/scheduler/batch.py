@@ -200,6 +200,8 @@ class SnapshotArrays:
 
     #: The change log keeps at least this many refreshes, and at least four per node.
     MIN_CHANGE_LOG = 4096
+    #: Up to this many refreshes, :meth:`rows_changed_since` sorts them in Python (np.unique beyond).
+    FEW_CHANGES = 64
 
     def rows_changed_since(self, changes: int | None) -> np.ndarray | None:
         """Sorted indices (int64) of the nodes refreshed after :attr:`changes` was ``changes``.
@@ -217,6 +219,8 @@ class SnapshotArrays:
             return _NO_ROWS
         if start == len(log) - 1:
             return np.array(log[start:], dtype=_I64)
+        if len(log) - start <= self.FEW_CHANGES:  # sorting a few in Python costs less than np.unique
+            return np.array(sorted(set(log[start:])), dtype=_I64)
         return np.unique(np.array(log[start:], dtype=_I64))
 
     def __len__(self) -> int:

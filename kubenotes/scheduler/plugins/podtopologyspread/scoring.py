@@ -383,21 +383,31 @@ class ScoringMixin:
         s = self._score_state(state)
         if isinstance(s, Status):
             return None
-        total = np.zeros(len(idx), dtype=np.float64)
+        total = None
         for i, c in enumerate(s.constraints):
             ids_all, vocab = arrays.label_values(c.topology_key)
+            weight, extra = s.topology_normalizing_weight[i], c.max_skew - 1
+            # float64 as in score(): count * weight + (maxSkew - 1), skipped without the key.
+            ids = None
             if c.topology_key == LABEL_HOSTNAME:
-                count = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)[idx]
+                part = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)[idx] * weight + extra
             else:
+                # Per domain first (the same float operations on the same counts), then gathered per node.
                 lut = np.zeros(len(vocab) + 1, dtype=np.int64)
                 for value, n in s.topology_value_to_pod_counts[i].items():
                     j = vocab.get(value)
                     if j is not None:
                         lut[j + 1] = n
-                count = lut[ids_all[idx] + 1]
-            # float64 as in score(): count * weight + (maxSkew - 1), skipped without the key.
-            part = count * s.topology_normalizing_weight[i] + (c.max_skew - 1)
-            total += part if arrays.label_on_every_node(c.topology_key) else np.where(ids_all[idx] >= 0, part, 0.0)
+                ids = ids_all[idx]
+                part = (lut * weight + extra)[ids + 1]
+            if not arrays.label_on_every_node(c.topology_key):
+                part = np.where((ids_all[idx] if ids is None else ids) >= 0, part, 0.0)
+            if total is None:
+                total = part
+            else:
+                total += part
+        if total is None:
+            total = np.zeros(len(idx), dtype=np.float64)
         if all(c.max_skew >= 1 for c in s.constraints):  # every part is >= 0: Go's Round is floor(x + 0.5)
             out = np.floor(total + 0.5).astype(np.int64)
         else:
