@@ -356,6 +356,43 @@ class InterPodAffinity:
         s.update_with_pod(pod_to_remove, node_info.labels, -1)
         return Status()
 
+    # -- what preemption's dry run may key its results on (DefaultPreemption.select_victims_on_copy) --------
+    def filter_state_signature(self, state: "CycleState", pod: "PodInfo") -> Any:
+        """What Filter, AddPod and RemovePod read of the PreFilter state besides the counters: the namespaces the
+        incoming pod's terms were resolved to and its namespace's labels (the terms themselves are the pod's).
+
+        kubenotes only. None without the state.
+        """
+        s = self._pre_filter_state(state)
+        if isinstance(s, Status):
+            return None
+        return (tuple(t.namespaces for t in s.affinity_terms), tuple(t.namespaces for t in s.anti_affinity_terms),
+                tuple(sorted(s.namespace_labels.items())))
+
+    def filter_node_signature(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> Any:
+        """What Filter reads of the PreFilter state for ``node_info``, beyond :meth:`filter_state_signature`.
+
+        The counters at the node's topology pairs (AddPod and RemovePod of the
+        node's own pods change only those), and whether the affinity counter
+        holds entries at other pairs (Filter asks whether it is empty). With
+        the node's pods and the incoming pod, they decide every Filter verdict
+        on the node while pods are removed from it and added back.
+
+        kubenotes only. None without the state.
+        """
+        s = self._pre_filter_state(state)
+        if isinstance(s, Status):
+            return None
+        labels = node_info.labels
+        affinity = s.affinity_counts
+        pairs = {(t.topology_key, labels[t.topology_key]) for t in s.affinity_terms if t.topology_key in labels}
+        elsewhere = len(affinity) > sum(1 for pair in pairs if pair in affinity)
+        anti = s.anti_affinity_counts
+        existing = s.existing_anti_affinity_counts
+        return (tuple(affinity.get(pair) for pair in sorted(pairs)), elsewhere,
+                tuple(anti.get((t.topology_key, labels.get(t.topology_key))) for t in s.anti_affinity_terms),
+                tuple(existing.get(pair) for pair in labels.items()) if existing else ())
+
     @staticmethod
     def _satisfy_existing_pods_anti_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:
         if s.existing_anti_affinity_counts:

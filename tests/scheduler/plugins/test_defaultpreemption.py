@@ -18,7 +18,8 @@ import random
 from datetime import datetime, timezone
 
 import pytest
-from lightkube.models.core_v1 import PodCondition, PodStatus
+from lightkube.models.core_v1 import Affinity, PodAffinityTerm, PodAntiAffinity, PodCondition, PodStatus
+from lightkube.models.meta_v1 import LabelSelector
 from lightkube.resources.policy_v1 import PodDisruptionBudget
 
 from kubenotes.errors import ConfigError
@@ -1410,3 +1411,69 @@ def test_victims_memo_starts_afresh_at_its_cap_and_decides_the_same(cap, monkeyp
     monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_copy", measured)
     assert run_decisions(new_scheduler(nodes, pods, seed=cap, trace=False)) == unbounded
     assert sizes and all(counted == held <= cap for counted, held in sizes)
+
+
+def affinity_crowded_cluster(rng: random.Random):
+    """Full nodes (hostname and zone labels) whose low-priority pods carry labels and required anti-affinity
+    terms; pending ReplicaSet-like groups with required anti-affinity per hostname or per zone, and affinity to a
+    zone's db pods (for db groups, to pods like themselves): InterPodAffinity runs in every dry run."""
+    nodes, pods = [], []
+    for i in range(rng.randint(14, 28)):
+        alloc = {"cpu": str(rng.choice([2, 3])), "memory": "4Gi", "pods": str(rng.choice([4, 6, 110]))}
+        nodes.append(make_node(f"n{i}", allocatable=alloc, labels={"zone": rng.choice("abc")}))
+        for j in range(rng.randint(1, 4)):
+            p = pod(f"low-{i}-{j}", f"n{i}", rng.choice([0, 5]), {"cpu": f"{rng.choice([300, 600])}m"},
+                    labels={"app": rng.choice(["web", "db", "batch"])}, start=rng.randint(0, 9))
+            r = rng.random()
+            if r < 0.12:  # existing pods' anti-affinity to the incoming web pods, per node or per zone
+                p.spec.affinity = Affinity(podAntiAffinity=PodAntiAffinity(requiredDuringSchedulingIgnoredDuringExecution=[
+                    PodAffinityTerm(labelSelector=LabelSelector(matchLabels={"app": "web"}),
+                                    topologyKey=rng.choice(["kubernetes.io/hostname", "zone", "zone"]))]))
+            pods.append(p)
+    for g in range(rng.randint(4, 7)):
+        app = rng.choice(["web", "api", "db"])
+        key = rng.choice(["kubernetes.io/hostname", "kubernetes.io/hostname", "zone"])
+        terms = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": app, "group": f"g{g}"}}, "topologyKey": key}]}}
+        if app == "db" or rng.random() < 0.4:  # db pods: affinity to db pods, themselves included
+            terms["podAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}]}
+        requests = {"cpu": f"{rng.choice([400, 800, 1200])}m", "memory": "256Mi"}
+        prio = rng.choice([100, 1000])
+        for k in range(rng.randint(3, 9)):
+            pods.append(make_pod(f"g{g}-{k}", priority=prio, requests=requests,
+                                 labels={"app": app, "group": f"g{g}"}, affinity=terms))
+    return nodes, pods
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_victims_memo_signed_by_interpodaffinity_decides_the_same(seed, monkeypatch):
+    """Dry runs in which InterPodAffinity runs (its counters signing each node) decide as dry runs on copies for
+    every node, and some nodes are answered from the memo."""
+    from kubenotes.scheduler.schedule_one import new_scheduler
+    from kubenotes.scheduler.testing import run_decisions
+
+    rng = random.Random(6100 + seed)
+    nodes, pods = affinity_crowded_cluster(rng)
+    signed_hits, signed_runs = [], []
+    real_copy = dp_module.DefaultPreemption.select_victims_on_copy
+    real_node = dp_module.DefaultPreemption.select_victims_on_node
+
+    def counting_node(self, *a):
+        signed_runs.append(1)
+        return real_node(self, *a)
+
+    def counting_copy(self, *a):
+        before = len(signed_runs)
+        out = real_copy(self, *a)
+        if self._dry_run_of[4] and len(signed_runs) == before:
+            signed_hits.append(1)
+        return out
+
+    monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_node", counting_node)
+    monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_copy", counting_copy)
+    with_memo = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
+    monkeypatch.setattr(dp_module.DefaultPreemption, "_signature", lambda self, p, state: object())  # never equal
+    without = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
+    assert with_memo == without
+    assert signed_hits  # dry runs took the signed memo path, and it answered some nodes

@@ -632,3 +632,32 @@ def test_plugin_surface():
     pl = ipa.new(None, None)
     assert pl.name() == ipa.NAME == "InterPodAffinity"
     assert pl.pre_filter_extensions() is pl and pl.score_extensions() is pl
+
+
+def test_node_signature_tells_apart_what_filter_reads_of_the_state():
+    """filter_node_signature (preemption's dry-run memo) changes with the counters Filter reads for the node, also
+    when only the affinity counter's other entries come or go: with a db pod only in zone b, a db pod with affinity
+    to db pods per zone is rejected in zone a; once that pod is gone it may go there (the first of its group), and
+    the node's signature differs though its own counters did not change."""
+    nodes = [make_node("a1", labels={"zone": "a"}), make_node("b1", labels={"zone": "b"})]
+    term = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}
+    incoming = PodInfo(pod(labels={"app": "db"}, aff=[term], anti=[
+        {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}]))
+    existing_db = pod("db-0", labels={"app": "db"}, node_name="b1")
+    cache = pod("cache-0", labels={"app": "cache"}, node_name="a1")
+
+    def signed(pods):
+        h = handle(nodes, pods)
+        pl = ipa.new({}, h)
+        state = CycleState()
+        assert pl.pre_filter(state, incoming, h.snapshot.list())[1].is_success()
+        a1 = h.snapshot.get("a1")
+        return pl.filter_node_signature(state, incoming, a1), pl.filter(state, incoming, a1), \
+            pl.filter_state_signature(state, incoming)
+
+    with_db, verdict_with, static_with = signed([existing_db])
+    without_db, verdict_without, static_without = signed([])
+    assert verdict_with.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and verdict_without.is_success()
+    assert with_db != without_db and static_with == static_without
+    with_cache, verdict_cache, _ = signed([existing_db, cache])
+    assert with_cache != with_db  # the anti-affinity counter at a1's hostname pair

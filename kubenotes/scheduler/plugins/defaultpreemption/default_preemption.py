@@ -331,12 +331,13 @@ class DefaultPreemption:
         self.more_important_pod: Callable[[PodInfo, PodInfo], bool] = more_important_pod
         self.evaluator = Evaluator(NAME, handle, self)
         self._totals_filters_memo: dict[tuple[int, frozenset[str]], list[Callable[..., Any]] | None] = {}
+        self._node_signers_memo: dict[tuple[int, frozenset[str]], list[Any] | None] = {}
         self._default_hooks = (self.is_eligible_pod, self.more_important_pod)
-        # select_victims_on_copy: preemptor key -> (node name, nominated uids) -> result; entries in all; and the
-        # dry run under way (pod, state, its preemptor key or None, that key's memo).
-        self._victims_memo: dict[tuple[Any, ...], dict[tuple[Any, ...], tuple[Any, ...]]] = {}
+        # select_victims_on_copy: preemptor key -> node key -> result; entries in all; and the dry run under way
+        # (pod, state, its preemptor key or None, that key's memo, the plugins signing each node or None).
+        self._victims_memo: dict[tuple[Any, ...], dict[Any, tuple[Any, ...]]] = {}
         self._victims_memo_entries = 0
-        self._dry_run_of: tuple[PodInfo, Any, tuple[Any, ...] | None, Any] | None = None
+        self._dry_run_of: tuple[PodInfo, Any, tuple[Any, ...] | None, Any, list[Any] | None] | None = None
 
     def name(self) -> str:
         """``"DefaultPreemption"``."""
@@ -466,6 +467,25 @@ class DefaultPreemption:
                          and pl.name() not in state.skip_filter_plugins] if _requests_decide(handle, state) else None
         return memo[key]
 
+    def _node_signers(self, handle: Any, state: Any) -> list[Any] | None:
+        """The Filter plugins that read a node's pods, when each can sign what it reads (see :meth:`select_victims_on_copy`).
+
+        Every Filter that runs must read only the node object or resource
+        totals, or have ``filter_node_signature``; and every PreFilter plugin
+        with extensions that runs must be one of those signing (its
+        ``AddPod``/``RemovePod`` change only what its signature covers).
+        None otherwise, or when no plugin signs (the ledger path is then the
+        one to take). Kept per set of skipped plugins, as
+        :meth:`_totals_filters`.
+        """
+        key = (id(handle), frozenset(state.skip_filter_plugins))
+        memo = self._node_signers_memo
+        if key not in memo:
+            if len(memo) > 64:
+                memo.clear()
+            memo[key] = _signing_plugins(handle, state)
+        return memo[key]
+
     #: Remembered dry-run results (see :meth:`select_victims_on_copy`) beyond which the memo starts afresh.
     VICTIMS_MEMO_ENTRIES = 1 << 17
 
@@ -495,6 +515,15 @@ class DefaultPreemption:
         asking for the same resources visit the same unchanged nodes again
         and again.
 
+        The memo also serves dry runs off the ledger path when the Filters
+        that read the node's pods can each sign, per node, what they read of
+        the PreFilter state (``filter_state_signature`` once per dry run,
+        ``filter_node_signature`` per node: InterPodAffinity's counts at the
+        node's topology pairs, which its ``RemovePod``/``AddPod`` change only
+        from the pods of that node) and no other PreFilter extension runs.
+        The node key then holds those signatures too, and a miss runs
+        :meth:`select_victims_on_node` on copies.
+
         Returns
         -------
         (list[PodInfo], int, Status)
@@ -503,30 +532,44 @@ class DefaultPreemption:
         """
         got = self._dry_run_of
         if got is not None and got[0] is pod and got[1] is state:
-            head, memo = got[2], got[3]
-        else:  # once per dry run: whether the ledger path applies, and the preemptor's part of the key
-            head = memo = None
-            if state is not None and self._totals_filters(self.handle, state) is not None:
-                head = (self._signature(pod, state), frozenset(state.skip_filter_plugins))
-                memo = self._victims_memo.get(head)
-                if memo is None:
-                    memo = self._victims_memo[head] = {}
-            self._dry_run_of = (pod, state, head, memo)
+            head, memo, signers = got[2], got[3], got[4]
+        else:  # once per dry run: which memo path applies, and the preemptor's part of the key
+            head = memo = signers = None
+            if state is not None:
+                if self._totals_filters(self.handle, state) is not None:
+                    head = (self._signature(pod, state), frozenset(state.skip_filter_plugins))
+                else:
+                    signers = self._node_signers(self.handle, state)
+                    if signers:
+                        head = (self._signature(pod, state), frozenset(state.skip_filter_plugins),
+                                tuple(pl.filter_state_signature(state, pod) for pl in signers))
+                        if None in head[2]:
+                            head = signers = None
+                if head is not None:
+                    memo = self._victims_memo.get(head)
+                    if memo is None:
+                        memo = self._victims_memo[head] = {}
+            self._dry_run_of = (pod, state, head, memo, signers)
         if head is None or pdbs or (self.is_eligible_pod, self.more_important_pod) != self._default_hooks:
             return self.select_victims_on_node(state.clone() if state is not None else None, pod, node_info.clone(), pdbs)
         nominated = tuple(self.handle.ge_nominated_pods(pod, node_info.name))
-        key = (node_info.name, tuple(p.uid for p in nominated)) if nominated else node_info.name
+        key: Any = (node_info.name, tuple(p.uid for p in nominated)) if nominated else node_info.name
+        if signers:
+            key = (key, tuple(pl.filter_node_signature(state, pod, node_info) for pl in signers))
         got = memo.get(key)
         if got is not None and got[0] is node_info and got[1] == node_info.generation \
                 and all(a is b for a, b in zip(got[2], nominated)):
             victims, num_violating, status = got[3]
         else:
-            victims, num_violating, status = self.select_victims_on_node(state, pod, node_info, pdbs)
+            if signers:  # the full steps, which change the state and the node: on copies
+                victims, num_violating, status = self.select_victims_on_node(state.clone(), pod, node_info.clone(), pdbs)
+            else:
+                victims, num_violating, status = self.select_victims_on_node(state, pod, node_info, pdbs)
             if self._victims_memo_entries >= self.VICTIMS_MEMO_ENTRIES:
                 self._victims_memo.clear()
                 self._victims_memo_entries = 0
                 memo = self._victims_memo[head] = {}
-                self._dry_run_of = (pod, state, head, memo)
+                self._dry_run_of = (pod, state, head, memo, signers)
             if key not in memo:
                 self._victims_memo_entries += 1
             memo[key] = (node_info, node_info.generation, nominated, (victims, num_violating, status))
@@ -724,6 +767,28 @@ def _requests_decide(handle: Any, state: Any) -> bool:
                 or pl.name() in skip):
             return False
     return all(pl.pre_filter_extensions() is None or pl.name() in skip for pl in pre_filters)
+
+
+def _signing_plugins(handle: Any, state: Any) -> list[Any] | None:
+    """See :meth:`DefaultPreemption._node_signers`."""
+    filters, pre_filters = getattr(handle, "filter_plugins", None), getattr(handle, "pre_filter_plugins", None)
+    if state is None or filters is None or pre_filters is None:
+        return None
+    skip = state.skip_filter_plugins
+    signers = []
+    for pl in filters:
+        if pl.name() in skip or getattr(pl, "filter_ignores_node_pods", False) \
+                or getattr(pl, "filter_reads_requests_only", False):
+            continue
+        if getattr(pl, "filter_node_signature", None) is None or getattr(pl, "filter_state_signature", None) is None:
+            return None
+        signers.append(pl)
+    for pl in pre_filters:
+        if pl.name() in skip or pl.pre_filter_extensions() is None:
+            continue
+        if not any(pl is s for s in signers):
+            return None
+    return signers or None
 
 
 def new(args: Mapping[str, Any] | DefaultPreemptionArgs | None, handle: Any) -> DefaultPreemption:
