@@ -334,10 +334,11 @@ class DefaultPreemption:
         self._node_signers_memo: dict[tuple[int, frozenset[str]], list[Any] | None] = {}
         self._default_hooks = (self.is_eligible_pod, self.more_important_pod)
         # select_victims_on_copy: preemptor key -> node key -> result; entries in all; and the dry run under way
-        # (pod, state, its preemptor key or None, that key's memo, the plugins signing each node or None).
+        # (pod, state, its preemptor key or None, that key's memo, the plugins signing each node or None, the
+        # PDBs, the nominator's node -> pods map or None).
         self._victims_memo: dict[tuple[Any, ...], dict[Any, tuple[Any, ...]]] = {}
         self._victims_memo_entries = 0
-        self._dry_run_of: tuple[PodInfo, Any, tuple[Any, ...] | None, Any, list[Any] | None] | None = None
+        self._dry_run_of: tuple[Any, ...] | None = None
 
     def name(self) -> str:
         """``"DefaultPreemption"``."""
@@ -531,11 +532,13 @@ class DefaultPreemption:
             caller's to keep.
         """
         got = self._dry_run_of
-        if got is not None and got[0] is pod and got[1] is state:
-            head, memo, signers = got[2], got[3], got[4]
+        if got is not None and got[0] is pod and got[1] is state and got[5] is pdbs:
+            head, memo, signers, nominations = got[2], got[3], got[4], got[6]
         else:  # once per dry run: which memo path applies, and the preemptor's part of the key
             head = memo = signers = None
-            if state is not None:
+            # node name -> nominated pods (read live; only its keys are looked at), if the nominator shows it
+            nominations = getattr(getattr(self.handle, "nominator", None), "nominated_pods", None)
+            if state is not None and not pdbs and (self.is_eligible_pod, self.more_important_pod) == self._default_hooks:
                 if self._totals_filters(self.handle, state) is not None:
                     head = (self._signature(pod, state), frozenset(state.skip_filter_plugins))
                 else:
@@ -549,10 +552,13 @@ class DefaultPreemption:
                     memo = self._victims_memo.get(head)
                     if memo is None:
                         memo = self._victims_memo[head] = {}
-            self._dry_run_of = (pod, state, head, memo, signers)
-        if head is None or pdbs or (self.is_eligible_pod, self.more_important_pod) != self._default_hooks:
+            self._dry_run_of = (pod, state, head, memo, signers, pdbs, nominations)
+        if head is None:
             return self.select_victims_on_node(state.clone() if state is not None else None, pod, node_info.clone(), pdbs)
-        nominated = tuple(self.handle.ge_nominated_pods(pod, node_info.name))
+        if nominations is not None and node_info.name not in nominations:
+            nominated: tuple[PodInfo, ...] = ()
+        else:
+            nominated = tuple(self.handle.ge_nominated_pods(pod, node_info.name))
         key: Any = (node_info.name, tuple(p.uid for p in nominated)) if nominated else node_info.name
         if signers:
             key = (key, tuple(pl.filter_node_signature(state, pod, node_info) for pl in signers))
@@ -569,7 +575,7 @@ class DefaultPreemption:
                 self._victims_memo.clear()
                 self._victims_memo_entries = 0
                 memo = self._victims_memo[head] = {}
-                self._dry_run_of = (pod, state, head, memo, signers)
+                self._dry_run_of = (pod, state, head, memo, signers, pdbs, nominations)
             if key not in memo:
                 self._victims_memo_entries += 1
             memo[key] = (node_info, node_info.generation, nominated, (victims, num_violating, status))
