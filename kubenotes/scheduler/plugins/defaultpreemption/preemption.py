@@ -693,23 +693,7 @@ def pick_one_node_for_preemption(
         return ""
     candidates = list(nodes_to_victims)
     if not score_funcs:
-        def min_pdb_violations(n: str) -> float:
-            return -nodes_to_victims[n].num_pdb_violations
-
-        def min_highest_priority(n: str) -> float:
-            return -nodes_to_victims[n].pods[0].priority
-
-        def min_sum_priorities(n: str) -> float:
-            return -sum(p.priority + _MAX_INT32 + 1 for p in nodes_to_victims[n].pods)
-
-        def min_num_pods(n: str) -> float:
-            return -len(nodes_to_victims[n].pods)
-
-        def latest_start_time(n: str) -> float:
-            t = earliest_pod_start_seconds(nodes_to_victims[n])
-            return -math.inf if t is None else t
-
-        score_funcs = [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods, latest_start_time]
+        return _pick_by_default_order(nodes_to_victims)
     for f in score_funcs:
         best: list[str] = []
         best_score = -math.inf
@@ -723,6 +707,30 @@ def pick_one_node_for_preemption(
             return best[0]
         candidates = best
     return candidates[0]
+
+
+def _pick_by_default_order(nodes_to_victims: Mapping[str, Victims]) -> str:
+    """:func:`pick_one_node_for_preemption` with the default score functions, each stage one comprehension.
+
+    The same stages, keeping at each the nodes (in order) tied at the highest
+    score; the values are computed in list comprehensions instead of a
+    function call per node (500 candidates per preemption at 5,000 nodes).
+    """
+    pairs = list(nodes_to_victims.items())
+    stages: list[Callable[[list[tuple[str, Victims]]], list[float]]] = [
+        lambda ps: [-v.num_pdb_violations for _n, v in ps],
+        lambda ps: [-v.pods[0].priority for _n, v in ps],
+        lambda ps: [-sum(p.priority + _MAX_INT32 + 1 for p in v.pods) for _n, v in ps],
+        lambda ps: [-len(v.pods) for _n, v in ps],
+        lambda ps: [-math.inf if (t := earliest_pod_start_seconds(v)) is None else t for _n, v in ps],
+    ]
+    for stage in stages:
+        values = stage(pairs)
+        top = max(values)
+        if values.count(top) == 1:
+            return pairs[values.index(top)][0]
+        pairs = [pair for pair, value in zip(pairs, values) if value == top]
+    return pairs[0][0]
 
 
 def get_lower_priority_nominated_pods(handle: Any, pod: PodInfo, node_name: str) -> list[PodInfo]:
