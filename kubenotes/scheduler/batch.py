@@ -844,73 +844,122 @@ def _nominated_entries(nom: Any, arrays: SnapshotArrays) -> dict[Any, Any]:
         cache.clear()
         cache.update(version=nom.version, nominator=nom)
         if last is not None:
-            cache["previous table"] = last  # its pods' rows are reused by the next table
+            cache["previous table"] = last  # brought up to date by the next _nominated_table
     return cache
 
 
 class _NominatedTable:
-    """Every nominated pod on a snapshot node, one entry each (kubenotes only): its node row, priority, uid,
-    requests and whether it has host ports, as arrays.
+    """Every nominated pod on a snapshot node, one row each (kubenotes only): its node row, priority, requests
+    and whether it has host ports, as arrays.
 
-    Built again whenever the nominations change (one preemption each); a pod
-    already in ``previous`` (the same PodInfo) reuses its row instead of
-    reading its requests again.
+    Kept from one version of the nominations to the next: :meth:`update`
+    redoes only the rows of the pods the nominator's change log names
+    (``PodNominator.changed_uids``). A pod whose nomination went keeps a dead
+    row (the lowest priority, so no pod counts it) until the table is built
+    afresh.
     """
 
-    __slots__ = ("rows", "priority", "uids", "milli_cpu", "memory_bytes", "ephemeral_storage_bytes", "host_ports",
-                 "scalars", "_row_of")
+    __slots__ = ("index", "rows", "priority", "milli_cpu", "memory_bytes", "ephemeral_storage_bytes", "host_ports",
+                 "scalars", "_cols", "_present", "_pos", "_n", "_dead", "_applied")
 
-    def __init__(self, nominated: dict[str, Any], index: dict[str, int], previous: "_NominatedTable | None" = None):
-        known = previous._row_of if previous is not None else {}
-        row_of: dict[str, tuple[Any, tuple[int, ...], Any]] = {}
-        table: list[tuple[int, ...]] = []
-        self.uids: list[str] = []
-        with_scalars: list[tuple[int, Any]] = []
-        for name, pods in nominated.items():
-            i = index.get(name)
-            if i is None:
-                continue
+    #: Priority of a dead row: below any pod's.
+    DEAD = np.iinfo(_I64).min
+
+    def __init__(self, nom: Any, index: dict[str, int]):
+        self.index = index
+        self._cols = np.zeros((6, 64), dtype=_I64)  # node row, priority, cpu, memory, ephemeral storage, host ports
+        self._present: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # scalar name -> (requested, present)
+        self._pos: dict[str, int] = {}  # uid -> row
+        self._n = self._dead = 0
+        for name, pods in getattr(nom, "nominated_pods", {}).items():
             for p in pods:
-                got = known.get(p.uid)
-                if got is None or got[0] is not p:
-                    r = p.requests
-                    row = (p.priority, r.milli_cpu, r.memory_bytes, r.ephemeral_storage_bytes, int(bool(p.host_ports)))
-                    got = (p, row, r.scalar_resources)
-                row_of[p.uid] = got
-                if got[2]:
-                    with_scalars.append((len(table), got[2]))
-                table.append((i, *got[1]))
-                self.uids.append(p.uid)
-        self._row_of = row_of
-        cols = np.array(table, dtype=_I64).reshape(len(table), 6).T
-        self.rows, self.priority, self.milli_cpu, self.memory_bytes, self.ephemeral_storage_bytes = cols[:5]
-        self.host_ports = cols[5].astype(bool)
-        self.scalars: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # name -> (requested, present) per entry
-        for k, scalars in with_scalars:
-            for name, v in scalars.items():
-                if name not in self.scalars:
-                    self.scalars[name] = (np.zeros(len(table), dtype=_I64), np.zeros(len(table), dtype=bool))
-                self.scalars[name][0][k] = v
-                self.scalars[name][1][k] = True
+                self._append(name, p)
+        log = getattr(nom, "changed_uids", None)
+        self._applied = None if log is None else nom.changes_base + len(log)
+        self._views()
+
+    def _append(self, node: str, p: "PodInfo") -> None:
+        i = self.index.get(node)
+        if i is None:
+            return
+        n = self._n
+        if n == self._cols.shape[1]:
+            self._cols = np.concatenate([self._cols, np.zeros_like(self._cols)], axis=1)
+            for name, (values, present) in self._present.items():
+                self._present[name] = (np.concatenate([values, np.zeros_like(values)]),
+                                       np.concatenate([present, np.zeros_like(present)]))
+        r = p.requests
+        self._cols[:, n] = (i, p.priority, r.milli_cpu, r.memory_bytes, r.ephemeral_storage_bytes, bool(p.host_ports))
+        for name, v in r.scalar_resources.items():
+            if name not in self._present:
+                cap = self._cols.shape[1]
+                self._present[name] = (np.zeros(cap, dtype=_I64), np.zeros(cap, dtype=bool))
+            values, present = self._present[name]
+            values[n], present[n] = v, True
+        self._pos[p.uid] = n
+        self._n = n + 1
+
+    def _kill(self, uid: str) -> None:
+        n = self._pos.pop(uid, None)
+        if n is not None:
+            self._cols[1:, n] = 0
+            self._cols[1, n] = self.DEAD
+            for values, present in self._present.values():
+                values[n], present[n] = 0, False
+            self._dead += 1
+
+    def _views(self) -> None:
+        n = self._n
+        self.rows, self.priority, self.milli_cpu, self.memory_bytes, self.ephemeral_storage_bytes = self._cols[:5, :n]
+        self.host_ports = self._cols[5, :n].astype(bool)
+        self.scalars = {name: (values[:n], present[:n]) for name, (values, present) in self._present.items()}
+
+    def update(self, nom: Any) -> bool:
+        """Redo the rows of the pods whose nomination changed since; False (nothing done) when the nominator's
+        log no longer reaches back, or dead rows outnumber the live ones (build a new table then)."""
+        log = getattr(nom, "changed_uids", None)
+        if log is None or self._applied is None or self._dead > self._n - self._dead + 64:
+            return False
+        start = self._applied - nom.changes_base
+        if start < 0:
+            return False
+        where, pods = nom.nominated_pod_to_node, nom.nominated_pods
+        for uid in dict.fromkeys(log[start:]):  # each pod once: its row is redone from its nomination now
+            self._kill(uid)
+            node = where.get(uid)
+            if node is not None:
+                for p in pods.get(node, ()):
+                    if p.uid == uid:
+                        self._append(node, p)
+                        break
+        self._applied = nom.changes_base + len(log)
+        self._views()
+        return True
 
     def others_at_least(self, pod: "PodInfo") -> np.ndarray:
-        """Entries of pods other than ``pod`` with at least its priority (``addGENominatedPods``' choice), as a mask."""
+        """Rows of pods other than ``pod`` with at least its priority (``addGENominatedPods``' choice), as a mask."""
         mask = self.priority >= pod.priority
-        if pod.uid in self.uids:
-            mask[[k for k, uid in enumerate(self.uids) if uid == pod.uid]] = False
+        n = self._pos.get(pod.uid)
+        if n is not None:
+            mask[n] = False
         return mask
 
 
 def _nominated_table(fw: Any, arrays: SnapshotArrays) -> _NominatedTable:
-    """The :class:`_NominatedTable` of the current nominations, kept until they change (``PodNominator.version``)."""
+    """The :class:`_NominatedTable` of the current nominations, brought up to date when they change
+    (``PodNominator.version``)."""
     nom = fw.nominator
-    nominated = getattr(nom, "nominated_pods", {})
     if getattr(nom, "version", None) is None:
-        return _NominatedTable(nominated, arrays.index)
+        return _NominatedTable(nom, arrays.index)
     cache = _nominated_entries(nom, arrays)
     got = cache.get("table")
     if got is None:
-        got = cache["table"] = _NominatedTable(nominated, arrays.index, cache.pop("previous table", None))
+        kept = cache.pop("previous table", None)
+        if kept is not None and kept.index is arrays.index and kept.update(nom):
+            got = kept
+        else:
+            got = _NominatedTable(nom, arrays.index)
+        cache["table"] = got
     return got
 
 

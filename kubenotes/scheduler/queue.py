@@ -143,6 +143,10 @@ class PodNominator:
         Pod uid -> node name.
     version : int
         Bumped on every change (kubenotes only: the batch Filters cache what they derive from the nominations).
+    changed_uids : list[str]
+        kubenotes only: the uid of the pod each change was about, from change
+        ``changes_base`` on (the batch path follows them instead of rereading
+        every nomination); the oldest are dropped past :attr:`CHANGE_LOG`.
 
     Examples
     --------
@@ -160,10 +164,23 @@ class PodNominator:
     kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/queue/nominator.go
     """
 
+    #: How many changes :attr:`changed_uids` keeps at least.
+    CHANGE_LOG = 4096
+
     def __init__(self) -> None:
         self.nominated_pods: dict[str, list[PodInfo]] = {}
         self.nominated_pod_to_node: dict[str, str] = {}
         self.version = 0
+        self.changed_uids: list[str] = []
+        self.changes_base = 0  # the change changed_uids[0] stands for
+
+    def _changed(self, uid: str) -> None:
+        self.version += 1
+        log = self.changed_uids
+        log.append(uid)
+        if len(log) > 2 * self.CHANGE_LOG:
+            del log[:self.CHANGE_LOG]
+            self.changes_base += self.CHANGE_LOG
 
     def add_nominated_pod(self, pod: PodInfo, nominating_info: NominatingInfo | None = None) -> None:
         """Record ``pod`` as nominated (``AddNominatedPod``).
@@ -181,7 +198,7 @@ class PodNominator:
         if not node or pod.node_name:
             return
         self.nominated_pod_to_node[pod.uid] = node
-        self.version += 1
+        self._changed(pod.uid)
         lst = self.nominated_pods.setdefault(node, [])
         if all(p.uid != pod.uid for p in lst):
             lst.append(pod)
@@ -194,7 +211,7 @@ class PodNominator:
         node = self.nominated_pod_to_node.pop(pod.uid, None)
         if node is None:
             return
-        self.version += 1
+        self._changed(pod.uid)
         lst = [p for p in self.nominated_pods.get(node, []) if p.uid != pod.uid]
         if lst:
             self.nominated_pods[node] = lst

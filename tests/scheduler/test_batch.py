@@ -719,12 +719,17 @@ def test_node_object_filters_give_one_status_per_status_key(seed, plugin, random
     assert rejected_kinds > 0
 
 
+@pytest.mark.parametrize("change_log", [4096, 1], ids=["log", "trimmed-log"])
 @pytest.mark.parametrize("seed", range(3))
-def test_nominated_totals_and_positions_sum_the_pods_added_per_node(seed):
+def test_nominated_totals_and_positions_sum_the_pods_added_per_node(seed, change_log, monkeypatch):
     """ge_nominated_totals / ge_nominated_positions equal, node by node, what addGENominatedPods adds: the other
     nominated pods of at least the pod's priority (requests, scalar resources, host ports), also for a pod that is
-    nominated itself and after the nominations change (a pod nominated again as a new PodInfo included)."""
+    nominated itself and after the nominations change (a pod nominated again as a new PodInfo included), whether
+    the table follows the nominator's change log or, the log trimmed, is built afresh."""
     from kubenotes.scheduler.batch import ge_nominated_positions, ge_nominated_totals
+    from kubenotes.scheduler.queue import PodNominator
+
+    monkeypatch.setattr(PodNominator, "CHANGE_LOG", change_log)
 
     rng = random.Random(4400 + seed)
     nodes = [make_node(f"n{i}", allocatable={"cpu": "8", "memory": "16Gi", "pods": "110", "example.com/gpu": "4"})
