@@ -265,9 +265,13 @@ class ResourceAllocationScorer:
             The score and ``Success``; ``(0, Error "resources not found")``
             when no resources are configured.
         """
-        n = len(self.resources)
-        if n == 0:
+        if not self.resources:
             return 0, Status.error("resources not found")
+        return self._score_of(node_info, pod_requests), Status()
+
+    def _score_of(self, node_info: "NodeInfo", pod_requests: Sequence[int]) -> int:
+        # score() of a scorer with resources, without its Status.
+        n = len(self.resources)
         requested = [0] * n
         allocatable = [0] * n
         kinds = self._kinds
@@ -278,7 +282,7 @@ class ResourceAllocationScorer:
                 continue
             allocatable[i] = alloc
             requested[i] = req
-        return self.scorer(requested, allocatable), Status()
+        return self.scorer(requested, allocatable)
 
     def score_batch(self, arrays: Any, idx: Any, pod_requests: Sequence[int]) -> Any:
         """:meth:`score` over the nodes ``idx`` of a :class:`~kubenotes.scheduler.batch.SnapshotArrays`.
@@ -310,7 +314,7 @@ class ResourceAllocationScorer:
             if len(rows) > arrays.FEW_ROWS:
                 return self._score_rows_of(arrays, rows, reqs)
             # The node the last pod went to, usually: the per-node score, on Python integers.
-            return np.array([self.score(None, infos[i], reqs)[0] for i in rows.tolist()], dtype=np.int64)
+            return np.array([self._score_of(infos[i], reqs) for i in rows.tolist()], dtype=np.int64)
 
         return memo(("ResourceAllocationScorer", self, reqs), compute)[idx]
 
