@@ -37,6 +37,18 @@ def _assert_arrays_match(arr: SnapshotArrays) -> None:
         assert used[i] == ni.requested.scalar_resources.get("example.com/gpu", 0)
 
 
+def _pre_filtered(sched, n: int):
+    """Up to ``n`` pods popped from ``sched``'s queue, each as (QueuedPodInfo, CycleState after PreFilter, status);
+    the caller marks each done (and may place it) before taking the next."""
+    for _ in range(n):
+        q = sched.queue.pop()
+        if q is None:
+            return
+        state = CycleState()
+        _r, status, _skip = sched.framework.run_pre_filter_plugins(state, q.pod_info)
+        yield q, state, status
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_arrays_follow_assume_and_remove(seed, random_large_cluster):
     rng = random.Random(seed)
@@ -130,13 +142,8 @@ def test_plugin_batch_methods_match_per_node(seed, random_large_cluster):
     idx = arr.arange
     nodes = sched.snapshot.list()
     checked = 0
-    for _ in range(40):
-        q = sched.queue.pop()
-        if q is None:
-            break
+    for q, state, s in _pre_filtered(sched, 40):
         pod = q.pod_info
-        state = CycleState()
-        _res, s, _ = fw.run_pre_filter_plugins(state, pod)
         if s.is_success():
             for pl in fw.filter_plugins:
                 if pl.name() in state.skip_filter_plugins or not hasattr(pl, "filter_batch"):
@@ -579,12 +586,7 @@ def test_fit_status_keys_group_nodes_with_equal_statuses(seed, nominated, random
                 fw.nominator.add_nominated_pod(PodInfo(make_pod(f"nom-{k}-{j}", requests=req, priority=10**6)),
                                                NominatingInfo(ni.name, "ModeOverride"))
     kinds, passed = 0, 0
-    for _ in range(40):
-        q = sched.queue.pop()
-        if q is None:
-            break
-        state = CycleState()
-        _r, status, _skip = fw.run_pre_filter_plugins(state, q.pod_info)
+    for q, state, status in _pre_filtered(sched, 40):
         if status.is_success():
             added = ge_nominated_totals(fw, q.pod_info, arr) if nominated else None
             keys = fit.filter_status_key_batch(state, q.pod_info, arr, arr.arange, added).tolist()
@@ -701,12 +703,7 @@ def test_node_object_filters_give_one_status_per_status_key(seed, plugin, random
     arr = sched.snapshot.arrays()
     infos = sched.snapshot.list()
     rejected_kinds = 0
-    for _ in range(60):
-        q = sched.queue.pop()
-        if q is None:
-            break
-        state = CycleState()
-        _r, status, _skip = fw.run_pre_filter_plugins(state, q.pod_info)
+    for q, state, status in _pre_filtered(sched, 60):
         if status.is_success() and plugin not in state.skip_filter_plugins:
             keys = pl.filter_status_key_batch(state, q.pod_info, arr, arr.arange).tolist()
             by_key: dict[int, tuple] = {}
