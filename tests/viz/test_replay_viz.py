@@ -286,7 +286,9 @@ def test_curves_view_shows_another_variant_in_place_as_a_new_view_would():
     other = {"FGD": packed, "Random": engine.replay(toy(), "Random", seed=11, tuning_ratio=0)}
     assert not np.array_equal(rv._curves(first["Random"])["allocation"], rv._curves(other["Random"])["allocation"],
                               equal_nan=True)
-    zoom_range = lambda results: rv._zoom_ylim([rv._curves(r)["allocation"][80:] for r in results.values()])  # noqa: E731
+    def zoom_range(results):
+        return rv._zoom_ylim([rv._curves(r)["allocation"][80:] for r in results.values()])
+
     assert zoom_range(first) != zoom_range(other)
     view = rv.CurvesView(first, title="first")
     first_png = view.png(60)

@@ -1449,9 +1449,10 @@ def affinity_crowded_cluster(rng: random.Random):
                     labels={"app": rng.choice(["web", "db", "batch"])}, start=rng.randint(0, 9))
             r = rng.random()
             if r < 0.12:  # existing pods' anti-affinity to the incoming web pods, per node or per zone
-                p.spec.affinity = Affinity(podAntiAffinity=PodAntiAffinity(requiredDuringSchedulingIgnoredDuringExecution=[
-                    PodAffinityTerm(labelSelector=LabelSelector(matchLabels={"app": "web"}),
-                                    topologyKey=rng.choice(["kubernetes.io/hostname", "zone", "zone"]))]))
+                term = PodAffinityTerm(labelSelector=LabelSelector(matchLabels={"app": "web"}),
+                                       topologyKey=rng.choice(["kubernetes.io/hostname", "zone", "zone"]))
+                p.spec.affinity = Affinity(podAntiAffinity=PodAntiAffinity(
+                    requiredDuringSchedulingIgnoredDuringExecution=[term]))
             pods.append(p)
     for g in range(rng.randint(4, 7)):
         app = rng.choice(["web", "api", "db"])

@@ -469,7 +469,7 @@ class DefaultPreemption:
         return memo[key]
 
     def _node_signers(self, handle: Any, state: Any) -> list[Any] | None:
-        """The Filter plugins that read a node's pods, when each can sign what it reads (see :meth:`select_victims_on_copy`).
+        """The Filter plugins that read a node's pods, when each can sign what it reads (:meth:`select_victims_on_copy`).
 
         Every Filter that runs must read only the node object or resource
         totals, or have ``filter_node_signature``; and every PreFilter plugin
@@ -538,7 +538,8 @@ class DefaultPreemption:
             head = memo = signers = None
             # node name -> nominated pods (read live; only its keys are looked at), if the nominator shows it
             nominations = getattr(getattr(self.handle, "nominator", None), "nominated_pods", None)
-            if state is not None and not pdbs and (self.is_eligible_pod, self.more_important_pod) == self._default_hooks:
+            default_hooks = (self.is_eligible_pod, self.more_important_pod) == self._default_hooks
+            if state is not None and not pdbs and default_hooks:
                 if self._totals_filters(self.handle, state) is not None:
                     head = (self._signature(pod, state), frozenset(state.skip_filter_plugins))
                 else:
@@ -567,10 +568,9 @@ class DefaultPreemption:
                 and all(a is b for a, b in zip(got[2], nominated)):
             victims, num_violating, status = got[3]
         else:
-            if signers:  # the full steps, which change the state and the node: on copies
-                victims, num_violating, status = self.select_victims_on_node(state.clone(), pod, node_info.clone(), pdbs)
-            else:
-                victims, num_violating, status = self.select_victims_on_node(state, pod, node_info, pdbs)
+            # On the signed path the full steps change the state and the node: on copies.
+            victims, num_violating, status = self.select_victims_on_node(
+                state.clone() if signers else state, pod, node_info.clone() if signers else node_info, pdbs)
             if self._victims_memo_entries >= self.VICTIMS_MEMO_ENTRIES:
                 self._victims_memo.clear()
                 self._victims_memo_entries = 0
