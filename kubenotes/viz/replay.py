@@ -1105,26 +1105,29 @@ def _arrived_marker(fig: Figure, results: Mapping[str, ReplayResult]) -> tuple[l
 
     A dashed vertical line on each of the three Axes, each curve's value as a
     dot there (hidden where the curve has none) and a label on the first.
-    The function's ``curves`` attribute holds the curve each dot follows
-    (for :meth:`CurvesView.show_results`).
+    The function's ``follow(results)`` makes the dots follow other results of
+    the same policies (for :meth:`CurvesView.show_results`).
     """
     full, zoom, frag = fig.axes[:3]
     artists: list[Any] = []
-    dots: list[tuple[Any, np.ndarray]] = []
+    dots: list[tuple[Any, str, str]] = []  # dot, policy, metric
     for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
         artists.append(ax.axvline(0, color="#212121", lw=1.2, ls="--"))
-        for name, r in results.items():
+        for name in results:
             (dot,) = ax.plot([], [], "o", color=POLICY_COLORS.get(name, "#000"), ms=5, mec="white", mew=0.6)
-            dots.append((dot, _curves(r)[metric]))
+            dots.append((dot, name, metric))
     label = full.text(0, 4, "", fontsize=8, color="#212121")
-    artists += [d for d, _c in dots] + [label]
-    curves = [c for _d, c in dots]
+    artists += [d for d, _n, _m in dots] + [label]
+    curves: list[np.ndarray] = []
+
+    def follow(new_results: Mapping[str, ReplayResult]) -> None:
+        curves[:] = [_curves(new_results[name])[metric] for _d, name, metric in dots]
 
     def move(arrived_percent: float) -> None:
         xi = int(round(arrived_percent))
         for line in artists[:3]:
             line.set_xdata([arrived_percent, arrived_percent])
-        for (dot, _c), c in zip(dots, curves):
+        for (dot, _n, _m), c in zip(dots, curves):
             shown = 0 <= xi < len(c) and bool(np.isfinite(c[xi]))
             dot.set_visible(shown)
             if shown:
@@ -1132,7 +1135,8 @@ def _arrived_marker(fig: Figure, results: Mapping[str, ReplayResult]) -> tuple[l
         label.set_position((arrived_percent + 1.5, 4))
         label.set_text(f"{arrived_percent:g}% arrived")
 
-    move.curves = curves  # type: ignore[attr-defined]
+    follow(results)
+    move.follow = follow  # type: ignore[attr-defined]
     return artists, move
 
 
@@ -1189,7 +1193,7 @@ class CurvesView:
             zoom.lines[k].set_ydata(c["allocation"])
             frag.lines[k].set_ydata(c["fragmentation"])
         zoom.set_ylim(_zoom_ylim([c["allocation"][80:] for c in curves]))
-        self._move.curves[:] = ([c["allocation"] for c in curves] * 2 + [c["fragmentation"] for c in curves])
+        self._move.follow(results)
         if title:
             self.figure._suptitle.set_text(title)
         self._blit.redraw()
