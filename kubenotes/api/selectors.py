@@ -373,7 +373,7 @@ class Requirement:
     kubenotes.errors.FieldError: values: Invalid value: []string{"a"}: values set must be empty for exists and does not exist
     """
 
-    __slots__ = ("key", "operator", "values", "_code", "_set", "_int")
+    __slots__ = ("key", "operator", "values", "_code", "_set", "_int", "_hash")
 
     def __init__(self, key: str, operator: str, values: Sequence[str] = (), *, field_path: str = ""):
         errs = self._validate(key, operator, values, field_path)
@@ -388,6 +388,7 @@ class Requirement:
         self._code = _MATCH_CODE[operator]
         self._set = frozenset(values)
         self._int = _parse_int64(values[0]) if self._code in (_M_GT, _M_LT) and len(values) == 1 else None
+        self._hash = hash((key, operator, values))  # selectors key memos by their requirements
 
     @classmethod
     def _unchecked(cls, key: str, operator: str, values: tuple[str, ...]) -> "Requirement":
@@ -472,7 +473,11 @@ class Requirement:
         return (self.key, self.operator, self.values) == (other.key, other.operator, other.values)
 
     def __hash__(self) -> int:
-        return hash((self.key, self.operator, self.values))
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt, not restored: the string hashes behind _hash differ from one process to another.
+        return Requirement._unchecked, (self.key, self.operator, self.values)
 
 
 # --- labels.Selector -------------------------------------------------------------

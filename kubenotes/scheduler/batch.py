@@ -733,6 +733,39 @@ def _fit_status_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod:
     return s
 
 
+def _plans(fw: Any) -> dict[Any, Any]:
+    # Per framework: what the batch paths derive from its plugin lists, per set of skipped plugins (the lists
+    # do not change once the framework is built).
+    got = getattr(fw, "_batch_plans", None)
+    if got is None:
+        got = fw._batch_plans = {}
+    return got
+
+
+def _filter_plan(fw: Any, skip: set[str]) -> tuple[list[Any], int, tuple[str, ...], list[str]] | None:
+    """The Filter plugins that run when ``skip`` are skipped, how many lead (read only the node object and
+    declared ``spec`` fields), their names and the fields; None when one of them has no batch form."""
+    plans = _plans(fw)
+    key = ("filter", frozenset(skip))
+    if key in plans:
+        return plans[key]
+    plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
+    plan = None
+    if all(getattr(pl, "filter_batch", None) is not None for pl in plugins):
+        # The leading Filters that read only the node object and declared spec fields of the pod: their first
+        # rejection per node is kept for every snapshot node, per plugins and fields.
+        lead, fields = 0, []
+        for pl in plugins:
+            declared = getattr(pl, "filter_reads_pod_spec", None)
+            if declared is None or not getattr(pl, "filter_ignores_node_pods", False):
+                break
+            fields.extend(f for f in declared if f not in fields)
+            lead += 1
+        plan = (plugins, lead, tuple(pl.name() for pl in plugins[:lead]), fields)
+    plans[key] = plan
+    return plan
+
+
 def _first_rejecting_plugin(fw: Any, state: "CycleState", pod: "PodInfo", arrays: SnapshotArrays,
                             idx: np.ndarray) -> tuple[list[Any], np.ndarray] | None:
     """The Filter plugins that run for ``pod`` and, per node of ``idx``, the index of the first rejecting one (-1: none).
@@ -741,21 +774,12 @@ def _first_rejecting_plugin(fw: Any, state: "CycleState", pod: "PodInfo", arrays
     passed, as ``RunFilterPlugins`` stops at the first rejection. None when
     some plugin has no batch form or declines.
     """
-    skip = state.skip_filter_plugins
-    plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
-    if any(getattr(pl, "filter_batch", None) is None for pl in plugins):
+    plan = _filter_plan(fw, state.skip_filter_plugins)
+    if plan is None:
         return None
-    # The leading Filters that read only the node object and declared spec fields of the pod: their first
-    # rejection per node is kept for every snapshot node, per plugins and fields.
-    lead, fields = 0, []
-    for pl in plugins:
-        declared = getattr(pl, "filter_reads_pod_spec", None)
-        if declared is None or not getattr(pl, "filter_ignores_node_pods", False):
-            break
-        fields.extend(f for f in declared if f not in fields)
-        lead += 1
+    plugins, lead, lead_names, fields = plan
     if lead:
-        key = ("first rejecting", tuple(pl.name() for pl in plugins[:lead]), pod_spec_key(pod, fields))
+        key = ("first rejecting", lead_names, pod_spec_key(pod, fields))
         every = arrays.node_object_memo(key, lambda: _first_rejections(plugins[:lead], 0, state, pod, arrays,
                                                                          arrays.arange))
         if every is None:
@@ -1154,24 +1178,17 @@ def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Snap
         NormalizeScore has no batch method or declines, or a normalized score
         leaves [0, 100] (the per-node path then reports the error exactly).
     """
-    skip = state.skip_score_plugins
-    plugins = [pl for pl in fw.score_plugins if pl.name() not in skip]
-    if any(getattr(pl, "score_batch", None) is None for pl in plugins):
+    plan = _score_plan(fw, state.skip_score_plugins)
+    if plan is None:
         return None
     total = np.zeros(len(idx), dtype=_I64)
-    weights = fw.score_plugin_weight
-    for pl in plugins:
-        uniform = getattr(pl, "score_batch_uniform", None)
+    for uniform, score_batch, norm, weight in plan:
         if uniform is not None and uniform(state, pod, arrays, idx):
             continue
-        raw = pl.score_batch(state, pod, arrays, idx)
+        raw = score_batch(state, pod, arrays, idx)
         if raw is None:
             return None
-        ext = pl.score_extensions()
-        if ext is not None:
-            norm = getattr(ext, "normalize_score_batch", None)
-            if norm is None:
-                return None
+        if norm is not None:
             raw = norm(state, pod, raw)
             if raw is None:
                 return None
@@ -1181,8 +1198,30 @@ def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Snap
                     return None
             elif raw.min() < MIN_NODE_SCORE or raw.max() > MAX_NODE_SCORE:
                 return None
-        total += raw * weights[pl.name()]
+        total += raw * weight
     return total
+
+
+def _score_plan(fw: Any, skip: set[str]) -> list[tuple[Any, Any, Any, int]] | None:
+    """Per Score plugin not in ``skip``: its ``score_batch_uniform`` (or None), ``score_batch``, its
+    extensions' ``normalize_score_batch`` (None without extensions) and weight; None when one lacks a batch form."""
+    plans = _plans(fw)
+    key = ("score", frozenset(skip))
+    if key in plans:
+        return plans[key]
+    plan: list[tuple[Any, Any, Any, int]] | None = []
+    for pl in fw.score_plugins:
+        if pl.name() in skip:
+            continue
+        score_batch = getattr(pl, "score_batch", None)
+        ext = pl.score_extensions()
+        norm = getattr(ext, "normalize_score_batch", None) if ext is not None else None
+        if score_batch is None or (ext is not None and norm is None):
+            plan = None
+            break
+        plan.append((getattr(pl, "score_batch_uniform", None), score_batch, norm, fw.score_plugin_weight[pl.name()]))
+    plans[key] = plan
+    return plan
 
 
 def default_normalize_score_batch(max_priority: int, reverse: bool, scores: np.ndarray) -> np.ndarray:

@@ -775,3 +775,20 @@ def test_required_node_affinity_with_added_affinity():
         RequiredNodeAffinity.from_pod(_pod(), added_affinity={"requiredDuringSchedulingIgnoredDuringExecution": _terms(
             {"matchFields": [_expr("metadata.name", "In", "a", "b")]})})
     assert e.value.field.startswith("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]")
+
+
+def test_requirement_hash_is_rebuilt_in_another_process():
+    """A pickled Requirement hashes as a fresh one where it is loaded (string hashes differ per process)."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    r = Requirement("app", "in", ["web", "db"])
+    assert hash(r) == hash(Requirement("app", "in", ["web", "db"])) and r == pickle.loads(pickle.dumps(r))
+    code = ("import pickle, sys; from kubenotes.api.selectors import Requirement; "
+            "r = pickle.loads(sys.stdin.buffer.read()); "
+            "print(hash(r) == hash(Requirement('app', 'in', ['web', 'db'])), r.matches({'app': 'db'}))")
+    out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(r), capture_output=True, check=True,
+                         env={**os.environ, "PYTHONHASHSEED": "12345"})
+    assert out.stdout.split() == [b"True", b"True"]
