@@ -656,7 +656,10 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
     ``run_filter_plugins_with_nominated_pods``: the pod must also fit beside
     them. A node the batch rejects stays rejected (upstream's second pass, without
     the nominated pods, would reject it), and one whose nominated pods all have
-    a lower priority is not affected by them.
+    a lower priority is not affected by them. NodeResourcesFit with the
+    nominated pods' totals added settles the node when it rejects there, and
+    also when it passes there if :func:`requests_decide` (no other Filter
+    that runs reads the node's pods).
     """
     got = _first_rejecting_plugin(fw, state, pod, arrays, idx)
     if got is None:
@@ -677,6 +680,10 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
                 return None
             mask[recheck[~fits]] = False
             recheck = recheck[fits]
+            if len(recheck) and _filter_plan(fw, state.skip_filter_plugins)[4]:
+                # Every other Filter reads the node object only (passed above) and no AddPod runs: the first
+                # pass passes where Fit passes with the nominated pods added.
+                recheck = recheck[:0]
         for pos in recheck.tolist():
             ni = arrays.node_infos[int(idx[pos])]
             s = _with_nominated_pods_pass(fw, state, pod, ni)
@@ -742,9 +749,34 @@ def _plans(fw: Any) -> dict[Any, Any]:
     return got
 
 
-def _filter_plan(fw: Any, skip: set[str]) -> tuple[list[Any], int, tuple[str, ...], list[str]] | None:
+def requests_decide(fw: Any, state: "CycleState | None") -> bool:
+    """Whether resource totals decide every Filter this cycle runs, with no PreFilter extension to tell.
+
+    True when each Filter plugin not skipped in ``state`` declares
+    ``filter_ignores_node_pods`` (its verdict reads the node object and the
+    pod) or ``filter_reads_requests_only`` (NodeResourcesFit), and every
+    PreFilter plugin with extensions is skipped (so ``AddPod``/``RemovePod``
+    would do nothing). Then pods added to or removed from a node change a
+    Filter's verdict only through the node's resource totals and pod count.
+    """
+    filters, pre_filters = getattr(fw, "filter_plugins", None), getattr(fw, "pre_filter_plugins", None)
+    if state is None or filters is None or pre_filters is None:
+        return False
+    return _requests_decide_skipping(filters, pre_filters, state.skip_filter_plugins)
+
+
+def _requests_decide_skipping(filters: list[Any], pre_filters: list[Any], skip: set[str]) -> bool:
+    for pl in filters:
+        if not (getattr(pl, "filter_ignores_node_pods", False) or getattr(pl, "filter_reads_requests_only", False)
+                or pl.name() in skip):
+            return False
+    return all(pl.pre_filter_extensions() is None or pl.name() in skip for pl in pre_filters)
+
+
+def _filter_plan(fw: Any, skip: set[str]) -> tuple[list[Any], int, tuple[str, ...], list[str], bool] | None:
     """The Filter plugins that run when ``skip`` are skipped, how many lead (read only the node object and
-    declared ``spec`` fields), their names and the fields; None when one of them has no batch form."""
+    declared ``spec`` fields), their names, the fields, and whether :func:`requests_decide`; None when one of
+    them has no batch form."""
     plans = _plans(fw)
     key = ("filter", frozenset(skip))
     if key in plans:
@@ -761,7 +793,8 @@ def _filter_plan(fw: Any, skip: set[str]) -> tuple[list[Any], int, tuple[str, ..
                 break
             fields.extend(f for f in declared if f not in fields)
             lead += 1
-        plan = (plugins, lead, tuple(pl.name() for pl in plugins[:lead]), fields)
+        plan = (plugins, lead, tuple(pl.name() for pl in plugins[:lead]), fields,
+                _requests_decide_skipping(fw.filter_plugins, getattr(fw, "pre_filter_plugins", ()), skip))
     plans[key] = plan
     return plan
 
@@ -777,7 +810,7 @@ def _first_rejecting_plugin(fw: Any, state: "CycleState", pod: "PodInfo", arrays
     plan = _filter_plan(fw, state.skip_filter_plugins)
     if plan is None:
         return None
-    plugins, lead, lead_names, fields = plan
+    plugins, lead, lead_names, fields, _requests = plan
     if lead:
         key = ("first rejecting", lead_names, pod_spec_key(pod, fields))
         every = arrays.node_object_memo(key, lambda: _first_rejections(plugins[:lead], 0, state, pod, arrays,

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 import msgspec
 
 from kubenotes.errors import ConfigError
-from kubenotes.scheduler.batch import pod_spec_key
+from kubenotes.scheduler.batch import pod_spec_key, requests_decide as _requests_decide
 from kubenotes.scheduler.framework.interface import Code, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo, RequestsLedger
 from kubenotes.scheduler.plugins import names
@@ -450,7 +450,9 @@ class DefaultPreemption:
         return True, ""
 
     def _totals_filters(self, handle: Any, state: Any) -> list[Callable[..., Any]] | None:
-        """The ``filter`` of each Filter reading resource totals (see :func:`_requests_decide`), or None.
+        """The ``filter`` of each Filter reading resource totals, or None.
+
+        See :func:`~kubenotes.scheduler.batch.requests_decide`.
 
         The same for every node of one dry run (the per-node states are
         copies with the same skipped plugins), so it is kept per set of
@@ -753,26 +755,6 @@ class DefaultPreemption:
         if violating and non_violating:
             sort_by_importance(victims, self.more_important_pod)
         return victims, num_violating, Status()
-
-
-def _requests_decide(handle: Any, state: Any) -> bool:
-    """Whether resource totals decide every Filter this cycle runs, with no PreFilter extension to tell.
-
-    True when each Filter plugin not skipped in ``state`` declares
-    ``filter_ignores_node_pods`` (its verdict reads the node object and the
-    pod) or ``filter_reads_requests_only`` (NodeResourcesFit), and every
-    PreFilter plugin with extensions is skipped (so ``AddPod``/``RemovePod``
-    would do nothing).
-    """
-    filters, pre_filters = getattr(handle, "filter_plugins", None), getattr(handle, "pre_filter_plugins", None)
-    if state is None or filters is None or pre_filters is None:
-        return False
-    skip = state.skip_filter_plugins
-    for pl in filters:
-        if not (getattr(pl, "filter_ignores_node_pods", False) or getattr(pl, "filter_reads_requests_only", False)
-                or pl.name() in skip):
-            return False
-    return all(pl.pre_filter_extensions() is None or pl.name() in skip for pl in pre_filters)
 
 
 def _signing_plugins(handle: Any, state: Any) -> list[Any] | None:
