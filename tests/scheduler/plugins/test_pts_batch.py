@@ -260,6 +260,47 @@ def test_matching_pod_counts_drop_least_recent_tables(monkeypatch):
     assert len(common.MatchingPodCounts.of(arr)._tables) == 2
 
 
+def test_matching_pod_counts_current_only_until_a_placement():
+    """A table handle gives its counts until a pod is placed or removed; then Score counts again."""
+    nodes_, pods, _objects = random_cluster(11, 8, 50, 4, 0.0)
+    snap = new_snapshot(nodes_, [p for p in pods if p.spec.nodeName])
+    index = common.MatchingPodCounts.of(snap.arrays())
+    sel = common.label_selector({"matchLabels": {"app": "w1"}})
+    handle = index.table("default", sel)
+    assert index.current(handle) is handle[2]
+    assert index.current(handle).tolist() == [common.count_pods_match_selector(ni.pods, sel, "default")
+                                              for ni in snap.list()]
+    snap.add_pod(PodInfo(make_pod("placed", labels={"app": "w0"})), "n0")  # another selector's pod: still stale
+    assert index.current(handle) is None
+    handle = index.table("default", sel)
+    assert index.current(handle) is not None
+    snap.remove_pod(snap.get("n0").pods[-1], "n0")
+    assert index.current(handle) is None
+
+
+def test_default_constraints_shared_per_selector_and_parsed_defaults():
+    """Pods with the same default selector share one constraint list; another selector or parse gets its own."""
+    nodes_, pods, objects = random_cluster(5, 4, 60, 6, 0.0)
+    infos = [PodInfo(p) for p in pods]
+    defaults = [{"maxSkew": 3, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway"}]
+    parsed = common.filter_topology_spread_constraints(defaults, {}, "ScheduleAnyway")
+    built = {}
+    for p in infos:
+        got = common.build_default_constraints(defaults, p, objects, "ScheduleAnyway", parsed)
+        assert got == common.build_default_constraints(defaults, p, objects, "ScheduleAnyway")  # as unshared
+        if got:
+            built.setdefault(id(got[0].selector), []).append(got)
+    assert len(built) > 1
+    for lists in built.values():
+        assert all(b is lists[0] for b in lists)
+    ids = {id(lists[0]) for lists in built.values()}
+    assert len(ids) == len(built)
+    other = common.filter_topology_spread_constraints(defaults, {}, "ScheduleAnyway")
+    p = next(p for p in infos if common.build_default_constraints(defaults, p, objects, "ScheduleAnyway", parsed))
+    assert common.build_default_constraints(defaults, p, objects, "ScheduleAnyway", other) is not \
+        common.build_default_constraints(defaults, p, objects, "ScheduleAnyway", parsed)
+
+
 def _scan_services(objects, pod_info):
     return [s for s in objects.services if (s.metadata.namespace or "default") == pod_info.namespace
             and s.spec.selector is not None and all(pod_info.labels.get(k) == v for k, v in s.spec.selector.items())]

@@ -504,7 +504,14 @@ def build_default_constraints(
         ``filter_topology_spread_constraints`` of the defaults for ``action``
         when it does not depend on the pod (no ``matchLabelKeys``); copied,
         not changed.
+
+    Returns
+    -------
+    list of TopologySpreadConstraint
+        Read-only: with ``parsed`` given, pods with the same default selector
+        (the same object, see :func:`default_selector`) share one list.
     """
+    given = parsed is not None
     if parsed is None:
         parsed = filter_topology_spread_constraints(default_constraints, pod_info.labels, action)
     if not parsed:
@@ -512,8 +519,21 @@ def build_default_constraints(
     selector = default_selector(pod_info, objects)
     if selector.is_empty():
         return []
-    return [TopologySpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
-                                     c.node_taints_policy) for c in parsed]
+    key = (id(selector), id(parsed))
+    got = _BUILT_CONSTRAINTS.get(key) if given else None
+    if got is not None and got[0] is selector and got[1] is parsed:
+        return got[2]
+    built = [TopologySpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.node_affinity_policy,
+                                      c.node_taints_policy) for c in parsed]
+    if given:
+        if len(_BUILT_CONSTRAINTS) >= 4096:
+            _BUILT_CONSTRAINTS.clear()
+        _BUILT_CONSTRAINTS[key] = (selector, parsed, built)  # both kept: their ids stay theirs
+    return built
+
+
+#: (id of the selector, id of the parsed defaults) -> (selector, parsed defaults, constraints built from them).
+_BUILT_CONSTRAINTS: dict[tuple[int, int], tuple[Any, list[Any], list[TopologySpreadConstraint]]] = {}
 
 
 # --------------------------------------------------------------------------- whole-snapshot forms
@@ -765,6 +785,20 @@ class MatchingPodCounts:
         counts = self.counts(namespace, selector)
         key = (namespace, selector_key(selector))
         return (key, self._tables[key], counts)
+
+    def current(self, handle: tuple[Any, ...]) -> Any:
+        """The counts of a :meth:`table` handle if nothing was placed or removed since, else None.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            int64 of shape (n,), as :meth:`counts`; read-only for the caller.
+        """
+        self._sync()
+        key, table, counts = handle
+        if self._tables.get(key) is not table or table[1] != self._log_len:
+            return None
+        return counts
 
     def count_on(self, handle: tuple[Any, ...], node_info: Any) -> int | None:
         """The table's count for ``node_info`` if it is still exact, else None.

@@ -390,7 +390,12 @@ class ScoringMixin:
             # float64 as in score(): count * weight + (maxSkew - 1), skipped without the key.
             ids = None
             if c.topology_key == LABEL_HOSTNAME:
-                part = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)[idx] * weight + extra
+                # PreScore's table, when nothing was placed since (the usual case), else counted again.
+                tables = s.host_tables
+                counts = tables[i][0].current(tables[i][1]) if tables and tables[i] else None
+                if counts is None:
+                    counts = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)
+                part = counts[idx] * weight + extra
             else:
                 # Per domain first (the same float operations on the same counts), then gathered per node.
                 lut = np.zeros(len(vocab) + 1, dtype=np.int64)
