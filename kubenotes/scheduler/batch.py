@@ -793,8 +793,9 @@ def _filter_plan(fw: Any, skip: set[str]) -> tuple[list[Any], int, tuple[str, ..
                 break
             fields.extend(f for f in declared if f not in fields)
             lead += 1
+        pre_filters = getattr(fw, "pre_filter_plugins", None)
         plan = (plugins, lead, tuple(pl.name() for pl in plugins[:lead]), fields,
-                _requests_decide_skipping(fw.filter_plugins, getattr(fw, "pre_filter_plugins", ()), skip))
+                pre_filters is not None and _requests_decide_skipping(fw.filter_plugins, pre_filters, skip))
     plans[key] = plan
     return plan
 
