@@ -189,6 +189,8 @@ class SnapshotArrays:
         self._row_memos: dict[Hashable, list[Any]] = {}
         self._change_log: list[int] = []  # node index per refresh, oldest first
         self._change_base = 0             # refreshes dropped from the front of the log
+        self._rows_since: dict[int, np.ndarray] = {}  # rows_changed_since's answers while no refresh comes
+        self._rows_since_at = -1                         # ... at this many changes
         for i, ni in enumerate(node_infos):
             self.refresh(i)
             ni.batch_hook = (self, i)
@@ -204,7 +206,7 @@ class SnapshotArrays:
     FEW_CHANGES = 64
 
     def rows_changed_since(self, changes: int | None) -> np.ndarray | None:
-        """Sorted indices (int64) of the nodes refreshed after :attr:`changes` was ``changes``.
+        """Sorted indices (int64, read-only) of the nodes refreshed after :attr:`changes` was ``changes``.
 
         None when ``changes`` is None or older than the log still reaches:
         the caller then treats every node as changed.
@@ -217,11 +219,24 @@ class SnapshotArrays:
         log = self._change_log
         if start >= len(log):
             return _NO_ROWS
+        # The per-node memos and indexes of one cycle mostly ask from the same mark: answered once per mark
+        # until the next refresh (read-only arrays).
+        now = self._change_base + len(log)
+        got = self._rows_since.get(changes) if self._rows_since_at == now else None
+        if got is not None:
+            return got
+        if self._rows_since_at != now:
+            self._rows_since.clear()
+            self._rows_since_at = now
         if start == len(log) - 1:
-            return np.array(log[start:], dtype=_I64)
-        if len(log) - start <= self.FEW_CHANGES:  # sorting a few in Python costs less than np.unique
-            return np.array(sorted(set(log[start:])), dtype=_I64)
-        return np.unique(np.array(log[start:], dtype=_I64))
+            got = np.array(log[start:], dtype=_I64)
+        elif len(log) - start <= self.FEW_CHANGES:  # sorting a few in Python costs less than np.unique
+            got = np.array(sorted(set(log[start:])), dtype=_I64)
+        else:
+            got = np.unique(np.array(log[start:], dtype=_I64))
+        got.flags.writeable = False
+        self._rows_since[changes] = got
+        return got
 
     def __len__(self) -> int:
         return len(self.node_infos)

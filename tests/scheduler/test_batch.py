@@ -667,6 +667,24 @@ def test_change_log_names_the_nodes_changed_and_gives_up_once_trimmed(seed, few,
     assert arr.rows_changed_since(None) is None
 
 
+def test_rows_changed_since_answers_a_mark_once_until_the_next_refresh():
+    """Asked again from the same mark before any node changes, the same read-only rows come back; a refresh
+    answers anew."""
+    snap = new_snapshot([make_node(f"n{i}") for i in range(4)], [])
+    arr = snap.arrays()
+    m0 = arr.changes
+    snap.add_pod(PodInfo(make_pod("a", node_name="n1")), "n1")
+    m1 = arr.changes
+    snap.add_pod(PodInfo(make_pod("b", node_name="n3")), "n3")
+    a, b = arr.rows_changed_since(m0), arr.rows_changed_since(m1)
+    assert a.tolist() == [1, 3] and b.tolist() == [3]
+    assert arr.rows_changed_since(m0) is a and arr.rows_changed_since(m1) is b
+    with pytest.raises(ValueError):
+        a[0] = 0
+    snap.add_pod(PodInfo(make_pod("c", node_name="n0")), "n0")
+    assert arr.rows_changed_since(m0).tolist() == [0, 1, 3] and arr.rows_changed_since(m1).tolist() == [0, 3]
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.int32])
 @pytest.mark.parametrize("raw, ok", [([0, 100, 7], True), ([5, -1, 0], False), ([5, 101, 0], False),
                                      ([-(2 ** 30), 3, 0], False)])

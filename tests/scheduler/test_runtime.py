@@ -663,3 +663,13 @@ def test_pod_info_copy_shares_every_parsed_field():
     fields = [f for f in PodInfo.__slots__ if f != "__weakref__"]
     assert c is not p and type(c) is PodInfo and p.node_name == ""
     assert all(getattr(c, f) is getattr(p, f) for f in fields if f != "node_name")
+
+
+def test_skip_status_is_a_fresh_skip():
+    """Status.skip() (built without the dataclass __init__) equals Status(Code.SKIP) and shares nothing."""
+    a, b = Status.skip(), Status.skip()
+    assert a == Status(Code.SKIP) and a.is_skip() and not a.is_success() and a.message() == ""
+    assert a is not b and a.reasons is not b.reasons
+    a.reasons.append("changed")
+    a.plugin = "P"
+    assert b == Status(Code.SKIP)

@@ -93,6 +93,8 @@ _CODE_NAMES = {
     Code.SKIP: "Skip",
     Code.PENDING: "Pending",
 }
+_SKIP = Code.SKIP
+_new_object = object.__new__
 
 
 @dataclass(slots=True)
@@ -135,7 +137,12 @@ class Status:
     @classmethod
     def skip(cls) -> "Status":
         """A ``Skip`` status (PreFilter/PreScore: do not run this plugin's Filter/Score)."""
-        return cls(Code.SKIP)
+        # Most pods skip several plugins: the fields are set without the generated __init__ (half the time).
+        s = _new_object(cls)
+        s.code = _SKIP
+        s.reasons = []
+        s.plugin = ""
+        return s
 
     def is_success(self) -> bool:
         """True for ``Success``."""
