@@ -988,7 +988,7 @@ class Scheduler:
 
     # ----------------------------------------------------------- assume etc.
     def _assume(self, pod: PodInfo, host: str) -> PodInfo:
-        assumed = copy.copy(pod)
+        assumed = pod.__copy__()  # copy.copy's dispatch, skipped
         assumed.pod = msgspec.structs.replace(pod.pod, spec=msgspec.structs.replace(pod.pod.spec, nodeName=host))
         assumed.node_name = host
         self.snapshot.add_pod(assumed, host)

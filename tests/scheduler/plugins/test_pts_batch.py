@@ -199,6 +199,9 @@ def test_batch_forms_equal_per_node(cluster, list_defaulting):
             assert got.ignored_nodes == want.ignored_nodes
             assert got.topology_value_to_pod_counts == want.topology_value_to_pod_counts
             assert got.topology_normalizing_weight == want.topology_normalizing_weight
+            # Every node, also those in domains PreScore did not see (score() counts 0 there).
+            every = pl.score_batch(state, pod, arr, arr.arange)
+            assert every.tolist() == [pl.score(state, pod, ni)[0] for ni in nodes]
             idx = np.array([arr.index[ni.name] for ni in feasible], dtype=np.int64)
             raw = pl.score_batch(state, pod, arr, idx)
             per_node = [NodeScore(ni.name, pl.score(state, pod, ni)[0]) for ni in feasible]

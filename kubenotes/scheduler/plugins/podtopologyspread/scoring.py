@@ -397,14 +397,15 @@ class ScoringMixin:
                     counts = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)
                 part = counts[idx] * weight + extra
             else:
-                # Per domain first (the same float operations on the same counts), then gathered per node.
-                lut = np.zeros(len(vocab) + 1, dtype=np.int64)
+                # Per domain first (the same float64 operations on the same counts, here in Python: a few
+                # domains), then gathered per node.
+                lut = [0 * weight + extra] * (len(vocab) + 1)
                 for value, n in s.topology_value_to_pod_counts[i].items():
                     j = vocab.get(value)
                     if j is not None:
-                        lut[j + 1] = n
+                        lut[j + 1] = n * weight + extra
                 ids = ids_all[idx]
-                part = (lut * weight + extra)[ids + 1]
+                part = np.array(lut, dtype=np.float64)[ids + 1]
             if not arrays.label_on_every_node(c.topology_key):
                 part = np.where((ids_all[idx] if ids is None else ids) >= 0, part, 0.0)
             if total is None:
