@@ -695,7 +695,7 @@ def filter_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Sna
                 return None
             mask[recheck[~fits]] = False
             recheck = recheck[fits]
-            if len(recheck) and _filter_plan(fw, state.skip_filter_plugins)[4]:
+            if len(recheck) and _filter_plan(fw, state)[4]:
                 # Every other Filter reads the node object only (passed above) and no AddPod runs: the first
                 # pass passes where Fit passes with the nominated pods added.
                 recheck = recheck[:0]
@@ -755,12 +755,32 @@ def _fit_status_with_nominated_pods(fit: Any, fw: Any, state: "CycleState", pod:
     return s
 
 
-def _plans(fw: Any) -> dict[Any, Any]:
-    # Per framework: what the batch paths derive from its plugin lists, per set of skipped plugins (the lists
-    # do not change once the framework is built).
-    got = getattr(fw, "_batch_plans", None)
-    if got is None:
-        got = fw._batch_plans = {}
+def plugin_plan(fw: Any, name: str, skip: set[str], build: Callable[[Any, Any], Any], state: Any) -> Any:
+    """What ``build(fw, state)`` derives from ``fw``'s plugin lists, made once per ``name`` and set ``skip``.
+
+    kubenotes only. A framework's plugin lists do not change once it is
+    built, so what the batch paths and preemption's dry run read off them
+    (which plugins run, their batch methods, which path applies) depends
+    only on the plugins a cycle skips; it is kept on the framework.
+
+    Parameters
+    ----------
+    fw : Framework
+    name : str
+        Names the derivation.
+    skip : set of str
+        The skipped plugins ``build`` reads from ``state`` (the key).
+    build : callable(fw, state)
+        Reads nothing of ``state`` but ``skip``.
+    state : CycleState
+    """
+    plans = getattr(fw, "_batch_plans", None)
+    if plans is None:
+        plans = fw._batch_plans = {}
+    key = (name, frozenset(skip))
+    if key in plans:
+        return plans[key]
+    got = plans[key] = build(fw, state)
     return got
 
 
@@ -777,10 +797,7 @@ def requests_decide(fw: Any, state: "CycleState | None") -> bool:
     filters, pre_filters = getattr(fw, "filter_plugins", None), getattr(fw, "pre_filter_plugins", None)
     if state is None or filters is None or pre_filters is None:
         return False
-    return _requests_decide_skipping(filters, pre_filters, state.skip_filter_plugins)
-
-
-def _requests_decide_skipping(filters: list[Any], pre_filters: list[Any], skip: set[str]) -> bool:
+    skip = state.skip_filter_plugins
     for pl in filters:
         if not (getattr(pl, "filter_ignores_node_pods", False) or getattr(pl, "filter_reads_requests_only", False)
                 or pl.name() in skip):
@@ -788,14 +805,15 @@ def _requests_decide_skipping(filters: list[Any], pre_filters: list[Any], skip: 
     return all(pl.pre_filter_extensions() is None or pl.name() in skip for pl in pre_filters)
 
 
-def _filter_plan(fw: Any, skip: set[str]) -> tuple[list[Any], int, tuple[str, ...], list[str], bool] | None:
-    """The Filter plugins that run when ``skip`` are skipped, how many lead (read only the node object and
-    declared ``spec`` fields), their names, the fields, and whether :func:`requests_decide`; None when one of
-    them has no batch form."""
-    plans = _plans(fw)
-    key = ("filter", frozenset(skip))
-    if key in plans:
-        return plans[key]
+def _filter_plan(fw: Any, state: "CycleState") -> tuple[list[Any], int, tuple[str, ...], list[str], bool] | None:
+    """The Filter plugins that run when ``state.skip_filter_plugins`` are skipped, how many lead (read only the
+    node object and declared ``spec`` fields), their names, the fields, and whether :func:`requests_decide`; None
+    when one of them has no batch form (:func:`plugin_plan`)."""
+    return plugin_plan(fw, "batch filters", state.skip_filter_plugins, _build_filter_plan, state)
+
+
+def _build_filter_plan(fw: Any, state: "CycleState") -> tuple[list[Any], int, tuple[str, ...], list[str], bool] | None:
+    skip = state.skip_filter_plugins
     plugins = [pl for pl in fw.filter_plugins if not (skip and pl.name() in skip)]
     plan = None
     if all(getattr(pl, "filter_batch", None) is not None for pl in plugins):
@@ -808,10 +826,7 @@ def _filter_plan(fw: Any, skip: set[str]) -> tuple[list[Any], int, tuple[str, ..
                 break
             fields.extend(f for f in declared if f not in fields)
             lead += 1
-        pre_filters = getattr(fw, "pre_filter_plugins", None)
-        plan = (plugins, lead, tuple(pl.name() for pl in plugins[:lead]), fields,
-                pre_filters is not None and _requests_decide_skipping(fw.filter_plugins, pre_filters, skip))
-    plans[key] = plan
+        plan = (plugins, lead, tuple(pl.name() for pl in plugins[:lead]), fields, requests_decide(fw, state))
     return plan
 
 
@@ -823,7 +838,7 @@ def _first_rejecting_plugin(fw: Any, state: "CycleState", pod: "PodInfo", arrays
     passed, as ``RunFilterPlugins`` stops at the first rejection. None when
     some plugin has no batch form or declines.
     """
-    plan = _filter_plan(fw, state.skip_filter_plugins)
+    plan = _filter_plan(fw, state)
     if plan is None:
         return None
     plugins, lead, lead_names, fields, _requests = plan
@@ -1227,7 +1242,7 @@ def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Snap
         NormalizeScore has no batch method or declines, or a normalized score
         leaves [0, 100] (the per-node path then reports the error exactly).
     """
-    plan = _score_plan(fw, state.skip_score_plugins)
+    plan = _score_plan(fw, state)
     if plan is None:
         return None
     total = np.zeros(len(idx), dtype=_I64)
@@ -1251,13 +1266,15 @@ def score_nodes_batch(fw: Any, state: "CycleState", pod: "PodInfo", arrays: Snap
     return total
 
 
-def _score_plan(fw: Any, skip: set[str]) -> list[tuple[Any, Any, Any, int]] | None:
-    """Per Score plugin not in ``skip``: its ``score_batch_uniform`` (or None), ``score_batch``, its
-    extensions' ``normalize_score_batch`` (None without extensions) and weight; None when one lacks a batch form."""
-    plans = _plans(fw)
-    key = ("score", frozenset(skip))
-    if key in plans:
-        return plans[key]
+def _score_plan(fw: Any, state: "CycleState") -> list[tuple[Any, Any, Any, int]] | None:
+    """Per Score plugin not in ``state.skip_score_plugins``: its ``score_batch_uniform`` (or None),
+    ``score_batch``, its extensions' ``normalize_score_batch`` (None without extensions) and weight; None when one
+    lacks a batch form (:func:`plugin_plan`)."""
+    return plugin_plan(fw, "batch scores", state.skip_score_plugins, _build_score_plan, state)
+
+
+def _build_score_plan(fw: Any, state: "CycleState") -> list[tuple[Any, Any, Any, int]] | None:
+    skip = state.skip_score_plugins
     plan: list[tuple[Any, Any, Any, int]] | None = []
     for pl in fw.score_plugins:
         if pl.name() in skip:
@@ -1269,7 +1286,6 @@ def _score_plan(fw: Any, skip: set[str]) -> list[tuple[Any, Any, Any, int]] | No
             plan = None
             break
         plan.append((getattr(pl, "score_batch_uniform", None), score_batch, norm, fw.score_plugin_weight[pl.name()]))
-    plans[key] = plan
     return plan
 
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 import msgspec
 
 from kubenotes.errors import ConfigError
-from kubenotes.scheduler.batch import pod_spec_key, requests_decide as _requests_decide
+from kubenotes.scheduler.batch import plugin_plan, pod_spec_key, requests_decide as _requests_decide
 from kubenotes.scheduler.framework.interface import Code, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo, RequestsLedger
 from kubenotes.scheduler.plugins import names
@@ -330,8 +330,6 @@ class DefaultPreemption:
         self.is_eligible_pod: Callable[[NodeInfo, PodInfo, PodInfo], bool] = lambda node_info, victim, preemptor: True
         self.more_important_pod: Callable[[PodInfo, PodInfo], bool] = more_important_pod
         self.evaluator = Evaluator(NAME, handle, self)
-        self._totals_filters_memo: dict[tuple[int, frozenset[str]], list[Callable[..., Any]] | None] = {}
-        self._node_signers_memo: dict[tuple[int, frozenset[str]], list[Any] | None] = {}
         self._default_hooks = (self.is_eligible_pod, self.more_important_pod)
         # select_victims_on_copy: preemptor key -> node key -> result; entries in all; and the dry run under way
         # (pod, state, its preemptor key or None, that key's memo, the plugins signing each node or None, the
@@ -456,19 +454,11 @@ class DefaultPreemption:
 
         The same for every node of one dry run (the per-node states are
         copies with the same skipped plugins), so it is kept per set of
-        skipped plugins.
+        skipped plugins (:func:`~kubenotes.scheduler.batch.plugin_plan`).
         """
         if state is None:
             return None
-        key = (id(handle), frozenset(state.skip_filter_plugins))
-        memo = self._totals_filters_memo
-        if key not in memo:
-            if len(memo) > 64:
-                memo.clear()
-            memo[key] = [pl.filter for pl in handle.filter_plugins
-                         if getattr(pl, "filter_reads_requests_only", False)
-                         and pl.name() not in state.skip_filter_plugins] if _requests_decide(handle, state) else None
-        return memo[key]
+        return plugin_plan(handle, "preemption totals filters", state.skip_filter_plugins, _totals_filters_of, state)
 
     def _node_signers(self, handle: Any, state: Any) -> list[Any] | None:
         """The Filter plugins that read a node's pods, when each can sign what it reads (:meth:`select_victims_on_copy`).
@@ -481,13 +471,7 @@ class DefaultPreemption:
         one to take). Kept per set of skipped plugins, as
         :meth:`_totals_filters`.
         """
-        key = (id(handle), frozenset(state.skip_filter_plugins))
-        memo = self._node_signers_memo
-        if key not in memo:
-            if len(memo) > 64:
-                memo.clear()
-            memo[key] = _signing_plugins(handle, state)
-        return memo[key]
+        return plugin_plan(handle, "preemption node signers", state.skip_filter_plugins, _signing_plugins, state)
 
     #: Remembered dry-run results (see :meth:`select_victims_on_copy`) beyond which the memo starts afresh.
     VICTIMS_MEMO_ENTRIES = 1 << 17
@@ -755,6 +739,14 @@ class DefaultPreemption:
         if violating and non_violating:
             sort_by_importance(victims, self.more_important_pod)
         return victims, num_violating, Status()
+
+
+def _totals_filters_of(handle: Any, state: Any) -> list[Callable[..., Any]] | None:
+    """See :meth:`DefaultPreemption._totals_filters`."""
+    if not _requests_decide(handle, state):
+        return None
+    return [pl.filter for pl in handle.filter_plugins
+            if getattr(pl, "filter_reads_requests_only", False) and pl.name() not in state.skip_filter_plugins]
 
 
 def _signing_plugins(handle: Any, state: Any) -> list[Any] | None:
