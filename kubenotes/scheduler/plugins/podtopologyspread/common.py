@@ -795,10 +795,12 @@ class MatchingPodCounts:
             int64 of shape (n,), as :meth:`counts`; read-only for the caller.
         """
         self._sync()
-        key, table, counts = handle
-        if self._tables.get(key) is not table or table[1] != self._log_len:
-            return None
-        return counts
+        return handle[2] if self._has_every_change(handle) else None
+
+    def _has_every_change(self, handle: tuple[Any, ...]) -> bool:
+        # The handle's table is still kept and has every logged change.
+        key, table, _counts = handle
+        return self._tables.get(key) is table and table[1] == self._log_len
 
     def count_on(self, handle: tuple[Any, ...], node_info: Any) -> int | None:
         """The table's count for ``node_info`` if it is still exact, else None.
@@ -811,10 +813,9 @@ class MatchingPodCounts:
         if hook is None or hook[0] is not self._arrays_ref():
             return None
         arrays, j = hook
-        key, table, counts = handle
-        if self._tables.get(key) is not table or table[1] != self._log_len or self._seen[j] != arrays.pod_generation[j]:
+        if not self._has_every_change(handle) or self._seen[j] != arrays.pod_generation[j]:
             return None
-        return int(counts[j])
+        return int(handle[2][j])
 
     def _match_classes(self, namespace: str, selector: Any, start: int) -> Any:
         """Whether ``selector`` (in ``namespace``, not terminating) matches each class from ``start`` on.
