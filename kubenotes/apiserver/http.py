@@ -23,11 +23,9 @@ Served:
 
 * ``/version``, ``/healthz``, ``/livez``, ``/readyz``;
 * discovery: ``/api``, ``/apis``, ``/api/v1``, ``/apis/<group>``,
-  ``/apis/<group>/<version>`` (from :mod:`kubenotes.apiserver.discovery` when it
-  exists, which also answers the aggregated ``apidiscovery.k8s.io/v2``
-  documents; otherwise the legacy documents built here from
-  :data:`~kubenotes.apiserver.resources.RESOURCES`);
-* ``/openapi/v3`` and ``/openapi/v3/<path>`` when :mod:`kubenotes.apiserver.openapi` exists;
+  ``/apis/<group>/<version>``, and the aggregated ``apidiscovery.k8s.io/v2`` documents, all from
+  :mod:`kubenotes.apiserver.discovery`;
+* ``/openapi/v3`` and ``/openapi/v3/<path>`` (and the protobuf ``/openapi/v2``), from :mod:`kubenotes.apiserver.openapi`;
 * every resource: get, list (label and field selectors, ``limit``/``continue``),
   watch (``resourceVersion``, ``allowWatchBookmarks``, ``timeoutSeconds``),
   create, update, patch (merge, JSON, strategic), delete, deletecollection,
@@ -83,6 +81,8 @@ import threading
 import time
 from typing import Any, AsyncIterator, Callable
 
+from kubenotes.apiserver import discovery as discovery_docs
+from kubenotes.apiserver import openapi as openapi_docs
 from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.protobuf import decode_protobuf
@@ -92,8 +92,7 @@ from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_i
 from kubenotes.apiserver.watch import ADDED, BOOKMARK
 from kubenotes.errors import KubenotesError
 
-__all__ = ["create_app", "GIT_VERSION", "version_info", "legacy_api_versions", "legacy_api_group_list",
-           "legacy_api_resource_list", "parse_request_path", "RequestInfo", "WATCH_POLL_SECONDS",
+__all__ = ["create_app", "GIT_VERSION", "version_info", "parse_request_path", "RequestInfo", "WATCH_POLL_SECONDS",
            "decode_protobuf", "pod_log_options", "LOG_FOLLOW_POLL_SECONDS"]
 
 #: ``gitVersion`` of ``/version``. kubectl's dispatcher runs the kubectl whose minor version matches this,
@@ -163,66 +162,9 @@ def _groups() -> dict[str, list[str]]:
     return out
 
 
-def legacy_api_versions() -> dict:
-    """``GET /api``: the core group's ``APIVersions``.
-
-    Examples
-    --------
-    >>> legacy_api_versions()["versions"]
-    ['v1']
-    """
-    return {"kind": "APIVersions", "versions": ["v1"],
-            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
-
-
 def _api_group(name: str, versions: list[str]) -> dict:
     gvs = [{"groupVersion": f"{name}/{v}", "version": v} for v in versions]
     return {"name": name, "versions": gvs, "preferredVersion": gvs[0]}
-
-
-def legacy_api_group_list() -> dict:
-    """``GET /apis``: an ``APIGroupList`` of every named group the model serves.
-
-    Examples
-    --------
-    >>> [g["name"] for g in legacy_api_group_list()["groups"]][:2]
-    ['apps', 'authentication.k8s.io']
-    """
-    return {"kind": "APIGroupList", "apiVersion": "v1",
-            "groups": [_api_group(g, vs) for g, vs in _groups().items()]}
-
-
-def legacy_api_resource_list(group: str, version: str) -> dict | None:
-    """``GET /api/v1`` or ``/apis/<group>/<version>``: an ``APIResourceList``, or None for an unknown group-version.
-
-    Examples
-    --------
-    >>> rl = legacy_api_resource_list("apps", "v1")
-    >>> d = next(r for r in rl["resources"] if r["name"] == "deployments")
-    >>> d["kind"], d["shortNames"], d["categories"], "deployments/scale" in [r["name"] for r in rl["resources"]]
-    ('Deployment', ['deploy'], ['all'], True)
-    """
-    rs = [r for r in RESOURCES if r.group == group and r.version == version]
-    if not rs:
-        return None
-    out = []
-    for r in rs:
-        e: dict[str, Any] = {"name": r.resource, "singularName": r.singular, "namespaced": r.namespaced,
-                             "kind": r.kind, "verbs": sorted(r.verbs)}
-        if r.short_names:
-            e["shortNames"] = list(r.short_names)
-        if r.categories:
-            e["categories"] = list(r.categories)
-        out.append(e)
-        for sub in r.subresources:
-            g, v, kind, verbs = _SUBRESOURCE_KINDS.get(sub, (None, None, None, ("get",)))
-            s: dict[str, Any] = {"name": f"{r.resource}/{sub}", "singularName": "", "namespaced": r.namespaced,
-                                 "kind": kind or r.kind, "verbs": list(verbs)}
-            if g is not None and (g, v) != (r.group, r.version):
-                s["group"], s["version"] = g, v
-            out.append(s)
-    return {"kind": "APIResourceList", "apiVersion": "v1",
-            "groupVersion": f"{group}/{version}" if group else version, "resources": out}
 
 
 class RequestInfo:
@@ -315,23 +257,6 @@ def pod_log_options(query: Any) -> dict:
                                   f'"{since_time}" as RFC 3339') from None
         out["sinceTime"] = since_time
     return out
-
-
-def _discovery_module() -> Any:
-    try:
-        from kubenotes.apiserver import discovery  # written alongside; optional
-    except ImportError:
-        return None
-    needed = ("api_versions", "api_group_list", "api_resource_list", "aggregated_discovery")
-    return discovery if all(hasattr(discovery, n) for n in needed) else None
-
-
-def _openapi_module() -> Any:
-    try:
-        from kubenotes.apiserver import openapi  # written alongside; optional
-    except ImportError:
-        return None
-    return openapi if hasattr(openapi, "openapi_v3_index") else None
 
 
 def _not_found_path() -> ApiError:
@@ -506,18 +431,17 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
     def discovery_answer(request: Request) -> Response:
         path = request.url.path.rstrip("/")
         parts = [p for p in path.split("/") if p]
-        disc = _discovery_module()
         accept = request.headers.get("accept", "")
         aggregated = "as=APIGroupDiscoveryList" in accept
-        if disc is not None and aggregated and len(parts) == 1:
-            body = disc.aggregated_discovery(parts[0])
+        if aggregated and len(parts) == 1:
+            body = discovery_docs.aggregated_discovery(parts[0])
             mt = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
             return Response(json.dumps(body, separators=(",", ":")), media_type=mt,
                             headers={"Vary": "Accept"})
         if parts == ["api"]:
-            return json_response(disc.api_versions() if disc else legacy_api_versions())
+            return json_response(discovery_docs.api_versions())
         if parts == ["apis"]:
-            return json_response(disc.api_group_list() if disc else legacy_api_group_list())
+            return json_response(discovery_docs.api_group_list())
         if len(parts) == 2 and parts[0] == "api":
             group, ver = "", parts[1]
         elif len(parts) == 2 and parts[0] == "apis":
@@ -528,7 +452,7 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         else:
             group, ver = parts[1], parts[2]
         try:
-            body = disc.api_resource_list(group, ver) if disc else legacy_api_resource_list(group, ver)
+            body = discovery_docs.api_resource_list(group, ver)
         except LookupError:
             body = None
         if body is None:
@@ -550,18 +474,12 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             await authenticate(request)
         except ApiError as e:
             return error_response(e)
-        mod = _openapi_module()
-        if mod is None:
-            return error_response(_not_found_path())
-        return Response(mod.openapi_v2_protobuf(git_version), media_type=mod.OPENAPI_V2_PROTOBUF)
+        return Response(openapi_docs.openapi_v2_protobuf(git_version), media_type=openapi_docs.OPENAPI_V2_PROTOBUF)
 
     def openapi_answer(request: Request) -> Response:
-        mod = _openapi_module()
-        if mod is None:
-            return error_response(_not_found_path())
         rest = request.url.path[len("/openapi/v3"):].strip("/")
         try:
-            body = mod.openapi_v3_index() if not rest else mod.openapi_v3_document(rest)
+            body = openapi_docs.openapi_v3_index() if not rest else openapi_docs.openapi_v3_document(rest)
         except (KeyError, LookupError):
             body = None
         if body is None:

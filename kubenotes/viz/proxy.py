@@ -182,10 +182,8 @@ def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any
 
 def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
     """``nft list table ip kube-proxy`` for ``state`` (P2's renderer); with ``service_only``, the service/endpoint chains."""
-    try:
-        from kubenotes.proxy.nftables import nft_list_table
-    except ImportError:  # pragma: no cover - the renderer ships with the package
-        return "(the nftables renderer is not available)\n"
+    from kubenotes.proxy.nftables import nft_list_table
+
     text = nft_list_table(state)
     if not service_only:
         return text

@@ -297,11 +297,7 @@ def test_twenty_concurrent_watchers_each_see_every_event_in_order(served):
             conn.close()
 
 
-def test_aggregated_discovery_when_the_discovery_module_serves_it(served):
-    from kubenotes.apiserver.http import _discovery_module
-
-    if _discovery_module() is None:
-        pytest.skip("kubenotes.apiserver.discovery is not there yet: legacy discovery only")
+def test_aggregated_discovery_when_the_client_asks_for_it(served):
     accept = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
               "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json")
     for path in ("/api", "/apis"):
