@@ -1,0 +1,95 @@
+"""The index table, each chapter's previous/next links and the README table are what kubenotes.chapters generates."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kubenotes.chapters import CHAPTERS, GENERATOR, INDEX, expected_files, main, navigation_line
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _first_markdown(path: Path) -> str:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return "".join(next(c for c in nb["cells"] if c["cell_type"] == "markdown")["source"])
+
+
+def _code(path: Path) -> str:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("path", sorted(expected_files(ROOT)), ids=lambda p: p.name)
+def test_generated_parts_are_what_the_table_gives(path):
+    assert path.read_text(encoding="utf-8") == expected_files(ROOT)[path], f"run {GENERATOR}"
+
+
+def test_the_table_and_the_notebooks_name_the_same_chapters():
+    on_disk = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert [c.notebook for c in CHAPTERS] == on_disk  # reading order is file-name order
+
+
+def test_each_chapter_ends_its_first_cell_with_its_navigation_and_opens_with_its_number():
+    for c in CHAPTERS:
+        text = _first_markdown(ROOT / "notebooks" / c.file)
+        assert text.rstrip("\n").split("\n")[-1] == navigation_line(c.notebook)
+        if c.notebook != INDEX:
+            assert text.startswith(f"# {c.number} "), c.notebook
+
+
+def test_viz_modules_and_data_folders_exist_and_the_notebook_uses_them():
+    for c in CHAPTERS:
+        code = _code(ROOT / "notebooks" / c.file)
+        if c.viz:
+            assert (ROOT / "kubenotes" / "viz" / f"{c.viz}.py").is_file(), c
+            assert re.search(rf"kubenotes\.viz\.{c.viz}\b|from kubenotes\.viz import .*\b{c.viz}\b", code), c
+        if c.data:
+            assert (ROOT / "data" / c.data).is_dir(), c
+
+
+def _copy_repo(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    return tmp_path
+
+
+def test_check_fails_on_a_hand_edited_link_and_write_mends_it(tmp_path, capsys):
+    root = _copy_repo(tmp_path)
+    nb = root / "notebooks" / "04.00-scheduling-framework.ipynb"
+    original = nb.read_text(encoding="utf-8")
+    nb.write_text(original.replace("[← 03.00 Controllers: the reconcile loop]", "[← 03.00 Controllers]"),
+                  encoding="utf-8")
+    assert main(["--check", "--root", str(root)]) == 1
+    assert "04.00-scheduling-framework.ipynb" in capsys.readouterr().err
+    assert main(["--write", "--root", str(root)]) == 0
+    assert nb.read_text(encoding="utf-8") == original
+    assert main(["--check", "--root", str(root)]) == 0
+
+
+def test_check_fails_on_an_edited_readme_or_index_row(tmp_path):
+    root = _copy_repo(tmp_path)
+    readme = root / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8").replace("legacy names |", "old names |"), encoding="utf-8")
+    index = root / "notebooks" / "00.00-index.ipynb"
+    index.write_text(index.read_text(encoding="utf-8").replace("| policies, trace variant", "| policies"),
+                     encoding="utf-8")
+    assert main(["--check", "--root", str(root)]) == 1
+    main(["--write", "--root", str(root)])
+    assert readme.read_text(encoding="utf-8") == (ROOT / "README.md").read_text(encoding="utf-8")
+    assert index.read_text(encoding="utf-8") == (ROOT / "notebooks" / "00.00-index.ipynb").read_text(encoding="utf-8")
+
+
+def test_a_notebook_missing_from_the_table_or_a_row_without_a_notebook_fails(tmp_path, capsys):
+    root = _copy_repo(tmp_path)
+    shutil.copy(root / "notebooks" / "05.00-kubelet.ipynb", root / "notebooks" / "05.03-extra.ipynb")
+    assert main(["--check", "--root", str(root)]) == 1
+    assert "05.03-extra.ipynb is not in" in capsys.readouterr().err
+    (root / "notebooks" / "05.03-extra.ipynb").unlink()
+    (root / "notebooks" / "06.01-services-and-kube-proxy.ipynb").unlink()
+    assert main(["--write", "--root", str(root)]) == 1
+    assert "06.01-services-and-kube-proxy.ipynb does not exist" in capsys.readouterr().err
