@@ -18,27 +18,20 @@ map values) to a definition with such fields, that definition's name, so a
 lookup can walk from ``Deployment`` down to ``Container.env``. These are API
 facts, generated, not written by hand.
 
-How :data:`DEFINITIONS` was generated
--------------------------------------
-From ``api/openapi-spec/swagger.json`` of Kubernetes ``release-1.34`` (the
-copy kubernetes-client/python@v34.1.0 keeps as
-``kubernetes/swagger.json.unprocessed``; sha256
-``f0cb7a8eaad46df1883eeb494771d310609c859649aff668bba3d238ffcb1a6e``),
-walking the definition refs (not lightkube's models)::
-
-    d = json.load(open("swagger.json"))["definitions"]
-    gvk = {(x["group"], x["version"], x["kind"]): n
-           for n, s in d.items() for x in s.get("x-kubernetes-group-version-kind", [])}
-    roots = {gvk[g, v, k] for each served kind, its list kind and its subresources' kinds}
-            | {meta.v1 Status, DeleteOptions, WatchEvent}
-    ref = lambda p: p.get("$ref") or ref(p["items"]) if "items" in p else ref(p["additionalProperties"]) ...
-    reachable = closure of roots over ref(property) for every property
-    table[n][f] = (p.get(STRATEGY), p.get(MERGE_KEY), p.get(LIST_TYPE), tuple(p.get(MAP_KEYS)), None)
-                  for every property p of n that has one of the four extensions
-    repeat until nothing changes: table[n][f][4] = ref(p) when table[ref(p)] is not empty
-
-which gave 358 reachable definitions, 199 of them with metadata (386 fields); SelfSubjectRulesReview,
-served later, added the same way (4 definitions, 10 fields).
+How :data:`DEFINITIONS` is generated
+------------------------------------
+``python tools/gen_patch_meta.py SWAGGER_JSON --write`` rewrites :data:`DEFINITIONS` and
+:data:`KINDS` (the block from the comment before ``DEFINITIONS`` to the end of ``KINDS``; the rest
+of this module is written by hand); ``--check`` only compares. ``SWAGGER_JSON`` is
+``api/openapi-spec/swagger.json`` of Kubernetes ``release-1.34`` (the copy
+kubernetes-client/python@v34.1.0 keeps as ``kubernetes/swagger.json.unprocessed``; sha256
+``f0cb7a8eaad46df1883eeb494771d310609c859649aff668bba3d238ffcb1a6e``); no installed package ships
+it, so ``tests/apiserver/test_generated.py`` compares against it only when
+``KUBENOTES_SWAGGER_JSON`` names a copy. The script walks the definition refs (not lightkube's
+models) from the roots: the definitions of every served kind, its list kind and its subresources'
+kinds, and meta/v1 ``Status``, ``DeleteOptions`` and ``WatchEvent``. Of the 363 reachable
+definitions, 203 have metadata (396 fields): a field has a row when it carries one of the four
+extensions, or when its type (its items', its map values') is a definition that has rows.
 
 Notes
 -----
@@ -206,9 +199,19 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     "io.k8s.api.authorization.v1.LabelSelectorAttributes": {
         "requirements": _f(None, None, "atomic", None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"),
     },
+    "io.k8s.api.authorization.v1.NonResourceRule": {
+        "nonResourceURLs": _f(None, None, "atomic", None, None),
+        "verbs": _f(None, None, "atomic", None, None),
+    },
     "io.k8s.api.authorization.v1.ResourceAttributes": {
         "fieldSelector": _f(None, None, None, None, "io.k8s.api.authorization.v1.FieldSelectorAttributes"),
         "labelSelector": _f(None, None, None, None, "io.k8s.api.authorization.v1.LabelSelectorAttributes"),
+    },
+    "io.k8s.api.authorization.v1.ResourceRule": {
+        "apiGroups": _f(None, None, "atomic", None, None),
+        "resourceNames": _f(None, None, "atomic", None, None),
+        "resources": _f(None, None, "atomic", None, None),
+        "verbs": _f(None, None, "atomic", None, None),
     },
     "io.k8s.api.authorization.v1.SelfSubjectAccessReview": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -217,23 +220,9 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     "io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec": {
         "resourceAttributes": _f(None, None, None, None, "io.k8s.api.authorization.v1.ResourceAttributes"),
     },
-    "io.k8s.api.authorization.v1.NonResourceRule": {
-        "nonResourceURLs": _f(None, None, "atomic", None, None),
-        "verbs": _f(None, None, "atomic", None, None),
-    },
-    "io.k8s.api.authorization.v1.ResourceRule": {
-        "apiGroups": _f(None, None, "atomic", None, None),
-        "resourceNames": _f(None, None, "atomic", None, None),
-        "resources": _f(None, None, "atomic", None, None),
-        "verbs": _f(None, None, "atomic", None, None),
-    },
     "io.k8s.api.authorization.v1.SelfSubjectRulesReview": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "status": _f(None, None, None, None, "io.k8s.api.authorization.v1.SubjectRulesReviewStatus"),
-    },
-    "io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {
-        "nonResourceRules": _f(None, None, "atomic", None, "io.k8s.api.authorization.v1.NonResourceRule"),
-        "resourceRules": _f(None, None, "atomic", None, "io.k8s.api.authorization.v1.ResourceRule"),
     },
     "io.k8s.api.authorization.v1.SubjectAccessReview": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -242,6 +231,10 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     "io.k8s.api.authorization.v1.SubjectAccessReviewSpec": {
         "groups": _f(None, None, "atomic", None, None),
         "resourceAttributes": _f(None, None, None, None, "io.k8s.api.authorization.v1.ResourceAttributes"),
+    },
+    "io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {
+        "nonResourceRules": _f(None, None, "atomic", None, "io.k8s.api.authorization.v1.NonResourceRule"),
+        "resourceRules": _f(None, None, "atomic", None, "io.k8s.api.authorization.v1.ResourceRule"),
     },
     "io.k8s.api.autoscaling.v1.Scale": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
