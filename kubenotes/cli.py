@@ -43,8 +43,8 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
     ("replay", "kubenotes.replay.cli", "replay a recorded trace of pods through the simulated cluster"),
     ("simulate", "kubenotes.sim.cli", "run the control plane on a virtual clock from manifests and a scenario"),
     ("serve", "kubenotes.sim.serve_cli", "serve a simulated cluster on 127.0.0.1 for the real kubectl"),
-    ("kube-proxy", "kubenotes.proxy.cli", "print the rules kube-proxy programs on a node (iptables, ipvs or nftables)"),
-    ("packet", "kubenotes.cni.calico.cli", "walk a packet between pods or to a Service through Calico's dataplane"),
+    ("kube-proxy", "kubenotes.sim.proxy_cli", "print the rules kube-proxy programs on a node (iptables, ipvs or nftables)"),
+    ("packet", "kubenotes.sim.packet_cli", "walk a packet between pods or to a Service through Calico's dataplane"),
 )
 _EXTERNAL = frozenset(name for name, _, _ in SUBCOMMANDS)
 

@@ -28,6 +28,7 @@ import ipaddress
 import math
 from typing import Any
 
+from kubenotes.api.service import is_service_ip_set
 from kubenotes.apiserver.server import format_timestamp, parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -43,7 +44,7 @@ from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["EndpointsController", "TriggerTimeTracker", "repack_subsets", "compute_subsets", "StaleTracker",
            "truncate_endpoints",
-           "selector_matches", "is_service_ip_set",
+           "selector_matches",
            "LAST_CHANGE_TRIGGER_TIME_ANNOTATION", "OVER_CAPACITY_ANNOTATION", "MAX_CAPACITY",
            "HEADLESS_LABEL", "ENDPOINTS_MANAGED_BY_LABEL", "CONTROLLER_NAME"]
 
@@ -73,17 +74,6 @@ def selector_matches(selector: dict | None, labels: dict | None) -> bool:
     """
     labels = labels or {}
     return all(labels.get(k) == v for k, v in (selector or {}).items())
-
-
-def is_service_ip_set(service: dict) -> bool:
-    """``IsServiceIPSet``: clusterIP neither empty nor ``None``.
-
-    Parameters
-    ----------
-    service : dict
-    """
-    ip = (service.get("spec") or {}).get("clusterIP") or ""
-    return ip not in ("", "None")
 
 
 def _ip_key(ip: str) -> tuple:

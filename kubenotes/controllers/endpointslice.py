@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubenotes.api.service import is_service_ip_set
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.endpoints import (
@@ -31,7 +32,6 @@ from kubenotes.controllers.endpoints import (
     LAST_CHANGE_TRIGGER_TIME_ANNOTATION,
     StaleTracker,
     TriggerTimeTracker,
-    is_service_ip_set,
     selector_matches,
 )
 from kubenotes.controllers.podutil import (

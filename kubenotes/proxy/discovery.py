@@ -41,8 +41,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from kubenotes.controllers.endpoints import is_service_ip_set, selector_matches
-from kubenotes.controllers.endpointslice import LABEL_SERVICE_NAME, desired_endpoints
+from kubenotes.api.service import is_service_ip_set
+from kubenotes.proxy.endpoints import LABEL_SERVICE_NAME
 
 __all__ = [
     "MASTER_SERVICE_NAMESPACE",
@@ -490,9 +490,10 @@ class ClusterDNS:
     ----------
     objects : iterable of dict
         Services, EndpointSlices, Pods and Namespaces as the API returns them
-        (a ``kubectl get -o yaml`` dump works). A Service with a selector and
-        no EndpointSlice in the input gets the slices the EndpointSlice
-        controller would derive from the pods.
+        (a ``kubectl get -o yaml`` dump works). A Service's endpoints are those
+        of its EndpointSlices only; for a plain dump without them,
+        :func:`kubenotes.sim.network.add_endpoint_slices` first adds the
+        slices the EndpointSlice controller would write.
     cluster_domain : str
         The zone (``cluster.local``).
     pod_mode : str
@@ -567,15 +568,6 @@ class ClusterDNS:
             if svc:
                 self.endpoints.setdefault((md.get("namespace") or "default", svc), []).append(
                     self._subset(sl.get("endpoints") or [], sl.get("ports") or []))
-        for key, svc in sorted(self.services.items()):
-            sel = (svc.get("spec") or {}).get("selector")
-            if key in self.endpoints or sel is None or (svc.get("spec") or {}).get("type") == "ExternalName":
-                continue
-            pods = sorted((p for p in self.pods if ((p.get("metadata") or {}).get("namespace") or "default") == key[0]
-                           and selector_matches(sel, (p.get("metadata") or {}).get("labels"))),
-                          key=lambda p: p["metadata"]["name"])
-            for ports, eps in desired_endpoints(svc, pods).values():
-                self.endpoints.setdefault(key, []).append(self._subset(eps, ports))
 
     @staticmethod
     def _subset(endpoints: list[dict], ports: list[dict]) -> tuple[list[_Addr], list[dict]]:

@@ -32,10 +32,10 @@ https://kubernetes.io/docs/reference/networking/virtual-ips/
 from __future__ import annotations
 
 import ipaddress
-import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from kubenotes.api.service import is_service_ip_set
 from kubenotes.errors import KubenotesError, ManifestError
 
 __all__ = [
@@ -60,10 +60,6 @@ LABEL_SERVICE_NAME = "kubernetes.io/service-name"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 #: ``v1.ServiceTrafficDistributionPreferSameZone``: the topology mode of zone hints.
 TOPOLOGY_MODE_PREFER_SAME_ZONE = "PreferSameZone"
-
-#: Seed of the ClusterIP / NodePort allocation for Services read without them (plain manifests).
-_ALLOCATION_SEED = 0
-
 
 @dataclass(frozen=True, order=True)
 class ServicePortName:
@@ -314,42 +310,14 @@ def _ref(o: dict) -> str:
     return f"{o.get('kind')} {md.get('namespace') or 'default'}/{md.get('name')}"
 
 
-def _should_skip_service(spec: dict) -> bool:
+def _should_skip_service(svc: dict) -> bool:
     """``ShouldSkipService``: no cluster IP (headless or unset) or ExternalName."""
-    ip = spec.get("clusterIP") or ""
-    return spec.get("type") == "ExternalName" or ip in ("", "None")
+    return (svc.get("spec") or {}).get("type") == "ExternalName" or not is_service_ip_set(svc)
 
 
 def _externally_accessible(spec: dict) -> bool:
     t = spec.get("type") or "ClusterIP"
     return t in ("LoadBalancer", "NodePort") or (t == "ClusterIP" and bool(spec.get("externalIPs")))
-
-
-def _allocate_missing(services: list[dict]) -> list[dict]:
-    """Give Services read from plain manifests the cluster IP and node ports the API server would have."""
-    from kubenotes.apiserver.ipallocator import allocate_node_port, allocate_service
-
-    rng = random.Random(_ALLOCATION_SEED)
-    out: list[dict] = []
-    done: list[dict] = [s for s in services if ((s.get("spec") or {}).get("clusterIP"))]
-    for s in services:
-        spec = s.get("spec") or {}
-        needs_ports = (spec.get("type") in ("NodePort", "LoadBalancer")
-                       and any(not p.get("nodePort") for p in spec.get("ports") or ()))
-        needs_hc = (spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
-                    and not spec.get("healthCheckNodePort"))
-        if spec.get("type") == "ExternalName" or (spec.get("clusterIP") and not needs_ports and not needs_hc):
-            out.append(s)
-            continue
-        s = {**s, "spec": {**spec, "ports": [dict(p) for p in spec.get("ports") or ()]}}
-        if s["spec"].get("clusterIP") != "None":
-            allocate_service(s, done, rng)
-        if needs_hc:
-            used = {p.get("nodePort") for d in done + [s] for p in (d.get("spec") or {}).get("ports") or ()}
-            s["spec"]["healthCheckNodePort"] = allocate_node_port(used, rng)
-        done.append(s)
-        out.append(s)
-    return out
 
 
 def _service_port_infos(svc: dict, family: int) -> list[ServicePortInfo]:
@@ -383,21 +351,6 @@ def _service_port_infos(svc: dict, family: int) -> list[ServicePortInfo]:
     return out
 
 
-def _slices_from_pods(svc: dict, pods: list[dict], zones: dict[str, str]) -> list[dict]:
-    """The EndpointSlices the EndpointSlice controller would write for a Service (ports and endpoints only)."""
-    from kubenotes.controllers.endpoints import selector_matches
-    from kubenotes.controllers.endpointslice import desired_endpoints
-
-    selector = (svc.get("spec") or {}).get("selector")
-    if selector is None:
-        return []  # a Service without a selector: its endpoints are whatever slices the user wrote
-    ns = svc["metadata"].get("namespace") or "default"
-    selected = sorted((p for p in pods if (p["metadata"].get("namespace") or "default") == ns
-                       and selector_matches(selector, p["metadata"].get("labels"))),
-                      key=lambda p: p["metadata"]["name"])
-    return [{"ports": ports, "endpoints": eps} for ports, eps in desired_endpoints(svc, selected, zones).values()]
-
-
 def _add_endpoints(acc: dict[str, dict[str, EndpointInfo]], ports_by_name: dict[str, int], sl: dict,
                    node_name: str, family: int) -> None:
     """``endpointInfoByServicePort`` / ``addEndpoints`` for one slice."""
@@ -428,8 +381,8 @@ def proxy_state(objects: Iterable[Any], node_name: str, *, cluster_cidr: str | N
     Parameters
     ----------
     objects : iterable of dict (or lightkube objects)
-        Nodes, Services, EndpointSlices and Pods (other kinds are ignored), e.g.
-        from :func:`load_proxy_objects` or a ``kubectl get -o yaml`` dump.
+        Nodes, Services and EndpointSlices (other kinds, Pods included, are
+        ignored), e.g. a ``kubectl get -o yaml`` dump.
     node_name : str
         The node kube-proxy runs on (``--hostname-override``); its Node must be in ``objects``.
     cluster_cidr : str, optional
@@ -445,18 +398,19 @@ def proxy_state(objects: Iterable[Any], node_name: str, *, cluster_cidr: str | N
     KubenotesError
         When no Node named ``node_name`` is among the objects.
 
+    See Also
+    --------
+    kubenotes.sim.network.kube_proxy_objects : completes a plain dump (cluster IPs, node ports,
+        EndpointSlices) as the API server and the EndpointSlice controller would.
+
     Notes
     -----
     Services that kube-proxy skips (``ExternalName``, headless, no cluster IP)
-    are left out. A Service read without ``clusterIP`` or node ports (a plain
-    manifest rather than a dump) gets them from
-    :func:`kubenotes.apiserver.ipallocator.allocate_service` with a fixed seed,
-    as the API server would have assigned them. A Service's endpoints come
-    from the EndpointSlices labelled ``kubernetes.io/service-name`` with it;
-    when the input has none for a Service, from the Pods its selector matches,
-    as :func:`kubenotes.controllers.endpointslice.desired_endpoints` derives
-    them. Simplified: one IP family (upstream runs a proxier per family);
-    topology hints by zone only (no ``forNodes`` hints).
+    are left out. A Service's endpoints come only from the EndpointSlices
+    labelled ``kubernetes.io/service-name`` with it, as kube-proxy reads them:
+    a Service without any has no endpoints. Simplified: one IP family
+    (upstream runs a proxier per family); topology hints by zone only (no
+    ``forNodes`` hints).
 
     References
     ----------
@@ -471,9 +425,10 @@ def proxy_state(objects: Iterable[Any], node_name: str, *, cluster_cidr: str | N
     ...  {"kind": "Service", "metadata": {"name": "web", "namespace": "default"},
     ...   "spec": {"clusterIP": "10.96.0.20", "selector": {"app": "web"},
     ...            "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}]}},
-    ...  {"kind": "Pod", "metadata": {"name": "web-1", "namespace": "default", "labels": {"app": "web"}},
-    ...   "spec": {"nodeName": "n1", "containers": [{"name": "c"}]},
-    ...   "status": {"phase": "Running", "podIP": "10.244.0.5", "conditions": [{"type": "Ready", "status": "True"}]}}]
+    ...  {"kind": "EndpointSlice", "metadata": {"name": "web-abcde", "namespace": "default",
+    ...                                         "labels": {"kubernetes.io/service-name": "web"}},
+    ...   "addressType": "IPv4", "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}],
+    ...   "endpoints": [{"addresses": ["10.244.0.5"], "conditions": {"ready": True}, "nodeName": "n1"}]}]
     >>> st = proxy_state(objs, "n1")
     >>> spn = ServicePortName("default", "web", "http")
     >>> str(st.services[spn]), [str(e) for e in st.endpoints[spn]], st.endpoints[spn][0].is_local
@@ -496,9 +451,8 @@ def proxy_state(objects: Iterable[Any], node_name: str, *, cluster_cidr: str | N
     zones = {n: ((o["metadata"].get("labels") or {}).get(LABEL_TOPOLOGY_ZONE) or "") for n, o in nodes.items()}
     zones = {n: z for n, z in zones.items() if z}
 
-    services = _allocate_missing([o for o in objs if o.get("kind") == "Service"])
-    services.sort(key=lambda s: (s["metadata"].get("namespace") or "default", s["metadata"]["name"]))
-    pods = [o for o in objs if o.get("kind") == "Pod"]
+    services = sorted((o for o in objs if o.get("kind") == "Service"),
+                      key=lambda s: (s["metadata"].get("namespace") or "default", s["metadata"]["name"]))
     slices_of: dict[tuple[str, str], list[dict]] = {}
     for o in objs:
         if o.get("kind") != "EndpointSlice":
@@ -510,16 +464,13 @@ def proxy_state(objects: Iterable[Any], node_name: str, *, cluster_cidr: str | N
     svc_map: dict[ServicePortName, ServicePortInfo] = {}
     ep_map: dict[ServicePortName, tuple[EndpointInfo, ...]] = {}
     for svc in services:
-        spec = svc.get("spec") or {}
-        if _should_skip_service(spec):
+        if _should_skip_service(svc):
             continue
         infos = _service_port_infos(svc, family)
         if not infos:
             continue
         key = (svc["metadata"].get("namespace") or "default", svc["metadata"]["name"])
-        slices = slices_of.get(key)
-        if slices is None:
-            slices = _slices_from_pods(svc, pods, zones)
+        slices = slices_of.get(key, [])
         by_port: dict[str, dict[str, EndpointInfo]] = {}
         ports_by_name = {i.name.port: i.port for i in infos}
         for sl in sorted(slices, key=lambda s: (s.get("metadata") or {}).get("name") or ""):

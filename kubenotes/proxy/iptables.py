@@ -61,6 +61,7 @@ __all__ = [
     "service_firewall_chain_name",
     "service_external_chain_name",
     "service_port_endpoint_chain_name",
+    "service_nat_chains",
     "compute_probability",
     "iptables_save",
 ]
@@ -201,6 +202,51 @@ def service_port_endpoint_chain_name(service_port_name: str, protocol: str, endp
     """
     digest = hashlib.sha256((service_port_name + protocol + endpoint).encode()).digest()
     return SERVICE_PORT_ENDPOINT_CHAIN_NAME_PREFIX + base64.b32encode(digest).decode()[:16]
+
+
+def service_nat_chains(state: Any) -> dict[Any, tuple[str, dict[str, str]]]:
+    """The nat chains iptables mode names for each service port of ``state``: KUBE-SVC-* and each KUBE-SEP-*.
+
+    Parameters
+    ----------
+    state : ProxyState
+        kube-proxy's state on one node (:func:`kubenotes.proxy.endpoints.proxy_state`).
+
+    Returns
+    -------
+    dict
+        ``ServicePortName`` -> (the port's ``KUBE-SVC-*`` chain, endpoint
+        ``ip:port`` -> its ``KUBE-SEP-*`` chain), for every endpoint of the
+        port, used or not on this node.
+
+    Notes
+    -----
+    Only names: which chains :func:`iptables_save` writes on a node (and which
+    endpoints a KUBE-SVC-* chain jumps to) depends on the traffic policies and
+    the endpoints' conditions. The packet walk (:mod:`kubenotes.cni.calico.packet`)
+    reads these names instead of computing them.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (servicePortPolicyClusterChain,
+    servicePortEndpointChainName)
+
+    Examples
+    --------
+    >>> from kubenotes.proxy.endpoints import EndpointInfo, ProxyState, ServicePortInfo, ServicePortName
+    >>> spn = ServicePortName("ns1", "svc1", "p80")
+    >>> info = ServicePortInfo(spn, "TCP", 80, ("172.30.0.41",), 0, 80, None, (), (), (), False, False, 0, "ClusterIP")
+    >>> st = ProxyState("n1", ("192.168.0.2",), None, None, {spn: info}, {spn: (EndpointInfo("10.180.0.1", 80, True, True, False, False),)})
+    >>> service_nat_chains(st)[spn]
+    ('KUBE-SVC-XPGD46QRK7WJZT7O', {'10.180.0.1:80': 'KUBE-SEP-SXIVWICOYRO3J4NJ'})
+    """
+    out: dict[Any, tuple[str, dict[str, str]]] = {}
+    for name, info in state.services.items():
+        spn, proto = str(name), info.protocol.lower()
+        out[name] = (service_port_policy_cluster_chain(spn, proto),
+                     {e.endpoint(): service_port_endpoint_chain_name(spn, proto, e.endpoint())
+                      for e in state.endpoints.get(name, ())})
+    return out
 
 
 def compute_probability(n: int) -> str:

@@ -41,7 +41,8 @@ from matplotlib.patches import Patch, Rectangle
 from kubenotes.cni.calico.bgp import bgp_session_count, bgp_sessions
 from kubenotes.cni.calico.dataplane import (IPV4_ADDRESS_ANNOTATION, MODES, CalicoNetwork, build_network,
                                             encap_overhead_bytes, pod_mtu)
-from kubenotes.cni.calico.packet import network_from_objects, packet_walk
+from kubenotes.cni.calico.packet import network_from_objects
+from kubenotes.sim.network import packet_walk
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.scheduler import Html
 

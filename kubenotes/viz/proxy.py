@@ -46,6 +46,7 @@ from kubenotes.proxy.balance import DEFAULT_CLIENT_IP_AFFINITY_SECONDS, BalanceR
 from kubenotes.proxy.discovery import ClusterDNS, DNSAnswer, DNSRecord, service_env_vars
 from kubenotes.proxy.endpoints import ProxyState, proxy_state
 from kubenotes.proxy.iptables import iptables_save
+from kubenotes.sim.network import add_endpoint_slices, kube_proxy_objects
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.scheduler import Html
 from kubenotes.viz.widgets import live_panel, memoise_update
@@ -148,8 +149,8 @@ def web_objects(n_endpoints: int = 3, *, session_affinity: bool = False) -> list
 
 
 def web_state(n_endpoints: int = 3, *, session_affinity: bool = False) -> ProxyState:
-    """kube-proxy's view on ``worker-1`` of :func:`web_objects` (endpoints derived from the pods)."""
-    return proxy_state(web_objects(n_endpoints, session_affinity=session_affinity), NODE_NAME,
+    """kube-proxy's view on ``worker-1`` of :func:`web_objects` (with the slices the controller would write)."""
+    return proxy_state(kube_proxy_objects(web_objects(n_endpoints, session_affinity=session_affinity)), NODE_NAME,
                        cluster_cidr=CLUSTER_CIDR)
 
 
@@ -565,7 +566,11 @@ def rules_diff(before: str, after: str) -> Html:
 # --------------------------------------------------------------------------- env vars vs DNS
 
 def discovery_objects() -> list[dict]:
-    """Services ``kubernetes`` (default), ``kube-dns`` (kube-system), ``web`` and headless ``db`` with pods."""
+    """Services ``kubernetes`` (default), ``kube-dns`` (kube-system), ``web`` and headless ``db``; pods; their slices.
+
+    The EndpointSlices are those the EndpointSlice controller would write
+    (:func:`kubenotes.sim.network.add_endpoint_slices`).
+    """
     kube = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kubernetes", "namespace": "default"},
             "spec": {"clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
                      "ports": [{"name": "https", "port": 443, "targetPort": 6443, "protocol": "TCP"}]}}
@@ -579,7 +584,7 @@ def discovery_objects() -> list[dict]:
                    "ports": [{"name": "postgres", "port": 5432, "targetPort": 5432, "protocol": "TCP"}]}}
     dbs = [_pod(f"db-{i}", f"10.244.1.{30 + i}", {"app": "db"}, port=5432, hostname=f"db-{i}", subdomain="db")
            for i in range(2)]
-    return [kube, dns, *web_objects(3)[1:], db, *dbs]
+    return add_endpoint_slices([kube, dns, *web_objects(3)[1:], db, *dbs])
 
 
 def discovery_timeline(created_after_pod: str = "web") -> dict[str, Any]:

@@ -42,6 +42,7 @@ from kubenotes.proxy.iptables import (
     service_port_endpoint_chain_name,
     service_port_policy_cluster_chain,
 )
+from kubenotes.sim.network import kube_proxy_objects
 
 TEST_NODE_NAME = "test-node"
 TEST_NODE_IP = "192.168.0.2"
@@ -970,7 +971,8 @@ def test_load_balancer_ingress_ip_mode(ip_mode: str | None, expected: bool) -> N
 
 
 def test_services_without_selector_or_endpoints_are_rejected_and_plain_dumps_work() -> None:
-    """A kubectl dump without EndpointSlices: endpoints come from the ready Pods the selector matches."""
+    """A kubectl dump without EndpointSlices: completed as the EndpointSlice controller would (from the ready
+    Pods the selector matches, :func:`kubenotes.sim.network.kube_proxy_objects`), it renders their endpoints."""
     objs = [node(),
             service("default", "web", "10.96.0.20", [port("http", 80, target=8080)], selector={"app": "web"}),
             {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "name": "web-1",
@@ -978,7 +980,7 @@ def test_services_without_selector_or_endpoints_are_rejected_and_plain_dumps_wor
              "spec": {"nodeName": TEST_NODE_NAME, "containers": [{"name": "c"}]},
              "status": {"phase": "Running", "podIP": "10.244.0.5",
                         "conditions": [{"type": "Ready", "status": "True"}]}}]
-    out = render(objs, cluster_cidr="10.244.0.0/16")
+    out = render(kube_proxy_objects(objs), cluster_cidr="10.244.0.0/16")
     assert "-j DNAT --to-destination 10.244.0.5:8080" in out
     assert f"-A {service_port_policy_cluster_chain('default/web:http', 'tcp')} " in out
     check_rule_jumps(out)

@@ -32,6 +32,7 @@ import pytest
 
 from kubenotes.proxy import proxy_state
 from kubenotes.proxy.nftables import kube_proxy_table, nft_list_table, nft_transaction
+from kubenotes.sim.network import kube_proxy_objects
 
 NFT = "/usr/sbin/nft"
 
@@ -403,7 +404,8 @@ def test_endpoints_derived_from_pods_render(nft, tmp_path):
     pod = {"kind": "Pod", "metadata": {"name": "web-1", "namespace": "ns1", "labels": {"app": "web"}},
            "spec": {"nodeName": "test-node", "containers": [{"name": "c"}]},
            "status": {"phase": "Running", "podIP": "10.0.0.7", "conditions": [{"type": "Ready", "status": "True"}]}}
-    st = _state(_svc("ns1", "web", clusterIP="172.30.0.50", selector={"app": "web"}, ports=_p80(targetPort=8080)), pod)
+    svc = _svc("ns1", "web", clusterIP="172.30.0.50", selector={"app": "web"}, ports=_p80(targetPort=8080))
+    st = _state(*kube_proxy_objects([svc, pod]))  # the slice the EndpointSlice controller would write
     text = nft_list_table(st)
     assert "meta l4proto tcp dnat to 10.0.0.7:8080" in text
     nft_check(nft, text, tmp_path)

@@ -26,6 +26,7 @@ from kubenotes.proxy import (
     load_proxy_objects,
     proxy_state,
 )
+from kubenotes.sim.network import kube_proxy_objects
 
 # ---------------------------------------------------------------------------
 # categorize_endpoints (topology_test.go TestCategorizeEndpoints)
@@ -292,7 +293,9 @@ def test_endpoints_derived_from_pods_when_no_slices():
             pod("web-1", "10.244.1.5"), pod("web-2", "10.244.2.6", node_name="node2", ready=False),
             pod("web-3", "10.244.2.7", node_name="node2", deleting=True),
             pod("other", "10.244.1.9", labels={"app": "db"})]
-    eps = proxy_state(objs, "node1").endpoints[ServicePortName("ns1", "web", "p80")]
+    # kube-proxy reads EndpointSlices only; the slices come from the EndpointSlice controller's code
+    assert proxy_state(objs, "node1").endpoints[ServicePortName("ns1", "web", "p80")] == ()
+    eps = proxy_state(kube_proxy_objects(objs), "node1").endpoints[ServicePortName("ns1", "web", "p80")]
     by = {e.ip: e for e in eps}
     assert sorted(by) == ["10.244.1.5", "10.244.2.6", "10.244.2.7"]
     assert by["10.244.1.5"].ready and by["10.244.1.5"].is_local and by["10.244.1.5"].port == 8080
@@ -315,12 +318,12 @@ def test_service_without_endpoints_has_empty_entry():
 def test_services_from_plain_manifests_get_cluster_ip_and_node_port():
     objs = [node(), service("np", type="NodePort", ports=[{"port": 80, "targetPort": 80, "protocol": "TCP"}]),
             service("cip")]
-    st = proxy_state(objs, "node1")
+    st = proxy_state(kube_proxy_objects(objs), "node1")
     np_info = st.services[ServicePortName("ns1", "np", "")]
     cip = st.services[ServicePortName("ns1", "cip", "p80")]
     assert 30000 <= np_info.node_port <= 32767
     assert np_info.cluster_ip.startswith("10.") and np_info.cluster_ip != cip.cluster_ip
-    assert proxy_state(objs, "node1") == st  # deterministic
+    assert proxy_state(kube_proxy_objects(objs), "node1") == st  # deterministic
 
 
 def test_node_zone_and_zone_hints():

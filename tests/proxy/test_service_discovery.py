@@ -35,6 +35,7 @@ from kubenotes.proxy.discovery import (
     search_names,
     service_env_vars,
 )
+from kubenotes.sim.network import add_endpoint_slices
 
 
 def _svc(name, ns="default", cluster_ip="10.96.0.5", ports=None, **spec):
@@ -365,7 +366,8 @@ def test_headless_from_pods_ready_only_and_hostname_subdomain():
         _pod("db-1", "data", "10.244.2.11", {"app": "db"}, hostname="db-1", subdomain="db"),
         _pod("db-2", "data", "10.244.3.12", {"app": "db"}, ready=False, hostname="db-2", subdomain="db"),
     ]
-    dns = ClusterDNS(objs)
+    assert ClusterDNS(objs).query("db.data.svc.cluster.local", "A").answer == ()  # CoreDNS reads slices only
+    dns = ClusterDNS(add_endpoint_slices(objs))  # the slices the EndpointSlice controller would write
     assert sorted(r.data for r in dns.query("db.data.svc.cluster.local", "A").answer) == ["10.244.1.10", "10.244.2.11"]
     assert [r.data for r in dns.query("db-0.db.data.svc.cluster.local", "A").answer] == ["10.244.1.10"]
     assert dns.query("db-2.db.data.svc.cluster.local", "A").rcode == "NXDOMAIN"  # not ready: not published
@@ -377,7 +379,7 @@ def test_headless_from_pods_ready_only_and_hostname_subdomain():
             "db-0.db.data.svc.cluster.local.", "10-244-1-10.data.pod.cluster.local."} <= names
     # three ready replicas: weight floor(100/3)
     objs[3]["status"]["conditions"][0]["status"] = "True"
-    srv3 = ClusterDNS(objs).query("_pg._tcp.db.data.svc.cluster.local", "SRV")
+    srv3 = ClusterDNS(add_endpoint_slices(objs)).query("_pg._tcp.db.data.svc.cluster.local", "SRV")
     assert {r.data.split()[1] for r in srv3.answer} == {"33"} and len(srv3.answer) == 3
 
 

@@ -5,7 +5,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-from kubenotes.cni.calico.packet import network_from_objects, packet_walk  # noqa: E402
+from kubenotes.cni.calico.packet import network_from_objects  # noqa: E402
+from kubenotes.sim.network import packet_walk  # noqa: E402
 from kubenotes.cni.calico.bgp import route_withdrawal  # noqa: E402
 from kubenotes.viz import network as nv  # noqa: E402
 from kubenotes.viz.widgets import CONTROL_CLASS, LIVE_OUTPUT_CLASS  # noqa: E402

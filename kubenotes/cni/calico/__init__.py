@@ -9,9 +9,8 @@ dataplane
 bgp
     Full mesh vs route reflectors, and a node failure withdrawing its routes.
 packet
-    A packet's hop-by-hop walk, with kube-proxy's DNAT for a Service.
-cli
-    ``kubenotes packet``.
+    A packet's hop-by-hop walk over the network and, for a Service, the DNAT
+    kube-proxy programmed (given by the caller: :func:`kubenotes.sim.network.packet_walk`).
 
 References
 ----------
@@ -21,7 +20,7 @@ https://docs.tigera.io/calico/latest/networking/
 
 from kubenotes.cni.calico.dataplane import MODES, CalicoNetwork, build_network, pod_mtu
 from kubenotes.cni.calico.ipam import CalicoIPAM, IPPool
-from kubenotes.cni.calico.packet import packet_walk
+from kubenotes.cni.calico.packet import walk_packet
 from kubenotes.cni.calico import plugin as _plugin  # noqa: F401  registers "calico" and "calico-ipam"
 
-__all__ = ["MODES", "CalicoNetwork", "CalicoIPAM", "IPPool", "build_network", "pod_mtu", "packet_walk"]
+__all__ = ["MODES", "CalicoNetwork", "CalicoIPAM", "IPPool", "build_network", "pod_mtu", "walk_packet"]

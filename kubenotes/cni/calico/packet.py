@@ -11,8 +11,9 @@ VXLAN 50, IP-in-IP 20, none 0) and ``mtu`` (the pod's MTU in this mode).
 The walk follows what a Linux node with Calico does: the pod's default route
 to ``169.254.1.1`` and proxy ARP on the ``cali`` veth; for a Service
 destination, kube-proxy's iptables DNAT in ``nat PREROUTING``
-(``KUBE-SERVICES`` → ``KUBE-SVC-*`` → ``KUBE-SEP-*``, chain names as
-:mod:`kubenotes.proxy.iptables` computes them); the node's route to the
+(``KUBE-SERVICES`` → ``KUBE-SVC-*`` → ``KUBE-SEP-*``, read from the state
+kube-proxy produced on the node and the chain names its iptables mode gave
+them, both handed in by the caller); the node's route to the
 destination block (:mod:`kubenotes.cni.calico.dataplane`); the VXLAN or
 IP-in-IP encapsulation and its removal on the other node; the underlay
 router when the nodes are in different subnets; delivery through the
@@ -41,7 +42,7 @@ import copy
 import hashlib
 import math
 import random
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, DEFAULT_MODE, IPIP_DEVICE, IPIP_OVERHEAD_BYTES,
                                             POD_GATEWAY, VETH_HOST_MAC, VXLAN_DEVICE, VXLAN_OVERHEAD_BYTES,
@@ -54,7 +55,7 @@ __all__ = [
     "DEFAULT_PACKET_BYTES",
     "IPV4_HEADER_BYTES",
     "network_from_objects",
-    "packet_walk",
+    "walk_packet",
     "walk_table",
 ]
 
@@ -188,30 +189,40 @@ def _l4_header(proto: str, sport: int, dport: int) -> str:
     return f"{proto} {sport} > {dport}"
 
 
-def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFAULT_MODE,
+def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str, *,
                 size_bytes: int = DEFAULT_PACKET_BYTES, seed: int = 0,
-                pool_cidr: str | None = DEFAULT_IPV4_POOL_CIDR, link_mtu: int = DEFAULT_LINK_MTU) -> dict:
-    """Walk one packet from pod ``src`` to pod or Service ``dst``.
+                kube_proxy: Mapping[str, Any] | None = None,
+                nat_chains: Mapping[Any, tuple[str, Mapping[str, str]]] | None = None) -> dict:
+    """Walk one packet from pod ``src`` to pod or Service ``dst`` through the state the components produced.
+
+    The walk reads Calico's network (:func:`network_from_objects`) and, for
+    a Service destination, what kube-proxy programmed on the source pod's
+    node; it computes neither. :func:`kubenotes.sim.network.packet_walk`
+    builds both from manifests and calls it.
 
     Parameters
     ----------
-    objects : iterable of dict
-        Nodes, Pods (placed with ``spec.nodeName``), Services, EndpointSlices.
+    net : CalicoNetwork
+        The nodes' and pods' network, as :func:`network_from_objects` builds it.
+    objects : sequence of dict
+        The objects :func:`network_from_objects` returned (pods with their IPs), for the Pods and Services named.
     src : str
         ``namespace/pod``.
     dst : str
         ``namespace/pod`` (optionally ``:port``; default the pod's first
         ``containerPort``, else 80) or ``namespace/service:port`` (the port's
         number or name).
-    mode : str
-        A :data:`kubenotes.cni.calico.dataplane.MODES` value.
     size_bytes : int
         Length of the IP packet the source pod sends.
     seed : int
         Picks the source port and a Service's endpoint.
-    pool_cidr : str or None
-        The IPPool's cidr; None: :func:`default_pool_cidr` of the input.
-    link_mtu : int
+    kube_proxy : mapping of str to ProxyState, optional
+        Node name -> kube-proxy's state on that node
+        (:func:`kubenotes.proxy.endpoints.proxy_state`); needed for a Service destination.
+    nat_chains : mapping, optional
+        Service port name (``ServicePortName``) -> (its ``KUBE-SVC-*`` chain,
+        endpoint ``ip:port`` -> its ``KUBE-SEP-*`` chain), as kube-proxy's
+        iptables mode names them (:func:`kubenotes.proxy.iptables.service_nat_chains`).
 
     Returns
     -------
@@ -222,7 +233,11 @@ def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFA
     ------
     CalicoError
         Unknown pod, Service or port; a pod without ``spec.nodeName``; a size
-        out of range; bad Calico input.
+        out of range; a Service destination without kube-proxy's state for the source node.
+
+    See Also
+    --------
+    kubenotes.sim.network.packet_walk : the same walk from manifests.
 
     Examples
     --------
@@ -231,14 +246,12 @@ def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFA
     ...          for n, ip in (("node-a", "10.0.0.11/24"), ("node-b", "10.0.0.12/24"))]
     >>> pods = [{"kind": "Pod", "metadata": {"name": p, "namespace": "default"}, "spec": {"nodeName": n}}
     ...         for p, n in (("client", "node-a"), ("server", "node-b"))]
-    >>> walk = packet_walk(nodes + pods, "default/client", "default/server", mode="vxlan", size_bytes=1000)
-    >>> walk["overheadBytes"], walk["mtu"], [h["bytes"] for h in walk["hops"]]
-    (50, 1450, [1000, 1000, 1050, 1050, 1050, 1000, 1000, 1000])
-    >>> walk["hops"][2]["at"], walk["hops"][2]["headers"][:3]
-    ('node-a/vxlan.calico', ['IPv4 10.0.0.11 > 10.0.0.12 UDP', 'UDP 50918 > 4789', 'VXLAN vni 4096'])
+    >>> net, objs = network_from_objects(nodes + pods, mode="ipip")
+    >>> walk = walk_packet(net, objs, "default/client", "default/server", size_bytes=1000)
+    >>> walk["overheadBytes"], walk["mtu"], [h["at"] for h in walk["hops"]][2]
+    (20, 1480, 'node-a/tunl0')
     """
-    objects = list(objects)
-    net, objs = network_from_objects(objects, mode=mode, pool_cidr=pool_cidr, link_mtu=link_mtu)
+    objs = list(objects)
     rng = random.Random(seed)
     s_ns, s_name, _ = _split_ref(src, "--from")
     if _find(objs, "Pod", s_ns, s_name) is None:
@@ -256,7 +269,7 @@ def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFA
         hops.append({"at": at, "action": action, "headers": list(headers), "bytes": n})
 
     if svc is not None:
-        dest_ip, dport, proto, dnat = _service_dnat(net, objs, sp, svc, d_port, rng)
+        dest_ip, dport, proto, dnat = _service_dnat(sp, svc, d_port, rng, kube_proxy, nat_chains)
     else:
         dpod_obj = _find(objs, "Pod", d_ns, d_name)
         if dpod_obj is None:
@@ -358,15 +371,14 @@ def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFA
     return {"hops": hops, "overheadBytes": overhead, "mtu": mtu}
 
 
-def _service_dnat(net: CalicoNetwork, objs: list[dict], sp: PodNet, svc: dict, port: str,
-                  rng: random.Random) -> tuple[str, int, str, dict]:
+def _service_dnat(sp: PodNet, svc: dict, port: str, rng: random.Random, kube_proxy: Mapping[str, Any] | None,
+                  nat_chains: Mapping[Any, tuple[str, Mapping[str, str]]] | None) -> tuple[str, int, str, dict]:
     """kube-proxy's DNAT on the source pod's node: the chosen endpoint and the hop's text."""
-    from kubenotes.proxy.endpoints import proxy_state
-    from kubenotes.proxy.iptables import service_port_endpoint_chain_name, service_port_policy_cluster_chain
-
     md = svc.get("metadata") or {}
     ns, name = md.get("namespace") or "default", md.get("name")
-    state = proxy_state(objs, sp.node)
+    state = (kube_proxy or {}).get(sp.node)
+    if state is None or nat_chains is None:
+        raise CalicoError(f"--to {ns}/{name}:{port}: no kube-proxy state for node {sp.node} was given")
     infos = [i for k, i in state.services.items() if k.namespace == ns and k.name == name]
     if not infos:
         raise CalicoError(f"--to {ns}/{name}:{port}: kube-proxy ignores this Service "
@@ -376,7 +388,7 @@ def _service_dnat(net: CalicoNetwork, objs: list[dict], sp: PodNet, svc: dict, p
         have = ", ".join(sorted(f"{i.port}" + (f" ({i.name.port})" if i.name.port else "") for i in infos))
         raise CalicoError(f"--to {ns}/{name}:{port}: the Service has no port {port} (ports: {have})")
     spn, proto = str(info.name), info.protocol
-    svc_chain = service_port_policy_cluster_chain(spn, proto.lower())
+    svc_chain, sep_chains = nat_chains[info.name]
     eps = list(state.endpoints.get(info.name, ()))
     ready = [e for e in eps if e.ready]
     if info.internal_policy_local:
@@ -390,7 +402,7 @@ def _service_dnat(net: CalicoNetwork, objs: list[dict], sp: PodNet, svc: dict, p
             f"REJECTs it (\"{spn} has no endpoints\", icmp-port-unreachable)")}
     i = rng.randrange(len(ready))
     ep = ready[i]
-    sep = service_port_endpoint_chain_name(spn, proto.lower(), ep.endpoint())
+    sep = sep_chains[ep.endpoint()]
     action = (f"kube-proxy's iptables nat PREROUTING: KUBE-SERVICES matches {info.cluster_ip}:{info.port} "
               f"> {svc_chain} > {sep} (endpoint {i + 1} of {len(ready)}, each chosen with equal chance by "
               f"'statistic --mode random --probability'): DNAT {info.cluster_ip}:{info.port} > {ep.endpoint()}")

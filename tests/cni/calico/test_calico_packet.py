@@ -1,4 +1,5 @@
-"""The packet walk and ``kubenotes packet``.
+"""The packet walk (:func:`kubenotes.sim.network.packet_walk` over :func:`kubenotes.cni.calico.packet.walk_packet`)
+and ``kubenotes packet``.
 
 The overheads are the Calico MTU page's (VXLAN 50 = outer IPv4 20 + UDP 8 + VXLAN 8 + inner Ethernet 14,
 IP-in-IP 20) and RFC 7348 / RFC 2003; the Service hop's chain names are kube-proxy's
@@ -11,8 +12,9 @@ import pytest
 
 import kubenotes.cli as cli
 from kubenotes.cni.calico.dataplane import CalicoError, veth_name_for_workload
-from kubenotes.cni.calico.packet import packet_walk, walk_table
+from kubenotes.cni.calico.packet import network_from_objects, walk_packet, walk_table
 from kubenotes.proxy.iptables import service_port_policy_cluster_chain
+from kubenotes.sim.network import packet_walk
 
 MANIFEST = """\
 apiVersion: v1
@@ -152,6 +154,15 @@ def test_fragmentation_beyond_the_pod_mtu(objects):
 def test_bad_input(objects, src, dst, msg):
     with pytest.raises(CalicoError, match=msg.replace("-", r"\-").replace("/", "/")):
         packet_walk(objects, src, dst)
+
+
+def test_walk_reads_kube_proxy_state_it_is_given(objects):
+    """cni computes no kube-proxy state: a Service walk without it fails; with the caller's state it matches."""
+    net, objs = network_from_objects(objects, mode="vxlan")
+    with pytest.raises(CalicoError, match="no kube-proxy state for node node-a was given"):
+        walk_packet(net, objs, "default/client", "default/web:http", size_bytes=500)
+    assert walk_packet(net, objs, "default/client", "default/web-1", size_bytes=500) == \
+        packet_walk(objects, "default/client", "default/web-1", mode="vxlan", size_bytes=500)
 
 
 def test_table():

@@ -1,4 +1,4 @@
-"""Tests of ``kubenotes kube-proxy`` (kubenotes.proxy.cli).
+"""Tests of ``kubenotes kube-proxy`` (kubenotes.sim.proxy_cli).
 
 The CLI contract of issue #10: ``python -m kubenotes kube-proxy MANIFEST... --node NODE
 [--mode iptables|ipvs|nftables] [--cluster-cidr CIDR]`` prints what kube-proxy v1.34 programs on
@@ -17,8 +17,8 @@ import subprocess
 import pytest
 
 import kubenotes.cli
-from kubenotes.proxy.cli import run_kube_proxy, validate_cluster_cidr
 from kubenotes.errors import KubenotesError
+from kubenotes.sim.proxy_cli import run_kube_proxy, validate_cluster_cidr
 
 KUBECTL_DUMP = """\
 apiVersion: v1

@@ -4,9 +4,12 @@
 
 * MANIFEST is a YAML/JSON file (several documents and ``kind: List`` dumps
   allowed), a directory, or ``-`` for stdin: Nodes, Services, EndpointSlices
-  and Pods. A Service with no EndpointSlice in the input gets the endpoints
-  the EndpointSlice controller would derive from the Pods it selects, so a
-  plain ``kubectl get nodes,svc,pods -A -o yaml`` dump works.
+  and Pods. kube-proxy reads only the Nodes, Services and EndpointSlices;
+  before it does, :func:`kubenotes.sim.network.kube_proxy_objects` gives a
+  Service with no EndpointSlice in the input the slices the EndpointSlice
+  controller would derive from the Pods it selects (and a Service without a
+  cluster IP the one the API server would allocate), so a plain
+  ``kubectl get nodes,svc,pods -A -o yaml`` dump works.
 * ``--mode iptables`` (the default, as in kube-proxy) prints the ``filter``
   and ``nat`` tables in ``iptables-save`` format
   (:func:`kubenotes.proxy.iptables.iptables_save`); ``--mode nftables`` the
@@ -15,6 +18,11 @@
 * ``--cluster-cidr`` is kube-proxy's ``clusterCIDR``: traffic to a cluster IP
   from outside it is masqueraded (without it, none is, as with upstream's
   no-op local traffic detector).
+
+The command lives in ``sim/`` rather than ``proxy/`` because it runs, before
+kube-proxy reads the objects, the API server's and the EndpointSlice
+controller's code (as ``cmd/kube-proxy`` sits apart from ``pkg/proxy``
+upstream); :mod:`kubenotes.proxy` itself imports neither.
 
 Exit status: 0, or 2 for bad input (one line on stderr naming the file,
 document, object and field, or the unknown node).
@@ -33,6 +41,11 @@ import sys
 from typing import Any, Sequence
 
 from kubenotes.errors import KubenotesError, ManifestError
+from kubenotes.proxy.endpoints import load_proxy_objects, proxy_state
+from kubenotes.proxy.iptables import iptables_save
+from kubenotes.proxy.ipvs import ipvsadm_ln
+from kubenotes.proxy.nftables import nft_list_table
+from kubenotes.sim.network import kube_proxy_objects
 
 __all__ = ["register", "run_kube_proxy", "validate_cluster_cidr", "MODES", "PROG"]
 
@@ -154,23 +167,16 @@ def run_kube_proxy(manifests: Sequence[str], node: str, *, mode: str = "iptables
     >>> [line for line in text.splitlines() if "web" in line]
     ['-A KUBE-SERVICES -m comment --comment "default/web:http has no endpoints" -m tcp -p tcp -d 10.96.0.20 --dport 80 -j REJECT']
     """
-    from kubenotes.proxy.endpoints import load_proxy_objects, proxy_state
-
     if mode not in MODES:
         raise KubenotesError(f"{PROG}: unknown --mode {mode!r} (one of {', '.join(MODES)})")
     if cluster_cidr:
         validate_cluster_cidr(cluster_cidr)
-    state = proxy_state(load_proxy_objects(list(manifests)), node, cluster_cidr=cluster_cidr or None)
+    objects = kube_proxy_objects(load_proxy_objects(list(manifests)))
+    state = proxy_state(objects, node, cluster_cidr=cluster_cidr or None)
     if mode == "iptables":
-        from kubenotes.proxy.iptables import iptables_save
-
         return iptables_save(state, masquerade_all=masquerade_all, full=full)
     if mode == "nftables":
-        from kubenotes.proxy.nftables import nft_list_table
-
         return nft_list_table(state)
-    from kubenotes.proxy.ipvs import ipvsadm_ln
-
     return ipvsadm_ln(state)
 
 

@@ -9,11 +9,14 @@ annotation with the prefix), the Pods placed with ``spec.nodeName``, and the
 Services and EndpointSlices kube-proxy reads. Output (``-o json``, the
 default) is exactly ``{"hops": [{"at", "action", "headers", "bytes"}],
 "overheadBytes": N, "mtu": N}``; ``-o table`` prints the same as columns.
-Exit status 0, or 2 with one line on stderr for bad input.
+Exit status 0, or 2 with one line on stderr for bad input. The command lives
+in ``sim/`` because it composes two components' state (Calico's network,
+kube-proxy's rules) that :mod:`kubenotes.cni` does not compute itself.
 
 References
 ----------
-kubenotes.cni.calico.packet (the model)
+kubenotes.sim.network.packet_walk (Calico's network and kube-proxy's state on every node, then
+kubenotes.cni.calico.packet.walk_packet: the model)
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from typing import Any
 
 from kubenotes.cni.calico.dataplane import DEFAULT_LINK_MTU, DEFAULT_MODE, MODES
 from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
-from kubenotes.cni.calico.packet import DEFAULT_PACKET_BYTES, packet_walk, walk_table
+from kubenotes.cni.calico.packet import DEFAULT_PACKET_BYTES, walk_table
+from kubenotes.proxy.endpoints import load_proxy_objects
+from kubenotes.sim.network import packet_walk
 
 __all__ = ["register", "run"]
 
@@ -63,8 +68,6 @@ def run(args: argparse.Namespace) -> int:
     ManifestError, CalicoError
         Bad input (the CLI prints the one line, exit status 2).
     """
-    from kubenotes.proxy.endpoints import load_proxy_objects
-
     objects = load_proxy_objects(args.manifests)
     walk = packet_walk(objects, args.src, args.dst, mode=args.calico_mode, size_bytes=args.size, seed=args.seed,
                        pool_cidr=args.pool_cidr, link_mtu=args.link_mtu)

@@ -1,0 +1,299 @@
+"""The network side of a dump: what the control plane would have written, and a packet's walk over it.
+
+kube-proxy and CoreDNS read Services, EndpointSlices and Nodes only
+(:mod:`kubenotes.proxy`), and Calico's packet walk reads the network and what
+kube-proxy programmed (:mod:`kubenotes.cni.calico.packet`). A hand-written
+manifest or a ``kubectl get nodes,svc,pods -o yaml`` dump lacks part of that
+state; this module fills it in with the code of the components that write
+it, as they would have in a running cluster:
+
+* :func:`allocate_service_ips`: the API server's ClusterIP and NodePort
+  allocators (:mod:`kubenotes.apiserver.ipallocator`) for Services read
+  without them;
+* :func:`add_endpoint_slices`: the EndpointSlices the EndpointSlice
+  controller (:func:`kubenotes.controllers.endpointslice.desired_endpoints`)
+  would write for a Service with a selector and none in the input;
+* :func:`kube_proxy_objects`: both, keeping the kinds kube-proxy reads;
+* :func:`packet_walk`: Calico's network, then kube-proxy's state on every
+  node, then the walk (:func:`kubenotes.cni.calico.packet.walk_packet`).
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/ipallocator (allocation of ClusterIPs)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/endpointslice/reconciler.go
+kubernetes/kubernetes@v1.34.0 cmd/kube-proxy/app/server.go (the informers kube-proxy starts)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterable
+
+from kubenotes.api.selectors import LabelSelector
+from kubenotes.apiserver.ipallocator import allocate_node_port, allocate_service
+from kubenotes.cni.calico.dataplane import DEFAULT_LINK_MTU, DEFAULT_MODE
+from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
+from kubenotes.cni.calico.packet import DEFAULT_PACKET_BYTES, network_from_objects, walk_packet
+from kubenotes.controllers.endpointslice import (CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME,
+                                                 desired_endpoints)
+from kubenotes.proxy.endpoints import LABEL_TOPOLOGY_ZONE, proxy_state
+from kubenotes.proxy.iptables import service_nat_chains
+
+__all__ = [
+    "ALLOCATION_SEED",
+    "KUBE_PROXY_KINDS",
+    "allocate_service_ips",
+    "add_endpoint_slices",
+    "kube_proxy_objects",
+    "packet_walk",
+]
+
+#: Seed of the ClusterIP / NodePort allocation for Services read without them (plain manifests).
+ALLOCATION_SEED = 0
+#: The kinds kube-proxy watches.
+KUBE_PROXY_KINDS = ("Node", "Service", "EndpointSlice")
+
+
+def _ns(o: dict) -> str:
+    return (o.get("metadata") or {}).get("namespace") or "default"
+
+
+def allocate_service_ips(objects: Iterable[dict]) -> list[dict]:
+    """The objects, with each Service read without a cluster IP or node ports given those the API server would.
+
+    Parameters
+    ----------
+    objects : iterable of dict
+        API objects; only Services are looked at.
+
+    Returns
+    -------
+    list of dict
+        The objects in input order; a Service that needed an allocation is
+        a copy (its ``spec`` and ports copied), the others are the input's.
+
+    Raises
+    ------
+    KeyError
+        A Service whose port has no ``port``.
+
+    Notes
+    -----
+    Allocation follows the input order with ``random.Random(ALLOCATION_SEED)``
+    over the IPs and ports of the Services allocated so far (and those that
+    came with them): a ClusterIP (not for a headless Service), NodePorts for
+    a NodePort or LoadBalancer Service, a ``healthCheckNodePort`` for a
+    LoadBalancer Service with ``externalTrafficPolicy: Local``. ExternalName
+    Services get nothing.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/storage/alloc.go (allocateCreate)
+
+    Examples
+    --------
+    >>> svc = {"kind": "Service", "metadata": {"name": "web"}, "spec": {"type": "ClusterIP", "ports": [{"port": 80}]}}
+    >>> out = allocate_service_ips([svc])
+    >>> out[0]["spec"]["clusterIP"] != "", "clusterIP" in svc["spec"]
+    (True, False)
+    """
+    objs = list(objects)
+    services = [o for o in objs if o.get("kind") == "Service"]
+    done: list[dict] = [s for s in services if ((s.get("spec") or {}).get("clusterIP"))]
+    rng = random.Random(ALLOCATION_SEED)
+    replaced: dict[int, dict] = {}
+    for s in services:
+        spec = s.get("spec") or {}
+        needs_ports = (spec.get("type") in ("NodePort", "LoadBalancer")
+                       and any(not p.get("nodePort") for p in spec.get("ports") or ()))
+        needs_hc = (spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
+                    and not spec.get("healthCheckNodePort"))
+        if spec.get("type") == "ExternalName" or (spec.get("clusterIP") and not needs_ports and not needs_hc):
+            continue
+        new = {**s, "spec": {**spec, "ports": [dict(p) for p in spec.get("ports") or ()]}}
+        if new["spec"].get("clusterIP") != "None":
+            allocate_service(new, done, rng)
+        if needs_hc:
+            used = {p.get("nodePort") for d in done + [new] for p in (d.get("spec") or {}).get("ports") or ()}
+            new["spec"]["healthCheckNodePort"] = allocate_node_port(used, rng)
+        done.append(new)
+        replaced[id(s)] = new
+    return [replaced.get(id(o), o) for o in objs]
+
+
+def add_endpoint_slices(objects: Iterable[dict]) -> list[dict]:
+    """The objects, then the EndpointSlices the EndpointSlice controller would write for Services without any.
+
+    A Service with a selector (not ExternalName) and no EndpointSlice of an IP
+    address type labelled ``kubernetes.io/service-name`` with it gets, per set
+    of ports, one slice of the endpoints
+    :func:`~kubenotes.controllers.endpointslice.desired_endpoints` derives
+    from the Pods of its namespace that its selector matches (in name
+    order), with the zone of their Node.
+
+    Parameters
+    ----------
+    objects : iterable of dict
+        Services, Pods, Nodes, EndpointSlices (other kinds are passed through).
+
+    Returns
+    -------
+    list of dict
+        The input objects, then the new slices (named ``<service>-<index>``,
+        the index five digits wide, in the controller's order of port sets).
+
+    Raises
+    ------
+    KeyError
+        A Pod or Service without ``metadata.name``.
+
+    Notes
+    -----
+    Simplified: one slice per port set, however many endpoints (the
+    controller starts a new slice every 100); no ``ownerReferences``,
+    ``generateName`` or resourceVersion. When the input holds two Services
+    of the same namespace and name, the last one's selector is used.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/endpointslice/reconciler.go
+    kubernetes/kubernetes@v1.34.0 pkg/controller/endpointslice/endpointslice_controller.go (syncService)
+
+    Examples
+    --------
+    >>> objs = [{"kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+    ...          "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "protocol": "TCP"}]}},
+    ...         {"kind": "Pod", "metadata": {"name": "web-1", "namespace": "default", "labels": {"app": "web"}},
+    ...          "spec": {"nodeName": "n1"}, "status": {"podIP": "10.244.0.5",
+    ...                                                 "conditions": [{"type": "Ready", "status": "True"}]}}]
+    >>> sl = add_endpoint_slices(objs)[-1]
+    >>> sl["metadata"]["name"], sl["endpoints"][0]["addresses"], sl["endpoints"][0]["conditions"]["ready"]
+    ('web-00000', ['10.244.0.5'], True)
+    """
+    objs = list(objects)
+    has_slices = {(_ns(o), ((o.get("metadata") or {}).get("labels") or {}).get(LABEL_SERVICE_NAME))
+                  for o in objs if o.get("kind") == "EndpointSlice"
+                  and (o.get("addressType") or "IPv4") in ("IPv4", "IPv6")}
+    services = {(_ns(o), o["metadata"]["name"]): o for o in objs if o.get("kind") == "Service"}
+    pods = [o for o in objs if o.get("kind") == "Pod"]
+    zones = {o["metadata"]["name"]: ((o["metadata"].get("labels") or {}).get(LABEL_TOPOLOGY_ZONE) or "")
+             for o in objs if o.get("kind") == "Node"}
+    zones = {n: z for n, z in zones.items() if z}
+    out = list(objs)
+    for (ns, name), svc in sorted(services.items()):
+        spec = svc.get("spec") or {}
+        if (ns, name) in has_slices or spec.get("selector") is None or spec.get("type") == "ExternalName":
+            continue
+        selector = LabelSelector.from_set(spec["selector"])
+        selected = sorted((p for p in pods if _ns(p) == ns and selector.matches(p["metadata"].get("labels"))),
+                          key=lambda p: p["metadata"]["name"])
+        for i, (ports, eps) in enumerate(desired_endpoints(svc, selected, zones).values()):
+            out.append({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                        "metadata": {"name": f"{name}-{i:05d}", "namespace": ns,
+                                     "labels": {LABEL_SERVICE_NAME: name, LABEL_MANAGED_BY: CONTROLLER_NAME}},
+                        "addressType": "IPv4", "endpoints": eps, "ports": ports})
+    return out
+
+
+def kube_proxy_objects(objects: Iterable[dict]) -> list[dict]:
+    """What kube-proxy's informers would hold for this input: Nodes, Services (allocated) and EndpointSlices.
+
+    :func:`allocate_service_ips`, then :func:`add_endpoint_slices`, then only
+    the :data:`KUBE_PROXY_KINDS`, in input order (the new slices last).
+
+    Parameters
+    ----------
+    objects : iterable of dict
+        API objects, e.g. from :func:`kubenotes.proxy.endpoints.load_proxy_objects`.
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    KeyError
+        See :func:`allocate_service_ips` and :func:`add_endpoint_slices`.
+
+    See Also
+    --------
+    kubenotes.proxy.endpoints.proxy_state : reads them.
+
+    Examples
+    --------
+    >>> objs = [{"kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+    ...          "spec": {"type": "ClusterIP", "selector": {"app": "web"}, "ports": [{"port": 80}]}},
+    ...         {"kind": "Pod", "metadata": {"name": "web-1", "namespace": "default", "labels": {"app": "web"}},
+    ...          "spec": {"nodeName": "n1"}, "status": {"podIP": "10.244.0.5"}}]
+    >>> svc, sl = kube_proxy_objects(objs)
+    >>> svc["spec"]["clusterIP"].startswith("10."), sl["kind"], sl["endpoints"][0]["addresses"]
+    (True, 'EndpointSlice', ['10.244.0.5'])
+    """
+    return [o for o in add_endpoint_slices(allocate_service_ips(objects)) if o.get("kind") in KUBE_PROXY_KINDS]
+
+
+def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFAULT_MODE,
+                size_bytes: int = DEFAULT_PACKET_BYTES, seed: int = 0,
+                pool_cidr: str | None = DEFAULT_IPV4_POOL_CIDR, link_mtu: int = DEFAULT_LINK_MTU) -> dict:
+    """Walk one packet from pod ``src`` to pod or Service ``dst`` through Calico's dataplane and kube-proxy's DNAT.
+
+    Builds Calico's network (:func:`~kubenotes.cni.calico.packet.network_from_objects`:
+    the pods get their IPs), then what kube-proxy programs on every node
+    (:func:`~kubenotes.proxy.endpoints.proxy_state` over
+    :func:`kube_proxy_objects`, and the chain names of
+    :func:`~kubenotes.proxy.iptables.service_nat_chains`), and walks the
+    packet over them (:func:`~kubenotes.cni.calico.packet.walk_packet`).
+
+    Parameters
+    ----------
+    objects : iterable of dict
+        Nodes, Pods (placed with ``spec.nodeName``), Services, EndpointSlices.
+    src : str
+        ``namespace/pod``.
+    dst : str
+        ``namespace/pod`` (optionally ``:port``; default the pod's first
+        ``containerPort``, else 80) or ``namespace/service:port`` (the port's
+        number or name).
+    mode : str
+        A :data:`kubenotes.cni.calico.dataplane.MODES` value.
+    size_bytes : int
+        Length of the IP packet the source pod sends.
+    seed : int
+        Picks the source port and a Service's endpoint.
+    pool_cidr : str or None
+        The IPPool's cidr; None: :func:`~kubenotes.cni.calico.packet.default_pool_cidr` of the input.
+    link_mtu : int
+
+    Returns
+    -------
+    dict
+        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int}``.
+
+    Raises
+    ------
+    CalicoError
+        Unknown pod, Service or port; a pod without ``spec.nodeName``; a size
+        out of range; bad Calico input.
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.dataplane import IPV4_ADDRESS_ANNOTATION
+    >>> nodes = [{"kind": "Node", "metadata": {"name": n, "annotations": {IPV4_ADDRESS_ANNOTATION: ip}}}
+    ...          for n, ip in (("node-a", "10.0.0.11/24"), ("node-b", "10.0.0.12/24"))]
+    >>> pods = [{"kind": "Pod", "metadata": {"name": p, "namespace": "default"}, "spec": {"nodeName": n}}
+    ...         for p, n in (("client", "node-a"), ("server", "node-b"))]
+    >>> walk = packet_walk(nodes + pods, "default/client", "default/server", mode="vxlan", size_bytes=1000)
+    >>> walk["overheadBytes"], walk["mtu"], [h["bytes"] for h in walk["hops"]]
+    (50, 1450, [1000, 1000, 1050, 1050, 1050, 1000, 1000, 1000])
+    >>> walk["hops"][2]["at"], walk["hops"][2]["headers"][:3]
+    ('node-a/vxlan.calico', ['IPv4 10.0.0.11 > 10.0.0.12 UDP', 'UDP 50918 > 4789', 'VXLAN vni 4096'])
+    """
+    net, objs = network_from_objects(objects, mode=mode, pool_cidr=pool_cidr, link_mtu=link_mtu)
+    seen = kube_proxy_objects(objs)
+    kube_proxy = {node: proxy_state(seen, node) for node in sorted(net.nodes)}
+    nat_chains: dict[Any, tuple[str, dict[str, str]]] = {}
+    for state in kube_proxy.values():
+        for name, (svc_chain, seps) in service_nat_chains(state).items():
+            nat_chains.setdefault(name, (svc_chain, {}))[1].update(seps)
+    return walk_packet(net, objs, src, dst, size_bytes=size_bytes, seed=seed, kube_proxy=kube_proxy,
+                       nat_chains=nat_chains)
