@@ -186,7 +186,7 @@ def sandbox_config_for_pod(
     Notes
     -----
     Sysctls and security context beyond the namespace options are left out.
-    ``dns_config`` is :func:`kubenotes.proxy.discovery.pod_dns_config` (the
+    ``dns_config`` is :func:`kubenotes.kubelet.dns.pod_dns_config` (the
     kubelet's ``clusterDNS`` 10.96.0.10, ``cluster.local``, an empty node
     resolv.conf). ``port_mappings`` lists every container port (``hostPort``
     0 included), as ``MakePortMappings`` does.
@@ -222,7 +222,7 @@ def sandbox_config_for_pod(
         },
     }
     # the kubelet's dnsConfigurer.GetPodDNS: what the runtime writes to the sandbox's /etc/resolv.conf
-    from kubenotes.proxy.discovery import pod_dns_config
+    from kubenotes.kubelet.dns import pod_dns_config
 
     dns = pod_dns_config(pod)
     config["dns_config"] = {"servers": list(dns.servers), "searches": list(dns.searches),

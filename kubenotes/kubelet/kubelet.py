@@ -144,6 +144,7 @@ from kubenotes.kubelet.eviction_manager import (
     EvictionManager,
     ImageGCPolicy,
 )
+from kubenotes.kubelet.envvars import service_env_vars
 from kubenotes.kubelet.image_gc import RealImageGCManager
 from kubenotes.kubelet.volumes import KUBELET_PODS_DIR, VolumeManager, WaitForAttachAndMountError
 from kubenotes.kubelet.backoff import (
@@ -1700,8 +1701,6 @@ class Kubelet:
     def _service_env(self, pod: dict) -> dict[str, str]:
         """The Service variables of the pod's containers (``getServiceEnvVarMap``), from the Services that
         exist now: a Service created after the pod's container started is not in its environment."""
-        from kubenotes.proxy.discovery import service_env_vars
-
         spec = pod.get("spec") or {}
         return service_env_vars(self.server.list("services"), (pod.get("metadata") or {}).get("namespace", "default"),
                                 enable_service_links=spec.get("enableServiceLinks", True) is not False)

@@ -145,7 +145,7 @@ def container_env(pod: dict, container: dict, service_env: dict[str, str] | None
 
     ``HOSTNAME`` is the pod's hostname (``spec.hostname`` or the pod name),
     as the runtime sets it. ``service_env`` (the kubelet's Service variables,
-    :func:`kubenotes.proxy.discovery.service_env_vars`) comes before the
+    :func:`kubenotes.kubelet.envvars.service_env_vars`) comes before the
     container's own ``env``, which may refer to it with ``$(VAR)`` and wins
     over it (``makeEnvironmentVariables``). Variables from ``valueFrom`` and
     ``envFrom`` are not known here.

@@ -1,33 +1,21 @@
-"""Service discovery: the environment variables the kubelet injects, and cluster DNS as CoreDNS answers it.
+"""Cluster DNS as CoreDNS answers it.
 
-Two ways a pod finds a Service:
-
-* **Environment variables** (环境变量). When the kubelet starts a container it
-  adds, for every Service with a cluster IP in the pod's namespace (and
-  always for the ``kubernetes`` Service of ``default``), the
-  ``<NAME>_SERVICE_HOST`` / ``_SERVICE_PORT`` variables and the docker-link
-  ones (``<NAME>_PORT=tcp://10.96.0.1:443``...). They are computed once, at
-  container start: a Service created later is invisible to a running pod,
-  which is why the Service must exist before the pod
-  (:func:`service_env_vars`, upstream ``getServiceEnvVarMap`` and
-  ``envvars.FromServices``).
-* **Cluster DNS** (集群 DNS). The kubelet writes the pod's
-  ``/etc/resolv.conf`` (:func:`pod_dns_config`, :func:`resolv_conf`) to point
-  at the cluster DNS Service (``10.96.0.10``) with the search path
-  ``<ns>.svc.cluster.local svc.cluster.local cluster.local`` and
-  ``ndots:5``; CoreDNS's ``kubernetes`` plugin answers from the Services,
-  EndpointSlices and pods it watches (:class:`ClusterDNS`): ``A``/``AAAA``
-  records for a Service's cluster IPs, one per ready endpoint for a headless
-  Service, per-endpoint names (``<hostname>`` or the dashed IP), ``SRV``
-  records for named ports, a ``CNAME`` for an ExternalName Service and
-  ``1-2-3-4.<ns>.pod.cluster.local`` pod records. DNS follows changes at
-  once (5 s TTL), whatever the pod's start time.
+Two ways a pod finds a Service: the environment variables the kubelet adds
+at container start (:mod:`kubenotes.kubelet.envvars`), and **cluster DNS**
+(集群 DNS). The kubelet writes the pod's ``/etc/resolv.conf``
+(:mod:`kubenotes.kubelet.dns`) to point at the cluster DNS Service
+(``10.96.0.10``) with the search path ``<ns>.svc.cluster.local
+svc.cluster.local cluster.local`` and ``ndots:5``; CoreDNS's ``kubernetes``
+plugin answers from the Services, EndpointSlices and pods it watches
+(:class:`ClusterDNS`): ``A``/``AAAA`` records for a Service's cluster IPs,
+one per ready endpoint for a headless Service, per-endpoint names
+(``<hostname>`` or the dashed IP), ``SRV`` records for named ports, a
+``CNAME`` for an ExternalName Service and ``1-2-3-4.<ns>.pod.cluster.local``
+pod records. DNS follows changes at once (5 s TTL), whatever the pod's start
+time.
 
 References
 ----------
-kubernetes/kubernetes@v1.34.0 pkg/kubelet/envvars/envvars.go (FromServices)
-kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap, makeEnvironmentVariables)
-kubernetes/kubernetes@v1.34.0 pkg/kubelet/network/dns/dns.go (GetPodDNS, generateSearchesForDNSClusterFirst)
 coredns/coredns@v1.12.1 plugin/kubernetes/kubernetes.go (Records, findServices, findPods, endpointHostname)
 coredns/coredns@v1.12.1 plugin/kubernetes/parse.go (parseRequest), plugin/backend_lookup.go (A, AAAA, SRV)
 https://github.com/kubernetes/dns/blob/master/docs/specification.md
@@ -39,341 +27,35 @@ from __future__ import annotations
 import ipaddress
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
-from kubenotes.api.service import is_service_ip_set
+from kubenotes.kubelet.dns import (
+    DEFAULT_CLUSTER_DNS,
+    DEFAULT_CLUSTER_DOMAIN,
+    DEFAULT_DNS_OPTIONS,
+    DNSConfig,
+    cluster_first_searches,
+    search_names,
+)
 from kubenotes.proxy.endpoints import LABEL_SERVICE_NAME
 
 __all__ = [
-    "MASTER_SERVICE_NAMESPACE",
-    "MASTER_SERVICES",
-    "DEFAULT_CLUSTER_DOMAIN",
-    "DEFAULT_CLUSTER_DNS",
-    "DEFAULT_DNS_OPTIONS",
     "DEFAULT_TTL_SECONDS",
     "DNS_SCHEMA_VERSION",
-    "MISSING_CLUSTER_DNS_MESSAGE",
     "POD_MODES",
-    "make_env_variable_name",
-    "from_services",
-    "service_env_vars",
-    "DNSConfig",
-    "cluster_first_searches",
-    "pod_dns_config",
-    "resolv_conf",
-    "search_names",
     "DNSRecord",
     "DNSAnswer",
     "ClusterDNS",
 ]
 
-#: The namespace whose master services every pod sees (the kubelet uses ``metav1.NamespaceDefault``).
-MASTER_SERVICE_NAMESPACE = "default"
-#: ``masterServices``: the API server's Service, injected even with ``enableServiceLinks: false``.
-MASTER_SERVICES = ("kubernetes",)
-#: The kubelet's ``clusterDomain`` as kubeadm sets it.
-DEFAULT_CLUSTER_DOMAIN = "cluster.local"
-#: The kubelet's ``clusterDNS`` as kubeadm sets it: the tenth address of the default service CIDR 10.96.0.0/12.
-DEFAULT_CLUSTER_DNS = ("10.96.0.10",)
-#: ``defaultDNSOptions`` of pkg/kubelet/network/dns.
-DEFAULT_DNS_OPTIONS = ("ndots:5",)
 #: CoreDNS kubernetes plugin ``defaultTTL``.
 DEFAULT_TTL_SECONDS = 5
 #: ``DNSSchemaVersion``: the Kubernetes DNS specification version CoreDNS implements.
 DNS_SCHEMA_VERSION = "1.1.0"
-#: The Warning event (reason ``MissingClusterDNS``) when the kubelet has no clusterDNS; %s are the two policies.
-MISSING_CLUSTER_DNS_MESSAGE = ("kubelet does not have ClusterDNS IP configured and cannot create Pod using %q policy. "
-                               "Falling back to %q policy.")
 #: The kubernetes plugin's ``pods`` option: ``disabled`` (CoreDNS's default), ``insecure`` (kubeadm's Corefile), ``verified``.
 POD_MODES = ("disabled", "insecure", "verified")
 
 _SVC, _POD = "svc", "pod"
-
-
-# --------------------------------------------------------------------------- environment variables
-
-def make_env_variable_name(name: str) -> str:
-    """``makeEnvVariableName``: upper case, dashes to underscores.
-
-    Examples
-    --------
-    >>> make_env_variable_name("redis-master"), make_env_variable_name("t-c-p")
-    ('REDIS_MASTER', 'T_C_P')
-    """
-    return name.replace("-", "_").upper()
-
-
-def _host_port(ip: str, port: int) -> str:
-    """``net.JoinHostPort``: IPv6 addresses in brackets."""
-    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
-
-
-def _link_variables(service: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``makeLinkVariables``: the docker-link variables of every port (the first one also as ``<NAME>_PORT``)."""
-    prefix = make_env_variable_name(service["metadata"]["name"])
-    ip = service["spec"]["clusterIP"]
-    out: list[tuple[str, str]] = []
-    for i, sp in enumerate(service["spec"].get("ports") or []):
-        protocol = sp.get("protocol") or "TCP"
-        url = f"{protocol.lower()}://{_host_port(ip, int(sp['port']))}"
-        if i == 0:
-            out.append((f"{prefix}_PORT", url))  # docker special-cases the first port
-        port_prefix = f"{prefix}_PORT_{int(sp['port'])}_{protocol.upper()}"
-        out += [(port_prefix, url), (f"{port_prefix}_PROTO", protocol.lower()),
-                (f"{port_prefix}_PORT", str(int(sp["port"]))), (f"{port_prefix}_ADDR", ip)]
-    return out
-
-
-def from_services(services: Iterable[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """``envvars.FromServices``: the variables for these Services, in upstream's order.
-
-    Per Service with a cluster IP: ``<NAME>_SERVICE_HOST``, ``<NAME>_SERVICE_PORT``
-    (the first port), ``<NAME>_SERVICE_PORT_<PORTNAME>`` for each named port,
-    then the docker-link variables ``<NAME>_PORT``, and per port
-    ``<NAME>_PORT_<port>_<PROTO>`` with ``_PROTO``, ``_PORT``, ``_ADDR``.
-
-    Parameters
-    ----------
-    services : iterable of dict
-        Service objects; those without a cluster IP (headless, ExternalName) are skipped.
-
-    Returns
-    -------
-    list of (str, str)
-        ``(name, value)`` pairs.
-
-    Examples
-    --------
-    >>> svc = {"metadata": {"name": "redis-master"},
-    ...        "spec": {"clusterIP": "10.0.0.11", "ports": [{"port": 6379, "protocol": "TCP"}]}}
-    >>> for k, v in from_services([svc]): print(f"{k}={v}")
-    REDIS_MASTER_SERVICE_HOST=10.0.0.11
-    REDIS_MASTER_SERVICE_PORT=6379
-    REDIS_MASTER_PORT=tcp://10.0.0.11:6379
-    REDIS_MASTER_PORT_6379_TCP=tcp://10.0.0.11:6379
-    REDIS_MASTER_PORT_6379_TCP_PROTO=tcp
-    REDIS_MASTER_PORT_6379_TCP_PORT=6379
-    REDIS_MASTER_PORT_6379_TCP_ADDR=10.0.0.11
-    """
-    out: list[tuple[str, str]] = []
-    for svc in services:
-        if not is_service_ip_set(svc):
-            continue
-        prefix = make_env_variable_name(svc["metadata"]["name"])
-        ports = svc["spec"].get("ports") or []
-        out.append((f"{prefix}_SERVICE_HOST", svc["spec"]["clusterIP"]))
-        if ports:
-            out.append((f"{prefix}_SERVICE_PORT", str(int(ports[0]["port"]))))
-        for sp in ports:
-            if sp.get("name"):
-                out.append((f"{prefix}_SERVICE_PORT_{make_env_variable_name(sp['name'])}", str(int(sp["port"]))))
-        out += _link_variables(svc)
-    return out
-
-
-def service_env_vars(services: Iterable[Mapping[str, Any]], namespace: str, *,
-                     enable_service_links: bool = True) -> dict[str, str]:
-    """``getServiceEnvVarMap``: the Service variables a container of a pod in ``namespace`` starts with.
-
-    The Services of the pod's own namespace (when ``enableServiceLinks``, the
-    default) and, always, the master Service ``kubernetes`` of ``default``; a
-    Service of the pod's namespace named ``kubernetes`` wins over the master
-    one. Only Services with a cluster IP count.
-
-    Parameters
-    ----------
-    services : iterable of dict
-        Every Service the kubelet's informer holds (all namespaces).
-    namespace : str
-        The pod's namespace.
-    enable_service_links : bool
-        The pod's ``spec.enableServiceLinks`` (defaulted to true by the API server).
-
-    Returns
-    -------
-    dict[str, str]
-        Variable -> value, Services in name order, each in :func:`from_services` order.
-
-    Notes
-    -----
-    Upstream collects the Services in a Go map, so its order is not fixed;
-    here they are sorted by name. Upstream then lets the container's own
-    ``env`` override these and appends the rest after them
-    (``makeEnvironmentVariables``); that merge is the kubelet model's.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go getServiceEnvVarMap
-
-    Examples
-    --------
-    >>> kube = {"metadata": {"name": "kubernetes", "namespace": "default"},
-    ...         "spec": {"clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}}
-    >>> web = {"metadata": {"name": "web", "namespace": "shop"},
-    ...        "spec": {"clusterIP": "10.96.7.7", "ports": [{"port": 80}]}}
-    >>> sorted(k for k in service_env_vars([kube, web], "shop") if k.endswith("_SERVICE_HOST"))
-    ['KUBERNETES_SERVICE_HOST', 'WEB_SERVICE_HOST']
-    >>> sorted(k for k in service_env_vars([kube, web], "shop", enable_service_links=False) if k.endswith("_HOST"))
-    ['KUBERNETES_SERVICE_HOST']
-    """
-    chosen: dict[str, Mapping[str, Any]] = {}
-    for svc in services:
-        if not is_service_ip_set(svc):
-            continue
-        md = svc.get("metadata") or {}
-        name, ns = md.get("name", ""), md.get("namespace") or "default"
-        if ns == MASTER_SERVICE_NAMESPACE and name in MASTER_SERVICES:
-            chosen.setdefault(name, svc)
-        elif ns == namespace and enable_service_links:
-            chosen[name] = svc
-    return dict(from_services(chosen[k] for k in sorted(chosen)))
-
-
-# --------------------------------------------------------------------------- the pod's resolv.conf
-
-@dataclass(frozen=True)
-class DNSConfig:
-    """The CRI ``DNSConfig`` the kubelet hands the runtime, which writes it as ``/etc/resolv.conf``.
-
-    Attributes
-    ----------
-    servers : tuple of str
-    searches : tuple of str
-    options : tuple of str
-        ``ndots:5`` style.
-    """
-
-    servers: tuple[str, ...] = ()
-    searches: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-
-    @property
-    def ndots(self) -> int:
-        """The ``ndots`` option (the resolver's default 1 when absent)."""
-        for o in self.options:
-            if o.startswith("ndots:"):
-                return int(o.split(":", 1)[1])
-        return 1
-
-
-def _omit_duplicates(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
-
-
-def cluster_first_searches(namespace: str, cluster_domain: str = DEFAULT_CLUSTER_DOMAIN,
-                           host_searches: Sequence[str] = ()) -> tuple[str, ...]:
-    """``generateSearchesForDNSClusterFirst``: ``<ns>.svc.<domain> svc.<domain> <domain>`` then the host's.
-
-    Examples
-    --------
-    >>> cluster_first_searches("shop", host_searches=["corp.example", "cluster.local"])
-    ('shop.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example')
-    """
-    if not cluster_domain:
-        return tuple(host_searches)
-    return _omit_duplicates([f"{namespace}.svc.{cluster_domain}", f"svc.{cluster_domain}", cluster_domain,
-                             *host_searches])
-
-
-def _merge_dns_options(existing: Sequence[str], extra: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    opts: dict[str, str] = {}
-    for o in existing:
-        k, _, v = o.partition(":")
-        opts[k] = v
-    for o in extra:
-        opts[o["name"]] = str(o.get("value") or "")
-    return tuple(f"{k}:{v}" if v else k for k, v in opts.items())
-
-
-def pod_dns_config(pod: Mapping[str, Any], *, cluster_dns: Sequence[str] = DEFAULT_CLUSTER_DNS,
-                   cluster_domain: str = DEFAULT_CLUSTER_DOMAIN, host_dns: DNSConfig | None = None) -> DNSConfig:
-    """``GetPodDNS``: the pod's DNS servers, search path and options by ``dnsPolicy``.
-
-    ``ClusterFirst`` (the default; ``Default`` for a hostNetwork pod) and
-    ``ClusterFirstWithHostNet`` use the cluster DNS servers, the cluster
-    search path then the host's, and ``ndots:5``; ``Default`` uses the node's
-    resolv.conf (``host_dns``); ``None`` starts empty. ``spec.dnsConfig`` is
-    then appended (duplicates dropped, options merged by name).
-
-    Parameters
-    ----------
-    pod : dict
-    cluster_dns : sequence of str
-        The kubelet's ``clusterDNS``; empty makes ClusterFirst fall back to Default.
-    cluster_domain : str
-    host_dns : DNSConfig, optional
-        The node's ``/etc/resolv.conf`` (default: empty).
-
-    Returns
-    -------
-    DNSConfig
-
-    Examples
-    --------
-    >>> pod_dns_config({"metadata": {"namespace": "shop"}, "spec": {}})
-    DNSConfig(servers=('10.96.0.10',), searches=('shop.svc.cluster.local', 'svc.cluster.local', 'cluster.local'), options=('ndots:5',))
-    >>> pod_dns_config({"metadata": {"namespace": "shop"}, "spec": {"dnsPolicy": "None",
-    ...     "dnsConfig": {"nameservers": ["1.1.1.1"], "options": [{"name": "ndots", "value": "2"}]}}})
-    DNSConfig(servers=('1.1.1.1',), searches=(), options=('ndots:2',))
-    """
-    spec = pod.get("spec") or {}
-    host = host_dns or DNSConfig()
-    policy = spec.get("dnsPolicy") or "ClusterFirst"
-    if policy == "None":
-        cfg = DNSConfig()
-    elif policy == "Default" or (policy == "ClusterFirst" and spec.get("hostNetwork")) or not cluster_dns:
-        cfg = host
-    else:
-        ns = (pod.get("metadata") or {}).get("namespace") or "default"
-        cfg = DNSConfig(tuple(cluster_dns), cluster_first_searches(ns, cluster_domain, host.searches),
-                        DEFAULT_DNS_OPTIONS)
-    extra = spec.get("dnsConfig")
-    if extra:
-        cfg = DNSConfig(_omit_duplicates([*cfg.servers, *(extra.get("nameservers") or [])]),
-                        _omit_duplicates([*cfg.searches, *(extra.get("searches") or [])]),
-                        _merge_dns_options(cfg.options, extra.get("options") or []))
-    return cfg
-
-
-def resolv_conf(config: DNSConfig) -> str:
-    """The ``/etc/resolv.conf`` text the runtime writes (containerd's order: search, nameserver, options).
-
-    Examples
-    --------
-    >>> print(resolv_conf(pod_dns_config({"metadata": {"namespace": "default"}, "spec": {}})), end="")
-    search default.svc.cluster.local svc.cluster.local cluster.local
-    nameserver 10.96.0.10
-    options ndots:5
-    """
-    lines = []
-    if config.searches:
-        lines.append("search " + " ".join(config.searches))
-    lines += [f"nameserver {s}" for s in config.servers]
-    if config.options:
-        lines.append("options " + " ".join(config.options))
-    return "".join(f"{ln}\n" for ln in lines)
-
-
-def search_names(name: str, config: DNSConfig) -> list[str]:
-    """The names a glibc resolver asks for, in order, for ``name`` (``res_nsearch``).
-
-    A name ending in a dot is asked as is, only. A name with at least
-    ``ndots`` dots is asked as is first, then with each search domain;
-    otherwise each search domain first, then as is.
-
-    Examples
-    --------
-    >>> cfg = pod_dns_config({"metadata": {"namespace": "shop"}, "spec": {}})
-    >>> search_names("web", cfg)
-    ['web.shop.svc.cluster.local.', 'web.svc.cluster.local.', 'web.cluster.local.', 'web.']
-    >>> search_names("web.shop.svc.cluster.local.", cfg)
-    ['web.shop.svc.cluster.local.']
-    """
-    if name.endswith("."):
-        return [name]
-    dots = name.count(".")
-    searched = [f"{name}.{d.rstrip('.')}." for d in config.searches]
-    return [f"{name}.", *searched] if dots >= config.ndots else [*searched, f"{name}."]
 
 
 # --------------------------------------------------------------------------- CoreDNS's kubernetes plugin
