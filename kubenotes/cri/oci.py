@@ -1,29 +1,28 @@
 """The OCI bundle's ``config.json`` a high-level runtime hands to runc.
 
-Two layers, as on a real node:
-
-1. the kubelet turns a Pod's container into CRI messages
-   (:func:`sandbox_config_for_pod`, :func:`container_config_for_pod`: what
-   ``kuberuntime`` sends in ``RunPodSandbox`` / ``CreateContainer``, with the
-   resources from :func:`kubenotes.kubelet.cgroups.linux_container_resources`);
-2. the runtime turns CRI messages into an OCI runtime-spec document
-   (:func:`oci_config_from_cri`, as containerd's CRI plugin does in
-   ``container_create.go`` / ``opts/spec_linux_opts.go``): process (args from
-   command/args and the image's Entrypoint/Cmd, env, cwd, user, default
-   capabilities, ``oomScoreAdj``), root, mounts (containerd's defaults, the
-   read-only ``/sys/fs/cgroup``, the sandbox's ``/etc/hostname``,
-   ``/etc/resolv.conf`` and ``/dev/shm``, and the kubelet's bind mounts),
-   namespaces (new pid/mount/cgroup, the sandbox's ipc/uts/network joined by
-   path), ``cgroupsPath`` and ``resources``.
-
-:func:`oci_config` chains both for one container of a Pod.
+The runtime's half of a container start. The kubelet decides and sends CRI
+messages (:mod:`kubenotes.kubelet.kuberuntime`: the ``PodSandboxConfig`` of
+``RunPodSandbox`` with ``linux.cgroup_parent`` and ``dns_config``, the
+``ContainerConfig`` of ``CreateContainer`` with
+``linux.resources``: ``cpu_shares``, ``cpu_quota``, ``memory_limit_in_bytes``,
+``oom_score_adj``...); the runtime only reads them and turns them into an OCI
+runtime-spec document (:func:`oci_config_from_cri`, as containerd's CRI
+plugin does in ``container_create.go`` / ``opts/spec_linux_opts.go``):
+process (args from command/args and the image's Entrypoint/Cmd, env, cwd,
+user, default capabilities, ``oomScoreAdj``), root, mounts (containerd's
+defaults, the read-only ``/sys/fs/cgroup``, the sandbox's ``/etc/hostname``,
+``/etc/resolv.conf`` and ``/dev/shm``, and the kubelet's bind mounts),
+namespaces (new pid/mount/cgroup, the sandbox's ipc/uts/network joined by
+path), ``cgroupsPath`` (from the kubelet's ``cgroup_parent``: a ``.slice``
+parent gets systemd's ``slice:prefix:id`` form) and ``resources``.
+:func:`container_oci_config` picks the IDs, the pause PID and the image
+config as the runtime would.
 
 Simplified: no seccomp/AppArmor/SELinux profiles (the kubelet's default is
 Unconfined unless ``seccompDefault``), no rlimits, devices beyond the default
 deny-all rule, hugepages, user namespaces, CDI, or image volumes; additional
 GIDs are ``[gid] + supplementalGroups + [fsGroup]`` without reading the
-image's ``/etc/group``; the kubelet's environment variable order is
-container ``env`` first, then service variables not already defined.
+image's ``/etc/group``.
 
 References
 ----------
@@ -31,8 +30,8 @@ opencontainers/runtime-spec@v1.2.0 config.md, config-linux.md
 containerd/containerd@v2.1 internal/cri/server/container_create.go (buildContainerSpec, getCgroupsPath)
 containerd/containerd@v2.1 internal/cri/opts/spec_linux_opts.go (WithMounts, WithResources, WithOOMScoreAdj)
 containerd/containerd@v2.1 pkg/oci/spec.go, mounts.go (defaultUnixCaps, defaultMounts)
-kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_container.go (generateContainerConfig)
-kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (makeMounts, makeEnvironmentVariables)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.proto
+(LinuxPodSandboxConfig, LinuxContainerResources, DNSConfig)
 """
 
 from __future__ import annotations
@@ -40,11 +39,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kubenotes.cri.api import NAMESPACE_MODE_CONTAINER, NAMESPACE_MODE_NODE, NAMESPACE_MODE_POD, new_id
-from kubenotes.kubelet.cgroups import (
-    CGROUP_DRIVER_SYSTEMD,
-    linux_container_resources,
-    pod_cgroup_path,
-)
+from kubenotes.cri.images import default_catalogue
 
 __all__ = [
     "OCI_VERSION",
@@ -52,16 +47,12 @@ __all__ = [
     "DEFAULT_MASKED_PATHS",
     "DEFAULT_READONLY_PATHS",
     "SANDBOX_OOM_SCORE_ADJ",
-    "KUBELET_PODS_DIR",
-    "SERVICE_ACCOUNT_MOUNT_PATH",
     "default_mounts",
     "netns_path",
     "cgroups_path",
-    "sandbox_config_for_pod",
-    "container_config_for_pod",
     "oci_config_from_cri",
     "sandbox_oci_config",
-    "oci_config",
+    "container_oci_config",
 ]
 
 #: The runtime-spec version runc 1.2/1.3 writes.
@@ -82,22 +73,11 @@ DEFAULT_MASKED_PATHS = (
 DEFAULT_READONLY_PATHS = ("/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger")
 #: containerd ``defaultSandboxOOMAdj``: the pause process.
 SANDBOX_OOM_SCORE_ADJ = -998
-#: The kubelet's ``--root-dir`` pods directory.
-KUBELET_PODS_DIR = "/var/lib/kubelet/pods"
-#: Where the projected ServiceAccount token volume is mounted.
-SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 _CRI_STATE_DIR = {"containerd": "/run/containerd/io.containerd.grpc.v1.cri", "cri-o": "/run/containers/storage/overlay-containers"}
 _CRI_ROOT_DIR = {"containerd": "/var/lib/containerd/io.containerd.grpc.v1.cri", "cri-o": "/var/lib/containers/storage/overlay-containers"}
 _SCOPE_PREFIX = {"containerd": "cri-containerd", "cri-o": "crio"}
-_VOLUME_PLUGIN_DIR = {
-    "emptyDir": "kubernetes.io~empty-dir",
-    "configMap": "kubernetes.io~configmap",
-    "secret": "kubernetes.io~secret",
-    "projected": "kubernetes.io~projected",
-    "downwardAPI": "kubernetes.io~downward-api",
-    "persistentVolumeClaim": "kubernetes.io~csi",
-}
+
 
 
 def default_mounts() -> list[dict[str, Any]]:
@@ -157,210 +137,6 @@ def cgroups_path(cgroup_parent: str, container_id: str, runtime: str = "containe
     if base.endswith(".slice"):
         return f"{base}:{_SCOPE_PREFIX[runtime]}:{container_id}"
     return cgroup_parent.rstrip("/") + "/" + container_id
-
-
-def _namespace_options(pod: Mapping[str, Any]) -> dict[str, str]:
-    spec = pod.get("spec") or {}
-    return {
-        "network": NAMESPACE_MODE_NODE if spec.get("hostNetwork") else NAMESPACE_MODE_POD,
-        "pid": NAMESPACE_MODE_NODE if spec.get("hostPID")
-        else (NAMESPACE_MODE_POD if spec.get("shareProcessNamespace") else NAMESPACE_MODE_CONTAINER),
-        "ipc": NAMESPACE_MODE_NODE if spec.get("hostIPC") else NAMESPACE_MODE_POD,
-    }
-
-
-def sandbox_config_for_pod(
-    pod: Mapping[str, Any], attempt: int = 0, cgroup_driver: str = CGROUP_DRIVER_SYSTEMD
-) -> dict[str, Any]:
-    """The ``PodSandboxConfig`` the kubelet sends in ``RunPodSandbox`` (``generatePodSandboxConfig``).
-
-    Parameters
-    ----------
-    pod : dict
-        A JSON-shaped Pod (with ``metadata.uid``).
-    attempt : int
-        Sandbox attempt (incremented when the kubelet recreates the sandbox).
-    cgroup_driver : str
-        ``systemd`` or ``cgroupfs``.
-
-    Notes
-    -----
-    Sysctls and security context beyond the namespace options are left out.
-    ``dns_config`` is :func:`kubenotes.kubelet.dns.pod_dns_config` (the
-    kubelet's ``clusterDNS`` 10.96.0.10, ``cluster.local``, an empty node
-    resolv.conf). ``port_mappings`` lists every container port (``hostPort``
-    0 included), as ``MakePortMappings`` does.
-
-    Examples
-    --------
-    >>> cfg = sandbox_config_for_pod({"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
-    ...                               "spec": {"containers": [{"name": "c"}]}})
-    >>> cfg["metadata"], cfg["log_directory"]
-    ({'name': 'web', 'uid': 'u1', 'namespace': 'default', 'attempt': 0}, '/var/log/pods/default_web_u1')
-    >>> cfg["linux"]["cgroup_parent"]
-    '/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu1.slice'
-    >>> cfg["dns_config"]["servers"], cfg["dns_config"]["searches"][0], cfg["dns_config"]["options"]
-    (['10.96.0.10'], 'default.svc.cluster.local', ['ndots:5'])
-    >>> sandbox_config_for_pod({"metadata": {"name": "dns", "uid": "u2"}, "spec": {"containers": [
-    ...     {"name": "c", "ports": [{"containerPort": 53, "hostPort": 53, "protocol": "UDP"}]}]}})["port_mappings"]
-    [{'protocol': 'UDP', 'container_port': 53, 'host_port': 53, 'host_ip': ''}]
-    """
-    meta = pod.get("metadata") or {}
-    spec = pod.get("spec") or {}
-    name, ns, uid = meta.get("name", ""), meta.get("namespace", "default"), meta.get("uid", "")
-    labels = dict(meta.get("labels") or {})
-    labels.update({"io.kubernetes.pod.name": name, "io.kubernetes.pod.namespace": ns, "io.kubernetes.pod.uid": uid})
-    config: dict[str, Any] = {
-        "metadata": {"name": name, "uid": uid, "namespace": ns, "attempt": attempt},
-        "hostname": spec.get("hostname") or name,
-        "log_directory": f"/var/log/pods/{ns}_{name}_{uid}",
-        "labels": labels,
-        "annotations": dict(meta.get("annotations") or {}),
-        "linux": {
-            "cgroup_parent": pod_cgroup_path(pod, cgroup_driver),
-            "security_context": {"namespace_options": _namespace_options(pod)},
-        },
-    }
-    # the kubelet's dnsConfigurer.GetPodDNS: what the runtime writes to the sandbox's /etc/resolv.conf
-    from kubenotes.kubelet.dns import pod_dns_config
-
-    dns = pod_dns_config(pod)
-    config["dns_config"] = {"servers": list(dns.servers), "searches": list(dns.searches),
-                            "options": list(dns.options)}
-    # kubecontainer.MakePortMappings over the app containers: every port, hostPort 0 included (the runtime
-    # hands only those with a host port to CNI's portmap plugin)
-    mappings = [{"protocol": p.get("protocol", "TCP"), "container_port": int(p.get("containerPort") or 0),
-                 "host_port": int(p.get("hostPort") or 0), "host_ip": p.get("hostIP", "")}
-                for c in spec.get("containers") or () for p in c.get("ports") or ()]
-    if mappings:
-        config["port_mappings"] = mappings
-    return config
-
-
-def _find(pod: Mapping[str, Any], container_name: str) -> Mapping[str, Any]:
-    spec = pod.get("spec") or {}
-    for c in list(spec.get("containers") or ()) + list(spec.get("initContainers") or ()):
-        if c.get("name") == container_name:
-            return c
-    raise KeyError(f"container {container_name!r} not found in pod")
-
-
-def container_config_for_pod(
-    pod: Mapping[str, Any],
-    container_name: str,
-    *,
-    attempt: int = 0,
-    memory_capacity_bytes: int = 8 * 1024**3,
-    service_env: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """The ``ContainerConfig`` the kubelet sends in ``CreateContainer`` (``generateContainerConfig``).
-
-    Parameters
-    ----------
-    pod : dict
-        A JSON-shaped Pod.
-    container_name : str
-        A regular or init container.
-    attempt : int
-        Restart count of this container.
-    memory_capacity_bytes : int
-        Node memory capacity, for ``oom_score_adj``.
-    service_env : dict, optional
-        Service environment variables (``KUBERNETES_SERVICE_HOST``...).
-
-    Raises
-    ------
-    KeyError
-        When the pod has no such container.
-
-    Notes
-    -----
-    Only literal ``env`` values are resolved (no ``valueFrom``/``envFrom``).
-    The termination-log file name is a deterministic 8-hex suffix where the
-    kubelet uses a random one.
-
-    Examples
-    --------
-    >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
-    ...        "spec": {"containers": [{"name": "app", "image": "nginx:1.27", "env": [{"name": "A", "value": "1"}]}]}}
-    >>> cfg = container_config_for_pod(pod, "app")
-    >>> cfg["image"], cfg["envs"], cfg["log_path"]
-    ({'image': 'nginx:1.27'}, [{'key': 'A', 'value': '1'}], 'app/0.log')
-    >>> [m["container_path"] for m in cfg["mounts"]]
-    ['/etc/hosts', '/dev/termination-log']
-    """
-    meta = pod.get("metadata") or {}
-    spec = pod.get("spec") or {}
-    container = _find(pod, container_name)
-    uid = meta.get("uid", "")
-    pod_dir = f"{KUBELET_PODS_DIR}/{uid}"
-    envs = [{"key": e["name"], "value": str(e.get("value", ""))} for e in container.get("env") or () if "name" in e]
-    defined = {e["key"] for e in envs}
-    for k in sorted(service_env or {}):
-        if k not in defined:
-            envs.append({"key": k, "value": str(service_env[k])})
-
-    volumes = {v.get("name"): v for v in spec.get("volumes") or ()}
-    mounts: list[dict[str, Any]] = []
-    for vm in container.get("volumeMounts") or ():
-        vol = volumes.get(vm.get("name")) or {}
-        if "hostPath" in vol:
-            host = (vol.get("hostPath") or {}).get("path", "")
-        else:
-            plugin = next((d for k, d in _VOLUME_PLUGIN_DIR.items() if k in vol), "kubernetes.io~empty-dir")
-            host = f"{pod_dir}/volumes/{plugin}/{vm.get('name')}"
-        if vm.get("subPath"):
-            host += "/" + vm["subPath"]
-        mounts.append({"container_path": vm.get("mountPath", ""), "host_path": host,
-                       "readonly": bool(vm.get("readOnly", False)), "propagation": "PROPAGATION_PRIVATE"})
-    if not spec.get("hostNetwork"):
-        mounts.append({"container_path": "/etc/hosts", "host_path": f"{pod_dir}/etc-hosts",
-                       "readonly": False, "propagation": "PROPAGATION_PRIVATE"})
-    term_path = container.get("terminationMessagePath", "/dev/termination-log")
-    mounts.append({"container_path": term_path,
-                   "host_path": f"{pod_dir}/containers/{container_name}/{new_id(uid, container_name, attempt)[:8]}",
-                   "readonly": False, "propagation": "PROPAGATION_PRIVATE"})
-
-    sc = dict(spec.get("securityContext") or {})
-    csc = container.get("securityContext") or {}
-    run_as_user = csc.get("runAsUser", sc.get("runAsUser"))
-    run_as_group = csc.get("runAsGroup", sc.get("runAsGroup"))
-    security_context: dict[str, Any] = {
-        "namespace_options": _namespace_options(pod),
-        "privileged": bool(csc.get("privileged", False)),
-        "readonly_rootfs": bool(csc.get("readOnlyRootFilesystem", False)),
-        "no_new_privs": csc.get("allowPrivilegeEscalation") is False,
-        "supplemental_groups": list(sc.get("supplementalGroups") or ()) + ([sc["fsGroup"]] if "fsGroup" in sc else []),
-        "capabilities": {
-            "add_capabilities": list((csc.get("capabilities") or {}).get("add") or ()),
-            "drop_capabilities": list((csc.get("capabilities") or {}).get("drop") or ()),
-        },
-    }
-    if run_as_user is not None:
-        security_context["run_as_user"] = {"value": int(run_as_user)}
-    if run_as_group is not None:
-        security_context["run_as_group"] = {"value": int(run_as_group)}
-
-    resources = linux_container_resources(pod, container_name, memory_capacity_bytes)
-    return {
-        "metadata": {"name": container_name, "attempt": attempt},
-        "image": {"image": container.get("image", "")},
-        "command": list(container.get("command") or ()),
-        "args": list(container.get("args") or ()),
-        "working_dir": container.get("workingDir", ""),
-        "envs": envs,
-        "mounts": mounts,
-        "labels": {
-            "io.kubernetes.container.name": container_name,
-            "io.kubernetes.pod.name": meta.get("name", ""),
-            "io.kubernetes.pod.namespace": meta.get("namespace", "default"),
-            "io.kubernetes.pod.uid": uid,
-        },
-        "annotations": {"io.kubernetes.container.restartCount": str(attempt),
-                        "io.kubernetes.container.terminationMessagePath": term_path},
-        "log_path": f"{container_name}/{attempt}.log",
-        "linux": {"resources": resources, "security_context": security_context},
-    }
 
 
 def _process_args(config: Mapping[str, Any], image_config: Mapping[str, Any]) -> list[str]:
@@ -633,82 +409,74 @@ def sandbox_oci_config(
     }
 
 
-def oci_config(
-    pod: Mapping[str, Any],
-    container_name: str,
+def container_oci_config(
+    config: Mapping[str, Any],
+    sandbox_config: Mapping[str, Any],
     *,
     sandbox_id: str | None = None,
     container_id: str | None = None,
     sandbox_pid: int | None = None,
-    cgroup_driver: str = CGROUP_DRIVER_SYSTEMD,
-    qos_class: str | None = None,
-    memory_capacity_bytes: int = 8 * 1024**3,
     image_config: Mapping[str, Any] | None = None,
-    service_env: Mapping[str, str] | None = None,
     runtime: str = "containerd",
     cgroup_v2: bool = True,
-    attempt: int = 0,
 ) -> dict[str, Any]:
-    """The ``config.json`` runc gets for one container of a Pod (kubelet's CRI config, then the runtime's spec).
+    """The ``config.json`` for one ``CreateContainer``, with the IDs and the image config the runtime picks itself.
+
+    :func:`oci_config_from_cri` with defaults: the sandbox and container IDs
+    are derived from the sandbox's ``metadata.uid`` and the container's name
+    and attempt, the pause PID from the sandbox ID, and the image config is
+    the default catalogue's for ``config.image.image``.
 
     Parameters
     ----------
-    pod : dict
-        A JSON-shaped Pod with ``metadata.uid``.
-    container_name : str
+    config : dict
+        CRI ``ContainerConfig`` (as the kubelet sends it).
+    sandbox_config : dict
+        CRI ``PodSandboxConfig`` of the pod.
     sandbox_id, container_id : str, optional
-        Default: deterministic IDs from the pod UID and container name.
+        Default: deterministic IDs (runtimes draw random ones).
     sandbox_pid : int, optional
         Host PID of the pause process (default: a number derived from the sandbox ID).
-    cgroup_driver : str
-        ``systemd`` (kubeadm's default) or ``cgroupfs``.
-    qos_class : str, optional
-        Force a QoS class (as ``status.qosClass``); default: computed.
-    memory_capacity_bytes : int
-        Node memory (for the Burstable ``oomScoreAdj``).
     image_config : dict, optional
         OCI image config; default: the default catalogue's config for the image, if any.
-    service_env : dict, optional
-        Service environment variables to add.
     runtime : str
         ``containerd`` or ``cri-o``.
+    cgroup_v2 : bool
+        Adds a private cgroup namespace.
 
     Returns
     -------
     dict
+        As :func:`oci_config_from_cri`.
 
     Raises
     ------
-    KeyError
-        No such container.
     ValueError
-        No command from the container or the image.
+        ``no command specified`` when neither the config nor the image gives one.
+
+    References
+    ----------
+    containerd/containerd@v2.1 internal/cri/server/container_create.go (CreateContainer)
 
     Examples
     --------
-    >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"}, "spec": {"containers": [
-    ...     {"name": "app", "image": "nginx:1.27", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"},
-    ...      "limits": {"cpu": "500m", "memory": "128Mi"}}}]}}
-    >>> spec = oci_config(pod, "app", container_id="c1")
-    >>> spec["process"]["args"], spec["process"]["oomScoreAdj"]
-    (['/docker-entrypoint.sh', 'nginx', '-g', 'daemon off;'], 993)
-    >>> spec["linux"]["cgroupsPath"], spec["linux"]["resources"]["cpu"]
-    ('kubepods-burstable-podu1.slice:cri-containerd:c1', {'shares': 256, 'quota': 50000, 'period': 100000})
+    >>> spec = container_oci_config({"metadata": {"name": "app", "attempt": 0}, "image": {"image": "nginx:1.27"}},
+    ...     {"metadata": {"name": "web", "uid": "u1", "attempt": 0}, "hostname": "web",
+    ...      "linux": {"cgroup_parent": "/kubepods/besteffort/podu1"}}, container_id="c1")
+    >>> spec["process"]["args"], spec["linux"]["cgroupsPath"]
+    (['/docker-entrypoint.sh', 'nginx', '-g', 'daemon off;'], '/kubepods/besteffort/podu1/c1')
     """
-    if qos_class is not None:
-        pod = {**pod, "status": {**(pod.get("status") or {}), "qosClass": qos_class}}
-    uid = (pod.get("metadata") or {}).get("uid", "")
-    sandbox_id = sandbox_id or new_id("sandbox", uid, 0)
-    container_id = container_id or new_id("container", uid, container_name, attempt)
+    meta = sandbox_config.get("metadata") or {}
+    container_meta = config.get("metadata") or {}
+    uid = meta.get("uid", "")
+    sandbox_id = sandbox_id or new_id("sandbox", uid, meta.get("attempt", 0))
+    container_id = container_id or new_id("container", uid, container_meta.get("name", ""),
+                                          container_meta.get("attempt", 0))
     if sandbox_pid is None:
         sandbox_pid = 1000 + int(sandbox_id[:8], 16) % 30000 if all(ch in "0123456789abcdef" for ch in sandbox_id[:8]) else 4242
-    sandbox_config = sandbox_config_for_pod(pod, 0, cgroup_driver)
-    config = container_config_for_pod(pod, container_name, attempt=attempt,
-                                      memory_capacity_bytes=memory_capacity_bytes, service_env=service_env)
     if image_config is None:
-        from kubenotes.cri.images import default_catalogue
-
-        image = default_catalogue().get(config["image"]["image"]) if config["image"]["image"] else None
+        ref = (config.get("image") or {}).get("image", "")
+        image = default_catalogue().get(ref) if ref else None
         image_config = dict(image.config) if image is not None else {}
     return oci_config_from_cri(config, sandbox_config, container_id=container_id, sandbox_id=sandbox_id,
                                sandbox_pid=sandbox_pid, image_config=image_config, runtime=runtime,

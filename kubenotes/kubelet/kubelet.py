@@ -129,7 +129,6 @@ from kubenotes.apiserver.server import format_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.client.record import EventRecorder
 from kubenotes.cri.api import CRIError
-from kubenotes.cri.oci import container_config_for_pod, sandbox_config_for_pod
 from kubenotes.cri.runtime import CONTAINER_RUNNING, ContainerRuntime, default_process_model
 from kubenotes.kubelet.eviction import (
     DEFAULT_EVICTION_HARD,
@@ -146,6 +145,7 @@ from kubenotes.kubelet.eviction_manager import (
 )
 from kubenotes.kubelet.envvars import service_env_vars
 from kubenotes.kubelet.image_gc import RealImageGCManager
+from kubenotes.kubelet.kuberuntime import container_config_for_pod, sandbox_config_for_pod
 from kubenotes.kubelet.volumes import KUBELET_PODS_DIR, VolumeManager, WaitForAttachAndMountError
 from kubenotes.kubelet.backoff import (
     EVENT_TYPE_NORMAL,

@@ -3,7 +3,7 @@
 Everything here reads the :mod:`kubenotes.cri` model and lays it out:
 
 * :func:`call_table` and :func:`call_timeline_figure`: the CRI calls of one pod
-  start (:func:`kubenotes.cri.runtime.pod_start_calls` or any
+  start (:func:`kubenotes.kubelet.kuberuntime.pod_start_calls` or any
   :attr:`ContainerRuntime.trace <kubenotes.cri.runtime.ContainerRuntime.trace>`),
   with what happened inside the runtime between them (its ``events``);
 * :func:`cri_to_oci_table` and :func:`oci_excerpt`: what the kubelet puts in
@@ -12,7 +12,7 @@ Everything here reads the :mod:`kubenotes.cri` model and lays it out:
   ``oomScoreAdj``), row by row from the Pod spec;
 * :func:`stack_layout`, :func:`draw_runtime_stack` and
   :func:`runtime_stack_figure`: the graph of
-  :func:`kubenotes.cri.stack.runtime_stack_graph` (kubelet → containerd or
+  :func:`kubenotes.kubelet.kuberuntime.runtime_stack_graph` (kubelet → containerd or
   CRI-O → shim or conmon → runc → processes), with the pods' shared network
   namespace and pod cgroup drawn around their processes;
 * :func:`layer_cache_pulls` and :func:`layer_cache_table`: pulls in a row on
@@ -51,10 +51,15 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from kubenotes.cri.api import new_id
 from kubenotes.cri.images import PAUSE_IMAGE, ImageCatalogue, ImageStore, Layer, default_catalogue
-from kubenotes.cri.oci import container_config_for_pod, oci_config, sandbox_config_for_pod
-from kubenotes.cri.runtime import CONTAINERD, CRI_O, CRUN, RUNC, pod_start_calls
-from kubenotes.cri.stack import runtime_stack_graph
+from kubenotes.cri.runtime import CONTAINERD, CRI_O, CRUN, RUNC
 from kubenotes.kubelet.cgroups import cpu_shares_to_cpu_weight
+from kubenotes.kubelet.kuberuntime import (
+    container_config_for_pod,
+    oci_config,
+    pod_start_calls,
+    runtime_stack_graph,
+    sandbox_config_for_pod,
+)
 from kubenotes.kubelet.qos import pod_qos
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.scheduler import Html
@@ -220,7 +225,7 @@ def call_table(trace: Sequence[Mapping[str, Any]], *, caption: str | None = None
 
     Examples
     --------
-    >>> from kubenotes.cri.runtime import pod_start_calls
+    >>> from kubenotes.kubelet.kuberuntime import pod_start_calls
     >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
     ...        "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
     >>> t = call_table(pod_start_calls(pod)["trace"])
@@ -328,7 +333,7 @@ def oci_excerpt(spec: Mapping[str, Any]) -> dict[str, Any]:
     Parameters
     ----------
     spec : dict
-        An OCI runtime spec (:func:`kubenotes.cri.oci.oci_config`).
+        An OCI runtime spec (:func:`kubenotes.kubelet.kuberuntime.oci_config`).
 
     Returns
     -------
@@ -454,7 +459,7 @@ def stack_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
     Parameters
     ----------
     g : networkx.DiGraph
-        From :func:`kubenotes.cri.stack.runtime_stack_graph`.
+        From :func:`kubenotes.kubelet.kuberuntime.runtime_stack_graph`.
 
     Returns
     -------
@@ -501,7 +506,7 @@ def draw_runtime_stack(g: nx.DiGraph, ax: Axes, *, title: str | None = None) -> 
     Parameters
     ----------
     g : networkx.DiGraph
-        From :func:`kubenotes.cri.stack.runtime_stack_graph`.
+        From :func:`kubenotes.kubelet.kuberuntime.runtime_stack_graph`.
     ax : matplotlib.axes.Axes
     title : str, optional
 

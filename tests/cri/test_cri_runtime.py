@@ -447,7 +447,7 @@ def test_trace_records_every_call(env, rt):
 
 
 def test_pod_start_calls_sequence_with_init_container_and_pulls():
-    from kubenotes.cri.runtime import pod_start_calls
+    from kubenotes.kubelet.kuberuntime import pod_start_calls
 
     pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"},
            "spec": {"initContainers": [{"name": "init", "image": "busybox:1.36",

@@ -1,4 +1,7 @@
-"""Tests for kubenotes.cri.oci (the OCI runtime-spec config.json).
+"""Tests for kubenotes.cri.oci (the OCI runtime-spec config.json), through the kubelet's CRI configs.
+
+``oci_config``, ``sandbox_config_for_pod`` and ``container_config_for_pod`` are
+the kubelet's (kubenotes.kubelet.kuberuntime); the spec is the runtime's.
 
 Where the cases come from:
 
@@ -20,15 +23,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubenotes.cri.oci import (
-    DEFAULT_UNIX_CAPS,
-    cgroups_path,
-    container_config_for_pod,
-    oci_config,
-    oci_config_from_cri,
-    sandbox_config_for_pod,
-)
+from kubenotes.cri.oci import DEFAULT_UNIX_CAPS, cgroups_path, oci_config_from_cri
 from kubenotes.kubelet.cgroups import container_cgroup_path, linux_container_resources, pod_cgroup_path
+from kubenotes.kubelet.kuberuntime import container_config_for_pod, oci_config, sandbox_config_for_pod
 from kubenotes.kubelet.qos import container_oom_score_adjust
 
 MEM = 8 * 1024**3

@@ -1,4 +1,4 @@
-"""Tests for kubenotes.cri.stack (the runtime stack graph).
+"""Tests for the runtime stack graph: kubenotes.kubelet.kuberuntime.runtime_stack_graph over kubenotes.cri.stack.
 
 The expected shapes follow containerd's docs/cri/architecture.md (one
 containerd-shim-runc-v2 per pod, parent of the pause and app processes) and
@@ -12,8 +12,9 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from kubenotes.cri.stack import LAYER_PROCESS, runtime_stack_graph
+from kubenotes.cri.stack import LAYER_PROCESS
 from kubenotes.kubelet.cgroups import pod_cgroup_path
+from kubenotes.kubelet.kuberuntime import runtime_stack_graph
 from kubenotes.kubelet.qos import container_oom_score_adjust
 
 MEM = 8 * 1024**3

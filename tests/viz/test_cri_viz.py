@@ -20,9 +20,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from kubenotes.cri.images import PAUSE_IMAGE, default_catalogue  # noqa: E402
-from kubenotes.cri.oci import oci_config  # noqa: E402
-from kubenotes.cri.runtime import pod_start_calls  # noqa: E402
-from kubenotes.cri.stack import runtime_stack_graph  # noqa: E402
+from kubenotes.kubelet.kuberuntime import oci_config, pod_start_calls, runtime_stack_graph  # noqa: E402
 from kubenotes.viz import cri  # noqa: E402
 from kubenotes.viz.graphs import detached_figure  # noqa: E402
 from kubenotes.viz.widgets import CONTROL_CLASS, LIVE_OUTPUT_CLASS  # noqa: E402
