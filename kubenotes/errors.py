@@ -5,6 +5,16 @@ Expected outcomes (a pod that does not fit, a failed plugin) are values
 These classes are for input that cannot be modelled: a malformed quantity, a
 missing object, a stale resourceVersion.
 
+Every exception class of the library derives from :class:`KubenotesError`
+(``tests/test_errors.py`` checks it). The general ones are here; a
+component's own errors live beside it and subclass this base, keeping their
+upstream fields and messages: :class:`kubenotes.apiserver.status.ApiError`
+(a ``metav1.Status``), :class:`kubenotes.cri.api.CRIError` (a gRPC status),
+:class:`kubenotes.cni.spec.CNIError` (the CNI error result's
+``code``/``msg``/``details``), and the controllers', the kubelet's and the
+network models' errors. A class may keep a builtin base beside it (e.g.
+``ValueError``) where callers catch that.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go
@@ -75,13 +85,22 @@ class ManifestError(KubenotesError):
     Parameters
     ----------
     source : str
-        File name (``<stdin>`` or ``<string>`` for streams).
+        File name (``<stdin>`` or ``<string>`` for streams); empty when the
+        caller reports the location itself (the kubelet's pod sources): with
+        no source, document or object the message is ``detail`` alone.
     doc : int or None
         1-based YAML document number in that source.
     obj : str or None
         ``Kind namespace/name`` (or ``Kind name`` for cluster-scoped kinds).
     detail : str
         The field path and what is wrong with it.
+
+    Examples
+    --------
+    >>> str(ManifestError("pods.yaml", 3, "Pod default/web", 'spec.priority: must be an integer'))
+    'pods.yaml doc 3 Pod default/web: spec.priority: must be an integer'
+    >>> str(ManifestError("", None, None, "invalid pods list"))
+    'invalid pods list'
     """
 
     def __init__(self, source: str, doc: int | None, obj: str | None, detail: str):
@@ -91,7 +110,7 @@ class ManifestError(KubenotesError):
             where += f" doc {doc}"
         if obj:
             where += f" {obj}"
-        super().__init__(f"{where}: {detail}")
+        super().__init__(f"{where}: {detail}" if where else detail)
 
 
 class NotFound(KubenotesError):

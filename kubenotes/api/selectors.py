@@ -33,7 +33,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
-from kubenotes.errors import FieldError
+from kubenotes.errors import FieldError, KubenotesError
 
 __all__ = [
     "IN",
@@ -796,7 +796,7 @@ def _lex(s: str) -> list[tuple[int, str]]:
         i = j
 
 
-class _ParseError(Exception):
+class _ParseError(KubenotesError):
     pass
 
 

@@ -43,6 +43,7 @@ import uuid
 from typing import Any, Mapping
 
 from kubenotes.apiserver.request import SYSTEM_AUTHENTICATED, SYSTEM_MASTERS, SYSTEM_UNAUTHENTICATED, UserInfo
+from kubenotes.errors import KubenotesError
 
 __all__ = [
     "issue_service_account_token",
@@ -88,7 +89,7 @@ _DEFAULT_KEY = hashlib.sha256(b"kubenotes service-account signing key").digest()
 _ALG = "HS256"
 
 
-class TokenError(Exception):
+class TokenError(KubenotesError):
     """Why a token was rejected (the API server logs this and answers only 401 Unauthorized)."""
 
 

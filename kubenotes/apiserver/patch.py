@@ -54,6 +54,7 @@ from typing import Any, NamedTuple, Protocol
 
 from kubenotes.apiserver.status import ApiError, new_bad_request
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.errors import KubenotesError
 
 __all__ = [
     "merge_patch",
@@ -250,7 +251,7 @@ _UNPROCESSABLE_ERRORS = (ERR_NO_LIST_OF_LISTS, ERR_PATCH_CONTENT_NOT_MATCH_RETAI
 _INVALID_MESSAGE = "the server rejected our request due to an error in our request"
 
 
-class StrategicMergePatchError(ValueError):
+class StrategicMergePatchError(KubenotesError, ValueError):
     """An error of upstream's ``strategicpatch`` package; ``message`` is its exact text.
 
     Examples

@@ -53,6 +53,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, runtime_checkable
 
+from kubenotes.errors import KubenotesError
+
 __all__ = [
     "SPEC_VERSION",
     "SUPPORTED_VERSIONS",
@@ -150,7 +152,7 @@ _CNI_VALID_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$")
 MAX_INTERFACE_NAME_LENGTH = 15
 
 
-class CNIError(Exception):
+class CNIError(KubenotesError):
     """A CNI error result: what a plugin prints (and exits non-zero with) when it fails.
 
     Parameters

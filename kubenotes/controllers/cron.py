@@ -30,6 +30,8 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
+from kubenotes.errors import KubenotesError
+
 __all__ = ["CronError", "SpecSchedule", "ConstantDelaySchedule", "parse_standard", "parse_go_duration",
            "STAR_BIT"]
 
@@ -39,7 +41,7 @@ STAR_BIT = 1 << 63
 _UTC = _dt.timezone.utc
 
 
-class CronError(ValueError):
+class CronError(KubenotesError, ValueError):
     """A schedule robfig/cron rejects; ``str()`` is robfig's error text."""
 
 

@@ -33,6 +33,7 @@ from kubenotes.controllers.workload_util import (
     int_or_percent,
     label_selector,
 )
+from kubenotes.errors import KubenotesError
 
 __all__ = ["DisruptionController", "expected_pod_count", "go_label_selector_string", "disruptions_allowed", "DELETION_TIMEOUT_SECONDS",
            "DISRUPTION_ALLOWED_CONDITION", "SUFFICIENT_PODS_REASON", "INSUFFICIENT_PODS_REASON", "SYNC_FAILED_REASON",
@@ -119,7 +120,7 @@ def disruptions_allowed(current_healthy: int, desired_healthy: int, expected_cou
     return allowed
 
 
-class _SyncError(Exception):
+class _SyncError(KubenotesError):
     pass
 
 

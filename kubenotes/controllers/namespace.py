@@ -31,6 +31,7 @@ from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.controllers.reconciler import Controller, Result
+from kubenotes.errors import KubenotesError
 
 __all__ = ["NamespaceController", "ResourcesRemainingError", "update_conditions", "content_conditions",
            "deletable_namespaced_resources", "CONDITION_TYPES", "OK_REASONS", "OK_MESSAGES",
@@ -59,7 +60,7 @@ OK_REASONS = {
 }
 
 
-class ResourcesRemainingError(Exception):
+class ResourcesRemainingError(KubenotesError):
     """``ResourcesRemainingError``: content is still going away; try again after ``estimate / 2 + 1`` s."""
 
     def __init__(self, estimate: int):
@@ -327,7 +328,7 @@ class NamespaceController(Controller):
         return estimate
 
 
-class _UnexpectedRemaining(Exception):
+class _UnexpectedRemaining(KubenotesError):
     def __init__(self, namespace: str, ri: ResourceInfo, remaining: int):
         self.remaining = remaining
         gvr = f"{ri.group}/{ri.version}, Resource={ri.resource}"

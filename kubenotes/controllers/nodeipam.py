@@ -31,6 +31,7 @@ from kubenotes.apiserver.status import ApiError
 from kubenotes.client.record import EventRecorder
 from kubenotes.controllers.podutil import record_node_status_change, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result
+from kubenotes.errors import KubenotesError
 
 __all__ = ["NodeIpamController", "CIDRSet", "CIDRRangeExhausted", "DEFAULT_CLUSTER_CIDR",
            "DEFAULT_NODE_CIDR_MASK_SIZE_IPV4", "DEFAULT_NODE_CIDR_MASK_SIZE_IPV6", "CIDR_ALLOCATOR_COMPONENT",
@@ -46,7 +47,7 @@ CIDR_ALLOCATOR_COMPONENT = "cidrAllocator"
 CIDR_UPDATE_RETRIES = 3
 
 
-class CIDRRangeExhausted(Exception):
+class CIDRRangeExhausted(KubenotesError):
     """``cidrset.ErrCIDRRangeNoCIDRsRemaining``."""
 
     def __init__(self) -> None:

@@ -28,6 +28,7 @@ from typing import Any, Generator
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.replicaset import ReplicaSetController
+from kubenotes.errors import KubenotesError
 
 __all__ = ["ReplicationManager", "rolling_update", "RollingUpdateTimeout"]
 
@@ -61,7 +62,7 @@ class ReplicationManager(ReplicaSetController):
         return LabelSelector.nothing() if sel is None else LabelSelector.from_set(sel)
 
 
-class RollingUpdateTimeout(Exception):
+class RollingUpdateTimeout(KubenotesError):
     """The new controller's pods did not become ready within the timeout (kubectl gave up the same way)."""
 
 

@@ -26,6 +26,8 @@ import copy
 import hashlib
 from typing import Any, Mapping
 
+from kubenotes.errors import KubenotesError
+
 __all__ = [
     "CRI_API_VERSION",
     "SANDBOX_READY",
@@ -142,7 +144,7 @@ IMAGE_NOT_FOUND_PULL = (
 )
 
 
-class CRIError(Exception):
+class CRIError(KubenotesError):
     """A failed CRI call: a gRPC status code name and the runtime's message.
 
     Parameters

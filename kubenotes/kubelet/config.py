@@ -41,6 +41,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import yaml
 
 from kubenotes.apiserver.server import current_epoch
+from kubenotes.errors import ManifestError
 from kubenotes.kubelet.qos import (  # re-exported: the source annotations and predicates live with the QoS policy
     API_SERVER_SOURCE,
     CONFIG_MIRROR_ANNOTATION_KEY,
@@ -67,7 +68,6 @@ __all__ = [
     "DEFAULT_FILE_CHECK_FREQUENCY_SECONDS",
     "DEFAULT_HTTP_CHECK_FREQUENCY_SECONDS",
     "FAILED_VALIDATION",
-    "ManifestError",
     "PodUpdate",
     "generate_pod_name",
     "static_pod_uid",
@@ -115,8 +115,14 @@ _HTTP_PARSE_ERROR_FMT = "{}: received '{}', but couldn't parse as single ({}) or
 _HTTP_ZERO_LENGTH_FMT = "zero-length data received from {}"
 
 
-class ManifestError(ValueError):
-    """A manifest the kubelet cannot use (it logs this and skips the file)."""
+def _manifest_error(detail: str, source: str = "") -> ManifestError:
+    """A manifest the kubelet cannot use (it logs this and skips the file), in upstream's words.
+
+    The decoders leave out where the manifest came from (their callers
+    prefix it, as upstream's ``extractFromDir`` does), so ``source`` is empty
+    and the message is ``detail`` alone.
+    """
+    return ManifestError(source, None, None, detail)
 
 
 @dataclass
@@ -241,7 +247,7 @@ def _decode(data: str | bytes) -> Any:
     text = data.decode() if isinstance(data, bytes) else data
     docs = [d for d in yaml.safe_load_all(text) if d is not None]
     if len(docs) != 1:
-        raise ManifestError(f"expected one object, found {len(docs)}")
+        raise _manifest_error(f"expected one object, found {len(docs)}")
     return docs[0]
 
 
@@ -263,12 +269,12 @@ def decode_single_pod(data: str | bytes, source: str, is_file: bool, node_name: 
     try:
         obj = _decode(data)
     except yaml.YAMLError as e:
-        raise ManifestError(str(e).replace("\n", " ")) from None
+        raise _manifest_error(str(e).replace("\n", " ")) from None
     if not isinstance(obj, dict) or obj.get("kind") != "Pod" or obj.get("apiVersion") != "v1":
         kind = obj.get("kind") if isinstance(obj, dict) else type(obj).__name__
-        raise ManifestError(f'no kind "{kind}" is registered for a single v1 Pod')
+        raise _manifest_error(f'no kind "{kind}" is registered for a single v1 Pod')
     if not (obj.get("metadata") or {}).get("name"):
-        raise ManifestError("invalid pod: metadata.name: Required value: name or generateName is required")
+        raise _manifest_error("invalid pod: metadata.name: Required value: name or generateName is required")
     return apply_defaults(_set_scheme_defaults(obj), source, is_file, node_name)
 
 
@@ -283,14 +289,14 @@ def decode_pod_list(data: str | bytes, source: str, is_file: bool, node_name: st
     try:
         obj = _decode(data)
     except yaml.YAMLError as e:
-        raise ManifestError(str(e).replace("\n", " ")) from None
+        raise _manifest_error(str(e).replace("\n", " ")) from None
     if not isinstance(obj, dict) or obj.get("kind") != "PodList":
-        raise ManifestError("invalid pods list")
+        raise _manifest_error("invalid pods list")
     out = []
     for item in obj.get("items") or []:
         item = {"apiVersion": "v1", "kind": "Pod", **item}
         if not (item.get("metadata") or {}).get("name"):
-            raise ManifestError("invalid pod: metadata.name: Required value: name or generateName is required")
+            raise _manifest_error("invalid pod: metadata.name: Required value: name or generateName is required")
         out.append(apply_defaults(_set_scheme_defaults(item), source, is_file, node_name))
     return out
 
@@ -393,9 +399,9 @@ def extract_from_http(url: str, data: str | bytes, node_name: str, status_code: 
     ['agent-n1']
     """
     if status_code != 200:
-        raise ManifestError(f"{url}: {status_text}")
+        raise _manifest_error(status_text, url)
     if not data:
-        raise ManifestError(_HTTP_ZERO_LENGTH_FMT.format(url))
+        raise _manifest_error(_HTTP_ZERO_LENGTH_FMT.format(url))
     try:
         return PodUpdate(SET, HTTP_SOURCE, [decode_single_pod(data, url, False, node_name)])
     except ManifestError as single_err:
@@ -403,7 +409,7 @@ def extract_from_http(url: str, data: str | bytes, node_name: str, status_code: 
             return PodUpdate(SET, HTTP_SOURCE, decode_pod_list(data, url, False, node_name))
         except ManifestError as multi_err:
             text = data.decode() if isinstance(data, bytes) else data
-            raise ManifestError(_HTTP_PARSE_ERROR_FMT.format(url, text, single_err, multi_err)) from None
+            raise _manifest_error(_HTTP_PARSE_ERROR_FMT.format(url, text, single_err, multi_err)) from None
 
 
 def api_field_selector(node_name: str) -> str:

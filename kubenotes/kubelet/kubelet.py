@@ -130,6 +130,7 @@ from kubenotes.apiserver.status import ApiError
 from kubenotes.client.record import EventRecorder
 from kubenotes.cri.api import CRIError
 from kubenotes.cri.runtime import CONTAINER_RUNNING, ContainerRuntime, default_process_model
+from kubenotes.errors import KubenotesError, ManifestError
 from kubenotes.kubelet.eviction import (
     DEFAULT_EVICTION_HARD,
     DEFAULT_EVICTION_PRESSURE_TRANSITION_PERIOD_SECONDS,
@@ -179,7 +180,6 @@ from kubenotes.kubelet.config import (
     REMOVE,
     SET,
     UPDATE,
-    ManifestError,
     PodStorage,
     PodUpdate,
     extract_from_dir,
@@ -486,7 +486,7 @@ class _PodWorker:
     process: Any = None
 
 
-class _Requeue(Exception):
+class _Requeue(KubenotesError):
     """A sync result: requeue after ``seconds`` (a back-off expiry or an error)."""
 
     def __init__(self, seconds: float):

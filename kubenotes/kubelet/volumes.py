@@ -49,6 +49,7 @@ from typing import Any, Callable, Generator, Iterable, Mapping, Protocol
 import simpy
 
 from kubenotes.api.quantity import memory_bytes, milli_value, value
+from kubenotes.errors import KubenotesError
 
 __all__ = [
     "VolumeManager", "VolumeHostAdapter", "MountedVolume", "FileProjection", "VolumeSetUpError",
@@ -136,7 +137,7 @@ class VolumeHostAdapter(Protocol):
     def record_event(self, pod: dict, event_type: str, reason: str, message: str) -> None: ...
 
 
-class VolumeSetUpError(Exception):
+class VolumeSetUpError(KubenotesError):
     """A volume plugin's ``SetUp`` failed; ``str()`` is upstream's error text (``configmap "x" not found``)."""
 
 
@@ -197,7 +198,7 @@ class MountedVolume:
                           for p, f in sorted(self.files.items())}}
 
 
-class WaitForAttachAndMountError(Exception):
+class WaitForAttachAndMountError(KubenotesError):
     """``WaitForAttachAndMount`` timed out; the message is upstream's.
 
     Attributes
@@ -218,7 +219,7 @@ class WaitForAttachAndMountError(Exception):
                          f"failed to process volumes={_go_list(not_in_dsw)}: {cause}")
 
 
-class WaitForUnmountError(Exception):
+class WaitForUnmountError(KubenotesError):
     """``WaitForUnmount`` timed out: ``mounted volumes=[...]: timed out waiting for the condition``."""
 
     interrupted = True

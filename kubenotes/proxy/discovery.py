@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from kubenotes.errors import KubenotesError
 from kubenotes.kubelet.dns import (
     DEFAULT_CLUSTER_DNS,
     DEFAULT_CLUSTER_DOMAIN,
@@ -136,7 +137,7 @@ class _Request:
     pod_or_svc: str = ""
 
 
-class _NameError(Exception):
+class _NameError(KubenotesError):
     """``errNoItems`` / ``errInvalidRequest``: NXDOMAIN."""
 
 

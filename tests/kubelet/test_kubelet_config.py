@@ -30,6 +30,7 @@ import json
 
 import pytest
 
+from kubenotes.errors import ManifestError
 from kubenotes.kubelet.config import (
     ADD,
     API_SERVER_SOURCE,
@@ -39,7 +40,6 @@ from kubenotes.kubelet.config import (
     REMOVE,
     SET,
     UPDATE,
-    ManifestError,
     api_source_update,
     PodStorage,
     PodUpdate,
