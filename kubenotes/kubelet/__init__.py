@@ -24,6 +24,10 @@ field names), so a kubelet model and the chapters can call them directly:
   ``cm/node_container_manager_linux.go``, ``nodelease``);
 * :mod:`kubenotes.kubelet.config`: pod sources (static manifest directory, HTTP
   URL, API), mirror pods and the source merge (``pkg/kubelet/config``).
+* :mod:`kubenotes.kubelet.kuberuntime`: the CRI sandbox and container configs
+  the kubelet sends (cgroup parent, resources, ``oom_score_adj``, DNS, mounts,
+  environment) and a pod start through them (``pkg/kubelet/kuberuntime``);
+  the runtimes in :mod:`kubenotes.cri` only read them;
 * :mod:`kubenotes.kubelet.envvars`: the Service environment variables of a
   container (``pkg/kubelet/envvars``, ``getServiceEnvVarMap``);
 * :mod:`kubenotes.kubelet.dns`: the pod's DNS servers, search path and options
