@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from kubenotes.controllers.endpoints import is_service_ip_set
+from kubenotes.api.service import is_service_ip_set
 
 __all__ = [
     "MASTER_SERVICE_NAMESPACE",

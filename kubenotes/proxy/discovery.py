@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from kubenotes.errors import KubenotesError
