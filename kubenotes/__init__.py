@@ -29,6 +29,8 @@ package                    upstream component                          upstream 
 ``kubenotes.cni``          the Container Network Interface, its        containernetworking/cni ``SPEC.md``;
                            reference plugins, Calico                   containernetworking/plugins; projectcalico/calico
 ``kubenotes.proxy``        kube-proxy (iptables, nftables, IPVS)       ``pkg/proxy``
+``kubenotes.dns``          cluster DNS: CoreDNS's ``kubernetes``        coredns/coredns ``plugin/kubernetes``;
+                           plugin                                      kubernetes/dns ``docs/specification.md``
 ``kubenotes.sim``          the components run together on one          ``cmd/`` (kube-apiserver, kube-controller-manager,
                            virtual clock; ``serve``                    kube-scheduler, kubelet); ``test/kubemark``
 ``kubenotes.replay``       trace replay under scheduling policies      hkust-adsl/kubernetes-scheduler-simulator

@@ -1,4 +1,4 @@
-"""Service helpers over the API object: whether a Service has a cluster IP.
+"""Service helpers over the API object: whether a Service has a cluster IP, and the EndpointSlice label naming it.
 
 Mirrors ``IsServiceIPSet`` of ``k8s.io/kubernetes/pkg/apis/core/v1/helper``,
 the predicate the Endpoints and EndpointSlice controllers, kube-proxy
@@ -8,6 +8,7 @@ ask. It works on the Service as the API server stores it (a JSON-shaped dict).
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/helper/helpers.go (IsServiceIPSet)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/api/discovery/v1/well_known_labels.go (LabelServiceName)
 https://kubernetes.io/docs/concepts/services-networking/service/#type-clusterip
 """
 
@@ -15,7 +16,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["is_service_ip_set"]
+__all__ = ["LABEL_SERVICE_NAME", "is_service_ip_set"]
+
+#: ``discoveryv1.LabelServiceName``: the label an EndpointSlice carries naming its Service, which the EndpointSlice
+#: controller sets and kube-proxy and cluster DNS read.
+LABEL_SERVICE_NAME = "kubernetes.io/service-name"
 
 
 def is_service_ip_set(service: Mapping[str, Any]) -> bool:
@@ -50,6 +55,7 @@ def is_service_ip_set(service: Mapping[str, Any]) -> bool:
     References
     ----------
     kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/helper/helpers.go (IsServiceIPSet)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/api/discovery/v1/well_known_labels.go (LabelServiceName)
 
     Examples
     --------

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubenotes.api.service import is_service_ip_set
+from kubenotes.api.service import LABEL_SERVICE_NAME, is_service_ip_set
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.endpoints import (
@@ -43,10 +43,9 @@ from kubenotes.controllers.podutil import (
 )
 from kubenotes.controllers.reconciler import Controller, Result
 
-__all__ = ["EndpointSliceController", "pod_to_endpoint", "desired_endpoints", "LABEL_SERVICE_NAME",
+__all__ = ["EndpointSliceController", "pod_to_endpoint", "desired_endpoints",
            "LABEL_MANAGED_BY", "CONTROLLER_NAME", "DEFAULT_MAX_ENDPOINTS_PER_SLICE"]
 
-LABEL_SERVICE_NAME = "kubernetes.io/service-name"
 LABEL_MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
 #: The managed-by value of slices this controller owns.
 CONTROLLER_NAME = "endpointslice-controller.k8s.io"

@@ -35,7 +35,7 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from kubenotes.api.service import is_service_ip_set
+from kubenotes.api.service import LABEL_SERVICE_NAME, is_service_ip_set
 from kubenotes.errors import KubenotesError, ManifestError
 
 __all__ = [
@@ -47,15 +47,13 @@ __all__ = [
     "categorize_endpoints",
     "load_proxy_objects",
     "DEFAULT_CLIENT_IP_SERVICE_AFFINITY_SECONDS",
-    "LABEL_SERVICE_NAME",
+   
     "LABEL_TOPOLOGY_ZONE",
     "TOPOLOGY_MODE_PREFER_SAME_ZONE",
 ]
 
 #: ``v1.DefaultClientIPServiceAffinitySeconds``: three hours.
 DEFAULT_CLIENT_IP_SERVICE_AFFINITY_SECONDS = 10800
-#: ``discovery.LabelServiceName``: how an EndpointSlice names its Service.
-LABEL_SERVICE_NAME = "kubernetes.io/service-name"
 #: ``v1.LabelTopologyZone``.
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 #: ``v1.ServiceTrafficDistributionPreferSameZone``: the topology mode of zone hints.

@@ -34,8 +34,8 @@ from kubenotes.apiserver.ipallocator import allocate_node_port, allocate_service
 from kubenotes.cni.calico.dataplane import DEFAULT_LINK_MTU, DEFAULT_MODE
 from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
 from kubenotes.cni.calico.packet import DEFAULT_PACKET_BYTES, network_from_objects, walk_packet
-from kubenotes.controllers.endpointslice import (CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME,
-                                                 desired_endpoints)
+from kubenotes.api.service import LABEL_SERVICE_NAME
+from kubenotes.controllers.endpointslice import CONTROLLER_NAME, LABEL_MANAGED_BY, desired_endpoints
 from kubenotes.proxy.endpoints import LABEL_TOPOLOGY_ZONE, proxy_state
 from kubenotes.proxy.iptables import service_nat_chains
 

@@ -7,7 +7,7 @@ Nothing here decides anything: the rules come from
 :func:`kubenotes.proxy.balance.simulate_connections`; the readiness failure
 from a :class:`kubenotes.sim.cluster.Cluster` with the kubelet model and a
 Scenario ``probe`` step; env vars from :mod:`kubenotes.kubelet.envvars` and
-DNS from :mod:`kubenotes.proxy.discovery`. This module builds the chapter's small
+DNS from :mod:`kubenotes.dns.coredns`. This module builds the chapter's small
 cluster and shows what those return:
 
 * :func:`web_objects` / :func:`web_state`: one node, the Service ``web`` and N ready pods;
@@ -44,7 +44,7 @@ from matplotlib.figure import Figure
 
 from kubenotes.kubelet.envvars import service_env_vars
 from kubenotes.proxy.balance import DEFAULT_CLIENT_IP_AFFINITY_SECONDS, BalanceResult, simulate_connections
-from kubenotes.proxy.discovery import ClusterDNS, DNSAnswer, DNSRecord
+from kubenotes.dns.coredns import ClusterDNS, DNSAnswer, DNSRecord
 from kubenotes.proxy.endpoints import ProxyState, proxy_state
 from kubenotes.proxy.iptables import iptables_save
 from kubenotes.sim.network import add_endpoint_slices, kube_proxy_objects

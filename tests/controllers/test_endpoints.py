@@ -29,7 +29,8 @@ from kubenotes.controllers.endpoints import (
     repack_subsets,
     truncate_endpoints,
 )
-from kubenotes.controllers.endpointslice import LABEL_MANAGED_BY, LABEL_SERVICE_NAME, pod_to_endpoint
+from kubenotes.api.service import LABEL_SERVICE_NAME
+from kubenotes.controllers.endpointslice import LABEL_MANAGED_BY, pod_to_endpoint
 from kubenotes.sim.cluster import Cluster
 
 CONTROLLERS = ["node-ipam-controller", "endpoints-controller", "endpointslice-controller"]

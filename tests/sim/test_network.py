@@ -7,7 +7,8 @@ controller's and the API server's allocators' code, run here before the componen
 
 from __future__ import annotations
 
-from kubenotes.controllers.endpointslice import LABEL_MANAGED_BY, LABEL_SERVICE_NAME, desired_endpoints
+from kubenotes.api.service import LABEL_SERVICE_NAME
+from kubenotes.controllers.endpointslice import LABEL_MANAGED_BY, desired_endpoints
 from kubenotes.proxy import ServicePortName, proxy_state
 from kubenotes.sim.network import KUBE_PROXY_KINDS, add_endpoint_slices, allocate_service_ips, kube_proxy_objects
 

@@ -37,7 +37,7 @@ from kubenotes.viz.proxy import (  # noqa: E402
     web_objects,
     web_state,
 )
-from kubenotes.proxy.discovery import ClusterDNS  # noqa: E402
+from kubenotes.dns.coredns import ClusterDNS  # noqa: E402
 
 
 @pytest.mark.parametrize("n, probs", [

@@ -1,4 +1,4 @@
-"""Service discovery (kubenotes.proxy.discovery): CoreDNS answers.
+"""Service discovery (kubenotes.dns.coredns): CoreDNS answers.
 
 The kubelet's Service env vars and the pod's resolv.conf are tested in
 tests/kubelet/test_envvars.py and tests/kubelet/test_dns.py.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubenotes.proxy.discovery import ClusterDNS
+from kubenotes.dns.coredns import ClusterDNS
 from kubenotes.sim.network import add_endpoint_slices
 
 

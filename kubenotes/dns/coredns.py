@@ -38,7 +38,7 @@ from kubenotes.kubelet.dns import (
     cluster_first_searches,
     search_names,
 )
-from kubenotes.proxy.endpoints import LABEL_SERVICE_NAME
+from kubenotes.api.service import LABEL_SERVICE_NAME
 
 __all__ = [
     "DEFAULT_TTL_SECONDS",
