@@ -1,9 +1,9 @@
 """The in-tree plugin registry: plugin name -> factory.
 
-Mirrors ``pkg/scheduler/framework/plugins/registry.go`` (``NewInTreeRegistry``).
-Each entry imports its plugin module lazily, when a framework instantiates the
-plugin, so that importing the registry never fails because one plugin module
-is missing or broken.
+Mirrors ``pkg/scheduler/framework/plugins/registry.go`` (``NewInTreeRegistry``):
+every in-tree plugin module is imported here, statically, and
+:data:`PLUGIN_FACTORIES` maps each plugin name to its module's
+``new(args, handle)``.
 
 Plugins kubenotes does not model (``VolumeBinding``, ``NodeVolumeLimits``,
 ``DynamicResources``) get a stand-in that behaves like the real plugin for
@@ -37,53 +37,42 @@ True
 
 from __future__ import annotations
 
-import importlib
-from typing import Any, Callable
+from typing import Any
 
-from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import Code, Status
-from kubenotes.scheduler.framework.runtime import Registry
-from kubenotes.scheduler.plugins import names
+from kubenotes.scheduler.framework.runtime import PluginFactory, Registry
+from kubenotes.scheduler.plugins import (
+    defaultbinder,
+    defaultpreemption,
+    equalpriority,
+    imagelocality,
+    interpodaffinity,
+    names,
+    nodeaffinity,
+    nodelabel,
+    nodename,
+    nodeports,
+    nodepreferavoidpods,
+    nodeunschedulable,
+    podtopologyspread,
+    queuesort,
+    schedulinggates,
+    selectorspread,
+    serviceaffinity,
+    tainttoleration,
+    volumerestrictions,
+    volumezone,
+)
+from kubenotes.scheduler.plugins.noderesources import balanced_allocation, fit
 
 __all__ = [
-    "PLUGIN_MODULES",
+    "PLUGIN_FACTORIES",
     "in_tree_registry",
     "NO_NEW_CLAIMS_TO_DEALLOCATE",
     "NotModelledVolumeBinding",
     "NotModelledNodeVolumeLimits",
     "NotModelledDynamicResources",
 ]
-
-_P = "kubenotes.scheduler.plugins."
-
-#: Plugin name -> module (or package) whose ``new(args, handle)`` builds it.
-PLUGIN_MODULES: dict[str, str] = {
-    names.PRIORITY_SORT: _P + "queuesort",
-    names.SCHEDULING_GATES: _P + "schedulinggates",
-    names.NODE_UNSCHEDULABLE: _P + "nodeunschedulable",
-    names.NODE_NAME: _P + "nodename",
-    names.TAINT_TOLERATION: _P + "tainttoleration",
-    names.NODE_AFFINITY: _P + "nodeaffinity",
-    names.NODE_PORTS: _P + "nodeports",
-    names.NODE_RESOURCES_FIT: _P + "noderesources.fit",
-    names.NODE_RESOURCES_BALANCED_ALLOCATION: _P + "noderesources.balanced_allocation",
-    names.IMAGE_LOCALITY: _P + "imagelocality",
-    names.INTER_POD_AFFINITY: _P + "interpodaffinity",
-    names.POD_TOPOLOGY_SPREAD: _P + "podtopologyspread",
-    names.VOLUME_ZONE: _P + "volumezone",
-    names.VOLUME_RESTRICTIONS: _P + "volumerestrictions",
-    names.VOLUME_BINDING: _P + "volumebinding",
-    names.NODE_VOLUME_LIMITS: _P + "nodevolumelimits",
-    names.DYNAMIC_RESOURCES: _P + "dynamicresources",
-    names.DEFAULT_PREEMPTION: _P + "defaultpreemption",
-    names.DEFAULT_BINDER: _P + "defaultbinder",
-    # legacy
-    names.SELECTOR_SPREAD: _P + "selectorspread",
-    names.NODE_PREFER_AVOID_PODS: _P + "nodepreferavoidpods",
-    names.EQUAL_PRIORITY: _P + "equalpriority",
-    names.NODE_LABEL: _P + "nodelabel",
-    names.SERVICE_AFFINITY: _P + "serviceaffinity",
-}
 
 #: DynamicResources' PostFilter answer for a pod without resource claims.
 NO_NEW_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
@@ -209,29 +198,47 @@ class NotModelledDynamicResources:
         return Status()
 
 
-_FALLBACKS: dict[str, type] = {
-    names.VOLUME_BINDING: NotModelledVolumeBinding,
-    names.NODE_VOLUME_LIMITS: NotModelledNodeVolumeLimits,
-    names.DYNAMIC_RESOURCES: NotModelledDynamicResources,
+def _new_volume_binding(args: Any, handle: Any) -> NotModelledVolumeBinding:
+    return NotModelledVolumeBinding()
+
+
+def _new_node_volume_limits(args: Any, handle: Any) -> NotModelledNodeVolumeLimits:
+    return NotModelledNodeVolumeLimits()
+
+
+def _new_dynamic_resources(args: Any, handle: Any) -> NotModelledDynamicResources:
+    return NotModelledDynamicResources()
+
+
+#: Plugin name -> factory ``new(args, handle)``, in the order of upstream's ``NewInTreeRegistry``
+#: (the legacy plugins last).
+PLUGIN_FACTORIES: dict[str, PluginFactory] = {
+    names.PRIORITY_SORT: queuesort.new,
+    names.SCHEDULING_GATES: schedulinggates.new,
+    names.NODE_UNSCHEDULABLE: nodeunschedulable.new,
+    names.NODE_NAME: nodename.new,
+    names.TAINT_TOLERATION: tainttoleration.new,
+    names.NODE_AFFINITY: nodeaffinity.new,
+    names.NODE_PORTS: nodeports.new,
+    names.NODE_RESOURCES_FIT: fit.new,
+    names.NODE_RESOURCES_BALANCED_ALLOCATION: balanced_allocation.new,
+    names.IMAGE_LOCALITY: imagelocality.new,
+    names.INTER_POD_AFFINITY: interpodaffinity.new,
+    names.POD_TOPOLOGY_SPREAD: podtopologyspread.new,
+    names.VOLUME_ZONE: volumezone.new,
+    names.VOLUME_RESTRICTIONS: volumerestrictions.new,
+    names.VOLUME_BINDING: _new_volume_binding,
+    names.NODE_VOLUME_LIMITS: _new_node_volume_limits,
+    names.DYNAMIC_RESOURCES: _new_dynamic_resources,
+    names.DEFAULT_PREEMPTION: defaultpreemption.new,
+    names.DEFAULT_BINDER: defaultbinder.new,
+    # legacy
+    names.SELECTOR_SPREAD: selectorspread.new,
+    names.NODE_PREFER_AVOID_PODS: nodepreferavoidpods.new,
+    names.EQUAL_PRIORITY: equalpriority.new,
+    names.NODE_LABEL: nodelabel.new,
+    names.SERVICE_AFFINITY: serviceaffinity.new,
 }
-
-
-def _lazy(plugin: str, module: str) -> Callable[[Any, Any], Any]:
-    def factory(args: Any, handle: Any) -> Any:
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name is not None and module.startswith(e.name) or e.name == module:
-                fallback = _FALLBACKS.get(plugin)
-                if fallback is not None:
-                    return fallback()
-                raise ConfigError(f"plugin module {module} is not available") from None
-            raise
-        return mod.new(args, handle)
-
-    factory.__name__ = f"new_{plugin}"
-    factory.__qualname__ = factory.__name__
-    return factory
 
 
 def in_tree_registry() -> Registry:
@@ -240,14 +247,14 @@ def in_tree_registry() -> Registry:
     Returns
     -------
     Registry
-        Name -> factory ``new(args, handle)``; the plugin module is imported on first use.
+        Name -> factory ``new(args, handle)``, a new mapping on each call (a
+        caller may register out-of-tree plugins in it).
 
-    Raises
-    ------
-    ConfigError
-        (from a factory) when the plugin's module does not exist and has no stand-in.
+    See Also
+    --------
+    PLUGIN_FACTORIES : the name -> factory table it copies.
     """
     r = Registry()
-    for name, module in PLUGIN_MODULES.items():
-        r.register(name, _lazy(name, module))
+    for name, factory in PLUGIN_FACTORIES.items():
+        r.register(name, factory)
     return r
