@@ -15,6 +15,14 @@ This module returns them as plain dicts, exactly as ``kubectl get -o json``
 shows them (rules rendered as upstream's rule builder renders them: verbs,
 groups and resources sorted and deduplicated).
 
+The controller roles are not written here: each controller module declares
+its ServiceAccount and rules next to itself (a :class:`ControllerPolicy`,
+collected in :data:`kubenotes.controllers.CONTROLLER_POLICIES`), and whoever
+builds the cluster passes them to :func:`bootstrap_cluster_roles` and
+:func:`bootstrap_cluster_role_bindings` (the API server is a lower layer than
+the controllers and never imports them). Upstream keeps them all here, in
+``controller_policy.go``; its controller descriptors carry no RBAC.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go
@@ -27,7 +35,11 @@ https://kubernetes.io/docs/reference/access-authn-authz/rbac/#default-roles-and-
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
 from typing import Iterable
+
+from kubenotes.errors import ConfigError
 
 __all__ = [
     "bootstrap_cluster_roles",
@@ -36,7 +48,8 @@ __all__ = [
     "controller_role_bindings",
     "events_rule",
     "policy_rule",
-    "CONTROLLER_SERVICE_ACCOUNTS",
+    "ControllerPolicy",
+    "CLUSTER_ROLE_AGGREGATION_POLICY",
     "SA_ROLE_PREFIX",
     "BOOTSTRAPPING_LABEL",
     "AUTOUPDATE_ANNOTATION",
@@ -46,6 +59,22 @@ __all__ = [
     "READ",
     "WRITE",
     "READ_WRITE",
+    "RBAC_GROUP",
+    "LEGACY_GROUP",
+    "APPS_GROUP",
+    "AUTHENTICATION_GROUP",
+    "AUTHORIZATION_GROUP",
+    "AUTOSCALING_GROUP",
+    "BATCH_GROUP",
+    "CERTIFICATES_GROUP",
+    "COORDINATION_GROUP",
+    "DISCOVERY_GROUP",
+    "EVENTS_GROUP",
+    "EXTENSIONS_GROUP",
+    "NETWORKING_GROUP",
+    "NODE_GROUP",
+    "POLICY_GROUP",
+    "STORAGE_GROUP",
 ]
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
@@ -66,48 +95,76 @@ READ = ("get", "list", "watch")
 WRITE = ("create", "update", "patch", "delete", "deletecollection")
 READ_WRITE = READ + WRITE
 
-_LEGACY = ""
-_APPS = "apps"
-_AUTHENTICATION = "authentication.k8s.io"
-_AUTHORIZATION = "authorization.k8s.io"
-_AUTOSCALING = "autoscaling"
-_BATCH = "batch"
-_CERTIFICATES = "certificates.k8s.io"
-_COORDINATION = "coordination.k8s.io"
-_DISCOVERY = "discovery.k8s.io"
-_EVENTS = "events.k8s.io"
-_EXTENSIONS = "extensions"
-_NETWORKING = "networking.k8s.io"
-_NODE = "node.k8s.io"
-_POLICY = "policy"
-_STORAGE = "storage.k8s.io"
+#: API groups the rules name, as upstream's ``policy.go`` names them (``legacyGroup``, ``appsGroup``...).
+LEGACY_GROUP = ""
+APPS_GROUP = "apps"
+AUTHENTICATION_GROUP = "authentication.k8s.io"
+AUTHORIZATION_GROUP = "authorization.k8s.io"
+AUTOSCALING_GROUP = "autoscaling"
+BATCH_GROUP = "batch"
+CERTIFICATES_GROUP = "certificates.k8s.io"
+COORDINATION_GROUP = "coordination.k8s.io"
+DISCOVERY_GROUP = "discovery.k8s.io"
+EVENTS_GROUP = "events.k8s.io"
+EXTENSIONS_GROUP = "extensions"
+NETWORKING_GROUP = "networking.k8s.io"
+NODE_GROUP = "node.k8s.io"
+POLICY_GROUP = "policy"
+STORAGE_GROUP = "storage.k8s.io"
 
-#: kubenotes controller name (``kubenotes.controllers.CONTROLLERS``) -> the kube-system ServiceAccount its
-#: client authenticates as upstream (``controllerContext.ClientBuilder.ClientOrDie(<sa>)``). ``None``: the
-#: controller uses kube-controller-manager's own credentials (``rootClientBuilder``), i.e. user
-#: ``system:kube-controller-manager``, as the tokens controller does.
-CONTROLLER_SERVICE_ACCOUNTS: dict[str, str | None] = {
-    "namespace-controller": "namespace-controller",
-    "serviceaccount-controller": "service-account-controller",
-    "serviceaccount-token-controller": None,
-    "root-ca-certificate-publisher-controller": "root-ca-cert-publisher",
-    "node-ipam-controller": "node-controller",
-    "node-lifecycle-controller": "node-controller",
-    "taint-eviction-controller": "node-controller",  # "taint-manager uses existing cluster role from node-controller"
-    "replicaset-controller": "replicaset-controller",
-    "replicationcontroller-controller": "replication-controller",
-    "deployment-controller": "deployment-controller",
-    "daemonset-controller": "daemon-set-controller",
-    "statefulset-controller": "statefulset-controller",
-    "job-controller": "job-controller",
-    "cronjob-controller": "cronjob-controller",
-    "endpoints-controller": "endpoint-controller",
-    "endpointslice-controller": "endpointslice-controller",
-    "garbage-collector-controller": "generic-garbage-collector",
-    "resourcequota-controller": "resourcequota-controller",
-    "disruption-controller": "disruption-controller",
-    "horizontal-pod-autoscaler-controller": "horizontal-pod-autoscaler",
-}
+@dataclass(frozen=True)
+class ControllerPolicy:
+    """One controller's entry in the bootstrap policy: the ServiceAccount it runs as and its role's rules.
+
+    Each controller module in :mod:`kubenotes.controllers` declares one, next
+    to the controller, as ``CONTROLLER_POLICY``; :func:`bootstrap_cluster_roles`
+    and :func:`bootstrap_cluster_role_bindings` are assembled from them: a
+    ClusterRole ``system:controller:<service_account>`` with these rules,
+    bound to ServiceAccount ``kube-system/<service_account>``.
+
+    Parameters
+    ----------
+    service_account : str or None
+        The ``kube-system`` ServiceAccount the controller's client authenticates
+        as (upstream: ``controllerContext.ClientBuilder.ClientOrDie(<sa>)``).
+        ``None``: the controller uses kube-controller-manager's own credentials
+        (``rootClientBuilder``, user ``system:kube-controller-manager``) and has
+        no role of its own, as the tokens controller does.
+    rules : tuple of dict
+        The role's PolicyRules, as :func:`policy_rule` renders them (empty when
+        ``service_account`` is None). Controllers that share a ServiceAccount
+        (node-ipam, node-lifecycle and taint-eviction run as ``node-controller``)
+        share one declaration.
+
+    See Also
+    --------
+    kubenotes.controllers.CONTROLLER_POLICIES : controller name -> its declaration.
+
+    Notes
+    -----
+    Upstream keeps every controller role in one file of the API server's
+    bootstrap policy (``controller_policy.go``, ``buildControllerRoles``), and
+    kube-controller-manager's controller descriptors
+    (``cmd/kube-controller-manager/app/controller_descriptor.go``) carry no RBAC:
+    the ServiceAccount name appears only in each controller's start function.
+    kubenotes puts both next to the controller, so that adding a controller
+    means writing one module; the objects the API server creates are the same.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 plugin/pkg/auth/authorizer/rbac/bootstrappolicy/controller_policy.go
+    kubernetes/kubernetes@v1.34.0 cmd/kube-controller-manager/app/controller_descriptor.go
+    kubernetes/kubernetes@v1.34.0 cmd/kube-controller-manager/app/core.go (``ClientOrDie(<sa>)`` per controller)
+
+    Examples
+    --------
+    >>> p = ControllerPolicy("service-account-controller", (policy_rule(["create"], [""], ["serviceaccounts"]),))
+    >>> [r["metadata"]["name"] for r in controller_roles([p])]
+    ['system:controller:clusterrole-aggregation-controller', 'system:controller:service-account-controller']
+    """
+
+    service_account: str | None
+    rules: tuple[dict, ...] = ()
 
 
 def policy_rule(verbs: Iterable[str], groups: Iterable[str] = (), resources: Iterable[str] = (),
@@ -162,7 +219,7 @@ def events_rule() -> dict:
 
     Every controller role carries it, so the controllers' EventRecorders can write.
     """
-    return _r(("create", "update", "patch"), (_LEGACY, _EVENTS), ("events",))
+    return _r(("create", "update", "patch"), (LEGACY_GROUP, EVENTS_GROUP), ("events",))
 
 
 def _meta(name: str, labels: dict | None = None) -> dict:
@@ -196,7 +253,7 @@ def _cluster_binding(role: str, subjects: list[dict], name: str = "") -> dict:
 
 def _aggregate_to_admin() -> list[dict]:
     return [
-        _r(("create",), (_AUTHORIZATION,), ("localsubjectaccessreviews",)),
+        _r(("create",), (AUTHORIZATION_GROUP,), ("localsubjectaccessreviews",)),
         _r(READ_WRITE, ("rbac.authorization.k8s.io",), ("roles", "rolebindings")),
     ]
 
@@ -204,50 +261,50 @@ def _aggregate_to_admin() -> list[dict]:
 def _aggregate_to_edit() -> list[dict]:
     return [
         # exec/attach/port-forward and secrets can reveal a service account's credentials, hence edit, not view
-        _r(READ, (_LEGACY,), ("pods/attach", "pods/proxy", "pods/exec", "pods/portforward", "secrets",
+        _r(READ, (LEGACY_GROUP,), ("pods/attach", "pods/proxy", "pods/exec", "pods/portforward", "secrets",
                               "services/proxy")),
-        _r(("impersonate",), (_LEGACY,), ("serviceaccounts",)),
-        _r(WRITE, (_LEGACY,), ("pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward")),
-        _r(("create",), (_LEGACY,), ("pods/eviction",)),
-        _r(WRITE, (_LEGACY,), ("replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
+        _r(("impersonate",), (LEGACY_GROUP,), ("serviceaccounts",)),
+        _r(WRITE, (LEGACY_GROUP,), ("pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward")),
+        _r(("create",), (LEGACY_GROUP,), ("pods/eviction",)),
+        _r(WRITE, (LEGACY_GROUP,), ("replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
                                "services", "services/proxy", "persistentvolumeclaims", "configmaps", "secrets",
                                "events")),
-        _r(("create",), (_LEGACY,), ("serviceaccounts/token",)),
-        _r(WRITE, (_APPS,), ("statefulsets", "statefulsets/scale", "daemonsets", "deployments",
+        _r(("create",), (LEGACY_GROUP,), ("serviceaccounts/token",)),
+        _r(WRITE, (APPS_GROUP,), ("statefulsets", "statefulsets/scale", "daemonsets", "deployments",
                              "deployments/scale", "deployments/rollback", "replicasets", "replicasets/scale")),
-        _r(WRITE, (_AUTOSCALING,), ("horizontalpodautoscalers",)),
-        _r(WRITE, (_BATCH,), ("jobs", "cronjobs")),
-        _r(WRITE, (_EXTENSIONS,), ("daemonsets", "deployments", "deployments/scale", "deployments/rollback",
+        _r(WRITE, (AUTOSCALING_GROUP,), ("horizontalpodautoscalers",)),
+        _r(WRITE, (BATCH_GROUP,), ("jobs", "cronjobs")),
+        _r(WRITE, (EXTENSIONS_GROUP,), ("daemonsets", "deployments", "deployments/scale", "deployments/rollback",
                                    "ingresses", "replicasets", "replicasets/scale", "replicationcontrollers/scale",
                                    "networkpolicies")),
-        _r(WRITE, (_POLICY,), ("poddisruptionbudgets",)),
-        _r(WRITE, (_NETWORKING,), ("ingresses", "networkpolicies")),
-        _r(READ_WRITE, (_COORDINATION,), ("leases",)),
+        _r(WRITE, (POLICY_GROUP,), ("poddisruptionbudgets",)),
+        _r(WRITE, (NETWORKING_GROUP,), ("ingresses", "networkpolicies")),
+        _r(READ_WRITE, (COORDINATION_GROUP,), ("leases",)),
     ]
 
 
 def _aggregate_to_view() -> list[dict]:
     return [
-        _r(READ, (_LEGACY,), ("pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
+        _r(READ, (LEGACY_GROUP,), ("pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
                               "services", "services/status", "endpoints", "persistentvolumeclaims",
                               "persistentvolumeclaims/status", "configmaps")),
-        _r(READ, (_LEGACY,), ("limitranges", "resourcequotas", "bindings", "events", "pods/status",
+        _r(READ, (LEGACY_GROUP,), ("limitranges", "resourcequotas", "bindings", "events", "pods/status",
                               "resourcequotas/status", "namespaces/status", "replicationcontrollers/status",
                               "pods/log")),
         # reading namespaces at namespace scope means reading *this* namespace
-        _r(READ, (_LEGACY,), ("namespaces",)),
-        _r(READ, (_DISCOVERY,), ("endpointslices",)),
-        _r(READ, (_APPS,), ("controllerrevisions", "statefulsets", "statefulsets/status", "statefulsets/scale",
+        _r(READ, (LEGACY_GROUP,), ("namespaces",)),
+        _r(READ, (DISCOVERY_GROUP,), ("endpointslices",)),
+        _r(READ, (APPS_GROUP,), ("controllerrevisions", "statefulsets", "statefulsets/status", "statefulsets/scale",
                             "daemonsets", "daemonsets/status", "deployments", "deployments/status",
                             "deployments/scale", "replicasets", "replicasets/status", "replicasets/scale")),
-        _r(READ, (_AUTOSCALING,), ("horizontalpodautoscalers", "horizontalpodautoscalers/status")),
-        _r(READ, (_BATCH,), ("jobs", "cronjobs", "cronjobs/status", "jobs/status")),
-        _r(READ, (_EXTENSIONS,), ("daemonsets", "daemonsets/status", "deployments", "deployments/scale",
+        _r(READ, (AUTOSCALING_GROUP,), ("horizontalpodautoscalers", "horizontalpodautoscalers/status")),
+        _r(READ, (BATCH_GROUP,), ("jobs", "cronjobs", "cronjobs/status", "jobs/status")),
+        _r(READ, (EXTENSIONS_GROUP,), ("daemonsets", "daemonsets/status", "deployments", "deployments/scale",
                                   "deployments/status", "ingresses", "ingresses/status", "replicasets",
                                   "replicasets/scale", "replicasets/status", "replicationcontrollers/scale",
                                   "networkpolicies")),
-        _r(READ, (_POLICY,), ("poddisruptionbudgets", "poddisruptionbudgets/status")),
-        _r(READ, (_NETWORKING,), ("ingresses", "ingresses/status", "networkpolicies")),
+        _r(READ, (POLICY_GROUP,), ("poddisruptionbudgets", "poddisruptionbudgets/status")),
+        _r(READ, (NETWORKING_GROUP,), ("ingresses", "ingresses/status", "networkpolicies")),
     ]
 
 
@@ -255,29 +312,29 @@ def _kube_scheduler() -> list[dict]:
     return [
         events_rule(),
         # leader election
-        _r(("create",), (_COORDINATION,), ("leases",)),
-        _r(("get", "update"), (_COORDINATION,), ("leases",), ("kube-scheduler",)),
+        _r(("create",), (COORDINATION_GROUP,), ("leases",)),
+        _r(("get", "update"), (COORDINATION_GROUP,), ("leases",), ("kube-scheduler",)),
         # fundamental resources
-        _r(READ, (_LEGACY,), ("nodes",)),
-        _r(("get", "list", "watch", "delete"), (_LEGACY,), ("pods",)),
-        _r(("create",), (_LEGACY,), ("pods/binding", "bindings")),
-        _r(("patch", "update"), (_LEGACY,), ("pods/status",)),
+        _r(READ, (LEGACY_GROUP,), ("nodes",)),
+        _r(("get", "list", "watch", "delete"), (LEGACY_GROUP,), ("pods",)),
+        _r(("create",), (LEGACY_GROUP,), ("pods/binding", "bindings")),
+        _r(("patch", "update"), (LEGACY_GROUP,), ("pods/status",)),
         # things that select pods
-        _r(READ, (_LEGACY,), ("services", "replicationcontrollers")),
-        _r(READ, (_APPS, _EXTENSIONS), ("replicasets",)),
-        _r(READ, (_APPS,), ("statefulsets",)),
+        _r(READ, (LEGACY_GROUP,), ("services", "replicationcontrollers")),
+        _r(READ, (APPS_GROUP, EXTENSIONS_GROUP), ("replicasets",)),
+        _r(READ, (APPS_GROUP,), ("statefulsets",)),
         # things that pods use or apply to
-        _r(READ, (_POLICY,), ("poddisruptionbudgets",)),
-        _r(READ, (_LEGACY,), ("persistentvolumeclaims", "persistentvolumes")),
+        _r(READ, (POLICY_GROUP,), ("poddisruptionbudgets",)),
+        _r(READ, (LEGACY_GROUP,), ("persistentvolumeclaims", "persistentvolumes")),
         # delegated authentication and authorization checks
-        _r(("create",), (_AUTHENTICATION,), ("tokenreviews",)),
-        _r(("create",), (_AUTHORIZATION,), ("subjectaccessreviews",)),
+        _r(("create",), (AUTHENTICATION_GROUP,), ("tokenreviews",)),
+        _r(("create",), (AUTHORIZATION_GROUP,), ("subjectaccessreviews",)),
         # volume limits
-        _r(READ, (_STORAGE,), ("csinodes",)),
+        _r(READ, (STORAGE_GROUP,), ("csinodes",)),
         # namespaces for inter-pod affinity namespaceSelector
-        _r(READ, (_LEGACY,), ("namespaces",)),
-        _r(READ, (_STORAGE,), ("csidrivers",)),
-        _r(READ, (_STORAGE,), ("csistoragecapacities",)),
+        _r(READ, (LEGACY_GROUP,), ("namespaces",)),
+        _r(READ, (STORAGE_GROUP,), ("csidrivers",)),
+        _r(READ, (STORAGE_GROUP,), ("csistoragecapacities",)),
     ]
 
 
@@ -285,46 +342,46 @@ def _kube_controller_manager() -> list[dict]:
     return [
         events_rule(),
         # leader election
-        _r(("create",), (_COORDINATION,), ("leases",)),
-        _r(("get", "update"), (_COORDINATION,), ("leases",), ("kube-controller-manager",)),
+        _r(("create",), (COORDINATION_GROUP,), ("leases",)),
+        _r(("get", "update"), (COORDINATION_GROUP,), ("leases",), ("kube-controller-manager",)),
         # credentials for the per-controller service accounts, and the tokens controller
-        _r(("create",), (_LEGACY,), ("secrets", "serviceaccounts")),
-        _r(("delete",), (_LEGACY,), ("secrets",)),
-        _r(("get",), (_LEGACY,), ("namespaces", "secrets", "serviceaccounts", "configmaps")),
-        _r(("update",), (_LEGACY,), ("secrets", "serviceaccounts")),
+        _r(("create",), (LEGACY_GROUP,), ("secrets", "serviceaccounts")),
+        _r(("delete",), (LEGACY_GROUP,), ("secrets",)),
+        _r(("get",), (LEGACY_GROUP,), ("namespaces", "secrets", "serviceaccounts", "configmaps")),
+        _r(("update",), (LEGACY_GROUP,), ("secrets", "serviceaccounts")),
         # API access checks (non-mutating creates)
-        _r(("create",), (_AUTHENTICATION,), ("tokenreviews",)),
-        _r(("create",), (_AUTHORIZATION,), ("subjectaccessreviews",)),
+        _r(("create",), (AUTHENTICATION_GROUP,), ("tokenreviews",)),
+        _r(("create",), (AUTHORIZATION_GROUP,), ("subjectaccessreviews",)),
         # every shared informer
         _r(("list", "watch"), ("*",), ("*",)),
-        _r(("create",), (_LEGACY,), ("serviceaccounts/token",)),
+        _r(("create",), (LEGACY_GROUP,), ("serviceaccounts/token",)),
     ]
 
 
 def _node() -> list[dict]:
     return [
-        _r(("create",), (_AUTHENTICATION,), ("tokenreviews",)),
-        _r(("create",), (_AUTHORIZATION,), ("subjectaccessreviews", "localsubjectaccessreviews")),
-        _r(READ, (_LEGACY,), ("services",)),
-        _r(("create", "get", "list", "watch"), (_LEGACY,), ("nodes",)),
-        _r(("update", "patch"), (_LEGACY,), ("nodes/status",)),
-        _r(("update", "patch"), (_LEGACY,), ("nodes",)),
-        _r(("create", "update", "patch"), (_LEGACY,), ("events",)),
-        _r(READ, (_LEGACY,), ("pods",)),
-        _r(("create", "delete"), (_LEGACY,), ("pods",)),
-        _r(("update", "patch"), (_LEGACY,), ("pods/status",)),
-        _r(("create",), (_LEGACY,), ("pods/eviction",)),
-        _r(READ, (_LEGACY,), ("secrets", "configmaps")),
-        _r(("get",), (_LEGACY,), ("persistentvolumeclaims", "persistentvolumes")),
-        _r(("get",), (_LEGACY,), ("endpoints",)),
-        _r(("create", "get", "list", "watch"), (_CERTIFICATES,), ("certificatesigningrequests",)),
-        _r(("get", "create", "update", "patch", "delete"), (_COORDINATION,), ("leases",)),
-        _r(("get",), (_STORAGE,), ("volumeattachments",)),
-        _r(("create",), (_LEGACY,), ("serviceaccounts/token",)),
-        _r(("get", "update", "patch"), (_LEGACY,), ("persistentvolumeclaims/status",)),
-        _r(READ, (_STORAGE,), ("csidrivers",)),
-        _r(("get", "create", "update", "patch", "delete"), (_STORAGE,), ("csinodes",)),
-        _r(READ, (_NODE,), ("runtimeclasses",)),
+        _r(("create",), (AUTHENTICATION_GROUP,), ("tokenreviews",)),
+        _r(("create",), (AUTHORIZATION_GROUP,), ("subjectaccessreviews", "localsubjectaccessreviews")),
+        _r(READ, (LEGACY_GROUP,), ("services",)),
+        _r(("create", "get", "list", "watch"), (LEGACY_GROUP,), ("nodes",)),
+        _r(("update", "patch"), (LEGACY_GROUP,), ("nodes/status",)),
+        _r(("update", "patch"), (LEGACY_GROUP,), ("nodes",)),
+        _r(("create", "update", "patch"), (LEGACY_GROUP,), ("events",)),
+        _r(READ, (LEGACY_GROUP,), ("pods",)),
+        _r(("create", "delete"), (LEGACY_GROUP,), ("pods",)),
+        _r(("update", "patch"), (LEGACY_GROUP,), ("pods/status",)),
+        _r(("create",), (LEGACY_GROUP,), ("pods/eviction",)),
+        _r(READ, (LEGACY_GROUP,), ("secrets", "configmaps")),
+        _r(("get",), (LEGACY_GROUP,), ("persistentvolumeclaims", "persistentvolumes")),
+        _r(("get",), (LEGACY_GROUP,), ("endpoints",)),
+        _r(("create", "get", "list", "watch"), (CERTIFICATES_GROUP,), ("certificatesigningrequests",)),
+        _r(("get", "create", "update", "patch", "delete"), (COORDINATION_GROUP,), ("leases",)),
+        _r(("get",), (STORAGE_GROUP,), ("volumeattachments",)),
+        _r(("create",), (LEGACY_GROUP,), ("serviceaccounts/token",)),
+        _r(("get", "update", "patch"), (LEGACY_GROUP,), ("persistentvolumeclaims/status",)),
+        _r(READ, (STORAGE_GROUP,), ("csidrivers",)),
+        _r(("get", "create", "update", "patch", "delete"), (STORAGE_GROUP,), ("csinodes",)),
+        _r(READ, (NODE_GROUP,), ("runtimeclasses",)),
     ]
 
 
@@ -342,8 +399,8 @@ def _cluster_roles_unaggregated() -> list[dict]:
             "/livez", "/readyz", "/healthz", "/version", "/version/"))]),
         # minimal access for a "normal" user to learn about themselves
         _cluster_role("system:basic-user", [
-            _r(("create",), (_AUTHORIZATION,), ("selfsubjectaccessreviews", "selfsubjectrulesreviews")),
-            _r(("create",), (_AUTHENTICATION,), ("selfsubjectreviews",)),
+            _r(("create",), (AUTHORIZATION_GROUP,), ("selfsubjectaccessreviews", "selfsubjectrulesreviews")),
+            _r(("create",), (AUTHENTICATION_GROUP,), ("selfsubjectreviews",)),
         ]),
         _cluster_role("admin", [], aggregate_from=AGGREGATE_TO_ADMIN),
         _cluster_role("edit", [], {AGGREGATE_TO_ADMIN: "true"}, aggregate_from=AGGREGATE_TO_EDIT),
@@ -353,21 +410,21 @@ def _cluster_roles_unaggregated() -> list[dict]:
         _cluster_role("system:aggregate-to-view", _aggregate_to_view(), {AGGREGATE_TO_VIEW: "true"}),
         _cluster_role("system:node", _node()),
         _cluster_role("system:node-proxier", [
-            _r(("list", "watch"), (_LEGACY,), ("services", "endpoints")),
-            _r(READ, (_LEGACY,), ("nodes",)),
+            _r(("list", "watch"), (LEGACY_GROUP,), ("services", "endpoints")),
+            _r(READ, (LEGACY_GROUP,), ("nodes",)),
             events_rule(),
-            _r(("list", "watch"), (_DISCOVERY,), ("endpointslices",)),
+            _r(("list", "watch"), (DISCOVERY_GROUP,), ("endpointslices",)),
         ]),
         _cluster_role("system:auth-delegator", [
-            _r(("create",), (_AUTHENTICATION,), ("tokenreviews",)),
-            _r(("create",), (_AUTHORIZATION,), ("subjectaccessreviews",)),
+            _r(("create",), (AUTHENTICATION_GROUP,), ("tokenreviews",)),
+            _r(("create",), (AUTHORIZATION_GROUP,), ("subjectaccessreviews",)),
         ]),
         _cluster_role("system:kube-controller-manager", _kube_controller_manager()),
         _cluster_role("system:kube-scheduler", _kube_scheduler()),
         _cluster_role("system:volume-scheduler", [
-            _r(READ + ("update", "patch"), (_LEGACY,), ("persistentvolumes",)),
-            _r(READ, (_STORAGE,), ("storageclasses",)),
-            _r(READ + ("update", "patch"), (_LEGACY,), ("persistentvolumeclaims",)),
+            _r(READ + ("update", "patch"), (LEGACY_GROUP,), ("persistentvolumes",)),
+            _r(READ, (STORAGE_GROUP,), ("storageclasses",)),
+            _r(READ + ("update", "patch"), (LEGACY_GROUP,), ("persistentvolumeclaims",)),
         ]),
         _cluster_role("system:service-account-issuer-discovery", [_r(("get",), urls=(
             "/.well-known/openid-configuration", "/openid/v1/jwks"))]),
@@ -376,167 +433,87 @@ def _cluster_roles_unaggregated() -> list[dict]:
 
 # ------------------------------------------------------------------ controller roles
 
-def _controller_rules() -> dict[str, list[dict]]:
-    """``buildControllerRoles()`` for the controllers kubenotes runs (and the clusterrole aggregator)."""
-    ev = events_rule()
-    return {
-        "clusterrole-aggregation-controller": [
-            _r(("escalate", "get", "list", "watch", "update", "patch"), (RBAC_GROUP,), ("clusterroles",)),
-        ],
-        "cronjob-controller": [
-            _r(("get", "list", "watch", "update"), (_BATCH,), ("cronjobs",)),
-            _r(("get", "list", "watch", "create", "update", "delete", "patch"), (_BATCH,), ("jobs",)),
-            _r(("update",), (_BATCH,), ("cronjobs/status",)),
-            _r(("update",), (_BATCH,), ("cronjobs/finalizers",)),
-            _r(("list", "watch", "delete"), (_LEGACY,), ("pods",)),
-            ev,
-        ],
-        "daemon-set-controller": [
-            _r(READ, (_EXTENSIONS, _APPS), ("daemonsets",)),
-            _r(("update",), (_EXTENSIONS, _APPS), ("daemonsets/status",)),
-            _r(("update",), (_EXTENSIONS, _APPS), ("daemonsets/finalizers",)),
-            _r(("list", "watch"), (_LEGACY,), ("nodes",)),
-            _r(("list", "watch", "create", "delete", "patch"), (_LEGACY,), ("pods",)),
-            _r(("create",), (_LEGACY,), ("pods/binding",)),
-            _r(("get", "list", "watch", "create", "delete", "update", "patch"), (_APPS,), ("controllerrevisions",)),
-            ev,
-        ],
-        "deployment-controller": [
-            _r(("get", "list", "watch", "update"), (_EXTENSIONS, _APPS), ("deployments",)),
-            _r(("update",), (_EXTENSIONS, _APPS), ("deployments/status",)),
-            _r(("update",), (_EXTENSIONS, _APPS), ("deployments/finalizers",)),
-            _r(("get", "list", "watch", "create", "update", "patch", "delete"), (_APPS, _EXTENSIONS),
-               ("replicasets",)),
-            # "update" stays until kubernetes/kubernetes#36897 is resolved
-            _r(("get", "list", "watch", "update"), (_LEGACY,), ("pods",)),
-            ev,
-        ],
-        "disruption-controller": [
-            _r(READ, (_EXTENSIONS, _APPS), ("deployments",)),
-            _r(READ, (_APPS, _EXTENSIONS), ("replicasets",)),
-            _r(READ, (_LEGACY,), ("replicationcontrollers",)),
-            _r(READ, (_POLICY,), ("poddisruptionbudgets",)),
-            _r(READ, (_APPS,), ("statefulsets",)),
-            _r(("update",), (_POLICY,), ("poddisruptionbudgets/status",)),
-            _r(("patch", "update"), (_LEGACY,), ("pods/status",)),
-            _r(("get",), ("*",), ("*/scale",)),
-            ev,
-        ],
-        "endpoint-controller": [
-            _r(READ, (_LEGACY,), ("services", "pods")),
-            _r(("get", "list", "watch", "create", "update", "delete"), (_LEGACY,), ("endpoints",)),
-            _r(("create",), (_LEGACY,), ("endpoints/restricted",)),
-            ev,
-        ],
-        "endpointslice-controller": [
-            _r(READ, (_LEGACY,), ("services", "pods", "nodes")),
-            # owner references with blockOwnerDeletion need the owner's finalizers subresource
-            _r(("update",), (_LEGACY,), ("services/finalizers",)),
-            _r(("get", "list", "watch", "create", "update", "delete"), (_DISCOVERY,), ("endpointslices",)),
-            ev,
-        ],
-        "generic-garbage-collector": [
-            _r(("get", "list", "watch", "patch", "update", "delete"), ("*",), ("*",)),
-            ev,
-        ],
-        "horizontal-pod-autoscaler": [
-            _r(READ, (_AUTOSCALING,), ("horizontalpodautoscalers",)),
-            _r(("update",), (_AUTOSCALING,), ("horizontalpodautoscalers/status",)),
-            _r(("get", "update"), ("*",), ("*/scale",)),
-            _r(("list", "watch"), (_LEGACY,), ("pods",)),
-            _r(("list", "watch"), ("metrics.k8s.io",), ("pods",)),
-            _r(READ, ("custom.metrics.k8s.io",), ("*",)),
-            _r(READ, ("external.metrics.k8s.io",), ("*",)),
-            ev,
-        ],
-        "job-controller": [
-            _r(("get", "list", "watch", "update", "patch"), (_BATCH,), ("jobs",)),
-            _r(("update",), (_BATCH,), ("jobs/status",)),
-            _r(("update",), (_BATCH,), ("jobs/finalizers",)),
-            _r(("list", "watch", "create", "delete", "patch"), (_LEGACY,), ("pods",)),
-            ev,
-        ],
-        # no events rule upstream: the namespace controller records no Events
-        "namespace-controller": [
-            _r(("get", "list", "watch", "delete"), (_LEGACY,), ("namespaces",)),
-            _r(("update",), (_LEGACY,), ("namespaces/finalize", "namespaces/status")),
-            _r(("get", "list", "watch", "delete", "deletecollection"), ("*",), ("*",)),
-        ],
-        # node-lifecycle, node-ipam and taint-eviction controllers all use this one
-        "node-controller": [
-            _r(("get", "list", "watch", "update", "delete", "patch"), (_LEGACY,), ("nodes",)),
-            _r(("patch", "update"), (_LEGACY,), ("nodes/status",)),
-            # used for pod deletion
-            _r(("patch", "update"), (_LEGACY,), ("pods/status",)),
-            _r(("list", "watch", "get", "delete"), (_LEGACY,), ("pods",)),
-            ev,
-        ],
-        "replicaset-controller": [
-            _r(("get", "list", "watch", "update"), (_APPS, _EXTENSIONS), ("replicasets",)),
-            _r(("update",), (_APPS, _EXTENSIONS), ("replicasets/status",)),
-            _r(("update",), (_APPS, _EXTENSIONS), ("replicasets/finalizers",)),
-            _r(("list", "watch", "patch", "create", "delete"), (_LEGACY,), ("pods",)),
-            ev,
-        ],
-        "replication-controller": [
-            _r(("get", "list", "watch", "update"), (_LEGACY,), ("replicationcontrollers",)),
-            _r(("update",), (_LEGACY,), ("replicationcontrollers/status",)),
-            _r(("update",), (_LEGACY,), ("replicationcontrollers/finalizers",)),
-            _r(("list", "watch", "patch", "create", "delete"), (_LEGACY,), ("pods",)),
-            ev,
-        ],
-        "resourcequota-controller": [
-            # quota counts anything, so it reads everything
-            _r(("list", "watch"), ("*",), ("*",)),
-            _r(("update",), (_LEGACY,), ("resourcequotas/status",)),
-            ev,
-        ],
-        "root-ca-cert-publisher": [
-            _r(("create", "update"), (_LEGACY,), ("configmaps",)),
-            ev,
-        ],
-        "service-account-controller": [
-            _r(("create",), (_LEGACY,), ("serviceaccounts",)),
-            ev,
-        ],
-        "statefulset-controller": [
-            _r(("list", "watch"), (_LEGACY,), ("pods",)),
-            _r(READ, (_APPS,), ("statefulsets",)),
-            _r(("update",), (_APPS,), ("statefulsets/status",)),
-            _r(("update",), (_APPS,), ("statefulsets/finalizers",)),
-            _r(("get", "create", "delete", "update", "patch"), (_LEGACY,), ("pods",)),
-            _r(("get", "create", "delete", "update", "patch", "list", "watch"), (_APPS,), ("controllerrevisions",)),
-            _r(("get", "create", "list", "watch"), (_LEGACY,), ("persistentvolumeclaims",)),
-            _r(("update", "delete"), (_LEGACY,), ("persistentvolumeclaims",)),
-            _r(("update",), (_LEGACY,), ("pods/finalizers",)),
-            ev,
-        ],
-    }
+#: The clusterrole-aggregation controller's policy. kubenotes has no module for that controller: the API
+#: server's RBAC computes ``admin``/``edit``/``view`` from their aggregation rules (:func:`_aggregate`,
+#: :func:`kubenotes.apiserver.rbac.aggregated_rules`), so its role is part of the bootstrap policy itself.
+CLUSTER_ROLE_AGGREGATION_POLICY = ControllerPolicy("clusterrole-aggregation-controller", (
+    _r(("escalate", "get", "list", "watch", "update", "patch"), (RBAC_GROUP,), ("clusterroles",)),
+))
 
 
-def controller_roles() -> list[dict]:
-    """The ``system:controller:<sa>`` ClusterRoles of the controllers kubenotes runs, sorted by name.
+def _controller_rules(policies: Iterable[ControllerPolicy]) -> dict[str, tuple[dict, ...]]:
+    """``buildControllerRoles()``: service account -> rules, one entry per distinct service account.
+
+    Raises
+    ------
+    ConfigError
+        When two declarations name one service account with different rules.
+    """
+    rules: dict[str, tuple[dict, ...]] = {}
+    for p in (CLUSTER_ROLE_AGGREGATION_POLICY, *policies):
+        if p.service_account is None:
+            continue
+        if rules.setdefault(p.service_account, p.rules) != p.rules:
+            raise ConfigError(f"two controller policies for service account {p.service_account} differ")
+    return rules
+
+
+def controller_roles(policies: Iterable[ControllerPolicy]) -> list[dict]:
+    """The ``system:controller:<sa>`` ClusterRoles of the given controllers' policies, sorted by name.
+
+    Parameters
+    ----------
+    policies : iterable of ControllerPolicy
+        Each controller's declaration (``kubenotes.controllers.CONTROLLER_POLICIES.values()``); the
+        clusterrole aggregator's :data:`CLUSTER_ROLE_AGGREGATION_POLICY` is always added.
+
+    Returns
+    -------
+    list of dict
+        One ClusterRole per distinct service account (a policy whose service account is None adds none).
+
+    Raises
+    ------
+    ConfigError
+        When two policies name one service account with different rules.
 
     Examples
     --------
-    >>> names = [r["metadata"]["name"] for r in controller_roles()]
-    >>> "system:controller:node-controller" in names, "system:controller:taint-eviction-controller" in names
-    (True, False)
+    >>> node = ControllerPolicy("node-controller", (policy_rule(["delete"], [""], ["pods"]),))
+    >>> tokens = ControllerPolicy(None)
+    >>> [r["metadata"]["name"] for r in controller_roles([node, node, tokens])]
+    ['system:controller:clusterrole-aggregation-controller', 'system:controller:node-controller']
     """
-    return [_cluster_role(SA_ROLE_PREFIX + sa, rules) for sa, rules in sorted(_controller_rules().items())]
+    return [_cluster_role(SA_ROLE_PREFIX + sa, copy.deepcopy(list(rules)))
+            for sa, rules in sorted(_controller_rules(policies).items())]
 
 
-def controller_role_bindings() -> list[dict]:
+def controller_role_bindings(policies: Iterable[ControllerPolicy]) -> list[dict]:
     """One ClusterRoleBinding per controller role, to ServiceAccount ``kube-system/<sa>`` (``addControllerRole``).
 
+    Parameters
+    ----------
+    policies : iterable of ControllerPolicy
+        As for :func:`controller_roles`.
+
+    Returns
+    -------
+    list of dict
+        In the order of :func:`controller_roles`.
+
+    Raises
+    ------
+    ConfigError
+        When two policies name one service account with different rules.
+
     Examples
     --------
-    >>> b = controller_role_bindings()[0]
+    >>> b = controller_role_bindings([])[0]
     >>> b["metadata"]["name"], b["subjects"]
     ('system:controller:clusterrole-aggregation-controller', [{'kind': 'ServiceAccount', 'name': 'clusterrole-aggregation-controller', 'namespace': 'kube-system'}])
     """
     return [_cluster_binding(SA_ROLE_PREFIX + sa, [_subject("ServiceAccount", sa, "kube-system")])
-            for sa in sorted(_controller_rules())]
+            for sa in sorted(_controller_rules(policies))]
 
 
 def _aggregate(roles: list[dict]) -> None:
@@ -548,12 +525,19 @@ def _aggregate(roles: list[dict]) -> None:
         by_name[name]["rules"] = aggregated_rules(by_name[name], roles)
 
 
-def bootstrap_cluster_roles() -> list[dict]:
+def bootstrap_cluster_roles(controller_policies: Iterable[ControllerPolicy]) -> list[dict]:
     """Every bootstrap ClusterRole: ``clusterRoles()`` then ``ControllerRoles()``, as the API server creates them.
 
     ``admin``, ``edit`` and ``view`` carry their ``aggregationRule`` and,
     in ``rules``, what the clusterrole-aggregation controller writes there
     once it has run.
+
+    Parameters
+    ----------
+    controller_policies : iterable of ControllerPolicy
+        The controllers' declarations, which whoever builds the cluster passes in
+        (``kubenotes.controllers.CONTROLLER_POLICIES.values()``): the API server
+        sits below the controllers and does not import them.
 
     Returns
     -------
@@ -566,8 +550,7 @@ def bootstrap_cluster_roles() -> list[dict]:
     -----
     Kept: the user-facing roles, discovery roles, the roles of the
     scheduler, controller manager, kubelets and kube-proxy, and the
-    controller roles of the controllers in
-    :data:`kubenotes.controllers.CONTROLLERS` (plus the clusterrole
+    controller roles of the given policies (plus the clusterrole
     aggregator's). Left out: feature-gated rules (DRA, ClusterTrustBundles...),
     the certificate-approver, kubelet-api-admin, heapster, kube-dns,
     node-bootstrapper and node-problem-detector roles, the roles of
@@ -575,9 +558,14 @@ def bootstrap_cluster_roles() -> list[dict]:
     and the namespaced bootstrap Roles in ``kube-system``/``kube-public``
     (leader-election locks, ``extension-apiserver-authentication-reader``).
 
+    Raises
+    ------
+    ConfigError
+        When two controller policies name one service account with different rules.
+
     Examples
     --------
-    >>> roles = {r["metadata"]["name"]: r for r in bootstrap_cluster_roles()}
+    >>> roles = {r["metadata"]["name"]: r for r in bootstrap_cluster_roles([])}
     >>> roles["view"]["aggregationRule"]
     {'clusterRoleSelectors': [{'matchLabels': {'rbac.authorization.k8s.io/aggregate-to-view': 'true'}}]}
     >>> roles["edit"]["metadata"]["labels"]["rbac.authorization.k8s.io/aggregate-to-admin"]
@@ -587,11 +575,26 @@ def bootstrap_cluster_roles() -> list[dict]:
     """
     roles = _cluster_roles_unaggregated()
     _aggregate(roles)
-    return roles + controller_roles()
+    return roles + controller_roles(controller_policies)
 
 
-def bootstrap_cluster_role_bindings() -> list[dict]:
+def bootstrap_cluster_role_bindings(controller_policies: Iterable[ControllerPolicy]) -> list[dict]:
     """Every bootstrap ClusterRoleBinding: ``clusterRoleBindings()`` then the controller bindings.
+
+    Parameters
+    ----------
+    controller_policies : iterable of ControllerPolicy
+        As for :func:`bootstrap_cluster_roles`.
+
+    Returns
+    -------
+    list of dict
+        ``rbac.authorization.k8s.io/v1`` ClusterRoleBindings, labelled and annotated as the roles.
+
+    Raises
+    ------
+    ConfigError
+        When two controller policies name one service account with different rules.
 
     Notes
     -----
@@ -600,7 +603,8 @@ def bootstrap_cluster_role_bindings() -> list[dict]:
 
     Examples
     --------
-    >>> b = {x["metadata"]["name"]: x for x in bootstrap_cluster_role_bindings()}
+    >>> node = ControllerPolicy("node-controller", (policy_rule(["delete"], [""], ["pods"]),))
+    >>> b = {x["metadata"]["name"]: x for x in bootstrap_cluster_role_bindings([node])}
     >>> b["cluster-admin"]["subjects"]
     [{'kind': 'Group', 'apiGroup': 'rbac.authorization.k8s.io', 'name': 'system:masters'}]
     >>> "subjects" in b["system:node"], b["system:controller:node-controller"]["roleRef"]["name"]
@@ -622,4 +626,4 @@ def bootstrap_cluster_role_bindings() -> list[dict]:
         _cluster_binding("system:node", []),
         _cluster_binding("system:service-account-issuer-discovery", [_subject(g, "system:serviceaccounts")]),
     ]
-    return bindings + controller_role_bindings()
+    return bindings + controller_role_bindings(controller_policies)

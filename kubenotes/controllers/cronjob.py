@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import BATCH_GROUP, LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.server import format_timestamp, parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -36,7 +37,19 @@ from kubenotes.controllers.workload_util import CACHE_CATCH_UP_SECONDS, WrittenV
 
 __all__ = ["CronJobController", "most_recent_schedule_time", "next_schedule_time_duration", "get_job_name",
            "format_schedule", "NONE_MISSED", "FEW_MISSED", "MANY_MISSED", "NEXT_SCHEDULE_DELTA_SECONDS",
-           "TOO_MANY_MISSED_MESSAGE", "CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION"]
+           "TOO_MANY_MISSED_MESSAGE", "CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:cronjob-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("cronjob-controller")``, ``cmd/kube-controller-manager/app/batch.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("cronjob-controller", (
+    policy_rule(("get", "list", "watch", "update"), (BATCH_GROUP,), ("cronjobs",)),
+    policy_rule(("get", "list", "watch", "create", "update", "delete", "patch"), (BATCH_GROUP,), ("jobs",)),
+    policy_rule(("update",), (BATCH_GROUP,), ("cronjobs/status",)),
+    policy_rule(("update",), (BATCH_GROUP,), ("cronjobs/finalizers",)),
+    policy_rule(("list", "watch", "delete"), (LEGACY_GROUP,), ("pods",)),
+    events_rule(),
+))
 
 NONE_MISSED, FEW_MISSED, MANY_MISSED = "none", "few", "many"
 #: ``nextScheduleDelta``: requeue padding after the next schedule time.
@@ -210,7 +223,7 @@ class CronJobController(Controller):
     """
 
     name = "cronjob-controller"
-    service_account = "cronjob-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         self.written = WrittenVersions()

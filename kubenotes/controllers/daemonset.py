@@ -28,6 +28,15 @@ from typing import Any
 
 from kubenotes.api.selectors import RequiredNodeAffinity
 from kubenotes.api.taints import find_matching_untolerated_taint
+from kubenotes.apiserver.bootstrap_policy import (
+    APPS_GROUP,
+    EXTENSIONS_GROUP,
+    LEGACY_GROUP,
+    READ,
+    ControllerPolicy,
+    events_rule,
+    policy_rule,
+)
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -56,7 +65,23 @@ from kubenotes.controllers.workload_util import (
 
 __all__ = ["DaemonSetsController", "node_should_run_daemon_pod", "add_or_update_daemon_pod_tolerations",
            "replace_daemon_set_pod_node_name_node_affinity", "new_pod", "DAEMONSET_TOLERATIONS",
-           "POD_TEMPLATE_GENERATION_LABEL", "BURST_REPLICAS", "FAILED_DAEMON_POD_REASON", "SELECTING_ALL_REASON"]
+           "POD_TEMPLATE_GENERATION_LABEL", "BURST_REPLICAS", "FAILED_DAEMON_POD_REASON", "SELECTING_ALL_REASON",
+           "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:daemon-set-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("daemon-set-controller")``, ``cmd/kube-controller-manager/app/apps.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("daemon-set-controller", (
+    policy_rule(READ, (EXTENSIONS_GROUP, APPS_GROUP), ("daemonsets",)),
+    policy_rule(("update",), (EXTENSIONS_GROUP, APPS_GROUP), ("daemonsets/status",)),
+    policy_rule(("update",), (EXTENSIONS_GROUP, APPS_GROUP), ("daemonsets/finalizers",)),
+    policy_rule(("list", "watch"), (LEGACY_GROUP,), ("nodes",)),
+    policy_rule(("list", "watch", "create", "delete", "patch"), (LEGACY_GROUP,), ("pods",)),
+    policy_rule(("create",), (LEGACY_GROUP,), ("pods/binding",)),
+    policy_rule(("get", "list", "watch", "create", "delete", "update", "patch"), (APPS_GROUP,),
+                ("controllerrevisions",)),
+    events_rule(),
+))
 
 #: ``extensions.DaemonSetTemplateGenerationKey``.
 POD_TEMPLATE_GENERATION_LABEL = "pod-template-generation"
@@ -254,7 +279,7 @@ class DaemonSetsController(Controller):
     """
 
     name = "daemonset-controller"
-    service_account = "daemon-set-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         self.expectations = ControllerExpectations(lambda: float(self.env.now))

@@ -34,6 +34,14 @@ from __future__ import annotations
 from typing import Any
 
 from kubenotes.api.selectors import LabelSelector
+from kubenotes.apiserver.bootstrap_policy import (
+    APPS_GROUP,
+    EXTENSIONS_GROUP,
+    LEGACY_GROUP,
+    ControllerPolicy,
+    events_rule,
+    policy_rule,
+)
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers import deployment_util as du
@@ -59,7 +67,22 @@ from kubenotes.controllers.replicaset import namespace_terminating
 
 __all__ = ["DeploymentController", "calculate_status", "rollback", "pause", "resume", "set_image",
            "SCALING_REPLICA_SET_REASON", "SELECTING_ALL_REASON", "SELECTING_ALL_MESSAGE", "ROLLBACK_SUCCESS",
-           "ROLLBACK_SKIPPED", "PAUSED_ROLLBACK_MESSAGE", "new_rs_new_replicas", "max_surge_and_unavailable"]
+           "ROLLBACK_SKIPPED", "PAUSED_ROLLBACK_MESSAGE", "new_rs_new_replicas", "max_surge_and_unavailable",
+           "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:deployment-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("deployment-controller")``, ``cmd/kube-controller-manager/app/apps.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("deployment-controller", (
+    policy_rule(("get", "list", "watch", "update"), (EXTENSIONS_GROUP, APPS_GROUP), ("deployments",)),
+    policy_rule(("update",), (EXTENSIONS_GROUP, APPS_GROUP), ("deployments/status",)),
+    policy_rule(("update",), (EXTENSIONS_GROUP, APPS_GROUP), ("deployments/finalizers",)),
+    policy_rule(("get", "list", "watch", "create", "update", "patch", "delete"), (APPS_GROUP, EXTENSIONS_GROUP),
+       ("replicasets",)),
+    # "update" stays until kubernetes/kubernetes#36897 is resolved
+    policy_rule(("get", "list", "watch", "update"), (LEGACY_GROUP,), ("pods",)),
+    events_rule(),
+))
 
 # re-exported for the chapter: the arithmetic of one rollout step
 new_rs_new_replicas = du.new_rs_new_replicas
@@ -170,7 +193,7 @@ class DeploymentController(Controller):
     """
 
     name = "deployment-controller"
-    service_account = "deployment-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         self.d_informer = self.informers.informer_for("deployments")

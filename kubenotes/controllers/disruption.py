@@ -21,6 +21,16 @@ https://kubernetes.io/docs/concepts/workloads/pods/disruptions/
 from __future__ import annotations
 
 
+from kubenotes.apiserver.bootstrap_policy import (
+    APPS_GROUP,
+    EXTENSIONS_GROUP,
+    LEGACY_GROUP,
+    POLICY_GROUP,
+    READ,
+    ControllerPolicy,
+    events_rule,
+    policy_rule,
+)
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -37,7 +47,22 @@ from kubenotes.errors import KubenotesError
 
 __all__ = ["DisruptionController", "expected_pod_count", "go_label_selector_string", "disruptions_allowed", "DELETION_TIMEOUT_SECONDS",
            "DISRUPTION_ALLOWED_CONDITION", "SUFFICIENT_PODS_REASON", "INSUFFICIENT_PODS_REASON", "SYNC_FAILED_REASON",
-           "UNMANAGED_PODS_MESSAGE"]
+           "UNMANAGED_PODS_MESSAGE", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:disruption-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("disruption-controller")``, ``cmd/kube-controller-manager/app/policy.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("disruption-controller", (
+    policy_rule(READ, (EXTENSIONS_GROUP, APPS_GROUP), ("deployments",)),
+    policy_rule(READ, (APPS_GROUP, EXTENSIONS_GROUP), ("replicasets",)),
+    policy_rule(READ, (LEGACY_GROUP,), ("replicationcontrollers",)),
+    policy_rule(READ, (POLICY_GROUP,), ("poddisruptionbudgets",)),
+    policy_rule(READ, (APPS_GROUP,), ("statefulsets",)),
+    policy_rule(("update",), (POLICY_GROUP,), ("poddisruptionbudgets/status",)),
+    policy_rule(("patch", "update"), (LEGACY_GROUP,), ("pods/status",)),
+    policy_rule(("get",), ("*",), ("*/scale",)),
+    events_rule(),
+))
 
 #: ``DeletionTimeout``: an evicted pod still present after this long counts as healthy again.
 DELETION_TIMEOUT_SECONDS = 2 * 60.0
@@ -162,7 +187,7 @@ class DisruptionController(Controller):
     """
 
     name = "disruption-controller"
-    service_account = "disruption-controller"
+    service_account = CONTROLLER_POLICY.service_account
     #: Upstream's EventSource component for this controller's Events.
     event_component = "controllermanager"
 

@@ -29,6 +29,7 @@ import math
 from typing import Any
 
 from kubenotes.api.service import is_service_ip_set
+from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, READ, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.server import format_timestamp, parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -46,7 +47,17 @@ __all__ = ["EndpointsController", "TriggerTimeTracker", "repack_subsets", "compu
            "truncate_endpoints",
            "selector_matches",
            "LAST_CHANGE_TRIGGER_TIME_ANNOTATION", "OVER_CAPACITY_ANNOTATION", "MAX_CAPACITY",
-           "HEADLESS_LABEL", "ENDPOINTS_MANAGED_BY_LABEL", "CONTROLLER_NAME"]
+           "HEADLESS_LABEL", "ENDPOINTS_MANAGED_BY_LABEL", "CONTROLLER_NAME", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:endpoint-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("endpoint-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("endpoint-controller", (
+    policy_rule(READ, (LEGACY_GROUP,), ("services", "pods")),
+    policy_rule(("get", "list", "watch", "create", "update", "delete"), (LEGACY_GROUP,), ("endpoints",)),
+    policy_rule(("create",), (LEGACY_GROUP,), ("endpoints/restricted",)),
+    events_rule(),
+))
 
 LAST_CHANGE_TRIGGER_TIME_ANNOTATION = "endpoints.kubernetes.io/last-change-trigger-time"
 OVER_CAPACITY_ANNOTATION = "endpoints.kubernetes.io/over-capacity"
@@ -392,7 +403,7 @@ class EndpointsController(Controller):
     """
 
     name = CONTROLLER_NAME
-    service_account = "endpoint-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         """Register the Service, Pod and Endpoints handlers."""

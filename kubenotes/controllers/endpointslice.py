@@ -25,6 +25,14 @@ from __future__ import annotations
 from typing import Any
 
 from kubenotes.api.service import LABEL_SERVICE_NAME, is_service_ip_set
+from kubenotes.apiserver.bootstrap_policy import (
+    DISCOVERY_GROUP,
+    LEGACY_GROUP,
+    READ,
+    ControllerPolicy,
+    events_rule,
+    policy_rule,
+)
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.endpoints import (
@@ -44,7 +52,18 @@ from kubenotes.controllers.podutil import (
 from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["EndpointSliceController", "pod_to_endpoint", "desired_endpoints",
-           "LABEL_MANAGED_BY", "CONTROLLER_NAME", "DEFAULT_MAX_ENDPOINTS_PER_SLICE"]
+           "LABEL_MANAGED_BY", "CONTROLLER_NAME", "DEFAULT_MAX_ENDPOINTS_PER_SLICE", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:endpointslice-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("endpointslice-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("endpointslice-controller", (
+    policy_rule(READ, (LEGACY_GROUP,), ("services", "pods", "nodes")),
+    # owner references with blockOwnerDeletion need the owner's finalizers subresource
+    policy_rule(("update",), (LEGACY_GROUP,), ("services/finalizers",)),
+    policy_rule(("get", "list", "watch", "create", "update", "delete"), (DISCOVERY_GROUP,), ("endpointslices",)),
+    events_rule(),
+))
 
 LABEL_MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
 #: The managed-by value of slices this controller owns.
@@ -158,7 +177,7 @@ class EndpointSliceController(Controller):
     """
 
     name = "endpointslice-controller"
-    service_account = "endpointslice-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         """Register the Service, Pod and EndpointSlice handlers."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.resources import RESOURCES, ResourceInfo, resource_for_kind
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -40,7 +41,15 @@ from kubenotes.controllers.podutil import unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["GarbageCollector", "Node", "ObjectReference", "FINALIZER_ORPHAN", "FINALIZER_DELETE_DEPENDENTS",
-           "IGNORED_RESOURCES", "monitored_resources"]
+           "IGNORED_RESOURCES", "monitored_resources", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:generic-garbage-collector`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("generic-garbage-collector")``, ``cmd/kube-controller-manager/app/core.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("generic-garbage-collector", (
+    policy_rule(("get", "list", "watch", "patch", "update", "delete"), ("*",), ("*",)),
+    events_rule(),
+))
 
 FINALIZER_ORPHAN = "orphan"
 FINALIZER_DELETE_DEPENDENTS = "foregroundDeletion"
@@ -111,7 +120,7 @@ class GarbageCollector(Controller):
     """
 
     name = "garbage-collector-controller"
-    service_account = "generic-garbage-collector"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         """Register graph handlers on an informer for every monitored resource."""

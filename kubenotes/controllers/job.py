@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import BATCH_GROUP, LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -56,7 +57,18 @@ __all__ = ["JobController", "BackoffRecord", "remaining_backoff_seconds", "want_
            "MAX_JOB_POD_FAILURE_BACKOFF_SECONDS", "MAX_UNCOUNTED_PODS", "MAX_POD_CREATE_DELETE_PER_SYNC",
            "JOB_REASON_BACKOFF_LIMIT_EXCEEDED", "JOB_REASON_DEADLINE_EXCEEDED", "JOB_REASON_COMPLETIONS_REACHED",
            "BACKOFF_LIMIT_EXCEEDED_MESSAGE", "DEADLINE_EXCEEDED_MESSAGE", "COMPLETIONS_REACHED_MESSAGE",
-           "JOB_COMPLETION_INDEX_ANNOTATION", "JOB_NAME_LABEL", "CONTROLLER_UID_LABEL"]
+           "JOB_COMPLETION_INDEX_ANNOTATION", "JOB_NAME_LABEL", "CONTROLLER_UID_LABEL", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:job-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("job-controller")``, ``cmd/kube-controller-manager/app/batch.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("job-controller", (
+    policy_rule(("get", "list", "watch", "update", "patch"), (BATCH_GROUP,), ("jobs",)),
+    policy_rule(("update",), (BATCH_GROUP,), ("jobs/status",)),
+    policy_rule(("update",), (BATCH_GROUP,), ("jobs/finalizers",)),
+    policy_rule(("list", "watch", "create", "delete", "patch"), (LEGACY_GROUP,), ("pods",)),
+    events_rule(),
+))
 
 #: ``batch.JobTrackingFinalizer``.
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
@@ -268,7 +280,7 @@ class JobController(Controller):
     """
 
     name = "job-controller"
-    service_account = "job-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         self.expectations = ControllerExpectations(lambda: float(self.env.now))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, policy_rule
 from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
@@ -35,7 +36,17 @@ from kubenotes.errors import KubenotesError
 
 __all__ = ["NamespaceController", "ResourcesRemainingError", "update_conditions", "content_conditions",
            "deletable_namespaced_resources", "CONDITION_TYPES", "OK_REASONS", "OK_MESSAGES",
-           "FINALIZER_KUBERNETES", "FINALIZER_ESTIMATE_SECONDS"]
+           "FINALIZER_KUBERNETES", "FINALIZER_ESTIMATE_SECONDS", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:namespace-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("namespace-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+#: No events rule upstream: the namespace controller records no Events.
+CONTROLLER_POLICY = ControllerPolicy("namespace-controller", (
+    policy_rule(("get", "list", "watch", "delete"), (LEGACY_GROUP,), ("namespaces",)),
+    policy_rule(("update",), (LEGACY_GROUP,), ("namespaces/finalize", "namespaces/status")),
+    policy_rule(("get", "list", "watch", "delete", "deletecollection"), ("*",), ("*",)),
+))
 
 FINALIZER_KUBERNETES = "kubernetes"
 #: ``finalizerEstimateSeconds``: the wait assumed for objects held by finalizers.
@@ -160,7 +171,7 @@ class NamespaceController(Controller):
     """
 
     name = "namespace-controller"
-    service_account = "namespace-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         """Queue every namespace that has a ``deletionTimestamp``."""

@@ -27,15 +27,21 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import ControllerPolicy
 from kubenotes.apiserver.status import ApiError
 from kubenotes.client.record import EventRecorder
+from kubenotes.controllers import nodelifecycle
 from kubenotes.controllers.podutil import record_node_status_change, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result
 from kubenotes.errors import KubenotesError
 
 __all__ = ["NodeIpamController", "CIDRSet", "CIDRRangeExhausted", "DEFAULT_CLUSTER_CIDR",
            "DEFAULT_NODE_CIDR_MASK_SIZE_IPV4", "DEFAULT_NODE_CIDR_MASK_SIZE_IPV6", "CIDR_ALLOCATOR_COMPONENT",
-           "CIDR_UPDATE_RETRIES"]
+           "CIDR_UPDATE_RETRIES", "CONTROLLER_POLICY"]
+
+#: Node-ipam runs as ``node-controller``, with the role :mod:`~kubenotes.controllers.nodelifecycle`
+#: declares (upstream: ``ClientOrDie("node-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+CONTROLLER_POLICY = nodelifecycle.CONTROLLER_POLICY
 
 #: kind's default ``podSubnet`` (and kubeadm's usual ``--pod-network-cidr`` for flannel).
 DEFAULT_CLUSTER_CIDR = "10.244.0.0/16"
@@ -159,7 +165,7 @@ class NodeIpamController(Controller):
     """
 
     name = "node-ipam-controller"
-    service_account = "node-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         """Read the flags, build the CIDR sets and register the Node handlers."""

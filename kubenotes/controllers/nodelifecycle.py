@@ -33,6 +33,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator
 
+from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -62,7 +63,21 @@ __all__ = [
     "DEFAULT_NODE_STARTUP_GRACE_PERIOD_SECONDS", "DEFAULT_NODE_EVICTION_RATE", "DEFAULT_SECONDARY_NODE_EVICTION_RATE",
     "DEFAULT_LARGE_CLUSTER_SIZE_THRESHOLD", "DEFAULT_UNHEALTHY_ZONE_THRESHOLD", "NODE_EVICTION_PERIOD_SECONDS",
     "LABEL_NODE_DISRUPTION_EXCLUSION",
+    "CONTROLLER_POLICY",
 ]
+
+#: Upstream's ``system:controller:node-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("node-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+#: Node-lifecycle, node-ipam and taint-eviction controllers all use this one.
+CONTROLLER_POLICY = ControllerPolicy("node-controller", (
+    policy_rule(("get", "list", "watch", "update", "delete", "patch"), (LEGACY_GROUP,), ("nodes",)),
+    policy_rule(("patch", "update"), (LEGACY_GROUP,), ("nodes/status",)),
+    # used for pod deletion
+    policy_rule(("patch", "update"), (LEGACY_GROUP,), ("pods/status",)),
+    policy_rule(("list", "watch", "get", "delete"), (LEGACY_GROUP,), ("pods",)),
+    events_rule(),
+))
 
 TAINT_NODE_NOT_READY = "node.kubernetes.io/not-ready"
 TAINT_NODE_UNREACHABLE = "node.kubernetes.io/unreachable"
@@ -350,7 +365,7 @@ class NodeLifecycleController(Controller):
     """
 
     name = "node-controller"
-    service_account = "node-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         """Read the flags and register the Node, Pod and Lease handlers."""

@@ -31,6 +31,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import (
+    AUTOSCALING_GROUP,
+    LEGACY_GROUP,
+    READ,
+    ControllerPolicy,
+    events_rule,
+    policy_rule,
+)
 from kubenotes.apiserver.resources import resource_for_kind
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -41,7 +49,22 @@ __all__ = ["HorizontalController", "replicas_for", "usage_ratio_replicas", "conv
            "calculate_scale_up_limit_with_scaling_rules", "calculate_scale_down_limit_with_behaviors",
            "default_behavior", "ScaleEvent", "DEFAULT_SYNC_PERIOD_SECONDS", "DEFAULT_TOLERANCE",
            "DEFAULT_DOWNSCALE_STABILIZATION_SECONDS", "SCALE_UP_LIMIT_FACTOR", "SCALE_UP_LIMIT_MINIMUM",
-           "DEFAULT_CPU_UTILIZATION"]
+           "DEFAULT_CPU_UTILIZATION", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:horizontal-pod-autoscaler`` role (``controller_policy.go``) and the
+#: ServiceAccount the controller runs as (``ClientOrDie("horizontal-pod-autoscaler")``,
+#: ``cmd/kube-controller-manager/app/autoscaling.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("horizontal-pod-autoscaler", (
+    policy_rule(READ, (AUTOSCALING_GROUP,), ("horizontalpodautoscalers",)),
+    policy_rule(("update",), (AUTOSCALING_GROUP,), ("horizontalpodautoscalers/status",)),
+    policy_rule(("get", "update"), ("*",), ("*/scale",)),
+    policy_rule(("list", "watch"), (LEGACY_GROUP,), ("pods",)),
+    policy_rule(("list", "watch"), ("metrics.k8s.io",), ("pods",)),
+    policy_rule(READ, ("custom.metrics.k8s.io",), ("*",)),
+    policy_rule(READ, ("external.metrics.k8s.io",), ("*",)),
+    events_rule(),
+))
 
 DEFAULT_SYNC_PERIOD_SECONDS = 15.0
 DEFAULT_TOLERANCE = 0.1
@@ -277,7 +300,7 @@ class HorizontalController(Controller):
     """
 
     name = "horizontal-pod-autoscaler"
-    service_account = "horizontal-pod-autoscaler"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         self.sync_period = float(self.option("horizontal-pod-autoscaler-sync-period", DEFAULT_SYNC_PERIOD_SECONDS))

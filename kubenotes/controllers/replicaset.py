@@ -23,6 +23,14 @@ from __future__ import annotations
 from typing import Any
 
 from kubenotes.api.selectors import LabelSelector
+from kubenotes.apiserver.bootstrap_policy import (
+    APPS_GROUP,
+    EXTENSIONS_GROUP,
+    LEGACY_GROUP,
+    ControllerPolicy,
+    events_rule,
+    policy_rule,
+)
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.controller_utils import (
@@ -51,7 +59,18 @@ from kubenotes.controllers.podutil import is_pod_available, is_pod_ready, unwrap
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 
 __all__ = ["ReplicaSetController", "BURST_REPLICAS", "STATUS_UPDATE_RETRIES", "REPLICA_FAILURE",
-           "get_pods_to_delete", "calculate_status", "NO_LABELS_MESSAGE", "namespace_terminating"]
+           "get_pods_to_delete", "calculate_status", "NO_LABELS_MESSAGE", "namespace_terminating", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:replicaset-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("replicaset-controller")``, ``cmd/kube-controller-manager/app/apps.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("replicaset-controller", (
+    policy_rule(("get", "list", "watch", "update"), (APPS_GROUP, EXTENSIONS_GROUP), ("replicasets",)),
+    policy_rule(("update",), (APPS_GROUP, EXTENSIONS_GROUP), ("replicasets/status",)),
+    policy_rule(("update",), (APPS_GROUP, EXTENSIONS_GROUP), ("replicasets/finalizers",)),
+    policy_rule(("list", "watch", "patch", "create", "delete"), (LEGACY_GROUP,), ("pods",)),
+    events_rule(),
+))
 
 #: ``BurstReplicas``: at most this many creates or deletes in one sync.
 BURST_REPLICAS = 500
@@ -211,7 +230,7 @@ class ReplicaSetController(Controller):
     """
 
     name = "replicaset-controller"
-    service_account = "replicaset-controller"
+    service_account = CONTROLLER_POLICY.service_account
     resource = "replicasets"
     api_version = "apps/v1"
     kind = "ReplicaSet"

@@ -26,11 +26,23 @@ from __future__ import annotations
 from typing import Any, Generator
 
 from kubenotes.api.selectors import LabelSelector
+from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.replicaset import ReplicaSetController
 from kubenotes.errors import KubenotesError
 
-__all__ = ["ReplicationManager", "rolling_update", "RollingUpdateTimeout"]
+__all__ = ["ReplicationManager", "rolling_update", "RollingUpdateTimeout", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:replication-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("replication-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("replication-controller", (
+    policy_rule(("get", "list", "watch", "update"), (LEGACY_GROUP,), ("replicationcontrollers",)),
+    policy_rule(("update",), (LEGACY_GROUP,), ("replicationcontrollers/status",)),
+    policy_rule(("update",), (LEGACY_GROUP,), ("replicationcontrollers/finalizers",)),
+    policy_rule(("list", "watch", "patch", "create", "delete"), (LEGACY_GROUP,), ("pods",)),
+    events_rule(),
+))
 
 
 class ReplicationManager(ReplicaSetController):
@@ -52,7 +64,7 @@ class ReplicationManager(ReplicaSetController):
     """
 
     name = "replication-controller"
-    service_account = "replication-controller"
+    service_account = CONTROLLER_POLICY.service_account
     resource = "replicationcontrollers"
     api_version = "v1"
     kind = "ReplicationController"

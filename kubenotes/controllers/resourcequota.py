@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -31,7 +32,17 @@ from kubenotes.controllers.reconciler import Controller, Result, key_of, split_k
 from kubenotes.controllers.workload_util import CACHE_CATCH_UP_SECONDS, WrittenVersions
 
 __all__ = ["ResourceQuotaController", "calculate_usage", "tracked_resources", "DEFAULT_SYNC_PERIOD_SECONDS",
-           "REPLENISHED_RESOURCES"]
+           "REPLENISHED_RESOURCES", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:resourcequota-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("resourcequota-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("resourcequota-controller", (
+    # quota counts anything, so it reads everything
+    policy_rule(("list", "watch"), ("*",), ("*",)),
+    policy_rule(("update",), (LEGACY_GROUP,), ("resourcequotas/status",)),
+    events_rule(),
+))
 
 #: ``--resource-quota-sync-period`` default.
 DEFAULT_SYNC_PERIOD_SECONDS = 5 * 60.0
@@ -156,7 +167,7 @@ class ResourceQuotaController(Controller):
     """
 
     name = "resourcequota-controller"
-    service_account = "resourcequota-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         self.written = WrittenVersions()

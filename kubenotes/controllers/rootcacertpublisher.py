@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.podutil import unwrap_deleted
@@ -32,7 +33,16 @@ from kubenotes.controllers.reconciler import Controller, Result
 from kubenotes.controllers.serviceaccount import MODEL_ROOT_CA
 
 __all__ = ["Publisher", "NAME", "ROOT_CA_CERT_CONFIG_MAP_NAME", "DESCRIPTION_ANNOTATION", "DESCRIPTION",
-           "root_ca_config_map"]
+           "root_ca_config_map", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:root-ca-cert-publisher`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("root-ca-cert-publisher")``,
+#: ``cmd/kube-controller-manager/app/certificates.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("root-ca-cert-publisher", (
+    policy_rule(("create", "update"), (LEGACY_GROUP,), ("configmaps",)),
+    events_rule(),
+))
 
 #: ``names.RootCACertificatePublisherController``.
 NAME = "root-ca-certificate-publisher-controller"
@@ -103,7 +113,7 @@ class Publisher(Controller):
 
     name = NAME
     #: ``system:controller:root-ca-cert-publisher``.
-    service_account = "root-ca-cert-publisher"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         """Register the namespace and ConfigMap handlers (``NewPublisher``)."""

@@ -28,6 +28,7 @@ import hashlib
 import json
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.podutil import unwrap_deleted
@@ -35,7 +36,19 @@ from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["ServiceAccountsController", "TokensController", "SECRET_TYPE_SERVICE_ACCOUNT_TOKEN",
            "SERVICE_ACCOUNT_NAME_KEY", "SERVICE_ACCOUNT_UID_KEY", "DEFAULT_SERVICE_ACCOUNT_NAME",
-           "legacy_token_claims", "MODEL_ROOT_CA"]
+           "legacy_token_claims", "MODEL_ROOT_CA", "SERVICE_ACCOUNTS_CONTROLLER_POLICY", "TOKENS_CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:service-account-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("service-account-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+SERVICE_ACCOUNTS_CONTROLLER_POLICY = ControllerPolicy("service-account-controller", (
+    policy_rule(("create",), (LEGACY_GROUP,), ("serviceaccounts",)),
+    events_rule(),
+))
+
+#: The tokens controller has no ServiceAccount and no role: it runs with kube-controller-manager's own
+#: credentials (``rootClientBuilder``, user ``system:kube-controller-manager``), as upstream.
+TOKENS_CONTROLLER_POLICY = ControllerPolicy(None)
 
 DEFAULT_SERVICE_ACCOUNT_NAME = "default"
 SECRET_TYPE_SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"
@@ -77,14 +90,7 @@ def legacy_token_claims(namespace: str, sa_name: str, sa_uid: str, secret_name: 
 
 
 def _generate_token(namespace: str, sa_name: str, sa_uid: str, secret_name: str) -> str:
-    """A legacy token: the authn module's signer when it offers one, else a JWT-shaped model token."""
-    try:
-        from kubenotes.apiserver import authn  # written by another helper; optional here
-    except ImportError:
-        authn = None
-    issue = getattr(authn, "issue_legacy_service_account_token", None) if authn is not None else None
-    if issue is not None:
-        return issue(namespace, sa_name, sa_uid, secret_name)
+    """A legacy token: JWT-shaped, its signature a SHA-256 of header and claims (a model, not RS256)."""
     header = _b64url(json.dumps({"alg": "RS256", "kid": "kubenotes"}, separators=(",", ":")).encode())
     payload = _b64url(json.dumps(legacy_token_claims(namespace, sa_name, sa_uid, secret_name),
                                  separators=(",", ":"), sort_keys=True).encode())
@@ -101,7 +107,7 @@ class ServiceAccountsController(Controller):
     """
 
     name = "serviceaccount-controller"
-    service_account = "service-account-controller"
+    service_account = SERVICE_ACCOUNTS_CONTROLLER_POLICY.service_account
     #: ``ServiceAccountsControllerOptions.ServiceAccounts``.
     service_accounts_to_ensure = (DEFAULT_SERVICE_ACCOUNT_NAME,)
 
@@ -154,8 +160,8 @@ class TokensController(Controller):
     Notes
     -----
     Simplified: one workqueue for both Secret and ServiceAccount keys; the
-    token is signed by :mod:`kubenotes.apiserver.authn` when it offers
-    ``issue_legacy_service_account_token``, else it is a JWT-shaped model token.
+    token is a JWT-shaped model token (its claims as upstream's legacy tokens,
+    its signature a hash rather than an RS256 signature).
 
     References
     ----------
@@ -163,7 +169,7 @@ class TokensController(Controller):
     """
 
     name = "serviceaccount-token-controller"
-    service_account = None  # runs with kube-controller-manager's own credentials, as upstream
+    service_account = TOKENS_CONTROLLER_POLICY.service_account  # None: kube-controller-manager's own credentials
 
     def setup(self) -> None:
         """Watch ServiceAccount deletions and ``service-account-token`` Secrets."""

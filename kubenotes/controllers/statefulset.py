@@ -31,6 +31,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kubenotes.apiserver.bootstrap_policy import (
+    APPS_GROUP,
+    LEGACY_GROUP,
+    READ,
+    ControllerPolicy,
+    events_rule,
+    policy_rule,
+)
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.controller_utils import get_controller_of, new_controller_ref, resolve_controller_ref
@@ -50,7 +58,24 @@ from kubenotes.controllers.workload_util import (
 
 __all__ = ["StatefulSetController", "get_ordinal", "get_pod_name", "get_persistent_volume_claim_name",
            "new_stateful_set_pod", "is_healthy", "STATEFULSET_POD_NAME_LABEL", "POD_INDEX_LABEL",
-           "CONTROLLER_REVISION_HASH_HISTORY_LABEL"]
+           "CONTROLLER_REVISION_HASH_HISTORY_LABEL", "CONTROLLER_POLICY"]
+
+#: Upstream's ``system:controller:statefulset-controller`` role (``controller_policy.go``) and the ServiceAccount
+#: the controller runs as (``ClientOrDie("statefulset-controller")``, ``cmd/kube-controller-manager/app/apps.go``).
+#: The bootstrap policy is assembled from these: :data:`kubenotes.controllers.CONTROLLER_POLICIES`.
+CONTROLLER_POLICY = ControllerPolicy("statefulset-controller", (
+    policy_rule(("list", "watch"), (LEGACY_GROUP,), ("pods",)),
+    policy_rule(READ, (APPS_GROUP,), ("statefulsets",)),
+    policy_rule(("update",), (APPS_GROUP,), ("statefulsets/status",)),
+    policy_rule(("update",), (APPS_GROUP,), ("statefulsets/finalizers",)),
+    policy_rule(("get", "create", "delete", "update", "patch"), (LEGACY_GROUP,), ("pods",)),
+    policy_rule(("get", "create", "delete", "update", "patch", "list", "watch"), (APPS_GROUP,),
+                ("controllerrevisions",)),
+    policy_rule(("get", "create", "list", "watch"), (LEGACY_GROUP,), ("persistentvolumeclaims",)),
+    policy_rule(("update", "delete"), (LEGACY_GROUP,), ("persistentvolumeclaims",)),
+    policy_rule(("update",), (LEGACY_GROUP,), ("pods/finalizers",)),
+    events_rule(),
+))
 
 #: ``apps.StatefulSetPodNameLabel``.
 STATEFULSET_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
@@ -192,7 +217,7 @@ class StatefulSetController(Controller):
     """
 
     name = "statefulset-controller"
-    service_account = "statefulset-controller"
+    service_account = CONTROLLER_POLICY.service_account
 
     def setup(self) -> None:
         self.written = WrittenVersions()

@@ -30,14 +30,21 @@ from dataclasses import dataclass
 from typing import Any, Callable, Generator
 
 from kubenotes.api.taints import tolerates
+from kubenotes.apiserver.bootstrap_policy import ControllerPolicy
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers import nodelifecycle
 from kubenotes.controllers.podutil import PodsByNode, unwrap_deleted, update_pod_condition
 from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["TaintEvictionController", "TimedWorkerQueue", "get_no_execute_taints", "get_matching_tolerations",
            "get_min_toleration_time", "EVICTION_REASON", "MARKING_FOR_DELETION_MESSAGE",
-           "CANCELLING_DELETION_MESSAGE", "DISRUPTION_TARGET_REASON", "DISRUPTION_TARGET_MESSAGE", "RETRIES"]
+           "CANCELLING_DELETION_MESSAGE", "DISRUPTION_TARGET_REASON", "DISRUPTION_TARGET_MESSAGE", "RETRIES",
+           "CONTROLLER_POLICY"]
+
+#: Taint eviction runs as ``node-controller``, with the role :mod:`~kubenotes.controllers.nodelifecycle`
+#: declares (upstream: ``ClientOrDie("node-controller")``, ``cmd/kube-controller-manager/app/core.go``).
+CONTROLLER_POLICY = nodelifecycle.CONTROLLER_POLICY
 
 #: Event reason of both the deletion and the cancellation events.
 EVICTION_REASON = "TaintManagerEviction"
@@ -233,7 +240,7 @@ class TaintEvictionController(Controller):
     """
 
     name = "taint-eviction-controller"
-    service_account = "node-controller"  # upstream runs taint eviction with the node-controller role
+    service_account = CONTROLLER_POLICY.service_account  # upstream runs taint eviction with the node-controller role
 
     def setup(self) -> None:
         """Register the Pod and Node handlers and the ``spec.nodeName`` index."""

@@ -305,6 +305,8 @@ class Cluster:
         """What kube-apiserver creates at start: system namespaces, PriorityClasses, bootstrap RBAC,
         and the ``kubernetes`` Service in ``default`` (``pkg/controlplane/controller/kubernetesservice``)."""
         from kubenotes.api.priority import system_priority_classes
+        from kubenotes.apiserver.bootstrap_policy import bootstrap_cluster_role_bindings, bootstrap_cluster_roles
+        from kubenotes.controllers import CONTROLLER_POLICIES
 
         c = self._bootstrap_client
         for ns in SYSTEM_NAMESPACES:
@@ -312,15 +314,11 @@ class Cluster:
         c.create("services", copy.deepcopy(KUBERNETES_SERVICE), "default")
         for pc in system_priority_classes():
             c.create("priorityclasses", pc.to_dict())
-        try:
-            from kubenotes.apiserver import bootstrap_policy
-        except ImportError:
-            bootstrap_policy = None
-        if bootstrap_policy is not None:
-            for r in bootstrap_policy.bootstrap_cluster_roles():
-                c.create("clusterroles", r)
-            for b in bootstrap_policy.bootstrap_cluster_role_bindings():
-                c.create("clusterrolebindings", b)
+        # the controllers' own roles: each controller module declares its ServiceAccount and rules
+        for r in bootstrap_cluster_roles(CONTROLLER_POLICIES.values()):
+            c.create("clusterroles", r)
+        for b in bootstrap_cluster_role_bindings(CONTROLLER_POLICIES.values()):
+            c.create("clusterrolebindings", b)
 
     def _kubernetes_endpoints(self) -> None:
         """The API server's endpoint reconciler: Endpoints and EndpointSlice ``kubernetes`` list where it listens.
@@ -398,25 +396,15 @@ class Cluster:
             self.client.update_status("nodes", new)
 
     def _enable_request_path(self, authorization: bool, admission: bool, validation: bool) -> None:
+        from kubenotes.apiserver import validation as v
+        from kubenotes.apiserver.admission import default_admission_chain
+        from kubenotes.apiserver.rbac import RBACAuthorizer
+
         if authorization:
-            try:
-                from kubenotes.apiserver.rbac import RBACAuthorizer
-            except ImportError:
-                RBACAuthorizer = None
-            if RBACAuthorizer is not None:
-                self.server.authorizer = _NodeAndRBAC(RBACAuthorizer(self.server))
+            self.server.authorizer = _NodeAndRBAC(RBACAuthorizer(self.server))
         if admission:
-            try:
-                from kubenotes.apiserver.admission import default_admission_chain
-            except ImportError:
-                default_admission_chain = None
-            if default_admission_chain is not None:
-                self.server.admission = default_admission_chain(seed=self.seed)
+            self.server.admission = default_admission_chain(seed=self.seed)
         if validation:
-            try:
-                from kubenotes.apiserver import validation as v
-            except ImportError:
-                v = None
             self.server.validator = v
 
     def _bookmarks(self):

@@ -36,8 +36,13 @@ from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
 from kubenotes.apiserver.server import APIServer
 from kubenotes.apiserver.status import ApiError
+from kubenotes.controllers import CONTROLLER_POLICIES
 
 RBAC = "rbac.authorization.k8s.io"
+#: What a cluster passes to the bootstrap policy: every controller's declared ServiceAccount and rules.
+POLICIES = CONTROLLER_POLICIES.values()
+#: Controller name -> the ServiceAccount it runs as (None: kube-controller-manager's own credentials).
+CONTROLLER_SERVICE_ACCOUNTS = {name: p.service_account for name, p in CONTROLLER_POLICIES.items()}
 
 
 # ------------------------------------------------------------------ helpers in the shape of rbac_test.go
@@ -372,7 +377,7 @@ def test_aggregated_role_follows_new_aggregate_to_view_roles_through_the_server(
     api = APIServer(seed=0)
     api.authorizer = RBACAuthorizer(api)
     admin = api.client("kubectl")
-    for r in bp.bootstrap_cluster_roles():
+    for r in bp.bootstrap_cluster_roles(POLICIES):
         admin.create("clusterroles", r)
     admin.create("rolebindings", role_binding("default", "view", "ClusterRole", "User:jane"))
     jane = api.client("jane", UserInfo("jane", groups=("system:authenticated",)))
@@ -397,9 +402,9 @@ def api():
     api = APIServer(seed=0)
     api.authorizer = RBACAuthorizer(api)
     admin = api.client("kubectl")  # kubernetes-admin in system:masters: allowed before any binding exists
-    for r in bp.bootstrap_cluster_roles():
+    for r in bp.bootstrap_cluster_roles(POLICIES):
         admin.create("clusterroles", r)
-    for b in bp.bootstrap_cluster_role_bindings():
+    for b in bp.bootstrap_cluster_role_bindings(POLICIES):
         admin.create("clusterrolebindings", b)
     return api
 
@@ -506,8 +511,8 @@ def test_controller_manager_informers_list_and_watch_everything(api):
 def test_every_controller_service_account_is_bound_and_records_events(api):
     from kubenotes.controllers import CONTROLLERS
 
-    assert set(bp.CONTROLLER_SERVICE_ACCOUNTS) == set(CONTROLLERS)
-    for controller, sa in bp.CONTROLLER_SERVICE_ACCOUNTS.items():
+    assert set(CONTROLLER_SERVICE_ACCOUNTS) == set(CONTROLLERS)
+    for controller, sa in CONTROLLER_SERVICE_ACCOUNTS.items():
         user = KCM if sa is None else _controller(sa)
         expected = sa != "namespace-controller"  # upstream gives the namespace controller no events rule
         assert _can(api, user, "create", "events", "default") is expected, controller
@@ -563,7 +568,7 @@ def test_discovery_and_basic_user_for_every_authenticated_user(api):
 def test_admin_edit_view_aggregate_each_other():
     user = UserInfo("u")
     for name, can_rbac, can_write in [("admin", True, True), ("edit", False, True), ("view", False, False)]:
-        a = RBACAuthorizer(StaticRoles(cluster_roles=bp.bootstrap_cluster_roles(),
+        a = RBACAuthorizer(StaticRoles(cluster_roles=bp.bootstrap_cluster_roles(POLICIES),
                                        role_bindings=[role_binding("ns", name, "ClusterRole", "User:u")]))
         assert a.can_i(resource_attributes(user, "list", "deployments", "ns")), name
         assert a.can_i(resource_attributes(user, "create", "rolebindings", "ns")) is can_rbac, name
@@ -573,17 +578,17 @@ def test_admin_edit_view_aggregate_each_other():
 
 
 def test_bootstrap_objects_carry_upstream_labels_and_annotations():
-    objs = bp.bootstrap_cluster_roles() + bp.bootstrap_cluster_role_bindings()
+    objs = bp.bootstrap_cluster_roles(POLICIES) + bp.bootstrap_cluster_role_bindings(POLICIES)
     names = [o["metadata"]["name"] for o in objs if o["kind"] == "ClusterRole"]
     assert len(names) == len(set(names))
     for o in objs:
         assert o["apiVersion"] == "rbac.authorization.k8s.io/v1"
         assert o["metadata"]["labels"]["kubernetes.io/bootstrapping"] == "rbac-defaults"
         assert o["metadata"]["annotations"]["rbac.authorization.kubernetes.io/autoupdate"] == "true"
-    roles = {r["metadata"]["name"] for r in bp.bootstrap_cluster_roles()}
-    for b in bp.bootstrap_cluster_role_bindings():
+    roles = {r["metadata"]["name"] for r in bp.bootstrap_cluster_roles(POLICIES)}
+    for b in bp.bootstrap_cluster_role_bindings(POLICIES):
         assert b["roleRef"]["name"] in roles
-    for sa in set(filter(None, bp.CONTROLLER_SERVICE_ACCOUNTS.values())):
+    for sa in set(filter(None, CONTROLLER_SERVICE_ACCOUNTS.values())):
         assert f"system:controller:{sa}" in roles
 
 
