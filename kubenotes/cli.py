@@ -1,12 +1,14 @@
 """The ``kubenotes`` command line: ``validate``, ``schedule``, ``replay``, ``simulate``, ``serve``, ``kube-proxy``, ``packet``.
 
 ``validate`` lives here. Other subcommands live next to the component they
-drive and register themselves: a module named in :data:`SUBCOMMANDS` exposes
-``register(subparsers)``, which adds one parser and sets ``func`` with
-``set_defaults(func=...)``; ``func(args)`` returns the exit status (``None``
-means 0). Errors kubenotes raises on purpose (:class:`~kubenotes.errors.KubenotesError`)
-are printed as their one-line message on stderr with exit status 2, never as a
-traceback.
+drive and register themselves: each module listed in :data:`SUBCOMMANDS` (by
+a small function here that imports it) exposes ``register(subparsers)``, which
+adds one parser and sets ``func`` with ``set_defaults(func=...)``;
+``func(args)`` returns the exit status (``None`` means 0). A subcommand's
+module is imported only when that subcommand runs, so that ``--help`` and
+``validate`` do not pay for the simulator's imports. Errors kubenotes raises
+on purpose (:class:`~kubenotes.errors.KubenotesError`) are printed as their
+one-line message on stderr with exit status 2, never as a traceback.
 
 Exit statuses: 0 success, 1 the command ran and found a problem (e.g. a pod
 that cannot be scheduled; subcommands decide), 2 bad input or usage, 130
@@ -20,7 +22,6 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/util/helpers.go
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from types import SimpleNamespace
@@ -37,14 +38,52 @@ EXIT_FOUND = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-#: Subcommands registered from other modules: ``(name, module, one-line help)``.
-SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
-    ("schedule", "kubenotes.scheduler.cli", "run the scheduler on a cluster and pending pods from manifests"),
-    ("replay", "kubenotes.replay.cli", "replay a recorded trace of pods through the simulated cluster"),
-    ("simulate", "kubenotes.sim.cli", "run the control plane on a virtual clock from manifests and a scenario"),
-    ("serve", "kubenotes.sim.serve_cli", "serve a simulated cluster on 127.0.0.1 for the real kubectl"),
-    ("kube-proxy", "kubenotes.sim.proxy_cli", "print the rules kube-proxy programs on a node (iptables, ipvs or nftables)"),
-    ("packet", "kubenotes.sim.packet_cli", "walk a packet between pods or to a Service through Calico's dataplane"),
+
+def _register_schedule(subparsers: Any) -> None:
+    from kubenotes.scheduler.cli import register as register_schedule
+
+    register_schedule(subparsers)
+
+
+def _register_replay(subparsers: Any) -> None:
+    from kubenotes.replay.cli import register as register_replay
+
+    register_replay(subparsers)
+
+
+def _register_simulate(subparsers: Any) -> None:
+    from kubenotes.sim.cli import register as register_simulate
+
+    register_simulate(subparsers)
+
+
+def _register_serve(subparsers: Any) -> None:
+    from kubenotes.sim.serve_cli import register as register_serve
+
+    register_serve(subparsers)
+
+
+def _register_kube_proxy(subparsers: Any) -> None:
+    from kubenotes.sim.proxy_cli import register as register_kube_proxy
+
+    register_kube_proxy(subparsers)
+
+
+def _register_packet(subparsers: Any) -> None:
+    from kubenotes.sim.packet_cli import register as register_packet
+
+    register_packet(subparsers)
+
+
+#: Subcommands registered from other modules: ``(name, register(subparsers), one-line help)``; each
+#: ``register`` imports its module (``kubenotes.scheduler.cli``...) when called.
+SUBCOMMANDS: tuple[tuple[str, Callable[[Any], None], str], ...] = (
+    ("schedule", _register_schedule, "run the scheduler on a cluster and pending pods from manifests"),
+    ("replay", _register_replay, "replay a recorded trace of pods through the simulated cluster"),
+    ("simulate", _register_simulate, "run the control plane on a virtual clock from manifests and a scenario"),
+    ("serve", _register_serve, "serve a simulated cluster on 127.0.0.1 for the real kubectl"),
+    ("kube-proxy", _register_kube_proxy, "print the rules kube-proxy programs on a node (iptables, ipvs or nftables)"),
+    ("packet", _register_packet, "walk a packet between pods or to a Service through Calico's dataplane"),
 )
 _EXTERNAL = frozenset(name for name, _, _ in SUBCOMMANDS)
 
@@ -70,11 +109,9 @@ def _template_requests(template: Any) -> str:
     return _fmt_resources(pod_requests(SimpleNamespace(spec=template.spec)))
 
 
-def _qos(pod: Any) -> str | None:
-    try:
-        from kubenotes.api.qos import pod_qos_class
-    except ImportError:
-        return pod.status.qosClass if pod.status is not None and pod.status.qosClass else None
+def _qos(pod: Any) -> str:
+    from kubenotes.api.qos import pod_qos_class
+
     return str(pod_qos_class(pod))
 
 
@@ -312,33 +349,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 # parser and main
 
 
-def _register_placeholder(subparsers: Any, name: str, help_text: str, reason: str) -> None:
-    p = subparsers.add_parser(name, help=f"{help_text} (not available)", add_help=False)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-
-    def unavailable(args: argparse.Namespace | None = None) -> int:
-        print(f"{PROG} {name}: not available ({reason})", file=sys.stderr)
-        return EXIT_USAGE
-
-    p.set_defaults(func=unavailable)
-    _PLACEHOLDERS[name] = unavailable
-
-
-#: Subcommands whose module is missing: name -> callable printing "not available" (exit 2).
-_PLACEHOLDERS: dict[str, Callable[..., int]] = {}
-
-
-def _register_external(subparsers: Any, name: str, module: str, help_text: str) -> None:
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name and (module == e.name or module.startswith(e.name + ".")):
-            _register_placeholder(subparsers, name, help_text, f"no module {module}")
-            return
-        raise
-    mod.register(subparsers)
-
-
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -369,19 +379,11 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
 
-    Raises
-    ------
-    ImportError
-        When a subcommand module exists but fails to import for another reason
-        than being absent (a module that is absent gets a placeholder that
-        prints ``not available`` and exits 2).
-
     Examples
     --------
     >>> sorted(build_parser(load=())._subparsers._group_actions[0].choices)
     ['kube-proxy', 'packet', 'replay', 'schedule', 'serve', 'simulate', 'validate']
     """
-    _PLACEHOLDERS.clear()
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Models of Kubernetes internals (v1.34) driven from real manifests.",
@@ -390,9 +392,9 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     register(sub)
     wanted = None if load is None else set(load)
-    for name, module, help_text in SUBCOMMANDS:
+    for name, register_subcommand, help_text in SUBCOMMANDS:
         if wanted is None or name in wanted:
-            _register_external(sub, name, module, help_text)
+            register_subcommand(sub)
         else:
             _register_stub(sub, name, help_text)
     return parser
@@ -416,8 +418,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = list(sys.argv[1:] if argv is None else argv)
         command = argv[0] if argv else None
         parser = build_parser(load=[command] if command in _EXTERNAL else ())
-        if argv and argv[0] in _PLACEHOLDERS:  # accept any arguments, even --help
-            return _PLACEHOLDERS[argv[0]]()
         args = parser.parse_args(argv)
         func = getattr(args, "func", None)
         if func is None:
