@@ -6,6 +6,9 @@
 * :mod:`kubenotes.replay.engine`: the paper's experiment (shuffle, inflation
   to 130% of GPU capacity, one-by-one placement, allocation and
   fragmentation curves) on numpy arrays.
+* :mod:`kubenotes.replay.cache`: replays computed once per policy, variant and
+  seed, and the cluster at any point of a replay (kept checkpoints).
+* :mod:`kubenotes.replay.explain`: FGD's decision for one pod, in numbers.
 * :mod:`kubenotes.replay.cli`: ``python -m kubenotes replay``.
 """
 

@@ -5,10 +5,10 @@ Nothing here reconciles anything: the numbers come from the controllers of
 This module reads what they wrote, the way ``kubectl get -w`` and
 ``kubectl get events`` show it:
 
-* the **history** of a kind is the API server's watch cache replayed from
-  resourceVersion 1 (every committed revision of every object), timed by the
-  audit log (:attr:`Cluster.audit_log`, one entry per committed write with its
-  virtual time and resourceVersion);
+* the **history** of a kind (:func:`kubenotes.sim.history.object_history`) is
+  the API server's watch cache replayed from resourceVersion 1 (every committed
+  revision of every object), timed by the audit log (:attr:`Cluster.audit_log`,
+  one entry per committed write with its virtual time and resourceVersion);
 * a **rollout timeline** follows a Deployment's ReplicaSets (``spec.replicas``,
   ``status.readyReplicas``, ``status.availableReplicas``) and its pods over
   virtual time, with the ``maxSurge`` / ``maxUnavailable`` fences resolved as the
@@ -38,7 +38,6 @@ https://kubernetes.io/docs/concepts/architecture/garbage-collection/
 from __future__ import annotations
 
 import functools
-import html
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import networkx as nx
@@ -46,13 +45,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from kubenotes.sim.history import Revision, object_history, objects_at
+from kubenotes.sim.history import is_cluster as _is_cluster
+from kubenotes.sim.history import resource_version as _rv
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import Html, table
+from kubenotes.viz.html import escape as _e
 
 __all__ = [
-    "Revision",
-    "object_history",
-    "objects_at",
     "RolloutTimeline",
     "rollout_timeline",
     "series_value_at",
@@ -105,155 +105,6 @@ __all__ = [
     "cascade_view",
     "cascade_panel",
 ]
-
-
-# ---------------------------------------------------------------------------
-# history
-
-
-class Revision(NamedTuple):
-    """One committed revision of one object, as a watch from resourceVersion 1 replays it.
-
-    Attributes
-    ----------
-    time : float
-        Virtual seconds of the write (from the audit log).
-    type : str
-        ``ADDED``, ``MODIFIED`` or ``DELETED``.
-    object : dict
-        The object after the write (for ``DELETED`` its last state). Shared: do not mutate.
-    """
-
-    time: float
-    type: str
-    object: dict
-
-
-def _rv(obj: Mapping[str, Any]) -> int:
-    try:
-        return int((obj.get("metadata") or {}).get("resourceVersion") or 0)
-    except ValueError:
-        return 0
-
-
-def _kind_of(resource: str) -> str:
-    from kubenotes.apiserver.resources import resource_for
-
-    return resource_for(resource).kind
-
-
-def _is_cluster(source: Any) -> bool:
-    return hasattr(source, "client") and hasattr(source, "audit_log")
-
-
-def _rv_times(cluster: Any) -> dict[int, float]:
-    out: dict[int, float] = {}
-    for e in cluster.audit_log:
-        if e.resource_version:
-            out[int(e.resource_version)] = e.time
-    return out
-
-
-def object_history(source: Any, resource: str, namespace: str | None = None) -> list[Revision]:
-    """Every stored revision of the objects of one resource, oldest first.
-
-    Parameters
-    ----------
-    source : Cluster or iterable of Revision
-        A running cluster (its watch cache is replayed from resourceVersion 1
-        through the admin client and timed with :attr:`Cluster.audit_log`),
-        or revisions already collected (filtered here by kind and namespace).
-    resource : str
-        A resource name ``resource_for`` accepts (``"replicasets"``, ``"pods"``...).
-    namespace : str, optional
-        Only this namespace (all when None).
-
-    Returns
-    -------
-    list of Revision
-        Ordered by (time, resourceVersion).
-
-    Raises
-    ------
-    ApiError
-        410 Expired when the cluster's watch history no longer reaches
-        resourceVersion 1 (more than ``history_capacity`` writes); 404 for an
-        unknown resource.
-    TypeError
-        For an audit log (``cluster.audit_log``): it has the time and the
-        writer of each revision but not the object.
-
-    Notes
-    -----
-    Upstream's watch cache keeps a sliding window of events; the model keeps
-    the last 100,000, which covers the chapter's scenarios from the start.
-
-    Examples
-    --------
-    >>> pod = {"kind": "Pod", "metadata": {"name": "a", "namespace": "default", "resourceVersion": "5"}}
-    >>> rs = {"kind": "ReplicaSet", "metadata": {"name": "r", "namespace": "default", "resourceVersion": "4"}}
-    >>> [r.object["metadata"]["name"] for r in object_history([Revision(1.0, "ADDED", pod),
-    ...                                                        Revision(0.5, "ADDED", rs)], "pods")]
-    ['a']
-    """
-    if _is_cluster(source):
-        w = source.client.watch(resource, namespace, resource_version="1")
-        events = w.pop_all()
-        w.stop()
-        times = _rv_times(source)
-        out = [Revision(times.get(_rv(ev.object), 0.0), ev.type, ev.object) for ev in events
-               if ev.type in ("ADDED", "MODIFIED", "DELETED")]
-    else:
-        source = list(source)
-        if source and hasattr(source[0], "resource_version") and hasattr(source[0], "verb"):
-            raise TypeError("an audit log records writes, not the objects written: pass the Cluster, whose "
-                            "watch history holds every revision")
-        kind = _kind_of(resource)
-        out = [Revision(*r) for r in source if r[2].get("kind") == kind and
-               (namespace is None or (r[2].get("metadata") or {}).get("namespace") == namespace)]
-    out.sort(key=lambda r: (r.time, _rv(r.object)))
-    return out
-
-
-def objects_at(source: Any, resource: str, namespace: str | None = None,
-               at_seconds: float | None = None, *, at_resource_version: int | None = None) -> list[dict]:
-    """The objects that existed at virtual time ``at_seconds`` (after every write at that time).
-
-    Parameters
-    ----------
-    source : Cluster or iterable of Revision
-    resource : str
-    namespace : str, optional
-    at_seconds : float, optional
-        None: now (for a cluster, its stored objects).
-    at_resource_version : int, optional
-        Also stop after this revision (the store as it was right after that write).
-
-    Returns
-    -------
-    list of dict
-        Sorted by name; shared with the history (do not mutate).
-
-    Examples
-    --------
-    >>> a = {"kind": "Pod", "metadata": {"name": "a", "uid": "u1", "resourceVersion": "2"}}
-    >>> gone = {"kind": "Pod", "metadata": {"name": "a", "uid": "u1", "resourceVersion": "3"}}
-    >>> h = [Revision(1.0, "ADDED", a), Revision(5.0, "DELETED", gone)]
-    >>> [len(objects_at(h, "pods", at_seconds=t)) for t in (0.0, 1.0, 4.9, 5.0)]
-    [0, 1, 1, 0]
-    """
-    if at_seconds is None and at_resource_version is None and _is_cluster(source):
-        return source.list(resource, namespace)
-    last: dict[str, Revision] = {}
-    for r in object_history(source, resource, namespace):
-        if at_seconds is not None and r.time > at_seconds:
-            break
-        if at_resource_version is not None and _rv(r.object) > at_resource_version:
-            break
-        md = r.object.get("metadata") or {}
-        last[md.get("uid") or f'{md.get("namespace")}/{md.get("name")}'] = r
-    alive = [r.object for r in last.values() if r.type != "DELETED"]
-    return sorted(alive, key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
 
 
 # ---------------------------------------------------------------------------
@@ -1098,27 +949,9 @@ def reconcile_loop_figure(g: nx.DiGraph | None = None) -> Figure:
 # ---------------------------------------------------------------------------
 # tables
 
-_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 
-
-def _e(x: Any) -> str:
-    return html.escape(str(x))
-
-
-def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None,
-           row_css: Sequence[str] | None = None) -> Html:
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">'
-                   f'{_e(caption)}</caption>')
-    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
-    for i, row in enumerate(rows):
-        css = row_css[i] if row_css is not None and i < len(row_css) else ""
-        out.append(f'<tr style="{css}">' + "".join(f'<td style="{_TD}">{_e(c)}</td>' for c in row) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+# The chapter's tables: text cells, a style attribute on every row (``row_css`` colours some).
+_table = functools.partial(table, tr_style=True)
 
 
 def _seconds(ts: str | None) -> float | None:

@@ -64,8 +64,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
+from kubenotes.sim.history import STORAGE_STEP, watch_deliveries
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
+from kubenotes.viz.html import escape as _e
 
 __all__ = [
     "KUBECTL",
@@ -118,9 +120,6 @@ _GROUP_EC = {"kube-apiserver": "#1565c0", "kube-controller-manager": "#f9a825", 
 _EDGE = "#9e9e9e"
 _PAST = "#1e88e5"
 _NOW = "#d84315"
-_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa;vertical-align:bottom"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 _GREEN = "#2e7d32"
 _RED = "#c62828"
 _GREY = "#9e9e9e"
@@ -130,21 +129,8 @@ _GREY = "#9e9e9e"
 # small helpers
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x))
-
-
-def _table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]], caption: str | None = None) -> Html:
-    """Rows of ``(html, extra_css)`` cells; headers are escaped text."""
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">'
-                   f'{_e(caption)}</caption>')
-    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f'<td style="{_TD};{css}">{cell}</td>' for cell, css in row) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+# The chapter's tables: rows of ``(html, extra_css)`` cells under escaped headers.
+_table = functools.partial(table, html_cells=True, th_css=TH_BOTTOM_CSS)
 
 
 def _seconds(t: float) -> str:
@@ -554,24 +540,6 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
 # ---------------------------------------------------------------------------
 # one apply, hop by hop
 
-_DELIVERY = re.compile(r"\s*(.+?) \((ADDED|MODIFIED|DELETED|BOOKMARK)\)\s*$")
-
-
-def _deliveries(detail: str) -> dict[str, str]:
-    """``"event queued for a (ADDED), b (MODIFIED)"`` -> ``{"a": "ADDED", "b": "MODIFIED"}``."""
-    text = detail.removeprefix("event queued for ")
-    out: dict[str, str] = {}
-    if text == "no watcher":
-        return out
-    for part in text.split(", "):
-        m = _DELIVERY.match(part)
-        if m:
-            out.setdefault(m.group(1), m.group(2))
-    return out
-
-
-_STORAGE = re.compile(r"^(ADDED|MODIFIED|DELETED) (\S+) at resourceVersion (\d+)$")
-
 
 def _component_nodes(cluster: Any, g: nx.DiGraph) -> tuple[dict[str, str], dict[str, str]]:
     """Audit-log component -> graph node, and graph node -> the watching process's name."""
@@ -706,7 +674,7 @@ def apply_hops(cluster: Any, obj: Mapping[str, Any], until_seconds: float, *, gr
         storage = next((s for s in rec["steps"] if s["step"] == "storage"), None)
         if storage is None:
             continue
-        m = _STORAGE.match(storage["detail"])
+        m = STORAGE_STEP.match(storage["detail"])
         if m is None:
             continue
         entry = audit.get(m.group(3))
@@ -733,7 +701,7 @@ def apply_hops(cluster: Any, obj: Mapping[str, Any], until_seconds: float, *, gr
             continue
         writes.append({"index": idx, "rec": rec, "node": comp, "key": key, "event": m.group(1), "rv": m.group(3),
                        "etcd_key": m.group(2), "entry": entry,
-                       "delivered": _deliveries(watch["detail"]) if watch else {}})
+                       "delivered": watch_deliveries(watch["detail"]) if watch else {}})
 
     hops: list[dict] = []
 

@@ -41,8 +41,7 @@ containerd/containerd@v2.1 internal/cri/server/ (sandbox_run.go, container_creat
 from __future__ import annotations
 
 import functools
-import html
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import networkx as nx
 from matplotlib.axes import Axes
@@ -62,7 +61,8 @@ from kubenotes.kubelet.kuberuntime import (
 )
 from kubenotes.kubelet.qos import pod_qos
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
+from kubenotes.viz.html import escape as _e
 
 __all__ = [
     "RUNTIME_KINDS",
@@ -97,9 +97,6 @@ CACHE_STATES = ("new node", "base layer cached", "image cached")
 LATENCY_IMAGE = "registry.example.com/shop/api:v1"
 
 _MIB = 1024 * 1024
-_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa;vertical-align:bottom"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 _SERVICE_COLOURS = {"RuntimeService": "#1565c0", "ImageService": "#ef6c00"}
 _KIND_FC = {"kubelet": "#e3f2fd", "runtime": "#ede7f6", "shim": "#fff8e1", "oci-runtime": "#eceff1",
             "process": "#e8f5e9"}
@@ -110,20 +107,8 @@ _SHOWN_EVENTS = {"NetworkSetUp": "CNI ADD done", "ShimStarted": "shim", "Sandbox
                  "NamespacesPinned": "pinns", "ImagePulled": "pulled", "TaskExit": "exited"}
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x))
-
-
-def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], caption: str | None = None) -> Html:
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">'
-                   f'{_e(caption)}</caption>')
-    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f'<td style="{_TD}">{cell}</td>' for cell in row) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+# The chapter's tables: HTML cells under escaped headers.
+_table = functools.partial(table, html_cells=True, th_css=TH_BOTTOM_CSS)
 
 
 def _ms(seconds: float) -> str:

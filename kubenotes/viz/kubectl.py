@@ -1,14 +1,14 @@
 """Chapter 02.02's view of the wire: real ``kubectl`` commands and the HTTP requests each one sends.
 
-:func:`kubectl_session` runs one command against a served cluster
-(:meth:`Cluster.serve <kubenotes.sim.cluster.Cluster.serve>`) with the API
-server's HTTP log on (:meth:`APIServer.trace_http
-<kubenotes.apiserver.server.APIServer.trace_http>`), and returns a
-:class:`KubectlResult`: what kubectl printed, its exit code, and every HTTP
-request it caused with the API server's own record of each (verb, user,
-handler-chain steps, the store write and the watchers its event went to).
+:func:`kubenotes.sim.kubectl.kubectl_session` runs one command against a
+served cluster and returns a :class:`~kubenotes.sim.kubectl.KubectlResult`:
+what kubectl printed, its exit code, and every HTTP request it caused with the
+API server's own record of each (verb, user, handler-chain steps, the store
+write and the watchers its event went to). This module draws it:
 :func:`requests_table` and :func:`kubectl_panel` lay them out beside
-kubectl's output; :func:`sequence_figure` draws them as a sequence diagram
+kubectl's output (a result shows as its panel in a notebook, through
+:attr:`KubectlResult.html_view <kubenotes.sim.kubectl.KubectlResult.html_view>`);
+:func:`sequence_figure` draws them as a sequence diagram
 (kubectl → kube-apiserver → etcd → watchers).
 
 :func:`kubectl_apply_hops` is :func:`~kubenotes.viz.controlplane.apply_hops`
@@ -18,10 +18,8 @@ component graph and hop table show the cascade a real command starts.
 second by second, running ``kubectl get`` at each step;
 :func:`rollout_panel` puts a clock slider over the recording.
 
-When no kubectl is installed, the same requests are sent with httpx (which
-lightkube brings): the commands the chapter uses are translated into their
-REST requests, and a short text stands in for kubectl's output (see
-:data:`FALLBACK_COMMANDS` and the Notes of :func:`kubectl_session`).
+When no kubectl is installed, :mod:`kubenotes.sim.kubectl` sends the same
+requests with httpx, and :data:`KUBECTL_MISSING_NOTE` says so.
 
 Notes
 -----
@@ -46,30 +44,21 @@ from __future__ import annotations
 
 import functools
 import html
-import json
 import re
-import shlex
-import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
 
-from kubenotes.viz.controlplane import _STORAGE, _deliveries, apply_hops, component_graph
+from kubenotes.sim.kubectl import HTTP_WATCHER, KubectlResult, kubectl_session
+from kubenotes.viz.controlplane import apply_hops, component_graph
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import Html, table
+from kubenotes.viz.html import escape as _e
 
 __all__ = [
-    "TABLE_ACCEPT",
-    "HTTP_WATCHER",
-    "FALLBACK_USER_AGENT",
-    "FALLBACK_COMMANDS",
     "KUBECTL_MISSING_NOTE",
-    "KubectlResult",
-    "kubectl_available",
-    "kubectl_session",
     "requests_table",
     "kubectl_panel",
     "summary_table",
@@ -81,18 +70,6 @@ __all__ = [
     "rollout_panel",
 ]
 
-#: The Accept header of ``kubectl get`` (``transformRequests`` in get.go): a server-side Table, else plain JSON.
-TABLE_ACCEPT = ("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
-                "application/json")
-#: The name the store gives a watch opened over HTTP by kubectl (``<component> (http watch)``).
-HTTP_WATCHER = "kubectl (http watch)"
-#: The fallback's User-Agent; it starts with ``kubectl`` so the API server files its requests under kubectl.
-FALLBACK_USER_AGENT = "kubectl-kubenotes-fallback/v1.33 (httpx)"
-#: The commands the httpx fallback can translate (anything else raises ValueError when kubectl is missing).
-FALLBACK_COMMANDS = ("get TYPE[,TYPE...] [NAME] [-l SELECTOR] [-w]", "apply -f -", "scale TYPE/NAME --replicas=N",
-                     "set image TYPE/NAME CONTAINER=IMAGE", "patch TYPE NAME --type=json|merge|strategic -p PATCH",
-                     "rollout restart TYPE/NAME", "auth can-i VERB TYPE", "create token SERVICEACCOUNT",
-                     "create configmap NAME", "create namespace NAME")
 #: What a notebook shows when kubectl is not installed.
 KUBECTL_MISSING_NOTE = (
     "kubectl not found: install it (e.g. `brew install kubectl`, `sudo snap install kubectl --classic`, or the "
@@ -110,559 +87,6 @@ _TH = "padding:3px 6px;border-bottom:2px solid #888;text-align:left;background:#
 _TD = "padding:3px 6px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 _PRE = ("margin:0;padding:6px 8px;background:#263238;color:#eceff1;font-size:11.5px;line-height:1.35;"
         "border-radius:4px;white-space:pre;overflow-x:auto")
-
-
-def _e(x: Any) -> str:
-    return html.escape(str(x))
-
-
-# ---------------------------------------------------------------------------
-# the result of one command
-
-
-@dataclass
-class KubectlResult:
-    """One command's output and the HTTP requests it caused.
-
-    Attributes
-    ----------
-    command : str
-        As typed, starting with ``kubectl``.
-    returncode : int
-        kubectl's exit code (0 success, 1 an error).
-    stdout, stderr : str
-    http : list[dict]
-        The entries of :meth:`APIServer.trace_http` the command caused, in
-        order: ``time`` (virtual seconds), ``method``, ``url``, ``user_agent``,
-        ``code``, ``watch`` and ``requests`` (the API server's request
-        records: ``verb``, ``resource``, ``namespace``, ``name``, ``user``,
-        ``code`` and ``steps``).
-    via : str
-        ``"kubectl"`` (the real binary) or ``"httpx"`` (the fallback).
-    started_seconds : float
-        The virtual clock when the command started.
-    watch_events : list[dict]
-        For a watch: each event the API server queued for kubectl's watch while
-        it was open, ``{"type", "key", "resourceVersion"}`` (``key`` as in etcd).
-    """
-
-    command: str
-    returncode: int
-    stdout: str
-    stderr: str
-    http: list[dict]
-    via: str = "kubectl"
-    started_seconds: float = 0.0
-    watch_events: list[dict] = field(default_factory=list)
-
-    @property
-    def requests(self) -> list[dict]:
-        """Every API request record of every HTTP request, in order (discovery and OpenAPI have none)."""
-        return [r for e in self.http for r in e.get("requests", ())]
-
-    @property
-    def codes(self) -> list[int]:
-        """The HTTP status of each request, in order."""
-        return [int(e.get("code", 0)) for e in self.http]
-
-    @property
-    def writes(self) -> list[dict]:
-        """The store writes the command made: ``{"type", "key", "resourceVersion", "watchers"}`` each.
-
-        ``watchers`` maps each watcher the event was queued for to the event
-        type it saw (``{"kube-controller-manager": "ADDED"}``).
-        """
-        out = []
-        for r in self.requests:
-            steps = r.get("steps", ())
-            for i, s in enumerate(steps):
-                if s["step"] != "storage":
-                    continue
-                m = _STORAGE.match(s["detail"])
-                if m is None:
-                    continue
-                nxt = steps[i + 1] if i + 1 < len(steps) and steps[i + 1]["step"] == "watch" else None
-                out.append({"type": m.group(1), "key": m.group(2), "resourceVersion": m.group(3),
-                            "watchers": _deliveries(nxt["detail"]) if nxt else {}})
-        return out
-
-    def lines(self) -> list[str]:
-        """``"METHOD URL -> CODE"`` per request: the shape of ``kubectl -v=6``'s log."""
-        return [f"{e['method']} {e['url']} -> {e['code']}" for e in self.http]
-
-    def _repr_html_(self) -> str:
-        return str(kubectl_panel(self))
-
-
-# ---------------------------------------------------------------------------
-# running a command
-
-
-def kubectl_available(kubectl: str | None = None) -> bool:
-    """Whether a kubectl binary is installed (:func:`kubenotes.sim.serve.find_kubectl`), or ``kubectl`` exists.
-
-    Examples
-    --------
-    >>> kubectl_available("/nonexistent/kubectl")
-    False
-    """
-    import os
-
-    from kubenotes.sim.serve import find_kubectl
-
-    if kubectl is not None:
-        return os.path.exists(kubectl) and os.access(kubectl, os.X_OK)
-    return find_kubectl() is not None
-
-
-def _split(command: str | Sequence[str]) -> list[str]:
-    args = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
-    if args and args[0] == "kubectl":
-        args = args[1:]
-    if not args:
-        raise ValueError("empty kubectl command")
-    return args
-
-
-def _masked(arg: str) -> str:
-    """``--token=eyJhbGciOiJSUzI1NiIs...`` -> ``--token=eyJhbGciOi…`` (a bearer token is long and secret)."""
-    if arg.startswith("--token=") and len(arg) > 8 + 16:
-        return arg[:8 + 10] + "…"
-    return shlex.quote(arg)
-
-
-def _is_watch(args: Sequence[str]) -> bool:
-    return any(a in ("-w", "--watch", "--watch-only") or a.startswith("--watch=") for a in args)
-
-
-def _watch_open(entries: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether a watch request has reached the API server's store.
-
-    Its request record is made in the same locked call that registers the
-    watcher, so once the record exists, the next holder of the lock (the clock)
-    runs with the watcher in place and its events are recorded as delivered.
-    """
-    return any(e.get("watch") and e.get("requests") for e in entries)
-
-
-def _wait_for(pred: Callable[[], bool], timeout_seconds: float = 10.0) -> bool:
-    """Poll ``pred`` (wall clock: a real process is being waited for, not the model)."""
-    end = time.monotonic() + timeout_seconds
-    pause = threading.Event()
-    while time.monotonic() < end:
-        if pred():
-            return True
-        pause.wait(0.02)
-    return bool(pred())
-
-
-def kubectl_session(served: Any, command: str | Sequence[str], *, input: str | None = None,
-                    during: Callable[[], Any] | None = None, kubectl: str | None = None,
-                    fallback: bool | None = None, timeout_seconds: float = 60.0) -> KubectlResult:
-    """Run one kubectl command against a served cluster and collect the HTTP requests it sent.
-
-    Parameters
-    ----------
-    served : ServedCluster
-        From :meth:`Cluster.serve <kubenotes.sim.cluster.Cluster.serve>`.
-    command : str or sequence of str
-        ``"kubectl get pods -n web"`` (the leading ``kubectl`` is optional;
-        split as a shell would).
-    input : str, optional
-        Standard input (the manifest of ``apply -f -``).
-    during : callable, optional
-        For a watch (``-w``): called once kubectl's watch request has arrived,
-        typically ``lambda: served.run_for(10)``; kubectl prints the events it
-        causes. A watch without ``--request-timeout`` gets
-        ``--request-timeout=2s`` (wall seconds), so that kubectl returns.
-    kubectl : str, optional
-        The binary (default :func:`kubenotes.sim.serve.find_kubectl`).
-    fallback : bool, optional
-        True: send the requests with httpx even if kubectl is installed;
-        None (default): only when it is not.
-    timeout_seconds : float
-        Wall seconds before kubectl is killed.
-
-    Returns
-    -------
-    KubectlResult
-
-    Raises
-    ------
-    ValueError
-        For an empty command, or (fallback only) a command outside
-        :data:`FALLBACK_COMMANDS`.
-    FileNotFoundError
-        With ``fallback=False`` when no kubectl is installed.
-    subprocess.TimeoutExpired
-        When kubectl runs longer than ``timeout_seconds``.
-
-    Notes
-    -----
-    ``watch_events`` are the events queued for any HTTP watch opened by a
-    kubectl (the store names it :data:`HTTP_WATCHER`) while the command ran,
-    so a second ``kubectl get -w`` in a terminal would add its own. The
-    HTTP log (:meth:`APIServer.trace_http`) is switched on and left on,
-    so the requests of the cluster's own components keep being recorded in
-    ``request_trace`` too. The httpx fallback sends the requests the real
-    kubectl sends for the same command (same methods, paths, query parameters,
-    Accept header for ``get``, patch types), except: no discovery (``/api``,
-    ``/apis``) or OpenAPI requests, ``apply`` of an existing object sends a
-    JSON merge patch of the whole manifest (kubectl computes a three-way
-    strategic merge patch from its last-applied annotation), ``rollout
-    restart`` stamps the virtual time instead of the wall time, a watch asks
-    the server to close it after 2 wall seconds (``timeoutSeconds=2``) rather
-    than timing out on the client, kubectl's printing is imitated only for
-    Tables (priority-0 columns) and one-line confirmations, and every error is
-    printed as ``Error from server (Reason): message`` (kubectl prints some
-    as ``error: failed to create ...: message``).
-
-    Examples
-    --------
-    >>> from kubenotes.sim.cluster import Cluster
-    >>> served = Cluster(controllers=[], scheduler=False).serve(port=0, time_scale=0)
-    >>> r = kubectl_session(served, "kubectl get namespaces", fallback=True)
-    >>> r.returncode, r.lines()[0].split("?")[0], r.stdout.split()[:3]
-    (0, 'GET /api/v1/namespaces', ['NAME', 'STATUS', 'AGE'])
-    >>> served.stop()
-    """
-    from kubenotes.sim.serve import find_kubectl
-
-    args = _split(command)
-    server = served.cluster.server
-    log = server.trace_http()
-    trace = server.request_trace
-    h0, r0 = len(log), len(trace)
-    started = served.now
-    exe = kubectl or find_kubectl()
-    use_fallback = fallback if fallback is not None else exe is None
-    watch = _is_watch(args)
-    if watch and not any(a.startswith("--request-timeout") for a in args):
-        args = [*args, "--request-timeout=2s"]
-    text = "kubectl " + " ".join(_masked(a) for a in args)
-    if use_fallback:
-        rc, out, err = _Fallback(served).run(args, input=input, during=during)
-        via = "httpx"
-    else:
-        if watch and during is not None:
-            box: dict[str, Any] = {}
-
-            def run() -> None:
-                try:
-                    box["proc"] = served.kubectl(*args, input=input, timeout=timeout_seconds, kubectl=exe)
-                except BaseException as exc:  # noqa: BLE001 - reported below
-                    box["error"] = exc
-
-            th = threading.Thread(target=run, name="kubenotes-kubectl-watch", daemon=True)
-            th.start()
-            _wait_for(lambda: _watch_open(log[h0:]) or not th.is_alive())
-            during()
-            th.join(timeout_seconds)
-            if "error" in box:
-                raise box["error"]
-            proc = box["proc"]
-        else:
-            proc = served.kubectl(*args, input=input, timeout=timeout_seconds, kubectl=exe)
-            if during is not None:
-                during()
-        rc, out, err = proc.returncode, proc.stdout, proc.stderr
-        via = "kubectl"
-    entries = list(log[h0:])
-    events = []
-    if watch:
-        for rec in trace[r0:]:
-            steps = rec.get("steps", ())
-            for i, s in enumerate(steps):
-                if s["step"] != "watch":
-                    continue
-                got = _deliveries(s["detail"]).get(HTTP_WATCHER)
-                store = steps[i - 1] if i else None
-                m = _STORAGE.match(store["detail"]) if store and store["step"] == "storage" else None
-                if got and m:
-                    events.append({"type": got, "key": m.group(2), "resourceVersion": m.group(3)})
-    return KubectlResult(text, rc, out, err, entries, via, started, events)
-
-
-# ---------------------------------------------------------------------------
-# the fallback: the same REST requests, with httpx
-
-
-def _path(ri: Any, namespace: str | None, name: str = "", sub: str = "") -> str:
-    base = f"/apis/{ri.group}/{ri.version}" if ri.group else f"/api/{ri.version}"
-    if ri.namespaced and namespace:
-        base += f"/namespaces/{namespace}"
-    base += f"/{ri.resource}"
-    if name:
-        base += f"/{name}"
-    if sub:
-        base += f"/{sub}"
-    return base
-
-
-def _kind_name(ri: Any, name: str) -> str:
-    """``deployment.apps/web``, ``configmap/x``: how kubectl names an object in its messages."""
-    kind = ri.kind.lower() + (f".{ri.group}" if ri.group else "")
-    return f"{kind}/{name}"
-
-
-def _columns(rows: Sequence[Sequence[str]]) -> str:
-    """kubectl's tabwriter: columns padded to the widest cell plus 3 spaces, the last one not padded."""
-    if not rows:
-        return ""
-    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(len(r) for r in rows))]
-    out = []
-    for r in rows:
-        cells = [c.ljust(widths[i] + 3) if i < len(r) - 1 else c for i, c in enumerate(r)]
-        out.append("".join(cells).rstrip())
-    return "\n".join(out) + "\n"
-
-
-class _Fallback:
-    """Translate one kubectl command into its REST requests and send them with httpx."""
-
-    def __init__(self, served: Any):
-        import ssl
-
-        import httpx
-        import yaml
-
-        with open(served.kubeconfig_path) as f:
-            cfg = yaml.safe_load(f)
-        self.admin_token = cfg["users"][0]["user"]["token"]
-        self.default_namespace = cfg["contexts"][0]["context"].get("namespace") or "default"
-        self.served = served
-        self.tls = ssl.create_default_context(cafile=served.ca_path)
-        self.httpx = httpx
-
-    # -- plumbing
-    def _client(self, token: str) -> Any:
-        return self.httpx.Client(base_url=self.served.url, verify=self.tls, timeout=30.0,
-                                 headers={"Authorization": f"Bearer {token}", "User-Agent": FALLBACK_USER_AGENT})
-
-    @staticmethod
-    def _parse(args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
-        short = {"-n": "namespace", "-l": "selector", "-f": "filename", "-p": "patch", "-o": "output"}
-        valued = {"namespace", "selector", "filename", "patch", "output", "type", "replicas", "token",
-                  "request-timeout"}
-        pos: list[str] = []
-        opts: dict[str, str] = {}
-        it = iter(args)
-        for a in it:
-            if a in ("-w", "--watch"):
-                opts["watch"] = "true"
-            elif a in ("-A", "--all-namespaces"):
-                opts["all-namespaces"] = "true"
-            elif a in short:
-                opts[short[a]] = next(it, "")
-            elif a.startswith("--"):
-                key, eq, val = a[2:].partition("=")
-                if not eq and key in valued:
-                    val = next(it, "")
-                opts[key] = val if (eq or key in valued) else "true"
-            else:
-                pos.append(a)
-        return pos, opts
-
-    @staticmethod
-    def _error(resp: Any) -> str:
-        if resp.status_code == 401:
-            return "error: You must be logged in to the server (Unauthorized)\n"
-        try:
-            st = resp.json()
-        except ValueError:
-            return f"error: the server answered {resp.status_code}\n"
-        return f"Error from server ({st.get('reason', '')}): {st.get('message', '')}\n"
-
-    def _table(self, table: Mapping[str, Any], prefix: str = "", header: bool = True) -> list[list[str]]:
-        """Rows of a Table's priority-0 columns (a watch's later Tables carry no column definitions: reuse)."""
-        if table.get("columnDefinitions"):
-            self._cols = [i for i, c in enumerate(table["columnDefinitions"]) if c.get("priority", 0) == 0]
-        cols = getattr(self, "_cols", [])
-        rows = [[table["columnDefinitions"][i]["name"].upper() for i in cols]] if header and cols else []
-        for row in table.get("rows", ()):
-            cells = ["" if row["cells"][i] is None else str(row["cells"][i]) for i in cols]
-            if prefix and cells:
-                cells[0] = prefix + cells[0]
-            rows.append(cells)
-        return rows
-
-    # -- commands
-    def run(self, args: Sequence[str], *, input: str | None = None,
-            during: Callable[[], Any] | None = None) -> tuple[int, str, str]:
-        from kubenotes.apiserver.resources import resource_for
-
-        pos, opts = self._parse(args)
-        ns = opts.get("namespace") or self.default_namespace
-        token = opts.get("token") or self.admin_token
-        self.token = token
-        verb = pos[0] if pos else ""
-        with self._client(token) as c:
-            if verb == "get" and len(pos) >= 2:
-                return self._get(c, pos, opts, ns, during)
-            if verb == "apply" and opts.get("filename") == "-":
-                return self._apply(c, input or "", ns)
-            if verb in ("scale", "set", "rollout", "patch") and len(pos) >= 2:
-                target = pos[2] if verb in ("set", "rollout") and len(pos) > 2 else pos[1]
-                if verb == "patch" and "/" not in target and len(pos) >= 3:
-                    target = f"{pos[1]}/{pos[2]}"
-                kind, _, name = target.partition("/")
-                ri = resource_for(kind)
-                got = c.get(_path(ri, ns, name))
-                if got.status_code >= 400:
-                    return 1, "", self._error(got)
-                if verb == "scale":
-                    resp = c.patch(_path(ri, ns, name, "scale"), content=json.dumps(
-                        {"spec": {"replicas": int(opts["replicas"])}}),
-                        headers={"Content-Type": "application/merge-patch+json"})
-                    done = "scaled"
-                elif verb == "set" and len(pos) >= 4 and pos[1] == "image":
-                    container, _, image = pos[3].partition("=")
-                    body = {"spec": {"template": {"spec": {"containers": [{"image": image, "name": container}]}}}}
-                    resp = c.patch(_path(ri, ns, name), content=json.dumps(body),
-                                   params={"fieldManager": "kubectl-set"},
-                                   headers={"Content-Type": "application/strategic-merge-patch+json"})
-                    done = "image updated"
-                elif verb == "rollout" and pos[1] == "restart":
-                    stamp = self.served.cluster.server.timestamp()
-                    body = {"spec": {"template": {"metadata": {"annotations": {
-                        "kubectl.kubernetes.io/restartedAt": stamp}}}}}
-                    resp = c.patch(_path(ri, ns, name), content=json.dumps(body),
-                                   params={"fieldManager": "kubectl-rollout"},
-                                   headers={"Content-Type": "application/strategic-merge-patch+json"})
-                    done = "restarted"
-                elif verb == "patch":
-                    media = {"json": "application/json-patch+json", "merge": "application/merge-patch+json",
-                             "strategic": "application/strategic-merge-patch+json"}[opts.get("type", "strategic")]
-                    resp = c.patch(_path(ri, ns, name), content=opts.get("patch", ""),
-                                   params={"fieldManager": "kubectl-patch"}, headers={"Content-Type": media})
-                    done = "patched"
-                else:
-                    raise ValueError(self._unsupported(args))
-                if resp.status_code >= 400:
-                    return 1, "", self._error(resp)
-                return 0, f"{_kind_name(ri, name)} {done}\n", ""
-            if verb == "auth" and len(pos) >= 4 and pos[1] == "can-i":
-                ri = resource_for(pos[3])
-                body = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
-                        "spec": {"resourceAttributes": {"namespace": ns if ri.namespaced else "", "verb": pos[2],
-                                                        "group": ri.group, "resource": ri.resource}}}
-                resp = c.post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", json=body)
-                if resp.status_code >= 400:
-                    return 1, "", self._error(resp)
-                allowed = bool(resp.json().get("status", {}).get("allowed"))
-                return (0, "yes\n", "") if allowed else (1, "no\n", "")
-            if verb == "create" and len(pos) >= 3 and pos[1] in ("token", "configmap", "namespace", "ns", "cm"):
-                if pos[1] == "token":
-                    resp = c.post(_path(resource_for("serviceaccounts"), ns, pos[2], "token"),
-                                  json={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}})
-                    if resp.status_code >= 400:
-                        return 1, "", self._error(resp)
-                    return 0, resp.json()["status"]["token"] + "\n", ""
-                ri = resource_for("configmaps" if pos[1] in ("configmap", "cm") else "namespaces")
-                resp = c.post(_path(ri, ns), json={"apiVersion": "v1", "kind": ri.kind, "metadata": {"name": pos[2]}},
-                              params={"fieldManager": "kubectl-create", "fieldValidation": "Strict"})
-                if resp.status_code >= 400:
-                    return 1, "", self._error(resp)
-                return 0, f"{_kind_name(ri, pos[2])} created\n", ""
-        raise ValueError(self._unsupported(args))
-
-    @staticmethod
-    def _unsupported(args: Sequence[str]) -> str:
-        return ("kubectl is not installed and the fallback cannot translate `kubectl " + " ".join(args)
-                + "`; it knows: " + "; ".join(FALLBACK_COMMANDS))
-
-    def _get(self, c: Any, pos: list[str], opts: dict[str, str], ns: str,
-             during: Callable[[], Any] | None) -> tuple[int, str, str]:
-        from kubenotes.apiserver.resources import resource_for
-
-        kinds = pos[1].split(",")
-        name = pos[2] if len(pos) > 2 else ""
-        headers = {"Accept": TABLE_ACCEPT}
-        everywhere = opts.get("all-namespaces") == "true"
-        blocks: list[str] = []
-        for k in kinds:
-            ri = resource_for(k)
-            params: dict[str, str] = {}
-            if not name:
-                params["limit"] = "500"
-            if opts.get("selector"):
-                params["labelSelector"] = opts["selector"]
-            resp = c.get(_path(ri, None if everywhere else ns, name), params=params, headers=headers)
-            if resp.status_code >= 400:
-                return 1, "\n".join(blocks), self._error(resp)
-            table = resp.json()
-            prefix = f"{ri.kind.lower()}{'.' + ri.group if ri.group else ''}/" if len(kinds) > 1 else ""
-            if not table.get("rows") and not opts.get("watch"):
-                continue
-            rows = self._table(table, prefix)
-            params["_rv"] = (table.get("metadata") or {}).get("resourceVersion", "")
-            if opts.get("watch"):
-                rows.extend(self._watch(ri, None if everywhere else ns, name, params, prefix, during))
-            blocks.append(_columns(rows))
-        if not blocks:
-            where = "" if everywhere else f" in {ns} namespace"
-            return 0, "", f"No resources found{where}.\n"
-        return 0, "\n".join(blocks), ""
-
-    def _watch(self, ri: Any, ns: str | None, name: str, params: Mapping[str, str], prefix: str,
-               during: Callable[[], Any] | None) -> list[list[str]]:
-        """WATCH from the list's resourceVersion on a thread, run ``during`` once it is open, collect its rows."""
-        rv = params.get("_rv", "")
-        wparams = {k: v for k, v in params.items() if k not in ("limit", "_rv")}
-        wparams.update({"watch": "true", "resourceVersion": rv, "timeoutSeconds": "2"})
-        rows: list[list[str]] = []
-        log = self.served.cluster.server.http_log
-        n0 = len(log) if log is not None else 0
-
-        def read() -> None:
-            with self._client(self.token) as c, c.stream("GET", _path(ri, ns, name), params=wparams,
-                                                          headers={"Accept": TABLE_ACCEPT}) as stream:
-                for line in stream.iter_lines():
-                    if line.strip():
-                        obj = json.loads(line).get("object") or {}
-                        if obj.get("kind") == "Table":
-                            rows.extend(r for r in self._table(obj, prefix, header=False) if r)
-
-        th = threading.Thread(target=read, name="kubenotes-fallback-watch", daemon=True)
-        th.start()
-        _wait_for(lambda: (log is not None and _watch_open(log[n0:])) or not th.is_alive())
-        if during is not None:
-            during()
-        th.join(30.0)
-        return rows
-
-    def _apply(self, c: Any, text: str, ns: str) -> tuple[int, str, str]:
-        import yaml
-
-        from kubenotes.apiserver.resources import resource_for_kind
-
-        out: list[str] = []
-        for obj in (d for d in yaml.safe_load_all(text) if d):
-            ri = resource_for_kind(obj["kind"], obj.get("apiVersion"))
-            md = obj.setdefault("metadata", {})
-            name = md["name"]
-            where = md.get("namespace") or ns
-            if ri.namespaced:
-                md.setdefault("namespace", where)
-            last = json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n"
-            got = c.get(_path(ri, where, name))
-            if got.status_code == 404:
-                md.setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = last
-                resp = c.post(_path(ri, where), json=obj,
-                              params={"fieldManager": "kubectl-client-side-apply", "fieldValidation": "Strict"})
-                done = "created"
-            elif got.status_code >= 400:
-                return 1, "".join(out), self._error(got)
-            else:
-                md.setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = last
-                resp = c.patch(_path(ri, where, name), content=json.dumps(obj),
-                               params={"fieldManager": "kubectl-client-side-apply", "fieldValidation": "Strict"},
-                               headers={"Content-Type": "application/merge-patch+json"})
-                done = "configured"
-            if resp.status_code >= 400:
-                return 1, "".join(out), self._error(resp)
-            out.append(f"{_kind_name(ri, name)} {done}\n")
-        return 0, "".join(out), ""
 
 
 # ---------------------------------------------------------------------------
@@ -748,11 +172,7 @@ def requests_table(result: KubectlResult | Sequence[Mapping[str, Any]], *, capti
     entries = list(result.http if isinstance(result, KubectlResult) else result)
     events = list(result.watch_events) if isinstance(result, KubectlResult) else []
     headers = ["#", "method", "URL", "code", "request (user)", "handler chain", "store write", "watch events"]
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">'
-                   f'{_e(caption)}</caption>')
-    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
+    rows = []
     for i, entry in enumerate(entries, 1):
         code = int(entry.get("code", 0))
         colour = _GREEN if 200 <= code < 300 else _RED
@@ -787,9 +207,8 @@ def requests_table(result: KubectlResult | Sequence[Mapping[str, Any]], *, capti
                   "min-width:120px"),
                  (chain, "min-width:140px;max-width:260px"), (store, "word-break:break-all;min-width:150px"),
                  (watch, "min-width:120px")]
-        out.append("<tr>" + "".join(f'<td style="{_TD};{css}">{c}</td>' for c, css in cells) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+        rows.append(cells)
+    return table(headers, rows, caption, html_cells=True, table_css=_TABLE_CSS, th_css=_TH, td_css=_TD)
 
 
 def _terminal(result: KubectlResult, *, max_lines: int = 40) -> str:
@@ -839,6 +258,9 @@ def kubectl_panel(result: KubectlResult, *, max_lines: int = 40) -> Html:
                 f'<div style="flex:1 1 520px;overflow-x:auto">{requests_table(result, caption=caption)}</div></div>')
 
 
+KubectlResult.html_view = kubectl_panel  # a result ending a notebook cell shows as its panel
+
+
 def summary_table(results: Sequence[KubectlResult]) -> Html:
     """One row per command: the command, kubectl's exit code, its requests with their codes, what it printed.
 
@@ -867,12 +289,11 @@ def summary_table(results: Sequence[KubectlResult]) -> Html:
             for e in r.http)
         said = (r.stderr.strip() or r.stdout.strip()).split("\n")[0]
         colour = _GREEN if r.returncode == 0 else _RED
-        rows.append(f'<tr><td style="{_TD}"><code>{_e(r.command)}</code></td>'
-                    f'<td style="{_TD};text-align:center"><b style="color:{colour}">{r.returncode}</b></td>'
-                    f'<td style="{_TD}">{reqs}</td><td style="{_TD};max-width:480px">{_e(said)}</td></tr>')
-    head = "".join(f'<th style="{_TH}">{h}</th>' for h in ("command", "exit", "requests", "kubectl printed"))
-    return Html(f'<table class="kubenotes-table" style="{_TABLE_CSS}"><thead><tr>{head}</tr></thead>'
-                f'<tbody>{"".join(rows)}</tbody></table>')
+        rows.append([f"<code>{_e(r.command)}</code>",
+                     (f'<b style="color:{colour}">{r.returncode}</b>', "text-align:center"),
+                     reqs, (_e(said), "max-width:480px")])
+    return table(("command", "exit", "requests", "kubectl printed"), rows, html_cells=True, table_css=_TABLE_CSS,
+                 th_css=_TH, td_css=_TD)
 
 
 # ---------------------------------------------------------------------------

@@ -39,7 +39,6 @@ kubernetes/kubernetes@v1.34.0 pkg/kubelet/pleg/generic.go
 from __future__ import annotations
 
 import functools
-import html
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -62,7 +61,7 @@ from kubenotes.kubelet.kubelet import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATI
 from kubenotes.kubelet.pleg import RELIST_PERIOD_SECONDS, max_pods_within_period, relist_seconds
 from kubenotes.kubelet.prober import LIVENESS
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = [
@@ -312,24 +311,13 @@ def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[d
     return rows
 
 
-_TABLE = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 _COLOURS = {"volume": "#00838f", "CRI": "#1565c0", "event": "#2e7d32", "probe": "#6a1b9a", "status": "#e65100"}
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None,
            colours: Sequence[str | None] | None = None) -> Html:
-    out = [f'<table class="kubenotes-table" style="{_TABLE}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
-    out.append("<tr>" + "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers) + "</tr>")
-    for i, row in enumerate(rows):
-        colour = (colours or [None] * (i + 1))[i] if colours and i < len(colours) else None
-        style = _TD + (f";color:{colour}" if colour else "")
-        out.append("<tr>" + "".join(f'<td style="{style}">{html.escape(str(c))}</td>' for c in row) + "</tr>")
-    out.append("</table>")
-    return Html("".join(out))
+    """The chapter's tables: text cells, no thead/tbody, a text colour per row (``colours``)."""
+    return table(headers, rows, caption, caption_css=CAPTION_TIGHT_CSS, sections=False, row_colours=colours)
 
 
 def start_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import html
 import json
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import networkx as nx
 from matplotlib.axes import Axes
@@ -44,7 +44,7 @@ from kubenotes.cni.calico.dataplane import (IPV4_ADDRESS_ANNOTATION, MODES, Cali
 from kubenotes.cni.calico.packet import network_from_objects
 from kubenotes.sim.network import packet_walk
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import Html, table
 
 __all__ = [
     "example_cluster",
@@ -65,20 +65,11 @@ _COLORS = {"pod": "#90caf9", "veth": "#ffe082", "eth0": "#a5d6a7", "vxlan": "#ce
            "host": "#eeeeee"}
 _HEADER_COLORS = {"IPv4": "#90caf9", "TCP": "#a5d6a7", "UDP": "#ffcc80", "VXLAN": "#ce93d8",
                   "Ethernet": "#f48fb1", "SCTP": "#a5d6a7"}
-_TABLE = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> Html:
-    out = [f'<table style="{_TABLE}">']
-    if caption:
-        out.append(f'<caption style="text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
-    out.append("<tr>" + "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers) + "</tr>")
-    for r in rows:
-        out.append("<tr>" + "".join(f'<td style="{_TD}">{html.escape(str(c)).replace(chr(10), "<br>")}</td>' for c in r) + "</tr>")
-    out.append("</table>")
-    return Html("".join(out))
+# The chapter's tables: text cells whose newlines break the line, no thead/tbody.
+_table = functools.partial(table, css_class=None, caption_css="text-align:left;font-weight:bold", sections=False,
+                           line_breaks=True)
 
 
 def example_cluster(node_count: int = 3, pods_per_node: int = 1, *, subnets: int = 1,

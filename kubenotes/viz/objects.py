@@ -25,6 +25,7 @@ KEP-753 (sidecar containers), KEP-688 (pod overhead)
 from __future__ import annotations
 
 import copy
+import functools
 import html
 import re
 from collections.abc import Mapping
@@ -55,7 +56,7 @@ from kubenotes.api.selectors import NodeSelector, parse_selector
 from kubenotes.api.taints import taint_string, tolerates
 from kubenotes.errors import KubenotesError
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
 
 __all__ = [
     "SIDECAR_EXAMPLE",
@@ -93,9 +94,6 @@ _QOS_COLOUR = {GUARANTEED: "#2e7d32", BURSTABLE: "#ef6c00", BEST_EFFORT: "#c6282
 _GREEN = "#2e7d32"
 _RED = "#c62828"
 _GREY = "#757575"
-_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa;vertical-align:bottom"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 _YES = f'<span style="color:{_GREEN};font-weight:bold">✓</span>'
 _NO = f'<span style="color:{_RED}">✗</span>'
 
@@ -116,15 +114,9 @@ def _e(x: Any) -> str:
     return html.escape(str(x), quote=False)
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]], *, raw_headers: bool = False) -> Html:
-    """Rows of ``(html, extra_css)`` cells under escaped (or raw HTML) headers."""
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">', "<thead><tr>"]
-    out += [f'<th style="{_TH}">{h if raw_headers else _e(h)}</th>' for h in headers]
-    out.append("</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f'<td style="{_TD};{css}">{cell}</td>' for cell, css in row) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+# The chapter's tables: rows of ``(html, extra_css)`` cells; headers escaped without quotes (or HTML:
+# ``escape_headers=False``).
+_table = functools.partial(table, html_cells=True, th_css=TH_BOTTOM_CSS, quote=False)
 
 
 def _q(amount: int, resource: str) -> str:
@@ -1044,7 +1036,7 @@ def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | 
         row = [(f"<code>{_e(s)}</code>", ""), (f"<code>{_e(sel)}</code>", f"color:{_GREY}")]
         row += [(_YES if sel.matches(labels) else _NO, "text-align:center") for _, labels in named]
         rows.append(row)
-    return _table(heads, rows, raw_headers=True)
+    return _table(heads, rows, escape_headers=False)
 
 
 def _requirement_text(expr: Sequence[Any]) -> str:
@@ -1110,7 +1102,7 @@ def node_selector_table(selectors: Mapping[str, Any] | Iterable[Sequence[Any]], 
             row.append((mark, "text-align:center;white-space:nowrap"))
         rows.append(row)
     heads = ["matchExpressions", *[f'<span style="white-space:nowrap">{_e(n.metadata.name)}</span>' for n in nodes]]
-    return _table(heads, rows, raw_headers=True)
+    return _table(heads, rows, escape_headers=False)
 
 
 def _toleration_text(t: Any) -> str:

@@ -36,7 +36,7 @@ import functools
 import html
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 import ipywidgets as widgets
 import networkx as nx
@@ -49,7 +49,7 @@ from kubenotes.proxy.endpoints import ProxyState, proxy_state
 from kubenotes.proxy.iptables import iptables_save
 from kubenotes.sim.network import add_endpoint_slices, kube_proxy_objects
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = [
@@ -87,23 +87,11 @@ NODE_NAME = "worker-1"
 CLUSTER_CIDR = "10.244.0.0/16"
 WEB_CLUSTER_IP = "10.96.0.100"
 
-_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top;font-family:monospace"
 _SVC_COLOUR, _SEP_COLOUR, _PROB_COLOUR = "#1565c0", "#2e7d32", "#e65100"
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> Html:
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{html.escape(caption)}'
-                   "</caption>")
-    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers)
-               + "</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f'<td style="{_TD}">{html.escape(str(c))}</td>' for c in row) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+# The chapter's tables: text cells in a monospace font (addresses, rules).
+_table = functools.partial(table, caption_css=CAPTION_TIGHT_CSS, td_css=TD_CSS + ";font-family:monospace")
 
 
 # --------------------------------------------------------------------------- the chapter's cluster

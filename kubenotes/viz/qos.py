@@ -33,7 +33,6 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/
 from __future__ import annotations
 
 import functools
-import html
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -52,7 +51,7 @@ from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE, parse_threshold_
 from kubenotes.kubelet.eviction_manager import EvictionConfig, EvictionManager, NodeUsage, run_eviction_scenario
 from kubenotes.kubelet.qos import container_oom_score_adjust, oom_kill_order, pod_qos
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = [
@@ -82,21 +81,11 @@ __all__ = [
 MI = 2**20
 GI = 2**30
 
-_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 QOS_COLORS = {"Guaranteed": "#2e7d32", "Burstable": "#f9a825", "BestEffort": "#c62828"}
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> Html:
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
-    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{html.escape(h)}</th>' for h in headers) + "</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f'<td style="{_TD}">{html.escape(str(c))}</td>' for c in row) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+# The chapter's tables: text cells.
+_table = functools.partial(table, caption_css=CAPTION_TIGHT_CSS)
 
 
 # --- one container's QoS -------------------------------------------------------------------------------

@@ -1,13 +1,12 @@
 """Plots, tables and the live panel of chapter 04.04: a production GPU trace replayed under nine Score plugins.
 
-Everything here reads what :mod:`kubenotes.replay` computes and lays it out:
+Everything here reads what :mod:`kubenotes.replay` computes and lays it out.
+Where the trace is, its pod-list variants, replays cached per
+``(policy, variant, seed)`` and the cluster at some arrived workload come from
+:mod:`kubenotes.replay.cache` (:func:`~kubenotes.replay.cache.cached_replay`,
+:func:`~kubenotes.replay.cache.cluster_at`); FGD's decision in numbers from
+:func:`kubenotes.replay.explain.fgd_explain`. This module draws:
 
-* where the trace is and which pod-list variant to read (:func:`default_trace_dir`,
-  :data:`TRACE_VARIANTS`, :func:`trace_variant`);
-* replays cached per ``(policy, variant, seed)`` so that widgets stay live
-  (:func:`cached_replay`, :func:`replay_policies`);
-* the cluster as it was at some arrived workload, rebuilt from a replay's
-  placements (:func:`events_at`, :func:`cluster_at`, :func:`node_view_of`);
 * tables (:func:`trace_overview`, :func:`results_table`,
   :func:`fragmentation_breakdown`, :func:`fgd_panel`, :func:`schedule_comparison`);
 * figures (:func:`curves_figure`, :func:`occupancy_figure`,
@@ -39,13 +38,11 @@ from __future__ import annotations
 
 import base64
 import functools
-import html
 import io
 import os
 import time
 import weakref
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import networkx as nx
@@ -54,24 +51,25 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from kubenotes.datasets.alibaba import default_trace_dir  # re-exported for the notebook
 from kubenotes.datasets.alibaba import (
-    DEFAULT_PODS_FILE,
-    ENV_VAR,
     MILLI_PER_GPU,
     TraceArrays,
     TraceNotFound,
-    load_arrays,
     pod_gpu_request,
 )
-from kubenotes.replay.engine import (
-    PAPER_ALLOCATION_PERCENT,
-    ClusterState,
-    ReplayResult,
-    new_policy,
-    pod_requests,
-    replay,
+from kubenotes.replay.cache import (
+    DEFAULT_SEED,
+    TRACE_VARIANTS,
+    cached_replay,
+    cluster_at,
+    events_at,
+    fragmentation_of,
+    per_trace,
+    replay_policies,
+    trace_of,
 )
+from kubenotes.replay.engine import PAPER_ALLOCATION_PERCENT, ReplayResult, replay
+from kubenotes.replay.explain import fgd_explain
 from kubenotes.replay.policies import (
     PAPER_POLICY_NAMES,
     POLICY_NAMES,
@@ -80,34 +78,21 @@ from kubenotes.replay.policies import (
     PodRequest,
     TypicalPods,
     frag_amount,
-    typical_pods,
 )
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.scheduler import Html
+from kubenotes.viz.html import TABLE_CSS, Html, table
+from kubenotes.viz.html import escape as _e
 
 __all__ = [
-    "TRACE_VARIANTS",
     "VARIANT_LABELS",
-    "DEFAULT_SEED",
     "POLICY_COLORS",
-    "default_trace_dir",
-    "trace_variant",
-    "cached_replay",
-    "replay_policies",
-    "replay_timings",
-    "events_at",
-    "cluster_at",
-    "node_view_of",
-    "fragmented_node",
     "trace_overview",
     "results_table",
     "curves_figure",
     "CurvesView",
-    "replay_variants",
     "variants_figure",
     "occupancy_figure",
     "fragmentation_breakdown",
-    "fgd_explain",
     "fgd_panel",
     "placement_graph",
     "placement_figure",
@@ -117,14 +102,6 @@ __all__ = [
     "update_seconds",
 ]
 
-#: Pod-list variants of the trace the chapter offers: name -> file in the trace directory.
-TRACE_VARIANTS: dict[str, str] = {
-    "default": DEFAULT_PODS_FILE,
-    "gpushare100": "openb_pod_list_gpushare100.csv",
-    "multigpu50": "openb_pod_list_multigpu50.csv",
-    "gpuspec33": "openb_pod_list_gpuspec33.csv",
-    "cpu050": "openb_pod_list_cpu050.csv",
-}
 #: What each variant changes (the data README's wording, shortened), for dropdowns and tables.
 VARIANT_LABELS: dict[str, str] = {
     "default": "default: the production pod list",
@@ -133,8 +110,6 @@ VARIANT_LABELS: dict[str, str] = {
     "gpuspec33": "gpuspec33: a third of GPU pods pinned to card models",
     "cpu050": "cpu050: fewer CPU-only pods",
 }
-#: The paper's first seed; the chapter's curves use it.
-DEFAULT_SEED = 42
 #: One fixed colour per policy, in every figure.
 POLICY_COLORS: dict[str, str] = {
     "LeastAllocated": "#8c564b",
@@ -153,37 +128,23 @@ _FULL = "#253494"
 _NO_CARD = "#ffffff"
 _PARTIAL = colormaps["YlOrRd"]
 _GREEN = "#2e7d32"
-_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 7px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
-_TD = "padding:2px 7px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 
 
 # ---------------------------------------------------------------------------
 # small helpers
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x))
+_TH = "padding:3px 7px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
+_TD = "padding:2px 7px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None,
            row_css: Sequence[str] | None = None, numeric_from: int = 1, compact: bool = False) -> Html:
-    """An HTML table; cells are HTML (escape text first); columns from ``numeric_from`` align right."""
+    """The chapter's tables: cells and caption are HTML (escape text first); columns from ``numeric_from`` align right."""
     th, td = (_TH, _TD) if not compact else (_TH.replace("3px 7px", "2px 4px"), _TD.replace("2px 7px", "2px 4px"))
-    css = _TABLE_CSS if not compact else _TABLE_CSS.replace("12px", "11px")
-    out = [f'<table class="kubenotes-table" style="{css}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">{caption}</caption>')
-    out.append("<thead><tr>" + "".join(
-        f'<th style="{th}{";text-align:right" if i >= numeric_from else ""}">{_e(h)}</th>'
-        for i, h in enumerate(headers)) + "</tr></thead><tbody>")
-    for k, row in enumerate(rows):
-        css = row_css[k] if row_css is not None and k < len(row_css) else ""
-        out.append(f'<tr style="{css}">' + "".join(
-            f'<td style="{td}{";text-align:right" if i >= numeric_from else ""}">{c}</td>'
-            for i, c in enumerate(row)) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+    css = TABLE_CSS if not compact else TABLE_CSS.replace("12px", "11px")
+    return table(headers, rows, caption, row_css, html_cells=True, table_css=css, th_css=th, td_css=td,
+                 escape_caption=False, tr_style=True, right_from=numeric_from)
 
 
 def _fmt(x: float, digits: int = 2) -> str:
@@ -200,381 +161,6 @@ def _gpu_text(num_gpu: int, gpu_milli: int) -> str:
 
 def _vcpu(milli_cpu: int) -> str:
     return f"{milli_cpu / 1000:g} vCPU"
-
-
-# ---------------------------------------------------------------------------
-# where the trace is, and cached replays
-
-
-def _dir_key(trace_dir: str | os.PathLike[str] | None) -> str:
-    return str(Path(trace_dir) if trace_dir is not None else default_trace_dir())
-
-
-def _variant_file(variant: str) -> str:
-    if variant not in TRACE_VARIANTS:
-        raise ValueError(f"unknown trace variant {variant!r}: one of {', '.join(TRACE_VARIANTS)}")
-    return TRACE_VARIANTS[variant]
-
-
-@functools.lru_cache(maxsize=8)
-def _prepared(variant: str, directory: str) -> tuple[TraceArrays, TypicalPods, list[PodRequest]]:
-    trace = load_arrays(directory, _variant_file(variant))
-    return trace, _typical_of(trace), _requests_of(trace)
-
-
-# Per-trace derived data, keyed by id() (TraceArrays is unhashable); entries die with the trace.
-_PER_TRACE: dict[int, dict[str, Any]] = {}
-
-
-def _derived(trace: TraceArrays) -> dict[str, Any]:
-    d = _PER_TRACE.get(id(trace))
-    if d is None:
-        d = _PER_TRACE[id(trace)] = {}
-        weakref.finalize(trace, _PER_TRACE.pop, id(trace), None)
-    return d
-
-
-def _typical_of(trace: TraceArrays) -> TypicalPods:
-    d = _derived(trace)
-    if "typical" not in d:
-        d["typical"] = typical_pods(trace)
-    return d["typical"]
-
-
-def _requests_of(trace: TraceArrays) -> list[PodRequest]:
-    d = _derived(trace)
-    if "requests" not in d:
-        d["requests"] = pod_requests(trace)
-    return d["requests"]
-
-
-def _fragmentation_of(trace: TraceArrays, max_cards: int) -> Fragmentation:
-    d = _derived(trace)
-    key = ("fragmentation", max_cards)
-    if key not in d:
-        d[key] = Fragmentation(_typical_of(trace), trace.models, max_cards)
-    return d[key]
-
-
-def trace_variant(variant: str = "default", trace_dir: str | os.PathLike[str] | None = None) -> TraceArrays:
-    """The GPU nodes and one pod-list variant as :class:`~kubenotes.datasets.alibaba.TraceArrays` (cached).
-
-    Parameters
-    ----------
-    variant : str
-        A key of :data:`TRACE_VARIANTS`.
-    trace_dir : str or path-like, optional
-        Default :func:`default_trace_dir`.
-
-    Returns
-    -------
-    TraceArrays
-        The same object on every call with the same arguments.
-
-    Raises
-    ------
-    ValueError
-        On an unknown variant.
-    TraceNotFound
-        When the directory or a file is missing.
-    TraceFormatError
-        On a malformed row.
-
-    See Also
-    --------
-    kubenotes.datasets.alibaba.load_arrays
-    """
-    return _prepared(variant, _dir_key(trace_dir))[0]
-
-
-_TIMINGS: dict[tuple[str, str, int, str], float] = {}
-
-
-@functools.lru_cache(maxsize=128)
-def _cached_replay(policy: str, variant: str, seed: int, directory: str) -> ReplayResult:
-    trace, typical, requests = _prepared(variant, directory)
-    t0 = time.perf_counter()
-    r = replay(trace, policy, seed=seed, typical=typical, requests=requests)
-    _TIMINGS[(policy, variant, seed, directory)] = time.perf_counter() - t0
-    return r
-
-
-def cached_replay(policy: str, variant: str = "default", seed: int = DEFAULT_SEED,
-                  trace_dir: str | os.PathLike[str] | None = None) -> ReplayResult:
-    """:func:`kubenotes.replay.engine.replay` of one policy on one variant, computed once per ``(policy, variant, seed)``.
-
-    Parameters
-    ----------
-    policy : str
-        One of :data:`~kubenotes.replay.policies.POLICY_NAMES`.
-    variant : str
-        A key of :data:`TRACE_VARIANTS`.
-    seed : int
-    trace_dir : str or path-like, optional
-        Default :func:`default_trace_dir`.
-
-    Returns
-    -------
-    ReplayResult
-        Shared between callers: do not modify it.
-
-    Raises
-    ------
-    UnknownPolicy
-        On an unknown policy.
-    ValueError
-        On an unknown variant.
-    TraceNotFound
-        When the trace is missing.
-
-    See Also
-    --------
-    replay_policies, replay_timings
-
-    Notes
-    -----
-    The paper's setting: inflation to 130% of GPU capacity, name-order tie
-    break, typical pods of the whole variant.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
-    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
-    >>> r = cached_replay("FGD", trace_dir=d)
-    >>> r is cached_replay("FGD", trace_dir=d), r.policy, r.allocation_percent.tolist()
-    (True, 'FGD', [25.0, 50.0, 75.0, 100.0, 100.0])
-    """
-    return _cached_replay(policy, variant, int(seed), _dir_key(trace_dir))
-
-
-def replay_policies(policies: Iterable[str] = POLICY_NAMES, variant: str = "default", seed: int = DEFAULT_SEED,
-                    trace_dir: str | os.PathLike[str] | None = None) -> dict[str, ReplayResult]:
-    """:func:`cached_replay` for each policy.
-
-    Parameters
-    ----------
-    policies : iterable of str
-        Default all nine, in :data:`~kubenotes.replay.policies.POLICY_NAMES` order.
-    variant : str
-    seed : int
-    trace_dir : str or path-like, optional
-
-    Returns
-    -------
-    dict[str, ReplayResult]
-        Policy -> result, in the given order.
-
-    Raises
-    ------
-    UnknownPolicy, ValueError, TraceNotFound
-        As :func:`cached_replay`.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
-    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
-    >>> res = replay_policies(["Random", "FGD"], trace_dir=d)
-    >>> list(res), res["FGD"] is cached_replay("FGD", trace_dir=d)
-    (['Random', 'FGD'], True)
-    >>> sorted(k for k in replay_timings() if k[0] in res and k[1] == "default")
-    [('FGD', 'default', 42), ('Random', 'default', 42)]
-    """
-    return {p: cached_replay(p, variant, seed, trace_dir) for p in policies}
-
-
-def replay_timings() -> dict[tuple[str, str, int], float]:
-    """Wall-clock seconds of every replay :func:`cached_replay` has computed so far (cache hits cost nothing).
-
-    Returns
-    -------
-    dict[tuple[str, str, int], float]
-        ``(policy, variant, seed)`` -> seconds (the last directory wins when
-        several trace directories were replayed).
-
-    See Also
-    --------
-    replay_policies : has an example.
-    """
-    return {(p, v, s): t for (p, v, s, _), t in _TIMINGS.items()}
-
-
-# ---------------------------------------------------------------------------
-# the cluster at a point of the replay
-
-
-def events_at(result: ReplayResult, arrived_percent: float) -> int:
-    """How many pods had arrived when the arrived workload reached ``arrived_percent``.
-
-    Parameters
-    ----------
-    result : ReplayResult
-    arrived_percent : float
-        Requested GPU so far, percent of the cluster's GPU capacity.
-
-    Returns
-    -------
-    int
-        The number of events whose arrived workload is at most that much.
-
-    Examples
-    --------
-    >>> r = ReplayResult("X", 0, "", 1000, np.array([0, 1, 2]), np.array([0, 0, -1]), [[0], [0], []],
-    ...                  np.array([300, 600, 1100]), np.array([300, 600, 600]), np.zeros(3))
-    >>> events_at(r, 0), events_at(r, 60), events_at(r, 109), events_at(r, 130)
-    (0, 2, 2, 3)
-    """
-    return int(np.searchsorted(result.arrived_gpu_milli * 100.0, arrived_percent * result.total_gpu_milli,
-                               side="right"))
-
-
-def _trace_of(result: ReplayResult) -> TraceArrays:
-    if result.cluster is None:
-        raise ValueError("the result has no cluster (and so no trace): use a result of kubenotes.replay.engine.replay")
-    return result.cluster.trace
-
-
-def cluster_at(result: ReplayResult, events: int) -> ClusterState:
-    """The cluster after the first ``events`` placements of a replay, rebuilt from its record.
-
-    Parameters
-    ----------
-    result : ReplayResult
-        A result of :func:`~kubenotes.replay.engine.replay` (its ``cluster``
-        gives the trace).
-    events : int
-        0 gives the empty cluster; ``len(result.pod_index)`` the final one.
-
-    Returns
-    -------
-    ClusterState
-        A new object (the result's final ``cluster`` is left alone).
-
-    Raises
-    ------
-    ValueError
-        When ``events`` is out of range or the result carries no cluster.
-
-    Notes
-    -----
-    The engine keeps only the final state; this applies the recorded
-    placements (node and cards per event) with
-    :meth:`~kubenotes.replay.engine.ClusterState.place_recorded`, the
-    array form of :meth:`~kubenotes.replay.engine.ClusterState.place`. The last few clusters built per
-    result are kept, and a later call continues from the latest one at or
-    before ``events`` (a slider moving up places only the new events, the
-    same value asked twice places none).
-
-    Examples
-    --------
-    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
-    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")],
-    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 1000)])
-    >>> r = replay(t, "BestFit", tuning_ratio=0, order=[0, 1])
-    >>> cluster_at(r, 1).gpu_left.tolist(), cluster_at(r, 2).gpu_left.tolist()
-    ([[500, 1000]], [[500, 0]])
-    """
-    trace = _trace_of(result)
-    n = len(result.pod_index)
-    if not 0 <= events <= n:
-        raise ValueError(f"events must be between 0 and {n}, not {events}")
-    reqs = _requests_of(trace)
-    kept = _CHECKPOINTS.get(id(result))
-    if kept is None:
-        kept = _CHECKPOINTS[id(result)] = {}
-        weakref.finalize(result, _CHECKPOINTS.pop, id(result), None)
-    start = max((e for e in kept if e <= events), default=None)
-    c = kept[start].copy() if start is not None else ClusterState(trace)
-    first = start or 0
-    c.place_recorded(result.node_index[first:events], [reqs[i] for i in result.pod_index[first:events].tolist()],
-                     result.gpu_cards[first:events])
-    if events not in kept:
-        if len(kept) >= _MAX_CHECKPOINTS:
-            kept.pop(next(iter(kept)))
-        kept[events] = c.copy()
-    return c
-
-
-# Per result (by id(); entries die with it), a few clusters cluster_at built (events -> state), to continue from.
-_CHECKPOINTS: dict[int, dict[int, ClusterState]] = {}
-_MAX_CHECKPOINTS = 8
-
-
-def node_view_of(cluster: ClusterState, node: int | str) -> NodeView:
-    """One node of a :class:`~kubenotes.replay.engine.ClusterState` as the simulator's ``NodeResource`` (a :class:`NodeView`).
-
-    Parameters
-    ----------
-    cluster : ClusterState
-    node : int or str
-        Node index or name.
-
-    Returns
-    -------
-    NodeView
-        Free CPU, memory and per-card GPU, card model.
-
-    Raises
-    ------
-    KeyError
-        When no node has that name.
-
-    Examples
-    --------
-    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
-    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
-    >>> c = ClusterState(t); c.place(0, pod_requests(t)[0], [1])
-    >>> v = node_view_of(c, "n1"); v.gpu_left, v.milli_cpu_left, v.model
-    ([1000, 500], 31000, 'T4')
-    """
-    names = cluster.trace.node_names
-    i = names.index(node) if isinstance(node, str) else int(node)
-    count = int(cluster.gpu_count[i])
-    model = cluster.models[int(cluster.node_model[i])] if count > 0 else ""
-    return NodeView(names[i], int(cluster.milli_cpu_left[i]), int(cluster.milli_cpu_capacity[i]),
-                    int(cluster.memory_left[i]), int(cluster.memory_capacity[i]),
-                    [int(x) for x in cluster.gpu_left[i, :count]], model)
-
-
-def fragmented_node(cluster: ClusterState) -> str:
-    """A node worth explaining: an idle, a partly used and a full card, and some typical pods still fit.
-
-    Parameters
-    ----------
-    cluster : ClusterState
-
-    Returns
-    -------
-    str
-        The most fragmented node (thousandths of a GPU) that has an idle, a
-        partly used and a full card and less than 90% of its idle GPU
-        fragmented; without one, the most fragmented node with such cards,
-        then with a partly used card, then the first GPU node.
-
-    Examples
-    --------
-    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
-    >>> t = TraceArrays.from_rows([NodeRow("a", 32000, 1 << 20, 2, "T4"), NodeRow("b", 32000, 1 << 20, 4, "T4")],
-    ...                           [PodRow("p", 1000, 1024, 1, 500), PodRow("q", 1000, 1024, 1, 1000)])
-    >>> c = ClusterState(t); r = pod_requests(t); c.place(1, r[0], [0]); c.place(1, r[1], [1])
-    >>> fragmented_node(c)
-    'b'
-    """
-    left = cluster.gpu_left
-    has = np.arange(cluster.max_cards)[None, :] < cluster.gpu_count[:, None]
-    partial = ((left > 0) & (left < MILLI_PER_GPU) & has).any(axis=1)
-    idle = ((left == MILLI_PER_GPU) & has).any(axis=1)
-    full = ((left == 0) & has).any(axis=1)
-    frag = cluster.node_fragmentation(_fragmentation_of(cluster.trace, cluster.max_cards))
-    some_fit = frag < 0.9 * cluster.total_gpu_left
-    for mask in (partial & idle & full & some_fit, partial & idle & full, partial):
-        if mask.any():
-            idx = np.nonzero(mask)[0]
-            return cluster.trace.node_names[int(idx[np.argmax(frag[idx])])]
-    return cluster.trace.node_names[int(np.argmax(cluster.gpu_count > 0))]
 
 
 # ---------------------------------------------------------------------------
@@ -795,124 +381,6 @@ def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 
 
 # ---------------------------------------------------------------------------
 # FGD in numbers for one pod
-
-
-def _is_kind(req: PodRequest, kind: str) -> bool:
-    if kind == "share":
-        return req.is_gpu_share
-    if kind == "whole":
-        return req.num_gpu > 0 and not req.is_gpu_share
-    if kind == "cpu":
-        return req.num_gpu == 0
-    return True
-
-
-def fgd_explain(result: ReplayResult, arrived_percent: float = 100.0, *, kind: str = "share",
-                event: int | None = None) -> dict[str, Any]:
-    """FGD's decision for one pod of an FGD replay, in numbers: every feasible node's fragmentation before and after, and its score.
-
-    Parameters
-    ----------
-    result : ReplayResult
-        A replay with policy ``FGD``.
-    arrived_percent : float
-        Explain the first pod of ``kind`` placed once the arrived workload
-        passed this (or the last one before, near the end of the replay).
-    kind : {"share", "whole", "cpu", "any"}
-        GPU-sharing, whole-GPU, CPU-only or any pod.
-    event : int, optional
-        Explain this event instead (it must be a placed pod).
-
-    Returns
-    -------
-    dict
-        ``pod`` (name), ``event``, ``arrived_percent``, ``request``
-        (:class:`PodRequest`), ``feasible`` (count), ``rows`` (one dict per
-        feasible node, best score first: ``node``, ``model``, ``gpu_left``
-        (list, before), ``milli_cpu_left``, ``cards`` (the cards FGD would
-        give the pod there), ``frag_before``, ``frag_after`` (thousandths of a
-        GPU), ``score``), ``top_score``, ``ties`` (nodes with the top score),
-        ``node`` and ``cards`` (what the replay did), ``typical`` (number of
-        typical pod shapes).
-
-    Raises
-    ------
-    ValueError
-        When the result is not an FGD replay, or no placed pod of that kind exists.
-
-    Notes
-    -----
-    Scores and cards come from the FGD plugin itself (its vectorized
-    ``score_nodes`` and ``select_gpus`` on the cluster rebuilt by
-    :func:`cluster_at`); ``frag_before``/``frag_after`` from
-    :class:`~kubenotes.replay.policies.Fragmentation`, and the score is
-    ``int(100 * sigmoid((frag_before - frag_after) / 1000))``. Among nodes
-    with the top score the replay takes the first in its seeded node order.
-
-    Examples
-    --------
-    Two thirds of the workload ask for half a GPU, one third for a whole
-    GPU. After ``a`` (half) and ``b`` (whole) landed on ``n1``, its half-free
-    card is useless to whole-GPU pods (F = 500 / 3); pod ``c`` (half) fills it
-    (F drops to 0, score 54), while on the empty ``n2`` it would break a card
-    (F rises, score 45).
-
-    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
-    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4"), NodeRow("n2", 32000, 1 << 20, 2, "T4")],
-    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 1000),
-    ...                            PodRow("c", 1000, 1024, 1, 500)])
-    >>> x = fgd_explain(replay(t, "FGD", seed=1, tuning_ratio=0, order=[0, 1, 2]), event=2)
-    >>> [(r["node"], r["gpu_left"], r["cards"], round(r["frag_before"]), round(r["frag_after"]), r["score"])
-    ...  for r in x["rows"]]
-    [('n1', [500, 0], [0], 167, 0, 54), ('n2', [1000, 1000], [0], 0, 167, 45)]
-    >>> x["node"], x["cards"]
-    ('n1', [0])
-    """
-    if result.policy != "FGD":
-        raise ValueError(f"fgd_explain needs an FGD replay, not {result.policy}")
-    trace = _trace_of(result)
-    reqs = _requests_of(trace)
-    pods, nodes_of = result.pod_index, result.node_index
-    if event is None:
-        start = events_at(result, arrived_percent)
-        ok = [e for e in range(len(pods)) if nodes_of[e] >= 0 and _is_kind(reqs[int(pods[e])], kind)]
-        if not ok:
-            raise ValueError(f"no placed pod of kind {kind!r} in this replay")
-        after = [e for e in ok if e >= start]
-        event = after[0] if after else ok[-1]
-    elif nodes_of[event] < 0:
-        raise ValueError(f"event {event} is a pod that fitted nowhere")
-    req = reqs[int(pods[event])]
-    cluster = cluster_at(result, event)
-    plugin = new_policy("FGD", typical=_typical_of(trace))
-    feasible = cluster.feasible(req)
-    scores = plugin.normalize_scores(plugin.score_nodes(req, cluster, feasible))
-    cards = [plugin.select_gpus(req, cluster, int(n)) for n in feasible]
-    frag = _fragmentation_of(trace, cluster.max_cards)
-    before_l = cluster.gpu_left[feasible].copy()
-    after_l = before_l.copy()
-    for j, cs in enumerate(cards):
-        for c in cs:
-            after_l[j, c] -= req.gpu_milli
-    cpu = cluster.milli_cpu_left[feasible]
-    model = cluster.node_model[feasible]
-    fb = frag.amount(cpu, before_l, model)
-    fa = frag.amount(cpu - req.milli_cpu, after_l, model)
-    names = trace.node_names
-    rows = []
-    for j, n in enumerate(feasible.tolist()):
-        g = int(cluster.gpu_count[n])
-        rows.append({"node": names[n], "model": trace.models[int(model[j])] if g else "",
-                     "gpu_left": [int(x) for x in before_l[j, :g]], "milli_cpu_left": int(cpu[j]),
-                     "cards": list(cards[j]), "frag_before": float(fb[j]), "frag_after": float(fa[j]),
-                     "score": int(scores[j])})
-    rows.sort(key=lambda r: (-r["score"], r["frag_after"] - r["frag_before"], r["node"]))
-    top = rows[0]["score"] if rows else 0
-    return {"pod": trace.pod_names[int(pods[event])], "event": int(event),
-            "arrived_percent": float(result.arrived_percent[event]), "request": req, "feasible": len(rows),
-            "rows": rows, "top_score": top, "ties": sum(1 for r in rows if r["score"] == top),
-            "node": names[int(nodes_of[event])], "cards": list(result.gpu_cards[event]),
-            "typical": len(_typical_of(trace))}
 
 
 def _cards_text(left: Sequence[int], chosen: Sequence[int] = ()) -> str:
@@ -1205,34 +673,6 @@ class CurvesView:
         return self._blit.png()
 
 
-def replay_variants(policies: Iterable[str] = PAPER_POLICY_NAMES, variants: Iterable[str] = TRACE_VARIANTS,
-                    seed: int = DEFAULT_SEED, trace_dir: str | os.PathLike[str] | None = None,
-                    ) -> dict[str, dict[str, ReplayResult]]:
-    """:func:`replay_policies` on each pod-list variant: variant -> policy -> result (cached).
-
-    Parameters
-    ----------
-    policies : iterable of str
-        Default: the six policies the paper compares.
-    variants : iterable of str
-        Keys of :data:`TRACE_VARIANTS` (default: all five).
-    seed : int
-    trace_dir : str or path-like, optional
-
-    Returns
-    -------
-    dict of str to dict of str to ReplayResult
-
-    Raises
-    ------
-    UnknownPolicy, ValueError, TraceNotFound
-        As :func:`cached_replay`; a variant file missing from the trace
-        directory raises TraceNotFound.
-    """
-    policies = list(policies)
-    return {v: replay_policies(policies, v, seed, trace_dir) for v in variants}
-
-
 def variants_figure(by_variant: Mapping[str, Mapping[str, ReplayResult]], arrived_percent: int = 100) -> Figure:
     """GPU allocation ratio at one arrived workload, per trace variant and policy (a dot plot).
 
@@ -1291,7 +731,7 @@ def variants_figure(by_variant: Mapping[str, Mapping[str, ReplayResult]], arrive
 
 
 def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:
-    d = _derived(trace)
+    d = per_trace(trace)
     key = ("layout", per_row)
     if key in d:
         return d[key]
@@ -1361,7 +801,7 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
     >>> "1 partly used" in fig.axes[0].get_title()
     True
     """
-    trace = _trace_of(result)
+    trace = trace_of(result)
     lay = _occupancy_layout(trace, per_row)
     e = events_at(result, arrived_percent)
     cluster = cluster_at(result, e)
@@ -1399,7 +839,7 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
         rate = 100 * result.frag_gpu_milli[e - 1] / idle if idle > 0 else float("nan")
     else:
         alloc, rate = 0.0, float(100 * cluster.node_fragmentation(
-            _fragmentation_of(trace, cluster.max_cards)).sum() / max(result.total_gpu_milli, 1))
+            fragmentation_of(trace, cluster.max_cards)).sum() / max(result.total_gpu_milli, 1))
     ax.set_title(title or (f"{result.policy}, {arrived_percent:g}% arrived:{chr(10) if narrow else ' '}"
                            f"{alloc:.1f}% of GPUs allocated, fragmentation rate {rate:.1f}%\n{n_full:,} full, "
                            f"{n_part:,} partly used, {n_idle:,} idle cards"), fontsize=9.5 if narrow else 10)
@@ -1455,7 +895,7 @@ def placement_graph(result: ReplayResult, arrived_percent: float | None, nodes: 
     >>> sorted(g.successors("card/n1/0")), g.nodes["card/n1/0"]["free"]
     (['pod/0', 'pod/1'], 200)
     """
-    trace = _trace_of(result)
+    trace = trace_of(result)
     idx = {n: trace.node_names.index(n) for n in nodes}
     if events is None and arrived_percent is None:
         raise ValueError("give arrived_percent or events")

@@ -26,6 +26,7 @@ KEP-624 (scheduling framework)
 from __future__ import annotations
 
 import copy
+import functools
 import html
 import weakref
 from collections.abc import Mapping
@@ -40,6 +41,8 @@ from matplotlib.patches import Rectangle
 
 from kubenotes.scheduler.snapshot import cluster_objects_from_manifests
 from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.html import Html, table
+from kubenotes.viz.html import escape as _e
 
 __all__ = [
     "Html",
@@ -94,42 +97,18 @@ LEGACY_VIEW: dict[str, tuple[str, ...]] = {
     "priorities (score)": ("PreScore", "Score", "NormalizeScore"),
 }
 
-class Html(str):
-    """A string of HTML that Jupyter renders as HTML when a cell ends with it (``_repr_html_``)."""
-
-    __slots__ = ()
-
-    def _repr_html_(self) -> str:
-        return str(self)
-
-
 _GREEN = "#2e7d32"
 _RED = "#c62828"
 _GREY = "#9e9e9e"
 _CMAP = LinearSegmentedColormap.from_list("kubenotes_score", ["#f7fbff", "#6baed6", "#08306b"])
-_TABLE_CSS = "border-collapse:collapse;font-size:12px;margin:4px 0"
-_TH = "padding:3px 8px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
-_TD = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 
 
 # ---------------------------------------------------------------------------
 # small HTML helpers
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x))
-
-
-def _html_table(headers: Sequence[str], rows: Iterable[Sequence[tuple[str, str]]], caption: str | None = None) -> str:
-    """Rows of ``(html, extra_css)`` cells; headers are escaped text."""
-    out = [f'<table class="kubenotes-table" style="{_TABLE_CSS}">']
-    if caption:
-        out.append(f'<caption style="caption-side:top;text-align:left;font-weight:bold;padding:2px 0">{_e(caption)}</caption>')
-    out.append("<thead><tr>" + "".join(f'<th style="{_TH}">{_e(h)}</th>' for h in headers) + "</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f'<td style="{_TD};{css}">{cell}</td>' for cell, css in row) + "</tr>")
-    out.append("</tbody></table>")
-    return Html("".join(out))
+# Tables of ``(html, extra_css)`` cells under escaped headers.
+_html_table = functools.partial(table, html_cells=True)
 
 
 def _pod_key(result: Mapping[str, Any]) -> str:
@@ -880,7 +859,6 @@ def _cell(v: Any) -> str:
     if isinstance(v, (list, tuple, set, frozenset)):
         return ", ".join(str(x) for x in v)
     return str(v)
-
 
 
 # ---------------------------------------------------------------------------

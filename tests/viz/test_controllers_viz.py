@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 from kubenotes.apiserver.server import AuditEntry
 from kubenotes.viz import controllers as vc
-from kubenotes.viz.controllers import Revision
+from kubenotes.sim.history import Revision, object_history
 
 # ----------------------------------------------------------------------------- synthetic histories
 
@@ -103,14 +103,6 @@ def test_series_helpers_count_every_state_at_one_instant():
     assert vc.series_extremes(s, since=11, until=19) == (3, 3)
     with pytest.raises(ValueError):
         vc.series_extremes([])
-
-
-def test_objects_at_replays_adds_and_deletes():
-    a = _pod("a", "r", "1")
-    h = [Revision(1, "ADDED", a), Revision(3, "DELETED", _pod("a", "r", "2"))]
-    assert [o["metadata"]["name"] for o in vc.objects_at(h, "pods", at_seconds=2)] == ["a"]
-    assert vc.objects_at(h, "pods", at_seconds=3) == []
-    assert [o["metadata"]["name"] for o in vc.objects_at(h, "pods", at_seconds=3, at_resource_version=1)] == ["a"]
 
 
 # ----------------------------------------------------------------------------- ownership graph
@@ -227,7 +219,7 @@ def test_job_attempts_measure_the_wait_between_failures():
 
 def test_object_history_of_a_cluster_is_timed_by_the_audit_log():
     run = vc.simulate_scale(5, 4)
-    hist = vc.object_history(run.cluster, "replicasets", "default")
+    hist = object_history(run.cluster, "replicasets", "default")
     replicas = [(r.time, r.object["spec"]["replicas"]) for r in hist]
     assert replicas[0] == (0.0, 4) and (run.at_seconds, 5) in replicas
     assert all(a.time <= b.time for a, b in zip(hist, hist[1:]))
@@ -352,12 +344,6 @@ def test_panels_put_their_first_slider_first():
     assert "kubenotes-control" in first._dom_classes
     assert "kubenotes-live-output" in panel.children[-1]._dom_classes
     assert scale.children[0].children[0].max == 9
-
-
-def test_an_audit_log_alone_is_refused_with_a_reason():
-    log = [AuditEntry(1.0, "kubectl", "create", "Pod", "d", "a", "2")]
-    with pytest.raises(TypeError, match="audit log records writes"):
-        vc.object_history(log, "pods")
 
 
 def test_kubectl_rolling_update_keeps_every_pod_ready_and_one_extra_at_most():

@@ -23,6 +23,7 @@ from kubenotes.cri.images import PAUSE_IMAGE, default_catalogue  # noqa: E402
 from kubenotes.kubelet.kuberuntime import oci_config, pod_start_calls, runtime_stack_graph  # noqa: E402
 from kubenotes.viz import cri  # noqa: E402
 from kubenotes.viz.graphs import detached_figure  # noqa: E402
+from kubenotes.viz.html import TD_CSS  # noqa: E402
 from kubenotes.viz.widgets import CONTROL_CLASS, LIVE_OUTPUT_CLASS  # noqa: E402
 
 GUARANTEED = {"requests": {"cpu": "500m", "memory": "256Mi"}, "limits": {"cpu": "500m", "memory": "256Mi"}}
@@ -107,7 +108,7 @@ def test_timeline_without_events_has_no_runtime_lane(start):
 def test_cri_to_oci_table_shows_the_qos_in_every_field(resources, qos, oom, parent):
     # policy_test.go: Guaranteed -997, BestEffort 1000, Burstable 1000 - 1000*1Gi/8Gi = 875
     table = cri.cri_to_oci_table(_pod(resources=resources), "app")
-    assert f"<td style=\"{cri._TD}\">{qos}</td>" in table
+    assert f"<td style=\"{TD_CSS}\">{qos}</td>" in table
     assert f"oom_score_adj <code>{oom}</code>" in table and f"process.oomScoreAdj <code>{oom}</code>" in table
     assert f"cgroup_parent <code>{parent}</code>" in table
 

@@ -35,6 +35,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from kubenotes.sim.cluster import Cluster  # noqa: E402
+from kubenotes.sim.kubectl import KubectlResult, kubectl_session  # noqa: E402
 from kubenotes.viz import kubectl as kv  # noqa: E402
 
 NODES = """
@@ -86,18 +87,6 @@ def served():
 # --- the httpx fallback: runs everywhere ---------------------------------------------------------
 
 
-def test_fallback_get_is_one_list_as_a_table(served):
-    r = kv.kubectl_session(served, "kubectl get nodes", fallback=True)
-    assert r.via == "httpx" and r.returncode == 0 and r.stderr == ""
-    assert r.lines() == ["GET /api/v1/nodes?limit=500 -> 200"]
-    lines = r.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
-    assert [ln.split()[0] for ln in lines[1:]] == ["n1", "n2"]
-    rec = r.requests[0]
-    assert (rec["verb"], rec["resource"], rec["user"]) == ("list", "nodes", "kubernetes-admin")
-    assert r.writes == [] and r.watch_events == []
-
-
 def test_fallback_apply_is_get_404_then_post_and_its_hops_reach_the_kubelets(served):
     r, hops = kv.kubectl_apply_hops(served, DEPLOYMENT, until_seconds=10, fallback=True)
     assert r.stdout == "deployment.apps/web created\n"
@@ -114,65 +103,8 @@ def test_fallback_apply_is_get_404_then_post_and_its_hops_reach_the_kubelets(ser
     assert any(h["from"].startswith("kubelet/") for h in hops)
 
 
-def test_fallback_scale_patches_the_scale_subresource(served):
-    kv.kubectl_session(served, "kubectl apply -f -", input=DEPLOYMENT, fallback=True)
-    r = kv.kubectl_session(served, "kubectl scale deploy/web --replicas=2", fallback=True)
-    assert r.stdout == "deployment.apps/web scaled\n"
-    assert [e["method"] for e in r.http] == ["GET", "PATCH"] and r.http[1]["url"].endswith("/deployments/web/scale")
-    assert r.requests[1]["resource"] == "deployments/scale"
-    assert served.cluster.get("deployments", "web", "default")["spec"]["replicas"] == 2
-
-
-def test_fallback_watch_replays_every_event_after_the_list(served):
-    kv.kubectl_session(served, "kubectl apply -f -", input=DEPLOYMENT.replace("replicas: 4", "replicas: 1"),
-                       fallback=True)
-    served.run_for(5)
-    r = kv.kubectl_session(served, "kubectl get pods -l app=web -w", fallback=True,
-                           during=lambda: (served.cluster.client.patch("deployments", "web", {"spec": {"replicas": 2}},
-                                                                       "default"), served.run_for(5)))
-    list_req, watch_req = r.http
-    assert watch_req["watch"] and not list_req["watch"]
-    assert "resourceVersion=" in watch_req["url"]
-    rv_list = int(watch_req["url"].split("resourceVersion=")[1].split("&")[0])
-    # created, bound, ContainerCreating (the kubelet's first status), Running and Ready
-    assert [e["type"] for e in r.watch_events] == ["ADDED", "MODIFIED", "MODIFIED", "MODIFIED"]
-    rvs = [int(e["resourceVersion"]) for e in r.watch_events]
-    assert rvs == sorted(set(rvs)) and rvs[0] > rv_list
-    new_pod = r.watch_events[0]["key"].rsplit("/", 1)[1]
-    out = r.stdout.splitlines()
-    assert len(out) == 1 + 1 + 4 and out[-1].split()[0] == new_pod and out[-1].split()[2] == "Running"
-    assert [ln.split()[2] for ln in out if ln.startswith(new_pod)] == ["Pending", "Pending", "ContainerCreating", "Running"]
-
-
-def test_fallback_errors_keep_upstream_texts(served):
-    served.cluster.apply({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "viewer",
-                                                                                     "namespace": "default"}})
-    token = kv.kubectl_session(served, "kubectl create token viewer", fallback=True).stdout.strip()
-    assert token.count(".") == 2
-    unauth = kv.kubectl_session(served, "kubectl --token=nope get pods", fallback=True)
-    assert unauth.codes == [401] and unauth.stderr == "error: You must be logged in to the server (Unauthorized)\n"
-    forbidden = kv.kubectl_session(served, f"kubectl --token={token} create configmap probe", fallback=True)
-    assert forbidden.codes == [403] and forbidden.returncode == 1
-    assert forbidden.stderr == ('Error from server (Forbidden): configmaps is forbidden: User '
-                                '"system:serviceaccount:default:viewer" cannot create resource "configmaps" in API '
-                                'group "" in the namespace "default"\n')
-    assert forbidden.command.startswith("kubectl --token=") and token not in forbidden.command  # masked
-    can_i = kv.kubectl_session(served, f"kubectl --token={token} auth can-i create configmaps", fallback=True)
-    assert (can_i.stdout, can_i.returncode) == ("no\n", 1)
-    missing = kv.kubectl_session(served, "kubectl get deploy nope", fallback=True)
-    assert missing.stderr == 'Error from server (NotFound): deployments.apps "nope" not found\n'
-    invalid = kv.kubectl_session(served, "kubectl create configmap Bad_Name", fallback=True)
-    assert invalid.codes == [422] and 'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value' in invalid.stderr
-    assert served.cluster.get("configmaps", "probe", "default") is None
-
-
-def test_fallback_refuses_a_command_it_cannot_translate(served):
-    with pytest.raises(ValueError, match="fallback cannot translate `kubectl drain n1`"):
-        kv.kubectl_session(served, "kubectl drain n1", fallback=True)
-
-
 def test_record_rollout_stays_within_max_surge_and_max_unavailable(served):
-    kv.kubectl_session(served, "kubectl apply -f -", input=DEPLOYMENT, fallback=True)
+    kubectl_session(served, "kubectl apply -f -", input=DEPLOYMENT, fallback=True)
     served.run_for(10)
     rec = kv.record_rollout(served, f"kubectl patch deploy web --type=json -p '{IMAGE_PATCH}'", namespace="default",
                             selector="app=web", seconds=10, fallback=True)
@@ -233,7 +165,7 @@ DENIED = {"time": 5.0, "method": "POST", "url": "/api/v1/namespaces/default/pods
 
 
 def test_writes_and_tables_come_from_the_steps():
-    r = kv.KubectlResult("kubectl create configmap c", 0, "configmap/c created\n", "", [WRITE, DENIED])
+    r = KubectlResult("kubectl create configmap c", 0, "configmap/c created\n", "", [WRITE, DENIED])
     assert r.writes == [{"type": "ADDED", "key": "/registry/configmaps/default/c", "resourceVersion": "42",
                          "watchers": {"kube-controller-manager": "ADDED", "kubelet/n1": "ADDED"}}]
     assert r.codes == [201, 403]
@@ -249,7 +181,7 @@ def test_writes_and_tables_come_from_the_steps():
 
 
 def test_sequence_figure_has_a_lifeline_per_watcher_and_an_arrow_per_message():
-    r = kv.KubectlResult("kubectl create configmap c", 0, "", "", [WRITE])
+    r = KubectlResult("kubectl create configmap c", 0, "", "", [WRITE])
     fig = kv.sequence_figure(r)
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts[:5] == ["kubectl", "kube-apiserver", "etcd", "kube-controller-manager", "kubelet/n1"]
@@ -263,15 +195,6 @@ def test_sequence_figure_has_a_lifeline_per_watcher_and_an_arrow_per_message():
 # --- the real kubectl ------------------------------------------------------------------------------
 
 
-def test_real_kubectl_discovers_then_lists_a_table(served, kubectl_required):
-    r = kv.kubectl_session(served, "kubectl get nodes")
-    assert r.via == "kubectl" and r.returncode == 0, r.stderr
-    assert [e["url"].split("?")[0] for e in r.http] == ["/api", "/apis", "/api/v1/nodes"]
-    assert r.stdout.splitlines()[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
-    again = kv.kubectl_session(served, "kubectl get nodes")
-    assert [e["url"].split("?")[0] for e in again.http] == ["/api/v1/nodes"]  # discovery came from the cache
-
-
 def test_real_kubectl_apply_and_watch(served, kubectl_required):
     r, hops = kv.kubectl_apply_hops(served, DEPLOYMENT.replace("replicas: 4", "replicas: 1"), until_seconds=10)
     assert r.stdout == "deployment.apps/web created\n"
@@ -279,8 +202,8 @@ def test_real_kubectl_apply_and_watch(served, kubectl_required):
     assert post["code"] == 201 and "fieldManager=kubectl-client-side-apply" in post["url"]
     assert any(e["url"].startswith("/openapi/v3") for e in r.http)
     assert hops[0]["from"] == "kubectl" and hops[6]["to"] == "deployment-controller"
-    kv.kubectl_session(served, "kubectl scale deploy/web --replicas=2")
-    w = kv.kubectl_session(served, "kubectl get pods -l app=web -w", during=lambda: served.run_for(5))
+    kubectl_session(served, "kubectl scale deploy/web --replicas=2")
+    w = kubectl_session(served, "kubectl get pods -l app=web -w", during=lambda: served.run_for(5))
     assert "--request-timeout=2s" in w.command  # added so that kubectl returns
     assert [e["watch"] for e in w.http] == [False, True]
     assert [e["type"] for e in w.watch_events] == ["ADDED", "MODIFIED", "MODIFIED", "MODIFIED"]

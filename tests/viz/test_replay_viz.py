@@ -18,7 +18,9 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from kubenotes.datasets import alibaba as ab  # noqa: E402
 from kubenotes.datasets.alibaba import NodeRow, PodRow, TraceArrays  # noqa: E402
+from kubenotes.replay import cache as rc  # noqa: E402
 from kubenotes.replay import engine  # noqa: E402
+from kubenotes.replay.explain import fgd_explain  # noqa: E402
 from kubenotes.replay.policies import FGD, TypicalPods, frag_amount, typical_pods  # noqa: E402
 from kubenotes.viz import replay as rv  # noqa: E402
 from kubenotes.viz.widgets import CONTROL_CLASS, LIVE_OUTPUT_CLASS  # noqa: E402
@@ -64,53 +66,37 @@ def _sigmoid_score(before: float, after: float) -> int:
 def test_default_trace_dir_uses_the_environment_and_explains_a_missing_trace(tmp_path, monkeypatch):
     monkeypatch.setenv(ab.ENV_VAR, str(tmp_path))
     with pytest.raises(ab.TraceNotFound) as err:
-        rv.default_trace_dir()
+        ab.default_trace_dir()
     msg = str(err.value)
     assert ab.ENV_VAR in msg and "research or study" in msg and "Weng" in msg and "clusterdata" in msg
     (tmp_path / ab.DEFAULT_PODS_FILE).write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\n")
-    assert rv.default_trace_dir() == tmp_path
+    assert ab.default_trace_dir() == tmp_path
 
 
 def test_default_trace_dir_falls_back_to_shared_data_beside_the_repository(monkeypatch):
     monkeypatch.delenv(ab.ENV_VAR, raising=False)
     expected = REPO.parent / "shared" / "data" / "alibaba-gpu-2023"
     if (expected / ab.DEFAULT_PODS_FILE).is_file():
-        assert rv.default_trace_dir() == expected
+        assert ab.default_trace_dir() == expected
     else:
         with pytest.raises(ab.TraceNotFound, match="is not set"):
-            rv.default_trace_dir()
+            ab.default_trace_dir()
 
 
 def _tiny_dir(tmp_path: Path) -> Path:
     (tmp_path / ab.GPU_NODES_FILE).write_text("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,T4\nn1,64000,262144,2,T4\n")
     pods = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,1024,1,500\np1,4000,1024,1,1000\np2,2000,1024,0,0\n"
-    for f in rv.TRACE_VARIANTS.values():
+    for f in rc.TRACE_VARIANTS.values():
         (tmp_path / f).write_text(pods)
     return tmp_path
 
 
-def test_cached_replay_computes_once_per_policy_variant_and_seed(tmp_path):
-    d = _tiny_dir(tmp_path)
-    a = rv.cached_replay("BestFit", "default", 42, d)
-    assert rv.cached_replay("BestFit", "default", 42, str(d)) is a
-    assert rv.cached_replay("BestFit", "default", 43, d) is not a
-    assert rv.cached_replay("BestFit", "cpu050", 42, d) is not a
-    assert rv.trace_variant("default", d) is rv.trace_variant("default", d)
-    assert ("BestFit", "default", 42) in rv.replay_timings()
-    res = rv.replay_policies(["Random", "FGD"], "default", 42, d)
-    assert list(res) == ["Random", "FGD"] and res["FGD"].policy == "FGD"
-    with pytest.raises(ValueError, match="unknown trace variant 'bogus'"):
-        rv.cached_replay("FGD", "bogus", 42, d)
-    with pytest.raises(engine.UnknownPolicy):
-        rv.cached_replay("Nope", "default", 42, d)
-
-
 def test_replay_variants_and_their_figure(tmp_path):
     d = _tiny_dir(tmp_path)
-    (d / rv.TRACE_VARIANTS["cpu050"]).write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,1024,1,1000\n")
-    by_variant = rv.replay_variants(["Random", "FGD"], ["default", "cpu050"], 42, d)
+    (d / rc.TRACE_VARIANTS["cpu050"]).write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,1024,1,1000\n")
+    by_variant = rc.replay_variants(["Random", "FGD"], ["default", "cpu050"], 42, d)
     assert list(by_variant) == ["default", "cpu050"] and list(by_variant["cpu050"]) == ["Random", "FGD"]
-    assert by_variant["default"]["FGD"] is rv.cached_replay("FGD", "default", 42, d)       # the same cache
+    assert by_variant["default"]["FGD"] is rc.cached_replay("FGD", "default", 42, d)       # the same cache
     assert len(by_variant["cpu050"]["FGD"].pod_index) != len(by_variant["default"]["FGD"].pod_index)
     fig = rv.variants_figure(by_variant, 125)
     ax = fig.axes[0]
@@ -121,90 +107,15 @@ def test_replay_variants_and_their_figure(tmp_path):
     assert np.isfinite(expected).all() and drawn == expected
     assert "seed 42" in ax.get_title() and "125% arrived" in ax.get_xlabel()
     with pytest.raises(ValueError, match="unknown trace variant"):
-        rv.replay_variants(["FGD"], ["bogus"], 42, d)
-
-
-# ---------------------------------------------------------------------------
-# the cluster at a point of the replay
-
-
-def test_cluster_at_the_end_is_the_replays_final_cluster():
-    r = toy_replay("BestFit")
-    c = rv.cluster_at(r, len(r.pod_index))
-    assert c.gpu_left.tolist() == r.cluster.gpu_left.tolist()
-    assert c.milli_cpu_left.tolist() == r.cluster.milli_cpu_left.tolist()
-    assert c.allocated_gpu_milli == r.allocated_gpu_milli[-1]
-    empty = rv.cluster_at(r, 0)
-    assert (empty.gpu_left[:, :4] == 1000).all()
-    with pytest.raises(ValueError, match="events must be between 0 and 6"):
-        rv.cluster_at(r, 7)
-
-
-def test_cluster_at_continues_from_a_kept_cluster_and_returns_copies():
-    r = toy_replay("BestFit")
-    fresh = [rv.cluster_at(r, e).gpu_left.tolist() for e in range(len(r.pod_index) + 1)]
-    rv._CHECKPOINTS.pop(id(r), None)
-    for e in (3, 1, 5, 5, 6, 0, 4):  # up, down, the same twice: each from the nearest kept one
-        c = rv.cluster_at(r, e)
-        assert c.gpu_left.tolist() == fresh[e]
-        c.gpu_left[:] = 0  # a caller changing its copy does not change what is kept
-    assert rv.cluster_at(r, 5).gpu_left.tolist() == fresh[5]
-    assert set(rv._CHECKPOINTS[id(r)]) <= {0, 1, 3, 4, 5, 6}
-
-
-def test_events_at_counts_arrivals_up_to_the_percentage():
-    r = toy_replay()
-    cum = r.arrived_percent
-    for x in (0, 10, float(cum[2]), 100, 130):
-        assert rv.events_at(r, x) == int((cum <= x + 1e-9).sum())
-
-
-def test_node_view_and_fragmented_node():
-    r = toy_replay("BestFit")
-    c = r.cluster
-    v = rv.node_view_of(c, 0)
-    assert v.name == "n1" and v.gpu_left == c.gpu_left[0, :4].tolist() and v.model == "T4"
-    assert rv.node_view_of(c, "n2").name == "n2"
-    assert rv.fragmented_node(c) in ("n1", "n2")
+        rc.replay_variants(["FGD"], ["bogus"], 42, d)
 
 
 # ---------------------------------------------------------------------------
 # FGD in numbers
 
 
-def test_fgd_explain_scores_are_the_plugins_and_follow_the_formula():
-    r = toy_replay()
-    t = r.cluster.trace
-    typ = typical_pods(t)
-    plugin = FGD({"typicalPods": typ.to_args()})
-    for e in range(len(r.pod_index)):
-        if r.node_index[e] < 0:
-            continue
-        x = rv.fgd_explain(r, event=e)
-        assert x["node"] == t.node_names[int(r.node_index[e])] and x["cards"] == list(r.gpu_cards[e])
-        chosen = next(row for row in x["rows"] if row["node"] == x["node"])
-        assert chosen["score"] == x["top_score"] == x["rows"][0]["score"]
-        c = rv.cluster_at(r, e)
-        for row in x["rows"]:
-            assert row["score"] == _sigmoid_score(row["frag_before"], row["frag_after"])
-            view = rv.node_view_of(c, row["node"])
-            assert row["gpu_left"] == view.gpu_left
-            assert row["frag_before"] == pytest.approx(frag_amount(view, typ))
-            assert plugin.node_score(x["request"], view) == row["score"]  # the literal port agrees
-
-
-def test_fgd_explain_picks_a_pod_of_the_kind_and_rejects_other_policies():
-    r = toy_replay()
-    x = rv.fgd_explain(r, 0, kind="whole")
-    assert x["request"].num_gpu >= 1 and not x["request"].is_gpu_share
-    x = rv.fgd_explain(r, 0, kind="cpu")
-    assert x["request"].num_gpu == 0 and x["cards"] == []
-    with pytest.raises(ValueError, match="needs an FGD replay"):
-        rv.fgd_explain(toy_replay("BestFit"))
-
-
 def test_fgd_panel_marks_the_chosen_node_and_card():
-    x = rv.fgd_explain(toy_replay(), event=2)
+    x = fgd_explain(toy_replay(), event=2)
     s = rv.fgd_panel(x)
     assert f"<b>{x['node']}</b> ✔" in s and "sigmoid" in s and f"card {x['cards'][0]}" in s
     assert s._repr_html_() == str(s)
@@ -346,19 +257,19 @@ def test_schedule_comparison_counts_nodes_and_differences():
 
 
 def test_the_chapters_claims_on_the_real_trace(trace_dir):
-    res = rv.replay_policies(["Random", "BestFit", "FGD"], "default", 42, trace_dir)
+    res = rc.replay_policies(["Random", "BestFit", "FGD"], "default", 42, trace_dir)
     a130 = {p: r.at("allocation", 130) for p, r in res.items()}
     assert a130["FGD"] > a130["BestFit"] > a130["Random"]
-    x = rv.fgd_explain(res["FGD"], 60)
+    x = fgd_explain(res["FGD"], 60)
     assert x["ties"] == 1 and x["rows"][0]["node"] == x["node"]
     assert x["rows"][0]["frag_after"] < x["rows"][0]["frag_before"]
     for row in x["rows"]:
         assert row["score"] == _sigmoid_score(row["frag_before"], row["frag_after"])
-    c = rv.cluster_at(res["FGD"], x["event"])
+    c = rc.cluster_at(res["FGD"], x["event"])
     typ = typical_pods(res["FGD"].cluster.trace)
     plugin = FGD({"typicalPods": typ.to_args()})
     for row in x["rows"][:5] + x["rows"][-3:]:
-        assert plugin.node_score(x["request"], rv.node_view_of(c, row["node"])) == row["score"]
+        assert plugin.node_score(x["request"], rc.node_view_of(c, row["node"])) == row["score"]
 
 
 def test_the_live_panel_slider_comes_first_and_updates_are_fast(trace_dir):

@@ -1,0 +1,592 @@
+"""Replays computed once, and the cluster at any point of a replay: what chapter 04.04's widgets read.
+
+The engine (:func:`kubenotes.replay.engine.replay`) replays a trace once per
+call. A notebook asks for the same replay many times (a slider, a dropdown),
+so this module keeps:
+
+* the pod-list variants of the trace (:data:`TRACE_VARIANTS`,
+  :func:`trace_variant`), each loaded once per directory;
+* replays per ``(policy, variant, seed)`` (:func:`cached_replay`,
+  :func:`replay_policies`, :func:`replay_variants`) and their wall-clock cost
+  (:func:`replay_timings`);
+* data derived once per trace (:func:`per_trace`, :func:`typical_of`,
+  :func:`requests_of`, :func:`fragmentation_of`);
+* the cluster after any number of placements, rebuilt from a replay's record
+  and continued from a few kept checkpoints (:func:`events_at`,
+  :func:`cluster_at`), one of its nodes as the simulator's ``NodeResource``
+  (:func:`node_view_of`) and a node worth explaining (:func:`fragmented_node`).
+
+Caches are module-level: per trace and per result they are keyed by ``id()``
+and dropped with the object (``weakref.finalize``); replays by an LRU of 128.
+
+Notes
+-----
+The paper's simulator has no cache: each experiment is a separate run. The
+caches change no result; they only avoid computing one twice.
+
+References
+----------
+hkust-adsl/kubernetes-scheduler-simulator pkg/simulator/simulator.go (the replay loop)
+hkust-adsl/kubernetes-scheduler-simulator pkg/utils/frag.go (NodeResource)
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+import weakref
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from kubenotes.datasets.alibaba import (
+    DEFAULT_PODS_FILE,
+    MILLI_PER_GPU,
+    TraceArrays,
+    default_trace_dir,
+    load_arrays,
+)
+from kubenotes.replay.engine import ClusterState, ReplayResult, pod_requests, replay
+from kubenotes.replay.policies import (
+    PAPER_POLICY_NAMES,
+    POLICY_NAMES,
+    Fragmentation,
+    NodeView,
+    PodRequest,
+    TypicalPods,
+    typical_pods,
+)
+
+__all__ = [
+    "TRACE_VARIANTS",
+    "DEFAULT_SEED",
+    "trace_variant",
+    "cached_replay",
+    "replay_policies",
+    "replay_variants",
+    "replay_timings",
+    "per_trace",
+    "typical_of",
+    "requests_of",
+    "fragmentation_of",
+    "trace_of",
+    "events_at",
+    "cluster_at",
+    "node_view_of",
+    "fragmented_node",
+]
+
+#: Pod-list variants of the trace the chapter offers: name -> file in the trace directory.
+TRACE_VARIANTS: dict[str, str] = {
+    "default": DEFAULT_PODS_FILE,
+    "gpushare100": "openb_pod_list_gpushare100.csv",
+    "multigpu50": "openb_pod_list_multigpu50.csv",
+    "gpuspec33": "openb_pod_list_gpuspec33.csv",
+    "cpu050": "openb_pod_list_cpu050.csv",
+}
+#: The paper's first seed; the chapter's curves use it.
+DEFAULT_SEED = 42
+
+
+def _dir_key(trace_dir: str | os.PathLike[str] | None) -> str:
+    return str(Path(trace_dir) if trace_dir is not None else default_trace_dir())
+
+
+def _variant_file(variant: str) -> str:
+    if variant not in TRACE_VARIANTS:
+        raise ValueError(f"unknown trace variant {variant!r}: one of {', '.join(TRACE_VARIANTS)}")
+    return TRACE_VARIANTS[variant]
+
+
+@functools.lru_cache(maxsize=8)
+def _prepared(variant: str, directory: str) -> tuple[TraceArrays, TypicalPods, list[PodRequest]]:
+    trace = load_arrays(directory, _variant_file(variant))
+    return trace, typical_of(trace), requests_of(trace)
+
+
+# Per-trace derived data, keyed by id() (TraceArrays is unhashable); entries die with the trace.
+_PER_TRACE: dict[int, dict[str, Any]] = {}
+
+
+def per_trace(trace: TraceArrays) -> dict[str, Any]:
+    """A dict kept for one trace, for data derived from it (typical pods, requests, a figure's layout).
+
+    Parameters
+    ----------
+    trace : TraceArrays
+
+    Returns
+    -------
+    dict[str, Any]
+        The same dict for the same trace object; it is dropped when the trace
+        is garbage-collected (the trace's ``id()`` is the key: TraceArrays is
+        unhashable).
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> per_trace(t) is per_trace(t)
+    True
+    """
+    d = _PER_TRACE.get(id(trace))
+    if d is None:
+        d = _PER_TRACE[id(trace)] = {}
+        weakref.finalize(trace, _PER_TRACE.pop, id(trace), None)
+    return d
+
+
+def typical_of(trace: TraceArrays) -> TypicalPods:
+    """:func:`~kubenotes.replay.policies.typical_pods` of a trace, computed once per trace.
+
+    Parameters
+    ----------
+    trace : TraceArrays
+
+    Returns
+    -------
+    TypicalPods
+        Shared between callers: do not modify it.
+
+    See Also
+    --------
+    per_trace : where it is kept.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> typical_of(t) is typical_of(t)
+    True
+    """
+    d = per_trace(trace)
+    if "typical" not in d:
+        d["typical"] = typical_pods(trace)
+    return d["typical"]
+
+
+def requests_of(trace: TraceArrays) -> list[PodRequest]:
+    """:func:`~kubenotes.replay.engine.pod_requests` of a trace (one :class:`PodRequest` per pod), computed once per trace.
+
+    Parameters
+    ----------
+    trace : TraceArrays
+
+    Returns
+    -------
+    list of PodRequest
+        In the trace's pod order; shared between callers: do not modify it.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> [r.gpu_milli for r in requests_of(t)], requests_of(t) is requests_of(t)
+    ([500], True)
+    """
+    d = per_trace(trace)
+    if "requests" not in d:
+        d["requests"] = pod_requests(trace)
+    return d["requests"]
+
+
+def fragmentation_of(trace: TraceArrays, max_cards: int) -> Fragmentation:
+    """The :class:`~kubenotes.replay.policies.Fragmentation` measure of a trace's typical pods, computed once per trace.
+
+    Parameters
+    ----------
+    trace : TraceArrays
+    max_cards : int
+        Cards per node of the cluster measured (:attr:`ClusterState.max_cards`).
+
+    Returns
+    -------
+    Fragmentation
+        Shared between callers.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> fragmentation_of(t, 2) is fragmentation_of(t, 2)
+    True
+    """
+    d = per_trace(trace)
+    key = ("fragmentation", max_cards)
+    if key not in d:
+        d[key] = Fragmentation(typical_of(trace), trace.models, max_cards)
+    return d[key]
+
+
+def trace_variant(variant: str = "default", trace_dir: str | os.PathLike[str] | None = None) -> TraceArrays:
+    """The GPU nodes and one pod-list variant as :class:`~kubenotes.datasets.alibaba.TraceArrays` (cached).
+
+    Parameters
+    ----------
+    variant : str
+        A key of :data:`TRACE_VARIANTS`.
+    trace_dir : str or path-like, optional
+        Default :func:`default_trace_dir`.
+
+    Returns
+    -------
+    TraceArrays
+        The same object on every call with the same arguments.
+
+    Raises
+    ------
+    ValueError
+        On an unknown variant.
+    TraceNotFound
+        When the directory or a file is missing.
+    TraceFormatError
+        On a malformed row.
+
+    See Also
+    --------
+    kubenotes.datasets.alibaba.load_arrays
+    """
+    return _prepared(variant, _dir_key(trace_dir))[0]
+
+
+_TIMINGS: dict[tuple[str, str, int, str], float] = {}
+
+
+@functools.lru_cache(maxsize=128)
+def _cached_replay(policy: str, variant: str, seed: int, directory: str) -> ReplayResult:
+    trace, typical, requests = _prepared(variant, directory)
+    t0 = time.perf_counter()
+    r = replay(trace, policy, seed=seed, typical=typical, requests=requests)
+    _TIMINGS[(policy, variant, seed, directory)] = time.perf_counter() - t0
+    return r
+
+
+def cached_replay(policy: str, variant: str = "default", seed: int = DEFAULT_SEED,
+                  trace_dir: str | os.PathLike[str] | None = None) -> ReplayResult:
+    """:func:`kubenotes.replay.engine.replay` of one policy on one variant, computed once per ``(policy, variant, seed)``.
+
+    Parameters
+    ----------
+    policy : str
+        One of :data:`~kubenotes.replay.policies.POLICY_NAMES`.
+    variant : str
+        A key of :data:`TRACE_VARIANTS`.
+    seed : int
+    trace_dir : str or path-like, optional
+        Default :func:`default_trace_dir`.
+
+    Returns
+    -------
+    ReplayResult
+        Shared between callers: do not modify it.
+
+    Raises
+    ------
+    UnknownPolicy
+        On an unknown policy.
+    ValueError
+        On an unknown variant.
+    TraceNotFound
+        When the trace is missing.
+
+    See Also
+    --------
+    replay_policies, replay_timings
+
+    Notes
+    -----
+    The paper's setting: inflation to 130% of GPU capacity, name-order tie
+    break, typical pods of the whole variant.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> r = cached_replay("FGD", trace_dir=d)
+    >>> r is cached_replay("FGD", trace_dir=d), r.policy, r.allocation_percent.tolist()
+    (True, 'FGD', [25.0, 50.0, 75.0, 100.0, 100.0])
+    """
+    return _cached_replay(policy, variant, int(seed), _dir_key(trace_dir))
+
+
+def replay_policies(policies: Iterable[str] = POLICY_NAMES, variant: str = "default", seed: int = DEFAULT_SEED,
+                    trace_dir: str | os.PathLike[str] | None = None) -> dict[str, ReplayResult]:
+    """:func:`cached_replay` for each policy.
+
+    Parameters
+    ----------
+    policies : iterable of str
+        Default all nine, in :data:`~kubenotes.replay.policies.POLICY_NAMES` order.
+    variant : str
+    seed : int
+    trace_dir : str or path-like, optional
+
+    Returns
+    -------
+    dict[str, ReplayResult]
+        Policy -> result, in the given order.
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`cached_replay`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> res = replay_policies(["Random", "FGD"], trace_dir=d)
+    >>> list(res), res["FGD"] is cached_replay("FGD", trace_dir=d)
+    (['Random', 'FGD'], True)
+    >>> sorted(k for k in replay_timings() if k[0] in res and k[1] == "default")
+    [('FGD', 'default', 42), ('Random', 'default', 42)]
+    """
+    return {p: cached_replay(p, variant, seed, trace_dir) for p in policies}
+
+
+def replay_timings() -> dict[tuple[str, str, int], float]:
+    """Wall-clock seconds of every replay :func:`cached_replay` has computed so far (cache hits cost nothing).
+
+    Returns
+    -------
+    dict[tuple[str, str, int], float]
+        ``(policy, variant, seed)`` -> seconds (the last directory wins when
+        several trace directories were replayed).
+
+    See Also
+    --------
+    replay_policies : has an example.
+    """
+    return {(p, v, s): t for (p, v, s, _), t in _TIMINGS.items()}
+
+
+# ---------------------------------------------------------------------------
+# the cluster at a point of the replay
+
+
+def events_at(result: ReplayResult, arrived_percent: float) -> int:
+    """How many pods had arrived when the arrived workload reached ``arrived_percent``.
+
+    Parameters
+    ----------
+    result : ReplayResult
+    arrived_percent : float
+        Requested GPU so far, percent of the cluster's GPU capacity.
+
+    Returns
+    -------
+    int
+        The number of events whose arrived workload is at most that much.
+
+    Examples
+    --------
+    >>> r = ReplayResult("X", 0, "", 1000, np.array([0, 1, 2]), np.array([0, 0, -1]), [[0], [0], []],
+    ...                  np.array([300, 600, 1100]), np.array([300, 600, 600]), np.zeros(3))
+    >>> events_at(r, 0), events_at(r, 60), events_at(r, 109), events_at(r, 130)
+    (0, 2, 2, 3)
+    """
+    return int(np.searchsorted(result.arrived_gpu_milli * 100.0, arrived_percent * result.total_gpu_milli,
+                               side="right"))
+
+
+def trace_of(result: ReplayResult) -> TraceArrays:
+    """The trace a replay ran on (its final cluster's).
+
+    Parameters
+    ----------
+    result : ReplayResult
+
+    Returns
+    -------
+    TraceArrays
+
+    Raises
+    ------
+    ValueError
+        When the result carries no cluster (one not made by
+        :func:`~kubenotes.replay.engine.replay`).
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> trace_of(replay(t, "BestFit", tuning_ratio=0)) is t
+    True
+    """
+    if result.cluster is None:
+        raise ValueError("the result has no cluster (and so no trace): use a result of kubenotes.replay.engine.replay")
+    return result.cluster.trace
+
+
+def cluster_at(result: ReplayResult, events: int) -> ClusterState:
+    """The cluster after the first ``events`` placements of a replay, rebuilt from its record.
+
+    Parameters
+    ----------
+    result : ReplayResult
+        A result of :func:`~kubenotes.replay.engine.replay` (its ``cluster``
+        gives the trace).
+    events : int
+        0 gives the empty cluster; ``len(result.pod_index)`` the final one.
+
+    Returns
+    -------
+    ClusterState
+        A new object (the result's final ``cluster`` is left alone).
+
+    Raises
+    ------
+    ValueError
+        When ``events`` is out of range or the result carries no cluster.
+
+    Notes
+    -----
+    The engine keeps only the final state; this applies the recorded
+    placements (node and cards per event) with
+    :meth:`~kubenotes.replay.engine.ClusterState.place_recorded`, the
+    array form of :meth:`~kubenotes.replay.engine.ClusterState.place`. The last few clusters built per
+    result are kept, and a later call continues from the latest one at or
+    before ``events`` (a slider moving up places only the new events, the
+    same value asked twice places none).
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")],
+    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 1000)])
+    >>> r = replay(t, "BestFit", tuning_ratio=0, order=[0, 1])
+    >>> cluster_at(r, 1).gpu_left.tolist(), cluster_at(r, 2).gpu_left.tolist()
+    ([[500, 1000]], [[500, 0]])
+    """
+    trace = trace_of(result)
+    n = len(result.pod_index)
+    if not 0 <= events <= n:
+        raise ValueError(f"events must be between 0 and {n}, not {events}")
+    reqs = requests_of(trace)
+    kept = _CHECKPOINTS.get(id(result))
+    if kept is None:
+        kept = _CHECKPOINTS[id(result)] = {}
+        weakref.finalize(result, _CHECKPOINTS.pop, id(result), None)
+    start = max((e for e in kept if e <= events), default=None)
+    c = kept[start].copy() if start is not None else ClusterState(trace)
+    first = start or 0
+    c.place_recorded(result.node_index[first:events], [reqs[i] for i in result.pod_index[first:events].tolist()],
+                     result.gpu_cards[first:events])
+    if events not in kept:
+        if len(kept) >= _MAX_CHECKPOINTS:
+            kept.pop(next(iter(kept)))
+        kept[events] = c.copy()
+    return c
+
+
+# Per result (by id(); entries die with it), a few clusters cluster_at built (events -> state), to continue from.
+_CHECKPOINTS: dict[int, dict[int, ClusterState]] = {}
+_MAX_CHECKPOINTS = 8
+
+
+def node_view_of(cluster: ClusterState, node: int | str) -> NodeView:
+    """One node of a :class:`~kubenotes.replay.engine.ClusterState` as the simulator's ``NodeResource`` (a :class:`NodeView`).
+
+    Parameters
+    ----------
+    cluster : ClusterState
+    node : int or str
+        Node index or name.
+
+    Returns
+    -------
+    NodeView
+        Free CPU, memory and per-card GPU, card model.
+
+    Raises
+    ------
+    KeyError
+        When no node has that name.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> c = ClusterState(t); c.place(0, pod_requests(t)[0], [1])
+    >>> v = node_view_of(c, "n1"); v.gpu_left, v.milli_cpu_left, v.model
+    ([1000, 500], 31000, 'T4')
+    """
+    names = cluster.trace.node_names
+    i = names.index(node) if isinstance(node, str) else int(node)
+    count = int(cluster.gpu_count[i])
+    model = cluster.models[int(cluster.node_model[i])] if count > 0 else ""
+    return NodeView(names[i], int(cluster.milli_cpu_left[i]), int(cluster.milli_cpu_capacity[i]),
+                    int(cluster.memory_left[i]), int(cluster.memory_capacity[i]),
+                    [int(x) for x in cluster.gpu_left[i, :count]], model)
+
+
+def fragmented_node(cluster: ClusterState) -> str:
+    """A node worth explaining: an idle, a partly used and a full card, and some typical pods still fit.
+
+    Parameters
+    ----------
+    cluster : ClusterState
+
+    Returns
+    -------
+    str
+        The most fragmented node (thousandths of a GPU) that has an idle, a
+        partly used and a full card and less than 90% of its idle GPU
+        fragmented; without one, the most fragmented node with such cards,
+        then with a partly used card, then the first GPU node.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("a", 32000, 1 << 20, 2, "T4"), NodeRow("b", 32000, 1 << 20, 4, "T4")],
+    ...                           [PodRow("p", 1000, 1024, 1, 500), PodRow("q", 1000, 1024, 1, 1000)])
+    >>> c = ClusterState(t); r = pod_requests(t); c.place(1, r[0], [0]); c.place(1, r[1], [1])
+    >>> fragmented_node(c)
+    'b'
+    """
+    left = cluster.gpu_left
+    has = np.arange(cluster.max_cards)[None, :] < cluster.gpu_count[:, None]
+    partial = ((left > 0) & (left < MILLI_PER_GPU) & has).any(axis=1)
+    idle = ((left == MILLI_PER_GPU) & has).any(axis=1)
+    full = ((left == 0) & has).any(axis=1)
+    frag = cluster.node_fragmentation(fragmentation_of(cluster.trace, cluster.max_cards))
+    some_fit = frag < 0.9 * cluster.total_gpu_left
+    for mask in (partial & idle & full & some_fit, partial & idle & full, partial):
+        if mask.any():
+            idx = np.nonzero(mask)[0]
+            return cluster.trace.node_names[int(idx[np.argmax(frag[idx])])]
+    return cluster.trace.node_names[int(np.argmax(cluster.gpu_count > 0))]
+
+
+def replay_variants(policies: Iterable[str] = PAPER_POLICY_NAMES, variants: Iterable[str] = TRACE_VARIANTS,
+                    seed: int = DEFAULT_SEED, trace_dir: str | os.PathLike[str] | None = None,
+                    ) -> dict[str, dict[str, ReplayResult]]:
+    """:func:`replay_policies` on each pod-list variant: variant -> policy -> result (cached).
+
+    Parameters
+    ----------
+    policies : iterable of str
+        Default: the six policies the paper compares.
+    variants : iterable of str
+        Keys of :data:`TRACE_VARIANTS` (default: all five).
+    seed : int
+    trace_dir : str or path-like, optional
+
+    Returns
+    -------
+    dict of str to dict of str to ReplayResult
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`cached_replay`; a variant file missing from the trace
+        directory raises TraceNotFound.
+    """
+    policies = list(policies)
+    return {v: replay_policies(policies, v, seed, trace_dir) for v in variants}

@@ -1,0 +1,88 @@
+"""Tests of kubenotes.replay.cache: replays computed once, and the cluster at any point of a replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kubenotes.datasets import alibaba as ab
+from kubenotes.datasets.alibaba import NodeRow, PodRow, TraceArrays
+from kubenotes.replay import cache as rc
+from kubenotes.replay import engine
+
+
+def toy() -> TraceArrays:
+    """Two 4-card nodes and a mix of sharing, whole-GPU and CPU-only pods."""
+    nodes = [NodeRow("n1", 64000, 1 << 40, 4, "T4"), NodeRow("n2", 64000, 1 << 40, 4, "T4")]
+    pods = [PodRow("a", 2000, 1 << 30, 1, 500), PodRow("b", 2000, 1 << 30, 1, 1000), PodRow("c", 2000, 1 << 30, 1, 300),
+            PodRow("d", 1000, 1 << 30, 0, 0), PodRow("e", 2000, 1 << 30, 2, 1000), PodRow("f", 2000, 1 << 30, 1, 500)]
+    return TraceArrays.from_rows(nodes, pods, "toy.csv")
+
+
+def toy_replay(policy: str = "FGD") -> engine.ReplayResult:
+    return engine.replay(toy(), policy, seed=3, tuning_ratio=0)
+
+
+def _tiny_dir(tmp_path: Path) -> Path:
+    (tmp_path / ab.GPU_NODES_FILE).write_text("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,T4\nn1,64000,262144,2,T4\n")
+    pods = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,1024,1,500\np1,4000,1024,1,1000\np2,2000,1024,0,0\n"
+    for f in rc.TRACE_VARIANTS.values():
+        (tmp_path / f).write_text(pods)
+    return tmp_path
+
+
+def test_cached_replay_computes_once_per_policy_variant_and_seed(tmp_path):
+    d = _tiny_dir(tmp_path)
+    a = rc.cached_replay("BestFit", "default", 42, d)
+    assert rc.cached_replay("BestFit", "default", 42, str(d)) is a
+    assert rc.cached_replay("BestFit", "default", 43, d) is not a
+    assert rc.cached_replay("BestFit", "cpu050", 42, d) is not a
+    assert rc.trace_variant("default", d) is rc.trace_variant("default", d)
+    assert ("BestFit", "default", 42) in rc.replay_timings()
+    res = rc.replay_policies(["Random", "FGD"], "default", 42, d)
+    assert list(res) == ["Random", "FGD"] and res["FGD"].policy == "FGD"
+    with pytest.raises(ValueError, match="unknown trace variant 'bogus'"):
+        rc.cached_replay("FGD", "bogus", 42, d)
+    with pytest.raises(engine.UnknownPolicy):
+        rc.cached_replay("Nope", "default", 42, d)
+
+
+def test_cluster_at_the_end_is_the_replays_final_cluster():
+    r = toy_replay("BestFit")
+    c = rc.cluster_at(r, len(r.pod_index))
+    assert c.gpu_left.tolist() == r.cluster.gpu_left.tolist()
+    assert c.milli_cpu_left.tolist() == r.cluster.milli_cpu_left.tolist()
+    assert c.allocated_gpu_milli == r.allocated_gpu_milli[-1]
+    empty = rc.cluster_at(r, 0)
+    assert (empty.gpu_left[:, :4] == 1000).all()
+    with pytest.raises(ValueError, match="events must be between 0 and 6"):
+        rc.cluster_at(r, 7)
+
+
+def test_cluster_at_continues_from_a_kept_cluster_and_returns_copies():
+    r = toy_replay("BestFit")
+    fresh = [rc.cluster_at(r, e).gpu_left.tolist() for e in range(len(r.pod_index) + 1)]
+    rc._CHECKPOINTS.pop(id(r), None)
+    for e in (3, 1, 5, 5, 6, 0, 4):  # up, down, the same twice: each from the nearest kept one
+        c = rc.cluster_at(r, e)
+        assert c.gpu_left.tolist() == fresh[e]
+        c.gpu_left[:] = 0  # a caller changing its copy does not change what is kept
+    assert rc.cluster_at(r, 5).gpu_left.tolist() == fresh[5]
+    assert set(rc._CHECKPOINTS[id(r)]) <= {0, 1, 3, 4, 5, 6}
+
+
+def test_events_at_counts_arrivals_up_to_the_percentage():
+    r = toy_replay()
+    cum = r.arrived_percent
+    for x in (0, 10, float(cum[2]), 100, 130):
+        assert rc.events_at(r, x) == int((cum <= x + 1e-9).sum())
+
+
+def test_node_view_and_fragmented_node():
+    r = toy_replay("BestFit")
+    c = r.cluster
+    v = rc.node_view_of(c, 0)
+    assert v.name == "n1" and v.gpu_left == c.gpu_left[0, :4].tolist() and v.model == "T4"
+    assert rc.node_view_of(c, "n2").name == "n2"
+    assert rc.fragmented_node(c) in ("n1", "n2")
