@@ -11,6 +11,8 @@ so this module keeps:
   (:func:`replay_timings`);
 * data derived once per trace (:func:`per_trace`, :func:`typical_of`,
   :func:`requests_of`, :func:`fragmentation_of`);
+* a replay's allocation and fragmentation curves sampled for plotting
+  (:func:`curves`);
 * the cluster after any number of placements, rebuilt from a replay's record
   and continued from a few kept checkpoints (:func:`events_at`,
   :func:`cluster_at`), one of its nodes as the simulator's ``NodeResource``
@@ -76,6 +78,8 @@ __all__ = [
     "cluster_at",
     "node_view_of",
     "fragmented_node",
+    "ARRIVED_PERCENT",
+    "curves",
 ]
 
 #: Pod-list variants of the trace the chapter offers: name -> file in the trace directory.
@@ -168,7 +172,7 @@ def typical_of(trace: TraceArrays) -> TypicalPods:
 
 
 def requests_of(trace: TraceArrays) -> list[PodRequest]:
-    """:func:`~kubenotes.replay.engine.pod_requests` of a trace (one :class:`PodRequest` per pod), computed once per trace.
+    """:func:`~kubenotes.replay.engine.pod_requests` of a trace (a :class:`PodRequest` per pod), computed once per trace.
 
     Parameters
     ----------
@@ -590,3 +594,40 @@ def replay_variants(policies: Iterable[str] = PAPER_POLICY_NAMES, variants: Iter
     """
     policies = list(policies)
     return {v: replay_policies(policies, v, seed, trace_dir) for v in variants}
+
+
+#: The arrived-workload percentages the chapter's curves are sampled at (0-130).
+ARRIVED_PERCENT = np.arange(0, 131)
+
+# Per result (by id(); entries die with it), its sampled curves.
+_CURVE_CACHE: dict[int, dict[str, np.ndarray]] = {}
+
+
+def curves(result: ReplayResult) -> dict[str, np.ndarray]:
+    """A replay's allocation and fragmentation curves at :data:`ARRIVED_PERCENT`, computed once per result.
+
+    Parameters
+    ----------
+    result : ReplayResult
+
+    Returns
+    -------
+    dict[str, numpy.ndarray]
+        ``"allocation"`` and ``"fragmentation"`` -> :meth:`ReplayResult.curve`
+        of that metric (float64, one value per percentage). Shared: do not
+        modify.
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> r = replay(t, "BestFit", tuning_ratio=0)
+    >>> c = curves(r); sorted(c), len(c["allocation"]), curves(r) is c
+    (['allocation', 'fragmentation'], 131, True)
+    """
+    c = _CURVE_CACHE.get(id(result))
+    if c is None:
+        c = _CURVE_CACHE[id(result)] = {m: result.curve(m, ARRIVED_PERCENT)
+                                        for m in ("allocation", "fragmentation")}
+        weakref.finalize(result, _CURVE_CACHE.pop, id(result), None)
+    return c

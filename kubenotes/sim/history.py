@@ -10,8 +10,9 @@ way ``kubectl get -w`` from the beginning and a store as of that write would
 show it. :data:`STORAGE_STEP` and :func:`watch_deliveries` read the two steps
 of a request record (:attr:`APIServer.request_trace
 <kubenotes.apiserver.server.APIServer.request_trace>`) that say which write a
-request made and which watchers its event was queued for. The chapters' timelines and ownership graphs (:mod:`kubenotes.viz.controllers`)
-are drawn from these queries.
+request made and which watchers its event was queued for. The chapters'
+timelines and ownership graphs (:mod:`kubenotes.viz.controllers`) are drawn
+from these queries.
 
 References
 ----------

@@ -41,7 +41,6 @@ import functools
 import io
 import os
 import time
-import weakref
 from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
@@ -58,6 +57,7 @@ from kubenotes.datasets.alibaba import (
     pod_gpu_request,
 )
 from kubenotes.replay.cache import (
+    ARRIVED_PERCENT,
     DEFAULT_SEED,
     TRACE_VARIANTS,
     cached_replay,
@@ -68,6 +68,7 @@ from kubenotes.replay.cache import (
     replay_policies,
     trace_of,
 )
+from kubenotes.replay.cache import curves as _curves
 from kubenotes.replay.engine import PAPER_ALLOCATION_PERCENT, ReplayResult, replay
 from kubenotes.replay.explain import fgd_explain
 from kubenotes.replay.policies import (
@@ -472,18 +473,6 @@ def fgd_panel(explain: Mapping[str, Any], *, top: int = 6, compact: bool = False
 # figures
 
 
-_CURVE_CACHE: dict[int, dict[str, np.ndarray]] = {}
-_ARRIVED = np.arange(0, 131)
-
-
-def _curves(r: ReplayResult) -> dict[str, np.ndarray]:
-    c = _CURVE_CACHE.get(id(r))
-    if c is None:
-        c = _CURVE_CACHE[id(r)] = {m: r.curve(m, _ARRIVED) for m in ("allocation", "fragmentation")}
-        weakref.finalize(r, _CURVE_CACHE.pop, id(r), None)
-    return c
-
-
 def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | None = None, *,
                   paper: Mapping[str, tuple[float, float]] | None = None, title: str | None = None) -> Figure:
     """GPU allocation ratio and fragmentation rate against arrived workload, one curve per policy.
@@ -523,7 +512,7 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     axes = fig.subplots(1, 3)
     fig.subplots_adjust(left=0.055, right=0.985, top=0.86 if title else 0.91, bottom=0.3, wspace=0.25)
     full, zoom, frag = axes
-    x = _ARRIVED
+    x = ARRIVED_PERCENT
     zoom_vals = []
     for name, r in results.items():
         c = _curves(r)

@@ -195,10 +195,10 @@ def test_curves_view_shows_another_variant_in_place_as_a_new_view_would():
     packed = engine.ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
                                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
     other = {"FGD": packed, "Random": engine.replay(toy(), "Random", seed=11, tuning_ratio=0)}
-    assert not np.array_equal(rv._curves(first["Random"])["allocation"], rv._curves(other["Random"])["allocation"],
+    assert not np.array_equal(rc.curves(first["Random"])["allocation"], rc.curves(other["Random"])["allocation"],
                               equal_nan=True)
     def zoom_range(results):
-        return rv._zoom_ylim([rv._curves(r)["allocation"][80:] for r in results.values()])
+        return rv._zoom_ylim([rc.curves(r)["allocation"][80:] for r in results.values()])
 
     assert zoom_range(first) != zoom_range(other)
     view = rv.CurvesView(first, title="first")
