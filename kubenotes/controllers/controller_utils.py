@@ -26,7 +26,8 @@ from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
-from kubenotes.controllers.podutil import is_pod_available, is_pod_ready, pod_ready_condition, pod_ready_since_seconds
+from kubenotes.api.podutil import is_pod_ready, pod_ready_condition
+from kubenotes.controllers.podutil import is_pod_available, pod_ready_since_seconds
 
 __all__ = [
     "EXPECTATIONS_TIMEOUT_SECONDS", "SLOW_START_INITIAL_BATCH_SIZE", "POD_DELETION_COST_ANNOTATION",

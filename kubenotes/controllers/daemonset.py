@@ -46,7 +46,8 @@ from kubenotes.controllers.controller_utils import (
     new_controller_ref,
     resolve_controller_ref,
 )
-from kubenotes.controllers.podutil import is_pod_available_inclusive, is_pod_ready, unwrap_deleted
+from kubenotes.api.podutil import is_pod_ready
+from kubenotes.controllers.podutil import is_pod_available_inclusive, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 from kubenotes.controllers.workload_util import (
     CACHE_CATCH_UP_SECONDS,

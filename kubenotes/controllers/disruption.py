@@ -35,7 +35,8 @@ from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.controller_utils import get_controller_of, resolve_controller_ref
-from kubenotes.controllers.podutil import is_pod_ready, unwrap_deleted
+from kubenotes.api.podutil import is_pod_ready
+from kubenotes.controllers.podutil import unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, split_key
 from kubenotes.controllers.workload_util import (
     CACHE_CATCH_UP_SECONDS,

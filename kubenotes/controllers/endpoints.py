@@ -33,14 +33,8 @@ from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, READ, ControllerP
 from kubenotes.apiserver.server import format_timestamp, parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
-from kubenotes.controllers.podutil import (
-    find_port,
-    get_pod_condition,
-    is_pod_ready,
-    pod_endpoints_changed,
-    should_pod_be_in_endpoints,
-    unwrap_deleted,
-)
+from kubenotes.api.podutil import find_port, get_pod_condition, is_pod_ready
+from kubenotes.controllers.podutil import pod_endpoints_changed, should_pod_be_in_endpoints, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["EndpointsController", "TriggerTimeTracker", "repack_subsets", "compute_subsets", "StaleTracker",

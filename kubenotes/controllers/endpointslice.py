@@ -42,13 +42,8 @@ from kubenotes.controllers.endpoints import (
     TriggerTimeTracker,
     selector_matches,
 )
-from kubenotes.controllers.podutil import (
-    find_port,
-    is_pod_ready,
-    pod_endpoints_changed,
-    should_pod_be_in_endpoints,
-    unwrap_deleted,
-)
+from kubenotes.api.podutil import find_port, is_pod_ready
+from kubenotes.controllers.podutil import pod_endpoints_changed, should_pod_be_in_endpoints, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["EndpointSliceController", "pod_to_endpoint", "desired_endpoints",

@@ -42,7 +42,7 @@ from kubenotes.apiserver.bootstrap_policy import (
 from kubenotes.apiserver.resources import resource_for_kind
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
-from kubenotes.controllers.podutil import is_pod_ready
+from kubenotes.api.podutil import is_pod_ready
 from kubenotes.controllers.reconciler import Controller, Result, split_key
 
 __all__ = ["HorizontalController", "replicas_for", "usage_ratio_replicas", "convert_desired_replicas_with_rules",

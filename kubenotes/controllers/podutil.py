@@ -1,9 +1,9 @@
 """Pod and Node helpers the cluster-plumbing controllers share.
 
-The pod-condition helpers mirror ``pkg/api/v1/pod/util.go`` (``IsPodReady``,
-``IsPodAvailable``, ``GetPodReadyCondition``, ``GetPodCondition``,
-``UpdatePodCondition``, ``FindPort``) and are the one copy every controller
-imports (``controller_utils`` re-exports the readiness ones); the node helpers
+The time-dependent pod helpers mirror ``IsPodAvailable`` of
+``pkg/api/v1/pod/util.go`` (the readiness and condition helpers themselves
+live in :mod:`kubenotes.api.podutil`, ``controller_utils`` re-exports the
+readiness ones); the node helpers
 mirror ``pkg/controller/util/node/controller_utils.go`` (``GetNodeCondition``,
 ``RecordNodeEvent``, ``RecordNodeStatusChange``, ``MarkPodsNotReady``,
 ``SwapNodeControllerTaint``) and the taint parts of
@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from kubenotes.api.podutil import get_pod_condition, is_pod_ready, pod_ready_condition, update_pod_condition
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 
 __all__ = [
-    "unwrap_deleted", "duration_seconds", "get_pod_condition", "pod_ready_condition", "is_pod_ready",
-    "pod_ready_since_seconds", "is_pod_available", "is_pod_available_inclusive", "update_pod_condition", "find_port",
+    "unwrap_deleted", "duration_seconds",
+    "pod_ready_since_seconds", "is_pod_available", "is_pod_available_inclusive",
     "should_pod_be_in_endpoints", "pod_endpoints_changed", "get_node_condition", "get_zone_key", "record_node_event",
     "record_node_status_change", "mark_pods_not_ready", "taint_exists", "add_or_update_taint_on_node",
     "remove_taint_off_node", "swap_node_controller_taint", "PodsByNode", "NODE_NOT_READY_POD_MESSAGE",
@@ -93,72 +94,6 @@ def duration_seconds(value: Any) -> float:
 
 
 # ---------------------------------------------------------------- pods
-def get_pod_condition(status: dict | None, condition_type: str) -> dict | None:
-    """``GetPodCondition``: the condition of ``condition_type`` in a pod status, or None.
-
-    Parameters
-    ----------
-    status : dict or None
-        A pod's ``status``.
-    condition_type : str
-        ``Ready``, ``PodScheduled``, ``DisruptionTarget``...
-    """
-    for c in (status or {}).get("conditions") or []:
-        if c.get("type") == condition_type:
-            return c
-    return None
-
-
-def pod_ready_condition(pod: dict) -> dict | None:
-    """``GetPodReadyCondition``: the pod's ``Ready`` condition, or None.
-
-    Parameters
-    ----------
-    pod : dict
-
-    Returns
-    -------
-    dict or None
-        The condition itself (not a copy).
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go (GetPodReadyCondition)
-
-    Examples
-    --------
-    >>> pod_ready_condition({"status": {"conditions": [{"type": "Ready", "status": "False"}]}})
-    {'type': 'Ready', 'status': 'False'}
-    """
-    return get_pod_condition(pod.get("status"), "Ready")
-
-
-def is_pod_ready(pod: dict) -> bool:
-    """``IsPodReady``: the pod's ``Ready`` condition is ``True``.
-
-    Parameters
-    ----------
-    pod : dict
-
-    Returns
-    -------
-    bool
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go (IsPodReady, IsPodReadyConditionTrue)
-
-    Examples
-    --------
-    >>> is_pod_ready({"status": {"conditions": [{"type": "Ready", "status": "True"}]}})
-    True
-    >>> is_pod_ready({"status": {}})
-    False
-    """
-    c = pod_ready_condition(pod)
-    return c is not None and c.get("status") == "True"
-
-
 def pod_ready_since_seconds(pod: dict) -> float | None:
     """Virtual seconds of the ``Ready`` condition's ``lastTransitionTime`` while it is ``True``.
 
@@ -271,88 +206,6 @@ def is_pod_available_inclusive(pod: dict, min_ready_seconds: float, now_seconds:
         return True
     since = pod_ready_since_seconds(pod)
     return since is not None and since + min_ready_seconds <= now_seconds
-
-
-def update_pod_condition(status: dict, condition: dict, now: str) -> bool:
-    """``UpdatePodCondition``: set ``condition`` in ``status``; True when anything changed.
-
-    ``lastTransitionTime`` becomes ``now`` when the status changes (or the
-    condition is new), and is kept otherwise.
-
-    Parameters
-    ----------
-    status : dict
-        A pod's ``status``, changed in place.
-    condition : dict
-        The condition to set (``type``, ``status``, optional ``reason``/``message``).
-    now : str
-        ``metav1.Now()`` on the virtual clock.
-
-    Examples
-    --------
-    >>> st = {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "t0"}]}
-    >>> update_pod_condition(st, {"type": "Ready", "status": "False"}, "t1"), st["conditions"][0]["lastTransitionTime"]
-    (True, 't1')
-    >>> update_pod_condition(st, {"type": "Ready", "status": "False"}, "t2")
-    False
-    """
-    conds = status.setdefault("conditions", [])
-    new = dict(condition)
-    for i, old in enumerate(conds):
-        if old.get("type") != new.get("type"):
-            continue
-        if old.get("status") == new.get("status"):
-            new["lastTransitionTime"] = old.get("lastTransitionTime")
-        else:
-            new.setdefault("lastTransitionTime", now)
-        new.setdefault("lastProbeTime", old.get("lastProbeTime"))
-        same = all(old.get(k) == new.get(k) for k in ("status", "reason", "message", "lastProbeTime",
-                                                       "lastTransitionTime"))
-        conds[i] = new
-        return not same
-    new.setdefault("lastTransitionTime", now)
-    new.setdefault("lastProbeTime", None)
-    conds.append(new)
-    return True
-
-
-def find_port(pod: dict, service_port: dict) -> int:
-    """``FindPort``: the container port a Service port's ``targetPort`` names, or the number itself.
-
-    Parameters
-    ----------
-    pod : dict
-    service_port : dict
-        One of the Service's ``spec.ports``.
-
-    Raises
-    ------
-    ValueError
-        When a named port is not among the pod's container ports (upstream's
-        ``no suitable port for manifest``).
-
-    Examples
-    --------
-    >>> pod = {"spec": {"containers": [{"name": "c", "ports": [{"name": "http", "containerPort": 8080}]}]}}
-    >>> find_port(pod, {"port": 80, "targetPort": "http"}), find_port(pod, {"port": 80, "targetPort": 9090})
-    (8080, 9090)
-    >>> find_port(pod, {"port": 80})
-    80
-    """
-    target = service_port.get("targetPort")
-    if target is None or target == "":
-        target = service_port.get("port")
-    if isinstance(target, int):
-        return target
-    if isinstance(target, str) and target.isdigit():
-        return int(target)
-    proto = service_port.get("protocol") or "TCP"
-    for c in (pod.get("spec") or {}).get("containers") or []:
-        for p in c.get("ports") or []:
-            if p.get("name") == target and (p.get("protocol") or "TCP") == proto:
-                return int(p["containerPort"])
-    uid = (pod.get("metadata") or {}).get("uid", "")
-    raise ValueError(f"no suitable port for manifest: {uid}")
 
 
 def should_pod_be_in_endpoints(pod: dict, include_terminating: bool) -> bool:

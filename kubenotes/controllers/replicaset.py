@@ -55,7 +55,8 @@ from kubenotes.controllers.controller_utils import (
     slow_start_batch,
     sort_active_pods_with_ranks,
 )
-from kubenotes.controllers.podutil import is_pod_available, is_pod_ready, unwrap_deleted
+from kubenotes.api.podutil import is_pod_ready
+from kubenotes.controllers.podutil import is_pod_available, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 
 __all__ = ["ReplicaSetController", "BURST_REPLICAS", "STATUS_UPDATE_RETRIES", "REPLICA_FAILURE",

@@ -29,12 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Generator
 
+from kubenotes.api.podutil import update_pod_condition
 from kubenotes.api.taints import tolerates
-from kubenotes.apiserver.bootstrap_policy import ControllerPolicy
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers import nodelifecycle
-from kubenotes.controllers.podutil import PodsByNode, unwrap_deleted, update_pod_condition
+from kubenotes.controllers.podutil import PodsByNode, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["TaintEvictionController", "TimedWorkerQueue", "get_no_execute_taints", "get_matching_tolerations",

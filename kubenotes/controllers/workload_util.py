@@ -36,7 +36,8 @@ from kubenotes.controllers.controller_utils import (
     new_controller_ref,
     safe_encode_string,
 )
-from kubenotes.controllers.podutil import is_pod_ready, pod_ready_since_seconds
+from kubenotes.api.podutil import is_pod_ready
+from kubenotes.controllers.podutil import pod_ready_since_seconds
 
 __all__ = ["label_selector", "selector_matches", "claim_pods", "pod_from_template",
            "create_pod", "delete_pod", "hash_revision_data", "controller_revision_name", "template_patch",

@@ -176,11 +176,7 @@ def _controller_ref(obj: Mapping[str, Any]) -> dict | None:
     return None
 
 
-def _pod_ready(pod: Mapping[str, Any]) -> bool:
-    for c in (pod.get("status") or {}).get("conditions") or ():
-        if c.get("type") == "Ready":
-            return c.get("status") == "True"
-    return False
+from kubenotes.api.podutil import is_pod_ready as _pod_ready  # noqa: E402  (one home: pkg/api/v1/pod)
 
 
 def _fenceposts(dep: Mapping[str, Any]) -> tuple[int, int]:
