@@ -51,7 +51,8 @@ from lightkube.models.meta_v1 import LabelSelectorRequirement, ObjectMeta
 
 from kubenotes.api.qos import compute_pod_qos
 from kubenotes.api.quantity import format_quantity
-from kubenotes.api.resources import CPU, MEMORY, is_restartable_init_container, resource_list
+from kubenotes.api.podutil import is_restartable_init_container
+from kubenotes.api.resources import CPU, MEMORY, resource_list
 
 __all__ = [
     "DEFAULT_NAMESPACE",

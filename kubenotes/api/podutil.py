@@ -1,8 +1,8 @@
 """Pod helpers over the stored Pod object: conditions, readiness, ports.
 
 Mirrors ``pkg/api/v1/pod`` (util.go): ``GetPodCondition``,
-``GetPodReadyCondition``, ``IsPodReady``, ``UpdatePodCondition`` and
-``FindPort``. Every component that asks whether a pod is ready (the
+``GetPodReadyCondition``, ``IsPodReady``, ``UpdatePodCondition``,
+``FindPort`` and ``IsRestartableInitContainer``. Every component that asks whether a pod is ready (the
 controllers, the endpoint controllers, the chapters' views) calls these.
 Pods are the JSON-shaped dicts the API server stores.
 
@@ -17,7 +17,40 @@ kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go
 
 from __future__ import annotations
 
-__all__ = ["get_pod_condition", "pod_ready_condition", "is_pod_ready", "update_pod_condition", "find_port"]
+from typing import Any, Mapping
+
+__all__ = ["CONTAINER_RESTART_POLICY_ALWAYS", "is_restartable_init_container", "get_pod_condition", "pod_ready_condition", "is_pod_ready", "update_pod_condition", "find_port"]
+
+
+#: ``v1.ContainerRestartPolicyAlways``: on an init container, it makes a sidecar (KEP-753).
+CONTAINER_RESTART_POLICY_ALWAYS = "Always"
+
+
+def is_restartable_init_container(container: Any) -> bool:
+    """True for a sidecar: an init container with ``restartPolicy: Always`` (``IsRestartableInitContainer``).
+
+    Parameters
+    ----------
+    container : dict or lightkube.models.core_v1.Container
+        An entry of ``spec.initContainers``.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/api/v1/pod/util.go (IsRestartableInitContainer)
+    KEP-753 (sidecar containers)
+
+    Examples
+    --------
+    >>> is_restartable_init_container({"name": "s", "restartPolicy": "Always"}), is_restartable_init_container({})
+    (True, False)
+    """
+    if isinstance(container, Mapping):
+        return container.get("restartPolicy") == CONTAINER_RESTART_POLICY_ALWAYS
+    return getattr(container, "restartPolicy", None) == CONTAINER_RESTART_POLICY_ALWAYS
 
 
 def get_pod_condition(status: dict | None, condition_type: str) -> dict | None:

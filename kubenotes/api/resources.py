@@ -1,7 +1,10 @@
-"""Resource arithmetic: a pod's effective request and the scheduler's ``Resource`` record.
+"""Resource arithmetic: a pod's effective requests and limits, and the scheduler's ``Resource`` record.
 
-Mirrors ``k8s.io/component-helpers/resource`` (``PodRequests``: sidecar-aware
-init-container maximum, pod-level resources, pod overhead) and the
+Mirrors ``k8s.io/component-helpers/resource`` (``PodRequests``,
+``PodLimits``, ``AggregateContainerRequests``/``Limits``: sidecar-aware
+init-container maximum, pod-level resources, pod overhead), the one copy
+the scheduler, quota, LimitRanger and the kubelet use, on the stored dicts
+or on lightkube models, in integers or in exact quantities; and the
 scheduler's ``framework.Resource`` (``pkg/scheduler/framework/types.go``).
 Inside the model CPU is integer millicores and every other resource an
 integer count of base units (bytes for memory and storage).
@@ -18,9 +21,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
-from kubenotes.api.quantity import format_quantity, milli_value, string_quantity_values, value
+from kubenotes.api.podutil import CONTAINER_RESTART_POLICY_ALWAYS
+from kubenotes.api.podutil import is_restartable_init_container  # noqa: F401  (viz/objects.py imports it from here)
+from kubenotes.api.quantity import Quantity, format_quantity, milli_value, string_quantity_values, value
 from kubenotes.api.selectors import is_qualified_name
 from kubenotes.errors import FieldError
 
@@ -33,9 +38,13 @@ __all__ = [
     "DEFAULT_MEMORY_REQUEST_BYTES",
     "Resource",
     "resource_list",
+    "CONTAINERS",
+    "INIT_CONTAINERS",
+    "aggregate_container_requests",
+    "aggregate_container_limits",
     "pod_requests",
+    "pod_limits",
     "pod_non_zero_requests",
-    "is_restartable_init_container",
     "is_scalar_resource",
     "RESOURCE_DEFAULT_NAMESPACE_PREFIX",
     "DEFAULT_RESOURCE_REQUESTS_PREFIX",
@@ -61,6 +70,10 @@ DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST_BYTES = 200 * 1024 * 1024
 
 _POD_LEVEL = (CPU, MEMORY)
+
+#: ``resourcehelper.Containers`` and ``InitContainers``: what a ``container_fn`` is told it sees.
+CONTAINERS = "Containers"
+INIT_CONTAINERS = "InitContainers"
 _HUGEPAGES = "hugepages-"
 
 
@@ -127,8 +140,8 @@ def is_scalar_resource_name(name: str) -> bool:
             or is_attachable_volume_resource_name(name))
 
 
-def resource_list(rl: Mapping[str, Any] | None, field_path: str = "") -> dict[str, int]:
-    """Convert a manifest ``ResourceList`` into integers.
+def resource_list(rl: Mapping[str, Any] | None, field_path: str = "", *, quantities: bool = False) -> dict[str, Any]:
+    """Convert a manifest ``ResourceList`` into integers (or exact quantities).
 
     Parameters
     ----------
@@ -136,10 +149,13 @@ def resource_list(rl: Mapping[str, Any] | None, field_path: str = "") -> dict[st
         E.g. ``{"cpu": "500m", "memory": "1Gi"}``.
     field_path : str
         Path of ``rl`` in its object, used in errors.
+    quantities : bool
+        Return :class:`~kubenotes.api.quantity.Quantity` values (exact, keeping
+        the format they were written in, as quota and LimitRanger quote them).
 
     Returns
     -------
-    dict[str, int]
+    dict[str, int] or dict[str, Quantity]
         ``cpu`` in millicores, everything else in base units.
 
     Raises
@@ -151,9 +167,15 @@ def resource_list(rl: Mapping[str, Any] | None, field_path: str = "") -> dict[st
     --------
     >>> resource_list({"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": 1})
     {'cpu': 500, 'memory': 1073741824, 'nvidia.com/gpu': 1}
+    >>> resource_list({"cpu": "500m", "memory": "1024Mi"}, quantities=True)
+    {'cpu': Quantity('500m'), 'memory': Quantity('1Gi')}
     """
-    out: dict[str, int] = {}
+    out: dict[str, Any] = {}
     if not rl:
+        return out
+    if quantities:
+        for name, q in rl.items():
+            out[name] = Quantity.parse(q, f"{field_path}.{name}" if field_path else name)
         return out
     for name, q in rl.items():
         if type(q) is str:  # the usual case: the integers of a (cached) string, no path needed
@@ -245,30 +267,182 @@ def validate_resource_requirements(requests: Mapping[str, Any] | None, limits: M
         raise errs[0]
 
 
-def _add(into: dict[str, int], rl: Mapping[str, int]) -> None:
+def _sum_into(into: dict[str, Any], rl: Mapping[str, Any]) -> None:
+    """``addResourceList``: add ``rl`` into ``into`` (a sum keeps the first term's format)."""
     for k, v in rl.items():
-        into[k] = into.get(k, 0) + v
+        into[k] = into[k] + v if k in into else v
 
 
-def _max(into: dict[str, int], rl: Mapping[str, int]) -> None:
+def _max_into(into: dict[str, Any], rl: Mapping[str, Any], quantities: bool) -> None:
+    """``maxResourceList``: the larger of each pair; a tie keeps what ``into`` holds."""
     for k, v in rl.items():
-        if v > into.get(k, 0) or k not in into:
-            into[k] = max(v, into.get(k, v))
+        if k not in into:
+            into[k] = v
+        elif (v.cmp(into[k]) > 0) if quantities else (v > into[k]):
+            into[k] = v
 
 
-def is_restartable_init_container(container: Any) -> bool:
-    """True for a sidecar: an init container with ``restartPolicy: Always`` (KEP-753)."""
-    return getattr(container, "restartPolicy", None) == "Always"
+def _field(obj: Any, name: str) -> Any:
+    """``obj[name]`` of a stored (dict) object, ``obj.name`` of a lightkube model; None when absent."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return None if obj is None else getattr(obj, name, None)
 
 
-def _container_requests(c: Any, path: str, non_missing: Mapping[str, int] | None) -> dict[str, int]:
-    res = getattr(c, "resources", None)
-    reqs = resource_list(getattr(res, "requests", None) if res is not None else None, f"{path}.resources.requests")
-    if non_missing:
-        for k, v in non_missing.items():
-            if k not in reqs:
-                reqs[k] = v
-    return reqs
+def _aggregate(spec: Any, which: str, non_missing: Mapping[str, Any] | None, quantities: bool,
+               container_fn: Callable[[dict[str, Any], str], None] | None = None) -> dict[str, Any]:
+    """``AggregateContainerRequests``/``AggregateContainerLimits`` over ``resources.<which>`` of every container."""
+    total: dict[str, Any] = {}
+    if spec is None:
+        return total
+    stored = isinstance(spec, dict)
+    if stored:
+        containers, inits = spec.get("containers") or (), spec.get("initContainers") or ()
+    else:
+        containers, inits = spec.containers or (), spec.initContainers or ()
+    for i, c in enumerate(containers):
+        res = c.get("resources") if stored else c.resources
+        raw = None if res is None else (res.get(which) if stored else getattr(res, which))
+        rl = resource_list(raw, quantities=True) if quantities else resource_list(
+            raw, f"spec.containers[{i}].resources.{which}")
+        if non_missing:
+            for k, v in non_missing.items():
+                if k not in rl:
+                    rl[k] = v
+        _sum_into(total, rl)
+        if container_fn is not None:
+            container_fn(rl, CONTAINERS)
+    if not inits:
+        return total
+    sidecars: dict[str, Any] = {}
+    init_max: dict[str, Any] = {}
+    for i, c in enumerate(inits):
+        res = c.get("resources") if stored else c.resources
+        raw = None if res is None else (res.get(which) if stored else getattr(res, which))
+        rl = resource_list(raw, quantities=True) if quantities else resource_list(
+            raw, f"spec.initContainers[{i}].resources.{which}")
+        if non_missing:
+            for k, v in non_missing.items():
+                if k not in rl:
+                    rl[k] = v
+        policy = c.get("restartPolicy") if stored else getattr(c, "restartPolicy", None)
+        if policy == CONTAINER_RESTART_POLICY_ALWAYS:
+            _sum_into(total, rl)
+            _sum_into(sidecars, rl)
+            use = dict(sidecars)
+        else:
+            use = rl
+            _sum_into(use, sidecars)
+        if container_fn is not None:
+            container_fn(use, INIT_CONTAINERS)
+        _max_into(init_max, use, quantities)
+    _max_into(total, init_max, quantities)
+    return total
+
+
+def _pod_level(spec: Any, which: str, quantities: bool) -> dict[str, Any]:
+    """The supported entries (cpu, memory, hugepages) of ``spec.resources.<which>`` (``IsSupportedPodLevelResource``)."""
+    res = _field(spec, "resources")
+    raw = None if res is None else _field(res, which)
+    if not raw:
+        return {}
+    rl = resource_list(raw, quantities=True) if quantities else resource_list(raw, f"spec.resources.{which}")
+    return {k: v for k, v in rl.items() if k in _POD_LEVEL or k.startswith(_HUGEPAGES)}
+
+
+def _overhead(spec: Any, quantities: bool) -> dict[str, Any]:
+    raw = _field(spec, "overhead")
+    if not raw:
+        return {}
+    return resource_list(raw, quantities=True) if quantities else resource_list(raw, "spec.overhead")
+
+
+def aggregate_container_requests(pod: Any, *, non_missing: Mapping[str, int] | None = None,
+                                 quantities: bool = False) -> dict[str, Any]:
+    """The containers' share of a pod's request, as ``resourcehelper.AggregateContainerRequests``.
+
+    ``max(sum(containers) + sum(sidecars), max_i(init_i + sidecars before i))``:
+    regular containers and sidecars (init containers with ``restartPolicy:
+    Always``, KEP-753) run together; each other init container runs alone
+    beside the sidecars started before it. No pod-level resources, no overhead.
+
+    Parameters
+    ----------
+    pod : dict or lightkube.resources.core_v1.Pod
+        The stored (JSON-shaped) pod, or a lightkube model of it.
+    non_missing : mapping of str to int, optional
+        Values used for a container that does not request that resource at all.
+    quantities : bool
+        Return :class:`~kubenotes.api.quantity.Quantity` values (exact, keeping
+        the format they were written in, for messages) instead of integers
+        (millicores for ``cpu``, base units otherwise).
+
+    Returns
+    -------
+    dict[str, int] or dict[str, Quantity]
+        Resource name to amount.
+
+    Raises
+    ------
+    InvalidQuantity
+        When a request is not a quantity.
+
+    See Also
+    --------
+    pod_requests : adds pod-level resources and the pod overhead.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go (AggregateContainerRequests)
+
+    Examples
+    --------
+    >>> pod = {"spec": {"initContainers": [{"name": "big", "resources": {"requests": {"memory": "1Gi"}}}],
+    ...                 "containers": [{"name": "app", "resources": {"requests": {"memory": "256Mi"}}}]}}
+    >>> aggregate_container_requests(pod), {k: str(v) for k, v in aggregate_container_requests(pod, quantities=True).items()}
+    ({'memory': 1073741824}, {'memory': '1Gi'})
+    """
+    return _aggregate(_field(pod, "spec"), "requests", non_missing, quantities)
+
+
+def aggregate_container_limits(pod: Any, *, quantities: bool = False,
+                               container_fn: Callable[[dict[str, Any], str], None] | None = None) -> dict[str, Any]:
+    """The containers' share of a pod's limits, as ``resourcehelper.AggregateContainerLimits``.
+
+    The same rule as :func:`aggregate_container_requests`, over ``resources.limits``.
+
+    Parameters
+    ----------
+    pod : dict or lightkube.resources.core_v1.Pod
+    quantities : bool
+        Return :class:`~kubenotes.api.quantity.Quantity` values instead of integers.
+    container_fn : callable, optional
+        ``ContainerFn``: called with each regular container's limits and
+        ``"Containers"``, then with each init step's limits (an init container
+        plus the sidecars started before it, or the sidecars so far) and
+        ``"InitContainers"``; the kubelet uses it to see whether every step
+        declares a cpu and memory limit.
+
+    Returns
+    -------
+    dict[str, int] or dict[str, Quantity]
+
+    Raises
+    ------
+    InvalidQuantity
+        When a limit is not a quantity.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go (AggregateContainerLimits)
+
+    Examples
+    --------
+    >>> aggregate_container_limits({"spec": {"containers": [{"name": "a", "resources": {"limits": {"cpu": "1"}}},
+    ...                                                     {"name": "b", "resources": {"limits": {"cpu": "500m"}}}]}})
+    {'cpu': 1500}
+    """
+    return _aggregate(_field(pod, "spec"), "limits", None, quantities, container_fn)
 
 
 def pod_requests(
@@ -277,17 +451,19 @@ def pod_requests(
     non_missing: Mapping[str, int] | None = None,
     exclude_overhead: bool = False,
     skip_pod_level_resources: bool = False,
-) -> dict[str, int]:
+    quantities: bool = False,
+) -> dict[str, Any]:
     """A pod's effective resource request, as ``resourcehelper.PodRequests``.
 
-    ``max(sum(containers) + sum(sidecars), max_i(init_i + sidecars before i))``,
-    then pod-level ``spec.resources.requests`` (cpu, memory, hugepages) replace
-    the container aggregate, then ``spec.overhead`` is added.
+    :func:`aggregate_container_requests`, then pod-level
+    ``spec.resources.requests`` (cpu, memory, hugepages) replace the container
+    aggregate, then ``spec.overhead`` is added. The scheduler, quota, LimitRanger
+    and the kubelet all count a pod this way.
 
     Parameters
     ----------
-    pod : lightkube.resources.core_v1.Pod
-        The pod (defaults already applied).
+    pod : dict or lightkube.resources.core_v1.Pod
+        The stored (JSON-shaped) pod or a lightkube model of it (defaults already applied).
     non_missing : mapping of str to int, optional
         Values used for a container that does not request that resource at
         all (the scheduler passes 100m CPU and 200Mi memory for its non-zero view).
@@ -295,16 +471,24 @@ def pod_requests(
         Leave ``spec.overhead`` out.
     skip_pod_level_resources : bool
         Ignore ``spec.resources``.
+    quantities : bool
+        Return :class:`~kubenotes.api.quantity.Quantity` values (exact, keeping
+        their format, as quota and the kubelet quote them) instead of integers.
 
     Returns
     -------
-    dict[str, int]
-        Resource name to amount; ``cpu`` in millicores, others in base units.
+    dict[str, int] or dict[str, Quantity]
+        Resource name to amount; integers are millicores for ``cpu`` and base
+        units for everything else.
 
     Raises
     ------
     InvalidQuantity
         When a request is not a quantity.
+
+    See Also
+    --------
+    pod_limits : the same for limits.
 
     References
     ----------
@@ -312,41 +496,81 @@ def pod_requests(
 
     Examples
     --------
-    >>> from lightkube.resources.core_v1 import Pod
-    >>> pod = Pod.from_dict({"metadata": {"name": "p"}, "spec": {
+    >>> pod = {"metadata": {"name": "p"}, "spec": {
     ...     "initContainers": [
     ...         {"name": "sidecar", "restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}},
     ...         {"name": "migrate", "resources": {"requests": {"cpu": "1"}}}],
     ...     "containers": [{"name": "app", "resources": {"requests": {"cpu": "500m"}}}],
-    ...     "overhead": {"cpu": "50m"}}})
-    >>> pod_requests(pod)
+    ...     "overhead": {"cpu": "50m"}}}
+    >>> pod_requests(pod), {k: str(v) for k, v in pod_requests(pod, quantities=True).items()}
+    ({'cpu': 1150}, {'cpu': '1150m'})
+    >>> from lightkube.resources.core_v1 import Pod
+    >>> pod_requests(Pod.from_dict(pod))
     {'cpu': 1150}
     """
-    spec = pod.spec
-    result: dict[str, int] = {}
-    for i, c in enumerate(spec.containers or ()):
-        _add(result, _container_requests(c, f"spec.containers[{i}]", non_missing))
-    sidecars: dict[str, int] = {}
-    init_max: dict[str, int] = {}
-    for i, c in enumerate(spec.initContainers or ()):
-        reqs = _container_requests(c, f"spec.initContainers[{i}]", non_missing)
-        if is_restartable_init_container(c):
-            _add(result, reqs)
-            _add(sidecars, reqs)
-            use = dict(sidecars)
-        else:
-            use = dict(reqs)
-            _add(use, sidecars)
-        _max(init_max, use)
-    _max(result, init_max)
-    pod_res = getattr(spec, "resources", None)
-    if not skip_pod_level_resources and pod_res is not None and pod_res.requests:
-        for name, amount in resource_list(pod_res.requests, "spec.resources.requests").items():
-            if name in _POD_LEVEL or name.startswith(_HUGEPAGES):
-                result[name] = amount
-    if not exclude_overhead and spec.overhead:
-        _add(result, resource_list(spec.overhead, "spec.overhead"))
-    return result
+    spec = _field(pod, "spec")
+    reqs = _aggregate(spec, "requests", non_missing, quantities)
+    if not skip_pod_level_resources:
+        reqs.update(_pod_level(spec, "requests", quantities))
+    if not exclude_overhead:
+        _sum_into(reqs, _overhead(spec, quantities))
+    return reqs
+
+
+def pod_limits(
+    pod: Any,
+    *,
+    exclude_overhead: bool = False,
+    skip_pod_level_resources: bool = False,
+    quantities: bool = False,
+    container_fn: Callable[[dict[str, Any], str], None] | None = None,
+) -> dict[str, Any]:
+    """A pod's effective limits, as ``resourcehelper.PodLimits``.
+
+    :func:`aggregate_container_limits`, then pod-level ``spec.resources.limits``
+    (cpu, memory, hugepages) replace the aggregate; ``spec.overhead`` is added
+    only to limits that are set (an unset limit stays unlimited).
+
+    Parameters
+    ----------
+    pod : dict or lightkube.resources.core_v1.Pod
+    exclude_overhead : bool
+        Leave ``spec.overhead`` out.
+    skip_pod_level_resources : bool
+        Ignore ``spec.resources``.
+    quantities : bool
+        Return :class:`~kubenotes.api.quantity.Quantity` values instead of integers.
+    container_fn : callable, optional
+        ``ContainerFn``, as in :func:`aggregate_container_limits`.
+
+    Returns
+    -------
+    dict[str, int] or dict[str, Quantity]
+
+    Raises
+    ------
+    InvalidQuantity
+        When a limit is not a quantity.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go (PodLimits)
+
+    Examples
+    --------
+    >>> pod_limits({"spec": {"containers": [{"name": "a", "resources": {"limits": {"memory": "1Gi"}}}],
+    ...                      "overhead": {"cpu": "100m", "memory": "64Mi"}}})
+    {'memory': 1140850688}
+    """
+    spec = _field(pod, "spec")
+    lims = _aggregate(spec, "limits", None, quantities, container_fn)
+    if not skip_pod_level_resources:
+        lims.update(_pod_level(spec, "limits", quantities))
+    if not exclude_overhead:
+        for k, v in _overhead(spec, quantities).items():
+            if k in lims:
+                lims[k] = lims[k] + v
+    return lims
 
 
 def pod_non_zero_requests(pod: Any) -> tuple[int, int]:

@@ -78,7 +78,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from kubenotes.api.resources import resource_requirements_errors
 from kubenotes.api.selectors import is_qualified_name, is_valid_label_value
-from kubenotes.apiserver.admission.quantity import Quantity
+from kubenotes.api.quantity import Quantity
 from kubenotes.apiserver.resources import ResourceInfo
 from kubenotes.apiserver.status import field_cause
 from kubenotes.errors import KubenotesError

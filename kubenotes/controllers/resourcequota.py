@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubenotes.api.resources import resource_list
 from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
 from kubenotes.apiserver.status import ApiError
@@ -244,20 +245,20 @@ class ResourceQuotaController(Controller):
         spec_hard = (rq.get("spec") or {}).get("hard") or {}
         st = rq.get("status") or {}
         status_hard = st.get("hard")
-        hard = q.parse_resource_list(spec_hard)
+        hard = resource_list(spec_hard, quantities=True)
         dirty = status_hard is None or st.get("used") is None or \
-            q.format_resource_list(q.parse_resource_list(status_hard)) != q.format_resource_list(hard)
+            q.format_resource_list(resource_list(status_hard, quantities=True)) != q.format_resource_list(hard)
         objects: dict[ResourceInfo, list[dict]] = {}
         for ri in tracked_resources(spec_hard):
             inf = self._watch(ri)
             if not inf.has_synced():
                 return Result(requeue_after_seconds=1.0)
             objects[ri] = inf.lister.list(ns)
-        used = q.parse_resource_list(st.get("used"))
+        used = resource_list(st.get("used"), quantities=True)
         used.update(calculate_usage(rq, objects, float(self.env.now)))
         used = q.mask(used, hard)
         new_used = q.format_resource_list(used)
-        dirty = dirty or new_used != q.format_resource_list(q.parse_resource_list(st.get("used")))
+        dirty = dirty or new_used != q.format_resource_list(resource_list(st.get("used"), quantities=True))
         if not dirty:
             return None
         new = deep_copy(rq)

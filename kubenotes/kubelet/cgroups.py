@@ -43,6 +43,7 @@ from typing import Any, Iterable, Mapping
 
 from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED
 from kubenotes.api.quantity import memory_bytes, milli_cpu
+from kubenotes.api.resources import aggregate_container_requests, pod_limits, pod_requests, resource_list
 from kubenotes.kubelet.qos import container_oom_score_adjust, pod_qos
 
 __all__ = [
@@ -521,48 +522,30 @@ def resource_config_for_pod(
     >>> resource_config_for_pod(burstable)
     ResourceConfig(cpu_shares=768, cpu_quota=None, cpu_period=None, memory=None, unified={})
     """
-    from kubenotes.apiserver.admission.quota import (
-        _add_into,
-        aggregate_container_resources,
-        parse_resource_list,
-        pod_limits,
-        pod_requests,
-    )
+    # ContainerFn of PodLimits: every container, and every init step (an init
+    # container plus the sidecars before it, or the sidecars so far).
+    declared = {"cpu": True, "memory": True}
+
+    def container_fn(rl: dict, _container_type: str) -> None:
+        for name in declared:
+            declared[name] = declared[name] and _limit_declared(rl, name)
 
     spec = pod.get("spec") or {}
     if pod_level_resources:
-        reqs = pod_requests(pod)
-        limits = pod_limits(pod)
+        reqs = pod_requests(pod, quantities=True)
+        limits = pod_limits(pod, quantities=True, container_fn=container_fn)
     else:
-        reqs = aggregate_container_resources(spec, "requests")
-        _add_into(reqs, parse_resource_list(spec.get("overhead")))
-        limits = aggregate_container_resources(spec, "limits")
-        for k, v in parse_resource_list(spec.get("overhead")).items():
+        reqs = pod_requests(pod, skip_pod_level_resources=True, quantities=True)
+        limits = pod_limits(pod, skip_pod_level_resources=True, exclude_overhead=True, quantities=True,
+                            container_fn=container_fn)
+        # the overhead goes onto the limits that are set and non-zero only
+        for k, v in resource_list(spec.get("overhead"), quantities=True).items():
             if k in limits and limits[k].value != 0:
                 limits[k] = limits[k] + v
-
-    # ContainerFn of PodLimits: every container, and every init step (an init
-    # container plus the sidecars before it, or the sidecars so far).
-    cpu_declared = True
-    memory_declared = True
-    for c in spec.get("containers") or ():
-        rl = parse_resource_list((c.get("resources") or {}).get("limits"))
-        cpu_declared &= _limit_declared(rl, "cpu")
-        memory_declared &= _limit_declared(rl, "memory")
-    sidecars: dict = {}
-    for c in spec.get("initContainers") or ():
-        rl = parse_resource_list((c.get("resources") or {}).get("limits"))
-        if c.get("restartPolicy") == "Always":
-            _add_into(sidecars, rl)
-            step = dict(sidecars)
-        else:
-            step = dict(rl)
-            _add_into(step, sidecars)
-        cpu_declared &= _limit_declared(step, "cpu")
-        memory_declared &= _limit_declared(step, "memory")
+    cpu_declared, memory_declared = declared["cpu"], declared["memory"]
     pod_limits_spec = (spec.get("resources") or {}).get("limits") or {}
     if pod_level_resources and (spec.get("resources") or {}):
-        pod_rl = parse_resource_list(pod_limits_spec)
+        pod_rl = resource_list(pod_limits_spec, quantities=True)
         if _limit_declared(pod_rl, "cpu"):
             cpu_declared = True
         if _limit_declared(pod_rl, "memory"):
@@ -619,16 +602,14 @@ def qos_cgroup_configs(pods: Iterable[Mapping[str, Any]], *, pod_level_resources
     >>> qos_cgroup_configs(pods)["Burstable"].cpu_shares
     2048
     """
-    from kubenotes.apiserver.admission.quota import aggregate_container_resources, pod_requests
-
     total = 0
     for pod in pods:
         if pod_qos(pod) != BURSTABLE:
             continue
         if pod_level_resources:
-            reqs = pod_requests(pod)
+            reqs = pod_requests(pod, quantities=True)
         else:
-            reqs = aggregate_container_resources(pod.get("spec") or {}, "requests")
+            reqs = aggregate_container_requests(pod, quantities=True)
         if "cpu" in reqs:
             total += reqs["cpu"].milli_value()
     return {

@@ -51,7 +51,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from kubenotes.apiserver.admission.quantity import BINARY_SI, DECIMAL_SI, Quantity
+from kubenotes.api.quantity import BINARY_SI, DECIMAL_SI, Quantity
+from kubenotes.api.resources import aggregate_container_requests, resource_list
 from kubenotes.errors import KubenotesError
 from kubenotes.kubelet.qos import is_critical_pod, pod_qos
 
@@ -759,24 +760,22 @@ def get_resource_request_quantity(pod: Mapping[str, Any], resource_name: str) ->
     >>> str(get_resource_request_quantity(pod, "memory"))
     '160Mi'
     """
-    from kubenotes.apiserver.admission.quota import aggregate_container_resources, parse_resource_list
-
     spec = pod.get("spec") or {}
     fmt = DECIMAL_SI if resource_name == "cpu" else (
         BINARY_SI if resource_name in ("memory", "storage", "ephemeral-storage") else DECIMAL_SI)
     total = Quantity.zero(fmt)
-    reqs = aggregate_container_resources(spec, "requests")
+    reqs = aggregate_container_requests(pod, quantities=True)
     pod_res = spec.get("resources") or {}
     if resource_name in ("cpu", "memory") and (
         any(k in ("cpu", "memory") for k in (pod_res.get("requests") or {}))
         or any(k in ("cpu", "memory") for k in (pod_res.get("limits") or {}))
     ):
-        pod_reqs = parse_resource_list(pod_res.get("requests"))
+        pod_reqs = resource_list(pod_res.get("requests"), quantities=True)
         if resource_name in pod_reqs:
             reqs[resource_name] = pod_reqs[resource_name]
     if resource_name in reqs:
         total = total + reqs[resource_name]
-    overhead = parse_resource_list(spec.get("overhead"))
+    overhead = resource_list(spec.get("overhead"), quantities=True)
     if resource_name in overhead and total.value != 0:
         total = total + overhead[resource_name]
     return total

@@ -193,6 +193,7 @@ from kubenotes.kubelet.config import (
 from kubenotes.kubelet.pleg import GenericPLEG, pleg_not_healthy_message
 from kubenotes.kubelet.qos import is_mirror_pod, is_static_pod
 from kubenotes.kubelet.prober import FAILURE, LIVENESS, STARTUP, SUCCESS, ProberManager
+from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.kubelet.status import (
     CONTAINER_STATE_CREATED,
     CONTAINER_STATE_EXITED,
@@ -203,7 +204,6 @@ from kubenotes.kubelet.status import (
     RuntimeContainerStatus,
     RuntimePodStatus,
     generate_api_pod_status,
-    is_restartable_init_container,
     should_container_be_restarted,
 )
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence
 
-from kubenotes.apiserver.admission.quantity import BINARY_SI, DECIMAL_SI, Quantity
+from kubenotes.api.quantity import BINARY_SI, DECIMAL_SI, Quantity
 from kubenotes.apiserver.discovery import SERVER_GIT_VERSION
 from kubenotes.apiserver.server import current_epoch, format_timestamp
 from kubenotes.kubelet.eviction import (

@@ -40,6 +40,7 @@ from typing import Any, Iterable, Mapping
 from kubenotes.api.priority import SYSTEM_CRITICAL_PRIORITY, SYSTEM_NODE_CRITICAL
 from kubenotes.api.qos import BEST_EFFORT, GUARANTEED, compute_pod_qos
 from kubenotes.api.quantity import value
+from kubenotes.api.resources import aggregate_container_requests
 
 __all__ = [
     "KUBELET_OOM_SCORE_ADJ",
@@ -274,8 +275,6 @@ def remaining_pod_mem_req_per_container(pod: Mapping[str, Any]) -> int:
     ...     "containers": [{"name": "a", "resources": {"requests": {"memory": "1000000000"}}}, {"name": "b"}]}})
     500000000
     """
-    from kubenotes.apiserver.admission.quota import aggregate_container_resources
-
     spec = _spec(pod)
     q = ((spec.get("resources") or {}).get("requests") or {}).get("memory")
     if q is None:
@@ -284,7 +283,7 @@ def remaining_pod_mem_req_per_container(pod: Mapping[str, Any]) -> int:
     if pod_memory == 0:
         return 0
     num_containers = len(spec.get("containers") or ()) + len(spec.get("initContainers") or ())
-    aggregate = aggregate_container_resources(spec, "requests").get("memory")
+    aggregate = aggregate_container_requests(pod, quantities=True).get("memory")
     aggregate_bytes = aggregate.int_value() if aggregate is not None else 0
     return _go_div(pod_memory - aggregate_bytes, num_containers)
 

@@ -37,6 +37,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.kubelet.qos import is_static_pod, pod_qos
 from kubenotes.apiserver.server import format_timestamp
 
@@ -69,7 +70,6 @@ __all__ = [
     "KUBELET_POD_CONDITIONS",
     "RuntimeContainerStatus",
     "RuntimePodStatus",
-    "is_restartable_init_container",
     "should_container_be_restarted",
     "terminated_reason",
     "convert_to_api_container_statuses",
@@ -223,17 +223,6 @@ class RuntimePodStatus:
 
 def _spec(pod: Mapping[str, Any]) -> Mapping[str, Any]:
     return pod.get("spec") or {}
-
-
-def is_restartable_init_container(container: Mapping[str, Any]) -> bool:
-    """A sidecar: an init container with ``restartPolicy: Always`` (``podutil.IsRestartableInitContainer``).
-
-    Examples
-    --------
-    >>> is_restartable_init_container({"name": "s", "restartPolicy": "Always"}), is_restartable_init_container({})
-    (True, False)
-    """
-    return container.get("restartPolicy") == "Always"
 
 
 def should_container_be_restarted(container: Mapping[str, Any], pod: Mapping[str, Any],

@@ -209,7 +209,7 @@ def qos_view(memory_request_mi: int, memory_limit_mi: int, cpu_request_milli: in
     >>> print(qos_view(1024, 512, 0, 0))
     <b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: "1Gi": must be less than or equal to memory limit of 512Mi
     """
-    from kubenotes.apiserver.admission.quantity import Quantity
+    from kubenotes.api.quantity import Quantity
 
     def fmt(mi: int) -> str:
         return str(Quantity.parse(f"{mi}Mi"))

@@ -28,11 +28,12 @@ import copy
 
 import pytest
 
+from kubenotes.api.quantity import Quantity
 from kubenotes.apiserver import validation
 from kubenotes.apiserver.admission import (
-    AdmissionChain, DefaultTolerationSeconds, LimitRanger, Plugin, Quantity, ServiceAccount, default_admission_chain)
+    AdmissionChain, DefaultTolerationSeconds, LimitRanger, Plugin, ServiceAccount, default_admission_chain)
 from kubenotes.apiserver.admission.limitranger import LIMIT_RANGER_ANNOTATION
-from kubenotes.apiserver.admission.quota import format_resource_list, pod_requests as quota_pod_requests, pod_usage
+from kubenotes.apiserver.admission.quota import format_resource_list, pod_usage
 from kubenotes.apiserver.server import APIServer
 from kubenotes.apiserver.status import ApiError
 
@@ -477,7 +478,7 @@ def test_pod_requests_agree_with_kubenotes_api_resources():
                            {"name": "m", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
         "containers": [{"name": "a", "resources": {"requests": {"cpu": "500m", "memory": "64Mi"}}}],
         "overhead": {"cpu": "50m"}}}
-    ours = {k: (v.milli_value() if k == "cpu" else v.int_value()) for k, v in quota_pod_requests(d).items()}
+    ours = {k: (v.milli_value() if k == "cpu" else v.int_value()) for k, v in pod_requests(d, quantities=True).items()}
     assert ours == pod_requests(Pod.from_dict(d))
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubenotes.apiserver.admission.quantity import Quantity
+from kubenotes.api.quantity import Quantity
 from kubenotes.errors import InvalidQuantity
 from kubenotes.kubelet.eviction import (
     DEFAULT_EVICTION_HARD,

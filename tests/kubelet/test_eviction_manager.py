@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from kubenotes.kubelet.eviction import Threshold, ThresholdValue, parse_threshold_config
-from kubenotes.apiserver.admission.quantity import Quantity
+from kubenotes.api.quantity import Quantity
 from kubenotes.kubelet.eviction_manager import (
     CONTAINER_GC,
     EVICTION_THRESHOLD_MET,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubenotes.apiserver.admission.quantity import Quantity
+from kubenotes.api.quantity import Quantity
 from kubenotes.kubelet.node_status import (
     MachineInfo,
     NodeConfig,

@@ -30,7 +30,6 @@ from kubenotes.apiserver.admission.interfaces import (
 from kubenotes.apiserver.admission.limitranger import LimitRanger
 from kubenotes.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from kubenotes.apiserver.admission.priority import Priority
-from kubenotes.apiserver.admission.quantity import Quantity, quantity_string
 from kubenotes.apiserver.admission.resourcequota import ResourceQuota
 from kubenotes.apiserver.admission.serviceaccount import ServiceAccount
 
@@ -38,7 +37,6 @@ __all__ = [
     "CREATE", "UPDATE", "DELETE", "CONNECT",
     "Plugin", "AdmissionChain", "forbidden", "resource_name",
     "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "ResourceQuota",
-    "Quantity", "quantity_string",
     "DEFAULT_PLUGIN_ORDER", "default_admission_chain",
 ]
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kubenotes.apiserver.admission.interfaces import CREATE, UPDATE, Plugin, forbidden
-from kubenotes.apiserver.admission.quantity import Quantity
-from kubenotes.apiserver.admission.quota import aggregate_container_resources, parse_resource_list
+from kubenotes.api.quantity import Quantity
+from kubenotes.api.resources import aggregate_container_limits, aggregate_container_requests, resource_list
 from kubenotes.apiserver.request import Attributes
 from kubenotes.apiserver.status import aggregate_causes
 
@@ -125,12 +125,12 @@ def limit_request_ratio_constraint(limit_type: str, resource: str, enforced: Qua
 
 def pod_limit_requests(pod: Mapping[str, Any]) -> dict:
     """LimitRanger's ``podRequests``: containers and sidecars summed, max with each init container (no overhead)."""
-    return aggregate_container_resources(pod.get("spec") or {}, "requests")
+    return aggregate_container_requests(pod, quantities=True)
 
 
 def pod_limit_limits(pod: Mapping[str, Any]) -> dict:
     """LimitRanger's ``podLimits``."""
-    return aggregate_container_resources(pod.get("spec") or {}, "limits")
+    return aggregate_container_limits(pod, quantities=True)
 
 
 def _container_checks(item: Mapping[str, Any], limit_type: str, requests: Mapping[str, Quantity],
@@ -253,8 +253,8 @@ class LimitRanger(Plugin):
                 for key in ("containers", "initContainers"):
                     for c in spec.get(key) or ():
                         res = c.get("resources") or {}
-                        errs += _container_checks(item, t, parse_resource_list(res.get("requests")),
-                                                  parse_resource_list(res.get("limits")))
+                        errs += _container_checks(item, t, resource_list(res.get("requests"), quantities=True),
+                                                  resource_list(res.get("limits"), quantities=True))
             elif t == LIMIT_TYPE_POD:
                 errs += _container_checks(item, t, pod_limit_requests(pod), pod_limit_limits(pod))
         return errs
@@ -263,7 +263,7 @@ class LimitRanger(Plugin):
     def _validate_pvc(lr: Mapping[str, Any], pvc: Mapping[str, Any]) -> list[str]:
         """``PersistentVolumeClaimValidateLimitFunc``: min/max on requested storage."""
         errs: list[str] = []
-        requests = parse_resource_list((((pvc.get("spec") or {}).get("resources") or {}).get("requests")))
+        requests = resource_list((((pvc.get("spec") or {}).get("resources") or {}).get("requests")), quantities=True)
         for item in ((lr.get("spec") or {}).get("limits")) or ():
             if item.get("type") != LIMIT_TYPE_PVC:
                 continue

@@ -8,7 +8,8 @@ One evaluator per group/resource, as ``pkg/quota/v1/evaluator/core`` and
   (alias ``cpu``), ``limits.cpu``, ``requests.memory`` (alias ``memory``),
   ``limits.memory``, ``ephemeral-storage`` likewise, hugepages, and
   ``requests.<extended>``. Requests and limits are the pod's effective ones
-  (``resourcehelper.PodRequests``/``PodLimits``: containers plus sidecars,
+  (:func:`kubenotes.api.resources.pod_requests`/``pod_limits``, upstream's
+  ``resourcehelper.PodRequests``/``PodLimits``: containers plus sidecars,
   the largest init container, pod-level resources, pod overhead).
 * **services**: ``services``, ``count/services``, ``services.nodeports``,
   ``services.loadbalancers``.
@@ -37,7 +38,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from kubenotes.apiserver.admission.interfaces import CREATE, UPDATE
-from kubenotes.apiserver.admission.quantity import Quantity
+from kubenotes.api.quantity import Quantity
+from kubenotes.api.resources import pod_limits, pod_requests, resource_list
 from kubenotes.apiserver.resources import ResourceInfo
 
 __all__ = [
@@ -50,13 +52,10 @@ __all__ = [
     "evaluator_for",
     "object_count_name",
     "usage",
-    "pod_requests",
-    "pod_limits",
     "pod_usage",
     "quota_v1_pod",
     "is_terminating",
     "is_best_effort",
-    "parse_resource_list",
     "format_resource_list",
     "add",
     "subtract_non_negative",
@@ -83,23 +82,11 @@ IGNORED_RESOURCES = frozenset({
 _REQUESTS_PREFIX = "requests."
 _LIMITS_PREFIX = "limits."
 _HUGEPAGES = "hugepages-"
-_POD_LEVEL = ("cpu", "memory")
 _LEGACY_ALIASES = {"configmaps": "configmaps", "resourcequotas": "resourcequotas",
                    "replicationcontrollers": "replicationcontrollers", "secrets": "secrets"}
 
 
 # --- ResourceList arithmetic (staging/src/k8s.io/apiserver/pkg/quota/v1/resources.go) ---------------------
-
-
-def parse_resource_list(rl: Mapping[str, Any] | None) -> ResourceList:
-    """Quantities of a manifest ``ResourceList`` (``{"cpu": "500m"}``).
-
-    Raises
-    ------
-    InvalidQuantity
-        When a value does not parse.
-    """
-    return {k: Quantity.parse(v, k) for k, v in (rl or {}).items()}
 
 
 def format_resource_list(rl: Mapping[str, Quantity]) -> dict[str, str]:
@@ -155,81 +142,11 @@ def pretty_print(rl: Mapping[str, Quantity]) -> str:
     return ",".join(f"{k}={rl[k]}" for k in sorted(rl))
 
 
-def _add_into(into: dict, rl: Mapping[str, Quantity]) -> None:
-    for k, v in rl.items():
-        into[k] = into[k] + v if k in into else v
-
-
-def _max_into(into: dict, rl: Mapping[str, Quantity]) -> None:
-    for k, v in rl.items():
-        if k not in into or v.cmp(into[k]) > 0:
-            into[k] = v
-
-
 # --- pods ----------------------------------------------------------------------------------------------
 
 
 def _resources(c: Mapping[str, Any], which: str) -> ResourceList:
-    return parse_resource_list(((c.get("resources") or {}).get(which)))
-
-
-def aggregate_container_resources(spec: Mapping[str, Any], which: str) -> ResourceList:
-    """``AggregateContainerRequests``/``Limits``: containers + sidecars, max with each init container.
-
-    ``which`` is ``"requests"`` or ``"limits"``; no pod-level resources and no overhead (LimitRanger's
-    ``podRequests``/``podLimits`` use it as is).
-    """
-    total: dict = {}
-    for c in spec.get("containers") or ():
-        _add_into(total, _resources(c, which))
-    sidecars: dict = {}
-    init_max: dict = {}
-    for c in spec.get("initContainers") or ():
-        rl = _resources(c, which)
-        if c.get("restartPolicy") == "Always":
-            _add_into(total, rl)
-            _add_into(sidecars, rl)
-            use = dict(sidecars)
-        else:
-            use = dict(rl)
-            _add_into(use, sidecars)
-        _max_into(init_max, use)
-    _max_into(total, init_max)
-    return total
-
-
-def _pod_level(spec: Mapping[str, Any], which: str) -> ResourceList:
-    rl = parse_resource_list(((spec.get("resources") or {}).get(which)))
-    return {k: v for k, v in rl.items() if k in _POD_LEVEL or k.startswith(_HUGEPAGES)}
-
-
-def pod_requests(pod: Mapping[str, Any]) -> ResourceList:
-    """``resourcehelper.PodRequests``: effective requests with pod-level resources and overhead.
-
-    Examples
-    --------
-    >>> pod = {"spec": {"containers": [{"resources": {"requests": {"cpu": "500m"}}},
-    ...                                {"resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}],
-    ...                 "initContainers": [{"resources": {"requests": {"cpu": "1"}}}], "overhead": {"cpu": "10m"}}}
-    >>> format_resource_list(pod_requests(pod))
-    {'cpu': '1010m', 'memory': '64Mi'}
-    """
-    spec = pod.get("spec") or {}
-    reqs = aggregate_container_resources(spec, "requests")
-    reqs.update(_pod_level(spec, "requests"))
-    _add_into(reqs, parse_resource_list(spec.get("overhead")))
-    return reqs
-
-
-def pod_limits(pod: Mapping[str, Any]) -> ResourceList:
-    """``resourcehelper.PodLimits``: effective limits; overhead is added only to limits that are set."""
-    spec = pod.get("spec") or {}
-    lims = aggregate_container_resources(spec, "limits")
-    lims.update(_pod_level(spec, "limits"))
-    for k, v in parse_resource_list(spec.get("overhead")).items():
-        if k in lims:
-            lims[k] = lims[k] + v
-    return lims
+    return resource_list(((c.get("resources") or {}).get(which)), quantities=True)
 
 
 def _is_native(name: str) -> bool:
@@ -316,7 +233,7 @@ def pod_usage(pod: Mapping[str, Any], now_seconds: float | None = None) -> Resou
     out: dict = {"count/pods": Quantity.of_int(1)}
     if not quota_v1_pod(pod, now_seconds):
         return out
-    return add(out, _compute_usage(pod_requests(pod), pod_limits(pod)))
+    return add(out, _compute_usage(pod_requests(pod, quantities=True), pod_limits(pod, quantities=True)))
 
 
 # --- evaluators ----------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kubenotes.api.resources import resource_list
 from kubenotes.apiserver.admission import quota as q
 from kubenotes.apiserver.admission.interfaces import CREATE, UPDATE, Plugin, forbidden
 from kubenotes.apiserver.request import Attributes
@@ -113,8 +114,8 @@ def check_request(quotas: list[dict], attrs: Attributes, obj: dict, old: dict | 
     out: dict[str, dict[str, q.Quantity]] = {}
     for rq in interesting:
         st = rq.get("status") or {}
-        hard = q.parse_resource_list(st.get("hard"))
-        used = q.parse_resource_list(st.get("used"))
+        hard = resource_list(st.get("hard"), quantities=True)
+        used = resource_list(st.get("used"), quantities=True)
         requested = q.mask(delta, hard)
         new_used = q.add(used, requested)
         masked = q.mask(new_used, requested)

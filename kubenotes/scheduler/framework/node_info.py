@@ -15,13 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from kubenotes.api.resources import (
-    Resource,
-    is_restartable_init_container,
-    pod_non_zero_requests,
-    pod_requests,
-    resource_list,
-)
+from kubenotes.api.podutil import is_restartable_init_container
+from kubenotes.api.resources import Resource, pod_non_zero_requests, pod_requests, resource_list
 from kubenotes.api.selectors import LabelSelector, RequiredNodeAffinity
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from kubenotes.api.resources import is_restartable_init_container
+from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.scheduler.framework.interface import PreFilterResult, Status
 from kubenotes.scheduler.plugins.names import NODE_PORTS
 

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resource, is_restartable_init_container
+from kubenotes.api.podutil import is_restartable_init_container
+from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resource
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import Code, PreFilterResult, Status
 from kubenotes.scheduler.plugins.helper import (
