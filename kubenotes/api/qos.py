@@ -60,10 +60,17 @@ def _add(into: dict[str, int], rl: Mapping[str, int]) -> None:
         into[k] = into.get(k, 0) + v
 
 
-def _containers(spec: Any) -> Iterable[tuple[str, Any]]:
-    for i, c in enumerate(spec.containers or ()):
+def _field(obj: Any, name: str) -> Any:
+    """``obj[name]`` of a stored (dict) object, ``obj.name`` of a lightkube model; None when absent."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return None if obj is None else getattr(obj, name, None)
+
+
+def _containers(spec: Any, stored: bool) -> Iterable[tuple[str, Any]]:
+    for i, c in enumerate((spec.get("containers") if stored else spec.containers) or ()):
         yield f"spec.containers[{i}]", c
-    for i, c in enumerate(spec.initContainers or ()):
+    for i, c in enumerate((spec.get("initContainers") if stored else spec.initContainers) or ()):
         yield f"spec.initContainers[{i}]", c
 
 
@@ -72,8 +79,9 @@ def compute_pod_qos(pod: Any) -> str:
 
     Parameters
     ----------
-    pod : lightkube.resources.core_v1.Pod
-        Usually after :func:`kubenotes.api.defaults.apply_defaults`, which
+    pod : dict or lightkube.resources.core_v1.Pod
+        The stored (JSON-shaped) pod or a lightkube model of it. Usually
+        after :func:`kubenotes.api.defaults.apply_defaults`, which
         copies limits into missing requests (a container with only limits is
         then Guaranteed, as on a real cluster).
 
@@ -118,27 +126,37 @@ def compute_pod_qos(pod: Any) -> str:
     'BestEffort'
     >>> compute_pod_qos(pod({}, pod_level={"requests": both, "limits": both}))
     'Guaranteed'
+    >>> compute_pod_qos({"spec": {"containers": [{"name": "c", "resources": {"requests": both, "limits": both}}]}})
+    'Guaranteed'
     """
-    spec = pod.spec
+    spec = pod.get("spec") if isinstance(pod, dict) else pod.spec
     if spec is None:
         return BEST_EFFORT
     requests: dict[str, int] = {}
     limits: dict[str, int] = {}
     guaranteed = True
-    pod_res = getattr(spec, "resources", None)
+    stored = isinstance(spec, dict)
+    pod_res = spec.get("resources") if stored else getattr(spec, "resources", None)
     if pod_res is not None:
-        if pod_res.requests:
-            _add(requests, _positive(pod_res.requests, "spec.resources.requests"))
-        if pod_res.limits:
-            lim = _positive(pod_res.limits, "spec.resources.limits")
+        pod_requests, pod_limits = _field(pod_res, "requests"), _field(pod_res, "limits")
+        if pod_requests:
+            _add(requests, _positive(pod_requests, "spec.resources.requests"))
+        if pod_limits:
+            lim = _positive(pod_limits, "spec.resources.limits")
             _add(limits, lim)
             if len(lim) < len(_QOS_RESOURCES):
                 guaranteed = False
     else:
-        for path, c in _containers(spec):
-            res = c.resources
-            _add(requests, _positive(res.requests if res is not None else None, f"{path}.resources.requests"))
-            lim = _positive(res.limits if res is not None else None, f"{path}.resources.limits")
+        for path, c in _containers(spec, stored):
+            res = c.get("resources") if stored else c.resources
+            if res is None:
+                raw_requests = raw_limits = None
+            elif stored:
+                raw_requests, raw_limits = res.get("requests"), res.get("limits")
+            else:
+                raw_requests, raw_limits = res.requests, res.limits
+            _add(requests, _positive(raw_requests, f"{path}.resources.requests"))
+            lim = _positive(raw_limits, f"{path}.resources.limits")
             _add(limits, lim)
             if len(lim) < len(_QOS_RESOURCES):
                 guaranteed = False
@@ -159,7 +177,8 @@ def pod_qos_class(pod: Any) -> str:
 
     Parameters
     ----------
-    pod : lightkube.resources.core_v1.Pod
+    pod : dict or lightkube.resources.core_v1.Pod
+        The stored (JSON-shaped) pod or a lightkube model of it.
 
     Returns
     -------
@@ -191,8 +210,14 @@ def pod_qos_class(pod: Any) -> str:
     ...                    "status": {"qosClass": "Burstable"}})
     >>> pod_qos_class(p), compute_pod_qos(p)
     ('Burstable', 'BestEffort')
+    >>> pod_qos_class({"spec": {"containers": [{"name": "c"}]}})
+    'BestEffort'
     """
-    status = getattr(pod, "status", None)
-    if status is not None and status.qosClass:
-        return status.qosClass
+    if isinstance(pod, dict):
+        stored = (pod.get("status") or {}).get("qosClass")
+    else:
+        status = getattr(pod, "status", None)
+        stored = status.qosClass if status is not None else None
+    if stored:
+        return stored
     return compute_pod_qos(pod)

@@ -41,10 +41,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED
+from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
 from kubenotes.api.quantity import memory_bytes, milli_cpu
 from kubenotes.api.resources import aggregate_container_requests, pod_limits, pod_requests, resource_list
-from kubenotes.kubelet.qos import container_oom_score_adjust, pod_qos
+from kubenotes.kubelet.qos import container_oom_score_adjust
 
 __all__ = [
     "MIN_SHARES",
@@ -330,7 +330,7 @@ def pod_cgroup_name(pod: Mapping[str, Any]) -> list[str]:
     ['kubepods', 'besteffort', 'pod5f2c-01']
     """
     uid = (pod.get("metadata") or {}).get("uid") or ""
-    return qos_cgroup_name(pod_qos(pod)) + [POD_CGROUP_NAME_PREFIX + uid]
+    return qos_cgroup_name(pod_qos_class(pod)) + [POD_CGROUP_NAME_PREFIX + uid]
 
 
 def pod_cgroup_path(pod: Mapping[str, Any], cgroup_driver: str = CGROUP_DRIVER_SYSTEMD) -> str:
@@ -561,7 +561,7 @@ def resource_config_for_pod(
     if enforce_memory_qos and "memory" in reqs and reqs["memory"].int_value() > 0:
         unified["memory.min"] = str(reqs["memory"].int_value())
 
-    qos_class = pod_qos(pod)
+    qos_class = pod_qos_class(pod)
     if qos_class == GUARANTEED:
         return ResourceConfig(cpu_shares, cpu_quota, cpu_period, memory_limits, unified)
     if qos_class == BURSTABLE:
@@ -604,7 +604,7 @@ def qos_cgroup_configs(pods: Iterable[Mapping[str, Any]], *, pod_level_resources
     """
     total = 0
     for pod in pods:
-        if pod_qos(pod) != BURSTABLE:
+        if pod_qos_class(pod) != BURSTABLE:
             continue
         if pod_level_resources:
             reqs = pod_requests(pod, quantities=True)

@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from kubenotes.api.quantity import BINARY_SI, DECIMAL_SI, Quantity
 from kubenotes.api.resources import aggregate_container_requests, resource_list
 from kubenotes.errors import KubenotesError
-from kubenotes.kubelet.qos import is_critical_pod, pod_qos
+from kubenotes.kubelet.qos import is_critical_pod
 
 __all__ = [
     "SIGNAL_MEMORY_AVAILABLE",
@@ -1219,14 +1219,14 @@ def admit_pod(pod: Mapping[str, Any], conditions: Sequence[str]) -> tuple[bool, 
     ...     ["MemoryPressure"])[0]
     True
     """
-    from kubenotes.api.qos import BEST_EFFORT
+    from kubenotes.api.qos import BEST_EFFORT, pod_qos_class
     from kubenotes.api.taints import tolerations_tolerate_taint
 
     conditions = list(conditions)
     if not conditions or is_critical_pod(pod):
         return True, "", ""
     if conditions == [NODE_MEMORY_PRESSURE]:
-        if pod_qos(pod) != BEST_EFFORT:
+        if pod_qos_class(pod) != BEST_EFFORT:
             return True, "", ""
         taint = {"key": NODE_CONDITION_TO_TAINT_KEY[NODE_MEMORY_PRESSURE], "effect": "NoSchedule"}
         if tolerations_tolerate_taint((pod.get("spec") or {}).get("tolerations"), taint):

@@ -31,6 +31,7 @@ from typing import Any, Generator, Iterable, Mapping
 import networkx as nx
 import simpy
 
+from kubenotes.api.qos import pod_qos_class
 from kubenotes.cri.api import NAMESPACE_MODE_CONTAINER, NAMESPACE_MODE_NODE, NAMESPACE_MODE_POD, new_id
 from kubenotes.cri.images import PAUSE_IMAGE, ImageCatalogue, ImageStore, normalize_image_ref
 from kubenotes.cri.oci import container_oci_config
@@ -38,7 +39,6 @@ from kubenotes.cri.runtime import CONTAINERD, RUNC, ContainerRuntime, PodSandbox
 from kubenotes.cri.stack import runtime_stack_graph_from_cri
 from kubenotes.kubelet.cgroups import CGROUP_DRIVER_SYSTEMD, linux_container_resources, pod_cgroup_path
 from kubenotes.kubelet.dns import pod_dns_config
-from kubenotes.kubelet.qos import pod_qos
 from kubenotes.kubelet.volumes import KUBELET_PODS_DIR
 
 __all__ = [
@@ -405,7 +405,7 @@ def runtime_stack_graph(
     Per pod the kubelet's :func:`sandbox_config_for_pod` (``cgroup_parent``)
     and :func:`container_config_for_pod` (``oom_score_adj``) go to
     :func:`kubenotes.cri.stack.runtime_stack_graph_from_cri`; the QoS class
-    is the kubelet's (:func:`kubenotes.kubelet.qos.pod_qos`).
+    is the kubelet's (:func:`kubenotes.api.qos.pod_qos_class`).
 
     Examples
     --------
@@ -436,7 +436,7 @@ def runtime_stack_graph(
         sandboxes.append((sandbox_config_for_pod(pod, 0, cgroup_driver),
                           [container_config_for_pod(pod, c.get("name"), memory_capacity_bytes=memory_capacity_bytes)
                            for c in containers]))
-        qos[f"{ns}/{name}"] = pod_qos(pod)
+        qos[f"{ns}/{name}"] = pod_qos_class(pod)
     g = runtime_stack_graph_from_cri(kind, sandboxes, low_level=low_level, drop_infra_ctr=drop_infra_ctr)
     for _, attrs in g.nodes(data=True):
         if attrs.get("kind") == "process":

@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from kubenotes.api.priority import SYSTEM_CRITICAL_PRIORITY, SYSTEM_NODE_CRITICAL
-from kubenotes.api.qos import BEST_EFFORT, GUARANTEED, compute_pod_qos
+from kubenotes.api.qos import BEST_EFFORT, GUARANTEED, pod_qos_class
 from kubenotes.api.quantity import value
 from kubenotes.api.resources import aggregate_container_requests
 
@@ -52,7 +52,6 @@ __all__ = [
     "CONFIG_SOURCE_ANNOTATION_KEY",
     "CONFIG_MIRROR_ANNOTATION_KEY",
     "API_SERVER_SOURCE",
-    "pod_qos",
     "is_static_pod",
     "is_mirror_pod",
     "is_critical_pod",
@@ -107,46 +106,6 @@ def _annotations(pod: Mapping[str, Any]) -> Mapping[str, Any]:
 def _memory_request_bytes(container: Mapping[str, Any]) -> int:
     q = ((container.get("resources") or {}).get("requests") or {}).get("memory")
     return value(q, "resources.requests.memory") if q is not None else 0
-
-
-def pod_qos(pod: Mapping[str, Any]) -> str:
-    """The pod's QoS class as the kubelet reads it (``v1qos.GetPodQOS``).
-
-    Parameters
-    ----------
-    pod : dict
-        A JSON-shaped Pod.
-
-    Returns
-    -------
-    str
-        ``status.qosClass`` when set, else the class computed from the spec
-        by :func:`kubenotes.api.qos.compute_pod_qos`.
-
-    Raises
-    ------
-    InvalidQuantity
-        When the class has to be computed and a quantity does not parse.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/helper/qos/qos.go (GetPodQOS)
-
-    Examples
-    --------
-    >>> pod_qos({"spec": {"containers": [{"name": "c"}]}})
-    'BestEffort'
-    >>> pod_qos({"spec": {"containers": [{"name": "c"}]}, "status": {"qosClass": "Burstable"}})
-    'Burstable'
-    """
-    stored = (pod.get("status") or {}).get("qosClass")
-    if stored:
-        return stored
-    from lightkube.resources.core_v1 import Pod
-
-    body = {"metadata": {"name": "pod"}, "spec": dict(_spec(pod))}
-    body["spec"].setdefault("containers", [])
-    return compute_pod_qos(Pod.from_dict(body))
 
 
 def is_static_pod(pod: Mapping[str, Any]) -> bool:
@@ -364,7 +323,7 @@ def container_oom_score_adjust(
     container = _find_container(pod, container_name)
     if is_node_critical_pod(pod):
         return GUARANTEED_OOM_SCORE_ADJ
-    qos_class = pod_qos(pod)
+    qos_class = pod_qos_class(pod)
     if qos_class == GUARANTEED:
         return GUARANTEED_OOM_SCORE_ADJ
     if qos_class == BEST_EFFORT:

@@ -37,8 +37,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from kubenotes.api.qos import pod_qos_class
 from kubenotes.api.podutil import is_restartable_init_container
-from kubenotes.kubelet.qos import is_static_pod, pod_qos
+from kubenotes.kubelet.qos import is_static_pod
 from kubenotes.apiserver.server import format_timestamp
 
 __all__ = [
@@ -917,7 +918,7 @@ def generate_api_pod_status(
     if pod_status.ips:
         s["podIPs"] = [{"ip": ip} for ip in pod_status.ips]
         s["podIP"] = pod_status.ips[0]
-    s["qosClass"] = pod_qos(pod)
+    s["qosClass"] = pod_qos_class(pod)
     s["containerStatuses"] = convert_to_api_container_statuses(
         pod, pod_status, old.get("containerStatuses"), spec.get("containers") or [], has_init, False,
         reason_cache, format_time)

@@ -48,6 +48,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
+from kubenotes.api.qos import pod_qos_class
 from kubenotes.cri.api import new_id
 from kubenotes.cri.images import PAUSE_IMAGE, ImageCatalogue, ImageStore, Layer, default_catalogue
 from kubenotes.cri.runtime import CONTAINERD, CRI_O, CRUN, RUNC
@@ -59,7 +60,6 @@ from kubenotes.kubelet.kuberuntime import (
     runtime_stack_graph,
     sandbox_config_for_pod,
 )
-from kubenotes.kubelet.qos import pod_qos
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
 from kubenotes.viz.html import escape as _e
@@ -406,7 +406,7 @@ def cri_to_oci_table(
     cpu_max = f"{quota} {cpu.get('period')}" if quota else f"max {cpu.get('period', 100000)}"
     ns = oci_excerpt(spec)["linux.namespaces"]
     rows = [
-        ["QoS class (QoS 类别)", _e(pod_qos(pod)), "(decides the cgroup parent and oom_score_adj)", ""],
+        ["QoS class (QoS 类别)", _e(pod_qos_class(pod)), "(decides the cgroup parent and oom_score_adj)", ""],
         ["cgroup", "", "PodSandboxConfig.linux.cgroup_parent " + _code(sandbox["linux"]["cgroup_parent"]),
          "linux.cgroupsPath " + _code(spec["linux"]["cgroupsPath"])],
         ["CPU request", _e(requests.get("cpu", "-")), "cpu_shares " + _code(res.get("cpu_shares")),

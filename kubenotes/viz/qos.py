@@ -40,6 +40,7 @@ import ipywidgets as widgets
 import networkx as nx
 from matplotlib.figure import Figure
 
+from kubenotes.api.qos import pod_qos_class
 from kubenotes.kubelet.cgroups import (
     CGROUP_DRIVER_CGROUPFS,
     cgroup_tree,
@@ -49,7 +50,7 @@ from kubenotes.kubelet.cgroups import (
 )
 from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE, parse_threshold_config, rank_memory_pressure
 from kubenotes.kubelet.eviction_manager import EvictionConfig, EvictionManager, NodeUsage, run_eviction_scenario
-from kubenotes.kubelet.qos import container_oom_score_adjust, oom_kill_order, pod_qos
+from kubenotes.kubelet.qos import container_oom_score_adjust, oom_kill_order
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
@@ -160,7 +161,7 @@ def qos_values(pod: Mapping[str, Any], memory_capacity_bytes: int = 8 * GI) -> d
     v2 = cfg.cgroup_v2_files()
     cri = linux_container_resources(pod, container, memory_capacity_bytes)
     return {
-        "qosClass": pod_qos(pod),
+        "qosClass": pod_qos_class(pod),
         "oom_score_adj": container_oom_score_adjust(pod, container, memory_capacity_bytes),
         "pod cgroup": pod_cgroup_path(pod, CGROUP_DRIVER_CGROUPFS),
         "cpu.shares": v1.get("cpu.shares", "-"),
@@ -244,7 +245,7 @@ def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, 
     """
     pods = list(pods)
     tree = cgroup_tree(pods, capacity, cgroup_driver=CGROUP_DRIVER_CGROUPFS)
-    qos_of = {pod_cgroup_path(p, CGROUP_DRIVER_CGROUPFS): (pod_qos(p), p["metadata"].get("name")) for p in pods}
+    qos_of = {pod_cgroup_path(p, CGROUP_DRIVER_CGROUPFS): (pod_qos_class(p), p["metadata"].get("name")) for p in pods}
     g = nx.DiGraph()
     for path, files in tree.items():
         qos, name = qos_of.get(path, (None, None))
@@ -333,7 +334,7 @@ def memory_pressure_pods(best_effort_priority: int = 0) -> list[dict[str, Any]]:
 
     Examples
     --------
-    >>> [pod_qos(p) for p in memory_pressure_pods()]
+    >>> [pod_qos_class(p) for p in memory_pressure_pods()]
     ['Guaranteed', 'Burstable', 'BestEffort']
     """
     return [
@@ -469,7 +470,7 @@ def eviction_timeline_figure(scenario: PressureScenario, title: str | None = Non
     for p in scenario.pods:
         name = p["metadata"]["name"]
         ax2.plot(times, [r.pod_memory_bytes.get(name, 0) / MI for r in tl], color=colors.get(name),
-                 label=f"{name} ({pod_qos(p)})")
+                 label=f"{name} ({pod_qos_class(p)})")
     for r in evictions(scenario):
         for ax in (ax1, ax2):
             ax.axvline(r.time, color="black", lw=0.8)
@@ -529,7 +530,7 @@ def kill_orders_table(scenario: PressureScenario, t: float | None = None) -> Htm
     orders = kill_orders(scenario, t)
     adj = dict(orders["oom_score_adj"])
     prio = {p["metadata"]["name"]: p["spec"].get("priority", 0) for p in scenario.pods}
-    qos = {p["metadata"]["name"]: pod_qos(p) for p in scenario.pods}
+    qos = {p["metadata"]["name"]: pod_qos_class(p) for p in scenario.pods}
     rows = []
     for i, ((kn, over), (on, bad)) in enumerate(zip(orders["kubelet"], orders["kernel"]), 1):
         rows.append((i, f"{kn} ({qos[kn]}, priority {prio[kn]}, usage−request {over // MI}Mi)",

@@ -167,3 +167,41 @@ def test_qos_class_properties(resources):
     assert (qos == BEST_EFFORT) == (not anything)
     if qos == GUARANTEED:
         assert all(pos(lc) and pos(lm) for _, _, lc, lm in resources)
+
+
+# One object form: the stored (JSON-shaped) pod gives the same class as its lightkube model.
+
+
+@settings(deadline=None, derandomize=True, database=None)
+@given(st.lists(st.tuples(_q, _q, _q, _q), min_size=1, max_size=3), st.booleans(),
+       st.sampled_from([None, {}, {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}},
+                        {"requests": {"memory": "1Gi"}}]))
+def test_stored_dict_and_model_agree(resources, as_init, pod_resources):
+    containers = [ctr(f"c{i}", rl(rc, rm), rl(lc, lm)) for i, (rc, rm, lc, lm) in enumerate(resources)]
+    model = new_pod("p", containers[:1], containers[1:] if as_init else None, pod_resources)
+    if not as_init:
+        model = new_pod("p", containers, None, pod_resources)
+    stored = model.to_dict()
+    assert compute_pod_qos(stored) == compute_pod_qos(model)
+    assert pod_qos_class(stored) == pod_qos_class(model)
+    stored["status"] = {"qosClass": "Burstable"}
+    assert pod_qos_class(stored) == BURSTABLE
+
+
+def test_stored_dict_without_spec_is_best_effort():
+    assert compute_pod_qos({"metadata": {"name": "p"}}) == BEST_EFFORT
+    assert pod_qos_class({"spec": {"containers": []}, "status": {}}) == BEST_EFFORT
+
+
+def test_components_call_the_one_home():
+    """The kubelet, the runtime stack and the chapters read the class through api.qos, not a copy."""
+    from kubenotes.api import qos
+    from kubenotes.cri import stack
+    from kubenotes.kubelet import cgroups, status
+    from kubenotes.kubelet import qos as kubelet_qos
+    from kubenotes.viz import cri as viz_cri
+    from kubenotes.viz import qos as viz_qos
+
+    for module in (stack, cgroups, status, kubelet_qos, viz_cri, viz_qos):
+        assert module.pod_qos_class is qos.pod_qos_class
+        assert not hasattr(module, "pod_qos")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from kubenotes.api.qos import pod_qos_class
 from kubenotes.kubelet.qos import (
     BEST_EFFORT_OOM_SCORE_ADJ,
     GUARANTEED_OOM_SCORE_ADJ,
@@ -22,7 +23,6 @@ from kubenotes.kubelet.qos import (
     min_regular_container_memory,
     oom_badness,
     oom_kill_order,
-    pod_qos,
     remaining_pod_mem_req_per_container,
 )
 
@@ -170,7 +170,7 @@ def test_pod_level_resources_gate_off_ignores_pod_requests():
 def test_stored_qos_class_wins():
     p = pod([c("a", {"memory": "1Gi"})])
     p["status"] = {"qosClass": "BestEffort"}
-    assert pod_qos(p) == "BestEffort"
+    assert pod_qos_class(p) == "BestEffort"
     assert container_oom_score_adjust(p, "a", STANDARD) == BEST_EFFORT_OOM_SCORE_ADJ
 
 
