@@ -26,6 +26,7 @@ from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.api.meta import get_controller_of, new_controller_ref
 from kubenotes.api.podutil import is_pod_ready, pod_ready_condition
 from kubenotes.controllers.podutil import is_pod_available, pod_ready_since_seconds
 
@@ -39,7 +40,7 @@ __all__ = [
     "filter_active_pods", "filter_terminating_pods", "pod_key", "max_container_restarts",
     "active_pods_less", "active_pods_with_ranks_less", "sort_active_pods", "sort_active_pods_with_ranks",
     "get_pods_ranked_by_related_pods_on_same_node", "logarithmic_rank_diff",
-    "slow_start_batch", "get_pod_from_template", "get_pods_prefix", "new_controller_ref", "get_controller_of",
+    "slow_start_batch", "get_pod_from_template", "get_pods_prefix",
     "resolve_controller_ref",
     "ControllerRefManager", "filter_active_replica_sets", "replica_sets_by_creation_timestamp",
     "replica_sets_by_size_older", "replica_sets_by_size_newer", "compute_hash", "safe_encode_string",
@@ -540,45 +541,6 @@ def get_pods_prefix(controller_name: str) -> str:
     if len(prefix) > 253 - 5:
         return controller_name
     return prefix
-
-
-def new_controller_ref(owner: dict, api_version: str, kind: str) -> dict:
-    """``metav1.NewControllerRef``: an ownerReference with ``controller`` and ``blockOwnerDeletion`` true."""
-    md = owner["metadata"]
-    return {"apiVersion": api_version, "kind": kind, "name": md["name"], "uid": md["uid"],
-            "controller": True, "blockOwnerDeletion": True}
-
-
-def get_controller_of(obj: dict) -> dict | None:
-    """``metav1.GetControllerOf``: the ownerReference with ``controller: true``.
-
-    Parameters
-    ----------
-    obj : dict
-        Any API object.
-
-    Returns
-    -------
-    dict or None
-        The object's controller reference itself (not a copy), or None for an orphan.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/controller_ref.go
-
-    Examples
-    --------
-    >>> get_controller_of({"metadata": {"ownerReferences": [{"kind": "ReplicaSet", "name": "a", "uid": "u1"},
-    ...                                                      {"kind": "Job", "name": "b", "uid": "u2",
-    ...                                                       "controller": True}]}})["name"]
-    'b'
-    >>> get_controller_of({"metadata": {}}) is None
-    True
-    """
-    for r in (obj.get("metadata") or {}).get("ownerReferences") or ():
-        if r.get("controller"):
-            return r
-    return None
 
 
 def resolve_controller_ref(lister: Any, namespace: str, ref: dict | None, kind: str) -> dict | None:

@@ -30,7 +30,8 @@ from kubenotes.apiserver.server import format_timestamp, parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.cron import CronError, parse_standard
-from kubenotes.controllers.controller_utils import get_controller_of, new_controller_ref, resolve_controller_ref
+from kubenotes.api.meta import get_controller_of, new_controller_ref
+from kubenotes.controllers.controller_utils import resolve_controller_ref
 from kubenotes.controllers.podutil import unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, split_key
 from kubenotes.controllers.workload_util import CACHE_CATCH_UP_SECONDS, WrittenVersions

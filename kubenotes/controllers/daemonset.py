@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubenotes.api.selectors import RequiredNodeAffinity
-from kubenotes.api.taints import find_matching_untolerated_taint
+from kubenotes.api.taints import find_matching_untolerated_taint, match_toleration
 from kubenotes.apiserver.bootstrap_policy import (
     APPS_GROUP,
     EXTENSIONS_GROUP,
@@ -40,10 +40,9 @@ from kubenotes.apiserver.bootstrap_policy import (
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.api.meta import get_controller_of, new_controller_ref
 from kubenotes.controllers.controller_utils import (
     ControllerExpectations,
-    get_controller_of,
-    new_controller_ref,
     resolve_controller_ref,
 )
 from kubenotes.api.podutil import is_pod_ready
@@ -107,11 +106,6 @@ DAEMONSET_TOLERATIONS = (
 _NETWORK_UNAVAILABLE = ("node.kubernetes.io/network-unavailable", "NoSchedule")
 
 
-def _match_toleration(a: dict, b: dict) -> bool:
-    """``Toleration.MatchToleration``: same key, operator, value and effect."""
-    return all((a.get(k) or "") == (b.get(k) or "") for k in ("key", "operator", "value", "effect"))
-
-
 def add_or_update_daemon_pod_tolerations(spec: dict) -> dict:
     """Add the DaemonSet tolerations to a pod spec (in place; returned for chaining).
 
@@ -131,7 +125,7 @@ def add_or_update_daemon_pod_tolerations(spec: dict) -> dict:
         t = {"key": key, "operator": "Exists", "effect": effect}
         out, updated = [], False
         for cur in tols:
-            if _match_toleration(cur, t):
+            if match_toleration(cur, t):
                 out.append(t)
                 updated = True
             else:

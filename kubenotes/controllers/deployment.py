@@ -45,6 +45,7 @@ from kubenotes.apiserver.bootstrap_policy import (
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers import deployment_util as du
+from kubenotes.api.meta import get_controller_of, new_controller_ref
 from kubenotes.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
     DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY,
@@ -52,8 +53,6 @@ from kubenotes.controllers.controller_utils import (
     add_controller_uid_index,
     compute_hash,
     filter_active_replica_sets,
-    get_controller_of,
-    new_controller_ref,
     owned_or_orphaned,
     replica_sets_by_creation_timestamp,
     replica_sets_by_size_newer,

@@ -34,7 +34,8 @@ from kubenotes.apiserver.bootstrap_policy import (
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
-from kubenotes.controllers.controller_utils import get_controller_of, resolve_controller_ref
+from kubenotes.api.meta import get_controller_of
+from kubenotes.controllers.controller_utils import resolve_controller_ref
 from kubenotes.api.podutil import is_pod_ready
 from kubenotes.controllers.podutil import unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, split_key

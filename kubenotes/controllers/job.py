@@ -32,9 +32,9 @@ from kubenotes.apiserver.bootstrap_policy import BATCH_GROUP, LEGACY_GROUP, Cont
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.api.meta import get_controller_of
 from kubenotes.controllers.controller_utils import (
     ControllerExpectations,
-    get_controller_of,
     is_pod_active,
     is_pod_terminating,
     resolve_controller_ref,

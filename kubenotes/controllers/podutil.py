@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from kubenotes.api.podutil import get_pod_condition, is_pod_ready, pod_ready_condition, update_pod_condition
+from kubenotes.api.taints import match_taint
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -395,7 +396,7 @@ def taint_exists(taints: Iterable[dict] | None, taint: dict) -> bool:
     taint : dict
         Compared by ``key`` and ``effect``.
     """
-    return any(t.get("key") == taint.get("key") and t.get("effect") == taint.get("effect") for t in taints or ())
+    return any(match_taint(t, taint) for t in taints or ())
 
 
 def _write_taints(client: Any, node_name: str, mutate: Callable[[list[dict]], list[dict] | None],
@@ -448,8 +449,7 @@ def add_or_update_taint_on_node(client: Any, node_name: str, taints: list[dict],
         out = list(cur)
         changed = False
         for t in taints:
-            idx = next((i for i, o in enumerate(out) if o.get("key") == t.get("key")
-                        and o.get("effect") == t.get("effect")), None)
+            idx = next((i for i, o in enumerate(out) if match_taint(o, t)), None)
             if idx is None:
                 out.append(dict(t))
                 changed = True

@@ -33,6 +33,7 @@ from kubenotes.apiserver.bootstrap_policy import (
 )
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.api.meta import get_controller_of, new_controller_ref
 from kubenotes.controllers.controller_utils import (
     CONTROLLER_UID_INDEX,
     FAILED_CREATE_POD_REASON,
@@ -44,10 +45,8 @@ from kubenotes.controllers.controller_utils import (
     UIDTrackingControllerExpectations,
     add_controller_uid_index,
     filter_active_pods,
-    get_controller_of,
     get_pod_from_template,
     get_pods_ranked_by_related_pods_on_same_node,
-    new_controller_ref,
     owned_or_orphaned,
     pod_key,
     resolve_controller_ref,

@@ -41,7 +41,8 @@ from kubenotes.apiserver.bootstrap_policy import (
 )
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
-from kubenotes.controllers.controller_utils import get_controller_of, new_controller_ref, resolve_controller_ref
+from kubenotes.api.meta import get_controller_of, new_controller_ref
+from kubenotes.controllers.controller_utils import resolve_controller_ref
 from kubenotes.api.podutil import is_pod_ready
 from kubenotes.controllers.podutil import is_pod_available_inclusive, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key

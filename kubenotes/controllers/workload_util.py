@@ -26,14 +26,13 @@ from typing import Any, Iterable
 from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.api.meta import get_controller_of, new_controller_ref
 from kubenotes.controllers.controller_utils import (
     FAILED_CREATE_POD_REASON,
     FAILED_DELETE_POD_REASON,
     SUCCESSFUL_CREATE_POD_REASON,
     SUCCESSFUL_DELETE_POD_REASON,
     fnv32a,
-    get_controller_of,
-    new_controller_ref,
     safe_encode_string,
 )
 from kubenotes.api.podutil import is_pod_ready

@@ -169,11 +169,7 @@ class RolloutTimeline(dict):
 _FIXED_SERIES = ("replicas", "surge_bound", "min_available", "spec_total", "pods", "ready", "available")
 
 
-def _controller_ref(obj: Mapping[str, Any]) -> dict | None:
-    for r in (obj.get("metadata") or {}).get("ownerReferences") or ():
-        if r.get("controller"):
-            return r
-    return None
+from kubenotes.api.meta import get_controller_of as _controller_ref  # noqa: E402  (one home: metav1.GetControllerOf)
 
 
 from kubenotes.api.podutil import is_pod_ready as _pod_ready  # noqa: E402  (one home: pkg/api/v1/pod)

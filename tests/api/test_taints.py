@@ -173,3 +173,13 @@ def test_tolerates_matches_documented_rules(key, op, value, effect, tkey, tvalue
 def test_wildcard_toleration_tolerates_every_taint(taints):
     taints = [Taint(key=k, value=v, effect=e) for k, v, e in taints]
     assert find_matching_untolerated_taint(taints, [Toleration(operator="Exists")]) is None
+
+
+def test_components_call_the_one_home():
+    """The DaemonSet controller and the taint helpers of the node controllers match through api.taints."""
+    from kubenotes.api import taints
+    from kubenotes.controllers import daemonset, podutil
+
+    assert daemonset.match_toleration is taints.match_toleration
+    assert podutil.match_taint is taints.match_taint
+    assert not hasattr(daemonset, "_match_toleration")

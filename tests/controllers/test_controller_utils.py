@@ -22,6 +22,7 @@ from kubenotes.apiserver.resources import resource_for
 from kubenotes.apiserver.server import format_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.client.informer import Indexer, Lister
+from kubenotes.api.meta import new_controller_ref
 from kubenotes.controllers.controller_utils import (
     EXPECTATIONS_TIMEOUT_SECONDS,
     POD_DELETION_COST_ANNOTATION,
@@ -36,7 +37,6 @@ from kubenotes.controllers.controller_utils import (
     get_pod_from_template,
     get_pods_ranked_by_related_pods_on_same_node,
     is_pod_available,
-    new_controller_ref,
     replica_sets_by_size_newer,
     replica_sets_by_size_older,
     resolve_controller_ref,

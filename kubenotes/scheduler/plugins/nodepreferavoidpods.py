@@ -18,6 +18,7 @@ kubernetes/kubernetes@v1.21.0 staging/src/k8s.io/component-helpers/scheduling/co
 
 from __future__ import annotations
 
+from kubenotes.api.meta import get_controller_of
 from kubenotes.scheduler.plugins.helper import reject_args
 
 import json
@@ -25,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Status
 from kubenotes.scheduler.plugins.names import NODE_PREFER_AVOID_PODS as NAME
-from kubenotes.scheduler.plugins.podtopologyspread.common import controller_ref
 
 if TYPE_CHECKING:  # pragma: no cover
     from kubenotes.scheduler.framework.cycle_state import CycleState
@@ -95,7 +95,7 @@ class NodePreferAvoidPods:
         node = node_info.node
         if node is None:
             return 0, Status.error("node not found")
-        ref = controller_ref(pod.pod)
+        ref = get_controller_of(pod.pod)
         if ref is None or ref.kind not in ("ReplicationController", "ReplicaSet"):
             return MAX_NODE_SCORE, Status()
         avoids = avoided_controllers(node.metadata.annotations)

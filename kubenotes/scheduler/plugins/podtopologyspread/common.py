@@ -30,6 +30,7 @@ from typing import Any, Hashable, Iterable
 
 import numpy as np
 
+from kubenotes.api.meta import get_controller_of
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.api.taints import tolerations_tolerate_taint
 from kubenotes.scheduler.batch import PodMemo, pod_spec_key
@@ -50,7 +51,6 @@ __all__ = [
     "count_pods_match_selector",
     "filter_topology_spread_constraints",
     "get_pod_services",
-    "controller_ref",
     "default_selector",
     "build_default_constraints",
     "has_untolerated_do_not_schedule_taint",
@@ -348,15 +348,6 @@ def get_pod_services(objects: Any, pod_info: Any) -> list[Any]:
     return out
 
 
-def controller_ref(pod: Any) -> Any:
-    """The owner reference with ``controller: true`` (``metav1.GetControllerOf``), or ``None``."""
-    md = pod.metadata
-    for ref in (md.ownerReferences if md is not None else None) or ():
-        if ref.controller:
-            return ref
-    return None
-
-
 _GVK_RC = ("", "v1", "ReplicationController")
 _GVK_RS = ("apps", "v1", "ReplicaSet")
 _GVK_SS = ("apps", "v1", "StatefulSet")
@@ -452,7 +443,7 @@ def default_selector(pod_info: Any, objects: Any) -> Any:
     """
     services = get_pod_services(objects, pod_info)
     owner, kind = None, None
-    ref = controller_ref(pod_info.pod)
+    ref = get_controller_of(pod_info.pod)
     gv = _parse_api_version(ref.apiVersion or "") if ref is not None else None
     if gv is not None:
         kind = _OWNER_POOLS.get((gv[0], gv[1], ref.kind))
