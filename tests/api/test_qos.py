@@ -194,14 +194,13 @@ def test_stored_dict_without_spec_is_best_effort():
 
 
 def test_components_call_the_one_home():
-    """The kubelet, the runtime stack and the chapters read the class through api.qos, not a copy."""
+    """The kubelet and the chapters read the class through api.qos, not a copy (the runtime is handed its values)."""
     from kubenotes.api import qos
-    from kubenotes.cri import stack
-    from kubenotes.kubelet import cgroups, status
+    from kubenotes.kubelet import cgroups, kuberuntime, status
     from kubenotes.kubelet import qos as kubelet_qos
     from kubenotes.viz import cri as viz_cri
     from kubenotes.viz import qos as viz_qos
 
-    for module in (stack, cgroups, status, kubelet_qos, viz_cri, viz_qos):
+    for module in (kuberuntime, cgroups, status, kubelet_qos, viz_cri, viz_qos):
         assert module.pod_qos_class is qos.pod_qos_class
         assert not hasattr(module, "pod_qos")
