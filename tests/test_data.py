@@ -16,9 +16,14 @@ PRIORITY_CLASSES = DATA / "cluster" / "priorityclasses.yaml"
 ZONE = "topology.kubernetes.io/zone"
 
 
+#: The chapters' self-contained scenario files (each its own small cluster: nodes, workloads and a Scenario, run
+#: alone as `simulate data/<dir>/<file>.yaml`); the rest of data/ is one shared sample cluster.
+CHAPTER_SCENARIO_DIRS = ("controllers", "kubelet", "network")
+
+
 @pytest.fixture(scope="module")
 def everything():
-    return load_manifests(DATA)
+    return load_manifests(*sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in CHAPTER_SCENARIO_DIRS))
 
 
 @pytest.fixture(scope="module")

@@ -43,16 +43,21 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed for uids, names and every component (default 0)")
     p.add_argument("-o", "--output", choices=("events", "yaml", "table"), default="events",
                    help="events (JSON lines), yaml (kind: List) or table (default events)")
-    p.add_argument("--kubelet", choices=("model", "stand-in"), default="model",
-                   help="model (default: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
+    p.add_argument("--kubelet", choices=("model", "stand-in"), default=None,
+                   help="model (default, unless a scenario's spec.cluster.kubelet says otherwise: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
                         "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "
                         "pods run 2 s after binding, for scale runs)")
     p.set_defaults(func=_cmd)
     return p
 
 
-def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str = "model") -> Any:
+def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | None = None) -> Any:
     """Load manifests and scenarios, run the cluster until ``until``; returns the Cluster.
+
+    The scenarios' ``spec.cluster`` (:func:`~kubenotes.sim.scenario.cluster_options`)
+    says which kubelet and controllers run and with which kube-controller-manager
+    flags; ``kubelet`` (``--kubelet``) wins over it, and without either the
+    kubelet model runs.
 
     Raises
     ------
@@ -61,12 +66,12 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str = 
     """
     from kubenotes.api.manifests import load_manifests
     from kubenotes.sim.cluster import Cluster
-    from kubenotes.sim.scenario import parse_scenario, start_scenario
+    from kubenotes.sim.scenario import cluster_options, parse_scenario, start_scenario
 
     m = load_manifests(*sources, defaults=False)
     scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
     objects = [o for o in m if not isinstance(o.obj, dict)]
-    cluster = Cluster(objects, seed=seed, kubelet=kubelet)
+    cluster = Cluster(objects, seed=seed, **cluster_options(scenarios, kubelet))
     for s in scenarios:
         start_scenario(cluster, s)
     cluster.run(until=until)

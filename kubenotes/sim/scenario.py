@@ -32,6 +32,23 @@ diskBytes}: the container's usage; above its memory limit the runtime
 OOM-kills it) and ``staticPod`` ({node, object}: a manifest written to that
 node's static pod directory).
 
+``rollingUpdate`` ({kind: ReplicationController, namespace, name, object,
+updatePeriodSeconds}) is ``kubectl rolling-update NAME -f OBJECT
+--update-period=...s`` (removed in kubectl 1.18): the client itself, not a
+controller, scales the new ReplicationController ``object`` up and ``name``
+down one pod at a time (:func:`kubenotes.controllers.replication.rolling_update`);
+each line kubectl prints is logged (component ``scenario``, verb
+``rollingUpdate``), and a timeout or a refused write ends it with a
+``failed`` line.
+
+``spec.cluster`` (optional) says how ``simulate`` builds the cluster, so the
+file runs unchanged from the command line: ``kubelet`` (``model`` or
+``stand-in``; ``--kubelet`` on the command line wins), ``podStartupSeconds``
+(the stand-in kubelet's binding -> Running and Ready delay, default 2),
+``controllers`` (the controller names to run, as kube-controller-manager's
+``--controllers``; default all) and ``controllerManager`` (kube-controller-manager
+flags by upstream name, e.g. ``{node-monitor-grace-period: 50}``).
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/{apply,delete,scale,set/set_image,patch}
@@ -39,15 +56,16 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/{apply,delete,s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field
 from typing import Any, Generator
 
 from kubenotes.apiserver.server import AuditEntry
 from kubenotes.apiserver.status import ApiError
 from kubenotes.errors import ManifestError
 
-__all__ = ["SCENARIO_API_VERSION", "ACTIONS", "PROBE_KINDS", "PROBE_RESULTS", "Step", "Scenario", "parse_scenario",
-           "start_scenario"]
+__all__ = ["SCENARIO_API_VERSION", "ACTIONS", "CLUSTER_FIELDS", "PROBE_KINDS", "PROBE_RESULTS", "Step", "Scenario",
+           "parse_scenario", "start_scenario", "cluster_options"]
 
 SCENARIO_API_VERSION = "kubenotes.io/v1"
 
@@ -65,7 +83,11 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "probe": ("name", "container", "probe", "result"),
     "usage": ("name", "container"),
     "staticPod": ("node", "object"),
+    "rollingUpdate": ("kind", "name", "object"),
 }
+
+#: Fields of ``spec.cluster``: how the cluster a scenario runs on is built.
+CLUSTER_FIELDS = ("kubelet", "podStartupSeconds", "controllers", "controllerManager")
 
 #: Probe kinds and results a ``probe`` step may name.
 PROBE_KINDS, PROBE_RESULTS = ("liveness", "readiness", "startup"), ("success", "failure")
@@ -90,10 +112,19 @@ class Step:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A named list of steps, in time order (stable for equal times)."""
+    """A named list of steps, in time order (stable for equal times).
+
+    Attributes
+    ----------
+    name : str
+    steps : tuple of Step
+    cluster : dict
+        ``spec.cluster`` as written (keys of :data:`CLUSTER_FIELDS`); see :func:`cluster_options`.
+    """
 
     name: str
     steps: tuple[Step, ...]
+    cluster: dict = field(default_factory=dict)
 
 
 def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None = None) -> Scenario:
@@ -114,7 +145,7 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
     >>> parse_scenario({"kind": "Scenario", "metadata": {"name": "s"}, "spec": {"steps": [{"at": 5}]}})
     Traceback (most recent call last):
     ...
-    kubenotes.errors.ManifestError: <string> Scenario s: spec.steps[0]: Required value: one action of apply, delete, scale, setImage, patch, nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod
+    kubenotes.errors.ManifestError: <string> Scenario s: spec.steps[0]: Required value: one action of apply, delete, scale, setImage, patch, nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate
     """
     name = str((doc.get("metadata") or {}).get("name") or "")
     ref = f"Scenario {name}" if name else "Scenario"
@@ -125,6 +156,7 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
     spec = doc.get("spec")
     if not isinstance(spec, dict):
         raise fail("spec", "Required value")
+    cluster = _parse_cluster(spec.get("cluster"), fail)
     steps = spec.get("steps")
     if not isinstance(steps, list):
         raise fail("spec.steps", "Required value: a list of steps")
@@ -180,6 +212,20 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
         if action == "staticPod" and not (isinstance(args["object"], dict)
                                           and (args["object"].get("metadata") or {}).get("name")):
             raise fail(f"{path}.staticPod.object.metadata.name", "Required value")
+        if action == "rollingUpdate":
+            if args["kind"] != "ReplicationController":
+                raise fail(f"{path}.rollingUpdate.kind", f'Unsupported value: "{args["kind"]}": supported values: '
+                           '"ReplicationController"')
+            obj = args["object"]
+            if not (isinstance(obj, dict) and (obj.get("metadata") or {}).get("name")):
+                raise fail(f"{path}.rollingUpdate.object.metadata.name", "Required value")
+            if obj.get("kind") != "ReplicationController":
+                raise fail(f"{path}.rollingUpdate.object.kind", f'Unsupported value: "{obj.get("kind")}": '
+                           'supported values: "ReplicationController"')
+            period = args.get("updatePeriodSeconds", 60)
+            if isinstance(period, bool) or not isinstance(period, (int, float)) or period < 0:
+                raise fail(f"{path}.rollingUpdate.updatePeriodSeconds",
+                           f"Invalid value: {period!r}: must be a number >= 0")
         if action == "patch" and not isinstance(args["patch"], dict):
             raise fail(f"{path}.patch.patch", "Invalid value: expected a mapping (a JSON merge patch)")
         if action in ("delete", "scale", "setImage", "patch", "metric"):
@@ -191,7 +237,75 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
                 raise fail(f"{path}.{action}.kind", f'Unsupported value: "{args["kind"]}"') from None
         out.append(Step(float(at), action, dict(args)))
     order = sorted(range(len(out)), key=lambda j: (out[j].at_seconds, j))
-    return Scenario(name, tuple(out[j] for j in order))
+    return Scenario(name, tuple(out[j] for j in order), cluster)
+
+
+def _parse_cluster(cluster: Any, fail: Any) -> dict:
+    """Check ``spec.cluster``; ``fail(field, message)`` makes the one-line error."""
+    if cluster is None:
+        return {}
+    if not isinstance(cluster, dict):
+        raise fail("spec.cluster", f"Invalid value: expected a mapping, got {type(cluster).__name__}")
+    for k, v in cluster.items():
+        f = f"spec.cluster.{k}"
+        if k not in CLUSTER_FIELDS:
+            raise fail(f, f'Unsupported value: "{k}": supported values: ' + ", ".join(f'"{c}"' for c in CLUSTER_FIELDS))
+        if k == "kubelet" and v not in ("model", "stand-in"):
+            raise fail(f, f'Unsupported value: "{v}": supported values: "model", "stand-in"')
+        if k == "podStartupSeconds" and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0):
+            raise fail(f, f"Invalid value: {v!r}: must be a number >= 0")
+        if k == "controllers":
+            from kubenotes.controllers import CONTROLLERS
+
+            if not isinstance(v, list):
+                raise fail(f, "Invalid value: expected a list of controller names")
+            for i, name in enumerate(v):
+                if name not in CONTROLLERS:
+                    raise fail(f"{f}[{i}]", f'Unsupported value: "{name}": not a controller of kubenotes.controllers')
+        if k == "controllerManager" and not isinstance(v, dict):
+            raise fail(f, "Invalid value: expected a mapping of kube-controller-manager flags")
+    return dict(cluster)
+
+
+def cluster_options(scenarios: Any, kubelet: str | None = None) -> dict:
+    """:class:`~kubenotes.sim.cluster.Cluster` keyword arguments from the scenarios' ``spec.cluster``.
+
+    Parameters
+    ----------
+    scenarios : iterable of Scenario
+        Later scenarios' fields win over earlier ones'.
+    kubelet : {"model", "stand-in"}, optional
+        The command line's ``--kubelet``; wins over ``spec.cluster.kubelet``.
+
+    Returns
+    -------
+    dict
+        ``kubelet`` (always; ``"model"`` by default), and when a scenario sets them
+        ``kubelet_options`` (a :class:`~kubenotes.sim.kubelet.KubeletOptions` with
+        ``pod_startup_seconds``, stand-in kubelet only), ``controllers`` and ``options``.
+
+    Examples
+    --------
+    >>> s = parse_scenario({"kind": "Scenario", "metadata": {"name": "s"}, "spec": {
+    ...     "cluster": {"kubelet": "stand-in", "controllerManager": {"node-monitor-grace-period": 50}}, "steps": []}})
+    >>> cluster_options([s])
+    {'kubelet': 'stand-in', 'options': {'node-monitor-grace-period': 50}}
+    >>> cluster_options([s], kubelet="model")
+    {'kubelet': 'model', 'options': {'node-monitor-grace-period': 50}}
+    """
+    merged: dict = {}
+    for s in scenarios:
+        merged.update(s.cluster)
+    out: dict[str, Any] = {"kubelet": kubelet or merged.get("kubelet") or "model"}
+    if "podStartupSeconds" in merged and out["kubelet"] == "stand-in":
+        from kubenotes.sim.kubelet import KubeletOptions
+
+        out["kubelet_options"] = KubeletOptions(pod_startup_seconds=float(merged["podStartupSeconds"]))
+    if "controllers" in merged:
+        out["controllers"] = list(merged["controllers"])
+    if "controllerManager" in merged:
+        out["options"] = dict(merged["controllerManager"])
+    return out
 
 
 def _set_image(obj: dict, container: str, image: str) -> dict:
@@ -226,6 +340,8 @@ def run_step(cluster: Any, step: Step) -> None:
             _log(cluster, "nodeUp", "Node", "", a["name"], "kubelet resumes")
         elif step.action in ("containerExit", "probe", "usage", "staticPod"):
             _node_step(cluster, step)
+        elif step.action == "rollingUpdate":
+            cluster.env.process(_rolling_update(cluster, step))
         elif step.action == "metric":
             cluster.metrics[(a.get("namespace") or "default", a["name"])] = float(a["value"])
             _log(cluster, "metric", str(a["kind"]), a.get("namespace") or "default", a["name"], f"value={a['value']}")
@@ -284,6 +400,32 @@ def _node_step(cluster: Any, step: Step) -> None:
                                             disk_bytes=a.get("diskBytes"))
         _log(cluster, "usage", "Pod", ns, a["name"],
              ", ".join(f"{k}={a[k]}" for k in ("memoryBytes", "cpuMillis", "diskBytes") if a.get(k) is not None))
+
+
+class _PrintedLines(list):
+    """What ``kubectl rolling-update`` prints: each line kept and logged as the scenario's ``rollingUpdate``."""
+
+    def __init__(self, cluster: Any, namespace: str, name: str):
+        super().__init__()
+        self.cluster, self.namespace, self.name = cluster, namespace, name
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        _log(self.cluster, "rollingUpdate", "ReplicationController", self.namespace, self.name, line)
+
+
+def _rolling_update(cluster: Any, step: Step) -> Generator:
+    """``rollingUpdate``: kubectl's client-side loop as a process; a timeout or a refused write is logged."""
+    from kubenotes.controllers.replication import RollingUpdateTimeout, rolling_update
+
+    a = step.args
+    ns = a.get("namespace") or "default"
+    lines = _PrintedLines(cluster, ns, a["name"])
+    try:
+        yield from rolling_update(cluster.client, cluster.env, ns, a["name"], copy.deepcopy(a["object"]),
+                                  float(a.get("updatePeriodSeconds", 60)), out=lines)
+    except (ApiError, RollingUpdateTimeout) as e:
+        _log(cluster, "failed", "ReplicationController", ns, a["name"], f"rollingUpdate: {e}")
 
 
 def _log(cluster: Any, verb: str, kind: str, namespace: str, name: str, detail: str) -> None:

@@ -19,10 +19,10 @@ This module reads what they wrote, the way ``kubectl get -w`` and
 * small HTML tables list Kubernetes Events, audit entries, a node's conditions
   and taints over time, and a Job's attempts.
 
-The ``simulate_*`` functions run the chapter's small scenarios (three nodes,
-four to six replicas) and are memoised with :func:`functools.lru_cache` keyed
-by their arguments, so a widget re-renders a slider position it has seen at
-once.
+The chapter's small scenarios (three nodes, four to six replicas) are data,
+``data/controllers/*.yaml``; :mod:`kubenotes.sim.scenarios` runs them with a
+widget's parameters (memoised, so a widget re-renders a slider position it
+has seen at once) and the views here draw the runs.
 
 References
 ----------
@@ -38,16 +38,25 @@ https://kubernetes.io/docs/concepts/architecture/garbage-collection/
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import networkx as nx
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from kubenotes.sim.history import Revision, object_history, objects_at
+from kubenotes.sim.history import Revision, object_history, objects_at  # noqa: F401  Revision: the doctests
 from kubenotes.sim.history import is_cluster as _is_cluster
 from kubenotes.sim.history import resource_version as _rv
+from kubenotes.sim.scenarios import (
+    RollingUpdateRun,
+    ScenarioRun,
+    simulate_cascade,
+    simulate_node_failure,
+    simulate_rc_rolling_update,  # noqa: F401  the doctests run it
+    simulate_rollout,
+    simulate_scale,
+)
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 from kubenotes.viz.html import escape as _e
@@ -59,9 +68,6 @@ __all__ = [
     "series_extremes",
     "plot_rollout_timeline",
     "rollout_figure",
-    "demo_replication_controller",
-    "RollingUpdateRun",
-    "simulate_rc_rolling_update",
     "rc_sizes",
     "rolling_update_figure",
     "OWNERSHIP_RESOURCES",
@@ -81,20 +87,6 @@ __all__ = [
     "plot_pods_per_node",
     "job_attempts",
     "job_attempts_table",
-    "DEMO_NODES",
-    "demo_nodes",
-    "demo_deployment",
-    "demo_cluster",
-    "available_controllers",
-    "ScenarioRun",
-    "simulate_scale",
-    "simulate_rollout",
-    "simulate_node_failure",
-    "simulate_cascade",
-    "simulate_quota",
-    "simulate_job",
-    "QUOTA_NAMESPACE",
-    "DEMO_AUTHORIZATION",
     "cascade_writes",
     "scale_view",
     "scale_panel",
@@ -1267,320 +1259,7 @@ def job_attempts_table(rows: Sequence[Mapping[str, Any]], caption: str | None = 
 
 
 # ---------------------------------------------------------------------------
-# the chapter's small clusters
-
-#: Names of the demo cluster's nodes.
-DEMO_NODES = ("worker-1", "worker-2", "worker-3")
-
-
-def demo_nodes(names: Sequence[str] = DEMO_NODES) -> list[dict]:
-    """Small worker Nodes (4 CPU, 8Gi, 110 pods) in one zone each, as ``kubectl get node -o yaml`` shows them.
-
-    Examples
-    --------
-    >>> [n["metadata"]["name"] for n in demo_nodes()]
-    ['worker-1', 'worker-2', 'worker-3']
-    """
-    out = []
-    for i, n in enumerate(names):
-        res = {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"}
-        out.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {
-            "kubernetes.io/hostname": n, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-            "topology.kubernetes.io/zone": f"zone-{'abc'[i % 3]}"}},
-            "status": {"capacity": dict(res), "allocatable": dict(res)}})
-    return out
-
-
-def demo_deployment(name: str = "web", namespace: str = "default", replicas: int = 4, *,
-                    max_surge: int | str = "25%", max_unavailable: int | str = "25%", min_ready_seconds: int = 0,
-                    image: str = "docker.io/library/nginx:1.27.3", kind: str = "Deployment",
-                    tolerations: Sequence[Mapping[str, Any]] | None = None) -> dict:
-    """A Deployment (or, with ``kind="ReplicaSet"``, a ReplicaSet) of nginx pods requesting 100m CPU and 64Mi.
-
-    Examples
-    --------
-    >>> d = demo_deployment(max_surge=1, max_unavailable=0)
-    >>> d["spec"]["strategy"]["rollingUpdate"], d["spec"]["selector"]
-    ({'maxSurge': 1, 'maxUnavailable': 0}, {'matchLabels': {'app': 'web'}})
-    >>> "strategy" in demo_deployment(kind="ReplicaSet")["spec"]
-    False
-    """
-    pod_spec: dict[str, Any] = {"containers": [{"name": "nginx", "image": image, "resources": {
-        "requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "64Mi"}}}]}
-    if tolerations:
-        pod_spec["tolerations"] = [dict(t) for t in tolerations]
-    spec: dict[str, Any] = {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                            "template": {"metadata": {"labels": {"app": name}}, "spec": pod_spec}}
-    if min_ready_seconds:
-        spec["minReadySeconds"] = min_ready_seconds
-    if kind == "Deployment":
-        spec["strategy"] = {"type": "RollingUpdate",
-                            "rollingUpdate": {"maxSurge": max_surge, "maxUnavailable": max_unavailable}}
-    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": namespace,
-                                                               "labels": {"app": name}}, "spec": spec}
-
-
-@functools.lru_cache(maxsize=1)
-def available_controllers() -> tuple[str, ...]:
-    """The controllers of :data:`kubenotes.controllers.CONTROLLERS` whose modules import (all, once every one has landed).
-
-    Examples
-    --------
-    >>> "replicaset-controller" in available_controllers()
-    True
-    """
-    from kubenotes.controllers import CONTROLLERS, load_controller
-
-    out = []
-    for name in CONTROLLERS:
-        try:
-            load_controller(name)
-        except (ImportError, AttributeError):
-            continue
-        out.append(name)
-    return tuple(out)
-
-
-#: Whether the chapter's clusters run with RBAC on (as ``--authorization-mode=Node,RBAC``).
-DEMO_AUTHORIZATION = True
-
-
-def demo_cluster(objects: Iterable[dict] = (), *, seed: int = 0, pod_startup_seconds: float = 2.0,
-                 options: Mapping[str, Any] | None = None, nodes: Sequence[str] = DEMO_NODES,
-                 authorization: bool | None = None) -> Any:
-    """A :class:`~kubenotes.sim.cluster.Cluster` of :func:`demo_nodes` and ``objects``, every controller, RBAC on.
-
-    The nodes run hollow (stand-in) kubelets, as upstream's controller tests run
-    without a kubelet: a pod is Running and Ready ``pod_startup_seconds`` after
-    binding, so the controllers' own timings (surge, back-off, grace periods)
-    read cleanly. The node chapters (05.*) run the kubelet model.
-
-    Parameters
-    ----------
-    objects : iterable of dict
-    seed : int
-    pod_startup_seconds : float
-        The stand-in kubelet's binding → Running and Ready delay.
-    options : mapping, optional
-        kube-controller-manager flags.
-    nodes : sequence of str
-    authorization : bool, optional
-        RBAC on or off; default :data:`DEMO_AUTHORIZATION`.
-
-    Returns
-    -------
-    Cluster
-        With the default controllers (:func:`available_controllers` while some
-        are still missing).
-
-    Examples
-    --------
-    >>> c = demo_cluster([demo_deployment(kind="ReplicaSet", replicas=2)])
-    >>> c.run(until=5); sorted(p["status"]["phase"] for p in c.list("pods", "default"))
-    ['Running', 'Running']
-    """
-    from kubenotes.controllers import CONTROLLERS
-    from kubenotes.sim.cluster import Cluster
-    from kubenotes.sim.kubelet import KubeletOptions
-
-    names = available_controllers()
-    controllers = None if len(names) == len(CONTROLLERS) else list(names)
-    return Cluster([*demo_nodes(nodes), *objects], seed=seed, controllers=controllers, options=dict(options or {}),
-                   kubelet="stand-in", kubelet_options=KubeletOptions(pod_startup_seconds=pod_startup_seconds),
-                   authorization=DEMO_AUTHORIZATION if authorization is None else authorization)
-
-
-class ScenarioRun(NamedTuple):
-    """A finished small scenario: the cluster (stopped at ``end_seconds``) and what the chapter reads from it.
-
-    Attributes
-    ----------
-    cluster : Cluster
-    namespace : str
-    name : str
-        The workload the scenario is about.
-    at_seconds : float
-        When the scenario's action happened (the scale, the image change, the node going down, the delete).
-    error : str or None
-        The API's message when the action was refused (e.g. 422 for maxSurge = maxUnavailable = 0).
-    """
-
-    cluster: Any
-    namespace: str
-    name: str
-    at_seconds: float
-    error: str | None = None
-
-    @property
-    def end_seconds(self) -> float:
-        return float(self.cluster.now)
-
-
-def _act(cluster: Any, at_seconds: float, fn: Any) -> list[str]:
-    """Run ``fn(cluster)`` at ``at_seconds``; collects an ApiError's message."""
-    from kubenotes.apiserver.status import ApiError
-
-    errors: list[str] = []
-
-    def proc():
-        yield cluster.env.timeout(max(0.0, at_seconds - cluster.env.now))
-        try:
-            fn(cluster)
-        except ApiError as e:
-            errors.append(str(e))
-
-    cluster.env.process(proc())
-    return errors
-
-
-@functools.lru_cache(maxsize=64)
-def simulate_scale(replicas: int = 6, start_replicas: int = 4, *, at_seconds: float = 20.0,
-                   run_seconds: float = 20.0, seed: int = 0) -> ScenarioRun:
-    """A ReplicaSet ``web`` of ``start_replicas`` pods, scaled to ``replicas`` (``kubectl scale rs``) at ``at_seconds``.
-
-    Returns
-    -------
-    ScenarioRun
-        Stopped ``run_seconds`` after the scale.
-
-    Examples
-    --------
-    >>> run = simulate_scale(2, 4)
-    >>> len(run.cluster.list("pods", "default")), run.cluster.get("replicasets", "web", "default")["status"]["replicas"]
-    (2, 2)
-    """
-    c = demo_cluster([demo_deployment(kind="ReplicaSet", replicas=start_replicas)], seed=seed)
-    errors = _act(c, at_seconds, lambda cl: cl.client.scale("replicasets", "web", replicas, "default"))
-    c.run(until=at_seconds + run_seconds)
-    return ScenarioRun(c, "default", "web", at_seconds, errors[0] if errors else None)
-
-
-@functools.lru_cache(maxsize=64)
-def simulate_rollout(max_surge: int | str = 1, max_unavailable: int | str = 1, replicas: int = 4, *,
-                     min_ready_seconds: int = 5, pod_startup_seconds: float = 5.0, at_seconds: float = 20.0,
-                     run_seconds: float = 100.0, image: str = "docker.io/library/nginx:1.28.0",
-                     seed: int = 0) -> ScenarioRun:
-    """A Deployment ``web`` rolled to a new image at ``at_seconds`` (``kubectl set image``), on three nodes.
-
-    Parameters
-    ----------
-    max_surge, max_unavailable : int or str
-        ``spec.strategy.rollingUpdate`` (absolute or ``"N%"``).
-    replicas : int
-    min_ready_seconds : int
-        ``spec.minReadySeconds``: a ready pod counts as available after this long.
-    pod_startup_seconds : float
-        The stand-in kubelet's binding → Ready delay.
-    at_seconds, run_seconds : float
-        When the image changes; how long to run after it.
-    image : str
-    seed : int
-
-    Returns
-    -------
-    ScenarioRun
-        ``error`` holds the API's message when the Deployment is refused (both
-        fences 0 is invalid); then nothing runs.
-
-    See Also
-    --------
-    rollout_timeline, rollout_panel
-
-    Notes
-    -----
-    Pods run on stand-in kubelets (:mod:`kubenotes.sim.kubelet`): Ready
-    ``pod_startup_seconds`` after binding, no image pulls or probes. Memoised
-    (64 runs, about 1.5 MB each); the returned cluster is shared, so treat it as read-only.
-
-    Examples
-    --------
-    >>> run = simulate_rollout(1, 0, replicas=2, run_seconds=60)
-    >>> t = rollout_timeline(run.cluster, "default", "web")
-    >>> len(t.replica_sets), series_extremes(t["spec_total"], since=run.at_seconds)[1] <= 3
-    (2, True)
-    """
-    from kubenotes.apiserver.status import ApiError
-
-    c = demo_cluster([], seed=seed, pod_startup_seconds=pod_startup_seconds)
-    dep = demo_deployment(replicas=replicas, max_surge=max_surge, max_unavailable=max_unavailable,
-                          min_ready_seconds=min_ready_seconds)
-    try:
-        c.client.create("deployments", dep, "default")
-    except ApiError as e:
-        return ScenarioRun(c, "default", "web", at_seconds, str(e))
-
-    def set_image(cl: Any) -> None:
-        d = cl.client.get("deployments", "web", "default")
-        d["spec"]["template"]["spec"]["containers"][0]["image"] = image
-        cl.client.update("deployments", d, "default")
-
-    errors = _act(c, at_seconds, set_image)
-    c.run(until=at_seconds + run_seconds)
-    return ScenarioRun(c, "default", "web", at_seconds, errors[0] if errors else None)
-
-
-def demo_replication_controller(name: str, version: str, replicas: int, image: str) -> dict:
-    """A v1 ReplicationController ``name`` whose selector and pods carry ``version`` (old kubectl's way to tell RCs apart).
-
-    Examples
-    --------
-    >>> rc = demo_replication_controller("web-v1", "v1", 3, "nginx:1.27")
-    >>> rc["kind"], rc["spec"]["selector"]
-    ('ReplicationController', {'app': 'web', 'version': 'v1'})
-    """
-    labels = {"app": "web", "version": version}
-    return {"apiVersion": "v1", "kind": "ReplicationController",
-            "metadata": {"name": name, "namespace": "default", "labels": dict(labels)},
-            "spec": {"replicas": replicas, "selector": dict(labels),
-                     "template": {"metadata": {"labels": dict(labels)}, "spec": {"containers": [{
-                         "name": "nginx", "image": image,
-                         "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}}}
-
-
-class RollingUpdateRun(NamedTuple):
-    """A finished ``kubectl rolling-update``: the cluster, when it started and what kubectl printed."""
-
-    cluster: Any
-    at_seconds: float
-    lines: tuple[str, ...]
-
-
-@functools.lru_cache(maxsize=16)
-def simulate_rc_rolling_update(replicas: int = 4, update_period_seconds: float = 10.0, *, at_seconds: float = 20.0,
-                               run_seconds: float = 150.0, pod_startup_seconds: float = 5.0,
-                               seed: int = 0) -> RollingUpdateRun:
-    """``kubectl rolling-update web-v1 -f web-v2.yaml`` (removed in kubectl 1.18) on three nodes.
-
-    The client, not a controller, does the rollout: it creates ``web-v2`` at 0
-    replicas, then one pod at a time scales ``web-v2`` up, waits for it to be
-    ready, scales ``web-v1`` down, and sleeps ``update_period_seconds``
-    (:func:`kubenotes.controllers.replication.rolling_update`).
-
-    Returns
-    -------
-    RollingUpdateRun
-
-    Examples
-    --------
-    >>> run = simulate_rc_rolling_update(2, 5.0)
-    >>> run.lines[-1], run.cluster.get("replicationcontrollers", "web-v1", "default") is None
-    ('replicationcontroller/web-v1 rolling updated to "web-v2"', True)
-    """
-    from kubenotes.controllers.replication import rolling_update
-
-    c = demo_cluster([demo_replication_controller("web-v1", "v1", replicas, "docker.io/library/nginx:1.27.3")],
-                     seed=seed, pod_startup_seconds=pod_startup_seconds)
-    new = demo_replication_controller("web-v2", "v2", replicas, "docker.io/library/nginx:1.28.0")
-    lines: list[str] = []
-
-    def start() -> Any:
-        yield c.env.timeout(at_seconds)
-        yield c.env.process(rolling_update(c.client, c.env, "default", "web-v1", new, update_period_seconds,
-                                           out=lines))
-
-    c.env.process(start())
-    c.run(until=at_seconds + run_seconds)
-    return RollingUpdateRun(c, at_seconds, tuple(lines))
+# kubectl rolling-update of ReplicationControllers
 
 
 def rc_sizes(source: Any, namespace: str, names: Sequence[str]) -> dict[str, list[tuple[float, int]]]:
@@ -1652,130 +1331,6 @@ def rolling_update_figure(run: RollingUpdateRun, rollout: ScenarioRun | None = N
         ax2.set_xlim(max(0.0, rollout.at_seconds - 5), rollout.end_seconds)
     fig.tight_layout()
     return fig
-
-
-@functools.lru_cache(maxsize=32)
-def simulate_node_failure(toleration_seconds: int | None = None, node_monitor_grace_period_seconds: int = 50, *,
-                          replicas: int = 6, node: str = "worker-1", at_seconds: float = 20.0,
-                          after_eviction_seconds: float = 40.0, seed: int = 0) -> ScenarioRun:
-    """Stop ``node``'s kubelet (heartbeats and status) at ``at_seconds``; a Deployment ``web`` runs on the three nodes.
-
-    Parameters
-    ----------
-    toleration_seconds : int, optional
-        The pods' own ``tolerationSeconds`` for ``node.kubernetes.io/unreachable:NoExecute``
-        (and ``not-ready``); None leaves it to DefaultTolerationSeconds admission (300 s).
-    node_monitor_grace_period_seconds : int
-        kube-controller-manager ``--node-monitor-grace-period``.
-    replicas : int
-    node : str
-    at_seconds : float
-    after_eviction_seconds : float
-        Run this long past the expected eviction time (down + grace + toleration).
-    seed : int
-
-    Returns
-    -------
-    ScenarioRun
-
-    See Also
-    --------
-    node_timeline, pods_per_node_timeline, node_failure_panel
-
-    Notes
-    -----
-    ``nodeDown`` stops the stand-in kubelet's Lease renewals and status posts;
-    its pods keep their last status, and deleted pods stay ``Terminating``
-    (nobody confirms their end), as on a real unreachable node.
-    """
-    tol = None
-    if toleration_seconds is not None:
-        tol = [{"key": k, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": int(toleration_seconds)}
-               for k in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]
-    dep = demo_deployment(replicas=replicas, tolerations=tol)
-    c = demo_cluster([dep], seed=seed, options={"node-monitor-grace-period": node_monitor_grace_period_seconds})
-    _act(c, at_seconds, lambda cl: cl.node_down(node))
-    wait = 300 if toleration_seconds is None else int(toleration_seconds)
-    c.run(until=at_seconds + node_monitor_grace_period_seconds + wait + after_eviction_seconds)
-    return ScenarioRun(c, "default", node, at_seconds, None)
-
-
-@functools.lru_cache(maxsize=16)
-def simulate_cascade(propagation_policy: str = "Background", *, replicas: int = 4, at_seconds: float = 20.0,
-                     run_seconds: float = 20.0, seed: int = 0) -> ScenarioRun:
-    """Delete the Deployment ``web`` (``kubectl delete --cascade=...``) with a propagationPolicy at ``at_seconds``.
-
-    Parameters
-    ----------
-    propagation_policy : {"Background", "Foreground", "Orphan"}
-        ``kubectl delete --cascade=background|foreground|orphan``.
-
-    Returns
-    -------
-    ScenarioRun
-
-    See Also
-    --------
-    ownership_graph, graph_diff, cascade_panel, cascade_writes
-
-    Notes
-    -----
-    Pods go 1 s after their deletion (the stand-in kubelet's
-    ``pod_termination_seconds``), so a whole cascade fits in a couple of seconds.
-    """
-    c = demo_cluster([demo_deployment(replicas=replicas)], seed=seed)
-    errors = _act(c, at_seconds, lambda cl: cl.client.delete("deployments", "web", "default",
-                                                             propagation_policy=propagation_policy))
-    c.run(until=at_seconds + run_seconds)
-    return ScenarioRun(c, "default", "web", at_seconds, errors[0] if errors else None)
-
-
-QUOTA_NAMESPACE = "team-a"
-
-
-@functools.lru_cache(maxsize=4)
-def simulate_quota(pods_hard: int = 3, replicas: int = 5, *, run_seconds: float = 30.0, seed: int = 0) -> ScenarioRun:
-    """Namespace ``team-a`` with a ResourceQuota ``compute`` (``pods``, ``requests.cpu``) and a ReplicaSet that wants more.
-
-    Returns
-    -------
-    ScenarioRun
-        The ReplicaSet ``web`` gets ``pods_hard`` pods; its other creates are
-        refused (``FailedCreate`` events carry the quota message).
-    """
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": QUOTA_NAMESPACE}}
-    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "compute", "namespace": QUOTA_NAMESPACE},
-             "spec": {"hard": {"pods": str(pods_hard), "requests.cpu": "2", "requests.memory": "1Gi"}}}
-    rs = demo_deployment(namespace=QUOTA_NAMESPACE, replicas=replicas, kind="ReplicaSet")
-    c = demo_cluster([ns, quota], seed=seed)
-    errors = _act(c, 5.0, lambda cl: cl.client.create("replicasets", rs, QUOTA_NAMESPACE))
-    c.run(until=5.0 + run_seconds)
-    return ScenarioRun(c, QUOTA_NAMESPACE, "web", 5.0, errors[0] if errors else None)
-
-
-@functools.lru_cache(maxsize=8)
-def simulate_job(backoff_limit: int = 3, *, exit_code: int = 1, container_run_seconds: float = 3.0,
-                 run_seconds: float = 200.0, seed: int = 0) -> ScenarioRun:
-    """A Job ``migrate`` whose one container exits with ``exit_code`` after ``container_run_seconds`` (restartPolicy Never).
-
-    The stand-in kubelet runs the container for ``container_run_seconds``
-    (annotations ``kubenotes.io/run-seconds`` and ``kubenotes.io/exit-code``).
-
-    Returns
-    -------
-    ScenarioRun
-    """
-    from kubenotes.sim.kubelet import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION
-
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate", "namespace": "default"},
-           "spec": {"backoffLimit": backoff_limit, "template": {
-               "metadata": {"annotations": {RUN_SECONDS_ANNOTATION: f"{container_run_seconds:g}",
-                                            EXIT_CODE_ANNOTATION: str(exit_code)}},
-               "spec": {"restartPolicy": "Never", "containers": [{"name": "migrate", "image": "docker.io/library/busybox:1.36",
-                        "command": ["sh", "-c", "exit 1"], "resources": {"requests": {"cpu": "100m"}}}]}}}}
-    c = demo_cluster([job], seed=seed)
-    c.run(until=run_seconds)
-    return ScenarioRun(c, "default", "migrate", 0.0, None)
 
 
 # ---------------------------------------------------------------------------

@@ -1,15 +1,17 @@
 """Chapter 05.00's views of the kubelet: one pod's start, restarts and back-off, static pods, the PLEG cost.
 
-Everything here runs or reads the :mod:`kubenotes.kubelet` model and lays it out:
+Everything here reads runs of the :mod:`kubenotes.kubelet` model and lays them out; the runs are the
+chapter's scenarios (``data/kubelet/*.yaml``) run by :mod:`kubenotes.sim.scenarios`
+(:func:`~kubenotes.sim.scenarios.simulate_pod_start`, ``simulate_restarts``, ``simulate_static_pod``):
 
-* :func:`simulate_pod_start`, :func:`start_timeline`, :func:`start_timeline_table`
+* :func:`start_timeline`, :func:`start_timeline_table`
   and :func:`start_timeline_figure`: one pod (an init container, an app
   container with a readiness probe) started by
   :class:`~kubenotes.kubelet.kubelet.Kubelet` through its CRI runtime, as the
   runtime's call trace merged with the kubelet's events and every probe run;
 * :func:`status_history` and :func:`status_history_table`: the pod status the
   kubelet wrote to the API, write by write (phase, conditions, container state);
-* :func:`simulate_restarts`, :func:`restart_history`, :func:`restarts_figure`
+* :func:`restart_history`, :func:`restarts_figure`
   and :func:`restarts_panel`: a liveness failure (or a process that exits) and
   the restarts under ``restartPolicy`` with the CrashLoopBackOff;
 * :func:`static_pod_table`, :func:`static_pod_merges`: a manifest directory
@@ -38,8 +40,6 @@ kubernetes/kubernetes@v1.34.0 pkg/kubelet/pleg/generic.go
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import ipywidgets as widgets
@@ -57,9 +57,17 @@ from kubenotes.kubelet.config import (
     is_mirror_pod_of,
     mirror_pod,
 )
-from kubenotes.kubelet.kubelet import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION, KubeletConfiguration
 from kubenotes.kubelet.pleg import RELIST_PERIOD_SECONDS, max_pods_within_period, relist_seconds
 from kubenotes.kubelet.prober import LIVENESS
+from kubenotes.sim.scenarios import (
+    CAUSES,
+    FAIL_FROM_SECONDS,
+    FAIL_UNTIL_SECONDS,
+    PodRun,
+    StaticPodRun,
+    simulate_pod_start,  # noqa: F401  the doctests run it
+    simulate_restarts,
+)
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
@@ -67,20 +75,12 @@ from kubenotes.viz.widgets import live_panel, memoise_update
 __all__ = [
     "NODE_NAME",
     "LIFECYCLE_METHODS",
-    "CAUSES",
     "RESTART_POLICIES",
-    "PodRun",
-    "start_pod_manifest",
-    "simulate_pod_start",
     "start_timeline",
     "start_timeline_table",
     "start_timeline_figure",
     "status_history",
     "status_history_table",
-    "FAIL_FROM_SECONDS",
-    "FAIL_UNTIL_SECONDS",
-    "restart_pod_manifest",
-    "simulate_restarts",
     "restart_history",
     "restart_table",
     "kubelet_events_table",
@@ -89,8 +89,6 @@ __all__ = [
     "STATIC_MANIFEST",
     "static_pod_table",
     "static_pod_merges",
-    "StaticPodRun",
-    "simulate_static_pod",
     "mirror_pod_writes",
     "pleg_cost_figure",
     "pleg_panel",
@@ -103,132 +101,10 @@ NODE_NAME = "worker-1"
 #: The CRI calls a timeline shows (the PLEG's and the status manager's inspection calls are left out).
 LIFECYCLE_METHODS = ("RunPodSandbox", "PullImage", "CreateContainer", "StartContainer", "StopContainer",
                      "StopPodSandbox")
-#: Why the restart scenario's container stops: its liveness probe fails, or its process exits by itself.
-CAUSES = ("liveness probe fails", "exits with code 1", "exits with code 0")
 #: ``spec.restartPolicy`` values.
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 
-_NODE_YAML = f"""
-apiVersion: v1
-kind: Node
-metadata: {{name: {NODE_NAME}}}
-spec: {{podCIDR: 10.244.1.0/24}}
-status:
-  capacity: {{cpu: "4", memory: 8Gi, pods: "110"}}
-  allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}
-  addresses: [{{type: InternalIP, address: 10.0.0.11}}]
-"""
-
-
-@dataclass
-class PodRun:
-    """One scenario's run: the cluster, the node's kubelet, the pod and every probe the kubelet ran.
-
-    Attributes
-    ----------
-    cluster : Cluster
-    kubelet : Kubelet
-    pod_name : str
-    namespace : str
-    uid : str
-    probes : list of dict
-        Every probe run: ``time``, ``container``, ``kind`` (``Liveness``...), ``result`` (``success``/``failure``).
-    until_seconds : float
-    """
-
-    cluster: Any
-    kubelet: Any
-    pod_name: str
-    namespace: str
-    uid: str
-    probes: list = field(default_factory=list)
-    until_seconds: float = 0.0
-
-    @property
-    def pod(self) -> dict:
-        """The pod as the API shows it at the end of the run."""
-        return self.cluster.get("pods", self.pod_name, self.namespace)
-
-
-def _run(pod_yaml: str, outcome: Any, until_seconds: float, seed: int) -> PodRun:
-    """Run one pod on one model kubelet; ``outcome(container, kind, now) -> result`` sets the probes."""
-    from kubenotes.sim.cluster import Cluster
-
-    probes: list[dict] = []
-
-    def source(pod_uid: str, container: str, kind: str, now: float) -> Any:
-        value = outcome(container, kind, float(now))
-        result = value[0] if isinstance(value, tuple) else value
-        probes.append({"time": float(now), "container": container, "kind": kind, "result": result})
-        return value
-
-    cluster = Cluster.from_manifests(_NODE_YAML + "---\n" + pod_yaml, seed=seed, controllers=[], kubelet="model",
-                                     kubelet_options=KubeletConfiguration(probe_results=source))
-    cluster.run(until=until_seconds)
-    pod = next(p for p in cluster.list("pods") if p["metadata"].get("namespace") == "default")
-    return PodRun(cluster, cluster.kubelets[NODE_NAME], pod["metadata"]["name"], "default",
-                  pod["metadata"]["uid"], probes, float(until_seconds))
-
-
 # ----------------------------------------------------------------------------- one pod's start
-def start_pod_manifest(success_threshold: int = 2, period_seconds: int = 5, initial_delay_seconds: int = 2,
-                       init_seconds: int = 3) -> str:
-    """The chapter's pod: init container ``init-db`` (``sleep``), app ``web`` (nginx) with a readiness probe.
-
-    Examples
-    --------
-    >>> "successThreshold: 2" in start_pod_manifest()
-    True
-    """
-    return f"""
-apiVersion: v1
-kind: Pod
-metadata: {{name: web}}
-spec:
-  initContainers:
-  - {{name: init-db, image: "busybox:1.36", command: [sh, -c, "sleep {init_seconds}"]}}
-  containers:
-  - name: web
-    image: "nginx:1.27"
-    ports: [{{containerPort: 80}}]
-    readinessProbe:
-      httpGet: {{path: /ready, port: 80}}
-      initialDelaySeconds: {initial_delay_seconds}
-      periodSeconds: {period_seconds}
-      successThreshold: {success_threshold}
-"""
-
-
-@functools.lru_cache(maxsize=32)
-def simulate_pod_start(success_threshold: int = 2, period_seconds: int = 5, initial_delay_seconds: int = 2,
-                       init_seconds: int = 3, until_seconds: float = 40.0, seed: int = 0) -> PodRun:
-    """Create :func:`start_pod_manifest`'s pod on a one-node cluster with the kubelet model and run it.
-
-    Every probe succeeds. Memoised: the same arguments return the same run.
-
-    Parameters
-    ----------
-    success_threshold, period_seconds, initial_delay_seconds : int
-        The readiness probe's settings.
-    init_seconds : int
-        How long the init container runs.
-    until_seconds : float
-    seed : int
-
-    Returns
-    -------
-    PodRun
-
-    Examples
-    --------
-    >>> run = simulate_pod_start()
-    >>> run.pod["status"]["phase"], [t["method"] for t in run.kubelet.runtime.trace if t["method"] in LIFECYCLE_METHODS][:2]
-    ('Running', ['RunPodSandbox', 'PullImage'])
-    """
-    return _run(start_pod_manifest(success_threshold, period_seconds, initial_delay_seconds, init_seconds),
-                lambda container, kind, now: "success", until_seconds, seed)
-
-
 def _container_names(run: PodRun) -> dict[str, str]:
     """Container ID -> container name, from the CreateContainer calls."""
     return {t["response"]["container_id"]: t["request"]["config"]["metadata"]["name"]
@@ -464,78 +340,6 @@ def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | No
 
 
 # ----------------------------------------------------------------------------- restarts and back-off
-def restart_pod_manifest(failure_threshold: int = 3, period_seconds: int = 5, restart_policy: str = "Always",
-                         cause: str = CAUSES[0], run_seconds: int = 5, grace_seconds: int = 5) -> str:
-    """The restart scenario's pod: nginx with a liveness probe; for the ``exits ...`` causes it exits by itself.
-
-    Examples
-    --------
-    >>> "restartPolicy: Never" in restart_pod_manifest(restart_policy="Never")
-    True
-    """
-    if cause not in CAUSES:
-        raise ValueError(f"cause must be one of {CAUSES}, not {cause!r}")
-    annotations = ""
-    if cause != CAUSES[0]:
-        code = 1 if cause == CAUSES[1] else 0
-        annotations = f'\n  annotations: {{{RUN_SECONDS_ANNOTATION}: "{run_seconds}", {EXIT_CODE_ANNOTATION}: "{code}"}}'
-    return f"""
-apiVersion: v1
-kind: Pod
-metadata:
-  name: app{annotations}
-spec:
-  restartPolicy: {restart_policy}
-  terminationGracePeriodSeconds: {grace_seconds}
-  containers:
-  - name: app
-    image: "nginx:1.27"
-    livenessProbe:
-      httpGet: {{path: /healthz, port: 80}}
-      periodSeconds: {period_seconds}
-      failureThreshold: {failure_threshold}
-"""
-
-
-#: The liveness endpoint answers 500 from this virtual time (s) ...
-FAIL_FROM_SECONDS = 20.0
-#: ... until this one (the app's wedged dependency recovers).
-FAIL_UNTIL_SECONDS = 60.0
-
-
-@functools.lru_cache(maxsize=128)
-def simulate_restarts(failure_threshold: int = 3, period_seconds: int = 5, restart_policy: str = "Always",
-                      cause: str = CAUSES[0], until_seconds: float = 200.0, seed: int = 0) -> PodRun:
-    """Run :func:`restart_pod_manifest`'s pod: its liveness endpoint fails for a while, or its process exits.
-
-    Under ``liveness probe fails`` every liveness probe from :data:`FAIL_FROM_SECONDS`
-    (20 s) to :data:`FAIL_UNTIL_SECONDS` (60 s) answers ``HTTP probe failed with
-    statuscode: 500`` (the app is wedged; a restart does not cure it until the
-    dependency recovers); otherwise every probe
-    succeeds and the process exits after 5 s of running with the cause's code.
-    Memoised (a widget position seen before returns at once; a new one takes about 0.3 s).
-
-    Returns
-    -------
-    PodRun
-
-    Examples
-    --------
-    >>> run = simulate_restarts(cause="exits with code 1", restart_policy="Never", until_seconds=30)
-    >>> run.pod["status"]["phase"]
-    'Failed'
-    """
-    failing = cause == CAUSES[0]
-
-    def outcome(container: str, kind: str, now: float) -> Any:
-        if failing and kind == LIVENESS and FAIL_FROM_SECONDS <= now < FAIL_UNTIL_SECONDS:
-            return ("failure", "HTTP probe failed with statuscode: 500")
-        return "success"
-
-    return _run(restart_pod_manifest(failure_threshold, period_seconds, restart_policy, cause), outcome,
-                until_seconds, seed)
-
-
 def restart_history(run: PodRun, container: str = "app") -> list[dict]:
     """Each run of the container: when it started and stopped, why, and how long the kubelet waited before it.
 
@@ -795,65 +599,6 @@ def static_pod_merges(steps: Sequence[Mapping[str, str]], node_name: str = NODE_
             out.append({"time": float(now), "op": u.op, "pods": [p["metadata"]["name"] for p in u.pods],
                         "uids": [p["metadata"].get("uid", "") for p in u.pods]})
     return out
-
-
-@dataclass
-class StaticPodRun:
-    """A run of the kubelet model with a static manifest directory.
-
-    Attributes
-    ----------
-    cluster : Cluster
-    kubelet : Kubelet
-    files : dict[str, str]
-        The manifest directory (``staticPodPath``) at the end of the run.
-    name, namespace : str
-        The static pod's (and its mirror pod's) name and namespace.
-    """
-
-    cluster: Any
-    kubelet: Any
-    files: dict
-    name: str
-    namespace: str
-
-
-def simulate_static_pod(delete_mirror_at_seconds: float | None = 10.0, edit_at_seconds: float | None = 30.0,
-                        until_seconds: float = 60.0, seed: int = 0) -> StaticPodRun:
-    """Run a kubelet whose ``staticPodPath`` holds ``etcd.yaml`` (:data:`STATIC_MANIFEST`); no pod in the API.
-
-    At ``delete_mirror_at_seconds`` the admin deletes the mirror pod (``kubectl delete pod etcd-worker-1
-    -n kube-system``); at ``edit_at_seconds`` the manifest's image changes to ``etcd:3.6.5-0`` (the
-    kubelet sees it at its next read, every ``fileCheckFrequency`` = 20 s).
-
-    Returns
-    -------
-    StaticPodRun
-
-    Examples
-    --------
-    >>> run = simulate_static_pod(None, None, until_seconds=5)
-    >>> mirror = run.cluster.get("pods", "etcd-worker-1", "kube-system")
-    >>> mirror["metadata"]["ownerReferences"][0]["kind"], mirror["status"]["phase"]
-    ('Node', 'Running')
-    """
-    from kubenotes.api.manifests import load_manifests
-    from kubenotes.sim.cluster import Cluster
-
-    files = {"etcd.yaml": STATIC_MANIFEST}
-    cluster = Cluster(load_manifests(_NODE_YAML, defaults=False), seed=seed, controllers=[], kubelet="model",
-                      kubelet_options=KubeletConfiguration(static_pod_path=files))
-    name = f"etcd-{NODE_NAME}"
-    actions = sorted((t, what) for t, what in ((delete_mirror_at_seconds, "delete"), (edit_at_seconds, "edit"))
-                     if t is not None)
-    for at, what in actions:
-        cluster.run(until=at)
-        if what == "delete":
-            cluster.client.delete("pods", name, "kube-system")
-        else:
-            files["etcd.yaml"] = STATIC_MANIFEST.replace("etcd:3.6.4-0", "etcd:3.6.5-0")
-    cluster.run(until=until_seconds)
-    return StaticPodRun(cluster, cluster.kubelets[NODE_NAME], files, name, "kube-system")
 
 
 def mirror_pod_writes(run: StaticPodRun) -> Html:

@@ -5,9 +5,10 @@ Nothing here decides anything: the rules come from
 :func:`kubenotes.proxy.nftables.nft_list_table` over
 :func:`kubenotes.proxy.endpoints.proxy_state`; the connection counts from
 :func:`kubenotes.proxy.balance.simulate_connections`; the readiness failure
-from a :class:`kubenotes.sim.cluster.Cluster` with the kubelet model and a
-Scenario ``probe`` step; env vars from :mod:`kubenotes.kubelet.envvars` and
-DNS from :mod:`kubenotes.dns.coredns`. This module builds the chapter's small
+from :func:`kubenotes.sim.scenarios.simulate_readiness_drain` (the scenario
+``data/network/readiness-drain.yaml``: the kubelet model and a ``probe``
+step); env vars from :mod:`kubenotes.kubelet.envvars` and DNS from
+:mod:`kubenotes.dns.coredns`. This module builds the chapter's small
 cluster and shows what those return:
 
 * :func:`web_objects` / :func:`web_state`: one node, the Service ``web`` and N ready pods;
@@ -18,8 +19,8 @@ cluster and shows what those return:
   KUBE-SEP -> pods as a networkx graph parsed from the iptables text;
 * :func:`balance_runs` / :func:`balance_histogram` / :func:`balance_panel`:
   10,000 simulated connections per mode;
-* :func:`simulate_readiness_drain` / :func:`endpoint_slice_table` /
-  :func:`rules_diff`: a readiness probe failing and its endpoint leaving the rules;
+* :func:`endpoint_slice_table` / :func:`rules_diff`: a readiness probe failing
+  and its endpoint leaving the rules;
 * :func:`discovery_timeline` / :func:`dns_records_table` /
   :func:`resolution_table`: env vars (fixed at container start) vs DNS (live).
 
@@ -35,7 +36,6 @@ from __future__ import annotations
 import functools
 import html
 import re
-from dataclasses import dataclass
 from typing import Any, Iterable
 
 import ipywidgets as widgets
@@ -48,6 +48,7 @@ from kubenotes.dns.coredns import ClusterDNS, DNSAnswer, DNSRecord
 from kubenotes.proxy.endpoints import ProxyState, proxy_state
 from kubenotes.proxy.iptables import iptables_save
 from kubenotes.sim.network import add_endpoint_slices, kube_proxy_objects
+from kubenotes.sim.scenarios import CLUSTER_CIDR
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
@@ -71,8 +72,6 @@ __all__ = [
     "balance_table",
     "balance_view",
     "balance_panel",
-    "DrainRun",
-    "simulate_readiness_drain",
     "endpoint_slice_table",
     "rules_diff",
     "discovery_objects",
@@ -83,8 +82,6 @@ __all__ = [
 ]
 
 NODE_NAME = "worker-1"
-#: kube-proxy's ``clusterCIDR`` (kubeadm's ``podSubnet``).
-CLUSTER_CIDR = "10.244.0.0/16"
 WEB_CLUSTER_IP = "10.96.0.100"
 
 _SVC_COLOUR, _SEP_COLOUR, _PROB_COLOUR = "#1565c0", "#2e7d32", "#e65100"
@@ -430,105 +427,6 @@ def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> wid
 
 
 # --------------------------------------------------------------------------- readiness failure
-
-_DRAIN_MANIFEST = """
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        ports: [{name: http, containerPort: 80}]
-        readinessProbe: {httpGet: {path: /healthz, port: 80}, periodSeconds: 5, failureThreshold: 3}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: default}
-spec:
-  selector: {app: web}
-  ports: [{name: http, port: 80, targetPort: http}]
-"""
-
-
-@dataclass
-class DrainRun:
-    """A readiness failure on a running cluster: the objects before and after, and the failing pod.
-
-    Attributes
-    ----------
-    cluster : Cluster
-    failed_pod : str
-    failed_ip : str
-    fail_at_seconds, until_seconds : float
-    before, after : list of dict
-        Nodes, Services, EndpointSlices and Pods as the API returned them.
-    """
-
-    cluster: Any
-    failed_pod: str
-    failed_ip: str
-    fail_at_seconds: float
-    until_seconds: float
-    before: list
-    after: list
-
-    def state(self, which: str = "after") -> ProxyState:
-        """kube-proxy's state on ``worker-1`` from the API's objects ``before`` or ``after``."""
-        return proxy_state(self.before if which == "before" else self.after, NODE_NAME, cluster_cidr=CLUSTER_CIDR)
-
-    def slices(self, which: str = "after") -> list[dict]:
-        return [o for o in (self.before if which == "before" else self.after) if o.get("kind") == "EndpointSlice"]
-
-
-def _snapshot(cluster: Any) -> list[dict]:
-    out = []
-    for resource, kind in (("nodes", "Node"), ("services", "Service"),
-                           ("endpointslices.discovery.k8s.io", "EndpointSlice"), ("pods", "Pod")):
-        for o in cluster.list(resource):
-            o.setdefault("kind", kind)
-            out.append(o)
-    return out
-
-
-@functools.lru_cache(maxsize=4)
-def simulate_readiness_drain(seed: int = 0, fail_at_seconds: float = 60.0, until_seconds: float = 90.0) -> DrainRun:
-    """Run a 3-replica Deployment behind ``web`` on the kubelet model; fail one pod's readiness probe.
-
-    A Scenario ``probe`` step makes the first pod's readiness probe fail from
-    ``fail_at_seconds``; after ``failureThreshold`` (3) failures 5 s apart the
-    kubelet marks it not Ready, the EndpointSlice controller flips the
-    endpoint's ``ready`` condition, and kube-proxy drops its KUBE-SEP chain.
-    Memoised.
-    """
-    from kubenotes.sim.cluster import Cluster
-    from kubenotes.sim.scenario import parse_scenario, start_scenario
-
-    cluster = Cluster([_node(), *_load(_DRAIN_MANIFEST)], kubelet="model", seed=seed)
-    cluster.run(until=fail_at_seconds - 1)
-    before = _snapshot(cluster)
-    pods = sorted((p for p in before if p["kind"] == "Pod"), key=lambda p: p["status"].get("podIP", ""))
-    victim = pods[0]
-    start_scenario(cluster, parse_scenario({
-        "apiVersion": "kubenotes.io/v1", "kind": "Scenario", "metadata": {"name": "readiness-failure"},
-        "spec": {"steps": [{"at": fail_at_seconds, "probe": {
-            "namespace": "default", "name": victim["metadata"]["name"], "container": "nginx",
-            "probe": "readiness", "result": "failure", "output": "HTTP probe failed with statuscode: 503"}}]}}))
-    cluster.run(until=until_seconds)
-    return DrainRun(cluster, victim["metadata"]["name"], victim["status"]["podIP"], fail_at_seconds, until_seconds,
-                    before, _snapshot(cluster))
-
-
-def _load(text: str) -> list[dict]:
-    import yaml
-
-    return [d for d in yaml.safe_load_all(text) if d]
-
 
 def endpoint_slice_table(slices: Iterable[dict], caption: str | None = None) -> Html:
     """One row per endpoint: slice, address, pod, ready / serving / terminating."""

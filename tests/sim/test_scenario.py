@@ -29,12 +29,12 @@ def test_steps_are_sorted_by_time_and_keep_their_order_for_equal_times():
 
 @pytest.mark.parametrize("steps, message", [
     ("[{at: 5}]", "spec.steps[0]: Required value: one action of apply, delete, scale, setImage, patch, "
-                  "nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod"),
+                  "nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate"),
     ("[{at: -1, nodeUp: {name: n}}]", "spec.steps[0].at: Invalid value: -1: must be greater than or equal to 0"),
     ("[{at: x, nodeUp: {name: n}}]", "spec.steps[0].at: Required value: seconds (a number)"),
     ("[{at: 1, reboot: {name: n}}]", 'spec.steps[0].reboot: Unsupported value: "reboot": supported values: '
                                       '"apply", "delete", "scale", "setImage", "patch", "nodeDown", "nodeUp", "metric", '
-                                      '"containerExit", "probe", "usage", "staticPod"'),
+                                      '"containerExit", "probe", "usage", "staticPod", "rollingUpdate"'),
     ("[{at: 1, probe: {name: p, container: c, probe: sniff, result: failure}}]",
      'spec.steps[0].probe.probe: Unsupported value: "sniff": supported values: "liveness", "readiness", "startup"'),
     ("[{at: 1, containerExit: {name: p, container: c, exitCode: x}}]",
@@ -45,9 +45,56 @@ def test_steps_are_sorted_by_time_and_keep_their_order_for_equal_times():
     ("[{at: 1, delete: {kind: Widget, name: w}}]", 'spec.steps[0].delete.kind: Unsupported value: "Widget"'),
     ("[{at: 1, nodeUp: {name: a}, nodeDown: {name: a}}]",
      "spec.steps[0]: Invalid value: more than one action of apply, delete, scale, setImage, patch, nodeDown, "
-     "nodeUp, metric, containerExit, probe, usage, staticPod"),
+     "nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate"),
 ])
 def test_a_malformed_scenario_is_one_line_naming_the_field(steps, message):
     with pytest.raises(ManifestError) as e:
         _parse(HEAD + f"spec:\n  steps: {steps}\n")
     assert str(e.value) == f"<string> doc 1 Scenario s: {message}"
+
+
+RC = "{apiVersion: v1, kind: ReplicationController, metadata: {name: web-v2}, spec: {replicas: 1}}"
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("{cluster: {kubelet: hollow}, steps: []}",
+     'spec.cluster.kubelet: Unsupported value: "hollow": supported values: "model", "stand-in"'),
+    ("{cluster: {nodes: 3}, steps: []}",
+     'spec.cluster.nodes: Unsupported value: "nodes": supported values: "kubelet", "podStartupSeconds", '
+     '"controllers", "controllerManager"'),
+    ("{cluster: {podStartupSeconds: -1}, steps: []}",
+     "spec.cluster.podStartupSeconds: Invalid value: -1: must be a number >= 0"),
+    ("{cluster: {controllers: [replicaset-controller, shepherd]}, steps: []}",
+     'spec.cluster.controllers[1]: Unsupported value: "shepherd": not a controller of kubenotes.controllers'),
+    ("{cluster: {controllerManager: [a]}, steps: []}",
+     "spec.cluster.controllerManager: Invalid value: expected a mapping of kube-controller-manager flags"),
+    ("{cluster: [a], steps: []}", "spec.cluster: Invalid value: expected a mapping, got list"),
+    ("{steps: [{at: 1, rollingUpdate: {kind: ReplicationController, name: web-v1}}]}",
+     "spec.steps[0].rollingUpdate.object: Required value"),
+    ("{steps: [{at: 1, rollingUpdate: {kind: Deployment, name: web, object: %s}}]}" % RC,
+     'spec.steps[0].rollingUpdate.kind: Unsupported value: "Deployment": supported values: "ReplicationController"'),
+    ("{steps: [{at: 1, rollingUpdate: {kind: ReplicationController, name: web-v1, object: {kind: Pod}}}]}",
+     "spec.steps[0].rollingUpdate.object.metadata.name: Required value"),
+    ("{steps: [{at: 1, rollingUpdate: {kind: ReplicationController, name: web-v1, object: %s, "
+     "updatePeriodSeconds: soon}}]}" % RC,
+     "spec.steps[0].rollingUpdate.updatePeriodSeconds: Invalid value: 'soon': must be a number >= 0"),
+])
+def test_a_malformed_cluster_section_or_rolling_update_is_one_line(spec, message):
+    with pytest.raises(ManifestError) as e:
+        _parse(HEAD + f"spec: {spec}\n")
+    assert str(e.value) == f"<string> doc 1 Scenario s: {message}"
+
+
+def test_the_cluster_section_gives_the_clusters_options_and_the_command_line_wins():
+    from kubenotes.sim.scenario import cluster_options
+
+    s = _parse(HEAD + """spec:
+  cluster: {kubelet: stand-in, podStartupSeconds: 5, controllers: [], controllerManager: {node-monitor-grace-period: 20}}
+  steps: []
+""")
+    opts = cluster_options([s])
+    assert opts["kubelet"] == "stand-in" and opts["kubelet_options"].pod_startup_seconds == 5.0
+    assert opts["controllers"] == [] and opts["options"] == {"node-monitor-grace-period": 20}
+    model = cluster_options([s], kubelet="model")
+    assert model["kubelet"] == "model" and "kubelet_options" not in model
+    assert cluster_options([]) == {"kubelet": "model"}

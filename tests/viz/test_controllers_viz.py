@@ -23,6 +23,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from kubenotes.apiserver.server import AuditEntry
+from kubenotes.sim import scenarios as sc
 from kubenotes.viz import controllers as vc
 from kubenotes.sim.history import Revision, object_history
 
@@ -218,7 +219,7 @@ def test_job_attempts_measure_the_wait_between_failures():
 
 
 def test_object_history_of_a_cluster_is_timed_by_the_audit_log():
-    run = vc.simulate_scale(5, 4)
+    run = sc.simulate_scale(5, 4)
     hist = object_history(run.cluster, "replicasets", "default")
     replicas = [(r.time, r.object["spec"]["replicas"]) for r in hist]
     assert replicas[0] == (0.0, 4) and (run.at_seconds, 5) in replicas
@@ -227,7 +228,7 @@ def test_object_history_of_a_cluster_is_timed_by_the_audit_log():
 
 @pytest.mark.parametrize("surge,unavailable,replicas", [(1, 1, 4), (1, 0, 4), (0, 1, 4), (3, 0, 6), (2, 2, 5)])
 def test_rollout_respects_max_surge_and_max_unavailable(surge, unavailable, replicas):
-    run = vc.simulate_rollout(surge, unavailable, replicas)
+    run = sc.simulate_rollout(surge, unavailable, replicas)
     assert run.error is None
     t = vc.rollout_timeline(run.cluster, run.namespace, run.name)
     since = run.at_seconds
@@ -244,26 +245,21 @@ def test_rollout_respects_max_surge_and_max_unavailable(surge, unavailable, repl
 
 def test_more_surge_means_a_faster_rollout_and_the_panel_output_changes():
     slow, fast = (vc._rollout_done_at(vc.rollout_timeline(r.cluster, "default", "web"), r.at_seconds)
-                  for r in (vc.simulate_rollout(1, 0, 4), vc.simulate_rollout(4, 0, 4)))
+                  for r in (sc.simulate_rollout(1, 0, 4), sc.simulate_rollout(4, 0, 4)))
     assert slow is not None and fast is not None and fast < slow
     a, b = vc.rollout_view(1, 1), vc.rollout_view(4, 1)
     assert isinstance(a[0], Figure) and a[0].axes[0].get_title() != b[0].axes[0].get_title()
 
 
 def test_both_fences_zero_is_refused_with_upstreams_message():
-    run = vc.simulate_rollout(0, 0, 4)
+    run = sc.simulate_rollout(0, 0, 4)
     assert run.error == ('Deployment.apps "web" is invalid: spec.strategy.rollingUpdate.maxUnavailable: '
                          'Invalid value: 0: may not be 0 when `maxSurge` is 0')
     assert "refused" in vc.rollout_view(0, 0)[0]
 
 
-def test_simulations_are_memoised():
-    assert vc.simulate_rollout(1, 1, 4) is vc.simulate_rollout(1, 1, 4)
-    assert vc.simulate_scale(6) is vc.simulate_scale(6)
-
-
 def test_scale_down_deletes_pods_and_the_diff_graph_shows_them():
-    run = vc.simulate_scale(2, 4)
+    run = sc.simulate_scale(2, 4)
     before = vc.ownership_graph(run.cluster, "default", at_seconds=run.at_seconds - 0.001)
     after = vc.ownership_graph(run.cluster, "default")
     d = vc.graph_diff(before, after)
@@ -274,7 +270,7 @@ def test_scale_down_deletes_pods_and_the_diff_graph_shows_them():
 
 def test_node_failure_unknown_taint_and_eviction_times():
     grace, tol = 50, 120
-    run = vc.simulate_node_failure(tol, grace)
+    run = sc.simulate_node_failure(tol, grace)
     rows = vc.node_timeline(run.cluster, "worker-1")
     unknown = next(r for r in rows if r["ready"] == "Unknown")
     assert unknown["time"] == pytest.approx(run.at_seconds + grace, abs=5.1)
@@ -290,7 +286,7 @@ def test_node_failure_unknown_taint_and_eviction_times():
 
 @pytest.mark.parametrize("policy", ["Background", "Foreground", "Orphan"])
 def test_cascade_orders(policy):
-    run = vc.simulate_cascade(policy)
+    run = sc.simulate_cascade(policy)
     left = vc.ownership_graph(run.cluster, "default")
     writes = vc.cascade_writes(run)
     assert writes[0].component == "kubectl" and writes[0].kind == "Deployment"
@@ -317,16 +313,8 @@ def test_cascade_view_steps_through_the_writes():
     assert "kubectl" in after_one[1] and "finalizers: foregroundDeletion" in after_one[1]
 
 
-def test_quota_rejects_the_replicasets_extra_pods():
-    run = vc.simulate_quota(3, 5)
-    assert len(run.cluster.list("pods", run.namespace)) == 3
-    msgs = {e["message"].split('" is forbidden: ', 1)[1] for e in run.cluster.list("events", run.namespace)
-            if e["reason"] == "FailedCreate"}
-    assert msgs == {"exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3"}
-
-
 def test_job_retries_with_doubling_backoff_until_the_limit():
-    run = vc.simulate_job(3)
+    run = sc.simulate_job(3)
     rows = vc.job_attempts(run.cluster, "default", "migrate")
     assert [r["phase"] for r in rows] == ["Failed"] * 4
     assert [r["wait_before"] for r in rows] == [None, 10, 20, 40]
@@ -348,7 +336,8 @@ def test_panels_put_their_first_slider_first():
 
 def test_kubectl_rolling_update_keeps_every_pod_ready_and_one_extra_at_most():
     """Old kubectl's client-side RC rollout (maxUnavailable 0, maxSurge 1): ready pods never below the replicas."""
-    from kubenotes.viz.controllers import rc_sizes, series_value_at, simulate_rc_rolling_update
+    from kubenotes.sim.scenarios import simulate_rc_rolling_update
+    from kubenotes.viz.controllers import rc_sizes, series_value_at
 
     run = simulate_rc_rolling_update(3, 5.0)
     sizes = rc_sizes(run.cluster, "default", ["web-v1", "web-v2"])

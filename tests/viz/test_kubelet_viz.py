@@ -31,6 +31,7 @@ import networkx as nx
 import pytest
 from matplotlib.figure import Figure
 
+from kubenotes.sim import scenarios as sc
 from kubenotes.viz import kubelet as vk
 
 
@@ -40,7 +41,7 @@ def _cri(rows):
 
 # ----------------------------------------------------------------------------- the pod start
 def test_the_pod_starts_with_the_sandbox_then_the_init_container_then_the_app():
-    run = vk.simulate_pod_start()
+    run = sc.simulate_pod_start()
     assert _cri(vk.start_timeline(run)) == [
         ("RunPodSandbox", "sandbox web (pause image)"), ("PullImage", "busybox:1.36"),
         ("CreateContainer", "init-db"), ("StartContainer", "init-db"), ("PullImage", "nginx:1.27"),
@@ -54,7 +55,7 @@ def test_the_pod_starts_with_the_sandbox_then_the_init_container_then_the_app():
 
 
 def test_timeline_rows_are_sorted_and_can_be_cut():
-    run = vk.simulate_pod_start()
+    run = sc.simulate_pod_start()
     rows = vk.start_timeline(run)
     assert [r["time"] for r in rows] == sorted(r["time"] for r in rows)
     cut = vk.start_timeline(run, until_seconds=5)
@@ -68,7 +69,7 @@ def test_timeline_rows_are_sorted_and_can_be_cut():
 
 @pytest.mark.parametrize("threshold", [1, 2, 3])
 def test_ready_comes_with_the_success_threshold_th_successful_probe(threshold):
-    run = vk.simulate_pod_start(success_threshold=threshold, period_seconds=5)
+    run = sc.simulate_pod_start(success_threshold=threshold, period_seconds=5)
     history = vk.status_history(run)
     ready_at = next(h["time"] for h in history if h["conditions"]["Ready"] == "True")
     ok = [p["time"] for p in run.probes if p["kind"] == "Readiness" and p["result"] == "success"]
@@ -80,7 +81,7 @@ def test_ready_comes_with_the_success_threshold_th_successful_probe(threshold):
 
 
 def test_status_history_shows_the_phases_and_conditions_in_order():
-    history = vk.status_history(vk.simulate_pod_start())
+    history = vk.status_history(sc.simulate_pod_start())
     first, last = history[0], history[-1]
     assert first["phase"] == "Pending" and first["containers"] == {"init-db": "waiting: PodInitializing",
                                                                    "web": "waiting: PodInitializing"}
@@ -96,7 +97,7 @@ def test_status_history_shows_the_phases_and_conditions_in_order():
 
 
 def test_start_figure_has_a_lane_per_container():
-    fig = vk.start_timeline_figure(vk.simulate_pod_start())
+    fig = vk.start_timeline_figure(sc.simulate_pod_start())
     assert isinstance(fig, Figure)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["sandbox", "init-db", "web", "probes", "Ready"]
@@ -104,7 +105,7 @@ def test_start_figure_has_a_lane_per_container():
 
 # ----------------------------------------------------------------------------- restarts
 def test_crash_loop_back_off_waits_10_20_40_seconds_after_the_first_restart():
-    run = vk.simulate_restarts(cause="exits with code 1")
+    run = sc.simulate_restarts(cause="exits with code 1")
     h = vk.restart_history(run)
     assert [r["back_off"] for r in h[:5]] == ["", "", "10s", "20s", "40s"]
     assert h[1]["gap_seconds"] < 1.5
@@ -119,20 +120,20 @@ def test_crash_loop_back_off_waits_10_20_40_seconds_after_the_first_restart():
 
 @pytest.mark.parametrize("threshold,period", [(3, 5), (2, 10), (1, 20)])
 def test_liveness_kills_after_failure_threshold_failures_period_seconds_apart(threshold, period):
-    run = vk.simulate_restarts(failure_threshold=threshold, period_seconds=period)
+    run = sc.simulate_restarts(failure_threshold=threshold, period_seconds=period)
     events = [e for e in run.kubelet.events if e["pod"] == "app"]
     killing = [e for e in events if e["reason"] == "Killing"]
     assert killing and killing[0]["message"] == "Container app failed liveness probe, will be restarted"
     failed = [e["time"] for e in events if e["reason"] == "Unhealthy" and e["time"] <= killing[0]["time"]]
     assert len(failed) == threshold
     assert all(abs((b - a) - period) < 0.01 for a, b in zip(failed, failed[1:]))
-    assert failed[0] >= vk.FAIL_FROM_SECONDS
+    assert failed[0] >= sc.FAIL_FROM_SECONDS
     h = vk.restart_history(run)
     assert h[0]["killed_by"] == killing[0]["message"] and h[1]["gap_seconds"] < 1.5
 
 
 def test_liveness_outage_at_the_defaults_kills_twice_then_the_container_stays():
-    run = vk.simulate_restarts()
+    run = sc.simulate_restarts()
     h = vk.restart_history(run)
     assert len(h) == 3 and h[-1]["finished"] is None
     assert run.pod["status"]["containerStatuses"][0]["restartCount"] == 2
@@ -148,26 +149,20 @@ def test_liveness_outage_at_the_defaults_kills_twice_then_the_container_stays():
     ("OnFailure", "liveness probe fails", "Running", True),  # a liveness kill restarts unless Never
 ])
 def test_restart_policy_decides_what_follows_an_exit(policy, cause, phase, restarted):
-    run = vk.simulate_restarts(restart_policy=policy, cause=cause, until_seconds=60)
+    run = sc.simulate_restarts(restart_policy=policy, cause=cause, until_seconds=60)
     assert run.pod["status"]["phase"] == phase
     assert (len(vk.restart_history(run)) > 1) == restarted
 
 
-def test_unknown_cause_is_refused_and_runs_are_memoised():
-    with pytest.raises(ValueError, match="cause must be one of"):
-        vk.restart_pod_manifest(cause="explodes")
-    assert vk.simulate_restarts() is vk.simulate_restarts()
-
-
 def test_restart_views_and_panel():
-    run = vk.simulate_restarts(cause="exits with code 1")
+    run = sc.simulate_restarts(cause="exits with code 1")
     fig = vk.restarts_figure(run)
     assert "CrashLoopBackOff" in fig.axes[0].get_title()
     assert "back-off" in vk.restart_table(vk.restart_history(run))
     table = vk.kubelet_events_table(run, ["BackOff"], limit=1)
     assert table.count("<tr>") == 2 and "color:#c62828" in table
-    other = vk.restarts_figure(vk.simulate_restarts(failure_threshold=1))
-    assert other.axes[0].get_title() != vk.restarts_figure(vk.simulate_restarts()).axes[0].get_title()
+    other = vk.restarts_figure(sc.simulate_restarts(failure_threshold=1))
+    assert other.axes[0].get_title() != vk.restarts_figure(sc.simulate_restarts()).axes[0].get_title()
     with contextlib.redirect_stdout(io.StringIO()):
         panel = vk.restarts_panel()
     first = panel.children[0].children[0]
@@ -214,7 +209,7 @@ def test_kubelet_graph_connects_every_source_to_the_runtime():
 
 
 def test_the_kubelet_runs_a_static_pod_and_keeps_its_mirror_pod():
-    run = vk.simulate_static_pod(delete_mirror_at_seconds=10, edit_at_seconds=30, until_seconds=60)
+    run = sc.simulate_static_pod(delete_mirror_at_seconds=10, edit_at_seconds=30, until_seconds=60)
     writes = [(a.component, a.verb, round(a.time)) for a in run.cluster.server.audit_log
               if a.kind == "Pod" and a.name == "etcd-worker-1" and a.verb != "update"]
     assert writes == [("kubelet/worker-1", "create", 0), ("kubectl", "delete", 10), ("kubelet/worker-1", "delete", 10),

@@ -32,12 +32,12 @@ from kubenotes.viz.proxy import (  # noqa: E402
     rules_panel,
     rules_view,
     service_rules,
-    simulate_readiness_drain,
     svc_probabilities,
     web_objects,
     web_state,
 )
 from kubenotes.dns.coredns import ClusterDNS  # noqa: E402
+from kubenotes.sim.scenarios import simulate_readiness_drain  # noqa: E402
 
 
 @pytest.mark.parametrize("n, probs", [

@@ -1,0 +1,840 @@
+"""The chapters' scenarios, run from their ``kind: Scenario`` files in ``data/`` with a widget's parameters applied.
+
+Each chapter scenario is a file of manifests and one ``kind: Scenario``
+document that ``python -m kubenotes simulate FILE`` runs unchanged (see
+:mod:`kubenotes.sim.scenario`). The functions here load such a file, set the
+fields a widget moves (``maxSurge``, ``replicas``, ``backoffLimit``, a probe's
+``periodSeconds``, when a step happens ...), run the
+:class:`~kubenotes.sim.cluster.Cluster` and return what the chapter reads:
+
+* chapter 03.00 (``data/controllers/``): :func:`simulate_scale`,
+  :func:`simulate_rollout`, :func:`simulate_rc_rolling_update`,
+  :func:`simulate_node_failure`, :func:`simulate_cascade`,
+  :func:`simulate_quota`, :func:`simulate_job` (stand-in kubelets, every
+  controller, RBAC on);
+* chapter 05.00 (``data/kubelet/``): :func:`simulate_pod_start`,
+  :func:`simulate_restarts`, :func:`simulate_static_pod` (the kubelet model on
+  one node, no controllers);
+* chapter 06.01 (``data/network/``): :func:`simulate_readiness_drain`.
+
+Runs are deterministic and memoised (:func:`functools.lru_cache` keyed by the
+arguments), so a widget re-renders a position it has seen at once; a returned
+run is shared, so treat it as read-only.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 test/e2e/apps/deployment.go, test/e2e/apimachinery/garbage_collector.go (the scenarios' e2e counterparts)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/prober/worker.go (probe results)
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kubenotes.sim.scenario import Scenario, Step, cluster_options, parse_scenario, run_step, start_scenario
+
+__all__ = [
+    "DATA_DIR",
+    "CLUSTER_CIDR",
+    "QUOTA_NAMESPACE",
+    "CAUSES",
+    "FAIL_FROM_SECONDS",
+    "FAIL_UNTIL_SECONDS",
+    "load_scenario_file",
+    "available_controllers",
+    "ScenarioRun",
+    "RollingUpdateRun",
+    "PodRun",
+    "StaticPodRun",
+    "DrainRun",
+    "simulate_scale",
+    "simulate_rollout",
+    "simulate_rc_rolling_update",
+    "simulate_node_failure",
+    "simulate_cascade",
+    "simulate_quota",
+    "simulate_job",
+    "simulate_pod_start",
+    "simulate_restarts",
+    "simulate_static_pod",
+    "simulate_readiness_drain",
+]
+
+#: The repository's ``data/`` directory (the chapters' manifests and scenarios).
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+#: kube-proxy's ``clusterCIDR`` in chapter 06.01 (kubeadm's ``podSubnet``).
+CLUSTER_CIDR = "10.244.0.0/16"
+#: The namespace of the quota scenario (``data/controllers/quota.yaml``).
+QUOTA_NAMESPACE = "team-a"
+
+
+# --------------------------------------------------------------------------- loading
+@functools.lru_cache(maxsize=32)
+def _load(path: str) -> tuple[tuple[dict, ...], Scenario]:
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.sim.cluster import to_dicts
+
+    m = load_manifests(path, defaults=False)
+    scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
+    if len(scenarios) != 1:
+        raise ValueError(f"{path}: expected one kind: Scenario document, found {len(scenarios)}")
+    return tuple(to_dicts([o for o in m if o.kind != "Scenario"])), scenarios[0]
+
+
+def load_scenario_file(name: str | Path) -> tuple[list[dict], Scenario]:
+    """A chapter's scenario file: its objects (fresh copies, as the cluster would be given them) and its Scenario.
+
+    Parameters
+    ----------
+    name : str or Path
+        A path, or a path relative to :data:`DATA_DIR` (``"controllers/rollout.yaml"``).
+
+    Returns
+    -------
+    (list of dict, Scenario)
+        The objects as JSON-shaped dicts, in file order, and the one ``kind: Scenario`` document.
+
+    Raises
+    ------
+    ManifestError
+        For a malformed manifest or scenario.
+    ValueError
+        When the file does not hold exactly one Scenario.
+
+    Examples
+    --------
+    >>> objects, scenario = load_scenario_file("controllers/scale.yaml")
+    >>> [o["kind"] for o in objects], scenario.steps[0].action, scenario.cluster["kubelet"]
+    (['Node', 'Node', 'Node', 'ReplicaSet'], 'scale', 'stand-in')
+    """
+    p = Path(name)
+    if not p.exists():
+        p = DATA_DIR / p
+    objects, scenario = _load(str(p))
+    return copy.deepcopy(list(objects)), scenario
+
+
+def _with(scenario: Scenario, steps: Any = None, **cluster: Any) -> Scenario:
+    """``scenario`` with other steps and ``spec.cluster`` fields."""
+    return Scenario(scenario.name, tuple(scenario.steps if steps is None else steps), {**scenario.cluster, **cluster})
+
+
+def _step(step: Step, at_seconds: float | None = None, **args: Any) -> Step:
+    return Step(step.at_seconds if at_seconds is None else float(at_seconds), step.action, {**step.args, **args})
+
+
+def _find(objects: list[dict], kind: str, name: str | None = None) -> dict:
+    return next(o for o in objects if o.get("kind") == kind and (name is None or o["metadata"]["name"] == name))
+
+
+def _cluster(objects: list[dict], scenario: Scenario, seed: int, **kwargs: Any) -> Any:
+    """The Cluster the scenario's ``spec.cluster`` describes (``kwargs`` win), with the scenario started."""
+    from kubenotes.sim.cluster import Cluster
+
+    c = Cluster(objects, seed=seed, **{**cluster_options([scenario]), **kwargs})
+    start_scenario(c, scenario)
+    return c
+
+
+def _first_failure(cluster: Any, action: str) -> str | None:
+    """The API's message of the scenario's first refused ``action`` (its ``failed`` log line), or None."""
+    prefix = f"{action}: "
+    for e in cluster.audit_log:
+        if e.component == "scenario" and e.verb == "failed" and e.detail.startswith(prefix):
+            return e.detail[len(prefix):]
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def available_controllers() -> tuple[str, ...]:
+    """The controllers of :data:`kubenotes.controllers.CONTROLLERS` whose modules import (all of them).
+
+    Returns
+    -------
+    tuple of str
+        Controller names (``--controllers``), in :data:`~kubenotes.controllers.CONTROLLERS` order.
+
+    Examples
+    --------
+    >>> "replicaset-controller" in available_controllers()
+    True
+    """
+    from kubenotes.controllers import CONTROLLERS, load_controller
+
+    out = []
+    for name in CONTROLLERS:
+        try:
+            load_controller(name)
+        except (ImportError, AttributeError):
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- chapter 03.00: controllers
+class ScenarioRun(NamedTuple):
+    """A finished small scenario: the cluster (stopped at ``end_seconds``) and what the chapter reads from it.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    namespace : str
+    name : str
+        The workload the scenario is about (the node, for a node failure).
+    at_seconds : float
+        When the scenario's action happened (the scale, the image change, the node going down, the delete).
+    error : str or None
+        The API's message when the action was refused (e.g. 422 for maxSurge = maxUnavailable = 0).
+    """
+
+    cluster: Any
+    namespace: str
+    name: str
+    at_seconds: float
+    error: str | None = None
+
+    @property
+    def end_seconds(self) -> float:
+        """Virtual seconds at which the run stopped."""
+        return float(self.cluster.now)
+
+
+@functools.lru_cache(maxsize=64)
+def simulate_scale(replicas: int = 6, start_replicas: int = 4, *, at_seconds: float = 20.0,
+                   run_seconds: float = 20.0, seed: int = 0) -> ScenarioRun:
+    """``data/controllers/scale.yaml``: a ReplicaSet ``web`` of ``start_replicas`` pods scaled to ``replicas``.
+
+    Parameters
+    ----------
+    replicas : int
+        The ``kubectl scale rs web --replicas`` value, at ``at_seconds``.
+    start_replicas : int
+        The ReplicaSet's ``spec.replicas`` at creation.
+    at_seconds, run_seconds : float
+        When the scale happens; how long to run after it.
+    seed : int
+
+    Returns
+    -------
+    ScenarioRun
+        Stopped ``run_seconds`` after the scale.
+
+    Examples
+    --------
+    >>> run = simulate_scale(2, 4)
+    >>> len(run.cluster.list("pods", "default")), run.cluster.get("replicasets", "web", "default")["status"]["replicas"]
+    (2, 2)
+    """
+    objects, scenario = load_scenario_file("controllers/scale.yaml")
+    _find(objects, "ReplicaSet", "web")["spec"]["replicas"] = start_replicas
+    scenario = _with(scenario, [_step(scenario.steps[0], at_seconds, replicas=replicas)])
+    c = _cluster(objects, scenario, seed)
+    c.run(until=at_seconds + run_seconds)
+    return ScenarioRun(c, "default", "web", at_seconds, _first_failure(c, "scale"))
+
+
+@functools.lru_cache(maxsize=64)
+def simulate_rollout(max_surge: int | str = 1, max_unavailable: int | str = 1, replicas: int = 4, *,
+                     min_ready_seconds: int = 5, pod_startup_seconds: float = 5.0, at_seconds: float = 20.0,
+                     run_seconds: float = 100.0, image: str = "docker.io/library/nginx:1.28.0",
+                     seed: int = 0) -> ScenarioRun:
+    """``data/controllers/rollout.yaml``: a Deployment ``web`` rolled to a new image (``kubectl set image``).
+
+    Parameters
+    ----------
+    max_surge, max_unavailable : int or str
+        ``spec.strategy.rollingUpdate`` (absolute or ``"N%"``).
+    replicas : int
+    min_ready_seconds : int
+        ``spec.minReadySeconds``: a ready pod counts as available after this long.
+    pod_startup_seconds : float
+        The stand-in kubelet's binding -> Ready delay (``spec.cluster.podStartupSeconds``).
+    at_seconds, run_seconds : float
+        When the image changes; how long to run after it.
+    image : str
+    seed : int
+
+    Returns
+    -------
+    ScenarioRun
+        ``error`` holds the API's message when the Deployment is refused (both
+        fences 0 is invalid); then nothing runs.
+
+    Notes
+    -----
+    Pods run on stand-in kubelets (:mod:`kubenotes.sim.kubelet`): Ready
+    ``pod_startup_seconds`` after binding, no image pulls or probes. Memoised
+    (64 runs, about 1.5 MB each).
+
+    Examples
+    --------
+    >>> run = simulate_rollout(1, 0, replicas=2, run_seconds=60)
+    >>> len(run.cluster.list("replicasets", "default")), run.error
+    (2, None)
+    >>> simulate_rollout(0, 0).error.endswith("maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0")
+    True
+    """
+    from kubenotes.apiserver.status import ApiError
+
+    objects, scenario = load_scenario_file("controllers/rollout.yaml")
+    dep = _find(objects, "Deployment", "web")
+    dep["spec"]["replicas"] = replicas
+    dep["spec"]["strategy"]["rollingUpdate"] = {"maxSurge": max_surge, "maxUnavailable": max_unavailable}
+    if min_ready_seconds:
+        dep["spec"]["minReadySeconds"] = min_ready_seconds
+    else:
+        dep["spec"].pop("minReadySeconds", None)
+    scenario = _with(scenario, [_step(scenario.steps[0], at_seconds, image=image)],
+                     podStartupSeconds=pod_startup_seconds)
+    try:
+        c = _cluster(objects, scenario, seed)
+    except ApiError as e:  # the Deployment refused: the cluster without it, not run
+        return ScenarioRun(_cluster([o for o in objects if o is not dep], _with(scenario, []), seed), "default",
+                           "web", at_seconds, str(e))
+    c.run(until=at_seconds + run_seconds)
+    return ScenarioRun(c, "default", "web", at_seconds, _first_failure(c, "setImage"))
+
+
+class RollingUpdateRun(NamedTuple):
+    """A finished ``kubectl rolling-update``: the cluster, when it started and what kubectl printed."""
+
+    cluster: Any
+    at_seconds: float
+    lines: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=16)
+def simulate_rc_rolling_update(replicas: int = 4, update_period_seconds: float = 10.0, *, at_seconds: float = 20.0,
+                               run_seconds: float = 150.0, pod_startup_seconds: float = 5.0,
+                               seed: int = 0) -> RollingUpdateRun:
+    """``data/controllers/rolling-update.yaml``: ``kubectl rolling-update web-v1 -f web-v2.yaml`` on three nodes.
+
+    The client, not a controller, does the rollout (the Scenario action
+    ``rollingUpdate``): it creates ``web-v2`` at 0 replicas, then one pod at a
+    time scales ``web-v2`` up, waits for it to be ready, scales ``web-v1`` down,
+    and sleeps ``update_period_seconds``
+    (:func:`kubenotes.controllers.replication.rolling_update`).
+
+    Parameters
+    ----------
+    replicas : int
+        Both ReplicationControllers' ``spec.replicas``.
+    update_period_seconds : float
+        ``--update-period``.
+    at_seconds, run_seconds, pod_startup_seconds : float
+    seed : int
+
+    Returns
+    -------
+    RollingUpdateRun
+        ``lines`` are what kubectl printed (the scenario's ``rollingUpdate`` log lines).
+
+    Examples
+    --------
+    >>> run = simulate_rc_rolling_update(2, 5.0)
+    >>> run.lines[-1], run.cluster.get("replicationcontrollers", "web-v1", "default") is None
+    ('replicationcontroller/web-v1 rolling updated to "web-v2"', True)
+    """
+    objects, scenario = load_scenario_file("controllers/rolling-update.yaml")
+    _find(objects, "ReplicationController", "web-v1")["spec"]["replicas"] = replicas
+    step = scenario.steps[0]
+    new = copy.deepcopy(step.args["object"])
+    new["spec"]["replicas"] = replicas
+    scenario = _with(scenario, [_step(step, at_seconds, object=new, updatePeriodSeconds=update_period_seconds)],
+                     podStartupSeconds=pod_startup_seconds)
+    c = _cluster(objects, scenario, seed)
+    c.run(until=at_seconds + run_seconds)
+    lines = tuple(e.detail for e in c.audit_log if e.component == "scenario" and e.verb == "rollingUpdate")
+    return RollingUpdateRun(c, at_seconds, lines)
+
+
+@functools.lru_cache(maxsize=32)
+def simulate_node_failure(toleration_seconds: int | None = None, node_monitor_grace_period_seconds: int = 50, *,
+                          replicas: int = 6, node: str = "worker-1", at_seconds: float = 20.0,
+                          after_eviction_seconds: float = 40.0, seed: int = 0) -> ScenarioRun:
+    """``data/controllers/node-failure.yaml``: ``node``'s kubelet stops at ``at_seconds``; a Deployment runs on three nodes.
+
+    Parameters
+    ----------
+    toleration_seconds : int, optional
+        The pods' own ``tolerationSeconds`` for ``node.kubernetes.io/unreachable:NoExecute``
+        (and ``not-ready``); None leaves it to DefaultTolerationSeconds admission (300 s).
+    node_monitor_grace_period_seconds : int
+        kube-controller-manager ``--node-monitor-grace-period``.
+    replicas : int
+    node : str
+    at_seconds : float
+    after_eviction_seconds : float
+        Run this long past the expected eviction time (down + grace + toleration).
+    seed : int
+
+    Returns
+    -------
+    ScenarioRun
+        ``name`` is the node.
+
+    Notes
+    -----
+    ``nodeDown`` stops the stand-in kubelet's Lease renewals and status posts;
+    its pods keep their last status, and deleted pods stay ``Terminating``
+    (nobody confirms their end), as on a real unreachable node.
+
+    Examples
+    --------
+    >>> run = simulate_node_failure(0, 20, replicas=2, after_eviction_seconds=10)
+    >>> sorted({p["spec"]["nodeName"] for p in run.cluster.list("pods", "default")} - {"worker-1"})
+    ['worker-2', 'worker-3']
+    """
+    objects, scenario = load_scenario_file("controllers/node-failure.yaml")
+    dep = _find(objects, "Deployment", "web")
+    dep["spec"]["replicas"] = replicas
+    if toleration_seconds is not None:
+        dep["spec"]["template"]["spec"]["tolerations"] = [
+            {"key": k, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": int(toleration_seconds)}
+            for k in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]
+    flags = {**scenario.cluster.get("controllerManager", {}),
+             "node-monitor-grace-period": node_monitor_grace_period_seconds}
+    scenario = _with(scenario, [_step(scenario.steps[0], at_seconds, name=node)], controllerManager=flags)
+    c = _cluster(objects, scenario, seed)
+    wait = 300 if toleration_seconds is None else int(toleration_seconds)
+    c.run(until=at_seconds + node_monitor_grace_period_seconds + wait + after_eviction_seconds)
+    return ScenarioRun(c, "default", node, at_seconds, None)
+
+
+@functools.lru_cache(maxsize=16)
+def simulate_cascade(propagation_policy: str = "Background", *, replicas: int = 4, at_seconds: float = 20.0,
+                     run_seconds: float = 20.0, seed: int = 0) -> ScenarioRun:
+    """``data/controllers/cascade.yaml``: delete the Deployment ``web`` with a propagationPolicy (``--cascade=...``).
+
+    Parameters
+    ----------
+    propagation_policy : {"Background", "Foreground", "Orphan"}
+        ``kubectl delete --cascade=background|foreground|orphan``.
+    replicas : int
+    at_seconds, run_seconds : float
+    seed : int
+
+    Returns
+    -------
+    ScenarioRun
+
+    Notes
+    -----
+    Pods go 1 s after their deletion (the stand-in kubelet's
+    ``pod_termination_seconds``), so a whole cascade fits in a couple of seconds.
+
+    Examples
+    --------
+    >>> run = simulate_cascade("Orphan", replicas=2)
+    >>> len(run.cluster.list("pods", "default")), run.cluster.list("deployments", "default")
+    (2, [])
+    """
+    objects, scenario = load_scenario_file("controllers/cascade.yaml")
+    _find(objects, "Deployment", "web")["spec"]["replicas"] = replicas
+    scenario = _with(scenario, [_step(scenario.steps[0], at_seconds, propagationPolicy=propagation_policy)])
+    c = _cluster(objects, scenario, seed)
+    c.run(until=at_seconds + run_seconds)
+    return ScenarioRun(c, "default", "web", at_seconds, _first_failure(c, "delete"))
+
+
+@functools.lru_cache(maxsize=4)
+def simulate_quota(pods_hard: int = 3, replicas: int = 5, *, run_seconds: float = 30.0, seed: int = 0) -> ScenarioRun:
+    """``data/controllers/quota.yaml``: a ResourceQuota ``compute`` in ``team-a`` and a ReplicaSet that wants more.
+
+    Parameters
+    ----------
+    pods_hard : int
+        The quota's ``hard.pods``.
+    replicas : int
+        The ReplicaSet's ``spec.replicas`` (created at t = 5 s).
+    run_seconds : float
+    seed : int
+
+    Returns
+    -------
+    ScenarioRun
+        The ReplicaSet ``web`` gets ``pods_hard`` pods; its other creates are
+        refused (``FailedCreate`` events carry the quota message).
+
+    Examples
+    --------
+    >>> len(simulate_quota(2, 3, run_seconds=5).cluster.list("pods", QUOTA_NAMESPACE))
+    2
+    """
+    objects, scenario = load_scenario_file("controllers/quota.yaml")
+    _find(objects, "ResourceQuota", "compute")["spec"]["hard"]["pods"] = str(pods_hard)
+    step = scenario.steps[0]
+    rs = copy.deepcopy(step.args)
+    rs["spec"]["replicas"] = replicas
+    scenario = _with(scenario, [Step(step.at_seconds, step.action, rs)])
+    c = _cluster(objects, scenario, seed)
+    c.run(until=step.at_seconds + run_seconds)
+    return ScenarioRun(c, QUOTA_NAMESPACE, "web", step.at_seconds, _first_failure(c, "apply"))
+
+
+@functools.lru_cache(maxsize=8)
+def simulate_job(backoff_limit: int = 3, *, exit_code: int = 1, container_run_seconds: float = 3.0,
+                 run_seconds: float = 200.0, seed: int = 0) -> ScenarioRun:
+    """``data/controllers/job.yaml``: a Job ``migrate`` whose container exits with ``exit_code`` (restartPolicy Never).
+
+    The stand-in kubelet runs the container for ``container_run_seconds``
+    (annotations ``kubenotes.io/run-seconds`` and ``kubenotes.io/exit-code``).
+
+    Parameters
+    ----------
+    backoff_limit : int
+        ``spec.backoffLimit``.
+    exit_code : int
+    container_run_seconds : float
+    run_seconds : float
+    seed : int
+
+    Returns
+    -------
+    ScenarioRun
+
+    Examples
+    --------
+    >>> simulate_job(0, run_seconds=10).cluster.get("jobs", "migrate", "default")["status"]["failed"]
+    1
+    """
+    from kubenotes.sim.kubelet import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION
+
+    objects, scenario = load_scenario_file("controllers/job.yaml")
+    job = _find(objects, "Job", "migrate")
+    job["spec"]["backoffLimit"] = backoff_limit
+    job["spec"]["template"]["metadata"]["annotations"] = {RUN_SECONDS_ANNOTATION: f"{container_run_seconds:g}",
+                                                          EXIT_CODE_ANNOTATION: str(exit_code)}
+    c = _cluster(objects, scenario, seed)
+    c.run(until=run_seconds)
+    return ScenarioRun(c, "default", "migrate", 0.0, None)
+
+
+# --------------------------------------------------------------------------- chapter 05.00: the kubelet
+@dataclass
+class PodRun:
+    """One pod's run on one kubelet model: the cluster, the node's kubelet, the pod and every probe the kubelet ran.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    kubelet : Kubelet
+    pod_name : str
+    namespace : str
+    uid : str
+    probes : list of dict
+        Every probe run: ``time``, ``container``, ``kind`` (``Liveness``...), ``result`` (``success``/``failure``).
+    until_seconds : float
+    """
+
+    cluster: Any
+    kubelet: Any
+    pod_name: str
+    namespace: str
+    uid: str
+    probes: list = field(default_factory=list)
+    until_seconds: float = 0.0
+
+    @property
+    def pod(self) -> dict:
+        """The pod as the API shows it at the end of the run."""
+        return self.cluster.get("pods", self.pod_name, self.namespace)
+
+
+def _probe_timeline(scenario: Scenario) -> dict[tuple[str, str], list[tuple[float, Any]]]:
+    """The scenario's ``probe`` steps: (container, prober kind) -> [(from seconds, outcome)], in time order."""
+    from kubenotes.kubelet.prober import LIVENESS, READINESS, STARTUP
+
+    kinds = {"liveness": LIVENESS, "readiness": READINESS, "startup": STARTUP}
+    out: dict[tuple[str, str], list[tuple[float, Any]]] = {}
+    for s in scenario.steps:
+        if s.action == "probe":
+            a = s.args
+            outcome = (a["result"], str(a["output"])) if a.get("output") else a["result"]
+            out.setdefault((a["container"], kinds[a["probe"]]), []).append((s.at_seconds, outcome))
+    return out
+
+
+def _run_pod(objects: list[dict], scenario: Scenario, until_seconds: float, seed: int) -> PodRun:
+    """Run one pod on one kubelet model, recording every probe.
+
+    The scenario's ``probe`` steps become the kubelet's probe results source
+    (``probe_results``: from a step's time on, that probe answers so), which
+    records each probe as it runs; the other steps run as the scenario's.
+    """
+    from kubenotes.kubelet.kubelet import KubeletConfiguration
+
+    timeline = _probe_timeline(scenario)
+    probes: list[dict] = []
+
+    def source(pod_uid: str, container: str, kind: str, now: float) -> Any:
+        value: Any = "success"
+        for at, outcome in timeline.get((container, kind), ()):
+            if at <= now:
+                value = outcome
+        probes.append({"time": float(now), "container": container, "kind": kind,
+                       "result": value[0] if isinstance(value, tuple) else value})
+        return value
+
+    rest = _with(scenario, [s for s in scenario.steps if s.action != "probe"])
+    cluster = _cluster(objects, rest, seed, kubelet_options=KubeletConfiguration(probe_results=source))
+    cluster.run(until=until_seconds)
+    pod = next(p for p in cluster.list("pods") if p["metadata"].get("namespace") == "default")
+    return PodRun(cluster, cluster.kubelets[pod["spec"]["nodeName"]], pod["metadata"]["name"], "default",
+                  pod["metadata"]["uid"], probes, float(until_seconds))
+
+
+@functools.lru_cache(maxsize=32)
+def simulate_pod_start(success_threshold: int = 2, period_seconds: int = 5, initial_delay_seconds: int = 2,
+                       init_seconds: int = 3, until_seconds: float = 40.0, seed: int = 0) -> PodRun:
+    """``data/kubelet/pod-start.yaml``: one pod started by the kubelet model on a one-node cluster; every probe succeeds.
+
+    Parameters
+    ----------
+    success_threshold, period_seconds, initial_delay_seconds : int
+        The readiness probe's settings.
+    init_seconds : int
+        How long the init container ``init-db`` sleeps.
+    until_seconds : float
+    seed : int
+
+    Returns
+    -------
+    PodRun
+
+    Examples
+    --------
+    >>> run = simulate_pod_start()
+    >>> lifecycle = ("RunPodSandbox", "PullImage", "CreateContainer", "StartContainer")
+    >>> run.pod["status"]["phase"], [t["method"] for t in run.kubelet.runtime.trace if t["method"] in lifecycle][:2]
+    ('Running', ['RunPodSandbox', 'PullImage'])
+    """
+    objects, scenario = load_scenario_file("kubelet/pod-start.yaml")
+    spec = _find(objects, "Pod", "web")["spec"]
+    spec["initContainers"][0]["command"] = ["sh", "-c", f"sleep {init_seconds}"]
+    spec["containers"][0]["readinessProbe"].update(initialDelaySeconds=initial_delay_seconds,
+                                                   periodSeconds=period_seconds, successThreshold=success_threshold)
+    return _run_pod(objects, scenario, until_seconds, seed)
+
+
+#: Why the restart scenario's container stops: its liveness probe fails, or its process exits by itself.
+CAUSES = ("liveness probe fails", "exits with code 1", "exits with code 0")
+#: The liveness endpoint of ``data/kubelet/restarts.yaml`` answers 500 from this virtual time (s) ...
+FAIL_FROM_SECONDS = 20.0
+#: ... until this one (the app's wedged dependency recovers): the file's two ``probe`` steps.
+FAIL_UNTIL_SECONDS = 60.0
+
+
+@functools.lru_cache(maxsize=128)
+def simulate_restarts(failure_threshold: int = 3, period_seconds: int = 5, restart_policy: str = "Always",
+                      cause: str = CAUSES[0], until_seconds: float = 200.0, seed: int = 0) -> PodRun:
+    """``data/kubelet/restarts.yaml``: a liveness endpoint fails for a while, or the process exits by itself.
+
+    Under ``liveness probe fails`` the scenario's ``probe`` steps make every
+    liveness probe from :data:`FAIL_FROM_SECONDS` (20 s) to :data:`FAIL_UNTIL_SECONDS` (60 s) answer ``HTTP probe failed with
+    statuscode: 500`` (the app is wedged; a restart does not cure it until the
+    dependency recovers); otherwise every probe succeeds and the process exits
+    after 5 s of running with the cause's code (annotations
+    ``kubenotes.io/run-seconds`` and ``kubenotes.io/exit-code``).
+
+    Parameters
+    ----------
+    failure_threshold, period_seconds : int
+        The liveness probe's settings.
+    restart_policy : {"Always", "OnFailure", "Never"}
+    cause : str
+        One of :data:`CAUSES`.
+    until_seconds : float
+    seed : int
+
+    Returns
+    -------
+    PodRun
+
+    Raises
+    ------
+    ValueError
+        For a ``cause`` not in :data:`CAUSES`.
+
+    Examples
+    --------
+    >>> run = simulate_restarts(cause="exits with code 1", restart_policy="Never", until_seconds=30)
+    >>> run.pod["status"]["phase"]
+    'Failed'
+    """
+    from kubenotes.kubelet.kubelet import EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION
+
+    if cause not in CAUSES:
+        raise ValueError(f"cause must be one of {CAUSES}, not {cause!r}")
+    objects, scenario = load_scenario_file("kubelet/restarts.yaml")
+    pod = _find(objects, "Pod", "app")
+    pod["spec"]["restartPolicy"] = restart_policy
+    pod["spec"]["containers"][0]["livenessProbe"].update(periodSeconds=period_seconds,
+                                                         failureThreshold=failure_threshold)
+    if cause != CAUSES[0]:
+        pod["metadata"]["annotations"] = {RUN_SECONDS_ANNOTATION: "5",
+                                          EXIT_CODE_ANNOTATION: "1" if cause == CAUSES[1] else "0"}
+        scenario = _with(scenario, [])
+    return _run_pod(objects, scenario, until_seconds, seed)
+
+
+@dataclass
+class StaticPodRun:
+    """A run of the kubelet model with a static manifest directory.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    kubelet : Kubelet
+    files : dict
+        The manifest directory (``staticPodPath``) at the end of the run: file name -> manifest.
+    name, namespace : str
+        The mirror pod's name and namespace.
+    """
+
+    cluster: Any
+    kubelet: Any
+    files: dict
+    name: str
+    namespace: str
+
+
+def simulate_static_pod(delete_mirror_at_seconds: float | None = 10.0, edit_at_seconds: float | None = 30.0,
+                        until_seconds: float = 60.0, seed: int = 0) -> StaticPodRun:
+    """``data/kubelet/static-pod.yaml``: ``etcd.yaml`` in worker-1's ``staticPodPath``; no pod in the API.
+
+    At ``delete_mirror_at_seconds`` the admin deletes the mirror pod (``kubectl delete pod etcd-worker-1
+    -n kube-system``); at ``edit_at_seconds`` the manifest's image changes to ``etcd:3.6.5-0`` (the
+    kubelet sees it at its next read, every ``fileCheckFrequency`` = 20 s).
+
+    Parameters
+    ----------
+    delete_mirror_at_seconds, edit_at_seconds : float, optional
+        None leaves that step out.
+    until_seconds : float
+    seed : int
+
+    Returns
+    -------
+    StaticPodRun
+
+    Examples
+    --------
+    >>> run = simulate_static_pod(None, None, until_seconds=5)
+    >>> mirror = run.cluster.get("pods", "etcd-worker-1", "kube-system")
+    >>> mirror["metadata"]["ownerReferences"][0]["kind"], mirror["status"]["phase"]
+    ('Node', 'Running')
+    """
+    objects, scenario = load_scenario_file("kubelet/static-pod.yaml")
+    write, delete, edit = scenario.steps
+    steps = [write]
+    if delete_mirror_at_seconds is not None:
+        steps.append(_step(delete, delete_mirror_at_seconds))
+    if edit_at_seconds is not None:
+        steps.append(_step(edit, edit_at_seconds))
+    # The later steps run at the start of their instant, before what else is due then (a notebook's order:
+    # run to the time, act, run on); `simulate` runs them after what was already due at that instant.
+    cluster = _cluster(objects, _with(scenario, steps[:1]), seed)
+    for step in sorted(steps[1:], key=lambda s: s.at_seconds):
+        cluster.run(until=step.at_seconds)
+        run_step(cluster, step)
+    cluster.run(until=until_seconds)
+    node = write.args["node"]
+    kubelet = cluster.kubelets[node]
+    md = write.args["object"]["metadata"]
+    return StaticPodRun(cluster, kubelet, dict(kubelet.options.static_pod_path or {}), f"{md['name']}-{node}",
+                        md.get("namespace") or "default")
+
+
+# --------------------------------------------------------------------------- chapter 06.01: Services
+@dataclass
+class DrainRun:
+    """A readiness failure on a running cluster: the objects before and after, and the failing pod.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    failed_pod : str
+    failed_ip : str
+    fail_at_seconds, until_seconds : float
+    before, after : list of dict
+        Nodes, Services, EndpointSlices and Pods as the API returned them.
+    node_name : str
+        The node whose kube-proxy :meth:`state` shows.
+    """
+
+    cluster: Any
+    failed_pod: str
+    failed_ip: str
+    fail_at_seconds: float
+    until_seconds: float
+    before: list
+    after: list
+    node_name: str = "worker-1"
+
+    def state(self, which: str = "after") -> Any:
+        """kube-proxy's state (:class:`~kubenotes.proxy.endpoints.ProxyState`) on the node, ``before`` or ``after``."""
+        from kubenotes.proxy.endpoints import proxy_state
+
+        return proxy_state(self.before if which == "before" else self.after, self.node_name,
+                           cluster_cidr=CLUSTER_CIDR)
+
+    def slices(self, which: str = "after") -> list[dict]:
+        """The EndpointSlices ``before`` or ``after``."""
+        return [o for o in (self.before if which == "before" else self.after) if o.get("kind") == "EndpointSlice"]
+
+
+def _snapshot(cluster: Any) -> list[dict]:
+    out = []
+    for resource, kind in (("nodes", "Node"), ("services", "Service"),
+                           ("endpointslices.discovery.k8s.io", "EndpointSlice"), ("pods", "Pod")):
+        for o in cluster.list(resource):
+            o.setdefault("kind", kind)
+            out.append(o)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def simulate_readiness_drain(seed: int = 0, fail_at_seconds: float = 60.0, until_seconds: float = 90.0) -> DrainRun:
+    """``data/network/readiness-drain.yaml``: a 3-replica Deployment behind ``web``; one pod's readiness fails.
+
+    The scenario's ``probe`` step makes the readiness probe of the pod with the
+    lowest IP fail from ``fail_at_seconds`` (the file names that pod as seed 0
+    names it; another seed's run picks its own lowest-IP pod); after
+    ``failureThreshold`` (3) failures 5 s apart the kubelet marks it not
+    Ready, the EndpointSlice controller flips the endpoint's ``ready``
+    condition, and kube-proxy drops its KUBE-SEP chain.
+
+    Parameters
+    ----------
+    seed : int
+    fail_at_seconds, until_seconds : float
+        ``before`` is read one second before the failure, ``after`` at the end.
+
+    Returns
+    -------
+    DrainRun
+
+    Examples
+    --------
+    >>> run = simulate_readiness_drain()
+    >>> run.failed_pod, [e["conditions"]["ready"] for s in run.slices() for e in s["endpoints"]
+    ...                  if e["addresses"] == [run.failed_ip]]
+    ('web-67db7b98b8-x2zg5', [False])
+    """
+    objects, scenario = load_scenario_file("network/readiness-drain.yaml")
+    node_name = _find(objects, "Node")["metadata"]["name"]
+    cluster = _cluster(objects, _with(scenario, []), seed)
+    cluster.run(until=fail_at_seconds - 1)
+    before = _snapshot(cluster)
+    pods = sorted((p for p in before if p["kind"] == "Pod"), key=lambda p: p["status"].get("podIP", ""))
+    victim = pods[0]
+    start_scenario(cluster, _with(scenario, [_step(scenario.steps[0], fail_at_seconds,
+                                                   name=victim["metadata"]["name"])]))
+    cluster.run(until=until_seconds)
+    return DrainRun(cluster, victim["metadata"]["name"], victim["status"]["podIP"], fail_at_seconds, until_seconds,
+                    before, _snapshot(cluster), node_name)
