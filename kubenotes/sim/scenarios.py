@@ -38,7 +38,6 @@ from typing import Any, NamedTuple
 from kubenotes.sim.scenario import Scenario, Step, cluster_options, parse_scenario, run_step, start_scenario
 
 __all__ = [
-    "DATA_DIR",
     "CLUSTER_CIDR",
     "QUOTA_NAMESPACE",
     "CAUSES",
@@ -64,8 +63,6 @@ __all__ = [
     "simulate_readiness_drain",
 ]
 
-#: The repository's ``data/`` directory (the chapters' manifests and scenarios).
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 #: kube-proxy's ``clusterCIDR`` in chapter 06.01 (kubeadm's ``podSubnet``).
 CLUSTER_CIDR = "10.244.0.0/16"
 #: The namespace of the quota scenario (``data/controllers/quota.yaml``).
@@ -91,7 +88,7 @@ def load_scenario_file(name: str | Path) -> tuple[list[dict], Scenario]:
     Parameters
     ----------
     name : str or Path
-        A path, or a path relative to :data:`DATA_DIR` (``"controllers/rollout.yaml"``).
+        A path, or a path under the sample data (:func:`kubenotes.data.sample`), e.g. ``"controllers/rollout.yaml"``.
 
     Returns
     -------
@@ -102,6 +99,8 @@ def load_scenario_file(name: str | Path) -> tuple[list[dict], Scenario]:
     ------
     ManifestError
         For a malformed manifest or scenario.
+    NotFound
+        When there is no such file.
     ValueError
         When the file does not hold exactly one Scenario.
 
@@ -111,9 +110,11 @@ def load_scenario_file(name: str | Path) -> tuple[list[dict], Scenario]:
     >>> [o["kind"] for o in objects], scenario.steps[0].action, scenario.cluster["kubelet"]
     (['Node', 'Node', 'Node', 'ReplicaSet'], 'scale', 'stand-in')
     """
+    from kubenotes.data import sample
+
     p = Path(name)
     if not p.exists():
-        p = DATA_DIR / p
+        p = sample(*p.parts)
     objects, scenario = _load(str(p))
     return copy.deepcopy(list(objects)), scenario
 
