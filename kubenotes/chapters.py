@@ -164,7 +164,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "dead node going Unknown, tainted and its pods evicted after 300 s; the ownership graph and the garbage "
         "collector's three cascades; a ResourceQuota's 403; a Job's back-off",
         "maxSurge, maxUnavailable, replicas, node failure, cascade steps",
-        viz="controllers", data="controlplane",
+        viz="controllers", data="controllers",
     ),
     Chapter(
         "04.00-scheduling-framework", "The scheduling framework",
@@ -194,7 +194,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "shows it, probes, a liveness failure and CrashLoopBackOff, static and mirror pods, and why the PLEG's "
         "relist cost caps pods per node",
         "probe settings and restart policy, pods per node",
-        viz="kubelet",
+        viz="kubelet", data="kubelet",
     ),
     Chapter(
         "05.01-cri-and-runtimes", "CRI and container runtimes",
@@ -236,7 +236,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "(iptables random, IPVS round robin, ClientIP affinity; 负载均衡 load balancing), a readiness failure "
         "draining an endpoint, environment variables vs cluster DNS",
         "endpoints → rules and connection histogram",
-        viz="proxy",
+        viz="proxy", data="network",
     ),
 )
 
