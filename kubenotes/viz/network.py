@@ -81,6 +81,36 @@ def example_cluster(node_count: int = 3, pods_per_node: int = 1, *, subnets: int
     (label ``app: web``, port 8080) and ``client`` on ``node-0``. The Service
     ``web`` maps port 80 to 8080 with a fixed cluster IP ``10.96.0.80``.
 
+    Parameters
+    ----------
+    node_count : int
+        Nodes ``node-0`` .. ``node-<node_count - 1>``.
+    pods_per_node : int
+        ``web`` pods on each node (``client`` comes on top, on ``node-0``).
+    subnets : int
+        Node subnets ``10.0.0.0/24`` .. ``10.0.<subnets - 1>.0/24``; node *i*
+        is in subnet *i* mod ``subnets`` (2 makes neighbours cross a router,
+        what the CrossSubnet modes look at).
+    service : bool
+        Add the ``web`` Service.
+
+    Returns
+    -------
+    list of dict
+        Nodes first, then ``client``, then the ``web`` pods (already bound:
+        ``spec.nodeName`` set), then the Service; plain API dicts, as
+        :func:`kubenotes.cni.calico.packet.network_from_objects` and
+        :func:`kubenotes.sim.network.packet_walk` read them.
+
+    Raises
+    ------
+    ZeroDivisionError
+        ``subnets`` is 0 and there is at least one node.
+
+    See Also
+    --------
+    kubenotes.cni.calico.packet.network_from_objects, mode_panel
+
     Examples
     --------
     >>> [o["kind"] for o in example_cluster(2)]
@@ -193,7 +223,42 @@ def draw_cluster(g: nx.Graph, net: CalicoNetwork, ax: Axes, title: str | None = 
 
 
 def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: str | None = None) -> Figure:
-    """The cluster graph of ``net`` as a Figure."""
+    """The cluster graph of ``net`` as a Figure.
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        The network (nodes, pods, mode), e.g. the first item of
+        :func:`kubenotes.cni.calico.packet.network_from_objects`.
+    reflectors : sequence of str
+        Nodes acting as BGP route reflectors (empty: a full mesh).
+    title : str, optional
+        Axes title; the default names the mode and the pod MTU.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes (no ticks) with :func:`cluster_graph` drawn by
+        :func:`draw_cluster`: dashed blue BGP sessions, purple tunnels and a
+        legend; already closed for pyplot (see
+        :func:`kubenotes.viz.graphs.detached_figure`).
+
+    Raises
+    ------
+    KeyError
+        A name in ``reflectors`` is not a node of ``net``.
+
+    See Also
+    --------
+    cluster_graph, draw_cluster
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.packet import network_from_objects
+    >>> fig = cluster_figure(network_from_objects(example_cluster(2), mode="vxlan")[0])
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (1, 'Calico mode vxlan: pod MTU 1450')
+    """
     fig = detached_figure(max(7.0, 2.8 * len(net.nodes) + 2.5), 4.6)
     ax = fig.add_subplot(1, 1, 1)
     draw_cluster(cluster_graph(net, reflectors), net, ax, title)
@@ -202,7 +267,39 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
 
 
 def walk_table_html(walk: dict, caption: str | None = None) -> Html:
-    """The hops of a walk: #, at, bytes, headers (outermost first), action."""
+    """The hops of a walk as a table: #, at, bytes, headers (outermost first), action.
+
+    Parameters
+    ----------
+    walk : dict
+        :func:`kubenotes.sim.network.packet_walk`'s result: ``hops`` (a list
+        of dicts with ``at``, ``bytes``, ``headers``, ``action``),
+        ``overheadBytes`` and ``mtu``.
+    caption : str, optional
+        Table caption; the default gives the overhead and the pod MTU.
+
+    Returns
+    -------
+    Html
+        One row per hop, numbered from 1; a hop's headers joined by `` | ``.
+
+    Raises
+    ------
+    KeyError
+        ``walk`` or one of its hops lacks a key named above.
+
+    See Also
+    --------
+    header_stack_figure, kubenotes.sim.network.packet_walk
+
+    Examples
+    --------
+    >>> from kubenotes.sim.network import packet_walk
+    >>> w = packet_walk(example_cluster(2), "default/client", "default/web-1-0", mode="vxlan", size_bytes=1400)
+    >>> t = str(walk_table_html(w))
+    >>> "<table" in t, t.count("<tr"), "overhead 50 bytes, pod MTU 1450" in t
+    (True, 9, True)
+    """
     rows = [(i, h["at"], h["bytes"], " | ".join(h["headers"]), h["action"]) for i, h in enumerate(walk["hops"], 1)]
     cap = caption or f"overhead {walk['overheadBytes']} bytes, pod MTU {walk['mtu']}"
     return _table(["#", "at", "bytes", "headers", "action"], rows, cap)
@@ -212,6 +309,43 @@ def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
     """One column per hop with its header stack, outermost on top; box height proportional to header bytes.
 
     Headers pushed at a hop get a thick outline.
+
+    Parameters
+    ----------
+    walk : dict
+        :func:`kubenotes.sim.network.packet_walk`'s result (``hops`` with
+        ``at``, ``bytes``, ``headers``; ``overheadBytes``; ``mtu``).
+    title : str, optional
+        Axes title; the default gives the overhead and the pod MTU.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes: a column per hop, labelled with the hop's place, one box per
+        header (bytes on the y axis, 0 to 100) and the packet's size above it;
+        already closed for pyplot.
+
+    Raises
+    ------
+    KeyError
+        ``walk`` or one of its hops lacks a key named above.
+
+    Notes
+    -----
+    Header sizes are fixed (IPv4 20, TCP 20, UDP 8, VXLAN 8, inner Ethernet
+    14, SCTP 12 bytes): no IP options, no TCP options.
+
+    See Also
+    --------
+    walk_table_html
+
+    Examples
+    --------
+    >>> from kubenotes.sim.network import packet_walk
+    >>> w = packet_walk(example_cluster(2), "default/client", "default/web-1-0", mode="vxlan", size_bytes=1400)
+    >>> fig = header_stack_figure(w)
+    >>> len(fig.axes), fig.axes[0].get_title(), len(fig.axes[0].get_xticks())
+    (1, 'headers per hop: overhead 50 B, pod MTU 1450', 8)
     """
     sizes = {"IPv4": 20, "TCP": 20, "UDP": 8, "VXLAN": 8, "Ethernet": 14, "SCTP": 12}
     hops = walk["hops"]
@@ -242,20 +376,112 @@ def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
 
 
 def routes_table(net: CalicoNetwork, node: str) -> Html:
-    """``ip route`` on ``node`` with who programmed each line (kernel, DHCP, Felix, BIRD)."""
+    """``ip route`` on ``node`` with who programmed each line (kernel, DHCP, Felix, BIRD).
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        The network.
+    node : str
+        A node name of ``net``.
+
+    Returns
+    -------
+    Html
+        Columns ``ip route`` and ``programmed by``, one row per route, the
+        caption naming the node and the mode.
+
+    Raises
+    ------
+    KeyError
+        ``node`` is not a node of ``net``.
+
+    See Also
+    --------
+    withdrawal_table
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.packet import network_from_objects
+    >>> net = network_from_objects(example_cluster(2), mode="bgp")[0]
+    >>> t = str(routes_table(net, "node-0"))
+    >>> t.count("<tr") - 1, "node-0 (bgp)" in t, "proto bird" in t
+    (6, True, True)
+    """
     return _table(["ip route", "programmed by"], [(str(r), r.programmed_by) for r in net.nodes[node].routes],
                   f"{node} ({net.mode})")
 
 
 def withdrawal_table(withdrawal: dict, caption: str | None = None) -> Html:
-    """Per surviving node: routes to other nodes' pods before and after, and those withdrawn."""
+    """Per surviving node: routes to other nodes' pods before and after, and those withdrawn.
+
+    Parameters
+    ----------
+    withdrawal : dict[str, dict[str, list[str]]]
+        :func:`kubenotes.cni.calico.bgp.route_withdrawal`'s result: node ->
+        ``{"before": [...], "after": [...], "withdrawn": [...]}``, ``ip route``
+        lines.
+    caption : str, optional
+        Table caption (none by default).
+
+    Returns
+    -------
+    Html
+        One row per node, its routes one per line; ``(none)`` when nothing
+        was withdrawn.
+
+    Raises
+    ------
+    KeyError
+        A node's entry lacks ``before``, ``after`` or ``withdrawn``.
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.bgp import route_withdrawal
+    >>> from kubenotes.cni.calico.packet import network_from_objects
+    >>> net = network_from_objects(example_cluster(2), mode="bgp")[0]
+    >>> t = str(withdrawal_table(route_withdrawal(net, "node-1"), "node-1 fails"))
+    >>> t.count("<tr") - 1, "192.168.41.192/26 via 10.0.0.12" in t
+    (1, True)
+    """
     rows = [(n, "\n".join(d["before"]), "\n".join(d["after"]), "\n".join(d["withdrawn"]) or "(none)")
             for n, d in withdrawal.items()]
     return _table(["node", "before", "after", "withdrawn"], rows, caption)
 
 
 def sessions_figure(max_nodes: int = 200, reflectors: Sequence[int] = (2, 3), mark: int | None = None) -> Figure:
-    """BGP sessions against node count: full mesh n(n−1)/2 and route reflectors k(k−1)/2 + (n−k)·k."""
+    """BGP sessions against node count: full mesh n(n−1)/2 and route reflectors k(k−1)/2 + (n−k)·k.
+
+    Parameters
+    ----------
+    max_nodes : int
+        Largest node count on the x axis (from 2).
+    reflectors : sequence of int
+        Route-reflector counts *k*, one dashed curve each.
+    mark : int, optional
+        A node count to mark with a vertical line and its full-mesh sessions.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, log y scale: the full-mesh curve, then one per reflector
+        count; already closed for pyplot.
+
+    Raises
+    ------
+    TypeError
+        ``reflectors`` holds something other than numbers.
+
+    See Also
+    --------
+    kubenotes.cni.calico.bgp.bgp_session_count
+
+    Examples
+    --------
+    >>> fig = sessions_figure(20, mark=10)
+    >>> len(fig.axes[0].lines), fig.axes[0].get_yscale()
+    (4, 'log')
+    """
     fig = detached_figure(6.5, 3.6)
     ax = fig.add_subplot(1, 1, 1)
     ns = list(range(2, max_nodes + 1))
@@ -279,6 +505,34 @@ def sessions_figure(max_nodes: int = 200, reflectors: Sequence[int] = (2, 3), ma
 def mode_summary(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan", reflectors: int = 0) -> dict:
     """What one mode costs: pod MTU, overhead, bytes on the wire, whether ``size_bytes`` fits, BGP sessions.
 
+    Parameters
+    ----------
+    node_count : int
+        Nodes in the BGP mesh.
+    size_bytes : int
+        IP packet size a pod sends, bytes.
+    mode : str
+        One of :data:`kubenotes.cni.calico.dataplane.MODES`.
+    reflectors : int
+        Route reflectors (0: full mesh).
+
+    Returns
+    -------
+    dict
+        ``mode``; ``mtu`` (pod MTU, bytes); ``overheadBytes``; ``wireBytes``
+        (the largest packet on the wire: min(size, MTU) + overhead);
+        ``fits`` (bool); ``fragments`` (IP fragments at the pod MTU);
+        ``bgpSessions`` (0 for VXLAN modes, which run no BGP).
+
+    Raises
+    ------
+    kubenotes.cni.calico.dataplane.CalicoError
+        ``mode`` is not a Calico mode.
+
+    Notes
+    -----
+    The link MTU is 1500; fragment counts assume a 20-byte IPv4 header.
+
     Examples
     --------
     >>> s = mode_summary(10, 1400, "vxlan")
@@ -296,7 +550,34 @@ def mode_summary(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan
 
 
 def mode_table(node_count: int = 3, size_bytes: int = 1400, reflectors: int = 0) -> Html:
-    """:func:`mode_summary` for every mode."""
+    """:func:`mode_summary` for every mode, as a table.
+
+    Parameters
+    ----------
+    node_count : int
+        Nodes in the BGP mesh.
+    size_bytes : int
+        IP packet size a pod sends, bytes.
+    reflectors : int
+        Route reflectors (0: full mesh).
+
+    Returns
+    -------
+    Html
+        One row per mode: pod MTU, overhead, largest packet on the wire,
+        whether ``size_bytes`` fits (else the fragment count), BGP sessions.
+
+    Raises
+    ------
+    TypeError
+        A size or count is not a number.
+
+    Examples
+    --------
+    >>> t = str(mode_table(3, 1470))
+    >>> t.count("<tr") - 1, "no: 2 fragments" in t
+    (5, True)
+    """
     rows = []
     for m in MODES:
         s = mode_summary(node_count, size_bytes, m, reflectors)
@@ -311,6 +592,39 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
 
     Even nodes are in ``10.0.0.0/24``, odd nodes in ``10.0.1.0/24``; the walk
     goes from ``client`` on node-0 to ``web-1-0`` on node-1 (another subnet).
+
+    Parameters
+    ----------
+    node_count : int
+        Initial node count (slider 2 to 6).
+    size_bytes : int
+        Initial packet size, bytes (slider 100 to 3000).
+    mode : str
+        Initial Calico mode, one of :data:`kubenotes.cni.calico.dataplane.MODES`.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls (``nodes``, ``packet (B)``, ``mode``), then the live
+        output: a summary line, :func:`header_stack_figure`,
+        :func:`cluster_figure` and :func:`mode_table`.
+
+    Raises
+    ------
+    traitlets.TraitError
+        ``mode`` is not one of the modes.
+
+    See Also
+    --------
+    mode_summary, kubenotes.viz.widgets.live_panel
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = mode_panel(2, 1400, "ipip")
+    >>> [c.description for c in panel.children[0].children], panel.children[0].children[2].value
+    (['nodes', 'packet (B)', 'mode'], 'ipip')
     """
     import ipywidgets as widgets
 
