@@ -107,6 +107,36 @@ def single_container_pod(
     As the API server's defaulting does, a limit without a request makes the
     request equal to the limit.
 
+    Parameters
+    ----------
+    name : str
+        Pod and container name (namespace ``default``).
+    cpu_request_milli, cpu_limit_milli : int
+        CPU request and limit, millicores (0: unset).
+    memory_request_mi, memory_limit_mi : int
+        Memory request and limit, MiB (0: unset).
+    priority : int
+        ``spec.priority`` (what the Priority admission plugin would fill in).
+    uid : str, optional
+        ``metadata.uid``; defaults to ``name`` (the pod cgroup is ``pod<uid>``).
+
+    Returns
+    -------
+    dict
+        A Pod dict (``apiVersion``, ``kind``, ``metadata``, ``spec``) with one
+        ``pause`` container whose ``resources`` holds only what is set.
+
+    Raises
+    ------
+    kubenotes.errors.InvalidQuantity
+        Not here: amounts are formatted as given, so a non-numeric one fails
+        later, when the pod's quantities are parsed (e.g. by :func:`qos_values`).
+
+    Notes
+    -----
+    Only the request-from-limit default is applied; the rest of the API
+    server's defaulting (``restartPolicy``, ``dnsPolicy``, ...) is not.
+
     Examples
     --------
     >>> single_container_pod("web", 250, 500, 256, 0)["spec"]["containers"][0]["resources"]
@@ -140,12 +170,44 @@ def single_container_pod(
 def qos_values(pod: Mapping[str, Any], memory_capacity_bytes: int = 8 * GI) -> dict[str, Any]:
     """What the kubelet derives from a one-container pod's resources.
 
+    Parameters
+    ----------
+    pod : mapping
+        A Pod dict; its first container is the one shown.
+    memory_capacity_bytes : int
+        Node memory, bytes (the Burstable ``oom_score_adj`` depends on it).
+
     Returns
     -------
     dict
         ``qosClass``, ``oom_score_adj``, ``pod cgroup`` (cgroupfs path),
         ``cpu.shares`` (v1), ``cpu.weight``, ``cpu.max``, ``memory.max`` (v2,
         pod level; ``-`` when unset), and ``container memory.max``.
+
+    Raises
+    ------
+    KeyError
+        ``pod`` has no ``spec``/``containers`` or the container no ``name``.
+    IndexError
+        ``spec.containers`` is empty.
+    kubenotes.errors.InvalidQuantity
+        A request or limit is not a quantity.
+
+    See Also
+    --------
+    qos_values_table, kubenotes.api.qos.pod_qos_class,
+    kubenotes.kubelet.qos.container_oom_score_adjust,
+    kubenotes.kubelet.cgroups.resource_config_for_pod
+
+    Notes
+    -----
+    One container, no init containers, no pod-level resources, cgroupfs
+    driver: the systemd driver's ``kubepods.slice`` names are not shown.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/qos/policy.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/helpers_linux.go
 
     Examples
     --------
@@ -173,7 +235,31 @@ def qos_values(pod: Mapping[str, Any], memory_capacity_bytes: int = 8 * GI) -> d
 
 
 def qos_values_table(values: Mapping[str, Any], caption: str | None = None) -> Html:
-    """:func:`qos_values` as a two-column HTML table."""
+    """:func:`qos_values` as a two-column HTML table.
+
+    Parameters
+    ----------
+    values : mapping
+        :func:`qos_values`'s result (any name -> value mapping is shown).
+    caption : str, optional
+        Table caption (none by default).
+
+    Returns
+    -------
+    Html
+        One row per item: its name, its value.
+
+    Raises
+    ------
+    AttributeError
+        ``values`` is not a mapping (has no ``items``).
+
+    Examples
+    --------
+    >>> t = str(qos_values_table(qos_values(single_container_pod("app", 250, 500, 256, 512)), "app"))
+    >>> t.count("<tr") - 1, "Burstable" in t, "/kubepods/burstable/podapp" in t
+    (8, True, True)
+    """
     return _table(["", "value"], list(values.items()), caption)
 
 
@@ -182,6 +268,37 @@ def qos_panel(cpu_request_milli: int = 250, cpu_limit_milli: int = 500, memory_r
     """Sliders for one container's requests and limits; the output is :func:`qos_values_table`.
 
     0 means "not set". The default is a Burstable container.
+
+    Parameters
+    ----------
+    cpu_request_milli, cpu_limit_milli : int
+        Initial CPU request and limit, millicores (sliders 0 to 4000).
+    memory_request_mi, memory_limit_mi : int
+        Initial memory request and limit, MiB (sliders 0 to 4096).
+    memory_capacity_gi : int
+        Initial node memory, GiB (slider 0 to 64).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        Five sliders, two per row, then the live :func:`qos_view` output.
+
+    Raises
+    ------
+    traitlets.TraitError
+        An initial value is not an int.
+
+    See Also
+    --------
+    qos_view, qos_values
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = qos_panel()
+    >>> [c.description for c in panel.children[0].children], len(panel.children)
+    (['memory request (Mi)', 'memory limit (Mi)'], 4)
     """
     def slider(desc: str, value: int, maximum: int, step: int) -> widgets.IntSlider:
         return widgets.IntSlider(value=value, min=0, max=maximum, step=step, description=desc,
@@ -235,6 +352,35 @@ def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, 
     Each node carries ``files`` (cgroup v2 file -> content) and ``qos``
     (the QoS class of a pod cgroup, else None).
 
+    Parameters
+    ----------
+    pods : iterable of mapping
+        Pod dicts on the node.
+    capacity : mapping
+        Node capacity, resource name -> quantity (``{"cpu": "2", "memory": "4Gi"}``).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Vertices are cgroupfs paths (``/kubepods``, ``/kubepods/burstable``,
+        ``/kubepods/besteffort``, ``.../pod<uid>``) with ``files``, ``qos``
+        and ``pod`` (the pod's name, else None); edges parent -> child.
+
+    Raises
+    ------
+    KeyError
+        A pod has no ``metadata``.
+    kubenotes.errors.InvalidQuantity
+        A capacity, request or limit is not a quantity.
+
+    See Also
+    --------
+    cgroup_tree_figure, kubenotes.kubelet.cgroups.cgroup_tree
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/qos_container_manager_linux.go
+
     Examples
     --------
     >>> g = cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"})
@@ -257,7 +403,33 @@ def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, 
 
 
 def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (cgroup v2, cgroupfs driver)") -> Figure:
-    """Draw :func:`cgroup_tree_graph` top-down with each cgroup's files (fixed layout)."""
+    """Draw :func:`cgroup_tree_graph` top-down with each cgroup's files (fixed layout).
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        :func:`cgroup_tree_graph`'s result (rooted at ``/kubepods``).
+    title : str
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes (no ticks): a box per cgroup with its ``cpu.weight``,
+        ``cpu.max`` and ``memory.max``, pod cgroups coloured by QoS class,
+        arrows parent -> child; already closed for pyplot.
+
+    Raises
+    ------
+    KeyError
+        ``g`` has no ``/kubepods`` vertex or a vertex lacks ``files``/``pod``/``qos``.
+
+    Examples
+    --------
+    >>> fig = cgroup_tree_figure(cgroup_tree_graph(memory_pressure_pods(), {"cpu": "4", "memory": "4Gi"}))
+    >>> len(fig.axes), len(fig.axes[0].texts), fig.axes[0].get_title()  # 6 cgroup boxes, 5 arrows
+    (1, 11, "The kubelet's cgroup tree (cgroup v2, cgroupfs driver)")
+    """
     depth = {n: n.count("/") - 1 for n in g}
     levels: dict[int, list[str]] = {}
     for n in sorted(g, key=lambda n: (depth[n], n)):
@@ -332,6 +504,23 @@ def _usage_bytes_at(usage_mi: Mapping[str, tuple[float, float, float]], t: float
 def memory_pressure_pods(best_effort_priority: int = 0) -> list[dict[str, Any]]:
     """The scenario's three pods: ``db`` (Guaranteed, 1Gi), ``web`` (Burstable, 512Mi..1.5Gi), ``batch`` (BestEffort).
 
+    Parameters
+    ----------
+    best_effort_priority : int
+        ``spec.priority`` of ``batch`` (the others have 0).
+
+    Returns
+    -------
+    list of dict
+        Pod dicts from :func:`single_container_pod`: ``db`` (500m/500m,
+        1024Mi/1024Mi), ``web`` (250m/1000m, 512Mi/1536Mi), ``batch`` (none).
+
+    Raises
+    ------
+    kubenotes.errors.InvalidQuantity
+        Not for any argument (the priority is stored as given); the pods'
+        quantities are valid.
+
     Examples
     --------
     >>> [pod_qos_class(p) for p in memory_pressure_pods()]
@@ -401,18 +590,86 @@ def simulate_memory_pressure(
 
 
 def evictions(scenario: PressureScenario) -> list[Any]:
-    """The rounds that evicted a pod, in time order."""
+    """The rounds that evicted a pod, in time order.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+
+    Returns
+    -------
+    list of kubenotes.kubelet.eviction_manager.SyncResult
+        The rounds whose ``evicted`` is set (at most one pod per round, as
+        the kubelet evicts one pod per synchronize).
+
+    Raises
+    ------
+    AttributeError
+        ``scenario`` has no ``manager.timeline``.
+
+    See Also
+    --------
+    first_eviction
+
+    Examples
+    --------
+    >>> [(r.time, r.evicted) for r in evictions(simulate_memory_pressure())]
+    [(490.0, 'default/batch')]
+    """
     return [r for r in scenario.manager.timeline if r.evicted]
 
 
 def first_eviction(scenario: PressureScenario) -> Any:
-    """The first round that evicted a pod, or None."""
+    """The first round that evicted a pod, or None.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+
+    Returns
+    -------
+    kubenotes.kubelet.eviction_manager.SyncResult or None
+        The earliest evicting round; None when nothing was evicted.
+
+    Raises
+    ------
+    AttributeError
+        ``scenario`` has no ``manager.timeline``.
+
+    Examples
+    --------
+    >>> r = first_eviction(simulate_memory_pressure())
+    >>> r.time, r.evicted, r.ranking
+    (490.0, 'default/batch', ['batch', 'web', 'db'])
+    >>> first_eviction(simulate_memory_pressure(until_seconds=200)) is None
+    True
+    """
     found = evictions(scenario)
     return found[0] if found else None
 
 
 def pressure_intervals(timeline: Sequence[Any], condition: str = "MemoryPressure") -> list[tuple[float, float]]:
     """``(from, to)`` virtual-time spans during which ``condition`` was reported (``to`` is the first round without it).
+
+    Parameters
+    ----------
+    timeline : sequence of SyncResult
+        Eviction manager rounds in time order (``time``, ``node_conditions``).
+    condition : str
+        A node condition type.
+
+    Returns
+    -------
+    list of tuple(float, float)
+        Spans in seconds; a span still open at the end closes at the last
+        round's time.
+
+    Raises
+    ------
+    AttributeError
+        A round has no ``node_conditions`` or ``time``.
 
     Examples
     --------
@@ -436,7 +693,34 @@ def pressure_intervals(timeline: Sequence[Any], condition: str = "MemoryPressure
 
 
 def eviction_timeline_table(scenario: PressureScenario, *, changes_only: bool = True) -> Html:
-    """The rounds where something changed: memory.available, thresholds met, conditions, the eviction."""
+    """The rounds where something changed: memory.available, thresholds met, conditions, the eviction.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+    changes_only : bool
+        Keep only the rounds whose thresholds, conditions or eviction differ
+        from the previous row (False: every 10 s round).
+
+    Returns
+    -------
+    Html
+        Columns t (s), memory.available (Mi), thresholds met, grace period
+        over, node conditions and evicted (pod, grace period, the kubelet's
+        message).
+
+    Raises
+    ------
+    AttributeError
+        ``scenario`` has no ``manager.timeline``.
+
+    Examples
+    --------
+    >>> t = str(eviction_timeline_table(simulate_memory_pressure()))
+    >>> t.count("<tr") - 1, "default/batch (grace 1s)" in t
+    (4, True)
+    """
     rows = []
     last = None
     for r in scenario.manager.timeline:
@@ -453,7 +737,36 @@ def eviction_timeline_table(scenario: PressureScenario, *, changes_only: bool = 
 
 
 def eviction_timeline_figure(scenario: PressureScenario, title: str | None = None) -> Figure:
-    """Memory available and each pod's working set over time, MemoryPressure shaded, evictions marked."""
+    """Memory available and each pod's working set over time, MemoryPressure shaded, evictions marked.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+    title : str, optional
+        Title of the upper axes; the default names the node and its threshold.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes sharing the time axis: ``memory.available`` (Mi) with the
+        thresholds, then each pod's working set (Mi); already closed for pyplot.
+
+    Raises
+    ------
+    AttributeError
+        ``scenario`` has no ``manager.timeline``.
+
+    See Also
+    --------
+    eviction_timeline_table, memory_pressure_panel
+
+    Examples
+    --------
+    >>> fig = eviction_timeline_figure(simulate_memory_pressure())
+    >>> len(fig.axes), fig.axes[0].get_title(), len(fig.axes[1].lines)  # 3 pods, 1 eviction line
+    (2, 'Node worker-1: 4Gi, evictionHard memory.available<100Mi', 4)
+    """
     tl = scenario.manager.timeline
     times = [r.time for r in tl]
     fig = detached_figure(9.5, 5.2)
@@ -501,6 +814,23 @@ def kill_orders(scenario: PressureScenario, t: float | None = None) -> dict[str,
         ``{"kubelet": [(pod, usage - request in bytes)], "kernel": [(pod,
         badness in bytes)], "oom_score_adj": [(pod, adj)]}``, first victim first.
 
+    Raises
+    ------
+    IndexError
+        ``t`` is None, nothing was evicted and the timeline is empty.
+
+    Notes
+    -----
+    Working sets are the scenario's growth curves at ``t`` (an evicted pod
+    counts as if it still ran); the kernel's badness is a model of
+    ``oom_badness`` (RSS plus ``oom_score_adj`` × total memory / 1000, at
+    least 1).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/helpers.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/qos/policy.go
+
     Examples
     --------
     >>> orders = kill_orders(simulate_memory_pressure())
@@ -526,7 +856,32 @@ def kill_orders(scenario: PressureScenario, t: float | None = None) -> dict[str,
 
 
 def kill_orders_table(scenario: PressureScenario, t: float | None = None) -> Html:
-    """:func:`kill_orders` side by side: rank, the kubelet's pick and why, the kernel's pick and its badness."""
+    """:func:`kill_orders` side by side: rank, the kubelet's pick and why, the kernel's pick and its badness.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+    t : float, optional
+        Virtual time, seconds; default the first eviction's.
+
+    Returns
+    -------
+    Html
+        One row per rank: the kubelet's pod (QoS class, priority,
+        usage − request) and the kernel's pod (``oom_score_adj``, badness).
+
+    Raises
+    ------
+    IndexError
+        As :func:`kill_orders`.
+
+    Examples
+    --------
+    >>> t = str(kill_orders_table(simulate_memory_pressure()))
+    >>> t.count("<tr") - 1, "1 byte, the floor" in t
+    (3, True)
+    """
     orders = kill_orders(scenario, t)
     adj = dict(orders["oom_score_adj"])
     prio = {p["metadata"]["name"]: p["spec"].get("priority", 0) for p in scenario.pods}
@@ -541,7 +896,39 @@ def kill_orders_table(scenario: PressureScenario, t: float | None = None) -> Htm
 
 def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_mi: int = 0,
                           soft_grace_seconds: int = 60) -> widgets.VBox:
-    """Sliders for the BestEffort pod's growth and a soft threshold; the output is the timeline figure."""
+    """Sliders for the BestEffort pod's growth and a soft threshold; the output is the timeline figure.
+
+    Parameters
+    ----------
+    batch_growth_mi_per_minute : int
+        Initial growth of ``batch``, MiB per minute (slider 60 to 600).
+    soft_threshold_mi : int
+        Initial ``evictionSoft`` on ``memory.available``, MiB (0: off; slider to 2048).
+    soft_grace_seconds : int
+        Initial ``evictionSoftGracePeriod``, seconds (slider 0 to 300).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        Three sliders (two per row), then the live :func:`memory_pressure_view`.
+
+    Raises
+    ------
+    traitlets.TraitError
+        An initial value is not an int.
+
+    See Also
+    --------
+    simulate_memory_pressure, eviction_timeline_figure
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = memory_pressure_panel()
+    >>> [c.description for c in panel.children[0].children], panel.children[0].children[0].value
+    (['batch growth (Mi/min)', 'evictionSoft (Mi, 0=off)'], 180)
+    """
     style = {"description_width": "170px"}
     controls = {
         "batch_growth_mi_per_minute": widgets.IntSlider(value=batch_growth_mi_per_minute, min=60, max=600, step=30,
