@@ -207,6 +207,13 @@ def call_table(trace: Sequence[Mapping[str, Any]], *, caption: str | None = None
     Returns
     -------
     Html
+        One row per call: #, t (s), service (coloured), method, took (s),
+        and :func:`call_summary`'s request and response.
+
+    Raises
+    ------
+    AttributeError
+        An entry, or its ``request``/``response``, is not a mapping.
 
     Examples
     --------
@@ -252,6 +259,11 @@ def call_timeline_figure(
     matplotlib.figure.Figure
         One Axes; y tick labels are ``<#> <method>``, bars are coloured by
         service (RuntimeService blue, ImageService orange).
+
+    Raises
+    ------
+    KeyError
+        A trace entry lacks ``time`` or ``method``, or an event lacks ``time``.
 
     Examples
     --------
@@ -327,6 +339,13 @@ def oci_excerpt(spec: Mapping[str, Any]) -> dict[str, Any]:
         ``linux.resources`` (without the device list) and
         ``linux.namespaces`` as type -> path (``"new"`` for a namespace of
         the container's own).
+
+    Raises
+    ------
+    KeyError
+        A namespace entry has no ``type``.
+    AttributeError
+        ``spec`` is not a mapping.
 
     Examples
     --------
@@ -569,6 +588,13 @@ def runtime_stack_figure(
     Returns
     -------
     matplotlib.figure.Figure
+        One axes per kind (:func:`draw_runtime_stack`), titled with what
+        sets that runtime apart; already closed for pyplot.
+
+    Raises
+    ------
+    ValueError
+        A kind is not one of :data:`RUNTIME_KINDS`.
 
     Examples
     --------
@@ -657,6 +683,25 @@ def layer_cache_pulls(
 
 def layer_cache_table(rows: Sequence[Mapping[str, Any]], *, caption: str | None = None) -> Html:
     """:func:`layer_cache_pulls` as a table.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        :func:`layer_cache_pulls`'s result.
+    caption : str, optional
+        Table caption (none by default).
+
+    Returns
+    -------
+    Html
+        One row per pull: #, image, layers downloaded (of the image's),
+        image size and bytes downloaded (MiB), pull seconds, layers on the
+        node afterwards.
+
+    Raises
+    ------
+    KeyError
+        A row lacks one of the keys :func:`layer_cache_pulls` gives.
 
     Examples
     --------
@@ -778,6 +823,23 @@ def start_latency(
 def start_latency_table(results: Sequence[Mapping[str, Any]]) -> Html:
     """One row per :func:`start_latency` result: parameters, downloaded bytes, time per phase, start latency.
 
+    Parameters
+    ----------
+    results : sequence of dict
+        :func:`start_latency` results.
+
+    Returns
+    -------
+    Html
+        Columns runtime (kind + OCI runtime), image, node has, bandwidth,
+        downloaded (MiB), RunPodSandbox, PullImage and Create+Start seconds,
+        and the start latency in bold.
+
+    Raises
+    ------
+    KeyError
+        A result lacks a key :func:`start_latency` gives.
+
     Examples
     --------
     >>> t = start_latency_table([start_latency(kind=k) for k in RUNTIME_KINDS])
@@ -831,6 +893,27 @@ def start_latency_panel(
         :func:`start_latency` and shows :func:`start_latency_table` (this
         setting beside the other runtime kind) and
         :func:`start_latency_figure`.
+
+    Raises
+    ------
+    traitlets.TraitError
+        ``kind``, ``cache`` or ``low_level`` is not one of the dropdown's
+        options, or a slider value is not an int.
+    ValueError
+        ``image_mib`` is below 30 (from :func:`start_latency`).
+
+    Notes
+    -----
+    The first view of a setting runs the runtime model (about 0.1 s); a
+    setting seen before is shown at once (results are memoised).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = start_latency_panel(30, 500, cache="image cached")
+    >>> [c.description for c in panel.children[0].children], panel.children[0].children[0].value
+    (['image size (MiB)', 'registry MiB/s'], 30)
     """
     import ipywidgets as widgets
 
