@@ -251,6 +251,22 @@ def trace_variant(variant: str = "default", trace_dir: str | os.PathLike[str] | 
     See Also
     --------
     kubenotes.datasets.alibaba.load_arrays
+
+    Examples
+    --------
+    A tiny synthetic trace directory (the real one is the Alibaba trace):
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> t = trace_variant(trace_dir=d)
+    >>> t is trace_variant("default", d), t.num_nodes, t.num_pods, t.node_names
+    (True, 1, 1, ['n0'])
+    >>> trace_variant("gpushare50", d)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown trace variant 'gpushare50': one of default, gpushare100, multigpu50, gpuspec33, cpu050
     """
     return _prepared(variant, _dir_key(trace_dir))[0]
 
@@ -357,15 +373,41 @@ def replay_policies(policies: Iterable[str] = POLICY_NAMES, variant: str = "defa
 def replay_timings() -> dict[tuple[str, str, int], float]:
     """Wall-clock seconds of every replay :func:`cached_replay` has computed so far (cache hits cost nothing).
 
+    Parameters
+    ----------
+    None
+        It reads the module's record of :func:`cached_replay` computations.
+
     Returns
     -------
     dict[tuple[str, str, int], float]
         ``(policy, variant, seed)`` -> seconds (the last directory wins when
-        several trace directories were replayed).
+        several trace directories were replayed); a new dict on each call.
+
+    Raises
+    ------
+    None
+        Reading the record cannot fail: before any replay it is an empty dict.
 
     See Also
     --------
-    replay_policies : has an example.
+    replay_policies, cached_replay
+
+    Notes
+    -----
+    Wall-clock time (``time.perf_counter``) differs from run to run; compare
+    policies within one run only.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> _ = cached_replay("BestFit", trace_dir=d)
+    >>> seconds = replay_timings()[("BestFit", "default", 42)]
+    >>> isinstance(seconds, float) and seconds >= 0
+    True
     """
     return {(p, v, s): t for (p, v, s, _), t in _TIMINGS.items()}
 
@@ -387,6 +429,11 @@ def events_at(result: ReplayResult, arrived_percent: float) -> int:
     -------
     int
         The number of events whose arrived workload is at most that much.
+
+    Raises
+    ------
+    AttributeError
+        ``result`` is not a ReplayResult (no ``arrived_gpu_milli``).
 
     Examples
     --------
@@ -510,8 +557,10 @@ def node_view_of(cluster: ClusterState, node: int | str) -> NodeView:
 
     Raises
     ------
-    KeyError
+    ValueError
         When no node has that name.
+    IndexError
+        When a node index is out of range.
 
     Examples
     --------
@@ -544,6 +593,12 @@ def fragmented_node(cluster: ClusterState) -> str:
         partly used and a full card and less than 90% of its idle GPU
         fragmented; without one, the most fragmented node with such cards,
         then with a partly used card, then the first GPU node.
+
+    Raises
+    ------
+    AttributeError
+        ``cluster`` is not a ClusterState. (With no GPU node at all, the
+        first node's name is returned.)
 
     Examples
     --------
@@ -591,6 +646,19 @@ def replay_variants(policies: Iterable[str] = PAPER_POLICY_NAMES, variants: Iter
     UnknownPolicy, ValueError, TraceNotFound
         As :func:`cached_replay`; a variant file missing from the trace
         directory raises TraceNotFound.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> _ = (d / "openb_pod_list_cpu050.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,1000\\n")
+    >>> by = replay_variants(["BestFit", "FGD"], ["default", "cpu050"], trace_dir=d)
+    >>> [(v, list(rs)) for v, rs in by.items()]
+    [('default', ['BestFit', 'FGD']), ('cpu050', ['BestFit', 'FGD'])]
+    >>> by["default"]["FGD"].allocation_percent.tolist(), by["cpu050"]["FGD"].allocation_percent.tolist()
+    ([25.0, 50.0, 75.0, 100.0, 100.0], [50.0, 100.0])
     """
     policies = list(policies)
     return {v: replay_policies(policies, v, seed, trace_dir) for v in variants}

@@ -398,10 +398,28 @@ def typical_pods(trace: "TraceArrays", *, popularity_threshold_percent: int = 95
     Returns
     -------
     TypicalPods
+        The kept shapes, most popular first, with their renormalised shares
+        (``percentage``, summing to 1); empty for an empty workload.
+
+    Raises
+    ------
+    IndexError
+        An index in ``pods`` is out of range.
 
     References
     ----------
     hkust-adsl/kubernetes-scheduler-simulator pkg/utils/frag.go (GetTypicalPods); scripts/generate_config_and_run.py (typicalPodsConfig)
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow, TraceArrays
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")],
+    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 500),
+    ...                            PodRow("c", 4000, 1024, 0, 0)])
+    >>> [(d["milliCpu"], d["milliGpu"], round(d["percentage"], 3)) for d in typical_pods(t).to_args()]
+    [(1000, 500, 0.667), (4000, 0, 0.333)]
+    >>> typical_pods(t, popularity_threshold_percent=50).to_args()[0]["percentage"]
+    1.0
     """
     idx = range(trace.num_pods) if pods is None else pods
     counts: dict[tuple[int, int, int, str], float] = {}

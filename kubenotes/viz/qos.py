@@ -517,9 +517,8 @@ def memory_pressure_pods(best_effort_priority: int = 0) -> list[dict[str, Any]]:
 
     Raises
     ------
-    kubenotes.errors.InvalidQuantity
-        Not for any argument (the priority is stored as given); the pods'
-        quantities are valid.
+    None
+        Nothing is checked: any ``best_effort_priority`` is stored as given.
 
     Examples
     --------
