@@ -180,6 +180,11 @@ def trace_overview(trace: TraceArrays) -> Html:
     Html
         Two columns, ``what`` and ``value``.
 
+    Raises
+    ------
+    AttributeError
+        ``trace`` is not a TraceArrays.
+
     Examples
     --------
     >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
@@ -252,6 +257,13 @@ def results_table(results: Mapping[str, ReplayResult | Sequence[ReplayResult]], 
     Html
         The best allocation at 130% is in bold.
 
+    Raises
+    ------
+    AttributeError
+        A value of ``results`` is not a ReplayResult (nor a list of them).
+    IndexError
+        A ``paper`` entry has fewer than two numbers.
+
     See Also
     --------
     kubenotes.replay.cli.summarize : the same numbers as JSON.
@@ -323,6 +335,11 @@ def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 
     Html
         A heading line (cards, CPU), the table, and the total ``F`` as
         :func:`~kubenotes.replay.policies.frag_amount` computes it.
+
+    Raises
+    ------
+    AttributeError
+        ``view`` is not a NodeView or ``typical`` not a TypicalPods.
 
     Notes
     -----
@@ -421,6 +438,12 @@ def fgd_panel(explain: Mapping[str, Any], *, top: int = 6, compact: bool = False
         model, free GPU per card with the card FGD would use bracketed, F
         before, F after, ΔF, score) and the outcome (ties, chosen node and card).
 
+    Raises
+    ------
+    KeyError
+        ``explain`` lacks a key :func:`fgd_explain` gives (``request``,
+        ``rows``, ``node``, ...).
+
     Examples
     --------
     >>> x = {"pod": "p", "event": 3, "arrived_percent": 50.0, "request": PodRequest(1000, 0, 1, 500),
@@ -494,6 +517,11 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     matplotlib.figure.Figure
         Three Axes: allocation ratio (0-130% arrived), the same zoomed on
         80-130%, and the fragmentation rate; one legend below.
+
+    Raises
+    ------
+    AttributeError
+        A value of ``results`` is not a ReplayResult.
 
     Notes
     -----
@@ -680,6 +708,13 @@ def variants_figure(by_variant: Mapping[str, Mapping[str, ReplayResult]], arrive
         a dot per policy in its colour, FGD's larger; the x axis spans only
         the values drawn, so the gaps between policies are readable.
 
+    Raises
+    ------
+    StopIteration
+        The first variant maps to no policy (the title reads its seed).
+    AttributeError
+        A result is not a ReplayResult.
+
     Notes
     -----
     One seed; the paper's section 6.3 compares the same variants.
@@ -780,6 +815,14 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
     Returns
     -------
     matplotlib.figure.Figure
+        One image Axes (no ticks), a label per card model on its left, the
+        legend below; already closed for pyplot.
+
+    Raises
+    ------
+    ValueError
+        ``result`` carries no cluster (it was not made by
+        :func:`~kubenotes.replay.engine.replay`).
 
     Examples
     --------
@@ -872,8 +915,9 @@ def placement_graph(result: ReplayResult, arrived_percent: float | None, nodes: 
 
     Raises
     ------
-    KeyError
-        When a name is not a node of the trace.
+    ValueError
+        When a name is not a node of the trace, when both ``arrived_percent``
+        and ``events`` are None, or when ``result`` carries no cluster.
 
     Examples
     --------
@@ -933,6 +977,12 @@ def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_po
     matplotlib.figure.Figure
         Cards are coloured like :func:`occupancy_figure` and labelled with
         their free thousandths; a pod shows its name and its GPU share.
+
+    Raises
+    ------
+    KeyError
+        A graph node lacks the attributes :func:`placement_graph` sets
+        (``kind``, and ``name``/``index``/``free``/``num_gpu``... per kind).
 
     Examples
     --------
@@ -1026,6 +1076,11 @@ def schedule_comparison(runs: Mapping[str, Sequence[Any]], *, pods: Sequence[Any
     Html
         A summary table (pods bound, nodes used, nodes left empty, pods whose
         node differs from the first run) and a per-pod table.
+
+    Raises
+    ------
+    KeyError
+        An attempt has no ``name``.
 
     Examples
     --------
@@ -1199,6 +1254,20 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
     (policies, variant, slider) and the occupancy row per (variant, slider,
     focus), so changing the other control reuses them; a state seen before is
     shown at once (:func:`~kubenotes.viz.widgets.memoise_update`).
+
+    Examples
+    --------
+    On a tiny synthetic trace directory (the chapter reads the Alibaba trace):
+
+    >>> import contextlib, io, tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = replay_panel(["BestFit"], arrived_percent=50, trace_dir=d)
+    >>> slider = panel.children[0].children[0]
+    >>> slider.description, slider.value, len(panel.children)
+    ('arrived workload %', 50, 3)
     """
     import ipywidgets as widgets
 
@@ -1266,6 +1335,20 @@ def update_seconds(**state: Any) -> float:
     ------
     UnknownPolicy, ValueError, TraceNotFound
         As :func:`replay_view`.
+
+    Notes
+    -----
+    Wall-clock time: it differs between runs and machines.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> seconds = update_seconds(policies=["BestFit"], arrived_percent=50, trace_dir=d)
+    >>> isinstance(seconds, float) and seconds >= 0
+    True
     """
     t0 = time.perf_counter()
     out = replay_view(**state)
