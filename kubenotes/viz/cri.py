@@ -899,11 +899,12 @@ def start_latency_panel(
     traitlets.TraitError
         ``kind``, ``cache`` or ``low_level`` is not one of the dropdown's
         options, or a slider value is not an int.
-    ValueError
-        ``image_mib`` is below 30 (from :func:`start_latency`).
 
     Notes
     -----
+    A starting value outside a slider's range is clamped to it (an
+    ``image_mib`` below 30 becomes 30, so :func:`start_latency`'s
+    ValueError cannot occur here).
     The first view of a setting runs the runtime model (about 0.1 s); a
     setting seen before is shown at once (results are memoised).
 

@@ -245,7 +245,7 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
 
     Raises
     ------
-    KeyError
+    kubenotes.cni.calico.dataplane.CalicoError
         A name in ``reflectors`` is not a node of ``net``.
 
     See Also

@@ -421,8 +421,10 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
 
     Raises
     ------
+    networkx.NetworkXError
+        ``g`` has no ``/kubepods`` vertex.
     KeyError
-        ``g`` has no ``/kubepods`` vertex or a vertex lacks ``files``/``pod``/``qos``.
+        A vertex lacks ``files``, ``pod`` or ``qos``.
 
     Examples
     --------

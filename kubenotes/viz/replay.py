@@ -259,8 +259,8 @@ def results_table(results: Mapping[str, ReplayResult | Sequence[ReplayResult]], 
 
     Raises
     ------
-    AttributeError
-        A value of ``results`` is not a ReplayResult (nor a list of them).
+    TypeError
+        A value of ``results`` is neither a ReplayResult nor an iterable of them.
     IndexError
         A ``paper`` entry has fewer than two numbers.
 
