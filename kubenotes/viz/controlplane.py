@@ -175,6 +175,13 @@ def component_graph(cluster: Any) -> nx.DiGraph:
         each watching component). Insertion order is fixed, so the graph is
         deterministic.
 
+    Raises
+    ------
+    AttributeError
+        When ``cluster.controllers`` is not a mapping (name -> controller).
+        Nothing else is required: an object without ``controllers``,
+        ``scheduler`` or ``kubelets`` gives just kubectl, kube-apiserver and etcd.
+
     See Also
     --------
     component_layout, draw_component_graph, apply_hops
@@ -184,6 +191,11 @@ def component_graph(cluster: Any) -> nx.DiGraph:
     kube-controller-manager and kube-scheduler are single processes upstream,
     each with its own shared informers; the graph draws one ``watch`` edge per
     controller because each one registers its own event handlers.
+
+    References
+    ----------
+    https://kubernetes.io/docs/concepts/overview/components/
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
 
     Examples
     --------
@@ -519,6 +531,17 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
     matplotlib.figure.Figure
         Not shown; a notebook cell displays it by ending with it.
 
+    Raises
+    ------
+    KeyError
+        When a graph node has no ``kind``, or one that is not drawn
+        (``client``, ``stage``, ``store``, ``cache``, ``controller``,
+        ``scheduler``, ``kubelet``); or when a hop has no ``from`` or ``to``.
+
+    See Also
+    --------
+    component_graph, draw_component_graph, hops_figure
+
     Examples
     --------
     >>> g = nx.DiGraph(); g.add_node("etcd", kind="store", group="etcd", label="etcd")
@@ -624,6 +647,12 @@ def apply_hops(cluster: Any, obj: Mapping[str, Any], until_seconds: float, *, gr
     children, or (for a create) of its owner; a component's further writes
     with the same trigger share one watch hop.
     Events (``kind: Event``) and failed requests are left out.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go
+    https://kubernetes.io/docs/tasks/debug/debug-cluster/audit/
 
     Examples
     --------
@@ -777,6 +806,17 @@ def hops_table(hops: Sequence[Mapping[str, Any]], *, current: int | None = None,
     -------
     Html
 
+    Raises
+    ------
+    KeyError
+        When a hop lacks ``step``, ``time``, ``from``, ``to`` or ``what``.
+    ValueError
+        With ``current`` given, when a hop's ``step`` is not an integer.
+
+    See Also
+    --------
+    apply_hops, hops_figure, apply_panel
+
     Examples
     --------
     >>> t = hops_table([{"step": 1, "time": 5.0, "from": "kubectl", "to": "authentication", "what": "create"}])
@@ -812,6 +852,12 @@ def hops_figure(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], upto: int | No
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    KeyError
+        As for :func:`component_figure`: a node without a drawn ``kind``, a hop
+        without ``from`` or ``to``.
 
     See Also
     --------
@@ -857,6 +903,38 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], *, start: int 
         From :func:`kubenotes.viz.widgets.live_panel`. Each picture is drawn
         once and cached as a PNG, so moving back and forth re-renders in
         milliseconds.
+
+    Raises
+    ------
+    IndexError
+        When ``hops`` is empty (there is no hop to show).
+    KeyError
+        When a hop lacks ``step``, ``time``, ``from``, ``to`` or ``what``, or a
+        node of ``g`` has no drawn ``kind`` (see :func:`component_figure`).
+
+    See Also
+    --------
+    apply_hops, hops_figure, hops_table, kubenotes.viz.widgets.live_panel
+
+    Notes
+    -----
+    The errors above come from the first drawing, made while the panel is
+    built: outside Jupyter they are raised; inside Jupyter the output widget
+    shows their traceback in the panel instead.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> g = nx.DiGraph()
+    >>> g.add_node("kubectl", kind="client", group="kubectl", label="kubectl")
+    >>> g.add_node("authentication", kind="stage", group="kube-apiserver", label="authentication")
+    >>> g.add_edge("kubectl", "authentication", flow="write")
+    >>> hops = [{"step": 1, "time": 5.0, "from": "kubectl", "to": "authentication", "what": "create pods"}]
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = apply_panel(g, hops)
+    >>> slider = panel.children[0].children[0]
+    >>> slider.description, slider.value, slider.max
+    ('hop', 1, 1)
     """
     import ipywidgets as widgets
     from IPython.display import Image
@@ -1034,6 +1112,21 @@ def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) 
     -------
     matplotlib.figure.Figure
 
+    Raises
+    ------
+    TypeError
+        When ``highlight`` is not iterable. Names that are not in the graph are
+        ignored.
+
+    See Also
+    --------
+    informer_graph, draw_informer_graph
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/shared_informer.go
+    https://github.com/kubernetes/sample-controller/blob/master/docs/controller-client-go.md
+
     Examples
     --------
     >>> len(informer_figure(["Reflector"]).axes)
@@ -1095,6 +1188,21 @@ def watch_stream_table(events: Iterable[Any]) -> Html:
         ``what`` (for Pods: ``nodeName``, ``phase``, ``Ready``; for workloads:
         replicas; for ConfigMaps: data).
 
+    Raises
+    ------
+    AttributeError
+        When an event is neither a mapping nor a WatchEvent (it has no
+        ``type``), or its object is not a mapping.
+
+    See Also
+    --------
+    request_trace_table, cache_vs_store
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/watch/watch.go (EventType)
+    https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes
+
     Examples
     --------
     >>> from kubenotes.apiserver.watch import WatchEvent
@@ -1130,6 +1238,21 @@ def request_trace_table(trace_record: Mapping[str, Any]) -> Html:
         A caption with the request and its HTTP code, then ``step`` and
         ``detail`` per step; a refused request ends with its ``response``
         step (the Status message), in red.
+
+    Raises
+    ------
+    KeyError
+        When the record lacks ``verb`` or ``resource``, or a step lacks
+        ``step`` or ``detail``.
+
+    See Also
+    --------
+    watch_stream_table, can_i_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
+    https://kubernetes.io/docs/concepts/security/controlling-access/
 
     Examples
     --------
@@ -1171,6 +1294,29 @@ def can_i_table(authorizer: Any, user: Any, resources: Sequence[str], namespace:
     Html
         One row per resource, one column per verb: ✓ allowed, ✗ not.
 
+    Raises
+    ------
+    ApiError
+        When a resource is unknown to the API server (``the server doesn't have
+        a resource type``).
+    AttributeError
+        When ``authorizer`` has no ``can_i``.
+
+    See Also
+    --------
+    request_trace_table, kubenotes.apiserver.rbac.RBACAuthorizer
+
+    Notes
+    -----
+    Upstream, ``kubectl auth can-i`` sends a SelfSubjectAccessReview (with
+    ``--as``, impersonated); here the authorizer is asked directly, with no
+    request, authentication or audit entry.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/auth/cani.go
+    kubernetes/kubernetes@v1.34.0 plugin/pkg/auth/authorizer/rbac/rbac.go
+
     Examples
     --------
     >>> from kubenotes.apiserver.request import UserInfo
@@ -1205,6 +1351,20 @@ def reflector_log_table(reflector: Any) -> Html:
     Returns
     -------
     Html
+
+    Raises
+    ------
+    ValueError
+        When a log entry is not a ``(time, action, detail)`` triple, or its time
+        is not a number.
+
+    See Also
+    --------
+    watch_outage, outage_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/reflector.go
 
     Examples
     --------
@@ -1245,6 +1405,28 @@ def cache_vs_store(informer: Any, server: Any, resource: str, namespace: str | N
         One row per key in either: ``key``, cache resourceVersion, store
         resourceVersion, and ``in sync``, ``stale (cache behind)``, ``not yet in
         cache`` or ``deleted, cache still has it``.
+
+    Raises
+    ------
+    ApiError
+        When ``resource`` is not a resource the API server knows.
+    FieldError
+        When ``label_selector`` does not parse.
+
+    See Also
+    --------
+    watch_stream_table, reflector_log_table
+
+    Notes
+    -----
+    The store is read in process. Upstream no client sees etcd: the
+    comparison would be between the informer's cache and a LIST from the API
+    server.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/shared_informer.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/thread_safe_store.go
 
     Examples
     --------
@@ -1334,6 +1516,10 @@ def watch_outage(writes_while_down: int, history_capacity: int = 10, *, objects:
     ValueError
         For a negative ``writes_while_down`` or a ``history_capacity`` below 1.
 
+    See Also
+    --------
+    outage_table, outage_panel, reflector_log_table
+
     Notes
     -----
     Upstream's watch cache keeps between 100 and 102,400 (100 × 1024) events
@@ -1341,6 +1527,12 @@ def watch_outage(writes_while_down: int, history_capacity: int = 10, *, objects:
     history; here it is one fixed capacity, so that a handful of writes is
     enough to see a 410. The 410 itself is upstream's: reason ``Expired``,
     ``too old resource version: <asked> (<oldest servable>)``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/reflector.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go
+    https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes
 
     Examples
     --------
@@ -1388,6 +1580,21 @@ def outage_table(result: Mapping[str, Any]) -> Html:
         oldest one the history still holds), the store's revision and the
         cache's content, then :func:`reflector_log_table`.
 
+    Raises
+    ------
+    KeyError
+        When ``result`` lacks one of :func:`watch_outage`'s keys (``last_seen``,
+        ``oldest``, ``relisted``, ``lists`` or ``watches``, ``revision``,
+        ``cache``, ``log``).
+
+    See Also
+    --------
+    watch_outage, outage_panel, reflector_log_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/reflector.go
+
     Examples
     --------
     >>> "410 Gone" in outage_table(watch_outage(12, history_capacity=10))
@@ -1423,6 +1630,30 @@ def outage_panel(writes_while_down: int = 3, history_capacity: int = 8, *, max_w
         From :func:`kubenotes.viz.widgets.live_panel`; each change calls
         :func:`watch_outage` (cached per slider values) and shows
         :func:`outage_table`.
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a starting value is not an integer. Out-of-range values do not
+        raise: the sliders clamp them (writes to ``[0, max_writes]``, capacity
+        to ``[1, 30]``).
+
+    See Also
+    --------
+    watch_outage, outage_table, kubenotes.viz.widgets.live_panel
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/reflector.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = outage_panel(writes_while_down=2, history_capacity=5)
+    >>> [(w.description, w.value) for w in panel.children[0].children]
+    [('writes while down', 2), ('history capacity', 5)]
     """
     import ipywidgets as widgets
 

@@ -272,6 +272,21 @@ def summary_table(results: Sequence[KubectlResult]) -> Html:
     -------
     Html
 
+    Raises
+    ------
+    AttributeError
+        When an item is not a :class:`KubectlResult` (it has no ``http``).
+    KeyError
+        When an HTTP entry lacks ``method``, ``url`` or ``code``.
+
+    See Also
+    --------
+    kubectl_panel, requests_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/rest/request.go
+
     Examples
     --------
     >>> r = KubectlResult("kubectl get deploy nope", 1, "", 'Error from server (NotFound): nope\\n',
@@ -329,6 +344,22 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
         API server, the write to etcd with its resourceVersion, the event to
         each watcher (dashed) and the response with its code. For a watch,
         the events streamed back to kubectl follow its response.
+
+    Raises
+    ------
+    AttributeError
+        When ``result`` is not a :class:`KubectlResult` (it has no ``http``).
+    KeyError
+        When an HTTP entry lacks ``method`` or ``url``.
+
+    See Also
+    --------
+    requests_table, kubectl_panel
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/rest/request.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
 
     Examples
     --------
@@ -479,6 +510,10 @@ def kubectl_apply_hops(served: Any, manifest: str, until_seconds: float, *, grap
     RuntimeError
         When kubectl reports an error (nothing to follow).
 
+    See Also
+    --------
+    kubenotes.viz.controlplane.apply_hops, kubenotes.viz.controlplane.hops_table, sequence_figure
+
     Notes
     -----
     :func:`~kubenotes.viz.controlplane.apply_hops` is reused as is: it is
@@ -487,6 +522,10 @@ def kubectl_apply_hops(served: Any, manifest: str, until_seconds: float, *, grap
     trace as the component ``kubectl``, so they are followed stage by stage
     as an in-process apply is. kubectl's GET before the POST is a read and
     is not a hop.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/apply/apply.go
 
     Examples
     --------
@@ -556,7 +595,50 @@ def record_rollout(served: Any, command: str, *, namespace: str, selector: str, 
     Raises
     ------
     RuntimeError
-        When the command fails.
+        When the command fails (non-zero exit code).
+    ValueError
+        With the httpx fallback, for a command it does not imitate (see
+        :data:`kubenotes.sim.kubectl.FALLBACK_COMMANDS`).
+
+    See Also
+    --------
+    rollout_frame, rollout_figure, rollout_panel, kubenotes.sim.kubectl.kubectl_session
+
+    Notes
+    -----
+    With the clock paused (``time_scale=0``) the model's time moves only in
+    ``served.run_for``, so each frame is exactly ``step_seconds`` after the
+    last; ``kubectl get`` is run once per frame, where a user would watch
+    with ``kubectl rollout status`` or ``kubectl get -w``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/rolling.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/get/get.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> c = Cluster.from_manifests('''
+    ... apiVersion: apps/v1
+    ... kind: ReplicaSet
+    ... metadata: {name: web, labels: {app: web}}
+    ... spec:
+    ...   replicas: 1
+    ...   selector: {matchLabels: {app: web}}
+    ...   template:
+    ...     metadata: {labels: {app: web}}
+    ...     spec: {containers: [{name: nginx, image: "nginx:1.27"}]}
+    ... ''', controllers=["replicaset-controller"], scheduler=False)
+    >>> c.run(until=1)
+    >>> served = c.serve(port=0, time_scale=0)
+    >>> rec = record_rollout(served, "kubectl scale rs/web --replicas=2", namespace="default", selector="app=web",
+    ...                      seconds=1, get="rs", fallback=True)
+    >>> rec["command"].stdout, rec["get"]
+    ('replicaset.apps/web scaled\\n', 'kubectl get rs -n default -l app=web')
+    >>> [(f["seconds"], f["replicasets"][0]["desired"], len(f["pods"])) for f in rec["frames"]]
+    [(0.0, 2, 1), (1.0, 2, 2)]
+    >>> served.stop()
     """
     cluster = served.cluster
     with served.lock:
@@ -692,6 +774,20 @@ def rollout_figure(recording: Mapping[str, Any], *, title: str | None = None) ->
         pods (solid), and the number of pods that exist, terminating ones included (grey), against the
         seconds since the command.
 
+    Raises
+    ------
+    KeyError
+        When ``recording`` lacks ``frames`` (or, without ``title``,
+        ``command``), or a frame lacks ``seconds``, ``replicasets`` or ``pods``.
+
+    See Also
+    --------
+    record_rollout, rollout_frame, rollout_panel
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/rolling.go
+
     Examples
     --------
     >>> rec = {"command": KubectlResult("kubectl rollout restart deploy/web", 0, "", "", []), "get": "",
@@ -745,6 +841,41 @@ def rollout_panel(recording: Mapping[str, Any], *, start: int = 0) -> Any:
         From :func:`kubenotes.viz.widgets.live_panel`. The clock moved when the
         recording was made (it only moves forward); the slider replays it, so
         the panel keeps working after the server is stopped.
+
+    Raises
+    ------
+    KeyError
+        When ``recording`` lacks ``frames``, or a frame lacks what
+        :func:`rollout_frame` reads.
+    IndexError
+        When ``recording["frames"]`` is empty.
+
+    See Also
+    --------
+    record_rollout, rollout_frame, kubenotes.viz.widgets.live_panel
+
+    Notes
+    -----
+    A ``start`` outside the recording is clamped by the slider to
+    ``[0, last second]``. Errors of the first drawing are raised outside
+    Jupyter; inside it the output widget shows their traceback instead.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/rolling.go
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> rec = {"command": KubectlResult("kubectl scale deploy/web --replicas=2", 0, "", "", []), "get": "kubectl get rs",
+    ...        "frames": [{"seconds": float(s), "time": 5.0 + s, "output": "", "pods": [], "writes": [],
+    ...                    "replicasets": [{"name": "web-1", "desired": 2, "ready": s, "revision": "1"}]}
+    ...                   for s in range(3)]}
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = rollout_panel(rec, start=1)
+    >>> slider = panel.children[0].children[0]
+    >>> slider.description, slider.value, slider.max
+    ('clock: + seconds', 1, 2)
     """
     import ipywidgets as widgets
 

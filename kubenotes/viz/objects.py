@@ -200,6 +200,14 @@ def pod_with_sidecar(
     -------
     lightkube.resources.core_v1.Pod
 
+    Raises
+    ------
+    InvalidQuantity
+        With ``defaults=True``, when an amount does not make a valid quantity
+        (``"x"`` becomes ``"xm"``): the QoS class of ``PrepareForCreate``
+        parses every request and limit. With ``defaults=False`` nothing is
+        parsed and the Pod is built as given.
+
     See Also
     --------
     request_breakdown, explain_pod, request_panel
@@ -278,9 +286,20 @@ def containers_table(pod: Any) -> Html:
         Always``), regular containers, then ``spec.overhead`` and pod-level
         ``spec.resources`` when set.
 
+    Raises
+    ------
+    AttributeError
+        When ``pod`` is not a lightkube Pod (a plain dict) or has no ``spec``.
+        Quantities are shown as written, never parsed, so a bad one does not raise.
+
     See Also
     --------
     request_breakdown : how these rows add up to the effective request.
+
+    References
+    ----------
+    https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/
+    https://kubernetes.io/docs/concepts/scheduling-eviction/pod-overhead/
 
     Examples
     --------
@@ -339,6 +358,10 @@ def request_breakdown(pod: Any, resource: str = CPU, *, non_zero: bool = False) 
     ------
     InvalidQuantity
         When a quantity does not parse.
+
+    See Also
+    --------
+    plot_request_breakdown, explain_pod, kubenotes.api.resources.pod_requests
 
     Notes
     -----
@@ -655,6 +678,14 @@ def kinds_table(manifests: Any) -> Html:
         scope (``Namespaced``/``Cluster``), the count, the source file names
         and up to three example names.
 
+    Raises
+    ------
+    AttributeError
+        When an item is not a :class:`~kubenotes.api.manifests.LoadedObject`
+        (e.g. a plain dict).
+    TypeError
+        When ``manifests`` is not iterable.
+
     See Also
     --------
     kubenotes.api.manifests.load_manifests : what produces ``manifests``.
@@ -738,6 +769,10 @@ def quantity_table(quantities: Iterable[Any]) -> Html:
     ------
     InvalidQuantity
         When a quantity does not parse.
+
+    See Also
+    --------
+    kubenotes.api.quantity.parse_quantity, kubenotes.api.quantity.milli_value, kubenotes.api.quantity.value
 
     References
     ----------
@@ -907,6 +942,16 @@ def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_
     FieldError
         When admission rejects the Pod.
 
+    See Also
+    --------
+    defaulting_steps, kubenotes.api.defaults.apply_defaults
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/defaults.go
+    kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/strategy.go
+    kubernetes/kubernetes@v1.34.0 plugin/pkg/admission/priority/admission.go
+
     Examples
     --------
     >>> from kubenotes.scheduler.testing import make_pod
@@ -944,6 +989,13 @@ def priority_admission_table(pods: Iterable[Any], priority_classes: Iterable[Any
         Columns: pod; ``priorityClassName`` and ``priority`` as written;
         ``priorityClassName``, ``priority`` and ``preemptionPolicy`` after
         admission; and ``admitted`` or upstream's rejection message (red).
+
+    Raises
+    ------
+    AttributeError
+        When an item of ``pods`` is not a lightkube Pod (e.g. a plain dict).
+        Admission's own rejections (:class:`~kubenotes.errors.KubenotesError`,
+        e.g. ``FieldError``) are not raised: they are the ``result`` column.
 
     See Also
     --------
@@ -1015,6 +1067,10 @@ def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | 
     FieldError
         When a selector does not parse (upstream's message).
 
+    See Also
+    --------
+    kubenotes.api.selectors.parse_selector, node_selector_table
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/labels/selector.go
@@ -1068,6 +1124,10 @@ def node_selector_table(selectors: Mapping[str, Any] | Iterable[Sequence[Any]], 
     ------
     FieldError
         When a selector is invalid (e.g. ``Gt`` with a non-integer value).
+
+    See Also
+    --------
+    kubenotes.api.selectors.NodeSelector, label_selector_table
 
     References
     ----------
@@ -1127,6 +1187,13 @@ def toleration_table(tolerations: Iterable[Any], taints: Iterable[Any]) -> Html:
     Returns
     -------
     Html
+
+    Raises
+    ------
+    TypeError
+        When ``tolerations`` or ``taints`` is not iterable. Malformed entries
+        do not raise: each cell is what :func:`kubenotes.api.taints.tolerates`
+        returns (an unknown operator tolerates nothing).
 
     See Also
     --------
@@ -1190,6 +1257,11 @@ def request_panel(**defaults: int) -> Any:
     A limit of 0 means "no limit" (the field is left out). An update takes
     about 0.1 s, most of it drawing the chart; a state seen before is shown
     at once (:func:`~kubenotes.viz.widgets.memoise_update`).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go (PodRequests)
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/helper/qos/qos.go
 
     Examples
     --------

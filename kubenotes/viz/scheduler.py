@@ -234,9 +234,20 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
         One Axes: the flow (networkx, fixed layout), phase bands on the left
         and the "predicates"/"priorities" brackets of the pre-framework view.
 
+    Raises
+    ------
+    TypeError
+        When a value of ``plugins_by_point`` is not an iterable of str (e.g.
+        ``None``, or plugin names given as ints).
+
     See Also
     --------
     extension_points_graph
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/interface.go
+    https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/
 
     Examples
     --------
@@ -311,9 +322,21 @@ def trace_summary(result: Mapping[str, Any]) -> str:
         chosen node and its total score, the runner-up, the FailedScheduling
         message, the nominated node and the victims (rows left out when empty).
 
+    Raises
+    ------
+    KeyError
+        When ``result`` has no ``name``.
+    TypeError, AttributeError
+        When ``result["filter"]`` is not a mapping of mappings (node ->
+        plugin -> verdict), or ``totalScore`` not a mapping.
+
     See Also
     --------
     results_table, filter_table, score_heatmap
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go
 
     Examples
     --------
@@ -367,6 +390,21 @@ def results_table(results: Iterable[Mapping[str, Any]]) -> str:
         HTML table with columns pod, priority, qosClass, nodeName,
         nominatedNodeName, victims, message.
 
+    Raises
+    ------
+    KeyError
+        When a result has no ``name``.
+    AttributeError
+        When an item of ``results`` is not a mapping.
+
+    See Also
+    --------
+    trace_summary, winner_banner, failed_scheduling
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go
+
     Examples
     --------
     >>> rows = [{"namespace": "a", "name": "p", "priority": 5, "qosClass": "BestEffort", "nodeName": None,
@@ -406,6 +444,14 @@ def filter_table(result: Mapping[str, Any]) -> str:
         a node's first rejection) a grey dot. The last column says whether the
         node is feasible.
 
+    Raises
+    ------
+    KeyError
+        When ``result`` has no ``name``.
+    TypeError, AttributeError
+        When ``result["filter"]`` is not a mapping of mappings (node ->
+        plugin -> verdict).
+
     See Also
     --------
     score_heatmap
@@ -414,6 +460,11 @@ def filter_table(result: Mapping[str, Any]) -> str:
     -----
     Column order is the order plugins first appear in the trace, which is the
     profile's Filter order.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (findNodesThatPassFilters)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (RunFilterPlugins)
 
     Examples
     --------
@@ -481,6 +532,11 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
     -----
     Upstream skips Score entirely when only one node passes Filter; the trace
     then has no scores and this raises.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (prioritizeNodes, selectHost)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (RunScorePlugins)
 
     Examples
     --------
@@ -559,6 +615,22 @@ def score_table(result: Mapping[str, Any], *, weights: Mapping[str, int] | None 
     -------
     str
         HTML; the winner's row is green. Empty table when nothing was scored.
+
+    Raises
+    ------
+    AttributeError
+        When a node's entry in ``score`` or ``finalScore`` is not a mapping
+        (plugin -> score). A result without ``name`` or without scores still
+        gives a table.
+
+    See Also
+    --------
+    score_heatmap, score_heatmap_html
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (prioritizeNodes)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (RunScorePlugins)
 
     Examples
     --------
@@ -671,6 +743,19 @@ def winner_banner(result: Mapping[str, Any]) -> str:
     str
         HTML ``<div>``.
 
+    Raises
+    ------
+    KeyError
+        When ``result`` has no ``name``.
+
+    See Also
+    --------
+    trace_summary, failed_scheduling
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (selectHost)
+
     Examples
     --------
     >>> winner_banner({"name": "w", "nodeName": "n1", "totalScore": {"n1": 300, "n2": 250}})  # doctest: +ELLIPSIS
@@ -710,6 +795,10 @@ def failed_scheduling(result: Mapping[str, Any]) -> str:
     ------
     ValueError
         When the pod was scheduled (no message).
+
+    See Also
+    --------
+    filter_table, winner_banner
 
     References
     ----------
@@ -754,6 +843,22 @@ def priority_classes_table(priority_classes: Iterable[Any]) -> str:
         default ``PreemptLowerPriority`` when unset), ``globalDefault`` and
         ``description``.
 
+    Raises
+    ------
+    AttributeError
+        When an item is not a PriorityClass object (e.g. a plain dict).
+    TypeError
+        When a PriorityClass has no ``value`` (``int(None)``).
+
+    See Also
+    --------
+    preemption_table, kubenotes.viz.objects.priority_admission_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/api/scheduling/v1/types.go
+    https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/
+
     Examples
     --------
     >>> from lightkube.resources.scheduling_v1 import PriorityClass
@@ -785,6 +890,22 @@ def preemption_table(manifests: Any, result: Mapping[str, Any]) -> str:
     -------
     str
         HTML; victims in red. A victim missing from ``manifests`` shows only its name.
+
+    Raises
+    ------
+    KeyError
+        When ``result`` has no ``name``.
+    AttributeError
+        When ``manifests`` has no ``pods``.
+
+    See Also
+    --------
+    priority_classes_table, trace_summary
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/preemption/preemption.go
 
     Examples
     --------
@@ -827,6 +948,24 @@ def legacy_names_table(rows: Iterable[Any], columns: Sequence[str] | None = None
     -------
     str
         HTML table.
+
+    Raises
+    ------
+    TypeError
+        When the first row is neither a mapping, a named tuple, a dataclass nor
+        a sequence (e.g. an int).
+    AttributeError
+        When rows mix kinds: the first row decides, so a tuple after a mapping
+        has no ``get``.
+
+    See Also
+    --------
+    extension_points_figure, LEGACY_VIEW
+
+    References
+    ----------
+    https://kubernetes.io/docs/reference/scheduling/policies/ (the Policy API, removed in v1.23)
+    https://kubernetes.io/docs/reference/scheduling/config/#scheduling-plugins
 
     Examples
     --------
@@ -946,6 +1085,16 @@ def config_with(config: Any = None, *, weights: Mapping[str, int] | None = None,
     ValueError
         When ``strategy`` is not a known scoring strategy.
 
+    See Also
+    --------
+    as_config_dict, score_weights, enabled_plugins, kubenotes.scheduler.config.load_config
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/v1/default_plugins.go
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/types_pluginargs.go (NodeResourcesFitArgs, ScoringStrategy)
+    https://kubernetes.io/docs/reference/scheduling/config/
+
     Examples
     --------
     >>> cfg = config_with(weights={"ImageLocality": 5}, strategy="MostAllocated")
@@ -1005,6 +1154,26 @@ def score_weights(config: Any = None) -> dict[str, int]:
     dict[str, int]
         As the framework sees it (a weight of 0 or none counts as 1).
 
+    Raises
+    ------
+    ConfigError
+        When the configuration is invalid (e.g. an unknown plugin name).
+    ManifestError
+        When ``config`` is a path that cannot be read.
+    ValueError
+        When a path or Manifests holds no KubeSchedulerConfiguration.
+    AttributeError
+        When ``config`` is of none of the accepted types (it has no ``to_dict``).
+
+    See Also
+    --------
+    config_with, enabled_plugins
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (scorePluginWeight)
+    https://kubernetes.io/docs/reference/scheduling/config/
+
     Examples
     --------
     >>> w = score_weights()
@@ -1037,6 +1206,15 @@ def enabled_plugins(config: Any = None) -> dict[str, list[str]]:
     ------
     ConfigError
         When the configuration is invalid.
+
+    See Also
+    --------
+    score_weights, extension_points_graph
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (ListPlugins)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/v1/default_plugins.go
 
     Examples
     --------
@@ -1185,9 +1363,23 @@ def schedule_pending(manifests: Any, *, config: Any = None, seed: int = 0) -> li
         ``python -m kubenotes schedule ... -o json``. A pod that preempts
         appears twice (nominated, then bound).
 
+    Raises
+    ------
+    ConfigError
+        When ``config`` (or the manifests' own configuration) is invalid.
+    ValueError
+        When ``config`` is a path or Manifests with no KubeSchedulerConfiguration.
+    AttributeError
+        When ``manifests`` is not a :class:`~kubenotes.api.manifests.Manifests`
+        (it has no ``nodes``).
+
     See Also
     --------
     kubenotes.scheduler.schedule_one.new_scheduler, kubenotes.scheduler.cli.run_schedule
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go
 
     Examples
     --------
@@ -1255,6 +1447,14 @@ def schedule_what_if(
     ------
     ConfigError
         When the overridden configuration is invalid.
+
+    See Also
+    --------
+    pod_variant, config_with, schedule_pending, scheduling_panel
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go
 
     Examples
     --------
@@ -1342,6 +1542,31 @@ def scheduling_panel(
     upstream turns a weight of 0 into 1, so switching a plugin off means
     disabling it in the configuration. The requests sliders change the first
     container only.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go
+    https://kubernetes.io/docs/reference/scheduling/config/
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> m = load_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... spec: {taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}
+    ... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+    ... ''')
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = scheduling_panel(m, make_pod("web", requests={"cpu": "500m"}), plugins=["NodeResourcesFit"])
+    >>> [w.description for row in panel.children[:-1] for w in row.children]  # doctest: +NORMALIZE_WHITESPACE
+    ['NodeResourcesFit', 'NodeResourcesFit scoringStrategy', 'requests.cpu (millicores)', 'requests.memory (MiB)',
+     'tolerate dedicated=gpu:NoSchedule', 'nodeAffinity']
+    >>> panel.children[1].children[0].value
+    500
     """
     import ipywidgets as widgets
 
