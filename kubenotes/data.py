@@ -34,15 +34,34 @@ def data_dir() -> Path:
 def sample(*parts: str) -> Path:
     """Path of a file or folder under the sample data, e.g. ``sample("cluster")``.
 
+    Parameters
+    ----------
+    *parts : str
+        Path components under the data folder (``"scheduling", "fits.yaml"``);
+        none gives the folder itself.
+
+    Returns
+    -------
+    pathlib.Path
+        The existing path, under :func:`data_dir` (``$KUBENOTES_DATA`` or the
+        repository's ``data/``).
+
     Raises
     ------
     NotFound
-        When it does not exist.
+        When it does not exist, or when :func:`data_dir` finds no data folder.
+
+    See Also
+    --------
+    data_dir
+    kubenotes.api.manifests.load_manifests : reads the YAML found there.
 
     Examples
     --------
     >>> sample("cluster").name
     'cluster'
+    >>> sample("scheduling", "fits.yaml").relative_to(data_dir()).as_posix()
+    'scheduling/fits.yaml'
     """
     p = data_dir().joinpath(*parts)
     if not p.exists():

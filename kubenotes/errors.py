@@ -95,6 +95,32 @@ class ManifestError(KubenotesError):
     detail : str
         The field path and what is wrong with it.
 
+    Returns
+    -------
+    ManifestError
+        Keeping ``source``, ``doc``, ``obj`` and ``detail`` as attributes; its
+        ``str()`` is the one-line message.
+
+    Raises
+    ------
+    TypeError
+        When an argument is missing, or ``source`` is not a string while
+        ``doc`` or ``obj`` is given (the location is built by concatenation).
+
+    See Also
+    --------
+    kubenotes.api.manifests.load_manifests : raises it for a bad document.
+
+    Notes
+    -----
+    Upstream reports manifest errors through ``kubectl``'s resource builder
+    and the API server's ``field.ErrorList``; one class with the location
+    spelled out stands in for both.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go
+
     Examples
     --------
     >>> str(ManifestError("pods.yaml", 3, "Pod default/web", 'spec.priority: must be an integer'))

@@ -410,6 +410,26 @@ class RBACAuthorizer:
         Groups allowed everything before RBAC is consulted, as
         kube-apiserver's ``system:masters`` authorizer does (``()``: RBAC alone).
 
+    Returns
+    -------
+    RBACAuthorizer
+        Holds ``reader`` and ``privileged`` (a :class:`PrivilegedGroupsAuthorizer`);
+        :meth:`authorize` returns ``(decision, reason)``, ``decision`` being
+        ``Allow`` or ``NoOpinion`` (RBAC never denies).
+
+    Raises
+    ------
+    AttributeError
+        Not from the constructor, which only stores ``reader``: at the first
+        :meth:`authorize` call, when ``reader`` has no ``list``.
+    KeyError
+        At :meth:`authorize`, when a stored Role or ClusterRole has no
+        ``metadata.name`` (the API server never stores one).
+
+    See Also
+    --------
+    resource_attributes : the ``Attributes`` of a ``kubectl auth can-i`` question.
+
     Notes
     -----
     Upstream visits ClusterRoleBindings in informer-cache order (effectively
@@ -575,11 +595,40 @@ def resource_attributes(user: UserInfo, verb: str, resource: str, namespace: str
         Any name ``kubectl`` accepts (``pods``, ``deploy``, ``deployments.apps``);
         ``pods/status`` splits off the subresource.
     namespace, name, subresource : str
+        Empty for "all"; ``namespace`` is dropped for a cluster-scoped resource.
+
+    Returns
+    -------
+    Attributes
+        ``(user, verb, resource info, subresource, namespace, name)``, ready for
+        :meth:`RBACAuthorizer.authorize`.
 
     Raises
     ------
     ApiError
         400 BadRequest for a resource the model does not serve.
+
+    See Also
+    --------
+    RBACAuthorizer.authorize
+
+    Notes
+    -----
+    ``kubectl auth can-i`` sends a ``SelfSubjectAccessReview`` and the API
+    server builds these attributes from it; here they are built directly.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/auth/cani.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/authorization/authorizer/interfaces.go (AttributesRecord)
+
+    Examples
+    --------
+    >>> a = resource_attributes(UserInfo("jane"), "get", "pods/log", "dev", "web")
+    >>> a.verb, a.resource.resource, a.subresource, a.namespace, a.name
+    ('get', 'pods', 'log', 'dev', 'web')
+    >>> resource_attributes(UserInfo("jane"), "list", "nodes", "dev").namespace
+    ''
     """
     from kubenotes.apiserver.resources import resource_for
 

@@ -31,14 +31,50 @@ ADMISSION_OPERATIONS = {"create": "CREATE", "update": "UPDATE", "patch": "UPDATE
 class UserInfo:
     """An authenticated user (``user.DefaultInfo``).
 
-    Attributes
+    Authenticators produce it and authorizers and admission plugins read it;
+    it is frozen, so it can key caches.
+
+    Parameters
     ----------
     name : str
         ``kubernetes-admin``, ``system:kube-scheduler``,
         ``system:serviceaccount:default:viewer``, ``system:node:worker-1``...
     uid : str
+        Empty unless the authenticator knows one (service-account tokens do).
     groups : tuple[str, ...]
         ``system:masters``, ``system:serviceaccounts``, ``system:authenticated``...
+
+    Returns
+    -------
+    UserInfo
+        Holding ``name``, ``uid`` and ``groups`` as given (attributes of the same names).
+
+    Raises
+    ------
+    TypeError
+        For a missing ``name`` or an unknown keyword (the dataclass constructor);
+        assigning to a field afterwards raises ``dataclasses.FrozenInstanceError``.
+
+    See Also
+    --------
+    Attributes : the request attributes that carry it.
+
+    Notes
+    -----
+    Upstream's ``Info`` also carries ``extra`` (a map of string lists, e.g.
+    a service-account token's pod name); the model has none.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/authentication/user/user.go (DefaultInfo)
+
+    Examples
+    --------
+    >>> u = UserInfo("jane", groups=("dev", SYSTEM_AUTHENTICATED))
+    >>> u.name, u.uid, SYSTEM_AUTHENTICATED in u.groups
+    ('jane', '', True)
+    >>> u == UserInfo("jane", "", ("dev", "system:authenticated"))
+    True
     """
 
     name: str

@@ -295,6 +295,35 @@ class APIServer:
     on_commit : list of callable(AuditEntry)
         Called after each committed write (the cluster's event log listens here).
 
+    Returns
+    -------
+    APIServer
+        Holding an empty :class:`ObjectStore` on ``env``; :meth:`client` gives
+        a client that sends requests through the request path.
+
+    Raises
+    ------
+    ValueError
+        When ``epoch`` is a string that is neither ``"now"`` nor ISO 8601
+        (from :func:`resolve_epoch`). Requests refused later raise
+        :class:`~kubenotes.apiserver.status.ApiError` (404, 409, 422, 403...).
+
+    See Also
+    --------
+    kubenotes.apiserver.rbac.RBACAuthorizer : the ``authorizer`` of a cluster with RBAC.
+
+    Notes
+    -----
+    One object holds the storage, the request path and the watch history:
+    no etcd client, no HTTP between components (clients call methods; the
+    HTTP layer serves a real ``kubectl``), no API priority and fairness, no
+    aggregation layer (APIService) and no CustomResourceDefinitions.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go
+
     Examples
     --------
     >>> api = APIServer(seed=1)

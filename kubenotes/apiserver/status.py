@@ -58,6 +58,32 @@ class ApiError(KubenotesError):
         ``Unauthorized``, ``Expired``, ``BadRequest``, ``MethodNotAllowed``,
         ``TooManyRequests``, ``InternalError``, ``ServiceUnavailable``.
     message : str
+    causes : list of dict
+        ``details.causes`` (``{"reason", "message", "field"}``), empty when absent.
+
+    Returns
+    -------
+    ApiError
+        An exception whose ``str()`` is ``status["message"]`` (empty when it has
+        none); ``code`` defaults to 500 when the status has no ``code``.
+
+    Raises
+    ------
+    AttributeError
+        When ``status`` is not a mapping (it has no ``get``).
+
+    See Also
+    --------
+    new_not_found : one of the constructors of the usual errors (``NewNotFound``...).
+
+    Notes
+    -----
+    Upstream's ``StatusError`` wraps a typed ``metav1.Status``; here the
+    status is the JSON-shaped dict the API server would send.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go (StatusError)
 
     Examples
     --------

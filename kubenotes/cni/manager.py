@@ -111,6 +111,29 @@ def default_conflist(pod_cidr: str, *, name: str = "cbr0", mtu: int = 1500) -> d
     Returns
     -------
     dict
+        A conflist (``cniVersion`` 1.0.0): ``bridge`` with ``host-local``
+        IPAM, ``portmap``, ``bandwidth``.
+
+    Raises
+    ------
+    TypeError
+        When ``pod_cidr`` is not a string (it is searched for ``:``); the
+        CIDR itself is not checked here (``host-local`` rejects a bad one at ADD).
+
+    See Also
+    --------
+    CNIManager : runs the chain this describes.
+    kubenotes.cni.calico.plugin.calico_conflist : Calico's instead.
+
+    Notes
+    -----
+    The kubelet no longer writes a CNI config (kubenet is gone); a cluster's
+    network add-on or the node's installer does. This one stands in for a
+    node set up with containerd's example config.
+
+    References
+    ----------
+    containerd/containerd@v2.1.0 script/setup/install-cni (10-containerd-net.conflist)
 
     Examples
     --------
@@ -256,6 +279,34 @@ def port_mappings_from_cri(config: Mapping[str, Any]) -> list[dict]:
 def pod_ips(result: Mapping[str, Any]) -> list[str]:
     """The pod's addresses (without prefix length) from a CNI result, as the runtime reports them.
 
+    Parameters
+    ----------
+    result : dict
+        A CNI result (``{"ips": [{"address": "10.244.1.2/24", ...}], ...}``),
+        e.g. what :meth:`CNIManager.setup_pod_network` returns.
+
+    Returns
+    -------
+    list of str
+        The addresses in result order (the first is the pod's ``status.podIP``);
+        empty when the result has no ``ips``.
+
+    Raises
+    ------
+    KeyError
+        When an ``ips`` entry has no ``address``.
+
+    Notes
+    -----
+    containerd takes the IPs of the result's ``eth0`` interface and orders
+    them by its ``ip_pref`` setting (IPv4 first by default) before the
+    kubelet reports them as ``podIPs``; here the result's order is kept and
+    no interface is filtered out.
+
+    References
+    ----------
+    containerd/containerd@v2.1.0 internal/cri/server/sandbox_run.go (selectPodIPs)
+
     Examples
     --------
     >>> pod_ips({"ips": [{"address": "10.244.1.2/24"}, {"address": "fd00::2/64"}]})
@@ -294,6 +345,37 @@ class CNIManager:
     ----------
     trace : list of dict
         Every plugin call: ``{"network", "type", "command", "env", "stdin", "stdout", "exitCode"}``.
+
+    Returns
+    -------
+    CNIManager
+        Holding the parsed ``network`` (a :class:`NetworkConfigList`, or None:
+        every call then fails with ``cni plugin not initialized``), the
+        ``host`` and the ``trace``.
+
+    Raises
+    ------
+    CNIError
+        From the constructor, when ``conflist`` does not parse (see
+        :func:`kubenotes.cni.spec.parse_config_list`: invalid JSON, no name,
+        no ``plugins``). Later, the plugins' errors propagate from
+        :meth:`setup_pod_network`, after the network is torn down again.
+
+    See Also
+    --------
+    default_conflist, pod_ips
+    kubenotes.cni.spec.register_plugin : how a plugin type becomes runnable.
+
+    Notes
+    -----
+    The config is given, not read from ``/etc/cni/net.d`` (no file watch, no
+    reload); plugins are Python models run in-process, each call recorded
+    with the environment and stdin a binary would get.
+
+    References
+    ----------
+    containerd/go-cni@v1.1.12 cni.go (Setup, Remove)
+    containernetworking/cni@v1.3.0 libcni/api.go (AddNetworkList, DelNetworkList)
 
     Examples
     --------

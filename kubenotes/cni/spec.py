@@ -832,10 +832,49 @@ def register_plugin(type_name: str, plugin: Any) -> None:
         An object with ``supported_versions``, ``add``, ``delete``, ``check`` (and optionally
         ``status``, ``gc``).
 
+    Returns
+    -------
+    None
+        The plugin is in the process-wide registry: :func:`run_plugin` and
+        :class:`~kubenotes.cni.manager.CNIManager` find it by ``type_name``.
+
     Raises
     ------
     TypeError
         If ``plugin`` lacks one of the required members.
+
+    See Also
+    --------
+    unregister_plugin, lookup_plugin, registered_plugins
+
+    Notes
+    -----
+    Upstream, libcni finds an executable named ``type_name`` in ``CNI_PATH``
+    (``/opt/cni/bin``) and runs it; here a registered Python object stands
+    in for the binary, and "installing" one is this call.
+
+    References
+    ----------
+    containernetworking/cni@v1.3.0 pkg/invoke/find.go (FindInPath)
+    containernetworking/cni@v1.3.0 pkg/skel/skel.go (PluginMain)
+
+    Examples
+    --------
+    >>> class Static:
+    ...     supported_versions = ("1.0.0",)
+    ...     def add(self, call):
+    ...         return {"cniVersion": call.cni_version, "ips": [{"address": "10.1.0.5/32"}]}
+    ...     def delete(self, call): pass
+    ...     def check(self, call): pass
+    >>> register_plugin("static-demo", Static())
+    >>> run_plugin("static-demo", CNIEnv("ADD", "c1", "/ns", "eth0", path="/opt/cni/bin"),
+    ...            {"cniVersion": "1.0.0", "name": "demo", "type": "static-demo"}).result
+    {'cniVersion': '1.0.0', 'ips': [{'address': '10.1.0.5/32'}]}
+    >>> unregister_plugin("static-demo")
+    >>> register_plugin("broken", object())
+    Traceback (most recent call last):
+    ...
+    TypeError: plugin 'broken' must have supported_versions, add, delete and check
     """
     if not isinstance(plugin, CNIPlugin):
         raise TypeError(f"plugin {type_name!r} must have supported_versions, add, delete and check")

@@ -247,6 +247,12 @@ _TRACE_FOLDER = ("shared", "data", "alibaba-gpu-2023")
 def default_trace_dir() -> Path:
     """The Alibaba trace directory: ``$KUBENOTES_ALIBABA_TRACE``, else ``../shared/data/alibaba-gpu-2023`` beside the repository.
 
+    Parameters
+    ----------
+    None
+        It reads the environment variable ``KUBENOTES_ALIBABA_TRACE``
+        (:data:`ENV_VAR`) instead.
+
     Returns
     -------
     pathlib.Path
@@ -262,6 +268,10 @@ def default_trace_dir() -> Path:
     See Also
     --------
     trace_dir : resolves an explicit path first, then falls back to this.
+
+    References
+    ----------
+    alibaba/clusterdata cluster-trace-gpu-v2023/README.md (where to get it, terms of use)
 
     Notes
     -----
@@ -613,6 +623,34 @@ def load_pods(path: str | os.PathLike[str] | None = None, pods: str = DEFAULT_PO
         When the directory or file is missing.
     TraceFormatError
         On a malformed row.
+
+    See Also
+    --------
+    load_nodes, pod_object
+
+    Notes
+    -----
+    Each row becomes an unbound Pod with one container whose requests carry
+    the row's CPU, memory and GPU share (see the module docstring for the
+    mapping); the trace's creation and deletion times are not read here.
+
+    References
+    ----------
+    alibaba/clusterdata cluster-trace-gpu-v2023/README.md (schema, terms of use)
+    hkust-adsl/kubernetes-scheduler-simulator data/pod_csv_to_yaml.py
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (pathlib.Path(d) / "pods.csv").write_text(
+    ...         "name,cpu_milli,memory_mib,num_gpu,gpu_milli\\n"
+    ...         "openb-pod-0000,8000,16384,1,500\\nopenb-pod-0001,4000,8192,0,0\\n")
+    ...     pods = load_pods(d, "pods.csv")
+    >>> [p.metadata.name for p in pods], pods[0].spec.nodeName
+    (['openb-pod-0000', 'openb-pod-0001'], None)
+    >>> pods[0].spec.containers[0].resources.requests
+    {'cpu': '8000m', 'memory': '16384Mi', 'alibabacloud.com/gpu-milli': '500'}
     """
     return [pod_object(r) for r in _rows(path, pods, read_pod_rows)]
 

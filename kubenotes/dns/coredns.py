@@ -184,6 +184,23 @@ class ClusterDNS:
     endpoint_pod_names : bool
         The ``endpoint_pod_names`` option (endpoints named by their pod).
     ttl_seconds : int
+        The TTL of every answer, in seconds (the plugin's ``ttl``, 5).
+
+    Returns
+    -------
+    ClusterDNS
+        Holding the zone's ``services`` (``(namespace, name)`` -> Service),
+        ``pods`` and ``namespaces``; :meth:`query` answers one question
+        (name, type) and :meth:`resolve` a pod's lookup through its search path.
+
+    Raises
+    ------
+    ValueError
+        When ``pod_mode`` is not one of ``disabled``, ``insecure``, ``verified``.
+
+    See Also
+    --------
+    kubenotes.kubelet.dns.pod_dns_config : the search path a pod's resolver uses.
 
     Notes
     -----

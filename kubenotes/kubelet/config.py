@@ -415,6 +415,30 @@ def extract_from_http(url: str, data: str | bytes, node_name: str, status_code: 
 def api_field_selector(node_name: str) -> str:
     """The field selector of the kubelet's pod watch (``NewSourceApiserver``): only pods bound to this node.
 
+    Parameters
+    ----------
+    node_name : str
+        The kubelet's node name.
+
+    Returns
+    -------
+    str
+        ``spec.nodeName=<node_name>``, for a list/watch of ``pods`` in all namespaces.
+
+    Raises
+    ------
+    None
+        Nothing is checked: any name is formatted as given.
+
+    Notes
+    -----
+    Upstream builds it with ``fields.OneTermEqualSelector`` and escapes
+    selector syntax in the value; node names never need escaping, so none is done.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/apiserver.go (NewSourceApiserver)
+
     Examples
     --------
     >>> api_field_selector("w1")

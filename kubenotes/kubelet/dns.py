@@ -122,6 +122,28 @@ def pod_dns_config(pod: Mapping[str, Any], *, cluster_dns: Sequence[str] = DEFAU
     Returns
     -------
     DNSConfig
+        ``servers``, ``searches`` and ``options`` (``name[:value]``) as tuples.
+
+    Raises
+    ------
+    AttributeError
+        When ``pod`` or ``spec.dnsConfig`` is not a mapping; a ``dnsConfig``
+        option without ``name`` gives ``KeyError``.
+
+    See Also
+    --------
+    resolv_conf : the file this becomes.
+    kubenotes.dns.coredns.ClusterDNS : what the cluster DNS server answers.
+
+    Notes
+    -----
+    Upstream also trims the search path to the resolver's limits (32
+    domains, 2048 characters) and records an event when it does; no limit is
+    applied here.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/network/dns/dns.go (GetPodDNS, appendDNSConfig)
 
     Examples
     --------
@@ -153,12 +175,44 @@ def pod_dns_config(pod: Mapping[str, Any], *, cluster_dns: Sequence[str] = DEFAU
 def resolv_conf(config: DNSConfig) -> str:
     """The ``/etc/resolv.conf`` text the runtime writes (containerd's order: search, nameserver, options).
 
+    Parameters
+    ----------
+    config : DNSConfig
+        The pod's DNS config (:func:`pod_dns_config`).
+
+    Returns
+    -------
+    str
+        One line per non-empty part, each ending in a newline; ``""`` for an
+        empty config.
+
+    Raises
+    ------
+    AttributeError
+        When ``config`` has no ``searches``/``servers``/``options``.
+
+    See Also
+    --------
+    pod_dns_config
+
+    Notes
+    -----
+    containerd writes every server on its own ``nameserver`` line, as here;
+    for a sandbox without a DNS config it copies the node's
+    ``/etc/resolv.conf`` instead, where an empty config gives ``""`` here.
+
+    References
+    ----------
+    containerd/containerd@v2.1.0 internal/cri/server/podsandbox/sandbox_run_linux.go (parseDNSOptions)
+
     Examples
     --------
     >>> print(resolv_conf(pod_dns_config({"metadata": {"namespace": "default"}, "spec": {}})), end="")
     search default.svc.cluster.local svc.cluster.local cluster.local
     nameserver 10.96.0.10
     options ndots:5
+    >>> resolv_conf(DNSConfig())
+    ''
     """
     lines = []
     if config.searches:

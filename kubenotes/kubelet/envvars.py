@@ -140,6 +140,19 @@ def service_env_vars(services: Iterable[Mapping[str, Any]], namespace: str, *,
     dict[str, str]
         Variable -> value, Services in name order, each in :func:`from_services` order.
 
+    Raises
+    ------
+    KeyError
+        When a chosen Service with a cluster IP has a port without ``port``
+        (the API server never stores one).
+    AttributeError
+        When a Service is not a mapping.
+
+    See Also
+    --------
+    from_services : the variables of each Service.
+    kubenotes.kubelet.dns.pod_dns_config : the other way a pod finds Services.
+
     Notes
     -----
     Upstream collects the Services in a Go map, so its order is not fixed;

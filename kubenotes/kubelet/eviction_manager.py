@@ -135,16 +135,52 @@ IMAGE_GC = "DeleteUnusedImages"
 class EvictionConfig:
     """The eviction manager's configuration (``eviction.Config``).
 
-    Attributes
+    Parameters
     ----------
     thresholds : tuple of Threshold
-        From :func:`~kubenotes.kubelet.eviction.parse_threshold_config`.
+        From :func:`~kubenotes.kubelet.eviction.parse_threshold_config`
+        (empty: the manager never evicts).
     pressure_transition_period_seconds : float
         ``evictionPressureTransitionPeriod`` (default 300 s).
     max_pod_grace_period_seconds : int
-        ``evictionMaxPodGracePeriod``: the grace period of soft evictions.
+        ``evictionMaxPodGracePeriod``: the grace period of soft evictions, in seconds.
     monitoring_interval_seconds : float
         ``evictionMonitoringPeriod`` (10 s; the kubelet's housekeeping).
+
+    Returns
+    -------
+    EvictionConfig
+        A frozen record holding these four fields as attributes of the same names.
+
+    Raises
+    ------
+    TypeError
+        For an unknown keyword (the dataclass constructor); the values are not
+        checked. Assigning to a field raises ``dataclasses.FrozenInstanceError``.
+
+    See Also
+    --------
+    run_eviction_scenario : runs a manager with it.
+    kubenotes.kubelet.kubelet.KubeletConfiguration : where the kubelet's values come from.
+
+    Notes
+    -----
+    Upstream's ``Config`` also carries ``PodCgroupRoot`` and
+    ``KernelMemcgNotification``; the model has no memcg notifications (it
+    only polls every ``monitoring_interval_seconds``).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/types.go (Config)
+
+    Examples
+    --------
+    >>> from kubenotes.kubelet.eviction import parse_threshold_config
+    >>> cfg = EvictionConfig(tuple(parse_threshold_config(eviction_hard={"memory.available": "500Mi"})))
+    >>> [(t.signal, t.operator, str(t.value.quantity)) for t in cfg.thresholds]
+    [('memory.available', 'LessThan', '500Mi')]
+    >>> cfg.pressure_transition_period_seconds, cfg.monitoring_interval_seconds
+    (300.0, 10.0)
     """
 
     thresholds: tuple[Threshold, ...] = ()
@@ -531,16 +567,49 @@ class EvictionManager:
 class ImageRecord:
     """An image on the image filesystem (``imageRecord``).
 
-    Attributes
+    Parameters
     ----------
     name : str
+        The image reference (``nginx:1.27``).
     size_bytes : int
     first_detected : float
         Virtual seconds when the kubelet first saw it.
     last_used : float
-        Last time a container used it.
+        Last time a container used it, in virtual seconds.
     pinned : bool
         Pinned images (the sandbox image) are never collected.
+
+    Returns
+    -------
+    ImageRecord
+        A mutable record with these fields as attributes (the image GC
+        updates ``last_used``).
+
+    Raises
+    ------
+    TypeError
+        For a missing ``name``/``size_bytes`` or an unknown keyword (the
+        dataclass constructor); values are not checked.
+
+    See Also
+    --------
+    ImageGCManager : orders and deletes them.
+    NodeUsage : counts their bytes on ``imagefs``/``nodefs``.
+
+    Notes
+    -----
+    Upstream's record is keyed by image ID and also keeps the runtime
+    handler; here the name is the key.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/images/image_gc_manager.go (imageRecord)
+
+    Examples
+    --------
+    >>> r = ImageRecord("nginx:1.27", 70 * 2**20, first_detected=5.0)
+    >>> r.size_bytes, r.last_used, r.pinned
+    (73400320, 0.0, False)
     """
 
     name: str
@@ -700,6 +769,35 @@ class NodeUsage:
     events : list of tuple
         ``(time, involved, type, reason, message)``.
     image_gc : ImageGCManager
+
+    Returns
+    -------
+    NodeUsage
+        A node with no pods and no usage at virtual time 0; add pods with
+        :meth:`add_pod` and usage with :meth:`set_usage`, read the kubelet's
+        ``/stats/summary`` with :meth:`summary`.
+
+    Raises
+    ------
+    TypeError
+        From the constructor only for a wrong argument; it checks no value.
+        Later, :meth:`set_usage` and the other per-pod methods raise
+        ``KeyError`` for a pod that is not on the node.
+
+    See Also
+    --------
+    run_eviction_scenario, EvictionConfig
+
+    Notes
+    -----
+    Stands in for cAdvisor and the CRI stats the summary API reads: usage is
+    what a scenario sets, not measured; the summary reports no inode use
+    (``inodesUsed`` 0).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/server/stats/summary.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/helpers.go (makeSignalObservations)
 
     Examples
     --------
@@ -923,6 +1021,26 @@ def run_eviction_scenario(
     -------
     EvictionManager
         Its :attr:`~EvictionManager.timeline` holds every round.
+
+    Raises
+    ------
+    KeyError
+        When an action has no ``at``, or names a pod (``name``) that is not
+        on ``node``.
+
+    See Also
+    --------
+    NodeUsage, EvictionConfig
+
+    Notes
+    -----
+    The image GC runs on its own loop beside the manager, as the kubelet's
+    ``StartGarbageCollection`` does; no kubelet, API server or pod restarts
+    take part, so evicted pods simply stop using resources.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/eviction_manager.go (Start, synchronize)
 
     Examples
     --------

@@ -287,7 +287,11 @@ EXIT_CODE_ANNOTATION = "kubenotes.io/exit-code"
 class KubeletConfiguration:
     """The ``KubeletConfiguration`` fields this model reads (v1.34 defaults).
 
-    Attributes
+    Every field is a keyword argument with upstream's default, so
+    ``KubeletConfiguration()`` is a default kubelet and a scenario changes
+    only what it needs.
+
+    Parameters
     ----------
     node_status_update_frequency_seconds : float
         ``nodeStatusUpdateFrequency`` (10 s).
@@ -345,6 +349,22 @@ class KubeletConfiguration:
         ``imageGCHighThresholdPercent`` (85) and ``imageGCLowThresholdPercent`` (80).
     image_minimum_gc_age_seconds : float
         ``imageMinimumGCAge`` (2 min).
+
+    Returns
+    -------
+    KubeletConfiguration
+        A mutable record with these fields as attributes of the same names.
+
+    Raises
+    ------
+    TypeError
+        For an unknown keyword (the dataclass constructor). Values are not
+        checked here: a bad eviction threshold raises when a kubelet is built
+        from this configuration and parses it (:func:`~kubenotes.kubelet.eviction.parse_threshold_config`).
+
+    See Also
+    --------
+    kubenotes.kubelet.eviction_manager.EvictionConfig : what the eviction fields become.
 
     Notes
     -----

@@ -87,6 +87,26 @@ def sandbox_config_for_pod(
     cgroup_driver : str
         ``systemd`` or ``cgroupfs``.
 
+    Returns
+    -------
+    dict
+        The CRI message as a JSON-shaped dict with CRI field names:
+        ``metadata``, ``hostname``, ``log_directory``, ``labels`` (the pod's
+        plus ``io.kubernetes.pod.*``), ``annotations``, ``linux``
+        (``cgroup_parent``, ``security_context.namespace_options``),
+        ``dns_config`` and, when a container declares ports, ``port_mappings``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``cgroup_driver``, or a ``containerPort``/``hostPort``
+        that is not an integer.
+
+    See Also
+    --------
+    container_config_for_pod : the message of each ``CreateContainer``.
+    kubenotes.cri.runtime.ContainerRuntime.RunPodSandbox : what reads it.
+
     Notes
     -----
     The kubelet decides, the runtime only reads: ``linux.cgroup_parent`` is
@@ -177,10 +197,22 @@ def container_config_for_pod(
     service_env : dict, optional
         Service environment variables (``KUBERNETES_SERVICE_HOST``...).
 
+    Returns
+    -------
+    dict
+        The CRI message as a JSON-shaped dict with CRI field names:
+        ``metadata`` (name, attempt), ``image``, ``command``, ``args``,
+        ``working_dir``, ``envs`` (``[{"key", "value"}]``), ``mounts``,
+        ``labels``, ``annotations``, ``log_path`` (relative to the sandbox's
+        ``log_directory``) and ``linux`` (``resources``, ``security_context``).
+
     Raises
     ------
     KeyError
         When the pod has no such container.
+    ValueError
+        When a ``runAsUser``/``runAsGroup`` is not an integer; a bad resource
+        quantity raises :class:`~kubenotes.errors.InvalidQuantity`.
 
     Notes
     -----
@@ -340,6 +372,18 @@ def oci_config(
     --------
     kubenotes.cri.oci.oci_config_from_cri : the runtime's translation alone.
 
+    Notes
+    -----
+    On a node the runtime builds this file itself from the CRI configs and
+    the image; here both halves run in one call, with the simplifications
+    of :func:`container_config_for_pod` and the runtime's translation.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_container.go (generateContainerConfig)
+    containerd/containerd@v2.1 internal/cri/server/container_create.go (buildContainerSpec)
+    opencontainers/runtime-spec@v1.2.0 config.md, config-linux.md
+
     Examples
     --------
     >>> pod = {"metadata": {"name": "web", "namespace": "default", "uid": "u1"}, "spec": {"containers": [
@@ -406,6 +450,11 @@ def runtime_stack_graph(
     and :func:`container_config_for_pod` (``oom_score_adj``) go to
     :func:`kubenotes.cri.stack.runtime_stack_graph_from_cri`; the QoS class
     is the kubelet's (:func:`kubenotes.api.qos.pod_qos_class`).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_sandbox.go (generatePodSandboxConfig)
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_container.go (generateContainerConfig)
 
     Examples
     --------
@@ -487,12 +536,32 @@ def pod_start_calls(
         the runtime's trace, the runtime itself, and when the last app
         container was started.
 
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind`` or ``low_level`` runtime, or a bad cgroup or
+        port value (see :func:`sandbox_config_for_pod`).
+    KeyError
+        When a container has no ``name``.
+    TypeError
+        When a CRI call fails inside the run, e.g. ``PullImage`` of an image
+        the catalogue does not hold (``nginx`` alone is ``nginx:latest``):
+        SimPy raises the process's exception again by calling its class with
+        its ``args``, which :class:`~kubenotes.cri.api.CRIError`'s constructor
+        does not accept, so the ``CRIError`` surfaces as a ``TypeError``.
+
     Notes
     -----
     A stand-in for chapters about the CRI; the kubelet model
     (:mod:`kubenotes.kubelet.kubelet`) makes the same calls with probes, restarts,
     back-off and status updates in between. Init containers that never exit
     block the start, as they do for real.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (SyncPod)
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_container.go (startContainer)
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/images/image_manager.go (EnsureImageExists)
 
     Examples
     --------

@@ -534,6 +534,12 @@ def relist_seconds(
     float
         Seconds.
 
+    Raises
+    ------
+    TypeError
+        For non-numeric arguments; nothing of its own (negative counts give
+        a meaningless duration, not an error).
+
     Notes
     -----
     Illustrative parameters, chosen so that a relist in which every one of
@@ -542,6 +548,14 @@ def relist_seconds(
     2015-2016, when PLEG relist latency under churn was the limit (the SLO
     was about keeping relists within their period); the curve shows that
     shape, not a measurement.
+
+    See Also
+    --------
+    max_pods_within_period
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/pleg/generic.go (Relist, updateCache)
 
     Examples
     --------
@@ -563,10 +577,46 @@ def relist_seconds(
 def max_pods_within_period(containers_per_pod: float, period_seconds: float = RELIST_PERIOD_SECONDS, **kwargs: Any) -> int:
     """The largest pod count whose relist (:func:`relist_seconds`) fits in the period.
 
+    Parameters
+    ----------
+    containers_per_pod : float
+        Containers per pod.
+    period_seconds : float
+        The relist period (``RELIST_PERIOD_SECONDS``, 1 s).
+    **kwargs
+        Passed to :func:`relist_seconds` (``changed_pods``, the RPC
+        latencies, ``cost``).
+
+    Returns
+    -------
+    int
+        Pods; 0 when even one pod does not fit, at most 100001 (the search stops there).
+
+    Raises
+    ------
+    TypeError
+        For a keyword :func:`relist_seconds` does not take, or non-numeric values.
+
+    See Also
+    --------
+    relist_seconds
+
+    Notes
+    -----
+    A linear search over the illustrative cost model, not a measurement: it
+    shows why a per-node pod limit follows from a relist period.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/pleg/generic.go (relistPeriod)
+    https://kubernetes.io/docs/setup/best-practices/cluster-large/ (110 pods per node)
+
     Examples
     --------
     >>> max_pods_within_period(2)
     110
+    >>> max_pods_within_period(2, 0.5), max_pods_within_period(4)
+    (55, 73)
     """
     n = 0
     while relist_seconds(n + 1, containers_per_pod, **kwargs) <= period_seconds:

@@ -367,6 +367,12 @@ def oom_badness(usage_bytes: int, oom_score_adj: int, total_bytes: int) -> int |
     int or None
         Badness in bytes; the kernel kills the process with the highest.
 
+    Raises
+    ------
+    TypeError
+        For non-integer arguments; nothing of its own (``oom_score_adj``
+        outside [-1000, 1000] is not checked).
+
     Notes
     -----
     The kernel counts pages rather than bytes and gives no root bonus any

@@ -65,10 +65,42 @@ def iptables_probabilities(n: int) -> list[float | None]:
     Endpoint *i* (from 0) is taken with 1/(n−i) of the connections that got
     that far, so with probability (1 − 1/n)···1/(n−i) = 1/n overall.
 
+    Parameters
+    ----------
+    n : int
+        Ready endpoints of the Service (its ``KUBE-SEP-*`` chains).
+
+    Returns
+    -------
+    list of float or None
+        ``n`` entries: ``1/(n−i)`` for the first ``n − 1`` jumps, then None
+        (the last jump has no ``-m statistic`` match); ``[]`` for no endpoints.
+
+    Raises
+    ------
+    TypeError
+        When ``n`` is not an integer; nothing of its own (a negative ``n``
+        gives ``[None]``).
+
+    See Also
+    --------
+    simulate_connections : draws connections with these probabilities.
+
+    Notes
+    -----
+    kube-proxy writes the probability with 10 decimal places
+    (``--probability 0.3333333333``); the exact fractions are kept here.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (writeServiceToEndpointRules, probability)
+
     Examples
     --------
     >>> iptables_probabilities(3)
     [0.3333333333333333, 0.5, None]
+    >>> iptables_probabilities(1), iptables_probabilities(0)
+    ([None], [])
     """
     return [1.0 / (n - i) for i in range(n - 1)] + ([None] if n else [])
 
@@ -286,6 +318,15 @@ def simulate_connections(endpoints: int | Sequence[str], mode: str = "iptables",
     (upstream adds inactive ones at 1/256 of the weight); the userspace mode
     runs :class:`kubenotes.proxy.userspace.LoadBalancerRR` (which shuffles the
     endpoints once, seeded, and then takes them in turn).
+
+    See Also
+    --------
+    iptables_probabilities
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (writeServiceToEndpointRules)
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/proxier.go (scheduler, persistence for ClientIP)
 
     Examples
     --------

@@ -93,10 +93,48 @@ def route_reflector_sessions(nodes: Sequence[str], reflectors: Sequence[str]) ->
 def bgp_session_count(node_count: int, reflectors: int = 0) -> int:
     """n(n−1)/2 for a full mesh (``reflectors=0``); k(k−1)/2 + (n−k)·k with k route reflectors.
 
+    The closed form of ``len(bgp_sessions(...))``, for cluster sizes too large
+    to build a network for.
+
+    Parameters
+    ----------
+    node_count : int
+        Nodes running BIRD (*n*).
+    reflectors : int
+        Route reflectors (*k*); 0 or less is the node-to-node mesh, more than
+        ``node_count`` counts as ``node_count``.
+
+    Returns
+    -------
+    int
+        BGP sessions in the cluster (each counted once, not once per end).
+
+    Raises
+    ------
+    TypeError
+        For non-numeric arguments; it raises nothing of its own (a negative
+        ``node_count`` gives a meaningless count, not an error).
+
+    See Also
+    --------
+    bgp_sessions : the sessions themselves, of a built network.
+
+    Notes
+    -----
+    Upstream has no such function: it is the count of the ``protocol bgp``
+    blocks ``bird.cfg.template`` renders, summed over the nodes and halved.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 confd/etc/calico/confd/templates/bird.cfg.template
+    https://docs.tigera.io/calico/latest/networking/configuring/bgp (full mesh, route reflectors)
+
     Examples
     --------
     >>> bgp_session_count(10), bgp_session_count(100), bgp_session_count(100, 2)
     (45, 4950, 197)
+    >>> bgp_session_count(3, 5)
+    3
     """
     n, k = node_count, reflectors
     if k <= 0:
@@ -106,7 +144,55 @@ def bgp_session_count(node_count: int, reflectors: int = 0) -> int:
 
 
 def bgp_sessions(net: CalicoNetwork, reflectors: Sequence[str] = ()) -> list[tuple[str, str]]:
-    """The BGP sessions BIRD holds in ``net`` (none in VXLAN modes: BIRD does not run)."""
+    """The BGP sessions BIRD holds in ``net`` (none in VXLAN modes: BIRD does not run).
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        From :func:`kubenotes.cni.calico.dataplane.build_network`.
+    reflectors : sequence of str
+        Node names acting as route reflectors (``nodeToNodeMeshEnabled:
+        false``); empty for the node-to-node mesh.
+
+    Returns
+    -------
+    list of tuple[str, str]
+        One ``(node, peer)`` pair per session, in node order: every pair for
+        the mesh (:func:`full_mesh_sessions`), else the reflectors' mesh then
+        each client to each reflector (:func:`route_reflector_sessions`).
+        Empty for ``vxlan`` and ``vxlan-crosssubnet``.
+
+    Raises
+    ------
+    CalicoError
+        When a reflector is not a node of ``net`` (BGP modes only).
+
+    See Also
+    --------
+    bgp_session_count : the count in closed form.
+    route_withdrawal : what happens to the routes when a node stops.
+
+    Notes
+    -----
+    Sessions are up or absent: no BGP state machine, timers, AS numbers or
+    external peers.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 confd/etc/calico/confd/templates/bird.cfg.template (Mesh_<ip>, Node_<ip>)
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.dataplane import build_network, IPV4_ADDRESS_ANNOTATION
+    >>> nodes = [{"metadata": {"name": f"node-{i}", "annotations": {IPV4_ADDRESS_ANNOTATION: f"10.0.0.{10 + i}/24"}}}
+    ...          for i in range(3)]
+    >>> bgp_sessions(build_network(nodes, mode="bgp"))
+    [('node-0', 'node-1'), ('node-0', 'node-2'), ('node-1', 'node-2')]
+    >>> bgp_sessions(build_network(nodes, mode="bgp"), ["node-0"])
+    [('node-1', 'node-0'), ('node-2', 'node-0')]
+    >>> bgp_sessions(build_network(nodes, mode="vxlan"))
+    []
+    """
     if not net.uses_bgp:
         return []
     names = list(net.nodes)
@@ -166,10 +252,39 @@ def fail_node(net: CalicoNetwork, node: str, reflectors: Sequence[str] = ()) -> 
 def route_withdrawal(net: CalicoNetwork, node: str, reflectors: Sequence[str] = ()) -> dict[str, dict[str, list[str]]]:
     """For every other node, its routes to other nodes' pods before and after ``node`` fails.
 
+    Parameters
+    ----------
+    net : CalicoNetwork
+        From :func:`kubenotes.cni.calico.dataplane.build_network`; not changed.
+    node : str
+        The node that stops.
+    reflectors : sequence of str
+        Route reflector node names (empty: the node-to-node mesh).
+
     Returns
     -------
     dict[str, dict[str, list[str]]]
         Node -> ``{"before": [...], "after": [...], "withdrawn": [...]}``, ``ip route`` lines.
+
+    Raises
+    ------
+    CalicoError
+        When ``node`` is not in the network, or (BGP modes) a reflector is not
+        one of its nodes.
+
+    See Also
+    --------
+    fail_node : the network after the failure.
+
+    Notes
+    -----
+    BIRD's graceful restart (which keeps the routes for up to 120 s) is not
+    timed: "after" is once the routes are withdrawn. In VXLAN modes the
+    withdrawal shown is the one deleting the Node object causes.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 confd/etc/calico/confd/templates/bird.cfg.template
 
     Examples
     --------

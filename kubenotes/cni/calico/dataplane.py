@@ -142,6 +142,37 @@ def encapsulation(mode: str) -> str | None:
 def encap_overhead_bytes(mode: str) -> int:
     """Bytes an encapsulated packet grows by: 50 (VXLAN), 20 (IP-in-IP), 0 (BGP, no encapsulation).
 
+    VXLAN adds an outer IPv4 (20), UDP (8), VXLAN (8) and inner Ethernet (14)
+    header; IP-in-IP an outer IPv4 header.
+
+    Parameters
+    ----------
+    mode : str
+        One of :data:`MODES` (CrossSubnet modes count as encapsulated).
+
+    Returns
+    -------
+    int
+        Bytes.
+
+    Raises
+    ------
+    CalicoError
+        For a mode not in :data:`MODES`.
+
+    See Also
+    --------
+    pod_mtu
+
+    Notes
+    -----
+    IPv4 underlay only; WireGuard's overhead is not modelled.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 felix/dataplane/linux/vxlan_mgr.go
+    https://datatracker.ietf.org/doc/html/rfc7348 (VXLAN)
+
     Examples
     --------
     >>> encap_overhead_bytes("vxlan"), encap_overhead_bytes("ipip-crosssubnet"), encap_overhead_bytes("bgp")
@@ -154,6 +185,37 @@ def pod_mtu(mode: str, link_mtu: int = DEFAULT_LINK_MTU) -> int:
     """The MTU Calico gives the pod's ``eth0``, its veth and the tunnel device: link MTU minus the overhead.
 
     CrossSubnet modes take the encapsulated MTU too: any packet may have to be encapsulated.
+
+    Parameters
+    ----------
+    mode : str
+        One of :data:`MODES`.
+    link_mtu : int
+        MTU of the nodes' ``eth0`` in bytes (1500; 9001 on AWS).
+
+    Returns
+    -------
+    int
+        Bytes.
+
+    Raises
+    ------
+    CalicoError
+        For a mode not in :data:`MODES`.
+
+    See Also
+    --------
+    encap_overhead_bytes
+
+    Notes
+    -----
+    Calico's MTU auto-detection reads the host interfaces and subtracts the
+    largest overhead of the enabled encapsulations (WireGuard included); here
+    the link MTU is given and only the mode's overhead is subtracted.
+
+    References
+    ----------
+    https://docs.tigera.io/calico/latest/networking/configuring/mtu
 
     Examples
     --------
@@ -180,6 +242,32 @@ def pool_for_mode(mode: str, cidr: str = DEFAULT_IPV4_POOL_CIDR, **kw: Any) -> I
 
 def veth_name_for_workload(namespace: str, name: str, prefix: str = "cali") -> str:
     """Host-side veth name of a pod: ``cali`` + the first 11 hex digits of SHA-1 of ``namespace.name``.
+
+    Parameters
+    ----------
+    namespace, name : str
+        The pod's namespace and name.
+    prefix : str
+        Felix's ``InterfacePrefix`` (``cali``).
+
+    Returns
+    -------
+    str
+        15 characters with the default prefix (Linux's interface name limit).
+
+    Raises
+    ------
+    TypeError
+        When a part is not a string; nothing of its own.
+
+    Notes
+    -----
+    The same rule as upstream, so the host's ``cali...`` interfaces can be
+    predicted from the pod list (``ip link`` on a node shows these names).
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 libcalico-go/lib/backend/k8s/conversion/conversion.go (VethNameForWorkload)
 
     Examples
     --------

@@ -126,6 +126,20 @@ def network_from_objects(objects: Iterable[dict], *, mode: str = DEFAULT_MODE,
                          link_mtu: int = DEFAULT_LINK_MTU) -> tuple[CalicoNetwork, list[dict]]:
     """Build the Calico network of the input's Nodes and placed Pods.
 
+    Parameters
+    ----------
+    objects : iterable of dict
+        API objects with ``kind`` (a ``kubectl get -o yaml`` dump or a
+        manifest list); only Nodes and Pods are read, the rest is passed
+        through. Not changed: deep copies are returned.
+    mode : str
+        One of :data:`~kubenotes.cni.calico.dataplane.MODES` (``ipip``).
+    pool_cidr : str or None
+        The IPPool's cidr; None takes the cluster's pod network
+        (:func:`default_pool_cidr`).
+    link_mtu : int
+        MTU of the nodes' ``eth0`` in bytes.
+
     Returns
     -------
     (CalicoNetwork, list of dict)
@@ -139,6 +153,31 @@ def network_from_objects(objects: Iterable[dict], *, mode: str = DEFAULT_MODE,
     ------
     CalicoError
         See :func:`kubenotes.cni.calico.dataplane.build_network`.
+
+    See Also
+    --------
+    kubenotes.cni.calico.dataplane.build_network : the network from Nodes and Pods alone.
+
+    Notes
+    -----
+    Upstream, the kubelet writes ``status.podIP`` from the CRI's sandbox
+    status after Calico's CNI ADD; here it is written straight from the
+    model's IPAM, and readiness is assumed for manifests.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 cni-plugin/pkg/k8s/k8s.go (CmdAddK8s)
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.dataplane import IPV4_ADDRESS_ANNOTATION
+    >>> objs = [{"kind": "Node", "metadata": {"name": "n1", "annotations": {IPV4_ADDRESS_ANNOTATION: "10.0.0.11/24"}}},
+    ...         {"kind": "Pod", "metadata": {"name": "web", "namespace": "default"}, "spec": {"nodeName": "n1"}}]
+    >>> net, out = network_from_objects(objs, mode="bgp")
+    >>> net.mode, sorted(net.pods), out[1]["status"]["podIP"], out[1]["status"]["phase"]
+    ('bgp', ['default/web'], '192.168.52.128', 'Running')
+    >>> "status" in objs[1]
+    False
     """
     objects = [copy.deepcopy(o) for o in objects]
     nodes = [o for o in objects if _kind(o) == "Node"]

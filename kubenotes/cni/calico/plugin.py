@@ -51,6 +51,43 @@ CALICO_NETWORK_NAME = "k8s-pod-network"
 def calico_conflist(nodename: str, *, mtu: int = DEFAULT_LINK_MTU - 20) -> dict:
     """The conflist calico-node installs on a node (``/etc/cni/net.d/10-calico.conflist``).
 
+    ``calico`` (with ``calico-ipam`` and the ``k8s`` policy), then ``portmap``
+    (host ports) and ``bandwidth`` (traffic shaping), as calico.yaml's
+    ``cni_network_config`` lists them.
+
+    Parameters
+    ----------
+    nodename : str
+        The node's name (``__KUBERNETES_NODE_NAME__`` in the template).
+    mtu : int
+        The pods' MTU in bytes (default: 1500 − 20, IP-in-IP's); see
+        :func:`kubenotes.cni.calico.dataplane.pod_mtu`.
+
+    Returns
+    -------
+    dict
+        A conflist: ``{"name": "k8s-pod-network", "cniVersion": "0.3.1", "plugins": [...]}``,
+        ready for :class:`kubenotes.cni.manager.CNIManager`.
+
+    Raises
+    ------
+    None
+        Nothing is checked: any ``nodename`` and ``mtu`` are written as given.
+
+    See Also
+    --------
+    CalicoPlugin, CalicoIPAMPlugin : the models of the binaries it names.
+
+    Notes
+    -----
+    The install container substitutes more placeholders (the kubeconfig's
+    path, ``__CNI_MTU__`` from the ``veth_mtu`` setting); the values here are
+    the manifest's defaults.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 manifests/calico.yaml (cni_network_config)
+
     Examples
     --------
     >>> [p["type"] for p in calico_conflist("node-a")["plugins"]]
@@ -76,6 +113,38 @@ def _handle(call: PluginCall) -> str:
 
 class CalicoIPAMPlugin:
     """``calico-ipam``: one IPv4 /32 per ADD from the node's blocks; DEL releases the handle.
+
+    The handle is ``<network name>.<container id>``, so a retried ADD gets the
+    same address; the node is the config's ``nodename`` (else the host's name).
+
+    Parameters
+    ----------
+    ipam : CalicoIPAM, optional
+        The IPAM state (pools, blocks, handles); default :data:`DEFAULT_IPAM`,
+        shared with :class:`CalicoPlugin`.
+
+    Returns
+    -------
+    CalicoIPAMPlugin
+        A :class:`~kubenotes.cni.spec.CNIPlugin` holding ``ipam``; register it
+        with :func:`~kubenotes.cni.spec.register_plugin`. ``add`` returns
+        ``{"cniVersion", "ips": [{"address": "<ip>/32"}]}``.
+
+    Raises
+    ------
+    CNIError
+        Not from the constructor: ``add`` raises code 999 (``ERR_INTERNAL``)
+        when the node's blocks and the pool are exhausted, ``check`` when the
+        container's handle has no address.
+
+    Notes
+    -----
+    IPv4 only; ``assign_ipv4``/``assign_ipv6``, pool selection by annotation
+    and IPAM's datastore are not modelled.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 cni-plugin/pkg/ipamplugin/ipam_plugin.go (cmdAdd, cmdDel)
 
     Examples
     --------
