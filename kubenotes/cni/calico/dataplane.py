@@ -258,7 +258,8 @@ def veth_name_for_workload(namespace: str, name: str, prefix: str = "cali") -> s
     Raises
     ------
     TypeError
-        When a part is not a string; nothing of its own.
+        When ``prefix`` is not a string; nothing of its own (any namespace
+        and name are formatted as given).
 
     Notes
     -----

@@ -80,9 +80,10 @@ def calico_conflist(nodename: str, *, mtu: int = DEFAULT_LINK_MTU - 20) -> dict:
 
     Notes
     -----
-    The install container substitutes more placeholders (the kubeconfig's
-    path, ``__CNI_MTU__`` from the ``veth_mtu`` setting); the values here are
-    the manifest's defaults.
+    On a node, calico-node's install container fills the template's
+    placeholders (``__KUBERNETES_NODE_NAME__``, ``__CNI_MTU__``, the
+    kubeconfig's path); here they are arguments, and the MTU defaults to
+    IP-in-IP's on a 1500-byte link instead of an auto-detected value.
 
     References
     ----------
