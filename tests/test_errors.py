@@ -85,3 +85,16 @@ def test_one_manifest_error_for_api_and_kubelet():
         assert str(e) == "http://cfg/pods: 404 Not Found" and e.source == "http://cfg/pods"
     else:
         raise AssertionError("no ManifestError")
+
+
+def test_errors_with_several_fields_survive_a_copy_from_their_args():
+    """SimPy re-raises a failed process's exception as ``type(e)(*e.args)``; pickling rebuilds it the same way."""
+    import pickle
+
+    from kubenotes.cni.spec import CNIError
+    from kubenotes.cri.api import CRIError
+
+    for err in (CRIError("NotFound", 'image "nginx" not found'), CNIError(7, "no IP addresses available", "range full"),
+                CNIError(11, "try again")):
+        for copy in (type(err)(*err.args), pickle.loads(pickle.dumps(err))):
+            assert type(copy) is type(err) and str(copy) == str(err) and vars(copy) == vars(err)

@@ -185,7 +185,11 @@ class CNIError(KubenotesError):
         self.code = int(code)
         self.msg = msg
         self.details = details
-        super().__init__(f"{msg}; {details}" if details else msg)
+        # args are the constructor's, so a copy (SimPy re-raising a process's error, pickling) is the same error
+        super().__init__(self.code, msg, details)
+
+    def __str__(self) -> str:
+        return f"{self.msg}; {self.details}" if self.details else self.msg
 
     def to_dict(self) -> dict:
         """The error JSON as the reference plugins print it (``types.Error``)."""

@@ -169,7 +169,8 @@ class CRIError(KubenotesError):
     """
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+        # args are the constructor's, so a copy (SimPy re-raising a process's error, pickling) is the same error
+        super().__init__(code, message)
         self.code = code
         self.message = message
 
