@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from kubenotes.scheduler.arrays import SnapshotArrays
 from kubenotes.scheduler.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
 
 __all__ = ["Snapshot", "ClusterObjects", "new_snapshot", "cluster_objects_from_manifests", "snapshot_from_manifests"]
@@ -78,13 +79,11 @@ class Snapshot:
         self._arrays = None
 
     def arrays(self):
-        """The :class:`~kubenotes.scheduler.batch.SnapshotArrays` of these nodes, built on first use.
+        """The :class:`~kubenotes.scheduler.arrays.SnapshotArrays` of these nodes, built on first use.
 
         Once built, they follow every pod added to or removed from a node.
         """
         if self._live_arrays() is None:
-            from kubenotes.scheduler.batch import SnapshotArrays
-
             self._arrays = SnapshotArrays(self.node_info_list)
         return self._arrays
 

@@ -7,7 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from kubenotes.scheduler.batch import SnapshotArrays, default_normalize_score_batch, select_host_index
+from kubenotes.scheduler.arrays import SnapshotArrays
+from kubenotes.scheduler.batch import select_host_index
+from kubenotes.scheduler.fast.helper import default_normalize_score_batch
+from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import Code, NodeScore, NominatingInfo
 from kubenotes.scheduler.framework.node_info import PodInfo
@@ -146,22 +149,25 @@ def test_plugin_batch_methods_match_per_node(seed, random_large_cluster):
         pod = q.pod_info
         if s.is_success():
             for pl in fw.filter_plugins:
-                if pl.name() in state.skip_filter_plugins or not hasattr(pl, "filter_batch"):
+                forms = fast_forms(pl, fw)
+                if pl.name() in state.skip_filter_plugins or getattr(forms, "filter_batch", None) is None:
                     continue
-                mask = pl.filter_batch(state, pod, arr, idx)
+                mask = forms.filter_batch(state, pod, arr, idx)
                 assert mask.tolist() == [pl.filter(state, pod, ni).is_success() for ni in nodes], pl.name()
                 checked += 1
         if fw.run_pre_score_plugins(state, pod, nodes).is_success():
             for pl in fw.score_plugins:
-                if pl.name() in state.skip_score_plugins or not hasattr(pl, "score_batch"):
+                forms = fast_forms(pl, fw)
+                if pl.name() in state.skip_score_plugins or getattr(forms, "score_batch", None) is None:
                     continue
-                raw = pl.score_batch(state, pod, arr, idx)
+                raw = forms.score_batch(state, pod, arr, idx)
                 per_node = [NodeScore(ni.name, pl.score(state, pod, ni)[0]) for ni in nodes]
                 assert raw.tolist() == [x.score for x in per_node], pl.name()
                 ext = pl.score_extensions()
                 if ext is not None:
                     ext.normalize_score(state, pod, per_node)
-                    assert ext.normalize_score_batch(state, pod, raw).tolist() == [x.score for x in per_node], pl.name()
+                    assert fast_forms(ext, fw).normalize_score_batch(state, pod, raw).tolist() == \
+                        [x.score for x in per_node], pl.name()
                 checked += 1
         sched.queue.done(pod.uid)
         # Place the pod somewhere feasible-or-not so the node totals move on.
@@ -307,7 +313,7 @@ def test_pod_topology_spread_batch_matches_per_node(seed, list_defaulting):
             assert got.tp_value_to_match_num == want.tp_value_to_match_num
             assert list(map(list, got.tp_value_to_match_num)) == list(map(list, want.tp_value_to_match_num))  # order
             assert [p.paths for p in got.critical_paths] == [p.paths for p in want.critical_paths]
-            mask = pl.filter_batch(state, pod, arr, arr.arange)
+            mask = fast_forms(pl, fw).filter_batch(state, pod, arr, arr.arange)
             assert mask.tolist() == [pl.filter(state, pod, ni).is_success() for ni in nodes]
             seen["filter"] += 1
             seen["dns"] += int(not mask.all())
@@ -320,11 +326,11 @@ def test_pod_topology_spread_batch_matches_per_node(seed, list_defaulting):
             assert got.topology_value_to_pod_counts == want.topology_value_to_pod_counts
             assert got.topology_normalizing_weight == want.topology_normalizing_weight
             idx = np.array([arr.index[ni.name] for ni in feasible], dtype=np.int64)
-            raw = pl.score_batch(state, pod, arr, idx)
+            raw = fast_forms(pl, fw).score_batch(state, pod, arr, idx)
             per_node = [NodeScore(ni.name, pl.score(state, pod, ni)[0]) for ni in feasible]
             assert raw.tolist() == [x.score for x in per_node]
             pl.normalize_score(state, pod, per_node)
-            assert pl.normalize_score_batch(state, pod, raw).tolist() == [x.score for x in per_node]
+            assert fast_forms(pl, fw).normalize_score_batch(state, pod, raw).tolist() == [x.score for x in per_node]
             seen["score"] += 1
             seen["ignored"] += int(bool(got.ignored_nodes))
         sched.queue.done(pod.uid)
@@ -589,7 +595,7 @@ def test_fit_status_keys_group_nodes_with_equal_statuses(seed, nominated, random
     for q, state, status in _pre_filtered(sched, 40):
         if status.is_success():
             added = ge_nominated_totals(fw, q.pod_info, arr) if nominated else None
-            keys = fit.filter_status_key_batch(state, q.pod_info, arr, arr.arange, added).tolist()
+            keys = fast_forms(fit, fw).filter_status_key_batch(state, q.pod_info, arr, arr.arange, added).tolist()
             by_key: dict[int, tuple] = {}
             for key, ni in zip(keys, infos):
                 ledger = RequestsLedger(ni)
@@ -636,6 +642,7 @@ def test_change_log_names_the_nodes_changed_and_gives_up_once_trimmed(seed, few,
     snap = new_snapshot([make_node(f"n{i}", allocatable={"cpu": "8", "memory": "16Gi", "pods": "110"})
                          for i in range(5)], [])
     arr = snap.arrays()
+    from kubenotes.scheduler.fast.noderesources import scorer_score_batch
     from kubenotes.scheduler.plugins.noderesources.least_allocated import least_resource_scorer
     from kubenotes.scheduler.plugins.noderesources.resource_allocation import (
         DEFAULT_RESOURCES,
@@ -662,7 +669,7 @@ def test_change_log_names_the_nodes_changed_and_gives_up_once_trimmed(seed, few,
             if rows is None:
                 assert arr.changes - mark > 2 * 8  # only a log trimmed past the mark gives up
             mark, changed = arr.changes, set()
-        got = scorer.score_batch(arr, arr.arange, [250, 0])
+        got = scorer_score_batch(scorer, arr, arr.arange, [250, 0])
         assert got.tolist() == [scorer.score(None, ni, [250, 0])[0] for ni in snap.list()]
     assert arr.rows_changed_since(None) is None
 
@@ -723,7 +730,7 @@ def test_node_object_filters_give_one_status_per_status_key(seed, plugin, random
     rejected_kinds = 0
     for q, state, status in _pre_filtered(sched, 60):
         if status.is_success() and plugin not in state.skip_filter_plugins:
-            keys = pl.filter_status_key_batch(state, q.pod_info, arr, arr.arange).tolist()
+            keys = fast_forms(pl, fw).filter_status_key_batch(state, q.pod_info, arr, arr.arange).tolist()
             by_key: dict[int, tuple] = {}
             for key, ni in zip(keys, infos):
                 s = pl.filter(state, q.pod_info, ni)

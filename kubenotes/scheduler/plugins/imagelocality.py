@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Status
+from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Status
 from kubenotes.scheduler.plugins.helper import go_div
 from kubenotes.scheduler.plugins.names import IMAGE_LOCALITY
 
@@ -110,10 +110,6 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD_BYTES), max_threshold - MIN_THRESHOLD_BYTES)
 
 
-def _image_key(node_info: "NodeInfo") -> tuple:
-    return tuple(sorted((k, v.size_bytes, v.num_nodes) for k, v in node_info.image_states.items()))
-
-
 class ImageLocality:
     """The ImageLocality Score plugin.
 
@@ -149,11 +145,10 @@ class ImageLocality:
     [23, 0]
     """
 
-    __slots__ = ("handle", "_score_key")
+    __slots__ = ("handle",)
 
     def __init__(self, handle: Any):
         self.handle = handle
-        self._score_key: tuple[Any, Any] = (None, None)  # (PodInfo, its Score memo key): asked twice a cycle
 
     def name(self) -> str:
         """``"ImageLocality"``."""
@@ -169,32 +164,6 @@ class ImageLocality:
     def score_extensions(self) -> None:
         """None: scores are already on 0-100."""
         return None
-
-    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`), once per distinct image set.
-
-        The scores are kept per list of the pod's container images (all
-        :meth:`score` reads of the pod) and number of nodes.
-        """
-        return arrays.score_by_class(arrays.classes(NAME, _image_key), idx, lambda ni: self.score(state, pod, ni),
-                                     self._memo_key(pod))
-
-    def score_batch_uniform(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> bool:
-        """True when every node scores the same for the pod's images (no node has any of them, say)."""
-        got = arrays.uniform_by_class(arrays.classes(NAME, _image_key), lambda ni: self.score(state, pod, ni),
-                                      self._memo_key(pod))
-        return got is not None and MIN_NODE_SCORE <= got <= MAX_NODE_SCORE
-
-    def _memo_key(self, pod: "PodInfo") -> tuple[Any, ...]:
-        # The Score reads the pod's container images and the number of nodes.
-        num_nodes = self.handle.snapshot.num_nodes()
-        got = self._score_key[1]
-        if self._score_key[0] is not pod or got[3] != num_nodes:
-            spec = pod.pod.spec
-            images = tuple(c.image for c in (spec.initContainers or ())) + tuple(c.image for c in (spec.containers or ()))
-            got = (NAME, "Score", images, num_nodes)
-            self._score_key = (pod, got)
-        return got
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> ImageLocality:

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 import numpy as np
 
 from kubenotes.errors import ConfigError, NotFound
-from kubenotes.scheduler.batch import PodMemo, snapshot_arrays
+from kubenotes.scheduler.arrays import PodMemo, snapshot_arrays
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Code, NodeScore, PreFilterResult, Status
 from kubenotes.scheduler.framework.node_info import AffinityTerm, WeightedAffinityTerm
 from kubenotes.scheduler.plugins.names import INTER_POD_AFFINITY as NAME
@@ -248,8 +248,6 @@ class InterPodAffinity:
     'InterPodAffinity'
     """
 
-    add_pod_error_free = True  # kubenotes batch: AddPod fails only without its PreFilter state
-
     def __init__(self, handle: Any, hard_pod_affinity_weight: int = DEFAULT_HARD_POD_AFFINITY_WEIGHT,
                  ignore_preferred_terms_of_existing_pods: bool = False):
         self.handle = handle
@@ -355,43 +353,6 @@ class InterPodAffinity:
             return s
         s.update_with_pod(pod_to_remove, node_info.labels, -1)
         return Status()
-
-    # -- what preemption's dry run may key its results on (DefaultPreemption.select_victims_on_copy) --------
-    def filter_state_signature(self, state: "CycleState", pod: "PodInfo") -> Any:
-        """What Filter, AddPod and RemovePod read of the PreFilter state besides the counters: the namespaces the
-        incoming pod's terms were resolved to and its namespace's labels (the terms themselves are the pod's).
-
-        kubenotes only. None without the state.
-        """
-        s = self._pre_filter_state(state)
-        if isinstance(s, Status):
-            return None
-        return (tuple(t.namespaces for t in s.affinity_terms), tuple(t.namespaces for t in s.anti_affinity_terms),
-                tuple(sorted(s.namespace_labels.items())))
-
-    def filter_node_signature(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> Any:
-        """What Filter reads of the PreFilter state for ``node_info``, beyond :meth:`filter_state_signature`.
-
-        The counters at the node's topology pairs (AddPod and RemovePod of the
-        node's own pods change only those), and whether the affinity counter
-        holds entries at other pairs (Filter asks whether it is empty). With
-        the node's pods and the incoming pod, they decide every Filter verdict
-        on the node while pods are removed from it and added back.
-
-        kubenotes only. None without the state.
-        """
-        s = self._pre_filter_state(state)
-        if isinstance(s, Status):
-            return None
-        labels = node_info.labels
-        affinity = s.affinity_counts
-        pairs = {(t.topology_key, labels[t.topology_key]) for t in s.affinity_terms if t.topology_key in labels}
-        elsewhere = len(affinity) > sum(1 for pair in pairs if pair in affinity)
-        anti = s.anti_affinity_counts
-        existing = s.existing_anti_affinity_counts
-        return (tuple(affinity.get(pair) for pair in sorted(pairs)), elsewhere,
-                tuple(anti.get((t.topology_key, labels.get(t.topology_key))) for t in s.anti_affinity_terms),
-                tuple(existing.get(pair) for pair in labels.items()) if existing else ())
 
     @staticmethod
     def _satisfy_existing_pods_anti_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:
@@ -524,77 +485,6 @@ class InterPodAffinity:
             f = float(MAX_NODE_SCORE) * ((ns.score - lo) / diff) if diff > 0 else 0.0
             ns.score = int(f)
         return Status()
-
-    # -- Batch forms (see kubenotes.scheduler.batch) -----------------------
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx``: the counters looked up through per-key label value ids."""
-        s = self._pre_filter_state(state)
-        if isinstance(s, Status):
-            return None
-        ok = np.ones(len(idx), dtype=bool)
-        if s.affinity_terms:
-            all_keys = np.ones(len(idx), dtype=bool)
-            all_exist = np.ones(len(idx), dtype=bool)
-            for t in s.affinity_terms:
-                v = _value_ids(arrays, t.topology_key, idx)
-                all_keys &= v > 0
-                all_exist &= _positive_lut(arrays, s.affinity_counts, t.topology_key)[v]
-            first_of_group = not s.affinity_counts and _pod_matches_all_terms(s.affinity_terms, s.pod_info)
-            ok &= all_keys & (all_exist | first_of_group)
-        if s.anti_affinity_counts:
-            for t in s.anti_affinity_terms:
-                ok &= ~_positive_lut(arrays, s.anti_affinity_counts, t.topology_key)[_value_ids(arrays, t.topology_key, idx)]
-        if s.existing_anti_affinity_counts:
-            for key in {k for (k, _v), c in s.existing_anti_affinity_counts.items() if c > 0}:
-                ok &= ~_positive_lut(arrays, s.existing_anti_affinity_counts, key)[_value_ids(arrays, key, idx)]
-        return ok
-
-    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx``."""
-        s = self._pre_score_state(state)
-        if isinstance(s, Status):
-            return None
-        total = np.zeros(len(idx), dtype=np.int64)
-        for key, vals in s.topology_score.items():
-            _ids, vocab = arrays.label_values(key)
-            lut = np.zeros(len(vocab) + 1, dtype=np.int64)
-            for v, w in vals.items():
-                j = vocab.get(v)
-                if j is not None:
-                    lut[j + 1] = w
-            total += lut[_value_ids(arrays, key, idx)]
-        return total
-
-    def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
-        """:meth:`normalize_score` over an int64 array (same float arithmetic, truncated)."""
-        s = self._pre_score_state(state)
-        if isinstance(s, Status):
-            return None
-        if not s.topology_score or not len(scores):
-            return scores
-        lo = int(scores.min())
-        diff = int(scores.max()) - lo
-        if diff <= 0:
-            return np.zeros(len(scores), dtype=np.int64)
-        return np.trunc(float(MAX_NODE_SCORE) * ((scores - lo) / diff)).astype(np.int64)
-
-
-def _value_ids(arrays: Any, key: str, idx: Any) -> Any:
-    """1 + the id of each node's value for label ``key`` (0 when the node lacks the label)."""
-    ids, _vocab = arrays.label_values(key)
-    return ids[idx] + 1
-
-
-def _positive_lut(arrays: Any, counts: Mapping[tuple[str, str], int], key: str) -> Any:
-    """Lookup table over :func:`_value_ids`: True where ``counts[(key, value)] > 0``."""
-    _ids, vocab = arrays.label_values(key)
-    lut = np.zeros(len(vocab) + 1, dtype=bool)
-    for (k, v), c in counts.items():
-        if k == key and c > 0:
-            j = vocab.get(v)
-            if j is not None:
-                lut[j + 1] = True
-    return lut
 
 
 # --------------------------------------------------------------------------- whole-snapshot index

@@ -37,7 +37,6 @@ from kubenotes.api.selectors import (
     RequiredNodeAffinity,
 )
 from kubenotes.errors import ConfigError, FieldError
-from kubenotes.scheduler.batch import default_normalize_score_batch, pod_spec_key
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, PreFilterResult, Status
 from kubenotes.scheduler.plugins.helper import aggregate_errors, default_normalize_score
 from kubenotes.scheduler.plugins.names import NODE_AFFINITY
@@ -217,22 +216,6 @@ def _pre_filter_node_names(terms: list[Any]) -> set[str] | None:
     return node_names
 
 
-def _referenced_node_keys(spec: Any) -> tuple[tuple[str, ...], bool]:
-    """Node label keys a pod's nodeSelector and node affinity read, and whether a term reads node fields."""
-    keys = set(spec.nodeSelector or ())
-    by_name = False
-    na = _get(spec.affinity, "nodeAffinity")
-    required = _get(na, "requiredDuringSchedulingIgnoredDuringExecution")
-    terms = list(_get(required, "nodeSelectorTerms") or ())
-    terms += [_get(p, "preference") for p in _get(na, "preferredDuringSchedulingIgnoredDuringExecution") or ()]
-    for t in terms:
-        for e in _get(t, "matchExpressions") or ():
-            keys.add(_get(e, "key"))
-        if _get(t, "matchFields"):
-            by_name = True
-    return tuple(sorted(keys, key=str)), by_name
-
-
 class NodeAffinity:
     """The NodeAffinity plugin: PreFilter, Filter, PreScore, Score, NormalizeScore.
 
@@ -276,10 +259,6 @@ class NodeAffinity:
     >>> pl.pre_filter(CycleState(), PodInfo(make_pod("q")), [])[1].is_skip()
     True
     """
-
-    filter_ignores_node_pods = True  # kubenotes batch: the verdict reads the node object and the pod only
-    filter_reads_pod_spec = ("nodeSelector", "affinity")  # kubenotes preemption: ... and these fields of the pod's spec only
-    filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
 
     __slots__ = ("args", "handle", "added_node_selector", "added_pref_sched_terms")
 
@@ -389,51 +368,6 @@ class NodeAffinity:
     def score_extensions(self) -> "NodeAffinity":
         """Self: this plugin normalizes its scores."""
         return self
-
-    # Batch forms (see kubenotes.scheduler.batch): only the node labels the pod names matter.
-    def _classes(self, pod: "PodInfo", arrays: Any) -> Any:
-        """The node classes for ``pod`` (by the label values it names) and the key its verdicts are kept under."""
-        if self.added_node_selector is not None or self.added_pref_sched_terms is not None:
-            return None, None
-        keys, by_name = _referenced_node_keys(pod.pod.spec)
-        classes = arrays.classes((NAME, keys, by_name), lambda ni: (
-            tuple(ni.labels.get(k) for k in keys), ni.name if by_name else ""))
-        return classes, (keys, by_name, pod_spec_key(pod, self.filter_reads_pod_spec))
-
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx``, once per combination of the label values the pod names.
-
-        Verdicts are kept per node selector and affinity (all Filter reads of the pod).
-        """
-        classes, key = self._classes(pod, arrays)
-        if classes is None:
-            return None
-        return arrays.filter_by_class(classes, idx, lambda ni: self.filter(state, pod, ni), (NAME, "Filter", key))
-
-    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any,
-                                added: Any = None) -> Any:
-        """Per node of ``idx``, its class: :meth:`filter` gives nodes of one class one status.
-
-        ``added`` (nominated pods) is ignored: the Filter does not look at pods.
-        None with an added affinity (no classes).
-        """
-        classes, _key = self._classes(pod, arrays)
-        return None if classes is None else classes[0][idx]
-
-    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx``, once per combination of the label values the pod names.
-
-        Scores are kept per node selector and affinity: PreScore's preferred
-        terms come from the pod's affinity alone.
-        """
-        classes, key = self._classes(pod, arrays)
-        if classes is None:
-            return None
-        return arrays.score_by_class(classes, idx, lambda ni: self.score(state, pod, ni), (NAME, "Score", key))
-
-    def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
-        """:meth:`normalize_score` over an int64 array."""
-        return default_normalize_score_batch(MAX_NODE_SCORE, False, scores)
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodeAffinity:

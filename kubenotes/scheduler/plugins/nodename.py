@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-import numpy as np
-
 from kubenotes.scheduler.framework.interface import Status
 from kubenotes.scheduler.plugins.names import NODE_NAME
 
@@ -71,10 +69,6 @@ class NodeName:
     ('UnschedulableAndUnresolvable', ["node(s) didn't match the requested node name"])
     """
 
-    filter_ignores_node_pods = True  # kubenotes batch: the verdict reads the node object and the pod only
-    filter_reads_pod_spec = ("nodeName",)  # kubenotes preemption: ... and these fields of the pod's spec only
-    filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
-
     __slots__ = ("handle",)
 
     def __init__(self, handle: Any = None):
@@ -89,13 +83,6 @@ class NodeName:
         if not fits(pod, node_info):
             return Status.unschedulable(ERR_REASON, unresolvable=True)
         return Status()
-
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`)."""
-        wanted = pod.pod.spec.nodeName
-        if not wanted:
-            return np.ones(len(idx), dtype=bool)
-        return idx == arrays.index.get(wanted, -1)
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodeName:

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-import numpy as np
-
 from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.scheduler.framework.interface import PreFilterResult, Status
 from kubenotes.scheduler.plugins.names import NODE_PORTS
@@ -123,8 +121,6 @@ class NodePorts:
     ["node(s) didn't have free ports for the requested pod ports"]
     """
 
-    filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
-
     __slots__ = ("handle",)
 
     def __init__(self, handle: Any = None):
@@ -154,17 +150,6 @@ class NodePorts:
         if not fits_ports(want, node_info.used_ports):
             return Status.unschedulable(ERR_REASON)
         return Status()
-
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`): nodes without used host ports fit."""
-        want = state.get(PRE_FILTER_STATE_KEY)
-        if want is None:
-            return None
-        ok = np.ones(len(idx), dtype=bool)
-        infos = arrays.node_infos
-        for pos in np.flatnonzero(arrays.num_used_ports[idx]).tolist():
-            ok[pos] = fits_ports(want, infos[int(idx[pos])].used_ports)
-        return ok
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodePorts:

@@ -44,11 +44,6 @@ ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
 
-def _unschedulable(node_info: "NodeInfo") -> bool:
-    spec = node_info.node.spec if node_info.node is not None else None
-    return bool(spec is not None and spec.unschedulable)
-
-
 class NodeUnschedulable:
     """The NodeUnschedulable Filter plugin.
 
@@ -82,10 +77,6 @@ class NodeUnschedulable:
     True
     """
 
-    filter_ignores_node_pods = True  # kubenotes batch: the verdict reads the node object and the pod only
-    filter_reads_pod_spec = ("tolerations",)  # kubenotes preemption: ... and these fields of the pod's spec only
-    filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
-
     __slots__ = ("handle",)
 
     def __init__(self, handle: Any = None):
@@ -104,15 +95,6 @@ class NodeUnschedulable:
         if tolerations_tolerate_taint(pod.pod.spec.tolerations, UNSCHEDULABLE_TAINT):
             return Status()
         return Status.unschedulable(ERR_REASON_UNSCHEDULABLE, unresolvable=True)
-
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx`` (see :mod:`kubenotes.scheduler.batch`), once per ``spec.unschedulable`` value."""
-        return arrays.filter_by_class(arrays.classes(NAME, _unschedulable), idx, lambda ni: self.filter(state, pod, ni))
-
-    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any,
-                                added: Any = None) -> Any:
-        """Per node of ``idx``, its ``spec.unschedulable`` class: :meth:`filter` gives nodes of one class one status."""
-        return arrays.classes(NAME, _unschedulable)[0][idx]
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> NodeUnschedulable:

@@ -86,8 +86,6 @@ class ServiceAffinity:
     'ServiceAffinity'
     """
 
-    add_pod_error_free = True  # kubenotes batch: AddPod fails only without its PreFilter state
-
     def __init__(self, handle: Any, affinity_labels: list[str] | None = None, anti_affinity_labels_preference: list[str] | None = None):
         self.handle = handle
         self.affinity_labels = list(affinity_labels or ())

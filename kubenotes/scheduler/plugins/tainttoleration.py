@@ -37,7 +37,6 @@ from kubenotes.api.taints import (
     find_matching_untolerated_taint,
     tolerations_tolerate_taint,
 )
-from kubenotes.scheduler.batch import default_normalize_score_batch, pod_spec_key
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
 from kubenotes.scheduler.plugins.helper import default_normalize_score, do_not_schedule_taints_filter
 from kubenotes.scheduler.plugins.names import TAINT_TOLERATION
@@ -119,10 +118,6 @@ def _taints(node_info: "NodeInfo") -> Any:
     return spec.taints if spec is not None else None
 
 
-def _taint_key(node_info: "NodeInfo") -> str:
-    return repr(_taints(node_info))
-
-
 class TaintToleration:
     """The TaintToleration plugin: Filter, PreScore, Score, NormalizeScore.
 
@@ -154,15 +149,10 @@ class TaintToleration:
     ('UnschedulableAndUnresolvable', ['node(s) had untolerated taint {dedicated: user1}'])
     """
 
-    filter_ignores_node_pods = True  # kubenotes batch: the verdict reads the node object and the pod only
-    filter_reads_pod_spec = ("tolerations",)  # kubenotes preemption: ... and these fields of the pod's spec only
-    filter_error_free = True  # kubenotes batch: Filter fails with an Error only without its PreFilter state
-
-    __slots__ = ("handle", "_score_key")
+    __slots__ = ("handle",)
 
     def __init__(self, handle: Any = None):
         self.handle = handle
-        self._score_key: tuple[Any, Any] = (None, None)  # (PodInfo, its Score memo key): asked twice a cycle
 
     def name(self) -> str:
         """``"TaintToleration"``."""
@@ -196,47 +186,6 @@ class TaintToleration:
     def score_extensions(self) -> "TaintToleration":
         """Self: this plugin normalizes its scores."""
         return self
-
-    # Batch forms (see kubenotes.scheduler.batch): the node's taints are all that matters.
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx``, once per distinct taint list and kept per tolerations."""
-        return arrays.filter_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.filter(state, pod, ni),
-                                      (NAME, "Filter", pod_spec_key(pod, self.filter_reads_pod_spec)))
-
-    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any,
-                                added: Any = None) -> Any:
-        """Per node of ``idx``, the class of its taint list: :meth:`filter` gives nodes of one class one status.
-
-        ``added`` (nominated pods) is ignored: the Filter does not look at pods.
-        """
-        return arrays.classes(NAME, _taint_key)[0][idx]
-
-    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx``, once per distinct taint list and kept per tolerations.
-
-        The score reads PreScore's PreferNoSchedule tolerations, which come
-        from the pod's tolerations alone.
-        """
-        return arrays.score_by_class(arrays.classes(NAME, _taint_key), idx, lambda ni: self.score(state, pod, ni),
-                                     self._score_memo_key(pod))
-
-    def score_batch_uniform(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> bool:
-        """True when every node gets the same intolerable-taint count, hence the same normalized score.
-
-        (Counts are never negative; equal counts normalize to 100, or to 0.)
-        """
-        return arrays.uniform_by_class(arrays.classes(NAME, _taint_key), lambda ni: self.score(state, pod, ni),
-                                       self._score_memo_key(pod)) is not None
-
-    def _score_memo_key(self, pod: "PodInfo") -> tuple[Any, ...]:
-        # The Score reads the pod's tolerations only (through PreScore).
-        if self._score_key[0] is not pod:
-            self._score_key = (pod, (NAME, "Score", pod_spec_key(pod, self.filter_reads_pod_spec)))
-        return self._score_key[1]
-
-    def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
-        """:meth:`normalize_score` over an int64 array."""
-        return default_normalize_score_batch(MAX_NODE_SCORE, True, scores)
 
 
 def new(args: Mapping[str, Any] | None = None, handle: Any = None) -> TaintToleration:

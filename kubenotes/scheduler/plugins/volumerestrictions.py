@@ -148,8 +148,6 @@ class VolumeRestrictions:
     'VolumeRestrictions'
     """
 
-    add_pod_error_free = True  # kubenotes batch: AddPod fails only without its PreFilter state
-
     def __init__(self, handle: Any):
         self.handle = handle
 

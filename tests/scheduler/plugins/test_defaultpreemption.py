@@ -23,6 +23,7 @@ from lightkube.models.meta_v1 import LabelSelector
 from lightkube.resources.policy_v1 import PodDisruptionBudget
 
 from kubenotes.errors import ConfigError
+from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import Code, NominatingInfo, PostFilterPlugin, Status
 from kubenotes.scheduler.framework.node_info import PodInfo
@@ -1350,7 +1351,7 @@ def test_victims_memo_keys_on_what_the_filters_read(monkeypatch):
     assert runs == ["base", "tolerant", "higher"]
     # A Filter that reads the node object but does not say which fields of the spec: the whole spec counts.
     [taints] = [pl for pl in sched.framework.filter_plugins if pl.name() == "TaintToleration"]
-    monkeypatch.delattr(type(taints), "filter_reads_pod_spec")
+    monkeypatch.delattr(type(fast_forms(taints)), "filter_reads_pod_spec")
     plugin._signature_of = None
     assert plugin._signature(infos["base"], _pre_filtered(sched, infos["base"])) != plugin._signature(
         infos["image"], _pre_filtered(sched, infos["image"]))

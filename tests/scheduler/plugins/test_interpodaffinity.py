@@ -12,6 +12,7 @@ import types
 import pytest
 
 from kubenotes.errors import ConfigError, FieldError
+from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import Code, NodeScore
 from kubenotes.scheduler.framework.node_info import PodInfo
@@ -652,8 +653,9 @@ def test_node_signature_tells_apart_what_filter_reads_of_the_state():
         state = CycleState()
         assert pl.pre_filter(state, incoming, h.snapshot.list())[1].is_success()
         a1 = h.snapshot.get("a1")
-        return pl.filter_node_signature(state, incoming, a1), pl.filter(state, incoming, a1), \
-            pl.filter_state_signature(state, incoming)
+        forms = fast_forms(pl)
+        return forms.filter_node_signature(state, incoming, a1), pl.filter(state, incoming, a1), \
+            forms.filter_state_signature(state, incoming)
 
     with_db, verdict_with, static_with = signed([existing_db])
     without_db, verdict_without, static_without = signed([])

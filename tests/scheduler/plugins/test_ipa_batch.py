@@ -15,6 +15,7 @@ import random
 import numpy as np
 import pytest
 
+from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import NodeScore
 from kubenotes.scheduler.framework.node_info import PodInfo
@@ -117,7 +118,7 @@ def test_index_matches_the_walk_over_every_pod(seed, hard_weight):
             assert got.existing_anti_affinity_counts == want.existing_anti_affinity_counts
             assert got.affinity_counts == want.affinity_counts
             assert got.anti_affinity_counts == want.anti_affinity_counts
-            mask = pl.filter_batch(state, pod, arr, arr.arange)
+            mask = fast_forms(pl, pl.handle).filter_batch(state, pod, arr, arr.arange)
             assert mask.tolist() == [pl.filter(state, pod, ni).is_success() for ni in all_nodes]
             seen["existing"] += bool(got.existing_anti_affinity_counts)
             seen["affinity"] += bool(got.affinity_counts)
@@ -142,11 +143,11 @@ def test_index_matches_the_walk_over_every_pod(seed, hard_weight):
             got_s = state.read(ipa.PRE_SCORE_STATE_KEY)
             assert got_s.topology_score == want_s.topology_score
             idx = np.array([arr.index[ni.name] for ni in feasible], dtype=np.int64)
-            raw = pl.score_batch(state, pod, arr, idx)
+            raw = fast_forms(pl, pl.handle).score_batch(state, pod, arr, idx)
             per_node = [NodeScore(ni.name, pl.score(state, pod, ni)[0]) for ni in feasible]
             assert raw.tolist() == [x.score for x in per_node]
             pl.normalize_score(state, pod, per_node)
-            assert pl.normalize_score_batch(state, pod, raw).tolist() == [x.score for x in per_node]
+            assert fast_forms(pl, pl.handle).normalize_score_batch(state, pod, raw).tolist() == [x.score for x in per_node]
             seen["score"] += 1
         sched.queue.done(pod.uid)
         sched._assume(pod, rng.choice(all_nodes).name)

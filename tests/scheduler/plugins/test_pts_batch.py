@@ -28,6 +28,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import NodeScore
 from kubenotes.scheduler.framework.node_info import PodInfo
@@ -189,7 +190,7 @@ def test_batch_forms_equal_per_node(cluster, list_defaulting):
             assert got.tp_value_to_match_num == want.tp_value_to_match_num
             assert [p.paths for p in got.critical_paths] == [p.paths for p in want.critical_paths]
             idx = rng.sample(range(len(nodes)), rng.randint(1, len(nodes)))
-            mask = pl.filter_batch(state, pod, arr, np.array(idx, dtype=np.int64))
+            mask = fast_forms(pl, pl.handle).filter_batch(state, pod, arr, np.array(idx, dtype=np.int64))
             assert mask.tolist() == [pl.filter(state, pod, nodes[i]).is_success() for i in idx]
         feasible = [ni for ni in nodes if rng.random() < 0.7] or nodes[:1]
         if pl.pre_score(state, pod, feasible).is_success():
@@ -200,10 +201,10 @@ def test_batch_forms_equal_per_node(cluster, list_defaulting):
             assert got.topology_value_to_pod_counts == want.topology_value_to_pod_counts
             assert got.topology_normalizing_weight == want.topology_normalizing_weight
             # Every node, also those in domains PreScore did not see (score() counts 0 there).
-            every = pl.score_batch(state, pod, arr, arr.arange)
+            every = fast_forms(pl, pl.handle).score_batch(state, pod, arr, arr.arange)
             assert every.tolist() == [pl.score(state, pod, ni)[0] for ni in nodes]
             idx = np.array([arr.index[ni.name] for ni in feasible], dtype=np.int64)
-            raw = pl.score_batch(state, pod, arr, idx)
+            raw = fast_forms(pl, pl.handle).score_batch(state, pod, arr, idx)
             per_node = [NodeScore(ni.name, pl.score(state, pod, ni)[0]) for ni in feasible]
             assert raw.tolist() == [x.score for x in per_node]
             # The per-node Score reading hostname counts from the tables equals walking each node's pods.
@@ -211,7 +212,7 @@ def test_batch_forms_equal_per_node(cluster, list_defaulting):
             walked.write(scoring.PRE_SCORE_STATE_KEY, dataclasses.replace(got, host_tables=None))
             assert [pl.score(walked, pod, ni)[0] for ni in feasible] == [x.score for x in per_node]
             pl.normalize_score(state, pod, per_node)
-            assert pl.normalize_score_batch(state, pod, raw).tolist() == [x.score for x in per_node]
+            assert fast_forms(pl, pl.handle).normalize_score_batch(state, pod, raw).tolist() == [x.score for x in per_node]
         sched.queue.done(pod.uid)
         sched._assume(pod, rng.choice(nodes).name)
         if rng.random() < 0.25:

@@ -24,7 +24,9 @@ from typing import Any, Callable, Mapping, Sequence
 import msgspec
 
 from kubenotes.errors import ConfigError
-from kubenotes.scheduler.batch import plugin_plan, pod_spec_key, requests_decide as _requests_decide
+from kubenotes.scheduler.arrays import pod_spec_key
+from kubenotes.scheduler.batch import plugin_plan, requests_decide as _requests_decide
+from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.interface import Code, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo, RequestsLedger
 from kubenotes.scheduler.plugins import names
@@ -461,7 +463,7 @@ class DefaultPreemption:
         return plugin_plan(handle, "preemption totals filters", state.skip_filter_plugins, _totals_filters_of, state)
 
     def _node_signers(self, handle: Any, state: Any) -> list[Any] | None:
-        """The Filter plugins that read a node's pods, when each can sign what it reads (:meth:`select_victims_on_copy`).
+        """The fast forms of the Filter plugins that read a node's pods, when each can sign what it reads.
 
         Every Filter that runs must read only the node object or resource
         totals, or have ``filter_node_signature``; and every PreFilter plugin
@@ -580,9 +582,10 @@ class DefaultPreemption:
         skip = state.skip_filter_plugins
         fields: list[str] = []
         for pl in self.handle.filter_plugins:
-            if pl.name() in skip or getattr(pl, "filter_reads_requests_only", False):
+            forms = fast_forms(pl, self.handle)
+            if pl.name() in skip or getattr(forms, "filter_reads_requests_only", False):
                 continue
-            declared = getattr(pl, "filter_reads_pod_spec", None)
+            declared = getattr(forms, "filter_reads_pod_spec", None)
             if declared is None:
                 meta = pod.pod.metadata
                 sig = (pod.priority, pod.namespace,
@@ -746,7 +749,8 @@ def _totals_filters_of(handle: Any, state: Any) -> list[Callable[..., Any]] | No
     if not _requests_decide(handle, state):
         return None
     return [pl.filter for pl in handle.filter_plugins
-            if getattr(pl, "filter_reads_requests_only", False) and pl.name() not in state.skip_filter_plugins]
+            if getattr(fast_forms(pl, handle), "filter_reads_requests_only", False)
+            and pl.name() not in state.skip_filter_plugins]
 
 
 def _signing_plugins(handle: Any, state: Any) -> list[Any] | None:
@@ -755,18 +759,20 @@ def _signing_plugins(handle: Any, state: Any) -> list[Any] | None:
     if state is None or filters is None or pre_filters is None:
         return None
     skip = state.skip_filter_plugins
-    signers = []
+    signers, signing = [], []  # the signers' fast forms, and the plugins they are of
     for pl in filters:
-        if pl.name() in skip or getattr(pl, "filter_ignores_node_pods", False) \
-                or getattr(pl, "filter_reads_requests_only", False):
+        forms = fast_forms(pl, handle)
+        if pl.name() in skip or getattr(forms, "filter_ignores_node_pods", False) \
+                or getattr(forms, "filter_reads_requests_only", False):
             continue
-        if getattr(pl, "filter_node_signature", None) is None or getattr(pl, "filter_state_signature", None) is None:
+        if getattr(forms, "filter_node_signature", None) is None or getattr(forms, "filter_state_signature", None) is None:
             return None
-        signers.append(pl)
+        signers.append(forms)
+        signing.append(pl)
     for pl in pre_filters:
         if pl.name() in skip or pl.pre_filter_extensions() is None:
             continue
-        if not any(pl is s for s in signers):
+        if not any(pl is s for s in signing):
             return None
     return signers or None
 

@@ -273,15 +273,6 @@ class BalancedAllocation:
         """None: scores are already on 0-100."""
         return None
 
-    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx`` (see :meth:`ResourceAllocationScorer.score_batch`)."""
-        reqs = state.get(PRE_SCORE_STATE_KEY)
-        if reqs is None:
-            reqs = self.scorer.calculate_pod_resource_request_list(pod)
-            if self.scorer.is_best_effort_pod(reqs):
-                return np.zeros(len(idx), dtype=np.int64)
-        return self.scorer.score_batch(arrays, idx, reqs)
-
 
 def new(args: Mapping[str, Any] | None, handle: Any = None) -> BalancedAllocation:
     """Factory from raw pluginConfig args (``NewBalancedAllocation``), with v1 defaults applied.

@@ -527,10 +527,6 @@ class Fit:
     ('UnschedulableAndUnresolvable', ['Insufficient memory'])
     """
 
-    #: kubenotes preemption: Filter reads only ``node_info.allocatable``, ``node_info.requested`` and the number of
-    #: ``node_info.pods`` (:func:`fits_request`), so a dry run may test it on resource totals alone.
-    filter_reads_requests_only = True
-
     __slots__ = ("args", "handle", "ignored_resources", "ignored_resource_groups", "scorer",
                  "enable_sidecar_containers")
 
@@ -612,118 +608,6 @@ class Fit:
     def score_extensions(self) -> None:
         """None: scores are already on 0-100."""
         return None
-
-    # Batch forms (see kubenotes.scheduler.batch) ----------------------------------
-
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any, added: Any = None) -> Any:
-        """:meth:`filter` over the nodes ``idx``: the comparisons of :func:`fits_request` on arrays.
-
-        ``added`` (a :class:`~kubenotes.scheduler.batch.NominatedTotals`), when
-        given, counts more pods and requests on each node: the verdict is
-        :meth:`filter`'s on the node with those pods added.
-        """
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return None
-        memo = getattr(arrays, "per_node_memo", None)
-        if added is not None or memo is None:
-            return self._fits_rows(s, arrays, idx, added)
-        # Without nominated pods a node's verdict depends only on its totals and the pod's requests: kept for
-        # every node per request (SnapshotArrays.per_node_memo); the few nodes changed since, node by node.
-        infos = arrays.node_infos
-        ignored, groups = self.ignored_resources, self.ignored_resource_groups
-
-        def compute(rows: Any) -> Any:
-            if len(rows) > arrays.FEW_ROWS:
-                return self._fits_rows(s, arrays, rows, None)
-            return np.array([not fits_request(s, infos[i], ignored, groups) for i in rows.tolist()], dtype=bool)
-
-        key = ("NodeResourcesFit.filter", self, s.milli_cpu, s.memory_bytes, s.ephemeral_storage_bytes,
-               tuple(sorted(s.scalar_resources.items())))
-        return memo(key, compute)[idx]
-
-    def _fits_rows(self, s: Any, arrays: Any, idx: Any, added: Any) -> Any:
-        """:meth:`filter_batch`'s verdicts computed over the nodes ``idx``."""
-        n_pods = arrays.num_pods[idx] if added is None else arrays.num_pods[idx] + added.num_pods[idx]
-        ok = n_pods + 1 <= arrays.allowed_pod_number[idx]
-        for r, alloc, used, extra in self._batch_checks(s, arrays, added):
-            if r > 0:
-                ok &= r <= alloc[idx] - (used[idx] if extra is None else used[idx] + extra[idx])
-        return ok
-
-    def filter_status_key_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any,
-                                added: Any = None) -> Any:
-        """Per node of ``idx``, a key such that nodes with equal keys get equal :meth:`filter` statuses.
-
-        The key holds a bit per check of :func:`fits_request` (pods, cpu,
-        memory, ephemeral-storage, each scalar resource it looks at) that
-        fails, and one per failing check whose request exceeds allocatable:
-        the status's reasons and code follow from those alone. Key 0: the
-        node passes.
-
-        Parameters
-        ----------
-        state : CycleState
-        pod : PodInfo
-        arrays : SnapshotArrays
-        idx : numpy.ndarray
-            Snapshot node indices, int64.
-        added : NominatedTotals, optional
-            Pods counted on top of each node's own (the nominated pods of
-            ``RunFilterPluginsWithNominatedPods``' first pass).
-
-        Returns
-        -------
-        numpy.ndarray of int64 or None
-            None without the PreFilter state, or with more scalar resources
-            than the key has bits for.
-        """
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return None
-        num_pods = arrays.num_pods[idx] if added is None else arrays.num_pods[idx] + added.num_pods[idx]
-        key = (num_pods + 1 > arrays.allowed_pod_number[idx]).astype(np.int64)
-        checks = self._batch_checks(s, arrays, added)
-        if 1 + 2 * len(checks) > 62:
-            return None
-        for j, (r, alloc, used, extra) in enumerate(checks):
-            if r > 0:
-                short = r > alloc[idx] - (used[idx] if extra is None else used[idx] + extra[idx])
-                key |= short.astype(np.int64) << (1 + 2 * j)
-                key |= (short & (r > alloc[idx])).astype(np.int64) << (2 + 2 * j)
-        return key
-
-    def _batch_checks(self, s: Any, arrays: Any, added: Any) -> list[tuple[int, Any, Any, Any]]:
-        """What :func:`fits_request` compares after the pod count, in its order, as whole-snapshot arrays.
-
-        ``(request, allocatable, requested, added or None)`` for cpu, memory,
-        ephemeral-storage and each scalar resource it looks at; empty when
-        the pod requests nothing (then only the pod count is checked).
-        """
-        scalars = s.scalar_resources
-        if s.milli_cpu == 0 and s.memory_bytes == 0 and s.ephemeral_storage_bytes == 0 and not scalars:
-            return []
-        checks = [(s.milli_cpu, arrays.alloc_milli_cpu, arrays.requested_milli_cpu, getattr(added, "milli_cpu", None)),
-                  (s.memory_bytes, arrays.alloc_memory_bytes, arrays.requested_memory_bytes,
-                   getattr(added, "memory_bytes", None)),
-                  (s.ephemeral_storage_bytes, arrays.alloc_ephemeral_storage_bytes,
-                   arrays.requested_ephemeral_storage_bytes, getattr(added, "ephemeral_storage_bytes", None))]
-        for name, q in scalars.items():
-            if q == 0:
-                continue
-            if is_extended_resource_name(name):
-                prefix = name.split("/", 1)[0] if self.ignored_resource_groups else ""
-                if name in self.ignored_resources or prefix in self.ignored_resource_groups:
-                    continue
-            checks.append((q, *arrays.scalar(name), added.scalars.get(name) if added is not None else None))
-        return checks
-
-    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx`` (see :meth:`ResourceAllocationScorer.score_batch`)."""
-        reqs = state.get(PRE_SCORE_STATE_KEY)
-        if reqs is None:
-            reqs = self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score_batch(arrays, idx, reqs)
 
 
 def new(args: Mapping[str, Any] | None, handle: Any = None) -> Fit:

@@ -33,7 +33,7 @@ import numpy as np
 from kubenotes.api.meta import get_controller_of
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.api.taints import tolerations_tolerate_taint
-from kubenotes.scheduler.batch import PodMemo, pod_spec_key
+from kubenotes.scheduler.arrays import PodMemo, pod_spec_key
 
 __all__ = [
     "LABEL_HOSTNAME",

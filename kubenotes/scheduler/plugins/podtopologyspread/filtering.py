@@ -21,7 +21,7 @@ import numpy as np
 
 from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import Code, PreFilterResult, Status
-from kubenotes.scheduler.batch import snapshot_arrays
+from kubenotes.scheduler.arrays import snapshot_arrays
 from kubenotes.scheduler.plugins.names import POD_TOPOLOGY_SPREAD as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import (
     TopologySpreadConstraint,
@@ -317,23 +317,3 @@ class FilteringMixin:
         if isinstance(s, Status):
             return s
         return filter_node(s, pod, node_info)
-
-    # Batch form (see kubenotes.scheduler.batch) --------------------------------------
-    def filter_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`filter` over the nodes ``idx``: domain counts looked up through label value ids."""
-        s = self._state(state)
-        if isinstance(s, Status):
-            return None
-        ok = np.ones(len(idx), dtype=bool)
-        for i, c in enumerate(s.constraints):
-            ids_all, vocab = arrays.label_values(c.topology_key)
-            ids = ids_all[idx]
-            lut = np.zeros(len(vocab) + 1, dtype=np.int64)
-            for value, n in s.tp_value_to_match_num[i].items():
-                j = vocab.get(value)
-                if j is not None:
-                    lut[j + 1] = n
-            min_match = s.min_match_num(i, c.min_domains)
-            self_match = 1 if c.selector.matches(pod.labels) else 0
-            ok &= (ids >= 0) & (lut[ids + 1] + self_match - min_match <= c.max_skew)
-        return ok

@@ -94,8 +94,6 @@ class PodTopologySpread(FilteringMixin, ScoringMixin):
     'PodTopologySpread'
     """
 
-    add_pod_error_free = True  # kubenotes batch: AddPod fails only without its PreFilter state
-
     def __init__(self, handle: Any, default_constraints: list[Mapping[str, Any]], system_defaulted: bool):
         self.handle = handle
         self.default_constraints = list(default_constraints)

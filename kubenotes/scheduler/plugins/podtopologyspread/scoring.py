@@ -21,7 +21,7 @@ import numpy as np
 
 from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
-from kubenotes.scheduler.batch import snapshot_arrays
+from kubenotes.scheduler.arrays import snapshot_arrays
 from kubenotes.scheduler.plugins.names import POD_TOPOLOGY_SPREAD as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
@@ -105,9 +105,6 @@ class PreScoreState:
     topology_normalizing_weight : list[float]
         Per constraint: :func:`topology_normalizing_weight` of its domain count
         among the feasible nodes.
-    batch_ignored : numpy.ndarray or None
-        kubenotes only: which entries of the last :meth:`ScoringMixin.score_batch`
-        were ignored nodes, for :meth:`ScoringMixin.normalize_score_batch`.
     host_tables : list or None
         kubenotes only: per constraint, for hostname constraints counted from
         the snapshot's arrays, ``(MatchingPodCounts, handle)`` so that the
@@ -120,7 +117,6 @@ class PreScoreState:
     ignored_nodes: set[str] = field(default_factory=set)
     topology_value_to_pod_counts: list[dict[str, int]] = field(default_factory=list)
     topology_normalizing_weight: list[float] = field(default_factory=list)
-    batch_ignored: Any = field(default=None, compare=False, repr=False)
     host_tables: Any = field(default=None, compare=False, repr=False)
 
     def clone(self) -> "PreScoreState":
@@ -370,81 +366,3 @@ class ScoringMixin:
             else:
                 ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
         return Status()
-
-    # Batch forms (see kubenotes.scheduler.batch) -------------------------------------
-    def score_batch(self, state: "CycleState", pod: "PodInfo", arrays: Any, idx: Any) -> Any:
-        """:meth:`score` over the nodes ``idx`` (same float64 sums, same rounding).
-
-        Domain counts are looked up through the label value ids of each
-        topology key; hostname counts come from the per-node matching pod
-        counts. Ignored nodes score 0 and are remembered for
-        :meth:`normalize_score_batch`.
-        """
-        s = self._score_state(state)
-        if isinstance(s, Status):
-            return None
-        total = None
-        for i, c in enumerate(s.constraints):
-            ids_all, vocab = arrays.label_values(c.topology_key)
-            weight, extra = s.topology_normalizing_weight[i], c.max_skew - 1
-            # float64 as in score(): count * weight + (maxSkew - 1), skipped without the key.
-            ids = None
-            if c.topology_key == LABEL_HOSTNAME:
-                # PreScore's table, when nothing was placed since (the usual case), else counted again.
-                tables = s.host_tables
-                counts = tables[i][0].current(tables[i][1]) if tables and tables[i] else None
-                if counts is None:
-                    counts = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)
-                part = counts[idx] * weight + extra
-            else:
-                # Per domain first (the same float64 operations on the same counts, here in Python: a few
-                # domains), then gathered per node.
-                lut = [0 * weight + extra] * (len(vocab) + 1)
-                for value, n in s.topology_value_to_pod_counts[i].items():
-                    j = vocab.get(value)
-                    if j is not None:
-                        lut[j + 1] = n * weight + extra
-                ids = ids_all[idx]
-                part = np.array(lut, dtype=np.float64)[ids + 1]
-            if not arrays.label_on_every_node(c.topology_key):
-                part = np.where((ids_all[idx] if ids is None else ids) >= 0, part, 0.0)
-            if total is None:
-                total = part
-            else:
-                total += part
-        if total is None:
-            total = np.zeros(len(idx), dtype=np.float64)
-        if all(c.max_skew >= 1 for c in s.constraints):  # every part is >= 0: Go's Round is floor(x + 0.5)
-            out = np.floor(total + 0.5).astype(np.int64)
-        else:
-            out = np.where(total >= 0, np.floor(total + 0.5), -np.floor(-total + 0.5)).astype(np.int64)
-        s.batch_ignored = None
-        if s.ignored_nodes:
-            infos, ignored = arrays.node_infos, s.ignored_nodes
-            mask = np.fromiter((infos[i].name in ignored for i in idx.tolist()), dtype=bool, count=len(idx))
-            out[mask] = 0
-            s.batch_ignored = mask
-        return out
-
-    def normalize_score_batch(self, state: "CycleState", pod: "PodInfo", scores: Any) -> Any:
-        """:meth:`normalize_score` over the int64 array :meth:`score_batch` returned."""
-        s = self._score_state(state)
-        if isinstance(s, Status):
-            return None
-        valid = None
-        if s.ignored_nodes:
-            ignored = s.batch_ignored
-            if ignored is None or len(ignored) != len(scores):
-                return None
-            valid = ~ignored
-        considered = scores if valid is None else scores[valid]
-        if not len(considered):
-            return np.zeros(len(scores), dtype=np.int64)
-        min_score = int(considered.min())
-        max_score = max(0, int(considered.max()))
-        if max_score == 0:
-            out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
-        else:
-            # Non-negative operands: floor division is Go's truncation.
-            out = MAX_NODE_SCORE * (max_score + min_score - scores) // max_score
-        return out if valid is None else np.where(valid, out, 0)
