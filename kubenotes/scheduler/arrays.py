@@ -22,7 +22,7 @@ kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/cache/snapshot.go (the snaps
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping
 
 import msgspec
 import numpy as np
@@ -48,6 +48,11 @@ class SnapshotArrays:
     ----------
     node_infos : list[NodeInfo]
         The snapshot's nodes, in snapshot order (index ``i`` is ``node_infos[i]``).
+    counts : Mapping[str, object], optional
+        Plugin ``NAME`` -> its whole-snapshot counts (``SNAPSHOT_COUNTS`` of
+        :mod:`kubenotes.scheduler.fast.registry`, which the snapshot passes):
+        what a plugin's PreFilter or PreScore asks through :meth:`counts_of`
+        to count over these arrays instead of walking every pod.
 
     Attributes
     ----------
@@ -100,8 +105,9 @@ class SnapshotArrays:
         "num_pods_with_affinity", "num_pods_with_required_anti_affinity",
     )
 
-    def __init__(self, node_infos: list["NodeInfo"]):
+    def __init__(self, node_infos: list["NodeInfo"], counts: Mapping[str, Any] | None = None):
         self.node_infos = node_infos
+        self._counts = counts if counts is not None else {}
         self._node_info_objects = np.empty(len(node_infos), dtype=object)
         self._node_info_objects[:] = node_infos
         n = len(node_infos)
@@ -179,6 +185,21 @@ class SnapshotArrays:
         got.flags.writeable = False
         self._rows_since[changes] = got
         return got
+
+    def counts_of(self, name: str) -> Any:
+        """The whole-snapshot counts of the plugin named ``name``, or None (the plugin then walks the pods).
+
+        Parameters
+        ----------
+        name : str
+            A plugin ``NAME``.
+
+        Returns
+        -------
+        object or None
+            Its entry of the ``counts`` these arrays were built with.
+        """
+        return self._counts.get(name)
 
     def __len__(self) -> int:
         return len(self.node_infos)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kubenotes.scheduler.arrays import SnapshotArrays
+from kubenotes.scheduler.fast.registry import SNAPSHOT_COUNTS
 from kubenotes.scheduler.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
 
 __all__ = ["Snapshot", "ClusterObjects", "new_snapshot", "cluster_objects_from_manifests", "snapshot_from_manifests"]
@@ -84,7 +85,7 @@ class Snapshot:
         Once built, they follow every pod added to or removed from a node.
         """
         if self._live_arrays() is None:
-            self._arrays = SnapshotArrays(self.node_info_list)
+            self._arrays = SnapshotArrays(self.node_info_list, SNAPSHOT_COUNTS)
         return self._arrays
 
     def _live_arrays(self):

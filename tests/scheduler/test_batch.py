@@ -366,11 +366,8 @@ def test_pod_topology_spread_trace_false_makes_identical_decisions(seed, monkeyp
 @pytest.mark.parametrize("seed", range(4))
 def test_count_matching_pods_follows_adds_and_removes(seed):
     """The incremental per-node counts equal a fresh count after random assumes and removals."""
-    from kubenotes.scheduler.plugins.podtopologyspread.common import (
-        count_pods_match_selector,
-        count_pods_match_selector_per_node,
-        label_selector,
-    )
+    from kubenotes.scheduler.fast.podtopologyspread import count_pods_match_selector_per_node
+    from kubenotes.scheduler.plugins.podtopologyspread.common import count_pods_match_selector, label_selector
 
     rng = random.Random(seed)
     ns, pods, _objects = random_spread_cluster(rng, n_nodes=(20, 40), n_pods=(60, 100))
@@ -391,11 +388,8 @@ def test_count_matching_pods_follows_adds_and_removes(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_domain_counts_follow_adds_removes_and_log_rebuilds(seed, slack, monkeypatch):
     """Kept per-domain sums equal a fresh sum of the per-node counts over the eligible nodes, step after step."""
-    from kubenotes.scheduler.plugins.podtopologyspread.common import (
-        MatchingPodCounts,
-        count_pods_match_selector,
-        label_selector,
-    )
+    from kubenotes.scheduler.fast.podtopologyspread import MatchingPodCounts
+    from kubenotes.scheduler.plugins.podtopologyspread.common import count_pods_match_selector, label_selector
 
     monkeypatch.setattr(MatchingPodCounts, "LOG_SLACK_ROWS", slack)
     rng = random.Random(seed)

@@ -1,4 +1,4 @@
-"""Plugin ``NAME`` -> its fast forms, and the lookup the batch path and preemption use.
+"""Plugin ``NAME`` -> its fast forms and whole-snapshot counts, and the lookup the batch path and preemption use.
 
 kubenotes only (see :mod:`kubenotes.scheduler.fast`). Every in-tree plugin
 with fast forms is imported here statically, as
@@ -15,19 +15,19 @@ from typing import Any
 
 from kubenotes.scheduler.fast.forms import FastForms
 from kubenotes.scheduler.fast.imagelocality import ImageLocalityForms
-from kubenotes.scheduler.fast.interpodaffinity import InterPodAffinityForms
+from kubenotes.scheduler.fast.interpodaffinity import InterPodAffinityCounts, InterPodAffinityForms
 from kubenotes.scheduler.fast.nodeaffinity import NodeAffinityForms
 from kubenotes.scheduler.fast.nodename import NodeNameForms
 from kubenotes.scheduler.fast.nodeports import NodePortsForms
 from kubenotes.scheduler.fast.noderesources import BalancedAllocationForms, FitForms
 from kubenotes.scheduler.fast.nodeunschedulable import NodeUnschedulableForms
-from kubenotes.scheduler.fast.podtopologyspread import PodTopologySpreadForms
+from kubenotes.scheduler.fast.podtopologyspread import PodTopologySpreadCounts, PodTopologySpreadForms
 from kubenotes.scheduler.fast.serviceaffinity import ServiceAffinityForms
 from kubenotes.scheduler.fast.tainttoleration import TaintTolerationForms
 from kubenotes.scheduler.fast.volumerestrictions import VolumeRestrictionsForms
 from kubenotes.scheduler.plugins import names
 
-__all__ = ["FAST_FORMS", "fast_forms"]
+__all__ = ["FAST_FORMS", "SNAPSHOT_COUNTS", "fast_forms"]
 
 #: Plugin ``NAME`` -> the :class:`FastForms` subclass for that in-tree plugin.
 FAST_FORMS: dict[str, type[FastForms]] = {
@@ -43,6 +43,13 @@ FAST_FORMS: dict[str, type[FastForms]] = {
     names.SERVICE_AFFINITY: ServiceAffinityForms,
     names.TAINT_TOLERATION: TaintTolerationForms,
     names.VOLUME_RESTRICTIONS: VolumeRestrictionsForms,
+}
+
+#: Plugin ``NAME`` -> what its PreFilter and PreScore count over a snapshot's arrays instead of walking every pod
+#: (handed to :class:`~kubenotes.scheduler.arrays.SnapshotArrays` by the snapshot; see ``counts_of``).
+SNAPSHOT_COUNTS: dict[str, Any] = {
+    names.INTER_POD_AFFINITY: InterPodAffinityCounts,
+    names.POD_TOPOLOGY_SPREAD: PodTopologySpreadCounts,
 }
 
 

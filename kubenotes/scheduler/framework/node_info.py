@@ -321,7 +321,7 @@ class NodeInfo:
         Bumped on every change.
     batch_hook : tuple[SnapshotArrays, int] or None
         Set on a snapshot's nodes once the untraced scheduler builds
-        :class:`~kubenotes.scheduler.batch.SnapshotArrays`; every change
+        :class:`~kubenotes.scheduler.arrays.SnapshotArrays`; every change
         refreshes the node's row there (clones have none).
 
     Raises

@@ -18,14 +18,15 @@ the node has; NormalizeScore maps min..max to 0..100.
 Notes
 -----
 Upstream walks every pod of every node for each pod scheduled (in 16
-goroutines). When the snapshot has :class:`~kubenotes.scheduler.batch.SnapshotArrays`,
+goroutines). When the snapshot has :class:`~kubenotes.scheduler.arrays.SnapshotArrays`,
 kubenotes reads the same counters from a whole-snapshot index instead
-(``_PodIndex``: pods grouped into label classes, existing pods' terms into
-entries, per-node counts recounted only for nodes whose pods changed), so
-PreFilter and PreScore cost about the nodes that hold matching pods rather
-than every pod of the cluster; the counters are identical
-(tests/scheduler/plugins/test_ipa_batch.py). Filter, Score and NormalizeScore
-also have batch forms over numpy arrays for the untraced scheduler.
+(:mod:`kubenotes.scheduler.fast.interpodaffinity`: pods grouped into label
+classes, existing pods' terms into entries, per-node counts recounted only
+for nodes whose pods changed), so PreFilter and PreScore cost about the nodes
+that hold matching pods rather than every pod of the cluster; the counters
+are identical (tests/scheduler/plugins/test_ipa_batch.py). The same module
+holds the batch forms of Filter, Score and NormalizeScore for the untraced
+scheduler.
 
 References
 ----------
@@ -37,15 +38,11 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-p
 
 from __future__ import annotations
 
-import bisect
-
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-import numpy as np
-
 from kubenotes.errors import ConfigError, NotFound
-from kubenotes.scheduler.arrays import PodMemo, snapshot_arrays
+from kubenotes.scheduler.arrays import snapshot_arrays
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Code, NodeScore, PreFilterResult, Status
 from kubenotes.scheduler.framework.node_info import AffinityTerm, WeightedAffinityTerm
 from kubenotes.scheduler.plugins.names import INTER_POD_AFFINITY as NAME
@@ -290,8 +287,9 @@ class InterPodAffinity:
             namespace_labels=self._namespace_labels(pod.namespace),
         )
         arrays = snapshot_arrays(self.handle.snapshot, nodes)
-        if arrays is not None:
-            self._pod_index(arrays).pre_filter_counts(s, pod)
+        counts = arrays.counts_of(NAME) if arrays is not None else None
+        if counts is not None:
+            counts.pre_filter_counts(arrays, s, pod)
         else:
             self._pre_filter_counts(s, pod, nodes)
         if not s.existing_anti_affinity_counts and not s.affinity_terms and not s.anti_affinity_terms:
@@ -319,14 +317,6 @@ class InterPodAffinity:
                     for t in s.anti_affinity_terms:
                         if t.matches(existing, None):
                             _add(s.anti_affinity_counts, ni.labels, t.topology_key, 1)
-
-    def _pod_index(self, arrays: Any) -> "_PodIndex":
-        """The :class:`_PodIndex` of ``arrays`` (one per snapshot), brought up to date."""
-        ix = getattr(self, "_index", None)
-        if ix is None or ix.arrays is not arrays:
-            ix = self._index = _PodIndex(arrays)
-        ix.sync()
-        return ix
 
     def pre_filter_extensions(self) -> "InterPodAffinity":
         """AddPod/RemovePod update the counters incrementally (used by preemption)."""
@@ -411,9 +401,10 @@ class InterPodAffinity:
         ns_labels = self._namespace_labels(pod.namespace)
         s = PreScoreState()
         arrays = snapshot_arrays(snapshot, snapshot.list())
-        if arrays is not None:
-            contributed = self._pod_index(arrays).pre_score_weights(
-                s.topology_score, pod, ns_labels, affinity, anti, self.hard_pod_affinity_weight)
+        counts = arrays.counts_of(NAME) if arrays is not None else None
+        if counts is not None:
+            contributed = counts.pre_score_weights(
+                arrays, s.topology_score, pod, ns_labels, affinity, anti, self.hard_pod_affinity_weight)
         else:
             all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
             contributed = self._pre_score_weights(s, pod, ns_labels, affinity, anti, all_nodes, has_constraints)
@@ -485,277 +476,6 @@ class InterPodAffinity:
             f = float(MAX_NODE_SCORE) * ((ns.score - lo) / diff) if diff > 0 else 0.0
             ns.score = int(f)
         return Status()
-
-
-# --------------------------------------------------------------------------- whole-snapshot index
-# kubenotes only (upstream walks every pod in 16 goroutines): PreFilter and
-# PreScore read the pods of the whole cluster for every pod scheduled. The
-# index below groups the snapshot's pods into *label classes* (namespace and
-# labels: all replicas of a ReplicaSet are one class) and the existing pods'
-# affinity terms into *entries* (kind, term, weight), keeps per class and per
-# entry how many pods of each node have it, and recounts only the nodes whose
-# pods changed since the last pod (``SnapshotArrays.rows_changed_since``). A term
-# is then matched once per class, not once per pod, and the counters are
-# summed over the nodes that hold matching pods.
-
-_ANTI_REQUIRED, _AFFINITY_REQUIRED, _AFFINITY_PREFERRED, _ANTI_PREFERRED = range(4)
-
-
-def _term_key(t: AffinityTerm) -> tuple[Any, ...]:
-    """What :meth:`AffinityTerm.matches` depends on (the topology key does not matter)."""
-    return (t.namespaces, t.selector, t.namespace_selector)
-
-
-def _entry_buckets(t: AffinityTerm) -> list[tuple[Any, Any]]:
-    """Where :meth:`_PodIndex.entries_matching` files a term, and where :meth:`_PodIndex.classes_matching` looks.
-
-    ``(namespace, (label, value))`` pairs.
-
-    A pod can match the term only if its namespace is one of the term's
-    (``None``: the namespace selector may admit any) and, when the selector
-    requires one of a few values of a label (``LabelSelector.required_values``),
-    it carries one of them (``None``: no such label).
-    """
-    spaces: list[Any] = [None] if not t.namespace_selector.is_nothing() else sorted(t.namespaces)
-    required = t.selector.required_values()
-    pairs: list[Any] = [None] if required is None else [(required[0], v) for v in required[1]]
-    return [(ns, kv) for ns in spaces for kv in pairs]
-
-
-def _pod_buckets(pod: "PodInfo") -> list[tuple[Any, Any]]:
-    """The :func:`_entry_buckets` under which a term that ``pod`` can match is filed.
-
-    Its namespace or any (``None``), with one of its labels or none.
-    """
-    pairs: list[Any] = [None, *pod.labels.items()]
-    return [(ns, kv) for ns in (pod.namespace, None) for kv in pairs]
-
-
-class _PodIndex:
-    """Per-node counts of label classes and of existing pods' affinity terms, kept in step with a snapshot.
-
-    Parameters
-    ----------
-    arrays : SnapshotArrays
-        The snapshot's arrays; they say which nodes to recount (``rows_changed_since``).
-
-    Notes
-    -----
-    kubenotes only. :meth:`pre_filter_counts` and :meth:`pre_score_weights`
-    give exactly what :meth:`InterPodAffinity._pre_filter_counts` and
-    :meth:`InterPodAffinity._pre_score_weights` give over every node
-    (tests/scheduler/plugins/test_ipa_batch.py holds them to it).
-    """
-
-    def __init__(self, arrays: Any):
-        self.arrays = arrays
-        n = len(arrays)
-        self.seen = np.full(n, -1, dtype=np.int64)
-        self._changes_seen: int | None = None  # SnapshotArrays.changes at the last sync
-        self.node_classes: list[dict[int, int]] = [{} for _ in range(n)]
-        self.node_entries: list[dict[int, int]] = [{} for _ in range(n)]
-        self.class_ids: dict[tuple[str, frozenset], int] = {}
-        self.class_reps: list["PodInfo"] = []          # one pod per class, to match terms against
-        self.class_nodes: list[dict[int, int]] = []    # class -> node index -> pods
-        self.entry_ids: dict[tuple[Any, ...], int] = {}
-        self.entries: list[tuple[int, AffinityTerm, int]] = []  # (kind, term, weight)
-        self.entry_nodes: list[dict[int, int]] = []    # entry -> node index -> pods
-        self._term_classes: dict[tuple[Any, ...], list[Any]] = {}   # term -> [classes checked, matching]
-        self._pod_entries: dict[tuple[Any, ...], list[Any]] = {}    # incoming class -> [entries checked, matching]
-        self._entries_in: dict[tuple[Any, Any], list[int]] = {}     # _entry_buckets -> entry ids, ascending
-        self._classes_in: dict[tuple[Any, Any], list[int]] = {}     # (namespace or None, label or None) -> classes
-        self._pod_class = PodMemo()                                 # PodInfo -> its class
-        self._counted: list[tuple[int, int]] = [(0, -1)] * n       # node -> (pods counted, NodeInfo.generation then)
-
-    # -- upkeep ------------------------------------------------------------
-    def sync(self) -> None:
-        """Recount the nodes whose pods changed since the last call."""
-        stale, self._changes_seen = self.arrays.changed_rows(self._changes_seen, self.seen)
-        if len(stale):
-            for i in stale.tolist():
-                self._recount(i)
-            self._pod_class.trim(self.arrays.total_pods)  # forget pods that left
-
-    def _class(self, p: "PodInfo") -> int:
-        known = self._pod_class.get(p)
-        if known is not None:
-            return known
-        k = (p.namespace, frozenset(p.labels.items()))
-        c = self.class_ids.get(k)
-        if c is None:
-            c = self.class_ids[k] = len(self.class_reps)
-            self.class_reps.append(p)
-            self.class_nodes.append({})
-            buckets = self._classes_in
-            for bucket in _pod_buckets(p):
-                buckets.setdefault(bucket, []).append(c)
-        self._pod_class.put(p, c)
-        return c
-
-    def _entry(self, kind: int, t: AffinityTerm, weight: int) -> int:
-        k = (kind, _term_key(t), t.topology_key, weight)
-        e = self.entry_ids.get(k)
-        if e is None:
-            e = self.entry_ids[k] = len(self.entries)
-            self.entries.append((kind, t, weight))
-            self.entry_nodes.append({})
-            for bucket in _entry_buckets(t):
-                self._entries_in.setdefault(bucket, []).append(e)
-        return e
-
-    def _recount(self, i: int) -> None:
-        ni = self.arrays.node_infos[i]
-        pods = ni.pods
-        counted, generation = self._counted[i]
-        self._counted[i] = (len(pods), ni.generation)
-        if ni.node is not None and 0 < counted and ni.generation - generation == len(pods) - counted > 0:
-            # Only appended since the last count: every add or remove bumps NodeInfo.generation, so as many
-            # changes as new pods means no removal. NodeInfo.add_pod appends: count the new pods alone.
-            classes, class_nodes = self.node_classes[i], self.class_nodes
-            for p in pods[counted:]:
-                c = self._class(p)
-                class_nodes[c][i] = classes[c] = classes.get(c, 0) + 1
-                if p.has_affinity():  # as NodeInfo.add_pod files it under pods_with_affinity
-                    entries, entry_nodes = self.node_entries[i], self.entry_nodes
-                    for e in self._entries_of(p):
-                        entry_nodes[e][i] = entries[e] = entries.get(e, 0) + 1
-            return
-        classes: dict[int, int] = {}
-        entries: dict[int, int] = {}
-        if ni.node is not None:
-            for p in pods:
-                c = self._class(p)
-                classes[c] = classes.get(c, 0) + 1
-            for p in ni.pods_with_affinity:
-                for e in self._entries_of(p):
-                    entries[e] = entries.get(e, 0) + 1
-        _replace_row(self.node_classes, self.class_nodes, i, classes)
-        _replace_row(self.node_entries, self.entry_nodes, i, entries)
-
-    def _entries_of(self, p: "PodInfo") -> list[int]:
-        """Entry ids of ``p``'s affinity and anti-affinity terms (required, then preferred)."""
-        found = [self._entry(_ANTI_REQUIRED, t, 1) for t in p.required_anti_affinity_terms]
-        found += [self._entry(_AFFINITY_REQUIRED, t, 1) for t in p.required_affinity_terms]
-        found += [self._entry(_AFFINITY_PREFERRED, w.term, w.weight) for w in p.preferred_affinity_terms]
-        found += [self._entry(_ANTI_PREFERRED, w.term, w.weight) for w in p.preferred_anti_affinity_terms]
-        return found
-
-    # -- matching ----------------------------------------------------------
-    def classes_matching(self, t: AffinityTerm) -> list[int]:
-        """Label classes whose pods match ``t`` (``t.matches(pod, None)``), in class order."""
-        got = self._term_classes.get(k := _term_key(t))
-        if got is None:
-            got = self._term_classes[k] = [0, []]
-        reps = self.class_reps
-        start = got[0]
-        if start < len(reps):
-            # Only the classes filed under one of the term's buckets (_entry_buckets) can match it.
-            candidates: set[int] = set()
-            buckets = self._classes_in
-            for bucket in _entry_buckets(t):
-                ids = buckets.get(bucket)
-                if ids:
-                    candidates.update(ids[bisect.bisect_left(ids, start):])
-            got[1].extend(c for c in sorted(candidates) if t.matches(reps[c], None))
-            got[0] = len(reps)
-        return got[1]
-
-    def entries_matching(self, pod: "PodInfo", ns_labels: Mapping[str, str]) -> list[int]:
-        """Existing pods' terms that match ``pod`` (``term.matches(pod, ns_labels)``), in entry order."""
-        k = (pod.namespace, frozenset(pod.labels.items()), frozenset(ns_labels.items()))
-        got = self._pod_entries.get(k)
-        if got is None:
-            got = self._pod_entries[k] = [0, []]
-        entries = self.entries
-        start = got[0]
-        if start < len(entries):
-            # Only the entries filed under the pod's namespace or any namespace, and under one of its labels or
-            # none (_entry_buckets), can match it.
-            candidates: set[int] = set()
-            buckets = self._entries_in
-            for bucket in _pod_buckets(pod):
-                ids = buckets.get(bucket)
-                if ids:
-                    candidates.update(ids[bisect.bisect_left(ids, start):])
-            got[1].extend(e for e in sorted(candidates) if entries[e][1].matches(pod, ns_labels))
-            got[0] = len(entries)
-        return got[1]
-
-    # -- PreFilter / PreScore ------------------------------------------------
-    def pre_filter_counts(self, s: PreFilterState, pod: "PodInfo") -> None:
-        """Fill the three counters of ``s`` (same maps as the walk over every pod)."""
-        infos = self.arrays.node_infos
-        for e in self.entries_matching(pod, s.namespace_labels):
-            kind, t, _w = self.entries[e]
-            if kind == _ANTI_REQUIRED:
-                _add_rows(s.existing_anti_affinity_counts, infos, self.entry_nodes[e], t.topology_key)
-        if s.affinity_terms:
-            matched = set(self.classes_matching(s.affinity_terms[0]))
-            for t in s.affinity_terms[1:]:
-                matched.intersection_update(self.classes_matching(t))
-            for c in sorted(matched):
-                for t in s.affinity_terms:
-                    _add_rows(s.affinity_counts, infos, self.class_nodes[c], t.topology_key)
-        for t in s.anti_affinity_terms:
-            for c in self.classes_matching(t):
-                _add_rows(s.anti_affinity_counts, infos, self.class_nodes[c], t.topology_key)
-
-    def pre_score_weights(self, topology_score: dict[str, dict[str, int]], pod: "PodInfo",
-                          ns_labels: Mapping[str, str], affinity: list[WeightedAffinityTerm],
-                          anti: list[WeightedAffinityTerm], hard_weight: int) -> bool:
-        """Fill ``topology_score`` as PreScore's walk does; True when some term contributed."""
-        infos = self.arrays.node_infos
-        contributed = False
-        for terms, sign in ((affinity, 1), (anti, -1)):
-            for wt in terms:
-                for c in self.classes_matching(wt.term):
-                    contributed |= _weigh_rows(topology_score, infos, self.class_nodes[c],
-                                               wt.term.topology_key, sign * wt.weight)
-        for e in self.entries_matching(pod, ns_labels):
-            kind, t, w = self.entries[e]
-            if kind == _AFFINITY_REQUIRED:
-                if hard_weight <= 0:
-                    continue
-                w = hard_weight
-            elif kind == _ANTI_PREFERRED:
-                w = -w
-            elif kind != _AFFINITY_PREFERRED:
-                continue
-            contributed |= _weigh_rows(topology_score, infos, self.entry_nodes[e], t.topology_key, w)
-        return contributed
-
-
-def _replace_row(per_node: list[dict[int, int]], per_key: list[dict[int, int]], i: int, new: dict[int, int]) -> None:
-    """Set node ``i``'s counts to ``new`` in both the per-node and the per-key tables."""
-    for k in per_node[i]:
-        if k not in new:
-            del per_key[k][i]
-    for k, c in new.items():
-        per_key[k][i] = c
-    per_node[i] = new
-
-
-def _add_rows(m: dict[TopologyPair, int], infos: list["NodeInfo"], rows: Mapping[int, int], key: str) -> None:
-    """``m[(key, value)] += count`` for every node (index -> pod count) labelled with ``key``."""
-    for i, c in rows.items():
-        labels = infos[i].labels
-        if key in labels:
-            pair = (key, labels[key])
-            m[pair] = m.get(pair, 0) + c
-
-
-def _weigh_rows(m: dict[str, dict[str, int]], infos: list["NodeInfo"], rows: Mapping[int, int],
-                key: str, weight: int) -> bool:
-    """``m[key][value] += weight * count`` over the nodes labelled with ``key``; True if any was."""
-    hit = False
-    for i, c in rows.items():
-        labels = infos[i].labels
-        if key in labels:
-            vals = m.setdefault(key, {})
-            v = labels[key]
-            vals[v] = vals.get(v, 0) + weight * c
-            hit = True
-    return hit
 
 
 def _field_invalid(path: str, value: Any, detail: str) -> str:

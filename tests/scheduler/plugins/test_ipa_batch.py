@@ -1,6 +1,6 @@
 """InterPodAffinity's whole-snapshot index (kubenotes only) against the walk over every pod it replaces.
 
-PreFilter and PreScore read their counters from ``_PodIndex`` when the
+PreFilter and PreScore read their counters from ``_PodIndex`` (kubenotes.scheduler.fast.interpodaffinity) when the
 snapshot has arrays; these tests hold the result to the per-pod walk
 (``_pre_filter_counts``/``_pre_score_weights``, upstream's
 ``getExistingAntiAffinityCounts``, ``getIncomingAffinityAntiAffinityCounts``
@@ -15,6 +15,7 @@ import random
 import numpy as np
 import pytest
 
+from kubenotes.scheduler.fast.interpodaffinity import InterPodAffinityCounts
 from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import NodeScore
@@ -167,7 +168,7 @@ def test_index_recounts_only_changed_nodes():
     sched = new_scheduler(nodes, pods, trace=False)
     pl = _ipa(sched.framework)
     arr = sched.snapshot.arrays()
-    ix = pl._pod_index(arr)
+    ix = InterPodAffinityCounts.pod_index(arr)
     assert ix.class_nodes[0] == {1: 1} and ix.entry_nodes[0] == {1: 1}
     recounted = []
     real = ix._recount
@@ -199,7 +200,7 @@ def test_index_counts_appended_pods_and_recounts_after_a_removal():
     sched = new_scheduler(nodes, [a.pod, b.pod], trace=False)
     pl = _ipa(sched.framework)
     arr = sched.snapshot.arrays()
-    ix = pl._pod_index(arr)
+    ix = InterPodAffinityCounts.pod_index(arr)
     [a, b] = sched.snapshot.get("n0").pods
 
     def counts(index):
@@ -208,7 +209,7 @@ def test_index_counts_appended_pods_and_recounts_after_a_removal():
         return {k: v for k, v in cls.items() if v}, [(k, v) for k, v in ent if v]
 
     def fresh():
-        from kubenotes.scheduler.plugins.interpodaffinity import _PodIndex
+        from kubenotes.scheduler.fast.interpodaffinity import _PodIndex
         other = _PodIndex(arr)
         other.sync()
         return counts(other)

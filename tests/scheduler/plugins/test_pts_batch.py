@@ -28,6 +28,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubenotes.scheduler.fast import podtopologyspread as fast_pts
 from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import NodeScore
@@ -230,7 +231,7 @@ def test_matching_pod_counts_follow_adds_and_removes(seed, n_nodes, rounds, slac
     nodes_, pods, _objects = random_cluster(seed, n_nodes, 3 * n_nodes + 5, rng.randint(1, 12), 0.0)
     snap = new_snapshot(nodes_, [p for p in pods if p.spec.nodeName])
     arr = snap.arrays()
-    index = common.MatchingPodCounts.of(arr)
+    index = fast_pts.MatchingPodCounts.of(arr)
     index.LOG_SLACK_ROWS = slack  # 0: the log is rebuilt whenever it outgrows 4x the live rows
     selectors = [common.label_selector({"matchLabels": {"app": f"w{w}"}}) for w in range(4)]
     selectors += [common.label_selector({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}),
@@ -242,7 +243,7 @@ def test_matching_pod_counts_follow_adds_and_removes(seed, n_nodes, rounds, slac
         for sel in rng.sample(selectors, rng.randint(1, len(selectors))):
             for ns in ("default", "team"):
                 want = [common.count_pods_match_selector(ni.pods, sel, ns) for ni in snap.list()]
-                assert common.count_pods_match_selector_per_node(arr, sel, ns).tolist() == want
+                assert fast_pts.count_pods_match_selector_per_node(arr, sel, ns).tolist() == want
                 assert index.counts(ns, sel).tolist() == want
         churn_pods(rng, snap, pending, rng.randint(1, 10), 0.6)
         if rng.random() < 0.2:
@@ -251,7 +252,7 @@ def test_matching_pod_counts_follow_adds_and_removes(seed, n_nodes, rounds, slac
 
 def test_matching_pod_counts_drop_least_recent_tables(monkeypatch):
     """With more selectors than tables, a dropped table is rebuilt from the log with the same counts."""
-    monkeypatch.setattr(common.MatchingPodCounts, "MAX_TABLES", 2)
+    monkeypatch.setattr(fast_pts.MatchingPodCounts, "MAX_TABLES", 2)
     nodes_, pods, _objects = random_cluster(7, 12, 60, 6, 0.0)
     snap = new_snapshot(nodes_, [p for p in pods if p.spec.nodeName])
     arr = snap.arrays()
@@ -259,16 +260,16 @@ def test_matching_pod_counts_drop_least_recent_tables(monkeypatch):
     for rnd in range(3):
         for sel in sels:
             want = [common.count_pods_match_selector(ni.pods, sel, "default") for ni in snap.list()]
-            assert common.count_pods_match_selector_per_node(arr, sel, "default").tolist() == want
+            assert fast_pts.count_pods_match_selector_per_node(arr, sel, "default").tolist() == want
         snap.add_pod(PodInfo(make_pod(f"extra{rnd}", labels={"app": "w0"})), f"n{rnd}")
-    assert len(common.MatchingPodCounts.of(arr)._tables) == 2
+    assert len(fast_pts.MatchingPodCounts.of(arr)._tables) == 2
 
 
 def test_matching_pod_counts_current_only_until_a_placement():
     """A table handle gives its counts until a pod is placed or removed; then Score counts again."""
     nodes_, pods, _objects = random_cluster(11, 8, 50, 4, 0.0)
     snap = new_snapshot(nodes_, [p for p in pods if p.spec.nodeName])
-    index = common.MatchingPodCounts.of(snap.arrays())
+    index = fast_pts.MatchingPodCounts.of(snap.arrays())
     sel = common.label_selector({"matchLabels": {"app": "w1"}})
     handle = index.table("default", sel)
     assert index.current(handle) is handle[2]
@@ -373,7 +374,7 @@ def test_untraced_scheduler_decides_as_traced(cluster, list_defaulting):
         fast = outcome(False)
     assert traced == fast
     with pytest.MonkeyPatch.context() as mp:  # the traced Score walking every node's pods decides alike
-        mp.setattr(common.MatchingPodCounts, "count_on", lambda self, handle, node_info: None)
+        mp.setattr(fast_pts.MatchingPodCounts, "count_on", lambda self, handle, node_info: None)
         assert outcome(True) == traced
     if used["score"]:
         # Scoring with PodTopologySpread (system defaults included) never leaves the batch path.
@@ -398,7 +399,7 @@ def test_matching_pod_counts_after_a_counted_pod_leaves_and_comes_back():
     behind a newcomer after another pod left, the node is recounted (same pod in place, other first pods)."""
     snap = new_snapshot([make_node("n0"), make_node("n1")], [])
     arr = snap.arrays()
-    index = common.MatchingPodCounts.of(arr)
+    index = fast_pts.MatchingPodCounts.of(arr)
     web = common.label_selector({"matchLabels": {"app": "web"}})
 
     def add(name, app):

@@ -30,8 +30,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resource
 from kubenotes.errors import ConfigError

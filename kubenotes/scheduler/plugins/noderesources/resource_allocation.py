@@ -18,8 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import numpy as np
-
 from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import Status

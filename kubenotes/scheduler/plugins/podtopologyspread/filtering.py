@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import Code, PreFilterResult, Status
 from kubenotes.scheduler.arrays import snapshot_arrays
@@ -26,8 +24,6 @@ from kubenotes.scheduler.plugins.names import POD_TOPOLOGY_SPREAD as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import (
     TopologySpreadConstraint,
     count_pods_match_selector,
-    count_pods_match_selector_per_node,
-    node_inclusion_mask,
     node_labels_match_spread_constraints,
     required_node_affinity,
 )
@@ -44,7 +40,6 @@ __all__ = [
     "CriticalPaths",
     "PreFilterState",
     "cal_pre_filter_state",
-    "cal_pre_filter_state_batch",
     "update_with_pod",
     "filter_node",
     "FilteringMixin",
@@ -168,53 +163,6 @@ def cal_pre_filter_state(pod: "PodInfo", constraints: list[TopologySpreadConstra
     return s
 
 
-def cal_pre_filter_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstraint], arrays: Any) -> PreFilterState:
-    """:func:`cal_pre_filter_state` over every node of a snapshot's arrays (kubenotes only; same result).
-
-    Parameters
-    ----------
-    pod : PodInfo
-    constraints : list[TopologySpreadConstraint]
-    arrays : SnapshotArrays
-        Of the snapshot whose nodes PreFilter was given (all of them, in order).
-
-    Notes
-    -----
-    Matching pods per node come from
-    :func:`~kubenotes.scheduler.plugins.podtopologyspread.common.count_pods_match_selector_per_node`
-    and are summed per label value id over the eligible nodes; domains enter
-    ``tp_value_to_match_num`` in the order of their first eligible node, as
-    in the per-node loop, so the critical paths break ties the same way.
-    """
-    if not constraints:
-        return PreFilterState()
-    s = PreFilterState(constraints=constraints, critical_paths=[], tp_value_to_match_num=[])
-    required = required_node_affinity(pod)
-    label_ids = [arrays.label_values(c.topology_key) for c in constraints]
-    has_all = np.ones(len(arrays), dtype=bool)
-    for ids, _vocab in label_ids:
-        has_all &= ids >= 0
-    for i, c in enumerate(constraints):
-        ids, vocab = label_ids[i]
-        eligible = np.flatnonzero(has_all & node_inclusion_mask(arrays, pod, c, required))
-        m: dict[str, int] = {}
-        if len(eligible):
-            vals = ids[eligible]
-            per_node = count_pods_match_selector_per_node(arrays, c.selector, pod.namespace)[eligible]
-            sums = np.bincount(vals, weights=per_node, minlength=len(vocab)).astype(np.int64)
-            uniq, first = np.unique(vals, return_index=True)
-            values = list(vocab)
-            for u in uniq[np.argsort(first, kind="stable")].tolist():
-                m[values[u]] = int(sums[u])
-        s.tp_value_to_match_num.append(m)
-    for i in range(len(constraints)):
-        paths = CriticalPaths()
-        for value, num in s.tp_value_to_match_num[i].items():
-            paths.update(value, num)
-        s.critical_paths.append(paths)
-    return s
-
-
 def update_with_pod(s: PreFilterState, updated: "PodInfo", preemptor: "PodInfo", node_info: "NodeInfo", delta: int) -> None:
     """Add (``delta=1``) or remove (``-1``) one pod's contribution (``updateWithPod``).
 
@@ -270,16 +218,18 @@ class FilteringMixin:
 
         Notes
         -----
-        When ``nodes`` are the snapshot's, with
-        :class:`~kubenotes.scheduler.batch.SnapshotArrays`, the counts come from
-        :func:`cal_pre_filter_state_batch` (same state as :func:`cal_pre_filter_state`).
+        kubenotes: when ``nodes`` are the snapshot's, with
+        :class:`~kubenotes.scheduler.arrays.SnapshotArrays`, the counts come
+        from the arrays (:mod:`kubenotes.scheduler.fast.podtopologyspread`; the
+        same state as :func:`cal_pre_filter_state`).
         """
         constraints = self.get_constraints(pod, "DoNotSchedule")
         if not constraints:
             return None, Status.skip()
         arrays = snapshot_arrays(getattr(self.handle, "snapshot", None), nodes)
-        if arrays is not None:
-            pre = cal_pre_filter_state_batch(pod, constraints, arrays)
+        counts = arrays.counts_of(NAME) if arrays is not None else None
+        if counts is not None:
+            pre = counts.pre_filter_state(pod, constraints, arrays)
         else:
             pre = cal_pre_filter_state(pod, constraints, nodes)
         state.write(PRE_FILTER_STATE_KEY, pre)

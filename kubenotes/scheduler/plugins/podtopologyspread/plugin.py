@@ -77,10 +77,10 @@ class PodTopologySpread(FilteringMixin, ScoringMixin):
     -----
     v1.34 default feature gates are fixed on: node inclusion policies, minDomains,
     matchLabelKeys. Queueing hints (``EventsToRegister``) and in-place resize
-    deferral are not modelled. kubenotes adds batch forms for the untraced
-    scheduler (``filter_batch``, ``score_batch``, ``normalize_score_batch``;
-    see :mod:`kubenotes.scheduler.batch`) and counts matching pods per node
-    incrementally in PreFilter/PreScore; both give exactly the per-node results.
+    deferral are not modelled. kubenotes' fast path
+    (:mod:`kubenotes.scheduler.fast.podtopologyspread`) has batch forms for the
+    untraced scheduler and counts matching pods per node incrementally for
+    PreFilter/PreScore; both give exactly the per-node results.
 
     References
     ----------

@@ -17,20 +17,14 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from kubenotes.errors import NotFound
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
 from kubenotes.scheduler.arrays import snapshot_arrays
 from kubenotes.scheduler.plugins.names import POD_TOPOLOGY_SPREAD as NAME
 from kubenotes.scheduler.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
-    MatchingPodCounts,
     TopologySpreadConstraint,
     count_pods_match_selector,
-    count_pods_match_selector_per_node,
-    node_inclusion_key,
-    node_inclusion_mask,
     node_labels_match_spread_constraints,
     required_node_affinity,
 )
@@ -46,7 +40,6 @@ __all__ = [
     "topology_normalizing_weight",
     "score_for_count",
     "pre_score_state",
-    "pre_score_state_batch",
     "ScoringMixin",
 ]
 
@@ -109,7 +102,7 @@ class PreScoreState:
         kubenotes only: per constraint, for hostname constraints counted from
         the snapshot's arrays, ``(MatchingPodCounts, handle)`` so that the
         per-node Score reads a node's count from the table while it is still
-        exact (:meth:`~kubenotes.scheduler.plugins.podtopologyspread.common.MatchingPodCounts.count_on`)
+        exact (:meth:`~kubenotes.scheduler.fast.podtopologyspread.MatchingPodCounts.count_on`)
         instead of walking its pods; None otherwise.
     """
 
@@ -182,84 +175,6 @@ def pre_score_state(pod: "PodInfo", constraints: list[TopologySpreadConstraint],
     return s
 
 
-def pre_score_state_batch(pod: "PodInfo", constraints: list[TopologySpreadConstraint], require_all: bool,
-                          nodes: list["NodeInfo"], arrays: Any, fidx: Any) -> PreScoreState:
-    """:func:`pre_score_state` over the snapshot's arrays (kubenotes only; same result).
-
-    Parameters
-    ----------
-    arrays : SnapshotArrays
-        Of the snapshot whose nodes are counted.
-    fidx : numpy.ndarray
-        Snapshot index of each of ``nodes``.
-
-    Notes
-    -----
-    Domains come from the label value ids of the feasible nodes; matching pods
-    per node come from :func:`~kubenotes.scheduler.plugins.podtopologyspread.common.count_pods_match_selector_per_node`
-    (kept between cycles) and are summed per domain over the nodes passing
-    the inclusion policies. A node without the key counts in the ``""``
-    domain, as ``labels.get(key, "")`` does in the per-node code.
-    """
-    s = PreScoreState()
-    s.constraints = constraints
-    s.topology_value_to_pod_counts = [{} for _ in constraints]
-    label_ids = [arrays.label_values(c.topology_key) for c in constraints]
-    keep = fidx
-    has_all = None
-    if require_all:
-        has_all = np.ones(len(arrays), dtype=bool)
-        for ids, _vocab in label_ids:
-            has_all &= ids >= 0
-        miss = ~has_all[fidx]
-        if miss.any():
-            s.ignored_nodes = {nodes[k].name for k in np.flatnonzero(miss).tolist()}
-            keep = fidx[~miss]
-    for i, c in enumerate(constraints):
-        if c.topology_key == LABEL_HOSTNAME:
-            size = len(nodes) - len(s.ignored_nodes)
-            if not c.selector.is_empty():
-                if s.host_tables is None:
-                    s.host_tables = [None] * len(constraints)
-                index = MatchingPodCounts.of(arrays)
-                s.host_tables[i] = (index, index.table(pod.namespace, c.selector))
-        else:
-            ids, vocab = label_ids[i]
-            values = list(vocab)
-            counts = s.topology_value_to_pod_counts[i]
-            present = np.flatnonzero(np.bincount(ids[keep] + 1, minlength=len(vocab) + 1)) - 1
-            for u in present.tolist():
-                counts[values[u] if u >= 0 else ""] = 0
-            size = len(counts)
-        s.topology_normalizing_weight.append(topology_normalizing_weight(size))
-
-    required = None
-    for i, c in enumerate(constraints):
-        counts = s.topology_value_to_pod_counts[i]
-        if c.topology_key == LABEL_HOSTNAME or not counts:
-            continue
-        if c.selector.is_empty():
-            continue  # matches no pod (countPodsMatchSelector)
-        if required is None:
-            required = required_node_affinity(pod)
-        eligible = node_inclusion_mask(arrays, pod, c, required)
-        eligible_key = node_inclusion_key(pod, c, required)
-        if has_all is not None:
-            eligible = eligible & has_all
-            if eligible_key is not None:
-                eligible_key = (eligible_key, tuple(k.topology_key for k in constraints))
-        sums = MatchingPodCounts.of(arrays).domain_counts(pod.namespace, c.selector, c.topology_key, eligible,
-                                                          eligible_key)
-        ids, vocab = label_ids[i]
-        for value in counts:
-            j = vocab.get(value)
-            n = int(sums[j + 1]) if j is not None else 0
-            if value == "":
-                n += int(sums[0])  # nodes without the key
-            counts[value] += n
-    return s
-
-
 class ScoringMixin:
     """PreScore, Score and NormalizeScore of :class:`PodTopologySpread`.
 
@@ -282,9 +197,11 @@ class ScoringMixin:
 
         Notes
         -----
-        When the snapshot has :class:`~kubenotes.scheduler.batch.SnapshotArrays`
-        the counts come from :func:`pre_score_state_batch` (same result as
-        :func:`pre_score_state`, without walking every pod of every node).
+        kubenotes: when the snapshot has
+        :class:`~kubenotes.scheduler.arrays.SnapshotArrays` the counts come
+        from the arrays (:mod:`kubenotes.scheduler.fast.podtopologyspread`; the
+        same result as :func:`pre_score_state`, without walking every pod of
+        every node).
         """
         snapshot = self.handle.snapshot
         all_nodes = snapshot.list()
@@ -297,11 +214,12 @@ class ScoringMixin:
         if not constraints:
             return Status.skip()
         arrays = snapshot_arrays(snapshot, all_nodes)
-        fidx = arrays.indices_of(nodes) if arrays is not None else None
+        counts = arrays.counts_of(NAME) if arrays is not None else None
+        fidx = arrays.indices_of(nodes) if counts is not None else None
         if fidx is None:
             s = pre_score_state(pod, constraints, require_all, nodes, all_nodes)
         else:
-            s = pre_score_state_batch(pod, constraints, require_all, nodes, arrays, fidx)
+            s = counts.pre_score_state(pod, constraints, require_all, nodes, arrays, fidx)
         state.write(PRE_SCORE_STATE_KEY, s)
         return Status()
 
