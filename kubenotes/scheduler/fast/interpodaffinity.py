@@ -26,7 +26,12 @@ from kubenotes.scheduler.arrays import PodMemo
 from kubenotes.scheduler.fast.forms import FastForms
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Status
 from kubenotes.scheduler.framework.node_info import AffinityTerm, WeightedAffinityTerm
-from kubenotes.scheduler.plugins.interpodaffinity import InterPodAffinity, PreFilterState, TopologyPair, _pod_matches_all_terms
+from kubenotes.scheduler.plugins.interpodaffinity import (
+    InterPodAffinity,
+    PreFilterState,
+    TopologyPair,
+    _pod_matches_all_terms,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from kubenotes.scheduler.framework.cycle_state import CycleState
