@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from kubenotes.api.podutil import CONTAINER_RESTART_POLICY_ALWAYS
-from kubenotes.api.podutil import is_restartable_init_container  # noqa: F401  (viz/objects.py imports it from here)
 from kubenotes.api.quantity import Quantity, format_quantity, milli_value, string_quantity_values, value
 from kubenotes.api.selectors import is_qualified_name
 from kubenotes.errors import FieldError

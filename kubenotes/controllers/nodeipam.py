@@ -27,7 +27,6 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from kubenotes.apiserver.bootstrap_policy import ControllerPolicy
 from kubenotes.apiserver.status import ApiError
 from kubenotes.client.record import EventRecorder
 from kubenotes.controllers import nodelifecycle

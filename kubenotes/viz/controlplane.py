@@ -51,10 +51,8 @@ https://kubernetes.io/docs/concepts/overview/components/
 from __future__ import annotations
 
 import functools
-import html
 import io
 import math
-import re
 from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 

@@ -45,7 +45,6 @@ from __future__ import annotations
 import functools
 import html
 import re
-import time
 from typing import Any, Mapping, Sequence
 
 from matplotlib.figure import Figure

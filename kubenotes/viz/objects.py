@@ -38,6 +38,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from kubenotes.api.defaults import prepare_pod_for_create, set_defaults_pod, set_defaults_pod_spec
+from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.api.priority import apply_priority_admission
 from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
 from kubenotes.api.quantity import format_quantity, milli_value, parse_quantity, value
@@ -46,7 +47,6 @@ from kubenotes.api.resources import (
     DEFAULT_MEMORY_REQUEST_BYTES,
     DEFAULT_MILLI_CPU_REQUEST,
     MEMORY,
-    is_restartable_init_container,
     pod_non_zero_requests,
     pod_requests,
     resource_list,

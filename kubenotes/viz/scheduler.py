@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import html
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
