@@ -182,10 +182,19 @@ _BY_NAME = {r["name"]: r for r in _TABLE}
 def legacy_table() -> list[dict[str, Any]]:
     """Every legacy predicate and priority with its replacement (copies, safe to modify).
 
+    Parameters
+    ----------
+    None
+        The table is fixed: the names of the v1.17-era scheduler policy (``predicates.go``, ``priorities.go``).
+
     Returns
     -------
     list[dict]
         One dict per legacy name; keys described in the module docstring.
+
+    Raises
+    ------
+    Nothing: the rows are built from module constants.
 
     Examples
     --------
@@ -199,10 +208,32 @@ def legacy_table() -> list[dict[str, Any]]:
 def row_for(legacy_name: str) -> dict[str, Any]:
     """The table row of one legacy name (a copy).
 
+    Parameters
+    ----------
+    legacy_name : str
+        A predicate or priority name of the old policy API (预选 / 优选), e.g. ``"PodFitsResources"``.
+
+    Returns
+    -------
+    dict
+        The row of :func:`legacy_table` for that name: its kind, the v1.34 plugin(s) and extension points that
+        replaced it, the release that removed it and its old default weight.
+
     Raises
     ------
     KeyError
         For an unknown name; the message suggests close matches.
+
+    Examples
+    --------
+    >>> row = row_for("PodFitsResources")
+    >>> row["kind"], row["kind_zh"], row["plugin"], row["extension_points"]
+    ('predicate', '预选', 'NodeResourcesFit', ['PreFilter', 'Filter'])
+    >>> try:
+    ...     row_for("PodFitsResource")
+    ... except KeyError as e:
+    ...     print(e.args[0][:84])
+    unknown legacy predicate/priority 'PodFitsResource'; did you mean 'PodFitsResources'
     """
     try:
         return copy.deepcopy(_BY_NAME[legacy_name])

@@ -1161,6 +1161,18 @@ def new_scheduler(
         When the profile cannot be built.
     FieldError
         When a quantity in a node or pod is malformed.
+    
+    Examples
+    --------
+    >>> from lightkube.models.core_v1 import Container, Node, NodeStatus, Pod, PodSpec, ResourceRequirements
+    >>> from lightkube.models.meta_v1 import ObjectMeta
+    >>> node = Node(metadata=ObjectMeta(name="n1", labels={"kubernetes.io/hostname": "n1"}),
+    ...             status=NodeStatus(allocatable={"cpu": "2", "memory": "4Gi", "pods": "110"}))
+    >>> pod = Pod(metadata=ObjectMeta(name="web", namespace="default", uid="u1"),
+    ...           spec=PodSpec(containers=[Container(name="c", resources=ResourceRequirements(
+    ...               requests={"cpu": "500m"}))]))
+    >>> [(a.name, a.node_name, a.qos_class, a.feasible_nodes) for a in new_scheduler([node], [pod], seed=0).run()]
+    [('web', 'n1', 'Burstable', 1)]
     """
     pods = [p if isinstance(p, PodInfo) else PodInfo(p) for p in pods]
     snap = new_snapshot(nodes, [p for p in pods if p.node_name], warn=warn)

@@ -111,6 +111,20 @@ class Status:
         Name of the plugin that returned a non-success status (set by the
         framework when empty).
 
+    Returns
+    -------
+    Status
+        A value: plugins return it instead of raising (``is_success``, ``is_rejected``, ``message`` read it).
+
+    Raises
+    ------
+    Nothing of its own: fields are not checked, so a ``code`` that is not a :class:`Code` only fails where
+    the status is read (``str()`` or ``is_rejected`` then raise ``AttributeError``).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/interface.go (Status, Code)
+
     Examples
     --------
     >>> s = Status(Code.UNSCHEDULABLE, ["Insufficient cpu", "Insufficient memory"])
