@@ -150,6 +150,25 @@ class Cluster:
         ``time_scale=1``; a paused clock makes kubectl's ages grow while the
         model's time stands still.
 
+    Returns
+    -------
+    Cluster
+        Constructing it creates the objects at virtual time 0 and wires the
+        components; nothing runs until :meth:`run`. What it holds is listed
+        under Attributes.
+
+    Raises
+    ------
+    ValueError
+        For a ``kubelet`` other than ``"model"`` or ``"stand-in"``.
+    KeyError
+        For a name in ``controllers`` that is not in :data:`kubenotes.controllers.CONTROLLERS`.
+    ManifestError
+        When the API server refuses an object read from a manifest file (naming the file and document).
+    ApiError
+        When it refuses an object given as a dict (no file to name): 422
+        Invalid, 409 AlreadyExists, 403 Forbidden...
+
     Attributes
     ----------
     env : simpy.Environment

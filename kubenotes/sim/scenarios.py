@@ -722,6 +722,24 @@ def simulate_static_pod(delete_mirror_at_seconds: float | None = 10.0, edit_at_s
     Returns
     -------
     StaticPodRun
+        The cluster, worker-1's kubelet, its static pod files, and the mirror
+        pod's name (``etcd-worker-1``) and namespace.
+
+    Raises
+    ------
+    ManifestError, NotFound
+        As :func:`load_scenario_file`, when ``data/kubelet/static-pod.yaml`` is malformed or missing.
+    ValueError
+        When that file's Scenario no longer has exactly its three steps (write, delete, edit).
+
+    Notes
+    -----
+    A step the API refuses is logged in the audit log (``scenario`` ``failed``), not raised.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/file.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/pod/mirror_client.go
 
     Examples
     --------

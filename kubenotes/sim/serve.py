@@ -61,7 +61,33 @@ class _QuietUpgrades(logging.Filter):
 
 
 def find_kubectl() -> str | None:
-    """The kubectl binary to run: the first of :data:`KUBECTL_CANDIDATES` that exists, else ``kubectl`` on PATH."""
+    """The kubectl binary to run: the first of :data:`KUBECTL_CANDIDATES` that exists, else ``kubectl`` on PATH.
+
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    str or None
+        The path of an executable file; None when there is no kubectl at all.
+
+    Raises
+    ------
+    None of its own: it only looks at the file system and ``PATH`` (``os.access``, ``shutil.which``).
+
+    Notes
+    -----
+    The versioned binary comes first because the model's ``/version``
+    reports v1.33 and kubectl warns beyond one minor version of skew.
+
+    Examples
+    --------
+    >>> import os
+    >>> p = find_kubectl()
+    >>> p is None or (os.path.basename(p).startswith("kubectl") and os.access(p, os.X_OK))
+    True
+    """
     for c in KUBECTL_CANDIDATES:
         if os.path.exists(c) and os.access(c, os.X_OK):
             return c

@@ -45,7 +45,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from kubenotes.sim.history import Revision, object_history, objects_at  # noqa: F401  Revision: the doctests
+from kubenotes.sim.history import object_history, objects_at
 from kubenotes.sim.history import is_cluster as _is_cluster
 from kubenotes.sim.history import resource_version as _rv
 from kubenotes.sim.scenarios import (
@@ -53,7 +53,6 @@ from kubenotes.sim.scenarios import (
     ScenarioRun,
     simulate_cascade,
     simulate_node_failure,
-    simulate_rc_rolling_update,  # noqa: F401  the doctests run it
     simulate_rollout,
     simulate_scale,
 )
@@ -249,6 +248,7 @@ def rollout_timeline(source: Any, namespace: str, deployment: str) -> RolloutTim
     ...     return {"kind": "ReplicaSet", "metadata": {"name": n, "namespace": "d", "uid": n,
     ...             "ownerReferences": [{"kind": "Deployment", "name": "web", "uid": "D", "controller": True}]},
     ...             "spec": {"replicas": replicas}, "status": {"availableReplicas": avail}}
+    >>> from kubenotes.sim.history import Revision
     >>> h = [Revision(0, "ADDED", dep), Revision(1, "ADDED", rs("old", 2, 2)),
     ...      Revision(10, "ADDED", rs("new", 1, 0)), Revision(12, "MODIFIED", rs("new", 1, 1)),
     ...      Revision(12, "MODIFIED", rs("old", 1, 1))]
@@ -356,6 +356,29 @@ def rollout_timeline(source: Any, namespace: str, deployment: str) -> RolloutTim
 def series_value_at(series: Sequence[tuple[float, int]], t: float, default: int = 0) -> int:
     """The value of a step series at time ``t`` (after every change at ``t``).
 
+    Parameters
+    ----------
+    series : sequence of tuple(float, int)
+        ``(virtual seconds, value)`` steps in time order, e.g. a :class:`RolloutTimeline` series.
+    t : float
+        Virtual seconds.
+    default : int
+        The value before the first point.
+
+    Returns
+    -------
+    int
+        The value of the last point at or before ``t``; ``default`` when there is none.
+
+    Raises
+    ------
+    TypeError
+        When a point is not a ``(time, value)`` pair of numbers.
+
+    See Also
+    --------
+    series_extremes
+
     Examples
     --------
     >>> s = [(0, 1), (5, 3), (5, 2)]
@@ -373,6 +396,20 @@ def series_value_at(series: Sequence[tuple[float, int]], t: float, default: int 
 def series_extremes(series: Sequence[tuple[float, int]], since: float = 0.0,
                     until: float | None = None) -> tuple[int, int]:
     """(minimum, maximum) a step series takes in ``[since, until]``, counting every intermediate state.
+
+    Parameters
+    ----------
+    series : sequence of tuple(float, int)
+        ``(virtual seconds, value)`` steps in time order; several points may share a time.
+    since : float
+        Window start (virtual seconds); the value held at ``since`` counts.
+    until : float, optional
+        Window end (inclusive); None for the end of the series.
+
+    Returns
+    -------
+    tuple(int, int)
+        (minimum, maximum) over the window; the first value when the series starts after it.
 
     Raises
     ------
@@ -509,11 +546,32 @@ def rollout_figure(timeline: RolloutTimeline, *, title: str | None = None,
                    start_seconds: float | None = None) -> Figure:
     """A new Figure with :func:`plot_rollout_timeline` (a notebook cell shows it by ending with it).
 
+    Parameters
+    ----------
+    timeline : RolloutTimeline
+        From :func:`rollout_timeline`.
+    title : str, optional
+        The Axes title.
+    start_seconds : float, optional
+        Left edge of the time axis, as :func:`plot_rollout_timeline`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        10 x 3.8 inches with one Axes (the legend right of it), not attached to pyplot.
+
+    Raises
+    ------
+    AttributeError
+        For a plain dict instead of a :class:`RolloutTimeline` (no ``end_seconds``).
+
     Examples
     --------
     >>> t = RolloutTimeline("d/web"); t.update({"pods": [(0, 1)]}); t.end_seconds = 5
-    >>> len(rollout_figure(t).axes)
-    1
+    >>> import matplotlib.pyplot as plt
+    >>> fig = rollout_figure(t, title="web"); len(fig.axes), fig.axes[0].get_title()
+    (1, 'web')
+    >>> plt.close(fig)
     """
     fig = detached_figure(10.0, 3.8)
     ax = fig.add_axes((0.07, 0.14, 0.62, 0.76))
@@ -571,6 +629,14 @@ def ownership_graph(source: Any, namespace: str | None = None, *, at_seconds: fl
         will delete its dependents). Edges owner -> dependent carry
         ``controller`` and ``block_owner_deletion`` (bool). Insertion order is
         sorted by kind (owners first) and name.
+
+    Raises
+    ------
+    KeyError
+        For an object without ``metadata.name``.
+    ApiError
+        For a cluster, as :func:`kubenotes.sim.history.objects_at` (a 404 for
+        a resource the server does not serve is skipped).
 
     See Also
     --------
@@ -813,11 +879,35 @@ def ownership_figure(g: nx.DiGraph, *, title: str | None = None,
                      pos: Mapping[Any, tuple[float, float]] | None = None) -> Figure:
     """A new Figure sized to the graph, with :func:`draw_ownership_graph` on its one Axes.
 
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`ownership_graph` or :func:`graph_diff`.
+    title : str, optional
+        May span lines; the figure grows by one line's height for each.
+    pos : mapping of node to (x, y), optional
+        Node positions; default :func:`ownership_layout` of ``g`` (pass the
+        layout of an earlier state to keep nodes in place).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        At least 9 inches wide, one Axes, not attached to pyplot.
+
+    Raises
+    ------
+    TypeError
+        When a ``pos`` value is not an ``(x, y)`` pair; a graph from
+        :func:`ownership_graph` gives none of its own.
+
     Examples
     --------
+    >>> import matplotlib.pyplot as plt
     >>> g = nx.DiGraph(); g.add_node("p", kind="Pod", name="web-1")
-    >>> bool(ownership_figure(g).get_size_inches()[0] >= 6)
-    True
+    >>> fig = ownership_figure(g)
+    >>> bool(fig.get_size_inches()[0] >= 6), len(fig.axes)
+    (True, 1)
+    >>> plt.close(fig)
     """
     pos = dict(pos) if pos is not None else ownership_layout(g)
     xs = [x for x, _ in pos.values()] or [0.0]
@@ -887,10 +977,33 @@ def reconcile_loop_graph(controller: str = "replicaset-controller", resource: st
 def reconcile_loop_figure(g: nx.DiGraph | None = None) -> Figure:
     """Draw :func:`reconcile_loop_graph` with its fixed layout.
 
+    Parameters
+    ----------
+    g : networkx.DiGraph, optional
+        From :func:`reconcile_loop_graph` (default: the ReplicaSet controller's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes (axis off): the boxes coloured by side (API server,
+        client-go, the controller), the edges labelled, a legend.
+
+    Raises
+    ------
+    KeyError
+        For a node without ``pos`` or ``side`` (a graph not built by :func:`reconcile_loop_graph`).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/shared_informer.go
+
     Examples
     --------
-    >>> len(reconcile_loop_figure().axes)
-    1
+    >>> import matplotlib.pyplot as plt
+    >>> fig = reconcile_loop_figure()
+    >>> len(fig.axes), fig.axes[0].get_title().startswith("The reconcile loop")
+    (1, True)
+    >>> plt.close(fig)
     """
     g = g if g is not None else reconcile_loop_graph()
     fig = detached_figure(10.0, 4.2)
@@ -975,6 +1088,13 @@ def events_table(source: Any, namespace: str | None = None, *, reasons: Iterable
     Html
         Rows sorted by ``lastTimestamp`` (virtual seconds), then name; Warnings in red.
 
+    Raises
+    ------
+    KeyError
+        For an Event without ``metadata.name``.
+    AttributeError
+        For an item of ``source`` that is not a dict.
+
     Examples
     --------
     >>> ev = {"kind": "Event", "metadata": {"name": "web.1", "namespace": "d"}, "type": "Normal",
@@ -1032,6 +1152,12 @@ def audit_table(source: Any, *, since: float | None = None, until: float | None 
     Returns
     -------
     Html
+        One row per write: time (s), component, verb, ``Kind/namespace/name``, resourceVersion, detail.
+
+    Raises
+    ------
+    AttributeError
+        For an entry without the :class:`~kubenotes.apiserver.server.AuditEntry` fields.
 
     Examples
     --------
@@ -1080,11 +1206,23 @@ def node_timeline(source: Any, node: str) -> list[dict]:
         ``key=value:Effect``), "component"}``, oldest first; a row only when
         the Ready status, its reason or the taints changed.
 
+    Raises
+    ------
+    ApiError, TypeError
+        As :func:`kubenotes.sim.history.object_history`.
+    KeyError
+        For a Node revision without ``metadata.name``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/nodelifecycle/node_lifecycle_controller.go
+
     Examples
     --------
     >>> def n(status, taints=()):
     ...     return {"kind": "Node", "metadata": {"name": "n1"}, "spec": {"taints": list(taints)},
     ...             "status": {"conditions": [{"type": "Ready", "status": status, "reason": "r"}]}}
+    >>> from kubenotes.sim.history import Revision
     >>> h = [Revision(0, "ADDED", n("True")), Revision(10, "MODIFIED", n("True")),
     ...      Revision(60, "MODIFIED", n("Unknown", [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]))]
     >>> [(r["time"], r["ready"], r["taints"]) for r in node_timeline(h, "n1")]
@@ -1113,6 +1251,22 @@ def node_timeline(source: Any, node: str) -> list[dict]:
 def node_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
     """:func:`node_timeline` as an HTML table (Unknown rows orange, False red).
 
+    Parameters
+    ----------
+    rows : sequence of dict
+        From :func:`node_timeline`.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        Columns time (s), Ready, reason, message, taints (``—`` for none), written by.
+
+    Raises
+    ------
+    KeyError
+        For a row without ``time``, ``ready``, ``reason``, ``message`` or ``taints``.
+
     Examples
     --------
     >>> "Unknown" in node_timeline_table([{"time": 70, "ready": "Unknown", "reason": "NodeStatusUnknown",
@@ -1138,6 +1292,7 @@ def pods_per_node_timeline(source: Any, namespace: str | None = None) -> dict[st
     --------
     >>> p = lambda n, node, rv, dt=None: {"kind": "Pod", "metadata": {"name": n, "uid": n, "resourceVersion": rv,
     ...     **({"deletionTimestamp": dt} if dt else {})}, "spec": {"nodeName": node}}
+    >>> from kubenotes.sim.history import Revision
     >>> h = [Revision(0, "ADDED", p("a", "n1", "1")), Revision(5, "MODIFIED", p("a", "n1", "2", "x"))]
     >>> pods_per_node_timeline(h)
     {'n1': [(0, 1), (5, 0)]}
@@ -1195,6 +1350,14 @@ def plot_pods_per_node(series: Mapping[str, Sequence[tuple[float, int]]], ax: Ax
 def job_attempts(source: Any, namespace: str, job: str) -> list[dict]:
     """Each pod a Job created: when it was created, started and finished, and how.
 
+    Parameters
+    ----------
+    source : Cluster or iterable of Revision
+        A cluster (its pod history is replayed) or pod revisions.
+    namespace : str
+    job : str
+        The Job's name; its pods are those whose controller ownerReference names it.
+
     Returns
     -------
     list of dict
@@ -1202,11 +1365,23 @@ def job_attempts(source: Any, namespace: str, job: str) -> list[dict]:
         "wait_before"}`` in creation order; ``wait_before`` is the time from the
         previous pod's end to this pod's creation (the controller's back-off).
 
+    Raises
+    ------
+    ApiError, TypeError
+        As :func:`kubenotes.sim.history.object_history`.
+    KeyError
+        For a pod revision without ``metadata.name``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/job/job_controller.go
+
     Examples
     --------
     >>> def p(phase, rv):
     ...     return {"kind": "Pod", "metadata": {"name": "j-1", "uid": "u", "namespace": "d", "resourceVersion": rv,
     ...             "ownerReferences": [{"kind": "Job", "name": "j", "controller": True}]}, "status": {"phase": phase}}
+    >>> from kubenotes.sim.history import Revision
     >>> h = [Revision(1, "ADDED", p("Pending", "1")), Revision(3, "MODIFIED", p("Running", "2")),
     ...      Revision(5, "MODIFIED", p("Failed", "3"))]
     >>> [(a["created"], a["running"], a["finished"], a["phase"]) for a in job_attempts(h, "d", "j")]
@@ -1244,6 +1419,22 @@ def job_attempts(source: Any, namespace: str, job: str) -> list[dict]:
 def job_attempts_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
     """:func:`job_attempts` as an HTML table (failed attempts red).
 
+    Parameters
+    ----------
+    rows : sequence of dict
+        From :func:`job_attempts`.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        One row per pod: created, running, finished (s), phase, exit code, wait after the previous failure (s).
+
+    Raises
+    ------
+    KeyError
+        For a row without one of :func:`job_attempts`'s keys.
+
     Examples
     --------
     >>> "Failed" in job_attempts_table([{"pod": "j-1", "created": 0, "running": 2, "finished": 5, "phase": "Failed",
@@ -1265,13 +1456,27 @@ def job_attempts_table(rows: Sequence[Mapping[str, Any]], caption: str | None = 
 def rc_sizes(source: Any, namespace: str, names: Sequence[str]) -> dict[str, list[tuple[float, int]]]:
     """Each ReplicationController's ``status.readyReplicas`` over time, from the API server's history.
 
+    Parameters
+    ----------
+    source : Cluster or iterable of Revision
+        A cluster (its history is replayed) or ReplicationController revisions.
+    namespace : str
+    names : sequence of str
+        The RCs to follow; others are ignored.
+
     Returns
     -------
     dict[str, list[tuple[float, int]]]
         RC name -> ``(virtual seconds, ready replicas)`` steps; 0 after it is deleted.
 
+    Raises
+    ------
+    ApiError, TypeError
+        As :func:`kubenotes.sim.history.object_history`.
+
     Examples
     --------
+    >>> from kubenotes.sim.scenarios import simulate_rc_rolling_update
     >>> run = simulate_rc_rolling_update(2, 5.0)
     >>> sizes = rc_sizes(run.cluster, "default", ["web-v1", "web-v2"])
     >>> sizes["web-v1"][-1][1], sizes["web-v2"][-1][1]
@@ -1294,10 +1499,36 @@ def rc_sizes(source: Any, namespace: str, names: Sequence[str]) -> dict[str, lis
 def rolling_update_figure(run: RollingUpdateRun, rollout: ScenarioRun | None = None) -> Figure:
     """``kubectl rolling-update`` of RCs (left) beside a Deployment's rollout (right), ready pods over time.
 
+    Parameters
+    ----------
+    run : RollingUpdateRun
+        From :func:`kubenotes.sim.scenarios.simulate_rc_rolling_update` (RCs ``web-v1`` -> ``web-v2`` in ``default``).
+    rollout : ScenarioRun, optional
+        From :func:`kubenotes.sim.scenarios.simulate_rollout`, drawn on a second Axes with :func:`plot_rollout_timeline`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes (6 inches wide), or two (11 inches) with ``rollout``.
+
+    Raises
+    ------
+    ApiError
+        As :func:`kubenotes.sim.history.object_history`, when the run's history no longer reaches its start.
+
+    Notes
+    -----
+    ``kubectl rolling-update`` was removed from kubectl in v1.18; the model
+    keeps it to contrast a client-side loop with the Deployment controller.
+
     Examples
     --------
-    >>> len(rolling_update_figure(simulate_rc_rolling_update(2, 5.0)).axes)
-    1
+    >>> import matplotlib.pyplot as plt
+    >>> from kubenotes.sim.scenarios import simulate_rc_rolling_update
+    >>> fig = rolling_update_figure(simulate_rc_rolling_update(2, 5.0))
+    >>> len(fig.axes), fig.axes[0].get_ylabel()
+    (1, 'ready pods')
+    >>> plt.close(fig)
     """
     fig = detached_figure(11.0 if rollout is not None else 6.0, 3.4)
     ax = fig.add_subplot(1, 2 if rollout is not None else 1, 1)
@@ -1372,11 +1603,29 @@ def scale_view(replicas: int, start_replicas: int = 4) -> list[Any]:
 def scale_panel(replicas: int = 4) -> Any:
     """The chapter's ReplicaSet widget: a ``spec.replicas`` slider -> ownership diff graph and Events.
 
+    Parameters
+    ----------
+    replicas : int
+        The slider's start; the scale goes from 4 replicas to it.
+
     Returns
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`; one slider ``replicas``
         (0 to 9). Each position runs :func:`simulate_scale` (memoised).
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control (a str for an int slider...).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = scale_panel(4)
+    >>> [c.description for c in p.children[0].children]
+    ['spec.replicas (kubectl scale)']
     """
     return _panel(scale_view, {"replicas": _slider("spec.replicas (kubectl scale)", replicas, 0, 9)})
 
@@ -1414,12 +1663,32 @@ def _rollout_done_at(t: RolloutTimeline, since: float) -> float | None:
 def rollout_panel(max_surge: int = 1, max_unavailable: int = 1, replicas: int = 4) -> Any:
     """The chapter's rollout widget: ``maxSurge``, ``maxUnavailable`` and ``replicas`` sliders -> the rollout timeline.
 
+    Parameters
+    ----------
+    max_surge, max_unavailable : int
+        The sliders' starts (0 to 6), the Deployment's ``rollingUpdate`` fields.
+    replicas : int
+        The replicas slider's start (1 to 8).
+
     Returns
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`; sliders ``max_surge``
         (first), ``max_unavailable`` and ``replicas``. Each position runs
         :func:`simulate_rollout` (memoised; a new position takes about half a second).
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control (a str for an int slider...).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = rollout_panel()
+    >>> [c.description for c in p.children[0].children] + [c.description for c in p.children[1].children]
+    ['maxSurge', 'maxUnavailable', 'replicas']
     """
     return _panel(rollout_view, {
         "max_surge": _slider("maxSurge", max_surge, 0, 6),
@@ -1450,11 +1719,31 @@ def node_failure_view(toleration_seconds: int, node_monitor_grace_period_seconds
 def node_failure_panel(toleration_seconds: int = 300, node_monitor_grace_period_seconds: int = 50) -> Any:
     """The chapter's node-failure widget: the pods' ``tolerationSeconds`` and ``--node-monitor-grace-period``.
 
+    Parameters
+    ----------
+    toleration_seconds : int
+        The pods' ``tolerationSeconds`` for ``node.kubernetes.io/unreachable`` (slider start).
+    node_monitor_grace_period_seconds : int
+        kube-controller-manager's ``--node-monitor-grace-period`` (slider start).
+
     Returns
     -------
     ipywidgets.VBox
         Sliders ``toleration_seconds`` (0 to 600 s, step 60) and
         ``node_monitor_grace_period_seconds`` (20 to 120 s, step 10).
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control (a str for an int slider...).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = node_failure_panel(0, 20)
+    >>> [c.description for c in p.children[0].children]
+    ['tolerationSeconds (unreachable)', 'node-monitor-grace-period (s)']
     """
     return _panel(node_failure_view, {
         "toleration_seconds": _slider("tolerationSeconds (unreachable)", toleration_seconds, 0, 600, 60),
@@ -1465,10 +1754,27 @@ def node_failure_panel(toleration_seconds: int = 300, node_monitor_grace_period_
 def cascade_writes(run: ScenarioRun) -> list[Any]:
     """The writes to Deployments, ReplicaSets and Pods from the delete on, without status updates.
 
+    Parameters
+    ----------
+    run : ScenarioRun
+        From :func:`kubenotes.sim.scenarios.simulate_cascade`; ``run.at_seconds`` is the delete's time.
+
     Returns
     -------
     list of AuditEntry
         In commit order; the first is the delete itself (``kubectl``).
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no ``cluster.audit_log`` or ``at_seconds``.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_cascade
+    >>> w = cascade_writes(simulate_cascade("Background"))
+    >>> len(w), (w[0].component, w[0].verb, w[0].kind, w[0].name)
+    (10, ('kubectl', 'delete', 'Deployment', 'web'))
     """
     return [e for e in run.cluster.audit_log if e.time >= run.at_seconds and e.resource_version
             and e.kind in ("Deployment", "ReplicaSet", "Pod") and e.detail != "status"]
@@ -1503,11 +1809,35 @@ def cascade_view(propagation_policy: str, writes: int) -> list[Any]:
 def cascade_panel(propagation_policy: str = "Background", writes: int = 0) -> Any:
     """The chapter's garbage-collector widget: the propagationPolicy and a slider over the cascade's writes.
 
+    Parameters
+    ----------
+    propagation_policy : str
+        ``Background``, ``Foreground`` or ``Orphan`` (the dropdown's start).
+    writes : int
+        The slider's start: how many of the cascade's writes to apply (0: just before the delete).
+
     Returns
     -------
     ipywidgets.VBox
         A dropdown ``propagation_policy`` and a slider ``writes`` (0 to 12;
         see :func:`cascade_view`). Each policy runs :func:`simulate_cascade` once (memoised).
+
+    Raises
+    ------
+    traitlets.TraitError
+        For a ``propagation_policy`` not among the dropdown's options, or a non-int ``writes``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/garbagecollector/garbagecollector.go
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = cascade_panel("Background")
+    >>> [c.description for c in p.children[0].children]
+    ['propagationPolicy', 'API writes since the delete']
     """
     import ipywidgets as widgets
 

@@ -65,7 +65,6 @@ from kubenotes.sim.scenarios import (
     FAIL_UNTIL_SECONDS,
     PodRun,
     StaticPodRun,
-    simulate_pod_start,  # noqa: F401  the doctests run it
     simulate_restarts,
 )
 from kubenotes.viz.graphs import detached_figure
@@ -127,8 +126,22 @@ def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[d
         ``what`` (volume operation, CRI method, event reason, probe kind, condition), ``container``,
         ``detail``, ``duration_seconds`` (CRI calls; 0 otherwise). Sorted by time.
 
+    Raises
+    ------
+    AttributeError
+        When ``run`` is not a :class:`~kubenotes.sim.scenarios.PodRun` (no ``kubelet`` with its traces).
+
+    See Also
+    --------
+    start_timeline_table, start_timeline_figure
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (``SyncPod``)
+
     Examples
     --------
+    >>> from kubenotes.sim.scenarios import simulate_pod_start
     >>> rows = start_timeline(simulate_pod_start())
     >>> [(r["source"], r["what"]) for r in rows][:5]   # doctest: +NORMALIZE_WHITESPACE
     [('status', 'Ready'), ('volume', 'TokenRequest'), ('volume', 'MountVolume.SetUp'),
@@ -199,6 +212,22 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str |
 def start_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
     """:func:`start_timeline`'s rows as an HTML table (time, source, what, container, detail).
 
+    Parameters
+    ----------
+    rows : sequence of dict
+        From :func:`start_timeline`.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        One row per entry, coloured by source; a CRI call's duration follows its method (``RunPodSandbox (700ms)``).
+
+    Raises
+    ------
+    KeyError
+        For a row without ``time``, ``source``, ``what``, ``container``, ``detail`` or ``duration_seconds``.
+
     Examples
     --------
     >>> "RunPodSandbox" in start_timeline_table([{"time": 0.0, "source": "CRI", "what": "RunPodSandbox",
@@ -216,9 +245,31 @@ def start_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None 
 def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
     """The pod's start as lanes: the sandbox, each container's pull/create/start and run, probes, Ready.
 
+    Parameters
+    ----------
+    run : PodRun
+        From :func:`kubenotes.sim.scenarios.simulate_pod_start` (or another pod run).
+    title : str, optional
+        Default: the pod, its node and "syncPod's order through the CRI".
+
     Returns
     -------
     matplotlib.figure.Figure
+        One Axes, one lane per sandbox, (init) container, probes and Ready; x is virtual seconds.
+
+    Raises
+    ------
+    AttributeError, KeyError
+        When ``run`` is not a :class:`~kubenotes.sim.scenarios.PodRun` or its pod has no ``spec.containers``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from kubenotes.sim.scenarios import simulate_pod_start
+    >>> fig = start_timeline_figure(simulate_pod_start())
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (1, "Pod web on worker-1: syncPod's order through the CRI")
+    >>> plt.close(fig)
     """
     rows = start_timeline(run)
     names = _container_names(run)
@@ -296,6 +347,11 @@ def _state(cs: Mapping[str, Any]) -> str:
 def status_history(run: PodRun) -> list[dict]:
     """Every status the kubelet wrote for the pod: phase, conditions, containers' state, lastState, restarts.
 
+    Parameters
+    ----------
+    run : PodRun
+        A pod run, e.g. :func:`kubenotes.sim.scenarios.simulate_pod_start`.
+
     Returns
     -------
     list of dict
@@ -303,8 +359,18 @@ def status_history(run: PodRun) -> list[dict]:
         (``{name: state text}``, init containers first), ``last_state``
         (``{name: lastState text}``), ``restart_count`` (``{name: int}``), ``ready`` (``{name: bool}``).
 
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no ``kubelet.status_log`` (not a :class:`~kubenotes.sim.scenarios.PodRun`).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go
+
     Examples
     --------
+    >>> from kubenotes.sim.scenarios import simulate_pod_start
     >>> h = status_history(simulate_pod_start())
     >>> h[0]["phase"], h[0]["containers"]["web"]
     ('Pending', 'waiting: PodInitializing')
@@ -329,7 +395,32 @@ _CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "R
 
 
 def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
-    """:func:`status_history` as ``kubectl get pod -w``-like rows with the conditions and container states."""
+    """:func:`status_history` as ``kubectl get pod -w``-like rows with the conditions and container states.
+
+    Parameters
+    ----------
+    history : sequence of dict
+        From :func:`status_history`.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        One row per status write: t (s), phase, the four pod conditions as
+        ``T``/``F`` (``-`` when absent), each container's state and restarts, lastState.
+
+    Raises
+    ------
+    KeyError
+        For an entry without one of :func:`status_history`'s keys.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_pod_start
+    >>> h = status_history(simulate_pod_start())
+    >>> t = status_history_table(h); t.count("<tr") == len(h) + 1, "Ready=T" in t
+    (True, True)
+    """
     body = []
     for h in history:
         conds = " ".join(f"{c}={h['conditions'].get(c, '-')[0]}" for c in _CONDITIONS)
@@ -343,6 +434,13 @@ def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | No
 def restart_history(run: PodRun, container: str = "app") -> list[dict]:
     """Each run of the container: when it started and stopped, why, and how long the kubelet waited before it.
 
+    Parameters
+    ----------
+    run : PodRun
+        E.g. :func:`kubenotes.sim.scenarios.simulate_restarts`.
+    container : str
+        The container's name (``app`` in the restarts scenario).
+
     Returns
     -------
     list of dict
@@ -350,6 +448,20 @@ def restart_history(run: PodRun, container: str = "app") -> list[dict]:
         running), ``killed_by`` (the ``Killing`` message, or ""), ``gap_seconds``
         (start minus the previous run's finish; None for the first),
         ``back_off`` (the back-off the kubelet reported before this start, e.g. ``"10s"``, or "").
+        An unknown container gives an empty list.
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` is not a :class:`~kubenotes.sim.scenarios.PodRun`.
+
+    Notes
+    -----
+    The back-off doubles from 10 s up to 300 s (``MaxContainerBackOff``), as upstream.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (``doBackOff``)
 
     Examples
     --------
@@ -383,7 +495,31 @@ def restart_history(run: PodRun, container: str = "app") -> list[dict]:
 
 
 def restart_table(history: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
-    """:func:`restart_history` as a table."""
+    """:func:`restart_history` as a table.
+
+    Parameters
+    ----------
+    history : sequence of dict
+        From :func:`restart_history`.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        One row per run: restartCount, started, finished (s), stopped by
+        (the Killing message, ``exited`` or ``-`` while running), waited (s), back-off.
+
+    Raises
+    ------
+    KeyError
+        For an entry without one of :func:`restart_history`'s keys.
+
+    Examples
+    --------
+    >>> t = restart_table(restart_history(simulate_restarts(cause="exits with code 1", until_seconds=60)))
+    >>> "exited" in t, "10s" in t
+    (True, True)
+    """
     body = [(h["attempt"], f"{h['started']:.1f}", "-" if h["finished"] is None else f"{h['finished']:.1f}",
              h["killed_by"] or ("-" if h["finished"] is None else "exited"),
              "-" if h["gap_seconds"] is None else f"{h['gap_seconds']:.1f}", h["back_off"] or "-")
@@ -454,6 +590,35 @@ def restarts_panel(failure_threshold: int = 3, period_seconds: int = 5, restart_
     The first control is the ``failureThreshold`` slider; every change reruns
     :func:`simulate_restarts` (memoised) and redraws :func:`restarts_figure`
     and the :func:`restart_table`.
+
+    Parameters
+    ----------
+    failure_threshold : int
+        The liveness probe's ``failureThreshold`` (slider, 1 to 6).
+    period_seconds : int
+        Its ``periodSeconds`` (slider, 1 to 20).
+    restart_policy : str
+        One of ``RESTART_POLICIES`` (``Always``, ``OnFailure``, ``Never``).
+    cause : str
+        One of :data:`kubenotes.sim.scenarios.CAUSES`: what goes wrong with the container.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`: the four controls, two a row, then the figure and table.
+
+    Raises
+    ------
+    traitlets.TraitError
+        For a ``restart_policy`` or ``cause`` not among the dropdown's options, or a non-int slider value.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = restarts_panel(cause="exits with code 1")
+    >>> [c.description for row in p.children[:-1] for c in row.children]
+    ['failureThreshold', 'periodSeconds', 'restartPolicy', 'the container']
     """
     style = {"description_width": "initial"}
     controls = {
@@ -486,8 +651,21 @@ def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, l
         The first ``limit`` rows; None for all.
     caption : str, optional
 
+    Returns
+    -------
+    Html
+        Rows t (s), type, reason, fieldPath, message, in the order the kubelet recorded them; Warnings in red.
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no ``kubelet.events`` (not a :class:`~kubenotes.sim.scenarios.PodRun`).
+    KeyError
+        For an event without ``time``, ``type``, ``reason`` or ``message``.
+
     Examples
     --------
+    >>> from kubenotes.sim.scenarios import simulate_pod_start
     >>> "Started container web" in kubelet_events_table(simulate_pod_start())
     True
     """
@@ -532,6 +710,19 @@ def static_pod_table(files: Mapping[str, str] | None = None, node_name: str = NO
     -------
     Html
         One row per field: the static pod the kubelet runs, the mirror pod it creates.
+        A file that does not parse becomes an ``error`` row, not an exception.
+
+    Raises
+    ------
+    TypeError
+        When ``files`` is not a mapping (or pairs) of file name to content.
+    AttributeError
+        When a file's content is not a str.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/file.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/pod/mirror_client.go
 
     Examples
     --------
@@ -584,6 +775,15 @@ def static_pod_merges(steps: Sequence[Mapping[str, str]], node_name: str = NODE_
     list of dict
         ``time``, ``op`` (``ADD``/``UPDATE``/``REMOVE``...), ``pods`` (names), ``uids`` (the config hashes).
 
+    Raises
+    ------
+    TypeError
+        When a step is not a mapping of file name to content; a file that does not parse is skipped.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/config.go (``podStorage.merge``)
+
     Examples
     --------
     >>> edited = STATIC_MANIFEST.replace("3.6.4-0", "3.6.5-0")
@@ -602,7 +802,30 @@ def static_pod_merges(steps: Sequence[Mapping[str, str]], node_name: str = NODE_
 
 
 def mirror_pod_writes(run: StaticPodRun) -> Html:
-    """Every API write on the mirror pod (from the audit log) and the kubelet's container events, by time."""
+    """Every API write on the mirror pod (from the audit log) and the kubelet's container events, by time.
+
+    Parameters
+    ----------
+    run : StaticPodRun
+        From :func:`kubenotes.sim.scenarios.simulate_static_pod`.
+
+    Returns
+    -------
+    Html
+        Rows t (s), component, what (``create pod``, ``event Started``...), detail.
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` is not a :class:`~kubenotes.sim.scenarios.StaticPodRun`.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_static_pod
+    >>> t = mirror_pod_writes(simulate_static_pod(None, None, until_seconds=5))
+    >>> "create pod" in t, "etcd-worker-1" in t
+    (True, True)
+    """
     rows = []
     for a in run.cluster.server.audit_log:
         if a.kind == "Pod" and a.name == run.name and a.namespace == run.namespace:
@@ -662,7 +885,35 @@ def pleg_cost_figure(pods: int = 110, containers_per_pod: int = 2, changed_perce
 
 
 def pleg_panel(pods: int = 110, containers_per_pod: int = 2, changed_percent: int = 100) -> widgets.VBox:
-    """The PLEG-cost widget: a pods slider (first), containers per pod, and the share of changed pods."""
+    """The PLEG-cost widget: a pods slider (first), containers per pod, and the share of changed pods.
+
+    Parameters
+    ----------
+    pods : int
+        The pods slider's start (10 to 400, step 10).
+    containers_per_pod : int
+        Its start (1 to 6).
+    changed_percent : int
+        Its start (0 to 100, step 10).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`: the sliders, then :func:`pleg_cost_figure`.
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value is not a number (a float is truncated to an int).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = pleg_panel(110)
+    >>> [c.description for row in p.children[:-1] for c in row.children]
+    ['pods', 'containers per pod', '% pods changed']
+    """
     style = {"description_width": "initial"}
     controls = {
         "pods": widgets.IntSlider(value=pods, min=10, max=400, step=10, description="pods", style=style,
@@ -715,8 +966,23 @@ _GRAPH_EDGES = [
 def kubelet_graph() -> nx.DiGraph:
     """The kubelet's pipeline as a graph: pod sources → config → syncLoop → podWorkers → SyncPod → CRI.
 
-    Node attributes ``pos`` (fixed layout) and ``kind`` (``source``, ``kubelet``, ``runtime``);
-    edge attribute ``label``.
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    networkx.DiGraph
+        Node attributes ``pos`` (fixed layout) and ``kind`` (``source``, ``kubelet``, ``runtime``);
+        edge attribute ``label``.
+
+    Raises
+    ------
+    None of its own: the graph is fixed.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet.go (``syncLoop``)
 
     Examples
     --------
@@ -735,7 +1001,33 @@ def kubelet_graph() -> nx.DiGraph:
 
 
 def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str] = ()) -> Figure:
-    """Draw :func:`kubelet_graph` with its fixed layout; ``highlight`` names nodes to outline in red."""
+    """Draw :func:`kubelet_graph` with its fixed layout; ``highlight`` names nodes to outline in red.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph, optional
+        From :func:`kubelet_graph` (the default).
+    highlight : iterable of str
+        Node names to outline in red.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes (axis off), 12 x 5.2 inches.
+
+    Raises
+    ------
+    KeyError
+        For a node without ``pos`` or ``kind`` (a graph not built by :func:`kubelet_graph`).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = kubelet_graph_figure(highlight=["syncLoop"])
+    >>> len(fig.axes), fig.axes[0].get_title().startswith("The kubelet (kubelet/worker-1)")
+    (1, True)
+    >>> plt.close(fig)
+    """
     g = g if g is not None else kubelet_graph()
     pos = nx.get_node_attributes(g, "pos")
     fig = detached_figure(12, 5.2)

@@ -125,6 +125,28 @@ def _pod(name: str, ip: str, labels: dict, node: str = NODE_NAME, ready: bool = 
 def web_objects(n_endpoints: int = 3, *, session_affinity: bool = False) -> list[dict]:
     """The node ``worker-1``, the Service ``default/web`` (10.96.0.100:80 -> 8080) and ``n_endpoints`` ready pods.
 
+    Parameters
+    ----------
+    n_endpoints : int
+        Ready pods ``web-0`` ... behind the Service, at ``10.244.1.10`` upwards, all on ``worker-1``.
+    session_affinity : bool
+        Give the Service ``sessionAffinity: ClientIP`` with the default
+        timeout (:data:`kubenotes.proxy.balance.DEFAULT_CLIENT_IP_AFFINITY_SECONDS`).
+
+    Returns
+    -------
+    list of dict
+        The Node, the Service, then the pods, as JSON-shaped manifests (no EndpointSlices).
+
+    Raises
+    ------
+    TypeError
+        When ``n_endpoints`` is not an int (``range`` refuses it); a count below 1 gives no pods.
+
+    See Also
+    --------
+    web_state : the same objects as kube-proxy sees them.
+
     Examples
     --------
     >>> [o["kind"] for o in web_objects(2)]
@@ -135,7 +157,45 @@ def web_objects(n_endpoints: int = 3, *, session_affinity: bool = False) -> list
 
 
 def web_state(n_endpoints: int = 3, *, session_affinity: bool = False) -> ProxyState:
-    """kube-proxy's view on ``worker-1`` of :func:`web_objects` (with the slices the controller would write)."""
+    """kube-proxy's view on ``worker-1`` of :func:`web_objects` (with the slices the controller would write).
+
+    Parameters
+    ----------
+    n_endpoints : int
+        Ready pods behind ``default/web``.
+    session_affinity : bool
+        ``sessionAffinity: ClientIP`` on the Service.
+
+    Returns
+    -------
+    ProxyState
+        From :func:`kubenotes.proxy.endpoints.proxy_state` for node ``worker-1``
+        and :data:`CLUSTER_CIDR`: the Service ports and their endpoints.
+
+    Raises
+    ------
+    TypeError
+        When ``n_endpoints`` is not an int, as :func:`web_objects`.
+
+    See Also
+    --------
+    service_rules, nftables_rules
+
+    Notes
+    -----
+    The EndpointSlices are computed at once by
+    :func:`kubenotes.sim.network.kube_proxy_objects` rather than written by a
+    running EndpointSlice controller.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/endpointschangetracker.go
+
+    Examples
+    --------
+    >>> type(web_state(2)).__name__
+    'ProxyState'
+    """
     return proxy_state(kube_proxy_objects(web_objects(n_endpoints, session_affinity=session_affinity)), NODE_NAME,
                        cluster_cidr=CLUSTER_CIDR)
 
@@ -148,6 +208,34 @@ _SEP_RE = re.compile(r"KUBE-SEP-[A-Z0-9]{16}")
 
 def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any) -> str:
     """The ``iptables-save`` text for ``state``; with ``service_only``, the nat lines about KUBE-SVC/KUBE-SEP chains.
+
+    Parameters
+    ----------
+    state : ProxyState
+        What kube-proxy knows, e.g. :func:`web_state`.
+    service_only : bool
+        Keep only the ``nat`` table's lines naming a ``KUBE-SVC-*`` or
+        ``KUBE-SEP-*`` chain; False returns the whole dump.
+    **kwargs
+        Passed on to :func:`kubenotes.proxy.iptables.iptables_save`.
+
+    Returns
+    -------
+    str
+        ``iptables-save`` lines, newline-terminated.
+
+    Raises
+    ------
+    TypeError
+        For a keyword :func:`~kubenotes.proxy.iptables.iptables_save` does not take.
+
+    See Also
+    --------
+    svc_probabilities, rule_graph, rules_html
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go
 
     Examples
     --------
@@ -168,7 +256,38 @@ def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any
 
 
 def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
-    """``nft list table ip kube-proxy`` for ``state`` (P2's renderer); with ``service_only``, the service/endpoint chains."""
+    """``nft list table ip kube-proxy`` for ``state`` (P2's renderer); with ``service_only``, the service/endpoint chains.
+
+    Parameters
+    ----------
+    state : ProxyState
+        What kube-proxy knows, e.g. :func:`web_state`.
+    service_only : bool
+        Keep only the ``service-*`` and ``endpoint-*`` chains (the whole table when there are none).
+
+    Returns
+    -------
+    str
+        The ruleset text as ``nft list table`` prints it.
+
+    Raises
+    ------
+    AttributeError
+        When ``state`` is not a :class:`~kubenotes.proxy.endpoints.ProxyState`.
+
+    See Also
+    --------
+    service_rules : the same Service in iptables mode.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/nftables/proxier.go
+
+    Examples
+    --------
+    >>> nftables_rules(web_state(2)).count("chain endpoint-")
+    2
+    """
     from kubenotes.proxy.nftables import nft_list_table
 
     text = nft_list_table(state)
@@ -198,7 +317,32 @@ def _highlight(text: str) -> str:
 
 
 def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
-    """The rules as highlighted ``<pre>`` blocks: iptables, then nftables below it (full lines, no wrapping)."""
+    """The rules as highlighted ``<pre>`` blocks: iptables, then nftables below it (full lines, no wrapping).
+
+    Parameters
+    ----------
+    iptables_text : str
+        ``iptables-save`` lines, e.g. :func:`service_rules`.
+    nft_text : str, optional
+        ``nft list table`` text, e.g. :func:`nftables_rules`; None shows iptables only.
+
+    Returns
+    -------
+    Html
+        KUBE-SVC / service chains in blue, KUBE-SEP / endpoint chains in
+        green, the ``--probability`` / ``numgen`` choices in orange; text HTML-escaped.
+
+    Raises
+    ------
+    AttributeError
+        When a text is not a str (``html.escape`` calls its ``replace``).
+
+    Examples
+    --------
+    >>> h = rules_html(service_rules(web_state(1)), nftables_rules(web_state(1)))
+    >>> h.count("<pre"), "KUBE-SVC" in h
+    (2, True)
+    """
     pre = ("font-size:11px;line-height:1.35;white-space:pre;overflow-x:auto;background:#fafafa;"
            "border:1px solid #ddd;padding:6px;margin:0")
     cols = [("iptables-save (nat table, Service chains)", iptables_text)]
@@ -211,6 +355,31 @@ def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
 
 def svc_probabilities(iptables_text: str) -> list[str | None]:
     """The ``--probability`` of each KUBE-SVC -> KUBE-SEP jump, in order (None: the unconditional last one).
+
+    Parameters
+    ----------
+    iptables_text : str
+        ``iptables-save`` lines, e.g. :func:`service_rules`.
+
+    Returns
+    -------
+    list of str or None
+        One entry per endpoint of all the KUBE-SVC chains in the text, in rule
+        order: the probability as printed (``"0.5000000000"``), None for the last jump.
+
+    Raises
+    ------
+    AttributeError
+        When ``iptables_text`` is not a str.
+
+    Notes
+    -----
+    kube-proxy gives the i-th of n endpoints probability 1/(n-i), so each is
+    chosen with 1/n overall.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (``probability``)
 
     Examples
     --------
@@ -233,7 +402,34 @@ def rules_view(n_endpoints: int = 3, session_affinity: bool = False, show_nftabl
 
 
 def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets.VBox:
-    """Slider N (endpoints) and a ClientIP-affinity toggle -> the iptables and nftables rules."""
+    """Slider N (endpoints) and a ClientIP-affinity toggle -> the iptables and nftables rules.
+
+    Parameters
+    ----------
+    n_endpoints : int
+        The slider's start (1 to 8).
+    session_affinity : bool
+        The checkbox's start.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`: the controls
+        ``endpoints`` and ``sessionAffinity: ClientIP``, then :func:`rules_view`'s output.
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value has the wrong type for its control.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = rules_panel(2)
+    >>> [c.description for c in p.children[0].children]
+    ['endpoints', 'sessionAffinity: ClientIP']
+    """
     controls = {
         "n_endpoints": widgets.IntSlider(value=n_endpoints, min=1, max=8, step=1, description="endpoints",
                                          continuous_update=False),
@@ -265,6 +461,20 @@ def rule_graph(iptables_text: str, objects: Iterable[dict] = ()) -> nx.DiGraph:
         ``KUBE-SEP`` or ``Pod``, ``label`` the text to draw. KUBE-SVC ->
         KUBE-SEP edges carry ``probability`` (str, or None for the last jump)
         and ``order``.
+
+    Raises
+    ------
+    KeyError
+        For a pod in ``objects`` without ``metadata.name``. Lines that are not
+        ``-A`` rules of these chains are skipped, so other text gives a smaller graph.
+
+    See Also
+    --------
+    rule_graph_figure, svc_probabilities
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go
 
     Examples
     --------
@@ -319,7 +529,34 @@ def _fraction(p: str | None) -> str:
 
 
 def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster IP reaches a pod (iptables mode)") -> Figure:
-    """Draw :func:`rule_graph` left to right: Service, KUBE-SVC, KUBE-SEP chains, pods; probabilities on the edges."""
+    """Draw :func:`rule_graph` left to right: Service, KUBE-SVC, KUBE-SEP chains, pods; probabilities on the edges.
+
+    Parameters
+    ----------
+    g : networkx.DiGraph
+        From :func:`rule_graph`.
+    title : str
+        The title's start; the probability legend is appended.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes (axis off), 12 inches wide, taller with more endpoints;
+        each probability is written as a fraction (``1/3``, ``rest``).
+
+    Raises
+    ------
+    KeyError
+        For a graph node without a ``kind`` of :func:`rule_graph`'s four.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = rule_graph_figure(rule_graph(service_rules(web_state(2)), web_objects(2)))
+    >>> len(fig.axes), fig.axes[0].get_title().startswith("How a packet")
+    (1, True)
+    >>> plt.close(fig)
+    """
     layers: dict[str, list[str]] = {k: [] for k in _KIND_X}
     for n, d in g.nodes(data=True):
         layers[d["kind"]].append(n)
@@ -383,7 +620,37 @@ def balance_runs(n_endpoints: int = 3, connections: int = 10_000, clients: int =
 
 
 def balance_histogram(runs: dict[str, BalanceResult]) -> Figure:
-    """One bar chart per run: connections per endpoint, the 1/n line, chi-square and p-value."""
+    """One bar chart per run: connections per endpoint, the 1/n line, chi-square and p-value.
+
+    Parameters
+    ----------
+    runs : dict[str, BalanceResult]
+        Label -> result, e.g. :func:`balance_runs`; at least two runs (one Axes each).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes per run, sharing the y axis (connections); the title holds χ² and p.
+
+    Raises
+    ------
+    TypeError
+        With a single run (``subplots(1, 1)`` returns one Axes, not an array).
+    ValueError
+        With no runs.
+
+    See Also
+    --------
+    balance_table, kubenotes.proxy.balance.simulate_connections
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig = balance_histogram(balance_runs(2, 1000, 5, 0))
+    >>> len(fig.axes), fig.axes[1].get_title().splitlines()[0]
+    (3, 'IPVS round robin')
+    >>> plt.close(fig)
+    """
     fig = detached_figure(11, 3.3)
     axes = fig.subplots(1, len(runs), sharey=True)
     for ax, (label, r) in zip(axes, runs.items()):
@@ -401,7 +668,29 @@ def balance_histogram(runs: dict[str, BalanceResult]) -> Figure:
 
 
 def balance_table(runs: dict[str, BalanceResult]) -> Html:
-    """Counts per endpoint, chi-square, p-value and endpoints per client, one row per run."""
+    """Counts per endpoint, chi-square, p-value and endpoints per client, one row per run.
+
+    Parameters
+    ----------
+    runs : dict[str, BalanceResult]
+        Label -> result over the same endpoints, e.g. :func:`balance_runs`.
+
+    Returns
+    -------
+    Html
+        A table: run, one count column per endpoint, χ², p, the most endpoints one client reached.
+
+    Raises
+    ------
+    StopIteration
+        With no runs.
+
+    Examples
+    --------
+    >>> t = balance_table(balance_runs(2, 1000, 5, 0))
+    >>> "<table" in t, "IPVS round robin" in t
+    (True, True)
+    """
     first = next(iter(runs.values()))
     rows = [[label, *r.counts.values(), f"{r.chi_square:.2f}", f"{r.p_value:.3g}",
              max(r.endpoints_per_client.values())] for label, r in runs.items()]
@@ -415,7 +704,36 @@ def balance_view(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> Figu
 
 
 def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> widgets.VBox:
-    """Sliders for endpoints, client IPs and seed -> the three histograms."""
+    """Sliders for endpoints, client IPs and seed -> the three histograms.
+
+    Parameters
+    ----------
+    n_endpoints : int
+        The endpoints slider's start (2 to 10).
+    clients : int
+        The client IPs slider's start (1 to 500).
+    seed : int
+        The seed slider's start (0 to 20).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`: three sliders in a row,
+        then :func:`balance_histogram` of 10,000 connections (memoised per position).
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value is not a number (a float is truncated to an int).
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = balance_panel(2)
+    >>> [c.description for c in p.children[0].children]
+    ['endpoints', 'client IPs', 'seed']
+    """
     controls = {
         "n_endpoints": widgets.IntSlider(value=n_endpoints, min=2, max=10, description="endpoints",
                                          continuous_update=False),
@@ -429,7 +747,35 @@ def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> wid
 # --------------------------------------------------------------------------- readiness failure
 
 def endpoint_slice_table(slices: Iterable[dict], caption: str | None = None) -> Html:
-    """One row per endpoint: slice, address, pod, ready / serving / terminating."""
+    """One row per endpoint: slice, address, pod, ready / serving / terminating.
+
+    Parameters
+    ----------
+    slices : iterable of dict
+        ``discovery.k8s.io/v1`` EndpointSlice objects.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        A table with each endpoint's conditions as stored (None when unset).
+
+    Raises
+    ------
+    KeyError
+        For a slice without ``metadata.name``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/endpointslice/endpointslice_controller.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.network import add_endpoint_slices
+    >>> slices = [o for o in add_endpoint_slices(web_objects(2)) if o["kind"] == "EndpointSlice"]
+    >>> t = endpoint_slice_table(slices); t.count("<tr"), "web-1" in t
+    (3, True)
+    """
     rows = []
     for s in slices:
         for e in s.get("endpoints") or []:
@@ -441,7 +787,30 @@ def endpoint_slice_table(slices: Iterable[dict], caption: str | None = None) -> 
 
 
 def rules_diff(before: str, after: str) -> Html:
-    """Lines removed (red, ``-``) and added (green, ``+``) between two rule texts."""
+    """Lines removed (red, ``-``) and added (green, ``+``) between two rule texts.
+
+    Parameters
+    ----------
+    before, after : str
+        Rule texts, e.g. :func:`service_rules` before and after an endpoint left.
+
+    Returns
+    -------
+    Html
+        A ``<pre>`` block, removed lines first; ``(no change)`` when none differ.
+        Lines are compared as a set: order and repeats are ignored.
+
+    Raises
+    ------
+    AttributeError
+        When a text is not a str.
+
+    Examples
+    --------
+    >>> d = rules_diff("a\\nb\\n", "a\\nc\\n")
+    >>> "- b" in d, "+ c" in d, "(no change)" in rules_diff("a", "a")
+    (True, True, True)
+    """
     a, b = before.splitlines(), after.splitlines()
     removed = [ln for ln in a if ln not in set(b)]
     added = [ln for ln in b if ln not in set(a)]
@@ -457,6 +826,25 @@ def discovery_objects() -> list[dict]:
 
     The EndpointSlices are those the EndpointSlice controller would write
     (:func:`kubenotes.sim.network.add_endpoint_slices`).
+
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    list of dict
+        The Services, the pods (``web-0..2``, and ``db-0``, ``db-1`` with
+        ``hostname``/``subdomain``), then the EndpointSlices of the Services that have a selector.
+
+    Raises
+    ------
+    None of its own: the objects are fixed.
+
+    Examples
+    --------
+    >>> sorted(o["metadata"]["name"] for o in discovery_objects() if o["kind"] == "EndpointSlice")
+    ['db-00000', 'web-00000']
     """
     kube = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kubernetes", "namespace": "default"},
             "spec": {"clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
@@ -477,12 +865,38 @@ def discovery_objects() -> list[dict]:
 def discovery_timeline(created_after_pod: str = "web") -> dict[str, Any]:
     """Env vars vs DNS for a pod ``client`` started before the Service ``created_after_pod`` existed.
 
+    Parameters
+    ----------
+    created_after_pod : str
+        A Service name of :func:`discovery_objects` in ``default`` (``web`` or ``db``).
+
     Returns
     -------
     dict
         ``service``: the name; ``env``: the client's Service variables (fixed when it started);
         ``env_restarted``: what a new container would get now;
         ``dns``: the records ``<service>`` resolves to from the client now; ``resolution``: the questions asked.
+
+    Raises
+    ------
+    None of its own: an unknown name gives the env of every Service and no DNS records.
+
+    Notes
+    -----
+    The kubelet injects ``<SVC>_SERVICE_HOST``... only for Services that exist
+    when the container starts; DNS answers from the current EndpointSlices.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (``getServiceEnvVarMap``)
+
+    Examples
+    --------
+    >>> tl = discovery_timeline("web")
+    >>> [k for k in tl["env"] if k.startswith("WEB_")], "WEB_SERVICE_HOST" in tl["env_restarted"]
+    ([], True)
+    >>> [r.data for r in discovery_timeline("db")["dns"]]
+    ['10.244.1.30', '10.244.1.31']
     """
     objs = discovery_objects()
     services = [o for o in objs if o["kind"] == "Service"]
@@ -494,7 +908,30 @@ def discovery_timeline(created_after_pod: str = "web") -> dict[str, Any]:
 
 
 def discovery_table(timeline: dict[str, Any]) -> Html:
-    """What the client sees of a Service created after it: env vars (none until a restart) vs DNS (records now)."""
+    """What the client sees of a Service created after it: env vars (none until a restart) vs DNS (records now).
+
+    Parameters
+    ----------
+    timeline : dict
+        From :func:`discovery_timeline`.
+
+    Returns
+    -------
+    Html
+        Three rows: env of the old container, env of a restarted one (two
+        variables shown, then a count), the DNS records.
+
+    Raises
+    ------
+    KeyError
+        When ``timeline`` lacks ``service``, ``env``, ``env_restarted`` or ``dns``.
+
+    Examples
+    --------
+    >>> t = discovery_table(discovery_timeline("web"))
+    >>> "(none)" in t, "A 10.96.0.100" in t
+    (True, True)
+    """
     service = timeline["service"]
     prefix = service.upper().replace("-", "_") + "_"
 
@@ -509,12 +946,62 @@ def discovery_table(timeline: dict[str, Any]) -> Html:
 
 
 def dns_records_table(records: Iterable[DNSRecord], caption: str | None = None) -> Html:
-    """One row per record: name, TTL, type, data."""
+    """One row per record: name, TTL, type, data.
+
+    Parameters
+    ----------
+    records : iterable of DNSRecord
+        E.g. :meth:`kubenotes.dns.coredns.ClusterDNS.resolve`.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+
+    Raises
+    ------
+    AttributeError
+        For an item without ``name``, ``ttl_seconds``, ``rtype`` or ``data``.
+
+    Examples
+    --------
+    >>> from kubenotes.dns.coredns import ClusterDNS
+    >>> t = dns_records_table(ClusterDNS(discovery_objects()).resolve("db", "default"))
+    >>> "10.244.1.30" in t, "10.244.1.31" in t
+    (True, True)
+    """
     return _table(["name", "TTL", "type", "data"], [[r.name, r.ttl_seconds, r.rtype, r.data] for r in records],
                   caption)
 
 
 def resolution_table(answers: Iterable[DNSAnswer]) -> Html:
-    """The questions a pod's resolver asked, in order, with CoreDNS's answer."""
+    """The questions a pod's resolver asked, in order, with CoreDNS's answer.
+
+    Parameters
+    ----------
+    answers : iterable of DNSAnswer
+        E.g. :meth:`kubenotes.dns.coredns.ClusterDNS.resolution`.
+
+    Returns
+    -------
+    Html
+        One row per question: name asked, type, rcode, the answers' data (``-`` for none).
+
+    Raises
+    ------
+    AttributeError
+        For an item without ``qname``, ``qtype``, ``rcode`` or ``answer``.
+
+    References
+    ----------
+    https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/
+
+    Examples
+    --------
+    >>> from kubenotes.dns.coredns import ClusterDNS
+    >>> t = resolution_table(ClusterDNS(discovery_objects()).resolution("web", "default"))
+    >>> "web.default.svc.cluster.local." in t, "NOERROR" in t
+    (True, True)
+    """
     return _table(["asked", "type", "rcode", "answer"],
                   [[a.qname, a.qtype, a.rcode, ", ".join(r.data for r in a.answer) or "-"] for a in answers])
