@@ -78,8 +78,8 @@ def find_kubectl() -> str | None:
 
     Notes
     -----
-    The versioned binary comes first because the model's ``/version``
-    reports v1.33 and kubectl warns beyond one minor version of skew.
+    The versioned binary comes first because it matches the version the
+    model's ``/version`` reports (1.33); the model runs no kubectl of its own.
 
     Examples
     --------

@@ -834,8 +834,10 @@ def discovery_objects() -> list[dict]:
     Returns
     -------
     list of dict
-        The Services, the pods (``web-0..2``, and ``db-0``, ``db-1`` with
-        ``hostname``/``subdomain``), then the EndpointSlices of the Services that have a selector.
+        In order: the Services ``kubernetes`` and ``kube-dns``, ``web`` and its
+        pods ``web-0..2``, headless ``db`` and its pods ``db-0``, ``db-1``
+        (with ``hostname``/``subdomain``), then the EndpointSlices of the
+        Services that select pods here (``db``, ``web``).
 
     Raises
     ------
