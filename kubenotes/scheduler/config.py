@@ -12,6 +12,9 @@ in valid range [0-100]``).
 Plugin args stay plain mappings with upstream's camelCase keys; each plugin's
 factory reads them.
 
+:func:`config_with` changes Score weights and the NodeResourcesFit scoring
+strategy the way a user edits the YAML file, then loads the result.
+
 Notes
 -----
 Feature gates are those of a default v1.34 kube-scheduler: DynamicResources is
@@ -49,10 +52,12 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
 
+from kubenotes.api.manifests import load_manifests
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.plugins import names
 
@@ -75,6 +80,10 @@ __all__ = [
     "load_config",
     "load_config_file",
     "default_config",
+    "SCORING_STRATEGIES",
+    "DEFAULT_RTCR_SHAPE",
+    "as_config_dict",
+    "config_with",
 ]
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -912,3 +921,140 @@ def default_config() -> KubeSchedulerConfiguration:
     0
     """
     return load_config({"apiVersion": API_VERSION, "kind": KIND})
+
+
+# --------------------------------------------------------------------------- overrides
+#: ``NodeResourcesFitArgs.scoringStrategy.type`` values (``config.ScoringStrategyType``).
+SCORING_STRATEGIES: tuple[str, ...] = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
+
+#: Shape used when RequestedToCapacityRatio is chosen without one: the bin-packing
+#: example of the scheduler documentation (score 0 at 0 % utilization, 10 at 100 %).
+DEFAULT_RTCR_SHAPE: tuple[dict[str, int], ...] = ({"utilization": 0, "score": 0}, {"utilization": 100, "score": 10})
+
+
+def as_config_dict(config: Any = None) -> dict[str, Any]:
+    """A KubeSchedulerConfiguration as the mapping a YAML file gives.
+
+    Parameters
+    ----------
+    config : None, mapping, str, Path, Manifests or KubeSchedulerConfiguration
+        None for the default configuration; a mapping as read from YAML; a
+        path to a YAML file; a :class:`~kubenotes.api.manifests.Manifests`
+        holding one (its first); or a loaded configuration (its ``to_dict()``).
+
+    Returns
+    -------
+    dict
+        A deep copy (camelCase keys), safe to edit.
+
+    Raises
+    ------
+    ValueError
+        When a path or Manifests holds no KubeSchedulerConfiguration.
+
+    See Also
+    --------
+    config_with, load_config, kubenotes.api.manifests.load_manifests
+
+    Examples
+    --------
+    >>> as_config_dict()["kind"]
+    'KubeSchedulerConfiguration'
+    """
+    if config is None:
+        return {"apiVersion": API_VERSION, "kind": KIND}
+    if isinstance(config, Mapping):
+        return copy.deepcopy(dict(config))
+    if isinstance(config, (str, Path)):
+        config = load_manifests(config)
+    if hasattr(config, "scheduler_configs"):
+        found = config.scheduler_configs
+        if not found:
+            raise ValueError("no KubeSchedulerConfiguration in the given manifests")
+        return copy.deepcopy(dict(found[0]))
+    return config.to_dict()
+
+
+def config_with(config: Any = None, *, weights: Mapping[str, int] | None = None, strategy: str | None = None) -> Any:
+    """Load a configuration with Score weights and the NodeResourcesFit scoring strategy overridden.
+
+    The overrides are written the way a user writes them in YAML: an
+    ``enabled`` entry ``{name, weight}`` under the first profile's
+    ``plugins.multiPoint`` (which replaces the default entry in place), and
+    ``pluginConfig[NodeResourcesFit].args.scoringStrategy.type``.
+
+    Parameters
+    ----------
+    config : any, optional
+        See :func:`as_config_dict`.
+    weights : mapping of str to int, optional
+        Score plugin -> weight (upstream treats 0 as 1).
+    strategy : str, optional
+        One of :data:`SCORING_STRATEGIES`. RequestedToCapacityRatio gets
+        :data:`DEFAULT_RTCR_SHAPE` when the configuration has no shape.
+
+    Returns
+    -------
+    KubeSchedulerConfiguration
+        Parsed, defaulted and validated by :func:`load_config`.
+
+    Raises
+    ------
+    ConfigError
+        When the result is not a valid configuration.
+    ValueError
+        When ``strategy`` is not a known scoring strategy.
+
+    See Also
+    --------
+    as_config_dict, load_config, kubenotes.scheduler.whatif.score_weights
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/v1/default_plugins.go
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/types_pluginargs.go (NodeResourcesFitArgs, ScoringStrategy)
+    https://kubernetes.io/docs/reference/scheduling/config/
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.whatif import score_weights
+    >>> cfg = config_with(weights={"ImageLocality": 5}, strategy="MostAllocated")
+    >>> score_weights(cfg)["ImageLocality"], cfg.profiles[0].args_for("NodeResourcesFit")["scoringStrategy"]["type"]
+    (5, 'MostAllocated')
+    """
+    d = as_config_dict(config)
+    profiles = d.setdefault("profiles", [])
+    if not profiles:
+        profiles.append({})
+    prof = profiles[0]
+    if weights:
+        plugins = prof.get("plugins") or {}
+        prof["plugins"] = plugins
+        mp = plugins.get("multiPoint") or {}
+        plugins["multiPoint"] = mp
+        enabled = list(mp.get("enabled") or [])
+        for name, w in weights.items():
+            for e in enabled:
+                if e.get("name") == name:
+                    e["weight"] = int(w)
+                    break
+            else:
+                enabled.append({"name": name, "weight": int(w)})
+        mp["enabled"] = enabled
+    if strategy is not None:
+        if strategy not in SCORING_STRATEGIES:
+            raise ValueError(f"unknown scoring strategy {strategy!r}; one of {', '.join(SCORING_STRATEGIES)}")
+        pcs = prof.get("pluginConfig") or []
+        prof["pluginConfig"] = pcs
+        entry = next((pc for pc in pcs if pc.get("name") == "NodeResourcesFit"), None)
+        if entry is None:
+            entry = {"name": "NodeResourcesFit", "args": {}}
+            pcs.append(entry)
+        args = entry.get("args") or {}
+        entry["args"] = args
+        ss = args.get("scoringStrategy") or {}
+        args["scoringStrategy"] = ss
+        ss["type"] = strategy
+        if strategy == "RequestedToCapacityRatio" and not (ss.get("requestedToCapacityRatio") or {}).get("shape"):
+            ss["requestedToCapacityRatio"] = {"shape": [dict(p) for p in DEFAULT_RTCR_SHAPE]}
+    return load_config(d)

@@ -12,7 +12,8 @@ Every function here reads one *trace result*: the mapping the scheduler (and
      "nominatedNodeName", "victims": ["ns/name", ...]}
 
 Nothing here models scheduling: the numbers come from
-:mod:`kubenotes.scheduler`; this module only lays them out, the way
+:mod:`kubenotes.scheduler` (the widget's runs from
+:mod:`kubenotes.scheduler.whatif`); this module only lays them out, the way
 ``kube-scheduler-simulator`` shows its result annotations.
 
 References
@@ -25,11 +26,8 @@ KEP-624 (scheduling framework)
 
 from __future__ import annotations
 
-import copy
 import functools
-import weakref
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import networkx as nx
@@ -38,7 +36,8 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from kubenotes.scheduler.snapshot import cluster_objects_from_manifests
+from kubenotes.scheduler.config import SCORING_STRATEGIES, as_config_dict, config_with
+from kubenotes.scheduler.whatif import schedule_what_if, score_weights, taints_of
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 from kubenotes.viz.html import escape as _e
@@ -62,15 +61,6 @@ __all__ = [
     "legacy_names_table",
     "priority_classes_table",
     "preemption_table",
-    "enabled_plugins",
-    "SCORING_STRATEGIES",
-    "DEFAULT_RTCR_SHAPE",
-    "as_config_dict",
-    "config_with",
-    "score_weights",
-    "pod_variant",
-    "schedule_pending",
-    "schedule_what_if",
     "scheduling_panel",
 ]
 
@@ -1000,491 +990,7 @@ def _cell(v: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# glue for notebooks: what-if scheduling over the library
-
-
-#: ``NodeResourcesFitArgs.scoringStrategy.type`` values (``config.ScoringStrategyType``).
-SCORING_STRATEGIES: tuple[str, ...] = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
-
-#: Shape used when RequestedToCapacityRatio is chosen without one: the bin-packing
-#: example of the scheduler documentation (score 0 at 0 % utilization, 10 at 100 %).
-DEFAULT_RTCR_SHAPE: tuple[dict[str, int], ...] = ({"utilization": 0, "score": 0}, {"utilization": 100, "score": 10})
-
-
-def as_config_dict(config: Any = None) -> dict[str, Any]:
-    """A KubeSchedulerConfiguration as the mapping a YAML file gives.
-
-    Parameters
-    ----------
-    config : None, mapping, str, Path, Manifests or KubeSchedulerConfiguration
-        None for the default configuration; a mapping as read from YAML; a
-        path to a YAML file; a :class:`~kubenotes.api.manifests.Manifests`
-        holding one (its first); or a loaded configuration (its ``to_dict()``).
-
-    Returns
-    -------
-    dict
-        A deep copy (camelCase keys), safe to edit.
-
-    Raises
-    ------
-    ValueError
-        When a path or Manifests holds no KubeSchedulerConfiguration.
-
-    Examples
-    --------
-    >>> as_config_dict()["kind"]
-    'KubeSchedulerConfiguration'
-    """
-    from kubenotes.scheduler.config import API_VERSION, KIND
-
-    if config is None:
-        return {"apiVersion": API_VERSION, "kind": KIND}
-    if isinstance(config, Mapping):
-        return copy.deepcopy(dict(config))
-    if isinstance(config, (str, Path)):
-        from kubenotes.api.manifests import load_manifests
-
-        config = load_manifests(config)
-    if hasattr(config, "scheduler_configs"):
-        found = config.scheduler_configs
-        if not found:
-            raise ValueError("no KubeSchedulerConfiguration in the given manifests")
-        return copy.deepcopy(dict(found[0]))
-    return config.to_dict()
-
-
-def config_with(config: Any = None, *, weights: Mapping[str, int] | None = None, strategy: str | None = None) -> Any:
-    """Load a configuration with Score weights and the NodeResourcesFit scoring strategy overridden.
-
-    The overrides are written the way a user writes them in YAML: an
-    ``enabled`` entry ``{name, weight}`` under the first profile's
-    ``plugins.multiPoint`` (which replaces the default entry in place), and
-    ``pluginConfig[NodeResourcesFit].args.scoringStrategy.type``.
-
-    Parameters
-    ----------
-    config : any, optional
-        See :func:`as_config_dict`.
-    weights : mapping of str to int, optional
-        Score plugin -> weight (upstream treats 0 as 1).
-    strategy : str, optional
-        One of :data:`SCORING_STRATEGIES`. RequestedToCapacityRatio gets
-        :data:`DEFAULT_RTCR_SHAPE` when the configuration has no shape.
-
-    Returns
-    -------
-    KubeSchedulerConfiguration
-        Parsed, defaulted and validated by :func:`kubenotes.scheduler.config.load_config`.
-
-    Raises
-    ------
-    ConfigError
-        When the result is not a valid configuration.
-    ValueError
-        When ``strategy`` is not a known scoring strategy.
-
-    See Also
-    --------
-    as_config_dict, score_weights, enabled_plugins, kubenotes.scheduler.config.load_config
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/v1/default_plugins.go
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/types_pluginargs.go (NodeResourcesFitArgs, ScoringStrategy)
-    https://kubernetes.io/docs/reference/scheduling/config/
-
-    Examples
-    --------
-    >>> cfg = config_with(weights={"ImageLocality": 5}, strategy="MostAllocated")
-    >>> score_weights(cfg)["ImageLocality"], cfg.profiles[0].args_for("NodeResourcesFit")["scoringStrategy"]["type"]
-    (5, 'MostAllocated')
-    """
-    from kubenotes.scheduler.config import load_config
-
-    d = as_config_dict(config)
-    profiles = d.setdefault("profiles", [])
-    if not profiles:
-        profiles.append({})
-    prof = profiles[0]
-    if weights:
-        plugins = prof.get("plugins") or {}
-        prof["plugins"] = plugins
-        mp = plugins.get("multiPoint") or {}
-        plugins["multiPoint"] = mp
-        enabled = list(mp.get("enabled") or [])
-        for name, w in weights.items():
-            for e in enabled:
-                if e.get("name") == name:
-                    e["weight"] = int(w)
-                    break
-            else:
-                enabled.append({"name": name, "weight": int(w)})
-        mp["enabled"] = enabled
-    if strategy is not None:
-        if strategy not in SCORING_STRATEGIES:
-            raise ValueError(f"unknown scoring strategy {strategy!r}; one of {', '.join(SCORING_STRATEGIES)}")
-        pcs = prof.get("pluginConfig") or []
-        prof["pluginConfig"] = pcs
-        entry = next((pc for pc in pcs if pc.get("name") == "NodeResourcesFit"), None)
-        if entry is None:
-            entry = {"name": "NodeResourcesFit", "args": {}}
-            pcs.append(entry)
-        args = entry.get("args") or {}
-        entry["args"] = args
-        ss = args.get("scoringStrategy") or {}
-        args["scoringStrategy"] = ss
-        ss["type"] = strategy
-        if strategy == "RequestedToCapacityRatio" and not (ss.get("requestedToCapacityRatio") or {}).get("shape"):
-            ss["requestedToCapacityRatio"] = {"shape": [dict(p) for p in DEFAULT_RTCR_SHAPE]}
-    return load_config(d)
-
-
-def score_weights(config: Any = None) -> dict[str, int]:
-    """Score plugin -> weight of the first profile, in the framework's Score order.
-
-    Parameters
-    ----------
-    config : any, optional
-        See :func:`as_config_dict`; a loaded configuration is used as is.
-
-    Returns
-    -------
-    dict[str, int]
-        As the framework sees it (a weight of 0 or none counts as 1).
-
-    Raises
-    ------
-    ConfigError
-        When the configuration is invalid (e.g. an unknown plugin name).
-    ManifestError
-        When ``config`` is a path that cannot be read.
-    ValueError
-        When a path or Manifests holds no KubeSchedulerConfiguration.
-    AttributeError
-        When ``config`` is of none of the accepted types (it has no ``to_dict``).
-
-    See Also
-    --------
-    config_with, enabled_plugins
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (scorePluginWeight)
-    https://kubernetes.io/docs/reference/scheduling/config/
-
-    Examples
-    --------
-    >>> w = score_weights()
-    >>> w["TaintToleration"], w["NodeResourcesFit"]
-    (3, 1)
-    """
-    from kubenotes.scheduler.config import KubeSchedulerConfiguration, load_config
-    from kubenotes.scheduler.framework.runtime import Framework
-    from kubenotes.scheduler.plugins.registry import in_tree_registry
-
-    cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(as_config_dict(config))
-    fw = Framework(in_tree_registry(), cfg.profiles[0])
-    return dict(fw.score_plugin_weight)
-
-
-def enabled_plugins(config: Any = None) -> dict[str, list[str]]:
-    """Extension point -> enabled plugins of the first profile, in run order (``Framework.list_plugins()``).
-
-    Parameters
-    ----------
-    config : any, optional
-        See :func:`as_config_dict`; a loaded configuration is used as is.
-
-    Returns
-    -------
-    dict[str, list[str]]
-        Empty extension points left out.
-
-    Raises
-    ------
-    ConfigError
-        When the configuration is invalid.
-
-    See Also
-    --------
-    score_weights, extension_points_graph
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (ListPlugins)
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/v1/default_plugins.go
-
-    Examples
-    --------
-    >>> enabled_plugins()["QueueSort"], enabled_plugins()["PostFilter"]
-    (['PrioritySort'], ['DynamicResources', 'DefaultPreemption'])
-    """
-    from kubenotes.scheduler.config import KubeSchedulerConfiguration, load_config
-    from kubenotes.scheduler.framework.runtime import Framework
-    from kubenotes.scheduler.plugins.registry import in_tree_registry
-
-    cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(as_config_dict(config))
-    return Framework(in_tree_registry(), cfg.profiles[0]).list_plugins()
-
-
-def pod_variant(
-    pod: Any,
-    *,
-    cpu_milli: int | None = None,
-    memory_mib: int | None = None,
-    tolerate: Iterable[Mapping[str, str]] = (),
-    node_affinity: tuple[str, str, str] | None = None,
-) -> Any:
-    """A copy of a pending pod with other requests, extra tolerations or a node affinity to a label value.
-
-    Parameters
-    ----------
-    pod : lightkube Pod
-    cpu_milli : int, optional
-        New CPU request of the first container, millicores.
-    memory_mib : int, optional
-        New memory request of the first container, MiB. A memory limit lower
-        than the new request is raised to it (the API server rejects
-        request > limit).
-    tolerate : iterable of mapping
-        Taints (``{"key", "value", "effect"}``) to add a toleration for
-        (``operator: Equal``, or ``Exists`` when the taint has no value).
-    node_affinity : tuple of (str, str, str), optional
-        ``("required" | "preferred", label key, value)``: replaces
-        ``spec.affinity.nodeAffinity`` with one ``In`` term (preferred: weight 100).
-
-    Returns
-    -------
-    lightkube Pod
-        A new object; ``pod`` is unchanged.
-
-    Notes
-    -----
-    The CPU limit is left alone: a request above it shows up as a higher
-    request, as if the manifest had been edited without validation.
-
-    Examples
-    --------
-    >>> from kubenotes.scheduler.testing import make_pod
-    >>> p = pod_variant(make_pod("web", requests={"cpu": "500m"}), cpu_milli=1500,
-    ...                 tolerate=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}],
-    ...                 node_affinity=("required", "topology.kubernetes.io/zone", "us-central1-b"))
-    >>> p.spec.containers[0].resources.requests["cpu"], p.spec.tolerations[0].operator
-    ('1500m', 'Equal')
-    >>> p.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values
-    ['us-central1-b']
-    """
-    d = pod.to_dict()
-    spec = d.setdefault("spec", {})
-    c0 = spec["containers"][0]
-    res = c0.setdefault("resources", {})
-    req = res.setdefault("requests", {})
-    if cpu_milli is not None:
-        req["cpu"] = f"{int(cpu_milli)}m"
-    if memory_mib is not None:
-        req["memory"] = f"{int(memory_mib)}Mi"
-        lim = res.get("limits") or {}
-        if "memory" in lim:
-            from kubenotes.api.quantity import value
-
-            if value(lim["memory"]) < int(memory_mib) * 1024 * 1024:
-                lim["memory"] = f"{int(memory_mib)}Mi"
-    tols = list(spec.get("tolerations") or [])
-    for t in tolerate:
-        tol = {"key": t["key"], "effect": t.get("effect")}
-        if t.get("value"):
-            tol.update(operator="Equal", value=t["value"])
-        else:
-            tol["operator"] = "Exists"
-        tols.append({k: v for k, v in tol.items() if v is not None})
-    if tols:
-        spec["tolerations"] = tols
-    if node_affinity is not None:
-        kind, key, val = node_affinity
-        term = {"matchExpressions": [{"key": key, "operator": "In", "values": [val]}]}
-        aff = spec.get("affinity") or {}
-        if kind == "required":
-            aff["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
-        elif kind == "preferred":
-            aff["nodeAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "preference": term}]}
-        else:
-            raise ValueError(f"node_affinity kind must be 'required' or 'preferred', not {kind!r}")
-        spec["affinity"] = aff
-    return type(pod).from_dict(d)
-
-
-def _cluster_parts(manifests: Any) -> tuple[list[Any], list[Any], Any]:
-    return manifests.nodes, manifests.pods, cluster_objects_from_manifests(manifests)
-
-
-# id(manifests) -> (weak reference, object count, nodes, running PodInfos, ClusterObjects).
-# Building PodInfos parses every quantity; a widget re-schedules the same cluster many times.
-_RUNNING_CACHE: dict[int, tuple[Any, int, list[Any], list[Any], Any]] = {}
-
-
-def _running_cluster(manifests: Any) -> tuple[list[Any], list[Any], Any]:
-    """Nodes, PodInfos of the running pods and ClusterObjects of ``manifests``, built once per object."""
-    from kubenotes.scheduler.framework.node_info import PodInfo
-
-    hit = _RUNNING_CACHE.get(id(manifests))
-    if hit is not None and hit[0]() is manifests and hit[1] == len(manifests):
-        return hit[2], hit[3], hit[4]
-    nodes, pods, objects = _cluster_parts(manifests)
-    running = [PodInfo(p) for p in pods if p.spec is not None and p.spec.nodeName]
-    try:
-        ref = weakref.ref(manifests)
-    except TypeError:  # not weak-referenceable: do not cache
-        return nodes, running, objects
-    _RUNNING_CACHE[id(manifests)] = (ref, len(manifests), nodes, running, objects)
-    return nodes, running, objects
-
-
-def schedule_pending(manifests: Any, *, config: Any = None, seed: int = 0) -> list[dict[str, Any]]:
-    """Run the scheduler over every pending pod of ``manifests``; one trace dict per attempt.
-
-    Parameters
-    ----------
-    manifests : Manifests
-        Nodes, running pods (``spec.nodeName`` set), pending pods and the
-        other objects plugins read (PriorityClasses, PDBs, Services ...).
-    config : any, optional
-        See :func:`as_config_dict`; default: the manifests' own
-        KubeSchedulerConfiguration if any, else the default one.
-    seed : int
-        Seed of the scheduler's random source (tie breaks).
-
-    Returns
-    -------
-    list[dict]
-        ``AttemptTrace.to_dict()`` of each attempt, in order, then one record
-        per pod still held by a scheduling gate: exactly the ``pods`` of
-        ``python -m kubenotes schedule ... -o json``. A pod that preempts
-        appears twice (nominated, then bound).
-
-    Raises
-    ------
-    ConfigError
-        When ``config`` (or the manifests' own configuration) is invalid.
-    ValueError
-        When ``config`` is a path or Manifests with no KubeSchedulerConfiguration.
-    AttributeError
-        When ``manifests`` is not a :class:`~kubenotes.api.manifests.Manifests`
-        (it has no ``nodes``).
-
-    See Also
-    --------
-    kubenotes.scheduler.schedule_one.new_scheduler, kubenotes.scheduler.cli.run_schedule
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go
-
-    Examples
-    --------
-    >>> from kubenotes.api.manifests import load_manifests
-    >>> m = load_manifests('''
-    ... apiVersion: v1
-    ... kind: Node
-    ... metadata: {name: n1}
-    ... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
-    ... ---
-    ... apiVersion: v1
-    ... kind: Pod
-    ... metadata: {name: web}
-    ... spec: {containers: [{name: c, image: "nginx:1.27"}]}
-    ... ''')
-    >>> [(r["name"], r["nodeName"]) for r in schedule_pending(m)]
-    [('web', 'n1')]
-    """
-    from kubenotes.scheduler.config import KubeSchedulerConfiguration, load_config
-    from kubenotes.scheduler.schedule_one import new_scheduler
-
-    if config is None and getattr(manifests, "scheduler_configs", None):
-        config = manifests.scheduler_configs[0]
-    cfg = config if isinstance(config, KubeSchedulerConfiguration) else load_config(as_config_dict(config))
-    nodes, pods, objects = _cluster_parts(manifests)
-    sched = new_scheduler(nodes, pods, config=cfg, objects=objects, seed=seed)
-    traces = sched.run()
-    return [t.to_dict() for t in [*traces, *sched.gated_traces()]]
-
-
-def schedule_what_if(
-    manifests: Any,
-    pod: Any,
-    *,
-    config: Any = None,
-    weights: Mapping[str, int] | None = None,
-    strategy: str | None = None,
-    cpu_milli: int | None = None,
-    memory_mib: int | None = None,
-    tolerate: Iterable[Mapping[str, str]] = (),
-    node_affinity: tuple[str, str, str] | None = None,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """Schedule one pod, changed by :func:`pod_variant`, under :func:`config_with`, on the running cluster.
-
-    Parameters
-    ----------
-    manifests : Manifests
-        The cluster: its nodes, its running pods and other objects. Its
-        pending pods are ignored.
-    pod : lightkube Pod
-        The pending pod to try.
-    config, weights, strategy
-        See :func:`config_with`.
-    cpu_milli, memory_mib, tolerate, node_affinity
-        See :func:`pod_variant`.
-    seed : int
-
-    Returns
-    -------
-    dict
-        The trace of the pod's first attempt (CLI JSON record).
-
-    Raises
-    ------
-    ConfigError
-        When the overridden configuration is invalid.
-
-    See Also
-    --------
-    pod_variant, config_with, schedule_pending, scheduling_panel
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go
-
-    Examples
-    --------
-    >>> from kubenotes.api.manifests import load_manifests
-    >>> from kubenotes.scheduler.testing import make_pod
-    >>> m = load_manifests('''
-    ... apiVersion: v1
-    ... kind: Node
-    ... metadata: {name: n1}
-    ... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
-    ... ''')
-    >>> r = schedule_what_if(m, make_pod("web"), cpu_milli=3000)
-    >>> r["nodeName"], r["filter"]["n1"]["NodeResourcesFit"]
-    (None, 'Insufficient cpu')
-    """
-    from kubenotes.scheduler.schedule_one import new_scheduler
-
-    cfg = config_with(config, weights=weights, strategy=strategy)
-    variant = pod_variant(pod, cpu_milli=cpu_milli, memory_mib=memory_mib, tolerate=tolerate, node_affinity=node_affinity)
-    nodes, running, objects = _running_cluster(manifests)
-    sched = new_scheduler(nodes, [*running, variant], config=cfg, objects=objects, seed=seed)
-    return sched.run(max_attempts=1)[0].to_dict()
-
-
-def _taints_of(nodes: Iterable[Any]) -> list[dict[str, str]]:
-    seen: dict[tuple, dict[str, str]] = {}
-    for n in nodes:
-        for t in (n.spec.taints if n.spec is not None else None) or ():
-            if t.effect in ("NoSchedule", "NoExecute"):
-                seen.setdefault((t.key, t.value or "", t.effect), {"key": t.key, "value": t.value or "", "effect": t.effect})
-    return list(seen.values())
+# the chapter's widget
 
 
 def _taint_text(t: Mapping[str, str]) -> str:
@@ -1509,7 +1015,7 @@ def scheduling_panel(
     pod : lightkube Pod
         The pending pod to place.
     config : any, optional
-        Starting configuration (see :func:`as_config_dict`); its weights and
+        Starting configuration (see :func:`~kubenotes.scheduler.config.as_config_dict`); its weights and
         scoring strategy are the controls' defaults.
     plugins : sequence of str, optional
         Score plugins that get a weight slider, in this order (default: every
@@ -1522,7 +1028,7 @@ def scheduling_panel(
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`; each change calls
-        :func:`schedule_what_if` and shows :func:`winner_banner` with
+        :func:`~kubenotes.scheduler.whatif.schedule_what_if` and shows :func:`winner_banner` with
         :func:`score_heatmap_html` (HTML, so an update takes milliseconds), or
         :func:`failed_scheduling` / :func:`filter_table` when nothing was scored.
 
@@ -1533,7 +1039,7 @@ def scheduling_panel(
 
     See Also
     --------
-    schedule_what_if, kubenotes.viz.widgets.live_panel
+    kubenotes.scheduler.whatif.schedule_what_if, kubenotes.viz.widgets.live_panel
 
     Notes
     -----
@@ -1594,7 +1100,7 @@ def scheduling_panel(
                                               description="requests.cpu (millicores)", continuous_update=False, **wide)
     controls["memory_mib"] = widgets.IntSlider(value=mem0, min=64, max=max(16384, mem0), step=64,
                                                description="requests.memory (MiB)", continuous_update=False, **wide)
-    taints = _taints_of(manifests.nodes)
+    taints = taints_of(manifests.nodes)
     for i, t in enumerate(taints):
         controls[f"t{i}"] = widgets.Checkbox(value=False, description=f"tolerate {_taint_text(t)}", indent=False,
                                              layout=widgets.Layout(width="435px"))

@@ -5,13 +5,17 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from kubenotes.data import sample
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.config import (
     API_VERSION,
+    DEFAULT_RTCR_SHAPE,
     KIND,
     Plugin,
     Plugins,
     PluginSet,
+    as_config_dict,
+    config_with,
     default_config,
     default_plugins,
     load_config,
@@ -19,6 +23,7 @@ from kubenotes.scheduler.config import (
     merge_plugins,
     parse_config,
 )
+from kubenotes.scheduler.whatif import score_weights
 
 
 def cfg(**kw):
@@ -278,3 +283,21 @@ def test_weight_that_overflows_int32_is_rejected_as_the_decoder_does():
                          "plugins": {"multiPoint": {"enabled": [{"name": "NodeResourcesFit", "weight": 3000000000}]}}}]}
     with pytest.raises(ConfigError, match=r"^json: cannot unmarshal number 3000000000 into Go struct field .*weight of type int32$"):
         load_config(cfg)
+
+
+# --------------------------------------------------------------------------- overrides, as in the scheduling chapter
+SAMPLE_CONFIG = sample("scheduling", "scheduler-config.yaml")
+
+
+def test_config_with_overrides_weights_and_strategy_like_a_yaml_file():
+    cfg = config_with(SAMPLE_CONFIG, weights={"ImageLocality": 7}, strategy="LeastAllocated")
+    assert score_weights(cfg)["ImageLocality"] == 7
+    assert score_weights(cfg)["TaintToleration"] == 3  # untouched default
+    ss = cfg.profiles[0].args_for("NodeResourcesFit")["scoringStrategy"]
+    assert ss["type"] == "LeastAllocated"
+    assert {"name": "nvidia.com/gpu", "weight": 3} in ss["resources"]  # the file's resources are kept
+    rtcr = config_with(None, strategy="RequestedToCapacityRatio").profiles[0].args_for("NodeResourcesFit")
+    assert rtcr["scoringStrategy"]["requestedToCapacityRatio"]["shape"] == list(DEFAULT_RTCR_SHAPE)
+    with pytest.raises(ValueError, match="unknown scoring strategy"):
+        config_with(None, strategy="Random")
+    assert as_config_dict(SAMPLE_CONFIG)["profiles"][0]["pluginConfig"][0]["name"] == "NodeResourcesFit"

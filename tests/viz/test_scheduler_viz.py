@@ -142,11 +142,12 @@ def test_extension_points_graph_and_figure():
 
 
 # ---------------------------------------------------------------------------
-# glue over the library, on the sample cluster
+# the chapter's widget and preemption tables, on the sample cluster
 
 from kubenotes.api.manifests import load_manifests  # noqa: E402
 from kubenotes.data import sample  # noqa: E402
-from kubenotes.scheduler.testing import make_pod  # noqa: E402
+from kubenotes.scheduler.config import SCORING_STRATEGIES  # noqa: E402
+from kubenotes.scheduler.whatif import schedule_pending  # noqa: E402
 
 CONFIG = sample("scheduling", "scheduler-config.yaml")
 
@@ -155,57 +156,6 @@ CONFIG = sample("scheduling", "scheduler-config.yaml")
 def fits():
     m = load_manifests(sample("cluster"), sample("scheduling", "fits.yaml"))
     return m, m.get("Pod", "web-7c9d8f6b5d-x8k2q", namespace="web")
-
-
-def test_config_with_overrides_weights_and_strategy_like_a_yaml_file():
-    cfg = sv.config_with(CONFIG, weights={"ImageLocality": 7}, strategy="LeastAllocated")
-    assert sv.score_weights(cfg)["ImageLocality"] == 7
-    assert sv.score_weights(cfg)["TaintToleration"] == 3  # untouched default
-    ss = cfg.profiles[0].args_for("NodeResourcesFit")["scoringStrategy"]
-    assert ss["type"] == "LeastAllocated"
-    assert {"name": "nvidia.com/gpu", "weight": 3} in ss["resources"]  # the file's resources are kept
-    rtcr = sv.config_with(None, strategy="RequestedToCapacityRatio").profiles[0].args_for("NodeResourcesFit")
-    assert rtcr["scoringStrategy"]["requestedToCapacityRatio"]["shape"] == list(sv.DEFAULT_RTCR_SHAPE)
-    with pytest.raises(ValueError, match="unknown scoring strategy"):
-        sv.config_with(None, strategy="Random")
-    assert sv.as_config_dict(CONFIG)["profiles"][0]["pluginConfig"][0]["name"] == "NodeResourcesFit"
-
-
-def test_pod_variant_changes_a_copy():
-    pod = make_pod("web", requests={"cpu": "500m", "memory": "256Mi"}, limits={"memory": "512Mi"})
-    v = sv.pod_variant(pod, cpu_milli=2000, memory_mib=1024, tolerate=[{"key": "k", "value": "", "effect": "NoSchedule"}],
-                       node_affinity=("preferred", "topology.kubernetes.io/zone", "z1"))
-    c = v.spec.containers[0].resources
-    assert c.requests == {"cpu": "2000m", "memory": "1024Mi"} and c.limits == {"memory": "1024Mi"}
-    assert v.spec.tolerations[0].operator == "Exists" and v.spec.tolerations[0].value is None
-    pref = v.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]
-    assert pref.weight == 100 and pref.preference.matchExpressions[0].values == ["z1"]
-    assert pod.spec.containers[0].resources.requests == {"cpu": "500m", "memory": "256Mi"}
-    with pytest.raises(ValueError):
-        sv.pod_variant(pod, node_affinity=("maybe", "k", "v"))
-
-
-def test_schedule_pending_and_what_if_agree_on_the_default_state(fits):
-    m, pod = fits
-    [r] = sv.schedule_pending(m, config=CONFIG, seed=0)
-    w = sv.schedule_what_if(m, pod, config=CONFIG, seed=0)
-    assert r["nodeName"] == w["nodeName"] and r["totalScore"] == w["totalScore"]
-    assert set(r) == {"namespace", "name", "nodeName", "qosClass", "priority", "filter", "score", "finalScore",
-                      "totalScore", "message", "nominatedNodeName", "victims"}
-    big = sv.schedule_what_if(m, pod, config=CONFIG, cpu_milli=8000)
-    assert big["nodeName"] is None and big["message"].startswith("0/9 nodes are available")
-    tol = sv.schedule_what_if(m, pod, config=CONFIG, cpu_milli=8000,
-                              tolerate=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}])
-    assert tol["nodeName"] in {"gpu-a-1", "gpu-b-1"}
-    zone = sv.schedule_what_if(m, pod, config=CONFIG, node_affinity=("required", "topology.kubernetes.io/zone", "us-central1-a"))
-    assert set(zone["totalScore"]) <= {"worker-a-1", "worker-a-2"}
-
-
-def test_enabled_plugins_lists_every_extension_point_of_the_profile():
-    pts = sv.enabled_plugins(CONFIG)
-    assert pts["QueueSort"] == ["PrioritySort"] and pts["Bind"] == ["DefaultBinder"]
-    assert "NodeResourcesFit" in pts["Filter"] and "DefaultPreemption" in pts["PostFilter"]
-    assert set(pts) <= set(sv.EXTENSION_POINT_FLOW)
 
 
 def test_panel_first_control_is_a_weight_slider_that_changes_the_output(fits, monkeypatch):
@@ -230,12 +180,12 @@ def test_panel_first_control_is_a_weight_slider_that_changes_the_output(fits, mo
     cpu.value = 8000
     assert "stays Pending" in shown[-1][0] and "FailedScheduling" in shown[-1][1]
     strategy = next(c for c in controls if isinstance(c, widgets.Dropdown) and "scoringStrategy" in c.description)
-    assert strategy.value == "MostAllocated" and list(strategy.options) == list(sv.SCORING_STRATEGIES)
+    assert strategy.value == "MostAllocated" and list(strategy.options) == list(SCORING_STRATEGIES)
 
 
 def test_priority_and_preemption_tables():
     pm = load_manifests(sample("cluster"), sample("scheduling", "preemption.yaml"))
-    first = sv.schedule_pending(pm, config=CONFIG, seed=0)[0]
+    first = schedule_pending(pm, config=CONFIG, seed=0)[0]
     t = sv.preemption_table(pm, first)
     assert "high-priority" in t and all(v in t for v in first["victims"])
     pcs = sv.priority_classes_table(pm.priority_classes)
