@@ -20,6 +20,9 @@ exposes of a runtime's content store, with containerd's behaviour in mind:
 Whether to pull at all (``imagePullPolicy``) is the kubelet's decision, not
 the runtime's; this module only answers "is it here" and "how long to get it".
 
+:func:`layer_cache_pulls` runs pulls in a row on one store and reports which
+layers each one downloads.
+
 The default catalogue's sizes are plausible round figures of the real
 ``linux/amd64`` images (compressed layer sizes as a registry reports them),
 **not** measurements; register your own with :meth:`ImageCatalogue.register`.
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from kubenotes.cri.api import IMAGE_NOT_FOUND_PULL, UNKNOWN, CRIError, new_id
 
@@ -55,6 +58,7 @@ __all__ = [
     "ImageCatalogue",
     "default_catalogue",
     "ImageStore",
+    "layer_cache_pulls",
 ]
 
 #: containerd's and CRI-O's default sandbox (pause) image for Kubernetes v1.34.
@@ -554,3 +558,69 @@ class ImageStore:
             "used_bytes": {"value": self.used_bytes()},
             "inodes_used": {"value": self.inodes_used()},
         }
+
+
+def layer_cache_pulls(
+    refs: Sequence[str],
+    *,
+    catalogue: ImageCatalogue | None = None,
+    preloaded: Sequence[str] = (),
+    bandwidth_bytes_per_second: float | None = None,
+) -> list[dict[str, Any]]:
+    """Pull ``refs`` one after another on one node: which layers each pull downloads, and how long it takes.
+
+    Parameters
+    ----------
+    refs : sequence of str
+        Image references, pulled in this order.
+    catalogue : ImageCatalogue, optional
+        Registry contents (default: :func:`kubenotes.cri.images.default_catalogue`).
+    preloaded : sequence of str
+        Images already on the node.
+    bandwidth_bytes_per_second : float, optional
+        Registry download rate (default: the image store's).
+
+    Returns
+    -------
+    list of dict
+        Per pull: ``image`` (normalized), ``layers``, ``missing_layers``,
+        ``size_bytes`` (compressed image size), ``download_bytes``,
+        ``pull_seconds`` and ``node_layers`` (layers on the node afterwards).
+
+    Raises
+    ------
+    CRIError
+        When the catalogue does not know an image.
+
+    Notes
+    -----
+    Uses the same :class:`~kubenotes.cri.images.ImageStore` arithmetic as
+    ``PullImage``; an image already present still costs the manifest
+    resolution (containerd re-resolves the tag), but downloads nothing.
+    There is no upstream function: this is what ``crictl pull`` run several
+    times on one node shows.
+
+    References
+    ----------
+    containerd/containerd@v2.1 internal/cri/server/images/image_pull.go
+
+    Examples
+    --------
+    >>> rows = layer_cache_pulls(["nginx:1.27", "redis:7.4", "nginx:1.27"])
+    >>> [(r["layers"], r["missing_layers"], r["download_bytes"] < r["size_bytes"]) for r in rows]
+    [(7, 7, False), (4, 3, True), (7, 0, True)]
+    """
+    store = ImageStore("node", catalogue) if bandwidth_bytes_per_second is None else ImageStore(
+        "node", catalogue, bandwidth_bytes_per_second=bandwidth_bytes_per_second)
+    for ref in preloaded:
+        store.add(ref)
+    rows = []
+    for ref in refs:
+        missing = store.missing_layers(ref)
+        image = store.catalogue.get(ref)
+        seconds = store.pull_seconds(ref)
+        downloaded = store.record_download(ref)
+        rows.append({"image": image.ref, "layers": len(image.layers), "missing_layers": len(missing),
+                     "size_bytes": image.size_bytes, "download_bytes": downloaded, "pull_seconds": seconds,
+                     "node_layers": len(store.layers)})
+    return rows

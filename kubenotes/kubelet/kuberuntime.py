@@ -13,6 +13,9 @@ environment. The runtime's half is :mod:`kubenotes.cri`.
 * :func:`oci_config`: those configs through the runtime, down to runc's ``config.json``;
 * :func:`runtime_stack_graph`: a node's processes for some pods, from the kubelet down;
 * :func:`pod_start_calls`: the CRI calls of one pod start, in ``SyncPod``'s order.
+* :func:`start_latency` (with :func:`latency_pod` and :data:`CACHE_STATES`): one
+  pod start on one node per runtime, image size, cached images and bandwidth,
+  and where its time goes.
 
 Mirrors ``pkg/kubelet/kuberuntime``.
 
@@ -26,6 +29,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Generator, Iterable, Mapping
 
 import networkx as nx
@@ -33,7 +37,7 @@ import simpy
 
 from kubenotes.api.qos import pod_qos_class
 from kubenotes.cri.api import NAMESPACE_MODE_CONTAINER, NAMESPACE_MODE_NODE, NAMESPACE_MODE_POD, new_id
-from kubenotes.cri.images import PAUSE_IMAGE, ImageCatalogue, ImageStore, normalize_image_ref
+from kubenotes.cri.images import PAUSE_IMAGE, ImageCatalogue, ImageStore, Layer, default_catalogue, normalize_image_ref
 from kubenotes.cri.oci import container_oci_config
 from kubenotes.cri.runtime import CONTAINERD, RUNC, ContainerRuntime, PodSandbox
 from kubenotes.cri.stack import runtime_stack_graph_from_cri
@@ -48,6 +52,10 @@ __all__ = [
     "oci_config",
     "runtime_stack_graph",
     "pod_start_calls",
+    "CACHE_STATES",
+    "LATENCY_IMAGE",
+    "latency_pod",
+    "start_latency",
 ]
 
 #: Where the projected ServiceAccount token volume is mounted.
@@ -611,3 +619,147 @@ def pod_start_calls(
     return {"trace": list(rt.trace), "runtime": rt,
             "started_seconds": max((started[c["name"]] for c in spec.get("containers") or () if c["name"] in started),
                                    default=float("nan"))}
+
+
+# ---------------------------------------------------------------------------
+# start latency: one pod start on one node, per runtime, image size, cache state and bandwidth
+
+#: What the node holds before the pod starts, for :func:`start_latency`: nothing at all; the pause image
+#: and the Debian base layer (another pod runs ``nginx``); or the pod's image too.
+CACHE_STATES = ("new node", "base layer cached", "image cached")
+#: The image of :func:`latency_pod`: the Debian base layer plus one application layer.
+LATENCY_IMAGE = "registry.example.com/shop/api:v1"
+
+_MIB = 1024 * 1024
+
+
+def latency_pod(image: str = LATENCY_IMAGE) -> dict[str, Any]:
+    """The pod of :func:`start_latency`: one container, Burstable (requests only), running ``image``.
+
+    Parameters
+    ----------
+    image : str
+        The container's image reference (default :data:`LATENCY_IMAGE`).
+
+    Returns
+    -------
+    dict
+        A Pod as the API server stores it: ``shop/api``, uid
+        ``5e1f0c2a-api``, one container ``api`` requesting 250m CPU and
+        128Mi memory.
+
+    Raises
+    ------
+    None
+        It only builds a dict.
+
+    Examples
+    --------
+    >>> latency_pod()["spec"]["containers"][0]["image"]
+    'registry.example.com/shop/api:v1'
+    """
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "api", "namespace": "shop", "uid": "5e1f0c2a-api"},
+            "spec": {"containers": [{"name": "api", "image": image, "command": ["/api", "--port=8080"],
+                                     "resources": {"requests": {"cpu": "250m", "memory": "128Mi"}}}]}}
+
+
+@functools.lru_cache(maxsize=256)
+def _start(kind: str, image_mib: int, cache: str, bandwidth_mib_per_second: int, low_level: str,
+           network_setup_seconds: float) -> dict[str, Any]:
+    if cache not in CACHE_STATES:
+        raise ValueError(f"unknown cache state {cache!r}; expected one of {CACHE_STATES}")
+    if image_mib < 30:
+        raise ValueError("image_mib must be at least 30 (the Debian base layer is 28.2 MiB)")
+    cat = default_catalogue()
+    base = cat.get("nginx:1.27").layers[0]
+    app_bytes = int(image_mib * _MIB) - base.size_bytes
+    app_layer = Layer("sha256:" + new_id("layer", LATENCY_IMAGE, image_mib), app_bytes, int(app_bytes * 2.5))
+    cat.register(LATENCY_IMAGE, layers=[base, app_layer], config={"Cmd": ["/api"]})
+    preloaded: tuple[str, ...] = ()
+    if cache != "new node":
+        preloaded = (PAUSE_IMAGE, "nginx:1.27")
+    if cache == "image cached":
+        preloaded += (LATENCY_IMAGE,)
+    out = pod_start_calls(latency_pod(), kind=kind, low_level=low_level, catalogue=cat, preloaded_images=preloaded,
+                          bandwidth_bytes_per_second=bandwidth_mib_per_second * _MIB,
+                          network_setup_seconds=network_setup_seconds)
+    rt = out["runtime"]
+    trace = out["trace"]
+    phases = {"sandbox": sum(e["duration_seconds"] for e in trace if e["method"] == "RunPodSandbox"),
+              "image pull": sum(e["duration_seconds"] for e in trace if e["method"] == "PullImage"),
+              "create + start": sum(e["duration_seconds"] for e in trace
+                                    if e["method"] in ("CreateContainer", "StartContainer")),
+              "status calls": sum(e["duration_seconds"] for e in trace
+                                  if e["method"] in ("PodSandboxStatus", "ImageStatus"))}
+    return {"kind": kind, "low_level": low_level, "image_mib": image_mib, "cache": cache,
+            "bandwidth_mib_per_second": bandwidth_mib_per_second, "started_seconds": out["started_seconds"],
+            "downloaded_bytes": rt.images.bytes_downloaded, "phases": phases, "trace": trace,
+            "events": list(rt.events)}
+
+
+def start_latency(
+    kind: str = CONTAINERD,
+    image_mib: int = 200,
+    cache: str = "base layer cached",
+    bandwidth_mib_per_second: int = 50,
+    low_level: str = RUNC,
+    *,
+    network_setup_seconds: float = 0.05,
+) -> dict[str, Any]:
+    """Start :func:`latency_pod` on one node and say how long it took and where the time went.
+
+    Parameters
+    ----------
+    kind : {"containerd", "cri-o"}
+    image_mib : int
+        Compressed size of the pod's image in MiB (at least 30): the 28.2 MiB
+        Debian base layer plus one application layer.
+    cache : str
+        One of :data:`CACHE_STATES`: ``"new node"`` (nothing pulled, not even
+        the pause image), ``"base layer cached"`` (the pause image and
+        ``nginx:1.27``, hence the Debian base layer, are on the node) or
+        ``"image cached"`` (the pod's image too: the kubelet's
+        ``IfNotPresent`` skips PullImage).
+    bandwidth_mib_per_second : int
+        Registry download rate.
+    low_level : {"runc", "crun"}
+    network_setup_seconds : float
+        Time of the CNI ADD inside RunPodSandbox.
+
+    Returns
+    -------
+    dict
+        ``started_seconds`` (when the container was started), ``downloaded_bytes``,
+        ``phases`` (seconds in RunPodSandbox, PullImage, Create+Start, status
+        calls), ``trace`` and ``events`` of the runtime, and the parameters.
+        Results are cached per parameters; treat them as read-only.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``cache`` state, runtime kind, or ``image_mib`` < 30.
+
+    See Also
+    --------
+    pod_start_calls : the pod start it runs.
+
+    Notes
+    -----
+    The image is registered in a fresh :func:`~kubenotes.cri.images.default_catalogue`
+    as the ``nginx:1.27`` Debian base layer plus one application layer;
+    latencies are the model's illustrative defaults, not measurements.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (``SyncPod``)
+
+    Examples
+    --------
+    >>> cold, warm, hot = (start_latency(cache=c)["started_seconds"] for c in CACHE_STATES)
+    >>> cold > warm > hot
+    True
+    >>> start_latency(cache="image cached")["downloaded_bytes"]
+    0
+    """
+    return _start(kind, int(image_mib), cache, int(bandwidth_mib_per_second), low_level, float(network_setup_seconds))

@@ -15,12 +15,14 @@ Everything here reads the :mod:`kubenotes.cri` model and lays it out:
   :func:`kubenotes.kubelet.kuberuntime.runtime_stack_graph` (kubelet → containerd or
   CRI-O → shim or conmon → runc → processes), with the pods' shared network
   namespace and pod cgroup drawn around their processes;
-* :func:`layer_cache_pulls` and :func:`layer_cache_table`: pulls in a row on
-  one node's image store, and which layers each one downloads;
-* :func:`start_latency`, :func:`start_latency_figure` and
+* :func:`layer_cache_table`: pulls in a row on one node's image store
+  (:func:`kubenotes.cri.images.layer_cache_pulls`), and which layers each one
+  downloads;
+* :func:`start_latency_table`, :func:`start_latency_figure` and
   :func:`start_latency_panel`: the chapter's widget, runtime kind, image size,
   what the node already has and the registry bandwidth giving the pod's start
-  latency and its call timeline.
+  latency (:func:`kubenotes.kubelet.kuberuntime.start_latency`) and its call
+  timeline.
 
 Notes
 -----
@@ -49,16 +51,15 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from kubenotes.api.qos import pod_qos_class
-from kubenotes.cri.api import new_id
-from kubenotes.cri.images import PAUSE_IMAGE, ImageCatalogue, ImageStore, Layer, default_catalogue
 from kubenotes.cri.runtime import CONTAINERD, CRI_O, CRUN, RUNC
 from kubenotes.kubelet.cgroups import cpu_shares_to_cpu_weight
 from kubenotes.kubelet.kuberuntime import (
+    CACHE_STATES,
     container_config_for_pod,
     oci_config,
-    pod_start_calls,
     runtime_stack_graph,
     sandbox_config_for_pod,
+    start_latency,
 )
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
@@ -67,8 +68,6 @@ from kubenotes.viz.html import escape as _e
 __all__ = [
     "RUNTIME_KINDS",
     "LOW_LEVEL_RUNTIMES",
-    "CACHE_STATES",
-    "LATENCY_IMAGE",
     "call_summary",
     "call_table",
     "call_timeline_figure",
@@ -77,10 +76,7 @@ __all__ = [
     "stack_layout",
     "draw_runtime_stack",
     "runtime_stack_figure",
-    "layer_cache_pulls",
     "layer_cache_table",
-    "latency_pod",
-    "start_latency",
     "start_latency_table",
     "start_latency_figure",
     "start_latency_panel",
@@ -90,11 +86,6 @@ __all__ = [
 RUNTIME_KINDS = (CONTAINERD, CRI_O)
 #: The OCI runtimes the model knows.
 LOW_LEVEL_RUNTIMES = (RUNC, CRUN)
-#: What the node holds before the pod starts, for :func:`start_latency`: nothing at all; the pause image
-#: and the Debian base layer (another pod runs ``nginx``); or the pod's image too.
-CACHE_STATES = ("new node", "base layer cached", "image cached")
-#: The image of :func:`latency_pod`: the Debian base layer plus one application layer.
-LATENCY_IMAGE = "registry.example.com/shop/api:v1"
 
 _MIB = 1024 * 1024
 _SERVICE_COLOURS = {"RuntimeService": "#1565c0", "ImageService": "#ef6c00"}
@@ -621,73 +612,13 @@ def runtime_stack_figure(
 # the layer cache
 
 
-def layer_cache_pulls(
-    refs: Sequence[str],
-    *,
-    catalogue: ImageCatalogue | None = None,
-    preloaded: Sequence[str] = (),
-    bandwidth_bytes_per_second: float | None = None,
-) -> list[dict[str, Any]]:
-    """Pull ``refs`` one after another on one node: which layers each pull downloads, and how long it takes.
-
-    Parameters
-    ----------
-    refs : sequence of str
-        Image references, pulled in this order.
-    catalogue : ImageCatalogue, optional
-        Registry contents (default: :func:`kubenotes.cri.images.default_catalogue`).
-    preloaded : sequence of str
-        Images already on the node.
-    bandwidth_bytes_per_second : float, optional
-        Registry download rate (default: the image store's).
-
-    Returns
-    -------
-    list of dict
-        Per pull: ``image`` (normalized), ``layers``, ``missing_layers``,
-        ``size_bytes`` (compressed image size), ``download_bytes``,
-        ``pull_seconds`` and ``node_layers`` (layers on the node afterwards).
-
-    Raises
-    ------
-    CRIError
-        When the catalogue does not know an image.
-
-    Notes
-    -----
-    Uses the same :class:`~kubenotes.cri.images.ImageStore` arithmetic as
-    ``PullImage``; an image already present still costs the manifest
-    resolution (containerd re-resolves the tag), but downloads nothing.
-
-    Examples
-    --------
-    >>> rows = layer_cache_pulls(["nginx:1.27", "redis:7.4", "nginx:1.27"])
-    >>> [(r["layers"], r["missing_layers"], r["download_bytes"] < r["size_bytes"]) for r in rows]
-    [(7, 7, False), (4, 3, True), (7, 0, True)]
-    """
-    store = ImageStore("node", catalogue) if bandwidth_bytes_per_second is None else ImageStore(
-        "node", catalogue, bandwidth_bytes_per_second=bandwidth_bytes_per_second)
-    for ref in preloaded:
-        store.add(ref)
-    rows = []
-    for ref in refs:
-        missing = store.missing_layers(ref)
-        image = store.catalogue.get(ref)
-        seconds = store.pull_seconds(ref)
-        downloaded = store.record_download(ref)
-        rows.append({"image": image.ref, "layers": len(image.layers), "missing_layers": len(missing),
-                     "size_bytes": image.size_bytes, "download_bytes": downloaded, "pull_seconds": seconds,
-                     "node_layers": len(store.layers)})
-    return rows
-
-
 def layer_cache_table(rows: Sequence[Mapping[str, Any]], *, caption: str | None = None) -> Html:
-    """:func:`layer_cache_pulls` as a table.
+    """:func:`~kubenotes.cri.images.layer_cache_pulls` as a table.
 
     Parameters
     ----------
     rows : sequence of dict
-        :func:`layer_cache_pulls`'s result.
+        :func:`kubenotes.cri.images.layer_cache_pulls`'s result.
     caption : str, optional
         Table caption (none by default).
 
@@ -701,10 +632,11 @@ def layer_cache_table(rows: Sequence[Mapping[str, Any]], *, caption: str | None 
     Raises
     ------
     KeyError
-        A row lacks one of the keys :func:`layer_cache_pulls` gives.
+        A row lacks one of the keys :func:`~kubenotes.cri.images.layer_cache_pulls` gives.
 
     Examples
     --------
+    >>> from kubenotes.cri.images import layer_cache_pulls
     >>> "0.0 MiB" in layer_cache_table(layer_cache_pulls(["busybox:1.36", "busybox:1.36"]))
     True
     """
@@ -719,114 +651,13 @@ def layer_cache_table(rows: Sequence[Mapping[str, Any]], *, caption: str | None 
 # start latency: the widget
 
 
-def latency_pod(image: str = LATENCY_IMAGE) -> dict[str, Any]:
-    """The widget's pod: one container, Burstable (requests only), running ``image``.
-
-    Examples
-    --------
-    >>> latency_pod()["spec"]["containers"][0]["image"]
-    'registry.example.com/shop/api:v1'
-    """
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "api", "namespace": "shop", "uid": "5e1f0c2a-api"},
-            "spec": {"containers": [{"name": "api", "image": image, "command": ["/api", "--port=8080"],
-                                     "resources": {"requests": {"cpu": "250m", "memory": "128Mi"}}}]}}
-
-
-@functools.lru_cache(maxsize=256)
-def _start(kind: str, image_mib: int, cache: str, bandwidth_mib_per_second: int, low_level: str,
-           network_setup_seconds: float) -> dict[str, Any]:
-    if cache not in CACHE_STATES:
-        raise ValueError(f"unknown cache state {cache!r}; expected one of {CACHE_STATES}")
-    if image_mib < 30:
-        raise ValueError("image_mib must be at least 30 (the Debian base layer is 28.2 MiB)")
-    cat = default_catalogue()
-    base = cat.get("nginx:1.27").layers[0]
-    app_bytes = int(image_mib * _MIB) - base.size_bytes
-    app_layer = Layer("sha256:" + new_id("layer", LATENCY_IMAGE, image_mib), app_bytes, int(app_bytes * 2.5))
-    cat.register(LATENCY_IMAGE, layers=[base, app_layer], config={"Cmd": ["/api"]})
-    preloaded: tuple[str, ...] = ()
-    if cache != "new node":
-        preloaded = (PAUSE_IMAGE, "nginx:1.27")
-    if cache == "image cached":
-        preloaded += (LATENCY_IMAGE,)
-    out = pod_start_calls(latency_pod(), kind=kind, low_level=low_level, catalogue=cat, preloaded_images=preloaded,
-                          bandwidth_bytes_per_second=bandwidth_mib_per_second * _MIB,
-                          network_setup_seconds=network_setup_seconds)
-    rt = out["runtime"]
-    trace = out["trace"]
-    phases = {"sandbox": sum(e["duration_seconds"] for e in trace if e["method"] == "RunPodSandbox"),
-              "image pull": sum(e["duration_seconds"] for e in trace if e["method"] == "PullImage"),
-              "create + start": sum(e["duration_seconds"] for e in trace
-                                    if e["method"] in ("CreateContainer", "StartContainer")),
-              "status calls": sum(e["duration_seconds"] for e in trace
-                                  if e["method"] in ("PodSandboxStatus", "ImageStatus"))}
-    return {"kind": kind, "low_level": low_level, "image_mib": image_mib, "cache": cache,
-            "bandwidth_mib_per_second": bandwidth_mib_per_second, "started_seconds": out["started_seconds"],
-            "downloaded_bytes": rt.images.bytes_downloaded, "phases": phases, "trace": trace,
-            "events": list(rt.events)}
-
-
-def start_latency(
-    kind: str = CONTAINERD,
-    image_mib: int = 200,
-    cache: str = "base layer cached",
-    bandwidth_mib_per_second: int = 50,
-    low_level: str = RUNC,
-    *,
-    network_setup_seconds: float = 0.05,
-) -> dict[str, Any]:
-    """Start :func:`latency_pod` on one node and say how long it took and where the time went.
-
-    Parameters
-    ----------
-    kind : {"containerd", "cri-o"}
-    image_mib : int
-        Compressed size of the pod's image in MiB (at least 30): the 28.2 MiB
-        Debian base layer plus one application layer.
-    cache : str
-        One of :data:`CACHE_STATES`: ``"new node"`` (nothing pulled, not even
-        the pause image), ``"base layer cached"`` (the pause image and
-        ``nginx:1.27``, hence the Debian base layer, are on the node) or
-        ``"image cached"`` (the pod's image too: the kubelet's
-        ``IfNotPresent`` skips PullImage).
-    bandwidth_mib_per_second : int
-        Registry download rate.
-    low_level : {"runc", "crun"}
-    network_setup_seconds : float
-        Time of the CNI ADD inside RunPodSandbox.
-
-    Returns
-    -------
-    dict
-        ``started_seconds`` (when the container was started), ``downloaded_bytes``,
-        ``phases`` (seconds in RunPodSandbox, PullImage, Create+Start, status
-        calls), ``trace`` and ``events`` of the runtime, and the parameters.
-        Results are cached per parameters; treat them as read-only.
-
-    Raises
-    ------
-    ValueError
-        For an unknown ``cache`` state, runtime kind, or ``image_mib`` < 30.
-
-    Examples
-    --------
-    >>> cold, warm, hot = (start_latency(cache=c)["started_seconds"] for c in CACHE_STATES)
-    >>> cold > warm > hot
-    True
-    >>> start_latency(cache="image cached")["downloaded_bytes"]
-    0
-    """
-    return _start(kind, int(image_mib), cache, int(bandwidth_mib_per_second), low_level, float(network_setup_seconds))
-
-
 def start_latency_table(results: Sequence[Mapping[str, Any]]) -> Html:
-    """One row per :func:`start_latency` result: parameters, downloaded bytes, time per phase, start latency.
+    """One row per :func:`~kubenotes.kubelet.kuberuntime.start_latency` result: parameters, downloaded bytes, time per phase, start latency.
 
     Parameters
     ----------
     results : sequence of dict
-        :func:`start_latency` results.
+        :func:`~kubenotes.kubelet.kuberuntime.start_latency` results.
 
     Returns
     -------
@@ -838,7 +669,7 @@ def start_latency_table(results: Sequence[Mapping[str, Any]]) -> Html:
     Raises
     ------
     KeyError
-        A result lacks a key :func:`start_latency` gives.
+        A result lacks a key :func:`~kubenotes.kubelet.kuberuntime.start_latency` gives.
 
     Examples
     --------
@@ -857,7 +688,7 @@ def start_latency_table(results: Sequence[Mapping[str, Any]]) -> Html:
 
 
 def start_latency_figure(result: Mapping[str, Any]) -> Figure:
-    """The call timeline of one :func:`start_latency` result, titled with its latency.
+    """The call timeline of one :func:`~kubenotes.kubelet.kuberuntime.start_latency` result, titled with its latency.
 
     Examples
     --------
@@ -884,13 +715,13 @@ def start_latency_panel(
     Parameters
     ----------
     image_mib, bandwidth_mib_per_second, kind, cache, low_level
-        The controls' starting values (see :func:`start_latency`).
+        The controls' starting values (see :func:`~kubenotes.kubelet.kuberuntime.start_latency`).
 
     Returns
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`; each change calls
-        :func:`start_latency` and shows :func:`start_latency_table` (this
+        :func:`~kubenotes.kubelet.kuberuntime.start_latency` and shows :func:`start_latency_table` (this
         setting beside the other runtime kind) and
         :func:`start_latency_figure`.
 
@@ -903,7 +734,7 @@ def start_latency_panel(
     Notes
     -----
     A starting value outside a slider's range is clamped to it (an
-    ``image_mib`` below 30 becomes 30, so :func:`start_latency`'s
+    ``image_mib`` below 30 becomes 30, so :func:`~kubenotes.kubelet.kuberuntime.start_latency`'s
     ValueError cannot occur here).
     The first view of a setting runs the runtime model (about 0.1 s); a
     setting seen before is shown at once (results are memoised).

@@ -1,7 +1,5 @@
 """Chapter 06.00's views of Calico: the cluster graph per mode, a packet's walk, MTU and BGP sessions.
 
-* :func:`example_cluster`: Nodes (in one or two subnets), Pods placed on them
-  and a Service, as the plain API dicts the models read;
 * :func:`cluster_graph` and :func:`cluster_figure`: pods, their ``cali``
   veths, each node's ``eth0`` and tunnel device (``vxlan.calico``/``tunl0``),
   and the BGP sessions BIRD holds, drawn with a fixed layout;
@@ -10,8 +8,10 @@
 * :func:`routes_table`, :func:`withdrawal_table`: a node's ``ip route`` and
   the routes a node failure withdraws;
 * :func:`sessions_figure`: full mesh n(n−1)/2 against route reflectors;
-* :func:`mode_summary`, :func:`mode_table` and :func:`mode_panel`: the
-  chapter's widget (node count, packet size, mode → overhead, MTU, sessions).
+* :func:`mode_table` and :func:`mode_panel`: the chapter's widget (node
+  count, packet size, mode → overhead, MTU, sessions, from
+  :func:`kubenotes.cni.calico.packet.mode_summary`), drawn on
+  :func:`kubenotes.cni.calico.packet.example_cluster`.
 
 Notes
 -----
@@ -39,15 +39,13 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from kubenotes.cni.calico.bgp import bgp_session_count, bgp_sessions
-from kubenotes.cni.calico.dataplane import (IPV4_ADDRESS_ANNOTATION, MODES, CalicoNetwork, build_network,
-                                            encap_overhead_bytes, pod_mtu)
-from kubenotes.cni.calico.packet import network_from_objects
+from kubenotes.cni.calico.dataplane import MODES, CalicoNetwork, build_network
+from kubenotes.cni.calico.packet import example_cluster, mode_summary, network_from_objects
 from kubenotes.sim.network import packet_walk
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 
 __all__ = [
-    "example_cluster",
     "cluster_graph",
     "draw_cluster",
     "cluster_figure",
@@ -56,7 +54,6 @@ __all__ = [
     "routes_table",
     "withdrawal_table",
     "sessions_figure",
-    "mode_summary",
     "mode_table",
     "mode_panel",
 ]
@@ -70,71 +67,6 @@ _HEADER_COLORS = {"IPv4": "#90caf9", "TCP": "#a5d6a7", "UDP": "#ffcc80", "VXLAN"
 # The chapter's tables: text cells whose newlines break the line, no thead/tbody.
 _table = functools.partial(table, css_class=None, caption_css="text-align:left;font-weight:bold", sections=False,
                            line_breaks=True)
-
-
-def example_cluster(node_count: int = 3, pods_per_node: int = 1, *, subnets: int = 1,
-                    service: bool = True) -> list[dict]:
-    """A small cluster as API dicts: ``node-0``.. with addresses, ``web-*`` pods and a ``web`` Service.
-
-    Node *i* is ``10.0.<i mod subnets>.<11 + i>/24`` (the ``projectcalico.org/IPv4Address``
-    annotation calico-node writes); pod ``web-<i>-<j>`` runs on node *i*
-    (label ``app: web``, port 8080) and ``client`` on ``node-0``. The Service
-    ``web`` maps port 80 to 8080 with a fixed cluster IP ``10.96.0.80``.
-
-    Parameters
-    ----------
-    node_count : int
-        Nodes ``node-0`` .. ``node-<node_count - 1>``.
-    pods_per_node : int
-        ``web`` pods on each node (``client`` comes on top, on ``node-0``).
-    subnets : int
-        Node subnets ``10.0.0.0/24`` .. ``10.0.<subnets - 1>.0/24``; node *i*
-        is in subnet *i* mod ``subnets`` (2 makes neighbours cross a router,
-        what the CrossSubnet modes look at).
-    service : bool
-        Add the ``web`` Service.
-
-    Returns
-    -------
-    list of dict
-        Nodes first, then ``client``, then the ``web`` pods (already bound:
-        ``spec.nodeName`` set), then the Service; plain API dicts, as
-        :func:`kubenotes.cni.calico.packet.network_from_objects` and
-        :func:`kubenotes.sim.network.packet_walk` read them.
-
-    Raises
-    ------
-    ZeroDivisionError
-        ``subnets`` is 0 and there is at least one node.
-
-    See Also
-    --------
-    kubenotes.cni.calico.packet.network_from_objects, mode_panel
-
-    Examples
-    --------
-    >>> [o["kind"] for o in example_cluster(2)]
-    ['Node', 'Node', 'Pod', 'Pod', 'Pod', 'Service']
-    """
-    objs: list[dict] = []
-    for i in range(node_count):
-        objs.append({"apiVersion": "v1", "kind": "Node", "metadata": {
-            "name": f"node-{i}", "annotations": {IPV4_ADDRESS_ANNOTATION: f"10.0.{i % subnets}.{11 + i}/24"}},
-            "status": {"addresses": [{"type": "InternalIP", "address": f"10.0.{i % subnets}.{11 + i}"}]}})
-    objs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "client", "namespace": "default"},
-                 "spec": {"nodeName": "node-0", "containers": [{"name": "c", "image": "busybox"}]}})
-    for i in range(node_count):
-        for j in range(pods_per_node):
-            objs.append({"apiVersion": "v1", "kind": "Pod",
-                         "metadata": {"name": f"web-{i}-{j}", "namespace": "default", "labels": {"app": "web"}},
-                         "spec": {"nodeName": f"node-{i}", "containers": [
-                             {"name": "web", "image": "nginx", "ports": [{"containerPort": 8080}]}]}})
-    if service:
-        objs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
-                     "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.80", "clusterIPs": ["10.96.0.80"],
-                              "selector": {"app": "web"},
-                              "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}]}})
-    return objs
 
 
 def cluster_graph(net: CalicoNetwork, reflectors: Sequence[str] = ()) -> nx.Graph:
@@ -502,55 +434,8 @@ def sessions_figure(max_nodes: int = 200, reflectors: Sequence[int] = (2, 3), ma
     return fig
 
 
-def mode_summary(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan", reflectors: int = 0) -> dict:
-    """What one mode costs: pod MTU, overhead, bytes on the wire, whether ``size_bytes`` fits, BGP sessions.
-
-    Parameters
-    ----------
-    node_count : int
-        Nodes in the BGP mesh.
-    size_bytes : int
-        IP packet size a pod sends, bytes.
-    mode : str
-        One of :data:`kubenotes.cni.calico.dataplane.MODES`.
-    reflectors : int
-        Route reflectors (0: full mesh).
-
-    Returns
-    -------
-    dict
-        ``mode``; ``mtu`` (pod MTU, bytes); ``overheadBytes``; ``wireBytes``
-        (the largest packet on the wire: min(size, MTU) + overhead);
-        ``fits`` (bool); ``fragments`` (IP fragments at the pod MTU);
-        ``bgpSessions`` (0 for VXLAN modes, which run no BGP).
-
-    Raises
-    ------
-    kubenotes.cni.calico.dataplane.CalicoError
-        ``mode`` is not a Calico mode.
-
-    Notes
-    -----
-    The link MTU is 1500; fragment counts assume a 20-byte IPv4 header.
-
-    Examples
-    --------
-    >>> s = mode_summary(10, 1400, "vxlan")
-    >>> s["mtu"], s["overheadBytes"], s["wireBytes"], s["fits"], s["bgpSessions"]
-    (1450, 50, 1450, True, 0)
-    >>> mode_summary(10, 1400, "bgp")["bgpSessions"]
-    45
-    """
-    bgp = mode.split("-")[0] != "vxlan"
-    mtu = pod_mtu(mode)
-    overhead = encap_overhead_bytes(mode)
-    return {"mode": mode, "mtu": mtu, "overheadBytes": overhead, "wireBytes": min(size_bytes, mtu) + overhead,
-            "fits": size_bytes <= mtu, "fragments": -(-(size_bytes - 20) // ((mtu - 20) // 8 * 8)),
-            "bgpSessions": bgp_session_count(node_count, reflectors) if bgp else 0}
-
-
 def mode_table(node_count: int = 3, size_bytes: int = 1400, reflectors: int = 0) -> Html:
-    """:func:`mode_summary` for every mode, as a table.
+    """:func:`~kubenotes.cni.calico.packet.mode_summary` for every mode, as a table.
 
     Parameters
     ----------
@@ -616,7 +501,7 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
 
     See Also
     --------
-    mode_summary, kubenotes.viz.widgets.live_panel
+    kubenotes.cni.calico.packet.mode_summary, kubenotes.viz.widgets.live_panel
 
     Examples
     --------

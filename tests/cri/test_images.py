@@ -20,7 +20,8 @@ import pytest
 import simpy
 
 from kubenotes.cri import CRIError, ContainerRuntime
-from kubenotes.cri.images import PAUSE_IMAGE, ImageCatalogue, ImageStore, Layer, default_catalogue, normalize_image_ref
+from kubenotes.cri.images import (PAUSE_IMAGE, ImageCatalogue, ImageStore, Layer, default_catalogue, layer_cache_pulls,
+                                  normalize_image_ref)
 
 MIB = 1 << 20
 
@@ -161,3 +162,13 @@ def test_image_status_list_remove_and_fs_info():
     fs = run(env, rt.ImageFsInfo({}))
     assert fs["image_filesystems"][0]["used_bytes"]["value"] == rt.images.catalogue.get("nginx:1.27").unpacked_bytes
     assert fs["image_filesystems"][0]["fs_id"]["mountpoint"].endswith("io.containerd.snapshotter.v1.overlayfs")
+
+
+def test_layer_cache_pulls_download_only_missing_layers():
+    rows = layer_cache_pulls(["nginx:1.27", "redis:7.4", "httpd:2.4", "redis:7.4"])
+    nginx, redis, httpd, again = rows
+    assert nginx["download_bytes"] == nginx["size_bytes"] and nginx["missing_layers"] == 7
+    assert redis["missing_layers"] == 3 and httpd["missing_layers"] == 1  # the shared Debian base is there
+    assert redis["size_bytes"] - redis["download_bytes"] == httpd["size_bytes"] - httpd["download_bytes"] > 28 * 2**20
+    assert again["download_bytes"] == 0 and again["missing_layers"] == 0 and again["pull_seconds"] == 0.3
+    assert [r["node_layers"] for r in rows] == [7, 10, 11, 11]

@@ -19,8 +19,8 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
-from kubenotes.cri.images import PAUSE_IMAGE, default_catalogue  # noqa: E402
-from kubenotes.kubelet.kuberuntime import oci_config, pod_start_calls, runtime_stack_graph  # noqa: E402
+from kubenotes.cri.images import layer_cache_pulls  # noqa: E402
+from kubenotes.kubelet.kuberuntime import oci_config, pod_start_calls, runtime_stack_graph, start_latency  # noqa: E402
 from kubenotes.viz import cri  # noqa: E402
 from kubenotes.viz.graphs import detached_figure  # noqa: E402
 from kubenotes.viz.html import TD_CSS  # noqa: E402
@@ -179,68 +179,19 @@ def test_runtime_stack_figure_has_a_panel_per_kind():
     assert len(cri.runtime_stack_figure(_two_pods(), kinds=("cri-o",)).axes) == 1
 
 
-# --- layer cache -----------------------------------------------------------------------------------
-
-
-def test_layer_cache_pulls_download_only_missing_layers():
-    rows = cri.layer_cache_pulls(["nginx:1.27", "redis:7.4", "httpd:2.4", "redis:7.4"])
-    nginx, redis, httpd, again = rows
-    assert nginx["download_bytes"] == nginx["size_bytes"] and nginx["missing_layers"] == 7
-    assert redis["missing_layers"] == 3 and httpd["missing_layers"] == 1  # the shared Debian base is there
-    assert redis["size_bytes"] - redis["download_bytes"] == httpd["size_bytes"] - httpd["download_bytes"] > 28 * 2**20
-    assert again["download_bytes"] == 0 and again["missing_layers"] == 0 and again["pull_seconds"] == 0.3
-    assert [r["node_layers"] for r in rows] == [7, 10, 11, 11]
+# --- layer cache and start latency ------------------------------------------------------------------
 
 
 def test_layer_cache_pulls_with_preloaded_images_and_bandwidth():
-    slow = cri.layer_cache_pulls(["redis:7.4"], preloaded=["nginx:1.27"], bandwidth_bytes_per_second=2**20)
-    fast = cri.layer_cache_pulls(["redis:7.4"], preloaded=["nginx:1.27"], bandwidth_bytes_per_second=100 * 2**20)
+    slow = layer_cache_pulls(["redis:7.4"], preloaded=["nginx:1.27"], bandwidth_bytes_per_second=2**20)
+    fast = layer_cache_pulls(["redis:7.4"], preloaded=["nginx:1.27"], bandwidth_bytes_per_second=100 * 2**20)
     assert slow[0]["missing_layers"] == 3 and slow[0]["pull_seconds"] > fast[0]["pull_seconds"]
     table = cri.layer_cache_table(slow, caption="c")
     assert "3 of 4" in table and table.count("<tr>") - 1 == 1
 
 
-# --- start latency ----------------------------------------------------------------------------------
-
-
-def test_start_latency_orders_the_cache_states():
-    new, base, cached = (cri.start_latency(cache=c) for c in cri.CACHE_STATES)
-    assert new["started_seconds"] > base["started_seconds"] > cached["started_seconds"]
-    assert cached["downloaded_bytes"] == 0 and cached["phases"]["image pull"] == 0
-    assert "PullImage" not in [e["method"] for e in cached["trace"]]
-    assert base["downloaded_bytes"] == 200 * 2**20 - int(28.2 * 2**20)  # the app layer only
-    pause = sum(l.size_bytes for l in default_catalogue().get(PAUSE_IMAGE).layers)
-    assert new["downloaded_bytes"] == 200 * 2**20 + pause
-
-
-def test_start_latency_grows_with_image_size_and_shrinks_with_bandwidth():
-    sizes = [cri.start_latency(image_mib=m)["started_seconds"] for m in (50, 100, 400)]
-    assert sizes == sorted(sizes)
-    assert sizes[2] - sizes[1] == pytest.approx(300 / 50, rel=1e-6)  # 300 MiB more at 50 MiB/s
-    assert cri.start_latency(bandwidth_mib_per_second=500)["started_seconds"] < sizes[1] + 5
-
-
-def test_start_latency_runtime_differences_come_from_the_model():
-    c, o = (cri.start_latency(k, image_mib=100, cache="image cached") for k in cri.RUNTIME_KINDS)
-    assert c["phases"]["sandbox"] == pytest.approx(0.25 + 0.05)  # RunPodSandbox + the CNI ADD
-    assert o["phases"]["sandbox"] == pytest.approx(0.20 + 0.05)
-    crun = cri.start_latency(image_mib=100, cache="image cached", low_level="crun")
-    assert crun["started_seconds"] < c["started_seconds"]
-    new_c, new_o = (cri.start_latency(k, cache="new node") for k in cri.RUNTIME_KINDS)
-    assert new_c["phases"]["sandbox"] > new_o["phases"]["sandbox"] + 0.3  # containerd pulls pause, CRI-O does not
-
-
-def test_start_latency_rejects_bad_parameters():
-    with pytest.raises(ValueError, match="cache state"):
-        cri.start_latency(cache="warm")
-    with pytest.raises(ValueError, match="at least 30"):
-        cri.start_latency(image_mib=10)
-    with pytest.raises(ValueError, match="runtime kind"):
-        cri.start_latency(kind="docker")
-
-
 def test_start_latency_table_and_figure():
-    results = [cri.start_latency(k) for k in cri.RUNTIME_KINDS]
+    results = [start_latency(k) for k in cri.RUNTIME_KINDS]
     table = cri.start_latency_table(results)
     assert table.count("<tr>") - 1 == 2 and f"<b>{results[1]['started_seconds']:.3f}</b>" in table
     fig = cri.start_latency_figure(results[0])

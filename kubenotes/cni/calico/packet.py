@@ -19,6 +19,10 @@ IP-in-IP encapsulation and its removal on the other node; the underlay
 router when the nodes are in different subnets; delivery through the
 destination pod's veth.
 
+:func:`example_cluster` builds the chapter's small cluster as API dicts to walk
+through, and :func:`mode_summary` what one mode costs (pod MTU, overhead,
+fragments, BGP sessions).
+
 Notes
 -----
 Simplified: the endpoint a Service connection reaches is drawn uniformly
@@ -44,10 +48,11 @@ import math
 import random
 from typing import Any, Iterable, Mapping, Sequence
 
+from kubenotes.cni.calico.bgp import bgp_session_count
 from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, DEFAULT_MODE, IPIP_DEVICE, IPIP_OVERHEAD_BYTES,
-                                            POD_GATEWAY, VETH_HOST_MAC, VXLAN_DEVICE, VXLAN_OVERHEAD_BYTES,
-                                            VXLAN_PORT, VXLAN_VNI, CalicoError, CalicoNetwork, PodNet,
-                                            build_network)
+                                            IPV4_ADDRESS_ANNOTATION, POD_GATEWAY, VETH_HOST_MAC, VXLAN_DEVICE,
+                                            VXLAN_OVERHEAD_BYTES, VXLAN_PORT, VXLAN_VNI, CalicoError, CalicoNetwork,
+                                            PodNet, build_network, encap_overhead_bytes, pod_mtu)
 from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
 
 __all__ = [
@@ -57,6 +62,8 @@ __all__ = [
     "network_from_objects",
     "walk_packet",
     "walk_table",
+    "example_cluster",
+    "mode_summary",
 ]
 
 #: Default ``--size``: an IP packet that fits every mode's pod MTU.
@@ -466,3 +473,133 @@ def walk_table(walk: dict) -> str:
     lines = ["   ".join(r[c].ljust(widths[c]) for c in range(4)) + "   " + r[4] for r in rows]
     lines.append(f"overhead {walk['overheadBytes']} bytes, pod MTU {walk['mtu']}")
     return "\n".join(lines)
+
+
+def example_cluster(node_count: int = 3, pods_per_node: int = 1, *, subnets: int = 1,
+                    service: bool = True) -> list[dict]:
+    """A small cluster as API dicts: ``node-0``.. with addresses, ``web-*`` pods and a ``web`` Service.
+
+    Node *i* is ``10.0.<i mod subnets>.<11 + i>/24`` (the ``projectcalico.org/IPv4Address``
+    annotation calico-node writes); pod ``web-<i>-<j>`` runs on node *i*
+    (label ``app: web``, port 8080) and ``client`` on ``node-0``. The Service
+    ``web`` maps port 80 to 8080 with a fixed cluster IP ``10.96.0.80``.
+
+    Parameters
+    ----------
+    node_count : int
+        Nodes ``node-0`` .. ``node-<node_count - 1>``.
+    pods_per_node : int
+        ``web`` pods on each node (``client`` comes on top, on ``node-0``).
+    subnets : int
+        Node subnets ``10.0.0.0/24`` .. ``10.0.<subnets - 1>.0/24``; node *i*
+        is in subnet *i* mod ``subnets`` (2 makes neighbours cross a router,
+        what the CrossSubnet modes look at).
+    service : bool
+        Add the ``web`` Service.
+
+    Returns
+    -------
+    list of dict
+        Nodes first, then ``client``, then the ``web`` pods (already bound:
+        ``spec.nodeName`` set), then the Service; plain API dicts, as
+        :func:`kubenotes.cni.calico.packet.network_from_objects` and
+        :func:`kubenotes.sim.network.packet_walk` read them.
+
+    Raises
+    ------
+    ZeroDivisionError
+        ``subnets`` is 0 and there is at least one node.
+
+    See Also
+    --------
+    network_from_objects, kubenotes.sim.network.packet_walk, kubenotes.viz.network.mode_panel
+
+    Notes
+    -----
+    No upstream counterpart: a fixture of the chapter's cluster, with the
+    node address annotation calico-node would write.
+
+    References
+    ----------
+    https://docs.tigera.io/calico/latest/reference/resources/node
+
+    Examples
+    --------
+    >>> [o["kind"] for o in example_cluster(2)]
+    ['Node', 'Node', 'Pod', 'Pod', 'Pod', 'Service']
+    """
+    objs: list[dict] = []
+    for i in range(node_count):
+        objs.append({"apiVersion": "v1", "kind": "Node", "metadata": {
+            "name": f"node-{i}", "annotations": {IPV4_ADDRESS_ANNOTATION: f"10.0.{i % subnets}.{11 + i}/24"}},
+            "status": {"addresses": [{"type": "InternalIP", "address": f"10.0.{i % subnets}.{11 + i}"}]}})
+    objs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "client", "namespace": "default"},
+                 "spec": {"nodeName": "node-0", "containers": [{"name": "c", "image": "busybox"}]}})
+    for i in range(node_count):
+        for j in range(pods_per_node):
+            objs.append({"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": f"web-{i}-{j}", "namespace": "default", "labels": {"app": "web"}},
+                         "spec": {"nodeName": f"node-{i}", "containers": [
+                             {"name": "web", "image": "nginx", "ports": [{"containerPort": 8080}]}]}})
+    if service:
+        objs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+                     "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.80", "clusterIPs": ["10.96.0.80"],
+                              "selector": {"app": "web"},
+                              "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}]}})
+    return objs
+
+
+def mode_summary(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan", reflectors: int = 0) -> dict:
+    """What one mode costs: pod MTU, overhead, bytes on the wire, whether ``size_bytes`` fits, BGP sessions.
+
+    Parameters
+    ----------
+    node_count : int
+        Nodes in the BGP mesh.
+    size_bytes : int
+        IP packet size a pod sends, bytes.
+    mode : str
+        One of :data:`kubenotes.cni.calico.dataplane.MODES`.
+    reflectors : int
+        Route reflectors (0: full mesh).
+
+    Returns
+    -------
+    dict
+        ``mode``; ``mtu`` (pod MTU, bytes); ``overheadBytes``; ``wireBytes``
+        (the largest packet on the wire: min(size, MTU) + overhead);
+        ``fits`` (bool); ``fragments`` (IP fragments at the pod MTU);
+        ``bgpSessions`` (0 for VXLAN modes, which run no BGP).
+
+    Raises
+    ------
+    kubenotes.cni.calico.dataplane.CalicoError
+        ``mode`` is not a Calico mode.
+
+    See Also
+    --------
+    kubenotes.cni.calico.dataplane.pod_mtu, kubenotes.cni.calico.bgp.bgp_session_count
+
+    Notes
+    -----
+    The link MTU is 1500; fragment counts assume a 20-byte IPv4 header.
+
+    References
+    ----------
+    https://docs.tigera.io/calico/latest/networking/configuring/mtu
+    https://docs.tigera.io/calico/latest/networking/configuring/bgp
+
+    Examples
+    --------
+    >>> s = mode_summary(10, 1400, "vxlan")
+    >>> s["mtu"], s["overheadBytes"], s["wireBytes"], s["fits"], s["bgpSessions"]
+    (1450, 50, 1450, True, 0)
+    >>> mode_summary(10, 1400, "bgp")["bgpSessions"]
+    45
+    """
+    bgp = mode.split("-")[0] != "vxlan"
+    mtu = pod_mtu(mode)
+    overhead = encap_overhead_bytes(mode)
+    return {"mode": mode, "mtu": mtu, "overheadBytes": overhead, "wireBytes": min(size_bytes, mtu) + overhead,
+            "fits": size_bytes <= mtu, "fragments": -(-(size_bytes - 20) // ((mtu - 20) // 8 * 8)),
+            "bgpSessions": bgp_session_count(node_count, reflectors) if bgp else 0}

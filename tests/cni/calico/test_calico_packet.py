@@ -12,7 +12,7 @@ import pytest
 
 import kubenotes.cli as cli
 from kubenotes.cni.calico.dataplane import CalicoError, veth_name_for_workload
-from kubenotes.cni.calico.packet import network_from_objects, walk_packet, walk_table
+from kubenotes.cni.calico.packet import example_cluster, mode_summary, network_from_objects, walk_packet, walk_table
 from kubenotes.proxy.iptables import service_port_policy_cluster_chain
 from kubenotes.sim.network import packet_walk
 
@@ -206,3 +206,17 @@ def test_cli_bad_manifest(packet_cli, tmp_path, capsys):
     assert packet_cli(["packet", str(p), "--from", "default/x", "--to", "default/x"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.yaml doc 1 Pod default/x" in err
+
+
+def test_example_cluster_shapes():
+    objs = example_cluster(4, pods_per_node=2, subnets=2)
+    nodes = [o for o in objs if o["kind"] == "Node"]
+    assert [n["metadata"]["annotations"]["projectcalico.org/IPv4Address"] for n in nodes] == [
+        "10.0.0.11/24", "10.0.1.12/24", "10.0.0.13/24", "10.0.1.14/24"]
+    assert sum(o["kind"] == "Pod" for o in objs) == 1 + 8
+    assert example_cluster(2, service=False)[-1]["kind"] == "Pod"
+
+
+def test_mode_summary():
+    assert mode_summary(3, 1500, "vxlan")["fits"] is False and mode_summary(3, 1500, "vxlan")["fragments"] == 2
+    assert mode_summary(5, 1400, "ipip-crosssubnet")["bgpSessions"] == 10
