@@ -9,6 +9,12 @@ request it caused with the API server's own record of each (verb, user,
 handler-chain steps, the store write and the watchers its event went to).
 Chapter 02.02 draws these with :mod:`kubenotes.viz.kubectl`.
 
+:func:`kubectl_apply_hops` is :func:`~kubenotes.sim.trace.apply_hops` with the
+write done by ``kubectl apply -f -`` over HTTP, so chapter 02.00's component
+graph and hop table show the cascade a real command starts;
+:func:`record_rollout` runs a rollout command and then moves the virtual clock
+step by step, running ``kubectl get`` at each step.
+
 When no kubectl is installed, the same requests are sent with httpx (which
 lightkube brings): the commands the chapter uses are translated into their
 REST requests, and a short text stands in for kubectl's output (see
@@ -50,6 +56,7 @@ import yaml
 from kubenotes.apiserver.resources import resource_for, resource_for_kind
 from kubenotes.sim.history import STORAGE_STEP, watch_deliveries
 from kubenotes.sim.serve import find_kubectl
+from kubenotes.sim.trace import apply_hops, component_graph
 
 __all__ = [
     "TABLE_ACCEPT",
@@ -59,6 +66,8 @@ __all__ = [
     "KubectlResult",
     "kubectl_available",
     "kubectl_session",
+    "kubectl_apply_hops",
+    "record_rollout",
 ]
 
 #: The Accept header of ``kubectl get`` (``transformRequests`` in get.go): a server-side Table, else plain JSON.
@@ -609,3 +618,226 @@ class _Fallback:
                 return 1, "".join(out), self._error(resp)
             out.append(f"{_kind_name(ri, name)} {done}\n")
         return 0, "".join(out), ""
+
+
+# ---------------------------------------------------------------------------
+# apply through kubectl, hop by hop
+
+
+class _AppliedByKubectl:
+    """A Cluster whose ``apply`` is ``kubectl apply -f -`` over HTTP and whose ``run`` takes the served lock."""
+
+    def __init__(self, served: Any, manifest: str, fallback: bool | None):
+        self._served = served
+        self._manifest = manifest
+        self._fallback = fallback
+        self.result: KubectlResult | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._served.cluster, name)
+
+    def apply(self, obj: Any) -> None:
+        self.result = kubectl_session(self._served, "kubectl apply -f -", input=self._manifest,
+                                      fallback=self._fallback)
+        if self.result.returncode != 0:
+            raise RuntimeError(f"kubectl apply failed: {self.result.stderr.strip()}")
+
+    def run(self, until: float) -> None:
+        with self._served.lock:
+            self._served.cluster.run(until=until)
+
+
+def kubectl_apply_hops(served: Any, manifest: str, until_seconds: float, *, graph: Any = None,
+                       fallback: bool | None = None) -> tuple[KubectlResult, list[dict]]:
+    """``kubectl apply -f -`` of ``manifest``, then the clock to ``until_seconds``: the command and its hops.
+
+    Parameters
+    ----------
+    served : ServedCluster
+    manifest : str
+        One object's YAML (what ``kubectl apply -f`` reads).
+    until_seconds : float
+        Virtual time to run to (absolute).
+    graph : networkx.DiGraph, optional
+        Default: :func:`~kubenotes.sim.trace.component_graph` of the cluster.
+    fallback : bool, optional
+        As for :func:`kubectl_session`.
+
+    Returns
+    -------
+    tuple[KubectlResult, list[dict]]
+        The command's result, and the hops of
+        :func:`~kubenotes.sim.trace.apply_hops` (kubectl's POST through
+        every stage of the handler chain, then each component's watch and
+        write, the controllers' cascade down to the kubelets' status).
+
+    Raises
+    ------
+    RuntimeError
+        When kubectl reports an error (nothing to follow).
+
+    See Also
+    --------
+    kubenotes.sim.trace.apply_hops, kubenotes.viz.controlplane.hops_table,
+    kubenotes.viz.kubectl.sequence_figure
+
+    Notes
+    -----
+    :func:`~kubenotes.sim.trace.apply_hops` is reused as is: it is
+    handed a view of the cluster whose ``apply`` runs kubectl and whose
+    ``run`` holds the served cluster's lock; kubectl's requests reach the
+    trace as the component ``kubectl``, so they are followed stage by stage
+    as an in-process apply is. kubectl's GET before the POST is a read and
+    is not a hop.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/apply/apply.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> c = Cluster.from_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+    ... ''', controllers=[])
+    >>> c.run(until=1)
+    >>> served = c.serve(port=0, time_scale=0)
+    >>> pod = "{apiVersion: v1, kind: Pod, metadata: {name: web}, spec: {containers: [{name: c, image: nginx}]}}"
+    >>> r, hops = kubectl_apply_hops(served, pod, until_seconds=5, fallback=True)
+    >>> r.stdout, [h["to"] for h in hops[:2]], hops[7]["what"]
+    ('pod/web created\\n', ['authentication', 'authorization'], 'create pods/binding default/web (node=n1)')
+    >>> served.stop()
+    """
+    obj = yaml.safe_load(manifest)
+    view = _AppliedByKubectl(served, manifest, fallback)
+    g = graph if graph is not None else component_graph(served.cluster)
+    hops = apply_hops(view, obj, until_seconds, graph=g)
+    assert view.result is not None
+    return view.result, hops
+
+
+# ---------------------------------------------------------------------------
+# a rollout, second by second
+
+
+def record_rollout(served: Any, command: str, *, namespace: str, selector: str, seconds: int = 12,
+                   step_seconds: float = 1.0, get: str = "deploy,rs,pods",
+                   fallback: bool | None = None) -> dict:
+    """Run a rollout command, then move the clock step by step, with ``kubectl get`` after each step.
+
+    Parameters
+    ----------
+    served : ServedCluster
+        Its clock should be paused (``time_scale=0``) so that each step is exact.
+    command : str
+        The command that starts the rollout (``kubectl set image deploy/web nginx=nginx:1.28``).
+    namespace, selector : str
+        What ``kubectl get`` shows (``-n``, ``-l``).
+    seconds : int
+        Steps recorded after the command.
+    step_seconds : float
+        Virtual seconds per step.
+    get : str
+        The resource types of ``kubectl get``.
+    fallback : bool, optional
+        As for :func:`kubectl_session`.
+
+    Returns
+    -------
+    dict
+        ``command`` (the :class:`KubectlResult`), ``get`` (the get command
+        run), ``frames``: one per step from 0 (right after the command), each
+        ``{"seconds", "time", "output", "replicasets", "pods", "writes"}``:
+        ``seconds`` since the command, ``time`` the virtual clock, ``output``
+        kubectl's printout, ``replicasets`` ``[{"name", "desired", "ready",
+        "revision"}]``, ``pods`` ``[{"name", "replicaset", "phase", "ready",
+        "terminating"}]``, and ``writes`` the store writes committed during
+        the step (AuditEntry, without Events and Leases).
+
+    Raises
+    ------
+    RuntimeError
+        When the command fails (non-zero exit code).
+    ValueError
+        With the httpx fallback, for a command it does not imitate (see
+        :data:`kubenotes.sim.kubectl.FALLBACK_COMMANDS`).
+
+    See Also
+    --------
+    kubectl_session, kubenotes.viz.kubectl.rollout_frame, kubenotes.viz.kubectl.rollout_figure,
+    kubenotes.viz.kubectl.rollout_panel
+
+    Notes
+    -----
+    With the clock paused (``time_scale=0``) the model's time moves only in
+    ``served.run_for``, so each frame is exactly ``step_seconds`` after the
+    last; ``kubectl get`` is run once per frame, where a user would watch
+    with ``kubectl rollout status`` or ``kubectl get -w``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/rolling.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/get/get.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> c = Cluster.from_manifests('''
+    ... apiVersion: apps/v1
+    ... kind: ReplicaSet
+    ... metadata: {name: web, labels: {app: web}}
+    ... spec:
+    ...   replicas: 1
+    ...   selector: {matchLabels: {app: web}}
+    ...   template:
+    ...     metadata: {labels: {app: web}}
+    ...     spec: {containers: [{name: nginx, image: "nginx:1.27"}]}
+    ... ''', controllers=["replicaset-controller"], scheduler=False)
+    >>> c.run(until=1)
+    >>> served = c.serve(port=0, time_scale=0)
+    >>> rec = record_rollout(served, "kubectl scale rs/web --replicas=2", namespace="default", selector="app=web",
+    ...                      seconds=1, get="rs", fallback=True)
+    >>> rec["command"].stdout, rec["get"]
+    ('replicaset.apps/web scaled\\n', 'kubectl get rs -n default -l app=web')
+    >>> [(f["seconds"], f["replicasets"][0]["desired"], len(f["pods"])) for f in rec["frames"]]
+    [(0.0, 2, 1), (1.0, 2, 2)]
+    >>> served.stop()
+    """
+    cluster = served.cluster
+    with served.lock:
+        audit_at = len(cluster.audit_log)
+    first = kubectl_session(served, command, fallback=fallback)
+    if first.returncode != 0:
+        raise RuntimeError(f"{command} failed: {first.stderr.strip()}")
+    get_cmd = f"kubectl get {get} -n {namespace} -l {selector}"
+    frames: list[dict] = []
+    t0 = first.started_seconds
+    for k in range(seconds + 1):
+        if k:
+            served.run_for(step_seconds)
+        shown = kubectl_session(served, get_cmd, fallback=fallback)
+        with served.lock:
+            rss = cluster.list("replicasets", namespace, label_selector=selector)
+            pods = cluster.list("pods", namespace, label_selector=selector)
+            writes = [a for a in cluster.audit_log[audit_at:] if a.kind not in ("Event", "Lease")]
+            audit_at = len(cluster.audit_log)
+            now = float(cluster.env.now)
+        frames.append({
+            "seconds": round(now - t0, 6), "time": now, "output": shown.stdout or shown.stderr,
+            "replicasets": [{"name": r["metadata"]["name"], "desired": int(r["spec"].get("replicas") or 0),
+                             "ready": int(r.get("status", {}).get("readyReplicas") or 0),
+                             "revision": (r["metadata"].get("annotations") or {}).get(
+                                 "deployment.kubernetes.io/revision", "")}
+                            for r in sorted(rss, key=lambda r: r["metadata"].get("creationTimestamp", ""))],
+            "pods": [{"name": p["metadata"]["name"],
+                      "replicaset": next((o["name"] for o in p["metadata"].get("ownerReferences") or ()), ""),
+                      "phase": p.get("status", {}).get("phase", ""),
+                      "ready": any(c.get("type") == "Ready" and c.get("status") == "True"
+                                   for c in p.get("status", {}).get("conditions") or ()),
+                      "terminating": bool(p["metadata"].get("deletionTimestamp"))} for p in pods],
+            "writes": writes,
+        })
+    return {"command": first, "get": get_cmd, "frames": frames}

@@ -2,11 +2,11 @@
 
 Two chapters use this module:
 
-* **Architecture** (02.00): :func:`component_graph` turns a running
+* **Architecture** (02.00): :func:`~kubenotes.sim.trace.component_graph` turns a running
   :class:`~kubenotes.sim.cluster.Cluster` into a networkx graph of its
   components (``kubectl``, kube-apiserver's request path, etcd and the watch
   cache, every controller of kube-controller-manager, kube-scheduler, one
-  kubelet per node), and :func:`apply_hops` follows one ``kubectl apply``
+  kubelet per node), and :func:`~kubenotes.sim.trace.apply_hops` follows one ``kubectl apply``
   through it, hop by hop, from the API server's own request traces
   (:meth:`~kubenotes.apiserver.server.APIServer.trace_requests`) and its audit
   log. :func:`draw_component_graph` draws both with a fixed layout;
@@ -17,7 +17,7 @@ Two chapters use this module:
   reflector's LIST/WATCH history and an informer's cache beside the store;
   :func:`informer_graph` draws client-go's machinery (Reflector, DeltaFIFO,
   Indexer, Lister, workqueue); :func:`can_i_table` answers ``kubectl auth
-  can-i`` for a grid of verbs and resources; :func:`watch_outage` and
+  can-i`` for a grid of verbs and resources; :func:`~kubenotes.sim.listwatch.watch_outage` and
   :func:`outage_panel` show when a reflector resumes its watch and when it
   must relist (410 Gone).
 
@@ -62,22 +62,17 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
-from kubenotes.sim.history import STORAGE_STEP, watch_deliveries
+from kubenotes.sim.listwatch import (DELETED_CACHE_STILL_HAS_IT, IN_SYNC, NOT_YET_IN_CACHE, STALE,
+                                    compare_cache_with_store, watch_outage)
+from kubenotes.sim.trace import APISERVER_STAGES, ETCD, WATCH_CACHE, verb_text
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 
 __all__ = [
-    "KUBECTL",
-    "APISERVER_STAGES",
-    "ETCD",
-    "WATCH_CACHE",
-    "KUBE_SCHEDULER",
-    "component_graph",
     "component_layout",
     "draw_component_graph",
     "component_figure",
-    "apply_hops",
     "hops_table",
     "hops_figure",
     "apply_panel",
@@ -89,25 +84,10 @@ __all__ = [
     "can_i_table",
     "reflector_log_table",
     "cache_vs_store",
-    "watch_outage",
     "outage_table",
     "outage_panel",
 ]
 
-#: The client node (``kubectl``, authenticated as the cluster admin).
-KUBECTL = "kubectl"
-#: kube-apiserver's request path, in the handler chain's order, ending in storage.
-APISERVER_STAGES: tuple[str, ...] = ("authentication", "authorization", "mutating admission", "validation",
-                                     "validating admission")
-#: The storage node: etcd keeps every object under ``/registry/...`` and assigns resourceVersions.
-ETCD = "etcd"
-#: kube-apiserver's watch cache (the cacher): it watches etcd and serves every client's watch.
-WATCH_CACHE = "watch cache"
-#: kube-scheduler's node (its component and event source name is ``default-scheduler``).
-KUBE_SCHEDULER = "kube-scheduler"
-
-_SCHEDULER_COMPONENT = "default-scheduler"
-_READ_VERBS = frozenset({"get", "list", "watch"})
 
 # Colours.
 _FC = {"client": "#ffffff", "stage": "#e3f2fd", "store": "#e8f5e9", "cache": "#e3f2fd", "controller": "#fff8e1",
@@ -139,108 +119,6 @@ def _seconds(t: float) -> str:
 # the component graph
 
 
-def _controller_names(cluster: Any) -> list[tuple[str, str]]:
-    """``(--controllers name, component name)`` of each running controller, in the cluster's order."""
-    out = []
-    for key, ctrl in getattr(cluster, "controllers", {}).items():
-        out.append((key, getattr(ctrl, "name", key)))
-    return out
-
-
-def component_graph(cluster: Any) -> nx.DiGraph:
-    """The components of a running cluster as a directed graph, edges labelled with what flows.
-
-    Parameters
-    ----------
-    cluster : Cluster
-        A :class:`~kubenotes.sim.cluster.Cluster` (only its ``controllers``,
-        ``scheduler`` and ``kubelets`` are read).
-
-    Returns
-    -------
-    networkx.DiGraph
-        Nodes are upstream names: ``kubectl``; kube-apiserver's stages
-        :data:`APISERVER_STAGES` and ``watch cache``; ``etcd``; each controller
-        by its ``--controllers`` name (``replicaset-controller``...);
-        ``kube-scheduler``; ``kubelet/<node>`` per Node. Node attributes:
-        ``kind`` (``client``, ``stage``, ``store``, ``cache``, ``controller``,
-        ``scheduler``, ``kubelet``), ``group`` (the process it runs in:
-        ``kube-apiserver``, ``kube-controller-manager``, ``kubelet``...),
-        ``component`` (the name it writes to the audit log) and ``label``.
-        Edge attribute ``flow``: ``write``, ``bind`` and ``status`` (requests
-        into ``authentication``), the stage-to-stage hand-overs, ``store``,
-        ``events`` (etcd to the watch cache) and ``watch`` (the watch cache to
-        each watching component). Insertion order is fixed, so the graph is
-        deterministic.
-
-    Raises
-    ------
-    AttributeError
-        When ``cluster.controllers`` is not a mapping (name -> controller).
-        Nothing else is required: an object without ``controllers``,
-        ``scheduler`` or ``kubelets`` gives just kubectl, kube-apiserver and etcd.
-
-    See Also
-    --------
-    component_layout, draw_component_graph, apply_hops
-
-    Notes
-    -----
-    kube-controller-manager and kube-scheduler are single processes upstream,
-    each with its own shared informers; the graph draws one ``watch`` edge per
-    controller because each one registers its own event handlers.
-
-    References
-    ----------
-    https://kubernetes.io/docs/concepts/overview/components/
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
-
-    Examples
-    --------
-    >>> from kubenotes.sim.cluster import Cluster
-    >>> c = Cluster.from_manifests('''
-    ... apiVersion: v1
-    ... kind: Node
-    ... metadata: {name: n1}
-    ... ''', controllers=["replicaset-controller"])
-    >>> g = component_graph(c)
-    >>> [v for v in g.successors("watch cache")]
-    ['replicaset-controller', 'serviceaccount-controller', 'root-ca-certificate-publisher-controller', 'kube-scheduler', 'kubelet/n1']
-    >>> g.edges["kube-scheduler", "authentication"]["flow"], g.nodes["kubelet/n1"]["group"]
-    ('bind', 'kubelet')
-    """
-    g = nx.DiGraph()
-    g.add_node(KUBECTL, kind="client", group=KUBECTL, component="kubectl", label="kubectl")
-    for s in APISERVER_STAGES:
-        g.add_node(s, kind="stage", group="kube-apiserver", component="kube-apiserver", label=s)
-    g.add_node(ETCD, kind="store", group=ETCD, component=ETCD, label="etcd")
-    g.add_node(WATCH_CACHE, kind="cache", group="kube-apiserver", component="kube-apiserver", label=WATCH_CACHE)
-    consumers: list[tuple[str, str]] = []
-    for key, component in _controller_names(cluster):
-        g.add_node(key, kind="controller", group="kube-controller-manager", component=component, label=key)
-        consumers.append((key, "write"))
-    if getattr(cluster, "scheduler", None) is not None:
-        g.add_node(KUBE_SCHEDULER, kind="scheduler", group=KUBE_SCHEDULER, component=_SCHEDULER_COMPONENT,
-                   label="kube-scheduler")
-        consumers.append((KUBE_SCHEDULER, "bind"))
-    for node in getattr(cluster, "kubelets", {}):
-        nid = f"kubelet/{node}"
-        g.add_node(nid, kind="kubelet", group="kubelet", component=nid, label=node)
-        consumers.append((nid, "status"))
-
-    g.add_edge(KUBECTL, APISERVER_STAGES[0], flow="write")
-    hand_over = ("user", "allowed", "object", "valid object", "store")
-    chain = [*APISERVER_STAGES, ETCD]
-    for (a, b), flow in zip(zip(chain, chain[1:]), hand_over):
-        g.add_edge(a, b, flow=flow)
-    g.add_edge(ETCD, WATCH_CACHE, flow="events")
-    for nid, flow in consumers:
-        g.add_edge(nid, APISERVER_STAGES[0], flow=flow)
-    for nid, _ in consumers:
-        g.add_edge(WATCH_CACHE, nid, flow="watch")
-    return g
-
-
 #: Box half-sizes (data units) per node kind.
 _HALF = {"client": (0.55, 0.26), "stage": (0.7, 0.26), "store": (0.55, 0.3), "cache": (0.6, 0.26),
          "controller": (0.95, 0.15), "scheduler": (0.75, 0.26), "kubelet": (0.55, 0.15)}
@@ -253,7 +131,7 @@ def component_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
     Parameters
     ----------
     g : networkx.DiGraph
-        From :func:`component_graph`.
+        From :func:`~kubenotes.sim.trace.component_graph`.
 
     Returns
     -------
@@ -380,11 +258,11 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
     Parameters
     ----------
     g : networkx.DiGraph
-        From :func:`component_graph`.
+        From :func:`~kubenotes.sim.trace.component_graph`.
     ax : matplotlib.axes.Axes
         Cleared first.
     highlight : iterable of hop dicts or of node names, optional
-        Hops (from :func:`apply_hops`, each with ``from``, ``to`` and
+        Hops (from :func:`~kubenotes.sim.trace.apply_hops`, each with ``from``, ``to`` and
         ``step``) are drawn as numbered arrows along their path in the graph,
         the last one in orange, earlier ones in blue; the nodes they touched
         get a bold border. Plain node names are only outlined.
@@ -397,7 +275,7 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
 
     See Also
     --------
-    component_graph, component_layout, hops_figure
+    kubenotes.sim.trace.component_graph, component_layout, hops_figure
 
     Notes
     -----
@@ -538,7 +416,7 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
 
     See Also
     --------
-    component_graph, draw_component_graph, hops_figure
+    kubenotes.sim.trace.component_graph, draw_component_graph, hops_figure
 
     Examples
     --------
@@ -562,235 +440,8 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
 # one apply, hop by hop
 
 
-def _component_nodes(cluster: Any, g: nx.DiGraph) -> tuple[dict[str, str], dict[str, str]]:
-    """Audit-log component -> graph node, and graph node -> the watching process's name."""
-    node_of: dict[str, str] = {"kubectl": KUBECTL, _SCHEDULER_COMPONENT: KUBE_SCHEDULER}
-    process: dict[str, str] = {}
-    kcm = getattr(getattr(getattr(cluster, "informers", None), "client", None), "component", "kube-controller-manager")
-    sched = getattr(getattr(getattr(cluster, "scheduler_informers", None), "client", None), "component",
-                    _SCHEDULER_COMPONENT)
-    for v, d in g.nodes(data=True):
-        if d.get("kind") == "controller":
-            node_of[d.get("component", v)] = v
-            node_of[v] = v
-            process[v] = kcm
-        elif d.get("kind") == "kubelet":
-            node_of[v] = v
-            process[v] = v
-    process[KUBE_SCHEDULER] = sched
-    return node_of, process
-
-
-def _verb_text(rec: Mapping[str, Any]) -> str:
-    res = rec["resource"]
-    name = rec.get("name") or ""
-    ns = rec.get("namespace") or ""
-    target = (f"{ns}/{name}" if ns else name) if name else (f"in namespace {ns}" if ns else "")
-    return f"{rec['verb']} {res} {target}".strip()
-
-
-def apply_hops(cluster: Any, obj: Mapping[str, Any], until_seconds: float, *, graph: nx.DiGraph | None = None,
-               status_updates: bool = True) -> list[dict]:
-    """Apply ``obj`` with request tracing on, run the clock to ``until_seconds``, and list the hops it caused.
-
-    Parameters
-    ----------
-    cluster : Cluster
-        A running :class:`~kubenotes.sim.cluster.Cluster`; it is changed (the
-        object is applied and the clock advanced).
-    obj : mapping
-        What ``kubectl apply -f`` would send (a Deployment, a ReplicaSet, a Pod...).
-    until_seconds : float
-        Virtual time to run to (absolute, as :meth:`Cluster.run`).
-    graph : networkx.DiGraph, optional
-        The component graph hops refer to (default: :func:`component_graph` of ``cluster``).
-    status_updates : bool
-        Keep the controllers' writes to the status of objects they own
-        (``update replicasets/status``...); False keeps only the writes that
-        carry the object forward (creates, bindings, the kubelet's pod status).
-
-    Returns
-    -------
-    list[dict]
-        In order, each ``{"step", "time", "from", "to", "what", "request"}``:
-        ``step`` counts from 1, ``time`` is virtual seconds, ``from``/``to``
-        are nodes of the component graph, ``what`` says what travelled, and
-        ``request`` is the index of the request record in
-        ``cluster.server.request_trace`` (None for watch hops). ``kubectl``'s
-        request is followed stage by stage (authentication, authorization,
-        mutating admission, validation, validating admission, etcd); every
-        later request is two hops (component -> authentication,
-        authentication -> etcd); each component's reaction starts with a
-        watch hop etcd -> component (through the watch cache) naming the
-        event that woke it.
-
-    Raises
-    ------
-    ApiError
-        When the apply itself is refused (403, 422...): nothing is stored and there is nothing to follow.
-
-    See Also
-    --------
-    hops_table, hops_figure, component_graph
-
-    Notes
-    -----
-    The hops are derived, not guessed: every request record of the trace
-    names its user, verb, object and the watchers its event was queued for;
-    the audit log gives each created object's controller owner. A write
-    belongs to the apply when it touches the applied object or an object
-    created, directly or transitively, with an owner reference to it. Its
-    trigger (the watch hop) is the latest earlier write by another component,
-    delivered to the writing process, of the same object, of one of its
-    children, or (for a create) of its owner; a component's further writes
-    with the same trigger share one watch hop.
-    Events (``kind: Event``) and failed requests are left out.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go
-    https://kubernetes.io/docs/tasks/debug/debug-cluster/audit/
-
-    Examples
-    --------
-    >>> from kubenotes.sim.cluster import Cluster
-    >>> c = Cluster.from_manifests('''
-    ... apiVersion: v1
-    ... kind: Node
-    ... metadata: {name: n1}
-    ... status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
-    ... ''', controllers=[])
-    >>> c.run(until=1)  # the components list and start watching
-    >>> pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
-    ...        "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27"}]}}
-    >>> hops = apply_hops(c, pod, until_seconds=5)
-    >>> [(h["from"], h["to"]) for h in hops][6:9]
-    [('etcd', 'kube-scheduler'), ('kube-scheduler', 'authentication'), ('authentication', 'etcd')]
-    >>> hops[7]["what"], hops[-3]["what"].split(" (")[0]
-    ('create pods/binding default/web (node=n1)', 'watch: ADDED Pod default/web')
-    """
-    from kubenotes.apiserver.resources import resource_for_kind
-
-    g = graph if graph is not None else component_graph(cluster)
-    server = cluster.server
-    was_on = server.request_trace is not None
-    trace = server.trace_requests(True)
-    start = len(trace)
-    audit_start = len(cluster.audit_log)
-    try:
-        cluster.apply(dict(obj))
-        cluster.run(until=until_seconds)
-    finally:
-        if not was_on:
-            server.trace_requests(False)
-    audit = {e.resource_version: e for e in cluster.audit_log[audit_start:]}
-    node_of, process = _component_nodes(cluster, g)
-
-    ri = resource_for_kind(obj.get("kind", ""), obj.get("apiVersion"))
-    md = obj.get("metadata") or {}
-    root = (ri.kind, (md.get("namespace") or "default") if ri.namespaced else "", md.get("name", ""))
-    related: set[tuple[str, str, str]] = {root}
-    owner: dict[tuple, tuple] = {}
-
-    writes: list[dict] = []  # committed, related writes in order
-    for idx in range(start, len(trace)):
-        rec = trace[idx]
-        if rec["verb"] in _READ_VERBS or rec.get("code") != 200:
-            continue
-        storage = next((s for s in rec["steps"] if s["step"] == "storage"), None)
-        if storage is None:
-            continue
-        m = STORAGE_STEP.match(storage["detail"])
-        if m is None:
-            continue
-        entry = audit.get(m.group(3))
-        if entry is None or entry.kind == "Event":
-            continue
-        key = (entry.kind, entry.namespace, entry.name)
-        if key not in related:
-            ok = False
-            if entry.verb == "create" and entry.detail.startswith("owner="):
-                okind, _, oname = entry.detail[len("owner="):].partition("/")
-                parent = (okind, entry.namespace, oname)
-                if parent in related:
-                    owner[key] = parent
-                    related.add(key)
-                    ok = True
-            if not ok:
-                continue
-        comp = node_of.get(rec["component"], rec["component"] if rec["component"] in g else None)
-        if comp is None:
-            continue
-        watch = next((s for s in rec["steps"] if s["step"] == "watch"), None)
-        if not status_updates and rec["resource"].endswith("/status") and comp in process and \
-                g.nodes[comp].get("kind") == "controller":
-            continue
-        writes.append({"index": idx, "rec": rec, "node": comp, "key": key, "event": m.group(1), "rv": m.group(3),
-                       "etcd_key": m.group(2), "entry": entry,
-                       "delivered": watch_deliveries(watch["detail"]) if watch else {}})
-
-    hops: list[dict] = []
-
-    def hop(t: float, a: str, b: str, what: str, request: int | None) -> None:
-        hops.append({"step": len(hops) + 1, "time": float(t), "from": a, "to": b, "what": what, "request": request})
-
-    last_trigger: dict[str, int] = {}  # node -> position in `writes` of the event that last woke it
-    for pos_i, w in enumerate(writes):
-        rec, node, key = w["rec"], w["node"], w["key"]
-        steps = rec["steps"]
-        if node == KUBECTL or node not in process:
-            # the user's own request: every stage of the handler chain
-            hop(rec["time"], node, APISERVER_STAGES[0], f"{_verb_text(rec)} (as {rec['user']})", w["index"])
-            by = {s["step"]: s["detail"] for s in steps}
-            mut = [s["step"].split(": ", 1)[1] for s in steps if s["step"].startswith("mutating admission: ")]
-            changed = [s["step"].split(": ", 1)[1] for s in steps if s["step"].startswith("mutating admission: ")
-                       and s["detail"] == "changed the object"]
-            val = [s["step"].split(": ", 1)[1] for s in steps if s["step"].startswith("validating admission: ")]
-            hop(rec["time"], "authentication", "authorization", f"authenticated: {by.get('authentication', '')}",
-                w["index"])
-            hop(rec["time"], "authorization", "mutating admission",
-                f"authorized: {by.get('authorization', 'AlwaysAllow').rstrip(': ')}", w["index"])
-            hop(rec["time"], "mutating admission", "validation",
-                "mutating admission: " + (", ".join(mut) + " ran; " + (", ".join(changed) + " changed the object"
-                                                                       if changed else "none changed the object")
-                                          if mut else "no plugin enabled"), w["index"])
-            hop(rec["time"], "validation", "validating admission",
-                f"validation: {by.get('validation', 'not enabled')}", w["index"])
-            hop(rec["time"], "validating admission", ETCD,
-                "validating admission: " + (", ".join(val) + " admitted" if val else "no plugin enabled")
-                + f"; stored {w['etcd_key']} at resourceVersion {w['rv']}", w["index"])
-            continue
-        proc = process[node]
-        parent = owner.get(key)
-        trigger = None
-        for j in range(pos_i - 1, -1, -1):
-            p = writes[j]
-            if proc not in p["delivered"] or p["node"] == node:
-                continue
-            creates_child = w["entry"].verb == "create" and p["key"] == parent
-            if p["key"] == key or creates_child or owner.get(p["key"]) == key:
-                trigger = j
-                break
-        if trigger is not None and trigger != last_trigger.get(node):
-            p = writes[trigger]
-            kind, ns, name = p["key"]
-            when = "" if p["rec"]["time"] == rec["time"] else f", delivered at t={_seconds(p['rec']['time'])} s"
-            hop(rec["time"], ETCD, node, f"watch: {p['delivered'][proc]} {kind} {ns + '/' if ns else ''}{name} "
-                                         f"(resourceVersion {p['rv']}{when})", None)
-            last_trigger[node] = trigger
-        detail = w["entry"].detail
-        hop(rec["time"], node, APISERVER_STAGES[0],
-            f"{_verb_text(rec)}" + (f" ({detail})" if detail else ""), w["index"])
-        authz = next((s["detail"] for s in steps if s["step"] == "authorization"), "AlwaysAllow")
-        hop(rec["time"], APISERVER_STAGES[0], ETCD,
-            f"as {rec['user']}: {authz.split(':', 1)[0]}; {w['event']} {w['etcd_key']} at resourceVersion {w['rv']}",
-            w["index"])
-    return hops
-
-
 def hops_table(hops: Sequence[Mapping[str, Any]], *, current: int | None = None, window: int | None = None) -> Html:
-    """The hops of :func:`apply_hops` as a compact table (step, time, from, to, what).
+    """The hops of :func:`~kubenotes.sim.trace.apply_hops` as a compact table (step, time, from, to, what).
 
     Parameters
     ----------
@@ -813,7 +464,7 @@ def hops_table(hops: Sequence[Mapping[str, Any]], *, current: int | None = None,
 
     See Also
     --------
-    apply_hops, hops_figure, apply_panel
+    kubenotes.sim.trace.apply_hops, hops_figure, apply_panel
 
     Examples
     --------
@@ -840,9 +491,9 @@ def hops_figure(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], upto: int | No
     Parameters
     ----------
     g : networkx.DiGraph
-        From :func:`component_graph`.
+        From :func:`~kubenotes.sim.trace.component_graph`.
     hops : sequence of dict
-        From :func:`apply_hops`.
+        From :func:`~kubenotes.sim.trace.apply_hops`.
     upto : int, optional
         How many hops to draw; the last one drawn is the current one (orange).
     title : str, optional
@@ -885,9 +536,9 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], *, start: int 
     Parameters
     ----------
     g : networkx.DiGraph
-        From :func:`component_graph`.
+        From :func:`~kubenotes.sim.trace.component_graph`.
     hops : sequence of dict
-        From :func:`apply_hops`.
+        From :func:`~kubenotes.sim.trace.apply_hops`.
     start : int
         The slider's first value (which hop is shown at first).
     window : int
@@ -912,7 +563,7 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], *, start: int 
 
     See Also
     --------
-    apply_hops, hops_figure, hops_table, kubenotes.viz.widgets.live_panel
+    kubenotes.sim.trace.apply_hops, hops_figure, hops_table, kubenotes.viz.widgets.live_panel
 
     Notes
     -----
@@ -1268,7 +919,7 @@ def request_trace_table(trace_record: Mapping[str, Any]) -> Html:
         detail = s["detail"].removesuffix(": ") if s["step"] == "authorization" else s["detail"]
         rows.append([(f"<b>{_e(s['step'])}</b>", css), (_e(detail), css)])
     caption = (f"t={_seconds(trace_record.get('time', 0.0))} s  {trace_record.get('user', '')}: "
-               f"{_verb_text(trace_record)} -> {code}")
+               f"{verb_text(trace_record)} -> {code}")
     return _table(["step", "detail"], rows, caption=caption)
 
 
@@ -1358,7 +1009,7 @@ def reflector_log_table(reflector: Any) -> Html:
 
     See Also
     --------
-    watch_outage, outage_table
+    kubenotes.sim.listwatch.watch_outage, outage_table
 
     References
     ----------
@@ -1413,7 +1064,7 @@ def cache_vs_store(informer: Any, server: Any, resource: str, namespace: str | N
 
     See Also
     --------
-    watch_stream_table, reflector_log_table
+    kubenotes.sim.listwatch.compare_cache_with_store, watch_stream_table, reflector_log_table
 
     Notes
     -----
@@ -1439,35 +1090,12 @@ def cache_vs_store(informer: Any, server: Any, resource: str, namespace: str | N
     >>> api.env.run(until=2); "in sync" in cache_vs_store(inf, api, "configmaps")
     True
     """
-    from kubenotes.client.informer import meta_namespace_key
-
-    cached = {meta_namespace_key(o): o for o in informer.indexer.list()}
-    stored = {meta_namespace_key(o): o for o in server.list(resource, namespace)}
-    if namespace:
-        cached = {k: o for k, o in cached.items() if (o.get("metadata") or {}).get("namespace") == namespace}
-    if label_selector:
-        from kubenotes.api.selectors import parse_selector
-
-        sel = parse_selector(label_selector)
-        keep = {k for d in (cached, stored) for k, o in d.items()
-                if sel.matches((o.get("metadata") or {}).get("labels") or {})}
-        cached = {k: o for k, o in cached.items() if k in keep}
-        stored = {k: o for k, o in stored.items() if k in keep}
+    colour = {NOT_YET_IN_CACHE: _RED, DELETED_CACHE_STILL_HAS_IT: _RED, IN_SYNC: _GREEN, STALE: "#ef6c00"}
     rows = []
-    for key in sorted(set(cached) | set(stored)):
-        c, s = cached.get(key), stored.get(key)
-        crv = (c or {}).get("metadata", {}).get("resourceVersion", "")
-        srv = (s or {}).get("metadata", {}).get("resourceVersion", "")
-        if c is None:
-            verdict, colour = "not yet in cache", _RED
-        elif s is None:
-            verdict, colour = "deleted, cache still has it", _RED
-        elif crv == srv:
-            verdict, colour = "in sync", _GREEN
-        else:
-            verdict, colour = "stale (cache behind)", "#ef6c00"
-        rows.append([(_e(key), ""), (_e(crv or "-"), "text-align:right"), (_e(srv or "-"), "text-align:right"),
-                     (f'<b style="color:{colour}">{_e(verdict)}</b>', "")])
+    for r in compare_cache_with_store(informer, server, resource, namespace, label_selector=label_selector):
+        crv, srv, verdict = r["cache_resource_version"], r["store_resource_version"], r["verdict"]
+        rows.append([(_e(r["key"]), ""), (_e(crv or "-"), "text-align:right"), (_e(srv or "-"), "text-align:right"),
+                     (f'<b style="color:{colour[verdict]}">{_e(verdict)}</b>', "")])
     return _table(["key", "cache resourceVersion", "store resourceVersion", "cache vs store"], rows)
 
 
@@ -1475,101 +1103,13 @@ def cache_vs_store(informer: Any, server: Any, resource: str, namespace: str | N
 # a watch outage: resume or relist
 
 
-def watch_outage(writes_while_down: int, history_capacity: int = 10, *, objects: int = 3,
-                 seed: int = 0) -> dict:
-    """Break an informer's watch, write while it is down, and see whether the reflector resumes or relists.
-
-    An :class:`~kubenotes.apiserver.server.APIServer` with a watch history of
-    ``history_capacity`` events holds ``objects`` ConfigMaps; an informer
-    (kube-controller-manager's) lists and watches them. At t=1 s its watch
-    connection breaks (:meth:`Reflector.drop_watch`, reconnecting after 1 s);
-    meanwhile another client patches ConfigMap ``cm-0`` ``writes_while_down``
-    times. At t=2 s the reflector watches again from the last
-    resourceVersion it saw: if the history still holds every event after it,
-    the watch replays them (resume); otherwise the API server answers 410
-    Gone and the reflector LISTs again (relist).
-
-    Parameters
-    ----------
-    writes_while_down : int
-        Patches made while the watch is down (>= 0).
-    history_capacity : int
-        Events the API server keeps for resuming watches (>= 1).
-    objects : int
-        ConfigMaps created before the informer starts.
-    seed : int
-
-    Returns
-    -------
-    dict
-        ``relisted`` (bool), ``lists`` and ``watches`` (request counts),
-        ``last_seen`` (the resourceVersion the reflector resumed from),
-        ``oldest`` (the oldest resourceVersion still in the history when it
-        reconnected), ``revision`` (the store's), ``log`` (the reflector's
-        ``(time, action, detail)``), ``cache`` (``cm-0``'s data in the cache
-        at the end), plus ``informer`` and ``server`` for further tables.
-
-    Raises
-    ------
-    ValueError
-        For a negative ``writes_while_down`` or a ``history_capacity`` below 1.
-
-    See Also
-    --------
-    outage_table, outage_panel, reflector_log_table
-
-    Notes
-    -----
-    Upstream's watch cache keeps between 100 and 102,400 (100 × 1024) events
-    per resource, resized to hold about ``eventFreshDuration`` (75 s) of
-    history; here it is one fixed capacity, so that a handful of writes is
-    enough to see a 410. The 410 itself is upstream's: reason ``Expired``,
-    ``too old resource version: <asked> (<oldest servable>)``.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/reflector.go
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go
-    https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes
-
-    Examples
-    --------
-    >>> watch_outage(2, history_capacity=10)["relisted"], watch_outage(12, history_capacity=10)["relisted"]
-    (False, True)
-    """
-    if writes_while_down < 0 or history_capacity < 1:
-        raise ValueError("writes_while_down must be >= 0 and history_capacity >= 1")
-    from kubenotes.apiserver.server import APIServer
-    from kubenotes.client import SharedInformerFactory
-
-    api = APIServer(seed=seed, history_capacity=history_capacity)
-    writer = api.client("kubectl")
-    for i in range(objects):
-        writer.create("configmaps", {"metadata": {"name": f"cm-{i}"}, "data": {"version": "0"}}, "default")
-    factory = SharedInformerFactory(api.client("kube-controller-manager"), api.env, seed=seed)
-    inf = factory.informer_for("configmaps")
-    factory.start()
-    api.env.run(until=1)
-    reflector = inf.reflector
-    last_seen = reflector.last_sync_resource_version
-    reflector.drop_watch(reconnect_after_seconds=1.0)
-    for i in range(writes_while_down):
-        writer.patch("configmaps", "cm-0", {"data": {"version": str(i + 1)}}, "default")
-    oldest = api.store.oldest_revision
-    api.env.run(until=3)
-    return {"relisted": reflector.lists > 1, "lists": reflector.lists, "watches": reflector.watches,
-            "last_seen": last_seen, "oldest": oldest, "revision": api.store.revision, "log": list(reflector.log),
-            "cache": dict((inf.lister.get("default", "cm-0") or {}).get("data") or {}),
-            "informer": inf, "server": api}
-
-
 def outage_table(result: Mapping[str, Any]) -> Html:
-    """A verdict line (resumed or relisted, and why) above the reflector's log, for :func:`watch_outage`.
+    """A verdict line (resumed or relisted, and why) above the reflector's log, for :func:`~kubenotes.sim.listwatch.watch_outage`.
 
     Parameters
     ----------
     result : dict
-        What :func:`watch_outage` returned.
+        What :func:`~kubenotes.sim.listwatch.watch_outage` returned.
 
     Returns
     -------
@@ -1581,7 +1121,7 @@ def outage_table(result: Mapping[str, Any]) -> Html:
     Raises
     ------
     KeyError
-        When ``result`` lacks one of :func:`watch_outage`'s keys (``last_seen``,
+        When ``result`` lacks one of :func:`~kubenotes.sim.listwatch.watch_outage`'s keys (``last_seen``,
         ``oldest``, ``relisted``, ``lists`` or ``watches``, ``revision``,
         ``cache``, ``log``).
 
@@ -1626,7 +1166,7 @@ def outage_panel(writes_while_down: int = 3, history_capacity: int = 8, *, max_w
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`; each change calls
-        :func:`watch_outage` (cached per slider values) and shows
+        :func:`~kubenotes.sim.listwatch.watch_outage` (cached per slider values) and shows
         :func:`outage_table`.
 
     Raises

@@ -11,10 +11,10 @@ kubectl's output (a result shows as its panel in a notebook, through
 :func:`sequence_figure` draws them as a sequence diagram
 (kubectl → kube-apiserver → etcd → watchers).
 
-:func:`kubectl_apply_hops` is :func:`~kubenotes.viz.controlplane.apply_hops`
+:func:`~kubenotes.sim.kubectl.kubectl_apply_hops` is :func:`~kubenotes.sim.trace.apply_hops`
 with the write done by ``kubectl apply -f -`` over HTTP, so chapter 02.00's
 component graph and hop table show the cascade a real command starts.
-:func:`record_rollout` runs a rollout command and then moves the virtual clock
+:func:`~kubenotes.sim.kubectl.record_rollout` runs a rollout command and then moves the virtual clock
 second by second, running ``kubectl get`` at each step;
 :func:`rollout_panel` puts a clock slider over the recording.
 
@@ -50,8 +50,7 @@ from typing import Any, Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
 
-from kubenotes.sim.kubectl import HTTP_WATCHER, KubectlResult, kubectl_session
-from kubenotes.viz.controlplane import apply_hops, component_graph
+from kubenotes.sim.kubectl import HTTP_WATCHER, KubectlResult
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 from kubenotes.viz.html import escape as _e
@@ -62,8 +61,6 @@ __all__ = [
     "kubectl_panel",
     "summary_table",
     "sequence_figure",
-    "kubectl_apply_hops",
-    "record_rollout",
     "rollout_frame",
     "rollout_figure",
     "rollout_panel",
@@ -453,229 +450,6 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
     return fig
 
 
-# ---------------------------------------------------------------------------
-# apply through kubectl, hop by hop
-
-
-class _AppliedByKubectl:
-    """A Cluster whose ``apply`` is ``kubectl apply -f -`` over HTTP and whose ``run`` takes the served lock."""
-
-    def __init__(self, served: Any, manifest: str, fallback: bool | None):
-        self._served = served
-        self._manifest = manifest
-        self._fallback = fallback
-        self.result: KubectlResult | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._served.cluster, name)
-
-    def apply(self, obj: Any) -> None:
-        self.result = kubectl_session(self._served, "kubectl apply -f -", input=self._manifest,
-                                      fallback=self._fallback)
-        if self.result.returncode != 0:
-            raise RuntimeError(f"kubectl apply failed: {self.result.stderr.strip()}")
-
-    def run(self, until: float) -> None:
-        with self._served.lock:
-            self._served.cluster.run(until=until)
-
-
-def kubectl_apply_hops(served: Any, manifest: str, until_seconds: float, *, graph: Any = None,
-                       fallback: bool | None = None) -> tuple[KubectlResult, list[dict]]:
-    """``kubectl apply -f -`` of ``manifest``, then the clock to ``until_seconds``: the command and its hops.
-
-    Parameters
-    ----------
-    served : ServedCluster
-    manifest : str
-        One object's YAML (what ``kubectl apply -f`` reads).
-    until_seconds : float
-        Virtual time to run to (absolute).
-    graph : networkx.DiGraph, optional
-        Default: :func:`~kubenotes.viz.controlplane.component_graph` of the cluster.
-    fallback : bool, optional
-        As for :func:`kubectl_session`.
-
-    Returns
-    -------
-    tuple[KubectlResult, list[dict]]
-        The command's result, and the hops of
-        :func:`~kubenotes.viz.controlplane.apply_hops` (kubectl's POST through
-        every stage of the handler chain, then each component's watch and
-        write, the controllers' cascade down to the kubelets' status).
-
-    Raises
-    ------
-    RuntimeError
-        When kubectl reports an error (nothing to follow).
-
-    See Also
-    --------
-    kubenotes.viz.controlplane.apply_hops, kubenotes.viz.controlplane.hops_table, sequence_figure
-
-    Notes
-    -----
-    :func:`~kubenotes.viz.controlplane.apply_hops` is reused as is: it is
-    handed a view of the cluster whose ``apply`` runs kubectl and whose
-    ``run`` holds the served cluster's lock; kubectl's requests reach the
-    trace as the component ``kubectl``, so they are followed stage by stage
-    as an in-process apply is. kubectl's GET before the POST is a read and
-    is not a hop.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/apply/apply.go
-
-    Examples
-    --------
-    >>> from kubenotes.sim.cluster import Cluster
-    >>> c = Cluster.from_manifests('''
-    ... apiVersion: v1
-    ... kind: Node
-    ... metadata: {name: n1}
-    ... status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
-    ... ''', controllers=[])
-    >>> c.run(until=1)
-    >>> served = c.serve(port=0, time_scale=0)
-    >>> pod = "{apiVersion: v1, kind: Pod, metadata: {name: web}, spec: {containers: [{name: c, image: nginx}]}}"
-    >>> r, hops = kubectl_apply_hops(served, pod, until_seconds=5, fallback=True)
-    >>> r.stdout, [h["to"] for h in hops[:2]], hops[7]["what"]
-    ('pod/web created\\n', ['authentication', 'authorization'], 'create pods/binding default/web (node=n1)')
-    >>> served.stop()
-    """
-    import yaml
-
-    obj = yaml.safe_load(manifest)
-    view = _AppliedByKubectl(served, manifest, fallback)
-    g = graph if graph is not None else component_graph(served.cluster)
-    hops = apply_hops(view, obj, until_seconds, graph=g)
-    assert view.result is not None
-    return view.result, hops
-
-
-# ---------------------------------------------------------------------------
-# a rollout, second by second
-
-
-def record_rollout(served: Any, command: str, *, namespace: str, selector: str, seconds: int = 12,
-                   step_seconds: float = 1.0, get: str = "deploy,rs,pods",
-                   fallback: bool | None = None) -> dict:
-    """Run a rollout command, then move the clock step by step, with ``kubectl get`` after each step.
-
-    Parameters
-    ----------
-    served : ServedCluster
-        Its clock should be paused (``time_scale=0``) so that each step is exact.
-    command : str
-        The command that starts the rollout (``kubectl set image deploy/web nginx=nginx:1.28``).
-    namespace, selector : str
-        What ``kubectl get`` shows (``-n``, ``-l``).
-    seconds : int
-        Steps recorded after the command.
-    step_seconds : float
-        Virtual seconds per step.
-    get : str
-        The resource types of ``kubectl get``.
-    fallback : bool, optional
-        As for :func:`kubectl_session`.
-
-    Returns
-    -------
-    dict
-        ``command`` (the :class:`KubectlResult`), ``get`` (the get command
-        run), ``frames``: one per step from 0 (right after the command), each
-        ``{"seconds", "time", "output", "replicasets", "pods", "writes"}``:
-        ``seconds`` since the command, ``time`` the virtual clock, ``output``
-        kubectl's printout, ``replicasets`` ``[{"name", "desired", "ready",
-        "revision"}]``, ``pods`` ``[{"name", "replicaset", "phase", "ready",
-        "terminating"}]``, and ``writes`` the store writes committed during
-        the step (AuditEntry, without Events and Leases).
-
-    Raises
-    ------
-    RuntimeError
-        When the command fails (non-zero exit code).
-    ValueError
-        With the httpx fallback, for a command it does not imitate (see
-        :data:`kubenotes.sim.kubectl.FALLBACK_COMMANDS`).
-
-    See Also
-    --------
-    rollout_frame, rollout_figure, rollout_panel, kubenotes.sim.kubectl.kubectl_session
-
-    Notes
-    -----
-    With the clock paused (``time_scale=0``) the model's time moves only in
-    ``served.run_for``, so each frame is exactly ``step_seconds`` after the
-    last; ``kubectl get`` is run once per frame, where a user would watch
-    with ``kubectl rollout status`` or ``kubectl get -w``.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/rolling.go
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/get/get.go
-
-    Examples
-    --------
-    >>> from kubenotes.sim.cluster import Cluster
-    >>> c = Cluster.from_manifests('''
-    ... apiVersion: apps/v1
-    ... kind: ReplicaSet
-    ... metadata: {name: web, labels: {app: web}}
-    ... spec:
-    ...   replicas: 1
-    ...   selector: {matchLabels: {app: web}}
-    ...   template:
-    ...     metadata: {labels: {app: web}}
-    ...     spec: {containers: [{name: nginx, image: "nginx:1.27"}]}
-    ... ''', controllers=["replicaset-controller"], scheduler=False)
-    >>> c.run(until=1)
-    >>> served = c.serve(port=0, time_scale=0)
-    >>> rec = record_rollout(served, "kubectl scale rs/web --replicas=2", namespace="default", selector="app=web",
-    ...                      seconds=1, get="rs", fallback=True)
-    >>> rec["command"].stdout, rec["get"]
-    ('replicaset.apps/web scaled\\n', 'kubectl get rs -n default -l app=web')
-    >>> [(f["seconds"], f["replicasets"][0]["desired"], len(f["pods"])) for f in rec["frames"]]
-    [(0.0, 2, 1), (1.0, 2, 2)]
-    >>> served.stop()
-    """
-    cluster = served.cluster
-    with served.lock:
-        audit_at = len(cluster.audit_log)
-    first = kubectl_session(served, command, fallback=fallback)
-    if first.returncode != 0:
-        raise RuntimeError(f"{command} failed: {first.stderr.strip()}")
-    get_cmd = f"kubectl get {get} -n {namespace} -l {selector}"
-    frames: list[dict] = []
-    t0 = first.started_seconds
-    for k in range(seconds + 1):
-        if k:
-            served.run_for(step_seconds)
-        shown = kubectl_session(served, get_cmd, fallback=fallback)
-        with served.lock:
-            rss = cluster.list("replicasets", namespace, label_selector=selector)
-            pods = cluster.list("pods", namespace, label_selector=selector)
-            writes = [a for a in cluster.audit_log[audit_at:] if a.kind not in ("Event", "Lease")]
-            audit_at = len(cluster.audit_log)
-            now = float(cluster.env.now)
-        frames.append({
-            "seconds": round(now - t0, 6), "time": now, "output": shown.stdout or shown.stderr,
-            "replicasets": [{"name": r["metadata"]["name"], "desired": int(r["spec"].get("replicas") or 0),
-                             "ready": int(r.get("status", {}).get("readyReplicas") or 0),
-                             "revision": (r["metadata"].get("annotations") or {}).get(
-                                 "deployment.kubernetes.io/revision", "")}
-                            for r in sorted(rss, key=lambda r: r["metadata"].get("creationTimestamp", ""))],
-            "pods": [{"name": p["metadata"]["name"],
-                      "replicaset": next((o["name"] for o in p["metadata"].get("ownerReferences") or ()), ""),
-                      "phase": p.get("status", {}).get("phase", ""),
-                      "ready": any(c.get("type") == "Ready" and c.get("status") == "True"
-                                   for c in p.get("status", {}).get("conditions") or ()),
-                      "terminating": bool(p["metadata"].get("deletionTimestamp"))} for p in pods],
-            "writes": writes,
-        })
-    return {"command": first, "get": get_cmd, "frames": frames}
-
-
 def _bar(ready: int, desired: int, scale: int) -> str:
     cells = []
     for i in range(max(scale, desired, ready)):
@@ -694,7 +468,7 @@ def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
     Parameters
     ----------
     recording : dict
-        From :func:`record_rollout`.
+        From :func:`~kubenotes.sim.kubectl.record_rollout`.
     seconds : float
         Seconds after the command (the last frame at or before it is shown).
 
@@ -763,7 +537,7 @@ def rollout_figure(recording: Mapping[str, Any], *, title: str | None = None) ->
     Parameters
     ----------
     recording : dict
-        From :func:`record_rollout`.
+        From :func:`~kubenotes.sim.kubectl.record_rollout`.
     title : str, optional
 
     Returns
@@ -781,7 +555,7 @@ def rollout_figure(recording: Mapping[str, Any], *, title: str | None = None) ->
 
     See Also
     --------
-    record_rollout, rollout_frame, rollout_panel
+    kubenotes.sim.kubectl.record_rollout, rollout_frame, rollout_panel
 
     References
     ----------
@@ -830,7 +604,7 @@ def rollout_panel(recording: Mapping[str, Any], *, start: int = 0) -> Any:
     Parameters
     ----------
     recording : dict
-        From :func:`record_rollout`.
+        From :func:`~kubenotes.sim.kubectl.record_rollout`.
     start : int
         The slider's first value (seconds after the command).
 
@@ -851,7 +625,7 @@ def rollout_panel(recording: Mapping[str, Any], *, start: int = 0) -> Any:
 
     See Also
     --------
-    record_rollout, rollout_frame, kubenotes.viz.widgets.live_panel
+    kubenotes.sim.kubectl.record_rollout, rollout_frame, kubenotes.viz.widgets.live_panel
 
     Notes
     -----

@@ -21,7 +21,7 @@ from __future__ import annotations
 import pytest
 
 from kubenotes.sim.cluster import Cluster
-from kubenotes.sim.kubectl import kubectl_session
+from kubenotes.sim.kubectl import kubectl_apply_hops, kubectl_session
 
 NODES = """
 apiVersion: v1
@@ -133,6 +133,22 @@ def test_fallback_refuses_a_command_it_cannot_translate(served):
         kubectl_session(served, "kubectl drain n1", fallback=True)
 
 
+def test_fallback_apply_is_get_404_then_post_and_its_hops_reach_the_kubelets(served):
+    r, hops = kubectl_apply_hops(served, DEPLOYMENT, until_seconds=10, fallback=True)
+    assert r.stdout == "deployment.apps/web created\n"
+    assert [(e["method"], e["code"]) for e in r.http] == [("GET", 404), ("POST", 201)]
+    assert "fieldManager=kubectl-client-side-apply" in r.http[1]["url"]
+    assert [(w["type"], w["key"], w["watchers"]) for w in r.writes] == [
+        ("ADDED", "/registry/deployments/default/web", {"kube-controller-manager": "ADDED"})]
+    stored = served.cluster.get("deployments", "web", "default")
+    assert "kubectl.kubernetes.io/last-applied-configuration" in stored["metadata"]["annotations"]
+    assert [h["to"] for h in hops[:6]] == ["authentication", "authorization", "mutating admission", "validation",
+                                          "validating admission", "etcd"]
+    assert hops[6]["from"] == "etcd" and hops[6]["to"] == "deployment-controller"
+    assert sum(1 for h in hops if h["what"].startswith("create pods/binding")) == 4
+    assert any(h["from"].startswith("kubelet/") for h in hops)
+
+
 # --- the real kubectl ------------------------------------------------------------------------------
 
 
@@ -143,3 +159,19 @@ def test_real_kubectl_discovers_then_lists_a_table(served, kubectl_required):
     assert r.stdout.splitlines()[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
     again = kubectl_session(served, "kubectl get nodes")
     assert [e["url"].split("?")[0] for e in again.http] == ["/api/v1/nodes"]  # discovery came from the cache
+
+
+def test_real_kubectl_apply_and_watch(served, kubectl_required):
+    r, hops = kubectl_apply_hops(served, DEPLOYMENT.replace("replicas: 4", "replicas: 1"), until_seconds=10)
+    assert r.stdout == "deployment.apps/web created\n"
+    post = next(e for e in r.http if e["method"] == "POST")
+    assert post["code"] == 201 and "fieldManager=kubectl-client-side-apply" in post["url"]
+    assert any(e["url"].startswith("/openapi/v3") for e in r.http)
+    assert hops[0]["from"] == "kubectl" and hops[6]["to"] == "deployment-controller"
+    kubectl_session(served, "kubectl scale deploy/web --replicas=2")
+    w = kubectl_session(served, "kubectl get pods -l app=web -w", during=lambda: served.run_for(5))
+    assert "--request-timeout=2s" in w.command  # added so that kubectl returns
+    assert [e["watch"] for e in w.http] == [False, True]
+    assert [e["type"] for e in w.watch_events] == ["ADDED", "MODIFIED", "MODIFIED", "MODIFIED"]
+    new_pod = w.watch_events[0]["key"].rsplit("/", 1)[1]
+    assert w.stdout.count(new_pod) == 4

@@ -35,7 +35,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from kubenotes.sim.cluster import Cluster  # noqa: E402
-from kubenotes.sim.kubectl import KubectlResult, kubectl_session  # noqa: E402
+from kubenotes.sim.kubectl import KubectlResult, kubectl_session, record_rollout  # noqa: E402
 from kubenotes.viz import kubectl as kv  # noqa: E402
 
 NODES = """
@@ -87,26 +87,10 @@ def served():
 # --- the httpx fallback: runs everywhere ---------------------------------------------------------
 
 
-def test_fallback_apply_is_get_404_then_post_and_its_hops_reach_the_kubelets(served):
-    r, hops = kv.kubectl_apply_hops(served, DEPLOYMENT, until_seconds=10, fallback=True)
-    assert r.stdout == "deployment.apps/web created\n"
-    assert [(e["method"], e["code"]) for e in r.http] == [("GET", 404), ("POST", 201)]
-    assert "fieldManager=kubectl-client-side-apply" in r.http[1]["url"]
-    assert [(w["type"], w["key"], w["watchers"]) for w in r.writes] == [
-        ("ADDED", "/registry/deployments/default/web", {"kube-controller-manager": "ADDED"})]
-    stored = served.cluster.get("deployments", "web", "default")
-    assert "kubectl.kubernetes.io/last-applied-configuration" in stored["metadata"]["annotations"]
-    assert [h["to"] for h in hops[:6]] == ["authentication", "authorization", "mutating admission", "validation",
-                                          "validating admission", "etcd"]
-    assert hops[6]["from"] == "etcd" and hops[6]["to"] == "deployment-controller"
-    assert sum(1 for h in hops if h["what"].startswith("create pods/binding")) == 4
-    assert any(h["from"].startswith("kubelet/") for h in hops)
-
-
 def test_record_rollout_stays_within_max_surge_and_max_unavailable(served):
     kubectl_session(served, "kubectl apply -f -", input=DEPLOYMENT, fallback=True)
     served.run_for(10)
-    rec = kv.record_rollout(served, f"kubectl patch deploy web --type=json -p '{IMAGE_PATCH}'", namespace="default",
+    rec = record_rollout(served, f"kubectl patch deploy web --type=json -p '{IMAGE_PATCH}'", namespace="default",
                             selector="app=web", seconds=10, fallback=True)
     frames = rec["frames"]
     assert [f["seconds"] for f in frames] == [float(s) for s in range(11)]
@@ -190,22 +174,3 @@ def test_sequence_figure_has_a_lifeline_per_watcher_and_an_arrow_per_message():
     assert texts.count("watch: ADDED") == 2
     # request, store write, two events and the response: five arrows
     assert len(fig.axes[0].patches) == 5
-
-
-# --- the real kubectl ------------------------------------------------------------------------------
-
-
-def test_real_kubectl_apply_and_watch(served, kubectl_required):
-    r, hops = kv.kubectl_apply_hops(served, DEPLOYMENT.replace("replicas: 4", "replicas: 1"), until_seconds=10)
-    assert r.stdout == "deployment.apps/web created\n"
-    post = next(e for e in r.http if e["method"] == "POST")
-    assert post["code"] == 201 and "fieldManager=kubectl-client-side-apply" in post["url"]
-    assert any(e["url"].startswith("/openapi/v3") for e in r.http)
-    assert hops[0]["from"] == "kubectl" and hops[6]["to"] == "deployment-controller"
-    kubectl_session(served, "kubectl scale deploy/web --replicas=2")
-    w = kubectl_session(served, "kubectl get pods -l app=web -w", during=lambda: served.run_for(5))
-    assert "--request-timeout=2s" in w.command  # added so that kubectl returns
-    assert [e["watch"] for e in w.http] == [False, True]
-    assert [e["type"] for e in w.watch_events] == ["ADDED", "MODIFIED", "MODIFIED", "MODIFIED"]
-    new_pod = w.watch_events[0]["key"].rsplit("/", 1)[1]
-    assert w.stdout.count(new_pod) == 4
