@@ -213,7 +213,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "the kubepods cgroup tree, a memory-pressure timeline with node conditions and the eviction (驱逐) order, "
         "and the kernel OOM killer's order beside it",
         "requests/limits → class, oom_score_adj, cgroup values; growth rate and soft threshold",
-        viz="qos",
+        viz="qos", data="qos",
     ),
     Chapter(
         "06.00-cni-and-calico", "CNI and Calico's network modes",

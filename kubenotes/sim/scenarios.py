@@ -15,6 +15,11 @@ fields a widget moves (``maxSurge``, ``replicas``, ``backoffLimit``, a probe's
 * chapter 05.00 (``data/kubelet/``): :func:`simulate_pod_start`,
   :func:`simulate_restarts`, :func:`simulate_static_pod` (the kubelet model on
   one node, no controllers);
+* chapter 05.02 (``data/qos/``): :func:`simulate_memory_pressure` (the
+  file's node and pods under the kubelet's eviction manager, run directly on
+  its own clock) and what the chapter reads from the run:
+  :func:`evictions`, :func:`first_eviction`, :func:`pressure_intervals`,
+  :func:`kill_orders`;
 * chapter 06.01 (``data/network/``): :func:`simulate_readiness_drain`.
 
 Runs are deterministic and memoised (:func:`functools.lru_cache` keyed by the
@@ -25,6 +30,7 @@ References
 ----------
 kubernetes/kubernetes@v1.34.0 test/e2e/apps/deployment.go, test/e2e/apimachinery/garbage_collector.go (the scenarios' e2e counterparts)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/prober/worker.go (probe results)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/eviction_manager.go (the memory-pressure run)
 """
 
 from __future__ import annotations
@@ -61,6 +67,18 @@ __all__ = [
     "simulate_restarts",
     "simulate_static_pod",
     "simulate_readiness_drain",
+    "MEMORY_PRESSURE_FILE",
+    "SYSTEM_MEMORY_BYTES",
+    "EVICTION_HARD_MI",
+    "EVICTION_MAX_POD_GRACE_PERIOD_SECONDS",
+    "memory_pressure_usage_mi",
+    "PressureScenario",
+    "memory_pressure_pods",
+    "simulate_memory_pressure",
+    "evictions",
+    "first_eviction",
+    "pressure_intervals",
+    "kill_orders",
 ]
 
 #: kube-proxy's ``clusterCIDR`` in chapter 06.01 (kubeadm's ``podSubnet``).
@@ -857,3 +875,389 @@ def simulate_readiness_drain(seed: int = 0, fail_at_seconds: float = 60.0, until
     cluster.run(until=until_seconds)
     return DrainRun(cluster, victim["metadata"]["name"], victim["status"]["podIP"], fail_at_seconds, until_seconds,
                     before, _snapshot(cluster), node_name)
+
+
+# --------------------------------------------------------------------------- chapter 05.02: QoS and eviction
+_MI = 2**20
+
+#: The chapter's scenario file: worker-1 (4Gi), the pods db, web and batch, and their usage once a minute.
+MEMORY_PRESSURE_FILE = "qos/memory-pressure.yaml"
+#: Memory the memory-pressure run gives system daemons (the OS, the kubelet, the runtime), bytes.
+SYSTEM_MEMORY_BYTES = 512 * _MI
+#: The run's ``evictionHard`` on ``memory.available``, MiB (the kubelet's default, 100Mi).
+EVICTION_HARD_MI = 100
+#: ``evictionMaxPodGracePeriod`` of the run, seconds: a soft eviction's grace period.
+EVICTION_MAX_POD_GRACE_PERIOD_SECONDS = 30
+
+
+def memory_pressure_usage_mi(batch_growth_mi_per_minute: float = 180) -> dict[str, tuple[float, float, float]]:
+    """The working-set growth of the memory-pressure pods: pod name -> (start MiB, MiB per second, cap MiB).
+
+    ``db`` holds 900Mi; ``web`` starts at 300Mi and grows 90Mi a minute up to
+    its 1.5Gi limit; ``batch`` starts at 100Mi and grows
+    ``batch_growth_mi_per_minute`` without a cap. The ``usage`` steps of
+    ``data/qos/memory-pressure.yaml`` sample these curves (at 180Mi a minute)
+    once a minute.
+
+    Parameters
+    ----------
+    batch_growth_mi_per_minute : float
+        Growth of ``batch``, MiB per minute.
+
+    Returns
+    -------
+    dict[str, tuple[float, float, float]]
+        Pod name -> (working set at 0 s in MiB, growth in MiB per second, cap in MiB).
+
+    Raises
+    ------
+    TypeError
+        ``batch_growth_mi_per_minute`` is not a number.
+
+    Examples
+    --------
+    >>> memory_pressure_usage_mi(120)["batch"]
+    (100.0, 2.0, 1000000000.0)
+    """
+    return {"db": (900.0, 0.0, 900.0), "web": (300.0, 1.5, 1536.0),
+            "batch": (100.0, batch_growth_mi_per_minute / 60.0, 1e9)}
+
+
+def _usage_bytes_at(usage_mi: Any, t: float) -> dict[str, int]:
+    return {n: int(min(start + rate * t, cap) * _MI) for n, (start, rate, cap) in usage_mi.items()}
+
+
+@dataclass
+class PressureScenario:
+    """A run of :func:`simulate_memory_pressure`.
+
+    Attributes
+    ----------
+    manager : EvictionManager
+        Its ``timeline`` holds every 10 s round.
+    node : NodeUsage
+        Pods (evicted ones with ``status.reason: Evicted``) and Events.
+    pods : list of dict
+    usage_mi : dict[str, tuple[float, float, float]]
+        Pod name -> (start Mi, Mi per second, cap Mi) of its working set.
+    hard_mi, soft_mi : int
+        Thresholds on ``memory.available`` (soft 0 = none).
+    memory_capacity_bytes : int
+    """
+
+    manager: Any
+    node: Any
+    pods: list[dict[str, Any]]
+    usage_mi: dict[str, tuple[float, float, float]]
+    hard_mi: int
+    soft_mi: int
+    memory_capacity_bytes: int
+
+    def usage_bytes_at(self, t: float) -> dict[str, int]:
+        """Each pod's working set at virtual time ``t`` had it not been evicted.
+
+        Parameters
+        ----------
+        t : float
+            Virtual time, seconds.
+
+        Returns
+        -------
+        dict[str, int]
+            Pod name -> working set, bytes.
+
+        Examples
+        --------
+        >>> simulate_memory_pressure().usage_bytes_at(60)["web"] // 2**20
+        390
+        """
+        return _usage_bytes_at(self.usage_mi, t)
+
+
+def memory_pressure_pods(best_effort_priority: int = 0) -> list[dict[str, Any]]:
+    """The pods of ``data/qos/memory-pressure.yaml``: ``db`` (Guaranteed), ``web`` (Burstable), ``batch`` (BestEffort).
+
+    Parameters
+    ----------
+    best_effort_priority : int
+        ``spec.priority`` of ``batch``; the others get 0, as the Priority
+        admission plugin gives a pod without a ``priorityClassName``.
+
+    Returns
+    -------
+    list of dict
+        Pod dicts, in file order: ``db`` (500m/500m, 1024Mi/1024Mi), ``web``
+        (250m/1000m, 512Mi/1536Mi), ``batch`` (none); each container's
+        ``resources`` lists ``requests`` before ``limits``, as the file does.
+
+    Raises
+    ------
+    ManifestError, NotFound
+        As :func:`load_scenario_file`, when the file is malformed or missing.
+
+    Examples
+    --------
+    >>> from kubenotes.api.qos import pod_qos_class
+    >>> [pod_qos_class(p) for p in memory_pressure_pods()]
+    ['Guaranteed', 'Burstable', 'BestEffort']
+    """
+    objects, _ = load_scenario_file(MEMORY_PRESSURE_FILE)
+    pods = [o for o in objects if o.get("kind") == "Pod"]
+    for p in pods:
+        for c in p["spec"]["containers"]:
+            r = c.get("resources") or {}
+            c["resources"] = {k: r[k] for k in ("requests", "limits", *r) if k in r}
+        # spec.priority as the Priority admission plugin fills it in (no priorityClassName, no global default: 0)
+        p["spec"]["priority"] = best_effort_priority if p["metadata"]["name"] == "batch" else 0
+    return pods
+
+
+@functools.lru_cache(maxsize=64)
+def simulate_memory_pressure(
+    batch_growth_mi_per_minute: int = 180,
+    soft_threshold_mi: int = 0,
+    soft_grace_seconds: int = 60,
+    best_effort_priority: int = 0,
+    until_seconds: int = 900,
+) -> PressureScenario:
+    """``data/qos/memory-pressure.yaml``'s node and pods under the eviction manager, working sets set every 10 s.
+
+    The node (the file's ``worker-1``) has 4Gi of memory, 512Mi used by the
+    system (:data:`SYSTEM_MEMORY_BYTES`), and the kubelet's default
+    ``evictionHard`` (``memory.available<100Mi``). Working sets follow
+    :func:`memory_pressure_usage_mi`: ``db`` holds 900Mi; ``web`` starts at
+    300Mi and grows 90Mi a minute up to its 1.5Gi limit; ``batch`` starts at
+    100Mi and grows ``batch_growth_mi_per_minute``. A Scenario ``usage``
+    action every 10 s sets each working set.
+
+    Parameters
+    ----------
+    batch_growth_mi_per_minute : int
+    soft_threshold_mi : int
+        ``evictionSoft memory.available`` in Mi (0: none).
+    soft_grace_seconds : int
+        ``evictionSoftGracePeriod``; the soft eviction's grace period
+        (``evictionMaxPodGracePeriod``) is 30 s.
+    best_effort_priority : int
+        ``spec.priority`` of ``batch``.
+    until_seconds : int
+
+    Returns
+    -------
+    PressureScenario
+
+    Raises
+    ------
+    ManifestError, NotFound
+        As :func:`load_scenario_file`, when the file is malformed or missing.
+
+    Notes
+    -----
+    The eviction manager runs on its own SimPy clock with a
+    :class:`~kubenotes.kubelet.eviction_manager.NodeUsage` adapter
+    (:func:`~kubenotes.kubelet.eviction_manager.run_eviction_scenario`), not
+    on a :class:`~kubenotes.sim.cluster.Cluster`: the kubelet model counts no
+    system memory, starts the pods a few seconds after 0 and cleans an
+    evicted pod up through its pod worker, so ``python -m kubenotes simulate
+    data/qos/memory-pressure.yaml`` (usage once a minute) evicts ``batch``
+    later, at 600 s, than this run does (490 s).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/eviction_manager.go
+    https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/
+
+    Examples
+    --------
+    >>> s = simulate_memory_pressure()
+    >>> first_eviction(s).evicted, first_eviction(s).time
+    ('default/batch', 490.0)
+    """
+    from kubenotes.api.quantity import memory_bytes
+    from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE, parse_threshold_config
+    from kubenotes.kubelet.eviction_manager import EvictionConfig, NodeUsage, run_eviction_scenario
+
+    objects, _ = load_scenario_file(MEMORY_PRESSURE_FILE)
+    node_obj = _find(objects, "Node")
+    capacity_bytes = memory_bytes(node_obj["status"]["capacity"]["memory"])
+    pods = memory_pressure_pods(best_effort_priority)
+    node = NodeUsage(memory_capacity_bytes=capacity_bytes, system_memory_bytes=SYSTEM_MEMORY_BYTES)
+    for p in pods:
+        node.add_pod(p)
+    usage = memory_pressure_usage_mi(batch_growth_mi_per_minute)
+    hard = {SIGNAL_MEMORY_AVAILABLE: f"{EVICTION_HARD_MI}Mi"}
+    soft = {SIGNAL_MEMORY_AVAILABLE: f"{soft_threshold_mi}Mi"} if soft_threshold_mi else None
+    grace = {SIGNAL_MEMORY_AVAILABLE: f"{soft_grace_seconds}s"} if soft_threshold_mi else None
+    config = EvictionConfig(tuple(parse_threshold_config(eviction_hard=hard, eviction_soft=soft,
+                                                         eviction_soft_grace_period=grace)),
+                            max_pod_grace_period_seconds=EVICTION_MAX_POD_GRACE_PERIOD_SECONDS)
+    actions = [{"at": t, "name": name, "container": name, "memoryBytes": b}
+               for t in range(0, until_seconds + 1, 10) for name, b in _usage_bytes_at(usage, float(t)).items()]
+    manager = run_eviction_scenario(node, config, actions, float(until_seconds),
+                                    node_name=node_obj["metadata"]["name"])
+    return PressureScenario(manager, node, pods, usage, EVICTION_HARD_MI, soft_threshold_mi, capacity_bytes)
+
+
+def evictions(scenario: PressureScenario) -> list[Any]:
+    """The rounds that evicted a pod, in time order.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+
+    Returns
+    -------
+    list of kubenotes.kubelet.eviction_manager.SyncResult
+        The rounds whose ``evicted`` is set (at most one pod per round, as
+        the kubelet evicts one pod per synchronize).
+
+    Raises
+    ------
+    AttributeError
+        ``scenario`` has no ``manager.timeline``.
+
+    See Also
+    --------
+    first_eviction
+
+    Examples
+    --------
+    >>> [(r.time, r.evicted) for r in evictions(simulate_memory_pressure())]
+    [(490.0, 'default/batch')]
+    """
+    return [r for r in scenario.manager.timeline if r.evicted]
+
+
+def first_eviction(scenario: PressureScenario) -> Any:
+    """The first round that evicted a pod, or None.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+
+    Returns
+    -------
+    kubenotes.kubelet.eviction_manager.SyncResult or None
+        The earliest evicting round; None when nothing was evicted.
+
+    Raises
+    ------
+    AttributeError
+        ``scenario`` has no ``manager.timeline``.
+
+    Examples
+    --------
+    >>> r = first_eviction(simulate_memory_pressure())
+    >>> r.time, r.evicted, r.ranking
+    (490.0, 'default/batch', ['batch', 'web', 'db'])
+    >>> first_eviction(simulate_memory_pressure(until_seconds=200)) is None
+    True
+    """
+    found = evictions(scenario)
+    return found[0] if found else None
+
+
+def pressure_intervals(timeline: Any, condition: str = "MemoryPressure") -> list[tuple[float, float]]:
+    """``(from, to)`` virtual-time spans during which ``condition`` was reported (``to`` is the first round without it).
+
+    Parameters
+    ----------
+    timeline : sequence of SyncResult
+        Eviction manager rounds in time order (``time``, ``node_conditions``).
+    condition : str
+        A node condition type.
+
+    Returns
+    -------
+    list of tuple(float, float)
+        Spans in seconds; a span still open at the end closes at the last
+        round's time.
+
+    Raises
+    ------
+    AttributeError
+        A round has no ``node_conditions`` or ``time``.
+
+    Examples
+    --------
+    >>> from kubenotes.kubelet.eviction_manager import SyncResult
+    >>> rounds = [SyncResult(0), SyncResult(10, node_conditions=["MemoryPressure"]), SyncResult(20)]
+    >>> pressure_intervals(rounds)
+    [(10, 20)]
+    """
+    spans: list[tuple[float, float]] = []
+    start = None
+    for r in timeline:
+        on = condition in r.node_conditions
+        if on and start is None:
+            start = r.time
+        elif not on and start is not None:
+            spans.append((start, r.time))
+            start = None
+    if start is not None:
+        spans.append((start, timeline[-1].time))
+    return spans
+
+
+def kill_orders(scenario: PressureScenario, t: float | None = None) -> dict[str, list[tuple[str, int]]]:
+    """The kubelet's eviction order and the kernel OOM killer's order for the same pods at time ``t``.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+    t : float, optional
+        Default: the time of the first eviction.
+
+    Returns
+    -------
+    dict
+        ``{"kubelet": [(pod, usage - request in bytes)], "kernel": [(pod,
+        badness in bytes)], "oom_score_adj": [(pod, adj)]}``, first victim first.
+
+    Raises
+    ------
+    IndexError
+        ``t`` is None, nothing was evicted and the timeline is empty.
+
+    See Also
+    --------
+    kubenotes.kubelet.eviction.rank_memory_pressure, kubenotes.kubelet.qos.oom_kill_order
+
+    Notes
+    -----
+    Working sets are the scenario's growth curves at ``t`` (an evicted pod
+    counts as if it still ran); the kernel's badness is a model of
+    ``oom_badness`` (RSS plus ``oom_score_adj`` × total memory / 1000, at
+    least 1).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/helpers.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/qos/policy.go
+
+    Examples
+    --------
+    >>> orders = kill_orders(simulate_memory_pressure())
+    >>> [n for n, _ in orders["kubelet"]], [n for n, _ in orders["kernel"]]
+    (['batch', 'web', 'db'], ['batch', 'web', 'db'])
+    """
+    from kubenotes.kubelet.eviction import get_resource_request_quantity, rank_memory_pressure
+    from kubenotes.kubelet.qos import container_oom_score_adjust, oom_kill_order
+
+    if t is None:
+        ev = first_eviction(scenario)
+        t = ev.time if ev is not None else scenario.manager.timeline[-1].time
+    usage = scenario.usage_bytes_at(t)
+    stats = {p["metadata"]["uid"]: {"containers": [{"name": p["metadata"]["name"],
+                                                    "memory": {"workingSetBytes": usage[p["metadata"]["name"]]}}]}
+             for p in scenario.pods}
+    ranked = rank_memory_pressure(scenario.pods, stats)
+    kubelet = [(p["metadata"]["name"],
+                usage[p["metadata"]["name"]] - int(get_resource_request_quantity(p, "memory").value)) for p in ranked]
+    adj = [(p["metadata"]["name"], container_oom_score_adjust(p, p["metadata"]["name"], scenario.memory_capacity_bytes))
+           for p in scenario.pods]
+    kernel = oom_kill_order([(n, usage[n], a) for n, a in adj], scenario.memory_capacity_bytes)
+    return {"kubelet": kubelet, "kernel": kernel, "oom_score_adj": adj}

@@ -3,23 +3,25 @@
 Nothing here decides anything: the QoS class comes from
 :mod:`kubenotes.api.qos`, ``oom_score_adj`` and the kernel's order from
 :mod:`kubenotes.kubelet.qos`, the cgroup files from
-:mod:`kubenotes.kubelet.cgroups`, and the eviction rounds from
-:class:`kubenotes.kubelet.eviction_manager.EvictionManager` running on a SimPy
-clock. This module builds the chapter's small pods and scenario, and shows
-what those functions return:
+:mod:`kubenotes.kubelet.cgroups`, and the memory-pressure run (the pods of
+``data/qos/memory-pressure.yaml`` under
+:class:`kubenotes.kubelet.eviction_manager.EvictionManager`) and the
+eviction and OOM-kill orders from :mod:`kubenotes.sim.scenarios`
+(:func:`~kubenotes.sim.scenarios.simulate_memory_pressure`,
+:func:`~kubenotes.sim.scenarios.kill_orders`). This module builds the QoS
+widget's one-container pod and shows what those functions return:
 
 * :func:`qos_values` / :func:`qos_panel`: one container's requests and limits
   -> QoS class, ``oom_score_adj``, pod cgroup path and the cgroup v1 and v2
   files;
 * :func:`cgroup_tree_graph` / :func:`cgroup_tree_figure`: the kubepods /
   burstable / besteffort tree as a networkx graph;
-* :func:`simulate_memory_pressure`: a 4Gi node with a Guaranteed, a
-  Burstable and a BestEffort pod whose memory grows, under the kubelet's
-  defaults (``memory.available<100Mi``) and an optional soft threshold;
 * :func:`eviction_timeline_figure` / :func:`eviction_timeline_table`: memory
   available, the MemoryPressure condition and the evictions over time;
-* :func:`kill_orders` / :func:`kill_orders_table`: the kubelet's eviction
-  ranking and the kernel OOM killer's order for the same pods, side by side.
+* :func:`kill_orders_table`: the kubelet's eviction ranking and the kernel
+  OOM killer's order for the same pods, side by side;
+* :func:`memory_pressure_panel`: the BestEffort pod's growth and a soft
+  threshold -> the timeline.
 
 References
 ----------
@@ -33,8 +35,7 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 import ipywidgets as widgets
 import networkx as nx
@@ -48,9 +49,16 @@ from kubenotes.kubelet.cgroups import (
     pod_cgroup_path,
     resource_config_for_pod,
 )
-from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE, parse_threshold_config, rank_memory_pressure
-from kubenotes.kubelet.eviction_manager import EvictionConfig, EvictionManager, NodeUsage, run_eviction_scenario
-from kubenotes.kubelet.qos import container_oom_score_adjust, oom_kill_order
+from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE
+from kubenotes.kubelet.qos import container_oom_score_adjust
+from kubenotes.sim.scenarios import (
+    PressureScenario,
+    evictions,
+    first_eviction,
+    kill_orders,
+    pressure_intervals,
+    simulate_memory_pressure,
+)
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
@@ -65,15 +73,8 @@ __all__ = [
     "qos_view",
     "cgroup_tree_graph",
     "cgroup_tree_figure",
-    "PressureScenario",
-    "memory_pressure_pods",
-    "simulate_memory_pressure",
-    "first_eviction",
-    "evictions",
-    "pressure_intervals",
     "eviction_timeline_table",
     "eviction_timeline_figure",
-    "kill_orders",
     "kill_orders_table",
     "memory_pressure_panel",
     "memory_pressure_view",
@@ -428,6 +429,7 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
 
     Examples
     --------
+    >>> from kubenotes.sim.scenarios import memory_pressure_pods
     >>> fig = cgroup_tree_figure(cgroup_tree_graph(memory_pressure_pods(), {"cpu": "4", "memory": "4Gi"}))
     >>> len(fig.axes), len(fig.axes[0].texts), fig.axes[0].get_title()  # 6 cgroup boxes, 5 arrows
     (1, 11, "The kubelet's cgroup tree (cgroup v2, cgroupfs driver)")
@@ -466,231 +468,6 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
 
 
 # --- the memory-pressure scenario ----------------------------------------------------------------------
-
-
-@dataclass
-class PressureScenario:
-    """A run of :func:`simulate_memory_pressure`.
-
-    Attributes
-    ----------
-    manager : EvictionManager
-        Its ``timeline`` holds every 10 s round.
-    node : NodeUsage
-        Pods (evicted ones with ``status.reason: Evicted``) and Events.
-    pods : list of dict
-    usage_mi : dict[str, tuple[float, float, float]]
-        Pod name -> (start Mi, Mi per second, cap Mi) of its working set.
-    hard_mi, soft_mi : int
-        Thresholds on ``memory.available`` (soft 0 = none).
-    memory_capacity_bytes : int
-    """
-
-    manager: EvictionManager
-    node: NodeUsage
-    pods: list[dict[str, Any]]
-    usage_mi: dict[str, tuple[float, float, float]]
-    hard_mi: int
-    soft_mi: int
-    memory_capacity_bytes: int
-
-    def usage_bytes_at(self, t: float) -> dict[str, int]:
-        """Each pod's working set at virtual time ``t`` had it not been evicted."""
-        return _usage_bytes_at(self.usage_mi, t)
-
-
-def _usage_bytes_at(usage_mi: Mapping[str, tuple[float, float, float]], t: float) -> dict[str, int]:
-    return {n: int(min(start + rate * t, cap) * MI) for n, (start, rate, cap) in usage_mi.items()}
-
-
-def memory_pressure_pods(best_effort_priority: int = 0) -> list[dict[str, Any]]:
-    """The scenario's three pods: ``db`` (Guaranteed, 1Gi), ``web`` (Burstable, 512Mi..1.5Gi), ``batch`` (BestEffort).
-
-    Parameters
-    ----------
-    best_effort_priority : int
-        ``spec.priority`` of ``batch`` (the others have 0).
-
-    Returns
-    -------
-    list of dict
-        Pod dicts from :func:`single_container_pod`: ``db`` (500m/500m,
-        1024Mi/1024Mi), ``web`` (250m/1000m, 512Mi/1536Mi), ``batch`` (none).
-
-    Raises
-    ------
-    None
-        Nothing is checked: any ``best_effort_priority`` is stored as given.
-
-    Examples
-    --------
-    >>> [pod_qos_class(p) for p in memory_pressure_pods()]
-    ['Guaranteed', 'Burstable', 'BestEffort']
-    """
-    return [
-        single_container_pod("db", 500, 500, 1024, 1024),
-        single_container_pod("web", 250, 1000, 512, 1536),
-        single_container_pod("batch", priority=best_effort_priority),
-    ]
-
-
-@functools.lru_cache(maxsize=64)
-def simulate_memory_pressure(
-    batch_growth_mi_per_minute: int = 180,
-    soft_threshold_mi: int = 0,
-    soft_grace_seconds: int = 60,
-    best_effort_priority: int = 0,
-    until_seconds: int = 900,
-) -> PressureScenario:
-    """Run the eviction manager on a 4Gi node whose pods' memory grows.
-
-    The node has 4Gi of memory, 512Mi used by the system, and the kubelet's
-    default ``evictionHard`` (``memory.available<100Mi``). ``db`` holds 900Mi;
-    ``web`` starts at 300Mi and grows 90Mi a minute up to its 1.5Gi limit;
-    ``batch`` starts at 100Mi and grows ``batch_growth_mi_per_minute``. A
-    Scenario ``usage`` action every 10 s sets each working set.
-
-    Parameters
-    ----------
-    batch_growth_mi_per_minute : int
-    soft_threshold_mi : int
-        ``evictionSoft memory.available`` in Mi (0: none).
-    soft_grace_seconds : int
-        ``evictionSoftGracePeriod``; the soft eviction's grace period
-        (``evictionMaxPodGracePeriod``) is 30 s.
-    best_effort_priority : int
-        ``spec.priority`` of ``batch``.
-    until_seconds : int
-
-    Returns
-    -------
-    PressureScenario
-
-    Examples
-    --------
-    >>> s = simulate_memory_pressure()
-    >>> first_eviction(s).evicted, first_eviction(s).time
-    ('default/batch', 490.0)
-    """
-    pods = memory_pressure_pods(best_effort_priority)
-    node = NodeUsage(memory_capacity_bytes=4 * GI, system_memory_bytes=512 * MI)
-    for p in pods:
-        node.add_pod(p)
-    usage = {"db": (900.0, 0.0, 900.0), "web": (300.0, 1.5, 1536.0),
-             "batch": (100.0, batch_growth_mi_per_minute / 60.0, 1e9)}
-    hard = {SIGNAL_MEMORY_AVAILABLE: "100Mi"}
-    soft = {SIGNAL_MEMORY_AVAILABLE: f"{soft_threshold_mi}Mi"} if soft_threshold_mi else None
-    grace = {SIGNAL_MEMORY_AVAILABLE: f"{soft_grace_seconds}s"} if soft_threshold_mi else None
-    config = EvictionConfig(tuple(parse_threshold_config(eviction_hard=hard, eviction_soft=soft,
-                                                         eviction_soft_grace_period=grace)),
-                            max_pod_grace_period_seconds=30)
-    actions = [{"at": t, "name": name, "container": name, "memoryBytes": b}
-               for t in range(0, until_seconds + 1, 10) for name, b in _usage_bytes_at(usage, float(t)).items()]
-    manager = run_eviction_scenario(node, config, actions, float(until_seconds), node_name="worker-1")
-    return PressureScenario(manager, node, pods, usage, 100, soft_threshold_mi, 4 * GI)
-
-
-def evictions(scenario: PressureScenario) -> list[Any]:
-    """The rounds that evicted a pod, in time order.
-
-    Parameters
-    ----------
-    scenario : PressureScenario
-        A :func:`simulate_memory_pressure` run.
-
-    Returns
-    -------
-    list of kubenotes.kubelet.eviction_manager.SyncResult
-        The rounds whose ``evicted`` is set (at most one pod per round, as
-        the kubelet evicts one pod per synchronize).
-
-    Raises
-    ------
-    AttributeError
-        ``scenario`` has no ``manager.timeline``.
-
-    See Also
-    --------
-    first_eviction
-
-    Examples
-    --------
-    >>> [(r.time, r.evicted) for r in evictions(simulate_memory_pressure())]
-    [(490.0, 'default/batch')]
-    """
-    return [r for r in scenario.manager.timeline if r.evicted]
-
-
-def first_eviction(scenario: PressureScenario) -> Any:
-    """The first round that evicted a pod, or None.
-
-    Parameters
-    ----------
-    scenario : PressureScenario
-        A :func:`simulate_memory_pressure` run.
-
-    Returns
-    -------
-    kubenotes.kubelet.eviction_manager.SyncResult or None
-        The earliest evicting round; None when nothing was evicted.
-
-    Raises
-    ------
-    AttributeError
-        ``scenario`` has no ``manager.timeline``.
-
-    Examples
-    --------
-    >>> r = first_eviction(simulate_memory_pressure())
-    >>> r.time, r.evicted, r.ranking
-    (490.0, 'default/batch', ['batch', 'web', 'db'])
-    >>> first_eviction(simulate_memory_pressure(until_seconds=200)) is None
-    True
-    """
-    found = evictions(scenario)
-    return found[0] if found else None
-
-
-def pressure_intervals(timeline: Sequence[Any], condition: str = "MemoryPressure") -> list[tuple[float, float]]:
-    """``(from, to)`` virtual-time spans during which ``condition`` was reported (``to`` is the first round without it).
-
-    Parameters
-    ----------
-    timeline : sequence of SyncResult
-        Eviction manager rounds in time order (``time``, ``node_conditions``).
-    condition : str
-        A node condition type.
-
-    Returns
-    -------
-    list of tuple(float, float)
-        Spans in seconds; a span still open at the end closes at the last
-        round's time.
-
-    Raises
-    ------
-    AttributeError
-        A round has no ``node_conditions`` or ``time``.
-
-    Examples
-    --------
-    >>> from kubenotes.kubelet.eviction_manager import SyncResult
-    >>> rounds = [SyncResult(0), SyncResult(10, node_conditions=["MemoryPressure"]), SyncResult(20)]
-    >>> pressure_intervals(rounds)
-    [(10, 20)]
-    """
-    spans: list[tuple[float, float]] = []
-    start = None
-    for r in timeline:
-        on = condition in r.node_conditions
-        if on and start is None:
-            start = r.time
-        elif not on and start is not None:
-            spans.append((start, r.time))
-            start = None
-    if start is not None:
-        spans.append((start, timeline[-1].time))
-    return spans
 
 
 def eviction_timeline_table(scenario: PressureScenario, *, changes_only: bool = True) -> Html:
@@ -798,62 +575,6 @@ def eviction_timeline_figure(scenario: PressureScenario, title: str | None = Non
     ax1.set_title(title or "Node worker-1: 4Gi, evictionHard memory.available<100Mi", fontsize=10)
     fig.tight_layout()
     return fig
-
-
-def kill_orders(scenario: PressureScenario, t: float | None = None) -> dict[str, list[tuple[str, int]]]:
-    """The kubelet's eviction order and the kernel OOM killer's order for the same pods at time ``t``.
-
-    Parameters
-    ----------
-    scenario : PressureScenario
-    t : float, optional
-        Default: the time of the first eviction.
-
-    Returns
-    -------
-    dict
-        ``{"kubelet": [(pod, usage - request in bytes)], "kernel": [(pod,
-        badness in bytes)], "oom_score_adj": [(pod, adj)]}``, first victim first.
-
-    Raises
-    ------
-    IndexError
-        ``t`` is None, nothing was evicted and the timeline is empty.
-
-    Notes
-    -----
-    Working sets are the scenario's growth curves at ``t`` (an evicted pod
-    counts as if it still ran); the kernel's badness is a model of
-    ``oom_badness`` (RSS plus ``oom_score_adj`` × total memory / 1000, at
-    least 1).
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/helpers.go
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/qos/policy.go
-
-    Examples
-    --------
-    >>> orders = kill_orders(simulate_memory_pressure())
-    >>> [n for n, _ in orders["kubelet"]], [n for n, _ in orders["kernel"]]
-    (['batch', 'web', 'db'], ['batch', 'web', 'db'])
-    """
-    if t is None:
-        ev = first_eviction(scenario)
-        t = ev.time if ev is not None else scenario.manager.timeline[-1].time
-    usage = scenario.usage_bytes_at(t)
-    stats = {p["metadata"]["uid"]: {"containers": [{"name": p["metadata"]["name"],
-                                                    "memory": {"workingSetBytes": usage[p["metadata"]["name"]]}}]}
-             for p in scenario.pods}
-    ranked = rank_memory_pressure(scenario.pods, stats)
-    from kubenotes.kubelet.eviction import get_resource_request_quantity
-
-    kubelet = [(p["metadata"]["name"],
-                usage[p["metadata"]["name"]] - int(get_resource_request_quantity(p, "memory").value)) for p in ranked]
-    adj = [(p["metadata"]["name"], container_oom_score_adjust(p, p["metadata"]["name"], scenario.memory_capacity_bytes))
-           for p in scenario.pods]
-    kernel = oom_kill_order([(n, usage[n], a) for n, a in adj], scenario.memory_capacity_bytes)
-    return {"kubelet": kubelet, "kernel": kernel, "oom_score_adj": adj}
 
 
 def kill_orders_table(scenario: PressureScenario, t: float | None = None) -> Html:

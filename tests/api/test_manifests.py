@@ -344,9 +344,9 @@ def test_bound_pods_from_kubectl_pass_admission_unchanged():
 
 
 def test_dump_then_load_round_trips_the_sample_cluster():
-    # data/controllers, kubelet, network hold the chapters' self-contained scenarios (their own small clusters)
+    # data/controllers, kubelet, qos, network hold the chapters' self-contained scenarios (their own small clusters)
     m = load_manifests(*sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("controllers", "kubelet",
-                                                                                          "network")))
+                                                                                          "qos", "network")))
     text = dump_manifests(m)
     again = load_manifests(text)
     assert [o.obj.to_dict() if not isinstance(o.obj, dict) else o.obj for o in again] == \

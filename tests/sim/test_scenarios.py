@@ -2,7 +2,10 @@
 teaches; :mod:`kubenotes.sim.scenarios` runs the same files with a widget's parameters applied.
 
 The outcomes are the ones the chapters' check-yourself cells assert (03.00, 05.00, 06.01), read here from
-``python -m kubenotes simulate FILE`` output instead of from a notebook.
+``python -m kubenotes simulate FILE`` output instead of from a notebook. Chapter 05.02's memory-pressure run puts the
+pods of ``data/qos/memory-pressure.yaml`` under the eviction manager directly (its own clock, 512Mi of system memory,
+usage every 10 s), so its outcomes are read from :func:`kubenotes.sim.scenarios.simulate_memory_pressure`; the file
+itself runs on the kubelet model and evicts the same pod later.
 """
 
 from __future__ import annotations
@@ -161,6 +164,62 @@ def test_readiness_drain_file_marks_the_endpoint_not_ready(capsys):
     assert ready.pop("web-67db7b98b8-x2zg5") == "False" and set(ready.values()) == {"True"}
 
 
+# ----------------------------------------------------------------------------- data/qos (chapter 05.02)
+def test_memory_pressure_file_evicts_the_best_effort_pod_on_the_kubelet_model(capsys):
+    events = _events(capsys, "qos/memory-pressure.yaml", 900)
+    evicted = _event_reasons(events, "Evicted")
+    assert [(e["name"].split(".")[0], e["time"]) for e in evicted] == [("batch", 600.0)]
+    assert evicted[0]["detail"].startswith("Evicted: The node was low on resource: memory. Threshold quantity: 100Mi")
+    assert [e["time"] for e in _event_reasons(events, "EvictionThresholdMet")] == [600.0]
+    pods = {o["metadata"]["name"]: o for o in _objects(capsys, "qos/memory-pressure.yaml", 900) if o["kind"] == "Pod"}
+    assert (pods["batch"]["status"]["phase"], pods["batch"]["status"]["reason"]) == ("Failed", "Evicted")
+    assert {pods[n]["status"]["phase"] for n in ("db", "web")} == {"Running"}
+
+
+def test_memory_pressure_files_usage_steps_follow_the_runs_growth_curves():
+    objects, scenario = sc.load_scenario_file(sc.MEMORY_PRESSURE_FILE)
+    usage = sc.memory_pressure_usage_mi()
+    assert scenario.steps and {s.action for s in scenario.steps} == {"usage"}
+    for s in scenario.steps:
+        start, rate, cap = usage[s.args["name"]]
+        assert s.args["memoryBytes"] == int(min(start + rate * s.at_seconds, cap) * 2**20), s
+    pods = sc.memory_pressure_pods(best_effort_priority=7)
+    assert [p["metadata"]["name"] for p in pods] == [o["metadata"]["name"] for o in objects if o["kind"] == "Pod"]
+    assert [p["spec"]["priority"] for p in pods] == [0, 0, 7]
+    assert list(pods[1]["spec"]["containers"][0]["resources"]) == ["requests", "limits"]
+
+
+def test_memory_pressure_default_scenario():
+    s = sc.simulate_memory_pressure()
+    ev = sc.first_eviction(s)
+    # 4096 - 512 - 900 - (300 + 1.5 t) - (100 + 3 t) < 100  <=>  t > 485.3: the round at 490 s
+    assert ev.time == 490.0 and ev.evicted == "default/batch" and ev.grace_period_seconds == 1
+    assert ev.message.startswith("The node was low on resource: memory. Threshold quantity: 100Mi, available: 79Mi. ")
+    assert "Container batch was using 1570Mi, request is 0, has larger consumption of memory." in ev.message
+    assert [r.evicted for r in sc.evictions(s)] == ["default/batch"]
+    assert sc.pressure_intervals(s.manager.timeline) == [(490.0, 791.0)]  # held 300 s after the last sighting
+    assert s.node.pods["batch"]["status"]["reason"] == "Evicted"
+
+
+def test_soft_threshold_waits_and_uses_max_pod_grace_period():
+    s = sc.simulate_memory_pressure(soft_threshold_mi=1024, soft_grace_seconds=60)
+    ev = sc.first_eviction(s)
+    start = sc.pressure_intervals(s.manager.timeline)[0][0]
+    assert start == 290.0 and ev.time == start + 60 and ev.grace_period_seconds == 30
+    assert "Threshold quantity: 1Gi" in ev.message
+
+
+def test_kill_orders_agree_without_priorities_and_differ_with_them():
+    orders = sc.kill_orders(sc.simulate_memory_pressure())
+    assert [n for n, _ in orders["kubelet"]] == ["batch", "web", "db"]
+    assert [n for n, _ in orders["kernel"]] == ["batch", "web", "db"]
+    assert dict(orders["oom_score_adj"]) == {"db": -997, "web": 875, "batch": 1000}
+    prio = sc.simulate_memory_pressure(best_effort_priority=1000)
+    o = sc.kill_orders(prio)
+    assert [n for n, _ in o["kubelet"]][0] == "web" and [n for n, _ in o["kernel"]][0] == "batch"
+    assert sc.first_eviction(prio).evicted == "default/web"
+
+
 # ----------------------------------------------------------------------------- the runs with parameters
 def test_simulations_are_memoised():
     assert sc.simulate_rollout(1, 1, 4) is sc.simulate_rollout(1, 1, 4)
@@ -206,6 +265,6 @@ def test_the_restart_files_probe_steps_are_the_failure_window():
 def test_every_data_scenario_file_parses_with_one_scenario():
     for path in sorted(DATA.glob("*/*.yaml")):
         text = path.read_text()
-        if "kind: Scenario" in text and path.parent.name in ("controllers", "kubelet", "network"):
+        if "kind: Scenario" in text and path.parent.name in ("controllers", "kubelet", "network", "qos"):
             objects, scenario = sc.load_scenario_file(path)
             assert objects and scenario.name, path

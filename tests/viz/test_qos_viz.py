@@ -1,4 +1,7 @@
-"""The QoS and eviction chapter's views (kubenotes.viz.qos): values, graph, scenario, orders, widgets."""
+"""The QoS and eviction chapter's views (kubenotes.viz.qos): values, graph, timeline, orders, widgets.
+
+The memory-pressure run and the kill orders they draw are tested in tests/sim/test_scenarios.py.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
+from kubenotes.sim.scenarios import memory_pressure_pods, simulate_memory_pressure  # noqa: E402
 from kubenotes.viz.qos import (  # noqa: E402
     GI,
     MI,
@@ -18,18 +22,12 @@ from kubenotes.viz.qos import (  # noqa: E402
     cgroup_tree_graph,
     eviction_timeline_figure,
     eviction_timeline_table,
-    evictions,
-    first_eviction,
-    kill_orders,
     kill_orders_table,
     memory_pressure_panel,
-    memory_pressure_pods,
     memory_pressure_view,
-    pressure_intervals,
     qos_panel,
     qos_values,
     qos_view,
-    simulate_memory_pressure,
     single_container_pod,
 )
 
@@ -83,35 +81,8 @@ def test_cgroup_tree_graph_places_pods_by_qos():
     assert len(fig.axes[0].texts) == g.number_of_nodes() + g.number_of_edges()  # boxes and arrows
 
 
-def test_memory_pressure_default_scenario():
-    s = simulate_memory_pressure()
-    ev = first_eviction(s)
-    # 4096 - 512 - 900 - (300 + 1.5 t) - (100 + 3 t) < 100  <=>  t > 485.3: the round at 490 s
-    assert ev.time == 490.0 and ev.evicted == "default/batch" and ev.grace_period_seconds == 1
-    assert ev.message.startswith("The node was low on resource: memory. Threshold quantity: 100Mi, available: 79Mi. ")
-    assert "Container batch was using 1570Mi, request is 0, has larger consumption of memory." in ev.message
-    assert [r.evicted for r in evictions(s)] == ["default/batch"]
-    assert pressure_intervals(s.manager.timeline) == [(490.0, 791.0)]  # held 300 s after the last sighting
-    assert s.node.pods["batch"]["status"]["reason"] == "Evicted"
-
-
-def test_soft_threshold_waits_and_uses_max_pod_grace_period():
-    s = simulate_memory_pressure(soft_threshold_mi=1024, soft_grace_seconds=60)
-    ev = first_eviction(s)
-    start = pressure_intervals(s.manager.timeline)[0][0]
-    assert start == 290.0 and ev.time == start + 60 and ev.grace_period_seconds == 30
-    assert "Threshold quantity: 1Gi" in ev.message
-
-
-def test_kill_orders_agree_without_priorities_and_differ_with_them():
-    orders = kill_orders(simulate_memory_pressure())
-    assert [n for n, _ in orders["kubelet"]] == ["batch", "web", "db"]
-    assert [n for n, _ in orders["kernel"]] == ["batch", "web", "db"]
-    assert dict(orders["oom_score_adj"]) == {"db": -997, "web": 875, "batch": 1000}
+def test_kill_orders_table_names_the_kubelets_and_the_kernels_picks():
     prio = simulate_memory_pressure(best_effort_priority=1000)
-    o = kill_orders(prio)
-    assert [n for n, _ in o["kubelet"]][0] == "web" and [n for n, _ in o["kernel"]][0] == "batch"
-    assert first_eviction(prio).evicted == "default/web"
     html = kill_orders_table(prio)
     assert "web (Burstable, priority 0" in html and "batch (BestEffort, oom_score_adj 1000" in html
 
