@@ -45,9 +45,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from kubenotes.sim.history import object_history, objects_at
+from kubenotes.sim.history import objects_at
 from kubenotes.sim.history import is_cluster as _is_cluster
-from kubenotes.sim.history import resource_version as _rv
 from kubenotes.sim.scenarios import (
     RollingUpdateRun,
     ScenarioRun,
@@ -56,18 +55,22 @@ from kubenotes.sim.scenarios import (
     simulate_rollout,
     simulate_scale,
 )
+from kubenotes.sim.timelines import (
+    RolloutTimeline,
+    node_timeline,
+    pods_per_node_timeline,
+    rc_sizes,
+    rollout_timeline,
+    series_extremes,
+    series_value_at,
+)
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 from kubenotes.viz.html import escape as _e
 
 __all__ = [
-    "RolloutTimeline",
-    "rollout_timeline",
-    "series_value_at",
-    "series_extremes",
     "plot_rollout_timeline",
     "rollout_figure",
-    "rc_sizes",
     "rolling_update_figure",
     "OWNERSHIP_RESOURCES",
     "ownership_graph",
@@ -80,11 +83,8 @@ __all__ = [
     "reconcile_loop_figure",
     "events_table",
     "audit_table",
-    "node_timeline",
     "node_timeline_table",
-    "pods_per_node_timeline",
     "plot_pods_per_node",
-    "job_attempts",
     "job_attempts_table",
     "cascade_writes",
     "scale_view",
@@ -102,332 +102,6 @@ __all__ = [
 # rollout timeline
 
 
-class RolloutTimeline(dict):
-    """A Deployment's rollout over time: series name -> ``[(seconds, value), ...]`` steps.
-
-    Keys
-    ----
-    ``replicas``
-        The Deployment's ``spec.replicas``.
-    ``surge_bound``
-        ``spec.replicas + MaxSurge``: the most pods the rollout may run.
-    ``min_available``
-        ``spec.replicas - MaxUnavailable``: the fewest available pods it may leave.
-    ``spec_total``
-        Σ ``spec.replicas`` of the Deployment's ReplicaSets (what the deployment controller counts).
-    ``pods``
-        The ReplicaSets' pods that are not terminating (no ``deletionTimestamp``).
-    ``ready``
-        Of those, the pods whose ``Ready`` condition is True.
-    ``available``
-        Σ ``status.availableReplicas`` of the ReplicaSets (ready for ``minReadySeconds``).
-    ``rs:<name>``, ``rs:<name>:ready``, ``rs:<name>:available``
-        One ReplicaSet's ``spec.replicas``, ``status.readyReplicas`` and ``status.availableReplicas``.
-
-    Each series holds a point whenever its value changed (several points may
-    share a time: every write at one instant is a state the store held).
-
-    Attributes
-    ----------
-    deployment : str
-        ``namespace/name``.
-    replica_sets : list of str
-        ReplicaSet names, oldest first.
-    revisions : dict[str, int]
-        ReplicaSet name -> ``deployment.kubernetes.io/revision``.
-    changes : list of tuple(float, str)
-        When the Deployment's spec changed and how (``image nginx:1.28.0``, ``replicas 4->6``...).
-    end_seconds : float
-        The time the timeline reaches (the cluster's clock, or the last revision).
-    """
-
-    def __init__(self, deployment: str = ""):
-        super().__init__()
-        self.deployment = deployment
-        self.replica_sets: list[str] = []
-        self.revisions: dict[str, int] = {}
-        self.changes: list[tuple[float, str]] = []
-        self.end_seconds = 0.0
-
-    @property
-    def new_replica_set(self) -> str | None:
-        """The ReplicaSet with the highest revision (the rollout's target), or None."""
-        if not self.replica_sets:
-            return None
-        return max(self.replica_sets, key=lambda n: (self.revisions.get(n, 0), self.replica_sets.index(n)))
-
-
-_FIXED_SERIES = ("replicas", "surge_bound", "min_available", "spec_total", "pods", "ready", "available")
-
-
-from kubenotes.api.meta import get_controller_of as _controller_ref  # noqa: E402  (one home: metav1.GetControllerOf)
-
-
-from kubenotes.api.podutil import is_pod_ready as _pod_ready  # noqa: E402  (one home: pkg/api/v1/pod)
-
-
-def _fenceposts(dep: Mapping[str, Any]) -> tuple[int, int]:
-    """(MaxSurge, MaxUnavailable) as the deployment controller resolves them (25%/25% when unset)."""
-    from kubenotes.controllers.deployment_util import max_surge_and_unavailable
-
-    spec = dict(dep.get("spec") or {})
-    strategy = dict(spec.get("strategy") or {})
-    if not strategy.get("type"):
-        strategy["type"] = "RollingUpdate"
-    if strategy["type"] == "RollingUpdate":
-        ru = dict(strategy.get("rollingUpdate") or {})
-        ru.setdefault("maxSurge", "25%")
-        ru.setdefault("maxUnavailable", "25%")
-        strategy["rollingUpdate"] = ru
-    spec["strategy"] = strategy
-    spec.setdefault("replicas", 1)
-    return max_surge_and_unavailable({"spec": spec})
-
-
-def _images(dep: Mapping[str, Any]) -> list[str]:
-    pod_spec = (((dep.get("spec") or {}).get("template") or {}).get("spec") or {})
-    return [str(c.get("image")) for c in pod_spec.get("containers") or ()]
-
-
-def _describe_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
-    parts = []
-    os_, ns_ = old.get("spec") or {}, new.get("spec") or {}
-    if os_.get("replicas") != ns_.get("replicas"):
-        parts.append(f"replicas {os_.get('replicas')}->{ns_.get('replicas')}")
-    if _images(old) != _images(new):
-        parts.append("image " + ", ".join(i.rsplit("/", 1)[-1] for i in _images(new)))
-    elif os_.get("template") != ns_.get("template"):
-        parts.append("pod template")
-    if os_.get("strategy") != ns_.get("strategy"):
-        parts.append("strategy")
-    if bool(os_.get("paused")) != bool(ns_.get("paused")):
-        parts.append("paused" if ns_.get("paused") else "resumed")
-    return ", ".join(parts)
-
-
-def rollout_timeline(source: Any, namespace: str, deployment: str) -> RolloutTimeline:
-    """Old and new ReplicaSet sizes of a Deployment over virtual time.
-
-    Parameters
-    ----------
-    source : Cluster or iterable of Revision
-        A running cluster (its stored history is replayed) or revisions of
-        Deployments, ReplicaSets and Pods.
-    namespace : str
-    deployment : str
-        The Deployment's name. Its ReplicaSets are those whose controller
-        ``ownerReference`` has the Deployment's uid; their pods those whose
-        controller reference has a ReplicaSet's uid.
-
-    Returns
-    -------
-    RolloutTimeline
-        Series name -> ``[(seconds, value), ...]``, see :class:`RolloutTimeline`.
-
-    Raises
-    ------
-    ApiError
-        As :func:`object_history`.
-
-    See Also
-    --------
-    plot_rollout_timeline, series_extremes, simulate_rollout
-
-    Notes
-    -----
-    The fences are recomputed from the Deployment's spec at each revision
-    with :func:`kubenotes.controllers.deployment_util.max_surge_and_unavailable`
-    (``maxSurge`` rounded up, ``maxUnavailable`` down, 25%/25% when unset).
-
-    Examples
-    --------
-    >>> dep = {"kind": "Deployment", "metadata": {"name": "web", "namespace": "d", "uid": "D"},
-    ...        "spec": {"replicas": 2, "strategy": {"type": "RollingUpdate",
-    ...                 "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}}}
-    >>> def rs(n, replicas, avail):
-    ...     return {"kind": "ReplicaSet", "metadata": {"name": n, "namespace": "d", "uid": n,
-    ...             "ownerReferences": [{"kind": "Deployment", "name": "web", "uid": "D", "controller": True}]},
-    ...             "spec": {"replicas": replicas}, "status": {"availableReplicas": avail}}
-    >>> from kubenotes.sim.history import Revision
-    >>> h = [Revision(0, "ADDED", dep), Revision(1, "ADDED", rs("old", 2, 2)),
-    ...      Revision(10, "ADDED", rs("new", 1, 0)), Revision(12, "MODIFIED", rs("new", 1, 1)),
-    ...      Revision(12, "MODIFIED", rs("old", 1, 1))]
-    >>> t = rollout_timeline(h, "d", "web")
-    >>> t["spec_total"], t["surge_bound"], t.replica_sets, t["rs:new"]
-    ([(0, 0), (1, 2), (10, 3), (12, 2)], [(0, 3)], ['old', 'new'], [(10, 1)])
-    >>> series_extremes(t["available"], since=10)
-    (2, 3)
-    """
-    hist = (object_history(source, "deployments", namespace) + object_history(source, "replicasets", namespace)
-            + object_history(source, "pods", namespace))
-    hist.sort(key=lambda r: (r.time, _rv(r.object)))
-    out = RolloutTimeline(f"{namespace}/{deployment}")
-    for k in _FIXED_SERIES:
-        out[k] = []
-    dep: dict | None = None
-    dep_uid: str | None = None
-    rss: dict[str, dict] = {}  # uid -> last RS object
-    rs_names: dict[str, str] = {}
-    pods: dict[str, tuple[str, bool, bool]] = {}  # pod uid -> (rs uid, terminating, ready)
-
-    def owned_by_dep(obj: Mapping[str, Any]) -> bool:
-        ref = _controller_ref(obj)
-        if ref is None or ref.get("kind") != "Deployment":
-            return False
-        return ref.get("uid") == dep_uid if dep_uid and ref.get("uid") else ref.get("name") == deployment
-
-    def put(key: str, t: float, v: int) -> None:
-        s = out.setdefault(key, [])
-        if not s or s[-1][1] != v:
-            s.append((t, v))
-
-    for rev in hist:
-        o = rev.object
-        md = o.get("metadata") or {}
-        kind = o.get("kind")
-        uid = md.get("uid") or md.get("name")
-        if kind == "Deployment":
-            if md.get("name") != deployment:
-                continue
-            if rev.type == "DELETED":
-                dep = None
-            else:
-                if dep is not None and dep.get("spec") != o.get("spec"):
-                    what = _describe_change(dep, o)
-                    if what:
-                        out.changes.append((rev.time, what))
-                dep, dep_uid = o, md.get("uid") or dep_uid
-        elif kind == "ReplicaSet":
-            if uid not in rss and not owned_by_dep(o):
-                continue
-            if rev.type == "DELETED":
-                rss.pop(uid, None)
-            else:
-                rss[uid] = o
-                if uid not in rs_names:
-                    rs_names[uid] = md["name"]
-                    out.replica_sets.append(md["name"])
-                ann = md.get("annotations") or {}
-                try:
-                    out.revisions[md["name"]] = int(ann.get("deployment.kubernetes.io/revision", 0))
-                except ValueError:
-                    pass
-        elif kind == "Pod":
-            ref = _controller_ref(o)
-            owner = ref.get("uid") or ref.get("name") if ref and ref.get("kind") == "ReplicaSet" else None
-            if owner not in rs_names and uid not in pods:
-                continue
-            if rev.type == "DELETED" or owner not in rs_names:
-                pods.pop(uid, None)
-            else:
-                pods[uid] = (owner, bool(md.get("deletionTimestamp")), _pod_ready(o))
-        else:
-            continue
-        t = rev.time
-        if dep is not None:
-            replicas = int((dep.get("spec") or {}).get("replicas", 1))
-            surge, unavailable = _fenceposts(dep)
-            put("replicas", t, replicas)
-            put("surge_bound", t, replicas + surge)
-            put("min_available", t, replicas - unavailable)
-        live = [p for p in pods.values() if not p[1]]
-        put("pods", t, len(live))
-        put("ready", t, sum(1 for p in live if p[2]))
-        total = avail = 0
-        for rs_uid, rs in rss.items():
-            name = rs_names[rs_uid]
-            n = int((rs.get("spec") or {}).get("replicas", 1))
-            st = rs.get("status") or {}
-            total += n
-            avail += int(st.get("availableReplicas") or 0)
-            put(f"rs:{name}", t, n)
-            put(f"rs:{name}:ready", t, int(st.get("readyReplicas") or 0))
-            put(f"rs:{name}:available", t, int(st.get("availableReplicas") or 0))
-        for rs_uid, name in rs_names.items():
-            if rs_uid not in rss:
-                put(f"rs:{name}", t, 0)
-        put("spec_total", t, total)
-        put("available", t, avail)
-    last = hist[-1].time if hist else 0.0
-    out.end_seconds = max(float(source.now), last) if _is_cluster(source) else float(last)
-    return out
-
-
-def series_value_at(series: Sequence[tuple[float, int]], t: float, default: int = 0) -> int:
-    """The value of a step series at time ``t`` (after every change at ``t``).
-
-    Parameters
-    ----------
-    series : sequence of tuple(float, int)
-        ``(virtual seconds, value)`` steps in time order, e.g. a :class:`RolloutTimeline` series.
-    t : float
-        Virtual seconds.
-    default : int
-        The value before the first point.
-
-    Returns
-    -------
-    int
-        The value of the last point at or before ``t``; ``default`` when there is none.
-
-    Raises
-    ------
-    TypeError
-        When a point is not a ``(time, value)`` pair of numbers.
-
-    See Also
-    --------
-    series_extremes
-
-    Examples
-    --------
-    >>> s = [(0, 1), (5, 3), (5, 2)]
-    >>> series_value_at(s, -1), series_value_at(s, 4.9), series_value_at(s, 5)
-    (0, 1, 2)
-    """
-    v = default
-    for x, y in series:
-        if x > t:
-            break
-        v = y
-    return v
-
-
-def series_extremes(series: Sequence[tuple[float, int]], since: float = 0.0,
-                    until: float | None = None) -> tuple[int, int]:
-    """(minimum, maximum) a step series takes in ``[since, until]``, counting every intermediate state.
-
-    Parameters
-    ----------
-    series : sequence of tuple(float, int)
-        ``(virtual seconds, value)`` steps in time order; several points may share a time.
-    since : float
-        Window start (virtual seconds); the value held at ``since`` counts.
-    until : float, optional
-        Window end (inclusive); None for the end of the series.
-
-    Returns
-    -------
-    tuple(int, int)
-        (minimum, maximum) over the window; the first value when the series starts after it.
-
-    Raises
-    ------
-    ValueError
-        For an empty series.
-
-    Examples
-    --------
-    >>> series_extremes([(0, 4), (10, 5), (10, 3), (20, 4)], since=10)
-    (3, 5)
-    """
-    if not series:
-        raise ValueError("empty series")
-    before = [y for x, y in series if x < since]
-    vals = before[-1:] + [y for x, y in series if x >= since and (until is None or x <= until)]
-    if not vals:  # the series starts after the window
-        vals = [series[0][1]]
-    return min(vals), max(vals)
 
 
 def _steps(series: Sequence[tuple[float, int]], end: float) -> tuple[list[float], list[int]]:
@@ -1186,68 +860,6 @@ def audit_table(source: Any, *, since: float | None = None, until: float | None 
     return _table(("time (s)", "component", "verb", "object", "resourceVersion", "detail"), rows, caption)
 
 
-def _taint_text(t: Mapping[str, Any]) -> str:
-    kv = t.get("key", "") if not t.get("value") else f"{t['key']}={t['value']}"
-    return f"{kv}:{t.get('effect', '')}"
-
-
-def node_timeline(source: Any, node: str) -> list[dict]:
-    """A node's ``Ready`` condition and taints each time either changed.
-
-    Parameters
-    ----------
-    source : Cluster or iterable of Revision
-    node : str
-
-    Returns
-    -------
-    list of dict
-        ``{"time", "ready" ("True"/"False"/"Unknown"), "reason", "message", "taints" (list of
-        ``key=value:Effect``), "component"}``, oldest first; a row only when
-        the Ready status, its reason or the taints changed.
-
-    Raises
-    ------
-    ApiError, TypeError
-        As :func:`kubenotes.sim.history.object_history`.
-    KeyError
-        For a Node revision without ``metadata.name``.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/controller/nodelifecycle/node_lifecycle_controller.go
-
-    Examples
-    --------
-    >>> def n(status, taints=()):
-    ...     return {"kind": "Node", "metadata": {"name": "n1"}, "spec": {"taints": list(taints)},
-    ...             "status": {"conditions": [{"type": "Ready", "status": status, "reason": "r"}]}}
-    >>> from kubenotes.sim.history import Revision
-    >>> h = [Revision(0, "ADDED", n("True")), Revision(10, "MODIFIED", n("True")),
-    ...      Revision(60, "MODIFIED", n("Unknown", [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]))]
-    >>> [(r["time"], r["ready"], r["taints"]) for r in node_timeline(h, "n1")]
-    [(0, 'True', []), (60, 'Unknown', ['node.kubernetes.io/unreachable:NoExecute'])]
-    """
-    rows: list[dict] = []
-    comp = {}
-    if _is_cluster(source):
-        comp = {int(e.resource_version): e.component for e in source.audit_log if e.resource_version and e.kind == "Node"}
-    last = None
-    for r in object_history(source, "nodes"):
-        o = r.object
-        if o["metadata"]["name"] != node or r.type == "DELETED":
-            continue
-        ready = next((c for c in (o.get("status") or {}).get("conditions") or () if c.get("type") == "Ready"), {})
-        taints = [_taint_text(t) for t in (o.get("spec") or {}).get("taints") or ()]
-        key = (ready.get("status"), ready.get("reason"), tuple(taints))
-        if key != last and (ready or taints):
-            rows.append({"time": r.time, "ready": ready.get("status", ""), "reason": ready.get("reason", ""),
-                         "message": ready.get("message", ""), "taints": taints,
-                         "component": comp.get(_rv(o), "")})
-            last = key
-    return rows
-
-
 def node_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
     """:func:`node_timeline` as an HTML table (Unknown rows orange, False red).
 
@@ -1278,40 +890,6 @@ def node_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None =
     body = [(_fmt_t(r["time"]), r["ready"], r["reason"], r["message"], ", ".join(r["taints"]) or "—",
              r.get("component", "")) for r in rows]
     return _table(("time (s)", "Ready", "reason", "message", "taints", "written by"), body, caption, css)
-
-
-def pods_per_node_timeline(source: Any, namespace: str | None = None) -> dict[str, list[tuple[float, int]]]:
-    """Pods bound to each node and not terminating, over virtual time.
-
-    Returns
-    -------
-    dict[str, list of (float, int)]
-        Node name -> step series, nodes sorted by name.
-
-    Examples
-    --------
-    >>> p = lambda n, node, rv, dt=None: {"kind": "Pod", "metadata": {"name": n, "uid": n, "resourceVersion": rv,
-    ...     **({"deletionTimestamp": dt} if dt else {})}, "spec": {"nodeName": node}}
-    >>> from kubenotes.sim.history import Revision
-    >>> h = [Revision(0, "ADDED", p("a", "n1", "1")), Revision(5, "MODIFIED", p("a", "n1", "2", "x"))]
-    >>> pods_per_node_timeline(h)
-    {'n1': [(0, 1), (5, 0)]}
-    """
-    where: dict[str, str] = {}
-    out: dict[str, list[tuple[float, int]]] = {}
-    for r in object_history(source, "pods", namespace):
-        md = r.object["metadata"]
-        uid = md.get("uid") or md["name"]
-        node = (r.object.get("spec") or {}).get("nodeName")
-        before = where.pop(uid, None)
-        if r.type != "DELETED" and node and not md.get("deletionTimestamp"):
-            where[uid] = node
-        for n in {before, where.get(uid)} - {None}:
-            count = sum(1 for v in where.values() if v == n)
-            s = out.setdefault(n, [])
-            if not s or s[-1][1] != count:
-                s.append((r.time, count))
-    return dict(sorted(out.items()))
 
 
 def plot_pods_per_node(series: Mapping[str, Sequence[tuple[float, int]]], ax: Axes, *, end_seconds: float,
@@ -1345,75 +923,6 @@ def plot_pods_per_node(series: Mapping[str, Sequence[tuple[float, int]]], ax: Ax
     if title:
         ax.set_title(title, fontsize=10)
     return ax
-
-
-def job_attempts(source: Any, namespace: str, job: str) -> list[dict]:
-    """Each pod a Job created: when it was created, started and finished, and how.
-
-    Parameters
-    ----------
-    source : Cluster or iterable of Revision
-        A cluster (its pod history is replayed) or pod revisions.
-    namespace : str
-    job : str
-        The Job's name; its pods are those whose controller ownerReference names it.
-
-    Returns
-    -------
-    list of dict
-        ``{"pod", "created", "running", "finished" (virtual s or None), "phase", "exit_code",
-        "wait_before"}`` in creation order; ``wait_before`` is the time from the
-        previous pod's end to this pod's creation (the controller's back-off).
-
-    Raises
-    ------
-    ApiError, TypeError
-        As :func:`kubenotes.sim.history.object_history`.
-    KeyError
-        For a pod revision without ``metadata.name``.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/controller/job/job_controller.go
-
-    Examples
-    --------
-    >>> def p(phase, rv):
-    ...     return {"kind": "Pod", "metadata": {"name": "j-1", "uid": "u", "namespace": "d", "resourceVersion": rv,
-    ...             "ownerReferences": [{"kind": "Job", "name": "j", "controller": True}]}, "status": {"phase": phase}}
-    >>> from kubenotes.sim.history import Revision
-    >>> h = [Revision(1, "ADDED", p("Pending", "1")), Revision(3, "MODIFIED", p("Running", "2")),
-    ...      Revision(5, "MODIFIED", p("Failed", "3"))]
-    >>> [(a["created"], a["running"], a["finished"], a["phase"]) for a in job_attempts(h, "d", "j")]
-    [(1, 3, 5, 'Failed')]
-    """
-    rows: dict[str, dict] = {}
-    for r in object_history(source, "pods", namespace):
-        o = r.object
-        md = o["metadata"]
-        ref = _controller_ref(o)
-        if not ref or ref.get("kind") != "Job" or ref.get("name") != job:
-            continue
-        uid = md.get("uid") or md["name"]
-        row = rows.setdefault(uid, {"pod": md["name"], "created": r.time, "running": None, "finished": None,
-                                    "phase": "Pending", "exit_code": None, "wait_before": None})
-        if r.type == "DELETED":
-            continue
-        phase = (o.get("status") or {}).get("phase") or "Pending"
-        if phase == "Running" and row["running"] is None:
-            row["running"] = r.time
-        if phase in ("Succeeded", "Failed") and row["finished"] is None:
-            row["finished"] = r.time
-        row["phase"] = phase
-        for cs in (o.get("status") or {}).get("containerStatuses") or ():
-            term = (cs.get("state") or {}).get("terminated")
-            if term:
-                row["exit_code"] = term.get("exitCode")
-    out = sorted(rows.values(), key=lambda a: (a["created"], a["pod"]))
-    for prev, cur in zip(out, out[1:]):
-        if prev["finished"] is not None:
-            cur["wait_before"] = round(cur["created"] - prev["finished"], 3)
-    return out
 
 
 def job_attempts_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
@@ -1451,49 +960,6 @@ def job_attempts_table(rows: Sequence[Mapping[str, Any]], caption: str | None = 
 
 # ---------------------------------------------------------------------------
 # kubectl rolling-update of ReplicationControllers
-
-
-def rc_sizes(source: Any, namespace: str, names: Sequence[str]) -> dict[str, list[tuple[float, int]]]:
-    """Each ReplicationController's ``status.readyReplicas`` over time, from the API server's history.
-
-    Parameters
-    ----------
-    source : Cluster or iterable of Revision
-        A cluster (its history is replayed) or ReplicationController revisions.
-    namespace : str
-    names : sequence of str
-        The RCs to follow; others are ignored.
-
-    Returns
-    -------
-    dict[str, list[tuple[float, int]]]
-        RC name -> ``(virtual seconds, ready replicas)`` steps; 0 after it is deleted.
-
-    Raises
-    ------
-    ApiError, TypeError
-        As :func:`kubenotes.sim.history.object_history`.
-
-    Examples
-    --------
-    >>> from kubenotes.sim.scenarios import simulate_rc_rolling_update
-    >>> run = simulate_rc_rolling_update(2, 5.0)
-    >>> sizes = rc_sizes(run.cluster, "default", ["web-v1", "web-v2"])
-    >>> sizes["web-v1"][-1][1], sizes["web-v2"][-1][1]
-    (0, 2)
-    """
-    out: dict[str, list[tuple[float, int]]] = {n: [] for n in names}
-    for rev in object_history(source, "replicationcontrollers", namespace):
-        name = rev.object["metadata"]["name"]
-        if name not in out:
-            continue
-        ready = 0 if rev.type == "DELETED" else int((rev.object.get("status") or {}).get("readyReplicas") or 0)
-        series = out[name]
-        if series and series[-1][0] == rev.time:
-            series[-1] = (rev.time, ready)
-        elif not series or series[-1][1] != ready:
-            series.append((rev.time, ready))
-    return out
 
 
 def rolling_update_figure(run: RollingUpdateRun, rollout: ScenarioRun | None = None) -> Figure:

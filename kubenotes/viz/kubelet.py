@@ -52,7 +52,6 @@ from kubenotes.kubelet.config import (
     CONFIG_HASH_ANNOTATION_KEY,
     CONFIG_MIRROR_ANNOTATION_KEY,
     CONFIG_SOURCE_ANNOTATION_KEY,
-    PodStorage,
     extract_from_dir,
     is_mirror_pod_of,
     mirror_pod,
@@ -67,27 +66,23 @@ from kubenotes.sim.scenarios import (
     StaticPodRun,
     simulate_restarts,
 )
+from kubenotes.sim.timelines import container_names, restart_history, start_timeline
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = [
     "NODE_NAME",
-    "LIFECYCLE_METHODS",
     "RESTART_POLICIES",
-    "start_timeline",
     "start_timeline_table",
     "start_timeline_figure",
-    "status_history",
     "status_history_table",
-    "restart_history",
     "restart_table",
     "kubelet_events_table",
     "restarts_figure",
     "restarts_panel",
     "STATIC_MANIFEST",
     "static_pod_table",
-    "static_pod_merges",
     "mirror_pod_writes",
     "pleg_cost_figure",
     "pleg_panel",
@@ -97,109 +92,10 @@ __all__ = [
 
 #: The one worker node every scenario here runs on.
 NODE_NAME = "worker-1"
-#: The CRI calls a timeline shows (the PLEG's and the status manager's inspection calls are left out).
-LIFECYCLE_METHODS = ("RunPodSandbox", "PullImage", "CreateContainer", "StartContainer", "StopContainer",
-                     "StopPodSandbox")
 #: ``spec.restartPolicy`` values.
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 
 # ----------------------------------------------------------------------------- one pod's start
-def _container_names(run: PodRun) -> dict[str, str]:
-    """Container ID -> container name, from the CreateContainer calls."""
-    return {t["response"]["container_id"]: t["request"]["config"]["metadata"]["name"]
-            for t in run.kubelet.runtime.trace if t["method"] == "CreateContainer" and t.get("response")}
-
-
-def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[dict]:
-    """The pod's start as rows: volume mounts, CRI calls, kubelet events, probe runs and Ready flips, by time.
-
-    Parameters
-    ----------
-    run : PodRun
-    until_seconds : float, optional
-        Leave out what happened later.
-
-    Returns
-    -------
-    list of dict
-        ``time`` (s), ``source`` (``volume``, ``CRI``, ``event``, ``probe``, ``status``),
-        ``what`` (volume operation, CRI method, event reason, probe kind, condition), ``container``,
-        ``detail``, ``duration_seconds`` (CRI calls; 0 otherwise). Sorted by time.
-
-    Raises
-    ------
-    AttributeError
-        When ``run`` is not a :class:`~kubenotes.sim.scenarios.PodRun` (no ``kubelet`` with its traces).
-
-    See Also
-    --------
-    start_timeline_table, start_timeline_figure
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (``SyncPod``)
-
-    Examples
-    --------
-    >>> from kubenotes.sim.scenarios import simulate_pod_start
-    >>> rows = start_timeline(simulate_pod_start())
-    >>> [(r["source"], r["what"]) for r in rows][:5]   # doctest: +NORMALIZE_WHITESPACE
-    [('status', 'Ready'), ('volume', 'TokenRequest'), ('volume', 'MountVolume.SetUp'),
-     ('volume', 'WaitForAttachAndMount'), ('CRI', 'RunPodSandbox')]
-    """
-    names = _container_names(run)
-    rows = []
-    seen_wait = False
-    for t, op, pod, volume, outcome in run.kubelet.volume_manager.trace:
-        if pod != f"{run.pod['metadata'].get('namespace', 'default')}/{run.pod_name}" or outcome == "remounted":
-            continue
-        if op == "WaitForAttachAndMount":
-            if seen_wait:
-                continue  # every later sync checks again at once
-            seen_wait = True
-        rows.append({"time": float(t), "source": "volume", "what": op, "container": "",
-                     "detail": f"{volume}: {outcome}", "duration_seconds": 0.0})
-    for t in run.kubelet.runtime.trace:
-        if t["method"] not in LIFECYCLE_METHODS:
-            continue
-        req = t["request"]
-        if t["method"] == "RunPodSandbox":
-            container, detail = "", f"sandbox {req['config']['metadata']['name']} (pause image)"
-        elif t["method"] == "PullImage":
-            container, detail = "", req["image"]["image"]
-        elif t["method"] == "CreateContainer":
-            container = req["config"]["metadata"]["name"]
-            detail = f"attempt {req['config']['metadata'].get('attempt', 0)}, image {req['config']['image']['image']}"
-        else:
-            container, detail = names.get(req.get("container_id", ""), ""), ""
-        rows.append({"time": float(t["time"]), "source": "CRI", "what": t["method"], "container": container,
-                     "detail": detail, "duration_seconds": float(t["duration_seconds"])})
-    for e in run.kubelet.events:
-        if e.get("pod") != run.pod_name:
-            continue
-        fp = e.get("field_path") or ""
-        container = fp[fp.find("{") + 1:-1] if "{" in fp else ""
-        rows.append({"time": float(e["time"]), "source": "event", "what": e["reason"], "container": container,
-                     "detail": e["message"], "duration_seconds": 0.0})
-    for p in run.probes:
-        rows.append({"time": p["time"], "source": "probe", "what": p["kind"], "container": p["container"],
-                     "detail": p["result"], "duration_seconds": 0.0})
-    ready = None
-    for t, uid, st in run.kubelet.status_log:
-        if uid != run.uid:
-            continue
-        cond = {c["type"]: c["status"] for c in st.get("conditions") or []}
-        if cond.get("Ready") != ready:
-            ready = cond.get("Ready")
-            rows.append({"time": float(t), "source": "status", "what": "Ready", "container": "",
-                         "detail": f"Ready={ready}, phase {st.get('phase')}", "duration_seconds": 0.0})
-    rank = {"volume": 0, "CRI": 1}  # at one instant: the mount wait ends, then the CRI call, then its events
-    rows.sort(key=lambda r: (r["time"], rank.get(r["source"], 2)))
-    if until_seconds is not None:
-        rows = [r for r in rows if r["time"] <= until_seconds]
-    return rows
-
-
 _COLOURS = {"volume": "#00838f", "CRI": "#1565c0", "event": "#2e7d32", "probe": "#6a1b9a", "status": "#e65100"}
 
 
@@ -272,7 +168,7 @@ def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
     >>> plt.close(fig)
     """
     rows = start_timeline(run)
-    names = _container_names(run)
+    names = container_names(run)
     spec = run.pod["spec"]
     containers = [c["name"] for c in spec.get("initContainers") or []] + [c["name"] for c in spec["containers"]]
     lanes = ["sandbox"] + containers + ["probes", "Ready"]
@@ -333,64 +229,6 @@ def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
 
 
 # ----------------------------------------------------------------------------- the status over time
-def _state(cs: Mapping[str, Any]) -> str:
-    for key in ("waiting", "running", "terminated"):
-        if key in (cs.get("state") or {}):
-            detail = cs["state"][key]
-            reason = detail.get("reason", "")
-            if key == "terminated":
-                reason = f"{reason} exitCode={detail.get('exitCode')}"
-            return f"{key}{': ' + reason if reason else ''}"
-    return "-"
-
-
-def status_history(run: PodRun) -> list[dict]:
-    """Every status the kubelet wrote for the pod: phase, conditions, containers' state, lastState, restarts.
-
-    Parameters
-    ----------
-    run : PodRun
-        A pod run, e.g. :func:`kubenotes.sim.scenarios.simulate_pod_start`.
-
-    Returns
-    -------
-    list of dict
-        ``time``, ``phase``, ``conditions`` (``{type: status}``), ``containers``
-        (``{name: state text}``, init containers first), ``last_state``
-        (``{name: lastState text}``), ``restart_count`` (``{name: int}``), ``ready`` (``{name: bool}``).
-
-    Raises
-    ------
-    AttributeError
-        When ``run`` has no ``kubelet.status_log`` (not a :class:`~kubenotes.sim.scenarios.PodRun`).
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go
-
-    Examples
-    --------
-    >>> from kubenotes.sim.scenarios import simulate_pod_start
-    >>> h = status_history(simulate_pod_start())
-    >>> h[0]["phase"], h[0]["containers"]["web"]
-    ('Pending', 'waiting: PodInitializing')
-    """
-    out = []
-    for t, uid, st in run.kubelet.status_log:
-        if uid != run.uid:
-            continue
-        statuses = list(st.get("initContainerStatuses") or []) + list(st.get("containerStatuses") or [])
-        out.append({
-            "time": float(t), "phase": st.get("phase"),
-            "conditions": {c["type"]: c["status"] for c in st.get("conditions") or []},
-            "containers": {c["name"]: _state(c) for c in statuses},
-            "last_state": {c["name"]: _state({"state": c.get("lastState") or {}}) for c in statuses},
-            "restart_count": {c["name"]: int(c.get("restartCount", 0)) for c in statuses},
-            "ready": {c["name"]: bool(c.get("ready")) for c in statuses},
-        })
-    return out
-
-
 _CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready")
 
 
@@ -417,6 +255,7 @@ def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | No
     Examples
     --------
     >>> from kubenotes.sim.scenarios import simulate_pod_start
+    >>> from kubenotes.sim.timelines import status_history
     >>> h = status_history(simulate_pod_start())
     >>> t = status_history_table(h); t.count("<tr") == len(h) + 1, "Ready=T" in t
     (True, True)
@@ -431,69 +270,6 @@ def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | No
 
 
 # ----------------------------------------------------------------------------- restarts and back-off
-def restart_history(run: PodRun, container: str = "app") -> list[dict]:
-    """Each run of the container: when it started and stopped, why, and how long the kubelet waited before it.
-
-    Parameters
-    ----------
-    run : PodRun
-        E.g. :func:`kubenotes.sim.scenarios.simulate_restarts`.
-    container : str
-        The container's name (``app`` in the restarts scenario).
-
-    Returns
-    -------
-    list of dict
-        ``attempt`` (0 = first start), ``started``, ``finished`` (None while
-        running), ``killed_by`` (the ``Killing`` message, or ""), ``gap_seconds``
-        (start minus the previous run's finish; None for the first),
-        ``back_off`` (the back-off the kubelet reported before this start, e.g. ``"10s"``, or "").
-        An unknown container gives an empty list.
-
-    Raises
-    ------
-    AttributeError
-        When ``run`` is not a :class:`~kubenotes.sim.scenarios.PodRun`.
-
-    Notes
-    -----
-    The back-off doubles from 10 s up to 300 s (``MaxContainerBackOff``), as upstream.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (``doBackOff``)
-
-    Examples
-    --------
-    >>> h = restart_history(simulate_restarts(cause="exits with code 1", until_seconds=60))
-    >>> [r["back_off"] for r in h][:4]
-    ['', '', '10s', '20s']
-    """
-    runs = sorted((run.kubelet.runs.get(run.uid) or {}).get(container, []), key=lambda r: r.started_seconds)
-    kills = [e for e in run.kubelet.events if e.get("pod") == run.pod_name and e["reason"] == "Killing"]
-    waiting = []
-    for t, uid, st in run.kubelet.status_log:
-        if uid != run.uid:
-            continue
-        for cs in st.get("containerStatuses") or []:
-            msg = ((cs.get("state") or {}).get("waiting") or {}).get("message", "")
-            if cs["name"] == container and msg.startswith("back-off "):
-                waiting.append((float(t), msg.split()[1]))
-    out = []
-    for i, r in enumerate(runs):
-        prev = runs[i - 1] if i else None
-        killed = next((k["message"] for k in kills if k.get("field_path", "").endswith(f"{{{container}}}")
-                       and r.started_seconds <= k["time"] <= (r.finished_seconds or run.until_seconds) + 1e-6), "")
-        back = ""
-        if prev is not None and prev.finished_seconds is not None:
-            back = next((d for t, d in waiting if prev.finished_seconds <= t <= r.started_seconds), "")
-        out.append({"attempt": i, "started": r.started_seconds, "finished": r.finished_seconds, "killed_by": killed,
-                    "gap_seconds": (r.started_seconds - prev.finished_seconds)
-                    if prev is not None and prev.finished_seconds is not None else None,
-                    "back_off": back})
-    return out
-
-
 def restart_table(history: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
     """:func:`restart_history` as a table.
 
@@ -757,48 +533,6 @@ def static_pod_table(files: Mapping[str, str] | None = None, node_name: str = NO
         rows.append(("error", e, ""))
     return _table(["field", "static pod (the kubelet runs it)", "mirror pod (the API shows it)"], rows,
                   f"/etc/kubernetes/manifests on {node_name}")
-
-
-def static_pod_merges(steps: Sequence[Mapping[str, str]], node_name: str = NODE_NAME,
-                      file_check_frequency_seconds: float = 20.0) -> list[dict]:
-    """Read a manifest directory every ``fileCheckFrequency`` and merge each read as the kubelet's config does.
-
-    Parameters
-    ----------
-    steps : sequence of dict[str, str]
-        The directory's contents at each read (t = 0, 20, 40 ... s).
-    node_name : str
-    file_check_frequency_seconds : float
-
-    Returns
-    -------
-    list of dict
-        ``time``, ``op`` (``ADD``/``UPDATE``/``REMOVE``...), ``pods`` (names), ``uids`` (the config hashes).
-
-    Raises
-    ------
-    TypeError
-        When a step is not a mapping of file name to content; a file that does not parse is skipped.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/config.go (``podStorage.merge``)
-
-    Examples
-    --------
-    >>> edited = STATIC_MANIFEST.replace("3.6.4-0", "3.6.5-0")
-    >>> [(m["time"], m["op"]) for m in static_pod_merges([{"etcd.yaml": STATIC_MANIFEST},
-    ...     {"etcd.yaml": STATIC_MANIFEST}, {"etcd.yaml": edited}, {}])][:1]
-    [(0.0, 'ADD')]
-    """
-    store = PodStorage()
-    out = []
-    for i, files in enumerate(steps):
-        now = i * file_check_frequency_seconds
-        for u in store.merge(extract_from_dir(dict(files), node_name), now=now):
-            out.append({"time": float(now), "op": u.op, "pods": [p["metadata"]["name"] for p in u.pods],
-                        "uids": [p["metadata"].get("uid", "") for p in u.pods]})
-    return out
 
 
 def mirror_pod_writes(run: StaticPodRun) -> Html:

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 
 from kubenotes.apiserver.server import AuditEntry
 from kubenotes.sim import scenarios as sc
+from kubenotes.sim import timelines as st
 from kubenotes.viz import controllers as vc
 from kubenotes.sim.history import Revision, object_history
 
@@ -53,57 +54,6 @@ def _pod(name, rs, rv, ready=False, terminating=False, node=None, phase="Running
         md["deletionTimestamp"] = "2025-08-27T00:00:10Z"
     return {"kind": "Pod", "metadata": md, "spec": {"nodeName": node},
             "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
-
-
-def test_fences_follow_resolve_fenceposts():
-    # TestResolveFenceposts: 25%/25% of 4 -> (1, 1); of 10 -> (3, 2) (surge rounds up, unavailable down)
-    for replicas, surge, unavailable in ((4, 1, 1), (10, 3, 2), (1, 1, 0)):
-        t = vc.rollout_timeline([Revision(0, "ADDED", _dep(replicas))], "d", "web")
-        assert t["surge_bound"] == [(0, replicas + surge)]
-        assert t["min_available"] == [(0, replicas - unavailable)]
-
-
-def test_timeline_follows_only_the_deployments_own_replicasets_by_uid():
-    h = [Revision(0, "ADDED", _dep()),
-         Revision(1, "ADDED", _rs("web-a", 4, available=4, rv="2", revision=1)),
-         Revision(1, "ADDED", _rs("stranger", 7, owner_uid="OTHER", rv="3")),  # same owner name, other uid
-         Revision(5, "ADDED", _rs("web-b", 1, rv="4", revision=2)),
-         Revision(6, "MODIFIED", _rs("web-a", 3, available=3, rv="5", revision=1))]
-    t = vc.rollout_timeline(h, "d", "web")
-    assert t.replica_sets == ["web-a", "web-b"]
-    assert t.new_replica_set == "web-b"
-    assert t["spec_total"][-3:] == [(1, 4), (5, 5), (6, 4)]
-    assert "rs:stranger" not in t
-    assert t["rs:web-a:available"] == [(1, 4), (6, 3)]
-
-
-def test_terminating_pods_leave_the_pod_count_and_unready_pods_the_ready_count():
-    h = [Revision(0, "ADDED", _dep()), Revision(1, "ADDED", _rs("web-a", 2, rv="2")),
-         Revision(2, "ADDED", _pod("p1", "web-a", "3", ready=True)),
-         Revision(2, "ADDED", _pod("p2", "web-a", "4")),
-         Revision(8, "MODIFIED", _pod("p1", "web-a", "5", ready=True, terminating=True)),
-         Revision(9, "DELETED", _pod("p1", "web-a", "6", ready=True, terminating=True))]
-    t = vc.rollout_timeline(h, "d", "web")
-    assert vc.series_value_at(t["pods"], 2) == 2 and vc.series_value_at(t["ready"], 2) == 1
-    assert vc.series_value_at(t["pods"], 8) == 1 and vc.series_value_at(t["ready"], 8) == 0
-    assert vc.series_value_at(t["pods"], 9) == 1
-
-
-def test_spec_changes_are_listed_with_their_time():
-    h = [Revision(0, "ADDED", _dep()), Revision(30, "MODIFIED", _dep(image="nginx:1.28", rv="9")),
-         Revision(40, "MODIFIED", _dep(replicas=6, image="nginx:1.28", rv="10"))]
-    t = vc.rollout_timeline(h, "d", "web")
-    assert t.changes == [(30, "image nginx:1.28"), (40, "replicas 4->6")]
-    assert t["surge_bound"] == [(0, 5), (40, 8)]  # 25% of 6 rounds up to 2
-
-
-def test_series_helpers_count_every_state_at_one_instant():
-    s = [(0, 4), (10, 5), (10, 3), (20, 4)]
-    assert vc.series_value_at(s, 10) == 3
-    assert vc.series_extremes(s, since=10) == (3, 5)
-    assert vc.series_extremes(s, since=11, until=19) == (3, 3)
-    with pytest.raises(ValueError):
-        vc.series_extremes([])
 
 
 # ----------------------------------------------------------------------------- ownership graph
@@ -187,32 +137,10 @@ def test_node_timeline_rows_only_on_change():
          Revision(1, "MODIFIED", node("True")), Revision(11, "MODIFIED", node("True")),
          Revision(70, "MODIFIED", node("Unknown", reason="NodeStatusUnknown")),
          Revision(75, "MODIFIED", node("Unknown", [taint], reason="NodeStatusUnknown"))]
-    rows = vc.node_timeline(h, "n1")
+    rows = st.node_timeline(h, "n1")
     assert [(r["time"], r["ready"], r["taints"]) for r in rows] == [
         (1, "True", []), (70, "Unknown", []), (75, "Unknown", ["node.kubernetes.io/unreachable:NoExecute"])]
     assert "background:#fff3e0" in vc.node_timeline_table(rows)
-
-
-def test_pods_per_node_counts_moves_and_terminations():
-    h = [Revision(0, "ADDED", _pod("a", "r", "1", node="n1")), Revision(0, "ADDED", _pod("b", "r", "2", node="n1")),
-         Revision(5, "MODIFIED", _pod("a", "r", "3", node="n1", terminating=True)),
-         Revision(6, "ADDED", _pod("c", "r", "4", node="n2"))]
-    assert vc.pods_per_node_timeline(h) == {"n1": [(0, 1), (0, 2), (5, 1)], "n2": [(6, 1)]}
-
-
-def test_job_attempts_measure_the_wait_between_failures():
-    def p(name, phase, rv):
-        return {"kind": "Pod", "metadata": {"name": name, "uid": name, "namespace": "d", "resourceVersion": rv,
-                "ownerReferences": [{"kind": "Job", "name": "j", "controller": True}]},
-                "status": {"phase": phase, "containerStatuses": [{"state": {"terminated": {"exitCode": 1}}}]
-                           if phase == "Failed" else []}}
-    h = [Revision(0, "ADDED", p("j-1", "Pending", "1")), Revision(5, "MODIFIED", p("j-1", "Failed", "2")),
-         Revision(15, "ADDED", p("j-2", "Pending", "3")), Revision(20, "MODIFIED", p("j-2", "Failed", "4")),
-         Revision(40, "ADDED", p("j-3", "Pending", "5"))]
-    rows = vc.job_attempts(h, "d", "j")
-    assert [r["wait_before"] for r in rows] == [None, 10, 20]
-    assert rows[0]["exit_code"] == 1 and rows[2]["phase"] == "Pending"
-    assert vc.job_attempts(h, "d", "other") == []
 
 
 # ----------------------------------------------------------------------------- running clusters
@@ -226,25 +154,8 @@ def test_object_history_of_a_cluster_is_timed_by_the_audit_log():
     assert all(a.time <= b.time for a, b in zip(hist, hist[1:]))
 
 
-@pytest.mark.parametrize("surge,unavailable,replicas", [(1, 1, 4), (1, 0, 4), (0, 1, 4), (3, 0, 6), (2, 2, 5)])
-def test_rollout_respects_max_surge_and_max_unavailable(surge, unavailable, replicas):
-    run = sc.simulate_rollout(surge, unavailable, replicas)
-    assert run.error is None
-    t = vc.rollout_timeline(run.cluster, run.namespace, run.name)
-    since = run.at_seconds
-    assert vc.series_extremes(t["spec_total"], since)[1] <= replicas + surge
-    assert vc.series_extremes(t["pods"], since)[1] <= replicas + surge
-    assert vc.series_extremes(t["available"], since)[0] >= replicas - unavailable
-    new = t.new_replica_set
-    old = [n for n in t.replica_sets if n != new]
-    assert len(old) == 1 and t.revisions[new] == 2
-    assert vc.series_value_at(t[f"rs:{new}:available"], t.end_seconds) == replicas
-    assert vc.series_value_at(t[f"rs:{old[0]}"], t.end_seconds) == 0
-    assert t.changes == [(run.at_seconds, "image nginx:1.28.0")]
-
-
 def test_more_surge_means_a_faster_rollout_and_the_panel_output_changes():
-    slow, fast = (vc._rollout_done_at(vc.rollout_timeline(r.cluster, "default", "web"), r.at_seconds)
+    slow, fast = (vc._rollout_done_at(st.rollout_timeline(r.cluster, "default", "web"), r.at_seconds)
                   for r in (sc.simulate_rollout(1, 0, 4), sc.simulate_rollout(4, 0, 4)))
     assert slow is not None and fast is not None and fast < slow
     a, b = vc.rollout_view(1, 1), vc.rollout_view(4, 1)
@@ -266,22 +177,6 @@ def test_scale_down_deletes_pods_and_the_diff_graph_shows_them():
     assert sum(1 for _, x in d.nodes(data=True) if x["change"] == "deleted" and x["kind"] == "Pod") == 2
     assert sum(1 for _, x in after.nodes(data=True) if x["kind"] == "Pod") == 2
     assert "SuccessfulDelete" in vc.scale_view(2)[1]
-
-
-def test_node_failure_unknown_taint_and_eviction_times():
-    grace, tol = 50, 120
-    run = sc.simulate_node_failure(tol, grace)
-    rows = vc.node_timeline(run.cluster, "worker-1")
-    unknown = next(r for r in rows if r["ready"] == "Unknown")
-    assert unknown["time"] == pytest.approx(run.at_seconds + grace, abs=5.1)
-    assert unknown["reason"] == "NodeStatusUnknown" and unknown["message"] == "Kubelet stopped posting node status."
-    tainted = next(r for r in rows if "node.kubernetes.io/unreachable:NoExecute" in r["taints"])
-    evicted = [e.time for e in run.cluster.audit_log
-               if e.kind == "Pod" and e.verb == "delete" and e.component == "taint-eviction-controller"]
-    assert evicted and min(evicted) == pytest.approx(tainted["time"] + tol, abs=1.0)
-    per_node = vc.pods_per_node_timeline(run.cluster, "default")
-    assert vc.series_value_at(per_node["worker-1"], run.end_seconds) == 0
-    assert sum(vc.series_value_at(s, run.end_seconds) for s in per_node.values()) == 6
 
 
 @pytest.mark.parametrize("policy", ["Background", "Foreground", "Orphan"])
@@ -313,16 +208,6 @@ def test_cascade_view_steps_through_the_writes():
     assert "kubectl" in after_one[1] and "finalizers: foregroundDeletion" in after_one[1]
 
 
-def test_job_retries_with_doubling_backoff_until_the_limit():
-    run = sc.simulate_job(3)
-    rows = vc.job_attempts(run.cluster, "default", "migrate")
-    assert [r["phase"] for r in rows] == ["Failed"] * 4
-    assert [r["wait_before"] for r in rows] == [None, 10, 20, 40]
-    job = run.cluster.get("jobs", "migrate", "default")
-    assert job["status"]["failed"] == 4
-    assert any(c["type"] == "Failed" and c["reason"] == "BackoffLimitExceeded" for c in job["status"]["conditions"])
-
-
 def test_panels_put_their_first_slider_first():
     with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
         panel = vc.rollout_panel()
@@ -337,7 +222,7 @@ def test_panels_put_their_first_slider_first():
 def test_kubectl_rolling_update_keeps_every_pod_ready_and_one_extra_at_most():
     """Old kubectl's client-side RC rollout (maxUnavailable 0, maxSurge 1): ready pods never below the replicas."""
     from kubenotes.sim.scenarios import simulate_rc_rolling_update
-    from kubenotes.viz.controllers import rc_sizes, series_value_at
+    from kubenotes.sim.timelines import rc_sizes, series_value_at
 
     run = simulate_rc_rolling_update(3, 5.0)
     sizes = rc_sizes(run.cluster, "default", ["web-v1", "web-v2"])

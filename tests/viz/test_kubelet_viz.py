@@ -28,37 +28,19 @@ import contextlib
 import io
 
 import networkx as nx
-import pytest
 from matplotlib.figure import Figure
 
 from kubenotes.sim import scenarios as sc
+from kubenotes.sim import timelines as st
 from kubenotes.viz import kubelet as vk
 
 
-def _cri(rows):
-    return [(r["what"], r["container"] or r["detail"]) for r in rows if r["source"] == "CRI"]
-
-
 # ----------------------------------------------------------------------------- the pod start
-def test_the_pod_starts_with_the_sandbox_then_the_init_container_then_the_app():
-    run = sc.simulate_pod_start()
-    assert _cri(vk.start_timeline(run)) == [
-        ("RunPodSandbox", "sandbox web (pause image)"), ("PullImage", "busybox:1.36"),
-        ("CreateContainer", "init-db"), ("StartContainer", "init-db"), ("PullImage", "nginx:1.27"),
-        ("CreateContainer", "web"), ("StartContainer", "web")]
-    init = run.kubelet.runs[run.uid]["init-db"][0]
-    create_web = next(r for r in vk.start_timeline(run) if r["what"] == "CreateContainer" and r["container"] == "web")
-    assert init.finished_seconds - init.started_seconds == pytest.approx(3, abs=0.01)  # sleep 3
-    assert init.finished_seconds <= create_web["time"] <= init.finished_seconds + 1.5 + 3.1  # a relist, then the pull
-    reasons = [r["what"] for r in vk.start_timeline(run) if r["source"] == "event"]
-    assert reasons == ["Pulling", "Pulled", "Created", "Started"] * 2
-
-
 def test_timeline_rows_are_sorted_and_can_be_cut():
     run = sc.simulate_pod_start()
-    rows = vk.start_timeline(run)
+    rows = st.start_timeline(run)
     assert [r["time"] for r in rows] == sorted(r["time"] for r in rows)
-    cut = vk.start_timeline(run, until_seconds=5)
+    cut = st.start_timeline(run, until_seconds=5)
     assert cut and all(r["time"] <= 5 for r in cut) and len(cut) < len(rows)
     assert {r["source"] for r in rows} == {"volume", "CRI", "event", "probe", "status"}
     # SyncPod's order: the volumes are mounted before the sandbox is created
@@ -67,21 +49,8 @@ def test_timeline_rows_are_sorted_and_can_be_cut():
     assert "RunPodSandbox" in vk.start_timeline_table(rows) and "color:#1565c0" in vk.start_timeline_table(rows)
 
 
-@pytest.mark.parametrize("threshold", [1, 2, 3])
-def test_ready_comes_with_the_success_threshold_th_successful_probe(threshold):
-    run = sc.simulate_pod_start(success_threshold=threshold, period_seconds=5)
-    history = vk.status_history(run)
-    ready_at = next(h["time"] for h in history if h["conditions"]["Ready"] == "True")
-    ok = [p["time"] for p in run.probes if p["kind"] == "Readiness" and p["result"] == "success"]
-    assert ok[threshold - 1] <= ready_at < ok[threshold - 1] + 1
-    if threshold > 1:
-        assert ready_at > ok[threshold - 2] + 4
-    started = run.kubelet.runs[run.uid]["web"][0].started_seconds
-    assert ok[0] - started >= 2  # initialDelaySeconds: no probe before
-
-
 def test_status_history_shows_the_phases_and_conditions_in_order():
-    history = vk.status_history(sc.simulate_pod_start())
+    history = st.status_history(sc.simulate_pod_start())
     first, last = history[0], history[-1]
     assert first["phase"] == "Pending" and first["containers"] == {"init-db": "waiting: PodInitializing",
                                                                    "web": "waiting: PodInitializing"}
@@ -104,61 +73,11 @@ def test_start_figure_has_a_lane_per_container():
 
 
 # ----------------------------------------------------------------------------- restarts
-def test_crash_loop_back_off_waits_10_20_40_seconds_after_the_first_restart():
-    run = sc.simulate_restarts(cause="exits with code 1")
-    h = vk.restart_history(run)
-    assert [r["back_off"] for r in h[:5]] == ["", "", "10s", "20s", "40s"]
-    assert h[1]["gap_seconds"] < 1.5
-    for r, want in zip(h[2:5], (10, 20, 40)):
-        assert want <= r["gap_seconds"] <= 1.5 * want + 1.5
-    assert all(r["killed_by"] == "" for r in h)
-    messages = [e["message"] for e in run.kubelet.events if e["reason"] == "BackOff"]
-    assert messages[0] == f"Back-off restarting failed container app in pod app_default({run.uid})"
-    cs = run.pod["status"]["containerStatuses"][0]
-    assert cs["restartCount"] == len(h) - 1 and cs["lastState"]["terminated"]["exitCode"] == 1
-
-
-@pytest.mark.parametrize("threshold,period", [(3, 5), (2, 10), (1, 20)])
-def test_liveness_kills_after_failure_threshold_failures_period_seconds_apart(threshold, period):
-    run = sc.simulate_restarts(failure_threshold=threshold, period_seconds=period)
-    events = [e for e in run.kubelet.events if e["pod"] == "app"]
-    killing = [e for e in events if e["reason"] == "Killing"]
-    assert killing and killing[0]["message"] == "Container app failed liveness probe, will be restarted"
-    failed = [e["time"] for e in events if e["reason"] == "Unhealthy" and e["time"] <= killing[0]["time"]]
-    assert len(failed) == threshold
-    assert all(abs((b - a) - period) < 0.01 for a, b in zip(failed, failed[1:]))
-    assert failed[0] >= sc.FAIL_FROM_SECONDS
-    h = vk.restart_history(run)
-    assert h[0]["killed_by"] == killing[0]["message"] and h[1]["gap_seconds"] < 1.5
-
-
-def test_liveness_outage_at_the_defaults_kills_twice_then_the_container_stays():
-    run = sc.simulate_restarts()
-    h = vk.restart_history(run)
-    assert len(h) == 3 and h[-1]["finished"] is None
-    assert run.pod["status"]["containerStatuses"][0]["restartCount"] == 2
-    assert run.pod["status"]["phase"] == "Running"
-
-
-@pytest.mark.parametrize("policy,cause,phase,restarted", [
-    ("Never", "liveness probe fails", "Succeeded", False),   # nginx exits 0 on SIGTERM; nobody restarts it
-    ("Never", "exits with code 1", "Failed", False),
-    ("OnFailure", "exits with code 1", "Running", True),
-    ("OnFailure", "exits with code 0", "Succeeded", False),
-    ("Always", "exits with code 0", "Running", True),
-    ("OnFailure", "liveness probe fails", "Running", True),  # a liveness kill restarts unless Never
-])
-def test_restart_policy_decides_what_follows_an_exit(policy, cause, phase, restarted):
-    run = sc.simulate_restarts(restart_policy=policy, cause=cause, until_seconds=60)
-    assert run.pod["status"]["phase"] == phase
-    assert (len(vk.restart_history(run)) > 1) == restarted
-
-
 def test_restart_views_and_panel():
     run = sc.simulate_restarts(cause="exits with code 1")
     fig = vk.restarts_figure(run)
     assert "CrashLoopBackOff" in fig.axes[0].get_title()
-    assert "back-off" in vk.restart_table(vk.restart_history(run))
+    assert "back-off" in vk.restart_table(st.restart_history(run))
     table = vk.kubelet_events_table(run, ["BackOff"], limit=1)
     assert table.count("<tr>") == 2 and "color:#c62828" in table
     other = vk.restarts_figure(sc.simulate_restarts(failure_threshold=1))
@@ -181,7 +100,7 @@ def test_static_pod_and_mirror_pod_fields():
 
 def test_static_pod_merges_add_once_and_replace_on_edit():
     edited = vk.STATIC_MANIFEST.replace("3.6.4-0", "3.6.5-0")
-    merges = vk.static_pod_merges([{"etcd.yaml": vk.STATIC_MANIFEST}, {"etcd.yaml": vk.STATIC_MANIFEST},
+    merges = st.static_pod_merges([{"etcd.yaml": vk.STATIC_MANIFEST}, {"etcd.yaml": vk.STATIC_MANIFEST},
                                    {"etcd.yaml": edited}, {}])
     assert [(m["time"], m["op"]) for m in merges] == [(0, "ADD"), (40, "REMOVE"), (40, "ADD"), (60, "REMOVE")]
     assert merges[0]["pods"] == ["etcd-worker-1"] and merges[1]["uids"] == merges[0]["uids"]
