@@ -8,20 +8,21 @@ Nothing here decides anything: the rules come from
 from :func:`kubenotes.sim.scenarios.simulate_readiness_drain` (the scenario
 ``data/network/readiness-drain.yaml``: the kubelet model and a ``probe``
 step); env vars from :mod:`kubenotes.kubelet.envvars` and DNS from
-:mod:`kubenotes.dns.coredns`. This module builds the chapter's small
-cluster and shows what those return:
+:mod:`kubenotes.dns.coredns`. This module shows the chapter's small
+cluster's results (:mod:`kubenotes.sim.services`: :func:`~kubenotes.sim.services.web_objects`,
+:func:`~kubenotes.sim.services.web_state`, :func:`~kubenotes.sim.services.balance_runs`,
+:func:`~kubenotes.sim.services.discovery_timeline`) laid out:
 
-* :func:`web_objects` / :func:`web_state`: one node, the Service ``web`` and N ready pods;
 * :func:`service_rules` / :func:`rules_html` / :func:`rules_panel`: the
   iptables (and nftables) rules for that Service, KUBE-SVC / KUBE-SEP chains
   and probabilities highlighted, N on a slider;
 * :func:`rule_graph` / :func:`rule_graph_figure`: Service -> KUBE-SVC ->
   KUBE-SEP -> pods as a networkx graph parsed from the iptables text;
-* :func:`balance_runs` / :func:`balance_histogram` / :func:`balance_panel`:
+* :func:`balance_histogram` / :func:`balance_panel`:
   10,000 simulated connections per mode;
 * :func:`endpoint_slice_table` / :func:`rules_diff`: a readiness probe failing
   and its endpoint leaving the rules;
-* :func:`discovery_timeline` / :func:`dns_records_table` /
+* :func:`discovery_table` / :func:`dns_records_table` /
   :func:`resolution_table`: env vars (fixed at container start) vs DNS (live).
 
 References
@@ -42,23 +43,16 @@ import ipywidgets as widgets
 import networkx as nx
 from matplotlib.figure import Figure
 
-from kubenotes.kubelet.envvars import service_env_vars
-from kubenotes.proxy.balance import DEFAULT_CLIENT_IP_AFFINITY_SECONDS, BalanceResult, simulate_connections
-from kubenotes.dns.coredns import ClusterDNS, DNSAnswer, DNSRecord
-from kubenotes.proxy.endpoints import ProxyState, proxy_state
+from kubenotes.proxy.balance import BalanceResult
+from kubenotes.dns.coredns import DNSAnswer, DNSRecord
+from kubenotes.proxy.endpoints import ProxyState
 from kubenotes.proxy.iptables import iptables_save
-from kubenotes.sim.network import add_endpoint_slices, kube_proxy_objects
-from kubenotes.sim.scenarios import CLUSTER_CIDR
+from kubenotes.sim.services import balance_runs, svc_probabilities, web_state
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = [
-    "NODE_NAME",
-    "CLUSTER_CIDR",
-    "WEB_CLUSTER_IP",
-    "web_objects",
-    "web_state",
     "service_rules",
     "nftables_rules",
     "rules_html",
@@ -66,23 +60,16 @@ __all__ = [
     "rules_panel",
     "rule_graph",
     "rule_graph_figure",
-    "svc_probabilities",
-    "balance_runs",
     "balance_histogram",
     "balance_table",
     "balance_view",
     "balance_panel",
     "endpoint_slice_table",
     "rules_diff",
-    "discovery_objects",
-    "discovery_timeline",
     "discovery_table",
     "dns_records_table",
     "resolution_table",
 ]
-
-NODE_NAME = "worker-1"
-WEB_CLUSTER_IP = "10.96.0.100"
 
 _SVC_COLOUR, _SEP_COLOUR, _PROB_COLOUR = "#1565c0", "#2e7d32", "#e65100"
 
@@ -92,113 +79,6 @@ _table = functools.partial(table, caption_css=CAPTION_TIGHT_CSS, td_css=TD_CSS +
 
 
 # --------------------------------------------------------------------------- the chapter's cluster
-
-def _node(name: str = NODE_NAME, ip: str = "192.168.1.11", pod_cidr: str = "10.244.1.0/24") -> dict:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            "spec": {"podCIDR": pod_cidr, "podCIDRs": [pod_cidr]},
-            "status": {"addresses": [{"type": "InternalIP", "address": ip}, {"type": "Hostname", "address": name}],
-                       "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
-                       "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
-
-
-def _web_service(session_affinity: bool = False) -> dict:
-    spec: dict[str, Any] = {"type": "ClusterIP", "clusterIP": WEB_CLUSTER_IP, "clusterIPs": [WEB_CLUSTER_IP],
-                            "selector": {"app": "web"},
-                            "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}]}
-    if session_affinity:
-        spec["sessionAffinity"] = "ClientIP"
-        spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": DEFAULT_CLIENT_IP_AFFINITY_SECONDS}}
-    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"}, "spec": spec}
-
-
-def _pod(name: str, ip: str, labels: dict, node: str = NODE_NAME, ready: bool = True, port: int = 8080,
-         namespace: str = "default", **spec: Any) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{name}", "labels": labels},
-            "spec": {"nodeName": node, "containers": [{"name": "app", "image": "nginx:1.27",
-                                                        "ports": [{"containerPort": port, "protocol": "TCP"}]}],
-                     **spec},
-            "status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}],
-                       "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
-
-
-def web_objects(n_endpoints: int = 3, *, session_affinity: bool = False) -> list[dict]:
-    """The node ``worker-1``, the Service ``default/web`` (10.96.0.100:80 -> 8080) and ``n_endpoints`` ready pods.
-
-    Parameters
-    ----------
-    n_endpoints : int
-        Ready pods ``web-0`` ... behind the Service, at ``10.244.1.10`` upwards, all on ``worker-1``.
-    session_affinity : bool
-        Give the Service ``sessionAffinity: ClientIP`` with the default
-        timeout (:data:`kubenotes.proxy.balance.DEFAULT_CLIENT_IP_AFFINITY_SECONDS`).
-
-    Returns
-    -------
-    list of dict
-        The Node, the Service, then the pods, as JSON-shaped manifests (no EndpointSlices).
-
-    Raises
-    ------
-    TypeError
-        When ``n_endpoints`` is not an int (``range`` refuses it); a count below 1 gives no pods.
-
-    See Also
-    --------
-    web_state : the same objects as kube-proxy sees them.
-
-    Examples
-    --------
-    >>> [o["kind"] for o in web_objects(2)]
-    ['Node', 'Service', 'Pod', 'Pod']
-    """
-    pods = [_pod(f"web-{i}", f"10.244.1.{10 + i}", {"app": "web"}) for i in range(n_endpoints)]
-    return [_node(), _web_service(session_affinity), *pods]
-
-
-def web_state(n_endpoints: int = 3, *, session_affinity: bool = False) -> ProxyState:
-    """kube-proxy's view on ``worker-1`` of :func:`web_objects` (with the slices the controller would write).
-
-    Parameters
-    ----------
-    n_endpoints : int
-        Ready pods behind ``default/web``.
-    session_affinity : bool
-        ``sessionAffinity: ClientIP`` on the Service.
-
-    Returns
-    -------
-    ProxyState
-        From :func:`kubenotes.proxy.endpoints.proxy_state` for node ``worker-1``
-        and :data:`CLUSTER_CIDR`: the Service ports and their endpoints.
-
-    Raises
-    ------
-    TypeError
-        When ``n_endpoints`` is not an int, as :func:`web_objects`.
-
-    See Also
-    --------
-    service_rules, nftables_rules
-
-    Notes
-    -----
-    The EndpointSlices are computed at once by
-    :func:`kubenotes.sim.network.kube_proxy_objects` rather than written by a
-    running EndpointSlice controller.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/proxy/endpointschangetracker.go
-
-    Examples
-    --------
-    >>> type(web_state(2)).__name__
-    'ProxyState'
-    """
-    return proxy_state(kube_proxy_objects(web_objects(n_endpoints, session_affinity=session_affinity)), NODE_NAME,
-                       cluster_cidr=CLUSTER_CIDR)
-
 
 # --------------------------------------------------------------------------- rules
 
@@ -212,7 +92,7 @@ def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any
     Parameters
     ----------
     state : ProxyState
-        What kube-proxy knows, e.g. :func:`web_state`.
+        What kube-proxy knows, e.g. :func:`kubenotes.sim.services.web_state`.
     service_only : bool
         Keep only the ``nat`` table's lines naming a ``KUBE-SVC-*`` or
         ``KUBE-SEP-*`` chain; False returns the whole dump.
@@ -261,7 +141,7 @@ def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
     Parameters
     ----------
     state : ProxyState
-        What kube-proxy knows, e.g. :func:`web_state`.
+        What kube-proxy knows, e.g. :func:`kubenotes.sim.services.web_state`.
     service_only : bool
         Keep only the ``service-*`` and ``endpoint-*`` chains (the whole table when there are none).
 
@@ -351,44 +231,6 @@ def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
     cells = "".join(f'<div style="min-width:0"><div style="font-weight:bold;font-size:12px">{html.escape(t)}'
                     f'</div><pre style="{pre}">{_highlight(x)}</pre></div>' for t, x in cols)
     return Html(f'<div style="display:flex;flex-direction:column;gap:6px">{cells}</div>')
-
-
-def svc_probabilities(iptables_text: str) -> list[str | None]:
-    """The ``--probability`` of each KUBE-SVC -> KUBE-SEP jump, in order (None: the unconditional last one).
-
-    Parameters
-    ----------
-    iptables_text : str
-        ``iptables-save`` lines, e.g. :func:`service_rules`.
-
-    Returns
-    -------
-    list of str or None
-        One entry per endpoint of all the KUBE-SVC chains in the text, in rule
-        order: the probability as printed (``"0.5000000000"``), None for the last jump.
-
-    Raises
-    ------
-    AttributeError
-        When ``iptables_text`` is not a str.
-
-    Notes
-    -----
-    kube-proxy gives the i-th of n endpoints probability 1/(n-i), so each is
-    chosen with 1/n overall.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (``probability``)
-
-    Examples
-    --------
-    >>> svc_probabilities(service_rules(web_state(3)))
-    ['0.3333333333', '0.5000000000', None]
-    """
-    g = rule_graph(iptables_text)
-    return [d["probability"] for _, _, d in sorted(
-        ((a, b, d) for a, b, d in g.edges(data=True) if g.nodes[a]["kind"] == "KUBE-SVC"), key=lambda e: e[2]["order"])]
 
 
 def rules_view(n_endpoints: int = 3, session_affinity: bool = False, show_nftables: bool = True) -> Html:
@@ -552,6 +394,7 @@ def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster I
     Examples
     --------
     >>> import matplotlib.pyplot as plt
+    >>> from kubenotes.sim.services import web_objects
     >>> fig = rule_graph_figure(rule_graph(service_rules(web_state(2)), web_objects(2)))
     >>> len(fig.axes), fig.axes[0].get_title().startswith("How a packet")
     (1, True)
@@ -606,26 +449,13 @@ def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster I
 
 # --------------------------------------------------------------------------- balance
 
-_RUNS = (("iptables random", "iptables", None), ("IPVS round robin", "ipvs-rr", None),
-         ("ClientIP affinity (iptables)", "iptables", DEFAULT_CLIENT_IP_AFFINITY_SECONDS))
-
-
-@functools.lru_cache(maxsize=64)
-def balance_runs(n_endpoints: int = 3, connections: int = 10_000, clients: int = 50,
-                 seed: int = 0) -> dict[str, BalanceResult]:
-    """The histogram's three runs over the same endpoints: iptables random, IPVS rr, ClientIP affinity (memoised)."""
-    return {label: simulate_connections(n_endpoints, mode, connections=connections, clients=clients, seed=seed,
-                                        session_affinity_timeout_seconds=aff)
-            for label, mode, aff in _RUNS}
-
-
 def balance_histogram(runs: dict[str, BalanceResult]) -> Figure:
     """One bar chart per run: connections per endpoint, the 1/n line, chi-square and p-value.
 
     Parameters
     ----------
     runs : dict[str, BalanceResult]
-        Label -> result, e.g. :func:`balance_runs`; at least two runs (one Axes each).
+        Label -> result, e.g. :func:`kubenotes.sim.services.balance_runs`; at least two runs (one Axes each).
 
     Returns
     -------
@@ -673,7 +503,7 @@ def balance_table(runs: dict[str, BalanceResult]) -> Html:
     Parameters
     ----------
     runs : dict[str, BalanceResult]
-        Label -> result over the same endpoints, e.g. :func:`balance_runs`.
+        Label -> result over the same endpoints, e.g. :func:`kubenotes.sim.services.balance_runs`.
 
     Returns
     -------
@@ -772,6 +602,8 @@ def endpoint_slice_table(slices: Iterable[dict], caption: str | None = None) -> 
     Examples
     --------
     >>> from kubenotes.sim.network import add_endpoint_slices
+    >>> from kubenotes.sim.network import add_endpoint_slices
+    >>> from kubenotes.sim.services import web_objects
     >>> slices = [o for o in add_endpoint_slices(web_objects(2)) if o["kind"] == "EndpointSlice"]
     >>> t = endpoint_slice_table(slices); t.count("<tr"), "web-1" in t
     (3, True)
@@ -821,101 +653,13 @@ def rules_diff(before: str, after: str) -> Html:
 
 # --------------------------------------------------------------------------- env vars vs DNS
 
-def discovery_objects() -> list[dict]:
-    """Services ``kubernetes`` (default), ``kube-dns`` (kube-system), ``web`` and headless ``db``; pods; their slices.
-
-    The EndpointSlices are those the EndpointSlice controller would write
-    (:func:`kubenotes.sim.network.add_endpoint_slices`).
-
-    Parameters
-    ----------
-    None
-
-    Returns
-    -------
-    list of dict
-        In order: the Services ``kubernetes`` and ``kube-dns``, ``web`` and its
-        pods ``web-0..2``, headless ``db`` and its pods ``db-0``, ``db-1``
-        (with ``hostname``/``subdomain``), then the EndpointSlices of the
-        Services that select pods here (``db``, ``web``).
-
-    Raises
-    ------
-    None of its own: the objects are fixed.
-
-    Examples
-    --------
-    >>> sorted(o["metadata"]["name"] for o in discovery_objects() if o["kind"] == "EndpointSlice")
-    ['db-00000', 'web-00000']
-    """
-    kube = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kubernetes", "namespace": "default"},
-            "spec": {"clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
-                     "ports": [{"name": "https", "port": 443, "targetPort": 6443, "protocol": "TCP"}]}}
-    dns = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kube-dns", "namespace": "kube-system"},
-           "spec": {"clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"], "selector": {"k8s-app": "kube-dns"},
-                    "ports": [{"name": "dns", "port": 53, "protocol": "UDP"},
-                              {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
-                              {"name": "metrics", "port": 9153, "protocol": "TCP"}]}}
-    db = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db", "namespace": "default"},
-          "spec": {"clusterIP": "None", "clusterIPs": ["None"], "selector": {"app": "db"},
-                   "ports": [{"name": "postgres", "port": 5432, "targetPort": 5432, "protocol": "TCP"}]}}
-    dbs = [_pod(f"db-{i}", f"10.244.1.{30 + i}", {"app": "db"}, port=5432, hostname=f"db-{i}", subdomain="db")
-           for i in range(2)]
-    return add_endpoint_slices([kube, dns, *web_objects(3)[1:], db, *dbs])
-
-
-def discovery_timeline(created_after_pod: str = "web") -> dict[str, Any]:
-    """Env vars vs DNS for a pod ``client`` started before the Service ``created_after_pod`` existed.
-
-    Parameters
-    ----------
-    created_after_pod : str
-        A Service name of :func:`discovery_objects` in ``default`` (``web`` or ``db``).
-
-    Returns
-    -------
-    dict
-        ``service``: the name; ``env``: the client's Service variables (fixed when it started);
-        ``env_restarted``: what a new container would get now;
-        ``dns``: the records ``<service>`` resolves to from the client now; ``resolution``: the questions asked.
-
-    Raises
-    ------
-    None of its own: an unknown name gives the env of every Service and no DNS records.
-
-    Notes
-    -----
-    The kubelet injects ``<SVC>_SERVICE_HOST``... only for Services that exist
-    when the container starts; DNS answers from the current EndpointSlices.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (``getServiceEnvVarMap``)
-
-    Examples
-    --------
-    >>> tl = discovery_timeline("web")
-    >>> [k for k in tl["env"] if k.startswith("WEB_")], "WEB_SERVICE_HOST" in tl["env_restarted"]
-    ([], True)
-    >>> [r.data for r in discovery_timeline("db")["dns"]]
-    ['10.244.1.30', '10.244.1.31']
-    """
-    objs = discovery_objects()
-    services = [o for o in objs if o["kind"] == "Service"]
-    at_start = [s for s in services if s["metadata"]["name"] != created_after_pod]
-    dns = ClusterDNS(objs)
-    return {"service": created_after_pod, "env": service_env_vars(at_start, "default"), "env_restarted": service_env_vars(services, "default"),
-            "dns": dns.resolve(created_after_pod, "default"), "resolution": dns.resolution(created_after_pod,
-                                                                                          "default")}
-
-
 def discovery_table(timeline: dict[str, Any]) -> Html:
     """What the client sees of a Service created after it: env vars (none until a restart) vs DNS (records now).
 
     Parameters
     ----------
     timeline : dict
-        From :func:`discovery_timeline`.
+        From :func:`kubenotes.sim.services.discovery_timeline`.
 
     Returns
     -------
@@ -930,6 +674,7 @@ def discovery_table(timeline: dict[str, Any]) -> Html:
 
     Examples
     --------
+    >>> from kubenotes.sim.services import discovery_timeline
     >>> t = discovery_table(discovery_timeline("web"))
     >>> "(none)" in t, "A 10.96.0.100" in t
     (True, True)
@@ -968,6 +713,8 @@ def dns_records_table(records: Iterable[DNSRecord], caption: str | None = None) 
     Examples
     --------
     >>> from kubenotes.dns.coredns import ClusterDNS
+    >>> from kubenotes.dns.coredns import ClusterDNS
+    >>> from kubenotes.sim.services import discovery_objects
     >>> t = dns_records_table(ClusterDNS(discovery_objects()).resolve("db", "default"))
     >>> "10.244.1.30" in t, "10.244.1.31" in t
     (True, True)
@@ -1001,6 +748,8 @@ def resolution_table(answers: Iterable[DNSAnswer]) -> Html:
     Examples
     --------
     >>> from kubenotes.dns.coredns import ClusterDNS
+    >>> from kubenotes.dns.coredns import ClusterDNS
+    >>> from kubenotes.sim.services import discovery_objects
     >>> t = resolution_table(ClusterDNS(discovery_objects()).resolution("web", "default"))
     >>> "web.default.svc.cluster.local." in t, "NOERROR" in t
     (True, True)

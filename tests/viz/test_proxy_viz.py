@@ -1,4 +1,4 @@
-"""The Services and kube-proxy chapter's views (kubenotes.viz.proxy): rules, graph, histograms, drain, discovery."""
+"""The Services and kube-proxy chapter's views (kubenotes.viz.proxy) over kubenotes.sim.services: rules, graph, histograms, drain, discovery."""
 
 from __future__ import annotations
 
@@ -12,15 +12,10 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from kubenotes.viz.proxy import (  # noqa: E402
-    NODE_NAME,
-    WEB_CLUSTER_IP,
     balance_histogram,
     balance_panel,
-    balance_runs,
     balance_table,
-    discovery_objects,
     discovery_table,
-    discovery_timeline,
     dns_records_table,
     endpoint_slice_table,
     nftables_rules,
@@ -32,12 +27,19 @@ from kubenotes.viz.proxy import (  # noqa: E402
     rules_panel,
     rules_view,
     service_rules,
+)
+from kubenotes.dns.coredns import ClusterDNS  # noqa: E402
+from kubenotes.sim.scenarios import simulate_readiness_drain  # noqa: E402
+from kubenotes.sim.services import (  # noqa: E402
+    NODE_NAME,
+    WEB_CLUSTER_IP,
+    balance_runs,
+    discovery_objects,
+    discovery_timeline,
     svc_probabilities,
     web_objects,
     web_state,
 )
-from kubenotes.dns.coredns import ClusterDNS  # noqa: E402
-from kubenotes.sim.scenarios import simulate_readiness_drain  # noqa: E402
 
 
 @pytest.mark.parametrize("n, probs", [
