@@ -131,7 +131,7 @@ def plot_rollout_timeline(timeline: RolloutTimeline, ax: Axes, *, start_seconds:
     Parameters
     ----------
     timeline : RolloutTimeline
-        From :func:`rollout_timeline`.
+        From :func:`~kubenotes.sim.timelines.rollout_timeline`.
     ax : matplotlib.axes.Axes
         Cleared first.
     start_seconds : float, optional
@@ -223,7 +223,7 @@ def rollout_figure(timeline: RolloutTimeline, *, title: str | None = None,
     Parameters
     ----------
     timeline : RolloutTimeline
-        From :func:`rollout_timeline`.
+        From :func:`~kubenotes.sim.timelines.rollout_timeline`.
     title : str, optional
         The Axes title.
     start_seconds : float, optional
@@ -237,7 +237,7 @@ def rollout_figure(timeline: RolloutTimeline, *, title: str | None = None,
     Raises
     ------
     AttributeError
-        For a plain dict instead of a :class:`RolloutTimeline` (no ``end_seconds``).
+        For a plain dict instead of a :class:`~kubenotes.sim.timelines.RolloutTimeline` (no ``end_seconds``).
 
     Examples
     --------
@@ -861,12 +861,12 @@ def audit_table(source: Any, *, since: float | None = None, until: float | None 
 
 
 def node_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
-    """:func:`node_timeline` as an HTML table (Unknown rows orange, False red).
+    """:func:`~kubenotes.sim.timelines.node_timeline` as an HTML table (Unknown rows orange, False red).
 
     Parameters
     ----------
     rows : sequence of dict
-        From :func:`node_timeline`.
+        From :func:`~kubenotes.sim.timelines.node_timeline`.
     caption : str, optional
 
     Returns
@@ -894,7 +894,7 @@ def node_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None =
 
 def plot_pods_per_node(series: Mapping[str, Sequence[tuple[float, int]]], ax: Axes, *, end_seconds: float,
                        marks: Sequence[tuple[float, str]] = (), title: str | None = None) -> Axes:
-    """Step lines of :func:`pods_per_node_timeline`, with labelled vertical marks (heartbeat stopped, taint...).
+    """Step lines of :func:`~kubenotes.sim.timelines.pods_per_node_timeline`, with labelled vertical marks (heartbeat stopped, taint...).
 
     Examples
     --------
@@ -926,12 +926,12 @@ def plot_pods_per_node(series: Mapping[str, Sequence[tuple[float, int]]], ax: Ax
 
 
 def job_attempts_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
-    """:func:`job_attempts` as an HTML table (failed attempts red).
+    """:func:`~kubenotes.sim.timelines.job_attempts` as an HTML table (failed attempts red).
 
     Parameters
     ----------
     rows : sequence of dict
-        From :func:`job_attempts`.
+        From :func:`~kubenotes.sim.timelines.job_attempts`.
     caption : str, optional
 
     Returns
@@ -942,7 +942,7 @@ def job_attempts_table(rows: Sequence[Mapping[str, Any]], caption: str | None = 
     Raises
     ------
     KeyError
-        For a row without one of :func:`job_attempts`'s keys.
+        For a row without one of :func:`~kubenotes.sim.timelines.job_attempts`'s keys.
 
     Examples
     --------

@@ -4,17 +4,17 @@ Everything here reads runs of the :mod:`kubenotes.kubelet` model and lays them o
 chapter's scenarios (``data/kubelet/*.yaml``) run by :mod:`kubenotes.sim.scenarios`
 (:func:`~kubenotes.sim.scenarios.simulate_pod_start`, ``simulate_restarts``, ``simulate_static_pod``):
 
-* :func:`start_timeline`, :func:`start_timeline_table`
+* :func:`~kubenotes.sim.timelines.start_timeline`, :func:`start_timeline_table`
   and :func:`start_timeline_figure`: one pod (an init container, an app
   container with a readiness probe) started by
   :class:`~kubenotes.kubelet.kubelet.Kubelet` through its CRI runtime, as the
   runtime's call trace merged with the kubelet's events and every probe run;
-* :func:`status_history` and :func:`status_history_table`: the pod status the
+* :func:`~kubenotes.sim.timelines.status_history` and :func:`status_history_table`: the pod status the
   kubelet wrote to the API, write by write (phase, conditions, container state);
-* :func:`restart_history`, :func:`restarts_figure`
+* :func:`~kubenotes.sim.timelines.restart_history`, :func:`restarts_figure`
   and :func:`restarts_panel`: a liveness failure (or a process that exits) and
   the restarts under ``restartPolicy`` with the CrashLoopBackOff;
-* :func:`static_pod_table`, :func:`static_pod_merges`: a manifest directory
+* :func:`static_pod_table`, :func:`~kubenotes.sim.timelines.static_pod_merges`: a manifest directory
   read as the file source reads it, the static pod and its mirror pod;
 * :func:`pleg_cost_figure` and :func:`pleg_panel`: the PLEG relist cost curve
   (:func:`kubenotes.kubelet.pleg.relist_seconds`) and where ``maxPods`` 110 sits;
@@ -106,12 +106,12 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str |
 
 
 def start_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
-    """:func:`start_timeline`'s rows as an HTML table (time, source, what, container, detail).
+    """:func:`~kubenotes.sim.timelines.start_timeline`'s rows as an HTML table (time, source, what, container, detail).
 
     Parameters
     ----------
     rows : sequence of dict
-        From :func:`start_timeline`.
+        From :func:`~kubenotes.sim.timelines.start_timeline`.
     caption : str, optional
 
     Returns
@@ -233,12 +233,12 @@ _CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "R
 
 
 def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
-    """:func:`status_history` as ``kubectl get pod -w``-like rows with the conditions and container states.
+    """:func:`~kubenotes.sim.timelines.status_history` as ``kubectl get pod -w``-like rows with the conditions and container states.
 
     Parameters
     ----------
     history : sequence of dict
-        From :func:`status_history`.
+        From :func:`~kubenotes.sim.timelines.status_history`.
     caption : str, optional
 
     Returns
@@ -250,7 +250,7 @@ def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | No
     Raises
     ------
     KeyError
-        For an entry without one of :func:`status_history`'s keys.
+        For an entry without one of :func:`~kubenotes.sim.timelines.status_history`'s keys.
 
     Examples
     --------
@@ -271,12 +271,12 @@ def status_history_table(history: Sequence[Mapping[str, Any]], caption: str | No
 
 # ----------------------------------------------------------------------------- restarts and back-off
 def restart_table(history: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
-    """:func:`restart_history` as a table.
+    """:func:`~kubenotes.sim.timelines.restart_history` as a table.
 
     Parameters
     ----------
     history : sequence of dict
-        From :func:`restart_history`.
+        From :func:`~kubenotes.sim.timelines.restart_history`.
     caption : str, optional
 
     Returns
@@ -288,7 +288,7 @@ def restart_table(history: Sequence[Mapping[str, Any]], caption: str | None = No
     Raises
     ------
     KeyError
-        For an entry without one of :func:`restart_history`'s keys.
+        For an entry without one of :func:`~kubenotes.sim.timelines.restart_history`'s keys.
 
     Examples
     --------
