@@ -40,14 +40,14 @@ def test_model_and_stored_forms_agree():
 
 
 def test_components_call_the_one_home():
-    """Controllers, the scheduler's spreading plugins and the chapters' views use api.meta, not copies."""
+    """Controllers, the scheduler's spreading plugins and the chapters' timelines use api.meta, not copies."""
     from kubenotes.controllers import controller_utils, cronjob, deployment, job, statefulset
     from kubenotes.scheduler.plugins import nodepreferavoidpods
     from kubenotes.scheduler.plugins.podtopologyspread import common
-    from kubenotes.viz import controllers as viz_controllers
+    from kubenotes.sim import timelines
 
     for module in (controller_utils, cronjob, deployment, job, statefulset, nodepreferavoidpods, common):
         assert module.get_controller_of is meta.get_controller_of
-    assert viz_controllers._controller_ref is meta.get_controller_of
+    assert timelines._controller_ref is meta.get_controller_of
     assert not hasattr(common, "controller_ref")
     assert cronjob.new_controller_ref is meta.new_controller_ref

@@ -63,15 +63,15 @@ def test_find_port():
 
 
 def test_components_call_the_one_home():
-    """The controllers and the chapters' views use api.podutil's functions, not copies."""
+    """The controllers and the chapters' timelines use api.podutil's functions, not copies."""
     from kubenotes.controllers import controller_utils, endpoints, endpointslice, podutil as ctl_podutil
-    from kubenotes.viz import controllers as viz_controllers
+    from kubenotes.sim import timelines
 
     assert controller_utils.is_pod_ready is podutil.is_pod_ready
     assert controller_utils.pod_ready_condition is podutil.pod_ready_condition
     assert ctl_podutil.is_pod_ready is podutil.is_pod_ready
     assert endpoints.find_port is podutil.find_port
     assert endpointslice.is_pod_ready is podutil.is_pod_ready
-    assert viz_controllers._pod_ready is podutil.is_pod_ready
+    assert timelines._pod_ready is podutil.is_pod_ready
     for name in ("get_pod_condition", "update_pod_condition", "find_port"):
         assert not hasattr(ctl_podutil, name) or getattr(ctl_podutil, name) is getattr(podutil, name)
