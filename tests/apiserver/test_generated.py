@@ -2,16 +2,14 @@
 
 ``patch_meta.py``'s tables come from ``tools/gen_patch_meta.py`` and upstream's ``swagger.json``;
 ``protobuf_meta.py`` from ``python -m kubenotes.apiserver.protobuf`` and the Go sources of
-kubernetes/api and kubernetes/apimachinery. Neither input is installed here (no network at test
-time), so the comparison with the real input runs only when an environment variable names a
-local copy; the rest (the generator's code, and that the committed block is laid out exactly as
-the generator writes its values) runs always.
+kubernetes/api and kubernetes/apimachinery. Neither input can be installed here, so the comparison
+with the real input is a command in ``tools/README.md``, not a test that would skip in CI; these
+tests check the generator's code on synthetic input and that the committed block is laid out
+exactly as the generator writes its values.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import runpy
 import subprocess
@@ -65,24 +63,6 @@ def test_patch_meta_docstring_names_its_generator():
 
 def test_patch_meta_generator_doctests_pass():
     subprocess.run([sys.executable, "-m", "doctest", str(TOOL)], check=True, env=_ENV, cwd=ROOT)
-
-
-def test_patch_meta_is_what_swagger_json_gives():
-    path = os.environ.get("KUBENOTES_SWAGGER_JSON")
-    if not path:
-        pytest.skip("set KUBENOTES_SWAGGER_JSON to Kubernetes release-1.34's api/openapi-spec/swagger.json")
-    assert hashlib.sha256(Path(path).read_bytes()).hexdigest() == runpy.run_path(str(TOOL))["SWAGGER_SHA256"]
-    subprocess.run([sys.executable, str(TOOL), path, "--check"], check=True, env=_ENV, cwd=ROOT)
-
-
-def test_protobuf_meta_is_what_the_go_sources_give():
-    api, apimachinery = os.environ.get("KUBENOTES_K8S_API_GIT"), os.environ.get("KUBENOTES_K8S_APIMACHINERY_GIT")
-    if not (api and apimachinery):
-        pytest.skip("set KUBENOTES_K8S_API_GIT and KUBENOTES_K8S_APIMACHINERY_GIT to git clones of "
-                    "kubernetes/api and kubernetes/apimachinery (with tag v0.34.0)")
-    out = subprocess.run([sys.executable, "-m", "kubenotes.apiserver.protobuf", api, apimachinery],
-                         check=True, env=_ENV, cwd=ROOT, capture_output=True, text=True).stdout
-    assert out == (ROOT / "kubenotes" / "apiserver" / "protobuf_meta.py").read_text(encoding="utf-8")
 
 
 def test_the_synthetic_swagger_round_trips(gen):
