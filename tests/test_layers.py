@@ -195,6 +195,25 @@ def test_only_viz_draws():
     assert found == []
 
 
+#: The packages that hold typed (lightkube) objects: the API types and helpers (api/), the scheduler (which
+#: converts at its snapshot edge, scheduler/snapshot.py ``typed``), the trace loader that builds typed Nodes/Pods
+#: (datasets/), and the API server's codec edge, which decodes to apply the scheme's defaults.
+TYPED_EDGES = {"api", "scheduler", "datasets"}
+TYPED_MODULES = {"kubenotes.apiserver.server"}
+
+
+def test_one_object_form_outside_the_typed_edges():
+    """The control plane, node side and sim work on stored (JSON-shaped) dicts; only the edges above decode."""
+    found = sorted(
+        f"{mod} imports {t}"
+        for mod, (_, tree) in _trees().items()
+        if _package(mod) not in TYPED_EDGES | {"viz"} and mod not in TYPED_MODULES
+        for _, t in _imports(tree)
+        if t.split(".")[0] == "lightkube"
+    )
+    assert found == []
+
+
 @pytest.mark.parametrize("source, expected", [
     ("import importlib\nimportlib.import_module('kubenotes.scheduler')", 1),
     ("import importlib\nm = 'kubenotes.x'\nimportlib.import_module(m)", 1),

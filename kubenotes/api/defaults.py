@@ -60,6 +60,8 @@ __all__ = [
     "DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS",
     "TERMINATION_MESSAGE_PATH_DEFAULT",
     "apply_defaults",
+    "scheme_defaulted_pod",
+    "scheme_defaulted_pod_template",
     "set_defaults_container",
     "set_defaults_pod_spec",
     "set_defaults_pod",
@@ -708,3 +710,84 @@ def apply_defaults(obj: Any) -> Any:
             return obj
         _default_template(getattr(spec, "template", None))
     return obj
+
+
+def scheme_defaulted_pod(pod: dict) -> dict:
+    """A stored Pod dict with the defaults decoding applies (``SetObjectDefaults_Pod``), as a new dict.
+
+    What a component gets when it decodes a Pod through the scheme (the
+    kubelet reading a static pod file): :func:`set_defaults_pod_spec` and
+    :func:`set_defaults_pod`, but none of the create-time strategy
+    (:func:`prepare_pod_for_create`). ``status`` is kept as given.
+
+    Parameters
+    ----------
+    pod : dict
+        A Pod as JSON-shaped dict (``apiVersion``/``kind`` optional).
+
+    Returns
+    -------
+    dict
+        A new dict; ``pod`` is not changed.
+
+    Raises
+    ------
+    InvalidQuantity
+        When a quantity needed for pod-level defaulting does not parse.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/zz_generated.defaults.go (SetObjectDefaults_Pod)
+
+    Examples
+    --------
+    >>> p = scheme_defaulted_pod({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    >>> p["spec"]["restartPolicy"], p["spec"]["containers"][0]["imagePullPolicy"]
+    ('Always', 'Always')
+    """
+    from lightkube.resources.core_v1 import Pod
+
+    obj = Pod.from_dict(pod)
+    if obj.spec is not None:
+        set_defaults_pod_spec(obj.spec)
+    set_defaults_pod(obj)
+    out = obj.to_dict()
+    if "status" in pod:
+        out["status"] = pod["status"]
+    return out
+
+
+def scheme_defaulted_pod_template(template: dict) -> dict:
+    """A PodTemplateSpec dict with its pod spec's scheme defaults (:func:`set_defaults_pod_spec`), as a new dict.
+
+    Parameters
+    ----------
+    template : dict
+        ``{"metadata": ..., "spec": ...}`` as in a workload's ``spec.template``.
+
+    Returns
+    -------
+    dict
+        A new dict; ``template`` is not changed.
+
+    Raises
+    ------
+    TypeError, ValueError
+        When ``template`` does not decode as a PodTemplateSpec.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/zz_generated.defaults.go (SetObjectDefaults_PodTemplate)
+
+    Examples
+    --------
+    >>> t = scheme_defaulted_pod_template({"spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}})
+    >>> t["spec"]["dnsPolicy"], t["spec"]["containers"][0]["imagePullPolicy"]
+    ('ClusterFirst', 'IfNotPresent')
+    """
+    from lightkube.models.core_v1 import PodTemplateSpec
+
+    typed = PodTemplateSpec.from_dict(template)
+    if typed.spec is not None:
+        set_defaults_pod_spec(typed.spec)
+    return typed.to_dict()

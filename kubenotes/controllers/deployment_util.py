@@ -423,14 +423,9 @@ def equal_ignore_hash(template1: dict, template2: dict) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _defaulted(text: str) -> str:
-    from lightkube.models.core_v1 import PodTemplateSpec
+    from kubenotes.api.defaults import scheme_defaulted_pod_template
 
-    from kubenotes.api.defaults import set_defaults_pod_spec
-
-    typed = PodTemplateSpec.from_dict(json.loads(text))
-    if typed.spec is not None:
-        set_defaults_pod_spec(typed.spec)
-    return json.dumps(_semantic(typed.to_dict()), sort_keys=True)
+    return json.dumps(_semantic(scheme_defaulted_pod_template(json.loads(text))), sort_keys=True)
 
 
 def _semantic(v: Any) -> Any:

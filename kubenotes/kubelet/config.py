@@ -228,19 +228,10 @@ def apply_defaults(pod: dict, source: str, is_file: bool, node_name: str) -> dic
 
 
 def _set_scheme_defaults(pod: dict) -> dict:
-    """The defaults decoding applies (restartPolicy, dnsPolicy, imagePullPolicy...), through lightkube."""
-    from lightkube.resources.core_v1 import Pod
+    """The defaults decoding applies (restartPolicy, dnsPolicy, imagePullPolicy...)."""
+    from kubenotes.api.defaults import scheme_defaulted_pod
 
-    from kubenotes.api.defaults import set_defaults_pod, set_defaults_pod_spec
-
-    obj = Pod.from_dict(pod)
-    if obj.spec is not None:
-        set_defaults_pod_spec(obj.spec)
-    set_defaults_pod(obj)
-    out = obj.to_dict()
-    if "status" in pod:
-        out["status"] = pod["status"]
-    return out
+    return scheme_defaulted_pod(pod)
 
 
 def _decode(data: str | bytes) -> Any:

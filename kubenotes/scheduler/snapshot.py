@@ -18,7 +18,83 @@ from kubenotes.scheduler.arrays import SnapshotArrays
 from kubenotes.scheduler.fast.registry import SNAPSHOT_COUNTS
 from kubenotes.scheduler.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
 
-__all__ = ["Snapshot", "ClusterObjects", "new_snapshot", "cluster_objects_from_manifests", "snapshot_from_manifests"]
+__all__ = ["Snapshot", "ClusterObjects", "new_snapshot", "cluster_objects_from_manifests", "snapshot_from_manifests",
+           "typed", "TypedCache"]
+
+
+def typed(obj: Any) -> Any:
+    """The scheduler's edge: a stored object (JSON-shaped dict) as the typed object its plugins read.
+
+    The control plane keeps objects as the API server stores them (dicts);
+    the scheduler's plugins read lightkube models. This is the one place the
+    scheduler converts, at its snapshot edge (``pkg/scheduler`` receives
+    typed objects from its informers; the conversion is the decoding its
+    informers do). A model is returned as it is.
+
+    Parameters
+    ----------
+    obj : dict or lightkube object
+        With ``apiVersion`` and ``kind`` when a dict.
+
+    Returns
+    -------
+    lightkube object
+        Of the class the object's ``apiVersion``/``kind`` names.
+
+    Raises
+    ------
+    KeyError
+        When a dict's ``apiVersion``/``kind`` is not a kind lightkube knows.
+
+    Examples
+    --------
+    >>> typed({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}).metadata.name
+    'p'
+    """
+    if not isinstance(obj, dict):
+        return obj
+    from lightkube.codecs import from_dict
+
+    return from_dict(obj)
+
+
+class TypedCache:
+    """Stored objects converted once per ``resourceVersion`` (the informer's decoded cache, keyed by uid).
+
+    Examples
+    --------
+    >>> cache = TypedCache()
+    >>> pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "uid": "u1", "resourceVersion": "3"}}
+    >>> cache.sync([pod])[0] is cache.sync([pod])[0]
+    True
+    """
+
+    def __init__(self) -> None:
+        self._by_uid: dict[str, tuple[Any, Any]] = {}
+
+    def sync(self, objects: Iterable[dict]) -> list[Any]:
+        """Typed forms of ``objects``, in order; entries for objects not passed are dropped.
+
+        Parameters
+        ----------
+        objects : iterable of dict
+            Stored objects with ``metadata.uid`` (and ``resourceVersion``).
+
+        Returns
+        -------
+        list
+            :func:`typed` of each, reused while its ``resourceVersion`` is unchanged.
+        """
+        fresh, out = {}, []
+        for o in objects:
+            md = o["metadata"]
+            hit = self._by_uid.get(md["uid"])
+            if hit is None or hit[0] != md.get("resourceVersion"):
+                hit = (md.get("resourceVersion"), typed(o))
+            fresh[md["uid"]] = hit
+            out.append(hit[1])
+        self._by_uid = fresh
+        return out
 
 
 @dataclass
@@ -147,12 +223,13 @@ def _image_states(nodes: list[Any]) -> dict[str, dict[str, ImageStateSummary]]:
 
 
 def new_snapshot(nodes: Iterable[Any], pods: Iterable[Any], *, warn=None) -> Snapshot:
-    """Build a snapshot from lightkube Nodes and bound Pods.
+    """Build a snapshot from Nodes and bound Pods.
 
     Parameters
     ----------
-    nodes : iterable of Node
-    pods : iterable of Pod or PodInfo
+    nodes : iterable of Node (lightkube or stored dict)
+        Dicts are converted with :func:`typed`.
+    pods : iterable of Pod (lightkube or stored dict) or PodInfo
         Pods with ``spec.nodeName`` set count toward that node; others are ignored.
     warn : callable(str), optional
         Called for a bound pod whose node is not in ``nodes`` (the pod is ignored).
@@ -166,14 +243,14 @@ def new_snapshot(nodes: Iterable[Any], pods: Iterable[Any], *, warn=None) -> Sna
     FieldError
         When a node's allocatable or a pod's request is malformed.
     """
-    nodes = list(nodes)
+    nodes = [typed(n) for n in nodes]
     infos = [NodeInfo(n) for n in nodes]
     states = _image_states(nodes)
     for ni in infos:
         ni.image_states = states.get(ni.name, {})
     snap = Snapshot(infos)
     for p in pods:
-        pi = p if isinstance(p, PodInfo) else PodInfo(p)
+        pi = p if isinstance(p, PodInfo) else PodInfo(typed(p))
         if not pi.node_name:
             continue
         ni = snap.get(pi.node_name)

@@ -107,11 +107,11 @@ class KubeScheduler:
         self._pending: dict[str, dict] = {}  # uid -> pending pod dict
         # The other objects plugins read (ClusterObjects), from the scheduler's own informers; one instance
         # refreshed in place when any of them changed, converting only objects whose resourceVersion moved.
-        from kubenotes.scheduler.snapshot import ClusterObjects
+        from kubenotes.scheduler.snapshot import ClusterObjects, TypedCache
 
         self.objects = ClusterObjects()
         self._objects_dirty = True
-        self._typed_cache: dict[str, tuple[str, Any]] = {}
+        self._typed_cache = {attr: TypedCache() for attr in _OBJECT_RESOURCES if attr != "namespaces"}
         for resource in _OBJECT_RESOURCES.values():
             inf.informer_for(resource).add_event_handler(self._on_object_change,
                                                          lambda old, new: self._on_object_change(new),
@@ -194,20 +194,16 @@ class KubeScheduler:
         self._kick()
 
     # ------------------------------------------------------------ cache
-    def _typed(self, pod: dict) -> Any:
-        from lightkube.resources.core_v1 import Pod
-
-        return Pod.from_dict(pod)
-
     def _add_bound(self, pod: dict) -> None:
         from kubenotes.scheduler.framework.node_info import PodInfo
+        from kubenotes.scheduler.snapshot import typed
         from kubenotes.scheduler.queue import ASSIGNED_POD_ADD
 
         s = self.scheduler
         node = pod["spec"]["nodeName"]
         if s.snapshot.get(node) is None:
             return
-        pi = PodInfo(self._typed(pod))
+        pi = PodInfo(typed(pod))
         s.snapshot.add_pod(pi, node)
         s.pod_lister.pods[pi.key] = pi
         s.queue.now = float(self.env.now)
@@ -215,9 +211,10 @@ class KubeScheduler:
 
     def _queue(self, pod: dict) -> None:
         from kubenotes.scheduler.framework.node_info import PodInfo
+        from kubenotes.scheduler.snapshot import typed
 
         s = self.scheduler
-        pi = PodInfo(self._typed(pod))
+        pi = PodInfo(typed(pod))
         s.pod_lister.pods[pi.key] = pi
         if (pod.get("status") or {}).get("nominatedNodeName"):
             s.nominator.add_nominated_pod(pi)
@@ -229,16 +226,14 @@ class KubeScheduler:
         from kubenotes.scheduler.schedule_one import Scheduler
         from kubenotes.scheduler.snapshot import new_snapshot
 
-        from lightkube.resources.core_v1 import Node
-
         nodes = self.node_informer.lister.list()
         keys = {n["metadata"]["name"]: _node_key(n) for n in nodes}
         if self.scheduler is not None and keys == self._node_keys:
             self._dirty = False
             return
         pods = self.pod_informer.lister.list()
-        bound = [self._typed(p) for p in pods if (p.get("spec") or {}).get("nodeName")]
-        snap = new_snapshot([Node.from_dict(n) for n in nodes], bound)
+        bound = [p for p in pods if (p.get("spec") or {}).get("nodeName")]
+        snap = new_snapshot(nodes, bound)  # the scheduler's edge converts the stored dicts
         self.scheduler = Scheduler(snap, config=self.config, objects=self._cluster_objects(), seed=self.seed,
                                    trace=self.trace)
         s = self.scheduler
@@ -257,25 +252,13 @@ class KubeScheduler:
         """Refresh :attr:`objects` in place from the informer caches (when one of them changed)."""
         if not self._objects_dirty:
             return self.objects
-        from lightkube.codecs import from_dict
-
         inf = self.cluster.scheduler_informers
-        cache, fresh = self._typed_cache, {}
         for attr, resource in _OBJECT_RESOURCES.items():
             if attr == "namespaces":
                 self.objects.namespaces = {o["metadata"]["name"]: dict(o["metadata"].get("labels") or {})
                                            for o in inf.informer_for(resource).lister.list()}
                 continue
-            out = []
-            for o in inf.informer_for(resource).lister.list():
-                md = o["metadata"]
-                hit = cache.get(md["uid"])
-                if hit is None or hit[0] != md.get("resourceVersion"):
-                    hit = (md.get("resourceVersion"), from_dict(o))
-                fresh[md["uid"]] = hit
-                out.append(hit[1])
-            setattr(self.objects, attr, out)
-        self._typed_cache = fresh
+            setattr(self.objects, attr, self._typed_cache[attr].sync(inf.informer_for(resource).lister.list()))
         self._objects_dirty = False
         return self.objects
 
