@@ -21,9 +21,12 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from kubenotes.scheduler.fast.forms import FastForms
+from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE
+from kubenotes.scheduler.plugins.names import NODE_RESOURCES_BALANCED_ALLOCATION
 from kubenotes.scheduler.plugins.helper import is_extended_resource_name
 from kubenotes.scheduler.plugins.noderesources import balanced_allocation
-from kubenotes.scheduler.plugins.noderesources.balanced_allocation import BalancedAllocation
+from kubenotes.scheduler.plugins.noderesources.balanced_allocation import BalancedAllocation, balanced_resource_scorer
+from kubenotes.scheduler.plugins.noderesources.least_allocated import LEAST_ALLOCATED
 from kubenotes.scheduler.plugins.noderesources.fit import PRE_FILTER_STATE_KEY, PRE_SCORE_STATE_KEY, Fit, fits_request
 from kubenotes.scheduler.plugins.noderesources.resource_allocation import (
     _CPU,
@@ -37,13 +40,113 @@ if TYPE_CHECKING:  # pragma: no cover
     from kubenotes.scheduler.framework.cycle_state import CycleState
     from kubenotes.scheduler.framework.node_info import PodInfo
 
-__all__ = ["FitForms", "BalancedAllocationForms", "scorer_score_batch"]
+__all__ = ["FitForms", "BalancedAllocationForms", "scorer_score_batch", "least_allocated_score_rows",
+           "balanced_allocation_score_rows", "score_rows_of"]
+
+#: Largest allocatable for which ``(capacity - requested) * 100`` stays exact in int64.
+_MAX_EXACT = 2**62 // (MAX_NODE_SCORE + 1)
+
+
+def least_allocated_score_rows(weights: Sequence[int], requested: np.ndarray, allocatable: np.ndarray
+                               ) -> np.ndarray | None:
+    """:func:`~kubenotes.scheduler.plugins.noderesources.least_allocated.least_resource_scorer` on every row at once.
+
+    Parameters
+    ----------
+    weights : sequence of int
+        The strategy's resource weights, aligned with the columns.
+    requested, allocatable : numpy.ndarray
+        int64, shape (m, len(weights)).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        int64 scores, shape (m,), with the scalar scorer's integer
+        arithmetic; None when int64 could overflow.
+
+    Examples
+    --------
+    >>> least_allocated_score_rows([2, 1], np.array([[5000, 3000], [1, 5000]]),
+    ...                            np.array([[10000, 4000], [0, 4000]])).tolist()
+    [41, 0]
+    """
+    if allocatable.size and int(allocatable.max()) > _MAX_EXACT:
+        return None
+    w = np.asarray(weights, dtype=np.int64)
+    has = allocatable != 0
+    cap = np.where(has, allocatable, 1)
+    per = np.where(has & (requested <= allocatable), (cap - requested) * MAX_NODE_SCORE // cap, 0)
+    total = (per * w).sum(axis=1)
+    weight_sum = (has * w).sum(axis=1)
+    return np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
+
+
+def balanced_allocation_score_rows(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray | None:
+    """:func:`~kubenotes.scheduler.plugins.noderesources.balanced_allocation.balanced_resource_scorer` on every row.
+
+    The two-resource case (CPU and memory, the default) in the same float64
+    operations, so each row equals the scalar result bit for bit.
+
+    Parameters
+    ----------
+    requested, allocatable : numpy.ndarray
+        int64, shape (m, 2).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        int64 scores, shape (m,); None for other widths.
+
+    Examples
+    --------
+    >>> balanced_allocation_score_rows(np.array([[3000, 5000], [1, 7]]), np.array([[4000, 10000], [0, 8]])).tolist()
+    [87, 100]
+    """
+    if allocatable.ndim != 2 or allocatable.shape[1] != 2:
+        return None
+    has = allocatable != 0
+    both = has.all(axis=1)
+    f = requested.astype(np.float64) / np.where(has, allocatable, 1).astype(np.float64)
+    f = np.where(f > 1, 1.0, f)
+    std = np.abs((f[:, 0] - f[:, 1]) / 2)
+    scores = ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    return np.where(both, scores, MAX_NODE_SCORE)
+
+
+def score_rows_of(scorer: ResourceAllocationScorer) -> Any:
+    """The vectorised form of ``scorer``'s strategy, ``f(requested, allocatable)``, or None when it has none.
+
+    LeastAllocated (NodeResourcesFit's default) and BalancedAllocation have
+    one; other strategies are scored once per distinct row on Python integers.
+
+    Parameters
+    ----------
+    scorer : ResourceAllocationScorer
+
+    Returns
+    -------
+    callable or None
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.plugins.noderesources.resource_allocation import DEFAULT_RESOURCES
+    >>> score_rows_of(ResourceAllocationScorer("LeastAllocated", None, DEFAULT_RESOURCES)) is not None
+    True
+    >>> score_rows_of(ResourceAllocationScorer("MostAllocated", None, DEFAULT_RESOURCES)) is None
+    True
+    """
+    if scorer.name == LEAST_ALLOCATED:
+        weights = [r.weight for r in scorer.resources]
+        return lambda requested, allocatable: least_allocated_score_rows(weights, requested, allocatable)
+    if scorer.name == NODE_RESOURCES_BALANCED_ALLOCATION and scorer.scorer is balanced_resource_scorer:
+        return balanced_allocation_score_rows
+    return None
 
 
 def scorer_score_batch(scorer: ResourceAllocationScorer, arrays: Any, idx: Any, pod_requests: Sequence[int]) -> Any:
     """``scorer.score`` over the nodes ``idx`` of a :class:`~kubenotes.scheduler.arrays.SnapshotArrays`.
 
-    A strategy function with a ``score_rows`` attribute scores all rows
+    A strategy with a vectorised form (:func:`score_rows_of`) scores all rows
     at once with the same arithmetic (LeastAllocated; BalancedAllocation
     over two resources); otherwise it runs once per distinct
     (requested, allocatable) row, on Python integers, so every strategy
@@ -102,7 +205,7 @@ def _score_rows_of(scorer: ResourceAllocationScorer, arrays: Any, idx: Any, pod_
         req_cols.append(np.where(alloc == 0, 0, used))
         alloc_cols.append(alloc)
     strategy = scorer.scorer
-    score_rows = getattr(strategy, "score_rows", None)
+    score_rows = score_rows_of(scorer)
     if score_rows is not None:
         out = score_rows(np.stack(req_cols, axis=1), np.stack(alloc_cols, axis=1))
         if out is not None:

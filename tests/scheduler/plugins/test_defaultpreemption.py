@@ -23,6 +23,8 @@ from lightkube.models.meta_v1 import LabelSelector
 from lightkube.resources.policy_v1 import PodDisruptionBudget
 
 from kubenotes.errors import ConfigError
+from kubenotes.scheduler.fast import defaultpreemption as dp_fast
+from kubenotes.scheduler.fast.defaultpreemption import VictimsMemo
 from kubenotes.scheduler.fast.registry import fast_forms
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import Code, NominatingInfo, PostFilterPlugin, Status
@@ -1239,7 +1241,7 @@ def _ledger_and_clone_runs(seed, monkeypatch):
     monkeypatch.setattr(node_info_module.RequestsLedger, "clone", counting_clone)
     monkeypatch.setattr(node_info_module.RequestsLedger, "__init__", counting_init)
     fast = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
-    monkeypatch.setattr(dp_module, "_requests_decide", lambda handle, state: False)
+    monkeypatch.setattr(dp_fast, "_requests_decide", lambda handle, state: False)
     slow = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
     assert fast == slow
     assert any(victims for _k, _n, _nom, victims, _m in fast[0])
@@ -1340,7 +1342,7 @@ def test_victims_memo_keys_on_what_the_filters_read(monkeypatch):
     sched, plugin = _memo_setup([base, image, tolerant, higher])
     n0 = sched.snapshot.get("n0")
     infos = {p.metadata.name: PodInfo(p) for p in (base, image, tolerant, higher)}
-    sig = {name: plugin._signature(pi, _pre_filtered(sched, pi)) for name, pi in infos.items()}
+    sig = {name: plugin.victims_memo.signature(pi, _pre_filtered(sched, pi)) for name, pi in infos.items()}
     assert sig["base"] == sig["image"]
     assert sig["tolerant"] != sig["base"] and sig["higher"] != sig["base"]
     runs = []
@@ -1353,7 +1355,7 @@ def test_victims_memo_keys_on_what_the_filters_read(monkeypatch):
     [taints] = [pl for pl in sched.framework.filter_plugins if pl.name() == "TaintToleration"]
     monkeypatch.delattr(type(fast_forms(taints)), "filter_reads_pod_spec")
     plugin._signature_of = None
-    assert plugin._signature(infos["base"], _pre_filtered(sched, infos["base"])) != plugin._signature(
+    assert plugin.victims_memo.signature(infos["base"], _pre_filtered(sched, infos["base"])) != plugin.victims_memo.signature(
         infos["image"], _pre_filtered(sched, infos["image"]))
 
 
@@ -1406,7 +1408,7 @@ def test_victims_memo_makes_identical_decisions(seed, monkeypatch):
     monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_copy", counting_copy)
     with_memo = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
     assert hits.count(1) > hits.count(-1)  # some nodes were answered from the memo
-    monkeypatch.setattr(dp_module.DefaultPreemption, "_signature", lambda self, p, state: object())  # never equal
+    monkeypatch.setattr(VictimsMemo, "signature", lambda self, p, state: object())  # never equal
     without = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
     assert with_memo == without
     assert any(victims for _k, _n, _nom, victims, _m in with_memo[0])
@@ -1414,7 +1416,7 @@ def test_victims_memo_makes_identical_decisions(seed, monkeypatch):
 
 @pytest.mark.parametrize("cap", [1, 5])
 def test_victims_memo_starts_afresh_at_its_cap_and_decides_the_same(cap, monkeypatch):
-    """With VICTIMS_MEMO_ENTRIES lowered the memo is emptied whenever it fills (never holding more entries than
+    """With VictimsMemo.ENTRIES lowered the memo is emptied whenever it fills (never holding more entries than
     the cap) and the decisions are those of an unbounded memo."""
     from kubenotes.scheduler.schedule_one import new_scheduler
     from kubenotes.scheduler.testing import run_decisions
@@ -1428,10 +1430,10 @@ def test_victims_memo_starts_afresh_at_its_cap_and_decides_the_same(cap, monkeyp
 
     def measured(self, *a):
         out = real_copy(self, *a)
-        sizes.append((self._victims_memo_entries, sum(len(m) for m in self._victims_memo.values())))
+        sizes.append((self.victims_memo.entries, sum(len(m) for m in self.victims_memo.memo.values())))
         return out
 
-    monkeypatch.setattr(dp_module.DefaultPreemption, "VICTIMS_MEMO_ENTRIES", cap)
+    monkeypatch.setattr(VictimsMemo, "ENTRIES", cap)
     monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_copy", measured)
     assert run_decisions(new_scheduler(nodes, pods, seed=cap, trace=False)) == unbounded
     assert sizes and all(counted == held <= cap for counted, held in sizes)
@@ -1491,14 +1493,14 @@ def test_victims_memo_signed_by_interpodaffinity_decides_the_same(seed, monkeypa
     def counting_copy(self, *a):
         before = len(signed_runs)
         out = real_copy(self, *a)
-        if self._dry_run_of[4] and len(signed_runs) == before:
+        if self.victims_memo.dry_run_of[4] and len(signed_runs) == before:
             signed_hits.append(1)
         return out
 
     monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_node", counting_node)
     monkeypatch.setattr(dp_module.DefaultPreemption, "select_victims_on_copy", counting_copy)
     with_memo = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
-    monkeypatch.setattr(dp_module.DefaultPreemption, "_signature", lambda self, p, state: object())  # never equal
+    monkeypatch.setattr(VictimsMemo, "signature", lambda self, p, state: object())  # never equal
     without = run_decisions(new_scheduler(nodes, pods, seed=seed, trace=False))
     assert with_memo == without
     assert signed_hits  # dry runs took the signed memo path, and it answered some nodes

@@ -1,6 +1,6 @@
-"""The vectorised strategies (``score_rows``) equal their per-node scorers on every row.
+"""The vectorised strategies (``scheduler/fast/noderesources.py``) equal their per-node scorers on every row.
 
-``least_resource_scorer(...).score_rows`` and ``balanced_resource_scorer.score_rows`` are what the
+``least_allocated_score_rows`` and ``balanced_allocation_score_rows`` are what the
 untraced scheduler uses for NodeResourcesFit (LeastAllocated) and NodeResourcesBalancedAllocation;
 the per-node functions are held to upstream's cases in test_noderesources_*.py.
 """
@@ -11,6 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubenotes.scheduler.fast.noderesources import balanced_allocation_score_rows, least_allocated_score_rows
 from kubenotes.scheduler.plugins.noderesources.balanced_allocation import balanced_resource_scorer
 from kubenotes.scheduler.plugins.noderesources.least_allocated import least_resource_scorer
 from kubenotes.scheduler.plugins.noderesources.resource_allocation import ResourceSpec
@@ -31,7 +32,7 @@ def test_least_allocated_score_rows_equal_the_scalar_scorer(weights, data):
     f = least_resource_scorer([ResourceSpec(f"r{i}", w) for i, w in enumerate(weights)])
     req = np.array([r for r, _ in rows], dtype=np.int64)
     alloc = np.array([a for _, a in rows], dtype=np.int64)
-    assert f.score_rows(req, alloc).tolist() == [f(r, a) for r, a in rows]
+    assert least_allocated_score_rows(weights, req, alloc).tolist() == [f(r, a) for r, a in rows]
 
 
 @settings(max_examples=300, deadline=None)
@@ -39,14 +40,13 @@ def test_least_allocated_score_rows_equal_the_scalar_scorer(weights, data):
 def test_balanced_allocation_score_rows_equal_the_scalar_scorer(rows):
     req = np.array([r for r, _ in rows], dtype=np.int64)
     alloc = np.array([a for _, a in rows], dtype=np.int64)
-    assert balanced_resource_scorer.score_rows(req, alloc).tolist() == [balanced_resource_scorer(r, a) for r, a in rows]
+    assert balanced_allocation_score_rows(req, alloc).tolist() == [balanced_resource_scorer(r, a) for r, a in rows]
 
 
 def test_balanced_allocation_score_rows_decline_other_widths():
     three = np.ones((2, 3), dtype=np.int64)
-    assert balanced_resource_scorer.score_rows(three, three) is None
+    assert balanced_allocation_score_rows(three, three) is None
 
 
 def test_least_allocated_score_rows_decline_amounts_that_could_overflow():
-    f = least_resource_scorer([ResourceSpec("cpu", 1)])
-    assert f.score_rows(np.array([[1]]), np.array([[2**62]])) is None
+    assert least_allocated_score_rows([1], np.array([[1]]), np.array([[2**62]])) is None

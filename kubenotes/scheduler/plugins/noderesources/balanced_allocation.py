@@ -23,8 +23,6 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
-import numpy as np
-
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, Status
 from kubenotes.scheduler.plugins.helper import aggregate_errors, field_duplicate, field_invalid
@@ -160,32 +158,6 @@ def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> in
             s = s + (f - mean) * (f - mean)
         std = math.sqrt(s / float(n))
     return int((1 - std) * float(MAX_NODE_SCORE))
-
-
-def _balanced_score_rows(requested: Any, allocatable: Any) -> Any:
-    """:func:`balanced_resource_scorer` on every row of two int64 (m, 2) arrays; None for other widths.
-
-    The two-resource case (CPU and memory, the default) in the same float64
-    operations, so each row equals the scalar result bit for bit.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> _balanced_score_rows(np.array([[3000, 5000], [1, 7]]), np.array([[4000, 10000], [0, 8]])).tolist()
-    [87, 100]
-    """
-    if allocatable.ndim != 2 or allocatable.shape[1] != 2:
-        return None
-    has = allocatable != 0
-    both = has.all(axis=1)
-    f = requested.astype(np.float64) / np.where(has, allocatable, 1).astype(np.float64)
-    f = np.where(f > 1, 1.0, f)
-    std = np.abs((f[:, 0] - f[:, 1]) / 2)
-    scores = ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
-    return np.where(both, scores, MAX_NODE_SCORE)
-
-
-balanced_resource_scorer.score_rows = _balanced_score_rows  # type: ignore[attr-defined]
 
 
 class BalancedAllocation:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-import numpy as np
-
 from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE
 from kubenotes.scheduler.plugins.noderesources.resource_allocation import ResourceSpec
 
@@ -62,18 +60,11 @@ def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Callable[[list[i
         Integer division of the weighted sum by the sum of weights of
         resources with non-zero allocatable; 0 when there are none.
 
-        Its ``score_rows(requested, allocatable)`` scores every row of two
-        int64 arrays of shape (m, number of resources) at once, with the
-        same integer arithmetic (None when int64 could overflow).
-
     Examples
     --------
     >>> f = least_resource_scorer([ResourceSpec("memory", 2), ResourceSpec("cpu", 1)])
     >>> f([5000, 3000], [10000, 4000])   # (50*2 + 25*1) // 3
     41
-    >>> import numpy as np
-    >>> f.score_rows(np.array([[5000, 3000], [1, 5000]]), np.array([[10000, 4000], [0, 4000]])).tolist()
-    [41, 0]
     """
     weights = [r.weight for r in resources]
 
@@ -87,21 +78,4 @@ def least_resource_scorer(resources: Sequence[ResourceSpec]) -> Callable[[list[i
             weight_sum += w
         return node_score // weight_sum if weight_sum else 0
 
-    def score_rows(requested: "np.ndarray", allocatable: "np.ndarray") -> "np.ndarray | None":
-        # score() on every row of two int64 (m, len(resources)) arrays; None when int64 could overflow.
-        if allocatable.size and int(allocatable.max()) > _MAX_EXACT:
-            return None
-        w = np.asarray(weights, dtype=np.int64)
-        has = allocatable != 0
-        cap = np.where(has, allocatable, 1)
-        per = np.where(has & (requested <= allocatable), (cap - requested) * MAX_NODE_SCORE // cap, 0)
-        total = (per * w).sum(axis=1)
-        weight_sum = (has * w).sum(axis=1)
-        return np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
-
-    score.score_rows = score_rows  # type: ignore[attr-defined]
     return score
-
-
-#: Largest allocatable for which ``(capacity - requested) * 100`` stays exact in int64.
-_MAX_EXACT = 2**62 // (MAX_NODE_SCORE + 1)
