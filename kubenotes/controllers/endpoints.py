@@ -76,9 +76,15 @@ def selector_matches(selector: dict | None, labels: dict | None) -> bool:
     --------
     >>> selector_matches({"app": "web"}, {"app": "web", "tier": "fe"}), selector_matches({"app": "web"}, {})
     (True, False)
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/endpoint/endpoints_controller.go
+    (``labels.Set(service.Spec.Selector).AsSelectorPreValidated()``)
     """
-    labels = labels or {}
-    return all(labels.get(k) == v for k, v in (selector or {}).items())
+    from kubenotes.api.selectors import LabelSelector
+
+    return LabelSelector.from_set(selector).matches(labels or {})
 
 
 def _ip_key(ip: str) -> tuple:
