@@ -345,6 +345,9 @@ class APIServer:
         self.rng = random.Random(seed)
         #: ClusterIPs and node ports (a stream of its own, so Services do not shift uids and generated names).
         self._allocator_rng = random.Random(f"{seed}/service-allocations")
+        #: generateName suffixes (a stream of its own, so objects created at bootstrap, which take uids, do not
+        #: shift the names of the pods and ReplicaSets a scenario creates).
+        self._name_rng = random.Random(f"{seed}/generated-names")
         self.store = ObjectStore(self.env, history_capacity)
         self.authorizer = authorizer
         self.admission = admission
@@ -382,7 +385,7 @@ class APIServer:
     def generate_name(self, base: str) -> str:
         """``names.SimpleNameGenerator``: ``base`` plus 5 random characters (base cut to 58)."""
         base = base[:58]
-        return base + random_string(5, self.rng)
+        return base + random_string(5, self._name_rng)
 
     def client(self, component: str = "kubectl", user: UserInfo | None = None) -> "Client":
         """A client for in-process components, authenticated as ``user`` (cluster admin by default)."""

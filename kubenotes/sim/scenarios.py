@@ -861,7 +861,7 @@ def simulate_readiness_drain(seed: int = 0, fail_at_seconds: float = 60.0, until
     >>> run = simulate_readiness_drain()
     >>> run.failed_pod, [e["conditions"]["ready"] for s in run.slices() for e in s["endpoints"]
     ...                  if e["addresses"] == [run.failed_ip]]
-    ('web-67db7b98b8-x2zg5', [False])
+    ('web-67db7b98b8-xmgkl', [False])
     """
     objects, scenario = load_scenario_file("network/readiness-drain.yaml")
     node_name = _find(objects, "Node")["metadata"]["name"]

@@ -514,7 +514,8 @@ def test_every_controller_service_account_is_bound_and_records_events(api):
     assert set(CONTROLLER_SERVICE_ACCOUNTS) == set(CONTROLLERS)
     for controller, sa in CONTROLLER_SERVICE_ACCOUNTS.items():
         user = KCM if sa is None else _controller(sa)
-        expected = sa != "namespace-controller"  # upstream gives the namespace controller no events rule
+        # upstream gives the namespace controller and the pod garbage collector no events rule
+        expected = sa not in ("namespace-controller", "pod-garbage-collector")
         assert _can(api, user, "create", "events", "default") is expected, controller
         assert _can(api, user, "patch", "events", "default", "x") is expected, controller
 

@@ -155,13 +155,13 @@ def test_readiness_drain_file_marks_the_endpoint_not_ready(capsys):
     assert main(["simulate", str(DATA / "network/readiness-drain.yaml"), "--until", "90", "-o", "yaml"]) == 0
     capsys.readouterr()
     run = sc.simulate_readiness_drain()
-    assert (run.failed_pod, run.failed_ip) == ("web-67db7b98b8-x2zg5", "10.244.1.2")  # the pod the file names
+    assert (run.failed_pod, run.failed_ip) == ("web-67db7b98b8-xmgkl", "10.244.1.2")  # the pod the file names
     eps = {e["addresses"][0]: e["conditions"]["ready"] for s in run.slices("after") for e in s["endpoints"]}
     assert eps == {"10.244.1.2": False, **{ip: True for ip in eps if ip != "10.244.1.2"}} and len(eps) == 3
     assert run.cluster.get("pods", run.failed_pod, "default")["status"]["phase"] == "Running"
     pods = [o for o in _objects(capsys, "network/readiness-drain.yaml", 90) if o["kind"] == "Pod"]
     ready = {p["metadata"]["name"]: {c["type"]: c["status"] for c in p["status"]["conditions"]}["Ready"] for p in pods}
-    assert ready.pop("web-67db7b98b8-x2zg5") == "False" and set(ready.values()) == {"True"}
+    assert ready.pop("web-67db7b98b8-xmgkl") == "False" and set(ready.values()) == {"True"}
 
 
 # ----------------------------------------------------------------------------- data/qos (chapter 05.02)
