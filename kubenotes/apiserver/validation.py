@@ -77,7 +77,7 @@ import re
 from typing import Any, Callable, Iterable, Mapping
 
 from kubenotes.api.resources import resource_requirements_errors
-from kubenotes.api.selectors import is_qualified_name, is_valid_label_value
+from kubenotes.api.selectors import LabelSelector, is_qualified_name, is_valid_label_value
 from kubenotes.api.quantity import Quantity
 from kubenotes.apiserver.resources import ResourceInfo
 from kubenotes.apiserver.status import field_cause
@@ -603,29 +603,16 @@ def _label_selector(sel: Any, f: str) -> list[FieldErr]:
     return errs
 
 
-def _selector_matches(sel: Mapping[str, Any] | None, labels: Mapping[str, str] | None) -> bool:
-    """``LabelSelectorAsSelector(sel).Matches(labels)``; a nil selector matches nothing."""
-    if sel is None:
-        return False
-    labels = labels or {}
-    for k, v in (sel.get("matchLabels") or {}).items():
-        if labels.get(k) != v:
-            return False
-    for e in sel.get("matchExpressions") or ():
-        k, op, vals = e.get("key"), e.get("operator"), e.get("values") or []
-        if op == "In" and labels.get(k) not in vals:
-            return False
-        if op == "NotIn" and k in labels and labels[k] in vals:
-            return False
-        if op == "Exists" and k not in labels:
-            return False
-        if op == "DoesNotExist" and k in labels:
-            return False
-    return True
+def _as_selector(sel: Any) -> LabelSelector | None:
+    """``metav1.LabelSelectorAsSelector``: the compiled selector, or None where upstream returns an error.
 
-
-def _selector_empty(sel: Mapping[str, Any] | None) -> bool:
-    return sel is not None and not (sel.get("matchLabels") or sel.get("matchExpressions"))
+    A nil selector compiles to one that matches nothing, an empty one to one that matches everything
+    (:meth:`kubenotes.api.selectors.LabelSelector.from_api`, the one home of selector matching).
+    """
+    try:
+        return LabelSelector.from_api(sel)
+    except KubenotesError:
+        return None
 
 
 # --- resources --------------------------------------------------------------------------------------------
@@ -947,13 +934,13 @@ def _not_more_than_100_percent(v: Any, f: str) -> list[FieldErr]:
     return []
 
 
-def _template_for_replicas(template: Any, selector: Any, f: str, kind: str) -> list[FieldErr]:
+def _template_for_replicas(template: Any, selector: LabelSelector, f: str, kind: str) -> list[FieldErr]:
     """``ValidatePodTemplateSpecForReplicaSet`` / ``ForRC``: a nil selector matches nothing, an empty one is skipped."""
     if template is None:
         return [_required(f)]
     errs: list[FieldErr] = []
     labels = (template.get("metadata") or {}).get("labels")
-    if not _selector_empty(selector) and not _selector_matches(selector, labels):
+    if not selector.is_empty() and not selector.matches(labels):
         errs.append(_invalid(f"{f}.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
     errs += _pod_template(template, f)
     tspec = template.get("spec") or {}
@@ -963,6 +950,11 @@ def _template_for_replicas(template: Any, selector: Any, f: str, kind: str) -> l
     if tspec.get("activeDeadlineSeconds") is not None:
         errs.append(_forbidden(f"{f}.spec.activeDeadlineSeconds", f"activeDeadlineSeconds in {kind} is not Supported"))
     return errs
+
+
+def _selector_empty(sel: Mapping[str, Any] | None) -> bool:
+    """``len(matchLabels) + len(matchExpressions) == 0`` of a non-nil selector (the ``empty selector`` rule)."""
+    return sel is not None and not (sel.get("matchLabels") or sel.get("matchExpressions"))
 
 
 def _workload_selector(spec: Mapping[str, Any], f: str, what: str) -> list[FieldErr]:
@@ -975,11 +967,21 @@ def _workload_selector(spec: Mapping[str, Any], f: str, what: str) -> list[Field
     return errs
 
 
+def _replica_set_template(spec: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """Deployment and ReplicaSet: a selector ``LabelSelectorAsSelector`` refuses is ``invalid label selector``, and
+    the template is then not validated (as upstream's ``ValidateDeploymentSpec``/``ValidateReplicaSetSpec``)."""
+    sel = spec.get("selector")
+    selector = _as_selector(sel)
+    if selector is None:
+        return [_invalid(f"{f}.selector", _selector_json(sel), "invalid label selector")]
+    return _template_for_replicas(spec.get("template"), selector, f"{f}.template", "ReplicaSet")
+
+
 def _validate_deployment(obj: Mapping[str, Any]) -> list[FieldErr]:
     spec, f = obj.get("spec") or {}, "spec"
     errs = _nonneg(spec.get("replicas", 1), f"{f}.replicas")
     errs += _workload_selector(spec, f, "deployment")
-    errs += _template_for_replicas(spec.get("template"), spec.get("selector"), f"{f}.template", "ReplicaSet")
+    errs += _replica_set_template(spec, f)
     strategy = spec.get("strategy") or {}
     st, sp = strategy.get("type") or "RollingUpdate", f"{f}.strategy"
     if st == "Recreate":
@@ -1013,7 +1015,7 @@ def _validate_replicaset(obj: Mapping[str, Any]) -> list[FieldErr]:
     errs = _nonneg(spec.get("replicas", 1), f"{f}.replicas")
     errs += _nonneg(spec.get("minReadySeconds", 0), f"{f}.minReadySeconds")
     errs += _workload_selector(spec, f, "deployment")  # upstream's message says "deployment" here too
-    errs += _template_for_replicas(spec.get("template"), spec.get("selector"), f"{f}.template", "ReplicaSet")
+    errs += _replica_set_template(spec, f)
     return errs
 
 
@@ -1024,7 +1026,7 @@ def _validate_replication_controller(obj: Mapping[str, Any]) -> list[FieldErr]:
     if not sel:
         errs.append(_required(f"{f}.selector"))
     errs += _nonneg(spec.get("replicas", 1), f"{f}.replicas")
-    errs += _template_for_replicas(spec.get("template"), {"matchLabels": sel}, f"{f}.template",
+    errs += _template_for_replicas(spec.get("template"), LabelSelector.from_set(sel), f"{f}.template",
                                    "ReplicationController")
     return errs
 
@@ -1061,13 +1063,17 @@ def _validate_statefulset(obj: Mapping[str, Any]) -> list[FieldErr]:
         return errs + [_required(f"{f}.template")]
     labels = (tmpl.get("metadata") or {}).get("labels")
     sel = spec.get("selector")
-    if not _selector_empty(sel) and not _selector_matches(sel, labels):
-        errs.append(_invalid(f"{f}.template.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
-    # ValidatePodTemplateSpecForStatefulSet checks only the template's labels and annotations: the pod spec
-    # is not validated, since its volumeMounts may name volumeClaimTemplates rather than volumes.
-    tmd = tmpl.get("metadata") or {}
-    errs += _labels(tmd.get("labels"), f"{f}.template.labels")
-    errs += _annotations(tmd.get("annotations"), f"{f}.template.annotations")
+    selector = _as_selector(sel)
+    if selector is None:
+        errs.append(_invalid(f"{f}.selector", _selector_json(sel), ""))
+    else:
+        if not selector.is_empty() and not selector.matches(labels):
+            errs.append(_invalid(f"{f}.template.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
+        # ValidatePodTemplateSpecForStatefulSet checks only the template's labels and annotations: the pod spec
+        # is not validated, since its volumeMounts may name volumeClaimTemplates rather than volumes.
+        tmd = tmpl.get("metadata") or {}
+        errs += _labels(tmd.get("labels"), f"{f}.template.labels")
+        errs += _annotations(tmd.get("annotations"), f"{f}.template.annotations")
     tspec = tmpl.get("spec") or {}
     rp = tspec.get("restartPolicy") or "Always"
     if rp != "Always":
@@ -1084,7 +1090,8 @@ def _validate_daemonset(obj: Mapping[str, Any]) -> list[FieldErr]:
     errs = _label_selector(sel, f"{f}.selector")
     tmpl = spec.get("template") or {}
     labels = (tmpl.get("metadata") or {}).get("labels")
-    if not _selector_matches(sel, labels):
+    selector = _as_selector(sel)
+    if selector is not None and not selector.matches(labels):
         errs.append(_invalid(f"{f}.template.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
     if _selector_empty(sel):
         errs.append(_invalid(f"{f}.selector", _selector_json(sel), "empty selector is invalid for daemonset"))
@@ -1145,7 +1152,8 @@ def _job_spec(spec: Mapping[str, Any], f: str) -> list[FieldErr]:
     if sel is not None:
         errs += _label_selector(sel, f"{f}.selector")
         labels = (tmpl.get("metadata") or {}).get("labels")
-        if not _selector_matches(sel, labels):
+        selector = _as_selector(sel)
+        if selector is not None and not selector.matches(labels):
             errs.append(_invalid(f"{f}.template.metadata.labels", labels, SELECTOR_MISMATCH_MSG))
     return errs
 

@@ -699,3 +699,35 @@ def test_cluster_wires_the_default_chain_and_validation():
     with pytest.raises(ApiError) as e:
         cl.client.create("pods", _pod("UPPER_case", 1, {}), "default")
     assert e.value.code == 422
+
+
+# ---------------------------------------------------------------------------------------------- one helper home
+
+def test_best_effort_scope_reads_the_stored_qos_class_as_get_pod_qos():
+    from kubenotes.apiserver.admission.quota import PodEvaluator
+
+    ev = PodEvaluator()
+    pod = _pod("p", 1, {})
+    assert ev.matches_scope({"scopeName": "BestEffort"}, pod)
+    # GetPodQOS prefers status.qosClass (fixed at creation); the copy this replaced looked at the spec only
+    pod["status"] = {"qosClass": "Burstable"}
+    assert not ev.matches_scope({"scopeName": "BestEffort"}, pod)
+    assert ev.matches_scope({"scopeName": "NotBestEffort"}, pod)
+
+
+def test_best_effort_scope_uses_pod_level_resources_when_set():
+    from kubenotes.apiserver.admission.quota import is_best_effort
+
+    # pod-level resources decide alone (ComputePodQOS): a container request does not count then
+    pod = _pod("p", 1, _rr("100m"))
+    pod["spec"]["resources"] = {"limits": {"hugepages-2Mi": "0"}}
+    assert is_best_effort(pod)
+    assert not is_best_effort(_pod("p", 1, _rr("100m")))
+
+
+def test_extended_resource_usage_needs_a_qualified_quota_name():
+    # v1helper.IsExtendedResourceName: "requests." + name must be a qualified name; the copy this replaced
+    # charged any non-native name
+    usage = pod_usage(_pod("p", 1, {"requests": {"example.com/gpu": "1", "example.com/-bad": "1"}}))
+    assert "requests.example.com/gpu" in usage
+    assert "requests.example.com/-bad" not in usage

@@ -513,3 +513,44 @@ def test_several_errors_aggregate_in_the_message(c):
     assert str(e.value) == (f'Pod "Bad" is invalid: [metadata.name: Invalid value: "Bad": {SUBDOMAIN_ERR}, '
                             'spec.containers[0].image: Required value]')
     assert [x["field"] for x in e.value.causes] == ["metadata.name", "spec.containers[0].image"]
+
+
+# ---------------------------------------------------------------------------------------------- one selector home
+
+_BAD_SELECTOR = {"matchLabels": {"app": "web"}, "matchExpressions": [{"key": "tier", "operator": "Foo"}]}
+_BAD_SELECTOR_JSON = '{"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"Foo"}]}'
+_OP_ERR = 'spec.selector.matchExpressions[0].operator: Invalid value: "Foo": not a valid selector operator'
+
+
+def _workload(kind_resource, restart="Always"):
+    spec = {"selector": _BAD_SELECTOR, "template": {"metadata": {"labels": {"app": "db"}}, "spec": {
+        "containers": [{"name": "c", "image": "x"}], "restartPolicy": restart}}}
+    return resource_for(kind_resource), {"metadata": {"name": "x", "namespace": "default"}, "spec": spec}
+
+
+@pytest.mark.parametrize("resource", ["deploy", "rs"])
+def test_invalid_selector_is_refused_as_a_whole_and_the_template_is_not_matched(resource):
+    # LabelSelectorAsSelector refuses the selector: upstream adds "invalid label selector" and skips the template
+    # (the copy this replaced ignored the unknown operator and reported a label mismatch instead)
+    msgs = [c["message"] for c in validate_create(*_workload(resource))]
+    assert msgs == [_OP_ERR, f"spec.selector: Invalid value: {_BAD_SELECTOR_JSON}: invalid label selector"]
+
+
+def test_statefulset_invalid_selector_has_an_empty_detail():
+    msgs = [c["message"] for c in validate_create(*_workload("sts"))]
+    assert msgs == [_OP_ERR, f"spec.selector: Invalid value: {_BAD_SELECTOR_JSON}"]
+
+
+@pytest.mark.parametrize(("resource", "restart"), [("ds", "Always"), ("jobs", "Never")])
+def test_daemonset_and_job_skip_the_label_match_when_the_selector_does_not_compile(resource, restart):
+    msgs = [c["message"] for c in validate_create(*_workload(resource, restart))]
+    assert msgs == [_OP_ERR]
+
+
+def test_valid_selector_still_checks_the_template_labels():
+    ri, obj = _workload("deploy")
+    obj["spec"]["selector"] = {"matchLabels": {"app": "web"},
+                               "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}]}
+    msgs = [c["message"] for c in validate_create(ri, obj)]
+    assert msgs == ['spec.template.metadata.labels: Invalid value: {"app":"db"}: `selector` does not match '
+                    'template `labels`']

@@ -39,7 +39,9 @@ from typing import Any, Iterable, Mapping
 
 from kubenotes.apiserver.admission.interfaces import CREATE, UPDATE
 from kubenotes.api.quantity import Quantity
-from kubenotes.api.resources import pod_limits, pod_requests, resource_list
+from kubenotes.api.qos import BEST_EFFORT, pod_qos_class
+from kubenotes.api.resources import (is_extended_resource_name, is_native_resource, pod_limits, pod_requests,
+                                     resource_list)
 from kubenotes.apiserver.resources import ResourceInfo
 
 __all__ = [
@@ -149,14 +151,6 @@ def _resources(c: Mapping[str, Any], which: str) -> ResourceList:
     return resource_list(((c.get("resources") or {}).get(which)), quantities=True)
 
 
-def _is_native(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def _is_extended(name: str) -> bool:
-    return not _is_native(name) and not name.startswith(_REQUESTS_PREFIX)
-
-
 def _compute_usage(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity]) -> ResourceList:
     """``podComputeUsageHelper``."""
     out: dict = {"pods": Quantity.of_int(1)}
@@ -170,7 +164,7 @@ def _compute_usage(requests: Mapping[str, Quantity], limits: Mapping[str, Quanti
         if res.startswith(_HUGEPAGES):
             out[res] = q
             out[_REQUESTS_PREFIX + res] = q
-        if _is_extended(res):
+        if is_extended_resource_name(res):
             out[_REQUESTS_PREFIX + res] = q
     return out
 
@@ -182,16 +176,16 @@ def is_terminating(pod: Mapping[str, Any]) -> bool:
 
 
 def is_best_effort(pod: Mapping[str, Any]) -> bool:
-    """QoS ``BestEffort``: no container (nor the pod level) requests or limits a non-zero cpu or memory."""
-    spec = pod.get("spec") or {}
-    holders = list(spec.get("containers") or ()) + list(spec.get("initContainers") or ())
-    lists = [((c.get("resources") or {}).get(w)) for c in holders for w in ("requests", "limits")]
-    lists += [((spec.get("resources") or {}).get(w)) for w in ("requests", "limits")]
-    for rl in lists:
-        for k, v in (rl or {}).items():
-            if k in ("cpu", "memory") and Quantity.parse(v, k).sign() > 0:
-                return False
-    return True
+    """``isBestEffort``: the pod's QoS class (``GetPodQOS``: ``status.qosClass`` first) is ``BestEffort``.
+
+    Examples
+    --------
+    >>> is_best_effort({"spec": {"containers": [{"name": "c"}]}})
+    True
+    >>> is_best_effort({"spec": {"containers": [{"name": "c"}]}, "status": {"qosClass": "Burstable"}})
+    False
+    """
+    return pod_qos_class(pod) == BEST_EFFORT
 
 
 def quota_v1_pod(pod: Mapping[str, Any], now_seconds: float | None = None) -> bool:
@@ -302,7 +296,7 @@ class PodEvaluator(Evaluator):
         for n in names:
             if n in self._NAMES or n.startswith((_HUGEPAGES, _REQUESTS_PREFIX + _HUGEPAGES)):
                 out.append(n)
-            elif n.startswith(_REQUESTS_PREFIX) and not _is_native(n[len(_REQUESTS_PREFIX):]):
+            elif n.startswith(_REQUESTS_PREFIX) and not is_native_resource(n):  # isExtendedResourceNameForQuota
                 out.append(n)
         return out
 
