@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Sequence
 from kubenotes.errors import KubenotesError
 
 __all__ = ["PROG", "SUBCOMMANDS", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_INTERRUPTED",
-           "build_parser", "register", "summarize", "main"]
+           "build_parser", "register", "summarize", "load_through_api_server", "main"]
 
 PROG = "kubenotes"
 EXIT_OK = 0
@@ -297,10 +297,53 @@ def summarize(loaded: Any) -> str:
     return f"{loaded.location}: {text}" if text else loaded.location
 
 
+def load_through_api_server(m: Any, seed: int = 0) -> Any:
+    """The objects of ``m`` as a fresh kube-apiserver stores them after ``kubectl apply -f``.
+
+    Every API object goes through :func:`kubenotes.apiserver.load.create_objects`, the request path
+    ``simulate`` and ``serve`` load with (defaulting, admission, validation, field validation); component
+    configuration documents are kept as read.
+
+    Parameters
+    ----------
+    m : kubenotes.api.manifests.Manifests
+        Read with ``defaults=False``.
+    seed : int
+        Seeds uids, generated names and ServiceAccount volume names.
+
+    Returns
+    -------
+    kubenotes.api.manifests.Manifests
+        In input order; each object is the stored one (lightkube typed, as read).
+
+    Raises
+    ------
+    ManifestError
+        When the API server refuses an object (file, document and object named, then upstream's message).
+    """
+    from kubenotes.api.manifests import LoadedObject, Manifests
+    from kubenotes.apiserver.load import ADMIN, create_objects, objects_with_locations, start_api_server
+    from kubenotes.apiserver.server import using_epoch
+
+    server = start_api_server(seed=seed)
+    with using_epoch(server.epoch):
+        created = create_objects(server, server.client("kubectl", ADMIN), objects_with_locations(m))
+    stored = {id(loc): d for d, loc in created}
+    out = []
+    for o in m:
+        d = stored.get(id(o))
+        if d is not None:
+            o = LoadedObject(o.source, o.doc, type(o.obj).from_dict(d), o.kind, o.namespace, o.name, o.api_version)
+        out.append(o)
+    return Manifests(out)
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from kubenotes.api.manifests import load_manifests
 
-    m = load_manifests(*args.paths, defaults=not args.no_defaults)
+    m = load_manifests(*args.paths, defaults=False)
+    if not args.no_defaults:
+        m = load_through_api_server(m)
     if any(o.kind == "Scenario" for o in m):
         from kubenotes.sim.scenario import parse_scenario
 
@@ -334,12 +377,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "validate",
         help="load manifests as the API server would and print one line per object",
-        description="Load Kubernetes manifests (files, directories, or - for stdin), apply API "
-                    "defaults and Priority admission, and print one line per object. Exit status 2 "
+        description="Load Kubernetes manifests (files, directories, or - for stdin) through the API "
+                    "server's request path as simulate and serve do (defaulting, admission: "
+                    "NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, "
+                    "ResourceQuota; validation), and print one line per object as stored. Exit status 2 "
                     "and a one-line error on stderr when an object would be rejected.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="YAML/JSON file, directory, or - for stdin")
-    p.add_argument("--no-defaults", action="store_true", help="skip API defaulting and Priority admission")
+    p.add_argument("--no-defaults", action="store_true",
+                   help="only decode and check the manifests (no API server: no defaulting, admission or validation)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the final count")
     p.set_defaults(func=_cmd_validate)
     return p

@@ -110,7 +110,8 @@ def test_validate_scheduler_config():
     pytest.param({"x.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: web\n"}, ["x.yaml"],
                  "x.yaml doc 1: yaml: line 4, column 1: did not find expected ',' or '}'", id="yaml-syntax"),
     pytest.param({"x.yaml": POD.replace("containers:", "priorityClassName: gold\n  containers:")}, ["x.yaml"],
-                 "x.yaml doc 1 Pod default/web: spec.priorityClassName: no PriorityClass with name gold was found",
+                 # upstream's Priority admission plugin answers 403 (admission.NewForbidden), as serve does
+                 'x.yaml doc 1 Pod default/web: pods "web" is forbidden: no PriorityClass with name gold was found',
                  id="priority-admission"),
 ])
 def test_validate_errors_are_one_line_exit_2(tmp_path, files, args, expected):

@@ -15,7 +15,6 @@ kubernetes/kubernetes@v1.34.0 pkg/registry/scheduling/rest/storage_scheduling.go
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import random
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -26,9 +25,10 @@ from kubenotes.apiserver.request import UserInfo
 from kubenotes.apiserver.server import APIServer, AuditEntry, using_epoch
 from kubenotes.apiserver.status import ApiError
 from kubenotes.gcpolicy import fewer_gc_passes
+from kubenotes.apiserver.load import bootstrap_objects, create_objects, enable_request_path, objects_with_locations
 from kubenotes.apiserver.resources import resource_for_kind
 
-__all__ = ["Cluster", "KUBERNETES_SERVICE", "POD_VOLUME_CONTROLLERS", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "to_dicts"]
+__all__ = ["Cluster", "POD_VOLUME_CONTROLLERS", "to_dicts"]
 
 #: How often the watch cache sends bookmarks (upstream: about once a minute to watchers that allow them).
 BOOKMARK_INTERVAL_SECONDS = 60.0
@@ -36,53 +36,9 @@ BOOKMARK_INTERVAL_SECONDS = 60.0
 #: Controllers every pod's ServiceAccount token volume depends on (run whenever the kubelet model runs).
 POD_VOLUME_CONTROLLERS = ("serviceaccount-controller", "root-ca-certificate-publisher-controller")
 
-#: The ``kubernetes`` Service kube-apiserver keeps in ``default`` (first address of the service range, 443 -> 6443).
-KUBERNETES_SERVICE = {
-    "apiVersion": "v1", "kind": "Service",
-    "metadata": {"name": "kubernetes", "namespace": "default",
-                 "labels": {"component": "apiserver", "provider": "kubernetes"}},
-    "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
-             "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack", "sessionAffinity": "None",
-             "internalTrafficPolicy": "Cluster",
-             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
-}
-
-#: Namespaces the API server creates at start (``systemnamespaces`` controller).
-SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
-
-#: Kinds created first when loading manifests, so references resolve (as Helm's install order).
-INSTALL_ORDER = ("Namespace", "PriorityClass", "ResourceQuota", "LimitRange", "StorageClass", "ServiceAccount",
-                 "Secret", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
-                 "PersistentVolume", "PersistentVolumeClaim", "Node", "Service", "PodDisruptionBudget",
-                 "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
-                 "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob")
-
-
 def to_dicts(objects: Any) -> list[dict]:
     """JSON-shaped dicts from a :class:`~kubenotes.api.manifests.Manifests`, lightkube objects or dicts."""
-    return [d for d, _ in _with_locations(objects)]
-
-
-def _with_locations(objects: Any) -> list[tuple[dict, Any]]:
-    """``(dict, LoadedObject)`` pairs; None in place of the LoadedObject for objects that did not come from a file."""
-    from kubenotes.api.manifests import LoadedObject, Manifests
-
-    out = []
-    if isinstance(objects, Manifests):
-        objects = list(objects)
-    for o in objects or ():
-        loc = None
-        if isinstance(o, LoadedObject):
-            if o.kind == "Scenario":
-                continue
-            loc, o = o, o.obj
-        if isinstance(o, dict):
-            out.append((o, loc))
-        elif hasattr(o, "to_dict"):
-            out.append((o.to_dict(), loc))
-        else:
-            raise TypeError(f"cannot load {type(o).__name__} into a cluster")
-    return out
+    return [d for d, _ in objects_with_locations(objects)]
 
 
 def _admin() -> UserInfo:
@@ -96,7 +52,7 @@ class Cluster:
     ----------
     objects : Manifests, iterable of dict or lightkube objects, optional
         What ``kubectl apply`` would be given; created at time 0 in
-        :data:`INSTALL_ORDER` through the whole request path (RBAC,
+        :data:`~kubenotes.apiserver.load.INSTALL_ORDER` through the whole request path (RBAC,
         admission, validation). Objects that carry a ``metadata.uid`` (a
         ``kubectl get -o yaml`` dump of a running cluster) are restored as
         from an etcd backup instead: they keep their uid, so ownerReferences
@@ -323,16 +279,11 @@ class Cluster:
     def _bootstrap(self) -> None:
         """What kube-apiserver creates at start: system namespaces, PriorityClasses, bootstrap RBAC,
         and the ``kubernetes`` Service in ``default`` (``pkg/controlplane/controller/kubernetesservice``)."""
-        from kubenotes.api.priority import system_priority_classes
         from kubenotes.apiserver.bootstrap_policy import bootstrap_cluster_role_bindings, bootstrap_cluster_roles
         from kubenotes.controllers import CONTROLLER_POLICIES
 
         c = self._bootstrap_client
-        for ns in SYSTEM_NAMESPACES:
-            c.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-        c.create("services", copy.deepcopy(KUBERNETES_SERVICE), "default")
-        for pc in system_priority_classes():
-            c.create("priorityclasses", pc.to_dict())
+        bootstrap_objects(c)
         # the controllers' own roles: each controller module declares its ServiceAccount and rules
         for r in bootstrap_cluster_roles(CONTROLLER_POLICIES.values()):
             c.create("clusterroles", r)
@@ -375,56 +326,15 @@ class Cluster:
                 "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}, "default")
 
     def _load(self, objects: Any) -> None:
-        """Create the given objects in :data:`INSTALL_ORDER`; a refused one is a ManifestError naming its file."""
-        docs = _with_locations(objects)
-        rank = {k: i for i, k in enumerate(INSTALL_ORDER)}
-        docs = sorted(docs, key=lambda d: rank.get(d[0].get("kind", ""), len(rank)))
-        for d, loc in docs:
-            try:
-                self._apply_initial(d)
-            except ApiError as e:
-                if loc is None:
-                    raise
-                from kubenotes.errors import ManifestError
-
-                # one line naming the file, document and object, then the API server's own words
-                raise ManifestError(loc.source, loc.doc, loc.ref, str(e)) from None
-
-    def _apply_initial(self, d: dict) -> None:
-        ri = resource_for_kind(d.get("kind", ""), d.get("apiVersion"))
-        md = d.get("metadata") or {}
-        if ri.kind == "Namespace" and md.get("name") in SYSTEM_NAMESPACES:
-            return
-        if ri.kind == "Service" and (md.get("namespace"), md.get("name")) == ("default", "kubernetes"):
-            return  # the API server's own Service (a dump carries it too)
-        status = d.get("status")
-        c = self.client
-        restoring = bool(md.get("uid"))
-        admission = self.server.admission
-        if restoring:
-            # A `kubectl get -o yaml` dump (it carries uids): restored as from an etcd backup, without admission
-            # (the cluster it came from admitted it; its ServiceAccounts, quotas... may not be in the dump).
-            self.server.admission = None
-        try:
-            out = self.server.create(c._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True)
-        finally:
-            self.server.admission = admission
-        if ri.kind == "Node" and status:
-            new = dict(out)
-            new["status"] = status
-            self.client.update_status("nodes", new)
+        """Create the given objects through the request path (:func:`kubenotes.apiserver.load.create_objects`)."""
+        create_objects(self.server, self.client, objects_with_locations(objects))
 
     def _enable_request_path(self, authorization: bool, admission: bool, validation: bool) -> None:
-        from kubenotes.apiserver import validation as v
-        from kubenotes.apiserver.admission import default_admission_chain
         from kubenotes.apiserver.rbac import RBACAuthorizer
 
         if authorization:
             self.server.authorizer = _NodeAndRBAC(RBACAuthorizer(self.server))
-        if admission:
-            self.server.admission = default_admission_chain(seed=self.seed)
-        if validation:
-            self.server.validator = v
+        enable_request_path(self.server, seed=self.seed, admission=admission, validation=validation)
 
     def _bookmarks(self):
         """The watch cache's BOOKMARK events, every :data:`BOOKMARK_INTERVAL_SECONDS` to every watch.

@@ -17,7 +17,8 @@ from kubenotes.controllers.rootcacertpublisher import (
     Publisher,
 )
 from kubenotes.controllers.serviceaccount import MODEL_ROOT_CA
-from kubenotes.sim.cluster import SYSTEM_NAMESPACES, Cluster
+from kubenotes.apiserver.load import SYSTEM_NAMESPACES
+from kubenotes.sim.cluster import Cluster
 
 CM = ROOT_CA_CERT_CONFIG_MAP_NAME
 

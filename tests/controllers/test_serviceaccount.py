@@ -20,7 +20,8 @@ from kubenotes.controllers.serviceaccount import (
     SERVICE_ACCOUNT_NAME_KEY,
     SERVICE_ACCOUNT_UID_KEY,
 )
-from kubenotes.sim.cluster import SYSTEM_NAMESPACES, Cluster
+from kubenotes.apiserver.load import SYSTEM_NAMESPACES
+from kubenotes.sim.cluster import Cluster
 
 SAC, TC = "serviceaccount-controller", "serviceaccount-token-controller"
 

@@ -1,0 +1,251 @@
+"""One request path for objects read from manifests: what ``kubectl apply -f`` does against a fresh kube-apiserver.
+
+``validate``, ``simulate`` and ``serve`` (and a notebook's
+:class:`~kubenotes.sim.cluster.Cluster`) create the objects of their input
+through this module, so the same file gets the same verdict from each:
+
+* :func:`start_api_server` is kube-apiserver at start: the system namespaces
+  (``systemnamespaces`` controller), the ``kubernetes`` Service, the system
+  PriorityClasses, the default admission chain
+  (:func:`~kubenotes.apiserver.admission.default_admission_chain`:
+  NamespaceLifecycle, LimitRanger, ServiceAccount, Priority,
+  DefaultTolerationSeconds, ResourceQuota) and object validation;
+* :func:`create_objects` sends every object as a create request (decoding,
+  field validation, defaulting, dropping of disabled fields, mutating
+  admission, validation, validating admission), in :data:`INSTALL_ORDER`.
+  An object that carries ``metadata.uid`` (a ``kubectl get -o yaml`` dump of
+  a running cluster) is restored as from an etcd backup instead: it keeps its
+  uid and skips admission, which the cluster it came from already applied. A
+  Node's ``status`` is posted after its create, as its kubelet would.
+
+Notes
+-----
+Upstream's ``kubectl apply -f`` sends the objects in the order it reads them
+(files in lexical order, documents in file order): it does not reorder by
+kind, so a Pod before its Namespace is refused by NamespaceLifecycle
+(``namespaces "x" not found``) and succeeds when applied again. The model
+sends them in :data:`INSTALL_ORDER` (as Helm installs), so that a directory
+loads whatever its files are called; within a kind, input order is kept. At
+time zero no controller has run: a ResourceQuota created from the same input
+has no ``status.hard`` yet, so, as upstream's ResourceQuota admission does
+before the quota controller's first sync, it limits nothing; later creates
+(a ReplicaSet's pods in ``simulate`` and ``serve``) are checked against it.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/apply/apply.go (objects sent in the order read)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cli-runtime/pkg/resource/visitor.go (files in lexical order)
+kubernetes/kubernetes@v1.34.0 pkg/controlplane/controller/systemnamespaces/system_namespaces_controller.go
+kubernetes/kubernetes@v1.34.0 pkg/registry/scheduling/rest/storage_scheduling.go (system PriorityClasses at start)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable
+
+from kubenotes.apiserver.request import UserInfo
+from kubenotes.apiserver.resources import resource_for_kind
+from kubenotes.apiserver.server import APIServer
+from kubenotes.apiserver.status import ApiError
+from kubenotes.errors import ManifestError
+
+__all__ = ["KUBERNETES_SERVICE", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "ADMIN", "start_api_server",
+           "bootstrap_objects", "enable_request_path", "create_objects", "objects_with_locations"]
+
+#: The ``kubernetes`` Service kube-apiserver keeps in ``default`` (first address of the service range, 443 -> 6443).
+KUBERNETES_SERVICE = {
+    "apiVersion": "v1", "kind": "Service",
+    "metadata": {"name": "kubernetes", "namespace": "default",
+                 "labels": {"component": "apiserver", "provider": "kubernetes"}},
+    "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"],
+             "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack", "sessionAffinity": "None",
+             "internalTrafficPolicy": "Cluster",
+             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
+}
+
+#: Namespaces the API server creates at start (``systemnamespaces`` controller).
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+#: Kinds created first when loading manifests, so references resolve (as Helm's install order).
+INSTALL_ORDER = ("Namespace", "PriorityClass", "ResourceQuota", "LimitRange", "StorageClass", "ServiceAccount",
+                 "Secret", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+                 "PersistentVolume", "PersistentVolumeClaim", "Node", "Service", "PodDisruptionBudget",
+                 "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
+                 "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob")
+
+#: ``kubectl``'s user in a kubeadm cluster's admin.conf.
+ADMIN = UserInfo("kubernetes-admin", groups=("system:masters", "system:authenticated"))
+
+
+def bootstrap_objects(client: Any) -> None:
+    """Create what kube-apiserver creates at start: system namespaces, the ``kubernetes`` Service, system PriorityClasses.
+
+    Parameters
+    ----------
+    client : kubenotes.apiserver.server.Client
+        A client of the server being started (``kube-apiserver``).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controlplane/controller/kubernetesservice/controller.go
+    """
+    from kubenotes.api.priority import system_priority_classes
+
+    for ns in SYSTEM_NAMESPACES:
+        client.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    client.create("services", copy.deepcopy(KUBERNETES_SERVICE), "default")
+    for pc in system_priority_classes():
+        client.create("priorityclasses", pc.to_dict())
+
+
+def enable_request_path(server: APIServer, *, seed: int = 0, admission: bool = True, validation: bool = True) -> None:
+    """Turn on the default admission chain and object validation of ``server``.
+
+    Parameters
+    ----------
+    server : APIServer
+    seed : int
+        Seeds the ServiceAccount plugin's token volume names.
+    admission, validation : bool
+        Which of the two to turn on.
+    """
+    from kubenotes.apiserver import validation as v
+    from kubenotes.apiserver.admission import default_admission_chain
+
+    if admission:
+        server.admission = default_admission_chain(seed=seed)
+    if validation:
+        server.validator = v
+
+
+def start_api_server(seed: int = 0, epoch: Any = None) -> APIServer:
+    """A kube-apiserver as it starts: bootstrap objects, default admission, validation; no authorization.
+
+    Parameters
+    ----------
+    seed : int
+        Seeds uids, generated names and ServiceAccount volume names.
+    epoch : datetime or str, optional
+        Wall-clock time of virtual second 0 (see :class:`~kubenotes.apiserver.server.APIServer`).
+
+    Returns
+    -------
+    APIServer
+
+    Examples
+    --------
+    >>> s = start_api_server()
+    >>> sorted(n["metadata"]["name"] for n in s.list("namespaces"))
+    ['default', 'kube-node-lease', 'kube-public', 'kube-system']
+    >>> s.admission.names()[0], s.validator is not None
+    ('NamespaceLifecycle', True)
+    """
+    kw = {} if epoch is None else {"epoch": epoch}
+    server = APIServer(seed=seed, **kw)
+    bootstrap_objects(server.client("kube-apiserver", ADMIN))
+    enable_request_path(server, seed=seed)
+    return server
+
+
+def objects_with_locations(objects: Any) -> list[tuple[dict, Any]]:
+    """``(dict, LoadedObject)`` pairs of API objects; None in place of the LoadedObject for an object not from a file.
+
+    Parameters
+    ----------
+    objects : Manifests, or iterable of LoadedObject, lightkube objects or dicts
+        Component configuration documents (``Scenario``, ``KubeSchedulerConfiguration``: not API objects) are
+        left out.
+
+    Returns
+    -------
+    list of tuple
+
+    Raises
+    ------
+    TypeError
+        For an element that is none of those.
+    """
+    from kubenotes.api.manifests import LoadedObject, Manifests
+
+    out = []
+    if isinstance(objects, Manifests):
+        objects = list(objects)
+    for o in objects or ():
+        loc = None
+        if isinstance(o, LoadedObject):
+            if isinstance(o.obj, dict):  # NON_API_KINDS: read by their own modules, never sent to the server
+                continue
+            loc, o = o, o.obj
+        if isinstance(o, dict):
+            out.append((o, loc))
+        elif hasattr(o, "to_dict"):
+            out.append((o.to_dict(), loc))
+        else:
+            raise TypeError(f"cannot load {type(o).__name__} into a cluster")
+    return out
+
+
+def create_objects(server: APIServer, client: Any, objects: Iterable[tuple[dict, Any]]) -> list[tuple[dict, Any]]:
+    """Create manifest objects through the request path, as ``kubectl apply -f`` at time zero.
+
+    Parameters
+    ----------
+    server : APIServer
+        A started server (:func:`start_api_server`, or a Cluster's).
+    client : kubenotes.apiserver.server.Client
+        The client the requests come from (``kubectl``).
+    objects : iterable of (dict, LoadedObject or None)
+        From :func:`objects_with_locations`.
+
+    Returns
+    -------
+    list of (dict, LoadedObject or None)
+        The stored objects (a Node with its posted status), in the order created; a system Namespace or the
+        ``kubernetes`` Service of the input, which the server created at start, is the stored one.
+
+    Raises
+    ------
+    ManifestError
+        When the API server refuses an object read from a file: one line naming the file, document and
+        object, then the API server's own words (``pods "web" is forbidden: exceeded quota: ...``).
+    ApiError
+        When it refuses an object given as a dict (no file to name).
+    """
+    rank = {k: i for i, k in enumerate(INSTALL_ORDER)}
+    docs = sorted(objects, key=lambda d: rank.get(d[0].get("kind", ""), len(rank)))
+    out = []
+    for d, loc in docs:
+        try:
+            out.append((_create_one(server, client, d), loc))
+        except ApiError as e:
+            if loc is None:
+                raise
+            raise ManifestError(loc.source, loc.doc, loc.ref, str(e)) from None
+    return out
+
+
+def _create_one(server: APIServer, client: Any, d: dict) -> dict:
+    ri = resource_for_kind(d.get("kind", ""), d.get("apiVersion"))
+    md = d.get("metadata") or {}
+    if ri.kind == "Namespace" and md.get("name") in SYSTEM_NAMESPACES:
+        return server.get("namespaces", None, md["name"])
+    if ri.kind == "Service" and (md.get("namespace"), md.get("name")) == ("default", "kubernetes"):
+        return server.get("services", "default", "kubernetes")  # the API server's own Service (a dump carries it)
+    status = d.get("status")
+    restoring = bool(md.get("uid"))
+    admission = server.admission
+    if restoring:
+        # A `kubectl get -o yaml` dump (it carries uids): restored as from an etcd backup, without admission
+        # (the cluster it came from admitted it; its ServiceAccounts, quotas... may not be in the dump).
+        server.admission = None
+    try:
+        out = server.create(client._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True)
+    finally:
+        server.admission = admission
+    if ri.kind == "Node" and status:
+        new = dict(out)
+        new["status"] = status
+        out = client.update_status("nodes", new)
+    return out
