@@ -49,6 +49,11 @@ CASES = {
     "upper-case-name": NS + _pod(name="Web"),
     "mount-without-volume": NS + _pod(container="    volumeMounts: [{name: data, mountPath: /data}]\n"),
     "bad-toleration-operator": NS + _pod("  tolerations: [{key: k, operator: Gt, value: '1'}]\n"),
+    "secret-not-base64": NS + "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: team}\n"
+                              "data: {password: hunter2}\n",
+    "ipv6-service": NS + "apiVersion: v1\nkind: Service\nmetadata: {name: v6, namespace: team}\n"
+                         "spec: {ipFamilies: [IPv6], ports: [{port: 80}]}\n",
+    "pod-level-gpu": NS + _pod("  resources: {limits: {nvidia.com/gpu: '1'}}\n"),
     "quota-same-input": NS + """apiVersion: v1
 kind: ResourceQuota
 metadata: {name: q, namespace: team}
@@ -108,6 +113,12 @@ def test_written_manifests_are_refused_with_upstream_texts(tmp_path, monkeypatch
                                   'gold was found',
         "mount-without-volume": 'in.yaml doc 2 Pod team/web: Pod "web" is invalid: '
                                 'spec.containers[0].volumeMounts[0].name: Not found: "data"',
+        "secret-not-base64": 'in.yaml doc 2 Secret team/s: Secret in version "v1" cannot be handled as a Secret: '
+                             'illegal base64 data at input byte 4',
+        "ipv6-service": 'in.yaml doc 2 Service team/v6: Service "v6" is invalid: spec.ipFamilies[0]: Invalid value: '
+                        '"IPv6": not configured on this cluster',
+        "pod-level-gpu": 'in.yaml doc 2 Pod team/web: Pod "web" is invalid: spec.resources.limits[nvidia.com/gpu]: '
+                         'Unsupported value: "nvidia.com/gpu": supported values: "cpu", "memory"',
     }
     for name, text in expected.items():
         Path("in.yaml").write_text(CASES[name])
@@ -137,3 +148,23 @@ def test_the_schedule_samples_with_the_cluster_meet_the_batch_limit_range(monkey
     assert (rc, err) == (2, 'data/scheduling/unschedulable.yaml doc 1 Pod batch/video-render: pods "video-render" is '
                             'forbidden: [maximum cpu usage per Container is 4, but limit is 12, maximum memory usage '
                             'per Container is 8Gi, but limit is 16Gi]')
+
+
+def test_a_quota_limits_from_its_first_sync_as_upstream():
+    # At time zero no controller has run: the quota of the same input has no status.hard, and upstream's
+    # ResourceQuota admission lets the pod in (validate and serve agree, above). Once the quota controller has
+    # synced it, the next pod is refused with upstream's message.
+    from kubenotes.apiserver.status import ApiError
+    from kubenotes.sim.cluster import Cluster
+
+    c = Cluster.from_manifests(CASES["quota-same-input"], controllers=["resourcequota-controller"],
+                               scheduler=False, kubelet="stand-in")
+    assert c.get("pods", "web", "team") is not None
+    assert "hard" not in (c.get("resourcequotas", "q", "team").get("status") or {})
+    c.run(until=5)
+    assert c.get("resourcequotas", "q", "team")["status"]["hard"] == {"pods": "0"}
+    with pytest.raises(ApiError) as e:
+        c.client.create("pods", {"metadata": {"name": "late"}, "spec": {"containers": [{"name": "c", "image": "x"}]}},
+                        "team")
+    assert str(e.value) == ('pods "late" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, '
+                            'limited: pods=0')

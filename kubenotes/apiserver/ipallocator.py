@@ -15,7 +15,8 @@ clamped to [16, 128] for ports) are used only once the rest is full.
 
 Notes
 -----
-Simplified from upstream: one IPv4 service CIDR (no dual stack, no
+Simplified from upstream: one IPv4 service CIDR (:data:`SERVICE_IP_FAMILIES`; a Service asking for IPv6 or
+RequireDualStack is refused as upstream's ``initIPFamilyFields`` refuses it on such a cluster; no dual stack, no
 ServiceCIDR objects and no IPAddress objects of the MultiCIDRServiceAllocator);
 the set of used values is read from the stored Services instead of a bitmap
 or IPAddress objects; the random source is the model's seeded one.
@@ -33,11 +34,92 @@ import ipaddress
 import random
 from typing import Iterable
 
-__all__ = ["DEFAULT_SERVICE_CIDR", "DEFAULT_NODE_PORT_RANGE", "ip_range_offset", "port_range_offset",
+__all__ = ["DEFAULT_SERVICE_CIDR", "DEFAULT_NODE_PORT_RANGE", "SERVICE_IP_FAMILIES", "ip_family_errors", "ip_range_offset", "port_range_offset",
            "allocate_cluster_ip", "allocate_node_port", "allocate_service", "service_allocation_errors"]
 
 DEFAULT_SERVICE_CIDR = "10.96.0.0/12"
 DEFAULT_NODE_PORT_RANGE = (30000, 32767)
+#: The IP families of the cluster's service ranges, primary first (``--service-cluster-ip-range``: IPv4 only).
+SERVICE_IP_FAMILIES = ("IPv4",)
+
+
+def _family(ip: str) -> str | None:
+    try:
+        return "IPv6" if ipaddress.ip_address(ip).version == 6 else "IPv4"
+    except ValueError:
+        return None
+
+
+def ip_family_errors(service: dict, families: tuple[str, ...] = SERVICE_IP_FAMILIES) -> list[tuple[str, str]]:
+    """``initIPFamilyFields``' refusals of a new Service whose IP families the cluster does not serve.
+
+    Parameters
+    ----------
+    service : dict
+        The Service being created.
+    families : tuple of str
+        The cluster's service IP families (:data:`SERVICE_IP_FAMILIES`).
+
+    Returns
+    -------
+    list of (str, str)
+        ``(field path, full message)`` pairs, as :func:`service_allocation_errors`; empty when the families fit.
+
+    Notes
+    -----
+    Checked, in upstream's order: ``SingleStack`` with two cluster IPs or two families; a requested cluster IP
+    of a family the cluster lacks; then (headless Services without a selector excepted) ``RequireDualStack`` on a
+    single-stack cluster and each requested family the cluster lacks. ExternalName Services are not checked.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/storage/alloc.go (initIPFamilyFields)
+
+    Examples
+    --------
+    >>> ip_family_errors({"spec": {"ipFamilies": ["IPv6"], "ports": [{"port": 80}]}})
+    [('spec.ipFamilies[0]', 'spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster')]
+    >>> ip_family_errors({"spec": {"ipFamilyPolicy": "RequireDualStack", "ports": [{"port": 80}]}})
+    [('spec.ipFamilyPolicy', 'spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services')]
+    """
+    spec = service.get("spec") or {}
+    if spec.get("type") == "ExternalName":
+        return []
+    policy = spec.get("ipFamilyPolicy")
+    policy_text = f'"{policy}"' if policy is not None else "null"
+    requested = list(spec.get("ipFamilies") or ())
+    cluster_ips = list(spec.get("clusterIPs") or ([spec["clusterIP"]] if spec.get("clusterIP") else []))
+    errors: list[tuple[str, str]] = []
+    if (policy or "SingleStack") == "SingleStack":
+        for what, n in (("cluster IPs", len(cluster_ips)), ("IP families", len(requested))):
+            if n == 2:
+                errors.append(("spec.ipFamilyPolicy", f"spec.ipFamilyPolicy: Invalid value: {policy_text}: must be "
+                                                      f"RequireDualStack or PreferDualStack when multiple {what} are "
+                                                      "specified"))
+    for i, ip in enumerate(cluster_ips):
+        if ip == "None":
+            break
+        fam = _family(ip)
+        if fam is None or i < len(requested):
+            continue
+        if fam not in families:
+            errors.append((f"spec.clusterIPs[{i}]", f"spec.clusterIPs[{i}]: Invalid value: "
+                                                    f"{_go_string_slice(cluster_ips)}: {fam} is not configured on "
+                                                    "this cluster"))
+        else:
+            requested.append(fam)
+    if errors:
+        return errors
+    if spec.get("clusterIP") == "None" and not spec.get("selector"):
+        return []  # headless and selectorless: any families, nothing is allocated
+    if policy == "RequireDualStack" and len(families) < 2:
+        errors.append(("spec.ipFamilyPolicy", f"spec.ipFamilyPolicy: Invalid value: {policy_text}: this cluster is "
+                                              "not configured for dual-stack services"))
+    for i, fam in enumerate(spec.get("ipFamilies") or ()):
+        if fam not in families:
+            errors.append((f"spec.ipFamilies[{i}]", f'spec.ipFamilies[{i}]: Invalid value: "{fam}": not configured '
+                                                    "on this cluster"))
+    return errors
 
 
 def ip_range_offset(cidr: str) -> int:
@@ -144,6 +226,9 @@ def service_allocation_errors(service: dict, existing: Iterable[dict], cidr: str
     spec = service.get("spec") or {}
     if spec.get("type") == "ExternalName":
         return []
+    family_errors = ip_family_errors(service)
+    if family_errors:
+        return family_errors  # upstream bails out before allocating
     existing = list(existing)
     errors: list[tuple[str, str]] = []
     requested = [i for i in (spec.get("clusterIPs") or [spec.get("clusterIP") or ""]) if i and i != "None"]

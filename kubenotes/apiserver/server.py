@@ -526,6 +526,11 @@ class APIServer:
                                   f'the object provided is unrecognized (kind "{obj["kind"]}" is not {ri.kind})')
         if obj.get("apiVersion") != ri.api_version:
             obj["apiVersion"] = ri.api_version
+        from kubenotes.apiserver.validation import bytes_decode_error
+
+        bad_bytes = bytes_decode_error(ri.kind, obj)  # []byte fields are base64 in JSON
+        if bad_bytes:
+            raise new_bad_request(f'{ri.kind} in version "{ri.version}" cannot be handled as a {ri.kind}: {bad_bytes}')
         md = obj.get("metadata")
         if md is None:
             md = obj["metadata"] = {}
@@ -646,12 +651,13 @@ class APIServer:
             self._current["name"] = attrs.name
         for k in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             md.pop(k, None)
-        if not (keep_uid and md.get("uid")):
+        restoring = bool(keep_uid and md.get("uid"))  # decided before a new uid is assigned
+        if not restoring:
             md["uid"] = self.new_uid()
         md["creationTimestamp"] = self.timestamp()
         if ri.kind in _GENERATION_KINDS:
             md["generation"] = 1
-        self._prepare_for_create(ri, obj, before, restoring=bool(keep_uid and md.get("uid")))
+        self._prepare_for_create(ri, obj, before, restoring=restoring)
         self._validate(ri, obj, None)
         self._admit_validate(attrs, obj, None)
         if not md.get("name"):

@@ -554,3 +554,103 @@ def test_valid_selector_still_checks_the_template_labels():
     msgs = [c["message"] for c in validate_create(ri, obj)]
     assert msgs == ['spec.template.metadata.labels: Invalid value: {"app":"db"}: `selector` does not match '
                     'template `labels`']
+
+
+# ---------------------------------------------------------------------------------------------- issue #25 gaps
+
+def _ri(kind, namespaced=True):
+    from kubenotes.apiserver.resources import ResourceInfo
+
+    return ResourceInfo("g", "v1", kind.lower() + "s", kind, namespaced, (), (), ("create",), ())
+
+
+def test_statefulset_names_are_dns_labels_and_csr_names_are_free():
+    sts = {"metadata": {"name": "db.v1", "namespace": "default"}, "spec": {
+        "selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}},
+                                                            "spec": {"containers": [{"name": "c", "image": "x"}]}}}}
+    msgs = [c["message"] for c in validate_create(resource_for("sts"), sts)]
+    assert msgs == ['metadata.name: Invalid value: "db.v1": must not contain dots']  # a subdomain, not a label
+    assert validation.NAME_VALIDATION_BY_KIND["CertificateSigningRequest"]("Any Name!", False) == []
+    assert validate_create(_ri("CertificateSigningRequest", False), {"metadata": {"name": "Any_Name"}}) == []
+    # a kind not in the table (every other v1.34 built-in kind) is a DNS-1123 subdomain
+    assert [c["message"] for c in validate_create(_ri("IngressClass", False), {"metadata": {"name": "A"}})] == [
+        f'metadata.name: Invalid value: "A": {SUBDOMAIN_ERR}']
+
+
+def test_pod_level_resources_are_only_cpu_and_memory():
+    pod = {"metadata": {"name": "p", "namespace": "default"}, "spec": {
+        "containers": [{"name": "c", "image": "x"}],
+        "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "1"}, "limits": {"ephemeral-storage": "1Gi"}}}}
+    msgs = [c["message"] for c in validate_create(resource_for("pods"), pod)]
+    assert msgs == [
+        'spec.resources.limits[ephemeral-storage]: Unsupported value: "ephemeral-storage": supported values: '
+        '"cpu", "memory"',
+        'spec.resources.requests[nvidia.com/gpu]: Unsupported value: "nvidia.com/gpu": supported values: '
+        '"cpu", "memory"']
+
+
+@pytest.mark.parametrize(("ref", "expected"), [
+    ({"name": "p", "parameterNotFoundAction": "Deny"}, []),
+    ({"name": "p"}, ["spec.paramRef.parameterNotFoundAction: Required value"]),
+    ({"name": "p", "parameterNotFoundAction": "Ignore"},
+     ['spec.paramRef.parameterNotFoundAction: Unsupported value: "Ignore": supported values: "Deny", "Allow"']),
+    ({"parameterNotFoundAction": "Allow"},
+     ["spec.paramRef: Required value: one of name or selector must be specified"]),
+    ({"name": "p", "selector": {}, "parameterNotFoundAction": "Allow"},
+     ["spec.paramRef.name: Forbidden: name and selector are mutually exclusive",
+      "spec.paramRef.selector: Forbidden: name and selector are mutually exclusive"]),
+])
+def test_validating_admission_policy_binding_param_ref(ref, expected):
+    obj = {"metadata": {"name": "b"}, "spec": {"policyName": "pol", "paramRef": ref,
+                                               "validationActions": ["Deny"]}}
+    assert [c["message"] for c in validate_create(_ri("ValidatingAdmissionPolicyBinding", False), obj)] == expected
+
+
+def test_secret_data_that_is_not_base64_is_a_decode_error(api, c):
+    rev = api.store.revision
+    with pytest.raises(ApiError) as e:
+        c.create("secrets", {"metadata": {"name": "s"}, "data": {"password": "hunter2"}}, "default")
+    assert (e.value.code, str(e.value)) == (400, 'Secret in version "v1" cannot be handled as a Secret: illegal '
+                                                 'base64 data at input byte 4')
+    assert api.store.revision == rev
+    c.create("secrets", {"metadata": {"name": "s"}, "data": {"password": "aHVudGVyMg=="},
+                         "stringData": {"user": "not base64!"}}, "default")
+    with pytest.raises(ApiError) as e:
+        c.create("configmaps", {"metadata": {"name": "m"}, "binaryData": {"b": "YQ="}}, "default")
+    assert str(e.value).endswith("cannot be handled as a ConfigMap: illegal base64 data at input byte 3")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"ipFamilies": ["IPv6"]}, 'spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster'),
+    ({"ipFamilyPolicy": "RequireDualStack"},
+     'spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services'),
+    ({"clusterIP": "fd00::10"},
+     'spec.clusterIPs[0]: Invalid value: []string{"fd00::10"}: IPv6 is not configured on this cluster'),
+    ({"ipFamilyPolicy": "SingleStack", "ipFamilies": ["IPv4", "IPv6"]},
+     'spec.ipFamilyPolicy: Invalid value: "SingleStack": must be RequireDualStack or PreferDualStack when multiple '
+     'IP families are specified'),
+])
+def test_service_ip_families_must_be_the_clusters(api, c, spec, message):
+    rev = api.store.revision
+    with pytest.raises(ApiError) as e:
+        c.create("services", {"metadata": {"name": "v6"}, "spec": {"ports": [{"port": 80}], **spec}}, "default")
+    assert (e.value.code, str(e.value)) == (422, f'Service "v6" is invalid: {message}')
+    assert api.store.revision == rev  # refused, not given an IPv4 clusterIP
+
+
+def test_ipv4_and_prefer_dual_stack_services_get_an_ipv4_cluster_ip(c):
+    for name, spec in (("v4", {"ipFamilies": ["IPv4"]}), ("pref", {"ipFamilyPolicy": "PreferDualStack"})):
+        svc = c.create("services", {"metadata": {"name": name}, "spec": {"ports": [{"port": 80}], **spec}}, "default")
+        assert svc["spec"]["ipFamilies"] == ["IPv4"] and "." in svc["spec"]["clusterIP"]
+
+
+def test_daemonset_template_is_validated_as_a_pod_template():
+    ds = {"metadata": {"name": "agent", "namespace": "default"}, "spec": {
+        "selector": {"matchLabels": {"a": "b"}},
+        "template": {"metadata": {"labels": {"a": "b"}}, "spec": {
+            "activeDeadlineSeconds": 5,
+            "containers": [{"name": "c", "image": "x", "volumeMounts": [{"name": "logs", "mountPath": "/l"}]}]}}}}
+    msgs = [c["message"] for c in validate_create(resource_for("ds"), ds)]
+    assert msgs == ['spec.template.spec.containers[0].volumeMounts[0].name: Not found: "logs"',
+                    "spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in DaemonSet is not "
+                    "Supported"]
