@@ -42,6 +42,7 @@ from kubenotes.apiserver.status import aggregate_causes
 
 __all__ = [
     "RBACAuthorizer",
+    "can_i_matrix",
     "PrivilegedGroupsAuthorizer",
     "NonResourceAttributes",
     "ALLOW",
@@ -636,6 +637,60 @@ def resource_attributes(user: UserInfo, verb: str, resource: str, namespace: str
         resource, subresource = resource.split("/", 1)
     ri = resource_for(resource)
     return Attributes(user, verb, ri, subresource, namespace if ri.namespaced else "", name)
+
+
+def can_i_matrix(authorizer: Any, user: UserInfo, resources: Sequence[str], namespace: str = "default",
+                 verbs: Sequence[str] = ("get", "list", "watch", "create", "update", "delete")) -> dict[str, dict[str, bool]]:
+    """``kubectl auth can-i VERB RESOURCE -n NAMESPACE --as USER`` for every verb and resource of a grid.
+
+    Parameters
+    ----------
+    authorizer : RBACAuthorizer
+        Anything with ``can_i(attributes) -> bool`` (:meth:`RBACAuthorizer.can_i`).
+    user : UserInfo
+    resources : sequence of str
+        Resource names as :func:`resource_attributes` takes them (``pods``,
+        ``secrets``, ``deployments``, ``pods/log``...).
+    namespace : str
+    verbs : sequence of str
+
+    Returns
+    -------
+    dict[str, dict[str, bool]]
+        Resource -> verb -> allowed, both in the order given.
+
+    Raises
+    ------
+    ApiError
+        400 BadRequest for a resource the model does not serve (as
+        :func:`resource_attributes`).
+    AttributeError
+        When ``authorizer`` has no ``can_i``.
+
+    See Also
+    --------
+    resource_attributes, RBACAuthorizer.can_i, kubenotes.viz.controlplane.can_i_table
+
+    Notes
+    -----
+    Upstream, each ``kubectl auth can-i`` sends a SelfSubjectAccessReview
+    (with ``--as``, impersonated); here the authorizer is asked directly, with
+    no request, authentication or audit entry.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/auth/cani.go
+    kubernetes/kubernetes@v1.34.0 plugin/pkg/auth/authorizer/rbac/rbac.go
+
+    Examples
+    --------
+    >>> class Reads:
+    ...     def can_i(self, attrs): return attrs.verb == "get"
+    >>> can_i_matrix(Reads(), UserInfo("jane"), ["pods"], verbs=("get", "delete"))
+    {'pods': {'get': True, 'delete': False}}
+    """
+    return {res: {verb: authorizer.can_i(resource_attributes(user, verb, res, namespace)) for verb in verbs}
+            for res in resources}
 
 
 def subject_rules_review_status(authorizer: RBACAuthorizer, user: UserInfo, namespace: str) -> dict:

@@ -11,7 +11,11 @@ status writes and its probe runs). :mod:`kubenotes.viz.controllers` and
 * :func:`rollout_timeline` (a :class:`RolloutTimeline`): a Deployment's
   ReplicaSets and pods over virtual time, with the ``maxSurge`` /
   ``maxUnavailable`` fences resolved as the deployment controller resolves them;
-  :func:`series_value_at` and :func:`series_extremes` read its step series;
+  :func:`series_value_at` and :func:`series_extremes` read its step series,
+  :func:`rollout_done_at` finds when it completed;
+* :func:`cascade_writes`: the writes of a cascading delete, in commit order;
+  :func:`events_by_time` and :func:`audit_entries`: a cluster's Events by
+  last seen and its API writes in a window;
 * :func:`node_timeline`, :func:`pods_per_node_timeline`, :func:`job_attempts`
   and :func:`rc_sizes`: a node's conditions and taints, pods per node, a Job's
   attempts and ReplicationControllers' sizes over time;
@@ -31,23 +35,29 @@ kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/config.go (podStorage.merge)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kubenotes.api.meta import get_controller_of as _controller_ref  # one home: metav1.GetControllerOf
 from kubenotes.api.podutil import is_pod_ready as _pod_ready  # one home: pkg/api/v1/pod
+from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.kubelet.config import PodStorage, extract_from_dir
 from kubenotes.sim.history import is_cluster as _is_cluster
 from kubenotes.sim.history import object_history
 from kubenotes.sim.history import resource_version as _rv
 
 if TYPE_CHECKING:
-    from kubenotes.sim.scenarios import PodRun
+    from kubenotes.apiserver.server import AuditEntry
+    from kubenotes.sim.scenarios import PodRun, ScenarioRun
 
 __all__ = [
     "RolloutTimeline",
     "rollout_timeline",
     "series_value_at",
     "series_extremes",
+    "rollout_done_at",
+    "cascade_writes",
+    "events_by_time",
+    "audit_entries",
     "node_timeline",
     "pods_per_node_timeline",
     "job_attempts",
@@ -385,6 +395,226 @@ def series_extremes(series: Sequence[tuple[float, int]], since: float = 0.0,
     if not vals:  # the series starts after the window
         vals = [series[0][1]]
     return min(vals), max(vals)
+
+
+def rollout_done_at(timeline: RolloutTimeline, since: float) -> float | None:
+    """The first time from ``since`` on when the new ReplicaSet has every replica available and the old ones none.
+
+    Parameters
+    ----------
+    timeline : RolloutTimeline
+        From :func:`rollout_timeline`.
+    since : float
+        Virtual seconds: the rollout's start (times before it are not looked at).
+
+    Returns
+    -------
+    float or None
+        Virtual seconds; None when the timeline has no new ReplicaSet, only
+        one ReplicaSet, or never reaches that state by its end.
+
+    Raises
+    ------
+    KeyError
+        When ``timeline`` lacks the ``replicas``, ``pods`` or a ReplicaSet's
+        series (a dict not made by :func:`rollout_timeline`).
+
+    See Also
+    --------
+    rollout_timeline, series_value_at
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/util/deployment_util.go (DeploymentComplete)
+
+    Examples
+    --------
+    >>> t = RolloutTimeline("default/web")
+    >>> t.update({"replicas": [(0, 2)], "pods": [(0, 2), (5, 3), (8, 2)], "rs:a": [(0, 2), (8, 0)],
+    ...           "rs:b": [(5, 1), (7, 2)], "rs:b:available": [(6, 1), (8, 2)]})
+    >>> t.replica_sets, t.revisions, t.end_seconds = ["a", "b"], {"a": 1, "b": 2}, 10.0
+    >>> rollout_done_at(t, 5)
+    8
+    """
+    new = timeline.new_replica_set
+    if new is None or len(timeline.replica_sets) < 2:
+        return None
+    times = sorted({x for s in timeline.values() for x, _ in s if x >= since})
+    want = series_value_at(timeline["replicas"], timeline.end_seconds)
+    for x in times:
+        if (series_value_at(timeline[f"rs:{new}:available"], x) == want and series_value_at(timeline["pods"], x) == want
+                and all(series_value_at(timeline[f"rs:{o}"], x) == 0 for o in timeline.replica_sets if o != new)):
+            return x
+    return None
+
+
+def cascade_writes(run: ScenarioRun) -> list[AuditEntry]:
+    """The writes to Deployments, ReplicaSets and Pods from the delete on, without status updates.
+
+    Parameters
+    ----------
+    run : ScenarioRun
+        From :func:`kubenotes.sim.scenarios.simulate_cascade`; ``run.at_seconds`` is the delete's time.
+
+    Returns
+    -------
+    list of AuditEntry
+        In commit order; the first is the delete itself (``kubectl``).
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no ``cluster.audit_log`` or ``at_seconds``.
+
+    See Also
+    --------
+    kubenotes.sim.ownership.ownership_graph, kubenotes.viz.controllers.cascade_panel
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem)
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_cascade
+    >>> w = cascade_writes(simulate_cascade("Background"))
+    >>> len(w), (w[0].component, w[0].verb, w[0].kind, w[0].name)
+    (10, ('kubectl', 'delete', 'Deployment', 'web'))
+    """
+    return [e for e in run.cluster.audit_log if e.time >= run.at_seconds and e.resource_version
+            and e.kind in ("Deployment", "ReplicaSet", "Pod") and e.detail != "status"]
+
+
+def _event_seconds(ts: str | None) -> float | None:
+    if not ts:
+        return None
+    try:
+        return parse_timestamp(ts)
+    except ValueError:
+        return None
+
+
+def events_by_time(source: Any, namespace: str | None = None, *, reasons: Iterable[str] | None = None,
+                   kinds: Iterable[str] | None = None, limit: int | None = 30) -> list[tuple[float | None, dict]]:
+    """Kubernetes Events as ``kubectl get events --sort-by=.lastTimestamp`` lists them, with their times.
+
+    Parameters
+    ----------
+    source : Cluster or iterable of dict
+        A cluster (its ``events``) or Event objects.
+    namespace : str, optional
+    reasons, kinds : iterable of str, optional
+        Keep only these reasons / ``involvedObject`` kinds.
+    limit : int, optional
+        The last ``limit`` Events (by last seen); None for all.
+
+    Returns
+    -------
+    list of (float or None, dict)
+        ``(last seen, Event)`` sorted by last seen (virtual seconds of
+        ``lastTimestamp``, else ``eventTime``, else ``firstTimestamp``; None,
+        sorted first, when none parses), then by name.
+
+    Raises
+    ------
+    KeyError
+        For an Event without ``metadata.name``.
+    AttributeError
+        For an item of ``source`` that is not a dict.
+
+    See Also
+    --------
+    audit_entries, kubenotes.viz.controllers.events_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/events/events.go (sorted by last seen)
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/record/events_cache.go (count, lastTimestamp)
+
+    Examples
+    --------
+    >>> ev = [{"kind": "Event", "metadata": {"name": f"web.{i}", "namespace": "d"}, "reason": r,
+    ...        "involvedObject": {"kind": "ReplicaSet", "name": "web"}, "lastTimestamp": f"2025-08-27T00:00:0{9 - i}Z"}
+    ...       for i, r in enumerate(["SuccessfulCreate", "SuccessfulDelete"])]
+    >>> [(t is not None, e["reason"]) for t, e in events_by_time(ev, reasons=["SuccessfulCreate", "SuccessfulDelete"])]
+    [(True, 'SuccessfulDelete'), (True, 'SuccessfulCreate')]
+    """
+    events = source.list("events", namespace) if _is_cluster(source) else [
+        e for e in source if namespace is None or (e.get("metadata") or {}).get("namespace") == namespace]
+    reasons = set(reasons) if reasons is not None else None
+    kinds = set(kinds) if kinds is not None else None
+    rows = []
+    for e in events:
+        io = e.get("involvedObject") or {}
+        if reasons is not None and e.get("reason") not in reasons:
+            continue
+        if kinds is not None and io.get("kind") not in kinds:
+            continue
+        t = _event_seconds(e.get("lastTimestamp") or e.get("eventTime") or e.get("firstTimestamp"))
+        rows.append((t if t is not None else -1.0, e["metadata"]["name"], e))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    if limit is not None:
+        rows = rows[-limit:]
+    return [(t if t >= 0 else None, e) for t, _, e in rows]
+
+
+def audit_entries(source: Any, *, since: float | None = None, until: float | None = None,
+                  kinds: Iterable[str] | None = None, components: Iterable[str] | None = None,
+                  exclude_kinds: Iterable[str] = ("Lease",), limit: int | None = 40) -> list[AuditEntry]:
+    """API writes in commit order (``simulate -o events``), in a time window, of some kinds and components.
+
+    Parameters
+    ----------
+    source : Cluster or iterable of AuditEntry
+        A cluster (its :attr:`~kubenotes.sim.cluster.Cluster.audit_log`) or entries.
+    since, until : float, optional
+        Virtual-time window (inclusive).
+    kinds, components : iterable of str, optional
+        Keep only these.
+    exclude_kinds : iterable of str
+        Leave these out (the kubelets' Lease renewals by default).
+    limit : int, optional
+        The first ``limit`` entries of the window; None for all.
+
+    Returns
+    -------
+    list of AuditEntry
+
+    Raises
+    ------
+    AttributeError
+        For an entry without the :class:`~kubenotes.apiserver.server.AuditEntry` fields.
+
+    See Also
+    --------
+    events_by_time, cascade_writes, kubenotes.viz.controllers.audit_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/audit/request.go
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.server import AuditEntry
+    >>> log = [AuditEntry(1.0, "kubectl", "patch", "ReplicaSet", "d", "web", "7", "replicas 4->6"),
+    ...        AuditEntry(1.0, "kubelet/n1", "update", "Lease", "kube-node-lease", "n1", "8")]
+    >>> [e.kind for e in audit_entries(log)], [e.kind for e in audit_entries(log, exclude_kinds=())]
+    (['ReplicaSet'], ['ReplicaSet', 'Lease'])
+    """
+    log = source.audit_log if _is_cluster(source) else list(source)
+    kinds = set(kinds) if kinds is not None else None
+    components = set(components) if components is not None else None
+    exclude = set(exclude_kinds)
+    out = []
+    for e in log:
+        if since is not None and e.time < since or until is not None and e.time > until:
+            continue
+        if e.kind in exclude or kinds is not None and e.kind not in kinds:
+            continue
+        if components is not None and e.component not in components:
+            continue
+        out.append(e)
+    return out[:limit] if limit is not None else out
 
 
 def _taint_text(t: Mapping[str, Any]) -> str:

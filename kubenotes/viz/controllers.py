@@ -13,9 +13,13 @@ This module reads what they wrote, the way ``kubectl get -w`` and
   ``status.readyReplicas``, ``status.availableReplicas``) and its pods over
   virtual time, with the ``maxSurge`` / ``maxUnavailable`` fences resolved as the
   deployment controller resolves them;
-* the **ownership graph** links objects by ``metadata.ownerReferences`` (by uid),
-  Deployment → ReplicaSet → Pod, and a before/after diff shows the garbage
-  collector's cascade;
+* the **ownership graph** (:func:`kubenotes.sim.ownership.ownership_graph`)
+  links objects by ``metadata.ownerReferences`` (by uid), Deployment →
+  ReplicaSet → Pod, and a before/after diff
+  (:func:`kubenotes.sim.ownership.graph_diff`) shows the garbage collector's
+  cascade; here it is laid out as a tree and drawn;
+* the reconcile loop (:func:`kubenotes.client.components.reconcile_loop_graph`)
+  is drawn with a fixed layout;
 * small HTML tables list Kubernetes Events, audit entries, a node's conditions
   and taints over time, and a Job's attempts.
 
@@ -45,8 +49,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from kubenotes.sim.history import objects_at
-from kubenotes.sim.history import is_cluster as _is_cluster
+from kubenotes.client.components import reconcile_loop_graph
+from kubenotes.sim.ownership import graph_diff, ownership_graph
 from kubenotes.sim.scenarios import (
     RollingUpdateRun,
     ScenarioRun,
@@ -57,9 +61,13 @@ from kubenotes.sim.scenarios import (
 )
 from kubenotes.sim.timelines import (
     RolloutTimeline,
+    audit_entries,
+    cascade_writes,
+    events_by_time,
     node_timeline,
     pods_per_node_timeline,
     rc_sizes,
+    rollout_done_at,
     rollout_timeline,
     series_extremes,
     series_value_at,
@@ -72,21 +80,15 @@ __all__ = [
     "plot_rollout_timeline",
     "rollout_figure",
     "rolling_update_figure",
-    "OWNERSHIP_RESOURCES",
-    "ownership_graph",
     "ownership_layout",
-    "graph_diff",
     "draw_ownership_graph",
     "ownership_figure",
-    "RECONCILE_LOOP",
-    "reconcile_loop_graph",
     "reconcile_loop_figure",
     "events_table",
     "audit_table",
     "node_timeline_table",
     "plot_pods_per_node",
     "job_attempts_table",
-    "cascade_writes",
     "scale_view",
     "scale_panel",
     "rollout_view",
@@ -256,100 +258,6 @@ def rollout_figure(timeline: RolloutTimeline, *, title: str | None = None,
 # ---------------------------------------------------------------------------
 # ownership graph and the garbage collector's cascade
 
-#: Resources whose objects the ownership graph reads (owners and dependents of the workload controllers).
-OWNERSHIP_RESOURCES: tuple[str, ...] = ("deployments", "replicasets", "replicationcontrollers", "statefulsets",
-                                        "daemonsets", "cronjobs", "jobs", "controllerrevisions", "pods")
-
-_KIND_RANK = {"CronJob": 0, "Deployment": 1, "StatefulSet": 1, "DaemonSet": 1, "ReplicationController": 1,
-              "Job": 2, "ReplicaSet": 2, "ControllerRevision": 3, "Pod": 4}
-
-
-def _collect(source: Any, namespace: str | None, at_seconds: float | None, at_rv: int | None = None) -> list[dict]:
-    if not _is_cluster(source):
-        objs = [o for o in source if namespace is None or (o.get("metadata") or {}).get("namespace") == namespace]
-        return objs
-    out: list[dict] = []
-    for r in OWNERSHIP_RESOURCES:
-        try:
-            out += objects_at(source, r, namespace, at_seconds, at_resource_version=at_rv)
-        except Exception as e:  # a resource the server does not serve
-            if getattr(e, "code", None) != 404:
-                raise
-    return out
-
-
-def ownership_graph(source: Any, namespace: str | None = None, *, at_seconds: float | None = None,
-                    at_resource_version: int | None = None) -> nx.DiGraph:
-    """Owner -> dependent graph from ``metadata.ownerReferences`` (matched by uid), e.g. Deployment -> ReplicaSet -> Pod.
-
-    Parameters
-    ----------
-    source : Cluster or iterable of dict
-        A cluster (reads :data:`OWNERSHIP_RESOURCES`) or objects.
-    namespace : str, optional
-    at_seconds : float, optional
-        For a cluster: the objects as they were at that virtual time (from its history).
-    at_resource_version : int, optional
-        For a cluster: the objects as they were right after that write.
-
-    Returns
-    -------
-    networkx.DiGraph
-        Graph nodes are uids with attributes ``kind``, ``name``, ``namespace``,
-        ``terminating`` (has ``deletionTimestamp``), ``finalizers`` (list),
-        ``phase`` and ``node`` (pods), ``replicas`` (``spec.replicas`` of the
-        others, None when unset), ``missing`` (True for an owner that an
-        ownerReference names but that does not exist: the garbage collector
-        will delete its dependents). Edges owner -> dependent carry
-        ``controller`` and ``block_owner_deletion`` (bool). Insertion order is
-        sorted by kind (owners first) and name.
-
-    Raises
-    ------
-    KeyError
-        For an object without ``metadata.name``.
-    ApiError
-        For a cluster, as :func:`kubenotes.sim.history.objects_at` (a 404 for
-        a resource the server does not serve is skipped).
-
-    See Also
-    --------
-    ownership_layout, draw_ownership_graph, graph_diff
-
-    Examples
-    --------
-    >>> dep = {"kind": "Deployment", "metadata": {"name": "web", "uid": "d1"}}
-    >>> rs = {"kind": "ReplicaSet", "metadata": {"name": "web-5d", "uid": "r1", "ownerReferences": [
-    ...       {"kind": "Deployment", "name": "web", "uid": "d1", "controller": True, "blockOwnerDeletion": True}]}}
-    >>> pod = {"kind": "Pod", "metadata": {"name": "web-5d-x", "uid": "p1", "ownerReferences": [
-    ...        {"kind": "ReplicaSet", "name": "web-5d", "uid": "r1", "controller": True}]}}
-    >>> g = ownership_graph([pod, rs, dep])
-    >>> [g.nodes[u]["name"] for u in g], list(g.edges())
-    (['web', 'web-5d', 'web-5d-x'], [('d1', 'r1'), ('r1', 'p1')])
-    """
-    objs = _collect(source, namespace, at_seconds, at_resource_version)
-    objs = sorted(objs, key=lambda o: (_KIND_RANK.get(o.get("kind", ""), 5), o["metadata"]["name"]))
-    g = nx.DiGraph()
-    for o in objs:
-        md = o["metadata"]
-        st = o.get("status") or {}
-        g.add_node(md.get("uid") or md["name"], kind=o.get("kind", ""), name=md["name"],
-                   namespace=md.get("namespace") or "", terminating=bool(md.get("deletionTimestamp")),
-                   finalizers=list(md.get("finalizers") or ()), phase=st.get("phase") if o.get("kind") == "Pod" else None,
-                   node=(o.get("spec") or {}).get("nodeName") if o.get("kind") == "Pod" else None, missing=False,
-                   replicas=(o.get("spec") or {}).get("replicas") if o.get("kind") != "Pod" else None)
-    for o in objs:
-        md = o["metadata"]
-        for ref in md.get("ownerReferences") or ():
-            owner = ref.get("uid") or ref.get("name")
-            if owner not in g:
-                g.add_node(owner, kind=ref.get("kind", ""), name=ref.get("name", ""), namespace=md.get("namespace") or "",
-                           terminating=False, finalizers=[], phase=None, node=None, missing=True, replicas=None)
-            g.add_edge(owner, md.get("uid") or md["name"], controller=bool(ref.get("controller")),
-                       block_owner_deletion=bool(ref.get("blockOwnerDeletion")))
-    return g
-
-
 def ownership_layout(g: nx.DiGraph, *, x_gap: float = 1.0, y_gap: float = 1.0) -> dict[Any, tuple[float, float]]:
     """Fixed tree positions: roots on top, each parent centred over its children, leaves evenly spaced.
 
@@ -399,49 +307,6 @@ def ownership_layout(g: nx.DiGraph, *, x_gap: float = 1.0, y_gap: float = 1.0) -
     return pos
 
 
-def graph_diff(before: nx.DiGraph, after: nx.DiGraph) -> nx.DiGraph:
-    """Merge two ownership graphs, marking what changed: the cascade of a delete, or a scale's new and removed pods.
-
-    Returns
-    -------
-    networkx.DiGraph
-        Every node and edge of both. Node attribute ``change`` is
-        ``"deleted"`` (only before), ``"created"`` (only after) or ``""``;
-        the attributes are the latest known. Edge attribute ``change`` is
-        ``"removed"`` for an ownerReference that is gone while both objects
-        remain (the dependent was *orphaned*), ``"deleted"``/``"created"`` with
-        its objects, else ``""``.
-
-    Examples
-    --------
-    >>> b = nx.DiGraph([("rs", "p1"), ("rs", "p2")]); a = nx.DiGraph([("rs", "p2")]); a.add_node("p3")
-    >>> d = graph_diff(b, a)
-    >>> {v: d.nodes[v]["change"] for v in d}, d.edges["rs", "p1"]["change"]
-    ({'rs': '', 'p1': 'deleted', 'p2': '', 'p3': 'created'}, 'deleted')
-    """
-    g = nx.DiGraph()
-    for v, d in before.nodes(data=True):
-        g.add_node(v, **d, change="" if v in after else "deleted")
-    for v, d in after.nodes(data=True):
-        if v in g:
-            g.nodes[v].update(d)
-            g.nodes[v]["change"] = ""
-        else:
-            g.add_node(v, **d, change="created")
-    for u, v, d in before.edges(data=True):
-        if after.has_edge(u, v):
-            ch = ""
-        elif u in after and v in after:
-            ch = "removed"
-        else:
-            ch = "deleted"
-        g.add_edge(u, v, **d, change=ch)
-    for u, v, d in after.edges(data=True):
-        if not g.has_edge(u, v):
-            g.add_edge(u, v, **d, change="created")
-    return g
-
-
 _KIND_FC = {"Deployment": "#e8eaf6", "ReplicaSet": "#e3f2fd", "Pod": "#ffffff", "Job": "#e3f2fd",
             "CronJob": "#e8eaf6", "ReplicationController": "#e3f2fd"}
 
@@ -470,12 +335,12 @@ def _node_label(d: Mapping[str, Any]) -> str:
 
 def draw_ownership_graph(g: nx.DiGraph, ax: Axes, *, title: str | None = None,
                          pos: Mapping[Any, tuple[float, float]] | None = None) -> Axes:
-    """Draw an ownership graph (or a :func:`graph_diff`) with a fixed tree layout.
+    """Draw an ownership graph (or a :func:`~kubenotes.sim.ownership.graph_diff`) with a fixed tree layout.
 
     Parameters
     ----------
     g : networkx.DiGraph
-        From :func:`ownership_graph` or :func:`graph_diff`.
+        From :func:`~kubenotes.sim.ownership.ownership_graph` or :func:`~kubenotes.sim.ownership.graph_diff`.
     ax : matplotlib.axes.Axes
         Cleared first.
     title : str, optional
@@ -556,7 +421,7 @@ def ownership_figure(g: nx.DiGraph, *, title: str | None = None,
     Parameters
     ----------
     g : networkx.DiGraph
-        From :func:`ownership_graph` or :func:`graph_diff`.
+        From :func:`~kubenotes.sim.ownership.ownership_graph` or :func:`~kubenotes.sim.ownership.graph_diff`.
     title : str, optional
         May span lines; the figure grows by one line's height for each.
     pos : mapping of node to (x, y), optional
@@ -572,7 +437,7 @@ def ownership_figure(g: nx.DiGraph, *, title: str | None = None,
     ------
     TypeError
         When a ``pos`` value is not an ``(x, y)`` pair; a graph from
-        :func:`ownership_graph` gives none of its own.
+        :func:`~kubenotes.sim.ownership.ownership_graph` gives none of its own.
 
     Examples
     --------
@@ -598,63 +463,19 @@ def ownership_figure(g: nx.DiGraph, *, title: str | None = None,
 # ---------------------------------------------------------------------------
 # the reconcile loop
 
-#: The loop every controller runs, as (from, to, what travels) in order.
-RECONCILE_LOOP: tuple[tuple[str, str, str], ...] = (
-    ("kube-apiserver", "Reflector", "LIST, then WATCH from its resourceVersion"),
-    ("Reflector", "DeltaFIFO", "Added / Updated / Deleted deltas"),
-    ("DeltaFIFO", "Indexer (cache)", "store the object"),
-    ("DeltaFIFO", "event handlers", "OnAdd / OnUpdate / OnDelete"),
-    ("event handlers", "workqueue", "enqueue key namespace/name"),
-    ("workqueue", "Reconcile (syncHandler)", "a worker pops one key"),
-    ("Indexer (cache)", "Reconcile (syncHandler)", "Lister: read desired and current state"),
-    ("Reconcile (syncHandler)", "kube-apiserver", "create / update / delete, Events"),
-)
-
+# Fixed positions of the loop's boxes (the nodes of :data:`kubenotes.client.components.RECONCILE_LOOP`).
 _LOOP_POS = {"kube-apiserver": (0.0, 1.0), "Reflector": (1.6, 2.0), "DeltaFIFO": (3.4, 2.0),
              "Indexer (cache)": (5.6, 2.0), "event handlers": (3.4, 1.0), "workqueue": (3.4, 0.0),
              "Reconcile (syncHandler)": (5.6, 0.0)}
 
 
-def reconcile_loop_graph(controller: str = "replicaset-controller", resource: str = "replicasets") -> nx.DiGraph:
-    """The informer → workqueue → Reconcile → API loop of one controller as a directed graph.
-
-    Parameters
-    ----------
-    controller : str
-        Shown on the Reconcile node (``replicaset-controller``...).
-    resource : str
-        What its informer lists and watches.
-
-    Returns
-    -------
-    networkx.DiGraph
-        The nodes of :data:`RECONCILE_LOOP` with attributes ``pos`` (fixed)
-        and ``side`` (``server`` or ``client-go`` or ``controller``); edges
-        carry ``label``.
-
-    Examples
-    --------
-    >>> g = reconcile_loop_graph()
-    >>> nx.has_path(g, "kube-apiserver", "Reconcile (syncHandler)"), g.has_edge("Reconcile (syncHandler)", "kube-apiserver")
-    (True, True)
-    """
-    g = nx.DiGraph(controller=controller, resource=resource)
-    side = {"kube-apiserver": "server", "Reconcile (syncHandler)": "controller", "event handlers": "controller"}
-    for a, b, label in RECONCILE_LOOP:
-        for v in (a, b):
-            if v not in g:
-                g.add_node(v, pos=_LOOP_POS[v], side=side.get(v, "client-go"))
-        g.add_edge(a, b, label=label)
-    return g
-
-
 def reconcile_loop_figure(g: nx.DiGraph | None = None) -> Figure:
-    """Draw :func:`reconcile_loop_graph` with its fixed layout.
+    """Draw :func:`~kubenotes.client.components.reconcile_loop_graph` with its fixed layout.
 
     Parameters
     ----------
     g : networkx.DiGraph, optional
-        From :func:`reconcile_loop_graph` (default: the ReplicaSet controller's).
+        From :func:`~kubenotes.client.components.reconcile_loop_graph` (default: the ReplicaSet controller's).
 
     Returns
     -------
@@ -665,7 +486,8 @@ def reconcile_loop_figure(g: nx.DiGraph | None = None) -> Figure:
     Raises
     ------
     KeyError
-        For a node without ``pos`` or ``side`` (a graph not built by :func:`reconcile_loop_graph`).
+        For a node without a fixed position or ``side`` (a graph not built by
+        :func:`~kubenotes.client.components.reconcile_loop_graph`).
 
     References
     ----------
@@ -682,7 +504,7 @@ def reconcile_loop_figure(g: nx.DiGraph | None = None) -> Figure:
     g = g if g is not None else reconcile_loop_graph()
     fig = detached_figure(10.0, 4.2)
     ax = fig.add_axes((0.01, 0.02, 0.98, 0.9))
-    pos = {v: d["pos"] for v, d in g.nodes(data=True)}
+    pos = {v: _LOOP_POS[v] for v in g}
     colours = {"server": ("#e8eaf6", "#3949ab"), "client-go": ("#e3f2fd", "#1e88e5"), "controller": ("#fff3e0", "#ef6c00")}
     boxes = {}
     for v, d in g.nodes(data=True):
@@ -725,17 +547,6 @@ def reconcile_loop_figure(g: nx.DiGraph | None = None) -> Figure:
 _table = functools.partial(table, tr_style=True)
 
 
-def _seconds(ts: str | None) -> float | None:
-    if not ts:
-        return None
-    from kubenotes.apiserver.server import parse_timestamp
-
-    try:
-        return parse_timestamp(ts)
-    except ValueError:
-        return None
-
-
 def _fmt_t(t: float | None) -> str:
     if t is None:
         return ""
@@ -760,7 +571,8 @@ def events_table(source: Any, namespace: str | None = None, *, reasons: Iterable
     Returns
     -------
     Html
-        Rows sorted by ``lastTimestamp`` (virtual seconds), then name; Warnings in red.
+        Rows sorted by ``lastTimestamp`` (virtual seconds), then name
+        (:func:`~kubenotes.sim.timelines.events_by_time`); Warnings in red.
 
     Raises
     ------
@@ -778,26 +590,10 @@ def events_table(source: Any, namespace: str | None = None, *, reasons: Iterable
     >>> "SuccessfulCreate" in events_table([ev]) and "ReplicaSet/web" in events_table([ev])
     True
     """
-    events = source.list("events", namespace) if _is_cluster(source) else [
-        e for e in source if namespace is None or (e.get("metadata") or {}).get("namespace") == namespace]
-    reasons = set(reasons) if reasons is not None else None
-    kinds = set(kinds) if kinds is not None else None
-    rows = []
-    for e in events:
-        io = e.get("involvedObject") or {}
-        if reasons is not None and e.get("reason") not in reasons:
-            continue
-        if kinds is not None and io.get("kind") not in kinds:
-            continue
-        t = _seconds(e.get("lastTimestamp") or e.get("eventTime") or e.get("firstTimestamp"))
-        rows.append((t if t is not None else -1.0, e["metadata"]["name"], e))
-    rows.sort(key=lambda r: (r[0], r[1]))
-    if limit is not None:
-        rows = rows[-limit:]
     body, css = [], []
-    for t, _, e in rows:
+    for t, e in events_by_time(source, namespace, reasons=reasons, kinds=kinds, limit=limit):
         io = e.get("involvedObject") or {}
-        body.append((_fmt_t(t) if t >= 0 else "", e.get("type", ""), e.get("reason", ""),
+        body.append((_fmt_t(t), e.get("type", ""), e.get("reason", ""),
                      f"{io.get('kind', '')}/{io.get('name', '')}", e.get("message", ""), e.get("count", 1),
                      (e.get("source") or {}).get("component") or e.get("reportingComponent", "")))
         css.append("color:#c62828" if e.get("type") == "Warning" else "")
@@ -826,7 +622,8 @@ def audit_table(source: Any, *, since: float | None = None, until: float | None 
     Returns
     -------
     Html
-        One row per write: time (s), component, verb, ``Kind/namespace/name``, resourceVersion, detail.
+        One row per write of :func:`~kubenotes.sim.timelines.audit_entries`: time (s), component, verb,
+        ``Kind/namespace/name``, resourceVersion, detail.
 
     Raises
     ------
@@ -841,22 +638,11 @@ def audit_table(source: Any, *, since: float | None = None, until: float | None 
     >>> t = audit_table(log); "replicas 4-&gt;6" in t, "Lease" in t
     (True, False)
     """
-    log = source.audit_log if _is_cluster(source) else list(source)
-    kinds = set(kinds) if kinds is not None else None
-    components = set(components) if components is not None else None
-    exclude = set(exclude_kinds)
     rows = []
-    for e in log:
-        if since is not None and e.time < since or until is not None and e.time > until:
-            continue
-        if e.kind in exclude or kinds is not None and e.kind not in kinds:
-            continue
-        if components is not None and e.component not in components:
-            continue
+    for e in audit_entries(source, since=since, until=until, kinds=kinds, components=components,
+                           exclude_kinds=exclude_kinds, limit=limit):
         obj = f"{e.kind}/{e.namespace + '/' if e.namespace else ''}{e.name}"
         rows.append((_fmt_t(e.time), e.component, e.verb, obj, e.resource_version, e.detail))
-    if limit is not None:
-        rows = rows[:limit]
     return _table(("time (s)", "component", "verb", "object", "resourceVersion", "detail"), rows, caption)
 
 
@@ -1105,25 +891,11 @@ def rollout_view(max_surge: int, max_unavailable: int, replicas: int = 4) -> lis
     t = rollout_timeline(run.cluster, run.namespace, run.name)
     peak = series_extremes(t["pods"], since=run.at_seconds)[1]
     low = series_extremes(t["available"], since=run.at_seconds)[0]
-    done = _rollout_done_at(t, run.at_seconds)
+    done = rollout_done_at(t, run.at_seconds)
     title = (f"maxSurge={max_surge}, maxUnavailable={max_unavailable}, replicas={replicas}: "
              f"at most {peak} pods, at least {low} available, done at t={done:g}s" if done is not None else
              f"maxSurge={max_surge}, maxUnavailable={max_unavailable}: not finished by t={t.end_seconds:g}s")
     return [rollout_figure(t, title=title, start_seconds=run.at_seconds - 5)]
-
-
-def _rollout_done_at(t: RolloutTimeline, since: float) -> float | None:
-    """First time after ``since`` when the new ReplicaSet has every replica available and the old ones none."""
-    new = t.new_replica_set
-    if new is None or len(t.replica_sets) < 2:
-        return None
-    times = sorted({x for s in t.values() for x, _ in s if x >= since})
-    want = series_value_at(t["replicas"], t.end_seconds)
-    for x in times:
-        if (series_value_at(t[f"rs:{new}:available"], x) == want and series_value_at(t["pods"], x) == want
-                and all(series_value_at(t[f"rs:{o}"], x) == 0 for o in t.replica_sets if o != new)):
-            return x
-    return None
 
 
 def rollout_panel(max_surge: int = 1, max_unavailable: int = 1, replicas: int = 4) -> Any:
@@ -1170,8 +942,8 @@ def node_failure_view(toleration_seconds: int, node_monitor_grace_period_seconds
     unknown = next((r["time"] for r in rows if r["ready"] == "Unknown"), None)
     if unknown is not None:
         marks.append((unknown, "Ready=Unknown + unreachable taint"))
-    evicted = [e.time for e in run.cluster.audit_log if e.kind == "Pod" and e.verb == "delete"
-               and e.component == "taint-eviction-controller"]
+    evicted = [e.time for e in audit_entries(run.cluster, kinds=("Pod",), components=("taint-eviction-controller",),
+                                             limit=None) if e.verb == "delete"]
     if evicted:
         marks.append((min(evicted), "pods evicted"))
     fig = detached_figure(10.0, 3.4)
@@ -1215,35 +987,6 @@ def node_failure_panel(toleration_seconds: int = 300, node_monitor_grace_period_
         "toleration_seconds": _slider("tolerationSeconds (unreachable)", toleration_seconds, 0, 600, 60),
         "node_monitor_grace_period_seconds": _slider("node-monitor-grace-period (s)",
                                                      node_monitor_grace_period_seconds, 20, 120, 10)})
-
-
-def cascade_writes(run: ScenarioRun) -> list[Any]:
-    """The writes to Deployments, ReplicaSets and Pods from the delete on, without status updates.
-
-    Parameters
-    ----------
-    run : ScenarioRun
-        From :func:`kubenotes.sim.scenarios.simulate_cascade`; ``run.at_seconds`` is the delete's time.
-
-    Returns
-    -------
-    list of AuditEntry
-        In commit order; the first is the delete itself (``kubectl``).
-
-    Raises
-    ------
-    AttributeError
-        When ``run`` has no ``cluster.audit_log`` or ``at_seconds``.
-
-    Examples
-    --------
-    >>> from kubenotes.sim.scenarios import simulate_cascade
-    >>> w = cascade_writes(simulate_cascade("Background"))
-    >>> len(w), (w[0].component, w[0].verb, w[0].kind, w[0].name)
-    (10, ('kubectl', 'delete', 'Deployment', 'web'))
-    """
-    return [e for e in run.cluster.audit_log if e.time >= run.at_seconds and e.resource_version
-            and e.kind in ("Deployment", "ReplicaSet", "Pod") and e.detail != "status"]
 
 
 def cascade_view(propagation_policy: str, writes: int) -> list[Any]:

@@ -15,9 +15,10 @@ Two chapters use this module:
   :func:`request_trace_table`, :func:`reflector_log_table` and
   :func:`cache_vs_store` lay out a watch stream, one request's steps, a
   reflector's LIST/WATCH history and an informer's cache beside the store;
-  :func:`informer_graph` draws client-go's machinery (Reflector, DeltaFIFO,
-  Indexer, Lister, workqueue); :func:`can_i_table` answers ``kubectl auth
-  can-i`` for a grid of verbs and resources; :func:`~kubenotes.sim.listwatch.watch_outage` and
+  :func:`informer_figure` draws client-go's machinery (Reflector, DeltaFIFO,
+  Indexer, Lister, workqueue: :func:`~kubenotes.client.components.informer_graph`);
+  :func:`can_i_table` shows ``kubectl auth can-i`` for a grid of verbs and
+  resources (:func:`~kubenotes.apiserver.rbac.can_i_matrix` asks the authorizer); :func:`~kubenotes.sim.listwatch.watch_outage` and
   :func:`outage_panel` show when a reflector resumes its watch and when it
   must relist (410 Gone).
 
@@ -62,6 +63,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
+from kubenotes.apiserver.rbac import can_i_matrix
+from kubenotes.client.components import informer_graph
 from kubenotes.sim.listwatch import (DELETED_CACHE_STILL_HAS_IT, IN_SYNC, NOT_YET_IN_CACHE, STALE,
                                     compare_cache_with_store, watch_outage)
 from kubenotes.sim.trace import APISERVER_STAGES, ETCD, WATCH_CACHE, verb_text
@@ -76,7 +79,6 @@ __all__ = [
     "hops_table",
     "hops_figure",
     "apply_panel",
-    "informer_graph",
     "draw_informer_graph",
     "informer_figure",
     "watch_stream_table",
@@ -610,82 +612,23 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], *, start: int 
 # ---------------------------------------------------------------------------
 # inside one informer: client-go's List-Watch machinery
 
-#: client-go's pieces between the API server and a controller's Reconcile, with fixed positions.
-_INFORMER_NODES: tuple[tuple[str, str, tuple[float, float]], ...] = (
-    ("kube-apiserver", "server", (0.0, 0.8)),
-    ("Reflector", "informer", (2.5, 2.0)),
-    ("DeltaFIFO", "informer", (5.0, 2.0)),
-    ("Indexer", "informer", (7.5, 2.0)),
-    ("event handlers", "informer", (5.0, 1.0)),
-    ("Lister", "informer", (7.5, 1.0)),
-    ("workqueue", "controller", (5.0, -0.4)),
-    ("Reconcile", "controller", (2.5, -0.4)),
-)
-_INFORMER_EDGES: tuple[tuple[str, str, str], ...] = (
-    ("kube-apiserver", "Reflector", "LIST, then WATCH"),
-    ("Reflector", "DeltaFIFO", "deltas"),
-    ("DeltaFIFO", "Indexer", "Pop: store"),
-    ("DeltaFIFO", "event handlers", "Pop: notify"),
-    ("Indexer", "Lister", "cached objects"),
-    ("event handlers", "workqueue", "enqueue key"),
-    ("workqueue", "Reconcile", "next key"),
-    ("Lister", "Reconcile", "reads (no API call)"),
-    ("Reconcile", "kube-apiserver", "writes"),
-)
+# Fixed positions and box labels of the nodes of :func:`~kubenotes.client.components.informer_graph`.
+_INFORMER_POS: dict[str, tuple[float, float]] = {
+    "kube-apiserver": (0.0, 0.8), "Reflector": (2.5, 2.0), "DeltaFIFO": (5.0, 2.0), "Indexer": (7.5, 2.0),
+    "event handlers": (5.0, 1.0), "Lister": (7.5, 1.0), "workqueue": (5.0, -0.4), "Reconcile": (2.5, -0.4)}
 _INFORMER_LABEL = {"event handlers": "event handlers\nOnAdd / OnUpdate / OnDelete",
                    "Indexer": "Indexer\n(the local cache)", "Reconcile": "worker: Reconcile(key)",
                    "workqueue": "workqueue\n(rate-limited)", "kube-apiserver": "kube-apiserver\n(watch cache)"}
 
 
-def informer_graph() -> nx.DiGraph:
-    """client-go's List-Watch machinery as a graph: API server -> Reflector -> DeltaFIFO -> cache and handlers -> Reconcile.
-
-    Returns
-    -------
-    networkx.DiGraph
-        Nodes named as client-go names the types (``Reflector``,
-        ``DeltaFIFO``, ``Indexer``, ``Lister``, the workqueue) with
-        attributes ``kind`` (``server``, ``informer``, ``controller``),
-        ``pos`` (fixed ``(x, y)``) and ``label``; edges with ``flow``.
-
-    See Also
-    --------
-    draw_informer_graph, informer_figure
-
-    Notes
-    -----
-    One informer per resource is shared by every controller of a process
-    (:class:`~kubenotes.client.informer.SharedInformerFactory`); each
-    controller has its own handlers, workqueue and workers.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/{reflector.go,delta_fifo.go,shared_informer.go}
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/util/workqueue/rate_limiting_queue.go
-    https://github.com/kubernetes/sample-controller/blob/master/docs/controller-client-go.md
-
-    Examples
-    --------
-    >>> g = informer_graph()
-    >>> nx.shortest_path(g, "kube-apiserver", "workqueue")
-    ['kube-apiserver', 'Reflector', 'DeltaFIFO', 'event handlers', 'workqueue']
-    >>> g.edges["Lister", "Reconcile"]["flow"]
-    'reads (no API call)'
-    """
-    g = nx.DiGraph()
-    for name, kind, xy in _INFORMER_NODES:
-        g.add_node(name, kind=kind, pos=xy, label=_INFORMER_LABEL.get(name, name))
-    for a, b, flow in _INFORMER_EDGES:
-        g.add_edge(a, b, flow=flow)
-    return g
-
-
 def draw_informer_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[str] = (), *, title: str | None = None) -> Axes:
-    """Draw :func:`informer_graph` with its fixed positions; ``highlight`` nodes and the edges between them in orange.
+    """Draw :func:`~kubenotes.client.components.informer_graph` with its fixed positions; ``highlight`` nodes and the edges between them in orange.
 
     Parameters
     ----------
     g : networkx.DiGraph
+        From :func:`~kubenotes.client.components.informer_graph` (its nodes
+        have fixed positions here; ``kind`` picks the colours).
     ax : matplotlib.axes.Axes
         Cleared first.
     highlight : iterable of str
@@ -695,6 +638,12 @@ def draw_informer_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[str] = (), 
     Returns
     -------
     matplotlib.axes.Axes
+
+    Raises
+    ------
+    KeyError
+        For a node without ``kind`` or without a fixed position (not one of
+        :data:`~kubenotes.client.components.INFORMER_NODES`).
 
     Examples
     --------
@@ -709,7 +658,7 @@ def draw_informer_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[str] = (), 
     frames = {"informer": ("shared informer (one per resource per process)", "#1565c0"),
               "controller": ("controller", "#f9a825")}
     for kind, (label, colour) in frames.items():
-        members = [d["pos"] for _, d in g.nodes(data=True) if d["kind"] == kind]
+        members = [_INFORMER_POS[v] for v, d in g.nodes(data=True) if d["kind"] == kind]
         if not members:
             continue
         x0, x1 = min(x for x, _ in members) - half[0] - 0.15, max(x for x, _ in members) + half[0] + 0.15
@@ -718,7 +667,7 @@ def draw_informer_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[str] = (), 
                                     fc="none", ec=colour, lw=1.2, ls="--", zorder=0))
         ax.text(x0 + 0.1, y1 - 0.06, label, ha="left", va="top", fontsize=8, color=colour, fontweight="bold")
     for u, v, d in g.edges(data=True):
-        a, b = g.nodes[u]["pos"], g.nodes[v]["pos"]
+        a, b = _INFORMER_POS[u], _INFORMER_POS[v]
         on = u in hot and v in hot
         rad = -0.85 if (u, v) == ("Lister", "Reconcile") else 0.0
         pa, pb = _clip(a, half, b), _clip(b, half, a)
@@ -729,16 +678,16 @@ def draw_informer_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[str] = (), 
     colours = {"server": ("#e3f2fd", "#1565c0"), "informer": ("#ffffff", "#1565c0"),
                "controller": ("#fff8e1", "#f9a825")}
     for v, d in g.nodes(data=True):
-        x, y = d["pos"]
+        x, y = _INFORMER_POS[v]
         fc, ec = colours[d["kind"]]
         on = v in hot
         ax.add_patch(FancyBboxPatch((x - half[0], y - half[1]), 2 * half[0], 2 * half[1],
                                     boxstyle="round,pad=0.0,rounding_size=0.08", fc="#ffe0b2" if on else fc,
                                     ec=_NOW if on else ec, lw=2.2 if on else 1.0, zorder=3))
-        ax.text(x, y, d["label"], ha="center", va="center", fontsize=8, zorder=5,
+        ax.text(x, y, _INFORMER_LABEL.get(v, v), ha="center", va="center", fontsize=8, zorder=5,
                 fontweight="bold" if on else "normal")
-    xs = [d["pos"][0] for _, d in g.nodes(data=True)]
-    ys = [d["pos"][1] for _, d in g.nodes(data=True)]
+    xs = [_INFORMER_POS[v][0] for v in g]
+    ys = [_INFORMER_POS[v][1] for v in g]
     ax.set_xlim(min(xs) - 1.2, max(xs) + 1.3)
     ax.set_ylim(min(ys) - 1.15, max(ys) + 0.75)
     ax.set_aspect("equal")
@@ -749,7 +698,7 @@ def draw_informer_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[str] = (), 
 
 
 def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) -> Figure:
-    """A new Figure with :func:`draw_informer_graph` of :func:`informer_graph`.
+    """A new Figure with :func:`draw_informer_graph` of :func:`~kubenotes.client.components.informer_graph`.
 
     Parameters
     ----------
@@ -769,7 +718,7 @@ def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) 
 
     See Also
     --------
-    informer_graph, draw_informer_graph
+    kubenotes.client.components.informer_graph, draw_informer_graph
 
     References
     ----------
@@ -953,13 +902,13 @@ def can_i_table(authorizer: Any, user: Any, resources: Sequence[str], namespace:
 
     See Also
     --------
+    kubenotes.apiserver.rbac.can_i_matrix : the answers, as values.
     request_trace_table, kubenotes.apiserver.rbac.RBACAuthorizer
 
     Notes
     -----
-    Upstream, ``kubectl auth can-i`` sends a SelfSubjectAccessReview (with
-    ``--as``, impersonated); here the authorizer is asked directly, with no
-    request, authentication or audit entry.
+    The answers come from :func:`~kubenotes.apiserver.rbac.can_i_matrix`
+    (the authorizer is asked directly, without a SelfSubjectAccessReview).
 
     References
     ----------
@@ -975,17 +924,12 @@ def can_i_table(authorizer: Any, user: Any, resources: Sequence[str], namespace:
     >>> t.count("✓"), t.count("✗")
     (1, 1)
     """
-    from kubenotes.apiserver.rbac import resource_attributes
-
     yes = f'<b style="color:{_GREEN}">✓</b>'
     no = f'<span style="color:{_RED}">✗</span>'
     rows = []
-    for res in resources:
-        cells = [(f"<code>{_e(res)}</code>", "")]
-        for verb in verbs:
-            ok = authorizer.can_i(resource_attributes(user, verb, res, namespace))
-            cells.append((yes if ok else no, "text-align:center"))
-        rows.append(cells)
+    for res, allowed in can_i_matrix(authorizer, user, resources, namespace, verbs).items():
+        rows.append([(f"<code>{_e(res)}</code>", "")] + [(yes if ok else no, "text-align:center")
+                                                        for ok in allowed.values()])
     return _table([f"{getattr(user, 'name', user)} in {namespace}", *verbs], rows)
 
 

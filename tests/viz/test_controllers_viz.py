@@ -23,7 +23,9 @@ import pytest
 from matplotlib.figure import Figure
 
 from kubenotes.apiserver.server import AuditEntry
+from kubenotes.client.components import reconcile_loop_graph
 from kubenotes.sim import scenarios as sc
+from kubenotes.sim import ownership as own
 from kubenotes.sim import timelines as st
 from kubenotes.viz import controllers as vc
 from kubenotes.sim.history import Revision, object_history
@@ -64,7 +66,7 @@ def test_ownership_graph_links_by_uid_and_marks_missing_owners():
     rs = _rs("web-a", 2)
     pod = _pod("p1", "web-a", "3")
     stray = _pod("p2", "web-gone", "4")  # owner RS no longer exists: the garbage collector's work
-    g = vc.ownership_graph([pod, stray, rs, dep])
+    g = own.ownership_graph([pod, stray, rs, dep])
     assert list(g.edges()) == [("D", "rs-web-a"), ("rs-web-a", "pod-p1"), ("rs-web-gone", "pod-p2")]
     assert g.nodes["rs-web-gone"]["missing"] is True and g.nodes["rs-web-a"]["missing"] is False
     assert [g.nodes[v]["kind"] for v in list(g)[:2]] == ["Deployment", "ReplicaSet"]
@@ -75,12 +77,12 @@ def test_graph_diff_tells_deleted_from_orphaned():
     after_orphan = nx.DiGraph()
     after_orphan.add_nodes_from(["r", "p1", "p2"])
     after_orphan.add_edges_from([("r", "p1"), ("r", "p2")])
-    d = vc.graph_diff(before, after_orphan)
+    d = own.graph_diff(before, after_orphan)
     assert d.nodes["d"]["change"] == "deleted" and d.nodes["r"]["change"] == ""
     assert d.edges["d", "r"]["change"] == "deleted"
     kept = nx.DiGraph([("d", "r")])
     kept.add_nodes_from(["p1", "p2"])
-    d2 = vc.graph_diff(before, kept)
+    d2 = own.graph_diff(before, kept)
     assert d2.edges["r", "p1"]["change"] == "removed"
 
 
@@ -93,11 +95,11 @@ def test_layout_is_fixed_and_centres_parents():
 
 
 def test_drawings_return_their_axes_and_figures():
-    g = vc.ownership_graph([_pod("p1", "web-a", "3"), _rs("web-a", 1), _dep()])
+    g = own.ownership_graph([_pod("p1", "web-a", "3"), _rs("web-a", 1), _dep()])
     ax = Figure().add_subplot()
     assert vc.draw_ownership_graph(g, ax) is ax
     assert len(vc.ownership_figure(g, title="a\nb").axes) == 1
-    loop = vc.reconcile_loop_graph("deployment-controller", "deployments")
+    loop = reconcile_loop_graph("deployment-controller", "deployments")
     assert loop.graph["controller"] == "deployment-controller"
     assert nx.is_weakly_connected(loop) and nx.find_cycle(loop)  # it is a loop
     assert len(vc.reconcile_loop_figure(loop).axes) == 1
@@ -155,7 +157,7 @@ def test_object_history_of_a_cluster_is_timed_by_the_audit_log():
 
 
 def test_more_surge_means_a_faster_rollout_and_the_panel_output_changes():
-    slow, fast = (vc._rollout_done_at(st.rollout_timeline(r.cluster, "default", "web"), r.at_seconds)
+    slow, fast = (st.rollout_done_at(st.rollout_timeline(r.cluster, "default", "web"), r.at_seconds)
                   for r in (sc.simulate_rollout(1, 0, 4), sc.simulate_rollout(4, 0, 4)))
     assert slow is not None and fast is not None and fast < slow
     a, b = vc.rollout_view(1, 1), vc.rollout_view(4, 1)
@@ -171,9 +173,9 @@ def test_both_fences_zero_is_refused_with_upstreams_message():
 
 def test_scale_down_deletes_pods_and_the_diff_graph_shows_them():
     run = sc.simulate_scale(2, 4)
-    before = vc.ownership_graph(run.cluster, "default", at_seconds=run.at_seconds - 0.001)
-    after = vc.ownership_graph(run.cluster, "default")
-    d = vc.graph_diff(before, after)
+    before = own.ownership_graph(run.cluster, "default", at_seconds=run.at_seconds - 0.001)
+    after = own.ownership_graph(run.cluster, "default")
+    d = own.graph_diff(before, after)
     assert sum(1 for _, x in d.nodes(data=True) if x["change"] == "deleted" and x["kind"] == "Pod") == 2
     assert sum(1 for _, x in after.nodes(data=True) if x["kind"] == "Pod") == 2
     assert "SuccessfulDelete" in vc.scale_view(2)[1]
@@ -182,8 +184,8 @@ def test_scale_down_deletes_pods_and_the_diff_graph_shows_them():
 @pytest.mark.parametrize("policy", ["Background", "Foreground", "Orphan"])
 def test_cascade_orders(policy):
     run = sc.simulate_cascade(policy)
-    left = vc.ownership_graph(run.cluster, "default")
-    writes = vc.cascade_writes(run)
+    left = own.ownership_graph(run.cluster, "default")
+    writes = st.cascade_writes(run)
     assert writes[0].component == "kubectl" and writes[0].kind == "Deployment"
     gone_at = {}
     for e in run.cluster.audit_log:

@@ -26,6 +26,7 @@ from kubenotes.apiserver.request import UserInfo  # noqa: E402
 from kubenotes.apiserver.server import APIServer  # noqa: E402
 from kubenotes.apiserver.status import ApiError  # noqa: E402
 from kubenotes.client import SharedInformerFactory  # noqa: E402
+from kubenotes.client.components import informer_graph  # noqa: E402
 from kubenotes.sim.cluster import Cluster  # noqa: E402
 from kubenotes.sim.listwatch import watch_outage  # noqa: E402
 from kubenotes.sim.trace import apply_hops, component_graph  # noqa: E402
@@ -230,7 +231,7 @@ def test_outage_panel_first_slider_changes_the_verdict(monkeypatch):
 
 
 def test_informer_graph_follows_client_go():
-    g = cp.informer_graph()
+    g = informer_graph()
     assert nx.shortest_path(g, "kube-apiserver", "Reconcile") == ["kube-apiserver", "Reflector", "DeltaFIFO", "Indexer",
                                                                     "Lister", "Reconcile"]
     assert g.has_edge("Reconcile", "kube-apiserver") and not g.has_edge("Reconcile", "Indexer")  # writes go to the API
