@@ -68,6 +68,9 @@ __all__ = [
     "kubectl_session",
     "kubectl_apply_hops",
     "record_rollout",
+    "describe_request",
+    "request_chain",
+    "rollout_state",
 ]
 
 #: The Accept header of ``kubectl get`` (``transformRequests`` in get.go): a server-side Table, else plain JSON.
@@ -767,7 +770,7 @@ def record_rollout(served: Any, command: str, *, namespace: str, selector: str, 
 
     See Also
     --------
-    kubectl_session, kubenotes.viz.kubectl.rollout_frame, kubenotes.viz.kubectl.rollout_figure,
+    kubectl_session, rollout_state, kubenotes.viz.kubectl.rollout_frame, kubenotes.viz.kubectl.rollout_figure,
     kubenotes.viz.kubectl.rollout_panel
 
     Notes
@@ -841,3 +844,182 @@ def record_rollout(served: Any, command: str, *, namespace: str, selector: str, 
             "writes": writes,
         })
     return {"command": first, "get": get_cmd, "frames": frames}
+
+
+def describe_request(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """What one HTTP request of kubectl asked for: ``verb resource namespace/name`` and the user, or what the URL is.
+
+    Parameters
+    ----------
+    entry : dict
+        One HTTP log entry (:meth:`APIServer.trace_http
+        <kubenotes.apiserver.server.APIServer.trace_http>`, an item of
+        :attr:`KubectlResult.http`): ``url`` and ``requests`` (the API
+        server's records of the API request it became, if any).
+
+    Returns
+    -------
+    tuple of (str, str)
+        For an API request: ``"get deployments default/web"`` (``in NS`` for
+        a collection) and the user the API server authenticated. For a
+        non-resource URL: what kubectl fetched it for (discovery, the OpenAPI
+        schema, the server's version) and ``""``.
+
+    Raises
+    ------
+    KeyError
+        When an entry without API requests has no ``url``, or an API request
+        has no ``verb`` or ``resource``.
+
+    See Also
+    --------
+    request_chain, kubenotes.viz.kubectl.requests_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/discovery/discovery_client.go (/api, /apis)
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/apply/apply.go (the OpenAPI schema for field validation)
+
+    Examples
+    --------
+    >>> describe_request({"url": "/apis/apps/v1?timeout=32s", "requests": []})
+    ('discovery: which groups, versions and resources exist', '')
+    >>> describe_request({"url": "/api/v1/namespaces/default/pods", "requests": [
+    ...     {"verb": "list", "resource": "pods", "namespace": "default", "user": "kubernetes-admin"}]})
+    ('list pods in default', 'kubernetes-admin')
+    """
+    recs = entry.get("requests") or ()
+    if not recs:
+        path = entry["url"].split("?")[0]
+        if path.startswith("/openapi"):
+            return "OpenAPI schema (for apply's field validation)", ""
+        if path in ("/api", "/apis", "/api/v1") or (path.startswith("/apis/") and path.count("/") <= 3):
+            return "discovery: which groups, versions and resources exist", ""
+        if path == "/version":
+            return "the server's version", ""
+        return "(no API request)", ""
+    r = recs[0]
+    target = r.get("name") or ""
+    if r.get("namespace"):
+        target = f"{r['namespace']}/{target}" if target else f"in {r['namespace']}"
+    verb = r["verb"]
+    return f"{verb} {r['resource']} {target}".strip(), str(r.get("user", ""))
+
+
+def request_chain(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """One request's way through kube-apiserver's handler chain, in a few numbers: authorization, admission, validation.
+
+    Parameters
+    ----------
+    rec : dict
+        One record of :meth:`APIServer.trace_requests
+        <kubenotes.apiserver.server.APIServer.trace_requests>` (its ``steps``:
+        ``{"step", "detail"}`` in order).
+
+    Returns
+    -------
+    dict
+        ``authorization``: None when the record has no authorization step,
+        else ``{"allowed", "decision", "reason"}`` of the first one (the
+        decision before the first ``:`` of its detail, the reason after it);
+        ``mutating`` and ``validating``: how many admission plugins of each
+        kind ran; ``changed_by``: the mutating plugins that changed the object;
+        ``validation``: the validation step's detail (``valid`` or the
+        errors), None without one; ``response``: the detail of a refused
+        request's response step (the Status message), else None.
+
+    Raises
+    ------
+    KeyError
+        When a step has no ``step`` or no ``detail``.
+
+    See Also
+    --------
+    describe_request, kubenotes.viz.kubectl.requests_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/chain.go
+
+    Examples
+    --------
+    >>> c = request_chain({"steps": [{"step": "authorization", "detail": "Allow: RBAC: allowed by ClusterRoleBinding"},
+    ...     {"step": "mutating admission: ServiceAccount", "detail": "changed the object"},
+    ...     {"step": "mutating admission: DefaultTolerationSeconds", "detail": "no change"},
+    ...     {"step": "validation", "detail": "valid"}]})
+    >>> c["authorization"], c["mutating"], c["changed_by"], c["validation"], c["response"]
+    ({'allowed': True, 'decision': 'Allow', 'reason': 'RBAC: allowed by ClusterRoleBinding'}, 2, ['ServiceAccount'], 'valid', None)
+    """
+    steps = list(rec.get("steps", ()))
+    mut = [s for s in steps if s["step"].startswith("mutating admission: ")]
+    authz = next((s["detail"] for s in steps if s["step"] == "authorization"), None)
+    return {
+        "authorization": None if authz is None else {
+            "allowed": authz.startswith("Allow"), "decision": authz.split(":")[0],
+            "reason": authz.split(":", 1)[1].strip() if ":" in authz else ""},
+        "mutating": len(mut),
+        "changed_by": [s["step"].split(": ", 1)[1] for s in mut if s["detail"] == "changed the object"],
+        "validation": next((s["detail"] for s in steps if s["step"] == "validation"), None),
+        "validating": sum(1 for s in steps if s["step"].startswith("validating admission: ")),
+        "response": next((s["detail"] for s in steps if s["step"] == "response"), None),
+    }
+
+
+def rollout_state(recording: Mapping[str, Any], seconds: float) -> dict[str, Any]:
+    """A recorded rollout ``seconds`` after its command: the frame shown then, and its pods counted by state.
+
+    Parameters
+    ----------
+    recording : dict
+        From :func:`record_rollout`.
+    seconds : float
+        Seconds after the command; the last frame at or before it is taken
+        (the first frame when ``seconds`` is before every frame).
+
+    Returns
+    -------
+    dict
+        ``frame`` (one of ``recording["frames"]``), ``scale`` (the largest
+        ``desired`` of any ReplicaSet in any frame, 1 when no frame has
+        one: how many places a bar of pods needs), and the frame's pods: ``ready`` (ready and
+        not terminating), ``not_ready`` (neither) and ``terminating``.
+
+    Raises
+    ------
+    KeyError
+        When ``recording`` lacks ``frames``, or a frame lacks ``seconds``,
+        ``replicasets`` or ``pods``.
+    IndexError
+        When ``recording["frames"]`` is empty.
+
+    See Also
+    --------
+    record_rollout, kubenotes.viz.kubectl.rollout_frame
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/deployment/rolling.go
+
+    Examples
+    --------
+    >>> rec = {"frames": [{"seconds": float(s), "replicasets": [{"name": "web-1", "desired": 2, "ready": s}],
+    ...                    "pods": [{"ready": s > 0, "terminating": False}, {"ready": False, "terminating": s > 1}]}
+    ...                   for s in range(3)]}
+    >>> st = rollout_state(rec, 1.5)
+    >>> st["frame"]["seconds"], st["scale"], st["ready"], st["not_ready"], st["terminating"]
+    (1.0, 2, 1, 1, 0)
+    """
+    frames = recording["frames"]
+    frame = frames[0]
+    for f in frames:
+        if f["seconds"] <= seconds + 1e-9:
+            frame = f
+    pods = frame["pods"]
+    return {
+        "frame": frame,
+        "scale": max((r["desired"] for f in frames for r in f["replicasets"]), default=1),
+        "ready": sum(1 for p in pods if p["ready"] and not p["terminating"]),
+        "not_ready": sum(1 for p in pods if not p["ready"] and not p["terminating"]),
+        "terminating": sum(1 for p in pods if p["terminating"]),
+    }

@@ -50,7 +50,7 @@ from typing import Any, Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
 
-from kubenotes.sim.kubectl import HTTP_WATCHER, KubectlResult
+from kubenotes.sim.kubectl import HTTP_WATCHER, KubectlResult, describe_request, request_chain, rollout_state
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 from kubenotes.viz.html import escape as _e
@@ -89,49 +89,24 @@ _PRE = ("margin:0;padding:6px 8px;background:#263238;color:#eceff1;font-size:11.
 # tables and the panel
 
 
-def _what(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """The API request column: ``verb resource ns/name`` and the user, or what the non-resource URL is."""
-    recs = entry.get("requests") or ()
-    if not recs:
-        path = entry["url"].split("?")[0]
-        if path.startswith("/openapi"):
-            return "OpenAPI schema (for apply's field validation)", ""
-        if path in ("/api", "/apis", "/api/v1") or (path.startswith("/apis/") and path.count("/") <= 3):
-            return "discovery: which groups, versions and resources exist", ""
-        if path == "/version":
-            return "the server's version", ""
-        return "(no API request)", ""
-    r = recs[0]
-    target = r.get("name") or ""
-    if r.get("namespace"):
-        target = f"{r['namespace']}/{target}" if target else f"in {r['namespace']}"
-    verb = r["verb"]
-    return f"{verb} {r['resource']} {target}".strip(), str(r.get("user", ""))
-
-
 def _chain(rec: Mapping[str, Any]) -> str:
-    """The handler chain of one request in one short HTML line."""
+    """The handler chain of one request (:func:`~kubenotes.sim.kubectl.request_chain`) in one short HTML line."""
+    c = request_chain(rec)
     parts = []
-    mut = [s for s in rec.get("steps", ()) if s["step"].startswith("mutating admission: ")]
-    val = [s for s in rec.get("steps", ()) if s["step"].startswith("validating admission: ")]
-    for s in rec.get("steps", ()):
-        if s["step"] == "authorization":
-            ok = s["detail"].startswith("Allow")
-            why = s["detail"].split(":", 1)[1].strip() if ":" in s["detail"] else ""
-            parts.append(f'<span style="color:{_GREEN if ok else _RED}">authz {_e(s["detail"].split(":")[0])}'
-                         f'</span>' + (f" <small>({_e(why[:60])})</small>" if why and ok else ""))
-            break
-    if mut:
-        changed = [s["step"].split(": ", 1)[1] for s in mut if s["detail"] == "changed the object"]
-        parts.append(f"{len(mut)} mutating" + (f" ({_e(', '.join(changed))} changed it)" if changed else ""))
-    v = next((s["detail"] for s in rec.get("steps", ()) if s["step"] == "validation"), None)
+    a = c["authorization"]
+    if a is not None:
+        parts.append(f'<span style="color:{_GREEN if a["allowed"] else _RED}">authz {_e(a["decision"])}'
+                     f'</span>' + (f" <small>({_e(a['reason'][:60])})</small>" if a["reason"] and a["allowed"] else ""))
+    if c["mutating"]:
+        changed = c["changed_by"]
+        parts.append(f"{c['mutating']} mutating" + (f" ({_e(', '.join(changed))} changed it)" if changed else ""))
+    v = c["validation"]
     if v is not None:
         parts.append(f'validation <span style="color:{_GREEN if v == "valid" else _RED}">{_e(v)}</span>')
-    if val:
-        parts.append(f"{len(val)} validating")
-    resp = next((s["detail"] for s in rec.get("steps", ()) if s["step"] == "response"), None)
-    if resp:
-        parts.append(f'<span style="color:{_RED}">{_e(resp)}</span>')
+    if c["validating"]:
+        parts.append(f"{c['validating']} validating")
+    if c["response"]:
+        parts.append(f'<span style="color:{_RED}">{_e(c["response"])}</span>')
     return "; ".join(parts)
 
 
@@ -172,7 +147,7 @@ def requests_table(result: KubectlResult | Sequence[Mapping[str, Any]], *, capti
     for i, entry in enumerate(entries, 1):
         code = int(entry.get("code", 0))
         colour = _GREEN if 200 <= code < 300 else _RED
-        what, user = _what(entry)
+        what, user = describe_request(entry)
         recs = entry.get("requests") or ()
         chain = _chain(recs[0]) if recs else ""
         result_writes = KubectlResult("", 0, "", "", [entry]).writes
@@ -470,7 +445,8 @@ def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
     recording : dict
         From :func:`~kubenotes.sim.kubectl.record_rollout`.
     seconds : float
-        Seconds after the command (the last frame at or before it is shown).
+        Seconds after the command (the last frame at or before it is shown,
+        counted by :func:`~kubenotes.sim.kubectl.rollout_state`).
 
     Returns
     -------
@@ -489,21 +465,15 @@ def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
     >>> "web-1" in rollout_frame(rec, 0) and "1/2 ready" in rollout_frame(rec, 0)
     True
     """
-    frames = recording["frames"]
-    frame = frames[0]
-    for f in frames:
-        if f["seconds"] <= seconds + 1e-9:
-            frame = f
-    scale = max((r["desired"] for f in frames for r in f["replicasets"]), default=1)
+    state = rollout_state(recording, seconds)
+    frame, scale = state["frame"], state["scale"]
     rs_rows = []
     for r in frame["replicasets"]:
         rs_rows.append(f'<tr><td style="{_TD}"><code>{_e(r["name"])}</code> <small>rev {_e(r["revision"])}</small>'
                        f'</td><td style="{_TD};font-size:14px;letter-spacing:1px">'
                        f'{_bar(r["ready"], r["desired"], scale)}'
                        f'</td><td style="{_TD}">{r["ready"]}/{r["desired"]} ready</td></tr>')
-    running = sum(1 for p in frame["pods"] if p["ready"] and not p["terminating"])
-    pending = sum(1 for p in frame["pods"] if not p["ready"] and not p["terminating"])
-    terminating = sum(1 for p in frame["pods"] if p["terminating"])
+    running, pending, terminating = state["ready"], state["not_ready"], state["terminating"]
     counts = (f"<div style='margin:2px 0 6px 0'>pods: <b style='color:{_GREEN}'>{running} ready</b>, "
               f"<b style='color:{_ORANGE}'>{pending} not ready</b>, <b style='color:{_GREY}'>{terminating} "
               f"terminating</b></div>")
