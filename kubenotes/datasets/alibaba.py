@@ -95,6 +95,7 @@ __all__ = [
     "load_pods",
     "load_arrays",
     "trace_arrays",
+    "trace_counts",
     "pod_gpu_request",
     "node_gpu_allocatable",
 ]
@@ -930,3 +931,64 @@ def trace_arrays(nodes: Iterable[Node], pods: Iterable[Pod], pods_file: str = ""
         pod_t.append((p.metadata.name, milli_value(req.get("cpu", 0), "spec.containers[0].resources.requests.cpu"),
                       value(req.get("memory", 0), "spec.containers[0].resources.requests.memory"), num, milli, models))
     return _build_arrays(node_t, pod_t, pods_file)
+
+
+def trace_counts(trace: TraceArrays) -> dict[str, Any]:
+    """The trace in numbers: GPUs per card model and per node, pods by kind, GPU demand against capacity.
+
+    Parameters
+    ----------
+    trace : TraceArrays
+
+    Returns
+    -------
+    dict
+        ``gpus_by_model`` (card model -> GPUs, largest first), ``nodes_by_gpus``
+        (GPUs per node -> nodes, most GPUs first), ``gpus`` and ``milli_cpu``
+        (the nodes' totals), ``cpu_only``, ``gpu_sharing`` (one GPU, less than
+        all of it), ``whole_gpu`` (whole GPUs), ``multi_gpu`` (of those, more
+        than one) and ``pinned`` (with a ``gpu_spec``) pod counts, and
+        ``gpu_demand_milli`` (thousandths of a GPU the whole pod list asks for).
+
+    Raises
+    ------
+    AttributeError
+        ``trace`` is not a TraceArrays.
+
+    See Also
+    --------
+    TraceArrays, kubenotes.viz.replay.trace_overview
+
+    References
+    ----------
+    https://github.com/alibaba/clusterdata/tree/master/cluster-trace-gpu-v2023 (the pod and node lists' columns)
+
+    Examples
+    --------
+    >>> t = TraceArrays.from_rows([NodeRow("n", 8000, 1024, 2, "T4")],
+    ...                           [PodRow("a", 1000, 0, 1, 500), PodRow("b", 1000, 0, 0, 0)])
+    >>> c = trace_counts(t)
+    >>> c["gpus_by_model"], c["cpu_only"], c["gpu_sharing"], c["gpu_demand_milli"]
+    ({'T4': 2}, 1, 1, 500)
+    """
+    cap = trace.node_gpu_count
+    models: dict[str, int] = {}
+    for m, g in zip(trace.node_model.tolist(), cap.tolist()):
+        if g > 0:
+            models[trace.models[m]] = models.get(trace.models[m], 0) + g
+    per_node: dict[int, int] = {}
+    for g in cap.tolist():
+        per_node[g] = per_node.get(g, 0) + 1
+    num, milli = trace.pod_num_gpu, trace.pod_gpu_milli
+    return {
+        "gpus_by_model": dict(sorted(models.items(), key=lambda kv: -kv[1])),
+        "nodes_by_gpus": dict(sorted(per_node.items(), reverse=True)),
+        "gpus": int(cap.sum()),
+        "milli_cpu": int(trace.node_milli_cpu.sum()),
+        "cpu_only": int((num == 0).sum()),
+        "gpu_sharing": int(((num == 1) & (milli < MILLI_PER_GPU)).sum()),
+        "whole_gpu": int(((num > 0) & (milli >= MILLI_PER_GPU)).sum()),
+        "multi_gpu": int((num > 1).sum()),
+        "pinned": sum(1 for s in trace.pod_gpu_spec if s) if trace.pod_gpu_spec else 0,
+        "gpu_demand_milli": int(trace.pod_total_gpu_milli.sum()),
+    }

@@ -16,7 +16,9 @@ so this module keeps:
 * the cluster after any number of placements, rebuilt from a replay's record
   and continued from a few kept checkpoints (:func:`events_at`,
   :func:`cluster_at`), one of its nodes as the simulator's ``NodeResource``
-  (:func:`node_view_of`) and a node worth explaining (:func:`fragmented_node`).
+  (:func:`node_view_of`), its GPU allocation and fragmentation then
+  (:func:`gpu_rates_at`), a node worth explaining (:func:`fragmented_node`)
+  and a few nodes' cards and pods as a graph (:func:`placement_graph`).
 
 Caches are module-level: per trace and per result they are keyed by ``id()``
 and dropped with the object (``weakref.finalize``); replays by an LRU of 128.
@@ -39,8 +41,9 @@ import os
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
+import networkx as nx
 import numpy as np
 
 from kubenotes.datasets.alibaba import (
@@ -78,6 +81,8 @@ __all__ = [
     "cluster_at",
     "node_view_of",
     "fragmented_node",
+    "gpu_rates_at",
+    "placement_graph",
     "ARRIVED_PERCENT",
     "curves",
 ]
@@ -621,6 +626,135 @@ def fragmented_node(cluster: ClusterState) -> str:
             idx = np.nonzero(mask)[0]
             return cluster.trace.node_names[int(idx[np.argmax(frag[idx])])]
     return cluster.trace.node_names[int(np.argmax(cluster.gpu_count > 0))]
+
+
+def gpu_rates_at(result: ReplayResult, events: int) -> tuple[float, float]:
+    """The GPU allocation ratio and fragmentation rate of a replay right after its first ``events`` placements.
+
+    Parameters
+    ----------
+    result : ReplayResult
+    events : int
+        Placements done (``0``: the empty cluster); e.g. :func:`events_at`.
+
+    Returns
+    -------
+    tuple of (float, float)
+        Percent of the cluster's GPU allocated, and percent of the idle GPU
+        fragmented (NaN when no GPU is idle). These are the replay's own
+        per-event values, not the per-bucket means of :meth:`ReplayResult.at`.
+        Before any placement: ``0.0`` and the empty cluster's fragmentation
+        (:func:`fragmentation_of`) over its GPU.
+
+    Raises
+    ------
+    IndexError
+        When ``events`` is larger than the replay's number of events.
+    ValueError
+        With ``events`` 0, when ``result`` carries no cluster (as :func:`cluster_at`).
+
+    See Also
+    --------
+    events_at, curves, kubenotes.viz.replay.occupancy_figure
+
+    References
+    ----------
+    hkust-adsl/kubernetes-scheduler-simulator pkg/simulator/simulator.go (the allocation and fragmentation it reports)
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> r = replay(t, "BestFit", tuning_ratio=0)
+    >>> gpu_rates_at(r, 1)[0], gpu_rates_at(r, 0)[0]
+    (25.0, 0.0)
+    """
+    if events:
+        alloc = 100 * result.allocated_gpu_milli[events - 1] / result.total_gpu_milli
+        idle = result.total_gpu_milli - result.allocated_gpu_milli[events - 1]
+        rate = 100 * result.frag_gpu_milli[events - 1] / idle if idle > 0 else float("nan")
+        return float(alloc), float(rate)
+    cluster = cluster_at(result, 0)
+    return 0.0, float(100 * cluster.node_fragmentation(
+        fragmentation_of(trace_of(result), cluster.max_cards)).sum() / max(result.total_gpu_milli, 1))
+
+
+def placement_graph(result: ReplayResult, arrived_percent: float | None, nodes: Sequence[str], *,
+                    events: int | None = None) -> nx.DiGraph:
+    """Nodes -> GPU cards -> pods for a few nodes at one arrived workload.
+
+    Parameters
+    ----------
+    result : ReplayResult
+    arrived_percent : float or None
+        The moment to show (see :func:`events_at`).
+    nodes : sequence of str
+        Node names.
+    events : int, optional
+        Show the cluster after this many events instead (e.g. ``event + 1``
+        of :func:`fgd_explain`, to include the pod it explains).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Graph nodes ``node/<name>`` (``kind="node"``, ``model``),
+        ``card/<name>/<i>`` (``kind="card"``, ``index``, ``free`` in
+        thousandths), ``pod/<event>`` (``kind="pod"``, ``name``, ``num_gpu``,
+        ``gpu_milli`` per card, ``milli_cpu``); edges node -> card and card ->
+        pod (``gpu_milli``). CPU-only pods hang off the node.
+
+    Raises
+    ------
+    ValueError
+        When a name is not a node of the trace, when both ``arrived_percent``
+        and ``events`` are None, or when ``result`` carries no cluster.
+
+    See Also
+    --------
+    cluster_at, kubenotes.viz.replay.placement_figure
+
+    References
+    ----------
+    hkust-adsl/kubernetes-scheduler-simulator pkg/utils/frag.go (NodeResource: free GPU per card)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/types.go (NodeInfo: the pods of a node)
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow, TraceArrays
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")],
+    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 300)])
+    >>> g = placement_graph(replay(t, "BestFit", tuning_ratio=0, order=[0, 1]), 100, ["n1"])
+    >>> sorted(g.successors("card/n1/0")), g.nodes["card/n1/0"]["free"]
+    (['pod/0', 'pod/1'], 200)
+    """
+    trace = trace_of(result)
+    idx = {n: trace.node_names.index(n) for n in nodes}
+    if events is None and arrived_percent is None:
+        raise ValueError("give arrived_percent or events")
+    e = events_at(result, arrived_percent) if events is None else int(events)
+    cluster = cluster_at(result, e)
+    g = nx.DiGraph()
+    for name, i in idx.items():
+        count = int(cluster.gpu_count[i])
+        g.add_node(f"node/{name}", kind="node", name=name, model=trace.models[int(trace.node_model[i])] if count else "")
+        for c in range(count):
+            g.add_node(f"card/{name}/{c}", kind="card", node=name, index=c, free=int(cluster.gpu_left[i, c]))
+            g.add_edge(f"node/{name}", f"card/{name}/{c}")
+    where = {i: n for n, i in idx.items()}
+    for ev in range(e):
+        i = int(result.node_index[ev])
+        if i not in where:
+            continue
+        p = int(result.pod_index[ev])
+        pid = f"pod/{ev}"
+        g.add_node(pid, kind="pod", name=trace.pod_names[p], num_gpu=int(trace.pod_num_gpu[p]),
+                   gpu_milli=int(trace.pod_gpu_milli[p]), milli_cpu=int(trace.pod_milli_cpu[p]))
+        cards = result.gpu_cards[ev]
+        if not cards:
+            g.add_edge(f"node/{where[i]}", pid, gpu_milli=0)
+        for c in cards:
+            g.add_edge(f"card/{where[i]}/{c}", pid, gpu_milli=int(trace.pod_gpu_milli[p]))
+    return g
 
 
 def replay_variants(policies: Iterable[str] = PAPER_POLICY_NAMES, variants: Iterable[str] = TRACE_VARIANTS,

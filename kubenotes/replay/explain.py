@@ -4,6 +4,8 @@
 replay (:func:`kubenotes.replay.cache.cluster_at`) and asks the FGD plugin
 itself for every feasible node's score and cards, with the fragmentation
 before and after (:class:`~kubenotes.replay.policies.Fragmentation`).
+:func:`fragmentation_terms` takes one node's fragmentation apart, one term
+per typical pod shape.
 
 References
 ----------
@@ -15,11 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from kubenotes.replay.cache import cluster_at, events_at, fragmentation_of, requests_of, trace_of, typical_of
 from kubenotes.replay.engine import ReplayResult, new_policy
-from kubenotes.replay.policies import PodRequest
+from kubenotes.replay.policies import NodeView, PodRequest, TypicalPods, frag_amount
 
-__all__ = ["fgd_explain"]
+__all__ = ["fgd_explain", "FRAG_REASONS", "fragmentation_terms"]
 
 
 def _is_kind(req: PodRequest, kind: str) -> bool:
@@ -139,3 +143,85 @@ def fgd_explain(result: ReplayResult, arrived_percent: float = 100.0, *, kind: s
             "rows": rows, "top_score": top, "ties": sum(1 for r in rows if r["score"] == top),
             "node": names[int(nodes_of[event])], "cards": list(result.gpu_cards[event]),
             "typical": len(typical_of(trace))}
+
+
+#: The reasons of :func:`fragmentation_terms`, in the order they are checked.
+FRAG_REASONS: tuple[str, ...] = ("no GPU", "card model", "CPU", "cards", "fits")
+
+
+def fragmentation_terms(view: NodeView, typical: TypicalPods) -> list[dict[str, Any]]:
+    """A node's fragmentation term by term: one entry per typical pod shape, the largest contribution first.
+
+    For each typical pod ``p`` (popularity ``f_p``), ``F_p`` is the idle GPU
+    of the node that ``p`` could not use: all of it when ``p`` cannot run on
+    the node, otherwise the idle GPU on cards with less free than ``p`` asks.
+    The node's fragmentation is ``F = sum_p f_p * F_p``
+    (:func:`~kubenotes.replay.policies.frag_amount`).
+
+    Parameters
+    ----------
+    view : NodeView
+        One node (:func:`~kubenotes.replay.cache.node_view_of`).
+    typical : TypicalPods
+        The target workload (:func:`~kubenotes.replay.policies.typical_pods`).
+
+    Returns
+    -------
+    list of dict
+        One per shape, sorted by contribution (largest first; ties: the more
+        popular shape, then the earlier one): ``index`` (in ``typical``),
+        ``milli_cpu``, ``gpu_milli`` (per GPU), ``num_gpu``, ``gpu_type``,
+        ``share`` (``f_p``), ``frag`` (``F_p``, thousandths of a GPU),
+        ``contribution`` (``f_p * F_p``) and ``reason``, one of
+        :data:`FRAG_REASONS`: the shape asks for ``no GPU``, its ``card
+        model`` is not the node's, the node has too little ``CPU`` left, too
+        few ``cards`` with enough free, or it ``fits`` (then only cards with
+        less free than it asks are stranded).
+
+    Raises
+    ------
+    AttributeError
+        ``view`` is not a NodeView or ``typical`` not a TypicalPods.
+
+    See Also
+    --------
+    kubenotes.replay.policies.frag_amount, kubenotes.viz.replay.fragmentation_breakdown
+
+    Notes
+    -----
+    Each ``F_p`` is ``frag_amount`` of the node against the single shape
+    ``p``; ``reason`` restates the rule it applied, for reading.
+
+    References
+    ----------
+    hkust-adsl/kubernetes-scheduler-simulator pkg/utils/frag.go (NodeGpuShareFragAmount, IsNodeAccessibleToPodByType)
+
+    Examples
+    --------
+    >>> t = TypicalPods.from_args([{"milliCpu": 2000, "milliGpu": 500, "gpuNumber": 1, "percentage": 0.5},
+    ...                            {"milliCpu": 2000, "milliGpu": 1000, "gpuNumber": 1, "percentage": 0.5}])
+    >>> [(x["index"], x["frag"], x["contribution"], x["reason"])
+    ...  for x in fragmentation_terms(NodeView("n", 8000, 8000, 0, 0, [600, 1000], "T4"), t)]
+    [(1, 600.0, 300.0, 'fits'), (0, 0.0, 0.0, 'fits')]
+    """
+    terms = []
+    for i in range(len(typical)):
+        one = TypicalPods(typical.milli_cpu[i:i + 1], typical.gpu_milli[i:i + 1], typical.num_gpu[i:i + 1],
+                          typical.gpu_type[i:i + 1], np.array([1.0]))
+        share = float(typical.percentage[i])
+        frag = frag_amount(view, one)
+        c, m, n, t = int(typical.milli_cpu[i]), int(typical.gpu_milli[i]), int(typical.num_gpu[i]), typical.gpu_type[i]
+        if n == 0:
+            reason = "no GPU"
+        elif t and view.model not in t.split("|"):
+            reason = "card model"
+        elif view.milli_cpu_left < c:
+            reason = "CPU"
+        elif sum(1 for x in view.gpu_left if x >= m) < n:
+            reason = "cards"
+        else:
+            reason = "fits"
+        terms.append({"index": i, "milli_cpu": c, "gpu_milli": m, "num_gpu": n, "gpu_type": t, "share": share,
+                      "frag": frag, "contribution": share * frag, "reason": reason})
+    terms.sort(key=lambda x: (-round(x["contribution"], 9), -x["share"], x["index"]))
+    return terms

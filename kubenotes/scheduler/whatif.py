@@ -43,6 +43,7 @@ __all__ = [
     "taints_of",
     "schedule_pending",
     "schedule_what_if",
+    "compare_placements",
 ]
 
 
@@ -418,3 +419,70 @@ def taints_of(nodes: Iterable[Any]) -> list[dict[str, str]]:
             if t.effect in ("NoSchedule", "NoExecute"):
                 seen.setdefault((t.key, t.value or "", t.effect), {"key": t.key, "value": t.value or "", "effect": t.effect})
     return list(seen.values())
+
+
+def compare_placements(runs: Mapping[str, Iterable[Any]], nodes: Iterable[Any] = ()) -> dict[str, Any]:
+    """Where each pod went under several scheduler configurations, and how the runs differ.
+
+    Parameters
+    ----------
+    runs : mapping of str to iterable of AttemptTrace or dict
+        Label -> the attempts of ``Scheduler.run()`` (or their ``to_dict()``),
+        in order; a pod's last attempt counts.
+    nodes : iterable of lightkube Node, optional
+        The cluster's nodes, to count those no pod landed on.
+
+    Returns
+    -------
+    dict
+        ``placed``: label -> pod key (``namespace/name``, namespace ``default``
+        when unset) -> ``nodeName`` (None: Pending); ``pods``: every pod key,
+        in the order first seen; ``summary``: label -> ``{"bound", "nodes_used",
+        "nodes_left_empty", "moved"}`` (pods with a node, distinct nodes used,
+        nodes of ``nodes`` no pod landed on or None without ``nodes``, pods
+        whose node differs from the first run's).
+
+    Raises
+    ------
+    KeyError
+        An attempt has no ``name``.
+    AttributeError
+        An attempt is neither a mapping nor has ``to_dict()``.
+
+    See Also
+    --------
+    schedule_pending, kubenotes.viz.replay.schedule_comparison
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (ScheduleOne: one attempt, its node or the failure)
+
+    Examples
+    --------
+    >>> a = [{"namespace": "ns", "name": "p", "nodeName": "n1"}, {"namespace": "ns", "name": "q", "nodeName": None},
+    ...      {"namespace": "ns", "name": "q", "nodeName": "n2"}]
+    >>> b = [{"namespace": "ns", "name": "p", "nodeName": "n1"}, {"namespace": "ns", "name": "q", "nodeName": "n1"}]
+    >>> c = compare_placements({"default": a, "mine": b})
+    >>> c["pods"], c["summary"]["default"], c["summary"]["mine"]
+    (['ns/p', 'ns/q'], {'bound': 2, 'nodes_used': 2, 'nodes_left_empty': None, 'moved': 0}, {'bound': 2, 'nodes_used': 1, 'nodes_left_empty': None, 'moved': 1})
+    """
+    def last(run: Iterable[Any]) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        for t in run:
+            d = t if isinstance(t, Mapping) else t.to_dict()
+            out[f"{d.get('namespace') or 'default'}/{d['name']}"] = d.get("nodeName")
+        return out
+
+    placed = {k: last(v) for k, v in runs.items()}
+    labels = list(placed)
+    keys = list(dict.fromkeys(k for v in placed.values() for k in v))
+    first = placed[labels[0]] if labels else {}
+    names = {n.metadata.name for n in nodes}
+    summary = {}
+    for lab in labels:
+        got = placed[lab]
+        used = {n for n in got.values() if n}
+        summary[lab] = {"bound": sum(1 for n in got.values() if n), "nodes_used": len(used),
+                        "nodes_left_empty": len(names - used) if names else None,
+                        "moved": sum(1 for k in keys if got.get(k) != first.get(k))}
+    return {"placed": placed, "pods": keys, "summary": summary}

@@ -10,7 +10,8 @@ Where the trace is, its pod-list variants, replays cached per
 * tables (:func:`trace_overview`, :func:`results_table`,
   :func:`fragmentation_breakdown`, :func:`fgd_panel`, :func:`schedule_comparison`);
 * figures (:func:`curves_figure`, :func:`occupancy_figure`,
-  :func:`placement_figure` of the networkx :func:`placement_graph`);
+  :func:`placement_figure` of the networkx
+  :func:`~kubenotes.replay.cache.placement_graph`);
 * the chapter's live panel (:func:`replay_panel`, built on
   :func:`kubenotes.viz.widgets.live_panel`).
 
@@ -55,6 +56,7 @@ from kubenotes.datasets.alibaba import (
     TraceArrays,
     TraceNotFound,
     pod_gpu_request,
+    trace_counts,
 )
 from kubenotes.replay.cache import (
     ARRIVED_PERCENT,
@@ -63,14 +65,14 @@ from kubenotes.replay.cache import (
     cached_replay,
     cluster_at,
     events_at,
-    fragmentation_of,
+    gpu_rates_at,
     per_trace,
     replay_policies,
     trace_of,
 )
 from kubenotes.replay.cache import curves as _curves
 from kubenotes.replay.engine import PAPER_ALLOCATION_PERCENT, ReplayResult, replay
-from kubenotes.replay.explain import fgd_explain
+from kubenotes.replay.explain import fgd_explain, fragmentation_terms
 from kubenotes.replay.policies import (
     PAPER_POLICY_NAMES,
     POLICY_NAMES,
@@ -80,6 +82,7 @@ from kubenotes.replay.policies import (
     TypicalPods,
     frag_amount,
 )
+from kubenotes.scheduler.whatif import compare_placements
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
@@ -95,7 +98,6 @@ __all__ = [
     "occupancy_figure",
     "fragmentation_breakdown",
     "fgd_panel",
-    "placement_graph",
     "placement_figure",
     "schedule_comparison",
     "replay_view",
@@ -194,33 +196,20 @@ def trace_overview(trace: TraceArrays) -> Html:
     >>> "T4 2" in s and "1 GPU-sharing" in s and "25.0%" in s
     True
     """
-    cap = trace.node_gpu_count
-    models: dict[str, int] = {}
-    for m, g in zip(trace.node_model.tolist(), cap.tolist()):
-        if g > 0:
-            models[trace.models[m]] = models.get(trace.models[m], 0) + g
-    per_node: dict[int, int] = {}
-    for g in cap.tolist():
-        per_node[g] = per_node.get(g, 0) + 1
-    num, milli = trace.pod_num_gpu, trace.pod_gpu_milli
+    c = trace_counts(trace)
     p = max(trace.num_pods, 1)
-    cpu_only = int((num == 0).sum())
-    share = int(((num == 1) & (milli < MILLI_PER_GPU)).sum())
-    whole = int(((num > 0) & (milli >= MILLI_PER_GPU)).sum())
-    multi = int((num > 1).sum())
-    spec = sum(1 for s in trace.pod_gpu_spec if s) if trace.pod_gpu_spec else 0
-    demand = int(trace.pod_total_gpu_milli.sum())
+    cpu_only, share, whole, multi = c["cpu_only"], c["gpu_sharing"], c["whole_gpu"], c["multi_gpu"]
+    demand = c["gpu_demand_milli"]
     total = max(trace.total_gpu_milli, 1)
     rows = [
         ("pod list", f"<code>{_e(trace.pods_file or '(in memory)')}</code>"),
-        ("GPU nodes", f"{trace.num_nodes:,} with {int(cap.sum()):,} GPUs, "
-                      f"{int(trace.node_milli_cpu.sum()) // 1000:,} vCPU"),
-        ("GPUs by card model", " · ".join(f"{_e(m)} {g:,}" for m, g in sorted(models.items(), key=lambda kv: -kv[1]))),
-        ("GPUs per node", " · ".join(f"{g} on {n:,} nodes" for g, n in sorted(per_node.items(), reverse=True))),
+        ("GPU nodes", f"{trace.num_nodes:,} with {c['gpus']:,} GPUs, {c['milli_cpu'] // 1000:,} vCPU"),
+        ("GPUs by card model", " · ".join(f"{_e(m)} {g:,}" for m, g in c["gpus_by_model"].items())),
+        ("GPUs per node", " · ".join(f"{g} on {n:,} nodes" for g, n in c["nodes_by_gpus"].items())),
         ("pods", f"{trace.num_pods:,}: {cpu_only:,} CPU-only ({100 * cpu_only / p:.1f}%), "
                  f"{share:,} GPU-sharing ({100 * share / p:.1f}%), {whole:,} whole-GPU ({100 * whole / p:.1f}%; "
                  f"{multi:,} of them multi-GPU)"),
-        ("pods pinned to card models (gpu_spec)", f"{spec:,}"),
+        ("pods pinned to card models (gpu_spec)", f"{c['pinned']:,}"),
         ("GPU requested by the whole list", f"{demand / MILLI_PER_GPU:,.1f} GPUs = {100 * demand / total:.1f}% of capacity"),
     ]
     return _table(["what", "value"], [(f"<b>{_e(k)}</b>", v) for k, v in rows], numeric_from=99)
@@ -343,8 +332,9 @@ def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 
 
     Notes
     -----
-    Each ``F_p`` is ``frag_amount`` of the node against the single shape
-    ``p``; the reason column restates the rule for reading.
+    The terms and their reasons come from
+    :func:`~kubenotes.replay.explain.fragmentation_terms`; each ``F_p`` is
+    ``frag_amount`` of the node against the single shape ``p``.
 
     Examples
     --------
@@ -355,36 +345,22 @@ def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 
     True
     """
     total_idle = sum(view.gpu_left)
-    terms = []
-    for i in range(len(typical)):
-        one = TypicalPods(typical.milli_cpu[i:i + 1], typical.gpu_milli[i:i + 1], typical.num_gpu[i:i + 1],
-                          typical.gpu_type[i:i + 1], np.array([1.0]))
-        terms.append((float(typical.percentage[i]) * frag_amount(view, one), float(typical.percentage[i]), i))
-    terms.sort(key=lambda t: (-round(t[0], 9), -t[1], t[2]))
-    order = [i for _, _, i in terms]
+    terms = fragmentation_terms(view, typical)
     rows, shown_f, shown_c = [], 0.0, 0.0
-    for i in order[:top]:
-        c, m, n, t, f = (int(typical.milli_cpu[i]), int(typical.gpu_milli[i]), int(typical.num_gpu[i]),
-                         typical.gpu_type[i], float(typical.percentage[i]))
-        fp = frag_amount(view, TypicalPods(typical.milli_cpu[i:i + 1], typical.gpu_milli[i:i + 1],
-                                           typical.num_gpu[i:i + 1], typical.gpu_type[i:i + 1], np.array([1.0])))
-        if n == 0:
-            why = "asks for no GPU: all idle GPU is wasted for it"
-        elif t and view.model not in t.split("|"):
-            why = f"needs {_e(t)}: card model not allowed"
-        elif view.milli_cpu_left < c:
-            why = "not enough CPU left: all idle GPU is stranded"
-        elif sum(1 for x in view.gpu_left if x >= m) < n:
-            why = f"no {n} card{'s' if n > 1 else ''} with {m} free: all idle GPU is stranded"
-        else:
-            why = f"fits; idle GPU on cards with less than {m} free is stranded"
+    for x in terms[:top]:
+        c, m, n, t, f, fp = x["milli_cpu"], x["gpu_milli"], x["num_gpu"], x["gpu_type"], x["share"], x["frag"]
+        why = {"no GPU": "asks for no GPU: all idle GPU is wasted for it",
+               "card model": f"needs {_e(t)}: card model not allowed",
+               "CPU": "not enough CPU left: all idle GPU is stranded",
+               "cards": f"no {n} card{'s' if n > 1 else ''} with {m} free: all idle GPU is stranded",
+               "fits": f"fits; idle GPU on cards with less than {m} free is stranded"}[x["reason"]]
         rows.append([_e(_vcpu(c)), _e(_gpu_text(n, m)) + (f" ({_e(t)})" if t else ""), f"{100 * f:.1f}%", why,
                      f"{fp:,.0f}", f"{f * fp:,.1f}"])
         shown_f += f
         shown_c += f * fp
     total = frag_amount(view, typical)
-    if len(order) > top:
-        rows.append(["", f"the other {len(order) - top} shapes (smaller terms)",
+    if len(terms) > top:
+        rows.append(["", f"the other {len(terms) - top} shapes (smaller terms)",
                      f"{100 * (float(typical.percentage.sum()) - shown_f):.1f}%",
                      "", "", f"{total - shown_c:,.1f}"])
     head = (f"<div style='font-size:12px'><b>{_e(view.name)}</b> ({_e(view.model or 'no GPU')}): free GPU per card "
@@ -865,13 +841,7 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
         i = trace.node_names.index(highlight)
         ty, tx = lay["origin"][i]
         ax.add_patch(Rectangle((tx - 0.6, ty - 0.6), 5.2, 3.2, fill=False, ec=_GREEN, lw=2.2))
-    if e:
-        alloc = 100 * result.allocated_gpu_milli[e - 1] / result.total_gpu_milli
-        idle = result.total_gpu_milli - result.allocated_gpu_milli[e - 1]
-        rate = 100 * result.frag_gpu_milli[e - 1] / idle if idle > 0 else float("nan")
-    else:
-        alloc, rate = 0.0, float(100 * cluster.node_fragmentation(
-            fragmentation_of(trace, cluster.max_cards)).sum() / max(result.total_gpu_milli, 1))
+    alloc, rate = gpu_rates_at(result, e)
     ax.set_title(title or (f"{result.policy}, {arrived_percent:g}% arrived:{chr(10) if narrow else ' '}"
                            f"{alloc:.1f}% of GPUs allocated, fragmentation rate {rate:.1f}%\n{n_full:,} full, "
                            f"{n_part:,} partly used, {n_idle:,} idle cards"), fontsize=9.5 if narrow else 10)
@@ -889,83 +859,14 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
 # the placement graph
 
 
-def placement_graph(result: ReplayResult, arrived_percent: float | None, nodes: Sequence[str], *,
-                    events: int | None = None) -> nx.DiGraph:
-    """Nodes -> GPU cards -> pods for a few nodes at one arrived workload.
-
-    Parameters
-    ----------
-    result : ReplayResult
-    arrived_percent : float or None
-        The moment to show (see :func:`events_at`).
-    nodes : sequence of str
-        Node names.
-    events : int, optional
-        Show the cluster after this many events instead (e.g. ``event + 1``
-        of :func:`fgd_explain`, to include the pod it explains).
-
-    Returns
-    -------
-    networkx.DiGraph
-        Graph nodes ``node/<name>`` (``kind="node"``, ``model``),
-        ``card/<name>/<i>`` (``kind="card"``, ``index``, ``free`` in
-        thousandths), ``pod/<event>`` (``kind="pod"``, ``name``, ``num_gpu``,
-        ``gpu_milli`` per card, ``milli_cpu``); edges node -> card and card ->
-        pod (``gpu_milli``). CPU-only pods hang off the node.
-
-    Raises
-    ------
-    ValueError
-        When a name is not a node of the trace, when both ``arrived_percent``
-        and ``events`` are None, or when ``result`` carries no cluster.
-
-    Examples
-    --------
-    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
-    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 2, "T4")],
-    ...                           [PodRow("a", 1000, 1024, 1, 500), PodRow("b", 1000, 1024, 1, 300)])
-    >>> g = placement_graph(replay(t, "BestFit", tuning_ratio=0, order=[0, 1]), 100, ["n1"])
-    >>> sorted(g.successors("card/n1/0")), g.nodes["card/n1/0"]["free"]
-    (['pod/0', 'pod/1'], 200)
-    """
-    trace = trace_of(result)
-    idx = {n: trace.node_names.index(n) for n in nodes}
-    if events is None and arrived_percent is None:
-        raise ValueError("give arrived_percent or events")
-    e = events_at(result, arrived_percent) if events is None else int(events)
-    cluster = cluster_at(result, e)
-    g = nx.DiGraph()
-    for name, i in idx.items():
-        count = int(cluster.gpu_count[i])
-        g.add_node(f"node/{name}", kind="node", name=name, model=trace.models[int(trace.node_model[i])] if count else "")
-        for c in range(count):
-            g.add_node(f"card/{name}/{c}", kind="card", node=name, index=c, free=int(cluster.gpu_left[i, c]))
-            g.add_edge(f"node/{name}", f"card/{name}/{c}")
-    where = {i: n for n, i in idx.items()}
-    for ev in range(e):
-        i = int(result.node_index[ev])
-        if i not in where:
-            continue
-        p = int(result.pod_index[ev])
-        pid = f"pod/{ev}"
-        g.add_node(pid, kind="pod", name=trace.pod_names[p], num_gpu=int(trace.pod_num_gpu[p]),
-                   gpu_milli=int(trace.pod_gpu_milli[p]), milli_cpu=int(trace.pod_milli_cpu[p]))
-        cards = result.gpu_cards[ev]
-        if not cards:
-            g.add_edge(f"node/{where[i]}", pid, gpu_milli=0)
-        for c in cards:
-            g.add_edge(f"card/{where[i]}/{c}", pid, gpu_milli=int(trace.pod_gpu_milli[p]))
-    return g
-
-
 def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_pods: bool = False,
                      highlight: str | None = None) -> Figure:
-    """Draw :func:`placement_graph` left to right (nodes, cards, pods) with a fixed layout.
+    """Draw :func:`~kubenotes.replay.cache.placement_graph` left to right (nodes, cards, pods) with a fixed layout.
 
     Parameters
     ----------
     graph : networkx.DiGraph
-        From :func:`placement_graph`.
+        From :func:`~kubenotes.replay.cache.placement_graph`.
     title : str, optional
     show_cpu_pods : bool
         Also draw CPU-only pods (they take no card).
@@ -981,7 +882,7 @@ def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_po
     Raises
     ------
     KeyError
-        A graph node lacks the attributes :func:`placement_graph` sets
+        A graph node lacks the attributes :func:`~kubenotes.replay.cache.placement_graph` sets
         (``kind``, and ``name``/``index``/``free``/``num_gpu``... per kind).
 
     Examples
@@ -1082,6 +983,10 @@ def schedule_comparison(runs: Mapping[str, Sequence[Any]], *, pods: Sequence[Any
     KeyError
         An attempt has no ``name``.
 
+    See Also
+    --------
+    kubenotes.scheduler.whatif.compare_placements : the numbers, as values.
+
     Examples
     --------
     >>> a = [{"namespace": "ns", "name": "p", "nodeName": "n1"}]
@@ -1090,28 +995,18 @@ def schedule_comparison(runs: Mapping[str, Sequence[Any]], *, pods: Sequence[Any
     >>> "n1" in s and "n2" in s and ">1<" in s
     True
     """
-    def last(run):
-        out: dict[str, str | None] = {}
-        for t in run:
-            d = t if isinstance(t, Mapping) else t.to_dict()
-            out[f"{d.get('namespace') or 'default'}/{d['name']}"] = d.get("nodeName")
-        return out
-
-    placed = {k: last(v) for k, v in runs.items()}
+    cmp = compare_placements(runs, nodes)
+    placed, keys = cmp["placed"], cmp["pods"]
     labels = list(placed)
-    keys = list(dict.fromkeys(k for v in placed.values() for k in v))
-    first = placed[labels[0]] if labels else {}
     gpu = {}
     for p in pods:
         num, milli, _ = pod_gpu_request(p)
         gpu[f"{p.metadata.namespace or 'default'}/{p.metadata.name}"] = _gpu_text(num, milli)
     summary = []
-    for lab in labels:
-        got = placed[lab]
-        used = {n for n in got.values() if n}
-        moved = sum(1 for k in keys if got.get(k) != first.get(k))
-        summary.append([f"<b>{_e(lab)}</b>", str(sum(1 for n in got.values() if n)), str(len(used)),
-                        str(len({n.metadata.name for n in nodes} - used)) if nodes else "–", str(moved)])
+    for lab, s in cmp["summary"].items():
+        empty = s["nodes_left_empty"]
+        summary.append([f"<b>{_e(lab)}</b>", str(s["bound"]), str(s["nodes_used"]),
+                        str(empty) if empty is not None else "–", str(s["moved"])])
     t1 = _table(["configuration", "pods bound", "nodes used", "nodes left empty", "pods placed differently"], summary)
     body, css = [], []
     for k in keys[:rows]:

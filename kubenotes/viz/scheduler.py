@@ -36,6 +36,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from kubenotes.api.taints import taint_string
 from kubenotes.scheduler.config import SCORING_STRATEGIES, as_config_dict, config_with
 from kubenotes.scheduler.whatif import schedule_what_if, score_weights, taints_of
 from kubenotes.viz.graphs import detached_figure
@@ -993,10 +994,6 @@ def _cell(v: Any) -> str:
 # the chapter's widget
 
 
-def _taint_text(t: Mapping[str, str]) -> str:
-    return f"{t['key']}={t['value']}:{t['effect']}" if t.get("value") else f"{t['key']}:{t['effect']}"
-
-
 def scheduling_panel(
     manifests: Any,
     pod: Any,
@@ -1102,7 +1099,7 @@ def scheduling_panel(
                                                description="requests.memory (MiB)", continuous_update=False, **wide)
     taints = taints_of(manifests.nodes)
     for i, t in enumerate(taints):
-        controls[f"t{i}"] = widgets.Checkbox(value=False, description=f"tolerate {_taint_text(t)}", indent=False,
+        controls[f"t{i}"] = widgets.Checkbox(value=False, description=f"tolerate {taint_string(t)}", indent=False,
                                              layout=widgets.Layout(width="435px"))
     zones = sorted({(n.metadata.labels or {}).get(zone_label) for n in manifests.nodes} - {None})
     options: list[tuple[str, tuple[str, str, str]]] = [("none", ("", "", ""))]

@@ -225,7 +225,7 @@ def test_occupancy_figure_counts_cards():
 
 def test_placement_graph_links_nodes_cards_and_pods():
     r = toy_replay("BestFit")
-    g = rv.placement_graph(r, 130, ["n1", "n2"])
+    g = rc.placement_graph(r, 130, ["n1", "n2"])
     kinds = {d["kind"] for _, d in g.nodes(data=True)}
     assert kinds == {"node", "card", "pod"}
     assert sum(1 for _, d in g.nodes(data=True) if d["kind"] == "card") == 8
@@ -238,7 +238,7 @@ def test_placement_graph_links_nodes_cards_and_pods():
         assert preds == want
     fig = rv.placement_figure(g, highlight=f"pod/{placed[0]}", title="toy")
     assert isinstance(fig, Figure)
-    assert len(rv.placement_graph(r, None, ["n1"], events=0).nodes) == 5
+    assert len(rc.placement_graph(r, None, ["n1"], events=0).nodes) == 5
 
 
 def test_schedule_comparison_counts_nodes_and_differences():
