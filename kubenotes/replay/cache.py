@@ -12,7 +12,8 @@ so this module keeps:
 * data derived once per trace (:func:`per_trace`, :func:`typical_of`,
   :func:`requests_of`, :func:`fragmentation_of`);
 * a replay's allocation and fragmentation curves sampled for plotting
-  (:func:`curves`);
+  (:func:`curves`), and its headline numbers averaged over seeds
+  (:func:`seed_means`);
 * the cluster after any number of placements, rebuilt from a replay's record
   and continued from a few kept checkpoints (:func:`events_at`,
   :func:`cluster_at`), one of its nodes as the simulator's ``NodeResource``
@@ -41,7 +42,7 @@ import os
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import networkx as nx
 import numpy as np
@@ -81,6 +82,7 @@ __all__ = [
     "cluster_at",
     "node_view_of",
     "fragmented_node",
+    "seed_means",
     "gpu_rates_at",
     "placement_graph",
     "ARRIVED_PERCENT",
@@ -626,6 +628,60 @@ def fragmented_node(cluster: ClusterState) -> str:
             idx = np.nonzero(mask)[0]
             return cluster.trace.node_names[int(idx[np.argmax(frag[idx])])]
     return cluster.trace.node_names[int(np.argmax(cluster.gpu_count > 0))]
+
+
+def seed_means(results: Mapping[str, ReplayResult | Iterable[ReplayResult]]) -> dict[str, dict[str, float]]:
+    """Per policy, the chapter's headline numbers averaged over seeds.
+
+    Parameters
+    ----------
+    results : mapping of str to ReplayResult or iterable of ReplayResult
+        Policy -> one result, or one per seed.
+
+    Returns
+    -------
+    dict[str, dict[str, float]]
+        Policy -> ``seeds`` (how many results), ``allocation_100`` and
+        ``allocation_130`` (GPU allocation ratio at 100% and 130% arrived
+        workload), ``fragmentation_90`` (fragmentation rate at 90%), each the
+        mean of :meth:`ReplayResult.at` over the seeds that have a value (NaN
+        when none has), and ``failed_pods`` (mean over all seeds).
+
+    Raises
+    ------
+    TypeError
+        A value of ``results`` is neither a ReplayResult nor an iterable of them.
+
+    See Also
+    --------
+    kubenotes.replay.cli.summarize : the same points as JSON, rounded to 2 decimals.
+    kubenotes.viz.replay.results_table
+
+    References
+    ----------
+    hkust-adsl/kubernetes-scheduler-simulator experiments/analysis (the paper's figures 7 and 9: means over seeds)
+
+    Examples
+    --------
+    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, -1]), [[0], []],
+    ...                  np.array([1000, 1300]), np.array([950, 950]), np.array([10.0, 10.0]))
+    >>> m = seed_means({"FGD": r})["FGD"]
+    >>> m["seeds"], round(m["allocation_100"], 2), round(m["allocation_130"], 2), m["failed_pods"]
+    (1, 95.0, 95.0, 1.0)
+    """
+    def mean(values: list[float]) -> float:
+        v = np.asarray(values, dtype=np.float64)
+        v = v[np.isfinite(v)]
+        return float(v.mean()) if len(v) else float("nan")
+
+    out = {}
+    for name, rs in results.items():
+        lst = [rs] if isinstance(rs, ReplayResult) else list(rs)
+        out[name] = {"seeds": len(lst), "allocation_100": mean([r.at("allocation", 100) for r in lst]),
+                     "allocation_130": mean([r.at("allocation", 130) for r in lst]),
+                     "fragmentation_90": mean([r.at("fragmentation", 90) for r in lst]),
+                     "failed_pods": float(np.mean([r.failed_pods for r in lst]))}
+    return out
 
 
 def gpu_rates_at(result: ReplayResult, events: int) -> tuple[float, float]:

@@ -63,6 +63,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
+from kubenotes.api.podutil import pod_ready_condition
 from kubenotes.apiserver.rbac import can_i_matrix
 from kubenotes.client.components import informer_graph
 from kubenotes.sim.listwatch import (DELETED_CACHE_STILL_HAS_IT, IN_SYNC, NOT_YET_IN_CACHE, STALE,
@@ -524,9 +525,14 @@ def hops_figure(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], upto: int | No
     return component_figure(g, list(hops[:upto]), title=title)
 
 
-def _png(fig: Figure) -> bytes:
+def _png(fig: Figure, dpi: int = 80) -> bytes:
+    """``fig`` saved as a PNG at ``dpi`` (no tight box), then closed; also :mod:`kubenotes.viz.replay`'s.
+
+    A candidate for :mod:`kubenotes.viz.widgets` beside ``figure_png`` (the
+    inline backend's tight PNG, a different picture).
+    """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80)
+    fig.savefig(buf, format="png", dpi=dpi)
     plt.close(fig)
     return buf.getvalue()
 
@@ -757,7 +763,7 @@ def _what(obj: Mapping[str, Any]) -> str:
             parts.append(f"nodeName={spec['nodeName']}")
         if st.get("phase"):
             parts.append(f"phase={st['phase']}")
-        ready = next((c.get("status") for c in st.get("conditions") or () if c.get("type") == "Ready"), None)
+        ready = (pod_ready_condition(obj) or {}).get("status")
         if ready:
             parts.append(f"Ready={ready}")
         if md.get("deletionTimestamp"):

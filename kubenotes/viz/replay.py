@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import io
 import os
 import time
 from collections.abc import Mapping
@@ -68,6 +67,7 @@ from kubenotes.replay.cache import (
     gpu_rates_at,
     per_trace,
     replay_policies,
+    seed_means,
     trace_of,
 )
 from kubenotes.replay.cache import curves as _curves
@@ -83,6 +83,7 @@ from kubenotes.replay.policies import (
     frag_amount,
 )
 from kubenotes.scheduler.whatif import compare_placements
+from kubenotes.viz.controlplane import _png  # the one savefig-to-PNG helper of the chapters
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
@@ -215,16 +216,6 @@ def trace_overview(trace: TraceArrays) -> Html:
     return _table(["what", "value"], [(f"<b>{_e(k)}</b>", v) for k, v in rows], numeric_from=99)
 
 
-def _mean(values: Sequence[float]) -> float:
-    v = np.asarray(values, dtype=np.float64)
-    v = v[np.isfinite(v)]
-    return float(v.mean()) if len(v) else float("nan")
-
-
-def _as_list(r: ReplayResult | Sequence[ReplayResult]) -> list[ReplayResult]:
-    return [r] if isinstance(r, ReplayResult) else list(r)
-
-
 def results_table(results: Mapping[str, ReplayResult | Sequence[ReplayResult]], *,
                   paper: Mapping[str, tuple[float, float]] | None = PAPER_ALLOCATION_PERCENT,
                   seconds: Mapping[str, float] | None = None) -> Html:
@@ -255,6 +246,7 @@ def results_table(results: Mapping[str, ReplayResult | Sequence[ReplayResult]], 
 
     See Also
     --------
+    kubenotes.replay.cache.seed_means : the numbers, as values.
     kubenotes.replay.cli.summarize : the same numbers as JSON.
 
     Examples
@@ -274,13 +266,8 @@ def results_table(results: Mapping[str, ReplayResult | Sequence[ReplayResult]], 
     cols += ["fragmentation rate at 90%", "failed pods"]
     if seconds is not None:
         cols.append("replay seconds")
-    stats = {}
-    for name, rs in results.items():
-        lst = _as_list(rs)
-        stats[name] = (len(lst), _mean([r.at("allocation", 100) for r in lst]),
-                       _mean([r.at("allocation", 130) for r in lst]),
-                       _mean([r.at("fragmentation", 90) for r in lst]),
-                       float(np.mean([r.failed_pods for r in lst])))
+    stats = {name: (m["seeds"], m["allocation_100"], m["allocation_130"], m["fragmentation_90"], m["failed_pods"])
+             for name, m in seed_means(results).items()}
     best = max((s[2] for s in stats.values() if np.isfinite(s[2])), default=None)
     rows = []
     for name, (n, a100, a130, f90, failed) in stats.items():
@@ -1022,12 +1009,6 @@ def schedule_comparison(runs: Mapping[str, Sequence[Any]], *, pods: Sequence[Any
 # the live panel
 
 
-def _png(fig: Figure, dpi: int = 80) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "default",
                 arrived_percent: float = 100, focus: str = "FGD", seed: int = DEFAULT_SEED,
                 trace_dir: str | os.PathLike[str] | None = None) -> list[Any]:
@@ -1100,7 +1081,7 @@ def _view_row(variant: str, arrived_percent: float, focus: str, seed: int,
     focus_r = cached_replay(focus, variant, seed, trace_dir)
     occ = occupancy_figure(focus_r, arrived_percent, highlight=chosen if focus == "FGD" else None, per_row=22,
                            width_inches=5.5)
-    img = _png(occ)
+    img = base64.b64encode(_png(occ)).decode("ascii")
     row = Html(
         "<div style='display:flex;gap:12px;align-items:flex-start'>"
         f"<div style='flex:0 0 440px'><img style='width:440px' alt='GPU occupancy' "
