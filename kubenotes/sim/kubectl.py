@@ -68,6 +68,7 @@ __all__ = [
     "kubectl_session",
     "kubectl_apply_hops",
     "record_rollout",
+    "http_writes",
     "describe_request",
     "request_chain",
     "rollout_state",
@@ -147,19 +148,7 @@ class KubectlResult:
         ``watchers`` maps each watcher the event was queued for to the event
         type it saw (``{"kube-controller-manager": "ADDED"}``).
         """
-        out = []
-        for r in self.requests:
-            steps = r.get("steps", ())
-            for i, s in enumerate(steps):
-                if s["step"] != "storage":
-                    continue
-                m = STORAGE_STEP.match(s["detail"])
-                if m is None:
-                    continue
-                nxt = steps[i + 1] if i + 1 < len(steps) and steps[i + 1]["step"] == "watch" else None
-                out.append({"type": m.group(1), "key": m.group(2), "resourceVersion": m.group(3),
-                            "watchers": watch_deliveries(nxt["detail"]) if nxt else {}})
-        return out
+        return [w for e in self.http for w in http_writes(e)]
 
     def lines(self) -> list[str]:
         """``"METHOD URL -> CODE"`` per request: the shape of ``kubectl -v=6``'s log."""
@@ -844,6 +833,57 @@ def record_rollout(served: Any, command: str, *, namespace: str, selector: str, 
             "writes": writes,
         })
     return {"command": first, "get": get_cmd, "frames": frames}
+
+
+def http_writes(entry: Mapping[str, Any]) -> list[dict]:
+    """The store writes one HTTP request made: ``{"type", "key", "resourceVersion", "watchers"}`` each.
+
+    Parameters
+    ----------
+    entry : dict
+        One HTTP log entry (an item of :attr:`KubectlResult.http`); its
+        ``requests``' ``storage`` steps are read, with the ``watch`` step that
+        follows each.
+
+    Returns
+    -------
+    list of dict
+        In order. ``watchers`` maps each watcher the event was queued for to
+        the event type it saw (``{"kube-controller-manager": "ADDED"}``).
+
+    Raises
+    ------
+    KeyError
+        When a step has no ``step`` or no ``detail``.
+
+    See Also
+    --------
+    KubectlResult.writes : the same over every request of a command.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (dispatchEvent)
+
+    Examples
+    --------
+    >>> http_writes({"requests": [{"steps": [
+    ...     {"step": "storage", "detail": "ADDED /registry/pods/default/web at resourceVersion 7"},
+    ...     {"step": "watch", "detail": "kube-scheduler (ADDED)"}]}]})
+    [{'type': 'ADDED', 'key': '/registry/pods/default/web', 'resourceVersion': '7', 'watchers': {'kube-scheduler': 'ADDED'}}]
+    """
+    out = []
+    for r in entry.get("requests", ()):
+        steps = r.get("steps", ())
+        for i, s in enumerate(steps):
+            if s["step"] != "storage":
+                continue
+            m = STORAGE_STEP.match(s["detail"])
+            if m is None:
+                continue
+            nxt = steps[i + 1] if i + 1 < len(steps) and steps[i + 1]["step"] == "watch" else None
+            out.append({"type": m.group(1), "key": m.group(2), "resourceVersion": m.group(3),
+                        "watchers": watch_deliveries(nxt["detail"]) if nxt else {}})
+    return out
 
 
 def describe_request(entry: Mapping[str, Any]) -> tuple[str, str]:

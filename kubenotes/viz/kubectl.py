@@ -50,7 +50,8 @@ from typing import Any, Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
 
-from kubenotes.sim.kubectl import HTTP_WATCHER, KubectlResult, describe_request, request_chain, rollout_state
+from kubenotes.sim.kubectl import (HTTP_WATCHER, KubectlResult, describe_request, http_writes, request_chain,
+                                   rollout_state)
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 from kubenotes.viz.html import escape as _e
@@ -150,7 +151,7 @@ def requests_table(result: KubectlResult | Sequence[Mapping[str, Any]], *, capti
         what, user = describe_request(entry)
         recs = entry.get("requests") or ()
         chain = _chain(recs[0]) if recs else ""
-        result_writes = KubectlResult("", 0, "", "", [entry]).writes
+        result_writes = http_writes(entry)
         store = "<br>".join(f"{_e(w['type'])} <code>{_e(w['key'])}</code> rv {_e(w['resourceVersion'])}"
                             for w in result_writes)
         if entry.get("watch"):
@@ -344,7 +345,7 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
     entries = list(result.http[:max_requests])
     watchers: list[str] = []
     for e in entries:
-        for w in KubectlResult("", 0, "", "", [e]).writes:
+        for w in http_writes(e):
             for name in w["watchers"]:
                 if name not in watchers and name != HTTP_WATCHER:
                     watchers.append(name)
@@ -357,7 +358,7 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
         recs = e.get("requests") or ()
         if recs:
             rows.append(("chain", e))
-        ws = KubectlResult("", 0, "", "", [e]).writes
+        ws = http_writes(e)
         for w in ws:
             rows.append(("store", w))
             if any(k != HTTP_WATCHER for k in w["watchers"]):
