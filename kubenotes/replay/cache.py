@@ -659,7 +659,7 @@ def seed_means(results: Mapping[str, ReplayResult | Iterable[ReplayResult]]) -> 
 
     References
     ----------
-    hkust-adsl/kubernetes-scheduler-simulator experiments/analysis (the paper's figures 7 and 9: means over seeds)
+    hkust-adsl/kubernetes-scheduler-simulator experiments/plot/plot_openb_alloc.py, plot_openb_frag_ratio.py (means over seeds)
 
     Examples
     --------
