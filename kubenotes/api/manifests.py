@@ -26,6 +26,7 @@ https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import json
@@ -34,7 +35,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import msgspec
 import msgspec.inspect as _mi
@@ -56,6 +57,7 @@ __all__ = [
     "Manifests",
     "load_manifests",
     "dump_manifests",
+    "defaulting_steps",
 ]
 
 #: apiVersion of ``KubeSchedulerConfiguration`` accepted by kube-scheduler v1.34 (v1beta3 was removed in v1.29).
@@ -840,6 +842,121 @@ def _admit(loaded: list[LoadedObject]) -> None:
             apply_priority_admission(o.obj, classes, include_system_classes=False)
         except KubenotesError as e:
             raise ManifestError(o.source, o.doc, o.ref, str(e)) from None
+
+
+def _field_values(d: Any, prefix: str = "") -> dict[str, Any]:
+    """Every leaf of a JSON-shaped object by its field path (``spec.containers[0].name``); empty maps and lists count."""
+    out: dict[str, Any] = {}
+    if isinstance(d, dict):
+        if not d and prefix:
+            out[prefix] = {}
+        for k, v in d.items():
+            out.update(_field_values(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(d, list):
+        if not d:
+            out[prefix] = []
+        for i, v in enumerate(d):
+            out.update(_field_values(v, f"{prefix}[{i}]"))
+    else:
+        out[prefix] = d
+    return out
+
+
+def _field_text(v: Any) -> str:
+    """A field's value as the steps list shows it: ``—`` when absent, YAML's ``true``/``false``, ``{}``."""
+    if v is None:
+        return "—"
+    if v == {}:
+        return "{}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def defaulting_steps(pod: Any, priority_classes: Iterable[Any] = (), *,
+                     include_system_classes: bool = True) -> list[dict[str, str]]:
+    """What each step of Pod creation writes into a Pod, field by field.
+
+    Runs, on a copy of ``pod``, the steps :func:`~kubenotes.api.manifests.load_manifests`
+    runs: ``SetDefaults_Pod`` (:func:`~kubenotes.api.defaults.set_defaults_pod`:
+    requests from limits...), ``SetDefaults_PodSpec`` and
+    ``SetDefaults_Container`` (:func:`~kubenotes.api.defaults.set_defaults_pod_spec`),
+    the create strategy's ``PrepareForCreate``
+    (:func:`~kubenotes.api.defaults.prepare_pod_for_create`: ``status.qosClass``)
+    and the ``Priority`` admission plugin
+    (:func:`~kubenotes.api.priority.apply_priority_admission`).
+
+    Parameters
+    ----------
+    pod : lightkube.resources.core_v1.Pod
+        As written (e.g. from ``load_manifests(..., defaults=False)``); not modified.
+    priority_classes : iterable of PriorityClass
+        The cluster's classes, for admission.
+    include_system_classes : bool
+        Add ``system-node-critical`` and ``system-cluster-critical``.
+
+    Returns
+    -------
+    list[dict[str, str]]
+        One entry per changed field, in step order: ``step``, ``field``
+        (``spec.containers[0].resources.requests.cpu``), ``before`` (``—``
+        when absent) and ``after``.
+
+    Raises
+    ------
+    FieldError
+        When admission rejects the Pod (unknown class, conflicting ``spec.priority``).
+    InvalidQuantity
+        When a quantity needed for defaulting does not parse.
+
+    See Also
+    --------
+    kubenotes.api.defaults.apply_defaults : the same defaults in one call.
+
+    Notes
+    -----
+    The namespace default (``default``) is not listed: ``load_manifests``
+    sets it while reading, before these steps. Other admission plugins
+    (``LimitRanger``, ``RuntimeClass``, ``ServiceAccount``...) are not modelled.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/defaults.go
+    kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/strategy.go
+    kubernetes/kubernetes@v1.34.0 plugin/pkg/admission/priority/admission.go
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> steps = defaulting_steps(make_pod("p", limits={"cpu": "1"}))
+    >>> [(s["step"], s["after"]) for s in steps if s["field"].endswith("requests.cpu")]
+    [('SetDefaults_Pod', '1')]
+    >>> [s["after"] for s in steps if s["field"] in ("status.qosClass", "spec.priority")]
+    ['Burstable', '0']
+    """
+    from kubenotes.api.defaults import prepare_pod_for_create, set_defaults_pod, set_defaults_pod_spec
+    from kubenotes.api.priority import apply_priority_admission
+
+    work = copy.deepcopy(pod)
+    classes = list(priority_classes)
+    stages: list[tuple[str, Callable[[Any], None]]] = [
+        ("SetDefaults_Pod", set_defaults_pod),
+        ("SetDefaults_PodSpec", lambda p: set_defaults_pod_spec(p.spec)),
+        ("PrepareForCreate", prepare_pod_for_create),
+        ("Priority admission", lambda p: apply_priority_admission(p, classes,
+                                                                  include_system_classes=include_system_classes)),
+    ]
+    out: list[dict[str, str]] = []
+    before = _field_values(work.to_dict())
+    for name, step in stages:
+        step(work)
+        after = _field_values(work.to_dict())
+        for path in after:
+            if path not in before or before[path] != after[path]:
+                out.append({"step": name, "field": path, "before": _field_text(before.get(path)),
+                            "after": _field_text(after[path])})
+        before = after
+    return out
 
 
 def _to_plain(o: Any) -> dict:

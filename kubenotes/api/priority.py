@@ -26,13 +26,14 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any, Iterable
 
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.scheduling_v1 import PriorityClass
 
-from kubenotes.errors import FieldError
+from kubenotes.errors import FieldError, KubenotesError
 
 __all__ = [
     "DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS",
@@ -51,6 +52,7 @@ __all__ = [
     "resolve_priority",
     "priority_classes_by_name",
     "apply_priority_admission",
+    "admit_pods",
     "pod_priority",
 ]
 
@@ -316,6 +318,67 @@ def apply_priority_admission(
     spec.priorityClassName = name or None
     spec.priority = priority
     spec.preemptionPolicy = policy
+
+
+def admit_pods(
+    pods: Iterable[Any],
+    priority_classes: Iterable[Any] | Mapping[str, Any] | None = (),
+    *,
+    include_system_classes: bool = True,
+) -> list[Any]:
+    """Each pod through the Priority admission plugin, on a copy: the admitted pod, or why admission rejected it.
+
+    Parameters
+    ----------
+    pods : iterable of lightkube.resources.core_v1.Pod
+        As written (e.g. ``load_manifests(..., defaults=False)``); not modified.
+    priority_classes : iterable of PriorityClass (or dict), or mapping name -> PriorityClass
+        The cluster's PriorityClasses.
+    include_system_classes : bool
+        See :func:`resolve_priority`.
+
+    Returns
+    -------
+    list
+        One entry per pod, in order: a copy of the pod with
+        ``spec.priorityClassName``, ``spec.priority`` and
+        ``spec.preemptionPolicy`` as admission set them, or the
+        :class:`~kubenotes.errors.KubenotesError` (a ``FieldError`` with
+        upstream's message) admission rejected it with.
+
+    Raises
+    ------
+    AttributeError
+        When an item of ``pods`` is not a lightkube Pod (e.g. a plain dict).
+
+    See Also
+    --------
+    apply_priority_admission : the plugin run on each copy.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 plugin/pkg/admission/priority/admission.go (admitPod)
+
+    Examples
+    --------
+    >>> from lightkube.resources.core_v1 import Pod
+    >>> ok, bad = admit_pods([Pod.from_dict({"metadata": {"name": "a"}, "spec": {"containers": [{"name": "c"}]}}),
+    ...                       Pod.from_dict({"metadata": {"name": "b"}, "spec": {"containers": [{"name": "c"}],
+    ...                                                                       "priorityClassName": "nope"}})])
+    >>> ok.spec.priority, str(bad)
+    (0, 'spec.priorityClassName: no PriorityClass with name nope was found')
+    """
+    classes = list(priority_classes.values()) if isinstance(priority_classes, Mapping) else list(priority_classes or ())
+    out: list[Any] = []
+    for pod in pods:
+        work = copy.deepcopy(pod)
+        try:
+            apply_priority_admission(work, classes, include_system_classes=include_system_classes)
+        except KubenotesError as e:
+            out.append(e)
+        else:
+            out.append(work)
+    return out
 
 
 def pod_priority(pod: Any) -> int:

@@ -23,7 +23,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from kubenotes.api.podutil import CONTAINER_RESTART_POLICY_ALWAYS
+from kubenotes.api.podutil import CONTAINER_RESTART_POLICY_ALWAYS, is_restartable_init_container
 from kubenotes.api.quantity import Quantity, format_quantity, milli_value, string_quantity_values, value
 from kubenotes.api.selectors import is_qualified_name
 from kubenotes.errors import FieldError
@@ -56,6 +56,8 @@ __all__ = [
     "is_scalar_resource_name",
     "validate_resource_requirements",
     "resource_requirements_errors",
+    "pod_resource_requirements_errors",
+    "request_breakdown",
 ]
 
 CPU = "cpu"
@@ -225,6 +227,54 @@ def resource_requirements_errors(requests: Mapping[str, Any] | None, limits: Map
     return errs
 
 
+def pod_resource_requirements_errors(pod: Any) -> list[FieldError]:
+    """Every request above its limit in a pod's init containers and containers, in that order.
+
+    :func:`resource_requirements_errors` for each container's ``resources``
+    with its field path (``spec.initContainers[0].resources``,
+    ``spec.containers[1].resources``...), as the API server's pod validation
+    walks them (``validateInitContainers``, then ``validateContainers``).
+
+    Parameters
+    ----------
+    pod : dict or lightkube.resources.core_v1.Pod
+
+    Returns
+    -------
+    list[FieldError]
+        Empty when every request fits its limit.
+
+    Raises
+    ------
+    InvalidQuantity
+        When a request or limit is not a quantity.
+
+    See Also
+    --------
+    resource_requirements_errors : the rule for one container.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/core/validation/validation.go (validateContainerCommon, ValidateResourceRequirements)
+
+    Examples
+    --------
+    >>> pod = {"spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}]}}
+    >>> [str(e) for e in pod_resource_requirements_errors(pod)]
+    ['spec.containers[0].resources.requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1']
+    """
+    errs: list[FieldError] = []
+    spec = _field(pod, "spec")
+    for kind in ("initContainers", "containers"):
+        for i, c in enumerate(_field(spec, kind) or ()):
+            res = _field(c, "resources")
+            if res is None:
+                continue
+            errs += resource_requirements_errors(_field(res, "requests"), _field(res, "limits"),
+                                                 f"spec.{kind}[{i}].resources")
+    return errs
+
+
 def validate_resource_requirements(requests: Mapping[str, Any] | None, limits: Mapping[str, Any] | None,
                                    field_path: str) -> None:
     """Reject a request above its limit, as the API server's ``ValidateResourceRequirements`` does.
@@ -357,7 +407,8 @@ def _overhead(spec: Any, quantities: bool) -> dict[str, Any]:
 
 
 def aggregate_container_requests(pod: Any, *, non_missing: Mapping[str, int] | None = None,
-                                 quantities: bool = False) -> dict[str, Any]:
+                                 quantities: bool = False,
+                                 container_fn: Callable[[dict[str, Any], str], None] | None = None) -> dict[str, Any]:
     """The containers' share of a pod's request, as ``resourcehelper.AggregateContainerRequests``.
 
     ``max(sum(containers) + sum(sidecars), max_i(init_i + sidecars before i))``:
@@ -375,6 +426,11 @@ def aggregate_container_requests(pod: Any, *, non_missing: Mapping[str, int] | N
         Return :class:`~kubenotes.api.quantity.Quantity` values (exact, keeping
         the format they were written in, for messages) instead of integers
         (millicores for ``cpu``, base units otherwise).
+    container_fn : callable, optional
+        ``ContainerFn``: called with each regular container's requests and
+        ``"Containers"``, then with each init step's requests (an init
+        container plus the sidecars started before it, or the sidecars so
+        far) and ``"InitContainers"``, as in :func:`aggregate_container_limits`.
 
     Returns
     -------
@@ -401,7 +457,7 @@ def aggregate_container_requests(pod: Any, *, non_missing: Mapping[str, int] | N
     >>> aggregate_container_requests(pod), {k: str(v) for k, v in aggregate_container_requests(pod, quantities=True).items()}
     ({'memory': 1073741824}, {'memory': '1Gi'})
     """
-    return _aggregate(_field(pod, "spec"), "requests", non_missing, quantities)
+    return _aggregate(_field(pod, "spec"), "requests", non_missing, quantities, container_fn)
 
 
 def aggregate_container_limits(pod: Any, *, quantities: bool = False,
@@ -594,6 +650,91 @@ def pod_non_zero_requests(pod: Any) -> tuple[int, int]:
     """
     reqs = pod_requests(pod, non_missing={CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST_BYTES})
     return reqs.get(CPU, 0), reqs.get(MEMORY, 0)
+
+
+def request_breakdown(pod: Any, resource: str = CPU, *, non_zero: bool = False) -> dict[str, int]:
+    """The parts of ``PodRequests`` for one resource: each phase of the pod, the overhead, the result.
+
+    The parts are what :func:`aggregate_container_requests` hands its
+    ``container_fn`` (each regular container, then each init step), so they
+    add up exactly as :func:`pod_requests` counts.
+
+    Parameters
+    ----------
+    pod : dict or lightkube.resources.core_v1.Pod
+    resource : str
+        ``cpu`` (millicores) or any other resource (base units; bytes for memory).
+    non_zero : bool
+        Use the scheduler's defaults (100m CPU, 200Mi memory) for containers
+        that do not request the resource at all
+        (``NonMissingContainerRequests``), as its scoring does.
+
+    Returns
+    -------
+    dict[str, int]
+        ``containers`` (sum of the regular containers), ``sidecars`` (sum of
+        the restartable init containers), ``running`` (the two together: what
+        runs once the Pod is up), ``init peak`` (the largest init-phase
+        total: an init container plus the sidecars started before it),
+        ``init peak sidecars`` (the sidecar part of that peak), ``overhead``
+        (``spec.overhead``), ``effective`` (what :func:`pod_requests`
+        returns, the number the scheduler uses) and, only when the Pod sets
+        pod-level ``spec.resources.requests`` for ``resource``, ``pod-level``.
+
+    Raises
+    ------
+    InvalidQuantity
+        When a quantity does not parse.
+
+    See Also
+    --------
+    pod_requests, aggregate_container_requests
+
+    Notes
+    -----
+    Without pod-level resources ``effective == max(running, init peak) +
+    overhead``; with them, ``pod-level + overhead``. Of init steps with the
+    same total, the first is the peak.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go (PodRequests)
+
+    Examples
+    --------
+    >>> pod = {"spec": {"initContainers": [
+    ...     {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"cpu": "200m"}}},
+    ...     {"name": "migrate", "resources": {"requests": {"cpu": "1"}}}],
+    ...     "containers": [{"name": "app", "resources": {"requests": {"cpu": "500m"}}}], "overhead": {"cpu": "250m"}}}
+    >>> b = request_breakdown(pod)
+    >>> b["running"], b["init peak"], b["init peak sidecars"], b["overhead"], b["effective"]
+    (700, 1200, 200, 250, 1450)
+    """
+    spec = _field(pod, "spec")
+    non_missing = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST_BYTES} if non_zero else None
+    sidecar_steps = iter([is_restartable_init_container(c) for c in _field(spec, "initContainers") or ()])
+    parts = {"containers": 0, "sidecars": 0, "init peak": 0, "init peak sidecars": 0}
+
+    def step(requests: dict[str, Any], container_type: str) -> None:
+        amount = requests.get(resource, 0)
+        if container_type == CONTAINERS:
+            parts["containers"] += amount
+            return
+        if next(sidecar_steps):  # a sidecar's step is every sidecar started so far
+            parts["sidecars"] = amount
+        if amount > parts["init peak"]:
+            parts["init peak"], parts["init peak sidecars"] = amount, parts["sidecars"]
+
+    aggregate_container_requests(pod, non_missing=non_missing, container_fn=step)
+    out = {"containers": parts["containers"], "sidecars": parts["sidecars"],
+           "running": parts["containers"] + parts["sidecars"], "init peak": parts["init peak"],
+           "init peak sidecars": parts["init peak sidecars"], "overhead": _overhead(spec, False).get(resource, 0),
+           "effective": pod_requests(pod, non_missing=non_missing).get(resource, 0)}
+    res = _field(spec, "resources")
+    pod_level = None if res is None else _field(res, "requests")
+    if pod_level and resource in pod_level:
+        out["pod-level"] = resource_list(pod_level, "spec.resources.requests")[resource]
+    return out
 
 
 @functools.lru_cache(maxsize=1024)

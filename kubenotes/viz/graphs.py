@@ -28,6 +28,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from kubenotes.api.taints import taint_string
+from kubenotes.viz.html import namespaced_name
+
 __all__ = [
     "ZONE_LABEL",
     "NO_ZONE",
@@ -94,19 +97,6 @@ def _pod_id(key: str) -> str:
     return f"pod/{key}"
 
 
-def _pod_key(pod: Any) -> str:
-    md = pod.metadata
-    return f"{md.namespace or 'default'}/{md.name}"
-
-
-def _taints(node: Any) -> list[str]:
-    spec = node.spec
-    out = []
-    for t in (spec.taints if spec is not None else None) or ():
-        kv = t.key if not t.value else f"{t.key}={t.value}"
-        out.append(f"{kv}:{t.effect}")
-    return out
-
 
 def topology_graph(nodes: Iterable[Any], pods: Iterable[Any] = (), *, zone_label: str = ZONE_LABEL) -> nx.DiGraph:
     """Build the directed graph zone -> node -> pod of a cluster.
@@ -165,12 +155,13 @@ def topology_graph(nodes: Iterable[Any], pods: Iterable[Any] = (), *, zone_label
         for n in sorted(by_zone[zone], key=lambda n: n.metadata.name):
             name = n.metadata.name
             node_names.add(name)
-            g.add_node(_node_id(name), kind="node", name=name, zone=zone, taints=_taints(n))
+            taints = [taint_string(t) for t in (n.spec.taints if n.spec is not None else None) or ()]
+            g.add_node(_node_id(name), kind="node", name=name, zone=zone, taints=taints)
             g.add_edge(_zone_id(zone), _node_id(name))
     bound = [p for p in pods if p.spec is not None and p.spec.nodeName in node_names]
-    bound.sort(key=lambda p: (p.spec.nodeName, -int(p.spec.priority or 0), _pod_key(p)))
+    bound.sort(key=lambda p: (p.spec.nodeName, -int(p.spec.priority or 0), namespaced_name(p)))
     for p in bound:
-        key = _pod_key(p)
+        key = namespaced_name(p)
         g.add_node(_pod_id(key), kind="pod", name=key, node=p.spec.nodeName, priority=int(p.spec.priority or 0))
         g.add_edge(_node_id(p.spec.nodeName), _pod_id(key))
     return g

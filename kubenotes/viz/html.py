@@ -33,6 +33,7 @@ __all__ = [
     "CAPTION_CSS",
     "CAPTION_TIGHT_CSS",
     "escape",
+    "namespaced_name",
     "table",
 ]
 
@@ -67,12 +68,14 @@ CAPTION_CSS = "caption-side:top;text-align:left;font-weight:bold;padding:2px 0"
 CAPTION_TIGHT_CSS = "caption-side:top;text-align:left;font-weight:bold"
 
 
-def escape(x: Any) -> str:
+def escape(x: Any, quote: bool = True) -> str:
     """``str(x)`` with ``&``, ``<``, ``>`` and quotes escaped, ready to put inside an element.
 
     Parameters
     ----------
     x : Any
+    quote : bool
+        Escape ``"`` and ``'`` too (False keeps them, for element text).
 
     Returns
     -------
@@ -80,10 +83,32 @@ def escape(x: Any) -> str:
 
     Examples
     --------
-    >>> escape('<a href="x">') , escape(3)
-    ('&lt;a href=&quot;x&quot;&gt;', '3')
+    >>> escape('<a href="x">') , escape(3), escape('"1200m" < 1', quote=False)
+    ('&lt;a href=&quot;x&quot;&gt;', '3', '"1200m" &lt; 1')
     """
-    return html.escape(str(x))
+    return html.escape(str(x), quote=quote)
+
+
+def namespaced_name(obj: Any) -> str:
+    """``namespace/name`` of a lightkube object, ``default`` when it has no namespace: how tables and graphs name a Pod.
+
+    Parameters
+    ----------
+    obj : lightkube object
+        Anything with ``metadata.namespace`` and ``metadata.name``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> namespaced_name(make_pod("web"))
+    'default/web'
+    """
+    md = obj.metadata
+    return f"{md.namespace or 'default'}/{md.name}"
 
 
 def table(headers: Sequence[Any], rows: Iterable[Sequence[Any]], caption: str | None = None,

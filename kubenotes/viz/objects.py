@@ -24,51 +24,43 @@ KEP-753 (sidecar containers), KEP-688 (pod overhead)
 
 from __future__ import annotations
 
-import copy
 import functools
-import html
 import re
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
-from lightkube.resources.core_v1 import Pod
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from kubenotes.api.defaults import prepare_pod_for_create, set_defaults_pod, set_defaults_pod_spec
+from kubenotes.api.manifests import defaulting_steps
 from kubenotes.api.podutil import is_restartable_init_container
-from kubenotes.api.priority import apply_priority_admission
+from kubenotes.api.priority import admit_pods
 from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
 from kubenotes.api.quantity import format_quantity, milli_value, parse_quantity, value
 from kubenotes.api.resources import (
     CPU,
-    DEFAULT_MEMORY_REQUEST_BYTES,
-    DEFAULT_MILLI_CPU_REQUEST,
     MEMORY,
     pod_non_zero_requests,
     pod_requests,
-    resource_list,
-    resource_requirements_errors,
+    pod_resource_requirements_errors,
+    request_breakdown,
 )
 from kubenotes.api.selectors import NodeSelector, parse_selector
 from kubenotes.api.taints import taint_string, tolerates
 from kubenotes.errors import KubenotesError
+from kubenotes.sim.objects import SIDECAR_EXAMPLE, pod_with_sidecar
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
+from kubenotes.viz.html import TH_BOTTOM_CSS, Html, escape, namespaced_name, table
 
 __all__ = [
-    "SIDECAR_EXAMPLE",
-    "pod_with_sidecar",
     "containers_table",
-    "request_breakdown",
     "plot_request_breakdown",
     "explain_pod",
     "requests_table",
     "kinds_table",
     "quantity_table",
-    "defaulting_steps",
     "defaulting_table",
     "priority_admission_table",
     "label_selector_table",
@@ -76,18 +68,6 @@ __all__ = [
     "toleration_table",
     "request_panel",
 ]
-
-#: The chapter's sidecar example, as :func:`pod_with_sidecar` keyword arguments
-#: (CPU in millicores, memory in MiB): the widget's default state.
-SIDECAR_EXAMPLE: dict[str, int] = {
-    "app_cpu_milli": 500,
-    "app_cpu_limit_milli": 1000,
-    "sidecar_cpu_milli": 200,
-    "init_cpu_milli": 1000,
-    "overhead_cpu_milli": 250,
-    "app_memory_mib": 256,
-    "app_memory_limit_mib": 512,
-}
 
 _MIB = 2**20
 _QOS_COLOUR = {GUARANTEED: "#2e7d32", BURSTABLE: "#ef6c00", BEST_EFFORT: "#c62828"}
@@ -110,8 +90,8 @@ _C_POD_LEVEL = "#937860"
 # small helpers
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x), quote=False)
+# Element text: ``&``, ``<`` and ``>`` escaped, quotes kept (they stand in messages and selectors).
+_e = functools.partial(escape, quote=False)
 
 
 # The chapter's tables: rows of ``(html, extra_css)`` cells; headers escaped without quotes (or HTML:
@@ -133,11 +113,6 @@ def _rl_text(rl: Mapping[str, Any] | None) -> str:
     return ", ".join(f"{k} {v}" for k, v in rl.items())
 
 
-def _pod_key(pod: Any) -> str:
-    md = pod.metadata
-    return f"{md.namespace or 'default'}/{md.name}"
-
-
 def _labels_of(obj: Any) -> Mapping[str, str]:
     if isinstance(obj, Mapping):
         return obj
@@ -149,127 +124,6 @@ def _named(objects: Mapping[str, Any] | Iterable[Any]) -> list[tuple[str, Any]]:
     if isinstance(objects, Mapping):
         return list(objects.items())
     return [(o.metadata.name, o) for o in objects]
-
-
-# ---------------------------------------------------------------------------
-# the sidecar example
-
-
-def pod_with_sidecar(
-    app_cpu_milli: int = 500,
-    app_cpu_limit_milli: int = 1000,
-    sidecar_cpu_milli: int = 200,
-    init_cpu_milli: int = 1000,
-    overhead_cpu_milli: int = 250,
-    app_memory_mib: int = 256,
-    app_memory_limit_mib: int = 512,
-    *,
-    sidecar_memory_mib: int = 128,
-    init_memory_mib: int = 64,
-    overhead_memory_mib: int = 120,
-    defaults: bool = True,
-) -> Pod:
-    """The chapter's example Pod: an app container, a sidecar, an init container and pod overhead.
-
-    ``default/shop`` runs ``app`` (nginx); before it, the init containers
-    ``istio-proxy`` (a sidecar: ``restartPolicy: Always``, KEP-753) and
-    ``migrate`` (a database migration that runs to completion while the
-    sidecar already runs) start in that order. ``runtimeClassName: kata-fc``
-    and ``spec.overhead`` are what the RuntimeClass admission plugin writes
-    for a sandboxed runtime (KEP-688). The sidecar and init container request
-    what they limit.
-
-    Parameters
-    ----------
-    app_cpu_milli, app_cpu_limit_milli : int
-        ``app``'s CPU request and limit, millicores.
-    sidecar_cpu_milli, init_cpu_milli : int
-        CPU request (= limit) of ``istio-proxy`` and of ``migrate``, millicores.
-    overhead_cpu_milli : int
-        ``spec.overhead.cpu``, millicores.
-    app_memory_mib, app_memory_limit_mib : int
-        ``app``'s memory request and limit, MiB.
-    sidecar_memory_mib, init_memory_mib, overhead_memory_mib : int
-        Memory of ``istio-proxy``, ``migrate`` and ``spec.overhead``, MiB.
-    defaults : bool
-        Apply the API server's defaults
-        (:func:`kubenotes.api.defaults.apply_defaults` steps: requests from
-        limits, ``status.qosClass``...), as a created Pod has them.
-
-    Returns
-    -------
-    lightkube.resources.core_v1.Pod
-
-    Raises
-    ------
-    InvalidQuantity
-        With ``defaults=True``, when an amount does not make a valid quantity
-        (``"x"`` becomes ``"xm"``): the QoS class of ``PrepareForCreate``
-        parses every request and limit. With ``defaults=False`` nothing is
-        parsed and the Pod is built as given.
-
-    See Also
-    --------
-    request_breakdown, explain_pod, request_panel
-
-    Notes
-    -----
-    A value of 0 leaves that field out, as a manifest without it would (so
-    a 0 limit means "no limit", not "limit 0"). Values are not validated:
-    a request above its limit, which the API server rejects, is built as
-    given (:func:`explain_pod` points it out). ``spec.overhead`` is written
-    directly, as ``kubectl get pod -o yaml`` shows it after the RuntimeClass
-    admission plugin (not modelled by kubenotes) copied it from the
-    RuntimeClass's ``overhead.podFixed``.
-
-    References
-    ----------
-    https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/
-    https://kubernetes.io/docs/concepts/scheduling-eviction/pod-overhead/
-
-    Examples
-    --------
-    >>> pod = pod_with_sidecar()
-    >>> [c.name for c in pod.spec.initContainers], pod.spec.initContainers[0].restartPolicy
-    (['istio-proxy', 'migrate'], 'Always')
-    >>> pod.spec.containers[0].resources.requests, pod.status.qosClass
-    ({'cpu': '500m', 'memory': '256Mi'}, 'Burstable')
-    >>> pod_with_sidecar(app_cpu_milli=0, app_cpu_limit_milli=800).spec.containers[0].resources.requests["cpu"]
-    '800m'
-    """
-    def res(cpu: int, cpu_limit: int, mem: int, mem_limit: int) -> dict[str, dict[str, str]]:
-        r: dict[str, dict[str, str]] = {}
-        for kind, name, amount, unit in (("requests", "cpu", cpu, "m"), ("requests", "memory", mem, "Mi"),
-                                         ("limits", "cpu", cpu_limit, "m"), ("limits", "memory", mem_limit, "Mi")):
-            if amount:
-                r.setdefault(kind, {})[name] = f"{amount}{unit}"
-        return r
-
-    spec: dict[str, Any] = {
-        "runtimeClassName": "kata-fc",
-        "initContainers": [
-            {"name": "istio-proxy", "image": "docker.io/istio/proxyv2:1.23.2", "restartPolicy": "Always",
-             "resources": res(sidecar_cpu_milli, sidecar_cpu_milli, sidecar_memory_mib, sidecar_memory_mib)},
-            {"name": "migrate", "image": "docker.io/flyway/flyway:10.17.3",
-             "resources": res(init_cpu_milli, init_cpu_milli, init_memory_mib, init_memory_mib)},
-        ],
-        "containers": [{"name": "app", "image": "docker.io/library/nginx:1.27.3",
-                        "resources": res(app_cpu_milli, app_cpu_limit_milli, app_memory_mib, app_memory_limit_mib)}],
-    }
-    overhead: dict[str, str] = {}
-    if overhead_cpu_milli:
-        overhead["cpu"] = f"{overhead_cpu_milli}m"
-    if overhead_memory_mib:
-        overhead["memory"] = f"{overhead_memory_mib}Mi"
-    if overhead:
-        spec["overhead"] = overhead
-    pod = Pod.from_dict({"apiVersion": "v1", "kind": "Pod",
-                         "metadata": {"name": "shop", "namespace": "default", "labels": {"app": "shop"}}, "spec": spec})
-    if defaults:
-        set_defaults_pod(pod)
-        set_defaults_pod_spec(pod.spec)
-        prepare_pod_for_create(pod)
-    return pod
 
 
 def containers_table(pod: Any) -> Html:
@@ -294,7 +148,7 @@ def containers_table(pod: Any) -> Html:
 
     See Also
     --------
-    request_breakdown : how these rows add up to the effective request.
+    kubenotes.api.resources.request_breakdown : how these rows add up to the effective request.
 
     References
     ----------
@@ -326,93 +180,6 @@ def containers_table(pod: Any) -> Html:
     if spec.resources is not None and (spec.resources.requests or spec.resources.limits):
         add("pod-level resources", "spec.resources", spec.resources)
     return _table(["role", "name", "requests", "limits"], rows)
-
-
-def request_breakdown(pod: Any, resource: str = CPU, *, non_zero: bool = False) -> dict[str, int]:
-    """The parts of ``PodRequests`` for one resource.
-
-    Parameters
-    ----------
-    pod : lightkube.resources.core_v1.Pod
-    resource : str
-        ``cpu`` (millicores) or any other resource (base units; bytes for memory).
-    non_zero : bool
-        Use the scheduler's defaults (100m CPU, 200Mi memory) for containers
-        that do not request the resource at all
-        (``NonMissingContainerRequests``), as its scoring does.
-
-    Returns
-    -------
-    dict[str, int]
-        ``containers`` (sum of the regular containers), ``sidecars`` (sum of
-        the restartable init containers), ``running`` (the two together: what
-        runs once the Pod is up), ``init peak`` (the largest init-phase
-        total: an init container plus the sidecars started before it),
-        ``init peak sidecars`` (the sidecar part of that peak), ``overhead``
-        (``spec.overhead``), ``effective`` (what
-        :func:`kubenotes.api.resources.pod_requests` returns, the number the
-        scheduler uses) and, only when the Pod sets pod-level
-        ``spec.resources.requests`` for ``resource``, ``pod-level``.
-
-    Raises
-    ------
-    InvalidQuantity
-        When a quantity does not parse.
-
-    See Also
-    --------
-    plot_request_breakdown, explain_pod, kubenotes.api.resources.pod_requests
-
-    Notes
-    -----
-    Without pod-level resources ``effective == max(running, init peak) +
-    overhead``; with them, ``pod-level + overhead``. The effective value is
-    always the library's ``pod_requests``; the other parts re-add the same
-    requests only to show where it comes from.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go (PodRequests)
-
-    Examples
-    --------
-    >>> b = request_breakdown(pod_with_sidecar())
-    >>> b["running"], b["init peak"], b["overhead"], b["effective"]
-    (700, 1200, 250, 1450)
-    >>> request_breakdown(pod_with_sidecar(), "memory")["effective"] // 2**20
-    504
-    """
-    spec = pod.spec
-    default = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST_BYTES}.get(resource, 0)
-    non_missing = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST_BYTES} if non_zero else None
-
-    def req(c: Any, path: str) -> int:
-        res = c.resources
-        rl = resource_list(res.requests if res is not None else None, f"{path}.resources.requests")
-        if resource in rl:
-            return rl[resource]
-        return default if non_zero else 0
-
-    containers = sum(req(c, f"spec.containers[{i}]") for i, c in enumerate(spec.containers or ()))
-    sidecars = 0
-    init_peak = init_peak_sidecars = 0
-    for i, c in enumerate(spec.initContainers or ()):
-        r = req(c, f"spec.initContainers[{i}]")
-        if is_restartable_init_container(c):
-            sidecars += r
-            use, with_sidecars = sidecars, sidecars
-        else:
-            use, with_sidecars = r + sidecars, sidecars
-        if use > init_peak:
-            init_peak, init_peak_sidecars = use, with_sidecars
-    overhead = resource_list(spec.overhead, "spec.overhead").get(resource, 0) if spec.overhead else 0
-    out = {"containers": containers, "sidecars": sidecars, "running": containers + sidecars,
-           "init peak": init_peak, "init peak sidecars": init_peak_sidecars, "overhead": overhead,
-           "effective": pod_requests(pod, non_missing=non_missing).get(resource, 0)}
-    pod_res = spec.resources
-    if pod_res is not None and pod_res.requests and resource in pod_res.requests:
-        out["pod-level"] = resource_list(pod_res.requests, "spec.resources.requests")[resource]
-    return out
 
 
 def _axis_value(amount: int, resource: str) -> float:
@@ -496,7 +263,7 @@ def plot_request_breakdown(
 
     See Also
     --------
-    request_breakdown : the numbers drawn.
+    kubenotes.api.resources.request_breakdown : the numbers drawn.
 
     References
     ----------
@@ -524,21 +291,8 @@ def plot_request_breakdown(
     if any("pod-level" in request_breakdown(pod, n) for n in names):
         handles.append(Patch(color=_C_POD_LEVEL, label="pod-level request"))
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8.5, frameon=False)
-    fig.suptitle(f"PodRequests of {_pod_key(pod)}: QoS class {pod_qos_class(pod)}", fontsize=11)
+    fig.suptitle(f"PodRequests of {namespaced_name(pod)}: QoS class {pod_qos_class(pod)}", fontsize=11)
     return fig
-
-
-def _request_limit_errors(pod: Any) -> list[str]:
-    """Requests above their limit, as the API server rejects them (:func:`~kubenotes.api.resources.resource_requirements_errors`)."""
-    errs = []
-    spec = pod.spec
-    for kind, cs in (("initContainers", spec.initContainers), ("containers", spec.containers)):
-        for i, c in enumerate(cs or ()):
-            if c.resources is None:
-                continue
-            errs += [str(e) for e in resource_requirements_errors(c.resources.requests, c.resources.limits,
-                                                                   f"spec.{kind}[{i}].resources")]
-    return errs
 
 
 def explain_pod(pod: Any) -> Html:
@@ -562,7 +316,8 @@ def explain_pod(pod: Any) -> Html:
 
     See Also
     --------
-    request_breakdown, kubenotes.api.qos.pod_qos_class, kubenotes.api.resources.pod_non_zero_requests
+    kubenotes.api.resources.request_breakdown, kubenotes.api.qos.pod_qos_class,
+    kubenotes.api.resources.pod_non_zero_requests
 
     Notes
     -----
@@ -595,7 +350,7 @@ def explain_pod(pod: Any) -> Html:
     nz_cpu, nz_mem = pod_non_zero_requests(pod)
     lines.append(f'<b>QoS class</b>: <b style="color:{_QOS_COLOUR.get(qos, "#000")}">{_e(qos)}</b> · '
                  f"scheduler's non-zero view: cpu {_q(nz_cpu, CPU)}, memory {_q(nz_mem, MEMORY)}")
-    for err in _request_limit_errors(pod):
+    for err in map(str, pod_resource_requirements_errors(pod)):
         lines.append(f'<span style="color:{_RED}">the API server rejects this Pod: '
                      f'Pod "{_e(pod.metadata.name)}" is invalid: {_e(err)}</span>')
     return Html('<div class="kubenotes-explain" style="font-size:13px;line-height:1.6">'
@@ -648,7 +403,7 @@ def requests_table(pods: Iterable[Any]) -> Html:
         r = pod_requests(p)
         nz = dict(zip((CPU, MEMORY), pod_non_zero_requests(p)))
         qos = pod_qos_class(p)
-        row = [(f"<code>{_e(_pod_key(p))}</code>", ""),
+        row = [(f"<code>{_e(namespaced_name(p))}</code>", ""),
                (_e(qos), f"color:{_QOS_COLOUR.get(qos, '#000')};font-weight:bold"), (reqs, ""), (lims, "")]
         for name in (CPU, MEMORY):
             row.append((_e(_q(r.get(name, 0), name)) if name in r else "0", "text-align:right"))
@@ -805,116 +560,6 @@ def quantity_table(quantities: Iterable[Any]) -> Html:
 # defaulting and admission
 
 
-def _flatten(d: Any, prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if isinstance(d, dict):
-        if not d and prefix:
-            out[prefix] = {}
-        for k, v in d.items():
-            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-    elif isinstance(d, list):
-        if not d:
-            out[prefix] = []
-        for i, v in enumerate(d):
-            out.update(_flatten(v, f"{prefix}[{i}]"))
-    else:
-        out[prefix] = d
-    return out
-
-
-def _show(v: Any) -> str:
-    if v is None:
-        return "—"
-    if v == {}:
-        return "{}"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
-def defaulting_steps(pod: Any, priority_classes: Iterable[Any] = (), *,
-                     include_system_classes: bool = True) -> list[dict[str, str]]:
-    """What each step of Pod creation writes into a Pod, field by field.
-
-    Runs, on a copy of ``pod``, the steps :func:`~kubenotes.api.manifests.load_manifests`
-    runs: ``SetDefaults_Pod`` (:func:`~kubenotes.api.defaults.set_defaults_pod`:
-    requests from limits...), ``SetDefaults_PodSpec`` and
-    ``SetDefaults_Container`` (:func:`~kubenotes.api.defaults.set_defaults_pod_spec`),
-    the create strategy's ``PrepareForCreate``
-    (:func:`~kubenotes.api.defaults.prepare_pod_for_create`: ``status.qosClass``)
-    and the ``Priority`` admission plugin
-    (:func:`~kubenotes.api.priority.apply_priority_admission`).
-
-    Parameters
-    ----------
-    pod : lightkube.resources.core_v1.Pod
-        As written (e.g. from ``load_manifests(..., defaults=False)``); not modified.
-    priority_classes : iterable of PriorityClass
-        The cluster's classes, for admission.
-    include_system_classes : bool
-        Add ``system-node-critical`` and ``system-cluster-critical``.
-
-    Returns
-    -------
-    list[dict[str, str]]
-        One entry per changed field, in step order: ``step``, ``field``
-        (``spec.containers[0].resources.requests.cpu``), ``before`` (``—``
-        when absent) and ``after``.
-
-    Raises
-    ------
-    FieldError
-        When admission rejects the Pod (unknown class, conflicting ``spec.priority``).
-    InvalidQuantity
-        When a quantity needed for defaulting does not parse.
-
-    See Also
-    --------
-    kubenotes.api.defaults.apply_defaults : the same defaults in one call.
-
-    Notes
-    -----
-    The namespace default (``default``) is not listed: ``load_manifests``
-    sets it while reading, before these steps. Other admission plugins
-    (``LimitRanger``, ``RuntimeClass``, ``ServiceAccount``...) are not modelled.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/defaults.go
-    kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/strategy.go
-    kubernetes/kubernetes@v1.34.0 plugin/pkg/admission/priority/admission.go
-
-    Examples
-    --------
-    >>> from kubenotes.scheduler.testing import make_pod
-    >>> steps = defaulting_steps(make_pod("p", limits={"cpu": "1"}))
-    >>> [(s["step"], s["after"]) for s in steps if s["field"].endswith("requests.cpu")]
-    [('SetDefaults_Pod', '1')]
-    >>> [s["after"] for s in steps if s["field"] in ("status.qosClass", "spec.priority")]
-    ['Burstable', '0']
-    """
-    work = copy.deepcopy(pod)
-    classes = list(priority_classes)
-    stages: list[tuple[str, Callable[[Any], None]]] = [
-        ("SetDefaults_Pod", set_defaults_pod),
-        ("SetDefaults_PodSpec", lambda p: set_defaults_pod_spec(p.spec)),
-        ("PrepareForCreate", prepare_pod_for_create),
-        ("Priority admission", lambda p: apply_priority_admission(p, classes,
-                                                                  include_system_classes=include_system_classes)),
-    ]
-    out: list[dict[str, str]] = []
-    before = _flatten(work.to_dict())
-    for name, step in stages:
-        step(work)
-        after = _flatten(work.to_dict())
-        for path in after:
-            if path not in before or before[path] != after[path]:
-                out.append({"step": name, "field": path, "before": _show(before.get(path)),
-                            "after": _show(after[path])})
-        before = after
-    return out
-
-
 _STEP_SOURCE = {
     "SetDefaults_Pod": "pkg/apis/core/v1/defaults.go",
     "SetDefaults_PodSpec": "pkg/apis/core/v1/defaults.go (and SetDefaults_Container)",
@@ -924,12 +569,12 @@ _STEP_SOURCE = {
 
 
 def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_system_classes: bool = True) -> Html:
-    """:func:`defaulting_steps` as a table: step, upstream file, field, as written, as stored.
+    """:func:`~kubenotes.api.manifests.defaulting_steps` as a table: step, upstream file, field, as written, as stored.
 
     Parameters
     ----------
     pod, priority_classes, include_system_classes
-        As for :func:`defaulting_steps`.
+        As for :func:`~kubenotes.api.manifests.defaulting_steps`.
 
     Returns
     -------
@@ -944,7 +589,7 @@ def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_
 
     See Also
     --------
-    defaulting_steps, kubenotes.api.defaults.apply_defaults
+    kubenotes.api.manifests.defaulting_steps, kubenotes.api.defaults.apply_defaults
 
     References
     ----------
@@ -999,7 +644,7 @@ def priority_admission_table(pods: Iterable[Any], priority_classes: Iterable[Any
 
     See Also
     --------
-    kubenotes.api.priority.apply_priority_admission : the plugin run on each Pod.
+    kubenotes.api.priority.admit_pods : the plugin run on each Pod.
 
     References
     ----------
@@ -1012,20 +657,19 @@ def priority_admission_table(pods: Iterable[Any], priority_classes: Iterable[Any
     >>> "must not be provided in pod spec" in t, "2000001000" in t
     (True, True)
     """
-    classes = list(priority_classes)
+    pods = list(pods)
+    results = admit_pods(pods, list(priority_classes), include_system_classes=include_system_classes)
     rows = []
-    for p in pods:
-        work = copy.deepcopy(p)
-        written = [(_e(p.spec.priorityClassName or "—"), ""), (_e(_show(p.spec.priority)), "text-align:right")]
-        try:
-            apply_priority_admission(work, classes, include_system_classes=include_system_classes)
-        except KubenotesError as e:
-            after = [("", ""), ("", ""), ("", ""), (f"<b>rejected</b>: {_e(e)}", f"color:{_RED}")]
+    for p, admitted in zip(pods, results):
+        priority = "—" if p.spec.priority is None else p.spec.priority
+        written = [(_e(p.spec.priorityClassName or "—"), ""), (_e(priority), "text-align:right")]
+        if isinstance(admitted, KubenotesError):
+            after = [("", ""), ("", ""), ("", ""), (f"<b>rejected</b>: {_e(admitted)}", f"color:{_RED}")]
         else:
-            s = work.spec
+            s = admitted.spec
             after = [(f"<code>{_e(s.priorityClassName or '—')}</code>", ""), (f"<b>{_e(s.priority)}</b>", "text-align:right"),
                      (_e(s.preemptionPolicy), ""), ("admitted", f"color:{_GREEN}")]
-        rows.append([(f"<code>{_e(_pod_key(p))}</code>", ""), *written, *after])
+        rows.append([(f"<code>{_e(namespaced_name(p))}</code>", ""), *written, *after])
     return _table(["pod", "priorityClassName (written)", "priority (written)", "→ priorityClassName", "→ priority",
                    "→ preemptionPolicy", "result"], rows)
 

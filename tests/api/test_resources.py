@@ -14,8 +14,11 @@ from kubenotes.api.resources import (
     aggregate_container_requests,
     pod_limits,
     pod_requests,
+    request_breakdown,
     resource_list,
 )
+from kubenotes.errors import InvalidQuantity
+from kubenotes.scheduler.testing import make_pod
 
 GI = 2**30
 MI = 2**20
@@ -140,3 +143,42 @@ def test_components_call_the_one_home():
     for module in (quota, limitranger, cgroups, eviction, qos):
         assert not hasattr(module, "aggregate_container_resources")
         assert not hasattr(module, "parse_resource_list")
+
+
+# --- request_breakdown: the parts of PodRequests the objects chapter shows ---------------------------------
+
+
+def test_sidecar_started_after_the_init_container_does_not_add_to_its_peak():
+    def pod(order):
+        init = {"migrate": {"name": "migrate", "resources": {"requests": {"cpu": "1"}}},
+                "proxy": {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"cpu": "300m"}}}}
+        return make_pod("p", requests={"cpu": "100m"}, initContainers=[init[n] for n in order])
+
+    before = request_breakdown(pod(["proxy", "migrate"]))
+    after = request_breakdown(pod(["migrate", "proxy"]))
+    assert (before["init peak"], before["init peak sidecars"], before["effective"]) == (1300, 300, 1300)
+    assert (after["init peak"], after["init peak sidecars"], after["effective"]) == (1000, 0, 1000)
+
+
+def test_non_zero_defaults_and_explicit_zero():
+    idle = make_pod("idle")
+    assert request_breakdown(idle)["effective"] == 0
+    assert request_breakdown(idle, non_zero=True)["effective"] == 100
+    assert request_breakdown(idle, "memory", non_zero=True)["effective"] == 200 * MI
+    zero = make_pod("zero", requests={"cpu": "0"})
+    assert request_breakdown(zero, non_zero=True)["effective"] == 0  # explicit zeros stay zero
+
+
+def test_bad_quantity_names_the_field():
+    pod = make_pod("p", requests={"cpu": "lots"})
+    with pytest.raises(InvalidQuantity, match=r'spec.containers\[0\].resources.requests.cpu: invalid quantity "lots"'):
+        request_breakdown(pod)
+
+
+def test_breakdown_reads_the_stored_dict_as_the_model():
+    pod = {"metadata": {"name": "p"}, "spec": {
+        "initContainers": [_c("proxy", {"cpu": "300m"}, restart_policy="Always"), _c("migrate", {"cpu": "1"})],
+        "containers": [_c("app", {"cpu": "100m"})], "overhead": {"cpu": "50m"}}}
+    assert request_breakdown(pod) == request_breakdown(Pod.from_dict(pod)) == {
+        "containers": 100, "sidecars": 300, "running": 400, "init peak": 1300, "init peak sidecars": 300,
+        "overhead": 50, "effective": 1350}

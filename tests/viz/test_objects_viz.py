@@ -11,18 +11,14 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
-from kubenotes.api.manifests import load_manifests  # noqa: E402
-from kubenotes.api.qos import compute_pod_qos  # noqa: E402
-from kubenotes.api.resources import pod_non_zero_requests, pod_requests  # noqa: E402
+from kubenotes.api.manifests import defaulting_steps, load_manifests  # noqa: E402
+from kubenotes.api.resources import pod_requests, request_breakdown  # noqa: E402
 from kubenotes.data import sample  # noqa: E402
 from kubenotes.errors import FieldError, InvalidQuantity  # noqa: E402
 from kubenotes.scheduler.testing import make_node, make_pod  # noqa: E402
+from kubenotes.sim.objects import pod_with_sidecar  # noqa: E402
 from kubenotes.viz import objects as ov  # noqa: E402
-
-MIB = 2**20
 
 
 def quiet(fn, *args, **kwargs):
@@ -31,90 +27,16 @@ def quiet(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-# --- the sidecar example --------------------------------------------------------------
-
-
-def test_sidecar_example_numbers():
-    pod = ov.pod_with_sidecar()
-    assert ov.request_breakdown(pod) == {
-        "containers": 500, "sidecars": 200, "running": 700, "init peak": 1200, "init peak sidecars": 200,
-        "overhead": 250, "effective": 1450}
-    mem = ov.request_breakdown(pod, "memory")
-    assert (mem["running"], mem["init peak"], mem["overhead"], mem["effective"]) == (
-        384 * MIB, 192 * MIB, 120 * MIB, 504 * MIB)
-    assert pod_requests(pod) == {"cpu": 1450, "memory": 504 * MIB}
-    assert pod.status.qosClass == "Burstable"
-    assert ov.pod_with_sidecar() is not pod  # a fresh object each time
-    assert ov.pod_with_sidecar(**ov.SIDECAR_EXAMPLE).to_dict() == pod.to_dict()
-
-
-def test_zero_leaves_fields_out_and_limits_default_requests():
-    pod = ov.pod_with_sidecar(app_cpu_milli=0, app_cpu_limit_milli=800, overhead_cpu_milli=0, overhead_memory_mib=0)
-    assert pod.spec.containers[0].resources.requests == {"cpu": "800m", "memory": "256Mi"}  # SetDefaults_Pod
-    assert pod.spec.overhead is None
-    raw = ov.pod_with_sidecar(app_cpu_milli=0, app_cpu_limit_milli=0, defaults=False)
-    assert "cpu" not in raw.spec.containers[0].resources.requests and "cpu" not in raw.spec.containers[0].resources.limits
-    assert raw.status is None
-
-
-def test_qos_classes_reachable_from_the_widget_parameters():
-    assert ov.pod_with_sidecar(app_cpu_limit_milli=500, app_memory_limit_mib=256).status.qosClass == "Guaranteed"
-    # a sidecar without a CPU limit breaks Guaranteed: every container needs both limits
-    assert ov.pod_with_sidecar(app_cpu_limit_milli=500, app_memory_limit_mib=256,
-                               sidecar_cpu_milli=0).status.qosClass == "Burstable"
-    none = ov.pod_with_sidecar(0, 0, 0, 0, 0, 0, 0, sidecar_memory_mib=0, init_memory_mib=0)
-    assert none.status.qosClass == "BestEffort" == compute_pod_qos(none)
-
-
-@settings(max_examples=60, deadline=None)
-@given(app=st.integers(0, 4000), sidecar=st.integers(0, 2000), init=st.integers(0, 4000), overhead=st.integers(0, 1000),
-       mem=st.integers(0, 4096))
-def test_breakdown_adds_up_to_pod_requests(app, sidecar, init, overhead, mem):
-    pod = ov.pod_with_sidecar(app, 0, sidecar, init, overhead, mem, 0)
-    for resource in ("cpu", "memory"):
-        b = ov.request_breakdown(pod, resource)
-        assert b["effective"] == pod_requests(pod).get(resource, 0)
-        assert b["effective"] == max(b["running"], b["init peak"]) + b["overhead"]
-        assert b["running"] == b["containers"] + b["sidecars"]
-        assert 0 <= b["init peak sidecars"] <= b["init peak"]
-        nz = ov.request_breakdown(pod, resource, non_zero=True)
-        assert nz["effective"] == pod_non_zero_requests(pod)[0 if resource == "cpu" else 1]
-
-
-def test_sidecar_started_after_the_init_container_does_not_add_to_its_peak():
-    def pod(order):
-        init = {"migrate": {"name": "migrate", "resources": {"requests": {"cpu": "1"}}},
-                "proxy": {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"cpu": "300m"}}}}
-        return make_pod("p", requests={"cpu": "100m"}, initContainers=[init[n] for n in order])
-
-    before = ov.request_breakdown(pod(["proxy", "migrate"]))
-    after = ov.request_breakdown(pod(["migrate", "proxy"]))
-    assert (before["init peak"], before["init peak sidecars"], before["effective"]) == (1300, 300, 1300)
-    assert (after["init peak"], after["init peak sidecars"], after["effective"]) == (1000, 0, 1000)
-
-
-def test_non_zero_defaults_and_explicit_zero():
-    idle = make_pod("idle")
-    assert ov.request_breakdown(idle)["effective"] == 0
-    assert ov.request_breakdown(idle, non_zero=True)["effective"] == 100
-    assert ov.request_breakdown(idle, "memory", non_zero=True)["effective"] == 200 * MIB
-    zero = make_pod("zero", requests={"cpu": "0"})
-    assert ov.request_breakdown(zero, non_zero=True)["effective"] == 0  # explicit zeros stay zero
+# --- pod-level resources -----------------------------------------------------------------
 
 
 def test_pod_level_resources_replace_the_container_sum():
     pod = make_pod("p", requests={"cpu": "200m"}, resources={"requests": {"cpu": "1"}}, overhead={"cpu": "50m"})
-    b = ov.request_breakdown(pod)
+    b = request_breakdown(pod)
     assert b["pod-level"] == 1000 and b["effective"] == 1050 == pod_requests(pod)["cpu"]
-    assert "pod-level" not in ov.request_breakdown(pod, "memory")
+    assert "pod-level" not in request_breakdown(pod, "memory")
     fig = ov.plot_request_breakdown(pod, "cpu")
     assert "pod level\nspec.resources" in [t.get_text() for t in fig.axes[0].get_yticklabels()]
-
-
-def test_bad_quantity_names_the_field():
-    pod = make_pod("p", requests={"cpu": "lots"})
-    with pytest.raises(InvalidQuantity, match=r'spec.containers\[0\].resources.requests.cpu: invalid quantity "lots"'):
-        ov.request_breakdown(pod)
 
 
 # --- chart and explanation --------------------------------------------------------------
@@ -122,7 +44,7 @@ def test_bad_quantity_names_the_field():
 
 def test_plot_titles_legend_and_no_pyplot_leak():
     plt.close("all")
-    fig = ov.plot_request_breakdown(ov.pod_with_sidecar())
+    fig = ov.plot_request_breakdown(pod_with_sidecar())
     assert [ax.get_title() for ax in fig.axes] == ["cpu: effective request 1450m", "memory: effective request 504Mi"]
     assert fig.get_suptitle() == "PodRequests of default/shop: QoS class Burstable"
     texts = [t.get_text() for t in fig.axes[0].texts]
@@ -130,16 +52,16 @@ def test_plot_titles_legend_and_no_pyplot_leak():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
         "containers", "sidecars", "init container", "max of the two phases", "pod overhead"]
     assert plt.get_fignums() == []  # the notebook shows it once, when the cell returns it
-    one = ov.plot_request_breakdown(ov.pod_with_sidecar(), "memory")
+    one = ov.plot_request_breakdown(pod_with_sidecar(), "memory")
     assert len(one.axes) == 1 and one.axes[0].get_xlabel() == "memory request (MiB)"
 
 
 def test_explain_pod_lines_and_rejection():
-    text = ov.explain_pod(ov.pod_with_sidecar())
+    text = ov.explain_pod(pod_with_sidecar())
     assert "effective request <b>1450m</b> = max(running 700m, init peak 1200m) + overhead 250m" in text
     assert "effective request <b>504Mi</b>" in text and ">Burstable<" in text
     assert "rejects" not in text
-    bad = ov.explain_pod(ov.pod_with_sidecar(app_cpu_milli=1200, app_cpu_limit_milli=1000,
+    bad = ov.explain_pod(pod_with_sidecar(app_cpu_milli=1200, app_cpu_limit_milli=1000,
                                              app_memory_mib=600, app_memory_limit_mib=512))
     assert ('Pod "shop" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "1200m": '
             "must be less than or equal to cpu limit of 1") in bad
@@ -182,7 +104,7 @@ metadata: {name: api}
 spec: {containers: [{name: api, image: "nginx:1.27.3", resources: {limits: {cpu: 500m, memory: 512Mi}}}]}
 """, defaults=False).pods[0]
     snapshot = written.to_dict()
-    steps = ov.defaulting_steps(written, cluster.priority_classes)
+    steps = defaulting_steps(written, cluster.priority_classes)
     assert written.to_dict() == snapshot
     by_field = {s["field"]: s for s in steps}
     assert by_field["spec.containers[0].resources.requests.cpu"] == {
@@ -205,7 +127,7 @@ spec: {containers: [{name: api, image: "nginx:1.27.3", resources: {limits: {cpu:
 
 def test_defaulting_steps_raise_on_admission_errors():
     with pytest.raises(FieldError, match="no PriorityClass with name nope was found"):
-        ov.defaulting_steps(make_pod("p", priorityClassName="nope"))
+        defaulting_steps(make_pod("p", priorityClassName="nope"))
 
 
 def test_priority_admission_table_messages(cluster):
@@ -257,7 +179,7 @@ def test_requests_table_marks_scheduler_defaults(cluster):
 
 
 def test_containers_table_roles():
-    t = ov.containers_table(ov.pod_with_sidecar())
+    t = ov.containers_table(pod_with_sidecar())
     assert t.index("istio-proxy") < t.index("migrate") < t.index("<code>app</code>")
     assert "sidecar (init, restartPolicy: Always)" in t and "cpu 250m, memory 120Mi" in t
 
@@ -276,7 +198,7 @@ def test_request_panel_first_slider_drives_the_update(monkeypatch):
     assert seen[-1].spec.containers[0].resources.requests["cpu"] == "500m"
     quiet(setattr, first, "value", 650)
     assert seen[-1].spec.containers[0].resources.requests["cpu"] == "650m"
-    assert ov.request_breakdown(seen[-1])["running"] == 850
+    assert request_breakdown(seen[-1])["running"] == 850
 
 
 def test_request_panel_rejects_unknown_keys():
