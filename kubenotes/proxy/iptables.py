@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import ipaddress
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -64,6 +65,10 @@ __all__ = [
     "service_nat_chains",
     "compute_probability",
     "iptables_save",
+    "SERVICE_CHAIN_RE",
+    "ENDPOINT_CHAIN_RE",
+    "Rule",
+    "parse_rule",
 ]
 
 KUBE_SERVICES_CHAIN = "KUBE-SERVICES"
@@ -770,3 +775,108 @@ def _write_service_to_endpoint_rules(nat: _Table, name: str, protocol: str, svc:
     for i, (ep_str, ep_chain) in enumerate(eps):
         prob = ("-m", "statistic", "--mode", "random", "--probability", compute_probability(n - i)) if i < n - 1 else ()
         nat.write("-A", chain, *svc_comment(f'"{name} -> {ep_str}"'), *prob, "-j", ep_chain)
+
+
+# --------------------------------------------------------------------------- reading iptables-save text back
+
+#: A ``KUBE-SVC-*`` chain name in ``iptables-save`` text: the prefix and the 16 characters of the port's hash.
+SERVICE_CHAIN_RE = re.compile(SERVICE_PORT_POLICY_CLUSTER_CHAIN_NAME_PREFIX + "[A-Z0-9]{16}")
+#: A ``KUBE-SEP-*`` chain name in ``iptables-save`` text.
+ENDPOINT_CHAIN_RE = re.compile(SERVICE_PORT_ENDPOINT_CHAIN_NAME_PREFIX + "[A-Z0-9]{16}")
+
+# ``-A CHAIN <match> -j TARGET [<target options>]``
+_RULE_LINE_RE = re.compile(r"^-A (\S+) (.*)-j (\S+)(?: (.*))?$")
+_COMMENT_RE = re.compile(r'--comment (?:"([^"]*)"|(\S+))')
+_DESTINATION_RE = re.compile(r"-d (\S+)")
+_DESTINATION_PORT_RE = re.compile(r"--dport (\d+)")
+_PROBABILITY_RE = re.compile(r"--probability ([0-9.]+)")
+_DNAT_DESTINATION_RE = re.compile(r"--to-destination (\S+)")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One ``-A`` line of ``iptables-save`` output, the parts of it that say where a packet goes.
+
+    Attributes
+    ----------
+    chain : str
+        The chain the rule is appended to (``-A``).
+    jump : str
+        The target (``-j``): a chain or ``DNAT``, ``MASQUERADE``...
+    comment : str or None
+        ``-m comment --comment`` (quotes removed).
+    destination_address : str or None
+        ``-d``, as written (``10.96.0.100/32``).
+    destination_port : str or None
+        ``--dport``.
+    probability : str or None
+        ``-m statistic --probability``, as printed (``0.3333333333``).
+    dnat_destination : str or None
+        ``--to-destination`` of a DNAT rule (``10.244.1.10:8080``).
+    raw : str
+        The whole line.
+    """
+
+    chain: str
+    jump: str
+    comment: str | None = None
+    destination_address: str | None = None
+    destination_port: str | None = None
+    probability: str | None = None
+    dnat_destination: str | None = None
+    raw: str = ""
+
+
+def parse_rule(line: str) -> Rule | None:
+    """Read one ``iptables-save`` line into a :class:`Rule` (``ParseRule`` of upstream's test helpers).
+
+    Parameters
+    ----------
+    line : str
+        A line of ``iptables-save`` output.
+
+    Returns
+    -------
+    Rule or None
+        None for a line that is not an ``-A ... -j ...`` rule (a table
+        header, a chain declaration, ``COMMIT``).
+
+    Raises
+    ------
+    TypeError
+        When ``line`` is not a str.
+
+    Notes
+    -----
+    Upstream's parser knows every match kube-proxy writes and can be strict;
+    this one reads only the fields the chapters follow (chain, jump, comment,
+    destination and port, probability, DNAT destination) and ignores the rest.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/util/iptables/testing/parse.go (ParseRule)
+
+    Examples
+    --------
+    >>> r = parse_rule('-A KUBE-SVC-XPGD46QRK7WJZT7O -m comment --comment "ns1/svc1:p80 -> 10.180.0.1:80" '
+    ...                '-m statistic --mode random --probability 0.5000000000 -j KUBE-SEP-SXIVWICOYRO3J4NJ')
+    >>> r.chain, r.jump, r.comment, r.probability
+    ('KUBE-SVC-XPGD46QRK7WJZT7O', 'KUBE-SEP-SXIVWICOYRO3J4NJ', 'ns1/svc1:p80 -> 10.180.0.1:80', '0.5000000000')
+    >>> parse_rule(":KUBE-SVC-XPGD46QRK7WJZT7O - [0:0]") is None
+    True
+    """
+    m = _RULE_LINE_RE.match(line)
+    if m is None:
+        return None
+    match, options = m.group(2), m.group(4) or ""
+
+    def first(regex: re.Pattern[str], text: str) -> str | None:
+        found = regex.search(text)
+        return found.group(1) if found else None
+
+    comment = _COMMENT_RE.search(match)
+    return Rule(chain=m.group(1), jump=m.group(3),
+                comment=(comment.group(1) or comment.group(2)) if comment else None,
+                destination_address=first(_DESTINATION_RE, match), destination_port=first(_DESTINATION_PORT_RE, match),
+                probability=first(_PROBABILITY_RE, match), dnat_destination=first(_DNAT_DESTINATION_RE, options),
+                raw=line)

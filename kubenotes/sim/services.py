@@ -9,6 +9,7 @@ write (:mod:`kubenotes.sim.network`), and kube-proxy's state comes from
 
 * :func:`web_objects`, :func:`web_state`: the objects and kube-proxy's view of them;
 * :func:`svc_probabilities`: the ``--probability`` of each KUBE-SVC -> KUBE-SEP jump;
+* :func:`rule_changes`: the rule lines a change removed and added (an endpoint leaving, say);
 * :func:`balance_runs`: iptables random, IPVS round robin and ClientIP affinity over the same endpoints;
 * :func:`discovery_objects`, :func:`discovery_timeline`: Service environment variables against DNS.
 
@@ -22,13 +23,13 @@ kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap)
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
 from kubenotes.dns.coredns import ClusterDNS
 from kubenotes.kubelet.envvars import service_env_vars
 from kubenotes.proxy.balance import DEFAULT_CLIENT_IP_AFFINITY_SECONDS, BalanceResult, simulate_connections
 from kubenotes.proxy.endpoints import ProxyState, proxy_state
+from kubenotes.proxy.iptables import ENDPOINT_CHAIN_RE, SERVICE_CHAIN_RE, parse_rule
 from kubenotes.sim.network import add_endpoint_slices, kube_proxy_objects
 from kubenotes.sim.scenarios import CLUSTER_CIDR
 
@@ -38,6 +39,7 @@ __all__ = [
     "web_objects",
     "web_state",
     "svc_probabilities",
+    "rule_changes",
     "balance_runs",
     "discovery_objects",
     "discovery_timeline",
@@ -47,12 +49,6 @@ __all__ = [
 NODE_NAME = "worker-1"
 #: The cluster IP of the Service ``default/web``.
 WEB_CLUSTER_IP = "10.96.0.100"
-
-# An ``iptables-save`` rule line: chain, match, target, target options.
-_RULE_RE = re.compile(r"^-A (\S+) (.*)-j (\S+)(?: (.*))?$")
-_SVC_RE = re.compile(r"KUBE-SVC-[A-Z0-9]{16}")
-_SEP_RE = re.compile(r"KUBE-SEP-[A-Z0-9]{16}")
-
 
 def _node(name: str = NODE_NAME, ip: str = "192.168.1.11", pod_cidr: str = "10.244.1.0/24") -> dict:
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
@@ -198,13 +194,48 @@ def svc_probabilities(iptables_text: str) -> list[str | None]:
     jumps: dict[tuple[str, str], tuple[int, str | None]] = {}  # (KUBE-SVC, KUBE-SEP) -> (rule order, probability)
     order = 0
     for ln in iptables_text.splitlines():
-        m = _RULE_RE.match(ln)
-        if not m or not (_SVC_RE.fullmatch(m.group(1)) and _SEP_RE.fullmatch(m.group(3))):
+        r = parse_rule(ln)
+        if r is None or not (SERVICE_CHAIN_RE.fullmatch(r.chain) and ENDPOINT_CHAIN_RE.fullmatch(r.jump)):
             continue
-        prob = re.search(r"--probability ([0-9.]+)", m.group(2))
         order += 1
-        jumps[(m.group(1), m.group(3))] = (order, prob.group(1) if prob else None)  # a repeated jump keeps its last
+        jumps[(r.chain, r.jump)] = (order, r.probability)  # a repeated jump keeps its last
     return [p for _, p in sorted(jumps.values(), key=lambda v: v[0])]
+
+
+def rule_changes(before: str, after: str) -> tuple[list[str], list[str]]:
+    """The lines of a rule text that a change removed, and those it added.
+
+    Parameters
+    ----------
+    before, after : str
+        Rule texts, e.g. :func:`kubenotes.proxy.iptables.iptables_save` before
+        and after an endpoint left.
+
+    Returns
+    -------
+    tuple of (list of str, list of str)
+        ``(removed, added)``: the lines of ``before`` not in ``after``, then
+        those of ``after`` not in ``before``, each in its text's order.
+
+    Raises
+    ------
+    AttributeError
+        When a text is not a str.
+
+    Notes
+    -----
+    Lines are compared as a set: order and repeats are ignored, so a rule
+    that only moved is no change. ``iptables-restore`` replaces whole
+    chains; this is what a reader diffing two ``iptables-save`` dumps sees.
+
+    Examples
+    --------
+    >>> rule_changes("a\\nb\\n", "a\\nc\\n")
+    (['b'], ['c'])
+    """
+    a, b = before.splitlines(), after.splitlines()
+    kept_a, kept_b = set(a), set(b)
+    return [ln for ln in a if ln not in kept_b], [ln for ln in b if ln not in kept_a]
 
 
 _RUNS = (("iptables random", "iptables", None), ("IPVS round robin", "ipvs-rr", None),

@@ -46,8 +46,9 @@ from matplotlib.figure import Figure
 from kubenotes.proxy.balance import BalanceResult
 from kubenotes.dns.coredns import DNSAnswer, DNSRecord
 from kubenotes.proxy.endpoints import ProxyState
-from kubenotes.proxy.iptables import iptables_save
-from kubenotes.sim.services import balance_runs, svc_probabilities, web_state
+from kubenotes.kubelet.envvars import make_env_variable_name
+from kubenotes.proxy.iptables import ENDPOINT_CHAIN_RE, SERVICE_CHAIN_RE, iptables_save, parse_rule
+from kubenotes.sim.services import balance_runs, rule_changes, svc_probabilities, web_state
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
@@ -78,13 +79,7 @@ _SVC_COLOUR, _SEP_COLOUR, _PROB_COLOUR = "#1565c0", "#2e7d32", "#e65100"
 _table = functools.partial(table, caption_css=CAPTION_TIGHT_CSS, td_css=TD_CSS + ";font-family:monospace")
 
 
-# --------------------------------------------------------------------------- the chapter's cluster
-
 # --------------------------------------------------------------------------- rules
-
-_SVC_RE = re.compile(r"KUBE-SVC-[A-Z0-9]{16}")
-_SEP_RE = re.compile(r"KUBE-SEP-[A-Z0-9]{16}")
-
 
 def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any) -> str:
     """The ``iptables-save`` text for ``state``; with ``service_only``, the nat lines about KUBE-SVC/KUBE-SEP chains.
@@ -130,7 +125,7 @@ def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any
     for ln in text.splitlines():
         if ln.startswith("*"):
             table = ln[1:]
-        if table == "nat" and (_SVC_RE.search(ln) or _SEP_RE.search(ln)):
+        if table == "nat" and (SERVICE_CHAIN_RE.search(ln) or ENDPOINT_CHAIN_RE.search(ln)):
             out.append(ln)
     return "\n".join(out) + "\n"
 
@@ -187,8 +182,8 @@ def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
 
 def _highlight(text: str) -> str:
     t = html.escape(text)
-    t = _SVC_RE.sub(lambda m: f'<b style="color:{_SVC_COLOUR}">{m.group(0)}</b>', t)
-    t = _SEP_RE.sub(lambda m: f'<b style="color:{_SEP_COLOUR}">{m.group(0)}</b>', t)
+    t = SERVICE_CHAIN_RE.sub(lambda m: f'<b style="color:{_SVC_COLOUR}">{m.group(0)}</b>', t)
+    t = ENDPOINT_CHAIN_RE.sub(lambda m: f'<b style="color:{_SEP_COLOUR}">{m.group(0)}</b>', t)
     t = re.sub(r"(--probability [0-9.]+)", rf'<b style="color:{_PROB_COLOUR}">\1</b>', t)
     t = re.sub(r"\b(service-[A-Z0-9]{8}-[\w./-]+)", rf'<b style="color:{_SVC_COLOUR}">\1</b>', t)
     t = re.sub(r"\b(endpoint-[A-Z0-9]{8}-[\w./:-]+)", rf'<b style="color:{_SEP_COLOUR}">\1</b>', t)
@@ -282,9 +277,6 @@ def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets
 
 # --------------------------------------------------------------------------- graph
 
-_RULE_RE = re.compile(r"^-A (\S+) (.*)-j (\S+)(?: (.*))?$")
-
-
 def rule_graph(iptables_text: str, objects: Iterable[dict] = ()) -> nx.DiGraph:
     """Service -> KUBE-SVC -> KUBE-SEP -> pod, parsed from iptables rules.
 
@@ -328,35 +320,28 @@ def rule_graph(iptables_text: str, objects: Iterable[dict] = ()) -> nx.DiGraph:
     g = nx.DiGraph()
     order = 0
     for ln in iptables_text.splitlines():
-        m = _RULE_RE.match(ln)
-        if not m:
+        r = parse_rule(ln)
+        if r is None:
             continue
-        chain, match, target, rest = m.group(1), m.group(2), m.group(3), m.group(4) or ""
-        comment = re.search(r'--comment (?:"([^"]*)"|(\S+))', match)
-        svc_name = ((comment.group(1) or comment.group(2)) if comment else "").split(" ")[0]
-        if chain == "KUBE-SERVICES" and _SVC_RE.fullmatch(target):
-            dst = re.search(r"-d (\S+)", match)
-            dport = re.search(r"--dport (\d+)", match)
+        if r.chain == "KUBE-SERVICES" and SERVICE_CHAIN_RE.fullmatch(r.jump):
+            svc_name = (r.comment or "").split(" ")[0]
             sid = f"svc/{svc_name}"
-            ip = dst.group(1).split("/")[0] if dst else ""
-            g.add_node(sid, kind="Service", label=f"Service {svc_name}\n{ip}:{dport.group(1) if dport else ''}")
-            g.add_node(target, kind="KUBE-SVC", label=target)
-            g.add_edge(sid, target, probability=None, order=0)
-        elif _SVC_RE.fullmatch(chain) and _SEP_RE.fullmatch(target):
-            prob = re.search(r"--probability ([0-9.]+)", match)
-            g.add_node(chain, kind="KUBE-SVC", label=chain)
-            g.add_node(target, kind="KUBE-SEP", label=target)
+            ip = r.destination_address.split("/")[0] if r.destination_address else ""
+            g.add_node(sid, kind="Service", label=f"Service {svc_name}\n{ip}:{r.destination_port or ''}")
+            g.add_node(r.jump, kind="KUBE-SVC", label=r.jump)
+            g.add_edge(sid, r.jump, probability=None, order=0)
+        elif SERVICE_CHAIN_RE.fullmatch(r.chain) and ENDPOINT_CHAIN_RE.fullmatch(r.jump):
+            g.add_node(r.chain, kind="KUBE-SVC", label=r.chain)
+            g.add_node(r.jump, kind="KUBE-SEP", label=r.jump)
             order += 1
-            g.add_edge(chain, target, probability=prob.group(1) if prob else None, order=order)
-        elif _SEP_RE.fullmatch(chain) and target == "DNAT":
-            dest = re.search(r"--to-destination (\S+)", rest)
-            if dest:
-                ep = dest.group(1)
-                ip = ep.rsplit(":", 1)[0].strip("[]")
-                pid = f"pod/{ep}"
-                g.add_node(chain, kind="KUBE-SEP", label=chain)
-                g.add_node(pid, kind="Pod", label=f"{pods.get(ip, 'pod')}\n{ep}")
-                g.add_edge(chain, pid, probability=None, order=0)
+            g.add_edge(r.chain, r.jump, probability=r.probability, order=order)
+        elif ENDPOINT_CHAIN_RE.fullmatch(r.chain) and r.jump == "DNAT" and r.dnat_destination:
+            ep = r.dnat_destination
+            ip = ep.rsplit(":", 1)[0].strip("[]")
+            pid = f"pod/{ep}"
+            g.add_node(r.chain, kind="KUBE-SEP", label=r.chain)
+            g.add_node(pid, kind="Pod", label=f"{pods.get(ip, 'pod')}\n{ep}")
+            g.add_edge(r.chain, pid, probability=None, order=0)
     return g
 
 
@@ -629,8 +614,8 @@ def rules_diff(before: str, after: str) -> Html:
     Returns
     -------
     Html
-        A ``<pre>`` block, removed lines first; ``(no change)`` when none differ.
-        Lines are compared as a set: order and repeats are ignored.
+        A ``<pre>`` block, removed lines first; ``(no change)`` when none differ
+        (:func:`kubenotes.sim.services.rule_changes`: order and repeats are ignored).
 
     Raises
     ------
@@ -643,9 +628,7 @@ def rules_diff(before: str, after: str) -> Html:
     >>> "- b" in d, "+ c" in d, "(no change)" in rules_diff("a", "a")
     (True, True, True)
     """
-    a, b = before.splitlines(), after.splitlines()
-    removed = [ln for ln in a if ln not in set(b)]
-    added = [ln for ln in b if ln not in set(a)]
+    removed, added = rule_changes(before, after)
     body = "".join(f'<div style="color:#c62828">- {_highlight(ln)}</div>' for ln in removed)
     body += "".join(f'<div style="color:#2e7d32">+ {_highlight(ln)}</div>' for ln in added)
     return Html(f'<pre style="font-size:11px;white-space:pre;overflow-x:auto">{body or "(no change)"}</pre>')
@@ -680,7 +663,7 @@ def discovery_table(timeline: dict[str, Any]) -> Html:
     (True, True)
     """
     service = timeline["service"]
-    prefix = service.upper().replace("-", "_") + "_"
+    prefix = make_env_variable_name(service) + "_"
 
     def fmt(env: dict[str, str]) -> str:
         mine = [f"{k}={v}" for k, v in env.items() if k.startswith(prefix)]

@@ -37,8 +37,11 @@ import pytest
 
 from kubenotes.proxy import EndpointInfo, ProxyState, ServicePortInfo, ServicePortName, proxy_state
 from kubenotes.proxy.iptables import (
+    ENDPOINT_CHAIN_RE,
+    SERVICE_CHAIN_RE,
     compute_probability,
     iptables_save,
+    parse_rule,
     service_port_endpoint_chain_name,
     service_port_policy_cluster_chain,
 )
@@ -625,6 +628,20 @@ def test_probability_ladder_gives_each_endpoint_one_nth() -> None:
     probs = [m.group(1) if (m := re.search(r"--probability (\S+)", line)) else None
              for line in chain_rules(out, "nat", "KUBE-SVC-XPGD46QRK7WJZT7O").splitlines() if "-> " in line]
     assert probs == ["0.2500000000", "0.3333333333", "0.5000000000", None]
+
+
+def test_parse_rule_reads_the_service_chains_back() -> None:
+    """parse_rule: the KUBE-SERVICES jump, the KUBE-SVC -> KUBE-SEP ladder and the DNATs, as rendered."""
+    objs = [node(), service("ns1", "svc1", "172.30.0.41", [port("p80", 80)]),
+            slice_("ns1", "svc1", [ep(f"10.180.0.{i}") for i in range(1, 4)], [("p80", 80, "TCP")])]
+    rules = [r for r in map(parse_rule, render(objs).splitlines()) if r is not None]
+    entry = next(r for r in rules if r.chain == "KUBE-SERVICES" and SERVICE_CHAIN_RE.fullmatch(r.jump))
+    assert (entry.jump, entry.comment, entry.destination_address, entry.destination_port) == (
+        "KUBE-SVC-XPGD46QRK7WJZT7O", "ns1/svc1:p80 cluster IP", "172.30.0.41", "80")
+    ladder = [r for r in rules if SERVICE_CHAIN_RE.fullmatch(r.chain) and ENDPOINT_CHAIN_RE.fullmatch(r.jump)]
+    assert [r.probability for r in ladder] == ["0.3333333333", "0.5000000000", None]
+    assert sorted(r.dnat_destination for r in rules if r.jump == "DNAT") == [f"10.180.0.{i}:80" for i in range(1, 4)]
+    assert parse_rule("*nat") is None and parse_rule(":KUBE-SVC-XPGD46QRK7WJZT7O - [0:0]") is None
 
 
 def test_ipv6_rules() -> None:
