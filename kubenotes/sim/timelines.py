@@ -19,9 +19,11 @@ status writes and its probe runs). :mod:`kubenotes.viz.controllers` and
 * :func:`node_timeline`, :func:`pods_per_node_timeline`, :func:`job_attempts`
   and :func:`rc_sizes`: a node's conditions and taints, pods per node, a Job's
   attempts and ReplicationControllers' sizes over time;
-* :func:`start_timeline`, :func:`status_history`, :func:`restart_history` and
-  :func:`static_pod_merges`: one pod's start, its status writes, its restarts
-  and back-off, and the kubelet's merge of a static manifest directory.
+* :func:`start_timeline`, :func:`status_history`, :func:`restart_history`,
+  :func:`restart_counts` and :func:`pod_events`: one pod's start, its status
+  writes, its restarts and back-off, and the kubelet's events about it;
+* :func:`static_pod_merges` and :func:`mirror_pod_history`: the kubelet's
+  merge of a static manifest directory, and the API writes on the mirror pod.
 
 References
 ----------
@@ -47,7 +49,7 @@ from kubenotes.sim.history import resource_version as _rv
 
 if TYPE_CHECKING:
     from kubenotes.apiserver.server import AuditEntry
-    from kubenotes.sim.scenarios import PodRun, ScenarioRun
+    from kubenotes.sim.scenarios import PodRun, ScenarioRun, StaticPodRun
 
 __all__ = [
     "RolloutTimeline",
@@ -67,7 +69,10 @@ __all__ = [
     "start_timeline",
     "status_history",
     "restart_history",
+    "restart_counts",
+    "pod_events",
     "static_pod_merges",
+    "mirror_pod_history",
 ]
 
 
@@ -1058,7 +1063,7 @@ def restart_history(run: PodRun, container: str = "app") -> list[dict]:
     ['', '', '10s', '20s']
     """
     runs = sorted((run.kubelet.runs.get(run.uid) or {}).get(container, []), key=lambda r: r.started_seconds)
-    kills = [e for e in run.kubelet.events if e.get("pod") == run.pod_name and e["reason"] == "Killing"]
+    kills = pod_events(run, ("Killing",))
     waiting = []
     for t, uid, st in run.kubelet.status_log:
         if uid != run.uid:
@@ -1080,6 +1085,83 @@ def restart_history(run: PodRun, container: str = "app") -> list[dict]:
                     if prev is not None and prev.finished_seconds is not None else None,
                     "back_off": back})
     return out
+
+
+def restart_counts(run: PodRun, container: str = "app") -> list[tuple[float, int]]:
+    """The container's ``restartCount`` in each pod status the kubelet wrote that lists it.
+
+    Parameters
+    ----------
+    run : PodRun
+        E.g. :func:`kubenotes.sim.scenarios.simulate_restarts`.
+    container : str
+        A regular container's name.
+
+    Returns
+    -------
+    list of (float, int)
+        ``(seconds, restartCount)`` per status write, in write order; empty
+        for a container no status lists.
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no ``kubelet.status_log`` (not a :class:`~kubenotes.sim.scenarios.PodRun`).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (convertToAPIContainerStatuses: RestartCount)
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_restarts
+    >>> counts = restart_counts(simulate_restarts(cause="exits with code 1", until_seconds=60))
+    >>> counts[0][1], counts[-1][1] > 0
+    (0, True)
+    """
+    out = []
+    for t, uid, st in run.kubelet.status_log:
+        if uid != run.uid:
+            continue
+        cs = next((c for c in st.get("containerStatuses") or [] if c["name"] == container), None)
+        if cs is not None:
+            out.append((float(t), int(cs.get("restartCount", 0))))
+    return out
+
+
+def pod_events(run: PodRun, reasons: Sequence[str] | None = None) -> list[dict]:
+    """The events the kubelet recorded about the run's pod, in the order it recorded them.
+
+    Parameters
+    ----------
+    run : PodRun
+        A pod run, e.g. :func:`kubenotes.sim.scenarios.simulate_pod_start`.
+    reasons : sequence of str, optional
+        Keep only events with these reasons (``Killing``, ``BackOff``...); None keeps all.
+
+    Returns
+    -------
+    list of dict
+        The kubelet's event records: ``time``, ``type``, ``reason``,
+        ``message``, ``pod`` and, for a container's events, ``field_path``.
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no ``kubelet.events`` (not a :class:`~kubenotes.sim.scenarios.PodRun`).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/events/event.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_pod_start
+    >>> [e["reason"] for e in pod_events(simulate_pod_start(), ["Started"])]
+    ['Started', 'Started']
+    """
+    keep = set(reasons) if reasons is not None else None
+    return [e for e in run.kubelet.events if e.get("pod") == run.pod_name and (keep is None or e["reason"] in keep)]
 
 
 def static_pod_merges(steps: Sequence[Mapping[str, str]], node_name: str = "worker-1",
@@ -1124,3 +1206,44 @@ def static_pod_merges(steps: Sequence[Mapping[str, str]], node_name: str = "work
                         "uids": [p["metadata"].get("uid", "") for p in u.pods]})
     return out
 
+
+def mirror_pod_history(run: StaticPodRun) -> list[dict]:
+    """Every API write on the mirror pod (from the audit log) and the kubelet's events about it, by time.
+
+    Parameters
+    ----------
+    run : StaticPodRun
+        From :func:`kubenotes.sim.scenarios.simulate_static_pod`.
+
+    Returns
+    -------
+    list of dict
+        ``time``, ``component`` (who wrote or recorded it), ``what`` (``create
+        pod``, ``event Started``...), ``detail``; audit entries before events
+        at the same time.
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` is not a :class:`~kubenotes.sim.scenarios.StaticPodRun`.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/pod/mirror_client.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_static_pod
+    >>> [h["what"] for h in mirror_pod_history(simulate_static_pod(None, None, until_seconds=5))][:1]
+    ['create pod']
+    """
+    rows = []
+    for a in run.cluster.server.audit_log:
+        if a.kind == "Pod" and a.name == run.name and a.namespace == run.namespace:
+            rows.append({"time": a.time, "component": a.component, "what": f"{a.verb} pod", "detail": a.detail})
+    for e in run.kubelet.events:
+        if e.get("pod") == run.name:
+            rows.append({"time": e["time"], "component": run.kubelet.component, "what": f"event {e['reason']}",
+                         "detail": e["message"]})
+    rows.sort(key=lambda r: r["time"])
+    return rows

@@ -16,6 +16,7 @@ chapter's scenarios (``data/kubelet/*.yaml``) run by :mod:`kubenotes.sim.scenari
   the restarts under ``restartPolicy`` with the CrashLoopBackOff;
 * :func:`static_pod_table`, :func:`~kubenotes.sim.timelines.static_pod_merges`: a manifest directory
   read as the file source reads it, the static pod and its mirror pod;
+  :func:`mirror_pod_writes` (:func:`~kubenotes.sim.timelines.mirror_pod_history`): the API writes on it;
 * :func:`pleg_cost_figure` and :func:`pleg_panel`: the PLEG relist cost curve
   (:func:`kubenotes.kubelet.pleg.relist_seconds`) and where ``maxPods`` 110 sits;
 * :func:`kubelet_graph` and :func:`kubelet_graph_figure`: where a kubelet's pods
@@ -66,7 +67,14 @@ from kubenotes.sim.scenarios import (
     StaticPodRun,
     simulate_restarts,
 )
-from kubenotes.sim.timelines import container_names, restart_history, start_timeline
+from kubenotes.sim.timelines import (
+    container_names,
+    mirror_pod_history,
+    pod_events,
+    restart_counts,
+    restart_history,
+    start_timeline,
+)
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
 from kubenotes.viz.widgets import live_panel, memoise_update
@@ -326,21 +334,14 @@ def restarts_figure(run: PodRun, container: str = "app", *, title: str | None = 
         ok = p["result"] == "success"
         ax.plot(p["time"], 1, "o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=5)
     marks = {"Killing": ("v", "#ef6c00"), "BackOff": ("s", "#6d4c41"), "Unhealthy": ("x", "#c62828")}
-    for e in run.kubelet.events:
-        if e.get("pod") != run.pod_name or e["reason"] not in ("Killing", "BackOff"):
-            continue
+    for e in pod_events(run, ("Killing", "BackOff")):
         m, c = marks[e["reason"]]
         ax.plot(e["time"], 0, m, color=c, ms=7)
     ax.set_yticks([2, 1, 0], [f"{container} runs", "liveness probes", "Killing ▼ / BackOff ■"])
     ax.set_ylim(-0.6, 2.9)
     ax.grid(axis="x", alpha=0.3)
-    times, counts = [0.0], [0]
-    for t, uid, st in run.kubelet.status_log:
-        if uid == run.uid:
-            cs = next((c for c in st.get("containerStatuses") or [] if c["name"] == container), None)
-            if cs is not None:
-                times.append(float(t))
-                counts.append(int(cs.get("restartCount", 0)))
+    writes = restart_counts(run, container)
+    times, counts = [0.0] + [t for t, _ in writes], [0] + [n for _, n in writes]
     times.append(end)
     counts.append(counts[-1])
     ax2.step(times, counts, where="post", color="#1565c0")
@@ -445,8 +446,7 @@ def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, l
     >>> "Started container web" in kubelet_events_table(simulate_pod_start())
     True
     """
-    keep = set(reasons) if reasons is not None else None
-    events = [e for e in run.kubelet.events if e.get("pod") == run.pod_name and (keep is None or e["reason"] in keep)]
+    events = pod_events(run, None if reasons is None else list(reasons))
     if limit is not None:
         events = events[:limit]
     body = [(f"{e['time']:.1f}", e["type"], e["reason"], e.get("field_path") or "", e["message"]) for e in events]
@@ -536,7 +536,7 @@ def static_pod_table(files: Mapping[str, str] | None = None, node_name: str = NO
 
 
 def mirror_pod_writes(run: StaticPodRun) -> Html:
-    """Every API write on the mirror pod (from the audit log) and the kubelet's container events, by time.
+    """:func:`~kubenotes.sim.timelines.mirror_pod_history` as a table: the API writes on the mirror pod, kubelet events.
 
     Parameters
     ----------
@@ -560,15 +560,9 @@ def mirror_pod_writes(run: StaticPodRun) -> Html:
     >>> "create pod" in t, "etcd-worker-1" in t
     (True, True)
     """
-    rows = []
-    for a in run.cluster.server.audit_log:
-        if a.kind == "Pod" and a.name == run.name and a.namespace == run.namespace:
-            rows.append((a.time, a.component, f"{a.verb} pod", a.detail))
-    for e in run.kubelet.events:
-        if e.get("pod") == run.name:
-            rows.append((e["time"], run.kubelet.component, f"event {e['reason']}", e["message"]))
-    rows.sort(key=lambda r: r[0])
-    return _table(["t (s)", "component", "what", "detail"], [(f"{t:.2f}", c, w, d) for t, c, w, d in rows],
+    rows = mirror_pod_history(run)
+    return _table(["t (s)", "component", "what", "detail"],
+                  [(f"{r['time']:.2f}", r["component"], r["what"], r["detail"]) for r in rows],
                   f"Static pod {run.namespace}/{run.name}: API writes and kubelet events")
 
 

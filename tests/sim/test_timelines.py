@@ -252,3 +252,22 @@ def test_restart_policy_decides_what_follows_an_exit(policy, cause, phase, resta
     run = sc.simulate_restarts(restart_policy=policy, cause=cause, until_seconds=60)
     assert run.pod["status"]["phase"] == phase
     assert (len(st.restart_history(run)) > 1) == restarted
+
+
+def test_restart_counts_and_events_follow_the_crash_loop():
+    run = sc.simulate_restarts(cause="exits with code 1", until_seconds=60)
+    counts = st.restart_counts(run)
+    assert counts[0][1] == 0 and [n for _, n in counts] == sorted(n for _, n in counts)  # restartCount never drops
+    assert counts[-1][1] == run.pod["status"]["containerStatuses"][0]["restartCount"] == len(st.restart_history(run)) - 1
+    assert st.restart_counts(run, "no-such-container") == []
+    back_offs = st.pod_events(run, ["BackOff"])
+    assert back_offs and {e["reason"] for e in back_offs} == {"BackOff"}
+    assert [e for e in st.pod_events(run) if e["reason"] == "BackOff"] == back_offs
+
+
+def test_mirror_pod_history_merges_the_audit_log_and_the_kubelets_events_by_time():
+    run = sc.simulate_static_pod(delete_mirror_at_seconds=10, edit_at_seconds=30, until_seconds=60)
+    h = st.mirror_pod_history(run)
+    assert [r["time"] for r in h] == sorted(r["time"] for r in h)
+    assert ("kubectl", "delete pod") in {(r["component"], r["what"]) for r in h}
+    assert any(r["what"] == "event Killing" and r["component"] == "kubelet/worker-1" for r in h)
