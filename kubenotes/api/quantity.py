@@ -36,7 +36,7 @@ from kubenotes.errors import InvalidQuantity
 _UPPER_EXPONENT = re.compile(r"^([+-]?[0-9.]+)E(?=[+-]?[0-9]+$)")
 
 __all__ = ["parse_quantity", "value", "milli_value", "milli_cpu", "memory_bytes", "format_quantity", "string_quantity_values",
-           "Quantity", "DECIMAL_SI", "BINARY_SI", "DECIMAL_EXPONENT", "quantity_string"]
+           "Quantity", "DECIMAL_SI", "BINARY_SI", "DECIMAL_EXPONENT", "quantity_string", "quantity_suffix"]
 
 
 def parse_quantity(q: object, field: str = "") -> Decimal:
@@ -109,6 +109,54 @@ def string_quantity_values(q: str) -> tuple[int, int] | None:
     if d is None:
         return None
     return int(math.ceil(d)), int(math.ceil(d * 1000))
+
+
+# ``parseQuantityString``: a sign, digits with at most one point, then the suffix.
+_NUMBER_THEN_SUFFIX = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(.*)$")
+_EXPONENT_SUFFIX = re.compile(r"^[eE][+-]?[0-9]+$")
+_SI_SUFFIXES = frozenset({"", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"})
+
+
+def quantity_suffix(q: str) -> str | None:
+    """The suffix of a quantity string, as ``parseQuantityString`` splits it from the number.
+
+    Parameters
+    ----------
+    q : str
+        A quantity as written, e.g. ``"2Gi"``, ``"100m"``, ``"1e3"``, ``"5"``.
+
+    Returns
+    -------
+    str or None
+        A binary suffix (``Ki`` ... ``Ei``), a decimal one (``n``, ``u``,
+        ``m``, ``""``, ``k`` ... ``E``) or a decimal exponent (``e3``,
+        ``E-2``); None when ``q`` is not a number followed by one of those.
+
+    Raises
+    ------
+    TypeError
+        When ``q`` is not a str.
+
+    Notes
+    -----
+    Only the split: the number is not checked for range or precision
+    (:func:`parse_quantity` does that).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go (parseQuantityString)
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/resource/suffix.go
+
+    Examples
+    --------
+    >>> [quantity_suffix(q) for q in ("2Gi", "100m", "1.5", "1e3", "12Q")]
+    ['Gi', 'm', '', 'e3', None]
+    """
+    m = _NUMBER_THEN_SUFFIX.match(q)
+    if m is None:
+        return None
+    suffix = m.group(1)
+    return suffix if suffix in _SI_SUFFIXES or _EXPONENT_SUFFIX.match(suffix) else None
 
 
 def value(q: object, field: str = "") -> int:

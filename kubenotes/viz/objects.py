@@ -25,7 +25,6 @@ KEP-753 (sidecar containers), KEP-688 (pod overhead)
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
@@ -38,7 +37,7 @@ from kubenotes.api.manifests import defaulting_steps
 from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.api.priority import admit_pods
 from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
-from kubenotes.api.quantity import format_quantity, milli_value, parse_quantity, value
+from kubenotes.api.quantity import format_quantity, milli_value, parse_quantity, quantity_suffix, value
 from kubenotes.api.resources import (
     CPU,
     MEMORY,
@@ -479,17 +478,16 @@ _SUFFIX_NOTES = {
     "G": "decimal suffix: ×10^9", "T": "decimal suffix: ×10^12", "P": "decimal suffix: ×10^15",
     "E": "decimal suffix: ×10^18", "": "no suffix: base units (cores, bytes)",
 }
-_QUANTITY_FORM = re.compile(r"^[+-]?[0-9.]+(?:(?P<exp>[eE][+-]?[0-9]+)|(?P<suffix>[KMGTPE]i|[mkMGTPE])?)$")
 
 
 def _suffix_note(q: str) -> str:
     """What the suffix of a (valid) quantity means, from quantity.go's three suffix families."""
-    m = _QUANTITY_FORM.match(q.strip())
-    if m is None:
+    suffix = quantity_suffix(q.strip())
+    if suffix is None:
         return ""
-    if m.group("exp"):
-        return "decimal exponent: ×10^n"
-    return _SUFFIX_NOTES[m.group("suffix") or ""]
+    if suffix in _SUFFIX_NOTES:
+        return _SUFFIX_NOTES[suffix]
+    return "decimal exponent: ×10^n" if suffix[:1] in ("e", "E") else ""
 
 
 def _grouped(n: int) -> str:
