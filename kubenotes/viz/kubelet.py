@@ -77,7 +77,7 @@ from kubenotes.sim.timelines import (
 )
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
-from kubenotes.viz.widgets import live_panel, memoise_update
+from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
 __all__ = [
     "NODE_NAME",
@@ -399,10 +399,8 @@ def restarts_panel(failure_threshold: int = 3, period_seconds: int = 5, restart_
     """
     style = {"description_width": "initial"}
     controls = {
-        "failure_threshold": widgets.IntSlider(value=failure_threshold, min=1, max=6, description="failureThreshold",
-                                               style=style, continuous_update=False),
-        "period_seconds": widgets.IntSlider(value=period_seconds, min=1, max=20, description="periodSeconds",
-                                            style=style, continuous_update=False),
+        "failure_threshold": int_slider("failureThreshold", failure_threshold, 1, 6, style=style),
+        "period_seconds": int_slider("periodSeconds", period_seconds, 1, 20, style=style),
         "restart_policy": widgets.Dropdown(options=list(RESTART_POLICIES), value=restart_policy,
                                            description="restartPolicy", style=style),
         "cause": widgets.Dropdown(options=list(CAUSES), value=cause, description="the container", style=style),
@@ -644,13 +642,9 @@ def pleg_panel(pods: int = 110, containers_per_pod: int = 2, changed_percent: in
     """
     style = {"description_width": "initial"}
     controls = {
-        "pods": widgets.IntSlider(value=pods, min=10, max=400, step=10, description="pods", style=style,
-                                  continuous_update=False),
-        "containers_per_pod": widgets.IntSlider(value=containers_per_pod, min=1, max=6,
-                                                description="containers per pod", style=style,
-                                                continuous_update=False),
-        "changed_percent": widgets.IntSlider(value=changed_percent, min=0, max=100, step=10,
-                                             description="% pods changed", style=style, continuous_update=False),
+        "pods": int_slider("pods", pods, 10, 400, 10, style=style),
+        "containers_per_pod": int_slider("containers per pod", containers_per_pod, 1, 6, style=style),
+        "changed_percent": int_slider("% pods changed", changed_percent, 0, 100, 10, style=style),
     }
     return live_panel(memoise_update(pleg_cost_figure), controls)
 

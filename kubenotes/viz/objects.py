@@ -915,7 +915,7 @@ def request_panel(**defaults: int) -> Any:
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel, memoise_update
+    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
     unknown = set(defaults) - set(SIDECAR_EXAMPLE)
     if unknown:
@@ -932,8 +932,7 @@ def request_panel(**defaults: int) -> Any:
         ("init_cpu_milli", "migrate init cpu (m)", 4000, 50),
         ("overhead_cpu_milli", "spec.overhead.cpu (m)", 1000, 50),
     ]
-    controls = {key: widgets.IntSlider(value=start[key], min=0, max=max(top, start[key]), step=step,
-                                       description=label, continuous_update=False, style=style, layout=layout)
+    controls = {key: int_slider(label, start[key], 0, max(top, start[key]), step, style=style, layout=layout)
                 for key, label, top, step in spec}
 
     def update(**v: int) -> list[Any]:

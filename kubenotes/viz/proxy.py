@@ -51,7 +51,7 @@ from kubenotes.proxy.iptables import ENDPOINT_CHAIN_RE, SERVICE_CHAIN_RE, iptabl
 from kubenotes.sim.services import balance_runs, rule_changes, svc_probabilities, web_state
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
-from kubenotes.viz.widgets import live_panel, memoise_update
+from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
 __all__ = [
     "service_rules",
@@ -268,8 +268,7 @@ def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets
     ['endpoints', 'sessionAffinity: ClientIP']
     """
     controls = {
-        "n_endpoints": widgets.IntSlider(value=n_endpoints, min=1, max=8, step=1, description="endpoints",
-                                         continuous_update=False),
+        "n_endpoints": int_slider("endpoints", n_endpoints, 1, 8),
         "session_affinity": widgets.Checkbox(value=session_affinity, description="sessionAffinity: ClientIP"),
     }
     return live_panel(rules_view, controls)
@@ -550,11 +549,9 @@ def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> wid
     ['endpoints', 'client IPs', 'seed']
     """
     controls = {
-        "n_endpoints": widgets.IntSlider(value=n_endpoints, min=2, max=10, description="endpoints",
-                                         continuous_update=False),
-        "clients": widgets.IntSlider(value=clients, min=1, max=500, step=1, description="client IPs",
-                                     continuous_update=False),
-        "seed": widgets.IntSlider(value=seed, min=0, max=20, description="seed", continuous_update=False),
+        "n_endpoints": int_slider("endpoints", n_endpoints, 2, 10),
+        "clients": int_slider("client IPs", clients, 1, 500),
+        "seed": int_slider("seed", seed, 0, 20),
     }
     return live_panel(memoise_update(balance_view), controls, columns=3)
 

@@ -36,7 +36,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.image import imsave
 
 __all__ = ["LIVE_OUTPUT_CLASS", "CONTROL_CLASS", "live_panel", "memoise_update", "show", "figure_png", "settle_heap",
-           "BlitPNG", "png_display"]
+           "BlitPNG", "png_display", "int_slider"]
 
 LIVE_OUTPUT_CLASS = "kubenotes-live-output"
 CONTROL_CLASS = "kubenotes-control"
@@ -349,6 +349,48 @@ def memoise_update(update: Callable[..., Any], maxsize: int = 32) -> Callable[..
         return result
 
     return memoised
+
+
+def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *,
+               style: Mapping[str, str] | None = None, layout: widgets.Layout | None = None) -> widgets.IntSlider:
+    """An integer slider that reports its value when released, as every chapter's controls do.
+
+    ``continuous_update=False``: a panel reruns its callback once per move,
+    not for every value the handle passes over.
+
+    Parameters
+    ----------
+    description : str
+        The label left of the slider.
+    value, lo, hi, step : int
+        Start value, range and step.
+    style : mapping of str to str, optional
+        The slider's style (e.g. ``{"description_width": "initial"}``).
+    layout : ipywidgets.Layout, optional
+        Its layout (e.g. a fixed width).
+
+    Returns
+    -------
+    ipywidgets.IntSlider
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a value is not an integer.
+
+    Examples
+    --------
+    >>> s = int_slider("pods", 110, 10, 400, 10)
+    >>> s.value, s.max, s.continuous_update
+    (110, 400, False)
+    """
+    extra: dict[str, Any] = {}
+    if style is not None:
+        extra["style"] = style
+    if layout is not None:
+        extra["layout"] = layout
+    return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False,
+                             **extra)
 
 
 def live_panel(update: Callable[..., Any], controls: Mapping[str, widgets.Widget], *, columns: int = 2) -> widgets.VBox:
