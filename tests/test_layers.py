@@ -197,9 +197,11 @@ def test_only_viz_draws():
 
 #: The packages that hold typed (lightkube) objects: the API types and helpers (api/), the scheduler (which
 #: converts at its snapshot edge, scheduler/snapshot.py ``typed``), the trace loader that builds typed Nodes/Pods
-#: (datasets/), and the API server's codec edge, which decodes to apply the scheme's defaults.
+#: (datasets/), the API server's codec edge, which decodes to apply the scheme's defaults, and the modules below.
 TYPED_EDGES = {"api", "scheduler", "datasets"}
-TYPED_MODULES = {"kubenotes.apiserver.server"}
+TYPED_MODULES = {"kubenotes.apiserver.server",
+                 # the objects chapter's example Pod, built as the typed object the api/ helpers it shows take
+                 "kubenotes.sim.objects"}
 
 
 def test_one_object_form_outside_the_typed_edges():
