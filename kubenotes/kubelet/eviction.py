@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import functools
 import re
+import struct
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -101,6 +102,7 @@ __all__ = [
     "parse_duration_seconds",
     "parse_threshold_config",
     "is_hard_eviction_threshold",
+    "float32",
     "get_threshold_quantity",
     "make_signal_observations",
     "thresholds_met",
@@ -265,7 +267,7 @@ class ThresholdValue:
     def __str__(self) -> str:
         if self.quantity is not None:
             return str(self.quantity)
-        return f"{self.percentage * 100:f}%"
+        return f"{float(f'{self.percentage:.7g}') * 100:f}%"  # the float32 as written (7 significant digits)
 
 
 @dataclass(frozen=True)
@@ -335,10 +337,14 @@ def _valid_signal(signal: str) -> bool:
 
 
 def _parse_percentage(text: str) -> float:
+    """``parsePercentage``: the number parsed as a Go ``float32``, divided by 100 in ``float32``."""
+    number = text.rstrip("%")
     try:
-        return float(text.rstrip("%")) / 100
+        return float32(float32(float(number)) / 100)
     except ValueError:
-        raise EvictionConfigError(f'strconv.ParseFloat: parsing "{text.rstrip("%")}": invalid syntax') from None
+        raise EvictionConfigError(f'strconv.ParseFloat: parsing "{number}": invalid syntax') from None
+    except OverflowError:
+        raise EvictionConfigError(f'strconv.ParseFloat: parsing "{number}": value out of range') from None
 
 
 def _parse_threshold_statement(signal: str, val: str) -> Threshold | None:
@@ -476,18 +482,74 @@ def parse_threshold_config(
     return results
 
 
-def get_threshold_quantity(value: ThresholdValue, capacity: Quantity | int) -> Quantity:
-    """The threshold as an amount: the quantity, or ``percentage * capacity`` truncated (``GetThresholdQuantity``).
+def float32(x: float) -> float:
+    """``x`` rounded to a Go ``float32`` (``ThresholdValue.Percentage`` is a ``float32`` upstream).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    float
+        The nearest ``float32`` value, as a Python float.
+
+    Raises
+    ------
+    OverflowError
+        When ``x`` is beyond ``float32``'s range (about 3.4e38).
 
     Examples
     --------
-    >>> str(get_threshold_quantity(ThresholdValue(percentage=0.1), 10 * 2**30))
-    '1Gi'
+    >>> float32(0.1), float32(0.5)
+    (0.10000000149011612, 0.5)
+    """
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def get_threshold_quantity(value: ThresholdValue, capacity: Quantity | int) -> Quantity:
+    """The threshold as an amount (``GetThresholdQuantity``).
+
+    A quantity is returned as it is; a percentage is multiplied, as a
+    ``float32`` widened to ``float64``, by the capacity's integer value
+    (rounded up, ``Quantity.Value()``) and truncated to an integer, in BinarySI.
+
+    Parameters
+    ----------
+    value : ThresholdValue
+    capacity : Quantity or int
+        The signal's capacity (bytes, inodes or PIDs).
+
+    Returns
+    -------
+    Quantity
+
+    Raises
+    ------
+    OverflowError
+        For a percentage beyond ``float32``'s range (never one parsed by
+        :func:`parse_threshold_config`).
+
+    Notes
+    -----
+    The ``float32`` percentage makes ``10%`` of 10Gi 1073741840 bytes, not
+    1Gi: ``float32(0.1)`` is slightly above 0.1, as on a real kubelet.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/api/types.go (GetThresholdQuantity)
+
+    Examples
+    --------
+    >>> str(get_threshold_quantity(ThresholdValue(percentage=0.05), Quantity.parse("10Gi")))
+    '536870920'
+    >>> str(get_threshold_quantity(ThresholdValue(percentage=0.5), 10 * 2**30))
+    '5Gi'
     """
     if value.quantity is not None:
         return value.quantity
-    cap = capacity.value if isinstance(capacity, Quantity) else Decimal(capacity)
-    return Quantity(Decimal(int(float(value.percentage) * float(cap))), BINARY_SI)
+    cap = capacity.int_value() if isinstance(capacity, Quantity) else int(capacity)
+    return Quantity(Decimal(int(float32(value.percentage) * float(cap))), BINARY_SI)
 
 
 # --- observations -----------------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ References
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_node_status.go
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/nodestatus/setters.go
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/node_container_manager_linux.go
-kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/api/types.go (GetThresholdQuantity)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/nodelease/controller.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/apimachinery/lease/controller.go
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/apis/config/v1beta1/defaults.go
@@ -40,7 +39,6 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import hashlib
-import struct
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence
@@ -52,6 +50,7 @@ from kubenotes.kubelet.eviction import (
     DEFAULT_EVICTION_HARD,
     SIGNAL_MEMORY_AVAILABLE,
     SIGNAL_NODE_FS_AVAILABLE,
+    get_threshold_quantity,
     parse_threshold_config,
 )
 
@@ -83,8 +82,6 @@ __all__ = [
     "NODE_STATUS_EVENT_MESSAGE_FMT",
     "MachineInfo",
     "NodeConfig",
-    "float32",
-    "get_threshold_quantity",
     "hard_eviction_reservation",
     "node_allocatable_reservation",
     "node_capacity",
@@ -256,33 +253,6 @@ class NodeConfig:
     container_runtime_version: str = "containerd://2.1.0"
     enable_controller_attach_detach: bool = True
     node_status_max_images: int = DEFAULT_NODE_STATUS_MAX_IMAGES
-
-
-def float32(x: float) -> float:
-    """``x`` rounded to a Go ``float32`` (eviction percentages are float32 upstream).
-
-    Examples
-    --------
-    >>> float32(0.1)
-    0.10000000149011612
-    """
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
-def get_threshold_quantity(value: Any, capacity: Quantity) -> Quantity:
-    """A threshold as an amount (``evictionapi.GetThresholdQuantity``).
-
-    A percentage (float32 upstream) times the capacity, truncated, in BinarySI.
-
-    Examples
-    --------
-    >>> from kubenotes.kubelet.eviction import ThresholdValue
-    >>> str(get_threshold_quantity(ThresholdValue(percentage=0.05), Quantity.parse("10Gi")))
-    '536870920'
-    """
-    if value.quantity is not None:
-        return value.quantity
-    return Quantity(Decimal(int(float32(value.percentage) * float(capacity.int_value()))), BINARY_SI)
 
 
 def hard_eviction_reservation(eviction_hard: Mapping[str, str] | None,

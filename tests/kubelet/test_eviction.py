@@ -395,7 +395,8 @@ def test_eviction_message_percentage_threshold_and_no_request():
     stats = {"u": {"containers": [{"name": "c", "rootfs": {"usedBytes": 2 * GI}, "logs": {"usedBytes": 0}}]}}
     obs = make_signal_observations({"fs": {"availableBytes": GI // 2, "capacityBytes": 10 * GI}})
     msg, _ = eviction_message("ephemeral-storage", p, stats, [th("nodefs.available", pct(0.1))], obs)
-    assert msg == ("The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 512Mi. "
+    # GetThresholdQuantity: float64(10Gi) * float64(float32(0.1)) = 1073741840, not 1Gi
+    assert msg == ("The node was low on resource: ephemeral-storage. Threshold quantity: 1073741840, available: 512Mi. "
                    "Container c was using 2Gi, request is 0, has larger consumption of ephemeral-storage. ")
 
 
@@ -438,3 +439,17 @@ def test_admit_under_node_conditions():
     assert admit_pod(burstable, ["MemoryPressure", "DiskPressure"]) == (
         False, "Evicted", "The node had condition: [MemoryPressure DiskPressure]. ")
     assert admit_pod(critical, ["DiskPressure"])[0]
+
+
+def test_get_threshold_quantity_is_upstreams_float32_arithmetic():
+    """One home (api/types.go GetThresholdQuantity): float32 percentage widened, times Value(), truncated."""
+    from kubenotes.kubelet import node_status
+    from kubenotes.kubelet.eviction import ThresholdValue, get_threshold_quantity
+
+    # float64(10737418240) * float64(float32(0.05)) = 536870920.0 on a real kubelet (not 536870912)
+    assert get_threshold_quantity(ThresholdValue(percentage=0.05), Quantity.parse("10Gi")).int_value() == 536870920
+    t, = parse_threshold_config(eviction_hard={"nodefs.available": "5%"})
+    assert get_threshold_quantity(t.value, 10 * GI).int_value() == 536870920
+    assert str(t.value) == "5.000000%"
+    assert node_status.get_threshold_quantity is get_threshold_quantity
+    assert not hasattr(node_status, "float32")

@@ -556,14 +556,20 @@ def test_default_thresholds_shared_disk_imagefs_signal_reclaims_images():
     """Without a dedicated imagefs, imagefs.available<15% (a default) is met first and runs image GC too."""
     from kubenotes.kubelet.eviction import DEFAULT_EVICTION_HARD
 
-    images = [ImageRecord("old", 2 * Gi, 0, 0)]
-    node = NodeUsage(memory_capacity_bytes=8 * Gi, node_fs_capacity_bytes=20 * Gi, system_disk_bytes=15 * Gi,
-                     images=images)
-    m = EvictionManager(EvictionConfig(tuple(parse_threshold_config(eviction_hard=DEFAULT_EVICTION_HARD))), node)
-    r = m.synchronize(200.0)   # 17Gi of 20Gi used: 15 % left is not < 15 %... one more GiB
+    def node_and_manager(system_disk_bytes):
+        node = NodeUsage(memory_capacity_bytes=8 * Gi, node_fs_capacity_bytes=20 * Gi,
+                         system_disk_bytes=system_disk_bytes, images=[ImageRecord("old", 2 * Gi, 0, 0)])
+        return node, EvictionManager(EvictionConfig(tuple(parse_threshold_config(
+            eviction_hard=DEFAULT_EVICTION_HARD))), node)
+
+    node, m = node_and_manager(15 * Gi)
+    r = m.synchronize(200.0)   # 17Gi of 20Gi used: 3Gi left is below float32(0.15) * 20Gi = 3221225600 bytes
+    assert r.thresholds_met == ["imagefs.available<3221225600"] and r.node_conditions == ["DiskPressure"]
+    node, m = node_and_manager(15 * Gi - 256 * 2**20)
+    r = m.synchronize(200.0)   # 3.25Gi left: not < 15 %... one more GiB
     assert r.node_conditions == []
-    node.system_disk_bytes = 16 * Gi
-    r = m.synchronize(210.0)   # 18Gi used: 2Gi < 3Gi (15 %) but not < 2Gi (10 %)
-    assert r.thresholds_met == ["imagefs.available<3Gi"] and r.node_conditions == ["DiskPressure"]
+    node.system_disk_bytes = 16 * Gi - 256 * 2**20
+    r = m.synchronize(210.0)   # 2.25Gi left: < 15 % (3221225600) but not < 10 % (2147483680)
+    assert r.thresholds_met == ["imagefs.available<3221225600"] and r.node_conditions == ["DiskPressure"]
     assert r.resource_to_reclaim == "ephemeral-storage"
     assert r.reclaimed == [(CONTAINER_GC, 0), (IMAGE_GC, 2 * Gi)] and r.reclaim_sufficient
