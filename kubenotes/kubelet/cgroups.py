@@ -47,6 +47,7 @@ from kubenotes.api.resources import aggregate_container_requests, pod_limits, po
 from kubenotes.kubelet.qos import container_oom_score_adjust
 
 __all__ = [
+    "qos_values",
     "MIN_SHARES",
     "MAX_SHARES",
     "SHARES_PER_CPU",
@@ -797,3 +798,72 @@ def cgroup_tree(
     for pod in pods:
         tree[pod_cgroup_path(pod, cgroup_driver)] = files(resource_config_for_pod(pod))
     return tree
+
+
+def qos_values(pod: Mapping[str, Any], memory_capacity_bytes: int = 8 * 2**30) -> dict[str, Any]:
+    """What the kubelet derives from a one-container pod's resources.
+
+    Parameters
+    ----------
+    pod : mapping
+        A Pod dict; its first container is the one shown.
+    memory_capacity_bytes : int
+        Node memory, bytes (the Burstable ``oom_score_adj`` depends on it).
+
+    Returns
+    -------
+    dict
+        ``qosClass``, ``oom_score_adj``, ``pod cgroup`` (cgroupfs path),
+        ``cpu.shares`` (v1), ``cpu.weight``, ``cpu.max``, ``memory.max`` (v2,
+        pod level; ``-`` when unset), and ``container memory.max``.
+
+    Raises
+    ------
+    KeyError
+        ``pod`` has no ``spec``/``containers`` or the container no ``name``.
+    IndexError
+        ``spec.containers`` is empty.
+    kubenotes.errors.InvalidQuantity
+        A request or limit is not a quantity.
+
+    See Also
+    --------
+    kubenotes.viz.qos.qos_values_table, kubenotes.api.qos.pod_qos_class,
+    kubenotes.kubelet.qos.container_oom_score_adjust,
+    kubenotes.kubelet.cgroups.resource_config_for_pod
+
+    Notes
+    -----
+    One container, no init containers, no pod-level resources, cgroupfs
+    driver: the systemd driver's ``kubepods.slice`` names are not shown.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/qos/policy.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/helpers_linux.go
+
+    Examples
+    --------
+    >>> res = {"requests": {"cpu": "500m", "memory": "1024Mi"}, "limits": {"cpu": "500m", "memory": "1024Mi"}}
+    >>> pod = {"metadata": {"name": "app", "uid": "app"}, "spec": {"containers": [{"name": "app", "resources": res}]}}
+    >>> v = qos_values(pod)
+    >>> v["qosClass"], v["oom_score_adj"], v["pod cgroup"], v["cpu.weight"], v["cpu.max"], v["memory.max"]
+    ('Guaranteed', -997, '/kubepods/podapp', '20', '50000 100000', '1073741824')
+    >>> qos_values({"metadata": {"name": "app", "uid": "app"}, "spec": {"containers": [{"name": "app"}]}})["oom_score_adj"]
+    1000
+    """
+    container = pod["spec"]["containers"][0]["name"]
+    cfg = resource_config_for_pod(pod)
+    v1 = cfg.cgroup_v1_files()
+    v2 = cfg.cgroup_v2_files()
+    cri = linux_container_resources(pod, container, memory_capacity_bytes)
+    return {
+        "qosClass": pod_qos_class(pod),
+        "oom_score_adj": container_oom_score_adjust(pod, container, memory_capacity_bytes),
+        "pod cgroup": pod_cgroup_path(pod, CGROUP_DRIVER_CGROUPFS),
+        "cpu.shares": v1.get("cpu.shares", "-"),
+        "cpu.weight": v2.get("cpu.weight", "-"),
+        "cpu.max": v2.get("cpu.max", "-"),
+        "memory.max": v2.get("memory.max", "-"),
+        "container memory.max": str(cri.get("memory_limit_in_bytes", "max")),
+    }

@@ -23,9 +23,12 @@ Mirrors ``pkg/kubelet/eviction`` (eviction_manager.go ``managerImpl``:
 
 The manager talks to the rest of the kubelet only through
 :class:`EvictionAdapter` (active pods, the stats summary, node-level reclaim,
-pod termination, events), so the kubelet model can drive it later;
-:class:`NodeUsage` is a self-contained adapter whose per-pod usage a scenario
-sets over time (the Scenario ``usage`` action's fields).
+pod termination, events). The kubelet model drives it
+(:class:`kubenotes.kubelet.kubelet.KubeletEvictionAdapter`): that is the one
+path ``python -m kubenotes simulate`` and the chapters' ``data/qos/`` runs take.
+:class:`NodeUsage` and :func:`run_eviction_scenario` are a self-contained
+adapter and clock for testing the manager alone, in the role of upstream's
+``eviction_manager_test.go`` fakes.
 
 References
 ----------

@@ -345,6 +345,8 @@ class KubeletConfiguration:
         ``evictionMaxPodGracePeriod`` (0).
     eviction_pressure_transition_period_seconds : float
         ``evictionPressureTransitionPeriod`` (5 min).
+    eviction_minimum_reclaim : mapping, optional
+        ``evictionMinimumReclaim``: signal -> quantity or percentage to reclaim past a threshold.
     image_gc_high_threshold_percent, image_gc_low_threshold_percent : int
         ``imageGCHighThresholdPercent`` (85) and ``imageGCLowThresholdPercent`` (80).
     image_minimum_gc_age_seconds : float
@@ -403,6 +405,7 @@ class KubeletConfiguration:
     eviction_soft_grace_period: Any = None
     eviction_max_pod_grace_period_seconds: int = 0
     eviction_pressure_transition_period_seconds: float = DEFAULT_EVICTION_PRESSURE_TRANSITION_PERIOD_SECONDS
+    eviction_minimum_reclaim: Any = None
     image_gc_high_threshold_percent: int = IMAGE_GC_HIGH_THRESHOLD_PERCENT
     image_gc_low_threshold_percent: int = IMAGE_GC_LOW_THRESHOLD_PERCENT
     image_minimum_gc_age_seconds: float = IMAGE_MINIMUM_GC_AGE_SECONDS
@@ -548,8 +551,10 @@ class KubeletEvictionAdapter:
     -----
     Simplified: one filesystem (no dedicated imagefs), no inode or log
     accounting, one process per running container, container GC frees
-    nothing (dead containers are removed right after a restart), system
-    daemons use no memory. Image reclaim is the kubelet's image GC
+    nothing (dead containers are removed right after a restart). What
+    runs outside pods uses the memory and disk a scenario's ``systemUsage``
+    sets (:meth:`Kubelet.set_system_usage`; none by default): the node's
+    working set is cAdvisor's root cgroup, pods and system daemons together. Image reclaim is the kubelet's image GC
     (:class:`~kubenotes.kubelet.image_gc.RealImageGCManager`).
 
     References
@@ -584,7 +589,7 @@ class KubeletEvictionAdapter:
         k = self.kubelet
         machine, _ = k._machine_and_config(k.server.get("nodes", None, k.node_name))
         running = self._running_by_uid()
-        working_set = sum(c.memory_bytes for cs in running.values() for c in cs)
+        working_set = k.system_memory_bytes + sum(c.memory_bytes for cs in running.values() for c in cs)
         capacity, available = self.node_fs()
         fs = {"capacityBytes": capacity, "availableBytes": available}
         node = {"memory": {"availableBytes": max(machine.memory_capacity_bytes - working_set, 0),
@@ -610,7 +615,8 @@ class KubeletEvictionAdapter:
         machine, _ = k._machine_and_config(k.server.get("nodes", None, k.node_name))
         images = sum(img.size_bytes for img in k.runtime.images.images.values())
         writable = sum(c.disk_bytes for c in k.runtime.containers.values())
-        return machine.rootfs_capacity_bytes, max(machine.rootfs_capacity_bytes - images - writable, 0)
+        used = k.system_disk_bytes + images + writable
+        return machine.rootfs_capacity_bytes, max(machine.rootfs_capacity_bytes - used, 0)
 
     def has_dedicated_image_fs(self) -> bool:
         """False: images share the node filesystem."""
@@ -843,7 +849,12 @@ class Kubelet:
         thresholds = parse_threshold_config(
             eviction_hard=DEFAULT_EVICTION_HARD if self.options.eviction_hard is None else self.options.eviction_hard,
             eviction_soft=self.options.eviction_soft,
-            eviction_soft_grace_period=self.options.eviction_soft_grace_period)
+            eviction_soft_grace_period=self.options.eviction_soft_grace_period,
+            eviction_minimum_reclaim=self.options.eviction_minimum_reclaim)
+        #: Memory and disk bytes used outside pods (the OS, the kubelet, the runtime): cAdvisor's root
+        #: cgroup and the node filesystem count them (:meth:`set_system_usage`).
+        self.system_memory_bytes = 0
+        self.system_disk_bytes = 0
         self.eviction_manager = EvictionManager(
             EvictionConfig(tuple(thresholds),
                            pressure_transition_period_seconds=self.options.eviction_pressure_transition_period_seconds,
@@ -1057,6 +1068,51 @@ class Kubelet:
             return src(pod_uid, container, kind, now)
         v = src.get((pod_uid, container, kind), "success")
         return v(now) if callable(v) else v
+
+    def set_system_usage(self, memory_bytes: int | None = None, disk_bytes: int | None = None) -> None:
+        """Set the memory working set and disk bytes of what runs outside pods (a scenario's ``systemUsage``).
+
+        Upstream's eviction manager reads the node's ``memory.available`` from
+        the Summary API, whose node working set is cAdvisor's root cgroup:
+        system daemons (the OS, the kubelet, the container runtime) count as
+        much as pods. ``nodefs`` likewise holds more than images and writable layers.
+
+        Parameters
+        ----------
+        memory_bytes, disk_bytes : int, optional
+            None leaves a value as it is.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            For a negative amount.
+
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 pkg/kubelet/server/stats/summary.go (the node's memory and fs stats)
+        kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/helpers.go (makeSignalObservations)
+
+        Examples
+        --------
+        >>> from kubenotes.sim.cluster import Cluster
+        >>> node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        ...         "status": {"capacity": {"cpu": "2", "memory": "1Gi", "pods": "110"}}}
+        >>> kubelet = Cluster([node], controllers=[]).kubelets["n1"]
+        >>> kubelet.set_system_usage(memory_bytes=256 * 2**20)
+        >>> kubelet.eviction_manager.adapter.summary(0.0)["node"]["memory"]
+        {'availableBytes': 805306368, 'workingSetBytes': 268435456}
+        """
+        for name, v in (("memory_bytes", memory_bytes), ("disk_bytes", disk_bytes)):
+            if v is not None and int(v) < 0:
+                raise ValueError(f"{name} must be >= 0, got {v}")
+        if memory_bytes is not None:
+            self.system_memory_bytes = int(memory_bytes)
+        if disk_bytes is not None:
+            self.system_disk_bytes = int(disk_bytes)
 
     def running_container_id(self, namespace: str, name: str, container: str) -> str | None:
         """The runtime id of a pod's container that is running now (for a scenario's ``containerExit``)."""

@@ -30,7 +30,10 @@ startup, result: success|failure, output}: from now on that probe answers
 so), ``usage`` ({namespace, name, container, memoryBytes, cpuMillis,
 diskBytes}: the container's usage; above its memory limit the runtime
 OOM-kills it) and ``staticPod`` ({node, object}: a manifest written to that
-node's static pod directory).
+node's static pod directory). ``systemUsage`` ({node, memoryBytes,
+diskBytes}) sets what runs outside pods on that node's kubelet model (the
+OS, the kubelet, the runtime): the node's stats count it, as cAdvisor's root
+cgroup does, so it lowers ``memory.available`` and ``nodefs.available``.
 
 ``rollingUpdate`` ({kind: ReplicationController, namespace, name, object,
 updatePeriodSeconds}) is ``kubectl rolling-update NAME -f OBJECT
@@ -47,7 +50,14 @@ file runs unchanged from the command line: ``kubelet`` (``model`` or
 (the stand-in kubelet's binding -> Running and Ready delay, default 2),
 ``controllers`` (the controller names to run, as kube-controller-manager's
 ``--controllers``; default all) and ``controllerManager`` (kube-controller-manager
-flags by upstream name, e.g. ``{node-monitor-grace-period: 50}``).
+flags by upstream name, e.g. ``{node-monitor-grace-period: 50}``) and
+``kubeletConfiguration`` (the kubelet model's KubeletConfiguration fields by
+upstream name: ``evictionHard``, ``evictionSoft``,
+``evictionSoftGracePeriod``, ``evictionMinimumReclaim`` (signal -> value
+maps), ``evictionMaxPodGracePeriod`` (seconds),
+``evictionPressureTransitionPeriod`` and ``imageMinimumGCAge`` (Go
+durations, ``"5m"``), ``imageGCHighThresholdPercent`` and
+``imageGCLowThresholdPercent``; see :data:`KUBELET_CONFIGURATION_FIELDS`).
 
 References
 ----------
@@ -64,8 +74,9 @@ from kubenotes.apiserver.server import AuditEntry
 from kubenotes.apiserver.status import ApiError
 from kubenotes.errors import ManifestError
 
-__all__ = ["SCENARIO_API_VERSION", "ACTIONS", "CLUSTER_FIELDS", "PROBE_KINDS", "PROBE_RESULTS", "Step", "Scenario",
-           "parse_scenario", "start_scenario", "cluster_options"]
+__all__ = ["SCENARIO_API_VERSION", "ACTIONS", "CLUSTER_FIELDS", "KUBELET_CONFIGURATION_FIELDS", "PROBE_KINDS",
+           "PROBE_RESULTS", "Step", "Scenario", "parse_scenario", "start_scenario", "cluster_options",
+           "kubelet_configuration"]
 
 SCENARIO_API_VERSION = "kubenotes.io/v1"
 
@@ -84,10 +95,25 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "usage": ("name", "container"),
     "staticPod": ("node", "object"),
     "rollingUpdate": ("kind", "name", "object"),
+    "systemUsage": ("node",),
 }
 
 #: Fields of ``spec.cluster``: how the cluster a scenario runs on is built.
-CLUSTER_FIELDS = ("kubelet", "podStartupSeconds", "controllers", "controllerManager")
+CLUSTER_FIELDS = ("kubelet", "podStartupSeconds", "controllers", "controllerManager", "kubeletConfiguration")
+
+#: ``spec.cluster.kubeletConfiguration`` fields (upstream KubeletConfiguration names) ->
+#: :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` attribute and kind of value.
+KUBELET_CONFIGURATION_FIELDS: dict[str, tuple[str, str]] = {
+    "evictionHard": ("eviction_hard", "map"),
+    "evictionSoft": ("eviction_soft", "map"),
+    "evictionSoftGracePeriod": ("eviction_soft_grace_period", "map"),
+    "evictionMinimumReclaim": ("eviction_minimum_reclaim", "map"),
+    "evictionMaxPodGracePeriod": ("eviction_max_pod_grace_period_seconds", "int"),
+    "evictionPressureTransitionPeriod": ("eviction_pressure_transition_period_seconds", "duration"),
+    "imageGCHighThresholdPercent": ("image_gc_high_threshold_percent", "int"),
+    "imageGCLowThresholdPercent": ("image_gc_low_threshold_percent", "int"),
+    "imageMinimumGCAge": ("image_minimum_gc_age_seconds", "duration"),
+}
 
 #: Probe kinds and results a ``probe`` step may name.
 PROBE_KINDS, PROBE_RESULTS = ("liveness", "readiness", "startup"), ("success", "failure")
@@ -145,7 +171,7 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
     >>> parse_scenario({"kind": "Scenario", "metadata": {"name": "s"}, "spec": {"steps": [{"at": 5}]}})
     Traceback (most recent call last):
     ...
-    kubenotes.errors.ManifestError: <string> Scenario s: spec.steps[0]: Required value: one action of apply, delete, scale, setImage, patch, nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate
+    kubenotes.errors.ManifestError: <string> Scenario s: spec.steps[0]: Required value: one action of apply, delete, scale, setImage, patch, nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate, systemUsage
     """
     name = str((doc.get("metadata") or {}).get("name") or "")
     ref = f"Scenario {name}" if name else "Scenario"
@@ -209,6 +235,11 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
                 v = args.get(k)
                 if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
                     raise fail(f"{path}.usage.{k}", f"Invalid value: {v!r}: must be a whole number >= 0")
+        if action == "systemUsage":
+            for k in ("memoryBytes", "diskBytes"):
+                v = args.get(k)
+                if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                    raise fail(f"{path}.systemUsage.{k}", f"Invalid value: {v!r}: must be a whole number >= 0")
         if action == "staticPod" and not (isinstance(args["object"], dict)
                                           and (args["object"].get("metadata") or {}).get("name")):
             raise fail(f"{path}.staticPod.object.metadata.name", "Required value")
@@ -264,7 +295,92 @@ def _parse_cluster(cluster: Any, fail: Any) -> dict:
                     raise fail(f"{f}[{i}]", f'Unsupported value: "{name}": not a controller of kubenotes.controllers')
         if k == "controllerManager" and not isinstance(v, dict):
             raise fail(f, "Invalid value: expected a mapping of kube-controller-manager flags")
+        if k == "kubeletConfiguration":
+            kubelet_configuration(v, lambda field, msg: fail(f"{f}{field}", msg))
     return dict(cluster)
+
+
+def kubelet_configuration(fields: Any, fail: Any = None) -> Any:
+    """A :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` from ``spec.cluster.kubeletConfiguration``.
+
+    Parameters
+    ----------
+    fields : dict
+        KubeletConfiguration fields by upstream name (:data:`KUBELET_CONFIGURATION_FIELDS`):
+        eviction maps as the kubelet's config file writes them (``{"memory.available": "100Mi"}``),
+        durations as Go durations (``"5m"``), the rest as integers.
+    fail : callable, optional
+        ``fail(field_suffix, message) -> Exception`` to raise (default: a
+        :class:`~kubenotes.errors.ManifestError` without a source).
+
+    Returns
+    -------
+    KubeletConfiguration
+        The defaults with these fields set.
+
+    Raises
+    ------
+    ManifestError
+        One line naming the field: an unknown field, a value of the wrong
+        kind, or an eviction threshold the kubelet rejects (upstream's
+        message, e.g. ``unsupported eviction signal memory.free``).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubelet/config/v1beta1/types.go (KubeletConfiguration)
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/eviction/helpers.go (ParseThresholdConfig)
+
+    Examples
+    --------
+    >>> cfg = kubelet_configuration({"evictionSoft": {"memory.available": "1Gi"},
+    ...                              "evictionSoftGracePeriod": {"memory.available": "1m"},
+    ...                              "evictionPressureTransitionPeriod": "5m"})
+    >>> cfg.eviction_soft, cfg.eviction_pressure_transition_period_seconds
+    ({'memory.available': '1Gi'}, 300.0)
+    >>> kubelet_configuration({"evictionHard": {"memory.free": "1Gi"}})
+    Traceback (most recent call last):
+    ...
+    kubenotes.errors.ManifestError: kubeletConfiguration.evictionHard: Invalid value: unsupported eviction signal memory.free
+    """
+    import dataclasses
+
+    from kubenotes.kubelet.eviction import EvictionConfigError, parse_duration_seconds, parse_threshold_config
+    from kubenotes.kubelet.kubelet import KubeletConfiguration
+
+    if fail is None:
+        def fail(field: str, msg: str) -> ManifestError:
+            return ManifestError("", None, None, f"kubeletConfiguration{field}: {msg}")
+    if not isinstance(fields, dict):
+        raise fail("", "Invalid value: expected a mapping of KubeletConfiguration fields")
+    values: dict[str, Any] = {}
+    for name, v in fields.items():
+        if name not in KUBELET_CONFIGURATION_FIELDS:
+            raise fail(f".{name}", f'Unsupported value: "{name}": supported values: '
+                       + ", ".join(f'"{n}"' for n in KUBELET_CONFIGURATION_FIELDS))
+        attr, kind = KUBELET_CONFIGURATION_FIELDS[name]
+        if kind == "map":
+            if not isinstance(v, dict) or not all(isinstance(x, str) for x in v.values()):
+                raise fail(f".{name}", "Invalid value: expected a mapping of signal to string")
+            values[attr] = dict(v)
+        elif kind == "int":
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise fail(f".{name}", f"Invalid value: {v!r}: must be a whole number >= 0")
+            values[attr] = v
+        else:
+            try:
+                seconds = parse_duration_seconds(str(v))
+            except EvictionConfigError as e:
+                raise fail(f".{name}", f"Invalid value: {e}") from None
+            values[attr] = seconds
+    try:
+        parse_threshold_config(eviction_hard=values.get("eviction_hard"), eviction_soft=values.get("eviction_soft"),
+                               eviction_soft_grace_period=values.get("eviction_soft_grace_period"),
+                               eviction_minimum_reclaim=values.get("eviction_minimum_reclaim"))
+    except (EvictionConfigError, ValueError) as e:
+        where = next((n for n in ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim")
+                      if n in fields), "")
+        raise fail(f".{where}", f"Invalid value: {e}") from None
+    return dataclasses.replace(KubeletConfiguration(), **values)
 
 
 def cluster_options(scenarios: Any, kubelet: str | None = None) -> dict:
@@ -282,7 +398,9 @@ def cluster_options(scenarios: Any, kubelet: str | None = None) -> dict:
     dict
         ``kubelet`` (always; ``"model"`` by default), and when a scenario sets them
         ``kubelet_options`` (a :class:`~kubenotes.sim.kubelet.KubeletOptions` with
-        ``pod_startup_seconds``, stand-in kubelet only), ``controllers`` and ``options``.
+        ``pod_startup_seconds``, stand-in kubelet only; a
+        :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` from
+        ``kubeletConfiguration``, kubelet model only), ``controllers`` and ``options``.
 
     Examples
     --------
@@ -301,6 +419,8 @@ def cluster_options(scenarios: Any, kubelet: str | None = None) -> dict:
         from kubenotes.sim.kubelet import KubeletOptions
 
         out["kubelet_options"] = KubeletOptions(pod_startup_seconds=float(merged["podStartupSeconds"]))
+    if "kubeletConfiguration" in merged and out["kubelet"] == "model":
+        out["kubelet_options"] = kubelet_configuration(merged["kubeletConfiguration"])
     if "controllers" in merged:
         out["controllers"] = list(merged["controllers"])
     if "controllerManager" in merged:
@@ -338,7 +458,7 @@ def run_step(cluster: Any, step: Step) -> None:
         elif step.action == "nodeUp":
             cluster.node_up(a["name"])
             _log(cluster, "nodeUp", "Node", "", a["name"], "kubelet resumes")
-        elif step.action in ("containerExit", "probe", "usage", "staticPod"):
+        elif step.action in ("containerExit", "probe", "usage", "staticPod", "systemUsage"):
             _node_step(cluster, step)
         elif step.action == "rollingUpdate":
             cluster.env.process(_rolling_update(cluster, step))
@@ -365,8 +485,16 @@ def run_step(cluster: Any, step: Step) -> None:
 
 
 def _node_step(cluster: Any, step: Step) -> None:
-    """``containerExit``, ``probe``, ``usage``, ``staticPod``: through the kubelet model of the pod's node."""
+    """``containerExit``, ``probe``, ``usage``, ``staticPod``, ``systemUsage``: through the kubelet model of the pod's node."""
     a = step.args
+    if step.action == "systemUsage":
+        kubelet = cluster.kubelets.get(a["node"])
+        if kubelet is None or not hasattr(kubelet, "set_system_usage"):
+            raise KeyError(f'node "{a["node"]}" runs no kubelet model (Cluster(kubelet="model"))')
+        kubelet.set_system_usage(memory_bytes=a.get("memoryBytes"), disk_bytes=a.get("diskBytes"))
+        _log(cluster, "systemUsage", "Node", "", a["node"],
+             ", ".join(f"{k}={a[k]}" for k in ("memoryBytes", "diskBytes") if a.get(k) is not None))
+        return
     if step.action == "staticPod":
         kubelet = cluster.kubelets.get(a["node"])
         if kubelet is None or not hasattr(kubelet, "write_static_pod_manifest"):

@@ -15,11 +15,12 @@ fields a widget moves (``maxSurge``, ``replicas``, ``backoffLimit``, a probe's
 * chapter 05.00 (``data/kubelet/``): :func:`simulate_pod_start`,
   :func:`simulate_restarts`, :func:`simulate_static_pod` (the kubelet model on
   one node, no controllers);
-* chapter 05.02 (``data/qos/``): :func:`simulate_memory_pressure` (the
-  file's node and pods under the kubelet's eviction manager, run directly on
-  its own clock) and what the chapter reads from the run:
-  :func:`evictions`, :func:`first_eviction`, :func:`pressure_intervals`,
-  :func:`kill_orders`;
+* chapter 05.02 (``data/qos/``): :func:`simulate_memory_pressure` (with
+  ``data/qos/soft-threshold.yaml`` for a soft threshold) and
+  :func:`simulate_disk_pressure` (the kubelet model on one node, its
+  eviction manager reading the stats summary) and what the chapter reads
+  from a run: :func:`evictions`, :func:`first_eviction`,
+  :func:`pressure_intervals`, :func:`kill_orders`, :func:`eviction_events`;
 * chapter 06.01 (``data/network/``): :func:`simulate_readiness_drain`.
 
 Runs are deterministic and memoised (:func:`functools.lru_cache` keyed by the
@@ -72,9 +73,17 @@ __all__ = [
     "EVICTION_HARD_MI",
     "EVICTION_MAX_POD_GRACE_PERIOD_SECONDS",
     "memory_pressure_usage_mi",
+    "SOFT_THRESHOLD_FILE",
+    "DISK_PRESSURE_FILE",
+    "USAGE_FROM_SECONDS",
+    "USAGE_EVERY_SECONDS",
+    "FILE_BATCH_GROWTH_MI_PER_MINUTE",
     "PressureScenario",
+    "single_container_pod",
     "memory_pressure_pods",
     "simulate_memory_pressure",
+    "simulate_disk_pressure",
+    "eviction_events",
     "evictions",
     "first_eviction",
     "pressure_intervals",
@@ -882,7 +891,7 @@ _MI = 2**20
 
 #: The chapter's scenario file: worker-1 (4Gi), the pods db, web and batch, and their usage once a minute.
 MEMORY_PRESSURE_FILE = "qos/memory-pressure.yaml"
-#: Memory the memory-pressure run gives system daemons (the OS, the kubelet, the runtime), bytes.
+#: Memory the memory-pressure file gives system daemons (the OS, the kubelet, the runtime; its ``systemUsage``), bytes.
 SYSTEM_MEMORY_BYTES = 512 * _MI
 #: The run's ``evictionHard`` on ``memory.available``, MiB (the kubelet's default, 100Mi).
 EVICTION_HARD_MI = 100
@@ -897,7 +906,7 @@ def memory_pressure_usage_mi(batch_growth_mi_per_minute: float = 180) -> dict[st
     its 1.5Gi limit; ``batch`` starts at 100Mi and grows
     ``batch_growth_mi_per_minute`` without a cap. The ``usage`` steps of
     ``data/qos/memory-pressure.yaml`` sample these curves (at 180Mi a minute)
-    once a minute.
+    every 10 s from 20 s on.
 
     Parameters
     ----------
@@ -927,34 +936,52 @@ def _usage_bytes_at(usage_mi: Any, t: float) -> dict[str, int]:
     return {n: int(min(start + rate * t, cap) * _MI) for n, (start, rate, cap) in usage_mi.items()}
 
 
+#: The soft-threshold file: the memory-pressure file whose ``spec.cluster.kubeletConfiguration`` adds ``evictionSoft``.
+SOFT_THRESHOLD_FILE = "qos/soft-threshold.yaml"
+#: The disk-pressure file: images of deleted pods, then a pod filling the node filesystem.
+DISK_PRESSURE_FILE = "qos/disk-pressure.yaml"
+#: When the memory-pressure file's usage steps start (s): the pods run from about 2 s.
+USAGE_FROM_SECONDS = 20
+#: How often its usage steps set the working sets (s): the eviction manager's monitoring period.
+USAGE_EVERY_SECONDS = 10
+#: ``batch``'s growth in the file, MiB per minute.
+FILE_BATCH_GROWTH_MI_PER_MINUTE = 180
+
+
 @dataclass
 class PressureScenario:
-    """A run of :func:`simulate_memory_pressure`.
+    """A run of :func:`simulate_memory_pressure` or :func:`simulate_disk_pressure`: a Scenario file run as ``simulate`` runs it.
 
     Attributes
     ----------
-    manager : EvictionManager
-        Its ``timeline`` holds every 10 s round.
-    node : NodeUsage
-        Pods (evicted ones with ``status.reason: Evicted``) and Events.
+    cluster : Cluster
+        Stopped at ``until_seconds``.
+    kubelet : Kubelet
+        The node's kubelet model; its eviction manager's ``timeline`` holds every round.
     pods : list of dict
-    usage_mi : dict[str, tuple[float, float, float]]
-        Pod name -> (start Mi, Mi per second, cap Mi) of its working set.
+        The pods as the API shows them at the end (evicted ones with ``status.reason: Evicted``).
+    usage_steps : dict[str, list[tuple[float, int]]]
+        Pod name -> the working sets its ``usage`` steps set, ``(at seconds, bytes)`` in time order.
     hard_mi, soft_mi : int
-        Thresholds on ``memory.available`` (soft 0 = none).
+        Thresholds on ``memory.available``, MiB (soft 0 = none).
     memory_capacity_bytes : int
     """
 
-    manager: Any
-    node: Any
+    cluster: Any
+    kubelet: Any
     pods: list[dict[str, Any]]
-    usage_mi: dict[str, tuple[float, float, float]]
+    usage_steps: dict[str, list[tuple[float, int]]]
     hard_mi: int
     soft_mi: int
     memory_capacity_bytes: int
 
+    @property
+    def manager(self) -> Any:
+        """The node's :class:`~kubenotes.kubelet.eviction_manager.EvictionManager` (its ``timeline``)."""
+        return self.kubelet.eviction_manager
+
     def usage_bytes_at(self, t: float) -> dict[str, int]:
-        """Each pod's working set at virtual time ``t`` had it not been evicted.
+        """Each pod's working set as the scenario's ``usage`` steps had set it by virtual time ``t``.
 
         Parameters
         ----------
@@ -964,14 +991,89 @@ class PressureScenario:
         Returns
         -------
         dict[str, int]
-            Pod name -> working set, bytes.
+            Pod name -> working set, bytes (an evicted pod keeps its last value; 0 before its first step).
 
         Examples
         --------
         >>> simulate_memory_pressure().usage_bytes_at(60)["web"] // 2**20
         390
         """
-        return _usage_bytes_at(self.usage_mi, t)
+        return {name: next((b for at, b in reversed(steps) if at <= t), 0) for name, steps in self.usage_steps.items()}
+
+
+def single_container_pod(
+    name: str = "app",
+    cpu_request_milli: int = 0,
+    cpu_limit_milli: int = 0,
+    memory_request_mi: int = 0,
+    memory_limit_mi: int = 0,
+    *,
+    priority: int = 0,
+    uid: str | None = None,
+) -> dict[str, Any]:
+    """A JSON-shaped pod with one container; 0 leaves a request or limit unset.
+
+    As the API server's defaulting does, a limit without a request makes the
+    request equal to the limit.
+
+    Parameters
+    ----------
+    name : str
+        Pod and container name (namespace ``default``).
+    cpu_request_milli, cpu_limit_milli : int
+        CPU request and limit, millicores (0: unset).
+    memory_request_mi, memory_limit_mi : int
+        Memory request and limit, MiB (0: unset).
+    priority : int
+        ``spec.priority`` (what the Priority admission plugin would fill in).
+    uid : str, optional
+        ``metadata.uid``; defaults to ``name`` (the pod cgroup is ``pod<uid>``).
+
+    Returns
+    -------
+    dict
+        A Pod dict (``apiVersion``, ``kind``, ``metadata``, ``spec``) with one
+        ``pause`` container whose ``resources`` holds only what is set.
+
+    Raises
+    ------
+    kubenotes.errors.InvalidQuantity
+        Not here: amounts are formatted as given, so a non-numeric one fails
+        later, when the pod's quantities are parsed (e.g. by :func:`qos_values`).
+
+    Notes
+    -----
+    Only the request-from-limit default is applied; the rest of the API
+    server's defaulting (``restartPolicy``, ``dnsPolicy``, ...) is not.
+
+    Examples
+    --------
+    >>> single_container_pod("web", 250, 500, 256, 0)["spec"]["containers"][0]["resources"]
+    {'requests': {'cpu': '250m', 'memory': '256Mi'}, 'limits': {'cpu': '500m'}}
+    >>> single_container_pod("db", 0, 1000, 0, 1024)["spec"]["containers"][0]["resources"]["requests"]
+    {'cpu': '1000m', 'memory': '1024Mi'}
+    """
+    requests: dict[str, str] = {}
+    limits: dict[str, str] = {}
+    if cpu_limit_milli:
+        limits["cpu"] = f"{cpu_limit_milli}m"
+    if memory_limit_mi:
+        limits["memory"] = f"{memory_limit_mi}Mi"
+    if cpu_request_milli or cpu_limit_milli:
+        requests["cpu"] = f"{cpu_request_milli or cpu_limit_milli}m"
+    if memory_request_mi or memory_limit_mi:
+        requests["memory"] = f"{memory_request_mi or memory_limit_mi}Mi"
+    resources: dict[str, Any] = {}
+    if requests:
+        resources["requests"] = requests
+    if limits:
+        resources["limits"] = limits
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": uid or name},
+        "spec": {"priority": priority, "containers": [{"name": name, "image": "registry.k8s.io/pause:3.10",
+                                                        "resources": resources}]},
+    }
 
 
 def memory_pressure_pods(best_effort_priority: int = 0) -> list[dict[str, Any]]:
@@ -1012,35 +1114,65 @@ def memory_pressure_pods(best_effort_priority: int = 0) -> list[dict[str, Any]]:
     return pods
 
 
-@functools.lru_cache(maxsize=64)
+def _usage_steps(scenario: Scenario) -> dict[str, list[tuple[float, int]]]:
+    out: dict[str, list[tuple[float, int]]] = {}
+    for st in scenario.steps:
+        if st.action == "usage" and st.args.get("memoryBytes") is not None:
+            out.setdefault(st.args["name"], []).append((st.at_seconds, int(st.args["memoryBytes"])))
+    return out
+
+
+def _pressure_run(objects: list[dict], scenario: Scenario, until_seconds: float, seed: int, hard_mi: int,
+                  soft_mi: int) -> PressureScenario:
+    """Run the scenario as ``simulate`` does and keep what the chapter reads."""
+    from kubenotes.api.quantity import memory_bytes
+
+    node_obj = _find(objects, "Node")
+    c = _cluster(objects, scenario, seed)
+    c.run(until=until_seconds)
+    order = [o["metadata"]["name"] for o in objects if o.get("kind") == "Pod"]
+    pods = sorted((p for p in c.list("pods") if p["metadata"].get("namespace") == "default"),
+                  key=lambda p: order.index(p["metadata"]["name"]) if p["metadata"]["name"] in order else len(order))
+    return PressureScenario(c, c.kubelets[node_obj["metadata"]["name"]], pods, _usage_steps(scenario), hard_mi,
+                            soft_mi, memory_bytes(node_obj["status"]["capacity"]["memory"]))
+
+
 def simulate_memory_pressure(
-    batch_growth_mi_per_minute: int = 180,
+    batch_growth_mi_per_minute: int = FILE_BATCH_GROWTH_MI_PER_MINUTE,
     soft_threshold_mi: int = 0,
     soft_grace_seconds: int = 60,
     best_effort_priority: int = 0,
     until_seconds: int = 900,
+    seed: int = 0,
 ) -> PressureScenario:
-    """``data/qos/memory-pressure.yaml``'s node and pods under the eviction manager, working sets set every 10 s.
+    """``data/qos/memory-pressure.yaml`` run as ``python -m kubenotes simulate`` runs it, with a widget's parameters.
 
-    The node (the file's ``worker-1``) has 4Gi of memory, 512Mi used by the
-    system (:data:`SYSTEM_MEMORY_BYTES`), and the kubelet's default
-    ``evictionHard`` (``memory.available<100Mi``). Working sets follow
-    :func:`memory_pressure_usage_mi`: ``db`` holds 900Mi; ``web`` starts at
-    300Mi and grows 90Mi a minute up to its 1.5Gi limit; ``batch`` starts at
-    100Mi and grows ``batch_growth_mi_per_minute``. A Scenario ``usage``
-    action every 10 s sets each working set.
+    The node (the file's ``worker-1``) has 4Gi of memory, 512Mi used by
+    system daemons (the file's ``systemUsage`` step), and the kubelet's
+    default ``evictionHard`` (``memory.available<100Mi``). Working sets follow
+    :func:`memory_pressure_usage_mi`, set by ``usage`` steps every 10 s from
+    20 s on: ``db`` holds 900Mi; ``web`` starts at 300Mi and grows 90Mi a
+    minute up to its 1.5Gi limit; ``batch`` starts at 100Mi and grows
+    ``batch_growth_mi_per_minute``. The kubelet model's eviction manager
+    reads them from its stats summary every 10 s and evicts through the pod worker.
 
     Parameters
     ----------
     batch_growth_mi_per_minute : int
+        180 runs the file's steps; another rate replaces ``batch``'s steps
+        with the same curve at that rate (every 10 s until ``until_seconds``).
     soft_threshold_mi : int
-        ``evictionSoft memory.available`` in Mi (0: none).
+        ``evictionSoft memory.available`` in Mi (0: none); with one,
+        ``data/qos/soft-threshold.yaml`` runs (the same node, pods and steps;
+        1Gi for 1 min, ``evictionMaxPodGracePeriod`` 30 s) with this
+        threshold and grace period.
     soft_grace_seconds : int
-        ``evictionSoftGracePeriod``; the soft eviction's grace period
-        (``evictionMaxPodGracePeriod``) is 30 s.
+        ``evictionSoftGracePeriod``, seconds.
     best_effort_priority : int
-        ``spec.priority`` of ``batch``.
+        ``batch``'s priority: not 0 adds a PriorityClass ``batch-priority`` of
+        that value and names it in ``batch``'s ``priorityClassName``.
     until_seconds : int
+    seed : int
 
     Returns
     -------
@@ -1049,18 +1181,14 @@ def simulate_memory_pressure(
     Raises
     ------
     ManifestError, NotFound
-        As :func:`load_scenario_file`, when the file is malformed or missing.
+        As :func:`load_scenario_file`, when a file is malformed or missing.
 
     Notes
     -----
-    The eviction manager runs on its own SimPy clock with a
-    :class:`~kubenotes.kubelet.eviction_manager.NodeUsage` adapter
-    (:func:`~kubenotes.kubelet.eviction_manager.run_eviction_scenario`), not
-    on a :class:`~kubenotes.sim.cluster.Cluster`: the kubelet model counts no
-    system memory, starts the pods a few seconds after 0 and cleans an
-    evicted pod up through its pod worker, so ``python -m kubenotes simulate
-    data/qos/memory-pressure.yaml`` (usage once a minute) evicts ``batch``
-    later, at 600 s, than this run does (490 s).
+    With the defaults this is ``python -m kubenotes simulate
+    data/qos/memory-pressure.yaml --until 900``; with ``soft_threshold_mi=1024,
+    soft_grace_seconds=60`` it is ``... data/qos/soft-threshold.yaml``: the
+    same cluster, the same evictions.
 
     References
     ----------
@@ -1073,29 +1201,101 @@ def simulate_memory_pressure(
     >>> first_eviction(s).evicted, first_eviction(s).time
     ('default/batch', 490.0)
     """
-    from kubenotes.api.quantity import memory_bytes
-    from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE, parse_threshold_config
-    from kubenotes.kubelet.eviction_manager import EvictionConfig, NodeUsage, run_eviction_scenario
+    return _simulate_memory_pressure(int(batch_growth_mi_per_minute), int(soft_threshold_mi), int(soft_grace_seconds),
+                                     int(best_effort_priority), int(until_seconds), int(seed))
 
-    objects, _ = load_scenario_file(MEMORY_PRESSURE_FILE)
-    node_obj = _find(objects, "Node")
-    capacity_bytes = memory_bytes(node_obj["status"]["capacity"]["memory"])
-    pods = memory_pressure_pods(best_effort_priority)
-    node = NodeUsage(memory_capacity_bytes=capacity_bytes, system_memory_bytes=SYSTEM_MEMORY_BYTES)
-    for p in pods:
-        node.add_pod(p)
-    usage = memory_pressure_usage_mi(batch_growth_mi_per_minute)
-    hard = {SIGNAL_MEMORY_AVAILABLE: f"{EVICTION_HARD_MI}Mi"}
-    soft = {SIGNAL_MEMORY_AVAILABLE: f"{soft_threshold_mi}Mi"} if soft_threshold_mi else None
-    grace = {SIGNAL_MEMORY_AVAILABLE: f"{soft_grace_seconds}s"} if soft_threshold_mi else None
-    config = EvictionConfig(tuple(parse_threshold_config(eviction_hard=hard, eviction_soft=soft,
-                                                         eviction_soft_grace_period=grace)),
-                            max_pod_grace_period_seconds=EVICTION_MAX_POD_GRACE_PERIOD_SECONDS)
-    actions = [{"at": t, "name": name, "container": name, "memoryBytes": b}
-               for t in range(0, until_seconds + 1, 10) for name, b in _usage_bytes_at(usage, float(t)).items()]
-    manager = run_eviction_scenario(node, config, actions, float(until_seconds),
-                                    node_name=node_obj["metadata"]["name"])
-    return PressureScenario(manager, node, pods, usage, EVICTION_HARD_MI, soft_threshold_mi, capacity_bytes)
+
+@functools.lru_cache(maxsize=64)
+def _simulate_memory_pressure(batch_growth_mi_per_minute: int, soft_threshold_mi: int, soft_grace_seconds: int,
+                              best_effort_priority: int, until_seconds: int, seed: int) -> PressureScenario:
+    """:func:`simulate_memory_pressure`, memoised on all its arguments however they were passed."""
+    from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE
+
+    objects, scenario = load_scenario_file(SOFT_THRESHOLD_FILE if soft_threshold_mi else MEMORY_PRESSURE_FILE)
+    steps = list(scenario.steps)
+    if batch_growth_mi_per_minute != FILE_BATCH_GROWTH_MI_PER_MINUTE:
+        usage = memory_pressure_usage_mi(batch_growth_mi_per_minute)
+        steps = [st for st in steps if not (st.action == "usage" and st.args["name"] == "batch")]
+        steps += [Step(float(t), "usage", {"name": "batch", "container": "batch",
+                                           "memoryBytes": _usage_bytes_at(usage, float(t))["batch"]})
+                  for t in range(USAGE_FROM_SECONDS, int(until_seconds) + 1, USAGE_EVERY_SECONDS)]
+        steps.sort(key=lambda st: st.at_seconds)
+    cluster = dict(scenario.cluster)
+    if soft_threshold_mi:
+        cluster["kubeletConfiguration"] = {**cluster["kubeletConfiguration"],
+                                           "evictionSoft": {SIGNAL_MEMORY_AVAILABLE: f"{soft_threshold_mi}Mi"},
+                                           "evictionSoftGracePeriod": {SIGNAL_MEMORY_AVAILABLE: f"{soft_grace_seconds}s"}}
+    if best_effort_priority:
+        objects.insert(0, {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                        "metadata": {"name": "batch-priority"}, "value": int(best_effort_priority)})
+        # as the Priority admission plugin resolves it (the cluster stores its initial objects as given)
+        _find(objects, "Pod", "batch")["spec"].update(priorityClassName="batch-priority",
+                                                      priority=int(best_effort_priority))
+    scenario = Scenario(scenario.name, tuple(steps), cluster)
+    return _pressure_run(objects, scenario, float(until_seconds), seed, EVICTION_HARD_MI, soft_threshold_mi)
+
+
+@functools.lru_cache(maxsize=4)
+def simulate_disk_pressure(until_seconds: int = 560, seed: int = 0) -> PressureScenario:
+    """``data/qos/disk-pressure.yaml`` run as ``python -m kubenotes simulate`` runs it.
+
+    Parameters
+    ----------
+    until_seconds : int
+    seed : int
+
+    Returns
+    -------
+    PressureScenario
+        Its eviction manager's rounds show the node-level reclaim (``reclaimed``).
+
+    Raises
+    ------
+    ManifestError, NotFound
+        As :func:`load_scenario_file`.
+
+    Examples
+    --------
+    >>> r = next(r for r in simulate_disk_pressure().manager.timeline if r.reclaimed)
+    >>> r.time, r.reclaim_sufficient, r.evicted
+    (440.0, True, None)
+    """
+    objects, scenario = load_scenario_file(DISK_PRESSURE_FILE)
+    return _pressure_run(objects, scenario, float(until_seconds), seed, EVICTION_HARD_MI, 0)
+
+
+def eviction_events(scenario: PressureScenario) -> list[tuple[float, str, str, str, str]]:
+    """The kubelet's eviction Events of a run: ``EvictionThresholdMet`` on the node, ``Evicted`` on the pod.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+
+    Returns
+    -------
+    list of tuple
+        ``(time, involved object, type, reason, message)`` in time order;
+        the involved object is ``Node/<name>`` or ``<namespace>/<pod>``.
+
+    Raises
+    ------
+    AttributeError
+        ``scenario`` has no ``kubelet``.
+
+    Examples
+    --------
+    >>> [(t, who, reason) for t, who, _, reason, _ in eviction_events(simulate_memory_pressure())]
+    [(490.0, 'Node/worker-1', 'EvictionThresholdMet'), (490.0, 'default/batch', 'Evicted')]
+    """
+    from kubenotes.kubelet.eviction import REASON
+    from kubenotes.kubelet.eviction_manager import EVICTION_THRESHOLD_MET
+
+    out = []
+    for e in scenario.kubelet.events:
+        if e["reason"] in (EVICTION_THRESHOLD_MET, REASON):
+            who = f"{e['namespace']}/{e['pod']}" if e.get("pod") else f"Node/{e['node']}"
+            out.append((e["time"], who, e["type"], e["reason"], e["message"]))
+    return out
 
 
 def evictions(scenario: PressureScenario) -> list[Any]:
@@ -1228,8 +1428,8 @@ def kill_orders(scenario: PressureScenario, t: float | None = None) -> dict[str,
 
     Notes
     -----
-    Working sets are the scenario's growth curves at ``t`` (an evicted pod
-    counts as if it still ran); the kernel's badness is a model of
+    Working sets are what the scenario's ``usage`` steps set by ``t`` (an
+    evicted pod counts with its last one); the kernel's badness is a model of
     ``oom_badness`` (RSS plus ``oom_score_adj`` × total memory / 1000, at
     least 1).
 

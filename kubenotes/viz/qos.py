@@ -3,15 +3,17 @@
 Nothing here decides anything: the QoS class comes from
 :mod:`kubenotes.api.qos`, ``oom_score_adj`` and the kernel's order from
 :mod:`kubenotes.kubelet.qos`, the cgroup files from
-:mod:`kubenotes.kubelet.cgroups`, and the memory-pressure run (the pods of
-``data/qos/memory-pressure.yaml`` under
-:class:`kubenotes.kubelet.eviction_manager.EvictionManager`) and the
-eviction and OOM-kill orders from :mod:`kubenotes.sim.scenarios`
+:mod:`kubenotes.kubelet.cgroups` (:func:`~kubenotes.kubelet.cgroups.qos_values`),
+and the memory-pressure run (``data/qos/memory-pressure.yaml`` run as
+``simulate`` runs it, the kubelet model's eviction manager deciding), the
+widget's one-container pod and the eviction and OOM-kill orders from
+:mod:`kubenotes.sim.scenarios`
 (:func:`~kubenotes.sim.scenarios.simulate_memory_pressure`,
-:func:`~kubenotes.sim.scenarios.kill_orders`). This module builds the QoS
-widget's one-container pod and shows what those functions return:
+:func:`~kubenotes.sim.scenarios.single_container_pod`,
+:func:`~kubenotes.sim.scenarios.kill_orders`). This module shows what those
+functions return:
 
-* :func:`qos_values` / :func:`qos_panel`: one container's requests and limits
+* :func:`qos_values_table` / :func:`qos_panel`: one container's requests and limits
   -> QoS class, ``oom_score_adj``, pod cgroup path and the cgroup v1 and v2
   files;
 * :func:`cgroup_tree_graph` / :func:`cgroup_tree_figure`: the kubepods /
@@ -42,15 +44,8 @@ import networkx as nx
 from matplotlib.figure import Figure
 
 from kubenotes.api.qos import pod_qos_class
-from kubenotes.kubelet.cgroups import (
-    CGROUP_DRIVER_CGROUPFS,
-    cgroup_tree,
-    linux_container_resources,
-    pod_cgroup_path,
-    resource_config_for_pod,
-)
+from kubenotes.kubelet.cgroups import CGROUP_DRIVER_CGROUPFS, cgroup_tree, pod_cgroup_path, qos_values
 from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE
-from kubenotes.kubelet.qos import container_oom_score_adjust
 from kubenotes.sim.scenarios import (
     PressureScenario,
     evictions,
@@ -58,6 +53,7 @@ from kubenotes.sim.scenarios import (
     kill_orders,
     pressure_intervals,
     simulate_memory_pressure,
+    single_container_pod,
 )
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
@@ -66,8 +62,6 @@ from kubenotes.viz.widgets import live_panel, memoise_update
 __all__ = [
     "MI",
     "GI",
-    "single_container_pod",
-    "qos_values",
     "qos_values_table",
     "qos_panel",
     "qos_view",
@@ -93,155 +87,13 @@ _table = functools.partial(table, caption_css=CAPTION_TIGHT_CSS)
 # --- one container's QoS -------------------------------------------------------------------------------
 
 
-def single_container_pod(
-    name: str = "app",
-    cpu_request_milli: int = 0,
-    cpu_limit_milli: int = 0,
-    memory_request_mi: int = 0,
-    memory_limit_mi: int = 0,
-    *,
-    priority: int = 0,
-    uid: str | None = None,
-) -> dict[str, Any]:
-    """A JSON-shaped pod with one container; 0 leaves a request or limit unset.
-
-    As the API server's defaulting does, a limit without a request makes the
-    request equal to the limit.
-
-    Parameters
-    ----------
-    name : str
-        Pod and container name (namespace ``default``).
-    cpu_request_milli, cpu_limit_milli : int
-        CPU request and limit, millicores (0: unset).
-    memory_request_mi, memory_limit_mi : int
-        Memory request and limit, MiB (0: unset).
-    priority : int
-        ``spec.priority`` (what the Priority admission plugin would fill in).
-    uid : str, optional
-        ``metadata.uid``; defaults to ``name`` (the pod cgroup is ``pod<uid>``).
-
-    Returns
-    -------
-    dict
-        A Pod dict (``apiVersion``, ``kind``, ``metadata``, ``spec``) with one
-        ``pause`` container whose ``resources`` holds only what is set.
-
-    Raises
-    ------
-    kubenotes.errors.InvalidQuantity
-        Not here: amounts are formatted as given, so a non-numeric one fails
-        later, when the pod's quantities are parsed (e.g. by :func:`qos_values`).
-
-    Notes
-    -----
-    Only the request-from-limit default is applied; the rest of the API
-    server's defaulting (``restartPolicy``, ``dnsPolicy``, ...) is not.
-
-    Examples
-    --------
-    >>> single_container_pod("web", 250, 500, 256, 0)["spec"]["containers"][0]["resources"]
-    {'requests': {'cpu': '250m', 'memory': '256Mi'}, 'limits': {'cpu': '500m'}}
-    >>> single_container_pod("db", 0, 1000, 0, 1024)["spec"]["containers"][0]["resources"]["requests"]
-    {'cpu': '1000m', 'memory': '1024Mi'}
-    """
-    requests: dict[str, str] = {}
-    limits: dict[str, str] = {}
-    if cpu_limit_milli:
-        limits["cpu"] = f"{cpu_limit_milli}m"
-    if memory_limit_mi:
-        limits["memory"] = f"{memory_limit_mi}Mi"
-    if cpu_request_milli or cpu_limit_milli:
-        requests["cpu"] = f"{cpu_request_milli or cpu_limit_milli}m"
-    if memory_request_mi or memory_limit_mi:
-        requests["memory"] = f"{memory_request_mi or memory_limit_mi}Mi"
-    resources: dict[str, Any] = {}
-    if requests:
-        resources["requests"] = requests
-    if limits:
-        resources["limits"] = limits
-    return {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "uid": uid or name},
-        "spec": {"priority": priority, "containers": [{"name": name, "image": "registry.k8s.io/pause:3.10",
-                                                        "resources": resources}]},
-    }
-
-
-def qos_values(pod: Mapping[str, Any], memory_capacity_bytes: int = 8 * GI) -> dict[str, Any]:
-    """What the kubelet derives from a one-container pod's resources.
-
-    Parameters
-    ----------
-    pod : mapping
-        A Pod dict; its first container is the one shown.
-    memory_capacity_bytes : int
-        Node memory, bytes (the Burstable ``oom_score_adj`` depends on it).
-
-    Returns
-    -------
-    dict
-        ``qosClass``, ``oom_score_adj``, ``pod cgroup`` (cgroupfs path),
-        ``cpu.shares`` (v1), ``cpu.weight``, ``cpu.max``, ``memory.max`` (v2,
-        pod level; ``-`` when unset), and ``container memory.max``.
-
-    Raises
-    ------
-    KeyError
-        ``pod`` has no ``spec``/``containers`` or the container no ``name``.
-    IndexError
-        ``spec.containers`` is empty.
-    kubenotes.errors.InvalidQuantity
-        A request or limit is not a quantity.
-
-    See Also
-    --------
-    qos_values_table, kubenotes.api.qos.pod_qos_class,
-    kubenotes.kubelet.qos.container_oom_score_adjust,
-    kubenotes.kubelet.cgroups.resource_config_for_pod
-
-    Notes
-    -----
-    One container, no init containers, no pod-level resources, cgroupfs
-    driver: the systemd driver's ``kubepods.slice`` names are not shown.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/qos/policy.go
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/helpers_linux.go
-
-    Examples
-    --------
-    >>> v = qos_values(single_container_pod("app", 500, 500, 1024, 1024))
-    >>> v["qosClass"], v["oom_score_adj"], v["pod cgroup"], v["cpu.weight"], v["cpu.max"], v["memory.max"]
-    ('Guaranteed', -997, '/kubepods/podapp', '20', '50000 100000', '1073741824')
-    >>> qos_values(single_container_pod("app"))["oom_score_adj"]
-    1000
-    """
-    container = pod["spec"]["containers"][0]["name"]
-    cfg = resource_config_for_pod(pod)
-    v1 = cfg.cgroup_v1_files()
-    v2 = cfg.cgroup_v2_files()
-    cri = linux_container_resources(pod, container, memory_capacity_bytes)
-    return {
-        "qosClass": pod_qos_class(pod),
-        "oom_score_adj": container_oom_score_adjust(pod, container, memory_capacity_bytes),
-        "pod cgroup": pod_cgroup_path(pod, CGROUP_DRIVER_CGROUPFS),
-        "cpu.shares": v1.get("cpu.shares", "-"),
-        "cpu.weight": v2.get("cpu.weight", "-"),
-        "cpu.max": v2.get("cpu.max", "-"),
-        "memory.max": v2.get("memory.max", "-"),
-        "container memory.max": str(cri.get("memory_limit_in_bytes", "max")),
-    }
-
-
 def qos_values_table(values: Mapping[str, Any], caption: str | None = None) -> Html:
-    """:func:`qos_values` as a two-column HTML table.
+    """:func:`~kubenotes.kubelet.cgroups.qos_values` as a two-column HTML table.
 
     Parameters
     ----------
     values : mapping
-        :func:`qos_values`'s result (any name -> value mapping is shown).
+        :func:`~kubenotes.kubelet.cgroups.qos_values`'s result (any name -> value mapping is shown).
     caption : str, optional
         Table caption (none by default).
 
@@ -291,7 +143,7 @@ def qos_panel(cpu_request_milli: int = 250, cpu_limit_milli: int = 500, memory_r
 
     See Also
     --------
-    qos_view, qos_values
+    qos_view, kubenotes.kubelet.cgroups.qos_values
 
     Examples
     --------
@@ -606,7 +458,7 @@ def kill_orders_table(scenario: PressureScenario, t: float | None = None) -> Htm
     """
     orders = kill_orders(scenario, t)
     adj = dict(orders["oom_score_adj"])
-    prio = {p["metadata"]["name"]: p["spec"].get("priority", 0) for p in scenario.pods}
+    prio = {p["metadata"]["name"]: p["spec"].get("priority") or 0 for p in scenario.pods}
     qos = {p["metadata"]["name"]: pod_qos_class(p) for p in scenario.pods}
     rows = []
     for i, ((kn, over), (on, bad)) in enumerate(zip(orders["kubelet"], orders["kernel"]), 1):

@@ -29,12 +29,12 @@ def test_steps_are_sorted_by_time_and_keep_their_order_for_equal_times():
 
 @pytest.mark.parametrize("steps, message", [
     ("[{at: 5}]", "spec.steps[0]: Required value: one action of apply, delete, scale, setImage, patch, "
-                  "nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate"),
+                  "nodeDown, nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate, systemUsage"),
     ("[{at: -1, nodeUp: {name: n}}]", "spec.steps[0].at: Invalid value: -1: must be greater than or equal to 0"),
     ("[{at: x, nodeUp: {name: n}}]", "spec.steps[0].at: Required value: seconds (a number)"),
     ("[{at: 1, reboot: {name: n}}]", 'spec.steps[0].reboot: Unsupported value: "reboot": supported values: '
                                       '"apply", "delete", "scale", "setImage", "patch", "nodeDown", "nodeUp", "metric", '
-                                      '"containerExit", "probe", "usage", "staticPod", "rollingUpdate"'),
+                                      '"containerExit", "probe", "usage", "staticPod", "rollingUpdate", "systemUsage"'),
     ("[{at: 1, probe: {name: p, container: c, probe: sniff, result: failure}}]",
      'spec.steps[0].probe.probe: Unsupported value: "sniff": supported values: "liveness", "readiness", "startup"'),
     ("[{at: 1, containerExit: {name: p, container: c, exitCode: x}}]",
@@ -45,7 +45,7 @@ def test_steps_are_sorted_by_time_and_keep_their_order_for_equal_times():
     ("[{at: 1, delete: {kind: Widget, name: w}}]", 'spec.steps[0].delete.kind: Unsupported value: "Widget"'),
     ("[{at: 1, nodeUp: {name: a}, nodeDown: {name: a}}]",
      "spec.steps[0]: Invalid value: more than one action of apply, delete, scale, setImage, patch, nodeDown, "
-     "nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate"),
+     "nodeUp, metric, containerExit, probe, usage, staticPod, rollingUpdate, systemUsage"),
 ])
 def test_a_malformed_scenario_is_one_line_naming_the_field(steps, message):
     with pytest.raises(ManifestError) as e:
@@ -61,7 +61,7 @@ RC = "{apiVersion: v1, kind: ReplicationController, metadata: {name: web-v2}, sp
      'spec.cluster.kubelet: Unsupported value: "hollow": supported values: "model", "stand-in"'),
     ("{cluster: {nodes: 3}, steps: []}",
      'spec.cluster.nodes: Unsupported value: "nodes": supported values: "kubelet", "podStartupSeconds", '
-     '"controllers", "controllerManager"'),
+     '"controllers", "controllerManager", "kubeletConfiguration"'),
     ("{cluster: {podStartupSeconds: -1}, steps: []}",
      "spec.cluster.podStartupSeconds: Invalid value: -1: must be a number >= 0"),
     ("{cluster: {controllers: [replicaset-controller, shepherd]}, steps: []}",

@@ -1,11 +1,10 @@
 """The chapters' scenario files in ``data/``: each runs unchanged from the command line and shows what its chapter
 teaches; :mod:`kubenotes.sim.scenarios` runs the same files with a widget's parameters applied.
 
-The outcomes are the ones the chapters' check-yourself cells assert (03.00, 05.00, 06.01), read here from
-``python -m kubenotes simulate FILE`` output instead of from a notebook. Chapter 05.02's memory-pressure run puts the
-pods of ``data/qos/memory-pressure.yaml`` under the eviction manager directly (its own clock, 512Mi of system memory,
-usage every 10 s), so its outcomes are read from :func:`kubenotes.sim.scenarios.simulate_memory_pressure`; the file
-itself runs on the kubelet model and evicts the same pod later.
+The outcomes are the ones the chapters' check-yourself cells assert (03.00, 05.00, 05.02, 06.01), read here from
+``python -m kubenotes simulate FILE`` output instead of from a notebook. Chapter 05.02's runs
+(:func:`kubenotes.sim.scenarios.simulate_memory_pressure`, :func:`~kubenotes.sim.scenarios.simulate_disk_pressure`)
+are its ``data/qos/`` files run as ``simulate`` runs them: both show the same evictions.
 """
 
 from __future__ import annotations
@@ -168,9 +167,11 @@ def test_readiness_drain_file_marks_the_endpoint_not_ready(capsys):
 def test_memory_pressure_file_evicts_the_best_effort_pod_on_the_kubelet_model(capsys):
     events = _events(capsys, "qos/memory-pressure.yaml", 900)
     evicted = _event_reasons(events, "Evicted")
-    assert [(e["name"].split(".")[0], e["time"]) for e in evicted] == [("batch", 600.0)]
+    # the chapter's run (simulate_memory_pressure) is this file: the same eviction, at the same time
+    assert [(e["name"].split(".")[0], e["time"]) for e in evicted] == [("batch", 490.0)]
     assert evicted[0]["detail"].startswith("Evicted: The node was low on resource: memory. Threshold quantity: 100Mi")
-    assert [e["time"] for e in _event_reasons(events, "EvictionThresholdMet")] == [600.0]
+    assert evicted[0]["detail"] == "Evicted: " + sc.first_eviction(sc.simulate_memory_pressure()).message
+    assert [e["time"] for e in _event_reasons(events, "EvictionThresholdMet")] == [490.0]
     pods = {o["metadata"]["name"]: o for o in _objects(capsys, "qos/memory-pressure.yaml", 900) if o["kind"] == "Pod"}
     assert (pods["batch"]["status"]["phase"], pods["batch"]["status"]["reason"]) == ("Failed", "Evicted")
     assert {pods[n]["status"]["phase"] for n in ("db", "web")} == {"Running"}
@@ -179,8 +180,11 @@ def test_memory_pressure_file_evicts_the_best_effort_pod_on_the_kubelet_model(ca
 def test_memory_pressure_files_usage_steps_follow_the_runs_growth_curves():
     objects, scenario = sc.load_scenario_file(sc.MEMORY_PRESSURE_FILE)
     usage = sc.memory_pressure_usage_mi()
-    assert scenario.steps and {s.action for s in scenario.steps} == {"usage"}
+    assert scenario.steps and {s.action for s in scenario.steps} == {"usage", "systemUsage"}
+    assert [s.args["memoryBytes"] for s in scenario.steps if s.action == "systemUsage"] == [sc.SYSTEM_MEMORY_BYTES]
     for s in scenario.steps:
+        if s.action != "usage":
+            continue
         start, rate, cap = usage[s.args["name"]]
         assert s.args["memoryBytes"] == int(min(start + rate * s.at_seconds, cap) * 2**20), s
     pods = sc.memory_pressure_pods(best_effort_priority=7)
@@ -198,7 +202,7 @@ def test_memory_pressure_default_scenario():
     assert "Container batch was using 1570Mi, request is 0, has larger consumption of memory." in ev.message
     assert [r.evicted for r in sc.evictions(s)] == ["default/batch"]
     assert sc.pressure_intervals(s.manager.timeline) == [(490.0, 791.0)]  # held 300 s after the last sighting
-    assert s.node.pods["batch"]["status"]["reason"] == "Evicted"
+    assert {p["metadata"]["name"]: p["status"].get("reason") for p in s.pods}["batch"] == "Evicted"
 
 
 def test_soft_threshold_waits_and_uses_max_pod_grace_period():
@@ -207,6 +211,30 @@ def test_soft_threshold_waits_and_uses_max_pod_grace_period():
     start = sc.pressure_intervals(s.manager.timeline)[0][0]
     assert start == 290.0 and ev.time == start + 60 and ev.grace_period_seconds == 30
     assert "Threshold quantity: 1Gi" in ev.message
+
+
+def test_soft_threshold_file_is_the_chapters_soft_run(capsys):
+    events = _events(capsys, "qos/soft-threshold.yaml", 900)
+    evicted = _event_reasons(events, "Evicted")
+    ev = sc.first_eviction(sc.simulate_memory_pressure(soft_threshold_mi=1024, soft_grace_seconds=60))
+    assert [(e["name"].split(".")[0], e["time"]) for e in evicted] == [("batch", 350.0)] and ev.time == 350.0
+    assert evicted[0]["detail"] == "Evicted: " + ev.message
+
+
+def test_disk_pressure_file_reclaims_images_and_evicts_no_pod(capsys):
+    events = _events(capsys, "qos/disk-pressure.yaml", 560)
+    assert not _event_reasons(events, "Evicted")
+    assert [e["detail"] for e in _event_reasons(events, "EvictionThresholdMet")] == [
+        "EvictionThresholdMet: Attempting to reclaim ephemeral-storage"]
+    s = sc.simulate_disk_pressure()
+    r = next(r for r in s.manager.timeline if r.reclaimed)
+    # 20Gi - 16.5Gi - 1400Mi - images < float32(0.1) * 20Gi = 2147483680: container GC frees nothing here,
+    # DeleteUnusedImages the three images of the deleted pods (postgres:16, nginx:1.27, redis:7.4)
+    assert r.time == 440.0 and r.thresholds_met == ["nodefs.available<2147483680"]
+    assert r.reclaimed == [("DeleteAllUnusedContainers", 0), ("DeleteUnusedImages", 267602882)] and r.reclaim_sufficient
+    assert not any(x.evicted for x in s.manager.timeline) and sc.pressure_intervals(s.manager.timeline, "DiskPressure")[0][0] == 440.0
+    assert sorted(ref.rsplit("/", 1)[-1] for _, ref, _, why in s.kubelet.image_gc.removed if why == "reclaim") == [
+        "nginx:1.27", "postgres:16", "redis:7.4"]
 
 
 def test_kill_orders_agree_without_priorities_and_differ_with_them():
