@@ -203,7 +203,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "the configs sent and the OCI `config.json` runc gets (namespaces, cgroups, `oomScoreAdj`), the runtime "
         "stack as a graph, and the image layer cache",
         "runtime, image size and cache → start latency",
-        viz="cri",
+        viz="cri", data="kubelet",
     ),
     Chapter(
         "05.02-qos-and-eviction", "QoS, OOM and node-pressure eviction",

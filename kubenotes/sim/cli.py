@@ -11,7 +11,12 @@ Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
   adds its actions (``"component": "cri/<node>"``, see :func:`node_events`);
 * ``-o yaml``: the objects at ``--until`` as one ``kind: List``, shaped as
   ``kubectl get all,nodes,events -A -o yaml`` prints them;
-* ``-o table``: ``kubectl get``-style tables per kind.
+* ``-o table``: ``kubectl get``-style tables per kind;
+* ``-o cri``: the CRI calls the kubelet model made to each node's container
+  runtime, one JSON object per line in time order (``time``, ``node``,
+  ``service``, ``method``, ``duration_seconds``, ``request``, ``response``,
+  ``error``; see :func:`cri_calls`), what ``crictl`` and the runtime's debug
+  log would show of a pod start.
 
 Bad input (a manifest or a malformed scenario) is one line on stderr and exit 2.
 """
@@ -23,7 +28,7 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["register", "run", "node_events", "YAML_RESOURCES"]
+__all__ = ["register", "run", "node_events", "cri_calls", "YAML_RESOURCES"]
 
 #: What ``kubectl get all,nodes,events -A`` lists, in its order.
 YAML_RESOURCES = ("pods", "services", "daemonsets", "deployments", "replicasets", "statefulsets",
@@ -41,8 +46,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--until", type=float, default=600.0, metavar="SECONDS",
                    help="virtual seconds to run (default 600)")
     p.add_argument("--seed", type=int, default=0, help="seed for uids, names and every component (default 0)")
-    p.add_argument("-o", "--output", choices=("events", "yaml", "table"), default="events",
-                   help="events (JSON lines), yaml (kind: List) or table (default events)")
+    p.add_argument("-o", "--output", choices=("events", "yaml", "table", "cri"), default="events",
+                   help="events (JSON lines), yaml (kind: List), table, or cri (the kubelet model's CRI calls as "
+                        "JSON lines) (default events)")
     p.add_argument("--kubelet", choices=("model", "stand-in"), default=None,
                    help="model (default, unless a scenario's spec.cluster.kubelet says otherwise: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
                         "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "
@@ -98,6 +104,49 @@ def node_events(cluster: Any) -> list[dict]:
     return sorted(out, key=lambda e: e["time"])  # stable: same-time entries keep their source order
 
 
+def cri_calls(cluster: Any) -> list[dict]:
+    """Every CRI call the kubelet models made to their nodes' runtimes, in time order (``-o cri``).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A finished run (:func:`run`).
+
+    Returns
+    -------
+    list of dict
+        ``time`` (virtual seconds the call began), ``node``, ``service``
+        (``RuntimeService`` or ``ImageService``), ``method`` (as in
+        ``api.proto``: ``RunPodSandbox``, ``PullImage``...),
+        ``duration_seconds``, ``request`` and ``response`` (the messages as
+        sent and answered) and ``error`` (the runtime's message, or None).
+        Nodes served by the stand-in kubelet have no runtime and add nothing.
+
+    Raises
+    ------
+    AttributeError
+        When ``cluster`` has no ``kubelets``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.proto
+
+    Examples
+    --------
+    >>> from kubenotes.data import sample
+    >>> calls = cri_calls(run([sample("kubelet", "pod-start.yaml")], until=5))
+    >>> [c["method"] for c in calls if c["method"] in ("RunPodSandbox", "PullImage")][:2]
+    ['RunPodSandbox', 'PullImage']
+    """
+    out = []
+    for node, kubelet in sorted(cluster.kubelets.items()):
+        for t in getattr(getattr(kubelet, "runtime", None), "trace", None) or ():
+            out.append({"time": t["time"], "node": node, "service": t["service"], "method": t["method"],
+                        "duration_seconds": t["duration_seconds"], "request": t["request"],
+                        "response": t["response"], "error": t["error"]})
+    return sorted(out, key=lambda c: c["time"])  # stable: one node's calls keep their order
+
+
 def _cmd(args: argparse.Namespace) -> int:
     if args.until < 0:
         print(f"kubenotes simulate: --until must be >= 0, got {args.until}", file=sys.stderr)
@@ -107,6 +156,9 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.output == "events":
         for e in node_events(cluster):
             out.write(json.dumps(e, separators=(", ", ": ")) + "\n")
+    elif args.output == "cri":
+        for c in cri_calls(cluster):
+            out.write(json.dumps(c, separators=(", ", ": "), default=str) + "\n")
     elif args.output == "yaml":
         from kubenotes.api.manifests import dump_manifests
 

@@ -15,6 +15,9 @@ fields a widget moves (``maxSurge``, ``replicas``, ``backoffLimit``, a probe's
 * chapter 05.00 (``data/kubelet/``): :func:`simulate_pod_start`,
   :func:`simulate_restarts`, :func:`simulate_static_pod` (the kubelet model on
   one node, no controllers);
+* chapter 05.01 (``data/kubelet/cri-pod-start.yaml``):
+  :func:`simulate_cri_pod_start` (a pod's CRI calls on a fresh node, then
+  with its images cached);
 * chapter 05.02 (``data/qos/``): :func:`simulate_memory_pressure` (with
   ``data/qos/soft-threshold.yaml`` for a soft threshold) and
   :func:`simulate_disk_pressure` (the kubelet model on one node, its
@@ -65,6 +68,10 @@ __all__ = [
     "simulate_quota",
     "simulate_job",
     "simulate_pod_start",
+    "CRI_POD_START_FILE",
+    "POD_START_METHODS",
+    "CriStartRun",
+    "simulate_cri_pod_start",
     "simulate_restarts",
     "simulate_static_pod",
     "simulate_readiness_drain",
@@ -647,6 +654,146 @@ def simulate_pod_start(success_threshold: int = 2, period_seconds: int = 5, init
     spec["containers"][0]["readinessProbe"].update(initialDelaySeconds=initial_delay_seconds,
                                                    periodSeconds=period_seconds, successThreshold=success_threshold)
     return _run_pod(objects, scenario, until_seconds, seed)
+
+
+# --------------------------------------------------------------------------- chapter 05.01: the CRI
+#: Chapter 05.01's file: shop/web started on a fresh node, then the same pod (web-2) with its images cached.
+CRI_POD_START_FILE = "kubelet/cri-pod-start.yaml"
+#: The CRI calls a pod start makes (the PLEG's List* relists and ContainerStatus calls are left out).
+POD_START_METHODS = ("RunPodSandbox", "PodSandboxStatus", "ImageStatus", "PullImage", "CreateContainer",
+                     "StartContainer")
+
+
+@dataclass
+class CriStartRun:
+    """A run of :func:`simulate_cri_pod_start`: the cluster and its one node's kubelet model.
+
+    Attributes
+    ----------
+    cluster : Cluster
+    kubelet : Kubelet
+    namespace : str
+        The pods' namespace (``shop``).
+    """
+
+    cluster: Any
+    kubelet: Any
+    namespace: str = "shop"
+
+    @property
+    def runtime(self) -> Any:
+        """The node's :class:`~kubenotes.cri.runtime.ContainerRuntime` (``trace``, ``events``, ``sandboxes``...)."""
+        return self.kubelet.runtime
+
+    def pod(self, name: str) -> dict:
+        """The pod as the API shows it at the end of the run."""
+        return self.cluster.get("pods", name, self.namespace)
+
+    def pod_calls(self, name: str) -> list[dict]:
+        """The CRI calls of one pod's start, from its ``RunPodSandbox`` to its last app container's ``StartContainer``.
+
+        Parameters
+        ----------
+        name : str
+            The pod's name.
+
+        Returns
+        -------
+        list of dict
+            Entries of the runtime's ``trace`` (``time``, ``method``, ``request``, ``response``,
+            ``duration_seconds``...) whose method is in :data:`POD_START_METHODS`: the pod's
+            sandbox and container calls (by sandbox and container ID) and the image calls made
+            meanwhile (image requests name no pod; no other pod starts in that window here).
+
+        Raises
+        ------
+        StopIteration
+            When no sandbox of that pod was started.
+
+        Examples
+        --------
+        >>> run = simulate_cri_pod_start()
+        >>> [e["method"] for e in run.pod_calls("web-2")][:4]
+        ['RunPodSandbox', 'ImageStatus', 'CreateContainer', 'StartContainer']
+        """
+        trace = list(self.runtime.trace)
+        first = next(i for i, e in enumerate(trace) if e["method"] == "RunPodSandbox"
+                     and e["request"]["config"]["metadata"]["name"] == name
+                     and e["request"]["config"]["metadata"]["namespace"] == self.namespace)
+        sandbox = trace[first]["response"]["pod_sandbox_id"]
+        ids = {e["response"]["container_id"] for e in trace[first:] if e["method"] == "CreateContainer"
+               and e["request"]["pod_sandbox_id"] == sandbox and e.get("response")}
+        last = max(i for i, e in enumerate(trace) if e["method"] == "StartContainer"
+                   and e["request"]["container_id"] in ids)
+        out = []
+        for e in trace[first:last + 1]:
+            req = e["request"]
+            if e["method"] not in POD_START_METHODS:
+                continue
+            if e["method"] in ("ImageStatus", "PullImage") or req.get("pod_sandbox_id") == sandbox \
+                    or req.get("container_id") in ids or e is trace[first]:
+                out.append(e)
+        return out
+
+    def started_seconds(self, name: str) -> float:
+        """Seconds from the pod's ``RunPodSandbox`` to the end of its last app container's ``StartContainer``.
+
+        Examples
+        --------
+        >>> run = simulate_cri_pod_start()
+        >>> run.started_seconds("web") > run.started_seconds("web-2")
+        True
+        """
+        calls = self.pod_calls(name)
+        return calls[-1]["time"] + calls[-1]["duration_seconds"] - calls[0]["time"]
+
+    def pod_events(self, name: str) -> list[dict]:
+        """The runtime's own events (``events``) while the pod started: pause image pull, shim, task exits."""
+        calls = self.pod_calls(name)
+        start, end = calls[0]["time"], calls[-1]["time"] + calls[-1]["duration_seconds"]
+        return [ev for ev in self.runtime.events if start <= ev["time"] <= end]
+
+
+@functools.lru_cache(maxsize=4)
+def simulate_cri_pod_start(until_seconds: float = 45.0, seed: int = 0) -> CriStartRun:
+    """``data/kubelet/cri-pod-start.yaml`` run as ``python -m kubenotes simulate`` runs it.
+
+    ``shop/web`` (an init container and two app containers, Guaranteed)
+    starts on a fresh node: nothing is pulled, not even the pause image. At
+    30 s the same pod, ``web-2``, starts with every image on the node.
+    ``simulate ... -o cri`` prints the same calls (:func:`kubenotes.sim.cli.cri_calls`).
+
+    Parameters
+    ----------
+    until_seconds : float
+    seed : int
+
+    Returns
+    -------
+    CriStartRun
+
+    Raises
+    ------
+    ManifestError, NotFound
+        As :func:`load_scenario_file`.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/kuberuntime/kuberuntime_manager.go (SyncPod)
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/images/image_manager.go (EnsureImageExists)
+
+    Examples
+    --------
+    >>> run = simulate_cri_pod_start()
+    >>> [e["request"]["image"]["image"] for e in run.pod_calls("web") if e["method"] == "PullImage"]
+    ['busybox:1.36', 'nginx:1.27', 'redis:7.4']
+    >>> [e for e in run.pod_calls("web-2") if e["method"] == "PullImage"]
+    []
+    """
+    objects, scenario = load_scenario_file(CRI_POD_START_FILE)
+    c = _cluster(objects, scenario, seed)
+    c.run(until=until_seconds)
+    return CriStartRun(c, c.kubelets[_find(objects, "Node")["metadata"]["name"]])
 
 
 #: Why the restart scenario's container stops: its liveness probe fails, or its process exits by itself.

@@ -1,7 +1,7 @@
 """The chapters' scenario files in ``data/``: each runs unchanged from the command line and shows what its chapter
 teaches; :mod:`kubenotes.sim.scenarios` runs the same files with a widget's parameters applied.
 
-The outcomes are the ones the chapters' check-yourself cells assert (03.00, 05.00, 05.02, 06.01), read here from
+The outcomes are the ones the chapters' check-yourself cells assert (03.00, 05.00, 05.01, 05.02, 06.01), read here from
 ``python -m kubenotes simulate FILE`` output instead of from a notebook. Chapter 05.02's runs
 (:func:`kubenotes.sim.scenarios.simulate_memory_pressure`, :func:`~kubenotes.sim.scenarios.simulate_disk_pressure`)
 are its ``data/qos/`` files run as ``simulate`` runs them: both show the same evictions.
@@ -161,6 +161,37 @@ def test_readiness_drain_file_marks_the_endpoint_not_ready(capsys):
     pods = [o for o in _objects(capsys, "network/readiness-drain.yaml", 90) if o["kind"] == "Pod"]
     ready = {p["metadata"]["name"]: {c["type"]: c["status"] for c in p["status"]["conditions"]}["Ready"] for p in pods}
     assert ready.pop("web-67db7b98b8-xmgkl") == "False" and set(ready.values()) == {"True"}
+
+
+# ----------------------------------------------------------------------------- data/kubelet (chapter 05.01)
+def test_cri_pod_start_file_prints_the_chapters_cri_calls(capsys):
+    assert main(["simulate", str(DATA / "kubelet/cri-pod-start.yaml"), "--until", "45", "-o", "cri"]) == 0
+    calls = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {c["node"] for c in calls} == {"worker-1"} and [c["time"] for c in calls] == sorted(c["time"] for c in calls)
+    run = sc.simulate_cri_pod_start()
+    # the chapter's pod-start calls are these lines, as printed (same method, time, request and response)
+    printed = [(c["time"], c["method"], c["request"], c["response"]) for c in calls]
+    for name in ("web", "web-2"):
+        for e in run.pod_calls(name):
+            assert (e["time"], e["method"], json.loads(json.dumps(e["request"], default=str)),
+                    json.loads(json.dumps(e["response"], default=str))) in printed
+    sandboxes = [c for c in calls if c["method"] == "RunPodSandbox"]
+    assert [c["request"]["config"]["metadata"]["name"] for c in sandboxes] == ["web", "web-2"]
+    pulls = [c["request"]["image"]["image"] for c in calls if c["method"] == "PullImage"]
+    assert pulls == ["busybox:1.36", "nginx:1.27", "redis:7.4"]  # web-2 at 30 s finds every image cached
+    assert all(c["time"] < 30 for c in calls if c["method"] == "PullImage")
+    assert round(run.started_seconds("web"), 3) == 8.162 and round(run.started_seconds("web-2"), 3) == 3.077
+    web = run.pod_calls("web")
+    seq = [e["method"] for e in web if e["method"] != "PodSandboxStatus"]
+    assert seq[:6] == ["RunPodSandbox", "ImageStatus", "PullImage", "ImageStatus", "CreateContainer", "StartContainer"]
+
+
+def test_cri_output_is_only_on_request(capsys):
+    assert main(["simulate", str(DATA / "kubelet/cri-pod-start.yaml"), "--until", "5"]) == 0
+    assert all(json.loads(line)["component"] != "cri" for line in capsys.readouterr().out.splitlines())
+    assert main(["simulate", str(DATA / "kubelet/cri-pod-start.yaml"), "--until", "5", "--kubelet", "stand-in",
+                 "-o", "cri"]) == 0
+    assert capsys.readouterr().out == ""   # hollow kubelets have no runtime
 
 
 # ----------------------------------------------------------------------------- data/qos (chapter 05.02)
