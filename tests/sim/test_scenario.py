@@ -69,6 +69,23 @@ RC = "{apiVersion: v1, kind: ReplicationController, metadata: {name: web-v2}, sp
     ("{cluster: {controllerManager: [a]}, steps: []}",
      "spec.cluster.controllerManager: Invalid value: expected a mapping of kube-controller-manager flags"),
     ("{cluster: [a], steps: []}", "spec.cluster: Invalid value: expected a mapping, got list"),
+    ("{cluster: {kubeletConfiguration: {evictionHard: {memory.free: 1Gi}}}, steps: []}",
+     "spec.cluster.kubeletConfiguration.evictionHard: Invalid value: unsupported eviction signal memory.free"),
+    ("{cluster: {kubeletConfiguration: {evictionSoft: {memory.available: 1Gi}}}, steps: []}",
+     "spec.cluster.kubeletConfiguration.evictionSoft: Invalid value: grace period must be specified for the soft "
+     "eviction threshold memory.available"),
+    ("{cluster: {kubeletConfiguration: {evictionPressureTransitionPeriod: soon}}, steps: []}",
+     'spec.cluster.kubeletConfiguration.evictionPressureTransitionPeriod: Invalid value: time: invalid duration "soon"'),
+    ("{cluster: {kubeletConfiguration: {evictionMaxPodGracePeriod: -3}}, steps: []}",
+     "spec.cluster.kubeletConfiguration.evictionMaxPodGracePeriod: Invalid value: -3: must be a whole number >= 0"),
+    ("{cluster: {kubeletConfiguration: {maxPods: 10}}, steps: []}",
+     'spec.cluster.kubeletConfiguration.maxPods: Unsupported value: "maxPods": supported values: "evictionHard", '
+     '"evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim", "evictionMaxPodGracePeriod", '
+     '"evictionPressureTransitionPeriod", "imageGCHighThresholdPercent", "imageGCLowThresholdPercent", '
+     '"imageMinimumGCAge"'),
+    ("{steps: [{at: 1, systemUsage: {node: n1, memoryBytes: 1.5}}]}",
+     "spec.steps[0].systemUsage.memoryBytes: Invalid value: 1.5: must be a whole number >= 0"),
+    ("{steps: [{at: 1, systemUsage: {memoryBytes: 1}}]}", "spec.steps[0].systemUsage.node: Required value"),
     ("{steps: [{at: 1, rollingUpdate: {kind: ReplicationController, name: web-v1}}]}",
      "spec.steps[0].rollingUpdate.object: Required value"),
     ("{steps: [{at: 1, rollingUpdate: {kind: Deployment, name: web, object: %s}}]}" % RC,
@@ -83,6 +100,43 @@ def test_a_malformed_cluster_section_or_rolling_update_is_one_line(spec, message
     with pytest.raises(ManifestError) as e:
         _parse(HEAD + f"spec: {spec}\n")
     assert str(e.value) == f"<string> doc 1 Scenario s: {message}"
+
+
+def test_kubelet_configuration_reaches_the_kubelet_model_and_system_usage_its_stats():
+    from kubenotes.sim.cluster import Cluster
+    from kubenotes.sim.scenario import cluster_options, start_scenario
+
+    s = _parse(HEAD + """spec:
+  cluster:
+    kubeletConfiguration:
+      evictionHard: {memory.available: 200Mi}
+      evictionSoft: {memory.available: 1Gi}
+      evictionSoftGracePeriod: {memory.available: 1m30s}
+      evictionMaxPodGracePeriod: 20
+      evictionPressureTransitionPeriod: 1m
+  steps:
+  - {at: 5, systemUsage: {node: n1, memoryBytes: 268435456, diskBytes: 1073741824}}
+""")
+    opts = cluster_options([s])
+    cfg = opts["kubelet_options"]
+    assert (cfg.eviction_hard, cfg.eviction_soft_grace_period, cfg.eviction_max_pod_grace_period_seconds,
+            cfg.eviction_pressure_transition_period_seconds) == (
+        {"memory.available": "200Mi"}, {"memory.available": "1m30s"}, 20, 60.0)
+    assert "kubelet_options" not in cluster_options([s], kubelet="stand-in")
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "status": {"capacity": {"cpu": "2", "memory": "1Gi", "pods": "110", "ephemeral-storage": "10Gi"}}}
+    c = Cluster([node], controllers=[], **{k: v for k, v in opts.items() if k != "controllers"})
+    start_scenario(c, s)
+    c.run(until=11)
+    kubelet = c.kubelets["n1"]
+    assert [(str(t.value), t.grace_period_seconds) for t in kubelet.eviction_manager.thresholds] == [
+        ("200Mi", 0.0), ("1Gi", 90.0)]
+    r = kubelet.eviction_manager.timeline[-1]
+    assert r.time == 10.0 and r.observations["memory.available"] == (768 * 2**20, 2**30)
+    assert r.observations["nodefs.available"][0] <= 9 * 2**30
+    log = [e for e in c.audit_log if e.component == "scenario"]
+    assert [(e.verb, e.kind, e.name, e.detail) for e in log] == [
+        ("systemUsage", "Node", "n1", "memoryBytes=268435456, diskBytes=1073741824")]
 
 
 def test_the_cluster_section_gives_the_clusters_options_and_the_command_line_wins():
