@@ -16,7 +16,7 @@ The generated block is everything from the ``#: definition -> field`` comment be
 ``DEFINITIONS`` to the closing brace of ``KINDS``; the rest of the module (its docstring,
 :class:`FieldPatchMeta` and the lookups) is written by hand and left as it is.
 
-How: the roots are the definitions of every kind :data:`kubenotes.apiserver.resources.RESOURCES`
+How: the roots are the definitions of every kind :data:`kubenotes.apiserver.resources.SERVED_RESOURCES`
 serves, their list kinds and their subresources' kinds
 (:func:`kubenotes.apiserver.discovery.subresource_kind`), plus meta/v1 ``Status``,
 ``DeleteOptions`` and ``WatchEvent``. Every definition reachable from them through property
@@ -39,7 +39,7 @@ import sys
 from pathlib import Path
 
 from kubenotes.apiserver.discovery import subresource_kind
-from kubenotes.apiserver.resources import RESOURCES
+from kubenotes.apiserver.resources import SERVED_RESOURCES
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = ROOT / "kubenotes" / "apiserver" / "patch_meta.py"
@@ -71,10 +71,10 @@ def served_kinds() -> list[tuple[str, str, str]]:
     Returns
     -------
     list[tuple[str, str, str]]
-        In :data:`~kubenotes.apiserver.resources.RESOURCES` order, without repeats.
+        In :data:`~kubenotes.apiserver.resources.SERVED_RESOURCES` order, without repeats.
     """
     out: list[tuple[str, str, str]] = []
-    for ri in RESOURCES:
+    for ri in SERVED_RESOURCES:
         for gvk in [(ri.group, ri.version, ri.kind), (ri.group, ri.version, ri.list_kind)] + [
                 subresource_kind(ri, sub) for sub in ri.subresources]:
             if gvk not in out:

@@ -1,6 +1,6 @@
 """Discovery documents: ``/version``, ``/api``, ``/apis``, resource lists and aggregated discovery.
 
-Every document is built from :data:`kubenotes.apiserver.resources.RESOURCES`
+Every document is built from :data:`kubenotes.apiserver.resources.SERVED_RESOURCES`
 and returned as a JSON-shaped dict; the HTTP layer only serialises it. These
 are the documents ``kubectl api-resources``, ``kubectl get`` (its RESTMapper)
 and the client libraries read before any other request.
@@ -8,12 +8,14 @@ and the client libraries read before any other request.
 Notes
 -----
 Simplified against upstream: no ``storageVersionHash`` in resource lists,
-no ``acceptedTypes`` on aggregated subresources, one version per group, and
-the served version is fixed (see :func:`version_info`). Subresource verbs and
+no ``acceptedTypes`` on aggregated subresources, and the served version is
+fixed (see :func:`version_info`). A group served in two versions (autoscaling
+v2 and v1) lists the preferred one first, as ``preferredVersion``. Subresource verbs and
 response kinds follow upstream's registry (``status`` get/patch/update with
 the parent kind, ``scale`` autoscaling/v1 Scale, ``binding`` v1 Binding,
 ``eviction`` policy/v1 Eviction, ``log`` get of Pod, ``token``
-authentication.k8s.io/v1 TokenRequest, ``finalize`` update of Namespace).
+authentication.k8s.io/v1 TokenRequest, ``finalize`` update of Namespace,
+``approval`` get/patch/update of CertificateSigningRequest).
 
 References
 ----------
@@ -25,7 +27,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/install
 
 from __future__ import annotations
 
-from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
+from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
 
 __all__ = [
     "SERVER_MAJOR",
@@ -61,6 +63,7 @@ _SUBRESOURCES: dict[str, tuple[tuple[str, str, str | None], tuple[str, ...]]] = 
     "ephemeralcontainers": ((None, None, None), ("get", "patch", "update")),
     "finalize": ((None, None, None), ("update",)),
     "token": (("authentication.k8s.io", "v1", "TokenRequest"), ("create",)),
+    "approval": ((None, None, None), ("get", "patch", "update")),
 }
 
 
@@ -100,15 +103,17 @@ def version_info() -> dict:
 
 
 def group_versions() -> list[tuple[str, str]]:
-    """Every served ``(group, version)`` in discovery order (core first).
+    """Every served ``(group, version)`` in discovery order (core first, then the groups by name).
 
     Examples
     --------
     >>> group_versions()[:2]
-    [('', 'v1'), ('apps', 'v1')]
+    [('', 'v1'), ('admissionregistration.k8s.io', 'v1')]
+    >>> [gv for gv in group_versions() if gv[0] == "autoscaling"]
+    [('autoscaling', 'v2'), ('autoscaling', 'v1')]
     """
     out: list[tuple[str, str]] = []
-    for ri in RESOURCES:
+    for ri in SERVED_RESOURCES:
         if (ri.group, ri.version) not in out:
             out.append((ri.group, ri.version))
     return out
@@ -138,9 +143,9 @@ def api_group_list() -> dict:
 
     Examples
     --------
-    >>> g = api_group_list()["groups"][0]
-    >>> g["name"], g["preferredVersion"]
-    ('apps', {'groupVersion': 'apps/v1', 'version': 'v1'})
+    >>> g = next(g for g in api_group_list()["groups"] if g["name"] == "autoscaling")
+    >>> [v["version"] for v in g["versions"]], g["preferredVersion"]
+    (['v2', 'v1'], {'groupVersion': 'autoscaling/v2', 'version': 'v2'})
     """
     groups: dict[str, list[dict]] = {}
     for g, v in group_versions():
@@ -176,7 +181,7 @@ def subresource_verbs(sub: str) -> list[str]:
 
 
 def _resources_in(group: str, version: str) -> list[ResourceInfo]:
-    items = [ri for ri in RESOURCES if ri.group == group and ri.version == version]
+    items = [ri for ri in SERVED_RESOURCES if ri.group == group and ri.version == version]
     if not items:
         raise KeyError(_gv(group, version))
     return items

@@ -87,7 +87,7 @@ from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRA
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.protobuf import decode_protobuf
 from kubenotes.apiserver.server import HTTP_REQUEST, RESPONSE_WARNINGS, using_epoch
-from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
+from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error, new_unauthorized
 from kubenotes.apiserver.watch import ADDED, BOOKMARK
 from kubenotes.errors import KubenotesError
@@ -132,7 +132,7 @@ _NOT_SERVED_PATHS = {
 }
 #: Wall seconds between two reads of a followed log (``kubectl logs -f``).
 LOG_FOLLOW_POLL_SECONDS = 0.05
-_BY_GVR: dict[tuple[str, str, str], ResourceInfo] = {(r.group, r.version, r.resource): r for r in RESOURCES}
+_BY_GVR: dict[tuple[str, str, str], ResourceInfo] = {(r.group, r.version, r.resource): r for r in SERVED_RESOURCES}
 
 
 def version_info(git_version: str = GIT_VERSION) -> dict:
@@ -154,7 +154,7 @@ def version_info(git_version: str = GIT_VERSION) -> dict:
 
 def _groups() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for r in RESOURCES:
+    for r in SERVED_RESOURCES:
         if r.group:
             vs = out.setdefault(r.group, [])
             if r.version not in vs:

@@ -27,7 +27,7 @@ Simplified against upstream ``api/openapi-spec/v3/*.json``:
   upstream's ``swagger.json``, on every property upstream has them; kubectl
   computes its ``apply`` patch from them exactly as from a real server's.
 - paths cover create/list/deletecollection, get/replace/patch/delete and the
-  subresources in :mod:`kubenotes.apiserver.resources`; no ``watch`` paths
+  subresources in :data:`kubenotes.apiserver.resources.SERVED_RESOURCES`; no ``watch`` paths
   (deprecated upstream), and only the query parameters kubectl checks for.
 - the ``hash`` in the index is a SHA-512 of the document, as upstream's.
 
@@ -49,7 +49,7 @@ import re
 
 from kubenotes.apiserver.discovery import group_versions, subresource_kind, subresource_verbs
 from kubenotes.apiserver.patch_meta import field_extensions
-from kubenotes.apiserver.resources import RESOURCES, ResourceInfo
+from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
 
 __all__ = [
     "schema_name",
@@ -241,7 +241,7 @@ _NON_POINTER = ("metadata", "spec", "status", "template")
 def _roots() -> list[tuple[str, str]]:
     roots: list[tuple[str, str]] = [("meta_v1", "Status"), ("meta_v1", "DeleteOptions"), ("meta_v1", "Patch"),
                                     ("meta_v1", "WatchEvent")]
-    for ri in RESOURCES:
+    for ri in SERVED_RESOURCES:
         mod = _module_for(ri.group, ri.version)
         roots.append((mod, ri.kind))
         if "list" in ri.verbs:
@@ -464,7 +464,7 @@ def _document_json(group_version_path: str) -> str:
     g, v = match[0]
     schemas = component_schemas()
     paths: dict[str, dict] = {}
-    for ri in RESOURCES:
+    for ri in SERVED_RESOURCES:
         if (ri.group, ri.version) == (g, v):
             paths.update(_paths_for(ri, schemas))
     doc = {

@@ -1,7 +1,7 @@
 """Patch metadata of the built-in Kubernetes types: how each list and map field merges.
 
 For every definition reachable from the kinds kubenotes serves
-(:data:`kubenotes.apiserver.resources.RESOURCES`, their list kinds, their
+(:data:`kubenotes.apiserver.resources.SERVED_RESOURCES`, their list kinds, their
 subresources' kinds, and ``Status``, ``DeleteOptions``, ``WatchEvent``),
 :data:`DEFINITIONS` records the fields that carry upstream's list and patch
 extensions, as upstream's OpenAPI document has them:
@@ -96,6 +96,90 @@ _f = FieldPatchMeta
 
 #: definition -> field -> :class:`FieldPatchMeta` (generated; see the module docstring).
 DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
+    "io.k8s.api.admissionregistration.v1.MatchResources": {
+        "excludeResourceRules": _f(None, None, "atomic", None, "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations"),
+        "namespaceSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+        "objectSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+        "resourceRules": _f(None, None, "atomic", None, "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations"),
+    },
+    "io.k8s.api.admissionregistration.v1.MutatingWebhook": {
+        "admissionReviewVersions": _f(None, None, "atomic", None, None),
+        "matchConditions": _f("merge", "name", "map", ("name",), None),
+        "namespaceSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+        "objectSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+        "rules": _f(None, None, "atomic", None, "io.k8s.api.admissionregistration.v1.RuleWithOperations"),
+    },
+    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "webhooks": _f("merge", "name", "map", ("name",), "io.k8s.api.admissionregistration.v1.MutatingWebhook"),
+    },
+    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList": {
+        "items": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration"),
+    },
+    "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations": {
+        "apiGroups": _f(None, None, "atomic", None, None),
+        "apiVersions": _f(None, None, "atomic", None, None),
+        "operations": _f(None, None, "atomic", None, None),
+        "resourceNames": _f(None, None, "atomic", None, None),
+        "resources": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.admissionregistration.v1.ParamRef": {
+        "selector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+    },
+    "io.k8s.api.admissionregistration.v1.RuleWithOperations": {
+        "apiGroups": _f(None, None, "atomic", None, None),
+        "apiVersions": _f(None, None, "atomic", None, None),
+        "operations": _f(None, None, "atomic", None, None),
+        "resources": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.admissionregistration.v1.TypeChecking": {
+        "expressionWarnings": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec"),
+        "status": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus"),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec"),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList": {
+        "items": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding"),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec": {
+        "matchResources": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.MatchResources"),
+        "paramRef": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.ParamRef"),
+        "validationActions": _f(None, None, "set", None, None),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList": {
+        "items": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy"),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec": {
+        "auditAnnotations": _f(None, None, "atomic", None, None),
+        "matchConditions": _f("merge", "name", "map", ("name",), None),
+        "matchConstraints": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.MatchResources"),
+        "validations": _f(None, None, "atomic", None, None),
+        "variables": _f("merge", "name", "map", ("name",), None),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus": {
+        "conditions": _f(None, None, "map", ("type",), None),
+        "typeChecking": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.TypeChecking"),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingWebhook": {
+        "admissionReviewVersions": _f(None, None, "atomic", None, None),
+        "matchConditions": _f("merge", "name", "map", ("name",), None),
+        "namespaceSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+        "objectSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+        "rules": _f(None, None, "atomic", None, "io.k8s.api.admissionregistration.v1.RuleWithOperations"),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "webhooks": _f("merge", "name", "map", ("name",), "io.k8s.api.admissionregistration.v1.ValidatingWebhook"),
+    },
+    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList": {
+        "items": _f(None, None, None, None, "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration"),
+    },
     "io.k8s.api.apps.v1.ControllerRevision": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
@@ -199,6 +283,10 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     "io.k8s.api.authorization.v1.LabelSelectorAttributes": {
         "requirements": _f(None, None, "atomic", None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"),
     },
+    "io.k8s.api.authorization.v1.LocalSubjectAccessReview": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.authorization.v1.SubjectAccessReviewSpec"),
+    },
     "io.k8s.api.authorization.v1.NonResourceRule": {
         "nonResourceURLs": _f(None, None, "atomic", None, None),
         "verbs": _f(None, None, "atomic", None, None),
@@ -235,6 +323,12 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     "io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {
         "nonResourceRules": _f(None, None, "atomic", None, "io.k8s.api.authorization.v1.NonResourceRule"),
         "resourceRules": _f(None, None, "atomic", None, "io.k8s.api.authorization.v1.ResourceRule"),
+    },
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+    },
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList": {
+        "items": _f(None, None, None, None, "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"),
     },
     "io.k8s.api.autoscaling.v1.Scale": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -346,6 +440,23 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
         "failed": _f(None, None, "set", None, None),
         "succeeded": _f(None, None, "set", None, None),
     },
+    "io.k8s.api.certificates.v1.CertificateSigningRequest": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.certificates.v1.CertificateSigningRequestSpec"),
+        "status": _f(None, None, None, None, "io.k8s.api.certificates.v1.CertificateSigningRequestStatus"),
+    },
+    "io.k8s.api.certificates.v1.CertificateSigningRequestList": {
+        "items": _f(None, None, None, None, "io.k8s.api.certificates.v1.CertificateSigningRequest"),
+    },
+    "io.k8s.api.certificates.v1.CertificateSigningRequestSpec": {
+        "groups": _f(None, None, "atomic", None, None),
+        "request": _f(None, None, "atomic", None, None),
+        "usages": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.certificates.v1.CertificateSigningRequestStatus": {
+        "certificate": _f(None, None, "atomic", None, None),
+        "conditions": _f(None, None, "map", ("type",), None),
+    },
     "io.k8s.api.coordination.v1.Lease": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
@@ -372,6 +483,13 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     },
     "io.k8s.api.core.v1.ClusterTrustBundleProjection": {
         "labelSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+    },
+    "io.k8s.api.core.v1.ComponentStatus": {
+        "conditions": _f("merge", "type", "map", ("type",), None),
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+    },
+    "io.k8s.api.core.v1.ComponentStatusList": {
+        "items": _f(None, None, None, None, "io.k8s.api.core.v1.ComponentStatus"),
     },
     "io.k8s.api.core.v1.ConfigMap": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -656,6 +774,13 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
         "podIPs": _f("merge", "ip", "map", ("ip",), None),
         "resourceClaimStatuses": _f("merge,retainKeys", "name", "map", ("name",), None),
     },
+    "io.k8s.api.core.v1.PodTemplate": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "template": _f(None, None, None, None, "io.k8s.api.core.v1.PodTemplateSpec"),
+    },
+    "io.k8s.api.core.v1.PodTemplateList": {
+        "items": _f(None, None, None, None, "io.k8s.api.core.v1.PodTemplate"),
+    },
     "io.k8s.api.core.v1.PodTemplateSpec": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
         "spec": _f(None, None, None, None, "io.k8s.api.core.v1.PodSpec"),
@@ -804,6 +929,146 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     "io.k8s.api.discovery.v1.EndpointSliceList": {
         "items": _f(None, None, None, None, "io.k8s.api.discovery.v1.EndpointSlice"),
     },
+    "io.k8s.api.events.v1.Event": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+    },
+    "io.k8s.api.events.v1.EventList": {
+        "items": _f(None, None, None, None, "io.k8s.api.events.v1.Event"),
+    },
+    "io.k8s.api.flowcontrol.v1.FlowSchema": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.flowcontrol.v1.FlowSchemaSpec"),
+        "status": _f(None, None, None, None, "io.k8s.api.flowcontrol.v1.FlowSchemaStatus"),
+    },
+    "io.k8s.api.flowcontrol.v1.FlowSchemaList": {
+        "items": _f(None, None, None, None, "io.k8s.api.flowcontrol.v1.FlowSchema"),
+    },
+    "io.k8s.api.flowcontrol.v1.FlowSchemaSpec": {
+        "rules": _f(None, None, "atomic", None, "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects"),
+    },
+    "io.k8s.api.flowcontrol.v1.FlowSchemaStatus": {
+        "conditions": _f("merge", "type", "map", ("type",), None),
+    },
+    "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule": {
+        "nonResourceURLs": _f(None, None, "set", None, None),
+        "verbs": _f(None, None, "set", None, None),
+    },
+    "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects": {
+        "nonResourceRules": _f(None, None, "atomic", None, "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule"),
+        "resourceRules": _f(None, None, "atomic", None, "io.k8s.api.flowcontrol.v1.ResourcePolicyRule"),
+        "subjects": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "status": _f(None, None, None, None, "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus"),
+    },
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationList": {
+        "items": _f(None, None, None, None, "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration"),
+    },
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus": {
+        "conditions": _f("merge", "type", "map", ("type",), None),
+    },
+    "io.k8s.api.flowcontrol.v1.ResourcePolicyRule": {
+        "apiGroups": _f(None, None, "set", None, None),
+        "namespaces": _f(None, None, "set", None, None),
+        "resources": _f(None, None, "set", None, None),
+        "verbs": _f(None, None, "set", None, None),
+    },
+    "io.k8s.api.networking.v1.HTTPIngressRuleValue": {
+        "paths": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.networking.v1.IPAddress": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+    },
+    "io.k8s.api.networking.v1.IPAddressList": {
+        "items": _f(None, None, None, None, "io.k8s.api.networking.v1.IPAddress"),
+    },
+    "io.k8s.api.networking.v1.IPBlock": {
+        "except": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.networking.v1.Ingress": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.networking.v1.IngressSpec"),
+        "status": _f(None, None, None, None, "io.k8s.api.networking.v1.IngressStatus"),
+    },
+    "io.k8s.api.networking.v1.IngressClass": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+    },
+    "io.k8s.api.networking.v1.IngressClassList": {
+        "items": _f(None, None, None, None, "io.k8s.api.networking.v1.IngressClass"),
+    },
+    "io.k8s.api.networking.v1.IngressList": {
+        "items": _f(None, None, None, None, "io.k8s.api.networking.v1.Ingress"),
+    },
+    "io.k8s.api.networking.v1.IngressLoadBalancerIngress": {
+        "ports": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.networking.v1.IngressLoadBalancerStatus": {
+        "ingress": _f(None, None, "atomic", None, "io.k8s.api.networking.v1.IngressLoadBalancerIngress"),
+    },
+    "io.k8s.api.networking.v1.IngressRule": {
+        "http": _f(None, None, None, None, "io.k8s.api.networking.v1.HTTPIngressRuleValue"),
+    },
+    "io.k8s.api.networking.v1.IngressSpec": {
+        "rules": _f(None, None, "atomic", None, "io.k8s.api.networking.v1.IngressRule"),
+        "tls": _f(None, None, "atomic", None, "io.k8s.api.networking.v1.IngressTLS"),
+    },
+    "io.k8s.api.networking.v1.IngressStatus": {
+        "loadBalancer": _f(None, None, None, None, "io.k8s.api.networking.v1.IngressLoadBalancerStatus"),
+    },
+    "io.k8s.api.networking.v1.IngressTLS": {
+        "hosts": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.networking.v1.NetworkPolicy": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.networking.v1.NetworkPolicySpec"),
+    },
+    "io.k8s.api.networking.v1.NetworkPolicyEgressRule": {
+        "ports": _f(None, None, "atomic", None, None),
+        "to": _f(None, None, "atomic", None, "io.k8s.api.networking.v1.NetworkPolicyPeer"),
+    },
+    "io.k8s.api.networking.v1.NetworkPolicyIngressRule": {
+        "from": _f(None, None, "atomic", None, "io.k8s.api.networking.v1.NetworkPolicyPeer"),
+        "ports": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.networking.v1.NetworkPolicyList": {
+        "items": _f(None, None, None, None, "io.k8s.api.networking.v1.NetworkPolicy"),
+    },
+    "io.k8s.api.networking.v1.NetworkPolicyPeer": {
+        "ipBlock": _f(None, None, None, None, "io.k8s.api.networking.v1.IPBlock"),
+        "namespaceSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+        "podSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+    },
+    "io.k8s.api.networking.v1.NetworkPolicySpec": {
+        "egress": _f(None, None, "atomic", None, "io.k8s.api.networking.v1.NetworkPolicyEgressRule"),
+        "ingress": _f(None, None, "atomic", None, "io.k8s.api.networking.v1.NetworkPolicyIngressRule"),
+        "podSelector": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+        "policyTypes": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.networking.v1.ServiceCIDR": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.networking.v1.ServiceCIDRSpec"),
+        "status": _f(None, None, None, None, "io.k8s.api.networking.v1.ServiceCIDRStatus"),
+    },
+    "io.k8s.api.networking.v1.ServiceCIDRList": {
+        "items": _f(None, None, None, None, "io.k8s.api.networking.v1.ServiceCIDR"),
+    },
+    "io.k8s.api.networking.v1.ServiceCIDRSpec": {
+        "cidrs": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.networking.v1.ServiceCIDRStatus": {
+        "conditions": _f("merge", "type", "map", ("type",), None),
+    },
+    "io.k8s.api.node.v1.RuntimeClass": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "scheduling": _f(None, None, None, None, "io.k8s.api.node.v1.Scheduling"),
+    },
+    "io.k8s.api.node.v1.RuntimeClassList": {
+        "items": _f(None, None, None, None, "io.k8s.api.node.v1.RuntimeClass"),
+    },
+    "io.k8s.api.node.v1.Scheduling": {
+        "tolerations": _f(None, None, "atomic", None, None),
+    },
     "io.k8s.api.policy.v1.Eviction": {
         "deleteOptions": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"),
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
@@ -861,11 +1126,152 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     "io.k8s.api.rbac.v1.RoleList": {
         "items": _f(None, None, None, None, "io.k8s.api.rbac.v1.Role"),
     },
+    "io.k8s.api.resource.v1.AllocatedDeviceStatus": {
+        "conditions": _f(None, None, "map", ("type",), None),
+        "networkData": _f(None, None, None, None, "io.k8s.api.resource.v1.NetworkDeviceData"),
+    },
+    "io.k8s.api.resource.v1.AllocationResult": {
+        "devices": _f(None, None, None, None, "io.k8s.api.resource.v1.DeviceAllocationResult"),
+        "nodeSelector": _f(None, None, None, None, "io.k8s.api.core.v1.NodeSelector"),
+    },
+    "io.k8s.api.resource.v1.CapacityRequestPolicy": {
+        "validValues": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.Device": {
+        "bindingConditions": _f(None, None, "atomic", None, None),
+        "bindingFailureConditions": _f(None, None, "atomic", None, None),
+        "capacity": _f(None, None, None, None, "io.k8s.api.resource.v1.DeviceCapacity"),
+        "consumesCounters": _f(None, None, "atomic", None, None),
+        "nodeSelector": _f(None, None, None, None, "io.k8s.api.core.v1.NodeSelector"),
+        "taints": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.DeviceAllocationConfiguration": {
+        "requests": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.DeviceAllocationResult": {
+        "config": _f(None, None, "atomic", None, "io.k8s.api.resource.v1.DeviceAllocationConfiguration"),
+        "results": _f(None, None, "atomic", None, "io.k8s.api.resource.v1.DeviceRequestAllocationResult"),
+    },
+    "io.k8s.api.resource.v1.DeviceCapacity": {
+        "requestPolicy": _f(None, None, None, None, "io.k8s.api.resource.v1.CapacityRequestPolicy"),
+    },
+    "io.k8s.api.resource.v1.DeviceClaim": {
+        "config": _f(None, None, "atomic", None, "io.k8s.api.resource.v1.DeviceClaimConfiguration"),
+        "constraints": _f(None, None, "atomic", None, "io.k8s.api.resource.v1.DeviceConstraint"),
+        "requests": _f(None, None, "atomic", None, "io.k8s.api.resource.v1.DeviceRequest"),
+    },
+    "io.k8s.api.resource.v1.DeviceClaimConfiguration": {
+        "requests": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.DeviceClass": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.resource.v1.DeviceClassSpec"),
+    },
+    "io.k8s.api.resource.v1.DeviceClassList": {
+        "items": _f(None, None, None, None, "io.k8s.api.resource.v1.DeviceClass"),
+    },
+    "io.k8s.api.resource.v1.DeviceClassSpec": {
+        "config": _f(None, None, "atomic", None, None),
+        "selectors": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.DeviceConstraint": {
+        "requests": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.DeviceRequest": {
+        "exactly": _f(None, None, None, None, "io.k8s.api.resource.v1.ExactDeviceRequest"),
+        "firstAvailable": _f(None, None, "atomic", None, "io.k8s.api.resource.v1.DeviceSubRequest"),
+    },
+    "io.k8s.api.resource.v1.DeviceRequestAllocationResult": {
+        "bindingConditions": _f(None, None, "atomic", None, None),
+        "bindingFailureConditions": _f(None, None, "atomic", None, None),
+        "tolerations": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.DeviceSubRequest": {
+        "selectors": _f(None, None, "atomic", None, None),
+        "tolerations": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.ExactDeviceRequest": {
+        "selectors": _f(None, None, "atomic", None, None),
+        "tolerations": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.NetworkDeviceData": {
+        "ips": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.resource.v1.ResourceClaim": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.resource.v1.ResourceClaimSpec"),
+        "status": _f(None, None, None, None, "io.k8s.api.resource.v1.ResourceClaimStatus"),
+    },
+    "io.k8s.api.resource.v1.ResourceClaimList": {
+        "items": _f(None, None, None, None, "io.k8s.api.resource.v1.ResourceClaim"),
+    },
+    "io.k8s.api.resource.v1.ResourceClaimSpec": {
+        "devices": _f(None, None, None, None, "io.k8s.api.resource.v1.DeviceClaim"),
+    },
+    "io.k8s.api.resource.v1.ResourceClaimStatus": {
+        "allocation": _f(None, None, None, None, "io.k8s.api.resource.v1.AllocationResult"),
+        "devices": _f(None, None, "map", ("driver", "device", "pool", "shareID"), "io.k8s.api.resource.v1.AllocatedDeviceStatus"),
+        "reservedFor": _f("merge", "uid", "map", ("uid",), None),
+    },
+    "io.k8s.api.resource.v1.ResourceClaimTemplate": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.resource.v1.ResourceClaimTemplateSpec"),
+    },
+    "io.k8s.api.resource.v1.ResourceClaimTemplateList": {
+        "items": _f(None, None, None, None, "io.k8s.api.resource.v1.ResourceClaimTemplate"),
+    },
+    "io.k8s.api.resource.v1.ResourceClaimTemplateSpec": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.resource.v1.ResourceClaimSpec"),
+    },
+    "io.k8s.api.resource.v1.ResourceSlice": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.resource.v1.ResourceSliceSpec"),
+    },
+    "io.k8s.api.resource.v1.ResourceSliceList": {
+        "items": _f(None, None, None, None, "io.k8s.api.resource.v1.ResourceSlice"),
+    },
+    "io.k8s.api.resource.v1.ResourceSliceSpec": {
+        "devices": _f(None, None, "atomic", None, "io.k8s.api.resource.v1.Device"),
+        "nodeSelector": _f(None, None, None, None, "io.k8s.api.core.v1.NodeSelector"),
+        "sharedCounters": _f(None, None, "atomic", None, None),
+    },
     "io.k8s.api.scheduling.v1.PriorityClass": {
         "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
     },
     "io.k8s.api.scheduling.v1.PriorityClassList": {
         "items": _f(None, None, None, None, "io.k8s.api.scheduling.v1.PriorityClass"),
+    },
+    "io.k8s.api.storage.v1.CSIDriver": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.storage.v1.CSIDriverSpec"),
+    },
+    "io.k8s.api.storage.v1.CSIDriverList": {
+        "items": _f(None, None, None, None, "io.k8s.api.storage.v1.CSIDriver"),
+    },
+    "io.k8s.api.storage.v1.CSIDriverSpec": {
+        "tokenRequests": _f(None, None, "atomic", None, None),
+        "volumeLifecycleModes": _f(None, None, "set", None, None),
+    },
+    "io.k8s.api.storage.v1.CSINode": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.storage.v1.CSINodeSpec"),
+    },
+    "io.k8s.api.storage.v1.CSINodeDriver": {
+        "topologyKeys": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.api.storage.v1.CSINodeList": {
+        "items": _f(None, None, None, None, "io.k8s.api.storage.v1.CSINode"),
+    },
+    "io.k8s.api.storage.v1.CSINodeSpec": {
+        "drivers": _f("merge", "name", "map", ("name",), "io.k8s.api.storage.v1.CSINodeDriver"),
+    },
+    "io.k8s.api.storage.v1.CSIStorageCapacity": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "nodeTopology": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"),
+    },
+    "io.k8s.api.storage.v1.CSIStorageCapacityList": {
+        "items": _f(None, None, None, None, "io.k8s.api.storage.v1.CSIStorageCapacity"),
     },
     "io.k8s.api.storage.v1.StorageClass": {
         "allowedTopologies": _f(None, None, "atomic", None, "io.k8s.api.core.v1.TopologySelectorTerm"),
@@ -874,6 +1280,74 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     },
     "io.k8s.api.storage.v1.StorageClassList": {
         "items": _f(None, None, None, None, "io.k8s.api.storage.v1.StorageClass"),
+    },
+    "io.k8s.api.storage.v1.VolumeAttachment": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.api.storage.v1.VolumeAttachmentSpec"),
+    },
+    "io.k8s.api.storage.v1.VolumeAttachmentList": {
+        "items": _f(None, None, None, None, "io.k8s.api.storage.v1.VolumeAttachment"),
+    },
+    "io.k8s.api.storage.v1.VolumeAttachmentSource": {
+        "inlineVolumeSpec": _f(None, None, None, None, "io.k8s.api.core.v1.PersistentVolumeSpec"),
+    },
+    "io.k8s.api.storage.v1.VolumeAttachmentSpec": {
+        "source": _f(None, None, None, None, "io.k8s.api.storage.v1.VolumeAttachmentSource"),
+    },
+    "io.k8s.api.storage.v1.VolumeAttributesClass": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+    },
+    "io.k8s.api.storage.v1.VolumeAttributesClassList": {
+        "items": _f(None, None, None, None, "io.k8s.api.storage.v1.VolumeAttributesClass"),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion": {
+        "webhook": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion"),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec"),
+        "status": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus"),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList": {
+        "items": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": {
+        "categories": _f(None, None, "atomic", None, None),
+        "shortNames": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec": {
+        "conversion": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion"),
+        "names": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames"),
+        "versions": _f(None, None, "atomic", None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion"),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus": {
+        "acceptedNames": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames"),
+        "conditions": _f(None, None, "map", ("type",), None),
+        "storedVersions": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion": {
+        "additionalPrinterColumns": _f(None, None, "atomic", None, None),
+        "schema": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation"),
+        "selectableFields": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation": {
+        "openAPIV3Schema": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps": {
+        "allOf": _f(None, None, "atomic", None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"),
+        "anyOf": _f(None, None, "atomic", None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"),
+        "definitions": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"),
+        "enum": _f(None, None, "atomic", None, None),
+        "not": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"),
+        "oneOf": _f(None, None, "atomic", None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"),
+        "patternProperties": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"),
+        "properties": _f(None, None, None, None, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"),
+        "required": _f(None, None, "atomic", None, None),
+        "x-kubernetes-list-map-keys": _f(None, None, "atomic", None, None),
+        "x-kubernetes-validations": _f("merge", "rule", "map", ("rule",), None),
+    },
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion": {
+        "conversionReviewVersions": _f(None, None, "atomic", None, None),
     },
     "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions": {
         "dryRun": _f(None, None, "atomic", None, None),
@@ -898,6 +1372,20 @@ DEFINITIONS: dict[str, dict[str, FieldPatchMeta]] = {
     "io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails": {
         "causes": _f(None, None, "atomic", None, None),
     },
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService": {
+        "metadata": _f(None, None, None, None, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+        "spec": _f(None, None, None, None, "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec"),
+        "status": _f(None, None, None, None, "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus"),
+    },
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList": {
+        "items": _f(None, None, None, None, "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"),
+    },
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec": {
+        "caBundle": _f(None, None, "atomic", None, None),
+    },
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus": {
+        "conditions": _f("merge", "type", "map", ("type",), None),
+    },
 }
 
 #: ``(apiVersion, kind)`` -> definition name, for every kind served, its list kind and its subresources' kinds.
@@ -907,15 +1395,27 @@ KINDS: dict[tuple[str, str], str] = {
     ("admission.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("admission.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("admissionregistration.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"): "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfigurationList"): "io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList",
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"): "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"): "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBindingList"): "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList",
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyList"): "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList",
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"): "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfigurationList"): "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList",
     ("admissionregistration.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("admissionregistration.k8s.io/v1alpha1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("admissionregistration.k8s.io/v1alpha1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("admissionregistration.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("admissionregistration.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinitionList"): "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList",
     ("apiextensions.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("apiextensions.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("apiextensions.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("apiextensions.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    ("apiregistration.k8s.io/v1", "APIService"): "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService",
+    ("apiregistration.k8s.io/v1", "APIServiceList"): "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList",
     ("apiregistration.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("apiregistration.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("apiregistration.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
@@ -946,6 +1446,7 @@ KINDS: dict[tuple[str, str], str] = {
     ("authentication.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("authentication.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("authorization.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    ("authorization.k8s.io/v1", "LocalSubjectAccessReview"): "io.k8s.api.authorization.v1.LocalSubjectAccessReview",
     ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
     ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
     ("authorization.k8s.io/v1", "SubjectAccessReview"): "io.k8s.api.authorization.v1.SubjectAccessReview",
@@ -953,6 +1454,8 @@ KINDS: dict[tuple[str, str], str] = {
     ("authorization.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("authorization.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("autoscaling/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    ("autoscaling/v1", "HorizontalPodAutoscaler"): "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler",
+    ("autoscaling/v1", "HorizontalPodAutoscalerList"): "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList",
     ("autoscaling/v1", "Scale"): "io.k8s.api.autoscaling.v1.Scale",
     ("autoscaling/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("autoscaling/v2", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
@@ -971,6 +1474,8 @@ KINDS: dict[tuple[str, str], str] = {
     ("batch/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("batch/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("batch/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    ("certificates.k8s.io/v1", "CertificateSigningRequest"): "io.k8s.api.certificates.v1.CertificateSigningRequest",
+    ("certificates.k8s.io/v1", "CertificateSigningRequestList"): "io.k8s.api.certificates.v1.CertificateSigningRequestList",
     ("certificates.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("certificates.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("certificates.k8s.io/v1alpha1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
@@ -992,12 +1497,18 @@ KINDS: dict[tuple[str, str], str] = {
     ("discovery.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("discovery.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("events.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    ("events.k8s.io/v1", "Event"): "io.k8s.api.events.v1.Event",
+    ("events.k8s.io/v1", "EventList"): "io.k8s.api.events.v1.EventList",
     ("events.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("events.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("events.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("extensions/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("extensions/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("flowcontrol.apiserver.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchema"): "io.k8s.api.flowcontrol.v1.FlowSchema",
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchemaList"): "io.k8s.api.flowcontrol.v1.FlowSchemaList",
+    ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration"): "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration",
+    ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfigurationList"): "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationList",
     ("flowcontrol.apiserver.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("flowcontrol.apiserver.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("flowcontrol.apiserver.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
@@ -1010,10 +1521,22 @@ KINDS: dict[tuple[str, str], str] = {
     ("internal.apiserver.k8s.io/v1alpha1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("internal.apiserver.k8s.io/v1alpha1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("networking.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    ("networking.k8s.io/v1", "IPAddress"): "io.k8s.api.networking.v1.IPAddress",
+    ("networking.k8s.io/v1", "IPAddressList"): "io.k8s.api.networking.v1.IPAddressList",
+    ("networking.k8s.io/v1", "Ingress"): "io.k8s.api.networking.v1.Ingress",
+    ("networking.k8s.io/v1", "IngressClass"): "io.k8s.api.networking.v1.IngressClass",
+    ("networking.k8s.io/v1", "IngressClassList"): "io.k8s.api.networking.v1.IngressClassList",
+    ("networking.k8s.io/v1", "IngressList"): "io.k8s.api.networking.v1.IngressList",
+    ("networking.k8s.io/v1", "NetworkPolicy"): "io.k8s.api.networking.v1.NetworkPolicy",
+    ("networking.k8s.io/v1", "NetworkPolicyList"): "io.k8s.api.networking.v1.NetworkPolicyList",
+    ("networking.k8s.io/v1", "ServiceCIDR"): "io.k8s.api.networking.v1.ServiceCIDR",
+    ("networking.k8s.io/v1", "ServiceCIDRList"): "io.k8s.api.networking.v1.ServiceCIDRList",
     ("networking.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("networking.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("networking.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("node.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    ("node.k8s.io/v1", "RuntimeClass"): "io.k8s.api.node.v1.RuntimeClass",
+    ("node.k8s.io/v1", "RuntimeClassList"): "io.k8s.api.node.v1.RuntimeClassList",
     ("node.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("node.k8s.io/v1alpha1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("node.k8s.io/v1alpha1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
@@ -1041,6 +1564,14 @@ KINDS: dict[tuple[str, str], str] = {
     ("rbac.authorization.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("rbac.authorization.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("resource.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    ("resource.k8s.io/v1", "DeviceClass"): "io.k8s.api.resource.v1.DeviceClass",
+    ("resource.k8s.io/v1", "DeviceClassList"): "io.k8s.api.resource.v1.DeviceClassList",
+    ("resource.k8s.io/v1", "ResourceClaim"): "io.k8s.api.resource.v1.ResourceClaim",
+    ("resource.k8s.io/v1", "ResourceClaimList"): "io.k8s.api.resource.v1.ResourceClaimList",
+    ("resource.k8s.io/v1", "ResourceClaimTemplate"): "io.k8s.api.resource.v1.ResourceClaimTemplate",
+    ("resource.k8s.io/v1", "ResourceClaimTemplateList"): "io.k8s.api.resource.v1.ResourceClaimTemplateList",
+    ("resource.k8s.io/v1", "ResourceSlice"): "io.k8s.api.resource.v1.ResourceSlice",
+    ("resource.k8s.io/v1", "ResourceSliceList"): "io.k8s.api.resource.v1.ResourceSliceList",
     ("resource.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("resource.k8s.io/v1alpha3", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("resource.k8s.io/v1alpha3", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
@@ -1056,9 +1587,19 @@ KINDS: dict[tuple[str, str], str] = {
     ("scheduling.k8s.io/v1alpha1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("scheduling.k8s.io/v1beta1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("scheduling.k8s.io/v1beta1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+    ("storage.k8s.io/v1", "CSIDriver"): "io.k8s.api.storage.v1.CSIDriver",
+    ("storage.k8s.io/v1", "CSIDriverList"): "io.k8s.api.storage.v1.CSIDriverList",
+    ("storage.k8s.io/v1", "CSINode"): "io.k8s.api.storage.v1.CSINode",
+    ("storage.k8s.io/v1", "CSINodeList"): "io.k8s.api.storage.v1.CSINodeList",
+    ("storage.k8s.io/v1", "CSIStorageCapacity"): "io.k8s.api.storage.v1.CSIStorageCapacity",
+    ("storage.k8s.io/v1", "CSIStorageCapacityList"): "io.k8s.api.storage.v1.CSIStorageCapacityList",
     ("storage.k8s.io/v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("storage.k8s.io/v1", "StorageClass"): "io.k8s.api.storage.v1.StorageClass",
     ("storage.k8s.io/v1", "StorageClassList"): "io.k8s.api.storage.v1.StorageClassList",
+    ("storage.k8s.io/v1", "VolumeAttachment"): "io.k8s.api.storage.v1.VolumeAttachment",
+    ("storage.k8s.io/v1", "VolumeAttachmentList"): "io.k8s.api.storage.v1.VolumeAttachmentList",
+    ("storage.k8s.io/v1", "VolumeAttributesClass"): "io.k8s.api.storage.v1.VolumeAttributesClass",
+    ("storage.k8s.io/v1", "VolumeAttributesClassList"): "io.k8s.api.storage.v1.VolumeAttributesClassList",
     ("storage.k8s.io/v1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("storage.k8s.io/v1alpha1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("storage.k8s.io/v1alpha1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
@@ -1067,6 +1608,8 @@ KINDS: dict[tuple[str, str], str] = {
     ("storagemigration.k8s.io/v1alpha1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     ("storagemigration.k8s.io/v1alpha1", "WatchEvent"): "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
     ("v1", "Binding"): "io.k8s.api.core.v1.Binding",
+    ("v1", "ComponentStatus"): "io.k8s.api.core.v1.ComponentStatus",
+    ("v1", "ComponentStatusList"): "io.k8s.api.core.v1.ComponentStatusList",
     ("v1", "ConfigMap"): "io.k8s.api.core.v1.ConfigMap",
     ("v1", "ConfigMapList"): "io.k8s.api.core.v1.ConfigMapList",
     ("v1", "DeleteOptions"): "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
@@ -1086,6 +1629,8 @@ KINDS: dict[tuple[str, str], str] = {
     ("v1", "PersistentVolumeList"): "io.k8s.api.core.v1.PersistentVolumeList",
     ("v1", "Pod"): "io.k8s.api.core.v1.Pod",
     ("v1", "PodList"): "io.k8s.api.core.v1.PodList",
+    ("v1", "PodTemplate"): "io.k8s.api.core.v1.PodTemplate",
+    ("v1", "PodTemplateList"): "io.k8s.api.core.v1.PodTemplateList",
     ("v1", "ReplicationController"): "io.k8s.api.core.v1.ReplicationController",
     ("v1", "ReplicationControllerList"): "io.k8s.api.core.v1.ReplicationControllerList",
     ("v1", "ResourceQuota"): "io.k8s.api.core.v1.ResourceQuota",

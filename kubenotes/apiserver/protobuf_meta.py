@@ -5,10 +5,12 @@ kubenotes/apiserver/protobuf_meta.py`` (:func:`kubenotes.apiserver.protobuf.gene
 which reads the files with ``git show TAG:PATH``) from the Go struct tags of
 kubernetes/api@v0.34.0 (ae6c3b911ef17a4e2b10922c745c6f35bcf9b78e) and
 kubernetes/apimachinery@v0.34.0 (b72d93d174332f952a8d431419fece5e6f044bcb), files
-``core/v1/types.go``, ``apps/v1/types.go``, ``authentication/v1/types.go``, ``authorization/v1/types.go``,
-``autoscaling/v1/types.go``, ``autoscaling/v2/types.go``, ``batch/v1/types.go``,
-``coordination/v1/types.go``, ``discovery/v1/types.go``, ``networking/v1/types.go``, ``policy/v1/types.go``,
-``rbac/v1/types.go``, ``scheduling/v1/types.go``, ``storage/v1/types.go``, ``pkg/apis/meta/v1/types.go``.
+``core/v1/types.go``, ``admissionregistration/v1/types.go``, ``apps/v1/types.go``,
+``authentication/v1/types.go``, ``authorization/v1/types.go``, ``autoscaling/v1/types.go``,
+``autoscaling/v2/types.go``, ``batch/v1/types.go``, ``certificates/v1/types.go``,
+``coordination/v1/types.go``, ``discovery/v1/types.go``, ``events/v1/types.go``, ``flowcontrol/v1/types.go``,
+``networking/v1/types.go``, ``node/v1/types.go``, ``policy/v1/types.go``, ``rbac/v1/types.go``,
+``resource/v1/types.go``, ``scheduling/v1/types.go``, ``storage/v1/types.go``, ``pkg/apis/meta/v1/types.go``.
 
 How: every ``type X struct`` of those files is read field by field; a field's number comes from its
 ``protobuf:"wire,NUMBER,..."`` tag, its JSON name, ``omitempty`` and ``,inline`` from its
@@ -33,17 +35,23 @@ type sent as a message ``{repeated items = 1}`` (``ExtraValue``), ``p`` Go point
 References
 ----------
 kubernetes/api@v0.34.0 core/v1/types.go
+kubernetes/api@v0.34.0 admissionregistration/v1/types.go
 kubernetes/api@v0.34.0 apps/v1/types.go
 kubernetes/api@v0.34.0 authentication/v1/types.go
 kubernetes/api@v0.34.0 authorization/v1/types.go
 kubernetes/api@v0.34.0 autoscaling/v1/types.go
 kubernetes/api@v0.34.0 autoscaling/v2/types.go
 kubernetes/api@v0.34.0 batch/v1/types.go
+kubernetes/api@v0.34.0 certificates/v1/types.go
 kubernetes/api@v0.34.0 coordination/v1/types.go
 kubernetes/api@v0.34.0 discovery/v1/types.go
+kubernetes/api@v0.34.0 events/v1/types.go
+kubernetes/api@v0.34.0 flowcontrol/v1/types.go
 kubernetes/api@v0.34.0 networking/v1/types.go
+kubernetes/api@v0.34.0 node/v1/types.go
 kubernetes/api@v0.34.0 policy/v1/types.go
 kubernetes/api@v0.34.0 rbac/v1/types.go
+kubernetes/api@v0.34.0 resource/v1/types.go
 kubernetes/api@v0.34.0 scheduling/v1/types.go
 kubernetes/api@v0.34.0 storage/v1/types.go
 kubernetes/apimachinery@v0.34.0 pkg/apis/meta/v1/types.go
@@ -60,6 +68,153 @@ APIMACHINERY_COMMIT = "b72d93d174332f952a8d431419fece5e6f044bcb"
 
 #: message -> field number -> (JSON name, type, flags); see the module docstring.
 MESSAGES: dict[str, dict[int, tuple[str, str, str]]] = {
+    "admissionregistration/v1.AuditAnnotation": {
+        1: ("key", "s", ""),
+        2: ("valueExpression", "s", ""),
+    },
+    "admissionregistration/v1.ExpressionWarning": {
+        2: ("fieldRef", "s", ""),
+        3: ("warning", "s", ""),
+    },
+    "admissionregistration/v1.MatchCondition": {
+        1: ("name", "s", ""),
+        2: ("expression", "s", ""),
+    },
+    "admissionregistration/v1.MatchResources": {
+        1: ("namespaceSelector", "meta/v1.LabelSelector", "po"),
+        2: ("objectSelector", "meta/v1.LabelSelector", "po"),
+        3: ("resourceRules", "admissionregistration/v1.NamedRuleWithOperations", "ro"),
+        4: ("excludeResourceRules", "admissionregistration/v1.NamedRuleWithOperations", "ro"),
+        7: ("matchPolicy", "s", "po"),
+    },
+    "admissionregistration/v1.MutatingWebhook": {
+        1: ("name", "s", ""),
+        2: ("clientConfig", "admissionregistration/v1.WebhookClientConfig", ""),
+        3: ("rules", "admissionregistration/v1.RuleWithOperations", "ro"),
+        4: ("failurePolicy", "s", "po"),
+        5: ("namespaceSelector", "meta/v1.LabelSelector", "po"),
+        6: ("sideEffects", "s", "p"),
+        7: ("timeoutSeconds", "i", "po"),
+        8: ("admissionReviewVersions", "s", "r"),
+        9: ("matchPolicy", "s", "po"),
+        10: ("reinvocationPolicy", "s", "po"),
+        11: ("objectSelector", "meta/v1.LabelSelector", "po"),
+        12: ("matchConditions", "admissionregistration/v1.MatchCondition", "ro"),
+    },
+    "admissionregistration/v1.MutatingWebhookConfiguration": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("webhooks", "admissionregistration/v1.MutatingWebhook", "ro"),
+    },
+    "admissionregistration/v1.MutatingWebhookConfigurationList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "admissionregistration/v1.MutatingWebhookConfiguration", "r"),
+    },
+    "admissionregistration/v1.NamedRuleWithOperations": {
+        1: ("resourceNames", "s", "ro"),
+        2: ("", "admissionregistration/v1.RuleWithOperations", "i"),
+    },
+    "admissionregistration/v1.ParamKind": {
+        1: ("apiVersion", "s", "o"),
+        2: ("kind", "s", "o"),
+    },
+    "admissionregistration/v1.ParamRef": {
+        1: ("name", "s", "o"),
+        2: ("namespace", "s", "o"),
+        3: ("selector", "meta/v1.LabelSelector", "po"),
+        4: ("parameterNotFoundAction", "s", "po"),
+    },
+    "admissionregistration/v1.Rule": {
+        1: ("apiGroups", "s", "ro"),
+        2: ("apiVersions", "s", "ro"),
+        3: ("resources", "s", "ro"),
+        4: ("scope", "s", "po"),
+    },
+    "admissionregistration/v1.RuleWithOperations": {
+        1: ("operations", "s", "ro"),
+        2: ("", "admissionregistration/v1.Rule", "i"),
+    },
+    "admissionregistration/v1.ServiceReference": {
+        1: ("namespace", "s", ""),
+        2: ("name", "s", ""),
+        3: ("path", "s", "po"),
+        4: ("port", "i", "po"),
+    },
+    "admissionregistration/v1.TypeChecking": {
+        1: ("expressionWarnings", "admissionregistration/v1.ExpressionWarning", "ro"),
+    },
+    "admissionregistration/v1.ValidatingAdmissionPolicy": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "admissionregistration/v1.ValidatingAdmissionPolicySpec", "o"),
+        3: ("status", "admissionregistration/v1.ValidatingAdmissionPolicyStatus", "o"),
+    },
+    "admissionregistration/v1.ValidatingAdmissionPolicyBinding": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "admissionregistration/v1.ValidatingAdmissionPolicyBindingSpec", "o"),
+    },
+    "admissionregistration/v1.ValidatingAdmissionPolicyBindingList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "admissionregistration/v1.ValidatingAdmissionPolicyBinding", "r"),
+    },
+    "admissionregistration/v1.ValidatingAdmissionPolicyBindingSpec": {
+        1: ("policyName", "s", "o"),
+        2: ("paramRef", "admissionregistration/v1.ParamRef", "po"),
+        3: ("matchResources", "admissionregistration/v1.MatchResources", "po"),
+        4: ("validationActions", "s", "ro"),
+    },
+    "admissionregistration/v1.ValidatingAdmissionPolicyList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "admissionregistration/v1.ValidatingAdmissionPolicy", "r"),
+    },
+    "admissionregistration/v1.ValidatingAdmissionPolicySpec": {
+        1: ("paramKind", "admissionregistration/v1.ParamKind", "po"),
+        2: ("matchConstraints", "admissionregistration/v1.MatchResources", "po"),
+        3: ("validations", "admissionregistration/v1.Validation", "ro"),
+        4: ("failurePolicy", "s", "po"),
+        5: ("auditAnnotations", "admissionregistration/v1.AuditAnnotation", "ro"),
+        6: ("matchConditions", "admissionregistration/v1.MatchCondition", "ro"),
+        7: ("variables", "admissionregistration/v1.Variable", "ro"),
+    },
+    "admissionregistration/v1.ValidatingAdmissionPolicyStatus": {
+        1: ("observedGeneration", "i", "o"),
+        2: ("typeChecking", "admissionregistration/v1.TypeChecking", "po"),
+        3: ("conditions", "meta/v1.Condition", "ro"),
+    },
+    "admissionregistration/v1.ValidatingWebhook": {
+        1: ("name", "s", ""),
+        2: ("clientConfig", "admissionregistration/v1.WebhookClientConfig", ""),
+        3: ("rules", "admissionregistration/v1.RuleWithOperations", "ro"),
+        4: ("failurePolicy", "s", "po"),
+        5: ("namespaceSelector", "meta/v1.LabelSelector", "po"),
+        6: ("sideEffects", "s", "p"),
+        7: ("timeoutSeconds", "i", "po"),
+        8: ("admissionReviewVersions", "s", "r"),
+        9: ("matchPolicy", "s", "po"),
+        10: ("objectSelector", "meta/v1.LabelSelector", "po"),
+        11: ("matchConditions", "admissionregistration/v1.MatchCondition", "ro"),
+    },
+    "admissionregistration/v1.ValidatingWebhookConfiguration": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("webhooks", "admissionregistration/v1.ValidatingWebhook", "ro"),
+    },
+    "admissionregistration/v1.ValidatingWebhookConfigurationList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "admissionregistration/v1.ValidatingWebhookConfiguration", "r"),
+    },
+    "admissionregistration/v1.Validation": {
+        1: ("expression", "s", ""),
+        2: ("message", "s", "o"),
+        3: ("reason", "s", "po"),
+        4: ("messageExpression", "s", "o"),
+    },
+    "admissionregistration/v1.Variable": {
+        1: ("name", "s", ""),
+        2: ("expression", "s", ""),
+    },
+    "admissionregistration/v1.WebhookClientConfig": {
+        1: ("service", "admissionregistration/v1.ServiceReference", "po"),
+        2: ("caBundle", "y", "o"),
+        3: ("url", "s", "po"),
+    },
     "apps/v1.ControllerRevision": {
         1: ("metadata", "meta/v1.ObjectMeta", "o"),
         2: ("data", "R", "o"),
@@ -641,6 +796,37 @@ MESSAGES: dict[str, dict[int, tuple[str, str, str]]] = {
     "batch/v1.UncountedTerminatedPods": {
         1: ("succeeded", "s", "ro"),
         2: ("failed", "s", "ro"),
+    },
+    "certificates/v1.CertificateSigningRequest": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "certificates/v1.CertificateSigningRequestSpec", ""),
+        3: ("status", "certificates/v1.CertificateSigningRequestStatus", "o"),
+    },
+    "certificates/v1.CertificateSigningRequestCondition": {
+        1: ("type", "s", ""),
+        2: ("reason", "s", "o"),
+        3: ("message", "s", "o"),
+        4: ("lastUpdateTime", "T", "o"),
+        5: ("lastTransitionTime", "T", "o"),
+        6: ("status", "s", ""),
+    },
+    "certificates/v1.CertificateSigningRequestList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "certificates/v1.CertificateSigningRequest", "r"),
+    },
+    "certificates/v1.CertificateSigningRequestSpec": {
+        1: ("request", "y", ""),
+        2: ("username", "s", "o"),
+        3: ("uid", "s", "o"),
+        4: ("groups", "s", "ro"),
+        5: ("usages", "s", "ro"),
+        6: ("extra", "s", "mwo"),
+        7: ("signerName", "s", ""),
+        8: ("expirationSeconds", "i", "po"),
+    },
+    "certificates/v1.CertificateSigningRequestStatus": {
+        1: ("conditions", "certificates/v1.CertificateSigningRequestCondition", "ro"),
+        2: ("certificate", "y", "o"),
     },
     "coordination/v1.Lease": {
         1: ("metadata", "meta/v1.ObjectMeta", "o"),
@@ -2141,6 +2327,137 @@ MESSAGES: dict[str, dict[int, tuple[str, str, str]]] = {
     "discovery/v1.ForZone": {
         1: ("name", "s", ""),
     },
+    "events/v1.Event": {
+        1: ("metadata", "meta/v1.ObjectMeta", ""),
+        2: ("eventTime", "M", ""),
+        3: ("series", "events/v1.EventSeries", "po"),
+        4: ("reportingController", "s", "o"),
+        5: ("reportingInstance", "s", "o"),
+        6: ("action", "s", "o"),
+        7: ("reason", "s", "o"),
+        8: ("regarding", "core/v1.ObjectReference", "o"),
+        9: ("related", "core/v1.ObjectReference", "po"),
+        10: ("note", "s", "o"),
+        11: ("type", "s", "o"),
+        12: ("deprecatedSource", "core/v1.EventSource", "o"),
+        13: ("deprecatedFirstTimestamp", "T", "o"),
+        14: ("deprecatedLastTimestamp", "T", "o"),
+        15: ("deprecatedCount", "i", "o"),
+    },
+    "events/v1.EventList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "events/v1.Event", "r"),
+    },
+    "events/v1.EventSeries": {
+        1: ("count", "i", ""),
+        2: ("lastObservedTime", "M", ""),
+    },
+    "flowcontrol/v1.ExemptPriorityLevelConfiguration": {
+        1: ("nominalConcurrencyShares", "i", "po"),
+        2: ("lendablePercent", "i", "po"),
+    },
+    "flowcontrol/v1.FlowDistinguisherMethod": {
+        1: ("type", "s", ""),
+    },
+    "flowcontrol/v1.FlowSchema": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "flowcontrol/v1.FlowSchemaSpec", "o"),
+        3: ("status", "flowcontrol/v1.FlowSchemaStatus", "o"),
+    },
+    "flowcontrol/v1.FlowSchemaCondition": {
+        1: ("type", "s", "o"),
+        2: ("status", "s", "o"),
+        3: ("lastTransitionTime", "T", "o"),
+        4: ("reason", "s", "o"),
+        5: ("message", "s", "o"),
+    },
+    "flowcontrol/v1.FlowSchemaList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "flowcontrol/v1.FlowSchema", "r"),
+    },
+    "flowcontrol/v1.FlowSchemaSpec": {
+        1: ("priorityLevelConfiguration", "flowcontrol/v1.PriorityLevelConfigurationReference", ""),
+        2: ("matchingPrecedence", "i", ""),
+        3: ("distinguisherMethod", "flowcontrol/v1.FlowDistinguisherMethod", "po"),
+        4: ("rules", "flowcontrol/v1.PolicyRulesWithSubjects", "ro"),
+    },
+    "flowcontrol/v1.FlowSchemaStatus": {
+        1: ("conditions", "flowcontrol/v1.FlowSchemaCondition", "ro"),
+    },
+    "flowcontrol/v1.GroupSubject": {
+        1: ("name", "s", ""),
+    },
+    "flowcontrol/v1.LimitResponse": {
+        1: ("type", "s", ""),
+        2: ("queuing", "flowcontrol/v1.QueuingConfiguration", "po"),
+    },
+    "flowcontrol/v1.LimitedPriorityLevelConfiguration": {
+        1: ("nominalConcurrencyShares", "i", "p"),
+        2: ("limitResponse", "flowcontrol/v1.LimitResponse", "o"),
+        3: ("lendablePercent", "i", "po"),
+        4: ("borrowingLimitPercent", "i", "po"),
+    },
+    "flowcontrol/v1.NonResourcePolicyRule": {
+        1: ("verbs", "s", "r"),
+        6: ("nonResourceURLs", "s", "r"),
+    },
+    "flowcontrol/v1.PolicyRulesWithSubjects": {
+        1: ("subjects", "flowcontrol/v1.Subject", "r"),
+        2: ("resourceRules", "flowcontrol/v1.ResourcePolicyRule", "ro"),
+        3: ("nonResourceRules", "flowcontrol/v1.NonResourcePolicyRule", "ro"),
+    },
+    "flowcontrol/v1.PriorityLevelConfiguration": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "flowcontrol/v1.PriorityLevelConfigurationSpec", "o"),
+        3: ("status", "flowcontrol/v1.PriorityLevelConfigurationStatus", "o"),
+    },
+    "flowcontrol/v1.PriorityLevelConfigurationCondition": {
+        1: ("type", "s", "o"),
+        2: ("status", "s", "o"),
+        3: ("lastTransitionTime", "T", "o"),
+        4: ("reason", "s", "o"),
+        5: ("message", "s", "o"),
+    },
+    "flowcontrol/v1.PriorityLevelConfigurationList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "flowcontrol/v1.PriorityLevelConfiguration", "r"),
+    },
+    "flowcontrol/v1.PriorityLevelConfigurationReference": {
+        1: ("name", "s", ""),
+    },
+    "flowcontrol/v1.PriorityLevelConfigurationSpec": {
+        1: ("type", "s", ""),
+        2: ("limited", "flowcontrol/v1.LimitedPriorityLevelConfiguration", "po"),
+        3: ("exempt", "flowcontrol/v1.ExemptPriorityLevelConfiguration", "po"),
+    },
+    "flowcontrol/v1.PriorityLevelConfigurationStatus": {
+        1: ("conditions", "flowcontrol/v1.PriorityLevelConfigurationCondition", "ro"),
+    },
+    "flowcontrol/v1.QueuingConfiguration": {
+        1: ("queues", "i", ""),
+        2: ("handSize", "i", ""),
+        3: ("queueLengthLimit", "i", ""),
+    },
+    "flowcontrol/v1.ResourcePolicyRule": {
+        1: ("verbs", "s", "r"),
+        2: ("apiGroups", "s", "r"),
+        3: ("resources", "s", "r"),
+        4: ("clusterScope", "b", "o"),
+        5: ("namespaces", "s", "r"),
+    },
+    "flowcontrol/v1.ServiceAccountSubject": {
+        1: ("namespace", "s", ""),
+        2: ("name", "s", ""),
+    },
+    "flowcontrol/v1.Subject": {
+        1: ("kind", "s", ""),
+        2: ("user", "flowcontrol/v1.UserSubject", "po"),
+        3: ("group", "flowcontrol/v1.GroupSubject", "po"),
+        4: ("serviceAccount", "flowcontrol/v1.ServiceAccountSubject", "po"),
+    },
+    "flowcontrol/v1.UserSubject": {
+        1: ("name", "s", ""),
+    },
     "meta/v1.Condition": {
         1: ("type", "s", ""),
         2: ("status", "s", ""),
@@ -2401,6 +2718,23 @@ MESSAGES: dict[str, dict[int, tuple[str, str, str]]] = {
     "networking/v1.ServiceCIDRStatus": {
         1: ("conditions", "meta/v1.Condition", "ro"),
     },
+    "node/v1.Overhead": {
+        1: ("podFixed", "Q", "mo"),
+    },
+    "node/v1.RuntimeClass": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("handler", "s", ""),
+        3: ("overhead", "node/v1.Overhead", "po"),
+        4: ("scheduling", "node/v1.Scheduling", "po"),
+    },
+    "node/v1.RuntimeClassList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "node/v1.RuntimeClass", "r"),
+    },
+    "node/v1.Scheduling": {
+        1: ("nodeSelector", "s", "mo"),
+        2: ("tolerations", "core/v1.Toleration", "ro"),
+    },
     "policy/v1.Eviction": {
         1: ("metadata", "meta/v1.ObjectMeta", "o"),
         2: ("deleteOptions", "meta/v1.DeleteOptions", "po"),
@@ -2484,6 +2818,231 @@ MESSAGES: dict[str, dict[int, tuple[str, str, str]]] = {
         2: ("apiGroup", "s", "o"),
         3: ("name", "s", ""),
         4: ("namespace", "s", "o"),
+    },
+    "resource/v1.AllocatedDeviceStatus": {
+        1: ("driver", "s", ""),
+        2: ("pool", "s", ""),
+        3: ("device", "s", ""),
+        4: ("conditions", "meta/v1.Condition", "r"),
+        5: ("data", "R", "po"),
+        6: ("networkData", "resource/v1.NetworkDeviceData", "po"),
+        7: ("shareID", "s", "po"),
+    },
+    "resource/v1.AllocationResult": {
+        1: ("devices", "resource/v1.DeviceAllocationResult", "o"),
+        3: ("nodeSelector", "core/v1.NodeSelector", "po"),
+        5: ("allocationTimestamp", "T", "po"),
+    },
+    "resource/v1.CELDeviceSelector": {
+        1: ("expression", "s", ""),
+    },
+    "resource/v1.CapacityRequestPolicy": {
+        1: ("default", "Q", "p"),
+        3: ("validValues", "Q", "ro"),
+        4: ("validRange", "resource/v1.CapacityRequestPolicyRange", "po"),
+    },
+    "resource/v1.CapacityRequestPolicyRange": {
+        1: ("min", "Q", "po"),
+        2: ("max", "Q", "po"),
+        3: ("step", "Q", "po"),
+    },
+    "resource/v1.CapacityRequirements": {
+        1: ("requests", "Q", "mo"),
+    },
+    "resource/v1.Counter": {
+        1: ("value", "Q", ""),
+    },
+    "resource/v1.CounterSet": {
+        1: ("name", "s", ""),
+        2: ("counters", "resource/v1.Counter", "mo"),
+    },
+    "resource/v1.Device": {
+        1: ("name", "s", ""),
+        2: ("attributes", "resource/v1.DeviceAttribute", "mo"),
+        3: ("capacity", "resource/v1.DeviceCapacity", "mo"),
+        4: ("consumesCounters", "resource/v1.DeviceCounterConsumption", "ro"),
+        5: ("nodeName", "s", "po"),
+        6: ("nodeSelector", "core/v1.NodeSelector", "po"),
+        7: ("allNodes", "b", "po"),
+        8: ("taints", "resource/v1.DeviceTaint", "ro"),
+        9: ("bindsToNode", "b", "po"),
+        10: ("bindingConditions", "s", "ro"),
+        11: ("bindingFailureConditions", "s", "ro"),
+        12: ("allowMultipleAllocations", "b", "po"),
+    },
+    "resource/v1.DeviceAllocationConfiguration": {
+        1: ("source", "s", ""),
+        2: ("requests", "s", "ro"),
+        3: ("", "resource/v1.DeviceConfiguration", "i"),
+    },
+    "resource/v1.DeviceAllocationResult": {
+        1: ("results", "resource/v1.DeviceRequestAllocationResult", "ro"),
+        2: ("config", "resource/v1.DeviceAllocationConfiguration", "ro"),
+    },
+    "resource/v1.DeviceAttribute": {
+        2: ("int", "i", "po"),
+        3: ("bool", "b", "po"),
+        4: ("string", "s", "po"),
+        5: ("version", "s", "po"),
+    },
+    "resource/v1.DeviceCapacity": {
+        1: ("value", "Q", ""),
+        2: ("requestPolicy", "resource/v1.CapacityRequestPolicy", "po"),
+    },
+    "resource/v1.DeviceClaim": {
+        1: ("requests", "resource/v1.DeviceRequest", "r"),
+        2: ("constraints", "resource/v1.DeviceConstraint", "ro"),
+        3: ("config", "resource/v1.DeviceClaimConfiguration", "ro"),
+    },
+    "resource/v1.DeviceClaimConfiguration": {
+        1: ("requests", "s", "ro"),
+        2: ("", "resource/v1.DeviceConfiguration", "i"),
+    },
+    "resource/v1.DeviceClass": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "resource/v1.DeviceClassSpec", ""),
+    },
+    "resource/v1.DeviceClassConfiguration": {
+        1: ("", "resource/v1.DeviceConfiguration", "i"),
+    },
+    "resource/v1.DeviceClassList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "resource/v1.DeviceClass", "r"),
+    },
+    "resource/v1.DeviceClassSpec": {
+        1: ("selectors", "resource/v1.DeviceSelector", "ro"),
+        2: ("config", "resource/v1.DeviceClassConfiguration", "ro"),
+        4: ("extendedResourceName", "s", "po"),
+    },
+    "resource/v1.DeviceConfiguration": {
+        1: ("opaque", "resource/v1.OpaqueDeviceConfiguration", "po"),
+    },
+    "resource/v1.DeviceConstraint": {
+        1: ("requests", "s", "ro"),
+        2: ("matchAttribute", "s", "po"),
+        3: ("distinctAttribute", "s", "po"),
+    },
+    "resource/v1.DeviceCounterConsumption": {
+        1: ("counterSet", "s", ""),
+        2: ("counters", "resource/v1.Counter", "mo"),
+    },
+    "resource/v1.DeviceRequest": {
+        1: ("name", "s", ""),
+        2: ("exactly", "resource/v1.ExactDeviceRequest", "po"),
+        3: ("firstAvailable", "resource/v1.DeviceSubRequest", "ro"),
+    },
+    "resource/v1.DeviceRequestAllocationResult": {
+        1: ("request", "s", ""),
+        2: ("driver", "s", ""),
+        3: ("pool", "s", ""),
+        4: ("device", "s", ""),
+        5: ("adminAccess", "b", "po"),
+        6: ("tolerations", "resource/v1.DeviceToleration", "ro"),
+        7: ("bindingConditions", "s", "ro"),
+        8: ("bindingFailureConditions", "s", "ro"),
+        9: ("shareID", "s", "po"),
+        10: ("consumedCapacity", "Q", "mo"),
+    },
+    "resource/v1.DeviceSelector": {
+        1: ("cel", "resource/v1.CELDeviceSelector", "po"),
+    },
+    "resource/v1.DeviceSubRequest": {
+        1: ("name", "s", ""),
+        2: ("deviceClassName", "s", ""),
+        3: ("selectors", "resource/v1.DeviceSelector", "ro"),
+        4: ("allocationMode", "s", "o"),
+        5: ("count", "i", "o"),
+        6: ("tolerations", "resource/v1.DeviceToleration", "ro"),
+        7: ("capacity", "resource/v1.CapacityRequirements", "po"),
+    },
+    "resource/v1.DeviceTaint": {
+        1: ("key", "s", ""),
+        2: ("value", "s", "o"),
+        3: ("effect", "s", ""),
+        4: ("timeAdded", "T", "po"),
+    },
+    "resource/v1.DeviceToleration": {
+        1: ("key", "s", "o"),
+        2: ("operator", "s", "o"),
+        3: ("value", "s", "o"),
+        4: ("effect", "s", "o"),
+        5: ("tolerationSeconds", "i", "po"),
+    },
+    "resource/v1.ExactDeviceRequest": {
+        1: ("deviceClassName", "s", ""),
+        2: ("selectors", "resource/v1.DeviceSelector", "ro"),
+        3: ("allocationMode", "s", "o"),
+        4: ("count", "i", "o"),
+        5: ("adminAccess", "b", "po"),
+        6: ("tolerations", "resource/v1.DeviceToleration", "ro"),
+        7: ("capacity", "resource/v1.CapacityRequirements", "po"),
+    },
+    "resource/v1.NetworkDeviceData": {
+        1: ("interfaceName", "s", "o"),
+        2: ("ips", "s", "ro"),
+        3: ("hardwareAddress", "s", "o"),
+    },
+    "resource/v1.OpaqueDeviceConfiguration": {
+        1: ("driver", "s", ""),
+        2: ("parameters", "R", ""),
+    },
+    "resource/v1.ResourceClaim": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "resource/v1.ResourceClaimSpec", ""),
+        3: ("status", "resource/v1.ResourceClaimStatus", "o"),
+    },
+    "resource/v1.ResourceClaimConsumerReference": {
+        1: ("apiGroup", "s", "o"),
+        3: ("resource", "s", ""),
+        4: ("name", "s", ""),
+        5: ("uid", "s", ""),
+    },
+    "resource/v1.ResourceClaimList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "resource/v1.ResourceClaim", "r"),
+    },
+    "resource/v1.ResourceClaimSpec": {
+        1: ("devices", "resource/v1.DeviceClaim", ""),
+    },
+    "resource/v1.ResourceClaimStatus": {
+        1: ("allocation", "resource/v1.AllocationResult", "po"),
+        2: ("reservedFor", "resource/v1.ResourceClaimConsumerReference", "ro"),
+        4: ("devices", "resource/v1.AllocatedDeviceStatus", "ro"),
+    },
+    "resource/v1.ResourceClaimTemplate": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "resource/v1.ResourceClaimTemplateSpec", ""),
+    },
+    "resource/v1.ResourceClaimTemplateList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "resource/v1.ResourceClaimTemplate", "r"),
+    },
+    "resource/v1.ResourceClaimTemplateSpec": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "resource/v1.ResourceClaimSpec", ""),
+    },
+    "resource/v1.ResourcePool": {
+        1: ("name", "s", ""),
+        2: ("generation", "i", ""),
+        3: ("resourceSliceCount", "i", ""),
+    },
+    "resource/v1.ResourceSlice": {
+        1: ("metadata", "meta/v1.ObjectMeta", "o"),
+        2: ("spec", "resource/v1.ResourceSliceSpec", ""),
+    },
+    "resource/v1.ResourceSliceList": {
+        1: ("metadata", "meta/v1.ListMeta", "o"),
+        2: ("items", "resource/v1.ResourceSlice", "r"),
+    },
+    "resource/v1.ResourceSliceSpec": {
+        1: ("driver", "s", ""),
+        2: ("pool", "resource/v1.ResourcePool", ""),
+        3: ("nodeName", "s", "po"),
+        4: ("nodeSelector", "core/v1.NodeSelector", "po"),
+        5: ("allNodes", "b", "po"),
+        6: ("devices", "resource/v1.Device", "r"),
+        7: ("perDeviceNodeSelection", "b", "po"),
+        8: ("sharedCounters", "resource/v1.CounterSet", "ro"),
     },
     "scheduling/v1.PriorityClass": {
         1: ("metadata", "meta/v1.ObjectMeta", "o"),
@@ -2606,6 +3165,14 @@ MESSAGES: dict[str, dict[int, tuple[str, str, str]]] = {
 
 #: (apiVersion, kind) -> message.
 KINDS: dict[tuple[str, str], str] = {
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"): "admissionregistration/v1.MutatingWebhookConfiguration",
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfigurationList"): "admissionregistration/v1.MutatingWebhookConfigurationList",
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"): "admissionregistration/v1.ValidatingAdmissionPolicy",
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"): "admissionregistration/v1.ValidatingAdmissionPolicyBinding",
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBindingList"): "admissionregistration/v1.ValidatingAdmissionPolicyBindingList",
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyList"): "admissionregistration/v1.ValidatingAdmissionPolicyList",
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"): "admissionregistration/v1.ValidatingWebhookConfiguration",
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfigurationList"): "admissionregistration/v1.ValidatingWebhookConfigurationList",
     ("apps/v1", "ControllerRevision"): "apps/v1.ControllerRevision",
     ("apps/v1", "ControllerRevisionList"): "apps/v1.ControllerRevisionList",
     ("apps/v1", "DaemonSet"): "apps/v1.DaemonSet",
@@ -2632,10 +3199,18 @@ KINDS: dict[tuple[str, str], str] = {
     ("batch/v1", "CronJobList"): "batch/v1.CronJobList",
     ("batch/v1", "Job"): "batch/v1.Job",
     ("batch/v1", "JobList"): "batch/v1.JobList",
+    ("certificates.k8s.io/v1", "CertificateSigningRequest"): "certificates/v1.CertificateSigningRequest",
+    ("certificates.k8s.io/v1", "CertificateSigningRequestList"): "certificates/v1.CertificateSigningRequestList",
     ("coordination.k8s.io/v1", "Lease"): "coordination/v1.Lease",
     ("coordination.k8s.io/v1", "LeaseList"): "coordination/v1.LeaseList",
     ("discovery.k8s.io/v1", "EndpointSlice"): "discovery/v1.EndpointSlice",
     ("discovery.k8s.io/v1", "EndpointSliceList"): "discovery/v1.EndpointSliceList",
+    ("events.k8s.io/v1", "Event"): "events/v1.Event",
+    ("events.k8s.io/v1", "EventList"): "events/v1.EventList",
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchema"): "flowcontrol/v1.FlowSchema",
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchemaList"): "flowcontrol/v1.FlowSchemaList",
+    ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration"): "flowcontrol/v1.PriorityLevelConfiguration",
+    ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfigurationList"): "flowcontrol/v1.PriorityLevelConfigurationList",
     ("meta.k8s.io/v1", "CreateOptions"): "meta/v1.CreateOptions",
     ("meta.k8s.io/v1", "DeleteOptions"): "meta/v1.DeleteOptions",
     ("meta.k8s.io/v1", "PatchOptions"): "meta/v1.PatchOptions",
@@ -2651,6 +3226,8 @@ KINDS: dict[tuple[str, str], str] = {
     ("networking.k8s.io/v1", "NetworkPolicyList"): "networking/v1.NetworkPolicyList",
     ("networking.k8s.io/v1", "ServiceCIDR"): "networking/v1.ServiceCIDR",
     ("networking.k8s.io/v1", "ServiceCIDRList"): "networking/v1.ServiceCIDRList",
+    ("node.k8s.io/v1", "RuntimeClass"): "node/v1.RuntimeClass",
+    ("node.k8s.io/v1", "RuntimeClassList"): "node/v1.RuntimeClassList",
     ("policy/v1", "Eviction"): "policy/v1.Eviction",
     ("policy/v1", "PodDisruptionBudget"): "policy/v1.PodDisruptionBudget",
     ("policy/v1", "PodDisruptionBudgetList"): "policy/v1.PodDisruptionBudgetList",
@@ -2662,6 +3239,14 @@ KINDS: dict[tuple[str, str], str] = {
     ("rbac.authorization.k8s.io/v1", "RoleBinding"): "rbac/v1.RoleBinding",
     ("rbac.authorization.k8s.io/v1", "RoleBindingList"): "rbac/v1.RoleBindingList",
     ("rbac.authorization.k8s.io/v1", "RoleList"): "rbac/v1.RoleList",
+    ("resource.k8s.io/v1", "DeviceClass"): "resource/v1.DeviceClass",
+    ("resource.k8s.io/v1", "DeviceClassList"): "resource/v1.DeviceClassList",
+    ("resource.k8s.io/v1", "ResourceClaim"): "resource/v1.ResourceClaim",
+    ("resource.k8s.io/v1", "ResourceClaimList"): "resource/v1.ResourceClaimList",
+    ("resource.k8s.io/v1", "ResourceClaimTemplate"): "resource/v1.ResourceClaimTemplate",
+    ("resource.k8s.io/v1", "ResourceClaimTemplateList"): "resource/v1.ResourceClaimTemplateList",
+    ("resource.k8s.io/v1", "ResourceSlice"): "resource/v1.ResourceSlice",
+    ("resource.k8s.io/v1", "ResourceSliceList"): "resource/v1.ResourceSliceList",
     ("scheduling.k8s.io/v1", "PriorityClass"): "scheduling/v1.PriorityClass",
     ("scheduling.k8s.io/v1", "PriorityClassList"): "scheduling/v1.PriorityClassList",
     ("storage.k8s.io/v1", "CSIDriver"): "storage/v1.CSIDriver",

@@ -3,13 +3,34 @@
 One :class:`ResourceInfo` per resource, as the API server's discovery
 documents list them (``kubectl api-resources``), plus the etcd key prefix the
 generic registry stores them under (``/registry/pods/<namespace>/<name>``;
-upstream keeps a few historical prefixes, such as ``minions`` for Nodes and
-``controllers`` for ReplicationControllers, and so does this table).
+upstream keeps a few historical prefixes, such as ``minions`` for Nodes,
+``controllers`` for ReplicationControllers and ``ingress`` for Ingresses, and
+the aggregator's and apiextensions' group-qualified ones, and so does this table).
+
+The resources are those of every group-version a v1.34 kube-apiserver serves
+by default: every GA (``v1``/``v2``) group-version. Beta APIs are off by
+default since v1.24 (KEP-3136) and none of v1.34's betas is switched on, so
+coordination.k8s.io/v1beta1 LeaseCandidates, certificates.k8s.io/v1beta1
+ClusterTrustBundles, admissionregistration.k8s.io/v1beta1
+MutatingAdmissionPolicies and the resource.k8s.io betas are not served;
+resource.k8s.io/v1 (DRA) and storage.k8s.io/v1 VolumeAttributesClass are GA in
+v1.34 and are. The API server's own aggregated groups are here too:
+apiextensions.k8s.io (CustomResourceDefinitions) and apiregistration.k8s.io
+(APIServices).
+
+Notes
+-----
+The connect subresources (``pods/exec``, ``attach``, ``portforward``,
+``proxy`` of pods, nodes and services) and ``pods/resize`` are not listed:
+the model runs no processes to connect to and resizes no pod in place.
 
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/registry/*/*/storage/storage.go (DefaultQualifiedResource, ShortNames, Categories)
+kubernetes/kubernetes@v1.34.0 pkg/registry/*/rest/storage_*.go (the group-versions and resources each group serves)
+kubernetes/kubernetes@v1.34.0 pkg/controlplane/instance.go (DefaultAPIResourceConfigSource: GA on, beta and alpha off)
 kubernetes/kubernetes@v1.34.0 pkg/kubeapiserver/default_storage_factory_builder.go (etcd resource prefixes)
+kubernetes/kubernetes@v1.34.0 test/integration/etcd/data.go (every resource's etcd key and storage version)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (NamespaceKeyFunc)
 """
 
@@ -19,7 +40,8 @@ from dataclasses import dataclass, field
 
 from kubenotes.apiserver.status import ApiError, new_bad_request
 
-__all__ = ["ResourceInfo", "RESOURCES", "resource_for", "resource_for_kind", "by_api_version_kind", "etcd_key"]
+__all__ = ["ResourceInfo", "RESOURCES", "SERVED_RESOURCES", "STORED_ONLY", "storage_resource", "stored_only_table",
+           "resource_for", "resource_for_kind", "by_api_version_kind", "etcd_key"]
 
 _CRUD = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
@@ -83,63 +105,196 @@ def _r(group, version, resource, kind, namespaced, short=(), cats=(), verbs=_CRU
 
 
 _ALL = ("all",)
+_EXT = ("api-extensions",)
+_CREATE = ("create",)
+_STATUS = ("status",)
 
-#: Every resource the model's API server serves, in discovery order.
+#: Every resource the model's API server stores or answers, one entry per group-resource in its
+#: preferred (and storage) version, in discovery order: the core group, then the named groups. These
+#: are the resources ``ServerPreferredResources`` returns, which the garbage collector and the
+#: namespace deleter walk. The other versions served of the same data are in :data:`SERVED_RESOURCES`.
 RESOURCES: tuple[ResourceInfo, ...] = (
-    _r("", "v1", "bindings", "Binding", True, verbs=("create",)),
+    _r("", "v1", "bindings", "Binding", True, verbs=_CREATE),
+    _r("", "v1", "componentstatuses", "ComponentStatus", False, ("cs",), verbs=("get", "list")),
     _r("", "v1", "configmaps", "ConfigMap", True, ("cm",)),
     _r("", "v1", "endpoints", "Endpoints", True, ("ep",), prefix="services/endpoints"),
     _r("", "v1", "events", "Event", True, ("ev",)),
     _r("", "v1", "limitranges", "LimitRange", True, ("limits",)),
     _r("", "v1", "namespaces", "Namespace", False, ("ns",),
        verbs=("create", "delete", "get", "list", "patch", "update", "watch"), sub=("status", "finalize")),
-    _r("", "v1", "nodes", "Node", False, ("no",), sub=("status",), prefix="minions"),
-    _r("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, ("pvc",), sub=("status",)),
-    _r("", "v1", "persistentvolumes", "PersistentVolume", False, ("pv",), sub=("status",)),
-    _r("", "v1", "pods", "Pod", True, ("po",), _ALL, sub=("status", "binding", "eviction", "log", "ephemeralcontainers")),
+    _r("", "v1", "nodes", "Node", False, ("no",), sub=_STATUS, prefix="minions"),
+    _r("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, ("pvc",), sub=_STATUS),
+    _r("", "v1", "persistentvolumes", "PersistentVolume", False, ("pv",), sub=_STATUS),
+    _r("", "v1", "pods", "Pod", True, ("po",), _ALL,
+       sub=("status", "binding", "eviction", "log", "ephemeralcontainers")),
+    _r("", "v1", "podtemplates", "PodTemplate", True),
     _r("", "v1", "replicationcontrollers", "ReplicationController", True, ("rc",), _ALL, sub=("status", "scale"),
        prefix="controllers"),
-    _r("", "v1", "resourcequotas", "ResourceQuota", True, ("quota",), sub=("status",)),
+    _r("", "v1", "resourcequotas", "ResourceQuota", True, ("quota",), sub=_STATUS),
     _r("", "v1", "secrets", "Secret", True),
     _r("", "v1", "serviceaccounts", "ServiceAccount", True, ("sa",), sub=("token",)),
-    _r("", "v1", "services", "Service", True, ("svc",), _ALL, sub=("status",), prefix="services/specs"),
+    _r("", "v1", "services", "Service", True, ("svc",), _ALL, sub=_STATUS, prefix="services/specs"),
+    _r("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", False,
+       cats=_EXT),
+    _r("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "ValidatingAdmissionPolicy", False,
+       cats=_EXT, sub=_STATUS),
+    _r("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding",
+       False, cats=_EXT),
+    _r("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration",
+       False, cats=_EXT),
+    _r("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False,
+       ("crd", "crds"), _EXT, sub=_STATUS, prefix="apiextensions.k8s.io/customresourcedefinitions"),
+    _r("apiregistration.k8s.io", "v1", "apiservices", "APIService", False, cats=_EXT, sub=_STATUS,
+       prefix="apiregistration.k8s.io/apiservices"),
     _r("apps", "v1", "controllerrevisions", "ControllerRevision", True),
-    _r("apps", "v1", "daemonsets", "DaemonSet", True, ("ds",), _ALL, sub=("status",)),
+    _r("apps", "v1", "daemonsets", "DaemonSet", True, ("ds",), _ALL, sub=_STATUS),
     _r("apps", "v1", "deployments", "Deployment", True, ("deploy",), _ALL, sub=("status", "scale")),
     _r("apps", "v1", "replicasets", "ReplicaSet", True, ("rs",), _ALL, sub=("status", "scale")),
     _r("apps", "v1", "statefulsets", "StatefulSet", True, ("sts",), _ALL, sub=("status", "scale")),
-    _r("authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview", False, verbs=("create",)),
-    _r("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", False, verbs=("create",)),
-    _r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", False, verbs=("create",)),
-    _r("authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview", False, verbs=("create",)),
-    _r("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False, verbs=("create",)),
+    _r("authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview", False, verbs=_CREATE),
+    _r("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", False, verbs=_CREATE),
+    _r("authorization.k8s.io", "v1", "localsubjectaccessreviews", "LocalSubjectAccessReview", True, verbs=_CREATE),
+    _r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", False, verbs=_CREATE),
+    _r("authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview", False, verbs=_CREATE),
+    _r("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False, verbs=_CREATE),
     _r("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", True, ("hpa",), _ALL,
-       sub=("status",)),
-    _r("batch", "v1", "cronjobs", "CronJob", True, ("cj",), _ALL, sub=("status",)),
-    _r("batch", "v1", "jobs", "Job", True, (), _ALL, sub=("status",)),
+       sub=_STATUS),
+    _r("batch", "v1", "cronjobs", "CronJob", True, ("cj",), _ALL, sub=_STATUS),
+    _r("batch", "v1", "jobs", "Job", True, (), _ALL, sub=_STATUS),
+    _r("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", False, ("csr",),
+       sub=("approval", "status")),
     _r("coordination.k8s.io", "v1", "leases", "Lease", True),
     _r("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", True),
-    _r("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, ("pdb",), sub=("status",)),
+    _r("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", False, sub=_STATUS),
+    _r("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations", "PriorityLevelConfiguration", False,
+       sub=_STATUS),
+    _r("networking.k8s.io", "v1", "ingressclasses", "IngressClass", False),
+    _r("networking.k8s.io", "v1", "ingresses", "Ingress", True, ("ing",), sub=_STATUS, prefix="ingress"),
+    _r("networking.k8s.io", "v1", "ipaddresses", "IPAddress", False, ("ip",)),
+    _r("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", True, ("netpol",)),
+    _r("networking.k8s.io", "v1", "servicecidrs", "ServiceCIDR", False, sub=_STATUS),
+    _r("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", False),
+    _r("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, ("pdb",), sub=_STATUS),
     _r("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", False),
     _r("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", False),
     _r("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
     _r("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
+    _r("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
+    _r("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, sub=_STATUS),
+    _r("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
+    _r("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False),
     _r("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, ("pc",)),
+    _r("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
+    _r("storage.k8s.io", "v1", "csinodes", "CSINode", False),
+    _r("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
     _r("storage.k8s.io", "v1", "storageclasses", "StorageClass", False, ("sc",)),
+    _r("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False, sub=_STATUS),
+    _r("storage.k8s.io", "v1", "volumeattributesclasses", "VolumeAttributesClass", False, ("vac",)),
 )
+
+#: Served versions that are not their data's storage version: ``(served, stored as apiVersion)``.
+#: autoscaling/v1 HorizontalPodAutoscalers are stored as autoscaling/v2 (``ExpectedGVK`` in upstream's
+#: etcd test data); events.k8s.io/v1 Events share the core Events' storage (``/registry/events``, stored as
+#: core v1 ``Event``). :mod:`kubenotes.apiserver.conversion` converts between the forms.
+_OTHER_VERSIONS: tuple[tuple[ResourceInfo, str], ...] = (
+    (_r("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", True, ("hpa",), _ALL,
+        sub=_STATUS), "autoscaling/v2"),
+    (_r("events.k8s.io", "v1", "events", "Event", True, ("ev",)), "v1"),
+)
+
+
+def _discovery_rank(ri: ResourceInfo) -> tuple:
+    # core first, then groups by name; inside a group the newer GA version first (autoscaling v2, v1)
+    return (ri.group != "", ri.group, -int(ri.version.lstrip("v")))
+
+
+#: Every served group/version/resource, in discovery order: :data:`RESOURCES` plus the other versions
+#: of the same data (autoscaling/v1, events.k8s.io/v1). What ``/api``, ``/apis``, OpenAPI and the HTTP
+#: routes serve.
+SERVED_RESOURCES: tuple[ResourceInfo, ...] = tuple(sorted(RESOURCES + tuple(r for r, _ in _OTHER_VERSIONS),
+                                                          key=_discovery_rank))
+
+#: Kinds the API server stores while no component of the model acts on them yet: ``resource.group`` ->
+#: the open issue that makes one act, 0 when none is filed, None when no Kubernetes component acts on
+#: them upstream either (PodTemplates are only read by clients; Ingresses by third-party ingress
+#: controllers). The README's table of stored-only kinds is generated from it (:func:`stored_only_table`).
+STORED_ONLY: dict[str, int | None] = {
+    "podtemplates": None,
+    "persistentvolumeclaims": 28,
+    "persistentvolumes": 28,
+    "mutatingwebhookconfigurations.admissionregistration.k8s.io": 29,
+    "validatingadmissionpolicies.admissionregistration.k8s.io": 29,
+    "validatingadmissionpolicybindings.admissionregistration.k8s.io": 29,
+    "validatingwebhookconfigurations.admissionregistration.k8s.io": 29,
+    "customresourcedefinitions.apiextensions.k8s.io": 29,
+    "apiservices.apiregistration.k8s.io": 0,
+    "certificatesigningrequests.certificates.k8s.io": 0,
+    "flowschemas.flowcontrol.apiserver.k8s.io": 27,
+    "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": 27,
+    "ingressclasses.networking.k8s.io": None,
+    "ingresses.networking.k8s.io": None,
+    "ipaddresses.networking.k8s.io": 30,
+    "networkpolicies.networking.k8s.io": 30,
+    "servicecidrs.networking.k8s.io": 30,
+    "runtimeclasses.node.k8s.io": 0,
+    "deviceclasses.resource.k8s.io": 0,
+    "resourceclaims.resource.k8s.io": 0,
+    "resourceclaimtemplates.resource.k8s.io": 0,
+    "resourceslices.resource.k8s.io": 0,
+    "csidrivers.storage.k8s.io": 28,
+    "csinodes.storage.k8s.io": 28,
+    "csistoragecapacities.storage.k8s.io": 28,
+    "storageclasses.storage.k8s.io": 28,
+    "volumeattachments.storage.k8s.io": 28,
+    "volumeattributesclasses.storage.k8s.io": 28,
+}
 
 _BY_RESOURCE: dict[str, ResourceInfo] = {}
 _BY_KIND: dict[tuple[str, str], ResourceInfo] = {}
 _BY_NAME: dict[str, ResourceInfo] = {}
-for _ri in RESOURCES:
-    _BY_RESOURCE[f"{_ri.resource}.{_ri.group}" if _ri.group else _ri.resource] = _ri
+for _ri in RESOURCES + tuple(r for r, _ in _OTHER_VERSIONS):
+    _BY_RESOURCE.setdefault(f"{_ri.resource}.{_ri.group}" if _ri.group else _ri.resource, _ri)
     _BY_KIND[(_ri.api_version, _ri.kind)] = _ri
     for _n in (_ri.resource, _ri.singular, _ri.kind, *_ri.short_names):
         _BY_NAME.setdefault(_n.lower(), _ri)
         if _ri.group:
             _BY_NAME.setdefault(f"{_n.lower()}.{_ri.group}", _ri)
-# Older versions that manifests still use are served by the same storage (autoscaling/v1 HPAs).
-_BY_KIND[("autoscaling/v1", "HorizontalPodAutoscaler")] = _BY_RESOURCE["horizontalpodautoscalers.autoscaling"]
+        _BY_NAME.setdefault(f"{_n.lower()}.{_ri.version}.{_ri.group}" if _ri.group else f"{_n.lower()}.{_ri.version}",
+                            _ri)
+_STORAGE: dict[ResourceInfo, ResourceInfo] = {r: _BY_KIND[(stored_as, r.kind)] for r, stored_as in _OTHER_VERSIONS}
+_STORAGE_GROUPS = frozenset(r.group for r in _STORAGE)  # a cheap test first: the store asks on every read
+
+
+def storage_resource(ri: ResourceInfo) -> ResourceInfo:
+    """The resource whose storage holds ``ri``'s objects: ``ri`` itself unless it is another served version.
+
+    Parameters
+    ----------
+    ri : ResourceInfo
+        Any served resource (:data:`SERVED_RESOURCES`).
+
+    Returns
+    -------
+    ResourceInfo
+        The entry of :data:`RESOURCES` with the same data: autoscaling/v2 for
+        autoscaling/v1 HorizontalPodAutoscalers, core v1 for events.k8s.io/v1 Events.
+
+    See Also
+    --------
+    kubenotes.apiserver.conversion.convert : turns an object into the other version.
+
+    Examples
+    --------
+    >>> storage_resource(resource_for("horizontalpodautoscalers.v1.autoscaling")).api_version
+    'autoscaling/v2'
+    >>> storage_resource(resource_for("events.events.k8s.io")).api_version
+    'v1'
+    >>> storage_resource(resource_for("pods")) is resource_for("pods")
+    True
+    """
+    if ri.group not in _STORAGE_GROUPS:
+        return ri
+    return _STORAGE.get(ri, ri)
 
 
 def resource_for(name: str) -> ResourceInfo:
@@ -202,3 +357,33 @@ def etcd_key(ri: ResourceInfo, namespace: str | None, name: str) -> str:
     if ri.namespaced:
         return f"/registry/{ri.prefix}/{namespace}/{name}"
     return f"/registry/{ri.prefix}/{name}"
+
+
+def stored_only_table() -> str:
+    """The README's table of stored-only kinds (:data:`STORED_ONLY`), as Markdown.
+
+    One row per kind in discovery order: kind, apiVersion, resource, and the
+    open issue that makes a component act on it (``none filed`` when there is
+    none; ``none upstream either`` when no Kubernetes component acts on it
+    upstream). ``tests/apiserver/test_builtin_kinds.py`` keeps the README's copy
+    equal to this.
+
+    Returns
+    -------
+    str
+        A Markdown table, one line per row, ending in a newline.
+
+    Examples
+    --------
+    >>> print(stored_only_table().splitlines()[2])
+    | PersistentVolumeClaim | v1 | persistentvolumeclaims | #28 |
+    """
+    lines = ["| kind | apiVersion | resource | acted on by |", "| --- | --- | --- | --- |"]
+    for ri in RESOURCES:
+        key = f"{ri.resource}.{ri.group}" if ri.group else ri.resource
+        if key in STORED_ONLY:
+            issue = STORED_ONLY[key]
+            by = (f"#{issue}" if issue else "none filed" if issue == 0
+                  else "none upstream either (clients, third-party controllers)")
+            lines.append(f"| {ri.kind} | {ri.api_version} | {ri.resource} | {by} |")
+    return "\n".join(lines) + "\n"

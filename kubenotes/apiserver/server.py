@@ -54,7 +54,7 @@ from kubenotes.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
 
 __all__ = ["APIServer", "Client", "AuditEntry", "DEFAULT_EPOCH", "format_timestamp", "parse_timestamp",
            "DISRUPTION_BUDGET_MESSAGE", "current_epoch", "using_epoch", "resolve_epoch", "validate_pod_log_options",
-           "validate_container", "NO_PROCESSES_MESSAGE"]
+           "validate_container", "NO_PROCESSES_MESSAGE", "component_statuses"]
 
 from kubenotes.apiserver.clock import DEFAULT_EPOCH  # noqa: E402 - re-exported: server.DEFAULT_EPOCH
 
@@ -64,7 +64,9 @@ DISRUPTION_BUDGET_MESSAGE = "Cannot evict pod as it would violate the pod's disr
 #: Kinds whose objects carry ``metadata.generation`` (their strategies bump it when the spec changes).
 _GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
                                "ReplicationController", "HorizontalPodAutoscaler", "PodDisruptionBudget",
-                               "Service", "Namespace", "Node", "PersistentVolumeClaim", "PriorityClass"})
+                               "Service", "Namespace", "Node", "PersistentVolumeClaim", "PriorityClass",
+                               "Ingress", "IngressClass", "NetworkPolicy", "ValidatingAdmissionPolicy",
+                               "ValidatingAdmissionPolicyBinding", "CustomResourceDefinition"})
 #: Kinds lightkube decodes and kubenotes.api.defaults defaults.
 _DEFAULTED_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
                               "ReplicationController", "Service"})
@@ -658,6 +660,16 @@ class APIServer:
         if ri.kind in _GENERATION_KINDS:
             md["generation"] = 1
         self._prepare_for_create(ri, obj, before, restoring=restoring)
+        if ri.kind == "CertificateSigningRequest" and attrs.user is not None:
+            # csrStrategy.PrepareForCreate: the requester is whoever sent the request, never the body's claim
+            spec = obj.setdefault("spec", {})
+            for k in ("username", "uid", "groups", "extra"):
+                spec.pop(k, None)
+            spec["username"] = attrs.user.name
+            if attrs.user.uid:
+                spec["uid"] = attrs.user.uid
+            if attrs.user.groups:
+                spec["groups"] = list(attrs.user.groups)
         self._validate(ri, obj, None)
         self._admit_validate(attrs, obj, None)
         if not md.get("name"):
@@ -735,7 +747,10 @@ class APIServer:
         """``GET`` one object (a copy). Raises 404 NotFound."""
         self.authorize(attrs)
         ri = attrs.resource
-        obj = self.store.get(ri, attrs.namespace or None, attrs.name)
+        if ri.resource == "componentstatuses":
+            obj = next((o for o in component_statuses() if o["metadata"]["name"] == attrs.name), None)
+        else:
+            obj = self.store.get(ri, attrs.namespace or None, attrs.name)
         if obj is None:
             raise new_not_found(ri.group, ri.resource, attrs.name)
         if attrs.subresource == "scale":
@@ -760,7 +775,8 @@ class APIServer:
             if pinned:
                 items = self.store.list_by_trigger(ri, pinned[0], attrs.namespace or None)
         if items is None:
-            items = self.store.list(ri, attrs.namespace or None)
+            items = (component_statuses() if ri.resource == "componentstatuses"
+                     else self.store.list(ri, attrs.namespace or None))
         if labels is not None:
             items = [o for o in items if labels.matches(o.get("metadata", {}).get("labels") or {})]
         if fields is not None:
@@ -908,7 +924,7 @@ class APIServer:
         ri = attrs.resource
         if attrs.subresource == "scale":
             return self._update_scale(attrs, body)
-        if attrs.subresource not in ("", "status", "finalize"):
+        if attrs.subresource not in ("", "status", "finalize", "approval"):
             raise new_method_not_supported(ri.group, f"{ri.resource}/{attrs.subresource}", "update")
         old = self.store.get(ri, attrs.namespace or None, attrs.name)
         if old is None:
@@ -1002,6 +1018,15 @@ class APIServer:
             new["status"] = obj.get("status")
             if new["status"] is None:
                 new.pop("status")
+            return new
+        if sub == "approval":
+            # csrApprovalStrategy.PrepareForUpdate: only status.conditions change (Approved, Denied)
+            new = dict(old)
+            new["metadata"] = dict(omd)
+            new["metadata"].pop("resourceVersion", None)
+            new["status"] = {**(old.get("status") or {}), "conditions": (obj.get("status") or {}).get("conditions")}
+            if new["status"]["conditions"] is None:
+                new["status"].pop("conditions")
             return new
         if sub == "finalize":
             new = dict(old)
@@ -1563,6 +1588,33 @@ def validate_container(container: str, pod: dict) -> str:
     if container not in every:
         raise new_bad_request(f"container {container} is not valid for pod {name}")
     return container
+
+
+def component_statuses() -> list[dict]:
+    """``GET /api/v1/componentstatuses``: the control plane's health as the deprecated API reports it.
+
+    Upstream's REST (no storage) probes the scheduler's and the controller
+    manager's ``/healthz`` and each etcd server; the model's components run in
+    the API server's process and its store is in memory, so all are Healthy.
+
+    Returns
+    -------
+    list[dict]
+        ``ComponentStatus`` objects for ``controller-manager``, ``etcd-0`` and
+        ``scheduler`` (no creationTimestamp: upstream builds them per request).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/registry/core/componentstatus/rest.go
+
+    Examples
+    --------
+    >>> [(c["metadata"]["name"], c["conditions"][0]["message"]) for c in component_statuses()]
+    [('controller-manager', 'ok'), ('etcd-0', 'ok'), ('scheduler', 'ok')]
+    """
+    return [{"kind": "ComponentStatus", "apiVersion": "v1", "metadata": {"name": name},
+             "conditions": [{"type": "Healthy", "status": "True", "message": "ok"}]}
+            for name in ("controller-manager", "etcd-0", "scheduler")]
 
 
 def _kubelet_unreachable(node: str, path: str) -> ApiError:

@@ -8,6 +8,12 @@ whose namespace, label and field selectors match, with upstream's
 transitions: an object that starts matching arrives as ``ADDED``, one that
 stops matching as ``DELETED``.
 
+A resource served in more than one version (autoscaling/v1 and v2
+HorizontalPodAutoscalers; core and events.k8s.io Events) has one key space,
+in its storage version: reads, writes and watches through another served
+version are converted (:mod:`kubenotes.apiserver.conversion`), as the
+storage codec converts to and from the storage version upstream.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go
@@ -23,8 +29,9 @@ from typing import Any, Iterator
 import simpy
 
 from kubenotes.api.selectors import LabelSelector
+from kubenotes.apiserver.conversion import convert
 from kubenotes.apiserver.fields import FieldSelector
-from kubenotes.apiserver.resources import ResourceInfo, etcd_key
+from kubenotes.apiserver.resources import ResourceInfo, etcd_key, storage_resource
 from kubenotes.apiserver.status import new_resource_expired
 from kubenotes.apiserver.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Watch, WatchEvent
 
@@ -66,7 +73,7 @@ def _trigger_value(resource: str, o: dict | None) -> str | None:
 
 
 class _Filter:
-    __slots__ = ("namespace", "labels", "fields", "trigger")
+    __slots__ = ("namespace", "labels", "fields", "trigger", "convert_to")
 
     def __init__(self, namespace: str | None, labels: LabelSelector | None, fields: FieldSelector | None,
                  resource: str = ""):
@@ -74,6 +81,7 @@ class _Filter:
         self.labels = labels if labels is not None and not labels.is_empty() else None
         self.fields = fields if fields is not None and not fields.empty() else None
         self.trigger: str | None = None
+        self.convert_to: str | None = None  # the apiVersion a watch through another served version wants
         tf = _TRIGGER_FIELDS.get(resource)
         if tf and self.fields is not None:
             for f, op, v in self.fields.terms:
@@ -126,18 +134,23 @@ class ObjectStore:
 
     # ------------------------------------------------------------------ reads
     def get(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
-        """The stored object (shared: do not mutate), or None."""
-        return self._by_resource.get(ri, {}).get(etcd_key(ri, namespace, name))
+        """The stored object (shared: do not mutate), or None; in ``ri``'s version."""
+        sri = storage_resource(ri)
+        obj = self._by_resource.get(sri, {}).get(etcd_key(sri, namespace, name))
+        return obj if obj is None or sri is ri else convert(obj, ri.api_version)
 
     def list(self, ri: ResourceInfo, namespace: str | None = None) -> list[dict]:
         """Objects of ``ri`` (in ``namespace`` when given), in key order as etcd returns a range."""
-        objs = self._by_resource.get(ri)
+        sri = storage_resource(ri)
+        objs = self._by_resource.get(sri)
         if not objs:
             return []
         if namespace and ri.namespaced:
             prefix = f"/registry/{ri.prefix}/{namespace}/"
-            return [objs[k] for k in sorted(objs) if k.startswith(prefix)]
-        return [objs[k] for k in sorted(objs)]
+            out = [objs[k] for k in sorted(objs) if k.startswith(prefix)]
+        else:
+            out = [objs[k] for k in sorted(objs)]
+        return out if sri is ri else [convert(o, ri.api_version) for o in out]
 
     def list_by_trigger(self, ri: ResourceInfo, value: str, namespace: str | None = None) -> list[dict] | None:
         """Objects whose trigger field (a pod's ``spec.nodeName``) is ``value``, in key order; None when ``ri`` has none.
@@ -154,7 +167,7 @@ class ObjectStore:
         return [objs[k] for k in keys if k in objs]
 
     def count(self, ri: ResourceInfo) -> int:
-        return len(self._by_resource.get(ri, ()))
+        return len(self._by_resource.get(storage_resource(ri), ()))
 
     def keys(self) -> Iterator[str]:
         """Every key in the store, sorted (``etcdctl get --prefix /registry --keys-only``)."""
@@ -167,6 +180,8 @@ class ObjectStore:
 
         ``obj`` becomes the stored object: the caller hands it over and must
         not change it afterwards. Its ``metadata.resourceVersion`` is set here.
+        ``obj`` and ``old`` are in ``ri``'s version; another served version
+        than the storage one is converted (``obj`` keeps the request's form).
 
         Returns
         -------
@@ -177,6 +192,12 @@ class ObjectStore:
         self.last_delivered = []
         md = obj.setdefault("metadata", {})
         md["resourceVersion"] = str(self.revision)
+        given = obj
+        sri = storage_resource(ri)
+        if sri is not ri:
+            obj = convert(obj, sri.api_version)
+            old = convert(old, sri.api_version) if old is not None else None
+            ri = sri
         key = etcd_key(ri, md.get("namespace"), md["name"])
         objs = self._by_resource.setdefault(ri, {})
         if ri.resource in _TRIGGER_FIELDS:
@@ -203,10 +224,13 @@ class ObjectStore:
             for v in {new_v, old_v}:
                 for w in idx.get(v, ()) if v is not None else ():
                     self._dispatch(w, ev, old)
-        return obj
+        return given
 
     def _dispatch(self, w: Watch, ev: WatchEvent, old: dict | None) -> None:
         f: _Filter = w.filter
+        if f.convert_to is not None:  # a watch through another served version than the storage one
+            ev = WatchEvent(ev.type, convert(ev.object, f.convert_to))
+            old = convert(old, f.convert_to) if old is not None else None
         new_match = f.matches(ev.object)
         if ev.type == ADDED:
             out = ev if new_match else None
@@ -249,6 +273,9 @@ class ObjectStore:
         w = Watch(self.env, on_stop=self._unregister)
         w.resource = ri
         w.filter = _Filter(namespace, labels, fields, ri.resource)
+        if storage_resource(ri) is not ri:
+            w.filter.convert_to = ri.api_version
+            ri = storage_resource(ri)
         if since:
             # replay what came after `since`: scan back from the newest entry (revisions are consecutive)
             replay = []
@@ -267,13 +294,21 @@ class ObjectStore:
 
     def bookmark(self, ri: ResourceInfo) -> None:
         """Send a BOOKMARK with the current revision to every watcher of ``ri``."""
-        ev = WatchEvent(BOOKMARK, {"kind": ri.kind, "apiVersion": ri.api_version,
-                                   "metadata": {"resourceVersion": str(self.revision)}})
+        ri = storage_resource(ri)
+        events: dict[ResourceInfo, WatchEvent] = {}
+
+        def event(w: Watch) -> WatchEvent:  # one event per served version watched
+            r = w.resource
+            if r not in events:
+                events[r] = WatchEvent(BOOKMARK, {"kind": r.kind, "apiVersion": r.api_version,
+                                                  "metadata": {"resourceVersion": str(self.revision)}})
+            return events[r]
+
         for w in self._watchers.get(ri, ()):
-            w.push(ev)
+            w.push(event(w))
         for ws in self._indexed.get(ri, {}).values():
             for w in ws:
-                w.push(ev)
+                w.push(event(w))
 
     def bookmark_all(self) -> int:
         """Send a BOOKMARK to every open watch (the watch cache's periodic bookmarks); returns how many resources."""
@@ -283,10 +318,11 @@ class ObjectStore:
         return len(resources)
 
     def _unregister(self, w: Watch) -> None:
+        sri = storage_resource(w.resource)
         if w.filter.trigger is not None:
-            lst = self._indexed.get(w.resource, {}).get(w.filter.trigger)
+            lst = self._indexed.get(sri, {}).get(w.filter.trigger)
         else:
-            lst = self._watchers.get(w.resource)
+            lst = self._watchers.get(sri)
         if lst and w in lst:
             lst.remove(w)
 
@@ -296,7 +332,7 @@ class ObjectStore:
 
         if ri is None:
             return sum(n(r) for r in set(self._watchers) | set(self._indexed))
-        return n(ri)
+        return n(storage_resource(ri))
 
     @property
     def oldest_revision(self) -> int:

@@ -7,9 +7,18 @@ deployments ``NAME READY UP-TO-DATE AVAILABLE AGE``, nodes ``NAME STATUS ROLES A
 :func:`format_table` renders a Table as kubectl's human-readable printer does
 (columns separated by three spaces, upper-case headers, ``<none>`` for empty values).
 
+Every served resource has its columns, the kinds only stored included (Ingress
+``NAME CLASS HOSTS ADDRESS PORTS AGE``, CertificateSigningRequest ``NAME AGE
+SIGNERNAME REQUESTOR REQUESTEDDURATION CONDITION``, ResourceClaim ``NAME STATE
+AGE``...); a served version other than the storage one (events.k8s.io/v1
+Events, autoscaling/v1 HPAs) prints as the object it is stored as, as upstream
+prints the internal version.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/printers/internalversion/printers.go
+kubernetes/kube-aggregator@v0.34.0 pkg/registry/apiservice/etcd/etcd.go (APIService columns)
+kubernetes/apiextensions-apiserver@v0.34.0 pkg/registry/customresourcedefinition/etcd.go (default table: Name, Created At)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go (HumanDuration)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cli-runtime/pkg/printers/tableprinter.go
 """
@@ -17,6 +26,9 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/cli-runtime/pkg/printers/tablep
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
+
+from kubenotes.apiserver.conversion import convert
+from kubenotes.apiserver.resources import SERVED_RESOURCES, storage_resource
 
 __all__ = ["human_duration", "table_for", "partial_object_metadata", "format_table", "format_tables", "COLUMNS",
            "pod_status_reason"]
@@ -564,6 +576,172 @@ def _name_age_row(o: dict, now: float) -> list:
     return [_md(o)["name"], _age(o, now)]
 
 
+# ---------------------------------------------------------------- the kinds only stored (printers.go, v1.34)
+def _name_value_age_row(value: Callable[[dict], Any]) -> Callable[[dict, float], list]:
+    def row(o: dict, now: float) -> list:
+        return [_md(o)["name"], value(o), _age(o, now)]
+    return row
+
+
+def _pod_template_row(t: dict, now: float) -> list:
+    tmpl = t.get("template") or {}
+    names, images = _containers_images(tmpl.get("spec") or {})
+    labels = (tmpl.get("metadata") or {}).get("labels") or {}
+    return [_md(t)["name"], names, images, ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "<none>"]
+
+
+def _component_status_row(c: dict, now: float) -> list:
+    for cond in c.get("conditions") or []:
+        if cond.get("type") == "Healthy":
+            return [_md(c)["name"], "Healthy" if cond.get("status") == "True" else "Unhealthy",
+                    cond.get("message", ""), cond.get("error", "")]
+    return [_md(c)["name"], "Unknown", "", ""]
+
+
+def _ingress_row(i: dict, now: float) -> list:
+    spec = i.get("spec") or {}
+    rules = spec.get("rules") or []
+    hosts = [r["host"] for r in rules[:3] if r.get("host")]  # formatHosts: at most 3, then "+ N more..."
+    text = ",".join(hosts) or "*"
+    if len(rules) > 3:
+        text += f" + {len(rules) - 3} more..."
+    lb = [a.get("ip") or a.get("hostname") or "" for a in
+          ((i.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []]
+    return [_md(i)["name"], spec.get("ingressClassName") or "<none>", text, ",".join(a for a in lb if a),
+            "80, 443" if spec.get("tls") else "80", _age(i, now)]
+
+
+def _ingress_class_row(c: dict, now: float) -> list:
+    spec = c.get("spec") or {}
+    params = spec.get("parameters")
+    text = "<none>"
+    if params:
+        text = params.get("kind", "") + (f".{params['apiGroup']}" if params.get("apiGroup") else "")
+        text += f"/{params.get('name', '')}"
+    return [_md(c)["name"], spec.get("controller", ""), text, _age(c, now)]
+
+
+def _ip_address_row(a: dict, now: float) -> list:
+    ref = (a.get("spec") or {}).get("parentRef")
+    text = "<none>"
+    if ref:
+        text = (f"{ref.get('resource', '')}.{ref['group']}" if ref.get("group") else ref.get("resource", "")).lower()
+        if ref.get("namespace"):
+            text += f"/{ref['namespace']}"
+        text += f"/{ref.get('name', '')}"
+    return [_md(a)["name"], text]
+
+
+def _csr_condition(c: dict) -> str:
+    """``extractCSRStatus``: Approved, Denied or Pending, then ``,Failed`` and ``,Issued``."""
+    st = c.get("status") or {}
+    types = {cond.get("type") for cond in st.get("conditions") or []}
+    text = "Denied" if "Denied" in types else "Approved" if "Approved" in types else "Pending"
+    if "Failed" in types:
+        text += ",Failed"
+    if st.get("certificate"):
+        text += ",Issued"
+    return text
+
+
+def _csr_row(c: dict, now: float) -> list:
+    spec = c.get("spec") or {}
+    seconds = spec.get("expirationSeconds")
+    return [_md(c)["name"], _age(c, now), spec.get("signerName") or "<none>", spec.get("username", ""),
+            human_duration(seconds) if seconds is not None else "<none>", _csr_condition(c)]
+
+
+def _flow_schema_row(f: dict, now: float) -> list:
+    spec = f.get("spec") or {}
+    dangling = next((c.get("status", "?") for c in (f.get("status") or {}).get("conditions") or []
+                     if c.get("type") == "Dangling"), "?")
+    return [_md(f)["name"], (spec.get("priorityLevelConfiguration") or {}).get("name", ""),
+            spec.get("matchingPrecedence", 0), (spec.get("distinguisherMethod") or {}).get("type") or "<none>",
+            _age(f, now), dangling]
+
+
+def _priority_level_row(p: dict, now: float) -> list:
+    spec = p.get("spec") or {}
+    limited = spec.get("limited")
+    ncs = queues = hand = qll = "<none>"
+    if limited is not None:
+        ncs = limited.get("nominalConcurrencyShares", 0)
+        queuing = (limited.get("limitResponse") or {}).get("queuing")
+        if queuing is not None:
+            queues, hand, qll = queuing.get("queues", 0), queuing.get("handSize", 0), queuing.get("queueLengthLimit", 0)
+    return [_md(p)["name"], spec.get("type", ""), ncs, queues, hand, qll, _age(p, now)]
+
+
+def _vap_row(v: dict, now: float) -> list:
+    spec = v.get("spec") or {}
+    kind = spec.get("paramKind")
+    return [_md(v)["name"], len(spec.get("validations") or []),
+            f"{kind.get('apiVersion', '')}/{kind.get('kind', '')}" if kind else "<unset>", _age(v, now)]
+
+
+def _vap_binding_row(b: dict, now: float) -> list:
+    spec = b.get("spec") or {}
+    ref = spec.get("paramRef")
+    text = "<unset>"
+    if ref and ref.get("name"):
+        text = f"{ref.get('namespace') or '*'}/{ref['name']}"
+    elif ref and ref.get("selector") is not None:
+        text = _selector_text(ref["selector"])
+    return [_md(b)["name"], spec.get("policyName", ""), text, _age(b, now)]
+
+
+def _webhooks_row(w: dict, now: float) -> list:
+    return [_md(w)["name"], len(w.get("webhooks") or []), _age(w, now)]
+
+
+def _resource_claim_row(c: dict, now: float) -> list:
+    md, st = _md(c), c.get("status") or {}
+    states = ["deleted"] if md.get("deletionTimestamp") else []
+    if st.get("allocation") is None:
+        if not md.get("deletionTimestamp"):
+            states.append("pending")
+    else:
+        states.append("allocated")
+        if st.get("reservedFor"):
+            states.append("reserved")
+        elif md.get("deletionTimestamp") or md.get("finalizers"):
+            states.append("deallocating")
+    return [md["name"], ",".join(states), _age(c, now)]
+
+
+def _resource_slice_row(r: dict, now: float) -> list:
+    spec = r.get("spec") or {}
+    return [_md(r)["name"], spec.get("nodeName") or "<none>", spec.get("driver", ""),
+            (spec.get("pool") or {}).get("name", ""), _age(r, now)]
+
+
+def _csi_driver_row(d: dict, now: float) -> list:
+    spec = d.get("spec") or {}
+    tokens = ",".join(t.get("audience", "") for t in spec.get("tokenRequests") or []) or "<unset>"
+    return [_md(d)["name"], spec.get("attachRequired", True), spec.get("podInfoOnMount", False),
+            spec.get("storageCapacity", False), tokens, spec.get("requiresRepublish", False),
+            ",".join(spec.get("volumeLifecycleModes") or []) or "<none>", _age(d, now)]
+
+
+def _volume_attachment_row(v: dict, now: float) -> list:
+    spec = v.get("spec") or {}
+    return [_md(v)["name"], spec.get("attacher", ""), (spec.get("source") or {}).get("persistentVolumeName", ""),
+            spec.get("nodeName", ""), bool((v.get("status") or {}).get("attached")), _age(v, now)]
+
+
+def _api_service_row(a: dict, now: float) -> list:
+    svc = (a.get("spec") or {}).get("service")
+    available = next((c for c in (a.get("status") or {}).get("conditions") or [] if c.get("type") == "Available"),
+                     None)
+    status = "Unknown"
+    if available is not None:
+        status = available.get("status", "Unknown")
+        if status != "True" and available.get("reason"):
+            status = f"{status} ({available['reason']})"
+    return [_md(a)["name"], f"{svc.get('namespace', '')}/{svc.get('name', '')}" if svc else "Local", status,
+            _age(a, now)]
+
+
 _C = tuple[str, ...]
 #: resource -> (columns, wide-only column count, row function).
 COLUMNS: dict[str, tuple[_C, int, Callable[[dict, float], list]]] = {
@@ -608,13 +786,57 @@ COLUMNS: dict[str, tuple[_C, int, Callable[[dict, float], list]]] = {
                            "VolumeAttributesClass", "Reason", "Age", "VolumeMode"), 1, _pv_row),
     "storageclasses": (("Name", "Provisioner", "ReclaimPolicy", "VolumeBindingMode", "AllowVolumeExpansion",
                         "Age"), 0, _storage_class_row),
+    "podtemplates": (("Name", "Containers", "Images", "Pod Labels"), 0, _pod_template_row),
+    "componentstatuses": (("Name", "Status", "Message", "Error"), 0, _component_status_row),
+    "mutatingwebhookconfigurations": (("Name", "Webhooks", "Age"), 0, _webhooks_row),
+    "validatingwebhookconfigurations": (("Name", "Webhooks", "Age"), 0, _webhooks_row),
+    "validatingadmissionpolicies": (("Name", "Validations", "ParamKind", "Age"), 0, _vap_row),
+    "validatingadmissionpolicybindings": (("Name", "PolicyName", "ParamRef", "Age"), 0, _vap_binding_row),
+    "customresourcedefinitions": (("Name", "Created At"), 0, _created_at_row),
+    "apiservices": (("Name", "Service", "Available", "Age"), 0, _api_service_row),
+    "certificatesigningrequests": (("Name", "Age", "SignerName", "Requestor", "RequestedDuration", "Condition"), 0,
+                                   _csr_row),
+    "flowschemas": (("Name", "PriorityLevel", "MatchingPrecedence", "DistinguisherMethod", "Age", "MissingPL"), 0,
+                    _flow_schema_row),
+    "prioritylevelconfigurations": (("Name", "Type", "NominalConcurrencyShares", "Queues", "HandSize",
+                                     "QueueLengthLimit", "Age"), 0, _priority_level_row),
+    "ingresses": (("Name", "Class", "Hosts", "Address", "Ports", "Age"), 0, _ingress_row),
+    "ingressclasses": (("Name", "Controller", "Parameters", "Age"), 0, _ingress_class_row),
+    "ipaddresses": (("Name", "ParentRef"), 0, _ip_address_row),
+    "networkpolicies": (("Name", "Pod-Selector", "Age"), 0,
+                        _name_value_age_row(lambda o: _selector_text((o.get("spec") or {}).get("podSelector")))),
+    "servicecidrs": (("Name", "CIDRs", "Age"), 0,
+                     _name_value_age_row(lambda o: ",".join((o.get("spec") or {}).get("cidrs") or []))),
+    "runtimeclasses": (("Name", "Handler", "Age"), 0, _name_value_age_row(lambda o: o.get("handler", ""))),
+    "deviceclasses": (("Name", "Age"), 0, _name_age_row),
+    "resourceclaims": (("Name", "State", "Age"), 0, _resource_claim_row),
+    "resourceclaimtemplates": (("Name", "Age"), 0, _name_age_row),
+    "resourceslices": (("Name", "Node", "Driver", "Pool", "Age"), 0, _resource_slice_row),
+    "csidrivers": (("Name", "AttachRequired", "PodInfoOnMount", "StorageCapacity", "TokenRequests",
+                    "RequiresRepublish", "Modes", "Age"), 0, _csi_driver_row),
+    "csinodes": (("Name", "Drivers", "Age"), 0,
+                 _name_value_age_row(lambda o: len((o.get("spec") or {}).get("drivers") or []))),
+    "csistoragecapacities": (("Name", "StorageClassName", "Capacity"), 0,
+                             lambda o, now: [_md(o)["name"], o.get("storageClassName", ""),
+                                             o.get("capacity") or "<unset>"]),
+    "volumeattachments": (("Name", "Attacher", "PV", "Node", "Attached", "Age"), 0, _volume_attachment_row),
+    "volumeattributesclasses": (("Name", "DriverName", "Age"), 0,
+                                _name_value_age_row(lambda o: o.get("driverName", ""))),
 }
 
 #: Column types other than ``string`` (upstream's ``Type`` of each TableColumnDefinition).
 _COLUMN_TYPES = {c: "integer" for c in ("Desired", "Current", "Data", "Secrets", "MinPods", "MaxPods", "Replicas",
                                         "Up-to-date", "Available", "Active", "Value", "Revision",
-                                        "Allowed Disruptions", "Restarts")}
-_COLUMN_TYPES.update({"Created At": "date", "Suspend": "boolean"})
+                                        "Allowed Disruptions", "Restarts", "Webhooks", "Validations",
+                                        "MatchingPrecedence", "Drivers")}
+_COLUMN_TYPES.update({"Created At": "date", "Suspend": "boolean", "AttachRequired": "boolean",
+                      "PodInfoOnMount": "boolean", "StorageCapacity": "boolean", "RequiresRepublish": "boolean",
+                      "Attached": "boolean"})
+
+#: Served versions printed from their storage form (upstream prints the internal version): an events.k8s.io
+#: Event as a core Event, an autoscaling/v1 HPA as autoscaling/v2.
+_PRINTED_AS = {r.api_version: storage_resource(r).api_version for r in SERVED_RESOURCES
+               if storage_resource(r) is not r}
 
 #: Wide-only (``priority: 1``) columns that sit between default ones, by resource (upstream's events).
 _WIDE_NAMES: dict[str, frozenset[str]] = {
@@ -674,7 +896,8 @@ def table_for(resource: str, objects: Iterable[dict], now: float, *, wide: bool 
              "description": "", "priority": prio} for c, prio in zip(cols, priorities)]
     rows = []
     for o in objects:
-        rows.append({"cells": row(o, now), "object": partial_object_metadata(o)})
+        printed = o if o.get("apiVersion") not in _PRINTED_AS else convert(o, _PRINTED_AS[o["apiVersion"]])
+        rows.append({"cells": row(printed, now), "object": partial_object_metadata(o)})
     if not wide:
         keep = [i for i, prio in enumerate(priorities) if prio == 0]
         defs = [defs[i] for i in keep]

@@ -15,7 +15,7 @@ import json
 import pytest
 
 from kubenotes.apiserver import discovery
-from kubenotes.apiserver.resources import RESOURCES
+from kubenotes.apiserver.resources import SERVED_RESOURCES
 
 
 def _entry(doc, name):
@@ -38,10 +38,11 @@ def test_api_versions_and_group_list():
     assert groups["kind"] == "APIGroupList" and groups["apiVersion"] == "v1"
     names = [g["name"] for g in groups["groups"]]
     assert "" not in names
-    assert set(names) == {r.group for r in RESOURCES if r.group}
+    assert set(names) == {r.group for r in SERVED_RESOURCES if r.group}
     auto = next(g for g in groups["groups"] if g["name"] == "autoscaling")
     assert auto["preferredVersion"] == {"groupVersion": "autoscaling/v2", "version": "v2"}
-    assert auto["versions"] == [auto["preferredVersion"]]
+    # a v1.34 API server serves autoscaling/v1 beside v2 (pkg/registry/autoscaling/rest/storage_autoscaling.go)
+    assert auto["versions"] == [auto["preferredVersion"], {"groupVersion": "autoscaling/v1", "version": "v1"}]
 
 
 def test_core_resource_list_pods():
@@ -77,7 +78,7 @@ def test_every_resource_is_listed_once():
     listed = []
     for g, v in discovery.group_versions():
         listed += [(g, r["name"]) for r in discovery.api_resource_list(g, v)["resources"] if "/" not in r["name"]]
-    assert sorted(listed) == sorted((r.group, r.resource) for r in RESOURCES)
+    assert sorted(listed) == sorted((r.group, r.resource) for r in SERVED_RESOURCES)
 
 
 @pytest.mark.parametrize("group,version", [("apps", "v2"), ("nope", "v1"), ("", "v2")])
