@@ -685,8 +685,8 @@ class APIServer:
 
     @staticmethod
     def _create_detail(ri: ResourceInfo, obj: dict) -> str:
-        if ri.kind == "Event":
-            return f'{obj.get("reason", "")}: {obj.get("message", "")}'
+        if ri.kind == "Event":  # core v1 message, events.k8s.io/v1 note
+            return f'{obj.get("reason", "")}: {obj.get("message", obj.get("note", ""))}'
         refs = obj["metadata"].get("ownerReferences") or []
         ctrl = next((r for r in refs if r.get("controller")), None)
         if ctrl:

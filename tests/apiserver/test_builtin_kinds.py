@@ -15,7 +15,11 @@ Expected values are upstream's:
 
 from __future__ import annotations
 
+import queue
 import re
+import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -155,7 +159,7 @@ spec:
   - name: v1
     served: true
     storage: true
-    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cronSpec: {type: string}}}}}}
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object}}}}
 ---
 apiVersion: apiregistration.k8s.io/v1
 kind: APIService
@@ -619,3 +623,40 @@ def test_kubectl_reads_an_hpa_in_both_versions(kubectl_required, served):
     assert v2["apiVersion"] == "autoscaling/v2"
     assert v2["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] == 60
     _ok(served.kubectl("delete", "hpa", "web"))
+
+
+def test_kubectl_get_w_on_a_new_kind_and_through_autoscaling_v1(kubectl_required, served):
+    # a watch through a version other than the storage one gets the objects converted to it
+    columns = "custom-columns=V:.apiVersion,N:.metadata.name,APP:.spec.podSelector.matchLabels.app," \
+              "CPU:.spec.targetCPUUtilizationPercentage"
+    procs = [subprocess.Popen([kubectl_required, "--kubeconfig", served.kubeconfig_path, "get", resource, "-w",
+                               "--no-headers", "-o", columns],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for resource in ("networkpolicies", "horizontalpodautoscalers.v1.autoscaling")]
+    outs: list[queue.Queue] = [queue.Queue(), queue.Queue()]
+    for proc, q in zip(procs, outs):
+        threading.Thread(target=lambda proc=proc, q=q: [q.put(" ".join(ln.split())) for ln in proc.stdout],
+                         daemon=True).start()
+    seen: list[list[str]] = [[], []]
+
+    def saw(i: int, text: str) -> bool:
+        while not outs[i].empty():
+            seen[i].append(outs[i].get())
+        return text in seen[i]
+
+    try:
+        time.sleep(2)  # both watches open (the list is empty)
+        docs = SAMPLES.split("---")
+        _ok(served.kubectl("apply", "-f", "-", input="---".join([docs[7], docs[14]])))
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not (saw(0, "networking.k8s.io/v1 deny web <none>")
+                                              and saw(1, "autoscaling/v1 web <none> 60")):
+            time.sleep(0.05)
+        assert "networking.k8s.io/v1 deny web <none>" in seen[0], seen
+        assert "autoscaling/v1 web <none> 60" in seen[1], seen
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait(timeout=10)
+        served.kubectl("delete", "networkpolicy", "deny", "--ignore-not-found")
+        served.kubectl("delete", "hpa", "web", "--ignore-not-found")
