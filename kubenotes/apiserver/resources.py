@@ -84,6 +84,11 @@ class ResourceInfo:
     etcd_prefix: str = ""
     singular: str = field(default="")
 
+    def __hash__(self) -> int:
+        # group, version and resource identify a resource; hashing three strings (their hashes are cached)
+        # instead of every field keeps the store's lookups by ResourceInfo cheap
+        return hash((self.group, self.version, self.resource))
+
     @property
     def api_version(self) -> str:
         """``v1`` or ``apps/v1``."""

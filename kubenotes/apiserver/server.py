@@ -635,6 +635,8 @@ class APIServer:
             return self._create_subresource(attrs, body)
         if ri.resource in ("selfsubjectaccessreviews", "selfsubjectreviews", "selfsubjectrulesreviews"):
             return self._self_subject_review(attrs, body)
+        if ri.resource in ("subjectaccessreviews", "localsubjectaccessreviews"):
+            return self._subject_access_review(attrs, body)
         if "create" not in ri.verbs:
             raise new_method_not_supported(ri.group, ri.resource, "create")
         obj = self._decode(ri, body, attrs.namespace, attrs.extra.get("fieldValidation", ""))
@@ -1417,6 +1419,62 @@ class APIServer:
                               "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
                               "incomplete": False})
             return out
+        out["spec"] = spec
+        out["status"] = self._access_review_status(attrs.user, spec)
+        return out
+
+    def _subject_access_review(self, attrs: Attributes, body: dict) -> dict:
+        """Answer a SubjectAccessReview or a LocalSubjectAccessReview: may the user in ``spec`` do this?
+
+        Not stored, like the self reviews; the user evaluated is the spec's
+        (``user``, ``uid``, ``groups``), not the requester. A
+        LocalSubjectAccessReview asks about resources in the request's
+        namespace only.
+
+        Raises
+        ------
+        ApiError
+            422 Invalid without a user or group, or without exactly one of
+            ``resourceAttributes`` / ``nonResourceAttributes`` (a local review
+            allows no ``nonResourceAttributes``); 400 BadRequest for a local
+            review about another namespace.
+
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 pkg/registry/authorization/subjectaccessreview/rest.go
+        kubernetes/kubernetes@v1.34.0 pkg/registry/authorization/localsubjectaccessreview/rest.go
+        kubernetes/kubernetes@v1.34.0 pkg/apis/authorization/validation/validation.go
+        """
+        ri = attrs.resource
+        spec = deep_copy((body or {}).get("spec") or {})
+        local = ri.resource == "localsubjectaccessreviews"
+        causes = []
+        ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+        if ra is not None and nra is not None:
+            causes.append(field_cause("spec.nonResourceAttributes", "spec.nonResourceAttributes: Invalid value: "
+                                      f"{_nra_go(nra)}: cannot be specified in combination with resourceAttributes",
+                                      "FieldValueInvalid"))
+        elif ra is None and nra is None:
+            causes.append(field_cause("spec.resourceAttributes", "spec.resourceAttributes: Invalid value: \"null\": "
+                                      "exactly one of nonResourceAttributes or resourceAttributes must be specified",
+                                      "FieldValueInvalid"))
+        if not spec.get("user") and not spec.get("groups"):
+            causes.append(field_cause("spec.user", 'spec.user: Invalid value: "": at least one of user or group '
+                                      "must be specified", "FieldValueInvalid"))
+        if local and nra is not None:
+            causes.append(field_cause("spec.nonResourceAttributes", "spec.nonResourceAttributes: Invalid value: "
+                                      f"{_nra_go(nra)}: disallowed on this kind of request", "FieldValueInvalid"))
+        if causes:
+            raise new_invalid(ri.group, ri.kind, "", causes)
+        if local and (ra or {}).get("namespace", "") != attrs.namespace:
+            raise new_bad_request(f"spec.resourceAttributes.namespace must match namespace: {attrs.namespace}")
+        user = UserInfo(spec.get("user", ""), spec.get("uid", ""), tuple(spec.get("groups") or ()))
+        md = {"namespace": attrs.namespace, "creationTimestamp": None} if local else {"creationTimestamp": None}
+        return {"kind": ri.kind, "apiVersion": ri.api_version, "metadata": md, "spec": spec,
+                "status": self._access_review_status(user, spec)}
+
+    def _access_review_status(self, user: UserInfo, spec: dict) -> dict:
+        """The ``status`` of an access review: the authorizer's decision for ``user`` on the spec's attributes."""
         ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
         decision, reason = "Allow", ""
         if self.authorizer is not None:
@@ -1428,19 +1486,17 @@ class APIServer:
                     decision, reason = "NoOpinion", ""
                 else:
                     decision, reason = self.authorizer.authorize(Attributes(
-                        attrs.user, ra.get("verb", ""), target, ra.get("subresource", ""),
+                        user, ra.get("verb", ""), target, ra.get("subresource", ""),
                         ra.get("namespace", "") if target.namespaced else "", ra.get("name", "")))
             elif nra is not None:
                 from kubenotes.apiserver.rbac import NonResourceAttributes
 
                 decision, reason = self.authorizer.authorize(
-                    NonResourceAttributes(attrs.user, nra.get("verb", ""), nra.get("path", "")))
+                    NonResourceAttributes(user, nra.get("verb", ""), nra.get("path", "")))
         status: dict[str, Any] = {"allowed": decision == "Allow"}
         if reason:
             status["reason"] = reason
-        out["spec"] = spec
-        out["status"] = status
-        return out
+        return status
 
     def _token_request(self, attrs: Attributes, body: dict) -> dict:
         ri = attrs.resource
@@ -1796,6 +1852,12 @@ def _keep_service_allocations(new: dict, old: dict) -> None:
 #: The manager name upstream's components write under (their user agent's program name).
 _COMPONENT_MANAGERS = {"default-scheduler": "kube-scheduler", "kubelet": "kubelet",
                        "kube-apiserver": "kube-apiserver"}
+
+
+def _nra_go(nra: Any) -> str:
+    """``%#v`` of the internal ``authorization.NonResourceAttributes``, as a field error prints a struct value."""
+    d = nra if isinstance(nra, dict) else {}
+    return f'authorization.NonResourceAttributes{{Path:"{d.get("path", "")}", Verb:"{d.get("verb", "")}"}}'
 
 
 def _go_format(v: Any) -> str:

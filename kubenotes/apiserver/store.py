@@ -295,14 +295,14 @@ class ObjectStore:
     def bookmark(self, ri: ResourceInfo) -> None:
         """Send a BOOKMARK with the current revision to every watcher of ``ri``."""
         ri = storage_resource(ri)
-        events: dict[ResourceInfo, WatchEvent] = {}
+        events: dict[int, WatchEvent] = {}
 
         def event(w: Watch) -> WatchEvent:  # one event per served version watched
             r = w.resource
-            if r not in events:
-                events[r] = WatchEvent(BOOKMARK, {"kind": r.kind, "apiVersion": r.api_version,
-                                                  "metadata": {"resourceVersion": str(self.revision)}})
-            return events[r]
+            if id(r) not in events:
+                events[id(r)] = WatchEvent(BOOKMARK, {"kind": r.kind, "apiVersion": r.api_version,
+                                                      "metadata": {"resourceVersion": str(self.revision)}})
+            return events[id(r)]
 
         for w in self._watchers.get(ri, ()):
             w.push(event(w))

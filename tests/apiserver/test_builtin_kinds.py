@@ -106,6 +106,13 @@ ETCD_KEYS = {
     ("storage.k8s.io", "v1", "volumeattributesclasses"): "/registry/volumeattributesclasses/x",
 }
 
+#: A real PKCS#10 request (ed25519, CN=alice, O=dev), base64 as ``spec.request`` holds it: kubectl describe
+#: parses it.
+CSR_REQUEST = ("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlHZE1GRUNBUUF3SGpFT01Bd0dBMVVFQXd3RllXeHBZMlV4RERB"
+               "S0JnTlZCQW9NQTJSbGRqQXFNQVVHQXl0bApjQU1oQU1VNzQwMnlTSWluWlRMZnZ1Tm1NdzVNNmlqQUFEZ1hhcWNwUVRtYTFYUzhv"
+               "QUF3QlFZREsyVndBMEVBCjZyTWNzZjYzc3pzWWJ6Tm9qZ2xadG1aUlZKWXlncjhjUlhtbHZwbE1PdDF5ZHIxaUFYbWVnRjU5dmdK"
+               "amNpU2QKUitCRzlYVnY0TWlOWnhSbVFTRE1CQT09Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=")
+
 #: One object of each kind this round serves (the stubs of upstream's etcd test data, made realistic).
 SAMPLES = """apiVersion: v1
 kind: PodTemplate
@@ -185,7 +192,7 @@ apiVersion: certificates.k8s.io/v1
 kind: CertificateSigningRequest
 metadata: {name: alice}
 spec:
-  request: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K
+  request: CSR_REQUEST
   signerName: kubernetes.io/kube-apiserver-client
   expirationSeconds: 86400
   usages: [client auth]
@@ -322,7 +329,7 @@ kind: VolumeAttributesClass
 metadata: {name: gold}
 driverName: hostpath.csi.k8s.io
 parameters: {iops: "5000"}
-"""
+""".replace("CSR_REQUEST", CSR_REQUEST)
 
 NODE = """apiVersion: v1
 kind: Node
@@ -482,6 +489,35 @@ def test_csr_approval_subresource_changes_only_the_conditions():
     assert out["status"] == {"conditions": [{"type": "Approved", "status": "True", "reason": "KubectlApprove"}]}
 
 
+def test_subject_access_reviews_answer_for_the_spec_user_and_are_not_stored():
+    # pkg/registry/authorization/{subjectaccessreview,localsubjectaccessreview}/rest.go
+    from kubenotes.apiserver.status import ApiError
+
+    c = _cluster()
+    client = c.server.client("kubectl")
+    keys = set(c.server.store.keys())
+    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "LocalSubjectAccessReview",
+              "spec": {"user": "jane", "resourceAttributes": {"namespace": "default", "verb": "list",
+                                                              "resource": "pods"}}}
+    out = client.create("localsubjectaccessreviews", review, "default")
+    assert out["status"]["allowed"] is False and out["metadata"]["namespace"] == "default"
+    admin = client.create("subjectaccessreviews", {"apiVersion": "authorization.k8s.io/v1",
+                                                   "kind": "SubjectAccessReview",
+                                                   "spec": {"groups": ["system:masters"], "resourceAttributes": {
+                                                       "verb": "delete", "resource": "nodes"}}})
+    assert admin["status"]["allowed"] is True
+    assert set(c.server.store.keys()) == keys  # nothing stored
+    review["spec"]["resourceAttributes"]["namespace"] = "kube-system"
+    with pytest.raises(ApiError) as e:
+        client.create("localsubjectaccessreviews", review, "default")
+    assert e.value.status["message"] == "spec.resourceAttributes.namespace must match namespace: default"
+    with pytest.raises(ApiError) as e:
+        client.create("subjectaccessreviews", {"spec": {"resourceAttributes": {"verb": "get", "resource": "pods"}}})
+    assert e.value.status["code"] == 422
+    assert "spec.user: Invalid value: \"\": at least one of user or group must be specified" in \
+        e.value.status["message"]
+
+
 # ---------------------------------------------------------------- tables
 
 def test_table_columns_of_printers_go():
@@ -575,6 +611,12 @@ def test_kubectl_api_resources_lists_every_kind(kubectl_required, served):
         want = " ".join(p for p in (name, "" if short == "-" else short, api_version, namespaced, kind) if p)
         assert want in rows, (want, out)
     assert len(rows) == len(RESOURCES) + 1  # + events.k8s.io/v1 events; autoscaling/v1 is not the preferred version
+    ext = _ok(served.kubectl("api-resources", "--categories=api-extensions", "-o", "name")).split()
+    assert ext == ["mutatingwebhookconfigurations.admissionregistration.k8s.io",
+                   "validatingadmissionpolicies.admissionregistration.k8s.io",
+                   "validatingadmissionpolicybindings.admissionregistration.k8s.io",
+                   "validatingwebhookconfigurations.admissionregistration.k8s.io",
+                   "customresourcedefinitions.apiextensions.k8s.io", "apiservices.apiregistration.k8s.io"]
 
 
 def test_kubectl_apply_get_wide_and_delete_every_new_kind(kubectl_required, served):
@@ -606,6 +648,10 @@ def test_kubectl_certificate_approve_sets_the_condition(kubectl_required, served
     assert out.strip() == "certificatesigningrequest.certificates.k8s.io/alice approved"
     row = " ".join(_ok(served.kubectl("get", "csr", "alice")).splitlines()[1].split())
     assert row.endswith("kubernetes-admin 24h Approved")
+    described = _ok(served.kubectl("describe", "csr", "alice"))  # kubectl's describer parses spec.request
+    assert re.search(r"Requesting User:\s+kubernetes-admin", described), described
+    assert re.search(r"Status:\s+Approved", described), described
+    assert re.search(r"Common Name:\s+alice", described), described
     _ok(served.kubectl("delete", "csr", "alice"))
 
 
