@@ -340,6 +340,10 @@ class CNIManager:
         ``CNI_PATH``.
     loopback : bool
         Attach go-cni's loopback network first (as containerd does).
+    plugins : mapping of str to plugin, optional
+        Binaries a network add-on installed in this node's ``CNI_PATH``, found before the
+        registered ones (:func:`kubenotes.cni.spec.lookup_plugin`); e.g.
+        :func:`kubenotes.cni.calico.plugin.calico_plugins` for a cluster's Calico.
 
     Attributes
     ----------
@@ -389,8 +393,10 @@ class CNIManager:
     """
 
     def __init__(self, node_name: str, conflist: Mapping[str, Any] | str | NetworkConfigList | None, *,
-                 host: Host | None = None, bin_dir: str = DEFAULT_BIN_DIR, loopback: bool = True):
+                 host: Host | None = None, bin_dir: str = DEFAULT_BIN_DIR, loopback: bool = True,
+                 plugins: Mapping[str, Any] | None = None):
         self.node_name = node_name
+        self.plugins = dict(plugins or {})
         self.host = host if host is not None else Host(node_name)
         self.bin_dir = bin_dir
         self.network: NetworkConfigList | None = (
@@ -416,7 +422,7 @@ class CNIManager:
         stdin = json.dumps(conf)
         delegated: list = []
         out = run_plugin(plugin_type, CNIEnv(command, env.container_id, env.netns, env.ifname, env.args, env.path),
-                         stdin, host=self.host, trace=delegated)
+                         stdin, host=self.host, trace=delegated, plugins=self.plugins)
         self.trace.append({"network": net.name, "type": plugin_type, "command": command,
                            "env": CNIEnv(command, env.container_id, env.netns, env.ifname, env.args,
                                          env.path).to_environ(),
@@ -614,7 +620,7 @@ class CNIManager:
             return {"ready": False, "message": MSG_CNI_NOT_INITIALIZED}
         try:
             for p in self.network.plugins:
-                lookup_plugin(p["type"])
+                lookup_plugin(p["type"], self.plugins)
             if version_supports(self.network.cni_version or "0.1.0", STATUS):
                 env = CNIEnv(STATUS, path=self.bin_dir)
                 for i in range(len(self.network.plugins)):

@@ -767,6 +767,8 @@ class PluginCall:
         The modelled host (:class:`kubenotes.cni.netns.Host`), or ``None``.
     trace : list of dict
         Delegated calls are appended here (``{"type", "command", "stdout"}``).
+    plugins : mapping of str to plugin, optional
+        The node's own binaries (see :func:`run_plugin`), also searched for delegated plugins.
     """
 
     env: CNIEnv
@@ -774,6 +776,7 @@ class PluginCall:
     stdin: bytes
     host: Any = None
     trace: list = field(default_factory=list)
+    plugins: Mapping[str, Any] | None = None
 
     @property
     def cni_version(self) -> str:
@@ -802,7 +805,7 @@ class PluginCall:
         """
         env = CNIEnv(command or self.env.command, self.env.container_id, self.env.netns, self.env.ifname,
                      self.env.args, self.env.path)
-        out = run_plugin(plugin_type, env, self.stdin, host=self.host)
+        out = run_plugin(plugin_type, env, self.stdin, host=self.host, plugins=self.plugins)
         self.trace.append({"type": plugin_type, "command": env.command, "stdout": out.stdout})
         if out.error is not None:
             raise out.error
@@ -890,8 +893,22 @@ def unregister_plugin(type_name: str) -> None:
     _REGISTRY.pop(type_name, None)
 
 
-def lookup_plugin(type_name: str) -> Any:
-    """The model registered under ``type_name``.
+def lookup_plugin(type_name: str, plugins: Mapping[str, Any] | None = None) -> Any:
+    """The model of the binary ``type_name``: the node's own ``plugins`` first, then the registered ones.
+
+    Parameters
+    ----------
+    type_name : str
+        The config's ``type``.
+    plugins : mapping of str to plugin, optional
+        Binaries a network add-on installed into this node's ``CNI_PATH`` (calico-node's
+        install container copies ``calico`` and ``calico-ipam`` there), bound to that
+        cluster's state; the registry holds the rest (containernetworking-plugins).
+
+    Returns
+    -------
+    object
+        A :class:`CNIPlugin`.
 
     Raises
     ------
@@ -899,6 +916,8 @@ def lookup_plugin(type_name: str) -> Any:
         Code 999 ``failed to find plugin "X" in path [...]`` as libcni's ``FindInPath`` reports a
         missing binary.
     """
+    if plugins and type_name in plugins:
+        return plugins[type_name]
     try:
         return _REGISTRY[type_name]
     except KeyError:
@@ -941,7 +960,8 @@ def format_json(obj: Any) -> str:
 
 
 def run_plugin(plugin_type: str, env: CNIEnv, stdin: bytes | str | Mapping[str, Any], *,
-               host: Any = None, trace: list | None = None) -> PluginOutput:
+               host: Any = None, trace: list | None = None,
+               plugins: Mapping[str, Any] | None = None) -> PluginOutput:
     """Run a model plugin as ``skel.PluginMain`` runs the binary's command functions.
 
     Steps, as upstream: validate the environment (code 4), read and validate the config (code
@@ -960,6 +980,8 @@ def run_plugin(plugin_type: str, env: CNIEnv, stdin: bytes | str | Mapping[str, 
         The host the plugin changes.
     trace : list, optional
         Delegated calls are appended here.
+    plugins : mapping of str to plugin, optional
+        The node's own binaries, found before the registered ones (:func:`lookup_plugin`).
 
     Returns
     -------
@@ -978,7 +1000,7 @@ def run_plugin(plugin_type: str, env: CNIEnv, stdin: bytes | str | Mapping[str, 
         stdin = json.dumps(stdin)
     stdin_bytes = stdin.encode() if isinstance(stdin, str) else bytes(stdin)
     try:
-        plugin = lookup_plugin(plugin_type)
+        plugin = lookup_plugin(plugin_type, plugins)
         env.validate()
         versions = tuple(plugin.supported_versions)
         if env.command == VERSION:
@@ -997,7 +1019,7 @@ def run_plugin(plugin_type: str, env: CNIEnv, stdin: bytes | str | Mapping[str, 
             raise CNIError(ERR_INCOMPATIBLE_CNI_VERSION, MSG_INCOMPATIBLE,
                            f'config is "{config_version}", plugin supports {_go_quote_list(versions)}')
         call = PluginCall(env=env, config=conf, stdin=stdin_bytes, host=host,
-                          trace=trace if trace is not None else [])
+                          trace=trace if trace is not None else [], plugins=plugins)
         if env.command == ADD:
             result = plugin.add(call)
             result = convert_result(result, config_version) if _parse_version(config_version) < (1, 0, 0) else result

@@ -830,7 +830,8 @@ class Kubelet:
         self._prober_seen: dict[tuple[str, str], tuple[str, str]] = {}
         self._kill_requests: dict[tuple[str, str], tuple[str, str]] = {}
         self._ips: dict[str, str] = {}
-        #: The node's CNI layer (:class:`~kubenotes.cni.manager.CNIManager`), made at the first sandbox.
+        #: The node's CNI layer (:class:`~kubenotes.cni.manager.CNIManager`), made at the first sandbox, unless a
+        #: network add-on installed its own config and plugins on the node before (set before :meth:`start`).
         self.cni: Any = None
         self._cni_hooks: tuple = ()
         self._machine: MachineInfo | None = self.options.machine_info
@@ -1032,6 +1033,7 @@ class Kubelet:
             if not cidr:
                 return None
             self.cni = CNIManager(self.node_name, default_conflist(cidr))
+        if not self._cni_hooks:
             self._cni_hooks = self.cni.cri_hooks()
         return self.cni
 
@@ -1045,7 +1047,7 @@ class Kubelet:
 
     def _network_teardown(self, sandbox: Any) -> None:
         """StopPodSandbox's network step: CNI DEL (the pod's address goes back to host-local)."""
-        if self.cni is not None:
+        if self._cni_hooks:
             self._cni_hooks[1](sandbox)
 
     def _process_model(self, container: Any) -> tuple[float, int] | None:

@@ -1,4 +1,4 @@
-"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [-o events|yaml|table]``.
+"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [-o events|yaml|table|wide]``.
 
 Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
 ``kind: Scenario`` documents among them) on the virtual clock, then prints:
@@ -11,7 +11,8 @@ Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
   adds its actions (``"component": "cri/<node>"``, see :func:`node_events`);
 * ``-o yaml``: the objects at ``--until`` as one ``kind: List``, shaped as
   ``kubectl get all,nodes,events -A -o yaml`` prints them;
-* ``-o table``: ``kubectl get``-style tables per kind;
+* ``-o table``: ``kubectl get``-style tables per kind; ``-o wide`` adds their wide
+  columns (a pod's IP and node, as ``kubectl get -o wide``);
 * ``-o cri``: the CRI calls the kubelet model made to each node's container
   runtime, one JSON object per line in time order (``time``, ``node``,
   ``service``, ``method``, ``duration_seconds``, ``request``, ``response``,
@@ -46,9 +47,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--until", type=float, default=600.0, metavar="SECONDS",
                    help="virtual seconds to run (default 600)")
     p.add_argument("--seed", type=int, default=0, help="seed for uids, names and every component (default 0)")
-    p.add_argument("-o", "--output", choices=("events", "yaml", "table", "cri"), default="events",
-                   help="events (JSON lines), yaml (kind: List), table, or cri (the kubelet model's CRI calls as "
-                        "JSON lines) (default events)")
+    p.add_argument("-o", "--output", choices=("events", "yaml", "table", "wide", "cri"), default="events",
+                   help="events (JSON lines), yaml (kind: List), table, wide (tables with kubectl's -o wide "
+                        "columns: pod IPs and nodes), or cri (the kubelet model's CRI calls as JSON lines) "
+                        "(default events)")
     p.add_argument("--kubelet", choices=("model", "stand-in"), default=None,
                    help="model (default, unless a scenario's spec.cluster.kubelet says otherwise: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
                         "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "
@@ -57,13 +59,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | None = None) -> Any:
+def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | None = None,
+        network: dict | None = None) -> Any:
     """Load manifests and scenarios, run the cluster until ``until``; returns the Cluster.
 
     The scenarios' ``spec.cluster`` (:func:`~kubenotes.sim.scenario.cluster_options`)
     says which kubelet and controllers run and with which kube-controller-manager
     flags; ``kubelet`` (``--kubelet``) wins over it, and without either the
-    kubelet model runs.
+    kubelet model runs. ``network`` (e.g. ``{"mode": "ipip"}``) wins over the keys of
+    the scenarios' ``spec.cluster.network`` (:func:`~kubenotes.sim.scenario.cluster_options`).
 
     Raises
     ------
@@ -77,7 +81,7 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     m = load_manifests(*sources, defaults=False)
     scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
     objects = [o for o in m if not isinstance(o.obj, dict)]
-    cluster = Cluster(objects, seed=seed, **cluster_options(scenarios, kubelet))
+    cluster = Cluster(objects, seed=seed, **cluster_options(scenarios, kubelet, network))
     for s in scenarios:
         start_scenario(cluster, s)
     cluster.run(until=until)
@@ -170,5 +174,5 @@ def _cmd(args: argparse.Namespace) -> int:
     else:
         from kubenotes.apiserver.tables import format_tables
 
-        out.write(format_tables(cluster, YAML_RESOURCES))
+        out.write(format_tables(cluster, YAML_RESOURCES, wide=args.output == "wide"))
     return 0

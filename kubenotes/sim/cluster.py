@@ -81,6 +81,13 @@ class Cluster:
         hollow nodes) that marks pods Running 2 s after binding with no runtime,
         for control-plane scale runs where the node side does not matter.
     kubelet_options : KubeletConfiguration or KubeletOptions, optional
+    network : dict, optional
+        The pod network a network add-on installs before pods run (a Scenario's
+        ``spec.cluster.network``: ``{"plugin": "calico", "mode": ..., "ipPool":
+        {"cidr", "blockSize"}}``, see :func:`kubenotes.sim.network.install_pod_network`);
+        the Calico state is ``self.network``. None (default): each node's kubelet model
+        networks pods with a bridge config for the Node's ``spec.podCIDR``, and
+        ``self.network`` is None.
     scheduler_config : KubeSchedulerConfiguration, optional
     scheduler : bool
         Run kube-scheduler.
@@ -160,7 +167,8 @@ class Cluster:
 
     def __init__(self, objects: Any = None, *, seed: int = 0, controllers: Iterable[str] | None = None,
                  extra_controllers: Mapping[str, type] | None = None, options: Mapping[str, Any] | None = None,
-                 kubelet_options: Any = None, kubelet: str = "model", scheduler_config: Any = None,
+                 kubelet_options: Any = None, kubelet: str = "model", network: Mapping[str, Any] | None = None,
+                 scheduler_config: Any = None,
                  scheduler: bool = True,
                  scheduler_trace: bool = False,
                  authorization: bool = True, admission: bool = True, validation: bool = True,
@@ -217,6 +225,11 @@ class Cluster:
                         kubelet_options, name, mirrors.get(name, [])))
                 else:
                     self.kubelets[name] = StandInKubelet(self, name, kubelet_options)
+            self.network: Any = None
+            if network is not None:
+                from kubenotes.sim.network import install_pod_network
+
+                self.network = install_pod_network(self, dict(network))
 
             self.informers.start()
             self.scheduler_informers.start()

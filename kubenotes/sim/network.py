@@ -17,11 +17,20 @@ it, as they would have in a running cluster:
 * :func:`packet_walk`: Calico's network, then kube-proxy's state on every
   node, then the walk (:func:`kubenotes.cni.calico.packet.walk_packet`).
 
+A simulated cluster can be networked by Calico instead (a Scenario's
+``spec.cluster.network``, :func:`parse_network`): :func:`install_pod_network`
+starts calico-node on every Node and installs Calico's conflist and binaries
+in each node's CNI layer, so that the kubelet's ``RunPodSandbox`` makes the
+runtime run them and the pods' IPs come from Calico IPAM;
+:func:`cluster_packet_walk` then walks the state that run produced.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/ipallocator (allocation of ClusterIPs)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/endpointslice/reconciler.go
 kubernetes/kubernetes@v1.34.0 cmd/kube-proxy/app/server.go (the informers kube-proxy starts)
+projectcalico/calico@v3.30.0 manifests/calico.yaml (calico-node, install-cni, CALICO_IPV4POOL_CIDR,
+CALICO_IPV4POOL_BLOCK_SIZE, CALICO_IPV4POOL_IPIP/VXLAN)
 """
 
 from __future__ import annotations
@@ -31,9 +40,13 @@ from typing import Any, Iterable
 
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.ipallocator import allocate_node_port, allocate_service
-from kubenotes.cni.calico.dataplane import DEFAULT_LINK_MTU, DEFAULT_MODE
-from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
-from kubenotes.cni.calico.packet import DEFAULT_PACKET_BYTES, network_from_objects, walk_packet
+from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, DEFAULT_MODE, MODES, CalicoError, CalicoNetwork,
+                                            new_network, program, start_node)
+from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR, IPAMError
+from kubenotes.cni.calico.packet import DEFAULT_PACKET_BYTES, default_pool_cidr, network_from_objects, walk_packet
+from kubenotes.cni.calico.plugin import calico_conflist, calico_plugins
+from kubenotes.cni.manager import CNIManager
+from kubenotes.cni.netns import Host
 from kubenotes.api.service import LABEL_SERVICE_NAME
 from kubenotes.controllers.endpointslice import CONTROLLER_NAME, LABEL_MANAGED_BY, desired_endpoints
 from kubenotes.proxy.endpoints import LABEL_TOPOLOGY_ZONE, proxy_state
@@ -46,12 +59,25 @@ __all__ = [
     "add_endpoint_slices",
     "kube_proxy_objects",
     "packet_walk",
+    "NETWORK_PLUGINS",
+    "NETWORK_FIELDS",
+    "IP_POOL_FIELDS",
+    "parse_network",
+    "install_pod_network",
+    "cluster_objects",
+    "cluster_packet_walk",
 ]
 
 #: Seed of the ClusterIP / NodePort allocation for Services read without them (plain manifests).
 ALLOCATION_SEED = 0
 #: The kinds kube-proxy watches.
 KUBE_PROXY_KINDS = ("Node", "Service", "EndpointSlice")
+#: ``spec.cluster.network.plugin`` values: the network add-ons a simulated cluster can run.
+NETWORK_PLUGINS = ("calico",)
+#: Keys of ``spec.cluster.network``.
+NETWORK_FIELDS = ("plugin", "mode", "ipPool")
+#: Keys of ``spec.cluster.network.ipPool`` (Calico's IPPool ``spec`` names).
+IP_POOL_FIELDS = ("cidr", "blockSize")
 
 
 def _ns(o: dict) -> str:
@@ -289,7 +315,12 @@ def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFA
     ('node-a/vxlan.calico', ['IPv4 10.0.0.11 > 10.0.0.12 UDP', 'UDP 50918 > 4789', 'VXLAN vni 4096'])
     """
     net, objs = network_from_objects(objects, mode=mode, pool_cidr=pool_cidr, link_mtu=link_mtu)
-    seen = kube_proxy_objects(objs)
+    return _walk(net, objs, kube_proxy_objects(objs), src, dst, size_bytes, seed)
+
+
+def _walk(net: CalicoNetwork, objs: list[dict], seen: list[dict], src: str, dst: str, size_bytes: int,
+          seed: int) -> dict:
+    """kube-proxy's state on every node from what its informers hold (``seen``), then the walk."""
     kube_proxy = {node: proxy_state(seen, node) for node in sorted(net.nodes)}
     nat_chains: dict[Any, tuple[str, dict[str, str]]] = {}
     for state in kube_proxy.values():
@@ -297,3 +328,217 @@ def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFA
             nat_chains.setdefault(name, (svc_chain, {}))[1].update(seps)
     return walk_packet(net, objs, src, dst, size_bytes=size_bytes, seed=seed, kube_proxy=kube_proxy,
                        nat_chains=nat_chains)
+
+
+def parse_network(value: Any, fail: Any, field: str = "spec.cluster.network") -> dict:
+    """Check a Scenario's ``spec.cluster.network``: which pod network the simulated cluster runs.
+
+    Parameters
+    ----------
+    value : dict
+        ``{"plugin": "calico", "mode": <a MODES value>, "ipPool": {"cidr": str, "blockSize": int}}``;
+        only ``plugin`` is required. ``mode`` defaults to calico.yaml's IP-in-IP
+        (``ipip``), the pool's ``cidr`` to what calico-node picks for the cluster
+        (:func:`~kubenotes.cni.calico.packet.default_pool_cidr`), ``blockSize`` to 26.
+    fail : callable
+        ``fail(field, message) -> Exception``: makes the one-line error (raised here).
+    field : str
+        The path of ``value`` in its document, for the messages.
+
+    Returns
+    -------
+    dict
+        ``value``, checked (a copy).
+
+    Raises
+    ------
+    Exception
+        What ``fail`` makes (a :class:`~kubenotes.errors.ManifestError` for a Scenario): not
+        a mapping, an unknown key, plugin or mode, a malformed CIDR, a block size out of range.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 api/pkg/apis/projectcalico/v3/ippool.go (cidr, blockSize)
+
+    Examples
+    --------
+    >>> def fail(f, m): return ValueError(f"{f}: {m}")
+    >>> parse_network({"plugin": "calico", "mode": "vxlan", "ipPool": {"cidr": "10.244.0.0/16"}}, fail)["mode"]
+    'vxlan'
+    >>> parse_network({"plugin": "calico", "mode": "geneve"}, fail)
+    Traceback (most recent call last):
+    ValueError: spec.cluster.network.mode: Unsupported value: "geneve": supported values: "vxlan", "ipip", "bgp", "vxlan-crosssubnet", "ipip-crosssubnet"
+    """
+    def supported(values: Any) -> str:
+        return ", ".join(f'"{v}"' for v in values)
+
+    if not isinstance(value, dict):
+        raise fail(field, f"Invalid value: expected a mapping, got {type(value).__name__}")
+    for k in value:
+        if k not in NETWORK_FIELDS:
+            raise fail(f"{field}.{k}", f'Unsupported value: "{k}": supported values: {supported(NETWORK_FIELDS)}')
+    if "plugin" not in value:
+        raise fail(f"{field}.plugin", f"Required value: one of {supported(NETWORK_PLUGINS)}")
+    if value["plugin"] not in NETWORK_PLUGINS:
+        raise fail(f"{field}.plugin", f'Unsupported value: "{value["plugin"]}": supported values: '
+                   + supported(NETWORK_PLUGINS))
+    mode = value.get("mode", DEFAULT_MODE)
+    if mode not in MODES:
+        raise fail(f"{field}.mode", f'Unsupported value: "{mode}": supported values: {supported(MODES)}')
+    pool = value.get("ipPool", {})
+    if not isinstance(pool, dict):
+        raise fail(f"{field}.ipPool", f"Invalid value: expected a mapping, got {type(pool).__name__}")
+    for k in pool:
+        if k not in IP_POOL_FIELDS:
+            raise fail(f"{field}.ipPool.{k}", f'Unsupported value: "{k}": supported values: '
+                       + supported(IP_POOL_FIELDS))
+    size = pool.get("blockSize")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int)):
+        raise fail(f"{field}.ipPool.blockSize", f"Invalid value: {size!r}: must be an integer")
+    try:
+        new_network(mode, pool_cidr=str(pool.get("cidr", DEFAULT_IPV4_POOL_CIDR)), block_size=size)
+    except IPAMError as e:
+        if "spec.blockSize: " in str(e):
+            why = str(e).split("spec.blockSize: ", 1)[1].replace(" must", ": must", 1)
+            raise fail(f"{field}.ipPool.blockSize", f"Invalid value: {why}") from None
+        raise fail(f"{field}.ipPool.cidr", f"Invalid value: {str(e).split('spec.cidr: ', 1)[-1]}") from None
+    return {**value, **({"ipPool": dict(pool)} if "ipPool" in value else {})}
+
+
+def install_pod_network(cluster: Any, network: dict) -> CalicoNetwork:
+    """Install Calico on a cluster's nodes before they run pods: calico-node and its CNI config.
+
+    What applying calico.yaml does to each node, in the model: calico-node
+    starts (:func:`~kubenotes.cni.calico.dataplane.start_node`: the node's
+    address, its tunnel address in VXLAN and IP-in-IP modes), its install
+    container writes ``10-calico.conflist``
+    (:func:`~kubenotes.cni.calico.plugin.calico_conflist`, the pod MTU of the
+    mode) and copies ``calico`` and ``calico-ipam`` into ``/opt/cni/bin``
+    (:func:`~kubenotes.cni.calico.plugin.calico_plugins`, bound to this
+    cluster's datastore), and Felix programs the routes. From then on the
+    kubelet's ``RunPodSandbox`` makes the runtime run that chain: the pod's IP
+    comes from the node's block and reaches ``status.podIP`` through the CRI.
+
+    Parameters
+    ----------
+    cluster : kubenotes.sim.cluster.Cluster
+        Its Nodes (each needs an IPv4 ``InternalIP`` or calico-node's
+        ``projectcalico.org/IPv4Address`` annotation) and their kubelet models.
+    network : dict
+        ``spec.cluster.network`` (see :func:`parse_network`).
+
+    Returns
+    -------
+    CalicoNetwork
+        The cluster's Calico datastore and every node's dataplane; it changes as
+        pods are networked and torn down.
+
+    Raises
+    ------
+    CalicoError
+        A Node without an address, or a kubelet without a CNI layer (the stand-in).
+
+    Notes
+    -----
+    Simplified: calico-node is not a DaemonSet pod here and writes nothing to
+    the API (no ``projectcalico.org/*`` Node annotations, no IPAM CRDs); a Node
+    added later gets no calico-node; Felix programs every node at once.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 manifests/calico.yaml (calico-node DaemonSet, install-cni)
+    projectcalico/calico@v3.30.0 cni-plugin/pkg/install/install.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+    ...         "status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.11"}]}}
+    >>> c = Cluster([node], network={"plugin": "calico", "mode": "vxlan"})
+    >>> c.network.mode, c.network.nodes["n1"].tunnel_ip, [p["type"] for p in c.kubelets["n1"].cni.network.plugins]
+    ('vxlan', '192.168.52.128', ['calico', 'portmap', 'bandwidth'])
+    """
+    nodes = cluster.list("nodes")
+    pool = network.get("ipPool") or {}
+    cidr = pool.get("cidr") or default_pool_cidr(nodes + cluster.list("configmaps", "kube-system"))
+    net = new_network(network.get("mode", DEFAULT_MODE), pool_cidr=cidr, block_size=pool.get("blockSize"))
+    for node in nodes:
+        nn = start_node(net, node)
+        kubelet = cluster.kubelets.get(nn.name)
+        if kubelet is None or not hasattr(kubelet, "cni"):
+            raise CalicoError(f"Node {nn.name}: Calico needs the kubelet model (the stand-in runs no CNI)")
+        kubelet.cni = CNIManager(nn.name, calico_conflist(nn.name, mtu=net.mtu), plugins=calico_plugins(net),
+                                 host=Host(nn.name, eth0_address=str(nn.interface), mtu=net.link_mtu))
+    return program(net)
+
+
+def cluster_objects(cluster: Any) -> list[dict]:
+    """What the walk reads from a running cluster: its Nodes, Pods, Services and EndpointSlices, as stored.
+
+    Parameters
+    ----------
+    cluster : kubenotes.sim.cluster.Cluster
+
+    Returns
+    -------
+    list of dict
+        Copies, in that order.
+
+    Raises
+    ------
+    None
+    """
+    return [o for r in ("nodes", "pods", "services", "endpointslices") for o in cluster.list(r)]
+
+
+def cluster_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = DEFAULT_PACKET_BYTES,
+                        seed: int = 0) -> dict:
+    """Walk a packet over the state a simulated cluster produced: Calico's dataplane and kube-proxy's view.
+
+    The pods' addresses, veths and every node's routes are those Calico's CNI
+    plugin and Felix gave them during the run (``cluster.network``, see
+    :func:`install_pod_network`); the Services and EndpointSlices are those the
+    API server and the EndpointSlice controller wrote, from which kube-proxy's
+    state on each node is read (:func:`~kubenotes.proxy.endpoints.proxy_state`).
+
+    Parameters
+    ----------
+    cluster : kubenotes.sim.cluster.Cluster
+        Run with a ``network`` (``spec.cluster.network``).
+    src, dst, size_bytes, seed
+        As :func:`packet_walk`.
+
+    Returns
+    -------
+    dict
+        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int}``.
+
+    Raises
+    ------
+    CalicoError
+        The cluster runs no Calico; an unknown pod, Service or port (see
+        :func:`~kubenotes.cni.calico.packet.walk_packet`).
+
+    See Also
+    --------
+    packet_walk : the same walk over manifests, networked on the spot.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n},
+    ...           "status": {"addresses": [{"type": "InternalIP", "address": ip}]}}
+    ...          for n, ip in (("n1", "10.0.0.11"), ("n2", "10.0.0.12"))]
+    >>> pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": p, "namespace": "default"},
+    ...          "spec": {"nodeName": n, "containers": [{"name": "c", "image": "busybox"}]}}
+    ...         for p, n in (("a", "n1"), ("b", "n2"))]
+    >>> c = Cluster(nodes + pods, network={"plugin": "calico", "mode": "ipip"}); c.run(until=30)
+    >>> walk = cluster_packet_walk(c, "default/a", "default/b", size_bytes=1000)
+    >>> walk["overheadBytes"], walk["hops"][2]["at"], c.get("pods", "b", "default")["status"]["podIP"]
+    (20, 'n1/tunl0', '192.168.52.65')
+    """
+    net = getattr(cluster, "network", None)
+    if net is None:
+        raise CalicoError("the cluster runs no Calico network (set spec.cluster.network in its Scenario)")
+    objs = cluster_objects(cluster)
+    return _walk(net, objs, [o for o in objs if o.get("kind") in KUBE_PROXY_KINDS], src, dst, size_bytes, seed)

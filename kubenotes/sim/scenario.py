@@ -49,15 +49,19 @@ file runs unchanged from the command line: ``kubelet`` (``model`` or
 ``stand-in``; ``--kubelet`` on the command line wins), ``podStartupSeconds``
 (the stand-in kubelet's binding -> Running and Ready delay, default 2),
 ``controllers`` (the controller names to run, as kube-controller-manager's
-``--controllers``; default all) and ``controllerManager`` (kube-controller-manager
-flags by upstream name, e.g. ``{node-monitor-grace-period: 50}``) and
+``--controllers``; default all), ``controllerManager`` (kube-controller-manager
+flags by upstream name, e.g. ``{node-monitor-grace-period: 50}``),
 ``kubeletConfiguration`` (the kubelet model's KubeletConfiguration fields by
 upstream name: ``evictionHard``, ``evictionSoft``,
 ``evictionSoftGracePeriod``, ``evictionMinimumReclaim`` (signal -> value
 maps), ``evictionMaxPodGracePeriod`` (seconds),
 ``evictionPressureTransitionPeriod`` and ``imageMinimumGCAge`` (Go
 durations, ``"5m"``), ``imageGCHighThresholdPercent`` and
-``imageGCLowThresholdPercent``; see :data:`KUBELET_CONFIGURATION_FIELDS`).
+``imageGCLowThresholdPercent``; see :data:`KUBELET_CONFIGURATION_FIELDS`) and
+``network`` (the pod network a network add-on installs, e.g. ``{plugin: calico,
+mode: vxlan, ipPool: {cidr: 192.168.0.0/16, blockSize: 26}}``; needs the kubelet
+model; see :func:`kubenotes.sim.network.parse_network`). Without ``network``
+each node's kubelet model networks pods with a bridge on the Node's podCIDR.
 
 References
 ----------
@@ -99,7 +103,8 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 }
 
 #: Fields of ``spec.cluster``: how the cluster a scenario runs on is built.
-CLUSTER_FIELDS = ("kubelet", "podStartupSeconds", "controllers", "controllerManager", "kubeletConfiguration")
+CLUSTER_FIELDS = ("kubelet", "podStartupSeconds", "controllers", "controllerManager", "kubeletConfiguration",
+                  "network")
 
 #: ``spec.cluster.kubeletConfiguration`` fields (upstream KubeletConfiguration names) ->
 #: :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` attribute and kind of value.
@@ -297,6 +302,12 @@ def _parse_cluster(cluster: Any, fail: Any) -> dict:
             raise fail(f, "Invalid value: expected a mapping of kube-controller-manager flags")
         if k == "kubeletConfiguration":
             kubelet_configuration(v, lambda field, msg: fail(f"{f}{field}", msg))
+        if k == "network":
+            from kubenotes.sim.network import parse_network
+
+            parse_network(v, fail, f)
+    if "network" in cluster and cluster.get("kubelet") == "stand-in":
+        raise fail("spec.cluster.network", 'Invalid value: a pod network needs the kubelet model, not "stand-in"')
     return dict(cluster)
 
 
@@ -383,7 +394,7 @@ def kubelet_configuration(fields: Any, fail: Any = None) -> Any:
     return dataclasses.replace(KubeletConfiguration(), **values)
 
 
-def cluster_options(scenarios: Any, kubelet: str | None = None) -> dict:
+def cluster_options(scenarios: Any, kubelet: str | None = None, network: dict | None = None) -> dict:
     """:class:`~kubenotes.sim.cluster.Cluster` keyword arguments from the scenarios' ``spec.cluster``.
 
     Parameters
@@ -392,6 +403,9 @@ def cluster_options(scenarios: Any, kubelet: str | None = None) -> dict:
         Later scenarios' fields win over earlier ones'.
     kubelet : {"model", "stand-in"}, optional
         The command line's ``--kubelet``; wins over ``spec.cluster.kubelet``.
+    network : dict, optional
+        Keys of ``spec.cluster.network`` that win over the scenarios' (e.g. ``{"mode": "ipip"}``);
+        with no scenario network, a whole ``spec.cluster.network``.
 
     Returns
     -------
@@ -400,7 +414,13 @@ def cluster_options(scenarios: Any, kubelet: str | None = None) -> dict:
         ``kubelet_options`` (a :class:`~kubenotes.sim.kubelet.KubeletOptions` with
         ``pod_startup_seconds``, stand-in kubelet only; a
         :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` from
-        ``kubeletConfiguration``, kubelet model only), ``controllers`` and ``options``.
+        ``kubeletConfiguration``, kubelet model only), ``controllers``, ``options`` and ``network``.
+
+    Raises
+    ------
+    kubenotes.errors.ManifestError
+        ``network`` makes an invalid ``spec.cluster.network``, or a network is asked for
+        with the stand-in kubelet.
 
     Examples
     --------
@@ -425,6 +445,18 @@ def cluster_options(scenarios: Any, kubelet: str | None = None) -> dict:
         out["controllers"] = list(merged["controllers"])
     if "controllerManager" in merged:
         out["options"] = dict(merged["controllerManager"])
+    if network or "network" in merged:
+        from kubenotes.sim.network import parse_network
+
+        def fail(f: str, msg: str) -> ManifestError:
+            return ManifestError("", None, None, f"{f}: {msg}")
+
+        base, over = dict(merged.get("network") or {}), dict(network or {})
+        if "ipPool" in base and "ipPool" in over:
+            over["ipPool"] = {**base["ipPool"], **over["ipPool"]}
+        out["network"] = parse_network({**base, **over}, fail)
+        if out["kubelet"] == "stand-in":
+            raise fail("--kubelet stand-in", "Invalid value: spec.cluster.network needs the kubelet model")
     return out
 
 

@@ -81,6 +81,11 @@ __all__ = [
     "pod_mtu",
     "veth_name_for_workload",
     "build_network",
+    "new_network",
+    "start_node",
+    "add_workload",
+    "remove_workload",
+    "program",
 ]
 
 #: The ``--calico-mode`` values: encapsulation and whether it applies only across subnets.
@@ -580,28 +585,9 @@ def build_network(nodes: Iterable[dict], pods: Iterable[dict] = (), *, mode: str
     >>> net.pods["default/web"].ip, net.pods["default/web"].veth, net.mtu
     ('192.168.61.1', 'cali68caf03a5f4', 1450)
     """
-    _check_mode(mode)
-    pool = pool or pool_for_mode(mode, pool_cidr)
-    ipam = CalicoIPAM([pool], strict_affinity=strict_affinity)
-    net = CalicoNetwork(mode, pool, ipam, link_mtu)
-    mtu = net.mtu
-    enc = encapsulation(mode)
+    net = new_network(mode, pool=pool, pool_cidr=pool_cidr, link_mtu=link_mtu, strict_affinity=strict_affinity)
     for node in nodes:
-        name = (node.get("metadata") or {}).get("name")
-        if not name:
-            raise CalicoError("Node without metadata.name")
-        iface = _node_address(node)
-        gw = str(next(iface.network.hosts()))
-        nn = NodeNet(name, str(iface.ip), iface, gw, _mac(0x52, "eth0", name))
-        net.nodes[name] = nn
-        try:
-            if enc == "vxlan":
-                nn.tunnel_ip = ipam.auto_assign(name, vxlan_tunnel_handle(name))
-                nn.vtep_mac = _mac(0x66, "vtep", name)
-            elif enc == "ipip":
-                nn.tunnel_ip = ipam.auto_assign(name, ipip_tunnel_handle(name))
-        except IPAMError as e:
-            raise CalicoError(f"Node {name}: {e}") from None
+        start_node(net, node)
     for pod in pods:
         md, spec, st = pod.get("metadata") or {}, pod.get("spec") or {}, pod.get("status") or {}
         node = spec.get("nodeName")
@@ -612,12 +598,236 @@ def build_network(nodes: Iterable[dict], pods: Iterable[dict] = (), *, mode: str
             raise CalicoError(f"Pod {ns}/{pname}: spec.nodeName: node {node!r} is not in the input")
         handle = f"k8s-pod-network.{ns}.{pname}"
         try:
-            ip = ipam.assign_ip(node, handle, st["podIP"]) if st.get("podIP") else ipam.auto_assign(node, handle)
+            ip = net.ipam.assign_ip(node, handle, st["podIP"]) if st.get("podIP") else net.ipam.auto_assign(node, handle)
         except IPAMError as e:
             raise CalicoError(f"Pod {ns}/{pname}: status.podIP: {e}") from None
-        net.pods[f"{ns}/{pname}"] = PodNet(
-            ns, pname, node, ip, veth_name_for_workload(ns, pname), _mac(0x0A, "pod", ns, pname), mtu,
-            [Route("default", "eth0", via=POD_GATEWAY), Route(POD_GATEWAY, "eth0", scope="link")])
+        add_workload(net, ns, pname, node, ip, program=False)
+    program(net)
+    return net
+
+
+def new_network(mode: str = DEFAULT_MODE, *, pool: IPPool | None = None, pool_cidr: str = DEFAULT_IPV4_POOL_CIDR,
+                block_size: int | None = None, link_mtu: int = DEFAULT_LINK_MTU,
+                strict_affinity: bool = False) -> CalicoNetwork:
+    """A cluster's Calico datastore before any calico-node runs: the IPPool for ``mode`` and an empty IPAM.
+
+    Parameters
+    ----------
+    mode : str
+        One of :data:`MODES`.
+    pool : IPPool, optional
+        Overrides the pool ``mode``, ``pool_cidr`` and ``block_size`` describe.
+    pool_cidr : str
+        The IPPool's ``cidr`` (calico.yaml's ``CALICO_IPV4POOL_CIDR``).
+    block_size : int, optional
+        The IPPool's ``blockSize`` (``CALICO_IPV4POOL_BLOCK_SIZE``; default 26).
+    link_mtu : int
+        MTU of the nodes' ``eth0`` in bytes.
+    strict_affinity : bool
+        IPAMConfig ``strictAffinity``: never borrow from another node's block.
+
+    Returns
+    -------
+    CalicoNetwork
+        No nodes and no pods yet: :func:`start_node` and :func:`add_workload` fill it.
+
+    Raises
+    ------
+    CalicoError
+        Unknown mode.
+    kubenotes.cni.calico.ipam.IPAMError
+        A malformed CIDR or a block size out of range for it.
+
+    See Also
+    --------
+    build_network : the whole network at once, from Nodes and Pods.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 node/pkg/lifecycle/startup/startup.go (configureIPPools: the default pool)
+
+    Examples
+    --------
+    >>> net = new_network("vxlan", pool_cidr="10.244.0.0/16", block_size=24)
+    >>> net.pool.cidr, net.pool.block_size, net.pool.vxlan_mode, net.mtu, net.nodes
+    ('10.244.0.0/16', 24, 'Always', 1450, {})
+    """
+    _check_mode(mode)
+    if pool is None:
+        pool = pool_for_mode(mode, pool_cidr, **({} if block_size is None else {"block_size": block_size}))
+    return CalicoNetwork(mode, pool, CalicoIPAM([pool], strict_affinity=strict_affinity), link_mtu)
+
+
+def start_node(net: CalicoNetwork, node: dict) -> NodeNet:
+    """calico-node starting on ``node``: autodetect its address, take the tunnel address (tunnel modes).
+
+    The address comes from the ``projectcalico.org/IPv4Address`` annotation, else the
+    Node's first IPv4 ``InternalIP`` (taken as a /24); in VXLAN modes the node takes an
+    address for ``vxlan.calico`` (handle ``vxlan-tunnel-addr-<node>``) and a VTEP MAC, in
+    IP-in-IP modes one for ``tunl0``: the first address of the first block it claims.
+    Routes are not programmed here (:func:`program`).
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        Changed in place.
+    node : dict
+        A Node object.
+
+    Returns
+    -------
+    NodeNet
+        The node's entry in ``net.nodes``.
+
+    Raises
+    ------
+    CalicoError
+        A Node without a name or an IPv4 address; no block left for the tunnel address.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 node/pkg/lifecycle/startup/startup.go (autodetection)
+    projectcalico/calico@v3.30.0 node/pkg/allocateip/allocateip.go (tunnel addresses)
+
+    Examples
+    --------
+    >>> net = new_network("ipip")
+    >>> nn = start_node(net, {"metadata": {"name": "n1"}, "status": {"addresses": [
+    ...     {"type": "InternalIP", "address": "10.0.0.11"}]}})
+    >>> nn.ip, str(nn.subnet), nn.tunnel_ip
+    ('10.0.0.11', '10.0.0.0/24', '192.168.52.128')
+    """
+    name = (node.get("metadata") or {}).get("name")
+    if not name:
+        raise CalicoError("Node without metadata.name")
+    iface = _node_address(node)
+    gw = str(next(iface.network.hosts()))
+    nn = NodeNet(name, str(iface.ip), iface, gw, _mac(0x52, "eth0", name))
+    net.nodes[name] = nn
+    enc = net.encapsulation
+    try:
+        if enc == "vxlan":
+            nn.tunnel_ip = net.ipam.auto_assign(name, vxlan_tunnel_handle(name))
+            nn.vtep_mac = _mac(0x66, "vtep", name)
+        elif enc == "ipip":
+            nn.tunnel_ip = net.ipam.auto_assign(name, ipip_tunnel_handle(name))
+    except IPAMError as e:
+        raise CalicoError(f"Node {name}: {e}") from None
+    return nn
+
+
+def add_workload(net: CalicoNetwork, namespace: str, name: str, node: str, ip: str, *, veth: str | None = None,
+                 mac: str | None = None, program: bool = True) -> PodNet:
+    """A pod's workload endpoint (what the Calico CNI plugin writes on ADD); Felix then programs its route.
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        Changed in place.
+    namespace, name : str
+        The pod.
+    node : str
+        A node of ``net`` (started with :func:`start_node`).
+    ip : str
+        The address IPAM assigned.
+    veth : str, optional
+        The host veth; default :func:`veth_name_for_workload`.
+    mac : str, optional
+        The pod's ``eth0`` MAC; default derived from the names.
+    program : bool
+        Re-program every node's routes (:func:`program`) at once.
+
+    Returns
+    -------
+    PodNet
+
+    Raises
+    ------
+    CalicoError
+        ``node`` is not in the network.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 cni-plugin/pkg/k8s/k8s.go (CmdAddK8s: the WorkloadEndpoint)
+
+    Examples
+    --------
+    >>> net = new_network("bgp")
+    >>> _ = start_node(net, {"metadata": {"name": "n1"}, "status": {"addresses": [
+    ...     {"type": "InternalIP", "address": "10.0.0.11"}]}})
+    >>> p = add_workload(net, "default", "web", "n1", "192.168.52.128")
+    >>> p.veth, str(net.nodes["n1"].lookup("192.168.52.128"))
+    ('cali68caf03a5f4', '192.168.52.128 dev cali68caf03a5f4 scope link')
+    """
+    if node not in net.nodes:
+        raise CalicoError(f"Pod {namespace}/{name}: node {node!r} runs no calico-node")
+    p = PodNet(namespace, name, node, ip, veth or veth_name_for_workload(namespace, name),
+               mac or _mac(0x0A, "pod", namespace, name), net.mtu,
+               [Route("default", "eth0", via=POD_GATEWAY), Route(POD_GATEWAY, "eth0", scope="link")])
+    net.pods[p.key] = p
+    if program:
+        _program(net)
+    return p
+
+
+def remove_workload(net: CalicoNetwork, namespace: str, name: str, *, program: bool = True) -> PodNet | None:
+    """Drop a pod's workload endpoint (the Calico CNI plugin's DEL); Felix removes its route.
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        Changed in place.
+    namespace, name : str
+        The pod.
+    program : bool
+        Re-program every node's routes at once.
+
+    Returns
+    -------
+    PodNet or None
+        The removed endpoint; None when there was none (DEL is idempotent).
+
+    Raises
+    ------
+    None
+
+    Examples
+    --------
+    >>> remove_workload(new_network("bgp"), "default", "web") is None
+    True
+    """
+    p = net.pods.pop(f"{namespace}/{name}", None)
+    if p is not None and program:
+        _program(net)
+    return p
+
+
+def program(net: CalicoNetwork) -> CalicoNetwork:
+    """Felix and BIRD on every node: interfaces, routes, VXLAN neighbours and FDB from the datastore.
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        Its nodes' ``interfaces``, ``routes``, ``neighbors`` and ``fdb`` are rewritten.
+
+    Returns
+    -------
+    CalicoNetwork
+        ``net``.
+
+    Raises
+    ------
+    None
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 felix/dataplane/linux/route_mgr.go, vxlan_mgr.go
+
+    Examples
+    --------
+    >>> program(new_network()).nodes
+    {}
+    """
     _program(net)
     return net
 

@@ -34,13 +34,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, POD_GATEWAY, VETH_HOST_MAC,
-                                            veth_name_for_workload)
+from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, POD_GATEWAY, VETH_HOST_MAC, CalicoNetwork,
+                                            add_workload, remove_workload, veth_name_for_workload)
 from kubenotes.cni.calico.ipam import CalicoIPAM, IPAMError, IPPool
 from kubenotes.cni.netns import Route
 from kubenotes.cni.spec import ERR_INTERNAL, SUPPORTED_VERSIONS, CNIError, PluginCall, register_plugin
 
-__all__ = ["DEFAULT_IPAM", "CALICO_NETWORK_NAME", "calico_conflist", "CalicoIPAMPlugin", "CalicoPlugin"]
+__all__ = ["DEFAULT_IPAM", "CALICO_NETWORK_NAME", "calico_conflist", "calico_plugins", "CalicoIPAMPlugin",
+           "CalicoPlugin"]
 
 #: The IPAM state both plugins use unless given another.
 DEFAULT_IPAM = CalicoIPAM([IPPool()])
@@ -185,6 +186,14 @@ class CalicoIPAMPlugin:
 class CalicoPlugin:
     """``calico``: the veth pair, the pod's /32 and its 169.254.1.1 routes, the host route.
 
+    Parameters
+    ----------
+    network : CalicoNetwork, optional
+        The cluster's Calico datastore: ADD writes the pod's workload endpoint
+        into it (:func:`~kubenotes.cni.calico.dataplane.add_workload`, after which
+        Felix programs every node's routes), DEL removes it. Without one, only the
+        node's :class:`~kubenotes.cni.netns.Host` changes.
+
     Examples
     --------
     >>> from kubenotes.cni.netns import Host
@@ -202,6 +211,9 @@ class CalicoPlugin:
     """
 
     supported_versions = SUPPORTED_VERSIONS
+
+    def __init__(self, network: CalicoNetwork | None = None):
+        self.network = network
 
     @staticmethod
     def _veth(call: PluginCall) -> str:
@@ -248,11 +260,26 @@ class CalicoPlugin:
                                   "interfaces": [{"name": veth, "mac": VETH_HOST_MAC},
                                                  {"name": call.env.ifname, "mac": cont.mac, "sandbox": call.env.netns}],
                                   "ips": out_ips, "dns": {}}
+        self._write_endpoint(call, ips[0]["address"].split("/")[0], veth, cont.mac)
         return result
+
+    def _write_endpoint(self, call: PluginCall, ip: str, veth: str, mac: str) -> None:
+        """The WorkloadEndpoint (``CmdAddK8s``): the datastore learns the pod's address, node and veth."""
+        a = call.env.args_dict()
+        if self.network is None or not a.get("K8S_POD_NAME"):
+            return
+        node = _node(call)
+        if node not in self.network.nodes:
+            raise CNIError(ERR_INTERNAL, f"calico node {node!r} is not running (no calico-node)")
+        add_workload(self.network, a.get("K8S_POD_NAMESPACE") or "default", a["K8S_POD_NAME"], node, ip,
+                     veth=veth, mac=mac)
 
     def delete(self, call: PluginCall) -> None:
         ipam_type = (call.config.get("ipam") or {}).get("type") or "calico-ipam"
         call.delegate(ipam_type, "DEL")
+        a = call.env.args_dict()
+        if self.network is not None and a.get("K8S_POD_NAME"):
+            remove_workload(self.network, a.get("K8S_POD_NAMESPACE") or "default", a["K8S_POD_NAME"])
         host = call.host
         if host is None:
             return
@@ -268,6 +295,44 @@ class CalicoPlugin:
         host = call.host
         if host is not None and self._veth(call) not in host.root.interfaces:
             raise CNIError(ERR_INTERNAL, f"host veth {self._veth(call)} not found")
+
+
+def calico_plugins(network: CalicoNetwork) -> dict[str, Any]:
+    """The binaries calico-node's install container copies into a node's ``/opt/cni/bin``, bound to one cluster.
+
+    Parameters
+    ----------
+    network : CalicoNetwork
+        The cluster's Calico datastore (IPAM, nodes, workload endpoints).
+
+    Returns
+    -------
+    dict of str to plugin
+        ``{"calico": CalicoPlugin(network), "calico-ipam": CalicoIPAMPlugin(network.ipam)}``, for
+        :class:`kubenotes.cni.manager.CNIManager`'s ``plugins``: they are found before the
+        process-wide registered ones, so two clusters never share an IPAM.
+
+    Raises
+    ------
+    None
+
+    See Also
+    --------
+    calico_conflist : the network config that names them.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 cni-plugin/pkg/install/install.go (copies the binaries)
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.dataplane import new_network
+    >>> net = new_network("vxlan")
+    >>> p = calico_plugins(net)
+    >>> sorted(p), p["calico"].network is net, p["calico-ipam"].ipam is net.ipam
+    (['calico', 'calico-ipam'], True, True)
+    """
+    return {"calico": CalicoPlugin(network), "calico-ipam": CalicoIPAMPlugin(network.ipam)}
 
 
 register_plugin("calico-ipam", CalicoIPAMPlugin())
