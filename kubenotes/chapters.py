@@ -224,7 +224,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "VXLAN, IPIP (隧道 tunnels), BGP and CrossSubnet modes, a packet's walk hop by hop with its headers and "
         "MTU, full-mesh BGP vs route reflectors, a node failure withdrawing its routes",
         "node count, packet size and mode → overhead, MTU, BGP sessions",
-        viz="network",
+        viz="network", data="network",
     ),
     Chapter(
         "06.01-services-and-kube-proxy", "Services and kube-proxy",

@@ -69,10 +69,43 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     kubelet model runs. ``network`` (e.g. ``{"mode": "ipip"}``) wins over the keys of
     the scenarios' ``spec.cluster.network`` (:func:`~kubenotes.sim.scenario.cluster_options`).
 
+    Parameters
+    ----------
+    sources : list of str, Path or YAML text
+        What ``simulate`` is given: files, directories, ``-`` for stdin.
+    until : float
+        Virtual seconds to run (``--until``).
+    seed : int
+        Seeds uids, generated names and every component (``--seed``).
+    kubelet : {"model", "stand-in"}, optional
+        ``--kubelet``; wins over ``spec.cluster.kubelet``.
+    network : dict, optional
+        Keys of ``spec.cluster.network`` that win over the scenarios' (a notebook
+        running one cluster in several Calico modes).
+
+    Returns
+    -------
+    kubenotes.sim.cluster.Cluster
+        Stopped at ``until``: its objects, audit log, kubelets and (with a
+        ``network``) its Calico state ``cluster.network``.
+
     Raises
     ------
     ManifestError
         For bad input, before anything runs.
+    kubenotes.cni.calico.dataplane.CalicoError
+        A Node Calico cannot address (no IPv4 ``InternalIP``).
+
+    See Also
+    --------
+    kubenotes.sim.network.cluster_packet_walk : a packet's walk over a run's state.
+
+    Examples
+    --------
+    >>> from kubenotes.data import sample
+    >>> c = run([sample("network", "calico.yaml")], until=60, network={"mode": "ipip"})
+    >>> c.network.mode, [(p["metadata"]["name"], p["status"]["podIP"]) for p in c.list("pods")][:2]
+    ('ipip', [('client', '192.168.41.129'), ('web-0-0', '192.168.41.130')])
     """
     from kubenotes.api.manifests import load_manifests
     from kubenotes.sim.cluster import Cluster

@@ -66,6 +66,7 @@ __all__ = [
     "install_pod_network",
     "cluster_objects",
     "cluster_packet_walk",
+    "pod_sandbox_network",
 ]
 
 #: Seed of the ClusterIP / NodePort allocation for Services read without them (plain manifests).
@@ -542,3 +543,59 @@ def cluster_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = D
         raise CalicoError("the cluster runs no Calico network (set spec.cluster.network in its Scenario)")
     objs = cluster_objects(cluster)
     return _walk(net, objs, [o for o in objs if o.get("kind") in KUBE_PROXY_KINDS], src, dst, size_bytes, seed)
+
+
+def pod_sandbox_network(cluster: Any, namespace: str, name: str) -> dict:
+    """What networking one pod's sandbox took in a run: the runtime's CNI calls, their result, the routes left.
+
+    Parameters
+    ----------
+    cluster : kubenotes.sim.cluster.Cluster
+        A run with the kubelet model.
+    namespace, name : str
+        The pod (bound to a node, its sandbox running).
+
+    Returns
+    -------
+    dict
+        ``node``; ``sandboxId`` (``CNI_CONTAINERID``); ``netns`` (``CNI_NETNS``);
+        ``calls``: the CNI layer's plugin calls for this sandbox, in order (the
+        :attr:`kubenotes.cni.manager.CNIManager.trace` entries: ``network``,
+        ``type``, ``command``, ``env``, ``stdin``, ``stdout``, ``delegated``);
+        ``result``: the cached ADD result of ``eth0``; ``podRoutes`` and
+        ``hostRoutes``: ``ip route`` in the pod's namespace and on the node;
+        ``podIP``: the pod's ``status.podIP``.
+
+    Raises
+    ------
+    kubenotes.errors.NotFound
+        No such pod, or it has no running sandbox on a kubelet model.
+
+    See Also
+    --------
+    install_pod_network, kubenotes.cni.manager.CNIManager
+
+    Examples
+    --------
+    >>> from kubenotes.data import sample
+    >>> from kubenotes.sim.cli import run
+    >>> c = run([sample("network", "calico.yaml")], until=60)
+    >>> s = pod_sandbox_network(c, "default", "client")
+    >>> [(t["type"], t["command"]) for t in s["calls"]], s["result"]["ips"][0]["address"], s["podIP"]
+    ([('loopback', 'ADD'), ('calico', 'ADD'), ('portmap', 'ADD'), ('bandwidth', 'ADD')], '192.168.41.129/32', '192.168.41.129')
+    """
+    from kubenotes.errors import NotFound
+
+    pod = cluster.get("pods", name, namespace)
+    node = ((pod or {}).get("spec") or {}).get("nodeName")
+    kubelet = cluster.kubelets.get(node) if node else None
+    runtime, cni = getattr(kubelet, "runtime", None), getattr(kubelet, "cni", None)
+    sb = next((s for s in (runtime.sandboxes.values() if runtime is not None else ())
+               if s.metadata.get("namespace") == namespace and s.metadata.get("name") == name and s.netns), None)
+    if pod is None or sb is None or cni is None:
+        raise NotFound(f"pod {namespace}/{name} has no networked sandbox on a kubelet model")
+    calls = [t for t in cni.trace if t["env"].get("CNI_CONTAINERID") == sb.id]
+    netns = cni.host.namespaces.get(sb.netns)
+    return {"node": node, "sandboxId": sb.id, "netns": sb.netns, "calls": calls,
+            "result": cni.cached_result(sb.id), "podRoutes": netns.ip_route() if netns is not None else [],
+            "hostRoutes": cni.host.root.ip_route(), "podIP": (pod.get("status") or {}).get("podIP", "")}

@@ -39,7 +39,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from kubenotes.cni.calico.bgp import bgp_session_count, bgp_sessions
-from kubenotes.cni.calico.dataplane import MODES, CalicoNetwork, build_network
+from kubenotes.cni.calico.dataplane import MODES, CalicoNetwork
 from kubenotes.cni.calico.packet import example_cluster, mode_summary, network_from_objects
 from kubenotes.sim.network import packet_walk
 from kubenotes.viz.graphs import detached_figure
