@@ -55,12 +55,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--to", dest="dst", required=True, metavar="NS/POD|NS/SERVICE:PORT",
                    help="destination pod (optionally :PORT) or Service port (number or name)")
     p.add_argument("--calico-mode", choices=MODES, default=None,
-                   help=f"IPPool encapsulation (default {DEFAULT_MODE}: calico.yaml's ipipMode Always)")
+                   help=f"IPPool encapsulation (default {DEFAULT_MODE}: calico.yaml's ipipMode Always; with a Scenario, "
+                        "its spec.cluster.network.mode)")
     p.add_argument("--size", type=int, default=DEFAULT_PACKET_BYTES, metavar="BYTES",
                    help=f"IP packet length the source pod sends (default {DEFAULT_PACKET_BYTES})")
     p.add_argument("--pool-cidr", default=None, metavar="CIDR",
                    help="the IPPool's cidr (default as calico-node picks it: kubeadm's podSubnet, else the range "
-                        f"of the Nodes' podCIDRs, else {DEFAULT_IPV4_POOL_CIDR})")
+                        f"of the Nodes' podCIDRs, else {DEFAULT_IPV4_POOL_CIDR}; with a Scenario, its "
+                        "spec.cluster.network.ipPool.cidr)")
     p.add_argument("--link-mtu", type=int, default=None, metavar="BYTES",
                    help=f"MTU of the nodes' eth0 (default {DEFAULT_LINK_MTU}; not with a Scenario)")
     p.add_argument("--until", type=float, default=60.0, metavar="SECONDS",

@@ -8,6 +8,9 @@ dataplane
     Interfaces (``cali`` veths, ``vxlan.calico``, ``tunl0``) and routes Felix and BIRD program, per mode.
 bgp
     Full mesh vs route reflectors, and a node failure withdrawing its routes.
+plugin
+    The ``calico`` and ``calico-ipam`` CNI plugins; :func:`~kubenotes.cni.calico.plugin.calico_plugins` binds
+    them to one cluster's datastore (what a node's ``/opt/cni/bin`` holds once calico-node installed them).
 packet
     A packet's hop-by-hop walk over the network and, for a Service, the DNAT
     kube-proxy programmed (given by the caller: :func:`kubenotes.sim.network.packet_walk`).
