@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import shlex
 from collections import deque
 from dataclasses import dataclass, field
@@ -112,6 +113,8 @@ __all__ = [
     "PodSandbox",
     "Container",
     "default_process_model",
+    "command_outcome",
+    "RUNS_FOREVER",
     "ContainerRuntime",
 ]
 
@@ -261,7 +264,20 @@ _QUICK_COMMANDS = {"echo", "printf", "date", "hostname", "env", "ls", "cat", "to
 _SHELLS = {"sh", "bash", "ash", "dash"}
 
 
-def _script_outcome(script: str) -> tuple[float, int] | None:
+#: :func:`command_outcome`'s answer for a command that never ends by itself (``sleep infinity``, ``tail -f``,
+#: ``while true`` loops).
+RUNS_FOREVER = "forever"
+
+
+def _loops_forever(script: str) -> bool:
+    """A ``while true``/``while :`` loop with no ``break`` or ``exit`` in the script."""
+    return bool(re.search(r"(^|[;&\n]|\s)while\s+(true|:)\s*;?\s*do\b", script)) \
+        and not re.search(r"\b(break|exit)\b", script)
+
+
+def _script_outcome(script: str) -> tuple[float, int] | str | None:
+    if _loops_forever(script):
+        return RUNS_FOREVER
     seconds, code = 0.0, 0
     for part in script.replace("&&", ";").replace("\n", ";").split(";"):
         try:
@@ -274,12 +290,14 @@ def _script_outcome(script: str) -> tuple[float, int] | None:
         if cmd == "sleep":
             arg = tokens[1] if len(tokens) > 1 else "0"
             if arg in ("inf", "infinity"):
-                return None
+                return RUNS_FOREVER
             try:
                 seconds += float(arg.rstrip("s"))
             except ValueError:
                 return None
             code = 0
+        elif cmd == "tail" and any(t in ("-f", "-F", "--follow") or t.startswith("--follow=") for t in tokens[1:]):
+            return RUNS_FOREVER
         elif cmd in ("true", ":"):
             code = 0
         elif cmd == "false":
@@ -296,23 +314,45 @@ def _script_outcome(script: str) -> tuple[float, int] | None:
     return seconds, code
 
 
-def default_process_model(argv: list[str]) -> tuple[float, int] | None:
-    """When a container's main process ends by itself: ``(run_seconds, exit_code)``, or ``None`` (runs until stopped).
+def command_outcome(argv: list[str]) -> tuple[float, int] | str | None:
+    """What the model reads in a container's command line: ``(run_seconds, exit_code)``, :data:`RUNS_FOREVER`, or None.
 
-    A small reading of the command line, enough for chapter scenarios:
+    A small reading, enough for chapter scenarios and the tutorials' manifests:
     ``sleep N``, ``true``, ``false``, ``exit N`` and quick commands like
-    ``echo``, alone or as a ``sh -c`` script joined by ``;`` or ``&&``; a
-    shell without ``-c`` exits at once (no stdin: the classic ``busybox``
-    CrashLoopBackOff). Anything else is taken to be a server.
+    ``echo``, ``touch`` or ``rm``, alone or as a ``sh -c`` script joined by
+    ``;``, ``&&`` or newlines, end by themselves; ``sleep infinity``,
+    ``tail -f`` and a ``while true`` loop never do; a shell without ``-c``
+    exits at once (no stdin: the classic ``busybox`` CrashLoopBackOff).
+
+    Parameters
+    ----------
+    argv : list of str
+        The process's arguments (entrypoint and command as the runtime resolved them).
+
+    Returns
+    -------
+    tuple of (float, int), str or None
+        When and how the process ends by itself; :data:`RUNS_FOREVER` when it
+        never does; None when the model cannot read it (any other program, an
+        empty command line, a shell running a script file): the kubelet
+        decides what to assume (:mod:`kubenotes.kubelet.process_model`).
+
+    See Also
+    --------
+    default_process_model : the runtime's own default (None for both "forever" and "cannot read").
+
+    References
+    ----------
+    https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/
 
     Examples
     --------
-    >>> default_process_model(["sleep", "3600"])
-    (3600.0, 0)
-    >>> default_process_model(["sh", "-c", "echo init; sleep 2; exit 3"])
-    (2.0, 3)
-    >>> default_process_model(["sh"]), default_process_model(["nginx", "-g", "daemon off;"])
-    ((0.0, 0), None)
+    >>> command_outcome(["sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"])
+    (630.0, 0)
+    >>> command_outcome(["sleep", "infinity"]), command_outcome(["sh", "-c", "tail -F /opt/logs.txt"])
+    ('forever', 'forever')
+    >>> command_outcome(["perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"]) is None
+    True
     """
     if not argv:
         return None
@@ -323,6 +363,25 @@ def default_process_model(argv: list[str]) -> tuple[float, int] | None:
             return _script_outcome(argv[i + 1]) if i + 1 < len(argv) else (0.0, 0)
         return (0.0, 0) if len(argv) == 1 else None
     return _script_outcome(shlex.join(argv))
+
+
+def default_process_model(argv: list[str]) -> tuple[float, int] | None:
+    """When a container's main process ends by itself: ``(run_seconds, exit_code)``, or ``None`` (runs until stopped).
+
+    :func:`command_outcome`, with a command it cannot read taken to be a
+    server (it runs until stopped), like one it knows never ends.
+
+    Examples
+    --------
+    >>> default_process_model(["sleep", "3600"])
+    (3600.0, 0)
+    >>> default_process_model(["sh", "-c", "echo init; sleep 2; exit 3"])
+    (2.0, 3)
+    >>> default_process_model(["sh"]), default_process_model(["nginx", "-g", "daemon off;"])
+    ((0.0, 0), None)
+    """
+    outcome = command_outcome(argv)
+    return outcome if isinstance(outcome, tuple) else None
 
 
 def _rpc(service: str) -> Callable:

@@ -44,9 +44,37 @@ status/status_manager.go, kubelet_node_status.go) as a set of SimPy processes:
   serialized per node as ``serializeImagePulls: true``, ``ImageStatus`` for the
   size; ``Pulling``/``Pulled`` events), ``CreateContainer`` with the OCI-bound
   config and labels (``Created`` event) and ``StartContainer`` (``Started``).
+  The container's environment is made first
+  (:func:`~kubenotes.kubelet.envvars.make_environment_variables`: ``envFrom``,
+  ``env`` with ConfigMap, Secret and field references, the Service
+  variables); a ConfigMap, Secret or key that does not exist (and is not
+  ``optional``) fails the start: the container waits with
+  ``CreateContainerConfigError`` and upstream's message (``configmap "x" not
+  found``), a ``Failed`` event says ``Error: ...``, and the pod worker retries
+  every ``backOffPeriod`` until the object appears.
   An exited container is restarted per ``restartPolicy`` behind the
   CrashLoopBackOff (:func:`~kubenotes.kubelet.backoff.do_back_off`: the first
-  restart at once, then 10 s, 20 s, 40 s ... 300 s after each exit).
+  restart at once, then 10 s, 20 s, 40 s ... 300 s after each exit). When the
+  actions give a container a new Waiting reason (``CrashLoopBackOff``,
+  ``CreateContainerConfigError``, ``ErrImagePull``...), the status is written
+  again at once, so the reason and the last termination (``lastState``) show
+  during the whole back-off.
+* **sidecars**: with no regular container left to keep or start (all exited
+  under ``Never``/``OnFailure``), the pod's remaining containers are killed
+  (``computePodActions``' ``KillPod``) and the sidecars are not restarted, so
+  the pod turns ``Succeeded``/``Failed`` (sidecars do not count for the phase)
+  and a Job with a sidecar completes. Every kill of several containers
+  (this one, deletion, eviction) stops the regular containers first and the
+  sidecars in reverse order, each after the later ones have exited
+  (``newTerminationOrdering``).
+* **what the model assumes** (:mod:`~kubenotes.kubelet.process_model`): a
+  command it cannot read runs until stopped, except in a batch pod (a Job's,
+  or ``restartPolicy`` ``Never``/``OnFailure``) or a regular init container,
+  where it exits 0 after ``default_run_seconds`` (10 s); an exec liveness probe
+  on a file the container's own script creates and removes answers as the
+  script says; any other probe succeeds unless a Scenario step says
+  otherwise. Each assumption is told in a ``ModelAssumption`` event (not an
+  upstream reason).
 * **probes**: :class:`~kubenotes.kubelet.prober.ProberManager` workers; a
   liveness failure records ``Killing`` (``Container app failed liveness probe,
   will be restarted``) and the container is stopped with the pod's grace
@@ -144,7 +172,7 @@ from kubenotes.kubelet.eviction_manager import (
     EvictionManager,
     ImageGCPolicy,
 )
-from kubenotes.kubelet.envvars import service_env_vars
+from kubenotes.kubelet.envvars import CREATE_CONTAINER_CONFIG_ERROR, make_environment_variables, service_env_vars
 from kubenotes.kubelet.image_gc import RealImageGCManager
 from kubenotes.kubelet.kuberuntime import container_config_for_pod, sandbox_config_for_pod
 from kubenotes.kubelet.volumes import KUBELET_PODS_DIR, VolumeManager, WaitForAttachAndMountError
@@ -191,6 +219,14 @@ from kubenotes.kubelet.config import (
     watch_api_source,
 )
 from kubenotes.kubelet.pleg import GenericPLEG, pleg_not_healthy_message
+from kubenotes.kubelet.process_model import (
+    DEFAULT_RUN_SECONDS,
+    MODEL_ASSUMPTION,
+    assumed_exit_message,
+    exec_probe_outcome,
+    probe_assumption_message,
+    run_outcome,
+)
 from kubenotes.kubelet.qos import is_mirror_pod, is_static_pod
 from kubenotes.kubelet.prober import FAILURE, LIVENESS, STARTUP, SUCCESS, ProberManager
 from kubenotes.api.podutil import is_restartable_init_container
@@ -313,8 +349,9 @@ class KubeletConfiguration:
         The probe outcomes a scenario sets (see :class:`~kubenotes.kubelet.prober.ProberManager`).
     unknown_images_exist : bool
         A modelling convenience: an image the registry catalogue does not know is
-        registered with one 10 MiB layer and an entrypoint named after its
-        repository (a server that runs until stopped) before its pull, so any manifest runs.
+        registered with one 10 MiB layer and a ``Cmd`` (no ``Entrypoint``) named after its
+        repository before its pull, so any manifest runs (the pod's ``command`` or
+        ``args`` replace that ``Cmd``, as for ``busybox`` or ``perl``).
         False: such pulls fail as ``ErrImagePull``.
     static_pod_path : str or mapping, optional
         ``staticPodPath`` (unset by default; kubeadm sets ``/etc/kubernetes/manifests``):
@@ -351,6 +388,15 @@ class KubeletConfiguration:
         ``imageGCHighThresholdPercent`` (85) and ``imageGCLowThresholdPercent`` (80).
     image_minimum_gc_age_seconds : float
         ``imageMinimumGCAge`` (2 min).
+    default_run_seconds : float
+        Not upstream: the kubelet model's assumption for a command it cannot
+        read (:func:`~kubenotes.cri.runtime.command_outcome`) in a batch pod
+        (owned by a Job, or ``restartPolicy`` ``Never``/``OnFailure``) or a
+        regular init container: it exits 0 after this many seconds (10), and a
+        ``ModelAssumption`` Event says so
+        (:mod:`kubenotes.kubelet.process_model`). Other containers run until
+        stopped. The pod annotations ``kubenotes.io/run-seconds`` and
+        ``kubenotes.io/exit-code`` win over it.
 
     Returns
     -------
@@ -409,6 +455,7 @@ class KubeletConfiguration:
     image_gc_high_threshold_percent: int = IMAGE_GC_HIGH_THRESHOLD_PERCENT
     image_gc_low_threshold_percent: int = IMAGE_GC_LOW_THRESHOLD_PERCENT
     image_minimum_gc_age_seconds: float = IMAGE_MINIMUM_GC_AGE_SECONDS
+    default_run_seconds: float = DEFAULT_RUN_SECONDS
 
 
 def _configuration(options: Any) -> KubeletConfiguration:
@@ -762,7 +809,10 @@ class Kubelet:
     Simplified compared with upstream: see the module docstring (no volumes,
     pull secrets, HTTP manifests, postStart hooks or ephemeral
     containers; the pod worker inspects the runtime itself; immediate container
-    GC). Probe outcomes are not computed: ``options.probe_results`` says them.
+    GC). Probe outcomes come from a scenario (``probe_overrides``,
+    ``options.probe_results``), else from the model's reading of the
+    container's script (:func:`~kubenotes.kubelet.process_model.exec_probe_outcome`),
+    else they are taken to succeed (a ``ModelAssumption`` event says so for a liveness probe).
 
     References
     ----------
@@ -829,6 +879,12 @@ class Kubelet:
         self._sandbox_attempts: dict[str, int] = {}
         self._prober_seen: dict[tuple[str, str], tuple[str, str]] = {}
         self._kill_requests: dict[tuple[str, str], tuple[str, str]] = {}
+        #: Images the kubelet registered because the catalogue did not know them (``unknown_images_exist``).
+        self._unknown_images: set[str] = set()
+        #: Runtime container id -> (argv, run seconds) of a start whose run time the model assumed.
+        self._assumed_runs: dict[str, tuple[list[str], float]] = {}
+        #: (pod uid, container, probe kind) whose assumed probe answers an Event already reported.
+        self._assumed_probes: set[tuple[str, str, str]] = set()
         self._ips: dict[str, str] = {}
         #: The node's CNI layer (:class:`~kubenotes.cni.manager.CNIManager`), made at the first sandbox, unless a
         #: network add-on installed its own config and plugins on the node before (set before :meth:`start`).
@@ -1051,25 +1107,65 @@ class Kubelet:
             self._cni_hooks[1](sandbox)
 
     def _process_model(self, container: Any) -> tuple[float, int] | None:
-        """The stand-in's annotations first (``kubenotes.io/run-seconds``, ``exit-code``), then the command line."""
+        """The stand-in's annotations first (``kubenotes.io/run-seconds``, ``exit-code``), then the command line.
+
+        A command the model cannot read runs ``default_run_seconds`` in a batch
+        pod or a regular init container (:func:`~kubenotes.kubelet.process_model.run_outcome`);
+        the container's id is remembered so its start records a ``ModelAssumption`` Event.
+        """
         sb = self.runtime.sandboxes.get(container.pod_sandbox_id)
         ann = (sb.config.get("annotations") or {}) if sb is not None else {}
         if ann.get(RUN_SECONDS_ANNOTATION) is not None:
             return float(ann[RUN_SECONDS_ANNOTATION]), int(ann.get(EXIT_CODE_ANNOTATION, "0"))
-        return default_process_model(container.spec["process"]["args"])
+        argv = container.spec["process"]["args"]
+        labels = container.config.get("labels") or {}
+        pod = self.pods.get(labels.get("io.kubernetes.pod.uid", ""))
+        if pod is None:
+            return default_process_model(argv)
+        name = labels.get("io.kubernetes.container.name", "")
+        spec = self._spec_of(pod, name)
+        known = (not spec.get("command") and not spec.get("args")
+                 and spec.get("image", "") not in self._unknown_images)
+        outcome, assumed = run_outcome(pod, name, argv, self.options.default_run_seconds, image_program_known=known)
+        if assumed:
+            self._assumed_runs[container.id] = (list(argv), outcome[0])
+        return outcome
 
     def _probe_outcome(self, pod_uid: str, container: str, kind: str, now: float) -> Any:
-        """The probe's outcome: a scenario's override, else ``options.probe_results``, else success."""
+        """The probe's outcome: a scenario's override, else ``options.probe_results``, else the model's reading.
+
+        The model's reading (:func:`~kubenotes.kubelet.process_model.exec_probe_outcome`) answers an
+        exec probe on a file the container's own script creates and removes; any other probe is taken
+        to succeed, and a ``ModelAssumption`` Event says so once per container and probe.
+        """
         override = self.probe_overrides.get((pod_uid, container, kind))
         if override is not None:
             return override
         src = self.options.probe_results
-        if src is None:
-            return "success"
         if callable(src):
             return src(pod_uid, container, kind, now)
-        v = src.get((pod_uid, container, kind), "success")
-        return v(now) if callable(v) else v
+        if src is not None and (pod_uid, container, kind) in src:
+            v = src[(pod_uid, container, kind)]
+            return v(now) if callable(v) else v
+        return self._modelled_probe_outcome(pod_uid, container, kind, now)
+
+    def _modelled_probe_outcome(self, pod_uid: str, container: str, kind: str, now: float) -> Any:
+        pod = self.pods.get(pod_uid)
+        if pod is None:
+            return "success"
+        c = self._spec_of(pod, container)
+        probe = c.get({LIVENESS: "livenessProbe", STARTUP: "startupProbe"}.get(kind, "readinessProbe")) or {}
+        state = self.prober.containers.get((pod_uid, container))
+        rc = self.runtime.containers.get(state.container_id.split("://", 1)[-1]) if state is not None else None
+        if rc is not None and state.started_at is not None:
+            outcome = exec_probe_outcome(probe, rc.spec["process"]["args"], c.get("image", ""), now - state.started_at)
+            if outcome is not None:
+                return outcome
+        if kind == LIVENESS and (pod_uid, container, kind) not in self._assumed_probes:
+            self._assumed_probes.add((pod_uid, container, kind))
+            self._event(pod, EVENT_TYPE_NORMAL, MODEL_ASSUMPTION, probe_assumption_message(container, kind, probe),
+                        self._field_path(pod, container))
+        return "success"
 
     def set_system_usage(self, memory_bytes: int | None = None, disk_bytes: int | None = None) -> None:
         """Set the memory working set and disk bytes of what runs outside pods (a scenario's ``systemUsage``).
@@ -1690,6 +1786,7 @@ class Kubelet:
         except WaitForAttachAndMountError:
             raise _Requeue(BACK_OFF_PERIOD_SECONDS) from None  # v1.34 records no Event for the timeout
         self.prober.add_pod(pod)
+        reasons_before = dict(self.reason_cache.get(uid, {}))
 
         requeue: list[float] = []
         spec = pod.get("spec") or {}
@@ -1764,6 +1861,27 @@ class Kubelet:
 
         # 4. app containers (and sidecars that exited after initialization)
         if init_done:
+            regular = {c["name"] for c in containers}
+            keep = start = 0
+            for c in containers:
+                cs = status.find_container_status_by_name(c["name"])
+                if c["name"] in to_start_after_kill or should_container_be_restarted(c, pod, status):
+                    start += 1
+                elif cs is not None and cs.state == CONTAINER_STATE_RUNNING:
+                    keep += 1
+            if containers and keep == 0 and start == 0:
+                # computePodActions: nothing to keep, nothing to start: KillPod, and the sidecars are not
+                # restarted, so they do not keep the pod alive (a Job's pod with a sidecar completes)
+                running = [cs for cs in status.container_statuses if cs.state == CONTAINER_STATE_RUNNING]
+                if running:
+                    yield from self._kill_containers_in_order(pod, running, self._pod_grace(pod))
+                    sid = self._ready_sandbox_id(uid)
+                    if sid:
+                        try:
+                            yield from self.runtime.StopPodSandbox({"pod_sandbox_id": sid})
+                        except CRIError:
+                            pass
+                return False
             for c in [c for c in init_containers if is_restartable_init_container(c)] + containers:
                 cs = status.find_container_status_by_name(c["name"])
                 if c["name"] not in to_start_after_kill:
@@ -1772,9 +1890,23 @@ class Kubelet:
                     if not should_container_be_restarted(c, pod, status):
                         continue
                 yield from self._start_or_back_off(pod, c, status, sandbox_id, sandbox_config, requeue)
+        self._write_new_waiting_reasons(w, uid, pod, status, reasons_before)
         if requeue:
             raise _Requeue(max(0.0, min(requeue)))
         return False
+
+    def _write_new_waiting_reasons(self, w: _PodWorker, uid: str, pod: dict, status: RuntimePodStatus,
+                                   before: Mapping[str, tuple[str, str]]) -> None:
+        """After SyncPod's actions: write the status again when they gave a container a new Waiting reason.
+
+        ``CrashLoopBackOff``, ``CreateContainerConfigError``, ``ErrImagePull``...
+        (the reason cache) then show from the moment the kubelet decided them,
+        with the last termination in ``lastState``, as ``kubectl get`` and
+        ``describe`` show them during the whole back-off.
+        """
+        after = self.reason_cache.get(uid, {})
+        if any(before.get(name) != reason for name, reason in after.items()):
+            self._set_pod_status(uid, self._generate_status(w, self.pods.get(uid, pod), status))
 
     def _service_env(self, pod: dict) -> dict[str, str]:
         """The Service variables of the pod's containers (``getServiceEnvVarMap``), from the Services that
@@ -1887,10 +2019,12 @@ class Kubelet:
             return False, before.reason, before.message
         if self.options.unknown_images_exist and self.runtime.images.catalogue.get(image) is None:
             try:
-                # its entrypoint: a program named after the repository (a server: it runs until stopped)
+                # its Cmd (no Entrypoint, as most official images): a program named after the repository,
+                # which the pod's command or args replace
                 program = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0] or "app"
                 self.runtime.images.catalogue.register(image, [_UNKNOWN_IMAGE_BYTES],
-                                                       config={"Entrypoint": [f"/usr/local/bin/{program}"]})
+                                                       config={"Cmd": [f"/usr/local/bin/{program}"]})
+                self._unknown_images.add(image)
             except ValueError:
                 pass  # an invalid reference: the pull fails with the runtime's words
         queued = float(self.env.now)
@@ -1943,8 +2077,16 @@ class Kubelet:
         restart_count = prev.restart_count + 1 if prev is not None else 0
         memory = (self._machine or MachineInfo()).memory_capacity_bytes
         service_env = self._service_env(pod)
+        host = self.volume_manager.adapter
+        environment = make_environment_variables(pod, c, service_env, host.get_config_map, host.get_secret,
+                                                 self._ips.get(uid, ""))
+        if not environment.ok:  # generateContainerConfig failed: ErrCreateContainerConfig
+            self.reason_cache.setdefault(uid, {})[name] = (CREATE_CONTAINER_CONFIG_ERROR, environment.error)
+            self._event(pod, EVENT_TYPE_WARNING, FAILED_TO_CREATE_CONTAINER, f"Error: {environment.error}", fp)
+            requeue.append(BACK_OFF_PERIOD_SECONDS)
+            return False
         config = container_config_for_pod(pod, name, attempt=restart_count, memory_capacity_bytes=memory,
-                                          service_env=service_env)
+                                          environment=environment.variables)
         config["annotations"]["io.kubernetes.container.hash"] = container_hash(c)
         try:
             cid = (yield from self.runtime.CreateContainer({"pod_sandbox_id": sandbox_id, "config": config,
@@ -1963,12 +2105,17 @@ class Kubelet:
             requeue.append(BACK_OFF_PERIOD_SECONDS)
             return False
         self._event(pod, EVENT_TYPE_NORMAL, STARTED_CONTAINER, f"Started container {name}", fp)
+        assumed = self._assumed_runs.pop(cid, None)
+        if assumed is not None:
+            self._event(pod, EVENT_TYPE_NORMAL, MODEL_ASSUMPTION, assumed_exit_message(c, assumed[1]), fp)
         prefix = "cri-o" if self.runtime.kind == "cri-o" else "containerd"
         current = self.pods.get(uid, pod)
         ann = (current.get("metadata") or {}).get("annotations") or {}
         rc = self.runtime.containers.get(cid)
         now = self._seconds(rc.started_at) if rc is not None and rc.started_at else float(self.env.now)
-        lines = modelled_output(c, ann, container_env(current, c, service_env))
+        log_env = container_env(current, c, service_env)
+        log_env.update((k, v) for k, v in environment.variables if k not in environment.unknown)
+        lines = modelled_output(c, ann, log_env)
         self.runs.setdefault(uid, {}).setdefault(name, []).append(
             ContainerRun(f"{prefix}://{cid}", now, lines=[(now + dt, text) for dt, text in lines]))
         yield from self._gc_dead_containers(uid, name, keep=cid)
@@ -1986,8 +2133,13 @@ class Kubelet:
             except CRIError:
                 pass
 
-    def _kill_container(self, pod: dict, c: dict, container_id: str, message: str, grace_seconds: float) -> Generator:
-        """``killContainer``: ``Killing`` event, the preStop ``sleep`` action, ``StopContainer`` with what is left."""
+    def _kill_container(self, pod: dict, c: dict, container_id: str, message: str, grace_seconds: float,
+                        wait_for: list | None = None) -> Generator:
+        """``killContainer``: ``Killing`` event, the preStop ``sleep`` action, its turn, ``StopContainer`` with what is left.
+
+        ``wait_for`` (``terminationOrdering.waitForTurn``): the kills this one waits for, within its
+        grace period, before it stops the container; the whole seconds waited come off the grace period.
+        """
         self._event(pod, EVENT_TYPE_NORMAL, KILLING_CONTAINER, message, self._field_path(pod, c.get("name", "")))
         grace = float(grace_seconds)
         sleep = (((c.get("lifecycle") or {}).get("preStop") or {}).get("sleep") or {}).get("seconds")
@@ -1995,12 +2147,46 @@ class Kubelet:
             spent = min(float(sleep), grace)
             yield self.env.timeout(spent)
             grace -= spent
+        pending = [e for e in wait_for or [] if not e.processed]
+        if pending and grace > 0:
+            began = float(self.env.now)
+            yield self.env.all_of(pending) | self.env.timeout(grace)
+            grace -= int(float(self.env.now) - began)
         grace = max(grace, MINIMUM_GRACE_PERIOD_SECONDS)
         try:
             yield from self.runtime.StopContainer({"container_id": container_id.split("://", 1)[-1],
                                                    "timeout": int(math.ceil(grace))})
         except CRIError:
             pass
+
+    def _kill_containers_in_order(self, pod: dict, running: list[RuntimeContainerStatus], grace: float,
+                                  message: str = "Stopping container {name}") -> Generator:
+        """``killContainersWithSyncResult``: every running container at once, sidecars in reverse order.
+
+        All kills start together (their ``Killing`` events first); a sidecar
+        (restartable init container) is stopped only after the regular
+        containers and the sidecars declared after it have exited, within its
+        grace period (``newTerminationOrdering``).
+        """
+        sidecars = [c["name"] for c in (pod.get("spec") or {}).get("initContainers") or []
+                    if is_restartable_init_container(c)]
+        by_name = {cs.name: cs for cs in running}
+        procs: dict[str, Any] = {}
+        for cs in running:
+            if cs.name not in sidecars:
+                procs[cs.name] = self.env.process(self._kill_container(
+                    pod, self._spec_of(pod, cs.name), cs.id, message.format(name=cs.name), grace))
+        regular = list(procs.values())
+        later: list = []
+        for name in reversed(sidecars):
+            cs = by_name.get(name)
+            if cs is None:
+                continue
+            procs[name] = self.env.process(self._kill_container(
+                pod, self._spec_of(pod, name), cs.id, message.format(name=name), grace, wait_for=regular + later))
+            later = later + [procs[name]]
+        if procs:
+            yield self.env.all_of(list(procs.values()))
 
     # ------------------------------------------------------------ eviction
     def evict_pod(self, uid: str, grace_period_seconds: int, status: Mapping[str, Any]) -> None:
@@ -2018,11 +2204,8 @@ class Kubelet:
         grace, evicted = self._evictions[uid]
         self.prober.stop_liveness_and_startup(pod)
         status, _, _ = yield from self._get_pod_status(uid)
-        procs = [self.env.process(self._kill_container(pod, self._spec_of(pod, cs.name), cs.id,
-                                                       f"Stopping container {cs.name}", grace))
-                 for cs in status.container_statuses if cs.state == CONTAINER_STATE_RUNNING]
-        if procs:
-            yield self.env.all_of(procs)
+        yield from self._kill_containers_in_order(
+            pod, [cs for cs in status.container_statuses if cs.state == CONTAINER_STATE_RUNNING], grace)
         status, _, _ = yield from self._get_pod_status(uid)
         self._feed_prober_and_logs(uid, status)
         pod = self.pods.get(uid, pod)
@@ -2059,24 +2242,17 @@ class Kubelet:
     def _sync_terminating_pod(self, w: _PodWorker, pod: dict) -> Generator:
         """``SyncTerminatingPod`` then ``SyncTerminatedPod``: kill with the grace period, final status, delete.
 
-        Regular containers are stopped together, then sidecars in reverse order (simplified: sidecars
-        together). The pod is deleted from the API (grace 0, uid precondition) once every container
-        is terminated, as the status manager does.
+        Regular containers are stopped together, then sidecars in reverse order
+        (:meth:`_kill_containers_in_order`). The pod is deleted from the API (grace 0, uid precondition)
+        once every container is terminated, as the status manager does.
         """
         uid = w.uid
         self.sync_log.append((float(self.env.now), uid, "SyncTerminatingPod"))
         self.prober.stop_liveness_and_startup(pod)
         status, _, _ = yield from self._get_pod_status(uid)
         grace = self._pod_grace(pod)
-        spec = pod.get("spec") or {}
-        sidecars = {c["name"] for c in spec.get("initContainers") or [] if is_restartable_init_container(c)}
         running = [cs for cs in status.container_statuses if cs.state == CONTAINER_STATE_RUNNING]
-        for group in ([cs for cs in running if cs.name not in sidecars], [cs for cs in running if cs.name in sidecars]):
-            procs = [self.env.process(self._kill_container(pod, self._spec_of(pod, cs.name), cs.id,
-                                                           f"Stopping container {cs.name}", grace))
-                     for cs in group]
-            if procs:
-                yield self.env.all_of(procs)
+        yield from self._kill_containers_in_order(pod, running, grace)
         status, _, _ = yield from self._get_pod_status(uid)
         self._feed_prober_and_logs(uid, status)
         sid = self._ready_sandbox_id(uid)

@@ -189,6 +189,7 @@ def container_config_for_pod(
     attempt: int = 0,
     memory_capacity_bytes: int = 8 * 1024**3,
     service_env: Mapping[str, str] | None = None,
+    environment: Iterable[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The ``ContainerConfig`` the kubelet sends in ``CreateContainer`` (``generateContainerConfig``).
 
@@ -204,6 +205,10 @@ def container_config_for_pod(
         Node memory capacity, for ``oom_score_adj``.
     service_env : dict, optional
         Service environment variables (``KUBERNETES_SERVICE_HOST``...).
+    environment : iterable of (str, str), optional
+        The whole environment as the kubelet made it
+        (:func:`kubenotes.kubelet.envvars.make_environment_variables`); when
+        given, ``service_env`` and the literal ``env`` values are not read.
 
     Returns
     -------
@@ -226,9 +231,9 @@ def container_config_for_pod(
     -----
     ``linux.resources`` is :func:`kubenotes.kubelet.cgroups.linux_container_resources`
     (``cpu_shares``, ``cpu_quota``, ``memory_limit_in_bytes``, ``oom_score_adj``...).
-    Only literal ``env`` values are resolved (no ``valueFrom``/``envFrom``);
-    the environment is the container's ``env`` first, then the Service
-    variables it does not define.
+    Without ``environment``, only literal ``env`` values are used (no
+    ``valueFrom``/``envFrom``): the container's ``env`` first, then the
+    Service variables it does not define.
     The termination-log file name is a deterministic 8-hex suffix where the
     kubelet uses a random one.
 
@@ -252,11 +257,14 @@ def container_config_for_pod(
     container = _find(pod, container_name)
     uid = meta.get("uid", "")
     pod_dir = f"{KUBELET_PODS_DIR}/{uid}"
-    envs = [{"key": e["name"], "value": str(e.get("value", ""))} for e in container.get("env") or () if "name" in e]
-    defined = {e["key"] for e in envs}
-    for k in sorted(service_env or {}):
-        if k not in defined:
-            envs.append({"key": k, "value": str(service_env[k])})
+    if environment is not None:
+        envs = [{"key": k, "value": v} for k, v in environment]
+    else:
+        envs = [{"key": e["name"], "value": str(e.get("value", ""))} for e in container.get("env") or () if "name" in e]
+        defined = {e["key"] for e in envs}
+        for k in sorted(service_env or {}):
+            if k not in defined:
+                envs.append({"key": k, "value": str(service_env[k])})
 
     volumes = {v.get("name"): v for v in spec.get("volumes") or ()}
     mounts: list[dict[str, Any]] = []

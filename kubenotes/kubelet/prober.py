@@ -24,8 +24,10 @@ runs as a SimPy process:
   makes the kubelet kill the container with ``Container app failed liveness
   probe, will be restarted`` (a ``Killing`` event, :func:`kill_message`).
 
-Probe *outcomes* are not computed: a scenario's ``results_source`` says what
-each exec/httpGet/tcpSocket/grpc handler would have returned.
+Probe *outcomes* are not computed here: the ``results_source`` says what each
+exec/httpGet/tcpSocket/grpc handler would have returned (the kubelet model's
+source: a scenario's steps, else :func:`kubenotes.kubelet.process_model.exec_probe_outcome`
+for an exec probe on a file the container's script makes, else success).
 
 References
 ----------

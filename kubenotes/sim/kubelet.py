@@ -69,6 +69,7 @@ from typing import Any, Generator
 from kubenotes.apiserver.server import format_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.kubelet.backoff import go_duration
 from kubenotes.kubelet.logs import (  # noqa: F401 - re-exported: the log model moved to kubenotes.kubelet.logs
     LOG_ANNOTATION,
     ContainerLogReader,
@@ -328,7 +329,7 @@ class StandInKubelet:
             if not restart:
                 self._write_terminated(uid, exit_code, started)
                 return
-            self._write_terminated(uid, exit_code, started, restarting=True)
+            self._write_terminated(uid, exit_code, started, restarting=True, backoff_seconds=backoff)
             yield self.env.timeout(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
             self._restart_counts[uid] = self._restart_counts.get(uid, 0) + 1
@@ -409,7 +410,8 @@ class StandInKubelet:
             lines = modelled_output(c, ann, container_env(pod, c))
             runs.append(ContainerRun(cid, started, lines=[(started + dt, text) for dt, text in lines]))
 
-    def _write_terminated(self, uid: str, exit_code: int, started: float, restarting: bool = False) -> None:
+    def _write_terminated(self, uid: str, exit_code: int, started: float, restarting: bool = False,
+                          backoff_seconds: float = INITIAL_BACKOFF_SECONDS) -> None:
         pod = self.pods.get(uid)
         if pod is None:
             return
@@ -424,10 +426,11 @@ class StandInKubelet:
                   "containerID": self._container_id(uid, c["name"]), "ready": False, "started": False,
                   "restartCount": self._restart_counts.get(uid, 0)}
             if restarting:
+                # doBackOff's Waiting message (the BackOff event's words differ: "Back-off restarting ...")
                 cs["state"] = {"waiting": {"reason": "CrashLoopBackOff",
-                                           "message": f"back-off restarting failed container {c['name']} in pod "
-                                                      f"{pod['metadata']['name']}_{pod['metadata']['namespace']}"
-                                                      f"({uid})"}}
+                                           "message": f"back-off {go_duration(backoff_seconds)} restarting failed "
+                                                      f"container={c['name']} pod={pod['metadata']['name']}_"
+                                                      f"{pod['metadata']['namespace']}({uid})"}}
                 cs["lastState"] = {"terminated": dict(term, containerID=cs["containerID"])}
             else:
                 cs["state"] = {"terminated": dict(term, containerID=cs["containerID"])}

@@ -248,13 +248,15 @@ def test_exec_attach_and_portforward_are_refused_with_a_reason(cluster):
 
 def test_variables_the_model_knows_are_expanded():
     """$(VAR) in command/args is the kubelet's expansion (expansion.go); $VAR in sh -c is the shell's, from the
-    container's literal env and HOSTNAME (the pod name). Unknown variables and single-quoted $ stop the model."""
+    container's environment as the kubelet made it (literal env, fieldRef, ConfigMaps and Secrets) and HOSTNAME
+    (the pod name). Variables the model does not know (resourceFieldRef) and single-quoted $ stop the model."""
     c = Cluster([NODE, _pod("greeter", [{
         "name": "c", "image": "busybox",
         "env": [{"name": "GREETING", "value": "hello"}, {"name": "WHO", "value": "$(GREETING) world"},
-                {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+                {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+                {"name": "CPU", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}}],
         "command": ["sh", "-c", "echo $GREETING from $HOSTNAME; echo ${WHO}; echo $(GREETING)x; echo on $NODE; "
-                                "echo never"]}])])
+                                "echo cpu $CPU; echo never"]}])])
     c.run(until=5)
-    assert _log(c, "greeter") == "hello from greeter\nhello world\nhellox\n"
+    assert _log(c, "greeter") == "hello from greeter\nhello world\nhellox\non n1\n"
     assert modelled_output({"command": ["sh", "-c", "echo '$HOME'; echo b"]}, env={"HOME": "/root"}) == []
