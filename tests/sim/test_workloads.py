@@ -22,6 +22,7 @@ probe it cannot answer succeeds) are said in ``ModelAssumption`` events, asserte
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -293,3 +294,41 @@ def test_simulate_prints_the_liveness_tutorials_events(capsys):
     details = [e["detail"] for e in events if e["kind"] == "Event"]
     assert "Unhealthy: Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory" in details
     assert "Killing: Container liveness failed liveness probe, will be restarted" in details
+
+
+# ----------------------------------------------------------------------------- sidecar restarts; describe
+def test_a_sidecar_that_exits_is_restarted_while_the_main_container_runs():
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"restartPolicy": "Never",
+                    "initContainers": [{"name": "side", "image": "busybox:1.36", "restartPolicy": "Always",
+                                        "command": ["sh", "-c", "sleep 5; exit 1"]}],
+                    "containers": [{"name": "main", "image": "busybox:1.36", "command": ["sh", "-c", "sleep 40"]}]}}
+    c = _cluster([NODE, pod], 30)
+    starts = [e for e in _events(c, "Started") if e["field_path"] == "spec.initContainers{side}"]
+    assert len(starts) >= 2  # restarted under its own restartPolicy: Always, though the pod's is Never
+    st = _pod(c, "p")["status"]
+    assert st["phase"] == "Running" and st["initContainerStatuses"][0]["restartCount"] >= 1
+
+
+def test_kubectl_describe_shows_the_waiting_reasons_and_the_last_state(kubectl_required):
+    from kubenotes.sim.serve import serve
+
+    docs = [d for d in yaml.safe_load_all((DATA / "crashloop.yaml").read_text()) if d]
+    docs += [d for d in yaml.safe_load_all((DATA / "configmap-env.yaml").read_text())
+             if d and d["kind"] == "Pod"]
+    c = Cluster(docs, seed=0)
+    c.run(until=60)
+    s = serve(c, port=0, time_scale=0)
+    try:
+        crash = s.kubectl("describe", "pod", "crash")
+        assert crash.returncode == 0, crash.stderr
+        assert re.search(r"^\s+State:\s+Waiting\n\s+Reason:\s+CrashLoopBackOff$", crash.stdout, re.M)
+        assert re.search(r"^\s+Last State:\s+Terminated\n\s+Reason:\s+Error\n\s+Exit Code:\s+1$", crash.stdout, re.M)
+        assert re.search(r"Warning\s+BackOff\s+.*Back-off restarting failed container app in pod crash_default",
+                         crash.stdout)
+        cm = s.kubectl("describe", "pod", "dapi-test-pod")
+        assert cm.returncode == 0, cm.stderr
+        assert re.search(r"^\s+State:\s+Waiting\n\s+Reason:\s+CreateContainerConfigError$", cm.stdout, re.M)
+        assert re.search(r'Warning\s+Failed\s+.*Error: configmap "special-config" not found', cm.stdout)
+    finally:
+        s.stop()
