@@ -1875,12 +1875,7 @@ class Kubelet:
                 running = [cs for cs in status.container_statuses if cs.state == CONTAINER_STATE_RUNNING]
                 if running:
                     yield from self._kill_containers_in_order(pod, running, self._pod_grace(pod))
-                    sid = self._ready_sandbox_id(uid)
-                    if sid:
-                        try:
-                            yield from self.runtime.StopPodSandbox({"pod_sandbox_id": sid})
-                        except CRIError:
-                            pass
+                    yield from self._stop_sandbox(uid)
                 return False
             for c in [c for c in init_containers if is_restartable_init_container(c)] + containers:
                 cs = status.find_container_status_by_name(c["name"])
@@ -2232,7 +2227,11 @@ class Kubelet:
         """A pod that reached Succeeded/Failed: stop probing, unmount its volumes, stop its sandbox; it stays in the API."""
         self.prober.remove_pod(pod)
         self.volume_manager.remove_pod(w.uid)
-        sid = self._ready_sandbox_id(w.uid)
+        yield from self._stop_sandbox(w.uid)
+
+    def _stop_sandbox(self, uid: str) -> Generator:
+        """``StopPodSandbox`` of the pod's ready sandbox, if it has one (an error is left to the next sync)."""
+        sid = self._ready_sandbox_id(uid)
         if sid:
             try:
                 yield from self.runtime.StopPodSandbox({"pod_sandbox_id": sid})
@@ -2255,12 +2254,7 @@ class Kubelet:
         yield from self._kill_containers_in_order(pod, running, grace)
         status, _, _ = yield from self._get_pod_status(uid)
         self._feed_prober_and_logs(uid, status)
-        sid = self._ready_sandbox_id(uid)
-        if sid:
-            try:
-                yield from self.runtime.StopPodSandbox({"pod_sandbox_id": sid})
-            except CRIError:
-                pass
+        yield from self._stop_sandbox(uid)
         self.prober.remove_pod(pod)
         self.volume_manager.remove_pod(uid)  # the containers are gone: unmount (SyncTerminatedPod)
         if uid in self.pods and not self._is_static(self.pods[uid]):
