@@ -44,6 +44,8 @@ package                    upstream component                          upstream 
 ``kubenotes.data``         where the sample manifests are (``data/``)  none (kubenotes' own)
 ``kubenotes.chapters``     the chapters' table and navigation          none (kubenotes' own)
 ``kubenotes.gcpolicy``     Python's garbage collector in long runs     none (kubenotes' own)
+``kubenotes.features``     feature gates at v1.34's defaults and       ``pkg/features``; ``staging/src/k8s.io/component-base/``
+                           ``--feature-gates``                         ``featuregate``
 =========================  ==========================================  =======================================================
 
 Examples

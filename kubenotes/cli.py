@@ -28,6 +28,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterable, Sequence
 
 from kubenotes.errors import KubenotesError
+from kubenotes.features import add_feature_gates_flag
 
 __all__ = ["PROG", "SUBCOMMANDS", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_INTERRUPTED",
            "build_parser", "register", "summarize", "load_through_api_server", "main"]
@@ -297,7 +298,7 @@ def summarize(loaded: Any) -> str:
     return f"{loaded.location}: {text}" if text else loaded.location
 
 
-def load_through_api_server(m: Any, seed: int = 0) -> Any:
+def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) -> Any:
     """The objects of ``m`` as a fresh kube-apiserver stores them after ``kubectl apply -f``.
 
     Every API object goes through :func:`kubenotes.apiserver.load.create_objects`, the request path
@@ -325,7 +326,7 @@ def load_through_api_server(m: Any, seed: int = 0) -> Any:
     from kubenotes.apiserver.load import ADMIN, create_objects, objects_with_locations, start_api_server
     from kubenotes.apiserver.server import using_epoch
 
-    server = start_api_server(seed=seed)
+    server = start_api_server(seed=seed, feature_gates=feature_gates)
     with using_epoch(server.epoch):
         created = create_objects(server, server.client("kubectl", ADMIN), objects_with_locations(m))
     stored = {id(loc): d for d, loc in created}
@@ -341,9 +342,9 @@ def load_through_api_server(m: Any, seed: int = 0) -> Any:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from kubenotes.api.manifests import load_manifests
 
-    m = load_manifests(*args.paths, defaults=False)
+    m = load_manifests(*args.paths, defaults=False, feature_gates=args.feature_gates)
     if not args.no_defaults:
-        m = load_through_api_server(m)
+        m = load_through_api_server(m, feature_gates=args.feature_gates)
     if any(o.kind == "Scenario" for o in m):
         from kubenotes.sim.scenario import parse_scenario
 
@@ -387,6 +388,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-defaults", action="store_true",
                    help="only decode and check the manifests (no API server: no defaulting, admission or validation)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the final count")
+    add_feature_gates_flag(p)
     p.set_defaults(func=_cmd_validate)
     return p
 

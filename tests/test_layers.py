@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "kubenotes"
 
 LAYERS = {
-    "errors": 0, "data": 0, "gcpolicy": 0, "chapters": 0,
+    "errors": 0, "features": 0, "data": 0, "gcpolicy": 0, "chapters": 0,
     "api": 1, "datasets": 1,
     "apiserver": 2,
     "client": 3,

@@ -44,10 +44,14 @@ from lightkube.codecs import resource_registry
 from lightkube.core.resource import GlobalResource, NamespacedResource
 from lightkube.models.meta_v1 import ObjectMeta
 
+from kubenotes.api.dropdisabled import drop_disabled_fields
 from kubenotes.api.quantity import parse_quantity
 from kubenotes.api.resources import resource_list, validate_resource_requirements
+from kubenotes.api.schema import fill_required_defaults
 from kubenotes.api.selectors import LabelSelector, NodeSelector
+from kubenotes.api.yamlutil import YAMLError, load_documents
 from kubenotes.errors import FieldError, KubenotesError, ManifestError, NotFound
+from kubenotes.features import feature_gates as feature_gates_of
 
 __all__ = [
     "SCHEDULER_CONFIG_API_VERSION",
@@ -85,33 +89,6 @@ from kubenotes.api.rand import ALPHANUMS as _NAME_ALPHABET  # noqa: E402
 # YAML reading
 
 
-def _construct_mapping(self: Any, node: Any, deep: bool = False) -> dict:
-    """``SafeConstructor.construct_mapping`` that rejects a key given twice, as go-yaml does."""
-    if isinstance(node, yaml.MappingNode):
-        seen: set = set()
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(key_node, yaml.ScalarNode):
-                continue
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f'key "{key}" already set in map', key_node.start_mark)
-            seen.add(key)
-    return yaml.constructor.SafeConstructor.construct_mapping(self, node, deep=deep)
-
-
-def _make_loader() -> type:
-    """A safe YAML loader that keeps timestamps as strings (as ``sigs.k8s.io/yaml`` does) and rejects duplicate keys."""
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = type("ManifestLoader", (base,), {"construct_mapping": _construct_mapping})
-    loader.yaml_implicit_resolvers = {
-        ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for ch, resolvers in base.yaml_implicit_resolvers.items()
-    }
-    return loader
-
-
-_Loader = _make_loader()
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
@@ -136,18 +113,10 @@ def _docs_from_text(text: str, source: str, as_json: bool = False) -> Iterator[t
         except json.JSONDecodeError as e:
             raise ManifestError(source, 1, None, f"json: line {e.lineno}, column {e.colno}: {e.msg}") from None
         return
-    n = 0
     try:
-        for d in yaml.load_all(text, Loader=_Loader):
-            n += 1
-            yield n, d
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        problem = e.problem or e.context or "invalid YAML"
-        raise ManifestError(source, n + 1, None, f"yaml: {where}{problem}") from None
-    except yaml.YAMLError as e:  # e.g. a reader error on control characters
-        raise ManifestError(source, n + 1, None, f"yaml: {' '.join(str(e).split())}") from None
+        yield from load_documents(text)  # as kubectl reads YAML (kubenotes.api.yamlutil)
+    except YAMLError as e:
+        raise ManifestError(source, getattr(e, "doc", None), None, str(e)) from None
 
 
 def _read_file(path: str) -> str:
@@ -577,6 +546,7 @@ def _convert(raw: _RawDoc) -> LoadedObject:
         raise fail(e.message, _raw_ref(d)) from None
     namespaced = issubclass(cls, NamespacedResource)
     ref = _raw_ref(d, namespaced)
+    fill_required_defaults(d, cls)  # fields the v1.34 classes require but upstream's decoder zero-fills or defaults
     try:
         obj = cls.from_dict(d)
     except msgspec.ValidationError as e:
@@ -704,7 +674,7 @@ def _iter_sources(sources: Iterable[Any]) -> Iterator[Any]:
             yield s
 
 
-def load_manifests(*sources: Any, defaults: bool = True) -> Manifests:
+def load_manifests(*sources: Any, defaults: bool = True, feature_gates: Any = None) -> Manifests:
     """Read Kubernetes objects from files, directories, stdin or YAML text.
 
     Parameters
@@ -721,6 +691,11 @@ def load_manifests(*sources: Any, defaults: bool = True) -> Manifests:
         to every object, then Priority admission
         (:func:`kubenotes.api.priority.apply_priority_admission`) to every Pod
         against the PriorityClasses of the whole input plus the system classes.
+    feature_gates : FeatureGate, mapping of str to bool, str or None
+        The cluster's feature gates (:func:`kubenotes.features.feature_gates`;
+        None: v1.34's defaults). The fields of disabled gates are dropped from
+        every object, as the API server's ``dropDisabled...Fields`` drop them
+        on create (:func:`kubenotes.api.dropdisabled.drop_disabled_fields`).
 
     Returns
     -------
@@ -797,6 +772,10 @@ def load_manifests(*sources: Any, defaults: bool = True) -> Manifests:
         for name, text, is_json in _expand(src):
             raws.extend(_raw_docs(name, text, is_json))
 
+    gates = feature_gates_of(feature_gates)
+    for r in raws:  # PrepareForCreate's dropDisabled...Fields
+        if isinstance(r.data.get("kind"), str):
+            drop_disabled_fields(r.data["kind"], r.data, None, gates)
     loaded = [_convert(r) for r in raws]
     _check_duplicates(loaded)
     if defaults:

@@ -375,11 +375,11 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                                                        f'accepted media types include: application/json, '
                                                        f'{JSON_PATCH}, {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}', {})
         if ctype == APPLY_PATCH:  # server-side apply sends YAML (kubectl sends JSON, which is YAML too)
-            import yaml
+            from kubenotes.api.yamlutil import YAMLError, load as load_yaml
 
             try:
-                return yaml.safe_load(raw)
-            except yaml.YAMLError as e:
+                return load_yaml(raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw)
+            except YAMLError as e:
                 raise new_bad_request(f"error decoding YAML: {e}") from None
         try:
             return json.loads(raw)

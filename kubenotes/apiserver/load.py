@@ -120,7 +120,7 @@ def enable_request_path(server: APIServer, *, seed: int = 0, admission: bool = T
         server.validator = v
 
 
-def start_api_server(seed: int = 0, epoch: Any = None) -> APIServer:
+def start_api_server(seed: int = 0, epoch: Any = None, feature_gates: Any = None) -> APIServer:
     """A kube-apiserver as it starts: bootstrap objects, default admission, validation; no authorization.
 
     Parameters
@@ -129,6 +129,8 @@ def start_api_server(seed: int = 0, epoch: Any = None) -> APIServer:
         Seeds uids, generated names and ServiceAccount volume names.
     epoch : datetime or str, optional
         Wall-clock time of virtual second 0 (see :class:`~kubenotes.apiserver.server.APIServer`).
+    feature_gates : FeatureGate, mapping of str to bool, str or None
+        ``--feature-gates``; None: v1.34's defaults.
 
     Returns
     -------
@@ -143,7 +145,7 @@ def start_api_server(seed: int = 0, epoch: Any = None) -> APIServer:
     ('NamespaceLifecycle', True)
     """
     kw = {} if epoch is None else {"epoch": epoch}
-    server = APIServer(seed=seed, **kw)
+    server = APIServer(seed=seed, feature_gates=feature_gates, **kw)
     bootstrap_objects(server.client("kube-apiserver", ADMIN))
     enable_request_path(server, seed=seed)
     return server

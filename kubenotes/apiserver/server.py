@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable
 
 import simpy
 
+from kubenotes.api.dropdisabled import drop_disabled_fields
 from kubenotes.api.rand import random_string
 from kubenotes.api.selectors import parse_selector
 from kubenotes.apiserver.fields import parse_field_selector
@@ -51,6 +52,7 @@ from kubenotes.apiserver.status import (
 )
 from kubenotes.apiserver.store import DEFAULT_HISTORY_CAPACITY, ObjectStore, deep_copy
 from kubenotes.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
+from kubenotes.features import feature_gates as feature_gates_of
 
 __all__ = ["APIServer", "Client", "AuditEntry", "DEFAULT_EPOCH", "format_timestamp", "parse_timestamp",
            "DISRUPTION_BUDGET_MESSAGE", "current_epoch", "using_epoch", "resolve_epoch", "validate_pod_log_options",
@@ -289,6 +291,10 @@ class APIServer:
     epoch : datetime or str
         Wall-clock time of virtual second 0 (:data:`DEFAULT_EPOCH`; ``"now"`` or
         an ISO 8601 string also work, see :func:`resolve_epoch`).
+    feature_gates : FeatureGate, mapping of str to bool, str or None
+        ``--feature-gates`` (:func:`kubenotes.features.feature_gates`); None: v1.34's defaults.
+        The fields of disabled gates are dropped on create and update
+        (:func:`kubenotes.api.dropdisabled.drop_disabled_fields`).
 
     Attributes
     ----------
@@ -342,7 +348,8 @@ class APIServer:
 
     def __init__(self, env: simpy.Environment | None = None, *, seed: int = 0, authorizer: Any = None,
                  admission: Any = None, validator: Any = None,
-                 history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime | str = DEFAULT_EPOCH):
+                 history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime | str = DEFAULT_EPOCH,
+                 feature_gates: Any = None):
         self.env = env if env is not None else simpy.Environment()
         self.rng = random.Random(seed)
         #: ClusterIPs and node ports (a stream of its own, so Services do not shift uids and generated names).
@@ -355,6 +362,8 @@ class APIServer:
         self.admission = admission
         self.validator = validator
         self.epoch = resolve_epoch(epoch)
+        #: ``--feature-gates``: the fields of disabled gates are dropped on create and update.
+        self.feature_gates = feature_gates_of(feature_gates)
         #: The apiserver's connection to kubelets (``KubeletClientConfig``): an object with
         #: ``container_log_reader(node, namespace, pod, container, options)``; set by
         #: :class:`~kubenotes.sim.cluster.Cluster` to its stand-in kubelets. None: no node answers.
@@ -551,9 +560,11 @@ class APIServer:
     def _typed(self, ri: ResourceInfo, obj: dict) -> Any:
         from lightkube.codecs import resource_registry
 
+        from kubenotes.api.schema import fill_required_defaults
+
         cls = resource_registry.load(ri.api_version, ri.kind)
         try:
-            return cls.from_dict(obj)
+            return cls.from_dict(fill_required_defaults(obj, cls))
         except Exception as e:  # msgspec.ValidationError, TypeError
             name = obj.get("metadata", {}).get("name", "")
             raise new_bad_request(f'{ri.kind} in version "{ri.version}" cannot be handled as a {ri.kind}: '
@@ -661,6 +672,7 @@ class APIServer:
         md["creationTimestamp"] = self.timestamp()
         if ri.kind in _GENERATION_KINDS:
             md["generation"] = 1
+        drop_disabled_fields(ri.kind, obj, None, self.feature_gates)  # PrepareForCreate's dropDisabled...Fields
         self._prepare_for_create(ri, obj, before, restoring=restoring)
         if ri.kind == "CertificateSigningRequest" and attrs.user is not None:
             # csrStrategy.PrepareForCreate: the requester is whoever sent the request, never the body's claim
@@ -952,6 +964,7 @@ class APIServer:
         obj = self._prepare_for_update(ri, attrs.subresource, obj, old)
         self._admit(attrs, obj, old)
         if attrs.subresource == "":
+            drop_disabled_fields(ri.kind, obj, old, self.feature_gates)  # PrepareForUpdate's dropDisabled...Fields
             self._validate(ri, obj, old)
         self._admit_validate(attrs, obj, old)
         if old["metadata"].get("managedFields") and verb != "apply":

@@ -38,8 +38,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-import yaml
-
+from kubenotes.api.yamlutil import YAMLError, load_documents
 from kubenotes.apiserver.server import current_epoch
 from kubenotes.errors import ManifestError
 from kubenotes.kubelet.qos import (  # re-exported: the source annotations and predicates live with the QoS policy
@@ -236,7 +235,7 @@ def _set_scheme_defaults(pod: dict) -> dict:
 
 def _decode(data: str | bytes) -> Any:
     text = data.decode() if isinstance(data, bytes) else data
-    docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    docs = [d for _, d in load_documents(text) if d is not None]  # as utilyaml.ToJSON reads YAML
     if len(docs) != 1:
         raise _manifest_error(f"expected one object, found {len(docs)}")
     return docs[0]
@@ -259,7 +258,7 @@ def decode_single_pod(data: str | bytes, source: str, is_file: bool, node_name: 
     """
     try:
         obj = _decode(data)
-    except yaml.YAMLError as e:
+    except YAMLError as e:
         raise _manifest_error(str(e).replace("\n", " ")) from None
     if not isinstance(obj, dict) or obj.get("kind") != "Pod" or obj.get("apiVersion") != "v1":
         kind = obj.get("kind") if isinstance(obj, dict) else type(obj).__name__
@@ -279,7 +278,7 @@ def decode_pod_list(data: str | bytes, source: str, is_file: bool, node_name: st
     """
     try:
         obj = _decode(data)
-    except yaml.YAMLError as e:
+    except YAMLError as e:
         raise _manifest_error(str(e).replace("\n", " ")) from None
     if not isinstance(obj, dict) or obj.get("kind") != "PodList":
         raise _manifest_error("invalid pods list")

@@ -55,6 +55,7 @@ from typing import Any, Iterable, TextIO
 import yaml
 
 from kubenotes.errors import ConfigError
+from kubenotes.features import add_feature_gates_flag
 from kubenotes.gcpolicy import exit_without_teardown, no_gc_passes
 
 __all__ = [
@@ -98,6 +99,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", choices=("table", "summary", "json", "kss"), default="table",
                    help="output format (default table; summary for large clusters)")
     p.add_argument("--top", type=int, default=10, metavar="N", help="nodes listed by -o summary (default 10)")
+    add_feature_gates_flag(p)
     p.set_defaults(func=_cmd_schedule)
     return p
 
@@ -107,7 +109,7 @@ def _warn(msg: str) -> None:
 
 
 def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed: int = 0,
-                 warn: Any = _warn, trace: bool = True) -> tuple[Any, list[Any]]:
+                 warn: Any = _warn, trace: bool = True, feature_gates: Any = None) -> tuple[Any, list[Any]]:
     """Load manifests and configuration, then run the scheduler to completion.
 
     Parameters
@@ -122,6 +124,9 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
         Build per-node, per-plugin results (``json``/``kss``). False runs the
         untraced scheduler: same bindings, nominations, victims and messages,
         without the ``filter``/``score`` maps.
+    feature_gates : FeatureGate, mapping, str or None
+        ``--feature-gates``: the fields of disabled gates are dropped from the
+        objects as they load (:func:`kubenotes.api.manifests.load_manifests`).
 
     Returns
     -------
@@ -142,7 +147,7 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
     from kubenotes.api.manifests import load_manifests
 
     with no_gc_passes():
-        return _run_schedule(load_manifests(*sources), config_file, seed, warn, trace)
+        return _run_schedule(load_manifests(*sources, feature_gates=feature_gates), config_file, seed, warn, trace)
 
 
 def _run_schedule(m: Any, config_file: str | None, seed: int, warn: Any, trace: bool) -> tuple[Any, list[Any]]:
@@ -366,7 +371,8 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
 
 def _schedule_and_write(args: argparse.Namespace) -> int:
     sched, traces = run_schedule(args.manifests, config_file=args.config, seed=args.seed,
-                                 trace=args.output not in FAST_OUTPUTS)
+                                 trace=args.output not in FAST_OUTPUTS,
+                                 feature_gates=getattr(args, "feature_gates", None))
     if args.output == "summary":
         _write(sys.stdout, format_summary(traces, getattr(args, "top", 10)))
     elif args.output == "json":

@@ -58,6 +58,7 @@ from typing import Any
 import yaml
 
 from kubenotes.api.manifests import load_manifests
+from kubenotes.api.yamlutil import YAMLError, load_documents
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.plugins import names
 
@@ -902,10 +903,10 @@ def load_config_file(path: str) -> KubeSchedulerConfiguration:
     """
     try:
         with open(path, encoding="utf-8") as f:
-            docs = [x for x in yaml.safe_load_all(f) if x is not None]
+            docs = [x for _, x in load_documents(f.read()) if x is not None]  # as sigs.k8s.io/yaml reads it
     except OSError as e:
         raise ConfigError(f"unable to read config file {path!r}: {e.strerror}") from None
-    except yaml.YAMLError as e:
+    except YAMLError as e:
         raise ConfigError(f"unable to decode config file {path!r}: {e}") from None
     if not docs:
         raise ConfigError(f"config file {path!r} is empty")

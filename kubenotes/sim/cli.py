@@ -29,6 +29,8 @@ import json
 import sys
 from typing import Any
 
+from kubenotes.features import add_feature_gates_flag
+
 __all__ = ["register", "run", "node_events", "cri_calls", "YAML_RESOURCES"]
 
 #: What ``kubectl get all,nodes,events -A`` lists, in its order.
@@ -55,12 +57,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="model (default, unless a scenario's spec.cluster.kubelet says otherwise: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
                         "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "
                         "pods run 2 s after binding, for scale runs)")
+    add_feature_gates_flag(p)
     p.set_defaults(func=_cmd)
     return p
 
 
 def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | None = None,
-        network: dict | None = None) -> Any:
+        network: dict | None = None, feature_gates: Any = None) -> Any:
     """Load manifests and scenarios, run the cluster until ``until``; returns the Cluster.
 
     The scenarios' ``spec.cluster`` (:func:`~kubenotes.sim.scenario.cluster_options`)
@@ -68,6 +71,8 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     flags; ``kubelet`` (``--kubelet``) wins over it, and without either the
     kubelet model runs. ``network`` (e.g. ``{"mode": "ipip"}``) wins over the keys of
     the scenarios' ``spec.cluster.network`` (:func:`~kubenotes.sim.scenario.cluster_options`).
+    ``feature_gates`` (``--feature-gates``) is the cluster's
+    (:class:`~kubenotes.features.FeatureGate`, mapping, string or None).
 
     Parameters
     ----------
@@ -82,6 +87,8 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     network : dict, optional
         Keys of ``spec.cluster.network`` that win over the scenarios' (a notebook
         running one cluster in several Calico modes).
+    feature_gates : FeatureGate, mapping, str or None
+        ``--feature-gates``; None: v1.34's defaults.
 
     Returns
     -------
@@ -111,10 +118,10 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     from kubenotes.sim.cluster import Cluster
     from kubenotes.sim.scenario import cluster_options, parse_scenario, start_scenario
 
-    m = load_manifests(*sources, defaults=False)
+    m = load_manifests(*sources, defaults=False, feature_gates=feature_gates)
     scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
     objects = [o for o in m if not isinstance(o.obj, dict)]
-    cluster = Cluster(objects, seed=seed, **cluster_options(scenarios, kubelet, network))
+    cluster = Cluster(objects, seed=seed, feature_gates=feature_gates, **cluster_options(scenarios, kubelet, network))
     for s in scenarios:
         start_scenario(cluster, s)
     cluster.run(until=until)
@@ -188,7 +195,7 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.until < 0:
         print(f"kubenotes simulate: --until must be >= 0, got {args.until}", file=sys.stderr)
         return 2
-    cluster = run(args.manifests, args.until, args.seed, args.kubelet)
+    cluster = run(args.manifests, args.until, args.seed, args.kubelet, getattr(args, "feature_gates", None))
     out = sys.stdout
     if args.output == "events":
         for e in node_events(cluster):

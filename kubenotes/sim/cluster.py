@@ -112,6 +112,13 @@ class Cluster:
         :meth:`serve`. Ages stay right only while the clock runs at
         ``time_scale=1``; a paused clock makes kubectl's ages grow while the
         model's time stands still.
+    feature_gates : FeatureGate, mapping of str to bool, str or None
+        The cluster's feature gates, as ``--feature-gates`` on its components
+        (:func:`kubenotes.features.feature_gates`): ``{"ImageVolume": True}`` or
+        ``"ImageVolume=true,EnvFiles=true"``; None: v1.34's defaults. The API
+        server drops the fields of disabled gates on create and update
+        (:mod:`kubenotes.api.dropdisabled`); :mod:`kubenotes.features` lists
+        the gates the model honours.
 
     Returns
     -------
@@ -124,6 +131,8 @@ class Cluster:
     ------
     ValueError
         For a ``kubelet`` other than ``"model"`` or ``"stand-in"``.
+    ConfigError
+        For an unknown feature gate, or a locked one set away from its default.
     KeyError
         For a name in ``controllers`` that is not in :data:`kubenotes.controllers.CONTROLLERS`.
     ManifestError
@@ -172,7 +181,7 @@ class Cluster:
                  scheduler: bool = True,
                  scheduler_trace: bool = False,
                  authorization: bool = True, admission: bool = True, validation: bool = True,
-                 history_capacity: int | None = None, epoch: Any = None):
+                 history_capacity: int | None = None, epoch: Any = None, feature_gates: Any = None):
         from kubenotes.client import SharedInformerFactory
         from kubenotes.controllers import CONTROLLERS, load_controller
         from kubenotes.controllers.reconciler import ControllerContext
@@ -184,7 +193,7 @@ class Cluster:
         kw: dict[str, Any] = {} if history_capacity is None else {"history_capacity": history_capacity}
         if epoch is not None:
             kw["epoch"] = epoch
-        self.server = APIServer(self.env, seed=seed, **kw)
+        self.server = APIServer(self.env, seed=seed, feature_gates=feature_gates, **kw)
         self.server.kubelet_client = _KubeletConnections(self)
         # construction too runs on this cluster's epoch (timestamps parsed while loading and wiring)
         with using_epoch(self.server.epoch):
@@ -278,7 +287,7 @@ class Cluster:
         """
         from kubenotes.api.manifests import load_manifests
 
-        return cls(load_manifests(*sources, defaults=False), **kwargs)
+        return cls(load_manifests(*sources, defaults=False, feature_gates=kwargs.get("feature_gates")), **kwargs)
 
     def _controller_client(self, component: str, service_account: str | None) -> Any:
         if not service_account:

@@ -53,6 +53,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import httpx
 import yaml
 
+from kubenotes.api.yamlutil import load as load_yaml, load_documents
 from kubenotes.apiserver.resources import resource_for, resource_for_kind
 from kubenotes.sim.history import STORAGE_STEP, watch_deliveries
 from kubenotes.sim.serve import find_kubectl
@@ -584,7 +585,7 @@ class _Fallback:
 
     def _apply(self, c: Any, text: str, ns: str) -> tuple[int, str, str]:
         out: list[str] = []
-        for obj in (d for d in yaml.safe_load_all(text) if d):
+        for obj in (d for _, d in load_documents(text) if d):  # as kubectl reads YAML
             ri = resource_for_kind(obj["kind"], obj.get("apiVersion"))
             md = obj.setdefault("metadata", {})
             name = md["name"]
@@ -703,7 +704,7 @@ def kubectl_apply_hops(served: Any, manifest: str, until_seconds: float, *, grap
     ('pod/web created\\n', ['authentication', 'authorization'], 'create pods/binding default/web (node=n1)')
     >>> served.stop()
     """
-    obj = yaml.safe_load(manifest)
+    obj = load_yaml(manifest)
     view = _AppliedByKubectl(served, manifest, fallback)
     g = graph if graph is not None else component_graph(served.cluster)
     hops = apply_hops(view, obj, until_seconds, graph=g)

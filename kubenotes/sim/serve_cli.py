@@ -27,6 +27,8 @@ import sys
 import threading
 from typing import Any
 
+from kubenotes.features import add_feature_gates_flag
+
 __all__ = ["register", "run", "DEFAULT_PORT"]
 
 #: kube-apiserver's default ``--secure-port``.
@@ -49,6 +51,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--epoch", default="now", metavar="T",
                    help="wall-clock time of virtual second 0: 'now' (default; kubectl's ages then read right), "
                         "'default' (2025-08-27, reproducible) or an ISO 8601 time")
+    add_feature_gates_flag(p)
     p.set_defaults(func=run)
     return p
 
@@ -78,9 +81,10 @@ def run(args: argparse.Namespace, *, ready: threading.Event | None = None,
               file=sys.stderr)
         return 2
     if args.manifests:
-        cluster = Cluster.from_manifests(*args.manifests, seed=args.seed, epoch=epoch)
+        cluster = Cluster.from_manifests(*args.manifests, seed=args.seed, epoch=epoch,
+                                         feature_gates=getattr(args, "feature_gates", None))
     else:
-        cluster = Cluster(seed=args.seed, epoch=epoch)
+        cluster = Cluster(seed=args.seed, epoch=epoch, feature_gates=getattr(args, "feature_gates", None))
     kubeconfig = os.path.abspath(args.kubeconfig) if args.kubeconfig else None
     served = serve(cluster, port=args.port, time_scale=args.time_scale, kubeconfig=kubeconfig)
     stop = stop if stop is not None else threading.Event()

@@ -155,10 +155,10 @@ def test_unknown_source_type():
 
 
 def test_uses_libyaml_and_keeps_timestamps_as_strings():
-    from kubenotes.api import manifests
+    from kubenotes.api import yamlutil
 
     if yaml.__with_libyaml__:
-        assert issubclass(manifests._Loader, yaml.CSafeLoader)
+        assert issubclass(yamlutil._Loader, yaml.CSafeLoader)
     m = load_manifests(y("""
         apiVersion: v1
         kind: Pod
@@ -253,11 +253,11 @@ def test_namespace_defaults_and_cluster_scoped_namespace_dropped():
         ---
         apiVersion: v1
         kind: Node
-        metadata: {name: n, namespace: ignored}
+        metadata: {name: n1, namespace: ignored}
     """), defaults=False)
     cm, node = m.objects
     assert cm.namespace == "default" and cm.obj.metadata.namespace == "default"
-    assert node.namespace is None and node.obj.metadata.namespace is None and node.ref == "Node n"
+    assert node.namespace is None and node.obj.metadata.namespace is None and node.ref == "Node n1"
 
 
 def test_generate_name_gets_a_deterministic_suffix():
@@ -378,8 +378,10 @@ ERRORS = [
         NODE + "---\nkind: Pod\n  bad: indent\n",
         "<string> doc 2: yaml: line 11, column 6: mapping values are not allowed in this context",
         id="yaml-syntax-second-doc"),
-    pytest.param("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n",
-                 '<string> doc 1: yaml: line 5, column 3: key "name" already set in map', id="yaml-duplicate-key"),
+    pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: a, image: \"x\\/y\"}]}\n",
+                 "<string> doc 1: yaml: line 4, column 40: found unknown escape character", id="yaml-unknown-escape"),
+    pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n--- {spec: {}}\n",
+                 "<string> doc 2: invalid Yaml document separator: {spec: {}}", id="yaml-text-after-separator"),
     pytest.param("- a\n- b\n", "<string> doc 1: expected a mapping with apiVersion and kind, got array",
                  id="not-a-mapping"),
     pytest.param("---\njust text\n", "<string> doc 1: expected a mapping with apiVersion and kind, got str",
@@ -418,7 +420,7 @@ ERRORS = [
                  '<string> doc 1 Pod default/web: unknown field "spec.containers[0].resource"',
                  id="unknown-field"),
     pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {version: 1.0}}\nspec: {containers: []}\n",
-                 "<string> doc 1 Pod default/web: metadata.labels.version: expected str, got float 1.0",
+                 "<string> doc 1 Pod default/web: metadata.labels.version: expected str, got int 1",
                  id="label-not-string"),
     pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {namespace: shop}\nspec: {containers: []}\n",
                  "<string> doc 1 Pod: metadata.name: Required value: name or generateName is required",

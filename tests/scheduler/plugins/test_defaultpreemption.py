@@ -22,6 +22,7 @@ from lightkube.models.core_v1 import Affinity, PodAffinityTerm, PodAntiAffinity,
 from lightkube.models.meta_v1 import LabelSelector
 from lightkube.resources.policy_v1 import PodDisruptionBudget
 
+from kubenotes.api.schema import fill_required_defaults
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.fast import defaultpreemption as dp_fast
 from kubenotes.scheduler.fast.defaultpreemption import VictimsMemo
@@ -107,8 +108,8 @@ def pdb(name, match, *, allowed=None, min_available=None, max_unavailable=None, 
     if disrupted:
         status["disruptedPods"] = {n: "2024-01-01T00:00:00Z" for n in disrupted}
     if status:
-        d["status"] = status
-    return PodDisruptionBudget.from_dict(d)
+        d["status"] = status  # the other status counts are zero, as the API server's decoder leaves them
+    return PodDisruptionBudget.from_dict(fill_required_defaults(d, PodDisruptionBudget))
 
 
 # ---------------------------------------------------------------------------
@@ -959,8 +960,9 @@ def test_filter_pods_with_pdb_violation_respects_namespace_and_empty_selectors()
     budgets = [pdb("x", {"app": "x"}, allowed=0)]
     violating, ok = filter_pods_with_pdb_violation(ps, budgets)
     assert [p.name for p in violating] == ["a"] and [p.name for p in ok] == ["b", "c"]
-    empty = PodDisruptionBudget.from_dict({"metadata": {"name": "e", "namespace": "default"}, "spec": {"selector": {}},
-                                           "status": {"disruptionsAllowed": 0}})
+    empty = PodDisruptionBudget.from_dict(fill_required_defaults(
+        {"metadata": {"name": "e", "namespace": "default"}, "spec": {"selector": {}}, "status": {"disruptionsAllowed": 0}},
+        PodDisruptionBudget))
     assert filter_pods_with_pdb_violation(ps, [empty]) == ([], ps)
 
 

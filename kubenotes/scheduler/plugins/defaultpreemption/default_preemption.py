@@ -241,7 +241,8 @@ def filter_pods_with_pdb_violation(pods: Sequence[PodInfo], pdbs: Sequence[Any])
     >>> from lightkube.resources.policy_v1 import PodDisruptionBudget
     >>> from kubenotes.scheduler.testing import make_pod
     >>> pdb = PodDisruptionBudget.from_dict({"metadata": {"name": "b", "namespace": "default"},
-    ...     "spec": {"selector": {"matchLabels": {"app": "a"}}}, "status": {"disruptionsAllowed": 1}})
+    ...     "spec": {"selector": {"matchLabels": {"app": "a"}}}, "status": {"disruptionsAllowed": 1,
+    ...     "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2}})
     >>> ps = [PodInfo(make_pod(n, labels={"app": "a"})) for n in ("a1", "a2")]
     >>> [[p.name for p in g] for g in filter_pods_with_pdb_violation(ps, [pdb])]
     [['a2'], ['a1']]

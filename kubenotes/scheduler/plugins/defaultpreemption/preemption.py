@@ -631,7 +631,9 @@ def get_pod_disruption_budgets(handle: Any) -> list[Any]:
 
         c = copy.deepcopy(pdb)
         if c.status is None:
-            c.status = PodDisruptionBudgetStatus()
+            # the status counts are non-pointer int32s upstream (0 when unset); the v1.34 model class requires them
+            c.status = PodDisruptionBudgetStatus(currentHealthy=0, desiredHealthy=0, disruptionsAllowed=0,
+                                                 expectedPods=0)
         c.status.disruptionsAllowed = disruptions_allowed_from_spec(pdb, all_pods)
         out.append(c)
     return out
