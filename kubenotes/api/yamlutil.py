@@ -164,19 +164,6 @@ def resolve_plain(value: str) -> Any:
     return value
 
 
-class _Key(tuple):
-    """A map key as Go's ``map[interface{}]interface{}`` compares it: ``true``, ``1`` and ``1.0`` are three keys."""
-
-    __slots__ = ()
-
-    def __new__(cls, value: Any) -> "_Key":
-        return tuple.__new__(cls, (type(value).__name__, value))
-
-    @property
-    def value(self) -> Any:
-        return self[1]
-
-
 class _Loader(_Base):  # type: ignore[misc, valid-type]
     """PyYAML's parser with go-yaml's scalar resolution and no implicit types of its own."""
 
@@ -190,7 +177,14 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
     def construct_plain(self, node: Any) -> Any:
-        return resolve_plain(node.value)
+        v = resolve_plain(node.value)
+        return _json_number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+    def construct_json_int(self, node: Any) -> Any:
+        return _json_number(self.construct_yaml_int(node))
+
+    def construct_json_float(self, node: Any) -> Any:
+        return _json_number(self.construct_yaml_float(node))
 
     def construct_go_str(self, node: Any) -> str:
         if node.style == '"':
@@ -215,17 +209,27 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
     def construct_go_mapping(self, node: Any) -> dict:
         """go-yaml v2's ``mapping``: keys in order, the last of duplicates wins, merges overwrite what came before."""
         out: dict = {}
+        unsupported = None
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE:
                 self._merge(value_node, out)
                 continue
-            key = self.construct_object(key_node, deep=True)
+            if key_node.tag == _PLAIN:  # the key as go-yaml resolves it, before any JSON conversion
+                key = resolve_plain(key_node.value)
+            else:
+                key = self.construct_object(key_node, deep=True)
             if isinstance(key, (list, dict)):
                 raise yaml.constructor.ConstructorError(None, None, "invalid map key: " + _go_value(key),
                                                         key_node.start_mark)
-            k = _Key(key)
+            value = self.construct_object(value_node, deep=True)
+            if key is None or (isinstance(key, int) and not _INT64[0] <= key <= _INT64[1]):
+                unsupported = (key, value)  # refused once the map is built (the last such key's value)
+                continue
+            k = _key_string(key, value)
             out.pop(k, None)  # the last of duplicates wins, in its place (Go maps keep no order anyway)
-            out[k] = self.construct_object(value_node, deep=True)
+            out[k] = value
+        if unsupported is not None:
+            _key_string(*unsupported)
         return out
 
     def _merge(self, node: Any, out: dict) -> None:
@@ -248,6 +252,8 @@ _Loader.add_constructor(_PLAIN, _Loader.construct_plain)
 _Loader.add_constructor(_STR, _Loader.construct_go_str)
 _Loader.add_constructor(_MAP, _Loader.construct_go_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _Loader.construct_binary)
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_json_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_json_float)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: node.value)  # kept as the text
 _Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: node.value)
 _Loader.add_multi_constructor("!", _Loader.construct_unknown)
@@ -278,8 +284,6 @@ def _go_value(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(v, _Key):
-        return _go_value(v.value)
     if isinstance(v, dict):
         return "map[interface {}]interface {}{" + ", ".join(f"{_go_value(k)}:{_go_value(x)}" for k, x in v.items()) + "}"
     if isinstance(v, list):
@@ -310,47 +314,34 @@ def _go_float_key(f: float) -> str:
     return f"{sign}0.{'0' * (-exp_i - 1)}{digits}"
 
 
-def _to_json(v: Any) -> Any:
-    """sigs.k8s.io/yaml's ``convertToJSONableObject`` and the JSON round trip kubectl's request makes."""
-    if isinstance(v, dict):
-        out: dict[str, Any] = {}
-        for k, x in v.items():
-            if isinstance(k, _Key):
-                k = k.value
-            if isinstance(k, bool):
-                ks = "true" if k else "false"
-            elif isinstance(k, int) and _INT64[0] <= k <= _INT64[1]:
-                ks = str(k)
-            elif isinstance(k, float):
-                ks = _go_float_key(k)
-            elif isinstance(k, str):
-                ks = k
-            else:
-                kind = "%!s(<nil>)" if k is None else ("uint64" if isinstance(k, int) else type(k).__name__)
-                raise YAMLError(f"error converting YAML to JSON: unsupported map key of type: {kind}, "
-                                f"key: {_go_value(k)}, value: {_go_value(x)}")
-            out.pop(ks, None)
-            out[ks] = _to_json(x)
-        return out
-    if isinstance(v, list):
-        return [_to_json(x) for x in v]
-    if isinstance(v, bool) or v is None or isinstance(v, str):
-        return v
+def _key_string(k: Any, value: Any) -> str:
+    """sigs.k8s.io/yaml's ``convertToJSONableObject`` for a map key: every key becomes a string."""
+    if isinstance(k, str):
+        return k
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    if isinstance(k, int) and _INT64[0] <= k <= _INT64[1]:
+        return str(k)
+    if isinstance(k, float):
+        return _go_float_key(k)
+    kind = "%!s(<nil>)" if k is None else ("uint64" if isinstance(k, int) else type(k).__name__)
+    raise YAMLError(f"error converting YAML to JSON: unsupported map key of type: {kind}, "
+                    f"key: {_go_value(k)}, value: {_go_value(value)}")
+
+
+def _json_number(v: int | float) -> int | float:
+    """A number as the API server reads it from the JSON kubectl sends (go-yaml's value through Go's encoder)."""
     if isinstance(v, int):
         return v if _INT64[0] <= v <= _INT64[1] else float(v)  # beyond int64 the server's decoder reads a float
-    if isinstance(v, float):
-        if math.isnan(v) or math.isinf(v):
-            raise YAMLError("error converting YAML to JSON: json: unsupported value: "
-                            + ("NaN" if math.isnan(v) else "+Inf" if v > 0 else "-Inf"))
-        if v.is_integer() and abs(v) < 1e21:
-            # Go's encoder writes the shortest digits without an exponent (3.0 as 3, -2**63 as
-            # -9223372036854776000), which the server decodes as an integer when it fits int64
-            text = int(Decimal(repr(v)))
-            if _INT64[0] <= text <= _INT64[1]:
-                return text
-        return v
-    if isinstance(v, bytes):
-        return v.decode("utf-8", errors="replace")
+    if math.isnan(v) or math.isinf(v):
+        raise YAMLError("error converting YAML to JSON: json: unsupported value: "
+                        + ("NaN" if math.isnan(v) else "+Inf" if v > 0 else "-Inf"))
+    if v.is_integer() and abs(v) < 1e21:
+        # Go's encoder writes the shortest digits without an exponent (3.0 as 3, -2**63 as
+        # -9223372036854776000), which the server decodes as an integer when it fits int64
+        text = int(Decimal(repr(v)))
+        if _INT64[0] <= text <= _INT64[1]:
+            return text
     return v
 
 
@@ -466,7 +457,7 @@ def yaml_to_json(text: str, first_line: int = 0) -> Any:
         raise YAMLError("yaml: " + " ".join(str(e).split())) from None
     finally:
         loader.dispose()
-    return _to_json(value)
+    return value
 
 
 def _alias_name(text: str, mark: Any) -> str:
