@@ -52,6 +52,9 @@ def test_keys_become_strings_and_the_last_duplicate_wins():
     assert data("  1: a\n  y: b\n  true: c\n  1.5: d\n  0x10: g\n  2.0: h\n  1e3: i\n  on: j\n") == {
         "1": "a", "1.5": "d", "16": "g", "2": "h", "1000": "i", "true": "j"}
     assert data('  a: "1"\n  a: "2"\n') == {"a": "2"}
+    # float keys as strconv.FormatFloat(k, 'g', -1, 32) writes them
+    assert data("  1000000.5: a\n  0.00001: b\n  1.0e+7: c\n  123456.7: d\n  0.1: e\n  -2.5e-5: f\n") == {
+        "1.0000005e+06": "a", "1e-05": "b", "1e+07": "c", "123456.7": "d", "0.1": "e", "-2.5e-05": "f"}
 
 
 def test_a_null_key_is_refused_with_sigs_yaml_text():
