@@ -98,18 +98,18 @@ def default_pool_cidr(objects: Iterable[dict]) -> str:
     """
     import ipaddress
 
-    import yaml
+    from kubenotes.api.yamlutil import load as load_yaml
 
     objects = list(objects)
     for o in objects:
         md = o.get("metadata") or {}
         if _kind(o) == "ConfigMap" and md.get("name") == "kubeadm-config" and md.get("namespace") == "kube-system":
             try:
-                cfg = yaml.safe_load((o.get("data") or {}).get("ClusterConfiguration") or "") or {}
+                cfg = load_yaml((o.get("data") or {}).get("ClusterConfiguration") or "") or {}  # as kubeadm reads it
                 subnet = str(((cfg.get("networking") or {}).get("podSubnet")) or "").split(",")[0].strip()
                 if subnet:
                     return str(ipaddress.ip_network(subnet, strict=False))
-            except (yaml.YAMLError, ValueError, AttributeError):
+            except (ValueError, AttributeError):  # YAMLError is a ValueError
                 pass
     nets = []
     for o in objects:
