@@ -311,6 +311,8 @@ def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) ->
         Read with ``defaults=False``.
     seed : int
         Seeds uids, generated names and ServiceAccount volume names.
+    feature_gates : FeatureGate, mapping of str to bool, str or None
+        ``--feature-gates``; None: v1.34's defaults.
 
     Returns
     -------
