@@ -195,7 +195,8 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.until < 0:
         print(f"kubenotes simulate: --until must be >= 0, got {args.until}", file=sys.stderr)
         return 2
-    cluster = run(args.manifests, args.until, args.seed, args.kubelet, getattr(args, "feature_gates", None))
+    cluster = run(args.manifests, args.until, args.seed, args.kubelet,
+                  feature_gates=getattr(args, "feature_gates", None))
     out = sys.stdout
     if args.output == "events":
         for e in node_events(cluster):
