@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from kubenotes.api.podutil import CONTAINER_RESTART_POLICY_ALWAYS, is_restartable_init_container
 from kubenotes.api.quantity import Quantity, format_quantity, milli_value, string_quantity_values, value
-from kubenotes.api.selectors import is_qualified_name
+from kubenotes.api.validation import is_qualified_name
 from kubenotes.errors import FieldError
 
 __all__ = [

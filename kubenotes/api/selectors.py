@@ -33,6 +33,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
+from kubenotes.api.validation import is_qualified_name, is_valid_label_value
 from kubenotes.errors import FieldError, KubenotesError
 
 __all__ = [
@@ -46,8 +47,6 @@ __all__ = [
     "GREATER_THAN",
     "LESS_THAN",
     "OBJECT_NAME_FIELD",
-    "is_qualified_name",
-    "is_valid_label_value",
     "Requirement",
     "LabelSelector",
     "parse_selector",
@@ -98,135 +97,8 @@ _MATCH_CODE = {
     GREATER_THAN: _M_GT, LESS_THAN: _M_LT,
 }
 
-# --- k8s.io/apimachinery/pkg/util/validation -----------------------------------
-
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
-_QNAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-_QNAME_MAX = 63
-_LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
-_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
-_LABEL_VALUE_ERR = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_MAX = 63
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
-_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-_DNS1123_SUBDOMAIN_ERR = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_SUBDOMAIN_MAX = 253
 _INT64_RE = re.compile(r"^[+-]?[0-9]+$")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    # validation.RegexError, including its double space after each "',".
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    out = msg + " (e.g. "
-    for i, ex in enumerate(examples):
-        if i:
-            out += " or "
-        out += f"'{ex}', "
-    return out + f"regex used for validation is '{fmt}')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def _is_dns1123_subdomain(value: str) -> list[str]:
-    errs = []
-    if len(value) > _DNS1123_SUBDOMAIN_MAX:
-        errs.append(_max_len_error(_DNS1123_SUBDOMAIN_MAX))
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """Problems with a label key, as ``validation.IsQualifiedName`` (empty when valid).
-
-    A qualified name is an optional DNS-subdomain prefix and ``/``, then a
-    name of at most 63 alphanumerics, ``-``, ``_`` or ``.``, starting and
-    ending alphanumeric.
-
-    Parameters
-    ----------
-    value : str
-        Candidate label key, e.g. ``kubernetes.io/hostname``.
-
-    Returns
-    -------
-    list[str]
-        Upstream's messages, in upstream's order.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go
-
-    Examples
-    --------
-    >>> is_qualified_name("kubernetes.io/hostname")
-    []
-    >>> is_qualified_name("/x")
-    ['prefix part must be non-empty']
-    """
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in _is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a qualified name "
-            + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > _QNAME_MAX:
-        errs.append("name part " + _max_len_error(_QNAME_MAX))
-    if not _QNAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def is_valid_label_value(value: str) -> list[str]:
-    """Problems with a label value, as ``validation.IsValidLabelValue`` (empty when valid).
-
-    Parameters
-    ----------
-    value : str
-        Candidate value; the empty string is valid.
-
-    Returns
-    -------
-    list[str]
-        Upstream's messages.
-
-    Examples
-    --------
-    >>> is_valid_label_value(""), is_valid_label_value("v1.2_x")
-    ([], [])
-    >>> is_valid_label_value("-bad")[0][:40]
-    'a valid label must be an empty string or'
-    """
-    errs = []
-    if len(value) > _LABEL_VALUE_MAX:
-        errs.append(_max_len_error(_LABEL_VALUE_MAX))
-    if not _LABEL_VALUE_RE.match(value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
 
 
 # --- field.Error rendering (k8s.io/apimachinery/pkg/util/validation/field/errors.go) ---

@@ -115,11 +115,25 @@ kubernetes/kubernetes@v1.34.0 pkg/apis/scheduling/validation/validation.go
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Callable, Iterable, Mapping
 
 from kubenotes.api.resources import resource_requirements_errors
-from kubenotes.api.selectors import LabelSelector, is_qualified_name, is_valid_label_value
+from kubenotes.api.selectors import LabelSelector
+from kubenotes.api.validation import (
+    PERCENT_ERR as _PERCENT_ERR,
+    PERCENT_FMT as _PERCENT_FMT,
+    PERCENT_RE as _PERCENT_RE,
+    inclusive_range_error as _inclusive_range_error,
+    is_config_map_key as _is_config_map_key,
+    is_dns1035_label,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_label_value,
+    is_valid_port_name as _is_valid_port_name,
+    is_valid_port_num as _is_valid_port_num,
+    regex_error as _regex_error,
+)
 from kubenotes.api.quantity import Quantity
 from kubenotes.apiserver.resources import ResourceInfo
 from kubenotes.apiserver.status import field_cause
@@ -136,9 +150,6 @@ __all__ = [
     "DUPLICATE",
     "NOT_FOUND",
     "TOO_LONG",
-    "is_dns1123_label",
-    "is_dns1123_subdomain",
-    "is_dns1035_label",
     "name_is_dns_subdomain",
     "name_is_dns_label",
     "name_is_dns1035_label",
@@ -355,120 +366,6 @@ def _immutable(new: Any, old: Any, f: str) -> list[FieldErr]:
     if new != old:
         return [_invalid(f, new, FIELD_IMMUTABLE_ERROR_MSG)]
     return []
-
-
-# --- k8s.io/apimachinery/pkg/util/validation ----------------------------------------------------------
-
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-                      "must start and end with an alphanumeric character")
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-                          "'.', and must start and end with an alphanumeric character")
-_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_DNS1035_LABEL_ERR = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-                      "alphabetic character, and end with an alphanumeric character")
-_CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+"
-_CONFIG_MAP_KEY_ERR = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
-_PERCENT_FMT = "[0-9]+%"
-_PERCENT_ERR = "a valid percent string must be a numeric string followed by an ending '%'"
-_DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
-_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-_DNS1035_LABEL_RE = re.compile(f"^{_DNS1035_LABEL_FMT}$")
-_CONFIG_MAP_KEY_RE = re.compile(f"^{_CONFIG_MAP_KEY_FMT}$")
-_PERCENT_RE = re.compile(f"^{_PERCENT_FMT}$")
-_PORT_NAME_CHARS_RE = re.compile("^[-a-z0-9]+$")
-_PORT_NAME_LETTER_RE = re.compile("[a-z]")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    return msg + " (e.g. " + "".join(("" if i == 0 else " or ") + f"'{e}', " for i, e in enumerate(examples)) + \
-        f"regex used for validation is '{fmt}')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def _inclusive_range_error(lo: int, hi: int) -> str:
-    return f"must be between {lo} and {hi}, inclusive"
-
-
-def is_dns1123_label(value: str) -> list[str]:
-    """``IsDNS1123Label``.
-
-    Examples
-    --------
-    >>> is_dns1123_label("web"), is_dns1123_label("a.b")
-    ([], ['must not contain dots'])
-    """
-    errs = []
-    if len(value) > 63:
-        errs.append(_max_len_error(63))
-    if not _DNS1123_LABEL_RE.match(value):
-        if _DNS1123_SUBDOMAIN_RE.match(value):
-            errs.append("must not contain dots")
-        else:
-            errs.append(_regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """``IsDNS1123Subdomain``."""
-    errs = []
-    if len(value) > 253:
-        errs.append(_max_len_error(253))
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def is_dns1035_label(value: str) -> list[str]:
-    """``IsDNS1035Label``."""
-    errs = []
-    if len(value) > 63:
-        errs.append(_max_len_error(63))
-    if not _DNS1035_LABEL_RE.match(value):
-        errs.append(_regex_error(_DNS1035_LABEL_ERR, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errs
-
-
-def _is_valid_port_num(port: Any) -> list[str]:
-    if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535:
-        return []
-    return [_inclusive_range_error(1, 65535)]
-
-
-def _is_valid_port_name(port: str) -> list[str]:
-    errs = []
-    if len(port) > 15:
-        errs.append(_max_len_error(15))
-    if not _PORT_NAME_CHARS_RE.match(port):
-        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not _PORT_NAME_LETTER_RE.search(port):
-        errs.append("must contain at least one letter (a-z)")
-    if "--" in port:
-        errs.append("must not contain consecutive hyphens")
-    if port and (port[0] == "-" or port[-1] == "-"):
-        errs.append("must not begin or end with a hyphen")
-    return errs
-
-
-def _is_config_map_key(value: str) -> list[str]:
-    errs = []
-    if len(value) > 253:
-        errs.append(_max_len_error(253))
-    if not _CONFIG_MAP_KEY_RE.match(value):
-        errs.append(_regex_error(_CONFIG_MAP_KEY_ERR, _CONFIG_MAP_KEY_FMT, "key.name", "KEY_NAME", "key-name"))
-    if value == ".":
-        errs.append("must not be '.'")
-    elif value == "..":
-        errs.append("must not be '..'")
-    elif value.startswith(".."):
-        errs.append("must not start with '..'")
-    return errs
 
 
 # --- name functions (staging/src/k8s.io/apimachinery/pkg/api/validation/generic.go) ---------------------

@@ -58,6 +58,7 @@ from typing import Any
 import yaml
 
 from kubenotes.api.manifests import load_manifests
+from kubenotes.api.validation import is_qualified_name
 from kubenotes.api.yamlutil import YAMLError, load_documents
 from kubenotes.errors import ConfigError
 from kubenotes.scheduler.plugins import names
@@ -692,41 +693,9 @@ def _aggregate(errs: list[str]) -> str:
     return "[" + ", ".join(seen) + "]"
 
 
-_LABEL_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
 def _validate_label_name(v: str, path: str) -> list[str]:
-    """``metav1validation.ValidateLabelName`` (qualified name: optional DNS prefix, 63-char name)."""
-    errs = []
-    parts = v.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-        prefix = ""
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append(_invalid(path, v, "prefix part must be non-empty"))
-        elif len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
-            errs.append(_invalid(path, v, "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                                          "alphanumeric characters, '-' or '.', and must start and end with an "
-                                          "alphanumeric character (e.g. 'example.com', regex used for validation is "
-                                          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"))
-    else:
-        return [_invalid(path, v, "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
-                                  "must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
-                                  "or '123-abc', regex used for validation is "
-                                  "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
-                                  "and '/' (e.g. 'example.com/MyName')")]
-    if not name:
-        errs.append(_invalid(path, v, "name part must be non-empty"))
-    elif len(name) > 63:
-        errs.append(_invalid(path, v, "name part must be no more than 63 characters"))
-    elif not _LABEL_NAME.match(name):
-        errs.append(_invalid(path, v, "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-                                      "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
-                                      "or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"))
-    return errs
+    """``metav1validation.ValidateLabelName``: a field.Invalid for each of ``IsQualifiedName``'s messages."""
+    return [_invalid(path, v, m) for m in is_qualified_name(v)]
 
 
 def _validate_args(name: str, path: str, a: dict[str, Any]) -> list[str]:

@@ -26,12 +26,10 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validatio
 
 from __future__ import annotations
 
-from kubenotes.api.selectors import is_qualified_name as _selectors_is_qualified_name
-
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from kubenotes.api.validation import is_qualified_name
 from kubenotes.api.resources import (  # noqa: F401 - re-exported: v1helper's names, kept by the API layer
     ATTACHABLE_VOLUMES_PREFIX,
     DEFAULT_RESOURCE_REQUESTS_PREFIX,
@@ -62,7 +60,6 @@ __all__ = [
     "is_hugepage_resource_name",
     "is_attachable_volume_resource_name",
     "is_scalar_resource_name",
-    "is_qualified_name",
     "field_invalid",
     "field_required",
     "field_forbidden",
@@ -296,52 +293,6 @@ def do_not_schedule_taints_filter(taint: Any) -> bool:
 # ---------------------------------------------------------------------------
 # Resource names (v1helper, schedutil)
 # ---------------------------------------------------------------------------
-
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
-_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-              "with an alphanumeric character")
-_DNS1123_SUBDOMAIN_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-_DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                          "characters, '-' or '.', and must start and end with an alphanumeric character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    parts = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {parts}regex used for validation is '{fmt}')"
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """Error messages for ``value`` as a qualified name (``validation.IsQualifiedName``); empty when valid.
-
-    A qualified name is an optional DNS-subdomain prefix and ``/``, then a name
-    part of at most 63 alphanumerics, ``-``, ``_`` or ``.``.
-
-    Parameters
-    ----------
-    value : str
-
-    Returns
-    -------
-    list[str]
-        Upstream's messages, in upstream's order.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go
-
-    Examples
-    --------
-    >>> is_qualified_name("example.com/gpu")
-    []
-    >>> is_qualified_name("/x")
-    ['prefix part must be non-empty']
-    """
-    return _selectors_is_qualified_name(value)
-
 
 # ---------------------------------------------------------------------------
 # field.Error formatting (apimachinery/pkg/util/validation/field)

@@ -14,7 +14,7 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constrai
 
 from __future__ import annotations
 
-from kubenotes.api.selectors import is_qualified_name
+from kubenotes.api.validation import is_qualified_name
 
 import re
 from typing import TYPE_CHECKING, Any, Mapping

@@ -1,0 +1,272 @@
+"""Name and value checks of ``k8s.io/apimachinery/pkg/util/validation``, with upstream's messages.
+
+``IsDNS1123Label``, ``IsDNS1123Subdomain``, ``IsDNS1035Label``,
+``IsQualifiedName`` (label keys), ``IsValidLabelValue``,
+``IsValidPortNum``, ``IsValidPortName``, ``IsConfigMapKey`` and the error
+texts they build (``RegexError``, ``MaxLenError``, ``InclusiveRangeError``).
+Each returns a list of messages, empty when the value is valid, as upstream's
+functions return ``[]string``. The API server's validation
+(:mod:`kubenotes.apiserver.validation`), label selectors
+(:mod:`kubenotes.api.selectors`) and the scheduler's configuration checks
+(:mod:`kubenotes.scheduler.config`) all use these.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["regex_error", "max_len_error", "inclusive_range_error", "is_dns1123_label", "is_dns1123_subdomain",
+           "is_dns1035_label", "is_qualified_name", "is_valid_label_value", "is_valid_port_num", "is_valid_port_name",
+           "is_config_map_key", "PERCENT_FMT", "PERCENT_ERR", "PERCENT_RE"]
+
+_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
+_QNAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+_QNAME_MAX = 63
+_LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
+_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
+_LABEL_VALUE_ERR = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_LABEL_VALUE_MAX = 63
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+                      "must start and end with an alphanumeric character")
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                          "'.', and must start and end with an alphanumeric character")
+_DNS1123_SUBDOMAIN_MAX = 253
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_ERR = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                      "alphabetic character, and end with an alphanumeric character")
+_CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+"
+_CONFIG_MAP_KEY_ERR = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
+#: ``percentFmt`` / ``percentErrMsg`` (``IsValidPercent``).
+PERCENT_FMT = "[0-9]+%"
+PERCENT_ERR = "a valid percent string must be a numeric string followed by an ending '%'"
+PERCENT_RE = re.compile(f"^{PERCENT_FMT}$")
+_DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
+_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
+_DNS1035_LABEL_RE = re.compile(f"^{_DNS1035_LABEL_FMT}$")
+_CONFIG_MAP_KEY_RE = re.compile(f"^{_CONFIG_MAP_KEY_FMT}$")
+_PORT_NAME_CHARS_RE = re.compile("^[-a-z0-9]+$")
+_PORT_NAME_LETTER_RE = re.compile("[a-z]")
+
+
+def regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """``RegexError``: ``msg``, the examples (with upstream's double space after each ``',``) and the regex.
+
+    Examples
+    --------
+    >>> regex_error("bad", "[a-z]+", "abc", "xyz")
+    "bad (e.g. 'abc',  or 'xyz', regex used for validation is '[a-z]+')"
+    """
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    return msg + " (e.g. " + "".join(("" if i == 0 else " or ") + f"'{e}', " for i, e in enumerate(examples)) + \
+        f"regex used for validation is '{fmt}')"
+
+
+def max_len_error(n: int) -> str:
+    """``MaxLenError``: ``must be no more than N characters``."""
+    return f"must be no more than {n} characters"
+
+
+def inclusive_range_error(lo: int, hi: int) -> str:
+    """``InclusiveRangeError``: ``must be between LO and HI, inclusive``."""
+    return f"must be between {lo} and {hi}, inclusive"
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """``IsDNS1123Label``: at most 63 lower-case alphanumerics or ``-``, alphanumeric at both ends.
+
+    Examples
+    --------
+    >>> is_dns1123_label("web"), is_dns1123_label("a.b")
+    ([], ['must not contain dots'])
+    """
+    errs = []
+    if len(value) > 63:
+        errs.append(max_len_error(63))
+    if not _DNS1123_LABEL_RE.match(value):
+        if _DNS1123_SUBDOMAIN_RE.match(value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    """``IsDNS1123Subdomain``: at most 253 characters of dot-separated DNS-1123 labels.
+
+    Examples
+    --------
+    >>> is_dns1123_subdomain("example.com"), len(is_dns1123_subdomain("Example"))
+    ([], 1)
+    """
+    errs = []
+    if len(value) > _DNS1123_SUBDOMAIN_MAX:
+        errs.append(max_len_error(_DNS1123_SUBDOMAIN_MAX))
+    if not _DNS1123_SUBDOMAIN_RE.match(value):
+        errs.append(regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """``IsDNS1035Label``: a DNS-1123 label that starts with a letter (Service names).
+
+    Examples
+    --------
+    >>> is_dns1035_label("web"), len(is_dns1035_label("1web"))
+    ([], 1)
+    """
+    errs = []
+    if len(value) > 63:
+        errs.append(max_len_error(63))
+    if not _DNS1035_LABEL_RE.match(value):
+        errs.append(regex_error(_DNS1035_LABEL_ERR, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """Problems with a label key, as ``validation.IsQualifiedName`` (empty when valid).
+
+    A qualified name is an optional DNS-subdomain prefix and ``/``, then a
+    name of at most 63 alphanumerics, ``-``, ``_`` or ``.``, starting and
+    ending alphanumeric.
+
+    Parameters
+    ----------
+    value : str
+        Candidate label key, e.g. ``kubernetes.io/hostname``.
+
+    Returns
+    -------
+    list[str]
+        Upstream's messages, in upstream's order.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go
+
+    Examples
+    --------
+    >>> is_qualified_name("kubernetes.io/hostname")
+    []
+    >>> is_qualified_name("/x")
+    ['prefix part must be non-empty']
+    """
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+    else:
+        return [
+            "a qualified name "
+            + regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > _QNAME_MAX:
+        errs.append("name part " + max_len_error(_QNAME_MAX))
+    if not _QNAME_RE.match(name):
+        errs.append("name part " + regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    """Problems with a label value, as ``validation.IsValidLabelValue`` (empty when valid).
+
+    Parameters
+    ----------
+    value : str
+        Candidate value; the empty string is valid.
+
+    Returns
+    -------
+    list[str]
+        Upstream's messages.
+
+    Examples
+    --------
+    >>> is_valid_label_value(""), is_valid_label_value("v1.2_x")
+    ([], [])
+    >>> is_valid_label_value("-bad")[0][:40]
+    'a valid label must be an empty string or'
+    """
+    errs = []
+    if len(value) > _LABEL_VALUE_MAX:
+        errs.append(max_len_error(_LABEL_VALUE_MAX))
+    if not _LABEL_VALUE_RE.match(value):
+        errs.append(regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def is_valid_port_num(port: Any) -> list[str]:
+    """``IsValidPortNum``: 1 to 65535.
+
+    Examples
+    --------
+    >>> is_valid_port_num(80), is_valid_port_num(0)
+    ([], ['must be between 1 and 65535, inclusive'])
+    """
+    if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535:
+        return []
+    return [inclusive_range_error(1, 65535)]
+
+
+def is_valid_port_name(port: str) -> list[str]:
+    """``IsValidPortName``: an IANA service name (at most 15 characters, a letter, no ``--``, no edge hyphen).
+
+    Examples
+    --------
+    >>> is_valid_port_name("http"), is_valid_port_name("http--x")
+    ([], ['must not contain consecutive hyphens'])
+    """
+    errs = []
+    if len(port) > 15:
+        errs.append(max_len_error(15))
+    if not _PORT_NAME_CHARS_RE.match(port):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _PORT_NAME_LETTER_RE.search(port):
+        errs.append("must contain at least one letter (a-z)")
+    if "--" in port:
+        errs.append("must not contain consecutive hyphens")
+    if port and (port[0] == "-" or port[-1] == "-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
+def is_config_map_key(value: str) -> list[str]:
+    """``IsConfigMapKey``: a key of a ConfigMap's or Secret's data.
+
+    Examples
+    --------
+    >>> is_config_map_key("app.conf"), is_config_map_key("..x")
+    ([], ["must not start with '..'"])
+    """
+    errs = []
+    if len(value) > 253:
+        errs.append(max_len_error(253))
+    if not _CONFIG_MAP_KEY_RE.match(value):
+        errs.append(regex_error(_CONFIG_MAP_KEY_ERR, _CONFIG_MAP_KEY_FMT, "key.name", "KEY_NAME", "key-name"))
+    if value == ".":
+        errs.append("must not be '.'")
+    elif value == "..":
+        errs.append("must not be '..'")
+    elif value.startswith(".."):
+        errs.append("must not start with '..'")
+    return errs
