@@ -155,6 +155,7 @@ import simpy
 from kubenotes.apiserver.request import UserInfo
 from kubenotes.apiserver.server import format_timestamp
 from kubenotes.apiserver.status import ApiError
+from kubenotes.apiserver.store import deep_copy
 from kubenotes.client.record import EventRecorder
 from kubenotes.cri.api import CRIError
 from kubenotes.cri.runtime import CONTAINER_RUNNING, ContainerRuntime, default_process_model
@@ -1024,7 +1025,7 @@ class Kubelet:
             self._register()
             return
         machine, config = self._machine_and_config(node)
-        new = copy.deepcopy(node)
+        new = deep_copy(node)
         em = self.eviction_manager
         set_node_status(new, machine, config, self.env.now, images=self._images(), errors=self._runtime_errors(),
                         memory_pressure=em.is_under_memory_pressure(), disk_pressure=em.is_under_disk_pressure(),

@@ -46,6 +46,7 @@ from typing import Any, Callable, Mapping, Sequence
 from kubenotes.api.quantity import BINARY_SI, DECIMAL_SI, Quantity
 from kubenotes.apiserver.discovery import SERVER_GIT_VERSION
 from kubenotes.apiserver.server import current_epoch, format_timestamp
+from kubenotes.apiserver.store import deep_copy
 from kubenotes.kubelet.eviction import (
     DEFAULT_EVICTION_HARD,
     SIGNAL_MEMORY_AVAILABLE,
@@ -522,7 +523,7 @@ def node_conditions(conditions: Sequence[Mapping[str, Any]], now_text: str, *, m
     >>> [(c["type"], c["status"]) for c in node_conditions([], "t0", disk_pressure=True)]
     [('MemoryPressure', 'False'), ('DiskPressure', 'True'), ('PIDPressure', 'False'), ('Ready', 'True')]
     """
-    out = copy.deepcopy(list(conditions))
+    out = deep_copy(list(conditions))
     set_pressure_condition(out, NODE_MEMORY_PRESSURE, memory_pressure, now_text, events)
     set_pressure_condition(out, NODE_DISK_PRESSURE, disk_pressure, now_text, events)
     set_pressure_condition(out, NODE_PID_PRESSURE, pid_pressure, now_text, events)
@@ -679,11 +680,10 @@ def update_default_labels(initial: Mapping[str, Any], existing: dict) -> bool:
 
 
 def _without_heartbeats(status: Mapping[str, Any] | None) -> dict:
-    s = copy.deepcopy(dict(status or {}))
+    # a view for comparison only: nothing is mutated, so no copy of the nested values is needed
+    s = dict(status or {})
     conds = sorted(s.pop("conditions", None) or [], key=lambda c: c.get("type", ""))
-    for c in conds:
-        c.pop("lastHeartbeatTime", None)
-    s["conditions"] = conds
+    s["conditions"] = [{k: v for k, v in c.items() if k != "lastHeartbeatTime"} for c in conds]
     return s
 
 
@@ -786,7 +786,7 @@ def renew_lease(lease: Mapping[str, Any], node_name: str, now: float, node_uid: 
     >>> renewed["spec"]["renewTime"], len(renewed["metadata"]["ownerReferences"])
     ('2025-08-27T00:00:10.000000Z', 1)
     """
-    out = copy.deepcopy(dict(lease))
+    out = deep_copy(dict(lease))
     out.setdefault("spec", {}).update(holderIdentity=node_name, leaseDurationSeconds=lease_duration_seconds,
                                       renewTime=format_micro_time(now, epoch))
     meta = out.setdefault("metadata", {})

@@ -434,6 +434,9 @@ class GenericPLEG:
         events_by_pod: dict[str, list[PodLifecycleEvent]] = {}
         for pid, rec in self.pod_records.items():
             old, new = rec["old"], rec["current"]
+            if old is not None and new is not None and old["containers"] == new["containers"] \
+                    and old["sandboxes"] == new["sandboxes"]:
+                continue  # every container and sandbox in the same state: no events (most relists)
             for cid in _container_ids(old, new):
                 for e in generate_events(pid, cid, _state(old, cid), _state(new, cid)):
                     events_by_pod.setdefault(pid, []).append(e)

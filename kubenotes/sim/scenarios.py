@@ -1350,7 +1350,9 @@ def simulate_memory_pressure(
     >>> first_eviction(s).evicted, first_eviction(s).time
     ('default/batch', 490.0)
     """
-    return _simulate_memory_pressure(int(batch_growth_mi_per_minute), int(soft_threshold_mi), int(soft_grace_seconds),
+    # without a soft threshold the grace period is not part of the run: one memo entry for all its values
+    return _simulate_memory_pressure(int(batch_growth_mi_per_minute), int(soft_threshold_mi),
+                                     int(soft_grace_seconds) if soft_threshold_mi else 0,
                                      int(best_effort_priority), int(until_seconds), int(seed))
 
 
