@@ -244,6 +244,17 @@ def test_soft_threshold_waits_and_uses_max_pod_grace_period():
     assert "Threshold quantity: 1Gi" in ev.message
 
 
+def test_grace_period_without_soft_threshold_is_the_same_run():
+    # no evictionSoft: the memory-pressure file runs and no grace period is read, so one run serves every value
+    off = sc.simulate_memory_pressure(soft_threshold_mi=0, soft_grace_seconds=120)
+    assert off is sc.simulate_memory_pressure(soft_threshold_mi=0, soft_grace_seconds=30)
+    assert off is sc.simulate_memory_pressure()
+    # with one, the grace period is the run's evictionSoftGracePeriod
+    on = sc.simulate_memory_pressure(soft_threshold_mi=1024, soft_grace_seconds=30)
+    assert on is not sc.simulate_memory_pressure(soft_threshold_mi=1024, soft_grace_seconds=60)
+    assert sc.first_eviction(on).time == sc.pressure_intervals(on.manager.timeline)[0][0] + 30
+
+
 def test_soft_threshold_file_is_the_chapters_soft_run(capsys):
     events = _events(capsys, "qos/soft-threshold.yaml", 900)
     evicted = _event_reasons(events, "Evicted")

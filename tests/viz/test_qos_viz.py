@@ -104,3 +104,22 @@ def test_memory_pressure_view_and_panel():
     with contextlib.redirect_stdout(io.StringIO()):
         panel = memory_pressure_panel()
     assert panel.children[0].children[0].description == "batch growth (Mi/min)"
+
+
+def test_memory_pressure_panel_draws_once_for_grace_periods_without_soft_threshold(monkeypatch):
+    import kubenotes.viz.qos as qos_viz
+
+    calls = []
+    monkeypatch.setattr(qos_viz, "memory_pressure_view", lambda **values: calls.append(values) or None)
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = memory_pressure_panel()
+        growth, soft, grace = (c for row in panel.children[:2] for c in row.children)
+        grace.value = 120  # evictionSoft off (0): the same run and figure as any other grace period
+        grace.value = 30
+        soft.value = 1024  # now the grace period is the run's evictionSoftGracePeriod
+        grace.value = 120
+    assert calls == [
+        {"batch_growth_mi_per_minute": 180, "soft_threshold_mi": 0, "soft_grace_seconds": 0},
+        {"batch_growth_mi_per_minute": 180, "soft_threshold_mi": 1024, "soft_grace_seconds": 30},
+        {"batch_growth_mi_per_minute": 180, "soft_threshold_mi": 1024, "soft_grace_seconds": 120},
+    ]
