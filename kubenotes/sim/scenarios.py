@@ -1316,7 +1316,8 @@ def simulate_memory_pressure(
         1Gi for 1 min, ``evictionMaxPodGracePeriod`` 30 s) with this
         threshold and grace period.
     soft_grace_seconds : int
-        ``evictionSoftGracePeriod``, seconds.
+        ``evictionSoftGracePeriod``, seconds; read only with a soft threshold
+        (without one, every value gives the same, memoised run).
     best_effort_priority : int
         ``batch``'s priority: not 0 adds a PriorityClass ``batch-priority`` of
         that value and names it in ``batch``'s ``priorityClassName``.
