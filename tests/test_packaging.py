@@ -64,3 +64,16 @@ def test_test_file_names_are_unique():
     """pytest imports test modules by basename (tests/ has no __init__.py): two test_config.py break collection."""
     names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
     assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+def test_test_module_basenames_are_unique():
+    # tests/ has no __init__.py files, so pytest imports each test module by its
+    # basename: two test_x.py files in different folders stop collection
+    # ("import file mismatch") on a clean clone. CI failed once this way.
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(ROOT)} and {path.relative_to(ROOT)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, "test modules share a basename: " + "; ".join(clashes)
