@@ -2,7 +2,8 @@
 
 ``IsDNS1123Label``, ``IsDNS1123Subdomain``, ``IsDNS1035Label``,
 ``IsQualifiedName`` (label keys), ``IsValidLabelValue``,
-``IsValidPortNum``, ``IsValidPortName``, ``IsConfigMapKey`` and the error
+``IsValidPortNum``, ``IsValidPortName``, ``IsConfigMapKey``,
+``IsRelaxedEnvVarName`` and the error
 texts they build (``RegexError``, ``MaxLenError``, ``InclusiveRangeError``).
 Each returns a list of messages, empty when the value is valid, as upstream's
 functions return ``[]string``. The API server's validation
@@ -22,7 +23,7 @@ from typing import Any
 
 __all__ = ["regex_error", "max_len_error", "inclusive_range_error", "is_dns1123_label", "is_dns1123_subdomain",
            "is_dns1035_label", "is_qualified_name", "is_valid_label_value", "is_valid_port_num", "is_valid_port_name",
-           "is_config_map_key", "PERCENT_FMT", "PERCENT_ERR", "PERCENT_RE"]
+           "is_config_map_key", "is_relaxed_env_var_name", "PERCENT_FMT", "PERCENT_ERR", "PERCENT_RE"]
 
 _QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
@@ -269,4 +270,38 @@ def is_config_map_key(value: str) -> list[str]:
         errs.append("must not be '..'")
     elif value.startswith(".."):
         errs.append("must not start with '..'")
+    return errs
+
+
+_RELAXED_ENV_VAR_NAME_ERR = "a valid environment variable name must consist only of printable ASCII characters other than '='"
+
+
+def is_relaxed_env_var_name(value: str) -> list[str]:
+    """``IsRelaxedEnvVarName``: an environment variable name (or ``envFrom`` prefix).
+
+    The relaxed rule of ``RelaxedEnvironmentVariableValidation`` (GA in v1.34, so
+    the only rule the API server applies): printable ASCII other than ``=``.
+
+    Parameters
+    ----------
+    value : str
+        The name.
+
+    Returns
+    -------
+    list of str
+        Upstream's messages; empty when the name is valid.
+
+    Examples
+    --------
+    >>> is_relaxed_env_var_name("MY.env-name 1"), is_relaxed_env_var_name("A=B")
+    ([], ["a valid environment variable name must consist only of printable ASCII characters other than '='"])
+    >>> is_relaxed_env_var_name("")
+    ['environment variable name must be non-empty']
+    """
+    errs = []
+    if not value:
+        errs.append("environment variable name must be non-empty")
+    if any(ord(ch) > 126 or ord(ch) < 32 or ch == "=" for ch in value):
+        errs.append(_RELAXED_ENV_VAR_NAME_ERR)
     return errs

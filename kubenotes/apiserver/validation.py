@@ -21,6 +21,9 @@ What is checked (what learners typically get wrong):
 * Pod: containers required, container (and init container) names DNS-1123
   labels and unique, image required, ports, volume names and mounts (a
   ``volumeMounts[].name`` that names no volume is ``Not found``),
+  ``env`` (``ValidateEnv``: relaxed names, exactly one ``valueFrom``
+  source and not beside ``value``, downward API field paths and resource
+  divisors, key selectors) and ``envFrom`` (prefix, one source),
   requests not above limits (:func:`kubenotes.api.resources.resource_requirements_errors`),
   non-negative quantities, pod-level ``spec.resources`` naming only
   :data:`SUPPORTED_POD_LEVEL_RESOURCES`, ``restartPolicy``, ``dnsPolicy``,
@@ -66,8 +69,7 @@ check them:
   fields: hostPath, configMap/secret items and modes, projected sources,
   PVC claim names, CSI, ephemeral, image), ``subPath``/``subPathExpr`` and
   mount propagation, probes (one handler, thresholds, ports), lifecycle
-  hooks, environment variable names and ``valueFrom`` sources, ``envFrom``
-  prefixes, security contexts (pod and container, seccomp/AppArmor,
+  hooks, ``fileKeyRef`` contents (EnvFiles, alpha), security contexts (pod and container, seccomp/AppArmor,
   capabilities, sysctls), affinity and anti-affinity terms, topology spread
   constraints, host namespaces and host ports against hostNetwork,
   ephemeral containers, ``resizePolicy`` and resize rules, DNS config and
@@ -129,6 +131,7 @@ from kubenotes.api.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
+    is_relaxed_env_var_name,
     is_valid_label_value,
     is_valid_port_name as _is_valid_port_name,
     is_valid_port_num as _is_valid_port_num,
@@ -720,6 +723,167 @@ def _container_ports(ports: Any, f: str) -> list[FieldErr]:
     return errs
 
 
+#: ``validEnvDownwardAPIFieldPathExpressions``: what ``env[].valueFrom.fieldRef`` may read.
+_ENV_FIELD_PATHS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
+                    "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
+#: The labels ``ConvertDownwardAPIFieldLabel`` converts for a v1 Pod (``spec.host`` becomes ``spec.nodeName``).
+_POD_FIELD_LABELS = ("metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+                     "metadata.uid", "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName",
+                     "spec.schedulerName", "status.phase", "status.hostIP", "status.hostIPs", "status.podIP",
+                     "status.podIPs")
+#: ``validContainerResourceFieldPathExpressions`` and the hugepages prefixes beside them.
+_RESOURCE_FIELD_PATHS = ("limits.cpu", "limits.memory", "limits.ephemeral-storage", "requests.cpu",
+                         "requests.memory", "requests.ephemeral-storage")
+_HUGEPAGES_FIELD_PREFIXES = ("requests.hugepages-", "limits.hugepages-")
+_BINARY_DIVISORS = ("1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei")
+
+
+def _split_subscripted_path(path: str) -> tuple[str, str, bool]:
+    """``fieldpath.SplitMaybeSubscriptedPath``: ``metadata.labels['app']`` → (``metadata.labels``, ``app``)."""
+    if not path.endswith("']"):
+        return path, "", False
+    head, sep, key = path[:-2].partition("['")
+    if not sep or not head:
+        return path, "", False
+    return head, key, True
+
+
+def _object_field_selector(fs: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """``validateObjectFieldSelector`` with the env var expressions."""
+    version, path = fs.get("apiVersion") or "", fs.get("fieldPath") or ""
+    if not version:
+        return [_required(f"{f}.apiVersion")]
+    if not path:
+        return [_required(f"{f}.fieldPath")]
+    head, key, subscripted = _split_subscripted_path(path)
+    if version != "v1":
+        problem = f"unsupported pod version: {version}"
+    elif subscripted and head not in ("metadata.annotations", "metadata.labels"):
+        problem = f"field label does not support subscript: {path}"
+    elif not subscripted and path not in _POD_FIELD_LABELS and path != "spec.host":
+        problem = f"field label not supported: {path}"
+    else:
+        problem = ""
+    if problem:
+        return [_invalid(f"{f}.fieldPath", path, f"error converting fieldPath: {problem}")]
+    if subscripted:
+        name = key.lower() if head == "metadata.annotations" else key
+        return [_invalid(f, name, m) for m in is_qualified_name(name)]
+    internal = "spec.nodeName" if path == "spec.host" else path
+    if internal not in _ENV_FIELD_PATHS:
+        return [_not_supported(f"{f}.fieldPath", internal, sorted(_ENV_FIELD_PATHS))]
+    return []
+
+
+def _resource_field_selector(fs: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """``validateContainerResourceFieldSelector`` (env form: no containerName required) and its divisor check."""
+    errs: list[FieldErr] = []
+    res = fs.get("resource") or ""
+    if not res:
+        errs.append(_required(f"{f}.resource"))
+    elif res not in _RESOURCE_FIELD_PATHS and not res.startswith(_HUGEPAGES_FIELD_PREFIXES):
+        errs.append(_not_supported(f"{f}.resource", res, sorted(_RESOURCE_FIELD_PATHS)))
+    divisor = fs.get("divisor")
+    if divisor is None:
+        return errs
+    try:
+        q = Quantity.parse(divisor)
+    except Exception:  # the field decoder has refused an unparsable quantity already
+        return errs
+    if q.sign() == 0:
+        return errs
+    text = str(q)
+    if res in ("limits.cpu", "requests.cpu") and text not in ("1m", "1"):
+        errs.append(_invalid(f"{f}.divisor", res, "only divisor's values 1m and 1 are supported with the cpu resource"))
+    for names, what in ((("limits.memory", "requests.memory"), "the memory resource"),
+                        (("limits.ephemeral-storage", "requests.ephemeral-storage"), "the local ephemeral storage resource")):
+        if res in names and text not in _BINARY_DIVISORS:
+            errs.append(_invalid(f"{f}.divisor", res, "only divisor's values " + ", ".join(_BINARY_DIVISORS)
+                                 + f" are supported with {what}"))
+    if res.startswith(_HUGEPAGES_FIELD_PREFIXES) and text not in _BINARY_DIVISORS:
+        errs.append(_invalid(f"{f}.divisor", res, "only divisor's values " + ", ".join(_BINARY_DIVISORS)
+                             + " are supported with the hugepages resource"))
+    return errs
+
+
+def _key_selector(sel: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """``validateConfigMapKeySelector`` / ``validateSecretKeySelector`` (the same checks)."""
+    name, key = sel.get("name") or "", sel.get("key") or ""
+    errs = [_invalid(f"{f}.name", name, m) for m in name_is_dns_subdomain(name, False)]
+    if not key:
+        errs.append(_required(f"{f}.key"))
+    else:
+        errs += [_invalid(f"{f}.key", key, m) for m in _is_config_map_key(key)]
+    return errs
+
+
+def _env(env: Any, f: str) -> list[FieldErr]:
+    """``ValidateEnv`` with ``validateEnvVarValueFrom`` (relaxed names: the gate is GA in v1.34).
+
+    A ``valueFrom`` with no source left (e.g. a ``fileKeyRef`` dropped because
+    the EnvFiles gate is off) is refused as upstream refuses it.
+    """
+    errs: list[FieldErr] = []
+    for i, ev in enumerate(env or ()):
+        p = f"{f}[{i}]"
+        name = ev.get("name") or ""
+        if not name:
+            errs.append(_required(f"{p}.name"))
+        else:
+            errs += [_invalid(f"{p}.name", name, m) for m in is_relaxed_env_var_name(name)]
+        vf = ev.get("valueFrom")
+        if vf is None:
+            continue
+        vp = f"{p}.valueFrom"
+        sources = 0
+        if vf.get("fieldRef") is not None:
+            sources += 1
+            errs += _object_field_selector(vf["fieldRef"], f"{vp}.fieldRef")
+        if vf.get("resourceFieldRef") is not None:
+            sources += 1
+            errs += _resource_field_selector(vf["resourceFieldRef"], f"{vp}.resourceFieldRef")
+        for key in ("configMapKeyRef", "secretKeyRef"):
+            if vf.get(key) is not None:
+                sources += 1
+                errs += _key_selector(vf[key], f"{vp}.{key}")
+        if vf.get("fileKeyRef") is not None:  # present only while the EnvFiles gate is on
+            sources += 1
+        if sources == 0:
+            errs.append(_invalid(vp, "", "must specify one of: `fieldRef`, `resourceFieldRef`, "
+                                         "`configMapKeyRef` or `secretKeyRef`"))
+        elif ev.get("value"):
+            errs.append(_invalid(vp, "", "may not be specified when `value` is not empty"))
+        elif sources > 1:
+            errs.append(_invalid(vp, "", "may not have more than one field specified at a time"))
+    return errs
+
+
+def _env_from(env_from: Any, f: str) -> list[FieldErr]:
+    """``ValidateEnvFrom``: prefix, one source, the source's name (checked as a prefix, as upstream)."""
+    errs: list[FieldErr] = []
+    for i, ev in enumerate(env_from or ()):
+        p = f"{f}[{i}]"
+        prefix = ev.get("prefix") or ""
+        if prefix:
+            errs += [_invalid(f"{p}.prefix", prefix, m) for m in is_relaxed_env_var_name(prefix)]
+        sources = 0
+        for key in ("configMapRef", "secretRef"):
+            ref = ev.get(key)
+            if ref is None:
+                continue
+            sources += 1
+            name = ref.get("name") or ""
+            if not name:
+                errs.append(_required(f"{p}.{key}.name"))
+            else:
+                errs += [_invalid(f"{p}.{key}.name", name, m) for m in name_is_dns_subdomain(name, True)]
+        if sources == 0:  # upstream reports these two on the envFrom list's path, not the item's
+            errs.append(_invalid(f, "", "must specify one of: `configMapRef` or `secretRef`"))
+        elif sources > 1:
+            errs.append(_invalid(f, "", "may not have more than one field specified at a time"))
+    return errs
+
+
 def _containers(spec: Mapping[str, Any], f: str, volumes: set[str]) -> list[FieldErr]:
     errs: list[FieldErr] = []
     containers = spec.get("containers") or []
@@ -740,6 +904,8 @@ def _containers(spec: Mapping[str, Any], f: str, volumes: set[str]) -> list[Fiel
             if not c.get("image"):
                 errs.append(_required(f"{p}.image"))
             errs += _container_ports(c.get("ports"), f"{p}.ports")
+            errs += _env(c.get("env"), f"{p}.env")
+            errs += _env_from(c.get("envFrom"), f"{p}.envFrom")
             for j, m in enumerate(c.get("volumeMounts") or ()):
                 mp = f"{p}.volumeMounts[{j}]"
                 if not m.get("name"):
@@ -748,9 +914,6 @@ def _containers(spec: Mapping[str, Any], f: str, volumes: set[str]) -> list[Fiel
                     errs.append(FieldErr(NOT_FOUND, f"{mp}.name", m["name"]))
                 if not m.get("mountPath"):
                     errs.append(_required(f"{mp}.mountPath"))
-            for j, env in enumerate(c.get("env") or ()):
-                if not env.get("name"):
-                    errs.append(_required(f"{p}.env[{j}].name"))
             errs += _resource_requirements(c.get("resources"), f"{p}.resources")
     return errs
 

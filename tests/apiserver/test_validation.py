@@ -654,3 +654,109 @@ def test_daemonset_template_is_validated_as_a_pod_template():
     assert msgs == ['spec.template.spec.containers[0].volumeMounts[0].name: Not found: "logs"',
                     "spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in DaemonSet is not "
                     "Supported"]
+
+
+# ------------------------------------------------------------------- env and envFrom (TestValidateEnv, TestValidateEnvFrom)
+
+ENV_FIELD_PATHS = ('"metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", '
+                   '"status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"')
+
+
+def _env_msgs(env=None, env_from=None):
+    c = {"name": "c", "image": "x"}
+    if env is not None:
+        c["env"] = env
+    if env_from is not None:
+        c["envFrom"] = env_from
+    return [m.removeprefix("spec.containers[0].") for m in _msgs("pods", {"metadata": {"name": "p"},
+                                                                           "spec": {"containers": [c]}})]
+
+
+@pytest.mark.parametrize("env", [
+    [{"name": "abc", "value": "value"}],
+    [{"name": "ABC", "value": "value"}],
+    [{"name": "AbC_123", "value": "value"}],
+    [{"name": "abc", "value": ""}],
+    [{"name": "a.b.c", "value": "value"}],
+    [{"name": "a-b-c", "value": "value"}],
+    [{"name": "1abc", "value": "value"}],  # allowed since the relaxed rule (GA in v1.34)
+    [{"name": "abc def!", "value": "value"}],
+    [{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.annotations['key']"}}}],
+    [{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels['key']"}}}],
+    [{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "status.podIPs"}}}],
+    [{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "spec.host"}}}],
+    [{"name": "abc", "valueFrom": {"resourceFieldRef": {"resource": "limits.memory", "divisor": "1Mi"}}}],
+    [{"name": "abc", "valueFrom": {"resourceFieldRef": {"resource": "requests.hugepages-2Mi"}}}],
+    [{"name": "abc", "valueFrom": {"configMapKeyRef": {"name": "some-config-map", "key": "some-key"}}}],
+    [{"name": "abc", "valueFrom": {"secretKeyRef": {"name": "some-secret", "key": "secret-key"}}}],
+])
+def test_valid_env(env):
+    assert _env_msgs(env) == []
+
+
+@pytest.mark.parametrize("env, expected", [
+    ([{"name": ""}], "env[0].name: Required value"),
+    ([{"name": "a=b"}], 'env[0].name: Invalid value: "a=b": a valid environment variable name must consist only '
+                        "of printable ASCII characters other than '='"),
+    ([{"name": "abc", "valueFrom": {}}],
+     'env[0].valueFrom: Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` '
+     "or `secretKeyRef`"),
+    ([{"name": "abc", "value": "foo", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}}],
+     'env[0].valueFrom: Invalid value: "": may not be specified when `value` is not empty'),
+    ([{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"},
+                                    "secretKeyRef": {"name": "a-secret", "key": "a-key"}}}],
+     'env[0].valueFrom: Invalid value: "": may not have more than one field specified at a time'),
+    ([{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1"}}}],
+     "env[0].valueFrom.fieldRef.fieldPath: Required value"),
+    ([{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.whoops"}}}],
+     'env[0].valueFrom.fieldRef.fieldPath: Invalid value: "metadata.whoops": error converting fieldPath: '
+     "field label not supported: metadata.whoops"),
+    ([{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name['key']"}}}],
+     'env[0].valueFrom.fieldRef.fieldPath: Invalid value: "metadata.name[\'key\']": error converting fieldPath: '
+     "field label does not support subscript: metadata.name['key']"),
+    ([{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels"}}}],
+     f'env[0].valueFrom.fieldRef.fieldPath: Unsupported value: "metadata.labels": supported values: {ENV_FIELD_PATHS}'),
+    ([{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "status.phase"}}}],
+     f'env[0].valueFrom.fieldRef.fieldPath: Unsupported value: "status.phase": supported values: {ENV_FIELD_PATHS}'),
+    ([{"name": "abc", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                                                 "fieldPath": "metadata.labels['Www.k8s.io/test']"}}}],
+     'env[0].valueFrom.fieldRef: Invalid value: "Www.k8s.io/test": prefix part a lowercase RFC 1123 subdomain must '
+     "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+     "character (e.g. 'example.com', regex used for validation is "
+     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+    ([{"name": "abc", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "2"}}}],
+     'env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.cpu": only divisor\'s values 1m and 1 are '
+     "supported with the cpu resource"),
+    ([{"name": "abc", "valueFrom": {"configMapKeyRef": {"name": "some-config-map"}}}],
+     "env[0].valueFrom.configMapKeyRef.key: Required value"),
+    ([{"name": "abc", "valueFrom": {"secretKeyRef": {"name": "a-secret", "key": "a$b"}}}],
+     'env[0].valueFrom.secretKeyRef.key: Invalid value: "a$b": a valid config key must consist of alphanumeric '
+     "characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+     "'[-._a-zA-Z0-9]+')"),
+])
+def test_invalid_env_has_upstream_text(env, expected):
+    assert _env_msgs(env) == [expected]
+
+
+def test_env_from_needs_one_source_and_a_valid_prefix():
+    assert _env_msgs(env_from=[{"prefix": "a=b", "configMapRef": {"name": "cm"}}]) == [
+        'envFrom[0].prefix: Invalid value: "a=b": a valid environment variable name must consist only of printable '
+        "ASCII characters other than '='"]
+    assert _env_msgs(env_from=[{"prefix": "p_"}]) == [
+        'envFrom: Invalid value: "": must specify one of: `configMapRef` or `secretRef`']
+    assert _env_msgs(env_from=[{"configMapRef": {"name": "cm"}, "secretRef": {"name": "s"}}]) == [
+        'envFrom: Invalid value: "": may not have more than one field specified at a time']
+    assert _env_msgs(env_from=[{"secretRef": {"name": ""}}]) == ["envFrom[0].secretRef.name: Required value"]
+
+
+def test_file_key_ref_dropped_with_the_envfiles_gate_off_leaves_an_empty_value_from(tmp_path, capsys):
+    # EnvFiles is alpha in v1.34: the API server drops fileKeyRef, and the valueFrom left has no source.
+    from kubenotes.cli import main
+    f = tmp_path / "pod.yaml"
+    f.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+                 "    env:\n    - name: A\n      valueFrom:\n        fileKeyRef: {volumeName: v, path: a.env, key: A}\n"
+                 "  volumes:\n  - name: v\n    emptyDir: {}\n")
+    assert main(["validate", str(f)]) == 2
+    assert ('Pod "p" is invalid: spec.containers[0].env[0].valueFrom: Invalid value: "": must specify one of: '
+            "`fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`") in capsys.readouterr().err
+    assert main(["validate", "--feature-gates", "EnvFiles=true", str(f)]) == 0
