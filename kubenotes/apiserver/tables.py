@@ -344,21 +344,17 @@ def _sts_row(s: dict, now: float) -> list:
 
 
 def _job_status(j: dict) -> str:
-    for c in (j.get("status") or {}).get("conditions") or []:
-        if c.get("status") != "True":
-            continue
-        if c.get("type") == "Complete":
-            return "Complete"
-        if c.get("type") == "Failed":
-            return "Failed"
-        if c.get("type") == "Suspended":
-            return "Suspended"
-        if c.get("type") == "FailureTarget":
-            return "FailureTarget"
-        if c.get("type") == "SuccessCriteriaMet":
-            return "SuccessCriteriaMet"
+    """``printJob``'s STATUS: the first of Complete, Failed, Terminating, Suspended, FailureTarget,
+    SuccessCriteriaMet that holds, else Running (pkg/printers/internalversion/printers.go, v1.34)."""
+    true = {c.get("type") for c in (j.get("status") or {}).get("conditions") or [] if c.get("status") == "True"}
+    for ctype in ("Complete", "Failed"):
+        if ctype in true:
+            return ctype
     if (j.get("metadata") or {}).get("deletionTimestamp"):
         return "Terminating"
+    for ctype in ("Suspended", "FailureTarget", "SuccessCriteriaMet"):
+        if ctype in true:
+            return ctype
     return "Running"
 
 

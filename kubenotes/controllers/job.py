@@ -10,17 +10,33 @@ pod is counted twice or lost. A failed pod is replaced after a back-off
 (10 s doubling to 10 min, counting failures since the last success). The Job
 fails when more than ``backoffLimit`` pods have failed (default 6) or after
 ``activeDeadlineSeconds``: first the interim ``FailureTarget`` condition is
-added and remaining pods are deleted, then ``Failed``. Success is recorded
-as ``SuccessCriteriaMet`` then ``Complete`` (reason ``CompletionsReached``)
-once no pod is terminating.
+added and remaining pods are deleted, then ``Failed`` once no pod is
+terminating. Success is recorded as ``SuccessCriteriaMet`` then ``Complete``
+(reason ``CompletionsReached``) once no pod is terminating.
+
+``spec.podFailurePolicy`` matches each failed pod against its rules in
+order (container exit codes, or pod conditions); the first match decides:
+``FailJob`` fails the Job at once (reason ``PodFailurePolicy``), ``Ignore``
+does not count the failure toward ``backoffLimit``, ``Count`` counts it,
+``FailIndex`` fails the pod's index. With ``spec.backoffLimitPerIndex`` an
+Indexed Job counts failures per index (the pod annotation
+``batch.kubernetes.io/job-index-failure-count``, carried to the
+replacement pod), lists exhausted indexes in ``status.failedIndexes`` and
+fails with ``FailedIndexes`` once every index is finished, or with
+``MaxFailedIndexesExceeded``. ``spec.successPolicy`` declares an Indexed Job
+succeeded early (reason ``SuccessPolicy``), deleting the pods still running.
 
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/controller/job/job_controller.go (syncJob, manageJob, trackJobStatusAndRemoveFinalizers)
-kubernetes/kubernetes@v1.34.0 pkg/controller/job/backoff_utils.go (backoffRecord, getRemainingTimeForFailuresCount)
-kubernetes/kubernetes@v1.34.0 pkg/controller/job/indexed_job_utils.go (completion indexes)
+kubernetes/kubernetes@v1.34.0 pkg/controller/job/pod_failure_policy.go (matchPodFailurePolicy)
+kubernetes/kubernetes@v1.34.0 pkg/controller/job/success_policy.go (matchSuccessPolicy)
+kubernetes/kubernetes@v1.34.0 pkg/controller/job/backoff_utils.go (backoffRecord, getRemainingTimeForFailuresCount, getRemainingTimePerIndex)
+kubernetes/kubernetes@v1.34.0 pkg/controller/job/indexed_job_utils.go (completion indexes, calculateFailedIndexes, getPodsWithDelayedDeletionPerIndex)
 kubernetes/kubernetes@v1.34.0 pkg/registry/batch/job/strategy.go (generateSelector: the labels pods get)
 https://kubernetes.io/docs/concepts/workloads/controllers/job/
+https://kep.k8s.io/3329 (pod failure policy), https://kep.k8s.io/3850 (backoff limit per index),
+https://kep.k8s.io/3998 (success policy), https://kep.k8s.io/3939 (pod replacement policy)
 """
 
 from __future__ import annotations
@@ -58,7 +74,11 @@ __all__ = ["JobController", "BackoffRecord", "remaining_backoff_seconds", "want_
            "MAX_JOB_POD_FAILURE_BACKOFF_SECONDS", "MAX_UNCOUNTED_PODS", "MAX_POD_CREATE_DELETE_PER_SYNC",
            "JOB_REASON_BACKOFF_LIMIT_EXCEEDED", "JOB_REASON_DEADLINE_EXCEEDED", "JOB_REASON_COMPLETIONS_REACHED",
            "BACKOFF_LIMIT_EXCEEDED_MESSAGE", "DEADLINE_EXCEEDED_MESSAGE", "COMPLETIONS_REACHED_MESSAGE",
-           "JOB_COMPLETION_INDEX_ANNOTATION", "JOB_NAME_LABEL", "CONTROLLER_UID_LABEL", "CONTROLLER_POLICY"]
+           "JOB_COMPLETION_INDEX_ANNOTATION", "JOB_NAME_LABEL", "CONTROLLER_UID_LABEL", "CONTROLLER_POLICY",
+           "match_pod_failure_policy", "match_success_policy", "JOB_REASON_POD_FAILURE_POLICY",
+           "JOB_REASON_FAILED_INDEXES", "JOB_REASON_MAX_FAILED_INDEXES_EXCEEDED", "JOB_REASON_SUCCESS_POLICY",
+           "FAILED_INDEXES_MESSAGE", "MAX_FAILED_INDEXES_EXCEEDED_MESSAGE", "JOB_INDEX_FAILURE_COUNT_ANNOTATION",
+           "JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION"]
 
 #: Upstream's ``system:controller:job-controller`` role (``controller_policy.go``) and the ServiceAccount
 #: the controller runs as (``ClientOrDie("job-controller")``, ``cmd/kube-controller-manager/app/batch.go``).
@@ -93,9 +113,21 @@ JOB_REASON_COMPLETIONS_REACHED = "CompletionsReached"
 BACKOFF_LIMIT_EXCEEDED_MESSAGE = "Job has reached the specified backoff limit"
 DEADLINE_EXCEEDED_MESSAGE = "Job was active longer than specified deadline"
 COMPLETIONS_REACHED_MESSAGE = "Reached expected number of succeeded pods"
+#: ``batch.JobReasonPodFailurePolicy``, ``JobReasonFailedIndexes``, ``JobReasonMaxFailedIndexesExceeded``,
+#: ``JobReasonSuccessPolicy`` and the messages syncJob gives them.
+JOB_REASON_POD_FAILURE_POLICY = "PodFailurePolicy"
+JOB_REASON_FAILED_INDEXES = "FailedIndexes"
+JOB_REASON_MAX_FAILED_INDEXES_EXCEEDED = "MaxFailedIndexesExceeded"
+JOB_REASON_SUCCESS_POLICY = "SuccessPolicy"
+FAILED_INDEXES_MESSAGE = "Job has failed indexes"
+MAX_FAILED_INDEXES_EXCEEDED_MESSAGE = "Job has exceeded the specified maximal number of failed indexes"
 
 #: ``batch.JobCompletionIndexAnnotation`` (also the PodIndexLabel label key).
 JOB_COMPLETION_INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
+#: ``batch.JobIndexFailureCountAnnotation`` and ``JobIndexIgnoredFailureCountAnnotation``: failures of the
+#: pod's index before it (counted, and ignored by an ``Ignore`` rule), under ``backoffLimitPerIndex``.
+JOB_INDEX_FAILURE_COUNT_ANNOTATION = "batch.kubernetes.io/job-index-failure-count"
+JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION = "batch.kubernetes.io/job-index-ignored-failure-count"
 #: Labels ``generateSelector`` puts on the template (and the legacy unprefixed ones).
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
@@ -209,32 +241,296 @@ def _completion_index(pod: dict) -> int:
     return int(v)
 
 
-def _parse_indexes(text: str) -> set[int]:
+def _parse_indexes(text: str, completions: int | None = None) -> set[int]:
+    """``parseIndexesFromString``: ``"0-2,5"`` as a set; corrupt intervals skipped, capped below ``completions``.
+
+    Examples
+    --------
+    >>> sorted(_parse_indexes("0-2,5,x,7-9", completions=8))
+    [0, 1, 2, 5, 7]
+    """
     out: set[int] = set()
     for part in (text or "").split(","):
-        if not part:
+        limits = part.split("-")
+        try:
+            first = int(limits[0])
+        except ValueError:
             continue
-        if "-" in part:
-            a, b = part.split("-")
-            out.update(range(int(a), int(b) + 1))
-        else:
-            out.add(int(part))
+        if completions is not None and first >= completions:
+            break
+        last = first
+        if len(limits) > 1:
+            try:
+                last = int(limits[1])
+            except ValueError:
+                continue
+            if completions is not None and last >= completions:
+                last = completions - 1
+        out.update(range(first, last + 1))
     return out
 
 
 def _format_indexes(ix: set[int]) -> str:
-    """``orderedIntervals.String``: ``"0-2,5"``."""
+    """``orderedIntervals.String``: intervals of three or more as ``first-last``, two as ``first,last``.
+
+    Examples
+    --------
+    >>> _format_indexes({0, 1, 2, 5, 7, 8})
+    '0-2,5,7,8'
+    """
     out, run = [], []
-    for i in sorted(ix):
-        if run and i == run[-1] + 1:
+    for i in sorted(ix) + [None]:
+        if run and i is not None and i == run[-1] + 1:
             run.append(i)
             continue
         if run:
-            out.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
+            out.append(str(run[0]) if len(run) == 1 else f"{run[0]},{run[-1]}" if len(run) == 2
+                       else f"{run[0]}-{run[-1]}")
         run = [i]
-    if run:
-        out.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
     return ",".join(out)
+
+
+def _only_replace_failed_pods(job: dict) -> bool:
+    """``onlyReplaceFailedPods``: ``podReplacementPolicy: Failed``, always the case under a ``podFailurePolicy``."""
+    spec = job.get("spec") or {}
+    return spec.get("podReplacementPolicy") == "Failed" or spec.get("podFailurePolicy") is not None
+
+
+def _has_backoff_limit_per_index(job: dict) -> bool:
+    """``hasBackoffLimitPerIndex`` (the JobBackoffLimitPerIndex gate is GA and locked on in v1.34)."""
+    return (job.get("spec") or {}).get("backoffLimitPerIndex") is not None
+
+
+def _is_pod_failed(pod: dict, job: dict) -> bool:
+    """``isPodFailed``: Failed, or (unless only failed pods are replaced) deleted before succeeding."""
+    phase = (pod.get("status") or {}).get("phase")
+    if phase == "Failed":
+        return True
+    if _only_replace_failed_pods(job):
+        return False
+    return bool(pod["metadata"].get("deletionTimestamp")) and phase != "Succeeded"
+
+
+def _matching_container(statuses: list[dict] | None, requirement: dict) -> dict | None:
+    """``getMatchingContainerFromList``: the first terminated container, non-zero exit, matching the operator."""
+    name = requirement.get("containerName")
+    values = [int(v) for v in requirement.get("values") or []]
+    for cs in statuses or []:
+        term = (cs.get("state") or {}).get("terminated")
+        if term is None or (name is not None and name != cs.get("name")):
+            continue
+        code = int(term.get("exitCode") or 0)
+        if code == 0:
+            continue
+        op = requirement.get("operator")
+        if (op == "In" and code in values) or (op == "NotIn" and code not in values):
+            return cs
+    return None
+
+
+def match_pod_failure_policy(policy: dict | None, pod: dict) -> tuple[str | None, bool, str | None]:
+    """Match a failed pod against ``spec.podFailurePolicy`` (``matchPodFailurePolicy``).
+
+    Rules are tried in order and the first that matches decides. A rule
+    matches on ``onExitCodes`` (a terminated container, app containers
+    before init containers, with a non-zero exit code that is ``In`` or
+    ``NotIn`` the values, optionally only the container named
+    ``containerName``) or on ``onPodConditions`` (a pod condition of that
+    type and status). A rule with an action this model does not know is
+    skipped, as upstream skips it.
+
+    Parameters
+    ----------
+    policy : dict or None
+        The Job's ``spec.podFailurePolicy``; ``onPodConditions[].status`` defaulted to ``"True"``.
+    pod : dict
+        A failed pod.
+
+    Returns
+    -------
+    tuple[str | None, bool, str | None]
+        The Job failure message (a ``FailJob`` match only), whether the
+        failure counts toward ``backoffLimit`` (and ``backoffLimitPerIndex``;
+        False only for ``Ignore``), and the matched action or None.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/job/pod_failure_policy.go
+
+    Examples
+    --------
+    >>> policy = {"rules": [
+    ...     {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]},
+    ...     {"action": "FailJob", "onExitCodes": {"containerName": "main", "operator": "In", "values": [42]}}]}
+    >>> pod = {"metadata": {"name": "x", "namespace": "default"}, "status": {"phase": "Failed",
+    ...        "containerStatuses": [{"name": "main", "state": {"terminated": {"exitCode": 42}}}]}}
+    >>> match_pod_failure_policy(policy, pod)
+    ('Container main for pod default/x failed with exit code 42 matching FailJob rule at index 1', True, 'FailJob')
+    >>> pod["status"]["conditions"] = [{"type": "DisruptionTarget", "status": "True"}]
+    >>> match_pod_failure_policy(policy, pod)
+    (None, False, 'Ignore')
+    >>> match_pod_failure_policy(None, pod)
+    (None, True, None)
+    """
+    if policy is None:
+        return None, True, None
+    md, st = pod["metadata"], pod.get("status") or {}
+    for index, rule in enumerate(policy.get("rules") or []):
+        action = rule.get("action")
+        if rule.get("onExitCodes") is not None:
+            req = rule["onExitCodes"]
+            cs = (_matching_container(st.get("containerStatuses"), req)
+                  or _matching_container(st.get("initContainerStatuses"), req))
+            if cs is None:
+                continue
+            message = (f"Container {cs.get('name', '')} for pod {md.get('namespace', '')}/{md.get('name', '')} "
+                       f"failed with exit code {int(cs['state']['terminated'].get('exitCode') or 0)} "
+                       f"matching {action} rule at index {index}")
+        elif rule.get("onPodConditions") is not None:
+            cond = next((c for c in st.get("conditions") or [] for pat in rule["onPodConditions"]
+                         if c.get("type") == pat.get("type") and c.get("status") == pat.get("status", "True")),
+                        None)
+            if cond is None:
+                continue
+            message = (f"Pod {md.get('namespace', '')}/{md.get('name', '')} has condition {cond.get('type')} "
+                       f"matching {action} rule at index {index}")
+        else:
+            continue
+        if action == "Ignore":
+            return None, False, action
+        if action in ("Count", "FailIndex"):
+            return None, True, action
+        if action == "FailJob":
+            return message, True, action
+    return None, True, None
+
+
+def _fail_job_message(job: dict, pods: list[dict]) -> str | None:
+    """``getFailJobMessage``: the message of the first failed pod matching a ``FailJob`` rule."""
+    policy = (job.get("spec") or {}).get("podFailurePolicy")
+    if policy is None:
+        return None
+    for p in pods:
+        if _is_pod_failed(p, job):
+            message = match_pod_failure_policy(policy, p)[0]
+            if message is not None:
+                return message
+    return None
+
+
+def _non_ignored_failed_count(job: dict, failed: list[dict]) -> int:
+    """``nonIgnoredFailedPodsCount``: failed pods not matching an ``Ignore`` rule."""
+    policy = (job.get("spec") or {}).get("podFailurePolicy")
+    if policy is None:
+        return len(failed)
+    return sum(1 for p in failed if match_pod_failure_policy(policy, p)[1])
+
+
+def match_success_policy(policy: dict | None, completions: int, succeeded_indexes: set[int]) -> tuple[str, bool]:
+    """Whether an Indexed Job met its ``spec.successPolicy`` (``matchSuccessPolicy``).
+
+    Rules are tried in order. A rule with ``succeededIndexes`` is met when
+    all those indexes succeeded, or (with ``succeededCount``) at least that
+    many of them; a rule with only ``succeededCount`` when that many indexes
+    succeeded.
+
+    Parameters
+    ----------
+    policy : dict or None
+        The Job's ``spec.successPolicy``.
+    completions : int
+        ``spec.completions``; indexes at or above it are ignored.
+    succeeded_indexes : set[int]
+        Indexes with a succeeded pod.
+
+    Returns
+    -------
+    tuple[str, bool]
+        The ``SuccessCriteriaMet`` message (``"Matched rules at index N"``) and whether a rule matched.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/job/success_policy.go
+
+    Examples
+    --------
+    >>> policy = {"rules": [{"succeededIndexes": "0-2", "succeededCount": 3}, {"succeededCount": 4}]}
+    >>> match_success_policy(policy, 10, {0, 2, 7})
+    ('', False)
+    >>> match_success_policy(policy, 10, {0, 1, 2})
+    ('Matched rules at index 0', True)
+    >>> match_success_policy(policy, 10, {5, 6, 7, 8})
+    ('Matched rules at index 1', True)
+    """
+    if policy is None or not succeeded_indexes:
+        return "", False
+    for index, rule in enumerate(policy.get("rules") or []):
+        count = rule.get("succeededCount")
+        if rule.get("succeededIndexes") is not None:
+            required = _parse_indexes(rule["succeededIndexes"], completions)
+            if not required:
+                continue
+            contains = len(required & succeeded_indexes)
+            if contains == len(required) or (count is not None and contains >= int(count)):
+                return f"Matched rules at index {index}", True
+        elif count is not None and len(succeeded_indexes) >= int(count):
+            return f"Matched rules at index {index}", True
+    return "", False
+
+
+def _annotation_count(pod: dict, key: str) -> int:
+    """``parseInt32`` of a failure-count annotation: 0 when absent, not a number, negative or above int32."""
+    value = (pod["metadata"].get("annotations") or {}).get(key)
+    if value is None:
+        return 0
+    try:
+        n = int(value)
+    except ValueError:
+        return 0
+    return n if 0 <= n <= 2**31 - 1 else 0
+
+
+def _index_absolute_failure_count(pod: dict) -> int:
+    """``getIndexAbsoluteFailureCount``: counted plus ignored failures of the pod's index."""
+    return (_annotation_count(pod, JOB_INDEX_FAILURE_COUNT_ANNOTATION)
+            + _annotation_count(pod, JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION))
+
+
+def _is_index_failed(job: dict, pod: dict) -> bool:
+    """``isIndexFailed``: the pod matched a ``FailIndex`` rule, or its counted failure exhausts the index."""
+    counted = False
+    if _is_pod_failed(pod, job):
+        policy = job["spec"].get("podFailurePolicy")
+        if policy is not None:
+            _, counted, action = match_pod_failure_policy(policy, pod)
+            if action == "FailIndex":
+                return True
+        else:
+            counted = True
+    return counted and _annotation_count(pod, JOB_INDEX_FAILURE_COUNT_ANNOTATION) >= \
+        int(job["spec"]["backoffLimitPerIndex"])
+
+
+def _new_index_failure_counts(job: dict, replaced: dict | None) -> tuple[int, int]:
+    """``getNewIndexFailureCounts``: the counted and ignored failure counts for the pod replacing ``replaced``."""
+    if replaced is None:
+        return 0, 0
+    counted = _annotation_count(replaced, JOB_INDEX_FAILURE_COUNT_ANNOTATION)
+    ignored = _annotation_count(replaced, JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION)
+    policy = job["spec"].get("podFailurePolicy")
+    if policy is None or match_pod_failure_policy(policy, replaced)[1]:
+        counted += 1
+    else:
+        ignored += 1
+    return counted, ignored
+
+
+def _remaining_seconds_for_index(last_failed: dict | None, now_seconds: float) -> float:
+    """``getRemainingTimePerIndex``: the back-off of one index, from its last failed pod's annotations."""
+    if last_failed is None:
+        return 0.0
+    record = BackoffRecord(_index_absolute_failure_count(last_failed) + 1, _finished_time(last_failed))
+    return remaining_backoff_seconds(record, now_seconds)
 
 
 class JobController(Controller):
@@ -251,10 +547,21 @@ class JobController(Controller):
     completions, backoffLimit with the pod-failure back-off, restartPolicy
     OnFailure restart counting, activeDeadlineSeconds, suspend/resume,
     adoption by selector, the tracking finalizer with
-    ``uncountedTerminatedPods``, ``terminating``, ``ready``, and the
-    interim conditions. Not modelled: podFailurePolicy, successPolicy,
-    backoffLimitPerIndex/maxFailedIndexes, managedBy, the
-    ``TTLAfterFinished`` controller and metrics. The API server of the model
+    ``uncountedTerminatedPods``, ``terminating``, ``ready``, the interim
+    conditions (``FailureTarget`` before ``Failed`` and ``SuccessCriteriaMet``
+    before ``Complete``, as v1.34 adds them for every Job), podFailurePolicy
+    (FailJob, Ignore, Count, FailIndex on exit codes and pod conditions),
+    backoffLimitPerIndex with maxFailedIndexes and the per-index back-off,
+    successPolicy, and podReplacementPolicy (``Failed``: a replacement only
+    once the pod is terminal; ``TerminatingOrFailed``: a deleted pod counts
+    as failed and is replaced at once). Feature gates are at v1.34's defaults
+    and not consulted (JobPodFailurePolicy, JobBackoffLimitPerIndex,
+    JobSuccessPolicy, JobPodReplacementPolicy are GA or locked on).
+    Not modelled: ``managedBy`` (a Job for another controller is still
+    synced), the ``UnknownCompletionMode`` event, the ``TTLAfterFinished``
+    controller and metrics; pods of an Indexed Job are not sorted by index
+    before their finalizers are removed (only the order of
+    ``uncountedTerminatedPods`` can differ). The API server of the model
     does not generate ``spec.selector`` (``generateSelector``), so a Job
     without one is treated as selecting ``batch.kubernetes.io/controller-uid=<uid>``
     and its pods get the four generated labels. Upstream's separate orphan-pod
@@ -440,7 +747,7 @@ class JobController(Controller):
         active = len(active_pods)
         new_succeeded, new_failed = self._new_finished_pods(ctx)
         ctx.succeeded = int(st.get("succeeded", 0)) + len(new_succeeded) + len(ctx.uncounted_succeeded)
-        ctx.failed = int(st.get("failed", 0)) + len(new_failed) + len(ctx.uncounted_failed)
+        ctx.failed = int(st.get("failed", 0)) + _non_ignored_failed_count(job, new_failed) + len(ctx.uncounted_failed)
         if not st.get("startTime") and not suspended:
             st["startTime"] = self.client.server.timestamp()
         ctx.new_backoff = self._new_backoff_record(key, new_succeeded, new_failed)
@@ -449,8 +756,13 @@ class JobController(Controller):
         ctx.finished_condition = self._find_condition(job, "SuccessCriteriaMet")
         if ctx.finished_condition is None:
             ft = self._find_condition(job, "FailureTarget")
+            fail_job_message = None if ft is not None else _fail_job_message(job, pods)
             if ft is not None:
                 ctx.finished_condition = self._new_condition("Failed", ft.get("reason", ""), ft.get("message", ""))
+            elif fail_job_message is not None:
+                # the interim FailureTarget records the message before the finalizers (allowing removal) go
+                ctx.finished_condition = self._new_condition("FailureTarget", JOB_REASON_POD_FAILURE_POLICY,
+                                                             fail_job_message)
         if ctx.finished_condition is None:
             if exceeds_backoff_limit or past_backoff_limit_on_failure(job, pods):
                 ctx.finished_condition = self._new_condition("FailureTarget", JOB_REASON_BACKOFF_LIMIT_EXCEEDED,
@@ -464,6 +776,24 @@ class JobController(Controller):
         if indexed:
             ctx.prev_succeeded_indexes, ctx.succeeded_indexes = self._succeeded_indexes(job, pods)
             ctx.succeeded = len(ctx.succeeded_indexes)
+            if _has_backoff_limit_per_index(job):
+                ctx.failed_indexes = self._failed_indexes(job, pods)
+                if ctx.finished_condition is None:
+                    max_failed = spec.get("maxFailedIndexes")
+                    if max_failed is not None and len(ctx.failed_indexes) > int(max_failed):
+                        ctx.finished_condition = self._new_condition(
+                            "FailureTarget", JOB_REASON_MAX_FAILED_INDEXES_EXCEEDED, MAX_FAILED_INDEXES_EXCEEDED_MESSAGE)
+                    elif ctx.failed_indexes and \
+                            len(ctx.failed_indexes) + len(ctx.succeeded_indexes) >= int(completions):
+                        ctx.finished_condition = self._new_condition("FailureTarget", JOB_REASON_FAILED_INDEXES,
+                                                                     FAILED_INDEXES_MESSAGE)
+                ctx.delayed_deletion = self._pods_with_delayed_deletion_per_index(ctx)
+            if ctx.finished_condition is None:
+                message, met = match_success_policy(spec.get("successPolicy"), int(completions),
+                                                    ctx.succeeded_indexes)
+                if met:
+                    ctx.finished_condition = self._new_condition("SuccessCriteriaMet", JOB_REASON_SUCCESS_POLICY,
+                                                                 message)
 
         suspend_changed = False
         manage_error: ApiError | None = None
@@ -513,16 +843,6 @@ class JobController(Controller):
         return None
 
     # ------------------------------------------------------------ pieces of syncJob
-    def _is_pod_failed(self, pod: dict, job: dict) -> bool:
-        """``isPodFailed``: Failed, or (under podReplacementPolicy TerminatingOrFailed) deleted before succeeding."""
-        phase = (pod.get("status") or {}).get("phase")
-        if phase == "Failed":
-            return True
-        if (job.get("spec") or {}).get("podReplacementPolicy") == "Failed" or \
-                (job.get("spec") or {}).get("podFailurePolicy") is not None:
-            return False
-        return bool(pod["metadata"].get("deletionTimestamp")) and phase != "Succeeded"
-
     def _new_finished_pods(self, ctx: "_SyncCtx") -> tuple[list[dict], list[dict]]:
         """``getNewFinishedPods``: finished pods still holding the finalizer and not yet in uncounted."""
         job = ctx.job
@@ -539,7 +859,7 @@ class JobController(Controller):
                     continue
             if (p.get("status") or {}).get("phase") == "Succeeded" and uid not in ctx.uncounted_succeeded:
                 succ.append(p)
-            elif self._is_pod_failed(p, job) and uid not in ctx.uncounted_failed:
+            elif _is_pod_failed(p, job) and uid not in ctx.uncounted_failed:
                 failed.append(p)
         return succ, failed
 
@@ -610,6 +930,59 @@ class JobController(Controller):
                 cur.add(ix)
         return prev, cur
 
+    @staticmethod
+    def _failed_indexes(job: dict, pods: list[dict]) -> set[int]:
+        """``calculateFailedIndexes``: ``status.failedIndexes`` plus indexes whose uncounted pod failed them."""
+        completions = int(job["spec"].get("completions") or 0)
+        out = _parse_indexes((job.get("status") or {}).get("failedIndexes") or "", completions)
+        for p in pods:
+            ix = _completion_index(p)
+            if 0 <= ix < completions and JOB_TRACKING_FINALIZER in (p["metadata"].get("finalizers") or []) \
+                    and _is_index_failed(job, p):
+                out.add(ix)
+        return out
+
+    @staticmethod
+    def _pods_with_delayed_deletion_per_index(ctx: "_SyncCtx") -> dict[int, dict]:
+        """``getPodsWithDelayedDeletionPerIndex``: per index, the failed pod kept (finalizer on) until replaced.
+
+        The replacement pod copies its failure counts from this pod, so its
+        finalizer stays until the index has an active pod again.
+        """
+        job = ctx.job
+        completions = int(job["spec"].get("completions") or 0)
+        active_indexes = {_completion_index(p) for p in ctx.active_pods}
+        failed_indexes = ctx.failed_indexes or set()
+        out: dict[int, dict] = {}
+        for p in ctx.pods:
+            uid = p["metadata"]["uid"]
+            if JOB_TRACKING_FINALIZER not in (p["metadata"].get("finalizers") or []) or uid in ctx.expected_rm:
+                continue
+            ix = _completion_index(p)
+            if not 0 <= ix < completions or not _is_pod_failed(p, job):
+                continue
+            if ix in ctx.succeeded_indexes or ix in failed_indexes or ix in active_indexes:
+                continue
+            last = out.get(ix)
+            if last is None or (_index_absolute_failure_count(last) <= _index_absolute_failure_count(p)
+                                and not _finished_time(p) < _finished_time(last)):
+                out[ix] = p
+        return out
+
+    @staticmethod
+    def _can_remove_finalizer(ctx: "_SyncCtx", pod: dict, failed: bool) -> bool:
+        """``canRemoveFinalizer``: Job deleted or finished, pod succeeded, or failed and not kept for its index."""
+        if ctx.job["metadata"].get("deletionTimestamp") or ctx.finished_condition is not None \
+                or (pod.get("status") or {}).get("phase") == "Succeeded":
+            return True
+        if not failed:
+            return False
+        if _has_backoff_limit_per_index(ctx.job):
+            kept = ctx.delayed_deletion.get(_completion_index(pod))
+            if kept is not None and kept["metadata"]["uid"] == pod["metadata"]["uid"]:
+                return False
+        return True
+
     def _delete_active_pods(self, job: dict, pods: list[dict]) -> tuple[int, int]:
         """``deleteActivePods``: delete keeping finalizers (removed later by status tracking)."""
         deleted = deleted_ready = 0
@@ -665,19 +1038,28 @@ class JobController(Controller):
             removed = self._delete_job_pods(key, job, to_delete, ctx)
             ctx.terminating += removed
             return active - removed
-        terminating = ctx.terminating if (spec.get("podReplacementPolicy") == "Failed"
-                                          or spec.get("podFailurePolicy") is not None) else 0
+        terminating = ctx.terminating if _only_replace_failed_pods(job) else 0
         diff = wanted - terminating - active
         if diff <= 0:
             return active
-        remaining = remaining_backoff_seconds(ctx.new_backoff, now)
+        per_index = _has_backoff_limit_per_index(job)
+        # under backoffLimitPerIndex each index backs off on its own (below), not the Job as a whole
+        remaining = 0.0 if per_index else remaining_backoff_seconds(ctx.new_backoff, now)
         if remaining > 0:
-            self.enqueue_after(key, remaining)
+            self.enqueue_after(key, max(remaining, SYNC_JOB_BATCH_PERIOD_SECONDS))  # enqueueSyncJobWithDelay
             return 0  # as upstream: the sync reports no active pods while in back-off
         diff = min(diff, MAX_POD_CREATE_DELETE_PER_SYNC)
         indexes: list[int] = []
         if indexed:
             indexes = self._first_pending_indexes(ctx, diff, int(completions))
+            if per_index:
+                # getPodCreationInfoForIndependentIndexes: indexes out of back-off now, else the shortest wait
+                waits = {ix: _remaining_seconds_for_index(ctx.delayed_deletion.get(ix), now) for ix in indexes}
+                ready = [ix for ix in indexes if waits[ix] == 0]
+                if indexes and not ready:
+                    self.enqueue_after(key, max(min(waits.values()), SYNC_JOB_BATCH_PERIOD_SECONDS))
+                    return 0
+                indexes = ready
             diff = len(indexes)
         self.expectations.expect_creations(key, diff)
         template = deep_copy(spec.get("template") or {})
@@ -688,7 +1070,7 @@ class JobController(Controller):
         while diff > 0:
             for _ in range(batch):
                 ix = indexes.pop(0) if indexes else -1
-                pod = self._pod_for(job, template, extra_labels, ix)
+                pod = self._pod_for(job, template, extra_labels, ix, ctx.delayed_deletion.get(ix))
                 try:
                     create_pod(self, job, pod)
                 except ApiError as e:
@@ -706,7 +1088,7 @@ class JobController(Controller):
             raise errors[0]
         return active
 
-    def _pod_for(self, job: dict, template: dict, extra_labels: dict, index: int) -> dict:
+    def _pod_for(self, job: dict, template: dict, extra_labels: dict, index: int, replaced: dict | None) -> dict:
         name = job["metadata"]["name"]
         labels = dict(extra_labels)
         generate_name = f"{name}-"
@@ -715,6 +1097,11 @@ class JobController(Controller):
             tmpl = deep_copy(template)
             tmd = tmpl.setdefault("metadata", {})
             tmd.setdefault("annotations", {})[JOB_COMPLETION_INDEX_ANNOTATION] = str(index)
+            if _has_backoff_limit_per_index(job):  # addIndexFailureCountAnnotation
+                counted, ignored = _new_index_failure_counts(job, replaced)
+                tmd["annotations"][JOB_INDEX_FAILURE_COUNT_ANNOTATION] = str(counted)
+                if ignored > 0:
+                    tmd["annotations"][JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION] = str(ignored)
             labels[JOB_COMPLETION_INDEX_ANNOTATION] = str(index)
             tspec = tmpl.setdefault("spec", {})
             tspec["hostname"] = f"{name}-{index}"
@@ -728,10 +1115,14 @@ class JobController(Controller):
                                  finalizers=(JOB_TRACKING_FINALIZER,))
 
     def _first_pending_indexes(self, ctx: "_SyncCtx", count: int, completions: int) -> list[int]:
-        """``firstPendingIndexes``: lowest indexes neither succeeded nor held by an active pod."""
+        """``firstPendingIndexes``: lowest indexes not succeeded, failed, or held by an active pod.
+
+        When only failed pods are replaced, an index whose pod is still terminating is not pending either.
+        """
         taken = set(ctx.succeeded_indexes) | {_completion_index(p) for p in ctx.active_pods}
-        if (ctx.job.get("spec") or {}).get("podReplacementPolicy") == "Failed":
+        if _only_replace_failed_pods(ctx.job):
             taken |= {_completion_index(p) for p in ctx.pods if is_pod_terminating(p)}
+        taken |= ctx.failed_indexes or set()
         out = []
         for i in range(completions):
             if len(out) >= count:
@@ -781,9 +1172,8 @@ class JobController(Controller):
             uid = pod["metadata"]["uid"]
             if JOB_TRACKING_FINALIZER not in (pod["metadata"].get("finalizers") or []) or uid in ctx.expected_rm:
                 continue
-            failed = self._is_pod_failed(pod, job)
-            if not (job["metadata"].get("deletionTimestamp") or finished is not None
-                    or (pod.get("status") or {}).get("phase") == "Succeeded" or failed):
+            failed = _is_pod_failed(pod, job)
+            if not self._can_remove_finalizer(ctx, pod, failed):
                 continue
             to_remove.append(pod)
             if (pod.get("status") or {}).get("phase") == "Succeeded" and uid not in set(unc.get("failed") or []):
@@ -798,7 +1188,9 @@ class JobController(Controller):
             elif failed or (finished is not None and finished["type"] != "SuccessCriteriaMet"):
                 ix = _completion_index(pod)
                 valid = not indexed or (0 <= ix < int(completions))
-                if uid not in set(unc.get("failed") or []) and valid:
+                # a pod matching an Ignore rule loses its finalizer without being counted
+                if uid not in set(unc.get("failed") or []) and valid and \
+                        match_pod_failure_policy(job["spec"].get("podFailurePolicy"), pod)[1]:
                     unc.setdefault("failed", []).append(uid)
                     needs_flush = True
             if len(new_indexes) + len(unc.get("succeeded") or []) + len(unc.get("failed") or []) >= \
@@ -812,6 +1204,13 @@ class JobController(Controller):
                 needs_flush = True
             st["succeeded"] = len(ctx.succeeded_indexes)
             st["completedIndexes"] = text
+            failed_text = None if ctx.failed_indexes is None else _format_indexes(ctx.failed_indexes)
+            if failed_text != st.get("failedIndexes"):
+                needs_flush = True
+                if failed_text is None:
+                    st.pop("failedIndexes", None)
+                else:
+                    st["failedIndexes"] = failed_text
         if finished is not None and finished["type"] == "FailureTarget":
             st.setdefault("conditions", []).append(finished)
             needs_flush = True
@@ -927,7 +1326,12 @@ class _SyncCtx:
     new_backoff: BackoffRecord = None  # type: ignore[assignment]
     prev_succeeded_indexes: set[int] = None  # type: ignore[assignment]
     succeeded_indexes: set[int] = None  # type: ignore[assignment]
+    #: ``failedIndexes``: None unless the Job has ``backoffLimitPerIndex``.
+    failed_indexes: set[int] | None = None
+    #: ``podsWithDelayedDeletionPerIndex``: index -> the failed pod whose finalizer waits for its replacement.
+    delayed_deletion: dict[int, dict] = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         self.prev_succeeded_indexes = self.prev_succeeded_indexes or set()
         self.succeeded_indexes = self.succeeded_indexes or set()
+        self.delayed_deletion = self.delayed_deletion or {}
