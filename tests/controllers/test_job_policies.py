@@ -621,3 +621,22 @@ def test_e2e_pod_replacement_policy():
     assert len(c.list("pods", "default")) == 1
     c.run(until=55)
     assert counts(c.get("jobs", "pi", "default")["status"]) == (1, 0, 1, 0)
+
+
+def test_scenario_file_fails_the_job_on_exit_code_42(capsys):
+    """data/controllers/job-pod-failure-policy.yaml, run as ``python -m kubenotes simulate FILE -o yaml`` runs it."""
+    from pathlib import Path
+
+    import yaml
+
+    from kubenotes.cli import main
+
+    path = Path(__file__).resolve().parents[2] / "data" / "controllers" / "job-pod-failure-policy.yaml"
+    assert main(["simulate", str(path), "--until", "30", "-o", "yaml"]) == 0
+    objects = yaml.safe_load(capsys.readouterr().out)["items"]
+    (job,) = [o for o in objects if o["kind"] == "Job"]
+    (pod_obj,) = [o for o in objects if o["kind"] == "Pod"]
+    message = (f"Container main for pod default/{pod_obj['metadata']['name']} failed with exit code 42 "
+               f"matching FailJob rule at index 1")
+    assert conditions(job["status"]) == [("FailureTarget", PFP, message), ("Failed", PFP, message)]
+    assert job["status"]["failed"] == 1 and pod_obj["status"]["phase"] == "Failed"
