@@ -346,7 +346,10 @@ def _sts_row(s: dict, now: float) -> list:
 def _job_status(j: dict) -> str:
     """``printJob``'s STATUS: the first of Complete, Failed, Terminating, Suspended, FailureTarget,
     SuccessCriteriaMet that holds, else Running (pkg/printers/internalversion/printers.go, v1.34)."""
-    true = {c.get("type") for c in (j.get("status") or {}).get("conditions") or [] if c.get("status") == "True"}
+    first: dict = {}  # hasJobCondition: the first condition of a type decides
+    for c in (j.get("status") or {}).get("conditions") or []:
+        first.setdefault(c.get("type"), c.get("status"))
+    true = {t for t, status in first.items() if status == "True"}
     for ctype in ("Complete", "Failed"):
         if ctype in true:
             return ctype

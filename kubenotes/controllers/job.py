@@ -31,8 +31,8 @@ References
 kubernetes/kubernetes@v1.34.0 pkg/controller/job/job_controller.go (syncJob, manageJob, trackJobStatusAndRemoveFinalizers)
 kubernetes/kubernetes@v1.34.0 pkg/controller/job/pod_failure_policy.go (matchPodFailurePolicy)
 kubernetes/kubernetes@v1.34.0 pkg/controller/job/success_policy.go (matchSuccessPolicy)
-kubernetes/kubernetes@v1.34.0 pkg/controller/job/backoff_utils.go (backoffRecord, getRemainingTimeForFailuresCount, getRemainingTimePerIndex)
-kubernetes/kubernetes@v1.34.0 pkg/controller/job/indexed_job_utils.go (completion indexes, calculateFailedIndexes, getPodsWithDelayedDeletionPerIndex)
+kubernetes/kubernetes@v1.34.0 pkg/controller/job/backoff_utils.go (backoffRecord, getRemainingTimePerIndex)
+kubernetes/kubernetes@v1.34.0 pkg/controller/job/indexed_job_utils.go (calculateFailedIndexes, firstPendingIndexes)
 kubernetes/kubernetes@v1.34.0 pkg/registry/batch/job/strategy.go (generateSelector: the labels pods get)
 https://kubernetes.io/docs/concepts/workloads/controllers/job/
 https://kep.k8s.io/3329 (pod failure policy), https://kep.k8s.io/3850 (backoff limit per index),
@@ -747,7 +747,8 @@ class JobController(Controller):
         active = len(active_pods)
         new_succeeded, new_failed = self._new_finished_pods(ctx)
         ctx.succeeded = int(st.get("succeeded", 0)) + len(new_succeeded) + len(ctx.uncounted_succeeded)
-        ctx.failed = int(st.get("failed", 0)) + _non_ignored_failed_count(job, new_failed) + len(ctx.uncounted_failed)
+        ctx.failed = (int(st.get("failed", 0)) + _non_ignored_failed_count(job, new_failed)
+                      + len(ctx.uncounted_failed))
         if not st.get("startTime") and not suspended:
             st["startTime"] = self.client.server.timestamp()
         ctx.new_backoff = self._new_backoff_record(key, new_succeeded, new_failed)
@@ -781,8 +782,9 @@ class JobController(Controller):
                 if ctx.finished_condition is None:
                     max_failed = spec.get("maxFailedIndexes")
                     if max_failed is not None and len(ctx.failed_indexes) > int(max_failed):
-                        ctx.finished_condition = self._new_condition(
-                            "FailureTarget", JOB_REASON_MAX_FAILED_INDEXES_EXCEEDED, MAX_FAILED_INDEXES_EXCEEDED_MESSAGE)
+                        ctx.finished_condition = self._new_condition("FailureTarget",
+                                                                     JOB_REASON_MAX_FAILED_INDEXES_EXCEEDED,
+                                                                     MAX_FAILED_INDEXES_EXCEEDED_MESSAGE)
                     elif ctx.failed_indexes and \
                             len(ctx.failed_indexes) + len(ctx.succeeded_indexes) >= int(completions):
                         ctx.finished_condition = self._new_condition("FailureTarget", JOB_REASON_FAILED_INDEXES,
