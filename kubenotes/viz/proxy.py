@@ -66,6 +66,7 @@ __all__ = [
     "balance_view",
     "balance_panel",
     "endpoint_slice_table",
+    "side_by_side",
     "rules_diff",
     "discovery_table",
     "dns_records_table",
@@ -77,6 +78,12 @@ _SVC_COLOUR, _SEP_COLOUR, _PROB_COLOUR = "#1565c0", "#2e7d32", "#e65100"
 
 # The chapter's tables: text cells in a monospace font (addresses, rules).
 _table = functools.partial(table, caption_css=CAPTION_TIGHT_CSS, td_css=TD_CSS + ";font-family:monospace")
+
+# Rule text: long lines wrap (at spaces, or inside a long chain name when they must) instead of running
+# past a ~1000 px output column, so the ``-j KUBE-SEP-...`` target at the end of a rule stays visible.
+_PRE_WRAP = "white-space:pre-wrap;overflow-wrap:anywhere"
+# One rule per block: a wrapped rule's continuation lines are indented under its start.
+_RULE_LINE = "display:block;padding-left:2.5em;text-indent:-2.5em"
 
 
 # --------------------------------------------------------------------------- rules
@@ -191,8 +198,13 @@ def _highlight(text: str) -> str:
     return t
 
 
+def _rule_lines(text: str) -> str:
+    """``text`` highlighted, one hanging-indented block per line (the ``<pre>`` wraps long ones)."""
+    return "".join(f'<span style="{_RULE_LINE}">{_highlight(ln) or " "}</span>' for ln in text.rstrip("\n").split("\n"))
+
+
 def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
-    """The rules as highlighted ``<pre>`` blocks: iptables, then nftables below it (full lines, no wrapping).
+    """The rules as highlighted ``<pre>`` blocks: iptables, then nftables below it; long lines wrap.
 
     Parameters
     ----------
@@ -206,6 +218,8 @@ def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
     Html
         KUBE-SVC / service chains in blue, KUBE-SEP / endpoint chains in
         green, the ``--probability`` / ``numgen`` choices in orange; text HTML-escaped.
+        A rule longer than the column wraps (``white-space:pre-wrap``), its
+        continuation indented, so every rule's ``-j`` target stays in view.
 
     Raises
     ------
@@ -218,13 +232,13 @@ def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
     >>> h.count("<pre"), "KUBE-SVC" in h
     (2, True)
     """
-    pre = ("font-size:11px;line-height:1.35;white-space:pre;overflow-x:auto;background:#fafafa;"
+    pre = (f"font-size:11px;line-height:1.35;{_PRE_WRAP};background:#fafafa;"
            "border:1px solid #ddd;padding:6px;margin:0")
     cols = [("iptables-save (nat table, Service chains)", iptables_text)]
     if nft_text is not None:
         cols.append(("nft list table ip kube-proxy (Service chains)", nft_text))
     cells = "".join(f'<div style="min-width:0"><div style="font-weight:bold;font-size:12px">{html.escape(t)}'
-                    f'</div><pre style="{pre}">{_highlight(x)}</pre></div>' for t, x in cols)
+                    f'</div><pre style="{pre}">{_rule_lines(x)}</pre></div>' for t, x in cols)
     return Html(f'<div style="display:flex;flex-direction:column;gap:6px">{cells}</div>')
 
 
@@ -600,6 +614,48 @@ def endpoint_slice_table(slices: Iterable[dict], caption: str | None = None) -> 
     return _table(["EndpointSlice", "address", "pod", "ready", "serving", "terminating"], rows, caption)
 
 
+def side_by_side(*parts: str, min_width_px: int = 320) -> Html:
+    """Tables (or any HTML) next to each other in one output, wrapping below each other when the column is narrow.
+
+    A cell that ends with a tuple of :class:`~kubenotes.viz.html.Html` shows
+    the tuple's ``repr``: raw ``<table ...>`` markup. This is the one object
+    to return instead.
+
+    Parameters
+    ----------
+    *parts : str
+        HTML fragments, e.g. two :func:`endpoint_slice_table` results; used as is.
+    min_width_px : int
+        The narrowest a part gets before the next one wraps to a new row, px.
+
+    Returns
+    -------
+    Html
+        A flex row (``flex-wrap:wrap``) with one box per part; a part wider
+        than the column scrolls inside its own box.
+
+    Raises
+    ------
+    ValueError
+        With no parts.
+
+    See Also
+    --------
+    endpoint_slice_table
+
+    Examples
+    --------
+    >>> h = side_by_side(Html("<table>a</table>"), Html("<table>b</table>"))
+    >>> type(h).__name__, h.count("<table>"), "flex-wrap:wrap" in h
+    ('Html', 2, True)
+    """
+    if not parts:
+        raise ValueError("side_by_side needs at least one part")
+    boxes = "".join(f'<div style="flex:1 1 {int(min_width_px)}px;min-width:0;max-width:100%;overflow-x:auto">{p}</div>'
+                    for p in parts)
+    return Html(f'<div style="display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start">{boxes}</div>')
+
+
 def rules_diff(before: str, after: str) -> Html:
     """Lines removed (red, ``-``) and added (green, ``+``) between two rule texts.
 
@@ -611,7 +667,7 @@ def rules_diff(before: str, after: str) -> Html:
     Returns
     -------
     Html
-        A ``<pre>`` block, removed lines first; ``(no change)`` when none differ
+        A ``<pre>`` block (long lines wrap), removed lines first; ``(no change)`` when none differ
         (:func:`kubenotes.sim.services.rule_changes`: order and repeats are ignored).
 
     Raises
@@ -626,9 +682,9 @@ def rules_diff(before: str, after: str) -> Html:
     (True, True, True)
     """
     removed, added = rule_changes(before, after)
-    body = "".join(f'<div style="color:#c62828">- {_highlight(ln)}</div>' for ln in removed)
-    body += "".join(f'<div style="color:#2e7d32">+ {_highlight(ln)}</div>' for ln in added)
-    return Html(f'<pre style="font-size:11px;white-space:pre;overflow-x:auto">{body or "(no change)"}</pre>')
+    body = "".join(f'<div style="color:#c62828;{_RULE_LINE}">- {_highlight(ln)}</div>' for ln in removed)
+    body += "".join(f'<div style="color:#2e7d32;{_RULE_LINE}">+ {_highlight(ln)}</div>' for ln in added)
+    return Html(f'<pre style="font-size:11px;{_PRE_WRAP}">{body or "(no change)"}</pre>')
 
 
 # --------------------------------------------------------------------------- env vars vs DNS

@@ -105,3 +105,14 @@ def test_mode_panel_draws_the_header_stack_once_per_walk(monkeypatch):
     assert len(drawn) == 1
     size.value = 2950  # does not fit the pod MTU: another walk
     assert len(drawn) == 2 and drawn[1] != drawn[0]
+
+
+def test_vxlan_walk_says_the_kernel_encapsulates():
+    # Issue #26: the walk row "UDP port 4789 ... handed to vxlan.calico" suggested a process on port 4789
+    # wraps packets; the kernel's vxlan driver does, on both nodes.
+    walk = packet_walk(example_cluster(2), "default/client", "default/web-1-0", mode="vxlan", size_bytes=1000)
+    action = {h["at"]: h["action"] for h in walk["hops"]}
+    assert "the kernel's vxlan driver pushes" in action["node-0/vxlan.calico"]
+    assert "port 4789, the port the kernel's vxlan driver listens on" in action["node-1/eth0"]
+    assert "no user-space process" in action["node-1/eth0"] and "handed to" not in action["node-1/eth0"]
+    assert action["node-1/vxlan.calico"].startswith("the kernel's vxlan driver decapsulates: pops outer IPv4")

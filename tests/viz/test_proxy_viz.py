@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import inspect
 import io
+import json
+import pathlib
+import re
 
 import matplotlib
 
@@ -27,7 +32,9 @@ from kubenotes.viz.proxy import (  # noqa: E402
     rules_panel,
     rules_view,
     service_rules,
+    side_by_side,
 )
+from kubenotes.viz.html import Html  # noqa: E402
 from kubenotes.dns.coredns import ClusterDNS  # noqa: E402
 from kubenotes.sim.scenarios import simulate_readiness_drain  # noqa: E402
 from kubenotes.sim.services import (  # noqa: E402
@@ -157,3 +164,51 @@ def test_dns_records_of_the_chapter_objects():
     assert ("_postgres._tcp.db.default.svc.cluster.local.", "SRV", "0 50 5432 db-1.db.default.svc.cluster.local.") in rows
     assert "10-244-1-10.default.pod.cluster.local." in dns_records_table(records)
     assert NODE_NAME == "worker-1"
+
+
+def test_rules_wrap_so_each_jump_target_stays_in_the_column():
+    # Defect (issue #26): the rules <pre> kept lines whole (white-space:pre), so a ~1000 px column cut off
+    # the "-j KUBE-SEP-..." target of every probability rule.
+    view = rules_view(8, session_affinity=True)
+    longest = max(len(ln) for ln in service_rules(web_state(8, session_affinity=True)).splitlines())
+    assert longest * 6.6 > 1000  # 11 px monospace: about 6.6 px a character, wider than the column
+    pres = re.findall(r"<pre style=\"([^\"]*)\"", view)
+    assert len(pres) == 2 and all("white-space:pre-wrap" in css and "overflow-wrap:anywhere" in css for css in pres)
+    assert "white-space:pre;" not in view
+    # every rule is its own hanging-indented block, its target inside it
+    blocks = re.findall(r'<span style="display:block;[^"]*">(.*?)</span>(?=<span style="display:block|</pre>)', view)
+    probability_rules = [b for b in blocks if "--probability" in b]
+    assert len(probability_rules) == 7 and all(re.search(r"-j <b[^>]*>KUBE-SEP-", b) for b in probability_rules)
+    assert "white-space:pre-wrap" in rules_diff("-A KUBE-SVC-X -j KUBE-SEP-Y", "")
+
+
+def test_side_by_side_is_one_html_object():
+    run = simulate_readiness_drain()
+    before = endpoint_slice_table(run.slices("before"), caption="before")
+    after = endpoint_slice_table(run.slices("after"), caption="after")
+    both = side_by_side(before, after)
+    assert type(both) is Html and both._repr_html_() == str(both)
+    assert both.count("<table") == 2 and both.index(before) < both.index(after)
+    assert "flex-wrap:wrap" in both and both.count("overflow-x:auto") == 2
+    with pytest.raises(ValueError, match="at least one part"):
+        side_by_side()
+
+
+_VIZ_HTML_FUNCTIONS = {name for mod in ("kubenotes.viz.proxy", "kubenotes.viz.network")
+                       for name, f in inspect.getmembers(__import__(mod, fromlist=["x"]), inspect.isfunction)
+                       if inspect.signature(f).return_annotation in ("Html", Html)}
+
+
+@pytest.mark.parametrize("chapter", ["06.00-cni-and-calico", "06.01-services-and-kube-proxy"])
+def test_no_cell_of_the_network_chapters_ends_with_a_tuple_of_html(chapter):
+    # Jupyter shows a tuple by its repr: a cell ending with (Html, Html) prints raw "<table ..." markup.
+    assert {"endpoint_slice_table", "rules_html", "walk_table_html"} <= _VIZ_HTML_FUNCTIONS
+    nb = json.loads((pathlib.Path(__file__).parents[2] / "notebooks" / f"{chapter}.ipynb").read_text())
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        tree = ast.parse("".join(cell["source"]))
+        last = tree.body[-1] if tree.body else None
+        if isinstance(last, ast.Expr) and isinstance(last.value, ast.Tuple):
+            calls = [e.func.id for e in last.value.elts if isinstance(e, ast.Call) and isinstance(e.func, ast.Name)]
+            assert not set(calls) & _VIZ_HTML_FUNCTIONS, "".join(cell["source"])

@@ -376,8 +376,8 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
             wire = outer + inner
             hop(f"{sp.node}/{VXLAN_DEVICE}",
                 f"route '{route}'; neighbour {remote.tunnel_ip} lladdr {remote.vtep_mac} and FDB entry "
-                f"{remote.vtep_mac} dst {remote.ip} (both from Felix): push inner Ethernet 14 + VXLAN 8 + "
-                f"UDP 8 + outer IPv4 20 = {overhead} bytes", wire, n + overhead)
+                f"{remote.vtep_mac} dst {remote.ip} (both from Felix): the kernel's vxlan driver pushes inner "
+                f"Ethernet 14 + VXLAN 8 + UDP 8 + outer IPv4 20 = {overhead} bytes", wire, n + overhead)
         elif enc == "ipip":
             overhead = IPIP_OVERHEAD_BYTES
             wire = [_ip_header(node.ip, remote.ip, "IPIP (protocol 4)")] + inner
@@ -399,10 +399,12 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
             hop(f"router/{node.gateway}", f"the underlay routes {node.subnet} > {remote.subnet} by the outer "
                 f"header; it never sees the pod addresses", wire, n + overhead)
         if enc == "vxlan":
-            hop(f"{remote.name}/eth0", f"UDP port {VXLAN_PORT} to {remote.ip}: handed to {VXLAN_DEVICE}",
+            hop(f"{remote.name}/eth0", f"UDP to {remote.ip} port {VXLAN_PORT}, the port the kernel's vxlan "
+                f"driver listens on for {VXLAN_DEVICE} (no user-space process): the driver takes the datagram",
                 wire, n + overhead)
-            hop(f"{remote.name}/{VXLAN_DEVICE}", f"pop outer IPv4, UDP, VXLAN and inner Ethernet ({overhead} "
-                f"bytes, VNI {VXLAN_VNI}); route '{remote.lookup(dest_ip)}'", inner, n)
+            hop(f"{remote.name}/{VXLAN_DEVICE}", f"the kernel's vxlan driver decapsulates: pops outer IPv4, UDP, "
+                f"VXLAN and inner Ethernet ({overhead} bytes, VNI {VXLAN_VNI}); route '{remote.lookup(dest_ip)}'",
+                inner, n)
         elif enc == "ipip":
             hop(f"{remote.name}/eth0", f"IP protocol 4 to {remote.ip}: handed to {IPIP_DEVICE}", wire,
                 n + overhead)
