@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import math
 from typing import Any, Sequence
 
 import networkx as nx
@@ -46,6 +47,8 @@ from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 
 __all__ = [
+    "CLUSTER_FIGURE_INCHES",
+    "CLUSTER_FONT_SIZE",
     "cluster_graph",
     "draw_cluster",
     "cluster_figure",
@@ -110,47 +113,90 @@ def cluster_graph(net: CalicoNetwork, reflectors: Sequence[str] = ()) -> nx.Grap
     return g
 
 
+#: The cluster figure's width and largest height, inches: at the inline backend's 100 dpi its PNG is at most
+#: about 960 px wide, so a ~1000 px output column shows it at full size whatever the node count.
+CLUSTER_FIGURE_INCHES = (9.6, 7.2)
+#: The cluster figure's label size, points: the same for 2 and for 6 nodes (the layout makes room instead).
+CLUSTER_FONT_SIZE = 7.5
+
+# Ellipse radii (x, y) in inches of the rings the layout puts each node's parts on, centre outwards.
+_RINGS = {"tunnel": (1.45, 0.95), "host": (2.55, 1.7), "veth": (3.45, 2.3), "pod": (4.3, 2.85)}
+# Half the drawing's width, inches (the pod ring and half a label); the title's and the legend's heights.
+_HALF_WIDTH, _TITLE_INCHES, _LEGEND_INCHES = 4.75, 0.4, 0.6
+
+
+def _half_height(pos: dict[str, tuple[float, float]]) -> float:
+    """Half the drawing's height, inches: the highest or lowest vertex and room for its label."""
+    return max((abs(y) for _, y in pos.values()), default=0.0) + 0.45
+
+
 def _layout(g: nx.Graph, net: CalicoNetwork) -> dict[str, tuple[float, float]]:
+    """Positions in inches from the figure's centre: one spoke per node on concentric ellipses (a shell layout).
+
+    Node *i* of *n* sits at the angle 180° − 360°·i/n (node-0 on the left, then clockwise). Along its spoke,
+    from the centre out: its tunnel device (so the tunnels are chords of the inner ring), the node with its
+    ``eth0`` beside it (the BGP sessions are chords of that ring), its ``cali`` veths, its pods, spread
+    across the spoke when there are several.
+    """
     pos: dict[str, tuple[float, float]] = {}
-    width = 4.0
-    for i, name in enumerate(net.nodes):
-        x = i * width
-        pos[name] = (x, 0.0)
-        pos[f"{name}/eth0"] = (x - 0.8, -1.3)
+    names = list(net.nodes)
+    n = max(len(names), 1)
+
+    def at(ring: str, angle: float, across: float = 0.0) -> tuple[float, float]:
+        rx, ry = _RINGS[ring]
+        x, y = rx * math.cos(angle), ry * math.sin(angle)
+        # ``across`` inches along the tangent of the ring at ``angle``
+        tx, ty = -rx * math.sin(angle), ry * math.cos(angle)
+        norm = math.hypot(tx, ty) or 1.0
+        return (x + across * tx / norm, y + across * ty / norm)
+
+    for i, name in enumerate(names):
+        angle = math.pi - 2 * math.pi * i / n
+        pos[name] = at("host", angle)
+        pos[f"{name}/eth0"] = at("host", angle, -0.72)
         for v in g.nodes:
             if g.nodes[v]["node"] == name and g.nodes[v]["kind"] in ("vxlan", "ipip"):
-                pos[v] = (x + 0.8, -1.3)
+                pos[v] = at("tunnel", angle)
         pods = [p for p in net.pods.values() if p.node == name]
         for j, p in enumerate(pods):
-            px = x + (j - (len(pods) - 1) / 2) * 1.6
-            pos[f"{name}/{p.veth}"] = (px, 1.3)
-            pos[p.key] = (px, 2.6)
+            across = (j - (len(pods) - 1) / 2) * 1.05
+            pos[f"{name}/{p.veth}"] = at("veth", angle, across)
+            pos[p.key] = at("pod", angle, across)
     return pos
 
 
 def draw_cluster(g: nx.Graph, net: CalicoNetwork, ax: Axes, title: str | None = None) -> None:
-    """Draw :func:`cluster_graph` on ``ax``: BGP sessions as dashed arcs, tunnels as purple lines."""
+    """Draw :func:`cluster_graph` on ``ax`` in a shell layout: BGP sessions as dashed arcs, tunnels as purple arcs.
+
+    Labels are :data:`CLUSTER_FONT_SIZE` points whatever the node count; the
+    axes' limits are in inches of a :data:`CLUSTER_FIGURE_INCHES` figure, so
+    nothing is scaled down as nodes are added.
+    """
     pos = _layout(g, net)
     kinds = nx.get_node_attributes(g, "kind")
     for kind, shape in (("host", "s"), ("eth0", "o"), ("vxlan", "o"), ("ipip", "o"), ("veth", "o"), ("pod", "o")):
         nodes = [v for v in g if kinds[v] == kind]
         nx.draw_networkx_nodes(g, pos, nodelist=nodes, node_color=_COLORS[kind], node_shape=shape,
-                               node_size=2600 if kind == "host" else 1500, edgecolors="#555", ax=ax)
+                               node_size=1500 if kind == "host" else 900, edgecolors="#555", ax=ax)
     edges = {k: [(a, b) for a, b, kk in g.edges(data="kind") if kk == k] for k in ("veth", "device", "bgp", "tunnel")}
     nx.draw_networkx_edges(g, pos, edgelist=edges["veth"] + edges["device"], ax=ax, width=1.5, edge_color="#777")
-    nx.draw_networkx_edges(g, pos, edgelist=edges["bgp"], ax=ax, style="dashed", edge_color="#1565c0",
-                           connectionstyle="arc3,rad=0.25", arrows=True, arrowstyle="-", width=1.5)
-    nx.draw_networkx_edges(g, pos, edgelist=edges["tunnel"], ax=ax, edge_color="#8e24aa", width=2,
-                           connectionstyle="arc3,rad=-0.2", arrows=True, arrowstyle="-")
-    nx.draw_networkx_labels(g, pos, labels=nx.get_node_attributes(g, "label"), font_size=7, ax=ax)
+    nx.draw_networkx_edges(g, pos, edgelist=edges["bgp"], ax=ax, style="dashed", edge_color="#1565c0", alpha=0.8,
+                           connectionstyle="arc3,rad=0.12", arrows=True, arrowstyle="-", width=1.2)
+    nx.draw_networkx_edges(g, pos, edgelist=edges["tunnel"], ax=ax, edge_color="#8e24aa", width=1.8, alpha=0.8,
+                           connectionstyle="arc3,rad=-0.12", arrows=True, arrowstyle="-")
+    nx.draw_networkx_labels(g, pos, labels=nx.get_node_attributes(g, "label"), font_size=CLUSTER_FONT_SIZE, ax=ax,
+                            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.75})
     handles = [Patch(color=_COLORS[k], label=lbl) for k, lbl in (
         ("pod", "pod eth0"), ("veth", "cali veth (host side)"), ("host", "node"), ("eth0", "node eth0"),
         ("vxlan", "vxlan.calico"), ("ipip", "tunl0"))]
     handles += [Patch(facecolor="white", edgecolor="#1565c0", linestyle="--", label=f"BGP session ({len(edges['bgp'])})"),
                 Patch(facecolor="white", edgecolor="#8e24aa", label="encapsulated path")]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4, fontsize=8, frameon=False)
     ax.set_title(title or f"Calico mode {net.mode}: pod MTU {net.mtu}", fontsize=10)
-    ax.margins(0.12)
+    half_height = _half_height(pos)
+    ax.set_xlim(-_HALF_WIDTH, _HALF_WIDTH)
+    ax.set_ylim(-half_height, half_height)
+    ax.set_aspect("equal")
     ax.axis("off")
 
 
@@ -170,9 +216,11 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
     Returns
     -------
     matplotlib.figure.Figure
-        One axes (no ticks) with :func:`cluster_graph` drawn by
-        :func:`draw_cluster`: dashed blue BGP sessions, purple tunnels and a
-        legend; already closed for pyplot (see
+        9.6 inches wide whatever the node count (about 960 px at 100 dpi),
+        as tall as the layout needs up to :data:`CLUSTER_FIGURE_INCHES`; one axes (no ticks) with :func:`cluster_graph`
+        drawn by :func:`draw_cluster` in a shell layout: dashed blue BGP
+        sessions, purple tunnels, labels of :data:`CLUSTER_FONT_SIZE` points
+        and a legend below; already closed for pyplot (see
         :func:`kubenotes.viz.graphs.detached_figure`).
 
     Raises
@@ -188,13 +236,16 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
     --------
     >>> from kubenotes.cni.calico.packet import network_from_objects
     >>> fig = cluster_figure(network_from_objects(example_cluster(2), mode="vxlan")[0])
-    >>> len(fig.axes), fig.axes[0].get_title()
-    (1, 'Calico mode vxlan: pod MTU 1450')
+    >>> len(fig.axes), fig.axes[0].get_title(), fig.get_size_inches().round(2).tolist()
+    (1, 'Calico mode vxlan: pod MTU 1450', [9.6, 3.34])
     """
-    fig = detached_figure(max(7.0, 2.8 * len(net.nodes) + 2.5), 4.6)
-    ax = fig.add_subplot(1, 1, 1)
-    draw_cluster(cluster_graph(net, reflectors), net, ax, title)
-    fig.tight_layout()
+    g = cluster_graph(net, reflectors)
+    half_height = _half_height(_layout(g, net))
+    width, most = CLUSTER_FIGURE_INCHES
+    height = min(most, 2 * half_height + _TITLE_INCHES + _LEGEND_INCHES)
+    fig = detached_figure(width, height)
+    ax = fig.add_axes((0.0, _LEGEND_INCHES / height, 1.0, 2 * half_height / height))
+    draw_cluster(g, net, ax, title)
     return fig
 
 
@@ -254,7 +305,8 @@ def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
     -------
     matplotlib.figure.Figure
         One axes: a column per hop, labelled with the hop's place, one box per
-        header (bytes on the y axis, 0 to 100) and the packet's size above it;
+        header (bytes on the y axis, ticks 0 to 100) and the packet's size above it;
+        at most 9 inches wide (900 px at 100 dpi) with the legend inside;
         already closed for pyplot.
 
     Raises
@@ -281,7 +333,8 @@ def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
     """
     sizes = {"IPv4": 20, "TCP": 20, "UDP": 8, "VXLAN": 8, "Ethernet": 14, "SCTP": 12}
     hops = walk["hops"]
-    fig = detached_figure(max(7.0, 1.15 * len(hops) + 1), 4.2)
+    # at most 9 inches (900 px at 100 dpi), the legend below: the PNG fits a ~1000 px column unscaled
+    fig = detached_figure(min(9.0, max(6.0, 0.85 * len(hops) + 1.4)), 4.4)
     ax = fig.add_subplot(1, 1, 1)
     prev: list[str] = []
     for x, h in enumerate(hops):
@@ -298,11 +351,12 @@ def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
         prev = h["headers"]
     ax.set_xticks(range(len(hops)), [h["at"].replace("/", "/\n", 1) for h in hops], rotation=60, ha="right", fontsize=7)
     ax.set_xlim(-0.6, len(hops) - 0.4)
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 114)  # room above the tallest stack (90 B of headers) for the legend
+    ax.set_yticks(range(0, 101, 20))
     ax.set_ylabel("header bytes (the payload below them not drawn)", fontsize=8)
     ax.set_title(title or f"headers per hop: overhead {walk['overheadBytes']} B, pod MTU {walk['mtu']}", fontsize=10)
     handles = [Patch(color=c, label=k) for k, c in _HEADER_COLORS.items() if k != "SCTP"]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    ax.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize=8, frameon=False)
     fig.tight_layout()
     return fig
 

@@ -116,3 +116,38 @@ def test_vxlan_walk_says_the_kernel_encapsulates():
     assert "port 4789, the port the kernel's vxlan driver listens on" in action["node-1/eth0"]
     assert "no user-space process" in action["node-1/eth0"] and "handed to" not in action["node-1/eth0"]
     assert action["node-1/vxlan.calico"].startswith("the kernel's vxlan driver decapsulates: pops outer IPv4")
+
+
+def _png_width_px(fig):
+    import io
+
+    from PIL import Image
+
+    from kubenotes.viz.widgets import figure_png
+
+    return Image.open(io.BytesIO(figure_png(fig))).size[0]  # as the inline backend shows it (tight box)
+
+
+@pytest.mark.parametrize("node_count,mode", [(2, "vxlan"), (3, "vxlan-crosssubnet"), (5, "bgp"), (6, "ipip")])
+def test_cluster_figure_fits_a_1000px_column_with_readable_labels(node_count, mode):
+    # Issue #26: at 5-6 nodes the figure was 2.8 in per node wide (1,900 px), shown shrunk in a ~1000 px column:
+    # labels of about 4 px and arcs tangled along one row.
+    net = network_from_objects(example_cluster(node_count, subnets=2), mode=mode)[0]
+    fig = nv.cluster_figure(net)
+    width = _png_width_px(fig)
+    assert width <= 1000 and fig.get_size_inches()[1] <= nv.CLUSTER_FIGURE_INCHES[1]
+    shown = min(1.0, 1000 / width)
+    ax = fig.axes[0]
+    labels = [t for t in ax.texts if t.get_text()]
+    assert len(labels) == len(nv.cluster_graph(net)) and {t.get_fontsize() for t in labels} == {nv.CLUSTER_FONT_SIZE}
+    assert nv.CLUSTER_FONT_SIZE * fig.dpi / 72 * shown >= 9  # px on screen
+    # the shell layout keeps every vertex at least ~0.55 in from every other, whatever the node count
+    pos = [ax.transData.transform(t.get_position()) / fig.dpi for t in labels]
+    closest = min(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 for i, a in enumerate(pos) for b in pos[i + 1:])
+    assert closest >= 0.55
+
+
+def test_header_stack_figure_fits_a_1000px_column():
+    walk = packet_walk(example_cluster(3, subnets=2), "default/client", "default/web-1-0", mode="vxlan", size_bytes=1400)
+    assert len(walk["hops"]) == 9
+    assert _png_width_px(nv.header_stack_figure(walk)) <= 1000
