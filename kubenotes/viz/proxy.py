@@ -52,6 +52,9 @@ from kubenotes.sim.services import balance_runs, rule_changes, svc_probabilities
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
+from kubenotes.apiserver.tables import format_table, table_for
+from kubenotes.dns.coredns import ClusterDNS
+from kubenotes.proxy.endpoints import proxy_state
 
 __all__ = [
     "service_rules",
@@ -71,6 +74,10 @@ __all__ = [
     "discovery_table",
     "dns_records_table",
     "resolution_table",
+    "rules_for_service",
+    "services_table",
+    "service_type_view",
+    "service_types_panel",
 ]
 
 _SVC_COLOUR, _SEP_COLOUR, _PROB_COLOUR = "#1565c0", "#2e7d32", "#e65100"
@@ -792,3 +799,225 @@ def resolution_table(answers: Iterable[DNSAnswer]) -> Html:
     """
     return _table(["asked", "type", "rcode", "answer"],
                   [[a.qname, a.qtype, a.rcode, ", ".join(r.data for r in a.answer) or "-"] for a in answers])
+
+
+# --------------------------------------------------------------------------- Service types
+
+def rules_for_service(iptables_text: str, namespace: str, name: str) -> str:
+    """The lines of an ``iptables-save`` dump that are about one Service, table by table.
+
+    A rule is about the Service when its ``--comment`` starts with
+    ``<namespace>/<name>`` (kube-proxy comments every per-Service rule so), or
+    when it is the ``KUBE-SERVICES`` tail jump to ``KUBE-NODEPORTS`` and the
+    Service has NodePort rules; a chain declaration is kept when one of those
+    rules is in or jumps to that chain.
+
+    Parameters
+    ----------
+    iptables_text : str
+        ``iptables-save`` output, e.g. :func:`kubenotes.proxy.iptables.iptables_save`.
+    namespace, name : str
+        The Service.
+
+    Returns
+    -------
+    str
+        ``*table`` headers, declarations and rules in dump order, newline-terminated;
+        empty when kube-proxy wrote nothing for the Service (headless, ExternalName).
+
+    Raises
+    ------
+    AttributeError
+        When ``iptables_text`` is not a str.
+
+    See Also
+    --------
+    service_rules : every Service's KUBE-SVC / KUBE-SEP lines.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (``syncProxyRules``: one comment per Service port)
+
+    Examples
+    --------
+    >>> text = service_rules(web_state(1), service_only=False)
+    >>> [ln.split(" -m ")[0] for ln in rules_for_service(text, "default", "web").splitlines() if ln.startswith("-A")]
+    ['-A KUBE-SERVICES', '-A KUBE-SEP-GWQABTP5GBYXHJY5', '-A KUBE-SEP-GWQABTP5GBYXHJY5', '-A KUBE-SVC-CDGGSHYLG3RE2FKL', '-A KUBE-SVC-CDGGSHYLG3RE2FKL']
+    >>> rules_for_service(text, "default", "nothing")
+    ''
+    """
+    tables: list[tuple[str, list[str]]] = []
+    for ln in iptables_text.splitlines():
+        if ln.startswith("*"):
+            tables.append((ln, []))
+        elif tables:
+            tables[-1][1].append(ln)
+    me = f"{namespace}/{name}"
+    out: list[str] = []
+    for header, lines in tables:
+        mine, chains = [], set()
+        for ln in lines:
+            r = parse_rule(ln)
+            if r is not None and (r.comment or "").split(" ")[0].split(":")[0] == me:
+                mine.append(ln)
+                chains.update(c for c in (r.chain, r.jump) if c)
+        if any(ln.startswith("-A KUBE-NODEPORTS ") for ln in mine):
+            mine += [ln for ln in lines if ln.startswith("-A KUBE-SERVICES ") and ln.endswith("-j KUBE-NODEPORTS")]
+            chains.add("KUBE-NODEPORTS")
+        if not mine:
+            continue
+        keep = set(mine)
+        out.append(header)
+        out += [ln for ln in lines if ln in keep or (ln.startswith(":") and ln[1:].split(" ")[0] in chains)]
+    return "\n".join(out) + "\n" if out else ""
+
+
+def services_table(services: Iterable[dict], now: float = 0.0) -> Html:
+    """``kubectl get services`` for ``services``: NAME, TYPE, CLUSTER-IP, EXTERNAL-IP, PORT(S), AGE.
+
+    Parameters
+    ----------
+    services : iterable of dict
+        Services as the API server stores them.
+    now : float
+        Virtual seconds, for AGE.
+
+    Returns
+    -------
+    Html
+        kubectl's printer text (the API server's Table, :mod:`kubenotes.apiserver.tables`) in a ``<pre>``.
+
+    Raises
+    ------
+    KeyError
+        For a Service without ``metadata``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/printers/internalversion/printers.go (``printService``)
+
+    Examples
+    --------
+    >>> from kubenotes.sim.services import web_objects
+    >>> t = services_table([o for o in web_objects(1) if o["kind"] == "Service"])
+    >>> "CLUSTER-IP" in t, "10.96.0.100" in t, "80/TCP" in t
+    (True, True, True)
+    """
+    text = format_table(table_for("services", list(services), now))
+    return Html(f'<pre style="font-size:11px;{_PRE_WRAP};margin:0">{html.escape(text)}</pre>')
+
+
+def service_type_view(service: dict, iptables_text: str, dns: ClusterDNS, now: float = 0.0) -> Html:
+    """One Service as ``kubectl get service`` prints it, the rules kube-proxy writes for it, and its DNS answer.
+
+    Parameters
+    ----------
+    service : dict
+        The Service as the API server stores it (cluster IP, node ports allocated).
+    iptables_text : str
+        kube-proxy's whole ``iptables-save`` dump on a node, e.g.
+        ``iptables_save(proxy_state(objects, node))``.
+    dns : ClusterDNS
+        CoreDNS over the same objects, for ``<name>.<namespace>.svc.cluster.local``.
+    now : float
+        Virtual seconds, for the table's AGE.
+
+    Returns
+    -------
+    Html
+        The ``kubectl get service`` line, the Service's rules (:func:`rules_for_service`,
+        highlighted, wrapping) or a line saying why there are none, and the DNS records.
+
+    Raises
+    ------
+    KeyError
+        When ``service`` has no ``metadata.name``.
+
+    See Also
+    --------
+    service_types_panel
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/serviceport.go (``ShouldSkipService``)
+
+    Examples
+    --------
+    >>> from kubenotes.sim.services import web_objects
+    >>> objs = web_objects(2); svc = next(o for o in objs if o["kind"] == "Service")
+    >>> v = service_type_view(svc, service_rules(web_state(2), service_only=False), ClusterDNS(objs))
+    >>> "KUBE-SVC-" in v, "A 10.96.0.100" in v
+    (True, True)
+    """
+    md, spec = service["metadata"], service.get("spec") or {}
+    ns, name = md.get("namespace") or "default", md["name"]
+    rules = rules_for_service(iptables_text, ns, name)
+    if rules:
+        body = f'<pre style="font-size:11px;line-height:1.35;{_PRE_WRAP};margin:0">{_rule_lines(rules)}</pre>'
+    else:
+        why = ("type ExternalName: no cluster IP, no endpoints; DNS answers with a CNAME"
+               if spec.get("type") == "ExternalName" else
+               "clusterIP: None (headless): no virtual IP to translate; DNS answers with the endpoints' addresses"
+               if spec.get("clusterIP") == "None" else "no cluster IP")
+        body = f'<div style="font-size:12px;color:#555">(no rule: kube-proxy skips the Service, {html.escape(why)})</div>'
+    answer = dns.resolve(name, ns)
+    records = "<br>".join(html.escape(f"{r.name} {r.rtype} {r.data}") for r in answer) or "(no records)"
+    head = '<div style="font-weight:bold;font-size:12px;margin-top:6px">'
+    return Html(f'<div style="font-weight:bold;font-size:12px">kubectl get service {html.escape(name)}</div>'
+                f'{services_table([service], now)}'
+                f'{head}kube-proxy (iptables mode) on the node</div>{body}'
+                f'{head}DNS: {html.escape(name)}.{html.escape(ns)}.svc.cluster.local</div>'
+                f'<div style="font-size:11px;font-family:monospace">{records}</div>')
+
+
+def service_types_panel(cluster: Any, service: str = "web", node: str | None = None,
+                        namespace: str = "default") -> widgets.VBox:
+    """A dropdown over a cluster's Services -> :func:`service_type_view` of the one chosen.
+
+    Parameters
+    ----------
+    cluster : kubenotes.sim.cluster.Cluster
+        A run, e.g. ``simulate([sample("network", "service-types.yaml")], until=20)``; read once.
+    service : str
+        The Service shown first.
+    node : str, optional
+        The node whose kube-proxy is shown (default: the first Node).
+    namespace : str
+        The namespace whose Services the dropdown lists.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`: a ``Service`` dropdown, then the view.
+
+    Raises
+    ------
+    traitlets.TraitError
+        When ``service`` is not a Service of ``namespace``.
+    StopIteration
+        When the cluster has no Node.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from kubenotes.sim.cli import run
+    >>> from kubenotes.data import sample
+    >>> c = run([sample("network", "service-types.yaml")], until=10)
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = service_types_panel(c, "web-headless")
+    >>> p.children[0].children[0].value, len(p.children[0].children[0].options)
+    ('web-headless', 7)
+    """
+    from kubenotes.proxy.iptables import iptables_save
+
+    nodes, services = cluster.list("nodes"), cluster.list("services", namespace)
+    objects = nodes + cluster.list("services") + cluster.list("endpointslices") + cluster.list("pods")
+    text = iptables_save(proxy_state(objects, node or nodes[0]["metadata"]["name"]))
+    dns, now = ClusterDNS(objects), cluster.now
+    by_name = {s["metadata"]["name"]: s for s in services}
+
+    def update(service: str) -> Html:
+        return service_type_view(by_name[service], text, dns, now)
+
+    controls = {"service": widgets.Dropdown(options=sorted(by_name), value=service, description="Service")}
+    return live_panel(memoise_update(update), controls)

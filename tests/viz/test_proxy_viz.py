@@ -212,3 +212,58 @@ def test_no_cell_of_the_network_chapters_ends_with_a_tuple_of_html(chapter):
         if isinstance(last, ast.Expr) and isinstance(last.value, ast.Tuple):
             calls = [e.func.id for e in last.value.elts if isinstance(e, ast.Call) and isinstance(e.func, ast.Name)]
             assert not set(calls) & _VIZ_HTML_FUNCTIONS, "".join(cell["source"])
+
+
+@pytest.fixture(scope="module")
+def service_types_run():
+    from kubenotes.data import sample
+    from kubenotes.sim.cli import run
+
+    return run([sample("network", "service-types.yaml")], until=20, seed=0)
+
+
+def test_service_types_rules_and_dns(service_types_run):
+    from kubenotes.proxy.endpoints import proxy_state
+    from kubenotes.proxy.iptables import iptables_save
+    from kubenotes.viz.proxy import rules_for_service, service_type_view
+
+    c = service_types_run
+    objects = c.list("nodes") + c.list("services") + c.list("endpointslices") + c.list("pods")
+    text = iptables_save(proxy_state(objects, "worker-1"))
+    rules = {s["metadata"]["name"]: rules_for_service(text, "default", s["metadata"]["name"])
+             for s in c.list("services", "default")}
+    assert set(rules) == {"kubernetes", "web", "web-nodeport", "web-lb", "db-external", "legacy-db", "web-headless"}
+    # NodePort and LoadBalancer (no ingress address without a cloud controller): KUBE-NODEPORTS -> KUBE-EXT -> KUBE-SVC
+    for name, port in (("web-nodeport", 30080), ("web-lb", 30081)):
+        r = rules[name]
+        assert f"--dport {port} -j KUBE-EXT-" in r and r.count("-j KUBE-NODEPORTS") == 1 and ":KUBE-EXT-" in r
+        assert r.startswith("*nat\n") and "--probability 0.5000000000" in r and "*filter" not in r
+    assert "KUBE-NODEPORTS" not in rules["web"] and "KUBE-EXT" not in rules["web"]
+    assert rules["db-external"] == rules["web-headless"] == ""
+    assert "--to-destination 192.168.1.50:5432" in rules["legacy-db"] and "statistic" not in rules["legacy-db"]
+    assert not any(ln for ln in rules["web"].splitlines() if "web-nodeport" in ln or "web-lb" in ln)
+    dns = ClusterDNS(objects)
+    headless = service_type_view(c.get("services", "web-headless", "default"), text, dns, c.now)
+    assert type(headless) is Html and "(no rule: kube-proxy skips the Service, clusterIP: None (headless)" in headless
+    assert headless.count(" A 10.244.1.") == 2
+    external = service_type_view(c.get("services", "db-external", "default"), text, dns, c.now)
+    assert "type ExternalName" in external and "CNAME db.example.com." in external
+    nodeport = service_type_view(c.get("services", "web-nodeport", "default"), text, dns, c.now)
+    assert "80:30080/TCP" in nodeport and "white-space:pre-wrap" in nodeport and "KUBE-NODEPORTS" in nodeport
+
+
+def test_service_types_panel_and_the_taken_cluster_ip(service_types_run):
+    from kubenotes.apiserver.status import ApiError
+    from kubenotes.viz.proxy import service_types_panel
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = service_types_panel(service_types_run, "legacy-db")
+    dropdown = panel.children[0].children[0]
+    assert dropdown.description == "Service" and dropdown.value == "legacy-db" and "web-lb" in dropdown.options
+    copy = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web-copy", "namespace": "default"},
+            "spec": {"clusterIP": WEB_CLUSTER_IP, "selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    with pytest.raises(ApiError) as err:
+        service_types_run.apply(copy)
+    assert err.value.status["code"] == 422 and err.value.status["message"] == (
+        'Service "web-copy" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.100"}: '
+        "failed to allocate IP 10.96.0.100: provided IP is already allocated")
