@@ -2,7 +2,8 @@
 
 * :func:`cluster_graph` and :func:`cluster_figure`: pods, their ``cali``
   veths, each node's ``eth0`` and tunnel device (``vxlan.calico``/``tunl0``),
-  and the BGP sessions BIRD holds, drawn with a fixed layout;
+  and the BGP sessions BIRD holds, drawn with a fixed shell layout (one spoke
+  per node) at a fixed size and font, so 6 nodes read as well as 2;
 * :func:`walk_table_html` and :func:`header_stack_figure`: a packet walk hop
   by hop, and the header stack at each hop (what is pushed and popped);
 * :func:`routes_table`, :func:`withdrawal_table`: a node's ``ip route`` and

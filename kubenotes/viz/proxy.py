@@ -20,8 +20,12 @@ cluster's results (:mod:`kubenotes.sim.services`: :func:`~kubenotes.sim.services
   KUBE-SEP -> pods as a networkx graph parsed from the iptables text;
 * :func:`balance_histogram` / :func:`balance_panel`:
   10,000 simulated connections per mode;
-* :func:`endpoint_slice_table` / :func:`rules_diff`: a readiness probe failing
-  and its endpoint leaving the rules;
+* :func:`endpoint_slice_table` / :func:`side_by_side` / :func:`rules_diff`: a
+  readiness probe failing and its endpoint leaving the rules (before and after
+  in one displayed object);
+* :func:`services_table` / :func:`rules_for_service` / :func:`service_type_view` /
+  :func:`service_types_panel`: each Service type (``data/network/service-types.yaml``),
+  the rules kube-proxy writes for it and its DNS answer;
 * :func:`discovery_table` / :func:`dns_records_table` /
   :func:`resolution_table`: env vars (fixed at container start) vs DNS (live).
 

@@ -183,9 +183,11 @@ def test_rules_wrap_so_each_jump_target_stays_in_the_column():
 
 
 def test_side_by_side_is_one_html_object():
-    run = simulate_readiness_drain()
-    before = endpoint_slice_table(run.slices("before"), caption="before")
-    after = endpoint_slice_table(run.slices("after"), caption="after")
+    from kubenotes.sim.network import add_endpoint_slices
+
+    slices = [o for o in add_endpoint_slices(web_objects(2)) if o["kind"] == "EndpointSlice"]
+    before = endpoint_slice_table(slices, caption="before")
+    after = endpoint_slice_table(slices[:0], caption="after")
     both = side_by_side(before, after)
     assert type(both) is Html and both._repr_html_() == str(both)
     assert both.count("<table") == 2 and both.index(before) < both.index(after)
