@@ -10,6 +10,8 @@
   seed, and the cluster at any point of a replay (kept checkpoints).
 * :mod:`kubenotes.replay.explain`: FGD's decision for one pod, in numbers.
 * :mod:`kubenotes.replay.cli`: ``python -m kubenotes replay``.
+* :mod:`kubenotes.replay.sample`: Alibaba's trace when it is found, else the synthetic
+  sample in ``data/replay/`` (chapter 04.04 always runs).
 """
 
 from kubenotes.replay.engine import (
