@@ -123,9 +123,12 @@ def _seconds(t: float) -> str:
 
 
 #: Box half-sizes (data units) per node kind.
-_HALF = {"client": (0.55, 0.26), "stage": (0.7, 0.26), "store": (0.55, 0.3), "cache": (0.6, 0.26),
+_HALF = {"client": (0.45, 0.26), "stage": (0.6, 0.26), "store": (0.5, 0.3), "cache": (0.6, 0.26),
          "controller": (0.95, 0.15), "scheduler": (0.75, 0.26), "kubelet": (0.55, 0.15)}
-_ROWS_PER_COLUMN = 7
+_ROWS_PER_COLUMN = 11
+#: Widest natural size of a chapter figure, in inches: at the inline backend's 100 dpi it fits a ~1,000 px
+#: output column (JupyterLab at 1440x900 with the file browser open) without being shrunk.
+_MAX_WIDTH_INCHES = 9.6
 
 
 def component_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
@@ -141,36 +144,37 @@ def component_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
     dict[str, tuple[float, float]]
         Node -> ``(x, y)``. ``kubectl`` and kube-apiserver's stages on
         ``y = 3`` left to right, ``etcd`` at their right end and the watch
-        cache under it; controllers in columns of up to 7 at the bottom left,
-        then kube-scheduler, then the kubelets. No randomness: the same graph
-        always gets the same positions.
+        cache under it; controllers in columns of up to 11 at the bottom left,
+        then kube-scheduler, then the kubelets (a column of up to 9). No
+        randomness: the same graph always gets the same positions. Narrow
+        enough for the figure to fit a 1,000 px column at 100 dpi.
 
     Examples
     --------
     >>> g = nx.DiGraph()
     >>> g.add_node("kubectl", kind="client"); g.add_node("authentication", kind="stage")
     >>> component_layout(g)
-    {'kubectl': (-1.6, 3.0), 'authentication': (0.0, 3.0)}
+    {'kubectl': (-1.45, 3.0), 'authentication': (0.0, 3.0)}
     """
     pos: dict[str, tuple[float, float]] = {}
     kinds = {v: d.get("kind") for v, d in g.nodes(data=True)}
-    stage_gap = 1.95
+    stage_gap = 1.45
     for v, k in kinds.items():
         if k == "client":
-            pos[v] = (-1.6, 3.0)
+            pos[v] = (-1.45, 3.0)
     stages = [v for v in APISERVER_STAGES if v in kinds]
     for i, v in enumerate(stages):
         pos[v] = (i * stage_gap, 3.0)
     last = (len(stages) - 1) * stage_gap if stages else 0.0
     if ETCD in kinds:
-        pos[ETCD] = (last + 1.9, 3.0)
+        pos[ETCD] = (last + 1.35, 3.0)
     if WATCH_CACHE in kinds:
         pos[WATCH_CACHE] = (last, 1.9)
     controllers = [v for v, k in kinds.items() if k == "controller"]
     kubelets = [v for v, k in kinds.items() if k == "kubelet"]
     top = 0.95
     row_gap = 0.36
-    x = -1.6 + 0.4
+    x = -1.45 + 0.4
     for i, v in enumerate(controllers):
         col, row = divmod(i, _ROWS_PER_COLUMN)
         pos[v] = (x + col * 2.05, top - row * row_gap)
@@ -237,6 +241,36 @@ def _mid(a: tuple[float, float], b: tuple[float, float], rad: float) -> tuple[fl
     mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
     dx, dy = b[0] - a[0], b[1] - a[1]
     return (mx + rad * dy / 2, my - rad * dx / 2)
+
+
+#: Width of one character of a hop number label (7.5 pt bold), in layout units (about an inch each).
+_LABEL_W_PER_CHAR = 0.075
+
+
+def _on_arc(a: tuple[float, float], b: tuple[float, float], rad: float, t: float) -> tuple[float, float]:
+    """The point at parameter ``t`` of an ``arc3`` connection (a quadratic Bezier through matplotlib's control point)."""
+    c = ((a[0] + b[0]) / 2 + rad * (b[1] - a[1]), (a[1] + b[1]) / 2 - rad * (b[0] - a[0]))
+    return tuple((1 - t) ** 2 * a[i] + 2 * (1 - t) * t * c[i] + t ** 2 * b[i] for i in (0, 1))
+
+
+def _label_spot(a: tuple[float, float], b: tuple[float, float], rad: float, w: float, h: float,
+                placed: list[tuple[float, float, float, float]]) -> tuple[float, float]:
+    """Where on the arc ``a -> b`` a ``w`` x ``h`` label overlaps none of ``placed`` (appended to it).
+
+    The midpoint first, then points nearer either end; if every one collides, the one with the least overlap.
+    """
+    best, best_overlap = None, math.inf
+    for t in (0.5, 0.35, 0.65, 0.25, 0.75, 0.42, 0.58, 0.3, 0.7):
+        x, y = _on_arc(a, b, rad, t)
+        box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+        overlap = sum(max(0.0, min(box[2], p[2]) - max(box[0], p[0])) * max(0.0, min(box[3], p[3]) - max(box[1], p[1]))
+                      for p in placed)
+        if overlap < best_overlap:
+            best, best_overlap = (box, (x, y)), overlap
+        if overlap == 0:
+            break
+    placed.append(best[0])
+    return best[1]
 
 
 def _numbers(nums: Sequence[int]) -> str:
@@ -349,6 +383,7 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
                 lst.append(step)
             if step == last_step:
                 current_segments.add(seg)
+    placed: list[tuple[float, float, float, float]] = []  # hop-number labels drawn so far, as boxes
     for (u, v), steps in seg_steps.items():
         if u not in pos or v not in pos:
             continue
@@ -359,8 +394,9 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
         _arrow(ax, a, b, color=_NOW if now else _PAST, lw=2.6 if now else 1.6, rad=rad, zorder=4)
         if not steps:
             continue
-        m = _mid(a, b, rad)
-        ax.text(m[0], m[1], _numbers(steps), fontsize=7.5, fontweight="bold", ha="center", va="center", zorder=6,
+        text = _numbers(steps)
+        m = _label_spot(a, b, rad, _LABEL_W_PER_CHAR * len(text) + 0.16, 0.24, placed)
+        ax.text(m[0], m[1], text, fontsize=7.5, fontweight="bold", ha="center", va="center", zorder=6,
                 color="white", bbox=dict(boxstyle="round,pad=0.18", fc=_NOW if now else _PAST, ec="none"))
 
     # nodes
@@ -375,14 +411,16 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
                                     fc=fc, ec=_NOW if v == current_target else _EC[kind], lw=2.2 if hot else 0.9,
                                     zorder=3))
         label = d.get("label", v)
+        if kind == "stage":
+            label = label.replace(" ", "\n")  # "mutating\nadmission": the stages sit close together
         size = 8.0 if kind not in ("controller", "kubelet") else (7.0 if len(label) <= 28 else 6.4)
         ax.text(x, y, label, ha="center", va="center", fontsize=size, zorder=5,
                 fontweight="bold" if hot else "normal")
 
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
-    x_lo = min(min(xs) - 1.0, min((b[0] for b in boxes.values()), default=0.0) - 0.1)
-    x_hi = max(max(xs) + 1.0, max((b[2] for b in boxes.values()), default=0.0) + 0.1)
+    x_lo = min(min(xs) - 0.6, min((b[0] for b in boxes.values()), default=0.0) - 0.1)
+    x_hi = max(max(xs) + 0.6, max((b[2] for b in boxes.values()), default=0.0) + 0.1)
     y_lo = min(min(ys) - 0.4, min((b[1] for b in boxes.values()), default=0.0) - 0.1)
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, max(ys) + 0.55)
@@ -430,9 +468,9 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
     pos = component_layout(g)
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
-    width_units = max(xs) - min(xs) + 2.4
+    width_units = max(xs) - min(xs) + 1.6
     height_units = max(ys) - min(ys) + 1.2
-    scale = min(1.05, 13.0 / width_units)
+    scale = min(1.05, _MAX_WIDTH_INCHES / width_units)
     fig = detached_figure(width_units * scale, height_units * scale + (0.5 if title else 0.2))
     ax = fig.add_axes((0.0, 0.03, 1.0, 0.92 if title else 0.96))
     draw_component_graph(g, ax, highlight, title=title)
@@ -736,7 +774,7 @@ def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) 
     >>> len(informer_figure(["Reflector"]).axes)
     1
     """
-    fig = detached_figure(10.0, 4.9 if title else 4.6)
+    fig = detached_figure(9.4, 4.9 if title else 4.6)
     ax = fig.add_axes((0.0, 0.0, 1.0, 0.93 if title else 1.0))
     draw_informer_graph(informer_graph(), ax, highlight, title=title)
     return fig

@@ -39,6 +39,8 @@ __all__ = [
     "draw_topology",
     "topology_figure",
     "detached_figure",
+    "MAX_INLINE_WIDTH_PX",
+    "inline_png_size",
 ]
 
 #: Well-known node label naming the node's zone (``v1.LabelTopologyZone``).
@@ -83,6 +85,48 @@ def detached_figure(width_inches: float, height_inches: float) -> Figure:
     fig = plt.figure(figsize=(width_inches, height_inches))
     plt.close(fig)
     return fig
+
+
+#: Widest natural width, in pixels, of a chapter's figure as the inline backend shows it: JupyterLab at
+#: 1440x900 with the file browser open leaves an output column about 1,000 px wide, and a wider PNG is shrunk.
+MAX_INLINE_WIDTH_PX = 1000
+
+
+def inline_png_size(fig: Figure) -> tuple[int, int]:
+    """Width and height, in pixels, of the PNG Jupyter's inline backend shows for ``fig``.
+
+    The inline backend prints a figure at its own dpi (:rc:`figure.dpi`, 100)
+    with ``bbox_inches="tight"``: the size is that of the drawn content plus
+    :rc:`savefig.pad_inches`, not the figure's nominal size.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    tuple[int, int]
+        ``(width_px, height_px)``.
+
+    See Also
+    --------
+    MAX_INLINE_WIDTH_PX
+
+    Examples
+    --------
+    >>> fig = detached_figure(4, 3)
+    >>> _ = fig.add_subplot().plot([0, 1], [0, 1])
+    >>> w, h = inline_png_size(fig)
+    >>> w <= 400 and h <= 300
+    True
+    """
+    import io
+    import struct
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    width, height = struct.unpack(">II", buf.getvalue()[16:24])
+    return width, height
 
 
 def _zone_id(zone: str) -> str:

@@ -116,7 +116,7 @@ def test_many_controllers_wrap_into_columns():
     for i in range(16):
         g.add_node(f"c{i}", kind="controller", group="kube-controller-manager")
     pos = cp.component_layout(g)
-    assert len({x for x, _ in pos.values()}) == 3  # 7 + 7 + 2
+    assert len({x for x, _ in pos.values()}) == 2  # 11 + 5: two columns keep the figure narrow
 
 
 # --- one apply, hop by hop ---------------------------------------------------------------
@@ -129,7 +129,7 @@ def test_hops_table_and_figure(traced):
     later = cp.hops_table(hops[20:])  # a slice keeps its own step numbers
     assert later.count("<tr>") == 1 + len(hops) - 20 and "background:#fff3e0" not in later
     fig = cp.hops_figure(g, hops, 7)
-    texts = [t.get_text() for t in fig.axes[0].texts]
+    texts = [t.get_text().replace("\n", " ") for t in fig.axes[0].texts]  # two-word stages on two lines
     assert "1" in texts and "7" in texts  # numbered hop arrows
     assert set(cp.APISERVER_STAGES) <= set(texts) and "kube-apiserver" in texts
     plt.close(fig)
@@ -258,3 +258,49 @@ def test_can_i_table_with_the_view_role(cluster):
     assert rows[0].count("✓") == 1 and rows[0].count("✗") == 1  # pods: get yes, create no
     assert rows[1].count("✓") == 0 and rows[1].count("✗") == 2  # secrets: neither
 
+
+
+# --- figure widths and hop labels (issue #26) ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sample_traced():
+    """The chapter's picture: the sample cluster with every controller, and the 02.00 apply's hops."""
+    from kubenotes.data import sample
+
+    c = Cluster.from_manifests(sample("cluster"), seed=0)
+    c.run(until=5)
+    g = component_graph(c)
+    return g, apply_hops(c, replicaset("api", 2), until_seconds=15, graph=g)
+
+
+def test_chapter_graph_figures_fit_a_1000px_column(sample_traced):
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    g, hops = sample_traced
+    figs = [cp.component_figure(g, title="data/cluster running: every component talks only to kube-apiserver"),
+            cp.hops_figure(g, hops, title="kubectl apply -f api.yaml: every hop, numbered"),
+            cp.informer_figure(["kube-apiserver", "Reflector", "DeltaFIFO", "Indexer"],
+                               title="client-go's List-Watch: API server -> Reflector -> DeltaFIFO -> cache and "
+                                     "handlers -> Reconcile")]
+    for fig in figs:
+        width, _ = inline_png_size(fig)
+        assert 700 < width <= MAX_INLINE_WIDTH_PX  # was 1,320 px (1,020 px for the informer)
+        plt.close(fig)
+
+
+def test_hop_number_labels_do_not_overlap(sample_traced):
+    g, hops = sample_traced
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = cp.hops_figure(g, hops)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    labels = [t for t in fig.axes[0].texts if t.get_text()[:1].isdigit()]
+    assert len(labels) > 10
+    boxes = [t.get_bbox_patch().get_window_extent(renderer) for t in labels]
+    for i, a in enumerate(boxes):
+        for j in range(i + 1, len(boxes)):
+            assert not a.overlaps(boxes[j]), (labels[i].get_text(), labels[j].get_text())
+    plt.close(fig)
