@@ -90,6 +90,7 @@ def detached_figure(width_inches: float, height_inches: float) -> Figure:
 #: Widest natural width, in pixels, of a chapter's figure as the inline backend shows it: JupyterLab at
 #: 1440x900 with the file browser open leaves an output column about 1,000 px wide, and a wider PNG is shrunk.
 MAX_INLINE_WIDTH_PX = 1000
+_MAX_WIDTH_INCHES = 9.6
 
 
 def inline_png_size(fig: Figure) -> tuple[int, int]:
@@ -275,16 +276,17 @@ def _wrap(text: str, width: int = 22, after: str = r"(?<=[/=])") -> list[str]:
     return lines + [cur]
 
 
-def _short_node_label(d: dict) -> str:
+def _short_node_label(d: dict, width: int = 20) -> str:
     lines = [d["name"]]
     for t in d["taints"]:
-        lines += _wrap(f"taint {t}", 20, r"(?<=[/=:.])")
+        lines += _wrap(f"taint {t}", width, r"(?<=[/=:.])")
     return "\n".join(lines)
 
 
-def _short_pod_label(d: dict) -> str:
+def _short_pod_label(d: dict, width: int = 20) -> str:
     ns, _, name = d["name"].partition("/")
-    return "\n".join(_wrap(name, 20, r"(?<=-)") + [f"{ns} · prio {d['priority']}"])
+    where = f"{ns} · prio {d['priority']}"
+    return "\n".join(_wrap(name, width, r"(?<=-)") + ([where] if len(where) <= width else [ns, f"prio {d['priority']}"]))
 
 
 def _box(ax: Axes, xy: tuple[float, float], text: str, fc: str, ec: str, lw: float = 1.0,
@@ -305,6 +307,7 @@ def draw_topology(
     winner_label: str = "chosen node",
     collapse: Iterable[str] = ("kube-system",),
     pod_gap: float = 0.55,
+    label_width: int = 20,
 ) -> Axes:
     """Draw a topology graph on ``ax`` with a fixed layout, highlighting the winner and victims.
 
@@ -331,6 +334,10 @@ def draw_topology(
         per node (victims are never folded). Default: ``kube-system``.
     pod_gap : float
         Vertical distance between stacked pods, in layout units.
+    label_width : int
+        Characters per line of a pod's or a taint's label (longer names wrap
+        after ``-``, ``/``, ``=``...); below 20 the labels are also set a
+        little smaller, for narrow node columns.
 
     Returns
     -------
@@ -393,7 +400,8 @@ def draw_topology(
             sid = f"summary/{d['name']}/more"
             shown.add_node(sid, kind="summary", name=f"+{len(dropped)} more")
             shown.add_edge(nid, sid)
-    labels = {v: _short_pod_label(d) for v, d in shown.nodes(data=True) if d["kind"] == "pod"}
+    labels = {v: _short_pod_label(d, label_width) for v, d in shown.nodes(data=True) if d["kind"] == "pod"}
+    small = 0.5 if label_width < 20 else 0.0  # points taken off the fonts in narrow columns
     sizes = {v: max(1.0, 0.5 + 0.25 * text.count("\n")) for v, text in labels.items()}
     pos = topology_layout(shown, pod_gap=pod_gap, sizes=sizes)
     nx.draw_networkx_edges(shown, pos, ax=ax, edge_color=_EDGE, arrows=False, width=0.8)
@@ -407,14 +415,14 @@ def draw_topology(
         elif d["kind"] == "node":
             is_winner = d["name"] == winner
             ec = _WINNER_EC if is_winner else (_TAINTED_EC if d["taints"] else "#424242")
-            _box(ax, xy, _short_node_label(d), _WINNER_FC if is_winner else _NODE_FC, ec,
-                 lw=2.5 if is_winner or d["taints"] else 1.0, fontsize=8, weight="bold" if is_winner else "normal")
+            _box(ax, xy, _short_node_label(d, label_width), _WINNER_FC if is_winner else _NODE_FC, ec,
+                 lw=2.5 if is_winner or d["taints"] else 1.0, fontsize=8 - small, weight="bold" if is_winner else "normal")
         elif d["kind"] == "summary":
-            _box(ax, xy, d["name"], "#f5f5f5", "#bdbdbd", fontsize=7)
+            _box(ax, xy, "\n".join(_wrap(d["name"], label_width, r"(?<= )")), "#f5f5f5", "#bdbdbd", fontsize=7 - small)
         else:
             is_victim = d["name"] in victims
             _box(ax, xy, labels[nid], _VICTIM_FC if is_victim else _POD_FC,
-                 _VICTIM_EC if is_victim else "#90caf9", lw=2.0 if is_victim else 0.8, fontsize=7.5,
+                 _VICTIM_EC if is_victim else "#90caf9", lw=2.0 if is_victim else 0.8, fontsize=7.5 - small,
                  weight="bold" if is_victim else "normal")
 
     xs = [x for x, _ in pos.values()] or [0.0]
@@ -436,8 +444,8 @@ def draw_topology(
     if victims:
         handles.append(Patch(fc=_VICTIM_FC, ec=_VICTIM_EC, lw=2, label="victim (evicted by preemption)"))
     handles.append(Patch(fc=_ZONE_FC, ec="#5c6bc0", label=f"zone = node label {ZONE_LABEL}"))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(handles),
-              fontsize=8.5, frameon=False)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+              ncol=len(handles) if label_width >= 20 else min(2, len(handles)), fontsize=8.5, frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
     return ax
@@ -483,14 +491,21 @@ def topology_figure(
     (1, True)
     """
     n_nodes = sum(1 for _, d in g.nodes(data=True) if d["kind"] == "node")
-    width = max(6.0, 1.45 * n_nodes + 1.0)
+    n_zones = sum(1 for _, d in g.nodes(data=True) if d["kind"] == "zone")
+    # Columns of 1.45 inch, but never wider than a 1,000 px output column at 100 dpi (MAX_INLINE_WIDTH_PX):
+    # a larger cluster gets narrower columns and labels wrapped to fit them.
+    units = max(n_nodes - 1, 0) + 0.5 * max(n_zones - 1, 0) + 1.3
+    width = min(max(6.0, 1.45 * n_nodes + 1.0), _MAX_WIDTH_INCHES)
+    per_unit = width / units
+    label_width = 20 if per_unit >= 1.3 else max(10, int(per_unit * 17))
     fig = detached_figure(width, 4.0)
     ax = fig.add_axes((0, 0, 1, 1))
     draw_topology(g, ax, winner=winner, victims=victims, incoming=incoming, title=title,
-                  max_pods_per_node=max_pods_per_node, winner_label=winner_label, collapse=collapse)
+                  max_pods_per_node=max_pods_per_node, winner_label=winner_label, collapse=collapse,
+                  label_width=label_width)
     # One layout unit is about 0.95 inch tall; leave room for the title and the legend below.
     lo, hi = ax.get_ylim()
-    top_in, bottom_in = (0.35 if title else 0.05), 0.4
+    top_in, bottom_in = (0.35 if title else 0.05), (0.4 if label_width >= 20 else 0.6)
     height = 0.95 * (hi - lo) + top_in + bottom_in
     fig.set_size_inches(width, height)
     ax.set_position((0.01, bottom_in / height, 0.98, 1 - (top_in + bottom_in) / height))

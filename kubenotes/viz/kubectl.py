@@ -350,7 +350,7 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
                 if name not in watchers and name != HTTP_WATCHER:
                     watchers.append(name)
     parts = ["kubectl", "kube-apiserver", "etcd", *watchers]
-    x = {p: i * 3.1 for i, p in enumerate(parts)}
+    x = {p: i * 2.55 for i, p in enumerate(parts)}
     # rows: request, [chain], [store], [events], response, [streamed events]
     rows: list[tuple] = []
     for e in entries:
@@ -371,8 +371,8 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
                 rows.append(("more", len(result.watch_events) - 6))
     gap = 0.42
     height = max(2.5, 1.1 + gap * len(rows))
-    width = max(9.0, 2.4 + 3.1 * (len(parts) - 1) + 1.4)
-    scale = min(1.0, 13.0 / width)
+    width = max(9.0, 2.6 + 2.55 * (len(parts) - 1))
+    scale = min(1.0, 9.6 / width)  # at most 9.6 in: 1,000 px at the inline backend's 100 dpi
     fig = detached_figure(width * scale, height * scale)
     ax = fig.add_axes((0.01, 0.01, 0.98, 0.98))
     top = 0.0

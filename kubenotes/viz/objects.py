@@ -276,7 +276,7 @@ def plot_request_breakdown(
     """
     names = [resources] if isinstance(resources, str) else list(resources)
     if axes is None:
-        fig = detached_figure(5.4 * len(names), 2.9)
+        fig = detached_figure(min(4.7 * len(names), 9.6), 2.9)  # <= 1,000 px at 100 dpi (MAX_INLINE_WIDTH_PX)
         fig.set_layout_engine("constrained")
         axes = list(fig.subplots(1, len(names), squeeze=False)[0])
     else:

@@ -90,6 +90,8 @@ LEGACY_VIEW: dict[str, tuple[str, ...]] = {
 _GREEN = "#2e7d32"
 _RED = "#c62828"
 _GREY = "#9e9e9e"
+#: Widest figure, in inches: 1,000 px at the inline backend's 100 dpi (kubenotes.viz.graphs.MAX_INLINE_WIDTH_PX).
+_MAX_WIDTH_INCHES = 9.6
 _CMAP = LinearSegmentedColormap.from_list("kubenotes_score", ["#f7fbff", "#6baed6", "#08306b"])
 
 
@@ -207,7 +209,7 @@ def _wrap_names(names: Sequence[str], width: int) -> str:
     return "\n".join(lines)
 
 
-def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None = None, *, width_chars: int = 80) -> Figure:
+def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None = None, *, width_chars: int = 64) -> Figure:
     """Draw the extension points top to bottom, grouped by phase, with the legacy view beside them.
 
     Parameters
@@ -257,7 +259,7 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
     fy = pos["Filter"][1]
     pos["PostFilter"] = (1.35, fy - row_h / 2)
     list_x = 2.35
-    fig = detached_figure(10.5, 0.42 * len(EXTENSION_POINT_FLOW) + 0.6)
+    fig = detached_figure(9.4, 0.42 * len(EXTENSION_POINT_FLOW) + 0.6)  # <= 1,000 px at 100 dpi
     ax = fig.add_axes((0.01, 0.01, 0.98, 0.98))
     ax.axis("off")
     margins = dict(min_source_margin=9, min_target_margin=9, node_size=0, arrows=True, arrowstyle="-|>", arrowsize=11)
@@ -270,7 +272,7 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
     phase_fc = {"scheduling queue": "#fff3e0", "scheduling cycle": "#e3f2fd", "binding cycle": "#e8f5e9"}
     for phase, points in PHASES:
         ys = [pos[p][1] for p in points if p != "PostFilter"]
-        ax.add_patch(Rectangle((-2.45, min(ys) - row_h / 2 + 0.04), 10.4, max(ys) - min(ys) + row_h - 0.08,
+        ax.add_patch(Rectangle((-2.45, min(ys) - row_h / 2 + 0.04), 9.6, max(ys) - min(ys) + row_h - 0.08,
                                    fc=phase_fc[phase], ec="none", zorder=0))
         ax.text(-2.4, max(ys) + row_h / 2 - 0.1, phase, fontsize=8.5, fontweight="bold", va="top", color="#37474f")
     for p, (x, yy) in pos.items():
@@ -288,7 +290,7 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
         top, bottom = max(ys) + 0.2, min(ys) - 0.2
         ax.plot([-0.55, -0.62, -0.62, -0.55], [top, top, bottom, bottom], color="#6a1b9a", lw=1.5)
         ax.text(-0.67, (top + bottom) / 2, label, fontsize=8, color="#6a1b9a", ha="right", va="center", fontstyle="italic")
-    ax.set_xlim(-2.5, 8.0)
+    ax.set_xlim(-2.5, 7.2)
     ax.set_ylim(-y + row_h / 2 - 0.05, row_h / 2 + 0.05)
     return fig
 
@@ -553,7 +555,8 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
     wlabel = [f"{p} x{weights[p]}" if weights and p in weights else p for p in plugins]
     h = 0.6 + 0.34 * len(nodes)
     below = 0.3 + 0.05 * max(len(x) for x in wlabel) * 0.57
-    fig_w = 1.3 + 2 * 0.95 * len(plugins) + 1.5
+    cell_w = min(0.95, (_MAX_WIDTH_INCHES - 2.8) / (2 * max(len(plugins), 1)))  # a 1,000 px column at 100 dpi
+    fig_w = 1.3 + 2 * cell_w * len(plugins) + 1.5
     fig_h = h + below + 0.55
     fig = detached_figure(fig_w, fig_h)
     gs = fig.add_gridspec(1, 3, width_ratios=[len(plugins), len(plugins), 1.3], wspace=0.06,

@@ -129,3 +129,18 @@ def test_figure_is_sized_to_the_cluster():
     finally:
         plt.close(small)
         plt.close(big)
+
+
+def test_sample_cluster_topology_fits_a_1000px_column():
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.data import sample
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    m = load_manifests(sample("cluster"))
+    g = topology_graph(m.nodes, m.pods)
+    for fig in (topology_figure(g, title="data/cluster: zones -> nodes -> running pods"),
+                topology_figure(g, winner="worker-a-1", incoming="data/ledger-migration",
+                                winner_label="nominatedNodeName", title="Preemption: nominated node and victims")):
+        width, _ = inline_png_size(fig)
+        assert 700 < width <= MAX_INLINE_WIDTH_PX  # nine nodes: was 1,396 px (chapters 01.00 and 04.00)
+        plt.close(fig)

@@ -174,3 +174,16 @@ def test_sequence_figure_has_a_lifeline_per_watcher_and_an_arrow_per_message():
     assert texts.count("watch: ADDED") == 2
     # request, store write, two events and the response: five arrows
     assert len(fig.axes[0].patches) == 5
+
+
+def test_sequence_figure_fits_a_1000px_column():
+    import matplotlib.pyplot as plt
+
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    # five lifelines (kubectl, kube-apiserver, etcd, two watchers), six requests
+    r = KubectlResult("kubectl apply -f -", 0, "", "", [WRITE] * 6)
+    fig = kv.sequence_figure(r, title="kubectl apply -f api.yaml: the HTTP requests, the write and its watcher")
+    width, _ = inline_png_size(fig)
+    assert 700 < width <= MAX_INLINE_WIDTH_PX  # was 1,294 px in chapter 02.02
+    plt.close(fig)

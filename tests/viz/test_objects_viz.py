@@ -204,3 +204,12 @@ def test_request_panel_first_slider_drives_the_update(monkeypatch):
 def test_request_panel_rejects_unknown_keys():
     with pytest.raises(TypeError, match="cpu"):
         ov.request_panel(cpu=1)
+
+
+def test_request_breakdown_fits_a_1000px_column():
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    fig = ov.plot_request_breakdown(pod_with_sidecar())
+    width, _ = inline_png_size(fig)
+    assert 700 < width <= MAX_INLINE_WIDTH_PX  # was 1,091 px in chapter 01.00
+    plt.close(fig)

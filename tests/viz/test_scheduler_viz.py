@@ -190,3 +190,18 @@ def test_priority_and_preemption_tables():
     assert "high-priority" in t and all(v in t for v in first["victims"])
     pcs = sv.priority_classes_table(pm.priority_classes)
     assert pcs.index("high-priority") < pcs.index("batch-low") and ">Never<" in pcs
+
+
+def test_chapter_figures_fit_a_1000px_column():
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.data import sample
+    from kubenotes.scheduler.whatif import enabled_plugins, schedule_pending, score_weights
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    config = sample("scheduling", "scheduler-config.yaml")
+    web = schedule_pending(load_manifests(sample("cluster"), sample("scheduling", "fits.yaml")), config=config, seed=0)[0]
+    for fig in (sv.extension_points_figure(enabled_plugins(config)),  # was 1,049 px in chapter 04.00
+                sv.score_heatmap(web, weights=score_weights(config))):  # was 1,160 px
+        width, _ = inline_png_size(fig)
+        assert 600 < width <= MAX_INLINE_WIDTH_PX
+        plt.close(fig)
