@@ -90,6 +90,19 @@ _PRE = ("margin:0;padding:6px 8px;background:#263238;color:#eceff1;font-size:11.
 # tables and the panel
 
 
+def _side_by_side(term: str, right: str) -> str:
+    """A terminal and a block beside it when both fit at full width, else the block under the terminal.
+
+    Neither side shrinks below its content (``flex: 0 0 auto`` for the terminal, ``min-width: min-content``
+    for the other), so in a ~1,000 px output column a wide kubectl output and the requests table stack
+    instead of squeezing each other into scroll boxes that hide kubectl's AGE column and the table's
+    handler chain.
+    """
+    return ('<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start;max-width:100%">'
+            f'<div style="flex:0 0 auto;max-width:100%">{term}</div>'
+            f'<div style="flex:1 1 420px;min-width:min-content;max-width:100%;overflow-x:auto">{right}</div></div>')
+
+
 def _chain(rec: Mapping[str, Any]) -> str:
     """The handler chain of one request (:func:`~kubenotes.sim.kubectl.request_chain`) in one short HTML line."""
     c = request_chain(rec)
@@ -173,12 +186,12 @@ def requests_table(result: KubectlResult | Sequence[Mapping[str, Any]], *, capti
             url_html += f'<br><small style="color:#555">Content-Type: {_e(entry["content_type"])}</small>'
         cells = [(_e(i), "text-align:right"), (f"<b>{_e(entry['method'])}</b>" + (" (watch)" if entry.get("watch")
                                                                                    else ""), ""),
-                 (url_html, "min-width:230px;max-width:360px;word-break:break-all"),
+                 (url_html, "min-width:190px;max-width:320px;word-break:break-all"),
                  (f'<b style="color:{colour}">{code}</b>', ""),
                  (_e(what) + (f'<br><small style="color:#555">{_e(user)}</small>' if user else ""),
-                  "min-width:120px"),
-                 (chain, "min-width:140px;max-width:260px"), (store, "word-break:break-all;min-width:150px"),
-                 (watch, "min-width:120px")]
+                  "min-width:110px"),
+                 (chain, "min-width:130px;max-width:240px"), (store, "word-break:break-all;min-width:130px"),
+                 (watch, "min-width:100px")]
         rows.append(cells)
     return table(headers, rows, caption, html_cells=True, table_css=_TABLE_CSS, th_css=_TH, td_css=_TD)
 
@@ -225,9 +238,7 @@ def kubectl_panel(result: KubectlResult, *, max_lines: int = 40) -> Html:
     n = len(result.http)
     caption = (f"{n} HTTP request{'s' if n != 1 else ''} at t={result.started_seconds:g} s "
                f"(virtual), {len(result.writes)} store write{'s' if len(result.writes) != 1 else ''}")
-    return Html('<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
-                f'<div style="flex:0 1 430px;min-width:300px">{_terminal(result, max_lines=max_lines)}</div>'
-                f'<div style="flex:1 1 520px;overflow-x:auto">{requests_table(result, caption=caption)}</div></div>')
+    return Html(_side_by_side(_terminal(result, max_lines=max_lines), requests_table(result, caption=caption)))
 
 
 KubectlResult.html_view = kubectl_panel  # a result ending a notebook cell shows as its panel
@@ -497,9 +508,7 @@ def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
     term = (f'<pre style="{_PRE}"><span style="color:#80cbc4">$ {_e(recording["get"])}</span>   '
             f'<span style="color:#90a4ae"># +{frame["seconds"]:g} s after {_e(recording["command"].command)}'
             f'</span>\n{_e(frame["output"].rstrip())}</pre>')
-    return Html('<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
-                f'<div style="flex:0 1 560px;min-width:320px">{term}</div>'
-                f'<div style="flex:1 1 420px">{right}</div></div>')
+    return Html(_side_by_side(term, right))
 
 
 def rollout_figure(recording: Mapping[str, Any], *, title: str | None = None) -> Figure:

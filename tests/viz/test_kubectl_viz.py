@@ -187,3 +187,21 @@ def test_sequence_figure_fits_a_1000px_column():
     width, _ = inline_png_size(fig)
     assert 700 < width <= MAX_INLINE_WIDTH_PX  # was 1,294 px in chapter 02.02
     plt.close(fig)
+
+
+def test_terminal_and_tables_stack_instead_of_squeezing():
+    """In a ~1,000 px column the terminal and the tables must not shrink into scroll boxes (issue #26: kubectl's AGE
+    column and the handler chain were cut off); checked in Chromium by hand, here by the layout's rules."""
+    import re
+
+    r = KubectlResult("kubectl create configmap c", 0, "configmap/c created\n", "", [WRITE, DENIED])
+    rec = {"command": r, "get": "kubectl get rs", "frames": [{"seconds": 0.0, "time": 5.0, "output": "NAME ...",
+           "replicasets": [{"name": "web-1", "desired": 2, "ready": 1, "revision": "1"}], "pods": [], "writes": []}]}
+    for html in (str(kv.kubectl_panel(r)), str(kv.rollout_frame(rec, 0))):
+        outer, left, right = re.findall(r'<div style="([^"]*)"', html)[:3]
+        assert "flex-wrap:wrap" in outer
+        assert "flex:0 0 auto" in left  # the terminal keeps its width: no AGE column behind a scroll bar
+        assert "min-width:min-content" in right  # the other side wraps under it rather than shrink
+    # the requests table fits a 1,000 px column once alone on its line
+    mins = [int(m) for m in re.findall(r"min-width:(\d+)px", str(kv.requests_table([WRITE])))]  # one row
+    assert sum(mins) + 8 * 12 + 120 <= 1000  # eight cells' padding; "#", method and code
