@@ -575,16 +575,19 @@ def _png(fig: Figure, dpi: int = 80) -> bytes:
     return buf.getvalue()
 
 
-def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], *, start: int = 1, window: int = 6,
-                title: str = "") -> Any:
+def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]], *,
+                start: int = 1, window: int = 6, title: str = "") -> Any:
     """The chapter's widget: a hop slider over the component graph, with the latest hops as a table.
 
     Parameters
     ----------
     g : networkx.DiGraph
         From :func:`~kubenotes.sim.trace.component_graph`.
-    hops : sequence of dict
-        From :func:`~kubenotes.sim.trace.apply_hops`.
+    hops : sequence of dict, or mapping of str to sequence of dict
+        From :func:`~kubenotes.sim.trace.apply_hops`. A mapping (what was
+        applied -> its hops, e.g. ``{"Deployment web/api": ..., "Pod web/probe": ...}``)
+        adds a dropdown, ``applied``, choosing which apply the slider walks;
+        the slider's range follows it.
     start : int
         The slider's first value (which hop is shown at first).
     window : int
@@ -597,12 +600,14 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], *, start: int 
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`. Each picture is drawn
         once and cached as a PNG, so moving back and forth re-renders in
-        milliseconds.
+        milliseconds. Its title gives the hop's step number first: the model
+        charges no virtual time to API calls, so most hops share one virtual
+        second and only their order tells them apart.
 
     Raises
     ------
     IndexError
-        When ``hops`` is empty (there is no hop to show).
+        When ``hops`` (or one of its runs) is empty (there is no hop to show).
     KeyError
         When a hop lacks ``step``, ``time``, ``from``, ``to`` or ``what``, or a
         node of ``g`` has no drawn ``kind`` (see :func:`component_figure`).
@@ -636,21 +641,34 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], *, start: int 
 
     from kubenotes.viz.widgets import live_panel
 
-    hops = list(hops)
+    runs = {str(k): list(v) for k, v in hops.items()} if isinstance(hops, Mapping) else {"": list(hops)}
+    first = next(iter(runs))
 
     @functools.lru_cache(maxsize=None)
-    def picture(k: int) -> bytes:
-        h = hops[k - 1]
-        label = f"{title}hop {k}/{len(hops)} at t={_seconds(h['time'])} s: {h['from']} -> {h['to']}"
-        return _png(hops_figure(g, hops, k, title=label))
+    def picture(applied: str, k: int) -> bytes:
+        run = runs[applied]
+        h = run[k - 1]
+        what = f"{applied}: " if applied else ""
+        label = (f"{title}{what}step {k} of {len(run)}, {h['from']} -> {h['to']} "
+                 f"(virtual t={_seconds(h['time'])} s)")
+        return _png(hops_figure(g, run, k, title=label))
 
-    def update(hop: int) -> Any:
-        return [Image(data=picture(hop), format="png"), hops_table(hops, current=hop, window=window)]
+    def update(hop: int, applied: str = first) -> Any:
+        run = runs[applied]
+        k = max(1, min(hop, len(run)))
+        return [Image(data=picture(applied, k), format="png"), hops_table(run, current=k, window=window)]
 
-    slider = widgets.IntSlider(value=max(1, min(start, len(hops))), min=1, max=max(1, len(hops)), step=1,
+    n = len(runs[first])
+    slider = widgets.IntSlider(value=max(1, min(start, n)), min=1, max=max(1, n), step=1,
                                description="hop", continuous_update=False,
                                layout=widgets.Layout(width="520px"))
-    return live_panel(update, {"hop": slider}, columns=1)
+    if len(runs) == 1:
+        return live_panel(update, {"hop": slider}, columns=1)
+    menu = widgets.Dropdown(options=list(runs), value=first, description="applied",
+                            layout=widgets.Layout(width="300px"))
+    # Registered before live_panel's own observer: the slider's range follows the run before the redraw.
+    menu.observe(lambda change: setattr(slider, "max", max(1, len(runs[change["new"]]))), names="value")
+    return live_panel(update, {"applied": menu, "hop": slider}, columns=2)
 
 
 # ---------------------------------------------------------------------------

@@ -304,3 +304,24 @@ def test_hop_number_labels_do_not_overlap(sample_traced):
         for j in range(i + 1, len(boxes)):
             assert not a.overlaps(boxes[j]), (labels[i].get_text(), labels[j].get_text())
     plt.close(fig)
+
+
+def test_apply_panel_chooses_what_is_applied_and_titles_hops_by_step(traced, monkeypatch):
+    c, g, hops = traced
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "solo", "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+    pod_hops = apply_hops(c, pod, until_seconds=20, graph=g)
+    assert 0 < len(pod_hops) < len(hops) and not any(h["from"].endswith("-controller") for h in pod_hops)
+    titles, seen = [], []
+    real_fig, real_table = cp.hops_figure, cp.hops_table
+    monkeypatch.setattr(cp, "hops_figure", lambda g_, run, k, title=None: titles.append(title) or real_fig(g_, run, k, title=title))
+    monkeypatch.setattr(cp, "hops_table", lambda run, **kw: seen.append((len(run), kw["current"])) or real_table(run, **kw))
+    panel = quiet(cp.apply_panel, g, {"ReplicaSet default/hello": hops, "Pod default/solo": pod_hops}, start=6)
+    menu, slider = panel.children[0].children
+    assert menu.description == "applied" and list(menu.options) == ["ReplicaSet default/hello", "Pod default/solo"]
+    assert slider.max == len(hops) and "kubenotes-control" in menu._dom_classes
+    quiet(setattr, slider, "value", len(hops))
+    quiet(setattr, menu, "value", "Pod default/solo")
+    assert slider.max == len(pod_hops) and slider.value == len(pod_hops)  # the range follows the chosen apply
+    assert seen[-1] == (len(pod_hops), len(pod_hops))
+    assert titles[0].startswith(f"ReplicaSet default/hello: step 6 of {len(hops)}, ") and "(virtual t=" in titles[0]
