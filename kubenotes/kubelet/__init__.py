@@ -31,7 +31,10 @@ field names), so a kubelet model and the chapters can call them directly:
 * :mod:`kubenotes.kubelet.envvars`: the Service environment variables of a
   container (``pkg/kubelet/envvars``, ``getServiceEnvVarMap``);
 * :mod:`kubenotes.kubelet.dns`: the pod's DNS servers, search path and options
-  (``pkg/kubelet/network/dns``).
+  (``pkg/kubelet/network/dns``);
+* :mod:`kubenotes.kubelet.server`: the kubelet's API on port 10250, how it
+  authorizes a caller, and the hops of ``kubectl logs``/``exec``/``port-forward``/``top``
+  (``pkg/kubelet/server``).
 
 References
 ----------
