@@ -479,8 +479,9 @@ def _top_hops(kubelet: Any, pod: dict, node: str) -> list[dict[str, Any]]:
         _hop("metrics-server", "kubelet :10250", f"GET https://{node}:{KUBELET_PORT}{metrics} (every node, each "
              "--metric-resolution)", _nodes_attrs(request_attributes("GET", metrics, node)), False,
              "not modelled; the HPA controller reads a scenario's metric step instead"),
-        _hop("kubelet :10250", "cAdvisor / CRI stats", "GET /stats/summary (the same stats, as JSON)",
-             _nodes_attrs(request_attributes("GET", "/stats/summary", node)), True,
-             f"the model's Summary API (its eviction manager's input): pod {name} working set "
-             f"{working_set} bytes" if stats else f"the model's Summary API has no stats for {name} (not running)"),
+        _hop("kubelet :10250", "cAdvisor / CRI stats", "the stats provider: cgroup usage per container, which "
+             "/metrics/resource and /stats/summary both serve", "–", True,
+             f"the model's /stats/summary ({_nodes_attrs(request_attributes('GET', '/stats/summary', node))}; "
+             f"its eviction manager's input): pod {name} working set {working_set} bytes" if stats else
+             f"the model's /stats/summary has no stats for {name} (not running)"),
     ]

@@ -58,6 +58,8 @@ from kubenotes.kubelet.config import (
     mirror_pod,
 )
 from kubenotes.kubelet.pleg import RELIST_PERIOD_SECONDS, max_pods_within_period, relist_seconds
+from kubenotes.kubelet.server import COMMANDS, node_api_hops
+from kubenotes.apiserver.request import UserInfo
 from kubenotes.kubelet.prober import LIVENESS
 from kubenotes.sim.scenarios import (
     CAUSES,
@@ -76,7 +78,7 @@ from kubenotes.sim.timelines import (
     start_timeline,
 )
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
+from kubenotes.viz.html import CAPTION_TIGHT_CSS, TABLE_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
 __all__ = [
@@ -96,6 +98,9 @@ __all__ = [
     "pleg_panel",
     "kubelet_graph",
     "kubelet_graph_figure",
+    "node_api_table",
+    "node_api_figure",
+    "node_api_panel",
 ]
 
 #: The one worker node every scenario here runs on.
@@ -770,3 +775,158 @@ def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str
     ax.set_title("The kubelet (kubelet/" + NODE_NAME + "): pod sources, the sync loop, and the CRI", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------------------------- API server -> kubelet
+_HOP_MODELLED, _HOP_MISSING = "#1565c0", "#9e9e9e"
+
+
+def node_api_table(hops: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
+    """:func:`~kubenotes.kubelet.server.node_api_hops`'s hops as an HTML table, hops the model lacks in grey.
+
+    Parameters
+    ----------
+    hops : sequence of dict
+        From :func:`~kubenotes.kubelet.server.node_api_hops`.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        One row per hop: number, from → to, request, authorized as, in the model (yes/no), its record.
+        Long URLs wrap inside their cells (the table stays within about 1,000 px).
+
+    Raises
+    ------
+    KeyError
+        For a hop without ``from``, ``to``, ``request``, ``authorized as``, ``modelled`` or ``record``.
+
+    Examples
+    --------
+    >>> hop = {"from": "kubectl", "to": "kube-apiserver", "request": "GET /api/v1/namespaces/default/pods/web/log",
+    ...        "authorized as": "get pods/log", "modelled": True, "record": "authorization: Allow"}
+    >>> "get pods/log" in node_api_table([hop])
+    True
+    """
+    rows = [(str(i), f"{h['from']} → {h['to']}", h["request"], h["authorized as"], "yes" if h["modelled"] else "no",
+             h["record"]) for i, h in enumerate(hops, 1)]
+    return table(["hop", "from → to", "request", "authorized as", "in the model", "the model's record"], rows,
+                 caption, caption_css=CAPTION_TIGHT_CSS, sections=False,
+                 table_css=TABLE_CSS + ";max-width:1000px", td_css=TD_CSS + ";overflow-wrap:anywhere",
+                 row_colours=[None if h["modelled"] else "#757575" for h in hops])
+
+
+def _hop_label(request: str, width: int = 50) -> str:
+    """A request shortened for an arrow: no scheme, no query, no aside in parentheses, at most ``width`` characters."""
+    text = request.replace("https://", "").split("?")[0].split(" (")[0]
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def node_api_figure(hops: Sequence[Mapping[str, Any]], *, title: str | None = None) -> Figure:
+    """The hops as a sequence diagram: one lifeline per component, one arrow per hop, grey dashed where not modelled.
+
+    Parameters
+    ----------
+    hops : sequence of dict
+        From :func:`~kubenotes.kubelet.server.node_api_hops`.
+    title : str, optional
+        Default: how many of the hops the model implements.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        9.5 inches wide (at most 950 px at the notebook's 100 dpi).
+
+    Raises
+    ------
+    ValueError
+        For no hops.
+
+    Examples
+    --------
+    >>> hop = {"from": "kubectl", "to": "kube-apiserver", "request": "GET .../log", "authorized as": "get pods/log",
+    ...        "modelled": True, "record": ""}
+    >>> [t.get_text() for t in node_api_figure([hop]).axes[0].texts][:2]
+    ['kubectl', 'kube-apiserver']
+    """
+    if not hops:
+        raise ValueError("node_api_figure: no hops to draw")
+    names: list[str] = []
+    for h in hops:
+        for n in (h["from"], h["to"]):
+            if n not in names:
+                names.append(n)
+    x = {n: i for i, n in enumerate(names)}
+    rows = len(hops)
+    fig = detached_figure(9.5, 1.1 + 0.5 * rows)
+    ax = fig.add_subplot(1, 1, 1)
+    top = rows + 0.2
+    for n, i in x.items():
+        ax.plot([i, i], [0.3, top], color="#bdbdbd", lw=1, zorder=1)
+        ax.text(i, top + 0.05, n.replace(" (", "\n("), ha="center", va="bottom", fontsize=8.5, fontweight="bold")
+    for k, h in enumerate(hops):
+        y = rows - k - 0.2
+        colour = _HOP_MODELLED if h["modelled"] else _HOP_MISSING
+        a, b = x[h["from"]], x[h["to"]]
+        ax.annotate("", xy=(b, y), xytext=(a, y), arrowprops={
+            "arrowstyle": "-|>", "color": colour, "lw": 1.6, "linestyle": "-" if h["modelled"] else "--"})
+        ax.text((a + b) / 2, y + 0.08, f"{k + 1}. {_hop_label(h['request'])}", ha="center", va="bottom",
+                fontsize=7.5, color=colour if h["modelled"] else "#616161")
+    ax.set_xlim(-0.6, len(names) - 0.4)
+    ax.set_ylim(0, top + 0.75)
+    ax.axis("off")
+    done = sum(1 for h in hops if h["modelled"])
+    ax.set_title(title or f"{done} of {rows} hops in the model (blue); grey dashed: upstream only", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def node_api_panel(run: PodRun, command: str = "logs", *, as_jane: bool = False) -> widgets.VBox:
+    """The API server → kubelet widget: choose the command (and the user); the hop table and the sequence figure.
+
+    Every change calls :func:`~kubenotes.kubelet.server.node_api_hops` on
+    ``run``'s cluster for its pod (memoised per choice).
+
+    Parameters
+    ----------
+    run : PodRun
+        A pod run (e.g. :func:`~kubenotes.sim.scenarios.simulate_pod_start`); its pod is the target.
+    command : str
+        One of :data:`kubenotes.kubelet.server.COMMANDS` (``logs``, ``exec``, ``port-forward``, ``top``).
+    as_jane : bool
+        Run kubectl as ``jane``, who has no RoleBinding (the API server's 403 ends the chain).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`: the command buttons and the checkbox, then the figure
+        and the table.
+
+    Raises
+    ------
+    traitlets.TraitError
+        For a ``command`` not among the buttons.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from kubenotes.sim.scenarios import simulate_pod_start
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel the first render prints
+    ...     p = node_api_panel(simulate_pod_start(until_seconds=12), "exec")
+    >>> [c.description for row in p.children[:-1] for c in row.children]
+    ['kubectl', 'as jane (no RoleBinding)']
+    """
+    style = {"description_width": "initial"}
+    controls = {
+        "command": widgets.ToggleButtons(options=list(COMMANDS), value=command, description="kubectl", style=style),
+        "as_jane": widgets.Checkbox(value=as_jane, description="as jane (no RoleBinding)", style=style),
+    }
+    jane = UserInfo("jane", groups=("system:authenticated",))
+
+    def update(command: str, as_jane: bool) -> list:
+        hops = node_api_hops(run.cluster.server, run.kubelet, command, run.namespace, run.pod_name,
+                             user=jane if as_jane else None)
+        who = "jane" if as_jane else "kubernetes-admin"
+        return [node_api_figure(hops), node_api_table(hops, f"kubectl {command} {run.pod_name} as {who}")]
+
+    return live_panel(memoise_update(update), controls)

@@ -121,8 +121,8 @@ def test_a_forbidden_user_ends_the_chain_at_the_api_server(run):
 def test_top_names_what_the_model_lacks_and_the_summary_it_has(run):
     hops = ks.node_api_hops(run.cluster.server, run.kubelet, "top", "default", "web")
     assert [h["modelled"] for h in hops] == [False, False, False, True]
-    assert hops[2]["authorized as"] == "get nodes/metrics" and hops[3]["authorized as"] == "get nodes/stats"
-    assert "working set 0 bytes" in hops[3]["record"]
+    assert hops[2]["authorized as"] == "get nodes/metrics" and "(get nodes/stats;" in hops[3]["record"]
+    assert "pod web working set 0 bytes" in hops[3]["record"]
 
 
 def test_unknown_command_or_pod(run):

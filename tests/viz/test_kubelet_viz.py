@@ -28,6 +28,7 @@ import contextlib
 import io
 
 import networkx as nx
+import pytest
 from matplotlib.figure import Figure
 
 from kubenotes.sim import scenarios as sc
@@ -141,3 +142,61 @@ def test_the_kubelet_runs_a_static_pod_and_keeps_its_mirror_pod():
     assert mirror["spec"]["containers"][0]["image"] == "registry.k8s.io/etcd:3.6.5-0"
     table = vk.mirror_pod_writes(run)
     assert "kubectl" in table and "event Killing" in table and "Stopping container etcd" in table
+
+
+# ----------------------------------------------------------------------------- API server -> kubelet
+def _hops(command, **kw):
+    from kubenotes.kubelet.server import node_api_hops
+
+    run = sc.simulate_pod_start()
+    return node_api_hops(run.cluster.server, run.kubelet, command, "default", "web", **kw)
+
+
+def test_node_api_table_greys_the_hops_the_model_lacks():
+    exec_hops = _hops("exec")
+    table = vk.node_api_table(exec_hops, "kubectl exec")
+    assert table.count("<tr") == 1 + len(exec_hops) and table.count("color:#757575") == 4 * 6   # 4 rows, 6 cells
+    assert "create nodes/proxy" in table and "max-width:1000px" in table and "overflow-wrap:anywhere" in table
+    logs = vk.node_api_table(_hops("logs"))
+    assert "color:#757575" not in logs and "/containerLogs/default/web/web" in logs
+
+
+def test_node_api_figure_draws_one_arrow_per_hop_dashed_where_not_modelled():
+    from matplotlib.text import Annotation
+    from PIL import Image
+
+    hops = _hops("port-forward")
+    fig = vk.node_api_figure(hops)
+    arrows = [t.arrow_patch for t in fig.axes[0].texts if isinstance(t, Annotation)]
+    assert len(arrows) == len(hops) == 5
+    styles = [a.get_linestyle() for a in arrows]
+    assert styles[0] == "-" and all(s == "--" for s in styles[1:])
+    labels = [t.get_text() for t in fig.axes[0].texts if t.get_text()]
+    assert labels[:3] == ["kubectl", "kube-apiserver", "kubelet :10250"]
+    assert "2. POST worker-1:10250/portForward/default/web" in labels
+    assert "1 of 5 hops in the model" in fig.axes[0].get_title()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    assert Image.open(buf).size[0] <= 1000                                      # natural width, no shrinking
+    with pytest.raises(ValueError, match="no hops"):
+        vk.node_api_figure([])
+
+
+def test_node_api_panel_answers_every_command_and_the_checkbox(monkeypatch):
+    run = sc.simulate_pod_start()
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = vk.node_api_panel(run)
+    buttons, jane = panel.children[0].children
+    assert buttons.description == "kubectl" and list(buttons.options) == ["logs", "exec", "port-forward", "top"]
+    assert jane.value is False and "kubenotes-control" in buttons._dom_classes
+    captured = {}
+    monkeypatch.setattr(vk, "live_panel", lambda update, controls: captured.update(update=update))
+    vk.node_api_panel(run)
+    seen = {}
+    for command in buttons.options:
+        for as_jane in (False, True):
+            fig, table = captured["update"](command=command, as_jane=as_jane)
+            seen[command, as_jane] = table
+    assert len(set(seen.values())) == len(seen)                                 # every choice shows its own chain
+    assert "403" in seen["logs", True] and "403" not in seen["logs", False]
+    assert "Metrics API not available" in seen["top", False]
