@@ -877,7 +877,7 @@ def node_api_figure(hops: Sequence[Mapping[str, Any]], *, title: str | None = No
     ax.axis("off")
     done = sum(1 for h in hops if h["modelled"])
     ax.set_title(title or f"{done} of {rows} hops in the model (blue); grey dashed: upstream only", fontsize=10)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.9)  # fixed: no tight_layout draw per redraw
     return fig
 
 
