@@ -58,11 +58,12 @@ from kubenotes.sim.scenarios import (
 )
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
-from kubenotes.viz.widgets import live_panel, memoise_update
+from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
 __all__ = [
     "MI",
     "GI",
+    "MIN_NODE_MEMORY_GI",
     "qos_values_table",
     "qos_panel",
     "qos_view",
@@ -77,6 +78,9 @@ __all__ = [
 
 MI = 2**20
 GI = 2**30
+
+#: The node-memory slider's floor, GiB: ``container_oom_score_adjust`` needs a positive capacity.
+MIN_NODE_MEMORY_GI = 1
 
 QOS_COLORS = {"Guaranteed": "#2e7d32", "Burstable": "#f9a825", "BestEffort": "#c62828"}
 
@@ -121,7 +125,7 @@ def qos_panel(cpu_request_milli: int = 250, cpu_limit_milli: int = 500, memory_r
               memory_limit_mi: int = 512, memory_capacity_gi: int = 8) -> widgets.VBox:
     """Sliders for one container's requests and limits; the output is :func:`qos_values_table`.
 
-    0 means "not set". The default is a Burstable container.
+    0 means "not set" for the four requests and limits. The default is a Burstable container.
 
     Parameters
     ----------
@@ -130,7 +134,8 @@ def qos_panel(cpu_request_milli: int = 250, cpu_limit_milli: int = 500, memory_r
     memory_request_mi, memory_limit_mi : int
         Initial memory request and limit, MiB (sliders 0 to 4096).
     memory_capacity_gi : int
-        Initial node memory, GiB (slider 0 to 64).
+        Initial node memory, GiB (slider :data:`MIN_NODE_MEMORY_GI` = 1 to 64: a node without memory has no
+        Burstable ``oom_score_adj``).
 
     Returns
     -------
@@ -140,7 +145,7 @@ def qos_panel(cpu_request_milli: int = 250, cpu_limit_milli: int = 500, memory_r
     Raises
     ------
     traitlets.TraitError
-        An initial value is not an int.
+        An initial value is not an int (a value outside a slider's range is clamped to it).
 
     See Also
     --------
@@ -154,17 +159,17 @@ def qos_panel(cpu_request_milli: int = 250, cpu_limit_milli: int = 500, memory_r
     >>> [c.description for c in panel.children[0].children], len(panel.children)
     (['memory request (Mi)', 'memory limit (Mi)'], 4)
     """
-    def slider(desc: str, value: int, maximum: int, step: int) -> widgets.IntSlider:
-        return widgets.IntSlider(value=value, min=0, max=maximum, step=step, description=desc,
-                                 continuous_update=False, style={"description_width": "150px"},
-                                 layout=widgets.Layout(width="420px"))
+    def slider(desc: str, value: int, lo: int, hi: int, step: int) -> widgets.IntSlider:
+        return int_slider(desc, value, lo, hi, step, style={"description_width": "150px"},
+                          layout=widgets.Layout(width="420px"))
 
     controls = {
-        "memory_request_mi": slider("memory request (Mi)", memory_request_mi, 4096, 64),
-        "memory_limit_mi": slider("memory limit (Mi)", memory_limit_mi, 4096, 64),
-        "cpu_request_milli": slider("cpu request (m)", cpu_request_milli, 4000, 50),
-        "cpu_limit_milli": slider("cpu limit (m)", cpu_limit_milli, 4000, 50),
-        "memory_capacity_gi": slider("node memory (Gi)", memory_capacity_gi, 64, 1),
+        "memory_request_mi": slider("memory request (Mi)", memory_request_mi, 0, 4096, 64),
+        "memory_limit_mi": slider("memory limit (Mi)", memory_limit_mi, 0, 4096, 64),
+        "cpu_request_milli": slider("cpu request (m)", cpu_request_milli, 0, 4000, 50),
+        "cpu_limit_milli": slider("cpu limit (m)", cpu_limit_milli, 0, 4000, 50),
+        # a node has memory: the Burstable oom_score_adj divides by it (container_oom_score_adjust wants > 0)
+        "memory_capacity_gi": slider("node memory (Gi)", memory_capacity_gi, MIN_NODE_MEMORY_GI, 64, 1),
     }
 
     return live_panel(qos_view, controls)
@@ -509,15 +514,10 @@ def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_
     """
     style = {"description_width": "170px"}
     controls = {
-        "batch_growth_mi_per_minute": widgets.IntSlider(value=batch_growth_mi_per_minute, min=60, max=600, step=30,
-                                                        description="batch growth (Mi/min)", style=style,
-                                                        continuous_update=False),
-        "soft_threshold_mi": widgets.IntSlider(value=soft_threshold_mi, min=0, max=2048, step=128,
-                                               description="evictionSoft (Mi, 0=off)", style=style,
-                                               continuous_update=False),
-        "soft_grace_seconds": widgets.IntSlider(value=soft_grace_seconds, min=0, max=300, step=30,
-                                                description="soft grace period (s)", style=style,
-                                                continuous_update=False),
+        "batch_growth_mi_per_minute": int_slider("batch growth (Mi/min)", batch_growth_mi_per_minute, 60, 600, 30,
+                                                 style=style),
+        "soft_threshold_mi": int_slider("evictionSoft (Mi, 0=off)", soft_threshold_mi, 0, 2048, 128, style=style),
+        "soft_grace_seconds": int_slider("soft grace period (s)", soft_grace_seconds, 0, 300, 30, style=style),
     }
 
     view = memoise_update(memory_pressure_view)

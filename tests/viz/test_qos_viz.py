@@ -123,3 +123,44 @@ def test_memory_pressure_panel_draws_once_for_grace_periods_without_soft_thresho
         {"batch_growth_mi_per_minute": 180, "soft_threshold_mi": 1024, "soft_grace_seconds": 30},
         {"batch_growth_mi_per_minute": 180, "soft_threshold_mi": 1024, "soft_grace_seconds": 120},
     ]
+
+
+def _sweep(panel) -> list[tuple[str, int, str]]:
+    """Move every slider of ``panel`` to its minimum, middle and maximum (the others as they are); collect errors."""
+    seen = []
+    sliders = [c for row in panel.children[:-1] for c in row.children]
+    for s in sliders:
+        start = s.value
+        for v in (s.min, s.min + (s.max - s.min) // 2 // s.step * s.step, s.max):
+            out = io.StringIO()
+            try:
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                    s.value = v
+            except Exception as e:  # the callback's exception, as the Output widget would show it
+                out.write(f"Traceback: {e!r}")
+            if "Traceback" in out.getvalue() or "Error" in out.getvalue():
+                seen.append((s.description, v, out.getvalue()[-200:]))
+        with contextlib.redirect_stdout(io.StringIO()):
+            s.value = start
+    return seen
+
+
+def test_qos_panel_every_slider_at_min_middle_max_renders():
+    with contextlib.redirect_stdout(io.StringIO()):
+        panel = qos_panel()
+    node = next(c for row in panel.children[:-1] for c in row.children if c.description == "node memory (Gi)")
+    assert node.min == 1  # a node has memory: 0 made container_oom_score_adjust raise ValueError
+    assert _sweep(panel) == []
+
+
+def test_qos_view_renders_every_corner_of_the_sliders():
+    import itertools
+
+    for args in itertools.product((0, 2048, 4096), (0, 4096), (0, 4000), (0, 2000, 4000), (1, 64)):
+        assert "<table" in qos_view(*args) or "Invalid:" in qos_view(*args), args
+
+
+def test_memory_pressure_panel_extremes_run():
+    # the sliders' far corners: fastest growth, highest soft threshold, no grace period / the longest one
+    assert memory_pressure_view(600, 2048, 0).axes[0].get_title().endswith("first eviction batch at 30s")
+    assert memory_pressure_view(600, 128, 300).axes[0].get_title().endswith("first eviction batch at 190s")
