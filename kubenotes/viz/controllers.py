@@ -106,12 +106,16 @@ __all__ = [
 
 
 
-def _steps(series: Sequence[tuple[float, int]], end: float) -> tuple[list[float], list[int]]:
-    """x, y for ``ax.step(where="post")`` with the last value held until ``end``; same-time points keep the last."""
+def _steps(series: Sequence[tuple[float, int]], end: float, *, keep_instants: bool = False) -> tuple[list[float], list[int]]:
+    """x, y for ``ax.step(where="post")`` with the last value held until ``end``.
+
+    Same-time points keep the last, unless ``keep_instants``: then every one is kept, and the step line
+    draws a value held for zero seconds as a vertical spike (4 -> 8 -> 7 at one instant reaches 8).
+    """
     xs: list[float] = []
     ys: list[int] = []
     for x, y in series:
-        if xs and xs[-1] == x:
+        if xs and xs[-1] == x and not keep_instants:
             ys[-1] = y
         else:
             xs.append(x)
@@ -120,6 +124,37 @@ def _steps(series: Sequence[tuple[float, int]], end: float) -> tuple[list[float]
         xs.append(end)
         ys.append(ys[-1])
     return xs, ys
+
+
+def _held_seconds(series: Sequence[tuple[float, int]], value: int, since: float, end: float) -> tuple[float, float]:
+    """How long a step series holds ``value`` within ``[since, end]``, and when it first takes it there.
+
+    A value set and replaced at the same virtual instant (4 -> 8 -> 7 in one reconcile) is held 0 s.
+
+    Examples
+    --------
+    >>> _held_seconds([(0, 4), (20, 8), (20, 7), (31, 4)], 8, 0, 60)
+    (0.0, 20)
+    >>> _held_seconds([(0, 4), (20, 5), (31, 4)], 5, 0, 60)
+    (11.0, 20)
+    """
+    held, first = 0.0, None
+    prev_x, prev_y = since, series_value_at(series, since) if series and series[0][0] <= since else None
+    if prev_y == value:
+        first = since
+    for x, y in series:
+        if x <= since:
+            if x == since and y == value and first is None:
+                first = since  # taken at the window's first instant
+            continue
+        if prev_y == value:
+            held += max(0.0, min(x, end) - prev_x)
+        if y == value and first is None and x <= end:
+            first = x
+        prev_x, prev_y = x, y
+    if prev_y == value and end > prev_x:
+        held += end - prev_x
+    return held, first if first is not None else since
 
 
 _OLD_COLOURS = ("#1565c0", "#42a5f5", "#90caf9", "#5c6bc0")
@@ -170,11 +205,19 @@ def plot_rollout_timeline(timeline: RolloutTimeline, ax: Axes, *, start_seconds:
         start_seconds = max(0.0, timeline.changes[0][0] - 5.0) if timeline.changes else 0.0
     pods_x, pods_y = _steps(timeline.get("pods", []), end)
     av_x, av_y = _steps(timeline.get("available", []), end)
-    if pods_x:
-        ax.step(pods_x, pods_y, where="post", color="#424242", lw=3.2, alpha=0.6, label="pods (not terminating)",
-                zorder=2)
-    if av_x:
-        ax.step(av_x, av_y, where="post", color="#2e7d32", lw=3.2, alpha=0.6, label="available", zorder=2)
+    # the pods and available lines keep every state, also one held 0 s (a spike), as the panel's title counts them
+    for key, colour, label in (("pods", "#424242", "pods (not terminating)"), ("available", "#2e7d32", "available")):
+        xs, ys = _steps(timeline.get(key, []), end, keep_instants=True)
+        if xs:
+            ax.step(xs, ys, where="post", color=colour, lw=3.2, alpha=0.6, label=label, zorder=2)
+    pods = timeline.get("pods", [])
+    if pods:
+        peak = series_extremes(pods, since=start_seconds)[1]
+        held, at = _held_seconds(pods, peak, start_seconds, end)
+        if held == 0:
+            ax.plot([at], [peak], marker="v", ms=7, color="#424242", ls="none", zorder=5)
+            ax.annotate(f"{peak} pods for 0 s", (at, peak), xytext=(7, -13), textcoords="offset points", fontsize=8,
+                        color="#424242")
     if pods_x and av_x:
         grid = sorted(set(pods_x) | set(av_x))
         top = [series_value_at(list(zip(pods_x, pods_y)), x) for x in grid]
@@ -823,8 +866,10 @@ def rolling_update_figure(run: RollingUpdateRun, rollout: ScenarioRun | None = N
 def _slider(description: str, value: int, lo: int, hi: int, step: int = 1) -> Any:
     import ipywidgets as widgets
 
-    return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False,
-                             style={"description_width": "235px"}, layout=widgets.Layout(width="500px"))
+    from kubenotes.viz.widgets import int_slider
+
+    return int_slider(description, value, lo, hi, step, style={"description_width": "235px"},
+                      layout=widgets.Layout(width="500px"))
 
 
 def _panel(update: Any, controls: Mapping[str, Any], columns: int = 2) -> Any:
@@ -892,8 +937,15 @@ def rollout_view(max_surge: int, max_unavailable: int, replicas: int = 4) -> lis
     peak = series_extremes(t["pods"], since=run.at_seconds)[1]
     low = series_extremes(t["available"], since=run.at_seconds)[0]
     done = rollout_done_at(t, run.at_seconds)
+    end = done if done is not None else t.end_seconds
+
+    def instant(series: Sequence[tuple[float, int]], value: int) -> str:
+        held, at = _held_seconds(series, value, run.at_seconds, end)
+        return f" (for 0 s, at t={at:g}s)" if held == 0 else ""
+
     title = (f"maxSurge={max_surge}, maxUnavailable={max_unavailable}, replicas={replicas}: "
-             f"at most {peak} pods, at least {low} available, done at t={done:g}s" if done is not None else
+             f"at most {peak} pods{instant(t['pods'], peak)}, at least {low} available{instant(t['available'], low)}, "
+             f"done at t={done:g}s" if done is not None else
              f"maxSurge={max_surge}, maxUnavailable={max_unavailable}: not finished by t={t.end_seconds:g}s")
     return [rollout_figure(t, title=title, start_seconds=run.at_seconds - 5)]
 

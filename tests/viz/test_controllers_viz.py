@@ -233,3 +233,17 @@ def test_kubectl_rolling_update_keeps_every_pod_ready_and_one_extra_at_most():
     assert min(totals) == 3 and max(totals) == 4
     assert sizes["web-v1"][-1][1] == 0 and sizes["web-v2"][-1][1] == 3
     assert run.lines[0] == "Created web-v2" and run.lines[-1].endswith('rolling updated to "web-v2"')
+
+
+def test_rollout_title_and_plot_agree_on_a_peak_held_zero_seconds():
+    # maxSurge 4 / maxUnavailable 1: in one reconcile at t=20 s the new RS goes to 4 (8 pods), the old one to 3 (7)
+    fig = vc.rollout_view(4, 1)[0]
+    ax = fig.axes[0]
+    title = ax.get_title()
+    assert "at most 8 pods (for 0 s, at t=20s)" in title
+    pods_line = next(line for line in ax.get_lines() if line.get_label() == "pods (not terminating)")
+    assert max(pods_line.get_ydata()) == 8  # the plot reaches the title's peak (a spike at t=20 s)
+    assert any("8 pods for 0 s" in t.get_text() for t in ax.texts)
+    # a peak that is held says nothing more, and the plot still reaches it
+    held = vc.rollout_view(4, 0)[0].axes[0]
+    assert "at most 8 pods," in held.get_title() and "for 0 s" not in held.get_title()
