@@ -76,6 +76,7 @@ __all__ = [
     "stack_layout",
     "draw_runtime_stack",
     "runtime_stack_figure",
+    "STACK_MAX_WIDTH_INCHES",
     "layer_cache_table",
     "start_latency_table",
     "start_latency_figure",
@@ -495,6 +496,10 @@ def _node_text(d: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: The runtime-stack figure's widest, inches: 980 px at the inline backend's 100 dpi, within a ~1,000 px column.
+STACK_MAX_WIDTH_INCHES = 9.8
+
+
 def draw_runtime_stack(g: nx.DiGraph, ax: Axes, *, title: str | None = None) -> Axes:
     """Draw a runtime stack graph on ``ax``: boxes per process, pods framed with their netns and pod cgroup.
 
@@ -532,7 +537,7 @@ def draw_runtime_stack(g: nx.DiGraph, ax: Axes, *, title: str | None = None) -> 
                                     boxstyle="round,pad=0.02", fc="none", ec=colour[p], lw=1.4, ls="--", zorder=1))
         net = (d0.get("namespaces") or {}).get("network", "host").rsplit("/", 1)[-1]
         ax.text((min(xs) + max(xs)) / 2, -4.5, f"pod {p} ({d0.get('qos_class', '')})\nnetns {net}\n"
-                f"cgroup …/{d0.get('pod_cgroup', '').rsplit('/', 1)[-1]}", ha="center", va="top", fontsize=6.3,
+                f"cgroup …/{d0.get('pod_cgroup', '').rsplit('/', 1)[-1]}", ha="center", va="top", fontsize=7,
                 color=colour[p])
     for a, b in g.edges:
         (xa, ya), (xb, yb) = pos[a], pos[b]
@@ -541,7 +546,7 @@ def draw_runtime_stack(g: nx.DiGraph, ax: Axes, *, title: str | None = None) -> 
     top = next(iter(g.successors("kubelet")), None)
     if top is not None:
         rel = g.edges["kubelet", top].get("relation", "")
-        ax.text(pos["kubelet"][0] + 0.08, -0.5, rel, fontsize=6.5, color="#5e35b1", va="center")
+        ax.text(pos["kubelet"][0] + 0.08, -0.5, rel, fontsize=7, color="#5e35b1", va="center")
     for v, d in g.nodes(data=True):
         kind = d.get("kind", "process")
         ec = colour.get(d.get("pod", ""), _KIND_EC["process"]) if kind == "process" else _KIND_EC.get(kind, "#616161")
@@ -563,7 +568,12 @@ def runtime_stack_figure(
     memory_capacity_bytes: int = 8 * 1024**3,
     title: str | None = None,
 ) -> Figure:
-    """The runtime stack of a node running ``pods``, one panel per runtime kind side by side.
+    """The runtime stack of a node running ``pods``, one panel per runtime kind, one above the other.
+
+    The panels are stacked, not side by side, so the figure's natural width
+    stays within a notebook's ~1,000 px output column at the inline backend's
+    100 dpi (:data:`STACK_MAX_WIDTH_INCHES`) and its 7 pt labels are shown at
+    full size.
 
     Parameters
     ----------
@@ -579,8 +589,9 @@ def runtime_stack_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        One axes per kind (:func:`draw_runtime_stack`), titled with what
-        sets that runtime apart; already closed for pyplot.
+        One axes per kind (:func:`draw_runtime_stack`), top to bottom, titled
+        with what sets that runtime apart; at most
+        :data:`STACK_MAX_WIDTH_INCHES` wide; already closed for pyplot.
 
     Raises
     ------
@@ -596,11 +607,11 @@ def runtime_stack_figure(
     """
     graphs = [runtime_stack_graph(k, pods, memory_capacity_bytes=memory_capacity_bytes) for k in kinds]
     procs = max(sum(1 for _, d in g.nodes(data=True) if d.get("kind") == "process") for g in graphs)
-    fig = detached_figure(min(16.0, max(5.0, 1.55 * procs + 1.0) * len(kinds)), 5.6)
+    fig = detached_figure(min(STACK_MAX_WIDTH_INCHES, max(5.0, 1.55 * procs + 1.0)), 4.5 * len(kinds) + 0.4)
     notes = {CONTAINERD: "one shim per pod, a pause process",
              CRI_O: "one conmon per container, no pause (drop_infra_ctr)"}
     for i, k in enumerate(kinds):
-        ax = fig.add_subplot(1, len(kinds), i + 1)
+        ax = fig.add_subplot(len(kinds), 1, i + 1)
         draw_runtime_stack(graphs[i], ax, title=f"{k}: {notes.get(k, '')}")
     if title:
         fig.suptitle(title, fontsize=10.5, x=0.01, ha="left")
@@ -749,7 +760,7 @@ def start_latency_panel(
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel, memoise_update
+    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
     def update(image_mib: int, bandwidth_mib_per_second: int, kind: str, cache: str, low_level: str) -> list:
         args = dict(image_mib=image_mib, cache=cache, bandwidth_mib_per_second=bandwidth_mib_per_second,
@@ -761,11 +772,9 @@ def start_latency_panel(
     style = {"description_width": "150px"}
     layout = widgets.Layout(width="440px")
     controls = {
-        "image_mib": widgets.IntSlider(value=image_mib, min=30, max=1000, step=10, description="image size (MiB)",
-                                       style=style, layout=layout, continuous_update=False),
-        "bandwidth_mib_per_second": widgets.IntSlider(value=bandwidth_mib_per_second, min=5, max=500, step=5,
-                                                      description="registry MiB/s", style=style, layout=layout,
-                                                      continuous_update=False),
+        "image_mib": int_slider("image size (MiB)", image_mib, 30, 1000, 10, style=style, layout=layout),
+        "bandwidth_mib_per_second": int_slider("registry MiB/s", bandwidth_mib_per_second, 5, 500, 5, style=style,
+                                               layout=layout),
         "kind": widgets.Dropdown(options=list(RUNTIME_KINDS), value=kind, description="runtime", style=style,
                                  layout=layout),
         "cache": widgets.Dropdown(options=list(CACHE_STATES), value=cache, description="node already has",

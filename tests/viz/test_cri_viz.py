@@ -179,6 +179,25 @@ def test_runtime_stack_figure_has_a_panel_per_kind():
     assert len(cri.runtime_stack_figure(_two_pods(), kinds=("cri-o",)).axes) == 1
 
 
+def test_runtime_stack_figure_fits_a_notebook_column_and_stays_readable():
+    # issue #26: at 1,580 px the figure was shrunk into a ~1,000 px output column until unreadable
+    import io
+
+    from PIL import Image
+
+    from kubenotes.viz.widgets import figure_png
+
+    three_pods = _two_pods() + [_pod("cache", resources=GUARANTEED)]
+    for pods in (_two_pods(), three_pods):
+        fig = cri.runtime_stack_figure(pods, title="kubelet → runtime → shim → runc → processes")
+        width, _ = Image.open(io.BytesIO(figure_png(fig))).size  # the inline backend's tight PNG, at its dpi
+        assert width <= 1000, width  # shown at >= 90 % of its natural width in a ~1,000 px column
+        smallest_px = min(t.get_fontsize() for ax in fig.axes for t in ax.texts) * fig.dpi / 72
+        assert smallest_px >= 9, smallest_px
+        top, bottom = (ax.get_position() for ax in fig.axes)
+        assert top.y0 > bottom.y1  # stacked: containerd above cri-o
+
+
 # --- layer cache and start latency ------------------------------------------------------------------
 
 
