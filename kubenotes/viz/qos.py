@@ -205,8 +205,14 @@ def qos_view(memory_request_mi: int, memory_limit_mi: int, cpu_request_milli: in
 # --- the cgroup tree ------------------------------------------------------------------------------------
 
 
-def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, Any]) -> nx.DiGraph:
-    """The kubelet's cgroup tree (cgroupfs paths) as a directed graph, parent -> child.
+def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, Any], *,
+                      cgroup_driver: str = CGROUP_DRIVER_CGROUPFS) -> nx.DiGraph:
+    """The kubelet's cgroup tree as a directed graph, parent -> child, spelled as ``cgroup_driver`` spells it.
+
+    The kubelet's ``cgroupDriver`` setting (or, with ``KubeletCgroupDriverFromCRI``, GA in v1.34, the
+    runtime's answer to the CRI ``RuntimeConfig`` call) decides the spelling: ``cgroupfs`` writes
+    ``/kubepods/burstable/pod<uid>``, ``systemd`` ``/kubepods.slice/kubepods-burstable.slice/
+    kubepods-burstable-pod<uid>.slice``; the tree and its files are the same.
 
     Each node carries ``files`` (cgroup v2 file -> content) and ``qos``
     (the QoS class of a pod cgroup, else None).
@@ -217,13 +223,15 @@ def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, 
         Pod dicts on the node.
     capacity : mapping
         Node capacity, resource name -> quantity (``{"cpu": "2", "memory": "4Gi"}``).
+    cgroup_driver : str
+        ``"cgroupfs"`` (default) or ``"systemd"``.
 
     Returns
     -------
     networkx.DiGraph
-        Vertices are cgroupfs paths (``/kubepods``, ``/kubepods/burstable``,
-        ``/kubepods/besteffort``, ``.../pod<uid>``) with ``files``, ``qos``
-        and ``pod`` (the pod's name, else None); edges parent -> child.
+        Vertices are cgroup paths (cgroupfs: ``/kubepods``, ``/kubepods/burstable``,
+        ``/kubepods/besteffort``, ``.../pod<uid>``; systemd: the ``.slice`` names) with
+        ``files``, ``qos`` and ``pod`` (the pod's name, else None); edges parent -> child.
 
     Raises
     ------
@@ -231,6 +239,8 @@ def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, 
         A pod has no ``metadata``.
     kubenotes.errors.InvalidQuantity
         A capacity, request or limit is not a quantity.
+    ValueError
+        An unknown ``cgroup_driver``.
 
     See Also
     --------
@@ -247,10 +257,13 @@ def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, 
     [('/kubepods', '/kubepods/besteffort'), ('/kubepods', '/kubepods/burstable'), ('/kubepods/besteffort', '/kubepods/besteffort/podu1')]
     >>> g.nodes["/kubepods/besteffort/podu1"]["qos"]
     'BestEffort'
+    >>> sorted(cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"},
+    ...                          cgroup_driver="systemd"))[-1]
+    '/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu1.slice'
     """
     pods = list(pods)
-    tree = cgroup_tree(pods, capacity, cgroup_driver=CGROUP_DRIVER_CGROUPFS)
-    qos_of = {pod_cgroup_path(p, CGROUP_DRIVER_CGROUPFS): (pod_qos_class(p), p["metadata"].get("name")) for p in pods}
+    tree = cgroup_tree(pods, capacity, cgroup_driver=cgroup_driver)
+    qos_of = {pod_cgroup_path(p, cgroup_driver): (pod_qos_class(p), p["metadata"].get("name")) for p in pods}
     g = nx.DiGraph()
     for path, files in tree.items():
         qos, name = qos_of.get(path, (None, None))
@@ -267,7 +280,7 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
     Parameters
     ----------
     g : networkx.DiGraph
-        :func:`cgroup_tree_graph`'s result (rooted at ``/kubepods``).
+        :func:`cgroup_tree_graph`'s result (rooted at ``/kubepods`` or ``/kubepods.slice``).
     title : str
         Axes title.
 
@@ -280,8 +293,8 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
 
     Raises
     ------
-    networkx.NetworkXError
-        ``g`` has no ``/kubepods`` vertex.
+    StopIteration
+        ``g`` is empty (it has no root).
     KeyError
         A vertex lacks ``files``, ``pod`` or ``qos``.
 
@@ -297,7 +310,8 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
     for n in sorted(g, key=lambda n: (depth[n], n)):
         levels.setdefault(depth[n], []).append(n)
     # leaves are spread evenly; parents sit over their children
-    leaves = [n for n in nx.dfs_preorder_nodes(g, "/kubepods") if g.out_degree(n) == 0]
+    root = next(n for n in g if g.in_degree(n) == 0)
+    leaves = [n for n in nx.dfs_preorder_nodes(g, root) if g.out_degree(n) == 0]
     x: dict[str, float] = {n: float(i) for i, n in enumerate(leaves)}
     for d in sorted(levels, reverse=True):
         for n in levels[d]:
@@ -305,17 +319,23 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
                 kids = list(g.successors(n))
                 x[n] = sum(x[k] for k in kids) / len(kids) if kids else 0.0
     pos = {n: (x[n], -depth[n]) for n in g}
-    width = max(7.0, 2.4 * max(1, len(leaves)))
+    labels = {}
+    for n, d in g.nodes(data=True):
+        label = n.rsplit("/", 1)[-1] if d["pod"] is None else f"{n.rsplit('/', 1)[-1]}\n({d['pod']}, {d['qos']})"
+        files = "\n".join(f"{k}: {v}" for k, v in d["files"].items() if k in ("cpu.weight", "cpu.max", "memory.max"))
+        labels[n] = f"{label}\n{files}"
+    # a leaf's box is about 0.055 in per character at 7 pt: the systemd driver's long .slice names need more room
+    per_leaf = max(1.55, 0.055 * max(len(line) for t in labels.values() for line in t.split("\n")) + 0.35)
+    n_leaves = max(1, len(leaves))
+    width = max(7.0, 2.4 * n_leaves, per_leaf * (n_leaves + 0.6) / 0.96)
     fig = detached_figure(width, 4.6)
-    ax = fig.add_subplot(1, 1, 1)
+    ax = fig.add_axes((0.02, 0.02, 0.96, 0.88))
     for a, b in g.edges():
         ax.annotate("", xy=pos[b], xytext=pos[a], arrowprops={"arrowstyle": "-|>", "color": "#777", "lw": 1.0,
                                                               "shrinkA": 22, "shrinkB": 26})
     for n, d in g.nodes(data=True):
-        label = n.rsplit("/", 1)[-1] if d["pod"] is None else f"{n.rsplit('/', 1)[-1]}\n({d['pod']}, {d['qos']})"
-        files = "\n".join(f"{k}: {v}" for k, v in d["files"].items() if k in ("cpu.weight", "cpu.max", "memory.max"))
         fc = QOS_COLORS.get(d["qos"] or "", "#eceff1")
-        ax.text(pos[n][0], pos[n][1], f"{label}\n{files}", ha="center", va="center", fontsize=7,
+        ax.text(pos[n][0], pos[n][1], labels[n], ha="center", va="center", fontsize=7,
                 bbox={"boxstyle": "round,pad=0.35", "fc": fc, "ec": "#455a64", "alpha": 0.85})
     xs = [p[0] for p in pos.values()]
     ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)

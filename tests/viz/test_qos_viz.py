@@ -164,3 +164,16 @@ def test_memory_pressure_panel_extremes_run():
     # the sliders' far corners: fastest growth, highest soft threshold, no grace period / the longest one
     assert memory_pressure_view(600, 2048, 0).axes[0].get_title().endswith("first eviction batch at 30s")
     assert memory_pressure_view(600, 128, 300).axes[0].get_title().endswith("first eviction batch at 190s")
+
+
+def test_cgroup_tree_graph_spells_the_systemd_driver_and_keeps_the_files():
+    fs = cgroup_tree_graph(memory_pressure_pods(), {"cpu": "2", "memory": "4Gi"})
+    sd = cgroup_tree_graph(memory_pressure_pods(), {"cpu": "2", "memory": "4Gi"}, cgroup_driver="systemd")
+    assert set(sd.successors("/kubepods.slice")) == {"/kubepods.slice/kubepods-burstable.slice",
+                                                      "/kubepods.slice/kubepods-besteffort.slice",
+                                                      "/kubepods.slice/kubepods-poddb.slice"}
+    by_pod = [{d["pod"]: d["files"] for _, d in g.nodes(data=True) if d["pod"]} for g in (fs, sd)]
+    assert by_pod[0] == by_pod[1] and len(by_pod[0]) == 3
+    fig = cgroup_tree_figure(sd, title="systemd")
+    assert any(t.get_text().startswith("kubepods-besteffort-podbatch.slice") for t in fig.axes[0].texts)
+    assert fig.get_size_inches()[0] <= 10  # the long slice names widen it, within a notebook column
