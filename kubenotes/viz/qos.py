@@ -257,9 +257,9 @@ def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, 
     [('/kubepods', '/kubepods/besteffort'), ('/kubepods', '/kubepods/burstable'), ('/kubepods/besteffort', '/kubepods/besteffort/podu1')]
     >>> g.nodes["/kubepods/besteffort/podu1"]["qos"]
     'BestEffort'
-    >>> sorted(cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"},
-    ...                          cgroup_driver="systemd"))[-1]
-    '/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu1.slice'
+    >>> sd = cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"}, cgroup_driver="systemd")
+    >>> list(sd.successors("/kubepods.slice/kubepods-besteffort.slice"))
+    ['/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu1.slice']
     """
     pods = list(pods)
     tree = cgroup_tree(pods, capacity, cgroup_driver=cgroup_driver)
