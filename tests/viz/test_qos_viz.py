@@ -177,3 +177,30 @@ def test_cgroup_tree_graph_spells_the_systemd_driver_and_keeps_the_files():
     fig = cgroup_tree_figure(sd, title="systemd")
     assert any(t.get_text().startswith("kubepods-besteffort-podbatch.slice") for t in fig.axes[0].texts)
     assert fig.get_size_inches()[0] <= 10  # the long slice names widen it, within a notebook column
+
+
+def test_eviction_timeline_figure_has_a_fixed_layout_that_fits(monkeypatch):
+    # issue #26 budget: tight_layout measured every tick label once more per new state of the memory-pressure panel
+    from matplotlib.figure import Figure
+
+    from kubenotes.viz.widgets import figure_png
+
+    def no_tight_layout(self, *a, **k):
+        raise AssertionError("tight_layout called")
+
+    monkeypatch.setattr(Figure, "tight_layout", no_tight_layout)
+    fig = eviction_timeline_figure(simulate_memory_pressure(), title="batch +180Mi/min: first eviction batch at 490s")
+    assert figure_png(fig) is not None  # drawn: the text extents below are the PNG's
+    renderer = fig.canvas.get_renderer()
+    inside = fig.bbox.padded(1)
+    texts = [ax.title for ax in fig.axes] + [ax.yaxis.label for ax in fig.axes] + [fig.axes[1].xaxis.label]
+    for ax in fig.axes:  # the tick labels drawn: those whose tick is within the axes' view
+        lo, hi = sorted(ax.get_ylim())
+        texts += [t for t, y in zip(ax.get_yticklabels(), ax.get_yticks()) if t.get_text() and lo <= y <= hi]
+    lo, hi = sorted(fig.axes[1].get_xlim())
+    texts += [t for t, x in zip(fig.axes[1].get_xticklabels(), fig.axes[1].get_xticks()) if t.get_text() and lo <= x <= hi]
+    for t in texts:  # every label inside the figure, none cut off
+        box = t.get_window_extent(renderer)
+        assert inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1), t.get_text()
+    top, bottom = fig.axes
+    assert top.get_window_extent(renderer).y0 > bottom.title.get_window_extent(renderer).y1 - 1
