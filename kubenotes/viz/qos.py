@@ -17,7 +17,8 @@ functions return:
   -> QoS class, ``oom_score_adj``, pod cgroup path and the cgroup v1 and v2
   files;
 * :func:`cgroup_tree_graph` / :func:`cgroup_tree_figure`: the kubepods /
-  burstable / besteffort tree as a networkx graph;
+  burstable / besteffort tree as a networkx graph (cgroupfs or systemd names);
+* :func:`cgroup_driver_table`: each pod's cgroup path under both cgroup drivers;
 * :func:`eviction_timeline_figure` / :func:`eviction_timeline_table`: memory
   available, the MemoryPressure condition and the evictions over time;
 * :func:`kill_orders_table`: the kubelet's eviction ranking and the kernel
@@ -45,7 +46,13 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from kubenotes.api.qos import pod_qos_class
-from kubenotes.kubelet.cgroups import CGROUP_DRIVER_CGROUPFS, cgroup_tree, pod_cgroup_path, qos_values
+from kubenotes.kubelet.cgroups import (
+    CGROUP_DRIVER_CGROUPFS,
+    CGROUP_DRIVER_SYSTEMD,
+    cgroup_tree,
+    pod_cgroup_path,
+    qos_values,
+)
 from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE
 from kubenotes.sim.scenarios import (
     PressureScenario,
@@ -57,7 +64,7 @@ from kubenotes.sim.scenarios import (
     single_container_pod,
 )
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
+from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, escape, table
 from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
 __all__ = [
@@ -68,6 +75,7 @@ __all__ = [
     "qos_panel",
     "qos_view",
     "cgroup_tree_graph",
+    "cgroup_driver_table",
     "cgroup_tree_figure",
     "eviction_timeline_table",
     "eviction_timeline_figure",
@@ -272,6 +280,52 @@ def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, 
         if parent in tree:
             g.add_edge(parent, path)
     return g
+
+
+def cgroup_driver_table(pods: Iterable[Mapping[str, Any]], caption: str | None = None) -> Html:
+    """Each pod's cgroup as the two cgroup drivers spell it: cgroupfs and systemd, side by side.
+
+    Parameters
+    ----------
+    pods : iterable of mapping
+        Pod dicts.
+    caption : str, optional
+        Table caption (none by default).
+
+    Returns
+    -------
+    Html
+        One row per pod: its name, QoS class, the cgroupfs path
+        (``/kubepods/burstable/pod<uid>``) and the systemd path
+        (``/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid>.slice``);
+        the paths may wrap after each ``/``.
+
+    Raises
+    ------
+    KeyError
+        A pod has no ``metadata``.
+
+    See Also
+    --------
+    cgroup_tree_graph, kubenotes.kubelet.cgroups.pod_cgroup_path
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/cgroup_manager_linux.go (CgroupName.ToSystemd, ToCgroupfs)
+
+    Examples
+    --------
+    >>> t = str(cgroup_driver_table([single_container_pod("web", 250, 0, 256, 0, uid="u-1")]))
+    >>> "/<wbr>burstable/<wbr>podu-1" in t, "kubepods-burstable-podu_1.slice" in t  # systemd: "-" nests, so "_"
+    (True, True)
+    """
+    def path(p: Mapping[str, Any], driver: str) -> str:
+        return "<code>" + escape(pod_cgroup_path(p, driver)).replace("/", "/<wbr>") + "</code>"
+
+    rows = [(escape(p["metadata"].get("name", "")), pod_qos_class(p), path(p, CGROUP_DRIVER_CGROUPFS),
+             path(p, CGROUP_DRIVER_SYSTEMD)) for p in pods]
+    return _table(["pod", "QoS class", "cgroupDriver: cgroupfs", "cgroupDriver: systemd"], rows, caption,
+                  html_cells=True)
 
 
 def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (cgroup v2, cgroupfs driver)") -> Figure:

@@ -19,6 +19,7 @@ from kubenotes.sim.scenarios import memory_pressure_pods, simulate_memory_pressu
 from kubenotes.viz.qos import (  # noqa: E402
     GI,
     MI,
+    cgroup_driver_table,
     cgroup_tree_figure,
     cgroup_tree_graph,
     eviction_timeline_figure,
@@ -204,3 +205,11 @@ def test_eviction_timeline_figure_has_a_fixed_layout_that_fits(monkeypatch):
         assert inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1), t.get_text()
     top, bottom = fig.axes
     assert top.get_window_extent(renderer).y0 > bottom.title.get_window_extent(renderer).y1 - 1
+
+
+def test_cgroup_driver_table_shows_both_spellings_per_pod():
+    html = str(cgroup_driver_table(memory_pressure_pods()))
+    assert html.count("<tr") - 1 == 3
+    flat = html.replace("<wbr>", "")
+    assert "/kubepods/burstable/podweb" in flat and "/kubepods/poddb" in flat
+    assert "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podbatch.slice" in flat
