@@ -593,11 +593,17 @@ def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_
     (['batch growth (Mi/min)', 'evictionSoft (Mi, 0=off)'], 180)
     """
     style = {"description_width": "170px"}
+
+    def layout() -> widgets.Layout:  # two per row within a ~1,000 px column; the track gets ~200 px
+        return widgets.Layout(width="440px")
+
     controls = {
         "batch_growth_mi_per_minute": int_slider("batch growth (Mi/min)", batch_growth_mi_per_minute, 60, 600, 30,
-                                                 style=style),
-        "soft_threshold_mi": int_slider("evictionSoft (Mi, 0=off)", soft_threshold_mi, 0, 2048, 128, style=style),
-        "soft_grace_seconds": int_slider("soft grace period (s)", soft_grace_seconds, 0, 300, 30, style=style),
+                                                 style=style, layout=layout()),
+        "soft_threshold_mi": int_slider("evictionSoft (Mi, 0=off)", soft_threshold_mi, 0, 2048, 128, style=style,
+                                        layout=layout()),
+        "soft_grace_seconds": int_slider("soft grace period (s)", soft_grace_seconds, 0, 300, 30, style=style,
+                                         layout=layout()),
     }
 
     view = memoise_update(memory_pressure_view)
