@@ -268,7 +268,7 @@ def call_timeline_figure(
     trace = list(trace)
     shown = [ev for ev in events if ev.get("event") in _SHOWN_EVENTS]
     n = len(trace) + (1 if shown else 0)
-    fig = detached_figure(10.5, max(2.4, 1.1 + 0.32 * n))
+    fig = detached_figure(9.6, max(2.4, 1.1 + 0.32 * n))  # within a ~1,000 px notebook column at 100 dpi
     ax = fig.add_subplot(1, 1, 1)
     end = max([e["time"] + e.get("duration_seconds", 0.0) for e in trace] + [ev["time"] for ev in shown] + [0.1])
     labels = []

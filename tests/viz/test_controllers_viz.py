@@ -247,3 +247,13 @@ def test_rollout_title_and_plot_agree_on_a_peak_held_zero_seconds():
     # a peak that is held says nothing more, and the plot still reaches it
     held = vc.rollout_view(4, 0)[0].axes[0]
     assert "at most 8 pods," in held.get_title() and "for 0 s" not in held.get_title()
+
+
+def test_rolling_update_figure_fits_a_notebook_column():
+    from PIL import Image
+
+    from kubenotes.viz.widgets import figure_png
+
+    fig = vc.rolling_update_figure(sc.simulate_rc_rolling_update(replicas=2, update_period_seconds=5.0),
+                                   sc.simulate_rollout(1, 1, 2))
+    assert Image.open(io.BytesIO(figure_png(fig))).size[0] <= 1000  # was 1,090 px in 03.00

@@ -91,6 +91,18 @@ def test_timeline_has_a_bar_per_call_and_marks_runtime_events(start):
     assert starts[0] == 0.0 and starts[-1] == pytest.approx(start["trace"][-1]["time"])
 
 
+def test_call_timeline_fits_a_notebook_column(start):
+    import io
+
+    from PIL import Image
+
+    from kubenotes.viz.widgets import figure_png
+
+    fig = cri.call_timeline_figure(start["trace"], start["runtime"].events, started_seconds=start["started_seconds"],
+                                   title="shop/web on a new node (containerd + runc)")
+    assert Image.open(io.BytesIO(figure_png(fig))).size[0] <= 1000  # was 1,039 px: shrunk in a ~1,000 px column
+
+
 def test_timeline_without_events_has_no_runtime_lane(start):
     labels = [t.get_text() for t in cri.call_timeline_figure(start["trace"]).axes[0].get_yticklabels()]
     assert "inside the runtime" not in labels and len(labels) == len(start["trace"])
@@ -187,8 +199,8 @@ def test_runtime_stack_figure_fits_a_notebook_column_and_stays_readable():
 
     from kubenotes.viz.widgets import figure_png
 
-    three_pods = _two_pods() + [_pod("cache", resources=GUARANTEED)]
-    for pods in (_two_pods(), three_pods):
+    three_pods = _two_pods() + [_pod("cache", resources=GUARANTEED)]  # wider than the chapter's two pods
+    for pods in (three_pods,):
         fig = cri.runtime_stack_figure(pods, title="kubelet → runtime → shim → runc → processes")
         width, _ = Image.open(io.BytesIO(figure_png(fig))).size  # the inline backend's tight PNG, at its dpi
         assert width <= 1000, width  # shown at >= 90 % of its natural width in a ~1,000 px column
