@@ -937,7 +937,7 @@ def rollout_view(max_surge: int, max_unavailable: int, replicas: int = 4) -> lis
     peak = series_extremes(t["pods"], since=run.at_seconds)[1]
     low = series_extremes(t["available"], since=run.at_seconds)[0]
     done = rollout_done_at(t, run.at_seconds)
-    end = done if done is not None else t.end_seconds
+    end = max(t.end_seconds, done or 0.0)  # a count still held after the rollout is not a 0 s one
 
     def instant(series: Sequence[tuple[float, int]], value: int) -> str:
         held, at = _held_seconds(series, value, run.at_seconds, end)
