@@ -166,6 +166,18 @@ CHAPTERS: tuple[Chapter, ...] = (
         viz="controllers", data="controllers",
     ),
     Chapter(
+        "03.01-the-other-controllers", "The other controllers",
+        "namespace deletion and its finalizers, ServiceAccounts and tokens, node IPAM and CIDRNotAvailable, "
+        "DaemonSets, StatefulSets, the HPA's formula, CronJobs, and what the cloud-controller-manager would own",
+        "a Namespace emptied kind by kind and held by a finalizer; the default ServiceAccount and a legacy token "
+        "Secret; podCIDRs from --cluster-cidr until they run out; a DaemonSet's per-node rolling update; "
+        "OrderedReady vs Parallel StatefulSets; the HPA's ceil(current × metric / target), tolerance and 300 s "
+        "stabilization; a CronJob's concurrencyPolicy and missed starts; kube- vs cloud-controller-manager",
+        "finalizer, grace period, token Secret, CIDR sizes, maxUnavailable, policy, load, target, "
+        "concurrencyPolicy",
+        viz="workloads", data="controllers",
+    ),
+    Chapter(
         "04.00-scheduling-framework", "The scheduling framework",
         "Filter table, Score heatmap, NormalizeScore and weights, the FailedScheduling message, preemption, "
         "legacy names",
@@ -273,7 +285,7 @@ def navigation_line(notebook: str) -> str:
     Examples
     --------
     >>> print(navigation_line("04.00-scheduling-framework").split(" <!--")[0])
-    [← 03.00 Controllers: the reconcile loop](03.00-controllers-reconcile.ipynb) · [Contents](00.00-index.ipynb) \
+    [← 03.01 The other controllers](03.01-the-other-controllers.ipynb) · [Contents](00.00-index.ipynb) \
 · [04.04 GPU sharing on a production trace →](04.04-gpu-trace-replay.ipynb)
     >>> print(navigation_line(INDEX).split(" <!--")[0])
     **Contents** · next: [01.00 Objects and manifests](01.00-objects-and-manifests.ipynb)

@@ -57,7 +57,8 @@ __all__ = [
     "CRONJOB_FILE", "HPA_REQUEST_MILLI_CPU", "CCM_CONTROLLERS",
     "simulate_namespace_deletion", "simulate_service_accounts", "simulate_node_ipam", "simulate_daemonset",
     "simulate_statefulset", "simulate_hpa", "simulate_cronjob",
-    "lifelines", "replica_series", "node_cidrs", "cidr_capacity", "controller_writes_graph",
+    "lifelines", "Lifeline", "replica_series", "metric_series", "namespace_conditions", "node_cidrs", "cidr_capacity",
+    "controller_writes_graph",
 ]
 
 NAMESPACE_FILE = "controllers/namespace-deletion.yaml"
@@ -637,3 +638,64 @@ def controller_writes_graph(runs: Any) -> nx.DiGraph:
         g.add_node(kind, kind="resource")
         g.add_edge(name, kind, writes=0, modelled=False)
     return g
+
+
+def metric_series(run: ScenarioRun) -> list[tuple[float, float]]:
+    """The HPA metric's values over a run (each ``metric`` step: time, value), from the audit log.
+
+    Parameters
+    ----------
+    run : ScenarioRun
+        From :func:`simulate_hpa` (or any run with ``metric`` steps for ``run.name``).
+
+    Returns
+    -------
+    list of (float, float)
+
+    Examples
+    --------
+    >>> metric_series(simulate_hpa(run_seconds=100))[:2]
+    [(5.0, 75.0), (20.0, 250.0)]
+    """
+    return [(e.time, float(e.detail.split("=", 1)[1])) for e in run.cluster.audit_log
+            if e.component == "scenario" and e.verb == "metric" and e.name == run.name]
+
+
+def namespace_conditions(run: ScenarioRun) -> list[dict]:
+    """Each change of the run's Namespace's status conditions while it terminates, in time order.
+
+    Parameters
+    ----------
+    run : ScenarioRun
+        From :func:`simulate_namespace_deletion`.
+
+    Returns
+    -------
+    list of dict
+        ``time``, ``phase``, then per condition that is ``True`` (a failure: upstream's conditions
+        are True when something is wrong) ``type``, ``reason`` and ``message``; one row per condition.
+
+    Examples
+    --------
+    >>> rows = namespace_conditions(simulate_namespace_deletion())
+    >>> rows[0]["type"], rows[0]["reason"]
+    ('NamespaceContentRemaining', 'SomeResourcesRemain')
+    """
+    out: list[dict] = []
+    last: Any = None
+    for rev in object_history(run.cluster, "namespaces"):
+        if rev.object["metadata"]["name"] != run.namespace or rev.type == "DELETED":
+            continue
+        st = rev.object.get("status") or {}
+        failing = tuple((c["type"], c.get("reason", ""), c.get("message", ""))
+                        for c in st.get("conditions") or [] if c.get("status") == "True")
+        if failing == last or not st.get("conditions"):
+            continue
+        last = failing
+        for ctype, reason, message in failing:
+            out.append({"time": rev.time, "phase": st.get("phase", ""), "type": ctype, "reason": reason,
+                        "message": message})
+        if not failing:
+            out.append({"time": rev.time, "phase": st.get("phase", ""), "type": "", "reason": "",
+                        "message": "no condition is True: all content removed"})
+    return out
