@@ -285,7 +285,7 @@ def node_cidrs(run: ScenarioRun) -> dict[str, str | None]:
 @functools.lru_cache(maxsize=32)
 def simulate_daemonset(max_unavailable: int = 1, tolerate_control_plane: bool = False, *, max_surge: int = 0,
                        seed: int = 0) -> ScenarioRun:
-    """``daemonset.yaml``: the DaemonSet ``node-agent`` on four nodes, an image change at t = 30 s, a node at t = 60 s.
+    """``daemonset.yaml``: the DaemonSet ``node-agent``, an image change at t = 30 s, a taint removed at t = 60 s.
 
     Parameters
     ----------
@@ -304,7 +304,7 @@ def simulate_daemonset(max_unavailable: int = 1, tolerate_control_plane: bool = 
     --------
     >>> run = simulate_daemonset(1, True)
     >>> sorted(p["spec"]["nodeName"] for p in run.cluster.list("pods", "kube-system"))
-    ['control-plane-1', 'worker-1', 'worker-2', 'worker-3', 'worker-4']
+    ['control-plane-1', 'worker-1', 'worker-2', 'worker-3']
     """
     from kubenotes.apiserver.status import ApiError
 

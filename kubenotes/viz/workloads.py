@@ -130,25 +130,27 @@ def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str
             ax.plot([r.gone], [y], marker="x", color="#b71c1c", ms=6)
     for a, b, what in spans:
         ax.axvspan(a, b, color="#fff3e0", zorder=0)
-        ax.annotate(what, ((a + b) / 2, 1.0), xycoords=("data", "axes fraction"), ha="center", va="bottom",
+        ax.annotate(what, ((a + b) / 2, 0.02), xycoords=("data", "axes fraction"), ha="center", va="bottom",
                     fontsize=8, color="#e65100")
     for j, (t, what) in enumerate(marks):
         ax.axvline(t, color="#c62828", lw=0.9, ls="--")
-        ax.annotate(what, (t, 0.0), xycoords=("data", "axes fraction"), xytext=(3, 4 + 11 * (j % 2)),
-                    textcoords="offset points", fontsize=8, color="#b71c1c")
+        ax.annotate(what, (t, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -11 - 11 * (j % 2)),
+                    textcoords="offset points", fontsize=8, color="#b71c1c",
+                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
     if ticks:
         ax.plot(list(ticks), [-0.9] * len(ticks), "v", color="#6a1b9a", ms=5, clip_on=False)
     names = [label(r) if label else (f"{r.name} on {r.node}" if r.kind == "Pod" and r.node else
                                      f"{r.kind}/{r.name}") for r in rows]
     ax.set_yticks(range(len(rows)), names, fontsize=8)
-    ax.set_ylim(n - 0.4, -1.2)
+    ax.set_ylim(n - 0.4, -1.6)
     ax.set_xlim(0, end_seconds)
     ax.set_xlabel("virtual time (s)")
     ax.grid(axis="x", alpha=0.25)
     handles = [Patch(color=_PENDING, label="created, not ready"), Patch(color=colour(rows[0]) if colour and rows
                                                                         else _RUNNING, label="running / present"),
                Patch(color=_DONE, label="finished"), Patch(color=_TERMINATING, label="terminating")]
-    ax.legend(handles=handles, loc="lower right", fontsize=7, ncol=4, frameon=True, framealpha=0.9)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16 if n > 6 else -0.28), fontsize=7,
+              ncol=4, frameon=False)
     if title:
         ax.set_title(title, fontsize=10, loc="left")
     fig.tight_layout()
@@ -398,7 +400,7 @@ def node_ipam_panel(cluster_prefix: int = 22, node_cidr_mask_size: int = 24, nod
     return _panel(node_ipam_view, {
         "cluster_prefix": _slider("--cluster-cidr 10.244.0.0/", cluster_prefix, 16, 26),
         "node_cidr_mask_size": _slider("--node-cidr-mask-size", node_cidr_mask_size, 22, 28),
-        "nodes": _slider("nodes (worker-4 joins at 30 s, worker-5 at 40 s)", nodes, 1, 5)})
+        "nodes": _slider("nodes (4th joins at 30 s, 5th at 40 s)", nodes, 1, 5)})
 
 
 # --------------------------------------------------------------------------- DaemonSet
@@ -414,7 +416,7 @@ def daemonset_view(max_unavailable: int, tolerate_control_plane: bool) -> list[A
              f"{', tolerates control-plane' if tolerate_control_plane else ''}: set image at t=30s"
              + (f", all nodes updated at t={done:g}s" if done is not None else ""))
     return [lifelines_figure(rows, end_seconds=run.end_seconds, title=title,
-                             marks=[(run.at_seconds, "kubectl set image"), (60.0, "worker-4 joins")],
+                             marks=[(run.at_seconds, "kubectl set image"), (60.0, "control-plane taint removed")],
                              colour=lambda r: _NEW if r.created >= run.at_seconds else _RUNNING),
             events_table(run.cluster, run.namespace, kinds=("DaemonSet",), limit=6)]
 
@@ -528,7 +530,7 @@ def hpa_view(high_load_milli_cpu: int, target_utilization: int, downscale_stabil
     run = simulate_hpa(high_load_milli_cpu, target_utilization, downscale_stabilization_seconds)
     reps = replica_series(run)
     title = (f"load {high_load_milli_cpu}m from t=20s, 200m from t=200s; target {target_utilization}%, "
-             f"downscale stabilization {downscale_stabilization_seconds}s; replicas: "
+             f"downscale stabilization {downscale_stabilization_seconds}s\nreplicas: "
              + " → ".join(f"{n} (t={t:g})" for t, n in reps))
     return [hpa_figure(run, target_utilization, title=title),
             events_table(run.cluster, run.namespace, reasons=("SuccessfulRescale",), limit=6)]
@@ -597,9 +599,10 @@ def cronjob_panel(concurrency_policy: str = "Forbid", job_run_seconds: int = 90,
 def controller_writes_figure(g: nx.DiGraph, *, title: str | None = None) -> Figure:
     """:func:`kubenotes.sim.workloads.controller_writes_graph` drawn as two columns: controllers -> kinds.
 
-    kube-controller-manager's controllers are blue with solid edges (labelled
-    with the number of writes); the cloud-controller-manager's are grey with
-    dashed edges: the model runs none of them.
+    kube-controller-manager's controllers are blue with solid edges; the
+    cloud-controller-manager's are grey with dashed edges: the model runs none
+    of them. Both columns are ordered by their neighbours' mean row, so edges
+    cross less.
 
     Parameters
     ----------
@@ -622,6 +625,12 @@ def controller_writes_figure(g: nx.DiGraph, *, title: str | None = None) -> Figu
     ctrls = sorted((n for n, d in g.nodes(data=True) if d.get("kind") == "controller"),
                    key=lambda n: (g.nodes[n].get("manager") != "kube-controller-manager", n))
     kinds = sorted(n for n, d in g.nodes(data=True) if d.get("kind") == "resource")
+    for _ in range(2):  # barycentre ordering: each column sorted by the mean row of its neighbours (fewer crossings)
+        row = {c: i for i, c in enumerate(ctrls)}
+        kinds.sort(key=lambda k: (sum(row[c] for c in g.predecessors(k)) / max(g.in_degree(k), 1), k))
+        col = {k: i for i, k in enumerate(kinds)}
+        ctrls.sort(key=lambda c: (g.nodes[c].get("manager") != "kube-controller-manager",
+                                  sum(col[k] for k in g.successors(c)) / max(g.out_degree(c), 1), c))
     pos = {}
     for i, c in enumerate(ctrls):
         pos[c] = (0.0, -i * (max(len(kinds), 1) / max(len(ctrls), 1)))
