@@ -345,7 +345,7 @@ def readme_table() -> str:
     >>> print(readme_table().splitlines()[2])
     | notebook | what you learn | drawn by | data |
     >>> print(readme_table().splitlines()[10].split(" | ", 1)[0])
-    | `04.00-scheduling-framework`
+    | `03.01-the-other-controllers`
     """
     rows = ["| notebook | what you learn | drawn by | data |", "| --- | --- | --- | --- |"]
     for c in CHAPTERS:

@@ -63,7 +63,7 @@ def test_check_fails_on_a_hand_edited_link_and_write_mends_it(tmp_path, capsys):
     root = _copy_repo(tmp_path)
     nb = root / "notebooks" / "04.00-scheduling-framework.ipynb"
     original = nb.read_text(encoding="utf-8")
-    nb.write_text(original.replace("[← 03.00 Controllers: the reconcile loop]", "[← 03.00 Controllers]"),
+    nb.write_text(original.replace("[← 03.01 The other controllers]", "[← 03.01 Controllers]"),
                   encoding="utf-8")
     assert main(["--check", "--root", str(root)]) == 1
     assert "04.00-scheduling-framework.ipynb" in capsys.readouterr().err

@@ -58,7 +58,7 @@ __all__ = [
     "simulate_namespace_deletion", "simulate_service_accounts", "simulate_node_ipam", "simulate_daemonset",
     "simulate_statefulset", "simulate_hpa", "simulate_cronjob",
     "lifelines", "Lifeline", "replica_series", "metric_series", "namespace_conditions", "node_cidrs", "cidr_capacity",
-    "controller_writes_graph",
+    "controller_writes_graph", "hpa_recommendations",
 ]
 
 NAMESPACE_FILE = "controllers/namespace-deletion.yaml"
@@ -273,7 +273,17 @@ def node_cidrs(run: ScenarioRun) -> dict[str, str | None]:
     Returns
     -------
     dict[str, str or None]
-        Node name -> pod CIDR, by name.
+        Node name -> pod CIDR, by name; empty for a refused run.
+
+    Raises
+    ------
+    AttributeError
+        For an argument that is not a run.
+
+    Examples
+    --------
+    >>> node_cidrs(simulate_node_ipam(24, 25, 2))
+    {'worker-1': '10.244.0.0/25', 'worker-2': '10.244.0.128/25'}
     """
     if run.cluster is None:
         return {}
@@ -493,6 +503,26 @@ class Lifeline(NamedTuple):
         A pod's first ``Ready=True`` condition.
     finished : float or None
         A pod's ``Succeeded``/``Failed`` phase, or a Job's ``Complete``/``Failed`` condition.
+
+    Parameters
+    ----------
+    kind, name, created, deleting, gone, node, ready, finished
+        The attributes above, in that order.
+
+    Returns
+    -------
+    Lifeline
+        A named tuple.
+
+    Raises
+    ------
+    TypeError
+        When a required field is missing.
+
+    Examples
+    --------
+    >>> Lifeline("Pod", "db-0", 0.0, None, None, "worker-1", 5.0).ready
+    5.0
     """
 
     kind: str
@@ -525,6 +555,11 @@ def lifelines(run: ScenarioRun, resources: tuple[str, ...], namespace: str | Non
     -------
     list of Lifeline
         In order of creation (then kind, name). ``node`` is a pod's ``spec.nodeName`` when it had one.
+
+    Raises
+    ------
+    KeyError
+        For a resource name the API does not serve.
 
     Examples
     --------
@@ -573,6 +608,11 @@ def replica_series(run: ScenarioRun, resource: str = "deployments") -> list[tupl
     -------
     list of (float, int)
 
+    Raises
+    ------
+    KeyError
+        For a resource name the API does not serve.
+
     Examples
     --------
     >>> replica_series(simulate_hpa(run_seconds=100))[:3]
@@ -611,6 +651,11 @@ def controller_writes_graph(runs: Any) -> nx.DiGraph:
         Nodes have ``kind`` (``controller`` or ``resource``); controllers have
         ``manager`` (``kube-controller-manager`` or ``cloud-controller-manager``)
         and ``modelled``; edges have ``writes`` and ``modelled``.
+
+    Raises
+    ------
+    AttributeError
+        For an item without ``cluster`` (not a run).
 
     Examples
     --------
@@ -652,6 +697,11 @@ def metric_series(run: ScenarioRun) -> list[tuple[float, float]]:
     -------
     list of (float, float)
 
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no cluster (a refused run).
+
     Examples
     --------
     >>> metric_series(simulate_hpa(run_seconds=100))[:2]
@@ -674,6 +724,11 @@ def namespace_conditions(run: ScenarioRun) -> list[dict]:
     list of dict
         ``time``, ``phase``, then per condition that is ``True`` (a failure: upstream's conditions
         are True when something is wrong) ``type``, ``reason`` and ``message``; one row per condition.
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no cluster (a refused run).
 
     Examples
     --------
@@ -698,4 +753,48 @@ def namespace_conditions(run: ScenarioRun) -> list[dict]:
         if not failing:
             out.append({"time": rev.time, "phase": st.get("phase", ""), "type": "", "reason": "",
                         "message": "no condition is True: all content removed"})
+    return out
+
+
+def hpa_recommendations(cases: Any, tolerance: float | None = None) -> list[dict]:
+    """The HPA formula for a few (current replicas, current metric, target) cases, as the controller computes it.
+
+    Each case goes through :func:`kubenotes.controllers.podautoscaler.replicas_for`
+    (``ceil(current * metric / target)``, unchanged within the tolerance), the
+    function the model's HPA controller calls; this only tabulates it.
+
+    Parameters
+    ----------
+    cases : iterable of (int, float, float)
+        (current replicas, current metric, target), the metric and target in the same units (e.g. % of request).
+    tolerance : float, optional
+        ``--horizontal-pod-autoscaler-tolerance``; default upstream's 0.1.
+
+    Returns
+    -------
+    list of dict
+        Per case: ``current``, ``metric``, ``target``, ``ratio`` (metric / target, rounded to 2 places),
+        ``within_tolerance`` (bool) and ``desired``.
+
+    Raises
+    ------
+    ZeroDivisionError
+        When a target is 0.
+    ValueError
+        When a case does not have three values.
+
+    Examples
+    --------
+    >>> [(r["ratio"], r["within_tolerance"], r["desired"]) for r in hpa_recommendations([(2, 250, 80), (4, 86, 80)])]
+    [(3.12, False, 7), (1.07, True, 4)]
+    """
+    from kubenotes.controllers.podautoscaler import DEFAULT_TOLERANCE, replicas_for
+
+    tol = DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
+    out = []
+    for current, metric, target in cases:
+        ratio = metric / target
+        out.append({"current": int(current), "metric": metric, "target": target, "ratio": round(ratio, 2),
+                    "within_tolerance": abs(1.0 - ratio) <= tol,
+                    "desired": replicas_for(int(current), metric, target, tol)})
     return out

@@ -98,6 +98,11 @@ def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str
     -------
     matplotlib.figure.Figure
 
+    Raises
+    ------
+    ValueError
+        When a row's times are not numbers.
+
     Examples
     --------
     >>> fig = lifelines_figure([Lifeline("Pod", "db-0", 0.0, 10.0, 11.0, "n1", 5.0)], end_seconds=20)
@@ -166,6 +171,21 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], caption: str |
 def conditions_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
     """:func:`kubenotes.sim.workloads.namespace_conditions` as a table (time, phase, condition, reason, message).
 
+    Parameters
+    ----------
+    rows : sequence of dict
+        From :func:`kubenotes.sim.workloads.namespace_conditions`.
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+
+    Raises
+    ------
+    KeyError
+        For a row without one of the keys.
+
     Examples
     --------
     >>> "SomeFinalizerRemain" in conditions_table([{"time": 1.0, "phase": "Terminating", "type": "x",
@@ -177,7 +197,29 @@ def conditions_table(rows: Sequence[Mapping[str, Any]], caption: str | None = No
 
 
 def namespace_view(finalizer_removed_at_seconds: int, grace_period_seconds: int) -> list[Any]:
-    """What :func:`namespace_panel` shows: the namespace's objects as lifelines, then its conditions."""
+    """What :func:`namespace_panel` shows: the namespace's objects as lifelines, then its conditions.
+
+    Parameters
+    ----------
+    finalizer_removed_at_seconds, grace_period_seconds : int
+        As the panel's controls (see :func:`namespace_panel`).
+
+    Returns
+    -------
+    list
+        Figures and :class:`~kubenotes.viz.html.Html` tables to show, in order; a one-line refusal instead when
+        the API server (or kube-controller-manager) refuses the settings.
+
+    Raises
+    ------
+    TypeError
+        For a missing argument.
+
+    Examples
+    --------
+    >>> [type(o).__name__ for o in namespace_view(0, 30)]
+    ['Figure', 'Html']
+    """
     run = simulate_namespace_deletion(finalizer_removed_at_seconds, grace_period_seconds)
     rows = lifelines(run, ("configmaps", "secrets", "services", "deployments", "replicasets", "pods",
                            "serviceaccounts", "endpointslices"))
@@ -231,6 +273,11 @@ def namespace_panel(finalizer_removed_at_seconds: int = 80, grace_period_seconds
     -------
     ipywidgets.VBox
 
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control.
+
     Examples
     --------
     >>> import contextlib, io
@@ -258,7 +305,17 @@ def service_accounts_table(run: ScenarioRun, at_seconds: float) -> Html:
     Returns
     -------
     Html
-        kind, name, type, created (s), and for a token Secret the keys of ``data``.
+        kind, name, creationTimestamp, and what it holds (for a token Secret: whom it names and the keys of ``data``).
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` has no cluster.
+
+    Examples
+    --------
+    >>> "kube-root-ca.crt" in service_accounts_table(simulate_service_accounts(), 15)
+    True
     """
     rows = []
     for res, kind in (("serviceaccounts", "ServiceAccount"), ("secrets", "Secret"), ("configmaps", "ConfigMap")):
@@ -278,7 +335,29 @@ def service_accounts_table(run: ScenarioRun, at_seconds: float) -> Html:
 
 
 def service_accounts_view(secret_for: str, at_seconds: int) -> list[Any]:
-    """What :func:`service_accounts_panel` shows: the namespace at ``at_seconds`` and the controllers' writes."""
+    """What :func:`service_accounts_panel` shows: the namespace at ``at_seconds`` and the controllers' writes.
+
+    Parameters
+    ----------
+    secret_for : str; at_seconds : int
+        As the panel's controls (see :func:`service_accounts_panel`).
+
+    Returns
+    -------
+    list
+        Figures and :class:`~kubenotes.viz.html.Html` tables to show, in order; a one-line refusal instead when
+        the API server (or kube-controller-manager) refuses the settings.
+
+    Raises
+    ------
+    TypeError
+        For a missing argument.
+
+    Examples
+    --------
+    >>> [type(o).__name__ for o in service_accounts_view('ghost', 40)]
+    ['Html', 'Html']
+    """
     run = simulate_service_accounts(secret_for)
     return [service_accounts_table(run, at_seconds),
             audit_table([e for e in run.cluster.audit_log if e.namespace == run.namespace], until=at_seconds,
@@ -289,9 +368,21 @@ def service_accounts_view(secret_for: str, at_seconds: int) -> list[Any]:
 def service_accounts_panel(secret_for: str = "build-robot", at_seconds: int = 40) -> Any:
     """The ServiceAccount widget: whom the token Secret names, and a time slider (0 to 80 s).
 
+    Parameters
+    ----------
+    secret_for : str
+        The dropdown's start (``build-robot`` or ``ghost``).
+    at_seconds : int
+        The time slider's start.
+
     Returns
     -------
     ipywidgets.VBox
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control.
 
     Examples
     --------
@@ -324,6 +415,11 @@ def cidr_figure(cluster_cidr: str, node_cidr_mask_size: int, assigned: Mapping[s
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        For a malformed CIDR or a mask shorter than its prefix.
 
     Examples
     --------
@@ -368,7 +464,29 @@ def cidr_figure(cluster_cidr: str, node_cidr_mask_size: int, assigned: Mapping[s
 
 
 def node_ipam_view(cluster_prefix: int, node_cidr_mask_size: int, nodes: int) -> list[Any]:
-    """What :func:`node_ipam_panel` shows: the blocks, the nodes' podCIDRs, and the allocator's Events."""
+    """What :func:`node_ipam_panel` shows: the blocks, the nodes' podCIDRs, and the allocator's Events.
+
+    Parameters
+    ----------
+    cluster_prefix, node_cidr_mask_size, nodes : int
+        As the panel's controls (see :func:`node_ipam_panel`).
+
+    Returns
+    -------
+    list
+        Figures and :class:`~kubenotes.viz.html.Html` tables to show, in order; a one-line refusal instead when
+        the API server (or kube-controller-manager) refuses the settings.
+
+    Raises
+    ------
+    TypeError
+        For a missing argument.
+
+    Examples
+    --------
+    >>> [type(o).__name__ for o in node_ipam_view(26, 24, 5)]
+    ['Html']
+    """
     run = simulate_node_ipam(cluster_prefix, node_cidr_mask_size, nodes)
     if run.error:
         return [_refused(f"kube-controller-manager would not start the node IPAM controller: {run.error}")]
@@ -385,9 +503,19 @@ def node_ipam_view(cluster_prefix: int, node_cidr_mask_size: int, nodes: int) ->
 def node_ipam_panel(cluster_prefix: int = 22, node_cidr_mask_size: int = 24, nodes: int = 5) -> Any:
     """The node IPAM widget: ``--cluster-cidr`` prefix (16 to 26), ``--node-cidr-mask-size`` (22 to 28), nodes (1 to 5).
 
+    Parameters
+    ----------
+    cluster_prefix, node_cidr_mask_size, nodes : int
+        The sliders' starts.
+
     Returns
     -------
     ipywidgets.VBox
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control.
 
     Examples
     --------
@@ -405,7 +533,29 @@ def node_ipam_panel(cluster_prefix: int = 22, node_cidr_mask_size: int = 24, nod
 
 # --------------------------------------------------------------------------- DaemonSet
 def daemonset_view(max_unavailable: int, tolerate_control_plane: bool) -> list[Any]:
-    """What :func:`daemonset_panel` shows: the DaemonSet's pods per node, old template blue, new green."""
+    """What :func:`daemonset_panel` shows: the DaemonSet's pods per node, old template blue, new green.
+
+    Parameters
+    ----------
+    max_unavailable : int; tolerate_control_plane : bool
+        As the panel's controls (see :func:`daemonset_panel`).
+
+    Returns
+    -------
+    list
+        Figures and :class:`~kubenotes.viz.html.Html` tables to show, in order; a one-line refusal instead when
+        the API server (or kube-controller-manager) refuses the settings.
+
+    Raises
+    ------
+    TypeError
+        For a missing argument.
+
+    Examples
+    --------
+    >>> [type(o).__name__ for o in daemonset_view(0, False)]
+    ['Html']
+    """
     run = simulate_daemonset(max_unavailable, tolerate_control_plane)
     if run.error:
         return [_refused(run.error)]
@@ -424,9 +574,21 @@ def daemonset_view(max_unavailable: int, tolerate_control_plane: bool) -> list[A
 def daemonset_panel(max_unavailable: int = 1, tolerate_control_plane: bool = False) -> Any:
     """The DaemonSet widget: ``maxUnavailable`` (0 to 4; 0 is refused with maxSurge 0) and a toleration toggle.
 
+    Parameters
+    ----------
+    max_unavailable : int
+        The slider's start.
+    tolerate_control_plane : bool
+        The checkbox's start.
+
     Returns
     -------
     ipywidgets.VBox
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control.
 
     Examples
     --------
@@ -446,7 +608,29 @@ def daemonset_panel(max_unavailable: int = 1, tolerate_control_plane: bool = Fal
 
 # --------------------------------------------------------------------------- StatefulSet
 def statefulset_view(pod_management_policy: str, scale_up_to: int, scale_down_to: int) -> list[Any]:
-    """What :func:`statefulset_panel` shows: the pods ``db-<ordinal>`` as lifelines."""
+    """What :func:`statefulset_panel` shows: the pods ``db-<ordinal>`` as lifelines.
+
+    Parameters
+    ----------
+    pod_management_policy : str; scale_up_to, scale_down_to : int
+        As the panel's controls (see :func:`statefulset_panel`).
+
+    Returns
+    -------
+    list
+        Figures and :class:`~kubenotes.viz.html.Html` tables to show, in order; a one-line refusal instead when
+        the API server (or kube-controller-manager) refuses the settings.
+
+    Raises
+    ------
+    TypeError
+        For a missing argument.
+
+    Examples
+    --------
+    >>> [type(o).__name__ for o in statefulset_view('Parallel', 4, 1)]
+    ['Figure', 'Html']
+    """
     run = simulate_statefulset(pod_management_policy, scale_up_to, scale_down_to)
     rows = sorted(lifelines(run, ("pods",)), key=lambda r: (int(r.name.rsplit("-", 1)[1]), r.created))
     title = (f"StatefulSet db, podManagementPolicy={pod_management_policy}: 3 replicas, scaled to {scale_up_to} "
@@ -460,9 +644,21 @@ def statefulset_panel(pod_management_policy: str = "OrderedReady", scale_up_to: 
                       scale_down_to: int = 2) -> Any:
     """The StatefulSet widget: the policy, and the two ``kubectl scale`` targets (0 to 6).
 
+    Parameters
+    ----------
+    pod_management_policy : str
+        The dropdown's start.
+    scale_up_to, scale_down_to : int
+        The sliders' starts.
+
     Returns
     -------
     ipywidgets.VBox
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control.
 
     Examples
     --------
@@ -493,6 +689,17 @@ def hpa_figure(run: ScenarioRun, target_utilization: int, *, title: str | None =
     Returns
     -------
     matplotlib.figure.Figure
+        Two Axes sharing the time axis: replicas on top, utilization below.
+
+    Raises
+    ------
+    IndexError
+        When the run has no replica history (the Deployment never existed).
+
+    Examples
+    --------
+    >>> len(hpa_figure(simulate_hpa(run_seconds=100), 80).axes)
+    2
     """
     end = run.end_seconds
     reps = replica_series(run)
@@ -526,7 +733,29 @@ def hpa_figure(run: ScenarioRun, target_utilization: int, *, title: str | None =
 
 
 def hpa_view(high_load_milli_cpu: int, target_utilization: int, downscale_stabilization_seconds: int) -> list[Any]:
-    """What :func:`hpa_panel` shows: replicas and utilization over time, and the controller's Events."""
+    """What :func:`hpa_panel` shows: replicas and utilization over time, and the controller's Events.
+
+    Parameters
+    ----------
+    high_load_milli_cpu, target_utilization, downscale_stabilization_seconds : int
+        As the panel's controls (see :func:`hpa_panel`).
+
+    Returns
+    -------
+    list
+        Figures and :class:`~kubenotes.viz.html.Html` tables to show, in order; a one-line refusal instead when
+        the API server (or kube-controller-manager) refuses the settings.
+
+    Raises
+    ------
+    TypeError
+        For a missing argument.
+
+    Examples
+    --------
+    >>> [type(o).__name__ for o in hpa_view(1000, 80, 300)]
+    ['Figure', 'Html']
+    """
     run = simulate_hpa(high_load_milli_cpu, target_utilization, downscale_stabilization_seconds)
     reps = replica_series(run)
     title = (f"load {high_load_milli_cpu}m from t=20s, 200m from t=200s; target {target_utilization}%, "
@@ -540,9 +769,19 @@ def hpa_panel(high_load_milli_cpu: int = 1000, target_utilization: int = 80,
               downscale_stabilization_seconds: int = 300) -> Any:
     """The HPA widget: the load (200m to 2400m), the target (20 to 100 %), the stabilization window (0 to 300 s).
 
+    Parameters
+    ----------
+    high_load_milli_cpu, target_utilization, downscale_stabilization_seconds : int
+        The sliders' starts.
+
     Returns
     -------
     ipywidgets.VBox
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control.
 
     Examples
     --------
@@ -561,7 +800,29 @@ def hpa_panel(high_load_milli_cpu: int = 1000, target_utilization: int = 80,
 
 # --------------------------------------------------------------------------- CronJob
 def cronjob_view(concurrency_policy: str, job_run_seconds: int, starting_deadline_seconds: int) -> list[Any]:
-    """What :func:`cronjob_panel` shows: the Jobs as lifelines under the schedule ticks, and the Events."""
+    """What :func:`cronjob_panel` shows: the Jobs as lifelines under the schedule ticks, and the Events.
+
+    Parameters
+    ----------
+    concurrency_policy : str; job_run_seconds, starting_deadline_seconds : int
+        As the panel's controls (see :func:`cronjob_panel`).
+
+    Returns
+    -------
+    list
+        Figures and :class:`~kubenotes.viz.html.Html` tables to show, in order; a one-line refusal instead when
+        the API server (or kube-controller-manager) refuses the settings.
+
+    Raises
+    ------
+    TypeError
+        For a missing argument.
+
+    Examples
+    --------
+    >>> [type(o).__name__ for o in cronjob_view('Forbid', 90, 0)]
+    ['Figure', 'Html']
+    """
     run = simulate_cronjob(concurrency_policy, job_run_seconds, starting_deadline_seconds)
     rows = lifelines(run, ("jobs",))
     deadline = f"{starting_deadline_seconds}s" if starting_deadline_seconds else "unset"
@@ -576,9 +837,21 @@ def cronjob_panel(concurrency_policy: str = "Forbid", job_run_seconds: int = 90,
                   starting_deadline_seconds: int = 0) -> Any:
     """The CronJob widget: ``concurrencyPolicy``, how long a Job runs (20 to 200 s), ``startingDeadlineSeconds`` (0 to 60).
 
+    Parameters
+    ----------
+    concurrency_policy : str
+        The dropdown's start.
+    job_run_seconds, starting_deadline_seconds : int
+        The sliders' starts.
+
     Returns
     -------
     ipywidgets.VBox
+
+    Raises
+    ------
+    traitlets.TraitError
+        When a start value does not fit its control.
 
     Examples
     --------
@@ -612,6 +885,11 @@ def controller_writes_figure(g: nx.DiGraph, *, title: str | None = None) -> Figu
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    KeyError
+        For a node without its ``kind`` attribute.
 
     Examples
     --------
