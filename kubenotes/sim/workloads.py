@@ -54,7 +54,7 @@ from kubenotes.sim.scenarios import ScenarioRun, load_scenario_file
 
 __all__ = [
     "NAMESPACE_FILE", "SERVICEACCOUNTS_FILE", "NODE_IPAM_FILE", "DAEMONSET_FILE", "STATEFULSET_FILE", "HPA_FILE",
-    "CRONJOB_FILE", "HPA_REQUEST_MILLI_CPU", "CCM_CONTROLLERS",
+    "CRONJOB_FILE", "HPA_REQUEST_MILLI_CPU", "CCM_CONTROLLERS", "INVALID_CLUSTER_CIDR_MESSAGE",
     "simulate_namespace_deletion", "simulate_service_accounts", "simulate_node_ipam", "simulate_daemonset",
     "simulate_statefulset", "simulate_hpa", "simulate_cronjob",
     "lifelines", "Lifeline", "replica_series", "metric_series", "namespace_conditions", "node_cidrs", "cidr_capacity",
@@ -68,6 +68,9 @@ DAEMONSET_FILE = "controllers/daemonset.yaml"
 STATEFULSET_FILE = "controllers/statefulset.yaml"
 HPA_FILE = "controllers/hpa.yaml"
 CRONJOB_FILE = "controllers/cronjob.yaml"
+#: kube-controller-manager's error when the node mask is shorter than the cluster CIDR's prefix (``node_ipam_controller.go``).
+INVALID_CLUSTER_CIDR_MESSAGE = ("Controller: Invalid --cluster-cidr, mask size of cluster CIDR must be less than or equal "
+                                "to --node-cidr-mask-size configured for CIDR family")
 #: Each ``web`` pod's CPU request in ``hpa.yaml`` (millicores).
 HPA_REQUEST_MILLI_CPU = 200
 
@@ -236,8 +239,8 @@ def simulate_node_ipam(cluster_prefix: int = 22, node_cidr_mask_size: int = 24, 
     Returns
     -------
     ScenarioRun
-        ``error`` holds kube-controller-manager's complaint when the mask is
-        shorter than the prefix (then nothing runs: upstream refuses to start).
+        ``error`` holds kube-controller-manager's message (:data:`INVALID_CLUSTER_CIDR_MESSAGE`) when the
+        mask is shorter than the prefix; then nothing runs, as upstream does not start the controller.
 
     Examples
     --------
@@ -249,8 +252,8 @@ def simulate_node_ipam(cluster_prefix: int = 22, node_cidr_mask_size: int = 24, 
     cidr = f"10.244.0.0/{int(cluster_prefix)}"
     try:
         cidr_capacity(cidr, int(node_cidr_mask_size))
-    except ValueError as e:
-        return ScenarioRun(None, "", "", 0.0, str(e))
+    except ValueError:
+        return ScenarioRun(None, "", "", 0.0, INVALID_CLUSTER_CIDR_MESSAGE)
     node_objs = [o for o in objects if o.get("kind") == "Node"]
     n = max(1, min(int(nodes), len(node_objs) + len(scenario.steps)))
     objs = node_objs[:n] + [o for o in objects if o.get("kind") != "Node"]
@@ -368,8 +371,7 @@ def simulate_statefulset(pod_management_policy: str = "OrderedReady", scale_up_t
 # --------------------------------------------------------------------------- HPA
 def _load_follower(cluster: Any, namespace: str, hpa: str, deployment: str, loads: tuple[tuple[float, int], ...],
                    request_milli_cpu: int, every_seconds: float) -> Any:
-    """A SimPy process: the HPA's metric is the load spread over the ready pods, in percent of their request."""
-    from kubenotes.api.podutil import is_pod_ready
+    """A SimPy process: the HPA's metric is the load spread over the Deployment's ready pods, in % of their request."""
     from kubenotes.sim.scenario import run_step
 
     env = cluster.env
@@ -379,11 +381,10 @@ def _load_follower(cluster: Any, namespace: str, hpa: str, deployment: str, load
         for t, milli in loads:
             if now >= t:
                 load = milli
-        ready = [p for p in cluster.list("pods", namespace)
-                 if p["metadata"]["name"].startswith(deployment + "-") and is_pod_ready(p)
-                 and not p["metadata"].get("deletionTimestamp")]
+        dep = cluster.get("deployments", deployment, namespace) or {}
+        ready = int((dep.get("status") or {}).get("readyReplicas") or 0)
         if ready:
-            value = round(100.0 * load / (len(ready) * request_milli_cpu))
+            value = round(100.0 * load / (ready * request_milli_cpu))
             if cluster.metrics.get((namespace, hpa)) != value:  # logged as a scenario's metric step is
                 run_step(cluster, Step(now, "metric", {"kind": "HorizontalPodAutoscaler", "namespace": namespace,
                                                        "name": hpa, "value": value}))

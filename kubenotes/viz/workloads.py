@@ -489,7 +489,7 @@ def node_ipam_view(cluster_prefix: int, node_cidr_mask_size: int, nodes: int) ->
     """
     run = simulate_node_ipam(cluster_prefix, node_cidr_mask_size, nodes)
     if run.error:
-        return [_refused(f"kube-controller-manager would not start the node IPAM controller: {run.error}")]
+        return [_refused(f"kube-controller-manager does not start node-ipam-controller: {run.error}")]
     cidrs = node_cidrs(run)
     rows = [(n, c or "(none)", str(ipaddress.ip_network(c).num_addresses - 2) if c else "0")
             for n, c in cidrs.items()]
