@@ -43,7 +43,6 @@ from __future__ import annotations
 import copy
 import functools
 import ipaddress
-import math
 from typing import Any, NamedTuple
 
 import networkx as nx

@@ -30,7 +30,6 @@ from matplotlib.patches import Patch, Rectangle
 
 from kubenotes.sim.history import objects_at
 from kubenotes.sim.workloads import (
-    CCM_CONTROLLERS,
     Lifeline,
     ScenarioRun,
     lifelines,
@@ -939,6 +938,3 @@ def controller_writes_figure(g: nx.DiGraph, *, title: str | None = None) -> Figu
     fig.tight_layout()
     return fig
 
-
-#: The cloud controllers' descriptions, for a table beside the figure.
-CCM_ROWS = tuple((name, kind, what) for name, (kind, what) in CCM_CONTROLLERS.items())
