@@ -254,7 +254,11 @@ def test_scenarios_are_what_their_comments_say(cluster):
 
 
 def test_scheduler_config(everything):
-    (cfg,) = everything.scheduler_configs
+    # sorted path order: scheduler-config.yaml, then scheduler-extenders.yaml (the same profile plus an extender)
+    cfg, with_extender = everything.scheduler_configs
+    assert with_extender["profiles"] == cfg["profiles"]
+    (ext,) = with_extender["extenders"]
+    assert ext["urlPrefix"] == "http://127.0.0.1:8888/scheduler" and ext["ignorable"] and ext["nodeCacheCapable"]
     assert cfg["apiVersion"] == "kubescheduler.config.k8s.io/v1"
     (profile,) = cfg["profiles"]
     assert profile["schedulerName"] == "default-scheduler"

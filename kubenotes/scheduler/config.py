@@ -19,8 +19,11 @@ Notes
 -----
 Feature gates are those of a default v1.34 kube-scheduler: DynamicResources is
 in the default plugin set (DRA is GA), StorageCapacityScoring is off.
-``leaderElection``, ``clientConnection`` and ``extenders`` are kept as given
-and not validated beyond their presence (kubenotes has no extenders).
+``leaderElection`` and ``clientConnection`` are kept as given and not
+validated beyond their presence. ``extenders`` are decoded strictly (the v1
+``Extender`` fields) and validated as ``validateExtenders`` does; they stay
+mappings with upstream's camelCase keys, which
+:func:`kubenotes.scheduler.extender.build_extenders` reads.
 ``DynamicResourcesArgs`` are not defaulted (their defaults depend on beta gates).
 
 References
@@ -57,7 +60,9 @@ from typing import Any
 
 import yaml
 
+from kubenotes.api.duration import parse_go_duration
 from kubenotes.api.manifests import load_manifests
+from kubenotes.api.resources import is_extended_resource_name
 from kubenotes.api.validation import is_qualified_name
 from kubenotes.api.yamlutil import YAMLError, load_documents
 from kubenotes.errors import ConfigError
@@ -278,6 +283,11 @@ class KubeSchedulerConfiguration:
         Backoff of pods that failed scheduling (1 s and 10 s).
     profiles : list[KubeSchedulerProfile]
     extenders : list[dict]
+        ``v1.Extender`` entries as decoded (camelCase keys: ``urlPrefix``,
+        ``filterVerb``, ``prioritizeVerb``, ``weight``, ``bindVerb``,
+        ``preemptVerb``, ``httpTimeout``, ``nodeCacheCapable``,
+        ``managedResources``, ``ignorable``...); see
+        :mod:`kubenotes.scheduler.extender`.
     enable_profiling, enable_contention_profiling, delay_cache_until_active : bool or None
     leader_election, client_connection : dict or None
         Kept as given (not modelled).
@@ -424,6 +434,63 @@ def _parse_profile(d: Any, path: str) -> KubeSchedulerProfile:
     return prof
 
 
+# v1.Extender fields (camelCase) -> (Python type, Go type) for strict decoding.
+_EXTENDER_FIELDS: dict[str, tuple[type, str]] = {
+    "urlPrefix": (str, "string"),
+    "filterVerb": (str, "string"),
+    "preemptVerb": (str, "string"),
+    "prioritizeVerb": (str, "string"),
+    "weight": (int, "int64"),
+    "bindVerb": (str, "string"),
+    "enableHTTPS": (bool, "bool"),
+    "tlsConfig": (dict, "v1.ExtenderTLSConfig"),
+    "httpTimeout": (str, "v1.Duration"),
+    "nodeCacheCapable": (bool, "bool"),
+    "managedResources": (list, "[]v1.ExtenderManagedResource"),
+    "ignorable": (bool, "bool"),
+}
+_EXTENDER_TLS_FIELDS: dict[str, tuple[type, str]] = {
+    "insecure": (bool, "bool"),
+    "serverName": (str, "string"),
+    "certFile": (str, "string"),
+    "keyFile": (str, "string"),
+    "caFile": (str, "string"),
+    "certData": (str, "[]uint8"),
+    "keyData": (str, "[]uint8"),
+    "caData": (str, "[]uint8"),
+}
+
+
+def _parse_extender(d: Any, path: str) -> dict[str, Any]:
+    """Decode one ``v1.Extender`` strictly; the result keeps the given camelCase keys."""
+    _want(d, dict, path, "v1.Extender")
+    _strict(d, set(_EXTENDER_FIELDS), path)
+    out: dict[str, Any] = {}
+    for key, val in d.items():
+        typ, go_type = _EXTENDER_FIELDS[key]
+        _want(val, typ, f"{path}.{key}", go_type)
+        if val is None:
+            continue
+        if key == "httpTimeout":
+            try:
+                parse_go_duration(val)
+            except ValueError as e:
+                raise ConfigError(f"{path}.httpTimeout: {e}") from None
+        elif key == "tlsConfig":
+            _strict(val, set(_EXTENDER_TLS_FIELDS), f"{path}.tlsConfig")
+            for k, v in val.items():
+                _want(v, _EXTENDER_TLS_FIELDS[k][0], f"{path}.tlsConfig.{k}", _EXTENDER_TLS_FIELDS[k][1])
+        elif key == "managedResources":
+            for j, r in enumerate(val):
+                rp = f"{path}.managedResources[{j}]"
+                _want(r, dict, rp, "v1.ExtenderManagedResource")
+                _strict(r, {"name", "ignoredByScheduler"}, rp)
+                _want(r.get("name"), str, f"{rp}.name", "string")
+                _want(r.get("ignoredByScheduler"), bool, f"{rp}.ignoredByScheduler", "bool")
+        out[key] = copy.deepcopy(val)
+    return out
+
+
 def parse_config(d: Mapping[str, Any]) -> KubeSchedulerConfiguration:
     """Decode a KubeSchedulerConfiguration mapping (as YAML loads it) without defaulting.
 
@@ -467,7 +534,8 @@ def parse_config(d: Mapping[str, Any]) -> KubeSchedulerConfiguration:
     cfg.delay_cache_until_active = _want(d.get("delayCacheUntilActive"), bool, "delayCacheUntilActive", "bool")
     cfg.leader_election = copy.deepcopy(_want(d.get("leaderElection"), dict, "leaderElection", "v1.LeaderElectionConfiguration"))
     cfg.client_connection = copy.deepcopy(_want(d.get("clientConnection"), dict, "clientConnection", "v1.ClientConnectionConfiguration"))
-    cfg.extenders = copy.deepcopy(_want(d.get("extenders"), list, "extenders", "[]v1.Extender") or [])
+    extenders = _want(d.get("extenders"), list, "extenders", "[]v1.Extender") or []
+    cfg.extenders = [_parse_extender(e, f"extenders[{i}]") for i, e in enumerate(extenders)]
     profiles = _want(d.get("profiles"), list, "profiles", "[]v1.KubeSchedulerProfile") or []
     cfg.profiles = [_parse_profile(p, f"profiles[{i}]") for i, p in enumerate(profiles)]
     return cfg
@@ -765,6 +833,40 @@ def _validate_args(name: str, path: str, a: dict[str, Any]) -> list[str]:
     return errs
 
 
+def _validate_extended_resource_name(path: str, name: str) -> list[str]:
+    """``validateExtendedResourceName``: a qualified name that is an extended resource."""
+    errs = [_invalid(path, name, m) for m in is_qualified_name(name)]
+    if errs:
+        return errs
+    if not is_extended_resource_name(name):
+        return [_invalid(path, name, "is an invalid extended resource name")]
+    return []
+
+
+def _validate_extenders(extenders: list[dict[str, Any]]) -> list[str]:
+    """``validateExtenders``: a prioritizer needs a positive weight, one binder at most, managed resources unique."""
+    errs: list[str] = []
+    binders = 0
+    managed: set[str] = set()
+    for i, e in enumerate(extenders):
+        path = f"extenders[{i}]"
+        weight = e.get("weight") or 0
+        if e.get("prioritizeVerb") and weight <= 0:
+            errs.append(_invalid(f"{path}.weight", weight, "must have a positive weight applied to it"))
+        if e.get("bindVerb"):
+            binders += 1
+        for j, r in enumerate(e.get("managedResources") or []):
+            rp = f"{path}.managedResources[{j}].name"
+            name = r.get("name") or ""
+            errs.extend(_validate_extended_resource_name(rp, name))
+            if name in managed:
+                errs.append(_invalid(rp, name, "duplicate extender managed resource name"))
+            managed.add(name)
+    if binders > 1:
+        errs.append(_invalid("extenders", f"found {binders} extenders implementing bind", "only one extender can implement bind"))
+    return errs
+
+
 def validate(cfg: KubeSchedulerConfiguration) -> None:
     """Validate a defaulted configuration (``ValidateKubeSchedulerConfiguration``).
 
@@ -825,6 +927,7 @@ def validate(cfg: KubeSchedulerConfiguration) -> None:
     if (cfg.pod_max_backoff_seconds is not None and cfg.pod_initial_backoff_seconds is not None
             and cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds):
         errs.append(_invalid("podMaxBackoffSeconds", cfg.pod_max_backoff_seconds, "must be greater than or equal to PodInitialBackoffSeconds"))
+    errs.extend(_validate_extenders(cfg.extenders))
     if errs:
         raise ConfigError(_aggregate(errs))
 

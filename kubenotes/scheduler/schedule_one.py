@@ -29,8 +29,12 @@ Simplified compared with upstream:
 * random draws come from one seeded ``random.Random`` standing for Go's global
   ``math/rand``: one draw per cycle for plugin-metrics sampling, one per tie in
   ``selectHost``, plus the preemption plugin's offset;
-* extenders, metrics, events other than FailedScheduling, waiting pods
-  (Permit ``Wait`` is approved at once) and the API dispatcher are not modelled;
+* metrics, events other than FailedScheduling, waiting pods (Permit
+  ``Wait`` is approved at once) and the API dispatcher are not modelled;
+* extenders (:mod:`kubenotes.scheduler.extender`) run only when configured;
+  the untraced scheduler then filters and scores node by node (no batch
+  Filter/Score), because an extender's verdict on the feasible nodes needs
+  the statuses of every rejected node;
 * preemption victims are deleted synchronously (upstream v1.34 deletes them
   asynchronously); the preemptor keeps its nomination and is retried after
   the pods already in activeQ.
@@ -62,6 +66,14 @@ from kubenotes.scheduler.batch import (
     filter_statuses_batch,
     score_nodes_batch,
     select_host_index,
+)
+from kubenotes.scheduler.extender import (
+    EXTENDER_NAME,
+    add_extender_scores,
+    build_extenders,
+    extenders_binding,
+    find_nodes_that_pass_extenders,
+    ignored_extended_resources,
 )
 from kubenotes.scheduler.framework.cycle_state import CycleState
 from kubenotes.scheduler.framework.interface import Code, NominatingInfo, PostFilterResult, Status
@@ -482,10 +494,19 @@ class Scheduler:
         Seed of the ``random.Random`` standing for Go's ``math/rand``.
     trace : bool
         Build per-node trace dictionaries (False for benchmarks; same decisions).
+    extenders : sequence of Extender, optional
+        Extenders to call (e.g. :class:`~kubenotes.scheduler.testing.FakeExtender`);
+        default: one :class:`~kubenotes.scheduler.extender.HTTPExtender` per
+        ``config.extenders`` entry, the ignorable ones last.
+    extender_services : mapping of str to object, optional
+        ``urlPrefix`` -> in-process service answering that configured
+        extender instead of HTTP (see :class:`~kubenotes.scheduler.extender.HTTPExtender`).
 
     Attributes
     ----------
     framework : Framework
+    extenders : list
+        The extenders, in the order they are called.
     queue : SchedulingQueue
     rng : random.Random
     next_start_node_index : int
@@ -521,6 +542,8 @@ class Scheduler:
         objects: ClusterObjects | None = None,
         seed: int = 0,
         trace: bool = True,
+        extenders: Iterable[Any] | None = None,
+        extender_services: Mapping[str, Any] | None = None,
     ):
         from kubenotes.scheduler.config import default_config
 
@@ -535,6 +558,12 @@ class Scheduler:
             from kubenotes.errors import ConfigError
 
             raise ConfigError(f"profile not found for scheduler name {profile!r}")
+        if extenders is None:
+            extenders = build_extenders(config.extenders, extender_services) if config.extenders else []
+            ignored = ignored_extended_resources(config.extenders)
+            if ignored:
+                prof = _with_ignored_resources(prof, ignored)
+        self.extenders: list[Any] = list(extenders)
         self.config = config
         self.snapshot = snapshot
         self.objects = objects if objects is not None else ClusterObjects()
@@ -556,6 +585,7 @@ class Scheduler:
             registry, prof, snapshot=snapshot, objects=self.objects, rng=self.rng, nominator=self.nominator,
             binder=self._record_binding, pod_deleter=self.delete_pod, pod_lister=self.pod_lister,
         )
+        self.framework.extenders = self.extenders
         self.scheduler_name = prof.scheduler_name
         self.queue = SchedulingQueue(
             self.framework.queue_sort_func(), self.framework.run_pre_enqueue_plugins,
@@ -740,7 +770,7 @@ class Scheduler:
             return ScheduleResult(evaluated_nodes=evaluated, fit_error=FitError(pod, num_nodes, diagnosis))
         if len(feasible) == 1:
             return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status) + diagnosis.batch_rejected, 1)
-        if not (self.tracing and tr is not None) and self.framework.has_score_plugins():
+        if not (self.tracing and tr is not None) and self.framework.has_score_plugins() and not self.extenders:
             host, err = self._score_and_select_untraced(state, pod, feasible)
             if err is not None:
                 return ScheduleResult(error=err)
@@ -821,6 +851,15 @@ class Scheduler:
                     tr.filter[ni.name] = {p: excluded_msg for p in sorted(plugins_with_nodes)}
         if err is not None:
             return [], diagnosis, err
+        if self.extenders:
+            n_feasible = len(feasible)
+            feasible, err = find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status,
+                                                           tr.filter if tracing else None)
+            if err is not None:
+                return [], diagnosis, err
+            if len(feasible) != n_feasible:
+                # extenders cannot say which events may help: any cluster event requeues the pod
+                diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
         return feasible, diagnosis, None
 
     def _evaluate_nominated_node(self, state: CycleState, pod: PodInfo, nnn: str, diagnosis: Diagnosis,
@@ -833,6 +872,11 @@ class Scheduler:
         self.next_start_node_index = saved
         if err is not None:
             return []
+        if self.extenders:
+            feasible, err = find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status,
+                                                           tr.filter if self.tracing and tr is not None else None)
+            if err is not None:
+                return []
         return feasible
 
     def find_nodes_that_pass_filters(self, state: CycleState, pod: PodInfo, diagnosis: Diagnosis,
@@ -862,12 +906,12 @@ class Scheduler:
             return [], None
         begin = self.next_start_node_index if start is None else start
         num_to_find = num_feasible_nodes_to_find(fw.percentage_of_nodes_to_score, num_all, self.percentage_of_nodes_to_score)
-        if not fw.has_score_plugins():
+        if not self._has_scoring() and not any(e.is_filter() for e in self.extenders):
             num_to_find = 1
         if not fw.has_filter_plugins():
             return [nodes[(begin + i) % num_all] for i in range(num_to_find)], None
         tracing = self.tracing and tr is not None
-        if not tracing and num_all >= BATCH_MIN_NODES:
+        if not tracing and num_all >= BATCH_MIN_NODES and not self.extenders:
             found = self._find_feasible_batch(state, pod, diagnosis, nodes, begin, num_to_find)
             if found is not None:
                 return found, None
@@ -964,10 +1008,12 @@ class Scheduler:
         Returns
         -------
         (list[NodePluginScores], Status or None)
-            Every node scores 1 when no Score plugin is enabled.
+            Every node scores 1 when no Score plugin is enabled and no
+            extender prioritizes. The prioritizing extenders' scaled scores
+            are added to the plugins' (under the extender's name).
         """
         fw = self.framework
-        if not fw.has_score_plugins():
+        if not self._has_scoring():
             return [NodePluginScores(n.name, [], 1) for n in nodes], None
         tracing = self.tracing and tr is not None
         rec: dict[str, str] | None = {} if tracing else None
@@ -980,11 +1026,17 @@ class Scheduler:
         scores, s = fw.run_score_plugins(state, pod, nodes, raw, with_plugin_scores=tracing)
         if not s.is_success():
             return [], s
+        if self.extenders:
+            add_extender_scores(self.extenders, pod, nodes, scores, raw)
         if tracing:
             tr.score = raw
             tr.final_score = {nps.name: {ps.name: ps.score for ps in nps.scores} for nps in scores}
             tr.total_score = {nps.name: nps.total_score for nps in scores}
         return scores, None
+
+    def _has_scoring(self) -> bool:
+        """A Score plugin is enabled or an extender prioritizes (``hasScoring``)."""
+        return self.framework.has_score_plugins() or any(e.is_prioritizer() for e in self.extenders)
 
     # ----------------------------------------------------------- assume etc.
     def _assume(self, pod: PodInfo, host: str) -> PodInfo:
@@ -1066,10 +1118,22 @@ class Scheduler:
             tr.pre_bind = rec
         if not s.is_success():
             return s
-        rec = {} if self.tracing else None
-        s = fw.run_bind_plugins(state, assumed, host, rec)
-        if rec:
-            tr.bind = rec
+        bound = False
+        if self.extenders:
+            rec = {} if self.tracing else None
+            bound, s = extenders_binding(self.extenders, assumed, host, rec)
+            if rec:
+                tr.bind = rec
+            if bound and s.is_success() and fw.binder is not None:
+                try:
+                    fw.binder(assumed, host)  # the extender made the binding; the model records it
+                except Exception as e:  # an API error, as DefaultBinder reports it
+                    s = Status.error(str(e))
+        if not bound:
+            rec = {} if self.tracing else None
+            s = fw.run_bind_plugins(state, assumed, host, rec)
+            if rec:
+                tr.bind = rec
         if not s.is_success():
             return s
         fw.run_post_bind_plugins(state, assumed, host)
@@ -1122,6 +1186,18 @@ class Scheduler:
         return out
 
 
+def _with_ignored_resources(profile: Any, ignored: list[str]) -> Any:
+    """A copy of ``profile`` whose NodeResourcesFit args ignore the extenders' resources (``buildExtenders``)."""
+    from kubenotes.errors import ConfigError
+
+    prof = copy.deepcopy(profile)
+    for pc in prof.plugin_config:
+        if pc.name == "NodeResourcesFit":
+            pc.args = dict(pc.args or {}, ignoredResources=list(ignored))
+            return prof
+    raise ConfigError("can't find NodeResourcesFitArgs in plugin config")
+
+
 def new_scheduler(
     nodes: Iterable[Any],
     pods: Iterable[Any],
@@ -1132,6 +1208,8 @@ def new_scheduler(
     seed: int = 0,
     trace: bool = True,
     warn: Callable[[str], None] | None = None,
+    extenders: Iterable[Any] | None = None,
+    extender_services: Mapping[str, Any] | None = None,
 ) -> Scheduler:
     """Build a :class:`Scheduler` from lightkube Nodes and Pods.
 
@@ -1150,6 +1228,8 @@ def new_scheduler(
     seed : int
     trace : bool
     warn : callable(str), optional
+    extenders, extender_services : optional
+        See :class:`Scheduler`.
 
     Returns
     -------
@@ -1176,7 +1256,8 @@ def new_scheduler(
     """
     pods = [p if isinstance(p, PodInfo) else PodInfo(p) for p in pods]
     snap = new_snapshot(nodes, [p for p in pods if p.node_name], warn=warn)
-    sched = Scheduler(snap, config=config, objects=objects, registry=registry, seed=seed, trace=trace)
+    sched = Scheduler(snap, config=config, objects=objects, registry=registry, seed=seed, trace=trace,
+                      extenders=extenders, extender_services=extender_services)
     for p in pods:
         if not p.node_name:
             sched.add_pod(p)

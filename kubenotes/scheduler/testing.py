@@ -3,18 +3,25 @@
 Each builder returns a real lightkube object built from a manifest-shaped
 dict, so what a test builds is what a YAML file would load.
 
+:class:`FakeExtender` and its predicates and prioritizers mirror upstream's
+test extender, for tests and notebooks that need an extender without JSON.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/testing/wrappers.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/testing/framework/fake_extender.go
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from lightkube.resources.core_v1 import Node, Pod
 
-__all__ = ["make_pod", "make_node", "run_decisions", "spy_batch_path", "churn_pods"]
+__all__ = ["make_pod", "make_node", "run_decisions", "spy_batch_path", "churn_pods", "FakeExtender",
+           "error_predicate_extender", "false_predicate_extender", "true_predicate_extender",
+           "node1_predicate_extender", "node2_predicate_extender", "error_prioritizer_extender",
+           "node1_prioritizer_extender", "node2_prioritizer_extender"]
 
 
 def make_pod(
@@ -177,3 +184,212 @@ def churn_pods(rng: Any, snapshot: Any, pending: list[Any], steps: int, add_shar
             ni = rng.choice(snapshot.list())
             if ni.pods:
                 snapshot.remove_pod(rng.choice(ni.pods), ni.name)
+
+
+# --------------------------------------------------------------------------- a fake extender
+def _status(code: str = "SUCCESS", message: str | None = None) -> Any:
+    from kubenotes.scheduler.framework.interface import Code, Status
+
+    return Status(Code[code], [message] if message is not None else [])
+
+
+def error_predicate_extender(pod: Any, node: Any) -> Any:
+    """Always an Error ``some error`` (``ErrorPredicateExtender``)."""
+    return _status("ERROR", "some error")
+
+
+def false_predicate_extender(pod: Any, node: Any) -> Any:
+    """Always Unschedulable (``FalsePredicateExtender``)."""
+    return _status("UNSCHEDULABLE", f'pod is unschedulable on the node "{node.name}"')
+
+
+def true_predicate_extender(pod: Any, node: Any) -> Any:
+    """Always Success (``TruePredicateExtender``)."""
+    return _status()
+
+
+def node1_predicate_extender(pod: Any, node: Any) -> Any:
+    """Success on ``node1`` only (``Node1PredicateExtender``)."""
+    return _status() if node.name == "node1" else _status("UNSCHEDULABLE", f'node "{node.name}" is not allowed')
+
+
+def node2_predicate_extender(pod: Any, node: Any) -> Any:
+    """Success on ``node2`` only (``Node2PredicateExtender``)."""
+    return _status() if node.name == "node2" else _status("UNSCHEDULABLE", f'node "{node.name}" is not allowed')
+
+
+def error_prioritizer_extender(pod: Any, nodes: Sequence[Any]) -> tuple[list[tuple[str, int]], Any]:
+    """Always an Error ``some error`` (``ErrorPrioritizerExtender``)."""
+    return [], _status("ERROR", "some error")
+
+
+def node1_prioritizer_extender(pod: Any, nodes: Sequence[Any]) -> tuple[list[tuple[str, int]], Any]:
+    """10 for ``node1``, 1 for the others (``Node1PrioritizerExtender``)."""
+    return [(n.name, 10 if n.name == "node1" else 1) for n in nodes], _status()
+
+
+def node2_prioritizer_extender(pod: Any, nodes: Sequence[Any]) -> tuple[list[tuple[str, int]], Any]:
+    """10 for ``node2``, 1 for the others (``Node2PrioritizerExtender``)."""
+    return [(n.name, 10 if n.name == "node2" else 1) for n in nodes], _status()
+
+
+class FakeExtender:
+    """An in-memory extender driven by predicate and prioritizer functions (``FakeExtender``).
+
+    Parameters
+    ----------
+    name : str
+        Its name (``defaultFakeExtender`` when empty).
+    predicates : sequence of callable(PodInfo, NodeInfo) -> Status
+        A node passes when every predicate succeeds; Unschedulable and
+        UnschedulableAndUnresolvable put it in ``FailedNodes`` /
+        ``FailedAndUnresolvableNodes``; any other code fails the call.
+    prioritizers : sequence of (callable(PodInfo, list[NodeInfo]) -> (list[(str, int)], Status), int)
+        Each function's scores times its weight are summed per node (weight 0 skips it).
+    weight : int
+        Returned with the scores (the extender's configured weight).
+    node_cache_capable, uninterested, ignorable : bool
+    binder : callable() -> Status, optional
+        What ``bind`` returns; without it, bind succeeds only on a node the last filter kept.
+    cached_node_name_to_info : mapping of str to NodeInfo, optional
+        The extender's own node cache, used by preemption when ``node_cache_capable``.
+
+    Notes
+    -----
+    Upstream's prioritizer scores come out in Go map order; here, in the order first seen.
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
+    >>> ext = FakeExtender("E", predicates=[node1_predicate_extender])
+    >>> kept, failed, unresolvable, s = ext.filter(PodInfo(make_pod("p")), [NodeInfo(make_node("node1")), NodeInfo(make_node("node2"))])
+    >>> [n.name for n in kept], failed, s.is_success()
+    (['node1'], {'node2': 'FakeExtender: node "node2" failed'}, True)
+    """
+
+    def __init__(self, name: str = "", *, predicates: Sequence[Callable[..., Any]] = (),
+                 prioritizers: Sequence[tuple[Callable[..., Any], int]] = (), weight: int = 0,
+                 node_cache_capable: bool = False, uninterested: bool = False, ignorable: bool = False,
+                 binder: Callable[[], Any] | None = None, cached_node_name_to_info: Mapping[str, Any] | None = None):
+        self.extender_name = name
+        self.predicates = list(predicates)
+        self.prioritizers = list(prioritizers)
+        self.weight = weight
+        self.node_cache_capable = node_cache_capable
+        self.uninterested = uninterested
+        self.ignorable = ignorable
+        self.binder = binder
+        self.cached_node_name_to_info = dict(cached_node_name_to_info or {})
+        self.filtered_nodes: list[Any] = []
+
+    def name(self) -> str:
+        return self.extender_name or "defaultFakeExtender"
+
+    def is_ignorable(self) -> bool:
+        return self.ignorable
+
+    def supports_preemption(self) -> bool:
+        return True
+
+    def is_binder(self) -> bool:
+        return True
+
+    def is_prioritizer(self) -> bool:
+        return bool(self.prioritizers)
+
+    def is_filter(self) -> bool:
+        return bool(self.predicates)
+
+    def is_interested(self, pod: Any) -> bool:
+        return not self.uninterested
+
+    def run_predicate(self, pod: Any, node: Any) -> Any:
+        """The first failing predicate's status, else Success (``runPredicate``)."""
+        for pred in self.predicates:
+            s = pred(pod, node)
+            if not s.is_success():
+                return s
+        return _status()
+
+    def filter(self, pod: Any, nodes: Sequence[Any]) -> tuple[list[Any], dict[str, str], dict[str, str], Any]:
+        from kubenotes.scheduler.framework.interface import Code, Status
+
+        kept, failed, unresolvable = [], {}, {}
+        for n in nodes:
+            s = self.run_predicate(pod, n)
+            if s.is_success():
+                kept.append(n)
+            elif s.code == Code.UNSCHEDULABLE:
+                failed[n.name] = f'FakeExtender: node "{n.name}" failed'
+            elif s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                unresolvable[n.name] = f'FakeExtender: node "{n.name}" failed and unresolvable'
+            else:
+                return [], {}, {}, Status(Code.ERROR, [s.message()])
+        self.filtered_nodes = kept
+        return kept, failed, unresolvable, Status()
+
+    def prioritize(self, pod: Any, nodes: Sequence[Any]) -> tuple[list[Any], int, Any]:
+        from kubenotes.scheduler.extender import HostPriority
+
+        combined: dict[str, int] = {}
+        for fn, weight in self.prioritizers:
+            if weight == 0:
+                continue
+            scores, s = fn(pod, nodes)
+            if not s.is_success():
+                return [], 0, s
+            for host, score in scores:
+                combined[host] = combined.get(host, 0) + score * weight
+        return [HostPriority(h, sc) for h, sc in combined.items()], self.weight, _status()
+
+    def bind(self, binding: Mapping[str, Any]) -> Any:
+        if self.binder is not None:
+            return self.binder()
+        target = (binding.get("target") or {}).get("name")
+        if self.filtered_nodes:
+            names = [n.name for n in self.filtered_nodes]
+            self.filtered_nodes = []
+            if target in names:
+                return _status()
+            return _status("ERROR", f"Node {target} not in filtered nodes {names}")
+        return _status()
+
+    def process_preemption(self, pod: Any, node_name_to_victims: Mapping[str, Any], node_infos: Any
+                           ) -> tuple[dict[str, Any], Any]:
+        """Keep the candidates on which the pod passes this extender's predicates, adding its own victims."""
+        from kubenotes.scheduler.plugins.defaultpreemption.preemption import Victims
+
+        out: dict[str, Any] = {}
+        for node_name, victims in node_name_to_victims.items():
+            extra, violations, fits, s = self._select_victims_on_node(pod, node_infos.get(node_name))
+            if not s.is_success():
+                return {}, s
+            if fits:
+                out[node_name] = Victims(list(victims.pods) + extra, victims.num_pdb_violations + violations)
+        return out, _status()
+
+    def _select_victims_on_node(self, pod: Any, node: Any) -> tuple[list[Any], int, bool, Any]:
+        from kubenotes.scheduler.plugins.defaultpreemption.preemption import more_important_pod, sort_by_importance
+
+        if not self.node_cache_capable:
+            s = self.run_predicate(pod, node)
+            if s.is_success():
+                return [], 0, True, _status()
+            if s.is_rejected():
+                return [], 0, False, _status()
+            return [], 0, False, _status("ERROR", s.message())
+        info = self.cached_node_name_to_info[node.name].clone()
+        potential = [p for p in list(info.pods) if p.priority < pod.priority]
+        for p in potential:
+            info.remove_pod(p)
+        sort_by_importance(potential, more_important_pod)
+        s = self.run_predicate(pod, info)
+        if not s.is_success():
+            return ([], 0, False, _status()) if s.is_rejected() else ([], 0, False, _status("ERROR", s.message()))
+        victims = []
+        for p in potential:
+            info.add_pod(p)
+            if not self.run_predicate(pod, info).is_success():
+                info.remove_pod(p)
+                victims.append(p)
+        return victims, 0, True, _status()

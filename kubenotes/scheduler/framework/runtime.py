@@ -245,6 +245,9 @@ class Framework:
         Score plugin -> weight.
     plugins_map : dict[str, object]
         Every instantiated plugin by name.
+    extenders : list
+        The scheduler's extenders (``Handle.Extenders``), set by the
+        scheduler; preemption calls those that support it.
 
     Raises
     ------
@@ -301,6 +304,7 @@ class Framework:
         self.binder = binder
         self.pod_deleter = pod_deleter
         self.pod_lister = pod_lister
+        self.extenders: list[Any] = []
         self.profile = profile
         self.profile_name = ""
         self.percentage_of_nodes_to_score: int | None = None

@@ -789,7 +789,8 @@ class Evaluator:
     * the preemptor is re-read from ``handle.pod_lister`` when the handle has
       one (upstream: the pod informer), but a pod missing there is used as
       given instead of failing the attempt;
-    * scheduler extenders are not modelled, so ``callExtenders`` is a no-op;
+    * ``callExtenders`` keeps the candidates in the order of the victims map
+      (upstream: Go map order);
     * ``prepareCandidate`` (patching the victims' ``DisruptionTarget``
       condition, deleting them, rejecting waiting pods, clearing
       lower-priority nominations) is left to the scheduler core, which gets
@@ -862,11 +863,55 @@ class Evaluator:
             )
             return PostFilterResult(NominatingInfo("", MODE_OVERRIDE), []), Status(Code.UNSCHEDULABLE, [message])
 
+        candidates, s = self.call_extenders(pod, candidates)
+        if not s.is_success():
+            return None, s
+
         best = self.select_candidate(candidates)
         if best is None or not best.name:
             return None, Status(Code.UNSCHEDULABLE, [NO_CANDIDATE_NODE_MSG])
         trace.selected = best.name
         return PostFilterResult(NominatingInfo(best.name, MODE_OVERRIDE), list(best.victims.pods)), Status()
+
+    def call_extenders(self, pod: PodInfo, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Status]:
+        """Let the extenders that support preemption trim the candidates (``callExtenders``).
+
+        Each interested extender with a ``preemptVerb`` gets the node -> victims
+        map the previous one left; an error fails preemption unless the
+        extender is ignorable; a node it returns without victims is an error
+        (dropped for an ignorable extender).
+
+        Returns
+        -------
+        (list[Candidate], Status)
+            The candidates the extenders kept (all of them without extenders),
+            and Success or an Error.
+        """
+        extenders = getattr(self.handle, "extenders", None) or []
+        if not extenders:
+            return list(candidates), Status()
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        if not victims_map:
+            return list(candidates), Status()
+        for ext in extenders:
+            if not ext.supports_preemption() or not ext.is_interested(pod):
+                continue
+            result, s = ext.process_preemption(pod, victims_map, self.handle.snapshot)
+            if not s.is_success():
+                if ext.is_ignorable():
+                    continue
+                return [], Status(Code.ERROR, [s.message()])
+            for node_name in list(result):
+                v = result[node_name]
+                if v is None or not v.pods:
+                    if ext.is_ignorable():
+                        del result[node_name]
+                        continue
+                    return [], Status(Code.ERROR, [f'expected at least one victim pod on node "{node_name}"'])
+            victims_map = result
+            if not victims_map:
+                break
+        return [Candidate(name, v) for name, v in victims_map.items()], Status()
 
     def find_candidates(
         self, state: Any, all_nodes: Sequence[NodeInfo], pod: PodInfo, m: Mapping[str, Status]
