@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
+from kubenotes.api.duration import parse_go_duration as _parse_go_duration
 from kubenotes.errors import KubenotesError
 
 __all__ = ["CronError", "SpecSchedule", "ConstantDelaySchedule", "parse_standard", "parse_go_duration",
@@ -130,12 +131,8 @@ def _get_field(field: str, r: _Bounds) -> int:
     return bits
 
 
-_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
-
-
 def parse_go_duration(text: str) -> float:
-    """Go's ``time.ParseDuration`` in seconds (``"1h30m"`` -> 5400.0).
+    """Go's ``time.ParseDuration`` in seconds (``"1h30m"`` -> 5400.0): :func:`kubenotes.api.duration.parse_go_duration`.
 
     Raises
     ------
@@ -147,25 +144,10 @@ def parse_go_duration(text: str) -> float:
     >>> parse_go_duration("1h30m"), parse_go_duration("1.5s"), parse_go_duration("-2m")
     (5400.0, 1.5, -120.0)
     """
-    s = text
-    sign = 1.0
-    if s[:1] in ("+", "-"):
-        sign = -1.0 if s[0] == "-" else 1.0
-        s = s[1:]
-    if s == "0":
-        return 0.0
-    if not s:
-        raise CronError(f'time: invalid duration "{text}"')
-    total, pos = 0.0, 0
-    while pos < len(s):
-        m = _DURATION_PART.match(s, pos)
-        if m is None or m.group(1) in ("", "."):
-            if re.match(r"[0-9.]+$", s[pos:]):
-                raise CronError(f'time: missing unit in duration "{text}"')
-            raise CronError(f'time: invalid duration "{text}"')
-        total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
-        pos = m.end()
-    return sign * total
+    try:
+        return _parse_go_duration(text)
+    except ValueError as e:
+        raise CronError(str(e)) from None
 
 
 def _location(name: str) -> _dt.tzinfo:

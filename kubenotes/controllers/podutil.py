@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from kubenotes.api.duration import parse_go_duration
 from kubenotes.api.podutil import get_pod_condition, is_pod_ready, pod_ready_condition, update_pod_condition
 from kubenotes.api.taints import match_taint
 from kubenotes.apiserver.server import parse_timestamp
@@ -73,7 +74,7 @@ def duration_seconds(value: Any) -> float:
     Raises
     ------
     ValueError
-        For text that is not a duration.
+        For text that is not a duration (:func:`kubenotes.api.duration.parse_go_duration`).
 
     Examples
     --------
@@ -87,11 +88,7 @@ def duration_seconds(value: Any) -> float:
     text = str(value).strip()
     if re.fullmatch(r"-?\d+(\.\d+)?", text):
         return float(text)
-    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
-    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)", text)
-    if not parts or "".join(n + u for n, u in parts) != text:
-        raise ValueError(f'time: invalid duration "{text}"')
-    return sum(float(n) * units[u] for n, u in parts)
+    return parse_go_duration(text)
 
 
 # ---------------------------------------------------------------- pods

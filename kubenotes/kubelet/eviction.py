@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from kubenotes.api.duration import parse_go_duration
 from kubenotes.api.quantity import BINARY_SI, DECIMAL_SI, Quantity
 from kubenotes.api.resources import aggregate_container_requests, resource_list
 from kubenotes.errors import KubenotesError
@@ -294,12 +295,8 @@ class Threshold:
     min_reclaim: ThresholdValue | None = None
 
 
-_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
-
-
 def parse_duration_seconds(text: str) -> float:
-    """Go's ``time.ParseDuration`` in seconds (``"1m30s"`` -> 90.0).
+    """Go's ``time.ParseDuration`` in seconds (``"1m30s"`` -> 90.0): :func:`kubenotes.api.duration.parse_go_duration`.
 
     Raises
     ------
@@ -311,25 +308,10 @@ def parse_duration_seconds(text: str) -> float:
     >>> parse_duration_seconds("1m30s"), parse_duration_seconds("-2s"), parse_duration_seconds("0")
     (90.0, -2.0, 0.0)
     """
-    s = text.strip()
-    sign = 1.0
-    body = s
-    if body[:1] in "+-" and body:
-        sign = -1.0 if body[0] == "-" else 1.0
-        body = body[1:]
-    if body == "0":
-        return 0.0
-    pos = 0
-    total = 0.0
-    while pos < len(body):
-        m = _DURATION_PART.match(body, pos)
-        if m is None:
-            raise EvictionConfigError(f'time: invalid duration "{text}"')
-        total += float(m.group(1)) * _DURATION_UNITS[m.group(2)]
-        pos = m.end()
-    if not body:
-        raise EvictionConfigError(f'time: invalid duration "{text}"')
-    return sign * total
+    try:
+        return parse_go_duration(text.strip())
+    except ValueError as e:
+        raise EvictionConfigError(str(e)) from None
 
 
 def _valid_signal(signal: str) -> bool:

@@ -894,9 +894,10 @@ def add_extender_scores(
     raw: dict[str, dict[str, int]] | None = None,
     final: dict[str, dict[str, int]] | None = None,
 ) -> None:
-    """Add each interested prioritizer's scaled scores to the framework's (the extender part of ``prioritizeNodes``).
+    """Add each interested extender's scaled scores to the framework's (the extender part of ``prioritizeNodes``).
 
-    Each host's score becomes ``score * weight * (MaxNodeScore / MaxExtenderPriority)``
+    Every interested extender is asked (one without a ``prioritizeVerb``
+    answers 0 for each node with weight 0). Each host's score becomes ``score * weight * (MaxNodeScore / MaxExtenderPriority)``
     (``* 10``), appended to the node's plugin scores under the extender's
     name and added to its total. A prioritizer that fails gives no score
     (upstream logs it and goes on).
@@ -927,7 +928,7 @@ def add_extender_scores(
     scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
     per_node: dict[str, list[PluginScore]] = {}
     for ext in extenders:
-        if not ext.is_prioritizer() or not ext.is_interested(pod):
+        if not ext.is_interested(pod):
             continue
         hosts, weight, s = ext.prioritize(pod, nodes)
         if not s.is_success():

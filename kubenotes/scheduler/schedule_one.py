@@ -906,7 +906,7 @@ class Scheduler:
             return [], None
         begin = self.next_start_node_index if start is None else start
         num_to_find = num_feasible_nodes_to_find(fw.percentage_of_nodes_to_score, num_all, self.percentage_of_nodes_to_score)
-        if not self._has_scoring() and not any(e.is_filter() for e in self.extenders):
+        if not self._has_extender_filters() and not self._has_scoring():
             num_to_find = 1
         if not fw.has_filter_plugins():
             return [nodes[(begin + i) % num_all] for i in range(num_to_find)], None
@@ -1009,11 +1009,11 @@ class Scheduler:
         -------
         (list[NodePluginScores], Status or None)
             Every node scores 1 when no Score plugin is enabled and no
-            extender prioritizes. The prioritizing extenders' scaled scores
-            are added to the plugins' (under the extender's name).
+            extender is configured. The extenders' scaled scores are added
+            to the plugins' (under the extender's name).
         """
         fw = self.framework
-        if not self._has_scoring():
+        if not self.extenders and not fw.has_score_plugins():
             return [NodePluginScores(n.name, [], 1) for n in nodes], None
         tracing = self.tracing and tr is not None
         rec: dict[str, str] | None = {} if tracing else None
@@ -1036,7 +1036,11 @@ class Scheduler:
 
     def _has_scoring(self) -> bool:
         """A Score plugin is enabled or an extender prioritizes (``hasScoring``)."""
-        return self.framework.has_score_plugins() or any(e.is_prioritizer() for e in self.extenders)
+        return self.framework.has_score_plugins() or (bool(self.extenders) and any(e.is_prioritizer() for e in self.extenders))
+
+    def _has_extender_filters(self) -> bool:
+        """An extender has a filter verb (``hasExtenderFilters``)."""
+        return bool(self.extenders) and any(e.is_filter() for e in self.extenders)
 
     # ----------------------------------------------------------- assume etc.
     def _assume(self, pod: PodInfo, host: str) -> PodInfo:

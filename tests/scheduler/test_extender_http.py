@@ -112,3 +112,28 @@ def test_the_server_answers_404_for_an_unknown_verb_and_500_when_the_service_fai
             with pytest.raises(urllib.error.HTTPError) as e:
                 opener.open(req, timeout=5)
             assert e.value.code == code
+
+
+def test_the_schedule_command_calls_the_extender_of_the_sample_configuration(tmp_path, capsys):
+    # data/scheduling/scheduler-extenders.yaml with its urlPrefix pointed at a demo extender on a free port
+    import yaml
+
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.cli import main
+    from kubenotes.data import sample
+
+    cfg = yaml.safe_load(sample("scheduling", "scheduler-extenders.yaml").read_text())
+    demo = DemoExtender(avoid_zones=["us-central1-c"], prefer_zone="us-central1-a",
+                        nodes=load_manifests(sample("cluster", "nodes.yaml")).nodes)
+    with ExtenderServer(demo) as srv:
+        cfg["extenders"][0]["urlPrefix"] = srv.url_prefix
+        path = tmp_path / "config.yaml"
+        path.write_text(yaml.safe_dump(cfg))
+        argv = ["schedule", str(sample("cluster")), str(sample("scheduling", "fits.yaml")), "--config", str(path)]
+        assert main([*argv, "-o", "json"]) == 0
+    (rec,) = json.loads(capsys.readouterr().out)["pods"]
+    assert rec["nodeName"].startswith("worker-a-")
+    assert rec["filter"]["worker-c-1"][srv.url_prefix] == "zone us-central1-c is avoided by the extender"
+    assert rec["finalScore"][rec["nodeName"]][srv.url_prefix] == 10 * 2 * 10
+    assert [v for v, _ in srv.requests] == ["filter", "prioritize", "bind"]
+    assert demo.bindings == [("web/" + rec["name"], rec["nodeName"])]
