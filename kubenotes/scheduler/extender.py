@@ -441,6 +441,8 @@ def _go_error_text(url: str, reason: Any) -> str:
         text = "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
     elif isinstance(reason, socket.gaierror):
         text = f"dial tcp: lookup {host}: no such host"
+    elif isinstance(reason, ssl.SSLCertVerificationError):
+        text = "tls: failed to verify certificate: x509: certificate signed by unknown authority"
     else:
         text = str(reason)
     return f'Post "{url}": {text}'
@@ -1100,11 +1102,13 @@ class ExtenderServer:
         Path of the ``urlPrefix``.
     verbs : mapping of str to str, optional
         Default: ``filter``, ``prioritize``, ``bind`` and ``preempt`` to the methods of the same name.
+    tls : (str, str), optional
+        Paths of a PEM certificate and key: serve HTTPS.
 
     Attributes
     ----------
     url_prefix : str
-        ``http://127.0.0.1:PORT<prefix>``, the value for the configuration's ``urlPrefix``.
+        ``http://127.0.0.1:PORT<prefix>`` (``https`` with ``tls``), the value for the configuration's ``urlPrefix``.
     requests : list[tuple[str, object]]
         ``(verb, decoded body)`` of each request served.
 
@@ -1120,8 +1124,9 @@ class ExtenderServer:
     """
 
     def __init__(self, service: Any, *, port: int = 0, prefix: str = "/scheduler",
-                 verbs: Mapping[str, str] | None = None):
+                 verbs: Mapping[str, str] | None = None, tls: tuple[str, str] | None = None):
         self.service = service
+        self.tls = tls
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.verbs = dict(verbs) if verbs is not None else {v: v for v in ("filter", "prioritize", "bind", "preempt")}
         self.requests: list[tuple[str, Any]] = []
@@ -1170,7 +1175,13 @@ class ExtenderServer:
                 return
 
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
-        self._url_prefix = f"http://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
+        scheme = "http"
+        if self.tls is not None:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*self.tls)
+            self._server.socket = ctx.wrap_socket(self._server.socket, server_side=True)
+            scheme = "https"
+        self._url_prefix = f"{scheme}://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="extender-server", daemon=True)
         self._thread.start()

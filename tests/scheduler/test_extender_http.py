@@ -137,3 +137,23 @@ def test_the_schedule_command_calls_the_extender_of_the_sample_configuration(tmp
     assert rec["finalScore"][rec["nodeName"]][srv.url_prefix] == 10 * 2 * 10
     assert [v for v, _ in srv.requests] == ["filter", "prioritize", "bind"]
     assert demo.bindings == [("web/" + rec["name"], rec["nodeName"])]
+
+
+def test_https_extender_with_enable_https_its_ca_or_neither(tmp_path):
+    # pkg/scheduler/extender.go makeTransport: enableHTTPS without a CA skips verification; with tlsConfig.caData
+    # the server's certificate is verified; with neither, the self-signed certificate is refused
+    import base64
+
+    from kubenotes.sim.serve import self_signed_cert
+
+    cert, key = self_signed_cert()
+    (tmp_path / "tls.crt").write_bytes(cert)
+    (tmp_path / "tls.key").write_bytes(key)
+    with ExtenderServer(DemoExtender(prefer_zone="zb"), tls=(str(tmp_path / "tls.crt"), str(tmp_path / "tls.key"))) as srv:
+        assert srv.url_prefix.startswith("https://127.0.0.1:")
+        for extra in ({"enableHTTPS": True}, {"tlsConfig": {"caData": base64.b64encode(cert).decode()}}):
+            (t,) = new_scheduler(cluster(), [make_pod("web")], config=config(srv.url_prefix, **extra)).run()
+            assert t.node_name == "b1", extra
+        (t,) = new_scheduler(cluster(), [make_pod("web")], config=config(srv.url_prefix)).run(max_attempts=1)
+    assert t.message == (f'Post "{srv.url_prefix}/filter": tls: failed to verify certificate: '
+                         "x509: certificate signed by unknown authority")

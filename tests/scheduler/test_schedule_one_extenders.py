@@ -430,3 +430,28 @@ def test_ignored_by_scheduler_resources_are_not_checked_by_noderesourcesfit():
     assert t.node_name == "n1"
     (t2,) = new_scheduler([make_node("n1")], [pod]).run()
     assert t2.message.startswith("0/1 nodes are available: 1 Insufficient example.com/foo.")
+
+
+def test_failed_and_unresolvable_wins_when_an_extender_names_a_node_in_both_maps():
+    # schedule_one.go findNodesThatPassExtenders: failedAndUnresolvableMap takes precedence over failedMap
+    class Both(FakeExtender):
+        def filter(self, pod, nodes):
+            return [], {"a": "failed"}, {"a": "unresolvable"}, Status()
+
+    statuses = NodeToStatus()
+    got, err = find_nodes_that_pass_extenders([Both("B")], PodInfo(make_pod("p")), [NodeInfo(make_node("a"))], statuses)
+    assert (got, err) == ([], None)
+    assert (statuses["a"].code, statuses["a"].reasons) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ["unresolvable"])
+
+
+@pytest.mark.parametrize("trace", [True, False])
+def test_the_fit_error_counts_filter_and_extender_rejections_on_the_untraced_path_too(trace):
+    # with extenders the untraced scheduler keeps the per-node Filter loop: the batch one records no status for
+    # the nodes it rejects, which the FitError needs once the extenders reject the rest
+    small = {"cpu": "1", "memory": "4Gi", "pods": "110"}
+    node_list = [make_node(f"node{i}", allocatable=small if i % 2 else None) for i in range(10)]
+    ext = FakeExtender("E", predicates=[false_predicate_extender])
+    sched = new_scheduler(node_list, [make_pod("p", requests={"cpu": "2"})], extenders=[ext], trace=trace)
+    (t,) = sched.run(max_attempts=1)
+    reasons = ", ".join(sorted([f'1 FakeExtender: node "node{i}" failed' for i in range(0, 10, 2)] + ["5 Insufficient cpu"]))
+    assert t.message.startswith(f"0/10 nodes are available: {reasons}.")
