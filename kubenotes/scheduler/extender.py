@@ -588,7 +588,7 @@ class HTTPExtender:
         if not self.filter_verb:
             return list(nodes), {}, {}, Status()
         by_name = {ni.name: ni for ni in nodes}
-        resp, s = self._send(self.filter_verb, self._args(pod, nodes).to_dict())
+        resp, s = self._send(self.filter_verb, self._args(pod, nodes).to_dict(), "v1.ExtenderFilterResult")
         if not s.is_success():
             return [], {}, {}, s
         result = ExtenderFilterResult.from_dict(resp)
@@ -649,7 +649,7 @@ class HTTPExtender:
         md = binding.get("metadata") or {}
         args = ExtenderBindingArgs(md.get("name") or "", md.get("namespace") or "", md.get("uid") or "",
                                    (binding.get("target") or {}).get("name") or "")
-        resp, s = self._send(self.bind_verb, args.to_dict())
+        resp, s = self._send(self.bind_verb, args.to_dict(), "v1.ExtenderBindingResult")
         if not s.is_success():
             return s
         err = str(_field(resp, "Error") or "")
@@ -680,7 +680,7 @@ class HTTPExtender:
             args = ExtenderPreemptionArgs(pod_json, None, convert_to_meta_victims(node_name_to_victims))
         else:
             args = ExtenderPreemptionArgs(pod_json, dict(node_name_to_victims), None)
-        resp, s = self._send(self.preempt_verb, args.to_dict())
+        resp, s = self._send(self.preempt_verb, args.to_dict(), "v1.ExtenderPreemptionResult")
         if not s.is_success():
             return {}, s
         return self.convert_to_victims(ExtenderPreemptionResult.from_dict(resp or {}).node_name_to_meta_victims, node_infos)
@@ -711,8 +711,12 @@ class HTTPExtender:
         return out, Status()
 
     # ----------------------------------------------------------------- transport
-    def _send(self, verb: str, args: dict[str, Any]) -> tuple[Any, Status]:
-        """POST ``args`` to ``<urlPrefix>/<verb>`` and decode the answer (``send``)."""
+    def _send(self, verb: str, args: dict[str, Any], result_type: str = "") -> tuple[Any, Status]:
+        """POST ``args`` to ``<urlPrefix>/<verb>`` and decode the answer (``send``).
+
+        ``result_type`` names the Go struct the answer decodes into: an answer
+        that is not a JSON object (nor null) is refused as Go refuses it.
+        """
         body = json.dumps(args, separators=(",", ":")).encode()
         url = self.url_prefix.rstrip("/") + "/" + verb
         request = json.loads(body)
@@ -734,6 +738,9 @@ class HTTPExtender:
             self.exchanges.append((verb, request, code, None))
             return None, Status(Code.ERROR, [f"invalid character in the extender's answer: {e}"])
         self.exchanges.append((verb, request, code, resp))
+        if result_type and resp is not None and not isinstance(resp, dict):
+            kind = "array" if isinstance(resp, list) else "string" if isinstance(resp, str) else "number"
+            return None, Status(Code.ERROR, [f"json: cannot unmarshal {kind} into Go value of type {result_type}"])
         return resp, Status()
 
     def _call_service(self, verb: str, request: Any) -> tuple[int, bytes]:
@@ -744,10 +751,9 @@ class HTTPExtender:
         if fn is None:
             return 404, b""
         try:
-            answer = fn(request)
+            return 200, json.dumps(fn(request)).encode()
         except Exception:  # noqa: BLE001 - a failing service answers 500, as a server would
             return 500, b""
-        return 200, json.dumps(answer).encode()
 
     def _post(self, url: str, body: bytes) -> tuple[int, bytes]:
         req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})

@@ -284,3 +284,12 @@ def test_a_valid_extender_configuration_loads_and_dumps_unchanged():
          "tlsConfig": {"insecure": True}}
     cfg = load_config(_config(e))
     assert cfg.extenders == [e] and cfg.to_dict()["extenders"] == [e]
+
+
+def test_an_answer_of_the_wrong_json_type_is_refused_as_go_refuses_it():
+    _, _, _, s = ext(Recorder(filter=["a"]), filterVerb="filter").filter(PodInfo(make_pod("p")), nodes("a"))
+    assert s.message() == "json: cannot unmarshal array into Go value of type v1.ExtenderFilterResult"
+    s = ext(Recorder(bind="ok"), bindVerb="bind").bind({"metadata": {}, "target": {}})
+    assert s.message() == "json: cannot unmarshal string into Go value of type v1.ExtenderBindingResult"
+    _, _, _, s = ext(Recorder(filter=lambda r: object()), filterVerb="filter").filter(PodInfo(make_pod("p")), nodes("a"))
+    assert s.message() == f"failed filter with extender at URL {URL}/filter, code 500"
