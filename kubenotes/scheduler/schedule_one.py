@@ -495,8 +495,10 @@ class Scheduler:
     trace : bool
         Build per-node trace dictionaries (False for benchmarks; same decisions).
     extenders : sequence of Extender, optional
-        Extenders to call (e.g. :class:`~kubenotes.scheduler.testing.FakeExtender`);
-        default: one :class:`~kubenotes.scheduler.extender.HTTPExtender` per
+        Extenders to call (e.g. :class:`~kubenotes.scheduler.testing.FakeExtender`),
+        in place of ``config.extenders`` (whose ``ignoredByScheduler``
+        resources then do not apply); default: one
+        :class:`~kubenotes.scheduler.extender.HTTPExtender` per
         ``config.extenders`` entry, the ignorable ones last.
     extender_services : mapping of str to object, optional
         ``urlPrefix`` -> in-process service answering that configured
