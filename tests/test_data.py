@@ -254,8 +254,10 @@ def test_scenarios_are_what_their_comments_say(cluster):
 
 
 def test_scheduler_config(everything):
-    # sorted path order: scheduler-config.yaml, then scheduler-extenders.yaml (the same profile plus an extender)
-    cfg, with_extender = everything.scheduler_configs
+    # data/extenders/scheduler-config.yaml is data/scheduling's profile plus an extender (kept out of
+    # data/scheduling so that `schedule data/cluster data/scheduling` reads one configuration)
+    (with_extender,) = [c for c in everything.scheduler_configs if c.get("extenders")]
+    (cfg,) = [c for c in everything.scheduler_configs if not c.get("extenders")]
     assert with_extender["profiles"] == cfg["profiles"]
     (ext,) = with_extender["extenders"]
     assert ext["urlPrefix"] == "http://127.0.0.1:8888/scheduler" and ext["ignorable"] and ext["nodeCacheCapable"]

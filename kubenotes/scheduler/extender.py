@@ -25,7 +25,7 @@ that object instead of the network, so notebooks and tests need no server;
 :class:`ExtenderServer` serves such an object over real HTTP on 127.0.0.1.
 :class:`DemoExtender` is one such service (zones: a filter, a prioritizer,
 a binder and a preemption verb); ``python -m kubenotes.scheduler.extender
---port 8888 data/cluster`` runs it for ``data/scheduling/scheduler-extenders.yaml``.
+--port 8888 data/cluster`` runs it for ``data/extenders/scheduler-config.yaml``.
 
 Notes
 -----

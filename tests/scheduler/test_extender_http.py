@@ -115,14 +115,14 @@ def test_the_server_answers_404_for_an_unknown_verb_and_500_when_the_service_fai
 
 
 def test_the_schedule_command_calls_the_extender_of_the_sample_configuration(tmp_path, capsys):
-    # data/scheduling/scheduler-extenders.yaml with its urlPrefix pointed at a demo extender on a free port
+    # data/extenders/scheduler-config.yaml with its urlPrefix pointed at a demo extender on a free port
     import yaml
 
     from kubenotes.api.manifests import load_manifests
     from kubenotes.cli import main
     from kubenotes.data import sample
 
-    cfg = yaml.safe_load(sample("scheduling", "scheduler-extenders.yaml").read_text())
+    cfg = yaml.safe_load(sample("extenders", "scheduler-config.yaml").read_text())
     demo = DemoExtender(avoid_zones=["us-central1-c"], prefer_zone="us-central1-a",
                         nodes=load_manifests(sample("cluster", "nodes.yaml")).nodes)
     with ExtenderServer(demo) as srv:
