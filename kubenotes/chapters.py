@@ -131,7 +131,8 @@ CHAPTERS: tuple[Chapter, ...] = (
         "The running cluster as a graph of components that only talk to the API server; one `kubectl apply` of a "
         "Deployment traced hop by hop: authentication, RBAC, admission, validation, the store, watches, the "
         "Deployment and ReplicaSet controllers, the scheduler's binding and the kubelet",
-        "a slider walks the apply's hops over the component graph",
+        "what is applied (Deployment, bare ReplicaSet, bare Pod) and a slider over the apply's hops on the "
+        "component graph",
         viz="controlplane", data="cluster",
     ),
     Chapter(
@@ -194,35 +195,38 @@ CHAPTERS: tuple[Chapter, ...] = (
         "plugins: allocation ratio, fragmentation, FGD's score in numbers; then write and enable your own Score "
         "plugin",
         "policies, trace variant, arrived workload",
-        viz="replay",
+        viz="replay", data="replay",
     ),
     Chapter(
         "05.00-kubelet", "The kubelet",
         "the kubelet from binding to a running pod: pod sources, syncPod (volumes, then CRI) as a timeline, "
-        "status, probes, CrashLoopBackOff, static and mirror pods, the PLEG's cost",
+        "status, probes, CrashLoopBackOff, static and mirror pods, the PLEG's cost; API server → kubelet :10250 "
+        "for logs, exec, port-forward and the Summary API (no SSH)",
         "From binding to a running pod on the node: where the kubelet gets pods (watch, static manifests), "
         "syncPod's order over CRI (sandbox, image pulls, init containers, containers), the pod status as the API "
-        "shows it, probes, a liveness failure and CrashLoopBackOff, static and mirror pods, and why the PLEG's "
-        "relist cost caps pods per node",
-        "probe settings and restart policy, pods per node",
+        "shows it, probes, a liveness failure and CrashLoopBackOff, static and mirror pods, why the PLEG's "
+        "relist cost caps pods per node, and how `kubectl logs`/`exec`/`port-forward`/`top` reach the kubelet "
+        "over HTTPS on port 10250 (the SSH tunnels removed in v1.22)",
+        "probe settings and restart policy, pods per node, kubectl command → hops",
         viz="kubelet", data="kubelet",
     ),
     Chapter(
         "05.01-cri-and-runtimes", "CRI and container runtimes",
         "one pod start call by call (the pause sandbox first), CRI configs and the OCI `config.json`, containerd "
-        "vs CRI-O stacks, the image layer cache, start latency",
+        "vs CRI-O stacks, the image layer cache, start latency, where Docker and dockershim stood",
         "The kubelet's gRPC calls to containerd or CRI-O, one pod start call by call (the pause sandbox first), "
         "the configs sent and the OCI `config.json` runc gets (namespaces, cgroups, `oomScoreAdj`), the runtime "
-        "stack as a graph, and the image layer cache",
+        "stack as a graph, the image layer cache, and `docker run` mapped onto the CRI calls (dockershim until "
+        "v1.24, cri-dockerd after)",
         "runtime, image size and cache → start latency",
         viz="cri", data="kubelet",
     ),
     Chapter(
         "05.02-qos-and-eviction", "QoS, OOM and node-pressure eviction",
-        "QoS classes, `oom_score_adj` and cgroup files, the kubepods tree, a memory-pressure timeline and the "
-        "eviction order beside the kernel OOM killer's",
+        "QoS classes, `oom_score_adj` and cgroup files, the kubepods tree under the systemd and cgroupfs drivers, "
+        "a memory-pressure timeline and the eviction order beside the kernel OOM killer's",
         "QoS classes (服务质量) from requests and limits, `oom_score_adj` and the cgroup files the kubelet writes, "
-        "the kubepods cgroup tree, a memory-pressure timeline with node conditions and the eviction (驱逐) order, "
+        "the kubepods cgroup tree (systemd vs cgroupfs cgroup driver), a memory-pressure timeline with node conditions and the eviction (驱逐) order, "
         "and the kernel OOM killer's order beside it",
         "requests/limits → class, oom_score_adj, cgroup values; growth rate and soft threshold",
         viz="qos", data="qos",
@@ -241,12 +245,15 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter(
         "06.01-services-and-kube-proxy", "Services and kube-proxy",
         "kube-proxy's iptables and nftables rules for a Service, 10,000 connections over its endpoints (iptables "
-        "random, IPVS rr, ClientIP affinity), a readiness failure draining an endpoint, env vars vs DNS",
+        "random, IPVS rr, ClientIP affinity), a readiness failure draining an endpoint, env vars vs DNS, the "
+        "Service types (NodePort, LoadBalancer, ExternalName, selector-less, headless, a taken clusterIP's 422)",
         "A Service's virtual IP (服务 Service) as kube-proxy programs it: the iptables chains with their "
         "probabilities and the nftables table for N endpoints, 10,000 simulated connections over the endpoints "
         "(iptables random, IPVS round robin, ClientIP affinity; 负载均衡 load balancing), a readiness failure "
-        "draining an endpoint, environment variables vs cluster DNS",
-        "endpoints → rules and connection histogram",
+        "draining an endpoint, environment variables vs cluster DNS, and the rules each Service type produces "
+        "(ClusterIP, NodePort, LoadBalancer, ExternalName, selector-less with a hand-written EndpointSlice, "
+        "headless; a requested clusterIP that is taken)",
+        "endpoints → rules and connection histogram; Service type → rules and DNS",
         viz="proxy", data="network",
     ),
 )
