@@ -22,7 +22,11 @@ from __future__ import annotations
 
 import base64
 import gc
+import hashlib
 import io
+import json
+import sys
+import time
 import weakref
 from typing import Any, Callable, Mapping
 
@@ -35,11 +39,14 @@ from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.image import imsave
 
-__all__ = ["LIVE_OUTPUT_CLASS", "CONTROL_CLASS", "live_panel", "memoise_update", "show", "figure_png", "settle_heap",
-           "BlitPNG", "png_display", "int_slider"]
+__all__ = ["LIVE_OUTPUT_CLASS", "CONTROL_CLASS", "MIN_TRACK_PX", "live_panel", "memoise_update", "show", "figure_png",
+           "settle_heap", "BlitPNG", "png_display", "int_slider", "fit_slider", "sweep_controls", "panels", "raw_markup",
+           "RAW_MARKUP"]
 
 LIVE_OUTPUT_CLASS = "kubenotes-live-output"
 CONTROL_CLASS = "kubenotes-control"
+#: The shortest slider track a panel gets (px): long enough to aim at a value with a mouse.
+MIN_TRACK_PX = 150
 
 
 def _inline_png_defaults() -> bool:
@@ -356,7 +363,8 @@ def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *,
     """An integer slider that reports its value when released, as every chapter's controls do.
 
     ``continuous_update=False``: a panel reruns its callback once per move,
-    not for every value the handle passes over.
+    not for every value the handle passes over. The slider is made wide
+    enough for a track of at least :data:`MIN_TRACK_PX` (:func:`fit_slider`).
 
     Parameters
     ----------
@@ -367,7 +375,8 @@ def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *,
     style : mapping of str to str, optional
         The slider's style (e.g. ``{"description_width": "initial"}``).
     layout : ipywidgets.Layout, optional
-        Its layout (e.g. a fixed width).
+        Its layout (e.g. a fixed width); a width in px too narrow for the
+        track is widened.
 
     Returns
     -------
@@ -381,20 +390,141 @@ def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *,
     Examples
     --------
     >>> s = int_slider("pods", 110, 10, 400, 10)
-    >>> s.value, s.max, s.continuous_update
-    (110, 400, False)
+    >>> s.value, s.max, s.continuous_update, s.layout.width
+    (110, 400, False, '345px')
     """
     extra: dict[str, Any] = {}
     if style is not None:
         extra["style"] = style
     if layout is not None:
         extra["layout"] = layout
-    return widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False,
-                             **extra)
+    return fit_slider(widgets.IntSlider(value=value, min=lo, max=hi, step=step, description=description,
+                                        continuous_update=False, **extra))
+
+
+# How ipywidgets 8 lays out a horizontal slider in JupyterLab (its CSS, measured in Chromium by
+# tests/browser): the widget is 300 px wide unless its layout says otherwise; the description
+# label is 80 px (style.description_width) plus an 8 px margin; around the track, 6 px margins
+# each side, and the readout (at least 69 px) with its 4 px margin, 2 px margins outside.
+_SLIDER_WIDTH_PX = 300
+_LABEL_PX = 80
+_LABEL_MARGIN_PX = 8
+_SLIDER_CHROME_PX = 6 + 6 + 69 + 4 + 2 * 2
+#: Width allowed per character of a description laid out at its natural width ("initial"), 13 px font.
+_CHAR_PX = 7.5
+
+
+def _px(css: Any) -> float | None:
+    """``"120px"`` -> 120.0; None for anything else (unset, %, em, auto)."""
+    if isinstance(css, str) and css.endswith("px"):
+        try:
+            return float(css[:-2])
+        except ValueError:
+            return None
+    return None
+
+
+def fit_slider(slider: widgets.Widget, min_track_px: int = MIN_TRACK_PX) -> widgets.Widget:
+    """Widen a horizontal slider so that its track is at least ``min_track_px`` long.
+
+    The track is what is left of the slider's width after its description
+    label and readout. A slider whose width is unset (ipywidgets' 300 px) or
+    set in px gets ``layout.width`` raised to what the label, the readout and
+    the track need; a label at its natural width (``"initial"``) is counted
+    at :data:`_CHAR_PX` per character. A width in other units, a vertical
+    slider or any other widget is left as it is.
+
+    Parameters
+    ----------
+    slider : ipywidgets.Widget
+        Usually an ``IntSlider``/``FloatSlider``/``SelectionSlider``/range slider.
+    min_track_px : int
+        The shortest track wanted.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        ``slider`` itself (its layout possibly changed; a layout shared with
+        other widgets widens them too).
+
+    Notes
+    -----
+    The geometry is ipywidgets 8's JupyterLab CSS; the browser tests measure
+    every track and fail below :data:`MIN_TRACK_PX`.
+
+    Examples
+    --------
+    >>> import ipywidgets as w
+    >>> s = fit_slider(w.IntSlider(description="memory (Gi)", style={"description_width": "170px"}))
+    >>> s.layout.width
+    '415px'
+    >>> fit_slider(w.IntSlider(layout=w.Layout(width="600px"))).layout.width
+    '600px'
+    """
+    if "slider" not in type(slider).__name__.lower() or getattr(slider, "orientation", "horizontal") != "horizontal":
+        return slider
+    width = _SLIDER_WIDTH_PX if slider.layout.width is None else _px(slider.layout.width)
+    described = getattr(slider, "description", "") != ""
+    label_css = getattr(getattr(slider, "style", None), "description_width", "") or ""
+    if not described:
+        label = 0.0
+    elif label_css == "":
+        label = _LABEL_PX + _LABEL_MARGIN_PX
+    elif label_css == "initial":
+        label = len(slider.description) * _CHAR_PX + _LABEL_MARGIN_PX
+    else:
+        px = _px(label_css)
+        label = None if px is None else px + _LABEL_MARGIN_PX
+    if width is None or label is None:
+        return slider
+    needed = int(-(-(label + _SLIDER_CHROME_PX + min_track_px) // 1))
+    if width < needed:
+        slider.layout.width = f"{needed}px"
+    return slider
+
+
+class _Panel:
+    """A live panel built in this kernel (:func:`live_panel`), kept for :func:`sweep_controls`.
+
+    ``last`` is what its latest refresh showed while ``recording``: the
+    control values, the error raised (or None) and the MIME bundles shown.
+    """
+
+    def __init__(self, name: str, controls: Mapping[str, widgets.Widget], out: widgets.Output,
+                 refresh: Callable[..., None]) -> None:
+        self.name, self.controls, self.out, self.refresh = name, dict(controls), out, refresh
+        self.recording = False
+        self.last: dict[str, Any] | None = None
+
+
+# The panels built in this kernel, oldest first; weak, so a panel nothing holds any more drops out.
+_PANELS: "list[weakref.ref[_Panel]]" = []
+
+
+def panels() -> list[_Panel]:
+    """The live panels built in this kernel (by :func:`live_panel`) and still open, oldest first."""
+    alive = [p for p in (r() for r in _PANELS) if p is not None and p.out.comm is not None]
+    _PANELS[:] = [weakref.ref(p) for p in alive]
+    return alive
+
+
+def _caller_name() -> str:
+    """The first public function outside this module on the stack: the chapter's ``*_panel`` that built a panel."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_name
+        if frame.f_code.co_filename != __file__ and not name.startswith("_"):
+            return "panel" if name.startswith("<") else name
+        frame = frame.f_back
+    return "panel"
 
 
 def live_panel(update: Callable[..., Any], controls: Mapping[str, widgets.Widget], *, columns: int = 2) -> widgets.VBox:
     """Wire ``controls`` to ``update`` and return the panel to display.
+
+    Every slider is widened to a track of at least :data:`MIN_TRACK_PX`
+    (:func:`fit_slider`); a row of controls wraps when it is wider than the
+    output column. The panel is registered for :func:`sweep_controls`.
 
     Parameters
     ----------
@@ -410,25 +540,319 @@ def live_panel(update: Callable[..., Any], controls: Mapping[str, widgets.Widget
     -------
     ipywidgets.VBox
         Controls on top, the live output below; already rendered once.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> s = int_slider("n", 1, 0, 4)
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     box = live_panel(lambda n: f"<b>{n}</b>", {"n": s})
+    >>> panels()[-1].name, panels()[-1].controls["n"] is s
+    ('panel', True)
     """
     out = widgets.Output()
     out.add_class(LIVE_OUTPUT_CLASS)
     for c in controls.values():
         c.add_class(CONTROL_CLASS)
+        fit_slider(c)
 
     def refresh(_change: Any = None) -> None:
         values = {k: c.value for k, c in controls.items()}
         with out:
             out.clear_output(wait=True)
-            show(update(**values))
+            if not panel.recording:
+                show(update(**values))
+                return
+            panel.last = {"values": values, "error": None, "shown": []}
+            try:
+                result = update(**values)
+                panel.last["shown"] = _bundles(result)
+                show(result)
+            except Exception as e:
+                panel.last["error"] = f"{type(e).__name__}: {e}"
+                raise
 
+    panel = _Panel(_caller_name(), controls, out, refresh)
+    _PANELS.append(weakref.ref(panel))
     for c in controls.values():
         c.observe(refresh, names="value")
     items = list(controls.values())
-    rows = [widgets.HBox(items[i:i + columns]) for i in range(0, len(items), columns)]
+    rows = [widgets.HBox(items[i:i + columns], layout=widgets.Layout(flex_flow="row wrap"))
+            for i in range(0, len(items), columns)]
     refresh()
     settle_heap()
-    return widgets.VBox([*rows, out])
+    box = widgets.VBox([*rows, out])
+    box._kubenotes_panel = panel  # the registry is weak: the panel lives as long as its box
+    return box
+
+
+#: What a text/plain output must not hold: markup that was meant to be rendered.
+RAW_MARKUP = ("<table", "<div", "<svg")
+
+
+def _format(obj: Any) -> dict[str, Any]:
+    """``obj``'s MIME bundle as IPython's display formatter makes it (the kernel's when there is one)."""
+    from IPython import get_ipython
+    from IPython.core.formatters import DisplayFormatter
+
+    shell = get_ipython()
+    formatter = shell.display_formatter if shell is not None else DisplayFormatter()
+    data, _metadata = formatter.format(obj)
+    return data
+
+
+def _bundles(result: Any) -> list[dict[str, Any]]:
+    """The MIME bundles :func:`show` displays for ``result``, one per displayed item."""
+    if result is None:
+        return []
+    if isinstance(result, (list, tuple)):
+        return [b for r in result for b in _bundles(r)]
+    if isinstance(result, plt.Figure):
+        bundle = _figure_bundle(result)
+        if bundle is None:  # outside the inline backend: the picture itself, for comparing states
+            png = figure_png(result)
+            bundle = {"image/png": base64.b64encode(png).decode("ascii") if png else "", "text/plain": repr(result)}
+        return [bundle]
+    if isinstance(result, _Rendered):
+        return [result.bundle]
+    if isinstance(result, str):
+        return [{"text/html": str(result), "text/plain": "<IPython.core.display.HTML object>"}]
+    return [_format(result)]
+
+
+def raw_markup(bundle: Mapping[str, Any]) -> str | None:
+    """The markup a plain-text-only output shows as text (``<table``, ``<div``, ``<svg``), or None.
+
+    Parameters
+    ----------
+    bundle : mapping of MIME type to data
+
+    Returns
+    -------
+    str or None
+        The first raw tag found when ``text/plain`` is the bundle's only
+        type; None otherwise.
+
+    Examples
+    --------
+    >>> raw_markup({"text/plain": "('<table>', '<table>')"}), raw_markup({"text/plain": "x", "text/html": "<table>"})
+    ('<table', None)
+    """
+    if set(bundle) - {"text/plain"}:
+        return None
+    text = str(bundle.get("text/plain", ""))
+    return next((tag for tag in RAW_MARKUP if tag in text), None)
+
+
+def _digest(bundles: list[dict[str, Any]]) -> str:
+    """A fingerprint of what was shown, to tell whether a move changed the output."""
+    return hashlib.sha1(json.dumps(bundles, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _moves(c: widgets.Widget) -> list[Any]:
+    """The values a sweep gives a control: a slider's minimum, maximum and middle; every option; both states.
+
+    Empty for a control a sweep does not move (text fields, buttons, a disabled control).
+    """
+    from ipywidgets.widgets.widget_selection import _MultipleSelection, _Selection
+
+    if getattr(c, "disabled", False):
+        return []
+    if isinstance(c, _MultipleSelection):
+        opts = list(c._options_values)
+        return [] if not opts else [(opts[0],), (opts[-1],), tuple(opts)]
+    if isinstance(c, _Selection):
+        opts = list(c._options_values)
+        if isinstance(c, widgets.SelectionSlider):
+            return [opts[0], opts[-1], opts[len(opts) // 2]] if opts else []
+        return opts
+    if isinstance(getattr(c, "value", None), bool):
+        return [not c.value, c.value]
+    if isinstance(c, widgets.FloatLogSlider):
+        return [c.base ** c.min, c.base ** c.max, c.base ** ((c.min + c.max) / 2)]
+    if hasattr(c, "min") and hasattr(c, "max") and hasattr(c, "value"):
+        lo, hi, step = c.min, c.max, getattr(c, "step", None) or 1
+        mid = lo + round((hi - lo) / 2 / step) * step
+        if isinstance(lo, int) and isinstance(hi, int):
+            mid = int(mid)
+        if isinstance(c.value, tuple):  # a range slider
+            return [(lo, mid), (mid, hi), (lo, hi)]
+        return [lo, hi, mid]
+    return []
+
+
+def _far(c: widgets.Widget) -> Any:
+    """The value a sweep leaves a control at: a slider's maximum, the last option, all options, checked."""
+    moves = _moves(c)
+    if not moves:
+        return c.value
+    if isinstance(c.value, bool):
+        return True
+    from ipywidgets.widgets.widget_selection import _MultipleSelection, _Selection
+
+    if isinstance(c, _Selection) and not isinstance(c, widgets.SelectionSlider):
+        return moves[-1]
+    return moves[2] if isinstance(c, _MultipleSelection) or isinstance(c.value, tuple) else moves[1]
+
+
+def sweep_controls(only: "list[_Panel] | None" = None, *, leave: str = "max") -> dict[str, Any]:
+    """Move every control of every panel built in this kernel and check each output shown.
+
+    For each panel of :func:`panels`, each control in turn goes to its
+    minimum, maximum and middle value (a slider), to every option (a
+    dropdown, toggle buttons), or to both states (a checkbox), and back.
+    Each move runs the panel's callback through the control's own observer,
+    so the page shows every state as a learner moving the control would
+    see it. A move fails when the callback raises, or when what it shows is
+    markup displayed as plain text (:func:`raw_markup`). A control none of
+    whose moves changes the output, neither from the panel's start state
+    nor with the other controls at their maximum, is reported as dead.
+
+    Controls not built by :func:`live_panel` (plain ipywidgets with value
+    observers, found in ipywidgets' registry of widgets) are moved the same
+    way; for them only an exception raised by an observer is seen.
+
+    Parameters
+    ----------
+    only : list of panels, optional
+        Sweep these panels (from :func:`panels`) and no other control;
+        default: every panel and every other control.
+    leave : {"max", "start"}
+        Leave every control at its maximum (last option, checked) after the
+        sweep, each move checked too; or back where it started.
+
+    Returns
+    -------
+    dict
+        ``panels`` (name, controls, moves, seconds per panel), ``moves``,
+        ``seconds``, ``other_controls`` (plain ipywidgets moved), and the
+        problems, one string each naming panel, control and value:
+        ``errors``, ``raw_markup``, ``unchanged``.
+
+    Raises
+    ------
+    ValueError
+        When ``leave`` is neither "max" nor "start".
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from kubenotes.viz.html import Html
+    >>> def view(n, bold):
+    ...     if n == 0:
+    ...         raise ValueError("n must be positive")
+    ...     return Html(f"<b>{n}</b>") if bold else (Html("<i>x</i>"), Html("<i>y</i>"))
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     _ = live_panel(view, {"n": int_slider("n", 2, 0, 4), "bold": widgets.Checkbox(value=True)})
+    ...     report = sweep_controls(panels()[-1:], leave="start")
+    >>> report["errors"][-1], report["unchanged"]
+    ('panel: n=0: ValueError: n must be positive', [])
+    """
+    if leave not in ("max", "start"):
+        raise ValueError(f'leave must be "max" or "start", not {leave!r}')
+    started = time.perf_counter()
+    report: dict[str, Any] = {"panels": [], "moves": 0, "errors": [], "raw_markup": [], "unchanged": [],
+                              "other_controls": 0}
+    swept: set[int] = set()
+    for panel in panels() if only is None else only:
+        t0 = time.perf_counter()
+        moves = _sweep_panel(panel, report, leave)
+        swept.update(id(c) for c in panel.controls.values())
+        report["moves"] += moves
+        report["panels"].append({"name": panel.name, "controls": len(panel.controls), "moves": moves,
+                                 "seconds": round(time.perf_counter() - t0, 3)})
+    if only is None:
+        report["other_controls"] = _sweep_other_controls(swept, report)
+    report["seconds"] = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _sweep_panel(panel: _Panel, report: dict[str, Any], leave: str) -> int:
+    """Sweep one panel's controls (see :func:`sweep_controls`); the number of moves made."""
+    moves = 0
+
+    def move(key: str, c: widgets.Widget, value: Any) -> str | None:
+        """Set one control, check what the panel shows; the digest shown, None when nothing was rendered."""
+        nonlocal moves
+        if c.value == value:
+            return digest_of(panel.last)
+        moves += 1
+        panel.last = None
+        where = f"{panel.name}: {key}={value!r}"
+        try:
+            c.value = value
+        except Exception as e:  # outside a kernel the Output widget lets the callback's error through
+            if panel.last is None or panel.last["error"] is None:
+                report["errors"].append(f"{where}: {type(e).__name__}: {e}")
+                return None
+        return check(where, panel.last)
+
+    def check(where: str, last: dict[str, Any] | None) -> str | None:
+        if last is None:
+            return None
+        if last["error"] is not None:
+            report["errors"].append(f"{where}: {last['error']}")
+            return None
+        for b in last["shown"]:
+            tag = raw_markup(b)
+            if tag is not None:
+                report["raw_markup"].append(f"{where}: text/plain output holds {tag}: {str(b['text/plain'])[:80]}")
+        return _digest(last["shown"])
+
+    def digest_of(last: dict[str, Any] | None) -> str | None:
+        return None if last is None or last["error"] is not None else _digest(last["shown"])
+
+    panel.recording = True
+    try:
+        start = {k: c.value for k, c in panel.controls.items()}
+        panel.refresh()
+        base = check(f"{panel.name}: start", panel.last)
+        for key, c in panel.controls.items():
+            values = _moves(c)
+            if not values:
+                continue
+            errors_before = len(report["errors"])
+            seen = {move(key, c, v) for v in values} | {move(key, c, start[key])}
+            if len(seen - {None}) >= 2 or len(report["errors"]) > errors_before:
+                continue
+            # No change from the start state: try again with the other controls at their maximum.
+            for k, other in panel.controls.items():
+                if k != key:
+                    move(k, other, _far(other))
+            seen = {move(key, c, v) for v in values} | {move(key, c, start[key])}
+            for k, other in panel.controls.items():
+                move(k, other, start[k])
+            if len(seen - {None}) < 2 and len(report["errors"]) == errors_before:
+                report["unchanged"].append(f"{panel.name}: {key}: the output is the same for each of {values!r}")
+        if leave == "max":
+            for key, c in panel.controls.items():
+                move(key, c, _far(c))
+    finally:
+        panel.recording = False
+    return moves
+
+
+def _sweep_other_controls(swept: set[int], report: dict[str, Any]) -> int:
+    """Move the controls with value observers that no live panel owns; the number moved."""
+    from ipywidgets.widgets.widget import _instances
+
+    count = 0
+    for w in list(_instances.values()):
+        if id(w) in swept or not isinstance(w, widgets.ValueWidget) or isinstance(w, widgets.Output):
+            continue
+        observers = w._trait_notifiers.get("value", {}).get("change", [])
+        values = _moves(w)
+        if not observers or not values:
+            continue
+        count += 1
+        start = w.value
+        for v in [*values, start]:
+            try:
+                w.value = v
+            except Exception as e:
+                report["errors"].append(f"{type(w).__name__} {getattr(w, 'description', '')!r}={v!r}: "
+                                        f"{type(e).__name__}: {e}")
+    return count
 
 
 def settle_heap() -> None:

@@ -1,9 +1,36 @@
-"""Every chapter as a learner uses it: JupyterLab in a real Chromium.
+"""Every chapter as a learner uses it: JupyterLab in a real Chromium at 1440x900, file browser open.
 
-For each notebook: open it, Run All, find no error output, move the first
-slider of the chapter's live panel (``kubenotes-control``) with the keyboard
-and see the live output (``kubenotes-live-output``) change, and save a
-screenshot under ``test-output/screenshots/``.
+Each chapter is opened and run once (Run All); then, one test per (chapter,
+check) reads that run's findings:
+
+``runs``
+    no error output after Run All;
+``raw-markup``
+    no output is markup shown as text (a text/plain output holding
+    ``<table``, ``<div`` or ``<svg``);
+``image-scale``
+    no image is shown at less than 90 % of its natural width;
+``overflow``
+    no table, ``pre`` or widget box is wider than the output area, and no
+    output scrolls or clips sideways;
+``slider-length``
+    every slider track is at least 150 px long;
+``slider-moves-output``
+    the first slider, moved with the keyboard, changes its panel's output;
+``sweep-errors``, ``sweep-markup``, ``sweep-changes``
+    :func:`kubenotes.viz.widgets.sweep_controls`, run in the chapter's kernel
+    (``kernel.requestExecute``), moves every control to its minimum, maximum
+    and middle value (every option, both states): no traceback, no markup
+    shown as text, and each control changes the output.
+
+The four layout checks run after Run All and again after the sweep (which
+leaves every control at its maximum). Screenshots of both states are kept
+under ``test-output/screenshots/`` (``NN.NN-…-run-all.png``,
+``NN.NN-…-swept.png``), the findings under ``test-output/browser/``.
+
+A (chapter, check) known to fail is listed in :data:`XFAIL` with its reason,
+as a strict xfail: when the chapter is fixed the test XPASSes, which fails,
+and the entry must go.
 
 Runs whenever Debian's Chromium is installed; in CI (``CI`` set) a missing
 Chromium is a failure, not a skip. Browsers are never downloaded: Playwright
@@ -28,6 +55,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 CHROMIUM = os.environ.get("KUBENOTES_CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "test-output" / "screenshots"
+FINDINGS = ROOT / "test-output" / "browser"
+VIEWPORT = {"width": 1440, "height": 900}
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
@@ -138,45 +167,222 @@ ERRORS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_chapter_runs_and_its_slider_changes_the_output(lab, browser, notebook):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+FILE_BROWSER_OPEN = """async () => {
+  const app = window.jupyterapp;
+  await app.commands.execute('filebrowser:activate');
+  return !app.shell.leftCollapsed;
+}"""
+
+# Layout findings in the notebook's DOM: markup shown as text, shrunk images, overflow, short slider tracks.
+LAYOUT = """() => {
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  const found = {'raw-markup': [], 'image-scale': [], 'overflow': [], 'slider-length': [], tracks: []};
+  const cells = nb.widgets;
+  const where = el => { const n = el.closest('.jp-Cell'); const i = cells.findIndex(c => c.node === n); return `cell ${i}`; };
+  const shown = el => el.getClientRects().length > 0;
+  const px = x => Math.round(x);
+  nb.node.querySelectorAll('.jp-OutputArea-output[data-mime-type="text/plain"]').forEach(el => {
+    const text = el.textContent;
+    const tag = ['<table', '<div', '<svg'].find(t => text.includes(t));
+    if (tag) found['raw-markup'].push(`${where(el)}: text/plain output holds ${tag}: ${text.slice(0, 80).replace(/\\s+/g, ' ')}`);
+  });
+  nb.node.querySelectorAll('.jp-OutputArea-output img').forEach(img => {
+    if (!shown(img) || !img.naturalWidth) return;
+    const w = img.getBoundingClientRect().width;
+    if (w < 0.9 * img.naturalWidth)
+      found['image-scale'].push(`${where(img)}: image shown ${px(w)} px wide, ${Math.round(100 * w / img.naturalWidth)} % of its ${img.naturalWidth} px`);
+  });
+  const column = el => { const a = el.closest('.jp-Cell-outputArea'); return a ? a.getBoundingClientRect() : null; };
+  const name = el => el.tagName === 'TABLE' ? 'table' : el.tagName === 'PRE' ? 'pre' : 'widget ' + (el.className.match(/widget-[a-z]+/g) || []).slice(-1);
+  nb.node.querySelectorAll('.jp-Cell-outputArea table, .jp-Cell-outputArea pre, .jp-Cell-outputArea .widget-box, .jp-Cell-outputArea .widget-inline-hbox').forEach(el => {
+    if (!shown(el)) return;
+    const a = column(el); const r = el.getBoundingClientRect();
+    if (a && r.right > a.right + 1)
+      found['overflow'].push(`${where(el)}: ${name(el)} reaches ${px(r.right - a.right)} px past the ${px(a.width)} px output area`);
+  });
+  nb.node.querySelectorAll('.jp-Cell-outputArea pre, .jp-Cell-outputArea .widget-box, .jp-Cell-outputArea .jp-OutputArea-output').forEach(el => {
+    if (!shown(el)) return;
+    const ox = getComputedStyle(el).overflowX;
+    if (ox !== 'visible' && el.scrollWidth > el.clientWidth + 1) {
+      const what = el.classList.contains('jp-OutputArea-output') ? 'output (' + (el.getAttribute('data-mime-type') || 'widget') + ')' : name(el);
+      found['overflow'].push(`${where(el)}: ${what} clips or scrolls sideways: content ${el.scrollWidth} px in ${el.clientWidth} px`);
+    }
+  });
+  nb.node.querySelectorAll('.widget-hslider .noUi-target, .jupyter-widget-hslider .noUi-target').forEach(el => {
+    if (!shown(el)) return;
+    const w = el.getBoundingClientRect().width;
+    const s = el.closest('.widget-hslider, .jupyter-widget-hslider');
+    const label = s && s.querySelector('.widget-label');
+    found.tracks.push(`${label ? label.textContent : ''}: track ${px(w)} px of ${px(s.getBoundingClientRect().width)} px`);
+    if (w < 150) found['slider-length'].push(`${where(el)}: slider "${label ? label.textContent : ''}" track ${px(w)} px`);
+  });
+  for (const k in found) if (k !== 'tracks') found[k] = [...new Set(found[k])];
+  const col = nb.node.querySelector('.jp-Cell-outputArea');
+  found.column = col ? px(col.getBoundingClientRect().width) : 0;
+  return found;
+}"""
+
+# Run code in the page's kernel (as a cell would, without a cell): what it printed, or its error.
+KERNEL_EXECUTE = """async (code) => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const future = k.requestExecute({code, silent: false, store_history: false});
+  let text = '', error = null;
+  future.onIOPub = msg => {
+    if (msg.header.msg_type === 'stream') text += msg.content.text;
+    if (msg.header.msg_type === 'error') error = msg.content.ename + ': ' + msg.content.evalue;
+  };
+  await future.done;
+  return {text, error};
+}"""
+
+IMAGES_LOADED = """() => [...document.querySelectorAll('.jp-OutputArea-output img')].every(i => i.complete)"""
+
+IDLE = """() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'"""
+
+SWEEP = ("import json as _kn_json\n"
+         "from kubenotes.viz.widgets import panels as _kn_panels, sweep_controls as _kn_sweep\n"
+         "print('KUBENOTES-SWEEP' + _kn_json.dumps(_kn_sweep(leave='max')))\n")
+
+CHECKS = ("runs", "raw-markup", "image-scale", "overflow", "slider-length", "slider-moves-output",
+          "sweep-errors", "sweep-markup", "sweep-changes")
+LAYOUT_CHECKS = ("raw-markup", "image-scale", "overflow", "slider-length")
+
+# (chapter stem, check) -> why it fails today. Strict: a fixed chapter XPASSes and fails until its entry goes.
+XFAIL: dict[tuple[str, str], str] = {
+}
+
+_RUNS: dict[str, dict[str, list[str]]] = {}
+
+
+def _kernel(page, code: str) -> str:
+    got = page.evaluate(KERNEL_EXECUTE, code)
+    if got["error"]:
+        raise AssertionError(f"kernel: {got['error']}")
+    return got["text"]
+
+
+def _settle(page) -> None:
+    """Wait until the kernel is idle, the page has taken every widget update and all images loaded."""
+    page.wait_for_function(IDLE, timeout=60_000, polling=100)
+    page.wait_for_timeout(300)
+    page.wait_for_function(IMAGES_LOADED, timeout=30_000, polling=100)
+
+
+def _layout(page, phase: str, found: dict[str, list[str]]) -> int:
+    got = page.evaluate(LAYOUT)
+    for check in LAYOUT_CHECKS:
+        found[check] += [f"{phase}: {x}" for x in got[check]]
+    found.setdefault("slider tracks " + phase, []).extend(got["tracks"])
+    return got["column"]
+
+
+def _run_chapter(lab: str, browser, notebook: str) -> dict[str, list[str]]:
+    """Open, Run All, check, sweep, check again: the findings of every check for ``notebook``."""
+    stem = Path(notebook).stem
+    found: dict[str, list[str]] = {c: [] for c in CHECKS}  # and, for review only, the slider tracks measured
+    timing: dict[str, float] = {}
+    t0 = time.monotonic()
+    page = browser.new_page(viewport=VIEWPORT)
     try:
         # A workspace of its own per notebook (?reset): tabs of earlier tests must not be restored.
-        workspace = Path(notebook).stem.replace(".", "-")
-        page.goto(f"{lab}/lab/workspaces/{workspace}/tree/{notebook}?reset", wait_until="domcontentloaded")
+        page.goto(f"{lab}/lab/workspaces/{stem.replace('.', '-')}/tree/{notebook}?reset", wait_until="domcontentloaded")
         page.wait_for_function(KERNEL_READY, arg=notebook, timeout=90_000)
+        assert page.evaluate(FILE_BROWSER_OPEN), "the file browser did not open"
+        timing["open"] = time.monotonic() - t0
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function(ALL_RAN, timeout=120_000, polling=500)
-        errors = page.evaluate(ERRORS)
-        assert errors == [], f"{notebook}: error outputs: {errors}"
+        page.wait_for_function(ALL_RAN, timeout=120_000, polling=200)
+        timing["run all"] = time.monotonic() - t0 - timing["open"]
+        found["runs"] = page.evaluate(ERRORS)
 
-        if "index" in notebook:  # the index has no live panel: it links the chapters
-            page.screenshot(path=str(SHOTS / f"{Path(notebook).stem}.png"), full_page=False)
-            return
-        # Widget views render after the kernel reports idle: wait for the first slider.
-        try:
-            page.wait_for_selector(".kubenotes-control.widget-slider", state="attached", timeout=60_000)
-        except sync_api.TimeoutError:
-            page.screenshot(path=str(SHOTS / f"{Path(notebook).stem}-no-slider.png"), full_page=False)
-            raise AssertionError(f"{notebook}: no kubenotes slider rendered within 60 s") from None
-        sliders = page.locator(".kubenotes-control.widget-slider")
+        n_panels = int(_kernel(page, "from kubenotes.viz.widgets import panels as _kn_panels\n"
+                                     "print(len(_kn_panels()))").strip() or 0)
+        if n_panels:  # widget views render after the kernel reports idle
+            page.wait_for_function(
+                "n => [...document.querySelectorAll('.kubenotes-live-output')].filter(e => e.innerHTML.length > 0).length >= n",
+                arg=n_panels, timeout=60_000, polling=200)
+        _settle(page)
+        column = _layout(page, "after Run All", found)
         outputs = page.locator(".kubenotes-live-output")
-        slider = sliders.first
-        slider.scroll_into_view_if_needed()
-        panel_output = outputs.first
-        page.wait_for_function("el => el.innerHTML.length > 0", arg=panel_output.element_handle(), timeout=30_000)
-        before = panel_output.inner_html()
-        handle = slider.locator(".noUi-handle").first
-        handle.click()
-        for _ in range(3):
-            handle.press("ArrowRight")
-        page.wait_for_function("([el, old]) => el.innerHTML.length > 0 && el.innerHTML !== old",
-                               arg=[panel_output.element_handle(), before], timeout=30_000)
-        page.wait_for_timeout(500)
-        panel_output.scroll_into_view_if_needed()
-        page.screenshot(path=str(SHOTS / f"{Path(notebook).stem}.png"), full_page=False)
-        assert page.evaluate(ERRORS) == []
+        if n_panels:
+            outputs.first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"{stem}-run-all.png"))
+
+        sliders = page.locator(".kubenotes-control.widget-slider")
+        if sliders.count():
+            slider = sliders.first
+            slider.scroll_into_view_if_needed()
+            panel_output = slider.evaluate_handle(
+                "el => el.closest('.widget-vbox').querySelector('.kubenotes-live-output')").as_element()
+            before = panel_output.inner_html()
+            handle = slider.locator(".noUi-handle").first
+            handle.click()
+            for _ in range(3):
+                handle.press("ArrowRight")
+            try:
+                page.wait_for_function("([el, old]) => el.innerHTML.length > 0 && el.innerHTML !== old",
+                                       arg=[panel_output, before], timeout=30_000)
+            except sync_api.TimeoutError:
+                found["slider-moves-output"].append("the first slider moved by 3 steps with the keyboard: no change in 30 s")
+        timing["checks"] = time.monotonic() - t0 - timing["open"] - timing["run all"]
+
+        if n_panels:
+            t1 = time.monotonic()
+            text = _kernel(page, SWEEP)
+            report = json.loads(text[text.index("KUBENOTES-SWEEP") + len("KUBENOTES-SWEEP"):])
+            found["sweep-errors"] = report["errors"]
+            found["sweep-markup"] = report["raw_markup"]
+            found["sweep-changes"] = report["unchanged"]
+            _settle(page)
+            found["sweep-errors"] += [f"in the page after the sweep: {e}" for e in page.evaluate(ERRORS)]
+            _layout(page, "after the sweep", found)
+            outputs.last.scroll_into_view_if_needed()
+            page.screenshot(path=str(SHOTS / f"{stem}-swept.png"))
+            timing["sweep"] = time.monotonic() - t1
+            timing["sweep in kernel"] = report["seconds"]
+            found_panels = report["panels"]
+        else:
+            found_panels = []
     finally:
         page.close()
+    timing["total"] = time.monotonic() - t0
+    FINDINGS.mkdir(parents=True, exist_ok=True)
+    (FINDINGS / f"{stem}.json").write_text(json.dumps(
+        {"notebook": notebook, "output column px": column, "seconds": {k: round(v, 2) for k, v in timing.items()},
+         "panels": found_panels, "findings": found}, indent=1))
+    return found
+
+
+@pytest.fixture(scope="module")
+def chapter(lab, browser):
+    """``chapter(notebook)``: that chapter's findings per check, the chapter run once per test session."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    def get(notebook: str) -> dict[str, list[str]]:
+        if notebook not in _RUNS:
+            _RUNS[notebook] = _run_chapter(lab, browser, notebook)
+        return _RUNS[notebook]
+
+    return get
+
+
+def _cases() -> list:
+    cases = []
+    for notebook in NOTEBOOKS:
+        stem = Path(notebook).stem
+        for check in CHECKS:
+            reason = XFAIL.get((stem, check))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            cases.append(pytest.param(notebook, check, id=f"{stem}-{check}", marks=marks))
+    return cases
+
+
+def test_xfail_entries_name_real_chapters_and_checks():
+    stems = {Path(n).stem for n in NOTEBOOKS}
+    assert [k for k in XFAIL if k[0] not in stems or k[1] not in CHECKS] == []
+
+
+@pytest.mark.parametrize(("notebook", "check"), _cases())
+def test_chapter_in_browser(chapter, notebook, check):
+    problems = chapter(notebook)[check]
+    assert problems == [], f"{notebook} {check}:\n" + "\n".join(problems)
