@@ -7,7 +7,12 @@ callback once for the default state and again on every change.
 
 The output widget carries the CSS class ``kubenotes-live-output`` and the
 controls ``kubenotes-control``, which the browser tests use to move a slider
-and check that the output changed.
+and check that the output changed. Every slider of a panel gets a track of at
+least :data:`MIN_TRACK_PX` (:func:`fit_slider`). Each panel is registered
+(:func:`panels`), so that :func:`sweep_controls`, run in a chapter's kernel by
+the browser tests, can move every control to its minimum, middle and maximum
+(every option, both states) and check what each state shows: no traceback,
+no markup shown as plain text, and an output that changes.
 
 Speed (issue #11, "instant widgets"; ``benchmarks/widget_latency.py``
 measures it): under Jupyter's inline backend a Figure is drawn once on an Agg
@@ -34,6 +39,7 @@ import ipywidgets as widgets
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+import traitlets
 from IPython.display import HTML, display
 from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -391,7 +397,7 @@ def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *,
     --------
     >>> s = int_slider("pods", 110, 10, 400, 10)
     >>> s.value, s.max, s.continuous_update, s.layout.width
-    (110, 400, False, '345px')
+    (110, 400, False, '326px')
     """
     extra: dict[str, Any] = {}
     if style is not None:
@@ -402,16 +408,16 @@ def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, *,
                                         continuous_update=False, **extra))
 
 
-# How ipywidgets 8 lays out a horizontal slider in JupyterLab (its CSS, measured in Chromium by
-# tests/browser): the widget is 300 px wide unless its layout says otherwise; the description
-# label is 80 px (style.description_width) plus an 8 px margin; around the track, 6 px margins
-# each side, and the readout (at least 69 px) with its 4 px margin, 2 px margins outside.
+# How ipywidgets 8 lays out a horizontal slider in JupyterLab (its CSS; tests/browser measures the
+# tracks in Chromium): the widget is 300 px wide unless its layout says otherwise; the description
+# label is 80 px (style.description_width) plus an 8 px margin; the readout (at least 69 px, with
+# its margin) and the track's margins take 88 px more.
 _SLIDER_WIDTH_PX = 300
 _LABEL_PX = 80
 _LABEL_MARGIN_PX = 8
-_SLIDER_CHROME_PX = 6 + 6 + 69 + 4 + 2 * 2
-#: Width allowed per character of a description laid out at its natural width ("initial"), 13 px font.
-_CHAR_PX = 7.5
+_SLIDER_CHROME_PX = 88
+#: Width allowed per character of a description at its natural width ("initial"): 13 px text measured 6.5-8 px.
+_CHAR_PX = 8.0
 
 
 def _px(css: Any) -> float | None:
@@ -431,7 +437,7 @@ def fit_slider(slider: widgets.Widget, min_track_px: int = MIN_TRACK_PX) -> widg
     label and readout. A slider whose width is unset (ipywidgets' 300 px) or
     set in px gets ``layout.width`` raised to what the label, the readout and
     the track need; a label at its natural width (``"initial"``) is counted
-    at :data:`_CHAR_PX` per character. A width in other units, a vertical
+    at 8 px per character. A width in other units, a vertical
     slider or any other widget is left as it is.
 
     Parameters
@@ -457,7 +463,7 @@ def fit_slider(slider: widgets.Widget, min_track_px: int = MIN_TRACK_PX) -> widg
     >>> import ipywidgets as w
     >>> s = fit_slider(w.IntSlider(description="memory (Gi)", style={"description_width": "170px"}))
     >>> s.layout.width
-    '415px'
+    '416px'
     >>> fit_slider(w.IntSlider(layout=w.Layout(width="600px"))).layout.width
     '600px'
     """
@@ -650,9 +656,13 @@ def _digest(bundles: list[dict[str, Any]]) -> str:
 
 
 def _moves(c: widgets.Widget) -> list[Any]:
-    """The values a sweep gives a control: a slider's minimum, maximum and middle; every option; both states.
+    """The values a sweep gives a control, in order, the last being its maximum.
 
-    Empty for a control a sweep does not move (text fields, buttons, a disabled control).
+    A slider's minimum, middle and maximum; every option of a dropdown (or
+    toggle buttons, radio buttons); a selection slider's first, middle and
+    last option; one option then all of a multiple selection; both states of
+    a checkbox (checked last). Empty for a control a sweep does not move
+    (text fields, buttons, a disabled control).
     """
     from ipywidgets.widgets.widget_selection import _MultipleSelection, _Selection
 
@@ -664,12 +674,12 @@ def _moves(c: widgets.Widget) -> list[Any]:
     if isinstance(c, _Selection):
         opts = list(c._options_values)
         if isinstance(c, widgets.SelectionSlider):
-            return [opts[0], opts[-1], opts[len(opts) // 2]] if opts else []
+            return [opts[0], opts[len(opts) // 2], opts[-1]] if opts else []
         return opts
     if isinstance(getattr(c, "value", None), bool):
-        return [not c.value, c.value]
+        return [False, True]
     if isinstance(c, widgets.FloatLogSlider):
-        return [c.base ** c.min, c.base ** c.max, c.base ** ((c.min + c.max) / 2)]
+        return [c.base ** c.min, c.base ** ((c.min + c.max) / 2), c.base ** c.max]
     if hasattr(c, "min") and hasattr(c, "max") and hasattr(c, "value"):
         lo, hi, step = c.min, c.max, getattr(c, "step", None) or 1
         mid = lo + round((hi - lo) / 2 / step) * step
@@ -677,36 +687,23 @@ def _moves(c: widgets.Widget) -> list[Any]:
             mid = int(mid)
         if isinstance(c.value, tuple):  # a range slider
             return [(lo, mid), (mid, hi), (lo, hi)]
-        return [lo, hi, mid]
+        return [lo, mid, hi]
     return []
-
-
-def _far(c: widgets.Widget) -> Any:
-    """The value a sweep leaves a control at: a slider's maximum, the last option, all options, checked."""
-    moves = _moves(c)
-    if not moves:
-        return c.value
-    if isinstance(c.value, bool):
-        return True
-    from ipywidgets.widgets.widget_selection import _MultipleSelection, _Selection
-
-    if isinstance(c, _Selection) and not isinstance(c, widgets.SelectionSlider):
-        return moves[-1]
-    return moves[2] if isinstance(c, _MultipleSelection) or isinstance(c.value, tuple) else moves[1]
 
 
 def sweep_controls(only: "list[_Panel] | None" = None, *, leave: str = "max") -> dict[str, Any]:
     """Move every control of every panel built in this kernel and check each output shown.
 
     For each panel of :func:`panels`, each control in turn goes to its
-    minimum, maximum and middle value (a slider), to every option (a
-    dropdown, toggle buttons), or to both states (a checkbox), and back.
-    Each move runs the panel's callback through the control's own observer,
-    so the page shows every state as a learner moving the control would
-    see it. A move fails when the callback raises, or when what it shows is
-    markup displayed as plain text (:func:`raw_markup`). A control none of
-    whose moves changes the output, neither from the panel's start state
-    nor with the other controls at their maximum, is reported as dead.
+    minimum, middle and maximum value (a slider), to every option (a
+    dropdown, toggle buttons), or to both states (a checkbox), and stays at
+    the last (its maximum). Each move runs the panel's callback through the
+    control's own observer, so the page shows every state as a learner
+    moving the control would see it. A move fails when the callback raises,
+    or when what it shows is markup displayed as plain text
+    (:func:`raw_markup`). A control whose moves all show the same output,
+    both in its turn and again once every control is at its maximum, is
+    reported as unchanged.
 
     Controls not built by :func:`live_panel` (plain ipywidgets with value
     observers, found in ipywidgets' registry of widgets) are moved the same
@@ -718,8 +715,8 @@ def sweep_controls(only: "list[_Panel] | None" = None, *, leave: str = "max") ->
         Sweep these panels (from :func:`panels`) and no other control;
         default: every panel and every other control.
     leave : {"max", "start"}
-        Leave every control at its maximum (last option, checked) after the
-        sweep, each move checked too; or back where it started.
+        Leave every control at its maximum (last option, checked), where the
+        sweep ends; or move each back where it started (checked too).
 
     Returns
     -------
@@ -774,7 +771,10 @@ def _sweep_panel(panel: _Panel, report: dict[str, Any], leave: str) -> int:
     def move(key: str, c: widgets.Widget, value: Any) -> str | None:
         """Set one control, check what the panel shows; the digest shown, None when nothing was rendered."""
         nonlocal moves
-        if c.value == value:
+        if c.value == value:  # no observer fires: what the panel shows now is this value's output
+            if panel.last is None:
+                panel.refresh()
+                return check(f"{panel.name}: {key}={value!r}", panel.last)
             return digest_of(panel.last)
         moves += 1
         panel.last = None
@@ -802,31 +802,25 @@ def _sweep_panel(panel: _Panel, report: dict[str, Any], leave: str) -> int:
     def digest_of(last: dict[str, Any] | None) -> str | None:
         return None if last is None or last["error"] is not None else _digest(last["shown"])
 
+    def sweep(key: str, c: widgets.Widget) -> bool:
+        """Move ``c`` through its values; True when they show at least two outputs or a move failed."""
+        errors_before = len(report["errors"])
+        seen = {move(key, c, v) for v in _moves(c)}
+        return len(seen - {None}) >= 2 or len(report["errors"]) > errors_before
+
     panel.recording = True
+    panel.last = None
     try:
         start = {k: c.value for k, c in panel.controls.items()}
-        panel.refresh()
-        base = check(f"{panel.name}: start", panel.last)
-        for key, c in panel.controls.items():
-            values = _moves(c)
-            if not values:
-                continue
-            errors_before = len(report["errors"])
-            seen = {move(key, c, v) for v in values} | {move(key, c, start[key])}
-            if len(seen - {None}) >= 2 or len(report["errors"]) > errors_before:
-                continue
-            # No change from the start state: try again with the other controls at their maximum.
-            for k, other in panel.controls.items():
-                if k != key:
-                    move(k, other, _far(other))
-            seen = {move(key, c, v) for v in values} | {move(key, c, start[key])}
-            for k, other in panel.controls.items():
-                move(k, other, start[k])
-            if len(seen - {None}) < 2 and len(report["errors"]) == errors_before:
-                report["unchanged"].append(f"{panel.name}: {key}: the output is the same for each of {values!r}")
-        if leave == "max":
+        dead = [key for key, c in panel.controls.items() if _moves(c) and not sweep(key, c)]
+        # Every control is at its maximum now: a control that changed nothing gets a second try here.
+        for key in dead:
+            if not sweep(key, panel.controls[key]):
+                report["unchanged"].append(
+                    f"{panel.name}: {key}: the output is the same for each of {_moves(panel.controls[key])!r}")
+        if leave == "start":
             for key, c in panel.controls.items():
-                move(key, c, _far(c))
+                move(key, c, start[key])
     finally:
         panel.recording = False
     return moves
@@ -840,7 +834,9 @@ def _sweep_other_controls(swept: set[int], report: dict[str, Any]) -> int:
     for w in list(_instances.values()):
         if id(w) in swept or not isinstance(w, widgets.ValueWidget) or isinstance(w, widgets.Output):
             continue
-        observers = w._trait_notifiers.get("value", {}).get("change", [])
+        # A chapter's observers, not the widget class's own (@observe handlers, e.g. a Dropdown's index sync).
+        observers = [h for h in w._trait_notifiers.get("value", {}).get("change", [])
+                     if not isinstance(h, traitlets.EventHandler)]
         values = _moves(w)
         if not observers or not values:
             continue

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -193,7 +194,12 @@ LAYOUT = """() => {
     if (w < 0.9 * img.naturalWidth)
       found['image-scale'].push(`${where(img)}: image shown ${px(w)} px wide, ${Math.round(100 * w / img.naturalWidth)} % of its ${img.naturalWidth} px`);
   });
-  const column = el => { const a = el.closest('.jp-Cell-outputArea'); return a ? a.getBoundingClientRect() : null; };
+  // The output area: the cell's own output (outermost .jp-OutputArea-output), right of the prompt.
+  const column = el => {
+    let a = el.closest('.jp-OutputArea-output'), up;
+    while (a && (up = a.parentElement && a.parentElement.closest('.jp-OutputArea-output'))) a = up;
+    return a ? a.getBoundingClientRect() : null;
+  };
   const name = el => el.tagName === 'TABLE' ? 'table' : el.tagName === 'PRE' ? 'pre' : 'widget ' + (el.className.match(/widget-[a-z]+/g) || []).slice(-1);
   nb.node.querySelectorAll('.jp-Cell-outputArea table, .jp-Cell-outputArea pre, .jp-Cell-outputArea .widget-box, .jp-Cell-outputArea .widget-inline-hbox').forEach(el => {
     if (!shown(el)) return;
@@ -201,11 +207,13 @@ LAYOUT = """() => {
     if (a && r.right > a.right + 1)
       found['overflow'].push(`${where(el)}: ${name(el)} reaches ${px(r.right - a.right)} px past the ${px(a.width)} px output area`);
   });
-  nb.node.querySelectorAll('.jp-Cell-outputArea pre, .jp-Cell-outputArea .widget-box, .jp-Cell-outputArea .jp-OutputArea-output').forEach(el => {
-    if (!shown(el)) return;
+  // Anything in an output that scrolls or hides its content sideways (a pre, a scrolling div, the output itself).
+  nb.node.querySelectorAll('.jp-Cell-outputArea pre, .jp-Cell-outputArea div').forEach(el => {
+    if (el.scrollWidth <= el.clientWidth + 1 || !shown(el)) return;
     const ox = getComputedStyle(el).overflowX;
-    if (ox !== 'visible' && el.scrollWidth > el.clientWidth + 1) {
-      const what = el.classList.contains('jp-OutputArea-output') ? 'output (' + (el.getAttribute('data-mime-type') || 'widget') + ')' : name(el);
+    if (ox !== 'visible') {
+      const what = el.classList.contains('jp-OutputArea-output') ? 'output (' + (el.getAttribute('data-mime-type') || 'widget') + ')'
+        : el.tagName === 'PRE' ? 'pre' : el.classList.contains('widget-box') ? name(el) : 'box (div)';
       found['overflow'].push(`${where(el)}: ${what} clips or scrolls sideways: content ${el.scrollWidth} px in ${el.clientWidth} px`);
     }
   });
@@ -218,7 +226,7 @@ LAYOUT = """() => {
     if (w < 150) found['slider-length'].push(`${where(el)}: slider "${label ? label.textContent : ''}" track ${px(w)} px`);
   });
   for (const k in found) if (k !== 'tracks') found[k] = [...new Set(found[k])];
-  const col = nb.node.querySelector('.jp-Cell-outputArea');
+  const col = nb.node.querySelector('.jp-Cell-outputArea .jp-OutputArea-output');
   found.column = col ? px(col.getBoundingClientRect().width) : 0;
   return found;
 }"""
@@ -248,11 +256,53 @@ CHECKS = ("runs", "raw-markup", "image-scale", "overflow", "slider-length", "sli
           "sweep-errors", "sweep-markup", "sweep-changes")
 LAYOUT_CHECKS = ("raw-markup", "image-scale", "overflow", "slider-length")
 
-# (chapter stem, check) -> why it fails today. Strict: a fixed chapter XPASSes and fails until its entry goes.
-XFAIL: dict[tuple[str, str], str] = {
+# (chapter stem, check) -> (why it fails today, a pattern each of today's findings matches). Strict: a fixed
+# chapter XPASSes, which fails until its entry goes; a finding no pattern matches is a plain failure.
+_WIDE_TABLE = r"(table reaches \d+ px past|output \(text/html\) clips or scrolls sideways)"
+XFAIL: dict[tuple[str, str], tuple[str, str]] = {
+    ("01.00-objects-and-manifests", "image-scale"):
+        ("#26 item 4: the topology figure is 1396 px wide, shown at 72 %", r"of its 1396 px$"),
+    ("01.00-objects-and-manifests", "overflow"):
+        ("the nodeSelector/affinity operator table is 1038 px wide in the 1008 px output", _WIDE_TABLE),
+    ("02.00-control-plane-architecture", "image-scale"):
+        ("#26 item 4: the control-plane graph figures are 1320 px wide, shown at 76 %", r"of its 1320 px$"),
+    ("02.02-kubectl-against-the-model", "image-scale"):
+        ("#26 item 4: the graph figures are 1294 and 1320 px wide, shown at 76-78 %", r"of its (1294|1320) px$"),
+    ("02.02-kubectl-against-the-model", "overflow"):
+        ("#26 item 6: terminal beside request table: the tables reach 380 px past the output, kubectl's AGE and "
+         "the handler column are scrolled out of sight", r"(table reaches \d+ px past|pre clips|box \(div\) clips)"),
+    ("03.00-controllers-reconcile", "image-scale"):
+        ("the scale panel's figure at spec.replicas' maximum is 1401 px wide, shown at 72 %",
+         r"^after the sweep: .*of its 1401 px$"),
+    ("04.00-scheduling-framework", "image-scale"):
+        ("#26 item 4: the Score heatmap is 1160 px (87 %), the graph figures 1396 px (72 %)", r"of its (1160|1396) px$"),
+    ("04.00-scheduling-framework", "overflow"):
+        ("the legacy-names table is 1072 px wide; at the sweep's maximum the panel's table reaches 18 px past",
+         _WIDE_TABLE),
+    ("04.04-gpu-trace-replay", "image-scale"):
+        ("the curves figure is 1239 px (81 %), the occupancy figures 1133 px (89 %)", r"of its (1239|1133) px$"),
+    ("05.00-kubelet", "image-scale"):
+        ("the kubelet graph figure is 1190 px wide, shown at 85 %", r"of its 1190 px$"),
+    ("05.01-cri-and-runtimes", "image-scale"):
+        ("#26 item 4: the runtime-stack figure is 1580 px wide, shown at 64 %", r"of its 1580 px$"),
+    ("05.01-cri-and-runtimes", "overflow"):
+        ("the CRI-to-OCI table is 1112 px wide in the 1008 px output", _WIDE_TABLE),
+    ("05.02-qos-and-eviction", "sweep-errors"):
+        ("#26 item 2: the qos panel's node memory slider reaches 0, where the callback raises ValueError",
+         r"^qos_panel: memory_capacity_gi=0: ValueError"),
+    ("06.00-cni-and-calico", "image-scale"):
+        ("#26 item 3: the mode panel's figure is 1125 px at 3 nodes (89 %) and 1919 px at 6 (52 %)",
+         r"of its (1125|1919) px$"),
+    ("06.01-services-and-kube-proxy", "raw-markup"):
+        ("#26 item 1: the readiness-drain cell returns a tuple of two Html tables, printed as text",
+         r"text/plain output holds <table"),
+    ("06.01-services-and-kube-proxy", "image-scale"):
+        ("the rule graph figure is 1196 px wide, shown at 84 %", r"of its 1196 px$"),
+    ("06.01-services-and-kube-proxy", "overflow"):
+        ("#26 item 5: the iptables/nftables rules and the rules diff are cut off on the right", r"pre clips"),
 }
 
-_RUNS: dict[str, dict[str, list[str]]] = {}
+_RUNS: dict[str, dict[str, list[str]] | Exception] = {}
 
 
 def _kernel(page, code: str) -> str:
@@ -360,7 +410,12 @@ def chapter(lab, browser):
 
     def get(notebook: str) -> dict[str, list[str]]:
         if notebook not in _RUNS:
-            _RUNS[notebook] = _run_chapter(lab, browser, notebook)
+            try:
+                _RUNS[notebook] = _run_chapter(lab, browser, notebook)
+            except Exception as e:  # once per chapter, not once per check
+                _RUNS[notebook] = RuntimeError(f"{notebook} did not get through the checks: {type(e).__name__}: {e}")
+        if isinstance(_RUNS[notebook], Exception):
+            raise _RUNS[notebook]
         return _RUNS[notebook]
 
     return get
@@ -371,8 +426,8 @@ def _cases() -> list:
     for notebook in NOTEBOOKS:
         stem = Path(notebook).stem
         for check in CHECKS:
-            reason = XFAIL.get((stem, check))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            known = XFAIL.get((stem, check))
+            marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=known[0])] if known else []
             cases.append(pytest.param(notebook, check, id=f"{stem}-{check}", marks=marks))
     return cases
 
@@ -385,4 +440,9 @@ def test_xfail_entries_name_real_chapters_and_checks():
 @pytest.mark.parametrize(("notebook", "check"), _cases())
 def test_chapter_in_browser(chapter, notebook, check):
     problems = chapter(notebook)[check]
+    known = XFAIL.get((Path(notebook).stem, check))
+    if known:
+        new = [p for p in problems if not re.search(known[1], p)]
+        if new:
+            pytest.fail(f"{notebook} {check}: findings beside the known failure ({known[0]}):\n" + "\n".join(new))
     assert problems == [], f"{notebook} {check}:\n" + "\n".join(problems)

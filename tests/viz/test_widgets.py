@@ -40,8 +40,8 @@ def test_fit_slider_leaves_a_track_of_at_least_150_px(style):
 def test_fit_slider_counts_a_natural_width_label_by_its_characters():
     a = fit_slider(w.IntSlider(description="x" * 30, style={"description_width": "initial"}))
     b = fit_slider(w.IntSlider(description="x" * 40, style={"description_width": "initial"}))
-    assert float(b.layout.width[:-2]) - float(a.layout.width[:-2]) == pytest.approx(10 * 7.5, abs=1)
-    assert float(a.layout.width[:-2]) >= 30 * 7.5 + MIN_TRACK_PX
+    assert float(b.layout.width[:-2]) - float(a.layout.width[:-2]) == pytest.approx(10 * 8, abs=1)
+    assert float(a.layout.width[:-2]) >= 30 * 8 + MIN_TRACK_PX
 
 
 def test_fit_slider_keeps_wide_sliders_other_units_and_other_widgets():
@@ -68,8 +68,8 @@ def build_panel():
     """A panel like a chapter's: the grace period matters only with a soft threshold (05.02's memory panel)."""
     seen = []
 
-    def view(memory_gi, soft_mi, grace_s, mode, audit):
-        seen.append((memory_gi, soft_mi, grace_s, mode, audit))
+    def view(memory_gi, grace_s, soft_mi, mode, audit):
+        seen.append((memory_gi, grace_s, soft_mi, mode, audit))
         if memory_gi == 0:
             raise ValueError("node memory must be positive")
         if mode == "tuple":
@@ -77,8 +77,8 @@ def build_panel():
         return Html(f"<p>{memory_gi} {soft_mi} {grace_s if soft_mi else '-'} {mode}</p>")
 
     controls = {"memory_gi": int_slider("node memory (Gi)", 8, 0, 64),
+                "grace_s": int_slider("grace (s)", 60, 0, 300, 30),  # swept while evictionSoft is still off
                 "soft_mi": int_slider("evictionSoft (Mi, 0=off)", 0, 0, 2048, 128),
-                "grace_s": int_slider("grace (s)", 60, 0, 300, 30),
                 "mode": w.Dropdown(options=["html", "tuple", "other"], value="html"),
                 "audit": w.Checkbox(value=False, description="audit")}
     def panel():
@@ -91,10 +91,10 @@ def test_sweep_moves_each_control_to_min_max_middle_every_option_and_both_states
     _box, controls, seen = build_panel()
     quiet(sweep_controls, panels()[-1:], leave="start")
     assert {v[0] for v in seen} >= {0, 64, 32}
-    assert {v[2] for v in seen} >= {0, 300, 150}
+    assert {v[1] for v in seen} >= {0, 300, 150}
     assert {v[3] for v in seen} == {"html", "tuple", "other"}
     assert {v[4] for v in seen} == {False, True}
-    assert {k: c.value for k, c in controls.items()} == {"memory_gi": 8, "soft_mi": 0, "grace_s": 60, "mode": "html",
+    assert {k: c.value for k, c in controls.items()} == {"memory_gi": 8, "grace_s": 60, "soft_mi": 0, "mode": "html",
                                                          "audit": False}
 
 
@@ -103,15 +103,15 @@ def test_sweep_reports_errors_raw_markup_and_dead_controls_by_panel_control_and_
     report = quiet(sweep_controls, panels()[-1:], leave="start")
     assert report["errors"] == ["panel: memory_gi=0: ValueError: node memory must be positive"]
     assert [r.split(": text/plain")[0] for r in report["raw_markup"]] == ["panel: mode='tuple'"]
-    # grace_s changes the output once evictionSoft is on (the other controls at their maximum): not dead
-    assert report["unchanged"] == ["panel: audit: the output is the same for each of [True, False]"]
+    # grace_s changes nothing in its turn (evictionSoft off), but does once every control is at its maximum
+    assert report["unchanged"] == ["panel: audit: the output is the same for each of [False, True]"]
     assert report["panels"][0]["name"] == "panel" and report["moves"] > 10
 
 
 def test_sweep_leaves_controls_at_their_maximum():
     _box, controls, _seen = build_panel()
     quiet(sweep_controls, panels()[-1:])
-    assert [c.value for c in controls.values()] == [64, 2048, 300, "other", True]
+    assert [c.value for c in controls.values()] == [64, 300, 2048, "other", True]
 
 
 def test_sweep_moves_plain_ipywidgets_with_observers_and_reports_their_errors():
@@ -123,6 +123,7 @@ def test_sweep_moves_plain_ipywidgets_with_observers_and_reports_their_errors():
 
     s.observe(on_change, names="value")
     w.IntSlider(value=1, min=0, max=3)  # no observer: not moved
+    w.Dropdown(options=["a", "b"])  # only the class's own observers: not moved
     report = sweep_controls()
     assert report["other_controls"] == 1
     assert report["errors"] == ["IntSlider 'plain'=0: ZeroDivisionError: 1/0"]
