@@ -637,13 +637,14 @@ def side_by_side(*parts: str, min_width_px: int = 320) -> Html:
     *parts : str
         HTML fragments, e.g. two :func:`endpoint_slice_table` results; used as is.
     min_width_px : int
-        The narrowest a part gets before the next one wraps to a new row, px.
+        The narrowest a part's box is, px.
 
     Returns
     -------
     Html
-        A flex row (``flex-wrap:wrap``) with one box per part; a part wider
-        than the column scrolls inside its own box.
+        A flex row (``flex-wrap:wrap``) with one box per part, each as wide
+        as its content: parts that do not fit side by side wrap below each
+        other; only a part wider than the whole column scrolls in its box.
 
     Raises
     ------
@@ -662,8 +663,10 @@ def side_by_side(*parts: str, min_width_px: int = 320) -> Html:
     """
     if not parts:
         raise ValueError("side_by_side needs at least one part")
-    boxes = "".join(f'<div style="flex:1 1 {int(min_width_px)}px;min-width:0;max-width:100%;overflow-x:auto">{p}</div>'
-                    for p in parts)
+    # Each box is as wide as its content (never squeezed into a scroll box) and wraps below the previous one when
+    # the two do not fit; only a part wider than the whole column scrolls.
+    boxes = "".join(f'<div style="flex:0 0 auto;min-width:{int(min_width_px)}px;max-width:100%;overflow-x:auto">'
+                    f'{p}</div>' for p in parts)
     return Html(f'<div style="display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start">{boxes}</div>')
 
 

@@ -701,9 +701,10 @@ def sweep_controls(only: "list[_Panel] | None" = None, *, leave: str = "max") ->
     control's own observer, so the page shows every state as a learner
     moving the control would see it. A move fails when the callback raises,
     or when what it shows is markup displayed as plain text
-    (:func:`raw_markup`). A control whose moves all show the same output,
-    both in its turn and again once every control is at its maximum, is
-    reported as unchanged.
+    (:func:`raw_markup`). A control whose moves all show the same output in
+    its turn, again once every control is at its maximum, and again from the
+    panel's initial state (the others back where they started), is reported
+    as unchanged.
 
     Controls not built by :func:`live_panel` (plain ipywidgets with value
     observers, found in ipywidgets' registry of widgets) are moved the same
@@ -813,11 +814,22 @@ def _sweep_panel(panel: _Panel, report: dict[str, Any], leave: str) -> int:
     try:
         start = {k: c.value for k, c in panel.controls.items()}
         dead = [key for key, c in panel.controls.items() if _moves(c) and not sweep(key, c)]
-        # Every control is at its maximum now: a control that changed nothing gets a second try here.
-        for key in dead:
-            if not sweep(key, panel.controls[key]):
-                report["unchanged"].append(
-                    f"{panel.name}: {key}: the output is the same for each of {_moves(panel.controls[key])!r}")
+        # Every control is at its maximum now: a control that changed nothing gets a second try here, and a
+        # third from the panel's initial state (05.02's node memory matters only for a Burstable container,
+        # which the initial state is and the all-maximum state is not).
+        dead = [key for key in dead if not sweep(key, panel.controls[key])]
+        if dead:
+            for key, c in panel.controls.items():
+                move(key, c, start[key])
+            for key in dead:
+                if not sweep(key, panel.controls[key]):
+                    report["unchanged"].append(
+                        f"{panel.name}: {key}: the output is the same for each of {_moves(panel.controls[key])!r}")
+                move(key, panel.controls[key], start[key])
+            if leave != "start":
+                for key, c in panel.controls.items():
+                    if _moves(c):
+                        move(key, c, _moves(c)[-1])
         if leave == "start":
             for key, c in panel.controls.items():
                 move(key, c, start[key])

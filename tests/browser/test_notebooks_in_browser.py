@@ -260,22 +260,11 @@ LAYOUT_CHECKS = ("raw-markup", "image-scale", "overflow", "slider-length")
 # chapter XPASSes, which fails until its entry goes; a finding no pattern matches is a plain failure.
 _WIDE_TABLE = r"(table reaches \d+ px past|output \(text/html\) clips or scrolls sideways)"
 XFAIL: dict[tuple[str, str], tuple[str, str]] = {
-    ("01.00-objects-and-manifests", "image-scale"):
-        ("#26 item 4: the topology figure is 1396 px wide, shown at 72 %", r"of its 1396 px$"),
     ("01.00-objects-and-manifests", "overflow"):
         ("the nodeSelector/affinity operator table is 1038 px wide in the 1008 px output", _WIDE_TABLE),
-    ("02.00-control-plane-architecture", "image-scale"):
-        ("#26 item 4: the control-plane graph figures are 1320 px wide, shown at 76 %", r"of its 1320 px$"),
-    ("02.02-kubectl-against-the-model", "image-scale"):
-        ("#26 item 4: the graph figures are 1294 and 1320 px wide, shown at 76-78 %", r"of its (1294|1320) px$"),
-    ("02.02-kubectl-against-the-model", "overflow"):
-        ("#26 item 6: terminal beside request table: the tables reach 380 px past the output, kubectl's AGE and "
-         "the handler column are scrolled out of sight", r"(table reaches \d+ px past|pre clips|box \(div\) clips)"),
     ("03.00-controllers-reconcile", "image-scale"):
         ("the scale panel's figure at spec.replicas' maximum is 1401 px wide, shown at 72 %",
          r"^after the sweep: .*of its 1401 px$"),
-    ("04.00-scheduling-framework", "image-scale"):
-        ("#26 item 4: the Score heatmap is 1160 px (87 %), the graph figures 1396 px (72 %)", r"of its (1160|1396) px$"),
     ("04.00-scheduling-framework", "overflow"):
         ("the legacy-names table is 1072 px wide; at the sweep's maximum the panel's table reaches 18 px past",
          _WIDE_TABLE),
@@ -283,23 +272,10 @@ XFAIL: dict[tuple[str, str], tuple[str, str]] = {
         ("the curves figure is 1239 px (81 %), the occupancy figures 1133 px (89 %)", r"of its (1239|1133) px$"),
     ("05.00-kubelet", "image-scale"):
         ("the kubelet graph figure is 1190 px wide, shown at 85 %", r"of its 1190 px$"),
-    ("05.01-cri-and-runtimes", "image-scale"):
-        ("#26 item 4: the runtime-stack figure is 1580 px wide, shown at 64 %", r"of its 1580 px$"),
     ("05.01-cri-and-runtimes", "overflow"):
         ("the CRI-to-OCI table is 1112 px wide in the 1008 px output", _WIDE_TABLE),
-    ("05.02-qos-and-eviction", "sweep-errors"):
-        ("#26 item 2: the qos panel's node memory slider reaches 0, where the callback raises ValueError",
-         r"^qos_panel: memory_capacity_gi=0: ValueError"),
-    ("06.00-cni-and-calico", "image-scale"):
-        ("#26 item 3: the mode panel's figure is 1125 px at 3 nodes (89 %) and 1919 px at 6 (52 %)",
-         r"of its (1125|1919) px$"),
-    ("06.01-services-and-kube-proxy", "raw-markup"):
-        ("#26 item 1: the readiness-drain cell returns a tuple of two Html tables, printed as text",
-         r"text/plain output holds <table"),
     ("06.01-services-and-kube-proxy", "image-scale"):
         ("the rule graph figure is 1196 px wide, shown at 84 %", r"of its 1196 px$"),
-    ("06.01-services-and-kube-proxy", "overflow"):
-        ("#26 item 5: the iptables/nftables rules and the rules diff are cut off on the right", r"pre clips"),
 }
 
 _RUNS: dict[str, dict[str, list[str]] | Exception] = {}

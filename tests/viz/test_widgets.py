@@ -148,3 +148,19 @@ def test_raw_markup_only_in_plain_text_only_outputs():
     assert raw_markup({"text/plain": "<svg ..."}) == "<svg"
     assert raw_markup({"text/plain": "<table>", "text/html": "<table>"}) is None
     assert raw_markup({"text/plain": "a < b"}) is None
+
+
+def test_sweep_retries_a_dead_control_from_the_panels_initial_state():
+    # As 05.02's node memory: it matters only for a Burstable container, which the initial state is (request <
+    # limit) and the all-maximum state is not (request == limit, Guaranteed).
+    def view(request_mi, limit_mi, node_gi):
+        burstable = 0 < request_mi < limit_mi
+        return Html(f"<p>{round(1000 - 1000 * request_mi / (node_gi * 1024)) if burstable else -997}</p>")
+
+    controls = {"request_mi": int_slider("request", 256, 0, 1024, 64),
+                "limit_mi": int_slider("limit", 512, 0, 1024, 64),
+                "node_gi": int_slider("node", 8, 1, 64, 1)}
+    quiet(live_panel, view, controls)
+    report = quiet(sweep_controls, panels()[-1:])
+    assert report["unchanged"] == [] and report["errors"] == []
+    assert [c.value for c in controls.values()] == [1024, 1024, 64]  # left at the maximum all the same
