@@ -63,6 +63,12 @@ __all__ = [
     "priority_classes_table",
     "preemption_table",
     "scheduling_panel",
+    "plugin_column_table",
+    "preemption_candidates_table",
+    "extender_exchanges_table",
+    "pod_affinity_panel",
+    "preemption_panel",
+    "extender_panel",
 ]
 
 #: The Filter trace value of a plugin that let the node through.
@@ -1124,3 +1130,430 @@ def scheduling_panel(
         return [banner, filter_table(result)]
 
     return live_panel(update, controls)
+
+
+_PANEL_WIDE = {"description_width": "200px"}
+_PANEL_WIDTH = "430px"
+
+
+def _plugin_rows(result: Mapping[str, Any], plugin: str) -> list[list[tuple[str, str]]]:
+    rows = []
+    for n in _nodes_of(result):
+        f = (result.get("filter") or {}).get(n, {})
+        verdict = f.get(plugin, "·") if f else "·"
+        failed = next((v for v in f.values() if v != PASSED), None)
+        raw = (result.get("score") or {}).get(n, {}).get(plugin, "")
+        fin = (result.get("finalScore") or {}).get(n, {}).get(plugin, "")
+        total = (result.get("totalScore") or {}).get(n, "")
+        style = f"color:{_GREEN};font-weight:bold" if n == result.get("nodeName") else ""
+        rows.append([(_e(n), style), (_e(_reason_text(verdict)), f"color:{_RED}" if verdict not in (PASSED, "·") else ""),
+                     (_e(_reason_text(failed) if failed is not None and verdict == "·" else ""), f"color:{_GREY}"),
+                     (_e(raw), "text-align:right"), (_e(fin), "text-align:right"), (_e(total), "text-align:right")])
+    return rows
+
+
+def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
+    """One plugin's view of a trace: its Filter verdict, raw Score, weighted NormalizeScore and the total, per node.
+
+    Parameters
+    ----------
+    result : mapping
+        One trace result.
+    plugin : str
+        A plugin name, or an extender's ``urlPrefix`` (extenders appear as columns of the trace).
+
+    Returns
+    -------
+    str
+        HTML table; the chosen node in green, rejections in red. "·": the
+        plugin did not run on that node; "rejected earlier by" names the
+        rejection that stopped Filter before it.
+
+    Raises
+    ------
+    KeyError
+        When ``result`` has neither ``filter`` nor ``score`` nodes (no nodes to show is fine).
+
+    See Also
+    --------
+    filter_table, score_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/runtime/framework.go (RunFilterPlugins, RunScorePlugins)
+
+    Examples
+    --------
+    >>> r = {"name": "p", "nodeName": "n2",
+    ...      "filter": {"n1": {"InterPodAffinity": "node(s) didn't match pod affinity rules"},
+    ...                 "n2": {"InterPodAffinity": "passed"}},
+    ...      "score": {"n2": {"InterPodAffinity": 0}}, "finalScore": {"n2": {"InterPodAffinity": 0}},
+    ...      "totalScore": {"n2": 0}}
+    >>> t = plugin_column_table(r, "InterPodAffinity")
+    >>> "didn&#x27;t match pod affinity rules" in t or "didn't match pod affinity rules" in t
+    True
+    """
+    head = ["node", f"{plugin} Filter", "rejected earlier by", "raw Score", "× weight", "totalScore"]
+    return _html_table(head, _plugin_rows(result, plugin))
+
+
+def preemption_candidates_table(result: Mapping[str, Any]) -> str:
+    """The preemption dry run node by node: victims, PDB violations, and which candidate was picked.
+
+    Parameters
+    ----------
+    result : mapping
+        A result of :func:`kubenotes.scheduler.explore.preemption_what_if` (its ``candidates`` rows).
+
+    Returns
+    -------
+    str
+        HTML; the selected node in green, a banner line above saying the
+        nomination, or why there is none.
+
+    Raises
+    ------
+    KeyError
+        When ``result`` has no ``candidates``.
+
+    See Also
+    --------
+    preemption_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/preemption/preemption.go (pickOneNodeForPreemption)
+
+    Examples
+    --------
+    >>> r = {"name": "p", "priority": 10, "nominatedNodeName": "n1", "victims": ["default/low"], "candidates": [
+    ...     {"node": "n1", "victims": ["default/low"], "pdb_violations": 1, "status": "candidate", "selected": True}]}
+    >>> "nominatedNodeName <b>n1</b>" in preemption_candidates_table(r)
+    True
+    """
+    rows = []
+    for c in result["candidates"]:
+        style = f"color:{_GREEN};font-weight:bold" if c["selected"] else ""
+        rows.append([(_e(c["node"]), style), (_e(", ".join(c["victims"]) or "–"), f"color:{_RED}" if c["victims"] else ""),
+                     (_e(c["pdb_violations"]), "text-align:right" + (f";color:{_RED}" if c["pdb_violations"] else "")),
+                     (_e(c["status"]), ""), ("✔" if c["selected"] else "", style)])
+    nominated = result.get("nominatedNodeName")
+    if result.get("nodeName"):
+        line = f"priority {_e(result.get('priority'))}: the pod fits on <b>{_e(result['nodeName'])}</b>, no preemption"
+    elif nominated:
+        line = (f"priority {_e(result.get('priority'))}: nominatedNodeName <b>{_e(nominated)}</b>, "
+                f"victims {_e(', '.join(result.get('victims') or []))}")
+    else:
+        line = f"priority {_e(result.get('priority'))}: no node nominated; {_e(result.get('message') or '')}"
+    banner = f'<div class="kubenotes-winner" style="margin:4px 0">{line}</div>'
+    return banner + _html_table(["node", "victims", "PDB violations", "dry run", "picked"], rows)
+
+
+def extender_exchanges_table(exchanges: Iterable[Sequence[Any]], *, width: int = 160) -> str:
+    """The JSON an extender received and answered, one row per call (verb, request, HTTP code, response).
+
+    Parameters
+    ----------
+    exchanges : iterable of (str, mapping, int, any)
+        ``HTTPExtender.exchanges``: verb, decoded request, status code, decoded response.
+    width : int
+        Characters of JSON shown per cell; longer JSON ends in "…". The pod
+        in the request is shown as its ``namespace/name``.
+
+    Returns
+    -------
+    str
+        HTML table.
+
+    Raises
+    ------
+    ValueError
+        When an exchange does not have four items.
+
+    See Also
+    --------
+    kubenotes.scheduler.extender.ExtenderArgs, kubenotes.scheduler.extender.ExtenderFilterResult
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kube-scheduler/extender/v1/types.go
+
+    Examples
+    --------
+    >>> t = extender_exchanges_table([("prioritize", {"Pod": {"metadata": {"name": "p", "namespace": "a"}},
+    ...                                  "NodeNames": ["n1"]}, 200, [{"Host": "n1", "Score": 10}])])
+    >>> "a/p" in t and "HostPriorityList" in t
+    True
+    """
+    import json
+
+    kinds = {"filter": ("ExtenderArgs", "ExtenderFilterResult"), "prioritize": ("ExtenderArgs", "HostPriorityList"),
+             "bind": ("ExtenderBindingArgs", "ExtenderBindingResult"),
+             "preempt": ("ExtenderPreemptionArgs", "ExtenderPreemptionResult")}
+
+    def short(v: Any) -> str:
+        s = json.dumps(v, separators=(",", ":"), sort_keys=False)
+        return s if len(s) <= width else s[: width - 1] + "…"
+
+    rows = []
+    for verb, request, code, response in exchanges:
+        req = dict(request) if isinstance(request, Mapping) else request
+        if isinstance(req, Mapping) and isinstance(req.get("Pod"), Mapping):
+            meta = req["Pod"].get("metadata") or {}
+            req = {**req, "Pod": f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"}
+        a, b = kinds.get(verb, ("", ""))
+        mono = "font-family:monospace;word-break:break-all;max-width:330px"
+        rows.append([(f"POST …/{_e(verb)}", "font-family:monospace;white-space:nowrap"), (_e(a), ""), (_e(short(req)), mono),
+                     (_e(code), "text-align:right"), (_e(b), ""), (_e(short(response)), mono)])
+    return _html_table(["call", "request type", "request", "code", "response type", "response"], rows)
+
+
+def pod_affinity_panel(manifests: Any, pod: Any, *, config: Any = None, seed: int = 0,
+                       targets: Sequence[str] = ("redis", "web", "postgres"),
+                       images: Sequence[str] | None = None) -> Any:
+    """A live panel: one pod-affinity or anti-affinity term and the pod's image, then InterPodAffinity's and ImageLocality's verdicts.
+
+    Parameters
+    ----------
+    manifests : Manifests
+        The running cluster.
+    pod : lightkube Pod
+        The pending pod (its namespace is where the term looks for pods).
+    config : any, optional
+        See :func:`~kubenotes.scheduler.config.as_config_dict`.
+    seed : int
+    targets : sequence of str
+        ``app`` label values the term may select.
+    images : sequence of str, optional
+        Images to offer; default: the pod's own first.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        Controls (kind, required/preferred, topologyKey, target, weight,
+        image) over the InterPodAffinity and ImageLocality tables and the winner.
+
+    Raises
+    ------
+    ConfigError
+        When ``config`` is invalid.
+
+    See Also
+    --------
+    kubenotes.scheduler.explore.pod_affinity_variant, plugin_column_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/interpodaffinity/filtering.go
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/imagelocality/image_locality.go
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> m = load_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+    ... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+    ... ''')
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     panel = pod_affinity_panel(m, make_pod("web"), targets=["db"])
+    >>> [w.description for row in panel.children[:-1] for w in row.children]
+    ['affinity', 'term', 'topologyKey', 'matchLabels app', 'preferred weight', 'image']
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.scheduler.explore import pod_affinity_variant
+    from kubenotes.viz.widgets import int_slider, live_panel
+
+    base = as_config_dict(config)
+    weights = score_weights(config_with(base))
+    image0 = pod.spec.containers[0].image
+    imgs = list(dict.fromkeys([image0, *(images or ())]))
+    lay = dict(style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH))
+    controls = {
+        "kind": widgets.Dropdown(options=["none", "podAffinity", "podAntiAffinity"], value="podAffinity",
+                                 description="affinity", **lay),
+        "mode": widgets.Dropdown(options=["required", "preferred"], value="required", description="term", **lay),
+        "topology_key": widgets.Dropdown(options=["kubernetes.io/hostname", "topology.kubernetes.io/zone"],
+                                         value="kubernetes.io/hostname", description="topologyKey", **lay),
+        "target": widgets.Dropdown(options=list(targets), value=targets[0], description="matchLabels app", **lay),
+        "weight": int_slider("preferred weight", 100, 1, 100, style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH)),
+        "image": widgets.Dropdown(options=imgs, value=image0, description="image", **lay),
+    }
+
+    def update(kind: str, mode: str, topology_key: str, target: str, weight: int, image: str) -> Any:
+        variant = pod_affinity_variant(pod, kind="podAffinity" if kind == "none" else kind, mode=mode,
+                                       topology_key=topology_key, weight=weight, image=image,
+                                       match_labels=None if kind == "none" else {"app": target})
+        r = schedule_what_if(manifests, variant, config=base, seed=seed)
+        w = {k: weights.get(k, 1) for k in ("InterPodAffinity", "ImageLocality")}
+        return [winner_banner(r) if r.get("nodeName") else failed_scheduling(r),
+                f"<b>InterPodAffinity</b> (weight {w['InterPodAffinity']})" + plugin_column_table(r, "InterPodAffinity"),
+                f"<b>ImageLocality</b> (weight {w['ImageLocality']})" + plugin_column_table(r, "ImageLocality")]
+
+    return live_panel(update, controls, columns=2)
+
+
+def preemption_panel(manifests: Any, pod: Any, *, config: Any = None, seed: int = 0,
+                     pdb_namespace: str = "batch", pdb_labels: Mapping[str, str] | None = None,
+                     priority_range: tuple[int, int, int] = (-200, 2000, 100)) -> Any:
+    """A live panel: the preemptor's priority and a PodDisruptionBudget over the likely victims, then the dry run.
+
+    Parameters
+    ----------
+    manifests : Manifests
+        The running cluster.
+    pod : lightkube Pod
+        The preemptor; its own ``spec.priority`` is the slider's start (clamped to the range).
+    config : any, optional
+    seed : int
+    pdb_namespace : str
+        Namespace of the added PodDisruptionBudget.
+    pdb_labels : mapping, optional
+        Its ``matchLabels`` (default ``{"job-name": "transcode"}``).
+    priority_range : tuple of int
+        ``(min, max, step)`` of the priority slider.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        A priority slider, a PDB checkbox and a ``maxUnavailable`` slider over
+        :func:`preemption_candidates_table` and :func:`preemption_table`.
+
+    Raises
+    ------
+    ConfigError
+        When ``config`` is invalid.
+
+    See Also
+    --------
+    kubenotes.scheduler.explore.preemption_what_if
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/preemption/preemption.go
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> m = load_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: n1}
+    ... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+    ... ''')
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     panel = preemption_panel(m, make_pod("big", requests={"cpu": "1"}))
+    >>> [w.description for row in panel.children[:-1] for w in row.children]
+    ['preemptor spec.priority', 'PodDisruptionBudget on victims', 'PDB maxUnavailable']
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.scheduler.explore import preemption_what_if
+    from kubenotes.viz.widgets import int_slider, live_panel
+
+    base = as_config_dict(config)
+    lo, hi, step = priority_range
+    p0 = min(max(int(pod.spec.priority or 0), lo), hi)
+    labels = dict(pdb_labels or {"job-name": "transcode"})
+    lay = dict(style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH))
+    controls = {
+        "priority": int_slider("preemptor spec.priority", p0, lo, hi, step, **lay),
+        "use_pdb": widgets.Checkbox(value=False, description="PodDisruptionBudget on victims", indent=False,
+                                    layout=widgets.Layout(width=_PANEL_WIDTH)),
+        "max_unavailable": int_slider("PDB maxUnavailable", 0, 0, 5, **lay),
+    }
+
+    def update(priority: int, use_pdb: bool, max_unavailable: int) -> Any:
+        pdb = (pdb_namespace, labels, max_unavailable) if use_pdb else None
+        r = preemption_what_if(manifests, pod, priority=priority, pdb=pdb, config=base, seed=seed)
+        return [preemption_candidates_table(r)]
+
+    return live_panel(update, controls, columns=2)
+
+
+def extender_panel(manifests: Any, pod: Any, *, config: Any, seed: int = 0,
+                   zone_label: str = "topology.kubernetes.io/zone") -> Any:
+    """A live panel: what a zone extender avoids and prefers, and its weight, then the trace and the JSON on the wire.
+
+    Parameters
+    ----------
+    manifests : Manifests
+        The running cluster (its nodes' zones are the choices).
+    pod : lightkube Pod
+    config : any
+        A configuration with an extender (``data/extenders/scheduler-config.yaml``).
+    seed : int
+    zone_label : str
+
+    Returns
+    -------
+    ipywidgets.VBox
+        Controls (avoided zone, preferred zone, extender weight) over the
+        extender's column of the trace, the winner and the calls it answered.
+
+    Raises
+    ------
+    ValueError
+        When ``config`` has no extender.
+
+    See Also
+    --------
+    kubenotes.scheduler.explore.extender_what_if, extender_exchanges_table
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/extender.go
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> m = load_manifests('''
+    ... apiVersion: v1
+    ... kind: Node
+    ... metadata: {name: a1, labels: {topology.kubernetes.io/zone: a}}
+    ... status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+    ... ''')
+    >>> cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    ...        "extenders": [{"urlPrefix": "http://x/s", "filterVerb": "filter", "prioritizeVerb": "prioritize",
+    ...                       "weight": 1}]}
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     panel = extender_panel(m, make_pod("p"), config=cfg)
+    >>> [w.description for row in panel.children[:-1] for w in row.children]
+    ['extender avoids zone', 'extender prefers zone', 'extender weight']
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.scheduler.explore import extender_what_if
+    from kubenotes.viz.widgets import int_slider, live_panel
+
+    base = as_config_dict(config)
+    exts = base.get("extenders") or []
+    if not exts:
+        raise ValueError("the configuration has no extenders")
+    url = exts[0]["urlPrefix"]
+    zones = sorted({(n.metadata.labels or {}).get(zone_label) for n in manifests.nodes} - {None})
+    lay = dict(style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH))
+    controls = {
+        "avoid": widgets.Dropdown(options=["none", *zones], value=zones[-1] if zones else "none",
+                                  description="extender avoids zone", **lay),
+        "prefer": widgets.Dropdown(options=["none", *zones], value=zones[0] if zones else "none",
+                                   description="extender prefers zone", **lay),
+        "weight": int_slider("extender weight", int(exts[0].get("weight") or 1), 1, 10, **lay),
+    }
+
+    def update(avoid: str, prefer: str, weight: int) -> Any:
+        r = extender_what_if(manifests, pod, config=base, avoid_zones=() if avoid == "none" else (avoid,),
+                             prefer_zone=None if prefer == "none" else prefer, weight=weight, seed=seed)
+        return [winner_banner(r) if r.get("nodeName") else failed_scheduling(r),
+                f"<b>extender {_e(url)}</b> (weight {weight}: Score = 0-10 × {weight} × 10)" + plugin_column_table(r, url),
+                extender_exchanges_table(r["exchanges"])]
+
+    return live_panel(update, controls, columns=2)
