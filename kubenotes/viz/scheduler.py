@@ -1171,8 +1171,8 @@ def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
 
     Raises
     ------
-    KeyError
-        When ``result`` has neither ``filter`` nor ``score`` nodes (no nodes to show is fine).
+    AttributeError
+        When ``result`` is not a mapping.
 
     See Also
     --------
@@ -1331,7 +1331,9 @@ def pod_affinity_panel(manifests: Any, pod: Any, *, config: Any = None, seed: in
     -------
     ipywidgets.VBox
         Controls (kind, required/preferred, topologyKey, target, weight,
-        image) over the InterPodAffinity and ImageLocality tables and the winner.
+        image) over the InterPodAffinity and ImageLocality tables and the
+        winner. It starts with a *preferred* pod affinity to the first target
+        by hostname, so every node is scored.
 
     Raises
     ------
@@ -1376,7 +1378,7 @@ def pod_affinity_panel(manifests: Any, pod: Any, *, config: Any = None, seed: in
     controls = {
         "kind": widgets.Dropdown(options=["none", "podAffinity", "podAntiAffinity"], value="podAffinity",
                                  description="affinity", **lay),
-        "mode": widgets.Dropdown(options=["required", "preferred"], value="required", description="term", **lay),
+        "mode": widgets.Dropdown(options=["required", "preferred"], value="preferred", description="term", **lay),
         "topology_key": widgets.Dropdown(options=["kubernetes.io/hostname", "topology.kubernetes.io/zone"],
                                          value="kubernetes.io/hostname", description="topologyKey", **lay),
         "target": widgets.Dropdown(options=list(targets), value=targets[0], description="matchLabels app", **lay),

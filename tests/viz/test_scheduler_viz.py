@@ -205,3 +205,113 @@ def test_chapter_figures_fit_a_1000px_column():
         width, _ = inline_png_size(fig)
         assert 600 < width <= MAX_INLINE_WIDTH_PX
         plt.close(fig)
+
+
+def _controls(panel):
+    return [c for row in panel.children[:-1] for c in row.children]
+
+
+def _positions(c):
+    """min / middle / max of a slider, every option of a dropdown, both states of a checkbox."""
+    import ipywidgets as widgets
+
+    if isinstance(c, widgets.Checkbox):
+        return [not c.value, c.value]
+    if isinstance(c, widgets.Dropdown):
+        return [v for _, v in c.options] if c.options and isinstance(c.options[0], tuple) else list(c.options)
+    return [c.min, c.min + (c.max - c.min) // 2 // c.step * c.step, c.max]
+
+
+def _sweep(panel, shown):
+    """Move each control through its positions (the others as they are); every move must show new output."""
+    outputs = {}
+    for c in _controls(panel):
+        start = c.value
+        for v in _positions(c):
+            c.value = v  # an exception in the callback propagates here
+            outputs[(c.description, v)] = shown[-1]
+        c.value = start
+    return outputs
+
+
+@pytest.fixture(scope="module")
+def preempt():
+    pm = load_manifests(sample("cluster"), sample("scheduling", "preemption.yaml"))
+    return pm, pm.get("Pod", "ledger-migration", namespace="data")
+
+
+def _capture(monkeypatch):
+    import kubenotes.viz.widgets as kw
+
+    shown = []
+    monkeypatch.setattr(kw, "show", lambda result: shown.append(result))
+    return shown
+
+
+def _slider_tracks_at_least_150px(panel):
+    import ipywidgets as widgets
+
+    for c in _controls(panel):
+        if isinstance(c, widgets.IntSlider):
+            total = int(c.layout.width.removesuffix("px"))
+            label = int(c.style.description_width.removesuffix("px"))
+            assert total - label - 60 >= 150, c.description  # 60 px: the readout
+
+
+def test_pod_affinity_panel_every_control_renders_and_changes_the_tables(fits, monkeypatch):
+    from kubenotes.scheduler.whatif import pod_variant
+
+    m, pod = fits
+    shown = _capture(monkeypatch)
+    tolerant = pod_variant(pod, tolerate=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}])
+    panel = sv.pod_affinity_panel(m, tolerant, config=CONFIG, images=["nvcr.io/nvidia/pytorch:24.08-py3"])
+    banner, ipa_table, il_table = shown[-1]
+    assert "worker-b-2" in banner and ">100<" in ipa_table  # preferred affinity to the redis pod's node
+    outs = _sweep(panel, shown)
+    assert "node(s) didn&#x27;t match pod affinity rules" in outs[("term", "required")][1]
+    assert "stays Pending" not in outs[("affinity", "none")][0]
+    anti = outs[("affinity", "podAntiAffinity")][1]
+    assert ">-100<" in anti and "worker-b-2" not in outs[("affinity", "podAntiAffinity")][0]
+    torch = outs[("image", "nvcr.io/nvidia/pytorch:24.08-py3")]
+    assert torch[2] != il_table and "gpu-a-1" in torch[2]
+    _slider_tracks_at_least_150px(panel)
+
+
+def test_preemption_panel_sweep_and_pdb_moves_the_nomination(preempt, monkeypatch):
+    m, pod = preempt
+    shown = _capture(monkeypatch)
+    panel = sv.preemption_panel(m, pod, config=CONFIG)
+    prio, use_pdb, max_unavailable = _controls(panel)
+    assert (prio.min, prio.max, prio.value) == (-200, 2000, 2000)  # 1000000 clamped to the range
+    assert "nominatedNodeName <b>worker-c-2</b>" in shown[-1][0]
+    use_pdb.value = True
+    assert "nominatedNodeName <b>worker-b-1</b>" in shown[-1][0] and "data/postgres-1" in shown[-1][0]
+    prio.value = -200
+    assert "no node nominated" in shown[-1][0] and "No preemption victims found for incoming pod" in shown[-1][0]
+    prio.value, use_pdb.value = 2000, False
+    outs = _sweep(panel, shown)
+    assert len({o[0] for o in outs.values()}) >= 3
+    _slider_tracks_at_least_150px(panel)
+
+
+def test_extender_panel_sweep_weight_scales_the_extender_column(fits, monkeypatch):
+    m, pod = fits
+    shown = _capture(monkeypatch)
+    panel = sv.extender_panel(m, pod, config=sample("extenders", "scheduler-config.yaml"))
+    avoid, prefer, weight = _controls(panel)
+    assert (avoid.value, prefer.value, weight.value) == ("us-central1-c", "us-central1-a", 2)
+    banner, column, calls = shown[-1]
+    assert "worker-a-2" in banner and "zone us-central1-c is avoided by the extender" in column
+    assert "ExtenderFilterResult" in calls and "HostPriorityList" in calls and "ExtenderBindingArgs" in calls
+    weight.value = 10
+    assert ">1000<" in shown[-1][1]
+    outs = _sweep(panel, shown)
+    assert outs[("extender weight", 1)][1] != outs[("extender weight", 10)][1]
+    _slider_tracks_at_least_150px(panel)
+
+
+def test_exchanges_table_shows_pod_by_name_and_breaks_long_json():
+    t = sv.extender_exchanges_table([("filter", {"Pod": {"metadata": {"name": "p", "namespace": "a"}},
+                                                 "NodeNames": ["n" * 50] * 10}, 200, {"NodeNames": []})], width=40)
+    assert '"Pod":"a/p"' in t.replace("&quot;", '"') and "…" in t and "word-break:break-all" in t
+    assert "ExtenderArgs" in t and "ExtenderFilterResult" in t
