@@ -1165,8 +1165,9 @@ def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
     Returns
     -------
     str
-        HTML table; the chosen node in green, rejections in red. "·": the
-        plugin did not run on that node; "rejected earlier by" names the
+        HTML table and a legend line; the chosen node in green, rejections in
+        red. "·": the plugin did not filter that node (its PreFilter returned
+        Skip, or Filter had stopped earlier); "rejected earlier by" names the
         rejection that stopped Filter before it.
 
     Raises
@@ -1194,7 +1195,9 @@ def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
     True
     """
     head = ["node", f"{plugin} Filter", "rejected earlier by", "raw Score", "× weight", "totalScore"]
-    return _html_table(head, _plugin_rows(result, plugin))
+    legend = (f'<div style="font-size:11px;color:{_GREY}">· = {_e(plugin)} did not filter this node: its PreFilter '
+              "returned Skip (nothing to check), or an earlier Filter plugin had rejected the node</div>")
+    return _html_table(head, _plugin_rows(result, plugin)) + legend
 
 
 def preemption_candidates_table(result: Mapping[str, Any]) -> str:
