@@ -180,12 +180,15 @@ CHAPTERS: tuple[Chapter, ...] = (
     ),
     Chapter(
         "04.00-scheduling-framework", "The scheduling framework",
-        "Filter table, Score heatmap, NormalizeScore and weights, the FailedScheduling message, preemption, "
-        "legacy names",
+        "Filter table, Score heatmap, NormalizeScore and weights, the FailedScheduling message, pod affinity and "
+        "ImageLocality, preemption with priorities and PDBs, extenders, legacy names",
         "One scheduling cycle on the sample cluster: Filter (预选) table, Score (优选) heatmap, NormalizeScore and "
-        "weights, the winner, the FailedScheduling message, preemption with PriorityClasses, and how the old "
-        "predicate/priority names map onto plugins",
-        "score-plugin weights, scoring strategy, pod CPU/memory, tolerations, node affinity",
+        "weights, the winner, the FailedScheduling message, pod affinity and anti-affinity (hostname vs zone) and "
+        "ImageLocality, preemption with PriorityClasses and a PodDisruptionBudget, a scheduler extender over HTTP "
+        "beside a framework plugin, the scheduler's goals, and how the old predicate/priority names map onto "
+        "plugins",
+        "score-plugin weights, scoring strategy, pod CPU/memory, tolerations, node affinity; affinity terms; "
+        "preemptor priority and PDB; extender weight",
         viz="scheduler", data="scheduling",
     ),
     Chapter(
