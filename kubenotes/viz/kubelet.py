@@ -740,7 +740,7 @@ def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str
     Returns
     -------
     matplotlib.figure.Figure
-        One Axes (axis off), 12 x 5.2 inches.
+        One Axes (axis off), 9.6 x 5.2 inches: at most 1,000 px wide inline.
 
     Raises
     ------
@@ -757,7 +757,7 @@ def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str
     """
     g = g if g is not None else kubelet_graph()
     pos = nx.get_node_attributes(g, "pos")
-    fig = detached_figure(12, 5.2)
+    fig = detached_figure(9.6, 5.2)  # <= 1,000 px at the inline backend's 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
     ax = fig.add_subplot(1, 1, 1)
     colours = {"source": "#e3f2fd", "kubelet": "#fff3e0", "runtime": "#e8f5e9"}
     hl = set(highlight)
@@ -766,10 +766,10 @@ def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str
     nx.draw_networkx_edge_labels(g, pos, ax=ax, edge_labels=nx.get_edge_attributes(g, "label"), font_size=6,
                                  bbox={"fc": "white", "ec": "none", "alpha": 0.7})
     for n, (x, y) in pos.items():
-        ax.text(x, y, n, ha="center", va="center", fontsize=7.5,
-                bbox={"boxstyle": "round,pad=0.4", "fc": colours[g.nodes[n]["kind"]],
+        ax.text(x, y, n, ha="center", va="center", fontsize=7,
+                bbox={"boxstyle": "round,pad=0.35", "fc": colours[g.nodes[n]["kind"]],
                       "ec": "#c62828" if n in hl else "#555", "lw": 2 if n in hl else 0.8})
-    ax.set_xlim(-1.3, 12.3)
+    ax.set_xlim(-1.0, 11.9)
     ax.set_ylim(-0.5, 5)
     ax.axis("off")
     ax.set_title("The kubelet (kubelet/" + NODE_NAME + "): pod sources, the sync loop, and the CRI", fontsize=10)

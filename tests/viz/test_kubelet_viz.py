@@ -200,3 +200,11 @@ def test_node_api_panel_answers_every_command_and_the_checkbox(monkeypatch):
     assert len(set(seen.values())) == len(seen)                                 # every choice shows its own chain
     assert "403" in seen["logs", True] and "403" not in seen["logs", False]
     assert "Metrics API not available" in seen["top", False]
+
+
+def test_kubelet_graph_figure_fits_the_output_column():
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    fig = vk.kubelet_graph_figure(highlight=["syncLoop"])
+    width, _ = inline_png_size(fig)
+    assert 700 < width <= MAX_INLINE_WIDTH_PX  # was 1,190 px in chapter 05.00 (shown at 85 %)
