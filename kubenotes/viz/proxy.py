@@ -55,7 +55,7 @@ from kubenotes.proxy.iptables import ENDPOINT_CHAIN_RE, SERVICE_CHAIN_RE, iptabl
 from kubenotes.sim.services import balance_runs, rule_changes, svc_probabilities, web_state
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
-from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
+from kubenotes.viz.widgets import _agg_canvas, int_slider, live_panel, memoise_update
 from kubenotes.apiserver.tables import format_table, table_for
 from kubenotes.dns.coredns import ClusterDNS
 from kubenotes.proxy.endpoints import proxy_state
@@ -392,7 +392,7 @@ def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster I
     Returns
     -------
     matplotlib.figure.Figure
-        One Axes (axis off), 12 inches wide, taller with more endpoints;
+        One Axes (axis off), 9.6 inches wide (at most 1,000 px inline), taller with more endpoints;
         each probability is written as a fraction (``1/3``, ``rest``).
 
     Raises
@@ -421,7 +421,7 @@ def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster I
     for kind, nodes in layers.items():
         for i, n in enumerate(nodes):
             pos[n] = (_KIND_X[kind], (len(nodes) - 1) / 2.0 - i)
-    fig = detached_figure(12, max(2.6, 1.2 + 0.6 * tallest))
+    fig = detached_figure(9.6, max(2.6, 1.2 + 0.6 * tallest))  # <= 1,000 px inline (graphs.MAX_INLINE_WIDTH_PX)
     ax = fig.add_axes((0.01, 0.02, 0.98, 0.86))
     ax.set_axis_off()
     ax.set_xlim(-0.6, 4.25)
@@ -433,8 +433,9 @@ def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster I
                            bbox={"boxstyle": "round,pad=0.3", "fc": _KIND_COLOUR[d["kind"]], "ec": "#607d8b"})
     half = dict.fromkeys(boxes, 0.3)
     try:  # the boxes' drawn half-widths in data units, so arrows start and end at their edges
-        fig.canvas.draw()  # lays out the text boxes
-        renderer = fig.canvas.get_renderer()
+        canvas = _agg_canvas(fig)  # a closed pyplot figure's base canvas has no renderer
+        canvas.draw()  # lays out the text boxes
+        renderer = canvas.get_renderer()
         inv = ax.transData.inverted()
         for n, t in boxes.items():
             bb = t.get_bbox_patch().get_window_extent(renderer)

@@ -111,6 +111,26 @@ def test_rule_graph_shape_and_probabilities():
     assert {"KUBE-SEP-* chain", "1/3", "1/2", "rest"} <= texts
 
 
+def test_rule_graph_figure_fits_the_column_and_arrows_start_at_box_edges():
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    objs = web_objects(3)
+    fig = rule_graph_figure(rule_graph(service_rules(web_state(3)), objs))
+    width, _ = inline_png_size(fig)
+    assert 700 < width <= MAX_INLINE_WIDTH_PX  # was 1,196 px in chapter 06.01 (shown at 84 %)
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    boxes = [t for t in ax.texts if t.get_bbox_patch() is not None]
+    for arrow in (a for a in ax.texts if getattr(a, "arrow_patch", None) is not None):
+        x0 = arrow.xyann[0]
+        # the arrow starts right of the box it leaves (it used to start 0.32 data units from the centre, inside it)
+        source = min(boxes, key=lambda t: abs(t.get_position()[1] - arrow.xyann[1]) * 10 + abs(t.get_position()[0] - x0)
+                     if t.get_position()[0] < x0 else float("inf"))
+        bb = source.get_bbox_patch().get_window_extent(renderer)
+        right = ax.transData.inverted().transform((bb.x1, bb.y0))[0]
+        assert x0 >= right, (source.get_text(), x0, right)
+
+
 def test_balance_runs_and_figure():
     runs = balance_runs(3, 10_000, 50, 0)
     assert list(runs) == ["iptables random", "IPVS round robin", "ClientIP affinity (iptables)"]
