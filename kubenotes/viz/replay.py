@@ -499,9 +499,9 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     >>> [a.get_xlabel() for a in fig.axes]
     ['arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)']
     """
-    fig = detached_figure(12.5, 4.4)
+    fig = detached_figure(9.8, 4.2)  # <= 1,000 px inline at 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
     axes = fig.subplots(1, 3)
-    fig.subplots_adjust(left=0.055, right=0.985, top=0.86 if title else 0.91, bottom=0.3, wspace=0.25)
+    fig.subplots_adjust(left=0.065, right=0.99, top=0.86 if title else 0.91, bottom=0.31, wspace=0.3)
     full, zoom, frag = axes
     x = ARRIVED_PERCENT
     zoom_vals = []
@@ -518,13 +518,16 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
                 ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
             zoom_vals.append(np.array(paper[name]))
     full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1)
-    full.text(3, 95, "dotted: every requested GPU allocated", fontsize=7.5, color="#757575", va="top")
+    full.text(3, 95, "dotted: every requested\nGPU allocated", fontsize=7.5, color="#757575", va="top")
     full.set(xlim=(0, 130), ylim=(0, 102), ylabel="GPU allocation ratio (% of capacity)", title="GPU allocation ratio")
     zoom.set(xlim=(80, 130), ylim=_zoom_ylim(zoom_vals), title="zoom: 80-130% arrived")
     frag.set(xlim=(0, 130), ylim=(0, 102), ylabel="fragmentation rate (% of idle GPU)",
              title="fragmentation rate")
     for ax in axes:
-        ax.set_xlabel("arrived workload (% of GPU capacity)")
+        ax.set_xlabel("arrived workload (% of GPU capacity)", fontsize=9)
+        ax.yaxis.label.set_fontsize(9)
+        ax.title.set_fontsize(10.5)
+        ax.tick_params(labelsize=8.5)
         ax.grid(alpha=0.3)
         ax.axvline(100, color="#bdbdbd", lw=0.8, zorder=0)
     if arrived_percent is not None:
@@ -754,7 +757,7 @@ def _rgba(hex_color: str) -> np.ndarray:
 
 
 def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight: str | None = None,
-                     per_row: int = 40, width_inches: float = 11.5, title: str | None = None) -> Figure:
+                     per_row: int = 40, width_inches: float = 9.8, title: str | None = None) -> Figure:
     """Every GPU card of the cluster at one arrived workload: idle, partly used (shared) or full.
 
     Nodes are grouped by card model (largest model first) and drawn as tiles

@@ -282,3 +282,13 @@ def test_the_live_panel_slider_comes_first_and_updates_are_fast(trace_dir):
     view = rv.replay_view(["BestFit", "FGD"], "default", 95, "FGD", trace_dir=trace_dir)
     assert isinstance(view[0], Figure) and "data:image/png;base64," in view[1] and "FGD scores pod" in view[1]
     assert rv.update_seconds(policies=["BestFit", "FGD"], arrived_percent=100, trace_dir=trace_dir) < 5.0
+
+
+def test_curves_and_occupancy_figures_fit_the_output_column():
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    curves = rv.curves_figure({"FGD": toy_replay(), "Random": toy_replay("Random")}, 90,
+                              paper=engine.PAPER_ALLOCATION_PERCENT, title="toy")
+    assert 800 < inline_png_size(curves)[0] <= MAX_INLINE_WIDTH_PX  # was 1,239 px in chapter 04.04 (shown at 81 %)
+    occupancy = rv.occupancy_figure(toy_replay("BestFit"), 90, highlight="n1")
+    assert 800 < inline_png_size(occupancy)[0] <= MAX_INLINE_WIDTH_PX  # was 1,133 px (shown at 89 %)
