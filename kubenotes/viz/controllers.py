@@ -474,7 +474,7 @@ def ownership_figure(g: nx.DiGraph, *, title: str | None = None,
     Returns
     -------
     matplotlib.figure.Figure
-        At least 9 inches wide, one Axes, not attached to pyplot.
+        9 to 9.8 inches wide (at most 1,000 px inline), one Axes, not attached to pyplot.
 
     Raises
     ------
@@ -494,7 +494,9 @@ def ownership_figure(g: nx.DiGraph, *, title: str | None = None,
     pos = dict(pos) if pos is not None else ownership_layout(g)
     xs = [x for x, _ in pos.values()] or [0.0]
     ys = [y for _, y in pos.values()] or [0.0]
-    width = max(9.0, 1.5 * (max(xs) - min(xs) + 1.4))
+    # 1.5 inch per leaf, but never wider than a ~1,000 px output column at 100 dpi (graphs.MAX_INLINE_WIDTH_PX):
+    # ten pods (a ReplicaSet at 9 replicas and one being deleted) keep about 1 inch each, wider than a pod's box.
+    width = min(9.8, max(9.0, 1.5 * (max(xs) - min(xs) + 1.4)))
     title_lines = title.count("\n") + 1 if title else 0
     height = 1.0 * (max(ys) - min(ys) + 1.1) + 0.9 + 0.2 * title_lines
     fig = detached_figure(width, height)

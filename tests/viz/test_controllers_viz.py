@@ -257,3 +257,24 @@ def test_rolling_update_figure_fits_a_notebook_column():
     fig = vc.rolling_update_figure(sc.simulate_rc_rolling_update(replicas=2, update_period_seconds=5.0),
                                    sc.simulate_rollout(1, 1, 2))
     assert Image.open(io.BytesIO(figure_png(fig))).size[0] <= 1000  # was 1,090 px in 03.00
+
+
+def test_ownership_figure_of_many_pods_fits_the_column_without_overlapping_boxes():
+    from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX, inline_png_size
+
+    g = nx.DiGraph()
+    g.add_node("rs", kind="ReplicaSet", name="web", replicas=9)
+    for i in range(10):  # 03.00's scale panel at spec.replicas' maximum: 9 pods, plus one being deleted
+        g.add_node(f"p{i}", kind="Pod", name=f"web-{i:05d}", node="worker-1", change="created" if i > 3 else "")
+        g.add_edge("rs", f"p{i}", controller=True)
+    fig = vc.ownership_figure(g, title="kubectl scale rs web --replicas=9\nstatus.replicas=9")
+    width, _ = inline_png_size(fig)
+    assert 800 < width <= MAX_INLINE_WIDTH_PX  # was 1,401 px (shown at 72 %) for the scale panel's 9 pods
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    boxes = sorted((t.get_bbox_patch().get_window_extent(renderer) for t in fig.axes[0].texts
+                    if t.get_text().startswith("Pod")), key=lambda b: b.x0)
+    assert len(boxes) == 10 and all(a.x1 + 10 < b.x0 for a, b in zip(boxes, boxes[1:]))
