@@ -62,7 +62,7 @@ from kubenotes.kubelet.kuberuntime import (
     start_latency,
 )
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
+from kubenotes.viz.html import TABLE_CSS, TH_BOTTOM_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 
 __all__ = [
@@ -358,6 +358,10 @@ def oci_excerpt(spec: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+#: A cell of long identifiers: it may break anywhere, so it never widens its table past the output column.
+_WRAP_CSS = "min-width:160px;overflow-wrap:anywhere"
+
+
 def _code(x: Any) -> str:
     return f"<code>{_e(x)}</code>"
 
@@ -438,8 +442,12 @@ def cri_to_oci_table(
          f"command {_code(config['command'])} args {_code(config['args'])}",
          "process.args " + _code(spec["process"]["args"])],
     ]
+    # The CRI and OCI columns hold long unbroken tokens (a cgroupsPath ends in a 64-hex container id): they wrap
+    # (at spaces and hyphens first, anywhere when a token is still too long) and the table stays within its column.
+    rows = [row[:2] + [(cell, _WRAP_CSS) for cell in row[2:]] for row in rows]
     return _table(["", "Pod spec", "CRI (kubelet → runtime)", f"OCI config.json ({kind} → runc)"], rows,
-                  caption=f"{(pod.get('metadata') or {}).get('name', '')}/{container_name}")
+                  caption=f"{(pod.get('metadata') or {}).get('name', '')}/{container_name}",
+                  table_css=TABLE_CSS + ";max-width:100%")
 
 
 # ---------------------------------------------------------------------------

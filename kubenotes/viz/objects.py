@@ -51,7 +51,7 @@ from kubenotes.api.taints import taint_string, tolerates
 from kubenotes.errors import KubenotesError
 from kubenotes.sim.objects import SIDECAR_EXAMPLE, pod_with_sidecar
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.html import TH_BOTTOM_CSS, Html, escape, namespaced_name, table
+from kubenotes.viz.html import TABLE_CSS, TH_BOTTOM_CSS, Html, escape, namespaced_name, table
 
 __all__ = [
     "containers_table",
@@ -737,6 +737,12 @@ def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | 
     return _table(heads, rows, escape_headers=False)
 
 
+#: A table that stays within its output column: its long cells wrap rather than widen it.
+_WRAPPING_TABLE_CSS = TABLE_CSS + ";max-width:100%"
+#: A cell of label keys / requirements: wraps at the word breaks given, else anywhere; never wider than 260 px.
+_KEY_CELL_CSS = "min-width:140px;max-width:260px;overflow-wrap:anywhere"
+
+
 def _requirement_text(expr: Sequence[Any]) -> str:
     key, op, values = expr
     if op in ("Exists", "DoesNotExist"):
@@ -795,16 +801,18 @@ def node_selector_table(selectors: Mapping[str, Any] | Iterable[Sequence[Any]], 
             items.append((_requirement_text(expr), sel, key))
     rows = []
     for name, sel, key in items:
-        row = [(f"<code>{_e(name)}</code>", "")]
+        # Long label keys break after their prefix's '/' (or anywhere, last), values at their hyphens: nine
+        # node columns and a key like node-role.kubernetes.io/control-plane fit a ~1,000 px output column.
+        row = [(f"<code>{_e(name).replace('/', '/<wbr>')}</code>", _KEY_CELL_CSS)]
         for n in nodes:
             mark = _YES if sel.matches(n) else _NO
             if key is not None:
                 val = (n.metadata.labels or {}).get(key)
                 mark += f'<br><span style="color:{_GREY};font-size:11px">{_e("—" if val is None else (val or chr(34) * 2))}</span>'
-            row.append((mark, "text-align:center;white-space:nowrap"))
+            row.append((mark, "text-align:center;padding:3px 5px"))
         rows.append(row)
     heads = ["matchExpressions", *[f'<span style="white-space:nowrap">{_e(n.metadata.name)}</span>' for n in nodes]]
-    return _table(heads, rows, escape_headers=False)
+    return _table(heads, rows, escape_headers=False, table_css=_WRAPPING_TABLE_CSS)
 
 
 def _toleration_text(t: Any) -> str:

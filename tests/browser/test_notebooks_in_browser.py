@@ -260,8 +260,6 @@ LAYOUT_CHECKS = ("raw-markup", "image-scale", "overflow", "slider-length")
 # chapter XPASSes, which fails until its entry goes; a finding no pattern matches is a plain failure.
 _WIDE_TABLE = r"(table reaches \d+ px past|output \(text/html\) clips or scrolls sideways)"
 XFAIL: dict[tuple[str, str], tuple[str, str]] = {
-    ("01.00-objects-and-manifests", "overflow"):
-        ("the nodeSelector/affinity operator table is 1038 px wide in the 1008 px output", _WIDE_TABLE),
     ("03.00-controllers-reconcile", "image-scale"):
         ("the scale panel's figure at spec.replicas' maximum is 1401 px wide, shown at 72 %",
          r"^after the sweep: .*of its 1401 px$"),
@@ -272,8 +270,6 @@ XFAIL: dict[tuple[str, str], tuple[str, str]] = {
         ("the curves figure is 1239 px (81 %), the occupancy figures 1133 px (89 %)", r"of its (1239|1133) px$"),
     ("05.00-kubelet", "image-scale"):
         ("the kubelet graph figure is 1190 px wide, shown at 85 %", r"of its 1190 px$"),
-    ("05.01-cri-and-runtimes", "overflow"):
-        ("the CRI-to-OCI table is 1112 px wide in the 1008 px output", _WIDE_TABLE),
     ("06.01-services-and-kube-proxy", "image-scale"):
         ("the rule graph figure is 1196 px wide, shown at 84 %", r"of its 1196 px$"),
 }

@@ -242,3 +242,16 @@ def test_start_latency_panel_recomputes_when_the_first_slider_moves(monkeypatch)
     slider.value = 130
     assert calls and all(k["image_mib"] == 130 for _, k in calls)
     assert {a[0] for a, _ in calls} == set(cri.RUNTIME_KINDS)  # the chosen runtime and the other one
+
+
+def test_cri_to_oci_table_wraps_its_long_identifiers():
+    """05.01's table was 1,112 px wide in a 1,008 px output: a cgroupsPath's 64-hex container id cannot break."""
+    import re
+
+    table = cri.cri_to_oci_table(_pod(resources=GUARANTEED), "app")
+    assert re.match(r'<table [^>]*style="[^"]*max-width:100%', table)
+    for row in table.split("<tbody>")[1].split("<tr>")[1:]:
+        cells = re.findall(r'<td style="([^"]*)">', row)
+        assert len(cells) == 4
+        assert all("overflow-wrap:anywhere" in css for css in cells[2:])  # the CRI and OCI columns
+        assert not any("overflow-wrap" in css for css in cells[:2])

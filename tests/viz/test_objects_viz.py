@@ -213,3 +213,17 @@ def test_request_breakdown_fits_a_1000px_column():
     width, _ = inline_png_size(fig)
     assert 700 < width <= MAX_INLINE_WIDTH_PX  # was 1,091 px in chapter 01.00
     plt.close(fig)
+
+
+def test_node_selector_table_wraps_within_the_output_column(cluster):
+    """01.00's operator table was 1,038 px wide in a 1,008 px output: its cells were white-space:nowrap."""
+    import re
+
+    t = ov.node_selector_table([("node-role.kubernetes.io/control-plane", "DoesNotExist", []),
+                                ("topology.kubernetes.io/zone", "NotIn", ["us-central1-a"])], cluster.nodes)
+    assert re.match(r'<table [^>]*style="[^"]*max-width:100%', t)
+    body = t.split("<tbody>")[1]
+    assert "nowrap" not in body  # label values wrap at their hyphens
+    first = re.findall(r'<tr><td style="([^"]*)"><code>(.*?)</code>', body)
+    assert len(first) == 2 and all("max-width:260px" in css and "overflow-wrap:anywhere" in css for css, _ in first)
+    assert first[0][1] == "node-role.kubernetes.io/<wbr>control-plane DoesNotExist"  # breaks after the prefix
