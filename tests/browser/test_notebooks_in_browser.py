@@ -260,18 +260,9 @@ LAYOUT_CHECKS = ("raw-markup", "image-scale", "overflow", "slider-length")
 # chapter XPASSes, which fails until its entry goes; a finding no pattern matches is a plain failure.
 _WIDE_TABLE = r"(table reaches \d+ px past|output \(text/html\) clips or scrolls sideways)"
 XFAIL: dict[tuple[str, str], tuple[str, str]] = {
-    ("03.00-controllers-reconcile", "image-scale"):
-        ("the scale panel's figure at spec.replicas' maximum is 1401 px wide, shown at 72 %",
-         r"^after the sweep: .*of its 1401 px$"),
     ("04.00-scheduling-framework", "overflow"):
         ("the legacy-names table is 1072 px wide; at the sweep's maximum the panel's table reaches 18 px past",
          _WIDE_TABLE),
-    ("04.04-gpu-trace-replay", "image-scale"):
-        ("the curves figure is 1239 px (81 %), the occupancy figures 1133 px (89 %)", r"of its (1239|1133) px$"),
-    ("05.00-kubelet", "image-scale"):
-        ("the kubelet graph figure is 1190 px wide, shown at 85 %", r"of its 1190 px$"),
-    ("06.01-services-and-kube-proxy", "image-scale"):
-        ("the rule graph figure is 1196 px wide, shown at 84 %", r"of its 1196 px$"),
 }
 
 _RUNS: dict[str, dict[str, list[str]] | Exception] = {}
