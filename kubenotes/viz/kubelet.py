@@ -79,7 +79,7 @@ from kubenotes.sim.timelines import (
 )
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TABLE_CSS, TD_CSS, Html, table
-from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
+from kubenotes.viz.widgets import _agg_canvas, int_slider, live_panel, memoise_update
 
 __all__ = [
     "NODE_NAME",
@@ -673,13 +673,13 @@ _GRAPH_NODES = {
 }
 _GRAPH_EDGES = [
     ("kube-apiserver\n(watch spec.nodeName)", "config: podStorage.merge", "pods (ADD/UPDATE/DELETE)"),
-    ("/etc/kubernetes/manifests\n(fileCheckFrequency 20s)", "config: podStorage.merge", "static pods"),
+    ("/etc/kubernetes/manifests\n(fileCheckFrequency 20s)", "config: podStorage.merge", "static\npods"),
     ("staticPodURL\n(httpCheckFrequency 20s)", "config: podStorage.merge", "static pods"),
     ("config: podStorage.merge", "syncLoop", "configCh"),
     ("config: podStorage.merge", "mirror client", "static pods"),
     ("syncLoop", "podWorkers", "UpdatePod"),
-    ("podWorkers", "SyncPod / computePodActions", "one pod at a time"),
-    ("SyncPod / computePodActions", "CRI: RuntimeService\nImageService", "RunPodSandbox, PullImage, Create/StartContainer"),
+    ("podWorkers", "SyncPod / computePodActions", "one pod\nat a time"),
+    ("SyncPod / computePodActions", "CRI: RuntimeService\nImageService", "RunPodSandbox, PullImage,\nCreate/StartContainer"),
     ("CRI: RuntimeService\nImageService", "containerd + runc", "gRPC"),
     ("PLEG relist (1s)", "CRI: RuntimeService\nImageService", "ListPodSandbox, ListContainers"),
     ("PLEG relist (1s)", "syncLoop", "plegCh"),
@@ -727,6 +727,24 @@ def kubelet_graph() -> nx.DiGraph:
     return g
 
 
+def _visible_middle(fig: Figure, ax: Any, start: Any, end: Any) -> float:
+    """Where, from 0 at ``start``'s centre to 1 at ``end``'s, the straight line between two text boxes is halfway
+    between their edges (0.5 when the boxes cannot be measured)."""
+    canvas = _agg_canvas(fig)
+    if canvas is None:  # pragma: no cover - another backend's canvas
+        return 0.5
+    renderer = canvas.get_renderer()
+    ends = []
+    for t in (start, end):
+        t.update_bbox_position_size(renderer)
+        bb = t.get_bbox_patch().get_window_extent(renderer)
+        ends.append(((bb.x0 + bb.x1) / 2, (bb.y0 + bb.y1) / 2, bb.width / 2, bb.height / 2))
+    (xa, ya, wa, ha), (xb, yb, wb, hb) = ends
+    dx, dy = abs(xb - xa) or 1e-9, abs(yb - ya) or 1e-9
+    leave, enter = min(wa / dx, ha / dy), 1 - min(wb / dx, hb / dy)
+    return (leave + enter) / 2 if leave < enter else 0.5
+
+
 def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str] = ()) -> Figure:
     """Draw :func:`kubelet_graph` with its fixed layout; ``highlight`` names nodes to outline in red.
 
@@ -763,17 +781,21 @@ def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str
     hl = set(highlight)
     nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowstyle="-|>", arrowsize=12, edge_color="#777",
                            node_size=3200, connectionstyle="arc3,rad=0.06")
-    nx.draw_networkx_edge_labels(g, pos, ax=ax, edge_labels=nx.get_edge_attributes(g, "label"), font_size=6,
-                                 bbox={"fc": "white", "ec": "none", "alpha": 0.7})
+    boxes = {}
     for n, (x, y) in pos.items():
-        ax.text(x, y, n, ha="center", va="center", fontsize=7,
-                bbox={"boxstyle": "round,pad=0.35", "fc": colours[g.nodes[n]["kind"]],
-                      "ec": "#c62828" if n in hl else "#555", "lw": 2 if n in hl else 0.8})
+        boxes[n] = ax.text(x, y, n, ha="center", va="center", fontsize=7,
+                           bbox={"boxstyle": "round,pad=0.35", "fc": colours[g.nodes[n]["kind"]],
+                                 "ec": "#c62828" if n in hl else "#555", "lw": 2 if n in hl else 0.8})
     ax.set_xlim(-1.0, 11.9)
     ax.set_ylim(-0.5, 5)
     ax.axis("off")
     ax.set_title("The kubelet (kubelet/" + NODE_NAME + "): pod sources, the sync loop, and the CRI", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout()  # the axes' final place, before the labels are placed from measured boxes
+    for (a, b), label in nx.get_edge_attributes(g, "label").items():
+        # in the middle of the edge's visible part, between the two boxes (not of the centres: under a box)
+        nx.draw_networkx_edge_labels(g, pos, ax=ax, edge_labels={(a, b): label}, font_size=6,
+                                     label_pos=_visible_middle(fig, ax, boxes[a], boxes[b]),
+                                     bbox={"fc": "white", "ec": "none", "alpha": 0.7})
     return fig
 
 

@@ -208,3 +208,23 @@ def test_kubelet_graph_figure_fits_the_output_column():
     fig = vk.kubelet_graph_figure(highlight=["syncLoop"])
     width, _ = inline_png_size(fig)
     assert 700 < width <= MAX_INLINE_WIDTH_PX  # was 1,190 px in chapter 05.00 (shown at 85 %)
+
+
+def test_kubelet_graph_edge_labels_between_the_boxes_of_the_sync_row():
+    """Labels of the horizontal edges sit in the gap between the two boxes, not under one of them."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = vk.kubelet_graph_figure()
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    texts = {t.get_text(): t for t in fig.axes[0].texts}
+    for source, label, target in [("syncLoop", "UpdatePod", "podWorkers"),
+                                  ("config: podStorage.merge", "configCh", "syncLoop")]:
+        left = texts[source].get_bbox_patch().get_window_extent(renderer)
+        right = texts[target].get_bbox_patch().get_window_extent(renderer)
+        lab = texts[label].get_window_extent(renderer)
+        assert left.x1 <= lab.x0 and lab.x1 <= right.x0, (label, left.x1, lab.x0, lab.x1, right.x0)
+    pods = next(t for name, t in texts.items() if name.startswith("one pod"))
+    assert pods.get_window_extent(renderer).x1 <= texts["SyncPod / computePodActions"].get_bbox_patch(
+    ).get_window_extent(renderer).x0  # 'one pod at a time' was cut by the SyncPod box
