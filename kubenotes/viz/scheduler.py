@@ -27,6 +27,7 @@ KEP-624 (scheduling framework)
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
@@ -40,7 +41,7 @@ from kubenotes.api.taints import taint_string
 from kubenotes.scheduler.config import SCORING_STRATEGIES, as_config_dict, config_with
 from kubenotes.scheduler.whatif import schedule_what_if, score_weights, taints_of
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.html import Html, table
+from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 
 __all__ = [
@@ -106,7 +107,8 @@ _CMAP = LinearSegmentedColormap.from_list("kubenotes_score", ["#f7fbff", "#6baed
 
 
 # Tables of ``(html, extra_css)`` cells under escaped headers.
-_html_table = functools.partial(table, html_cells=True)
+#: The chapter's tables: HTML cells, and never wider than the output column (cells wrap instead).
+_html_table = functools.partial(table, html_cells=True, table_css=TABLE_CSS + ";max-width:100%")
 
 
 def _pod_key(result: Mapping[str, Any]) -> str:
@@ -702,13 +704,15 @@ def score_heatmap_html(result: Mapping[str, Any], *, weights: Mapping[str, int] 
     top = max([v for d in final.values() for v in d.values()] + [100])
     tmax = max(list(total.values()) + [1])
     th = "padding:3px 6px;border-bottom:2px solid #888;font-size:11px;text-align:center;background:#fafafa"
-    out = ['<table class="kubenotes-heatmap" style="border-collapse:collapse;font-size:12px;margin:4px 0">',
+    out = ['<table class="kubenotes-heatmap" style="border-collapse:collapse;font-size:12px;margin:4px 0;'
+           'max-width:100%">',
            f'<caption style="caption-side:top;text-align:left;padding:2px 0"><b>Score for {_e(_pod_key(result))}</b>: '
            "each cell is NormalizeScore × weight (raw Score below); totalScore decides</caption><thead><tr>",
            f'<th style="{th}">node</th>']
     for p in plugins:
         w = f" ×{weights[p]}" if weights and p in weights else ""
-        out.append(f'<th style="{th}">{_e(p)}{w}</th>')
+        # CamelCase plugin names may break between words (<wbr>): six of them must fit a 1,000 px column
+        out.append(f'<th style="{th}">{re.sub("(?<=[a-z])(?=[A-Z])", "<wbr>", _e(p))}{w}</th>')
     out.append(f'<th style="{th};min-width:150px">totalScore</th></tr></thead><tbody>')
     for n in nodes:
         win = n == winner
@@ -988,6 +992,8 @@ def legacy_names_table(rows: Iterable[Any], columns: Sequence[str] | None = None
         default = ["legacy name", "kind", "plugin", "extension points", "note"]
         heads = default[: len(first)]
         body = [[(_e(_cell(v)), "") for v in r] for r in rows]
+    # Long names (extension-point lists, notes) wrap: the table never grows past the output column.
+    body = [[(text, css + ";overflow-wrap:anywhere") for text, css in row] for row in body]
     return _html_table(heads, body)
 
 
@@ -1197,7 +1203,7 @@ def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
     head = ["node", f"{plugin} Filter", "rejected earlier by", "raw Score", "× weight", "totalScore"]
     legend = (f'<div style="font-size:11px;color:{_GREY}">· = {_e(plugin)} did not filter this node: its PreFilter '
               "returned Skip (nothing to check), or an earlier Filter plugin had rejected the node</div>")
-    return _html_table(head, _plugin_rows(result, plugin)) + legend
+    return Html(_html_table(head, _plugin_rows(result, plugin)) + legend)  # str + str is a str: wrap it again
 
 
 def preemption_candidates_table(result: Mapping[str, Any]) -> str:
@@ -1249,7 +1255,7 @@ def preemption_candidates_table(result: Mapping[str, Any]) -> str:
     else:
         line = f"priority {_e(result.get('priority'))}: no node nominated; {_e(result.get('message') or '')}"
     banner = f'<div class="kubenotes-winner" style="margin:4px 0">{line}</div>'
-    return banner + _html_table(["node", "victims", "PDB violations", "dry run", "picked"], rows)
+    return Html(banner + _html_table(["node", "victims", "PDB violations", "dry run", "picked"], rows))
 
 
 def extender_exchanges_table(exchanges: Iterable[Sequence[Any]], *, width: int = 160) -> str:

@@ -260,9 +260,6 @@ LAYOUT_CHECKS = ("raw-markup", "image-scale", "overflow", "slider-length")
 # chapter XPASSes, which fails until its entry goes; a finding no pattern matches is a plain failure.
 _WIDE_TABLE = r"(table reaches \d+ px past|output \(text/html\) clips or scrolls sideways)"
 XFAIL: dict[tuple[str, str], tuple[str, str]] = {
-    ("04.00-scheduling-framework", "overflow"):
-        ("the legacy-names table is 1072 px wide; at the sweep's maximum the panel's table reaches 18 px past",
-         _WIDE_TABLE),
 }
 
 _RUNS: dict[str, dict[str, list[str]] | Exception] = {}
