@@ -68,6 +68,40 @@ def _refused(message: str) -> Html:
     return Html(f"<p style='color:#c62828'><b>Refused:</b> {_e(message)}</p>")
 
 
+# Subplot parameters tight_layout found, by what decides them (tick labels, limits, title lines, legend place):
+# a figure whose deciding parts were seen before gets them at once instead of measuring every artist again.
+_LAYOUT_OF: dict[Any, dict[str, float]] = {}
+
+
+def _fixed_layout(fig: Figure, key: Any) -> None:
+    """Lay ``fig`` out as ``fig.tight_layout()`` did for a figure with the same ``key`` (run it the first time)."""
+    pars = _LAYOUT_OF.get(key)
+    if pars is None:
+        fig.tight_layout()
+        p = fig.subplotpars
+        pars = _LAYOUT_OF[key] = {"left": p.left, "right": p.right, "bottom": p.bottom, "top": p.top,
+                                  "wspace": p.wspace, "hspace": p.hspace}
+        if len(_LAYOUT_OF) > 256:
+            _LAYOUT_OF.pop(next(iter(_LAYOUT_OF)))
+    else:
+        fig.subplots_adjust(**pars)
+
+
+def _tick_chars(ax: Any) -> int:
+    """The longest y tick label of ``ax`` in characters (the digits are equally wide): what its left margin needs."""
+    lo, hi = sorted(ax.get_ylim())
+    ticks = [t for t in ax.get_yticks() if lo <= t <= hi]
+    return max((len(label) for label in ax.yaxis.get_major_formatter().format_ticks(ticks)), default=0)
+
+
+def _title_key(title: str | None) -> tuple[int, int]:
+    """What of a left-aligned title the layout depends on: its lines, and its length only when it may overhang."""
+    if not title:
+        return (0, 0)
+    longest = max(len(line) for line in title.split("\n"))
+    return (title.count("\n") + 1, longest if longest > 90 else 0)
+
+
 # --------------------------------------------------------------------------- lifelines
 def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str | None = None,
                      marks: Sequence[tuple[float, str]] = (), label: Callable[[Lifeline], str] | None = None,
@@ -157,7 +191,7 @@ def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str
               ncol=4, frameon=False)
     if title:
         ax.set_title(title, fontsize=10, loc="left")
-    fig.tight_layout()
+    _fixed_layout(fig, ("lifelines", tuple(names), ax.get_xlim(), n, _title_key(title)))
     return fig
 
 
@@ -727,7 +761,7 @@ def hpa_figure(run: ScenarioRun, target_utilization: int, *, title: str | None =
     ax2.legend(fontsize=7, loc="upper right")
     if title:
         ax1.set_title(title, fontsize=10, loc="left")
-    fig.tight_layout()
+    _fixed_layout(fig, ("hpa", _tick_chars(ax1), _tick_chars(ax2), end, _title_key(title)))
     return fig
 
 
