@@ -57,8 +57,10 @@ import math
 from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
+import matplotlib as mpl
 import matplotlib.pyplot as plt
 import networkx as nx
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
@@ -335,6 +337,17 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
     ax.clear()
     pos = component_layout(g)
     boxes = _groups(g, pos)
+    hops, marked = _split_highlight(highlight)
+    _draw_frames(g, ax, pos, boxes)
+    touched = _draw_hops(g, ax, pos, hops)
+    _draw_nodes(g, ax, pos, touched | marked, hops[-1]["to"] if hops else None)
+    _set_limits(ax, pos, boxes)
+    _title_and_legend(ax, title, hops)
+    return ax
+
+
+def _split_highlight(highlight: Iterable[Any] | None) -> tuple[list[Mapping[str, Any]], set[str]]:
+    """``highlight`` of :func:`draw_component_graph` as (hops, plain node names)."""
     hops: list[Mapping[str, Any]] = []
     marked: set[str] = set()
     for h in highlight or ():
@@ -342,7 +355,11 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
             hops.append(h)
         else:
             marked.add(str(h))
+    return hops, marked
 
+
+def _draw_frames(g: nx.DiGraph, ax: Axes, pos: Mapping, boxes: Mapping) -> None:
+    """The group frames and the plain edges (bundled per group): the part no hop changes."""
     # group frames
     titles = {"kube-apiserver": "kube-apiserver", "kube-controller-manager": "kube-controller-manager",
               "kubelet": "kubelet (one per node)"}
@@ -367,7 +384,9 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
         ax.text(m[0], m[1], d.get("flow", ""), fontsize=6.5, color="#616161", ha="center", va="center", zorder=2,
                 bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
 
-    # hops
+
+def _draw_hops(g: nx.DiGraph, ax: Axes, pos: Mapping, hops: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The hops as numbered arrows along their paths (the last one in orange); returns the nodes they touched."""
     touched: set[str] = set()
     seg_steps: dict[tuple[str, str], list[int]] = {}
     last_step = hops[-1].get("step", len(hops)) if hops else None
@@ -398,18 +417,25 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
         m = _label_spot(a, b, rad, _LABEL_W_PER_CHAR * len(text) + 0.16, 0.24, placed)
         ax.text(m[0], m[1], text, fontsize=7.5, fontweight="bold", ha="center", va="center", zorder=6,
                 color="white", bbox=dict(boxstyle="round,pad=0.18", fc=_NOW if now else _PAST, ec="none"))
+    return touched
 
-    # nodes
-    current_target = hops[-1]["to"] if hops else None
+
+def _draw_nodes(g: nx.DiGraph, ax: Axes, pos: Mapping, hot_nodes: set[str], current_target: str | None, *,
+                boxes: str = "all", labels: bool = True) -> None:
+    """The node boxes (``boxes``: "all", or "changed": only those not drawn as without hops) and their labels."""
     for v, d in g.nodes(data=True):
         kind = d.get("kind", "stage")
         x, y = pos[v]
         hw, hh = _HALF[kind]
-        hot = v in touched or v in marked
+        hot = v in hot_nodes
         fc = "#ffe0b2" if v == current_target else _FC[kind]
-        ax.add_patch(FancyBboxPatch((x - hw, y - hh), 2 * hw, 2 * hh, boxstyle="round,pad=0.0,rounding_size=0.08",
-                                    fc=fc, ec=_NOW if v == current_target else _EC[kind], lw=2.2 if hot else 0.9,
-                                    zorder=3))
+        if boxes == "all" or hot or v == current_target:
+            ax.add_patch(FancyBboxPatch((x - hw, y - hh), 2 * hw, 2 * hh,
+                                        boxstyle="round,pad=0.0,rounding_size=0.08",
+                                        fc=fc, ec=_NOW if v == current_target else _EC[kind],
+                                        lw=2.2 if hot else 0.9, zorder=3))
+        if not labels:
+            continue
         label = d.get("label", v)
         if kind == "stage":
             label = label.replace(" ", "\n")  # "mutating\nadmission": the stages sit close together
@@ -417,6 +443,9 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
         ax.text(x, y, label, ha="center", va="center", fontsize=size, zorder=5,
                 fontweight="bold" if hot else "normal")
 
+
+def _set_limits(ax: Axes, pos: Mapping, boxes: Mapping) -> None:
+    """The view around every node and group frame, equal aspect, no axes."""
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
     x_lo = min(min(xs) - 0.6, min((b[0] for b in boxes.values()), default=0.0) - 0.1)
@@ -426,13 +455,17 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
     ax.set_ylim(y_lo, max(ys) + 0.55)
     ax.set_aspect("equal")
     ax.axis("off")
+
+
+def _title_and_legend(ax: Axes, title: str | None, hops: Sequence[Mapping[str, Any]]) -> None:
+    """The title, and under the graph a legend naming the current hop."""
     if title:
         ax.set_title(title, fontsize=10)
     if hops:
+        last_step = hops[-1].get("step", len(hops))
         handles = [Patch(fc=_PAST, label="hops so far (numbered)"), Patch(fc=_NOW, label=f"hop {last_step}")]
         ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, ncol=2,
                   bbox_to_anchor=(0.0, 0.0))
-    return ax
 
 
 def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, title: str | None = None) -> Figure:
@@ -465,16 +498,72 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
     >>> len(component_figure(g).axes)
     1
     """
+    fig, ax = _component_canvas(g, titled=bool(title))
+    draw_component_graph(g, ax, highlight, title=title)
+    return fig
+
+
+def _component_canvas(g: nx.DiGraph, *, titled: bool) -> tuple[Figure, Axes]:
+    """An empty Figure sized to ``g``'s layout (room for a title when ``titled``) and its one Axes."""
     pos = component_layout(g)
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
     width_units = max(xs) - min(xs) + 1.6
     height_units = max(ys) - min(ys) + 1.2
     scale = min(1.05, _MAX_WIDTH_INCHES / width_units)
-    fig = detached_figure(width_units * scale, height_units * scale + (0.5 if title else 0.2))
-    ax = fig.add_axes((0.0, 0.03, 1.0, 0.92 if title else 0.96))
-    draw_component_graph(g, ax, highlight, title=title)
-    return fig
+    fig = detached_figure(width_units * scale, height_units * scale + (0.5 if titled else 0.2))
+    return fig, fig.add_axes((0.0, 0.03, 1.0, 0.92 if titled else 0.96))
+
+
+class _HopPictures:
+    """PNGs of :func:`hops_figure` (as :func:`_png` saves them) drawn on one Figure: the unchanging part once.
+
+    The group frames, the plain edges and the nodes as drawn without hops
+    are rendered once and their pixels kept; each picture puts them back
+    and draws on top only what the hops change (their arrows and numbers,
+    the boxes they touched, every node label, the title and the legend),
+    in z-order, as a full draw would: the same pixels.
+    """
+
+    def __init__(self, g: nx.DiGraph, dpi: int = 80):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        self.g, self.dpi = g, dpi
+        self.figure, self.ax = _component_canvas(g, titled=True)
+        self.figure.set_dpi(dpi)
+        self.canvas = FigureCanvasAgg(self.figure)
+        self.pos = component_layout(g)
+        boxes = _groups(g, self.pos)
+        _draw_frames(g, self.ax, self.pos, boxes)
+        _draw_nodes(g, self.ax, self.pos, set(), None, labels=False)
+        _set_limits(self.ax, self.pos, boxes)
+        self.ax.set_title(" ", fontsize=10)  # places the title (Axes.draw does) without drawing text
+        self.canvas.draw()
+        self.background = self.canvas.copy_from_bbox(self.figure.bbox)
+
+    def png(self, hops: Sequence[Mapping[str, Any]], title: str) -> bytes:
+        """The picture of ``hops`` (the last one current) titled ``title``, as PNG bytes."""
+        from matplotlib.image import imsave
+
+        ax, canvas = self.ax, self.canvas
+        before = set(ax.get_children())
+        touched = _draw_hops(self.g, ax, self.pos, hops)
+        _draw_nodes(self.g, ax, self.pos, touched, hops[-1]["to"] if hops else None, boxes="changed")
+        _title_and_legend(ax, None, hops)
+        ax.title.set_text(title)
+        added = [a for a in ax.get_children() if a not in before]
+        canvas.restore_region(self.background)
+        renderer = canvas.get_renderer()
+        for a in sorted(added + [ax.title], key=lambda a: a.get_zorder()):
+            a.draw(renderer)
+        for a in added:
+            a.remove()
+        ax.legend_ = None
+        ax.title.set_text(" ")
+        buf = io.BytesIO()
+        imsave(buf, np.asarray(canvas.buffer_rgba()), format="png", dpi=self.dpi,
+               metadata={"Software": f"Matplotlib version{mpl.__version__}, https://matplotlib.org/"})
+        return buf.getvalue()
 
 
 # ---------------------------------------------------------------------------
@@ -599,8 +688,9 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`. Each picture is drawn
-        once and cached as a PNG, so moving back and forth re-renders in
-        milliseconds. Its title gives the hop's step number first: the model
+        once, on one Figure whose unchanging part (frames, edges, plain
+        boxes) is drawn when the panel is built, and cached as a PNG, so
+        moving back and forth re-renders in milliseconds. Its title gives the hop's step number first: the model
         charges no virtual time to API calls, so most hops share one virtual
         second and only their order tells them apart.
 
@@ -643,6 +733,7 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
 
     runs = {str(k): list(v) for k, v in hops.items()} if isinstance(hops, Mapping) else {"": list(hops)}
     first = next(iter(runs))
+    canvas = _HopPictures(g)
 
     @functools.lru_cache(maxsize=None)
     def picture(applied: str, k: int) -> bytes:
@@ -651,7 +742,7 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
         what = f"{applied}: " if applied else ""
         label = (f"{title}{what}step {k} of {len(run)}, {h['from']} -> {h['to']} "
                  f"(virtual t={_seconds(h['time'])} s)")
-        return _png(hops_figure(g, run, k, title=label))
+        return canvas.png(run[:k], label)  # the PNG of _png(hops_figure(g, run, k, title=label))
 
     def update(hop: int, applied: str = first) -> Any:
         run = runs[applied]

@@ -148,6 +148,26 @@ def test_draw_highlights_current_hop_in_its_own_colour():
     plt.close(fig)
 
 
+def test_apply_panel_pictures_are_the_full_draws_pixel_for_pixel(traced):
+    """The panel's pictures (unchanging part drawn once, hops on top) are _png(hops_figure(...)) but for rounding."""
+    import io
+
+    import numpy as np
+    from matplotlib.image import imread
+
+    _c, g, hops = traced
+    pictures = cp._HopPictures(g)
+    unchanging = len(pictures.ax.get_children())
+    for k in (1, 6, len(hops)):
+        title = f"step {k}"
+        full = imread(io.BytesIO(cp._png(cp.hops_figure(g, hops, k, title=title))))
+        fast = imread(io.BytesIO(pictures.png(hops[:k], title)))
+        assert full.shape == fast.shape
+        diff = np.abs(full - fast).max(axis=2)
+        assert diff.max() <= 8 / 255 and (diff > 0).mean() < 0.01, k  # edge anti-aliasing only (<= 3 %)
+    assert len(pictures.ax.get_children()) == unchanging and pictures.ax.legend_ is None  # no hop's artist stays
+
+
 def test_apply_panel_slider_changes_the_hop(traced, monkeypatch):
     _c, g, hops = traced
     seen = []
@@ -313,8 +333,8 @@ def test_apply_panel_chooses_what_is_applied_and_titles_hops_by_step(traced, mon
     pod_hops = apply_hops(c, pod, until_seconds=20, graph=g)
     assert 0 < len(pod_hops) < len(hops) and not any(h["from"].endswith("-controller") for h in pod_hops)
     titles, seen = [], []
-    real_fig, real_table = cp.hops_figure, cp.hops_table
-    monkeypatch.setattr(cp, "hops_figure", lambda g_, run, k, title=None: titles.append(title) or real_fig(g_, run, k, title=title))
+    real_png, real_table = cp._HopPictures.png, cp.hops_table
+    monkeypatch.setattr(cp._HopPictures, "png", lambda self, run, title: titles.append(title) or real_png(self, run, title))
     monkeypatch.setattr(cp, "hops_table", lambda run, **kw: seen.append((len(run), kw["current"])) or real_table(run, **kw))
     panel = quiet(cp.apply_panel, g, {"ReplicaSet default/hello": hops, "Pod default/solo": pod_hops}, start=6)
     menu, slider = panel.children[0].children
