@@ -161,11 +161,12 @@ def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str
             segments.append((r.finished, r.deleting if r.deleting is not None else stop, _DONE))
         if r.deleting is not None:
             segments.append((r.deleting, stop, _TERMINATING))
-        for a, b, c in segments:
-            ax.barh(y, max(b - a, 0.6 if c == _TERMINATING else 0.0), left=a, height=0.6, color=c,
-                    edgecolor="white", linewidth=0.5)
-        if r.gone is not None:
-            ax.plot([r.gone], [y], marker="x", color="#b71c1c", ms=6)
+        for a, b, c in segments:  # as barh's bars; the view limits are set below, so nothing to autoscale
+            ax.add_artist(Rectangle((a, y - 0.3), max(b - a, 0.6 if c == _TERMINATING else 0.0), 0.6,
+                                    facecolor=c, edgecolor="white", linewidth=0.5))
+    gone = [(r.gone, y) for y, r in enumerate(rows) if r.gone is not None]
+    if gone:
+        ax.plot([t for t, _ in gone], [y for _, y in gone], ls="none", marker="x", color="#b71c1c", ms=6)
     for a, b, what in spans:
         ax.axvspan(a, b, color="#fff3e0", zorder=0)
         ax.annotate(what, ((a + b) / 2, 0.02), xycoords=("data", "axes fraction"), ha="center", va="bottom",

@@ -208,3 +208,17 @@ def test_cidr_figure_summarises_large_ranges():
     fig = vw.cidr_figure("10.244.0.0/16", 24, {"a": "10.244.0.0/24"})
     assert len(fig.axes[0].patches) == 32             # 31 blocks drawn and one "more free blocks" box
     assert "256 blocks" in fig.axes[0].get_title(loc="left")
+
+
+def test_hpa_figure_reuses_the_layout_tight_layout_finds():
+    """A figure laid out from the cache of subplot parameters is laid out as tight_layout would."""
+    wl = vw
+    run = w.simulate_hpa(run_seconds=100)
+    wl.hpa_figure(run, 80, title="first")  # measured once (tight_layout)
+    fig = wl.hpa_figure(run, 80, title="again")  # same tick labels and title lines: from the cache
+    cached = [getattr(fig.subplotpars, k) for k in ("left", "right", "bottom", "top", "hspace")]
+    fig.tight_layout()
+    tight = [getattr(fig.subplotpars, k) for k in ("left", "right", "bottom", "top", "hspace")]
+    assert cached == pytest.approx(tight, abs=1e-9)
+    other = wl.hpa_figure(run, 80, title="a title\nof two lines")  # one more line: measured again, lower top
+    assert other.subplotpars.top < fig.subplotpars.top
