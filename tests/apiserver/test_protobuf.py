@@ -103,16 +103,10 @@ def test_table_rows_follow_the_go_struct_tags():
     assert MESSAGES["meta/v1.ObjectMeta"][8] == ("creationTimestamp", "T", "o")
 
 
-MIRRORS = ("/work/.mirror/kubernetes+api/repo", "/work/.mirror/kubernetes+apimachinery/repo")
-
-
-@pytest.mark.skipif(not all(os.path.isdir(d) for d in MIRRORS), reason="no local kubernetes/api mirror")
-def test_the_committed_table_is_what_the_generator_makes(capsys):
-    from kubenotes.apiserver import protobuf, protobuf_meta
-
-    assert protobuf._main(list(MIRRORS)) == 0
-    with open(protobuf_meta.__file__) as f:
-        assert capsys.readouterr().out == f.read()
+# Regenerating protobuf_meta.py needs checkouts of kubernetes/api and kubernetes/apimachinery at v0.34.0, which CI does
+# not have: a test that could only skip there is not kept. The generator itself runs in CI (its doctest in
+# kubenotes/apiserver/protobuf.py); a maintainer checks the committed table with
+#   python -m kubenotes.apiserver.protobuf API_GIT_DIR APIMACHINERY_GIT_DIR | diff - kubenotes/apiserver/protobuf_meta.py
 
 
 # --------------------------------------------------------------------------- special types
