@@ -542,26 +542,45 @@ class _HopPictures:
         self.background = self.canvas.copy_from_bbox(self.figure.bbox)
 
     def png(self, hops: Sequence[Mapping[str, Any]], title: str) -> bytes:
-        """The picture of ``hops`` (the last one current) titled ``title``, as PNG bytes."""
+        """The picture of ``hops`` (the last one current) titled ``title``, as PNG bytes.
+
+        Whatever happens while drawing, the Axes is left as the constructor
+        left it (the hop artists removed, no legend, a blank title). Should
+        the incremental draw fail, the picture is drawn in full on a fresh
+        Figure instead (:func:`hops_figure`, the same pixels) and the kept
+        background is rebuilt, so one bad draw never breaks the next.
+        """
+        try:
+            return self._incremental(hops, title)
+        except Exception:
+            self.__init__(self.g, self.dpi)
+            return _png(hops_figure(self.g, hops, title=title), dpi=self.dpi)
+
+    def _incremental(self, hops: Sequence[Mapping[str, Any]], title: str) -> bytes:
         from matplotlib.image import imsave
 
         ax, canvas = self.ax, self.canvas
         before = set(ax.get_children())
-        touched = _draw_hops(self.g, ax, self.pos, hops)
-        _draw_nodes(self.g, ax, self.pos, touched, hops[-1]["to"] if hops else None, boxes="changed")
-        _title_and_legend(ax, None, hops)
-        ax.title.set_text(title)
-        added = [a for a in ax.get_children() if a not in before]
-        canvas.restore_region(self.background)
-        renderer = canvas.get_renderer()
-        for a in sorted(added + [ax.title], key=lambda a: a.get_zorder()):
-            a.draw(renderer)
-        for a in added:
-            a.remove()
-        ax.legend_ = None
-        ax.title.set_text(" ")
+        added: list[Any] = []
+        try:
+            touched = _draw_hops(self.g, ax, self.pos, hops)
+            _draw_nodes(self.g, ax, self.pos, touched, hops[-1]["to"] if hops else None, boxes="changed")
+            _title_and_legend(ax, None, hops)
+            ax.title.set_text(title)
+            added = [a for a in ax.get_children() if a not in before]
+            canvas.restore_region(self.background)
+            renderer = canvas.get_renderer()
+            for a in sorted(added + [ax.title], key=lambda a: a.get_zorder()):
+                a.draw(renderer)
+            pixels = np.asarray(canvas.buffer_rgba())
+        finally:
+            for a in added or [a for a in ax.get_children() if a not in before]:
+                if a.axes is not None or a.get_figure(root=False) is not None:
+                    a.remove()
+            ax.legend_ = None
+            ax.title.set_text(" ")
         buf = io.BytesIO()
-        imsave(buf, np.asarray(canvas.buffer_rgba()), format="png", dpi=self.dpi,
+        imsave(buf, pixels, format="png", dpi=self.dpi,
                metadata={"Software": f"Matplotlib version{mpl.__version__}, https://matplotlib.org/"})
         return buf.getvalue()
 

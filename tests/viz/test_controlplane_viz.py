@@ -168,6 +168,34 @@ def test_apply_panel_pictures_are_the_full_draws_pixel_for_pixel(traced):
     assert len(pictures.ax.get_children()) == unchanging and pictures.ax.legend_ is None  # no hop's artist stays
 
 
+def test_apply_panel_picture_survives_a_failed_draw(traced, monkeypatch):
+    """A draw that fails half-way leaves no artist behind; that picture is drawn in full, the next fast again."""
+    import io
+
+    import numpy as np
+    from matplotlib.image import imread
+
+    _c, g, hops = traced
+    pictures = cp._HopPictures(g)
+    unchanging = len(pictures.ax.get_children())
+    real = cp._title_and_legend
+    calls = []
+
+    def fails_once(ax, title, run):
+        calls.append(1)
+        real(ax, title, run)
+        if len(calls) == 1:
+            raise RuntimeError("half-way")
+
+    fulls = {k: imread(io.BytesIO(cp._png(cp.hops_figure(g, hops, k, title=f"step {k}")))) for k in (6, 7)}
+    monkeypatch.setattr(cp, "_title_and_legend", fails_once)
+    for k, full in fulls.items():
+        got = imread(io.BytesIO(pictures.png(hops[:k], f"step {k}")))
+        assert np.abs(full - got).max() <= 8 / 255, k
+        assert len(pictures.ax.get_children()) == unchanging and pictures.ax.legend_ is None
+    assert len(calls) == 3  # the failed fast draw, its full redraw, the next fast draw
+
+
 def test_apply_panel_slider_changes_the_hop(traced, monkeypatch):
     _c, g, hops = traced
     seen = []
