@@ -31,6 +31,7 @@ package                    upstream component                          upstream 
 ``kubenotes.proxy``        kube-proxy (iptables, nftables, IPVS)       ``pkg/proxy``
 ``kubenotes.dns``          cluster DNS: CoreDNS's ``kubernetes``        coredns/coredns ``plugin/kubernetes``;
                            plugin                                      kubernetes/dns ``docs/specification.md``
+``kubenotes.etcd``         etcd: real members on loopback, Raft        etcd-io/etcd v3.4 (``etcdmain``, ``raft``)
 ``kubenotes.sim``          the components run together on one          ``cmd/`` (kube-apiserver, kube-controller-manager,
                            virtual clock; ``serve``                    kube-scheduler, kubelet); ``test/kubemark``
 ``kubenotes.replay``       trace replay under scheduling policies      hkust-adsl/kubernetes-scheduler-simulator

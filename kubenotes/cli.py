@@ -1,4 +1,4 @@
-"""The ``kubenotes`` command line: ``validate``, ``schedule``, ``replay``, ``simulate``, ``serve``, ``kube-proxy``, ``packet``.
+"""The ``kubenotes`` command line: ``validate``, ``schedule``, ``replay``, ``simulate``, ``serve``, ``kube-proxy``, ``packet``, ``etcd``.
 
 ``validate`` lives here. Other subcommands live next to the component they
 drive and register themselves: each module listed in :data:`SUBCOMMANDS` (by
@@ -76,6 +76,12 @@ def _register_packet(subparsers: Any) -> None:
     register_packet(subparsers)
 
 
+def _register_etcd(subparsers: Any) -> None:
+    from kubenotes.etcd.members import register as register_etcd
+
+    register_etcd(subparsers)
+
+
 #: Subcommands registered from other modules: ``(name, register(subparsers), one-line help)``; each
 #: ``register`` imports its module (``kubenotes.scheduler.cli``...) when called.
 SUBCOMMANDS: tuple[tuple[str, Callable[[Any], None], str], ...] = (
@@ -85,6 +91,7 @@ SUBCOMMANDS: tuple[tuple[str, Callable[[Any], None], str], ...] = (
     ("serve", _register_serve, "serve a simulated cluster on 127.0.0.1 for the real kubectl"),
     ("kube-proxy", _register_kube_proxy, "print the rules kube-proxy programs on a node (iptables, ipvs or nftables)"),
     ("packet", _register_packet, "walk a packet between pods or to a Service through Calico's dataplane"),
+    ("etcd", _register_etcd, "start local etcd members on loopback (Debian's etcd-server) until Ctrl-C"),
 )
 _EXTERNAL = frozenset(name for name, _, _ in SUBCOMMANDS)
 

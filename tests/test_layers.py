@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1] / "kubenotes"
 
 LAYERS = {
     "errors": 0, "features": 0, "data": 0, "gcpolicy": 0, "chapters": 0,
-    "api": 1, "datasets": 1,
+    "api": 1, "datasets": 1, "etcd": 1,
     "apiserver": 2,
     "client": 3,
     "scheduler": 4, "controllers": 4, "cri": 4, "cni": 4, "proxy": 4,

@@ -1,0 +1,410 @@
+"""Real etcd members on loopback, for the model to be checked against: start, fault, stop, clean up.
+
+:class:`EtcdCluster` starts ``n`` members of Debian's ``etcd-server`` (etcd
+3.4) as one cluster on 127.0.0.1, each with a temporary data directory and
+free client and peer ports, waits until every member answers ``/health``,
+and on :meth:`EtcdCluster.stop` (or leaving its ``with`` block, or the
+interpreter exiting) terminates every process and removes every data
+directory. A member can be stopped, killed, paused (``SIGSTOP``, the
+process frozen as a hung machine would be), resumed and restarted on its
+own data, which is how the Raft model's predictions (:mod:`kubenotes.etcd`)
+are checked against real elections.
+
+``python -m kubenotes etcd --members 3`` runs the same from the command line:
+it prints one endpoint per line and keeps the members up until Ctrl-C.
+
+References
+----------
+etcd-io/etcd@v3.4 etcdmain/config.go (flags ``--name``, ``--data-dir``,
+``--listen-client-urls``, ``--advertise-client-urls``, ``--listen-peer-urls``,
+``--initial-advertise-peer-urls``, ``--initial-cluster``,
+``--initial-cluster-state``, ``--initial-cluster-token``,
+``--heartbeat-interval`` default 100 ms, ``--election-timeout`` default 1000 ms);
+etcd-io/etcd@v3.4 etcdserver/api/etcdhttp (``/health``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import weakref
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from kubenotes.errors import KubenotesError
+
+__all__ = ["EtcdUnavailable", "EtcdMember", "EtcdCluster", "find_etcd", "DEFAULT_HEARTBEAT_INTERVAL_MS",
+           "DEFAULT_ELECTION_TIMEOUT_MS"]
+
+#: etcd's ``--heartbeat-interval`` default, in milliseconds.
+DEFAULT_HEARTBEAT_INTERVAL_MS = 100
+#: etcd's ``--election-timeout`` default, in milliseconds.
+DEFAULT_ELECTION_TIMEOUT_MS = 1000
+
+
+class EtcdUnavailable(KubenotesError):
+    """No etcd binary, or members that did not become healthy in time (one line, exit 2 in the CLI)."""
+
+
+def find_etcd(binary: str = "etcd") -> str:
+    """The path of the ``etcd`` server binary.
+
+    Parameters
+    ----------
+    binary : str
+        A name looked up on ``PATH`` (and in ``/usr/bin``), or a path.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    EtcdUnavailable
+        When there is none; the message says which package provides it.
+    """
+    found = shutil.which(binary) or shutil.which(binary, path="/usr/bin:/usr/sbin")
+    if not found:
+        raise EtcdUnavailable(f"{binary}: not found on PATH; install Debian's etcd-server (etcd 3.4), "
+                              "as .ci/run does")
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get_json(url: str, timeout_seconds: float) -> dict:
+    with urllib.request.urlopen(url, timeout=timeout_seconds) as r:  # noqa: S310 - loopback only
+        return json.loads(r.read().decode() or "{}")
+
+
+@dataclass
+class EtcdMember:
+    """One etcd member process.
+
+    Attributes
+    ----------
+    name : str
+        ``--name`` (``m1``, ``m2`` ...).
+    client_url, peer_url : str
+        ``http://127.0.0.1:PORT`` for clients (the v3 JSON gateway under
+        ``/v3/``) and for its peers.
+    data_dir : str
+        Its ``--data-dir``, inside the cluster's temporary directory.
+    process : subprocess.Popen or None
+        While it runs.
+    """
+
+    name: str
+    client_url: str
+    peer_url: str
+    data_dir: str
+    args: list[str] = field(default_factory=list, repr=False)
+    log_path: str = ""
+    process: subprocess.Popen | None = field(default=None, repr=False)
+    paused: bool = False
+
+    def start(self) -> None:
+        """Start (or restart on its existing data directory) this member's process."""
+        if self.running:
+            return
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child holds it; closed below
+        try:
+            self.process = subprocess.Popen(self.args, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True)
+        finally:
+            log.close()
+        self.paused = False
+
+    @property
+    def running(self) -> bool:
+        """True while its process exists (paused or not)."""
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, timeout_seconds: float = 10.0) -> None:
+        """Stop the process gracefully (``SIGTERM``; ``SIGKILL`` after ``timeout_seconds``)."""
+        if not self.running:
+            self.process = None
+            return
+        assert self.process is not None
+        if self.paused:
+            self.resume()
+        self.process.terminate()
+        try:
+            self.process.wait(timeout_seconds)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def kill(self) -> None:
+        """Kill the process at once (``SIGKILL``), as a crashed machine."""
+        if self.running:
+            assert self.process is not None
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+        self.paused = False
+
+    def pause(self) -> None:
+        """Freeze the process (``SIGSTOP``): it neither sends heartbeats nor answers, as a hung machine."""
+        if self.running and not self.paused:
+            assert self.process is not None
+            os.kill(self.process.pid, signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self) -> None:
+        """Thaw a paused process (``SIGCONT``)."""
+        if self.running and self.paused:
+            assert self.process is not None
+            os.kill(self.process.pid, signal.SIGCONT)
+        self.paused = False
+
+    def healthy(self, timeout_seconds: float = 1.0) -> bool:
+        """True when ``GET /health`` answers ``{"health": "true"}`` (the member has a leader and is serving)."""
+        if not self.running or self.paused:
+            return False
+        try:
+            return str(_get_json(self.client_url + "/health", timeout_seconds).get("health")) == "true"
+        except (OSError, urllib.error.URLError, ValueError):
+            return False
+
+
+_LIVE: "weakref.WeakSet[EtcdCluster]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:  # pragma: no cover - runs at interpreter exit
+    for cluster in list(_LIVE):
+        cluster.stop()
+
+
+class EtcdCluster:
+    """``members`` etcd members on loopback forming one new cluster, in temporary data directories.
+
+    Parameters
+    ----------
+    members : int
+        Cluster size (1, 3, 5 ...).
+    heartbeat_interval_ms, election_timeout_ms : int
+        etcd's ``--heartbeat-interval`` and ``--election-timeout`` (defaults 100 and 1000).
+    binary : str
+        The etcd server binary (:func:`find_etcd`).
+    extra_args : sequence of str
+        More flags for every member (e.g. ``--pre-vote``).
+
+    Raises
+    ------
+    EtcdUnavailable
+        From :meth:`start`: no binary, or members not healthy within its timeout (the members
+        started are stopped and their data removed first).
+
+    Examples
+    --------
+    Used as a context manager (needs Debian's ``etcd-server``)::
+
+        with EtcdCluster(3) as etcd:
+            print(etcd.endpoints)          # ['http://127.0.0.1:…', …]
+            etcd.leader().pause()          # a new leader is elected by the other two
+    """
+
+    def __init__(self, members: int = 1, *, heartbeat_interval_ms: int = DEFAULT_HEARTBEAT_INTERVAL_MS,
+                 election_timeout_ms: int = DEFAULT_ELECTION_TIMEOUT_MS, binary: str = "etcd",
+                 extra_args: Sequence[str] = ()):
+        if members < 1:
+            raise ValueError(f"members must be at least 1, not {members}")
+        self.size = members
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.election_timeout_ms = election_timeout_ms
+        self.binary = binary
+        self.extra_args = list(extra_args)
+        self.root: str | None = None
+        self.members: list[EtcdMember] = []
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def start(self, timeout_seconds: float = 30.0) -> "EtcdCluster":
+        """Start every member and wait until each is healthy; returns ``self``."""
+        binary = find_etcd(self.binary)
+        self.root = tempfile.mkdtemp(prefix="kubenotes-etcd-")
+        _LIVE.add(self)
+        token = os.path.basename(self.root)
+        specs = [(f"m{i + 1}", _free_port(), _free_port()) for i in range(self.size)]
+        initial = ",".join(f"{name}=http://127.0.0.1:{peer}" for name, _client, peer in specs)
+        for name, client, peer in specs:
+            client_url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
+            data_dir = os.path.join(self.root, name)
+            args = [binary, "--name", name, "--data-dir", data_dir,
+                    "--listen-client-urls", client_url, "--advertise-client-urls", client_url,
+                    "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
+                    "--initial-cluster", initial, "--initial-cluster-state", "new",
+                    "--initial-cluster-token", token,
+                    "--heartbeat-interval", str(self.heartbeat_interval_ms),
+                    "--election-timeout", str(self.election_timeout_ms), *self.extra_args]
+            self.members.append(EtcdMember(name, client_url, peer_url, data_dir, args,
+                                           os.path.join(self.root, f"{name}.log")))
+        for m in self.members:
+            m.start()
+        try:
+            self.wait_healthy(timeout_seconds)
+        except EtcdUnavailable:
+            self.stop()
+            raise
+        return self
+
+    def wait_healthy(self, timeout_seconds: float = 30.0, members: Sequence[EtcdMember] | None = None) -> None:
+        """Wait until ``members`` (default: every running, unpaused member) answer ``/health``.
+
+        Raises
+        ------
+        EtcdUnavailable
+            After ``timeout_seconds``, naming the members still unhealthy and the end of their logs.
+        """
+        want = [m for m in (members if members is not None else self.members) if m.running and not m.paused]
+        deadline = time.monotonic() + timeout_seconds
+        while True:
+            sick = [m for m in want if not m.healthy()]
+            if not sick:
+                return
+            if time.monotonic() > deadline:
+                tails = []
+                for m in sick:
+                    try:
+                        with open(m.log_path, "rb") as f:
+                            tails.append(f"{m.name}: {f.read()[-300:].decode(errors='replace').strip()}")
+                    except OSError:
+                        tails.append(f"{m.name}: no log")
+                raise EtcdUnavailable(f"etcd members {', '.join(m.name for m in sick)} not healthy after "
+                                      f"{timeout_seconds:g} s ({'; '.join(tails)})")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop every member and remove the data directories; safe to call twice."""
+        for m in self.members:
+            try:
+                m.stop()
+            except Exception:  # noqa: BLE001 - keep stopping the others
+                m.kill()
+        if self.root and os.path.isdir(self.root):
+            shutil.rmtree(self.root, ignore_errors=True)
+        self.root = None
+        _LIVE.discard(self)
+
+    def __enter__(self) -> "EtcdCluster":
+        return self if self.members else self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- reading --------------------------------------------------------------
+
+    @property
+    def endpoints(self) -> list[str]:
+        """Every member's client URL."""
+        return [m.client_url for m in self.members]
+
+    def member(self, name: str) -> EtcdMember:
+        """The member called ``name`` (``m1`` ...); KeyError when none is."""
+        for m in self.members:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def status(self, member: EtcdMember, timeout_seconds: float = 1.0) -> dict | None:
+        """The member's ``Maintenance.Status`` through the JSON gateway (``/v3/maintenance/status``).
+
+        Returns
+        -------
+        dict or None
+            ``{"member_id": int, "leader": int, "raft_term": int, "raft_index": int}`` (ids as integers, as
+            ``etcdctl endpoint status -w json`` prints them), or None when it does not answer.
+        """
+        if not member.running or member.paused:
+            return None
+        req = urllib.request.Request(member.client_url + "/v3/maintenance/status", data=b"{}",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout_seconds) as r:  # noqa: S310 - loopback only
+                got = json.loads(r.read().decode())
+        except (OSError, urllib.error.URLError, ValueError):
+            return None
+        header = got.get("header", {})
+        return {"member_id": int(header.get("member_id", 0)), "leader": int(got.get("leader", 0)),
+                "raft_term": int(got.get("raftTerm", header.get("raft_term", 0))),
+                "raft_index": int(got.get("raftIndex", 0))}
+
+    def leader(self, timeout_seconds: float = 10.0) -> EtcdMember:
+        """The member that is leader now, as the answering members agree (waits up to ``timeout_seconds``).
+
+        Raises
+        ------
+        EtcdUnavailable
+            When no leader is agreed on in time (e.g. no quorum).
+        """
+        deadline = time.monotonic() + timeout_seconds
+        while True:
+            ids = {}
+            leaders = set()
+            for m in self.members:
+                st = self.status(m)
+                if st:
+                    ids[st["member_id"]] = m
+                    if st["leader"]:
+                        leaders.add(st["leader"])
+            if len(leaders) == 1:
+                lead = leaders.pop()
+                if lead in ids:
+                    return ids[lead]
+            if time.monotonic() > deadline:
+                raise EtcdUnavailable(f"no leader agreed on among {len(ids)} answering etcd members "
+                                      f"after {timeout_seconds:g} s")
+            time.sleep(0.05)
+
+
+def register(subparsers) -> None:
+    """Add the ``etcd`` subcommand (see :mod:`kubenotes.cli`)."""
+    p = subparsers.add_parser("etcd", help="start local etcd members on loopback (Debian's etcd-server) until Ctrl-C",
+                              description="Start MEMBERS etcd members as one cluster on 127.0.0.1 with temporary "
+                                          "data directories, print their client endpoints, and keep them up "
+                                          "until Ctrl-C; then stop them and remove their data.")
+    p.add_argument("--members", type=int, default=1, help="cluster size (default 1)")
+    p.add_argument("--heartbeat-interval", type=int, default=DEFAULT_HEARTBEAT_INTERVAL_MS, metavar="MS",
+                   help="etcd --heartbeat-interval (default 100)")
+    p.add_argument("--election-timeout", type=int, default=DEFAULT_ELECTION_TIMEOUT_MS, metavar="MS",
+                   help="etcd --election-timeout (default 1000)")
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    import sys
+
+    from kubenotes.errors import ConfigError
+
+    if args.members < 1:
+        raise ConfigError(f"--members: must be at least 1, not {args.members}")
+    cluster = EtcdCluster(args.members, heartbeat_interval_ms=args.heartbeat_interval,
+                          election_timeout_ms=args.election_timeout)
+    cluster.start()
+    try:
+        for url in cluster.endpoints:
+            print(url, flush=True)
+        print(f"# {args.members} etcd member(s) up; data in {cluster.root}; Ctrl-C stops them and removes it",
+              file=sys.stderr, flush=True)
+        while all(m.running for m in cluster.members):
+            time.sleep(0.5)
+        print("kubenotes etcd: a member exited; stopping the others", file=sys.stderr)
+        return 1
+    finally:
+        cluster.stop()
