@@ -20,3 +20,16 @@ def kubectl_required() -> str:
             pytest.fail(f"CI is set but {_NO_KUBECTL}")
         pytest.skip(_NO_KUBECTL)
     return kubectl
+
+
+@pytest.fixture
+def etcd_required() -> str:
+    """The etcd server binary: the test skips without one, and fails instead when ``CI`` is set (.ci/run installs it)."""
+    from kubenotes.etcd.members import EtcdUnavailable, find_etcd
+
+    try:
+        return find_etcd()
+    except EtcdUnavailable as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {e}")
+        pytest.skip(str(e))

@@ -9,18 +9,7 @@ import time
 
 import pytest
 
-from kubenotes.etcd.members import EtcdCluster, EtcdUnavailable, find_etcd
-
-
-@pytest.fixture
-def etcd_required() -> str:
-    """The etcd binary: skip without one, fail when ``CI`` is set (.ci/run installs etcd-server)."""
-    try:
-        return find_etcd()
-    except EtcdUnavailable as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but {e}")
-        pytest.skip(str(e))
+from kubenotes.etcd.members import EtcdCluster, EtcdUnavailable
 
 
 def test_missing_binary_is_one_clear_error():
