@@ -50,6 +50,7 @@ from kubenotes.apiserver.status import (
     new_not_found,
     new_too_many_requests,
 )
+from kubenotes.apiserver.storage.compact import DEFAULT_COMPACTION_INTERVAL_SECONDS
 from kubenotes.apiserver.store import DEFAULT_HISTORY_CAPACITY, ObjectStore, deep_copy
 from kubenotes.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
 from kubenotes.features import feature_gates as feature_gates_of
@@ -295,6 +296,12 @@ class APIServer:
         ``--feature-gates`` (:func:`kubenotes.features.feature_gates`); None: v1.34's defaults.
         The fields of disabled gates are dropped on create and update
         (:func:`kubenotes.api.dropdisabled.drop_disabled_fields`).
+    storage : kubenotes.apiserver.storage.Interface, optional
+        Where objects are kept besides the watch cache: a real etcd
+        (:class:`~kubenotes.apiserver.storage.etcd3.EtcdStorage`, ``--etcd URL``);
+        None (default) keeps them in the embedded store only.
+    etcd_compaction_interval_seconds : float
+        ``--etcd-compaction-interval`` of ``storage``'s compactor (default 300).
 
     Attributes
     ----------
@@ -349,7 +356,8 @@ class APIServer:
     def __init__(self, env: simpy.Environment | None = None, *, seed: int = 0, authorizer: Any = None,
                  admission: Any = None, validator: Any = None,
                  history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime | str = DEFAULT_EPOCH,
-                 feature_gates: Any = None):
+                 feature_gates: Any = None, storage: Any = None,
+                 etcd_compaction_interval_seconds: float = DEFAULT_COMPACTION_INTERVAL_SECONDS):
         self.env = env if env is not None else simpy.Environment()
         self.rng = random.Random(seed)
         #: ClusterIPs and node ports (a stream of its own, so Services do not shift uids and generated names).
@@ -357,7 +365,7 @@ class APIServer:
         #: generateName suffixes (a stream of its own, so objects created at bootstrap, which take uids, do not
         #: shift the names of the pods and ReplicaSets a scenario creates).
         self._name_rng = random.Random(f"{seed}/generated-names")
-        self.store = ObjectStore(self.env, history_capacity)
+        self.store = ObjectStore(self.env, history_capacity, storage, etcd_compaction_interval_seconds)
         self.authorizer = authorizer
         self.admission = admission
         self.validator = validator
@@ -764,7 +772,7 @@ class APIServer:
         if ri.resource == "componentstatuses":
             obj = next((o for o in component_statuses() if o["metadata"]["name"] == attrs.name), None)
         else:
-            obj = self.store.get(ri, attrs.namespace or None, attrs.name)
+            obj = self.store.read(ri, attrs.namespace or None, attrs.name)
         if obj is None:
             raise new_not_found(ri.group, ri.resource, attrs.name)
         if attrs.subresource == "scale":
@@ -790,7 +798,7 @@ class APIServer:
                 items = self.store.list_by_trigger(ri, pinned[0], attrs.namespace or None)
         if items is None:
             items = (component_statuses() if ri.resource == "componentstatuses"
-                     else self.store.list(ri, attrs.namespace or None))
+                     else self.store.read_list(ri, attrs.namespace or None))
         if labels is not None:
             items = [o for o in items if labels.matches(o.get("metadata", {}).get("labels") or {})]
         if fields is not None:
