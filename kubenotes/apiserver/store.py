@@ -33,12 +33,12 @@ import simpy
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.conversion import convert
 from kubenotes.apiserver.fields import FieldSelector
-from kubenotes.apiserver.resources import ResourceInfo, etcd_key, storage_resource
+from kubenotes.apiserver.resources import ResourceInfo, etcd_key, resource_for_kind, storage_resource
 from kubenotes.apiserver.status import new_resource_expired
 from kubenotes.apiserver.storage.compact import DEFAULT_COMPACTION_INTERVAL_SECONDS, Compactor
 from kubenotes.apiserver.storage.errors import interpret_error
-from kubenotes.apiserver.storage.interfaces import Interface, StorageError
-from kubenotes.errors import ConfigError
+from kubenotes.apiserver.storage.interfaces import ERR_SERVER, ERR_UNREACHABLE, Interface, StorageError
+from kubenotes.errors import ConfigError, KubenotesError
 from kubenotes.apiserver.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Watch, WatchEvent
 
 __all__ = ["ObjectStore", "DEFAULT_HISTORY_CAPACITY", "deep_copy"]
@@ -156,6 +156,7 @@ class ObjectStore:
         self.storage = storage
         #: kube-apiserver's compactor of ``storage`` (None without one).
         self.compactor: Compactor | None = None
+        self._behind = False  # a storage request went unanswered: etcd may hold writes the cache has not seen
         if storage is not None:
             held = storage.count("/registry/")
             if held:
@@ -240,6 +241,11 @@ class ObjectStore:
         else:
             self.revision += 1
         md["resourceVersion"] = str(self.revision)
+        return self._apply(ri, event_type, obj, old)
+
+    def _apply(self, ri: ResourceInfo, event_type: str, obj: dict, old: dict | None) -> dict:
+        """Put a committed change (at :attr:`revision`) into the cache, its history and its watchers."""
+        md = obj["metadata"]
         given = obj
         sri = storage_resource(ri)
         if sri is not ri:
@@ -277,6 +283,7 @@ class ObjectStore:
     def _write_through(self, ri: ResourceInfo, event_type: str, obj: dict, md: dict) -> int:
         """Commit ``obj`` to :attr:`storage` first; its revision. Raises the API error a failure maps to."""
         assert self.storage is not None
+        self._catch_up_if_behind()
         sri = storage_resource(ri)
         stored = convert(obj, sri.api_version) if sri is not ri else obj
         key = etcd_key(sri, md.get("namespace"), md["name"])
@@ -290,8 +297,60 @@ class ObjectStore:
             else:
                 got = self.storage.guaranteed_update(key, lambda _current: stored, cached=cached)
         except StorageError as e:
+            self._note_failure(e)
             raise interpret_error(e, ri.group, ri.resource, md["name"], verb) from None
         return int(got["metadata"]["resourceVersion"])
+
+    def _note_failure(self, e: StorageError) -> None:
+        if e.code in (ERR_UNREACHABLE, ERR_SERVER):
+            self._behind = True  # etcd may yet apply what it did not answer: read it back before going on
+
+    def _catch_up_if_behind(self) -> None:
+        if self._behind:
+            try:
+                self._catch_up()
+            except StorageError as e:
+                raise interpret_error(e, "", "", "", "list") from None
+            self._behind = False
+
+    def _catch_up(self) -> None:
+        """Bring the cache (and its watchers) up to what etcd holds, after a request etcd did not answer.
+
+        A write that timed out may still be applied once etcd answers again
+        (kube-apiserver's 504 says the request "may still be processing").
+        Upstream the cacher learns it from its etcd watch; here one range read
+        of ``/registry/`` is compared with the cache, and each difference is
+        delivered as the event the watch would have carried (in revision
+        order; deletions at the revision read).
+        """
+        assert self.storage is not None
+        items, at = self.storage.get_list("/registry/")
+        fresh: dict[ResourceInfo, dict[str, dict]] = {}
+        for o in items:
+            try:
+                sri = storage_resource(resource_for_kind(o["kind"], o.get("apiVersion")))
+            except (KeyError, KubenotesError):
+                continue
+            md = o["metadata"]
+            fresh.setdefault(sri, {})[etcd_key(sri, md.get("namespace"), md["name"])] = o
+        changes: list[tuple[int, str, ResourceInfo, str, dict, dict | None]] = []
+        for sri in set(fresh) | set(self._by_resource):
+            now, cached = fresh.get(sri, {}), self._by_resource.get(sri, {})
+            for key in set(now) | set(cached):
+                new, cur = now.get(key), cached.get(key)
+                if new is None:
+                    assert cur is not None
+                    gone = deep_copy(cur)
+                    gone["metadata"]["resourceVersion"] = str(at)
+                    changes.append((at, key, sri, DELETED, gone, cur))
+                elif cur is None or cur["metadata"].get("resourceVersion") != new["metadata"]["resourceVersion"]:
+                    changes.append((int(new["metadata"]["resourceVersion"]), key, sri,
+                                    ADDED if cur is None else MODIFIED, new, cur))
+        for rev, _key, sri, event_type, obj, old in sorted(changes, key=lambda c: (c[0], c[1])):
+            self.revision = rev
+            self.last_delivered = []
+            self._apply(sri, event_type, obj, old)
+        self.revision = max(self.revision, at)
 
     def read(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
         """A client's GET: from :attr:`storage` (a linearizable read) when there is one, else :meth:`get`.
@@ -303,10 +362,12 @@ class ObjectStore:
         """
         if self.storage is None:
             return self.get(ri, namespace, name)
+        self._catch_up_if_behind()
         sri = storage_resource(ri)
         try:
             obj = self.storage.get(etcd_key(sri, namespace, name))
         except StorageError as e:
+            self._note_failure(e)
             raise interpret_error(e, ri.group, ri.resource, name, "get") from None
         return obj if obj is None or sri is ri else convert(obj, ri.api_version)
 
@@ -317,9 +378,11 @@ class ObjectStore:
         sri = storage_resource(ri)
         prefix = (f"/registry/{sri.prefix}/{namespace}/" if namespace and ri.namespaced
                   else f"/registry/{sri.prefix}/")
+        self._catch_up_if_behind()
         try:
             items, _rev = self.storage.get_list(prefix)
         except StorageError as e:
+            self._note_failure(e)
             raise interpret_error(e, ri.group, ri.resource, "", "list") from None
         return items if sri is ri else [convert(o, ri.api_version) for o in items]
 
