@@ -233,6 +233,6 @@ def test_wrong_or_unreachable_etcd_url_is_one_line_and_exit_2(capsys):
         with pytest.raises(ConfigError, match="etcd unreachable"):
             from kubenotes.sim.cluster import Cluster
 
-            Cluster.from_manifests("data/cluster", etcd=dead)
+            Cluster(etcd=dead)
     finally:
         server.shutdown()

