@@ -38,8 +38,8 @@ from kubenotes.apiserver.status import new_resource_expired
 from kubenotes.apiserver.storage.compact import DEFAULT_COMPACTION_INTERVAL_SECONDS, Compactor
 from kubenotes.apiserver.storage.errors import interpret_error
 from kubenotes.apiserver.storage.interfaces import ERR_SERVER, ERR_UNREACHABLE, Interface, StorageError
-from kubenotes.errors import ConfigError, KubenotesError
 from kubenotes.apiserver.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Watch, WatchEvent
+from kubenotes.errors import ConfigError, KubenotesError
 
 __all__ = ["ObjectStore", "DEFAULT_HISTORY_CAPACITY", "deep_copy"]
 
@@ -351,6 +351,7 @@ class ObjectStore:
             self.last_delivered = []
             self._apply(sri, event_type, obj, old)
         self.revision = max(self.revision, at)
+        self.last_delivered = []
 
     def read(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
         """A client's GET: from :attr:`storage` (a linearizable read) when there is one, else :meth:`get`.
