@@ -57,6 +57,16 @@ def backend(request) -> Backend:
     if request.param == "memory":
         yield Backend("memory", MemoryStorage())
         return
+    yield from _etcd_backend(request)
+
+
+@pytest.fixture
+def etcd_backend(request) -> Backend:
+    """The real-etcd :class:`Backend` alone, for the tests that only make sense on etcd (no memory run to skip)."""
+    yield from _etcd_backend(request)
+
+
+def _etcd_backend(request):
     request.getfixturevalue("etcd_required")
     member = request.getfixturevalue("etcd_member")
     if not member.members[0].running or not member.members[0].healthy():  # a fault test left it down

@@ -108,10 +108,8 @@ def test_a_non_empty_etcd_is_refused(backend):
 # ----------------------------------------------------------------------------- real etcd only
 
 @pytest.fixture
-def etcd(backend):
-    if backend.name != "etcd":
-        pytest.skip("real etcd only")
-    return backend
+def etcd(etcd_backend):
+    return etcd_backend
 
 
 def _etcdctl(url: str, *args: str) -> subprocess.CompletedProcess:

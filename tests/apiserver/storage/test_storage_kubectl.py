@@ -37,10 +37,8 @@ COMMANDS = [
 
 
 @pytest.fixture
-def etcd(backend):
-    if backend.name != "etcd":
-        pytest.skip("compares the real etcd with the default store")
-    return backend
+def etcd(etcd_backend):
+    return etcd_backend
 
 
 def test_kubectl_against_serve_etcd_behaves_as_against_the_default(kubectl_required, etcd):

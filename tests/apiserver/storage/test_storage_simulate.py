@@ -8,7 +8,6 @@ store's by one constant.
 
 from __future__ import annotations
 
-import pytest
 
 from kubenotes.sim.cli import node_events, run
 
@@ -30,9 +29,8 @@ spec:
 """
 
 
-def test_simulate_on_etcd_writes_what_the_default_store_writes(backend):
-    if backend.name != "etcd":
-        pytest.skip("compares the real etcd with the default store")
+def test_simulate_on_etcd_writes_what_the_default_store_writes(etcd_backend):
+    backend = etcd_backend
     default = run([MANIFESTS], until=30)
     on_etcd = run([MANIFESTS], until=30, etcd={"etcd": backend.url, "etcd_prefix": backend.prefix})
     want, got = node_events(default), node_events(on_etcd)
