@@ -298,7 +298,8 @@ def storage_resource(ri: ResourceInfo) -> ResourceInfo:
     True
     """
     if ri.group not in _STORAGE_GROUPS:
-        return ri
+        crd = getattr(ri, "crd", None) if ri.__class__ is not ResourceInfo else None
+        return ri if crd is None or crd.storage is None else crd.storage  # a CRD's other served versions
     return _STORAGE.get(ri, ri)
 
 

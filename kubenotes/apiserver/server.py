@@ -388,6 +388,10 @@ class APIServer:
         self._authz_cache: dict[tuple, tuple[str, str]] = {}
         self._authz_rev = -1
         self.request_count = 0
+        from kubenotes.apiserver.apiextensions import CustomResourceDefinitions
+
+        #: The CustomResourceDefinitions served (:mod:`kubenotes.apiserver.apiextensions`).
+        self.crds = CustomResourceDefinitions(self)
 
     # ------------------------------------------------------------ utilities
     def now(self) -> float:
@@ -526,6 +530,8 @@ class APIServer:
         self.audit_log.append(entry)
         for cb in self.on_commit:
             cb(entry)
+        if ri.group == "apiextensions.k8s.io" or ri.__class__ is not ResourceInfo:
+            self.crds.committed(ri, event_type, obj)
         return obj
 
     # ------------------------------------------------------------ decoding
@@ -563,6 +569,8 @@ class APIServer:
             md["namespace"] = ns or namespace or "default"
         else:
             md.pop("namespace", None)
+        if ri.group == "apiextensions.k8s.io" or ri.__class__ is not ResourceInfo:  # CRD defaults; CR schema
+            obj = self.crds.decode(ri, obj, validation)
         return obj
 
     def _typed(self, ri: ResourceInfo, obj: dict) -> Any:
@@ -594,10 +602,13 @@ class APIServer:
         return out
 
     def _validate(self, ri: ResourceInfo, obj: dict, old: dict | None) -> None:
-        if self.validator is None:
+        extra = (self.crds.validate(ri, obj, old) if ri.group == "apiextensions.k8s.io"
+                 or ri.__class__ is not ResourceInfo else [])  # a CRD's spec, a custom resource's schema
+        if self.validator is None and not extra:
             return
-        causes = (self.validator.validate_create(ri, obj) if old is None
-                  else self.validator.validate_update(ri, obj, old))
+        causes = [] if self.validator is None else (self.validator.validate_create(ri, obj) if old is None
+                                                    else self.validator.validate_update(ri, obj, old))
+        causes = causes + extra
         self._step("validation", f"{len(causes)} field error(s)" if causes else "valid")
         if causes:
             raise new_invalid(ri.group, ri.kind, obj.get("metadata", {}).get("name", "")
@@ -658,6 +669,8 @@ class APIServer:
             return self._subject_access_review(attrs, body)
         if "create" not in ri.verbs:
             raise new_method_not_supported(ri.group, ri.resource, "create")
+        if ri.__class__ is not ResourceInfo:
+            self.crds.check_create(ri)
         obj = self._decode(ri, body, attrs.namespace, attrs.extra.get("fieldValidation", ""))
         md = obj["metadata"]
         attrs.namespace = md.get("namespace", "") or ""
@@ -678,7 +691,7 @@ class APIServer:
         if not restoring:
             md["uid"] = self.new_uid()
         md["creationTimestamp"] = self.timestamp()
-        if ri.kind in _GENERATION_KINDS:
+        if ri.kind in _GENERATION_KINDS or ri.__class__ is not ResourceInfo:
             md["generation"] = 1
         drop_disabled_fields(ri.kind, obj, None, self.feature_gates)  # PrepareForCreate's dropDisabled...Fields
         self._prepare_for_create(ri, obj, before, restoring=restoring)
@@ -974,6 +987,8 @@ class APIServer:
         if attrs.subresource == "":
             drop_disabled_fields(ri.kind, obj, old, self.feature_gates)  # PrepareForUpdate's dropDisabled...Fields
             self._validate(ri, obj, old)
+        elif attrs.subresource == "status" and ri.__class__ is not ResourceInfo:
+            self._validate(ri, obj, old)  # a custom resource's status is checked against its schema
         self._admit_validate(attrs, obj, old)
         if old["metadata"].get("managedFields") and verb != "apply":
             self._record_managed_fields(attrs, old, obj)
@@ -1015,6 +1030,20 @@ class APIServer:
         return " ".join(parts)
 
     def _prepare_for_update(self, ri: ResourceInfo, sub: str, obj: dict, old: dict) -> dict:
+        if ri.__class__ is not ResourceInfo:  # the custom resource strategy
+            md, omd = obj["metadata"], old["metadata"]
+            for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+                if k in omd:
+                    md[k] = omd[k]
+                else:
+                    md.pop(k, None)
+            md.pop("resourceVersion", None)
+            if sub == "" and "status" in ri.subresources:
+                if "status" in old:
+                    obj["status"] = old["status"]
+                else:
+                    obj.pop("status", None)
+            return self.crds.prepare_for_update(ri, sub, obj, old)
         md, omd = obj["metadata"], old["metadata"]
         for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
             if k in omd:
@@ -1109,6 +1138,10 @@ class APIServer:
             if cur_obj is None:
                 raise new_not_found(ri.group, ri.resource, attrs.name)
             cur = cur_obj
+        if patch_type in (STRATEGIC_MERGE_PATCH, "strategic") and ri.__class__ is not ResourceInfo:
+            from kubenotes.apiserver.apiextensions.registry import strategic_merge_refused
+
+            raise strategic_merge_refused()
         if patch_type in (STRATEGIC_MERGE_PATCH, "strategic"):
             from kubenotes.apiserver.patch_meta import meta_for
 
@@ -1260,6 +1293,9 @@ class APIServer:
         self._admit_validate(attrs, None, old)
         if attrs.dry_run:
             return deep_copy(old)
+        if ri.resource == "customresourcedefinitions" and ri.group == "apiextensions.k8s.io":
+            left = self.crds.begin_delete(old, attrs.component)  # Terminating, instances deleted, then gone
+            return deep_copy(left if left is not None else old)
         new = dict(old)
         md = new["metadata"] = dict(omd)
         md.pop("resourceVersion", None)
@@ -1539,8 +1575,9 @@ class APIServer:
                 "status": {"token": token,
                            "expirationTimestamp": format_timestamp(self.env.now + seconds, self.epoch)}}
 
-    @staticmethod
-    def _scale_of(ri: ResourceInfo, obj: dict) -> dict:
+    def _scale_of(self, ri: ResourceInfo, obj: dict) -> dict:
+        if ri.__class__ is not ResourceInfo:
+            return self.crds.scale_of(ri, obj)
         md = obj["metadata"]
         spec, st = obj.get("spec") or {}, obj.get("status") or {}
         sel = spec.get("selector") or {}
@@ -1570,7 +1607,10 @@ class APIServer:
         if rv and rv != old["metadata"]["resourceVersion"]:
             raise new_conflict(ri.group, ri.resource, attrs.name)
         new = deep_copy(old)
-        new["spec"]["replicas"] = replicas
+        if ri.__class__ is not ResourceInfo:
+            self.crds.set_replicas(ri, new, replicas)
+        else:
+            new["spec"]["replicas"] = replicas
         inner = Attributes(attrs.user, "update", ri, "", attrs.namespace, attrs.name, attrs.dry_run, attrs.component,
                            extra={"managedSubresource": "scale", "fieldManager": attrs.extra.get("fieldManager", "")})
         authz, self.authorizer = self.authorizer, None
@@ -1781,7 +1821,12 @@ class Client:
 
     def _attrs(self, verb: str, resource: str, namespace: str | None, name: str = "", subresource: str = "",
                dry_run: bool = False) -> Attributes:
-        ri = resource_for(resource)
+        try:
+            ri = resource_for(resource)
+        except ApiError:
+            ri = self.server.crds.resource_for(resource)  # a custom resource a CRD serves
+            if ri is None:
+                raise
         ns = (namespace or "") if ri.namespaced else ""
         if ri.namespaced and not ns and verb not in ("list", "watch"):
             ns = "default"
