@@ -390,10 +390,11 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         return _TABLE_MEDIA in request.headers.get("accept", "")
 
     def table(ri: ResourceInfo, objects: list[dict], meta: dict | None = None, include: str = "") -> dict:
+        from kubenotes.apiserver.apiextensions.tableconvertor import table_for_columns
         from kubenotes.apiserver.tables import table_for
 
         t = (table_for(ri.resource, objects, float(server.env.now), wide=True) if ri.__class__ is ResourceInfo
-             else server.crds.table(ri, objects, float(server.env.now)))
+             else table_for_columns(ri.crd.columns, objects, float(server.env.now)))  # a CRD's printer columns
         if include == "Object":  # ?includeObject=Object (kubectl --sort-by): whole objects in the rows
             for row, o in zip(t["rows"], objects):
                 row["object"] = o
@@ -480,7 +481,10 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
     def openapi_answer(request: Request) -> Response:
         rest = request.url.path[len("/openapi/v3"):].strip("/")
         try:
-            body = openapi_docs.openapi_v3_index() if not rest else openapi_docs.openapi_v3_document(rest)
+            with lock:
+                custom = server.crds.served()
+            body = (openapi_docs.openapi_v3_index(custom) if not rest
+                    else openapi_docs.openapi_v3_document(rest, custom))
         except (KeyError, LookupError):
             body = None
         if body is None:

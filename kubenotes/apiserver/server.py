@@ -570,7 +570,7 @@ class APIServer:
         else:
             md.pop("namespace", None)
         if ri.group == "apiextensions.k8s.io" or ri.__class__ is not ResourceInfo:  # CRD defaults; CR schema
-            obj = self.crds.decode(ri, obj, validation)
+            _warn(self.crds.decode(ri, obj, validation))
         return obj
 
     def _typed(self, ri: ResourceInfo, obj: dict) -> Any:

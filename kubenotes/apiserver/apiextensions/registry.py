@@ -220,6 +220,7 @@ class CustomResourceDefinitions:
         self.server = server
         self._by_gvr: dict[tuple[str, str, str], CustomResourceInfo] = {}
         self._by_crd: dict[str, list[CustomResourceInfo]] = {}
+        self._finalizing: set[str] = set()  # CRDs whose instances are being deleted (no re-entry)
 
     # ------------------------------------------------------------ lookups
     def lookup(self, group: str, version: str, resource: str) -> CustomResourceInfo | None:
@@ -233,12 +234,15 @@ class CustomResourceDefinitions:
     def resource_for(self, name: str) -> CustomResourceInfo | None:
         """A served custom resource by plural, singular, kind or short name (``widgets.example.com`` too)."""
         low = name.lower()
-        for ri in self.served():
+        served = self.served()  # by version priority: an unqualified name means the preferred version
+        for ri in served:
             names = {ri.resource, ri.singular, ri.kind.lower(), *ri.short_names}
-            if low in names or low in {f"{n}.{ri.group}" for n in names} or low in {
-                    f"{n}.{ri.version}.{ri.group}" for n in names}:
-                if ri.crd is None or ri.crd.storage is None:
-                    return ri
+            if low in {f"{n}.{ri.version}.{ri.group}" for n in names}:
+                return ri
+        for ri in served:
+            names = {ri.resource, ri.singular, ri.kind.lower(), *ri.short_names}
+            if low in names or low in {f"{n}.{ri.group}" for n in names}:
+                return ri
         return None
 
     def for_kind(self, api_version: str, kind: str) -> CustomResourceInfo | None:
@@ -360,7 +364,7 @@ class CustomResourceDefinitions:
                 return
             self._sync(obj, name)
         elif event_type == "DELETED" and isinstance(ri, CustomResourceInfo) and ri.crd is not None \
-                and ri.crd.terminating:
+                and ri.crd.terminating and ri.crd.crd_name not in self._finalizing:
             crd = self.server.store.get(self.server_ri(), None, ri.crd.crd_name)
             if crd is not None:
                 self._finalize(crd)
@@ -408,12 +412,16 @@ class CustomResourceDefinitions:
             ri.crd.terminating = True
             from kubenotes.apiserver.request import Attributes
 
-            for o in list(srv.store.list(ri, None)):
-                if o["metadata"].get("deletionTimestamp"):
-                    continue
-                a = Attributes(srv.client().user, "delete", ri, "", o["metadata"].get("namespace") or "",
-                               o["metadata"]["name"], False, "apiextensions-apiserver")
-                srv.delete(a)
+            self._finalizing.add(name)
+            try:
+                for o in list(srv.store.list(ri, None)):
+                    if o["metadata"].get("deletionTimestamp"):
+                        continue
+                    a = Attributes(srv.client().user, "delete", ri, "", o["metadata"].get("namespace") or "",
+                                   o["metadata"]["name"], False, "apiextensions-apiserver")
+                    srv.delete(a)
+            finally:
+                self._finalizing.discard(name)
             if srv.store.list(ri, None):
                 cur = srv.store.get(self.server_ri(), None, name)
                 new = deep_copy(cur)
@@ -442,29 +450,31 @@ class CustomResourceDefinitions:
         return new
 
     # ------------------------------------------------------------ the custom resource strategy
-    def decode(self, ri: ResourceInfo, obj: dict, validation: str) -> dict:
-        """Decoding a request body: CRD defaults; for a custom resource, pruning and schema defaults.
+    def decode(self, ri: ResourceInfo, obj: dict, validation: str) -> list[str]:
+        """Decoding a request body (in place): CRD defaults; for a custom resource, pruning and schema defaults.
 
         ``validation`` is the request's ``fieldValidation``: ``Strict`` refuses
         pruned fields (400, ``strict decoding error: unknown field "spec.x"``),
-        ``Warn`` returns them as warnings (through the server's warning list).
+        ``Warn`` returns them as the warnings to send.
+
+        Returns
+        -------
+        list of str
+            ``unknown field "spec.x"`` warnings (``Warn`` only).
         """
         if is_crd(ri):
-            return crd_defaults(obj)
+            crd_defaults(obj)
+            return []
         crd = getattr(ri, "crd", None)
         if crd is None or crd.schema is None:
-            return obj
+            return []
         pruned = _schema.prune(crd.schema, obj)
-        if pruned and validation in ("Strict", "Warn"):
-            msgs = [f'unknown field "{p}"' for p in pruned]
-            if validation == "Strict":
-                raise new_bad_request(f'{ri.kind} in version "{ri.version}" cannot be handled as a {ri.kind}: '
-                                      f'strict decoding error: {", ".join(msgs)}')
-            from kubenotes.apiserver.server import _warn
-
-            _warn(msgs)
+        msgs = [f'unknown field "{p}"' for p in pruned]
+        if msgs and validation == "Strict":
+            raise new_bad_request(f'{ri.kind} in version "{ri.version}" cannot be handled as a {ri.kind}: '
+                                  f'strict decoding error: {", ".join(msgs)}')
         _schema.default(crd.schema, obj)
-        return obj
+        return msgs if validation == "Warn" else []
 
     def validate(self, ri: ResourceInfo, obj: dict, old: dict | None) -> list[dict]:
         """Field causes beyond the generic object-meta checks: a CRD's spec, or a custom resource's schema."""
@@ -533,12 +543,6 @@ class CustomResourceDefinitions:
     def set_replicas(self, ri: ResourceInfo, obj: dict, replicas: int) -> None:
         """Write ``replicas`` at ``specReplicasPath`` (in place)."""
         _set_path(obj, ri.crd.scale.get("specReplicasPath", ".spec.replicas"), replicas)
-
-    def table(self, ri: ResourceInfo, objects: list[dict], now: float) -> dict:
-        """The Table of custom resources: Name, then the version's ``additionalPrinterColumns``."""
-        from kubenotes.apiserver.apiextensions.tableconvertor import table_for_columns
-
-        return table_for_columns(ri.crd.columns, objects, now)
 
 
 def strategic_merge_refused() -> ApiError:
