@@ -621,7 +621,8 @@ class APIServer:
             self.admission.admit(attrs, obj, old, self)
             return
         for p in self.admission.plugins:  # traced: one step per plugin, with whether it changed the object
-            if attrs.operation not in getattr(p, "operations", ()) or type(p).admit is _base_admit(p):
+            if attrs.operation not in getattr(p, "operations", ()) or type(p).admit is _base_admit(p) or (
+                    hasattr(p, "idle") and p.idle(self)):  # webhook plugins with no configuration: left out
                 continue
             before = deep_copy(obj) if obj is not None else None
             p.admit(attrs, obj, old, self)
@@ -634,7 +635,8 @@ class APIServer:
             self.admission.validate(attrs, obj, old, self)
             return
         for p in self.admission.plugins:
-            if attrs.operation not in getattr(p, "operations", ()) or type(p).validate is _base_validate(p):
+            if attrs.operation not in getattr(p, "operations", ()) or type(p).validate is _base_validate(p) or (
+                    hasattr(p, "idle") and p.idle(self)):
                 continue
             p.validate(attrs, obj, old, self)
             self._step(f"validating admission: {p.name}", "admitted")
