@@ -331,8 +331,9 @@ class APIServer:
     -----
     One object holds the storage, the request path and the watch history:
     no etcd client, no HTTP between components (clients call methods; the
-    HTTP layer serves a real ``kubectl``), no API priority and fairness, no
-    aggregation layer (APIService) and no CustomResourceDefinitions.
+    HTTP layer serves a real ``kubectl``), no API priority and fairness and no
+    aggregation layer (APIService). CustomResourceDefinitions are served
+    live (:attr:`crds`, :mod:`kubenotes.apiserver.apiextensions`).
 
     References
     ----------
