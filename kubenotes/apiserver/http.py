@@ -506,6 +506,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 info.group, info.version, info.resource)  # a built-in resource, or a CRD's
             if ri is None:
                 raise _not_found_path()
+            if ri.__class__ is not ResourceInfo and ri.crd.deprecation_warning:
+                RESPONSE_WARNINGS.get().append(ri.crd.deprecation_warning)  # a deprecated CRD version
             if ri.kind == "Pod" and info.name and info.subresource in _CONNECT_SUBRESOURCES:
                 return await run_in_threadpool(do_connect, user, ri, info, request.query_params.get("container")
                                                or "", _component(request.headers.get("user-agent", "")))

@@ -806,7 +806,8 @@ class APIServer:
         self.authorize(attrs)
         ri = attrs.resource
         labels = parse_selector(label_selector) if label_selector else None
-        fields = parse_field_selector(field_selector, ri.resource) if field_selector else None
+        fields = parse_field_selector(field_selector, ri.resource, ri.crd.selectable_fields if ri.__class__
+                                      is not ResourceInfo else ()) if field_selector else None  # a CRD's too
         items = None
         if fields is not None:
             pinned = [v for f, op, v in fields.terms if f == "spec.nodeName" and op == "="]
@@ -845,7 +846,8 @@ class APIServer:
         self.authorize(attrs)
         ri = attrs.resource
         labels = parse_selector(label_selector) if label_selector else None
-        fields = parse_field_selector(field_selector, ri.resource) if field_selector else None
+        fields = parse_field_selector(field_selector, ri.resource, ri.crd.selectable_fields if ri.__class__
+                                      is not ResourceInfo else ()) if field_selector else None  # a CRD's too
         try:
             since = int(resource_version or 0)
         except ValueError:

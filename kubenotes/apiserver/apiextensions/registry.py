@@ -115,7 +115,11 @@ class CustomResourceVersion:
         self.scale = subs.get("scale")
         self.columns = list(version.get("additionalPrinterColumns") or ()) or [
             {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}]
-        self.selectable_fields = [f.get("jsonPath", "") for f in version.get("selectableFields") or ()]
+        #: ``selectableFields`` as field-selector names (``spec.colour`` for ``.spec.colour``).
+        self.selectable_fields = tuple(f.get("jsonPath", "").lstrip(".") for f in version.get("selectableFields")
+                                       or ())
+        #: The ``Warning`` a request through this version gets, or "" (``deprecated``/``deprecationWarning``).
+        self.deprecation_warning = (version.get("deprecationWarning") or "") if version.get("deprecated") else ""
 
 
 @dataclass(frozen=True)
@@ -279,6 +283,8 @@ class CustomResourceDefinitions:
                 else:
                     object.__setattr__(ri, "crd", CustomResourceVersion(name, v))
                 ri.crd.terminating = bool(crd["metadata"].get("deletionTimestamp"))
+                if v.get("deprecated") and not ri.crd.deprecation_warning:  # the CR handler's default warning
+                    ri.crd.deprecation_warning = f"{ri.api_version} {ri.kind} is deprecated"
                 infos[v["name"]] = ri
             stor = infos.get(storage_name)
             for vname, ri in infos.items():

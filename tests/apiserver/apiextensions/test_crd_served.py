@@ -236,3 +236,35 @@ def test_schema_helpers_default_prune_and_validate_nested_lists():
     assert prune(s, o) == ["items[0].x"]
     assert default(s, o) == {"items": [{"name": "a", "port": 80}, {"name": "a", "port": 80}]}
     assert [str(e) for e in validate(s, o)] == ['items[1]: Duplicate value: {"name":"a"}']
+
+
+def test_selectable_fields_filter_lists_and_watches():
+    api = APIServer(validator=validation)
+    crd = copy.deepcopy(CRD)
+    crd["spec"]["versions"][0]["selectableFields"] = [{"jsonPath": ".spec.colour"}]
+    c = api.client()
+    c.create("customresourcedefinitions", crd)
+    c.create("widgets", _widget("r"), "default")
+    c.create("widgets", _widget("b", colour="blue"), "default")
+    got = c.list("widgets", "default", field_selector="spec.colour=blue")["items"]
+    assert [o["metadata"]["name"] for o in got] == ["b"]
+    with pytest.raises(ApiError) as e:
+        c.list("widgets", "default", field_selector="spec.size=1")
+    assert str(e.value) == "field label not supported: spec.size"
+    w = c.watch("widgets", "default", field_selector="spec.colour=red")
+    c.create("widgets", _widget("r2"), "default")
+    c.create("widgets", _widget("b2", colour="blue"), "default")
+    assert [ev.object["metadata"]["name"] for ev in w.pop_all()] == ["r2"]
+
+
+def test_a_deprecated_version_warns_with_the_default_text():
+    from kubenotes.apiserver.apiextensions.registry import CustomResourceDefinitions
+
+    api = APIServer(validator=validation)
+    crd = copy.deepcopy(CRD)
+    crd["spec"]["versions"][1]["deprecated"] = True
+    api.client().create("customresourcedefinitions", crd)
+    assert isinstance(api.crds, CustomResourceDefinitions)
+    beta = api.crds.lookup("example.com", "v1beta1", "widgets")
+    assert beta.crd.deprecation_warning == "example.com/v1beta1 Widget is deprecated"
+    assert api.crds.lookup("example.com", "v1", "widgets").crd.deprecation_warning == ""
