@@ -12,7 +12,8 @@ and marks the node's pods not Ready. A node whose ``Ready`` is ``False`` or
 0.1 nodes/s, ``secondary-node-eviction-rate`` 0.01 in a partially disrupted
 large zone, none in a small one or when every zone is down), for the
 ``NoExecute`` taint ``node.kubernetes.io/not-ready`` or
-``node.kubernetes.io/unreachable``; the taint eviction controller then
+``node.kubernetes.io/unreachable`` (in the pass that marks the node ``Unknown``,
+as v1.34 does; the tainting loop takes the queue within 100 ms); the taint eviction controller then
 deletes the pods that do not tolerate it. Independently, every Node change
 recomputes the ``NoSchedule`` taints from conditions
 (``TaintNodesByCondition``) and ``spec.unschedulable``.
@@ -23,6 +24,7 @@ kubernetes/kubernetes@v1.34.0 pkg/controller/nodelifecycle/node_lifecycle_contro
 kubernetes/kubernetes@v1.34.0 pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go
 kubernetes/kubernetes@v1.34.0 pkg/controller/nodelifecycle/config/v1alpha1/defaults.go
 kubernetes/kubernetes#126287 (node-monitor-grace-period 40 s -> 50 s, v1.32)
+kubernetes/kubernetes#120816 (the NoExecute taint in the same pass as Ready=Unknown, CHANGELOG-1.34)
 https://kubernetes.io/docs/concepts/architecture/nodes/#node-controller
 """
 
@@ -546,7 +548,9 @@ class NodeLifecycleController(Controller):
                     current.get("status") if current else None)
             if current is not None:
                 pods = self.pods_by_node.pods(name)
-                self.process_taint_base_eviction(node, observed)
+                # v1.34 passes the Ready condition as this pass left it (kubernetes#120816): a node
+                # made Unknown just now is queued for its NoExecute taint in this same pass.
+                self.process_taint_base_eviction(node, current)
                 needs_retry = name in self.nodes_to_retry
                 mark = False
                 if current.get("status") != "True" and observed.get("status") == "True":
@@ -667,7 +671,9 @@ class NodeLifecycleController(Controller):
         ----------
         node : dict
         observed : dict
-            The Ready condition seen before this pass.
+            The Ready condition as this pass left it (``currentReadyCondition``): since
+            kubernetes/kubernetes#120816 (v1.34) a node this pass marked Unknown is tainted at
+            once, not one ``node-monitor-period`` later.
         """
         taints = (node.get("spec") or {}).get("taints") or []
         status = observed.get("status")
@@ -807,6 +813,9 @@ class NodeLifecycleController(Controller):
                 self._wake = self.env.event()
                 yield self._wake
                 self._wake = None
+                # upstream's pass runs on a 100 ms tick (wait.Until): the first tick after the
+                # queueing, when the informer already holds the status this monitor pass wrote
+                yield self.env.timeout(NODE_EVICTION_PERIOD_SECONDS)
             self.do_no_execute_tainting_pass()
             yield self.env.timeout(NODE_EVICTION_PERIOD_SECONDS)
 

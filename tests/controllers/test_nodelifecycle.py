@@ -397,3 +397,22 @@ def test_node_failure_run_is_deterministic():
     first = run()
     assert any(e["component"] == "taint-eviction-controller" and e["verb"] == "delete" for e in first)
     assert first == run()
+
+
+# ------------------------------------------------ kubernetes#120816 (CHANGELOG-1.34)
+def test_unreachable_no_execute_taint_comes_in_the_pass_that_marks_unknown():
+    """v1.34's monitorNodeHealth hands processTaintBaseEviction the Ready condition it just wrote
+    (kubernetes/kubernetes#120816, fixing #120815's extra 5 s): the NoExecute taint's timeAdded is the
+    Unknown transition time plus at most the 100 ms NodeEvictionPeriod, not one monitor period later."""
+    objs = [_node("n1"), _node("n2")]
+    c = Cluster(objs, seed=0, controllers=[NLC], authorization=False, kubelet="stand-in")
+    c.run(until=20)
+    c.node_down("n1")
+    c.run(until=100)
+    node = c.get("nodes", "n1")
+    unknown_at = parse_timestamp(_cond(node, "Ready")["lastTransitionTime"])
+    added = {(t["key"], t["effect"]): parse_timestamp(t["timeAdded"]) for t in node["spec"]["taints"]}
+    no_execute = added[("node.kubernetes.io/unreachable", "NoExecute")]
+    assert unknown_at <= no_execute <= unknown_at + 0.1 + 1e-9
+    # the monitor period is 5 s: the pre-v1.34 code tainted at unknown_at + 5
+    assert no_execute - unknown_at < 5
