@@ -1,4 +1,4 @@
-"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [-o events|yaml|table|wide] [--etcd URL]``.
+"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [-o events|yaml|table|wide] [--kinds R,...] [--etcd URL]``.
 
 Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
 ``kind: Scenario`` documents among them) on the virtual clock, then prints:
@@ -9,10 +9,17 @@ Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
   Kubernetes Events appear as writes of ``kind: Event`` whose detail is
   ``reason: message``; with the kubelet model (the default) each node's container runtime
   adds its actions (``"component": "cri/<node>"``, see :func:`node_events`);
-* ``-o yaml``: the objects at ``--until`` as one ``kind: List``, shaped as
-  ``kubectl get all,nodes,events -A -o yaml`` prints them;
-* ``-o table``: ``kubectl get``-style tables per kind; ``-o wide`` adds their wide
+* ``-o yaml``: every object at ``--until`` as one ``kind: List``, shaped as
+  ``kubectl get all,nodes,events,... -A -o yaml`` prints them: first the
+  ``kubectl get all,nodes,events`` set, then every other listable resource
+  in discovery order (ConfigMaps, Leases, PersistentVolumeClaims,
+  PodDisruptionBudgets, RBAC...; see :func:`output_resources`);
+* ``-o table``: ``kubectl get``-style tables per kind, for the same resources; ``-o wide`` adds their wide
   columns (a pod's IP and node, as ``kubectl get -o wide``);
+* ``--kinds pods,pdb,cm`` narrows ``-o yaml``/``table``/``wide`` (and ``-o events``: the writes of
+  those kinds) to those resources, in that order; each is a name ``kubectl get`` accepts
+  (plural, singular, kind, short name, ``resource.group``), and ``all`` is the
+  ``kubectl get all`` set;
 * ``-o cri``: the CRI calls the kubelet model made to each node's container
   runtime, one JSON object per line in time order (``time``, ``node``,
   ``service``, ``method``, ``duration_seconds``, ``request``, ``response``,
@@ -29,14 +36,20 @@ import json
 import sys
 from typing import Any, Mapping
 
+from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.storage.options import add_etcd_flags, etcd_options
 from kubenotes.features import add_feature_gates_flag
 
-__all__ = ["register", "run", "node_events", "cri_calls", "YAML_RESOURCES"]
+__all__ = ["register", "run", "node_events", "cri_calls", "output_resources", "YAML_RESOURCES", "GET_ALL"]
 
-#: What ``kubectl get all,nodes,events -A`` lists, in its order.
-YAML_RESOURCES = ("pods", "services", "daemonsets", "deployments", "replicasets", "statefulsets",
-                  "horizontalpodautoscalers", "cronjobs", "jobs", "replicationcontrollers", "nodes", "events")
+#: What ``kubectl get all`` lists (the ``all`` category), in its order.
+GET_ALL = ("pods", "services", "daemonsets", "deployments", "replicasets", "statefulsets",
+           "horizontalpodautoscalers", "cronjobs", "jobs", "replicationcontrollers")
+#: What ``kubectl get all,nodes,events -A`` lists, in its order: the head of ``-o yaml``/``table``.
+YAML_RESOURCES = GET_ALL + ("nodes", "events")
+#: Listable but not state: ComponentStatus is a live probe of the control plane's components
+#: (upstream's componentstatus REST stores nothing).
+_NOT_STATE = ("componentstatuses",)
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -58,6 +71,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="model (default, unless a scenario's spec.cluster.kubelet says otherwise: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
                         "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "
                         "pods run 2 s after binding, for scale runs)")
+    p.add_argument("--kinds", default=None, metavar="R,...",
+                   help="only these resources, in this order (names as kubectl get takes them: pods,pdb,cm,"
+                        "leases.coordination.k8s.io; 'all' is kubectl get all's set); for -o yaml, table, wide "
+                        "and events (default: every listable resource, the kubectl get all,nodes,events set first)")
     add_feature_gates_flag(p)
     add_etcd_flags(p)
     p.set_defaults(func=_cmd)
@@ -134,6 +151,62 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     return cluster
 
 
+def output_resources(kinds: str | None = None) -> tuple[str, ...]:
+    """The resources ``-o yaml``/``table`` print, in order: every listable one, or those ``--kinds`` names.
+
+    Parameters
+    ----------
+    kinds : str, optional
+        ``--kinds``: comma-separated names as ``kubectl get`` accepts them
+        (``pods``, ``pod``, ``po``, ``Pod``, ``leases.coordination.k8s.io``);
+        ``all`` is :data:`GET_ALL`. Repeats are printed once. None: :data:`YAML_RESOURCES`,
+        then every other resource with the ``list`` verb in discovery order
+        (ComponentStatus left out: a live probe, not stored state).
+
+    Returns
+    -------
+    tuple of str
+        Plural resource names, for ``cluster.list``.
+
+    Raises
+    ------
+    ApiError
+        400 for a name no resource has (kubectl's ``the server doesn't have a
+        resource type "x"``), or a resource that cannot be listed.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/get/get.go (several resources, ``all``)
+
+    Examples
+    --------
+    >>> output_resources("pdb,cm,pod,po")
+    ('poddisruptionbudgets', 'configmaps', 'pods')
+    >>> output_resources()[:3], "leases" in output_resources(), "componentstatuses" in output_resources()
+    (('pods', 'services', 'daemonsets'), True, False)
+    """
+    from kubenotes.apiserver.resources import RESOURCES, resource_for
+    from kubenotes.apiserver.status import new_bad_request
+
+    if kinds is None:
+        rest = [r.resource for r in RESOURCES if "list" in r.verbs and r.resource not in YAML_RESOURCES
+                and r.resource not in _NOT_STATE]
+        return YAML_RESOURCES + tuple(rest)
+    out: list[str] = []
+    for name in (k.strip() for k in kinds.split(",")):
+        if not name:
+            continue
+        names = GET_ALL if name == "all" else (resource_for(name).resource,)
+        for r in names:
+            if "list" not in resource_for(r).verbs:
+                raise new_bad_request(f'resource type "{name}" cannot be listed')
+            if r not in out:
+                out.append(r)
+    if not out:
+        raise new_bad_request("--kinds names no resource")
+    return tuple(out)
+
+
 def node_events(cluster: Any) -> list[dict]:
     """The API's committed writes merged, in time order, with the container runtimes' own actions.
 
@@ -201,6 +274,15 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.until < 0:
         print(f"kubenotes simulate: --until must be >= 0, got {args.until}", file=sys.stderr)
         return 2
+    kinds = getattr(args, "kinds", None)
+    if kinds is not None and args.output == "cri":
+        print("kubenotes simulate: --kinds applies to -o yaml, table, wide and events, not cri", file=sys.stderr)
+        return 2
+    try:
+        resources = output_resources(kinds)
+    except ApiError as e:
+        print(f"kubenotes simulate: --kinds {kinds}: {e}", file=sys.stderr)
+        return 2
     etcd = etcd_options(args)
     if etcd:  # a wrong or unreachable --etcd is one line before any manifest is read
         from kubenotes.apiserver.storage.etcd3 import connect
@@ -210,8 +292,12 @@ def _cmd(args: argparse.Namespace) -> int:
                   feature_gates=getattr(args, "feature_gates", None), etcd=etcd)
     out = sys.stdout
     if args.output == "events":
+        from kubenotes.apiserver.resources import resource_for
+
+        wanted = None if kinds is None else {resource_for(r).kind for r in resources}
         for e in node_events(cluster):
-            out.write(json.dumps(e, separators=(", ", ": ")) + "\n")
+            if wanted is None or e["kind"] in wanted:
+                out.write(json.dumps(e, separators=(", ", ": ")) + "\n")
     elif args.output == "cri":
         for c in cri_calls(cluster):
             out.write(json.dumps(c, separators=(", ", ": "), default=str) + "\n")
@@ -219,12 +305,12 @@ def _cmd(args: argparse.Namespace) -> int:
         from kubenotes.api.manifests import dump_manifests
 
         items = []
-        for r in YAML_RESOURCES:
+        for r in resources:
             items.extend(cluster.list(r))
         out.write(dump_manifests([{"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
                                    "items": items}]))
     else:
         from kubenotes.apiserver.tables import format_tables
 
-        out.write(format_tables(cluster, YAML_RESOURCES, wide=args.output == "wide"))
+        out.write(format_tables(cluster, resources, wide=args.output == "wide"))
     return 0

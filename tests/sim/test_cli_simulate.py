@@ -183,3 +183,65 @@ def test_node_side_actions_need_the_kubelet_model(tmp_path, capsys):
     assert main(["simulate", str(f), "--until", "70", "--kubelet", "stand-in"]) == 0
     failed = [json.loads(ln) for ln in capsys.readouterr().out.splitlines() if '"verb": "failed"' in ln]
     assert failed and all("kubelet model" in e["detail"] for e in failed)
+
+
+# ------------------------------------------------ issue #32: every object of the final state, --kinds
+PDB_CM = """---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: default}
+spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: default}
+data: {mode: fast}
+"""
+
+
+def test_yaml_holds_every_object_not_only_get_all(capsys, tmp_path):
+    """Objects outside ``kubectl get all,nodes,events`` (PDBs, ConfigMaps, Leases, RBAC) are printed too,
+    after that set, as ``kubectl get <every listable resource> -A -o yaml`` would (kubectl get.go)."""
+    import yaml
+
+    p = tmp_path / "c.yaml"
+    p.write_text(NODES + "---\n" + DEPLOY + PDB_CM)
+    assert main(["simulate", str(p), "--until", "30", "-o", "yaml"]) == 0
+    items = yaml.safe_load(capsys.readouterr().out)["items"]
+    kinds = [i["kind"] for i in items]
+    assert {"PodDisruptionBudget", "ConfigMap", "Lease", "Namespace", "ServiceAccount", "ClusterRole"} <= set(kinds)
+    assert "ComponentStatus" not in kinds
+    assert kinds.index("Event") < kinds.index("ConfigMap")  # the get all,nodes,events set comes first
+    pdb = next(i for i in items if i["kind"] == "PodDisruptionBudget")
+    assert pdb["status"]["currentHealthy"] == 3 and pdb["status"]["disruptionsAllowed"] == 1
+    leases = {i["metadata"]["name"] for i in items if i["kind"] == "Lease"}
+    assert {"n1", "n2"} <= leases
+
+
+def test_kinds_narrows_yaml_table_and_events_in_the_given_order(capsys, tmp_path):
+    import yaml
+
+    p = tmp_path / "c.yaml"
+    p.write_text(NODES + "---\n" + DEPLOY + PDB_CM)
+    assert main(["simulate", str(p), "--until", "30", "-o", "yaml", "--kinds", "pdb,cm"]) == 0
+    items = yaml.safe_load(capsys.readouterr().out)["items"]
+    assert [i["kind"] for i in items][0] == "PodDisruptionBudget"
+    assert {i["kind"] for i in items} == {"PodDisruptionBudget", "ConfigMap"}
+    assert main(["simulate", str(p), "--until", "30", "-o", "table", "--kinds", "leases.coordination.k8s.io,all"]) == 0
+    heads = [x for x in capsys.readouterr().out.splitlines() if x.startswith("# ")]
+    assert heads == ["# leases.coordination.k8s.io", "# pods", "# services", "# deployments.apps",
+                     "# replicasets.apps"]
+    assert main(["simulate", str(p), "--until", "30", "--kinds", "Deployment"]) == 0
+    events = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert events and {e["kind"] for e in events} == {"Deployment"}
+
+
+@pytest.mark.parametrize("kinds, output, err", [
+    ("bogus", "yaml", 'kubenotes simulate: --kinds bogus: the server doesn\'t have a resource type "bogus"\n'),
+    ("tokenreviews", "table", 'kubenotes simulate: --kinds tokenreviews: resource type "tokenreviews" cannot be '
+                              'listed\n'),
+    ("pods", "cri", "kubenotes simulate: --kinds applies to -o yaml, table, wide and events, not cri\n"),
+])
+def test_bad_kinds_is_one_line_and_exit_2(capsys, manifests, kinds, output, err):
+    assert main(["simulate", manifests, "--until", "1", "-o", output, "--kinds", kinds]) == 2
+    assert capsys.readouterr().err == err
