@@ -28,10 +28,12 @@ status/status_manager.go, kubelet_node_status.go) as a set of SimPy processes:
   (``ContainerStarted``/``ContainerDied``, relisted every 1 s by
   :class:`~kubenotes.kubelet.pleg.GenericPLEG`), by probe results, and by the
   work queue (``completeWork``): after a sync the pod is requeued after
-  ``syncFrequency`` (1 min), after an error after ``backOffPeriod`` (10 s), and
-  while a container or image is backed off at the back-off's expiry
-  (``BackoffError``, capped at ``syncFrequency``), each delay stretched by a
-  seeded jitter of up to 50 %; work is picked up on the sync loop's 1 s ticks.
+  ``syncFrequency`` (1 min), after an error after ``backOffPeriod`` (10 s),
+  each delay stretched by a seeded jitter of up to 50 %; work is picked up on
+  the sync loop's 1 s ticks. As in v1.34, a container (or image) in back-off is
+  an error like any other: its pod is re-checked 10-15 s after each sync, so a
+  restart comes at the first re-check after the back-off expires, up to ~15 s
+  late (v1.35's kubernetes#133066 requeues at the expiry itself; not modelled).
 * **syncPod** (``Kubelet.SyncPod`` then ``kubeGenericRuntimeManager.SyncPod``):
   the API status is generated first (:func:`~kubenotes.kubelet.status.generate_api_pod_status`:
   ``ContainerCreating`` before anything runs) and written by the status manager;
@@ -558,7 +560,11 @@ class _PodWorker:
 
 
 class _Requeue(KubenotesError):
-    """A sync result: requeue after ``seconds`` (a back-off expiry or an error)."""
+    """A sync error (``SyncPod`` returned one): the worker requeues after ``backOffPeriod`` (v1.34).
+
+    ``seconds`` is when the error itself says to retry (a back-off's expiry, or ``backOffPeriod``):
+    v1.34's ``completeWork`` does not look at it (v1.35, kubernetes#133066, does).
+    """
 
     def __init__(self, seconds: float):
         super().__init__(seconds)
@@ -1623,10 +1629,11 @@ class Kubelet:
                 break
             try:
                 terminal = yield from self._sync_pod(w, pod)
-            except _Requeue as r:
-                # completeWork: the back-off's expiry (or backOffPeriod), clamped to the resync interval, jittered
-                delay = min(max(r.seconds, 0.0), self.options.sync_frequency_seconds)
-                w.requeue_at = self.env.now + self._jitter(delay)
+            except _Requeue:
+                # v1.34's completeWork: any sync error (a container or image in back-off included) requeues
+                # after backOffPeriod with up to 50 % jitter (10-15 s); requeueing at the back-off's expiry
+                # came with kubernetes#133066, after v1.34.0
+                w.requeue_at = self.env.now + self._jitter(BACK_OFF_PERIOD_SECONDS)
                 continue
             if terminal:
                 yield from self._sync_terminal_pod(w, self.pods.get(w.uid, pod))

@@ -10,6 +10,8 @@ actions; upstream asserts on fakes, these on the CRI trace, the events and the A
   manager's ``TestParallelPuller``/``TestSerializedPuller`` cases for
   ``IfNotPresent`` with the image present (no pull) and ``Never`` with it absent
   (``ErrImageNeverPull``) from ``pkg/kubelet/images/image_manager_test.go``;
+* the back-off re-check: v1.34's ``completeWork`` (``pod_workers.go``) requeues every sync error, a
+  back-off included, after ``backOffPeriod`` 10 s with 50 % jitter (kubernetes#133066 came after v1.34.0);
 * CrashLoopBackOff: ``TestSyncPodBackoff`` (``kuberuntime_manager_test.go``):
   the first restart is not backed off, the next ones wait 10 s, 20 s, 40 s
   after the exit, with the ``back-off 10s restarting failed container=...``
@@ -218,8 +220,8 @@ def test_crash_loop_back_off_restarts_at_once_then_after_10_20_40_seconds():
     delays = [b - a for a, b in zip(starts, starts[1:])]
     assert delays[0] < 1.5                      # the first restart is not backed off (only the PLEG's relist)
     for got, want in zip(delays[1:4], (10, 20, 40)):
-        # requeued at the back-off's expiry, stretched by the pod worker's jitter (<= 50 %), on a 1 s tick
-        assert want <= got <= 1.5 * want + 1.5
+        # the first 10-15 s re-check (v1.34's backOffPeriod requeue) after the expiry, on a 1 s tick
+        assert want <= got <= want + 15 + 1.5
     messages = [e["message"] for e in h.events("BackOff")]
     uid = pod["metadata"]["uid"]
     assert messages[0] == f"Back-off restarting failed container c in pod crash_default({uid})"
@@ -231,6 +233,29 @@ def test_crash_loop_back_off_restarts_at_once_then_after_10_20_40_seconds():
     assert cs["restartCount"] == len(starts) - 1
     assert cs["lastState"]["terminated"]["exitCode"] == 1 and cs["lastState"]["terminated"]["reason"] == "Error"
     assert len(instances) <= 2  # container GC keeps the newest dead instance only
+
+
+def test_a_backed_off_container_is_rechecked_every_10_to_15_seconds_as_v1_34():
+    """v1.34's ``completeWork`` (pkg/kubelet/pod_workers.go) requeues a pod whose sync failed with a back-off
+    after ``backOffPeriod`` 10 s with ``workerBackOffPeriodJitterFactor`` 0.5: the pod is re-checked every
+    10-15 s (on the 1 s sync tick), and a restart comes at the first re-check after the back-off expires.
+    Requeueing at the expiry itself is kubernetes#133066, merged after v1.34.0."""
+    h = Harness()
+    pod = h.pod("crash", [{"name": "c", "image": "busybox:1.36", "command": ["sh", "-c", "exit 1"]}])
+    h.run(160)
+    uid = pod["metadata"]["uid"]
+    starts = h.starts("c")
+    syncs = [t for t, u, kind in h.kubelet.sync_log if u == uid and kind == "SyncPod"]
+    assert len(starts) >= 5
+    for exited, restarted, back_off in zip(starts[2:], starts[3:], (20, 40)):
+        # each run exits at once: the back-off runs from the start (+ the PLEG's relist)
+        rechecks = [t for t in syncs if exited + 1.5 < t < restarted - 0.5]
+        assert len(rechecks) >= back_off // 15  # the 40 s back-off is looked at twice or more before it ends
+        gaps = [b - a for a, b in zip(rechecks, rechecks[1:] + [restarted])]
+        assert all(10 - 1e-6 <= g <= 16 + 1e-6 for g in gaps), gaps
+        # the restart is the first re-check after the expiry, so at most one period late
+        assert exited + back_off <= restarted <= exited + back_off + 16 + 1.5
+        assert all(t < exited + back_off + 1.5 for t in rechecks)
 
 
 @pytest.mark.parametrize("policy,exit_code,restarts,phase", [
