@@ -901,7 +901,10 @@ class Kubelet:
         self._node_config: NodeConfig | None = self.options.node_config
         self._status_reported_at: float | None = None
         self._started_at = 0.0
-        self._wake = None
+        #: Fired by :meth:`node_up` for every process waiting in :meth:`_wait_up`.
+        self._up_event: Any = None
+        #: Pod source deliveries while the kubelet is down, by uid (the latest wins), replayed at :meth:`node_up`.
+        self._deferred: dict[str, tuple[bool, dict]] = {}
         self.mirror_pods: dict[str, dict] = {}
         self.pod_config = PodStorage(epoch=self.server.epoch)
         self.manifest_errors: list[str] = []
@@ -949,21 +952,38 @@ class Kubelet:
             self.env.process(self._file_source())
         if self.options.static_pod_url:
             self.env.process(self._http_source())
-        self.env.process(self._housekeeping_loop())
-        self.env.process(self.eviction_manager.run(self.env))
-        self.env.process(self.image_gc.run())
+        self.env.process(self._only_while_up(self._housekeeping_loop()))
+        self.env.process(self._only_while_up(self.eviction_manager.run(self.env)))
+        self.env.process(self._only_while_up(self.image_gc.run()))
 
     def node_down(self) -> None:
-        """Stop heartbeats, status and API writes (the node is unreachable); containers keep running."""
-        self.up = False
+        """The kubelet stops: no heartbeats, status or API writes, and it does not act on its pods.
+
+        The containers keep running (or exit on their own) in the runtime; the
+        kubelet neither sees the API's pod changes (an eviction, a deletion) nor
+        syncs, relists (PLEG), evicts or collects images until :meth:`node_up`.
+        """
+        if self.up:
+            self.up = False
+            self.pleg.stop()
 
     def node_up(self) -> None:
-        """Resume heartbeats; status is posted at once."""
+        """The kubelet is back: status is posted at once, and what it missed is acted on.
+
+        The pod source's deliveries held while it was down are handed over, as a
+        fresh list of the node's pods would (latest state of each pod, removals
+        included), the PLEG relists and the pod workers sync again.
+        """
         if not self.up:
             self.up = True
             self._status_reported_at = None
-            if self._wake is not None and not self._wake.triggered:
-                self._wake.succeed()
+            self.pleg.start()
+            deferred, self._deferred = self._deferred, {}
+            for removed, pod in deferred.values():
+                (self._on_pod_removed if removed else self._on_pod)(pod)
+            if self._up_event is not None and not self._up_event.triggered:
+                self._up_event.succeed()
+            self._up_event = None
 
     # ------------------------------------------------------------ node: registration, status, lease
     def _machine_and_config(self, node: dict | None) -> tuple[MachineInfo, NodeConfig]:
@@ -1048,10 +1068,22 @@ class Kubelet:
             pass
 
     def _wait_up(self) -> Generator:
+        """Wait until the kubelet is up (every waiting process wakes at :meth:`node_up`)."""
         while not self.up:
-            self._wake = self.env.event()
-            yield self._wake
-            self._wake = None
+            if self._up_event is None:
+                self._up_event = self.env.event()
+            yield self._up_event
+
+    def _only_while_up(self, loop: Generator) -> Generator:
+        """Run a kubelet loop (eviction manager, image GC) that pauses between its steps while the kubelet is down."""
+        value = None
+        while True:
+            try:
+                ev = loop.send(value)
+            except StopIteration:
+                return
+            value = yield ev
+            yield from self._wait_up()
 
     def _node_status_loop(self) -> Generator:
         self._register()
@@ -1255,8 +1287,19 @@ class Kubelet:
         """The API pod source: list and watch pods with ``spec.nodeName=<node>`` (``config.NewSourceApiserver``)."""
         return watch_api_source(self.env, self.client, self.node_name, self._on_pod, self._on_pod_removed)
 
+    def _defer_while_down(self, pod: dict, removed: bool) -> bool:
+        """Hold a pod source delivery while the kubelet is down (it sees nothing); True when held."""
+        if self.up:
+            return False
+        uid = pod["metadata"]["uid"]
+        self._deferred.pop(uid, None)  # keep delivery order: the latest change goes last
+        self._deferred[uid] = (removed, pod)
+        return True
+
     def _on_pod(self, pod: dict) -> None:
         """``HandlePodAdditions``/``HandlePodUpdates``: status-only changes are not updates; mirror pods aside."""
+        if self._defer_while_down(pod, False):
+            return
         if is_mirror_pod(pod):
             self._on_mirror_pod(pod)
             return
@@ -1289,6 +1332,8 @@ class Kubelet:
 
     def _on_pod_removed(self, pod: dict) -> None:
         """``HandlePodRemoves``: forget the pod, kill what is left, remove its sandbox and logs."""
+        if self._defer_while_down(pod, True):
+            return
         if is_mirror_pod(pod):
             self._on_mirror_pod_removed(pod)
             return
@@ -1620,6 +1665,7 @@ class Kubelet:
                     waits.append(self.env.timeout(max(0.0, self._next_tick(w.requeue_at) - self.env.now)))
                 yield self.env.any_of(waits)
                 w.wake = None
+            yield from self._wait_up()  # a stopped kubelet syncs nothing
             w.pending = False
             w.requeue_at = None
             pod = w.pod

@@ -17,8 +17,11 @@ the real kubelet:
   pod being deleted is removed (``DELETE`` with grace period 0) after
   ``pod_termination_seconds`` (never later than its grace period).
 
-``node_down()`` stops heartbeats and status (the node "dies", its pods keep
-their last status); ``node_up()`` resumes them.
+``node_down()`` stops the kubelet: no heartbeats, no status, and it does not
+act on its pods (it sees no API change, so an evicted pod's containers are not
+stopped and no deletion is confirmed; a container's own exits are posted later);
+its pods keep their last status. ``node_up()`` resumes it: the pod changes it
+missed are handed over as a fresh list would be, and acted on then.
 
 Stand-in conventions (KWOK-style annotations on a pod, for Jobs and retries):
 ``kubenotes.io/run-seconds: "5"`` makes the containers exit after 5 s of
@@ -157,6 +160,8 @@ class StandInKubelet:
         self._status_posted_at = -1e9
         self._last_conditions: dict | None = None
         self._wake = None
+        #: Pod deliveries while down, by uid (the latest wins), replayed by :meth:`node_up`.
+        self._deferred: dict[str, tuple[bool, dict]] = {}
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -164,16 +169,27 @@ class StandInKubelet:
         self.env.process(self._pod_source())
 
     def node_down(self) -> None:
-        """Stop heartbeats and status updates (the node is unreachable); pods keep their last status."""
+        """Stop the kubelet: no heartbeats or status, and no action on pods; pods keep their last status."""
         self.up = False
 
     def node_up(self) -> None:
-        """Resume heartbeats; status is posted at once."""
+        """Resume heartbeats (status is posted at once) and act on the pod changes missed while down."""
         if not self.up:
             self.up = True
             self._status_posted_at = -1e9
+            deferred, self._deferred = self._deferred, {}
+            for removed, pod in deferred.values():
+                (self._on_pod_removed if removed else self._on_pod)(pod)
             if self._wake is not None and not self._wake.triggered:
                 self._wake.succeed()
+
+    def _defer_while_down(self, pod: dict, removed: bool) -> bool:
+        if self.up:
+            return False
+        uid = pod["metadata"]["uid"]
+        self._deferred.pop(uid, None)
+        self._deferred[uid] = (removed, pod)
+        return True
 
     # ------------------------------------------------------------ node status and lease
     def _heartbeat(self) -> Generator:
@@ -268,10 +284,14 @@ class StandInKubelet:
         return watch_api_source(self.env, self.client, self.node_name, self._on_pod, self._on_pod_removed)
 
     def _on_pod_removed(self, pod: dict) -> None:
+        if self._defer_while_down(pod, True):
+            return
         self.pods.pop(pod["metadata"]["uid"], None)
         self.runs.pop(pod["metadata"]["uid"], None)  # removing the pod removes its logs
 
     def _on_pod(self, pod: dict) -> None:
+        if self._defer_while_down(pod, False):
+            return
         uid = pod["metadata"]["uid"]
         self.pods[uid] = pod
         if pod["metadata"].get("deletionTimestamp"):
@@ -322,6 +342,8 @@ class StandInKubelet:
         backoff = INITIAL_BACKOFF_SECONDS
         while True:
             yield self.env.timeout(float(run))
+            while not self.up:  # the exit is posted once the kubelet is back
+                yield self.env.timeout(1.0)
             pod = self.pods.get(uid)
             if pod is None or pod["metadata"].get("deletionTimestamp"):
                 return
@@ -331,6 +353,8 @@ class StandInKubelet:
                 return
             self._write_terminated(uid, exit_code, started, restarting=True, backoff_seconds=backoff)
             yield self.env.timeout(backoff)
+            while not self.up:  # a stopped kubelet restarts nothing
+                yield self.env.timeout(1.0)
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
             self._restart_counts[uid] = self._restart_counts.get(uid, 0) + 1
             started = self.env.now

@@ -455,6 +455,50 @@ def test_node_down_stops_heartbeats_but_not_the_containers():
     assert h.admin.get("leases", "n1", "kube-node-lease")["spec"]["renewTime"] != renew
 
 
+
+def test_a_stopped_kubelet_does_not_stop_an_evicted_pods_containers_until_it_returns():
+    """A kubelet that is down sees no API change: a pod deleted meanwhile (as the taint eviction controller
+    deletes it, with its grace period) keeps running on the node, still terminating in the API, and is stopped
+    (``Killing``, StopContainer, the grace-0 delete) only once the kubelet is back (#32)."""
+    h = Harness()
+    h.pod("web", [NGINX])
+    h.run(10)
+    h.kubelet.node_down()
+    h.admin.delete("pods", "web", "default", grace_period_seconds=30)
+    h.run(120)
+    assert not h.calls(("StopContainer", "StopPodSandbox"))
+    assert [c.state for c in h.kubelet.runtime.containers.values()] == ["CONTAINER_RUNNING"]
+    assert h.get("web")["metadata"]["deletionTimestamp"] and not h.events("Killing")
+    h.kubelet.node_up()
+    h.run(150)
+    stops = h.calls(("StopContainer",))
+    assert stops and all(t["time"] >= 120 for t in stops) and stops[0]["request"]["timeout"] == 30
+    assert h.events("Killing")[0]["time"] >= 120
+    assert h.get("web") is None
+
+
+def test_a_stopped_kubelet_does_not_relist_restart_or_sync_and_every_loop_resumes():
+    """While down: no PLEG relist, no CRI call, no restart of an exited container; at node_up the node status,
+    the Lease and the pods' syncs all resume (each loop waiting for the kubelet wakes)."""
+    h = Harness()
+    h.pod("crash", [{"name": "c", "image": "busybox:1.36", "command": ["sh", "-c", "sleep 30; exit 1"]}])
+    h.run(10)
+    starts = len(h.starts("c"))
+    h.kubelet.node_down()
+    h.run(200)
+    assert not [t for t in h.kubelet.runtime.trace if 10 < t["time"] <= 200]
+    assert len(h.starts("c")) == starts
+    node_before = h.admin.get("nodes", "n1")
+    h.kubelet.node_up()
+    h.run(215)
+    assert len(h.starts("c")) == starts + 1  # the first restart is not backed off
+    ready = next(c for c in h.admin.get("nodes", "n1")["status"]["conditions"] if c["type"] == "Ready")
+    before = next(c for c in node_before["status"]["conditions"] if c["type"] == "Ready")
+    assert ready["lastHeartbeatTime"] != before["lastHeartbeatTime"]
+    renew = h.admin.get("leases", "n1", "kube-node-lease")["spec"]["renewTime"]
+    h.run(240)
+    assert h.admin.get("leases", "n1", "kube-node-lease")["spec"]["renewTime"] != renew
+
 # ---------------------------------------------------------------- static pods and mirror pods
 # Cases from test/e2e_node/mirror_pod_test.go ("MirrorPod"): the mirror pod runs; "should be updated when
 # static pod updated"; "should be recreated when mirror pod gracefully deleted" / "forcibly deleted";

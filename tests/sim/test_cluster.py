@@ -97,6 +97,32 @@ def test_a_dead_node_turns_unknown_is_tainted_and_its_pods_are_replaced():
     assert any(e.kind == "Event" and e.detail.startswith("TaintManagerEviction") for e in c.audit_log)
 
 
+
+@pytest.mark.parametrize("kubelet", ["model", "stand-in"])
+def test_evicted_pods_on_a_dead_node_stay_terminating_until_it_returns_then_the_node_is_ready_again(kubelet):
+    """A dead node's kubelet confirms no deletion (#32): the evicted pods keep their deletionTimestamp while it is
+    down; when it returns it stops them, deletes them with grace 0, and the node turns Ready and loses its taints."""
+    c = Cluster(NODES + [_deploy(replicas=2)], seed=2, kubelet=kubelet)
+    c.run(until=30)
+    victim = c.list("pods", "default")[0]["spec"]["nodeName"]
+    mine = {p["metadata"]["name"] for p in c.list("pods", "default") if p["spec"].get("nodeName") == victim}
+    c.node_down(victim)
+    c.run(until=30 + 50 + 300 + 60)
+    stuck = {p["metadata"]["name"] for p in c.list("pods", "default") if p["metadata"].get("deletionTimestamp")}
+    assert mine and mine <= stuck
+    if kubelet == "model":
+        assert not [t for t in c.kubelets[victim].runtime.trace if t["method"] == "StopContainer"]
+    back = c.now
+    c.node_up(victim)
+    c.run(until=back + 60)
+    assert not mine & {p["metadata"]["name"] for p in c.list("pods", "default")}
+    confirmed = {e.name: e.time for e in c.audit_log
+                 if e.kind == "Pod" and e.verb == "delete" and e.component == f"kubelet/{victim}"}
+    assert set(confirmed) == mine and min(confirmed.values()) >= back
+    node = c.get("nodes", victim)
+    assert next(x for x in node["status"]["conditions"] if x["type"] == "Ready")["status"] == "True"
+    assert not node["spec"].get("taints")
+
 def test_the_sample_cluster_dump_is_restored_without_a_rollout_or_garbage_collection():
     """Dumped ReplicaSets match their Deployments once defaulted, owners resolve by uid, the StatefulSet keeps its revision."""
     from pathlib import Path
