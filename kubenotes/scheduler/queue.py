@@ -18,17 +18,27 @@ Mirrors ``pkg/scheduler/backend/queue`` (``PriorityQueue`` in
 
 Notes
 -----
-QueueingHints are approximated by a table of which plugins care about an
-assigned pod being added or deleted (:data:`POD_EVENT_INTERESTS`); a plugin
-not in the table (e.g. an out-of-tree one) is interested in every event, as
-upstream's ``defaultEnqueueExtension``. The five-minute flush of the
+QueueingHints (locked on in v1.34) for **Node** events are those of
+NodeResourcesFit, TaintToleration and NodeUnschedulable
+(:data:`NODE_EVENT_HINTS`, :func:`is_pod_worth_requeuing_after_node_event`):
+a pod they rejected is requeued by a Node add or update only when their hint
+says the change may help (a node with room for it, a taint it now tolerates, an
+uncordon); a node turning ``Unknown`` or gaining a NoExecute taint requeues
+none of them. A pod another in-tree plugin rejected is requeued by every node
+change the scheduler reads (those plugins' node hints are not modelled). For
+assigned pods being added or deleted, hints are approximated by a table of
+which plugins care (:data:`POD_EVENT_INTERESTS`); a plugin not in the table
+(e.g. an out-of-tree one) is interested in every event, as upstream's
+``defaultEnqueueExtension``. The five-minute flush of the
 unschedulable pool is not modelled: a static run ends before it. A pod that
 failed with an error is retried once per cluster event instead of forever.
 Time is a simulated clock in seconds that never runs by itself.
 
 References
 ----------
-kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/queue/scheduling_queue.go
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/queue/scheduling_queue.go (isPodWorthRequeuing)
+kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/events.go (NodeSchedulingPropertiesChange)
+kubernetes/kubernetes@v1.34.0 test/integration/scheduler/queueing/queue_test.go (TestCoreResourceEnqueue)
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/queue/nominator.go
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/types.go
 KEP-4247 (QueueingHint), KEP-3521 (scheduling gates)
@@ -41,14 +51,27 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from kubenotes.scheduler.framework.interface import NominatingInfo, Status
+from kubenotes.scheduler.framework.interface import (
+    ADD,
+    UPDATE_NODE_ALLOCATABLE,
+    UPDATE_NODE_ANNOTATION,
+    UPDATE_NODE_CONDITION,
+    UPDATE_NODE_LABEL,
+    UPDATE_NODE_TAINT,
+    NominatingInfo,
+    Status,
+)
 from kubenotes.scheduler.framework.node_info import PodInfo
-from kubenotes.scheduler.plugins import names
+from kubenotes.scheduler.plugins import names, nodeunschedulable, tainttoleration
+from kubenotes.scheduler.plugins.noderesources import fit
 
 __all__ = [
     "ASSIGNED_POD_ADD",
     "ASSIGNED_POD_DELETE",
     "POD_EVENT_INTERESTS",
+    "NODE_EVENT_HINTS",
+    "node_scheduling_properties_change",
+    "is_pod_worth_requeuing_after_node_event",
     "DEFAULT_POD_INITIAL_BACKOFF_SECONDS",
     "DEFAULT_POD_MAX_BACKOFF_SECONDS",
     "QueuedPodInfo",
@@ -70,6 +93,114 @@ POD_EVENT_INTERESTS: dict[str, frozenset[str]] = {
     }),
 }
 _KNOWN_PLUGINS = frozenset(names.IN_TREE_NAMES) | frozenset(names.LEGACY_NAMES)
+
+#: Plugin -> (the Node action types its ``EventsToRegister`` names, its queueing hint ``(pod, old, new) -> Queue?``).
+NODE_EVENT_HINTS: dict[str, tuple[frozenset[str], Callable[[Any, Any, Any], bool]]] = {
+    names.NODE_RESOURCES_FIT: (fit.NODE_EVENTS, fit.is_schedulable_after_node_change),
+    names.TAINT_TOLERATION: (tainttoleration.NODE_EVENTS, tainttoleration.is_schedulable_after_node_change),
+    names.NODE_UNSCHEDULABLE: (nodeunschedulable.NODE_EVENTS, nodeunschedulable.is_schedulable_after_node_change),
+}
+
+
+def node_scheduling_properties_change(new: dict, old: dict | None) -> list[str]:
+    """The Node action types one Node change is (``NodeSchedulingPropertiesChange``), in upstream's order.
+
+    ``[ADD]`` for a new node; for an update, ``UpdateNodeTaint`` when
+    ``spec.unschedulable`` changed, ``UpdateNodeAllocatable``,
+    ``UpdateNodeLabel``, ``UpdateNodeTaint`` (taints), ``UpdateNodeCondition``
+    (a condition's type or status; heartbeat and transition times do not count)
+    and ``UpdateNodeAnnotation``; empty when nothing the scheduler reads moved.
+
+    Parameters
+    ----------
+    new : dict
+        The Node as stored.
+    old : dict or None
+        Before the change; None for an add.
+
+    Returns
+    -------
+    list of str
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/events.go
+
+    Examples
+    --------
+    >>> old = {"metadata": {"name": "n"}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    >>> new = {"metadata": {"name": "n"}, "spec": {"taints": [{"key": "node.kubernetes.io/unreachable",
+    ...        "effect": "NoExecute"}]}, "status": {"conditions": [{"type": "Ready", "status": "Unknown"}]}}
+    >>> node_scheduling_properties_change(new, old), node_scheduling_properties_change(new, None)
+    (['UpdateNodeTaint', 'UpdateNodeCondition'], ['Add'])
+    """
+    if old is None:
+        return [ADD]
+
+    def spec(n: dict) -> dict:
+        return n.get("spec") or {}
+
+    def md(n: dict) -> dict:
+        return n.get("metadata") or {}
+
+    def st(n: dict) -> dict:
+        return n.get("status") or {}
+
+    def conditions(n: dict) -> dict:
+        return {c.get("type"): c.get("status") for c in st(n).get("conditions") or []}
+
+    out = []
+    if bool(spec(new).get("unschedulable")) != bool(spec(old).get("unschedulable")):
+        out.append(UPDATE_NODE_TAINT)
+    if (st(new).get("allocatable") or {}) != (st(old).get("allocatable") or {}):
+        out.append(UPDATE_NODE_ALLOCATABLE)
+    if (md(new).get("labels") or {}) != (md(old).get("labels") or {}):
+        out.append(UPDATE_NODE_LABEL)
+    if (spec(new).get("taints") or []) != (spec(old).get("taints") or []):
+        out.append(UPDATE_NODE_TAINT)
+    if conditions(new) != conditions(old):
+        out.append(UPDATE_NODE_CONDITION)
+    if (md(new).get("annotations") or {}) != (md(old).get("annotations") or {}):
+        out.append(UPDATE_NODE_ANNOTATION)
+    return out
+
+
+def is_pod_worth_requeuing_after_node_event(q: "QueuedPodInfo", action: str, old_node: Any, new_node: Any) -> bool:
+    """``isPodWorthRequeuing`` for one Node event: does any plugin that rejected the pod say ``Queue``?
+
+    A pod with no rejecting plugin (it failed with an error) is always worth
+    it. A plugin of :data:`NODE_EVENT_HINTS` counts only for the action types
+    it registered, through its hint; any other plugin counts for every action
+    (its node hints are not modelled).
+
+    Parameters
+    ----------
+    q : QueuedPodInfo
+        From the unschedulable pool.
+    action : str
+        One of :func:`node_scheduling_properties_change`'s action types.
+    old_node, new_node : lightkube.resources.core_v1.Node or None
+        The node before (None for an add) and after, as the plugins read it.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/backend/queue/scheduling_queue.go (isPodWorthRequeuing)
+    """
+    rejectors = q.unschedulable_plugins | q.pending_plugins
+    if not rejectors:
+        return True
+    for plugin in sorted(rejectors):
+        hint = NODE_EVENT_HINTS.get(plugin)
+        if hint is None:
+            return True
+        actions, fn = hint
+        if action in actions and new_node is not None and fn(q.pod_info, old_node, new_node):
+            return True
+    return False
 
 #: ``podInitialBackoffSeconds`` default.
 DEFAULT_POD_INITIAL_BACKOFF_SECONDS = 1.0

@@ -17,6 +17,10 @@ Simplified: the scheduler cache is rebuilt from the informer caches when the
 set of nodes or a node's scheduling-relevant fields change (labels, taints,
 allocatable, unschedulable), instead of being updated incrementally; pods the
 scheduler assumed stay assumed until their bound update arrives, as upstream.
+Across a rebuild, a pod in the unschedulable pool stays there unless one of the
+Node events since the last rebuild is worth requeuing it
+(:func:`~kubenotes.scheduler.queue.is_pod_worth_requeuing_after_node_event`,
+v1.34's queueing hints); the others are queued afresh.
 Scheduling takes no virtual time. Pod updates of pending pods other than
 deletion are not re-queued.
 
@@ -97,13 +101,16 @@ class KubeScheduler:
         self.pod_informer = inf.informer_for("pods")
         self.node_informer = inf.informer_for("nodes")
         self.pod_informer.add_event_handler(self._on_pod_add, self._on_pod_update, self._on_pod_delete)
-        self.node_informer.add_event_handler(self._on_node_change, lambda old, new: self._on_node_change(new),
-                                             self._on_node_change)
+        self.node_informer.add_event_handler(lambda new: self._on_node_change(new, None),
+                                             lambda old, new: self._on_node_change(new, old),
+                                             lambda old: self._on_node_change(old, None, deleted=True))
         self.scheduler = None
         self.traces: list = []
         self._node_keys: dict[str, tuple] | None = None  # node name -> the fields the scheduler reads
         self._dirty = True
         self._wake = None
+        #: Node events since the last rebuild: (action type, old node, new node), as stored dicts.
+        self._node_events: list[tuple[str, dict | None, dict | None]] = []
         self._pending: dict[str, dict] = {}  # uid -> pending pod dict
         # The other objects plugins read (ClusterObjects), from the scheduler's own informers; one instance
         # refreshed in place when any of them changed, converting only objects whose resourceVersion moved.
@@ -184,9 +191,14 @@ class KubeScheduler:
         s.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, pi)
         self._kick()
 
-    def _on_node_change(self, node: Any) -> None:
+    def _on_node_change(self, node: Any, old: dict | None, deleted: bool = False) -> None:
+        from kubenotes.scheduler.queue import node_scheduling_properties_change
+
         node = getattr(node, "obj", node)  # DeletedFinalStateUnknown
         name = (node.get("metadata") or {}).get("name")
+        if not deleted:
+            # updateNodeInCache / addNodeToCache: one queue move per action type (no Node-delete hint in-tree)
+            self._node_events.extend((a, old, node) for a in node_scheduling_properties_change(node, old))
         if self._node_keys is not None and self._node_keys.get(name) == _node_key(node) and \
                 self.node_informer.lister.get(None, name) is not None:
             return  # a heartbeat or a field the scheduler does not read: nothing to rebuild
@@ -234,6 +246,7 @@ class KubeScheduler:
         pods = self.pod_informer.lister.list()
         bound = [p for p in pods if (p.get("spec") or {}).get("nodeName")]
         snap = new_snapshot(nodes, bound)  # the scheduler's edge converts the stored dicts
+        parked = self._still_unschedulable()
         self.scheduler = Scheduler(snap, config=self.config, objects=self._cluster_objects(), seed=self.seed,
                                    trace=self.trace)
         s = self.scheduler
@@ -243,7 +256,30 @@ class KubeScheduler:
         self._node_keys = keys
         self._dirty = False
         for uid, pod in list(self._pending.items()):
-            self._queue(pod)
+            q = parked.get(uid)
+            if q is None:
+                self._queue(pod)
+                continue
+            s.pod_lister.pods[q.pod_info.key] = q.pod_info  # stays in the pool, with its attempts and timestamp
+            q.events_seen = 0
+            s.queue.unschedulable_pods[uid] = q
+
+    def _still_unschedulable(self) -> dict[str, Any]:
+        """Pooled pods that no Node event since the last rebuild is worth requeuing (``isPodWorthRequeuing``)."""
+        from kubenotes.scheduler.queue import is_pod_worth_requeuing_after_node_event
+        from kubenotes.scheduler.snapshot import typed
+
+        events, self._node_events = self._node_events, []
+        if self.scheduler is None:
+            return {}
+        typed_events = [(a, typed(old) if old is not None else None, typed(new)) for a, old, new in events]
+        out = {}
+        for uid, q in self.scheduler.queue.unschedulable_pods.items():
+            if uid not in self._pending or q.gated():
+                continue
+            if not any(is_pod_worth_requeuing_after_node_event(q, a, old, new) for a, old, new in typed_events):
+                out[uid] = q
+        return out
 
     def _on_object_change(self, obj: Any) -> None:
         self._objects_dirty = True

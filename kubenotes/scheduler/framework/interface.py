@@ -53,7 +53,31 @@ __all__ = [
     "BindPlugin",
     "PostBindPlugin",
     "Handle",
+    "ADD",
+    "DELETE",
+    "UPDATE_NODE_ALLOCATABLE",
+    "UPDATE_NODE_LABEL",
+    "UPDATE_NODE_TAINT",
+    "UPDATE_NODE_CONDITION",
+    "UPDATE_NODE_ANNOTATION",
 ]
+
+# ``fwk.ActionType`` of a cluster event on a Node (pkg/scheduler/framework/types.go, v1.34): what a plugin's
+# EventsToRegister names and what the scheduler's node handler reports (NodeSchedulingPropertiesChange).
+#: A Node was added.
+ADD = "Add"
+#: A Node was deleted.
+DELETE = "Delete"
+#: ``status.allocatable`` changed.
+UPDATE_NODE_ALLOCATABLE = "UpdateNodeAllocatable"
+#: ``metadata.labels`` changed.
+UPDATE_NODE_LABEL = "UpdateNodeLabel"
+#: ``spec.taints`` or ``spec.unschedulable`` changed.
+UPDATE_NODE_TAINT = "UpdateNodeTaint"
+#: ``status.conditions`` changed (heartbeat times aside).
+UPDATE_NODE_CONDITION = "UpdateNodeCondition"
+#: ``metadata.annotations`` changed.
+UPDATE_NODE_ANNOTATION = "UpdateNodeAnnotation"
 
 #: Highest score a Score plugin may return after NormalizeScore.
 MAX_NODE_SCORE = 100

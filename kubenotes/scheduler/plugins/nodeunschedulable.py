@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kubenotes.api.taints import TAINT_EFFECT_NO_SCHEDULE, tolerations_tolerate_taint
-from kubenotes.scheduler.framework.interface import Status
+from kubenotes.scheduler.framework.interface import ADD, UPDATE_NODE_TAINT, Status
 from kubenotes.scheduler.plugins.names import NODE_UNSCHEDULABLE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "NAME",
+    "NODE_EVENTS",
+    "is_schedulable_after_node_change",
     "TAINT_NODE_UNSCHEDULABLE",
     "UNSCHEDULABLE_TAINT",
     "ERR_REASON_UNKNOWN_CONDITION",
@@ -44,6 +46,41 @@ ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
 
+#: The Node events ``EventsToRegister`` names (v1.34): ``Add`` and ``UpdateNodeTaint`` (cordon is a taint change).
+NODE_EVENTS = frozenset({ADD, UPDATE_NODE_TAINT})
+
+
+def is_schedulable_after_node_change(pod: "PodInfo", old_node: Any, new_node: Any) -> bool:
+    """Whether a Node add or update un-cordons a node for ``pod`` (``isSchedulableAfterNodeChange``): True is ``Queue``.
+
+    Only when the new node is schedulable and the old one was not (or did
+    not exist).
+
+    Parameters
+    ----------
+    pod : PodInfo
+    old_node : lightkube.resources.core_v1.Node or None
+    new_node : lightkube.resources.core_v1.Node
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import PodInfo
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> cordoned, open_ = make_node("n", unschedulable=True), make_node("n")
+    >>> pod = PodInfo(make_pod("p"))
+    >>> [is_schedulable_after_node_change(pod, *c) for c in ((cordoned, open_), (open_, cordoned), (None, open_))]
+    [True, False, True]
+    """
+    def schedulable(node: Any) -> bool:
+        return node is not None and not (node.spec is not None and node.spec.unschedulable)
+
+    return schedulable(new_node) and not schedulable(old_node)
+
+
 class NodeUnschedulable:
     """The NodeUnschedulable Filter plugin.
 
@@ -58,7 +95,7 @@ class NodeUnschedulable:
 
     Notes
     -----
-    Queueing hints are not modelled.
+    Its queueing hint is :func:`is_schedulable_after_node_change`.
 
     References
     ----------

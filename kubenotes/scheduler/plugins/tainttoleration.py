@@ -37,7 +37,7 @@ from kubenotes.api.taints import (
     find_matching_untolerated_taint,
     tolerations_tolerate_taint,
 )
-from kubenotes.scheduler.framework.interface import MAX_NODE_SCORE, NodeScore, Status
+from kubenotes.scheduler.framework.interface import ADD, MAX_NODE_SCORE, UPDATE_NODE_TAINT, NodeScore, Status
 from kubenotes.scheduler.plugins.helper import default_normalize_score, do_not_schedule_taints_filter
 from kubenotes.scheduler.plugins.names import TAINT_TOLERATION
 
@@ -47,6 +47,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "NAME",
+    "NODE_EVENTS",
+    "is_schedulable_after_node_change",
     "PRE_SCORE_STATE_KEY",
     "ERR_REASON_NOT_MATCH",
     "ERR_REASON_UNTOLERATED_TAINT_FORMAT",
@@ -110,6 +112,50 @@ class _PreScoreState:
 
     def clone(self) -> "_PreScoreState":
         return self
+
+
+#: The Node events ``EventsToRegister`` names (v1.34): ``Add`` and ``UpdateNodeTaint``.
+NODE_EVENTS = frozenset({ADD, UPDATE_NODE_TAINT})
+
+
+def is_schedulable_after_node_change(pod: "PodInfo", old_node: Any, new_node: Any) -> bool:
+    """Whether a Node add or taint change may let ``pod`` through (``isSchedulableAfterNodeChange``): True is ``Queue``.
+
+    Only when the new node has no untolerated ``NoSchedule``/``NoExecute``
+    taint and the old one had one (a new node counts as having had one). A
+    node that gains a taint (``node.kubernetes.io/unreachable`` when it turns
+    Unknown) never requeues the pod.
+
+    Parameters
+    ----------
+    pod : PodInfo
+    old_node : lightkube.resources.core_v1.Node or None
+        None for an add.
+    new_node : lightkube.resources.core_v1.Node
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import PodInfo
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> tainted = make_node("n", taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}])
+    >>> pod = PodInfo(make_pod("p"))
+    >>> is_schedulable_after_node_change(pod, tainted, make_node("n")), is_schedulable_after_node_change(pod, make_node("n"), tainted)
+    (True, False)
+    """
+    tolerations = pod.pod.spec.tolerations
+    was_untolerated = old_node is None or find_matching_untolerated_taint(
+        (old_node.spec.taints if old_node.spec else None), tolerations, do_not_schedule_taints_filter) is not None
+    is_untolerated = find_matching_untolerated_taint(
+        (new_node.spec.taints if new_node.spec else None), tolerations, do_not_schedule_taints_filter) is not None
+    return was_untolerated and not is_untolerated
 
 
 def _taints(node_info: "NodeInfo") -> Any:

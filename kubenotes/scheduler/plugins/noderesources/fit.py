@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resource
 from kubenotes.errors import ConfigError
-from kubenotes.scheduler.framework.interface import Code, PreFilterResult, Status
+from kubenotes.scheduler.framework.interface import ADD, UPDATE_NODE_ALLOCATABLE, Code, PreFilterResult, Status
 from kubenotes.scheduler.plugins.helper import (
     aggregate_errors,
     field_forbidden,
@@ -67,6 +67,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "NAME",
+    "NODE_EVENTS",
+    "is_schedulable_after_node_change",
     "PRE_FILTER_STATE_KEY",
     "PRE_SCORE_STATE_KEY",
     "ERR_REASON_TOO_MANY_PODS",
@@ -470,6 +472,70 @@ def fits(pod: "PodInfo", node_info: "NodeInfo") -> list[InsufficientResource]:
     ['Insufficient cpu']
     """
     return fits_request(compute_pod_resource_request(pod), node_info)
+
+
+# ---------------------------------------------------------------------------
+# Queueing hint (EventsToRegister)
+# ---------------------------------------------------------------------------
+
+#: The Node events ``EventsToRegister`` names with queueing hints on (locked on in v1.34): ``Add`` and
+#: ``UpdateNodeAllocatable`` only (the extra ``UpdateNodeTaint``/``UpdateNodeLabel`` were for the pre-check
+#: path without hints).
+NODE_EVENTS = frozenset({ADD, UPDATE_NODE_ALLOCATABLE})
+
+
+def is_schedulable_after_node_change(pod: "PodInfo", old_node: Any, new_node: Any) -> bool:
+    """Whether a Node add or update may make ``pod`` fit (``isSchedulableAfterNodeChange``): True is ``Queue``.
+
+    Skipped (False) when the pod would not fit even on the empty new node
+    (``isFit``); a new node that could hold it is worth a retry; an updated one
+    only when some resource the pod requests, or the pod count, grew
+    (``haveAnyRequestedResourcesIncreased``).
+
+    Parameters
+    ----------
+    pod : PodInfo
+        The pod NodeResourcesFit rejected.
+    old_node : lightkube.resources.core_v1.Node or None
+        The node before the event (None for an add).
+    new_node : lightkube.resources.core_v1.Node
+        The node after it.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/noderesources/fit.go
+    (EventsToRegister, isSchedulableAfterNodeChange, isFit, haveAnyRequestedResourcesIncreased)
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.framework.node_info import PodInfo
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> pod = PodInfo(make_pod("p", requests={"cpu": "3"}))
+    >>> small, big = (make_node("n", allocatable={"cpu": c, "pods": "110"}) for c in ("2", "4"))
+    >>> is_schedulable_after_node_change(pod, None, small), is_schedulable_after_node_change(pod, None, big)
+    (False, True)
+    >>> is_schedulable_after_node_change(pod, small, big), is_schedulable_after_node_change(pod, big, big)
+    (True, False)
+    """
+    from kubenotes.scheduler.framework.node_info import NodeInfo
+
+    request = compute_pod_resource_request(pod)
+    modified = NodeInfo(new_node)
+    if fits_request(request, modified):
+        return False
+    if old_node is None:
+        return True
+    before, after = NodeInfo(old_node).allocatable, modified.allocatable
+    if after.allowed_pod_number > before.allowed_pod_number:
+        return True
+    for name in (CPU, MEMORY, EPHEMERAL_STORAGE):
+        if request.get(name) > 0 and after.get(name) > before.get(name):
+            return True
+    return any(q > 0 and after.get(name) > before.get(name) for name, q in request.scalar_resources.items())
 
 
 # ---------------------------------------------------------------------------
