@@ -40,7 +40,7 @@ from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.storage.options import add_etcd_flags, etcd_options
 from kubenotes.features import add_feature_gates_flag
 
-__all__ = ["register", "run", "node_events", "cri_calls", "output_resources", "YAML_RESOURCES", "GET_ALL"]
+__all__ = ["register", "run", "build", "node_events", "cri_calls", "output_resources", "YAML_RESOURCES", "GET_ALL"]
 
 #: What ``kubectl get all`` lists (the ``all`` category), in its order.
 GET_ALL = ("pods", "services", "daemonsets", "deployments", "replicasets", "statefulsets",
@@ -136,6 +136,44 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     >>> c.network.mode, [(p["metadata"]["name"], p["status"]["podIP"]) for p in c.list("pods")][:2]
     ('ipip', [('client', '192.168.41.129'), ('web-0-0', '192.168.41.130')])
     """
+    cluster = build(sources, seed, kubelet, network, feature_gates, **(etcd or {}))
+    cluster.run(until=until)
+    return cluster
+
+
+def build(sources: list[Any], seed: int = 0, kubelet: str | None = None, network: dict | None = None,
+          feature_gates: Any = None, **cluster_kwargs: Any) -> Any:
+    """A cluster from manifests, with their ``kind: Scenario`` documents started on its clock (not yet run).
+
+    What ``simulate`` runs to ``--until`` and ``serve`` runs on its wall-paced
+    clock: the scenarios' ``spec.cluster`` picks the kubelet, controllers and
+    flags (:func:`~kubenotes.sim.scenario.cluster_options`), and each scenario's
+    steps happen at their ``at`` on the cluster's virtual clock, however it is advanced.
+
+    Parameters
+    ----------
+    sources, seed, kubelet, network, feature_gates
+        As for :func:`run`.
+    **cluster_kwargs
+        More :class:`~kubenotes.sim.cluster.Cluster` keywords (``epoch`` for ``serve``).
+
+    Returns
+    -------
+    kubenotes.sim.cluster.Cluster
+        At virtual time 0; ``cluster.scenarios`` lists the parsed scenarios.
+
+    Raises
+    ------
+    ManifestError
+        For bad input, before anything runs.
+
+    Examples
+    --------
+    >>> from kubenotes.data import sample
+    >>> c = build([sample("controllers", "scale.yaml")])
+    >>> c.now, [s.name for s in c.scenarios]
+    (0.0, ['replicaset-scale'])
+    """
     from kubenotes.api.manifests import load_manifests
     from kubenotes.sim.cluster import Cluster
     from kubenotes.sim.scenario import cluster_options, parse_scenario, start_scenario
@@ -144,10 +182,10 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
     objects = [o for o in m if not isinstance(o.obj, dict)]
     cluster = Cluster(objects, seed=seed, feature_gates=feature_gates, **cluster_options(scenarios, kubelet, network),
-                      **(etcd or {}))
+                      **cluster_kwargs)
+    cluster.scenarios = scenarios
     for s in scenarios:
         start_scenario(cluster, s)
-    cluster.run(until=until)
     return cluster
 
 

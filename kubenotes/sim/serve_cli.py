@@ -2,7 +2,10 @@
 
 ``python -m kubenotes serve [MANIFEST...] [--port 6443] [--kubeconfig FILE] [--time-scale X] [--seed N] [--epoch T]
 [--etcd URL]``
-loads the manifests into a :class:`~kubenotes.sim.cluster.Cluster`, serves it
+loads the manifests into a :class:`~kubenotes.sim.cluster.Cluster` (and starts
+the ``kind: Scenario`` documents among them on its clock, as ``simulate`` does:
+a scripted ``nodeDown`` at 20 s happens 20 virtual seconds after the server
+starts, for the real kubectl to watch; :func:`kubenotes.sim.cli.build`), serves it
 with :func:`kubenotes.sim.serve.serve`, writes a kubeconfig (a cluster with
 the server's self-signed certificate, the admin user's bearer token, a
 context) and prints its path and the ``export KUBECONFIG=...`` line on
@@ -87,8 +90,10 @@ def run(args: argparse.Namespace, *, ready: threading.Event | None = None,
         return 2
     etcd = etcd_options(args)  # a wrong or unreachable --etcd fails here, one line, before anything is served
     if args.manifests:
-        cluster = Cluster.from_manifests(*args.manifests, seed=args.seed, epoch=epoch,
-                                         feature_gates=getattr(args, "feature_gates", None), **etcd)
+        from kubenotes.sim.cli import build
+
+        cluster = build(args.manifests, seed=args.seed, feature_gates=getattr(args, "feature_gates", None),
+                        epoch=epoch, **etcd)
     else:
         cluster = Cluster(seed=args.seed, epoch=epoch, feature_gates=getattr(args, "feature_gates", None), **etcd)
     kubeconfig = os.path.abspath(args.kubeconfig) if args.kubeconfig else None
@@ -99,6 +104,10 @@ def run(args: argparse.Namespace, *, ready: threading.Event | None = None,
               file=sys.stderr)
         print(f"kubenotes: kubeconfig written to {served.kubeconfig_path}", file=sys.stderr)
         print(f"export KUBECONFIG={served.kubeconfig_path}", file=sys.stderr)
+        for sc in getattr(cluster, "scenarios", ()):
+            last = max((st.at_seconds for st in sc.steps), default=0.0)
+            print(f"kubenotes: scenario {sc.name}: {len(sc.steps)} step(s) until {last:g} s on the virtual clock",
+                  file=sys.stderr)
         sys.stderr.flush()
         if ready is not None:
             ready.served = served  # type: ignore[attr-defined]

@@ -262,6 +262,78 @@ def test_serve_subcommand_writes_a_kubeconfig_and_stops(tmp_path, capsys):
     assert f"export KUBECONFIG={kubeconfig}" in err
 
 
+SCENARIO = """
+---
+apiVersion: kubenotes.io/v1
+kind: Scenario
+metadata: {name: scale-then-fail}
+spec:
+  cluster: {kubelet: stand-in}
+  steps:
+  - at: 5
+    scale: {kind: Deployment, namespace: default, name: web, replicas: 3}
+  - at: 8
+    nodeDown: {name: n1}
+"""
+
+
+def _serve_scenario(tmp_path, capsys):
+    from kubenotes.cli import build_parser
+    from kubenotes.sim import serve_cli
+
+    manifest = tmp_path / "cluster.yaml"
+    manifest.write_text(MANIFESTS + SCENARIO)
+    args = build_parser(load=["serve"]).parse_args(["serve", str(manifest), "--port", "0", "--time-scale", "0"])
+    ready, stop = threading.Event(), threading.Event()
+    result: list[int] = []
+    t = threading.Thread(target=lambda: result.append(serve_cli.run(args, ready=ready, stop=stop)), daemon=True)
+    t.start()
+    assert ready.wait(20)
+    return ready.served, stop, t, result
+
+
+def test_serve_runs_scenarios_on_its_clock_as_simulate_does(tmp_path, capsys):
+    """``kind: Scenario`` documents among serve's manifests run on the served clock (#32): the steps happen at
+    their virtual times, ``spec.cluster`` picks the kubelet, and the state matches ``simulate``'s at that time."""
+    from kubenotes.sim.cli import run as simulate
+    from kubenotes.sim.kubelet import StandInKubelet
+
+    served, stop, t, result = _serve_scenario(tmp_path, capsys)
+    try:
+        with served.lock:
+            c = served.cluster
+            assert all(isinstance(k, StandInKubelet) for k in c.kubelets.values())
+            assert c.get("deployments", "web", "default")["spec"]["replicas"] == 2
+        served.run_for(6)
+        with served.lock:
+            assert c.get("deployments", "web", "default")["spec"]["replicas"] == 3
+            assert c.kubelets["n1"].up
+        served.run_for(4)
+        with served.lock:
+            assert not c.kubelets["n1"].up
+            served_log = [(e.time, e.component, e.verb, e.kind, e.name) for e in c.audit_log
+                          if e.component == "scenario"]
+    finally:
+        stop.set()
+        t.join(15)
+    assert result == [0]
+    assert "kubenotes: scenario scale-then-fail: 2 step(s) until 8 s on the virtual clock" in capsys.readouterr().err
+    sim = simulate([str(tmp_path / "cluster.yaml")], until=10)
+    assert served_log == [(e.time, e.component, e.verb, e.kind, e.name) for e in sim.audit_log
+                          if e.component == "scenario"]
+
+
+def test_kubectl_watches_a_served_scenario(kubectl_required, tmp_path, capsys):
+    served, stop, t, result = _serve_scenario(tmp_path, capsys)
+    try:
+        served.run_for(6)
+        r = served.kubectl("get", "deployment", "web", "-o", "jsonpath={.spec.replicas}")
+        assert r.returncode == 0 and r.stdout == "3"
+    finally:
+        stop.set()
+        t.join(15)
+    assert result == [0]
+
 def test_serve_epoch_flag():
     from kubenotes.cli import build_parser
     from kubenotes.apiserver.server import DEFAULT_EPOCH
