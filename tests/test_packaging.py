@@ -77,3 +77,11 @@ def test_test_module_basenames_are_unique():
             clashes.append(f"{seen[path.name].relative_to(ROOT)} and {path.relative_to(ROOT)}")
         seen.setdefault(path.name, path)
     assert not clashes, "test modules share a basename: " + "; ".join(clashes)
+
+
+def test_no_new_conftest_modules():
+    # make test collects tests/ with --doctest-modules, which imports every conftest.py as a module named
+    # "conftest"; a third one (tests/apiserver/storage/conftest.py) stopped collection with "import file
+    # mismatch" on a clean clone. Shared fixtures go in tests/conftest.py.
+    found = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("conftest.py"))
+    assert found == ["tests/conftest.py", "tests/scheduler/conftest.py"], found
