@@ -1058,7 +1058,7 @@ def restart_history(run: PodRun, container: str = "app") -> list[dict]:
     Examples
     --------
     >>> from kubenotes.sim.scenarios import simulate_restarts
-    >>> h = restart_history(simulate_restarts(cause="exits with code 1", until_seconds=60))
+    >>> h = restart_history(simulate_restarts(cause="exits with code 1", until_seconds=90))
     >>> [r["back_off"] for r in h][:4]
     ['', '', '10s', '20s']
     """
