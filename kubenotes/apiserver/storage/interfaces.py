@@ -103,7 +103,7 @@ class Preconditions:
         if self.resource_version is not None and self.resource_version != md.get("resourceVersion"):
             raise StorageError(ERR_RESOURCE_VERSION_CONFLICTS, key,
                                f"Precondition failed: ResourceVersion in precondition: {self.resource_version}, "
-                               f"ResourceVersion in meta: {md.get('resourceVersion')}", obj)
+                               f"ResourceVersion in object meta: {md.get('resourceVersion')}", obj)
 
 
 @dataclass(frozen=True)
