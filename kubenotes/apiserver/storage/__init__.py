@@ -2,8 +2,14 @@
 
 See :mod:`kubenotes.apiserver.storage.interfaces` for the interface,
 :mod:`~kubenotes.apiserver.storage.memory` and :mod:`~kubenotes.apiserver.storage.etcd3`
-for the backends, :mod:`~kubenotes.apiserver.storage.compact` for the compactor and
-:mod:`~kubenotes.apiserver.storage.errors` for how storage errors become API errors.
+for the backends, :mod:`~kubenotes.apiserver.storage.compact` for the compactor,
+:mod:`~kubenotes.apiserver.storage.errors` for how storage errors become API errors and
+:mod:`~kubenotes.apiserver.storage.options` for the ``--etcd`` flags.
+
+``python -m kubenotes etcd --members 1`` prints a local member's URL; then
+``python -m kubenotes simulate data/cluster --etcd URL`` (or ``serve ... --etcd URL``,
+or ``Cluster.from_manifests(..., etcd=URL)``) keeps the objects there, and
+``etcdctl --endpoints URL get --prefix --keys-only /registry/`` lists them.
 
 References
 ----------

@@ -15,6 +15,7 @@ import importlib.util
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -193,10 +194,17 @@ def test_a_hung_etcd_times_out_and_the_model_then_catches_up_with_what_etcd_appl
     finally:
         member.resume()
     etcd_member.wait_healthy()
+    settled = storage.keys("/registry/pods/")  # the request etcd took in while frozen may land just after it thaws
+    for _ in range(20):
+        time.sleep(0.05)
+        now = storage.keys("/registry/pods/")
+        if now == settled:
+            break
+        settled = now
     # the timed-out create may still be applied (as kube-apiserver's 504 warns); the next request reads etcd
     # back first, so the model and its watchers end up with exactly what etcd holds
     names = [p["metadata"]["name"] for p in c.list("pods")["items"]]
-    assert names == [k.rsplit("/", 1)[1] for k in storage.keys("/registry/pods/")]
+    assert names == [k.rsplit("/", 1)[1] for k in settled]
     assert [(ev.type, ev.object["metadata"]["name"]) for ev in w.pop_all()] == [("ADDED", n) for n in names[1:]]
     c.create("pods", _pod("c"), "default")
     assert [p["metadata"]["name"] for p in c.list("pods")["items"]] == names + ["c"]
