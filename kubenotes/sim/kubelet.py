@@ -28,7 +28,9 @@ Stand-in conventions (KWOK-style annotations on a pod, for Jobs and retries):
 running, with ``kubenotes.io/exit-code`` (default ``"0"``). The pod then
 turns ``Succeeded``/``Failed`` under ``restartPolicy: Never``; under
 ``OnFailure``/``Always`` the container restarts with the kubelet's back-off
-(10 s doubling to 300 s), counting ``restartCount``.
+(10 s doubling to 300 s), counting ``restartCount``: at the back-off's expiry
+exactly (the kubelet model, :mod:`kubenotes.kubelet.kubelet`, follows v1.34's
+10-15 s pod-worker re-check instead).
 
 **Container logs** (``kubectl logs``): each run of a container keeps a log of
 timestamped lines on the virtual clock, holding only what the model can
