@@ -146,16 +146,14 @@ def test_compactor_takes_the_lease_then_compacts_what_it_saw_one_round_earlier(b
     assert compact(s, 0, rev2) == (2, s.revision, rev)
 
 
-def test_the_embedded_store_and_etcd_answer_a_random_run_alike(backend):
+def test_the_embedded_store_and_etcd_answer_a_random_run_alike(etcd_backend):
     """Differential: one seeded sequence of operations on both backends; results equal up to etcd's start revision."""
     import random
 
     from kubenotes.apiserver.storage import MemoryStorage
 
-    if backend.name != "etcd":
-        pytest.skip("compares the embedded store with a real etcd")
     rng = random.Random(27)
-    mem, etcd = MemoryStorage(), backend.storage
+    mem, etcd = MemoryStorage(), etcd_backend.storage
     shift = etcd.current_revision() - mem.revision
 
     def outcome(s, op, key, rev):
