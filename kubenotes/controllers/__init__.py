@@ -50,6 +50,7 @@ from kubenotes.controllers import (
     statefulset,
     tainteviction,
 )
+from kubenotes.controllers.volume import persistentvolume, protection
 
 __all__ = ["CONTROLLERS", "CONTROLLER_POLICIES", "load_controller"]
 
@@ -76,6 +77,9 @@ CONTROLLERS: dict[str, type] = {
     "resourcequota-controller": resourcequota.ResourceQuotaController,
     "disruption-controller": disruption.DisruptionController,
     "horizontal-pod-autoscaler-controller": podautoscaler.HorizontalController,
+    "persistentvolume-binder-controller": persistentvolume.PersistentVolumeController,
+    "persistentvolumeclaim-protection-controller": protection.PVCProtectionController,
+    "persistentvolume-protection-controller": protection.PVProtectionController,
 }
 
 #: Controller name -> the ServiceAccount and RBAC rules its module declares (same keys and order as
@@ -102,6 +106,9 @@ CONTROLLER_POLICIES: dict[str, ControllerPolicy] = {
     "resourcequota-controller": resourcequota.CONTROLLER_POLICY,
     "disruption-controller": disruption.CONTROLLER_POLICY,
     "horizontal-pod-autoscaler-controller": podautoscaler.CONTROLLER_POLICY,
+    "persistentvolume-binder-controller": persistentvolume.CONTROLLER_POLICY,
+    "persistentvolumeclaim-protection-controller": protection.PVC_CONTROLLER_POLICY,
+    "persistentvolume-protection-controller": protection.PV_CONTROLLER_POLICY,
 }
 
 
