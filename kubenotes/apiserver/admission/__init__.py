@@ -3,7 +3,7 @@
 :func:`default_admission_chain` builds the chain a :class:`~kubenotes.sim.cluster.Cluster`
 runs, with the default-on plugins upstream's ``AllOrderedPlugins`` lists, in
 that order: ``NamespaceLifecycle``, ``LimitRanger``, ``ServiceAccount``,
-``Priority``, ``DefaultTolerationSeconds``, ``MutatingAdmissionWebhook``,
+``Priority``, ``DefaultTolerationSeconds``, ``DefaultStorageClass``, ``MutatingAdmissionWebhook``,
 ``ValidatingAdmissionWebhook``, ``ResourceQuota``. The API server
 runs every plugin's mutating phase, then (after the registry strategy and
 object validation) every plugin's validating phase.
@@ -11,7 +11,7 @@ object validation) every plugin's validating phase.
 Notes
 -----
 Default-on plugins that are not modelled: ``TaintNodesByCondition``,
-``PodSecurity``, ``RuntimeClass``, ``DefaultStorageClass``,
+``PodSecurity``, ``RuntimeClass``,
 ``StorageObjectInUseProtection``, ``PersistentVolumeClaimResize``,
 ``DefaultIngressClass``, the certificate plugins, ``ValidatingAdmissionPolicy``
 / ``MutatingAdmissionPolicy`` (no CEL library is installed). The webhook
@@ -26,6 +26,7 @@ https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/
 
 from __future__ import annotations
 
+from kubenotes.apiserver.admission.defaultstorageclass import DefaultStorageClass
 from kubenotes.apiserver.admission.defaulttolerationseconds import DefaultTolerationSeconds
 from kubenotes.apiserver.admission.interfaces import (
     CONNECT, CREATE, DELETE, UPDATE, AdmissionChain, Plugin, forbidden, resource_name)
@@ -39,15 +40,15 @@ from kubenotes.apiserver.admission.webhook import MutatingAdmissionWebhook, Vali
 __all__ = [
     "CREATE", "UPDATE", "DELETE", "CONNECT",
     "Plugin", "AdmissionChain", "forbidden", "resource_name",
-    "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "ResourceQuota",
-    "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
+    "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
+    "ResourceQuota", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
     "DEFAULT_PLUGIN_ORDER", "default_admission_chain",
 ]
 
 #: The default-on plugins the model runs, in ``AllOrderedPlugins`` order.
 DEFAULT_PLUGIN_ORDER = ("NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
-                        "DefaultTolerationSeconds", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
-                        "ResourceQuota")
+                        "DefaultTolerationSeconds", "DefaultStorageClass", "MutatingAdmissionWebhook",
+                        "ValidatingAdmissionWebhook", "ResourceQuota")
 
 
 def default_admission_chain(seed: int = 0) -> AdmissionChain:
@@ -68,8 +69,8 @@ def default_admission_chain(seed: int = 0) -> AdmissionChain:
     >>> names[:5]
     ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds']
     >>> names[5:]
-    ['MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']
+    ['DefaultStorageClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']
     """
     return AdmissionChain([NamespaceLifecycle(), LimitRanger(), ServiceAccount(seed), Priority(),
-                           DefaultTolerationSeconds(), MutatingAdmissionWebhook(seed),
+                           DefaultTolerationSeconds(), DefaultStorageClass(), MutatingAdmissionWebhook(seed),
                            ValidatingAdmissionWebhook(seed), ResourceQuota()])
