@@ -1019,8 +1019,8 @@ def _validate_pod(obj: Mapping[str, Any]) -> list[FieldErr]:
     return _pod_spec(obj.get("spec") or {}, "spec")
 
 
-def _diff_lines(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
-    lines = ["  core.PodSpec{"]
+def _diff_lines(old: Mapping[str, Any], new: Mapping[str, Any], go_type: str = "core.PodSpec") -> str:
+    lines = [f"  {go_type}{{"]
     for k in sorted(set(old) | set(new)):
         if old.get(k) != new.get(k):
             if k in old:
@@ -1676,6 +1676,186 @@ def _validate_vap_binding(obj: Mapping[str, Any]) -> list[FieldErr]:
     return errs
 
 
+# --- persistent volumes and claims (ValidatePersistentVolume*, ValidatePersistentVolumeClaim*) -----------------
+
+#: ``supportedAccessModes``, sorted as ``sets.List`` prints them.
+_PV_ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
+_PV_VOLUME_MODES = ("Block", "Filesystem")
+_PV_RECLAIM_POLICIES = ("Delete", "Recycle", "Retain")
+#: ``PersistentVolumeSource`` fields in ``ValidatePersistentVolumeSpec``'s order, with the path its
+#: "more than 1 volume type" error names (``cephfs`` is reported as ``cephFS``).
+_PV_SOURCES = (("hostPath", "hostPath"), ("gcePersistentDisk", "gcePersistentDisk"),
+               ("awsElasticBlockStore", "awsElasticBlockStore"), ("glusterfs", "glusterfs"), ("flocker", "flocker"),
+               ("nfs", "nfs"), ("rbd", "rbd"), ("quobyte", "quobyte"), ("cephfs", "cephFS"), ("iscsi", "iscsi"),
+               ("cinder", "cinder"), ("fc", "fc"), ("flexVolume", ""), ("azureFile", "azureFile"),
+               ("vsphereVolume", "vsphereVolume"), ("photonPersistentDisk", "photonPersistentDisk"),
+               ("portworxVolume", "portworxVolume"), ("azureDisk", "azureDisk"), ("scaleIO", "scaleIO"),
+               ("local", "local"), ("storageos", "storageos"), ("csi", "csi"))
+_PVC_IMMUTABLE_MSG = "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
+
+
+def _access_modes(modes: Any, f: str) -> list[FieldErr]:
+    """The access-mode part of ``ValidatePersistentVolumeSpec`` / ``ValidatePersistentVolumeClaimSpec``."""
+    errs: list[FieldErr] = []
+    rwop = other = False
+    for mode in modes or ():
+        if mode not in _PV_ACCESS_MODES:
+            errs.append(_not_supported(f, mode, _PV_ACCESS_MODES))
+        if mode == "ReadWriteOncePod":
+            rwop = True
+        elif mode in _PV_ACCESS_MODES:
+            other = True
+    if rwop and other:
+        errs.append(_forbidden(f, "may not use ReadWriteOncePod with other access modes"))
+    return errs
+
+
+def _positive_quantity(v: Any, f: str) -> list[FieldErr]:
+    """``ValidatePositiveQuantityValue``: "must be greater than zero"."""
+    try:
+        q = Quantity.parse(v, f)
+    except KubenotesError as e:
+        return [_invalid(f, v, str(getattr(e, "message", e)))]
+    if q.sign() <= 0:
+        return [_invalid(f, str(q), "must be greater than zero")]
+    return []
+
+
+def _class_name(name: Any, f: str) -> list[FieldErr]:
+    """``ValidateClassName`` (a DNS subdomain) on a non-empty class name."""
+    if not name:
+        return []
+    return [_invalid(f, name, m) for m in is_dns1123_subdomain(str(name))]
+
+
+def _pvc_spec(spec: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """``ValidatePersistentVolumeClaimSpec`` (no dataSource / volumeAttributesClassName checks)."""
+    errs: list[FieldErr] = []
+    if not spec.get("accessModes"):
+        errs.append(_required(f"{f}.accessModes", "at least 1 access mode is required"))
+    if spec.get("selector") is not None:
+        errs += _label_selector(spec.get("selector"), f"{f}.selector")
+    errs += _access_modes(spec.get("accessModes"), f"{f}.accessModes")
+    storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+    if storage is None:
+        errs.append(_required(f"{f}.resources[storage]"))
+    else:
+        errs += _positive_quantity(storage, f"{f}.resources[storage]")
+    errs += _class_name(spec.get("storageClassName"), f"{f}.storageClassName")
+    mode = spec.get("volumeMode")
+    if mode is not None and mode not in _PV_VOLUME_MODES:
+        errs.append(_not_supported(f"{f}.volumeMode", mode, _PV_VOLUME_MODES))
+    return errs
+
+
+def _validate_pvc(obj: Mapping[str, Any]) -> list[FieldErr]:
+    return _pvc_spec(obj.get("spec") or {}, "spec")
+
+
+def _validate_pv(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``ValidatePersistentVolumeSpec`` (the volume sources' own fields are not checked)."""
+    spec = obj.get("spec") or {}
+    errs: list[FieldErr] = []
+    if not spec.get("accessModes"):
+        errs.append(_required("spec.accessModes"))
+    errs += _access_modes(spec.get("accessModes"), "spec.accessModes")
+    cap = spec.get("capacity") or {}
+    if not cap:
+        errs.append(_required("spec.capacity"))
+    if "storage" not in cap or len(cap) > 1:
+        errs.append(_not_supported("spec.capacity", dict(cap), ("storage",)))
+    for r in sorted(cap):
+        errs += _positive_quantity(cap[r], f"spec.capacity[{r}]")
+    policy = spec.get("persistentVolumeReclaimPolicy")
+    if policy and policy not in _PV_RECLAIM_POLICIES:
+        errs.append(_not_supported("spec.persistentVolumeReclaimPolicy", policy, _PV_RECLAIM_POLICIES))
+    n = 0
+    for key, path in _PV_SOURCES:
+        if spec.get(key) is None:
+            continue
+        if n > 0 and path:
+            errs.append(_forbidden(f"spec.{path}", "may not specify more than 1 volume type"))
+            continue
+        n += 1
+        if key == "local" and not (spec.get("nodeAffinity") or {}).get("required"):
+            errs.append(_required("spec.nodeAffinity", "Local volume requires node affinity"))
+    if n == 0:
+        errs.append(_required("spec", "must specify a volume type"))
+    host = (spec.get("hostPath") or {}).get("path")
+    if host is not None and host.rstrip("/") == "" and policy == "Recycle":
+        errs.append(_forbidden("spec.persistentVolumeReclaimPolicy", "may not be 'recycle' for a hostPath mount of '/'"))
+    errs += _class_name(spec.get("storageClassName"), "spec.storageClassName")
+    mode = spec.get("volumeMode")
+    if mode is not None and mode not in _PV_VOLUME_MODES:
+        errs.append(_not_supported("spec.volumeMode", mode, _PV_VOLUME_MODES))
+    return errs
+
+
+def _pv_source(spec: Mapping[str, Any]) -> dict:
+    return {k: spec[k] for k, _ in _PV_SOURCES if spec.get(k) is not None}
+
+
+def _validate_pv_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldErr]:
+    """The update part of ``ValidatePersistentVolumeUpdate``: the volume source, ``volumeMode`` and (once
+    set) ``nodeAffinity`` are immutable. A bound volume's ``claimRef`` may change (upstream does not check it)."""
+    spec, ospec = obj.get("spec") or {}, old.get("spec") or {}
+    errs: list[FieldErr] = []
+    src, osrc = _pv_source(spec), _pv_source(ospec)
+    if src != osrc:
+        errs.append(_forbidden("spec.persistentvolumesource", "spec.persistentvolumesource is immutable after "
+                                                              "creation\n" + _diff_lines(osrc, src, "core.PersistentVolumeSource")))
+    errs += _immutable(spec.get("volumeMode"), ospec.get("volumeMode"), "volumeMode")
+    if ospec.get("nodeAffinity") is not None and spec.get("nodeAffinity") != ospec.get("nodeAffinity"):
+        errs.append(_invalid("nodeAffinity", spec.get("nodeAffinity"),
+                             FIELD_IMMUTABLE_ERROR_MSG + ", except for updating from beta label to GA"))
+    return errs
+
+
+def _validate_pvc_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldErr]:
+    """The update part of ``ValidatePersistentVolumeClaimUpdate``.
+
+    ``volumeName`` may be set once; ``storageClassName`` may go from unset to a class (retroactive default
+    class); a Bound claim's ``resources.requests.storage`` may change, but not below ``status.capacity``
+    (RecoverVolumeExpansionFailure, GA); everything else in the spec is immutable, ``volumeMode`` included.
+    """
+    spec, ospec = dict(obj.get("spec") or {}), dict(old.get("spec") or {})
+    ann = (old.get("metadata") or {}).get("annotations") or {}
+    errs: list[FieldErr] = []
+    new_c, old_c = json.loads(json.dumps(spec)), json.loads(json.dumps(ospec))
+    if not ospec.get("volumeName"):
+        old_c["volumeName"] = new_c.get("volumeName")
+        if old_c["volumeName"] is None:
+            old_c.pop("volumeName")
+    if ("volume.beta.kubernetes.io/storage-class" not in ann and ospec.get("storageClassName") is None
+            and spec.get("storageClassName")):
+        new_c.pop("storageClassName", None)
+    phase = ((old.get("status") or {}).get("phase")) or ((obj.get("status") or {}).get("phase"))
+    if phase == "Bound" and (new_c.get("resources") or {}).get("requests") is not None:
+        new_c["resources"]["requests"]["storage"] = ((ospec.get("resources") or {}).get("requests") or {}).get("storage")
+    new_c.pop("volumeAttributesClassName", None)
+    old_c.pop("volumeAttributesClassName", None)
+    if new_c != old_c:
+        errs.append(_forbidden("spec", _PVC_IMMUTABLE_MSG + "\n" +
+                               _diff_lines(old_c, new_c, "core.PersistentVolumeClaimSpec")))
+
+    def size(sp: Mapping[str, Any], *path: str) -> Any:
+        v: Any = sp
+        for p in path:
+            v = (v or {}).get(p)
+        return Quantity.parse(v).value if v is not None else 0
+
+    try:
+        new_size = size(spec, "resources", "requests", "storage")
+        old_size = size(ospec, "resources", "requests", "storage")
+        status_size = size(old.get("status") or {}, "capacity", "storage")
+    except KubenotesError:
+        return errs
+    if new_size < old_size and new_size <= status_size:
+        errs.append(_forbidden("spec.resources.requests.storage", "field can not be less than status.capacity"))
+    errs += _immutable(spec.get("volumeMode"), ospec.get("volumeMode"), "volumeMode")
+    return errs
+
+
 _CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
     "Pod": _validate_pod,
     "Deployment": _validate_deployment,
@@ -1695,6 +1875,8 @@ _CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
     "Secret": _validate_data_keys,
     "PriorityClass": _validate_priority_class,
     "ValidatingAdmissionPolicyBinding": _validate_vap_binding,
+    "PersistentVolume": _validate_pv,
+    "PersistentVolumeClaim": _validate_pvc,
 }
 
 _SELECTOR_IMMUTABLE = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"})
@@ -1709,6 +1891,10 @@ def _kind_update(kind: str, obj: Mapping[str, Any], old: Mapping[str, Any]) -> l
         errs += _validate_pod_update(obj, old)
     elif kind == "Node":
         errs += _validate_node_update(obj, old)
+    elif kind == "PersistentVolume":
+        errs += _validate_pv_update(obj, old)
+    elif kind == "PersistentVolumeClaim":
+        errs += _validate_pvc_update(obj, old)
     elif kind == "PriorityClass":
         if obj.get("value") != old.get("value"):
             errs.append(_forbidden("value", "may not be changed in an update."))
