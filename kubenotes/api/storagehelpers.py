@@ -38,7 +38,8 @@ __all__ = [
     "get_persistent_volume_claim_class", "get_persistent_volume_class", "storage_request_bytes",
     "storage_capacity_bytes", "check_access_modes", "check_volume_mode_mismatches", "check_node_affinity",
     "is_volume_bound_to_claim", "find_matching_volume", "is_delay_binding_mode", "is_delay_binding_provisioning",
-    "is_default_annotation", "get_default_class", "claims_of_pod",
+    "is_default_annotation", "get_default_class", "claims_of_pod", "ACCESS_MODE_SHORT",
+    "get_access_modes_as_string", "get_access_modes_from_string",
 ]
 
 #: ``AnnBindCompleted``: the binding of a claim is complete (set by the PV controller).
@@ -65,12 +66,39 @@ NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 PVC_PROTECTION_FINALIZER = "kubernetes.io/pvc-protection"
 #: ``volumeutil.PVProtectionFinalizer``.
 PV_PROTECTION_FINALIZER = "kubernetes.io/pv-protection"
+#: Access mode -> its short form, in ``GetAccessModesAsString``'s order.
+ACCESS_MODE_SHORT = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX",
+                     "ReadWriteOncePod": "RWOP"}
 VOLUME_BINDING_IMMEDIATE = "Immediate"
 VOLUME_BINDING_WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 
 
 def _annotations(obj: Mapping[str, Any]) -> Mapping[str, str]:
     return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+def get_access_modes_as_string(modes: Iterable[str] | None) -> str:
+    """``helper.GetAccessModesAsString``: ``RWO,ROX,RWX,RWOP`` in that order, each once (``kubectl get pv``'s column).
+
+    Examples
+    --------
+    >>> get_access_modes_as_string(["ReadWriteMany", "ReadWriteOnce", "ReadWriteOnce"])
+    'RWO,RWX'
+    """
+    present = set(modes or ())
+    return ",".join(short for mode, short in ACCESS_MODE_SHORT.items() if mode in present)
+
+
+def get_access_modes_from_string(s: str) -> list[str]:
+    """``helper.GetAccessModesFromString``: the inverse of :func:`get_access_modes_as_string`.
+
+    Examples
+    --------
+    >>> get_access_modes_from_string("RWO,RWX")
+    ['ReadWriteOnce', 'ReadWriteMany']
+    """
+    by_short = {v: k for k, v in ACCESS_MODE_SHORT.items()}
+    return [by_short[p.strip()] for p in s.split(",") if p.strip() in by_short]
 
 
 def get_persistent_volume_claim_class(claim: Mapping[str, Any]) -> str:

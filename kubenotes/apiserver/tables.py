@@ -27,6 +27,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from kubenotes.api.storagehelpers import (
+    get_access_modes_as_string,
+    get_persistent_volume_class,
+    get_persistent_volume_claim_class,
+    is_default_annotation,
+)
 from kubenotes.apiserver.conversion import convert
 from kubenotes.apiserver.resources import SERVED_RESOURCES, storage_resource
 
@@ -524,28 +530,15 @@ def _binding_row(b: dict, now: float) -> list:
             ", ".join(groups), ", ".join(sas)]
 
 
-def _access_modes(modes: list | None) -> str:
-    """``GetAccessModesAsString``: RWO, ROX, RWX, RWOP in that order, comma-separated."""
-    short = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX", "ReadWriteOncePod": "RWOP"}
-    have = set(modes or [])
-    return ",".join(v for k, v in short.items() if k in have)
-
-
-def _storage_class_name(spec: dict, md: dict) -> str:
-    """``storageutil.GetPersistentVolume[Claim]Class``: the spec field, else the beta annotation."""
-    return spec.get("storageClassName") or (md.get("annotations") or {}).get(
-        "volume.beta.kubernetes.io/storage-class", "")
-
-
 def _pvc_row(c: dict, now: float) -> list:
     spec, st, md = c.get("spec") or {}, c.get("status") or {}, _md(c)
     phase = "Terminating" if md.get("deletionTimestamp") else st.get("phase", "")
     capacity, modes = "", ""
     if spec.get("volumeName"):
-        modes = _access_modes(st.get("accessModes"))
-        capacity = (st.get("capacity") or {}).get("storage", "")
+        modes = get_access_modes_as_string(st.get("accessModes"))
+        capacity = (st.get("capacity") or {}).get("storage", "0")  # a zero Quantity prints "0"
     vac = st.get("currentVolumeAttributesClassName") or "<unset>"
-    return [md["name"], phase, spec.get("volumeName", ""), capacity, modes, _storage_class_name(spec, md), vac,
+    return [md["name"], phase, spec.get("volumeName", ""), capacity, modes, get_persistent_volume_claim_class(c), vac,
             _age(c, now), spec.get("volumeMode") or "<unset>"]
 
 
@@ -554,18 +547,16 @@ def _pv_row(v: dict, now: float) -> list:
     ref = spec.get("claimRef") or {}
     claim = f"{ref.get('namespace', '')}/{ref.get('name', '')}" if ref else ""
     phase = "Terminating" if md.get("deletionTimestamp") else st.get("phase", "")
-    return [md["name"], (spec.get("capacity") or {}).get("storage", ""), _access_modes(spec.get("accessModes")),
-            spec.get("persistentVolumeReclaimPolicy", ""), phase, claim, _storage_class_name(spec, md),
+    return [md["name"], (spec.get("capacity") or {}).get("storage", "0"),
+            get_access_modes_as_string(spec.get("accessModes")),
+            spec.get("persistentVolumeReclaimPolicy", ""), phase, claim, get_persistent_volume_class(v),
             spec.get("volumeAttributesClassName") or "<unset>", st.get("reason", ""), _age(v, now),
             spec.get("volumeMode") or "<unset>"]
 
 
 def _storage_class_row(s: dict, now: float) -> list:
     md = _md(s)
-    anns = md.get("annotations") or {}
-    default = "true" in (anns.get("storageclass.kubernetes.io/is-default-class"),
-                         anns.get("storageclass.beta.kubernetes.io/is-default-class"))
-    name = f"{md['name']} (default)" if default else md["name"]
+    name = f"{md['name']} (default)" if is_default_annotation(s) else md["name"]
     return [name, s.get("provisioner", ""), s.get("reclaimPolicy") or "Delete",
             s.get("volumeBindingMode") or "Immediate", "true" if s.get("allowVolumeExpansion") else "false",
             _age(s, now)]

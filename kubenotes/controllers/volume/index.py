@@ -17,46 +17,19 @@ volumes by name, so runs are reproducible.
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/controller/volume/persistentvolume/index.go
-kubernetes/kubernetes@v1.34.0 pkg/apis/core/helper/helpers.go (GetAccessModesAsString)
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from kubenotes.api.storagehelpers import find_matching_volume
+from kubenotes.api.storagehelpers import (
+    find_matching_volume,
+    get_access_modes_as_string,
+    get_access_modes_from_string,
+)
 
-__all__ = ["ACCESS_MODE_SHORT", "get_access_modes_as_string", "get_access_modes_from_string",
-           "PersistentVolumeOrderedIndex"]
-
-#: Access mode -> its short form, in ``GetAccessModesAsString``'s order.
-ACCESS_MODE_SHORT = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX",
-                     "ReadWriteOncePod": "RWOP"}
-
-
-def get_access_modes_as_string(modes: Iterable[str]) -> str:
-    """``GetAccessModesAsString``: ``RWO,ROX,RWX,RWOP`` in that order, each once (what ``kubectl get pv`` shows).
-
-    Examples
-    --------
-    >>> get_access_modes_as_string(["ReadWriteMany", "ReadWriteOnce", "ReadWriteOnce"])
-    'RWO,RWX'
-    """
-    present = set(modes or ())
-    return ",".join(short for mode, short in ACCESS_MODE_SHORT.items() if mode in present)
-
-
-def get_access_modes_from_string(s: str) -> list[str]:
-    """``GetAccessModesFromString``: the inverse of :func:`get_access_modes_as_string`.
-
-    Examples
-    --------
-    >>> get_access_modes_from_string("RWO,RWX")
-    ['ReadWriteOnce', 'ReadWriteMany']
-    """
-    by_short = {v: k for k, v in ACCESS_MODE_SHORT.items()}
-    return [by_short[p.strip()] for p in s.split(",") if p.strip() in by_short]
-
+__all__ = ["PersistentVolumeOrderedIndex"]
 
 class PersistentVolumeOrderedIndex:
     """``persistentVolumeOrderedIndex``: the controller's volume cache, indexed by access modes.
