@@ -607,6 +607,10 @@ def apply_defaults(obj: Any) -> Any:
     * a Service gets ``SetDefaults_Service`` (type ClusterIP, sessionAffinity
       None, port protocol TCP and targetPort = port, traffic policies
       Cluster);
+    * a PersistentVolume gets reclaim policy ``Retain`` and ``volumeMode``
+      ``Filesystem``, a PersistentVolumeClaim ``volumeMode`` ``Filesystem``, a
+      StorageClass reclaim policy ``Delete`` and ``volumeBindingMode``
+      ``Immediate``;
     * Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
       ReplicationController and PodTemplate get their own defaults
       (replicas 1, rolling-update strategies, Job parallelism...) and
@@ -649,6 +653,7 @@ def apply_defaults(obj: Any) -> Any:
     kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/strategy.go
     kubernetes/kubernetes@v1.34.0 pkg/apis/apps/v1/defaults.go
     kubernetes/kubernetes@v1.34.0 pkg/apis/batch/v1/defaults.go
+    kubernetes/kubernetes@v1.34.0 pkg/apis/storage/v1/defaults.go
 
     Examples
     --------
@@ -706,9 +711,27 @@ def apply_defaults(obj: Any) -> Any:
         elif kind == "Service":
             _defaults_service(spec)
             return obj
+        elif kind == "PersistentVolume":
+            # SetDefaults_PersistentVolume
+            if spec.persistentVolumeReclaimPolicy is None:
+                spec.persistentVolumeReclaimPolicy = "Retain"
+            if spec.volumeMode is None:
+                spec.volumeMode = "Filesystem"
+            return obj
+        elif kind == "PersistentVolumeClaim":
+            # SetDefaults_PersistentVolumeClaimSpec
+            if spec.volumeMode is None:
+                spec.volumeMode = "Filesystem"
+            return obj
         else:
             return obj
         _default_template(getattr(spec, "template", None))
+    elif kind == "StorageClass":
+        # SetDefaults_StorageClass (pkg/apis/storage/v1/defaults.go)
+        if getattr(obj, "reclaimPolicy", None) is None:
+            obj.reclaimPolicy = "Delete"
+        if getattr(obj, "volumeBindingMode", None) is None:
+            obj.volumeBindingMode = "Immediate"
     return obj
 
 

@@ -72,7 +72,8 @@ _GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet",
                                "ValidatingAdmissionPolicyBinding", "CustomResourceDefinition"})
 #: Kinds lightkube decodes and kubenotes.api.defaults defaults.
 _DEFAULTED_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
-                              "ReplicationController", "Service"})
+                              "ReplicationController", "Service", "PersistentVolume", "PersistentVolumeClaim",
+                              "StorageClass"})
 
 
 #: The epoch of the cluster whose code is running (set around a cluster's clock and each HTTP request), so that
