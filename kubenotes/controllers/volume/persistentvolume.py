@@ -611,7 +611,7 @@ class PersistentVolumeController(Controller):
                 return False, f"host_path deleter only supports /tmp/.+ but received provided {path}"
             return True, None
         return False, (f'error getting deleter volume plugin for volume "{name}": '
-                       "no deletable volume plugin matched")
+                       "no volume plugin matched")
 
     # ------------------------------------------------------------ provisioning
     def _provision_claim(self, claim: dict) -> None:
