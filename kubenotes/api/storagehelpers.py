@@ -296,7 +296,7 @@ def find_matching_volume(claim: Mapping[str, Any], volumes: Iterable[Mapping[str
         if node is None and delay_binding:
             continue
         # volumes not Available yet are skipped: binding them would likely meet a write conflict
-        if ((volume.get("status") or {}).get("phase") or "") != "Available" or vspec.get("claimRef"):
+        if ((volume.get("status") or {}).get("phase") or "") != "Available" or vspec.get("claimRef") is not None:
             continue
         if selector is not None and not selector.matches(md.get("labels") or {}):
             continue
