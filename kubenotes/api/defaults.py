@@ -711,15 +711,10 @@ def apply_defaults(obj: Any) -> Any:
         elif kind == "Service":
             _defaults_service(spec)
             return obj
-        elif kind == "PersistentVolume":
-            # SetDefaults_PersistentVolume
-            if spec.persistentVolumeReclaimPolicy is None:
+        elif kind in ("PersistentVolume", "PersistentVolumeClaim"):
+            # SetDefaults_PersistentVolume / SetDefaults_PersistentVolumeClaimSpec
+            if kind == "PersistentVolume" and spec.persistentVolumeReclaimPolicy is None:
                 spec.persistentVolumeReclaimPolicy = "Retain"
-            if spec.volumeMode is None:
-                spec.volumeMode = "Filesystem"
-            return obj
-        elif kind == "PersistentVolumeClaim":
-            # SetDefaults_PersistentVolumeClaimSpec
             if spec.volumeMode is None:
                 spec.volumeMode = "Filesystem"
             return obj

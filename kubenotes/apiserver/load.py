@@ -279,4 +279,9 @@ def _create_one(server: APIServer, client: Any, d: dict) -> dict:
         new = dict(out)
         new["status"] = status
         out = client.update_status("nodes", new)
+    elif restoring and status and ri.kind in ("PersistentVolume", "PersistentVolumeClaim"):
+        # a restored volume or claim keeps its phase (Bound...), as etcd held it
+        new = dict(out)
+        new["status"] = status
+        out = client.update_status(ri.resource, new, md.get("namespace"))
     return out

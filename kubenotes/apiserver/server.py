@@ -770,6 +770,12 @@ class APIServer:
             obj.pop("status", None)
             anns = obj["metadata"].setdefault("annotations", {})
             anns[DAEMONSET_TEMPLATE_GENERATION] = "1"  # templateGeneration = 1, as apps/v1 carries it
+        elif kind == "PersistentVolume":
+            # persistentvolumeStrategy.PrepareForCreate (PersistentVolumeLastPhaseTransitionTime, GA)
+            obj["status"] = {"phase": "Pending", "lastPhaseTransitionTime": self.timestamp()}
+        elif kind == "PersistentVolumeClaim":
+            # the status is cleared; read back, SetDefaults_PersistentVolumeClaim makes the phase Pending
+            obj["status"] = {"phase": "Pending"}
         elif "status" in ri.subresources:
             obj.pop("status", None)
 
@@ -1076,6 +1082,9 @@ class APIServer:
             new["status"] = obj.get("status")
             if new["status"] is None:
                 new.pop("status")
+            elif ri.kind == "PersistentVolume" and new["status"].get("phase") != (old.get("status") or {}).get("phase"):
+                # persistentvolumeStatusStrategy.PrepareForUpdate: a phase change stamps the transition time
+                new["status"] = dict(new["status"], lastPhaseTransitionTime=self.timestamp())
             return new
         if sub == "approval":
             # csrApprovalStrategy.PrepareForUpdate: only status.conditions change (Approved, Denied)

@@ -139,7 +139,8 @@ ROWS = [
       new_volume("volume1-17-released", "1Gi", "", "", R), new_volume("volume1-17-empty", "1Gi", "", "", "")],
      [new_claim("claim1-17", "uid1-17", "1Gi", "", P)], "claim",
      {"volume1-17-pending": (P, "", "", False), "volume1-17-failed": (F, "", "", False),
-      "volume1-17-released": (R, "", "", False), "volume1-17-empty": ("", "", "", False)},
+      # a volume stored without a phase reads back Pending (SetDefaults_PersistentVolume)
+      "volume1-17-released": (R, "", "", False), "volume1-17-empty": (P, "", "", False)},
      {"claim1-17": (P, "", (), "")}, ["Normal FailedBinding"], ()),
     ("1-18 - successful pre-bound PV to PVC provisioning",
      [new_volume("volume1-18", "1Gi", "uid1-18", "claim1-18", A, "Retain", CLASS_WAIT)],
@@ -316,8 +317,8 @@ def test_wait_for_first_consumer_waits_then_binds_once_a_node_is_selected():
     c.run(until=2 * DEFAULT_SYNC_PERIOD_SECONDS + 1)
     got = c.get("persistentvolumeclaims", "data", NS)
     assert got["status"]["phase"] == "Pending" and not got["spec"].get("volumeName")
-    # synced when added, again when its status became Pending (an update event), then at t=15 and t=30
-    assert _events(c, "WaitForFirstConsumer") == [("WaitForFirstConsumer", MSG_WAIT_FOR_FIRST_CONSUMER, 4)]
+    # synced when added (already Pending, nothing to write), then at each resync: t=15 and t=30
+    assert _events(c, "WaitForFirstConsumer") == [("WaitForFirstConsumer", MSG_WAIT_FOR_FIRST_CONSUMER, 3)]
     assert c.get("persistentvolumes", "local-1")["status"]["phase"] == "Available"
     # what the scheduler's VolumeBinding does in PreBind for a static PV: claimRef on the PV (the PV controller
     # finishes the binding); for a claim to provision, it sets selected-node on the claim instead
