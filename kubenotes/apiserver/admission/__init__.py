@@ -3,8 +3,8 @@
 :func:`default_admission_chain` builds the chain a :class:`~kubenotes.sim.cluster.Cluster`
 runs, with the default-on plugins upstream's ``AllOrderedPlugins`` lists, in
 that order: ``NamespaceLifecycle``, ``LimitRanger``, ``ServiceAccount``,
-``Priority``, ``DefaultTolerationSeconds``, ``DefaultStorageClass``, ``MutatingAdmissionWebhook``,
-``ValidatingAdmissionWebhook``, ``ResourceQuota``. The API server
+``Priority``, ``DefaultTolerationSeconds``, ``DefaultStorageClass``, ``PersistentVolumeClaimResize``,
+``MutatingAdmissionWebhook``, ``ValidatingAdmissionWebhook``, ``ResourceQuota``. The API server
 runs every plugin's mutating phase, then (after the registry strategy and
 object validation) every plugin's validating phase.
 
@@ -12,7 +12,7 @@ Notes
 -----
 Default-on plugins that are not modelled: ``TaintNodesByCondition``,
 ``PodSecurity``, ``RuntimeClass``,
-``StorageObjectInUseProtection``, ``PersistentVolumeClaimResize``,
+``StorageObjectInUseProtection`` (the protection controllers add the finalizers),
 ``DefaultIngressClass``, the certificate plugins, ``ValidatingAdmissionPolicy``
 / ``MutatingAdmissionPolicy`` (no CEL library is installed). The webhook
 plugins (:mod:`.webhook`) call real webhooks over HTTP(S); with no webhook
@@ -32,6 +32,7 @@ from kubenotes.apiserver.admission.interfaces import (
     CONNECT, CREATE, DELETE, UPDATE, AdmissionChain, Plugin, forbidden, resource_name)
 from kubenotes.apiserver.admission.limitranger import LimitRanger
 from kubenotes.apiserver.admission.namespacelifecycle import NamespaceLifecycle
+from kubenotes.apiserver.admission.persistentvolumeclaimresize import PersistentVolumeClaimResize
 from kubenotes.apiserver.admission.priority import Priority
 from kubenotes.apiserver.admission.resourcequota import ResourceQuota
 from kubenotes.apiserver.admission.serviceaccount import ServiceAccount
@@ -41,14 +42,14 @@ __all__ = [
     "CREATE", "UPDATE", "DELETE", "CONNECT",
     "Plugin", "AdmissionChain", "forbidden", "resource_name",
     "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-    "ResourceQuota", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
+    "PersistentVolumeClaimResize", "ResourceQuota", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
     "DEFAULT_PLUGIN_ORDER", "default_admission_chain",
 ]
 
 #: The default-on plugins the model runs, in ``AllOrderedPlugins`` order.
 DEFAULT_PLUGIN_ORDER = ("NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
-                        "DefaultTolerationSeconds", "DefaultStorageClass", "MutatingAdmissionWebhook",
-                        "ValidatingAdmissionWebhook", "ResourceQuota")
+                        "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize",
+                        "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota")
 
 
 def default_admission_chain(seed: int = 0) -> AdmissionChain:
@@ -69,8 +70,8 @@ def default_admission_chain(seed: int = 0) -> AdmissionChain:
     >>> names[:5]
     ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds']
     >>> names[5:]
-    ['DefaultStorageClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']
+    ['DefaultStorageClass', 'PersistentVolumeClaimResize', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']
     """
     return AdmissionChain([NamespaceLifecycle(), LimitRanger(), ServiceAccount(seed), Priority(),
-                           DefaultTolerationSeconds(), DefaultStorageClass(), MutatingAdmissionWebhook(seed),
-                           ValidatingAdmissionWebhook(seed), ResourceQuota()])
+                           DefaultTolerationSeconds(), DefaultStorageClass(), PersistentVolumeClaimResize(),
+                           MutatingAdmissionWebhook(seed), ValidatingAdmissionWebhook(seed), ResourceQuota()])
