@@ -190,7 +190,8 @@ class StatefulSetController(Controller):
 
     Notes
     -----
-    PVCs are only stored (nothing binds them). Retention policy
+    The claims are bound by the PersistentVolume controller
+    (:mod:`kubenotes.controllers.volume.persistentvolume`). Retention policy
     ``whenDeleted: Delete`` gives claims an ownerReference to the set and
     ``whenScaled: Delete`` one to the pod when it is removed by a scale-down,
     for the garbage collector; the stale-claim checks are not modelled.
@@ -500,10 +501,11 @@ class StatefulSetController(Controller):
             cur = self.pvcs.lister.get(ns, claim["metadata"]["name"])
             if cur is None or any(r.get("uid") == ref["uid"] for r in cur["metadata"].get("ownerReferences") or []):
                 continue
-            refs = list(cur["metadata"].get("ownerReferences") or []) + [ref]
+            # ``updateClaimOwnerRefForSetAndPod`` writes with an Update (the role grants update, not patch)
+            new = deep_copy(cur)
+            new["metadata"]["ownerReferences"] = list(cur["metadata"].get("ownerReferences") or []) + [ref]
             try:
-                self.client.patch("persistentvolumeclaims", cur["metadata"]["name"],
-                                  {"metadata": {"ownerReferences": refs}}, ns)
+                self.client.update("persistentvolumeclaims", new, ns)
             except ApiError:
                 continue
 

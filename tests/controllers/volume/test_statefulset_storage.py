@@ -1,0 +1,79 @@
+"""data/storage/statefulset.yaml end to end: claims per ordinal, bound by the PV controller, kept by the set.
+
+The StatefulSet controller creates ``data-web-<ordinal>`` before each pod; DefaultStorageClass admission
+gives each the default class; the PV controller binds each to the smallest matching Available NFS volume;
+the pods run. A deleted pod comes back with the same claim; a scale-down keeps claims under the default
+``persistentVolumeClaimRetentionPolicy`` (Retain) and deletes them under ``whenScaled: Delete`` (their
+ownerReference to the pod, for the garbage collector), and the volumes of deleted claims go Released.
+
+On this branch the scheduler's VolumeBinding, NodeVolumeLimits and VolumeZone are still stand-ins (the
+first two answer Error for pods with claims, VolumeZone is Unresolvable for a claim not bound yet); the
+scheduler profile here disables them, as a cluster whose volume plugins are the real ones would pass these
+pods (their claims are bound by the PV controller, Immediate).
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from kubenotes.scheduler.config import load_config
+from kubenotes.sim.cluster import Cluster
+
+DATA = pathlib.Path(__file__).resolve().parents[3] / "data" / "storage" / "statefulset.yaml"
+NS = "default"
+NO_VOLUME_STAND_INS = load_config({
+    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"disabled": [
+        {"name": "VolumeBinding"}, {"name": "NodeVolumeLimits"}, {"name": "VolumeZone"}]}}}]})
+
+
+@pytest.fixture()
+def cluster():
+    c = Cluster.from_manifests(str(DATA), kubelet="stand-in", scheduler_config=NO_VOLUME_STAND_INS)
+    c.run(until=40)
+    return c
+
+
+def _bindings(c):
+    return {x["metadata"]["name"]: (x["status"]["phase"], x["spec"].get("volumeName"), x["spec"]["storageClassName"])
+            for x in c.list("persistentvolumeclaims", NS)}
+
+
+def test_claims_bind_smallest_first_and_pods_run(cluster):
+    assert _bindings(cluster) == {"data-web-0": ("Bound", "nfs-1g-a", "standard"),
+                                  "data-web-1": ("Bound", "nfs-1g-b", "standard"),
+                                  "data-web-2": ("Bound", "nfs-5g", "standard")}
+    assert {p["metadata"]["name"]: p["status"]["phase"] for p in cluster.list("pods", NS)} == {
+        "web-0": "Running", "web-1": "Running", "web-2": "Running"}
+    for pvc in cluster.list("persistentvolumeclaims", NS):
+        assert pvc["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+
+
+def test_a_deleted_pod_gets_its_claim_back(cluster):
+    uid = cluster.get("persistentvolumeclaims", "data-web-1", NS)["metadata"]["uid"]
+    cluster.client.delete("pods", "web-1", NS, grace_period_seconds=0)
+    cluster.run(until=cluster.env.now + 30)
+    pod = cluster.get("pods", "web-1", NS)
+    assert pod["status"]["phase"] == "Running"
+    assert [v["persistentVolumeClaim"]["claimName"] for v in pod["spec"]["volumes"] if "persistentVolumeClaim" in v] \
+        == ["data-web-1"]
+    claim = cluster.get("persistentvolumeclaims", "data-web-1", NS)
+    assert claim["metadata"]["uid"] == uid and claim["spec"]["volumeName"] == "nfs-1g-b"
+
+
+def test_scale_down_retains_claims_by_default_and_deletes_them_when_scaled_with_delete(cluster):
+    cluster.client.scale("statefulsets", "web", 1, NS)
+    cluster.run(until=cluster.env.now + 40)
+    assert sorted(_bindings(cluster)) == ["data-web-0", "data-web-1", "data-web-2"]  # Retain
+    sts = cluster.get("statefulsets", "web", NS)
+    sts["spec"]["persistentVolumeClaimRetentionPolicy"] = {"whenDeleted": "Retain", "whenScaled": "Delete"}
+    sts["spec"]["replicas"] = 3
+    cluster.client.update("statefulsets", sts, NS)
+    cluster.run(until=cluster.env.now + 40)
+    cluster.client.scale("statefulsets", "web", 1, NS)
+    cluster.run(until=cluster.env.now + 60)
+    assert sorted(_bindings(cluster)) == ["data-web-0"]
+    phases = {v["metadata"]["name"]: v["status"]["phase"] for v in cluster.list("persistentvolumes")}
+    assert phases == {"nfs-1g-a": "Bound", "nfs-1g-b": "Released", "nfs-5g": "Released"}  # reclaim policy Retain
