@@ -32,7 +32,7 @@ NO_VOLUME_STAND_INS = load_config({
 @pytest.fixture()
 def cluster():
     c = Cluster.from_manifests(str(DATA), kubelet="stand-in", scheduler_config=NO_VOLUME_STAND_INS)
-    c.run(until=40)
+    c.run(until=15)  # the stand-in kubelet runs a pod 2 s after binding: web-0, web-1, web-2 by t=~6
     return c
 
 
@@ -77,3 +77,28 @@ def test_scale_down_retains_claims_by_default_and_deletes_them_when_scaled_with_
     assert sorted(_bindings(cluster)) == ["data-web-0"]
     phases = {v["metadata"]["name"]: v["status"]["phase"] for v in cluster.list("persistentvolumes")}
     assert phases == {"nfs-1g-a": "Bound", "nfs-1g-b": "Released", "nfs-5g": "Released"}  # reclaim policy Retain
+
+
+def test_real_kubectl_get_pv_pvc_sc_and_describe_pvc(kubectl_required, cluster):
+    """The real kubectl against the served model: upstream's server-side columns and ``describe pvc``."""
+    from kubenotes.sim.serve import serve
+
+    s = serve(cluster, port=0, time_scale=0)
+    try:
+        r = s.kubectl("get", "pv,pvc,sc")
+        assert r.returncode == 0, r.stderr
+        lines = [ln.split() for ln in r.stdout.splitlines() if ln.strip()]
+        assert lines[0] == ["NAME", "CAPACITY", "ACCESS", "MODES", "RECLAIM", "POLICY", "STATUS", "CLAIM",
+                            "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"]
+        assert lines[1][:7] == ["persistentvolume/nfs-1g-a", "1Gi", "RWO,RWX", "Retain", "Bound",
+                                "default/data-web-0", "standard"]
+        assert ["persistentvolumeclaim/data-web-2", "Bound", "nfs-5g", "5Gi", "RWO,RWX", "standard"] in [
+            ln[:6] for ln in lines]
+        assert ["storageclass.storage.k8s.io/standard", "(default)", "kubernetes.io/no-provisioner", "Retain",
+                "Immediate", "false"] in [ln[:6] for ln in lines]
+        r = s.kubectl("describe", "pvc", "data-web-0")
+        assert r.returncode == 0, r.stderr
+        assert "Status:        Bound" in r.stdout and "Volume:        nfs-1g-a" in r.stdout
+        assert "Used By:       web-0" in r.stdout
+    finally:
+        s.stop()
