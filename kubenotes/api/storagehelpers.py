@@ -19,6 +19,7 @@ References
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/storage/volume/helpers.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/storage/volume/pv_helpers.go
 kubernetes/kubernetes@v1.34.0 pkg/volume/util/storageclass.go (GetDefaultClass)
+kubernetes/kubernetes@v1.34.0 pkg/api/persistentvolume/util.go (GetWarningsForPersistentVolume)
 https://kubernetes.io/docs/concepts/storage/persistent-volumes/
 """
 
@@ -39,7 +40,8 @@ __all__ = [
     "storage_capacity_bytes", "check_access_modes", "check_volume_mode_mismatches", "check_node_affinity",
     "is_volume_bound_to_claim", "find_matching_volume", "is_delay_binding_mode", "is_delay_binding_provisioning",
     "is_default_annotation", "get_default_class", "claims_of_pod", "ACCESS_MODE_SHORT",
-    "get_access_modes_as_string", "get_access_modes_from_string",
+    "get_access_modes_as_string", "get_access_modes_from_string", "RECYCLE_DEPRECATED_WARNING",
+    "warnings_for_persistent_volume",
 ]
 
 #: ``AnnBindCompleted``: the binding of a claim is complete (set by the PV controller).
@@ -75,6 +77,24 @@ VOLUME_BINDING_WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 
 def _annotations(obj: Mapping[str, Any]) -> Mapping[str, str]:
     return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+#: ``GetWarningsForPersistentVolume``'s warning for the deprecated reclaim policy.
+RECYCLE_DEPRECATED_WARNING = ("spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. "
+                              "Instead, the recommended approach is to use dynamic provisioning.")
+
+
+def warnings_for_persistent_volume(volume: Mapping[str, Any]) -> list[str]:
+    """``GetWarningsForPersistentVolume`` (the deprecated-policy part): what ``kubectl apply`` prints as ``Warning:``.
+
+    Examples
+    --------
+    >>> warnings_for_persistent_volume({"spec": {"persistentVolumeReclaimPolicy": "Recycle"}})[0][:63]
+    'spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy '
+    """
+    if (volume.get("spec") or {}).get("persistentVolumeReclaimPolicy") == "Recycle":
+        return [RECYCLE_DEPRECATED_WARNING]
+    return []
 
 
 def get_access_modes_as_string(modes: Iterable[str] | None) -> str:

@@ -711,6 +711,10 @@ class APIServer:
                 spec["groups"] = list(attrs.user.groups)
         self._validate(ri, obj, None)
         self._admit_validate(attrs, obj, None)
+        if ri.kind == "PersistentVolume":  # the registry strategy's WarningsOnCreate
+            from kubenotes.api.storagehelpers import warnings_for_persistent_volume
+
+            _warn(warnings_for_persistent_volume(obj))
         if not md.get("name"):
             raise new_invalid(ri.group, ri.kind, "", [field_cause(
                 "metadata.name", "metadata.name: Required value: name or generateName is required",

@@ -247,3 +247,21 @@ def test_kubectl_get_pv_pvc_sc_columns():
     assert _pvc_row(claim, 0.0)[:7] == ["data", "Bound", "pv1", "0", "RWO", "fast", "<unset>"]
     assert _storage_class_row(_sc("std", True, allowVolumeExpansion=True), 0.0)[:5] == [
         "std (default)", "example.com/x", "Delete", "Immediate", "true"]
+
+
+def test_recycle_policy_warns_as_deprecated():
+    """``GetWarningsForPersistentVolume``: a create with Recycle answers with a ``Warning:`` (kubectl prints it)."""
+    from kubenotes.apiserver.server import RESPONSE_WARNINGS
+
+    c = _cluster()
+    token = RESPONSE_WARNINGS.set([])
+    try:
+        c.client.create("persistentvolumes", _pv(persistentVolumeReclaimPolicy="Recycle"))
+        assert RESPONSE_WARNINGS.get() == ["spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is "
+                                           "deprecated. Instead, the recommended approach is to use dynamic "
+                                           "provisioning."]
+        RESPONSE_WARNINGS.set([])
+        c.client.create("persistentvolumes", _pv("pv2"))
+        assert RESPONSE_WARNINGS.get() == []
+    finally:
+        RESPONSE_WARNINGS.reset(token)
