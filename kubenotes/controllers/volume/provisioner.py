@@ -21,7 +21,11 @@ storage-provisioner:
 * When the node's "disk" (:attr:`HostPathProvisioner.capacity_bytes`) cannot
   hold the claim, provisioning fails: ``ProvisioningFailed``, the claim stays
   Pending and the provisioner retries with its back-off (1 s doubling to 5 min,
-  external-provisioner's ``--retry-interval-start`` / ``--retry-interval-max``).
+  external-provisioner's ``--retry-interval-start`` / ``--retry-interval-max``);
+  a claim the scheduler placed on that node loses its
+  ``volume.kubernetes.io/selected-node`` instead (as a ``ResourceExhausted``
+  answer makes external-provisioner reschedule), so the scheduler can pick
+  another node.
   Nothing is created half-way: the PV object is written only after the
   directory exists.
 * A ``Released`` volume it provisioned with reclaim policy ``Delete`` is
@@ -38,8 +42,8 @@ No part of kube-controller-manager: run it with
 Installing it creates, like the add-on's manifest, the ``storage-provisioner``
 ServiceAccount's ClusterRole ``system:persistent-volume-provisioner`` (upstream
 bootstrap policy) and its binding when they are absent. Leader election,
-provisioning in the background (``ProvisioningInBackground``), rescheduling on
-``ResourceExhausted`` and node (filesystem) expansion are not modelled.
+provisioning in the background (``ProvisioningInBackground``), storage capacity
+tracking (CSIStorageCapacity) and node (filesystem) expansion are not modelled.
 
 References
 ----------
@@ -240,6 +244,12 @@ class HostPathProvisioner(Controller):
         if err is not None:
             self.event(claim, "Warning", "ProvisioningFailed",
                        f'failed to provision volume with StorageClass "{sc.get("metadata", {}).get("name", "")}": {err}')
+            if node:
+                # ResourceExhausted on the chosen node: hand the claim back to the scheduler (rescheduleProvisioning)
+                new = deep_copy(claim)
+                new["metadata"]["annotations"].pop(ANN_SELECTED_NODE, None)
+                self.client.update("persistentvolumeclaims", new, md["namespace"])
+                return None
             return Result(requeue=True)
         path = f"/tmp/hostpath-provisioner/{md['namespace']}/{md['name']}"
         self.directories[f"{node}:{path}"] = size

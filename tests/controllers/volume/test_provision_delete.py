@@ -281,3 +281,18 @@ def test_expansion_when_the_class_allows_it():
     assert claim["status"]["capacity"]["storage"] == "5Gi"
     assert c.get("persistentvolumes", claim["spec"]["volumeName"])["spec"]["capacity"]["storage"] == "5Gi"
     assert [r for _, r, _ in _events_full(c)][-2:] == ["Resizing", "VolumeResizeSuccessful"]
+
+
+def test_provisioner_hands_a_claim_back_to_the_scheduler_when_the_selected_node_is_full():
+    wait = storage_class("local", "WaitForFirstConsumer", provisioner="k8s.io/minikube-hostpath")
+    full = HostPathProvisioner.configured(capacity_bytes=2**20)
+    c = _provisioning_cluster([wait, NODE, _claim("data", cls="local")], provisioner=full)
+    c.run(until=1)
+    claim = c.get("persistentvolumeclaims", "data", NS)
+    claim["metadata"].setdefault("annotations", {})[ANN_SELECTED_NODE] = "node1"
+    c.client.update("persistentvolumeclaims", claim, NS)
+    c.run(until=3)
+    claim = c.get("persistentvolumeclaims", "data", NS)
+    assert ANN_SELECTED_NODE not in claim["metadata"]["annotations"]  # rescheduleProvisioning
+    assert claim["status"]["phase"] == "Pending" and c.list("persistentvolumes") == []
+    assert any(r == "ProvisioningFailed" and "insufficient capacity on node1" in m for _, r, m in _events_full(c))
