@@ -274,15 +274,13 @@ def _create_one(server: APIServer, client: Any, d: dict) -> dict:
         server.admission = None
     try:
         out = server.create(client._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True)
+        if restoring and status and ri.kind in ("PersistentVolume", "PersistentVolumeClaim"):
+            # a restored volume or claim keeps its phase (Bound...), as etcd held it (still without admission)
+            out = client.update_status(ri.resource, dict(out, status=status), md.get("namespace"))
     finally:
         server.admission = admission
     if ri.kind == "Node" and status:
         new = dict(out)
         new["status"] = status
         out = client.update_status("nodes", new)
-    elif restoring and status and ri.kind in ("PersistentVolume", "PersistentVolumeClaim"):
-        # a restored volume or claim keeps its phase (Bound...), as etcd held it
-        new = dict(out)
-        new["status"] = status
-        out = client.update_status(ri.resource, new, md.get("namespace"))
     return out

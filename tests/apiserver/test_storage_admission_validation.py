@@ -265,3 +265,14 @@ def test_recycle_policy_warns_as_deprecated():
         assert RESPONSE_WARNINGS.get() == []
     finally:
         RESPONSE_WARNINGS.reset(token)
+
+
+def test_a_restored_dump_keeps_bound_volumes_and_claims_without_their_namespace():
+    """data/cluster/storage.yaml alone (its namespace ``data`` is in another file): restored as from etcd,
+    without admission, status included."""
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "data" / "cluster" / "storage.yaml"
+    c = Cluster.from_manifests(str(path), controllers=[], kubelet="stand-in", scheduler=False)
+    assert {v["status"]["phase"] for v in c.list("persistentvolumes")} == {"Bound"}
+    assert {x["status"]["phase"] for x in c.list("persistentvolumeclaims", "data")} == {"Bound"}
