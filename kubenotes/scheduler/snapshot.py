@@ -110,7 +110,9 @@ class ClusterObjects:
     services, replication_controllers, replica_sets, stateful_sets : list
         Workload owners (system default topology spreading, SelectorSpread).
     persistent_volume_claims, persistent_volumes, storage_classes : list
-        For VolumeZone / VolumeRestrictions.
+        For VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits.
+    csi_nodes, csi_drivers, csi_storage_capacities : list
+        For VolumeBinding (capacity checks) and NodeVolumeLimits (attach limits).
     pod_disruption_budgets : list
         For DefaultPreemption.
     priority_classes : list
@@ -124,6 +126,9 @@ class ClusterObjects:
     persistent_volume_claims: list[Any] = field(default_factory=list)
     persistent_volumes: list[Any] = field(default_factory=list)
     storage_classes: list[Any] = field(default_factory=list)
+    csi_nodes: list[Any] = field(default_factory=list)
+    csi_drivers: list[Any] = field(default_factory=list)
+    csi_storage_capacities: list[Any] = field(default_factory=list)
     pod_disruption_budgets: list[Any] = field(default_factory=list)
     priority_classes: list[Any] = field(default_factory=list)
 
@@ -274,7 +279,8 @@ def cluster_objects_from_manifests(manifests: Any) -> ClusterObjects:
     ClusterObjects
         Namespace labels, Services, ReplicationControllers, ReplicaSets,
         StatefulSets, PersistentVolumeClaims, PersistentVolumes,
-        StorageClasses, PodDisruptionBudgets and PriorityClasses.
+        StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities,
+        PodDisruptionBudgets and PriorityClasses.
     """
     m = manifests
     return ClusterObjects(
@@ -286,6 +292,9 @@ def cluster_objects_from_manifests(manifests: Any) -> ClusterObjects:
         persistent_volume_claims=m.of_kind("PersistentVolumeClaim"),
         persistent_volumes=m.of_kind("PersistentVolume"),
         storage_classes=m.of_kind("StorageClass"),
+        csi_nodes=m.of_kind("CSINode"),
+        csi_drivers=m.of_kind("CSIDriver"),
+        csi_storage_capacities=m.of_kind("CSIStorageCapacity"),
         pod_disruption_budgets=m.of_kind("PodDisruptionBudget"),
         priority_classes=m.priority_classes,
     )

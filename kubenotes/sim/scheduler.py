@@ -49,6 +49,8 @@ _OBJECT_RESOURCES = {"namespaces": "namespaces", "services": "services",
                      "replication_controllers": "replicationcontrollers", "replica_sets": "replicasets",
                      "stateful_sets": "statefulsets", "persistent_volume_claims": "persistentvolumeclaims",
                      "persistent_volumes": "persistentvolumes", "storage_classes": "storageclasses",
+                     "csi_nodes": "csinodes", "csi_drivers": "csidrivers",
+                     "csi_storage_capacities": "csistoragecapacities",
                      "pod_disruption_budgets": "poddisruptionbudgets"}
 # (no PriorityClasses: kube-scheduler reads spec.priority, which Priority admission has set)
 #: podMaxInUnschedulablePodsDuration: a pod parked this long is retried even without a matching event.

@@ -5,8 +5,7 @@ every in-tree plugin module is imported here, statically, and
 :data:`PLUGIN_FACTORIES` maps each plugin name to its module's
 ``new(args, handle)``.
 
-Plugins kubenotes does not model (``VolumeBinding``, ``NodeVolumeLimits``,
-``DynamicResources``) get a stand-in that behaves like the real plugin for
+Plugins kubenotes does not model (``DynamicResources``) get a stand-in that behaves like the real plugin for
 pods that do not use the feature (PreFilter returns Skip, so their Filter
 never runs) and returns an Error status for pods that do. The
 DynamicResources stand-in also answers PostFilter with upstream's
@@ -22,8 +21,6 @@ old-style profile can enable them, but are not in the default profile.
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/registry.go
-kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
-kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/nodevolumelimits/csi.go
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go
 
 Examples
@@ -53,6 +50,7 @@ from kubenotes.scheduler.plugins import (
     nodename,
     nodeports,
     nodepreferavoidpods,
+    nodevolumelimits,
     nodeunschedulable,
     podtopologyspread,
     queuesort,
@@ -60,6 +58,7 @@ from kubenotes.scheduler.plugins import (
     selectorspread,
     serviceaffinity,
     tainttoleration,
+    volumebinding,
     volumerestrictions,
     volumezone,
 )
@@ -69,8 +68,6 @@ __all__ = [
     "PLUGIN_FACTORIES",
     "in_tree_registry",
     "NO_NEW_CLAIMS_TO_DEALLOCATE",
-    "NotModelledVolumeBinding",
-    "NotModelledNodeVolumeLimits",
     "NotModelledDynamicResources",
 ]
 
@@ -84,78 +81,9 @@ def _spec(pod: Any) -> Any:
     return pod.pod.spec
 
 
-def _uses_pvcs(pod: Any) -> bool:
-    return any(v.persistentVolumeClaim is not None or v.ephemeral is not None for v in _spec(pod).volumes or ())
-
-
 class _StateData:
     def clone(self) -> "_StateData":
         return self
-
-
-class NotModelledVolumeBinding:
-    """Stand-in for VolumeBinding: Skip for pods without PersistentVolumeClaims, Error otherwise.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
-    """
-
-    def name(self) -> str:
-        return names.VOLUME_BINDING
-
-    def pre_filter(self, state: Any, pod: Any, nodes: list) -> tuple[None, Status]:
-        if _uses_pvcs(pod):
-            return None, Status.error(_NOT_MODELLED.format(plugin=self.name(), what="PersistentVolumeClaims"))
-        state.write("PreFilter" + self.name(), _StateData())
-        return None, Status.skip()
-
-    def pre_filter_extensions(self) -> None:
-        return None
-
-    def filter(self, state: Any, pod: Any, node_info: Any) -> Status:
-        return Status()
-
-    def pre_score(self, state: Any, pod: Any, nodes: list) -> Status:
-        return Status.skip()
-
-    def score(self, state: Any, pod: Any, node_info: Any) -> tuple[int, Status]:
-        return 0, Status()
-
-    def score_extensions(self) -> None:
-        return None
-
-    def reserve(self, state: Any, pod: Any, node_name: str) -> Status:
-        return Status()
-
-    def unreserve(self, state: Any, pod: Any, node_name: str) -> None:
-        return None
-
-    def pre_bind(self, state: Any, pod: Any, node_name: str) -> Status:
-        return Status()
-
-
-class NotModelledNodeVolumeLimits:
-    """Stand-in for NodeVolumeLimits (CSILimits): Skip for pods without PVC/ephemeral volumes, Error otherwise.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/nodevolumelimits/csi.go
-    """
-
-    def name(self) -> str:
-        return names.NODE_VOLUME_LIMITS
-
-    def pre_filter(self, state: Any, pod: Any, nodes: list) -> tuple[None, Status]:
-        if _uses_pvcs(pod):
-            return None, Status.error(_NOT_MODELLED.format(plugin=self.name(), what="PersistentVolumeClaims"))
-        return None, Status.skip()
-
-    def pre_filter_extensions(self) -> None:
-        return None
-
-    def filter(self, state: Any, pod: Any, node_info: Any) -> Status:
-        return Status()
 
 
 class NotModelledDynamicResources:
@@ -198,14 +126,6 @@ class NotModelledDynamicResources:
         return Status()
 
 
-def _new_volume_binding(args: Any, handle: Any) -> NotModelledVolumeBinding:
-    return NotModelledVolumeBinding()
-
-
-def _new_node_volume_limits(args: Any, handle: Any) -> NotModelledNodeVolumeLimits:
-    return NotModelledNodeVolumeLimits()
-
-
 def _new_dynamic_resources(args: Any, handle: Any) -> NotModelledDynamicResources:
     return NotModelledDynamicResources()
 
@@ -227,8 +147,8 @@ PLUGIN_FACTORIES: dict[str, PluginFactory] = {
     names.POD_TOPOLOGY_SPREAD: podtopologyspread.new,
     names.VOLUME_ZONE: volumezone.new,
     names.VOLUME_RESTRICTIONS: volumerestrictions.new,
-    names.VOLUME_BINDING: _new_volume_binding,
-    names.NODE_VOLUME_LIMITS: _new_node_volume_limits,
+    names.VOLUME_BINDING: volumebinding.new,
+    names.NODE_VOLUME_LIMITS: nodevolumelimits.new,
     names.DYNAMIC_RESOURCES: _new_dynamic_resources,
     names.DEFAULT_PREEMPTION: defaultpreemption.new,
     names.DEFAULT_BINDER: defaultbinder.new,

@@ -46,7 +46,7 @@ def test_registry_imports_every_plugin_module_statically():
     src = inspect.getsource(registry)
     assert "importlib" not in src and "import_module" not in src
     # every factory is a plugin module's own `new`, imported at the top of registry.py, or a stand-in's
-    stand_ins = {names.VOLUME_BINDING, names.NODE_VOLUME_LIMITS, names.DYNAMIC_RESOURCES}
+    stand_ins = {names.DYNAMIC_RESOURCES}
     for name, factory in PLUGIN_FACTORIES.items():
         if name in stand_ins:
             assert factory.__module__ == registry.__name__, name
@@ -60,15 +60,17 @@ def test_registry_imports_every_plugin_module_statically():
             assert any(mod == m or mod.startswith(m + ".") for m in imported), (name, mod)
 
 
+def test_volume_plugins_are_the_real_ones():
+    from kubenotes.scheduler.plugins import nodevolumelimits, volumebinding
+
+    assert PLUGIN_FACTORIES[names.VOLUME_BINDING] is volumebinding.new
+    assert PLUGIN_FACTORIES[names.NODE_VOLUME_LIMITS] is nodevolumelimits.new
+
+
 def test_stand_ins_for_unmodelled_plugins():
-    from kubenotes.scheduler.plugins.registry import NotModelledDynamicResources, NotModelledVolumeBinding
+    from kubenotes.scheduler.plugins.registry import NotModelledDynamicResources
 
     plain = PodInfo(make_pod("p"))
-    with_pvc = PodInfo(make_pod("q", volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}]))
-    vb = NotModelledVolumeBinding()
-    assert vb.pre_filter(CycleState(), plain, [])[1].is_skip()
-    s = vb.pre_filter(CycleState(), with_pvc, [])[1]
-    assert s.code == Code.ERROR and "PersistentVolumeClaims" in s.message()
     dra = NotModelledDynamicResources()
     assert dra.pre_filter(CycleState(), plain, [])[1].is_skip()
     r, s = dra.post_filter(CycleState(), plain, {})
