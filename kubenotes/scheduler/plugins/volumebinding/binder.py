@@ -238,8 +238,8 @@ class _Listers:
 
     def __init__(self, handle: Any):
         self.handle = handle
-        self._seen: dict[str, tuple[int, int]] = {}
-        self._maps: dict[str, dict[str, dict]] = {a: {} for a in self._ATTRS}
+        self._seen: dict[str, tuple[int, int, int]] = {}
+        self._maps: dict[str, dict[str, dict] | None] = {a: None for a in self._ATTRS}
         self._dicts: dict[int, tuple[Any, dict]] = {}
 
     def _as_dict(self, o: Any) -> dict:
@@ -251,19 +251,31 @@ class _Listers:
             self._dicts[id(o)] = hit
         return hit[1]
 
+    def refresh(self) -> None:
+        """Forget the maps whose object lists changed (called once per cycle and per PreBind check)."""
+        objects = getattr(self.handle, "objects", None)
+        for attr in self._ATTRS:
+            objs = getattr(objects, attr, None) or []
+            sig = (id(objs), len(objs), hash(tuple(map(id, objs))))
+            if self._seen.get(attr) != sig:
+                self._seen[attr] = sig
+                self._maps[attr] = None
+        live = {id(o) for attr in self._ATTRS for o in getattr(objects, attr, None) or []}
+        if len(self._dicts) > 2 * len(live) + 64:
+            self._dicts = {k: v for k, v in self._dicts.items() if k in live}
+
     def of(self, attr: str) -> dict[str, dict]:
-        objs = getattr(getattr(self.handle, "objects", None), attr, None) or []
-        sig = (id(objs), len(objs))
-        if self._seen.get(attr) != sig:
+        """Key -> dict of ClusterObjects' ``attr`` as of the last :meth:`refresh`."""
+        m = self._maps.get(attr)
+        if m is None:
             namespaced = attr in ("persistent_volume_claims", "csi_storage_capacities")
             m = {}
-            for o in objs:
+            for o in getattr(getattr(self.handle, "objects", None), attr, None) or []:
                 d = self._as_dict(o)
                 md = _md(d)
                 m[f"{md.get('namespace') or 'default'}/{md.get('name', '')}" if namespaced else md.get("name", "")] = d
             self._maps[attr] = m
-            self._seen[attr] = sig
-        return self._maps[attr]
+        return m
 
 
 class VolumeBinder:

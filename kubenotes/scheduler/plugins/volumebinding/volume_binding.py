@@ -153,6 +153,10 @@ class VolumeBinding:
     def pre_filter(self, state: "CycleState", pod: "PodInfo", nodes: list["NodeInfo"]
                    ) -> tuple[PreFilterResult | None, Status]:
         """Sort the pod's claims; reject unbound Immediate ones; narrow to local PVs' nodes."""
+        if not self.binder.pod_claims(pod):  # no claim-backed volume: nothing to look up
+            state.write(STATE_KEY, StateData())
+            return None, Status.skip()
+        self.binder.listers.refresh()
         has, err = self._pod_has_pvcs(pod)
         if err is not None:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [err])
@@ -300,6 +304,7 @@ class VolumeBinding:
         labels = self._node_labels(node_name)
 
         def check() -> bool:
+            self.binder.listers.refresh()
             lister = getattr(self.handle, "pod_lister", None)
             exists = lister is None or lister.get(pod.namespace, pod.name) is not None
             return self.binder.check_bindings(pod, node_name, pv, labels, exists)
