@@ -111,8 +111,8 @@ class ClusterObjects:
         Workload owners (system default topology spreading, SelectorSpread).
     persistent_volume_claims, persistent_volumes, storage_classes : list
         For VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits.
-    csi_nodes, csi_drivers, csi_storage_capacities : list
-        For VolumeBinding (capacity checks) and NodeVolumeLimits (attach limits).
+    csi_nodes, csi_drivers, csi_storage_capacities, volume_attachments : list
+        For VolumeBinding (capacity checks) and NodeVolumeLimits (attach limits, attached volumes).
     pod_disruption_budgets : list
         For DefaultPreemption.
     priority_classes : list
@@ -129,6 +129,7 @@ class ClusterObjects:
     csi_nodes: list[Any] = field(default_factory=list)
     csi_drivers: list[Any] = field(default_factory=list)
     csi_storage_capacities: list[Any] = field(default_factory=list)
+    volume_attachments: list[Any] = field(default_factory=list)
     pod_disruption_budgets: list[Any] = field(default_factory=list)
     priority_classes: list[Any] = field(default_factory=list)
 
@@ -279,7 +280,7 @@ def cluster_objects_from_manifests(manifests: Any) -> ClusterObjects:
     ClusterObjects
         Namespace labels, Services, ReplicationControllers, ReplicaSets,
         StatefulSets, PersistentVolumeClaims, PersistentVolumes,
-        StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities,
+        StorageClasses, CSINodes, CSIDrivers, CSIStorageCapacities, VolumeAttachments,
         PodDisruptionBudgets and PriorityClasses.
     """
     m = manifests
@@ -295,6 +296,7 @@ def cluster_objects_from_manifests(manifests: Any) -> ClusterObjects:
         csi_nodes=m.of_kind("CSINode"),
         csi_drivers=m.of_kind("CSIDriver"),
         csi_storage_capacities=m.of_kind("CSIStorageCapacity"),
+        volume_attachments=m.of_kind("VolumeAttachment"),
         pod_disruption_budgets=m.of_kind("PodDisruptionBudget"),
         priority_classes=m.priority_classes,
     )

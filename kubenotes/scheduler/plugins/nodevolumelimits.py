@@ -66,10 +66,12 @@ class CSILimits:
     Notes
     -----
     In-tree volumes (inline or PV) are not translated to CSI (CSI migration;
-    kubenotes has no in-tree volume plugins), so they are never counted, as
-    upstream does not count them without a CSINode listing the migrated
-    plugin. VolumeAttachments are not counted (the model's attach/detach
-    controller is separate work). Queueing hints are not modelled.
+    kubenotes has no in-tree volume plugins), so they are never counted;
+    upstream counts them when the node's CSINode lists the migrated plugin
+    (``storage.alpha.kubernetes.io/migrated-plugins``). The node's
+    VolumeAttachments not used by its pods are counted too (kubernetes#127757);
+    as upstream, a new volume is not matched against them. Queueing
+    hints are not modelled.
 
     References
     ----------
@@ -172,6 +174,27 @@ class CSILimits:
             result[f"{driver}/{handle}"] = driver
         return None
 
+    def node_volume_attachment_info(self, node_name: str) -> dict[str, str]:
+        """``driver/handle -> driver`` of the VolumeAttachments on the node (``getNodeVolumeAttachmentInfo``).
+
+        An attachment counts when it names its attacher and a PersistentVolume
+        with a CSI source (volumes still detaching after their pod is gone count too).
+        """
+        out = {}
+        for va in self._objects("volume_attachments"):
+            spec = self._d(va).get("spec") or {}
+            if spec.get("nodeName") != node_name:
+                continue
+            attacher, pv_name = spec.get("attacher") or "", (spec.get("source") or {}).get("persistentVolumeName")
+            if not attacher or not pv_name:
+                continue
+            pv = self._find("persistent_volumes", pv_name)
+            csi = ((pv or {}).get("spec") or {}).get("csi")
+            if not csi:
+                continue
+            out[f"{attacher}/{csi.get('volumeHandle') or ''}"] = attacher
+        return out
+
     def filter(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> Status:
         """Reject the node when a driver's new volumes would pass its CSINode limit."""
         if not pod.pod.spec.volumes:
@@ -194,6 +217,9 @@ class CSILimits:
         for unique, driver in attached.items():
             new_volumes.pop(unique, None)  # a volume shared with a pod on the node counts once
             attached_count[driver] = attached_count.get(driver, 0) + 1
+        for unique, driver in self.node_volume_attachment_info(node_info.name).items():
+            if unique not in attached:  # attached for a pod already counted above
+                attached_count[driver] = attached_count.get(driver, 0) + 1
         new_count: dict[str, int] = {}
         for driver in new_volumes.values():
             new_count[driver] = new_count.get(driver, 0) + 1
