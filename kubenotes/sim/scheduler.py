@@ -126,6 +126,8 @@ class KubeScheduler:
                                                          lambda old, new: self._on_object_change(new),
                                                          self._on_object_change)
         self._assumed: set[str] = set()
+        self._volume_waits: dict[str, tuple] = {}  # pod uid -> VolumeBinding's PreBind wait (binding deferred)
+        self._waiting_uids: set[str] = set()  # pods whose binding cycle waits for their volumes
 
     # ------------------------------------------------------------ handlers
     def _responsible(self, pod: dict) -> bool:
@@ -255,9 +257,13 @@ class KubeScheduler:
         s.queue.max_attempts_per_pod = 10**9  # a running scheduler retries forever
         s.framework.binder = self._bind
         s.framework.pod_deleter = self._delete_victim
+        s.framework.volume_client = self  # VolumeBinding's PreBind writes PVs and claims through update()
+        s.framework.volume_bind_waiter = self._volume_bind_waiter
         self._node_keys = keys
         self._dirty = False
         for uid, pod in list(self._pending.items()):
+            if uid in self._waiting_uids:  # its binding cycle waits for its volumes
+                continue
             q = parked.get(uid)
             if q is None:
                 self._queue(pod)
@@ -302,6 +308,14 @@ class KubeScheduler:
 
     # ------------------------------------------------------------ API writes (framework handle)
     def _bind(self, pod: Any, node_name: str) -> None:
+        wait = self._volume_waits.pop(pod.uid, None)
+        if wait is not None:  # VolumeBinding's PreBind waits: the rest of the binding cycle runs after it
+            self._waiting_uids.add(pod.uid)
+            self.env.process(self._bind_after_volumes(pod, node_name, *wait))
+            return
+        self._bind_now(pod, node_name)
+
+    def _bind_now(self, pod: Any, node_name: str) -> None:
         self._assumed.add(pod.uid)
         self._pending.pop(pod.uid, None)
         try:
@@ -313,6 +327,71 @@ class KubeScheduler:
         if cur is not None:
             self.recorder.event(cur, "Normal", "Scheduled",
                                 f"Successfully assigned {pod.namespace}/{pod.name} to {node_name}")
+
+    # ------------------------------------------------------------ VolumeBinding's PreBind (binder.go BindPodVolumes)
+    def update(self, resource: str, obj: dict) -> dict:
+        """Write a PV or claim for VolumeBinding (``kubeClient.CoreV1().…Update``); the stored object."""
+        return self.client.update(resource, obj, (obj.get("metadata") or {}).get("namespace"))
+
+    def _volume_bind_waiter(self, pod: Any, node_name: str, check: Any, timeout_seconds: float,
+                            interval_seconds: float, state: Any) -> None:
+        self._volume_waits[pod.uid] = (check, timeout_seconds, interval_seconds, state, self.scheduler)
+
+    def _bind_after_volumes(self, pod: Any, node_name: str, check: Any, timeout_seconds: float,
+                            interval_seconds: float, state: Any, sched: Any) -> Generator:
+        """Poll ``check`` every ``interval_seconds`` until done, an error or ``timeout_seconds``; then bind or fail.
+
+        ``wait.PollUntilContextTimeout(ctx, 1s, bindTimeout, false, ...)``: the first check is one interval in.
+        A failure is the binding cycle's (``handleBindingCycleError``): Unreserve, forget the assumed pod,
+        FailedScheduling ``running PreBind plugin "VolumeBinding": binding volumes: …``, the pod queued again.
+        """
+        from kubenotes.scheduler.plugins.volumebinding.binder import VolumeBindingError
+
+        start, err = float(self.env.now), None
+        while True:
+            remaining = start + timeout_seconds - float(self.env.now)
+            if remaining <= interval_seconds + 1e-9:
+                yield self.env.timeout(max(remaining, 0.0))
+                err = "context deadline exceeded"
+                break
+            yield self.env.timeout(interval_seconds)
+            self._cluster_objects()
+            try:
+                if check():
+                    break
+            except VolumeBindingError as e:
+                err = str(e)
+                break
+        self._waiting_uids.discard(pod.uid)
+        if err is None:
+            try:
+                self._bind_now(pod, node_name)
+                return
+            except ApiError as e:
+                msg = f'running Bind plugin "DefaultBinder": {e}'
+        else:
+            msg = f'running PreBind plugin "VolumeBinding": binding volumes: {err}'
+        self._binding_failed(sched, state, pod, node_name, msg)
+
+    def _binding_failed(self, sched: Any, state: Any, pod: Any, node_name: str, msg: str) -> None:
+        from types import SimpleNamespace
+
+        from kubenotes.scheduler.queue import ASSIGNED_POD_DELETE
+
+        sched.framework.run_reserve_plugins_unreserve(state, pod, node_name)
+        if sched.snapshot.get(node_name) is not None and any(p.uid == pod.uid for p in sched.snapshot.get(node_name).pods):
+            sched._forget(pod, node_name)
+        self._record_failure(SimpleNamespace(namespace=pod.namespace, name=pod.name, message=msg,
+                                             nominated_node_name=None))
+        s = self.scheduler
+        cur = self.pod_informer.lister.get(pod.namespace, pod.name)
+        if s is None or cur is None or (cur.get("spec") or {}).get("nodeName"):
+            return
+        self._pending[pod.uid] = cur
+        s.queue.now = float(self.env.now)
+        s.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, pod)
+        self._queue(cur)
+        self._kick()
 
     def _delete_victim(self, pod: Any) -> None:
         cur = self.cluster.server.get("pods", pod.namespace, pod.name)

@@ -351,7 +351,7 @@ def test_pre_bind_writes_claim_ref_and_selected_node_then_waits():
     assert (r1, pv["metadata"]["name"], pv["spec"]["claimRef"]["name"]) == ("persistentvolumes", "pv-a", "pvc-a")
     assert (r2, pvc["metadata"]["annotations"]["volume.kubernetes.io/selected-node"]) == \
         ("persistentvolumeclaims", "node-a")
-    (_pod, node_name, check, timeout, interval), = waits
+    (_pod, node_name, check, timeout, interval, _state), = waits
     assert (node_name, timeout, interval) == ("node-a", 300, 1.0)
     # the informer has not seen our writes yet: keep waiting
     assert check() is False

@@ -280,7 +280,7 @@ class VolumeBinding:
 
         With ``handle.volume_bind_waiter`` (the running cluster), the wait is
         handed to it: ``waiter(pod, node_name, check, timeout_seconds,
-        interval_seconds)`` where ``check()`` returns True when done and raises
+        interval_seconds, state)`` where ``check()`` returns True when done and raises
         :class:`~kubenotes.scheduler.plugins.volumebinding.binder.VolumeBindingError`
         when waiting is pointless; the waiter delays the pod's Bind and, on a
         failure or a timeout, fails the binding cycle with
@@ -311,7 +311,7 @@ class VolumeBinding:
 
         waiter = getattr(self.handle, "volume_bind_waiter", None)
         if waiter is not None:
-            waiter(pod, node_name, check, self.binder.bind_timeout_seconds, POLL_INTERVAL_SECONDS)
+            waiter(pod, node_name, check, self.binder.bind_timeout_seconds, POLL_INTERVAL_SECONDS, state)
             return Status()
         try:
             done = check()
