@@ -4,8 +4,13 @@
 
 * MANIFEST is a YAML/JSON file (several documents allowed), a directory, or
   ``-`` for stdin. Nodes, Pods and the objects plugins read (Services,
-  PVCs, PDBs, PriorityClasses...) are loaded with API defaults and Priority
-  admission applied.
+  PDBs, PriorityClasses, and for the volume plugins PersistentVolumeClaims,
+  PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
+  CSIStorageCapacities and VolumeAttachments...) are loaded with API
+  defaults and Priority admission applied.
+* No API server or PV controller runs: VolumeBinding's choices (a PV's
+  ``claimRef``, a claim's ``volume.kubernetes.io/selected-node``) are
+  assumed for the pods scheduled after, and its PreBind does not wait.
 * Pods with ``spec.nodeName`` are running. The others are pending and, when
   their ``schedulerName`` is the profile's, scheduled in queue order, each
   placement assumed before the next pod. A pod bound to a node that is not in

@@ -411,3 +411,75 @@ def test_ephemeral_volume_claim_must_be_owned_by_the_pod():
     pl, _ = plugin([make_pvc("pod-a-scratch", "wait-sc")], [])
     _, s = pl.pre_filter(CycleState(), PodInfo(pod), [])
     assert status(s) == (UU, ["PVC default/pod-a-scratch was not created for pod default/pod-a (pod is not owner)"])
+
+
+def test_schedule_command_reads_the_storage_kinds(tmp_path):
+    """`schedule` takes PVs, claims, classes, CSIDrivers, CSINodes, CSIStorageCapacity and VolumeAttachments."""
+    from kubenotes.scheduler.cli import run_schedule
+
+    docs = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: csi.example.com}
+spec: {storageCapacity: true}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: fast}
+provisioner: csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: cap-n2, namespace: kube-system}
+storageClassName: fast
+capacity: 100Gi
+nodeTopology: {matchLabels: {kubernetes.io/hostname: n2}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: n2}
+spec: {drivers: [{name: csi.example.com, nodeID: n2, allocatable: {count: 1}}]}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: big, namespace: default}
+spec: {accessModes: [ReadWriteOnce], storageClassName: fast, resources: {requests: {storage: 50Gi}}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: big2, namespace: default}
+spec: {accessModes: [ReadWriteOnce], storageClassName: fast, resources: {requests: {storage: 50Gi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: default}
+spec:
+  containers: [{name: c, image: nginx}]
+  volumes: [{name: d, persistentVolumeClaim: {claimName: big}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: app2, namespace: default}
+spec:
+  containers: [{name: c, image: nginx}]
+  volumes: [{name: d, persistentVolumeClaim: {claimName: big2}}]
+"""
+    f = tmp_path / "storage.yaml"
+    f.write_text(docs)
+    sched, traces = run_schedule([str(f)], warn=lambda m: None)
+    got = {t.name: (t.node_name, t.message) for t in traces}
+    assert got["app"] == ("n2", None)  # the only node with CSIStorageCapacity for the class
+    node, msg = got["app2"]  # n1: no capacity; n2: its one attachable CSI volume is taken by app's claim
+    assert node is None and "1 node(s) did not have enough free storage" in msg
+    assert "1 node(s) exceed max volume count" in msg
