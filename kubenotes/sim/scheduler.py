@@ -22,7 +22,13 @@ Node events since the last rebuild is worth requeuing it
 (:func:`~kubenotes.scheduler.queue.is_pod_worth_requeuing_after_node_event`,
 v1.34's queueing hints); the others are queued afresh.
 Scheduling takes no virtual time. Pod updates of pending pods other than
-deletion are not re-queued.
+deletion are not re-queued. A change of a PV, claim, StorageClass, CSINode,
+CSIDriver or CSIStorageCapacity moves the pods a volume plugin rejected
+straight to activeQ (upstream: the plugins' queueing hints, then activeQ or
+backoffQ). VolumeBinding's PreBind wait (``binder.go`` BindPodVolumes) runs
+as a process on the clock; the pod's Bind follows it, or the binding cycle
+fails as ``handleBindingCycleError`` does and the pod is queued again at once
+(upstream: backoffQ).
 
 References
 ----------
@@ -53,6 +59,10 @@ _OBJECT_RESOURCES = {"namespaces": "namespaces", "services": "services",
                      "csi_storage_capacities": "csistoragecapacities",
                      "pod_disruption_budgets": "poddisruptionbudgets"}
 # (no PriorityClasses: kube-scheduler reads spec.priority, which Priority admission has set)
+#: Kinds whose changes the volume plugins register for, and those plugins.
+_STORAGE_KINDS = frozenset({"PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
+                            "CSIStorageCapacity"})
+_VOLUME_PLUGINS = frozenset({"VolumeBinding", "VolumeZone", "VolumeRestrictions", "NodeVolumeLimits"})
 #: podMaxInUnschedulablePodsDuration: a pod parked this long is retried even without a matching event.
 POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS = 300.0
 
@@ -291,6 +301,17 @@ class KubeScheduler:
 
     def _on_object_change(self, obj: Any) -> None:
         self._objects_dirty = True
+        obj = getattr(obj, "obj", obj)  # DeletedFinalStateUnknown
+        s = self.scheduler
+        if s is None or (obj or {}).get("kind") not in _STORAGE_KINDS:
+            return
+        # the volume plugins' EventsToRegister (PV, PVC, StorageClass, CSINode, CSIDriver, CSIStorageCapacity):
+        # pods they rejected are tried again
+        retry = [q.pod_info for q in s.queue.unschedulable_pods.values()
+                 if (q.unschedulable_plugins | q.pending_plugins) & _VOLUME_PLUGINS]
+        if retry:
+            s.queue.activate(retry)
+            self._kick()
 
     def _cluster_objects(self) -> Any:
         """Refresh :attr:`objects` in place from the informer caches (when one of them changed)."""

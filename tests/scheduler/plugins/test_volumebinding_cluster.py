@@ -68,7 +68,11 @@ def _events(c, reason):
 
 def test_prebind_binds_the_pv_then_waits_for_the_pv_controller():
     c = Cluster(_objects(), seed=0, controllers=())
-    _available(c)
+    c.run(until=10)  # the PV is not Available yet: no node has a volume to bind
+    assert [e["message"] for e in _events(c, "FailedScheduling")] == [
+        "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. no new claims to "
+        "deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."]
+    _available(c)  # the PV's update brings the pod back at once (not after the 5-minute unschedulable flush)
     _pv_controller_stand_in(c)
     c.run(until=20)
     pv = c.server.get("persistentvolumes", None, "pv-n1")
@@ -76,7 +80,7 @@ def test_prebind_binds_the_pv_then_waits_for_the_pv_controller():
     assert pv["spec"]["claimRef"]["name"] == "data" and pv["spec"]["claimRef"]["uid"]
     assert pv["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] == "yes"
     assert pod["spec"]["nodeName"] == "n1"  # the only node the local PV reaches
-    assert not _events(c, "FailedScheduling")
+    assert len(_events(c, "FailedScheduling")) == 1  # the one before the PV was Available
     assert [e["message"] for e in _events(c, "Scheduled")] == ["Successfully assigned default/db to n1"]
 
 
