@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable, Mapping
 from kubenotes.api import storagehelpers as sh
 from kubenotes.api.quantity import value
 from kubenotes.api.selectors import LabelSelector
+from kubenotes.errors import KubenotesError
 
 __all__ = [
     "ERR_REASON_BIND_CONFLICT", "ERR_REASON_NODE_CONFLICT", "ERR_REASON_NOT_ENOUGH_SPACE", "ERR_REASON_PV_NOT_EXIST",
@@ -55,12 +56,8 @@ ERR_REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound t
 _LABEL_HOSTNAME = "kubernetes.io/hostname"
 
 
-class VolumeBindingError(Exception):
+class VolumeBindingError(KubenotesError):
     """An error of the binder (upstream returns ``error``); the plugin turns it into an Error status."""
-
-
-class _NotFound(VolumeBindingError):
-    pass
 
 
 def _md(o: Mapping[str, Any]) -> Mapping[str, Any]:
