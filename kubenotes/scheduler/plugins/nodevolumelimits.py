@@ -8,12 +8,14 @@ with ``node(s) exceed max volume count`` when a driver's
 ``spec.drivers[].allocatable.count`` on the node's CSINode would be exceeded.
 A claim's driver and handle come from its bound PV's ``spec.csi``; an unbound
 claim counts under its StorageClass's provisioner with a handle made of a
-per-plugin random prefix and ``namespace/claim``.
+per-plugin random prefix and ``namespace/claim``. The node's VolumeAttachments
+count too, so a volume still detaching after its pod is gone holds its slot.
 
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/nodevolumelimits/csi.go
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/nodevolumelimits/utils.go
+https://github.com/kubernetes/kubernetes/pull/127757 (VolumeAttachments counted)
 https://kubernetes.io/docs/concepts/storage/storage-limits/#dynamic-volume-limits
 """
 

@@ -183,6 +183,21 @@ class AssumeCache:
     ----------
     source : callable() -> dict[str, dict]
         Key -> the informer's current object.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/util/assumecache/assume_cache.go
+
+    Examples
+    --------
+    >>> informer = {"pv": {"metadata": {"name": "pv", "resourceVersion": "5"}}}
+    >>> cache = AssumeCache(lambda: informer)
+    >>> cache.assume("pv", {"metadata": {"name": "pv", "resourceVersion": "5"}, "spec": {"claimRef": {}}})
+    >>> "spec" in cache.get("pv")
+    True
+    >>> informer["pv"] = {"metadata": {"name": "pv", "resourceVersion": "6"}}  # the API write came back
+    >>> "spec" in cache.get("pv"), cache.get_api("pv")["metadata"]["resourceVersion"]
+    (False, '6')
     """
 
     def __init__(self, source: Callable[[], Mapping[str, dict]]):

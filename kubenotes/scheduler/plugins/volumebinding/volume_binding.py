@@ -109,12 +109,46 @@ class VolumeBinding:
 
     See Also
     --------
-    kubenotes.scheduler.plugins.volumebinding.binder.VolumeBinder
+    kubenotes.scheduler.plugins.volumebinding.binder.VolumeBinder : claim matching, assume cache, API writes.
+    kubenotes.scheduler.plugins.volumezone.VolumeZone : zone labels of bound PVs.
+    kubenotes.scheduler.plugins.nodevolumelimits.CSILimits : CSI attach limits.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
 
     Examples
     --------
-    >>> new(None, None).name()
-    'VolumeBinding'
+    A WaitForFirstConsumer claim and a local PV on ``n2``: only ``n2`` passes Filter.
+
+    >>> from types import SimpleNamespace
+    >>> from lightkube.codecs import from_dict
+    >>> from kubenotes.scheduler.framework.cycle_state import CycleState
+    >>> from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
+    >>> from kubenotes.scheduler.snapshot import ClusterObjects
+    >>> from kubenotes.scheduler.testing import make_node, make_pod
+    >>> sc = from_dict({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"},
+    ...                 "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
+    >>> pvc = from_dict({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+    ...                  "metadata": {"name": "data", "namespace": "default"},
+    ...                  "spec": {"storageClassName": "local", "resources": {"requests": {"storage": "1Gi"}}}})
+    >>> pv = from_dict({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-n2"},
+    ...                 "spec": {"storageClassName": "local", "capacity": {"storage": "5Gi"}, "nodeAffinity": {
+    ...                     "required": {"nodeSelectorTerms": [{"matchExpressions": [
+    ...                         {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n2"]}]}]}}},
+    ...                 "status": {"phase": "Available"}})
+    >>> pl = new(None, SimpleNamespace(objects=ClusterObjects(persistent_volume_claims=[pvc],
+    ...                                                       persistent_volumes=[pv], storage_classes=[sc])))
+    >>> pod = PodInfo(make_pod("db", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]))
+    >>> state = CycleState()
+    >>> pl.pre_filter(state, pod, [])[1].is_success()
+    True
+    >>> for name in ("n1", "n2"):
+    ...     n = make_node(name)
+    ...     n.metadata.labels = {"kubernetes.io/hostname": name}
+    ...     print(name, pl.filter(state, pod, NodeInfo(n)).reasons)
+    n1 ["node(s) didn't find available persistent volumes to bind"]
+    n2 []
     """
 
     def __init__(self, handle: Any, bind_timeout_seconds: float = DEFAULT_BIND_TIMEOUT_SECONDS,
