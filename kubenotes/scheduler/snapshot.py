@@ -18,7 +18,7 @@ from kubenotes.scheduler.arrays import SnapshotArrays
 from kubenotes.scheduler.fast.registry import SNAPSHOT_COUNTS
 from kubenotes.scheduler.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
 
-__all__ = ["Snapshot", "ClusterObjects", "new_snapshot", "cluster_objects_from_manifests", "snapshot_from_manifests",
+__all__ = ["Snapshot", "ClusterObjects", "ObjectListers", "new_snapshot", "cluster_objects_from_manifests", "snapshot_from_manifests",
            "typed", "TypedCache"]
 
 
@@ -136,6 +136,84 @@ class ClusterObjects:
     def namespace_labels(self, name: str) -> dict[str, str]:
         """Labels of namespace ``name`` ({} when unknown)."""
         return self.namespaces.get(name, {})
+
+
+class ObjectListers:
+    """The storage objects of a handle's :class:`ClusterObjects` as dicts by key (the informers' listers).
+
+    ``of(attr)`` maps ``namespace/name`` (claims, CSIStorageCapacities) or
+    ``name`` (the cluster-scoped kinds) to the object as a JSON-shaped dict,
+    each typed object converted once. The maps are rebuilt after
+    :meth:`refresh` finds a list changed (another list object, or other
+    objects in it).
+
+    Parameters
+    ----------
+    handle : Framework or object
+        Its ``objects`` attribute is read at each call (the running cluster
+        refreshes it between cycles).
+
+    See Also
+    --------
+    kubenotes.scheduler.plugins.volumebinding.binder.VolumeBinder : reads claims, PVs, classes, CSI objects.
+    kubenotes.scheduler.plugins.nodevolumelimits.CSILimits : reads claims, PVs, classes, CSINodes, VolumeAttachments.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> h = SimpleNamespace(objects=ClusterObjects(persistent_volume_claims=[
+    ...     {"metadata": {"name": "data", "namespace": "db"}, "spec": {}}]))
+    >>> listers = ObjectListers(h)
+    >>> listers.refresh()
+    >>> list(listers.of("persistent_volume_claims")), listers.of("persistent_volumes")
+    (['db/data'], {})
+    """
+
+    ATTRS = ("persistent_volume_claims", "persistent_volumes", "storage_classes", "csi_nodes", "csi_drivers",
+             "csi_storage_capacities", "volume_attachments")
+    _NAMESPACED = frozenset({"persistent_volume_claims", "csi_storage_capacities"})
+
+    def __init__(self, handle: Any):
+        self.handle = handle
+        self._seen: dict[str, tuple[int, int, int]] = {}
+        self._maps: dict[str, dict[str, dict] | None] = {a: None for a in self.ATTRS}
+        self._dicts: dict[int, tuple[Any, dict]] = {}
+
+    def _as_dict(self, o: Any) -> dict:
+        if isinstance(o, dict):
+            return o
+        hit = self._dicts.get(id(o))
+        if hit is None or hit[0] is not o:
+            hit = (o, o.to_dict())
+            self._dicts[id(o)] = hit
+        return hit[1]
+
+    def refresh(self) -> None:
+        """Forget the maps whose object lists changed (once per scheduling cycle, and before a PreBind check)."""
+        objects = getattr(self.handle, "objects", None)
+        for attr in self.ATTRS:
+            objs = getattr(objects, attr, None) or []
+            sig = (id(objs), len(objs), hash(tuple(map(id, objs))))
+            if self._seen.get(attr) != sig:
+                self._seen[attr] = sig
+                self._maps[attr] = None
+        live = {id(o) for attr in self.ATTRS for o in getattr(objects, attr, None) or []}
+        if len(self._dicts) > 2 * len(live) + 64:
+            self._dicts = {k: v for k, v in self._dicts.items() if k in live}
+
+    def of(self, attr: str) -> dict[str, dict]:
+        """Key -> dict of ClusterObjects' ``attr``, as of the last :meth:`refresh`."""
+        m = self._maps.get(attr)
+        if m is None:
+            m = {}
+            for o in getattr(getattr(self.handle, "objects", None), attr, None) or []:
+                d = self._as_dict(o)
+                md = d.get("metadata") or {}
+                key = f"{md.get('namespace') or 'default'}/{md.get('name', '')}" if attr in self._NAMESPACED \
+                    else md.get("name", "")
+                m[key] = d
+            self._maps[attr] = m
+        return m
 
 
 class Snapshot:

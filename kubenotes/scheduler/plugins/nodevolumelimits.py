@@ -27,6 +27,7 @@ from kubenotes.api import storagehelpers as sh
 from kubenotes.scheduler.framework.interface import Code, PreFilterResult, Status
 from kubenotes.scheduler.plugins.helper import reject_args
 from kubenotes.scheduler.plugins.names import NODE_VOLUME_LIMITS as NAME
+from kubenotes.scheduler.snapshot import ObjectListers
 
 if TYPE_CHECKING:  # pragma: no cover
     from kubenotes.scheduler.framework.cycle_state import CycleState
@@ -88,36 +89,22 @@ class CSILimits:
     def __init__(self, handle: Any, random_volume_id_prefix: str = "kubenotes"):
         self.handle = handle
         self.random_volume_id_prefix = random_volume_id_prefix
+        self.listers = ObjectListers(handle)
 
     def name(self) -> str:
         """``NodeVolumeLimits``."""
         return NAME
 
-    def _objects(self, attr: str) -> list[Any]:
-        return list(getattr(getattr(self.handle, "objects", None), attr, None) or ())
-
-    @staticmethod
-    def _d(o: Any) -> dict:
-        return o if isinstance(o, dict) else o.to_dict()
-
     def _find(self, attr: str, name: str, namespace: str | None = None) -> dict | None:
-        for o in self._objects(attr):
-            md = o["metadata"] if isinstance(o, dict) else o.metadata
-            n = md["name"] if isinstance(md, dict) else md.name
-            if n != name:
-                continue
-            if namespace is not None:
-                ns = md.get("namespace") if isinstance(md, dict) else md.namespace
-                if (ns or "default") != namespace:
-                    continue
-            return self._d(o)
-        return None
+        key = name if namespace is None else f"{namespace}/{name}"
+        return self.listers.of(attr).get(key)
 
     def pre_filter(self, state: "CycleState", pod: "PodInfo", nodes: list["NodeInfo"]
                    ) -> tuple[PreFilterResult | None, Status]:
         """Skip unless the pod has a PersistentVolumeClaim or generic ephemeral volume."""
         for v in pod.pod.spec.volumes or ():
             if v.persistentVolumeClaim is not None or v.ephemeral is not None:
+                self.listers.refresh()
                 return None, Status()
         return None, Status.skip()
 
@@ -183,8 +170,8 @@ class CSILimits:
         with a CSI source (volumes still detaching after their pod is gone count too).
         """
         out = {}
-        for va in self._objects("volume_attachments"):
-            spec = self._d(va).get("spec") or {}
+        for va in self.listers.of("volume_attachments").values():
+            spec = va.get("spec") or {}
             if spec.get("nodeName") != node_name:
                 continue
             attacher, pv_name = spec.get("attacher") or "", (spec.get("source") or {}).get("persistentVolumeName")

@@ -40,6 +40,7 @@ from kubenotes.api import storagehelpers as sh
 from kubenotes.api.quantity import value
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.errors import KubenotesError
+from kubenotes.scheduler.snapshot import ObjectListers
 
 __all__ = [
     "ERR_REASON_BIND_CONFLICT", "ERR_REASON_NODE_CONFLICT", "ERR_REASON_NOT_ENOUGH_SPACE", "ERR_REASON_PV_NOT_EXIST",
@@ -242,54 +243,6 @@ class AssumeCache:
         self._assumed.pop(key, None)
 
 
-class _Listers:
-    """Dicts by key of the handle's ClusterObjects, rebuilt when a list object changes."""
-
-    _ATTRS = ("persistent_volume_claims", "persistent_volumes", "storage_classes", "csi_nodes", "csi_drivers",
-              "csi_storage_capacities")
-
-    def __init__(self, handle: Any):
-        self.handle = handle
-        self._seen: dict[str, tuple[int, int, int]] = {}
-        self._maps: dict[str, dict[str, dict] | None] = {a: None for a in self._ATTRS}
-        self._dicts: dict[int, tuple[Any, dict]] = {}
-
-    def _as_dict(self, o: Any) -> dict:
-        if isinstance(o, dict):
-            return o
-        hit = self._dicts.get(id(o))
-        if hit is None or hit[0] is not o:
-            hit = (o, o.to_dict())
-            self._dicts[id(o)] = hit
-        return hit[1]
-
-    def refresh(self) -> None:
-        """Forget the maps whose object lists changed (called once per cycle and per PreBind check)."""
-        objects = getattr(self.handle, "objects", None)
-        for attr in self._ATTRS:
-            objs = getattr(objects, attr, None) or []
-            sig = (id(objs), len(objs), hash(tuple(map(id, objs))))
-            if self._seen.get(attr) != sig:
-                self._seen[attr] = sig
-                self._maps[attr] = None
-        live = {id(o) for attr in self._ATTRS for o in getattr(objects, attr, None) or []}
-        if len(self._dicts) > 2 * len(live) + 64:
-            self._dicts = {k: v for k, v in self._dicts.items() if k in live}
-
-    def of(self, attr: str) -> dict[str, dict]:
-        """Key -> dict of ClusterObjects' ``attr`` as of the last :meth:`refresh`."""
-        m = self._maps.get(attr)
-        if m is None:
-            namespaced = attr in ("persistent_volume_claims", "csi_storage_capacities")
-            m = {}
-            for o in getattr(getattr(self.handle, "objects", None), attr, None) or []:
-                d = self._as_dict(o)
-                md = _md(d)
-                m[f"{md.get('namespace') or 'default'}/{md.get('name', '')}" if namespaced else md.get("name", "")] = d
-            self._maps[attr] = m
-        return m
-
-
 class VolumeBinder:
     """The binder behind VolumeBinding (upstream ``volumeBinder``).
 
@@ -310,7 +263,7 @@ class VolumeBinder:
     def __init__(self, handle: Any, bind_timeout_seconds: float = 600):
         self.handle = handle
         self.bind_timeout_seconds = bind_timeout_seconds
-        self.listers = _Listers(handle)
+        self.listers = ObjectListers(handle)
         self.pv_cache = AssumeCache(lambda: self.listers.of("persistent_volumes"))
         self.pvc_cache = AssumeCache(lambda: self.listers.of("persistent_volume_claims"))
 
