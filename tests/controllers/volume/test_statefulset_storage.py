@@ -6,10 +6,8 @@ the pods run. A deleted pod comes back with the same claim; a scale-down keeps c
 ``persistentVolumeClaimRetentionPolicy`` (Retain) and deletes them under ``whenScaled: Delete`` (their
 ownerReference to the pod, for the garbage collector), and the volumes of deleted claims go Released.
 
-On this branch the scheduler's VolumeBinding, NodeVolumeLimits and VolumeZone are still stand-ins (the
-first two answer Error for pods with claims, VolumeZone is Unresolvable for a claim not bound yet); the
-scheduler profile here disables them, as a cluster whose volume plugins are the real ones would pass these
-pods (their claims are bound by the PV controller, Immediate).
+The scheduler runs its default profile: VolumeBinding, NodeVolumeLimits and VolumeZone pass each pod once
+the PV controller has bound its claim (until then: "pod has unbound immediate PersistentVolumeClaims").
 """
 
 from __future__ import annotations
@@ -18,21 +16,16 @@ import pathlib
 
 import pytest
 
-from kubenotes.scheduler.config import load_config
 from kubenotes.sim.cluster import Cluster
 
 DATA = pathlib.Path(__file__).resolve().parents[3] / "data" / "storage" / "statefulset.yaml"
 NS = "default"
-NO_VOLUME_STAND_INS = load_config({
-    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-    "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {"disabled": [
-        {"name": "VolumeBinding"}, {"name": "NodeVolumeLimits"}, {"name": "VolumeZone"}]}}}]})
 
 
 @pytest.fixture()
 def cluster():
-    c = Cluster.from_manifests(str(DATA), kubelet="stand-in", scheduler_config=NO_VOLUME_STAND_INS)
-    c.run(until=15)  # the stand-in kubelet runs a pod 2 s after binding: web-0, web-1, web-2 by t=~6
+    c = Cluster.from_manifests(str(DATA), kubelet="stand-in")
+    c.run(until=30)  # a pod waits for its claim's binding (its first attempt: unbound immediate claims), then runs
     return c
 
 
