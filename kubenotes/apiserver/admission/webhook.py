@@ -59,6 +59,7 @@ from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UP
 from kubenotes.apiserver.patch import json_patch
 from kubenotes.apiserver.request import Attributes
 from kubenotes.apiserver.resources import storage_resource
+from kubenotes.errors import KubenotesError
 from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error
 from kubenotes.apiserver.store import deep_copy
 
@@ -207,8 +208,8 @@ def denied(webhook: str, status: dict | None) -> ApiError:
     return ApiError(out)
 
 
-class _CallError(Exception):
-    """``webhookutil.ErrCallingWebhook``'s reason."""
+class _CallError(KubenotesError):
+    """``webhookutil.ErrCallingWebhook``'s reason (raised and caught inside the webhook plugins)."""
 
 
 class _Webhooks(Plugin):
