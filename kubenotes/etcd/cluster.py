@@ -606,7 +606,9 @@ class RaftCluster:
 
     def _deadline(self, req: Request) -> None:
         if req.status == "pending":
-            self._fail(req, ERR_TIMEOUT if req.proposed else ERR_DEADLINE)
+            # a put waits for the raft node to take it (none without a leader): ctx deadline; a read's wait
+            # for its ReadIndex answer times out with ErrTimeout either way
+            self._fail(req, ERR_TIMEOUT if req.proposed or req.op == "range" else ERR_DEADLINE)
 
     # -- reading ------------------------------------------------------------------------------------------------
 
