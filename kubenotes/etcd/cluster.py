@@ -55,7 +55,8 @@ import simpy
 from kubenotes.etcd.raft import (CONF_ADD_LEARNER_NODE, CONF_ADD_NODE, CONF_REMOVE_NODE, ENTRY_CONF_CHANGE, NONE,
                                  Entry, Message, Raft, StateType)
 
-__all__ = ["RaftConfig", "Request", "RaftCluster", "ERR_TIMEOUT", "ERR_DEADLINE", "failover", "failover_times"]
+__all__ = ["RaftConfig", "Request", "RaftCluster", "ERR_TIMEOUT", "ERR_DEADLINE", "FAULTS", "failover", "failover_times",
+           "fault_scenario"]
 
 #: etcd's ``ErrTimeout`` as its JSON gateway returns it (gRPC code 14 Unavailable, HTTP 503).
 ERR_TIMEOUT = "etcdserver: request timed out"
@@ -417,7 +418,7 @@ class RaftCluster:
         mem.held.clear()
         self._record(name, "stopped", "killed")
         for req in mem.pending + list(mem.reads.values()):
-            self._fail(req, f"{name} is not running")
+            self._fail(req, f"{name} stopped: connection reset")
         mem.pending.clear()
         mem.reads.clear()
 
@@ -537,9 +538,9 @@ class RaftCluster:
         mem = self.member(name)
         req = Request(len(self.requests), op, key, value, name, self.env.now, linearizable)
         self.requests.append(req)
-        if not mem.up or mem.paused or mem.removed:
-            self._fail(req, f"{name} is not running")
-        else:
+        if not mem.up or mem.removed:
+            self._fail(req, f"dial tcp {name}: connect: connection refused")
+        else:  # a paused member's kernel still accepts the connection: the request waits for it
             ev = self.env.timeout(self.config.request_timeout_seconds)
             ev.callbacks.append(lambda _e: self._deadline(req))
         return req, mem
@@ -564,8 +565,11 @@ class RaftCluster:
         req, mem = self._new_request("range", key, None, via, linearizable)
         if req.status != "pending":
             return req
-        if not linearizable:
+        if not linearizable and not mem.paused:
             self._answer_range(mem, req)
+            return req
+        if not linearizable:
+            mem.pending.append(req)
             return req
         mem.pending.append(req)
         self._retry_pending(mem)
@@ -575,9 +579,14 @@ class RaftCluster:
     def _retry_pending(self, mem: _Member) -> None:
         """Hand waiting requests to Raft once a leader is known (etcd's raft node takes no proposal without one)."""
         raft = mem.raft
+        if mem.paused:
+            return
         still = []
         for req in mem.pending:
             if req.status != "pending":
+                continue
+            if req.op == "range" and not req.linearizable:
+                self._answer_range(mem, req)
                 continue
             if raft.lead == NONE:
                 still.append(req)
@@ -722,3 +731,116 @@ def failover_times(config: RaftConfig | None = None, *, members: int = 3, seeds:
         if r["seconds"] is not None:
             out.append(r["seconds"])
     return out
+
+
+#: The faults :func:`fault_scenario` can inject (the chapter's widget offers them).
+FAULTS = ("none", "stop leader", "pause leader", "partition leader into a minority", "stop a majority")
+
+
+def fault_scenario(members: int = 3, *, election_timeout_ms: int = 1000, heartbeat_interval_ms: int = 100,
+                   fault: str = "stop leader", fault_at_seconds: float = 4.0,
+                   recover_after_seconds: float | None = 4.0, pre_vote: bool = False, seed: int = 0,
+                   until_seconds: float = 14.0, write_every_seconds: float = 0.5) -> dict:
+    """Boot ``members`` members, inject ``fault`` at ``fault_at_seconds``, undo it later, with a client writing.
+
+    Parameters
+    ----------
+    members : int
+        Voting members (1, 3, 5 ...).
+    election_timeout_ms, heartbeat_interval_ms : int
+        etcd's flags (:class:`RaftConfig`).
+    fault : str
+        One of :data:`FAULTS`. ``"partition leader into a minority"`` puts the leader with ``members // 2 - 1``
+        followers on one side; ``"stop a majority"`` kills the leader and enough followers to lose quorum.
+    fault_at_seconds : float
+        When the fault happens (after the first election, which takes one to two election timeouts).
+    recover_after_seconds : float or None
+        When the stopped members restart, the paused one resumes or the partition heals; None: never.
+    pre_vote : bool
+        ``--pre-vote``.
+    seed : int
+    until_seconds : float
+        When the run ends.
+    write_every_seconds : float
+        A client puts ``/registry/configmaps/default/tick`` this often from the first second on, through the
+        leader it last knew (or the first running member), as a client balancer does.
+
+    Returns
+    -------
+    dict
+        ``{"cluster", "writes", "fault", "fault_at", "recover_at", "victims", "leader_before", "config"}``:
+        the :class:`RaftCluster` at ``until_seconds``, the client's :class:`Request` list, and the members hit.
+
+    Raises
+    ------
+    ValueError
+        On an unknown fault (naming the choices), a bad configuration (:class:`RaftConfig`), or ``members`` < 1.
+
+    Examples
+    --------
+    >>> r = fault_scenario(3, fault="stop a majority", recover_after_seconds=None, until_seconds=20)
+    >>> r["victims"], sorted({w.error for w in r["writes"] if w.status == "error"})
+    (['m2', 'm1'], ['context deadline exceeded', 'etcdserver: request timed out'])
+    """
+    if fault not in FAULTS:
+        raise ValueError(f"fault must be one of {', '.join(repr(f) for f in FAULTS)}, not {fault!r}")
+    config = RaftConfig(heartbeat_interval_ms=heartbeat_interval_ms, election_timeout_ms=election_timeout_ms,
+                        pre_vote=pre_vote)
+    c = RaftCluster(members, config=config, seed=seed)
+    writes: list[Request] = []
+    state = {"victims": [], "leader_before": None, "target": None}
+
+    def client(t: float) -> None:
+        lead = c.leader()
+        if lead is not None:
+            state["target"] = lead
+        target = state["target"]
+        if target is None or not c.member(target).up:
+            target = next((n for n in c.names if c.member(n).up), c.names[0])
+        writes.append(c.put("/registry/configmaps/default/tick", f"{t:.1f}", via=target))
+
+    def inject() -> None:
+        lead = c.leader()
+        state["leader_before"] = lead
+        if lead is None or fault == "none":
+            return
+        followers = [n for n in c.names if n != lead]
+        if fault == "stop leader":
+            state["victims"] = [lead]
+            c.stop(lead)
+        elif fault == "pause leader":
+            state["victims"] = [lead]
+            c.pause(lead)
+        elif fault == "partition leader into a minority":
+            minority = [lead] + followers[:max(0, members // 2 - 1)]
+            state["victims"] = minority
+            c.partition(minority, [n for n in c.names if n not in minority])
+        else:
+            state["victims"] = [lead] + followers[:members // 2]
+            for n in state["victims"]:
+                c.stop(n)
+
+    def recover() -> None:
+        if fault in ("stop leader", "stop a majority"):
+            for n in state["victims"]:
+                c.start(n)
+        elif fault == "pause leader":
+            for n in state["victims"]:
+                c.resume(n)
+        elif fault == "partition leader into a minority":
+            c.heal()
+
+    recover_at = None if recover_after_seconds is None else fault_at_seconds + recover_after_seconds
+    t = 1.0
+    events = [(fault_at_seconds, 0, inject)]
+    if recover_at is not None and recover_at < until_seconds:
+        events.append((recover_at, 0, recover))
+    while t < until_seconds:
+        events.append((t, 1, lambda t=t: client(t)))
+        t += write_every_seconds
+    for when, _order, action in sorted(events, key=lambda e: (e[0], e[1])):
+        c.run(when)
+        action()
+    c.run(until_seconds)
+    return {"cluster": c, "writes": writes, "fault": fault, "fault_at": fault_at_seconds, "recover_at": recover_at,
+            "victims": state["victims"], "leader_before": state["leader_before"], "config": config}

@@ -227,3 +227,20 @@ def test_failover_time_is_one_randomized_election_timeout_after_the_last_heartbe
     assert 1.0 < sorted(ts)[30] < 1.6  # the median: about the mean of [1, 2) s, less the heartbeat gap
     r = failover(fault="stop", seed=2)
     assert r["new_term"] == r["old_term"] + 1 or r["new_term"] == r["old_term"] + 2
+
+
+def test_fault_scenario_blocks_writes_only_while_a_quorum_is_missing():
+    from kubenotes.etcd.cluster import fault_scenario
+
+    r = fault_scenario(3, fault="stop a majority", fault_at_seconds=4, recover_after_seconds=4, until_seconds=16)
+    during = [w for w in r["writes"] if 4 <= w.start < 8]
+    after = [w for w in r["writes"] if w.start >= 9]
+    assert len(r["victims"]) == 2 and during
+    assert all(w.status == "error" or w.done >= 8 for w in during)  # nothing commits before a quorum is back
+    assert any(w.error == "etcdserver: request timed out" for w in during)
+    assert after and all(w.status == "ok" for w in after)
+    r = fault_scenario(5, fault="stop leader", until_seconds=12)
+    assert all(w.status == "ok" for w in r["writes"]) and len(r["cluster"].elections()) >= 2
+    assert max(w.latency_seconds for w in r["writes"] if w.start >= 4) > 0.5  # waited for the new leader
+    with pytest.raises(ValueError, match="^fault must be one of 'none', 'stop leader'.*not 'explode'$"):
+        fault_scenario(fault="explode")
