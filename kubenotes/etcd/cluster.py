@@ -48,9 +48,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import simpy
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 from kubenotes.etcd.raft import (CONF_ADD_LEARNER_NODE, CONF_ADD_NODE, CONF_REMOVE_NODE, ENTRY_CONF_CHANGE, NONE,
                                  Entry, Message, Raft, StateType)
@@ -667,6 +670,31 @@ class RaftCluster:
                 votes = [h["member"]] + sorted(granted.get((h["member"], h["term"]), []))
                 out.append({"time": h["time"], "leader": h["member"], "term": h["term"], "votes": votes})
         return out
+
+    def graph(self) -> "nx.Graph":
+        """The members as a networkx graph: a node per member (``status()``'s row as attributes) and an edge per
+        pair of members, with ``cut`` True when a partition or a fully lossy link separates them.
+
+        Examples
+        --------
+        >>> c = RaftCluster(3)
+        >>> c.partition(["m1"], ["m2", "m3"])
+        >>> sorted((a, b) for a, b, cut in c.graph().edges(data="cut") if cut)
+        [('m1', 'm2'), ('m1', 'm3')]
+        """
+        import networkx as nx
+
+        g = nx.Graph()
+        for row in self.status():
+            g.add_node(row["name"], **row)
+        ms = [m for m in self.members.values() if not m.removed]
+        for i, a in enumerate(ms):
+            for b in ms[i + 1:]:
+                ida, idb = a.raft.id, b.raft.id
+                cut = (self._groups.get(ida, 0) != self._groups.get(idb, 0)
+                       or self._links.get((ida, idb), (0, 0))[0] >= 1 or self._links.get((idb, ida), (0, 0))[0] >= 1)
+                g.add_edge(a.name, b.name, cut=cut)
+        return g
 
     def log_rows(self) -> list[dict]:
         """Every member's log: ``{"member", "index", "term", "type", "data", "committed"}``, one row per entry."""

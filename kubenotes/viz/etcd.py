@@ -1,0 +1,332 @@
+"""Chapter 02.03's pictures and tables: etcd members running Raft, their elections, logs and writes.
+
+:func:`timeline_figure` draws each member's Raft state over time (follower,
+pre-candidate, candidate, leader, stopped, paused), the term of each change,
+the fault window and the client's writes (committed or failed);
+:func:`log_figure` draws every member's log, an entry per index coloured by
+term, with the commit index; :func:`member_graph_figure` draws the members as a
+networkx graph (leader, followers, cut links); the tables lay out
+:meth:`~kubenotes.etcd.cluster.RaftCluster.status`, the elections, the
+history, the writes and the linked trace of :mod:`kubenotes.etcd.trace`;
+:func:`raft_panel` is the chapter's widget over
+:func:`~kubenotes.etcd.cluster.fault_scenario`.
+
+Every number shown comes from the model; this module only lays it out.
+
+References
+----------
+etcd-io/etcd@v3.4 raft/raft.go (StateType and the messages named in the pictures)
+https://etcd.io/docs/v3.4/op-guide/failures/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from kubenotes.etcd.cluster import FAULTS, RaftCluster, Request, fault_scenario
+from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.html import Html, table
+
+__all__ = ["STATE_COLOURS", "status_table", "elections_table", "history_table", "writes_table",
+           "linked_trace_table", "chain_table", "state_spans", "timeline_figure", "log_figure",
+           "draw_member_graph", "member_graph_figure", "raft_panel"]
+
+#: A colour per Raft state and per member condition, shared by the pictures.
+STATE_COLOURS = {
+    "StateFollower": "#cfd8dc", "StatePreCandidate": "#ffe082", "StateCandidate": "#ffb74d",
+    "StateLeader": "#66bb6a", "stopped": "#424242", "paused": "#90a4ae", "removed": "#eeeeee",
+}
+_TERM_COLOURS = ["#e3f2fd", "#bbdefb", "#c8e6c9", "#fff9c4", "#ffe0b2", "#f8bbd0", "#d1c4e9", "#b2dfdb",
+                 "#f0f4c3", "#ffccbc"]
+
+
+def status_table(cluster: RaftCluster) -> Html:
+    """One row per member, as ``etcdctl endpoint status`` plus Raft's own view: state, term, vote, leader, log.
+
+    Examples
+    --------
+    >>> c = RaftCluster(3, seed=1)
+    >>> c.run(3)
+    >>> "StateLeader" in status_table(c)
+    True
+    """
+    rows = [(r["name"], r["state"], r["role"], r["term"], r["vote"] or "-", r["lead"] or "-", r["last_index"],
+             r["commit"], r["applied"], r["revision"]) for r in cluster.status()]
+    return table(["member", "state", "role", "term", "voted for", "leader", "last index", "commit", "applied",
+                  "revision"], rows, caption=f"Members at t={cluster.now:.2f} s")
+
+
+def elections_table(cluster: RaftCluster) -> Html:
+    """Every leader elected: when, who, in which term, with whose votes."""
+    rows = [(f"{e['time']:.3f}", e["leader"], e["term"], ", ".join(e["votes"])) for e in cluster.elections()]
+    return table(["t (s)", "leader", "term", "votes (itself first)"], rows, caption="Elections")
+
+
+def history_table(cluster: RaftCluster, *, start: float = 0.0, end: float | None = None,
+                  limit: int | None = 40) -> Html:
+    """The cluster's history between ``start`` and ``end`` seconds (state changes, votes, faults), ``limit`` rows."""
+    rows = [(f"{h['time']:.3f}", h["member"] or "(network)", h["term"], h["event"], h["detail"])
+            for h in cluster.history if h["time"] >= start and (end is None or h["time"] <= end)]
+    more = len(rows) - limit if limit is not None and len(rows) > limit else 0
+    rows = rows[:limit] if limit is not None else rows
+    return table(["t (s)", "member", "term", "event", "detail"], rows,
+                 caption="History" + (f" (first {limit}; {more} more)" if more else ""))
+
+
+def writes_table(writes: Sequence[Request]) -> Html:
+    """The client's requests: when, through whom, what came back, after how long, at which index and revision."""
+    rows = [(f"{w.start:.1f}", w.via, w.status, w.error or "-",
+             "-" if w.latency_seconds is None else f"{w.latency_seconds * 1000:.1f}",
+             w.index or "-", w.term or "-", w.revision or "-") for w in writes]
+    return table(["t (s)", "via", "status", "error", "latency (ms)", "raft index", "term", "revision"], rows,
+                 caption="Client writes")
+
+
+def linked_trace_table(rows: Sequence[Mapping[str, Any]], *, limit: int | None = None) -> Html:
+    """:func:`kubenotes.etcd.trace.linked_trace`'s rows: step, hop, what, Raft index and term, revision."""
+    shown = rows[:limit] if limit else rows
+    body = [(r["step"], f"{r['from']} → {r['to']}", r["what"],
+             "-" if r["raft_index"] is None else f"{r['raft_index']} (t{r['raft_term']})",
+             "-" if r["revision"] is None else r["revision"]) for r in shown]
+    return table(["step", "hop", "what", "raft index (term)", "revision = resourceVersion"], body,
+                 caption="One apply through Raft" + (f" (first {limit} of {len(rows)} hops)" if limit else ""))
+
+
+def chain_table(links: Sequence[Mapping[str, Any]]) -> Html:
+    """:func:`kubenotes.etcd.trace.chain`: one row per link of the chain."""
+    return table(["link", "value", "where"], [(x["link"], x["value"], x["where"]) for x in links],
+                 caption="From kubectl to a controller, through Raft")
+
+
+def state_spans(cluster: RaftCluster) -> dict[str, list[tuple[float, float, str, int]]]:
+    """Each member's ``(start, end, state, term)`` spans from the history, the last ending at ``cluster.now``.
+
+    Examples
+    --------
+    >>> c = RaftCluster(1, seed=0)
+    >>> c.run(3)
+    >>> [(s[2], s[3]) for s in state_spans(c)["m1"]]
+    [('StateFollower', 1), ('StateLeader', 2)]
+    """
+    spans: dict[str, list[tuple[float, float, str, int]]] = {n: [] for n in cluster.names}
+    current: dict[str, tuple[float, str, int]] = {n: (0.0, "StateFollower", 1) for n in cluster.names}
+    frozen: dict[str, str | None] = {n: None for n in cluster.names}
+
+    def switch(name: str, t: float, state: str, term: int) -> None:
+        start, old, old_term = current[name]
+        if t > start:
+            spans[name].append((start, t, old, old_term))
+        current[name] = (t, state, term)
+
+    for h in cluster.history:
+        n, ev = h["member"], h["event"]
+        if n not in current:
+            continue
+        if ev.startswith("became "):
+            raft_state = ev[len("became "):]
+            if frozen[n] is None:
+                switch(n, h["time"], raft_state, h["term"])
+            else:
+                current[n] = (current[n][0], current[n][1], h["term"])
+        elif ev in ("stopped", "paused", "removed"):
+            frozen[n] = ev
+            switch(n, h["time"], ev, h["term"])
+        elif ev in ("restarted", "resumed"):
+            frozen[n] = None
+            switch(n, h["time"], str(cluster.member(n).raft.state) if ev == "resumed" else "StateFollower",
+                   h["term"])
+    for n, (start, state, term) in current.items():
+        if cluster.now > start:
+            spans[n].append((start, cluster.now, state, term))
+    return spans
+
+
+def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | None = None) -> Figure:
+    """Each member's Raft state over time, the terms, the fault window and the client's writes.
+
+    Parameters
+    ----------
+    result : dict or RaftCluster
+        :func:`~kubenotes.etcd.cluster.fault_scenario`'s answer (with its writes and fault window), or a
+        cluster alone.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    cluster = result if isinstance(result, RaftCluster) else result["cluster"]
+    writes = [] if isinstance(result, RaftCluster) else result["writes"]
+    spans = state_spans(cluster)
+    names = cluster.names
+    fig = detached_figure(9.4, 0.55 * (len(names) + 1) + 1.3)
+    ax = fig.add_subplot()
+    for i, n in enumerate(names):
+        y = len(names) - i
+        for start, end, state, term in spans[n]:
+            ax.add_patch(Rectangle((start, y - 0.35), end - start, 0.7, fc=STATE_COLOURS.get(state, "#fff"),
+                                   ec="white", lw=0.5))
+            if state.startswith("State") and end - start > 0.25:
+                ax.text(start + 0.05, y, f"t{term}", va="center", ha="left", fontsize=7)
+    if not isinstance(result, RaftCluster) and result.get("fault") not in (None, "none"):
+        end = result["recover_at"] if result["recover_at"] is not None else cluster.now
+        ax.axvspan(result["fault_at"], end, color="#ef5350", alpha=0.08, lw=0)
+        ax.text(result["fault_at"], len(names) + 0.55, f"{result['fault']}: {', '.join(result['victims'])}",
+                fontsize=8, color="#c62828", va="bottom")
+    for w in writes:
+        ok = w.status == "ok"
+        ax.plot([w.start], [0], marker="o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=5)
+        if w.done is not None and w.latency_seconds > 0.05:
+            ax.plot([w.start, w.done], [0, 0], color="#2e7d32" if ok else "#c62828", lw=1, alpha=0.6)
+    ax.set_yticks(range(0, len(names) + 1), ["client puts"] + names[::-1])
+    ax.set_xlim(0, cluster.now)
+    ax.set_ylim(-0.6, len(names) + 1.0)
+    ax.set_xlabel("virtual time (s)")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    legend = [Patch(fc=c, label=s) for s, c in STATE_COLOURS.items() if s != "removed"]
+    ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=6, fontsize=7, frameon=False)
+    ax.set_title(title or "Raft states per member (tN: term); client writes: o committed, x failed", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def log_figure(cluster: RaftCluster, *, last: int = 30, title: str | None = None) -> Figure:
+    """Every member's log: a box per entry coloured by term (label: term), bold up to its commit index.
+
+    Parameters
+    ----------
+    cluster : RaftCluster
+    last : int
+        Show the last ``last`` indexes of the longest log.
+    """
+    names = cluster.names
+    top = max((cluster.member(n).raft.log.last_index for n in names), default=0)
+    lo = max(1, top - last + 1)
+    fig = detached_figure(9.4, 0.45 * len(names) + 1.0)
+    ax = fig.add_subplot()
+    for i, n in enumerate(names):
+        y = len(names) - i
+        log = cluster.member(n).raft.log
+        for e in log.entries[lo - 1:]:
+            committed = e.index <= log.committed
+            ax.add_patch(Rectangle((e.index - 0.45, y - 0.35), 0.9, 0.7,
+                                   fc=_TERM_COLOURS[e.term % len(_TERM_COLOURS)],
+                                   ec="#263238" if committed else "#b0bec5", lw=1.4 if committed else 0.6,
+                                   ls="-" if committed else "--"))
+            ax.text(e.index, y, str(e.term), ha="center", va="center", fontsize=7)
+        if log.committed >= lo:
+            ax.plot([log.committed + 0.5] * 2, [y - 0.45, y + 0.45], color="#c62828", lw=1.5)
+    ax.set_yticks(range(1, len(names) + 1), names[::-1])
+    ax.set_xlim(lo - 0.7, top + 1.2)
+    ax.set_ylim(0.3, len(names) + 0.7)
+    ax.set_xlabel("log index (box: an entry, its term inside; solid = committed; red bar: commit index)")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.set_title(title or f"Logs at t={cluster.now:.2f} s", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def draw_member_graph(g: nx.Graph, ax: Axes, *, title: str | None = None) -> Axes:
+    """Draw :meth:`~kubenotes.etcd.cluster.RaftCluster.graph` on ``ax``: members on a circle (fixed layout),
+    coloured by state and labelled with name, state, term and commit index; cut links dashed red."""
+    names = list(g.nodes)
+    pos = nx.circular_layout(sorted(names))
+    ok = [(a, b) for a, b, cut in g.edges(data="cut") if not cut]
+    cut = [(a, b) for a, b, c in g.edges(data="cut") if c]
+    nx.draw_networkx_edges(g, pos, edgelist=ok, ax=ax, edge_color="#90a4ae", width=1.2)
+    nx.draw_networkx_edges(g, pos, edgelist=cut, ax=ax, edge_color="#c62828", style="dashed", width=1.2)
+    colours = [STATE_COLOURS.get(g.nodes[n]["state"], "#fff") for n in names]
+    nx.draw_networkx_nodes(g, pos, nodelist=names, node_color=colours, node_size=2600, ax=ax, edgecolors="#37474f")
+    labels = {n: f"{n}\n{g.nodes[n]['state'].replace('State', '')}\nterm {g.nodes[n]['term']}\n"
+                 f"commit {g.nodes[n]['commit']}" for n in names}
+    nx.draw_networkx_labels(g, pos, labels, font_size=7, ax=ax)
+    ax.set_xlim(-1.45, 1.45)
+    ax.set_ylim(-1.45, 1.45)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def member_graph_figure(cluster: RaftCluster, *, title: str | None = None) -> Figure:
+    """:func:`draw_member_graph` of ``cluster.graph()`` on a new figure.
+
+    Examples
+    --------
+    >>> c = RaftCluster(3, seed=1)
+    >>> c.run(3)
+    >>> len(member_graph_figure(c).axes)
+    1
+    """
+    fig = detached_figure(4.6, 4.2)
+    draw_member_graph(cluster.graph(), fig.add_subplot(),
+                      title=title or f"Members at t={cluster.now:.2f} s (red dashed: cut)")
+    return fig
+
+
+def _summary(result: Mapping[str, Any]) -> Html:
+    c = result["cluster"]
+    w = result["writes"]
+    ok = sum(1 for x in w if x.status == "ok")
+    errors = sorted({x.error for x in w if x.status == "error"})
+    elected = c.elections()
+    after = [e for e in elected if e["time"] > result["fault_at"]]
+    first = (f"first leader after the fault: {after[0]['leader']} in term {after[0]['term']}, "
+             f"{after[0]['time'] - result['fault_at']:.2f} s after it" if after and result["fault"] != "none"
+             else "no new leader after the fault" if result["fault"] != "none" else "no fault")
+    return Html(f"<div style='margin:4px 0'><b>{ok} of {len(w)} writes committed</b>"
+                + (f"; errors: {', '.join(errors)}" if errors else "") + f". {first}; "
+                f"{len(elected)} election(s) in all; leader at the end: {c.leader() or 'none'}.</div>")
+
+
+def raft_panel(members: int = 3, election_timeout_ms: int = 1000, fault: str = "stop leader",
+               recover_after_seconds: int = 4, pre_vote: bool = False, seed: int = 0) -> Any:
+    """The chapter's widget over :func:`~kubenotes.etcd.cluster.fault_scenario`.
+
+    Controls: members (1, 3, 5), ``--election-timeout`` (500 to 3000 ms, heartbeat 100 ms), the fault, when
+    it is undone (0: never), ``--pre-vote`` and the seed. Each change runs the scenario (memoised) and shows a
+    one-line summary, :func:`timeline_figure` and :func:`status_table`.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        From :func:`kubenotes.viz.widgets.live_panel`.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     panel = raft_panel(members=3, fault="pause leader")
+    >>> [w.description for row in panel.children[:-1] for w in row.children][:3]
+    ['members', 'election timeout (ms)', 'fault']
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
+
+    def update(members: int, election_timeout_ms: int, fault: str, recover_after_seconds: int, pre_vote: bool,
+               seed: int) -> list:
+        result = fault_scenario(members, election_timeout_ms=election_timeout_ms, fault=fault,
+                                recover_after_seconds=recover_after_seconds or None, pre_vote=pre_vote, seed=seed)
+        return [_summary(result), timeline_figure(result), status_table(result["cluster"])]
+
+    style = {"description_width": "150px"}
+    controls = {
+        "members": widgets.Dropdown(options=[1, 3, 5], value=members, description="members", style=style),
+        "election_timeout_ms": int_slider("election timeout (ms)", election_timeout_ms, 500, 3000, 250,
+                                          style=style),
+        "fault": widgets.Dropdown(options=list(FAULTS), value=fault, description="fault", style=style),
+        "recover_after_seconds": int_slider("undo after (s, 0 never)", recover_after_seconds, 0, 8, style=style),
+        "pre_vote": widgets.Checkbox(value=pre_vote, description="--pre-vote", style=style),
+        "seed": int_slider("seed", seed, 0, 9, style=style),
+    }
+    return live_panel(memoise_update(update), controls)
