@@ -179,11 +179,12 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | Non
         ax.axvspan(result["fault_at"], end, color="#ef5350", alpha=0.08, lw=0)
         ax.text(result["fault_at"], len(names) + 0.55, f"{result['fault']}: {', '.join(result['victims'])}",
                 fontsize=8, color="#c62828", va="bottom")
-    for w in writes:
+    for w in writes:  # a marker when sent; a line to when it was answered, if that took over 50 ms
         ok = w.status == "ok"
         ax.plot([w.start], [0], marker="o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=5)
         if w.done is not None and w.latency_seconds > 0.05:
-            ax.plot([w.start, w.done], [0, 0], color="#2e7d32" if ok else "#c62828", lw=1, alpha=0.6)
+            y = 0.18 if ok else -0.18
+            ax.plot([w.start, w.done], [y, y], color="#2e7d32" if ok else "#c62828", lw=0.8, alpha=0.6)
     ax.set_yticks(range(0, len(names) + 1), ["client puts"] + names[::-1])
     ax.set_xlim(0, cluster.now)
     ax.set_ylim(-0.6, len(names) + 1.0)
@@ -192,7 +193,8 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | Non
         ax.spines[side].set_visible(False)
     legend = [Patch(fc=c, label=s) for s, c in STATE_COLOURS.items() if s != "removed"]
     ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=6, fontsize=7, frameon=False)
-    ax.set_title(title or "Raft states per member (tN: term); client writes: o committed, x failed", fontsize=10)
+    ax.set_title(title or "Raft states per member (tN: term); client writes: o committed, x failed "
+                          "(line: waiting)", fontsize=10)
     fig.tight_layout()
     return fig
 
