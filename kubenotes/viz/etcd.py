@@ -181,6 +181,9 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | Non
                 fontsize=8, color="#c62828", va="bottom")
     for w in writes:  # a marker when sent; a line to when it was answered, if that took over 50 ms
         ok = w.status == "ok"
+        if w.status == "pending":  # still waiting when the run ended
+            ax.plot([w.start], [0], marker="|", color="#757575", ms=8)
+            continue
         ax.plot([w.start], [0], marker="o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=5)
         if w.done is not None and w.latency_seconds > 0.05:
             y = 0.18 if ok else -0.18
@@ -193,8 +196,8 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | Non
         ax.spines[side].set_visible(False)
     legend = [Patch(fc=c, label=s) for s, c in STATE_COLOURS.items() if s != "removed"]
     ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=6, fontsize=7, frameon=False)
-    ax.set_title(title or "Raft states per member (tN: term); client writes: o committed, x failed "
-                          "(line: waiting)", fontsize=10)
+    ax.set_title(title or "Raft states per member (tN: term); client writes: o committed, x failed, "
+                          "| still waiting (line: waited)", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -279,6 +282,7 @@ def _summary(result: Mapping[str, Any]) -> Html:
     c = result["cluster"]
     w = result["writes"]
     ok = sum(1 for x in w if x.status == "ok")
+    waiting = sum(1 for x in w if x.status == "pending")
     errors = sorted({x.error for x in w if x.status == "error"})
     elected = c.elections()
     after = [e for e in elected if e["time"] > result["fault_at"]]
@@ -286,6 +290,7 @@ def _summary(result: Mapping[str, Any]) -> Html:
              f"{after[0]['time'] - result['fault_at']:.2f} s after it" if after and result["fault"] != "none"
              else "no new leader after the fault" if result["fault"] != "none" else "no fault")
     return Html(f"<div style='margin:4px 0'><b>{ok} of {len(w)} writes committed</b>"
+                + (f", {waiting} still waiting" if waiting else "")
                 + (f"; errors: {', '.join(errors)}" if errors else "") + f". {first}; "
                 f"{len(elected)} election(s) in all; leader at the end: {c.leader() or 'none'}.</div>")
 

@@ -89,3 +89,11 @@ def test_panel_controls_and_default_view():
     assert controls[0].options == (1, 3, 5) and controls[1].min == 500 and controls[1].max == 3000
     assert set(STATE_COLOURS) >= {"StateFollower", "StatePreCandidate", "StateCandidate", "StateLeader"}
     plt.close("all")
+
+
+def test_writes_still_waiting_are_neither_committed_nor_failed():
+    r = fault_scenario(3, fault="stop a majority", recover_after_seconds=None, until_seconds=9)
+    waiting = [w for w in r["writes"] if w.status == "pending"]
+    ax = timeline_figure(r).axes[0]
+    assert waiting and len([l for l in ax.lines if l.get_marker() == "|"]) == len(waiting)
+    plt.close("all")
