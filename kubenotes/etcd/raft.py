@@ -110,6 +110,20 @@ class StateType(enum.Enum):
 def quorum(voters: int) -> int:
     """Votes (or acknowledgements) needed among ``voters``: a strict majority, ``voters // 2 + 1``.
 
+    Parameters
+    ----------
+    voters : int
+        Voting members (learners do not count).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        When ``voters`` is not an integer.
+
     Examples
     --------
     >>> [quorum(n) for n in (1, 2, 3, 4, 5)]

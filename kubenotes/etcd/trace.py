@@ -137,12 +137,32 @@ def linked_trace(hops: Sequence[Mapping[str, Any]], raft: RaftCluster, *, settle
 def chain(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
     """The first write's path: ``kubectl`` -> Raft index -> revision -> resourceVersion -> watch -> next write.
 
+    Parameters
+    ----------
+    rows : sequence of dict
+        :func:`linked_trace`'s answer.
+
     Returns
     -------
     list[dict]
         ``{"link", "value", "where"}`` rows: the request, the Raft index and term, the revision, the
         resourceVersion, the watch event, the informer (component) it woke, and that component's next write.
-        Links that did not happen (nobody watched) are left out.
+        Links that did not happen (nobody watched) are left out; ``[]`` when ``rows`` holds no write.
+
+    Raises
+    ------
+    KeyError
+        When a row lacks one of :func:`linked_trace`'s keys.
+
+    Examples
+    --------
+    >>> rows = [{"step": 1, "time": 0.0, "from": "kubectl", "to": "authentication", "what": "create pods default/p",
+    ...          "raft_index": None, "raft_term": None, "revision": None},
+    ...         {"step": 2, "time": 0.0, "from": "validating admission", "to": "etcd",
+    ...          "what": "stored /registry/pods/default/p at resourceVersion 9", "raft_index": None,
+    ...          "raft_term": None, "revision": 9}]
+    >>> [(x["link"], x["value"]) for x in chain(rows)]  # doctest: +NORMALIZE_WHITESPACE
+    [('kubectl apply', 'create pods default/p'), ('etcd revision', '9'), ('resourceVersion', '9')]
     """
     first = next((r for r in rows if r["revision"] is not None and r["to"] == "etcd"), None)
     if first is None:

@@ -49,6 +49,20 @@ _TERM_COLOURS = ["#e3f2fd", "#bbdefb", "#c8e6c9", "#fff9c4", "#ffe0b2", "#f8bbd0
 def status_table(cluster: RaftCluster) -> Html:
     """One row per member, as ``etcdctl endpoint status`` plus Raft's own view: state, term, vote, leader, log.
 
+    Parameters
+    ----------
+    cluster : RaftCluster
+
+    Returns
+    -------
+    Html
+        Member, state, role, term, voted for, leader, last index, commit, applied, revision.
+
+    Raises
+    ------
+    AttributeError
+        When ``cluster`` is not a :class:`~kubenotes.etcd.cluster.RaftCluster`.
+
     Examples
     --------
     >>> c = RaftCluster(3, seed=1)
@@ -63,14 +77,61 @@ def status_table(cluster: RaftCluster) -> Html:
 
 
 def elections_table(cluster: RaftCluster) -> Html:
-    """Every leader elected: when, who, in which term, with whose votes."""
+    """Every leader elected: when, who, in which term, with whose votes.
+
+    Parameters
+    ----------
+    cluster : RaftCluster
+
+    Returns
+    -------
+    Html
+        One row per :meth:`~kubenotes.etcd.cluster.RaftCluster.elections` entry.
+
+    Raises
+    ------
+    AttributeError
+        When ``cluster`` is not a :class:`~kubenotes.etcd.cluster.RaftCluster`.
+
+    Examples
+    --------
+    >>> c = RaftCluster(3, seed=1)
+    >>> c.run(3)
+    >>> "m3, m1, m2" in elections_table(c)
+    True
+    """
     rows = [(f"{e['time']:.3f}", e["leader"], e["term"], ", ".join(e["votes"])) for e in cluster.elections()]
     return table(["t (s)", "leader", "term", "votes (itself first)"], rows, caption="Elections")
 
 
 def history_table(cluster: RaftCluster, *, start: float = 0.0, end: float | None = None,
                   limit: int | None = 40) -> Html:
-    """The cluster's history between ``start`` and ``end`` seconds (state changes, votes, faults), ``limit`` rows."""
+    """The cluster's history between ``start`` and ``end`` seconds (state changes, votes, faults).
+
+    Parameters
+    ----------
+    cluster : RaftCluster
+    start, end : float
+        Virtual seconds (``end`` None: up to now).
+    limit : int or None
+        At most this many rows (the caption says how many more there were); None: all.
+
+    Returns
+    -------
+    Html
+
+    Raises
+    ------
+    AttributeError
+        When ``cluster`` is not a :class:`~kubenotes.etcd.cluster.RaftCluster`.
+
+    Examples
+    --------
+    >>> c = RaftCluster(3, seed=1)
+    >>> c.run(3)
+    >>> "granted MsgVote" in history_table(c), "(first 2;" in history_table(c, limit=2)
+    (True, True)
+    """
     rows = [(f"{h['time']:.3f}", h["member"] or "(network)", h["term"], h["event"], h["detail"])
             for h in cluster.history if h["time"] >= start and (end is None or h["time"] <= end)]
     more = len(rows) - limit if limit is not None and len(rows) > limit else 0
@@ -80,7 +141,30 @@ def history_table(cluster: RaftCluster, *, start: float = 0.0, end: float | None
 
 
 def writes_table(writes: Sequence[Request]) -> Html:
-    """The client's requests: when, through whom, what came back, after how long, at which index and revision."""
+    """The client's requests: when, through whom, what came back, after how long, at which index and revision.
+
+    Parameters
+    ----------
+    writes : sequence of Request
+        :meth:`~kubenotes.etcd.cluster.RaftCluster.put`'s answers (or ``fault_scenario(...)["writes"]``).
+
+    Returns
+    -------
+    Html
+
+    Raises
+    ------
+    AttributeError
+        When an item is not a :class:`~kubenotes.etcd.cluster.Request`.
+
+    Examples
+    --------
+    >>> c = RaftCluster(1, seed=0)
+    >>> c.run(3)
+    >>> w = c.put("/k", "v")
+    >>> "ok" in writes_table([w])
+    True
+    """
     rows = [(f"{w.start:.1f}", w.via, w.status, w.error or "-",
              "-" if w.latency_seconds is None else f"{w.latency_seconds * 1000:.1f}",
              w.index or "-", w.term or "-", w.revision or "-") for w in writes]
@@ -89,7 +173,31 @@ def writes_table(writes: Sequence[Request]) -> Html:
 
 
 def linked_trace_table(rows: Sequence[Mapping[str, Any]], *, limit: int | None = None) -> Html:
-    """:func:`kubenotes.etcd.trace.linked_trace`'s rows: step, hop, what, Raft index and term, revision."""
+    """:func:`kubenotes.etcd.trace.linked_trace`'s rows: step, hop, what, Raft index and term, revision.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        :func:`~kubenotes.etcd.trace.linked_trace`'s answer.
+    limit : int, optional
+        Show the first ``limit`` rows only (the caption says of how many).
+
+    Returns
+    -------
+    Html
+
+    Raises
+    ------
+    KeyError
+        When a row lacks one of linked_trace's keys.
+
+    Examples
+    --------
+    >>> row = {"step": 1, "from": "etcd", "to": "raft leader m1", "what": "MsgProp: appended at index 5 in term 2",
+    ...        "raft_index": 5, "raft_term": 2, "revision": None}
+    >>> "5 (t2)" in linked_trace_table([row])
+    True
+    """
     shown = rows[:limit] if limit else rows
     body = [(r["step"], f"{r['from']} → {r['to']}", r["what"],
              "-" if r["raft_index"] is None else f"{r['raft_index']} (t{r['raft_term']})",
@@ -99,7 +207,27 @@ def linked_trace_table(rows: Sequence[Mapping[str, Any]], *, limit: int | None =
 
 
 def chain_table(links: Sequence[Mapping[str, Any]]) -> Html:
-    """:func:`kubenotes.etcd.trace.chain`: one row per link of the chain."""
+    """:func:`kubenotes.etcd.trace.chain`: one row per link of the chain.
+
+    Parameters
+    ----------
+    links : sequence of dict
+        :func:`~kubenotes.etcd.trace.chain`'s answer.
+
+    Returns
+    -------
+    Html
+
+    Raises
+    ------
+    KeyError
+        When a link lacks ``link``, ``value`` or ``where``.
+
+    Examples
+    --------
+    >>> "Raft log index" in chain_table([{"link": "Raft log index", "value": "5 (term 2)", "where": "m1"}])
+    True
+    """
     return table(["link", "value", "where"], [(x["link"], x["value"], x["where"]) for x in links],
                  caption="From kubectl to a controller, through Raft")
 
@@ -160,6 +288,17 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | Non
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    KeyError
+        When ``result`` is a dict without fault_scenario's keys.
+
+    Examples
+    --------
+    >>> fig = timeline_figure(fault_scenario(3, fault="stop leader", until_seconds=8))
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['client puts', 'm3', 'm2', 'm1']
     """
     cluster = result if isinstance(result, RaftCluster) else result["cluster"]
     writes = [] if isinstance(result, RaftCluster) else result["writes"]
@@ -210,6 +349,23 @@ def log_figure(cluster: RaftCluster, *, last: int = 30, title: str | None = None
     cluster : RaftCluster
     last : int
         Show the last ``last`` indexes of the longest log.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    AttributeError
+        When ``cluster`` is not a :class:`~kubenotes.etcd.cluster.RaftCluster`.
+
+    Examples
+    --------
+    >>> c = RaftCluster(3, seed=1)
+    >>> c.run(3)
+    >>> len(log_figure(c).axes[0].patches)  # 3 members x 4 entries
+    12
     """
     names = cluster.names
     top = max((cluster.member(n).raft.log.last_index for n in names), default=0)
@@ -265,6 +421,20 @@ def draw_member_graph(g: nx.Graph, ax: Axes, *, title: str | None = None) -> Axe
 def member_graph_figure(cluster: RaftCluster, *, title: str | None = None) -> Figure:
     """:func:`draw_member_graph` of ``cluster.graph()`` on a new figure.
 
+    Parameters
+    ----------
+    cluster : RaftCluster
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    AttributeError
+        When ``cluster`` is not a :class:`~kubenotes.etcd.cluster.RaftCluster`.
+
     Examples
     --------
     >>> c = RaftCluster(3, seed=1)
@@ -303,10 +473,20 @@ def raft_panel(members: int = 3, election_timeout_ms: int = 1000, fault: str = "
     it is undone (0: never), ``--pre-vote`` and the seed. Each change runs the scenario (memoised) and shows a
     one-line summary, :func:`timeline_figure` and :func:`status_table`.
 
+    Parameters
+    ----------
+    members, election_timeout_ms, fault, recover_after_seconds, pre_vote, seed
+        The controls' starting values (``fault`` one of :data:`~kubenotes.etcd.cluster.FAULTS`).
+
     Returns
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`.
+
+    Raises
+    ------
+    traitlets.TraitError
+        When ``members`` or ``fault`` is not one of the choices.
 
     Examples
     --------
