@@ -448,6 +448,7 @@ class Raft:
         self.state = StateType.LEADER
         for m, pr in self.prs.items():
             pr.recent_active = m == self.id
+        self.pending_conf_index = self.log.last_index  # conservatively: no conf change until all is applied
         self.record(f"became {self.state}", f"term {self.term}")
         self._append_entry([Entry(self.term, 0)])
 
