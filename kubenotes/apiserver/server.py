@@ -380,6 +380,8 @@ class APIServer:
         self._authz_cache: dict[tuple, tuple[str, str]] = {}
         self._authz_rev = -1
         self.request_count = 0
+        #: Client rate limits and request latency (:class:`kubenotes.sim.costs.RequestCosts`); None: instant.
+        self.request_costs: Any = None
 
     # ------------------------------------------------------------ utilities
     def now(self) -> float:
@@ -1774,6 +1776,8 @@ class Client:
     def _attrs(self, verb: str, resource: str, namespace: str | None, name: str = "", subresource: str = "",
                dry_run: bool = False) -> Attributes:
         ri = resource_for(resource)
+        if self.server.request_costs is not None:  # client-side rate limit and latency (kubenotes.sim.costs)
+            self.server.request_costs.before_request(self, verb, ri.resource)
         ns = (namespace or "") if ri.namespaced else ""
         if ri.namespaced and not ns and verb not in ("list", "watch"):
             ns = "default"

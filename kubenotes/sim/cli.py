@@ -1,4 +1,4 @@
-"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [-o events|yaml|table|wide]``.
+"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [--instant|--realistic] [-o events|yaml|table|wide]``.
 
 Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
 ``kind: Scenario`` documents among them) on the virtual clock, then prints:
@@ -57,13 +57,21 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="model (default, unless a scenario's spec.cluster.kubelet says otherwise: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
                         "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "
                         "pods run 2 s after binding, for scale runs)")
+    costs = p.add_mutually_exclusive_group()
+    costs.add_argument("--instant", dest="costs", action="store_const", const="instant", default=None,
+                       help="every API request takes zero virtual time, even if a scenario's "
+                            "spec.cluster.requestCosts asks for costs (the default without one)")
+    costs.add_argument("--realistic", dest="costs", action="store_const", const="realistic",
+                       help="client-side rate limits at each component's upstream QPS/burst and each request's "
+                            "latency (handler chain, etcd quorum round trip and fsync) on the virtual clock; "
+                            "a scenario's spec.cluster.requestCosts refines them")
     add_feature_gates_flag(p)
     p.set_defaults(func=_cmd)
     return p
 
 
 def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | None = None,
-        network: dict | None = None, feature_gates: Any = None) -> Any:
+        network: dict | None = None, feature_gates: Any = None, costs: str | None = None) -> Any:
     """Load manifests and scenarios, run the cluster until ``until``; returns the Cluster.
 
     The scenarios' ``spec.cluster`` (:func:`~kubenotes.sim.scenario.cluster_options`)
@@ -89,6 +97,12 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
         running one cluster in several Calico modes).
     feature_gates : FeatureGate, mapping, str or None
         ``--feature-gates``; None: v1.34's defaults.
+    costs : {"instant", "realistic"}, optional
+        ``--instant``: no request costs whatever the scenarios say;
+        ``--realistic``: client rate limits and request latency
+        (:class:`~kubenotes.sim.costs.RequestCosts`, refined by a scenario's
+        ``spec.cluster.requestCosts``); None: as the scenarios say (instant without
+        ``requestCosts``).
 
     Returns
     -------
@@ -121,7 +135,14 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     m = load_manifests(*sources, defaults=False, feature_gates=feature_gates)
     scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
     objects = [o for o in m if not isinstance(o.obj, dict)]
-    cluster = Cluster(objects, seed=seed, feature_gates=feature_gates, **cluster_options(scenarios, kubelet, network))
+    options = cluster_options(scenarios, kubelet, network)
+    if costs == "instant":
+        options.pop("request_costs", None)
+    elif costs == "realistic" and "request_costs" not in options:
+        from kubenotes.sim.costs import RequestCosts
+
+        options["request_costs"] = RequestCosts()
+    cluster = Cluster(objects, seed=seed, feature_gates=feature_gates, **options)
     for s in scenarios:
         start_scenario(cluster, s)
     cluster.run(until=until)
@@ -196,7 +217,7 @@ def _cmd(args: argparse.Namespace) -> int:
         print(f"kubenotes simulate: --until must be >= 0, got {args.until}", file=sys.stderr)
         return 2
     cluster = run(args.manifests, args.until, args.seed, args.kubelet,
-                  feature_gates=getattr(args, "feature_gates", None))
+                  feature_gates=getattr(args, "feature_gates", None), costs=getattr(args, "costs", None))
     out = sys.stdout
     if args.output == "events":
         for e in node_events(cluster):

@@ -119,6 +119,11 @@ class Cluster:
         server drops the fields of disabled gates on create and update
         (:mod:`kubenotes.api.dropdisabled`); :mod:`kubenotes.features` lists
         the gates the model honours.
+    request_costs : RequestCosts, optional
+        Client-side rate limits (each component's upstream QPS and burst) and
+        each request's latency on the virtual clock
+        (:class:`kubenotes.sim.costs.RequestCosts`); None (default): every
+        request takes zero virtual time, as ``simulate --instant``.
 
     Returns
     -------
@@ -181,7 +186,8 @@ class Cluster:
                  scheduler: bool = True,
                  scheduler_trace: bool = False,
                  authorization: bool = True, admission: bool = True, validation: bool = True,
-                 history_capacity: int | None = None, epoch: Any = None, feature_gates: Any = None):
+                 history_capacity: int | None = None, epoch: Any = None, feature_gates: Any = None,
+                 request_costs: Any = None):
         from kubenotes.client import SharedInformerFactory
         from kubenotes.controllers import CONTROLLERS, load_controller
         from kubenotes.controllers.reconciler import ControllerContext
@@ -204,6 +210,7 @@ class Cluster:
             self._enable_request_path(authorization, admission, validation)
             self._load(objects or ())
             self._kubernetes_endpoints()
+            self.server.request_costs = request_costs  # after loading: objects at time 0 cost nothing
 
             self.informers = SharedInformerFactory(self.server.client("kube-controller-manager", UserInfo(
                 "system:kube-controller-manager", groups=("system:authenticated",))), self.env)
