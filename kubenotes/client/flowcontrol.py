@@ -148,6 +148,10 @@ class TokenBucketRateLimiter:
 _LOCAL = threading.local()
 
 
+class _Cancelled(BaseException):
+    """Raised inside a blocking task whose driving SimPy process was closed (the simulation was dropped)."""
+
+
 class _Task:
     """One call of synchronous code, run in a helper thread that hands control back and forth with SimPy."""
 
@@ -155,6 +159,7 @@ class _Task:
         self.to_task = threading.Semaphore(0)
         self.to_sim = threading.Semaphore(0)
         self.message: tuple[str, Any] = ("", None)
+        self.cancelled = False
         ctx = contextvars.copy_context()  # the epoch and anything else set around the clock
         self.thread = threading.Thread(target=self._main, args=(ctx, fn, args), daemon=True,
                                        name="kubenotes-blocking-task")
@@ -173,6 +178,8 @@ class _Task:
         self.message = ("sleep", seconds)
         self.to_sim.release()
         self.to_task.acquire()
+        if self.cancelled:  # the driving process was closed: unwind this thread
+            raise _Cancelled()
 
 
 def in_blocking_task() -> bool:
@@ -245,7 +252,14 @@ def run_blocking(env: Any, fn: Callable[..., Any], *args: Any) -> Generator[Any,
         task.to_sim.acquire()
         kind, value = task.message
         if kind == "sleep":
-            yield env.timeout(value)
+            try:
+                yield env.timeout(value)
+            except GeneratorExit:  # the process is closed (its simulation dropped): end the thread too
+                task.cancelled = True
+                task.to_task.release()
+                task.to_sim.acquire()
+                task.thread.join()
+                raise
             task.to_task.release()
             continue
         task.thread.join()

@@ -115,3 +115,26 @@ def test_run_blocking_reraises_and_sleep_outside_a_task_does_nothing():
     env.process(driver())
     env.run()
     assert seen == [(0.5, "x")]
+
+
+def test_a_dropped_simulation_ends_its_sleeping_thread():
+    import gc
+    import threading
+
+    env = simpy.Environment()
+    after = []
+
+    def work():
+        sleep(10.0)
+        after.append("resumed")
+
+    def driver():
+        yield from run_blocking(env, work)
+
+    proc = env.process(driver())
+    env.run(until=1.0)
+    before = threading.active_count()
+    proc._generator.close()  # what collecting a dropped simulation does to its processes
+    gc.collect()
+    assert threading.active_count() == before - 1
+    assert after == []
