@@ -196,7 +196,7 @@ class Controller:
             key = yield self.queue.get()
             if key is self.queue.SHUTDOWN:
                 return
-            if self.client.server.request_costs is None:
+            if getattr(self.client.server, "request_costs", None) is None:
                 self._process(key)
             else:  # requests wait for the client's rate limiter and take their latency on the clock
                 yield from run_blocking(self.env, self._process, key)
