@@ -23,7 +23,7 @@ ReplicaSet controller's 20 QPS (about N / 20 seconds).
 Each configuration runs in its own subprocess.
 
 Usage: python benchmarks/density.py [--nodes 50] [--pods-per-node 30] [--kubelet model|stand-in]
-       [--deployment-replicas N] [--max-virtual-seconds 1800]
+       [--deployment-replicas N] [--kube-api-qps 20] [--kube-api-burst 30] [--max-virtual-seconds 1800]
 
 References
 ----------
@@ -105,12 +105,12 @@ def startup_latencies(audit_log: list) -> list[float]:
 
 
 def run(nodes: int, pods: int, replicas_per_deployment: int, kubelet: str, costs_on: bool,
-        max_virtual_seconds: float) -> dict:
+        max_virtual_seconds: float, kcm_qps: float = 20.0, kcm_burst: int = 30) -> dict:
     from kubenotes.sim.cluster import Cluster
     from kubenotes.sim.costs import RequestCosts
 
     t0 = time.perf_counter()
-    costs = RequestCosts() if costs_on else None
+    costs = RequestCosts(rate_limits={"kube-controller-manager": (kcm_qps, kcm_burst)}) if costs_on else None
     cluster = Cluster(_objects(nodes, pods, replicas_per_deployment), seed=0, kubelet=kubelet,
                       controllers=["deployment-controller", "replicaset-controller"], request_costs=costs)
     built = time.perf_counter() - t0
@@ -128,6 +128,7 @@ def run(nodes: int, pods: int, replicas_per_deployment: int, kubelet: str, costs
     creates = [e.time for e in cluster.audit_log if e.kind == "Pod" and e.verb == "create"]
     return {
         "costs": "on" if costs_on else "instant", "kubelet": kubelet, "nodes": nodes, "pods": pods,
+        "kube_api_qps": kcm_qps, "kube_api_burst": kcm_burst,
         "all_available": ok, "virtual_seconds_to_available": round(cluster.now, 1),
         "last_pod_created_at": round(max(creates), 2) if creates else None,
         "pods_measured": len(lat),
@@ -148,18 +149,22 @@ def main(argv: list[str] | None = None) -> int:
                    help="one Deployment of this many replicas instead of 100-replica Deployments")
     p.add_argument("--kubelet", choices=("model", "stand-in"), default="model")
     p.add_argument("--max-virtual-seconds", type=float, default=1800.0)
+    p.add_argument("--kube-api-qps", type=float, default=20.0, help="kube-controller-manager's (default 20)")
+    p.add_argument("--kube-api-burst", type=int, default=30, help="kube-controller-manager's (default 30)")
     p.add_argument("--one", choices=("on", "instant"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     pods = args.deployment_replicas or args.nodes * args.pods_per_node
     per = args.deployment_replicas or REPLICAS_PER_DEPLOYMENT
     if args.one:
-        print(json.dumps(run(args.nodes, pods, per, args.kubelet, args.one == "on", args.max_virtual_seconds)))
+        print(json.dumps(run(args.nodes, pods, per, args.kubelet, args.one == "on", args.max_virtual_seconds,
+                             args.kube_api_qps, args.kube_api_burst)))
         return 0
     rows = []
     for mode in ("on", "instant"):
         cmd = [sys.executable, __file__, "--nodes", str(args.nodes), "--pods-per-node", str(args.pods_per_node),
                "--deployment-replicas", str(args.deployment_replicas), "--kubelet", args.kubelet,
-               "--max-virtual-seconds", str(args.max_virtual_seconds), "--one", mode]
+               "--max-virtual-seconds", str(args.max_virtual_seconds), "--kube-api-qps", str(args.kube_api_qps),
+               "--kube-api-burst", str(args.kube_api_burst), "--one", mode]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True)
         rows.append(json.loads(out.stdout))
         print(json.dumps(rows[-1]))
