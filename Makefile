@@ -9,6 +9,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.kubenotes-installed
 EXTRAS ?= lab,test
 PORT   ?= 8888
+# pytest-xdist workers for `make test`: one test file per worker at a time (--dist loadfile), so a module's
+# fixtures (the browser tests' one JupyterLab) stay in one process. 2 fits the 2-core CI machine.
+WORKERS ?= 2
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab test install unit notebooks browser bench clean help
@@ -45,11 +48,11 @@ notebooks: install
 browser: install
 	$(BIN)/python -m pytest tests/browser -m browser
 
-# One pytest session: unit tests + doctests + notebooks (nbval) + browser tests.
+# One pytest session: unit tests + doctests + notebooks (nbval) + browser tests, on $(WORKERS) workers.
 # pytest exits 5 when no test ran, which fails this target: nothing passes silently.
 test: install
 	$(BIN)/nbstripout --verify notebooks/*.ipynb
-	$(BIN)/python -m pytest --nbval-lax --nbval-current-env tests kubenotes notebooks
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests kubenotes notebooks
 
 bench: install
 	$(BIN)/python benchmarks/scheduler_throughput.py

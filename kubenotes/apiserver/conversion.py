@@ -40,7 +40,7 @@ import json
 from copy import deepcopy as deep_copy
 from typing import Any
 
-__all__ = ["convert", "METRIC_SPECS_ANNOTATION", "METRIC_STATUSES_ANNOTATION", "CONDITIONS_ANNOTATION",
+__all__ = ["convert", "register_none_conversion", "METRIC_SPECS_ANNOTATION", "METRIC_STATUSES_ANNOTATION", "CONDITIONS_ANNOTATION",
            "BEHAVIOR_ANNOTATION"]
 
 #: ``autoscaling.MetricSpecsAnnotation``: the v2 metrics v1 cannot express, as v1 ``MetricSpec`` JSON.
@@ -274,3 +274,31 @@ def convert(obj: dict, api_version: str) -> dict:
     if fn is None:
         raise ValueError(f'no conversion of {obj.get("kind")} from "{have}" to "{api_version}"')
     return fn(obj)
+
+
+def register_none_conversion(api_versions: "list[str] | tuple[str, ...]", kind: str) -> None:
+    """Let :func:`convert` move ``kind`` between ``api_versions`` by rewriting ``apiVersion`` only.
+
+    What a CustomResourceDefinition's ``conversion.strategy: None`` does: the
+    fields stay as they are. Called by
+    :mod:`kubenotes.apiserver.apiextensions.registry` for each CRD served in
+    more than one version.
+
+    Examples
+    --------
+    >>> register_none_conversion(["example.com/v1", "example.com/v2"], "Widget")
+    >>> convert({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"a": 1}}, "example.com/v2")
+    {'apiVersion': 'example.com/v2', 'kind': 'Widget', 'spec': {'a': 1}}
+    """
+    def rewrite(target: str) -> Any:
+        def fn(o: dict) -> dict:
+            out = dict(o)
+            out["apiVersion"] = target
+            return out
+        return fn
+
+    for a in api_versions:
+        for b in api_versions:
+            if a != b:
+                _CONVERSIONS.setdefault((a, b, kind), rewrite(b))
+

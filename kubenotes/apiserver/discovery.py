@@ -27,6 +27,8 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/install
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
 
 __all__ = [
@@ -102,7 +104,7 @@ def version_info() -> dict:
     }
 
 
-def group_versions() -> list[tuple[str, str]]:
+def group_versions(custom: Iterable[ResourceInfo] = ()) -> list[tuple[str, str]]:
     """Every served ``(group, version)`` in discovery order (core first, then the groups by name).
 
     Examples
@@ -113,7 +115,7 @@ def group_versions() -> list[tuple[str, str]]:
     [('autoscaling', 'v2'), ('autoscaling', 'v1')]
     """
     out: list[tuple[str, str]] = []
-    for ri in SERVED_RESOURCES:
+    for ri in (*SERVED_RESOURCES, *custom):  # custom resources (CRDs) after the built-in groups
         if (ri.group, ri.version) not in out:
             out.append((ri.group, ri.version))
     return out
@@ -138,7 +140,7 @@ def api_versions(server_address: str = "127.0.0.1:6443") -> dict:
     }
 
 
-def api_group_list() -> dict:
+def api_group_list(custom: Iterable[ResourceInfo] = ()) -> dict:
     """The legacy ``/apis`` document (``APIGroupList``); the core group is not in it.
 
     Examples
@@ -148,7 +150,7 @@ def api_group_list() -> dict:
     (['v2', 'v1'], {'groupVersion': 'autoscaling/v2', 'version': 'v2'})
     """
     groups: dict[str, list[dict]] = {}
-    for g, v in group_versions():
+    for g, v in group_versions(custom):
         if g:
             groups.setdefault(g, []).append({"groupVersion": _gv(g, v), "version": v})
     return {
@@ -180,14 +182,14 @@ def subresource_verbs(sub: str) -> list[str]:
     return list(_SUBRESOURCES.get(sub, (None, ("get",)))[1])
 
 
-def _resources_in(group: str, version: str) -> list[ResourceInfo]:
-    items = [ri for ri in SERVED_RESOURCES if ri.group == group and ri.version == version]
+def _resources_in(group: str, version: str, custom: Iterable[ResourceInfo] = ()) -> list[ResourceInfo]:
+    items = [ri for ri in (*SERVED_RESOURCES, *custom) if ri.group == group and ri.version == version]
     if not items:
         raise KeyError(_gv(group, version))
     return items
 
 
-def api_resource_list(group: str, version: str) -> dict:
+def api_resource_list(group: str, version: str, custom: Iterable[ResourceInfo] = ()) -> dict:
     """``/api/v1`` or ``/apis/<group>/<version>`` (``APIResourceList``).
 
     Subresources are listed as their own entries (``pods/status``), with
@@ -209,7 +211,7 @@ def api_resource_list(group: str, version: str) -> dict:
     ['deployments', 'deployments/scale', 'deployments/status']
     """
     entries: list[dict] = []
-    for ri in _resources_in(group, version):
+    for ri in _resources_in(group, version, custom):
         e = {"name": ri.resource, "singularName": ri.singular, "namespaced": ri.namespaced, "kind": ri.kind,
              "verbs": list(ri.verbs)}
         if ri.short_names:
@@ -250,7 +252,7 @@ def _resource_discovery(ri: ResourceInfo) -> dict:
     return d
 
 
-def aggregated_discovery(which: str) -> dict:
+def aggregated_discovery(which: str, custom: Iterable[ResourceInfo] = ()) -> dict:
     """The aggregated discovery document (``apidiscovery.k8s.io/v2``) for ``/api`` or ``/apis``.
 
     Parameters
@@ -279,12 +281,13 @@ def aggregated_discovery(which: str) -> dict:
         raise KeyError(which)
     core = key == "/api"
     groups: dict[str, list[dict]] = {}
-    for g, v in group_versions():
+    custom = tuple(custom)
+    for g, v in group_versions(custom):
         if (g == "") != core:
             continue
         groups.setdefault(g, []).append({
             "version": v,
-            "resources": [_resource_discovery(ri) for ri in _resources_in(g, v)],
+            "resources": [_resource_discovery(ri) for ri in _resources_in(g, v, custom)],
             "freshness": "Current",
         })
     items = []

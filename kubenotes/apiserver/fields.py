@@ -84,12 +84,14 @@ class FieldSelector:
     True
     """
 
-    __slots__ = ("terms", "resource", "text")
+    __slots__ = ("terms", "resource", "text", "extra")
 
-    def __init__(self, terms: list[tuple[str, str, str]], resource: str, text: str):
+    def __init__(self, terms: list[tuple[str, str, str]], resource: str, text: str, extra: tuple[str, ...] = ()):
         self.terms = terms
         self.resource = resource
         self.text = text
+        #: A custom resource's ``selectableFields`` (``spec.colour``), read from the object itself.
+        self.extra = extra
 
     def empty(self) -> bool:
         return not self.terms
@@ -98,6 +100,8 @@ class FieldSelector:
         if not self.terms:
             return True
         fields = selectable_fields(self.resource, obj)
+        for f in self.extra:
+            fields[f] = _g(obj, *f.split("."))
         for f, op, v in self.terms:
             got = fields.get(f, "")
             if (got == v) != (op == "="):
@@ -108,8 +112,12 @@ class FieldSelector:
         return self.text
 
 
-def parse_field_selector(text: str | None, resource: str) -> FieldSelector:
+def parse_field_selector(text: str | None, resource: str, extra: tuple[str, ...] = ()) -> FieldSelector:
     """Parse ``a=b,c!=d`` (``==`` is ``=``), checking each field is selectable for ``resource``.
+
+    ``extra`` are a custom resource's ``selectableFields`` paths without the
+    leading dot (``spec.colour``), selectable besides ``metadata.name`` and
+    ``metadata.namespace``.
 
     Raises
     ------
@@ -131,7 +139,7 @@ def parse_field_selector(text: str | None, resource: str) -> FieldSelector:
             raise new_bad_request(f"invalid selector: '{part}'; can't understand '{part}'")
         f = f.strip()
         probe = selectable_fields(resource, {"metadata": {"namespace": ""}})
-        if f not in probe:
+        if f not in probe and f not in extra:
             raise new_bad_request(f'field label not supported: {f}')
         terms.append((f, op, v.strip()))
-    return FieldSelector(terms, resource, text or "")
+    return FieldSelector(terms, resource, text or "", tuple(extra))

@@ -152,9 +152,9 @@ def version_info(git_version: str = GIT_VERSION) -> dict:
             "platform": "linux/amd64"}
 
 
-def _groups() -> dict[str, list[str]]:
+def _groups(custom: Any = ()) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for r in SERVED_RESOURCES:
+    for r in (*SERVED_RESOURCES, *custom):
         if r.group:
             vs = out.setdefault(r.group, [])
             if r.version not in vs:
@@ -390,9 +390,11 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         return _TABLE_MEDIA in request.headers.get("accept", "")
 
     def table(ri: ResourceInfo, objects: list[dict], meta: dict | None = None, include: str = "") -> dict:
+        from kubenotes.apiserver.apiextensions.tableconvertor import table_for_columns
         from kubenotes.apiserver.tables import table_for
 
-        t = table_for(ri.resource, objects, float(server.env.now), wide=True)
+        t = (table_for(ri.resource, objects, float(server.env.now), wide=True) if ri.__class__ is ResourceInfo
+             else table_for_columns(ri.crd.columns, objects, float(server.env.now)))  # a CRD's printer columns
         if include == "Object":  # ?includeObject=Object (kubectl --sort-by): whole objects in the rows
             for row, o in zip(t["rows"], objects):
                 row["object"] = o
@@ -434,25 +436,25 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         accept = request.headers.get("accept", "")
         aggregated = "as=APIGroupDiscoveryList" in accept
         if aggregated and len(parts) == 1:
-            body = discovery_docs.aggregated_discovery(parts[0])
+            body = discovery_docs.aggregated_discovery(parts[0], server.crds.served())
             mt = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
             return Response(json.dumps(body, separators=(",", ":")), media_type=mt,
                             headers={"Vary": "Accept"})
         if parts == ["api"]:
             return json_response(discovery_docs.api_versions())
         if parts == ["apis"]:
-            return json_response(discovery_docs.api_group_list())
+            return json_response(discovery_docs.api_group_list(server.crds.served()))
         if len(parts) == 2 and parts[0] == "api":
             group, ver = "", parts[1]
         elif len(parts) == 2 and parts[0] == "apis":
-            vs = _groups().get(parts[1])
+            vs = _groups(server.crds.served()).get(parts[1])
             if vs is None:
                 return error_response(_not_found_path())
             return json_response({"kind": "APIGroup", "apiVersion": "v1", **_api_group(parts[1], vs)})
         else:
             group, ver = parts[1], parts[2]
         try:
-            body = discovery_docs.api_resource_list(group, ver)
+            body = discovery_docs.api_resource_list(group, ver, server.crds.served())
         except LookupError:
             body = None
         if body is None:
@@ -479,7 +481,10 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
     def openapi_answer(request: Request) -> Response:
         rest = request.url.path[len("/openapi/v3"):].strip("/")
         try:
-            body = openapi_docs.openapi_v3_index() if not rest else openapi_docs.openapi_v3_document(rest)
+            with lock:
+                custom = server.crds.served()
+            body = (openapi_docs.openapi_v3_index(custom) if not rest
+                    else openapi_docs.openapi_v3_document(rest, custom))
         except (KeyError, LookupError):
             body = None
         if body is None:
@@ -497,9 +502,12 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 if top in _NOT_SERVED_PATHS:
                     raise _status(404, "NotFound", _NOT_SERVED_PATHS[top], {})
                 raise _not_found_path()
-            ri = _BY_GVR.get((info.group, info.version, info.resource))
+            ri = _BY_GVR.get((info.group, info.version, info.resource)) or server.crds.lookup(
+                info.group, info.version, info.resource)  # a built-in resource, or a CRD's
             if ri is None:
                 raise _not_found_path()
+            if ri.__class__ is not ResourceInfo and ri.crd.deprecation_warning:
+                RESPONSE_WARNINGS.get().append(ri.crd.deprecation_warning)  # a deprecated CRD version
             if ri.kind == "Pod" and info.name and info.subresource in _CONNECT_SUBRESOURCES:
                 return await run_in_threadpool(do_connect, user, ri, info, request.query_params.get("container")
                                                or "", _component(request.headers.get("user-agent", "")))

@@ -51,7 +51,7 @@ from kubenotes.apiserver.server import APIServer
 from kubenotes.apiserver.status import ApiError
 from kubenotes.errors import ManifestError
 
-__all__ = ["KUBERNETES_SERVICE", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "ADMIN", "start_api_server",
+__all__ = ["KUBERNETES_SERVICE", "DEFAULT_SERVICE_CIDR_NAME", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "ADMIN", "start_api_server",
            "bootstrap_objects", "enable_request_path", "create_objects", "objects_with_locations"]
 
 #: The ``kubernetes`` Service kube-apiserver keeps in ``default`` (first address of the service range, 443 -> 6443).
@@ -64,6 +64,9 @@ KUBERNETES_SERVICE = {
              "internalTrafficPolicy": "Cluster",
              "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]},
 }
+
+#: The ServiceCIDR the API server creates from ``--service-cluster-ip-range`` (``DefaultServiceCIDRName``).
+DEFAULT_SERVICE_CIDR_NAME = "kubernetes"
 
 #: Namespaces the API server creates at start (``systemnamespaces`` controller).
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -80,24 +83,50 @@ ADMIN = UserInfo("kubernetes-admin", groups=("system:masters", "system:authentic
 
 
 def bootstrap_objects(client: Any) -> None:
-    """Create what kube-apiserver creates at start: system namespaces, the ``kubernetes`` Service, system PriorityClasses.
+    """Create what kube-apiserver creates at start: system namespaces, the default ServiceCIDR, the ``kubernetes``
+    Service, system PriorityClasses, and API Priority and Fairness's bootstrap configuration.
 
     Parameters
     ----------
     client : kubenotes.apiserver.server.Client
         A client of the server being started (``kube-apiserver``).
 
+    Notes
+    -----
+    Upstream creates these from post-start hooks and controllers running side by side; here they are created
+    in one fixed order (namespaces, ServiceCIDR ``kubernetes`` and its Ready status, the ``kubernetes`` Service,
+    PriorityClasses, PriorityLevelConfigurations, FlowSchemas each with its ``Dangling`` status), so that resourceVersions repeat run after run.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 pkg/controlplane/controller/kubernetesservice/controller.go
+    kubernetes/kubernetes@v1.34.0 pkg/controlplane/controller/defaultservicecidr/default_servicecidr_controller.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap/default.go
     """
     from kubenotes.api.priority import system_priority_classes
+    from kubenotes.apiserver.flowcontrol_bootstrap import (bootstrap_flow_schemas,
+                                                          bootstrap_priority_level_configurations,
+                                                          dangling_condition)
+    from kubenotes.apiserver.ipallocator import DEFAULT_SERVICE_CIDR
 
     for ns in SYSTEM_NAMESPACES:
         client.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    cidr = client.create("servicecidrs", {"apiVersion": "networking.k8s.io/v1", "kind": "ServiceCIDR",
+                                          "metadata": {"name": DEFAULT_SERVICE_CIDR_NAME},
+                                          "spec": {"cidrs": [DEFAULT_SERVICE_CIDR]}})
+    cidr["status"] = {"conditions": [{"type": "Ready", "status": "True", "reason": "",
+                                      "message": "Kubernetes default Service CIDR is ready",
+                                      "lastTransitionTime": client.server.timestamp()}]}
+    client.update_status("servicecidrs", cidr)
     client.create("services", copy.deepcopy(KUBERNETES_SERVICE), "default")
     for pc in system_priority_classes():
         client.create("priorityclasses", pc.to_dict())
+    levels = {client.create("prioritylevelconfigurations", plc)["metadata"]["name"]
+              for plc in bootstrap_priority_level_configurations()}
+    for fs in bootstrap_flow_schemas():
+        created = client.create("flowschemas", fs)
+        created["status"] = {"conditions": [dangling_condition(created, levels, client.server.timestamp())]}
+        client.update_status("flowschemas", created)
 
 
 def enable_request_path(server: APIServer, *, seed: int = 0, admission: bool = True, validation: bool = True) -> None:

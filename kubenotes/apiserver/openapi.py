@@ -46,6 +46,7 @@ import hashlib
 import importlib
 import json
 import re
+from typing import Iterable
 
 from kubenotes.apiserver.discovery import group_versions, subresource_kind, subresource_verbs
 from kubenotes.apiserver.patch_meta import field_extensions
@@ -356,10 +357,10 @@ _LIST = ("labelSelector", "fieldSelector", "limit", "continue", "resourceVersion
 _STATUS = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
 
 
-def _paths_for(ri: ResourceInfo, schemas: dict) -> dict[str, dict]:
+def _paths_for(ri: ResourceInfo, schemas: dict, names: tuple[str, str] | None = None) -> dict[str, dict]:
     mod = _module_for(ri.group, ri.version)
-    ref = schema_name(mod, ri.kind)
-    list_ref = schema_name(mod, ri.list_kind)
+    # a custom resource's schemas are named by its CRD (``com.example.v1.Widget``), not by a lightkube module
+    ref, list_ref = names or (schema_name(mod, ri.kind), schema_name(mod, ri.list_kind))
     gvk = {"group": ri.group, "version": ri.version, "kind": ri.kind}
     root = f"/apis/{ri.group}/{ri.version}" if ri.group else f"/api/{ri.version}"
     ns_param = [{"name": "namespace", "in": "path", "description": "object name and auth scope, such as for "
@@ -403,7 +404,7 @@ def _paths_for(ri: ResourceInfo, schemas: dict) -> dict[str, dict]:
         paths[f"{coll}/{{name}}"] = item
     for sub in sorted(ri.subresources):
         g, ver, k = subresource_kind(ri, sub)
-        sref = schema_name(_module_for(g, ver), k)
+        sref = ref if (g, ver, k) == (ri.group, ri.version, ri.kind) else schema_name(_module_for(g, ver), k)
         if sref not in schemas:
             continue
         sgvk = {"group": g, "version": ver, "kind": k}
@@ -476,7 +477,7 @@ def _document_json(group_version_path: str) -> str:
     return json.dumps(doc, sort_keys=True)
 
 
-def openapi_v3_document(group_version_path: str) -> dict:
+def openapi_v3_document(group_version_path: str, custom: Iterable[ResourceInfo] = ()) -> dict:
     """The OpenAPI v3 document of one group-version (``"api/v1"``, ``"apis/apps/v1"``).
 
     Returns a fresh dict each call (built once, then cached as JSON).
@@ -494,6 +495,12 @@ def openapi_v3_document(group_version_path: str) -> dict:
     >>> doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments"]["post"]["x-kubernetes-action"]
     'post'
     """
+    key = group_version_path.strip("/")
+    mine = [ri for ri in custom if _path_key(ri.group, ri.version) == key]
+    if mine:  # a CRD's group-version (``custom``: the CRDs' served resources)
+        from kubenotes.apiserver.apiextensions.openapi import custom_resource_document
+
+        return custom_resource_document(mine, component_schemas(), _paths_for, _closure, _refs_in)
     return json.loads(_document_json(group_version_path))
 
 
@@ -511,7 +518,7 @@ def _index() -> str:
     return json.dumps({"paths": paths})
 
 
-def openapi_v3_index() -> dict:
+def openapi_v3_index(custom: Iterable[ResourceInfo] = ()) -> dict:
     """The ``/openapi/v3`` index: every served group-version and its document's URL.
 
     Examples
@@ -520,7 +527,13 @@ def openapi_v3_index() -> dict:
     >>> idx["api/v1"]["serverRelativeURL"].startswith("/openapi/v3/api/v1?hash=")
     True
     """
-    return json.loads(_index())
+    out = json.loads(_index())
+    for g, v in dict.fromkeys((ri.group, ri.version) for ri in custom):  # the CRDs' group-versions
+        key = _path_key(g, v)
+        body = json.dumps(openapi_v3_document(key, custom), sort_keys=True).encode()
+        out["paths"][key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash="
+                                                  f"{hashlib.sha512(body).hexdigest().upper()}"}
+    return out
 
 
 #: The media type ``/openapi/v2`` answers with (gnostic's OpenAPI v2 ``Document`` as protobuf). kubectl asks for

@@ -227,11 +227,8 @@ STORED_ONLY: dict[str, int | None] = {
     "podtemplates": None,
     "persistentvolumeclaims": 28,
     "persistentvolumes": 28,
-    "mutatingwebhookconfigurations.admissionregistration.k8s.io": 29,
     "validatingadmissionpolicies.admissionregistration.k8s.io": 29,
     "validatingadmissionpolicybindings.admissionregistration.k8s.io": 29,
-    "validatingwebhookconfigurations.admissionregistration.k8s.io": 29,
-    "customresourcedefinitions.apiextensions.k8s.io": 29,
     "apiservices.apiregistration.k8s.io": 0,
     "certificatesigningrequests.certificates.k8s.io": 0,
     "flowschemas.flowcontrol.apiserver.k8s.io": 27,
@@ -298,7 +295,8 @@ def storage_resource(ri: ResourceInfo) -> ResourceInfo:
     True
     """
     if ri.group not in _STORAGE_GROUPS:
-        return ri
+        crd = getattr(ri, "crd", None) if ri.__class__ is not ResourceInfo else None
+        return ri if crd is None or crd.storage is None else crd.storage  # a CRD's other served versions
     return _STORAGE.get(ri, ri)
 
 

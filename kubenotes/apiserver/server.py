@@ -50,6 +50,7 @@ from kubenotes.apiserver.status import (
     new_not_found,
     new_too_many_requests,
 )
+from kubenotes.apiserver.storage.compact import DEFAULT_COMPACTION_INTERVAL_SECONDS
 from kubenotes.apiserver.store import DEFAULT_HISTORY_CAPACITY, ObjectStore, deep_copy
 from kubenotes.apiserver.watch import ADDED, DELETED, MODIFIED, Watch
 from kubenotes.features import feature_gates as feature_gates_of
@@ -295,6 +296,12 @@ class APIServer:
         ``--feature-gates`` (:func:`kubenotes.features.feature_gates`); None: v1.34's defaults.
         The fields of disabled gates are dropped on create and update
         (:func:`kubenotes.api.dropdisabled.drop_disabled_fields`).
+    storage : kubenotes.apiserver.storage.Interface, optional
+        Where objects are kept besides the watch cache: a real etcd
+        (:class:`~kubenotes.apiserver.storage.etcd3.EtcdStorage`, ``--etcd URL``);
+        None (default) keeps them in the embedded store only.
+    etcd_compaction_interval_seconds : float
+        ``--etcd-compaction-interval`` of ``storage``'s compactor (default 300).
 
     Attributes
     ----------
@@ -324,8 +331,9 @@ class APIServer:
     -----
     One object holds the storage, the request path and the watch history:
     no etcd client, no HTTP between components (clients call methods; the
-    HTTP layer serves a real ``kubectl``), no API priority and fairness, no
-    aggregation layer (APIService) and no CustomResourceDefinitions.
+    HTTP layer serves a real ``kubectl``), no API priority and fairness and no
+    aggregation layer (APIService). CustomResourceDefinitions are served
+    live (:attr:`crds`, :mod:`kubenotes.apiserver.apiextensions`).
 
     References
     ----------
@@ -349,7 +357,8 @@ class APIServer:
     def __init__(self, env: simpy.Environment | None = None, *, seed: int = 0, authorizer: Any = None,
                  admission: Any = None, validator: Any = None,
                  history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime | str = DEFAULT_EPOCH,
-                 feature_gates: Any = None):
+                 feature_gates: Any = None, storage: Any = None,
+                 etcd_compaction_interval_seconds: float = DEFAULT_COMPACTION_INTERVAL_SECONDS):
         self.env = env if env is not None else simpy.Environment()
         self.rng = random.Random(seed)
         #: ClusterIPs and node ports (a stream of its own, so Services do not shift uids and generated names).
@@ -357,7 +366,7 @@ class APIServer:
         #: generateName suffixes (a stream of its own, so objects created at bootstrap, which take uids, do not
         #: shift the names of the pods and ReplicaSets a scenario creates).
         self._name_rng = random.Random(f"{seed}/generated-names")
-        self.store = ObjectStore(self.env, history_capacity)
+        self.store = ObjectStore(self.env, history_capacity, storage, etcd_compaction_interval_seconds)
         self.authorizer = authorizer
         self.admission = admission
         self.validator = validator
@@ -380,6 +389,10 @@ class APIServer:
         self._authz_cache: dict[tuple, tuple[str, str]] = {}
         self._authz_rev = -1
         self.request_count = 0
+        from kubenotes.apiserver.apiextensions import CustomResourceDefinitions
+
+        #: The CustomResourceDefinitions served (:mod:`kubenotes.apiserver.apiextensions`).
+        self.crds = CustomResourceDefinitions(self)
         #: Client rate limits and request latency (:class:`kubenotes.sim.costs.RequestCosts`); None: instant.
         self.request_costs: Any = None
 
@@ -520,6 +533,8 @@ class APIServer:
         self.audit_log.append(entry)
         for cb in self.on_commit:
             cb(entry)
+        if ri.group == "apiextensions.k8s.io" or ri.__class__ is not ResourceInfo:
+            self.crds.committed(ri, event_type, obj)
         return obj
 
     # ------------------------------------------------------------ decoding
@@ -557,6 +572,8 @@ class APIServer:
             md["namespace"] = ns or namespace or "default"
         else:
             md.pop("namespace", None)
+        if ri.group == "apiextensions.k8s.io" or ri.__class__ is not ResourceInfo:  # CRD defaults; CR schema
+            _warn(self.crds.decode(ri, obj, validation))
         return obj
 
     def _typed(self, ri: ResourceInfo, obj: dict) -> Any:
@@ -588,10 +605,13 @@ class APIServer:
         return out
 
     def _validate(self, ri: ResourceInfo, obj: dict, old: dict | None) -> None:
-        if self.validator is None:
+        extra = (self.crds.validate(ri, obj, old) if ri.group == "apiextensions.k8s.io"
+                 or ri.__class__ is not ResourceInfo else [])  # a CRD's spec, a custom resource's schema
+        if self.validator is None and not extra:
             return
-        causes = (self.validator.validate_create(ri, obj) if old is None
-                  else self.validator.validate_update(ri, obj, old))
+        causes = [] if self.validator is None else (self.validator.validate_create(ri, obj) if old is None
+                                                    else self.validator.validate_update(ri, obj, old))
+        causes = causes + extra
         self._step("validation", f"{len(causes)} field error(s)" if causes else "valid")
         if causes:
             raise new_invalid(ri.group, ri.kind, obj.get("metadata", {}).get("name", "")
@@ -604,7 +624,8 @@ class APIServer:
             self.admission.admit(attrs, obj, old, self)
             return
         for p in self.admission.plugins:  # traced: one step per plugin, with whether it changed the object
-            if attrs.operation not in getattr(p, "operations", ()) or type(p).admit is _base_admit(p):
+            if attrs.operation not in getattr(p, "operations", ()) or type(p).admit is _base_admit(p) or (
+                    hasattr(p, "idle") and p.idle(self)):  # webhook plugins with no configuration: left out
                 continue
             before = deep_copy(obj) if obj is not None else None
             p.admit(attrs, obj, old, self)
@@ -617,7 +638,8 @@ class APIServer:
             self.admission.validate(attrs, obj, old, self)
             return
         for p in self.admission.plugins:
-            if attrs.operation not in getattr(p, "operations", ()) or type(p).validate is _base_validate(p):
+            if attrs.operation not in getattr(p, "operations", ()) or type(p).validate is _base_validate(p) or (
+                    hasattr(p, "idle") and p.idle(self)):
                 continue
             p.validate(attrs, obj, old, self)
             self._step(f"validating admission: {p.name}", "admitted")
@@ -652,6 +674,8 @@ class APIServer:
             return self._subject_access_review(attrs, body)
         if "create" not in ri.verbs:
             raise new_method_not_supported(ri.group, ri.resource, "create")
+        if ri.__class__ is not ResourceInfo:
+            self.crds.check_create(ri)
         obj = self._decode(ri, body, attrs.namespace, attrs.extra.get("fieldValidation", ""))
         md = obj["metadata"]
         attrs.namespace = md.get("namespace", "") or ""
@@ -672,7 +696,7 @@ class APIServer:
         if not restoring:
             md["uid"] = self.new_uid()
         md["creationTimestamp"] = self.timestamp()
-        if ri.kind in _GENERATION_KINDS:
+        if ri.kind in _GENERATION_KINDS or ri.__class__ is not ResourceInfo:
             md["generation"] = 1
         drop_disabled_fields(ri.kind, obj, None, self.feature_gates)  # PrepareForCreate's dropDisabled...Fields
         self._prepare_for_create(ri, obj, before, restoring=restoring)
@@ -766,7 +790,7 @@ class APIServer:
         if ri.resource == "componentstatuses":
             obj = next((o for o in component_statuses() if o["metadata"]["name"] == attrs.name), None)
         else:
-            obj = self.store.get(ri, attrs.namespace or None, attrs.name)
+            obj = self.store.read(ri, attrs.namespace or None, attrs.name)
         if obj is None:
             raise new_not_found(ri.group, ri.resource, attrs.name)
         if attrs.subresource == "scale":
@@ -784,7 +808,8 @@ class APIServer:
         self.authorize(attrs)
         ri = attrs.resource
         labels = parse_selector(label_selector) if label_selector else None
-        fields = parse_field_selector(field_selector, ri.resource) if field_selector else None
+        fields = parse_field_selector(field_selector, ri.resource, ri.crd.selectable_fields if ri.__class__
+                                      is not ResourceInfo else ()) if field_selector else None  # a CRD's too
         items = None
         if fields is not None:
             pinned = [v for f, op, v in fields.terms if f == "spec.nodeName" and op == "="]
@@ -792,7 +817,7 @@ class APIServer:
                 items = self.store.list_by_trigger(ri, pinned[0], attrs.namespace or None)
         if items is None:
             items = (component_statuses() if ri.resource == "componentstatuses"
-                     else self.store.list(ri, attrs.namespace or None))
+                     else self.store.read_list(ri, attrs.namespace or None))
         if labels is not None:
             items = [o for o in items if labels.matches(o.get("metadata", {}).get("labels") or {})]
         if fields is not None:
@@ -823,7 +848,8 @@ class APIServer:
         self.authorize(attrs)
         ri = attrs.resource
         labels = parse_selector(label_selector) if label_selector else None
-        fields = parse_field_selector(field_selector, ri.resource) if field_selector else None
+        fields = parse_field_selector(field_selector, ri.resource, ri.crd.selectable_fields if ri.__class__
+                                      is not ResourceInfo else ()) if field_selector else None  # a CRD's too
         try:
             since = int(resource_version or 0)
         except ValueError:
@@ -968,6 +994,8 @@ class APIServer:
         if attrs.subresource == "":
             drop_disabled_fields(ri.kind, obj, old, self.feature_gates)  # PrepareForUpdate's dropDisabled...Fields
             self._validate(ri, obj, old)
+        elif attrs.subresource == "status" and ri.__class__ is not ResourceInfo:
+            self._validate(ri, obj, old)  # a custom resource's status is checked against its schema
         self._admit_validate(attrs, obj, old)
         if old["metadata"].get("managedFields") and verb != "apply":
             self._record_managed_fields(attrs, old, obj)
@@ -1009,6 +1037,20 @@ class APIServer:
         return " ".join(parts)
 
     def _prepare_for_update(self, ri: ResourceInfo, sub: str, obj: dict, old: dict) -> dict:
+        if ri.__class__ is not ResourceInfo:  # the custom resource strategy
+            md, omd = obj["metadata"], old["metadata"]
+            for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+                if k in omd:
+                    md[k] = omd[k]
+                else:
+                    md.pop(k, None)
+            md.pop("resourceVersion", None)
+            if sub == "" and "status" in ri.subresources:
+                if "status" in old:
+                    obj["status"] = old["status"]
+                else:
+                    obj.pop("status", None)
+            return self.crds.prepare_for_update(ri, sub, obj, old)
         md, omd = obj["metadata"], old["metadata"]
         for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
             if k in omd:
@@ -1103,6 +1145,10 @@ class APIServer:
             if cur_obj is None:
                 raise new_not_found(ri.group, ri.resource, attrs.name)
             cur = cur_obj
+        if patch_type in (STRATEGIC_MERGE_PATCH, "strategic") and ri.__class__ is not ResourceInfo:
+            from kubenotes.apiserver.apiextensions.registry import strategic_merge_refused
+
+            raise strategic_merge_refused()
         if patch_type in (STRATEGIC_MERGE_PATCH, "strategic"):
             from kubenotes.apiserver.patch_meta import meta_for
 
@@ -1254,6 +1300,9 @@ class APIServer:
         self._admit_validate(attrs, None, old)
         if attrs.dry_run:
             return deep_copy(old)
+        if ri.resource == "customresourcedefinitions" and ri.group == "apiextensions.k8s.io":
+            left = self.crds.begin_delete(old, attrs.component)  # Terminating, instances deleted, then gone
+            return deep_copy(left if left is not None else old)
         new = dict(old)
         md = new["metadata"] = dict(omd)
         md.pop("resourceVersion", None)
@@ -1533,8 +1582,9 @@ class APIServer:
                 "status": {"token": token,
                            "expirationTimestamp": format_timestamp(self.env.now + seconds, self.epoch)}}
 
-    @staticmethod
-    def _scale_of(ri: ResourceInfo, obj: dict) -> dict:
+    def _scale_of(self, ri: ResourceInfo, obj: dict) -> dict:
+        if ri.__class__ is not ResourceInfo:
+            return self.crds.scale_of(ri, obj)
         md = obj["metadata"]
         spec, st = obj.get("spec") or {}, obj.get("status") or {}
         sel = spec.get("selector") or {}
@@ -1564,7 +1614,10 @@ class APIServer:
         if rv and rv != old["metadata"]["resourceVersion"]:
             raise new_conflict(ri.group, ri.resource, attrs.name)
         new = deep_copy(old)
-        new["spec"]["replicas"] = replicas
+        if ri.__class__ is not ResourceInfo:
+            self.crds.set_replicas(ri, new, replicas)
+        else:
+            new["spec"]["replicas"] = replicas
         inner = Attributes(attrs.user, "update", ri, "", attrs.namespace, attrs.name, attrs.dry_run, attrs.component,
                            extra={"managedSubresource": "scale", "fieldManager": attrs.extra.get("fieldManager", "")})
         authz, self.authorizer = self.authorizer, None
@@ -1775,7 +1828,12 @@ class Client:
 
     def _attrs(self, verb: str, resource: str, namespace: str | None, name: str = "", subresource: str = "",
                dry_run: bool = False) -> Attributes:
-        ri = resource_for(resource)
+        try:
+            ri = resource_for(resource)
+        except ApiError:
+            ri = self.server.crds.resource_for(resource)  # a custom resource a CRD serves
+            if ri is None:
+                raise
         if self.server.request_costs is not None:  # client-side rate limit and latency (kubenotes.sim.costs)
             self.server.request_costs.before_request(self, verb, ri.resource)
         ns = (namespace or "") if ri.namespaced else ""

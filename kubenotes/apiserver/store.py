@@ -19,6 +19,8 @@ References
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go (history, too old resource version)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (filtered fan-out)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/interfaces.go (the backend behind it, when
+one is given: :mod:`kubenotes.apiserver.storage`)
 """
 
 from __future__ import annotations
@@ -31,9 +33,13 @@ import simpy
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.conversion import convert
 from kubenotes.apiserver.fields import FieldSelector
-from kubenotes.apiserver.resources import ResourceInfo, etcd_key, storage_resource
+from kubenotes.apiserver.resources import ResourceInfo, etcd_key, resource_for_kind, storage_resource
 from kubenotes.apiserver.status import new_resource_expired
+from kubenotes.apiserver.storage.compact import DEFAULT_COMPACTION_INTERVAL_SECONDS, Compactor
+from kubenotes.apiserver.storage.errors import interpret_error
+from kubenotes.apiserver.storage.interfaces import ERR_SERVER, ERR_UNREACHABLE, Interface, StorageError
 from kubenotes.apiserver.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Watch, WatchEvent
+from kubenotes.errors import ConfigError, KubenotesError
 
 __all__ = ["ObjectStore", "DEFAULT_HISTORY_CAPACITY", "deep_copy"]
 
@@ -111,15 +117,53 @@ class ObjectStore:
         How many events the history keeps; a watch from an older
         resourceVersion gets 410 Expired.
 
+    storage : Interface, optional
+        A storage backend (:class:`~kubenotes.apiserver.storage.etcd3.EtcdStorage`)
+        every write goes through first: a create is a transaction on
+        ``mod_revision == 0``, an update or delete one on the ``mod_revision``
+        this store holds (retried as ``GuaranteedUpdate`` does), and the
+        revision etcd answers becomes the resourceVersion. What fails there
+        changes nothing here. Without one (the default) this object is the store.
+    compaction_interval_seconds : float
+        ``--etcd-compaction-interval`` for ``storage``'s compactor (default 300; 0: none).
+
     Attributes
     ----------
     revision : int
         The last committed revision (etcd's header revision); starts at 1.
+
+    Raises
+    ------
+    ConfigError
+        When ``storage`` already holds keys under ``/registry/``.
+
+    Notes
+    -----
+    With a ``storage``, this object plays kube-apiserver's watch cache
+    (``cacher``): watches, field-indexed lists and the server's own reads are
+    answered here, while clients' GETs and LISTs (:meth:`read`,
+    :meth:`read_list`) are reads from etcd. Upstream the cache is fed by an
+    etcd watch; here by the write that committed, at once, so the virtual
+    clock stays deterministic.
     """
 
-    def __init__(self, env: simpy.Environment, history_capacity: int = DEFAULT_HISTORY_CAPACITY):
+    def __init__(self, env: simpy.Environment, history_capacity: int = DEFAULT_HISTORY_CAPACITY,
+                 storage: Interface | None = None,
+                 compaction_interval_seconds: float = DEFAULT_COMPACTION_INTERVAL_SECONDS):
         self.env = env
         self.revision = 1
+        #: The backend every write goes through first (None: this object is the embedded store, as by default).
+        self.storage = storage
+        #: kube-apiserver's compactor of ``storage`` (None without one).
+        self.compactor: Compactor | None = None
+        self._behind = False  # a storage request went unanswered: etcd may hold writes the cache has not seen
+        if storage is not None:
+            held = storage.count("/registry/")
+            if held:
+                raise ConfigError(f"--etcd {storage.url}: already holds {held} keys under /registry/; "
+                                  "the model starts an empty cluster (use an empty etcd or another key prefix)")
+            self.revision = storage.revision
+            self.compactor = Compactor(env, storage, compaction_interval_seconds)
         self._by_resource: dict[ResourceInfo, dict[str, dict]] = {}
         self._history: deque[tuple[int, ResourceInfo, WatchEvent, dict | None]] = deque(maxlen=history_capacity)
         self._compacted = False  # whether events have fallen out of the history
@@ -171,6 +215,8 @@ class ObjectStore:
 
     def keys(self) -> Iterator[str]:
         """Every key in the store, sorted (``etcdctl get --prefix /registry --keys-only``)."""
+        if self.storage is not None:
+            return iter(self.storage.keys("/registry/"))
         all_keys = [k for objs in self._by_resource.values() for k in objs]
         return iter(sorted(all_keys))
 
@@ -188,10 +234,18 @@ class ObjectStore:
         dict
             ``obj``.
         """
-        self.revision += 1
         self.last_delivered = []
         md = obj.setdefault("metadata", {})
+        if self.storage is not None:
+            self.revision = self._write_through(ri, event_type, obj, md)
+        else:
+            self.revision += 1
         md["resourceVersion"] = str(self.revision)
+        return self._apply(ri, event_type, obj, old)
+
+    def _apply(self, ri: ResourceInfo, event_type: str, obj: dict, old: dict | None) -> dict:
+        """Put a committed change (at :attr:`revision`) into the cache, its history and its watchers."""
+        md = obj["metadata"]
         given = obj
         sri = storage_resource(ri)
         if sri is not ri:
@@ -225,6 +279,113 @@ class ObjectStore:
                 for w in idx.get(v, ()) if v is not None else ():
                     self._dispatch(w, ev, old)
         return given
+
+    def _write_through(self, ri: ResourceInfo, event_type: str, obj: dict, md: dict) -> int:
+        """Commit ``obj`` to :attr:`storage` first; its revision. Raises the API error a failure maps to."""
+        assert self.storage is not None
+        self._catch_up_if_behind()
+        sri = storage_resource(ri)
+        stored = convert(obj, sri.api_version) if sri is not ri else obj
+        key = etcd_key(sri, md.get("namespace"), md["name"])
+        cached = self._by_resource.get(sri, {}).get(key)
+        verb = {ADDED: "create", DELETED: "delete"}.get(event_type, "update")
+        try:
+            if event_type == ADDED:
+                got = self.storage.create(key, stored)
+            elif event_type == DELETED:
+                got = self.storage.delete(key, cached=cached)
+            else:
+                got = self.storage.guaranteed_update(key, lambda _current: stored, cached=cached)
+        except StorageError as e:
+            self._note_failure(e)
+            raise interpret_error(e, ri.group, ri.resource, md["name"], verb) from None
+        return int(got["metadata"]["resourceVersion"])
+
+    def _note_failure(self, e: StorageError) -> None:
+        if e.code in (ERR_UNREACHABLE, ERR_SERVER):
+            self._behind = True  # etcd may yet apply what it did not answer: read it back before going on
+
+    def _catch_up_if_behind(self) -> None:
+        if self._behind:
+            try:
+                self._catch_up()
+            except StorageError as e:
+                raise interpret_error(e, "", "", "", "list") from None
+            self._behind = False
+
+    def _catch_up(self) -> None:
+        """Bring the cache (and its watchers) up to what etcd holds, after a request etcd did not answer.
+
+        A write that timed out may still be applied once etcd answers again
+        (kube-apiserver's 504 says the request "may still be processing").
+        Upstream the cacher learns it from its etcd watch; here one range read
+        of ``/registry/`` is compared with the cache, and each difference is
+        delivered as the event the watch would have carried (in revision
+        order; deletions at the revision read).
+        """
+        assert self.storage is not None
+        items, at = self.storage.get_list("/registry/")
+        fresh: dict[ResourceInfo, dict[str, dict]] = {}
+        for o in items:
+            try:
+                sri = storage_resource(resource_for_kind(o["kind"], o.get("apiVersion")))
+            except (KeyError, KubenotesError):
+                continue
+            md = o["metadata"]
+            fresh.setdefault(sri, {})[etcd_key(sri, md.get("namespace"), md["name"])] = o
+        changes: list[tuple[int, str, ResourceInfo, str, dict, dict | None]] = []
+        for sri in set(fresh) | set(self._by_resource):
+            now, cached = fresh.get(sri, {}), self._by_resource.get(sri, {})
+            for key in set(now) | set(cached):
+                new, cur = now.get(key), cached.get(key)
+                if new is None:
+                    assert cur is not None
+                    gone = deep_copy(cur)
+                    gone["metadata"]["resourceVersion"] = str(at)
+                    changes.append((at, key, sri, DELETED, gone, cur))
+                elif cur is None or cur["metadata"].get("resourceVersion") != new["metadata"]["resourceVersion"]:
+                    changes.append((int(new["metadata"]["resourceVersion"]), key, sri,
+                                    ADDED if cur is None else MODIFIED, new, cur))
+        for rev, _key, sri, event_type, obj, old in sorted(changes, key=lambda c: (c[0], c[1])):
+            self.revision = rev
+            self.last_delivered = []
+            self._apply(sri, event_type, obj, old)
+        self.revision = max(self.revision, at)
+        self.last_delivered = []
+
+    def read(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
+        """A client's GET: from :attr:`storage` (a linearizable read) when there is one, else :meth:`get`.
+
+        Raises
+        ------
+        ApiError
+            What a storage failure maps to (504 Timeout when etcd does not answer).
+        """
+        if self.storage is None:
+            return self.get(ri, namespace, name)
+        self._catch_up_if_behind()
+        sri = storage_resource(ri)
+        try:
+            obj = self.storage.get(etcd_key(sri, namespace, name))
+        except StorageError as e:
+            self._note_failure(e)
+            raise interpret_error(e, ri.group, ri.resource, name, "get") from None
+        return obj if obj is None or sri is ri else convert(obj, ri.api_version)
+
+    def read_list(self, ri: ResourceInfo, namespace: str | None = None) -> list[dict]:
+        """A client's LIST: a range read from :attr:`storage` when there is one, else :meth:`list`."""
+        if self.storage is None:
+            return self.list(ri, namespace)
+        sri = storage_resource(ri)
+        prefix = (f"/registry/{sri.prefix}/{namespace}/" if namespace and ri.namespaced
+                  else f"/registry/{sri.prefix}/")
+        self._catch_up_if_behind()
+        try:
+            items, _rev = self.storage.get_list(prefix)
+        except StorageError as e:
+            self._note_failure(e)
+            raise interpret_error(e, ri.group, ri.resource, "", "list") from None
+        return items if sri is ri else [convert(o, ri.api_version) for o in items]
 
     def _dispatch(self, w: Watch, ev: WatchEvent, old: dict | None) -> None:
         f: _Filter = w.filter

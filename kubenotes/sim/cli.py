@@ -1,4 +1,4 @@
-"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [--instant|--realistic] [-o events|yaml|table|wide]``.
+"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [--instant|--realistic] [-o events|yaml|table|wide] [--etcd URL]``.
 
 Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
 ``kind: Scenario`` documents among them) on the virtual clock, then prints:
@@ -27,8 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, Mapping
 
+from kubenotes.apiserver.storage.options import add_etcd_flags, etcd_options
 from kubenotes.features import add_feature_gates_flag
 
 __all__ = ["register", "run", "node_events", "cri_calls", "YAML_RESOURCES"]
@@ -66,12 +67,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                             "latency (handler chain, etcd quorum round trip and fsync) on the virtual clock; "
                             "a scenario's spec.cluster.requestCosts refines them")
     add_feature_gates_flag(p)
+    add_etcd_flags(p)
     p.set_defaults(func=_cmd)
     return p
 
 
 def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | None = None,
-        network: dict | None = None, feature_gates: Any = None, costs: str | None = None) -> Any:
+        network: dict | None = None, feature_gates: Any = None, etcd: Mapping[str, Any] | None = None,
+        costs: str | None = None) -> Any:
     """Load manifests and scenarios, run the cluster until ``until``; returns the Cluster.
 
     The scenarios' ``spec.cluster`` (:func:`~kubenotes.sim.scenario.cluster_options`)
@@ -97,6 +100,9 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
         running one cluster in several Calico modes).
     feature_gates : FeatureGate, mapping, str or None
         ``--feature-gates``; None: v1.34's defaults.
+    etcd : mapping, optional
+        ``--etcd`` and ``--etcd-compaction-interval`` as Cluster keywords
+        (:func:`kubenotes.apiserver.storage.options.etcd_options`); None: the embedded store.
     costs : {"instant", "realistic"}, optional
         ``--instant``: no request costs whatever the scenarios say;
         ``--realistic``: client rate limits and request latency
@@ -142,7 +148,7 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
         from kubenotes.sim.costs import RequestCosts
 
         options["request_costs"] = RequestCosts()
-    cluster = Cluster(objects, seed=seed, feature_gates=feature_gates, **options)
+    cluster = Cluster(objects, seed=seed, feature_gates=feature_gates, **options, **(etcd or {}))
     for s in scenarios:
         start_scenario(cluster, s)
     cluster.run(until=until)
@@ -216,8 +222,14 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.until < 0:
         print(f"kubenotes simulate: --until must be >= 0, got {args.until}", file=sys.stderr)
         return 2
+    etcd = etcd_options(args)
+    if etcd:  # a wrong or unreachable --etcd is one line before any manifest is read
+        from kubenotes.apiserver.storage.etcd3 import connect
+
+        connect(etcd["etcd"]).session.close()
     cluster = run(args.manifests, args.until, args.seed, args.kubelet,
-                  feature_gates=getattr(args, "feature_gates", None), costs=getattr(args, "costs", None))
+                  feature_gates=getattr(args, "feature_gates", None), etcd=etcd,
+                  costs=getattr(args, "costs", None))
     out = sys.stdout
     if args.output == "events":
         for e in node_events(cluster):

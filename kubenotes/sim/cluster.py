@@ -119,6 +119,16 @@ class Cluster:
         server drops the fields of disabled gates on create and update
         (:mod:`kubenotes.api.dropdisabled`); :mod:`kubenotes.features` lists
         the gates the model honours.
+    etcd : str, optional
+        A real etcd's client URL (``http://127.0.0.1:2379``): the API server
+        writes every object there first (``/registry/...`` keys, JSON values,
+        resourceVersion = etcd's mod_revision) and runs the compactor; see
+        :class:`~kubenotes.apiserver.storage.etcd3.EtcdStorage`. None: the
+        embedded store (default).
+    etcd_prefix : str
+        Prepended to every key in that etcd (tests keep apart with it).
+    etcd_compaction_interval_seconds : float
+        ``--etcd-compaction-interval`` (default 300, on the virtual clock).
     request_costs : RequestCosts, optional
         Client-side rate limits (each component's upstream QPS and burst) and
         each request's latency on the virtual clock
@@ -137,7 +147,8 @@ class Cluster:
     ValueError
         For a ``kubelet`` other than ``"model"`` or ``"stand-in"``.
     ConfigError
-        For an unknown feature gate, or a locked one set away from its default.
+        For an unknown feature gate, or a locked one set away from its default; for an ``etcd`` URL that
+        is wrong, unreachable or already holds objects (one line naming it).
     KeyError
         For a name in ``controllers`` that is not in :data:`kubenotes.controllers.CONTROLLERS`.
     ManifestError
@@ -187,6 +198,7 @@ class Cluster:
                  scheduler_trace: bool = False,
                  authorization: bool = True, admission: bool = True, validation: bool = True,
                  history_capacity: int | None = None, epoch: Any = None, feature_gates: Any = None,
+                 etcd: str | None = None, etcd_prefix: str = "", etcd_compaction_interval_seconds: float = 300.0,
                  request_costs: Any = None):
         from kubenotes.client import SharedInformerFactory
         from kubenotes.controllers import CONTROLLERS, load_controller
@@ -199,6 +211,11 @@ class Cluster:
         kw: dict[str, Any] = {} if history_capacity is None else {"history_capacity": history_capacity}
         if epoch is not None:
             kw["epoch"] = epoch
+        if etcd is not None:  # --etcd URL: every write goes to a real etcd first (checked here, before anything runs)
+            from kubenotes.apiserver.storage.etcd3 import EtcdStorage
+
+            kw["storage"] = EtcdStorage(etcd, prefix=etcd_prefix)
+            kw["etcd_compaction_interval_seconds"] = etcd_compaction_interval_seconds
         self.server = APIServer(self.env, seed=seed, feature_gates=feature_gates, **kw)
         self.server.kubelet_client = _KubeletConnections(self)
         # construction too runs on this cluster's epoch (timestamps parsed while loading and wiring)

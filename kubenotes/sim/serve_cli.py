@@ -1,6 +1,7 @@
 """``kubenotes serve``: run a cluster from manifests behind the Kubernetes API on 127.0.0.1, for the real kubectl.
 
-``python -m kubenotes serve [MANIFEST...] [--port 6443] [--kubeconfig FILE] [--time-scale X] [--seed N] [--epoch T]``
+``python -m kubenotes serve [MANIFEST...] [--port 6443] [--kubeconfig FILE] [--time-scale X] [--seed N] [--epoch T]
+[--etcd URL]``
 loads the manifests into a :class:`~kubenotes.sim.cluster.Cluster`, serves it
 with :func:`kubenotes.sim.serve.serve`, writes a kubeconfig (a cluster with
 the server's self-signed certificate, the admin user's bearer token, a
@@ -27,6 +28,7 @@ import sys
 import threading
 from typing import Any
 
+from kubenotes.apiserver.storage.options import add_etcd_flags, etcd_options
 from kubenotes.features import add_feature_gates_flag
 
 __all__ = ["register", "run", "DEFAULT_PORT"]
@@ -52,6 +54,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="wall-clock time of virtual second 0: 'now' (default; kubectl's ages then read right), "
                         "'default' (2025-08-27, reproducible) or an ISO 8601 time")
     add_feature_gates_flag(p)
+    add_etcd_flags(p)
     p.set_defaults(func=run)
     return p
 
@@ -64,6 +67,8 @@ def run(args: argparse.Namespace, *, ready: threading.Event | None = None,
     ------
     ManifestError
         For bad manifests (the CLI prints its one line, exit status 2).
+    ConfigError
+        For a wrong, unreachable or non-empty ``--etcd`` URL (one line, exit status 2), before anything is served.
     """
     from kubenotes.sim.cluster import Cluster
     from kubenotes.sim.serve import serve
@@ -80,11 +85,12 @@ def run(args: argparse.Namespace, *, ready: threading.Event | None = None,
         print(f"kubenotes serve: --epoch must be 'now', 'default' or an ISO 8601 time, got {raw_epoch!r}",
               file=sys.stderr)
         return 2
+    etcd = etcd_options(args)  # a wrong or unreachable --etcd fails here, one line, before anything is served
     if args.manifests:
         cluster = Cluster.from_manifests(*args.manifests, seed=args.seed, epoch=epoch,
-                                         feature_gates=getattr(args, "feature_gates", None))
+                                         feature_gates=getattr(args, "feature_gates", None), **etcd)
     else:
-        cluster = Cluster(seed=args.seed, epoch=epoch, feature_gates=getattr(args, "feature_gates", None))
+        cluster = Cluster(seed=args.seed, epoch=epoch, feature_gates=getattr(args, "feature_gates", None), **etcd)
     kubeconfig = os.path.abspath(args.kubeconfig) if args.kubeconfig else None
     served = serve(cluster, port=args.port, time_scale=args.time_scale, kubeconfig=kubeconfig)
     stop = stop if stop is not None else threading.Event()

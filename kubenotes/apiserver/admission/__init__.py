@@ -3,7 +3,8 @@
 :func:`default_admission_chain` builds the chain a :class:`~kubenotes.sim.cluster.Cluster`
 runs, with the default-on plugins upstream's ``AllOrderedPlugins`` lists, in
 that order: ``NamespaceLifecycle``, ``LimitRanger``, ``ServiceAccount``,
-``Priority``, ``DefaultTolerationSeconds``, ``ResourceQuota``. The API server
+``Priority``, ``DefaultTolerationSeconds``, ``MutatingAdmissionWebhook``,
+``ValidatingAdmissionWebhook``, ``ResourceQuota``. The API server
 runs every plugin's mutating phase, then (after the registry strategy and
 object validation) every plugin's validating phase.
 
@@ -13,8 +14,9 @@ Default-on plugins that are not modelled: ``TaintNodesByCondition``,
 ``PodSecurity``, ``RuntimeClass``, ``DefaultStorageClass``,
 ``StorageObjectInUseProtection``, ``PersistentVolumeClaimResize``,
 ``DefaultIngressClass``, the certificate plugins, ``ValidatingAdmissionPolicy``
-/ ``MutatingAdmissionPolicy`` and the ``MutatingAdmissionWebhook`` /
-``ValidatingAdmissionWebhook`` plugins (the model has no webhooks).
+/ ``MutatingAdmissionPolicy`` (no CEL library is installed). The webhook
+plugins (:mod:`.webhook`) call real webhooks over HTTP(S); with no webhook
+configuration in the store they do nothing and request traces leave them out.
 
 References
 ----------
@@ -32,17 +34,20 @@ from kubenotes.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from kubenotes.apiserver.admission.priority import Priority
 from kubenotes.apiserver.admission.resourcequota import ResourceQuota
 from kubenotes.apiserver.admission.serviceaccount import ServiceAccount
+from kubenotes.apiserver.admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
 
 __all__ = [
     "CREATE", "UPDATE", "DELETE", "CONNECT",
     "Plugin", "AdmissionChain", "forbidden", "resource_name",
     "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "ResourceQuota",
+    "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
     "DEFAULT_PLUGIN_ORDER", "default_admission_chain",
 ]
 
 #: The default-on plugins the model runs, in ``AllOrderedPlugins`` order.
 DEFAULT_PLUGIN_ORDER = ("NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
-                        "DefaultTolerationSeconds", "ResourceQuota")
+                        "DefaultTolerationSeconds", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
+                        "ResourceQuota")
 
 
 def default_admission_chain(seed: int = 0) -> AdmissionChain:
@@ -59,8 +64,12 @@ def default_admission_chain(seed: int = 0) -> AdmissionChain:
 
     Examples
     --------
-    >>> default_admission_chain().names()
-    ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds', 'ResourceQuota']
+    >>> names = default_admission_chain().names()
+    >>> names[:5]
+    ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds']
+    >>> names[5:]
+    ['MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']
     """
     return AdmissionChain([NamespaceLifecycle(), LimitRanger(), ServiceAccount(seed), Priority(),
-                           DefaultTolerationSeconds(), ResourceQuota()])
+                           DefaultTolerationSeconds(), MutatingAdmissionWebhook(seed),
+                           ValidatingAdmissionWebhook(seed), ResourceQuota()])
