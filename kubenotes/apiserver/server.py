@@ -394,6 +394,8 @@ class APIServer:
 
         #: The CustomResourceDefinitions served (:mod:`kubenotes.apiserver.apiextensions`).
         self.crds = CustomResourceDefinitions(self)
+        #: Client rate limits and request latency (:class:`kubenotes.sim.costs.RequestCosts`); None: instant.
+        self.request_costs: Any = None
 
     # ------------------------------------------------------------ utilities
     def now(self) -> float:
@@ -1846,6 +1848,8 @@ class Client:
             ri = self.server.crds.resource_for(resource)  # a custom resource a CRD serves
             if ri is None:
                 raise
+        if self.server.request_costs is not None:  # client-side rate limit and latency (kubenotes.sim.costs)
+            self.server.request_costs.before_request(self, verb, ri.resource)
         ns = (namespace or "") if ri.namespaced else ""
         if ri.namespaced and not ns and verb not in ("list", "watch"):
             ns = "default"

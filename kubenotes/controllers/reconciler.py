@@ -24,6 +24,7 @@ from typing import Any, Callable, Generator
 import simpy
 
 from kubenotes.apiserver.status import ApiError
+from kubenotes.client.flowcontrol import run_blocking
 
 __all__ = ["Result", "ControllerContext", "Controller", "key_of", "split_key", "MAX_RETRIES"]
 
@@ -195,7 +196,10 @@ class Controller:
             key = yield self.queue.get()
             if key is self.queue.SHUTDOWN:
                 return
-            self._process(key)
+            if getattr(self.client.server, "request_costs", None) is None:
+                self._process(key)
+            else:  # requests wait for the client's rate limiter and take their latency on the clock
+                yield from run_blocking(self.env, self._process, key)
 
     def _process(self, key: str) -> None:
         self.reconciles += 1

@@ -1,4 +1,4 @@
-"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [-o events|yaml|table|wide] [--kinds R,...] [--etcd URL]``.
+"""``python -m kubenotes simulate MANIFEST... [--until SECONDS] [--seed N] [--kubelet model|stand-in] [--instant|--realistic] [-o events|yaml|table|wide] [--kinds R,...] [--etcd URL]``.
 
 Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
 ``kind: Scenario`` documents among them) on the virtual clock, then prints:
@@ -75,6 +75,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="only these resources, in this order (names as kubectl get takes them: pods,pdb,cm,"
                         "leases.coordination.k8s.io; 'all' is kubectl get all's set); for -o yaml, table, wide "
                         "and events (default: every listable resource, the kubectl get all,nodes,events set first)")
+    costs = p.add_mutually_exclusive_group()
+    costs.add_argument("--instant", dest="costs", action="store_const", const="instant", default=None,
+                       help="every API request takes zero virtual time, even if a scenario's "
+                            "spec.cluster.requestCosts asks for costs (the default without one)")
+    costs.add_argument("--realistic", dest="costs", action="store_const", const="realistic",
+                       help="client-side rate limits at each component's upstream QPS/burst and each request's "
+                            "latency (handler chain, etcd quorum round trip and fsync) on the virtual clock; "
+                            "a scenario's spec.cluster.requestCosts refines them")
     add_feature_gates_flag(p)
     add_etcd_flags(p)
     p.set_defaults(func=_cmd)
@@ -82,7 +90,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | None = None,
-        network: dict | None = None, feature_gates: Any = None, etcd: Mapping[str, Any] | None = None) -> Any:
+        network: dict | None = None, feature_gates: Any = None, etcd: Mapping[str, Any] | None = None,
+        costs: str | None = None) -> Any:
     """Load manifests and scenarios, run the cluster until ``until``; returns the Cluster.
 
     The scenarios' ``spec.cluster`` (:func:`~kubenotes.sim.scenario.cluster_options`)
@@ -111,6 +120,12 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     etcd : mapping, optional
         ``--etcd`` and ``--etcd-compaction-interval`` as Cluster keywords
         (:func:`kubenotes.apiserver.storage.options.etcd_options`); None: the embedded store.
+    costs : {"instant", "realistic"}, optional
+        ``--instant``: no request costs whatever the scenarios say;
+        ``--realistic``: client rate limits and request latency
+        (:class:`~kubenotes.sim.costs.RequestCosts`, refined by a scenario's
+        ``spec.cluster.requestCosts``); None: as the scenarios say (instant without
+        ``requestCosts``).
 
     Returns
     -------
@@ -136,13 +151,13 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
     >>> c.network.mode, [(p["metadata"]["name"], p["status"]["podIP"]) for p in c.list("pods")][:2]
     ('ipip', [('client', '192.168.41.129'), ('web-0-0', '192.168.41.130')])
     """
-    cluster = build(sources, seed, kubelet, network, feature_gates, **(etcd or {}))
+    cluster = build(sources, seed, kubelet, network, feature_gates, costs=costs, **(etcd or {}))
     cluster.run(until=until)
     return cluster
 
 
 def build(sources: list[Any], seed: int = 0, kubelet: str | None = None, network: dict | None = None,
-          feature_gates: Any = None, **cluster_kwargs: Any) -> Any:
+          feature_gates: Any = None, costs: str | None = None, **cluster_kwargs: Any) -> Any:
     """A cluster from manifests, with their ``kind: Scenario`` documents started on its clock (not yet run).
 
     What ``simulate`` runs to ``--until`` and ``serve`` runs on its wall-paced
@@ -152,7 +167,7 @@ def build(sources: list[Any], seed: int = 0, kubelet: str | None = None, network
 
     Parameters
     ----------
-    sources, seed, kubelet, network, feature_gates
+    sources, seed, kubelet, network, feature_gates, costs
         As for :func:`run`.
     **cluster_kwargs
         More :class:`~kubenotes.sim.cluster.Cluster` keywords (``epoch`` for ``serve``).
@@ -181,8 +196,14 @@ def build(sources: list[Any], seed: int = 0, kubelet: str | None = None, network
     m = load_manifests(*sources, defaults=False, feature_gates=feature_gates)
     scenarios = [parse_scenario(o.obj, o.source, o.doc) for o in m if o.kind == "Scenario"]
     objects = [o for o in m if not isinstance(o.obj, dict)]
-    cluster = Cluster(objects, seed=seed, feature_gates=feature_gates, **cluster_options(scenarios, kubelet, network),
-                      **cluster_kwargs)
+    options = cluster_options(scenarios, kubelet, network)
+    if costs == "instant":
+        options.pop("request_costs", None)
+    elif costs == "realistic" and "request_costs" not in options:
+        from kubenotes.sim.costs import RequestCosts
+
+        options["request_costs"] = RequestCosts()
+    cluster = Cluster(objects, seed=seed, feature_gates=feature_gates, **options, **cluster_kwargs)
     cluster.scenarios = scenarios
     for s in scenarios:
         start_scenario(cluster, s)
@@ -327,7 +348,8 @@ def _cmd(args: argparse.Namespace) -> int:
 
         connect(etcd["etcd"]).session.close()
     cluster = run(args.manifests, args.until, args.seed, args.kubelet,
-                  feature_gates=getattr(args, "feature_gates", None), etcd=etcd)
+                  feature_gates=getattr(args, "feature_gates", None), etcd=etcd,
+                  costs=getattr(args, "costs", None))
     out = sys.stdout
     if args.output == "events":
         from kubenotes.apiserver.resources import resource_for

@@ -129,6 +129,11 @@ class Cluster:
         Prepended to every key in that etcd (tests keep apart with it).
     etcd_compaction_interval_seconds : float
         ``--etcd-compaction-interval`` (default 300, on the virtual clock).
+    request_costs : RequestCosts, optional
+        Client-side rate limits (each component's upstream QPS and burst) and
+        each request's latency on the virtual clock
+        (:class:`kubenotes.sim.costs.RequestCosts`); None (default): every
+        request takes zero virtual time, as ``simulate --instant``.
 
     Returns
     -------
@@ -193,7 +198,8 @@ class Cluster:
                  scheduler_trace: bool = False,
                  authorization: bool = True, admission: bool = True, validation: bool = True,
                  history_capacity: int | None = None, epoch: Any = None, feature_gates: Any = None,
-                 etcd: str | None = None, etcd_prefix: str = "", etcd_compaction_interval_seconds: float = 300.0):
+                 etcd: str | None = None, etcd_prefix: str = "", etcd_compaction_interval_seconds: float = 300.0,
+                 request_costs: Any = None):
         from kubenotes.client import SharedInformerFactory
         from kubenotes.controllers import CONTROLLERS, load_controller
         from kubenotes.controllers.reconciler import ControllerContext
@@ -221,6 +227,7 @@ class Cluster:
             self._enable_request_path(authorization, admission, validation)
             self._load(objects or ())
             self._kubernetes_endpoints()
+            self.server.request_costs = request_costs  # after loading: objects at time 0 cost nothing
 
             self.informers = SharedInformerFactory(self.server.client("kube-controller-manager", UserInfo(
                 "system:kube-controller-manager", groups=("system:authenticated",))), self.env)

@@ -74,6 +74,7 @@ from typing import Any, Generator
 from kubenotes.apiserver.server import format_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.client.flowcontrol import run_blocking
 from kubenotes.kubelet.backoff import go_duration
 from kubenotes.kubelet.logs import (  # noqa: F401 - re-exported: the log model moved to kubenotes.kubelet.logs
     LOG_ANNOTATION,
@@ -335,7 +336,10 @@ class StandInKubelet:
         if pod is None or pod["metadata"].get("deletionTimestamp"):
             return
         started = self.env.now
-        self._write_running(uid, started)
+        if self.cluster.server.request_costs is None:
+            self._write_running(uid, started)
+        else:  # the status update waits for the kubelet's rate limiter and takes its latency
+            yield from run_blocking(self.env, self._write_running, uid, started)
         run = (pod["metadata"].get("annotations") or {}).get(RUN_SECONDS_ANNOTATION)
         if run is None:
             return

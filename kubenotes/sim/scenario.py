@@ -62,6 +62,9 @@ durations, ``"5m"``), ``imageGCHighThresholdPercent`` and
 mode: vxlan, ipPool: {cidr: 192.168.0.0/16, blockSize: 26}}``; needs the kubelet
 model; see :func:`kubenotes.sim.network.parse_network`). Without ``network``
 each node's kubelet model networks pods with a bridge on the Node's podCIDR.
+``requestCosts`` (``{}`` for upstream's defaults, or ``latency`` and per-component
+``clients`` QPS/burst; see :func:`kubenotes.sim.costs.parse_request_costs`) turns
+on client rate limits and request latency; without it every request is instant.
 
 References
 ----------
@@ -104,7 +107,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 
 #: Fields of ``spec.cluster``: how the cluster a scenario runs on is built.
 CLUSTER_FIELDS = ("kubelet", "podStartupSeconds", "controllers", "controllerManager", "kubeletConfiguration",
-                  "network")
+                  "network", "requestCosts")
 
 #: ``spec.cluster.kubeletConfiguration`` fields (upstream KubeletConfiguration names) ->
 #: :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` attribute and kind of value.
@@ -306,6 +309,10 @@ def _parse_cluster(cluster: Any, fail: Any) -> dict:
             from kubenotes.sim.network import parse_network
 
             parse_network(v, fail, f)
+        if k == "requestCosts":
+            from kubenotes.sim.costs import parse_request_costs
+
+            parse_request_costs(v, fail, f)
     if "network" in cluster and cluster.get("kubelet") == "stand-in":
         raise fail("spec.cluster.network", 'Invalid value: a pod network needs the kubelet model, not "stand-in"')
     return dict(cluster)
@@ -445,6 +452,10 @@ def cluster_options(scenarios: Any, kubelet: str | None = None, network: dict | 
         out["controllers"] = list(merged["controllers"])
     if "controllerManager" in merged:
         out["options"] = dict(merged["controllerManager"])
+    if "requestCosts" in merged:
+        from kubenotes.sim.costs import parse_request_costs
+
+        out["request_costs"] = parse_request_costs(merged["requestCosts"])
     if network or "network" in merged:
         from kubenotes.sim.network import parse_network
 

@@ -45,6 +45,7 @@ from typing import Any, Generator
 
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
+from kubenotes.client.flowcontrol import run_blocking
 
 __all__ = ["KubeScheduler", "SCHEDULER_NAME", "POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS"]
 
@@ -493,7 +494,10 @@ class KubeScheduler:
             if len(s.queue.active_q):
                 q = s.queue.active_q.peek()
                 self._preemptor_uid = q.pod_info.uid if q else ""
-                tr = s.schedule_one()
+                if self.cluster.server.request_costs is None:
+                    tr = s.schedule_one()
+                else:  # the bind waits for the scheduler's rate limiter and takes its latency
+                    tr = yield from run_blocking(self.env, s.schedule_one)
                 if tr is not None:
                     self.traces.append(tr)
                     if tr.node_name is None and tr.message and not tr.message.startswith("skip schedule"):

@@ -61,7 +61,7 @@ RC = "{apiVersion: v1, kind: ReplicationController, metadata: {name: web-v2}, sp
      'spec.cluster.kubelet: Unsupported value: "hollow": supported values: "model", "stand-in"'),
     ("{cluster: {nodes: 3}, steps: []}",
      'spec.cluster.nodes: Unsupported value: "nodes": supported values: "kubelet", "podStartupSeconds", '
-     '"controllers", "controllerManager", "kubeletConfiguration", "network"'),
+     '"controllers", "controllerManager", "kubeletConfiguration", "network", "requestCosts"'),
     ("{cluster: {podStartupSeconds: -1}, steps: []}",
      "spec.cluster.podStartupSeconds: Invalid value: -1: must be a number >= 0"),
     ("{cluster: {controllers: [replicaset-controller, shepherd]}, steps: []}",
