@@ -439,7 +439,7 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     Examples
     --------
     >>> sorted(build_parser(load=())._subparsers._group_actions[0].choices)
-    ['kube-proxy', 'packet', 'replay', 'schedule', 'serve', 'simulate', 'validate']
+    ['etcd', 'kube-proxy', 'packet', 'replay', 'schedule', 'serve', 'simulate', 'validate']
     """
     parser = argparse.ArgumentParser(
         prog=PROG,
