@@ -148,10 +148,6 @@ class TokenBucketRateLimiter:
 _LOCAL = threading.local()
 
 
-class _Cancelled(BaseException):
-    """Raised inside a blocking task whose driving SimPy process was closed (the simulation was dropped)."""
-
-
 class _Task:
     """One call of synchronous code, run in a helper thread that hands control back and forth with SimPy."""
 
@@ -178,8 +174,8 @@ class _Task:
         self.message = ("sleep", seconds)
         self.to_sim.release()
         self.to_task.acquire()
-        if self.cancelled:  # the driving process was closed: unwind this thread
-            raise _Cancelled()
+        if self.cancelled:  # the driving process was closed: unwind this thread as a closed generator unwinds
+            raise GeneratorExit("the SimPy process driving this task was closed")
 
 
 def in_blocking_task() -> bool:
