@@ -4,7 +4,8 @@
 runs, with the default-on plugins upstream's ``AllOrderedPlugins`` lists, in
 that order: ``NamespaceLifecycle``, ``LimitRanger``, ``ServiceAccount``,
 ``Priority``, ``DefaultTolerationSeconds``, ``DefaultStorageClass``, ``PersistentVolumeClaimResize``,
-``MutatingAdmissionWebhook``, ``ValidatingAdmissionWebhook``, ``ResourceQuota``. The API server
+``MutatingAdmissionWebhook``, ``ValidatingAdmissionPolicy``, ``ValidatingAdmissionWebhook``, ``ResourceQuota``.
+The API server
 runs every plugin's mutating phase, then (after the registry strategy and
 object validation) every plugin's validating phase.
 
@@ -13,10 +14,11 @@ Notes
 Default-on plugins that are not modelled: ``TaintNodesByCondition``,
 ``PodSecurity``, ``RuntimeClass``,
 ``StorageObjectInUseProtection`` (the protection controllers add the finalizers),
-``DefaultIngressClass``, the certificate plugins, ``ValidatingAdmissionPolicy``
-/ ``MutatingAdmissionPolicy`` (no CEL library is installed). The webhook
-plugins (:mod:`.webhook`) call real webhooks over HTTP(S); with no webhook
-configuration in the store they do nothing and request traces leave them out.
+``DefaultIngressClass``, the certificate plugins and ``MutatingAdmissionPolicy``
+(beta, off by default in v1.34). The webhook plugins (:mod:`.webhook`) call
+real webhooks over HTTP(S); ``ValidatingAdmissionPolicy``
+(:mod:`.validatingadmissionpolicy`) evaluates a subset of CEL (:mod:`.cel`);
+with nothing configured they do nothing and request traces leave them out.
 
 References
 ----------
@@ -36,20 +38,23 @@ from kubenotes.apiserver.admission.persistentvolumeclaimresize import Persistent
 from kubenotes.apiserver.admission.priority import Priority
 from kubenotes.apiserver.admission.resourcequota import ResourceQuota
 from kubenotes.apiserver.admission.serviceaccount import ServiceAccount
+from kubenotes.apiserver.admission.validatingadmissionpolicy import ValidatingAdmissionPolicy
 from kubenotes.apiserver.admission.webhook import MutatingAdmissionWebhook, ValidatingAdmissionWebhook
 
 __all__ = [
     "CREATE", "UPDATE", "DELETE", "CONNECT",
     "Plugin", "AdmissionChain", "forbidden", "resource_name",
     "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-    "PersistentVolumeClaimResize", "ResourceQuota", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
+    "PersistentVolumeClaimResize", "ResourceQuota", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionWebhook",
     "DEFAULT_PLUGIN_ORDER", "default_admission_chain",
 ]
 
 #: The default-on plugins the model runs, in ``AllOrderedPlugins`` order.
 DEFAULT_PLUGIN_ORDER = ("NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
                         "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize",
-                        "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook", "ResourceQuota")
+                        "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",
+                        "ResourceQuota")
 
 
 def default_admission_chain(seed: int = 0) -> AdmissionChain:
@@ -70,8 +75,9 @@ def default_admission_chain(seed: int = 0) -> AdmissionChain:
     >>> names[:5]
     ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds']
     >>> names[5:]
-    ['DefaultStorageClass', 'PersistentVolumeClaimResize', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']
+    ['DefaultStorageClass', 'PersistentVolumeClaimResize', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']
     """
     return AdmissionChain([NamespaceLifecycle(), LimitRanger(), ServiceAccount(seed), Priority(),
                            DefaultTolerationSeconds(), DefaultStorageClass(), PersistentVolumeClaimResize(),
-                           MutatingAdmissionWebhook(seed), ValidatingAdmissionWebhook(seed), ResourceQuota()])
+                           MutatingAdmissionWebhook(seed), ValidatingAdmissionPolicy(),
+                           ValidatingAdmissionWebhook(seed), ResourceQuota()])

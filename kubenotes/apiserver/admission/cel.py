@@ -1,0 +1,430 @@
+"""A subset of CEL (the Common Expression Language) for ValidatingAdmissionPolicy expressions.
+
+No maintained CEL library is installed in the project's environment, so the
+model evaluates the subset admission policies use most, over JSON values:
+
+* literals: integers, floats, strings (``'...'``, ``"..."``), ``true``,
+  ``false``, ``null``, lists ``[a, b]`` and maps ``{'k': v}``;
+* variables (``object``, ``oldObject``, ``request``, ``params``,
+  ``namespaceObject``, ``variables``), field selection ``a.b`` and indexing
+  ``a['k']``, ``a[0]`` (a missing key is an error, ``no such key: k``);
+* ``!``, unary ``-``, ``* / %``, ``+ -`` (numbers, strings, lists),
+  ``< <= > >=``, ``== !=``, ``in``, ``&&``, ``||`` (with CEL's error-absorbing
+  logic: ``false && error`` is false), and ``c ? a : b``;
+* ``has(a.b)``, ``size(x)``/``x.size()``, ``int()``, ``string()``, ``type``-free
+  ``x.startsWith()``, ``endsWith()``, ``contains()``, ``matches()``,
+  ``lowerAscii()``, ``upperAscii()``, and the macros ``all``, ``exists``,
+  ``exists_one``, ``map``, ``filter``.
+
+Not supported: type checking, the Kubernetes CEL libraries (quantity, url,
+ip, authorizer...), timestamps and durations, optionals, and cost limits.
+An expression outside the subset raises :class:`CELError` when compiled,
+with the position, as a compile error refuses it upstream.
+
+References
+----------
+https://github.com/google/cel-spec/blob/master/doc/langdef.md
+https://kubernetes.io/docs/reference/using-api/cel/
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["CELError", "compile_expression", "evaluate"]
+
+
+class CELError(Exception):
+    """A compile error (bad syntax, unsupported construct) or an evaluation error (``no such key: x``)."""
+
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)|
+    (?P<float>\d+\.\d+(?:[eE][+-]?\d+)?)|
+    (?P<int>\d+)u?|
+    (?P<str>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|
+    (?P<op>\|\||&&|==|!=|<=|>=|[-+*/%<>!?:.,()\[\]{}])|
+    (?P<id>[A-Za-z_][A-Za-z0-9_]*)
+""", re.VERBOSE)
+
+_MACROS = ("all", "exists", "exists_one", "map", "filter")
+_BINARY = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "in": 3, "+": 4, "-": 4,
+           "*": 5, "/": 5, "%": 5}
+
+
+def _unescape(s: str) -> str:
+    body = s[1:-1]
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m.group(1), m.group(1)), body)
+
+
+def _tokens(src: str) -> list[tuple[str, Any, int]]:
+    out: list[tuple[str, Any, int]] = []
+    pos = 0
+    while pos < len(src):
+        m = _TOKEN.match(src, pos)
+        if m is None:
+            raise CELError(f"Syntax error: token recognition error at: '{src[pos]}' (column {pos + 1})")
+        kind = m.lastgroup
+        text = m.group(kind)
+        if kind == "float":
+            out.append(("lit", float(text), pos))
+        elif kind == "int":
+            out.append(("lit", int(text), pos))
+        elif kind == "str":
+            out.append(("lit", _unescape(text), pos))
+        elif kind == "op":
+            out.append(("op", text, pos))
+        elif kind == "id":
+            if text in ("true", "false"):
+                out.append(("lit", text == "true", pos))
+            elif text == "null":
+                out.append(("lit", None, pos))
+            elif text == "in":
+                out.append(("op", "in", pos))
+            else:
+                out.append(("id", text, pos))
+        pos = m.end()
+    out.append(("end", None, len(src)))
+    return out
+
+
+# AST nodes are tuples: ("lit", v) ("var", name) ("sel", e, name) ("idx", e, i) ("un", op, e) ("bin", op, a, b)
+# ("cond", c, a, b) ("call", name, target|None, [args]) ("has", e) ("macro", name, target, var, body) ("list", [..])
+# ("map", [(k, v)..])
+
+
+class _Parser:
+    def __init__(self, src: str):
+        self.src = src
+        self.toks = _tokens(src)
+        self.i = 0
+
+    def peek(self) -> tuple[str, Any, int]:
+        return self.toks[self.i]
+
+    def take(self, value: Any = None) -> tuple[str, Any, int]:
+        t = self.toks[self.i]
+        if value is not None and t[1] != value:
+            raise CELError(f"Syntax error: expected '{value}' at column {t[2] + 1}")
+        self.i += 1
+        return t
+
+    def parse(self) -> tuple:
+        e = self.expr()
+        if self.peek()[0] != "end":
+            raise CELError(f"Syntax error: unexpected '{self.peek()[1]}' at column {self.peek()[2] + 1}")
+        return e
+
+    def expr(self) -> tuple:
+        c = self.binary(1)
+        if self.peek()[1] == "?":
+            self.take("?")
+            a = self.expr()
+            self.take(":")
+            b = self.expr()
+            return ("cond", c, a, b)
+        return c
+
+    def binary(self, level: int) -> tuple:
+        left = self.unary()
+        while True:
+            t = self.peek()
+            prec = _BINARY.get(t[1]) if t[0] == "op" else None
+            if prec is None or prec < level:
+                return left
+            self.take()
+            right = self.binary(prec + 1)
+            left = ("bin", t[1], left, right)
+
+    def unary(self) -> tuple:
+        t = self.peek()
+        if t[0] == "op" and t[1] in ("!", "-"):
+            self.take()
+            return ("un", t[1], self.unary())
+        return self.postfix(self.primary())
+
+    def args(self) -> list[tuple]:
+        self.take("(")
+        out = []
+        if self.peek()[1] != ")":
+            out.append(self.expr())
+            while self.peek()[1] == ",":
+                self.take(",")
+                out.append(self.expr())
+        self.take(")")
+        return out
+
+    def primary(self) -> tuple:
+        t = self.take()
+        if t[0] == "lit":
+            return ("lit", t[1])
+        if t[0] == "id":
+            if self.peek()[1] == "(":
+                args = self.args()
+                if t[1] == "has":
+                    if len(args) != 1 or args[0][0] != "sel":
+                        raise CELError("invalid argument to has() macro")
+                    return ("has", args[0])
+                return ("call", t[1], None, args)
+            return ("var", t[1])
+        if t[1] == "(":
+            e = self.expr()
+            self.take(")")
+            return e
+        if t[1] == "[":
+            items = []
+            if self.peek()[1] != "]":
+                items.append(self.expr())
+                while self.peek()[1] == ",":
+                    self.take(",")
+                    items.append(self.expr())
+            self.take("]")
+            return ("list", items)
+        if t[1] == "{":
+            pairs = []
+            if self.peek()[1] != "}":
+                while True:
+                    k = self.expr()
+                    self.take(":")
+                    pairs.append((k, self.expr()))
+                    if self.peek()[1] != ",":
+                        break
+                    self.take(",")
+            self.take("}")
+            return ("map", pairs)
+        raise CELError(f"Syntax error: unexpected '{t[1]}' at column {t[2] + 1}")
+
+    def postfix(self, e: tuple) -> tuple:
+        while True:
+            t = self.peek()
+            if t[1] == ".":
+                self.take()
+                name = self.take()
+                if name[0] != "id":
+                    raise CELError(f"Syntax error: expected a field name at column {name[2] + 1}")
+                if self.peek()[1] == "(":
+                    args = self.args()
+                    if name[1] in _MACROS:
+                        if len(args) != 2 or args[0][0] != "var":
+                            raise CELError(f"invalid arguments to {name[1]}() macro")
+                        e = ("macro", name[1], e, args[0][1], args[1])
+                    else:
+                        e = ("call", name[1], e, args)
+                else:
+                    e = ("sel", e, name[1])
+            elif t[1] == "[":
+                self.take()
+                i = self.expr()
+                self.take("]")
+                e = ("idx", e, i)
+            else:
+                return e
+
+
+def compile_expression(src: str) -> tuple:
+    """Parse ``src`` into the evaluator's tree.
+
+    Raises
+    ------
+    CELError
+        For a syntax error or an unsupported construct.
+
+    Examples
+    --------
+    >>> compile_expression("object.spec.replicas <= 5")[0]
+    'bin'
+    """
+    return _Parser(src).parse()
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _eval(n: tuple, env: dict) -> Any:
+    k = n[0]
+    if k == "lit":
+        return n[1]
+    if k == "var":
+        if n[1] not in env:
+            raise CELError(f"undeclared reference to '{n[1]}'")
+        return env[n[1]]
+    if k == "sel":
+        o = _eval(n[1], env)
+        if not isinstance(o, dict) or n[2] not in o:
+            raise CELError(f"no such key: {n[2]}")
+        return o[n[2]]
+    if k == "idx":
+        o, i = _eval(n[1], env), _eval(n[2], env)
+        if isinstance(o, list):
+            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(o):
+                raise CELError(f"index out of bounds: {i}")
+            return o[i]
+        if isinstance(o, dict):
+            if i not in o:
+                raise CELError(f"no such key: {i}")
+            return o[i]
+        raise CELError("no such overload")
+    if k == "has":
+        sel = n[1]
+        try:
+            o = _eval(sel[1], env)
+        except CELError:
+            raise
+        return isinstance(o, dict) and sel[2] in o
+    if k == "list":
+        return [_eval(x, env) for x in n[1]]
+    if k == "map":
+        return {_eval(a, env): _eval(b, env) for a, b in n[1]}
+    if k == "cond":
+        c = _eval(n[1], env)
+        if not isinstance(c, bool):
+            raise CELError("no matching overload for '_?_:_'")
+        return _eval(n[2] if c else n[3], env)
+    if k == "un":
+        v = _eval(n[2], env)
+        if n[1] == "!":
+            if not isinstance(v, bool):
+                raise CELError("no matching overload for '!_'")
+            return not v
+        if not _num(v):
+            raise CELError("no matching overload for '-_'")
+        return -v
+    if k == "bin":
+        return _binary(n[1], n[2], n[3], env)
+    if k == "call":
+        return _call(n[1], None if n[2] is None else _eval(n[2], env), [_eval(a, env) for a in n[3]])
+    if k == "macro":
+        return _macro(n[1], _eval(n[2], env), n[3], n[4], env)
+    raise CELError(f"unsupported expression {k}")  # pragma: no cover
+
+
+def _logic(op: str, a: tuple, b: tuple, env: dict) -> bool:
+    short = op == "&&"  # false && x == false; true || x == true, even when x is an error
+    err: CELError | None = None
+    vals = []
+    for side in (a, b):
+        try:
+            v = _eval(side, env)
+        except CELError as e:
+            err = err or e
+            continue
+        if not isinstance(v, bool):
+            raise CELError(f"no matching overload for '_{op}_'")
+        if v is not short:
+            return v
+        vals.append(v)
+    if err is not None:
+        raise err
+    return short
+
+
+def _binary(op: str, a: tuple, b: tuple, env: dict) -> Any:
+    if op in ("&&", "||"):
+        return _logic(op, a, b, env)
+    x, y = _eval(a, env), _eval(b, env)
+    if op == "==":
+        return x == y and type(x) is type(y) or (_num(x) and _num(y) and x == y)
+    if op == "!=":
+        return not _binary("==", ("lit", x), ("lit", y), env)
+    if op == "in":
+        if isinstance(y, (list, dict)):
+            return x in y
+        raise CELError("no matching overload for '@in'")
+    if op in ("<", "<=", ">", ">="):
+        if not ((_num(x) and _num(y)) or (isinstance(x, str) and isinstance(y, str))):
+            raise CELError(f"no matching overload for '_{op}_'")
+        return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+    if op == "+":
+        if (_num(x) and _num(y)) or (isinstance(x, str) and isinstance(y, str)) or (
+                isinstance(x, list) and isinstance(y, list)):
+            return x + y
+        raise CELError("no matching overload for '_+_'")
+    if not (_num(x) and _num(y)):
+        raise CELError(f"no matching overload for '_{op}_'")
+    if op == "-":
+        return x - y
+    if op == "*":
+        return x * y
+    if y == 0:
+        raise CELError("division by zero" if op == "/" else "modulus by zero")
+    if op == "/":
+        return int(x / y) if isinstance(x, int) and isinstance(y, int) else x / y
+    return x - y * int(x / y) if isinstance(x, int) and isinstance(y, int) else x % y
+
+
+def _call(name: str, target: Any, args: list) -> Any:
+    if target is None and name in ("size", "int", "string", "double") and len(args) == 1:
+        target, args = args[0], []
+    if name == "size":
+        if isinstance(target, (str, list, dict)):
+            return len(target)
+        raise CELError("no matching overload for 'size'")
+    if name == "int":
+        try:
+            return int(target)
+        except (TypeError, ValueError):
+            raise CELError(f"cannot convert {target!r} to int") from None
+    if name == "double":
+        return float(target)
+    if name == "string":
+        return "true" if target is True else "false" if target is False else str(target)
+    if isinstance(target, str):
+        if name == "startsWith":
+            return target.startswith(args[0])
+        if name == "endsWith":
+            return target.endswith(args[0])
+        if name == "contains":
+            return args[0] in target
+        if name == "matches":
+            return re.search(args[0], target) is not None
+        if name == "lowerAscii":
+            return target.lower()
+        if name == "upperAscii":
+            return target.upper()
+    raise CELError(f"found no matching overload for '{name}'")
+
+
+def _macro(name: str, target: Any, var: str, body: tuple, env: dict) -> Any:
+    items = list(target) if isinstance(target, (list, dict)) else None
+    if items is None:
+        raise CELError(f"no matching overload for '{name}'")
+
+    def run(x: Any) -> Any:
+        return _eval(body, {**env, var: x})
+
+    if name == "all":
+        return all(run(x) is True for x in items)
+    if name == "exists":
+        return any(run(x) is True for x in items)
+    if name == "exists_one":
+        return sum(1 for x in items if run(x) is True) == 1
+    if name == "map":
+        return [run(x) for x in items]
+    return [x for x in items if run(x) is True]
+
+
+def evaluate(expr: "str | tuple", env: dict) -> Any:
+    """Evaluate a CEL expression (source or compiled) over ``env``'s variables.
+
+    Raises
+    ------
+    CELError
+        For a compile error or an evaluation error (``no such key: x``).
+
+    Examples
+    --------
+    >>> env = {"object": {"spec": {"replicas": 3, "containers": [{"image": "nginx:1.27"}]}}}
+    >>> evaluate("object.spec.replicas <= 5 && object.spec.containers.all(c, c.image.startsWith('nginx'))", env)
+    True
+    >>> evaluate("has(object.spec.paused) || size(object.spec.containers) > 1", env)
+    False
+    >>> evaluate("object.spec.paused", env)
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.admission.cel.CELError: no such key: paused
+    """
+    tree = compile_expression(expr) if isinstance(expr, str) else expr
+    return _eval(tree, env)
+

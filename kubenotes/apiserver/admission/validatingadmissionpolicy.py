@@ -1,0 +1,206 @@
+"""The ValidatingAdmissionPolicy admission plugin: CEL validations bound to resources (GA since v1.30).
+
+For each ValidatingAdmissionPolicyBinding, in name order, whose policy
+exists, the plugin matches the request against the policy's
+``matchConstraints`` (``resourceRules``, ``excludeResourceRules``,
+``namespaceSelector``, ``objectSelector``, ``matchPolicy``) and the
+binding's ``matchResources``, evaluates the policy's ``matchConditions``
+(all must hold), its ``variables`` and then each ``validations[*].expression``
+with ``object``, ``oldObject``, ``request``, ``params`` (the binding's
+``paramRef`` object by name, when the policy has a ``paramKind``),
+``namespaceObject`` and ``variables``. A validation that is false is acted on
+with the binding's ``validationActions``: ``Deny`` refuses with upstream's
+``<resource> "<name>" is forbidden: ValidatingAdmissionPolicy '<p>' with
+binding '<b>' denied request: <message>`` (code from ``reason``: Invalid 422,
+Forbidden 403...), ``Warn`` returns a ``Warning``, ``Audit`` is only recorded.
+An expression that fails to evaluate follows the policy's ``failurePolicy``.
+
+Notes
+-----
+The CEL is the subset of :mod:`kubenotes.apiserver.admission.cel` (no type
+checking, so a policy's ``status.typeChecking`` stays empty, no cost limits,
+no Kubernetes CEL libraries); ``messageExpression`` is evaluated with the
+same subset; ``auditAnnotations`` are not recorded; ``paramRef.selector`` is
+not supported (a ``name`` is). MutatingAdmissionPolicy is beta and off by
+default in v1.34 (feature gate ``MutatingAdmissionPolicy``, API
+admissionregistration.k8s.io/v1beta1): not served, not modelled.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/dispatcher.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/matching/matching.go
+https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubenotes.apiserver.admission.cel import CELError, evaluate
+from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin, forbidden
+from kubenotes.apiserver.admission.webhook import _Webhooks, matches_rule
+from kubenotes.apiserver.request import Attributes
+
+__all__ = ["ValidatingAdmissionPolicy", "REASON_CODES"]
+
+#: ``reasonToCode``: the HTTP code of a denial's ``reason``.
+REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
+_POLICIES = "validatingadmissionpolicies.admissionregistration.k8s.io"
+_BINDINGS = "validatingadmissionpolicybindings.admissionregistration.k8s.io"
+
+
+def _matches(constraints: dict | None, attrs: Attributes, obj: dict | None, old: dict | None, reader: Any) -> bool:
+    """``matching.Matcher``: resource rules (minus the excluded), then the namespace and object selectors."""
+    if not constraints:
+        return True
+    ri = attrs.resource
+    rules = constraints.get("resourceRules")
+    hook = {"rules": rules, "matchPolicy": constraints.get("matchPolicy") or "Equivalent"}
+    if rules is not None and _Webhooks._matched(hook, attrs) is None:
+        return False
+    for rule in constraints.get("excludeResourceRules") or ():
+        if matches_rule(rule, attrs, ri.group, ri.version, ri.resource):
+            return False
+    sel = {"namespaceSelector": constraints.get("namespaceSelector"),
+           "objectSelector": constraints.get("objectSelector")}
+    return _Webhooks._selectors_match(sel, attrs, obj, old, reader)
+
+
+def _request(attrs: Attributes, obj: dict | None, old: dict | None) -> dict:
+    from kubenotes.apiserver.admission.webhook import admission_review
+
+    return admission_review("", attrs, obj, old)["request"]
+
+
+class ValidatingAdmissionPolicy(Plugin):
+    """Evaluates the bound ValidatingAdmissionPolicies in the validating phase.
+
+    Attributes
+    ----------
+    audit : list of dict
+        Every failed validation whose action included ``Audit``:
+        ``{"policy", "binding", "message"}``.
+    warnings : list of str
+        The ``Warn`` messages of the request being validated (also sent to the client when served).
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.server import APIServer
+    >>> from kubenotes.apiserver.admission import AdmissionChain
+    >>> api = APIServer(admission=AdmissionChain([ValidatingAdmissionPolicy()]))
+    >>> c = api.client()
+    >>> _ = c.create("validatingadmissionpolicies", {"metadata": {"name": "small-configmaps"}, "spec": {
+    ...     "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+    ...                          "operations": ["CREATE", "UPDATE"], "resources": ["configmaps"]}]},
+    ...     "validations": [{"expression": "!has(object.data) || size(object.data) <= 1"}]}})
+    >>> _ = c.create("validatingadmissionpolicybindings", {"metadata": {"name": "small-configmaps-all"},
+    ...     "spec": {"policyName": "small-configmaps", "validationActions": ["Deny"]}})
+    >>> try:
+    ...     c.create("configmaps", {"metadata": {"name": "c"}, "data": {"a": "1", "b": "2"}}, "default")
+    ... except Exception as e:
+    ...     print(e.code, e.status["reason"], *str(e).split(": "), sep=" | ")
+    422 | Invalid | configmaps "c" is forbidden | ValidatingAdmissionPolicy 'small-configmaps' with binding \
+'small-configmaps-all' denied request | failed expression | !has(object.data) || size(object.data) <= 1
+    """
+
+    name = "ValidatingAdmissionPolicy"
+    operations = frozenset({CREATE, UPDATE, DELETE, CONNECT})
+
+    def __init__(self) -> None:
+        self.audit: list[dict] = []
+        self.warnings: list[str] = []
+
+    def idle(self, reader: Any) -> bool:
+        """No binding exists: nothing to evaluate (request traces leave the plugin out)."""
+        return not reader.list(_BINDINGS)
+
+    def validate(self, attrs: Attributes, obj: dict | None, old: dict | None, reader: Any) -> None:
+        bindings = reader.list(_BINDINGS)
+        if not bindings:
+            return
+        self.warnings = []
+        policies = {p["metadata"]["name"]: p for p in reader.list(_POLICIES)}
+        for b in sorted(bindings, key=lambda x: x["metadata"]["name"]):
+            bspec = b.get("spec") or {}
+            pol = policies.get(bspec.get("policyName", ""))
+            if pol is None:
+                continue
+            spec = pol.get("spec") or {}
+            if not _matches(spec.get("matchConstraints"), attrs, obj, old, reader):
+                continue
+            if bspec.get("matchResources") and not _matches(bspec["matchResources"], attrs, obj, old, reader):
+                continue
+            self._check(pol, b, attrs, obj, old, reader)
+        if self.warnings:
+            from kubenotes.apiserver.server import _warn
+
+            _warn(self.warnings)
+
+    def _check(self, pol: dict, binding: dict, attrs: Attributes, obj: dict | None, old: dict | None,
+               reader: Any) -> None:
+        spec, bspec = pol.get("spec") or {}, binding.get("spec") or {}
+        pname, bname = pol["metadata"]["name"], binding["metadata"]["name"]
+        ns = reader.get("namespaces", None, attrs.namespace) if attrs.namespace else None
+        env: dict[str, Any] = {"object": obj, "oldObject": old, "request": _request(attrs, obj, old),
+                               "namespaceObject": ns, "params": None, "variables": {}}
+        actions = bspec.get("validationActions") or ["Deny"]
+        fail = (spec.get("failurePolicy") or "Fail") == "Fail"
+        if spec.get("paramKind"):
+            ref = bspec.get("paramRef") or {}
+            kind = spec["paramKind"]
+            res = kind.get("kind", "").lower() + "s"
+            try:
+                env["params"] = reader.get(res, ref.get("namespace") or attrs.namespace or None, ref.get("name", ""))
+            except Exception:  # noqa: BLE001 - an unknown param kind is a missing param
+                env["params"] = None
+            if env["params"] is None and (ref.get("parameterNotFoundAction") or "Deny") == "Deny":
+                self._deny(attrs, obj, pname, bname, "failed to configure binding: no params found for policy "
+                                                     "binding with `Deny` parameterNotFoundAction", "Invalid",
+                           actions)
+                return
+        try:
+            for cond in spec.get("matchConditions") or ():
+                if evaluate(cond.get("expression", ""), env) is not True:
+                    return
+            for var in spec.get("variables") or ():
+                env["variables"][var.get("name", "")] = evaluate(var.get("expression", ""), env)
+        except CELError as e:
+            if fail:
+                self._deny(attrs, obj, pname, bname, f"{e}", "Invalid", actions)
+            return
+        for v in spec.get("validations") or ():
+            expr = v.get("expression", "")
+            try:
+                ok = evaluate(expr, env)
+            except CELError as e:
+                if fail:
+                    self._deny(attrs, obj, pname, bname, f"expression '{expr}' resulted in error: {e}",
+                               v.get("reason") or "Invalid", actions)
+                continue
+            if ok is True:
+                continue
+            msg = v.get("message") or ""
+            if v.get("messageExpression"):
+                try:
+                    out = evaluate(v["messageExpression"], env)
+                    if isinstance(out, str) and out.strip():
+                        msg = out
+                except CELError:
+                    pass
+            self._deny(attrs, obj, pname, bname, msg or f"failed expression: {expr}", v.get("reason") or "Invalid",
+                       actions)
+
+    def _deny(self, attrs: Attributes, obj: dict | None, pname: str, bname: str, message: str, reason: str,
+              actions: list[str]) -> None:
+        if "Audit" in actions:
+            self.audit.append({"policy": pname, "binding": bname, "message": message})
+        if "Warn" in actions:
+            self.warnings.append(f"Validation failed for ValidatingAdmissionPolicy '{pname}' with binding "
+                                 f"'{bname}': {message}")
+        if "Deny" in actions:
+            text = f"ValidatingAdmissionPolicy '{pname}' with binding '{bname}' denied request: {message}"
+            err = forbidden(attrs, obj, text)
+            err.status["reason"] = reason
+            err.status["code"] = REASON_CODES.get(reason, 422)
+            err.status.setdefault("details", {}).setdefault("causes", []).append({"message": text})
+            raise err
