@@ -236,3 +236,17 @@ def test_no_configuration_leaves_the_trace_unchanged():
     api.client().create("configmaps", _cm(), "default")
     steps = [st["step"] for st in trace[-1]["steps"]]
     assert not [st for st in steps if "Webhook" in st]
+
+
+def test_match_conditions_are_cel_over_the_request(webhook):
+    s = webhook(lambda r: {"allowed": False, "status": {"message": "refused"}})
+    api = _api()
+    _configure(api, "validating", _hook("cond.example.com", s.url, s.ca_bundle, matchConditions=[
+        {"name": "only-labelled", "expression": "has(object.metadata.labels) && 'guard' in object.metadata.labels"},
+        {"name": "not-system", "expression": "!request.userInfo.username.startsWith('system:')"}]))
+    c = api.client()
+    c.create("configmaps", _cm("free"), "default")
+    with pytest.raises(ApiError) as e:
+        c.create("configmaps", _cm("held", labels={"guard": "1"}), "default")
+    assert str(e.value) == 'admission webhook "cond.example.com" denied the request: refused'
+    assert len(s.reviews) == 1

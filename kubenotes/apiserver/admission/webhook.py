@@ -22,8 +22,8 @@ Notes
 -----
 Simplified against upstream: validating webhooks are called one after the
 other (upstream calls them in parallel; the first refusal wins either way);
-``matchConditions`` (CEL) are not evaluated, so a webhook with conditions is
-called as if they held (no CEL library is installed); response ``warnings``
+``matchConditions`` are evaluated with the CEL subset of
+:mod:`kubenotes.apiserver.admission.cel`; response ``warnings``
 and audit annotations are not passed on; the object is not converted for a
 webhook matched through ``matchPolicy: Equivalent`` except where the model
 has a conversion (autoscaling, events, a CRD's versions). The call happens
@@ -243,6 +243,8 @@ class _Webhooks(Plugin):
                     continue
                 if not self._selectors_match(hook, attrs, obj, old, reader):
                     continue
+                if hook.get("matchConditions") and not self._conditions_hold(hook, attrs, obj, old):
+                    continue
                 out.append((hook, matched))
         return out
 
@@ -282,6 +284,20 @@ class _Webhooks(Plugin):
                     not (_selector_matches(obj_sel, _labels(old)) if old is not None else False):
                 return False
         return True
+
+    @staticmethod
+    def _conditions_hold(hook: dict, attrs: Attributes, obj: dict | None, old: dict | None) -> bool:
+        """``matchConditions``: every CEL expression true (an error fails closed or open by ``failurePolicy``)."""
+        from kubenotes.apiserver.admission.cel import CELError, evaluate
+
+        env = {"object": obj, "oldObject": old, "request": admission_review("", attrs, obj, old)["request"]}
+        try:
+            return all(evaluate(c.get("expression", ""), env) is True for c in hook["matchConditions"])
+        except CELError as e:
+            if (hook.get("failurePolicy") or "Fail") == "Ignore":
+                return False
+            raise new_internal_error(f'failed calling webhook "{hook.get("name", "")}": failed evaluating match '
+                                     f"conditions, failing closed: {e}") from None
 
     def _url(self, hook: dict) -> str:
         cc = hook.get("clientConfig") or {}

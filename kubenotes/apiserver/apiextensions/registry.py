@@ -20,7 +20,8 @@ The controllers run synchronously inside the write that triggers them (same
 virtual time, two audit entries: the CRD write, then the status write by
 ``apiextensions-apiserver``), where upstream they run a moment later. Only
 ``conversion.strategy: None`` is served (a ``Webhook`` conversion is refused).
-``x-kubernetes-validations`` (CEL) rules are stored but not evaluated.
+``x-kubernetes-validations`` (CEL) rules are evaluated with the CEL subset of
+:mod:`kubenotes.apiserver.admission.cel` (:mod:`.celvalidation`).
 
 References
 ----------
@@ -110,6 +111,9 @@ class CustomResourceVersion:
 
     def update(self, version: dict) -> None:
         self.schema = (version.get("schema") or {}).get("openAPIV3Schema")
+        from kubenotes.apiserver.apiextensions.celvalidation import has_rules
+
+        self.has_rules = has_rules(self.schema)
         subs = version.get("subresources") or {}
         self.status = "status" in subs
         self.scale = subs.get("scale")
@@ -494,6 +498,10 @@ class CustomResourceDefinitions:
         errs: list[FieldErr] = []
         if crd.schema is not None:
             errs += _schema.validate(crd.schema, obj)
+            if not errs and crd.has_rules:  # x-kubernetes-validations, on a value the schema accepts
+                from kubenotes.apiserver.apiextensions.celvalidation import validate_rules
+
+                errs += validate_rules(crd.schema, obj, old)
         if crd.scale and not errs:
             val, found = _get_path(obj, crd.scale.get("specReplicasPath", ""))
             if found and not (isinstance(val, int) and not isinstance(val, bool)):

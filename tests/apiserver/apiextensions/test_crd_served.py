@@ -268,3 +268,34 @@ def test_a_deprecated_version_warns_with_the_default_text():
     beta = api.crds.lookup("example.com", "v1beta1", "widgets")
     assert beta.crd.deprecation_warning == "example.com/v1beta1 Widget is deprecated"
     assert api.crds.lookup("example.com", "v1", "widgets").crd.deprecation_warning == ""
+
+
+def test_x_kubernetes_validations_with_transition_rules():
+    api = APIServer(validator=validation)
+    crd = copy.deepcopy(CRD)
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["x-kubernetes-validations"] = [{"rule": "!has(self.replicas) || self.replicas <= self.size * 2",
+                                         "message": "replicas may be at most twice the size"}]
+    spec["properties"]["colour"]["x-kubernetes-validations"] = [{"rule": "self == oldSelf",
+                                                                 "message": "colour is immutable"}]
+    c = api.client()
+    c.create("customresourcedefinitions", crd)
+    with pytest.raises(ApiError) as e:
+        c.create("widgets", _widget(size=1, replicas=3), "default")
+    assert str(e.value) == ('Widget.example.com "a" is invalid: spec: Invalid value: "object": replicas may be at '
+                            'most twice the size')
+    w = c.create("widgets", _widget(size=2, replicas=3), "default")
+    w["spec"]["colour"] = "blue"
+    with pytest.raises(ApiError) as e:
+        c.update("widgets", w, "default")
+    assert str(e.value) == 'Widget.example.com "a" is invalid: spec.colour: Invalid value: "string": colour is immutable'
+
+
+def test_a_crd_whose_rule_does_not_compile_is_refused():
+    api = APIServer(validator=validation)
+    crd = copy.deepcopy(CRD)
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"] = [{"rule": "self.spec >"}]
+    with pytest.raises(ApiError) as e:
+        api.client().create("customresourcedefinitions", crd)
+    assert ('spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: "self.spec >": '
+            'compilation failed: Syntax error') in str(e.value)
