@@ -288,7 +288,8 @@ def test_x_kubernetes_validations_with_transition_rules():
     w["spec"]["colour"] = "blue"
     with pytest.raises(ApiError) as e:
         c.update("widgets", w, "default")
-    assert str(e.value) == 'Widget.example.com "a" is invalid: spec.colour: Invalid value: "string": colour is immutable'
+    assert str(e.value) == ('Widget.example.com "a" is invalid: spec.colour: Invalid value: "string": colour is '
+                            'immutable')
 
 
 def test_a_crd_whose_rule_does_not_compile_is_refused():
