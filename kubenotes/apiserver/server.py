@@ -1049,18 +1049,6 @@ class APIServer:
 
     def _prepare_for_update(self, ri: ResourceInfo, sub: str, obj: dict, old: dict) -> dict:
         if ri.__class__ is not ResourceInfo:  # the custom resource strategy
-            md, omd = obj["metadata"], old["metadata"]
-            for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
-                if k in omd:
-                    md[k] = omd[k]
-                else:
-                    md.pop(k, None)
-            md.pop("resourceVersion", None)
-            if sub == "" and "status" in ri.subresources:
-                if "status" in old:
-                    obj["status"] = old["status"]
-                else:
-                    obj.pop("status", None)
             return self.crds.prepare_for_update(ri, sub, obj, old)
         md, omd = obj["metadata"], old["metadata"]
         for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):

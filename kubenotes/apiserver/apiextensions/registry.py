@@ -523,6 +523,18 @@ class CustomResourceDefinitions:
         crd = getattr(ri, "crd", None)
         if crd is None:
             return obj
+        md, omd = obj["metadata"], old["metadata"]
+        for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+            if k in omd:  # the system fields stay as stored (rest.BeforeUpdate)
+                md[k] = omd[k]
+            else:
+                md.pop(k, None)
+        md.pop("resourceVersion", None)
+        if sub == "" and crd.status:  # the main resource cannot change status
+            if "status" in old:
+                obj["status"] = old["status"]
+            else:
+                obj.pop("status", None)
         if sub == "status":
             new = deep_copy(old)
             new["metadata"].pop("resourceVersion", None)
