@@ -463,6 +463,10 @@ class RBACAuthorizer:
     ('NoOpinion', '')
     """
 
+    #: How a missing Role / ClusterRole is named in a resolution error: the authorizer's listers say
+    #: ``role.rbac.authorization.k8s.io``; the registry's rule resolver (escalation checks) says ``roles...``.
+    not_found_resources: tuple[str, str] = ("role", "clusterrole")
+
     def __init__(self, reader: Any, *, privileged_groups: Iterable[str] = (SYSTEM_MASTERS,)):
         self.reader = reader
         self.privileged = PrivilegedGroupsAuthorizer(privileged_groups)
@@ -488,11 +492,11 @@ class RBACAuthorizer:
         if kind == "Role":
             role = snap.roles.get((namespace, name))
             out = (list(role.get("rules") or []), None) if role is not None else (
-                None, f'role.{RBAC_GROUP} "{name}" not found')
+                None, f'{self.not_found_resources[0]}.{RBAC_GROUP} "{name}" not found')
         elif kind == "ClusterRole":
             role = snap.cluster_roles.get(name)
             out = (aggregated_rules(role, snap.cluster_roles.values()), None) if role is not None else (
-                None, f'clusterrole.{RBAC_GROUP} "{name}" not found')
+                None, f'{self.not_found_resources[1]}.{RBAC_GROUP} "{name}" not found')
         else:
             out = (None, f'unsupported role reference kind: "{kind}"')
         snap.rules_cache[key] = out

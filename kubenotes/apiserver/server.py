@@ -37,6 +37,7 @@ from kubenotes.api.selectors import parse_selector
 from kubenotes.apiserver.fields import parse_field_selector
 from kubenotes.apiserver.patch import (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, json_patch,
                                       merge_patch, strategic_merge_patch)
+from kubenotes.apiserver.rbac_escalation import check_escalation
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
 from kubenotes.apiserver.status import (
@@ -684,6 +685,8 @@ class APIServer:
         md = obj["metadata"]
         before = deep_copy(obj.get("spec")) if ri.kind == "Pod" else None
         self._admit(attrs, obj, None)
+        if ri.group == "rbac.authorization.k8s.io":  # the policy-based storage: no escalation through RBAC
+            check_escalation(self, attrs, obj, None)
         # PrepareForCreate + FillObjectMetaSystemFields (rest.BeforeCreate)
         md = obj["metadata"]
         if not md.get("name") and md.get("generateName"):
@@ -1002,6 +1005,8 @@ class APIServer:
                 obj["status"] = status
         obj = self._prepare_for_update(ri, attrs.subresource, obj, old)
         self._admit(attrs, obj, old)
+        if ri.group == "rbac.authorization.k8s.io":
+            check_escalation(self, attrs, obj, old)
         if attrs.subresource == "":
             drop_disabled_fields(ri.kind, obj, old, self.feature_gates)  # PrepareForUpdate's dropDisabled...Fields
             self._validate(ri, obj, old)
