@@ -2,8 +2,10 @@
 
 A request passes authentication (done when a :class:`Client` is made),
 authorization (RBAC), then for writes: decoding with defaults, mutating
-admission, the registry strategy (``PrepareForCreate``/``PrepareForUpdate``:
-system fields, generation, status reset), validation (422 Invalid),
+admission, for the four RBAC kinds the escalation check of their
+policy-based storage (:mod:`kubenotes.apiserver.rbac_escalation`), the
+registry strategy (``PrepareForCreate``/``PrepareForUpdate``: system fields,
+generation, status reset), validation (422 Invalid),
 validating admission, and finally the store, which assigns the
 resourceVersion and fans the event out to watches. A refused request raises
 :class:`~kubenotes.apiserver.status.ApiError` with upstream's ``Status`` and
@@ -18,6 +20,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/registry/generic/
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/registry/rest/{create,update,delete}.go
 kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/storage/{storage.go,eviction.go} (binding, eviction)
 kubernetes/kubernetes@v1.34.0 pkg/registry/core/namespace/storage/storage.go (graceful namespace deletion)
+kubernetes/kubernetes@v1.34.0 pkg/registry/rbac/*/policybased/storage.go (RBAC escalation prevention)
 """
 
 from __future__ import annotations
