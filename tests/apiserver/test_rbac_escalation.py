@@ -217,6 +217,18 @@ def test_an_aggregation_rule_needs_cluster_admin(cluster):
     assert plain["metadata"]["name"] == "plain"
 
 
+def test_a_binding_to_a_missing_role_is_named_in_resolution_errors(cluster):
+    frank = UserInfo("frank", groups=("system:authenticated",))
+    _binding(cluster.client, "frank-admin", "ClusterRole", "admin", "dev", user="frank")
+    _binding(cluster.client, "frank-ghost", "ClusterRole", "ghost", "dev", user="frank")
+    client = cluster.server.client("kubectl", frank)
+    msg = _refused(client.create, "roles", {"metadata": {"name": "n", "namespace": "dev"},
+                                            "rules": [_rule(["get"], [""], ["nodes"])]}, "dev")
+    assert msg == (f'roles.{RBAC} "n" is forbidden: user "frank" (groups=["system:authenticated"]) is attempting '
+                   'to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["nodes"], '
+                   f'Verbs:["get"]}}; resolution errors: [clusterroles.{RBAC} "ghost" not found]')
+
+
 def test_system_masters_bypasses_and_the_bootstrap_roles_exist(cluster):
     out = cluster.client.create("clusterroles", {"metadata": {"name": "root-2"},
                                                  "rules": [_rule(["*"], ["*"], ["*"])]})
