@@ -4,9 +4,8 @@
 runs, with the default-on plugins upstream's ``AllOrderedPlugins`` lists, in
 that order: ``NamespaceLifecycle``, ``LimitRanger``, ``ServiceAccount``,
 ``Priority``, ``DefaultTolerationSeconds``, ``DefaultStorageClass``, ``PersistentVolumeClaimResize``,
-``MutatingAdmissionWebhook``, ``ValidatingAdmissionPolicy``, ``ValidatingAdmissionWebhook``, ``ResourceQuota``.
-The API server
-runs every plugin's mutating phase, then (after the registry strategy and
+``MutatingAdmissionWebhook``, ``ValidatingAdmissionPolicy``, ``ValidatingAdmissionWebhook``,
+``ResourceQuota``. The API server runs every plugin's mutating phase, then (after the registry strategy and
 object validation) every plugin's validating phase.
 
 Notes
