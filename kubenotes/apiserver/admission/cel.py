@@ -32,10 +32,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kubenotes.errors import KubenotesError
+
 __all__ = ["CELError", "compile_expression", "evaluate"]
 
 
-class CELError(Exception):
+class CELError(KubenotesError):
     """A compile error (bad syntax, unsupported construct) or an evaluation error (``no such key: x``)."""
 
 
