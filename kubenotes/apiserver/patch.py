@@ -59,6 +59,8 @@ from kubenotes.errors import KubenotesError
 __all__ = [
     "merge_patch",
     "json_patch",
+    "JSONPatchError",
+    "json_patch_apply_error",
     "strategic_merge_patch",
     "strategic_merge_map_patch",
     "interpret_strategic_merge_patch_error",
@@ -114,11 +116,33 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
+class JSONPatchError(ValueError):
+    """An RFC 6902 operation that cannot be applied; ``str()`` is evanphx/json-patch's error text."""
+
+
+def json_patch_apply_error(err: JSONPatchError) -> ApiError:
+    """The ``Status`` the API server answers when a JSON patch does not apply.
+
+    ``jsonPatcher.applyJSPatch`` turns every ``Apply`` error into
+    ``NewGenericServerResponse(422, ...)`` with an empty resource, whose message is
+    the generic one (the error text is dropped), so a failed ``test`` is a 422
+    Invalid, the status optimistic clients (kopf) treat as a conflict to retry.
+
+    Examples
+    --------
+    >>> e = json_patch_apply_error(JSONPatchError("testing value /metadata/resourceVersion failed: test failed"))
+    >>> e.code, e.reason, e.message
+    (422, 'Invalid', 'the server rejected our request due to an error in our request')
+    """
+    return ApiError({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                     "message": _INVALID_MESSAGE, "reason": "Invalid", "details": {}, "code": 422})
+
+
 def _tokens(path: str) -> list[str]:
     if path == "":
         return []
     if not path.startswith("/"):
-        raise new_bad_request(f'the server rejected our request due to an error in our request: invalid JSON pointer "{path}"')
+        raise JSONPatchError(f'invalid JSON pointer "{path}"')
     return [t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/")]
 
 
@@ -134,9 +158,8 @@ def _parent(doc: Any, toks: list[str], path: str) -> tuple[Any, str]:
     return cur, toks[-1]
 
 
-def _missing(path: str) -> ApiError:
-    return new_bad_request(f"the server rejected our request due to an error in our request: "
-                           f"doc is missing path: \"{path}\": missing value")
+def _missing(path: str) -> JSONPatchError:
+    return JSONPatchError(f"doc is missing path: \"{path}\": missing value")
 
 
 def _get(doc: Any, path: str) -> Any:
@@ -186,7 +209,10 @@ def json_patch(target: Any, ops: list[dict]) -> Any:
     Raises
     ------
     ApiError
-        400 BadRequest for a missing path or a failed ``test``.
+        400 BadRequest when ``ops`` is not a list (upstream's ``DecodePatch``).
+    JSONPatchError
+        When an operation cannot be applied (a missing path, a failed ``test``, an unknown ``op``):
+        the API server answers it with :func:`json_patch_apply_error`.
 
     Examples
     --------
@@ -217,11 +243,9 @@ def json_patch(target: Any, ops: list[dict]) -> Any:
             doc = _add(doc, path, deep_copy(_get(doc, op.get("from", ""))))
         elif kind == "test":
             if _get(doc, path) != op.get("value"):
-                raise new_bad_request(f"the server rejected our request due to an error in our request: "
-                                      f"testing value {path} failed: test failed")
+                raise JSONPatchError(f"testing value {path} failed: test failed")
         else:
-            raise new_bad_request(f"the server rejected our request due to an error in our request: "
-                                  f"Unexpected kind: {kind}")
+            raise JSONPatchError(f"Unexpected kind: {kind}")
     return doc
 
 

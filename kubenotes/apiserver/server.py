@@ -38,8 +38,8 @@ from kubenotes.api.dropdisabled import drop_disabled_fields
 from kubenotes.api.rand import random_string
 from kubenotes.api.selectors import parse_selector
 from kubenotes.apiserver.fields import parse_field_selector
-from kubenotes.apiserver.patch import (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, json_patch,
-                                      merge_patch, strategic_merge_patch)
+from kubenotes.apiserver.patch import (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, JSONPatchError,
+                                       json_patch, json_patch_apply_error, merge_patch, strategic_merge_patch)
 from kubenotes.apiserver.rbac_escalation import check_escalation
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
@@ -1173,7 +1173,10 @@ class APIServer:
         elif patch_type in (MERGE_PATCH, "merge"):
             new = merge_patch(cur, patch)
         elif patch_type in (JSON_PATCH, "json"):
-            new = json_patch(cur, patch)
+            try:
+                new = json_patch(cur, patch)
+            except JSONPatchError as e:
+                raise json_patch_apply_error(e) from None
         else:
             from kubenotes.apiserver.status import ApiError as _E
 

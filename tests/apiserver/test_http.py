@@ -179,6 +179,23 @@ def test_patch_merge_strategic_json_and_scale(served):
     assert code == 200 and served.cluster.get("deployments", "web", "default")["spec"]["replicas"] == 4
 
 
+def test_json_patch_that_does_not_apply_is_422_invalid_and_changes_nothing(served):
+    # patch.go applyJSPatch: an Apply error is NewGenericServerResponse(422) with the generic message;
+    # kopf adds and removes its finalizers with a ``test`` on resourceVersion and retries on this 422
+    path = "/api/v1/namespaces/default/pods/a"
+    rv = call(served, "GET", path)[1]["metadata"]["resourceVersion"]
+    for ops in ([{"op": "test", "path": "/metadata/resourceVersion", "value": "1"},
+                 {"op": "add", "path": "/metadata/finalizers", "value": ["example.com/f"]}],
+                [{"op": "remove", "path": "/metadata/nope"}],
+                [{"op": "frobnicate", "path": "/metadata/labels"}]):
+        code, body = call(served, "PATCH", path, ops, ctype="application/json-patch+json")
+        assert (code, body["reason"], body["message"], body["details"]) == (
+            422, "Invalid", "the server rejected our request due to an error in our request", {})
+    assert call(served, "GET", path)[1]["metadata"]["resourceVersion"] == rv
+    code, body = call(served, "PATCH", path, {"op": "test"}, ctype="application/json-patch+json")
+    assert (code, body["reason"]) == (400, "BadRequest")   # DecodePatch: not a list of operations
+
+
 def test_delete_namespace_goes_terminating_and_unknown_is_404(served):
     assert call(served, "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                        "metadata": {"name": "x"}})[0] == 201
