@@ -57,7 +57,9 @@ message) and no ``metrics.k8s.io`` (``kubectl top`` says ``Metrics API not
 available``); no ``fieldValidation`` directives (ignored), no
 ``resourceVersionMatch``, no ``sendInitialEvents``; a watch without a
 resourceVersion (or ``"0"``) starts with ``ADDED`` events for the current
-objects, as the watch cache does; watch streams poll for events every
+objects, as the watch cache does; one from a revision older than the history
+is a 200 stream whose only event is ``ERROR`` with the 410 ``Expired`` Status,
+as the cacher answers it; watch streams poll for events every
 :data:`WATCH_POLL_SECONDS`. ``kubectl`` sends its bearer token only over TLS,
 so :func:`kubenotes.sim.serve.serve` runs this app over HTTPS. Every touch
 of the model happens under one lock, because the model's SimPy environment
@@ -720,6 +722,11 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         try:
             w, initial = await run_in_threadpool(open_watch)
         except ApiError as e:
+            if e.code == 410:
+                # cacher.go Watch: once the request is authorized and its resourceVersion parsed, a
+                # too-old revision is a watch that emits one ERROR event (200), not an HTTP error
+                line = json.dumps({"type": "ERROR", "object": e.status}, separators=(",", ":")) + "\n"
+                return Response(line.encode(), media_type="application/json")
             return error_response(e)
         except KubenotesError as e:
             return error_response(new_bad_request(str(e)))
