@@ -55,11 +55,13 @@ no YAML or CBOR; no server-side apply (``application/apply-patch+yaml`` gets
 415); no ``exec``/``attach``/``portforward`` streams (400 with a clear
 message) and no ``metrics.k8s.io`` (``kubectl top`` says ``Metrics API not
 available``); no ``fieldValidation`` directives (ignored), no
-``resourceVersionMatch``, no ``sendInitialEvents``; a watch without a
-resourceVersion (or ``"0"``) starts with ``ADDED`` events for the current
-objects, as the watch cache does; one from a revision older than the history
-is a 200 stream whose only event is ``ERROR`` with the 410 ``Expired`` Status,
-as the cacher answers it; watch streams poll for events every
+``resourceVersionMatch`` on lists; a watch without a resourceVersion (or
+``"0"``) starts with ``ADDED`` events for the current objects, as the watch
+cache does, and, WatchList defaulting it to ``sendInitialEvents=true``
+(:func:`watch_list_options`), ends them with a BOOKMARK annotated
+``k8s.io/initial-events-end`` when bookmarks are allowed; one from a revision
+older than the history is a 200 stream whose only event is ``ERROR`` with the
+410 ``Expired`` Status, as the cacher answers it; watch streams poll for events every
 :data:`WATCH_POLL_SECONDS`. ``kubectl`` sends its bearer token only over TLS,
 so :func:`kubenotes.sim.serve.serve` runs this app over HTTPS. Every touch
 of the model happens under one lock, because the model's SimPy environment
@@ -68,6 +70,8 @@ is single-threaded.
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go (RequestInfoFactory)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/apis/meta/internalversion/validation/validation.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (Watch: initial events, ERROR events)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete,watch}.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go (ErrorToAPIStatus)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/discovery/{legacy,group,version}.go
@@ -90,7 +94,9 @@ from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.protobuf import decode_protobuf
 from kubenotes.apiserver.server import HTTP_REQUEST, RESPONSE_WARNINGS, using_epoch
 from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
-from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error, new_unauthorized
+from kubenotes.apiserver.status import (ApiError, _status, field_cause, new_bad_request, new_internal_error, new_invalid,
+                                        new_unauthorized)
+from kubenotes.apiserver.validation import FORBIDDEN, NOT_SUPPORTED
 from kubenotes.apiserver.watch import ADDED, BOOKMARK
 from kubenotes.errors import KubenotesError
 
@@ -267,6 +273,72 @@ def _not_found_path() -> ApiError:
 
 def _flag(v: str | None) -> bool:
     return v is not None and v.lower() in ("1", "true", "yes", "")
+
+
+NOT_OLDER_THAN = "NotOlderThan"
+INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end"
+
+
+def watch_list_options(query: Any, watch_list: bool = True) -> tuple[bool | None, str]:
+    """A watch's ``sendInitialEvents`` and ``resourceVersionMatch``, defaulted and validated.
+
+    ``SetListOptionsDefaults``: with the WatchList feature on, a watch from no
+    resourceVersion (or ``"0"``) that sets neither becomes
+    ``sendInitialEvents=true&resourceVersionMatch=NotOlderThan``; then
+    ``validateWatchOptions``.
+
+    Parameters
+    ----------
+    query : mapping
+        The request's query parameters.
+    watch_list : bool
+        Whether the ``WatchList`` feature gate is on (beta, on by default in v1.34).
+
+    Raises
+    ------
+    ApiError
+        422 Invalid on ``ListOptions.meta.k8s.io`` with upstream's field errors.
+
+    Examples
+    --------
+    >>> watch_list_options({"watch": "true"})
+    (True, 'NotOlderThan')
+    >>> watch_list_options({"watch": "true", "resourceVersion": "12"})
+    (None, '')
+    >>> watch_list_options({"watch": "true", "sendInitialEvents": "true"})
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: \
+sendInitialEvents requires setting resourceVersionMatch to NotOlderThan
+    """
+    raw = query.get("sendInitialEvents")
+    send: bool | None = None if raw is None else _flag(raw)
+    match = query.get("resourceVersionMatch") or ""
+    rv = query.get("resourceVersion") or ""
+    if watch_list and send is None and not match and rv in ("", "0"):
+        send, match = True, NOT_OLDER_THAN
+    path = "resourceVersionMatch"
+    errs: list[dict] = []
+    if send is not None:
+        if match != NOT_OLDER_THAN:
+            errs.append(field_cause(path, f"{path}: Forbidden: sendInitialEvents requires setting {path} to "
+                                          f"{NOT_OLDER_THAN}", FORBIDDEN))
+        if not watch_list:
+            errs.append(field_cause("sendInitialEvents", "sendInitialEvents: Forbidden: sendInitialEvents is forbidden "
+                                    "for watch unless the WatchList feature gate is enabled", FORBIDDEN))
+    if match:
+        if send is None:
+            errs.append(field_cause(path, f"{path}: Forbidden: {path} is forbidden for watch unless "
+                                          "sendInitialEvents is provided", FORBIDDEN))
+        if match != NOT_OLDER_THAN:
+            errs.append(field_cause(path, f'{path}: Unsupported value: "{match}": supported values: '
+                                          f'"{NOT_OLDER_THAN}"', NOT_SUPPORTED))
+        if query.get("continue"):
+            errs.append(field_cause(path, f"{path}: Forbidden: {path} is forbidden when continue is provided",
+                                    FORBIDDEN))
+    if errs:
+        raise new_invalid("meta.k8s.io", "ListOptions", "", errs)
+    return send, match
 
 
 def _component(user_agent: str) -> str:
@@ -707,14 +779,24 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         as_table = wants_table(request)
         include = q.get("includeObject") or ""
         ls, fs = q.get("labelSelector") or "", q.get("fieldSelector") or ""
+        try:
+            send_initial, _ = watch_list_options(q, server.feature_gates.enabled("WatchList"))
+        except ApiError as e:
+            return error_response(e)
+        end_rv: list[str] = []  # the initial-events-end bookmark's revision, when one is due
 
         def open_watch() -> tuple[Any, list]:
             with lock:
                 initial = []
-                if rv in ("", "0"):
+                from_now = rv in ("", "0") or send_initial
+                if from_now and send_initial is not False:
+                    # the state at the current revision (NotOlderThan: never older than rv), then what follows
                     la = Attributes(a.user, "list", ri, "", a.namespace, "", False, a.component)
-                    initial = server.list_objects(la, label_selector=ls, field_selector=fs)["items"]
-                w = server.watch(a, resource_version=rv if rv not in ("", "0") else "", label_selector=ls,
+                    listed = server.list_objects(la, label_selector=ls, field_selector=fs)
+                    initial = listed["items"]
+                    if send_initial and bookmarks:
+                        end_rv.append(listed["metadata"]["resourceVersion"])
+                w = server.watch(a, resource_version="" if from_now else rv, label_selector=ls,
                                  field_selector=fs)
                 w.owner = f"{a.component} (http watch)"
                 return w, initial
@@ -760,6 +842,11 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             try:
                 with lock:
                     chunks = [encode(ADDED, o) for o in initial]
+                    if end_rv:  # cacher: the bookmark that ends the initial events (WatchList)
+                        chunks.append(encode(BOOKMARK, {
+                            "kind": ri.kind, "apiVersion": ri.api_version, "metadata": {
+                                "resourceVersion": end_rv[0],
+                                "annotations": {INITIAL_EVENTS_END_ANNOTATION: "true"}}}))
                 for c in chunks:
                     yield c
                 while not stopping.is_set() and time.monotonic() < deadline:

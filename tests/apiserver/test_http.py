@@ -249,6 +249,44 @@ def test_watch_without_resource_version_starts_with_current_objects_and_times_ou
         conn.close()
 
 
+def _watch_lines(served, query: str) -> list[dict]:
+    conn = http.client.HTTPSConnection("127.0.0.1", served.port, timeout=10,
+                                       context=ssl.create_default_context(cafile=served.ca_path))
+    try:
+        conn.request("GET", f"/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1&{query}",
+                     headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+        resp = conn.getresponse()
+        lines = []
+        while not lines or lines[-1]["type"] != "BOOKMARK":  # the stream ends at timeoutSeconds
+            line = resp.readline()
+            if not line:
+                break
+            lines.append(json.loads(line))
+        return lines
+    finally:
+        conn.close()
+
+
+def test_watch_list_initial_events_end_with_an_annotated_bookmark(served):
+    # WatchList (beta, on in v1.34): sendInitialEvents=true sends the state, then a BOOKMARK annotated
+    # k8s.io/initial-events-end at the state's revision; defaulted for a watch from no resourceVersion
+    rv = call(served, "GET", "/api/v1/namespaces/default/pods")[1]["metadata"]["resourceVersion"]
+    for query in ("sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+                  "allowWatchBookmarks=true", f"resourceVersion={rv}&sendInitialEvents=true"
+                  "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"):
+        lines = _watch_lines(served, query)
+        assert [(e["type"], e["object"]["metadata"].get("name")) for e in lines] == [
+            ("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c"), ("BOOKMARK", None)], query
+        assert lines[-1]["object"]["metadata"] == {"resourceVersion": rv,
+                                                   "annotations": {"k8s.io/initial-events-end": "true"}}
+    assert [e["type"] for e in _watch_lines(served, "labelSelector=app%3Ddb")] == ["ADDED"]  # no bookmarks asked
+    assert _watch_lines(served, "sendInitialEvents=false&resourceVersionMatch=NotOlderThan") == []
+    code, body = call(served, "GET", "/api/v1/namespaces/default/pods?watch=true&sendInitialEvents=true")
+    assert (code, body["reason"], body["message"]) == (422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: '
+                                                       "resourceVersionMatch: Forbidden: sendInitialEvents requires "
+                                                       "setting resourceVersionMatch to NotOlderThan")
+
+
 def test_watch_too_old_resource_version_is_an_error_event_410():
     c = Cluster([NODE], controllers=[], scheduler=False, history_capacity=5)
     s = serve(c, port=0, time_scale=0)
