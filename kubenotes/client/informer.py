@@ -622,14 +622,25 @@ class SharedInformerFactory:
         self.started = False
 
     def informer_for(self, resource: str) -> SharedIndexInformer:
-        """The shared informer of ``resource`` (any name ``kubectl get`` accepts), made on first request."""
-        ri = resource_for(resource)
+        """The shared informer of ``resource`` (any name ``kubectl get`` accepts, a served custom resource's
+        too), made on first request."""
+        try:
+            ri = resource_for(resource)
+        except ApiError:
+            ri = self.client.server.crds.resource_for(resource)
+            if ri is None:
+                raise
         inf = self._informers.get(ri)
         if inf is None:
             inf = self._informers[ri] = SharedIndexInformer(self.client, ri, self.rng)
             if self.started:
                 inf.start()
         return inf
+
+    def forget(self, informer: SharedIndexInformer) -> None:
+        """Stop ``informer`` and drop it (a resource no longer served); a later request makes a new one."""
+        informer.reflector.stop()
+        self._informers = {ri: inf for ri, inf in self._informers.items() if inf is not informer}
 
     def lister(self, resource: str) -> Lister:
         return self.informer_for(resource).lister

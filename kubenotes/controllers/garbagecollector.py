@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubenotes.apiserver.apiextensions.registry import CustomResourceInfo
 from kubenotes.apiserver.bootstrap_policy import ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.resources import RESOURCES, ResourceInfo, resource_for_kind
 from kubenotes.apiserver.status import ApiError
@@ -41,7 +42,7 @@ from kubenotes.controllers.podutil import unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result
 
 __all__ = ["GarbageCollector", "Node", "ObjectReference", "FINALIZER_ORPHAN", "FINALIZER_DELETE_DEPENDENTS",
-           "IGNORED_RESOURCES", "monitored_resources", "CONTROLLER_POLICY"]
+           "IGNORED_RESOURCES", "monitored_resources", "CONTROLLER_POLICY", "MONITOR_SYNC_PERIOD_SECONDS"]
 
 #: Upstream's ``system:controller:generic-garbage-collector`` role (``controller_policy.go``) and the ServiceAccount
 #: the controller runs as (``ClientOrDie("generic-garbage-collector")``, ``cmd/kube-controller-manager/app/core.go``).
@@ -53,6 +54,9 @@ CONTROLLER_POLICY = ControllerPolicy("generic-garbage-collector", (
 
 FINALIZER_ORPHAN = "orphan"
 FINALIZER_DELETE_DEPENDENTS = "foregroundDeletion"
+#: How often the monitors follow the served resources (``garbageCollector.Sync(ctx, discoveryClient, 30*time.Second)``
+#: in cmd/kube-controller-manager/app/core.go).
+MONITOR_SYNC_PERIOD_SECONDS = 30.0
 #: ``ignoredResources``: never collected (events).
 IGNORED_RESOURCES = frozenset({("", "events")})
 
@@ -132,6 +136,26 @@ class GarbageCollector(Controller):
             inf = self.informers.informer_for(name)
             self.monitors[name] = inf
             inf.add_event_handler(self._on_add, self._on_update, self._on_delete)
+        self.every(MONITOR_SYNC_PERIOD_SECONDS, self.sync_monitors)
+
+    def sync_monitors(self) -> None:
+        """``GarbageCollector.Sync``: monitor the custom resources served now, stop monitoring the ones gone.
+
+        Upstream re-reads discovery every 30 s and resyncs its monitors when the deletable
+        resources changed; a custom resource's objects join the graph from then on.
+        """
+        served: dict[str, ResourceInfo] = {}
+        for ri in self.client.server.crds.served():  # by version priority: the first is the preferred version
+            if {"delete", "list", "watch"} <= set(ri.verbs):
+                served.setdefault(f"{ri.resource}.{ri.group}", ri)
+        for name, ri in served.items():
+            if name not in self.monitors:
+                inf = self.informers.informer_for(f"{ri.resource}.{ri.version}.{ri.group}")
+                self.monitors[name] = inf
+                inf.add_event_handler(self._on_add, self._on_update, self._on_delete)
+        for name in [n for n, inf in self.monitors.items() if n not in served
+                     and isinstance(inf.resource, CustomResourceInfo)]:
+            self.informers.forget(self.monitors.pop(name))
 
     # ------------------------------------------------------------ graph (GraphBuilder)
     def _on_add(self, obj: dict) -> None:
@@ -241,12 +265,9 @@ class GarbageCollector(Controller):
                 self.enqueue("delete/" + ouid)  # verify the virtual owner
             owner.dependents.add(node.identity.uid)
 
-    @staticmethod
-    def _namespaced(ref: dict) -> bool:
-        try:
-            return resource_for_kind(ref.get("kind", ""), ref.get("apiVersion")).namespaced
-        except ApiError:
-            return True
+    def _namespaced(self, ref: dict) -> bool:
+        ri = self._resource(ObjectReference("", ref.get("apiVersion", ""), ref.get("kind", ""), "", ""))
+        return True if ri is None else ri.namespaced
 
     def graph(self) -> list[tuple[str, str]]:
         """The ownership edges ``(owner, dependent)``, each named ``Kind/namespace/name``, sorted.
@@ -273,10 +294,11 @@ class GarbageCollector(Controller):
         return self.attempt_to_delete_item(node)
 
     def _resource(self, ident: ObjectReference) -> ResourceInfo | None:
+        """The REST mapping of ``ident``'s kind: a built-in resource or a served custom resource."""
         try:
             return resource_for_kind(ident.kind, ident.api_version)
         except ApiError:
-            return None
+            return self.client.server.crds.for_kind(ident.api_version, ident.kind)
 
     def _get_object(self, ident: ObjectReference) -> dict | None:
         ri = self._resource(ident)

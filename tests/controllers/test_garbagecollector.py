@@ -185,3 +185,38 @@ def test_owner_of_an_unknown_kind_is_not_treated_as_gone():
     _cm(c, "child", [ref])
     c.run(until=3)
     assert c.get("configmaps", "child", "default") is not None
+
+
+WIDGETS_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def test_dependents_of_a_custom_resource_are_collected_once_the_monitors_follow_discovery():
+    # garbagecollector.Sync every 30 s (cmd/kube-controller-manager/app/core.go): a served custom resource
+    # gets a monitor, so deleting a Widget collects what it owned (what kopf.adopt and operators rely on);
+    # a reference to an absent Widget is dangling like any other; a deleted CRD's monitor stops
+    c = _cluster()
+    gc = c.controllers[GC]
+    c.client.create("customresourcedefinitions", WIDGETS_CRD)
+    w = c.client.create("widgets.example.com", {"apiVersion": "example.com/v1", "kind": "Widget",
+                                                "metadata": {"name": "w1"}}, "default")
+    ref = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w1", "uid": w["metadata"]["uid"]}
+    c.client.create("configmaps", {"metadata": {"name": "owned", "ownerReferences": [ref]}}, "default")
+    c.client.create("configmaps", {"metadata": {"name": "dangling", "ownerReferences": [
+        dict(ref, name="gone", uid="no-such-uid")]}}, "default")
+    c.run_for(5)
+    assert c.get("configmaps", "owned", "default") is not None and c.get("configmaps", "dangling", "default") is None
+    assert "widgets.example.com" not in gc.monitors
+    c.run_for(30)
+    assert "widgets.example.com" in gc.monitors
+    c.client.delete("widgets.example.com", "w1", "default")
+    c.run_for(2)
+    assert c.get("configmaps", "owned", "default") is None
+    c.client.delete("customresourcedefinitions", "widgets.example.com")
+    c.run_for(35)
+    assert "widgets.example.com" not in gc.monitors

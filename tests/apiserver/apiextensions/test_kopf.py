@@ -9,7 +9,8 @@ delete handler makes kopf put its finalizer on the object (a JSON patch with a `
 watches with ``allowWatchBookmarks`` and a one-second ``timeoutSeconds`` (so it re-watches from its
 last resourceVersion several times), merge-patches its ``last-handled-configuration`` annotation and
 posts an Event; when its watch's resourceVersion has left the API server's history it gets the
-410 ``Expired`` ERROR event and relists. The test drives the Widget with the official client's CustomObjectsApi and asserts
+410 ``Expired`` ERROR event and relists. Once the Widget is gone the garbage collector deletes the
+ConfigMap it owned. The test drives the Widget with the official client's CustomObjectsApi and asserts
 what the operator left in the store.
 """
 
@@ -172,8 +173,11 @@ def test_kopf_operator_reconciles_a_widget_through_serve(tmp_path):
         assert [(e["reason"], e["message"], e["involvedObject"]["uid"]) for e in events] == [
             ("Made", "ConfigMap w1-colour", uid)]
 
+        s.run_for(31)  # the garbage collector's monitors follow discovery every 30 s: Widgets are watched now
         crs.delete_namespaced_custom_object("example.com", "v1", "default", "widgets", "w1")
         _until(lambda: get("widgets.example.com", "w1") is None, "kopf to remove its finalizer")
+        s.run_for(2)
+        assert get("configmaps", "w1-colour") is None  # collected: its owner is gone
         assert "Handler 'goodbye' succeeded." in logged()
         assert "Traceback" not in logged() and "ERROR" not in logged(), logged()
     finally:
