@@ -70,7 +70,7 @@ is single-threaded.
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go (RequestInfoFactory)
-kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/apis/meta/internalversion/validation/validation.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/apis/meta/internalversion/{defaults.go,validation/validation.go}
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (Watch: initial events, ERROR events)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete,watch}.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go (ErrorToAPIStatus)
