@@ -123,11 +123,12 @@ def test_kopf_operator_reconciles_a_widget_through_serve(tmp_path):
     log = open(tmp_path / "kopf.log", "w+")
     op = None
     try:
+        # kopf starts (and imports) while the CRD is created: it begins watching Widgets once they are served
+        op = subprocess.Popen([sys.executable, "-m", "kopf", "run", "--standalone", "--all-namespaces",
+                               "--verbose", str(handlers)], env=env, stdout=log, stderr=subprocess.STDOUT)
         api = kubernetes.config.new_client_from_config(config_file=s.kubeconfig_path)
         kubernetes.client.ApiextensionsV1Api(api).create_custom_resource_definition(CRD)
         crs = kubernetes.client.CustomObjectsApi(api)
-        op = subprocess.Popen([sys.executable, "-m", "kopf", "run", "--standalone", "--all-namespaces",
-                               "--verbose", str(handlers)], env=env, stdout=log, stderr=subprocess.STDOUT)
 
         def get(resource: str, name: str):
             with s.lock:
@@ -149,8 +150,11 @@ def test_kopf_operator_reconciles_a_widget_through_serve(tmp_path):
         assert cm["metadata"]["ownerReferences"] == [{
             "apiVersion": "example.com/v1", "kind": "Widget", "name": "w1", "uid": uid,
             "controller": True, "blockOwnerDeletion": True}]
-        w = _until(lambda: (get("widgets.example.com", "w1") or {}).get("status"), "the status patch") and \
-            get("widgets.example.com", "w1")
+        def widget_with_status(key: str) -> dict | None:
+            o = get("widgets.example.com", "w1")
+            return o if o and key in o.get("status", {}) else None
+
+        w = _until(lambda: widget_with_status("make_configmap"), "the status patch")
         assert w["status"] == {"make_configmap": {"configMap": "w1-colour"}}
         assert w["metadata"]["finalizers"] == ["example.com/widget"]
         assert "kopf.zalando.org/last-handled-configuration" in w["metadata"]["annotations"]
@@ -164,8 +168,7 @@ def test_kopf_operator_reconciles_a_widget_through_serve(tmp_path):
 
         crs.patch_namespaced_custom_object("example.com", "v1", "default", "widgets", "w1",
                                            {"spec": {"colour": "blue"}})
-        w = _until(lambda: (lambda o: o if o["status"].get("colour") else None)(get("widgets.example.com", "w1")),
-                   "the update handler's status patch")
+        w = _until(lambda: widget_with_status("colour"), "the update handler's status patch")
         assert w["status"] == {"make_configmap": {"configMap": "w1-colour"}, "colour": "blue"}
 
         with s.lock:
@@ -182,7 +185,7 @@ def test_kopf_operator_reconciles_a_widget_through_serve(tmp_path):
         assert "Traceback" not in logged() and "ERROR" not in logged(), logged()
     finally:
         if op is not None:
-            op.terminate()
+            op.kill()  # nothing of kopf's own shutdown is under test
             op.wait(10)
         log.close()
         s.stop()
