@@ -116,7 +116,7 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
-class JSONPatchError(ValueError):
+class JSONPatchError(KubenotesError, ValueError):
     """An RFC 6902 operation that cannot be applied; ``str()`` is evanphx/json-patch's error text."""
 
 
