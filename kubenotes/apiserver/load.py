@@ -72,10 +72,11 @@ DEFAULT_SERVICE_CIDR_NAME = "kubernetes"
 #: Namespaces the API server creates at start (``systemnamespaces`` controller).
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
-#: Kinds created first when loading manifests, so references resolve (as Helm's install order).
+#: Kinds created first when loading manifests, so references resolve (as Helm's install order; IPAddress, which
+#: Helm does not list, before Service, so that a dump's IPAddresses are restored before their Services).
 INSTALL_ORDER = ("Namespace", "PriorityClass", "ResourceQuota", "LimitRange", "StorageClass", "ServiceAccount",
                  "Secret", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
-                 "PersistentVolume", "PersistentVolumeClaim", "Node", "Service", "PodDisruptionBudget",
+                 "PersistentVolume", "PersistentVolumeClaim", "Node", "IPAddress", "Service", "PodDisruptionBudget",
                  "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
                  "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob")
 
@@ -265,6 +266,10 @@ def _create_one(server: APIServer, client: Any, d: dict) -> dict:
         return server.get("namespaces", None, md["name"])
     if ri.kind == "Service" and (md.get("namespace"), md.get("name")) == ("default", "kubernetes"):
         return server.get("services", "default", "kubernetes")  # the API server's own Service (a dump carries it)
+    if ri.kind == "IPAddress" and md.get("uid"):
+        held = server.get("ipaddresses", None, md.get("name", ""))
+        if held is not None and _ref(held) == _ref(d):
+            return held  # a dump's IPAddress of the `kubernetes` Service, which the server made again at start
     status = d.get("status")
     restoring = bool(md.get("uid"))
     admission = server.admission
@@ -284,3 +289,8 @@ def _create_one(server: APIServer, client: Any, d: dict) -> dict:
         new["status"] = status
         out = client.update_status("nodes", new)
     return out
+
+
+def _ref(ip_address: dict) -> dict:
+    """An IPAddress's ``spec.parentRef`` without its empty fields (the core group's ``group: ""``)."""
+    return {k: v for k, v in ((ip_address.get("spec") or {}).get("parentRef") or {}).items() if v}

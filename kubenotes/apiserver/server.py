@@ -25,12 +25,13 @@ kubernetes/kubernetes@v1.34.0 pkg/registry/rbac/*/policybased/storage.go (RBAC e
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import datetime as _dt
 import random
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import simpy
 
@@ -230,6 +231,9 @@ def _warn(messages: Iterable[str]) -> None:
 
 #: The HTTP request being served (its :attr:`APIServer.http_log` entry), set by the HTTP layer; the request
 #: records made while serving it are added to the entry's ``requests``.
+#: kube-apiserver's own loopback user (``user.APIServerUser``, in ``system:masters``), which writes what the
+#: server itself maintains, such as the IPAddress objects of Services' ClusterIPs.
+APISERVER_USER = UserInfo("system:apiserver", groups=("system:masters", "system:authenticated"))
 HTTP_REQUEST: contextvars.ContextVar[dict | None] = contextvars.ContextVar("kubenotes_http_request", default=None)
 
 
@@ -540,7 +544,28 @@ class APIServer:
             cb(entry)
         if ri.group == "apiextensions.k8s.io" or ri.__class__ is not ResourceInfo:
             self.crds.committed(ri, event_type, obj)
+        elif event_type == DELETED and ri.kind == "Service":  # afterDelete: the Service's ClusterIPs released
+            from kubenotes.apiserver.ipallocator import service_ips
+
+            self._release_ip_addresses(service_ips([obj]))
         return obj
+
+    @contextlib.contextmanager
+    def _loopback(self) -> Iterator["Client"]:
+        """kube-apiserver's loopback client (``system:apiserver``); its requests are traced as requests of their own."""
+        current, authorized = self._current, self._authorized
+        self._current = None
+        try:
+            yield self.client("kube-apiserver", APISERVER_USER)
+        finally:
+            self._current, self._authorized = current, authorized
+
+    def _release_ip_addresses(self, ips: list[str]) -> None:
+        if ips:
+            from kubenotes.apiserver.ipallocator import release_ip_addresses
+
+            with self._loopback() as lo:
+                release_ip_addresses(lo, ips)
 
     # ------------------------------------------------------------ decoding
     def _decode(self, ri: ResourceInfo, body: Any, namespace: str | None, validation: str = "") -> dict:
@@ -706,31 +731,35 @@ class APIServer:
         if ri.kind in _GENERATION_KINDS or ri.__class__ is not ResourceInfo:
             md["generation"] = 1
         drop_disabled_fields(ri.kind, obj, None, self.feature_gates)  # PrepareForCreate's dropDisabled...Fields
-        self._prepare_for_create(ri, obj, before, restoring=restoring)
-        if ri.kind == "CertificateSigningRequest" and attrs.user is not None:
-            # csrStrategy.PrepareForCreate: the requester is whoever sent the request, never the body's claim
-            spec = obj.setdefault("spec", {})
-            for k in ("username", "uid", "groups", "extra"):
-                spec.pop(k, None)
-            spec["username"] = attrs.user.name
-            if attrs.user.uid:
-                spec["uid"] = attrs.user.uid
-            if attrs.user.groups:
-                spec["groups"] = list(attrs.user.groups)
-        self._validate(ri, obj, None)
-        self._admit_validate(attrs, obj, None)
-        if ri.kind == "PersistentVolume":  # the registry strategy's WarningsOnCreate
-            from kubenotes.api.storagehelpers import warnings_for_persistent_volume
+        allocated = self._prepare_for_create(ri, obj, before, restoring=restoring, dry_run=attrs.dry_run)
+        try:
+            if ri.kind == "CertificateSigningRequest" and attrs.user is not None:
+                # csrStrategy.PrepareForCreate: the requester is whoever sent the request, never the body's claim
+                spec = obj.setdefault("spec", {})
+                for k in ("username", "uid", "groups", "extra"):
+                    spec.pop(k, None)
+                spec["username"] = attrs.user.name
+                if attrs.user.uid:
+                    spec["uid"] = attrs.user.uid
+                if attrs.user.groups:
+                    spec["groups"] = list(attrs.user.groups)
+            self._validate(ri, obj, None)
+            self._admit_validate(attrs, obj, None)
+            if ri.kind == "PersistentVolume":  # the registry strategy's WarningsOnCreate
+                from kubenotes.api.storagehelpers import warnings_for_persistent_volume
 
-            _warn(warnings_for_persistent_volume(obj))
-        if not md.get("name"):
-            raise new_invalid(ri.group, ri.kind, "", [field_cause(
-                "metadata.name", "metadata.name: Required value: name or generateName is required",
-                "FieldValueRequired")])
-        if self.store.get(ri, md.get("namespace"), md["name"]) is not None:
-            raise new_already_exists(ri.group, ri.resource, md["name"])
-        if attrs.dry_run:
-            return deep_copy(obj)
+                _warn(warnings_for_persistent_volume(obj))
+            if not md.get("name"):
+                raise new_invalid(ri.group, ri.kind, "", [field_cause(
+                    "metadata.name", "metadata.name: Required value: name or generateName is required",
+                    "FieldValueRequired")])
+            if self.store.get(ri, md.get("namespace"), md["name"]) is not None:
+                raise new_already_exists(ri.group, ri.resource, md["name"])
+            if attrs.dry_run:
+                return deep_copy(obj)
+        except ApiError:
+            self._release_ip_addresses(allocated)  # the allocation's Revert (beginCreate's finish(false))
+            raise
         self._commit(ri, ADDED, obj, None, attrs.component, "create", self._create_detail(ri, obj))
         return deep_copy(obj)
 
@@ -744,7 +773,9 @@ class APIServer:
             return f'owner={ctrl.get("kind")}/{ctrl.get("name")}'
         return ""
 
-    def _prepare_for_create(self, ri: ResourceInfo, obj: dict, spec_before: Any, restoring: bool = False) -> None:
+    def _prepare_for_create(self, ri: ResourceInfo, obj: dict, spec_before: Any, restoring: bool = False,
+                            dry_run: bool = False) -> list[str]:
+        """PrepareForCreate, and a Service's allocations (``beginCreate``); returns the IPAddresses it created."""
         kind = ri.kind
         if kind == "Pod":
             if spec_before is not None and obj.get("spec") != spec_before:
@@ -763,18 +794,23 @@ class APIServer:
             labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
         elif kind == "Node":
             pass  # nodes post their own status at registration
-        elif kind == "Service":
+        elif kind == "Service" and ri.__class__ is ResourceInfo:
             obj.pop("status", None)
-            from kubenotes.apiserver.ipallocator import allocate_service, service_allocation_errors
+            from kubenotes.apiserver.ipallocator import allocate_service, create_ip_addresses, service_allocation_errors
 
             existing = self.store.list(ri, None)
+            held = [a["metadata"]["name"] for a in self.store.list(resource_for("ipaddresses"), None)]
             # the allocators refuse requested addresses and ports out of range or taken (a restore keeps them)
-            errors = [] if restoring else service_allocation_errors(obj, existing)
+            errors = [] if restoring else service_allocation_errors(obj, existing, held=held)
             if errors:
                 raise new_invalid(ri.group, ri.kind, obj["metadata"].get("name", ""),
                                   [field_cause(f, m) for f, m in errors])
-            allocate_service(obj, existing, self._allocator_rng)
+            requested = list((obj.get("spec") or {}).get("clusterIPs") or [(obj.get("spec") or {}).get("clusterIP")])
+            allocate_service(obj, existing, self._allocator_rng, held=held)
             obj["status"] = {"loadBalancer": {}}
+            if not dry_run:  # each ClusterIP an IPAddress object, created through the loopback client
+                with self._loopback() as lo:
+                    return create_ip_addresses(lo, obj, requested, restoring)
         elif kind == "Job":
             obj.pop("status", None)
             _generate_job_selector(obj)
@@ -790,6 +826,7 @@ class APIServer:
             obj["status"] = {"phase": "Pending"}
         elif "status" in ri.subresources:
             obj.pop("status", None)
+        return []
 
     def _requalify(self, ri: ResourceInfo, obj: dict) -> dict:
         from kubenotes.api.qos import compute_pod_qos
