@@ -134,8 +134,9 @@ def test_etcdctl_lists_the_keys_the_model_wrote(etcd):
         r = _etcdctl(etcd.url, "get", "--prefix", "--keys-only", "/registry/")
         assert r.returncode == 0, r.stderr
         listed = [ln for ln in r.stdout.splitlines() if ln]
+        ip = c.get("services", "web", "shop")["spec"]["clusterIP"]
         assert listed == list(api.store.keys()) == [
-            "/registry/minions/n1", "/registry/namespaces/shop", "/registry/pods/shop/web",
+            f"/registry/ipaddresses/{ip}", "/registry/minions/n1", "/registry/namespaces/shop", "/registry/pods/shop/web",
             "/registry/services/specs/shop/web"]
         r = _etcdctl(etcd.url, "get", "/registry/pods/shop/web", "-w", "json")
         kv = __import__("json").loads(r.stdout)["kvs"][0]
