@@ -35,8 +35,8 @@ allocates nor releases. The random source is the model's seeded one.
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/storage/alloc.go (allocClusterIPs, initIPFamilyFields, allocNodePorts)
-kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/ipallocator/ipallocator.go (calculateRangeOffset, allocateNextService,
-createIPAddress, Release)
+kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/ipallocator/ipallocator.go (calculateRangeOffset,
+allocateNextService, createIPAddress, Release)
 kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/ipallocator/cidrallocator.go (MetaAllocator)
 kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/storage/storage.go (beginCreate, afterDelete)
 kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/portallocator/allocator.go (calculateRangeOffset)
@@ -266,7 +266,8 @@ def service_allocation_errors(service: dict, existing: Iterable[dict], cidr: str
     [('spec.clusterIPs', 'spec.clusterIPs: Invalid value: []string{"192.168.1.1"}: failed to allocate IP 192.168.1.1: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12')]
     >>> service_allocation_errors({"spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 8080}]}}, [])
     [('spec.ports[0].nodePort', 'spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767')]
-    >>> service_allocation_errors({"spec": {"clusterIP": "10.96.0.50", "ports": [{"port": 80}]}}, [], held=["10.96.0.50"])
+    >>> taken = {"spec": {"clusterIP": "10.96.0.50", "ports": [{"port": 80}]}}
+    >>> service_allocation_errors(taken, [], held=["10.96.0.50"])
     [('spec.clusterIPs', 'spec.clusterIPs: Invalid value: []string{"10.96.0.50"}: failed to allocate IP 10.96.0.50: provided IP is already allocated')]
     """
     spec = service.get("spec") or {}

@@ -229,11 +229,12 @@ def _warn(messages: Iterable[str]) -> None:
         out.extend(messages)
 
 
-#: The HTTP request being served (its :attr:`APIServer.http_log` entry), set by the HTTP layer; the request
-#: records made while serving it are added to the entry's ``requests``.
 #: kube-apiserver's own loopback user (``user.APIServerUser``, in ``system:masters``), which writes what the
 #: server itself maintains, such as the IPAddress objects of Services' ClusterIPs.
 APISERVER_USER = UserInfo("system:apiserver", groups=("system:masters", "system:authenticated"))
+
+#: The HTTP request being served (its :attr:`APIServer.http_log` entry), set by the HTTP layer; the request
+#: records made while serving it are added to the entry's ``requests``.
 HTTP_REQUEST: contextvars.ContextVar[dict | None] = contextvars.ContextVar("kubenotes_http_request", default=None)
 
 
@@ -375,6 +376,8 @@ class APIServer:
         #: generateName suffixes (a stream of its own, so objects created at bootstrap, which take uids, do not
         #: shift the names of the pods and ReplicaSets a scenario creates).
         self._name_rng = random.Random(f"{seed}/generated-names")
+        #: IPAddress uids (a stream of its own, so the objects of Services' ClusterIPs do not shift other uids).
+        self._ip_address_uid_rng = random.Random(f"{seed}/ipaddresses")
         self.store = ObjectStore(self.env, history_capacity, storage, etcd_compaction_interval_seconds)
         self.authorizer = authorizer
         self.admission = admission
@@ -413,9 +416,9 @@ class APIServer:
         """``metav1.Now()`` on the virtual clock."""
         return format_timestamp(self.env.now, self.epoch)
 
-    def new_uid(self) -> str:
-        """A seeded UUID (``uuid.NewUUID``)."""
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+    def new_uid(self, rng: random.Random | None = None) -> str:
+        """A seeded UUID (``uuid.NewUUID``), from ``rng`` (default: the server's own stream)."""
+        return str(uuid.UUID(int=(rng or self.rng).getrandbits(128), version=4))
 
     def generate_name(self, base: str) -> str:
         """``names.SimpleNameGenerator``: ``base`` plus 5 random characters (base cut to 58)."""
@@ -726,7 +729,7 @@ class APIServer:
             md.pop(k, None)
         restoring = bool(keep_uid and md.get("uid"))  # decided before a new uid is assigned
         if not restoring:
-            md["uid"] = self.new_uid()
+            md["uid"] = self.new_uid(self._ip_address_uid_rng if ri.kind == "IPAddress" else None)
         md["creationTimestamp"] = self.timestamp()
         if ri.kind in _GENERATION_KINDS or ri.__class__ is not ResourceInfo:
             md["generation"] = 1

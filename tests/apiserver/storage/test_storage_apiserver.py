@@ -136,8 +136,8 @@ def test_etcdctl_lists_the_keys_the_model_wrote(etcd):
         listed = [ln for ln in r.stdout.splitlines() if ln]
         ip = c.get("services", "web", "shop")["spec"]["clusterIP"]
         assert listed == list(api.store.keys()) == [
-            f"/registry/ipaddresses/{ip}", "/registry/minions/n1", "/registry/namespaces/shop", "/registry/pods/shop/web",
-            "/registry/services/specs/shop/web"]
+            f"/registry/ipaddresses/{ip}", "/registry/minions/n1", "/registry/namespaces/shop",
+            "/registry/pods/shop/web", "/registry/services/specs/shop/web"]
         r = _etcdctl(etcd.url, "get", "/registry/pods/shop/web", "-w", "json")
         kv = __import__("json").loads(r.stdout)["kvs"][0]
         assert str(kv["mod_revision"]) == c.get("pods", "web", "shop")["metadata"]["resourceVersion"]
