@@ -140,3 +140,45 @@ def test_a_dump_is_restored_with_its_ipaddresses(api):
     fresh = start_api_server(seed=4)
     create_objects(fresh, fresh.client("kubectl"), objects_with_locations(api.list("services")))
     assert set(_ips(fresh)) == set(_ips(api))
+
+
+class _RefusingClient:
+    """A loopback client whose IPAddress creates admission refuses after ``allow`` of them."""
+
+    def __init__(self, allow):
+        self.allow, self.created, self.deleted = allow, [], []
+        self.server = start_api_server(seed=5)
+
+    def create(self, resource, obj):
+        from kubenotes.apiserver.status import new_forbidden
+
+        if len(self.created) >= self.allow:
+            raise new_forbidden("networking.k8s.io", resource, obj["metadata"]["name"], "denied by a webhook")
+        self.created.append(obj["metadata"]["name"])
+        return obj
+
+    def delete(self, resource, name):
+        self.deleted.append(name)
+
+
+def test_an_ipaddress_the_request_path_refuses_fails_the_service():
+    from kubenotes.apiserver.ipallocator import create_ip_addresses
+
+    svc = {"metadata": {"name": "web", "namespace": "default"},
+           "spec": {"clusterIP": "10.96.0.60", "clusterIPs": ["10.96.0.60"]}}
+    lo = _RefusingClient(0)
+    with pytest.raises(ApiError) as e:  # a requested address: 422, as allocIPs' static branch
+        create_ip_addresses(lo, svc, requested=["10.96.0.60"])
+    assert e.value.code == 422 and str(e.value).startswith(
+        'Service "web" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.60"}: failed to allocate IP '
+        '10.96.0.60: ipaddresses.networking.k8s.io "10.96.0.60" is forbidden')
+    with pytest.raises(ApiError) as e:  # an address the allocator chose: 500
+        create_ip_addresses(lo, svc)
+    assert e.value.code == 500 and str(e.value).startswith(
+        "Internal error occurred: failed to allocate a serviceIP: ipaddresses.networking.k8s.io")
+    # two addresses, the second refused: the first is released before the error
+    svc["spec"]["clusterIPs"] = ["10.96.0.60", "10.96.0.61"]
+    lo = _RefusingClient(1)
+    with pytest.raises(ApiError):
+        create_ip_addresses(lo, svc)
+    assert lo.created == lo.deleted == ["10.96.0.60"]
