@@ -457,6 +457,11 @@ def create_ip_addresses(client: Any, service: dict, requested: Iterable[str] = (
     kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/ipallocator/ipallocator.go (allocateService, createIPAddress)
     kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/storage/alloc.go (allocIPs, txnAllocClusterIPs)
 
+    See Also
+    --------
+    allocate_service : fills in the addresses first.
+    release_ip_addresses : deletes them again.
+
     Examples
     --------
     >>> from kubenotes.apiserver.load import start_api_server
@@ -498,10 +503,26 @@ def release_ip_addresses(client: Any, ips: Iterable[str]) -> None:
         The addresses; one with no IPAddress, or that cannot be deleted, is passed over, as upstream
         ignores the error.
 
+    Returns
+    -------
+    None
+
+    See Also
+    --------
+    create_ip_addresses : what this undoes.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/ipallocator/ipallocator.go (Release)
     kubernetes/kubernetes@v1.34.0 pkg/registry/core/service/storage/storage.go (afterDelete)
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.load import start_api_server
+    >>> api = start_api_server()
+    >>> release_ip_addresses(api.client("kube-apiserver"), ["10.96.0.1", "10.96.0.99"])
+    >>> api.list("ipaddresses")
+    []
     """
     from kubenotes.apiserver.status import ApiError
 
