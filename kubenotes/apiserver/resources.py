@@ -225,10 +225,6 @@ SERVED_RESOURCES: tuple[ResourceInfo, ...] = tuple(sorted(RESOURCES + tuple(r fo
 #: controllers). The README's table of stored-only kinds is generated from it (:func:`stored_only_table`).
 STORED_ONLY: dict[str, int | None] = {
     "podtemplates": None,
-    "persistentvolumeclaims": 28,
-    "persistentvolumes": 28,
-    "validatingadmissionpolicies.admissionregistration.k8s.io": 29,
-    "validatingadmissionpolicybindings.admissionregistration.k8s.io": 29,
     "apiservices.apiregistration.k8s.io": 0,
     "certificatesigningrequests.certificates.k8s.io": 0,
     "flowschemas.flowcontrol.apiserver.k8s.io": 27,
@@ -242,10 +238,6 @@ STORED_ONLY: dict[str, int | None] = {
     "resourceclaims.resource.k8s.io": 0,
     "resourceclaimtemplates.resource.k8s.io": 0,
     "resourceslices.resource.k8s.io": 0,
-    "csidrivers.storage.k8s.io": 28,
-    "csinodes.storage.k8s.io": 28,
-    "csistoragecapacities.storage.k8s.io": 28,
-    "storageclasses.storage.k8s.io": 28,
     "volumeattachments.storage.k8s.io": 28,
     "volumeattributesclasses.storage.k8s.io": 28,
 }
@@ -378,7 +370,7 @@ def stored_only_table() -> str:
     Examples
     --------
     >>> print(stored_only_table().splitlines()[2])
-    | PersistentVolumeClaim | v1 | persistentvolumeclaims | #28 |
+    | PodTemplate | v1 | podtemplates | none upstream either (clients, third-party controllers) |
     """
     lines = ["| kind | apiVersion | resource | acted on by |", "| --- | --- | --- | --- |"]
     for ri in RESOURCES:
