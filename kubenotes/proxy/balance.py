@@ -32,6 +32,7 @@ torvalds/linux@v6.12 net/netfilter/xt_statistic.c, xt_recent.c; net/netfilter/ip
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass, field
@@ -131,8 +132,29 @@ def iptables_pick(rng: random.Random, n: int) -> int:
     >>> sorted({iptables_pick(rng, 3) for _ in range(100)})
     [0, 1, 2]
     """
-    for i, p in enumerate(iptables_probability_strings(n)):
-        if p is None or rng.getrandbits(31) < round(_XT_STATISTIC_SCALE * float(p)):
+    return _pick_with(rng, _statistic_thresholds(n))
+
+
+@functools.lru_cache(maxsize=64)
+def _statistic_thresholds(n: int) -> tuple[int | None, ...]:
+    """What each of the ``n`` rules of a ``KUBE-SVC-*`` chain compares the 31-bit random number with.
+
+    ``round(probability · 2^31)`` of the printed probability of each statistic
+    rule, None for the last rule (it has no statistic match). Computed once per
+    ``n`` (a balance run walks the chain for every connection).
+
+    Examples
+    --------
+    >>> _statistic_thresholds(2)
+    (1073741824, None)
+    """
+    return tuple(None if p is None else round(_XT_STATISTIC_SCALE * float(p)) for p in iptables_probability_strings(n))
+
+
+def _pick_with(rng: random.Random, thresholds: tuple[int | None, ...]) -> int:
+    """:func:`iptables_pick` over thresholds from :func:`_statistic_thresholds` (the same draws, in the same order)."""
+    for i, threshold in enumerate(thresholds):
+        if threshold is None or rng.getrandbits(31) < threshold:
             return i
     raise ValueError("no endpoints")
 
@@ -350,6 +372,7 @@ def simulate_connections(endpoints: int | Sequence[str], mode: str = "iptables",
     if mode in ("ipvs-rr", "ipvs-wrr"):  # rr is wrr with every usable server at weight 1
         wrr = _WRR([1 if x > 0 else 0 for x in w] if mode == "ipvs-rr" else w)
     userspace = _userspace_balancer(eps, seed, session_affinity_timeout_seconds) if mode == "userspace" else None
+    thresholds = _statistic_thresholds(n)
     ends: list[list[float]] = [[] for _ in range(n)]  # ipvs-lc: end times of each endpoint's connections
     last: dict[str, tuple[int, float]] = {}  # client -> (endpoint, time of its last new connection)
     choices: list[int] = []
@@ -364,7 +387,7 @@ def simulate_connections(endpoints: int | Sequence[str], mode: str = "iptables",
         if sticky is not None and sticky[1] > now - session_affinity_timeout_seconds:
             i = sticky[0]
         elif mode == "iptables":
-            i = iptables_pick(rng, n)
+            i = _pick_with(rng, thresholds)
         elif wrr is not None:
             i = wrr.pick()
         elif mode == "ipvs-lc":

@@ -44,6 +44,7 @@ import re
 from typing import Any, Iterable
 
 import ipywidgets as widgets
+import matplotlib as mpl
 import networkx as nx
 from matplotlib.figure import Figure
 
@@ -491,20 +492,59 @@ def balance_histogram(runs: dict[str, BalanceResult]) -> Figure:
     (3, 'IPVS round robin')
     >>> plt.close(fig)
     """
-    fig = detached_figure(11, 3.3)
-    axes = fig.subplots(1, len(runs), sharey=True)
-    for ax, (label, r) in zip(axes, runs.items()):
-        xs = range(len(r.endpoints))
-        ax.bar(xs, list(r.counts.values()), color="#64b5f6", edgecolor="#1565c0")
-        ax.axhline(r.connections / len(r.endpoints), color="#c62828", ls="--", lw=1, label="1/n")
-        ax.set_xticks(list(xs))
-        ax.set_xticklabels([e.split(":")[0].rsplit(".", 1)[-1] for e in r.endpoints], fontsize=8)
-        ax.set_xlabel("endpoint (last octet of 10.244.1.x)", fontsize=8)
-        ax.set_title(f"{label}\nχ²={r.chi_square:.1f}, p={r.p_value:.2g}", fontsize=9)
-    axes[0].set_ylabel(f"connections (of {next(iter(runs.values())).connections:,})", fontsize=8)
-    axes[0].legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
-    return fig
+    return _BalanceFigure(runs).figure
+
+
+def _balance_title(label: str, r: BalanceResult) -> str:
+    return f"{label}\nχ²={r.chi_square:.1f}, p={r.p_value:.2g}"
+
+
+class _BalanceFigure:
+    """:func:`balance_histogram`'s figure, kept to show other runs over the same endpoints.
+
+    :meth:`update` sets the bars' heights and the titles and rescales the
+    shared y axis, and lays the figure out again; the axes, ticks, labels and
+    legend stay, so a new slider position costs a draw and a layout instead
+    of building three Axes. The picture is the one a new figure gives.
+    """
+
+    def __init__(self, runs: dict[str, BalanceResult]) -> None:
+        fig = self.figure = detached_figure(11, 3.3)
+        axes = fig.subplots(1, len(runs), sharey=True)
+        self.endpoints = next(iter(runs.values())).endpoints if runs else ()
+        self._bars, self._titles, self._axes = [], [], list(axes)
+        for ax, (label, r) in zip(axes, runs.items()):
+            xs = range(len(r.endpoints))
+            self._bars.append(ax.bar(xs, list(r.counts.values()), color="#64b5f6", edgecolor="#1565c0"))
+            ax.axhline(r.connections / len(r.endpoints), color="#c62828", ls="--", lw=1, label="1/n")
+            ax.set_xticks(list(xs))
+            ax.set_xticklabels([e.split(":")[0].rsplit(".", 1)[-1] for e in r.endpoints], fontsize=8)
+            ax.set_xlabel("endpoint (last octet of 10.244.1.x)", fontsize=8)
+            self._titles.append(ax.set_title(_balance_title(label, r), fontsize=9))
+        self.connections = next(iter(runs.values())).connections
+        axes[0].set_ylabel(f"connections (of {self.connections:,})", fontsize=8)
+        axes[0].legend(fontsize=8, loc="lower left")
+        fig.tight_layout()
+
+    def fits(self, runs: dict[str, BalanceResult]) -> bool:
+        """True when ``runs`` has as many runs, the same endpoints and connections (only counts and titles differ)."""
+        return (len(runs) == len(self._bars) and all(r.endpoints == self.endpoints for r in runs.values())
+                and all(r.connections == self.connections for r in runs.values()))
+
+    def update(self, runs: dict[str, BalanceResult]) -> Figure:
+        """The figure showing ``runs`` (which must :meth:`fits`)."""
+        for bars, title, (label, r) in zip(self._bars, self._titles, runs.items()):
+            for bar, count in zip(bars, r.counts.values()):
+                bar.set_height(count)
+            title.set_text(_balance_title(label, r))
+        for ax in self._axes:  # the shared y axis scales to all three
+            ax.relim()
+        self._axes[0].autoscale_view()
+        # Laid out again from the default margins, as a new figure is: the y tick labels follow the counts.
+        self.figure.subplots_adjust(**{k: mpl.rcParams[f"figure.subplot.{k}"] for k in
+                                       ("left", "right", "bottom", "top", "wspace", "hspace")})
+        self.figure.tight_layout()
+        return self.figure
 
 
 def balance_table(runs: dict[str, BalanceResult]) -> Html:
@@ -579,7 +619,17 @@ def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> wid
         "clients": int_slider("client IPs", clients, 1, 500),
         "seed": int_slider("seed", seed, 0, 20),
     }
-    return live_panel(memoise_update(balance_view), controls, columns=3)
+    figures: dict[int, _BalanceFigure] = {}  # one figure per endpoint count, redrawn with each run
+
+    def view(n_endpoints: int, clients: int, seed: int) -> Figure:
+        runs = balance_runs(n_endpoints, 10_000, clients, seed)
+        kept = figures.get(n_endpoints)
+        if kept is None or not kept.fits(runs):
+            kept = figures[n_endpoints] = _BalanceFigure(runs)
+            return kept.figure
+        return kept.update(runs)
+
+    return live_panel(memoise_update(view), controls, columns=3)
 
 
 # --------------------------------------------------------------------------- readiness failure

@@ -152,3 +152,26 @@ def test_bad_input():
     with pytest.raises(ValueError, match="weights has 2 entries for 3 endpoints"):
         simulate_connections(3, "ipvs-wrr", weights=[1, 2])
     assert set(MODES) == {"iptables", "ipvs-rr", "ipvs-wrr", "ipvs-lc", "userspace"}
+
+
+def _pick_from_strings(rng: random.Random, n: int) -> int:
+    """The chain walk from the printed probabilities, one rule at a time (what the thresholds precompute)."""
+    for i, p in enumerate(iptables_probability_strings(n)):
+        if p is None or rng.getrandbits(31) < round(0x80000000 * float(p)):
+            return i
+    raise ValueError("no endpoints")
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 10])
+def test_precomputed_thresholds_pick_as_the_printed_probabilities(n):
+    a, b = random.Random(5), random.Random(5)
+    assert [iptables_pick(a, n) for _ in range(2000)] == [_pick_from_strings(b, n) for _ in range(2000)]
+    # the whole run: every connection's endpoint as a walk over the printed strings gives it
+    rng = random.Random(3)
+    clients = [f"192.168.0.{1 + i}" for i in range(20)]
+    expected = []
+    for _ in range(500):
+        rng.randrange(len(clients))
+        rng.expovariate(1.0 / 30.0)
+        expected.append(_pick_from_strings(rng, n))
+    assert simulate_connections(n, "iptables", connections=500, clients=20, seed=3).choices == tuple(expected)

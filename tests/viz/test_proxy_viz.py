@@ -146,6 +146,19 @@ def test_balance_runs_and_figure():
     assert len(panel.children[0].children) == 3
 
 
+
+def test_balance_panel_redraws_its_figure_as_a_new_one():
+    """The panel keeps one figure per endpoint count and updates it: the PNG is a new figure's, to the byte."""
+    from kubenotes.viz.proxy import _BalanceFigure
+    from kubenotes.viz.widgets import figure_png
+
+    kept = _BalanceFigure(balance_runs(3, 10_000, 1, 0))       # y axis up to 10,000 (one client, affinity)
+    for clients, seed in ((50, 0), (500, 7), (1, 3)):
+        runs = balance_runs(3, 10_000, clients, seed)
+        assert kept.fits(runs)
+        assert figure_png(kept.update(runs)) == figure_png(balance_histogram(runs)), (clients, seed)
+    assert not kept.fits(balance_runs(4, 10_000, 50, 0))
+
 def test_readiness_drain_removes_the_endpoint():
     run = simulate_readiness_drain()
     before, after = service_rules(run.state("before")), service_rules(run.state("after"))
