@@ -292,9 +292,15 @@ def rollout_figure(timeline: RolloutTimeline, *, title: str | None = None,
     (1, 'web')
     >>> plt.close(fig)
     """
+    fig = _rollout_axes()
+    plot_rollout_timeline(timeline, fig.axes[0], title=title, start_seconds=start_seconds)
+    return fig
+
+
+def _rollout_axes() -> Figure:
+    """:func:`rollout_figure`'s empty figure: 10 x 3.8 inches, one Axes with room for the legend on the right."""
     fig = detached_figure(10.0, 3.8)
-    ax = fig.add_axes((0.07, 0.14, 0.62, 0.76))
-    plot_rollout_timeline(timeline, ax, title=title, start_seconds=start_seconds)
+    fig.add_axes((0.07, 0.14, 0.62, 0.76))
     return fig
 
 
@@ -882,6 +888,30 @@ def _panel(update: Any, controls: Mapping[str, Any], columns: int = 2) -> Any:
     return panel(memoise_update(update), controls, columns=columns)
 
 
+def _drawn_into(view: Any, figure: Figure) -> Any:
+    """``view(**values)`` drawing every position into one kept ``figure``, shown as its PNG.
+
+    ``view`` takes ``figure=`` and clears its Axes before drawing, so the panel
+    does not build a Figure and its Axes for each slider position. The figure
+    is turned at once into the PNG the inline backend shows (the next position
+    redraws it): drawn once and cut to the tight box (:func:`figure_png`), or,
+    when artists reach outside the figure (a long title), printed with
+    ``bbox_inches="tight"`` as the backend prints it.
+    """
+    from IPython.core.pylabtools import print_figure
+
+    from kubenotes.viz.widgets import figure_png, png_display
+
+    def update(**values: Any) -> list[Any]:
+        parts = view(**values, figure=figure)
+        if figure not in parts:
+            return parts
+        png = figure_png(figure) or print_figure(figure, "png", bbox_inches="tight")
+        return [png_display(png) if part is figure else part for part in parts]
+
+    return update
+
+
 def scale_view(replicas: int, start_replicas: int = 4) -> list[Any]:
     """What :func:`scale_panel` shows for one slider position: the diff graph and the Events of the scale."""
     run = simulate_scale(replicas, start_replicas)
@@ -929,8 +959,14 @@ def scale_panel(replicas: int = 4) -> Any:
     return _panel(scale_view, {"replicas": _slider("spec.replicas (kubectl scale)", replicas, 0, 9)})
 
 
-def rollout_view(max_surge: int, max_unavailable: int, replicas: int = 4) -> list[Any]:
-    """What :func:`rollout_panel` shows: the timeline figure and a one-line summary (or the API's refusal)."""
+def rollout_view(max_surge: int, max_unavailable: int, replicas: int = 4, *,
+                 figure: Figure | None = None) -> list[Any]:
+    """What :func:`rollout_panel` shows: the timeline figure and a one-line summary (or the API's refusal).
+
+    ``figure``, one :func:`rollout_figure` made before, is drawn again instead
+    of a new one (the panel keeps one: the same picture, without building a
+    Figure and its Axes for every slider position).
+    """
     run = simulate_rollout(max_surge, max_unavailable, replicas)
     if run.error:
         return [Html(f"<p style='color:#c62828'><b>The API server refused the Deployment:</b></p>"
@@ -949,7 +985,10 @@ def rollout_view(max_surge: int, max_unavailable: int, replicas: int = 4) -> lis
              f"at most {peak} pods{instant(t['pods'], peak)}, at least {low} available{instant(t['available'], low)}, "
              f"done at t={done:g}s" if done is not None else
              f"maxSurge={max_surge}, maxUnavailable={max_unavailable}: not finished by t={t.end_seconds:g}s")
-    return [rollout_figure(t, title=title, start_seconds=run.at_seconds - 5)]
+    if figure is None:
+        return [rollout_figure(t, title=title, start_seconds=run.at_seconds - 5)]
+    plot_rollout_timeline(t, figure.axes[0], title=title, start_seconds=run.at_seconds - 5)
+    return [figure]
 
 
 def rollout_panel(max_surge: int = 1, max_unavailable: int = 1, replicas: int = 4) -> Any:
@@ -982,14 +1021,26 @@ def rollout_panel(max_surge: int = 1, max_unavailable: int = 1, replicas: int = 
     >>> [c.description for c in p.children[0].children] + [c.description for c in p.children[1].children]
     ['maxSurge', 'maxUnavailable', 'replicas']
     """
-    return _panel(rollout_view, {
+    return _panel(_drawn_into(rollout_view, _rollout_axes()), {
         "max_surge": _slider("maxSurge", max_surge, 0, 6),
         "max_unavailable": _slider("maxUnavailable", max_unavailable, 0, 6),
         "replicas": _slider("replicas", replicas, 1, 8)})
 
 
-def node_failure_view(toleration_seconds: int, node_monitor_grace_period_seconds: int = 50) -> list[Any]:
-    """What :func:`node_failure_panel` shows: pods per node over time with the milestones, and the node's timeline."""
+def _node_failure_figure() -> Figure:
+    """The node-failure panel's figure: 10 x 3.4 inches, one Axes (the legend right of it)."""
+    fig = detached_figure(10.0, 3.4)
+    fig.add_axes((0.07, 0.16, 0.62, 0.74))
+    return fig
+
+
+def node_failure_view(toleration_seconds: int, node_monitor_grace_period_seconds: int = 50, *,
+                      figure: Figure | None = None) -> list[Any]:
+    """What :func:`node_failure_panel` shows: pods per node over time with the milestones, and the node's timeline.
+
+    ``figure``, one this function returned before, is drawn again instead of a
+    new one (the panel keeps one: the same picture).
+    """
     run = simulate_node_failure(toleration_seconds, node_monitor_grace_period_seconds)
     rows = node_timeline(run.cluster, run.name)
     marks = [(run.at_seconds, "heartbeats stop")]
@@ -1000,8 +1051,8 @@ def node_failure_view(toleration_seconds: int, node_monitor_grace_period_seconds
                                              limit=None) if e.verb == "delete"]
     if evicted:
         marks.append((min(evicted), "pods evicted"))
-    fig = detached_figure(10.0, 3.4)
-    ax = fig.add_axes((0.07, 0.16, 0.62, 0.74))
+    fig = figure if figure is not None else _node_failure_figure()
+    ax = fig.axes[0]
     plot_pods_per_node(pods_per_node_timeline(run.cluster, "default"), ax, end_seconds=run.end_seconds, marks=marks,
                        title=f"{run.name} stops at t={run.at_seconds:g}s; tolerationSeconds={toleration_seconds}, "
                              f"node-monitor-grace-period={node_monitor_grace_period_seconds}s")
@@ -1037,7 +1088,7 @@ def node_failure_panel(toleration_seconds: int = 300, node_monitor_grace_period_
     >>> [c.description for c in p.children[0].children]
     ['tolerationSeconds (unreachable)', 'node-monitor-grace-period (s)']
     """
-    return _panel(node_failure_view, {
+    return _panel(_drawn_into(node_failure_view, _node_failure_figure()), {
         "toleration_seconds": _slider("tolerationSeconds (unreachable)", toleration_seconds, 0, 600, 60),
         "node_monitor_grace_period_seconds": _slider("node-monitor-grace-period (s)",
                                                      node_monitor_grace_period_seconds, 20, 120, 10)})

@@ -278,3 +278,34 @@ def test_ownership_figure_of_many_pods_fits_the_column_without_overlapping_boxes
     boxes = sorted((t.get_bbox_patch().get_window_extent(renderer) for t in fig.axes[0].texts
                     if t.get_text().startswith("Pod")), key=lambda b: b.x0)
     assert len(boxes) == 10 and all(a.x1 + 10 < b.x0 for a, b in zip(boxes, boxes[1:]))
+
+
+def test_panels_draw_every_position_into_one_figure_with_a_new_figures_picture():
+    """rollout/node-failure panels redraw one kept figure: each PNG is the one a new figure gives, to the byte."""
+    from IPython.core.pylabtools import print_figure
+
+    from kubenotes.viz.widgets import figure_png
+
+    def png(fig):  # as the inline backend shows a new figure (one pass when the tight box is inside it)
+        return figure_png(fig) or print_figure(fig, "png", bbox_inches="tight")
+
+    rollout = vc._drawn_into(vc.rollout_view, vc._rollout_axes())
+    for surge, unavailable, replicas in ((4, 1, 4), (1, 1, 4), (0, 0, 4), (2, 1, 6)):
+        shown = rollout(max_surge=surge, max_unavailable=unavailable, replicas=replicas)
+        fresh = vc.rollout_view(surge, unavailable, replicas)
+        if isinstance(fresh[0], Figure):
+            assert shown[0]._repr_mimebundle_()["image/png"] == _b64(png(fresh[0])), (surge, unavailable)
+        else:
+            assert shown == fresh  # the API's refusal: the same HTML
+    failure = vc._drawn_into(vc.node_failure_view, vc._node_failure_figure())
+    for toleration, grace in ((0, 20), (60, 20)):
+        shown = failure(toleration_seconds=toleration, node_monitor_grace_period_seconds=grace)
+        fresh = vc.node_failure_view(toleration, grace)
+        assert shown[0]._repr_mimebundle_()["image/png"] == _b64(png(fresh[0]))
+        assert shown[1] == fresh[1]
+
+
+def _b64(png: bytes) -> str:
+    import base64
+
+    return base64.b64encode(png).decode("ascii")
