@@ -57,6 +57,8 @@ __all__ = [
     "series_value_at",
     "series_extremes",
     "rollout_done_at",
+    "series_held_seconds",
+    "node_failure_milestones",
     "cascade_writes",
     "events_by_time",
     "audit_entries",
@@ -402,6 +404,59 @@ def series_extremes(series: Sequence[tuple[float, int]], since: float = 0.0,
     return min(vals), max(vals)
 
 
+def series_held_seconds(series: Sequence[tuple[float, int]], value: int, since: float, end: float) -> tuple[float, float]:
+    """How long a step series holds ``value`` within ``[since, end]``, and when it first takes it there.
+
+    A value set and replaced at the same virtual instant (4 -> 8 -> 7 in one reconcile) is held 0 s.
+
+    Parameters
+    ----------
+    series : sequence of tuple(float, int)
+        ``(virtual seconds, value)`` steps in time order; several points may share a time.
+    value : int
+    since, end : float
+        The window (virtual seconds).
+
+    Returns
+    -------
+    tuple(float, float)
+        Seconds held in the window, and the first time it is taken there (``since`` when never).
+
+    Raises
+    ------
+    TypeError
+        For points that are not ``(time, value)`` pairs.
+
+    See Also
+    --------
+    series_extremes
+
+    Examples
+    --------
+    >>> series_held_seconds([(0, 4), (20, 8), (20, 7), (31, 4)], 8, 0, 60)
+    (0.0, 20)
+    >>> series_held_seconds([(0, 4), (20, 5), (31, 4)], 5, 0, 60)
+    (11.0, 20)
+    """
+    held, first = 0.0, None
+    prev_x, prev_y = since, series_value_at(series, since) if series and series[0][0] <= since else None
+    if prev_y == value:
+        first = since
+    for x, y in series:
+        if x <= since:
+            if x == since and y == value and first is None:
+                first = since  # taken at the window's first instant
+            continue
+        if prev_y == value:
+            held += max(0.0, min(x, end) - prev_x)
+        if y == value and first is None and x <= end:
+            first = x
+        prev_x, prev_y = x, y
+    if prev_y == value and end > prev_x:
+        held += end - prev_x
+    return held, first if first is not None else since
+
+
 def rollout_done_at(timeline: RolloutTimeline, since: float) -> float | None:
     """The first time from ``since`` on when the new ReplicaSet has every replica available and the old ones none.
 
@@ -683,6 +738,52 @@ def node_timeline(source: Any, node: str) -> list[dict]:
             last = key
     return rows
 
+
+def node_failure_milestones(run: ScenarioRun, rows: Sequence[Mapping[str, Any]] | None = None) -> list[tuple[float, str]]:
+    """When a node failure's milestones happened: heartbeats stop, Ready=Unknown with the taint, first eviction.
+
+    Parameters
+    ----------
+    run : ScenarioRun
+        From :func:`~kubenotes.sim.scenarios.simulate_node_failure` (``name`` is the node).
+    rows : sequence of dict, optional
+        :func:`node_timeline` of the node, when already computed.
+
+    Returns
+    -------
+    list of tuple(float, str)
+        ``(virtual seconds, what)`` in time order; the later two only when they happened.
+
+    Raises
+    ------
+    AttributeError
+        For a ``run`` that is not a :class:`~kubenotes.sim.scenarios.ScenarioRun`.
+
+    See Also
+    --------
+    node_timeline, audit_entries
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/nodelifecycle/node_lifecycle_controller.go (monitorNodeHealth)
+    kubernetes/kubernetes@v1.34.0 pkg/controller/tainteviction/taint_eviction.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_node_failure
+    >>> [what for _t, what in node_failure_milestones(simulate_node_failure(0, 20, replicas=2, after_eviction_seconds=10))]
+    ['heartbeats stop', 'Ready=Unknown + unreachable taint', 'pods evicted']
+    """
+    rows = node_timeline(run.cluster, run.name) if rows is None else rows
+    marks = [(run.at_seconds, "heartbeats stop")]
+    unknown = next((r["time"] for r in rows if r["ready"] == "Unknown"), None)
+    if unknown is not None:
+        marks.append((unknown, "Ready=Unknown + unreachable taint"))
+    evicted = [e.time for e in audit_entries(run.cluster, kinds=("Pod",), components=("taint-eviction-controller",),
+                                             limit=None) if e.verb == "delete"]
+    if evicted:
+        marks.append((min(evicted), "pods evicted"))
+    return marks
 
 def pods_per_node_timeline(source: Any, namespace: str | None = None) -> dict[str, list[tuple[float, int]]]:
     """Pods bound to each node and not terminating, over virtual time.

@@ -64,12 +64,14 @@ from kubenotes.sim.timelines import (
     audit_entries,
     cascade_writes,
     events_by_time,
+    node_failure_milestones,
     node_timeline,
     pods_per_node_timeline,
     rc_sizes,
     rollout_done_at,
     rollout_timeline,
     series_extremes,
+    series_held_seconds,
     series_value_at,
 )
 from kubenotes.viz.graphs import detached_figure
@@ -124,37 +126,6 @@ def _steps(series: Sequence[tuple[float, int]], end: float, *, keep_instants: bo
         xs.append(end)
         ys.append(ys[-1])
     return xs, ys
-
-
-def _held_seconds(series: Sequence[tuple[float, int]], value: int, since: float, end: float) -> tuple[float, float]:
-    """How long a step series holds ``value`` within ``[since, end]``, and when it first takes it there.
-
-    A value set and replaced at the same virtual instant (4 -> 8 -> 7 in one reconcile) is held 0 s.
-
-    Examples
-    --------
-    >>> _held_seconds([(0, 4), (20, 8), (20, 7), (31, 4)], 8, 0, 60)
-    (0.0, 20)
-    >>> _held_seconds([(0, 4), (20, 5), (31, 4)], 5, 0, 60)
-    (11.0, 20)
-    """
-    held, first = 0.0, None
-    prev_x, prev_y = since, series_value_at(series, since) if series and series[0][0] <= since else None
-    if prev_y == value:
-        first = since
-    for x, y in series:
-        if x <= since:
-            if x == since and y == value and first is None:
-                first = since  # taken at the window's first instant
-            continue
-        if prev_y == value:
-            held += max(0.0, min(x, end) - prev_x)
-        if y == value and first is None and x <= end:
-            first = x
-        prev_x, prev_y = x, y
-    if prev_y == value and end > prev_x:
-        held += end - prev_x
-    return held, first if first is not None else since
 
 
 _OLD_COLOURS = ("#1565c0", "#42a5f5", "#90caf9", "#5c6bc0")
@@ -213,7 +184,7 @@ def plot_rollout_timeline(timeline: RolloutTimeline, ax: Axes, *, start_seconds:
     pods = timeline.get("pods", [])
     if pods:
         peak = series_extremes(pods, since=start_seconds)[1]
-        held, at = _held_seconds(pods, peak, start_seconds, end)
+        held, at = series_held_seconds(pods, peak, start_seconds, end)
         if held == 0:
             ax.plot([at], [peak], marker="v", ms=7, color="#424242", ls="none", zorder=5)
             ax.annotate(f"{peak} pods for 0 s", (at, peak), xytext=(7, -13), textcoords="offset points", fontsize=8,
@@ -978,7 +949,7 @@ def rollout_view(max_surge: int, max_unavailable: int, replicas: int = 4, *,
     end = max(t.end_seconds, done or 0.0)  # a count still held after the rollout is not a 0 s one
 
     def instant(series: Sequence[tuple[float, int]], value: int) -> str:
-        held, at = _held_seconds(series, value, run.at_seconds, end)
+        held, at = series_held_seconds(series, value, run.at_seconds, end)
         return f" (for 0 s, at t={at:g}s)" if held == 0 else ""
 
     title = (f"maxSurge={max_surge}, maxUnavailable={max_unavailable}, replicas={replicas}: "
@@ -1043,14 +1014,7 @@ def node_failure_view(toleration_seconds: int, node_monitor_grace_period_seconds
     """
     run = simulate_node_failure(toleration_seconds, node_monitor_grace_period_seconds)
     rows = node_timeline(run.cluster, run.name)
-    marks = [(run.at_seconds, "heartbeats stop")]
-    unknown = next((r["time"] for r in rows if r["ready"] == "Unknown"), None)
-    if unknown is not None:
-        marks.append((unknown, "Ready=Unknown + unreachable taint"))
-    evicted = [e.time for e in audit_entries(run.cluster, kinds=("Pod",), components=("taint-eviction-controller",),
-                                             limit=None) if e.verb == "delete"]
-    if evicted:
-        marks.append((min(evicted), "pods evicted"))
+    marks = node_failure_milestones(run, rows)
     fig = figure if figure is not None else _node_failure_figure()
     ax = fig.axes[0]
     plot_pods_per_node(pods_per_node_timeline(run.cluster, "default"), ax, end_seconds=run.end_seconds, marks=marks,
