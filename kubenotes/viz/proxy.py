@@ -579,7 +579,7 @@ def balance_table(runs: dict[str, BalanceResult]) -> Html:
 
 
 def balance_view(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> Figure:
-    """The balance widget's callback."""
+    """One position of the balance widget as a new :func:`balance_histogram` (the panel redraws a kept figure)."""
     return balance_histogram(balance_runs(n_endpoints, 10_000, clients, seed))
 
 
