@@ -404,7 +404,8 @@ def series_extremes(series: Sequence[tuple[float, int]], since: float = 0.0,
     return min(vals), max(vals)
 
 
-def series_held_seconds(series: Sequence[tuple[float, int]], value: int, since: float, end: float) -> tuple[float, float]:
+def series_held_seconds(series: Sequence[tuple[float, int]], value: int, since: float,
+                        end: float) -> tuple[float, float]:
     """How long a step series holds ``value`` within ``[since, end]``, and when it first takes it there.
 
     A value set and replaced at the same virtual instant (4 -> 8 -> 7 in one reconcile) is held 0 s.
@@ -739,7 +740,8 @@ def node_timeline(source: Any, node: str) -> list[dict]:
     return rows
 
 
-def node_failure_milestones(run: ScenarioRun, rows: Sequence[Mapping[str, Any]] | None = None) -> list[tuple[float, str]]:
+def node_failure_milestones(run: ScenarioRun,
+                            rows: Sequence[Mapping[str, Any]] | None = None) -> list[tuple[float, str]]:
     """When a node failure's milestones happened: heartbeats stop, Ready=Unknown with the taint, first eviction.
 
     Parameters
@@ -771,7 +773,8 @@ def node_failure_milestones(run: ScenarioRun, rows: Sequence[Mapping[str, Any]] 
     Examples
     --------
     >>> from kubenotes.sim.scenarios import simulate_node_failure
-    >>> [what for _t, what in node_failure_milestones(simulate_node_failure(0, 20, replicas=2, after_eviction_seconds=10))]
+    >>> run = simulate_node_failure(0, 20, replicas=2, after_eviction_seconds=10)
+    >>> [what for _t, what in node_failure_milestones(run)]
     ['heartbeats stop', 'Ready=Unknown + unreachable taint', 'pods evicted']
     """
     rows = node_timeline(run.cluster, run.name) if rows is None else rows
