@@ -393,12 +393,18 @@ class LabelSelector:
     (False, True)
     """
 
-    __slots__ = ("requirements", "_nothing", "_checks")
+    __slots__ = ("requirements", "_nothing", "_checks", "_equals")
 
     def __init__(self, requirements: Iterable[Requirement] = ()):
         self.requirements = tuple(sorted(requirements, key=lambda r: r.key))
         self._nothing = False
         self._checks = tuple((r.key, r._code, r._set, r) for r in self.requirements)
+        # only `key=value` requirements (matchLabels, SelectorFromSet): matched as one sub-dict test
+        self._equals: dict[str, str] | None = None
+        if all(code == _M_IN and len(vals) == 1 for _k, code, vals, _r in self._checks):
+            eq = {k: next(iter(vals)) for k, _code, vals, _r in self._checks}
+            if len(eq) == len(self._checks):
+                self._equals = eq
 
     # -- constructors ---------------------------------------------------------
 
@@ -523,6 +529,8 @@ class LabelSelector:
             return False
         if labels is None:
             labels = {}
+        if self._equals is not None and type(labels) is dict:
+            return self._equals.items() <= labels.items()
         for key, code, vals, req in self._checks:
             if code == _M_IN:
                 v = labels.get(key)

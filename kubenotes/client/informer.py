@@ -39,6 +39,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/informers/factory.go
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -111,18 +112,30 @@ class Indexer:
         Index name → function giving an object's index values. A ``namespace``
         index is always present.
 
+    Notes
+    -----
+    Lists come back in key order (upstream's come in map order), so runs are
+    deterministic. Each index value keeps its keys as a set and, once asked
+    for, as a sorted list that adds and deletes keep sorted (``bisect``): a
+    controller listing a bucket of 10,000 pods after each event does not sort
+    it again each time.
+
     Examples
     --------
     >>> ix = Indexer()
     >>> ix.add({"metadata": {"namespace": "a", "name": "x"}}); ix.add({"metadata": {"namespace": "b", "name": "y"}})
     >>> ix.list_keys(), ix.index_keys("namespace", "b")
     (['a/x', 'b/y'], ['b/y'])
+    >>> ix.add({"metadata": {"namespace": "b", "name": "a"}}); ix.index_keys("namespace", "b")
+    ['b/a', 'b/y']
     """
 
     def __init__(self, indexers: dict[str, Callable[[dict], list[str]]] | None = None):
         self._items: dict[str, dict] = {}
         self._indexers: dict[str, Callable[[dict], list[str]]] = {NAMESPACE_INDEX: _namespace_index}
         self._indices: dict[str, dict[str, set[str]]] = {NAMESPACE_INDEX: {}}
+        # (index name, value) -> the value's keys, sorted; built on first read, then kept sorted
+        self._sorted: dict[tuple[str, str], list[str]] = {}
         for name, fn in (indexers or {}).items():
             self.add_indexer(name, fn)
 
@@ -130,34 +143,50 @@ class Indexer:
         """Add an index (``AddIndexers``); existing objects are indexed at once."""
         self._indexers[name] = fn
         idx = self._indices[name] = {}
+        self._sorted = {k: v for k, v in self._sorted.items() if k[0] != name}
         for key, obj in self._items.items():
             for v in fn(obj):
                 idx.setdefault(v, set()).add(key)
 
-    def _unindex(self, key: str, obj: dict) -> None:
-        for name, fn in self._indexers.items():
-            idx = self._indices[name]
-            for v in fn(obj):
-                s = idx.get(v)
-                if s is not None:
-                    s.discard(key)
-                    if not s:
-                        del idx[v]
+    def _unindex_value(self, name: str, idx: dict[str, set[str]], v: str, key: str) -> None:
+        s = idx.get(v)
+        if s is None or key not in s:
+            return
+        s.discard(key)
+        keys = self._sorted.get((name, v))
+        if not s:
+            del idx[v]
+            self._sorted.pop((name, v), None)
+        elif keys is not None:
+            del keys[bisect.bisect_left(keys, key)]
 
-    def _index(self, key: str, obj: dict) -> None:
+    def _index_value(self, name: str, idx: dict[str, set[str]], v: str, key: str) -> None:
+        s = idx.get(v)
+        if s is None:
+            idx[v] = {key}
+        elif key not in s:
+            s.add(key)
+            keys = self._sorted.get((name, v))
+            if keys is not None:
+                bisect.insort(keys, key)
+
+    def _reindex(self, key: str, old: dict | None, obj: dict | None) -> None:
         for name, fn in self._indexers.items():
             idx = self._indices[name]
-            for v in fn(obj):
-                idx.setdefault(v, set()).add(key)
+            old_values = fn(old) if old is not None else ()
+            new_values = fn(obj) if obj is not None else ()
+            for v in old_values:
+                if v not in new_values:
+                    self._unindex_value(name, idx, v, key)
+            for v in new_values:
+                self._index_value(name, idx, v, key)
 
     def add(self, obj: dict) -> None:
         """Insert or replace ``obj`` under its key."""
         key = meta_namespace_key(obj)
         old = self._items.get(key)
-        if old is not None:
-            self._unindex(key, old)
         self._items[key] = obj
-        self._index(key, obj)
+        self._reindex(key, old, obj)
 
     update = add
 
@@ -165,13 +194,14 @@ class Indexer:
         key = meta_namespace_key(obj)
         old = self._items.pop(key, None)
         if old is not None:
-            self._unindex(key, old)
+            self._reindex(key, old, None)
 
     def replace(self, objs: Iterable[dict]) -> None:
         """Swap the whole content (after a LIST)."""
         self._items = {}
         for name in self._indices:
             self._indices[name] = {}
+        self._sorted = {}
         for o in objs:
             self.add(o)
 
@@ -188,13 +218,34 @@ class Indexer:
     def __len__(self) -> int:
         return len(self._items)
 
+    def _sorted_keys(self, index_name: str, value: str) -> list[str]:
+        """The kept sorted key list of one index value (shared: callers copy it)."""
+        keys = self._sorted.get((index_name, value))
+        if keys is None:
+            s = self._indices[index_name].get(value)
+            if not s:
+                return []
+            keys = self._sorted[(index_name, value)] = sorted(s)
+        return keys
+
     def index_keys(self, index_name: str, value: str) -> list[str]:
-        """Keys whose ``index_name`` values include ``value`` (``IndexKeys``). Raises KeyError for an unknown index."""
-        return sorted(self._indices[index_name].get(value, ()))
+        """Keys whose ``index_name`` values include ``value`` (``IndexKeys``), in key order.
+
+        Raises
+        ------
+        KeyError
+            For an unknown index.
+        """
+        if index_name not in self._indices:
+            raise KeyError(index_name)
+        return list(self._sorted_keys(index_name, value))
 
     def by_index(self, index_name: str, value: str) -> list[dict]:
-        """Objects whose ``index_name`` values include ``value`` (``ByIndex``)."""
-        return [self._items[k] for k in self.index_keys(index_name, value)]
+        """Objects whose ``index_name`` values include ``value`` (``ByIndex``), in key order."""
+        if index_name not in self._indices:
+            raise KeyError(index_name)
+        items = self._items
+        return [items[k] for k in self._sorted_keys(index_name, value)]
 
 
 class Lister:

@@ -17,6 +17,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/rand/rand
 from __future__ import annotations
 
 import functools
+import heapq
 import json
 import math
 from dataclasses import dataclass
@@ -121,9 +122,11 @@ def owned_or_orphaned(informer: Any, namespace: str, uid: str) -> list[dict]:
     listing the whole namespace as upstream's controllers do.
     """
     ix = informer.indexer
-    keys = set(ix.index_keys(CONTROLLER_UID_INDEX, f"{namespace}/{uid}"))
-    keys.update(ix.index_keys(CONTROLLER_UID_INDEX, f"{namespace}/"))
-    return [ix.get_by_key(k) for k in sorted(keys)]
+    owned = ix.index_keys(CONTROLLER_UID_INDEX, f"{namespace}/{uid}") if uid else []
+    orphans = ix.index_keys(CONTROLLER_UID_INDEX, f"{namespace}/")
+    # both lists are in key order and disjoint (an object has one controller): merge them
+    keys = list(heapq.merge(owned, orphans)) if orphans and owned else owned or orphans
+    return [ix.get_by_key(k) for k in keys]
 
 
 # --------------------------------------------------------------------------- expectations
