@@ -44,7 +44,7 @@ from kubenotes.controllers.controller_utils import (
     ControllerRefManager,
     UIDTrackingControllerExpectations,
     add_controller_uid_index,
-    filter_active_pods,
+    is_pod_active,
     get_pod_from_template,
     get_pods_ranked_by_related_pods_on_same_node,
     owned_or_orphaned,
@@ -130,7 +130,7 @@ def _new_condition(ctype: str, status: str, reason: str, message: str, now: str)
 
 
 def calculate_status(rs: dict, active_pods: list[dict], manage_replicas_err: ApiError | None, now_seconds: float,
-                     now_timestamp: str) -> dict:
+                     now_timestamp: str, counts: tuple[int, int, int] | None = None) -> dict:
     """``calculateStatus``: the ReplicaSet status the pods give.
 
     Parameters
@@ -145,6 +145,10 @@ def calculate_status(rs: dict, active_pods: list[dict], manage_replicas_err: Api
     now_seconds : float
     now_timestamp : str
         ``metav1.Now()`` for a new condition.
+    counts : tuple of (int, int, int), optional
+        ``(fullyLabeledReplicas, readyReplicas, availableReplicas)`` of
+        ``active_pods`` when the caller has counted them already (the
+        controller's per-pod cache); counted here otherwise.
 
     Returns
     -------
@@ -161,16 +165,19 @@ def calculate_status(rs: dict, active_pods: list[dict], manage_replicas_err: Api
     """
     spec = rs.get("spec") or {}
     status = deep_copy(rs.get("status") or {})
-    template_labels = LabelSelector.from_set(((spec.get("template") or {}).get("metadata") or {}).get("labels"))
-    min_ready = int(spec.get("minReadySeconds") or 0)
-    fully = ready = available = 0
-    for p in active_pods:
-        if template_labels.matches(p["metadata"].get("labels") or {}):
-            fully += 1
-        if is_pod_ready(p):
-            ready += 1
-            if is_pod_available(p, min_ready, now_seconds):
-                available += 1
+    if counts is not None:
+        fully, ready, available = counts
+    else:
+        template_labels = LabelSelector.from_set(((spec.get("template") or {}).get("metadata") or {}).get("labels"))
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        fully = ready = available = 0
+        for p in active_pods:
+            if template_labels.matches(p["metadata"].get("labels") or {}):
+                fully += 1
+            if is_pod_ready(p):
+                ready += 1
+                if is_pod_available(p, min_ready, now_seconds):
+                    available += 1
     conds = list(status.get("conditions") or [])
     failure = next((c for c in conds if c.get("type") == REPLICA_FAILURE), None)
     if manage_replicas_err is not None and failure is None:
@@ -224,6 +231,17 @@ class ReplicaSetController(Controller):
     clock that sync would run at the very instant the pods turn available
     (``IsPodAvailable`` wants strictly more), where a real one runs a little later.
 
+    In instant mode a sync runs after nearly every pod event, and each sync
+    looks at every pod of the ReplicaSet: with 10,000 replicas, 10,000 syncs
+    of 10,000 pods. What a sync derives from one pod (``IsPodActive``,
+    controlled by this ReplicaSet and matching its selector, matching the
+    template's labels, ``IsPodReady``) depends only on that pod version and
+    the ReplicaSet's selector and template labels, so it is kept per pod
+    object (:meth:`pod_verdicts`; the informer replaces an object on update,
+    never mutates it). When every active pod is already this ReplicaSet's
+    and matches, ``ClaimPods`` would keep them all and write nothing, so the
+    claim is skipped; otherwise it runs as upstream's.
+
     References
     ----------
     kubernetes/kubernetes@v1.34.0 pkg/controller/replicaset/replica_set.go
@@ -238,6 +256,8 @@ class ReplicaSetController(Controller):
 
     def setup(self) -> None:
         self.expectations = UIDTrackingControllerExpectations(lambda: float(self.env.now))
+        # ReplicaSet uid -> ((selector, template labels), {id(pod): (pod, verdict)}), see pod_verdicts
+        self._verdicts: dict[str, tuple[tuple[Any, Any], dict[int, tuple[dict, tuple[bool, bool, bool, bool]]]]] = {}
         self.rs_informer = self.informers.informer_for(self.resource)
         self.pod_informer = self.informers.informer_for("pods")
         self.rs_lister = self.rs_informer.lister
@@ -283,6 +303,7 @@ class ReplicaSetController(Controller):
     def delete_rs(self, obj: Any) -> None:
         rs = unwrap_deleted(obj)
         key = key_of(rs)
+        self._verdicts.pop(rs["metadata"].get("uid", ""), None)
         self.expectations.delete_expectations(key)
         self.enqueue(key)
 
@@ -362,12 +383,24 @@ class ReplicaSetController(Controller):
         if selector is None:
             return None
         all_pods = owned_or_orphaned(self.pod_informer, namespace, rs["metadata"].get("uid", ""))
-        active = filter_active_pods(all_pods)
-        active = self.claim_pods(rs, selector, active)
+        verdicts = self.pod_verdicts(rs, selector, all_pods)
+        active = [p for p, v in zip(all_pods, verdicts) if v[0]]  # FilterActivePods
+        counts: tuple[int, int, int] | None = None
+        if all(v[1] for v in verdicts if v[0]):
+            # ClaimPods would keep every one (ClaimObject: ours and still matching) and write nothing
+            min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
+            fully = sum(1 for v in verdicts if v[0] and v[2])
+            ready_pods = [p for p, v in zip(all_pods, verdicts) if v[0] and v[3]]
+            available = len(ready_pods) if min_ready == 0 else \
+                sum(1 for p in ready_pods if is_pod_available(p, min_ready, float(self.env.now)))
+            counts = (fully, len(ready_pods), available)
+        else:
+            active = self.claim_pods(rs, selector, active)
         manage_err: ApiError | None = None
         if needs_sync and not rs["metadata"].get("deletionTimestamp"):
             manage_err = self.manage_replicas(active, rs)
-        new_status = calculate_status(rs, active, manage_err, float(self.env.now), self.client.server.timestamp())
+        new_status = calculate_status(rs, active, manage_err, float(self.env.now), self.client.server.timestamp(),
+                                      counts)
         updated = self.update_replica_set_status(rs, new_status)
         spec = updated.get("spec") or {}
         st = updated.get("status") or {}
@@ -378,6 +411,55 @@ class ReplicaSetController(Controller):
         if manage_err is not None:
             raise manage_err
         return None
+
+    def pod_verdicts(self, rs: dict, selector: LabelSelector, pods: list[dict]) -> list[tuple[bool, bool, bool, bool]]:
+        """What a sync derives from each pod: ``(active, ours and matching, fully labeled, ready)``.
+
+        ``active`` is ``IsPodActive``; ``ours and matching`` is
+        ``ClaimObject``'s first case (controlled by this ReplicaSet, labels
+        matching ``selector``); ``fully labeled`` is a match of the template's
+        labels (``calculateStatus``); ``ready`` is ``IsPodReady``. Each is kept
+        per pod object and per ReplicaSet (selector and template labels) and
+        computed again only for a new pod version.
+
+        Parameters
+        ----------
+        rs : dict
+        selector : LabelSelector
+            The ReplicaSet's compiled selector.
+        pods : list of dict
+            Cached pods (never mutated by the informer: an update replaces the object).
+
+        Returns
+        -------
+        list of tuple of (bool, bool, bool, bool)
+            One per pod, in order.
+        """
+        uid = rs["metadata"].get("uid", "")
+        template_labels = (((rs.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels")
+        context = (selector, template_labels)
+        entry = self._verdicts.get(uid)
+        if entry is None or entry[0] != context:
+            entry = self._verdicts[uid] = (context, {})
+        memo = entry[1]
+        template_selector: LabelSelector | None = None
+        out: list[tuple[bool, bool, bool, bool]] = []
+        for p in pods:
+            m = memo.get(id(p))  # the entry holds the pod, so its id is not reused meanwhile
+            if m is None:
+                if template_selector is None:
+                    template_selector = LabelSelector.from_set(template_labels)
+                labels = p["metadata"].get("labels") or {}
+                ref = get_controller_of(p)
+                v = (is_pod_active(p), bool(uid) and ref is not None and ref.get("uid") == uid
+                     and selector.matches(labels), template_selector.matches(labels), is_pod_ready(p))
+                memo[id(p)] = (p, v)
+            else:
+                v = m[1]
+            out.append(v)
+        if len(memo) > 2 * len(pods) + 1024:  # drop the entries of old pod versions
+            self._verdicts[uid] = (context, {id(p): (p, v) for p, v in zip(pods, out)})
+        return out
 
     def claim_pods(self, rs: dict, selector: LabelSelector, pods: list[dict]) -> list[dict]:
         """``claimPods``: adopt matching orphans, release owned pods that stopped matching."""
