@@ -383,19 +383,7 @@ class ReplicaSetController(Controller):
         if selector is None:
             return None
         all_pods = owned_or_orphaned(self.pod_informer, namespace, rs["metadata"].get("uid", ""))
-        verdicts = self.pod_verdicts(rs, selector, all_pods)
-        active = [p for p, v in zip(all_pods, verdicts) if v[0]]  # FilterActivePods
-        counts: tuple[int, int, int] | None = None
-        if all(v[1] for v in verdicts if v[0]):
-            # ClaimPods would keep every one (ClaimObject: ours and still matching) and write nothing
-            min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
-            fully = sum(1 for v in verdicts if v[0] and v[2])
-            ready_pods = [p for p, v in zip(all_pods, verdicts) if v[0] and v[3]]
-            available = len(ready_pods) if min_ready == 0 else \
-                sum(1 for p in ready_pods if is_pod_available(p, min_ready, float(self.env.now)))
-            counts = (fully, len(ready_pods), available)
-        else:
-            active = self.claim_pods(rs, selector, active)
+        active, counts = self.active_claimed_pods(rs, selector, all_pods)
         manage_err: ApiError | None = None
         if needs_sync and not rs["metadata"].get("deletionTimestamp"):
             manage_err = self.manage_replicas(active, rs)
@@ -411,6 +399,46 @@ class ReplicaSetController(Controller):
         if manage_err is not None:
             raise manage_err
         return None
+
+    def active_claimed_pods(self, rs: dict, selector: LabelSelector,
+                            pods: list[dict]) -> tuple[list[dict], tuple[int, int, int] | None]:
+        """``FilterActivePods`` then ``claimPods``: the active pods this ReplicaSet owns after the claim.
+
+        When every active pod is already this ReplicaSet's and matches its
+        selector, ``ClaimPods`` would keep them all and write nothing: they
+        are returned as they are, with the status counts taken from
+        :meth:`pod_verdicts`. Otherwise the claim runs (adoptions, releases).
+
+        Parameters
+        ----------
+        rs : dict
+        selector : LabelSelector
+        pods : list of dict
+            This ReplicaSet's cached pods and the namespace's orphans, in key order.
+
+        Returns
+        -------
+        tuple of (list of dict, tuple of (int, int, int) or None)
+            The claimed pods, and ``(fullyLabeledReplicas, readyReplicas,
+            availableReplicas)`` for :func:`calculate_status` (None when the
+            claim ran: it counts them).
+
+        Raises
+        ------
+        ApiError
+            The first failed adoption or release.
+        """
+        verdicts = self.pod_verdicts(rs, selector, pods)
+        active = [p for p, v in zip(pods, verdicts) if v[0]]
+        if not all(v[1] for v in verdicts if v[0]):
+            return self.claim_pods(rs, selector, active), None
+        min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
+        fully = sum(1 for v in verdicts if v[0] and v[2])
+        ready_pods = [p for p, v in zip(pods, verdicts) if v[0] and v[3]]
+        # IsPodAvailable of a ready pod is true when minReadySeconds is 0
+        available = len(ready_pods) if min_ready == 0 else \
+            sum(1 for p in ready_pods if is_pod_available(p, min_ready, float(self.env.now)))
+        return active, (fully, len(ready_pods), available)
 
     def pod_verdicts(self, rs: dict, selector: LabelSelector, pods: list[dict]) -> list[tuple[bool, bool, bool, bool]]:
         """What a sync derives from each pod: ``(active, ours and matching, fully labeled, ready)``.
