@@ -93,7 +93,8 @@ def run(replicas: int, nodes: int, max_virtual_seconds: float) -> dict:
     wall, cpu = time.perf_counter() - t1, time.process_time() - c1
     return {"replicas": replicas, "nodes": nodes, "available": ok, "virtual_seconds": round(cluster.now, 1),
             "build_wall_seconds": round(built, 2), "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
-            "rs_syncs": rs_cost["syncs"], "rs_ms_per_sync": round(1000 * rs_cost["seconds"] / max(1, rs_cost["syncs"]), 2),
+            "rs_syncs": rs_cost["syncs"],
+            "rs_ms_per_sync": round(1000 * rs_cost["seconds"] / max(1, rs_cost["syncs"]), 2),
             "rs_seconds": round(rs_cost["seconds"], 2),
             "deployment_syncs": dep_cost["syncs"],
             "deployment_ms_per_sync": round(1000 * dep_cost["seconds"] / max(1, dep_cost["syncs"]), 2),

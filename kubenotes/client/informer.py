@@ -244,8 +244,7 @@ class Indexer:
         """Objects whose ``index_name`` values include ``value`` (``ByIndex``), in key order."""
         if index_name not in self._indices:
             raise KeyError(index_name)
-        items = self._items
-        return [items[k] for k in self._sorted_keys(index_name, value)]
+        return list(map(self._items.__getitem__, self._sorted_keys(index_name, value)))
 
 
 class Lister:

@@ -122,11 +122,14 @@ def owned_or_orphaned(informer: Any, namespace: str, uid: str) -> list[dict]:
     listing the whole namespace as upstream's controllers do.
     """
     ix = informer.indexer
-    owned = ix.index_keys(CONTROLLER_UID_INDEX, f"{namespace}/{uid}") if uid else []
     orphans = ix.index_keys(CONTROLLER_UID_INDEX, f"{namespace}/")
+    if not uid:
+        return [ix.get_by_key(k) for k in orphans]
+    if not orphans:
+        return ix.by_index(CONTROLLER_UID_INDEX, f"{namespace}/{uid}")
     # both lists are in key order and disjoint (an object has one controller): merge them
-    keys = list(heapq.merge(owned, orphans)) if orphans and owned else owned or orphans
-    return [ix.get_by_key(k) for k in keys]
+    owned = ix.index_keys(CONTROLLER_UID_INDEX, f"{namespace}/{uid}")
+    return [ix.get_by_key(k) for k in heapq.merge(owned, orphans)]
 
 
 # --------------------------------------------------------------------------- expectations

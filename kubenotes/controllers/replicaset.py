@@ -20,6 +20,8 @@ kubernetes/kubernetes@v1.34.0 pkg/controller/controller_utils.go (RealPodControl
 
 from __future__ import annotations
 
+from collections import Counter
+from operator import itemgetter
 from typing import Any
 
 from kubenotes.api.selectors import LabelSelector
@@ -59,6 +61,7 @@ from kubenotes.controllers.podutil import is_pod_available, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 
 __all__ = ["ReplicaSetController", "BURST_REPLICAS", "STATUS_UPDATE_RETRIES", "REPLICA_FAILURE",
+           "POD_ACTIVE", "POD_OURS_AND_MATCHING", "POD_FULLY_LABELED", "POD_READY",
            "get_pods_to_delete", "calculate_status", "NO_LABELS_MESSAGE", "namespace_terminating", "CONTROLLER_POLICY"]
 
 #: Upstream's ``system:controller:replicaset-controller`` role (``controller_policy.go``) and the ServiceAccount
@@ -71,6 +74,10 @@ CONTROLLER_POLICY = ControllerPolicy("replicaset-controller", (
     policy_rule(("list", "watch", "patch", "create", "delete"), (LEGACY_GROUP,), ("pods",)),
     events_rule(),
 ))
+
+#: Bits of :meth:`ReplicaSetController.pod_verdicts`: ``IsPodActive``; controlled by this ReplicaSet and matching
+#: its selector (``ClaimObject`` keeps it); matching the template's labels; ``IsPodReady``.
+POD_ACTIVE, POD_OURS_AND_MATCHING, POD_FULLY_LABELED, POD_READY = 1, 2, 4, 8
 
 #: ``BurstReplicas``: at most this many creates or deletes in one sync.
 BURST_REPLICAS = 500
@@ -257,7 +264,7 @@ class ReplicaSetController(Controller):
     def setup(self) -> None:
         self.expectations = UIDTrackingControllerExpectations(lambda: float(self.env.now))
         # ReplicaSet uid -> ((selector, template labels), {id(pod): (pod, verdict)}), see pod_verdicts
-        self._verdicts: dict[str, tuple[tuple[Any, Any], dict[int, tuple[dict, tuple[bool, bool, bool, bool]]]]] = {}
+        self._verdicts: dict[str, tuple[tuple[Any, Any], dict[int, tuple[dict, int]]]] = {}
         self.rs_informer = self.informers.informer_for(self.resource)
         self.pod_informer = self.informers.informer_for("pods")
         self.rs_lister = self.rs_informer.lister
@@ -429,26 +436,35 @@ class ReplicaSetController(Controller):
             The first failed adoption or release.
         """
         verdicts = self.pod_verdicts(rs, selector, pods)
-        active = [p for p, v in zip(pods, verdicts) if v[0]]
-        if not all(v[1] for v in verdicts if v[0]):
+        tally = Counter(verdicts)  # verdict -> pods; a handful of distinct verdicts
+        if any(v & POD_ACTIVE for v in tally):
+            active = pods if all(v & POD_ACTIVE for v in tally) else \
+                [p for p, v in zip(pods, verdicts) if v & POD_ACTIVE]
+        else:
+            active = []
+        if any(v & POD_ACTIVE and not v & POD_OURS_AND_MATCHING for v in tally):
             return self.claim_pods(rs, selector, active), None
+        fully = sum(n for v, n in tally.items() if v & POD_ACTIVE and v & POD_FULLY_LABELED)
+        ready = sum(n for v, n in tally.items() if v & POD_ACTIVE and v & POD_READY)
         min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
-        fully = sum(1 for v in verdicts if v[0] and v[2])
-        ready_pods = [p for p, v in zip(pods, verdicts) if v[0] and v[3]]
-        # IsPodAvailable of a ready pod is true when minReadySeconds is 0
-        available = len(ready_pods) if min_ready == 0 else \
-            sum(1 for p in ready_pods if is_pod_available(p, min_ready, float(self.env.now)))
-        return active, (fully, len(ready_pods), available)
+        if min_ready == 0:  # IsPodAvailable of a ready pod is true when minReadySeconds is 0
+            available = ready
+        else:
+            now = float(self.env.now)
+            available = sum(1 for p, v in zip(pods, verdicts) if v & POD_ACTIVE and v & POD_READY
+                            and is_pod_available(p, min_ready, now))
+        return active, (fully, ready, available)
 
-    def pod_verdicts(self, rs: dict, selector: LabelSelector, pods: list[dict]) -> list[tuple[bool, bool, bool, bool]]:
-        """What a sync derives from each pod: ``(active, ours and matching, fully labeled, ready)``.
+    def pod_verdicts(self, rs: dict, selector: LabelSelector, pods: list[dict]) -> list[int]:
+        """What a sync derives from each pod, as bits: :data:`POD_ACTIVE` | :data:`POD_OURS_AND_MATCHING` | ...
 
-        ``active`` is ``IsPodActive``; ``ours and matching`` is
-        ``ClaimObject``'s first case (controlled by this ReplicaSet, labels
-        matching ``selector``); ``fully labeled`` is a match of the template's
-        labels (``calculateStatus``); ``ready`` is ``IsPodReady``. Each is kept
-        per pod object and per ReplicaSet (selector and template labels) and
-        computed again only for a new pod version.
+        :data:`POD_ACTIVE` is ``IsPodActive``; :data:`POD_OURS_AND_MATCHING`
+        is ``ClaimObject``'s first case (controlled by this ReplicaSet, labels
+        matching ``selector``); :data:`POD_FULLY_LABELED` is a match of the
+        template's labels (``calculateStatus``); :data:`POD_READY` is
+        ``IsPodReady``. Each is kept per pod object and per ReplicaSet
+        (selector and template labels) and computed again only for a new pod
+        version.
 
         Parameters
         ----------
@@ -460,7 +476,7 @@ class ReplicaSetController(Controller):
 
         Returns
         -------
-        list of tuple of (bool, bool, bool, bool)
+        list of int
             One per pod, in order.
         """
         uid = rs["metadata"].get("uid", "")
@@ -470,24 +486,24 @@ class ReplicaSetController(Controller):
         if entry is None or entry[0] != context:
             entry = self._verdicts[uid] = (context, {})
         memo = entry[1]
-        template_selector: LabelSelector | None = None
-        out: list[tuple[bool, bool, bool, bool]] = []
-        for p in pods:
-            m = memo.get(id(p))  # the entry holds the pod, so its id is not reused meanwhile
-            if m is None:
-                if template_selector is None:
-                    template_selector = LabelSelector.from_set(template_labels)
+        # an entry holds its pod, so the pod's id is not reused while the entry lives
+        found = list(map(memo.get, map(id, pods)))
+        if None in found:
+            template_selector = LabelSelector.from_set(template_labels)
+            for i, p in enumerate(pods):
+                if found[i] is not None:
+                    continue
                 labels = p["metadata"].get("labels") or {}
                 ref = get_controller_of(p)
-                v = (is_pod_active(p), bool(uid) and ref is not None and ref.get("uid") == uid
-                     and selector.matches(labels), template_selector.matches(labels), is_pod_ready(p))
-                memo[id(p)] = (p, v)
-            else:
-                v = m[1]
-            out.append(v)
-        if len(memo) > 2 * len(pods) + 1024:  # drop the entries of old pod versions
-            self._verdicts[uid] = (context, {id(p): (p, v) for p, v in zip(pods, out)})
-        return out
+                v = (POD_ACTIVE if is_pod_active(p) else 0) \
+                    | (POD_OURS_AND_MATCHING if uid and ref is not None and ref.get("uid") == uid
+                       and selector.matches(labels) else 0) \
+                    | (POD_FULLY_LABELED if template_selector.matches(labels) else 0) \
+                    | (POD_READY if is_pod_ready(p) else 0)
+                found[i] = memo[id(p)] = (p, v)
+            if len(memo) > 2 * len(pods) + 1024:  # drop the entries of old pod versions
+                self._verdicts[uid] = (context, dict(zip(map(id, pods), found)))
+        return list(map(itemgetter(1), found))
 
     def claim_pods(self, rs: dict, selector: LabelSelector, pods: list[dict]) -> list[dict]:
         """``claimPods``: adopt matching orphans, release owned pods that stopped matching."""
