@@ -19,7 +19,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 help:
 	@echo "make lab    - install (first time) and open JupyterLab on notebooks/"
 	@echo "make test   - install (first time) and run every test, notebook and browser check"
-	@echo "make bench  - scheduler, replay, control-plane, kubelet and kube-proxy benchmarks"
+	@echo "make bench  - scheduler, replay, control-plane (and one 10,000-replica Deployment), kubelet and kube-proxy benchmarks"
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kubenotes needs Python 3.11 or newer; found " + sys.version.split()[0])'
@@ -58,6 +58,7 @@ bench: install
 	$(BIN)/python benchmarks/scheduler_throughput.py
 	$(BIN)/python benchmarks/replay_policies.py
 	$(BIN)/python benchmarks/control_plane.py
+	$(BIN)/python benchmarks/big_deployment.py
 	$(BIN)/python benchmarks/serve_load.py
 	$(BIN)/python benchmarks/kubelet_scale.py
 	$(BIN)/python benchmarks/proxy_rules.py
