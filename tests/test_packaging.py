@@ -15,9 +15,10 @@ CONDA_TO_PYPI = {"python-kubernetes": "kubernetes"}
 
 
 def _norm(req: str) -> tuple[str, str]:
-    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", req)
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(\[[^\]]*\])?\s*(.*)$", req)
     assert m, req
-    return m.group(1).lower().replace("_", "-"), m.group(2).replace(" ", "")
+    # extras (pyjwt[crypto]) have no conda spelling: conda-forge lists what they pull in (cryptography) itself
+    return m.group(1).lower().replace("_", "-"), m.group(3).replace(" ", "")
 
 
 def _pyproject_requirements() -> dict[str, str]:

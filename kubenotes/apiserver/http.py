@@ -392,7 +392,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
     lock = lock if lock is not None else threading.RLock()
     stopping = stopping if stopping is not None else threading.Event()
     if authenticator is None:
-        authenticator = TokenAuthenticator(reader=server, epoch=getattr(server, "epoch", None))
+        authenticator = getattr(server, "authenticator", None) or TokenAuthenticator(
+            reader=server, epoch=getattr(server, "epoch", None))
 
     def json_response(body: Any, code: int = 200) -> Response:
         warnings = RESPONSE_WARNINGS.get() or []
@@ -494,6 +495,19 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         except ApiError as e:
             return error_response(e)
         return Response("ok", media_type="text/plain")
+
+    async def openid_metadata(request: Request) -> Response:
+        """Service-account issuer discovery (``pkg/routes/openidmetadata.go``); anonymous when no token is sent."""
+        from kubenotes.apiserver import openidmetadata
+        from kubenotes.apiserver.authn import ANONYMOUS_USER
+
+        try:
+            user = await authenticate(request) if request.headers.get("authorization") else ANONYMOUS_USER
+            with lock:
+                body, media = openidmetadata.metadata_response(server, user, request.url.path, request.url.netloc)
+        except ApiError as e:
+            return error_response(e)
+        return Response(body, media_type=media, headers={"Cache-Control": openidmetadata.CACHE_CONTROL})
 
     async def discovery(request: Request) -> Response:
         try:
@@ -883,6 +897,9 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         Route("/openapi/v2", openapi_v2, methods=["GET"]),
         Route("/openapi/v3", openapi, methods=["GET"]),
         Route("/openapi/v3/{path:path}", openapi, methods=["GET"]),
+        *(Route(p, openid_metadata, methods=["GET"]) for p in ("/.well-known/openid-configuration",
+                                                                "/.well-known/openid-configuration/",
+                                                                "/openid/v1/jwks", "/openid/v1/jwks/")),
         Route("/{path:path}", resource, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
     ]
     class HttpLog:

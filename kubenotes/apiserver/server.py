@@ -41,6 +41,7 @@ from kubenotes.api.selectors import parse_selector
 from kubenotes.apiserver.fields import parse_field_selector
 from kubenotes.apiserver.patch import (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, JSONPatchError,
                                        json_patch, json_patch_apply_error, merge_patch, strategic_merge_patch)
+from kubenotes.apiserver.authn import JWTTokenGenerator
 from kubenotes.apiserver.rbac_escalation import check_escalation
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
@@ -383,6 +384,8 @@ class APIServer:
         self.admission = admission
         self.validator = validator
         self.epoch = resolve_epoch(epoch)
+        #: ``--service-account-issuer`` and its signing key (a random one, made when first needed).
+        self.token_generator = JWTTokenGenerator()
         #: ``--feature-gates``: the fields of disabled gates are dropped on create and update.
         self.feature_gates = feature_gates_of(feature_gates)
         #: The apiserver's connection to kubelets (``KubeletClientConfig``): an object with
@@ -705,6 +708,10 @@ class APIServer:
             return self._self_subject_review(attrs, body)
         if ri.resource in ("subjectaccessreviews", "localsubjectaccessreviews"):
             return self._subject_access_review(attrs, body)
+        if ri.resource == "tokenreviews":  # answered, never stored
+            from kubenotes.apiserver.authn import token_review
+
+            return token_review(self, attrs, body)
         if "create" not in ri.verbs:
             raise new_method_not_supported(ri.group, ri.resource, "create")
         if ri.__class__ is not ResourceInfo:
@@ -1616,24 +1623,9 @@ class APIServer:
         return status
 
     def _token_request(self, attrs: Attributes, body: dict) -> dict:
-        ri = attrs.resource
-        sa = self.store.get(ri, attrs.namespace or None, attrs.name)
-        if sa is None:
-            raise new_not_found(ri.group, ri.resource, attrs.name)
-        from kubenotes.apiserver import authn
+        from kubenotes.apiserver.authn import token_request
 
-        spec = (body or {}).get("spec") or {}
-        seconds = int(spec.get("expirationSeconds") or 3600)
-        token = authn.issue_service_account_token(attrs.namespace, attrs.name, sa["metadata"].get("uid", ""),
-                                                  expiration_seconds=seconds, now_seconds=self.env.now,
-                                                  audiences=tuple(spec.get("audiences") or [authn.DEFAULT_ISSUER]))
-        return {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
-                "metadata": {"name": attrs.name, "namespace": attrs.namespace,
-                             "creationTimestamp": None},
-                "spec": {"audiences": spec.get("audiences") or ["https://kubernetes.default.svc.cluster.local"],
-                         "expirationSeconds": seconds, "boundObjectRef": spec.get("boundObjectRef")},
-                "status": {"token": token,
-                           "expirationTimestamp": format_timestamp(self.env.now + seconds, self.epoch)}}
+        return token_request(self, attrs, body)
 
     def _scale_of(self, ri: ResourceInfo, obj: dict) -> dict:
         if ri.__class__ is not ResourceInfo:

@@ -13,7 +13,12 @@ This is kube-apiserver's ``--secure-port`` and ``--bind-address`` on
 ``127.0.0.1`` with a self-signed serving certificate made at start (its own
 CA, for the IP ``127.0.0.1`` and ``localhost``), plus what ``kubeadm init``
 does for the admin kubeconfig (``/etc/kubernetes/admin.conf``, here with
-the certificate as ``certificate-authority-data``). HTTPS is not optional:
+the certificate as ``certificate-authority-data``). The admin bearer token
+is random at every start (``secrets.token_urlsafe``), and so is the
+service-account signing key unless ``--service-account-signing-key-file``
+names one: the cluster's objects may be deterministic (``--seed``), its
+secrets never are. The private keys and the kubeconfig are written 0600 and
+removed by :meth:`ServedCluster.stop`. HTTPS is not optional:
 client-go, and so kubectl, sends a bearer token only over TLS
 (``getUserIdentificationPartialConfig``), so on plain HTTP every kubectl
 request would arrive without credentials and get 401.
@@ -24,6 +29,7 @@ kubernetes/kubernetes@v1.34.0 cmd/kubeadm/app/phases/kubeconfig/kubeconfig.go (t
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/clientcmd/api/v1/types.go (Config, Cluster, AuthInfo, Context)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/clientcmd/client_config.go (tokens only with TLS)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/util/cert/cert.go (GenerateSelfSignedCertKey)
+kubernetes/kubernetes@v1.34.0 cmd/kubeadm/app/phases/certs/certs.go (the service-account key pair, sa.key)
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import base64
 import datetime as _dt
 import logging
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -40,8 +47,8 @@ import threading
 import time
 from typing import Any
 
-__all__ = ["serve", "ServedCluster", "kubeconfig_text", "find_kubectl", "self_signed_cert", "KUBECTL_CANDIDATES",
-           "CLOCK_TICK_SECONDS"]
+__all__ = ["serve", "ServedCluster", "kubeconfig_text", "find_kubectl", "self_signed_cert", "write_private_file",
+           "KUBECTL_CANDIDATES", "CLOCK_TICK_SECONDS"]
 
 #: Where kubectl is looked for, in order: the versioned binary matching ``/version`` (1.33), then the dispatcher.
 KUBECTL_CANDIDATES = ("/usr/lib/google-cloud-sdk/bin/kubectl.1.33", "/usr/bin/kubectl")
@@ -138,6 +145,26 @@ def self_signed_cert(hosts: tuple[str, ...] = ("127.0.0.1", "localhost"), days: 
                               serialization.NoEncryption()))
 
 
+def write_private_file(path: str, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` readable by its owner only (mode 0600 from the moment it exists).
+
+    Examples
+    --------
+    >>> import os, stat, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "sa.key")
+    >>> write_private_file(p, b"secret")
+    >>> oct(stat.S_IMODE(os.stat(p).st_mode))
+    '0o600'
+    """
+    raw = data.encode() if isinstance(data, str) else data
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_CREAT: narrow it
+        os.write(fd, raw)
+    finally:
+        os.close(fd)
+
+
 def kubeconfig_text(url: str, token: str, ca_pem: bytes | None = None, name: str = "kubenotes",
                     namespace: str = "default") -> str:
     """A kubeconfig with one cluster, one user (a bearer token) and one context, made current.
@@ -183,6 +210,10 @@ class ServedCluster:
         The serving certificate (PEM), to verify the server with (``curl --cacert``).
     port : int
     kubeconfig_path : str
+    token : str
+        The admin bearer token written to the kubeconfig (random per start).
+    signing_key_path : str
+        The service-account signing key (PEM, 0600): the one given, or the one made at start.
     lock : threading.RLock
         Hold it to touch the cluster from another thread (``with served.lock: ...``).
     time_scale : float
@@ -191,12 +222,14 @@ class ServedCluster:
 
     def __init__(self, cluster: Any, port: int, kubeconfig_path: str, lock: threading.RLock, time_scale: float,
                  uv_server: Any, threads: list[threading.Thread], stopping: threading.Event,
-                 tmpdir: str, ca_path: str):
+                 tmpdir: str, ca_path: str, token: str = "", signing_key_path: str = ""):
         self.cluster = cluster
         self.port = port
         self.url = f"https://127.0.0.1:{port}"
         self.ca_path = ca_path
         self.kubeconfig_path = kubeconfig_path
+        self.token = token
+        self.signing_key_path = signing_key_path
         self.lock = lock
         self.time_scale = time_scale
         self._uv = uv_server
@@ -250,7 +283,13 @@ class ServedCluster:
 
     # ------------------------------------------------------------ lifecycle
     def stop(self) -> None:
-        """Stop the clock and the HTTP server (open watches end), and remove files :func:`serve` created."""
+        """Stop the clock and the HTTP server (open watches end), and remove files :func:`serve` created.
+
+        Those are the temporary directory (serving certificate and key, the
+        service-account signing key it made) and the kubeconfig, also one
+        written to a path given with ``kubeconfig=``: its token dies with the
+        server. A signing key read from a file is left alone.
+        """
         if self.stopped:
             return
         self.stopped = True
@@ -264,6 +303,10 @@ class ServedCluster:
                 t.join(timeout=5.0)
         shutil.rmtree(self._cache_dir, ignore_errors=True)
         shutil.rmtree(self._tmpdir, ignore_errors=True)
+        try:
+            os.remove(self.kubeconfig_path)
+        except OSError:
+            pass
 
     def __enter__(self) -> "ServedCluster":
         return self
@@ -300,7 +343,8 @@ def _clock(cluster: Any, lock: threading.RLock, time_scale: float, stopping: thr
 
 
 def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: str | None = None,
-          token: str | None = None, git_version: str | None = None) -> ServedCluster:
+          token: str | None = None, git_version: str | None = None,
+          service_account_signing_key_file: str | None = None) -> ServedCluster:
     """Serve ``cluster`` on ``127.0.0.1:port`` in background threads.
 
     Parameters
@@ -320,11 +364,17 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     kubeconfig : str, optional
         Where to write the kubeconfig (default: in a new temporary directory
         that also holds the serving certificate and key, removed by
-        :meth:`ServedCluster.stop`).
+        :meth:`ServedCluster.stop`). Written 0600; removed on stop.
     token : str, optional
-        The admin bearer token (default :data:`kubenotes.apiserver.authn.ADMIN_TOKEN`).
+        The admin bearer token (default: a random one, ``secrets.token_urlsafe(32)``;
+        read it from :attr:`ServedCluster.token` or the kubeconfig).
     git_version : str, optional
         ``/version``'s gitVersion (default :data:`kubenotes.apiserver.http.GIT_VERSION`).
+    service_account_signing_key_file : str, optional
+        ``--service-account-signing-key-file``: a PEM RSA or ECDSA private key
+        that signs service-account tokens. By default the cluster's own key
+        (a random RSA-2048 key, made now if no token was issued yet) is used
+        and written 0600 to ``sa.key`` in the temporary directory.
 
     Returns
     -------
@@ -336,6 +386,8 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
         When the port cannot be bound.
     RuntimeError
         When the server does not start within 10 s.
+    ConfigError
+        When the signing key file cannot be read or holds no RSA/ECDSA private key.
 
     Examples
     --------
@@ -343,7 +395,7 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     >>> import json, ssl, urllib.request
     >>> with serve(Cluster(controllers=[], scheduler=False), time_scale=0) as s:
     ...     req = urllib.request.Request(s.url + "/api/v1/namespaces/default",
-    ...                                  headers={"Authorization": "Bearer kubenotes-admin-token"})
+    ...                                  headers={"Authorization": "Bearer " + s.token})
     ...     tls = ssl.create_default_context(cafile=s.ca_path)
     ...     json.load(urllib.request.urlopen(req, context=tls))["metadata"]["name"]
     'default'
@@ -361,9 +413,14 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
         raise ValueError(f"time_scale must be >= 0, got {time_scale}")
     lock = threading.RLock()
     stopping = threading.Event()
-    token = token or authn.ADMIN_TOKEN
+    server = cluster.server
+    if service_account_signing_key_file:
+        server.token_generator = authn.JWTTokenGenerator(server.token_generator.issuer,
+                                                         authn.load_signing_key(service_account_signing_key_file))
+    token = token or secrets.token_urlsafe(32)
     static = {token: authn.ADMIN_USER}
-    authenticator = authn.TokenAuthenticator(static, reader=cluster.server, epoch=cluster.server.epoch)
+    authenticator = authn.TokenAuthenticator(static, reader=server, epoch=server.epoch)
+    server.authenticator = authenticator  # TokenReview answers with the same authenticator as the HTTP layer
     app = create_app(cluster.server, lock=lock, authenticator=authenticator,
                      git_version=git_version or GIT_VERSION, stopping=stopping)
 
@@ -383,9 +440,12 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     ca_path, key_path = os.path.join(tmpdir, "apiserver.crt"), os.path.join(tmpdir, "apiserver.key")
     with open(ca_path, "wb") as f:
         f.write(cert_pem)
-    with open(key_path, "wb") as f:
-        f.write(key_pem)
-    os.chmod(key_path, 0o600)
+    write_private_file(key_path, key_pem)
+    if service_account_signing_key_file:
+        signing_key_path = os.path.abspath(service_account_signing_key_file)
+    else:
+        signing_key_path = os.path.join(tmpdir, "sa.key")
+        write_private_file(signing_key_path, authn.signing_key_pem(server.token_generator.private_key))
     # Keep idle connections 90 s, as kube-apiserver's http.Server (IdleTimeout): uvicorn's default of 5 s closed
     # the connection kubectl drain reuses for its eviction retry exactly 5 s later, and kubectl saw EOF.
     config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
@@ -407,9 +467,7 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     if kubeconfig is None:
         kubeconfig = os.path.join(tmpdir, "kubeconfig")
     url = f"https://127.0.0.1:{port}"
-    with open(kubeconfig, "w") as f:
-        f.write(kubeconfig_text(url, token, cert_pem))
-    os.chmod(kubeconfig, 0o600)
+    write_private_file(kubeconfig, kubeconfig_text(url, token, cert_pem))
 
     threads[0].start()
     deadline = time.monotonic() + _START_TIMEOUT_SECONDS
@@ -421,4 +479,5 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
         time.sleep(0.01)
     for t in threads[1:]:
         t.start()
-    return ServedCluster(cluster, port, kubeconfig, lock, time_scale, uv, threads, stopping, tmpdir, ca_path)
+    return ServedCluster(cluster, port, kubeconfig, lock, time_scale, uv, threads, stopping, tmpdir, ca_path,
+                         token, signing_key_path)

@@ -21,7 +21,6 @@ import urllib.request
 
 import pytest
 
-from kubenotes.apiserver.authn import ADMIN_TOKEN
 from kubenotes.apiserver.http import parse_request_path
 from kubenotes.kubelet.logs import format_log_timestamp
 from kubenotes.sim.cluster import Cluster
@@ -50,9 +49,14 @@ def served():
         s.stop()
 
 
-def call(s, method: str, path: str, body=None, *, token: str | None = ADMIN_TOKEN, accept: str = "application/json",
+#: ``call``'s default token: the served cluster's admin token (random per start, read from the ServedCluster).
+ADMIN = "<the served cluster's admin token>"
+
+
+def call(s, method: str, path: str, body=None, *, token: str | None = ADMIN, accept: str = "application/json",
          ctype: str = "application/json") -> tuple[int, dict]:
     headers = {"Accept": accept}
+    token = s.token if token == ADMIN else token
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
     data = None
@@ -218,7 +222,7 @@ def test_watch_streams_json_lines_from_a_resource_version(served):
     try:
         conn.request("GET", f"/api/v1/namespaces/default/pods?watch=1&resourceVersion={rv}"
                             "&allowWatchBookmarks=true&timeoutSeconds=10",
-                     headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+                     headers={"Authorization": f"Bearer {served.token}"})
         resp = conn.getresponse()
         assert resp.status == 200
         assert call(served, "POST", "/api/v1/namespaces/default/pods", _pod("w1"))[0] == 201
@@ -239,7 +243,7 @@ def test_watch_without_resource_version_starts_with_current_objects_and_times_ou
     try:
         start = time.monotonic()
         conn.request("GET", "/api/v1/namespaces/default/pods?watch=true&labelSelector=app%3Dweb&timeoutSeconds=1",
-                     headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+                     headers={"Authorization": f"Bearer {served.token}"})
         resp = conn.getresponse()
         lines = [json.loads(x) for x in resp.read().splitlines() if x.strip()]
         assert time.monotonic() - start < 8
@@ -254,7 +258,7 @@ def _watch_lines(served, query: str) -> list[dict]:
                                        context=ssl.create_default_context(cafile=served.ca_path))
     try:
         conn.request("GET", f"/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1&{query}",
-                     headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+                     headers={"Authorization": f"Bearer {served.token}"})
         resp = conn.getresponse()
         lines = []
         while not lines or lines[-1]["type"] != "BOOKMARK":  # the stream ends at timeoutSeconds
@@ -326,7 +330,7 @@ def test_twenty_concurrent_watchers_each_see_every_event_in_order(served):
         conn = http.client.HTTPSConnection("127.0.0.1", served.port, timeout=15,
                                            context=ssl.create_default_context(cafile=served.ca_path))
         conn.request("GET", f"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}"
-                            "&timeoutSeconds=15", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+                            "&timeoutSeconds=15", headers={"Authorization": f"Bearer {served.token}"})
         conns.append((conn, conn.getresponse()))
 
     def read(i: int, resp) -> None:
@@ -363,7 +367,7 @@ def test_aggregated_discovery_when_the_client_asks_for_it(served):
 
 
 def _get_text(s, path: str) -> tuple[int, str, str]:
-    req = urllib.request.Request(s.url + path, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+    req = urllib.request.Request(s.url + path, headers={"Authorization": f"Bearer {s.token}"})
     ctx = ssl.create_default_context(cafile=s.ca_path)
     try:
         with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
@@ -421,7 +425,7 @@ def test_followed_log_streams_until_the_container_exits():
         conn = http.client.HTTPSConnection("127.0.0.1", s.port, timeout=10,
                                            context=ssl.create_default_context(cafile=s.ca_path))
         conn.request("GET", "/api/v1/namespaces/default/pods/j/log?follow=true",
-                     headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+                     headers={"Authorization": f"Bearer {s.token}"})
         resp = conn.getresponse()
         assert resp.status == 200
         assert resp.readline() == b"a\n"
@@ -449,7 +453,7 @@ def test_field_validation_strict_warn_ignore(served):
     assert served.cluster.get("configmaps", "s", "default") is None
     req = urllib.request.Request(served.url + "/api/v1/namespaces/default/configmaps?fieldValidation=Warn",
                                  data=json.dumps(_cm("w", dataa={"b": "2"})).encode(), method="POST",
-                                 headers={"Authorization": f"Bearer {ADMIN_TOKEN}",
+                                 headers={"Authorization": f"Bearer {served.token}",
                                           "Content-Type": "application/json"})
     with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=served.ca_path), timeout=10) as r:
         assert r.status == 201

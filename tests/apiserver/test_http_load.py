@@ -23,7 +23,6 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
-from kubenotes.apiserver.authn import ADMIN_TOKEN  # noqa: E402
 from kubenotes.sim.cluster import Cluster  # noqa: E402
 from kubenotes.sim.serve import serve  # noqa: E402
 
@@ -47,7 +46,7 @@ def served():
 
 def _client(s) -> "httpx.Client":
     return httpx.Client(verify=ssl.create_default_context(cafile=s.ca_path),
-                        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=httpx.Timeout(10.0, read=30.0))
+                        headers={"Authorization": f"Bearer {s.token}"}, timeout=httpx.Timeout(10.0, read=30.0))
 
 
 def _watch(s, rv: str, expected: int, events: list, opened: threading.Event, errors: list) -> None:
