@@ -247,6 +247,8 @@ def test_serve_subcommand_writes_a_kubeconfig_and_stops(tmp_path, capsys):
         served = ready.served
         cfg = yaml.safe_load(kubeconfig.read_text())
         assert cfg["clusters"][0]["cluster"]["server"] == served.url
+        assert cfg["users"][0]["user"]["token"] == served.token and len(served.token) >= 32  # random per start
+        assert os.stat(kubeconfig).st_mode & 0o777 == 0o600
         assert served.url.startswith("https://127.0.0.1:")
         with served.lock:
             assert served.cluster.get("nodes", "n1") is not None
@@ -260,6 +262,9 @@ def test_serve_subcommand_writes_a_kubeconfig_and_stops(tmp_path, capsys):
     assert result == [0]
     err = capsys.readouterr().err
     assert f"export KUBECONFIG={kubeconfig}" in err
+    assert ("kubenotes: state lives in this process's memory and is lost on exit; a restart starts a fresh cluster "
+            "with a new CA, service-account signing key and admin token") in err
+    assert not kubeconfig.exists()  # the admin token died with the server: its kubeconfig goes too
 
 
 SCENARIO = """
