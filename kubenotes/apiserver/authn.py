@@ -242,17 +242,33 @@ def algorithm_from_public_key(public_key: Any) -> str:
     raise ConfigError("unknown public key type, must be *rsa.PublicKey or *ecdsa.PublicKey")
 
 
-def generate_signing_key() -> Any:
-    """A new random RSA-2048 private key (what kubeadm writes to ``/etc/kubernetes/pki/sa.key``).
+def generate_signing_key(key_type: str = "RSA") -> Any:
+    """A new random private key: RSA-2048 (what kubeadm writes to ``/etc/kubernetes/pki/sa.key``) or ECDSA P-256.
+
+    Parameters
+    ----------
+    key_type : {"RSA", "EC"}
+        ``EC`` is what upstream's in-process test API server signs with
+        (``testserver.go``: ``keyutil.MakeEllipticPrivateKeyPEM``); it takes
+        a fraction of a millisecond to make where RSA takes about 0.1 s.
+
+    Raises
+    ------
+    ConfigError
+        For another key type.
 
     Examples
     --------
-    >>> generate_signing_key().key_size
-    2048
+    >>> generate_signing_key().key_size, generate_signing_key("EC").curve.name
+    (2048, 'secp256r1')
     """
-    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-    return rsa.generate_private_key(public_exponent=65537, key_size=_RSA_KEY_BITS)
+    if key_type == "RSA":
+        return rsa.generate_private_key(public_exponent=65537, key_size=_RSA_KEY_BITS)
+    if key_type == "EC":
+        return ec.generate_private_key(ec.SECP256R1())
+    raise ConfigError(f"unknown signing key type {key_type!r}, must be RSA or EC")
 
 
 def load_signing_key(path: str) -> Any:
@@ -300,17 +316,26 @@ class JWTTokenGenerator:
     issuer : str
         ``--service-account-issuer``: written to ``iss`` of every token.
     private_key : RSA or EC private key (``cryptography``), optional
-        ``--service-account-signing-key-file``. Without one, a random
-        RSA-2048 key is made the first time one is needed (so a model that
+        ``--service-account-signing-key-file``. Without one, a random key of
+        ``key_type`` is made the first time one is needed (so a model that
         never issues a token never pays for the key), and it lives as long
         as this generator: a new server, a new key.
+    key_type : {"RSA", "EC"}
+        The kind of key made when none is given (:func:`generate_signing_key`).
+    verifying_keys : sequence of public keys
+        More keys tokens are accepted from and the JWKS publishes
+        (``--service-account-key-file`` given several times, as during a
+        key rotation).
 
     Notes
     -----
     Signing goes through PyJWT; the header is ``{"alg", "kid"}`` as go-jose
     writes it (no ``typ``). Upstream's external signer (``jwt_external.go``)
-    and key rotation (several ``--service-account-key-file`` keys) are not
-    modelled: the verifying keys are this key's public half only.
+    is not modelled. The in-process :class:`~kubenotes.apiserver.server.APIServer`
+    signs with an ECDSA key (ES256), as upstream's test API server does, so
+    that the many clusters a notebook or a test suite builds do not each
+    spend 0.1 s on an RSA key; ``kubenotes serve`` makes an RSA key (RS256)
+    at start, as a kubeadm cluster has.
 
     References
     ----------
@@ -323,8 +348,11 @@ class JWTTokenGenerator:
     ('RS256', True)
     """
 
-    def __init__(self, issuer: str = DEFAULT_ISSUER, private_key: Any = None):
+    def __init__(self, issuer: str = DEFAULT_ISSUER, private_key: Any = None, *, key_type: str = "RSA",
+                 verifying_keys: Sequence[Any] = ()):
         self.issuer = issuer
+        self.key_type = key_type
+        self.verifying_keys = list(verifying_keys)
         self._private_key = private_key
         self._lock = threading.Lock()
 
@@ -339,7 +367,7 @@ class JWTTokenGenerator:
         if self._private_key is None:
             with self._lock:
                 if self._private_key is None:
-                    self._private_key = generate_signing_key()
+                    self._private_key = generate_signing_key(self.key_type)
         return self._private_key
 
     @property
@@ -358,8 +386,8 @@ class JWTTokenGenerator:
         return algorithm_from_public_key(self.public_key)
 
     def public_keys(self) -> list[Any]:
-        """The keys a token signed by this generator verifies against (none before the key exists)."""
-        return [self.public_key] if self.has_key else []
+        """The keys tokens are verified with: the signing key's public half (once it exists), then the others."""
+        return ([self.public_key] if self.has_key else []) + self.verifying_keys
 
     def generate_token(self, claims: Mapping[str, Any]) -> str:
         """``GenerateToken``: set ``iss`` to the issuer and sign; the compact ``header.payload.signature``."""

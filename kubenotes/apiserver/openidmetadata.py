@@ -155,7 +155,7 @@ def metadata_response(server: Any, user: UserInfo, path: str, external_address: 
             raise ApiError({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                             "message": msg, "reason": "Forbidden", "details": {}, "code": 403})
     gen = server.token_generator
-    keys = [gen.public_key]
+    keys = [gen.public_key, *gen.verifying_keys]
     if path.rstrip("/") == JWKS_PATH:
         return json.dumps(public_jwks(keys), separators=(",", ":")).encode(), MIME_JWKS
     jwks_uri = f"https://{external_address}{JWKS_PATH}"

@@ -384,8 +384,8 @@ class APIServer:
         self.admission = admission
         self.validator = validator
         self.epoch = resolve_epoch(epoch)
-        #: ``--service-account-issuer`` and its signing key (a random one, made when first needed).
-        self.token_generator = JWTTokenGenerator()
+        #: ``--service-account-issuer`` and its signing key (a random ECDSA key, made when first needed).
+        self.token_generator = JWTTokenGenerator(key_type="EC")
         #: ``--feature-gates``: the fields of disabled gates are dropped on create and update.
         self.feature_gates = feature_gates_of(feature_gates)
         #: The apiserver's connection to kubelets (``KubeletClientConfig``): an object with

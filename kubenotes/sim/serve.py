@@ -372,9 +372,10 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
         ``/version``'s gitVersion (default :data:`kubenotes.apiserver.http.GIT_VERSION`).
     service_account_signing_key_file : str, optional
         ``--service-account-signing-key-file``: a PEM RSA or ECDSA private key
-        that signs service-account tokens. By default the cluster's own key
-        (a random RSA-2048 key, made now if no token was issued yet) is used
-        and written 0600 to ``sa.key`` in the temporary directory.
+        that signs service-account tokens. By default a random RSA-2048 key
+        is made now and written 0600 to ``sa.key`` in the temporary
+        directory. Tokens the cluster issued before it was served still
+        verify (the in-process key stays a verifying key and is published in the JWKS).
 
     Returns
     -------
@@ -414,9 +415,12 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     lock = threading.RLock()
     stopping = threading.Event()
     server = cluster.server
-    if service_account_signing_key_file:
-        server.token_generator = authn.JWTTokenGenerator(server.token_generator.issuer,
-                                                         authn.load_signing_key(service_account_signing_key_file))
+    # the server starts: a new signing key (kubeadm's RSA sa.key), or the given one; tokens the in-process
+    # cluster issued before keep verifying (their key stays a verifying key, as in a key rotation)
+    before = server.token_generator
+    key = (authn.load_signing_key(service_account_signing_key_file) if service_account_signing_key_file
+           else authn.generate_signing_key("RSA"))
+    server.token_generator = authn.JWTTokenGenerator(before.issuer, key, verifying_keys=before.public_keys())
     token = token or secrets.token_urlsafe(32)
     static = {token: authn.ADMIN_USER}
     authenticator = authn.TokenAuthenticator(static, reader=server, epoch=server.epoch)

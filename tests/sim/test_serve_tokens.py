@@ -192,15 +192,21 @@ def test_forged_tokens_get_401(served):
 def test_tokens_survive_no_restart_and_secrets_are_0600_then_removed(tmp_path):
     """Keys and the kubeconfig are written 0600; stop removes them; a new server has a new key and admin token."""
     kubeconfig = tmp_path / "admin.conf"
-    first = serve(Cluster(controllers=[], scheduler=False), port=0, time_scale=0, kubeconfig=str(kubeconfig))
+    cluster = _with_bot(Cluster(controllers=[], scheduler=False))
+    early = cluster.server.client("kubectl").create_token("default", "bot")["status"]["token"]
+    assert jwt.get_unverified_header(early)["alg"] == "ES256"  # in process: an ECDSA key, as upstream's TestServer
+    first = serve(cluster, port=0, time_scale=0, kubeconfig=str(kubeconfig))
     try:
         key, cert_key = Path(first.signing_key_path), Path(first.ca_path).with_name("apiserver.key")
         for p in (kubeconfig, key, cert_key):
             assert p.stat().st_mode & 0o777 == 0o600, p
         assert key.read_bytes().startswith(b"-----BEGIN RSA PRIVATE KEY-----")
-        with first.lock:
-            _with_bot(first.cluster)
         tok = _token(first)
+        assert jwt.get_unverified_header(tok)["alg"] == "RS256"  # served: the RSA key made at start
+        review = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
+        for t in (early, tok):  # a token from before serving still verifies (its key stays a verifying key)
+            code, _, body = _get(first, "/apis/authentication.k8s.io/v1/selfsubjectreviews", t, "POST", review)
+            assert (code, body["status"]["userInfo"]["username"]) == (201, "system:serviceaccount:default:bot")
     finally:
         first.stop()
     assert not kubeconfig.exists() and not key.exists() and not cert_key.exists()
