@@ -249,8 +249,9 @@ def generate_signing_key(key_type: str = "RSA") -> Any:
     ----------
     key_type : {"RSA", "EC"}
         ``EC`` is what upstream's in-process test API server signs with
-        (``testserver.go``: ``keyutil.MakeEllipticPrivateKeyPEM``); it takes
-        a fraction of a millisecond to make where RSA takes about 0.1 s.
+        (``cmd/kube-apiserver/app/testing/testserver.go`` passes an ECDSA P-256
+        key as ``--service-account-signing-key-file``); it takes a fraction
+        of a millisecond to make where RSA takes about 0.1 s.
 
     Raises
     ------

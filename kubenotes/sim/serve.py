@@ -479,6 +479,8 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
         if not threads[0].is_alive() or time.monotonic() > deadline:
             uv.should_exit = True
             shutil.rmtree(tmpdir, ignore_errors=True)
+            if os.path.exists(kubeconfig):
+                os.remove(kubeconfig)  # its admin token was never served
             raise RuntimeError(f"the kubenotes API server did not start on {url}")
         time.sleep(0.01)
     for t in threads[1:]:
