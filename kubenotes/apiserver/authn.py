@@ -289,8 +289,9 @@ def load_signing_key(path: str) -> Any:
         raise ConfigError(f"failed to parse service-account issuer key file {path!r}: {e.strerror}") from None
     try:
         key = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError) as e:
-        raise ConfigError(f"failed to parse service-account issuer key file {path!r}: {e}") from None
+    except (ValueError, TypeError):
+        raise ConfigError(f"failed to parse service-account issuer key file {path!r}: no unencrypted PEM private "
+                          "key in it") from None
     algorithm_from_public_key(key.public_key())
     return key
 
