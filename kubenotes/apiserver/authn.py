@@ -773,6 +773,67 @@ class TokenAuthenticator:
 
 # ------------------------------------------------------------------ the REST side (token.go, tokenreview)
 
+#: The typed fields of the two bodies: (path, Go struct field as encoding/json names it, Go type).
+_TOKEN_REQUEST_FIELDS = (
+    ("spec", "TokenRequest.spec", "v1.TokenRequestSpec"),
+    ("spec.audiences", "TokenRequestSpec.spec.audiences", "[]string"),
+    ("spec.expirationSeconds", "TokenRequestSpec.spec.expirationSeconds", "int64"),
+    ("spec.boundObjectRef", "TokenRequestSpec.spec.boundObjectRef", "v1.BoundObjectReference"),
+    *((f"spec.boundObjectRef.{f}", f"BoundObjectReference.spec.boundObjectRef.{f}", "string")
+      for f in ("kind", "apiVersion", "name", "uid")),
+)
+_TOKEN_REVIEW_FIELDS = (
+    ("spec", "TokenReview.spec", "v1.TokenReviewSpec"),
+    ("spec.token", "TokenReviewSpec.spec.token", "string"),
+    ("spec.audiences", "TokenReviewSpec.spec.audiences", "[]string"),
+)
+
+
+def _check_types(kind: str, body: Mapping, fields: Sequence[tuple[str, str, str]]) -> None:
+    """Refuse a wrong JSON type as the decoder does: 400 ``json: cannot unmarshal <type> into Go struct field ...``.
+
+    Raises
+    ------
+    ApiError
+        400 BadRequest naming the first field of a wrong type.
+    """
+    from kubenotes.apiserver.status import ApiError, new_bad_request
+
+    def json_kind(v: Any, go_type: str) -> str:
+        names = {bool: "bool", str: "string", list: "array", dict: "object"}
+        if type(v) in names:
+            return names[type(v)]
+        return f"number {v}" if go_type.startswith("int") else "number"
+
+    def ok(v: Any, go_type: str) -> bool:
+        if go_type == "string":
+            return isinstance(v, str)
+        if go_type == "int64":
+            return isinstance(v, int) and not isinstance(v, bool)
+        if go_type == "[]string":
+            return isinstance(v, list)
+        return isinstance(v, dict)
+
+    def refuse(v: Any, go_field: str, go_type: str) -> ApiError:
+        return new_bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
+                               f"{json_kind(v, go_type)} into Go struct field {go_field} of type {go_type}")
+
+    for path, go_field, go_type in fields:
+        *parents, name = path.split(".")
+        parent: Any = body
+        for part in parents:
+            parent = parent.get(part) if isinstance(parent, dict) else None
+        v = parent.get(name) if isinstance(parent, dict) else None
+        if v is None:  # absent or null: the zero value
+            continue
+        if not ok(v, go_type):
+            raise refuse(v, go_field, go_type)
+        if go_type == "[]string":
+            for x in v:
+                if not isinstance(x, str):
+                    raise refuse(x, go_field, "string")
+
+
 def _token_generator(server: Any) -> JWTTokenGenerator:
     gen = getattr(server, "token_generator", None)
     if gen is None:  # a server made before it had one: give it its own
@@ -822,6 +883,7 @@ def token_request(server: Any, attrs: Any, body: Any) -> dict:
 
     group, kind = "authentication.k8s.io", "TokenRequest"
     body = body if isinstance(body, dict) else {}
+    _check_types(kind, body, _TOKEN_REQUEST_FIELDS)
     md = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
     spec = dict(body.get("spec") or {}) if isinstance(body.get("spec"), dict) else {}
     if md.get("name") and md["name"] != attrs.name:
@@ -834,10 +896,6 @@ def token_request(server: Any, attrs: Any, body: Any) -> dict:
                                   "account namespace if specified")])
     seconds = spec.get("expirationSeconds")
     seconds = DEFAULT_TOKEN_EXPIRATION_SECONDS if seconds is None else seconds
-    if not isinstance(seconds, int) or isinstance(seconds, bool):
-        raise new_bad_request(f"TokenRequest in version \"v1\" cannot be handled as a TokenRequest: "
-                              f"json: cannot unmarshal {type(seconds).__name__} into Go struct field "
-                              "TokenRequestSpec.spec.expirationSeconds of type int64")
     errs = []
     if seconds < MIN_TOKEN_EXPIRATION_SECONDS:
         errs.append(field_cause("spec.expirationSeconds",
@@ -925,6 +983,7 @@ def token_review(server: Any, attrs: Any, body: Any) -> dict:
     from kubenotes.apiserver.status import new_bad_request
 
     body = body if isinstance(body, dict) else {}
+    _check_types("TokenReview", body, _TOKEN_REVIEW_FIELDS)
     spec = dict(body.get("spec") or {}) if isinstance(body.get("spec"), dict) else {}
     if attrs.namespace:
         raise new_bad_request(f"namespace is not allowed on this type: {attrs.namespace}")

@@ -403,3 +403,34 @@ def test_token_review_is_answered_and_never_stored(api):
     with pytest.raises(ApiError) as e:
         admin.create("tokenreviews", {"spec": {}})
     assert (e.value.code, e.value.message) == (400, "token is required for TokenReview in authentication")
+
+
+@pytest.mark.parametrize("resource,body,message", [
+    ("token", {"spec": "x"}, "json: cannot unmarshal string into Go struct field TokenRequest.spec of type "
+                             "v1.TokenRequestSpec"),
+    ("token", {"spec": {"audiences": "vault"}}, "json: cannot unmarshal string into Go struct field "
+                                                "TokenRequestSpec.spec.audiences of type []string"),
+    ("token", {"spec": {"audiences": [1]}}, "json: cannot unmarshal number into Go struct field "
+                                            "TokenRequestSpec.spec.audiences of type string"),
+    ("token", {"spec": {"expirationSeconds": "600"}}, "json: cannot unmarshal string into Go struct field "
+                                                      "TokenRequestSpec.spec.expirationSeconds of type int64"),
+    ("token", {"spec": {"expirationSeconds": 600.5}}, "json: cannot unmarshal number 600.5 into Go struct field "
+                                                      "TokenRequestSpec.spec.expirationSeconds of type int64"),
+    ("token", {"spec": {"boundObjectRef": {"kind": "Pod", "name": 7}}},
+     "json: cannot unmarshal number into Go struct field BoundObjectReference.spec.boundObjectRef.name of type "
+     "string"),
+    ("tokenreviews", {"spec": {"token": 5}}, "json: cannot unmarshal number into Go struct field "
+                                             "TokenReviewSpec.spec.token of type string"),
+    ("tokenreviews", {"spec": []}, "json: cannot unmarshal array into Go struct field TokenReview.spec of type "
+                                   "v1.TokenReviewSpec"),
+])
+def test_wrong_json_types_are_400_never_500(api, resource, body, message):
+    admin = api.client("kubectl")
+    kind = "TokenRequest" if resource == "token" else "TokenReview"
+    with pytest.raises(ApiError) as e:
+        if resource == "token":
+            api.create(admin._attrs("create", "serviceaccounts", "default", "builder", "token"), body)
+        else:
+            admin.create("tokenreviews", body)
+    assert (e.value.code, e.value.message) == (400, f'{kind} in version "v1" cannot be handled as a {kind}: '
+                                                    + message)
