@@ -439,7 +439,8 @@ def service_account_claims(namespace: str, name: str, uid: str, expiration_secon
 
     Examples
     --------
-    >>> c = service_account_claims("default", "viewer", "uid-1", 600, 1_000, pod={"metadata": {"name": "web", "uid": "p1"}})
+    >>> web = {"metadata": {"name": "web", "uid": "p1"}}
+    >>> c = service_account_claims("default", "viewer", "uid-1", 600, 1_000, pod=web)
     >>> c["sub"], c["exp"] - c["iat"], c["kubernetes.io"]["pod"]
     ('system:serviceaccount:default:viewer', 600, {'name': 'web', 'uid': 'p1'})
     """
@@ -525,6 +526,49 @@ def decode_token(token: str) -> dict:
     if not isinstance(claims, dict):
         raise UnrecognizedToken("token payload is not a JSON object")
     return claims
+
+
+def _check_claim_types(claims: Mapping[str, Any]) -> None:
+    """Refuse claims of the wrong JSON type, as go-jose and ``json.Unmarshal`` do when they parse them.
+
+    Raises
+    ------
+    TokenError
+        ``aud`` neither a string nor a list of strings; ``exp``/``nbf``/``iat``
+        not numbers; ``iss``/``sub``/``jti`` not strings; a ``kubernetes.io``
+        part that is not an object of strings (``warnafter`` a number).
+    """
+    def bad(what: str) -> TokenError:
+        return TokenError(f"service account token claims could not be parsed: {what}")
+
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    aud = claims.get("aud")
+    if aud is not None and not isinstance(aud, str) and \
+            not (isinstance(aud, list) and all(isinstance(a, str) for a in aud)):
+        raise bad("expected string or array value to unmarshal to Audience")
+    for f in ("exp", "nbf", "iat"):
+        if claims.get(f) is not None and not number(claims[f]):
+            raise bad(f"{f} is not a number")
+    for f in ("iss", "sub", "jti"):
+        if claims.get(f) is not None and not isinstance(claims[f], str):
+            raise bad(f"{f} is not a string")
+    k8s = claims.get("kubernetes.io")
+    if k8s is None:
+        return
+    if not isinstance(k8s, dict):
+        raise bad("kubernetes.io is not an object")
+    if k8s.get("namespace") is not None and not isinstance(k8s["namespace"], str):
+        raise bad("kubernetes.io.namespace is not a string")
+    if k8s.get("warnafter") is not None and not number(k8s["warnafter"]):
+        raise bad("kubernetes.io.warnafter is not a number")
+    for ref in ("serviceaccount", "pod", "secret", "node"):
+        r = k8s.get(ref)
+        if r is None:
+            continue
+        if not isinstance(r, dict) or any(r.get(f) is not None and not isinstance(r[f], str) for f in ("name", "uid")):
+            raise bad(f"kubernetes.io.{ref} is not an object with string name and uid")
 
 
 class TokenAuthenticator:
@@ -657,6 +701,7 @@ class TokenAuthenticator:
         if verified is None:
             raise TokenError(INVALID_SIGNATURE)
         claims = verified
+        _check_claim_types(claims)
         aud = claims.get("aud")
         token_auds = [aud] if isinstance(aud, str) else list(aud or [])
         wanted = tuple(audiences) if audiences else self.audiences
@@ -667,23 +712,17 @@ class TokenAuthenticator:
                              f"{json.dumps(list(wanted))}")
         now = self.epoch_seconds + now_seconds
         leeway = DEFAULT_LEEWAY_SECONDS
-        for field in ("exp", "nbf", "iat"):
-            if field in claims and not isinstance(claims[field], (int, float)):
-                raise TokenError("service account token claims could not be validated due to unexpected "
-                                 "validation error")
-        if "exp" in claims and now - leeway > claims["exp"]:
+        if claims.get("exp") is not None and now - leeway > claims["exp"]:
             raise TokenError(TOKEN_EXPIRED)
-        if "nbf" in claims and now + leeway < claims["nbf"]:
+        if claims.get("nbf") is not None and now + leeway < claims["nbf"]:
             raise TokenError(TOKEN_NOT_VALID_YET)
-        if "iat" in claims and now + leeway < claims["iat"]:
+        if claims.get("iat") is not None and now + leeway < claims["iat"]:
             raise TokenError(TOKEN_ISSUED_IN_FUTURE)
-        k8s = claims.get("kubernetes.io")
-        k8s = k8s if isinstance(k8s, dict) else {}
-        namespace = k8s.get("namespace", "")
-        sa = k8s.get("serviceaccount") if isinstance(k8s.get("serviceaccount"), dict) else {}
-        name, uid = sa.get("name", ""), sa.get("uid", "")
-        if not isinstance(namespace, str) or not namespace or not name or \
-                claims.get("sub") != make_username(namespace, name):
+        k8s = claims.get("kubernetes.io") or {}
+        namespace = k8s.get("namespace") or ""
+        sa = k8s.get("serviceaccount") or {}
+        name, uid = sa.get("name") or "", sa.get("uid") or ""
+        if not namespace or not name or claims.get("sub") != make_username(namespace, name):
             raise TokenError("token does not name a service account")
         if self.reader is not None:
             self._validate_references(namespace, name, uid, k8s, now)

@@ -59,8 +59,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("manifests", nargs="*", metavar="MANIFEST", help="YAML files or directories to load")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port on 127.0.0.1 (default 6443; 0: any free one)")
     p.add_argument("--kubeconfig", metavar="FILE", default=None,
-                   help="where to write the kubeconfig (0600; default: a temporary file; removed on exit, as its token dies "
-                        "with the server)")
+                   help="where to write the kubeconfig (0600; default: a temporary file; removed on exit, as its "
+                        "token dies with the server)")
     p.add_argument("--time-scale", type=float, default=1.0, metavar="X",
                    help="virtual seconds per wall second (default 1; 0 pauses the clock)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")

@@ -434,3 +434,22 @@ def test_wrong_json_types_are_400_never_500(api, resource, body, message):
             admin.create("tokenreviews", body)
     assert (e.value.code, e.value.message) == (400, f'{kind} in version "v1" cannot be handled as a {kind}: '
                                                     + message)
+
+
+@pytest.mark.parametrize("change", [
+    {"aud": 1}, {"aud": ["ok", 1]}, {"exp": "soon"}, {"nbf": True}, {"sub": 5}, {"kubernetes.io": []},
+    {"kubernetes.io": {"namespace": 1, "serviceaccount": {"name": "b", "uid": "u"}}},
+    {"kubernetes.io": {"namespace": "default", "serviceaccount": {"name": "b", "uid": "u"}, "pod": "web"}},
+    {"kubernetes.io": {"namespace": "default", "serviceaccount": {"name": ["b"], "uid": "u"}}},
+])
+def test_signed_claims_of_the_wrong_json_type_are_refused_not_crashed(gen, change):
+    """A token the key really signed but whose claims go-jose could not parse: rejected (401), never a crash."""
+    claims = {"sub": "system:serviceaccount:default:b", "aud": [DEFAULT_ISSUER], "iat": EPOCH, "nbf": EPOCH,
+              "exp": EPOCH + 3600, "kubernetes.io": {"namespace": "default", "serviceaccount": {"name": "b",
+                                                                                               "uid": "u"}}}
+    authn = TokenAuthenticator(keys=gen)
+    assert authn.authenticate(gen.generate_token(claims), 1) is not None
+    assert authn.authenticate(gen.generate_token({**claims, **change}), 1) is None
+    # PyJWT checks sub itself ("Subject must be a string"); the model checks the rest, as go-jose's parsing would
+    assert authn.last_error.startswith(("service account token claims could not be parsed: ",
+                                        "Subject must be a string"))
