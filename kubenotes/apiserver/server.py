@@ -38,10 +38,10 @@ import simpy
 from kubenotes.api.dropdisabled import drop_disabled_fields
 from kubenotes.api.rand import random_string
 from kubenotes.api.selectors import parse_selector
+from kubenotes.apiserver.authn import JWTTokenGenerator
 from kubenotes.apiserver.fields import parse_field_selector
 from kubenotes.apiserver.patch import (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, JSONPatchError,
                                        json_patch, json_patch_apply_error, merge_patch, strategic_merge_patch)
-from kubenotes.apiserver.authn import JWTTokenGenerator
 from kubenotes.apiserver.rbac_escalation import check_escalation
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.resources import ResourceInfo, resource_for

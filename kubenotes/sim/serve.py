@@ -148,6 +148,21 @@ def self_signed_cert(hosts: tuple[str, ...] = ("127.0.0.1", "localhost"), days: 
 def write_private_file(path: str, data: bytes | str) -> None:
     """Write ``data`` to ``path`` readable by its owner only (mode 0600 from the moment it exists).
 
+    kubeadm writes its private keys and ``admin.conf`` so (``keyutil.WriteKey``,
+    ``clientcmd.WriteToFile``); opening with the mode, rather than chmod after
+    writing, leaves no moment in which another user could read the secret.
+
+    Parameters
+    ----------
+    path : str
+    data : bytes or str
+        Written as is (a str is UTF-8 encoded).
+
+    Raises
+    ------
+    OSError
+        When the file cannot be opened or written.
+
     Examples
     --------
     >>> import os, stat, tempfile

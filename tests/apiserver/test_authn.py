@@ -17,7 +17,6 @@ go-jose's ``Claims.ValidateWithLeeway`` (exp/nbf boundaries), ``pkg/apis/authent
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import hashlib
 import hmac
 import json
