@@ -264,3 +264,20 @@ def test_kubenotes_serve_removes_its_secrets_on_sigterm_as_on_sigint(tmp_path):
             proc.kill()
             proc.wait()
     assert not kubeconfig.exists() and not key.exists() and not key.parent.exists()
+
+
+def test_token_review_over_http_uses_the_servers_authenticator(served):
+    """A TokenReview is answered by the same authenticators as requests (the admin's static token too)."""
+    def review(token: str) -> dict:
+        code, _, body = _get(served, "/apis/authentication.k8s.io/v1/tokenreviews", served.token, "POST",
+                             {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                              "spec": {"token": token}})
+        assert code == 201, body
+        return body["status"]
+
+    assert review(served.token)["user"]["username"] == "kubernetes-admin"
+    assert review(_token(served))["user"]["username"] == "system:serviceaccount:default:bot"
+    for what, forged in _forged(served).items():
+        assert review(forged)["authenticated"] is False, what
+    with served.lock:
+        assert served.cluster.server.list("tokenreviews") == []  # answered, never stored
