@@ -107,6 +107,7 @@ __all__ = [
     "DEFAULT_EXTENDER_TIMEOUT_SECONDS",
     "MIN_EXTENDER_PRIORITY",
     "MAX_EXTENDER_PRIORITY",
+    "VERB_TYPES",
     "ExtenderArgs",
     "ExtenderFilterResult",
     "HostPriority",
@@ -135,6 +136,14 @@ DEFAULT_EXTENDER_TIMEOUT_SECONDS = 5.0
 #: ``extenderv1.MinExtenderPriority`` / ``MaxExtenderPriority``: the range of an extender's scores.
 MIN_EXTENDER_PRIORITY = 0
 MAX_EXTENDER_PRIORITY = 10
+#: Verb -> (request type, response type) of the JSON exchanged with an extender (``extender/v1/types.go``;
+#: ``HTTPExtender.Filter/Prioritize/Bind/ProcessPreemption`` in ``pkg/scheduler/extender.go``).
+VERB_TYPES: dict[str, tuple[str, str]] = {
+    "filter": ("ExtenderArgs", "ExtenderFilterResult"),
+    "prioritize": ("ExtenderArgs", "HostPriorityList"),
+    "bind": ("ExtenderBindingArgs", "ExtenderBindingResult"),
+    "preempt": ("ExtenderPreemptionArgs", "ExtenderPreemptionResult"),
+}
 
 #: ``extenderv1.FailedNodesMap``: node name -> failure message.
 FailedNodesMap = dict

@@ -76,7 +76,7 @@ from kubenotes.scheduler.extender import (
     ignored_extended_resources,
 )
 from kubenotes.scheduler.framework.cycle_state import CycleState
-from kubenotes.scheduler.framework.interface import Code, NominatingInfo, PostFilterResult, Status
+from kubenotes.scheduler.framework.interface import PASSED, Code, NominatingInfo, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
 from kubenotes.scheduler.framework.runtime import Framework, NodePluginScores, NodeToStatus, Registry
 from kubenotes.scheduler.queue import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE, PodNominator, QueuedPodInfo, SchedulingQueue
@@ -94,6 +94,9 @@ __all__ = [
     "FitError",
     "ScheduleResult",
     "AttemptTrace",
+    "trace_nodes",
+    "trace_plugins",
+    "trace_feasible_nodes",
     "Scheduler",
     "num_feasible_nodes_to_find",
     "select_host",
@@ -310,6 +313,105 @@ class AttemptTrace:
             "nominatedNodeName": self.nominated_node_name,
             "victims": list(self.victims),
         }
+
+
+def trace_nodes(record: Mapping[str, Any]) -> list[str]:
+    """Node names of a trace record in trace order: Filter's, then any node only scored.
+
+    Parameters
+    ----------
+    record : mapping
+        :meth:`AttemptTrace.to_dict` (``filter``, ``score``).
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    AttributeError
+        When ``record`` is not a mapping.
+
+    See Also
+    --------
+    trace_plugins, trace_feasible_nodes
+
+    Examples
+    --------
+    >>> trace_nodes({"filter": {"n1": {}, "n2": {}}, "score": {"n2": {}, "n3": {}}})
+    ['n1', 'n2', 'n3']
+    """
+    seen = dict.fromkeys(record.get("filter") or {})
+    for n in record.get("score") or {}:
+        seen.setdefault(n, None)
+    return list(seen)
+
+
+def trace_plugins(per_node: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Plugin names of one extension point's trace, in the order they first appear (the framework's run order).
+
+    Parameters
+    ----------
+    per_node : mapping of str to mapping
+        node -> plugin -> verdict or score, e.g. a record's ``filter`` or ``finalScore``.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    AttributeError
+        When ``per_node`` is not a mapping.
+    TypeError
+        When a node's entry is not iterable.
+
+    See Also
+    --------
+    trace_nodes
+
+    Examples
+    --------
+    >>> trace_plugins({"n1": {"NodeName": "passed"}, "n2": {"NodeName": "passed", "TaintToleration": "passed"}})
+    ['NodeName', 'TaintToleration']
+    """
+    seen: dict[str, None] = {}
+    for plugins in per_node.values():
+        for p in plugins:
+            seen.setdefault(p, None)
+    return list(seen)
+
+
+def trace_feasible_nodes(record: Mapping[str, Any]) -> list[str]:
+    """The nodes of a trace record every Filter plugin passed, in trace order.
+
+    Parameters
+    ----------
+    record : mapping
+        :meth:`AttemptTrace.to_dict`.
+
+    Returns
+    -------
+    list of str
+        Nodes whose ``filter`` verdicts are all :data:`~kubenotes.scheduler.framework.interface.PASSED`.
+
+    Raises
+    ------
+    AttributeError
+        When ``record`` or a node's verdicts are not mappings.
+
+    See Also
+    --------
+    trace_nodes
+
+    Examples
+    --------
+    >>> trace_feasible_nodes({"filter": {"n1": {"NodeResourcesFit": "Insufficient cpu"},
+    ...                                  "n2": {"NodeResourcesFit": "passed"}}})
+    ['n2']
+    """
+    filt = record.get("filter") or {}
+    return [n for n in trace_nodes(record) if n in filt and all(v == PASSED for v in filt[n].values())]
 
 
 # --------------------------------------------------------------------------- helpers

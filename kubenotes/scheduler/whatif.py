@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Iterable
 
-from kubenotes.api.quantity import value
+from kubenotes.api.quantity import milli_value, value
 from kubenotes.scheduler.config import KubeSchedulerConfiguration, as_config_dict, config_with, load_config
 from kubenotes.scheduler.framework.node_info import PodInfo
 from kubenotes.scheduler.framework.runtime import Framework
@@ -41,6 +41,9 @@ __all__ = [
     "enabled_plugins",
     "pod_variant",
     "taints_of",
+    "zones_of",
+    "scoring_strategy",
+    "variant_requests",
     "schedule_pending",
     "schedule_what_if",
     "compare_placements",
@@ -111,7 +114,7 @@ def enabled_plugins(config: Any = None) -> dict[str, list[str]]:
 
     See Also
     --------
-    score_weights, kubenotes.viz.scheduler.extension_points_graph
+    score_weights, kubenotes.scheduler.framework.interface.extension_points_graph
 
     References
     ----------
@@ -419,6 +422,109 @@ def taints_of(nodes: Iterable[Any]) -> list[dict[str, str]]:
             if t.effect in ("NoSchedule", "NoExecute"):
                 seen.setdefault((t.key, t.value or "", t.effect), {"key": t.key, "value": t.value or "", "effect": t.effect})
     return list(seen.values())
+
+
+def zones_of(nodes: Iterable[Any], zone_label: str = "topology.kubernetes.io/zone") -> list[str]:
+    """The distinct values of ``zone_label`` on ``nodes``, sorted: the zones a node affinity may name.
+
+    Parameters
+    ----------
+    nodes : iterable of lightkube Node
+    zone_label : str
+        The node label read (upstream's well-known ``topology.kubernetes.io/zone`` by default).
+
+    Returns
+    -------
+    list of str
+        Nodes without the label add nothing.
+
+    Raises
+    ------
+    AttributeError
+        When an item has no ``metadata`` (not a Node).
+
+    See Also
+    --------
+    taints_of, pod_variant
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_node
+    >>> zones_of([make_node("b1", labels={"topology.kubernetes.io/zone": "b"}),
+    ...           make_node("a1", labels={"topology.kubernetes.io/zone": "a"}), make_node("x")])
+    ['a', 'b']
+    """
+    return sorted({(n.metadata.labels or {}).get(zone_label) for n in nodes} - {None})
+
+
+def scoring_strategy(config: Any = None) -> str:
+    """The ``scoringStrategy.type`` of NodeResourcesFit in the first profile (default ``LeastAllocated``).
+
+    Parameters
+    ----------
+    config : any, optional
+        See :func:`~kubenotes.scheduler.config.as_config_dict`; a loaded configuration is used as is.
+
+    Returns
+    -------
+    str
+        One of :data:`~kubenotes.scheduler.config.SCORING_STRATEGIES`.
+
+    Raises
+    ------
+    ConfigError
+        When ``config`` is invalid.
+
+    See Also
+    --------
+    score_weights
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/apis/config/v1/defaults.go (SetDefaults_NodeResourcesFitArgs)
+
+    Examples
+    --------
+    >>> scoring_strategy()
+    'LeastAllocated'
+    """
+    cfg = config if isinstance(config, KubeSchedulerConfiguration) else config_with(as_config_dict(config))
+    fit_args = cfg.profiles[0].args_for("NodeResourcesFit") or {}
+    return (fit_args.get("scoringStrategy") or {}).get("type") or "LeastAllocated"
+
+
+def variant_requests(pod: Any) -> tuple[int, int]:
+    """The first container's CPU (millicores) and memory (MiB) requests, as :func:`pod_variant` takes them.
+
+    Parameters
+    ----------
+    pod : lightkube Pod
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(cpu_milli, memory_mib)``; 100 and 200 stand in for a request not written.
+
+    Raises
+    ------
+    IndexError
+        When the pod has no container.
+
+    See Also
+    --------
+    pod_variant
+
+    Examples
+    --------
+    >>> from kubenotes.scheduler.testing import make_pod
+    >>> variant_requests(make_pod("web", requests={"cpu": "1500m", "memory": "1Gi"})), variant_requests(make_pod("p"))
+    ((1500, 1024), (100, 200))
+    """
+    c0 = pod.spec.containers[0]
+    req = dict((c0.resources.requests if c0.resources is not None else None) or {})
+    cpu = milli_value(req["cpu"]) if "cpu" in req else 100
+    mem = value(req["memory"]) // (1024 * 1024) if "memory" in req else 200
+    return cpu, mem
 
 
 def compare_placements(runs: Mapping[str, Iterable[Any]], nodes: Iterable[Any] = ()) -> dict[str, Any]:

@@ -39,7 +39,12 @@ from matplotlib.patches import Rectangle
 
 from kubenotes.api.taints import taint_string
 from kubenotes.scheduler.config import SCORING_STRATEGIES, as_config_dict, config_with
-from kubenotes.scheduler.whatif import schedule_what_if, score_weights, taints_of
+from kubenotes.scheduler.extender import VERB_TYPES
+from kubenotes.scheduler.framework.interface import (EXTENSION_POINT_FLOW, LEGACY_VIEW, PASSED, PHASES,
+                                                     extension_points_graph)
+from kubenotes.scheduler.schedule_one import trace_feasible_nodes, trace_nodes, trace_plugins
+from kubenotes.scheduler.whatif import (schedule_what_if, score_weights, scoring_strategy, taints_of, variant_requests,
+                                        zones_of)
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
@@ -72,27 +77,6 @@ __all__ = [
     "extender_panel",
 ]
 
-#: The Filter trace value of a plugin that let the node through.
-PASSED = "passed"
-
-#: The three phases a pod goes through, with their extension points in run order
-#: (``pkg/scheduler/framework/interface.go``; NormalizeScore is part of a Score plugin).
-PHASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("scheduling queue", ("PreEnqueue", "QueueSort")),
-    ("scheduling cycle", ("PreFilter", "Filter", "PostFilter", "PreScore", "Score", "NormalizeScore",
-                          "Reserve", "Permit")),
-    ("binding cycle", ("PreBind", "Bind", "PostBind")),
-)
-
-#: Every extension point in the order a pod meets it.
-EXTENSION_POINT_FLOW: tuple[str, ...] = tuple(p for _, pts in PHASES for p in pts)
-
-#: The pre-framework view (scheduler policy API, removed in v1.23): predicates
-#: became Filter (with PreFilter precomputation), priorities became Score.
-LEGACY_VIEW: dict[str, tuple[str, ...]] = {
-    "predicates (filter)": ("PreFilter", "Filter"),
-    "priorities (score)": ("PreScore", "Score", "NormalizeScore"),
-}
 
 _GREEN = "#2e7d32"
 _RED = "#c62828"
@@ -115,92 +99,14 @@ def _pod_key(result: Mapping[str, Any]) -> str:
     return f"{result.get('namespace') or 'default'}/{result['name']}"
 
 
-def _nodes_of(result: Mapping[str, Any]) -> list[str]:
-    """Node names in trace order: Filter's, then any only scored."""
-    seen = dict.fromkeys(result.get("filter") or {})
-    for n in result.get("score") or {}:
-        seen.setdefault(n, None)
-    return list(seen)
-
-
-def _plugins_of(per_node: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """Plugin names in the order they first appear (the framework's run order)."""
-    seen: dict[str, None] = {}
-    for plugins in per_node.values():
-        for p in plugins:
-            seen.setdefault(p, None)
-    return list(seen)
-
-
 def _reason_text(v: Any) -> str:
     if isinstance(v, (list, tuple)):
         return "; ".join(str(x) for x in v)
     return str(v)
 
 
-def _feasible(result: Mapping[str, Any]) -> list[str]:
-    filt = result.get("filter") or {}
-    return [n for n in _nodes_of(result) if n in filt and all(v == PASSED for v in filt[n].values())]
-
-
 # ---------------------------------------------------------------------------
 # the extension points
-
-
-def extension_points_graph(plugins_by_point: Mapping[str, Sequence[str]] | None = None) -> nx.DiGraph:
-    """The scheduling framework's extension points as a directed graph, in the order a pod meets them.
-
-    Parameters
-    ----------
-    plugins_by_point : mapping of str to list of str, optional
-        Extension point -> enabled plugin names in run order, e.g.
-        ``Framework.list_plugins()`` of a profile. ``NormalizeScore`` is
-        filled from ``Score`` when absent (every Score plugin may normalize).
-
-    Returns
-    -------
-    networkx.DiGraph
-        One graph node per extension point (upstream CamelCase name) with
-        attributes ``phase`` (see :data:`PHASES`), ``legacy`` (the old
-        predicates/priorities view or "") and ``plugins`` (list of str). Edges
-        follow the flow; ``Filter -> PostFilter`` carries ``when="no feasible
-        node"`` and ``Filter -> PreScore`` ``when="feasible nodes"``;
-        ``PostFilter`` has no successor (the pod goes back to the queue with a
-        nominated node, or stays unschedulable).
-
-    See Also
-    --------
-    extension_points_figure
-
-    Notes
-    -----
-    Upstream's diagram also shows the ``Unreserve`` rollback and the
-    ``WaitOnPermit`` step that begins the binding cycle; they are left out.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/interface.go
-    https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/
-
-    Examples
-    --------
-    >>> g = extension_points_graph({"Filter": ["NodeName", "TaintToleration"]})
-    >>> list(g.successors("Filter")), g.nodes["Filter"]["legacy"], g.nodes["Filter"]["plugins"]
-    (['PostFilter', 'PreScore'], 'predicates (filter)', ['NodeName', 'TaintToleration'])
-    """
-    plugins = {k: list(v) for k, v in (plugins_by_point or {}).items()}
-    plugins.setdefault("NormalizeScore", list(plugins.get("Score", [])))
-    g = nx.DiGraph()
-    for phase, points in PHASES:
-        for p in points:
-            legacy = next((k for k, v in LEGACY_VIEW.items() if p in v), "")
-            g.add_node(p, phase=phase, legacy=legacy, plugins=plugins.get(p, []))
-    flow = [p for p in EXTENSION_POINT_FLOW if p != "PostFilter"]
-    for a, b in zip(flow, flow[1:]):
-        if a == "Filter":
-            g.add_edge("Filter", "PostFilter", when="no feasible node")
-        g.add_edge(a, b, when="feasible nodes" if a == "Filter" else "")
-    return g
 
 
 def _wrap_names(names: Sequence[str], width: int) -> str:
@@ -349,8 +255,8 @@ def trace_summary(result: Mapping[str, Any]) -> str:
     True
     """
     total = result.get("totalScore") or {}
-    nodes = _nodes_of(result)
-    feasible = _feasible(result)
+    nodes = trace_nodes(result)
+    feasible = trace_feasible_nodes(result)
     ranked = sorted(total.items(), key=lambda kv: -kv[1])
     winner = result.get("nodeName")
     rows: list[tuple[str, str, str]] = [
@@ -475,7 +381,7 @@ def filter_table(result: Mapping[str, Any]) -> str:
     (True, 1, 1)
     """
     filt = result.get("filter") or {}
-    plugins = _plugins_of(filt)
+    plugins = trace_plugins(filt)
     rows = []
     for node in filt:
         cells = [(f"<b>{_e(node)}</b>", "")]
@@ -552,8 +458,8 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
     if not raw and not final:
         raise ValueError(f"{_pod_key(result)} has no scores: {result.get('message') or 'Score was skipped'}")
     nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
-    plugins = _plugins_of(final) or _plugins_of(raw)
-    for p in _plugins_of(raw):
+    plugins = trace_plugins(final) or trace_plugins(raw)
+    for p in trace_plugins(raw):
         if p not in plugins:
             plugins.append(p)
     r = _score_matrix(raw, nodes, plugins)
@@ -644,7 +550,7 @@ def score_table(result: Mapping[str, Any], *, weights: Mapping[str, int] | None 
     final = result.get("finalScore") or {}
     total = result.get("totalScore") or {}
     nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
-    plugins = _plugins_of(final) or _plugins_of(raw)
+    plugins = trace_plugins(final) or trace_plugins(raw)
     winner = result.get("nodeName")
     rows = []
     for n in nodes:
@@ -699,7 +605,7 @@ def score_heatmap_html(result: Mapping[str, Any], *, weights: Mapping[str, int] 
         return Html(f'<div class="kubenotes-heatmap">No Score phase for {_e(_pod_key(result))}: '
                     f'{_e(result.get("message") or "only one node passed Filter, so Score was skipped")}</div>')
     nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
-    plugins = _plugins_of(final) or _plugins_of(raw)
+    plugins = trace_plugins(final) or trace_plugins(raw)
     winner = result.get("nodeName")
     top = max([v for d in final.values() for v in d.values()] + [100])
     tmax = max(list(total.values()) + [1])
@@ -1093,14 +999,8 @@ def scheduling_panel(
     cfg0 = config_with(base)
     weights0 = score_weights(cfg0)
     chosen = list(plugins) if plugins is not None else list(weights0)
-    fit_args = cfg0.profiles[0].args_for("NodeResourcesFit") or {}
-    strategy0 = (fit_args.get("scoringStrategy") or {}).get("type") or "LeastAllocated"
-    c0 = pod.spec.containers[0]
-    req0 = dict((c0.resources.requests if c0.resources is not None else None) or {})
-    from kubenotes.api.quantity import milli_value, value
-
-    cpu0 = milli_value(req0["cpu"]) if "cpu" in req0 else 100
-    mem0 = value(req0["memory"]) // (1024 * 1024) if "memory" in req0 else 200
+    strategy0 = scoring_strategy(cfg0)
+    cpu0, mem0 = variant_requests(pod)
     wide = dict(style={"description_width": "245px"}, layout=widgets.Layout(width="435px"))
     controls: dict[str, Any] = {}
     for p in chosen:
@@ -1116,7 +1016,7 @@ def scheduling_panel(
     for i, t in enumerate(taints):
         controls[f"t{i}"] = widgets.Checkbox(value=False, description=f"tolerate {taint_string(t)}", indent=False,
                                              layout=widgets.Layout(width="435px"))
-    zones = sorted({(n.metadata.labels or {}).get(zone_label) for n in manifests.nodes} - {None})
+    zones = zones_of(manifests.nodes, zone_label)
     options: list[tuple[str, tuple[str, str, str]]] = [("none", ("", "", ""))]
     options += [(f"required: {zone_label}={z}", ("required", zone_label, z)) for z in zones]
     options += [(f"preferred: {zone_label}={z}", ("preferred", zone_label, z)) for z in zones]
@@ -1144,7 +1044,7 @@ _PANEL_WIDTH = "430px"
 
 def _plugin_rows(result: Mapping[str, Any], plugin: str) -> list[list[tuple[str, str]]]:
     rows = []
-    for n in _nodes_of(result):
+    for n in trace_nodes(result):
         f = (result.get("filter") or {}).get(n, {})
         verdict = f.get(plugin, "·") if f else "·"
         failed = next((v for v in f.values() if v != PASSED), None)
@@ -1296,10 +1196,6 @@ def extender_exchanges_table(exchanges: Iterable[Sequence[Any]], *, width: int =
     """
     import json
 
-    kinds = {"filter": ("ExtenderArgs", "ExtenderFilterResult"), "prioritize": ("ExtenderArgs", "HostPriorityList"),
-             "bind": ("ExtenderBindingArgs", "ExtenderBindingResult"),
-             "preempt": ("ExtenderPreemptionArgs", "ExtenderPreemptionResult")}
-
     def short(v: Any) -> str:
         s = json.dumps(v, separators=(",", ":"), sort_keys=False)
         return s if len(s) <= width else s[: width - 1] + "…"
@@ -1310,7 +1206,7 @@ def extender_exchanges_table(exchanges: Iterable[Sequence[Any]], *, width: int =
         if isinstance(req, Mapping) and isinstance(req.get("Pod"), Mapping):
             meta = req["Pod"].get("metadata") or {}
             req = {**req, "Pod": f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"}
-        a, b = kinds.get(verb, ("", ""))
+        a, b = VERB_TYPES.get(verb, ("", ""))
         mono = "font-family:monospace;word-break:break-all;max-width:330px"
         rows.append([(f"POST …/{_e(verb)}", "font-family:monospace;white-space:nowrap"), (_e(a), ""), (_e(short(req)), mono),
                      (_e(code), "text-align:right"), (_e(b), ""), (_e(short(response)), mono)])
@@ -1550,7 +1446,7 @@ def extender_panel(manifests: Any, pod: Any, *, config: Any, seed: int = 0,
     if not exts:
         raise ValueError("the configuration has no extenders")
     url = exts[0]["urlPrefix"]
-    zones = sorted({(n.metadata.labels or {}).get(zone_label) for n in manifests.nodes} - {None})
+    zones = zones_of(manifests.nodes, zone_label)
     lay = dict(style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH))
     controls = {
         "avoid": widgets.Dropdown(options=["none", *zones], value=zones[-1] if zones else "none",

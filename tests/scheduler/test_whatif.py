@@ -8,7 +8,7 @@ from kubenotes.api.manifests import load_manifests
 from kubenotes.data import sample
 from kubenotes.scheduler.testing import make_pod
 from kubenotes.scheduler.whatif import enabled_plugins, pod_variant, schedule_pending, schedule_what_if
-from kubenotes.viz.scheduler import EXTENSION_POINT_FLOW
+from kubenotes.scheduler.framework.interface import EXTENSION_POINT_FLOW
 
 CONFIG = sample("scheduling", "scheduler-config.yaml")
 

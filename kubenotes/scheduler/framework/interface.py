@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
     from kubenotes.scheduler.framework.cycle_state import CycleState
     from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
 
@@ -60,6 +62,11 @@ __all__ = [
     "UPDATE_NODE_TAINT",
     "UPDATE_NODE_CONDITION",
     "UPDATE_NODE_ANNOTATION",
+    "PASSED",
+    "PHASES",
+    "EXTENSION_POINT_FLOW",
+    "LEGACY_VIEW",
+    "extension_points_graph",
 ]
 
 # ``fwk.ActionType`` of a cluster event on a Node (pkg/scheduler/framework/types.go, v1.34): what a plugin's
@@ -399,3 +406,87 @@ class Handle(Protocol):
     def run_filter_plugins_with_nominated_pods(self, state: "CycleState", pod: "PodInfo", node_info: "NodeInfo") -> Status: ...
 
     def run_pre_score_plugins(self, state: "CycleState", pod: "PodInfo", nodes: Iterable["NodeInfo"]) -> Status: ...
+
+
+# ---------------------------------------------------------------------------
+# the extension points in the order a pod meets them
+
+#: The Filter trace value of a plugin that let the node through.
+PASSED = "passed"
+
+#: The three phases a pod goes through, with their extension points in run order
+#: (``pkg/scheduler/framework/interface.go``; NormalizeScore is part of a Score plugin).
+PHASES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("scheduling queue", ("PreEnqueue", "QueueSort")),
+    ("scheduling cycle", ("PreFilter", "Filter", "PostFilter", "PreScore", "Score", "NormalizeScore",
+                          "Reserve", "Permit")),
+    ("binding cycle", ("PreBind", "Bind", "PostBind")),
+)
+
+#: Every extension point in the order a pod meets it.
+EXTENSION_POINT_FLOW: tuple[str, ...] = tuple(p for _, pts in PHASES for p in pts)
+
+#: The pre-framework view (scheduler policy API, removed in v1.23): predicates
+#: became Filter (with PreFilter precomputation), priorities became Score.
+LEGACY_VIEW: dict[str, tuple[str, ...]] = {
+    "predicates (filter)": ("PreFilter", "Filter"),
+    "priorities (score)": ("PreScore", "Score", "NormalizeScore"),
+}
+
+
+def extension_points_graph(plugins_by_point: Mapping[str, Sequence[str]] | None = None) -> nx.DiGraph:
+    """The scheduling framework's extension points as a directed graph, in the order a pod meets them.
+
+    Parameters
+    ----------
+    plugins_by_point : mapping of str to list of str, optional
+        Extension point -> enabled plugin names in run order, e.g.
+        ``Framework.list_plugins()`` of a profile. ``NormalizeScore`` is
+        filled from ``Score`` when absent (every Score plugin may normalize).
+
+    Returns
+    -------
+    networkx.DiGraph
+        One graph node per extension point (upstream CamelCase name) with
+        attributes ``phase`` (see :data:`PHASES`), ``legacy`` (the old
+        predicates/priorities view or "") and ``plugins`` (list of str). Edges
+        follow the flow; ``Filter -> PostFilter`` carries ``when="no feasible
+        node"`` and ``Filter -> PreScore`` ``when="feasible nodes"``;
+        ``PostFilter`` has no successor (the pod goes back to the queue with a
+        nominated node, or stays unschedulable).
+
+    See Also
+    --------
+    kubenotes.viz.scheduler.extension_points_figure : draws it.
+
+    Notes
+    -----
+    Upstream's diagram also shows the ``Unreserve`` rollback and the
+    ``WaitOnPermit`` step that begins the binding cycle; they are left out.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/interface.go
+    https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/
+
+    Examples
+    --------
+    >>> g = extension_points_graph({"Filter": ["NodeName", "TaintToleration"]})
+    >>> list(g.successors("Filter")), g.nodes["Filter"]["legacy"], g.nodes["Filter"]["plugins"]
+    (['PostFilter', 'PreScore'], 'predicates (filter)', ['NodeName', 'TaintToleration'])
+    """
+    import networkx as nx
+
+    plugins = {k: list(v) for k, v in (plugins_by_point or {}).items()}
+    plugins.setdefault("NormalizeScore", list(plugins.get("Score", [])))
+    g = nx.DiGraph()
+    for phase, points in PHASES:
+        for p in points:
+            legacy = next((k for k, v in LEGACY_VIEW.items() if p in v), "")
+            g.add_node(p, phase=phase, legacy=legacy, plugins=plugins.get(p, []))
+    flow = [p for p in EXTENSION_POINT_FLOW if p != "PostFilter"]
+    for a, b in zip(flow, flow[1:]):
+        if a == "Filter":
+            g.add_edge("Filter", "PostFilter", when="no feasible node")
+        g.add_edge(a, b, when="feasible nodes" if a == "Filter" else "")
+    return g
