@@ -29,6 +29,8 @@ from typing import Any, Mapping
 from kubenotes.errors import KubenotesError
 
 __all__ = [
+    "short_id",
+    "call_summary",
     "CRI_API_VERSION",
     "SANDBOX_READY",
     "SANDBOX_NOTREADY",
@@ -256,3 +258,102 @@ def deep_copy(obj: Any) -> Any:
     if isinstance(obj, tuple):
         return tuple(deep_copy(v) for v in obj)
     return copy.deepcopy(obj)
+
+
+def short_id(identifier: str, n: int = 13) -> str:
+    """An ID cut to its first ``n`` characters, as ``crictl ps`` and ``crictl pods`` print it.
+
+    Parameters
+    ----------
+    identifier : str
+        A sandbox, container or image ID ("" or None gives "").
+    n : int
+        Characters kept: crictl's ``truncatedIDLen`` is 13.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    TypeError
+        When ``identifier`` is not a str.
+
+    References
+    ----------
+    kubernetes-sigs/cri-tools cmd/crictl/util.go (truncatedIDLen)
+
+    Examples
+    --------
+    >>> short_id("0123456789abcdef0123"), short_id("")
+    ('0123456789abc', '')
+    """
+    return identifier[:n] if identifier else ""
+
+
+def call_summary(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """``(request, response)`` of one trace entry in a line each, as ``crictl`` would name the arguments.
+
+    Parameters
+    ----------
+    entry : dict
+        One :attr:`ContainerRuntime.trace <kubenotes.cri.runtime.ContainerRuntime.trace>` entry
+        (``method``, ``request``, ``response``, ``error``).
+
+    Returns
+    -------
+    tuple of str
+        IDs are shortened to 13 characters, as ``crictl ps`` shows them.
+
+    Examples
+    --------
+    >>> call_summary({"method": "PullImage", "request": {"image": {"image": "nginx:1.27"}},
+    ...               "response": {"image_ref": "sha256:0123456789abcdef0123"}, "error": None})
+    ('image nginx:1.27', 'image_ref sha256:0123456789ab')
+    >>> call_summary({"method": "ImageStatus", "request": {"image": {"image": "nginx:1.27"}},
+    ...               "response": {"image": None}, "error": None})
+    ('image nginx:1.27', 'image: null (not on the node)')
+    """
+    method = entry.get("method", "")
+    req = entry.get("request") or {}
+    resp = entry.get("response")
+    if method == "RunPodSandbox":
+        meta = (req.get("config") or {}).get("metadata") or {}
+        parent = ((req.get("config") or {}).get("linux") or {}).get("cgroup_parent", "")
+        request = f"pod {meta.get('namespace', '')}/{meta.get('name', '')} attempt {meta.get('attempt', 0)}"
+        if parent:
+            request += f", cgroup_parent {parent}"
+    elif method in ("PullImage", "ImageStatus", "RemoveImage"):
+        request = f"image {(req.get('image') or {}).get('image', '')}"
+    elif method == "CreateContainer":
+        cfg = req.get("config") or {}
+        request = (f"container {(cfg.get('metadata') or {}).get('name', '')} "
+                   f"(image {(cfg.get('image') or {}).get('image', '')}) in sandbox "
+                   f"{short_id(req.get('pod_sandbox_id', ''))}")
+    elif "container_id" in req:
+        request = f"container_id {short_id(req['container_id'])}"
+    elif "pod_sandbox_id" in req:
+        request = f"pod_sandbox_id {short_id(req['pod_sandbox_id'])}"
+    else:
+        request = ", ".join(sorted(req)) or "(empty)"
+    if entry.get("error"):
+        return request, f"error: {entry['error']}"
+    if resp is None:
+        return request, ""
+    if "pod_sandbox_id" in resp:
+        response = f"pod_sandbox_id {short_id(resp['pod_sandbox_id'])}"
+    elif "container_id" in resp:
+        response = f"container_id {short_id(resp['container_id'])}"
+    elif "image_ref" in resp:
+        response = f"image_ref {short_id(resp['image_ref'], 19)}"
+    elif method == "ImageStatus":
+        image = resp.get("image")
+        response = "image: null (not on the node)" if image is None else f"present, {image.get('size', 0) / 2**20:.1f} MiB"
+    elif method == "PodSandboxStatus":
+        status = resp.get("status") or {}
+        response = f"{status.get('state', '')}, ip {(status.get('network') or {}).get('ip', '') or '-'}"
+    elif method == "ContainerStatus":
+        response = (resp.get("status") or {}).get("state", "")
+    else:
+        response = "{}" if not resp else ", ".join(sorted(resp))
+    return request, response

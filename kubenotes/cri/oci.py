@@ -53,6 +53,7 @@ __all__ = [
     "oci_config_from_cri",
     "sandbox_oci_config",
     "container_oci_config",
+    "oci_excerpt",
 ]
 
 #: The runtime-spec version runc 1.2/1.3 writes.
@@ -481,3 +482,45 @@ def container_oci_config(
     return oci_config_from_cri(config, sandbox_config, container_id=container_id, sandbox_id=sandbox_id,
                                sandbox_pid=sandbox_pid, image_config=image_config, runtime=runtime,
                                cgroup_v2=cgroup_v2)
+
+
+def oci_excerpt(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of an OCI ``config.json`` that show the pod: process, cgroup, resources, namespaces.
+
+    Parameters
+    ----------
+    spec : dict
+        An OCI runtime spec (:func:`oci_config_from_cri`, or :func:`kubenotes.kubelet.kuberuntime.oci_config`).
+
+    Returns
+    -------
+    dict
+        ``process.args``, ``process.oomScoreAdj``, ``linux.cgroupsPath``,
+        ``linux.resources`` (without the device list) and
+        ``linux.namespaces`` as type -> path (``"new"`` for a namespace of
+        the container's own).
+
+    Raises
+    ------
+    KeyError
+        A namespace entry has no ``type``.
+    AttributeError
+        ``spec`` is not a mapping.
+
+    Examples
+    --------
+    >>> spec = {"process": {"args": ["/pause"], "oomScoreAdj": -998}, "linux": {"cgroupsPath": "p:cri-containerd:x",
+    ...         "resources": {"devices": [], "cpu": {"shares": 2}}, "namespaces": [{"type": "pid"},
+    ...         {"type": "network", "path": "/var/run/netns/cni-1"}]}}
+    >>> oci_excerpt(spec)["linux.namespaces"]
+    {'pid': 'new', 'network': '/var/run/netns/cni-1'}
+    """
+    linux = spec.get("linux") or {}
+    process = spec.get("process") or {}
+    return {
+        "process.args": list(process.get("args") or ()),
+        "process.oomScoreAdj": process.get("oomScoreAdj"),
+        "linux.cgroupsPath": linux.get("cgroupsPath", ""),
+        "linux.resources": {k: v for k, v in (linux.get("resources") or {}).items() if k != "devices"},
+        "linux.namespaces": {n["type"]: n.get("path", "new") for n in linux.get("namespaces") or ()},
+    }

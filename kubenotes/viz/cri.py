@@ -51,6 +51,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from kubenotes.api.qos import pod_qos_class
+from kubenotes.cri.api import call_summary
+from kubenotes.cri.oci import oci_excerpt
 from kubenotes.cri.runtime import CONTAINERD, CRI_O, CRUN, RUNC
 from kubenotes.kubelet.cgroups import cpu_shares_to_cpu_weight
 from kubenotes.kubelet.kuberuntime import (
@@ -111,80 +113,8 @@ def _mib(n: int) -> str:
     return f"{n / _MIB:.1f} MiB"
 
 
-def _short(identifier: str, n: int = 13) -> str:
-    return identifier[:n] if identifier else ""
-
-
 # ---------------------------------------------------------------------------
 # the calls of one pod start
-
-
-def call_summary(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """``(request, response)`` of one trace entry in a line each, as ``crictl`` would name the arguments.
-
-    Parameters
-    ----------
-    entry : dict
-        One :attr:`ContainerRuntime.trace <kubenotes.cri.runtime.ContainerRuntime.trace>` entry
-        (``method``, ``request``, ``response``, ``error``).
-
-    Returns
-    -------
-    tuple of str
-        IDs are shortened to 13 characters, as ``crictl ps`` shows them.
-
-    Examples
-    --------
-    >>> call_summary({"method": "PullImage", "request": {"image": {"image": "nginx:1.27"}},
-    ...               "response": {"image_ref": "sha256:0123456789abcdef0123"}, "error": None})
-    ('image nginx:1.27', 'image_ref sha256:0123456789ab')
-    >>> call_summary({"method": "ImageStatus", "request": {"image": {"image": "nginx:1.27"}},
-    ...               "response": {"image": None}, "error": None})
-    ('image nginx:1.27', 'image: null (not on the node)')
-    """
-    method = entry.get("method", "")
-    req = entry.get("request") or {}
-    resp = entry.get("response")
-    if method == "RunPodSandbox":
-        meta = (req.get("config") or {}).get("metadata") or {}
-        parent = ((req.get("config") or {}).get("linux") or {}).get("cgroup_parent", "")
-        request = f"pod {meta.get('namespace', '')}/{meta.get('name', '')} attempt {meta.get('attempt', 0)}"
-        if parent:
-            request += f", cgroup_parent {parent}"
-    elif method in ("PullImage", "ImageStatus", "RemoveImage"):
-        request = f"image {(req.get('image') or {}).get('image', '')}"
-    elif method == "CreateContainer":
-        cfg = req.get("config") or {}
-        request = (f"container {(cfg.get('metadata') or {}).get('name', '')} "
-                   f"(image {(cfg.get('image') or {}).get('image', '')}) in sandbox "
-                   f"{_short(req.get('pod_sandbox_id', ''))}")
-    elif "container_id" in req:
-        request = f"container_id {_short(req['container_id'])}"
-    elif "pod_sandbox_id" in req:
-        request = f"pod_sandbox_id {_short(req['pod_sandbox_id'])}"
-    else:
-        request = ", ".join(sorted(req)) or "(empty)"
-    if entry.get("error"):
-        return request, f"error: {entry['error']}"
-    if resp is None:
-        return request, ""
-    if "pod_sandbox_id" in resp:
-        response = f"pod_sandbox_id {_short(resp['pod_sandbox_id'])}"
-    elif "container_id" in resp:
-        response = f"container_id {_short(resp['container_id'])}"
-    elif "image_ref" in resp:
-        response = f"image_ref {_short(resp['image_ref'], 19)}"
-    elif method == "ImageStatus":
-        image = resp.get("image")
-        response = "image: null (not on the node)" if image is None else f"present, {_mib(image.get('size', 0))}"
-    elif method == "PodSandboxStatus":
-        status = resp.get("status") or {}
-        response = f"{status.get('state', '')}, ip {(status.get('network') or {}).get('ip', '') or '-'}"
-    elif method == "ContainerStatus":
-        response = (resp.get("status") or {}).get("state", "")
-    else:
-        response = "{}" if not resp else ", ".join(sorted(resp))
-    return request, response
 
 
 def call_table(trace: Sequence[Mapping[str, Any]], *, caption: str | None = None) -> Html:
@@ -314,48 +244,6 @@ def call_timeline_figure(
 
 # ---------------------------------------------------------------------------
 # kubelet's CRI configs and runc's config.json
-
-
-def oci_excerpt(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of an OCI ``config.json`` that show the pod: process, cgroup, resources, namespaces.
-
-    Parameters
-    ----------
-    spec : dict
-        An OCI runtime spec (:func:`kubenotes.kubelet.kuberuntime.oci_config`).
-
-    Returns
-    -------
-    dict
-        ``process.args``, ``process.oomScoreAdj``, ``linux.cgroupsPath``,
-        ``linux.resources`` (without the device list) and
-        ``linux.namespaces`` as type -> path (``"new"`` for a namespace of
-        the container's own).
-
-    Raises
-    ------
-    KeyError
-        A namespace entry has no ``type``.
-    AttributeError
-        ``spec`` is not a mapping.
-
-    Examples
-    --------
-    >>> spec = {"process": {"args": ["/pause"], "oomScoreAdj": -998}, "linux": {"cgroupsPath": "p:cri-containerd:x",
-    ...         "resources": {"devices": [], "cpu": {"shares": 2}}, "namespaces": [{"type": "pid"},
-    ...         {"type": "network", "path": "/var/run/netns/cni-1"}]}}
-    >>> oci_excerpt(spec)["linux.namespaces"]
-    {'pid': 'new', 'network': '/var/run/netns/cni-1'}
-    """
-    linux = spec.get("linux") or {}
-    process = spec.get("process") or {}
-    return {
-        "process.args": list(process.get("args") or ()),
-        "process.oomScoreAdj": process.get("oomScoreAdj"),
-        "linux.cgroupsPath": linux.get("cgroupsPath", ""),
-        "linux.resources": {k: v for k, v in (linux.get("resources") or {}).items() if k != "devices"},
-        "linux.namespaces": {n["type"]: n.get("path", "new") for n in linux.get("namespaces") or ()},
-    }
 
 
 #: A cell of long identifiers: it may break anywhere, so it never widens its table past the output column.
