@@ -39,14 +39,18 @@ https://kubernetes.io/docs/concepts/architecture/cgroups/
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
 from kubenotes.api.quantity import memory_bytes, milli_cpu
 from kubenotes.api.resources import aggregate_container_requests, pod_limits, pod_requests, resource_list
 from kubenotes.kubelet.qos import container_oom_score_adjust
 
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
 __all__ = [
+    "cgroup_tree_graph",
     "qos_values",
     "MIN_SHARES",
     "MAX_SHARES",
@@ -867,3 +871,75 @@ def qos_values(pod: Mapping[str, Any], memory_capacity_bytes: int = 8 * 2**30) -
         "memory.max": v2.get("memory.max", "-"),
         "container memory.max": str(cri.get("memory_limit_in_bytes", "max")),
     }
+
+
+def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, Any], *,
+                      cgroup_driver: str = CGROUP_DRIVER_CGROUPFS) -> nx.DiGraph:
+    """The kubelet's cgroup tree as a directed graph, parent -> child, spelled as ``cgroup_driver`` spells it.
+
+    The kubelet's ``cgroupDriver`` setting (or, with ``KubeletCgroupDriverFromCRI``, GA in v1.34, the
+    runtime's answer to the CRI ``RuntimeConfig`` call) decides the spelling: ``cgroupfs`` writes
+    ``/kubepods/burstable/pod<uid>``, ``systemd`` ``/kubepods.slice/kubepods-burstable.slice/
+    kubepods-burstable-pod<uid>.slice``; the tree and its files are the same.
+
+    Each node carries ``files`` (cgroup v2 file -> content) and ``qos``
+    (the QoS class of a pod cgroup, else None).
+
+    Parameters
+    ----------
+    pods : iterable of mapping
+        Pod dicts on the node.
+    capacity : mapping
+        Node capacity, resource name -> quantity (``{"cpu": "2", "memory": "4Gi"}``).
+    cgroup_driver : str
+        ``"cgroupfs"`` (default) or ``"systemd"``.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Vertices are cgroup paths (cgroupfs: ``/kubepods``, ``/kubepods/burstable``,
+        ``/kubepods/besteffort``, ``.../pod<uid>``; systemd: the ``.slice`` names) with
+        ``files``, ``qos`` and ``pod`` (the pod's name, else None); edges parent -> child.
+
+    Raises
+    ------
+    KeyError
+        A pod has no ``metadata``.
+    kubenotes.errors.InvalidQuantity
+        A capacity, request or limit is not a quantity.
+    ValueError
+        An unknown ``cgroup_driver``.
+
+    See Also
+    --------
+    cgroup_tree, kubenotes.viz.qos.cgroup_tree_figure : draws it.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/qos_container_manager_linux.go
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import single_container_pod
+    >>> g = cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"})
+    >>> sorted(g.edges())
+    [('/kubepods', '/kubepods/besteffort'), ('/kubepods', '/kubepods/burstable'), ('/kubepods/besteffort', '/kubepods/besteffort/podu1')]
+    >>> g.nodes["/kubepods/besteffort/podu1"]["qos"]
+    'BestEffort'
+    >>> sd = cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"}, cgroup_driver="systemd")
+    >>> list(sd.successors("/kubepods.slice/kubepods-besteffort.slice"))
+    ['/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu1.slice']
+    """
+    import networkx as nx
+
+    pods = list(pods)
+    tree = cgroup_tree(pods, capacity, cgroup_driver=cgroup_driver)
+    qos_of = {pod_cgroup_path(p, cgroup_driver): (pod_qos_class(p), p["metadata"].get("name")) for p in pods}
+    g = nx.DiGraph()
+    for path, files in tree.items():
+        qos, name = qos_of.get(path, (None, None))
+        g.add_node(path, files=dict(files), qos=qos, pod=name)
+        parent = path.rsplit("/", 1)[0]
+        if parent in tree:
+            g.add_edge(parent, path)
+    return g

@@ -93,6 +93,7 @@ __all__ = [
     "eviction_events",
     "evictions",
     "first_eviction",
+    "eviction_rounds",
     "pressure_intervals",
     "kill_orders",
 ]
@@ -1509,6 +1510,49 @@ def first_eviction(scenario: PressureScenario) -> Any:
     """
     found = evictions(scenario)
     return found[0] if found else None
+
+
+def eviction_rounds(scenario: PressureScenario, *, changes_only: bool = True) -> list[Any]:
+    """The eviction manager's rounds, or only those where something changed.
+
+    Parameters
+    ----------
+    scenario : PressureScenario
+        A :func:`simulate_memory_pressure` run.
+    changes_only : bool
+        Keep only the rounds whose thresholds met, thresholds past their
+        grace period, node conditions or eviction differ from the previous
+        kept round, and every evicting round (False: every round).
+
+    Returns
+    -------
+    list of kubenotes.kubelet.eviction_manager.SyncResult
+        In time order.
+
+    Raises
+    ------
+    AttributeError
+        ``scenario`` has no ``manager.timeline``.
+
+    See Also
+    --------
+    evictions, pressure_intervals
+
+    Examples
+    --------
+    >>> s = simulate_memory_pressure()
+    >>> [r.time for r in eviction_rounds(s)], len(eviction_rounds(s, changes_only=False)) > 4
+    ([0, 490.0, 491.0, 791.0], True)
+    """
+    rounds = []
+    last = None
+    for r in scenario.manager.timeline:
+        key = (tuple(r.thresholds_met), tuple(r.thresholds_grace_met), tuple(r.node_conditions), r.evicted)
+        if changes_only and key == last and not r.evicted:
+            continue
+        last = key
+        rounds.append(r)
+    return rounds
 
 
 def pressure_intervals(timeline: Any, condition: str = "MemoryPressure") -> list[tuple[float, float]]:

@@ -49,13 +49,14 @@ from kubenotes.api.qos import pod_qos_class
 from kubenotes.kubelet.cgroups import (
     CGROUP_DRIVER_CGROUPFS,
     CGROUP_DRIVER_SYSTEMD,
-    cgroup_tree,
+    cgroup_tree_graph,
     pod_cgroup_path,
     qos_values,
 )
 from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE
 from kubenotes.sim.scenarios import (
     PressureScenario,
+    eviction_rounds,
     evictions,
     first_eviction,
     kill_orders,
@@ -213,75 +214,6 @@ def qos_view(memory_request_mi: int, memory_limit_mi: int, cpu_request_milli: in
 # --- the cgroup tree ------------------------------------------------------------------------------------
 
 
-def cgroup_tree_graph(pods: Iterable[Mapping[str, Any]], capacity: Mapping[str, Any], *,
-                      cgroup_driver: str = CGROUP_DRIVER_CGROUPFS) -> nx.DiGraph:
-    """The kubelet's cgroup tree as a directed graph, parent -> child, spelled as ``cgroup_driver`` spells it.
-
-    The kubelet's ``cgroupDriver`` setting (or, with ``KubeletCgroupDriverFromCRI``, GA in v1.34, the
-    runtime's answer to the CRI ``RuntimeConfig`` call) decides the spelling: ``cgroupfs`` writes
-    ``/kubepods/burstable/pod<uid>``, ``systemd`` ``/kubepods.slice/kubepods-burstable.slice/
-    kubepods-burstable-pod<uid>.slice``; the tree and its files are the same.
-
-    Each node carries ``files`` (cgroup v2 file -> content) and ``qos``
-    (the QoS class of a pod cgroup, else None).
-
-    Parameters
-    ----------
-    pods : iterable of mapping
-        Pod dicts on the node.
-    capacity : mapping
-        Node capacity, resource name -> quantity (``{"cpu": "2", "memory": "4Gi"}``).
-    cgroup_driver : str
-        ``"cgroupfs"`` (default) or ``"systemd"``.
-
-    Returns
-    -------
-    networkx.DiGraph
-        Vertices are cgroup paths (cgroupfs: ``/kubepods``, ``/kubepods/burstable``,
-        ``/kubepods/besteffort``, ``.../pod<uid>``; systemd: the ``.slice`` names) with
-        ``files``, ``qos`` and ``pod`` (the pod's name, else None); edges parent -> child.
-
-    Raises
-    ------
-    KeyError
-        A pod has no ``metadata``.
-    kubenotes.errors.InvalidQuantity
-        A capacity, request or limit is not a quantity.
-    ValueError
-        An unknown ``cgroup_driver``.
-
-    See Also
-    --------
-    cgroup_tree_figure, kubenotes.kubelet.cgroups.cgroup_tree
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/kubelet/cm/qos_container_manager_linux.go
-
-    Examples
-    --------
-    >>> g = cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"})
-    >>> sorted(g.edges())
-    [('/kubepods', '/kubepods/besteffort'), ('/kubepods', '/kubepods/burstable'), ('/kubepods/besteffort', '/kubepods/besteffort/podu1')]
-    >>> g.nodes["/kubepods/besteffort/podu1"]["qos"]
-    'BestEffort'
-    >>> sd = cgroup_tree_graph([single_container_pod("be", uid="u1")], {"cpu": "2", "memory": "4Gi"}, cgroup_driver="systemd")
-    >>> list(sd.successors("/kubepods.slice/kubepods-besteffort.slice"))
-    ['/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu1.slice']
-    """
-    pods = list(pods)
-    tree = cgroup_tree(pods, capacity, cgroup_driver=cgroup_driver)
-    qos_of = {pod_cgroup_path(p, cgroup_driver): (pod_qos_class(p), p["metadata"].get("name")) for p in pods}
-    g = nx.DiGraph()
-    for path, files in tree.items():
-        qos, name = qos_of.get(path, (None, None))
-        g.add_node(path, files=dict(files), qos=qos, pod=name)
-        parent = path.rsplit("/", 1)[0]
-        if parent in tree:
-            g.add_edge(parent, path)
-    return g
-
-
 def cgroup_driver_table(pods: Iterable[Mapping[str, Any]], caption: str | None = None) -> Html:
     """Each pod's cgroup as the two cgroup drivers spell it: cgroupfs and systemd, side by side.
 
@@ -432,12 +364,7 @@ def eviction_timeline_table(scenario: PressureScenario, *, changes_only: bool = 
     (4, True)
     """
     rows = []
-    last = None
-    for r in scenario.manager.timeline:
-        key = (tuple(r.thresholds_met), tuple(r.thresholds_grace_met), tuple(r.node_conditions), r.evicted)
-        if changes_only and key == last and not r.evicted:
-            continue
-        last = key
+    for r in eviction_rounds(scenario, changes_only=changes_only):
         avail = r.observations.get(SIGNAL_MEMORY_AVAILABLE, (0, 0))[0]
         rows.append((f"{r.time:g}", f"{avail // MI}Mi", ", ".join(r.thresholds_met) or "-",
                      ", ".join(r.thresholds_grace_met) or "-", ", ".join(r.node_conditions) or "-",
