@@ -40,9 +40,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from kubenotes.cni.calico.bgp import bgp_session_count, bgp_sessions
+from kubenotes.cni.calico.bgp import bgp_session_count
 from kubenotes.cni.calico.dataplane import MODES, CalicoNetwork
-from kubenotes.cni.calico.packet import example_cluster, mode_summary, network_from_objects
+from kubenotes.cni.calico.packet import HEADER_BYTES, cluster_graph, example_cluster, mode_summary, network_from_objects
 from kubenotes.sim.network import packet_walk
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
@@ -71,47 +71,6 @@ _HEADER_COLORS = {"IPv4": "#90caf9", "TCP": "#a5d6a7", "UDP": "#ffcc80", "VXLAN"
 # The chapter's tables: text cells whose newlines break the line, no thead/tbody.
 _table = functools.partial(table, css_class=None, caption_css="text-align:left;font-weight:bold", sections=False,
                            line_breaks=True)
-
-
-def cluster_graph(net: CalicoNetwork, reflectors: Sequence[str] = ()) -> nx.Graph:
-    """Pods, veths, node devices and BGP sessions of ``net`` as a graph.
-
-    Vertices have ``kind`` (``host``, ``eth0``, ``vxlan``, ``ipip``, ``veth``,
-    ``pod``), ``node`` and ``label``; edges have ``kind`` (``veth`` pair,
-    ``device`` on a host, ``bgp`` session, ``tunnel`` between tunnel devices).
-
-    Examples
-    --------
-    >>> from kubenotes.cni.calico.packet import network_from_objects
-    >>> g = cluster_graph(network_from_objects(example_cluster(3), mode="ipip")[0])
-    >>> sum(1 for *_, k in g.edges(data="kind") if k == "bgp"), sum(1 for _, k in g.nodes(data="kind") if k == "veth")
-    (3, 4)
-    """
-    g = nx.Graph()
-    for name, nn in net.nodes.items():
-        g.add_node(name, kind="host", node=name, label=name)
-        g.add_node(f"{name}/eth0", kind="eth0", node=name, label=f"eth0\n{nn.ip}")
-        g.add_edge(name, f"{name}/eth0", kind="device")
-        for i in nn.interfaces:
-            if i.kind in ("vxlan", "ipip"):
-                g.add_node(f"{name}/{i.name}", kind=i.kind, node=name, label=f"{i.name}\n{nn.tunnel_ip}\nMTU {i.mtu}")
-                g.add_edge(name, f"{name}/{i.name}", kind="device")
-    for p in net.pods.values():
-        g.add_node(f"{p.node}/{p.veth}", kind="veth", node=p.node, label=p.veth)
-        g.add_node(p.key, kind="pod", node=p.node, label=f"{p.name}\n{p.ip}")
-        g.add_edge(p.key, f"{p.node}/{p.veth}", kind="veth")
-        g.add_edge(f"{p.node}/{p.veth}", p.node, kind="device")
-    for a, b in bgp_sessions(net, reflectors):
-        g.add_edge(a, b, kind="bgp")
-    enc = net.encapsulation
-    if enc:
-        names = list(net.nodes)
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                if net.encapsulates(a, b):
-                    dev = "vxlan.calico" if enc == "vxlan" else "tunl0"
-                    g.add_edge(f"{a}/{dev}", f"{b}/{dev}", kind="tunnel")
-    return g
 
 
 #: The cluster figure's width and largest height, inches: at the inline backend's 100 dpi its PNG is at most
@@ -332,7 +291,6 @@ def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
     >>> len(fig.axes), fig.axes[0].get_title(), len(fig.axes[0].get_xticks())
     (1, 'headers per hop: overhead 50 B, pod MTU 1450', 8)
     """
-    sizes = {"IPv4": 20, "TCP": 20, "UDP": 8, "VXLAN": 8, "Ethernet": 14, "SCTP": 12}
     hops = walk["hops"]
     # at most 9 inches (900 px at 100 dpi), the legend below: the PNG fits a ~1000 px column unscaled
     fig = detached_figure(min(9.0, max(6.0, 0.85 * len(hops) + 1.4)), 4.4)
@@ -342,7 +300,7 @@ def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
         y = 0.0
         for hdr in reversed(h["headers"]):
             kind = hdr.split()[0]
-            height = sizes.get(kind, 20)
+            height = HEADER_BYTES.get(kind, 20)
             new = hdr not in prev
             ax.add_patch(Rectangle((x - 0.42, y), 0.84, height, facecolor=_HEADER_COLORS.get(kind, "#ddd"),
                                    edgecolor="#222" if new and prev else "#777", linewidth=2 if new and prev else 0.6))

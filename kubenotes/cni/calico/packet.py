@@ -46,19 +46,24 @@ import copy
 import hashlib
 import math
 import random
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from kubenotes.cni.calico.bgp import bgp_session_count
+from kubenotes.cni.calico.bgp import bgp_session_count, bgp_sessions
 from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, DEFAULT_MODE, IPIP_DEVICE, IPIP_OVERHEAD_BYTES,
                                             IPV4_ADDRESS_ANNOTATION, POD_GATEWAY, VETH_HOST_MAC, VXLAN_DEVICE,
                                             VXLAN_OVERHEAD_BYTES, VXLAN_PORT, VXLAN_VNI, CalicoError, CalicoNetwork,
                                             PodNet, build_network, encap_overhead_bytes, pod_mtu)
 from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
 
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
 __all__ = [
     "default_pool_cidr",
     "DEFAULT_PACKET_BYTES",
     "IPV4_HEADER_BYTES",
+    "HEADER_BYTES",
+    "cluster_graph",
     "network_from_objects",
     "walk_packet",
     "walk_table",
@@ -70,6 +75,9 @@ __all__ = [
 DEFAULT_PACKET_BYTES = 1400
 IPV4_HEADER_BYTES = 20
 _L4_BYTES = {"TCP": 20, "UDP": 8, "SCTP": 12}
+#: Bytes of each header a walk's hops list (IPv4 and L4 without options; VXLAN's 8; an untagged Ethernet frame's 14):
+#: ``VXLAN_OVERHEAD_BYTES`` is Ethernet + IPv4 + UDP + VXLAN.
+HEADER_BYTES = {"IPv4": IPV4_HEADER_BYTES, **_L4_BYTES, "VXLAN": 8, "Ethernet": 14}
 
 
 def _kind(o: dict) -> str:
@@ -605,3 +613,70 @@ def mode_summary(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan
     return {"mode": mode, "mtu": mtu, "overheadBytes": overhead, "wireBytes": min(size_bytes, mtu) + overhead,
             "fits": size_bytes <= mtu, "fragments": -(-(size_bytes - 20) // ((mtu - 20) // 8 * 8)),
             "bgpSessions": bgp_session_count(node_count, reflectors) if bgp else 0}
+
+
+def cluster_graph(net: CalicoNetwork, reflectors: Sequence[str] = ()) -> nx.Graph:
+    """Pods, veths, node devices and BGP sessions of ``net`` as a graph.
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        The network (:func:`network_from_objects`).
+    reflectors : sequence of str
+        Route-reflector node names (none: a full mesh), as for
+        :func:`~kubenotes.cni.calico.bgp.bgp_sessions`.
+
+    Returns
+    -------
+    networkx.Graph
+        Vertices have ``kind`` (``host``, ``eth0``, ``vxlan``, ``ipip``, ``veth``,
+    ``pod``), ``node`` and ``label``; edges have ``kind`` (``veth`` pair,
+    ``device`` on a host, ``bgp`` session, ``tunnel`` between tunnel devices:
+        one per pair of nodes whose traffic is encapsulated).
+
+    Raises
+    ------
+    CalicoError
+        When a reflector is not a node of ``net``.
+
+    See Also
+    --------
+    kubenotes.viz.network.cluster_figure : draws it.
+
+    References
+    ----------
+    projectcalico/calico (v3.30) felix/dataplane/linux (the veth, vxlan.calico and tunl0 devices)
+
+    Examples
+    --------
+    >>> g = cluster_graph(network_from_objects(example_cluster(3), mode="ipip")[0])
+    >>> sum(1 for *_, k in g.edges(data="kind") if k == "bgp"), sum(1 for _, k in g.nodes(data="kind") if k == "veth")
+    (3, 4)
+    """
+    import networkx as nx
+
+    g = nx.Graph()
+    for name, nn in net.nodes.items():
+        g.add_node(name, kind="host", node=name, label=name)
+        g.add_node(f"{name}/eth0", kind="eth0", node=name, label=f"eth0\n{nn.ip}")
+        g.add_edge(name, f"{name}/eth0", kind="device")
+        for i in nn.interfaces:
+            if i.kind in ("vxlan", "ipip"):
+                g.add_node(f"{name}/{i.name}", kind=i.kind, node=name, label=f"{i.name}\n{nn.tunnel_ip}\nMTU {i.mtu}")
+                g.add_edge(name, f"{name}/{i.name}", kind="device")
+    for p in net.pods.values():
+        g.add_node(f"{p.node}/{p.veth}", kind="veth", node=p.node, label=p.veth)
+        g.add_node(p.key, kind="pod", node=p.node, label=f"{p.name}\n{p.ip}")
+        g.add_edge(p.key, f"{p.node}/{p.veth}", kind="veth")
+        g.add_edge(f"{p.node}/{p.veth}", p.node, kind="device")
+    for a, b in bgp_sessions(net, reflectors):
+        g.add_edge(a, b, kind="bgp")
+    enc = net.encapsulation
+    if enc:
+        names = list(net.nodes)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                if net.encapsulates(a, b):
+                    dev = VXLAN_DEVICE if enc == "vxlan" else IPIP_DEVICE
+                    g.add_edge(f"{a}/{dev}", f"{b}/{dev}", kind="tunnel")
+    return g
