@@ -48,7 +48,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import simpy
 
@@ -59,7 +59,7 @@ from kubenotes.etcd.raft import (CONF_ADD_LEARNER_NODE, CONF_ADD_NODE, CONF_REMO
                                  Entry, Message, Raft, StateType)
 
 __all__ = ["RaftConfig", "Request", "RaftCluster", "ERR_TIMEOUT", "ERR_DEADLINE", "FAULTS", "failover", "failover_times",
-           "fault_scenario"]
+           "fault_scenario", "fault_summary", "state_spans"]
 
 #: etcd's ``ErrTimeout`` as its JSON gateway returns it (gRPC code 14 Unavailable, HTTP 503).
 ERR_TIMEOUT = "etcdserver: request timed out"
@@ -910,3 +910,110 @@ def fault_scenario(members: int = 3, *, election_timeout_ms: int = 1000, heartbe
     c.run(until_seconds)
     return {"cluster": c, "writes": writes, "fault": fault, "fault_at": fault_at_seconds, "recover_at": recover_at,
             "victims": state["victims"], "leader_before": state["leader_before"], "config": config}
+
+
+def state_spans(cluster: RaftCluster) -> dict[str, list[tuple[float, float, str, int]]]:
+    """Each member's ``(start, end, state, term)`` spans from the history, the last ending at ``cluster.now``.
+
+    Parameters
+    ----------
+    cluster : RaftCluster
+        A run (its ``history``, ``names`` and ``now``).
+
+    Returns
+    -------
+    dict of str to list of (float, float, str, int)
+        Member -> spans in time order. ``state`` is a raft ``StateType``
+        name, or ``stopped``/``paused``/``removed`` while the member was out
+        (a term change while out stays in the same span).
+
+    Raises
+    ------
+    AttributeError
+        When ``cluster`` is not a :class:`RaftCluster`.
+
+    See Also
+    --------
+    kubenotes.viz.etcd.timeline_figure : draws them.
+
+    Examples
+    --------
+    >>> c = RaftCluster(1, seed=0)
+    >>> c.run(3)
+    >>> [(s[2], s[3]) for s in state_spans(c)["m1"]]
+    [('StateFollower', 1), ('StateLeader', 2)]
+    """
+    spans: dict[str, list[tuple[float, float, str, int]]] = {n: [] for n in cluster.names}
+    current: dict[str, tuple[float, str, int]] = {n: (0.0, "StateFollower", 1) for n in cluster.names}
+    frozen: dict[str, str | None] = {n: None for n in cluster.names}
+
+    def switch(name: str, t: float, state: str, term: int) -> None:
+        start, old, old_term = current[name]
+        if t > start:
+            spans[name].append((start, t, old, old_term))
+        current[name] = (t, state, term)
+
+    for h in cluster.history:
+        n, ev = h["member"], h["event"]
+        if n not in current:
+            continue
+        if ev.startswith("became "):
+            raft_state = ev[len("became "):]
+            if frozen[n] is None:
+                switch(n, h["time"], raft_state, h["term"])
+            else:
+                current[n] = (current[n][0], current[n][1], h["term"])
+        elif ev in ("stopped", "paused", "removed"):
+            frozen[n] = ev
+            switch(n, h["time"], ev, h["term"])
+        elif ev in ("restarted", "resumed"):
+            frozen[n] = None
+            switch(n, h["time"], str(cluster.member(n).raft.state) if ev == "resumed" else "StateFollower",
+                   h["term"])
+    for n, (start, state, term) in current.items():
+        if cluster.now > start:
+            spans[n].append((start, cluster.now, state, term))
+    return spans
+
+
+def fault_summary(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What a :func:`fault_scenario` run came to: writes committed, waiting and failed, and the first new leader.
+
+    Parameters
+    ----------
+    result : mapping
+        A :func:`fault_scenario` result (``cluster``, ``writes``, ``fault_at``).
+
+    Returns
+    -------
+    dict
+        ``writes`` (sent), ``committed``, ``waiting`` (no answer when the run
+        ended), ``errors`` (distinct error strings, sorted), ``elections``
+        (in all), ``first_leader_after_fault`` (the first election after
+        ``fault_at`` with ``leader``, ``term`` and ``seconds_after_fault``, or
+        None) and ``leader`` (at the end, or None).
+
+    Raises
+    ------
+    KeyError
+        When ``result`` lacks ``cluster``, ``writes`` or ``fault_at``.
+
+    See Also
+    --------
+    fault_scenario
+
+    Examples
+    --------
+    >>> f = fault_summary(fault_scenario(3, fault="stop leader", until_seconds=10))
+    >>> f["committed"] <= f["writes"], f["first_leader_after_fault"]["term"] > 1
+    (True, True)
+    """
+    c, w = result["cluster"], result["writes"]
+    elected = c.elections()
+    after = [e for e in elected if e["time"] > result["fault_at"]]
+    first = ({"leader": after[0]["leader"], "term": after[0]["term"],
+              "seconds_after_fault": after[0]["time"] - result["fault_at"]} if after else None)
+    return {"writes": len(w), "committed": sum(1 for x in w if x.status == "ok"),
+            "waiting": sum(1 for x in w if x.status == "pending"),
+            "errors": sorted({x.error for x in w if x.status == "error"}), "elections": len(elected),
+            "first_leader_after_fault": first, "leader": c.leader()}

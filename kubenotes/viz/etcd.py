@@ -29,7 +29,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from kubenotes.etcd.cluster import FAULTS, RaftCluster, Request, fault_scenario
+from kubenotes.etcd.cluster import FAULTS, RaftCluster, Request, fault_scenario, fault_summary, state_spans
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 
@@ -232,49 +232,6 @@ def chain_table(links: Sequence[Mapping[str, Any]]) -> Html:
                  caption="From kubectl to a controller, through Raft")
 
 
-def state_spans(cluster: RaftCluster) -> dict[str, list[tuple[float, float, str, int]]]:
-    """Each member's ``(start, end, state, term)`` spans from the history, the last ending at ``cluster.now``.
-
-    Examples
-    --------
-    >>> c = RaftCluster(1, seed=0)
-    >>> c.run(3)
-    >>> [(s[2], s[3]) for s in state_spans(c)["m1"]]
-    [('StateFollower', 1), ('StateLeader', 2)]
-    """
-    spans: dict[str, list[tuple[float, float, str, int]]] = {n: [] for n in cluster.names}
-    current: dict[str, tuple[float, str, int]] = {n: (0.0, "StateFollower", 1) for n in cluster.names}
-    frozen: dict[str, str | None] = {n: None for n in cluster.names}
-
-    def switch(name: str, t: float, state: str, term: int) -> None:
-        start, old, old_term = current[name]
-        if t > start:
-            spans[name].append((start, t, old, old_term))
-        current[name] = (t, state, term)
-
-    for h in cluster.history:
-        n, ev = h["member"], h["event"]
-        if n not in current:
-            continue
-        if ev.startswith("became "):
-            raft_state = ev[len("became "):]
-            if frozen[n] is None:
-                switch(n, h["time"], raft_state, h["term"])
-            else:
-                current[n] = (current[n][0], current[n][1], h["term"])
-        elif ev in ("stopped", "paused", "removed"):
-            frozen[n] = ev
-            switch(n, h["time"], ev, h["term"])
-        elif ev in ("restarted", "resumed"):
-            frozen[n] = None
-            switch(n, h["time"], str(cluster.member(n).raft.state) if ev == "resumed" else "StateFollower",
-                   h["term"])
-    for n, (start, state, term) in current.items():
-        if cluster.now > start:
-            spans[n].append((start, cluster.now, state, term))
-    return spans
-
-
 def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | None = None) -> Figure:
     """Each member's Raft state over time, the terms, the fault window and the client's writes.
 
@@ -449,20 +406,15 @@ def member_graph_figure(cluster: RaftCluster, *, title: str | None = None) -> Fi
 
 
 def _summary(result: Mapping[str, Any]) -> Html:
-    c = result["cluster"]
-    w = result["writes"]
-    ok = sum(1 for x in w if x.status == "ok")
-    waiting = sum(1 for x in w if x.status == "pending")
-    errors = sorted({x.error for x in w if x.status == "error"})
-    elected = c.elections()
-    after = [e for e in elected if e["time"] > result["fault_at"]]
-    first = (f"first leader after the fault: {after[0]['leader']} in term {after[0]['term']}, "
-             f"{after[0]['time'] - result['fault_at']:.2f} s after it" if after and result["fault"] != "none"
+    f = fault_summary(result)
+    after = f["first_leader_after_fault"]
+    first = (f"first leader after the fault: {after['leader']} in term {after['term']}, "
+             f"{after['seconds_after_fault']:.2f} s after it" if after and result["fault"] != "none"
              else "no new leader after the fault" if result["fault"] != "none" else "no fault")
-    return Html(f"<div style='margin:4px 0'><b>{ok} of {len(w)} writes committed</b>"
-                + (f", {waiting} still waiting" if waiting else "")
-                + (f"; errors: {', '.join(errors)}" if errors else "") + f". {first}; "
-                f"{len(elected)} election(s) in all; leader at the end: {c.leader() or 'none'}.</div>")
+    return Html(f"<div style='margin:4px 0'><b>{f['committed']} of {f['writes']} writes committed</b>"
+                + (f", {f['waiting']} still waiting" if f["waiting"] else "")
+                + (f"; errors: {', '.join(f['errors'])}" if f["errors"] else "") + f". {first}; "
+                f"{f['elections']} election(s) in all; leader at the end: {f['leader'] or 'none'}.</div>")
 
 
 def raft_panel(members: int = 3, election_timeout_ms: int = 1000, fault: str = "stop leader",
