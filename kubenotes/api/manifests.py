@@ -62,6 +62,7 @@ __all__ = [
     "load_manifests",
     "dump_manifests",
     "defaulting_steps",
+    "DEFAULTING_STEP_SOURCES",
 ]
 
 #: apiVersion of ``KubeSchedulerConfiguration`` accepted by kube-scheduler v1.34 (v1beta3 was removed in v1.29).
@@ -850,6 +851,15 @@ def _field_text(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
+
+
+#: The upstream file of each :func:`defaulting_steps` step.
+DEFAULTING_STEP_SOURCES = {
+    "SetDefaults_Pod": "pkg/apis/core/v1/defaults.go",
+    "SetDefaults_PodSpec": "pkg/apis/core/v1/defaults.go (and SetDefaults_Container)",
+    "PrepareForCreate": "pkg/registry/core/pod/strategy.go",
+    "Priority admission": "plugin/pkg/admission/priority/admission.go",
+}
 
 
 def defaulting_steps(pod: Any, priority_classes: Iterable[Any] = (), *,

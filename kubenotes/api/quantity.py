@@ -36,7 +36,8 @@ from kubenotes.errors import InvalidQuantity
 _UPPER_EXPONENT = re.compile(r"^([+-]?[0-9.]+)E(?=[+-]?[0-9]+$)")
 
 __all__ = ["parse_quantity", "value", "milli_value", "milli_cpu", "memory_bytes", "format_quantity", "string_quantity_values",
-           "Quantity", "DECIMAL_SI", "BINARY_SI", "DECIMAL_EXPONENT", "quantity_string", "quantity_suffix"]
+           "Quantity", "DECIMAL_SI", "BINARY_SI", "DECIMAL_EXPONENT", "quantity_string", "quantity_suffix",
+           "SUFFIX_MEANINGS", "suffix_meaning"]
 
 
 def parse_quantity(q: object, field: str = "") -> Decimal:
@@ -157,6 +158,56 @@ def quantity_suffix(q: str) -> str | None:
         return None
     suffix = m.group(1)
     return suffix if suffix in _SI_SUFFIXES or _EXPONENT_SUFFIX.match(suffix) else None
+
+
+#: What a suffix multiplies the number by (``suffix.go``'s binary and decimal families; ``n`` and ``u`` left out).
+SUFFIX_MEANINGS = {
+    "Ki": "binary suffix: ×2^10", "Mi": "binary suffix: ×2^20", "Gi": "binary suffix: ×2^30",
+    "Ti": "binary suffix: ×2^40", "Pi": "binary suffix: ×2^50", "Ei": "binary suffix: ×2^60",
+    "m": "decimal suffix milli: ×10^-3", "k": "decimal suffix: ×10^3", "M": "decimal suffix: ×10^6",
+    "G": "decimal suffix: ×10^9", "T": "decimal suffix: ×10^12", "P": "decimal suffix: ×10^15",
+    "E": "decimal suffix: ×10^18", "": "no suffix: base units (cores, bytes)",
+}
+
+
+def suffix_meaning(q: str) -> str:
+    """What the suffix of a quantity means, from quantity.go's three suffix families.
+
+    Parameters
+    ----------
+    q : str
+        A quantity as written (surrounding blanks ignored).
+
+    Returns
+    -------
+    str
+        A :data:`SUFFIX_MEANINGS` entry, ``"decimal exponent: ×10^n"`` for
+        ``e3``/``E-2``, or "" when ``q`` has no valid suffix (or ``n``/``u``).
+
+    Raises
+    ------
+    AttributeError
+        When ``q`` is not a str.
+
+    See Also
+    --------
+    quantity_suffix
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/resource/suffix.go
+
+    Examples
+    --------
+    >>> suffix_meaning("2Gi"), suffix_meaning(" 1e3"), suffix_meaning("12Q")
+    ('binary suffix: ×2^30', 'decimal exponent: ×10^n', '')
+    """
+    suffix = quantity_suffix(q.strip())
+    if suffix is None:
+        return ""
+    if suffix in SUFFIX_MEANINGS:
+        return SUFFIX_MEANINGS[suffix]
+    return "decimal exponent: ×10^n" if suffix[:1] in ("e", "E") else ""
 
 
 def value(q: object, field: str = "") -> int:

@@ -33,11 +33,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from kubenotes.api.manifests import defaulting_steps
+from kubenotes.api.manifests import DEFAULTING_STEP_SOURCES, defaulting_steps
 from kubenotes.api.podutil import is_restartable_init_container
 from kubenotes.api.priority import admit_pods
 from kubenotes.api.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
-from kubenotes.api.quantity import format_quantity, milli_value, parse_quantity, quantity_suffix, value
+from kubenotes.api.quantity import format_quantity, milli_value, parse_quantity, suffix_meaning, value
 from kubenotes.api.resources import (
     CPU,
     MEMORY,
@@ -471,25 +471,6 @@ def kinds_table(manifests: Any) -> Html:
     return _table(["kind", "apiVersion", "scope", "count", "from", "e.g."], rows)
 
 
-_SUFFIX_NOTES = {
-    "Ki": "binary suffix: ×2^10", "Mi": "binary suffix: ×2^20", "Gi": "binary suffix: ×2^30",
-    "Ti": "binary suffix: ×2^40", "Pi": "binary suffix: ×2^50", "Ei": "binary suffix: ×2^60",
-    "m": "decimal suffix milli: ×10^-3", "k": "decimal suffix: ×10^3", "M": "decimal suffix: ×10^6",
-    "G": "decimal suffix: ×10^9", "T": "decimal suffix: ×10^12", "P": "decimal suffix: ×10^15",
-    "E": "decimal suffix: ×10^18", "": "no suffix: base units (cores, bytes)",
-}
-
-
-def _suffix_note(q: str) -> str:
-    """What the suffix of a (valid) quantity means, from quantity.go's three suffix families."""
-    suffix = quantity_suffix(q.strip())
-    if suffix is None:
-        return ""
-    if suffix in _SUFFIX_NOTES:
-        return _SUFFIX_NOTES[suffix]
-    return "decimal exponent: ×10^n" if suffix[:1] in ("e", "E") else ""
-
-
 def _grouped(n: int) -> str:
     """Digits in groups of three separated by thin spaces (``2 147 483 648``)."""
     return f"{n:,}".replace(",", "\u2009")
@@ -544,7 +525,7 @@ def quantity_table(quantities: Iterable[Any]) -> Html:
         milli_up = Decimal(milli) != exact * 1000
         units_up = Decimal(units) != exact
         rows.append([
-            (f"<code>{_e(q)}</code>", ""), (_e(_suffix_note(str(q))), f"color:{_GREY}"),
+            (f"<code>{_e(q)}</code>", ""), (_e(suffix_meaning(str(q))), f"color:{_GREY}"),
             (_e(_plain(exact)), "text-align:right"),
             (_grouped(milli) + (" ↑" if milli_up else ""), "text-align:right"),
             (_grouped(units) + (" ↑" if units_up else ""),
@@ -556,14 +537,6 @@ def quantity_table(quantities: Iterable[Any]) -> Html:
 
 # ---------------------------------------------------------------------------
 # defaulting and admission
-
-
-_STEP_SOURCE = {
-    "SetDefaults_Pod": "pkg/apis/core/v1/defaults.go",
-    "SetDefaults_PodSpec": "pkg/apis/core/v1/defaults.go (and SetDefaults_Container)",
-    "PrepareForCreate": "pkg/registry/core/pod/strategy.go",
-    "Priority admission": "plugin/pkg/admission/priority/admission.go",
-}
 
 
 def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_system_classes: bool = True) -> Html:
@@ -606,7 +579,7 @@ def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_
     for s in defaulting_steps(pod, priority_classes, include_system_classes=include_system_classes):
         key = ".resources.requests." in s["field"] or s["field"] in ("status.qosClass", "spec.priority")
         step = "" if s["step"] == last else (f"<b>{_e(s['step'])}</b><br><span style=\"color:{_GREY};font-size:11px\">"
-                                             f"{_e(_STEP_SOURCE.get(s['step'], ''))}</span>")
+                                             f"{_e(DEFAULTING_STEP_SOURCES.get(s['step'], ''))}</span>")
         last = s["step"]
         weight = "font-weight:bold" if key else ""
         rows.append([(step, ""), (f"<code>{_e(s['field'])}</code>", weight), (_e(s["before"]), f"color:{_GREY}"),
