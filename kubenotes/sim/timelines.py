@@ -42,7 +42,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from kubenotes.api.meta import get_controller_of as _controller_ref  # one home: metav1.GetControllerOf
 from kubenotes.api.podutil import is_pod_ready as _pod_ready  # one home: pkg/api/v1/pod
 from kubenotes.apiserver.server import parse_timestamp
-from kubenotes.kubelet.config import PodStorage, extract_from_dir
+from kubenotes.kubelet.config import (CONFIG_FIRST_SEEN_ANNOTATION_KEY, CONFIG_HASH_ANNOTATION_KEY,
+                                       CONFIG_MIRROR_ANNOTATION_KEY, CONFIG_SOURCE_ANNOTATION_KEY, PodStorage,
+                                       extract_from_dir, is_mirror_pod_of, mirror_pod)
 from kubenotes.sim.history import is_cluster as _is_cluster
 from kubenotes.sim.history import object_history
 from kubenotes.sim.history import resource_version as _rv
@@ -75,6 +77,8 @@ __all__ = [
     "pod_events",
     "static_pod_merges",
     "mirror_pod_history",
+    "STATIC_MANIFEST",
+    "static_pod_fields",
 ]
 
 
@@ -1350,4 +1354,94 @@ def mirror_pod_history(run: StaticPodRun) -> list[dict]:
             rows.append({"time": e["time"], "component": run.kubelet.component, "what": f"event {e['reason']}",
                          "detail": e["message"]})
     rows.sort(key=lambda r: r["time"])
+    return rows
+
+
+#: The static pod manifest chapter 05.00 drops into ``/etc/kubernetes/manifests`` (as kubeadm writes etcd's).
+STATIC_MANIFEST = """apiVersion: v1
+kind: Pod
+metadata:
+  name: etcd
+  namespace: kube-system
+  labels: {component: etcd, tier: control-plane}
+spec:
+  priorityClassName: system-node-critical
+  hostNetwork: true
+  containers:
+  - name: etcd
+    image: registry.k8s.io/etcd:3.6.4-0
+    command: [etcd, --data-dir=/var/lib/etcd]
+"""
+
+
+def static_pod_fields(files: Mapping[str, str] | None = None, node_name: str = "worker-1",
+                      node_uid: str = "3f6c2d9e-node-uid") -> list[tuple[str, Any, Any]]:
+    """The static pods a manifest directory gives, field by field next to the mirror pods the kubelet creates.
+
+    Parameters
+    ----------
+    files : dict[str, str], optional
+        File name -> content of ``/etc/kubernetes/manifests`` (default: ``etcd.yaml`` with :data:`STATIC_MANIFEST`).
+    node_name, node_uid : str
+        The node the kubelet runs on (the mirror pod's owner).
+
+    Returns
+    -------
+    list of (str, any, any)
+        ``(field, static pod value, mirror pod value)``: name, namespace,
+        uid, the four ``kubernetes.io/config.*`` annotations,
+        ``ownerReferences``, ``spec.nodeName``, ``spec.tolerations`` and
+        whether :func:`~kubenotes.kubelet.config.is_mirror_pod_of` holds, per
+        static pod; then one ``("error", message, "")`` per file that did not parse.
+
+    Raises
+    ------
+    TypeError, ValueError
+        When ``files`` is not a mapping (or pairs) of file name to content.
+    AttributeError
+        When a file's content is not a str.
+
+    See Also
+    --------
+    mirror_pod_history, kubenotes.kubelet.config.mirror_pod
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/config/file.go
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/pod/mirror_client.go
+
+    Examples
+    --------
+    >>> rows = static_pod_fields()
+    >>> rows[0], rows[-1]
+    (('metadata.name', 'etcd-worker-1', 'etcd-worker-1'), ('is_mirror_pod_of(mirror, static)', '', True))
+    >>> static_pod_fields({"bad.yaml": "kind: ["})[-1][0]
+    'error'
+    """
+    files = dict(files or {"etcd.yaml": STATIC_MANIFEST})
+    errors: list[str] = []
+    update = extract_from_dir(files, node_name, errors=errors)
+    rows: list[tuple[str, Any, Any]] = []
+    for sp in update.pods:
+        mp = mirror_pod(sp, node_name, node_uid)
+        sm, mm = sp["metadata"], mp["metadata"]
+        sa, ma = sm.get("annotations") or {}, mm.get("annotations") or {}
+        owner = mm.get("ownerReferences") or [{}]
+        for label, a, b in [
+            ("metadata.name", sm["name"], mm["name"]),
+            ("metadata.namespace", sm.get("namespace"), mm.get("namespace")),
+            ("metadata.uid", sm.get("uid"), "(assigned by the API server)"),
+            (CONFIG_HASH_ANNOTATION_KEY, sa.get(CONFIG_HASH_ANNOTATION_KEY), ma.get(CONFIG_HASH_ANNOTATION_KEY)),
+            (CONFIG_SOURCE_ANNOTATION_KEY, sa.get(CONFIG_SOURCE_ANNOTATION_KEY), ma.get(CONFIG_SOURCE_ANNOTATION_KEY)),
+            (CONFIG_MIRROR_ANNOTATION_KEY, sa.get(CONFIG_MIRROR_ANNOTATION_KEY, "-"), ma.get(CONFIG_MIRROR_ANNOTATION_KEY)),
+            (CONFIG_FIRST_SEEN_ANNOTATION_KEY, sa.get(CONFIG_FIRST_SEEN_ANNOTATION_KEY, "-"),
+             ma.get(CONFIG_FIRST_SEEN_ANNOTATION_KEY, "-")),
+            ("ownerReferences", "-", f"{owner[0].get('kind')}/{owner[0].get('name')} (controller)"),
+            ("spec.nodeName", sp["spec"].get("nodeName"), mp["spec"].get("nodeName")),
+            ("spec.tolerations", sp["spec"].get("tolerations"), mp["spec"].get("tolerations")),
+            ("is_mirror_pod_of(mirror, static)", "", is_mirror_pod_of(mp, sp)),
+        ]:
+            rows.append((label, a, b))
+    for e in errors:
+        rows.append(("error", e, ""))
     return rows

@@ -48,15 +48,6 @@ import networkx as nx
 from matplotlib.figure import Figure
 
 from kubenotes.kubelet.backoff import go_duration
-from kubenotes.kubelet.config import (
-    CONFIG_FIRST_SEEN_ANNOTATION_KEY,
-    CONFIG_HASH_ANNOTATION_KEY,
-    CONFIG_MIRROR_ANNOTATION_KEY,
-    CONFIG_SOURCE_ANNOTATION_KEY,
-    extract_from_dir,
-    is_mirror_pod_of,
-    mirror_pod,
-)
 from kubenotes.kubelet.pleg import RELIST_PERIOD_SECONDS, max_pods_within_period, relist_seconds
 from kubenotes.kubelet.server import COMMANDS, node_api_hops
 from kubenotes.apiserver.request import UserInfo
@@ -70,12 +61,14 @@ from kubenotes.sim.scenarios import (
     simulate_restarts,
 )
 from kubenotes.sim.timelines import (
+    STATIC_MANIFEST,
     container_names,
     mirror_pod_history,
     pod_events,
     restart_counts,
     restart_history,
     start_timeline,
+    static_pod_fields,
 )
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TABLE_CSS, TD_CSS, Html, table
@@ -458,23 +451,6 @@ def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, l
 
 
 # ----------------------------------------------------------------------------- static pods
-#: The static pod manifest the chapter drops into ``/etc/kubernetes/manifests`` (as kubeadm writes etcd's).
-STATIC_MANIFEST = """apiVersion: v1
-kind: Pod
-metadata:
-  name: etcd
-  namespace: kube-system
-  labels: {component: etcd, tier: control-plane}
-spec:
-  priorityClassName: system-node-critical
-  hostNetwork: true
-  containers:
-  - name: etcd
-    image: registry.k8s.io/etcd:3.6.4-0
-    command: [etcd, --data-dir=/var/lib/etcd]
-"""
-
-
 def static_pod_table(files: Mapping[str, str] | None = None, node_name: str = NODE_NAME,
                      node_uid: str = "3f6c2d9e-node-uid") -> Html:
     """The static pods a manifest directory gives, next to their mirror pods in the API.
@@ -508,32 +484,7 @@ def static_pod_table(files: Mapping[str, str] | None = None, node_name: str = NO
     >>> "etcd-worker-1" in static_pod_table()
     True
     """
-    files = dict(files or {"etcd.yaml": STATIC_MANIFEST})
-    errors: list[str] = []
-    update = extract_from_dir(files, node_name, errors=errors)
-    rows = []
-    for sp in update.pods:
-        mp = mirror_pod(sp, node_name, node_uid)
-        sm, mm = sp["metadata"], mp["metadata"]
-        sa, ma = sm.get("annotations") or {}, mm.get("annotations") or {}
-        owner = mm.get("ownerReferences") or [{}]
-        for label, a, b in [
-            ("metadata.name", sm["name"], mm["name"]),
-            ("metadata.namespace", sm.get("namespace"), mm.get("namespace")),
-            ("metadata.uid", sm.get("uid"), "(assigned by the API server)"),
-            (CONFIG_HASH_ANNOTATION_KEY, sa.get(CONFIG_HASH_ANNOTATION_KEY), ma.get(CONFIG_HASH_ANNOTATION_KEY)),
-            (CONFIG_SOURCE_ANNOTATION_KEY, sa.get(CONFIG_SOURCE_ANNOTATION_KEY), ma.get(CONFIG_SOURCE_ANNOTATION_KEY)),
-            (CONFIG_MIRROR_ANNOTATION_KEY, sa.get(CONFIG_MIRROR_ANNOTATION_KEY, "-"), ma.get(CONFIG_MIRROR_ANNOTATION_KEY)),
-            (CONFIG_FIRST_SEEN_ANNOTATION_KEY, sa.get(CONFIG_FIRST_SEEN_ANNOTATION_KEY, "-"),
-             ma.get(CONFIG_FIRST_SEEN_ANNOTATION_KEY, "-")),
-            ("ownerReferences", "-", f"{owner[0].get('kind')}/{owner[0].get('name')} (controller)"),
-            ("spec.nodeName", sp["spec"].get("nodeName"), mp["spec"].get("nodeName")),
-            ("spec.tolerations", sp["spec"].get("tolerations"), mp["spec"].get("tolerations")),
-            ("is_mirror_pod_of(mirror, static)", "", is_mirror_pod_of(mp, sp)),
-        ]:
-            rows.append((label, a, b))
-    for e in errors:
-        rows.append(("error", e, ""))
+    rows = static_pod_fields(files, node_name, node_uid)
     return _table(["field", "static pod (the kubelet runs it)", "mirror pod (the API shows it)"], rows,
                   f"/etc/kubernetes/manifests on {node_name}")
 
