@@ -19,11 +19,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["CONTAINER_RESTART_POLICY_ALWAYS", "is_restartable_init_container", "get_pod_condition", "pod_ready_condition", "is_pod_ready", "update_pod_condition", "find_port"]
+__all__ = ["CONTAINER_RESTART_POLICY_ALWAYS", "RESTART_POLICIES", "is_restartable_init_container", "get_pod_condition", "pod_ready_condition", "is_pod_ready", "update_pod_condition", "find_port"]
 
 
 #: ``v1.ContainerRestartPolicyAlways``: on an init container, it makes a sidecar (KEP-753).
 CONTAINER_RESTART_POLICY_ALWAYS = "Always"
+#: The ``spec.restartPolicy`` values of a Pod (``v1.RestartPolicyAlways``, ``OnFailure``, ``Never``), as validation
+#: lists them.
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
 
 
 def is_restartable_init_container(container: Any) -> bool:

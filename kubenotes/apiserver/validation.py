@@ -137,6 +137,7 @@ from kubenotes.api.validation import (
     is_valid_port_num as _is_valid_port_num,
     regex_error as _regex_error,
 )
+from kubenotes.api.podutil import RESTART_POLICIES
 from kubenotes.api.quantity import Quantity
 from kubenotes.apiserver.resources import ResourceInfo
 from kubenotes.apiserver.status import field_cause
@@ -688,7 +689,7 @@ def _resource_requirements(res: Any, f: str) -> list[FieldErr]:
 
 # --- pods -------------------------------------------------------------------------------------------------
 
-_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+_RESTART_POLICIES = RESTART_POLICIES  # one home: api/podutil
 _DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
 _PROTOCOLS = ("SCTP", "TCP", "UDP")
 _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")

@@ -47,6 +47,7 @@ import ipywidgets as widgets
 import networkx as nx
 from matplotlib.figure import Figure
 
+from kubenotes.api.podutil import RESTART_POLICIES
 from kubenotes.kubelet.backoff import go_duration
 from kubenotes.kubelet.pleg import RELIST_PERIOD_SECONDS, max_pods_within_period, relist_seconds
 from kubenotes.kubelet.server import COMMANDS, node_api_hops
@@ -98,8 +99,6 @@ __all__ = [
 
 #: The one worker node every scenario here runs on.
 NODE_NAME = "worker-1"
-#: ``spec.restartPolicy`` values.
-RESTART_POLICIES = ("Always", "OnFailure", "Never")
 
 # ----------------------------------------------------------------------------- one pod's start
 _COLOURS = {"volume": "#00838f", "CRI": "#1565c0", "event": "#2e7d32", "probe": "#6a1b9a", "status": "#e65100"}
