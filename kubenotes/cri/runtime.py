@@ -100,6 +100,8 @@ __all__ = [
     "CRI_O",
     "RUNC",
     "CRUN",
+    "RUNTIME_KINDS",
+    "LOW_LEVEL_RUNTIMES",
     "RUNTIME_VERSIONS",
     "DEFAULT_LATENCIES",
     "LOW_LEVEL_FACTORS",
@@ -122,6 +124,10 @@ CONTAINERD = "containerd"
 CRI_O = "cri-o"
 RUNC = "runc"
 CRUN = "crun"
+#: The high-level runtimes the model knows, as ``ContainerRuntime(kind=...)`` names them.
+RUNTIME_KINDS = (CONTAINERD, CRI_O)
+#: The OCI runtimes the model knows.
+LOW_LEVEL_RUNTIMES = (RUNC, CRUN)
 
 #: ``Version`` answers: runtime name and version of a v1.34-era node.
 RUNTIME_VERSIONS = {CONTAINERD: ("containerd", "v2.1.4"), CRI_O: ("cri-o", "1.34.0")}

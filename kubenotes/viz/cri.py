@@ -53,7 +53,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from kubenotes.api.qos import pod_qos_class
 from kubenotes.cri.api import call_summary
 from kubenotes.cri.oci import oci_excerpt
-from kubenotes.cri.runtime import CONTAINERD, CRI_O, CRUN, RUNC
+from kubenotes.cri.runtime import CONTAINERD, CRI_O, LOW_LEVEL_RUNTIMES, RUNC, RUNTIME_KINDS
 from kubenotes.kubelet.cgroups import cpu_shares_to_cpu_weight
 from kubenotes.kubelet.kuberuntime import (
     CACHE_STATES,
@@ -85,10 +85,6 @@ __all__ = [
     "start_latency_panel",
 ]
 
-#: The high-level runtimes the model knows, as ``ContainerRuntime(kind=...)`` names them.
-RUNTIME_KINDS = (CONTAINERD, CRI_O)
-#: The OCI runtimes the model knows.
-LOW_LEVEL_RUNTIMES = (RUNC, CRUN)
 
 _MIB = 1024 * 1024
 _SERVICE_COLOURS = {"RuntimeService": "#1565c0", "ImageService": "#ef6c00"}
