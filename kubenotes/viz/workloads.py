@@ -196,11 +196,6 @@ def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str
     return fig
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None,
-           css: Sequence[str] | None = None) -> Html:
-    return table(headers, rows, caption, css)
-
-
 # --------------------------------------------------------------------------- namespace deletion
 def conditions_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
     """:func:`kubenotes.sim.workloads.namespace_conditions` as a table (time, phase, condition, reason, message).
@@ -226,7 +221,7 @@ def conditions_table(rows: Sequence[Mapping[str, Any]], caption: str | None = No
     ...                                           "reason": "SomeFinalizerRemain", "message": "m"}])
     True
     """
-    return _table(("time (s)", "phase", "condition (True)", "reason", "message"),
+    return table(("time (s)", "phase", "condition (True)", "reason", "message"),
                   [(f"{r['time']:g}", r["phase"], r["type"], r["reason"], r["message"]) for r in rows], caption)
 
 
@@ -364,7 +359,7 @@ def service_accounts_table(run: ScenarioRun, at_seconds: float) -> Html:
             elif kind == "ConfigMap":
                 extra = "data: " + ", ".join(sorted(o.get("data") or {}))
             rows.append((kind, md["name"], md.get("creationTimestamp", ""), extra))
-    return _table(("kind", "name", "creationTimestamp", "contents"), rows,
+    return table(("kind", "name", "creationTimestamp", "contents"), rows,
                   f"Namespace {run.namespace} at t={at_seconds:g}s")
 
 
@@ -529,7 +524,7 @@ def node_ipam_view(cluster_prefix: int, node_cidr_mask_size: int, nodes: int) ->
             for n, c in cidrs.items()]
     css = ["" if c else "color:#c62828" for c in cidrs.values()]
     return [cidr_figure(run.name, node_cidr_mask_size, cidrs),
-            _table(("node", "spec.podCIDR", "pod IPs (addresses − 2)"), rows, None, css),
+            table(("node", "spec.podCIDR", "pod IPs (addresses − 2)"), rows, None, css),
             events_table(run.cluster, "default", reasons=("CIDRNotAvailable",), limit=5,
                          caption="Events from the range allocator (cidrAllocator)")]
 
