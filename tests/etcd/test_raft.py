@@ -246,3 +246,20 @@ def test_fault_scenario_blocks_writes_only_while_a_quorum_is_missing():
     assert lost and all(4 <= w.start < 5.5 and w.error == "etcdserver: request timed out" for w in lost)
     with pytest.raises(ValueError, match="^fault must be one of 'none', 'stop leader'.*not 'explode'$"):
         fault_scenario(fault="explode")
+
+
+def test_state_spans_tile_each_members_time_and_fault_summary_counts_the_writes():
+    from kubenotes.etcd.cluster import fault_scenario, fault_summary, state_spans
+
+    r = fault_scenario(3, fault="stop leader", recover_after_seconds=3, until_seconds=12)
+    c = r["cluster"]
+    spans = state_spans(c)
+    assert set(spans) == set(c.names)
+    for member, ss in spans.items():
+        assert ss[0][0] == 0.0 and ss[-1][1] == c.now
+        assert all(a[1] == b[0] for a, b in zip(ss, ss[1:])), member
+    assert any(s[2] == "stopped" for s in spans[r["victims"][0]])
+    f = fault_summary(r)
+    states = [w.status for w in r["writes"]]
+    assert (f["writes"], f["committed"], f["waiting"]) == (len(states), states.count("ok"), states.count("pending"))
+    assert f["first_leader_after_fault"]["seconds_after_fault"] > 0 and f["leader"] == c.leader()

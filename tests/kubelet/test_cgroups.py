@@ -219,3 +219,16 @@ def test_node_allocatable_and_tree():
         "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podb1.slice", "/kubepods.slice/kubepods-podg1.slice"]
     assert tree["/kubepods.slice/kubepods-burstable.slice"] == {"cpu.shares": "256"}
     assert tree["/kubepods.slice/kubepods-podg1.slice"]["memory.limit_in_bytes"] == str(1 << 30)
+
+
+def test_cgroup_tree_graph_has_one_vertex_per_cgroup_and_marks_pod_cgroups():
+    from kubenotes.kubelet.cgroups import cgroup_tree, cgroup_tree_graph
+    from kubenotes.sim.scenarios import single_container_pod
+
+    pods = [single_container_pod("g", 500, 500, 256, 256, uid="ug"), single_container_pod("b", uid="ub")]
+    capacity = {"cpu": "2", "memory": "4Gi"}
+    for driver in ("cgroupfs", "systemd"):
+        g = cgroup_tree_graph(pods, capacity, cgroup_driver=driver)
+        assert set(g) == set(cgroup_tree(pods, capacity, cgroup_driver=driver))
+        assert sorted(d["qos"] for _, d in g.nodes(data=True) if d["pod"]) == ["BestEffort", "Guaranteed"]
+        assert all(g.in_degree(v) == 1 for v in g if v not in ("/kubepods", "/kubepods.slice"))

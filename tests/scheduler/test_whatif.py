@@ -54,3 +54,33 @@ def test_enabled_plugins_lists_every_extension_point_of_the_profile():
     assert pts["QueueSort"] == ["PrioritySort"] and pts["Bind"] == ["DefaultBinder"]
     assert "NodeResourcesFit" in pts["Filter"] and "DefaultPreemption" in pts["PostFilter"]
     assert set(pts) <= set(EXTENSION_POINT_FLOW)
+
+
+def test_panel_defaults_come_from_the_pod_the_nodes_and_the_configuration(fits):
+    from kubenotes.scheduler.whatif import scoring_strategy, variant_requests, zones_of
+
+    m, pod = fits
+    zones = zones_of(m.nodes)
+    assert zones == sorted(zones) and zones
+    assert zones_of(m.nodes, "no/such-label") == []
+    cpu, mem = variant_requests(pod)
+    assert variant_requests(pod_variant(pod, cpu_milli=cpu + 100, memory_mib=mem + 64)) == (cpu + 100, mem + 64)
+    assert scoring_strategy() == "LeastAllocated"
+    most = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+                {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated"}}}]}]}
+    assert scoring_strategy(most) == "MostAllocated"
+
+
+def test_trace_queries_agree_with_the_filter_verdicts(fits):
+    from kubenotes.scheduler.schedule_one import trace_feasible_nodes, trace_nodes, trace_plugins
+
+    m, pod = fits
+    r = schedule_what_if(m, pod, config=CONFIG)
+    nodes = trace_nodes(r)
+    assert set(r["filter"]) <= set(nodes) and len(nodes) == len(set(nodes))
+    feasible = trace_feasible_nodes(r)
+    assert r["nodeName"] in feasible
+    assert all(v == "passed" for n in feasible for v in r["filter"][n].values())
+    assert all(any(v != "passed" for v in r["filter"][n].values()) for n in set(r["filter"]) - set(feasible))
+    assert set(trace_plugins(r["finalScore"])) == {p for d in r["finalScore"].values() for p in d}

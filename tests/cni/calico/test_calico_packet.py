@@ -220,3 +220,16 @@ def test_example_cluster_shapes():
 def test_mode_summary():
     assert mode_summary(3, 1500, "vxlan")["fits"] is False and mode_summary(3, 1500, "vxlan")["fragments"] == 2
     assert mode_summary(5, 1400, "ipip-crosssubnet")["bgpSessions"] == 10
+
+
+def test_cluster_graph_tunnels_only_between_encapsulating_nodes_and_counts_bgp_sessions():
+    from kubenotes.cni.calico.bgp import bgp_session_count
+    from kubenotes.cni.calico.packet import cluster_graph, example_cluster, network_from_objects
+
+    def kinds(g, kind):
+        return [(a, b) for a, b, k in g.edges(data="kind") if k == kind]
+
+    plain = cluster_graph(network_from_objects(example_cluster(3), mode="bgp")[0])
+    assert kinds(plain, "tunnel") == [] and len(kinds(plain, "bgp")) == bgp_session_count(3)
+    vx = cluster_graph(network_from_objects(example_cluster(3), mode="vxlan")[0])
+    assert len(kinds(vx, "tunnel")) == 3 and all(a.endswith("/vxlan.calico") for a, _ in kinds(vx, "tunnel"))
