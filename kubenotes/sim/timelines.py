@@ -70,6 +70,7 @@ __all__ = [
     "rc_sizes",
     "LIFECYCLE_METHODS",
     "container_names",
+    "running_spans",
     "start_timeline",
     "status_history",
     "restart_history",
@@ -981,6 +982,45 @@ def container_names(run: PodRun) -> dict[str, str]:
     """
     return {t["response"]["container_id"]: t["request"]["config"]["metadata"]["name"]
             for t in run.kubelet.runtime.trace if t["method"] == "CreateContainer" and t.get("response")}
+
+
+def running_spans(run: PodRun) -> list[tuple[str, float, float]]:
+    """When each of the pod's containers ran: ``(name, started, stopped)``, a run still going ending at ``until_seconds``.
+
+    Parameters
+    ----------
+    run : PodRun
+        A pod run, e.g. :func:`kubenotes.sim.scenarios.simulate_pod_start`.
+
+    Returns
+    -------
+    list of (str, float, float)
+        One entry per run of a container the runtime created (matched by
+        container ID), in :func:`container_names` order, then start order.
+
+    Raises
+    ------
+    AttributeError
+        When ``run`` is not a :class:`~kubenotes.sim.scenarios.PodRun`.
+
+    See Also
+    --------
+    container_names, restart_history
+
+    Examples
+    --------
+    >>> from kubenotes.sim.scenarios import simulate_pod_start
+    >>> [(n, round(a, 2)) for n, a, _ in running_spans(simulate_pod_start())]
+    [('init-db', 1.73), ('web', 8.2)]
+    """
+    spans = []
+    for cid, name in container_names(run).items():
+        for r in (run.kubelet.runs.get(run.uid) or {}).get(name, []):
+            if r.container_id.split("://")[-1] != cid.split("://")[-1]:
+                continue
+            spans.append((name, r.started_seconds,
+                          r.finished_seconds if r.finished_seconds is not None else run.until_seconds))
+    return spans
 
 
 def start_timeline(run: PodRun, *, until_seconds: float | None = None) -> list[dict]:

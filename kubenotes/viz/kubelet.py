@@ -63,11 +63,11 @@ from kubenotes.sim.scenarios import (
 )
 from kubenotes.sim.timelines import (
     STATIC_MANIFEST,
-    container_names,
     mirror_pod_history,
     pod_events,
     restart_counts,
     restart_history,
+    running_spans,
     start_timeline,
     static_pod_fields,
 )
@@ -173,7 +173,6 @@ def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
     >>> plt.close(fig)
     """
     rows = start_timeline(run)
-    names = container_names(run)
     spec = run.pod["spec"]
     containers = [c["name"] for c in spec.get("initContainers") or []] + [c["name"] for c in spec["containers"]]
     lanes = ["sandbox"] + containers + ["probes", "Ready"]
@@ -195,13 +194,8 @@ def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
             continue
         ax.barh(y[lane], max(r["duration_seconds"], 0.15), left=r["time"], height=0.5,
                 color=colours.get(r["what"], "#bbb"), edgecolor="black", linewidth=0.4)
-    for cid, name in names.items():
-        for run_ in (run.kubelet.runs.get(run.uid) or {}).get(name, []):
-            if run_.container_id.split("://")[-1] != cid.split("://")[-1]:
-                continue
-            stop = run_.finished_seconds if run_.finished_seconds is not None else end
-            ax.barh(y[name], stop - run_.started_seconds, left=run_.started_seconds, height=0.22,
-                    color="#2e7d32", alpha=0.6)
+    for name, start, stop in running_spans(run):
+        ax.barh(y[name], stop - start, left=start, height=0.22, color="#2e7d32", alpha=0.6)
     sandbox_start = next((r["time"] + r["duration_seconds"] for r in rows if r["what"] == "RunPodSandbox"), None)
     if sandbox_start is not None:
         ax.barh(y["sandbox"], end - sandbox_start, left=sandbox_start, height=0.22, color="#607d8b", alpha=0.5)
