@@ -50,7 +50,6 @@ from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 
 __all__ = [
-    "Html",
     "PASSED",
     "PHASES",
     "EXTENSION_POINT_FLOW",
