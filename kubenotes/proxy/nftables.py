@@ -1,10 +1,15 @@
 """kube-proxy's nftables mode: the ``kube-proxy`` table it programs on one node.
 
 The nftables proxier keeps everything in one table, ``ip kube-proxy`` (``ip6``
-for IPv6). Base chains hook into netfilter (``filter-prerouting``,
-``filter-input``, ``filter-forward``, ``filter-output``,
-``filter-output-post-dnat``, ``nat-prerouting``, ``nat-output``,
-``nat-postrouting``); the ``services`` chain dispatches on verdict maps
+for IPv6). Base chains hook into netfilter in v1.34's layout
+(kubernetes/kubernetes#132456): ``filter-prerouting-pre-dnat`` and
+``filter-output-pre-dnat`` before DNAT (priority ``dstnat - 10``) for the
+``loadBalancerSourceRanges`` check on the original destination;
+``filter-input``, ``filter-forward`` and ``filter-output`` at the ``filter``
+priority, after DNAT, for the no-endpoint and unallocated-ClusterIP checks (so
+a node's own connection to a Service's external address, already DNATed to an
+endpoint, is not refused by them); ``nat-prerouting``, ``nat-output`` and
+``nat-postrouting`` for DNAT and masquerading. The ``services`` chain dispatches on verdict maps
 (``service-ips`` for ClusterIP, external and load-balancer IPs,
 ``service-nodeports`` for node ports); each service port gets a
 ``service-<HASH>-ns/name/proto/port`` chain that picks an
@@ -39,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from kubenotes.proxy.endpoints import EndpointInfo, ProxyState, ServicePortInfo, categorize_endpoints
+from kubenotes.proxy.util import NODE_PORT_ADDRESSES_PRIMARY, LocalTrafficDetector, node_port_ips
 
 __all__ = [
     "KUBE_PROXY_TABLE",
@@ -61,11 +67,11 @@ DEFAULT_MASQUERADE_BIT = 14
 _CHAIN_NAME_BASE_LENGTH_MAX = 256 - 16
 
 # chain, set and map names (proxier.go constants)
-FILTER_PREROUTING = "filter-prerouting"
+FILTER_PREROUTING_PRE_DNAT = "filter-prerouting-pre-dnat"
+FILTER_OUTPUT_PRE_DNAT = "filter-output-pre-dnat"
 FILTER_INPUT = "filter-input"
 FILTER_FORWARD = "filter-forward"
 FILTER_OUTPUT = "filter-output"
-FILTER_OUTPUT_POST_DNAT = "filter-output-post-dnat"
 NAT_PREROUTING = "nat-prerouting"
 NAT_OUTPUT = "nat-output"
 NAT_POSTROUTING = "nat-postrouting"
@@ -101,13 +107,16 @@ SHORT_CIRCUIT_POD_COMMENT = "short-circuit pod traffic"
 MASQUERADE_LOCAL_COMMENT = "masquerade local traffic"
 SHORT_CIRCUIT_LOCAL_COMMENT = "short-circuit local traffic"
 
-# (name, type, hook, priority) of nftablesBaseChains; knftables writes dstnat-10 as -110 etc.
+# (name, type, hook, priority) of nftablesBaseChains (v1.34, kubernetes/kubernetes#132456): the two
+# "pre-dnat" filter chains run before DNAT (dstnat-10, knftables writes -110) to see the original destination
+# (LoadBalancerSourceRanges); input, forward and output run at the filter priority (0), after DNAT, so that
+# local traffic to an external address has been short-circuited to its endpoint before it is checked.
 _BASE_CHAINS = [
-    (FILTER_PREROUTING, "filter", "prerouting", -110),
-    (FILTER_INPUT, "filter", "input", -110),
-    (FILTER_FORWARD, "filter", "forward", -110),
-    (FILTER_OUTPUT, "filter", "output", -110),
-    (FILTER_OUTPUT_POST_DNAT, "filter", "output", -90),
+    (FILTER_PREROUTING_PRE_DNAT, "filter", "prerouting", -110),
+    (FILTER_OUTPUT_PRE_DNAT, "filter", "output", -110),
+    (FILTER_FORWARD, "filter", "forward", 0),
+    (FILTER_INPUT, "filter", "input", 0),
+    (FILTER_OUTPUT, "filter", "output", 0),
     (NAT_PREROUTING, "nat", "prerouting", -100),
     (NAT_OUTPUT, "nat", "output", -100),
     (NAT_POSTROUTING, "nat", "postrouting", 100),
@@ -118,13 +127,13 @@ _JUMP_CHAINS = [
     (SERVICE_ENDPOINTS_CHECK, FILTER_INPUT, "ct state new"),
     (SERVICE_ENDPOINTS_CHECK, FILTER_FORWARD, "ct state new"),
     (SERVICE_ENDPOINTS_CHECK, FILTER_OUTPUT, "ct state new"),
-    (FIREWALL_CHECK, FILTER_PREROUTING, "ct state new"),
-    (FIREWALL_CHECK, FILTER_OUTPUT, "ct state new"),
+    (FIREWALL_CHECK, FILTER_PREROUTING_PRE_DNAT, "ct state new"),
+    (FIREWALL_CHECK, FILTER_OUTPUT_PRE_DNAT, "ct state new"),
     (SERVICES_CHAIN, NAT_OUTPUT, ""),
     (SERVICES_CHAIN, NAT_PREROUTING, ""),
     (MASQUERADING_CHAIN, NAT_POSTROUTING, ""),
     (CLUSTER_IPS_CHECK, FILTER_FORWARD, "ct state new"),
-    (CLUSTER_IPS_CHECK, FILTER_OUTPUT_POST_DNAT, "ct state new"),
+    (CLUSTER_IPS_CHECK, FILTER_OUTPUT, "ct state new"),
 ]
 # nft's standard priority names and the hooks where ip/ip6 tables print them (rule.c std_prios)
 _STD_PRIOS = [(-300, "raw", None), (-150, "mangle", None), (-100, "dstnat", {"prerouting"}),
@@ -339,23 +348,11 @@ def _mark(bit: int) -> str:
     return format(1 << bit, "#08x")
 
 
-def _nodeport_ips(state: ProxyState, nodeport_addresses: Sequence[str] | None) -> list[str] | None:
-    """The node IPs accepting NodePort traffic, or None for "all local IPs" (``MatchAll``)."""
-    if nodeport_addresses is None or list(nodeport_addresses) == ["primary"]:
-        return list(state.node_ips[:1])
-    nets = []
-    for cidr in nodeport_addresses:
-        net = ipaddress.ip_network(cidr, strict=False)
-        if net.prefixlen == 0:
-            return None
-        nets.append(net)
-    return [ip for ip in state.node_ips if any(ipaddress.ip_address(ip) in n for n in nets)]
-
-
 def kube_proxy_table(state: ProxyState, *, masquerade_all: bool = False,
                      service_cidrs: Sequence[str] | None = None,
                      nodeport_addresses: Sequence[str] | None = None,
-                     masquerade_bit: int = DEFAULT_MASQUERADE_BIT, record_commands: bool = True) -> NFTTable:
+                     masquerade_bit: int = DEFAULT_MASQUERADE_BIT, record_commands: bool = True,
+                     local_detector: LocalTrafficDetector | None = None) -> NFTTable:
     """Build the ``kube-proxy`` table a first full sync of the nftables proxier writes.
 
     Parameters
@@ -368,12 +365,15 @@ def kube_proxy_table(state: ProxyState, *, masquerade_all: bool = False,
         unallocated address in them is dropped. Default ``10.96.0.0/12``
         (kubeadm's); ``()`` leaves the drop rule out.
     nodeport_addresses : sequence of str, optional
-        ``--nodeport-addresses``: None (the nftables default, ``primary``: the
-        node's first IP), or CIDRs (``0.0.0.0/0`` accepts node ports on every local IP).
+        ``nodePortAddresses``: None (the nftables default, ``primary``: the
+        node's first IP), ``()`` or a ``/0`` CIDR for every local IP, or CIDRs.
     masquerade_bit : int
         ``--iptables-masquerade-bit`` (14: mark ``0x4000``).
     record_commands : bool
         Keep the ``add ...`` transaction in ``NFTTable.commands`` (off saves memory for listings).
+    local_detector : LocalTrafficDetector, optional
+        ``detectLocalMode``'s detector for this family; default: by ``state.cluster_cidr``
+        (``ClusterCIDR`` mode), the no-op detector when that is unset.
 
     Returns
     -------
@@ -383,9 +383,8 @@ def kube_proxy_table(state: ProxyState, *, masquerade_all: bool = False,
     -----
     Upstream iterates services in Go map order; here they are in
     ``state.services`` order (sorted by namespace and name). Only the first
-    full sync is modelled (no partial syncs or stale-chain cleanup). The local
-    traffic detector is ``ClusterCIDR`` when ``state.cluster_cidr`` is set
-    and absent otherwise (upstream's no-op detector).
+    full sync is modelled (no partial syncs or stale-chain cleanup, and without
+    the ``flush``/``delete`` commands, which change nothing on an empty table).
 
     References
     ----------
@@ -400,8 +399,11 @@ def kube_proxy_table(state: ProxyState, *, masquerade_all: bool = False,
     mark = _mark(masquerade_bit)
     cidrs = [c for c in (service_cidrs if service_cidrs is not None else (DEFAULT_SERVICE_CIDR,))
              if (":" in c) == v6]
-    np_ips = _nodeport_ips(state, nodeport_addresses)
-    local = state.cluster_cidr if state.cluster_cidr and (":" in state.cluster_cidr) == v6 else None
+    np_ips = node_port_ips(state.node_ips, [NODE_PORT_ADDRESSES_PRIMARY] if nodeport_addresses is None
+                           else nodeport_addresses)
+    if local_detector is None:
+        local_detector = LocalTrafficDetector.for_family("ClusterCIDR", 6 if v6 else 4,
+                                                         cluster_cidrs=(state.cluster_cidr or "").split(","))
 
     t = NFTTable(family=ipx, record_commands=record_commands)
     t.commands.append(f'add table {ipx} {KUBE_PROXY_TABLE} {{ comment "{TABLE_COMMENT}" ; }}')
@@ -450,13 +452,13 @@ def kube_proxy_table(state: ProxyState, *, masquerade_all: bool = False,
                                    f"vmap @{SERVICE_NODEPORTS_MAP}")
 
     for spn, info in state.services.items():
-        _sync_service(t, state, info, state.endpoints.get(spn, ()), ipx=ipx, addr_type=addr_type, local_cidr=local,
-                      masquerade_all=masquerade_all)
+        _sync_service(t, state, info, state.endpoints.get(spn, ()), ipx=ipx, addr_type=addr_type,
+                      detector=local_detector, masquerade_all=masquerade_all)
     return t
 
 
 def _sync_service(t: NFTTable, state: ProxyState, info: ServicePortInfo, endpoints: Sequence[EndpointInfo], *,
-                  ipx: str, addr_type: str, local_cidr: str | None, masquerade_all: bool) -> None:
+                  ipx: str, addr_type: str, detector: LocalTrafficDetector, masquerade_all: bool) -> None:
     """One iteration of ``syncProxyRules``'s per-service-port loop."""
     proto = info.protocol.lower()
     name_string = str(info.name)
@@ -525,17 +527,20 @@ def _sync_service(t: NFTTable, state: ProxyState, info: ServicePortInfo, endpoin
             t.add_element(NO_ENDPOINT_NODEPORTS_MAP, [proto, str(info.node_port)], external_verdict, name_string)
 
     if has_internal:
+        # v1.34 (kubernetes/kubernetes#131492) matches the cluster IP only: a packet reaching this chain through
+        # service-ips already matched its protocol and port, and one coming from an external chain never has it.
         if masquerade_all:
-            t.add_rule(internal_chain, f"{ipx} daddr {info.cluster_ip} {proto} dport {port} jump {MARK_MASQ_CHAIN}")
-        elif local_cidr:
-            t.add_rule(internal_chain, f"{ipx} daddr {info.cluster_ip} {proto} dport {port} "
-                                       f"{ipx} saddr != {local_cidr} jump {MARK_MASQ_CHAIN}")
+            t.add_rule(internal_chain, f"{ipx} daddr {info.cluster_ip} jump {MARK_MASQ_CHAIN}")
+        elif detector.implemented:
+            t.add_rule(internal_chain, f"{ipx} daddr {info.cluster_ip} {' '.join(detector.if_not_local_nft)} "
+                                       f"jump {MARK_MASQ_CHAIN}")
     if uses_external_chain:
         if not info.external_policy_local:
             t.add_rule(external_chain, f"jump {MARK_MASQ_CHAIN}")
         else:
-            if local_cidr:
-                t.add_rule(external_chain, f"{ipx} saddr {local_cidr} goto {cluster_chain}", SHORT_CIRCUIT_POD_COMMENT)
+            if detector.implemented:
+                t.add_rule(external_chain, f"{' '.join(detector.if_local_nft)} goto {cluster_chain}",
+                           SHORT_CIRCUIT_POD_COMMENT)
             t.add_rule(external_chain, f"fib saddr type local jump {MARK_MASQ_CHAIN}", MASQUERADE_LOCAL_COMMENT)
             t.add_rule(external_chain, f"fib saddr type local goto {cluster_chain}", SHORT_CIRCUIT_LOCAL_COMMENT)
         if has_external:

@@ -1,6 +1,7 @@
 """Tests of kubenotes.proxy.nftables: the kube-proxy table of the nftables mode.
 
-Ported from kubernetes/kubernetes@v1.34.0 ``pkg/proxy/nftables/proxier_test.go``:
+Ported from kubernetes/kubernetes@v1.34.0 ``pkg/proxy/nftables/proxier_test.go`` (v1.34's base chains,
+kubernetes/kubernetes#132456, and cluster-IP masquerade rule without the port, #131492):
 
 * ``TestOverallNFTablesRules``: the six services (ClusterIP; LoadBalancer with
   ``externalTrafficPolicy: Local`` and only a remote endpoint; NodePort; external IP;
@@ -112,11 +113,11 @@ add map ip kube-proxy no-endpoint-services { type ipv4_addr . inet_proto . inet_
 add map ip kube-proxy service-ips { type ipv4_addr . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }
 add map ip kube-proxy service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }
 add chain ip kube-proxy cluster-ips-check
-add chain ip kube-proxy filter-prerouting { type filter hook prerouting priority -110 ; }
-add chain ip kube-proxy filter-input { type filter hook input priority -110 ; }
-add chain ip kube-proxy filter-forward { type filter hook forward priority -110 ; }
-add chain ip kube-proxy filter-output { type filter hook output priority -110 ; }
-add chain ip kube-proxy filter-output-post-dnat { type filter hook output priority -90 ; }
+add chain ip kube-proxy filter-prerouting-pre-dnat { type filter hook prerouting priority -110 ; }
+add chain ip kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }
+add chain ip kube-proxy filter-forward { type filter hook forward priority 0 ; }
+add chain ip kube-proxy filter-input { type filter hook input priority 0 ; }
+add chain ip kube-proxy filter-output { type filter hook output priority 0 ; }
 add chain ip kube-proxy firewall-check
 add chain ip kube-proxy mark-for-masquerade
 add chain ip kube-proxy masquerading
@@ -129,14 +130,14 @@ add chain ip kube-proxy services
 add chain ip kube-proxy service-endpoints-check
 add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"
 add rule ip kube-proxy cluster-ips-check ip daddr { 172.30.0.0/16 } drop comment "Drop traffic to unallocated ClusterIPs"
-add rule ip kube-proxy filter-prerouting ct state new jump firewall-check
+add rule ip kube-proxy filter-prerouting-pre-dnat ct state new jump firewall-check
 add rule ip kube-proxy filter-forward ct state new jump service-endpoints-check
 add rule ip kube-proxy filter-forward ct state new jump cluster-ips-check
 add rule ip kube-proxy filter-input ct state new jump nodeport-endpoints-check
 add rule ip kube-proxy filter-input ct state new jump service-endpoints-check
 add rule ip kube-proxy filter-output ct state new jump service-endpoints-check
-add rule ip kube-proxy filter-output ct state new jump firewall-check
-add rule ip kube-proxy filter-output-post-dnat ct state new jump cluster-ips-check
+add rule ip kube-proxy filter-output-pre-dnat ct state new jump firewall-check
+add rule ip kube-proxy filter-output ct state new jump cluster-ips-check
 add rule ip kube-proxy firewall-check ip daddr . meta l4proto . th dport vmap @firewall-ips
 add rule ip kube-proxy mark-for-masquerade mark set mark or 0x004000
 add rule ip kube-proxy masquerading mark and 0x004000 == 0 return
@@ -153,7 +154,7 @@ add element ip kube-proxy nodeport-ips { 192.168.0.2 }
 add rule ip kube-proxy service-endpoints-check ip daddr . meta l4proto . th dport vmap @no-endpoint-services
 
 add chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80
-add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 ip daddr 172.30.0.41 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 ip daddr 172.30.0.41 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
 add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }
 add chain ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80
 add rule ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 ip saddr 10.180.0.1 jump mark-for-masquerade
@@ -162,7 +163,7 @@ add element ip kube-proxy cluster-ips { 172.30.0.41 }
 add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80 }
 
 add chain ip kube-proxy service-42NFTM6N-ns2/svc2/tcp/p80
-add rule ip kube-proxy service-42NFTM6N-ns2/svc2/tcp/p80 ip daddr 172.30.0.42 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+add rule ip kube-proxy service-42NFTM6N-ns2/svc2/tcp/p80 ip daddr 172.30.0.42 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
 add rule ip kube-proxy service-42NFTM6N-ns2/svc2/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-SGOXE6O3-ns2/svc2/tcp/p80__10.180.0.2/80 }
 add chain ip kube-proxy external-42NFTM6N-ns2/svc2/tcp/p80
 add rule ip kube-proxy external-42NFTM6N-ns2/svc2/tcp/p80 ip saddr 10.0.0.0/8 goto service-42NFTM6N-ns2/svc2/tcp/p80 comment "short-circuit pod traffic"
@@ -181,7 +182,7 @@ add element ip kube-proxy no-endpoint-services { 1.2.3.4 . tcp . 80 comment "ns2
 add element ip kube-proxy no-endpoint-services { 192.168.99.22 . tcp . 80 comment "ns2/svc2:p80" : drop }
 
 add chain ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80
-add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 ip daddr 172.30.0.43 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 ip daddr 172.30.0.43 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
 add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-UEIP74TE-ns3/svc3/tcp/p80__10.180.0.3/80 }
 add chain ip kube-proxy external-4AT6LBPK-ns3/svc3/tcp/p80
 add rule ip kube-proxy external-4AT6LBPK-ns3/svc3/tcp/p80 jump mark-for-masquerade
@@ -194,7 +195,7 @@ add element ip kube-proxy service-ips { 172.30.0.43 . tcp . 80 : goto service-4A
 add element ip kube-proxy service-nodeports { tcp . 3003 : goto external-4AT6LBPK-ns3/svc3/tcp/p80 }
 
 add chain ip kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80
-add rule ip kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80 ip daddr 172.30.0.44 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+add rule ip kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80 ip daddr 172.30.0.44 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
 add rule ip kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80 numgen random mod 2 vmap { 0 : goto endpoint-UNZV3OEC-ns4/svc4/tcp/p80__10.180.0.4/80 , 1 : goto endpoint-5RFCDDV7-ns4/svc4/tcp/p80__10.180.0.5/80 }
 add chain ip kube-proxy external-LAUZTJTB-ns4/svc4/tcp/p80
 add rule ip kube-proxy external-LAUZTJTB-ns4/svc4/tcp/p80 jump mark-for-masquerade
@@ -211,7 +212,7 @@ add element ip kube-proxy service-ips { 192.168.99.33 . tcp . 80 : goto external
 
 add set ip kube-proxy affinity-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80 { type ipv4_addr ; flags dynamic,timeout ; timeout 10800s ; }
 add chain ip kube-proxy service-HVFWP5L3-ns5/svc5/tcp/p80
-add rule ip kube-proxy service-HVFWP5L3-ns5/svc5/tcp/p80 ip daddr 172.30.0.45 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+add rule ip kube-proxy service-HVFWP5L3-ns5/svc5/tcp/p80 ip daddr 172.30.0.45 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
 add rule ip kube-proxy service-HVFWP5L3-ns5/svc5/tcp/p80 ip saddr @affinity-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80 goto endpoint-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80
 add rule ip kube-proxy service-HVFWP5L3-ns5/svc5/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80 }
 add chain ip kube-proxy external-HVFWP5L3-ns5/svc5/tcp/p80
@@ -302,12 +303,13 @@ def test_listing_shape(overall_state):
     assert text.startswith('table ip kube-proxy {\n\tcomment "rules for kube-proxy"\n')
     assert "\t\ttype filter hook prerouting priority dstnat - 10; policy accept;" in text
     assert "\t\ttype nat hook postrouting priority srcnat; policy accept;" in text
-    assert "\t\ttype filter hook input priority -110; policy accept;" in text
+    assert "\t\ttype filter hook output priority dstnat - 10; policy accept;" not in text  # nft names it -110
+    assert "\t\ttype filter hook input priority filter; policy accept;" in text
     assert "\t\tmeta mark set meta mark | 0x00004000" in text
     assert "\t\tip saddr != 203.0.113.0/25 drop" in text
     assert "\t\ttimeout 3h\n" in text and "\t\tsize 65535\n" in text
     # sets and maps come before chains
-    assert text.index("map service-nodeports") < text.index("chain filter-prerouting")
+    assert text.index("map service-nodeports") < text.index("chain filter-prerouting-pre-dnat")
 
 
 # ---------------------------------------------------------------------------
@@ -372,7 +374,7 @@ def test_masquerade_all_and_no_cluster_cidr(nft, tmp_path):
     chain = next(c for c in no_detector.chains if c.startswith("service-") and "/" in c)
     assert len(no_detector.chains[chain].rules) == 1  # only the numgen rule: no local-traffic detector
     masq_all = kube_proxy_table(_state(*objs), masquerade_all=True)
-    assert masq_all.chains[chain].rules[0] == ("ip daddr 172.30.0.41 tcp dport 80 jump mark-for-masquerade", None)
+    assert masq_all.chains[chain].rules[0] == ("ip daddr 172.30.0.41 jump mark-for-masquerade", None)
     nft_check(nft, nft_transaction(_state(*objs), masquerade_all=True), tmp_path)
 
 
