@@ -31,12 +31,12 @@ https://kubernetes.io/docs/reference/networking/virtual-ips/
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from kubenotes.api.service import LABEL_SERVICE_NAME, is_service_ip_set
 from kubenotes.errors import KubenotesError, ManifestError
+from kubenotes.proxy.util import normalize_ip, parse_cidr_sloppy
 
 __all__ = [
     "ServicePortName",
@@ -290,17 +290,19 @@ def _plain(o: Any) -> dict:
 
 
 def _family(ip: str) -> int | None:
-    try:
-        return ipaddress.ip_address(ip.strip()).version
-    except ValueError:
-        return None
+    """The IP version of an address read as ``ParseIPSloppy`` reads it (leading zeros allowed)."""
+    text = normalize_ip(ip.strip()) if ip else None
+    return None if text is None else (6 if ":" in text else 4)
 
 
-def _cidr_family(cidr: str) -> int | None:
-    try:
-        return ipaddress.ip_network(cidr.strip(), strict=False).version
-    except ValueError:
-        return None
+def _family_ips(values: Iterable[str], family: int) -> tuple[str, ...]:
+    """The addresses of one family, normalised as kube-proxy writes them (``010.000.000.001`` -> ``10.0.0.1``)."""
+    out = []
+    for v in values:
+        text = normalize_ip(v.strip()) if v else None
+        if text is not None and (6 if ":" in text else 4) == family:
+            out.append(text)
+    return tuple(out)
 
 
 def _ref(o: dict) -> str:
@@ -321,8 +323,7 @@ def _externally_accessible(spec: dict) -> bool:
 def _service_port_infos(svc: dict, family: int) -> list[ServicePortInfo]:
     md, spec = svc["metadata"], svc.get("spec") or {}
     ns, name = md.get("namespace") or "default", md["name"]
-    cluster_ips = tuple(ip for ip in (spec.get("clusterIPs") or [spec.get("clusterIP")])
-                        if ip and _family(ip) == family)
+    cluster_ips = _family_ips((ip for ip in (spec.get("clusterIPs") or [spec.get("clusterIP")]) if ip), family)
     if not cluster_ips:
         return []  # a single-stack Service of the other family
     affinity = None
@@ -331,10 +332,11 @@ def _service_port_infos(svc: dict, family: int) -> list[ServicePortInfo]:
         affinity = int(cfg.get("timeoutSeconds") or DEFAULT_CLIENT_IP_SERVICE_AFFINITY_SECONDS)
     ext_local = _externally_accessible(spec) and spec.get("externalTrafficPolicy") == "Local"
     int_local = spec.get("internalTrafficPolicy") == "Local"
-    external_ips = tuple(ip for ip in spec.get("externalIPs") or () if _family(ip) == family)
-    ranges = tuple(r.strip() for r in spec.get("loadBalancerSourceRanges") or () if _cidr_family(r) == family)
-    lb_ips = tuple(ing["ip"] for ing in ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress") or ()
-                   if ing.get("ip") and ing.get("ipMode") != "Proxy" and _family(ing["ip"]) == family)
+    external_ips = _family_ips(spec.get("externalIPs") or (), family)
+    ranges = tuple(str(n) for r in spec.get("loadBalancerSourceRanges") or ()
+                   if (n := parse_cidr_sloppy(r)) is not None and n.version == family)
+    lb_ips = _family_ips((ing["ip"] for ing in ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress")
+                          or () if ing.get("ip") and ing.get("ipMode") != "Proxy"), family)
     needs_hc = spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
     hc = int(spec.get("healthCheckNodePort") or 0) if needs_hc else 0
     out = []
@@ -359,8 +361,8 @@ def _add_endpoints(acc: dict[str, dict[str, EndpointInfo]], ports_by_name: dict[
             continue
         bucket = acc.setdefault(pname, {})
         for ep in sl.get("endpoints") or ():
-            addrs = ep.get("addresses") or []
-            if not addrs or _family(addrs[0]) != family:
+            addrs = _family_ips((ep.get("addresses") or [])[:1], family)
+            if not addrs:
                 continue
             cond = ep.get("conditions") or {}
             hints = frozenset(z.get("name") for z in ((ep.get("hints") or {}).get("forZones") or ()) if z.get("name"))
@@ -404,7 +406,10 @@ def proxy_state(objects: Iterable[Any], node_name: str, *, cluster_cidr: str | N
     Notes
     -----
     Services that kube-proxy skips (``ExternalName``, headless, no cluster IP)
-    are left out. A Service's endpoints come only from the EndpointSlices
+    are left out. Addresses stored before validation refused legacy spellings
+    (IPv4 octets with leading zeros, ``010.000.000.001``) are read with
+    ``ParseIPSloppy`` and written normalised (``10.0.0.1``), as kube-proxy does,
+    rather than dropped; ``loadBalancerSourceRanges`` likewise with ``ParseCIDRSloppy``. A Service's endpoints come only from the EndpointSlices
     labelled ``kubernetes.io/service-name`` with it, as kube-proxy reads them:
     a Service without any has no endpoints. Simplified: one IP family
     (upstream runs a proxier per family); topology hints by zone only (no
@@ -445,7 +450,7 @@ def proxy_state(objects: Iterable[Any], node_name: str, *, cluster_cidr: str | N
     internal = [a.get("address") or "" for a in (node.get("status") or {}).get("addresses") or ()
                 if a.get("type") == "InternalIP"]
     family = next((_family(a) for a in internal if _family(a)), 4) or 4
-    node_ips = tuple(a for a in internal if _family(a) == family)
+    node_ips = _family_ips(internal, family)
     zones = {n: ((o["metadata"].get("labels") or {}).get(LABEL_TOPOLOGY_ZONE) or "") for n, o in nodes.items()}
     zones = {n: z for n, z in zones.items() if z}
 

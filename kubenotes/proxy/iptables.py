@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kubenotes.proxy.endpoints import categorize_endpoints
+from kubenotes.proxy.util import normalize_ip, parse_cidr_sloppy
 
 __all__ = [
     "KUBE_SERVICES_CHAIN",
@@ -272,42 +273,12 @@ def compute_probability(n: int) -> str:
 # addresses
 
 
-def _parse_ip_sloppy(s: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """``netutils.ParseIPSloppy``: like net.ParseIP but IPv4 octets may have leading zeros (read as decimal)."""
-    s = s.strip()
-    try:
-        return ipaddress.ip_address(s)
-    except ValueError:
-        pass
-    parts = s.split(".")
-    if len(parts) == 4 and all(p.isdigit() and len(p) <= 3 and int(p) <= 255 for p in parts):
-        return ipaddress.IPv4Address(".".join(str(int(p)) for p in parts))
-    return None
-
-
-def _parse_cidr_sloppy(s: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
-    s = s.strip()
-    if "/" not in s:
-        return None
-    addr, _, bits = s.partition("/")
-    ip = _parse_ip_sloppy(addr)
-    if ip is None or not bits.isdigit():
-        return None
-    try:
-        return ipaddress.ip_network(f"{ip}/{int(bits)}", strict=False)
-    except ValueError:
-        return None
-
-
 def _canonical_ip(s: str) -> tuple[str, int] | None:
-    """``(canonical text, IP version)`` of an address, or ``None`` if it does not parse (fast path for IPv4)."""
-    if ":" not in s:
-        parts = s.split(".")
-        if len(parts) == 4 and all(p.isdigit() and len(p) <= 3 and (p == "0" or p[0] != "0") and int(p) <= 255
-                                   for p in parts):
-            return s, 4
-    ip = _parse_ip_sloppy(s)
-    return (str(ip), ip.version) if ip is not None else None
+    """``(canonical text, IP version)`` of an address (:func:`~kubenotes.proxy.util.normalize_ip`), or ``None``."""
+    text = normalize_ip(s)
+    if text is None:
+        return None
+    return text, (6 if ":" in text else 4)
 
 
 def _family_ips(values: Iterable[str], version: int) -> list[str]:
@@ -521,7 +492,7 @@ def iptables_save(
     # LocalTrafficDetector: DetectLocalByCIDR over --cluster-cidr of this family, else no-op.
     local_cidr = None
     for c in (state.cluster_cidr or "").split(","):
-        net = _parse_cidr_sloppy(c) if c.strip() else None
+        net = parse_cidr_sloppy(c) if c.strip() else None
         if net is not None and net.version == version:
             local_cidr = str(net)
             break
@@ -585,7 +556,7 @@ def iptables_save(
         external_ips = _family_ips(svc.external_ips, version)
         lb_ips = _family_ips(svc.load_balancer_ips, version)
         source_ranges = [n for r in svc.load_balancer_source_ranges
-                         if (n := _parse_cidr_sloppy(r)) is not None and n.version == version]
+                         if (n := parse_cidr_sloppy(r)) is not None and n.version == version]
         by_id = {id(e.info): e for e in all_eps}
         cluster_eps, local_eps, reachable_eps, has_endpoints = categorize_endpoints(
             [e.info for e in all_eps], svc, state.node_name, getattr(state, "node_zone", ""))

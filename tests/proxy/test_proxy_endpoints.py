@@ -376,3 +376,37 @@ def test_load_bad_input_is_one_line(tmp_path):
 def test_load_missing_file(tmp_path):
     with pytest.raises(ManifestError, match="nope.yaml"):
         load_proxy_objects([str(tmp_path / "nope.yaml")])
+
+
+def test_legacy_ip_spellings_are_read_sloppily_and_written_normalised() -> None:
+    """Objects stored before validation refused leading zeros: kept, normalised (ParseIPSloppy), in every mode."""
+    from kubenotes.proxy.iptables import iptables_save
+    from kubenotes.proxy.ipvs import ipvsadm_ln
+    from kubenotes.proxy.nftables import nft_list_table
+
+    objs = [
+        {"kind": "Node", "metadata": {"name": "n1"},
+         "status": {"addresses": [{"type": "InternalIP", "address": "192.168.000.002"}]}},
+        {"kind": "Service", "metadata": {"name": "old", "namespace": "default"},
+         "spec": {"type": "LoadBalancer", "clusterIP": "010.096.000.010", "clusterIPs": ["010.096.000.010"],
+                  "externalIPs": ["192.168.099.011"], "loadBalancerSourceRanges": [" 203.000.113.000/25"],
+                  "ports": [{"name": "http", "port": 80, "protocol": "TCP", "nodePort": 30080}]},
+         "status": {"loadBalancer": {"ingress": [{"ip": "001.002.003.004"}]}}},
+        {"kind": "EndpointSlice", "metadata": {"name": "old-1", "namespace": "default",
+                                               "labels": {"kubernetes.io/service-name": "old"}},
+         "addressType": "IPv4", "endpoints": [{"addresses": ["010.244.000.005"]}],
+         "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]},
+    ]
+    st = proxy_state(objs, "n1")
+    info = next(iter(st.services.values()))
+    assert st.node_ips == ("192.168.0.2",)
+    assert info.cluster_ips == ("10.96.0.10",) and info.external_ips == ("192.168.99.11",)
+    assert info.load_balancer_ips == ("1.2.3.4",) and info.load_balancer_source_ranges == ("203.0.113.0/25",)
+    assert [e.ip for e in st.endpoints[info.name]] == ["10.244.0.5"]
+    ipt = iptables_save(st)
+    assert "-d 10.96.0.10 --dport 80" in ipt and "--to-destination 10.244.0.5:80" in ipt
+    nft = nft_list_table(st)
+    assert "10.96.0.10 . tcp . 80 : goto service-" in nft and "dnat to 10.244.0.5:80" in nft
+    assert "ip saddr != 203.0.113.0/25 drop" in nft
+    assert "TCP  10.96.0.10:80 rr" in ipvsadm_ln(st)
+    assert not any(bad in ipt + nft for bad in ("010.", ".099.", "001.002", "203.000"))
