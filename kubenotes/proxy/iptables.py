@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kubenotes.proxy.endpoints import categorize_endpoints
-from kubenotes.proxy.util import normalize_ip, parse_cidr_sloppy
+from kubenotes.proxy.util import LocalTrafficDetector, node_port_ips, normalize_ip, parse_cidr_sloppy
 
 __all__ = [
     "KUBE_SERVICES_CHAIN",
@@ -409,6 +409,8 @@ def iptables_save(
     conntrack_tcp_be_liberal: bool = False,
     ip_family: str | None = None,
     full: bool = False,
+    local_detector: LocalTrafficDetector | None = None,
+    nodeport_addresses: Iterable[str] | None = None,
 ) -> str:
     """The ``filter`` and ``nat`` rules kube-proxy's iptables proxier writes for ``state``.
 
@@ -439,6 +441,13 @@ def iptables_save(
         chains, the jumps into kube-proxy's chains that it installs with
         ``iptables -I`` outside the restore, and the empty KUBE-PROXY-CANARY chains
         (also in ``mangle``).
+    local_detector : LocalTrafficDetector, optional
+        ``detectLocalMode``'s detector; default: by ``state.cluster_cidr`` (``ClusterCIDR``),
+        the no-op detector when that is unset.
+    nodeport_addresses : iterable of str, optional
+        ``nodePortAddresses``: None or empty for every local address (the iptables
+        default), ``["primary"]`` or CIDRs for one ``-d IP -j KUBE-NODEPORTS`` rule per
+        matching node address.
 
     Returns
     -------
@@ -453,8 +462,8 @@ def iptables_save(
     Notes
     -----
     Simplified compared with upstream: always a full sync (no partial syncs, no ``-X``
-    lines for stale chains); ``--nodeport-addresses`` is the default (all local
-    addresses); no topology-aware routing (see :func:`categorize_endpoints`); the
+    lines for stale chains); the node's addresses for ``nodeport_addresses`` are its
+    Node object's (not its interfaces'); no topology-aware routing (see :func:`categorize_endpoints`); the
     text is what kube-proxy writes, before the kernel round trip that makes a real
     ``iptables-save`` print e.g. ``--set-xmark 0x4000/0x4000`` for ``--or-mark 0x4000``.
     Order is upstream's test order (see the module docstring).
@@ -489,15 +498,12 @@ def iptables_save(
         localhost_node_ports = False  # NewDualStackProxier passes false to the IPv6 proxier
     mark = f"{1 << masquerade_bit:#x}"
 
-    # LocalTrafficDetector: DetectLocalByCIDR over --cluster-cidr of this family, else no-op.
-    local_cidr = None
-    for c in (state.cluster_cidr or "").split(","):
-        net = parse_cidr_sloppy(c) if c.strip() else None
-        if net is not None and net.version == version:
-            local_cidr = str(net)
-            break
-    if_not_local = ("!", "-s", local_cidr) if local_cidr else ()
-    if_local = ("-s", local_cidr) if local_cidr else ()
+    # LocalTrafficDetector: by default DetectLocalByCIDR over --cluster-cidr of this family, else no-op.
+    if local_detector is None:
+        local_detector = LocalTrafficDetector.for_family("ClusterCIDR", version,
+                                                         cluster_cidrs=(state.cluster_cidr or "").split(","))
+    detect_local = local_detector.implemented
+    if_not_local, if_local = local_detector.if_not_local, local_detector.if_local
     node_ip = None
     for ip in _family_ips(state.node_ips or (), version):
         node_ip = ipaddress.ip_address(ip)
@@ -649,7 +655,7 @@ def iptables_save(
                     "-d", cluster_ip, "--dport", port)
             if masquerade_all:
                 nat.write("-A", internal_chain, *args, "-j", KUBE_MARK_MASQ_CHAIN)
-            elif local_cidr:
+            elif detect_local:
                 nat.write("-A", internal_chain, *args, *if_not_local, "-j", KUBE_MARK_MASQ_CHAIN)
 
         # External traffic handling.
@@ -659,7 +665,7 @@ def iptables_save(
                 nat.write("-A", ext_chain, "-m", "comment", "--comment",
                           f'"masquerade traffic for {name} external destinations"', "-j", KUBE_MARK_MASQ_CHAIN)
             else:
-                if local_cidr:
+                if detect_local:
                     nat.write("-A", ext_chain, "-m", "comment", "--comment",
                               f'"pod traffic for {name} external destinations"', *if_local, "-j", cluster_chain)
                 nat.write("-A", ext_chain, "-m", "comment", "--comment",
@@ -702,14 +708,22 @@ def iptables_save(
                         if svc.session_affinity_timeout_seconds is not None else ())
             nat.write(*head, *affinity, *match, "-j", "DNAT", "--to-destination", e.text)
 
-    # Tail-call to the nodePorts chain (--nodeport-addresses unset: all local addresses).
-    destinations = ["-m", "addrtype", "--dst-type", "LOCAL"]
-    if is_ipv6:
-        destinations += ["!", "-d", "::1/128"]
-    elif not localhost_node_ports:
-        destinations += ["!", "-d", "127.0.0.0/8"]
-    nat.write("-A", KUBE_SERVICES_CHAIN, "-m", "comment", "--comment", _COMMENT_NODEPORTS_LAST,
-              *destinations, "-j", KUBE_NODE_PORTS_CHAIN)
+    # Tail-call to the nodePorts chain: every local address, or one rule per nodePortAddresses match.
+    np_ips = node_port_ips(_family_ips(state.node_ips or (), version), list(nodeport_addresses or ()))
+    if np_ips is None:
+        destinations = ["-m", "addrtype", "--dst-type", "LOCAL"]
+        if is_ipv6:
+            destinations += ["!", "-d", "::1/128"]
+        elif not localhost_node_ports:
+            destinations += ["!", "-d", "127.0.0.0/8"]
+        nat.write("-A", KUBE_SERVICES_CHAIN, "-m", "comment", "--comment", _COMMENT_NODEPORTS_LAST,
+                  *destinations, "-j", KUBE_NODE_PORTS_CHAIN)
+    else:
+        for ip in np_ips:
+            if ipaddress.ip_address(ip).is_loopback and (is_ipv6 or not localhost_node_ports):
+                continue  # kube-proxy logs that localhost NodePorts are not supported and skips it
+            nat.write("-A", KUBE_SERVICES_CHAIN, "-m", "comment", "--comment", _COMMENT_NODEPORTS_LAST,
+                      "-d", ip, "-j", KUBE_NODE_PORTS_CHAIN)
 
     if not conntrack_tcp_be_liberal:
         filt.write("-A", KUBE_FORWARD_CHAIN, "-m", "conntrack", "--ctstate", "INVALID",

@@ -40,6 +40,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import ipaddress
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -401,6 +402,8 @@ def kube_proxy_table(state: ProxyState, *, masquerade_all: bool = False,
              if (":" in c) == v6]
     np_ips = node_port_ips(state.node_ips, [NODE_PORT_ADDRESSES_PRIMARY] if nodeport_addresses is None
                            else nodeport_addresses)
+    if np_ips is not None:  # "--nodeport-addresses includes localhost but localhost NodePorts are not supported"
+        np_ips = [ip for ip in np_ips if ip not in ("127.0.0.1", "::1")]
     if local_detector is None:
         local_detector = LocalTrafficDetector.for_family("ClusterCIDR", 6 if v6 else 4,
                                                          cluster_cidrs=(state.cluster_cidr or "").split(","))
@@ -634,8 +637,14 @@ def _sort_key(part: str) -> tuple:
     return (1, 0, int(part), 0) if part.isdigit() else (2, 0, 0, part)
 
 
+_IFNAME_RE = re.compile(r"\b(iifname|oifname)( != | )([^\s\"]+)")
+
+
 def _list_rule(rule: str) -> str:
-    """A rule as ``nft list`` prints it back (mark arithmetic spelt out, anonymous sets normalised)."""
+    """A rule as ``nft list`` prints it back (mark arithmetic spelt out, anonymous sets normalised,
+    interface names quoted)."""
+    if "ifname " in rule:
+        rule = _IFNAME_RE.sub(lambda m: f'{m.group(1)}{m.group(2)}"{m.group(3)}"', rule)
     if "{" not in rule and not rule.startswith("mark "):
         return rule
     words = rule.split(" ")

@@ -209,8 +209,9 @@ def node_port_ips(node_ips: Sequence[str], node_port_addresses: Sequence[str] | 
     Returns
     -------
     list of str or None
-        The matching node IPs (loopback ones left out, as kube-proxy logs and skips them),
-        or None when every local address accepts NodePorts.
+        The matching addresses, the loopback one (``127.0.0.1`` or ``::1``, on ``lo``)
+        first when a CIDR contains it (the nftables proxier skips it, the iptables one
+        keeps it with localhost NodePorts), or None when every local address accepts NodePorts.
 
     Notes
     -----
@@ -221,8 +222,8 @@ def node_port_ips(node_ips: Sequence[str], node_port_addresses: Sequence[str] | 
     --------
     >>> node_port_ips(["192.168.0.2", "192.168.1.2"], ["primary"]), node_port_ips(["192.168.0.2"], None)
     (['192.168.0.2'], None)
-    >>> node_port_ips(["192.168.0.2", "192.168.1.2"], ["192.168.1.0/24"])
-    ['192.168.1.2']
+    >>> node_port_ips(["192.168.0.2", "192.168.1.2"], ["192.168.1.0/24", "127.0.0.0/8"])
+    ['127.0.0.1', '192.168.1.2']
     """
     if not node_port_addresses:
         return None
@@ -237,8 +238,10 @@ def node_port_ips(node_ips: Sequence[str], node_port_addresses: Sequence[str] | 
             return None
         nets.append(net)
     out = []
-    for ip in node_ips:
+    first = parse_ip_sloppy(node_ips[0]) if node_ips else None
+    loopback = "::1" if first is not None and first.version == 6 else "127.0.0.1"
+    for ip in (loopback, *node_ips):  # the "lo" interface comes first, as in GetNodeIPs
         addr = parse_ip_sloppy(ip)
-        if addr is not None and not addr.is_loopback and any(addr in n for n in nets):
+        if addr is not None and any(addr in n for n in nets) and str(addr) not in out:
             out.append(str(addr))
     return out

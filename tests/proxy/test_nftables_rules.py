@@ -411,3 +411,23 @@ def test_endpoints_derived_from_pods_render(nft, tmp_path):
     text = nft_list_table(st)
     assert "meta l4proto tcp dnat to 10.0.0.7:8080" in text
     nft_check(nft, text, tmp_path)
+
+
+@pytest.mark.parametrize("detector", ["bridge", "prefix"])
+def test_interface_detectors_list_as_real_nft(overall_state, nft, tmp_path, detector):
+    """detectLocalMode BridgeInterface / InterfaceNamePrefix: ``iifname`` matches, listed quoted as nft does."""
+    from kubenotes.proxy.util import LocalTrafficDetector
+
+    d = (LocalTrafficDetector.by_bridge_interface("cni0") if detector == "bridge"
+         else LocalTrafficDetector.by_interface_name_prefix("veth"))
+    kw = dict(KW, local_detector=d)
+    tx = nft_transaction(overall_state, **kw)
+    assert ("iifname != cni0 jump mark-for-masquerade" if detector == "bridge"
+            else "iifname veth* goto service-42NFTM6N-ns2/svc2/tcp/p80") in tx
+    nft_check(nft, tx, tmp_path, "tx.nft")
+    real = _netns_listing(nft, _without_nat(tx), tmp_path)
+    if real is None:
+        if os.environ.get("CI"):
+            pytest.fail("cannot create a network namespace to load the table but CI is set")
+        pytest.skip("cannot create a network namespace here")
+    assert _without_nat(nft_list_table(overall_state, **kw)) == _without_nat(real)

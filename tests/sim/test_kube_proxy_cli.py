@@ -4,8 +4,9 @@ The CLI contract of issue #10: ``python -m kubenotes kube-proxy MANIFEST... --no
 [--mode iptables|ipvs|nftables] [--cluster-cidr CIDR]`` prints what kube-proxy v1.34 programs on
 the node; a plain ``kubectl get -o yaml`` List of Nodes, Services and Pods (no EndpointSlices)
 works; bad input is one line on stderr and exit status 2. The ``--cluster-cidr`` messages are
-upstream's (kubernetes/kubernetes@v1.34.0 pkg/proxy/apis/config/validation/validation_test.go,
-"ClusterCIDR missing subset range" and "Invalid number of ClusterCIDRs").
+upstream's: ``clusterCIDR`` becomes the internal ``DetectLocal.ClusterCIDRs``, validated by
+``validateDualStackCIDRStrings`` (kubernetes/kubernetes@v1.34.0
+pkg/proxy/apis/config/validation/validation.go). ``--config`` is tested in tests/proxy/test_kube_proxy_config.py.
 """
 
 from __future__ import annotations
@@ -209,8 +210,8 @@ def test_missing_file_is_exit_2(cli, tmp_path, capsys) -> None:
 def test_bad_cluster_cidr_is_upstreams_message(cli, dump, capsys) -> None:
     assert cli(["kube-proxy", dump, "--node", "worker-1", "--cluster-cidr", "192.168.59.0"]) == 2
     assert capsys.readouterr().err == (
-        'kubenotes kube-proxy: KubeProxyConfiguration.ClusterCIDR: Invalid value: "192.168.59.0": '
-        "must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)\n")
+        'kubenotes kube-proxy: KubeProxyConfiguration.DetectLocalConfiguration.ClusterCIDRs[0]: Invalid value: '
+        '"192.168.59.0": must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)\n')
 
 
 @pytest.mark.parametrize("value,ok", [
@@ -222,7 +223,8 @@ def test_validate_cluster_cidr(value: str, ok: bool) -> None:
     if ok:
         validate_cluster_cidr(value)
     else:
-        with pytest.raises(KubenotesError, match="KubeProxyConfiguration.ClusterCIDR: Invalid value"):
+        with pytest.raises(KubenotesError,
+                           match=r"KubeProxyConfiguration\.DetectLocalConfiguration\.ClusterCIDRs(\[0\])?: Invalid value"):
             validate_cluster_cidr(value)
 
 
