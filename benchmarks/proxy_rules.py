@@ -8,14 +8,17 @@ over 100 other nodes, then times:
 * ``proxy_state``: Services and EndpointSlices to kube-proxy's service/endpoint maps;
 * ``iptables_save``: the ``filter`` and ``nat`` tables the iptables proxier restores
   (above 1,000 endpoints it is in "large cluster mode": no per-endpoint comments);
-* ``nft_list_table``: the ``kube-proxy`` nftables table;
+* ``nft_list_table``: the ``kube-proxy`` nftables table (v1.34's layout);
+* with ``--configured``, both again as a KubeProxyConfiguration other than the
+  defaults sets them up (``detectLocalMode: InterfaceNamePrefix``, ``masqueradeAll``,
+  ``nodePortAddresses`` CIDRs), to show the configurations cost the same;
 
 and reports wall seconds, output size in bytes and lines, and the peak RSS.
 Upstream's own numbers for comparison: kube-proxy's iptables mode is known
 to need minutes per full sync at this size (KEP-3866 motivates the
 nftables mode with it); this measures only text generation.
 
-Usage: python benchmarks/proxy_rules.py [--services 10000] [--endpoints 250]
+Usage: python benchmarks/proxy_rules.py [--services 10000] [--endpoints 250] [--configured]
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ def objects(services: int, endpoints: int) -> list[dict]:
     return objs
 
 
-def run(services: int, endpoints: int) -> list[tuple[str, float, int | None, int | None]]:
+def run(services: int, endpoints: int, configured: bool = False) -> list[tuple[str, float, int | None, int | None]]:
     """Rows of (step, seconds, output bytes, output lines)."""
     from kubenotes.proxy.endpoints import proxy_state
     from kubenotes.proxy.iptables import iptables_save
@@ -82,6 +85,20 @@ def run(services: int, endpoints: int) -> list[tuple[str, float, int | None, int
         t0 = time.perf_counter()
         text = nft_list_table(state)
         rows.append(("nft_list_table", time.perf_counter() - t0, len(text.encode()), text.count("\n")))
+        del text
+    if configured:
+        from kubenotes.proxy.util import LocalTrafficDetector
+
+        detector = LocalTrafficDetector.by_interface_name_prefix("veth")
+        kw = {"masquerade_all": True, "local_detector": detector, "nodeport_addresses": ["192.168.0.0/16"]}
+        t0 = time.perf_counter()
+        text = iptables_save(state, **kw)
+        rows.append(("iptables_save (configured)", time.perf_counter() - t0, len(text.encode()), text.count("\n")))
+        del text
+        t0 = time.perf_counter()
+        text = nft_list_table(state, **kw)
+        rows.append(("nft_list_table (configured)", time.perf_counter() - t0, len(text.encode()),
+                     text.count("\n")))
     return rows
 
 
@@ -98,13 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--services", type=int, default=10000, help="number of Services (default 10000)")
     p.add_argument("--endpoints", type=int, default=250, help="endpoints per Service (default 250)")
+    p.add_argument("--configured", action="store_true",
+                   help="also render with a non-default KubeProxyConfiguration (interface-prefix detector, "
+                        "masqueradeAll, nodePortAddresses)")
     args = p.parse_args(argv)
     if args.services < 1 or args.endpoints < 0:
         print("proxy_rules: --services must be >= 1 and --endpoints >= 0", file=sys.stderr)
         return 2
     print(f"{args.services:,} Services x {args.endpoints:,} endpoints = "
           f"{args.services * args.endpoints:,} endpoints, one node")
-    rows = run(args.services, args.endpoints)
+    rows = run(args.services, args.endpoints, args.configured)
     print(format_rows(rows))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {peak:,.0f} MiB")
