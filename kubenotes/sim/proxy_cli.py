@@ -24,7 +24,9 @@
   and ``nat`` tables in ``iptables-save`` format
   (:func:`kubenotes.proxy.iptables.iptables_save`); ``--mode nftables`` the
   ``nft list table ip kube-proxy`` text in v1.34's layout; ``--mode ipvs`` the
-  virtual and real servers as ``ipvsadm -Ln`` lists them.
+  virtual and real servers as ``ipvsadm -Ln`` lists them (the masquerading,
+  detector and node-port settings below show in the iptables and nftables
+  output only: the ipvs mode's own iptables rules are not modelled).
 * ``--cluster-cidr`` is kube-proxy's ``clusterCIDR`` (the ``ClusterCIDR``
   local-traffic detector: traffic to a cluster IP from outside it is
   masqueraded); ``--detect-local-mode`` picks another detector (``NodeCIDR``:
