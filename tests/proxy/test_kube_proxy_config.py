@@ -328,3 +328,40 @@ def test_helpers() -> None:
     d = LocalTrafficDetector.for_family("InterfaceNamePrefix", 4, interface_name_prefix="cali")
     assert d.if_local == ("-i", "cali+") and d.if_not_local_nft == ("iifname", "!=", "cali*")
     assert kpconfig.parse_duration_seconds("1h30m") == 5400
+
+
+V6 = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n6}
+spec: {podCIDRs: [10.244.1.0/24, "fd00:10:244:1::/64"]}
+status: {addresses: [{type: InternalIP, address: "2001:db8::2"}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec: {clusterIP: "fd00:10:96::20", clusterIPs: ["fd00:10:96::20"], ipFamilies: [IPv6], type: NodePort,
+       ports: [{name: http, port: 80, nodePort: 30080}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-1, namespace: default, labels: {kubernetes.io/service-name: web}}
+addressType: IPv6
+endpoints: [{addresses: ["fd00:10:244:1::5"], nodeName: n6}]
+ports: [{name: http, port: 80, protocol: TCP}]
+"""
+
+
+def test_ipv6_node_cidr_detector_and_sysctls(tmp_path) -> None:
+    """An IPv6 node: NodeCIDR picks the pod CIDR of the family; no route_localnet (no localhost NodePorts)."""
+    nft = run_kube_proxy([V6], "n6", mode="nftables", detect_local_mode="NodeCIDR")
+    assert "ip6 daddr fd00:10:96::20 ip6 saddr != fd00:10:244:1::/64 jump mark-for-masquerade" in nft
+    assert "elements = { 2001:db8::2 }" in nft  # primary node IP
+    check_nft(nft, tmp_path)
+    ipt = run_kube_proxy([V6], "n6", detect_local_mode="NodeCIDR", nodeport_addresses="primary")
+    assert "! -s fd00:10:244:1::/64 -j KUBE-MARK-MASQ" in ipt and "-d 2001:db8::2 -j KUBE-NODEPORTS" in ipt
+    binary = _required("ip6tables-restore")
+    if binary is not None:
+        r = subprocess.run([binary, "--test"], input=ipt, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+    assert "route_localnet" not in run_kube_proxy([V6], "n6", sysctls=True)
