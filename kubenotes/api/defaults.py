@@ -17,6 +17,8 @@ Mirrors what ``kube-apiserver`` does to an object before storing it:
   (replicas, update strategies, Job completions and parallelism...), with
   pod-template defaults (``SetDefaults_PodSpec``, ``SetDefaults_Container``)
   applied to their templates;
+* ``pkg/apis/networking/v1``: NetworkPolicy ``policyTypes`` and port
+  protocols, IngressClass parameter scope;
 * the request namespace: a namespaced object without one lands in ``default``.
 
 Everything works in place on lightkube objects and is idempotent.
@@ -28,6 +30,7 @@ kubernetes/kubernetes@v1.34.0 pkg/apis/core/v1/zz_generated.defaults.go
 kubernetes/kubernetes@v1.34.0 pkg/registry/core/pod/strategy.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/apps/v1/defaults.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/batch/v1/defaults.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/networking/v1/defaults.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/resource/helpers.go
 KEP-2837 (pod-level resources), KEP-3633 (matchLabelKeys in pod affinity), KEP-3243 (matchLabelKeys in topology spread)
 """
@@ -596,6 +599,20 @@ def _defaults_service(spec: Any) -> None:
         spec.allocateLoadBalancerNodePorts = True
 
 
+def _defaults_network_policy(spec: Any) -> None:
+    """``SetDefaults_NetworkPolicy`` and ``SetDefaults_NetworkPolicyPort``: policyTypes, port protocol TCP.
+
+    Without ``policyTypes`` a policy is an Ingress policy, and an Egress one
+    too when it has egress rules; a port without a protocol is TCP.
+    """
+    for rule in (spec.ingress or []) + (spec.egress or []):
+        for port in rule.ports or ():
+            if port.protocol is None:
+                port.protocol = "TCP"
+    if not spec.policyTypes:
+        spec.policyTypes = ["Ingress"] + (["Egress"] if spec.egress else [])
+
+
 def apply_defaults(obj: Any) -> Any:
     """Apply the API server's defaults to an object being created, in place.
 
@@ -607,6 +624,9 @@ def apply_defaults(obj: Any) -> Any:
     * a Service gets ``SetDefaults_Service`` (type ClusterIP, sessionAffinity
       None, port protocol TCP and targetPort = port, traffic policies
       Cluster);
+    * a NetworkPolicy gets ``policyTypes`` (``Ingress``, plus ``Egress``
+      when it has egress rules) and port protocol ``TCP``; an IngressClass's
+      ``parameters`` get scope ``Cluster``;
     * a PersistentVolume gets reclaim policy ``Retain`` and ``volumeMode``
       ``Filesystem``, a PersistentVolumeClaim ``volumeMode`` ``Filesystem``, a
       StorageClass reclaim policy ``Delete`` and ``volumeBindingMode``
@@ -654,6 +674,7 @@ def apply_defaults(obj: Any) -> Any:
     kubernetes/kubernetes@v1.34.0 pkg/apis/apps/v1/defaults.go
     kubernetes/kubernetes@v1.34.0 pkg/apis/batch/v1/defaults.go
     kubernetes/kubernetes@v1.34.0 pkg/apis/storage/v1/defaults.go
+    kubernetes/kubernetes@v1.34.0 pkg/apis/networking/v1/defaults.go
 
     Examples
     --------
@@ -670,6 +691,11 @@ def apply_defaults(obj: Any) -> Any:
     ...     "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c"}]}}}}))
     >>> d.spec.replicas, d.spec.strategy.rollingUpdate.maxSurge, d.spec.template.spec.schedulerName
     (1, '25%', 'default-scheduler')
+    >>> from lightkube.resources.networking_v1 import NetworkPolicy
+    >>> np = apply_defaults(NetworkPolicy.from_dict({"metadata": {"name": "n"}, "spec": {"podSelector": {},
+    ...     "egress": [{"ports": [{"port": 53}]}]}}))
+    >>> np.spec.policyTypes, np.spec.egress[0].ports[0].protocol
+    (['Ingress', 'Egress'], 'TCP')
     """
     if isinstance(obj, NamespacedResource):
         if obj.metadata is None:
@@ -710,6 +736,14 @@ def apply_defaults(obj: Any) -> Any:
             _defaults_replication_controller(obj)
         elif kind == "Service":
             _defaults_service(spec)
+            return obj
+        elif kind == "NetworkPolicy":
+            _defaults_network_policy(spec)
+            return obj
+        elif kind == "IngressClass":
+            # SetDefaults_IngressClass (pkg/apis/networking/v1/defaults.go)
+            if spec.parameters is not None and spec.parameters.scope is None:
+                spec.parameters.scope = "Cluster"
             return obj
         elif kind in ("PersistentVolume", "PersistentVolumeClaim"):
             # SetDefaults_PersistentVolume / SetDefaults_PersistentVolumeClaimSpec

@@ -3,7 +3,8 @@
 ``IsDNS1123Label``, ``IsDNS1123Subdomain``, ``IsDNS1035Label``,
 ``IsQualifiedName`` (label keys), ``IsValidLabelValue``,
 ``IsValidPortNum``, ``IsValidPortName``, ``IsConfigMapKey``,
-``IsRelaxedEnvVarName`` and the error
+``IsRelaxedEnvVarName``, ``IsValidCIDRForLegacyField`` (with
+``k8s.io/utils/net``'s ``ParseIPSloppy``/``ParseCIDRSloppy``) and the error
 texts they build (``RegexError``, ``MaxLenError``, ``InclusiveRangeError``).
 Each returns a list of messages, empty when the value is valid, as upstream's
 functions return ``[]string``. The API server's validation
@@ -14,16 +15,20 @@ functions return ``[]string``. The API server's validation
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/validation/ip.go
+kubernetes/utils net/parse.go (ParseIPSloppy, ParseCIDRSloppy)
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any
 
 __all__ = ["regex_error", "max_len_error", "inclusive_range_error", "is_dns1123_label", "is_dns1123_subdomain",
            "is_dns1035_label", "is_qualified_name", "is_valid_label_value", "is_valid_port_num", "is_valid_port_name",
-           "is_config_map_key", "is_relaxed_env_var_name", "PERCENT_FMT", "PERCENT_ERR", "PERCENT_RE"]
+           "is_config_map_key", "is_relaxed_env_var_name", "PERCENT_FMT", "PERCENT_ERR", "PERCENT_RE",
+           "parse_ip_sloppy", "parse_cidr_sloppy", "is_valid_cidr_for_legacy_field"]
 
 _QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
@@ -305,3 +310,86 @@ def is_relaxed_env_var_name(value: str) -> list[str]:
     if any(ord(ch) > 126 or ord(ch) < 32 or ch == "=" for ch in value):
         errs.append(_RELAXED_ENV_VAR_NAME_ERR)
     return errs
+
+
+# --- IP and CIDR values (k8s.io/utils/net ParseIPSloppy/ParseCIDRSloppy; util/validation/ip.go) ------------
+
+_CIDR_ERR = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
+
+
+def parse_ip_sloppy(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``netutils.ParseIPSloppy``: an IP address, IPv4 octets allowed leading zeros (read as decimal).
+
+    Returns None where upstream returns nil (not an address). An IPv4-mapped
+    IPv6 address (``::ffff:1.2.3.4``) is returned as the IPv4 address, as Go's
+    ``net.IP`` treats it.
+
+    Examples
+    --------
+    >>> str(parse_ip_sloppy("010.001.002.003")), parse_ip_sloppy("10.0.0.256"), str(parse_ip_sloppy("::ffff:1.2.3.4"))
+    ('10.1.2.3', None, '1.2.3.4')
+    """
+    if ":" in value:
+        try:
+            ip6 = ipaddress.IPv6Address(value)
+        except ValueError:
+            return None
+        return ip6.ipv4_mapped or ip6
+    parts = value.split(".")
+    if len(parts) == 4 and all(p.isascii() and p.isdigit() and len(p) <= 3 and int(p) <= 255 for p in parts):
+        return ipaddress.IPv4Address(".".join(str(int(p)) for p in parts))
+    return None
+
+
+def parse_cidr_sloppy(value: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """``netutils.ParseCIDRSloppy``: the network of ``ip/prefix`` (host bits dropped), or None.
+
+    Examples
+    --------
+    >>> str(parse_cidr_sloppy("192.168.1.5/24")), parse_cidr_sloppy("192.168.1.0"), parse_cidr_sloppy("10.0.0.0/33")
+    ('192.168.1.0/24', None, None)
+    """
+    addr, sep, bits = value.partition("/")
+    if not sep or not bits.isascii() or not bits.isdigit():
+        return None
+    ip = parse_ip_sloppy(addr)
+    if ip is None:
+        return None
+    n = int(bits)
+    width = 128 if ":" in addr else 32
+    if n > width:
+        return None
+    if width == 128 and ip.version == 4:  # ::ffff:a.b.c.d/n: Go keeps it an IPv6 network
+        ip = ipaddress.IPv6Address("::ffff:" + str(ip))
+    return ipaddress.ip_network(f"{ip}/{n}", strict=False)
+
+
+def is_valid_cidr_for_legacy_field(value: str, strict: bool = False) -> list[str]:
+    """``IsValidCIDRForLegacyField``: a CIDR as fields older than strict IP validation accept it.
+
+    ``strict`` is the StrictIPCIDRValidation feature gate (alpha, off in
+    v1.34): with it, leading zeros, IPv4-mapped IPv6 addresses and host bits
+    beyond the prefix are refused too.
+
+    Examples
+    --------
+    >>> is_valid_cidr_for_legacy_field("192.168.1.5/24"), is_valid_cidr_for_legacy_field("192.168.1.0")
+    ([], ['must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'])
+    >>> is_valid_cidr_for_legacy_field("192.168.1.5/24", strict=True)
+    ['must not have bits set beyond the prefix length']
+    """
+    net = parse_cidr_sloppy(value)
+    if net is None:
+        return [_CIDR_ERR]
+    if not strict:
+        return []
+    try:
+        exact = ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return ["must not have leading 0s in IP or prefix length"]
+    addr = ipaddress.ip_interface(value).ip
+    if addr.version == 6 and addr.ipv4_mapped is not None:
+        return ["must not have an IPv4-mapped IPv6 address"]
+    if addr != exact.network_address:
+        return ["must not have bits set beyond the prefix length"]
+    return []

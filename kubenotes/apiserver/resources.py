@@ -231,7 +231,6 @@ STORED_ONLY: dict[str, int | None] = {
     "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": 27,
     "ingressclasses.networking.k8s.io": None,
     "ingresses.networking.k8s.io": None,
-    "networkpolicies.networking.k8s.io": 30,
     "servicecidrs.networking.k8s.io": 30,
     "runtimeclasses.node.k8s.io": 0,
     "deviceclasses.resource.k8s.io": 0,

@@ -79,7 +79,7 @@ _GENERATION_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet",
 #: Kinds lightkube decodes and kubenotes.api.defaults defaults.
 _DEFAULTED_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
                               "ReplicationController", "Service", "PersistentVolume", "PersistentVolumeClaim",
-                              "StorageClass"})
+                              "StorageClass", "NetworkPolicy", "IngressClass"})
 
 
 #: The epoch of the cluster whose code is running (set around a cluster's clock and each HTTP request), so that

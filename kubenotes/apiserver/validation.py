@@ -117,6 +117,7 @@ kubernetes/kubernetes@v1.34.0 pkg/apis/scheduling/validation/validation.go
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Iterable, Mapping
 
 from kubenotes.api.resources import resource_requirements_errors
@@ -132,9 +133,12 @@ from kubenotes.api.validation import (
     is_dns1123_subdomain,
     is_qualified_name,
     is_relaxed_env_var_name,
+    is_valid_cidr_for_legacy_field,
     is_valid_label_value,
     is_valid_port_name as _is_valid_port_name,
     is_valid_port_num as _is_valid_port_num,
+    parse_cidr_sloppy,
+    parse_ip_sloppy,
     regex_error as _regex_error,
 )
 from kubenotes.api.podutil import RESTART_POLICIES
@@ -1857,6 +1861,310 @@ def _validate_pvc_update(obj: Mapping[str, Any], old: Mapping[str, Any]) -> list
     return errs
 
 
+# --- networking.k8s.io (pkg/apis/networking/validation/validation.go) -------------------------------------
+
+_POLICY_TYPES = ("Ingress", "Egress")
+#: The StrictIPCIDRValidation feature gate: alpha and off in v1.34, so legacy CIDR fields stay lenient.
+_STRICT_IP_CIDR = False
+
+
+def _network_policy_port(port: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """``ValidateNetworkPolicyPort``: protocol, port number or name, ``endPort`` only above a numeric port."""
+    errs: list[FieldErr] = []
+    proto = port.get("protocol")
+    if proto is not None and proto not in ("TCP", "UDP", "SCTP"):
+        errs.append(_not_supported(f"{f}.protocol", proto, ("TCP", "UDP", "SCTP")))
+    p, end = port.get("port"), port.get("endPort")
+    if p is not None and not (isinstance(p, str)):
+        errs += [_invalid(f"{f}.port", p, m) for m in _is_valid_port_num(p)]
+        if end is not None:
+            if isinstance(p, int) and isinstance(end, int) and end < p:
+                errs.append(_invalid(f"{f}.endPort", end, "must be greater than or equal to `port`"))
+            errs += [_invalid(f"{f}.endPort", end, m) for m in _is_valid_port_num(end)]
+    elif p is not None:
+        if end is not None:
+            errs.append(_invalid(f"{f}.endPort", end, "may not be specified when `port` is non-numeric"))
+        errs += [_invalid(f"{f}.port", p, m) for m in _is_valid_port_name(p)]
+    elif end is not None:
+        errs.append(_invalid(f"{f}.endPort", end, "may not be specified when `port` is not specified"))
+    return errs
+
+
+def _ip_block(ipb: Mapping[str, Any], f: str, old_cidrs: frozenset[str]) -> list[FieldErr]:
+    """``ValidateIPBlock``: ``cidr`` required and a CIDR; each ``except`` a strict subset of it.
+
+    CIDRs the stored policy already had are not re-checked (``AllowCIDRsEvenIfInvalid``).
+    """
+    cidr = ipb.get("cidr") or ""
+    if not cidr:
+        return [_required(f"{f}.cidr")]
+
+    def check(value: str, path: str) -> list[FieldErr]:
+        if value in old_cidrs:
+            return []
+        return [_invalid(path, value, m) for m in is_valid_cidr_for_legacy_field(value, _STRICT_IP_CIDR)]
+
+    errs = check(cidr, f"{f}.cidr")
+    net = parse_cidr_sloppy(cidr)
+    if net is None:
+        return errs
+    for i, ex in enumerate(ipb.get("except") or ()):
+        path = f"{f}.except[{i}]"
+        errs += check(ex, path)
+        exnet = parse_cidr_sloppy(ex)
+        if exnet is None:
+            continue
+        if exnet.version != net.version or exnet.network_address not in net or net.prefixlen >= exnet.prefixlen:
+            errs.append(_invalid(path, ex, "must be a strict subset of `cidr`"))
+    return errs
+
+
+def _network_policy_peer(peer: Mapping[str, Any], f: str, old_cidrs: frozenset[str]) -> list[FieldErr]:
+    """``ValidateNetworkPolicyPeer``: at least one of podSelector/namespaceSelector/ipBlock; ipBlock alone."""
+    errs: list[FieldErr] = []
+    n = 0
+    for key in ("podSelector", "namespaceSelector"):
+        if peer.get(key) is not None:
+            n += 1
+            errs += _label_selector(peer[key], f"{f}.{key}")
+    if peer.get("ipBlock") is not None:
+        n += 1
+        errs += _ip_block(peer["ipBlock"], f"{f}.ipBlock", old_cidrs)
+    if n == 0:
+        errs.append(_required(f, "must specify a peer"))
+    elif n > 1 and peer.get("ipBlock") is not None:
+        errs.append(_forbidden(f, "may not specify both ipBlock and another peer"))
+    return errs
+
+
+def _network_policy_spec(spec: Mapping[str, Any], f: str, old_cidrs: frozenset[str] = frozenset()) -> list[FieldErr]:
+    """``ValidateNetworkPolicySpec``."""
+    errs = _label_selector(spec.get("podSelector") or {}, f"{f}.podSelector")
+    for direction, peers in (("ingress", "from"), ("egress", "to")):
+        for i, rule in enumerate(spec.get(direction) or ()):
+            rp = f"{f}.{direction}[{i}]"
+            for j, port in enumerate(rule.get("ports") or ()):
+                errs += _network_policy_port(port, f"{rp}.ports[{j}]")
+            for j, peer in enumerate(rule.get(peers) or ()):
+                errs += _network_policy_peer(peer, f"{rp}.{peers}[{j}]", old_cidrs)
+    types = spec.get("policyTypes") or []
+    if len(types) > len(_POLICY_TYPES):
+        errs.append(_invalid(f"{f}.policyTypes", list(types), "may not specify more than two policyTypes"))
+        return errs
+    for i, t in enumerate(types):
+        if t not in _POLICY_TYPES:
+            errs.append(_not_supported(f"{f}.policyTypes[{i}]", t, _POLICY_TYPES))
+    return errs
+
+
+def _validate_network_policy(obj: Mapping[str, Any]) -> list[FieldErr]:
+    return _network_policy_spec(obj.get("spec") or {}, "spec")
+
+
+def _network_policy_cidrs(old: Mapping[str, Any]) -> frozenset[str]:
+    """Every ``cidr`` and ``except`` of a stored policy (``ValidateNetworkPolicyUpdate``'s existingCIDRs)."""
+    spec = old.get("spec") or {}
+    out: set[str] = set()
+    for direction, peers in (("ingress", "from"), ("egress", "to")):
+        for rule in spec.get(direction) or ():
+            for peer in rule.get(peers) or ():
+                ipb = peer.get("ipBlock")
+                if ipb:
+                    out.add(ipb.get("cidr") or "")
+                    out.update(ipb.get("except") or ())
+    return frozenset(out)
+
+
+#: ``annotationIngressClass``: the class annotation older than ``spec.ingressClassName``.
+INGRESS_CLASS_ANNOTATION = "kubernetes.io/ingress.class"
+_PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
+_INVALID_PATH_SEQUENCES = ("//", "/./", "/../", "%2f", "%2F")
+_INVALID_PATH_SUFFIXES = ("/..", "/.")
+_WILDCARD_DNS1123_SUBDOMAIN_FMT = "\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_WILDCARD_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_WILDCARD_DNS1123_SUBDOMAIN_FMT}$")
+_HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH_RE = re.compile(f"^{_HTTP_PATH_FMT}$")
+_MAX_LEN_INGRESS_CLASS_CONTROLLER = 250
+
+
+def _is_wildcard_dns1123_subdomain(value: str) -> list[str]:
+    """``IsWildcardDNS1123Subdomain``: ``*.`` followed by a DNS-1123 subdomain."""
+    errs = []
+    if len(value) > 253:
+        errs.append("must be no more than 253 characters")
+    if not _WILDCARD_DNS1123_SUBDOMAIN_RE.match(value):
+        errs.append(_regex_error("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS "
+                                 "subdomain, which must consist of lower case alphanumeric characters, '-' or '.' "
+                                 "and end with an alphanumeric character", _WILDCARD_DNS1123_SUBDOMAIN_FMT,
+                                 "*.example.com"))
+    return errs
+
+
+def _is_ip(value: str) -> bool:
+    return parse_ip_sloppy(value) is not None
+
+
+def _ingress_host(host: str, f: str) -> list[FieldErr]:
+    check = _is_wildcard_dns1123_subdomain if "*" in host else is_dns1123_subdomain
+    return [_invalid(f, host, m) for m in check(host)]
+
+
+def _ingress_backend(backend: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """``validateIngressBackend``: a Service (name and port name or number) xor a resource reference."""
+    res, svc = backend.get("resource"), backend.get("service")
+    if res is not None and svc is not None:
+        return [_invalid(f, "", "cannot set both resource and service backends")]
+    errs: list[FieldErr] = []
+    if res is not None:
+        errs += _typed_local_object_reference(res, f"{f}.resource")
+    elif svc is not None:
+        name = svc.get("name") or ""
+        if not name:
+            errs.append(_required(f"{f}.service.name"))
+        else:
+            errs += [_invalid(f"{f}.service.name", name, m) for m in name_is_dns1035_label(name, False)]
+        port = svc.get("port") or {}
+        pname, pnum = port.get("name") or "", port.get("number") or 0
+        if pname and pnum:
+            errs.append(_invalid(f, "", "cannot set both port name & port number"))
+        elif pname:
+            errs += [_invalid(f"{f}.service.port.name", pname, m) for m in _is_valid_port_name(pname)]
+        elif pnum:
+            errs += [_invalid(f"{f}.service.port.number", pnum, m) for m in _is_valid_port_num(pnum)]
+        else:
+            errs.append(_required(f, "port name or number is required"))
+    else:
+        errs.append(_invalid(f, "", "resource or service backend is required"))
+    return errs
+
+
+def _path_segment(value: str, f: str) -> list[FieldErr]:
+    return [_invalid(f, value, m) for m in validate_path_segment_name(value, False)]
+
+
+def _typed_local_object_reference(ref: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """``validateIngressTypedLocalObjectReference``."""
+    errs: list[FieldErr] = []
+    if ref.get("apiGroup") is not None:
+        errs += [_invalid(f"{f}.apiGroup", ref["apiGroup"], m) for m in is_dns1123_subdomain(ref["apiGroup"])]
+    for key in ("kind", "name"):
+        v = ref.get(key) or ""
+        errs += [_required(f"{f}.{key}")] if not v else _path_segment(v, f"{f}.{key}")
+    return errs
+
+
+def _http_ingress_path(path: Mapping[str, Any], f: str) -> list[FieldErr]:
+    """``validateHTTPIngressPath``: pathType required and supported; Exact/Prefix paths absolute and clean."""
+    pt = path.get("pathType")
+    if pt is None:
+        return [_required(f"{f}.pathType", "pathType must be specified")]
+    p = path.get("path") or ""
+    errs: list[FieldErr] = []
+    if pt in ("Exact", "Prefix"):
+        if not p.startswith("/"):
+            errs.append(_invalid(f"{f}.path", p, "must be an absolute path"))
+        if p:
+            errs += [_invalid(f"{f}.path", p, f"must not contain '{seq}'") for seq in _INVALID_PATH_SEQUENCES
+                     if seq in p]
+            errs += [_invalid(f"{f}.path", p, f"cannot end with '{suf}'") for suf in _INVALID_PATH_SUFFIXES
+                     if p.endswith(suf)]
+    elif pt == "ImplementationSpecific":
+        if p and not p.startswith("/"):
+            errs.append(_invalid(f"{f}.path", p, "must be an absolute path"))
+    else:
+        errs.append(_not_supported(f"{f}.pathType", pt, _PATH_TYPES))
+    return errs + _ingress_backend(path.get("backend") or {}, f"{f}.backend")
+
+
+def _validate_ingress(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``ValidateIngressSpec`` (and, on create, the class annotation against ``ingressClassName``)."""
+    spec, f = obj.get("spec") or {}, "spec"
+    errs: list[FieldErr] = []
+    rules = spec.get("rules") or []
+    if not rules and spec.get("defaultBackend") is None:
+        errs.append(_invalid(f, rules if spec.get("rules") is not None else None,
+                             "either `defaultBackend` or `rules` must be specified"))
+    if spec.get("defaultBackend") is not None:
+        errs += _ingress_backend(spec["defaultBackend"], f"{f}.defaultBackend")
+    for i, rule in enumerate(rules):
+        rp = f"{f}.rules[{i}]"
+        host = rule.get("host") or ""
+        if host:
+            if _is_ip(host):
+                errs.append(_invalid(f"{rp}.host", host, "must be a DNS name, not an IP address"))
+            errs += _ingress_host(host, f"{rp}.host")
+        http = rule.get("http")
+        if http is not None:
+            paths = http.get("paths") or []
+            if not paths:
+                errs.append(_required(f"{rp}.http.paths"))
+            for j, path in enumerate(paths):
+                errs += _http_ingress_path(path, f"{rp}.http.paths[{j}]")
+    for i, tls in enumerate(spec.get("tls") or ()):
+        for j, host in enumerate(tls.get("hosts") or ()):
+            errs += _ingress_host(host, f"{f}.tls[{i}].hosts[{j}]")
+        secret = tls.get("secretName") or ""
+        if secret:
+            errs += [_invalid(f"{f}.tls[{i}].secretName", secret, m) for m in name_is_dns_subdomain(secret, False)]
+    if spec.get("ingressClassName") is not None:
+        cls = spec["ingressClassName"]
+        errs += [_invalid(f"{f}.ingressClassName", cls, m) for m in name_is_dns_subdomain(cls, False)]
+    return errs
+
+
+def _validate_ingress_create(obj: Mapping[str, Any]) -> list[FieldErr]:
+    errs = _validate_ingress(obj)
+    ann = (obj.get("metadata") or {}).get("annotations") or {}
+    cls = (obj.get("spec") or {}).get("ingressClassName")
+    if INGRESS_CLASS_ANNOTATION in ann and cls is not None and ann[INGRESS_CLASS_ANNOTATION] != cls:
+        errs.append(_invalid(f"annotations.{INGRESS_CLASS_ANNOTATION}", ann[INGRESS_CLASS_ANNOTATION],
+                             "must match `ingressClassName` when both are specified"))
+    return errs
+
+
+def _is_domain_prefixed_path(value: str, f: str) -> list[FieldErr]:
+    """``IsDomainPrefixedPath``: ``example.com/path``."""
+    host, sep, path = value.partition("/")
+    if not sep or not host or not path:
+        return [_invalid(f, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [_invalid(f, host, m) for m in is_dns1123_subdomain(host)]
+    if not _HTTP_PATH_RE.match(path):
+        errs.append(_invalid(f, path, _regex_error("Invalid path", _HTTP_PATH_FMT)))
+    return errs
+
+
+def _validate_ingress_class(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``validateIngressClassSpec``: controller required (a domain-prefixed path of at most 250 bytes), parameters."""
+    spec, f = obj.get("spec") or {}, "spec"
+    errs: list[FieldErr] = []
+    controller = spec.get("controller") or ""
+    if not controller:
+        errs.append(_required(f"{f}.controller"))
+    else:
+        if len(controller.encode()) > _MAX_LEN_INGRESS_CLASS_CONTROLLER:
+            errs.append(FieldErr(TOO_LONG, f"{f}.controller", _OMIT,
+                                 f"may not be more than {_MAX_LEN_INGRESS_CLASS_CONTROLLER} bytes"))
+        errs += _is_domain_prefixed_path(controller, f"{f}.controller")
+    params = spec.get("parameters")
+    if params is not None:
+        pp = f"{f}.parameters"
+        errs += _typed_local_object_reference(params, pp)
+        scope = params.get("scope")
+        if scope is None:
+            errs.append(_required(f"{pp}.scope"))
+        elif scope not in ("Cluster", "Namespace"):
+            errs.append(_not_supported(f"{pp}.scope", scope, ("Cluster", "Namespace")))
+        elif scope == "Namespace":
+            ns = params.get("namespace")
+            if ns is None:
+                errs.append(_required(f"{pp}.namespace", "`parameters.scope` is set to 'Namespace'"))
+            else:
+                errs += [_invalid(f"{pp}.namespace", ns, m) for m in name_is_dns_label(ns, False)]
+        elif params.get("namespace") is not None:
+            errs.append(_forbidden(f"{pp}.namespace", "`parameters.scope` is set to 'Cluster'"))
+    return errs
+
+
 _CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
     "Pod": _validate_pod,
     "Deployment": _validate_deployment,
@@ -1878,6 +2186,9 @@ _CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
     "ValidatingAdmissionPolicyBinding": _validate_vap_binding,
     "PersistentVolume": _validate_pv,
     "PersistentVolumeClaim": _validate_pvc,
+    "NetworkPolicy": _validate_network_policy,
+    "Ingress": _validate_ingress_create,
+    "IngressClass": _validate_ingress_class,
 }
 
 _SELECTOR_IMMUTABLE = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"})
@@ -1896,6 +2207,9 @@ def _kind_update(kind: str, obj: Mapping[str, Any], old: Mapping[str, Any]) -> l
         errs += _validate_pv_update(obj, old)
     elif kind == "PersistentVolumeClaim":
         errs += _validate_pvc_update(obj, old)
+    elif kind == "IngressClass":
+        errs += _immutable((obj.get("spec") or {}).get("controller"), (old.get("spec") or {}).get("controller"),
+                           "spec.controller")
     elif kind == "PriorityClass":
         if obj.get("value") != old.get("value"):
             errs.append(_forbidden("value", "may not be changed in an update."))
@@ -1981,8 +2295,13 @@ def validate_update(ri: ResourceInfo, obj: Mapping[str, Any], old: Mapping[str, 
     """
     md, omd = obj.get("metadata") or {}, old.get("metadata") or {}
     errs = _object_meta_update(md, omd)
-    fn = _CREATE_VALIDATORS.get(ri.kind)
-    if fn is not None:
-        errs += fn(obj)
+    if ri.kind == "NetworkPolicy":  # ValidateNetworkPolicyUpdate: the stored CIDRs are not re-checked
+        errs += _network_policy_spec(obj.get("spec") or {}, "spec", _network_policy_cidrs(old))
+    elif ri.kind == "Ingress":  # ValidateIngressUpdate: no annotation check
+        errs += _validate_ingress(obj)
+    else:
+        fn = _CREATE_VALIDATORS.get(ri.kind)
+        if fn is not None:
+            errs += fn(obj)
     errs += _kind_update(ri.kind, obj, old)
     return _to_causes(errs)
