@@ -274,7 +274,8 @@ def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFA
     Parameters
     ----------
     objects : iterable of dict
-        Nodes, Pods (placed with ``spec.nodeName``), Services, EndpointSlices.
+        Nodes, Pods (placed with ``spec.nodeName``), Services, EndpointSlices; NetworkPolicies and
+        Namespaces, which Felix enforces (:mod:`kubenotes.cni.calico.policy`).
     src : str
         ``namespace/pod``.
     dst : str
@@ -294,7 +295,8 @@ def packet_walk(objects: Iterable[dict], src: str, dst: str, *, mode: str = DEFA
     Returns
     -------
     dict
-        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int}``.
+        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int, "allowed": bool,
+        "policy": list}``, as :func:`~kubenotes.cni.calico.packet.walk_packet` returns it.
 
     Raises
     ------
@@ -474,7 +476,7 @@ def install_pod_network(cluster: Any, network: dict) -> CalicoNetwork:
 
 
 def cluster_objects(cluster: Any) -> list[dict]:
-    """What the walk reads from a running cluster: its Nodes, Pods, Services and EndpointSlices, as stored.
+    """What the walk reads from a running cluster: Nodes, Pods, Services, EndpointSlices, Namespaces, NetworkPolicies.
 
     Parameters
     ----------
@@ -489,7 +491,8 @@ def cluster_objects(cluster: Any) -> list[dict]:
     ------
     None
     """
-    return [o for r in ("nodes", "pods", "services", "endpointslices") for o in cluster.list(r)]
+    return [o for r in ("nodes", "pods", "services", "endpointslices", "namespaces", "networkpolicies")
+            for o in cluster.list(r)]
 
 
 def cluster_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = DEFAULT_PACKET_BYTES,
@@ -512,7 +515,8 @@ def cluster_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = D
     Returns
     -------
     dict
-        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int}``.
+        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int, "allowed": bool,
+        "policy": list}``, as :func:`~kubenotes.cni.calico.packet.walk_packet` returns it.
 
     Raises
     ------

@@ -16,9 +16,12 @@ networked on the spot (:func:`kubenotes.sim.network.packet_walk`).
 The manifests (files, directories, ``-``, ``kubectl get -o yaml`` dumps) give
 the Nodes (their InternalIP, or calico-node's ``projectcalico.org/IPv4Address``
 annotation with the prefix), the Pods placed with ``spec.nodeName``, and the
-Services and EndpointSlices kube-proxy reads. Output (``-o json``, the
+Services and EndpointSlices kube-proxy reads, and the NetworkPolicies (with
+the Namespaces their selectors read) Felix enforces. Output (``-o json``, the
 default) is exactly ``{"hops": [{"at", "action", "headers", "bytes"}],
-"overheadBytes": N, "mtu": N}``; ``-o table`` prints the same as columns.
+"overheadBytes": N, "mtu": N, "allowed": bool, "policy": [...]}`` (Felix's
+NetworkPolicy verdict at each end reached, :mod:`kubenotes.cni.calico.policy`);
+``-o table`` prints the same as columns.
 Exit status 0, or 2 with one line on stderr for bad input. The command lives
 in ``sim/`` because it composes two components' state (Calico's network,
 kube-proxy's rules) that :mod:`kubenotes.cni` does not compute itself.

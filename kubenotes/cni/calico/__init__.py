@@ -11,6 +11,9 @@ bgp
 plugin
     The ``calico`` and ``calico-ipam`` CNI plugins; :func:`~kubenotes.cni.calico.plugin.calico_plugins` binds
     them to one cluster's datastore (what a node's ``/opt/cni/bin`` holds once calico-node installed them).
+policy
+    Kubernetes NetworkPolicy as Felix enforces it: ``cali-pi-``/``cali-po-`` policy chains, ``cali-tw-``/``cali-fw-``
+    endpoint chains, the policy and rule that allowed a flow or the default deny.
 packet
     A packet's hop-by-hop walk over the network and, for a Service, the DNAT
     kube-proxy programmed (given by the caller: :func:`kubenotes.sim.network.packet_walk`).

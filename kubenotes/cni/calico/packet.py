@@ -6,7 +6,11 @@ DNAT, a header pushed or popped), the header stack afterwards, outermost
 first, and the packet's length in bytes (the IP datagram: what an MTU limits;
 the link's own Ethernet header is not counted). The result has exactly the
 keys ``hops``, ``overheadBytes`` (bytes the encapsulation adds on this path:
-VXLAN 50, IP-in-IP 20, none 0) and ``mtu`` (the pod's MTU in this mode).
+VXLAN 50, IP-in-IP 20, none 0), ``mtu`` (the pod's MTU in this mode),
+``allowed`` (whether NetworkPolicy lets the flow through) and ``policy``
+(Felix's verdict at each end it reached: egress at the source pod's
+``cali-fw-`` chain, ingress at the destination pod's ``cali-tw-`` chain,
+:meth:`kubenotes.cni.calico.policy.Verdict.to_dict`).
 
 The walk follows what a Linux node with Calico does: the pod's default route
 to ``169.254.1.1`` and proxy ARP on the ``cali`` veth; for a Service
@@ -17,7 +21,9 @@ them, both handed in by the caller); the node's route to the
 destination block (:mod:`kubenotes.cni.calico.dataplane`); the VXLAN or
 IP-in-IP encapsulation and its removal on the other node; the underlay
 router when the nodes are in different subnets; delivery through the
-destination pod's veth.
+destination pod's veth. NetworkPolicies in the input are enforced as Felix
+does (:mod:`kubenotes.cni.calico.policy`): a flow a policy does not allow is
+dropped at the chain that refused it, and the walk ends there.
 
 :func:`example_cluster` builds the chapter's small cluster as API dicts to walk
 through, and :func:`mode_summary` what one mode costs (pod MTU, overhead,
@@ -29,13 +35,14 @@ Simplified: the endpoint a Service connection reaches is drawn uniformly
 from the ready endpoints with ``random.Random(seed)`` (what the iptables
 ``statistic --probability`` chain does, probability 1/(n−i) for endpoint i of
 n); session affinity, ``externalTrafficPolicy`` and the reply path (conntrack
-reverses the DNAT) are not walked; Felix's policy chains (``cali-fw-*``,
-``cali-tw-*``) are named but always accept (NetworkPolicy is not modelled);
+reverses the DNAT) are not walked; only Kubernetes NetworkPolicies are
+enforced (see :mod:`kubenotes.cni.calico.policy` for what is left out);
 a packet larger than the pod MTU is shown as its first fragment.
 
 References
 ----------
 projectcalico/calico@v3.30.0 felix/dataplane/linux/vxlan_mgr.go, route_mgr.go
+projectcalico/calico@v3.30.0 felix/rules/endpoints.go (cali-fw-*, cali-tw-* and the policy chains)
 kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (KUBE-SERVICES, KUBE-SVC-*, KUBE-SEP-*)
 https://datatracker.ietf.org/doc/html/rfc7348 (VXLAN), https://datatracker.ietf.org/doc/html/rfc2003 (IP in IP)
 """
@@ -54,6 +61,7 @@ from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, DEFAULT_MODE, IPIP
                                             VXLAN_OVERHEAD_BYTES, VXLAN_PORT, VXLAN_VNI, CalicoError, CalicoNetwork,
                                             PodNet, build_network, encap_overhead_bytes, pod_mtu)
 from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
+from kubenotes.cni.calico.policy import EGRESS, INGRESS, Endpoint, PolicySet, Verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -281,13 +289,19 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
     Returns
     -------
     dict
-        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int}``.
+        ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int,
+        "allowed": bool, "policy": [verdict, ...]}``: ``allowed`` is False when a
+        NetworkPolicy verdict dropped the flow (the hops end at that chain);
+        ``policy`` holds the egress verdict and, if the packet got that far,
+        the ingress one (:meth:`kubenotes.cni.calico.policy.Verdict.to_dict`).
 
     Raises
     ------
     CalicoError
         Unknown pod, Service or port; a pod without ``spec.nodeName``; a size
         out of range; a Service destination without kube-proxy's state for the source node.
+    kubenotes.errors.FieldError
+        A NetworkPolicy selector the API server would have refused.
 
     See Also
     --------
@@ -318,9 +332,29 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
     svc = _find(objs, "Service", d_ns, d_name) if d_port is not None else None
     mtu = net.mtu
     hops: list[dict] = []
+    verdicts: list[Verdict] = []
+    policies = PolicySet(objs)
 
     def hop(at: str, action: str, headers: list[str], n: int) -> None:
         hops.append({"at": at, "action": action, "headers": list(headers), "bytes": n})
+
+    def result(overhead: int) -> dict:
+        return {"hops": hops, "overheadBytes": overhead, "mtu": mtu,
+                "allowed": all(v.allowed for v in verdicts), "policy": [v.to_dict() for v in verdicts]}
+
+    def judge(direction: str, dst_pod: PodNet) -> Verdict:
+        """Felix's verdict; ``dst_pod`` is the pod the (translated) destination address belongs to."""
+        src_ep = Endpoint.from_pod(_find(objs, "Pod", sp.namespace, sp.name) or {}, sp.ip, sp.veth)
+        dst_obj = _find(objs, "Pod", dst_pod.namespace, dst_pod.name) or {
+            "metadata": {"namespace": dst_pod.namespace, "name": dst_pod.name}}
+        v = policies.evaluate(src_ep, Endpoint.from_pod(dst_obj, dst_pod.ip, dst_pod.veth), proto, dport, direction)
+        verdicts.append(v)
+        return v
+
+    def felix(v: Verdict) -> str:
+        side = "from" if v.direction == EGRESS else "to"
+        return (f"Felix's chain {v.chain} (policy {side} the workload): "
+                + (v.reason if v.allowed else f"dropped: {v.reason}"))
 
     if svc is not None:
         dest_ip, dport, proto, dnat = _service_dnat(sp, svc, d_port, rng, kube_proxy, nat_chains)
@@ -356,23 +390,35 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
     src_at = f"{sp.node}/{sp.key}:eth0"
     hop(src_at, action, inner, n)
     node = net.nodes[sp.node]
-    hop(f"{sp.node}/{sp.veth}", f"arrives on the host end of the veth; Felix's chain cali-fw-{sp.veth} "
-        "(policy from the workload) accepts", inner, n)
-    if dnat is not None:
+    if dnat is None:
+        dpod = net.pod_by_ip(dest_ip)
+        if dpod is None:
+            raise CalicoError(f"--to {dst}: endpoint {dest_ip} is not a pod in the input")
+        egress = judge(EGRESS, dpod)
+        hop(f"{sp.node}/{sp.veth}", "arrives on the host end of the veth; " + felix(egress), inner, n)
+    else:
+        hop(f"{sp.node}/{sp.veth}", "arrives on the host end of the veth (kube-proxy's nat PREROUTING runs "
+            "before Felix's filter chains)", inner, n)
         if dnat["endpoint"] is None:
             hop(f"{sp.node}/{sp.veth}", dnat["action"], inner, n)
-            return {"hops": hops, "overheadBytes": 0, "mtu": mtu}
+            return result(0)
         inner = [_ip_header(sp.ip, dest_ip, proto), _l4_header(proto, sport, dport)]
-        hop(f"{sp.node}/{sp.veth}", dnat["action"], inner, n)
-    dpod = net.pod_by_ip(dest_ip)
-    if dpod is None:
-        raise CalicoError(f"--to {dst}: endpoint {dest_ip} is not a pod in the input")
+        dpod = net.pod_by_ip(dest_ip)
+        if dpod is None:
+            raise CalicoError(f"--to {dst}: endpoint {dest_ip} is not a pod in the input")
+        egress = judge(EGRESS, dpod)
+        hop(f"{sp.node}/{sp.veth}", dnat["action"] + "; then " + felix(egress), inner, n)
+    if not egress.allowed:
+        return result(0)
     route = node.lookup(dest_ip)
     enc = net.encapsulates(sp.node, dpod.node)
     overhead = 0
     if dpod.node == sp.node:
+        ingress = judge(INGRESS, dpod)
         hop(f"{sp.node}/{dpod.veth}", f"route '{route}': forwarded to the destination pod's veth on the same "
-            f"node; Felix's chain cali-tw-{dpod.veth} (policy to the workload) accepts", inner, n)
+            f"node; " + felix(ingress), inner, n)
+        if not ingress.allowed:
+            return result(0)
     else:
         remote = net.nodes[dpod.node]
         if enc == "vxlan":
@@ -403,7 +449,7 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
                 hop(f"router/{node.gateway}", f"dropped: the underlay router between {node.subnet} and "
                     f"{remote.subnet} has no route to {dest_ip} (pod addresses are only known to the nodes' "
                     "BIRD; peer it with the fabric via a BGPPeer, or use an encapsulating mode)", wire, n)
-                return {"hops": hops, "overheadBytes": 0, "mtu": mtu}
+                return result(0)
             hop(f"router/{node.gateway}", f"the underlay routes {node.subnet} > {remote.subnet} by the outer "
                 f"header; it never sees the pod addresses", wire, n + overhead)
         if enc == "vxlan":
@@ -421,10 +467,13 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
         else:
             hop(f"{remote.name}/eth0", f"{dest_ip} is not local: forwarded by route "
                 f"'{remote.lookup(dest_ip)}'", inner, n)
-        hop(f"{remote.name}/{dpod.veth}", f"Felix's chain cali-tw-{dpod.veth} (policy to the workload) "
-            "accepts; into the pod's network namespace", inner, n)
+        ingress = judge(INGRESS, dpod)
+        hop(f"{remote.name}/{dpod.veth}", felix(ingress) + ("; into the pod's network namespace"
+                                                             if ingress.allowed else ""), inner, n)
+        if not ingress.allowed:
+            return result(overhead)
     hop(f"{dpod.node}/{dpod.key}:eth0", f"delivered to {dpod.key} ({dest_ip}:{dport})", inner, n)
-    return {"hops": hops, "overheadBytes": overhead, "mtu": mtu}
+    return result(overhead)
 
 
 def _service_dnat(sp: PodNet, svc: dict, port: str, rng: random.Random, kube_proxy: Mapping[str, Any] | None,
@@ -468,6 +517,9 @@ def _service_dnat(sp: PodNet, svc: dict, port: str, rng: random.Random, kube_pro
 def walk_table(walk: dict) -> str:
     """The walk as a text table (``-o table``): HOP, AT, BYTES, HEADERS (outermost first), ACTION.
 
+    After the table: the overhead and pod MTU, then one line per NetworkPolicy
+    verdict of the walk (``policy``) at an end some policy selects.
+
     Examples
     --------
     >>> print(walk_table({"hops": [{"at": "n/eth0", "action": "sent", "headers": ["IPv4 a > b TCP"],
@@ -482,6 +534,11 @@ def walk_table(walk: dict) -> str:
     widths = [max(len(r[c]) for r in rows) for c in range(4)]
     lines = ["   ".join(r[c].ljust(widths[c]) for c in range(4)) + "   " + r[4] for r in rows]
     lines.append(f"overhead {walk['overheadBytes']} bytes, pod MTU {walk['mtu']}")
+    for v in walk.get("policy") or ():
+        if not v["selectedBy"]:
+            continue  # no NetworkPolicy isolates this end: nothing to say
+        lines.append(f"{v['direction'].lower()} at {v['endpoint']} ({v['chain']}): "
+                     + ("allowed" if v["allowed"] else "DROPPED") + f": {v['reason']}")
     return "\n".join(lines)
 
 

@@ -82,7 +82,9 @@ def manifest(tmp_path):
                                                      ("ipip-crosssubnet", 0, 1480, 1000)])
 def test_pod_to_pod_same_subnet(objects, mode, overhead, mtu, wire):
     w = packet_walk(objects, "default/client", "default/web-1", mode=mode, size_bytes=1000)
-    assert set(w) == {"hops", "overheadBytes", "mtu"} and (w["overheadBytes"], w["mtu"]) == (overhead, mtu)
+    assert set(w) == {"hops", "overheadBytes", "mtu", "allowed", "policy"} and (w["overheadBytes"], w["mtu"]) == (
+        overhead, mtu)
+    assert w["allowed"] and [v["direction"] for v in w["policy"]] == ["Egress", "Ingress"]  # no policy: allowed
     assert all(set(h) == {"at", "action", "headers", "bytes"} for h in w["hops"])
     assert max(h["bytes"] for h in w["hops"]) == wire
     assert w["hops"][0]["at"] == "node-a/default/client:eth0" and w["hops"][-1]["at"] == "node-b/default/web-1:eth0"
@@ -182,7 +184,7 @@ def test_cli_json(packet_cli, manifest, capsys):
     rc = packet_cli(["packet", manifest, "--from", "default/client", "--to", "default/web:80",
                      "--calico-mode", "vxlan", "--size", "1000"])
     out = json.loads(capsys.readouterr().out)
-    assert rc == 0 and list(out) == ["hops", "overheadBytes", "mtu"] and out["overheadBytes"] == 50 and out["mtu"] == 1450
+    assert rc == 0 and list(out) == ["hops", "overheadBytes", "mtu", "allowed", "policy"] and out["overheadBytes"] == 50 and out["mtu"] == 1450
 
 
 def test_cli_table_and_default_mode(packet_cli, manifest, capsys):
