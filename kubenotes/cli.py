@@ -390,7 +390,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Load Kubernetes manifests (files, directories, or - for stdin) through the API "
                     "server's request path as simulate and serve do (defaulting, admission: "
                     "NamespaceLifecycle, LimitRanger, ServiceAccount, Priority, DefaultTolerationSeconds, "
-                    "DefaultStorageClass, PersistentVolumeClaimResize, ResourceQuota; validation), and print one line per object as stored. Exit status 2 "
+                    "DefaultStorageClass, PersistentVolumeClaimResize, DefaultIngressClass, ResourceQuota; validation), and print one line per object as stored. Exit status 2 "
                     "and a one-line error on stderr when an object would be rejected.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="YAML/JSON file, directory, or - for stdin")

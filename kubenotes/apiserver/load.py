@@ -9,8 +9,8 @@ through this module, so the same file gets the same verdict from each:
   PriorityClasses, the default admission chain
   (:func:`~kubenotes.apiserver.admission.default_admission_chain`:
   NamespaceLifecycle, LimitRanger, ServiceAccount, Priority,
-  DefaultTolerationSeconds, DefaultStorageClass, PersistentVolumeClaimResize, ResourceQuota) and object
-  validation;
+  DefaultTolerationSeconds, DefaultStorageClass, PersistentVolumeClaimResize, DefaultIngressClass,
+  ResourceQuota) and object validation;
 * :func:`create_objects` sends every object as a create request (decoding,
   field validation, defaulting, dropping of disabled fields, mutating
   admission, validation, validating admission), in :data:`INSTALL_ORDER`.

@@ -221,16 +221,15 @@ SERVED_RESOURCES: tuple[ResourceInfo, ...] = tuple(sorted(RESOURCES + tuple(r fo
 
 #: Kinds the API server stores while no component of the model acts on them yet: ``resource.group`` ->
 #: the open issue that makes one act, 0 when none is filed, None when no Kubernetes component acts on
-#: them upstream either (PodTemplates are only read by clients; Ingresses by third-party ingress
-#: controllers). The README's table of stored-only kinds is generated from it (:func:`stored_only_table`).
+#: them upstream either (PodTemplates are only read by clients). Ingresses and IngressClasses are not
+#: here: the DefaultIngressClass admission plugin acts on them (the controllers that route an Ingress's
+#: traffic are third-party upstream too). The README's table of stored-only kinds is generated from it (:func:`stored_only_table`).
 STORED_ONLY: dict[str, int | None] = {
     "podtemplates": None,
     "apiservices.apiregistration.k8s.io": 0,
     "certificatesigningrequests.certificates.k8s.io": 0,
     "flowschemas.flowcontrol.apiserver.k8s.io": 27,
     "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": 27,
-    "ingressclasses.networking.k8s.io": None,
-    "ingresses.networking.k8s.io": None,
     "servicecidrs.networking.k8s.io": 30,
     "runtimeclasses.node.k8s.io": 0,
     "deviceclasses.resource.k8s.io": 0,

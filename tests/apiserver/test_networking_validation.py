@@ -208,3 +208,26 @@ def test_ingress_class_controller_required_domain_prefixed_and_immutable():
         "spec.parameters.namespace: Required value: `parameters.scope` is set to 'Namespace'"]
     assert [c["message"] for c in validate_update(IC, ic("example.com/b"), ic("k8s.io/a"))] == [
         'spec.controller: Invalid value: "example.com/b": field is immutable']
+
+
+def test_default_ingress_class_admission_sets_the_newest_default_class_on_create():
+    from kubenotes.apiserver.load import ADMIN, start_api_server
+
+    server = start_api_server()
+    c = server.client("kubectl", ADMIN)
+    ing = {"metadata": {"name": "web"}, "spec": {"defaultBackend": BACKEND}}
+    assert "ingressClassName" not in c.create("ingresses", ing, "default")["spec"]  # no default class: left alone
+    for name in ("nginx", "traefik"):
+        c.create("ingressclasses", {"metadata": {"name": name, "annotations": {
+            "ingressclass.kubernetes.io/is-default-class": "true"}}, "spec": {"controller": f"example.com/{name}"}})
+    # same creationTimestamp: the first by name
+    assert c.create("ingresses", {**ing, "metadata": {"name": "a"}}, "default")["spec"]["ingressClassName"] == "nginx"
+    annotated = {"metadata": {"name": "b", "annotations": {"kubernetes.io/ingress.class": "haproxy"}},
+                 "spec": {"defaultBackend": BACKEND}}
+    assert "ingressClassName" not in c.create("ingresses", annotated, "default")["spec"]
+    explicit = {"metadata": {"name": "c"}, "spec": {"defaultBackend": BACKEND, "ingressClassName": "traefik"}}
+    assert c.create("ingresses", explicit, "default")["spec"]["ingressClassName"] == "traefik"
+    # SetDefaults_IngressClass: parameters without a scope are cluster-scoped
+    params = c.create("ingressclasses", {"metadata": {"name": "p"}, "spec": {
+        "controller": "example.com/p", "parameters": {"kind": "Config", "name": "c"}}})["spec"]["parameters"]
+    assert params["scope"] == "Cluster"

@@ -4,7 +4,7 @@
 runs, with the default-on plugins upstream's ``AllOrderedPlugins`` lists, in
 that order: ``NamespaceLifecycle``, ``LimitRanger``, ``ServiceAccount``,
 ``Priority``, ``DefaultTolerationSeconds``, ``DefaultStorageClass``, ``PersistentVolumeClaimResize``,
-``MutatingAdmissionWebhook``, ``ValidatingAdmissionPolicy``, ``ValidatingAdmissionWebhook``,
+``DefaultIngressClass``, ``MutatingAdmissionWebhook``, ``ValidatingAdmissionPolicy``, ``ValidatingAdmissionWebhook``,
 ``ResourceQuota``. The API server runs every plugin's mutating phase, then (after the registry strategy and
 object validation) every plugin's validating phase.
 
@@ -13,11 +13,12 @@ Notes
 Default-on plugins that are not modelled: ``TaintNodesByCondition``,
 ``PodSecurity``, ``RuntimeClass``,
 ``StorageObjectInUseProtection`` (the protection controllers add the finalizers),
-``DefaultIngressClass``, the certificate plugins and ``MutatingAdmissionPolicy``
+the certificate plugins and ``MutatingAdmissionPolicy``
 (beta, off by default in v1.34). The webhook plugins (:mod:`.webhook`) call
 real webhooks over HTTP(S); ``ValidatingAdmissionPolicy``
 (:mod:`.validatingadmissionpolicy`) evaluates a subset of CEL (:mod:`.cel`);
-with nothing configured they do nothing and request traces leave them out.
+with nothing configured they do nothing and request traces leave them out,
+as they leave out ``DefaultIngressClass`` while no IngressClass exists.
 
 References
 ----------
@@ -27,6 +28,7 @@ https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/
 
 from __future__ import annotations
 
+from kubenotes.apiserver.admission.defaultingressclass import DefaultIngressClass
 from kubenotes.apiserver.admission.defaultstorageclass import DefaultStorageClass
 from kubenotes.apiserver.admission.defaulttolerationseconds import DefaultTolerationSeconds
 from kubenotes.apiserver.admission.interfaces import (
@@ -44,7 +46,7 @@ __all__ = [
     "CREATE", "UPDATE", "DELETE", "CONNECT",
     "Plugin", "AdmissionChain", "forbidden", "resource_name",
     "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
-    "PersistentVolumeClaimResize", "ResourceQuota", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
+    "PersistentVolumeClaimResize", "DefaultIngressClass", "ResourceQuota", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
     "ValidatingAdmissionWebhook",
     "DEFAULT_PLUGIN_ORDER", "default_admission_chain",
 ]
@@ -52,7 +54,7 @@ __all__ = [
 #: The default-on plugins the model runs, in ``AllOrderedPlugins`` order.
 DEFAULT_PLUGIN_ORDER = ("NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
                         "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize",
-                        "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",
+                        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",
                         "ResourceQuota")
 
 
@@ -74,9 +76,10 @@ def default_admission_chain(seed: int = 0) -> AdmissionChain:
     >>> names[:5]
     ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds']
     >>> names[5:]
-    ['DefaultStorageClass', 'PersistentVolumeClaimResize', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']
+    ['DefaultStorageClass', 'PersistentVolumeClaimResize', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']
     """
     return AdmissionChain([NamespaceLifecycle(), LimitRanger(), ServiceAccount(seed), Priority(),
                            DefaultTolerationSeconds(), DefaultStorageClass(), PersistentVolumeClaimResize(),
+                           DefaultIngressClass(),
                            MutatingAdmissionWebhook(seed), ValidatingAdmissionPolicy(),
                            ValidatingAdmissionWebhook(seed), ResourceQuota()])
