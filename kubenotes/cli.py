@@ -234,6 +234,19 @@ def _summary_pdb(pdb: Any) -> str:
     return ""
 
 
+def _summary_network_policy(np: Any) -> str:
+    s = np.spec
+    sel = s.podSelector
+    labels = ",".join(f"{k}={v}" for k, v in ((sel.matchLabels if sel is not None else None) or {}).items())
+    if sel is not None and sel.matchExpressions:
+        labels = (labels + "," if labels else "") + f"{len(sel.matchExpressions)} expression(s)"
+    parts = [f"podSelector {labels or '<all pods>'}"]
+    if s.policyTypes:
+        parts.append("policyTypes " + ",".join(s.policyTypes))
+    parts.append(f"{len(s.ingress or ())} ingress, {len(s.egress or ())} egress rule(s)")
+    return ", ".join(parts)
+
+
 def _summary_scenario(doc: dict) -> str:
     steps = (doc.get("spec") or {}).get("steps") or []
     if not steps:
@@ -264,6 +277,7 @@ _SUMMARIES: dict[str, Callable[[Any], str]] = {
     "Service": _summary_service,
     "PersistentVolumeClaim": _summary_pvc,
     "PodDisruptionBudget": _summary_pdb,
+    "NetworkPolicy": _summary_network_policy,
     "KubeSchedulerConfiguration": _summary_scheduler_config,
     "Scenario": _summary_scenario,
 }

@@ -166,3 +166,11 @@ def test_a_network_policy_the_api_server_refuses_is_one_line_and_exit_2(tmp_path
                  'spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: "11.0.0.0/16": must be a strict '
                  "subset of `cidr`"):
         assert part in err[0]
+
+
+def test_validate_prints_a_network_policy_as_stored_with_its_defaulted_policy_types(tmp_path, capsys):
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump(ALLOW_CLIENT))
+    assert main(["validate", str(good)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(
+        "NetworkPolicy default/allow-client: podSelector app=web, policyTypes Ingress, 1 ingress, 0 egress rule(s)")
