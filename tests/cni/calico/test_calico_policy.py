@@ -174,3 +174,14 @@ def test_validate_prints_a_network_policy_as_stored_with_its_defaulted_policy_ty
     assert main(["validate", str(good)]) == 0
     assert capsys.readouterr().out.splitlines()[0].endswith(
         "NetworkPolicy default/allow-client: podSelector app=web, policyTypes Ingress, 1 ingress, 0 egress rule(s)")
+
+
+def test_simulate_refuses_a_bad_network_policy_with_one_line_and_exit_2(tmp_path, capsys):
+    bad = tmp_path / "scenario.yaml"
+    bad.write_text(sample("network", "calico.yaml").read_text() + "---\n" + yaml.safe_dump(
+        _np("bad", {"podSelector": {}, "egress": [{"to": [{"ipBlock": {"cidr": "10.0.0.0/33"}}]}]})))
+    assert main(["simulate", str(bad), "--until", "5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith('NetworkPolicy.networking.k8s.io "bad" is invalid: '
+                                             'spec.egress[0].to[0].ipBlock.cidr: Invalid value: "10.0.0.0/33": '
+                                             'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)')
