@@ -56,7 +56,20 @@ What is checked (what learners typically get wrong):
   decoder's 400, :func:`bytes_decode_error`), PriorityClass (reserved
   ``system-`` names, value range, immutable value),
   ValidatingAdmissionPolicyBinding (``policyName``, ``paramRef``: name xor
-  selector, ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``).
+  selector, ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``);
+* networking.k8s.io: NetworkPolicy (``ValidateNetworkPolicySpec``: pod and
+  peer selectors, exactly one kind of peer beside an ``ipBlock``, ``cidr``
+  and ``except`` as legacy CIDR fields with each ``except`` a strict subset,
+  ports with protocol TCP/UDP/SCTP, a number or a name, ``endPort`` only
+  with a numeric port and not below it, at most two ``policyTypes``; on
+  update the stored CIDRs are not re-checked), Ingress (rules or a default
+  backend, hosts not IPs and (wildcard) DNS names, ``pathType`` required and
+  supported, Exact/Prefix paths absolute and clean, a Service backend with a
+  DNS-1035 name and a port name or number xor a resource backend, TLS hosts
+  and secret names, ``ingressClassName``, and on create the
+  ``kubernetes.io/ingress.class`` annotation agreeing with it), IngressClass
+  (``controller`` required, a domain-prefixed path of at most 250 bytes and
+  immutable; ``parameters`` kind, name, scope and namespace).
 
 Notes
 -----
@@ -92,7 +105,10 @@ check them:
   class, data sources, volume mode); Endpoints, EndpointSlice addresses and
   ports; Event fields; ServiceAccount secrets; HorizontalPodAutoscaler
   metrics and behaviour; RBAC rules and subjects; StorageClass
-  provisioner and parameters; Lease fields; the kinds that are stored
+  provisioner and parameters; Lease fields; an Ingress's status
+  (``loadBalancer`` addresses, ``ValidateIngressStatusUpdate``) and the
+  relaxed rules an Ingress update keeps for names its stored version already
+  had (``AllowInvalidSecretName``, ``AllowInvalidWildcardHostRule``); the kinds that are stored
   without a kind validator here (ControllerRevision ``data``/``revision``
   and others): metadata only.
 
@@ -112,6 +128,7 @@ kubernetes/kubernetes@v1.34.0 pkg/apis/apps/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/batch/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/policy/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/scheduling/validation/validation.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/networking/validation/validation.go
 """
 
 from __future__ import annotations
