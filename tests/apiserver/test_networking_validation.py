@@ -94,6 +94,23 @@ INVALID_POLICIES = {
                                                                 "except": ["192.168.0.0/24"]}}]}]},
         'spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: "192.168.0.0/24": must be a strict subset of '
         "`cidr`"),
+    "bad ipv6 cidr": ({"podSelector": SEL, "ingress": [{"from": [{"ipBlock": {"cidr": "fd00:192:168::/130"}}]}]},
+                      'spec.ingress[0].from[0].ipBlock.cidr: Invalid value: "fd00:192:168::/130": must be a valid '
+                      "CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"),
+    "empty except": ({"podSelector": SEL, "ingress": [{"from": [{"ipBlock": {"cidr": "192.168.8.0/24",
+                                                                             "except": [""]}}]}]},
+                     'spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: "": must be a valid CIDR value, '
+                     "(e.g. 10.9.8.0/24 or 2001:db8::/64)"),
+    "ipv6 except not strictly inside": (
+        {"podSelector": SEL, "ingress": [{"from": [{"ipBlock": {"cidr": "fd00:192:168::/48",
+                                                                "except": ["fd00:192:168::/48"]}}]}]},
+        'spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: "fd00:192:168::/48": must be a strict subset of '
+        "`cidr`"),
+    "bad namespaceSelector operator": (
+        {"podSelector": SEL, "egress": [{"to": [{"namespaceSelector": {"matchExpressions": [
+            {"key": "team", "operator": "Contains", "values": ["x"]}]}}]}]},
+        'spec.egress[0].to[0].namespaceSelector.matchExpressions[0].operator: Invalid value: "Contains": not a valid '
+        "selector operator"),
     "unknown policy type": ({"podSelector": SEL, "policyTypes": ["foo"]},
                             'spec.policyTypes[0]: Unsupported value: "foo": supported values: "Ingress", "Egress"'),
     "three policy types": ({"podSelector": SEL, "policyTypes": ["Ingress", "Egress", "Egress"]},
@@ -121,12 +138,13 @@ def test_invalid_network_policies(spec, message):
     assert _messages(NP, _np(spec)) == [message]
 
 
-def test_update_keeps_a_stored_cidr_that_strict_parsing_would_refuse_but_checks_new_ones():
-    # ValidateNetworkPolicyUpdate: CIDRs of the stored policy are not re-validated
-    old = _np({"podSelector": SEL, "ingress": [{"from": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}]})
+def test_update_keeps_a_stored_cidr_it_would_refuse_today_but_checks_new_ones():
+    # ValidateNetworkPolicyUpdate: CIDRs the stored policy has (written before today's validation) are not
+    # re-validated, wherever they move in the new spec
+    old = _np({"podSelector": SEL, "ingress": [{"from": [{"ipBlock": {"cidr": "10.0.0.0/33"}}]}]})
     old["metadata"]["resourceVersion"] = "1"
-    new = _np({"podSelector": SEL, "ingress": [{"from": [{"ipBlock": {"cidr": "10.0.0.0/8"}},
-                                                         {"ipBlock": {"cidr": "10.0.0.0/40"}}]}]})
+    new = _np({"podSelector": SEL, "egress": [{"to": [{"ipBlock": {"cidr": "10.0.0.0/33"}}]}],
+               "ingress": [{"from": [{"ipBlock": {"cidr": "10.0.0.0/8"}}, {"ipBlock": {"cidr": "10.0.0.0/40"}}]}]})
     new["metadata"]["resourceVersion"] = "1"
     msgs = [c["message"] for c in validate_update(NP, new, old)]
     assert msgs == ['spec.ingress[0].from[1].ipBlock.cidr: Invalid value: "10.0.0.0/40": must be a valid CIDR '
