@@ -12,7 +12,10 @@
 * :func:`mode_table` and :func:`mode_panel`: the chapter's widget (node
   count, packet size, mode → overhead, MTU, sessions, from
   :func:`kubenotes.cni.calico.packet.mode_summary`), drawn on
-  :func:`kubenotes.cni.calico.packet.example_cluster`.
+  :func:`kubenotes.cni.calico.packet.example_cluster`;
+* :func:`policy_table` and :func:`policy_panel`: Felix's NetworkPolicy
+  verdicts of a walk, and the widget that turns a default deny and one
+  allowing policy on and off (:mod:`kubenotes.cni.calico.policy`).
 
 Notes
 -----
@@ -25,6 +28,7 @@ References
 https://docs.tigera.io/calico/latest/networking/configuring/vxlan-ipip
 https://docs.tigera.io/calico/latest/networking/configuring/bgp
 https://docs.tigera.io/calico/latest/networking/configuring/mtu
+https://kubernetes.io/docs/concepts/services-networking/network-policies/
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from matplotlib.patches import Patch, Rectangle
 from kubenotes.cni.calico.bgp import bgp_session_count
 from kubenotes.cni.calico.dataplane import MODES, CalicoNetwork
 from kubenotes.cni.calico.packet import HEADER_BYTES, cluster_graph, example_cluster, mode_summary, network_from_objects
+from kubenotes.cni.calico.policy import example_policies
 from kubenotes.sim.network import packet_walk
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
@@ -60,6 +65,8 @@ __all__ = [
     "sessions_figure",
     "mode_table",
     "mode_panel",
+    "policy_table",
+    "policy_panel",
 ]
 
 _COLORS = {"pod": "#90caf9", "veth": "#ffe082", "eth0": "#a5d6a7", "vxlan": "#ce93d8", "ipip": "#f48fb1",
@@ -565,3 +572,109 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
         return [head, stack(walk), graph(node_count, mode), mode_table(node_count, size_bytes)]
 
     return live_panel(memoise_update(update), controls, columns=3)
+
+
+def policy_table(walk: dict, caption: str | None = None) -> Html:
+    """Felix's NetworkPolicy verdicts of a walk: one row per end reached (egress, then ingress).
+
+    Parameters
+    ----------
+    walk : dict
+        :func:`kubenotes.sim.network.packet_walk`'s result (``policy``, ``allowed``).
+    caption : str, optional
+        Default: whether the flow is allowed.
+
+    Returns
+    -------
+    Html
+        Columns direction, chain, verdict, decided by (policy and rule, or the
+        profile / default deny), selected by (the policies isolating that pod).
+
+    See Also
+    --------
+    walk_table_html, kubenotes.cni.calico.policy.PolicySet.evaluate
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.policy import example_policies
+    >>> w = packet_walk(example_cluster(2) + example_policies(), "default/client", "default/web-1-0")
+    >>> t = str(policy_table(w))
+    >>> t.count("<tr") - 1, "dropped" in t, "default/deny-web" in t
+    (2, True, True)
+    """
+    rows = []
+    for v in walk["policy"]:
+        if v["policy"]:
+            by = f"{v['policy']} {v['direction'].lower()}[{v['rule']}] ({v['policyChain']})"
+        elif v["allowed"]:
+            by = "no policy selects the pod: profile accepts"
+        else:
+            by = "default deny: no rule allows it"
+        rows.append((v["direction"], v["chain"], "accepted" if v["allowed"] else "dropped", by,
+                     ", ".join(v["selectedBy"]) or "-"))
+    cap = caption or ("allowed" if walk["allowed"] else "dropped by NetworkPolicy")
+    return _table(["direction", "chain", "verdict", "decided by", "selected by"], rows, cap)
+
+
+def policy_panel(deny_web: bool = True, allow_client: bool = False, client_role: str = "none",
+                 to: str = "default/web-1-0:8080") -> Any:
+    """The chapter's NetworkPolicy widget: default deny, one allowed path, the client's label, the destination.
+
+    Parameters
+    ----------
+    deny_web, allow_client : bool
+        Which of :func:`kubenotes.cni.calico.policy.example_policies` exist.
+    client_role : str
+        ``none`` or ``client``: the ``role`` label of ``default/client``.
+    to : str
+        ``default/web-1-0:8080``, ``default/web:80`` (the Service) or ``default/web-1-0:9090``.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls, then a summary line, :func:`policy_table` and the
+        walk's last hop.
+
+    Raises
+    ------
+    traitlets.TraitError
+        ``client_role`` or ``to`` is not one of the options.
+
+    See Also
+    --------
+    mode_panel, kubenotes.viz.widgets.live_panel
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = policy_panel()
+    >>> [c.description for c in panel.children[0].children]
+    ['deny-web', 'allow-client', 'client role', 'to']
+    """
+    import ipywidgets as widgets
+
+    from kubenotes.viz.widgets import live_panel, memoise_update
+
+    controls = {
+        "deny_web": widgets.Checkbox(value=deny_web, description="deny-web"),
+        "allow_client": widgets.Checkbox(value=allow_client, description="allow-client"),
+        "client_role": widgets.Dropdown(options=["none", "client"], value=client_role, description="client role"),
+        "to": widgets.Dropdown(options=["default/web-1-0:8080", "default/web:80", "default/web-1-0:9090"],
+                               value=to, description="to"),
+    }
+
+    def update(deny_web: bool, allow_client: bool, client_role: str, to: str) -> list:
+        objs = example_cluster(2)
+        if client_role != "none":
+            next(o for o in objs if o["metadata"]["name"] == "client")["metadata"]["labels"] = {"role": client_role}
+        walk = packet_walk(objs + example_policies(deny_web, allow_client), "default/client", to, mode="vxlan")
+        end = walk["hops"][-1]
+        labels = html.escape("role=" + client_role) if client_role != "none" else "none"
+        head = Html(f"default/client (labels: {labels}) → {html.escape(to)}: <b>{'delivered' if walk['allowed'] else 'dropped'}</b> at "
+                    f"{html.escape(end['at'])} after {len(walk['hops'])} hops; policies: "
+                    + html.escape(", ".join(n for n, on in (("deny-web", deny_web), ("allow-client", allow_client))
+                                            if on) or "none"))
+        return [head, policy_table(walk)]
+
+    return live_panel(memoise_update(update), controls, columns=4)

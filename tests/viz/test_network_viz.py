@@ -151,3 +151,30 @@ def test_header_stack_figure_fits_a_1000px_column():
     walk = packet_walk(example_cluster(3, subnets=2), "default/client", "default/web-1-0", mode="vxlan", size_bytes=1400)
     assert len(walk["hops"]) == 9
     assert _png_width_px(nv.header_stack_figure(walk)) <= 1000
+
+
+def test_policy_panel_follows_its_controls_and_every_control_changes_the_output(monkeypatch):
+    from kubenotes.viz.widgets import panels, sweep_controls
+
+    walks = []
+    original = nv.packet_walk
+    monkeypatch.setattr(nv, "packet_walk", lambda *a, **k: walks.append(original(*a, **k)) or walks[-1])
+    panel = nv.policy_panel(deny_web=True, allow_client=True, client_role="none")
+    controls = {c.description: c for row in panel.children[:-1] for c in row.children}
+    assert not walks[-1]["allowed"]  # not labelled role=client: allow-client does not match, deny-web drops it
+    controls["client role"].value = "client"
+    assert walks[-1]["allowed"] and walks[-1]["policy"][1]["policy"] == "default/allow-client"
+    controls["to"].value = "default/web-1-0:9090"
+    assert not walks[-1]["allowed"]
+    report = sweep_controls([panels()[-1]])
+    assert report["errors"] == [] and report["unchanged"] == [] and report["raw_markup"] == []
+
+
+def test_policy_table_names_the_deciding_policy_and_rule():
+    from kubenotes.cni.calico.policy import example_policies
+
+    objs = example_cluster(2)
+    objs[2]["metadata"]["labels"] = {"role": "client"}  # client
+    t = str(nv.policy_table(packet_walk(objs + example_policies(True, True), "default/client", "default/web-1-0")))
+    assert "default/allow-client ingress[0] (cali-pi-_" in t and "default/allow-client, default/deny-web" in t
+    assert "allowed" in t

@@ -80,6 +80,7 @@ __all__ = [
     "endpoint_chain_name",
     "policy_types",
     "PolicySet",
+    "example_policies",
 ]
 
 INGRESS = "Ingress"
@@ -461,3 +462,39 @@ class PolicySet:
                        f"selected by NetworkPolicy {', '.join(keys)} and no rule allows {protocol} port {port} "
                        f"{'from' if direction == INGRESS else 'to'} {peer.key}: 'Drop if no policies passed "
                        "packet' (default deny)")
+
+
+def example_policies(deny_web: bool = True, allow_client: bool = False, namespace: str = "default") -> list[dict]:
+    """The chapter's NetworkPolicies for :func:`kubenotes.cni.calico.packet.example_cluster`'s ``web`` pods.
+
+    Parameters
+    ----------
+    deny_web : bool
+        ``deny-web``: selects ``app=web`` for Ingress with no rule (default deny for the web pods).
+    allow_client : bool
+        ``allow-client``: lets pods labelled ``role=client`` in to the web pods on TCP 8080.
+    namespace : str
+
+    Returns
+    -------
+    list of dict
+        NetworkPolicy manifests (not defaulted), ``deny-web`` first.
+
+    Examples
+    --------
+    >>> [p["metadata"]["name"] for p in example_policies(True, True)]
+    ['deny-web', 'allow-client']
+    """
+    web = {"matchLabels": {"app": "web"}}
+    out = []
+    if deny_web:
+        out.append({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                    "metadata": {"name": "deny-web", "namespace": namespace},
+                    "spec": {"podSelector": web, "policyTypes": ["Ingress"]}})
+    if allow_client:
+        out.append({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                    "metadata": {"name": "allow-client", "namespace": namespace},
+                    "spec": {"podSelector": web, "ingress": [{
+                        "from": [{"podSelector": {"matchLabels": {"role": "client"}}}],
+                        "ports": [{"protocol": "TCP", "port": 8080}]}]}})
+    return out
