@@ -590,6 +590,11 @@ def policy_table(walk: dict, caption: str | None = None) -> Html:
         Columns direction, chain, verdict, decided by (policy and rule, or the
         profile / default deny), selected by (the policies isolating that pod).
 
+    Raises
+    ------
+    KeyError
+        ``walk`` has no ``policy`` or ``allowed`` (not a walk's result).
+
     See Also
     --------
     walk_table_html, kubenotes.cni.calico.policy.PolicySet.evaluate

@@ -480,6 +480,11 @@ def example_policies(deny_web: bool = True, allow_client: bool = False, namespac
     list of dict
         NetworkPolicy manifests (not defaulted), ``deny-web`` first.
 
+    Raises
+    ------
+    None
+        Any arguments give manifests; a namespace name is not checked.
+
     Examples
     --------
     >>> [p["metadata"]["name"] for p in example_policies(True, True)]
