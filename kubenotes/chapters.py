@@ -250,12 +250,14 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter(
         "06.00-cni-and-calico", "CNI and Calico's network modes",
         "the CNI calls at sandbox creation, Calico's IPAM blocks, interfaces and routes in VXLAN / IPIP / BGP / "
-        "CrossSubnet modes, a packet walk with headers and MTU, BGP mesh vs route reflectors, a node failure",
+        "CrossSubnet modes, a packet walk with headers and MTU, NetworkPolicy enforced by Felix (default deny, then "
+        "one path), BGP mesh vs route reflectors, a node failure",
         "How a pod gets its network (网络插件 CNI): the runtime's CNI calls at sandbox creation (bridge + "
         "host-local, checked against the real plugins), Calico's IPAM blocks, each node's interfaces and routes in "
         "VXLAN, IPIP (隧道 tunnels), BGP and CrossSubnet modes, a packet's walk hop by hop with its headers and "
-        "MTU, full-mesh BGP vs route reflectors, a node failure withdrawing its routes",
-        "node count, packet size and mode → overhead, MTU, BGP sessions",
+        "MTU, NetworkPolicy (网络策略) as Calico's Felix enforces it: default deny, then one allowed path, "
+        "full-mesh BGP vs route reflectors, a node failure withdrawing its routes",
+        "node count, packet size and mode → overhead, MTU, BGP sessions; policies, label and destination → verdicts",
         viz="network", data="network",
     ),
     Chapter(
