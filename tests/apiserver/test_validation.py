@@ -573,7 +573,8 @@ def test_statefulset_names_are_dns_labels_and_csr_names_are_free():
     assert validation.NAME_VALIDATION_BY_KIND["CertificateSigningRequest"]("Any Name!", False) == []
     assert validate_create(_ri("CertificateSigningRequest", False), {"metadata": {"name": "Any_Name"}}) == []
     # a kind not in the table (every other v1.34 built-in kind) is a DNS-1123 subdomain
-    assert [c["message"] for c in validate_create(_ri("IngressClass", False), {"metadata": {"name": "A"}})] == [
+    assert [c["message"] for c in validate_create(_ri("IngressClass", False), {"metadata": {"name": "A"}, "spec": {
+        "controller": "example.com/ingress"}})] == [
         f'metadata.name: Invalid value: "A": {SUBDOMAIN_ERR}']
 
 
