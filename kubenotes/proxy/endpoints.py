@@ -334,7 +334,7 @@ def _service_port_infos(svc: dict, family: int) -> list[ServicePortInfo]:
     int_local = spec.get("internalTrafficPolicy") == "Local"
     external_ips = _family_ips(spec.get("externalIPs") or (), family)
     ranges = tuple(str(n) for r in spec.get("loadBalancerSourceRanges") or ()
-                   if (n := parse_cidr_sloppy(r)) is not None and n.version == family)
+                   if (n := parse_cidr_sloppy(r.strip())) is not None and n.version == family)
     lb_ips = _family_ips((ing["ip"] for ing in ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress")
                           or () if ing.get("ip") and ing.get("ipMode") != "Proxy"), family)
     needs_hc = spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"

@@ -562,7 +562,7 @@ def iptables_save(
         external_ips = _family_ips(svc.external_ips, version)
         lb_ips = _family_ips(svc.load_balancer_ips, version)
         source_ranges = [n for r in svc.load_balancer_source_ranges
-                         if (n := parse_cidr_sloppy(r)) is not None and n.version == version]
+                         if (n := parse_cidr_sloppy(r.strip())) is not None and n.version == version]
         by_id = {id(e.info): e for e in all_eps}
         cluster_eps, local_eps, reachable_eps, has_endpoints = categorize_endpoints(
             [e.info for e in all_eps], svc, state.node_name, getattr(state, "node_zone", ""))

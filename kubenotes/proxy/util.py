@@ -25,6 +25,8 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from kubenotes.api.validation import parse_cidr_sloppy, parse_ip_sloppy  # k8s.io/utils/net: one home, in api/
+
 __all__ = [
     "parse_ip_sloppy",
     "parse_cidr_sloppy",
@@ -39,44 +41,6 @@ NODE_PORT_ADDRESSES_PRIMARY = "primary"
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-def parse_ip_sloppy(s: str) -> IPAddress | None:
-    """``netutils.ParseIPSloppy``: an address, IPv4 octets allowed leading zeros (decimal); None if invalid.
-
-    Examples
-    --------
-    >>> str(parse_ip_sloppy("010.000.000.001")), str(parse_ip_sloppy("fd00::01")), parse_ip_sloppy("10.0.0")
-    ('10.0.0.1', 'fd00::1', None)
-    """
-    s = s.strip()
-    try:
-        return ipaddress.ip_address(s)
-    except ValueError:
-        pass
-    parts = s.split(".")
-    if len(parts) == 4 and all(p.isdigit() and len(p) <= 3 and int(p) <= 255 for p in parts):
-        return ipaddress.IPv4Address(".".join(str(int(p)) for p in parts))
-    return None
-
-
-def parse_cidr_sloppy(s: str) -> IPNetwork | None:
-    """``netutils.ParseCIDRSloppy``: the network of ``addr/bits`` (host bits cleared), leading zeros allowed.
-
-    Examples
-    --------
-    >>> str(parse_cidr_sloppy("010.0.0.0/8")), parse_cidr_sloppy("10.0.0.0")
-    ('10.0.0.0/8', None)
-    """
-    s = s.strip()
-    addr, sep, bits = s.partition("/")
-    ip = parse_ip_sloppy(addr) if sep else None
-    if ip is None or not bits.isdigit():
-        return None
-    try:
-        return ipaddress.ip_network(f"{ip}/{int(bits)}", strict=False)
-    except ValueError:
-        return None
 
 
 def normalize_ip(s: str) -> str | None:
@@ -231,7 +195,7 @@ def node_port_ips(node_ips: Sequence[str], node_port_addresses: Sequence[str] | 
         return list(node_ips[:1])
     nets = []
     for cidr in node_port_addresses:
-        net = parse_cidr_sloppy(cidr)
+        net = parse_cidr_sloppy(cidr.strip())
         if net is None:
             continue
         if net.prefixlen == 0:
