@@ -138,6 +138,19 @@ def default_controller_rate_limiter() -> MaxOfRateLimiter:
     return MaxOfRateLimiter(ItemExponentialFailureRateLimiter(0.005, 1000.0), BucketRateLimiter(10.0, 100))
 
 
+class _GetEvent(simpy.Event):
+    """A worker's pending :meth:`Queue.get`: its value is the key the worker takes when it resumes."""
+
+    def __init__(self, queue: "Queue"):
+        super().__init__(queue.env)
+        self.callbacks.append(self._take)  # runs before the waiting process resumes (it adds its callback later)
+        self._queue = queue
+
+    def _take(self, _ev: simpy.Event) -> None:
+        if self._value is not SHUTDOWN:  # woken by an add, not by shut_down
+            self._value = self._queue._take_woken()
+
+
 class Queue:
     """A FIFO of keys with client-go's de-duplication (``workqueue.Type``) on a SimPy clock.
 
@@ -176,6 +189,7 @@ class Queue:
         self._dirty: set[Hashable] = set()
         self._processing: set[Hashable] = set()
         self._getters: deque[simpy.Event] = deque()
+        self._woken = 0  # workers woken by an add that have not run yet: each takes one queued key
         self._shutting_down = False
         self.adds = 0
 
@@ -202,27 +216,44 @@ class Queue:
         self._push(item)
 
     def _push(self, item: Hashable) -> None:
+        self._queue.append(item)
         while self._getters:
             g = self._getters.popleft()
             if not g.triggered:
-                self._dirty.discard(item)
-                self._processing.add(item)
-                g.succeed(item)
+                self._woken += 1
+                g.succeed()  # cond.Signal: the worker takes the head of the queue when it runs
                 return
-        self._queue.append(item)
+
+    def _take(self) -> Hashable:
+        """Pop the head of the queue for a worker: it leaves ``dirty`` and is now being processed."""
+        item = self._queue.popleft()
+        self._dirty.discard(item)
+        self._processing.add(item)
+        return item
+
+    def _take_woken(self) -> Hashable:
+        """A woken worker now runs and takes the head (kept for it: ``len(queue) >= woken``)."""
+        self._woken -= 1
+        return self._take()
 
     def get(self) -> simpy.Event:
-        """A SimPy event whose value is the next key (or :data:`SHUTDOWN`); the worker then holds the key."""
-        ev = self.env.event()
-        if self._queue:
-            item = self._queue.popleft()
-            self._dirty.discard(item)
-            self._processing.add(item)
-            ev.succeed(item)
-        elif self._shutting_down:
+        """A SimPy event whose value is the next key (or :data:`SHUTDOWN`); the worker then holds the key.
+
+        A worker waiting on an empty queue is woken by :meth:`add` and takes
+        the head of the queue only when it runs (client-go's ``Get`` after
+        ``cond.Wait``): adds of that key made in between, at the same virtual
+        instant, find it still queued and fold into it.
+        """
+        if len(self._queue) > self._woken:  # a key no woken worker will take
+            ev = self.env.event()
+            ev.succeed(self._take())
+            return ev
+        if self._shutting_down:
+            ev = self.env.event()
             ev.succeed(SHUTDOWN)
-        else:
-            self._getters.append(ev)
+            return ev
+        ev = _GetEvent(self)
+        self._getters.append(ev)
         return ev
 
     def done(self, item: Hashable) -> None:

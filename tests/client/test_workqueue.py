@@ -113,3 +113,44 @@ def test_default_controller_rate_limiter_backs_off_a_failing_key():
     env.run(until=1.0)
     gaps = [round(b - a, 6) for a, b in zip(fired, fired[1:])]
     assert gaps[:4] == [0.005, 0.01, 0.02, 0.04]
+
+
+def test_adds_before_the_woken_worker_runs_fold_into_the_queued_key():
+    # client-go: Add signals a waiting worker, which takes the head only when it runs; until then the key
+    # stays queued (dirty, not processing), so more adds of it at that instant are no-ops
+    env = simpy.Environment()
+    q = Queue(env)
+    got: list[tuple[float, str]] = []
+
+    def worker():
+        while True:
+            k = yield q.get()
+            if k is SHUTDOWN:
+                return
+            got.append((env.now, k))
+            q.done(k)
+
+    env.process(worker())
+    env.run(until=1)  # the worker waits on an empty queue
+    for k in ("a", "a", "b", "a"):
+        q.add(k)
+    assert q.queued() == ["a", "b"] and q.processing() == [] and q.adds == 2
+    env.run(until=2)
+    assert got == [(1, "a"), (1, "b")]
+
+
+def test_a_worker_that_calls_get_does_not_take_the_key_kept_for_a_woken_one():
+    env = simpy.Environment()
+    q = Queue(env)
+    waiting = q.get()  # a worker waits
+    q.add("a")  # ... and is woken for "a"
+    other = q.get()  # another worker asks before the first one runs: nothing is left for it
+    env.run(until=1)
+    assert waiting.value == "a" and not other.triggered
+    q.add("b")
+    env.run(until=2)
+    assert other.value == "b"
+    q.shut_down()
+    last = q.get()
+    env.run(until=3)
+    assert last.value is SHUTDOWN
