@@ -34,7 +34,8 @@ from typing import Any
 
 from kubenotes.apiserver.status import new_bad_request
 
-__all__ = ["STRICT", "WARN", "IGNORE", "unknown_fields", "check_fields", "schema_of_kind"]
+__all__ = ["STRICT", "WARN", "IGNORE", "unknown_fields", "check_fields", "schema_of_kind", "type_error", "INT64_FIELDS",
+           "STRING_MAP_FIELDS"]
 
 STRICT, WARN, IGNORE = "Strict", "Warn", "Ignore"
 
@@ -96,12 +97,17 @@ def unknown_fields(obj: Any, api_version: str, kind: str) -> list[str]:
     >>> unknown_fields(pod, "v1", "Pod")
     ['spec.containers[0].imagee', 'spec.nodeNmae']
     """
+    return sorted(p for p, _ in _unknown(obj, api_version, kind))
+
+
+def _unknown(obj: Any, api_version: str, kind: str) -> list[tuple[str, tuple]]:
+    """``(path, keys)`` of each unknown field: the printed path and the keys (and list indexes) that reach it."""
     root = schema_of_kind(api_version, kind)
-    out: list[str] = []
+    out: list[tuple[str, tuple]] = []
     if root is None:
         return out
 
-    def walk(v: Any, node: dict | None, path: str) -> None:
+    def walk(v: Any, node: dict | None, path: str, keys: tuple) -> None:
         node = _deref(node)
         if node is None:
             return
@@ -111,33 +117,31 @@ def unknown_fields(obj: Any, api_version: str, kind: str) -> list[str]:
                 extra = node.get("additionalProperties")
                 if isinstance(extra, dict):
                     for k, child in v.items():
-                        walk(child, extra, f"{path}.{k}" if path else k)
+                        walk(child, extra, f"{path}.{k}" if path else k, (*keys, k))
                 return
             for k, child in v.items():
                 p = f"{path}.{k}" if path else k
                 if k not in props:
-                    out.append(p)
+                    out.append((p, (*keys, k)))
                 else:
-                    walk(child, props[k], p)
+                    walk(child, props[k], p, (*keys, k))
         elif isinstance(v, list) and isinstance(node.get("items"), dict):
             for i, child in enumerate(v):
-                walk(child, node["items"], f"{path}[{i}]")
+                walk(child, node["items"], f"{path}[{i}]", (*keys, i))
 
-    walk(obj, root, "")
-    return sorted(out)
+    walk(obj, root, "", ())
+    return out
 
 
-def _drop(obj: Any, path: str) -> None:
-    import re
-
-    parts = re.findall(r"[^.\[\]]+|\[\d+\]", path)
+def _drop(obj: Any, keys: tuple) -> None:
     cur = obj
-    for part in parts[:-1]:
-        cur = cur[int(part[1:-1])] if part.startswith("[") else cur.get(part)
-        if cur is None:
+    for k in keys[:-1]:
+        try:
+            cur = cur[k]
+        except (KeyError, IndexError, TypeError):
             return
     if isinstance(cur, dict):
-        cur.pop(parts[-1], None)
+        cur.pop(keys[-1], None)
 
 
 def check_fields(obj: dict, directive: str, *, api_version: str | None = None, kind: str | None = None
@@ -173,7 +177,8 @@ def check_fields(obj: dict, directive: str, *, api_version: str | None = None, k
     """
     api_version = api_version or obj.get("apiVersion", "")
     kind = kind or obj.get("kind", "")
-    unknown = unknown_fields(obj, api_version, kind)
+    found = sorted(_unknown(obj, api_version, kind))
+    unknown = [p for p, _ in found]
     if not unknown:
         return []
     if directive == STRICT:
@@ -181,7 +186,183 @@ def check_fields(obj: dict, directive: str, *, api_version: str | None = None, k
         errs = ", ".join(f'unknown field "{p}"' for p in unknown)
         raise new_bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: '
                               f"strict decoding error: {errs}")
-    for p in sorted(unknown, key=len, reverse=True):
-        _drop(obj, p)
+    for _, keys in sorted(found, key=lambda f: len(f[1]), reverse=True):
+        _drop(obj, keys)
     return [f'unknown field "{p}"' for p in unknown] if directive == WARN else []
 
+
+
+#: JSON field names whose Go type is ``int64`` in the v1.34 API types (kubernetes/api@v0.34.0 ``*/v1/types.go`` and
+#: ``autoscaling/v2``, plus meta/v1's); every other integer field is ``int32``. A name that is ``int32`` in one
+#: struct and ``int64`` in another (``count``, ``expirationSeconds``) is taken as ``int64``: never refuse a valid
+#: value. The served OpenAPI documents, built from lightkube's models, carry no ``int32``/``int64`` format.
+INT64_FIELDS = frozenset({
+    "activeDeadlineSeconds", "capacity", "count", "deletionGracePeriodSeconds", "expirationSeconds", "fsGroup",
+    "generation", "gid", "gracePeriodSeconds", "int", "limitBytes", "nodeAllocatableUpdatePeriodSeconds",
+    "observedGeneration", "remainingItemCount", "resourceSliceCount", "revision", "runAsGroup", "runAsUser",
+    "seconds", "sinceSeconds", "sizeBytes", "startingDeadlineSeconds", "supplementalGroups", "tailLines",
+    "terminationGracePeriodSeconds", "tolerationSeconds", "uid",
+})
+#: Map fields whose values are strings in v1.34 (``map[string]string``, or ``[]byte`` as base64). The served
+#: schemas give every map lightkube leaves untyped string values; only these are checked value by value.
+STRING_MAP_FIELDS = frozenset({
+    "annotations", "attachmentMetadata", "binaryData", "data", "deprecatedTopology", "labels", "matchLabels",
+    "nodeSelector", "parameters", "selector", "stringData", "volumeAttributes", "allocatedResourceStatuses",
+})
+_INT_RANGE = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
+_QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+def _go_kind(v: Any) -> str:
+    """The JSON kind Go's decoder names in an ``UnmarshalTypeError`` (``string``, ``number``, ``bool``...)."""
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    return "array" if isinstance(v, list) else "object"
+
+
+def _go_type(node: dict | None, field: str = "") -> str:
+    """The Go type a schema node decodes into, as ``reflect.Type.String()`` prints it (``v1.PodSpec``, ``[]string``)."""
+    raw = node or {}
+    ref = raw.get("$ref") or (raw.get("allOf") or [{}])[0].get("$ref", "")
+    if ref:
+        name = ref.rsplit("/", 1)[-1]
+        pkg, _, short = name.rpartition(".")
+        return f"{pkg.rpartition('.')[2]}.{short}"
+    t = raw.get("type")
+    if t == "array":
+        return "[]" + _go_type(raw.get("items"), field)
+    if t == "object" and isinstance(raw.get("additionalProperties"), dict):
+        return "map[string]" + _go_type(raw["additionalProperties"], field)
+    if t == "integer":
+        return "int64" if field in INT64_FIELDS else "int32"
+    return {"string": "string", "boolean": "bool", "number": "float64"}.get(t or "", "interface {}")
+
+
+def type_error(obj: Any, api_version: str, kind: str, *, patch: bool = False) -> str | None:
+    """The first value of the wrong JSON type in ``obj``, as Go's decoder words it; None when all decode.
+
+    Walks the body against the kind's schema in document order, as
+    ``sigs.k8s.io/json`` decodes it into the kind's Go struct: ``null`` is
+    always accepted (the zero value), an integer must fit its ``int32`` or
+    ``int64`` field, ``IntOrString`` takes an integer or a string and
+    ``Quantity`` a string or a number. Unknown fields are not looked at
+    (:func:`check_fields` reports them).
+
+    Parameters
+    ----------
+    obj : object
+        The decoded request body.
+    api_version, kind : str
+        The kind decoded into; a kind without a schema is not checked.
+    patch : bool
+        Skip the strategic-merge-patch directives (``$patch``, ``$setElementOrder/...``, ``$retainKeys``...).
+
+    Returns
+    -------
+    str or None
+        ``json: cannot unmarshal string into Go struct field ConfigMap.data of type map[string]string``.
+
+    Notes
+    -----
+    Whether an integer field is ``int32`` or ``int64`` comes from :data:`INT64_FIELDS` (by JSON name), since
+    the served schemas carry no integer formats. Go's decoder keeps going after a type error and reports the
+    first; so does this.
+
+    References
+    ----------
+    kubernetes-sigs/json (internal/golang/encoding/json/decode.go: UnmarshalTypeError, errorContext)
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/json.go
+
+    Examples
+    --------
+    >>> type_error({"data": "notamap"}, "v1", "ConfigMap")
+    'json: cannot unmarshal string into Go struct field ConfigMap.data of type map[string]string'
+    >>> type_error({"metadata": {"finalizers": [1]}}, "v1", "ConfigMap")
+    'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.finalizers of type string'
+    >>> type_error({"spec": {"replicas": 1099511627776}}, "apps/v1", "Deployment")
+    'json: cannot unmarshal number 1099511627776 into Go struct field DeploymentSpec.spec.replicas of type int32'
+    >>> type_error({"data": {"a": "b"}, "metadata": {"name": "c", "labels": None}}, "v1", "ConfigMap") is None
+    True
+    """
+    root = schema_of_kind(api_version, kind)
+    if root is None or api_version.startswith("apiextensions.k8s.io/"):  # CRDs: checked by their own decoder
+        return None
+    found: list[str] = []
+
+    def fail(v: Any, struct: str, path: list[str], node: dict | None, field: str, value: str = "") -> None:
+        what = value or _go_kind(v)
+        if struct:
+            found.append(f"json: cannot unmarshal {what} into Go struct field {struct}.{'.'.join(path)} of type "
+                         f"{_go_type(node, field)}")
+        else:
+            found.append(f"json: cannot unmarshal {what} into Go value of type {_go_type(node, field)}")
+
+    def walk(v: Any, raw: dict | None, struct: str, path: list[str], field: str) -> None:
+        if found or v is None:
+            return
+        node = _deref(raw)
+        if node is None:
+            return
+        one_of = node.get("oneOf")
+        if one_of is not None:
+            if node.get("format") == "int-or-string":
+                if isinstance(v, bool) or not isinstance(v, (int, str)):
+                    found.append(f"json: cannot unmarshal {_go_kind(v)} into Go value of type int32")
+            elif isinstance(v, bool) or not isinstance(v, (str, int, float)):
+                found.append(_QUANTITY_ERROR)
+            return
+        t = node.get("type")
+        if t == "string":
+            if not isinstance(v, str):
+                fail(v, struct, path, raw, field)
+        elif t == "boolean":
+            if not isinstance(v, bool):
+                fail(v, struct, path, raw, field)
+        elif t == "number":
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                fail(v, struct, path, raw, field)
+        elif t == "integer":
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                fail(v, struct, path, raw, field)
+            else:
+                lo, hi = _INT_RANGE["int64" if field in INT64_FIELDS else "int32"]
+                if isinstance(v, float) or not lo <= v <= hi:
+                    fail(v, struct, path, raw, field, f"number {v}")
+        elif t == "array":
+            if not isinstance(v, list):
+                fail(v, struct, path, raw, field)
+            else:
+                for item in v:
+                    walk(item, node.get("items"), struct, path, field)
+        elif (t == "object" or "properties" in node) and (node.get("properties") or "additionalProperties" in node):
+            if not isinstance(v, dict):
+                fail(v, struct, path, raw, field)
+                return
+            props = node.get("properties")
+            extra = node.get("additionalProperties")
+            if props:
+                ref = (raw or {}).get("$ref") or ((raw or {}).get("allOf") or [{}])[0].get("$ref", "")
+                inner = ref.rsplit("/", 1)[-1].rpartition(".")[2] if ref else struct
+                for k, child in v.items():
+                    if k in props and not (patch and k.startswith("$")):
+                        walk(child, props[k], inner, [*path, k], k)
+            elif isinstance(extra, dict) and (extra.get("type") != "string" or field in STRING_MAP_FIELDS):
+                for k, child in v.items():
+                    if not (patch and k.startswith("$")):
+                        walk(child, extra, struct, path, field)
+
+    if not isinstance(obj, dict):
+        fail(obj, "", [], {"$ref": f"#/components/schemas/{_kinds()[(api_version, kind)]}"}, "")
+        return found[0]
+    name = _kinds()[(api_version, kind)]
+    props = root.get("properties") or {}
+    for k, child in obj.items():
+        if k in props and not (patch and k.startswith("$")):
+            walk(child, props[k], name.rpartition(".")[2], [k], k)
+        if found:
+            break
+    return found[0] if found else None

@@ -48,13 +48,20 @@ Served:
 Notes
 -----
 Simplified against upstream: responses are JSON only; request bodies are
-JSON, or protobuf as kubectl's typed commands send it (decoded to the same
+JSON, YAML (``application/yaml``), or protobuf as kubectl's typed commands send it (decoded to the same
 dict by :func:`kubenotes.apiserver.protobuf.decode_protobuf`; kubectl does not
-fall back to JSON on 415);
-no YAML or CBOR; no server-side apply (``application/apply-patch+yaml`` gets
-415); no ``exec``/``attach``/``portforward`` streams (400 with a clear
+fall back to JSON on 415); anything else, CBOR included, is 415. As kube-apiserver: a body over
+:data:`MAX_REQUEST_BODY_BYTES` is 413, JSON nested deeper than :data:`MAX_JSON_DEPTH` is 400, integer
+query parameters that do not parse are 400 with ``strconv.ParseInt``'s error, ``dryRun`` other than
+``All`` and an unknown ``propagationPolicy`` are 422, a watch ``resourceVersion`` that is not a number is 400
+and one newer than the store's 504 ``Too large resource version`` (at once: upstream waits up to 3 s for the
+cache to catch up). Two answers differ from v1.34 on purpose (issue #31 asks for no 500 on a client's
+mistake): a DeleteOptions body that is not an object, or whose fields have the wrong types, and a
+non-numeric watch resourceVersion get a 400 with the decoder's message, where kube-apiserver v1.34 answers a
+500 (kubernetes/kubernetes#139460, #139485). An authenticator that fails on a token leaves the request
+unauthenticated (401). No ``exec``/``attach``/``portforward`` streams (400 with a clear
 message) and no ``metrics.k8s.io`` (``kubectl top`` says ``Metrics API not
-available``); no ``fieldValidation`` directives (ignored), no
+available``); no
 ``resourceVersionMatch`` on lists; a watch without a resourceVersion (or
 ``"0"``) starts with ``ADDED`` events for the current objects, as the watch
 cache does, and, WatchList defaulting it to ``sendInitialEvents=true``
@@ -95,13 +102,16 @@ from kubenotes.apiserver.protobuf import decode_protobuf
 from kubenotes.apiserver.server import HTTP_REQUEST, RESPONSE_WARNINGS, using_epoch
 from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import (ApiError, _status, field_cause, new_bad_request, new_internal_error, new_invalid,
-                                        new_unauthorized)
+                                        new_request_entity_too_large, new_too_large_resource_version,
+                                        new_unauthorized, new_unsupported_media_type)
 from kubenotes.apiserver.validation import FORBIDDEN, NOT_SUPPORTED
 from kubenotes.apiserver.watch import ADDED, BOOKMARK
 from kubenotes.errors import KubenotesError
 
 __all__ = ["create_app", "GIT_VERSION", "version_info", "parse_request_path", "RequestInfo", "WATCH_POLL_SECONDS",
-           "decode_protobuf", "pod_log_options", "LOG_FOLLOW_POLL_SECONDS"]
+           "decode_protobuf", "pod_log_options", "LOG_FOLLOW_POLL_SECONDS", "MAX_REQUEST_BODY_BYTES", "MAX_JSON_DEPTH",
+           "BODY_MEDIA_TYPES", "PROPAGATION_POLICIES", "query_int", "check_dry_run", "check_propagation_policy",
+           "json_depth", "decode_json"]
 
 #: ``gitVersion`` of ``/version``. kubectl's dispatcher runs the kubectl whose minor version matches this,
 #: and the newest one installed here is 1.33 (the model follows v1.34 semantics; the version skew policy
@@ -272,7 +282,137 @@ def _not_found_path() -> ApiError:
 
 
 def _flag(v: str | None) -> bool:
-    return v is not None and v.lower() in ("1", "true", "yes", "")
+    """A boolean query parameter as ``Convert_Slice_string_To_bool`` reads it: only ``0`` and ``false`` are false.
+
+    Examples
+    --------
+    >>> [_flag(v) for v in (None, "", "1", "true", "x", "0", "FALSE")]
+    [False, True, True, True, True, False, False]
+    """
+    return v is not None and v != "0" and v.lower() != "false"
+
+
+#: kube-apiserver's ``--max-request-body-bytes`` default (``MaxRequestBodyBytes``, 3 MiB): a longer body is 413.
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+#: ``maxNestingDepth`` of the JSON decoder (encoding/json's scanner): a body nested deeper is refused.
+MAX_JSON_DEPTH = 10000
+#: Media types a create, update or delete body may have (``negotiation.NegotiateInputSerializer``).
+BODY_MEDIA_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+_ALLOWED_DRY_RUN = ("All",)
+#: ``metav1.DeletionPropagation`` values (``ValidateDeleteOptions`` also lists "nil").
+PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
+
+
+def query_int(query: Any, key: str) -> int | None:
+    """An integer query parameter (``limit``, ``timeoutSeconds``, ``gracePeriodSeconds``); None when absent.
+
+    Raises
+    ------
+    ApiError
+        400 BadRequest with ``strconv.ParseInt``'s error, as ``ParameterCodec.DecodeParameters`` fails.
+
+    Examples
+    --------
+    >>> query_int({"limit": "5"}, "limit"), query_int({}, "limit")
+    (5, None)
+    >>> query_int({"gracePeriodSeconds": "abc"}, "gracePeriodSeconds")
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: strconv.ParseInt: parsing "abc": invalid syntax
+    """
+    v = query.get(key)
+    if v is None:
+        return None
+    s = v[1:] if v[:1] in "+-" else v
+    if not s.isascii() or not s.isdigit():
+        raise new_bad_request(f"strconv.ParseInt: parsing {json.dumps(v)}: invalid syntax")
+    n = int(v)
+    if not -(1 << 63) <= n < (1 << 63):
+        raise new_bad_request(f"strconv.ParseInt: parsing {json.dumps(v)}: value out of range")
+    return n
+
+
+def check_dry_run(values: list[str], options_kind: str) -> bool:
+    """``ValidateDryRun``: whether the request is a dry run; 422 for a value other than ``All``.
+
+    Examples
+    --------
+    >>> check_dry_run([], "CreateOptions"), check_dry_run(["All"], "CreateOptions")
+    (False, True)
+    >>> check_dry_run(["foo"], "CreateOptions")
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: \
+[]string{"foo"}: supported values: "All"
+    """
+    if any(v not in _ALLOWED_DRY_RUN for v in values):
+        shown = "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"
+        msg = f'dryRun: Unsupported value: {shown}: supported values: "All"'
+        raise new_invalid("meta.k8s.io", options_kind, "", [field_cause("dryRun", msg, NOT_SUPPORTED)])
+    return bool(values)
+
+
+def check_propagation_policy(policy: Any) -> None:
+    """``ValidateDeleteOptions``: 422 for a ``propagationPolicy`` other than Foreground, Background, Orphan.
+
+    Examples
+    --------
+    >>> check_propagation_policy("Background")
+    >>> check_propagation_policy("foo")
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported \
+value: "foo": supported values: "Foreground", "Background", "Orphan", "nil"
+    """
+    if policy is None or policy in PROPAGATION_POLICIES:
+        return
+    supported = ", ".join(json.dumps(v) for v in (*PROPAGATION_POLICIES, "nil"))
+    msg = f"propagationPolicy: Unsupported value: {json.dumps(policy)}: supported values: {supported}"
+    raise new_invalid("meta.k8s.io", "DeleteOptions", "", [field_cause("propagationPolicy", msg, NOT_SUPPORTED)])
+
+
+def json_depth(raw: bytes) -> int:
+    """How deeply arrays and objects nest in a JSON text (strings skipped).
+
+    Examples
+    --------
+    >>> json_depth(b'{"a": [[1], "]]]"]}')
+    3
+    """
+    import itertools
+    import re
+
+    bare = re.sub(rb'"(?:[^"\\]|\\.)*"', b"", raw)
+    steps = (1 if c in b"[{" else -1 for c in bare if c in b"[]{}")
+    return max(itertools.accumulate(steps, initial=0))
+
+
+def decode_json(raw: bytes, kind: str) -> Any:
+    """A JSON request body; up to :data:`MAX_JSON_DEPTH` levels of nesting, as Go's decoder takes.
+
+    Raises
+    ------
+    ApiError
+        400 BadRequest for text that is not JSON, or nested deeper than :data:`MAX_JSON_DEPTH`
+        (``transformDecodeError``'s "the object provided is unrecognized" with the decoder's error).
+    """
+    import sys
+
+    if raw.count(b"[") + raw.count(b"{") > MAX_JSON_DEPTH:  # only then can it nest too deep
+        if json_depth(raw) > MAX_JSON_DEPTH:
+            summary = raw[:30].decode("utf-8", "replace") + (" ..." if len(raw) > 30 else "")
+            raise new_bad_request(f"the object provided is unrecognized (must be of type {kind}): couldn't get "
+                                  f"version/kind; json parse error: exceeded max depth ({summary})")
+        with _DEEP_LOCK:  # Python's decoder recurses once per level: let it go as deep as Go's
+            if sys.getrecursionlimit() < 4 * MAX_JSON_DEPTH:
+                sys.setrecursionlimit(4 * MAX_JSON_DEPTH)
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise new_bad_request(f"error decoding request body: {e}") from None
+
+
+_DEEP_LOCK = threading.Lock()
 
 
 NOT_OLDER_THAN = "NotOlderThan"
@@ -408,7 +548,10 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
 
     def authenticate_sync(header: str | None) -> UserInfo | None:
         with lock:  # service-account tokens are checked against the store
-            return authenticator.authenticate_header(header, float(server.env.now))
+            try:
+                return authenticator.authenticate_header(header, float(server.env.now))
+            except Exception:  # noqa: BLE001 - a token no authenticator can read is no user: 401, never a 500
+                return None
 
     async def authenticate(request: Request) -> UserInfo:
         user = await run_in_threadpool(authenticate_sync, request.headers.get("authorization"))
@@ -438,28 +581,41 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             groups.append("system:authenticated")
         return UserInfo(as_user, groups=tuple(groups))
 
-    async def read_body(request: Request) -> Any:
-        raw = await request.body()
+    async def read_raw(request: Request) -> bytes:
+        """The body, at most :data:`MAX_REQUEST_BODY_BYTES` (``limitedReadBody``: 413 beyond)."""
+        too_large = new_request_entity_too_large(f"limit is {MAX_REQUEST_BODY_BYTES}")
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_REQUEST_BODY_BYTES:
+            raise too_large
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_REQUEST_BODY_BYTES:
+                raise too_large
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def read_body(request: Request, kind: str = "", patch: bool = False) -> Any:
+        raw = await read_raw(request)
         if not raw:
             return None
-        ctype = request.headers.get("content-type", "application/json").split(";")[0].strip()
-        if "protobuf" in ctype:
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower() or "application/json"
+        if patch:  # the patch type was checked against the supported ones
+            media = "application/yaml" if ctype == APPLY_PATCH else "application/json"
+        elif ctype not in BODY_MEDIA_TYPES:
+            raise new_unsupported_media_type(ctype, BODY_MEDIA_TYPES)
+        else:
+            media = ctype
+        if media == "application/vnd.kubernetes.protobuf":
             return decode_protobuf(raw)
-        if "cbor" in ctype:
-            raise _status(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - '
-                                                       f'accepted media types include: application/json, '
-                                                       f'{JSON_PATCH}, {MERGE_PATCH}, {STRATEGIC_MERGE_PATCH}', {})
-        if ctype == APPLY_PATCH:  # server-side apply sends YAML (kubectl sends JSON, which is YAML too)
+        if media == "application/yaml":  # server-side apply, or a YAML body (the yaml serializer)
             from kubenotes.api.yamlutil import YAMLError, load as load_yaml
 
             try:
-                return load_yaml(raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw)
-            except YAMLError as e:
-                raise new_bad_request(f"error decoding YAML: {e}") from None
-        try:
-            return json.loads(raw)
-        except ValueError as e:
-            raise new_bad_request(f"error decoding request body: {e}") from None
+                return load_yaml(raw.decode("utf-8", errors="replace"))
+            except (YAMLError, ValueError, RecursionError) as e:
+                raise new_bad_request(f"error converting YAML to JSON: {e}") from None
+        return decode_json(raw, kind or "Object")
 
     def wants_table(request: Request) -> bool:
         return _TABLE_MEDIA in request.headers.get("accept", "")
@@ -604,7 +760,9 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             q = request.query_params
             method = request.method
             component = _component(request.headers.get("user-agent", ""))
-            dry_run = q.get("dryRun") == "All"
+            options_kind = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions",
+                            "DELETE": "DeleteOptions"}.get(method)
+            dry_run = check_dry_run(q.getlist("dryRun"), options_kind) if options_kind else False
             ns = info.namespace if ri.namespaced else ""
 
             extra = {k: q[k] for k in ("fieldManager", "fieldValidation") if q.get(k)}
@@ -622,7 +780,16 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 if info.subresource == "log":
                     return await pod_log(request, attrs("get"))
                 return await run_in_threadpool(do_get, request, ri, attrs("get"))
-            body = await read_body(request)
+            ptype = None
+            if method == "PATCH" and info.name:
+                ctype = request.headers.get("content-type", "").split(";")[0].strip()
+                ptype = APPLY_PATCH if ctype == APPLY_PATCH else _PATCH_TYPES.get(ctype)
+                if ptype is None:
+                    raise _status(415, "UnsupportedMediaType", f"the body of the request was in an unknown "
+                                                               f"format - accepted media types include: "
+                                                               f"{JSON_PATCH}, {MERGE_PATCH}, "
+                                                               f"{STRATEGIC_MERGE_PATCH}", {})
+            body = await read_body(request, ri.kind, patch=ptype is not None)
             if method == "POST" and not info.name:
                 if not isinstance(body, dict):
                     raise new_bad_request("the object provided is unrecognized (must be of type map)")
@@ -632,13 +799,6 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             if method == "PUT" and info.name:
                 return await run_in_threadpool(locked, lambda: (server.update(attrs("update"), body or {}), 200))
             if method == "PATCH" and info.name:
-                ctype = request.headers.get("content-type", "").split(";")[0].strip()
-                ptype = APPLY_PATCH if ctype == APPLY_PATCH else _PATCH_TYPES.get(ctype)
-                if ptype is None:
-                    raise _status(415, "UnsupportedMediaType", f"the body of the request was in an unknown "
-                                                               f"format - accepted media types include: "
-                                                               f"{JSON_PATCH}, {MERGE_PATCH}, "
-                                                               f"{STRATEGIC_MERGE_PATCH}", {})
                 if ptype == APPLY_PATCH:
                     def apply_call() -> tuple[Any, int]:
                         with lock:
@@ -646,11 +806,14 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                             return server.patch(attrs("patch"), body, ptype), 200 if existed else 201
                     return await run_in_threadpool(locked, apply_call)
                 return await run_in_threadpool(locked, lambda: (server.patch(attrs("patch"), body, ptype), 200))
-            if method == "DELETE" and info.name:
-                return await run_in_threadpool(do_delete, attrs("delete"), body or {}, q)
             if method == "DELETE":
-                return await run_in_threadpool(do_delete_collection, request, ri, attrs("deletecollection"),
-                                               body or {}, q)
+                opts = delete_options(body, q)
+                if opts.get("dryRun"):
+                    dry_run = check_dry_run(opts["dryRun"], "DeleteOptions") or dry_run
+                if info.name:
+                    return await run_in_threadpool(do_delete, attrs("delete"), opts)
+                return await run_in_threadpool(do_delete_collection, request, ri, attrs("deletecollection"), opts,
+                                               q)
             raise _status(405, "MethodNotAllowed", "the server does not allow this method on the requested "
                                                    "resource", {})
         except ApiError as e:
@@ -711,14 +874,9 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
 
     def do_list(request: Request, ri: ResourceInfo, a: Attributes) -> Response:
         q = request.query_params
-        try:
-            limit = int(q.get("limit") or 0)
-        except ValueError:
-            return error_response(new_bad_request(f'invalid limit "{q.get("limit")}"'))
         cont = q.get("continue") or ""
-        if cont and not cont.isdigit():
-            return error_response(_status(400, "BadRequest", f"continue key is not valid: {cont!r}", {}))
         try:
+            limit = query_int(q, "limit") or 0
             with lock:
                 out = server.list_objects(a, label_selector=q.get("labelSelector") or "",
                                           field_selector=q.get("fieldSelector") or "", limit=limit,
@@ -742,16 +900,49 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             return error_response(e)
         return json_response(out)
 
-    def do_delete(a: Attributes, body: dict, q: Any) -> Response:
-        grace = body.get("gracePeriodSeconds", q.get("gracePeriodSeconds"))
-        policy = body.get("propagationPolicy") or q.get("propagationPolicy")
-        if body.get("dryRun") == ["All"]:
+    def delete_options(body: Any, q: Any) -> dict:
+        """``DeleteOptions`` from the body, or from the query when there is no body (as delete.go reads them).
+
+        A body that is not an object, or whose fields have the wrong JSON types, is 400 BadRequest with the
+        decoder's error (upstream answers it with a 500, the decoder's error not being a Status).
+        """
+        from kubenotes.apiserver.fieldvalidation import type_error
+
+        if body is None:
+            opts: dict[str, Any] = {}
+            grace = query_int(q, "gracePeriodSeconds")
+            if grace is not None:
+                opts["gracePeriodSeconds"] = grace
+            if q.get("propagationPolicy") is not None:
+                opts["propagationPolicy"] = q.get("propagationPolicy")
+            if q.getlist("dryRun"):
+                opts["dryRun"] = q.getlist("dryRun")
+            if "orphanDependents" in q:
+                opts["orphanDependents"] = _flag(q.get("orphanDependents"))
+        elif not isinstance(body, dict):
+            from kubenotes.apiserver.fieldvalidation import _go_kind
+
+            raise new_bad_request("couldn't get version/kind; json parse error: json: cannot unmarshal "
+                                  f"{_go_kind(body)} into Go value of type struct {{ APIVersion string "
+                                  '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')
+        else:
+            err = type_error(body, "v1", "DeleteOptions")
+            if err:
+                raise new_bad_request(err)
+            opts = body
+        check_propagation_policy(opts.get("propagationPolicy"))
+        return opts
+
+    def do_delete(a: Attributes, opts: dict) -> Response:
+        grace = opts.get("gracePeriodSeconds")
+        policy = opts.get("propagationPolicy")
+        if opts.get("dryRun"):
             a.dry_run = True
         try:
             with lock:
                 before = server.store.get(a.resource, a.namespace or None, a.name)
-                out = server.delete(a, grace_period_seconds=None if grace is None else int(grace),
-                                    propagation_policy=policy, preconditions=body.get("preconditions"))
+                out = server.delete(a, grace_period_seconds=grace, propagation_policy=policy,
+                                    preconditions=opts.get("preconditions"))
                 still = server.store.get(a.resource, a.namespace or None, a.name)
         except ApiError as e:
             return error_response(e)
@@ -762,8 +953,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                               "details": {k: v for k, v in details.items() if v}})
 
-    def do_delete_collection(request: Request, ri: ResourceInfo, a: Attributes, body: dict, q: Any) -> Response:
-        grace = body.get("gracePeriodSeconds", q.get("gracePeriodSeconds"))
+    def do_delete_collection(request: Request, ri: ResourceInfo, a: Attributes, opts: dict, q: Any) -> Response:
+        grace = opts.get("gracePeriodSeconds")
         try:
             with lock:
                 la = Attributes(a.user, "list", ri, "", a.namespace, "", a.dry_run, a.component)
@@ -776,8 +967,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                     md = o["metadata"]
                     da = Attributes(a.user, "delete", ri, "", md.get("namespace", ""), md["name"], a.dry_run,
                                     a.component)
-                    out.append(server.delete(da, grace_period_seconds=None if grace is None else int(grace),
-                                             propagation_policy=body.get("propagationPolicy")))
+                    out.append(server.delete(da, grace_period_seconds=grace,
+                                             propagation_policy=opts.get("propagationPolicy")))
         except ApiError as e:
             return error_response(e)
         return json_response({"kind": ri.list_kind, "apiVersion": ri.api_version, "metadata": {}, "items": out})
@@ -787,9 +978,12 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         rv = q.get("resourceVersion") or ""
         bookmarks = _flag(q.get("allowWatchBookmarks")) and "allowWatchBookmarks" in q
         try:
-            timeout = float(q.get("timeoutSeconds") or DEFAULT_WATCH_TIMEOUT_SECONDS)
-        except ValueError:
-            return error_response(new_bad_request(f'invalid timeoutSeconds "{q.get("timeoutSeconds")}"'))
+            timeout = float(query_int(q, "timeoutSeconds") or DEFAULT_WATCH_TIMEOUT_SECONDS)
+            if rv and not (rv.isascii() and rv.isdigit()):  # APIObjectVersioner.ParseResourceVersion
+                raise new_bad_request(f'resourceVersion: Invalid value: {json.dumps(rv)}: strconv.ParseUint: '
+                                      f'parsing {json.dumps(rv)}: invalid syntax')
+        except ApiError as e:
+            return error_response(e)
         as_table = wants_table(request)
         include = q.get("includeObject") or ""
         ls, fs = q.get("labelSelector") or "", q.get("fieldSelector") or ""
@@ -801,6 +995,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
 
         def open_watch() -> tuple[Any, list]:
             with lock:
+                if rv and int(rv) > server.store.revision:  # cacher: waitUntilFreshAndBlock gives up
+                    raise new_too_large_resource_version(int(rv), server.store.revision)
                 initial = []
                 from_now = rv in ("", "0") or send_initial
                 if from_now and send_initial is not False:

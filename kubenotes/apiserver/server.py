@@ -25,6 +25,7 @@ kubernetes/kubernetes@v1.34.0 pkg/registry/rbac/*/policybased/storage.go (RBAC e
 
 from __future__ import annotations
 
+import json
 import contextlib
 import contextvars
 import datetime as _dt
@@ -54,6 +55,8 @@ from kubenotes.apiserver.status import (
     new_invalid,
     new_method_not_supported,
     new_not_found,
+    new_request_entity_too_large,
+    new_resource_expired,
     new_too_many_requests,
 )
 from kubenotes.apiserver.storage.compact import DEFAULT_COMPACTION_INTERVAL_SECONDS
@@ -63,11 +66,14 @@ from kubenotes.features import feature_gates as feature_gates_of
 
 __all__ = ["APIServer", "Client", "AuditEntry", "DEFAULT_EPOCH", "format_timestamp", "parse_timestamp",
            "DISRUPTION_BUDGET_MESSAGE", "current_epoch", "using_epoch", "resolve_epoch", "validate_pod_log_options",
-           "validate_container", "NO_PROCESSES_MESSAGE", "component_statuses"]
+           "validate_container", "NO_PROCESSES_MESSAGE", "component_statuses", "encode_continue", "decode_continue",
+           "CONTINUE_EXPIRED_MESSAGE", "MAX_JSON_PATCH_OPERATIONS"]
 
 from kubenotes.apiserver.clock import DEFAULT_EPOCH  # noqa: E402 - re-exported: server.DEFAULT_EPOCH
 
 #: The 429 message of an eviction a PodDisruptionBudget does not allow (``pkg/registry/core/pod/storage/eviction.go``).
+#: ``maxJSONPatchOperations`` of the patch handler: a longer JSON patch is 413.
+MAX_JSON_PATCH_OPERATIONS = 10000
 DISRUPTION_BUDGET_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."
 
 #: Kinds whose objects carry ``metadata.generation`` (their strategies bump it when the spec changes).
@@ -577,6 +583,8 @@ class APIServer:
     def _decode(self, ri: ResourceInfo, body: Any, namespace: str | None, validation: str = "") -> dict:
         if not isinstance(body, dict):
             raise new_bad_request("the object provided is unrecognized (must be of type map)")
+        if ri.__class__ is ResourceInfo:  # sigs.k8s.io/json: every value must decode into its Go field
+            self._check_types(ri.api_version, ri.kind, body)
         obj = deep_copy(body)
         if validation:  # fieldValidation=Strict|Warn|Ignore: unknown fields refused, warned of, or dropped
             from kubenotes.apiserver.fieldvalidation import check_fields
@@ -589,6 +597,9 @@ class APIServer:
                                   f"API version ({ri.api_version})" if obj["kind"] == "" else
                                   f'the object provided is unrecognized (kind "{obj["kind"]}" is not {ri.kind})')
         if obj.get("apiVersion") != ri.api_version:
+            if obj.get("apiVersion") and not _same_group(obj["apiVersion"], ri.api_version):
+                raise new_bad_request(f"the API version in the data ({obj['apiVersion']}) does not match the "
+                                      f"expected API version ({ri.api_version})")
             obj["apiVersion"] = ri.api_version
         from kubenotes.apiserver.validation import bytes_decode_error
 
@@ -611,6 +622,32 @@ class APIServer:
         if ri.group == "apiextensions.k8s.io" or ri.__class__ is not ResourceInfo:  # CRD defaults; CR schema
             _warn(self.crds.decode(ri, obj, validation))
         return obj
+
+    def _check_body(self, attrs: Attributes, body: Any) -> None:
+        """A subresource's or a review's body decoded against its own kind (they skip :meth:`_decode`)."""
+        ri = attrs.resource
+        if attrs.subresource:
+            from kubenotes.apiserver.discovery import subresource_kind
+
+            g, v, k = subresource_kind(ri, attrs.subresource)
+            if body is not None and not isinstance(body, dict):
+                raise new_bad_request("the object provided is unrecognized (must be of type map)")
+            if k and body:
+                self._check_types(f"{g}/{v}" if g else v, k, body)
+        elif ri.__class__ is ResourceInfo and ri.resource.endswith("reviews"):
+            if not isinstance(body, dict):
+                raise new_bad_request("the object provided is unrecognized (must be of type map)")
+            self._check_types(ri.api_version, ri.kind, body)
+
+    @staticmethod
+    def _check_types(api_version: str, kind: str, body: Any) -> None:
+        """400 BadRequest for a value of the wrong JSON type, worded as upstream's ``transformDecodeError``."""
+        from kubenotes.apiserver.fieldvalidation import type_error
+
+        err = type_error(body, api_version, kind)
+        if err:
+            version = api_version.rpartition("/")[2]
+            raise new_bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}')
 
     def _typed(self, ri: ResourceInfo, obj: dict) -> Any:
         from lightkube.codecs import resource_registry
@@ -702,6 +739,7 @@ class APIServer:
         """
         self.authorize(attrs)
         ri = attrs.resource
+        self._check_body(attrs, body)
         if attrs.subresource:
             return self._create_subresource(attrs, body)
         if ri.resource in ("selfsubjectaccessreviews", "selfsubjectreviews", "selfsubjectrulesreviews"):
@@ -867,7 +905,18 @@ class APIServer:
         """``GET`` a collection: ``{"kind": "PodList", "metadata": {"resourceVersion"}, "items"}``.
 
         ``limit`` and ``continue_token`` page through the keys as upstream's
-        chunked lists do (the token is the last key returned).
+        chunked lists do: the token is opaque (:func:`encode_continue`: the
+        list's resourceVersion and the next key), every page is read from the
+        first page's revision (:meth:`ObjectStore.list_at`), ``limit`` <= 0
+        means no limit, and ``remainingItemCount`` is given for lists without
+        selectors only.
+
+        Raises
+        ------
+        ApiError
+            400 for a token that does not decode (:func:`decode_continue`), 410
+            Expired once the history no longer reaches the token's revision
+            (:data:`CONTINUE_EXPIRED_MESSAGE`).
         """
         self.authorize(attrs)
         ri = attrs.resource
@@ -886,15 +935,26 @@ class APIServer:
             items = [o for o in items if labels.matches(o.get("metadata", {}).get("labels") or {})]
         if fields is not None:
             items = [o for o in items if fields.matches(o)]
-        meta: dict[str, Any] = {"resourceVersion": str(self.store.revision)}
+        rv = self.store.revision
+        prefix = f"/registry/{ri.prefix}/" + (f"{attrs.namespace}/" if attrs.namespace and ri.namespaced else "")
+        from_key = ""
         if continue_token:
-            start = int(continue_token)
-            items = items[start:]
-        else:
-            start = 0
-        if limit and len(items) > limit:
-            meta["continue"] = str(start + limit)
-            meta["remainingItemCount"] = len(items) - limit
+            from_key, rv = decode_continue(continue_token, prefix)
+            snapshot = self.store.list_at(ri, attrs.namespace or None, rv)
+            if snapshot is None:
+                raise new_resource_expired(CONTINUE_EXPIRED_MESSAGE)
+            items = [o for k, o in snapshot if k >= from_key]
+            if labels is not None:
+                items = [o for o in items if labels.matches(o.get("metadata", {}).get("labels") or {})]
+            if fields is not None:
+                items = [o for o in items if fields.matches(o)]
+        meta: dict[str, Any] = {"resourceVersion": str(rv)}
+        if limit > 0 and len(items) > limit:
+            last = items[limit - 1]["metadata"]
+            last_key = (f"{last.get('namespace')}/" if ri.namespaced and not attrs.namespace else "") + last["name"]
+            meta["continue"] = encode_continue(last_key + "\x00", rv)
+            if labels is None and fields is None:  # etcd3 GetList: a count only for an unfiltered list
+                meta["remainingItemCount"] = len(items) - limit
             items = items[:limit]
         return {"kind": ri.list_kind, "apiVersion": ri.api_version, "metadata": meta,
                 "items": [deep_copy(o) for o in items] if copy else list(items)}
@@ -1029,6 +1089,7 @@ class APIServer:
         self.authorize(attrs)
         ri = attrs.resource
         if attrs.subresource == "scale":
+            self._check_body(attrs, body)
             return self._update_scale(attrs, body)
         if attrs.subresource not in ("", "status", "finalize", "approval"):
             raise new_method_not_supported(ri.group, f"{ri.resource}/{attrs.subresource}", "update")
@@ -1206,6 +1267,7 @@ class APIServer:
             from kubenotes.apiserver.apiextensions.registry import strategic_merge_refused
 
             raise strategic_merge_refused()
+        self._check_patch(attrs, patch, patch_type)
         if patch_type in (STRATEGIC_MERGE_PATCH, "strategic"):
             from kubenotes.apiserver.patch_meta import meta_for
 
@@ -1230,6 +1292,12 @@ class APIServer:
             raise _E({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                       "message": f"the server does not support the patch type {patch_type!r}",
                       "reason": "UnsupportedMediaType", "code": 415})
+        if attrs.subresource != "scale" and ri.__class__ is ResourceInfo:
+            from kubenotes.apiserver.fieldvalidation import type_error
+
+            err = type_error(new, ri.api_version, ri.kind)
+            if err:  # patch.go applyPatchToCurrentObject: the patched object does not decode
+                raise _patch_invalid(json.dumps(new, separators=(",", ":")), err)
         validation = attrs.extra.get("fieldValidation", "")
         if validation and attrs.subresource == "" and isinstance(new, dict):
             self._check_patched_fields(ri, new, patch, validation)
@@ -1237,6 +1305,32 @@ class APIServer:
         patched_rv = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None
         md["resourceVersion"] = patched_rv or cur.get("metadata", {}).get("resourceVersion")
         return self.update(attrs, new, verb="patch")
+
+    def _check_patch(self, attrs: Attributes, patch: Any, patch_type: str) -> None:
+        """A patch body's shape before it is applied (upstream's ``patchResource`` and the patch libraries).
+
+        A merge patch that is not an object is evanphx/json-patch's ``Invalid JSON Patch`` (400); a
+        strategic merge patch must be an object (400); more than :data:`MAX_JSON_PATCH_OPERATIONS`
+        JSON patch operations is 413; a strategic patch whose values cannot decode into the kind is 422.
+        """
+        ri = attrs.resource
+        if patch_type in (MERGE_PATCH, "merge") and not isinstance(patch, dict):
+            raise new_bad_request("Invalid JSON Patch")
+        if patch_type in (STRATEGIC_MERGE_PATCH, "strategic"):
+            if not isinstance(patch, dict):
+                from kubenotes.apiserver.fieldvalidation import _go_kind
+
+                raise new_bad_request(f"json: cannot unmarshal {_go_kind(patch)} into Go value of type "
+                                      "map[string]interface {}")
+            if attrs.subresource != "scale" and ri.__class__ is ResourceInfo:
+                from kubenotes.apiserver.fieldvalidation import type_error
+
+                err = type_error(patch, ri.api_version, ri.kind, patch=True)
+                if err:
+                    raise _patch_invalid(_go_format(patch), err)
+        if patch_type in (JSON_PATCH, "json") and isinstance(patch, list) and len(patch) > MAX_JSON_PATCH_OPERATIONS:
+            raise new_request_entity_too_large(f"The allowed maximum operations in a JSON patch is "
+                                               f"{MAX_JSON_PATCH_OPERATIONS}, got {len(patch)}")
 
     def _check_patched_fields(self, ri: ResourceInfo, new: dict, patch: Any, validation: str) -> None:
         """Unknown fields in a patched object: 422 under Strict (upstream's ``patch`` field error), else warn."""
@@ -1682,6 +1776,93 @@ NO_PROCESSES_MESSAGE = ("kubenotes cannot {what} {target}: the model runs no con
 _IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"
 
 
+#: ``storage/etcd3``'s 410 for a continue token whose revision was compacted away.
+CONTINUE_EXPIRED_MESSAGE = ("The provided continue parameter is too old to display a consistent list result. You "
+                            "can start a new list without the continue parameter, or use the continue token in this "
+                            "response to retrieve the remainder of the results. Continuing with the provided token "
+                            "results in an inconsistent list - objects that were created, modified, or deleted "
+                            "between the time the first chunk was returned and now may show up in the list.")
+
+
+def encode_continue(start_key: str, resource_version: int) -> str:
+    r"""The opaque ``continue`` token of a chunked list (``storage.EncodeContinue``).
+
+    Unpadded URL-safe base64 of ``{"v":"meta.k8s.io/v1","rv":N,"start":KEY}``,
+    where ``KEY`` is the next key to read, relative to the resource's key
+    prefix (the last key returned plus ``\\x00``).
+
+    Examples
+    --------
+    >>> encode_continue("default/web\x00", 12)
+    'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTIsInN0YXJ0IjoiZGVmYXVsdC93ZWJcdTAwMDAifQ'
+    >>> decode_continue(encode_continue("web\x00", 12), "/registry/pods/default/")
+    ('/registry/pods/default/web\x00', 12)
+    """
+    import base64
+
+    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": resource_version, "start": start_key}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_continue(token: str, key_prefix: str) -> tuple[str, int]:
+    r"""``(from_key, resource_version)`` of a continue token (``storage.DecodeContinue``).
+
+    Raises
+    ------
+    ApiError
+        400 BadRequest ``invalid continue token: continue key is not valid...`` for a token that does not decode,
+        names another version, has no revision or start key, or climbs out of the key prefix.
+
+    Examples
+    --------
+    >>> try:
+    ...     decode_continue("eA", "/registry/pods/")  # base64 of "x"
+    ... except ApiError as e:
+    ...     print(e.code, e.message)
+    400 invalid continue token: continue key is not valid: invalid character 'x' looking for beginning of value
+    """
+    import base64
+    import binascii
+    import posixpath
+
+    def bad(detail: str) -> ApiError:
+        return new_bad_request(f"invalid continue token: continue key is not valid{detail}")
+
+    if "=" in token or any(c in token for c in "+/"):
+        raise bad(f": illegal base64 data at input byte {min(i for i, c in enumerate(token) if c in '=+/')}")
+    try:
+        data = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError):
+        raise bad(f": illegal base64 data at input byte {len(token) - len(token) % 4}") from None
+    if not data:
+        raise bad(": unexpected end of JSON input")
+    try:
+        c = json.loads(data)
+    except (ValueError, RecursionError):
+        first = data.decode("utf-8", "replace").lstrip()[:1]
+        raise bad(f": invalid character '{first}' looking for beginning of value") from None
+    if not isinstance(c, dict):
+        raise bad(": json: cannot unmarshal array into Go value of type storage.continueToken")
+    version, rv, start = c.get("v", ""), c.get("rv", 0), c.get("start", "")
+    if not isinstance(version, str) or isinstance(rv, bool) or not isinstance(rv, int) or not isinstance(start, str):
+        raise bad(": json: cannot unmarshal into Go value of type storage.continueToken")
+    if version != "meta.k8s.io/v1":
+        raise bad(f": server does not recognize this encoded version {version}")
+    if rv == 0:
+        raise bad(": incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+    if not start:
+        raise bad(": encoded start key empty (version meta.k8s.io/v1)")
+    key = start if start.startswith("/") else "/" + start
+    if posixpath.normpath(key) != key or key.startswith("//"):
+        raise bad(f": {start}")
+    return key_prefix + key[1:], rv
+
+
+def _same_group(api_version: str, expected: str) -> bool:
+    """Whether a body's ``apiVersion`` names the URL's group (another served version of it converts)."""
+    return api_version.rpartition("/")[0] == expected.rpartition("/")[0]
+
+
 def validate_pod_log_options(opts: dict) -> list[dict]:
     """``ValidatePodLogOptions``: field causes for bad ``tailLines``, ``limitBytes``, ``sinceSeconds``/``sinceTime``.
 
@@ -1978,6 +2159,15 @@ def _nra_go(nra: Any) -> str:
     """``%#v`` of the internal ``authorization.NonResourceAttributes``, as a field error prints a struct value."""
     d = nra if isinstance(nra, dict) else {}
     return f'authorization.NonResourceAttributes{{Path:"{d.get("path", "")}", Verb:"{d.get("verb", "")}"}}'
+
+
+def _patch_invalid(value: str, detail: str) -> ApiError:
+    """422 on field ``patch``: the patched object does not decode (``NewInvalid(schema.GroupKind{}, "", ...)``)."""
+    cause = f'Invalid value: "{value}": {detail}'
+    return ApiError({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                     "message": f' "" is invalid: patch: {cause}', "reason": "Invalid",
+                     "details": {"causes": [{"reason": "FieldValueInvalid", "message": cause, "field": "patch"}]},
+                     "code": 422})
 
 
 def _go_format(v: Any) -> str:

@@ -31,6 +31,9 @@ __all__ = [
     "new_unauthorized",
     "new_resource_expired",
     "new_bad_request",
+    "new_request_entity_too_large",
+    "new_unsupported_media_type",
+    "new_too_large_resource_version",
     "new_method_not_supported",
     "new_too_many_requests",
     "new_internal_error",
@@ -264,6 +267,44 @@ def new_resource_expired(message: str) -> ApiError:
 def new_bad_request(message: str) -> ApiError:
     """400 BadRequest."""
     return _status(400, "BadRequest", message)
+
+
+def new_request_entity_too_large(message: str) -> ApiError:
+    """413 RequestEntityTooLarge: ``Request entity too large: limit is 3145728`` (``NewRequestEntityTooLargeError``).
+
+    Examples
+    --------
+    >>> e = new_request_entity_too_large("limit is 3145728")
+    >>> e.code, e.reason, str(e)
+    (413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728')
+    """
+    return _status(413, "RequestEntityTooLarge", f"Request entity too large: {message}")
+
+
+def new_unsupported_media_type(content_type: str, accepted: Iterable[str]) -> ApiError:
+    """415 UnsupportedMediaType, worded as ``negotiation.NewUnsupportedMediaTypeError``.
+
+    Examples
+    --------
+    >>> str(new_unsupported_media_type("text/plain", ["application/json", "application/yaml"]))
+    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml'
+    """
+    return _status(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media "
+                                                "types include: " + ", ".join(accepted))
+
+
+def new_too_large_resource_version(requested: int, current: int, retry_after_seconds: int = 1) -> ApiError:
+    """504 Timeout for a resourceVersion newer than the store's (``storage.NewTooLargeResourceVersionError``).
+
+    Examples
+    --------
+    >>> e = new_too_large_resource_version(99, 12)
+    >>> e.code, e.reason, str(e), e.causes[0]["reason"]
+    (504, 'Timeout', 'Too large resource version: 99, current: 12', 'ResourceVersionTooLarge')
+    """
+    return _status(504, "Timeout", f"Too large resource version: {requested}, current: {current}",
+                   {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                    "retryAfterSeconds": retry_after_seconds})
 
 
 def new_method_not_supported(group: str, resource: str, verb: str) -> ApiError:

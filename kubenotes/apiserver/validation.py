@@ -1632,10 +1632,20 @@ def _validate_pdb(obj: Mapping[str, Any]) -> list[FieldErr]:
 
 def _validate_data_keys(obj: Mapping[str, Any]) -> list[FieldErr]:
     errs: list[FieldErr] = []
+    size = 0
     for key in ("data", "binaryData", "stringData"):
-        for k in (obj.get(key) or {}):
+        for k, v in (obj.get(key) or {}).items():
             errs += [_invalid(f"{key}[{k}]", k, m) for m in _is_config_map_key(k)]
+            raw = len(str(v or "").encode())  # []byte fields hold base64: count the bytes it encodes
+            size += raw * 3 // 4 if (key, obj.get("kind")) in (("binaryData", "ConfigMap"), ("data", "Secret")) else raw
+    if size > MAX_SECRET_SIZE:  # ValidateConfigMap (the whole object: "[]") / ValidateSecret ("data")
+        errs.append(FieldErr(TOO_LONG, "data" if obj.get("kind") == "Secret" else "[]", _OMIT,
+                             f"may not be more than {MAX_SECRET_SIZE} bytes"))
     return errs
+
+
+#: ``core.MaxSecretSize``: the most data a ConfigMap or a Secret may hold (1 MiB).
+MAX_SECRET_SIZE = 1024 * 1024
 
 
 def _validate_priority_class(obj: Mapping[str, Any]) -> list[FieldErr]:
