@@ -768,6 +768,11 @@ class APIServer:
         if not md.get("name") and md.get("generateName"):
             md["name"] = self.generate_name(md["generateName"])
         attrs.name = md.get("name", "")
+        if not attrs.name:  # BeforeCreate's Validate refuses it before the strategy's PrepareForCreate reads the name
+            self._validate(ri, obj, None)
+            raise new_invalid(ri.group, ri.kind, "", [field_cause(
+                "metadata.name", "metadata.name: Required value: name or generateName is required",
+                "FieldValueRequired")])
         if self._current is not None:
             self._current["name"] = attrs.name
         for k in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):

@@ -184,10 +184,15 @@ def test_an_empty_key_under_warn_or_ignore_is_dropped_and_the_object_stored(api,
     assert "" not in stored(api, "empty") and "" not in stored(api, "empty")["metadata"]
 
 
-def test_a_create_without_a_name_is_422(api):
-    code, reason, msg = status(call(api, "POST", CM, {"apiVersion": "v1", "kind": "ConfigMap"}))
+@pytest.mark.parametrize("path,kind", [(CM, "ConfigMap"), ("/api/v1/namespaces", "Namespace"),
+                                       ("/apis/apps/v1/namespaces/default/deployments", "Deployment.apps")])
+def test_a_create_without_a_name_is_422(api, path, kind):
+    rv = api.server.store.revision
+    code, reason, msg = status(call(api, "POST", path, {}))
     assert (code, reason) == (422, "Invalid")
-    assert msg == 'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required'
+    assert msg.startswith(f'{kind} "" is invalid: ') and "metadata.name: Required value: name or generateName is " \
+                                                          "required" in msg
+    assert api.server.store.revision == rv
 
 
 def test_json_nested_10000_deep_is_decoded_and_deeper_is_400(api):
