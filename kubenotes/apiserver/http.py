@@ -877,6 +877,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         cont = q.get("continue") or ""
         try:
             limit = query_int(q, "limit") or 0
+            if cont and (q.get("resourceVersion") or "0") != "0":  # etcd3 GetList / cacher
+                raise new_bad_request("specifying resource version is not allowed when using continue")
             with lock:
                 out = server.list_objects(a, label_selector=q.get("labelSelector") or "",
                                           field_selector=q.get("fieldSelector") or "", limit=limit,

@@ -321,6 +321,13 @@ def test_continue_tokens_are_upstreams_and_pages_come_from_one_snapshot(api):
     assert names == ["one", "p0", "p1", "p2", "two"]
 
 
+def test_a_continue_token_with_a_resource_version_is_400(api):
+    token = call(api, "GET", CM + "?limit=1")[1]["metadata"]["continue"]
+    assert status(call(api, "GET", f"{CM}?limit=1&continue={token}&resourceVersion=5")) == (
+        400, "BadRequest", "specifying resource version is not allowed when using continue")
+    assert call(api, "GET", f"{CM}?limit=1&continue={token}&resourceVersion=0")[0] == 200
+
+
 @pytest.mark.parametrize("limit", ["0", "-1"])
 def test_a_limit_of_zero_or_less_means_no_limit(api, limit):
     code, body = call(api, "GET", f"{CM}?limit={limit}")
