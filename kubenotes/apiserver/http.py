@@ -99,7 +99,7 @@ from kubenotes.apiserver import openapi as openapi_docs
 from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.protobuf import decode_protobuf
-from kubenotes.apiserver.server import HTTP_REQUEST, RESPONSE_WARNINGS, using_epoch
+from kubenotes.apiserver.server import DECODING_BODY, HTTP_REQUEST, RESPONSE_WARNINGS, using_epoch
 from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import (ApiError, _status, field_cause, new_bad_request, new_internal_error, new_invalid,
                                         new_request_entity_too_large, new_too_large_resource_version,
@@ -738,6 +738,7 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
     # ------------------------------------------------------------ resources
     async def resource(request: Request) -> Response:
         RESPONSE_WARNINGS.set([])
+        DECODING_BODY.set(True)
         try:
             user = await authenticate(request)
             info = parse_request_path(request.url.path)

@@ -236,6 +236,13 @@ def _warn(messages: Iterable[str]) -> None:
         out.extend(messages)
 
 
+#: Whether the request being served arrived as bytes (set by the HTTP layer): its body is then decoded
+#: against the kind's schema, as kube-apiserver's handlers decode every body
+#: (:func:`kubenotes.apiserver.fieldvalidation.type_error`).
+#: The model's in-process clients hand over dicts they built, as client-go's typed clients send only what their Go
+#: structs can hold, and skip the walk.
+DECODING_BODY: contextvars.ContextVar[bool] = contextvars.ContextVar("kubenotes_decoding_body", default=False)
+
 #: kube-apiserver's own loopback user (``user.APIServerUser``, in ``system:masters``), which writes what the
 #: server itself maintains, such as the IPAddress objects of Services' ClusterIPs.
 APISERVER_USER = UserInfo("system:apiserver", groups=("system:masters", "system:authenticated"))
@@ -644,7 +651,7 @@ class APIServer:
         """400 BadRequest for a value of the wrong JSON type, worded as upstream's ``transformDecodeError``."""
         from kubenotes.apiserver.fieldvalidation import type_error
 
-        err = type_error(body, api_version, kind)
+        err = type_error(body, api_version, kind) if DECODING_BODY.get() else None
         if err:
             version = api_version.rpartition("/")[2]
             raise new_bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}')
@@ -1297,7 +1304,7 @@ class APIServer:
             raise _E({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                       "message": f"the server does not support the patch type {patch_type!r}",
                       "reason": "UnsupportedMediaType", "code": 415})
-        if attrs.subresource != "scale" and ri.__class__ is ResourceInfo:
+        if attrs.subresource != "scale" and ri.__class__ is ResourceInfo and DECODING_BODY.get():
             from kubenotes.apiserver.fieldvalidation import type_error
 
             err = type_error(new, ri.api_version, ri.kind)
@@ -1327,7 +1334,7 @@ class APIServer:
 
                 raise new_bad_request(f"json: cannot unmarshal {_go_kind(patch)} into Go value of type "
                                       "map[string]interface {}")
-            if attrs.subresource != "scale" and ri.__class__ is ResourceInfo:
+            if attrs.subresource != "scale" and ri.__class__ is ResourceInfo and DECODING_BODY.get():
                 from kubenotes.apiserver.fieldvalidation import type_error
 
                 err = type_error(patch, ri.api_version, ri.kind, patch=True)
