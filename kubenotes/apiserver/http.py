@@ -111,6 +111,7 @@ from kubenotes.errors import KubenotesError
 __all__ = ["create_app", "GIT_VERSION", "version_info", "parse_request_path", "RequestInfo", "WATCH_POLL_SECONDS",
            "decode_protobuf", "pod_log_options", "LOG_FOLLOW_POLL_SECONDS", "MAX_REQUEST_BODY_BYTES", "MAX_JSON_DEPTH",
            "BODY_MEDIA_TYPES", "PROPAGATION_POLICIES", "query_int", "check_dry_run", "check_propagation_policy",
+           "check_field_validation",
            "json_depth", "decode_json"]
 
 #: ``gitVersion`` of ``/version``. kubectl's dispatcher runs the kubectl whose minor version matches this,
@@ -350,6 +351,30 @@ def check_dry_run(values: list[str], options_kind: str) -> bool:
         msg = f'dryRun: Unsupported value: {shown}: supported values: "All"'
         raise new_invalid("meta.k8s.io", options_kind, "", [field_cause("dryRun", msg, NOT_SUPPORTED)])
     return bool(values)
+
+
+def check_field_validation(directive: str, options_kind: str) -> str:
+    """``ValidateFieldValidation``, then the handlers' default: an empty directive is ``Warn`` (v1.23+).
+
+    Examples
+    --------
+    >>> check_field_validation("", "CreateOptions"), check_field_validation("Strict", "PatchOptions")
+    ('Warn', 'Strict')
+    >>> check_field_validation("strict", "CreateOptions")
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.status.ApiError: CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported \
+value: "strict": supported values: "Ignore", "Strict", "Warn"
+    """
+    from kubenotes.apiserver.fieldvalidation import IGNORE, STRICT, WARN
+
+    if not directive:
+        return WARN
+    if directive not in (IGNORE, STRICT, WARN):
+        supported = ", ".join(json.dumps(v) for v in (IGNORE, STRICT, WARN))
+        msg = f"fieldValidation: Unsupported value: {json.dumps(directive)}: supported values: {supported}"
+        raise new_invalid("meta.k8s.io", options_kind, "", [field_cause("fieldValidation", msg, NOT_SUPPORTED)])
+    return directive
 
 
 def check_propagation_policy(policy: Any) -> None:
@@ -767,6 +792,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             ns = info.namespace if ri.namespaced else ""
 
             extra = {k: q[k] for k in ("fieldManager", "fieldValidation") if q.get(k)}
+            if options_kind in ("CreateOptions", "UpdateOptions", "PatchOptions"):
+                extra["fieldValidation"] = check_field_validation(q.get("fieldValidation") or "", options_kind)
             if _flag(q.get("force")) and "force" in q:
                 extra["force"] = True
 

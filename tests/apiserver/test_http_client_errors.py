@@ -184,6 +184,16 @@ def test_an_empty_key_under_warn_or_ignore_is_dropped_and_the_object_stored(api,
     assert "" not in stored(api, "empty") and "" not in stored(api, "empty")["metadata"]
 
 
+def test_field_validation_defaults_to_warn_and_refuses_other_values(api):
+    r = api.request("POST", CM, content=json.dumps({**_cm("unknown"), "dataa": {"x": "y"}}),
+                    headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+    assert r.status_code == 201 and r.headers["warning"] == '299 - "unknown field \\"dataa\\""'
+    assert "dataa" not in stored(api, "unknown")
+    assert status(call(api, "POST", CM + "?fieldValidation=strict", _cm("x"))) == (
+        422, "Invalid", 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": '
+                        'supported values: "Ignore", "Strict", "Warn"')
+
+
 @pytest.mark.parametrize("path,kind", [(CM, "ConfigMap"), ("/api/v1/namespaces", "Namespace"),
                                        ("/apis/apps/v1/namespaces/default/deployments", "Deployment.apps")])
 def test_a_create_without_a_name_is_422(api, path, kind):
