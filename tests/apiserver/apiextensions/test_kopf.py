@@ -103,7 +103,7 @@ def goodbye(**_):
 '''
 
 
-def _until(predicate, what: str, seconds: float = 10.0):
+def _until(predicate, what: str, seconds: float = 60.0):
     """Poll ``predicate`` until it returns something truthy (and return it), or fail naming ``what``."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
