@@ -4,7 +4,10 @@ Deleting a Namespace only sets its ``deletionTimestamp`` and phase
 ``Terminating``; the object stays while ``spec.finalizers`` holds
 ``kubernetes``. The namespace controller then deletes every namespaced
 resource in it (each kind the API serves with ``list`` and ``delete``,
-propagation ``Background``), reports progress in the namespace's status
+propagation ``Background``), found afresh on every pass as upstream's
+``ServerPreferredNamespacedResources`` finds them: the built-in kinds and
+each served custom resource in its preferred version, so a CRD applied a
+moment ago is emptied too; reports progress in the namespace's status
 conditions (``NamespaceDeletionDiscoveryFailure``,
 ``NamespaceDeletionContentFailure``, ``NamespaceContentRemaining``,
 ``NamespaceFinalizersRemaining``...), and waits: pods terminate
@@ -25,6 +28,7 @@ https://kubernetes.io/docs/tasks/administer-cluster/namespaces/#deleting-a-names
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, policy_rule
@@ -79,9 +83,46 @@ class ResourcesRemainingError(KubenotesError):
         super().__init__(f"some content remains in the namespace, estimate {estimate} seconds before it is removed")
 
 
-def deletable_namespaced_resources() -> list[ResourceInfo]:
-    """The namespaced resources the deleter empties: those served with ``list`` and ``delete``."""
-    return [ri for ri in RESOURCES if ri.namespaced and "delete" in ri.verbs and "list" in ri.verbs]
+def deletable_namespaced_resources(custom: Iterable[ResourceInfo] = ()) -> list[ResourceInfo]:
+    """The namespaced resources the deleter empties: those served with ``list`` and ``delete``.
+
+    ``ServerPreferredNamespacedResources`` filtered by the ``delete`` verb
+    (resources without ``list`` cannot be emptied either): one entry per
+    group-resource, in its preferred version. The built-in kinds come first
+    (:data:`~kubenotes.apiserver.resources.RESOURCES` already holds each in its
+    preferred version), then the custom resources.
+
+    Parameters
+    ----------
+    custom : iterable of ResourceInfo
+        The served custom resources, by group and then version priority, as
+        :meth:`CustomResourceDefinitions.served
+        <kubenotes.apiserver.apiextensions.CustomResourceDefinitions.served>` returns them: the first
+        version met of a group-resource is its preferred one.
+
+    Returns
+    -------
+    list of ResourceInfo
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/discovery/discovery_client.go (ServerPreferredResources)
+    kubernetes/kubernetes@v1.34.0 pkg/controller/namespace/deletion/namespaced_resources_deleter.go (deleteAllContent)
+
+    Examples
+    --------
+    >>> [ri.resource for ri in deletable_namespaced_resources()][:3]
+    ['configmaps', 'endpoints', 'events']
+    """
+    out = [ri for ri in RESOURCES if ri.namespaced and "delete" in ri.verbs and "list" in ri.verbs]
+    seen: set[tuple[str, str]] = set()
+    for ri in custom:
+        if (ri.group, ri.resource) in seen:
+            continue  # another served version of a group-resource already taken in its preferred version
+        seen.add((ri.group, ri.resource))
+        if ri.namespaced and "delete" in ri.verbs and "list" in ri.verbs:
+            out.append(ri)
+    return out
 
 
 def content_conditions(num_remaining: dict[str, int], finalizers_remaining: dict[str, int], now: str) -> list[dict]:
@@ -266,7 +307,7 @@ class NamespaceController(Controller):
         errors: list[str] = []
         num_remaining: dict[str, int] = {}
         finalizers_remaining: dict[str, int] = {}
-        for ri in deletable_namespaced_resources():
+        for ri in deletable_namespaced_resources(self.client.server.crds.served()):  # discovery, every pass
             try:
                 gvr_estimate, remaining, finalizers = self._delete_all_content_for(ri, name, deleted_at)
             except ApiError as e:
@@ -300,18 +341,18 @@ class NamespaceController(Controller):
 
     def _delete_all_content_for(self, ri: ResourceInfo, namespace: str, deleted_at: float) -> tuple[int, int, dict]:
         estimate = self._estimate_graceful_termination(ri, namespace, deleted_at)
-        items = self.client.list(ri.resource if not ri.group else f"{ri.resource}.{ri.group}", namespace)["items"]
+        name = f"{ri.resource}.{ri.version}.{ri.group}" if ri.group else ri.resource  # exactly this version
+        items = self.client.list(name, namespace)["items"]
         for item in items:
             md = item["metadata"]
             if md.get("deletionTimestamp"):
                 continue
             try:
-                self.client.delete(ri.resource if not ri.group else f"{ri.resource}.{ri.group}", md["name"],
-                                   namespace, propagation_policy="Background")
+                self.client.delete(name, md["name"], namespace, propagation_policy="Background")
             except ApiError as e:
                 if e.code not in (404, 405):
                     raise
-        items = self.client.list(ri.resource if not ri.group else f"{ri.resource}.{ri.group}", namespace)["items"]
+        items = self.client.list(name, namespace)["items"]
         if not items:
             return 0, 0, {}
         finalizers: dict[str, int] = {}

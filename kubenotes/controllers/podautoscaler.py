@@ -39,17 +39,18 @@ from kubenotes.apiserver.bootstrap_policy import (
     events_rule,
     policy_rule,
 )
-from kubenotes.apiserver.resources import resource_for_kind
+from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.api.podutil import is_pod_ready
 from kubenotes.controllers.reconciler import Controller, Result, split_key
+from kubenotes.errors import KubenotesError
 
 __all__ = ["HorizontalController", "replicas_for", "usage_ratio_replicas", "convert_desired_replicas_with_rules",
            "calculate_scale_up_limit_with_scaling_rules", "calculate_scale_down_limit_with_behaviors",
            "default_behavior", "ScaleEvent", "DEFAULT_SYNC_PERIOD_SECONDS", "DEFAULT_TOLERANCE",
            "DEFAULT_DOWNSCALE_STABILIZATION_SECONDS", "SCALE_UP_LIMIT_FACTOR", "SCALE_UP_LIMIT_MINIMUM",
-           "DEFAULT_CPU_UTILIZATION", "CONTROLLER_POLICY"]
+           "DEFAULT_CPU_UTILIZATION", "CONTROLLER_POLICY", "ScaleTargetError"]
 
 #: Upstream's ``system:controller:horizontal-pod-autoscaler`` role (``controller_policy.go``) and the
 #: ServiceAccount the controller runs as (``ClientOrDie("horizontal-pod-autoscaler")``,
@@ -74,6 +75,10 @@ SCALE_UP_LIMIT_FACTOR = 2.0
 SCALE_UP_LIMIT_MINIMUM = 4.0
 #: ``autoscaling.DefaultCPUUtilization``: the metric of an HPA that lists none.
 DEFAULT_CPU_UTILIZATION = 80
+
+
+class ScaleTargetError(KubenotesError):
+    """An HPA's ``scaleTargetRef`` maps to no served resource (the RESTMapper's error, as its text)."""
 
 
 def replicas_for(current_replicas: int, current_value: float, target_value: float,
@@ -355,14 +360,78 @@ class HorizontalController(Controller):
                 "type": "Utilization", "averageUtilization": DEFAULT_CPU_UTILIZATION}}}
         return metrics[0]
 
+    def rest_mappings(self, api_version: str, kind: str) -> list[ResourceInfo]:
+        """``RESTMapper.RESTMappings``: every served version of the target's group and kind, preferred first.
+
+        Only the group of ``scaleTargetRef.apiVersion`` counts, as upstream
+        maps a GroupKind: built-in kinds, then the custom resources the API
+        server serves now (a CRD applied after the HPA is found on the next sync).
+
+        Parameters
+        ----------
+        api_version : str
+            ``scaleTargetRef.apiVersion`` (``apps/v1``, ``example.com/v1``).
+        kind : str
+
+        Returns
+        -------
+        list of ResourceInfo
+
+        Raises
+        ------
+        ScaleTargetError
+            For an apiVersion that is no group/version (``unexpected GroupVersion string: a/b/c``) or a kind no
+            served resource has (``no matches for kind "Widget" in group "example.com"``).
+
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/runtime/schema/group_version.go (ParseGroupVersion)
+        kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/api/meta/errors.go (NoKindMatchError)
+        """
+        if api_version.count("/") > 1:
+            raise ScaleTargetError(f"unexpected GroupVersion string: {api_version}")
+        group = api_version.split("/")[0] if "/" in api_version else ""
+        found = [ri for ri in SERVED_RESOURCES if ri.group == group and ri.kind == kind]
+        found += [ri for ri in self.client.server.crds.served() if ri.group == group and ri.kind == kind]
+        if not found:
+            raise ScaleTargetError(f'no matches for kind "{kind}" in group "{group}"')
+        return found
+
+    def scale_for_resource_mappings(self, namespace: str, name: str,
+                                    mappings: list[ResourceInfo]) -> tuple[dict, ResourceInfo]:
+        """``scaleForResourceMappings``: the first mapping whose ``scale`` subresource answers; else the first error.
+
+        The scale client's ``GET <resource>/<name>/scale`` returns an
+        ``autoscaling/v1`` Scale, for a custom resource read through its CRD's
+        ``subresources.scale`` paths; a resource without a ``scale``
+        subresource answers 404 as the API server's routes do.
+
+        Raises
+        ------
+        ApiError
+            The first mapping's error when none answers.
+        """
+        first: ApiError | None = None
+        for ri in mappings:
+            try:
+                if "scale" not in ri.subresources:
+                    raise ApiError({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                    "message": "the server could not find the requested resource",
+                                    "reason": "NotFound", "details": {}, "code": 404})
+                target = f"{ri.resource}.{ri.version}.{ri.group}" if ri.group else ri.resource
+                return self.client.get(target, name, namespace, subresource="scale"), ri
+            except ApiError as e:
+                first = first or e
+        raise first if first is not None else ScaleTargetError("unrecognized resource")
+
     def _reconcile_autoscaler(self, key: str, hpa: dict) -> None:
         spec, st = hpa.get("spec") or {}, hpa["status"]
         ref = spec.get("scaleTargetRef") or {}
         ns = hpa["metadata"]["namespace"]
         try:
-            ri = resource_for_kind(ref.get("kind", ""), ref.get("apiVersion"))
-            scale = self.client.get(ri.resource, ref.get("name", ""), ns, subresource="scale")
-        except ApiError as e:
+            mappings = self.rest_mappings(ref.get("apiVersion") or "", ref.get("kind", ""))
+            scale, ri = self.scale_for_resource_mappings(ns, ref.get("name", ""), mappings)
+        except (ApiError, ScaleTargetError) as e:
             self._set_condition(hpa, "AbleToScale", "False", "FailedGetScale",
                                 f"the HPA controller was unable to get the target's current scale: {e}")
             self.event(hpa, "Warning", "FailedGetScale", str(e))
@@ -408,7 +477,7 @@ class HorizontalController(Controller):
             rescale = desired != current
         if rescale:
             try:
-                self.client.scale(ri.resource, ref.get("name", ""), desired, ns)
+                self._update_scale(ri, scale, desired)
             except ApiError as e:
                 self.event(hpa, "Warning", "FailedRescale", f"New size: {desired}; reason: {rescale_reason}; "
                                                             f"error: {e}")
@@ -424,6 +493,13 @@ class HorizontalController(Controller):
             desired = current
         self._set_status(hpa, current, desired, metric_statuses, rescale)
 
+    def _update_scale(self, ri: ResourceInfo, scale: dict, desired: int) -> dict:
+        """The scale client's ``Update``: the Scale as read (its resourceVersion too) with ``spec.replicas = desired``."""
+        new = deep_copy(scale)
+        new["spec"]["replicas"] = desired
+        target = f"{ri.resource}.{ri.version}.{ri.group}" if ri.group else ri.resource
+        return self.client.update(target, new, scale["metadata"].get("namespace"), subresource="scale")
+
     def _set_status(self, hpa: dict, current: int, desired: int, metric_statuses: list, rescale: bool) -> None:
         st = hpa["status"]
         st["currentReplicas"] = current
@@ -437,6 +513,8 @@ class HorizontalController(Controller):
 
     def _compute_replicas(self, hpa: dict, scale: dict, current: int) -> tuple[int, str, list] | None:
         """``computeReplicasForMetrics`` for the first metric; None when it could not be computed."""
+        if not self._validate_selector(hpa, (scale.get("status") or {}).get("selector") or ""):
+            return None
         ms = self._metric_spec(hpa)
         mtype = ms.get("type", "Resource")
         ns, name = hpa["metadata"]["namespace"], hpa["metadata"]["name"]
@@ -499,6 +577,32 @@ class HorizontalController(Controller):
         self._set_condition(hpa, "ScalingActive", "True", "ValidMetricFound",
                             f"the HPA was able to successfully calculate a replica count from {metric_name}")
         return desired, metric_name, status
+
+    def _validate_selector(self, hpa: dict, selector: str) -> bool:
+        """``validateAndParseSelector``: the target's Scale must carry a selector that parses.
+
+        Else a ``SelectorRequired`` or ``InvalidSelector`` Event, ScalingActive
+        False with reason ``InvalidSelector``, and the reconcile's
+        ``FailedComputeMetricsReplicas`` Event with the same error.
+        """
+        from kubenotes.api.selectors import parse_selector
+        from kubenotes.errors import FieldError
+
+        if not selector:
+            err = "selector is required"
+            self.event(hpa, "Warning", "SelectorRequired", err)
+            self._set_condition(hpa, "ScalingActive", "False", "InvalidSelector",
+                                "the HPA target's scale is missing a selector")
+        else:
+            try:
+                parse_selector(selector)
+                return True
+            except FieldError as e:
+                err = f"couldn't convert selector into a corresponding internal selector object: {e}"
+            self.event(hpa, "Warning", "InvalidSelector", err)
+            self._set_condition(hpa, "ScalingActive", "False", "InvalidSelector", err)
+        self.event(hpa, "Warning", "FailedComputeMetricsReplicas", err)
+        return False
 
     def _count_pods(self, scale: dict, resource: str = "cpu") -> tuple[int, int]:
         """``groupPods``: (pods with a usable metric, unready pods) among the target's pods.
