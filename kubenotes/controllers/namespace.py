@@ -203,7 +203,8 @@ class NamespaceController(Controller):
     Notes
     -----
     Simplified: resources are deleted one by one (no ``deletecollection``);
-    discovery cannot fail, so the discovery and group-version conditions are
+    discovery is read from the API server's registry (built-in kinds and the
+    served CRDs) rather than over HTTP, and cannot fail, so the discovery and group-version conditions are
     always the OK ones; no periodic resync (``namespace-sync-period``).
 
     References

@@ -1,7 +1,10 @@
 """The HorizontalPodAutoscaler controller: scale a workload so the metric meets its target.
 
 Every 15 s (``--horizontal-pod-autoscaler-sync-period``) the controller reads
-the target's ``scale`` subresource, computes ``desiredReplicas =
+the target's ``scale`` subresource (any kind that has one: a Deployment, a
+StatefulSet, or a custom resource whose CRD declares ``subresources.scale``;
+the target is found by its group and kind, as the RESTMapper maps it, and its
+pods by the Scale's ``status.selector``), computes ``desiredReplicas =
 ceil(readyPods * currentMetric / targetMetric)`` unless the ratio is within
 the 10 % tolerance, stabilises the recommendation (the highest of the last
 5 minutes when scaling down), limits the rate of change, clamps to
@@ -18,7 +21,8 @@ metrics-server and applies to the HPA's first metric.
 
 References
 ----------
-kubernetes/kubernetes@v1.34.0 pkg/controller/podautoscaler/horizontal.go (reconcileAutoscaler, normalizeDesiredReplicas*, conditions)
+kubernetes/kubernetes@v1.34.0 pkg/controller/podautoscaler/horizontal.go (reconcileAutoscaler, scaleForResourceMappings, validateAndParseSelector, normalizeDesiredReplicas*, conditions)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/scale/client.go (the scale client: Get/Update of <resource>/scale)
 kubernetes/kubernetes@v1.34.0 pkg/controller/podautoscaler/replica_calculator.go (GetResourceReplicas, calcPlainMetricReplicas)
 kubernetes/kubernetes@v1.34.0 pkg/apis/autoscaling/v2/defaults.go (behavior defaults)
 kubernetes/kubernetes@v1.34.0 cmd/kube-controller-manager/app/options/hpacontroller.go (sync period 15s, tolerance 0.1, downscale stabilization 5m)
@@ -278,7 +282,11 @@ class HorizontalController(Controller):
     30 s after readiness specially); pods are assumed to have equal requests.
     Only the first metric of ``spec.metrics`` is evaluated; Object and
     External metrics, ContainerResource and ``observedGeneration`` are not
-    modelled.
+    modelled. The RESTMapper is read live (upstream's is a discovery cache
+    reset every 30 s). ``FailedComputeMetricsReplicas`` is recorded for a
+    missing or unparsable selector only (upstream also records it when every
+    metric fails); the ``AmbiguousSelector`` check (pods under two HPAs) is
+    not modelled.
 
     References
     ----------
