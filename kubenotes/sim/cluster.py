@@ -461,14 +461,21 @@ class Cluster:
     # ------------------------------------------------------------ acting
     def apply(self, obj: dict, component: str = "kubectl") -> dict:
         """Create ``obj``, or merge-patch it onto the existing one (``kubectl apply`` without the last-applied bookkeeping)."""
-        ri = resource_for_kind(obj.get("kind", ""), obj.get("apiVersion"))
+        try:
+            ri = resource_for_kind(obj.get("kind", ""), obj.get("apiVersion"))
+            name = ri.resource
+        except ApiError:  # a custom resource a served CRD defines
+            ri = self.server.crds.for_kind(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+            if ri is None:
+                raise
+            name = f"{ri.resource}.{ri.version}.{ri.group}"
         md = obj.get("metadata") or {}
         client = self.client if component == "kubectl" else self.server.client(component, _admin())
         ns = md.get("namespace") or ("default" if ri.namespaced else None)
-        if self.server.get(ri.resource, ns if ri.namespaced else None, md.get("name", "")) is None:
-            return client.create(ri.resource, obj, ns)
+        if self.server.store.get(ri, ns if ri.namespaced else None, md.get("name", "")) is None:
+            return client.create(name, obj, ns)
         patch = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "status")}
-        return client.patch(ri.resource, md["name"], patch, ns)
+        return client.patch(name, md["name"], patch, ns)
 
     def serve(self, port: int = 0, time_scale: float = 1.0, **kwargs: Any) -> Any:
         """Serve this cluster over the Kubernetes REST API on 127.0.0.1 (a background thread), for the real kubectl.

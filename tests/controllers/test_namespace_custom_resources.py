@@ -89,3 +89,19 @@ def test_cluster_scoped_custom_resources_and_other_namespaces_stay():
     assert c.get("namespaces", "team") is None
     assert c.client.get("widgets.example.com", "b", "other")["metadata"]["name"] == "b"
     assert c.client.get("gadgets.example.com", "g")["metadata"]["name"] == "g"
+
+
+def test_custom_resources_scenario_file():
+    from kubenotes.data import sample
+    from kubenotes.sim.cli import build
+
+    c = build([sample("controllers", "custom-resources.yaml")])
+    c.run(until=20)
+    assert c.client.get("webapps.example.com", "web", "shop")["spec"]["size"] == 4    # the HPA through /scale
+    c.run(until=60)
+    ns = c.get("namespaces", "shop")
+    assert _cond(ns, "NamespaceFinalizersRemaining")["message"] == \
+        "Some finalizers are remaining: example.com/backup in 1 resource instances"
+    c.run(until=97)                                   # finalized on the pass after the finalizer went (t=96)
+    assert c.get("namespaces", "shop") is None
+    assert not c.client.list("webapps.example.com", "shop")["items"]
