@@ -335,6 +335,8 @@ def _kube_scheduler() -> list[dict]:
         _r(READ, (LEGACY_GROUP,), ("namespaces",)),
         _r(READ, (STORAGE_GROUP,), ("csidrivers",)),
         _r(READ, (STORAGE_GROUP,), ("csistoragecapacities",)),
+        # NodeVolumeLimits counts the node's VolumeAttachments (kubernetes#127757, v1.32)
+        _r(READ, (STORAGE_GROUP,), ("volumeattachments",)),
     ]
 
 

@@ -23,7 +23,7 @@ Node events since the last rebuild is worth requeuing it
 v1.34's queueing hints); the others are queued afresh.
 Scheduling takes no virtual time. Pod updates of pending pods other than
 deletion are not re-queued. A change of a PV, claim, StorageClass, CSINode,
-CSIDriver or CSIStorageCapacity moves the pods a volume plugin rejected
+CSIDriver, CSIStorageCapacity or VolumeAttachment moves the pods a volume plugin rejected
 straight to activeQ (upstream: the plugins' queueing hints, then activeQ or
 backoffQ). VolumeBinding's PreBind wait (``binder.go`` BindPodVolumes) runs
 as a process on the clock; the pod's Bind follows it, or the binding cycle
@@ -58,11 +58,12 @@ _OBJECT_RESOURCES = {"namespaces": "namespaces", "services": "services",
                      "persistent_volumes": "persistentvolumes", "storage_classes": "storageclasses",
                      "csi_nodes": "csinodes", "csi_drivers": "csidrivers",
                      "csi_storage_capacities": "csistoragecapacities",
+                     "volume_attachments": "volumeattachments",
                      "pod_disruption_budgets": "poddisruptionbudgets"}
 # (no PriorityClasses: kube-scheduler reads spec.priority, which Priority admission has set)
 #: Kinds whose changes the volume plugins register for, and those plugins.
 _STORAGE_KINDS = frozenset({"PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSIDriver",
-                            "CSIStorageCapacity"})
+                            "CSIStorageCapacity", "VolumeAttachment"})
 _VOLUME_PLUGINS = frozenset({"VolumeBinding", "VolumeZone", "VolumeRestrictions", "NodeVolumeLimits"})
 #: podMaxInUnschedulablePodsDuration: a pod parked this long is retried even without a matching event.
 POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS = 300.0
@@ -306,7 +307,8 @@ class KubeScheduler:
         s = self.scheduler
         if s is None or (obj or {}).get("kind") not in _STORAGE_KINDS:
             return
-        # the volume plugins' EventsToRegister (PV, PVC, StorageClass, CSINode, CSIDriver, CSIStorageCapacity):
+        # the volume plugins' EventsToRegister (PV, PVC, StorageClass, CSINode, CSIDriver, CSIStorageCapacity,
+        # VolumeAttachment for NodeVolumeLimits):
         # pods they rejected are tried again
         retry = [q.pod_info for q in s.queue.unschedulable_pods.values()
                  if (q.unschedulable_plugins | q.pending_plugins) & _VOLUME_PLUGINS]
