@@ -81,6 +81,8 @@ __all__ = [
     "generate_pod_initialized_condition",
     "generate_pod_ready_to_start_containers_condition",
     "generate_api_pod_status",
+    "has_pod_initialized",
+    "terminate_pod",
 ]
 
 # --- pod phases (core/v1) -----------------------------------------------------------------------------------
@@ -981,3 +983,98 @@ def generate_api_pod_status(
     elif start_time is not None:
         s["startTime"] = format_time(start_time)
     return s
+
+
+def has_pod_initialized(pod: Mapping[str, Any]) -> bool:
+    """Whether the pod shows evidence of having started a regular container (``hasPodInitialized``).
+
+    A pod without init containers always has; otherwise a regular container
+    that left ``waiting`` (or has a last termination), or a last init
+    container that completed with exit code 0 (a sidecar: that started).
+
+    Examples
+    --------
+    >>> has_pod_initialized({"spec": {"containers": [{"name": "a"}]}})
+    True
+    >>> has_pod_initialized({"spec": {"initContainers": [{"name": "i"}], "containers": [{"name": "a"}]},
+    ...                      "status": {"containerStatuses": [{"name": "a", "state": {"waiting": {}}}]}})
+    False
+    """
+    spec, status = _spec(pod), pod.get("status") or {}
+    init = spec.get("initContainers") or []
+    if not init:
+        return True
+    for cs in status.get("containerStatuses") or []:
+        if (cs.get("lastState") or {}).get("terminated") is not None or (cs.get("state") or {}).get("waiting") is None:
+            return True
+    init_statuses = status.get("initContainerStatuses") or []
+    if init_statuses:
+        last = init_statuses[-1]
+        container = next((c for c in init if c.get("name") == last.get("name")), None)
+        if container is None:
+            return False
+        if is_restartable_init_container(container):
+            return bool(last.get("started"))
+        term = (last.get("state") or {}).get("terminated")
+        return term is not None and term.get("exitCode", 0) == 0
+    return False
+
+
+def _initialized_prefix(statuses: Sequence[Mapping[str, Any]]) -> int:
+    """How many init container statuses have tried to start (``initializedContainers``; at least one)."""
+    for i in range(len(statuses) - 1, -1, -1):
+        cs = statuses[i]
+        if (cs.get("state") or {}).get("waiting") is None or (cs.get("lastState") or {}).get("terminated") is not None:
+            return i + 1
+    return min(1, len(statuses))
+
+
+def terminate_pod(pod: Mapping[str, Any], status: Mapping[str, Any]) -> dict:
+    """The status manager's ``TerminatePod``: the last status of a pod whose containers are all stopped.
+
+    A container status that is not ``terminated`` is reported terminated with
+    ``ContainerStatusUnknown``, exit code 137 and "The container could not be
+    located when the pod was terminated" (regular containers once the pod has
+    initialized, :func:`has_pod_initialized`; init containers up to the last
+    one that tried to start), because the kubelet cannot know it succeeded;
+    a ``Pending`` or ``Running`` phase becomes ``Failed`` (not for static pods).
+
+    Parameters
+    ----------
+    pod : dict
+        The pod as the API has it (spec, ``status`` for :func:`has_pod_initialized`).
+    status : dict
+        The last generated status (``generate_api_pod_status(..., pod_is_terminal=True)``).
+
+    Returns
+    -------
+    dict
+        A new status.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go (TerminatePod, hasPodInitialized,
+    initializedContainers)
+
+    Examples
+    --------
+    >>> pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}]}}
+    >>> st = terminate_pod(pod, {"phase": "Pending", "containerStatuses": [
+    ...     {"name": "a", "state": {"waiting": {"reason": "ContainerCreating"}}}]})
+    >>> st["phase"], st["containerStatuses"][0]["state"]["terminated"]["reason"]
+    ('Failed', 'ContainerStatusUnknown')
+    """
+    st = copy.deepcopy(dict(status))
+    unknown = {"terminated": {"exitCode": 137, "reason": CONTAINER_REASON_STATUS_UNKNOWN,
+                              "message": _UNKNOWN_TERMINATED_MESSAGE, "startedAt": None, "finishedAt": None}}
+    if has_pod_initialized(pod):
+        for cs in st.get("containerStatuses") or []:
+            if (cs.get("state") or {}).get("terminated") is None:
+                cs["state"] = copy.deepcopy(unknown)
+    init_statuses = st.get("initContainerStatuses") or []
+    for cs in init_statuses[:_initialized_prefix(init_statuses)]:
+        if (cs.get("state") or {}).get("terminated") is None:
+            cs["state"] = copy.deepcopy(unknown)
+    if not is_static_pod(pod) and st.get("phase") not in (POD_SUCCEEDED, POD_FAILED):
+        st["phase"] = POD_FAILED
+    return st

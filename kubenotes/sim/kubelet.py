@@ -14,8 +14,13 @@ the real kubelet:
   ``nodeLeaseDurationSeconds`` × 0.25 = 10 s;
 * **pods**: a pod bound to the node is marked ``Running`` and ``Ready`` after
   ``pod_startup_seconds``, with a pod IP from the node's ``spec.podCIDR``; a
-  pod being deleted is removed (``DELETE`` with grace period 0) after
-  ``pod_termination_seconds`` (never later than its grace period).
+  pod being deleted is stopped after ``pod_termination_seconds`` (never later
+  than its grace period): its containers exit 0 on SIGTERM, or 137 when the
+  grace period is shorter (SIGKILL); its final status is posted as the
+  kubelet's status manager posts it (the containers terminated, phase
+  ``Succeeded`` when every container exited 0, else ``Failed``; a pod whose
+  containers never started is ``Failed`` with ``ContainerStatusUnknown``),
+  then it is removed (``DELETE`` with grace period 0).
 
 ``node_down()`` stops the kubelet: no heartbeats, no status, and it does not
 act on its pods (it sees no API change, so an evicted pod's containers are not
@@ -56,7 +61,8 @@ References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/nodestatus/setters.go (condition reasons and messages)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/nodelease/controller.go, staging/src/k8s.io/component-helpers/apimachinery/lease/controller.go
-kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go, pkg/kubelet/kubelet_pods.go (generateAPIPodStatus)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go (TerminatePod, canBeDeleted), pkg/kubelet/kubelet_pods.go
+    (generateAPIPodStatus, getPhase), pkg/kubelet/kubelet.go (SyncTerminatingPod, SyncTerminatedPod)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/apis/config/v1beta1/defaults.go (nodeStatusUpdateFrequency 10s, nodeStatusReportFrequency 5m, nodeLeaseDurationSeconds 40)
 kubernetes/kubernetes@v1.34.0 test/kubemark (hollow node); sigs.k8s.io/kwok stages
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (validateContainerLogStatus, GetKubeletContainerLogs)
@@ -75,6 +81,7 @@ from kubenotes.apiserver.server import format_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.client.flowcontrol import run_blocking
+from kubenotes.cri.runtime import SIGKILL_EXIT_CODE
 from kubenotes.kubelet.backoff import go_duration
 from kubenotes.kubelet.logs import (  # noqa: F401 - re-exported: the log model moved to kubenotes.kubelet.logs
     LOG_ANNOTATION,
@@ -513,6 +520,64 @@ class StandInKubelet:
                                             for c in (pod.get("spec") or {}).get("containers") or []]}
         return status
 
+    def _final_status(self, pod: dict, stop_exit_code: int) -> dict:
+        """The status posted before the pod's deletion: its stopped containers, a terminal phase.
+
+        As the kubelet: ``generateAPIPodStatus(..., podIsTerminal=true)`` over the
+        runtime's view (:func:`~kubenotes.kubelet.status.generate_api_pod_status`), then the status
+        manager's ``TerminatePod`` (:func:`~kubenotes.kubelet.status.terminate_pod`). The stand-in's
+        runtime view: each container's last two runs (its logs' runs); a run still going
+        exits with ``stop_exit_code`` now, an earlier run with the pod's exit-code annotation;
+        sidecars (restartable init containers, not otherwise modelled) ran from the pod's
+        first start; a pod whose containers never started has none (Failed, ContainerStatusUnknown).
+        """
+        from kubenotes.api.podutil import is_restartable_init_container
+        from kubenotes.kubelet.status import (
+            CONTAINER_STATE_EXITED,
+            RuntimeContainerStatus,
+            RuntimePodStatus,
+            generate_api_pod_status,
+            terminate_pod,
+            terminated_reason,
+        )
+
+        uid = pod["metadata"]["uid"]
+        now = float(self.env.now)
+        epoch = self.cluster.server.epoch
+        spec = pod.get("spec") or {}
+        exit_code = int((pod["metadata"].get("annotations") or {}).get(EXIT_CODE_ANNOTATION, "0"))
+        runs = self.runs.get(uid, {})
+        instances = []
+        for c in spec.get("containers") or []:
+            mine = runs.get(c["name"]) or []
+            for i, run in enumerate(mine):
+                if i < len(mine) - 2:
+                    continue
+                code = stop_exit_code if run.finished_seconds is None else exit_code
+                if run.finished_seconds is None:
+                    run.finished_seconds = now  # the log's run ends here
+                instances.append(RuntimeContainerStatus(
+                    c["name"], CONTAINER_STATE_EXITED, id=run.container_id, image=c.get("image", ""),
+                    image_ref=c.get("image", ""), created_at_seconds=run.started_seconds,
+                    started_at_seconds=run.started_seconds, finished_at_seconds=run.finished_seconds,
+                    exit_code=code, reason=terminated_reason(code), restart_count=i))
+        first = min((r.started_seconds for rs in runs.values() for r in rs), default=None)
+        if first is not None:
+            for c in spec.get("initContainers") or []:
+                if is_restartable_init_container(c):
+                    instances.append(RuntimeContainerStatus(
+                        c["name"], CONTAINER_STATE_EXITED, id=self._container_id(uid, c["name"]),
+                        image=c.get("image", ""), image_ref=c.get("image", ""), created_at_seconds=first,
+                        started_at_seconds=first, finished_at_seconds=now, exit_code=stop_exit_code,
+                        reason=terminated_reason(stop_exit_code)))
+        ip = self._ips.get(uid)
+        host = self._host_ip()
+        status = generate_api_pod_status(
+            pod, RuntimePodStatus(ips=[ip] if ip else [], container_statuses=instances), now=now,
+            host_ips=[host] if host else [], pod_is_terminal=True,
+            format_time=lambda seconds: format_timestamp(seconds, epoch))
+        return terminate_pod(pod, status)
+
     def _terminate(self, uid: str, seconds: float) -> Generator:
         yield self.env.timeout(seconds)
         while not self.up:
@@ -520,6 +585,11 @@ class StandInKubelet:
         pod = self.pods.get(uid)
         if pod is None:
             return
+        # SyncTerminatingPod stopped the containers: SIGTERM, or SIGKILL when the grace period is shorter
+        grace = float(pod["metadata"].get("deletionGracePeriodSeconds", 0) or 0)
+        killed = grace < self.options.pod_termination_seconds
+        self._write(uid, self._final_status(pod, SIGKILL_EXIT_CODE if killed else 0))
+        pod = self.pods.get(uid, pod)
         md = pod["metadata"]
         try:
             self.client.delete("pods", md["name"], md["namespace"], grace_period_seconds=0,
