@@ -74,3 +74,22 @@ def test_a_pod_deleted_before_its_containers_started_fails_with_unknown_containe
         "exitCode": 137, "reason": "ContainerStatusUnknown",
         "message": "The container could not be located when the pod was terminated",
         "startedAt": None, "finishedAt": None}}
+
+
+def test_a_crash_looping_pod_deleted_in_back_off_ends_failed_with_its_last_exit():
+    crashing = MANIFESTS.replace("metadata: {name: web, namespace: default}",
+                                 "metadata: {name: web, namespace: default, annotations: "
+                                 "{kubenotes.io/run-seconds: '3', kubenotes.io/exit-code: '1'}}")
+    c = Cluster.from_manifests(crashing, kubelet="stand-in")
+    c.run(until=20)  # started at 2, exited at 5, restarted at 15 (back-off 10 s), exited at 18: back-off 20 s
+    assert c.get("pods", "web", "default")["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] == \
+        "CrashLoopBackOff"
+    c.client.delete("pods", "web", "default")
+    c.run(until=25)
+    _, st, _ = _last_status_before_deletion(c)
+    assert st["phase"] == "Failed"
+    cs = st["containerStatuses"][0]
+    assert cs["restartCount"] == 1
+    assert (cs["state"]["terminated"]["exitCode"], cs["state"]["terminated"]["reason"],
+            cs["state"]["terminated"]["finishedAt"]) == (1, "Error", "2025-08-27T00:00:18Z")
+    assert cs["lastState"]["terminated"]["finishedAt"] == "2025-08-27T00:00:05Z"
