@@ -279,6 +279,7 @@ class ClusterState:
         self.allocated_gpu_milli = 0
         self.states = StateTable(self.max_cards)
         self.state_id = np.array([self._state_of(i) for i in range(n)], dtype=np.int64)
+        self._model_masks: dict[bytes, np.ndarray] = {}
 
     @property
     def num_nodes(self) -> int:
@@ -330,8 +331,16 @@ class ClusterState:
             else:
                 ok &= self.max_gpu_left >= pod.gpu_milli
             if pod.allowed_models is not None:
-                ok &= pod.allowed_models[self.node_model]
+                ok &= self._model_mask(pod.allowed_models)
         return ok.nonzero()[0]
+
+    def _model_mask(self, allowed_models: np.ndarray) -> np.ndarray:
+        # allowed_models[node_model] per node, kept per distinct allowed-models row (few in a trace)
+        key = allowed_models.tobytes()
+        mask = self._model_masks.get(key)
+        if mask is None:
+            mask = self._model_masks[key] = allowed_models[self.node_model]
+        return mask
 
     #: Arrays :meth:`place` changes (copied by :meth:`copy`).
     _MUTABLE_ARRAYS = ("milli_cpu_left", "memory_left", "pods_left", "gpu_left", "total_gpu_left", "free_cards",
@@ -369,23 +378,30 @@ class ClusterState:
             When the cards do not match the request or lack free GPU (a policy bug).
         """
         count = int(self.gpu_count[node])
-        if len(cards) != pod.num_gpu or len(set(cards)) != len(cards) \
-                or any(not 0 <= c < count or self.gpu_left[node, c] < pod.gpu_milli for c in cards):
-            raise KubenotesError(f"cannot place a pod asking {pod.num_gpu} x {pod.gpu_milli} milli-GPU "
+        # one row as a Python list: for a handful of cards, list operations beat numpy calls
+        left = self.gpu_left[node].tolist()
+        num_gpu, gpu_milli = pod.num_gpu, pod.gpu_milli
+        if len(cards) != num_gpu or len(set(cards)) != len(cards) \
+                or any(not 0 <= c < count or left[c] < gpu_milli for c in cards):
+            raise KubenotesError(f"cannot place a pod asking {num_gpu} x {gpu_milli} milli-GPU "
                                  f"on cards {list(cards)} of node {self.trace.node_names[node]}")
         self.milli_cpu_left[node] -= pod.milli_cpu
         self.memory_left[node] -= pod.memory_bytes
         self.pods_left[node] -= 1
-        if pod.num_gpu:
-            row = self.gpu_left[node]
+        if num_gpu:
             for c in cards:
-                row[c] -= pod.gpu_milli
-            self.total_gpu_left[node] -= pod.total_gpu_milli
-            self.free_cards[node] = int((row == MILLI_PER_GPU).sum())
-            self.max_gpu_left[node] = int(row.max())
+                left[c] -= gpu_milli
+            self.gpu_left[node] = left
+            total = num_gpu * gpu_milli
+            self.total_gpu_left[node] -= total
+            self.free_cards[node] = left.count(MILLI_PER_GPU)
+            self.max_gpu_left[node] = max(left)
             self.affinity[node, self.affinity_tags[pod.affinity_tag]] += 1
-            self.allocated_gpu_milli += pod.total_gpu_milli
-        self.state_id[node] = self._state_of(node)
+            self.allocated_gpu_milli += total
+        card_left = left[:count]
+        card_left.sort(reverse=True)
+        self.state_id[node] = self.states.id_of(int(self.node_model[node]), int(self.milli_cpu_left[node]),
+                                                tuple(card_left))
 
 
     def place_recorded(self, node_index: np.ndarray, pods: Sequence[PodRequest],
