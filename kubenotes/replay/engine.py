@@ -841,10 +841,24 @@ def replay(trace: TraceArrays, policy: str = "FGD", *, seed: int = 42, tuning_ra
     initial_states = cluster.state_id.copy()
     by_rank = tie_break == "name"
     score_nodes, normalize, select = plugin.score_nodes, plugin.normalize_scores, plugin.select_gpus
+    # Pods never leave, so free resources only shrink: a request that fitted nowhere never fits again.
+    # Its later copies (inflation repeats, identical pods) are failed without filtering the nodes again.
+    shape_of: dict[int, tuple] = {}
+    unplaceable: set[tuple] = set()
     for e, p in enumerate(order_arr.tolist()):
         req = reqs[p]
+        shape = shape_of.get(p)
+        if shape is None:
+            allowed = req.allowed_models
+            shape = shape_of[p] = (req.milli_cpu, req.memory_bytes, req.num_gpu, req.gpu_milli,
+                                   None if allowed is None else allowed.tobytes())
+        if shape in unplaceable:
+            allocated[e] = cluster.allocated_gpu_milli
+            continue
         nodes = cluster.feasible(req)
-        if len(nodes):
+        if not len(nodes):
+            unplaceable.add(shape)
+        else:
             s = normalize(score_nodes(req, cluster, nodes))
             best = nodes[s == s.max()]
             if len(best) == 1:
