@@ -31,8 +31,10 @@ import hashlib
 import io
 import json
 import sys
+import threading
 import time
 import weakref
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import ipywidgets as widgets
@@ -525,6 +527,45 @@ def _caller_name() -> str:
     return "panel"
 
 
+#: Held while a panel redraws. ipykernel 7 can handle a widget's comm messages on a subshell thread
+#: while the main shell runs a cell (the browser test's sweep; a learner's slider during Run All), so
+#: two redraws could run at once; matplotlib is not thread-safe, and a panel that keeps one Figure
+#: between redraws (02.00's hop pictures) had one thread remove the artists another was drawing
+#: ("'NoneType' object has no attribute 'dpi'" in CI). Reentrant: an update may move a control.
+_DRAWING = threading.RLock()
+
+
+def _raised_at(e: BaseException) -> str:
+    """Where ``e`` was raised: `` (at file:line in name <- kubenotes file:line in name)``.
+
+    The innermost frame, and the innermost one inside kubenotes when that is
+    another: a sweep finding seen only in a browser run can then be traced
+    without a debugger.
+
+    Examples
+    --------
+    >>> try:
+    ...     {}["x"]
+    ... except KeyError as e:
+    ...     _raised_at(e).startswith(" (at ")
+    True
+    """
+    import traceback
+
+    frames = traceback.extract_tb(e.__traceback__)
+    if not frames:
+        return ""
+
+    def name(f: traceback.FrameSummary) -> str:
+        return f"{'/'.join(Path(f.filename).parts[-2:])}:{f.lineno} in {f.name}"
+
+    ours = [f for f in frames if "kubenotes" in Path(f.filename).parts]
+    where = name(frames[-1])
+    if ours and ours[-1] is not frames[-1]:
+        where += f" <- {name(ours[-1])}"
+    return f" (at {where})"
+
+
 def live_panel(update: Callable[..., Any], controls: Mapping[str, widgets.Widget], *, columns: int = 2) -> widgets.VBox:
     """Wire ``controls`` to ``update`` and return the panel to display.
 
@@ -563,6 +604,10 @@ def live_panel(update: Callable[..., Any], controls: Mapping[str, widgets.Widget
         fit_slider(c)
 
     def refresh(_change: Any = None) -> None:
+        with _DRAWING:  # one redraw at a time, whichever thread the change arrives on (see _DRAWING)
+            _refresh()
+
+    def _refresh() -> None:
         values = {k: c.value for k, c in controls.items()}
         with out:
             out.clear_output(wait=True)
@@ -576,6 +621,7 @@ def live_panel(update: Callable[..., Any], controls: Mapping[str, widgets.Widget
                 show(result)
             except Exception as e:
                 panel.last["error"] = f"{type(e).__name__}: {e}"
+                panel.last["raised_at"] = _raised_at(e)
                 raise
 
     panel = _Panel(_caller_name(), controls, out, refresh)
@@ -725,7 +771,8 @@ def sweep_controls(only: "list[_Panel] | None" = None, *, leave: str = "max") ->
         ``panels`` (name, controls, moves, seconds per panel), ``moves``,
         ``seconds``, ``other_controls`` (plain ipywidgets moved), and the
         problems, one string each naming panel, control and value:
-        ``errors``, ``raw_markup``, ``unchanged``.
+        ``errors``, ``raw_markup``, ``unchanged``; ``raised_at`` maps an
+        error from a panel's update to where it was raised (file:line).
 
     Raises
     ------
@@ -749,8 +796,8 @@ def sweep_controls(only: "list[_Panel] | None" = None, *, leave: str = "max") ->
     if leave not in ("max", "start"):
         raise ValueError(f'leave must be "max" or "start", not {leave!r}')
     started = time.perf_counter()
-    report: dict[str, Any] = {"panels": [], "moves": 0, "errors": [], "raw_markup": [], "unchanged": [],
-                              "other_controls": 0}
+    report: dict[str, Any] = {"panels": [], "moves": 0, "errors": [], "raised_at": {}, "raw_markup": [],
+                              "unchanged": [], "other_controls": 0}
     swept: set[int] = set()
     for panel in panels() if only is None else only:
         t0 = time.perf_counter()
@@ -793,6 +840,7 @@ def _sweep_panel(panel: _Panel, report: dict[str, Any], leave: str) -> int:
             return None
         if last["error"] is not None:
             report["errors"].append(f"{where}: {last['error']}")
+            report["raised_at"][report["errors"][-1]] = last.get("raised_at", "")
             return None
         for b in last["shown"]:
             tag = raw_markup(b)

@@ -341,7 +341,7 @@ def _run_chapter(lab: str, browser, notebook: str) -> dict[str, list[str]]:
             t1 = time.monotonic()
             text = _kernel(page, SWEEP)
             report = json.loads(text[text.index("KUBENOTES-SWEEP") + len("KUBENOTES-SWEEP"):])
-            found["sweep-errors"] = report["errors"]
+            found["sweep-errors"] = [e + report.get("raised_at", {}).get(e, "") for e in report["errors"]]
             found["sweep-markup"] = report["raw_markup"]
             found["sweep-changes"] = report["unchanged"]
             _settle(page)

@@ -102,6 +102,7 @@ def test_sweep_reports_errors_raw_markup_and_dead_controls_by_panel_control_and_
     build_panel()
     report = quiet(sweep_controls, panels()[-1:], leave="start")
     assert report["errors"] == ["panel: memory_gi=0: ValueError: node memory must be positive"]
+    assert report["raised_at"][report["errors"][0]].startswith(" (at viz/test_widgets.py:")  # where, for a CI finding
     assert [r.split(": text/plain")[0] for r in report["raw_markup"]] == ["panel: mode='tuple'"]
     # grace_s changes nothing in its turn (evictionSoft off), but does once every control is at its maximum
     assert report["unchanged"] == ["panel: audit: the output is the same for each of [False, True]"]
@@ -164,3 +165,33 @@ def test_sweep_retries_a_dead_control_from_the_panels_initial_state():
     report = quiet(sweep_controls, panels()[-1:])
     assert report["unchanged"] == [] and report["errors"] == []
     assert [c.value for c in controls.values()] == [1024, 1024, 64]  # left at the maximum all the same
+
+
+def test_redraws_from_two_threads_never_overlap():
+    # JupyterLab sends widget comm messages to a kernel subshell (commsOverSubshells: perCommTarget), which
+    # ipykernel 7 runs on its own thread while the main shell runs a cell: two redraws could run at once on
+    # one kept Figure (CI: 02.00's sweep, "'NoneType' object has no attribute 'dpi'").
+    import threading
+    import time
+
+    from kubenotes.viz.widgets import live_panel
+
+    inside, overlaps = [], []
+
+    def update(n):
+        if inside:
+            overlaps.append(n)
+        inside.append(n)
+        time.sleep(0.02)
+        inside.pop()
+        return Html(f"<b>{n}</b>")
+
+    slider = w.IntSlider(value=0, min=0, max=100)
+    with contextlib.redirect_stdout(io.StringIO()):
+        live_panel(update, {"n": slider})
+        threads = [threading.Thread(target=setattr, args=(slider, "value", v)) for v in range(1, 7)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert overlaps == []
