@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from kubenotes.api.selectors import LabelSelector
-from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.api.meta import get_controller_of, new_controller_ref
 from kubenotes.api.podutil import is_pod_ready, pod_ready_condition
-from kubenotes.controllers.podutil import is_pod_available, pod_ready_since_seconds
+from kubenotes.controllers.podutil import is_pod_available, pod_ready_since_seconds, timestamp_seconds
 
 __all__ = [
     "EXPECTATIONS_TIMEOUT_SECONDS", "SLOW_START_INITIAL_BATCH_SIZE", "POD_DELETION_COST_ANNOTATION",
@@ -65,13 +64,6 @@ FAILED_DELETE_POD_REASON = "FailedDelete"
 SUCCESSFUL_DELETE_POD_REASON = "SuccessfulDelete"
 
 _INT32_MAX = 2**31 - 1
-
-
-def timestamp_seconds(text: str | None) -> float | None:
-    """Virtual seconds of an API timestamp, or None for a missing one (Go's zero ``metav1.Time``)."""
-    if not text:
-        return None
-    return parse_timestamp(text)
 
 
 def selector_of(obj: dict) -> LabelSelector:

@@ -429,20 +429,31 @@ def _defaulted(text: str) -> str:
 
 
 def _semantic(v: Any) -> Any:
-    # apiequality.Semantic.DeepEqual treats nil and empty maps/slices alike: drop empty values.
+    # apiequality.Semantic.DeepEqual treats nil and empty maps/slices alike: drop empty values
+    # (a fresh copy: containers are rebuilt, scalars shared).
     if isinstance(v, dict):
-        out = {k: _semantic(x) for k, x in v.items()}
-        return {k: x for k, x in out.items() if x not in (None, {}, [])}
+        out = {}
+        for k, x in v.items():
+            if isinstance(x, (dict, list)):
+                x = _semantic(x)
+                if not x:
+                    continue
+            elif x is None:
+                continue
+            out[k] = x
+        return out
     if isinstance(v, list):
-        return [_semantic(x) for x in v]
+        return [_semantic(x) if isinstance(x, (dict, list)) else x for x in v]
     return v
 
 
 def _strip_hash(t: dict) -> dict:
-    t = deep_copy(t or {})
+    # Only the path to the label is copied before the label goes: _semantic copies the rest.
+    t = t or {}
     labels = (t.get("metadata") or {}).get("labels")
-    if labels:
-        labels.pop(DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY, None)
+    if labels and DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY in labels:
+        labels = {k: v for k, v in labels.items() if k != DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY}
+        t = {**t, "metadata": {**t["metadata"], "labels": labels}}
     return _semantic(t)
 
 

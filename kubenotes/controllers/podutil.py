@@ -22,17 +22,18 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/node/topology
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterable
 
 from kubenotes.api.duration import parse_go_duration
 from kubenotes.api.podutil import get_pod_condition, is_pod_ready, pod_ready_condition, update_pod_condition
 from kubenotes.api.taints import match_taint
-from kubenotes.apiserver.server import parse_timestamp
+from kubenotes.apiserver.server import current_epoch, parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 
 __all__ = [
-    "unwrap_deleted", "duration_seconds",
+    "unwrap_deleted", "duration_seconds", "timestamp_seconds",
     "pod_ready_since_seconds", "is_pod_available", "is_pod_available_inclusive",
     "should_pod_be_in_endpoints", "pod_endpoints_changed", "get_node_condition", "get_zone_key", "record_node_event",
     "record_node_status_change", "mark_pods_not_ready", "taint_exists", "add_or_update_taint_on_node",
@@ -92,6 +93,28 @@ def duration_seconds(value: Any) -> float:
 
 
 # ---------------------------------------------------------------- pods
+def timestamp_seconds(text: str | None) -> float | None:
+    """Virtual seconds of an API timestamp, or None for a missing one (Go's zero ``metav1.Time``).
+
+    :func:`~kubenotes.apiserver.server.parse_timestamp` against the epoch in
+    effect, memoised per (timestamp, epoch): controllers read the same few
+    timestamps over and over.
+
+    Examples
+    --------
+    >>> timestamp_seconds("2025-08-27T00:00:10Z"), timestamp_seconds(None)
+    (10.0, None)
+    """
+    if not text:
+        return None
+    return _seconds_at(text, current_epoch())
+
+
+@functools.lru_cache(maxsize=8192)
+def _seconds_at(text: str, epoch: Any) -> float:
+    return parse_timestamp(text, epoch)
+
+
 def pod_ready_since_seconds(pod: dict) -> float | None:
     """Virtual seconds of the ``Ready`` condition's ``lastTransitionTime`` while it is ``True``.
 
@@ -121,7 +144,7 @@ def pod_ready_since_seconds(pod: dict) -> float | None:
     c = pod_ready_condition(pod)
     if c is None or c.get("status") != "True" or not c.get("lastTransitionTime"):
         return None
-    return parse_timestamp(c["lastTransitionTime"])
+    return timestamp_seconds(c["lastTransitionTime"])
 
 
 def is_pod_available(pod: dict, min_ready_seconds: int | float, now_seconds: float) -> bool:
