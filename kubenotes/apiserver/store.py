@@ -57,11 +57,16 @@ def deep_copy(o: Any) -> Any:
     >>> b = deep_copy(a); b["x"][1]["y"] = 3; a["x"][1]["y"]
     2
     """
-    if isinstance(o, dict):
-        return {k: (deep_copy(v) if isinstance(v, (dict, list)) else v) for k, v in o.items()}
-    if isinstance(o, list):
-        return [deep_copy(v) if isinstance(v, (dict, list)) else v for v in o]
+    # Scalars are recognised by exact type (one set lookup); anything else goes through the isinstance tests,
+    # so dict and list subclasses still come back as plain dicts and lists and other values are shared.
+    if type(o) is dict or isinstance(o, dict):
+        return {k: (v if type(v) in _SCALARS else deep_copy(v)) for k, v in o.items()}
+    if type(o) is list or isinstance(o, list):
+        return [v if type(v) in _SCALARS else deep_copy(v) for v in o]
     return o
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _labels(o: dict) -> dict:
