@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kubenotes.gcpolicy import fewer_gc_passes
 from kubenotes.sim.scenario import Scenario, Step, cluster_options, parse_scenario, run_step, start_scenario
 
 __all__ = [
@@ -171,8 +172,9 @@ def _cluster(objects: list[dict], scenario: Scenario, seed: int, **kwargs: Any) 
     """The Cluster the scenario's ``spec.cluster`` describes (``kwargs`` win), with the scenario started."""
     from kubenotes.sim.cluster import Cluster
 
-    c = Cluster(objects, seed=seed, **{**cluster_options([scenario]), **kwargs})
-    start_scenario(c, scenario)
+    with fewer_gc_passes():  # building the cluster allocates as much as a short run (see Cluster.run)
+        c = Cluster(objects, seed=seed, **{**cluster_options([scenario]), **kwargs})
+        start_scenario(c, scenario)
     return c
 
 
