@@ -37,7 +37,6 @@ from kubenotes.apiserver.bootstrap_policy import (
     events_rule,
     policy_rule,
 )
-from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.api.meta import get_controller_of, new_controller_ref
@@ -46,7 +45,7 @@ from kubenotes.controllers.controller_utils import (
     resolve_controller_ref,
 )
 from kubenotes.api.podutil import is_pod_ready
-from kubenotes.controllers.podutil import is_pod_available_inclusive, unwrap_deleted
+from kubenotes.controllers.podutil import is_pod_available_inclusive, timestamp_seconds, unwrap_deleted
 from kubenotes.controllers.reconciler import Controller, Result, key_of, split_key
 from kubenotes.controllers.workload_util import (
     CACHE_CATCH_UP_SECONDS,
@@ -214,7 +213,7 @@ def _by_creation_and_phase(pod: dict) -> tuple:
     """``podByCreationTimestampAndPhase``: scheduled first, then oldest, then by name."""
     md = pod["metadata"]
     return (0 if (pod.get("spec") or {}).get("nodeName") else 1,
-            parse_timestamp(md["creationTimestamp"]) if md.get("creationTimestamp") else 0.0, md["name"])
+            timestamp_seconds(md["creationTimestamp"]) if md.get("creationTimestamp") else 0.0, md["name"])
 
 
 class _Backoff:

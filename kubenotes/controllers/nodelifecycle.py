@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generator
 
 from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
-from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.podutil import (
@@ -50,6 +49,7 @@ from kubenotes.controllers.podutil import (
     remove_taint_off_node,
     swap_node_controller_taint,
     taint_exists,
+    timestamp_seconds,
     unwrap_deleted,
 )
 from kubenotes.controllers.reconciler import Controller, Result
@@ -604,7 +604,7 @@ class NodeLifecycleController(Controller):
         server = self.ctx.server
         md = node["metadata"]
         name = md["name"]
-        created = parse_timestamp(md["creationTimestamp"]) if md.get("creationTimestamp") else 0.0
+        created = timestamp_seconds(md["creationTimestamp"]) if md.get("creationTimestamp") else 0.0
         status = node.get("status") or {}
         health = self.node_health.get(name)
         current = get_node_condition(status, "Ready")

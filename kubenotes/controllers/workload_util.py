@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from kubenotes.apiserver.server import parse_timestamp
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.api.meta import get_controller_of, new_controller_ref
@@ -36,7 +35,7 @@ from kubenotes.controllers.controller_utils import (
     safe_encode_string,
 )
 from kubenotes.api.podutil import is_pod_ready
-from kubenotes.controllers.podutil import pod_ready_since_seconds
+from kubenotes.controllers.podutil import pod_ready_since_seconds, timestamp_seconds
 
 __all__ = ["label_selector", "selector_matches", "claim_pods", "pod_from_template",
            "create_pod", "delete_pod", "hash_revision_data", "controller_revision_name", "template_patch",
@@ -250,7 +249,7 @@ def active_pods_rank_key(pod: dict) -> tuple:
     ready = is_pod_ready(pod)
     since = pod_ready_since_seconds(pod) if ready else None
     restarts = sum(int(c.get("restartCount", 0) or 0) for c in st.get("containerStatuses") or [])
-    created = parse_timestamp(md["creationTimestamp"]) if md.get("creationTimestamp") else float("inf")
+    created = timestamp_seconds(md["creationTimestamp"]) if md.get("creationTimestamp") else float("inf")
     return (1 if spec.get("nodeName") else 0, _PHASE_RANK.get(st.get("phase", "Pending"), 0), 1 if ready else 0,
             -(since if since is not None else 0.0), -restarts, -created)
 
