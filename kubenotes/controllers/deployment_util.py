@@ -412,7 +412,11 @@ def equal_ignore_hash(template1: dict, template2: dict) -> bool:
     >>> equal_ignore_hash(a, {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": []}})
     True
     """
-    a, b = _strip_hash(template1), _strip_hash(template2)
+    return _equal_stripped(_strip_hash(template1), _strip_hash(template2))
+
+
+def _equal_stripped(a: dict, b: dict) -> bool:
+    # equal_ignore_hash of two templates already through _strip_hash
     if a == b:
         return True
     try:
@@ -463,8 +467,11 @@ def _template(obj: dict) -> dict:
 
 def find_new_replica_set(deployment: dict, rs_list: Iterable[dict]) -> dict | None:
     """``FindNewReplicaSet``: the oldest ReplicaSet whose template equals the Deployment's (ignoring the hash)."""
+    want = None  # the Deployment's template through _strip_hash, made once
     for rs in replica_sets_by_creation_timestamp(rs_list):
-        if equal_ignore_hash(_template(rs), _template(deployment)):
+        if want is None:
+            want = _strip_hash(_template(deployment))
+        if _equal_stripped(_strip_hash(_template(rs)), want):
             return rs
     return None
 

@@ -321,9 +321,18 @@ def get_zone_key(node: dict) -> str:
     >>> get_zone_key({"metadata": {}})
     ''
     """
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    zone = next((labels[k] for k in _ZONE_LABELS if labels.get(k)), "")
-    region = next((labels[k] for k in _REGION_LABELS if labels.get(k)), "")
+    labels = (node.get("metadata") or {}).get("labels")
+    if not labels:
+        return ""
+    zone = region = ""
+    for k in _ZONE_LABELS:  # the GA label first, then the deprecated beta one
+        if labels.get(k):
+            zone = labels[k]
+            break
+    for k in _REGION_LABELS:
+        if labels.get(k):
+            region = labels[k]
+            break
     if not zone and not region:
         return ""
     return f"{region}:\x00:{zone}"
