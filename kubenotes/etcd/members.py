@@ -236,8 +236,31 @@ class EtcdCluster:
     # -- lifecycle ------------------------------------------------------------
 
     def start(self, timeout_seconds: float = 30.0) -> "EtcdCluster":
-        """Start every member and wait until each is healthy; returns ``self``."""
+        """Start every member and wait until each is healthy; returns ``self``.
+
+        Ports are picked free and then handed to etcd, so another process
+        (a second test worker starting its own etcd) can take one in between:
+        the member then exits with "address already in use" while the other
+        etcd answers on that port. A start is therefore accepted only when
+        every process still runs and the members listed at each client URL
+        are this cluster's own (same peer URLs); otherwise it is retried on
+        fresh ports, up to three times.
+        """
         binary = find_etcd(self.binary)
+        for attempt in range(3):
+            self._launch(binary)
+            try:
+                self.wait_healthy(timeout_seconds)
+                if self._all_ours():
+                    return self
+                problem = EtcdUnavailable(f"etcd members did not all start on their ports (attempt {attempt + 1})")
+            except EtcdUnavailable as e:
+                problem = e
+            self.stop()
+            self.members = []
+        raise problem
+
+    def _launch(self, binary: str) -> None:
         self.root = tempfile.mkdtemp(prefix="kubenotes-etcd-")
         _LIVE.add(self)
         token = os.path.basename(self.root)
@@ -257,12 +280,23 @@ class EtcdCluster:
                                            os.path.join(self.root, f"{name}.log")))
         for m in self.members:
             m.start()
-        try:
-            self.wait_healthy(timeout_seconds)
-        except EtcdUnavailable:
-            self.stop()
-            raise
-        return self
+
+    def _all_ours(self) -> bool:
+        """Every process runs, and each client URL answers with this cluster's member list (by peer URL)."""
+        ours = sorted(m.peer_url for m in self.members)
+        for m in self.members:
+            if not m.running:
+                return False
+            try:
+                req = urllib.request.Request(m.client_url + "/v3/cluster/member/list", data=b"{}",
+                                             headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(req, timeout=5) as r:  # noqa: S310 - loopback only
+                    listed = json.loads(r.read().decode() or "{}").get("members") or []
+            except (OSError, urllib.error.URLError, ValueError):
+                return False
+            if sorted(u for x in listed for u in x.get("peerURLs") or ()) != ours:
+                return False
+        return True
 
     def wait_healthy(self, timeout_seconds: float = 30.0, members: Sequence[EtcdMember] | None = None) -> None:
         """Wait until ``members`` (default: every running, unpaused member) answer ``/health``.

@@ -548,7 +548,7 @@ def cascade_writes(run: ScenarioRun) -> list[AuditEntry]:
     (10, ('kubectl', 'delete', 'Deployment', 'web'))
     """
     return [e for e in run.cluster.audit_log if e.time >= run.at_seconds and e.resource_version
-            and e.kind in ("Deployment", "ReplicaSet", "Pod") and e.detail != "status"]
+            and e.kind in ("Deployment", "ReplicaSet", "Pod") and not e.detail.startswith("status")]
 
 
 def _event_seconds(ts: str | None) -> float | None:

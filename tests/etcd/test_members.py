@@ -54,3 +54,22 @@ def test_cli_prints_endpoints_and_cleans_up_on_ctrl_c(etcd_required):
 def test_cli_refuses_zero_members():
     p = subprocess.run([sys.executable, "-m", "kubenotes", "etcd", "--members", "0"], capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.strip().endswith("--members: must be at least 1, not 0"), p.stderr
+
+
+def test_a_port_taken_between_pick_and_start_is_retried_not_borrowed(etcd_required, monkeypatch):
+    # CI: two test workers each started an etcd; one member's client port was taken by the other's in between,
+    # so it exited while the other etcd answered there, and a test "paused" the wrong one
+    import kubenotes.etcd.members as members
+
+    with EtcdCluster(1) as first:
+        taken = int(first.endpoints[0].rsplit(":", 1)[1])
+        real, calls = members._free_port, []
+
+        def free_port():
+            calls.append(1)
+            return taken if len(calls) == 1 else real()
+
+        monkeypatch.setattr(members, "_free_port", free_port)
+        with EtcdCluster(1) as second:
+            assert second.endpoints[0] != first.endpoints[0]
+            assert second.members[0].running and second._all_ours()
