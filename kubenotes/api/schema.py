@@ -53,7 +53,7 @@ from typing import Any
 
 import msgspec.inspect as _mi
 
-__all__ = ["SCHEMA_SERIES", "REQUIRED_DEFAULTS", "fill_required_defaults", "models_version"]
+__all__ = ["SCHEMA_SERIES", "REQUIRED_DEFAULTS", "fill_required_defaults", "go_json_kind", "models_version"]
 
 #: The Kubernetes minor the model classes must come from (``lightkube-models`` 1.34.x).
 SCHEMA_SERIES = "1.34"
@@ -88,6 +88,42 @@ REQUIRED_DEFAULTS: dict[tuple[str, str], Any] = {
     ("VolumeAttachmentStatus", "attached"): False,
     ("ResourcePool", "generation"): 0,
 }
+
+
+def go_json_kind(v: Any) -> str:
+    """The JSON type of a decoded value as Go's ``encoding/json`` names it in an ``UnmarshalTypeError``.
+
+    Parameters
+    ----------
+    v : object
+        A value as ``json.loads`` or YAML gives it.
+
+    Returns
+    -------
+    str
+        ``bool``, ``number``, ``string``, ``array``, ``object`` or ``null``.
+
+    References
+    ----------
+    golang/go src/encoding/json/decode.go (UnmarshalTypeError.Value: "bool", "number", "string", "array",
+    "object")
+
+    Examples
+    --------
+    >>> [go_json_kind(v) for v in (True, 3, 1.5, "x", [1], {"a": 1}, None)]
+    ['bool', 'number', 'number', 'string', 'array', 'object', 'null']
+    """
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if isinstance(v, dict):
+        return "object"
+    return "null" if v is None else type(v).__name__
 
 
 def models_version() -> str:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from kubenotes.api.schema import go_json_kind
 from kubenotes.apiserver.status import new_bad_request
 
 __all__ = ["STRICT", "WARN", "IGNORE", "unknown_fields", "check_fields", "schema_of_kind", "type_error", "INT64_FIELDS",
@@ -213,15 +214,7 @@ _INT_RANGE = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 
 _QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
-def _go_kind(v: Any) -> str:
-    """The JSON kind Go's decoder names in an ``UnmarshalTypeError`` (``string``, ``number``, ``bool``...)."""
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    return "array" if isinstance(v, list) else "object"
+_go_kind = go_json_kind  # the JSON kind Go names in an UnmarshalTypeError
 
 
 def _go_type(node: dict | None, field: str = "") -> str:

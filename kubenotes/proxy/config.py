@@ -39,6 +39,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from kubenotes.api.duration import parse_go_duration
+from kubenotes.api.schema import go_json_kind
 from kubenotes.errors import KubenotesError
 from kubenotes.proxy.util import NODE_PORT_ADDRESSES_PRIMARY, LocalTrafficDetector, parse_cidr_sloppy, parse_ip_sloppy
 
@@ -105,56 +107,9 @@ _SCHEMA: dict[str, Any] = {
     "windowsRunAsService": _BOOL,
 }
 
-_DURATION_RE = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration_seconds(text: str) -> float:
-    """Go's ``time.ParseDuration`` (as ``metav1.Duration`` reads JSON): ``"24h0m0s"`` -> 86400.0.
-
-    Raises
-    ------
-    ValueError
-        ``time: invalid duration "..."``, Go's message.
-
-    Examples
-    --------
-    >>> parse_duration_seconds("24h0m0s"), parse_duration_seconds("1h"), parse_duration_seconds("-1.5s")
-    (86400.0, 3600.0, -1.5)
-    >>> parse_duration_seconds("5 minutes")
-    Traceback (most recent call last):
-    ...
-    ValueError: time: invalid duration "5 minutes"
-    """
-    s = text
-    sign = 1.0
-    if s[:1] in "+-" and s:
-        sign, s = (-1.0 if s[0] == "-" else 1.0), s[1:]
-    if s == "0":
-        return 0.0
-    pos, total = 0, 0.0
-    for m in _DURATION_RE.finditer(s):
-        if m.start() != pos:
-            break
-        total += float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
-        pos = m.end()
-    if not s or pos != len(s):
-        raise ValueError(f'time: invalid duration "{text}"')
-    return sign * total
-
-
-def _type_name(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return "null" if v is None else type(v).__name__
+#: Go's ``time.ParseDuration`` (as ``metav1.Duration`` reads JSON): one home, in :mod:`kubenotes.api.duration`.
+parse_duration_seconds = parse_go_duration
+_type_name = go_json_kind  # encoding/json's name of a value's JSON type, as in its UnmarshalTypeError
 
 
 def _decode(schema: Any, value: Any, path: str, unknown: list[str]) -> Any:

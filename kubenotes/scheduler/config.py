@@ -62,6 +62,7 @@ import yaml
 
 from kubenotes.api.duration import parse_go_duration
 from kubenotes.api.manifests import load_manifests
+from kubenotes.api.schema import go_json_kind
 from kubenotes.api.resources import is_extended_resource_name
 from kubenotes.api.validation import is_qualified_name
 from kubenotes.api.yamlutil import YAMLError, load_documents
@@ -363,18 +364,7 @@ def _want(v: Any, typ: type | tuple, path: str, go_type: str) -> Any:
 _INT_BITS = {"int32": 32, "int64": 64}
 
 
-def _json_kind(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return "null"
+_json_kind = go_json_kind
 
 
 def _parse_plugin_set(d: Any, path: str) -> PluginSet:

@@ -136,7 +136,7 @@ def test_unknown_field_is_logged_and_the_rest_used(cluster, config, capsys) -> N
     ("iptables: {localhostNodePorts: maybe}\n",
      "failed to decode: iptables.localhostNodePorts: expected bool, got string 'maybe'"),
     ("conntrack: {tcpEstablishedTimeout: 1 day}\n",
-     'failed to decode: conntrack.tcpEstablishedTimeout: time: invalid duration "1 day"'),
+     'failed to decode: conntrack.tcpEstablishedTimeout: time: unknown unit " day" in duration "1 day"'),
     ("nodePortAddresses: 10.0.0.0/8\n", "failed to decode: nodePortAddresses: expected array of strings, got string"),
 ])
 def test_wrong_types_are_one_line_exit_2(cluster, config, capsys, body, detail) -> None:
