@@ -19,7 +19,10 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/api/core/v1/well_known_labels.g
 
 from __future__ import annotations
 
+import io
 import re
+import struct
+from collections import Counter
 from typing import Any, Iterable
 
 import matplotlib.pyplot as plt
@@ -31,34 +34,13 @@ from matplotlib.patches import Patch
 from kubenotes.api.taints import taint_string
 from kubenotes.viz.html import namespaced_name
 
-__all__ = [
-    "ZONE_LABEL",
-    "NO_ZONE",
-    "topology_graph",
-    "topology_layout",
-    "draw_topology",
-    "topology_figure",
-    "detached_figure",
-    "MAX_INLINE_WIDTH_PX",
-    "inline_png_size",
-]
+__all__ = ["ZONE_LABEL", "NO_ZONE", "topology_graph", "topology_figure", "detached_figure", "MAX_INLINE_WIDTH_PX",
+           "inline_png_size"]
 
 #: Well-known node label naming the node's zone (``v1.LabelTopologyZone``).
 ZONE_LABEL = "topology.kubernetes.io/zone"
 #: Zone shown for nodes without the zone label.
 NO_ZONE = "(no zone)"
-
-# Colours: calm defaults, one strong colour per highlight.
-_ZONE_FC = "#e8eaf6"
-_NODE_FC = "#ffffff"
-_TAINTED_EC = "#ef6c00"
-_POD_FC = "#e3f2fd"
-_PENDING_FC = "#fff8e1"
-_WINNER_FC = "#c8e6c9"
-_WINNER_EC = "#2e7d32"
-_VICTIM_FC = "#ffcdd2"
-_VICTIM_EC = "#c62828"
-_EDGE = "#9e9e9e"
 
 
 def detached_figure(width_inches: float, height_inches: float) -> Figure:
@@ -121,39 +103,21 @@ def inline_png_size(fig: Figure) -> tuple[int, int]:
     >>> w <= 400 and h <= 300
     True
     """
-    import io
-    import struct
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
-    width, height = struct.unpack(">II", buf.getvalue()[16:24])
-    return width, height
+    return struct.unpack(">II", buf.getvalue()[16:24])  # the PNG header's IHDR width and height
 
 
-def _zone_id(zone: str) -> str:
-    return f"zone/{zone}"
-
-
-def _node_id(name: str) -> str:
-    return f"node/{name}"
-
-
-def _pod_id(key: str) -> str:
-    return f"pod/{key}"
-
-
-
-def topology_graph(nodes: Iterable[Any], pods: Iterable[Any] = (), *, zone_label: str = ZONE_LABEL) -> nx.DiGraph:
+def topology_graph(nodes: Iterable[Any], pods: Iterable[Any] = ()) -> nx.DiGraph:
     """Build the directed graph zone -> node -> pod of a cluster.
 
     Parameters
     ----------
     nodes : iterable of lightkube Node
+        Each node's zone is its ``topology.kubernetes.io/zone`` label (:data:`NO_ZONE` without it).
     pods : iterable of lightkube Pod
         Pods with ``spec.nodeName`` become children of that node; pods whose
         node is not in ``nodes`` and pending pods are left out.
-    zone_label : str
-        Node label holding the zone (default ``topology.kubernetes.io/zone``).
 
     Returns
     -------
@@ -173,7 +137,7 @@ def topology_graph(nodes: Iterable[Any], pods: Iterable[Any] = (), *, zone_label
 
     See Also
     --------
-    topology_layout, draw_topology
+    topology_figure
 
     Notes
     -----
@@ -190,133 +154,127 @@ def topology_graph(nodes: Iterable[Any], pods: Iterable[Any] = (), *, zone_label
     10
     """
     g = nx.DiGraph()
-    by_zone: dict[str, list[Any]] = {}
-    for n in nodes:
-        labels = n.metadata.labels or {}
-        by_zone.setdefault(labels.get(zone_label, NO_ZONE), []).append(n)
-    node_names: set[str] = set()
-    for zone in sorted(by_zone):
-        g.add_node(_zone_id(zone), kind="zone", name=zone)
-        for n in sorted(by_zone[zone], key=lambda n: n.metadata.name):
-            name = n.metadata.name
-            node_names.add(name)
-            taints = [taint_string(t) for t in (n.spec.taints if n.spec is not None else None) or ()]
-            g.add_node(_node_id(name), kind="node", name=name, zone=zone, taints=taints)
-            g.add_edge(_zone_id(zone), _node_id(name))
-    bound = [p for p in pods if p.spec is not None and p.spec.nodeName in node_names]
-    bound.sort(key=lambda p: (p.spec.nodeName, -int(p.spec.priority or 0), namespaced_name(p)))
-    for p in bound:
+    zone_of = {n.metadata.name: (n.metadata.labels or {}).get(ZONE_LABEL, NO_ZONE) for n in nodes}
+    for n in sorted(nodes, key=lambda n: (zone_of[n.metadata.name], n.metadata.name)):
+        name, zone = n.metadata.name, zone_of[n.metadata.name]
+        g.add_node(f"zone/{zone}", kind="zone", name=zone)
+        taints = [taint_string(t) for t in (n.spec.taints if n.spec is not None else None) or ()]
+        g.add_node(f"node/{name}", kind="node", name=name, zone=zone, taints=taints)
+        g.add_edge(f"zone/{zone}", f"node/{name}")
+    bound = [p for p in pods if p.spec is not None and p.spec.nodeName in zone_of]
+    for p in sorted(bound, key=lambda p: (p.spec.nodeName, -int(p.spec.priority or 0), namespaced_name(p))):
         key = namespaced_name(p)
-        g.add_node(_pod_id(key), kind="pod", name=key, node=p.spec.nodeName, priority=int(p.spec.priority or 0))
-        g.add_edge(_node_id(p.spec.nodeName), _pod_id(key))
+        g.add_node(f"pod/{key}", kind="pod", name=key, node=p.spec.nodeName, priority=int(p.spec.priority or 0))
+        g.add_edge(f"node/{p.spec.nodeName}", f"pod/{key}")
     return g
 
 
-def topology_layout(g: nx.DiGraph, *, node_gap: float = 1.0, pod_gap: float = 0.42,
-                    sizes: dict[str, float] | None = None) -> dict[str, tuple[float, float]]:
-    """Fixed positions: one column per node grouped by zone, pods stacked under their node.
-
-    Parameters
-    ----------
-    g : networkx.DiGraph
-        From :func:`topology_graph`.
-    node_gap : float
-        Horizontal distance between neighbouring nodes (a zone boundary adds half a gap).
-    pod_gap : float
-        Vertical distance between pods of one node.
-    sizes : dict[str, float], optional
-        Pod id -> height in units of ``pod_gap`` (default 1): a taller box
-        pushes the pods below it further down.
-
-    Returns
-    -------
-    dict[str, tuple[float, float]]
-        Graph node id -> ``(x, y)``. Zones at ``y = 2``, nodes at ``y = 1``,
-        pods from ``y = 0`` downwards. The same graph always gets the same
-        positions (no randomness, no force simulation).
-
-    Examples
-    --------
-    >>> from kubenotes.scheduler.testing import make_node, make_pod
-    >>> g = topology_graph([make_node("n1"), make_node("n2")], [make_pod("a", node_name="n2")])
-    >>> topology_layout(g)["node/n2"], topology_layout(g)["pod/default/a"]
-    ((1.0, 1.0), (1.0, 0.0))
-    """
-    pos: dict[str, tuple[float, float]] = {}
-    x = 0.0
-    zones = [v for v, d in g.nodes(data=True) if d["kind"] == "zone"]
-    for i, z in enumerate(zones):
-        if i:
-            x += node_gap * 0.5
-        xs = []
-        for nid in g.successors(z):
-            pos[nid] = (x, 1.0)
-            xs.append(x)
-            y, prev = 0.0, None
-            for pid in g.successors(nid):
-                if prev is not None:
-                    y -= pod_gap * ((sizes or {}).get(prev, 1.0) + (sizes or {}).get(pid, 1.0)) / 2
-                pos[pid] = (x, y)
-                prev = pid
-            x += node_gap
-        pos[z] = ((min(xs) + max(xs)) / 2 if xs else x, 2.0)
-        if not xs:
-            x += node_gap
-    return pos
+# How each box is drawn: face colour, edge colour, line width, font size (node, pod and summary fonts are set
+# half a point smaller in narrow columns), weight. The legend shows the first four (line width at most 2).
+_STYLES = {
+    "tainted": ("#ffffff", "#ef6c00", 2.5, 8, "normal"),
+    "winner": ("#c8e6c9", "#2e7d32", 2.5, 8, "bold"),
+    "victim": ("#ffcdd2", "#c62828", 2.0, 7.5, "bold"),
+    "zone": ("#e8eaf6", "#5c6bc0", 1.0, 9, "bold"),
+    "node": ("#ffffff", "#424242", 1.0, 8, "normal"),
+    "pod": ("#e3f2fd", "#90caf9", 0.8, 7.5, "normal"),
+    "summary": ("#f5f5f5", "#bdbdbd", 1.0, 7, "normal"),
+    "pending": ("#fff8e1", "#f9a825", 1.5, 8, "bold"),
+}
+_FOLDED = "kube-system"  # namespace whose pods become one "+N kube-system pods" box per node
+_POD_GAP = 0.55  # layout units between stacked pods
 
 
-def _wrap(text: str, width: int = 22, after: str = r"(?<=[/=])") -> list[str]:
-    """Split a long label after '/' or '=' (or the ``after`` lookbehind) so it fits a node column."""
+def _wrap(text: str, width: int, after: str) -> str:
+    """Break ``text`` after the ``after`` lookbehind (e.g. '/' or '-') so each line fits ``width`` characters."""
     lines, cur = [], ""
     for part in re.split(after, text):
         if cur and len(cur) + len(part) > width:
             lines.append(cur)
             cur = ""
         cur += part
-    return lines + [cur]
+    return "\n".join(lines + [cur])
 
 
-def _short_node_label(d: dict, width: int = 20) -> str:
-    lines = [d["name"]]
-    for t in d["taints"]:
-        lines += _wrap(f"taint {t}", width, r"(?<=[/=:.])")
-    return "\n".join(lines)
+def _pod_boxes(g: nx.DiGraph, nid: str, victims: set[str], cap: int, width: int) -> list[tuple[str, str]]:
+    """``(label, style)`` of the boxes under node ``nid``: victims, then pods up to ``cap``, then the summaries."""
+    names = [g.nodes[k]["name"] for k in g.successors(nid)]
+    folded = [n for n in names if n.startswith(f"{_FOLDED}/") and n not in victims]
+    rest = [n for n in names if n not in folded]
+    keep = [n for n in rest if n in victims]
+    keep += [n for n in rest if n not in victims][: max(0, cap - len(keep))]
+    boxes = []
+    for n in (n for n in rest if n in keep):  # in the graph's order: priority descending
+        ns, _, name = n.partition("/")
+        where = f"{ns} · prio {g.nodes['pod/' + n]['priority']}"
+        where = where if len(where) <= width else where.replace(" · ", "\n")
+        boxes.append((_wrap(name, width, r"(?<=-)") + "\n" + where, "victim" if n in victims else "pod"))
+    if folded:
+        boxes.append((_wrap(f"+{len(folded)} {_FOLDED} pod{'s' if len(folded) > 1 else ''}", width, r"(?<= )"), "summary"))
+    return boxes + ([(f"+{len(rest) - len(keep)} more", "summary")] if len(rest) > len(keep) else [])
 
 
-def _short_pod_label(d: dict, width: int = 20) -> str:
-    ns, _, name = d["name"].partition("/")
-    where = f"{ns} · prio {d['priority']}"
-    return "\n".join(_wrap(name, width, r"(?<=-)") + ([where] if len(where) <= width else [ns, f"prio {d['priority']}"]))
+def _draw(g: nx.DiGraph, ax: Axes, winner: str | None, victims: Iterable[str], incoming: str | None,
+          cap: int, winner_label: str, width: int) -> None:
+    """Lay out and draw ``g`` on ``ax``: one column per node grouped by zone, pods stacked under their node."""
+    victims = set(victims)
+    if winner is not None and f"node/{winner}" not in g:
+        raise KeyError(f"winner {winner!r} is not a node of the graph")
+    boxes: dict[str, tuple[tuple[float, float], str, str]] = {}  # id -> position, label, style
+    edges, x = [], 0.0
+    for zone in (v for v, d in g.nodes(data=True) if d["kind"] == "zone"):
+        x += 0.5 if boxes else 0.0  # half a column between zones
+        x0 = x
+        for nid in g.successors(zone):
+            d = g.nodes[nid]
+            style = "winner" if d["name"] == winner else "tainted" if d["taints"] else "node"
+            label = "\n".join([d["name"]] + [_wrap(f"taint {t}", width, r"(?<=[/=:.])") for t in d["taints"]])
+            boxes[nid], y, prev = ((x, 1.0), label, style), 0.0, None
+            edges.append((zone, nid))
+            for i, (text, style) in enumerate(_pod_boxes(g, nid, victims, cap, width)):
+                size = max(1.0, 0.5 + 0.25 * text.count("\n")) if style != "summary" else 1.0  # taller boxes: more room
+                y -= 0.0 if prev is None else _POD_GAP * (prev + size) / 2
+                boxes[f"{nid}#{i}"], prev = ((x, y), text, style), size
+                edges.append((nid, f"{nid}#{i}"))
+            x += 1.0
+        boxes[zone] = (((x0 + x - 1.0) / 2, 2.0), f"zone {g.nodes[zone]['name']}" if zone != f"zone/{NO_ZONE}" else NO_ZONE,
+                       "zone")
+    xs = [xy[0] for xy, _, _ in boxes.values()]
+    if incoming is not None:
+        target = boxes[f"node/{winner}"][0] if winner is not None else None
+        boxes["incoming"] = ((target[0] if target else (max(xs) + min(xs)) / 2, 2.9), f"pending pod\n{incoming}", "pending")
+        if target:
+            ax.annotate("", xy=(target[0], 1.22), xytext=(target[0], 2.7), zorder=1,
+                        arrowprops=dict(arrowstyle="-|>", color=_STYLES["winner"][1], lw=1.8, ls="--"))
+    pos = {k: xy for k, (xy, _, _) in boxes.items()}
+    nx.draw_networkx_edges(nx.DiGraph(edges), pos, ax=ax, edge_color="#9e9e9e", arrows=False, width=0.8)
+    for k, ((bx, by), text, style) in boxes.items():
+        fc, ec, lw, size, weight = _STYLES[style]
+        size -= 0.5 if width < 20 and style not in ("zone", "pending") else 0.0
+        ax.text(bx, by, text, ha="center", va="center", fontsize=size, fontweight=weight, zorder=3,
+                bbox=dict(boxstyle="round,pad=0.3", fc=fc, ec=ec, lw=lw, ls="--" if style == "pending" else "-"))
+    ax.set_xlim(min(xs) - 0.65, max(xs) + 0.65)
+    ax.set_ylim(min([y for _, y in pos.values()] + [0.0]) - 0.45, (2.9 if incoming is not None else 2.0) + 0.45)
+    ax.axis("off")
+    legend = [("tainted", "tainted node"), ("winner", f"{winner_label}: {winner}" if winner is not None else None),
+              ("victim", "victim (evicted by preemption)" if victims else None), ("zone", f"zone = node label {ZONE_LABEL}")]
+    handles = [Patch(fc=_STYLES[s][0], ec=_STYLES[s][1], lw=min(_STYLES[s][2], 2), label=text) for s, text in legend if text]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), fontsize=8.5, frameon=False,
+              ncol=len(handles) if width >= 20 else min(2, len(handles)))
 
 
-def _box(ax: Axes, xy: tuple[float, float], text: str, fc: str, ec: str, lw: float = 1.0,
-         fontsize: float = 7.5, weight: str = "normal", ls: str = "-") -> None:
-    ax.text(*xy, text, ha="center", va="center", fontsize=fontsize, fontweight=weight, zorder=3,
-            bbox=dict(boxstyle="round,pad=0.3", fc=fc, ec=ec, lw=lw, ls=ls))
+def topology_figure(g: nx.DiGraph, *, winner: str | None = None, victims: Iterable[str] = (), incoming: str | None = None,
+                    title: str | None = None, max_pods_per_node: int = 8, winner_label: str = "chosen node") -> Figure:
+    """Draw a topology graph with a fixed layout, sized to the cluster, highlighting the winner and victims.
 
-
-def draw_topology(
-    g: nx.DiGraph,
-    ax: Axes,
-    *,
-    winner: str | None = None,
-    victims: Iterable[str] = (),
-    incoming: str | None = None,
-    title: str | None = None,
-    max_pods_per_node: int = 8,
-    winner_label: str = "chosen node",
-    collapse: Iterable[str] = ("kube-system",),
-    pod_gap: float = 0.55,
-    label_width: int = 20,
-) -> Axes:
-    """Draw a topology graph on ``ax`` with a fixed layout, highlighting the winner and victims.
+    One column per node, grouped by zone (zones on top, nodes below, pods
+    stacked under their node, highest priority first); the same graph always
+    gets the same positions (no randomness, no force simulation).
 
     Parameters
     ----------
     g : networkx.DiGraph
         From :func:`topology_graph`.
-    ax : matplotlib.axes.Axes
-        Where to draw (cleared first).
     winner : str, optional
         Name of the node the scheduler chose (or nominated); drawn green.
     victims : iterable of str
@@ -326,23 +284,19 @@ def draw_topology(
         with a dashed arrow to ``winner`` (or alone when there is none).
     title : str, optional
     max_pods_per_node : int
-        Pods drawn per node before a ``+N more`` box (victims are always drawn).
+        Pods drawn per node before a ``+N more`` box (victims are always
+        drawn). ``kube-system`` pods are folded into one ``+N kube-system
+        pods`` box per node (victims are never folded).
     winner_label : str
         Legend text for the winner, e.g. ``"nominatedNodeName"`` after preemption.
-    collapse : iterable of str
-        Namespaces whose pods are folded into one ``+N <namespace> pods`` box
-        per node (victims are never folded). Default: ``kube-system``.
-    pod_gap : float
-        Vertical distance between stacked pods, in layout units.
-    label_width : int
-        Characters per line of a pod's or a taint's label (longer names wrap
-        after ``-``, ``/``, ``=``...); below 20 the labels are also set a
-        little smaller, for narrow node columns.
 
     Returns
     -------
-    matplotlib.axes.Axes
-        ``ax``.
+    matplotlib.figure.Figure
+        One Axes; not shown, a notebook cell displays it by ending with it.
+        Columns are 1.45 inch wide, narrower (with labels wrapped after
+        ``-``, ``/``, ``=``... and set a little smaller) when the cluster
+        would be wider than a 1,000 px output column.
 
     Raises
     ------
@@ -351,7 +305,7 @@ def draw_topology(
 
     See Also
     --------
-    topology_graph, topology_layout
+    topology_graph
 
     Notes
     -----
@@ -360,149 +314,23 @@ def draw_topology(
 
     Examples
     --------
-    >>> from matplotlib.figure import Figure
     >>> from kubenotes.scheduler.testing import make_node, make_pod
-    >>> g = topology_graph([make_node("n1")], [make_pod("a", node_name="n1")])
-    >>> ax = Figure().add_subplot()
-    >>> draw_topology(g, ax, winner="n1", victims=["default/a"]) is ax
-    True
+    >>> g = topology_graph([make_node("n1"), make_node("n2")], [make_pod("a", node_name="n2")])
+    >>> fig = topology_figure(g, winner="n2", victims=["default/a"])
+    >>> len(fig.axes), [t.get_text() for t in fig.axes[0].get_legend().get_texts()][1]
+    (1, 'chosen node: n2')
     """
-    victims = set(victims)
-    collapse = tuple(collapse)
-    if winner is not None and _node_id(winner) not in g:
-        raise KeyError(f"winner {winner!r} is not a node of the graph")
-    ax.clear()
-    # Drop pods beyond the per-node cap (keeping victims), replaced by one "+N more" entry.
-    shown = g.copy()
-    for nid, d in g.nodes(data=True):
-        if d["kind"] != "node":
-            continue
-        kids = list(g.successors(nid))
-        folded = [k for k in kids if g.nodes[k]["name"].split("/", 1)[0] in collapse and g.nodes[k]["name"] not in victims]
-        rest = [k for k in kids if k not in folded]
-        keep = [k for k in rest if g.nodes[k]["name"] in victims]
-        keep += [k for k in rest if k not in keep][: max(0, max_pods_per_node - len(keep))]
-        keep_set = set(keep)
-        dropped = [k for k in rest if k not in keep_set]
-        shown.remove_nodes_from(folded + dropped)
-        # Re-add kept pods in their sorted order (priority descending), then the summaries.
-        for k in kids:
-            if k in keep_set:
-                shown.remove_edge(nid, k)
-                shown.add_edge(nid, k)
-        for ns in collapse:
-            n_ns = sum(1 for k in folded if g.nodes[k]["name"].split("/", 1)[0] == ns)
-            if n_ns:
-                sid = f"summary/{d['name']}/{ns}"
-                shown.add_node(sid, kind="summary", name=f"+{n_ns} {ns} pod{'s' if n_ns > 1 else ''}")
-                shown.add_edge(nid, sid)
-        if dropped:
-            sid = f"summary/{d['name']}/more"
-            shown.add_node(sid, kind="summary", name=f"+{len(dropped)} more")
-            shown.add_edge(nid, sid)
-    labels = {v: _short_pod_label(d, label_width) for v, d in shown.nodes(data=True) if d["kind"] == "pod"}
-    small = 0.5 if label_width < 20 else 0.0  # points taken off the fonts in narrow columns
-    sizes = {v: max(1.0, 0.5 + 0.25 * text.count("\n")) for v, text in labels.items()}
-    pos = topology_layout(shown, pod_gap=pod_gap, sizes=sizes)
-    nx.draw_networkx_edges(shown, pos, ax=ax, edge_color=_EDGE, arrows=False, width=0.8)
-
-    lowest = min([y for _, y in pos.values()] + [0.0])
-    for nid, d in shown.nodes(data=True):
-        xy = pos[nid]
-        if d["kind"] == "zone":
-            _box(ax, xy, f"zone {d['name']}" if d["name"] != NO_ZONE else NO_ZONE,
-                 _ZONE_FC, "#5c6bc0", fontsize=9, weight="bold")
-        elif d["kind"] == "node":
-            is_winner = d["name"] == winner
-            ec = _WINNER_EC if is_winner else (_TAINTED_EC if d["taints"] else "#424242")
-            _box(ax, xy, _short_node_label(d, label_width), _WINNER_FC if is_winner else _NODE_FC, ec,
-                 lw=2.5 if is_winner or d["taints"] else 1.0, fontsize=8 - small, weight="bold" if is_winner else "normal")
-        elif d["kind"] == "summary":
-            _box(ax, xy, "\n".join(_wrap(d["name"], label_width, r"(?<= )")), "#f5f5f5", "#bdbdbd", fontsize=7 - small)
-        else:
-            is_victim = d["name"] in victims
-            _box(ax, xy, labels[nid], _VICTIM_FC if is_victim else _POD_FC,
-                 _VICTIM_EC if is_victim else "#90caf9", lw=2.0 if is_victim else 0.8, fontsize=7.5 - small,
-                 weight="bold" if is_victim else "normal")
-
-    xs = [x for x, _ in pos.values()] or [0.0]
-    top = 2.0
-    if incoming is not None:
-        top = 2.9
-        target = pos.get(_node_id(winner)) if winner is not None else None
-        ixy = (target[0] if target is not None else (max(xs) + min(xs)) / 2, 2.9)
-        _box(ax, ixy, f"pending pod\n{incoming}", _PENDING_FC, "#f9a825", lw=1.5, fontsize=8, weight="bold", ls="--")
-        if target is not None:
-            ax.annotate("", xy=(target[0], target[1] + 0.22), xytext=(ixy[0], ixy[1] - 0.2),
-                        arrowprops=dict(arrowstyle="-|>", color=_WINNER_EC, lw=1.8, ls="--"), zorder=1)
-    ax.set_xlim(min(xs) - 0.65, max(xs) + 0.65)
-    ax.set_ylim(lowest - 0.45, top + 0.45)
-    ax.axis("off")
-    handles = [Patch(fc=_NODE_FC, ec=_TAINTED_EC, lw=2, label="tainted node")]
-    if winner is not None:
-        handles.append(Patch(fc=_WINNER_FC, ec=_WINNER_EC, lw=2, label=f"{winner_label}: {winner}"))
-    if victims:
-        handles.append(Patch(fc=_VICTIM_FC, ec=_VICTIM_EC, lw=2, label="victim (evicted by preemption)"))
-    handles.append(Patch(fc=_ZONE_FC, ec="#5c6bc0", label=f"zone = node label {ZONE_LABEL}"))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-              ncol=len(handles) if label_width >= 20 else min(2, len(handles)), fontsize=8.5, frameon=False)
-    if title:
-        ax.set_title(title, fontsize=10)
-    return ax
-
-
-def topology_figure(
-    g: nx.DiGraph,
-    *,
-    winner: str | None = None,
-    victims: Iterable[str] = (),
-    incoming: str | None = None,
-    title: str | None = None,
-    max_pods_per_node: int = 8,
-    winner_label: str = "chosen node",
-    collapse: Iterable[str] = ("kube-system",),
-) -> Figure:
-    """A new Figure sized to the cluster, with :func:`draw_topology` on its one Axes.
-
-    Parameters
-    ----------
-    g, winner, victims, incoming, title, max_pods_per_node, winner_label, collapse
-        As for :func:`draw_topology`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Not shown; a notebook cell displays it by ending with it.
-
-    Raises
-    ------
-    KeyError
-        When ``winner`` is not a node of ``g``.
-
-    See Also
-    --------
-    draw_topology
-
-    Examples
-    --------
-    >>> from kubenotes.scheduler.testing import make_node
-    >>> fig = topology_figure(topology_graph([make_node("n1"), make_node("n2")]), winner="n2")
-    >>> len(fig.axes), fig.axes[0].get_legend() is not None
-    (1, True)
-    """
-    n_nodes = sum(1 for _, d in g.nodes(data=True) if d["kind"] == "node")
-    n_zones = sum(1 for _, d in g.nodes(data=True) if d["kind"] == "zone")
+    kinds = Counter(d["kind"] for _, d in g.nodes(data=True))
     # Columns of 1.45 inch, but never wider than a 1,000 px output column at 100 dpi (MAX_INLINE_WIDTH_PX):
     # a larger cluster gets narrower columns and labels wrapped to fit them.
-    units = max(n_nodes - 1, 0) + 0.5 * max(n_zones - 1, 0) + 1.3
-    width = min(max(6.0, 1.45 * n_nodes + 1.0), _MAX_WIDTH_INCHES)
-    per_unit = width / units
-    label_width = 20 if per_unit >= 1.3 else max(10, int(per_unit * 17))
+    units = max(kinds["node"] - 1, 0) + 0.5 * max(kinds["zone"] - 1, 0) + 1.3
+    width = min(max(6.0, 1.45 * kinds["node"] + 1.0), _MAX_WIDTH_INCHES)
+    label_width = 20 if width / units >= 1.3 else max(10, int(width / units * 17))
     fig = detached_figure(width, 4.0)
     ax = fig.add_axes((0, 0, 1, 1))
-    draw_topology(g, ax, winner=winner, victims=victims, incoming=incoming, title=title,
-                  max_pods_per_node=max_pods_per_node, winner_label=winner_label, collapse=collapse,
-                  label_width=label_width)
+    _draw(g, ax, winner, victims, incoming, max_pods_per_node, winner_label, label_width)
+    if title:
+        ax.set_title(title, fontsize=10)
     # One layout unit is about 0.95 inch tall; leave room for the title and the legend below.
     lo, hi = ax.get_ylim()
     top_in, bottom_in = (0.35 if title else 0.05), (0.4 if label_width >= 20 else 0.6)

@@ -14,10 +14,8 @@ from kubenotes.scheduler.testing import make_node, make_pod  # noqa: E402
 from kubenotes.viz.graphs import (  # noqa: E402
     NO_ZONE,
     ZONE_LABEL,
-    draw_topology,
     topology_figure,
     topology_graph,
-    topology_layout,
 )
 
 
@@ -56,29 +54,34 @@ def test_graph_is_zone_node_pod_tree_with_upstream_names():
     assert all(g.in_degree(v) == 1 for v, k in kinds.items() if k != "zone")
 
 
-def test_layout_is_fixed_and_deterministic():
-    nodes, pods = cluster()
-    g1 = topology_graph(nodes, pods)
-    g2 = topology_graph(list(reversed(nodes)), list(reversed(pods)))
-    assert topology_layout(g1) == topology_layout(g2)
-    pos = topology_layout(g1)
-    assert {pos[v][1] for v, d in g1.nodes(data=True) if d["kind"] == "zone"} == {2.0}
-    assert {pos[v][1] for v, d in g1.nodes(data=True) if d["kind"] == "node"} == {1.0}
-    # pods stack under their node, zones sit above the middle of their nodes
-    assert pos["pod/web/high"][0] == pos["node/worker-a-1"][0]
-    assert pos["pod/web/high"][1] < 0.5 and pos["pod/batch/low"][1] < pos["pod/web/high"][1]
-    assert pos["zone/zone-a"][0] == pytest.approx((pos["node/cp-1"][0] + pos["node/worker-a-1"][0]) / 2)
-
-
 def _texts(ax):
     return {t.get_text(): t for t in ax.texts}
 
 
+def _positions(fig):
+    """First line of each box's label -> its (x, y) in layout units."""
+    pos = {t.get_text().split("\n")[0]: t.get_position() for t in fig.axes[0].texts}
+    plt.close(fig)
+    return pos
+
+
+def test_layout_is_fixed_and_deterministic():
+    nodes, pods = cluster()
+    pos = _positions(topology_figure(topology_graph(nodes, pods)))
+    assert pos == _positions(topology_figure(topology_graph(list(reversed(nodes)), list(reversed(pods)))))
+    assert {pos[z][1] for z in ("zone zone-a", "zone zone-b", NO_ZONE)} == {2.0}
+    assert {pos[n][1] for n in ("cp-1", "worker-a-1", "gpu-b-1", "worker-b-1", "loose")} == {1.0}
+    # pods stack under their node, zones sit above the middle of their nodes
+    assert pos["high"][0] == pos["worker-a-1"][0]
+    assert pos["high"][1] < 0.5 and pos["low"][1] < pos["high"][1]
+    assert pos["zone zone-a"][0] == pytest.approx((pos["cp-1"][0] + pos["worker-a-1"][0]) / 2)
+
+
 def test_draw_highlights_winner_and_victims_and_folds_kube_system():
     g = topology_graph(*cluster())
-    fig, ax = plt.subplots()
+    fig = topology_figure(g, winner="worker-a-1", victims=["batch/low"], incoming="data/big")
+    ax = fig.axes[0]
     try:
-        assert draw_topology(g, ax, winner="worker-a-1", victims=["batch/low"], incoming="data/big") is ax
         texts = _texts(ax)
         winner_box = texts["worker-a-1"].get_bbox_patch()
         victim_box = next(t for s, t in texts.items() if s.startswith("low\n")).get_bbox_patch()
@@ -97,9 +100,9 @@ def test_victims_are_never_folded_and_cap_adds_more_box():
     pods = [make_pod(f"p{i}", node_name="n1", priority=i) for i in range(12)]
     pods.append(make_pod("sys", "kube-system", node_name="n1", priority=5))
     g = topology_graph(nodes, pods)
-    fig, ax = plt.subplots()
+    fig = topology_figure(g, victims=["default/p0", "kube-system/sys"], max_pods_per_node=4)
+    ax = fig.axes[0]
     try:
-        draw_topology(g, ax, victims=["default/p0", "kube-system/sys"], max_pods_per_node=4)
         texts = _texts(ax)
         shown = {s.split("\n")[0] for s in texts}
         assert {"p0", "sys", "p11", "p10"} <= shown  # victims first, then highest priority
@@ -110,12 +113,8 @@ def test_victims_are_never_folded_and_cap_adds_more_box():
 
 def test_unknown_winner_raises():
     g = topology_graph(*cluster())
-    fig, ax = plt.subplots()
-    try:
-        with pytest.raises(KeyError):
-            draw_topology(g, ax, winner="nope")
-    finally:
-        plt.close(fig)
+    with pytest.raises(KeyError):
+        topology_figure(g, winner="nope")
 
 
 def test_figure_is_sized_to_the_cluster():
