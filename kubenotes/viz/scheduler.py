@@ -1,4 +1,4 @@
-"""Tables, plots and the widget of the scheduling chapter, drawn from the scheduler's per-pod trace.
+"""Tables, plots and the widgets of the scheduling chapter, drawn from the scheduler's per-pod trace.
 
 Every function here reads one *trace result*: the mapping the scheduler (and
 ``python -m kubenotes schedule -o json``) produces for a pod::
@@ -12,9 +12,11 @@ Every function here reads one *trace result*: the mapping the scheduler (and
      "nominatedNodeName", "victims": ["ns/name", ...]}
 
 Nothing here models scheduling: the numbers come from
-:mod:`kubenotes.scheduler` (the widget's runs from
-:mod:`kubenotes.scheduler.whatif`); this module only lays them out, the way
-``kube-scheduler-simulator`` shows its result annotations.
+:mod:`kubenotes.scheduler` (the widgets' runs from
+:mod:`kubenotes.scheduler.whatif` and :mod:`kubenotes.scheduler.explore`);
+this module only lays them out, the way ``kube-scheduler-simulator`` shows
+its result annotations. Tables are specs (header -> cell of one row) fed to
+one function; the four panels build their controls from specs too.
 
 References
 ----------
@@ -27,10 +29,12 @@ KEP-624 (scheduling framework)
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Mapping
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
+import ipywidgets as widgets
 import networkx as nx
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
@@ -39,6 +43,7 @@ from matplotlib.patches import Rectangle
 
 from kubenotes.api.taints import taint_string
 from kubenotes.scheduler.config import SCORING_STRATEGIES, as_config_dict, config_with
+from kubenotes.scheduler.explore import extender_what_if, pod_affinity_variant, preemption_what_if
 from kubenotes.scheduler.extender import VERB_TYPES
 from kubenotes.scheduler.framework.interface import (EXTENSION_POINT_FLOW, LEGACY_VIEW, PASSED, PHASES,
                                                      extension_points_graph)
@@ -48,60 +53,39 @@ from kubenotes.scheduler.whatif import (schedule_what_if, score_weights, scoring
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
+from kubenotes.viz.widgets import int_slider, live_panel
 
-__all__ = [
-    "PASSED",
-    "PHASES",
-    "EXTENSION_POINT_FLOW",
-    "LEGACY_VIEW",
-    "extension_points_graph",
-    "extension_points_figure",
-    "trace_summary",
-    "results_table",
-    "filter_table",
-    "score_heatmap",
-    "score_table",
-    "score_heatmap_html",
-    "winner_banner",
-    "failed_scheduling",
-    "legacy_names_table",
-    "priority_classes_table",
-    "preemption_table",
-    "scheduling_panel",
-    "plugin_column_table",
-    "preemption_candidates_table",
-    "extender_exchanges_table",
-    "pod_affinity_panel",
-    "preemption_panel",
-    "extender_panel",
-]
+__all__ = ["extension_points_figure", "trace_summary", "results_table", "filter_table", "score_heatmap", "score_table",
+           "winner_banner", "failed_scheduling", "legacy_names_table", "priority_classes_table", "preemption_table",
+           "scheduling_panel", "plugin_column_table", "preemption_candidates_table", "extender_exchanges_table",
+           "pod_affinity_panel", "preemption_panel", "extender_panel"]
 
-
-_GREEN = "#2e7d32"
-_RED = "#c62828"
-_GREY = "#9e9e9e"
+_GREEN, _RED, _GREY = "#2e7d32", "#c62828", "#9e9e9e"
+_PICKED = f"color:{_GREEN};font-weight:bold"
 #: Widest figure, in inches: 1,000 px at the inline backend's 100 dpi (kubenotes.viz.graphs.MAX_INLINE_WIDTH_PX).
 _MAX_WIDTH_INCHES = 9.6
 _CMAP = LinearSegmentedColormap.from_list("kubenotes_score", ["#f7fbff", "#6baed6", "#08306b"])
-
-
-# ---------------------------------------------------------------------------
-# small HTML helpers
-
-
-# Tables of ``(html, extra_css)`` cells under escaped headers.
 #: The chapter's tables: HTML cells, and never wider than the output column (cells wrap instead).
 _html_table = functools.partial(table, html_cells=True, table_css=TABLE_CSS + ";max-width:100%")
+
+
+def _spec_table(columns: Mapping[str, Callable[[Any], tuple[str, str]]], items: Iterable[Any], **kw: Any) -> Html:
+    """One table from a spec: header -> the ``(html, css)`` cell of one item; one row per item."""
+    return _html_table(list(columns), [[cell(x) for cell in columns.values()] for x in items], **kw)
 
 
 def _pod_key(result: Mapping[str, Any]) -> str:
     return f"{result.get('namespace') or 'default'}/{result['name']}"
 
 
-def _reason_text(v: Any) -> str:
-    if isinstance(v, (list, tuple)):
-        return "; ".join(str(x) for x in v)
-    return str(v)
+def _joined(v: Any, sep: str = ", ") -> str:
+    """A list of reasons or names as one string (None: empty)."""
+    return "" if v is None else sep.join(map(str, v)) if isinstance(v, (list, tuple, set, frozenset)) else str(v)
+
+
+def _first_rejection(verdicts: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """``(plugin, reason)`` of the first Filter plugin that rejected a node (the framework stops there)."""
+    return next(((p, v) for p, v in verdicts.items() if v != PASSED), None)
 
 
 # ---------------------------------------------------------------------------
@@ -117,9 +101,7 @@ def _wrap_names(names: Sequence[str], width: int) -> str:
             cur = n
         else:
             cur += piece
-    if cur:
-        lines.append(cur)
-    return "\n".join(lines)
+    return "\n".join(lines + ([cur] if cur else []))
 
 
 def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None = None, *, width_chars: int = 64) -> Figure:
@@ -163,48 +145,42 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
     g = extension_points_graph(plugins_by_point)
     row_h = 0.62
     # PostFilter sits to the right of the main column: it is a branch, not a step.
-    pos: dict[str, tuple[float, float]] = {}
-    y = 0.0
-    for p in EXTENSION_POINT_FLOW:
-        if p != "PostFilter":
-            pos[p] = (0.0, -y)
-            y += row_h
+    main = [p for p in EXTENSION_POINT_FLOW if p != "PostFilter"]
+    pos = {p: (0.0, -i * row_h) for i, p in enumerate(main)}
     fy = pos["Filter"][1]
     pos["PostFilter"] = (1.35, fy - row_h / 2)
-    list_x = 2.35
     fig = detached_figure(9.4, 0.42 * len(EXTENSION_POINT_FLOW) + 0.6)  # <= 1,000 px at 100 dpi
     ax = fig.add_axes((0.01, 0.01, 0.98, 0.98))
     ax.axis("off")
-    margins = dict(min_source_margin=9, min_target_margin=9, node_size=0, arrows=True, arrowstyle="-|>", arrowsize=11)
-    main_edges = [(a, b) for a, b in g.edges() if b != "PostFilter"]
-    nx.draw_networkx_edges(g, pos, edgelist=main_edges, ax=ax, edge_color="#616161", width=1.3, **margins)
+    arrows = dict(min_source_margin=9, min_target_margin=9, node_size=0, arrows=True, arrowstyle="-|>", arrowsize=11)
+    nx.draw_networkx_edges(g, pos, edgelist=[(a, b) for a, b in g.edges() if b != "PostFilter"], ax=ax,
+                           edge_color="#616161", width=1.3, **arrows)
     nx.draw_networkx_edges(g, pos, edgelist=[("Filter", "PostFilter")], ax=ax, edge_color=_RED, width=1.3,
-                           style="dashed", connectionstyle="arc3,rad=-0.25", **margins)
+                           style="dashed", connectionstyle="arc3,rad=-0.25", **arrows)
     ax.text(0.62, fy + 0.09, "no feasible node", fontsize=7, color=_RED, ha="left", va="bottom")
     ax.text(-0.06, fy - row_h / 2, "feasible nodes", fontsize=7, color="#616161", ha="right", va="center")
     phase_fc = {"scheduling queue": "#fff3e0", "scheduling cycle": "#e3f2fd", "binding cycle": "#e8f5e9"}
     for phase, points in PHASES:
         ys = [pos[p][1] for p in points if p != "PostFilter"]
         ax.add_patch(Rectangle((-2.45, min(ys) - row_h / 2 + 0.04), 9.6, max(ys) - min(ys) + row_h - 0.08,
-                                   fc=phase_fc[phase], ec="none", zorder=0))
+                               fc=phase_fc[phase], ec="none", zorder=0))
         ax.text(-2.4, max(ys) + row_h / 2 - 0.1, phase, fontsize=8.5, fontweight="bold", va="top", color="#37474f")
-    for p, (x, yy) in pos.items():
-        ax.text(x, yy, p, ha="center", va="center", fontsize=9, fontweight="bold", zorder=3,
-                bbox=dict(boxstyle="round,pad=0.35", fc="white", ec=_RED if p == "PostFilter" else "#455a64",
-                          lw=1.2, ls="--" if p == "PostFilter" else "-"))
-        names = g.nodes[p]["plugins"]
-        if names and p != "PostFilter":
-            ax.text(list_x, yy, _wrap_names(names, width_chars), fontsize=7, va="center", family="monospace",
-                    color="#263238")
-        elif names:
-            ax.text(x, yy - 0.2, _wrap_names(names, 20), fontsize=7, va="top", ha="center", family="monospace", color=_RED)
+    for p, (x, y) in pos.items():
+        branch = p == "PostFilter"
+        ax.text(x, y, p, ha="center", va="center", fontsize=9, fontweight="bold", zorder=3,
+                bbox=dict(boxstyle="round,pad=0.35", fc="white", ec=_RED if branch else "#455a64", lw=1.2,
+                          ls="--" if branch else "-"))
+        if g.nodes[p]["plugins"]:  # the enabled plugins: right of the column, or under the PostFilter branch
+            ax.text(x if branch else 2.35, y - 0.2 if branch else y, _wrap_names(g.nodes[p]["plugins"], 20 if branch else width_chars),
+                    fontsize=7, va="top" if branch else "center", ha="center" if branch else "left", family="monospace",
+                    color=_RED if branch else "#263238")
     for label, points in LEGACY_VIEW.items():
         ys = [pos[p][1] for p in points if p in pos and pos[p][0] == 0.0]
         top, bottom = max(ys) + 0.2, min(ys) - 0.2
         ax.plot([-0.55, -0.62, -0.62, -0.55], [top, top, bottom, bottom], color="#6a1b9a", lw=1.5)
         ax.text(-0.67, (top + bottom) / 2, label, fontsize=8, color="#6a1b9a", ha="right", va="center", fontstyle="italic")
     ax.set_xlim(-2.5, 7.2)
-    ax.set_ylim(-y + row_h / 2 - 0.05, row_h / 2 + 0.05)
+    ax.set_ylim(-len(main) * row_h + row_h / 2 - 0.05, row_h / 2 + 0.05)
     return fig
 
 
@@ -254,31 +230,33 @@ def trace_summary(result: Mapping[str, Any]) -> str:
     True
     """
     total = result.get("totalScore") or {}
-    nodes = trace_nodes(result)
-    feasible = trace_feasible_nodes(result)
-    ranked = sorted(total.items(), key=lambda kv: -kv[1])
-    winner = result.get("nodeName")
-    rows: list[tuple[str, str, str]] = [
-        ("pod", _e(_pod_key(result)), ""),
-        ("spec.priority", _e(result.get("priority", 0)), ""),
-        ("qosClass", _e(result.get("qosClass") or ""), ""),
-        ("passed Filter", f"{len(feasible)} of {len(nodes)} nodes" + (f": {_e(', '.join(feasible))}" if feasible else ""), ""),
-    ]
-    if winner:
-        rows.append(("nodeName (winner)", f"<b>{_e(winner)}</b>" + (f" · totalScore {total[winner]}" if winner in total else ""),
-                     f"color:{_GREEN}"))
-        runner = next(((n, s) for n, s in ranked if n != winner), None)
-        if runner:
-            rows.append(("runner-up", f"{_e(runner[0])} · totalScore {runner[1]}", ""))
-    else:
-        rows.append(("nodeName", "<b>none: the pod stays Pending</b>", f"color:{_RED}"))
-    if result.get("message"):
-        rows.append(("FailedScheduling", _e(result["message"]), f"color:{_RED}"))
-    if result.get("nominatedNodeName"):
-        rows.append(("nominatedNodeName", _e(result["nominatedNodeName"]), ""))
-    if result.get("victims"):
-        rows.append(("victims", _e(", ".join(result["victims"])), f"color:{_RED}"))
+    feasible, winner = trace_feasible_nodes(result), result.get("nodeName")
+    runner = next(((n, s) for n, s in sorted(total.items(), key=lambda kv: -kv[1]) if n != winner), None)
+    rows = [("pod", _e(_pod_key(result)), ""), ("spec.priority", _e(result.get("priority", 0)), ""),
+            ("qosClass", _e(result.get("qosClass") or ""), ""),
+            ("passed Filter", f"{len(feasible)} of {len(trace_nodes(result))} nodes"
+             + (f": {_e(', '.join(feasible))}" if feasible else ""), ""),
+            ("nodeName (winner)", f"<b>{_e(winner)}</b>" + (f" · totalScore {total[winner]}" if winner in total else ""),
+             f"color:{_GREEN}") if winner else ("nodeName", "<b>none: the pod stays Pending</b>", f"color:{_RED}"),
+            # the rows below are shown only when they have a value
+            ("runner-up", f"{_e(runner[0])} · totalScore {runner[1]}" if winner and runner else "", ""),
+            ("FailedScheduling", _e(result.get("message") or ""), f"color:{_RED}"),
+            ("nominatedNodeName", _e(result.get("nominatedNodeName") or ""), ""),
+            ("victims", _e(", ".join(result.get("victims") or ())), f"color:{_RED}")]
+    rows = rows[:5] + [r for r in rows[5:] if r[1]]
     return _html_table(["field", "value"], [((f"<code>{k}</code>", ""), (v, css)) for k, v, css in rows])
+
+
+_RESULT_COLUMNS = {
+    "pod": lambda r: (_e(_pod_key(r)), "white-space:nowrap"),
+    "priority": lambda r: (_e(r.get("priority", 0)), "text-align:right"),
+    "qosClass": lambda r: (_e(r.get("qosClass") or ""), ""),
+    "nodeName": lambda r: ((f"<b>{_e(r['nodeName'])}</b>", f"color:{_GREEN};white-space:nowrap") if r.get("nodeName")
+                           else ("Pending", f"color:{_RED};white-space:nowrap")),
+    "nominatedNodeName": lambda r: (_e(r.get("nominatedNodeName") or ""), "white-space:nowrap"),
+    "victims": lambda r: (_e(", ".join(r.get("victims") or ())), f"color:{_RED}"),
+    "message": lambda r: (_e(r.get("message") or ""), "max-width:520px"),
+}
 
 
 def results_table(results: Iterable[Mapping[str, Any]]) -> str:
@@ -317,19 +295,7 @@ def results_table(results: Iterable[Mapping[str, Any]]) -> str:
     >>> "Insufficient cpu" in results_table(rows) and "Pending" in results_table(rows)
     True
     """
-    rows = []
-    for r in results:
-        node = r.get("nodeName")
-        rows.append([
-            (_e(_pod_key(r)), "white-space:nowrap"),
-            (_e(r.get("priority", 0)), "text-align:right"),
-            (_e(r.get("qosClass") or ""), ""),
-            (f"<b>{_e(node)}</b>" if node else "Pending", f"color:{_GREEN if node else _RED};white-space:nowrap"),
-            (_e(r.get("nominatedNodeName") or ""), "white-space:nowrap"),
-            (_e(", ".join(r.get("victims") or ())), f"color:{_RED}"),
-            (_e(r.get("message") or ""), "max-width:520px"),
-        ])
-    return _html_table(["pod", "priority", "qosClass", "nodeName", "nominatedNodeName", "victims", "message"], rows)
+    return _spec_table(_RESULT_COLUMNS, results)
 
 
 def filter_table(result: Mapping[str, Any]) -> str:
@@ -382,25 +348,23 @@ def filter_table(result: Mapping[str, Any]) -> str:
     filt = result.get("filter") or {}
     plugins = trace_plugins(filt)
     rows = []
-    for node in filt:
-        cells = [(f"<b>{_e(node)}</b>", "")]
-        ok = True
-        for p in plugins:
-            if p not in filt[node]:
-                cells.append(("·", f"color:{_GREY};text-align:center"))
-            elif filt[node][p] == PASSED:
-                cells.append(("✓", f"color:{_GREEN};text-align:center"))
-            else:
-                ok = False
-                cells.append((_e(_reason_text(filt[node][p])), f"color:{_RED};background:#ffebee"))
-        cells.append(("feasible" if ok else "filtered out", f"color:{_GREEN if ok else _RED};font-weight:bold"))
-        rows.append(cells)
+    for node, verdicts in filt.items():
+        ok = _first_rejection(verdicts) is None
+        rows.append([(f"<b>{_e(node)}</b>", "")]
+                    + [("·", f"color:{_GREY};text-align:center") if p not in verdicts
+                       else ("✓", f"color:{_GREEN};text-align:center") if verdicts[p] == PASSED
+                       else (_e(_joined(verdicts[p], "; ")), f"color:{_RED};background:#ffebee") for p in plugins]
+                    + [("feasible" if ok else "filtered out", f"color:{_GREEN if ok else _RED};font-weight:bold")])
     caption = f"Filter for {_pod_key(result)}: ✓ passed, · not run (the node was already rejected)"
     return _html_table(["node", *plugins, "result"], rows, caption=caption)
 
 
-def _score_matrix(per_node: Mapping[str, Mapping[str, int]], nodes: Sequence[str], plugins: Sequence[str]) -> np.ndarray:
-    return np.array([[int(per_node.get(n, {}).get(p, 0)) for p in plugins] for n in nodes], dtype=float).reshape(len(nodes), len(plugins))
+def _scores(result: Mapping[str, Any]) -> tuple[dict, dict, dict, list[str], list[str]]:
+    """raw Score and finalScore (node -> plugin -> int), totalScore, the scored nodes highest total first, the plugins."""
+    raw, final, total = (result.get(k) or {} for k in ("score", "finalScore", "totalScore"))
+    plugins = trace_plugins(final) or trace_plugins(raw)
+    plugins += [p for p in trace_plugins(raw) if p not in plugins]
+    return raw, final, total, sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n)), plugins
 
 
 def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None, title: str | None = None) -> Figure:
@@ -451,58 +415,41 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
     >>> len(fig.axes) >= 3
     True
     """
-    raw = result.get("score") or {}
-    final = result.get("finalScore") or {}
-    total = result.get("totalScore") or {}
-    if not raw and not final:
+    raw, final, total, nodes, plugins = _scores(result)
+    if not nodes:
         raise ValueError(f"{_pod_key(result)} has no scores: {result.get('message') or 'Score was skipped'}")
-    nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
-    plugins = trace_plugins(final) or trace_plugins(raw)
-    for p in trace_plugins(raw):
-        if p not in plugins:
-            plugins.append(p)
-    r = _score_matrix(raw, nodes, plugins)
-    f = _score_matrix(final, nodes, plugins)
     t = np.array([total.get(n, 0) for n in nodes], dtype=float)
     winner = result.get("nodeName")
     wlabel = [f"{p} x{weights[p]}" if weights and p in weights else p for p in plugins]
-    h = 0.6 + 0.34 * len(nodes)
     below = 0.3 + 0.05 * max(len(x) for x in wlabel) * 0.57
-    cell_w = min(0.95, (_MAX_WIDTH_INCHES - 2.8) / (2 * max(len(plugins), 1)))  # a 1,000 px column at 100 dpi
-    fig_w = 1.3 + 2 * cell_w * len(plugins) + 1.5
-    fig_h = h + below + 0.55
+    cell_w = min(0.95, (_MAX_WIDTH_INCHES - 2.8) / (2 * len(plugins)))  # a 1,000 px column at 100 dpi
+    fig_w, fig_h = 1.3 + 2 * cell_w * len(plugins) + 1.5, 0.6 + 0.34 * len(nodes) + below + 0.55
     fig = detached_figure(fig_w, fig_h)
     gs = fig.add_gridspec(1, 3, width_ratios=[len(plugins), len(plugins), 1.3], wspace=0.06,
                           left=1.3 / fig_w, right=0.98, top=1 - 0.5 / fig_h, bottom=below / fig_h)
     axes = [fig.add_subplot(gs[0, i]) for i in range(3)]
-    for ax, m, labels, name in ((axes[0], r, plugins, "raw Score (as the plugin returned it)"),
-                                (axes[1], f, wlabel, "NormalizeScore x weight")):
-        vmax = max(100.0, float(m.max()) if m.size else 100.0)
+    for ax, scores, labels, name in ((axes[0], raw, plugins, "raw Score (as the plugin returned it)"),
+                                     (axes[1], final, wlabel, "NormalizeScore x weight")):
+        m = np.array([[int(scores.get(n, {}).get(p, 0)) for p in plugins] for n in nodes], dtype=float)
+        vmax = max(100.0, float(m.max()))
         ax.imshow(m, cmap=_CMAP, vmin=0, vmax=vmax, aspect="auto")
-        for i in range(m.shape[0]):
-            for j in range(m.shape[1]):
-                ax.text(j, i, f"{int(m[i, j])}", ha="center", va="center", fontsize=8,
-                        color="white" if m[i, j] > 0.6 * vmax else "black")
+        for (i, j), v in np.ndenumerate(m):
+            ax.text(j, i, f"{int(v)}", ha="center", va="center", fontsize=8, color="white" if v > 0.6 * vmax else "black")
         ax.set_xticks(range(len(labels)), labels, rotation=35, ha="right", rotation_mode="anchor", fontsize=7.5)
         ax.set_title(name, fontsize=9)
         ax.tick_params(length=0)
-    axes[0].set_yticks(range(len(nodes)), nodes, fontsize=8)
-    axes[1].set_yticks([])
-    colors = [_GREEN if n == winner else "#90a4ae" for n in nodes]
-    axes[2].barh(range(len(nodes)), t, color=colors)
+        ax.set_yticks(range(len(nodes)), nodes, fontsize=8) if ax is axes[0] else ax.set_yticks([])
+        if winner in nodes:
+            ax.add_patch(Rectangle((-0.5, nodes.index(winner) - 0.5), len(plugins), 1, fill=False, ec=_GREEN, lw=2.5))
+    axes[2].barh(range(len(nodes)), t, color=[_GREEN if n == winner else "#90a4ae" for n in nodes])
     axes[2].set_ylim(len(nodes) - 0.5, -0.5)
     axes[2].set_yticks([])
     axes[2].set_title("totalScore", fontsize=9)
     axes[2].tick_params(labelsize=7)
     for i, v in enumerate(t):
         axes[2].text(v, i, f" {int(v)}", va="center", fontsize=8)
-    axes[2].set_xlim(0, max(t.max() if t.size else 1, 1) * 1.35)
-    for s in ("top", "right"):
-        axes[2].spines[s].set_visible(False)
-    if winner in nodes:
-        i = nodes.index(winner)
-        for ax, m in ((axes[0], r), (axes[1], f)):
-            ax.add_patch(Rectangle((-0.5, i - 0.5), m.shape[1], 1, fill=False, ec=_GREEN, lw=2.5))
+    axes[2].set_xlim(0, max(t.max(), 1) * 1.35)
+    axes[2].spines[["top", "right"]].set_visible(False)
     fig.suptitle(title or f"Score for {_pod_key(result)}: winner {winner or 'none'}", fontsize=10)
     return fig
 
@@ -545,97 +492,51 @@ def score_table(result: Mapping[str, Any], *, weights: Mapping[str, int] | None 
     >>> "90 → 180" in score_table(r, weights={"A": 2})
     True
     """
-    raw = result.get("score") or {}
-    final = result.get("finalScore") or {}
-    total = result.get("totalScore") or {}
-    nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
-    plugins = trace_plugins(final) or trace_plugins(raw)
-    winner = result.get("nodeName")
+    raw, final, total, nodes, plugins = _scores(result)
     rows = []
     for n in nodes:
-        css = f"color:{_GREEN};font-weight:bold" if n == winner else ""
+        css = _PICKED if n == result.get("nodeName") else ""
         rows.append([(_e(n), css)] + [(f"{raw.get(n, {}).get(p, 0)} → {final.get(n, {}).get(p, 0)}", "text-align:right")
                                       for p in plugins] + [(str(total.get(n, 0)), "text-align:right;" + css)])
     heads = [f"{p} (x{weights[p]})" if weights and p in weights else p for p in plugins]
     return _html_table(["node", *heads, "totalScore"], rows, caption="raw Score → NormalizeScore x weight")
 
 
-def _hex_of(x: float) -> tuple[str, str]:
-    """Background and text colour for a value in [0, 1] on the heatmap colour scale."""
-    r, g, b, _ = _CMAP(min(1.0, max(0.0, x)))
-    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}", ("white" if x > 0.55 else "black")
+def _heatmap_html(result: Mapping[str, Any], weights: Mapping[str, int]) -> str:
+    """The Score heatmap as an HTML table, fast enough to redraw on every widget change.
 
-
-def score_heatmap_html(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None) -> str:
-    """The Score heatmap as an HTML table: fast enough to redraw on every widget change.
-
-    Parameters
-    ----------
-    result : mapping
-        One trace result.
-    weights : mapping of str to int, optional
-        Plugin -> weight, shown in the headers.
-
-    Returns
-    -------
-    str
-        HTML. Rows are the scored nodes, highest totalScore first; each
-        plugin cell shows ``NormalizeScore x weight`` large and the raw Score
-        small, coloured by the weighted value (same colour scale as
-        :func:`score_heatmap`); the last column is totalScore with a bar. The
-        winner's row is outlined in green. Without scores, a one-line note.
-
-    See Also
-    --------
-    score_heatmap
-
-    Examples
-    --------
-    >>> r = {"name": "web", "nodeName": "n1", "score": {"n1": {"A": 90}, "n2": {"A": 30}},
-    ...      "finalScore": {"n1": {"A": 180}, "n2": {"A": 60}}, "totalScore": {"n1": 180, "n2": 60}}
-    >>> h = score_heatmap_html(r, weights={"A": 2})
-    >>> "A ×2" in h and "raw 90" in h and h.index("n1") < h.index("n2")
-    True
+    Rows are the scored nodes, highest totalScore first; each plugin cell shows
+    ``NormalizeScore x weight`` large and the raw Score small, coloured by the
+    weighted value on :func:`score_heatmap`'s colour scale; the last column is
+    totalScore with a bar, and the winner's row is outlined in green.
     """
-    raw = result.get("score") or {}
-    final = result.get("finalScore") or {}
-    total = result.get("totalScore") or {}
-    if not raw and not final:
-        return Html(f'<div class="kubenotes-heatmap">No Score phase for {_e(_pod_key(result))}: '
-                    f'{_e(result.get("message") or "only one node passed Filter, so Score was skipped")}</div>')
-    nodes = sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n))
-    plugins = trace_plugins(final) or trace_plugins(raw)
+    raw, final, total, nodes, plugins = _scores(result)
     winner = result.get("nodeName")
     top = max([v for d in final.values() for v in d.values()] + [100])
     tmax = max(list(total.values()) + [1])
-    th = "padding:3px 6px;border-bottom:2px solid #888;font-size:11px;text-align:center;background:#fafafa"
-    out = ['<table class="kubenotes-heatmap" style="border-collapse:collapse;font-size:12px;margin:4px 0;'
-           'max-width:100%">',
-           f'<caption style="caption-side:top;text-align:left;padding:2px 0"><b>Score for {_e(_pod_key(result))}</b>: '
-           "each cell is NormalizeScore × weight (raw Score below); totalScore decides</caption><thead><tr>",
-           f'<th style="{th}">node</th>']
-    for p in plugins:
-        w = f" ×{weights[p]}" if weights and p in weights else ""
-        # CamelCase plugin names may break between words (<wbr>): six of them must fit a 1,000 px column
-        out.append(f'<th style="{th}">{re.sub("(?<=[a-z])(?=[A-Z])", "<wbr>", _e(p))}{w}</th>')
-    out.append(f'<th style="{th};min-width:150px">totalScore</th></tr></thead><tbody>')
+    rows = []
     for n in nodes:
         win = n == winner
-        row_css = f"outline:2.5px solid {_GREEN};" if win else ""
-        out.append(f'<tr style="{row_css}"><td style="padding:3px 8px;white-space:nowrap;font-weight:{"bold" if win else "normal"};'
-                   f'color:{_GREEN if win else "black"}">{_e(n)}{" ★" if win else ""}</td>')
+        rows.append([(f'{_e(n)}{" ★" if win else ""}', f"padding:3px 8px;white-space:nowrap;font-weight:"
+                      f'{"bold" if win else "normal"};color:{_GREEN if win else "black"}')])
         for p in plugins:
-            f_v = int(final.get(n, {}).get(p, 0))
-            r_v = int(raw.get(n, {}).get(p, 0))
-            bg, fg = _hex_of(f_v / top)
-            out.append(f'<td style="background:{bg};color:{fg};text-align:center;padding:2px 6px;border:1px solid #fff">'
-                       f'<b>{f_v}</b><br><span style="font-size:10px">raw {r_v}</span></td>')
+            f_v, r_v = int(final.get(n, {}).get(p, 0)), int(raw.get(n, {}).get(p, 0))
+            r, g, b, _ = _CMAP(min(1.0, max(0.0, f_v / top)))
+            rows[-1].append((f'<b>{f_v}</b><br><span style="font-size:10px">raw {r_v}</span>',
+                             f"background:#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x};color:"
+                             f'{"white" if f_v / top > 0.55 else "black"};text-align:center;padding:2px 6px;border:1px solid #fff'))
         t = int(total.get(n, 0))
-        bar = f'<div style="display:inline-block;height:10px;width:{int(100 * t / tmax)}px;background:' \
-              f'{_GREEN if win else "#90a4ae"};margin-right:6px;vertical-align:middle"></div>'
-        out.append(f'<td style="padding:2px 8px;white-space:nowrap">{bar}<b>{t}</b></td></tr>')
-    out.append("</tbody></table>")
-    return Html("".join(out))
+        rows[-1].append((f'<div style="display:inline-block;height:10px;width:{int(100 * t / tmax)}px;background:'
+                         f'{_GREEN if win else "#90a4ae"};margin-right:6px;vertical-align:middle"></div><b>{t}</b>',
+                         "padding:2px 8px;white-space:nowrap"))
+    # CamelCase plugin names may break between words (<wbr>): six of them must fit a 1,000 px column
+    heads = [re.sub("(?<=[a-z])(?=[A-Z])", "<wbr>", _e(p)) + (f" ×{weights[p]}" if p in weights else "") for p in plugins]
+    return table(["node", *heads, '<div style="min-width:150px">totalScore</div>'], rows, html_cells=True,
+                 css_class="kubenotes-heatmap", table_css="border-collapse:collapse;font-size:12px;margin:4px 0;max-width:100%",
+                 th_css="padding:3px 6px;border-bottom:2px solid #888;font-size:11px;text-align:center;background:#fafafa",
+                 td_css="", escape_headers=False, escape_caption=False, caption_css="caption-side:top;text-align:left;padding:2px 0",
+                 caption=f"<b>Score for {_e(_pod_key(result))}</b>: each cell is NormalizeScore × weight (raw Score below); "
+                         "totalScore decides", row_css=[f"outline:2.5px solid {_GREEN}" if n == winner else "" for n in nodes])
 
 
 def winner_banner(result: Mapping[str, Any]) -> str:
@@ -669,19 +570,16 @@ def winner_banner(result: Mapping[str, Any]) -> str:
     >>> winner_banner({"name": "w", "nodeName": "n1", "totalScore": {"n1": 300, "n2": 250}})  # doctest: +ELLIPSIS
     '<div class="kubenotes-winner" ...default/w → <b>n1</b> with totalScore <b>300</b> (runner-up n2: 250)</div>'
     """
-    total = result.get("totalScore") or {}
-    node = result.get("nodeName")
-    style = "font-size:14px;padding:4px 8px;border-left:4px solid {c};margin:4px 0"
+    total, node, pod = result.get("totalScore") or {}, result.get("nodeName"), _e(_pod_key(result))
     if node:
         others = sorted(((s, n) for n, s in total.items() if n != node), reverse=True)
-        lead = f" (runner-up {_e(others[0][1])}: {others[0][0]})" if others else " (the only feasible node: Score skipped)"
-        score = f" with totalScore <b>{total[node]}</b>" if node in total else ""
-        return Html(f'<div class="kubenotes-winner" style="{style.format(c=_GREEN)}">{_e(_pod_key(result))} → '
-                    f'<b>{_e(node)}</b>{score}{lead}</div>')
-    msg = result.get("message") or "no node fits"
-    extra = f"; nominatedNodeName {_e(result['nominatedNodeName'])}" if result.get("nominatedNodeName") else ""
-    return Html(f'<div class="kubenotes-winner" style="{style.format(c=_RED)}">{_e(_pod_key(result))} stays Pending: '
-                f'{_e(msg)}{extra}</div>')
+        text = (f"{pod} → <b>{_e(node)}</b>" + (f" with totalScore <b>{total[node]}</b>" if node in total else "")
+                + (f" (runner-up {_e(others[0][1])}: {others[0][0]})" if others else " (the only feasible node: Score skipped)"))
+    else:
+        text = f"{pod} stays Pending: {_e(result.get('message') or 'no node fits')}" + (
+            f"; nominatedNodeName {_e(result['nominatedNodeName'])}" if result.get("nominatedNodeName") else "")
+    style = f"font-size:14px;padding:4px 8px;border-left:4px solid {_GREEN if node else _RED};margin:4px 0"
+    return Html(f'<div class="kubenotes-winner" style="{style}">{text}</div>')
 
 
 def failed_scheduling(result: Mapping[str, Any]) -> str:
@@ -726,15 +624,21 @@ def failed_scheduling(result: Mapping[str, Any]) -> str:
     event = ("Events:\n  Type     Reason            From               Message\n"
              "  ----     ------            ----               -------\n"
              f"  Warning  FailedScheduling  default-scheduler  {msg}")
-    rows = []
-    for node, plugins in (result.get("filter") or {}).items():
-        rejected = [(p, v) for p, v in plugins.items() if v != PASSED]
-        if rejected:
-            p, v = rejected[0]
-            rows.append([(_e(node), ""), (_e(p), ""), (_e(_reason_text(v)), f"color:{_RED}")])
+    first = {node: _first_rejection(verdicts) for node, verdicts in (result.get("filter") or {}).items()}
+    rows = [[(_e(node), ""), (_e(pv[0]), ""), (_e(_joined(pv[1], "; ")), f"color:{_RED}")] for node, pv in first.items() if pv]
     pre = ('<pre style="font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px;'
            f'white-space:pre-wrap">{_e(event)}</pre>')
     return Html(pre + (_html_table(["node", "rejected by", "reason"], rows) if rows else ""))
+
+
+_PRIORITY_CLASS_COLUMNS = {
+    "name": lambda pc: (f"<code>{_e(pc.metadata.name)}</code>", ""),
+    "value": lambda pc: (_e(pc.value), "text-align:right"),
+    "preemptionPolicy": lambda pc: (_e(pc.preemptionPolicy or "PreemptLowerPriority"),
+                                    f"color:{_RED}" if pc.preemptionPolicy == "Never" else ""),
+    "globalDefault": lambda pc: (_e(bool(pc.globalDefault)), ""),
+    "description": lambda pc: (_e(pc.description or ""), ""),
+}
 
 
 def priority_classes_table(priority_classes: Iterable[Any]) -> str:
@@ -775,13 +679,7 @@ def priority_classes_table(priority_classes: Iterable[Any]) -> str:
     >>> "PreemptLowerPriority" in priority_classes_table([pc])
     True
     """
-    rows = []
-    for pc in sorted(priority_classes, key=lambda pc: -int(pc.value)):
-        policy = pc.preemptionPolicy or "PreemptLowerPriority"
-        rows.append([(f"<code>{_e(pc.metadata.name)}</code>", ""), (_e(pc.value), "text-align:right"),
-                     (_e(policy), f"color:{_RED}" if policy == "Never" else ""),
-                     (_e(bool(pc.globalDefault)), ""), (_e(pc.description or ""), "")])
-    return _html_table(["name", "value", "preemptionPolicy", "globalDefault", "description"], rows)
+    return _spec_table(_PRIORITY_CLASS_COLUMNS, sorted(priority_classes, key=lambda pc: -int(pc.value)))
 
 
 def preemption_table(manifests: Any, result: Mapping[str, Any]) -> str:
@@ -831,12 +729,10 @@ def preemption_table(manifests: Any, result: Mapping[str, Any]) -> str:
              (_e(me.spec.priorityClassName or "") if me is not None else "", ""),
              (_e(result.get("priority", 0)), "text-align:right"),
              (f"nominatedNodeName: {_e(result.get('nominatedNodeName') or '')}", "")]]
-    for v in result.get("victims") or ():
-        p = pods.get(v)
-        rows.append([(_e(v), f"color:{_RED}"), ("victim", f"color:{_RED}"),
-                     (_e(p.spec.priorityClassName or "") if p is not None else "", ""),
-                     (_e(p.spec.priority if p is not None else ""), "text-align:right"),
-                     (_e(p.spec.nodeName if p is not None else ""), "")])
+    for v, p in ((v, pods.get(v)) for v in result.get("victims") or ()):
+        spec = p.spec if p is not None else None
+        rows.append([(_e(v), f"color:{_RED}"), ("victim", f"color:{_RED}"), (_e(spec and spec.priorityClassName or ""), ""),
+                     (_e(spec.priority if spec else ""), "text-align:right"), (_e(spec.nodeName if spec else ""), "")])
     return _html_table(["pod", "role", "priorityClassName", "priority", "node"], rows)
 
 
@@ -881,48 +777,49 @@ def legacy_names_table(rows: Iterable[Any], columns: Sequence[str] | None = None
     True
     """
     rows = list(rows)
-    if not rows:
-        return _html_table([], [])
-    first = rows[0]
+    first = rows[0] if rows else {}
     if isinstance(first, Mapping):
-        heads = list(columns) if columns is not None else list(first.keys())
-        body = [[(_e(_cell(r.get(h))), "") for h in heads] for r in rows]
-    elif hasattr(first, "_fields"):
-        heads = list(first._fields)
-        body = [[(_e(_cell(v)), "") for v in r] for r in rows]
-    elif hasattr(first, "__dataclass_fields__"):
-        heads = list(first.__dataclass_fields__)
-        body = [[(_e(_cell(getattr(r, h))), "") for h in heads] for r in rows]
+        heads = list(columns) if columns is not None else list(first)
+        body = [[r.get(h) for h in heads] for r in rows]
+    elif hasattr(first, "_fields") or hasattr(first, "__dataclass_fields__"):
+        heads = list(getattr(first, "_fields", None) or first.__dataclass_fields__)
+        body = [[getattr(r, h) for h in heads] for r in rows]
     else:
-        default = ["legacy name", "kind", "plugin", "extension points", "note"]
-        heads = default[: len(first)]
-        body = [[(_e(_cell(v)), "") for v in r] for r in rows]
+        heads = ["legacy name", "kind", "plugin", "extension points", "note"][: len(first)]
+        body = [list(r) for r in rows]
     # Long names (extension-point lists, notes) wrap: the table never grows past the output column.
-    body = [[(text, css + ";overflow-wrap:anywhere") for text, css in row] for row in body]
-    return _html_table(heads, body)
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, (list, tuple, set, frozenset)):
-        return ", ".join(str(x) for x in v)
-    return str(v)
+    return _html_table(heads, [[(_e(_joined(v)), ";overflow-wrap:anywhere") for v in row] for row in body])
 
 
 # ---------------------------------------------------------------------------
-# the chapter's widget
+# the chapter's widgets
 
 
-def scheduling_panel(
-    manifests: Any,
-    pod: Any,
-    *,
-    config: Any = None,
-    plugins: Sequence[str] | None = None,
-    seed: int = 0,
-    zone_label: str = "topology.kubernetes.io/zone",
-) -> Any:
+def _controls(spec: Mapping[str, tuple[str, str, Any, Any]], description_width: str, width: str) -> dict[str, Any]:
+    """Widgets from a spec: key -> ``(kind, description, value, options)``.
+
+    ``kind`` is "slider" (options ``(min, max[, step])``), "dropdown" (the
+    options) or "checkbox"; every control is ``width`` wide.
+    """
+    out = {}
+    lay = dict(style={"description_width": description_width}, layout=widgets.Layout(width=width))  # one shared row width
+    for key, (kind, description, value, options) in spec.items():
+        if kind == "slider":
+            out[key] = int_slider(description, value, *options, **lay)
+        elif kind == "dropdown":
+            out[key] = widgets.Dropdown(options=options, value=value, description=description, **lay)
+        else:
+            out[key] = widgets.Checkbox(value=value, description=description, indent=False, layout=widgets.Layout(width=width))
+    return out
+
+
+def _outcome(result: Mapping[str, Any]) -> str:
+    """Where the pod went (:func:`winner_banner`), or its FailedScheduling event."""
+    return winner_banner(result) if result.get("nodeName") else failed_scheduling(result)
+
+
+def scheduling_panel(manifests: Any, pod: Any, *, config: Any = None, plugins: Sequence[str] | None = None, seed: int = 0,
+                     zone_label: str = "topology.kubernetes.io/zone") -> Any:
     """The chapter's widget: Score weights, scoring strategy, requests, tolerations, node affinity -> winner and heatmap.
 
     Parameters
@@ -990,36 +887,23 @@ def scheduling_panel(
     >>> panel.children[1].children[0].value
     500
     """
-    import ipywidgets as widgets
-
-    from kubenotes.viz.widgets import live_panel
-
     base = as_config_dict(config)
     cfg0 = config_with(base)
     weights0 = score_weights(cfg0)
     chosen = list(plugins) if plugins is not None else list(weights0)
-    strategy0 = scoring_strategy(cfg0)
     cpu0, mem0 = variant_requests(pod)
-    wide = dict(style={"description_width": "245px"}, layout=widgets.Layout(width="435px"))
-    controls: dict[str, Any] = {}
-    for p in chosen:
-        controls[f"w{len(controls)}"] = widgets.IntSlider(value=weights0.get(p, 1), min=1, max=10, description=p,
-                                                          tooltip=f"Score weight of {p}", continuous_update=False, **wide)
-    controls["strategy"] = widgets.Dropdown(options=list(SCORING_STRATEGIES), value=strategy0,
-                                            description="NodeResourcesFit scoringStrategy", **wide)
-    controls["cpu_milli"] = widgets.IntSlider(value=cpu0, min=100, max=max(8000, cpu0), step=100,
-                                              description="requests.cpu (millicores)", continuous_update=False, **wide)
-    controls["memory_mib"] = widgets.IntSlider(value=mem0, min=64, max=max(16384, mem0), step=64,
-                                               description="requests.memory (MiB)", continuous_update=False, **wide)
-    taints = taints_of(manifests.nodes)
-    for i, t in enumerate(taints):
-        controls[f"t{i}"] = widgets.Checkbox(value=False, description=f"tolerate {taint_string(t)}", indent=False,
-                                             layout=widgets.Layout(width="435px"))
-    zones = zones_of(manifests.nodes, zone_label)
-    options: list[tuple[str, tuple[str, str, str]]] = [("none", ("", "", ""))]
-    options += [(f"required: {zone_label}={z}", ("required", zone_label, z)) for z in zones]
-    options += [(f"preferred: {zone_label}={z}", ("preferred", zone_label, z)) for z in zones]
-    controls["affinity"] = widgets.Dropdown(options=options, value=options[0][1], description="nodeAffinity", **wide)
+    taints, zones = taints_of(manifests.nodes), zones_of(manifests.nodes, zone_label)
+    affinity = [("none", ("", "", ""))] + [(f"{mode}: {zone_label}={z}", (mode, zone_label, z))
+                                           for mode in ("required", "preferred") for z in zones]
+    spec = {f"w{i}": ("slider", p, weights0.get(p, 1), (1, 10)) for i, p in enumerate(chosen)}
+    spec.update(strategy=("dropdown", "NodeResourcesFit scoringStrategy", scoring_strategy(cfg0), list(SCORING_STRATEGIES)),
+                cpu_milli=("slider", "requests.cpu (millicores)", cpu0, (100, max(8000, cpu0), 100)),
+                memory_mib=("slider", "requests.memory (MiB)", mem0, (64, max(16384, mem0), 64)),
+                **{f"t{i}": ("checkbox", f"tolerate {taint_string(t)}", False, None) for i, t in enumerate(taints)},
+                affinity=("dropdown", "nodeAffinity", affinity[0][1], affinity))
+    controls = _controls(spec, "245px", "435px")
+    for i, p in enumerate(chosen):
+        controls[f"w{i}"].tooltip = f"Score weight of {p}"
 
     def update(**v: Any) -> Any:
         weights = {p: v[f"w{i}"] for i, p in enumerate(chosen)}
@@ -1027,34 +911,11 @@ def scheduling_panel(
         result = schedule_what_if(manifests, pod, config=base, weights=weights, strategy=v["strategy"],
                                   cpu_milli=v["cpu_milli"], memory_mib=v["memory_mib"], tolerate=tolerate,
                                   node_affinity=v["affinity"] if v["affinity"][0] else None, seed=seed)
-        banner = winner_banner(result)
         if result.get("score"):
-            return [banner, score_heatmap_html(result, weights={**weights0, **weights})]
-        if result.get("message"):
-            return [banner, failed_scheduling(result)]
-        return [banner, filter_table(result)]
+            return [winner_banner(result), Html(_heatmap_html(result, {**weights0, **weights}))]
+        return [winner_banner(result), failed_scheduling(result) if result.get("message") else filter_table(result)]
 
     return live_panel(update, controls)
-
-
-_PANEL_WIDE = {"description_width": "200px"}
-_PANEL_WIDTH = "430px"
-
-
-def _plugin_rows(result: Mapping[str, Any], plugin: str) -> list[list[tuple[str, str]]]:
-    rows = []
-    for n in trace_nodes(result):
-        f = (result.get("filter") or {}).get(n, {})
-        verdict = f.get(plugin, "·") if f else "·"
-        failed = next((v for v in f.values() if v != PASSED), None)
-        raw = (result.get("score") or {}).get(n, {}).get(plugin, "")
-        fin = (result.get("finalScore") or {}).get(n, {}).get(plugin, "")
-        total = (result.get("totalScore") or {}).get(n, "")
-        style = f"color:{_GREEN};font-weight:bold" if n == result.get("nodeName") else ""
-        rows.append([(_e(n), style), (_e(_reason_text(verdict)), f"color:{_RED}" if verdict not in (PASSED, "·") else ""),
-                     (_e(_reason_text(failed) if failed is not None and verdict == "·" else ""), f"color:{_GREY}"),
-                     (_e(raw), "text-align:right"), (_e(fin), "text-align:right"), (_e(total), "text-align:right")])
-    return rows
 
 
 def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
@@ -1099,10 +960,29 @@ def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
     >>> "didn&#x27;t match pod affinity rules" in t or "didn't match pod affinity rules" in t
     True
     """
+    rows = []
+    for n in trace_nodes(result):
+        f = (result.get("filter") or {}).get(n, {})
+        verdict, failed = f.get(plugin, "·"), _first_rejection(f)
+        rows.append([(_e(n), _PICKED if n == result.get("nodeName") else ""),
+                     (_e(_joined(verdict, "; ")), f"color:{_RED}" if verdict not in (PASSED, "·") else ""),
+                     (_e(_joined(failed[1], "; ") if failed and verdict == "·" else ""), f"color:{_GREY}")]
+                    + [(_e(v), "text-align:right") for v in ((result.get("score") or {}).get(n, {}).get(plugin, ""),
+                                                             (result.get("finalScore") or {}).get(n, {}).get(plugin, ""),
+                                                             (result.get("totalScore") or {}).get(n, ""))])
     head = ["node", f"{plugin} Filter", "rejected earlier by", "raw Score", "× weight", "totalScore"]
     legend = (f'<div style="font-size:11px;color:{_GREY}">· = {_e(plugin)} did not filter this node: its PreFilter '
               "returned Skip (nothing to check), or an earlier Filter plugin had rejected the node</div>")
-    return Html(_html_table(head, _plugin_rows(result, plugin)) + legend)  # str + str is a str: wrap it again
+    return Html(_html_table(head, rows) + legend)  # str + str is a str: wrap it again
+
+
+_CANDIDATE_COLUMNS = {
+    "node": lambda c: (_e(c["node"]), _PICKED if c["selected"] else ""),
+    "victims": lambda c: (_e(", ".join(c["victims"]) or "–"), f"color:{_RED}" if c["victims"] else ""),
+    "PDB violations": lambda c: (_e(c["pdb_violations"]), "text-align:right" + (f";color:{_RED}" if c["pdb_violations"] else "")),
+    "dry run": lambda c: (_e(c["status"]), ""),
+    "picked": lambda c: ("✔" if c["selected"] else "", _PICKED if c["selected"] else ""),
+}
 
 
 def preemption_candidates_table(result: Mapping[str, Any]) -> str:
@@ -1139,22 +1019,15 @@ def preemption_candidates_table(result: Mapping[str, Any]) -> str:
     >>> "nominatedNodeName <b>n1</b>" in preemption_candidates_table(r)
     True
     """
-    rows = []
-    for c in result["candidates"]:
-        style = f"color:{_GREEN};font-weight:bold" if c["selected"] else ""
-        rows.append([(_e(c["node"]), style), (_e(", ".join(c["victims"]) or "–"), f"color:{_RED}" if c["victims"] else ""),
-                     (_e(c["pdb_violations"]), "text-align:right" + (f";color:{_RED}" if c["pdb_violations"] else "")),
-                     (_e(c["status"]), ""), ("✔" if c["selected"] else "", style)])
-    nominated = result.get("nominatedNodeName")
+    line = f"priority {_e(result.get('priority'))}: "
     if result.get("nodeName"):
-        line = f"priority {_e(result.get('priority'))}: the pod fits on <b>{_e(result['nodeName'])}</b>, no preemption"
-    elif nominated:
-        line = (f"priority {_e(result.get('priority'))}: nominatedNodeName <b>{_e(nominated)}</b>, "
-                f"victims {_e(', '.join(result.get('victims') or []))}")
+        line += f"the pod fits on <b>{_e(result['nodeName'])}</b>, no preemption"
+    elif result.get("nominatedNodeName"):
+        line += f"nominatedNodeName <b>{_e(result['nominatedNodeName'])}</b>, victims {_e(', '.join(result.get('victims') or []))}"
     else:
-        line = f"priority {_e(result.get('priority'))}: no node nominated; {_e(result.get('message') or '')}"
+        line += f"no node nominated; {_e(result.get('message') or '')}"
     banner = f'<div class="kubenotes-winner" style="margin:4px 0">{line}</div>'
-    return Html(banner + _html_table(["node", "victims", "PDB violations", "dry run", "picked"], rows))
+    return Html(banner + _spec_table(_CANDIDATE_COLUMNS, result["candidates"]))
 
 
 def extender_exchanges_table(exchanges: Iterable[Sequence[Any]], *, width: int = 160) -> str:
@@ -1193,23 +1066,24 @@ def extender_exchanges_table(exchanges: Iterable[Sequence[Any]], *, width: int =
     >>> "a/p" in t and "HostPriorityList" in t
     True
     """
-    import json
-
     def short(v: Any) -> str:
         s = json.dumps(v, separators=(",", ":"), sort_keys=False)
-        return s if len(s) <= width else s[: width - 1] + "…"
+        return _e(s if len(s) <= width else s[: width - 1] + "…")
 
+    mono = "font-family:monospace;word-break:break-all;max-width:330px"
     rows = []
     for verb, request, code, response in exchanges:
-        req = dict(request) if isinstance(request, Mapping) else request
-        if isinstance(req, Mapping) and isinstance(req.get("Pod"), Mapping):
-            meta = req["Pod"].get("metadata") or {}
-            req = {**req, "Pod": f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"}
+        pod = request.get("Pod") if isinstance(request, Mapping) else None
+        if isinstance(pod, Mapping):
+            request = {**request, "Pod": f"{(pod.get('metadata') or {}).get('namespace', 'default')}/"
+                                         f"{(pod.get('metadata') or {}).get('name', '')}"}
         a, b = VERB_TYPES.get(verb, ("", ""))
-        mono = "font-family:monospace;word-break:break-all;max-width:330px"
-        rows.append([(f"POST …/{_e(verb)}", "font-family:monospace;white-space:nowrap"), (_e(a), ""), (_e(short(req)), mono),
-                     (_e(code), "text-align:right"), (_e(b), ""), (_e(short(response)), mono)])
+        rows.append([(f"POST …/{_e(verb)}", "font-family:monospace;white-space:nowrap"), (_e(a), ""), (short(request), mono),
+                     (_e(code), "text-align:right"), (_e(b), ""), (short(response), mono)])
     return _html_table(["call", "request type", "request", "code", "response type", "response"], rows)
+
+
+_PANEL = ("200px", "430px")  # description and control widths of the three panels below
 
 
 def pod_affinity_panel(manifests: Any, pod: Any, *, config: Any = None, seed: int = 0,
@@ -1269,36 +1143,26 @@ def pod_affinity_panel(manifests: Any, pod: Any, *, config: Any = None, seed: in
     >>> [w.description for row in panel.children[:-1] for w in row.children]
     ['affinity', 'term', 'topologyKey', 'matchLabels app', 'preferred weight', 'image']
     """
-    import ipywidgets as widgets
-
-    from kubenotes.scheduler.explore import pod_affinity_variant
-    from kubenotes.viz.widgets import int_slider, live_panel
-
     base = as_config_dict(config)
     weights = score_weights(config_with(base))
     image0 = pod.spec.containers[0].image
-    imgs = list(dict.fromkeys([image0, *(images or ())]))
-    lay = dict(style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH))
-    controls = {
-        "kind": widgets.Dropdown(options=["none", "podAffinity", "podAntiAffinity"], value="podAffinity",
-                                 description="affinity", **lay),
-        "mode": widgets.Dropdown(options=["required", "preferred"], value="preferred", description="term", **lay),
-        "topology_key": widgets.Dropdown(options=["kubernetes.io/hostname", "topology.kubernetes.io/zone"],
-                                         value="kubernetes.io/hostname", description="topologyKey", **lay),
-        "target": widgets.Dropdown(options=list(targets), value=targets[0], description="matchLabels app", **lay),
-        "weight": int_slider("preferred weight", 100, 1, 100, style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH)),
-        "image": widgets.Dropdown(options=imgs, value=image0, description="image", **lay),
-    }
+    controls = _controls({
+        "kind": ("dropdown", "affinity", "podAffinity", ["none", "podAffinity", "podAntiAffinity"]),
+        "mode": ("dropdown", "term", "preferred", ["required", "preferred"]),
+        "topology_key": ("dropdown", "topologyKey", "kubernetes.io/hostname",
+                         ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
+        "target": ("dropdown", "matchLabels app", targets[0], list(targets)),
+        "weight": ("slider", "preferred weight", 100, (1, 100)),
+        "image": ("dropdown", "image", image0, list(dict.fromkeys([image0, *(images or ())]))),
+    }, *_PANEL)
 
     def update(kind: str, mode: str, topology_key: str, target: str, weight: int, image: str) -> Any:
         variant = pod_affinity_variant(pod, kind="podAffinity" if kind == "none" else kind, mode=mode,
                                        topology_key=topology_key, weight=weight, image=image,
                                        match_labels=None if kind == "none" else {"app": target})
         r = schedule_what_if(manifests, variant, config=base, seed=seed)
-        w = {k: weights.get(k, 1) for k in ("InterPodAffinity", "ImageLocality")}
-        return [winner_banner(r) if r.get("nodeName") else failed_scheduling(r),
-                f"<b>InterPodAffinity</b> (weight {w['InterPodAffinity']})" + plugin_column_table(r, "InterPodAffinity"),
-                f"<b>ImageLocality</b> (weight {w['ImageLocality']})" + plugin_column_table(r, "ImageLocality")]
+        return [_outcome(r)] + [f"<b>{p}</b> (weight {weights.get(p, 1)})" + plugin_column_table(r, p)
+                                for p in ("InterPodAffinity", "ImageLocality")]
 
     return live_panel(update, controls, columns=2)
 
@@ -1358,27 +1222,19 @@ def preemption_panel(manifests: Any, pod: Any, *, config: Any = None, seed: int 
     >>> [w.description for row in panel.children[:-1] for w in row.children]
     ['preemptor spec.priority', 'PodDisruptionBudget on victims', 'PDB maxUnavailable']
     """
-    import ipywidgets as widgets
-
-    from kubenotes.scheduler.explore import preemption_what_if
-    from kubenotes.viz.widgets import int_slider, live_panel
-
     base = as_config_dict(config)
     lo, hi, step = priority_range
-    p0 = min(max(int(pod.spec.priority or 0), lo), hi)
     labels = dict(pdb_labels or {"job-name": "transcode"})
-    lay = dict(style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH))
-    controls = {
-        "priority": int_slider("preemptor spec.priority", p0, lo, hi, step, **lay),
-        "use_pdb": widgets.Checkbox(value=False, description="PodDisruptionBudget on victims", indent=False,
-                                    layout=widgets.Layout(width=_PANEL_WIDTH)),
-        "max_unavailable": int_slider("PDB maxUnavailable", 0, 0, 5, **lay),
-    }
+    controls = _controls({
+        "priority": ("slider", "preemptor spec.priority", min(max(int(pod.spec.priority or 0), lo), hi), (lo, hi, step)),
+        "use_pdb": ("checkbox", "PodDisruptionBudget on victims", False, None),
+        "max_unavailable": ("slider", "PDB maxUnavailable", 0, (0, 5)),
+    }, *_PANEL)
 
     def update(priority: int, use_pdb: bool, max_unavailable: int) -> Any:
         pdb = (pdb_namespace, labels, max_unavailable) if use_pdb else None
-        r = preemption_what_if(manifests, pod, priority=priority, pdb=pdb, config=base, seed=seed)
-        return [preemption_candidates_table(r)]
+        return [preemption_candidates_table(preemption_what_if(manifests, pod, priority=priority, pdb=pdb, config=base,
+                                                               seed=seed))]
 
     return live_panel(update, controls, columns=2)
 
@@ -1435,30 +1291,21 @@ def extender_panel(manifests: Any, pod: Any, *, config: Any, seed: int = 0,
     >>> [w.description for row in panel.children[:-1] for w in row.children]
     ['extender avoids zone', 'extender prefers zone', 'extender weight']
     """
-    import ipywidgets as widgets
-
-    from kubenotes.scheduler.explore import extender_what_if
-    from kubenotes.viz.widgets import int_slider, live_panel
-
     base = as_config_dict(config)
-    exts = base.get("extenders") or []
-    if not exts:
+    if not base.get("extenders"):
         raise ValueError("the configuration has no extenders")
-    url = exts[0]["urlPrefix"]
-    zones = zones_of(manifests.nodes, zone_label)
-    lay = dict(style=_PANEL_WIDE, layout=widgets.Layout(width=_PANEL_WIDTH))
-    controls = {
-        "avoid": widgets.Dropdown(options=["none", *zones], value=zones[-1] if zones else "none",
-                                  description="extender avoids zone", **lay),
-        "prefer": widgets.Dropdown(options=["none", *zones], value=zones[0] if zones else "none",
-                                   description="extender prefers zone", **lay),
-        "weight": int_slider("extender weight", int(exts[0].get("weight") or 1), 1, 10, **lay),
-    }
+    url = base["extenders"][0]["urlPrefix"]
+    zones = ["none", *zones_of(manifests.nodes, zone_label)]
+    controls = _controls({
+        "avoid": ("dropdown", "extender avoids zone", zones[-1], zones),
+        "prefer": ("dropdown", "extender prefers zone", zones[1 if len(zones) > 1 else 0], zones),
+        "weight": ("slider", "extender weight", int(base["extenders"][0].get("weight") or 1), (1, 10)),
+    }, *_PANEL)
 
     def update(avoid: str, prefer: str, weight: int) -> Any:
         r = extender_what_if(manifests, pod, config=base, avoid_zones=() if avoid == "none" else (avoid,),
                              prefer_zone=None if prefer == "none" else prefer, weight=weight, seed=seed)
-        return [winner_banner(r) if r.get("nodeName") else failed_scheduling(r),
+        return [_outcome(r),
                 f"<b>extender {_e(url)}</b> (weight {weight}: Score = 0-10 × {weight} × 10)" + plugin_column_table(r, url),
                 extender_exchanges_table(r["exchanges"])]
 
