@@ -210,7 +210,8 @@ def _pod_boxes(g: nx.DiGraph, nid: str, victims: set[str], cap: int, width: int)
         where = where if len(where) <= width else where.replace(" · ", "\n")
         boxes.append((_wrap(name, width, r"(?<=-)") + "\n" + where, "victim" if n in victims else "pod"))
     if folded:
-        boxes.append((_wrap(f"+{len(folded)} {_FOLDED} pod{'s' if len(folded) > 1 else ''}", width, r"(?<= )"), "summary"))
+        text = f"+{len(folded)} {_FOLDED} pod{'s' if len(folded) > 1 else ''}"
+        boxes.append((_wrap(text, width, r"(?<= )"), "summary"))
     return boxes + ([(f"+{len(rest) - len(keep)} more", "summary")] if len(rest) > len(keep) else [])
 
 
@@ -237,12 +238,13 @@ def _draw(g: nx.DiGraph, ax: Axes, winner: str | None, victims: Iterable[str], i
                 boxes[f"{nid}#{i}"], prev = ((x, y), text, style), size
                 edges.append((nid, f"{nid}#{i}"))
             x += 1.0
-        boxes[zone] = (((x0 + x - 1.0) / 2, 2.0), f"zone {g.nodes[zone]['name']}" if zone != f"zone/{NO_ZONE}" else NO_ZONE,
-                       "zone")
+        label = f"zone {g.nodes[zone]['name']}" if zone != f"zone/{NO_ZONE}" else NO_ZONE
+        boxes[zone] = (((x0 + x - 1.0) / 2, 2.0), label, "zone")
     xs = [xy[0] for xy, _, _ in boxes.values()]
     if incoming is not None:
         target = boxes[f"node/{winner}"][0] if winner is not None else None
-        boxes["incoming"] = ((target[0] if target else (max(xs) + min(xs)) / 2, 2.9), f"pending pod\n{incoming}", "pending")
+        ixy = (target[0] if target else (max(xs) + min(xs)) / 2, 2.9)
+        boxes["incoming"] = (ixy, f"pending pod\n{incoming}", "pending")
         if target:
             ax.annotate("", xy=(target[0], 1.22), xytext=(target[0], 2.7), zorder=1,
                         arrowprops=dict(arrowstyle="-|>", color=_STYLES["winner"][1], lw=1.8, ls="--"))
@@ -256,15 +258,18 @@ def _draw(g: nx.DiGraph, ax: Axes, winner: str | None, victims: Iterable[str], i
     ax.set_xlim(min(xs) - 0.65, max(xs) + 0.65)
     ax.set_ylim(min([y for _, y in pos.values()] + [0.0]) - 0.45, (2.9 if incoming is not None else 2.0) + 0.45)
     ax.axis("off")
-    legend = [("tainted", "tainted node"), ("winner", f"{winner_label}: {winner}" if winner is not None else None),
-              ("victim", "victim (evicted by preemption)" if victims else None), ("zone", f"zone = node label {ZONE_LABEL}")]
-    handles = [Patch(fc=_STYLES[s][0], ec=_STYLES[s][1], lw=min(_STYLES[s][2], 2), label=text) for s, text in legend if text]
+    legend = {"tainted": "tainted node", "winner": f"{winner_label}: {winner}" if winner is not None else None,
+              "victim": "victim (evicted by preemption)" if victims else None,
+              "zone": f"zone = node label {ZONE_LABEL}"}
+    handles = [Patch(fc=fc, ec=ec, lw=min(lw, 2), label=legend[s])
+               for s, (fc, ec, lw, _, _) in _STYLES.items() if legend.get(s)]
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), fontsize=8.5, frameon=False,
               ncol=len(handles) if width >= 20 else min(2, len(handles)))
 
 
-def topology_figure(g: nx.DiGraph, *, winner: str | None = None, victims: Iterable[str] = (), incoming: str | None = None,
-                    title: str | None = None, max_pods_per_node: int = 8, winner_label: str = "chosen node") -> Figure:
+def topology_figure(g: nx.DiGraph, *, winner: str | None = None, victims: Iterable[str] = (),
+                    incoming: str | None = None, title: str | None = None, max_pods_per_node: int = 8,
+                    winner_label: str = "chosen node") -> Figure:
     """Draw a topology graph with a fixed layout, sized to the cluster, highlighting the winner and victims.
 
     One column per node, grouped by zone (zones on top, nodes below, pods

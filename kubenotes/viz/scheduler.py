@@ -50,7 +50,7 @@ from kubenotes.scheduler.framework.interface import (EXTENSION_POINT_FLOW, LEGAC
 from kubenotes.scheduler.schedule_one import trace_feasible_nodes, trace_nodes, trace_plugins
 from kubenotes.scheduler.whatif import (schedule_what_if, score_weights, scoring_strategy, taints_of, variant_requests,
                                         zones_of)
-from kubenotes.viz.graphs import detached_figure
+from kubenotes.viz.graphs import ZONE_LABEL, detached_figure
 from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 from kubenotes.viz.widgets import int_slider, live_panel
@@ -104,16 +104,14 @@ def _wrap_names(names: Sequence[str], width: int) -> str:
     return "\n".join(lines + ([cur] if cur else []))
 
 
-def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None = None, *, width_chars: int = 64) -> Figure:
+def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None = None) -> Figure:
     """Draw the extension points top to bottom, grouped by phase, with the legacy view beside them.
 
     Parameters
     ----------
     plugins_by_point : mapping of str to list of str, optional
         As for :func:`extension_points_graph`; when given, each point lists
-        its enabled plugins to the right.
-    width_chars : int
-        Wrap width of the plugin lists.
+        its enabled plugins to the right (wrapped at 64 characters).
 
     Returns
     -------
@@ -171,14 +169,16 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
                 bbox=dict(boxstyle="round,pad=0.35", fc="white", ec=_RED if branch else "#455a64", lw=1.2,
                           ls="--" if branch else "-"))
         if g.nodes[p]["plugins"]:  # the enabled plugins: right of the column, or under the PostFilter branch
-            ax.text(x if branch else 2.35, y - 0.2 if branch else y, _wrap_names(g.nodes[p]["plugins"], 20 if branch else width_chars),
-                    fontsize=7, va="top" if branch else "center", ha="center" if branch else "left", family="monospace",
+            names = _wrap_names(g.nodes[p]["plugins"], 20 if branch else 64)
+            ax.text(x if branch else 2.35, y - 0.2 if branch else y, names, fontsize=7, family="monospace",
+                    va="top" if branch else "center", ha="center" if branch else "left",
                     color=_RED if branch else "#263238")
     for label, points in LEGACY_VIEW.items():
         ys = [pos[p][1] for p in points if p in pos and pos[p][0] == 0.0]
         top, bottom = max(ys) + 0.2, min(ys) - 0.2
         ax.plot([-0.55, -0.62, -0.62, -0.55], [top, top, bottom, bottom], color="#6a1b9a", lw=1.5)
-        ax.text(-0.67, (top + bottom) / 2, label, fontsize=8, color="#6a1b9a", ha="right", va="center", fontstyle="italic")
+        ax.text(-0.67, (top + bottom) / 2, label, fontsize=8, color="#6a1b9a", ha="right", va="center",
+                fontstyle="italic")
     ax.set_xlim(-2.5, 7.2)
     ax.set_ylim(-len(main) * row_h + row_h / 2 - 0.05, row_h / 2 + 0.05)
     return fig
@@ -236,8 +236,9 @@ def trace_summary(result: Mapping[str, Any]) -> str:
             ("qosClass", _e(result.get("qosClass") or ""), ""),
             ("passed Filter", f"{len(feasible)} of {len(trace_nodes(result))} nodes"
              + (f": {_e(', '.join(feasible))}" if feasible else ""), ""),
-            ("nodeName (winner)", f"<b>{_e(winner)}</b>" + (f" · totalScore {total[winner]}" if winner in total else ""),
-             f"color:{_GREEN}") if winner else ("nodeName", "<b>none: the pod stays Pending</b>", f"color:{_RED}"),
+            ("nodeName (winner)",
+             f"<b>{_e(winner)}</b>" + (f" · totalScore {total[winner]}" if winner in total else ""), f"color:{_GREEN}")
+            if winner else ("nodeName", "<b>none: the pod stays Pending</b>", f"color:{_RED}"),
             # the rows below are shown only when they have a value
             ("runner-up", f"{_e(runner[0])} · totalScore {runner[1]}" if winner and runner else "", ""),
             ("FailedScheduling", _e(result.get("message") or ""), f"color:{_RED}"),
@@ -360,14 +361,14 @@ def filter_table(result: Mapping[str, Any]) -> str:
 
 
 def _scores(result: Mapping[str, Any]) -> tuple[dict, dict, dict, list[str], list[str]]:
-    """raw Score and finalScore (node -> plugin -> int), totalScore, the scored nodes highest total first, the plugins."""
+    """Raw Score and finalScore (node -> plugin -> int), totalScore, the scored nodes (highest total first), plugins."""
     raw, final, total = (result.get(k) or {} for k in ("score", "finalScore", "totalScore"))
     plugins = trace_plugins(final) or trace_plugins(raw)
     plugins += [p for p in trace_plugins(raw) if p not in plugins]
     return raw, final, total, sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n)), plugins
 
 
-def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None, title: str | None = None) -> Figure:
+def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | None = None) -> Figure:
     """The Score (优选) heatmap: raw scores and normalized x weight per node and plugin, with totals.
 
     Parameters
@@ -378,8 +379,6 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
         ``totalScore`` (``dict[str, int]``).
     weights : mapping of str to int, optional
         Plugin -> weight, shown in the right panel's column labels.
-    title : str, optional
-        Figure title (default: the pod and the winner).
 
     Returns
     -------
@@ -434,7 +433,8 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
         vmax = max(100.0, float(m.max()))
         ax.imshow(m, cmap=_CMAP, vmin=0, vmax=vmax, aspect="auto")
         for (i, j), v in np.ndenumerate(m):
-            ax.text(j, i, f"{int(v)}", ha="center", va="center", fontsize=8, color="white" if v > 0.6 * vmax else "black")
+            ax.text(j, i, f"{int(v)}", ha="center", va="center", fontsize=8,
+                    color="white" if v > 0.6 * vmax else "black")
         ax.set_xticks(range(len(labels)), labels, rotation=35, ha="right", rotation_mode="anchor", fontsize=7.5)
         ax.set_title(name, fontsize=9)
         ax.tick_params(length=0)
@@ -450,7 +450,7 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
         axes[2].text(v, i, f" {int(v)}", va="center", fontsize=8)
     axes[2].set_xlim(0, max(t.max(), 1) * 1.35)
     axes[2].spines[["top", "right"]].set_visible(False)
-    fig.suptitle(title or f"Score for {_pod_key(result)}: winner {winner or 'none'}", fontsize=10)
+    fig.suptitle(f"Score for {_pod_key(result)}: winner {winner or 'none'}", fontsize=10)
     return fig
 
 
@@ -496,8 +496,8 @@ def score_table(result: Mapping[str, Any], *, weights: Mapping[str, int] | None 
     rows = []
     for n in nodes:
         css = _PICKED if n == result.get("nodeName") else ""
-        rows.append([(_e(n), css)] + [(f"{raw.get(n, {}).get(p, 0)} → {final.get(n, {}).get(p, 0)}", "text-align:right")
-                                      for p in plugins] + [(str(total.get(n, 0)), "text-align:right;" + css)])
+        cells = [(f"{raw.get(n, {}).get(p, 0)} → {final.get(n, {}).get(p, 0)}", "text-align:right") for p in plugins]
+        rows.append([(_e(n), css), *cells, (str(total.get(n, 0)), "text-align:right;" + css)])
     heads = [f"{p} (x{weights[p]})" if weights and p in weights else p for p in plugins]
     return _html_table(["node", *heads, "totalScore"], rows, caption="raw Score → NormalizeScore x weight")
 
@@ -521,22 +521,26 @@ def _heatmap_html(result: Mapping[str, Any], weights: Mapping[str, int]) -> str:
                       f'{"bold" if win else "normal"};color:{_GREEN if win else "black"}')])
         for p in plugins:
             f_v, r_v = int(final.get(n, {}).get(p, 0)), int(raw.get(n, {}).get(p, 0))
-            r, g, b, _ = _CMAP(min(1.0, max(0.0, f_v / top)))
+            r, g, b, _ = _CMAP(min(1.0, max(0.0, f_v / top)))  # the colour scale of score_heatmap
             rows[-1].append((f'<b>{f_v}</b><br><span style="font-size:10px">raw {r_v}</span>',
-                             f"background:#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x};color:"
-                             f'{"white" if f_v / top > 0.55 else "black"};text-align:center;padding:2px 6px;border:1px solid #fff'))
+                             f"background:#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x};"
+                             f'color:{"white" if f_v / top > 0.55 else "black"};text-align:center;padding:2px 6px;'
+                             "border:1px solid #fff"))
         t = int(total.get(n, 0))
         rows[-1].append((f'<div style="display:inline-block;height:10px;width:{int(100 * t / tmax)}px;background:'
                          f'{_GREEN if win else "#90a4ae"};margin-right:6px;vertical-align:middle"></div><b>{t}</b>',
                          "padding:2px 8px;white-space:nowrap"))
     # CamelCase plugin names may break between words (<wbr>): six of them must fit a 1,000 px column
-    heads = [re.sub("(?<=[a-z])(?=[A-Z])", "<wbr>", _e(p)) + (f" ×{weights[p]}" if p in weights else "") for p in plugins]
-    return table(["node", *heads, '<div style="min-width:150px">totalScore</div>'], rows, html_cells=True,
-                 css_class="kubenotes-heatmap", table_css="border-collapse:collapse;font-size:12px;margin:4px 0;max-width:100%",
+    heads = [re.sub("(?<=[a-z])(?=[A-Z])", "<wbr>", _e(p)) + (f" ×{weights[p]}" if p in weights else "")
+             for p in plugins]
+    caption = (f"<b>Score for {_e(_pod_key(result))}</b>: each cell is NormalizeScore × weight (raw Score below); "
+               "totalScore decides")
+    return table(["node", *heads, '<div style="min-width:150px">totalScore</div>'], rows, caption,
+                 [f"outline:2.5px solid {_GREEN}" if n == winner else "" for n in nodes], html_cells=True,
+                 css_class="kubenotes-heatmap", table_css=TABLE_CSS + ";max-width:100%", td_css="",
                  th_css="padding:3px 6px;border-bottom:2px solid #888;font-size:11px;text-align:center;background:#fafafa",
-                 td_css="", escape_headers=False, escape_caption=False, caption_css="caption-side:top;text-align:left;padding:2px 0",
-                 caption=f"<b>Score for {_e(_pod_key(result))}</b>: each cell is NormalizeScore × weight (raw Score below); "
-                         "totalScore decides", row_css=[f"outline:2.5px solid {_GREEN}" if n == winner else "" for n in nodes])
+                 caption_css="caption-side:top;text-align:left;padding:2px 0", escape_headers=False,
+                 escape_caption=False)
 
 
 def winner_banner(result: Mapping[str, Any]) -> str:
@@ -574,7 +578,8 @@ def winner_banner(result: Mapping[str, Any]) -> str:
     if node:
         others = sorted(((s, n) for n, s in total.items() if n != node), reverse=True)
         text = (f"{pod} → <b>{_e(node)}</b>" + (f" with totalScore <b>{total[node]}</b>" if node in total else "")
-                + (f" (runner-up {_e(others[0][1])}: {others[0][0]})" if others else " (the only feasible node: Score skipped)"))
+                + (f" (runner-up {_e(others[0][1])}: {others[0][0]})" if others
+                   else " (the only feasible node: Score skipped)"))
     else:
         text = f"{pod} stays Pending: {_e(result.get('message') or 'no node fits')}" + (
             f"; nominatedNodeName {_e(result['nominatedNodeName'])}" if result.get("nominatedNodeName") else "")
@@ -625,7 +630,8 @@ def failed_scheduling(result: Mapping[str, Any]) -> str:
              "  ----     ------            ----               -------\n"
              f"  Warning  FailedScheduling  default-scheduler  {msg}")
     first = {node: _first_rejection(verdicts) for node, verdicts in (result.get("filter") or {}).items()}
-    rows = [[(_e(node), ""), (_e(pv[0]), ""), (_e(_joined(pv[1], "; ")), f"color:{_RED}")] for node, pv in first.items() if pv]
+    rows = [[(_e(node), ""), (_e(pv[0]), ""), (_e(_joined(pv[1], "; ")), f"color:{_RED}")]
+            for node, pv in first.items() if pv]
     pre = ('<pre style="font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px;'
            f'white-space:pre-wrap">{_e(event)}</pre>')
     return Html(pre + (_html_table(["node", "rejected by", "reason"], rows) if rows else ""))
@@ -731,7 +737,8 @@ def preemption_table(manifests: Any, result: Mapping[str, Any]) -> str:
              (f"nominatedNodeName: {_e(result.get('nominatedNodeName') or '')}", "")]]
     for v, p in ((v, pods.get(v)) for v in result.get("victims") or ()):
         spec = p.spec if p is not None else None
-        rows.append([(_e(v), f"color:{_RED}"), ("victim", f"color:{_RED}"), (_e(spec and spec.priorityClassName or ""), ""),
+        rows.append([(_e(v), f"color:{_RED}"), ("victim", f"color:{_RED}"),
+                     (_e(spec and spec.priorityClassName or ""), ""),
                      (_e(spec.priority if spec else ""), "text-align:right"), (_e(spec.nodeName if spec else ""), "")])
     return _html_table(["pod", "role", "priorityClassName", "priority", "node"], rows)
 
@@ -756,8 +763,8 @@ def legacy_names_table(rows: Iterable[Any], columns: Sequence[str] | None = None
     Raises
     ------
     TypeError
-        When the first row is neither a mapping, a named tuple, a dataclass nor
-        a sequence (e.g. an int).
+        When the first row is neither a mapping, a named tuple nor a sequence
+        (e.g. an int).
     AttributeError
         When rows mix kinds: the first row decides, so a tuple after a mapping
         has no ``get``.
@@ -781,9 +788,8 @@ def legacy_names_table(rows: Iterable[Any], columns: Sequence[str] | None = None
     if isinstance(first, Mapping):
         heads = list(columns) if columns is not None else list(first)
         body = [[r.get(h) for h in heads] for r in rows]
-    elif hasattr(first, "_fields") or hasattr(first, "__dataclass_fields__"):
-        heads = list(getattr(first, "_fields", None) or first.__dataclass_fields__)
-        body = [[getattr(r, h) for h in heads] for r in rows]
+    elif hasattr(first, "_fields"):  # a named tuple
+        heads, body = list(first._fields), [list(r) for r in rows]
     else:
         heads = ["legacy name", "kind", "plugin", "extension points", "note"][: len(first)]
         body = [list(r) for r in rows]
@@ -802,14 +808,16 @@ def _controls(spec: Mapping[str, tuple[str, str, Any, Any]], description_width: 
     options) or "checkbox"; every control is ``width`` wide.
     """
     out = {}
-    lay = dict(style={"description_width": description_width}, layout=widgets.Layout(width=width))  # one shared row width
+    # One Layout for the panel's sliders and dropdowns: a slider widened to fit its track widens them all.
+    lay = dict(style={"description_width": description_width}, layout=widgets.Layout(width=width))
     for key, (kind, description, value, options) in spec.items():
         if kind == "slider":
             out[key] = int_slider(description, value, *options, **lay)
         elif kind == "dropdown":
             out[key] = widgets.Dropdown(options=options, value=value, description=description, **lay)
         else:
-            out[key] = widgets.Checkbox(value=value, description=description, indent=False, layout=widgets.Layout(width=width))
+            out[key] = widgets.Checkbox(value=value, description=description, indent=False,
+                                        layout=widgets.Layout(width=width))
     return out
 
 
@@ -818,8 +826,8 @@ def _outcome(result: Mapping[str, Any]) -> str:
     return winner_banner(result) if result.get("nodeName") else failed_scheduling(result)
 
 
-def scheduling_panel(manifests: Any, pod: Any, *, config: Any = None, plugins: Sequence[str] | None = None, seed: int = 0,
-                     zone_label: str = "topology.kubernetes.io/zone") -> Any:
+def scheduling_panel(manifests: Any, pod: Any, *, config: Any = None, plugins: Sequence[str] | None = None,
+                     seed: int = 0) -> Any:
     """The chapter's widget: Score weights, scoring strategy, requests, tolerations, node affinity -> winner and heatmap.
 
     Parameters
@@ -835,8 +843,6 @@ def scheduling_panel(manifests: Any, pod: Any, *, config: Any = None, plugins: S
         Score plugins that get a weight slider, in this order (default: every
         Score plugin of the profile). The first slider comes first in the panel.
     seed : int
-    zone_label : str
-        Node label offered for node affinity.
 
     Returns
     -------
@@ -892,11 +898,12 @@ def scheduling_panel(manifests: Any, pod: Any, *, config: Any = None, plugins: S
     weights0 = score_weights(cfg0)
     chosen = list(plugins) if plugins is not None else list(weights0)
     cpu0, mem0 = variant_requests(pod)
-    taints, zones = taints_of(manifests.nodes), zones_of(manifests.nodes, zone_label)
-    affinity = [("none", ("", "", ""))] + [(f"{mode}: {zone_label}={z}", (mode, zone_label, z))
+    taints, zones = taints_of(manifests.nodes), zones_of(manifests.nodes, ZONE_LABEL)
+    affinity = [("none", ("", "", ""))] + [(f"{mode}: {ZONE_LABEL}={z}", (mode, ZONE_LABEL, z))
                                            for mode in ("required", "preferred") for z in zones]
     spec = {f"w{i}": ("slider", p, weights0.get(p, 1), (1, 10)) for i, p in enumerate(chosen)}
-    spec.update(strategy=("dropdown", "NodeResourcesFit scoringStrategy", scoring_strategy(cfg0), list(SCORING_STRATEGIES)),
+    spec.update(strategy=("dropdown", "NodeResourcesFit scoringStrategy", scoring_strategy(cfg0),
+                          list(SCORING_STRATEGIES)),
                 cpu_milli=("slider", "requests.cpu (millicores)", cpu0, (100, max(8000, cpu0), 100)),
                 memory_mib=("slider", "requests.memory (MiB)", mem0, (64, max(16384, mem0), 64)),
                 **{f"t{i}": ("checkbox", f"tolerate {taint_string(t)}", False, None) for i, t in enumerate(taints)},
@@ -967,9 +974,9 @@ def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
         rows.append([(_e(n), _PICKED if n == result.get("nodeName") else ""),
                      (_e(_joined(verdict, "; ")), f"color:{_RED}" if verdict not in (PASSED, "·") else ""),
                      (_e(_joined(failed[1], "; ") if failed and verdict == "·" else ""), f"color:{_GREY}")]
-                    + [(_e(v), "text-align:right") for v in ((result.get("score") or {}).get(n, {}).get(plugin, ""),
-                                                             (result.get("finalScore") or {}).get(n, {}).get(plugin, ""),
-                                                             (result.get("totalScore") or {}).get(n, ""))])
+                    + [(_e((result.get(k) or {}).get(n, {}).get(plugin, "")), "text-align:right")
+                       for k in ("score", "finalScore")]
+                    + [(_e((result.get("totalScore") or {}).get(n, "")), "text-align:right")])
     head = ["node", f"{plugin} Filter", "rejected earlier by", "raw Score", "× weight", "totalScore"]
     legend = (f'<div style="font-size:11px;color:{_GREY}">· = {_e(plugin)} did not filter this node: its PreFilter '
               "returned Skip (nothing to check), or an earlier Filter plugin had rejected the node</div>")
@@ -979,7 +986,8 @@ def plugin_column_table(result: Mapping[str, Any], plugin: str) -> str:
 _CANDIDATE_COLUMNS = {
     "node": lambda c: (_e(c["node"]), _PICKED if c["selected"] else ""),
     "victims": lambda c: (_e(", ".join(c["victims"]) or "–"), f"color:{_RED}" if c["victims"] else ""),
-    "PDB violations": lambda c: (_e(c["pdb_violations"]), "text-align:right" + (f";color:{_RED}" if c["pdb_violations"] else "")),
+    "PDB violations": lambda c: (_e(c["pdb_violations"]),
+                                 "text-align:right" + (f";color:{_RED}" if c["pdb_violations"] else "")),
     "dry run": lambda c: (_e(c["status"]), ""),
     "picked": lambda c: ("✔" if c["selected"] else "", _PICKED if c["selected"] else ""),
 }
@@ -1023,7 +1031,8 @@ def preemption_candidates_table(result: Mapping[str, Any]) -> str:
     if result.get("nodeName"):
         line += f"the pod fits on <b>{_e(result['nodeName'])}</b>, no preemption"
     elif result.get("nominatedNodeName"):
-        line += f"nominatedNodeName <b>{_e(result['nominatedNodeName'])}</b>, victims {_e(', '.join(result.get('victims') or []))}"
+        line += (f"nominatedNodeName <b>{_e(result['nominatedNodeName'])}</b>, "
+                 f"victims {_e(', '.join(result.get('victims') or []))}")
     else:
         line += f"no node nominated; {_e(result.get('message') or '')}"
     banner = f'<div class="kubenotes-winner" style="margin:4px 0">{line}</div>'
@@ -1078,8 +1087,8 @@ def extender_exchanges_table(exchanges: Iterable[Sequence[Any]], *, width: int =
             request = {**request, "Pod": f"{(pod.get('metadata') or {}).get('namespace', 'default')}/"
                                          f"{(pod.get('metadata') or {}).get('name', '')}"}
         a, b = VERB_TYPES.get(verb, ("", ""))
-        rows.append([(f"POST …/{_e(verb)}", "font-family:monospace;white-space:nowrap"), (_e(a), ""), (short(request), mono),
-                     (_e(code), "text-align:right"), (_e(b), ""), (short(response), mono)])
+        rows.append([(f"POST …/{_e(verb)}", "font-family:monospace;white-space:nowrap"), (_e(a), ""),
+                     (short(request), mono), (_e(code), "text-align:right"), (_e(b), ""), (short(response), mono)])
     return _html_table(["call", "request type", "request", "code", "response type", "response"], rows)
 
 
@@ -1167,9 +1176,7 @@ def pod_affinity_panel(manifests: Any, pod: Any, *, config: Any = None, seed: in
     return live_panel(update, controls, columns=2)
 
 
-def preemption_panel(manifests: Any, pod: Any, *, config: Any = None, seed: int = 0,
-                     pdb_namespace: str = "batch", pdb_labels: Mapping[str, str] | None = None,
-                     priority_range: tuple[int, int, int] = (-200, 2000, 100)) -> Any:
+def preemption_panel(manifests: Any, pod: Any, *, config: Any = None, seed: int = 0) -> Any:
     """A live panel: the preemptor's priority and a PodDisruptionBudget over the likely victims, then the dry run.
 
     Parameters
@@ -1177,21 +1184,17 @@ def preemption_panel(manifests: Any, pod: Any, *, config: Any = None, seed: int 
     manifests : Manifests
         The running cluster.
     pod : lightkube Pod
-        The preemptor; its own ``spec.priority`` is the slider's start (clamped to the range).
+        The preemptor; its own ``spec.priority`` is the slider's start (clamped to -200..2000, step 100).
     config : any, optional
     seed : int
-    pdb_namespace : str
-        Namespace of the added PodDisruptionBudget.
-    pdb_labels : mapping, optional
-        Its ``matchLabels`` (default ``{"job-name": "transcode"}``).
-    priority_range : tuple of int
-        ``(min, max, step)`` of the priority slider.
 
     Returns
     -------
     ipywidgets.VBox
-        A priority slider, a PDB checkbox and a ``maxUnavailable`` slider over
-        :func:`preemption_candidates_table` and :func:`preemption_table`.
+        A priority slider, a checkbox adding a PodDisruptionBudget (namespace
+        ``batch``, ``matchLabels {"job-name": "transcode"}``, the chapter's
+        likely victims) and its ``maxUnavailable`` slider, over
+        :func:`preemption_candidates_table`.
 
     Raises
     ------
@@ -1223,35 +1226,32 @@ def preemption_panel(manifests: Any, pod: Any, *, config: Any = None, seed: int 
     ['preemptor spec.priority', 'PodDisruptionBudget on victims', 'PDB maxUnavailable']
     """
     base = as_config_dict(config)
-    lo, hi, step = priority_range
-    labels = dict(pdb_labels or {"job-name": "transcode"})
     controls = _controls({
-        "priority": ("slider", "preemptor spec.priority", min(max(int(pod.spec.priority or 0), lo), hi), (lo, hi, step)),
+        "priority": ("slider", "preemptor spec.priority", min(max(int(pod.spec.priority or 0), -200), 2000),
+                     (-200, 2000, 100)),
         "use_pdb": ("checkbox", "PodDisruptionBudget on victims", False, None),
         "max_unavailable": ("slider", "PDB maxUnavailable", 0, (0, 5)),
     }, *_PANEL)
 
     def update(priority: int, use_pdb: bool, max_unavailable: int) -> Any:
-        pdb = (pdb_namespace, labels, max_unavailable) if use_pdb else None
+        pdb = ("batch", {"job-name": "transcode"}, max_unavailable) if use_pdb else None
         return [preemption_candidates_table(preemption_what_if(manifests, pod, priority=priority, pdb=pdb, config=base,
                                                                seed=seed))]
 
     return live_panel(update, controls, columns=2)
 
 
-def extender_panel(manifests: Any, pod: Any, *, config: Any, seed: int = 0,
-                   zone_label: str = "topology.kubernetes.io/zone") -> Any:
+def extender_panel(manifests: Any, pod: Any, *, config: Any, seed: int = 0) -> Any:
     """A live panel: what a zone extender avoids and prefers, and its weight, then the trace and the JSON on the wire.
 
     Parameters
     ----------
     manifests : Manifests
-        The running cluster (its nodes' zones are the choices).
+        The running cluster (its nodes' ``topology.kubernetes.io/zone`` values are the choices).
     pod : lightkube Pod
     config : any
         A configuration with an extender (``data/extenders/scheduler-config.yaml``).
     seed : int
-    zone_label : str
 
     Returns
     -------
@@ -1295,7 +1295,7 @@ def extender_panel(manifests: Any, pod: Any, *, config: Any, seed: int = 0,
     if not base.get("extenders"):
         raise ValueError("the configuration has no extenders")
     url = base["extenders"][0]["urlPrefix"]
-    zones = ["none", *zones_of(manifests.nodes, zone_label)]
+    zones = ["none", *zones_of(manifests.nodes, ZONE_LABEL)]
     controls = _controls({
         "avoid": ("dropdown", "extender avoids zone", zones[-1], zones),
         "prefer": ("dropdown", "extender prefers zone", zones[1 if len(zones) > 1 else 0], zones),
@@ -1306,7 +1306,8 @@ def extender_panel(manifests: Any, pod: Any, *, config: Any, seed: int = 0,
         r = extender_what_if(manifests, pod, config=base, avoid_zones=() if avoid == "none" else (avoid,),
                              prefer_zone=None if prefer == "none" else prefer, weight=weight, seed=seed)
         return [_outcome(r),
-                f"<b>extender {_e(url)}</b> (weight {weight}: Score = 0-10 × {weight} × 10)" + plugin_column_table(r, url),
+                f"<b>extender {_e(url)}</b> (weight {weight}: Score = 0-10 × {weight} × 10)"
+                + plugin_column_table(r, url),
                 extender_exchanges_table(r["exchanges"])]
 
     return live_panel(update, controls, columns=2)
