@@ -179,8 +179,7 @@ def extension_points_figure(plugins_by_point: Mapping[str, Sequence[str]] | None
         ax.plot([-0.55, -0.62, -0.62, -0.55], [top, top, bottom, bottom], color="#6a1b9a", lw=1.5)
         ax.text(-0.67, (top + bottom) / 2, label, fontsize=8, color="#6a1b9a", ha="right", va="center",
                 fontstyle="italic")
-    ax.set_xlim(-2.5, 7.2)
-    ax.set_ylim(-len(main) * row_h + row_h / 2 - 0.05, row_h / 2 + 0.05)
+    ax.set(xlim=(-2.5, 7.2), ylim=(-len(main) * row_h + row_h / 2 - 0.05, row_h / 2 + 0.05))
     return fig
 
 
@@ -442,13 +441,11 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
         if winner in nodes:
             ax.add_patch(Rectangle((-0.5, nodes.index(winner) - 0.5), len(plugins), 1, fill=False, ec=_GREEN, lw=2.5))
     axes[2].barh(range(len(nodes)), t, color=[_GREEN if n == winner else "#90a4ae" for n in nodes])
-    axes[2].set_ylim(len(nodes) - 0.5, -0.5)
-    axes[2].set_yticks([])
-    axes[2].set_title("totalScore", fontsize=9)
-    axes[2].tick_params(labelsize=7)
     for i, v in enumerate(t):
         axes[2].text(v, i, f" {int(v)}", va="center", fontsize=8)
-    axes[2].set_xlim(0, max(t.max(), 1) * 1.35)
+    axes[2].set(ylim=(len(nodes) - 0.5, -0.5), yticks=[], xlim=(0, max(t.max(), 1) * 1.35))
+    axes[2].set_title("totalScore", fontsize=9)
+    axes[2].tick_params(labelsize=7)
     axes[2].spines[["top", "right"]].set_visible(False)
     fig.suptitle(f"Score for {_pod_key(result)}: winner {winner or 'none'}", fontsize=10)
     return fig
