@@ -363,7 +363,6 @@ def _scores(result: Mapping[str, Any]) -> tuple[dict, dict, dict, list[str], lis
     """Raw Score and finalScore (node -> plugin -> int), totalScore, the scored nodes (highest total first), plugins."""
     raw, final, total = (result.get(k) or {} for k in ("score", "finalScore", "totalScore"))
     plugins = trace_plugins(final) or trace_plugins(raw)
-    plugins += [p for p in trace_plugins(raw) if p not in plugins]
     return raw, final, total, sorted(set(raw) | set(final), key=lambda n: (-total.get(n, 0), n)), plugins
 
 
@@ -416,6 +415,7 @@ def score_heatmap(result: Mapping[str, Any], *, weights: Mapping[str, int] | Non
     raw, final, total, nodes, plugins = _scores(result)
     if not nodes:
         raise ValueError(f"{_pod_key(result)} has no scores: {result.get('message') or 'Score was skipped'}")
+    plugins += [p for p in trace_plugins(raw) if p not in plugins]  # a plugin with a raw Score only still gets a column
     t = np.array([total.get(n, 0) for n in nodes], dtype=float)
     winner = result.get("nodeName")
     wlabel = [f"{p} x{weights[p]}" if weights and p in weights else p for p in plugins]
