@@ -1,30 +1,20 @@
-"""Tables, graphs, timelines and widgets of the QoS and node-pressure eviction chapter.
+"""Tables, graphs, timelines and widgets of the QoS and node-pressure eviction chapter (05.02).
 
-Nothing here decides anything: the QoS class comes from
-:mod:`kubenotes.api.qos`, ``oom_score_adj`` and the kernel's order from
-:mod:`kubenotes.kubelet.qos`, the cgroup files from
-:mod:`kubenotes.kubelet.cgroups` (:func:`~kubenotes.kubelet.cgroups.qos_values`),
-and the memory-pressure run (``data/qos/memory-pressure.yaml`` run as
-``simulate`` runs it, the kubelet model's eviction manager deciding), the
-widget's one-container pod and the eviction and OOM-kill orders from
-:mod:`kubenotes.sim.scenarios`
-(:func:`~kubenotes.sim.scenarios.simulate_memory_pressure`,
-:func:`~kubenotes.sim.scenarios.single_container_pod`,
-:func:`~kubenotes.sim.scenarios.kill_orders`). This module shows what those
-functions return:
+Nothing here decides anything: the QoS class comes from :mod:`kubenotes.api.qos`, ``oom_score_adj`` and the
+kernel's order from :mod:`kubenotes.kubelet.qos`, the cgroup files from :mod:`kubenotes.kubelet.cgroups`
+(:func:`~kubenotes.kubelet.cgroups.qos_values`), the API server's check of a request above its limit from
+:func:`kubenotes.api.resources.pod_resource_requirements_errors`, and the memory-pressure run
+(``data/qos/memory-pressure.yaml`` run as ``simulate`` runs it), the widget's one-container pod and the eviction
+and OOM-kill orders from :mod:`kubenotes.sim.scenarios`. This module shows what those functions return:
 
-* :func:`qos_values_table` / :func:`qos_panel`: one container's requests and limits
-  -> QoS class, ``oom_score_adj``, pod cgroup path and the cgroup v1 and v2
-  files;
-* :func:`cgroup_tree_graph` / :func:`cgroup_tree_figure`: the kubepods /
-  burstable / besteffort tree as a networkx graph (cgroupfs or systemd names);
-* :func:`cgroup_driver_table`: each pod's cgroup path under both cgroup drivers;
-* :func:`eviction_timeline_figure` / :func:`eviction_timeline_table`: memory
-  available, the MemoryPressure condition and the evictions over time;
-* :func:`kill_orders_table`: the kubelet's eviction ranking and the kernel
-  OOM killer's order for the same pods, side by side;
-* :func:`memory_pressure_panel`: the BestEffort pod's growth and a soft
-  threshold -> the timeline.
+* :func:`qos_values_table` / :func:`qos_panel`: one container's requests and limits -> QoS class,
+  ``oom_score_adj``, pod cgroup path and the cgroup v1 and v2 files;
+* :func:`cgroup_tree_figure` (of :func:`cgroup_tree_graph`) and :func:`cgroup_driver_table`: the kubepods /
+  burstable / besteffort tree, and each pod's cgroup under both cgroup drivers;
+* :func:`eviction_timeline_figure` / :func:`eviction_timeline_table`: memory available, the MemoryPressure
+  condition and the evictions over time; :func:`memory_pressure_panel` draws the first for a chosen growth and
+  soft threshold;
+* :func:`kill_orders_table`: the kubelet's eviction ranking and the kernel OOM killer's order, side by side.
 
 References
 ----------
@@ -38,6 +28,7 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import Any, Iterable, Mapping
 
 import ipywidgets as widgets
@@ -46,13 +37,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from kubenotes.api.qos import pod_qos_class
-from kubenotes.kubelet.cgroups import (
-    CGROUP_DRIVER_CGROUPFS,
-    CGROUP_DRIVER_SYSTEMD,
-    cgroup_tree_graph,
-    pod_cgroup_path,
-    qos_values,
-)
+from kubenotes.api.resources import pod_resource_requirements_errors
+from kubenotes.kubelet.cgroups import (CGROUP_DRIVER_CGROUPFS, CGROUP_DRIVER_SYSTEMD, cgroup_tree_graph,
+                                      pod_cgroup_path, qos_values)
 from kubenotes.kubelet.eviction import SIGNAL_MEMORY_AVAILABLE
 from kubenotes.sim.scenarios import (
     PressureScenario,
@@ -91,11 +78,17 @@ GI = 2**30
 #: The node-memory slider's floor, GiB: ``container_oom_score_adjust`` needs a positive capacity.
 MIN_NODE_MEMORY_GI = 1
 
-QOS_COLORS = {"Guaranteed": "#2e7d32", "Burstable": "#f9a825", "BestEffort": "#c62828"}
-
+_QOS_COLOURS = {"Guaranteed": "#2e7d32", "Burstable": "#f9a825", "BestEffort": "#c62828"}
 
 # The chapter's tables: text cells.
 _table = functools.partial(table, caption_css=CAPTION_TIGHT_CSS)
+
+
+def _sliders(label_px: int, spec: Iterable[tuple[str, str, int, int, int, int]]) -> dict[str, widgets.IntSlider]:
+    """The chapter's sliders, two a row within a ~1,000 px column: ``(key, label, start, lo, hi, step)`` each."""
+    style = {"description_width": f"{label_px}px"}
+    return {key: int_slider(label, start, lo, hi, step, style=style, layout=widgets.Layout(width=f"{label_px + 270}px"))
+            for key, label, start, lo, hi, step in spec}
 
 
 # --- one container's QoS -------------------------------------------------------------------------------
@@ -168,45 +161,45 @@ def qos_panel(cpu_request_milli: int = 250, cpu_limit_milli: int = 500, memory_r
     >>> [c.description for c in panel.children[0].children], len(panel.children)
     (['memory request (Mi)', 'memory limit (Mi)'], 4)
     """
-    def slider(desc: str, value: int, lo: int, hi: int, step: int) -> widgets.IntSlider:
-        return int_slider(desc, value, lo, hi, step, style={"description_width": "150px"},
-                          layout=widgets.Layout(width="420px"))
-
-    controls = {
-        "memory_request_mi": slider("memory request (Mi)", memory_request_mi, 0, 4096, 64),
-        "memory_limit_mi": slider("memory limit (Mi)", memory_limit_mi, 0, 4096, 64),
-        "cpu_request_milli": slider("cpu request (m)", cpu_request_milli, 0, 4000, 50),
-        "cpu_limit_milli": slider("cpu limit (m)", cpu_limit_milli, 0, 4000, 50),
-        # a node has memory: the Burstable oom_score_adj divides by it (container_oom_score_adjust wants > 0)
-        "memory_capacity_gi": slider("node memory (Gi)", memory_capacity_gi, MIN_NODE_MEMORY_GI, 64, 1),
-    }
-
-    return live_panel(qos_view, controls)
+    return live_panel(qos_view, _sliders(150, [
+        ("memory_request_mi", "memory request (Mi)", memory_request_mi, 0, 4096, 64),
+        ("memory_limit_mi", "memory limit (Mi)", memory_limit_mi, 0, 4096, 64),
+        ("cpu_request_milli", "cpu request (m)", cpu_request_milli, 0, 4000, 50),
+        ("cpu_limit_milli", "cpu limit (m)", cpu_limit_milli, 0, 4000, 50),
+        ("memory_capacity_gi", "node memory (Gi)", memory_capacity_gi, MIN_NODE_MEMORY_GI, 64, 1),
+    ]))
 
 
 def qos_view(memory_request_mi: int, memory_limit_mi: int, cpu_request_milli: int, cpu_limit_milli: int,
              memory_capacity_gi: int = 8) -> Html:
     """The :func:`qos_panel` callback: the table, or the API server's validation error for a request above its limit.
 
+    Parameters
+    ----------
+    memory_request_mi, memory_limit_mi : int
+        The container's memory request and limit, MiB (0: unset).
+    cpu_request_milli, cpu_limit_milli : int
+        Its CPU request and limit, millicores (0: unset).
+    memory_capacity_gi : int
+        Node memory, GiB.
+
+    Returns
+    -------
+    Html
+        :func:`qos_values_table` of :func:`~kubenotes.sim.scenarios.single_container_pod`, or every message of
+        :func:`~kubenotes.api.resources.pod_resource_requirements_errors` (``ValidateResourceRequirements``).
+
     Examples
     --------
     >>> "Guaranteed" in qos_view(512, 512, 250, 250)
     True
     >>> print(qos_view(1024, 512, 0, 0))
-    <b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: "1Gi": must be less than or equal to memory limit of 512Mi
+    <b>Invalid:</b> spec.containers[0].resources.requests[memory]: Invalid value: "1Gi": must be less than or equal to memory limit of 512Mi
     """
-    from kubenotes.api.quantity import Quantity
-
-    def fmt(mi: int) -> str:
-        return str(Quantity.parse(f"{mi}Mi"))
-
-    if memory_limit_mi and memory_request_mi > memory_limit_mi:
-        return Html("<b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: "
-                    f'"{fmt(memory_request_mi)}": must be less than or equal to memory limit of {fmt(memory_limit_mi)}')
-    if cpu_limit_milli and cpu_request_milli > cpu_limit_milli:
-        return Html("<b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: "
-                    f'"{cpu_request_milli}m": must be less than or equal to cpu limit of {cpu_limit_milli}m')
     pod = single_container_pod("app", cpu_request_milli, cpu_limit_milli, memory_request_mi, memory_limit_mi)
+    errors = pod_resource_requirements_errors(pod)
+    if errors:
+        return Html("<br>".join(f"<b>Invalid:</b> {escape(e, quote=False)}" for e in errors))
     res = pod["spec"]["containers"][0]["resources"]
     return qos_values_table(qos_values(pod, memory_capacity_gi * GI), caption=f"resources: {res}")
 
@@ -251,11 +244,9 @@ def cgroup_driver_table(pods: Iterable[Mapping[str, Any]], caption: str | None =
     >>> "/<wbr>burstable/<wbr>podu-1" in t, "kubepods-burstable-podu_1.slice" in t  # systemd: "-" nests, so "_"
     (True, True)
     """
-    def path(p: Mapping[str, Any], driver: str) -> str:
-        return "<code>" + escape(pod_cgroup_path(p, driver)).replace("/", "/<wbr>") + "</code>"
-
-    rows = [(escape(p["metadata"].get("name", "")), pod_qos_class(p), path(p, CGROUP_DRIVER_CGROUPFS),
-             path(p, CGROUP_DRIVER_SYSTEMD)) for p in pods]
+    rows = [(escape(p["metadata"].get("name", "")), pod_qos_class(p),
+             *("<code>" + escape(pod_cgroup_path(p, d)).replace("/", "/<wbr>") + "</code>"
+               for d in (CGROUP_DRIVER_CGROUPFS, CGROUP_DRIVER_SYSTEMD))) for p in pods]
     return _table(["pod", "QoS class", "cgroupDriver: cgroupfs", "cgroupDriver: systemd"], rows, caption,
                   html_cells=True)
 
@@ -291,41 +282,34 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
     >>> len(fig.axes), len(fig.axes[0].texts), fig.axes[0].get_title()  # 6 cgroup boxes, 5 arrows
     (1, 11, "The kubelet's cgroup tree (cgroup v2, cgroupfs driver)")
     """
-    depth = {n: n.count("/") - 1 for n in g}
-    levels: dict[int, list[str]] = {}
-    for n in sorted(g, key=lambda n: (depth[n], n)):
-        levels.setdefault(depth[n], []).append(n)
-    # leaves are spread evenly; parents sit over their children
-    root = next(n for n in g if g.in_degree(n) == 0)
-    leaves = [n for n in nx.dfs_preorder_nodes(g, root) if g.out_degree(n) == 0]
-    x: dict[str, float] = {n: float(i) for i, n in enumerate(leaves)}
-    for d in sorted(levels, reverse=True):
-        for n in levels[d]:
-            if n not in x:
-                kids = list(g.successors(n))
-                x[n] = sum(x[k] for k in kids) / len(kids) if kids else 0.0
-    pos = {n: (x[n], -depth[n]) for n in g}
-    labels = {}
-    for n, d in g.nodes(data=True):
-        label = n.rsplit("/", 1)[-1] if d["pod"] is None else f"{n.rsplit('/', 1)[-1]}\n({d['pod']}, {d['qos']})"
-        files = "\n".join(f"{k}: {v}" for k, v in d["files"].items() if k in ("cpu.weight", "cpu.max", "memory.max"))
-        labels[n] = f"{label}\n{files}"
+    # leaves one unit apart in depth-first order; a parent over the middle of its children
+    x: dict[str, float] = {}
+    leaf = itertools.count()
+
+    def place(n: str) -> float:
+        kids = list(g.successors(n))
+        x[n] = sum(map(place, kids)) / len(kids) if kids else float(next(leaf))
+        return x[n]
+
+    place(next(n for n in g if g.in_degree(n) == 0))
+    pos = {n: (x[n], -(n.count("/") - 1)) for n in g}
+    labels = {n: n.rsplit("/", 1)[-1] + ("" if d["pod"] is None else f"\n({d['pod']}, {d['qos']})") + "\n"
+              + "\n".join(f"{k}: {v}" for k, v in d["files"].items() if k in ("cpu.weight", "cpu.max", "memory.max"))
+              for n, d in g.nodes(data=True)}
     # a leaf's box is about 0.055 in per character at 7 pt: the systemd driver's long .slice names need more room
     per_leaf = max(1.55, 0.055 * max(len(line) for t in labels.values() for line in t.split("\n")) + 0.35)
-    n_leaves = max(1, len(leaves))
-    width = max(7.0, 2.4 * n_leaves, per_leaf * (n_leaves + 0.6) / 0.96)
-    fig = detached_figure(width, 4.6)
+    leaves = max(1, next(leaf))
+    fig = detached_figure(max(7.0, 2.4 * leaves, per_leaf * (leaves + 0.6) / 0.96), 4.6)
     ax = fig.add_axes((0.02, 0.02, 0.96, 0.88))
     for a, b in g.edges():
         ax.annotate("", xy=pos[b], xytext=pos[a], arrowprops={"arrowstyle": "-|>", "color": "#777", "lw": 1.0,
                                                               "shrinkA": 22, "shrinkB": 26})
     for n, d in g.nodes(data=True):
-        fc = QOS_COLORS.get(d["qos"] or "", "#eceff1")
-        ax.text(pos[n][0], pos[n][1], labels[n], ha="center", va="center", fontsize=7,
-                bbox={"boxstyle": "round,pad=0.35", "fc": fc, "ec": "#455a64", "alpha": 0.85})
-    xs = [p[0] for p in pos.values()]
-    ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
-    ax.set_ylim(-max(depth.values()) - 0.6, 0.6)
+        ax.text(*pos[n], labels[n], ha="center", va="center", fontsize=7, bbox={
+            "boxstyle": "round,pad=0.35", "fc": _QOS_COLOURS.get(d["qos"] or "", "#eceff1"), "ec": "#455a64",
+            "alpha": 0.85})
+    ax.set_xlim(min(x.values()) - 0.8, max(x.values()) + 0.8)
+    ax.set_ylim(min(y for _, y in pos.values()) - 0.6, 0.6)
     ax.set_axis_off()
     ax.set_title(title, fontsize=10)
     return fig
@@ -334,23 +318,20 @@ def cgroup_tree_figure(g: nx.DiGraph, title: str = "The kubelet's cgroup tree (c
 # --- the memory-pressure scenario ----------------------------------------------------------------------
 
 
-def eviction_timeline_table(scenario: PressureScenario, *, changes_only: bool = True) -> Html:
+def eviction_timeline_table(scenario: PressureScenario) -> Html:
     """The rounds where something changed: memory.available, thresholds met, conditions, the eviction.
 
     Parameters
     ----------
     scenario : PressureScenario
         A :func:`simulate_memory_pressure` run.
-    changes_only : bool
-        Keep only the rounds whose thresholds, conditions or eviction differ
-        from the previous row (False: every 10 s round).
 
     Returns
     -------
     Html
-        Columns t (s), memory.available (Mi), thresholds met, grace period
-        over, node conditions and evicted (pod, grace period, the kubelet's
-        message).
+        One row per round of :func:`~kubenotes.sim.scenarios.eviction_rounds` whose thresholds, conditions or
+        eviction differ from the previous row: t (s), memory.available (Mi), thresholds met, grace period over,
+        node conditions and evicted (pod, grace period, the kubelet's message).
 
     Raises
     ------
@@ -363,14 +344,12 @@ def eviction_timeline_table(scenario: PressureScenario, *, changes_only: bool = 
     >>> t.count("<tr") - 1, "default/batch (grace 1s)" in t
     (4, True)
     """
-    rows = []
-    for r in eviction_rounds(scenario, changes_only=changes_only):
-        avail = r.observations.get(SIGNAL_MEMORY_AVAILABLE, (0, 0))[0]
-        rows.append((f"{r.time:g}", f"{avail // MI}Mi", ", ".join(r.thresholds_met) or "-",
-                     ", ".join(r.thresholds_grace_met) or "-", ", ".join(r.node_conditions) or "-",
-                     (f"{r.evicted} (grace {r.grace_period_seconds}s): {r.message}" if r.evicted else "")))
+    rows = [(f"{r.time:g}", f"{r.observations.get(SIGNAL_MEMORY_AVAILABLE, (0, 0))[0] // MI}Mi",
+             *(", ".join(v) or "-" for v in (r.thresholds_met, r.thresholds_grace_met, r.node_conditions)),
+             f"{r.evicted} (grace {r.grace_period_seconds}s): {r.message}" if r.evicted else "")
+            for r in eviction_rounds(scenario)]
     return _table(["t (s)", "memory.available", "thresholds met", "grace period over", "node conditions", "evicted"],
-                  rows, caption="Eviction manager rounds (only those where something changed)" if changes_only else None)
+                  rows, caption="Eviction manager rounds (only those where something changed)")
 
 
 def eviction_timeline_figure(scenario: PressureScenario, title: str | None = None) -> Figure:
@@ -407,7 +386,7 @@ def eviction_timeline_figure(scenario: PressureScenario, title: str | None = Non
     tl = scenario.manager.timeline
     times = [r.time for r in tl]
     fig = detached_figure(9.5, 5.2)
-    # A fixed layout (margins in figure fractions, room for the y labels, the title and the x label) instead of
+    # A fixed layout (margins in figure fractions, the axis labels at fixed places, at most 6 y ticks) instead of
     # tight_layout, which measured every tick label once more per new state of the panel (a third of its time).
     ax1, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 1.2], "left": 0.075, "right": 0.985,
                                                              "top": 0.94, "bottom": 0.1, "hspace": 0.06})
@@ -416,44 +395,36 @@ def eviction_timeline_figure(scenario: PressureScenario, title: str | None = Non
     ax1.axhline(scenario.hard_mi, color="#c62828", ls="--", lw=1, label=f"evictionHard {scenario.hard_mi}Mi")
     if scenario.soft_mi:
         ax1.axhline(scenario.soft_mi, color="#ef6c00", ls=":", lw=1.2, label=f"evictionSoft {scenario.soft_mi}Mi")
-    for ax in (ax1, ax2):
-        for a, b in pressure_intervals(tl):
-            ax.axvspan(a, b, color="#ffcdd2", alpha=0.5, lw=0)
-    colors = {"db": QOS_COLORS["Guaranteed"], "web": QOS_COLORS["Burstable"], "batch": QOS_COLORS["BestEffort"]}
     for p in scenario.pods:
         name = p["metadata"]["name"]
-        ax2.plot(times, [r.pod_memory_bytes.get(name, 0) / MI for r in tl], color=colors.get(name),
-                 label=f"{name} ({pod_qos_class(p)})")
-    for r in evictions(scenario):
-        for ax in (ax1, ax2):
+        ax2.plot(times, [r.pod_memory_bytes.get(name, 0) / MI for r in tl], label=f"{name} ({pod_qos_class(p)})",
+                 color={"db": "#2e7d32", "web": "#f9a825", "batch": "#c62828"}.get(name))
+    for ax, ylabel, corner in ((ax1, "Mi", "upper right"), (ax2, "working set (Mi)", "upper left")):
+        for a, b in pressure_intervals(tl):
+            ax.axvspan(a, b, color="#ffcdd2", alpha=0.5, lw=0)
+        for r in evictions(scenario):
             ax.axvline(r.time, color="black", lw=0.8)
-        ax2.annotate(f"evict {r.evicted.split('/')[-1]}", (r.time, ax2.get_ylim()[1] * 0.92), fontsize=8,
-                     xytext=(4, 0), textcoords="offset points")
-    ax1.set_ylabel("Mi")
-    ax2.set_ylabel("working set (Mi)")
-    ax2.set_xlabel("virtual time (s); shaded: node condition MemoryPressure=True")
-    ax1.legend(fontsize=7, loc="upper right")
-    ax2.legend(fontsize=7, loc="upper left")
-    # Cheaper drawing, same picture: axis labels and titles at fixed places (matplotlib otherwise measures every
-    # tick label to place them, at each draw), and at most 6 ticks on each y axis.
-    for ax in (ax1, ax2):
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=7, loc=corner)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
         ax.yaxis.set_label_coords(-0.062, 0.5)
+    for r in evictions(scenario):
+        ax2.annotate(f"evict {r.evicted.split('/')[-1]}", (r.time, ax2.get_ylim()[1] * 0.92), fontsize=8,
+                     xytext=(4, 0), textcoords="offset points")
+    ax2.set_xlabel("virtual time (s); shaded: node condition MemoryPressure=True")
     ax2.xaxis.set_label_coords(0.5, -0.13)
     ax1.set_title(title or "Node worker-1: 4Gi, evictionHard memory.available<100Mi", fontsize=10, y=1.0)
     ax2.set_title("", y=1.0)
     return fig
 
 
-def kill_orders_table(scenario: PressureScenario, t: float | None = None) -> Html:
+def kill_orders_table(scenario: PressureScenario) -> Html:
     """:func:`kill_orders` side by side: rank, the kubelet's pick and why, the kernel's pick and its badness.
 
     Parameters
     ----------
     scenario : PressureScenario
-        A :func:`simulate_memory_pressure` run.
-    t : float, optional
-        Virtual time, seconds; default the first eviction's.
+        A :func:`simulate_memory_pressure` run; the orders are those at its first eviction.
 
     Returns
     -------
@@ -472,15 +443,13 @@ def kill_orders_table(scenario: PressureScenario, t: float | None = None) -> Htm
     >>> t.count("<tr") - 1, "1 byte, the floor" in t
     (3, True)
     """
-    orders = kill_orders(scenario, t)
+    orders = kill_orders(scenario)
     adj = dict(orders["oom_score_adj"])
-    prio = {p["metadata"]["name"]: p["spec"].get("priority") or 0 for p in scenario.pods}
-    qos = {p["metadata"]["name"]: pod_qos_class(p) for p in scenario.pods}
-    rows = []
-    for i, ((kn, over), (on, bad)) in enumerate(zip(orders["kubelet"], orders["kernel"]), 1):
-        rows.append((i, f"{kn} ({qos[kn]}, priority {prio[kn]}, usage−request {over // MI}Mi)",
-                     f"{on} ({qos[on]}, oom_score_adj {adj[on]}, badness "
-                     + (f"{bad // MI}Mi)" if bad >= MI else f"{bad} byte{'s' if bad != 1 else ''}, the floor)")))
+    pods = {p["metadata"]["name"]: (pod_qos_class(p), p["spec"].get("priority") or 0) for p in scenario.pods}
+    rows = [(i, f"{kn} ({pods[kn][0]}, priority {pods[kn][1]}, usage−request {over // MI}Mi)",
+             f"{on} ({pods[on][0]}, oom_score_adj {adj[on]}, badness "
+             + (f"{bad // MI}Mi)" if bad >= MI else f"{bad} byte{'s' if bad != 1 else ''}, the floor)"))
+            for i, ((kn, over), (on, bad)) in enumerate(zip(orders["kubelet"], orders["kernel"]), 1)]
     return _table(["#", "kubelet eviction (rankMemoryPressure)", "kernel OOM killer (oom_badness)"], rows)
 
 
@@ -519,20 +488,6 @@ def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_
     >>> [c.description for c in panel.children[0].children], panel.children[0].children[0].value
     (['batch growth (Mi/min)', 'evictionSoft (Mi, 0=off)'], 180)
     """
-    style = {"description_width": "170px"}
-
-    def layout() -> widgets.Layout:  # two per row within a ~1,000 px column; the track gets ~200 px
-        return widgets.Layout(width="440px")
-
-    controls = {
-        "batch_growth_mi_per_minute": int_slider("batch growth (Mi/min)", batch_growth_mi_per_minute, 60, 600, 30,
-                                                 style=style, layout=layout()),
-        "soft_threshold_mi": int_slider("evictionSoft (Mi, 0=off)", soft_threshold_mi, 0, 2048, 128, style=style,
-                                        layout=layout()),
-        "soft_grace_seconds": int_slider("soft grace period (s)", soft_grace_seconds, 0, 300, 30, style=style,
-                                         layout=layout()),
-    }
-
     view = memoise_update(memory_pressure_view)
 
     def update(batch_growth_mi_per_minute: int, soft_threshold_mi: int, soft_grace_seconds: int) -> Any:
@@ -541,11 +496,31 @@ def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_
         return view(batch_growth_mi_per_minute=batch_growth_mi_per_minute, soft_threshold_mi=soft_threshold_mi,
                     soft_grace_seconds=soft_grace_seconds if soft_threshold_mi else 0)
 
-    return live_panel(update, controls)
+    return live_panel(update, _sliders(170, [
+        ("batch_growth_mi_per_minute", "batch growth (Mi/min)", batch_growth_mi_per_minute, 60, 600, 30),
+        ("soft_threshold_mi", "evictionSoft (Mi, 0=off)", soft_threshold_mi, 0, 2048, 128),
+        ("soft_grace_seconds", "soft grace period (s)", soft_grace_seconds, 0, 300, 30),
+    ]))
 
 
 def memory_pressure_view(batch_growth_mi_per_minute: int, soft_threshold_mi: int, soft_grace_seconds: int) -> Figure:
-    """The :func:`memory_pressure_panel` callback: run (memoised) and draw the timeline."""
+    """The :func:`memory_pressure_panel` callback: run (memoised) and draw the timeline.
+
+    Parameters
+    ----------
+    batch_growth_mi_per_minute, soft_threshold_mi, soft_grace_seconds : int
+        As for :func:`~kubenotes.sim.scenarios.simulate_memory_pressure`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        :func:`eviction_timeline_figure`, titled with the settings and the first eviction.
+
+    Examples
+    --------
+    >>> memory_pressure_view(180, 0, 60).axes[0].get_title()
+    'batch +180Mi/min: first eviction batch at 490s'
+    """
     s = simulate_memory_pressure(batch_growth_mi_per_minute, soft_threshold_mi, soft_grace_seconds)
     ev = first_eviction(s)
     when = f"first eviction {ev.evicted.split('/')[-1]} at {ev.time:g}s" if ev else "no eviction"

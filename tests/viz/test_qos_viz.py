@@ -61,8 +61,10 @@ def test_qos_values_cgroup_files():
 def test_qos_view_and_panel():
     assert "Burstable" in qos_view(256, 512, 250, 500)
     assert "BestEffort" in qos_view(0, 0, 0, 0)
-    assert qos_view(1024, 512, 0, 0) == ('<b>Invalid:</b> spec.containers[0].resources.requests: Invalid value: '
-                                         '"1Gi": must be less than or equal to memory limit of 512Mi')
+    # the API server's own message (ValidateResourceRequirements: the path names the resource), each error once
+    assert qos_view(1024, 512, 0, 0) == ('<b>Invalid:</b> spec.containers[0].resources.requests[memory]: Invalid '
+                                         'value: "1Gi": must be less than or equal to memory limit of 512Mi')
+    assert qos_view(1024, 512, 500, 250).count("<b>Invalid:</b>") == 2
     assert "oom_score_adj</td><td" in qos_view(1024, 2048, 0, 0, 8) and ">875<" in qos_view(1024, 2048, 0, 0, 8)
     with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
         panel = qos_panel()
