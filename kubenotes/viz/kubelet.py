@@ -46,6 +46,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import ipywidgets as widgets
 import networkx as nx
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from kubenotes.api.podutil import RESTART_POLICIES
 from kubenotes.kubelet.backoff import go_duration
@@ -105,9 +106,41 @@ _COLOURS = {"volume": "#00838f", "CRI": "#1565c0", "event": "#2e7d32", "probe": 
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None,
-           colours: Sequence[str | None] | None = None) -> Html:
+           colours: Sequence[str | None] | None = None, **css: str) -> Html:
     """The chapter's tables: text cells, no thead/tbody, a text colour per row (``colours``)."""
-    return table(headers, rows, caption, caption_css=CAPTION_TIGHT_CSS, sections=False, row_colours=colours)
+    return table(headers, rows, caption, caption_css=CAPTION_TIGHT_CSS, sections=False, row_colours=colours, **css)
+
+
+def _axes(width: float, height: float) -> tuple[Figure, Any]:
+    """A detached figure and its one Axes."""
+    fig = detached_figure(width, height)
+    return fig, fig.add_subplot(1, 1, 1)
+
+
+def _probe_marks(ax: Any, probes: Iterable[Mapping[str, Any]], y: float, ms: float) -> None:
+    """One mark per probe run at height ``y``: a green dot for a success, a red cross otherwise."""
+    for p in probes:
+        ok = p["result"] == "success"
+        ax.plot(p["time"], y, "o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=ms)
+
+
+def _panel(update: Any, **controls: tuple) -> widgets.VBox:
+    """A live panel over ``update`` (memoised per setting); each control is ``(description, value, *choice)``.
+
+    The choice is ``lo, hi[, step]`` for an int slider, a tuple of options for a dropdown (``ToggleButtons``
+    as a fourth item for buttons), nothing for a checkbox.
+    """
+    style = {"description_width": "initial"}
+    built = {}
+    for key, (label, value, *choice) in controls.items():
+        if not choice:
+            built[key] = widgets.Checkbox(value=value, description=label, style=style)
+        elif isinstance(choice[0], tuple):
+            kind = choice[1] if len(choice) > 1 else widgets.Dropdown
+            built[key] = kind(options=list(choice[0]), value=value, description=label, style=style)
+        else:
+            built[key] = int_slider(label, value, *choice, style=style)
+    return live_panel(memoise_update(update), built)
 
 
 def start_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> Html:
@@ -135,10 +168,9 @@ def start_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None 
     ...     "container": "", "detail": "", "duration_seconds": 0.7}])
     True
     """
-    body = []
-    for r in rows:
-        took = f" ({go_duration(round(r['duration_seconds'], 3))})" if r["duration_seconds"] else ""
-        body.append((f"{r['time']:.2f}", r["source"], r["what"] + took, r["container"], r["detail"]))
+    body = [(f"{r['time']:.2f}", r["source"], r["what"] + (
+        f" ({go_duration(round(r['duration_seconds'], 3))})" if r["duration_seconds"] else ""), r["container"],
+        r["detail"]) for r in rows]
     return _table(["t (s)", "source", "what", "container", "detail"], body, caption,
                   [_COLOURS.get(r["source"]) for r in rows])
 
@@ -173,42 +205,32 @@ def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
     >>> plt.close(fig)
     """
     rows = start_timeline(run)
-    spec = run.pod["spec"]
-    containers = [c["name"] for c in spec.get("initContainers") or []] + [c["name"] for c in spec["containers"]]
-    lanes = ["sandbox"] + containers + ["probes", "Ready"]
+    containers = (run.pod["spec"].get("initContainers") or []) + run.pod["spec"]["containers"]
+    lanes = ["sandbox", *(c["name"] for c in containers), "probes", "Ready"]
     y = {lane: len(lanes) - 1 - i for i, lane in enumerate(lanes)}
-    fig = detached_figure(11, 0.55 * len(lanes) + 1.4)
-    ax = fig.add_subplot(1, 1, 1)
+    fig, ax = _axes(11, 0.55 * len(lanes) + 1.4)
     end = run.until_seconds
-    pull_for: dict[str, str] = {}
-    for c in (spec.get("initContainers") or []) + spec["containers"]:
-        pull_for.setdefault(c["image"], c["name"])
+    pull_for = {c["image"]: c["name"] for c in reversed(containers)}  # an image's pull: its first container's lane
     colours = {"RunPodSandbox": "#90a4ae", "PullImage": "#42a5f5", "CreateContainer": "#ffb74d",
                "StartContainer": "#66bb6a", "StopContainer": "#ef5350"}
     for r in rows:
-        if r["source"] != "CRI":
-            continue
-        lane = "sandbox" if r["what"] == "RunPodSandbox" else (
-            pull_for.get(r["detail"], "") if r["what"] == "PullImage" else r["container"])
-        if lane not in y:
-            continue
-        ax.barh(y[lane], max(r["duration_seconds"], 0.15), left=r["time"], height=0.5,
-                color=colours.get(r["what"], "#bbb"), edgecolor="black", linewidth=0.4)
+        lane = {"RunPodSandbox": "sandbox", "PullImage": pull_for.get(r["detail"], "")}.get(r["what"], r["container"])
+        if r["source"] == "CRI" and lane in y:
+            ax.barh(y[lane], max(r["duration_seconds"], 0.15), left=r["time"], height=0.5,
+                    color=colours.get(r["what"], "#bbb"), edgecolor="black", linewidth=0.4)
     for name, start, stop in running_spans(run):
         ax.barh(y[name], stop - start, left=start, height=0.22, color="#2e7d32", alpha=0.6)
     sandbox_start = next((r["time"] + r["duration_seconds"] for r in rows if r["what"] == "RunPodSandbox"), None)
     if sandbox_start is not None:
         ax.barh(y["sandbox"], end - sandbox_start, left=sandbox_start, height=0.22, color="#607d8b", alpha=0.5)
+    _probe_marks(ax, run.probes, y["probes"], 6)
     for p in run.probes:
-        ok = p["result"] == "success"
-        ax.plot(p["time"], y["probes"], "o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=6)
         ax.annotate(p["kind"][0], (p["time"], y["probes"]), xytext=(0, 6), textcoords="offset points",
                     ha="center", fontsize=7)
     ready_rows = [r for r in rows if r["source"] == "status"]
-    for i, r in enumerate(ready_rows):
-        stop = ready_rows[i + 1]["time"] if i + 1 < len(ready_rows) else end
+    for r, following in zip(ready_rows, ready_rows[1:] + [{"time": end}]):
         on = r["detail"].startswith("Ready=True")
-        ax.barh(y["Ready"], stop - r["time"], left=r["time"], height=0.4,
+        ax.barh(y["Ready"], following["time"] - r["time"], left=r["time"], height=0.4,
                 color="#2e7d32" if on else "#e0e0e0", edgecolor="black", linewidth=0.3)
         if on:
             ax.annotate(f"Ready at {r['time']:.1f}s", (r["time"], y["Ready"]), xytext=(3, 8),
@@ -216,8 +238,6 @@ def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
     ax.set_yticks([y[lane] for lane in lanes], lanes)
     ax.set_xlim(0, end)
     ax.set_xlabel("virtual time (s)")
-    from matplotlib.patches import Patch
-
     ax.legend(handles=[Patch(color=c, label=m) for m, c in colours.items() if m != "StopContainer"]
               + [Patch(color="#2e7d32", alpha=0.6, label="running")], fontsize=7, loc="upper left",
               bbox_to_anchor=(1.01, 1.0))
@@ -316,35 +336,28 @@ def restarts_figure(run: PodRun, container: str = "app", *, title: str | None = 
         if h["gap_seconds"] is not None and h["back_off"]:
             ax.annotate(f"back-off {h['back_off']}", (h["started"] - h["gap_seconds"] / 2, 2.45), ha="center",
                         fontsize=7, color="#6d4c41")
-    if any(p["kind"] == LIVENESS and p["result"] != "success" for p in run.probes):
+    liveness = [p for p in run.probes if p["kind"] == LIVENESS]
+    if any(p["result"] != "success" for p in liveness):
         ax.axvspan(FAIL_FROM_SECONDS, FAIL_UNTIL_SECONDS, color="#ffebee", zorder=0)
         ax.annotate("/healthz answers 500", (FAIL_FROM_SECONDS, 2.75), fontsize=7, color="#c62828")
-    for p in run.probes:
-        if p["kind"] != LIVENESS:
-            continue
-        ok = p["result"] == "success"
-        ax.plot(p["time"], 1, "o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=5)
-    marks = {"Killing": ("v", "#ef6c00"), "BackOff": ("s", "#6d4c41"), "Unhealthy": ("x", "#c62828")}
-    for e in pod_events(run, ("Killing", "BackOff")):
-        m, c = marks[e["reason"]]
-        ax.plot(e["time"], 0, m, color=c, ms=7)
+    _probe_marks(ax, liveness, 1, 5)
+    marks = {"Killing": ("v", "#ef6c00"), "BackOff": ("s", "#6d4c41")}
+    for e in pod_events(run, tuple(marks)):
+        ax.plot(e["time"], 0, marks[e["reason"]][0], color=marks[e["reason"]][1], ms=7)
     ax.set_yticks([2, 1, 0], [f"{container} runs", "liveness probes", "Killing ▼ / BackOff ■"])
     ax.set_ylim(-0.6, 2.9)
     ax.grid(axis="x", alpha=0.3)
     writes = restart_counts(run, container)
-    times, counts = [0.0] + [t for t, _ in writes], [0] + [n for _, n in writes]
-    times.append(end)
-    counts.append(counts[-1])
-    ax2.step(times, counts, where="post", color="#1565c0")
+    counts = [0] + [n for _, n in writes]
+    ax2.step([0.0] + [t for t, _ in writes] + [end], counts + counts[-1:], where="post", color="#1565c0")
     ax2.set_ylabel("restartCount", fontsize=8)
     ax2.set_xlabel("virtual time (s)")
     ax2.set_xlim(0, end)
     ax2.grid(alpha=0.3)
-    pod = run.pod
-    phase = pod["status"].get("phase")
+    status = run.pod["status"]
     waiting = next((((c.get("state") or {}).get("waiting") or {}).get("reason") for c in
-                    pod["status"].get("containerStatuses") or []), None)
-    ax.set_title(title or f"restartPolicy {pod['spec'].get('restartPolicy')}: phase {phase}"
+                    status.get("containerStatuses") or []), None)
+    ax.set_title(title or f"restartPolicy {run.pod['spec'].get('restartPolicy')}: phase {status.get('phase')}"
                  + (f" ({waiting})" if waiting else "") + f", restartCount {counts[-1]} at t={end:.0f}s",
                  fontsize=10)
     fig.tight_layout()
@@ -388,20 +401,14 @@ def restarts_panel(failure_threshold: int = 3, period_seconds: int = 5, restart_
     >>> [c.description for row in p.children[:-1] for c in row.children]
     ['failureThreshold', 'periodSeconds', 'restartPolicy', 'the container']
     """
-    style = {"description_width": "initial"}
-    controls = {
-        "failure_threshold": int_slider("failureThreshold", failure_threshold, 1, 6, style=style),
-        "period_seconds": int_slider("periodSeconds", period_seconds, 1, 20, style=style),
-        "restart_policy": widgets.Dropdown(options=list(RESTART_POLICIES), value=restart_policy,
-                                           description="restartPolicy", style=style),
-        "cause": widgets.Dropdown(options=list(CAUSES), value=cause, description="the container", style=style),
-    }
-
     def update(failure_threshold: int, period_seconds: int, restart_policy: str, cause: str) -> list:
         run = simulate_restarts(failure_threshold, period_seconds, restart_policy, cause)
         return [restarts_figure(run), restart_table(restart_history(run))]
 
-    return live_panel(memoise_update(update), controls)
+    return _panel(update, failure_threshold=("failureThreshold", failure_threshold, 1, 6),
+                  period_seconds=("periodSeconds", period_seconds, 1, 20),
+                  restart_policy=("restartPolicy", restart_policy, tuple(RESTART_POLICIES)),
+                  cause=("the container", cause, tuple(CAUSES)))
 
 
 def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, limit: int | None = 12,
@@ -530,15 +537,15 @@ def pleg_cost_figure(pods: int = 110, containers_per_pod: int = 2, changed_perce
     matplotlib.figure.Figure
     """
     xs = list(range(0, 401, 5))
-    fig = detached_figure(9, 3.8)
-    ax = fig.add_subplot(1, 1, 1)
-    for cpp, style in ((1, ":"), (2, "-"), (4, "--")):
-        ys = [relist_seconds(n, cpp, changed_pods=n * changed_percent // 100) for n in xs]
-        ax.plot(xs, ys, style, color="#1565c0" if cpp == containers_per_pod else "#90a4ae",
-                label=f"{cpp} container(s)/pod", lw=2 if cpp == containers_per_pod else 1)
+    fig, ax = _axes(9, 3.8)
+    curves = [(1, ":"), (2, "-"), (4, "--")]
     if containers_per_pod not in (1, 2, 4):
-        ys = [relist_seconds(n, containers_per_pod, changed_pods=n * changed_percent // 100) for n in xs]
-        ax.plot(xs, ys, color="#1565c0", lw=2, label=f"{containers_per_pod} containers/pod")
+        curves.append((containers_per_pod, "-"))
+    for cpp, style in curves:
+        chosen = cpp == containers_per_pod
+        ax.plot(xs, [relist_seconds(n, cpp, changed_pods=n * changed_percent // 100) for n in xs], style,
+                color="#1565c0" if chosen else "#90a4ae", lw=2 if chosen else 1,
+                label=f"{cpp} container(s)/pod" if cpp in (1, 2, 4) else f"{cpp} containers/pod")
     ax.axhline(RELIST_PERIOD_SECONDS, color="#c62828", ls="--", lw=1)
     ax.annotate("relist period 1 s", (400, RELIST_PERIOD_SECONDS), xytext=(-4, 4), textcoords="offset points",
                 ha="right", fontsize=8, color="#c62828")
@@ -589,13 +596,9 @@ def pleg_panel(pods: int = 110, containers_per_pod: int = 2, changed_percent: in
     >>> [c.description for row in p.children[:-1] for c in row.children]
     ['pods', 'containers per pod', '% pods changed']
     """
-    style = {"description_width": "initial"}
-    controls = {
-        "pods": int_slider("pods", pods, 10, 400, 10, style=style),
-        "containers_per_pod": int_slider("containers per pod", containers_per_pod, 1, 6, style=style),
-        "changed_percent": int_slider("% pods changed", changed_percent, 0, 100, 10, style=style),
-    }
-    return live_panel(memoise_update(pleg_cost_figure), controls)
+    return _panel(pleg_cost_figure, pods=("pods", pods, 10, 400, 10),
+                  containers_per_pod=("containers per pod", containers_per_pod, 1, 6),
+                  changed_percent=("% pods changed", changed_percent, 0, 100, 10))
 
 
 # ----------------------------------------------------------------------------- the kubelet as a graph
@@ -664,10 +667,8 @@ def kubelet_graph() -> nx.DiGraph:
     True
     """
     g = nx.DiGraph()
-    for name, (x, y, kind) in _GRAPH_NODES.items():
-        g.add_node(name, pos=(x, y), kind=kind)
-    for a, b, label in _GRAPH_EDGES:
-        g.add_edge(a, b, label=label)
+    g.add_nodes_from((name, {"pos": (x, y), "kind": kind}) for name, (x, y, kind) in _GRAPH_NODES.items())
+    g.add_edges_from((a, b, {"label": label}) for a, b, label in _GRAPH_EDGES)
     return g
 
 
@@ -719,8 +720,7 @@ def kubelet_graph_figure(g: nx.DiGraph | None = None, *, highlight: Iterable[str
     """
     g = g if g is not None else kubelet_graph()
     pos = nx.get_node_attributes(g, "pos")
-    fig = detached_figure(9.6, 5.2)  # <= 1,000 px at the inline backend's 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
-    ax = fig.add_subplot(1, 1, 1)
+    fig, ax = _axes(9.6, 5.2)  # <= 1,000 px at the inline backend's 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
     colours = {"source": "#e3f2fd", "kubelet": "#fff3e0", "runtime": "#e8f5e9"}
     hl = set(highlight)
     nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowstyle="-|>", arrowsize=12, edge_color="#777",
@@ -776,16 +776,9 @@ def node_api_table(hops: Sequence[Mapping[str, Any]], caption: str | None = None
     """
     rows = [(str(i), f"{h['from']} → {h['to']}", h["request"], h["authorized as"], "yes" if h["modelled"] else "no",
              h["record"]) for i, h in enumerate(hops, 1)]
-    return table(["hop", "from → to", "request", "authorized as", "in the model", "the model's record"], rows,
-                 caption, caption_css=CAPTION_TIGHT_CSS, sections=False,
-                 table_css=TABLE_CSS + ";max-width:1000px", td_css=TD_CSS + ";overflow-wrap:anywhere",
-                 row_colours=[None if h["modelled"] else "#757575" for h in hops])
-
-
-def _hop_label(request: str, width: int = 50) -> str:
-    """A request shortened for an arrow: no scheme, no query, no aside in parentheses, at most ``width`` characters."""
-    text = request.replace("https://", "").split("?")[0].split(" (")[0]
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return _table(["hop", "from → to", "request", "authorized as", "in the model", "the model's record"], rows,
+                  caption, [None if h["modelled"] else "#757575" for h in hops],
+                  table_css=TABLE_CSS + ";max-width:1000px", td_css=TD_CSS + ";overflow-wrap:anywhere")
 
 
 def node_api_figure(hops: Sequence[Mapping[str, Any]], *, title: str | None = None) -> Figure:
@@ -817,15 +810,9 @@ def node_api_figure(hops: Sequence[Mapping[str, Any]], *, title: str | None = No
     """
     if not hops:
         raise ValueError("node_api_figure: no hops to draw")
-    names: list[str] = []
-    for h in hops:
-        for n in (h["from"], h["to"]):
-            if n not in names:
-                names.append(n)
-    x = {n: i for i, n in enumerate(names)}
+    x = {n: i for i, n in enumerate(dict.fromkeys(n for h in hops for n in (h["from"], h["to"])))}
     rows = len(hops)
-    fig = detached_figure(9.5, 1.1 + 0.5 * rows)
-    ax = fig.add_subplot(1, 1, 1)
+    fig, ax = _axes(9.5, 1.1 + 0.5 * rows)
     top = rows + 0.2
     for n, i in x.items():
         ax.plot([i, i], [0.3, top], color="#bdbdbd", lw=1, zorder=1)
@@ -836,9 +823,12 @@ def node_api_figure(hops: Sequence[Mapping[str, Any]], *, title: str | None = No
         a, b = x[h["from"]], x[h["to"]]
         ax.annotate("", xy=(b, y), xytext=(a, y), arrowprops={
             "arrowstyle": "-|>", "color": colour, "lw": 1.6, "linestyle": "-" if h["modelled"] else "--"})
-        ax.text((a + b) / 2, y + 0.08, f"{k + 1}. {_hop_label(h['request'])}", ha="center", va="bottom",
+        # the request without scheme, query or aside in parentheses, at most 50 characters
+        text = h["request"].replace("https://", "").split("?")[0].split(" (")[0]
+        text = text if len(text) <= 50 else text[:49] + "…"
+        ax.text((a + b) / 2, y + 0.08, f"{k + 1}. {text}", ha="center", va="bottom",
                 fontsize=7.5, color=colour if h["modelled"] else "#616161")
-    ax.set_xlim(-0.6, len(names) - 0.4)
+    ax.set_xlim(-0.6, len(x) - 0.4)
     ax.set_ylim(0, top + 0.75)
     ax.axis("off")
     done = sum(1 for h in hops if h["modelled"])
@@ -882,11 +872,6 @@ def node_api_panel(run: PodRun, command: str = "logs", *, as_jane: bool = False)
     >>> [c.description for row in p.children[:-1] for c in row.children]
     ['kubectl', 'as jane (no RoleBinding)']
     """
-    style = {"description_width": "initial"}
-    controls = {
-        "command": widgets.ToggleButtons(options=list(COMMANDS), value=command, description="kubectl", style=style),
-        "as_jane": widgets.Checkbox(value=as_jane, description="as jane (no RoleBinding)", style=style),
-    }
     jane = UserInfo("jane", groups=("system:authenticated",))
 
     def update(command: str, as_jane: bool) -> list:
@@ -895,4 +880,5 @@ def node_api_panel(run: PodRun, command: str = "logs", *, as_jane: bool = False)
         who = "jane" if as_jane else "kubernetes-admin"
         return [node_api_figure(hops), node_api_table(hops, f"kubectl {command} {run.pod_name} as {who}")]
 
-    return live_panel(memoise_update(update), controls)
+    return _panel(update, command=("kubectl", command, tuple(COMMANDS), widgets.ToggleButtons),
+                  as_jane=("as jane (no RoleBinding)", as_jane))
