@@ -45,6 +45,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Mapping, Sequence
 
+import ipywidgets as widgets
 import networkx as nx
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -66,6 +67,7 @@ from kubenotes.kubelet.kuberuntime import (
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TABLE_CSS, TH_BOTTOM_CSS, Html, table
 from kubenotes.viz.html import escape as _e
+from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
 __all__ = [
     "RUNTIME_KINDS",
@@ -142,13 +144,10 @@ def call_table(trace: Sequence[Mapping[str, Any]], *, caption: str | None = None
     >>> t.count("<tr>") - 1, "RunPodSandbox" in t
     (6, True)
     """
-    rows = []
-    for i, e in enumerate(trace, 1):
-        request, response = call_summary(e)
-        colour = _SERVICE_COLOURS.get(e.get("service", ""), "#424242")
-        rows.append([str(i), _ms(e.get("time", 0.0)), f'<span style="color:{colour}">{_e(e.get("service", ""))}</span>',
-                     f"<b>{_e(e.get('method', ''))}</b>", _ms(e.get("duration_seconds", 0.0)), _e(request),
-                     _e(response)])
+    rows = [[str(i), _ms(e.get("time", 0.0)), '<span style="color:{}">{}</span>'.format(
+        _SERVICE_COLOURS.get(e.get("service", ""), "#424242"), _e(e.get("service", ""))),
+        f"<b>{_e(e.get('method', ''))}</b>", _ms(e.get("duration_seconds", 0.0)), *map(_e, call_summary(e))]
+        for i, e in enumerate(trace, 1)]
     return _table(["#", "t (s)", "service", "method", "took (s)", "request", "response"], rows, caption)
 
 
@@ -202,22 +201,19 @@ def call_timeline_figure(
         colour = _SERVICE_COLOURS.get(e.get("service", ""), "#616161")
         width = max(e.get("duration_seconds", 0.0), end * 0.003)
         ax.barh(i, width, left=e["time"], height=0.6, color=colour, alpha=0.85)
-        request, _ = call_summary(e)
-        ax.text(e["time"] + width + end * 0.008, i, request[:48], va="center", fontsize=7, color="#37474f")
+        ax.text(e["time"] + width + end * 0.008, i, call_summary(e)[0][:48], va="center", fontsize=7, color="#37474f")
         labels.append(f"{i + 1} {e['method']}")
     if shown:
         lane = len(trace)
         labels.append("inside the runtime")
-        groups: list[tuple[float, list[str]]] = []
+        groups: list[tuple[float, list[str]]] = []  # events within 3 % of the time axis share one mark
         for ev in shown:
-            text = _SHOWN_EVENTS[ev["event"]]
-            if ev["event"] == "ImagePulled":
-                text += " " + ev.get("message", "").split(": ")[0].rsplit("/", 1)[-1]
-            if groups and ev["time"] - groups[-1][0] <= end * 0.03:
-                if text not in groups[-1][1]:
-                    groups[-1][1].append(text)
-            else:
-                groups.append((ev["time"], [text]))
+            text = _SHOWN_EVENTS[ev["event"]] + (" " + ev.get("message", "").split(": ")[0].rsplit("/", 1)[-1]
+                                                 if ev["event"] == "ImagePulled" else "")
+            if not groups or ev["time"] - groups[-1][0] > end * 0.03:
+                groups.append((ev["time"], []))
+            if text not in groups[-1][1]:
+                groups[-1][1].append(text)
         for k, (t, texts) in enumerate(groups):
             ax.plot([t], [lane], marker="v", color="#6a1b9a", ms=6)
             ax.annotate(", ".join(texts), (t, lane), xytext=(2, -10 - 8 * (k % 3)), textcoords="offset points",
@@ -226,8 +222,7 @@ def call_timeline_figure(
         ax.axvline(started_seconds, color="#2e7d32", ls="--", lw=1.2)
         ax.text(started_seconds, -0.55, f"last container started: {started_seconds:.2f} s ", color="#2e7d32",
                 fontsize=7.5, va="center", ha="right")
-    ax.set_yticks(range(len(labels)))
-    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_ylim(len(labels) + (0.9 if shown else 0.2), -1.0)
     ax.set_xlim(0, end * 1.42)
     ax.set_xlabel("virtual time (s)")
@@ -580,12 +575,10 @@ def start_latency_table(results: Sequence[Mapping[str, Any]]) -> Html:
     >>> t.count("<tr>") - 1, "cri-o" in t
     (2, True)
     """
-    body = []
-    for r in results:
-        p = r["phases"]
-        body.append([_e(f"{r['kind']} + {r['low_level']}"), f"{r['image_mib']} MiB", _e(r["cache"]),
-                     f"{r['bandwidth_mib_per_second']} MiB/s", _mib(r["downloaded_bytes"]), _ms(p["sandbox"]),
-                     _ms(p["image pull"]), _ms(p["create + start"]), f"<b>{r['started_seconds']:.3f}</b>"])
+    body = [[_e(f"{r['kind']} + {r['low_level']}"), f"{r['image_mib']} MiB", _e(r["cache"]),
+             f"{r['bandwidth_mib_per_second']} MiB/s", _mib(r["downloaded_bytes"]),
+             *(_ms(r["phases"][p]) for p in ("sandbox", "image pull", "create + start")),
+             f"<b>{r['started_seconds']:.3f}</b>"] for r in results]
     return _table(["runtime", "image", "node has", "bandwidth", "downloaded", "RunPodSandbox (s)", "PullImage (s)",
                    "Create+Start (s)", "started at (s)"], body)
 
@@ -650,10 +643,6 @@ def start_latency_panel(
     >>> [c.description for c in panel.children[0].children], panel.children[0].children[0].value
     (['image size (MiB)', 'registry MiB/s'], 30)
     """
-    import ipywidgets as widgets
-
-    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
-
     def update(image_mib: int, bandwidth_mib_per_second: int, kind: str, cache: str, low_level: str) -> list:
         args = dict(image_mib=image_mib, cache=cache, bandwidth_mib_per_second=bandwidth_mib_per_second,
                     low_level=low_level)
@@ -661,17 +650,13 @@ def start_latency_panel(
         other = start_latency(next(k for k in RUNTIME_KINDS if k != kind), **args)
         return [start_latency_table([chosen, other]), start_latency_figure(chosen)]
 
-    style = {"description_width": "150px"}
-    layout = widgets.Layout(width="440px")
+    look = {"style": {"description_width": "150px"}, "layout": widgets.Layout(width="440px")}
     controls = {
-        "image_mib": int_slider("image size (MiB)", image_mib, 30, 1000, 10, style=style, layout=layout),
-        "bandwidth_mib_per_second": int_slider("registry MiB/s", bandwidth_mib_per_second, 5, 500, 5, style=style,
-                                               layout=layout),
-        "kind": widgets.Dropdown(options=list(RUNTIME_KINDS), value=kind, description="runtime", style=style,
-                                 layout=layout),
-        "cache": widgets.Dropdown(options=list(CACHE_STATES), value=cache, description="node already has",
-                                  style=style, layout=layout),
-        "low_level": widgets.Dropdown(options=list(LOW_LEVEL_RUNTIMES), value=low_level,
-                                      description="OCI runtime", style=style, layout=layout),
+        "image_mib": int_slider("image size (MiB)", image_mib, 30, 1000, 10, **look),
+        "bandwidth_mib_per_second": int_slider("registry MiB/s", bandwidth_mib_per_second, 5, 500, 5, **look),
+        **{key: widgets.Dropdown(options=list(options), value=value, description=label, **look)
+           for key, label, options, value in [("kind", "runtime", RUNTIME_KINDS, kind),
+                                              ("cache", "node already has", CACHE_STATES, cache),
+                                              ("low_level", "OCI runtime", LOW_LEVEL_RUNTIMES, low_level)]},
     }
     return live_panel(memoise_update(update), controls)
