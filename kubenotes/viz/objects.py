@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
+import ipywidgets as widgets
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -52,6 +53,7 @@ from kubenotes.errors import KubenotesError
 from kubenotes.sim.objects import SIDECAR_EXAMPLE, pod_with_sidecar
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TABLE_CSS, TH_BOTTOM_CSS, Html, escape, namespaced_name, table
+from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
 __all__ = [
     "containers_table",
@@ -76,13 +78,9 @@ _GREY = "#757575"
 _YES = f'<span style="color:{_GREEN};font-weight:bold">✓</span>'
 _NO = f'<span style="color:{_RED}">✗</span>'
 
-# Bar colours of the request breakdown.
-_C_APP = "#4C72B0"
-_C_SIDECAR = "#55A868"
-_C_INIT = "#DD8452"
-_C_MAX = "#8172B2"
-_C_OVERHEAD = "#C44E52"
-_C_POD_LEVEL = "#937860"
+# The request breakdown's bar colours, by legend label.
+_BAR_COLOURS = {"containers": "#4C72B0", "sidecars": "#55A868", "init container": "#DD8452",
+                "max of the two phases": "#8172B2", "pod overhead": "#C44E52", "pod-level request": "#937860"}
 
 
 # ---------------------------------------------------------------------------
@@ -107,22 +105,12 @@ def _q(amount: int, resource: str) -> str:
 
 def _rl_text(rl: Mapping[str, Any] | None) -> str:
     """A ResourceList as written: ``cpu 500m, memory 256Mi`` (``—`` when empty)."""
-    if not rl:
-        return "—"
-    return ", ".join(f"{k} {v}" for k, v in rl.items())
+    return ", ".join(f"{k} {v}" for k, v in rl.items()) if rl else "—"
 
 
-def _labels_of(obj: Any) -> Mapping[str, str]:
-    if isinstance(obj, Mapping):
-        return obj
-    md = getattr(obj, "metadata", None)
-    return (md.labels if md is not None else None) or {}
-
-
-def _named(objects: Mapping[str, Any] | Iterable[Any]) -> list[tuple[str, Any]]:
-    if isinstance(objects, Mapping):
-        return list(objects.items())
-    return [(o.metadata.name, o) for o in objects]
+def _mark(ok: bool, css: str = "text-align:center") -> tuple[str, str]:
+    """A grid cell: a green ✓ or a red ✗."""
+    return (_YES if ok else _NO, css)
 
 
 def containers_table(pod: Any) -> Html:
@@ -160,70 +148,53 @@ def containers_table(pod: Any) -> Html:
     >>> t.count("<tr>"), "sidecar" in t, "spec.overhead" in t
     (5, True, True)
     """
-    rows = []
     spec = pod.spec
-
-    def add(role: str, name: str, res: Any) -> None:
-        rows.append([(_e(role), ""), (f"<code>{_e(name)}</code>", ""),
-                     (_e(_rl_text(res.requests if res is not None else None)), ""),
-                     (_e(_rl_text(res.limits if res is not None else None)), "")])
-
-    for c in spec.initContainers or ():
-        role = "sidecar (init, restartPolicy: Always)" if is_restartable_init_container(c) else "init container"
-        add(role, c.name, c.resources)
-    for c in spec.containers or ():
-        add("container", c.name, c.resources)
+    entries = [("sidecar (init, restartPolicy: Always)" if is_restartable_init_container(c) else "init container",
+                c.name, c.resources) for c in spec.initContainers or ()]
+    entries += [("container", c.name, c.resources) for c in spec.containers or ()]
+    rows = [[(_e(role), ""), (f"<code>{_e(name)}</code>", ""), (_e(_rl_text(getattr(res, "requests", None))), ""),
+             (_e(_rl_text(getattr(res, "limits", None))), "")] for role, name, res in entries]
     if spec.overhead:
         rows.append([("pod overhead (RuntimeClass)", ""), ("<code>spec.overhead</code>", ""),
                      (_e(_rl_text(spec.overhead)), ""), ("", "")])
     if spec.resources is not None and (spec.resources.requests or spec.resources.limits):
-        add("pod-level resources", "spec.resources", spec.resources)
+        rows.append([("pod-level resources", ""), ("<code>spec.resources</code>", ""),
+                     (_e(_rl_text(spec.resources.requests)), ""), (_e(_rl_text(spec.resources.limits)), "")])
     return _table(["role", "name", "requests", "limits"], rows)
 
 
-def _axis_value(amount: int, resource: str) -> float:
-    return amount / _MIB if resource == MEMORY else float(amount)
-
-
 def _draw_breakdown(ax: Axes, b: Mapping[str, int], resource: str) -> None:
-    """One resource's bars on ``ax``: running phase, init peak, (pod level,) effective."""
-    v = lambda amount: _axis_value(amount, resource)  # noqa: E731
-    rows = ["running\ncontainers + sidecars", "init peak\ninit + earlier sidecars"]
-    pod_level = b.get("pod-level")
-    if pod_level is not None:
-        rows.append("pod level\nspec.resources")
-    rows.append("effective\n= max + overhead" if pod_level is None else "effective\n= pod level + overhead")
-    y = {r: len(rows) - 1 - i for i, r in enumerate(rows)}
-    h = 0.62
-    run, init = rows[0], rows[1]
-    ax.barh(y[run], v(b["containers"]), height=h, color=_C_APP)
-    ax.barh(y[run], v(b["sidecars"]), left=v(b["containers"]), height=h, color=_C_SIDECAR)
-    ax.barh(y[init], v(b["init peak sidecars"]), height=h, color=_C_SIDECAR)
-    ax.barh(y[init], v(b["init peak"] - b["init peak sidecars"]), left=v(b["init peak sidecars"]), height=h,
-            color=_C_INIT)
+    """One resource's bars on ``ax``: running phase, init peak, (pod level,) effective; each a stack of segments."""
+    c, pod_level = _BAR_COLOURS, b.get("pod-level")
     base = max(b["running"], b["init peak"]) if pod_level is None else pod_level
+    init_only = b["init peak"] - b["init peak sidecars"]
+    rows = [("running\ncontainers + sidecars", b["running"], [(b["containers"], c["containers"]),
+                                                              (b["sidecars"], c["sidecars"])]),
+            ("init peak\ninit + earlier sidecars", b["init peak"], [(b["init peak sidecars"], c["sidecars"]),
+                                                                    (init_only, c["init container"])])]
     if pod_level is not None:
-        ax.barh(y[rows[2]], v(pod_level), height=h, color=_C_POD_LEVEL)
-    eff = rows[-1]
-    ax.barh(y[eff], v(base), height=h, color=_C_MAX if pod_level is None else _C_POD_LEVEL)
-    ax.barh(y[eff], v(b["overhead"]), left=v(base), height=h, color=_C_OVERHEAD)
-    totals = {run: b["running"], init: b["init peak"], eff: b["effective"]}
-    if pod_level is not None:
-        totals[rows[2]] = pod_level
-    top = max([v(t) for t in totals.values()] + [1.0])
-    for r, t in totals.items():
-        winner = pod_level is None and r in (run, init) and t == base and t > 0
-        ax.text(v(t) + top * 0.015, y[r], _q(t, resource) + ("  (max)" if winner else ""), va="center", fontsize=9,
-                fontweight="bold" if r == eff or winner else "normal")
-    ax.set_yticks([y[r] for r in rows], rows, fontsize=8.5)
+        rows.append(("pod level\nspec.resources", pod_level, [(pod_level, c["pod-level request"])]))
+    rows.append(("effective\n= max + overhead" if pod_level is None else "effective\n= pod level + overhead",
+                 b["effective"], [(base, c["max of the two phases" if pod_level is None else "pod-level request"]),
+                                  (b["overhead"], c["pod overhead"])]))
+    scale = _MIB if resource == MEMORY else 1
+    top = max([t / scale for _, t, _ in rows] + [1.0])
+    for i, (label, total, segments) in enumerate(rows):
+        y = len(rows) - 1 - i
+        ax.barh(y, segments[0][0] / scale, height=0.62, color=segments[0][1])
+        for amount, colour in segments[1:]:
+            ax.barh(y, amount / scale, left=segments[0][0] / scale, height=0.62, color=colour)
+        winner = pod_level is None and i < 2 and total == base and total > 0
+        ax.text(total / scale + top * 0.015, y, _q(total, resource) + ("  (max)" if winner else ""), va="center",
+                fontsize=9, fontweight="bold" if i == len(rows) - 1 or winner else "normal")
+    ax.set_yticks(range(len(rows) - 1, -1, -1), [label for label, _, _ in rows], fontsize=8.5)
     ax.set_xlim(0, top * 1.32)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     unit = "millicores" if resource == CPU else ("MiB" if resource == MEMORY else "units")
     ax.set_xlabel(f"{resource} request ({unit})", fontsize=9)
     ax.set_title(f"{resource}: effective request {_q(b['effective'], resource)}", fontsize=10, fontweight="bold")
     ax.tick_params(axis="x", labelsize=8)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    ax.spines[["top", "right"]].set_visible(False)
 
 
 def plot_request_breakdown(
@@ -284,11 +255,9 @@ def plot_request_breakdown(
         fig = axes[0].figure
     for ax, name in zip(axes, names):
         _draw_breakdown(ax, request_breakdown(pod, name, non_zero=non_zero), name)
-    handles = [Patch(color=_C_APP, label="containers"), Patch(color=_C_SIDECAR, label="sidecars"),
-               Patch(color=_C_INIT, label="init container"), Patch(color=_C_MAX, label="max of the two phases"),
-               Patch(color=_C_OVERHEAD, label="pod overhead")]
-    if any("pod-level" in request_breakdown(pod, n) for n in names):
-        handles.append(Patch(color=_C_POD_LEVEL, label="pod-level request"))
+    pod_level = any("pod-level" in request_breakdown(pod, n) for n in names)
+    handles = [Patch(color=colour, label=label) for label, colour in _BAR_COLOURS.items()
+               if label != "pod-level request" or pod_level]
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8.5, frameon=False)
     fig.suptitle(f"PodRequests of {namespaced_name(pod)}: QoS class {pod_qos_class(pod)}", fontsize=11)
     return fig
@@ -395,21 +364,16 @@ def requests_table(pods: Iterable[Any]) -> Html:
     """
     rows = []
     for p in pods:
-        spec = p.spec
-        cs = list(spec.initContainers or ()) + list(spec.containers or ())
-        reqs = "<br>".join(f"{_e(c.name)}: {_e(_rl_text(c.resources.requests if c.resources else None))}" for c in cs)
-        lims = "<br>".join(f"{_e(c.name)}: {_e(_rl_text(c.resources.limits if c.resources else None))}" for c in cs)
-        r = pod_requests(p)
-        nz = dict(zip((CPU, MEMORY), pod_non_zero_requests(p)))
-        qos = pod_qos_class(p)
-        row = [(f"<code>{_e(namespaced_name(p))}</code>", ""),
-               (_e(qos), f"color:{_QOS_COLOUR.get(qos, '#000')};font-weight:bold"), (reqs, ""), (lims, "")]
-        for name in (CPU, MEMORY):
-            row.append((_e(_q(r.get(name, 0), name)) if name in r else "0", "text-align:right"))
-        for name in (CPU, MEMORY):
-            differs = nz[name] != r.get(name, 0)
-            row.append((_e(_q(nz[name], name)), "text-align:right" + (";color:#ef6c00;font-weight:bold" if differs else "")))
-        rows.append(row)
+        cs = list(p.spec.initContainers or ()) + list(p.spec.containers or ())
+        r, nz, qos = pod_requests(p), dict(zip((CPU, MEMORY), pod_non_zero_requests(p))), pod_qos_class(p)
+        written = ["<br>".join(f"{_e(c.name)}: {_e(_rl_text(getattr(c.resources, field, None)))}" for c in cs)
+                   for field in ("requests", "limits")]
+        # a non-zero value that is not PodRequests' (a scheduler default filled in) in orange
+        nz_css = {n: ";color:#ef6c00;font-weight:bold" if nz[n] != r.get(n, 0) else "" for n in (CPU, MEMORY)}
+        rows.append([(f"<code>{_e(namespaced_name(p))}</code>", ""),
+                     (_e(qos), f"color:{_QOS_COLOUR.get(qos, '#000')};font-weight:bold"), *((w, "") for w in written),
+                     *((_e(_q(r[n], n)) if n in r else "0", "text-align:right") for n in (CPU, MEMORY)),
+                     *((_e(_q(nz[n], n)), "text-align:right" + nz_css[n]) for n in (CPU, MEMORY))])
     return _table(["pod", "QoS class", "requests (as written)", "limits (as written)", "PodRequests cpu",
                    "PodRequests memory", "non-zero cpu", "non-zero memory"], rows)
 
@@ -696,7 +660,8 @@ def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | 
     >>> t.count("✓"), t.count("✗")
     (2, 2)
     """
-    named = [(n, _labels_of(o)) for n, o in _named(objects)]
+    named = [(n, o if isinstance(o, Mapping) else (getattr(o, "metadata", None) and o.metadata.labels) or {})
+             for n, o in (objects.items() if isinstance(objects, Mapping) else ((o.metadata.name, o) for o in objects))]
     heads = ["selector", "parsed"]
     for n, labels in named:
         shown = {k: v for k, v in labels.items() if show_labels is None or k in show_labels}
@@ -705,7 +670,7 @@ def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | 
     for s in selectors:
         sel = parse_selector(s)
         row = [(f"<code>{_e(s)}</code>", ""), (f"<code>{_e(sel)}</code>", f"color:{_GREY}")]
-        row += [(_YES if sel.matches(labels) else _NO, "text-align:center") for _, labels in named]
+        row += [_mark(sel.matches(labels)) for _, labels in named]
         rows.append(row)
     return _table(heads, rows, escape_headers=False)
 
@@ -837,7 +802,7 @@ def toleration_table(tolerations: Iterable[Any], taints: Iterable[Any]) -> Html:
     rows = []
     for tol in tolerations:
         row = [(f"<code>{_e(_toleration_text(tol))}</code>", "")]
-        row += [(_YES if tolerates(tol, t) else _NO, "text-align:center") for t in taints]
+        row += [_mark(tolerates(tol, t)) for t in taints]
         rows.append(row)
     return _table(["toleration", *[taint_string(t) for t in taints]], rows)
 
@@ -894,10 +859,6 @@ def request_panel(**defaults: int) -> Any:
     >>> panel.children[0].children[0].value, len(panel.children)
     (300, 5)
     """
-    import ipywidgets as widgets
-
-    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
-
     unknown = set(defaults) - set(SIDECAR_EXAMPLE)
     if unknown:
         raise TypeError(f"request_panel() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
