@@ -80,7 +80,6 @@ __all__ = [
     "stack_layout",
     "draw_runtime_stack",
     "runtime_stack_figure",
-    "STACK_MAX_WIDTH_INCHES",
     "layer_cache_table",
     "start_latency_table",
     "start_latency_figure",
@@ -250,7 +249,6 @@ def cri_to_oci_table(
     container_name: str,
     *,
     kind: str = CONTAINERD,
-    memory_capacity_bytes: int = 8 * 1024**3,
 ) -> Html:
     """Pod spec → kubelet's CRI config → runc's ``config.json``, one row per thing the pod decides.
 
@@ -261,8 +259,6 @@ def cri_to_oci_table(
     container_name : str
     kind : {"containerd", "cri-o"}
         Which runtime writes the ``config.json``.
-    memory_capacity_bytes : int
-        Node memory, for a Burstable container's ``oom_score_adj``.
 
     Returns
     -------
@@ -289,8 +285,8 @@ def cri_to_oci_table(
     if spec_c is None:
         raise KeyError(f"container {container_name!r} not found in pod")
     sandbox = sandbox_config_for_pod(pod)
-    config = container_config_for_pod(pod, container_name, memory_capacity_bytes=memory_capacity_bytes)
-    spec = oci_config(pod, container_name, runtime=kind, memory_capacity_bytes=memory_capacity_bytes)
+    config = container_config_for_pod(pod, container_name)  # on the model's 8 GiB node
+    spec = oci_config(pod, container_name, runtime=kind)
     res = config["linux"]["resources"]
     oci_res = spec["linux"].get("resources") or {}
     cpu, mem = oci_res.get("cpu") or {}, oci_res.get("memory") or {}
@@ -384,7 +380,7 @@ def _node_text(d: Mapping[str, Any]) -> str:
 
 
 #: The runtime-stack figure's widest, inches: 980 px at the inline backend's 100 dpi, within a ~1,000 px column.
-STACK_MAX_WIDTH_INCHES = 9.8
+_STACK_MAX_WIDTH_INCHES = 9.8
 
 
 def draw_runtime_stack(g: nx.DiGraph, ax: Axes, *, title: str | None = None) -> Axes:
@@ -452,14 +448,13 @@ def runtime_stack_figure(
     pods: Sequence[Mapping[str, Any]],
     kinds: Sequence[str] = RUNTIME_KINDS,
     *,
-    memory_capacity_bytes: int = 8 * 1024**3,
     title: str | None = None,
 ) -> Figure:
     """The runtime stack of a node running ``pods``, one panel per runtime kind, one above the other.
 
     The panels are stacked, not side by side, so the figure's natural width
     stays within a notebook's ~1,000 px output column at the inline backend's
-    100 dpi (:data:`STACK_MAX_WIDTH_INCHES`) and its 7 pt labels are shown at
+    100 dpi (9.8 inches) and its 7 pt labels are shown at
     full size.
 
     Parameters
@@ -468,8 +463,6 @@ def runtime_stack_figure(
         JSON-shaped Pods.
     kinds : sequence of str
         Runtime kinds, one panel each.
-    memory_capacity_bytes : int
-        For the processes' ``oom_score_adj``.
     title : str, optional
         Figure title.
 
@@ -478,7 +471,7 @@ def runtime_stack_figure(
     matplotlib.figure.Figure
         One axes per kind (:func:`draw_runtime_stack`), top to bottom, titled
         with what sets that runtime apart; at most
-        :data:`STACK_MAX_WIDTH_INCHES` wide; already closed for pyplot.
+        9.8 inches wide; already closed for pyplot.
 
     Raises
     ------
@@ -492,9 +485,9 @@ def runtime_stack_figure(
     >>> [ax.get_title(loc="left") for ax in runtime_stack_figure([pod]).axes]
     ['containerd: one shim per pod, a pause process', 'cri-o: one conmon per container, no pause (drop_infra_ctr)']
     """
-    graphs = [runtime_stack_graph(k, pods, memory_capacity_bytes=memory_capacity_bytes) for k in kinds]
+    graphs = [runtime_stack_graph(k, pods) for k in kinds]  # on the model's 8 GiB node
     procs = max(sum(1 for _, d in g.nodes(data=True) if d.get("kind") == "process") for g in graphs)
-    fig = detached_figure(min(STACK_MAX_WIDTH_INCHES, max(5.0, 1.55 * procs + 1.0)), 4.5 * len(kinds) + 0.4)
+    fig = detached_figure(min(_STACK_MAX_WIDTH_INCHES, max(5.0, 1.55 * procs + 1.0)), 4.5 * len(kinds) + 0.4)
     notes = {CONTAINERD: "one shim per pod, a pause process",
              CRI_O: "one conmon per container, no pause (drop_infra_ctr)"}
     for i, k in enumerate(kinds):

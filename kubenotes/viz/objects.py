@@ -200,9 +200,6 @@ def _draw_breakdown(ax: Axes, b: Mapping[str, int], resource: str) -> None:
 def plot_request_breakdown(
     pod: Any,
     resources: str | Sequence[str] = (CPU, MEMORY),
-    *,
-    axes: Sequence[Axes] | None = None,
-    non_zero: bool = False,
 ) -> Figure:
     """Bar chart of ``PodRequests``: containers + sidecars vs. the init peak, plus overhead.
 
@@ -216,10 +213,6 @@ def plot_request_breakdown(
     pod : lightkube.resources.core_v1.Pod
     resources : str or sequence of str
         ``cpu`` and/or ``memory`` (or another resource), one panel each.
-    axes : sequence of matplotlib Axes, optional
-        Where to draw, one per resource; a new figure when omitted.
-    non_zero : bool
-        Use the scheduler's 100m/200Mi defaults for containers that request nothing.
 
     Returns
     -------
@@ -246,15 +239,10 @@ def plot_request_breakdown(
     ['cpu: effective request 1450m', 'memory: effective request 504Mi']
     """
     names = [resources] if isinstance(resources, str) else list(resources)
-    if axes is None:
-        fig = detached_figure(min(4.7 * len(names), 9.6), 2.9)  # <= 1,000 px at 100 dpi (MAX_INLINE_WIDTH_PX)
-        fig.set_layout_engine("constrained")
-        axes = list(fig.subplots(1, len(names), squeeze=False)[0])
-    else:
-        axes = list(axes)
-        fig = axes[0].figure
-    for ax, name in zip(axes, names):
-        _draw_breakdown(ax, request_breakdown(pod, name, non_zero=non_zero), name)
+    fig = detached_figure(min(4.7 * len(names), 9.6), 2.9)  # <= 1,000 px at 100 dpi (MAX_INLINE_WIDTH_PX)
+    fig.set_layout_engine("constrained")
+    for ax, name in zip(fig.subplots(1, len(names), squeeze=False)[0], names):
+        _draw_breakdown(ax, request_breakdown(pod, name), name)
     pod_level = any("pod-level" in request_breakdown(pod, n) for n in names)
     handles = [Patch(color=colour, label=label) for label, colour in _BAR_COLOURS.items()
                if label != "pod-level request" or pod_level]
@@ -503,13 +491,13 @@ def quantity_table(quantities: Iterable[Any]) -> Html:
 # defaulting and admission
 
 
-def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_system_classes: bool = True) -> Html:
+def defaulting_table(pod: Any, priority_classes: Iterable[Any] = ()) -> Html:
     """:func:`~kubenotes.api.manifests.defaulting_steps` as a table: step, upstream file, field, as written, as stored.
 
     Parameters
     ----------
-    pod, priority_classes, include_system_classes
-        As for :func:`~kubenotes.api.manifests.defaulting_steps`.
+    pod, priority_classes
+        As for :func:`~kubenotes.api.manifests.defaulting_steps` (with the built-in ``system-`` classes).
 
     Returns
     -------
@@ -540,7 +528,7 @@ def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_
     """
     rows = []
     last = None
-    for s in defaulting_steps(pod, priority_classes, include_system_classes=include_system_classes):
+    for s in defaulting_steps(pod, priority_classes):
         key = ".resources.requests." in s["field"] or s["field"] in ("status.qosClass", "spec.priority")
         step = "" if s["step"] == last else (f"<b>{_e(s['step'])}</b><br><span style=\"color:{_GREY};font-size:11px\">"
                                              f"{_e(DEFAULTING_STEP_SOURCES.get(s['step'], ''))}</span>")
@@ -551,8 +539,7 @@ def defaulting_table(pod: Any, priority_classes: Iterable[Any] = (), *, include_
     return _table(["step (upstream)", "field", "as written", "as stored"], rows)
 
 
-def priority_admission_table(pods: Iterable[Any], priority_classes: Iterable[Any] = (), *,
-                             include_system_classes: bool = True) -> Html:
+def priority_admission_table(pods: Iterable[Any], priority_classes: Iterable[Any] = ()) -> Html:
     """Each Pod through the Priority admission plugin: the class it names, what admission writes, or why it rejects.
 
     Parameters
@@ -560,8 +547,7 @@ def priority_admission_table(pods: Iterable[Any], priority_classes: Iterable[Any
     pods : iterable of lightkube Pod
         As written (``load_manifests(..., defaults=False)``); not modified.
     priority_classes : iterable of PriorityClass
-    include_system_classes : bool
-        Add the two built-in ``system-`` classes.
+        The cluster's classes; the two built-in ``system-`` classes are added.
 
     Returns
     -------
@@ -593,7 +579,7 @@ def priority_admission_table(pods: Iterable[Any], priority_classes: Iterable[Any
     (True, True)
     """
     pods = list(pods)
-    results = admit_pods(pods, list(priority_classes), include_system_classes=include_system_classes)
+    results = admit_pods(pods, list(priority_classes))
     rows = []
     for p, admitted in zip(pods, results):
         priority = "—" if p.spec.priority is None else p.spec.priority
@@ -620,7 +606,7 @@ def _labels_html(labels: Mapping[str, str]) -> str:
                        for k, v in labels.items())
 
 
-def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | Iterable[Any], *,
+def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any], *,
                          show_labels: Sequence[str] | None = None) -> Html:
     """Which objects each label selector (string form) matches: a ✓/✗ grid.
 
@@ -629,9 +615,8 @@ def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | 
     selectors : iterable of str
         String form as ``kubectl get -l`` takes it: ``app=web``,
         ``app in (web,redis),!canary``, ``tier``, ``app!=web``...
-    objects : mapping of str to labels-or-object, or iterable of objects
-        Columns: a name mapped to a ``dict`` of labels or to an object with
-        ``metadata.labels``; or objects, named by ``metadata.name``.
+    objects : mapping of str to labels-or-object
+        Columns: a name mapped to a ``dict`` of labels or to an object with ``metadata.labels``.
     show_labels : sequence of str, optional
         Label keys listed under each column name (default: all labels).
 
@@ -660,8 +645,7 @@ def label_selector_table(selectors: Iterable[str], objects: Mapping[str, Any] | 
     >>> t.count("✓"), t.count("✗")
     (2, 2)
     """
-    named = [(n, o if isinstance(o, Mapping) else (getattr(o, "metadata", None) and o.metadata.labels) or {})
-             for n, o in (objects.items() if isinstance(objects, Mapping) else ((o.metadata.name, o) for o in objects))]
+    named = [(n, o if isinstance(o, Mapping) else o.metadata.labels or {}) for n, o in objects.items()]
     heads = ["selector", "parsed"]
     for n, labels in named:
         shown = {k: v for k, v in labels.items() if show_labels is None or k in show_labels}
