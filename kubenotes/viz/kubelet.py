@@ -78,7 +78,6 @@ from kubenotes.viz.widgets import _agg_canvas, int_slider, live_panel, memoise_u
 
 __all__ = [
     "NODE_NAME",
-    "RESTART_POLICIES",
     "start_timeline_table",
     "start_timeline_figure",
     "status_history_table",
@@ -175,20 +174,19 @@ def start_timeline_table(rows: Sequence[Mapping[str, Any]], caption: str | None 
                   [_COLOURS.get(r["source"]) for r in rows])
 
 
-def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
+def start_timeline_figure(run: PodRun) -> Figure:
     """The pod's start as lanes: the sandbox, each container's pull/create/start and run, probes, Ready.
 
     Parameters
     ----------
     run : PodRun
         From :func:`kubenotes.sim.scenarios.simulate_pod_start` (or another pod run).
-    title : str, optional
-        Default: the pod, its node and "syncPod's order through the CRI".
 
     Returns
     -------
     matplotlib.figure.Figure
-        One Axes, one lane per sandbox, (init) container, probes and Ready; x is virtual seconds.
+        One Axes, one lane per sandbox, (init) container, probes and Ready; x is virtual seconds; titled with
+        the pod, its node and "syncPod's order through the CRI".
 
     Raises
     ------
@@ -241,7 +239,7 @@ def start_timeline_figure(run: PodRun, *, title: str | None = None) -> Figure:
     ax.legend(handles=[Patch(color=c, label=m) for m, c in colours.items() if m != "StopContainer"]
               + [Patch(color="#2e7d32", alpha=0.6, label="running")], fontsize=7, loc="upper left",
               bbox_to_anchor=(1.01, 1.0))
-    ax.set_title(title or f"Pod {run.pod_name} on {NODE_NAME}: syncPod's order through the CRI", fontsize=10)
+    ax.set_title(f"Pod {run.pod_name} on {NODE_NAME}: syncPod's order through the CRI", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -323,8 +321,26 @@ def restart_table(history: Sequence[Mapping[str, Any]], caption: str | None = No
                   caption)
 
 
-def restarts_figure(run: PodRun, container: str = "app", *, title: str | None = None) -> Figure:
-    """The container's runs, its probes, the Killing/BackOff events and restartCount over time."""
+def restarts_figure(run: PodRun) -> Figure:
+    """Container ``app``'s runs, its liveness probes, the Killing/BackOff events and restartCount over time.
+
+    Parameters
+    ----------
+    run : PodRun
+        From :func:`kubenotes.sim.scenarios.simulate_restarts`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two Axes sharing virtual time: the runs (with each back-off), the probes and events above, the
+        ``restartCount`` the kubelet wrote below; titled with the restart policy, phase and waiting reason.
+
+    Examples
+    --------
+    >>> restarts_figure(simulate_restarts(cause="exits with code 1", until_seconds=60)).axes[0].get_title()
+    'restartPolicy Always: phase Running (CrashLoopBackOff), restartCount 2 at t=60s'
+    """
+    container = "app"
     hist = restart_history(run, container)
     end = run.until_seconds
     fig = detached_figure(10, 3.6)
@@ -357,7 +373,7 @@ def restarts_figure(run: PodRun, container: str = "app", *, title: str | None = 
     status = run.pod["status"]
     waiting = next((((c.get("state") or {}).get("waiting") or {}).get("reason") for c in
                     status.get("containerStatuses") or []), None)
-    ax.set_title(title or f"restartPolicy {run.pod['spec'].get('restartPolicy')}: phase {status.get('phase')}"
+    ax.set_title(f"restartPolicy {run.pod['spec'].get('restartPolicy')}: phase {status.get('phase')}"
                  + (f" ({waiting})" if waiting else "") + f", restartCount {counts[-1]} at t={end:.0f}s",
                  fontsize=10)
     fig.tight_layout()
@@ -411,8 +427,7 @@ def restarts_panel(failure_threshold: int = 3, period_seconds: int = 5, restart_
                   cause=("the container", cause, tuple(CAUSES)))
 
 
-def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, limit: int | None = 12,
-                         caption: str | None = None) -> Html:
+def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, limit: int | None = 12) -> Html:
     """The kubelet's events for the pod, as ``kubectl describe pod`` lists them (type, reason, from, message).
 
     Parameters
@@ -422,7 +437,6 @@ def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, l
         Keep only these reasons.
     limit : int, optional
         The first ``limit`` rows; None for all.
-    caption : str, optional
 
     Returns
     -------
@@ -442,29 +456,25 @@ def kubelet_events_table(run: PodRun, reasons: Iterable[str] | None = None, *, l
     >>> "Started container web" in kubelet_events_table(simulate_pod_start())
     True
     """
-    events = pod_events(run, None if reasons is None else list(reasons))
-    if limit is not None:
-        events = events[:limit]
+    events = pod_events(run, None if reasons is None else list(reasons))[:limit]
     body = [(f"{e['time']:.1f}", e["type"], e["reason"], e.get("field_path") or "", e["message"]) for e in events]
-    return _table(["t (s)", "type", "reason", "fieldPath", "message"], body, caption,
+    return _table(["t (s)", "type", "reason", "fieldPath", "message"], body, None,
                   ["#c62828" if e["type"] == "Warning" else None for e in events])
 
 
 # ----------------------------------------------------------------------------- static pods
-def static_pod_table(files: Mapping[str, str] | None = None, node_name: str = NODE_NAME,
-                     node_uid: str = "3f6c2d9e-node-uid") -> Html:
+def static_pod_table(files: Mapping[str, str] | None = None) -> Html:
     """The static pods a manifest directory gives, next to their mirror pods in the API.
 
     Parameters
     ----------
     files : dict[str, str], optional
         File name -> content of ``/etc/kubernetes/manifests`` (default: ``etcd.yaml`` with :data:`STATIC_MANIFEST`).
-    node_name, node_uid : str
 
     Returns
     -------
     Html
-        One row per field: the static pod the kubelet runs, the mirror pod it creates.
+        One row per field: the static pod the kubelet runs on :data:`NODE_NAME`, the mirror pod it creates.
         A file that does not parse becomes an ``error`` row, not an exception.
 
     Raises
@@ -484,9 +494,9 @@ def static_pod_table(files: Mapping[str, str] | None = None, node_name: str = NO
     >>> "etcd-worker-1" in static_pod_table()
     True
     """
-    rows = static_pod_fields(files, node_name, node_uid)
+    rows = static_pod_fields(files, NODE_NAME)
     return _table(["field", "static pod (the kubelet runs it)", "mirror pod (the API shows it)"], rows,
-                  f"/etc/kubernetes/manifests on {node_name}")
+                  f"/etc/kubernetes/manifests on {NODE_NAME}")
 
 
 def mirror_pod_writes(run: StaticPodRun) -> Html:
@@ -781,15 +791,13 @@ def node_api_table(hops: Sequence[Mapping[str, Any]], caption: str | None = None
                   table_css=TABLE_CSS + ";max-width:1000px", td_css=TD_CSS + ";overflow-wrap:anywhere")
 
 
-def node_api_figure(hops: Sequence[Mapping[str, Any]], *, title: str | None = None) -> Figure:
+def node_api_figure(hops: Sequence[Mapping[str, Any]]) -> Figure:
     """The hops as a sequence diagram: one lifeline per component, one arrow per hop, grey dashed where not modelled.
 
     Parameters
     ----------
     hops : sequence of dict
         From :func:`~kubenotes.kubelet.server.node_api_hops`.
-    title : str, optional
-        Default: how many of the hops the model implements.
 
     Returns
     -------
@@ -832,7 +840,7 @@ def node_api_figure(hops: Sequence[Mapping[str, Any]], *, title: str | None = No
     ax.set_ylim(0, top + 0.75)
     ax.axis("off")
     done = sum(1 for h in hops if h["modelled"])
-    ax.set_title(title or f"{done} of {rows} hops in the model (blue); grey dashed: upstream only", fontsize=10)
+    ax.set_title(f"{done} of {rows} hops in the model (blue); grey dashed: upstream only", fontsize=10)
     fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.9)  # fixed: no tight_layout draw per redraw
     return fig
 
