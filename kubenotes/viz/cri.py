@@ -353,30 +353,20 @@ def stack_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
     >>> pos["kubelet"], pos["default/web/POD"], pos["default/web/app"]
     ((0.5, 0.0), (0.0, -4.0), (1.0, -4.0))
     """
-    procs = [v for v, d in g.nodes(data=True) if d.get("kind") == "process"]
-    x = {v: float(i) for i, v in enumerate(procs)}
-    pos: dict[str, tuple[float, float]] = {}
-    for v in g.nodes:
-        layer = g.nodes[v].get("layer", 0)
-        if v in x:
-            pos[v] = (x[v], float(-layer))
-            continue
-        below = [x[d] for d in nx.descendants(g, v) if d in x]
-        pos[v] = ((sum(below) / len(below)) if below else 0.0, float(-layer))
-    return pos
+    x = {v: float(i) for i, v in enumerate(v for v, d in g.nodes(data=True) if d.get("kind") == "process")}
+    below = {v: [x[d] for d in nx.descendants(g, v) if d in x] for v in g.nodes if v not in x}
+    x.update({v: sum(xs) / len(xs) if xs else 0.0 for v, xs in below.items()})
+    return {v: (x[v], float(-g.nodes[v].get("layer", 0))) for v in g.nodes}
 
 
 def _node_text(d: Mapping[str, Any]) -> str:
+    """A stack box's text: the label; for a process also its oom_score_adj and the pid/mount namespaces it owns."""
     if d.get("kind") != "process":
         return d.get("label", "")
-    lines = [d.get("label", "")]
-    if d.get("oom_score_adj") is not None:
-        lines.append(f"oom_score_adj {d['oom_score_adj']}")
-    ns = d.get("namespaces") or {}
-    own = [t for t, p in ns.items() if p == "new" and t in ("pid", "mount")]
-    if own:
-        lines.append("own " + ", ".join(own))
-    return "\n".join(lines)
+    own = [t for t, p in (d.get("namespaces") or {}).items() if p == "new" and t in ("pid", "mount")]
+    adj = d.get("oom_score_adj")
+    return "\n".join([d.get("label", "")] + ([f"oom_score_adj {adj}"] if adj is not None else [])
+                     + (["own " + ", ".join(own)] if own else []))
 
 
 #: The runtime-stack figure's widest, inches: 980 px at the inline backend's 100 dpi, within a ~1,000 px column.
