@@ -665,13 +665,6 @@ _WRAPPING_TABLE_CSS = TABLE_CSS + ";max-width:100%"
 _KEY_CELL_CSS = "min-width:140px;max-width:260px;overflow-wrap:anywhere"
 
 
-def _requirement_text(expr: Sequence[Any]) -> str:
-    key, op, values = expr
-    if op in ("Exists", "DoesNotExist"):
-        return f"{key} {op}"
-    return f"{key} {op} [{', '.join(values)}]"
-
-
 def node_selector_table(selectors: Mapping[str, Any] | Iterable[Sequence[Any]], nodes: Iterable[Any]) -> Html:
     """Which nodes each required node selector matches, with the node's value of the key.
 
@@ -714,24 +707,21 @@ def node_selector_table(selectors: Mapping[str, Any] | Iterable[Sequence[Any]], 
     nodes = list(nodes)
     if isinstance(selectors, Mapping):
         items = [(name, NodeSelector.from_api(sel), None) for name, sel in selectors.items()]
-    else:
-        items = []
-        for expr in selectors:
-            key, op, values = expr
-            sel = NodeSelector.from_api({"nodeSelectorTerms": [
-                {"matchExpressions": [{"key": key, "operator": op, "values": list(values)}]}]})
-            items.append((_requirement_text(expr), sel, key))
+    else:  # one requirement a row, named as written: ``key Op [values]`` (``key Op`` for Exists, DoesNotExist)
+        items = [(f"{key} {op}" + ("" if op in ("Exists", "DoesNotExist") else f" [{', '.join(values)}]"),
+                  NodeSelector.from_api({"nodeSelectorTerms": [
+                      {"matchExpressions": [{"key": key, "operator": op, "values": list(values)}]}]}), key)
+                 for key, op, values in selectors]
     rows = []
     for name, sel, key in items:
         # Long label keys break after their prefix's '/' (or anywhere, last), values at their hyphens: nine
         # node columns and a key like node-role.kubernetes.io/control-plane fit a ~1,000 px output column.
         row = [(f"<code>{_e(name).replace('/', '/<wbr>')}</code>", _KEY_CELL_CSS)]
-        for n in nodes:
-            mark = _YES if sel.matches(n) else _NO
-            if key is not None:
-                val = (n.metadata.labels or {}).get(key)
-                mark += f'<br><span style="color:{_GREY};font-size:11px">{_e("—" if val is None else (val or chr(34) * 2))}</span>'
-            row.append((mark, "text-align:center;padding:3px 5px"))
+        for n in nodes:  # for a requirement row, the node's value of its key under the mark
+            val = None if key is None else (n.metadata.labels or {}).get(key)
+            val = "—" if val is None else (val or chr(34) * 2)
+            under = "" if key is None else f'<br><span style="color:{_GREY};font-size:11px">{_e(val)}</span>'
+            row.append(((_YES if sel.matches(n) else _NO) + under, "text-align:center;padding:3px 5px"))
         rows.append(row)
     heads = ["matchExpressions", *[f'<span style="white-space:nowrap">{_e(n.metadata.name)}</span>' for n in nodes]]
     return _table(heads, rows, escape_headers=False, table_css=_WRAPPING_TABLE_CSS)
