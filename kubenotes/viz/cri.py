@@ -55,7 +55,7 @@ from kubenotes.api.qos import pod_qos_class
 from kubenotes.cri.api import call_summary
 from kubenotes.cri.oci import oci_excerpt
 from kubenotes.cri.runtime import CONTAINERD, CRI_O, LOW_LEVEL_RUNTIMES, RUNC, RUNTIME_KINDS
-from kubenotes.kubelet.cgroups import cpu_shares_to_cpu_weight
+from kubenotes.kubelet.cgroups import ResourceConfig
 from kubenotes.kubelet.kuberuntime import (
     CACHE_STATES,
     container_config_for_pod,
@@ -292,22 +292,22 @@ def cri_to_oci_table(
     cpu, mem = oci_res.get("cpu") or {}, oci_res.get("memory") or {}
     requests = (spec_c.get("resources") or {}).get("requests") or {}
     limits = (spec_c.get("resources") or {}).get("limits") or {}
-    quota = cpu.get("quota")
-    cpu_max = f"{quota} {cpu.get('period')}" if quota else f"max {cpu.get('period', 100000)}"
+    # what runc writes on a cgroup v2 node: the kubelet's own conversion (cm.ResourceConfig), not a second copy
+    v2 = ResourceConfig(cpu_shares=cpu.get("shares"), cpu_quota=cpu.get("quota"), cpu_period=cpu.get("period"),
+                        memory=mem.get("limit")).cgroup_v2_files()
     ns = oci_excerpt(spec)["linux.namespaces"]
     rows = [
         ["QoS class (QoS 类别)", _e(pod_qos_class(pod)), "(decides the cgroup parent and oom_score_adj)", ""],
         ["cgroup", "", "PodSandboxConfig.linux.cgroup_parent " + _code(sandbox["linux"]["cgroup_parent"]),
          "linux.cgroupsPath " + _code(spec["linux"]["cgroupsPath"])],
         ["CPU request", _e(requests.get("cpu", "-")), "cpu_shares " + _code(res.get("cpu_shares")),
-         f"cpu.shares {_code(cpu.get('shares'))} (cgroup v2: cpu.weight "
-         f"{_code(cpu_shares_to_cpu_weight(cpu.get('shares')))})"],
+         f"cpu.shares {_code(cpu.get('shares'))} (cgroup v2: cpu.weight {_code(v2['cpu.weight'])})"],
         ["CPU limit", _e(limits.get("cpu", "-")),
          f"cpu_quota {_code(res.get('cpu_quota', 0))} / cpu_period {_code(res.get('cpu_period'))}",
-         f"cpu.quota / cpu.period (cgroup v2: cpu.max {cpu_max})"],
+         f"cpu.quota / cpu.period (cgroup v2: cpu.max {v2['cpu.max']})"],
         ["memory limit", _e(limits.get("memory", "-")),
          "memory_limit_in_bytes " + _code(res.get("memory_limit_in_bytes", 0)),
-         "memory.limit " + _code(mem.get("limit", "-")) + f" (cgroup v2: memory.max {mem.get('limit') or 'max'})"],
+         "memory.limit " + _code(mem.get("limit", "-")) + f" (cgroup v2: memory.max {v2.get('memory.max', 'max')})"],
         ["OOM score", "", "oom_score_adj " + _code(res.get("oom_score_adj")),
          "process.oomScoreAdj " + _code(spec["process"].get("oomScoreAdj"))],
         ["namespaces (命名空间)", "hostNetwork " + _e(bool((pod.get("spec") or {}).get("hostNetwork"))),
