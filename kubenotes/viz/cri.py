@@ -6,7 +6,7 @@ Everything here reads the :mod:`kubenotes.cri` model and lays it out:
   start (:func:`kubenotes.kubelet.kuberuntime.pod_start_calls` or any
   :attr:`ContainerRuntime.trace <kubenotes.cri.runtime.ContainerRuntime.trace>`),
   with what happened inside the runtime between them (its ``events``);
-* :func:`cri_to_oci_table` and :func:`oci_excerpt`: what the kubelet puts in
+* :func:`cri_to_oci_table` (and :func:`kubenotes.cri.oci.oci_excerpt`): what the kubelet puts in
   ``PodSandboxConfig``/``ContainerConfig`` and what the runtime writes into
   runc's ``config.json`` from it (namespaces, ``cgroupsPath``, resources,
   ``oomScoreAdj``), row by row from the Pod spec;
@@ -70,12 +70,8 @@ from kubenotes.viz.html import escape as _e
 from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
 __all__ = [
-    "RUNTIME_KINDS",
-    "LOW_LEVEL_RUNTIMES",
-    "call_summary",
     "call_table",
     "call_timeline_figure",
-    "oci_excerpt",
     "cri_to_oci_table",
     "stack_layout",
     "draw_runtime_stack",

@@ -63,7 +63,6 @@ from kubenotes.sim.scenarios import (
     simulate_restarts,
 )
 from kubenotes.sim.timelines import (
-    STATIC_MANIFEST,
     mirror_pod_history,
     pod_events,
     restart_counts,
@@ -85,7 +84,6 @@ __all__ = [
     "kubelet_events_table",
     "restarts_figure",
     "restarts_panel",
-    "STATIC_MANIFEST",
     "static_pod_table",
     "mirror_pod_writes",
     "pleg_cost_figure",
@@ -469,7 +467,8 @@ def static_pod_table(files: Mapping[str, str] | None = None) -> Html:
     Parameters
     ----------
     files : dict[str, str], optional
-        File name -> content of ``/etc/kubernetes/manifests`` (default: ``etcd.yaml`` with :data:`STATIC_MANIFEST`).
+        File name -> content of ``/etc/kubernetes/manifests`` (default: ``etcd.yaml`` with
+        :data:`~kubenotes.sim.timelines.STATIC_MANIFEST`).
 
     Returns
     -------

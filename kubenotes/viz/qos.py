@@ -62,7 +62,6 @@ __all__ = [
     "qos_values_table",
     "qos_panel",
     "qos_view",
-    "cgroup_tree_graph",
     "cgroup_driver_table",
     "cgroup_tree_figure",
     "eviction_timeline_table",

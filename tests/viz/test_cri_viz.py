@@ -19,7 +19,10 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
+from kubenotes.cri.api import call_summary  # noqa: E402
 from kubenotes.cri.images import layer_cache_pulls  # noqa: E402
+from kubenotes.cri.oci import oci_excerpt  # noqa: E402
+from kubenotes.cri.runtime import RUNTIME_KINDS  # noqa: E402
 from kubenotes.kubelet.kuberuntime import oci_config, pod_start_calls, runtime_stack_graph, start_latency  # noqa: E402
 from kubenotes.viz import cri  # noqa: E402
 from kubenotes.viz.graphs import detached_figure  # noqa: E402
@@ -48,7 +51,7 @@ def start():
 def test_call_summary_names_the_arguments_of_each_call(start):
     by_method = {}
     for e in start["trace"]:
-        by_method.setdefault(e["method"], cri.call_summary(e))
+        by_method.setdefault(e["method"], call_summary(e))
     request, response = by_method["RunPodSandbox"]
     assert request.startswith("pod shop/web attempt 0, cgroup_parent /kubepods.slice/kubepods-poduid_web.slice")
     assert response == "pod_sandbox_id " + start["trace"][0]["response"]["pod_sandbox_id"][:13]
@@ -61,10 +64,10 @@ def test_call_summary_names_the_arguments_of_each_call(start):
 def test_call_summary_reports_errors_and_present_images():
     err = {"method": "PullImage", "request": {"image": {"image": "nope:1"}}, "response": None,
            "error": "rpc error: code = Unknown desc = not found"}
-    assert cri.call_summary(err) == ("image nope:1", "error: rpc error: code = Unknown desc = not found")
+    assert call_summary(err) == ("image nope:1", "error: rpc error: code = Unknown desc = not found")
     present = {"method": "ImageStatus", "request": {"image": {"image": "x"}},
                "response": {"image": {"size": 2 * 2**20}}}
-    assert cri.call_summary(present)[1] == "present, 2.0 MiB"
+    assert call_summary(present)[1] == "present, 2.0 MiB"
 
 
 def test_call_table_has_one_row_per_call_in_order(start):
@@ -138,11 +141,11 @@ def test_cri_to_oci_table_converts_cpu_and_memory():
 
 def test_oci_excerpt_reads_the_spec():
     spec = oci_config(_pod(resources=GUARANTEED), "app", sandbox_id="s" * 64, container_id="c1")
-    ex = cri.oci_excerpt(spec)
+    ex = oci_excerpt(spec)
     assert ex["process.oomScoreAdj"] == -997 and ex["linux.cgroupsPath"].endswith(":cri-containerd:c1")
     assert "devices" not in ex["linux.resources"] and ex["linux.resources"]["memory"]["limit"] == 256 * 2**20
     assert ex["linux.namespaces"]["pid"] == "new" and ex["linux.namespaces"]["network"].startswith("/var/run/netns/")
-    host = cri.oci_excerpt(oci_config(_pod(hostNetwork=True), "app"))
+    host = oci_excerpt(oci_config(_pod(hostNetwork=True), "app"))
     assert "network" not in host["linux.namespaces"]
 
 
@@ -222,7 +225,7 @@ def test_layer_cache_pulls_with_preloaded_images_and_bandwidth():
 
 
 def test_start_latency_table_and_figure():
-    results = [start_latency(k) for k in cri.RUNTIME_KINDS]
+    results = [start_latency(k) for k in RUNTIME_KINDS]
     table = cri.start_latency_table(results)
     assert table.count("<tr>") - 1 == 2 and f"<b>{results[1]['started_seconds']:.3f}</b>" in table
     fig = cri.start_latency_figure(results[0])
@@ -241,7 +244,7 @@ def test_start_latency_panel_recomputes_when_the_first_slider_moves(monkeypatch)
     monkeypatch.setattr(cri, "start_latency", lambda *a, **k: calls.append((a, k)) or original(*a, **k))
     slider.value = 130
     assert calls and all(k["image_mib"] == 130 for _, k in calls)
-    assert {a[0] for a, _ in calls} == set(cri.RUNTIME_KINDS)  # the chosen runtime and the other one
+    assert {a[0] for a, _ in calls} == set(RUNTIME_KINDS)  # the chosen runtime and the other one
 
 
 def test_cri_to_oci_table_wraps_its_long_identifiers():

@@ -95,13 +95,13 @@ def test_restart_views_and_panel():
 def test_static_pod_and_mirror_pod_fields():
     table = vk.static_pod_table()
     assert "etcd-worker-1" in table and "kubernetes.io/config.mirror" in table and "Node/worker-1" in table
-    broken = vk.static_pod_table({"etcd.yaml": vk.STATIC_MANIFEST, "bad.yaml": "kind: ["})
+    broken = vk.static_pod_table({"etcd.yaml": st.STATIC_MANIFEST, "bad.yaml": "kind: ["})
     assert "couldn&#x27;t parse as pod" in broken
 
 
 def test_static_pod_merges_add_once_and_replace_on_edit():
-    edited = vk.STATIC_MANIFEST.replace("3.6.4-0", "3.6.5-0")
-    merges = st.static_pod_merges([{"etcd.yaml": vk.STATIC_MANIFEST}, {"etcd.yaml": vk.STATIC_MANIFEST},
+    edited = st.STATIC_MANIFEST.replace("3.6.4-0", "3.6.5-0")
+    merges = st.static_pod_merges([{"etcd.yaml": st.STATIC_MANIFEST}, {"etcd.yaml": st.STATIC_MANIFEST},
                                    {"etcd.yaml": edited}, {}])
     assert [(m["time"], m["op"]) for m in merges] == [(0, "ADD"), (40, "REMOVE"), (40, "ADD"), (60, "REMOVE")]
     assert merges[0]["pods"] == ["etcd-worker-1"] and merges[1]["uids"] == merges[0]["uids"]

@@ -14,14 +14,13 @@ matplotlib.use("Agg")
 
 import pytest  # noqa: E402
 
-from kubenotes.kubelet.cgroups import qos_values  # noqa: E402
+from kubenotes.kubelet.cgroups import cgroup_tree_graph, qos_values  # noqa: E402
 from kubenotes.sim.scenarios import memory_pressure_pods, simulate_memory_pressure, single_container_pod  # noqa: E402
 from kubenotes.viz.qos import (  # noqa: E402
     GI,
     MI,
     cgroup_driver_table,
     cgroup_tree_figure,
-    cgroup_tree_graph,
     eviction_timeline_figure,
     eviction_timeline_table,
     kill_orders_table,
