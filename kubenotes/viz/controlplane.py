@@ -9,8 +9,8 @@ Two chapters use this module:
   kubelet per node), and :func:`~kubenotes.sim.trace.apply_hops` follows one ``kubectl apply``
   through it, hop by hop, from the API server's own request traces
   (:meth:`~kubenotes.apiserver.server.APIServer.trace_requests`) and its audit
-  log. :func:`draw_component_graph` draws both with a fixed layout;
-  :func:`apply_panel` puts a hop slider on top.
+  log. :func:`component_figure` and :func:`hops_figure` draw both with a fixed
+  layout; :func:`apply_panel` puts a hop slider on top.
 * **API server and List-Watch** (02.01): :func:`watch_stream_table`,
   :func:`request_trace_table`, :func:`reflector_log_table` and
   :func:`cache_vs_store` lay out a watch stream, one request's steps, a
@@ -22,7 +22,9 @@ Two chapters use this module:
   :func:`outage_panel` show when a reflector resumes its watch and when it
   must relist (410 Gone).
 
-Every number shown comes from the running model; this module only lays it out.
+Both graphs are drawn with the same few primitives (a dashed group frame, a
+labelled arrow, a node box); every number shown comes from the running model;
+this module only lays it out.
 
 Notes
 -----
@@ -57,10 +59,8 @@ import math
 from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
-import matplotlib as mpl
 import matplotlib.pyplot as plt
 import networkx as nx
-import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
@@ -75,126 +75,40 @@ from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TH_BOTTOM_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 
-__all__ = [
-    "component_layout",
-    "draw_component_graph",
-    "component_figure",
-    "hops_table",
-    "hops_figure",
-    "apply_panel",
-    "draw_informer_graph",
-    "informer_figure",
-    "watch_stream_table",
-    "request_trace_table",
-    "can_i_table",
-    "reflector_log_table",
-    "cache_vs_store",
-    "outage_table",
-    "outage_panel",
-]
+__all__ = ["component_figure", "hops_table", "hops_figure", "apply_panel", "informer_figure", "watch_stream_table",
+           "request_trace_table", "can_i_table", "reflector_log_table", "cache_vs_store", "outage_table",
+           "outage_panel"]
 
-
-# Colours.
-_FC = {"client": "#ffffff", "stage": "#e3f2fd", "store": "#e8f5e9", "cache": "#e3f2fd", "controller": "#fff8e1",
-       "scheduler": "#f3e5f5", "kubelet": "#eceff1"}
-_EC = {"client": "#424242", "stage": "#1565c0", "store": "#2e7d32", "cache": "#1565c0", "controller": "#f9a825",
-       "scheduler": "#6a1b9a", "kubelet": "#546e7a"}
-_GROUP_EC = {"kube-apiserver": "#1565c0", "kube-controller-manager": "#f9a825", "kubelet": "#546e7a"}
-_EDGE = "#9e9e9e"
-_PAST = "#1e88e5"
-_NOW = "#d84315"
-_GREEN = "#2e7d32"
-_RED = "#c62828"
-_GREY = "#9e9e9e"
-
-
-# ---------------------------------------------------------------------------
-# small helpers
-
-
-# The chapter's tables: rows of ``(html, extra_css)`` cells under escaped headers.
-_table = functools.partial(table, html_cells=True, th_css=TH_BOTTOM_CSS)
-
-
-def _seconds(t: float) -> str:
-    return f"{t:g}"
-
-
-# ---------------------------------------------------------------------------
-# the component graph
-
-
-#: Box half-sizes (data units) per node kind.
+#: Fill and edge colour per node kind of the component graph, and its box half-size (data units).
+_COLOURS = {"client": ("#ffffff", "#424242"), "stage": ("#e3f2fd", "#1565c0"), "store": ("#e8f5e9", "#2e7d32"),
+            "cache": ("#e3f2fd", "#1565c0"), "controller": ("#fff8e1", "#f9a825"),
+            "scheduler": ("#f3e5f5", "#6a1b9a"), "kubelet": ("#eceff1", "#546e7a")}
 _HALF = {"client": (0.45, 0.26), "stage": (0.6, 0.26), "store": (0.5, 0.3), "cache": (0.6, 0.26),
          "controller": (0.95, 0.15), "scheduler": (0.75, 0.26), "kubelet": (0.55, 0.15)}
+#: The component graph's group frames: group -> (title, colour).
+_GROUPS = {"kube-apiserver": ("kube-apiserver", "#1565c0"),
+           "kube-controller-manager": ("kube-controller-manager", "#f9a825"),
+           "kubelet": ("kubelet (one per node)", "#546e7a")}
+_PAST, _NOW, _GREEN, _RED, _GREY = "#1e88e5", "#d84315", "#2e7d32", "#c62828", "#9e9e9e"
 _ROWS_PER_COLUMN = 11
 #: Widest natural size of a chapter figure, in inches: at the inline backend's 100 dpi it fits a ~1,000 px
 #: output column (JupyterLab at 1440x900 with the file browser open) without being shrunk.
 _MAX_WIDTH_INCHES = 9.6
+#: Width of one character of a hop number label (7.5 pt bold), in layout units (about an inch each).
+_LABEL_W_PER_CHAR = 0.075
+
+# The chapter's tables: rows of HTML cells (or ``(html, extra_css)``) under escaped headers.
+_table = functools.partial(table, html_cells=True, th_css=TH_BOTTOM_CSS)
+_RIGHT = "text-align:right"
 
 
-def component_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
-    """Fixed positions: the request path along the top, the watching components along the bottom.
+def _b(text: Any, colour: str) -> str:
+    """``text`` escaped, in bold and ``colour``: the coloured word of a table cell."""
+    return f'<b style="color:{colour}">{_e(text)}</b>'
 
-    Parameters
-    ----------
-    g : networkx.DiGraph
-        From :func:`~kubenotes.sim.trace.component_graph`.
 
-    Returns
-    -------
-    dict[str, tuple[float, float]]
-        Node -> ``(x, y)``. ``kubectl`` and kube-apiserver's stages on
-        ``y = 3`` left to right, ``etcd`` at their right end and the watch
-        cache under it; controllers in columns of up to 11 at the bottom left,
-        then kube-scheduler, then the kubelets (a column of up to 9). No
-        randomness: the same graph always gets the same positions. Narrow
-        enough for the figure to fit a 1,000 px column at 100 dpi.
-
-    Examples
-    --------
-    >>> g = nx.DiGraph()
-    >>> g.add_node("kubectl", kind="client"); g.add_node("authentication", kind="stage")
-    >>> component_layout(g)
-    {'kubectl': (-1.45, 3.0), 'authentication': (0.0, 3.0)}
-    """
-    pos: dict[str, tuple[float, float]] = {}
-    kinds = {v: d.get("kind") for v, d in g.nodes(data=True)}
-    stage_gap = 1.45
-    for v, k in kinds.items():
-        if k == "client":
-            pos[v] = (-1.45, 3.0)
-    stages = [v for v in APISERVER_STAGES if v in kinds]
-    for i, v in enumerate(stages):
-        pos[v] = (i * stage_gap, 3.0)
-    last = (len(stages) - 1) * stage_gap if stages else 0.0
-    if ETCD in kinds:
-        pos[ETCD] = (last + 1.35, 3.0)
-    if WATCH_CACHE in kinds:
-        pos[WATCH_CACHE] = (last, 1.9)
-    controllers = [v for v, k in kinds.items() if k == "controller"]
-    kubelets = [v for v, k in kinds.items() if k == "kubelet"]
-    top = 0.95
-    row_gap = 0.36
-    x = -1.45 + 0.4
-    for i, v in enumerate(controllers):
-        col, row = divmod(i, _ROWS_PER_COLUMN)
-        pos[v] = (x + col * 2.05, top - row * row_gap)
-    n_cols = math.ceil(len(controllers) / _ROWS_PER_COLUMN) if controllers else 0
-    x = x + max(n_cols - 1, 0) * 2.05 + (1.05 + 0.2 if controllers else 0.0)
-    rows = min(len(controllers), _ROWS_PER_COLUMN) or 1
-    mid = top - (rows - 1) * row_gap / 2
-    for v, k in kinds.items():
-        if k == "scheduler":
-            x += 0.8
-            pos[v] = (x, mid if controllers else top)
-            x += 0.8
-    x += 0.35
-    k_rows = min(len(kubelets), _ROWS_PER_COLUMN - 2) or 1
-    for i, v in enumerate(kubelets):
-        col, row = divmod(i, k_rows)
-        pos[v] = (x + 0.6 + col * 1.3, top - row * row_gap)
-    return pos
+# ---------------------------------------------------------------------------
+# drawing primitives shared by the two graphs
 
 
 def _clip(c: tuple[float, float], half: tuple[float, float], towards: tuple[float, float],
@@ -203,60 +117,114 @@ def _clip(c: tuple[float, float], half: tuple[float, float], towards: tuple[floa
     dx, dy = towards[0] - c[0], towards[1] - c[1]
     if dx == 0 and dy == 0:
         return c
-    hw, hh = half[0] + pad, half[1] + pad
-    t = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
+    t = min((half[0] + pad) / abs(dx) if dx else math.inf, (half[1] + pad) / abs(dy) if dy else math.inf)
     return (c[0] + dx * t, c[1] + dy * t)
 
 
-def _groups(g: nx.DiGraph, pos: Mapping[str, tuple[float, float]]) -> dict[str, tuple[float, float, float, float]]:
-    """Bounding boxes ``(x0, y0, x1, y1)`` of the multi-member groups, with a margin."""
-    out = {}
-    for group in ("kube-apiserver", "kube-controller-manager", "kubelet"):
-        members = [v for v, d in g.nodes(data=True) if d.get("group") == group and v in pos]
-        if not members:
-            continue
-        xs0 = [pos[v][0] - _HALF[g.nodes[v]["kind"]][0] for v in members]
-        xs1 = [pos[v][0] + _HALF[g.nodes[v]["kind"]][0] for v in members]
-        ys0 = [pos[v][1] - _HALF[g.nodes[v]["kind"]][1] for v in members]
-        ys1 = [pos[v][1] + _HALF[g.nodes[v]["kind"]][1] for v in members]
-        out[group] = (min(xs0) - 0.12, min(ys0) - 0.12, max(xs1) + 0.12, max(ys1) + 0.3)
-    return out
-
-
-def _anchor(g: nx.DiGraph, v: str, pos: Mapping, boxes: Mapping) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Centre and half-size used for un-highlighted edges: a group's box for controllers and kubelets."""
-    group = g.nodes[v].get("group")
-    if g.nodes[v].get("kind") in ("controller", "kubelet") and group in boxes:
-        x0, y0, x1, y1 = boxes[group]
-        return ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) / 2, (y1 - y0) / 2)
-    return pos[v], _HALF[g.nodes[v]["kind"]]
-
-
-def _arrow(ax: Axes, a: tuple[float, float], b: tuple[float, float], *, color: str, lw: float, rad: float = 0.0,
-           zorder: float = 1, ls: str = "-") -> None:
-    ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=color, lw=lw, ls=ls,
-                                 connectionstyle=f"arc3,rad={rad}", zorder=zorder, shrinkA=0, shrinkB=0))
-
-
-def _mid(a: tuple[float, float], b: tuple[float, float], rad: float) -> tuple[float, float]:
-    """Midpoint of an ``arc3`` connection (matplotlib's control point is offset by ``rad`` times the length)."""
-    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    return (mx + rad * dy / 2, my - rad * dx / 2)
-
-
-#: Width of one character of a hop number label (7.5 pt bold), in layout units (about an inch each).
-_LABEL_W_PER_CHAR = 0.075
-
-
-def _on_arc(a: tuple[float, float], b: tuple[float, float], rad: float, t: float) -> tuple[float, float]:
+def _on_arc(a: tuple[float, float], b: tuple[float, float], rad: float, t: float = 0.5) -> tuple[float, float]:
     """The point at parameter ``t`` of an ``arc3`` connection (a quadratic Bezier through matplotlib's control point)."""
     c = ((a[0] + b[0]) / 2 + rad * (b[1] - a[1]), (a[1] + b[1]) / 2 - rad * (b[0] - a[0]))
     return tuple((1 - t) ** 2 * a[i] + 2 * (1 - t) * t * c[i] + t ** 2 * b[i] for i in (0, 1))
 
 
-def _label_spot(a: tuple[float, float], b: tuple[float, float], rad: float, w: float, h: float,
-                placed: list[tuple[float, float, float, float]]) -> tuple[float, float]:
+def _arrow(ax: Axes, a: tuple, b: tuple, colour: str, lw: float, *, rad: float = 0.0, zorder: float = 1,
+           label: str = "", label_colour: str = "#616161", size: float = 6.5) -> None:
+    """An arrow from ``a`` to ``b``, with ``label`` on a white patch at its middle."""
+    ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=colour, lw=lw,
+                                 connectionstyle=f"arc3,rad={rad}", zorder=zorder, shrinkA=0, shrinkB=0))
+    if label:
+        m = _on_arc(a, b, rad)
+        ax.text(m[0], m[1], label, fontsize=size, color=label_colour, ha="center", va="center", zorder=zorder + 1,
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
+
+
+def _frame(ax: Axes, members: Iterable[tuple[tuple, tuple]], label: str, colour: str, *, pad: float,
+           top: float) -> tuple[float, float, float, float]:
+    """A dashed, titled frame around boxes given as ``(centre, half-size)``; returns it as ``(x0, y0, x1, y1)``."""
+    members = list(members)
+    x0 = min(c[0] - h[0] for c, h in members) - pad
+    y0 = min(c[1] - h[1] for c, h in members) - pad
+    x1 = max(c[0] + h[0] for c, h in members) + pad
+    y1 = max(c[1] + h[1] for c, h in members) + top
+    ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                fc="none", ec=colour, lw=1.2, ls="--", zorder=0))
+    ax.text(x0 + 0.1, y1 - 0.06, label, ha="left", va="top", fontsize=8, color=colour, fontweight="bold", zorder=1)
+    return (x0, y0, x1, y1)
+
+
+def _box(ax: Axes, xy: tuple, half: tuple, label: str, fc: str, ec: str, *, hot: bool = False,
+         current: bool = False, lw: float = 0.9, size: float = 8.0) -> None:
+    """A node: a rounded box, bold when ``hot``, orange when ``current``, with its label."""
+    ax.add_patch(FancyBboxPatch((xy[0] - half[0], xy[1] - half[1]), 2 * half[0], 2 * half[1],
+                                boxstyle="round,pad=0.0,rounding_size=0.08", fc="#ffe0b2" if current else fc,
+                                ec=_NOW if current else ec, lw=2.2 if hot else lw, zorder=3))
+    ax.text(xy[0], xy[1], label, ha="center", va="center", fontsize=size, zorder=5,
+            fontweight="bold" if hot else "normal")
+
+
+def _finish(ax: Axes, xlim: tuple, ylim: tuple, title: str | None) -> Axes:
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+# ---------------------------------------------------------------------------
+# the component graph
+
+
+def _component_layout(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
+    """Fixed positions: the request path along the top, the watching components along the bottom.
+
+    ``kubectl`` and kube-apiserver's stages on ``y = 3`` left to right, ``etcd`` at their right end and the
+    watch cache under it; controllers in columns of up to 11 at the bottom left, then kube-scheduler, then
+    the kubelets (a column of up to 9). The same graph always gets the same positions.
+
+    >>> g = nx.DiGraph()
+    >>> g.add_node("kubectl", kind="client"); g.add_node("authentication", kind="stage")
+    >>> _component_layout(g)
+    {'kubectl': (-1.45, 3.0), 'authentication': (0.0, 3.0)}
+    """
+    kinds = {v: d.get("kind") for v, d in g.nodes(data=True)}
+    of = {k: [v for v, kind in kinds.items() if kind == k] for k in ("client", "controller", "scheduler", "kubelet")}
+    pos = {v: (-1.45, 3.0) for v in of["client"]}
+    stages = [v for v in APISERVER_STAGES if v in kinds]
+    pos.update({v: (i * 1.45, 3.0) for i, v in enumerate(stages)})
+    last = (len(stages) - 1) * 1.45 if stages else 0.0
+    if ETCD in kinds:
+        pos[ETCD] = (last + 1.35, 3.0)
+    if WATCH_CACHE in kinds:
+        pos[WATCH_CACHE] = (last, 1.9)
+    controllers, top, gap, x = of["controller"], 0.95, 0.36, -1.05
+    for i, v in enumerate(controllers):
+        col, row = divmod(i, _ROWS_PER_COLUMN)
+        pos[v] = (x + col * 2.05, top - row * gap)
+    if controllers:
+        x += (math.ceil(len(controllers) / _ROWS_PER_COLUMN) - 1) * 2.05 + 1.25
+    mid = top - (min(len(controllers), _ROWS_PER_COLUMN) - 1) * gap / 2 if controllers else top
+    for v in of["scheduler"]:
+        pos[v] = (x + 0.8, mid)
+        x += 1.6
+    k_rows = min(len(of["kubelet"]), _ROWS_PER_COLUMN - 2) or 1
+    for i, v in enumerate(of["kubelet"]):
+        col, row = divmod(i, k_rows)
+        pos[v] = (x + 0.95 + col * 1.3, top - row * gap)
+    return pos
+
+
+def _hop_path(g: nx.DiGraph, a: str, b: str) -> list[str]:
+    if not g.has_edge(a, b):
+        try:
+            return nx.shortest_path(g, a, b)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            pass
+    return [a, b]
+
+
+def _label_spot(a: tuple, b: tuple, rad: float, w: float, h: float, placed: list[tuple]) -> tuple[float, float]:
     """Where on the arc ``a -> b`` a ``w`` x ``h`` label overlaps none of ``placed`` (appended to it).
 
     The midpoint first, then points nearer either end; if every one collides, the one with the least overlap.
@@ -275,31 +243,83 @@ def _label_spot(a: tuple[float, float], b: tuple[float, float], rad: float, w: f
     return best[1]
 
 
-def _numbers(nums: Sequence[int]) -> str:
-    if len(nums) <= 3:
-        return ",".join(str(n) for n in nums)
-    return f"{nums[0]},…,{nums[-1]}"
+def _draw_hops(g: nx.DiGraph, ax: Axes, pos: Mapping, hops: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The hops as numbered arrows along their paths (the last one in orange); returns the nodes they touched."""
+    touched: set[str] = set()
+    seg_steps: dict[tuple[str, str], list[int]] = {}
+    current: set[tuple[str, str]] = set()
+    for i, h in enumerate(hops):
+        step = int(h.get("step", i + 1))
+        path = _hop_path(g, h["from"], h["to"])
+        touched.update(p for p in path if p in g)
+        for j, seg in enumerate(zip(path, path[1:])):
+            steps = seg_steps.setdefault(seg, [])
+            if j == len(path) - 2 and step not in steps:  # number only where the hop arrives
+                steps.append(step)
+            if i == len(hops) - 1:
+                current.add(seg)
+    placed: list[tuple] = []  # hop-number labels drawn so far, as boxes
+    for (u, v), steps in seg_steps.items():
+        if u not in pos or v not in pos:
+            continue
+        colour = _NOW if (u, v) in current else _PAST
+        rad = 0.12 if g.nodes[u].get("kind") == "stage" and g.nodes[v].get("kind") in ("stage", "store") else 0.18
+        a, b = _clip(pos[u], _HALF[g.nodes[u]["kind"]], pos[v]), _clip(pos[v], _HALF[g.nodes[v]["kind"]], pos[u])
+        _arrow(ax, a, b, colour, 2.6 if colour == _NOW else 1.6, rad=rad, zorder=4)
+        if steps:
+            text = ",".join(map(str, steps)) if len(steps) <= 3 else f"{steps[0]},…,{steps[-1]}"
+            m = _label_spot(a, b, rad, _LABEL_W_PER_CHAR * len(text) + 0.16, 0.24, placed)
+            ax.text(m[0], m[1], text, fontsize=7.5, fontweight="bold", ha="center", va="center", zorder=6,
+                    color="white", bbox=dict(boxstyle="round,pad=0.18", fc=colour, ec="none"))
+    return touched
 
 
-def _hop_path(g: nx.DiGraph, a: str, b: str) -> list[str]:
-    if g.has_edge(a, b):
-        return [a, b]
-    try:
-        return nx.shortest_path(g, a, b)
-    except (nx.NetworkXNoPath, nx.NodeNotFound):
-        return [a, b]
+def _draw_component_graph(g: nx.DiGraph, ax: Axes, hops: Sequence[Mapping[str, Any]] = (), marked: Iterable[str] = (),
+                          *, title: str | None = None) -> Axes:
+    """The component graph on ``ax``: group frames, the plain edges (once per group: every controller and
+    every kubelet has the same two), then the hops numbered along their paths and the node boxes."""
+    pos = _component_layout(g)
+    boxes = {group: _frame(ax, [(pos[v], _HALF[d["kind"]]) for v, d in g.nodes(data=True) if d.get("group") == group],
+                           *_GROUPS[group], pad=0.12, top=0.3)
+             for group in _GROUPS if any(d.get("group") == group for _, d in g.nodes(data=True))}
+
+    def anchor(v: str) -> tuple[tuple, tuple]:  # a group's box stands for its controllers and kubelets
+        x0, y0, x1, y1 = boxes.get(g.nodes[v].get("group")) if g.nodes[v].get("kind") in ("controller", "kubelet") \
+            else (None,) * 4
+        if x0 is None:
+            return pos[v], _HALF[g.nodes[v]["kind"]]
+        return ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) / 2, (y1 - y0) / 2)
+
+    drawn: set[tuple] = set()
+    for u, v, d in g.edges(data=True):
+        (cu, hu), (cv, hv) = anchor(u), anchor(v)
+        if (cu, cv) not in drawn:
+            drawn.add((cu, cv))
+            _arrow(ax, _clip(cu, hu, cv), _clip(cv, hv, cu), _GREY, 0.9, label=d.get("flow", ""))
+    hot = _draw_hops(g, ax, pos, hops) | set(marked)
+    for v, d in g.nodes(data=True):
+        kind, label = d.get("kind", "stage"), d.get("label", v)
+        label = label.replace(" ", "\n") if kind == "stage" else label  # "mutating\nadmission": stages sit close
+        size = 8.0 if kind not in ("controller", "kubelet") else (7.0 if len(label) <= 28 else 6.4)
+        _box(ax, pos[v], _HALF[kind], label, *_COLOURS[kind], hot=v in hot, current=bool(hops) and v == hops[-1]["to"],
+             size=size)
+    if hops:
+        handles = [Patch(fc=_PAST, label="hops so far (numbered)"), Patch(fc=_NOW, label=f"hop {hops[-1].get('step', len(hops))}")]
+        ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, ncol=2, bbox_to_anchor=(0.0, 0.0))
+    xs, ys = [p[0] for p in pos.values()] or [0.0], [p[1] for p in pos.values()] or [0.0]
+    frames = list(boxes.values())
+    return _finish(ax, (min(min(xs) - 0.6, min((b[0] for b in frames), default=0.0) - 0.1),
+                        max(max(xs) + 0.6, max((b[2] for b in frames), default=0.0) + 0.1)),
+                   (min(min(ys) - 0.4, min((b[1] for b in frames), default=0.0) - 0.1), max(ys) + 0.55), title)
 
 
-def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | None = None, *,
-                         title: str | None = None) -> Axes:
-    """Draw the component graph on ``ax`` with a fixed layout; optionally number the hops of a request.
+def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, title: str | None = None) -> Figure:
+    """The component graph on a new Figure sized to it, with a fixed layout; optionally the hops of a request.
 
     Parameters
     ----------
     g : networkx.DiGraph
         From :func:`~kubenotes.sim.trace.component_graph`.
-    ax : matplotlib.axes.Axes
-        Cleared first.
     highlight : iterable of hop dicts or of node names, optional
         Hops (from :func:`~kubenotes.sim.trace.apply_hops`, each with ``from``, ``to`` and
         ``step``) are drawn as numbered arrows along their path in the graph,
@@ -309,177 +329,9 @@ def draw_component_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[Any] | Non
 
     Returns
     -------
-    matplotlib.axes.Axes
-        ``ax``.
-
-    See Also
-    --------
-    kubenotes.sim.trace.component_graph, component_layout, hops_figure
-
-    Notes
-    -----
-    Without highlights, the edges of the controllers and of the kubelets are
-    drawn once per group (kube-controller-manager, the kubelets): every
-    member has the same two edges (a write into authentication, a watch from
-    the watch cache), and twenty parallel arrows would say nothing more.
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> g = nx.DiGraph()
-    >>> g.add_node("kubectl", kind="client", group="kubectl", label="kubectl")
-    >>> g.add_node("authentication", kind="stage", group="kube-apiserver", label="authentication")
-    >>> g.add_edge("kubectl", "authentication", flow="write")
-    >>> ax = Figure().add_subplot()
-    >>> draw_component_graph(g, ax, highlight=[{"step": 1, "from": "kubectl", "to": "authentication"}]) is ax
-    True
-    """
-    ax.clear()
-    pos = component_layout(g)
-    boxes = _groups(g, pos)
-    hops, marked = _split_highlight(highlight)
-    _draw_frames(g, ax, pos, boxes)
-    touched = _draw_hops(g, ax, pos, hops)
-    _draw_nodes(g, ax, pos, touched | marked, hops[-1]["to"] if hops else None)
-    _set_limits(ax, pos, boxes)
-    _title_and_legend(ax, title, hops)
-    return ax
-
-
-def _split_highlight(highlight: Iterable[Any] | None) -> tuple[list[Mapping[str, Any]], set[str]]:
-    """``highlight`` of :func:`draw_component_graph` as (hops, plain node names)."""
-    hops: list[Mapping[str, Any]] = []
-    marked: set[str] = set()
-    for h in highlight or ():
-        if isinstance(h, Mapping):
-            hops.append(h)
-        else:
-            marked.add(str(h))
-    return hops, marked
-
-
-def _draw_frames(g: nx.DiGraph, ax: Axes, pos: Mapping, boxes: Mapping) -> None:
-    """The group frames and the plain edges (bundled per group): the part no hop changes."""
-    # group frames
-    titles = {"kube-apiserver": "kube-apiserver", "kube-controller-manager": "kube-controller-manager",
-              "kubelet": "kubelet (one per node)"}
-    for group, (x0, y0, x1, y1) in boxes.items():
-        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.12",
-                                    fc="none", ec=_GROUP_EC[group], lw=1.2, ls="--", zorder=0))
-        ax.text(x0 + 0.1, y1 - 0.06, titles[group], ha="left", va="top", fontsize=8, color=_GROUP_EC[group],
-                fontweight="bold", zorder=1)
-
-    # plain edges, bundled per group
-    drawn: set[tuple] = set()
-    for u, v, d in g.edges(data=True):
-        cu, hu = _anchor(g, u, pos, boxes)
-        cv, hv = _anchor(g, v, pos, boxes)
-        key = (cu, cv)
-        if key in drawn:
-            continue
-        drawn.add(key)
-        a, b = _clip(cu, hu, cv), _clip(cv, hv, cu)
-        _arrow(ax, a, b, color=_EDGE, lw=0.9, zorder=1)
-        m = _mid(a, b, 0.0)
-        ax.text(m[0], m[1], d.get("flow", ""), fontsize=6.5, color="#616161", ha="center", va="center", zorder=2,
-                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
-
-
-def _draw_hops(g: nx.DiGraph, ax: Axes, pos: Mapping, hops: Sequence[Mapping[str, Any]]) -> set[str]:
-    """The hops as numbered arrows along their paths (the last one in orange); returns the nodes they touched."""
-    touched: set[str] = set()
-    seg_steps: dict[tuple[str, str], list[int]] = {}
-    last_step = hops[-1].get("step", len(hops)) if hops else None
-    current_segments: set[tuple[str, str]] = set()
-    for i, h in enumerate(hops):
-        step = int(h.get("step", i + 1))
-        path = _hop_path(g, h["from"], h["to"])
-        touched.update(p for p in path if p in g)
-        segs = list(zip(path, path[1:]))
-        for j, seg in enumerate(segs):
-            lst = seg_steps.setdefault(seg, [])
-            if j == len(segs) - 1 and step not in lst:  # number only where the hop arrives
-                lst.append(step)
-            if step == last_step:
-                current_segments.add(seg)
-    placed: list[tuple[float, float, float, float]] = []  # hop-number labels drawn so far, as boxes
-    for (u, v), steps in seg_steps.items():
-        if u not in pos or v not in pos:
-            continue
-        now = (u, v) in current_segments
-        hu, hv = _HALF[g.nodes[u]["kind"]], _HALF[g.nodes[v]["kind"]]
-        rad = 0.12 if g.nodes[u].get("kind") in ("stage",) and g.nodes[v].get("kind") in ("stage", "store") else 0.18
-        a, b = _clip(pos[u], hu, pos[v]), _clip(pos[v], hv, pos[u])
-        _arrow(ax, a, b, color=_NOW if now else _PAST, lw=2.6 if now else 1.6, rad=rad, zorder=4)
-        if not steps:
-            continue
-        text = _numbers(steps)
-        m = _label_spot(a, b, rad, _LABEL_W_PER_CHAR * len(text) + 0.16, 0.24, placed)
-        ax.text(m[0], m[1], text, fontsize=7.5, fontweight="bold", ha="center", va="center", zorder=6,
-                color="white", bbox=dict(boxstyle="round,pad=0.18", fc=_NOW if now else _PAST, ec="none"))
-    return touched
-
-
-def _draw_nodes(g: nx.DiGraph, ax: Axes, pos: Mapping, hot_nodes: set[str], current_target: str | None, *,
-                boxes: str = "all", labels: bool = True) -> None:
-    """The node boxes (``boxes``: "all", or "changed": only those not drawn as without hops) and their labels."""
-    for v, d in g.nodes(data=True):
-        kind = d.get("kind", "stage")
-        x, y = pos[v]
-        hw, hh = _HALF[kind]
-        hot = v in hot_nodes
-        fc = "#ffe0b2" if v == current_target else _FC[kind]
-        if boxes == "all" or hot or v == current_target:
-            ax.add_patch(FancyBboxPatch((x - hw, y - hh), 2 * hw, 2 * hh,
-                                        boxstyle="round,pad=0.0,rounding_size=0.08",
-                                        fc=fc, ec=_NOW if v == current_target else _EC[kind],
-                                        lw=2.2 if hot else 0.9, zorder=3))
-        if not labels:
-            continue
-        label = d.get("label", v)
-        if kind == "stage":
-            label = label.replace(" ", "\n")  # "mutating\nadmission": the stages sit close together
-        size = 8.0 if kind not in ("controller", "kubelet") else (7.0 if len(label) <= 28 else 6.4)
-        ax.text(x, y, label, ha="center", va="center", fontsize=size, zorder=5,
-                fontweight="bold" if hot else "normal")
-
-
-def _set_limits(ax: Axes, pos: Mapping, boxes: Mapping) -> None:
-    """The view around every node and group frame, equal aspect, no axes."""
-    xs = [p[0] for p in pos.values()] or [0.0]
-    ys = [p[1] for p in pos.values()] or [0.0]
-    x_lo = min(min(xs) - 0.6, min((b[0] for b in boxes.values()), default=0.0) - 0.1)
-    x_hi = max(max(xs) + 0.6, max((b[2] for b in boxes.values()), default=0.0) + 0.1)
-    y_lo = min(min(ys) - 0.4, min((b[1] for b in boxes.values()), default=0.0) - 0.1)
-    ax.set_xlim(x_lo, x_hi)
-    ax.set_ylim(y_lo, max(ys) + 0.55)
-    ax.set_aspect("equal")
-    ax.axis("off")
-
-
-def _title_and_legend(ax: Axes, title: str | None, hops: Sequence[Mapping[str, Any]]) -> None:
-    """The title, and under the graph a legend naming the current hop."""
-    if title:
-        ax.set_title(title, fontsize=10)
-    if hops:
-        last_step = hops[-1].get("step", len(hops))
-        handles = [Patch(fc=_PAST, label="hops so far (numbered)"), Patch(fc=_NOW, label=f"hop {last_step}")]
-        ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, ncol=2,
-                  bbox_to_anchor=(0.0, 0.0))
-
-
-def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, title: str | None = None) -> Figure:
-    """A new Figure sized to the graph, with :func:`draw_component_graph` on it.
-
-    Parameters
-    ----------
-    g, highlight, title
-        As for :func:`draw_component_graph`.
-
-    Returns
-    -------
     matplotlib.figure.Figure
-        Not shown; a notebook cell displays it by ending with it.
+        Not shown; a notebook cell displays it by ending with it. At most
+        9.6 inches wide: it fits a 1,000 px column at 100 dpi.
 
     Raises
     ------
@@ -490,99 +342,47 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
 
     See Also
     --------
-    kubenotes.sim.trace.component_graph, draw_component_graph, hops_figure
+    kubenotes.sim.trace.component_graph, hops_figure
+
+    Notes
+    -----
+    Fixed positions: ``kubectl`` and kube-apiserver's stages along the top,
+    ``etcd`` at their right end and the watch cache under it; controllers in
+    columns of up to 11 at the bottom left, then kube-scheduler, then the
+    kubelets. Without highlights, the edges of the controllers and of the
+    kubelets are drawn once per group (kube-controller-manager, the
+    kubelets): every member has the same two edges (a write into
+    authentication, a watch from the watch cache), and twenty parallel
+    arrows would say nothing more.
 
     Examples
     --------
     >>> g = nx.DiGraph(); g.add_node("etcd", kind="store", group="etcd", label="etcd")
     >>> len(component_figure(g).axes)
     1
+    >>> g.add_node("kubectl", kind="client", group="kubectl", label="kubectl"); g.add_edge("kubectl", "etcd", flow="write")
+    >>> ax = component_figure(g, [{"step": 1, "from": "kubectl", "to": "etcd"}]).axes[0]
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['hops so far (numbered)', 'hop 1']
     """
-    fig, ax = _component_canvas(g, titled=bool(title))
-    draw_component_graph(g, ax, highlight, title=title)
+    highlight = list(highlight or ())
+    hops = [h for h in highlight if isinstance(h, Mapping)]
+    pos = _component_layout(g)
+    xs, ys = [p[0] for p in pos.values()] or [0.0], [p[1] for p in pos.values()] or [0.0]
+    width, height = max(xs) - min(xs) + 1.6, max(ys) - min(ys) + 1.2
+    scale = min(1.05, _MAX_WIDTH_INCHES / width)
+    fig = detached_figure(width * scale, height * scale + (0.5 if title else 0.2))
+    ax = fig.add_axes((0.0, 0.03, 1.0, 0.92 if title else 0.96))
+    _draw_component_graph(g, ax, hops, [str(h) for h in highlight if not isinstance(h, Mapping)], title=title)
     return fig
 
 
-def _component_canvas(g: nx.DiGraph, *, titled: bool) -> tuple[Figure, Axes]:
-    """An empty Figure sized to ``g``'s layout (room for a title when ``titled``) and its one Axes."""
-    pos = component_layout(g)
-    xs = [p[0] for p in pos.values()] or [0.0]
-    ys = [p[1] for p in pos.values()] or [0.0]
-    width_units = max(xs) - min(xs) + 1.6
-    height_units = max(ys) - min(ys) + 1.2
-    scale = min(1.05, _MAX_WIDTH_INCHES / width_units)
-    fig = detached_figure(width_units * scale, height_units * scale + (0.5 if titled else 0.2))
-    return fig, fig.add_axes((0.0, 0.03, 1.0, 0.92 if titled else 0.96))
-
-
-class _HopPictures:
-    """PNGs of :func:`hops_figure` (as :func:`_png` saves them) drawn on one Figure: the unchanging part once.
-
-    The group frames, the plain edges and the nodes as drawn without hops
-    are rendered once and their pixels kept; each picture puts them back
-    and draws on top only what the hops change (their arrows and numbers,
-    the boxes they touched, every node label, the title and the legend),
-    in z-order, as a full draw would: the same pixels.
-    """
-
-    def __init__(self, g: nx.DiGraph, dpi: int = 80):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        self.g, self.dpi = g, dpi
-        self.figure, self.ax = _component_canvas(g, titled=True)
-        self.figure.set_dpi(dpi)
-        self.canvas = FigureCanvasAgg(self.figure)
-        self.pos = component_layout(g)
-        boxes = _groups(g, self.pos)
-        _draw_frames(g, self.ax, self.pos, boxes)
-        _draw_nodes(g, self.ax, self.pos, set(), None, labels=False)
-        _set_limits(self.ax, self.pos, boxes)
-        self.ax.set_title(" ", fontsize=10)  # places the title (Axes.draw does) without drawing text
-        self.canvas.draw()
-        self.background = self.canvas.copy_from_bbox(self.figure.bbox)
-
-    def png(self, hops: Sequence[Mapping[str, Any]], title: str) -> bytes:
-        """The picture of ``hops`` (the last one current) titled ``title``, as PNG bytes.
-
-        Whatever happens while drawing, the Axes is left as the constructor
-        left it (the hop artists removed, no legend, a blank title). Should
-        the incremental draw fail, the picture is drawn in full on a fresh
-        Figure instead (:func:`hops_figure`, the same pixels) and the kept
-        background is rebuilt, so one bad draw never breaks the next.
-        """
-        try:
-            return self._incremental(hops, title)
-        except Exception:
-            self.__init__(self.g, self.dpi)
-            return _png(hops_figure(self.g, hops, title=title), dpi=self.dpi)
-
-    def _incremental(self, hops: Sequence[Mapping[str, Any]], title: str) -> bytes:
-        from matplotlib.image import imsave
-
-        ax, canvas = self.ax, self.canvas
-        before = set(ax.get_children())
-        added: list[Any] = []
-        try:
-            touched = _draw_hops(self.g, ax, self.pos, hops)
-            _draw_nodes(self.g, ax, self.pos, touched, hops[-1]["to"] if hops else None, boxes="changed")
-            _title_and_legend(ax, None, hops)
-            ax.title.set_text(title)
-            added = [a for a in ax.get_children() if a not in before]
-            canvas.restore_region(self.background)
-            renderer = canvas.get_renderer()
-            for a in sorted(added + [ax.title], key=lambda a: a.get_zorder()):
-                a.draw(renderer)
-            pixels = np.asarray(canvas.buffer_rgba())
-        finally:
-            for a in added or [a for a in ax.get_children() if a not in before]:
-                if a.axes is not None or a.get_figure(root=False) is not None:
-                    a.remove()
-            ax.legend_ = None
-            ax.title.set_text(" ")
-        buf = io.BytesIO()
-        imsave(buf, pixels, format="png", dpi=self.dpi,
-               metadata={"Software": f"Matplotlib version{mpl.__version__}, https://matplotlib.org/"})
-        return buf.getvalue()
+def _png(fig: Figure, dpi: int = 80) -> bytes:
+    """``fig`` saved as a PNG at ``dpi`` (no tight box), then closed; :mod:`kubenotes.viz.replay`'s too."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    plt.close(fig)
+    return buf.getvalue()
 
 
 # ---------------------------------------------------------------------------
@@ -621,15 +421,11 @@ def hops_table(hops: Sequence[Mapping[str, Any]], *, current: int | None = None,
     >>> "kubectl" in t and "<table" in t
     True
     """
-    shown = [h for h in hops if current is None or int(h["step"]) <= current]
-    if window is not None:
-        shown = shown[-window:]
+    shown = [h for h in hops if current is None or int(h["step"]) <= current][-(window or len(hops) + 1):]
     rows = []
     for h in shown:
-        now = current is not None and int(h["step"]) == current
-        css = "background:#fff3e0;font-weight:bold" if now else ""
-        rows.append([(_e(h["step"]), css), (_e(_seconds(h["time"])), css), (_e(h["from"]), css),
-                     (_e(h["to"]), css), (_e(h["what"]), css)])
+        css = "background:#fff3e0;font-weight:bold" if current is not None and int(h["step"]) == current else ""
+        rows.append([(_e(x), css) for x in (h["step"], f"{h['time']:g}", h["from"], h["to"], h["what"])])
     return _table(["#", "time (s)", "from", "to", "what"], rows)
 
 
@@ -659,7 +455,7 @@ def hops_figure(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], upto: int | No
 
     See Also
     --------
-    draw_component_graph, apply_panel
+    component_figure, apply_panel
 
     Examples
     --------
@@ -667,20 +463,7 @@ def hops_figure(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], upto: int | No
     >>> hops_figure(g, []).axes[0].get_title()
     ''
     """
-    upto = len(hops) if upto is None else upto
-    return component_figure(g, list(hops[:upto]), title=title)
-
-
-def _png(fig: Figure, dpi: int = 80) -> bytes:
-    """``fig`` saved as a PNG at ``dpi`` (no tight box), then closed; also :mod:`kubenotes.viz.replay`'s.
-
-    A candidate for :mod:`kubenotes.viz.widgets` beside ``figure_png`` (the
-    inline backend's tight PNG, a different picture).
-    """
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    plt.close(fig)
-    return buf.getvalue()
+    return component_figure(g, list(hops[:len(hops) if upto is None else upto]), title=title)
 
 
 def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]], *,
@@ -706,10 +489,10 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
     Returns
     -------
     ipywidgets.VBox
-        From :func:`kubenotes.viz.widgets.live_panel`. Each picture is drawn
-        once, on one Figure whose unchanging part (frames, edges, plain
-        boxes) is drawn when the panel is built, and cached as a PNG, so
-        moving back and forth re-renders in milliseconds. Its title gives the hop's step number first: the model
+        From :func:`kubenotes.viz.widgets.live_panel`. Each picture is
+        :func:`hops_figure` with the table under it, kept per slider value
+        (:func:`kubenotes.viz.widgets.memoise_update`), so moving back to a
+        hop seen shows it again at once. Its title gives the hop's step number first: the model
         charges no virtual time to API calls, so most hops share one virtual
         second and only their order tells them apart.
 
@@ -746,39 +529,28 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
     ('hop', 1, 1)
     """
     import ipywidgets as widgets
-    from IPython.display import Image
 
-    from kubenotes.viz.widgets import live_panel
+    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
     runs = {str(k): list(v) for k, v in hops.items()} if isinstance(hops, Mapping) else {"": list(hops)}
     first = next(iter(runs))
-    canvas = _HopPictures(g)
 
-    @functools.lru_cache(maxsize=None)
-    def picture(applied: str, k: int) -> bytes:
-        run = runs[applied]
-        h = run[k - 1]
-        what = f"{applied}: " if applied else ""
-        label = (f"{title}{what}step {k} of {len(run)}, {h['from']} -> {h['to']} "
-                 f"(virtual t={_seconds(h['time'])} s)")
-        return canvas.png(run[:k], label)  # the PNG of _png(hops_figure(g, run, k, title=label))
-
-    def update(hop: int, applied: str = first) -> Any:
+    def update(hop: int, applied: str = first) -> list:
         run = runs[applied]
         k = max(1, min(hop, len(run)))
-        return [Image(data=picture(applied, k), format="png"), hops_table(run, current=k, window=window)]
+        h = run[k - 1]
+        label = (f"{title}{applied + ': ' if applied else ''}step {k} of {len(run)}, {h['from']} -> {h['to']} "
+                 f"(virtual t={h['time']:g} s)")
+        return [hops_figure(g, run, k, title=label), hops_table(run, current=k, window=window)]
 
     n = len(runs[first])
-    slider = widgets.IntSlider(value=max(1, min(start, n)), min=1, max=max(1, n), step=1,
-                               description="hop", continuous_update=False,
-                               layout=widgets.Layout(width="520px"))
+    slider = int_slider("hop", max(1, min(start, n)), 1, max(1, n), layout=widgets.Layout(width="520px"))
     if len(runs) == 1:
-        return live_panel(update, {"hop": slider}, columns=1)
-    menu = widgets.Dropdown(options=list(runs), value=first, description="applied",
-                            layout=widgets.Layout(width="300px"))
+        return live_panel(memoise_update(update), {"hop": slider}, columns=1)
+    menu = widgets.Dropdown(options=list(runs), value=first, description="applied", layout=widgets.Layout(width="300px"))
     # Registered before live_panel's own observer: the slider's range follows the run before the redraw.
     menu.observe(lambda change: setattr(slider, "max", max(1, len(runs[change["new"]]))), names="value")
-    return live_panel(update, {"applied": menu, "hop": slider}, columns=2)
+    return live_panel(memoise_update(update), {"applied": menu, "hop": slider}, columns=2)
 
 
 # ---------------------------------------------------------------------------
@@ -791,86 +563,14 @@ _INFORMER_POS: dict[str, tuple[float, float]] = {
 _INFORMER_LABEL = {"event handlers": "event handlers\nOnAdd / OnUpdate / OnDelete",
                    "Indexer": "Indexer\n(the local cache)", "Reconcile": "worker: Reconcile(key)",
                    "workqueue": "workqueue\n(rate-limited)", "kube-apiserver": "kube-apiserver\n(watch cache)"}
-
-
-def draw_informer_graph(g: nx.DiGraph, ax: Axes, highlight: Iterable[str] = (), *, title: str | None = None) -> Axes:
-    """Draw :func:`~kubenotes.client.components.informer_graph` with its fixed positions; ``highlight`` nodes and the edges between them in orange.
-
-    Parameters
-    ----------
-    g : networkx.DiGraph
-        From :func:`~kubenotes.client.components.informer_graph` (its nodes
-        have fixed positions here; ``kind`` picks the colours).
-    ax : matplotlib.axes.Axes
-        Cleared first.
-    highlight : iterable of str
-        Node names, e.g. a path such as ``["kube-apiserver", "Reflector", "DeltaFIFO"]``.
-    title : str, optional
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Raises
-    ------
-    KeyError
-        For a node without ``kind`` or without a fixed position (not one of
-        :data:`~kubenotes.client.components.INFORMER_NODES`).
-
-    Examples
-    --------
-    >>> from matplotlib.figure import Figure
-    >>> ax = draw_informer_graph(informer_graph(), Figure().add_subplot(), ["Lister", "Reconcile"])
-    >>> "Lister" in [t.get_text() for t in ax.texts]
-    True
-    """
-    ax.clear()
-    hot = set(highlight)
-    half = (0.85, 0.28)
-    frames = {"informer": ("shared informer (one per resource per process)", "#1565c0"),
-              "controller": ("controller", "#f9a825")}
-    for kind, (label, colour) in frames.items():
-        members = [_INFORMER_POS[v] for v, d in g.nodes(data=True) if d["kind"] == kind]
-        if not members:
-            continue
-        x0, x1 = min(x for x, _ in members) - half[0] - 0.15, max(x for x, _ in members) + half[0] + 0.15
-        y0, y1 = min(y for _, y in members) - half[1] - 0.15, max(y for _, y in members) + half[1] + 0.4
-        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.12",
-                                    fc="none", ec=colour, lw=1.2, ls="--", zorder=0))
-        ax.text(x0 + 0.1, y1 - 0.06, label, ha="left", va="top", fontsize=8, color=colour, fontweight="bold")
-    for u, v, d in g.edges(data=True):
-        a, b = _INFORMER_POS[u], _INFORMER_POS[v]
-        on = u in hot and v in hot
-        rad = -0.85 if (u, v) == ("Lister", "Reconcile") else 0.0
-        pa, pb = _clip(a, half, b), _clip(b, half, a)
-        _arrow(ax, pa, pb, color=_NOW if on else "#757575", lw=2.4 if on else 1.0, rad=rad, zorder=1)
-        m = _mid(pa, pb, rad)
-        ax.text(m[0], m[1], d["flow"], fontsize=7, ha="center", va="center", zorder=2,
-                color=_NOW if on else "#424242", bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none"))
-    colours = {"server": ("#e3f2fd", "#1565c0"), "informer": ("#ffffff", "#1565c0"),
-               "controller": ("#fff8e1", "#f9a825")}
-    for v, d in g.nodes(data=True):
-        x, y = _INFORMER_POS[v]
-        fc, ec = colours[d["kind"]]
-        on = v in hot
-        ax.add_patch(FancyBboxPatch((x - half[0], y - half[1]), 2 * half[0], 2 * half[1],
-                                    boxstyle="round,pad=0.0,rounding_size=0.08", fc="#ffe0b2" if on else fc,
-                                    ec=_NOW if on else ec, lw=2.2 if on else 1.0, zorder=3))
-        ax.text(x, y, _INFORMER_LABEL.get(v, v), ha="center", va="center", fontsize=8, zorder=5,
-                fontweight="bold" if on else "normal")
-    xs = [_INFORMER_POS[v][0] for v in g]
-    ys = [_INFORMER_POS[v][1] for v in g]
-    ax.set_xlim(min(xs) - 1.2, max(xs) + 1.3)
-    ax.set_ylim(min(ys) - 1.15, max(ys) + 0.75)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    if title:
-        ax.set_title(title, fontsize=10)
-    return ax
+#: Per node kind: fill, edge colour, and the title of its frame (None: no frame).
+_INFORMER_KINDS = {"server": ("#e3f2fd", "#1565c0", None),
+                   "informer": ("#ffffff", "#1565c0", "shared informer (one per resource per process)"),
+                   "controller": ("#fff8e1", "#f9a825", "controller")}
 
 
 def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) -> Figure:
-    """A new Figure with :func:`draw_informer_graph` of :func:`~kubenotes.client.components.informer_graph`.
+    """:func:`~kubenotes.client.components.informer_graph` on a new Figure, fixed positions; ``highlight`` nodes and the edges between them in orange.
 
     Parameters
     ----------
@@ -890,7 +590,7 @@ def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) 
 
     See Also
     --------
-    kubenotes.client.components.informer_graph, draw_informer_graph
+    kubenotes.client.components.informer_graph
 
     References
     ----------
@@ -902,9 +602,23 @@ def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) 
     >>> len(informer_figure(["Reflector"]).axes)
     1
     """
+    g, hot, half, pos = informer_graph(), set(highlight), (0.85, 0.28), _INFORMER_POS
     fig = detached_figure(9.4, 4.9 if title else 4.6)
     ax = fig.add_axes((0.0, 0.0, 1.0, 0.93 if title else 1.0))
-    draw_informer_graph(informer_graph(), ax, highlight, title=title)
+    for kind, (_fc, colour, label) in _INFORMER_KINDS.items():
+        if label:
+            _frame(ax, [(pos[v], half) for v, d in g.nodes(data=True) if d["kind"] == kind], label, colour,
+                   pad=0.15, top=0.4)
+    for u, v, d in g.edges(data=True):
+        on = u in hot and v in hot
+        _arrow(ax, _clip(pos[u], half, pos[v]), _clip(pos[v], half, pos[u]), _NOW if on else "#757575",
+               2.4 if on else 1.0, rad=-0.85 if (u, v) == ("Lister", "Reconcile") else 0.0, label=d["flow"],
+               label_colour=_NOW if on else "#424242", size=7)
+    for v, d in g.nodes(data=True):
+        fc, ec, _ = _INFORMER_KINDS[d["kind"]]
+        _box(ax, pos[v], half, _INFORMER_LABEL.get(v, v), fc, ec, hot=v in hot, current=v in hot, lw=1.0)
+    xs, ys = [pos[v][0] for v in g], [pos[v][1] for v in g]
+    _finish(ax, (min(xs) - 1.2, max(xs) + 1.3), (min(ys) - 1.15, max(ys) + 0.75), title)
     return fig
 
 
@@ -912,34 +626,18 @@ def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) 
 # List-Watch tables
 
 
-def _event_parts(ev: Any) -> tuple[str, dict]:
-    if isinstance(ev, Mapping):
-        return ev.get("type", ""), ev.get("object") or {}
-    return ev.type, ev.object
-
-
 def _what(obj: Mapping[str, Any]) -> str:
     """A few words on the fields a chapter watches change (phase, node, replicas, data)."""
-    kind = obj.get("kind", "")
-    spec, st = obj.get("spec") or {}, obj.get("status") or {}
-    md = obj.get("metadata") or {}
-    parts = []
-    if kind == "Pod":
-        if spec.get("nodeName"):
-            parts.append(f"nodeName={spec['nodeName']}")
-        if st.get("phase"):
-            parts.append(f"phase={st['phase']}")
-        ready = (pod_ready_condition(obj) or {}).get("status")
-        if ready:
-            parts.append(f"Ready={ready}")
-        if md.get("deletionTimestamp"):
-            parts.append("terminating")
+    spec, st, md = obj.get("spec") or {}, obj.get("status") or {}, obj.get("metadata") or {}
+    if obj.get("kind") == "Pod":
+        parts = [spec.get("nodeName") and f"nodeName={spec['nodeName']}", st.get("phase") and f"phase={st['phase']}",
+                 (pod_ready_condition(obj) or {}).get("status") and f"Ready={pod_ready_condition(obj)['status']}",
+                 md.get("deletionTimestamp") and "terminating"]
     elif "replicas" in spec:
-        parts.append(f"spec.replicas={spec['replicas']}")
-        if "readyReplicas" in st or "replicas" in st:
-            parts.append(f"status.replicas={st.get('replicas', 0)} ready={st.get('readyReplicas', 0)}")
-    elif kind == "ConfigMap":
-        parts.append(", ".join(f"{k}={v}" for k, v in sorted((obj.get("data") or {}).items())))
+        parts = [f"spec.replicas={spec['replicas']}", ("readyReplicas" in st or "replicas" in st)
+                 and f"status.replicas={st.get('replicas', 0)} ready={st.get('readyReplicas', 0)}"]
+    else:
+        parts = [obj.get("kind") == "ConfigMap" and ", ".join(f"{k}={v}" for k, v in sorted((obj.get("data") or {}).items()))]
     return " ".join(p for p in parts if p)
 
 
@@ -984,12 +682,11 @@ def watch_stream_table(events: Iterable[Any]) -> Html:
     colour = {"ADDED": _GREEN, "MODIFIED": "#1565c0", "DELETED": _RED, "BOOKMARK": _GREY, "ERROR": _RED}
     rows = []
     for ev in events:
-        t, obj = _event_parts(ev)
+        t, obj = (ev.get("type", ""), ev.get("object") or {}) if isinstance(ev, Mapping) else (ev.type, ev.object)
         md = obj.get("metadata") or {}
-        ns = md.get("namespace") or ""
-        rows.append([(f'<b style="color:{colour.get(t, "#000")}">{_e(t)}</b>', ""), (_e(obj.get("kind", "")), ""),
-                     (_e(f"{ns}/{md.get('name', '')}" if ns else md.get("name", "")), ""),
-                     (_e(md.get("resourceVersion", "")), "text-align:right"), (_e(_what(obj)), "")])
+        name = f"{md['namespace']}/{md.get('name', '')}" if md.get("namespace") else md.get("name", "")
+        rows.append([_b(t, colour.get(t, "#000")), _e(obj.get("kind", "")), _e(name),
+                     (_e(md.get("resourceVersion", "")), _RIGHT), _e(_what(obj))])
     return _table(["type", "kind", "namespace/name", "resourceVersion", "what"], rows)
 
 
@@ -1032,15 +729,13 @@ def request_trace_table(trace_record: Mapping[str, Any]) -> Html:
     >>> "403" in request_trace_table(rec)
     True
     """
-    code = trace_record.get("code", 200)
     rows = []
     for s in trace_record.get("steps", ()):
-        bad = s["step"] == "response" or (s["step"] == "authorization" and not s["detail"].startswith("Allow"))
-        css = f"color:{_RED}" if bad else ""
-        detail = s["detail"].removesuffix(": ") if s["step"] == "authorization" else s["detail"]
-        rows.append([(f"<b>{_e(s['step'])}</b>", css), (_e(detail), css)])
-    caption = (f"t={_seconds(trace_record.get('time', 0.0))} s  {trace_record.get('user', '')}: "
-               f"{verb_text(trace_record)} -> {code}")
+        auth = s["step"] == "authorization"
+        css = f"color:{_RED}" if s["step"] == "response" or (auth and not s["detail"].startswith("Allow")) else ""
+        rows.append([(f"<b>{_e(s['step'])}</b>", css), (_e(s["detail"].removesuffix(": ") if auth else s["detail"]), css)])
+    caption = (f"t={trace_record.get('time', 0.0):g} s  {trace_record.get('user', '')}: "
+               f"{verb_text(trace_record)} -> {trace_record.get('code', 200)}")
     return _table(["step", "detail"], rows, caption=caption)
 
 
@@ -1096,12 +791,10 @@ def can_i_table(authorizer: Any, user: Any, resources: Sequence[str], namespace:
     >>> t.count("✓"), t.count("✗")
     (1, 1)
     """
-    yes = f'<b style="color:{_GREEN}">✓</b>'
-    no = f'<span style="color:{_RED}">✗</span>'
-    rows = []
-    for res, allowed in can_i_matrix(authorizer, user, resources, namespace, verbs).items():
-        rows.append([(f"<code>{_e(res)}</code>", "")] + [(yes if ok else no, "text-align:center")
-                                                        for ok in allowed.values()])
+    answers = {True: (_b("✓", _GREEN), "text-align:center"), False: (f'<span style="color:{_RED}">✗</span>',
+                                                                     "text-align:center")}
+    rows = [[f"<code>{_e(res)}</code>", *(answers[ok] for ok in allowed.values())]
+            for res, allowed in can_i_matrix(authorizer, user, resources, namespace, verbs).items()]
     return _table([f"{getattr(user, 'name', user)} in {namespace}", *verbs], rows)
 
 
@@ -1137,13 +830,9 @@ def reflector_log_table(reflector: Any) -> Html:
     >>> "410 Gone" in t
     True
     """
-    log = getattr(reflector, "log", reflector)
     colour = {"LIST": _GREEN, "WATCH": "#1565c0", "WATCH 410 Gone": _RED}
-    rows = []
-    for t, action, detail in log:
-        c = colour.get(action, _GREY)
-        rows.append([(_e(_seconds(t)), "text-align:right"), (f'<b style="color:{c}">{_e(action)}</b>', ""),
-                     (_e(detail), "")])
+    rows = [[(_e(f"{t:g}"), _RIGHT), _b(action, colour.get(action, _GREY)), _e(detail)]
+            for t, action, detail in getattr(reflector, "log", reflector)]
     return _table(["time (s)", "action", "detail"], rows)
 
 
@@ -1207,11 +896,9 @@ def cache_vs_store(informer: Any, server: Any, resource: str, namespace: str | N
     True
     """
     colour = {NOT_YET_IN_CACHE: _RED, DELETED_CACHE_STILL_HAS_IT: _RED, IN_SYNC: _GREEN, STALE: "#ef6c00"}
-    rows = []
-    for r in compare_cache_with_store(informer, server, resource, namespace, label_selector=label_selector):
-        crv, srv, verdict = r["cache_resource_version"], r["store_resource_version"], r["verdict"]
-        rows.append([(_e(r["key"]), ""), (_e(crv or "-"), "text-align:right"), (_e(srv or "-"), "text-align:right"),
-                     (f'<b style="color:{colour[verdict]}">{_e(verdict)}</b>', "")])
+    rows = [[_e(r["key"]), (_e(r["cache_resource_version"] or "-"), _RIGHT),
+             (_e(r["store_resource_version"] or "-"), _RIGHT), _b(r["verdict"], colour[r["verdict"]])]
+            for r in compare_cache_with_store(informer, server, resource, namespace, label_selector=label_selector)]
     return _table(["key", "cache resourceVersion", "store resourceVersion", "cache vs store"], rows)
 
 
@@ -1263,8 +950,7 @@ def outage_table(result: Mapping[str, Any]) -> Html:
         head = (f'<b style="color:{_GREEN}">Resumed.</b> The reflector last saw resourceVersion {last}; the '
                 f"history still starts at {oldest}, so the watch from {last} replays every missed event "
                 f"(1 LIST, {result['watches']} WATCHes).")
-    tail = (f"Store revision {result['revision']}; cache has cm-0 data "
-            f"{_e(result['cache'])}.")
+    tail = f"Store revision {result['revision']}; cache has cm-0 data {_e(result['cache'])}."
     return Html(f'<div style="margin:4px 0">{head}<br>{tail}</div>' + reflector_log_table(result["log"]))
 
 
@@ -1311,23 +997,13 @@ def outage_panel(writes_while_down: int = 3, history_capacity: int = 8, *, max_w
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel
-
-    @functools.lru_cache(maxsize=None)
-    def run(writes: int, capacity: int) -> Html:
-        return outage_table(watch_outage(writes, capacity))
+    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
     def update(writes_while_down: int, history_capacity: int) -> Html:
-        return run(writes_while_down, history_capacity)
+        return outage_table(watch_outage(writes_while_down, history_capacity))
 
-    style = {"description_width": "130px"}
-    layout = widgets.Layout(width="440px")
-    controls = {
-        "writes_while_down": widgets.IntSlider(value=writes_while_down, min=0, max=max_writes, step=1,
-                                               description="writes while down", style=style, layout=layout,
-                                               continuous_update=False),
-        "history_capacity": widgets.IntSlider(value=history_capacity, min=1, max=30, step=1,
-                                              description="history capacity", style=style, layout=layout,
-                                              continuous_update=False),
-    }
-    return live_panel(update, controls)
+    style, layout = {"description_width": "130px"}, widgets.Layout(width="440px")
+    return live_panel(memoise_update(update), {
+        "writes_while_down": int_slider("writes while down", writes_while_down, 0, max_writes, style=style,
+                                        layout=layout),
+        "history_capacity": int_slider("history capacity", history_capacity, 1, 30, style=style, layout=layout)})

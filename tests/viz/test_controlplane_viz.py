@@ -77,7 +77,7 @@ def traced(cluster):
 
 
 def _assert_no_overlap(g):
-    pos = cp.component_layout(g)
+    pos = cp._component_layout(g)
     assert set(pos) == set(g)
     boxes = []
     for v, (x, y) in pos.items():
@@ -103,8 +103,8 @@ def test_sample_cluster_graph_with_every_controller_fits():
 def test_layout_is_fixed_and_boxes_do_not_overlap():
     c = Cluster.from_manifests(NODES, seed=0, controllers=["replicaset-controller", "node-lifecycle-controller"])
     g = component_graph(c)
-    pos = cp.component_layout(g)
-    assert pos == cp.component_layout(component_graph(c))
+    pos = cp._component_layout(g)
+    assert pos == cp._component_layout(component_graph(c))
     _assert_no_overlap(g)
     # the request path reads left to right on one row, etcd at its end
     xs = [pos[s][0] for s in (*cp.APISERVER_STAGES, "etcd")]
@@ -115,7 +115,7 @@ def test_many_controllers_wrap_into_columns():
     g = nx.DiGraph()
     for i in range(16):
         g.add_node(f"c{i}", kind="controller", group="kube-controller-manager")
-    pos = cp.component_layout(g)
+    pos = cp._component_layout(g)
     assert len({x for x, _ in pos.values()}) == 2  # 11 + 5: two columns keep the figure narrow
 
 
@@ -148,52 +148,17 @@ def test_draw_highlights_current_hop_in_its_own_colour():
     plt.close(fig)
 
 
-def test_apply_panel_pictures_are_the_full_draws_pixel_for_pixel(traced):
-    """The panel's pictures (unchanging part drawn once, hops on top) are _png(hops_figure(...)) but for rounding."""
-    import io
-
-    import numpy as np
-    from matplotlib.image import imread
-
+def test_apply_panel_pictures_are_the_hops_figures(traced, monkeypatch):
+    """The panel draws hops_figure of the run up to the slider's hop, once per hop (kept when moving back)."""
     _c, g, hops = traced
-    pictures = cp._HopPictures(g)
-    unchanging = len(pictures.ax.get_children())
-    for k in (1, 6, len(hops)):
-        title = f"step {k}"
-        full = imread(io.BytesIO(cp._png(cp.hops_figure(g, hops, k, title=title))))
-        fast = imread(io.BytesIO(pictures.png(hops[:k], title)))
-        assert full.shape == fast.shape
-        diff = np.abs(full - fast).max(axis=2)
-        assert diff.max() <= 8 / 255 and (diff > 0).mean() < 0.01, k  # edge anti-aliasing only (<= 3 %)
-    assert len(pictures.ax.get_children()) == unchanging and pictures.ax.legend_ is None  # no hop's artist stays
-
-
-def test_apply_panel_picture_survives_a_failed_draw(traced, monkeypatch):
-    """A draw that fails half-way leaves no artist behind; that picture is drawn in full, the next fast again."""
-    import io
-
-    import numpy as np
-    from matplotlib.image import imread
-
-    _c, g, hops = traced
-    pictures = cp._HopPictures(g)
-    unchanging = len(pictures.ax.get_children())
-    real = cp._title_and_legend
-    calls = []
-
-    def fails_once(ax, title, run):
-        calls.append(1)
-        real(ax, title, run)
-        if len(calls) == 1:
-            raise RuntimeError("half-way")
-
-    fulls = {k: imread(io.BytesIO(cp._png(cp.hops_figure(g, hops, k, title=f"step {k}")))) for k in (6, 7)}
-    monkeypatch.setattr(cp, "_title_and_legend", fails_once)
-    for k, full in fulls.items():
-        got = imread(io.BytesIO(pictures.png(hops[:k], f"step {k}")))
-        assert np.abs(full - got).max() <= 8 / 255, k
-        assert len(pictures.ax.get_children()) == unchanging and pictures.ax.legend_ is None
-    assert len(calls) == 3  # the failed fast draw, its full redraw, the next fast draw
+    drawn = []
+    real = cp.hops_figure
+    monkeypatch.setattr(cp, "hops_figure", lambda g_, run, k, **kw: drawn.append((len(run), k)) or real(g_, run, k, **kw))
+    panel = quiet(cp.apply_panel, g, hops, start=6)
+    slider = panel.children[0].children[0]
+    for k in (7, 6, 7):
+        quiet(setattr, slider, "value", k)
+    assert drawn == [(len(hops), 6), (len(hops), 7)]  # 6 and 7 again come from the memo
 
 
 def test_apply_panel_slider_changes_the_hop(traced, monkeypatch):
@@ -361,8 +326,8 @@ def test_apply_panel_chooses_what_is_applied_and_titles_hops_by_step(traced, mon
     pod_hops = apply_hops(c, pod, until_seconds=20, graph=g)
     assert 0 < len(pod_hops) < len(hops) and not any(h["from"].endswith("-controller") for h in pod_hops)
     titles, seen = [], []
-    real_png, real_table = cp._HopPictures.png, cp.hops_table
-    monkeypatch.setattr(cp._HopPictures, "png", lambda self, run, title: titles.append(title) or real_png(self, run, title))
+    real_fig, real_table = cp.hops_figure, cp.hops_table
+    monkeypatch.setattr(cp, "hops_figure", lambda g_, run, k, title: titles.append(title) or real_fig(g_, run, k, title=title))
     monkeypatch.setattr(cp, "hops_table", lambda run, **kw: seen.append((len(run), kw["current"])) or real_table(run, **kw))
     panel = quiet(cp.apply_panel, g, {"ReplicaSet default/hello": hops, "Pod default/solo": pod_hops}, start=6)
     menu, slider = panel.children[0].children
