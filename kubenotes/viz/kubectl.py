@@ -53,19 +53,11 @@ from matplotlib.patches import FancyArrowPatch
 from kubenotes.sim.kubectl import (HTTP_WATCHER, KubectlResult, describe_request, http_writes, request_chain,
                                    rollout_state)
 from kubenotes.viz.graphs import detached_figure
-from kubenotes.viz.html import Html, table
+from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 
-__all__ = [
-    "KUBECTL_MISSING_NOTE",
-    "requests_table",
-    "kubectl_panel",
-    "summary_table",
-    "sequence_figure",
-    "rollout_frame",
-    "rollout_figure",
-    "rollout_panel",
-]
+__all__ = ["KUBECTL_MISSING_NOTE", "requests_table", "kubectl_panel", "summary_table", "sequence_figure",
+           "rollout_frame", "rollout_figure", "rollout_panel"]
 
 #: What a notebook shows when kubectl is not installed.
 KUBECTL_MISSING_NOTE = (
@@ -74,20 +66,32 @@ KUBECTL_MISSING_NOTE = (
     "with httpx instead. What differs: no discovery or OpenAPI requests (kubectl caches them), and a short "
     "summary stands in for kubectl's own printing.")
 
-_GREEN = "#2e7d32"
-_RED = "#c62828"
-_GREY = "#757575"
-_BLUE = "#1565c0"
-_ORANGE = "#ef6c00"
-_TABLE_CSS = "border-collapse:collapse;font-size:11.5px;margin:4px 0"
-_TH = "padding:3px 6px;border-bottom:2px solid #888;text-align:left;background:#fafafa;vertical-align:bottom"
-_TD = "padding:3px 6px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+_GREEN, _RED, _GREY, _BLUE, _ORANGE = "#2e7d32", "#c62828", "#757575", "#1565c0", "#ef6c00"
 _PRE = ("margin:0;padding:6px 8px;background:#263238;color:#eceff1;font-size:11.5px;line-height:1.35;"
         "border-radius:4px;white-space:pre;overflow-x:auto")
+# The chapter's tables: HTML cells (or ``(html, extra_css)``), a little smaller than the default.
+_table = functools.partial(table, html_cells=True, table_css="border-collapse:collapse;font-size:11.5px;margin:4px 0",
+                           th_css="padding:3px 6px;border-bottom:2px solid #888;text-align:left;background:#fafafa;"
+                                  "vertical-align:bottom",
+                           td_css="padding:3px 6px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top")
 
 
-# ---------------------------------------------------------------------------
-# tables and the panel
+def _c(text: Any, colour: str, tag: str = "b") -> str:
+    """HTML ``text`` in ``colour`` (bold unless ``tag`` says otherwise)."""
+    return f'<{tag} style="color:{colour}">{text}</{tag}>'
+
+
+def _code_colour(code: Any) -> str:
+    return _GREEN if 200 <= int(code) < 300 else _RED
+
+
+def _small(text: str) -> str:
+    return f'<br><small style="color:#555">{text}</small>'
+
+
+def _pre(command: str, comment: str, body: str, tail: str = "") -> str:
+    """A dark terminal block: ``$ command``, a grey comment, the output, then ``tail``."""
+    return (f'<pre style="{_PRE}"><span style="color:#80cbc4">$ {_e(command)}</span>{comment}\n{body}{tail}</pre>')
 
 
 def _side_by_side(term: str, right: str) -> str:
@@ -106,22 +110,28 @@ def _side_by_side(term: str, right: str) -> str:
 def _chain(rec: Mapping[str, Any]) -> str:
     """The handler chain of one request (:func:`~kubenotes.sim.kubectl.request_chain`) in one short HTML line."""
     c = request_chain(rec)
-    parts = []
-    a = c["authorization"]
+    a, v, parts = c["authorization"], c["validation"], []
     if a is not None:
-        parts.append(f'<span style="color:{_GREEN if a["allowed"] else _RED}">authz {_e(a["decision"])}'
-                     f'</span>' + (f" <small>({_e(a['reason'][:60])})</small>" if a["reason"] and a["allowed"] else ""))
+        parts.append(_c(f"authz {_e(a['decision'])}", _GREEN if a["allowed"] else _RED, "span")
+                     + (f" <small>({_e(a['reason'][:60])})</small>" if a["reason"] and a["allowed"] else ""))
     if c["mutating"]:
         changed = c["changed_by"]
         parts.append(f"{c['mutating']} mutating" + (f" ({_e(', '.join(changed))} changed it)" if changed else ""))
-    v = c["validation"]
     if v is not None:
-        parts.append(f'validation <span style="color:{_GREEN if v == "valid" else _RED}">{_e(v)}</span>')
+        parts.append(f"validation {_c(_e(v), _GREEN if v == 'valid' else _RED, 'span')}")
     if c["validating"]:
         parts.append(f"{c['validating']} validating")
     if c["response"]:
-        parts.append(f'<span style="color:{_RED}">{_e(c["response"])}</span>')
+        parts.append(_c(_e(c["response"]), _RED, "span"))
     return "; ".join(parts)
+
+
+def _event(ev: Mapping[str, Any], code: str = "") -> str:
+    """A watch event as ``TYPE name rv N`` (the name in ``<code>`` when ``code`` is "html")."""
+    name = ev["key"].rsplit("/", 1)[-1]
+    if code == "html":
+        return f"{_e(ev['type'])} <code>{_e(name)}</code> rv {_e(ev['resourceVersion'])}"
+    return f"{ev['type']} {name}  rv {ev['resourceVersion']}"
 
 
 def requests_table(result: KubectlResult | Sequence[Mapping[str, Any]], *, caption: str | None = None) -> Html:
@@ -156,58 +166,31 @@ def requests_table(result: KubectlResult | Sequence[Mapping[str, Any]], *, capti
     """
     entries = list(result.http if isinstance(result, KubectlResult) else result)
     events = list(result.watch_events) if isinstance(result, KubectlResult) else []
-    headers = ["#", "method", "URL", "code", "request (user)", "handler chain", "store write", "watch events"]
     rows = []
     for i, entry in enumerate(entries, 1):
-        code = int(entry.get("code", 0))
-        colour = _GREEN if 200 <= code < 300 else _RED
         what, user = describe_request(entry)
-        recs = entry.get("requests") or ()
-        chain = _chain(recs[0]) if recs else ""
-        result_writes = http_writes(entry)
+        recs, writes, watch = entry.get("requests") or (), http_writes(entry), entry.get("watch")
         store = "<br>".join(f"{_e(w['type'])} <code>{_e(w['key'])}</code> rv {_e(w['resourceVersion'])}"
-                            for w in result_writes)
-        if entry.get("watch"):
-            shown = events[:8]
-            watch = "<br>".join(f"{_e(ev['type'])} <code>{_e(ev['key'].rsplit('/', 1)[-1])}</code> "
-                                f"rv {_e(ev['resourceVersion'])}" for ev in shown)
-            if len(events) > len(shown):
-                watch += f"<br>… {len(events) - len(shown)} more"
-            watch = watch or "(stream open, no event)"
+                            for w in writes)
+        if watch:
+            seen = "<br>".join(_event(ev, "html") for ev in events[:8])
+            seen = (seen + (f"<br>… {len(events) - 8} more" if len(events) > 8 else "")) or "(stream open, no event)"
         else:
-            watch = "<br>".join(", ".join(f"{_e(k)} ({_e(v)})" for k, v in w["watchers"].items()) or "no watcher"
-                                for w in result_writes)
-        url = re.sub(r"(hash=[0-9A-Fa-f]{8})[0-9A-Fa-f]+", r"\1…", entry["url"])
-        accept = entry.get("accept")
-        url_html = f"<code>{_e(url)}</code>"
-        if accept and "as=Table" in accept:
-            url_html += '<br><small style="color:#555">Accept: …as=Table…</small>'
+            seen = "<br>".join(", ".join(f"{_e(k)} ({_e(v)})" for k, v in w["watchers"].items()) or "no watcher"
+                               for w in writes)
+        url = "<code>" + _e(re.sub(r"(hash=[0-9A-Fa-f]{8})[0-9A-Fa-f]+", r"\1…", entry["url"])) + "</code>"
+        if "as=Table" in (entry.get("accept") or ""):
+            url += _small("Accept: …as=Table…")
         if entry.get("content_type") and entry["method"] in ("POST", "PUT", "PATCH"):
-            url_html += f'<br><small style="color:#555">Content-Type: {_e(entry["content_type"])}</small>'
-        cells = [(_e(i), "text-align:right"), (f"<b>{_e(entry['method'])}</b>" + (" (watch)" if entry.get("watch")
-                                                                                   else ""), ""),
-                 (url_html, "min-width:190px;max-width:320px;word-break:break-all"),
-                 (f'<b style="color:{colour}">{code}</b>', ""),
-                 (_e(what) + (f'<br><small style="color:#555">{_e(user)}</small>' if user else ""),
-                  "min-width:110px"),
-                 (chain, "min-width:130px;max-width:240px"), (store, "word-break:break-all;min-width:130px"),
-                 (watch, "min-width:100px")]
-        rows.append(cells)
-    return table(headers, rows, caption, html_cells=True, table_css=_TABLE_CSS, th_css=_TH, td_css=_TD)
-
-
-def _terminal(result: KubectlResult, *, max_lines: int = 40) -> str:
-    body = (result.stdout or "") + (result.stderr or "")
-    lines = body.rstrip("\n").split("\n") if body.strip() else []
-    if len(lines) > max_lines:
-        lines = lines[:max_lines] + [f"… ({len(lines) - max_lines} more lines)"]
-    shown = "\n".join(_e(x) for x in lines)
-    if result.stderr.strip() and result.stdout.strip() == "":
-        shown = f'<span style="color:#ff8a80">{shown}</span>'
-    via = ("" if result.via == "kubectl"
-           else '\n<span style="color:#ffd54f"># sent with httpx: kubectl is not installed</span>')
-    return (f'<pre style="{_PRE}"><span style="color:#80cbc4">$ {_e(result.command)}</span>\n{shown}'
-            f'\n<span style="color:#90a4ae"># exit code {result.returncode}</span>{via}</pre>')
+            url += _small(f"Content-Type: {_e(entry['content_type'])}")
+        code = int(entry.get("code", 0))
+        rows.append([(_e(i), "text-align:right"), f"<b>{_e(entry['method'])}</b>" + (" (watch)" if watch else ""),
+                     (url, "min-width:190px;max-width:320px;word-break:break-all"), _c(code, _code_colour(code)),
+                     (_e(what) + (_small(_e(user)) if user else ""), "min-width:110px"),
+                     (_chain(recs[0]) if recs else "", "min-width:130px;max-width:240px"),
+                     (store, "word-break:break-all;min-width:130px"), (seen, "min-width:100px")])
+    return _table(["#", "method", "URL", "code", "request (user)", "handler chain", "store write", "watch events"],
+                  rows, caption)
 
 
 def kubectl_panel(result: KubectlResult, *, max_lines: int = 40) -> Html:
@@ -235,10 +218,20 @@ def kubectl_panel(result: KubectlResult, *, max_lines: int = 40) -> Html:
     >>> "$ kubectl version" in p and "the server&#x27;s version" in p
     True
     """
-    n = len(result.http)
+    body = (result.stdout or "") + (result.stderr or "")
+    lines = body.rstrip("\n").split("\n") if body.strip() else []
+    if len(lines) > max_lines:
+        lines = lines[:max_lines] + [f"… ({len(lines) - max_lines} more lines)"]
+    shown = "\n".join(_e(x) for x in lines)
+    if result.stderr.strip() and not result.stdout.strip():
+        shown = _c(shown, "#ff8a80", "span")
+    tail = _c(f"# exit code {result.returncode}", "#90a4ae", "span")
+    if result.via != "kubectl":
+        tail += "\n" + _c("# sent with httpx: kubectl is not installed", "#ffd54f", "span")
+    n, w = len(result.http), len(result.writes)
     caption = (f"{n} HTTP request{'s' if n != 1 else ''} at t={result.started_seconds:g} s "
-               f"(virtual), {len(result.writes)} store write{'s' if len(result.writes) != 1 else ''}")
-    return Html(_side_by_side(_terminal(result, max_lines=max_lines), requests_table(result, caption=caption)))
+               f"(virtual), {w} store write{'s' if w != 1 else ''}")
+    return Html(_side_by_side(_pre(result.command, "", shown, "\n" + tail), requests_table(result, caption=caption)))
 
 
 KubectlResult.html_view = kubectl_panel  # a result ending a notebook cell shows as its panel
@@ -281,17 +274,12 @@ def summary_table(results: Sequence[KubectlResult]) -> Html:
     """
     rows = []
     for r in results:
-        reqs = "<br>".join(
-            f'{_e(e["method"])} <code>{_e(_short_url(e["url"], 70))}</code> &rarr; '
-            f'<b style="color:{_GREEN if 200 <= int(e["code"]) < 300 else _RED}">{_e(e["code"])}</b>'
-            for e in r.http)
+        reqs = "<br>".join(f'{_e(e["method"])} <code>{_e(_short_url(e["url"], 70))}</code> &rarr; '
+                           f'{_c(_e(e["code"]), _code_colour(e["code"]))}' for e in r.http)
         said = (r.stderr.strip() or r.stdout.strip()).split("\n")[0]
-        colour = _GREEN if r.returncode == 0 else _RED
-        rows.append([f"<code>{_e(r.command)}</code>",
-                     (f'<b style="color:{colour}">{r.returncode}</b>', "text-align:center"),
-                     reqs, (_e(said), "max-width:480px")])
-    return table(("command", "exit", "requests", "kubectl printed"), rows, html_cells=True, table_css=_TABLE_CSS,
-                 th_css=_TH, td_css=_TD)
+        rows.append([f"<code>{_e(r.command)}</code>", (_c(r.returncode, _GREEN if r.returncode == 0 else _RED),
+                     "text-align:center"), reqs, (_e(said), "max-width:480px")])
+    return _table(("command", "exit", "requests", "kubectl printed"), rows)
 
 
 # ---------------------------------------------------------------------------
@@ -354,99 +342,61 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
     ['kubectl', 'kube-apiserver', 'etcd']
     """
     entries = list(result.http[:max_requests])
-    watchers: list[str] = []
-    for e in entries:
-        for w in http_writes(e):
-            for name in w["watchers"]:
-                if name not in watchers and name != HTTP_WATCHER:
-                    watchers.append(name)
+    watchers = list(dict.fromkeys(n for e in entries for w in http_writes(e) for n in w["watchers"] if n != HTTP_WATCHER))
     parts = ["kubectl", "kube-apiserver", "etcd", *watchers]
-    x = {p: i * 2.55 for i, p in enumerate(parts)}
-    # rows: request, [chain], [store], [events], response, [streamed events]
-    rows: list[tuple] = []
+    # One row per line of the diagram, top to bottom: its messages as (from, to, label, colour, dashed);
+    # from == to is a note beside that lifeline (dashed is then its background, or None).
+    rows: list[list[tuple]] = []
     for e in entries:
-        rows.append(("req", e))
-        recs = e.get("requests") or ()
-        if recs:
-            rows.append(("chain", e))
-        ws = http_writes(e)
-        for w in ws:
-            rows.append(("store", w))
-            if any(k != HTTP_WATCHER for k in w["watchers"]):
-                rows.append(("event", w))
-        rows.append(("resp", e))
+        rows.append([("kubectl", "kube-apiserver", f"{e['method']}{' (watch)' if e.get('watch') else ''} "
+                      f"{_short_url(e['url'])}", "#37474f", False)])
+        if e.get("requests"):
+            rec = e["requests"][0]
+            bad = any(s["step"] == "response" for s in rec.get("steps", ()))
+            plain = html.unescape(re.sub(r"<[^>]+>", "", _chain(rec)))[:95]
+            rows.append([("kube-apiserver", "kube-apiserver", plain, _RED if bad else "#455a64",
+                          "#ffebee" if bad else "#fff8e1")])
+        for w in http_writes(e):
+            rows.append([("kube-apiserver", "etcd", f"{w['type']} {w['key']}  rv {w['resourceVersion']}", _GREEN, False)])
+            events = [("etcd", n, f"watch: {t}", _BLUE, True) for n, t in w["watchers"].items() if n != HTTP_WATCHER]
+            rows += [events] if events else []
+        code = int(e.get("code", 0))
+        rows.append([("kube-apiserver", "kubectl", f"{code}" + (" (event stream)" if e.get("watch") else ""),
+                      _code_colour(code), True)])
         if e.get("watch"):
-            for ev in result.watch_events[:6]:
-                rows.append(("stream", ev))
+            rows += [[("kube-apiserver", "kubectl", _event(ev), _ORANGE, True)] for ev in result.watch_events[:6]]
             if len(result.watch_events) > 6:
-                rows.append(("more", len(result.watch_events) - 6))
-    gap = 0.42
-    height = max(2.5, 1.1 + gap * len(rows))
+                rows.append([("kubectl", "kubectl", f"… {len(result.watch_events) - 6} more events", _ORANGE, None)])
+    gap, x = 0.42, {p: i * 2.55 for i, p in enumerate(parts)}
     width = max(9.0, 2.6 + 2.55 * (len(parts) - 1))
     scale = min(1.0, 9.6 / width)  # at most 9.6 in: 1,000 px at the inline backend's 100 dpi
-    fig = detached_figure(width * scale, height * scale)
+    fig = detached_figure(width * scale, max(2.5, 1.1 + gap * len(rows)) * scale)
     ax = fig.add_axes((0.01, 0.01, 0.98, 0.98))
-    top = 0.0
     for p in parts:
-        ax.text(x[p], top, p, ha="center", va="center", fontsize=8.5, fontweight="bold",
-                bbox=dict(boxstyle="round,pad=0.3", fc="#e3f2fd" if p != "etcd" else "#e8f5e9",
-                          ec=_BLUE if p != "etcd" else _GREEN))
-        ax.plot([x[p], x[p]], [top - 0.3, top - gap * (len(rows) + 1)], color="#bdbdbd", lw=1, ls="--", zorder=0)
-
-    def arrow(a: str, b: str, y: float, label: str, colour: str, dashed: bool = False) -> None:
-        ax.add_patch(FancyArrowPatch((x[a], y), (x[b], y), arrowstyle="-|>", mutation_scale=10, color=colour,
-                                     lw=1.3, ls="--" if dashed else "-", shrinkA=2, shrinkB=2, zorder=3))
-        ax.text((x[a] + x[b]) / 2, y + 0.06, label, ha="center", va="bottom", fontsize=6.8, color=colour,
-                zorder=4, bbox=dict(boxstyle="round,pad=0.05", fc="white", ec="none", alpha=0.8))
-
-    y = top - gap
-    for kind, item in rows:
-        y -= gap
-        if kind == "req":
-            label = f"{item['method']}{' (watch)' if item.get('watch') else ''} {_short_url(item['url'])}"
-            arrow("kubectl", "kube-apiserver", y, label, "#37474f")
-        elif kind == "chain":
-            rec = item["requests"][0]
-            text = _chain(rec)
-            plain = html.unescape(re.sub(r"<[^>]+>", "", text))
-            bad = any(s["step"] == "response" for s in rec.get("steps", ()))
-            ax.text(x["kube-apiserver"] + 0.12, y + 0.08, plain[:95], ha="left", va="center", fontsize=6.4,
-                    color=_RED if bad else "#455a64", zorder=4,
-                    bbox=dict(boxstyle="round,pad=0.15", fc="#fff8e1" if not bad else "#ffebee", ec="none"))
-        elif kind == "store":
-            arrow("kube-apiserver", "etcd", y, f"{item['type']} {item['key']}  rv {item['resourceVersion']}", _GREEN)
-        elif kind == "event":
-            for wname, etype in item["watchers"].items():
-                if wname == HTTP_WATCHER:
-                    continue
-                arrow("etcd", wname, y, f"watch: {etype}", _BLUE, dashed=True)
-        elif kind == "resp":
-            code = int(item.get("code", 0))
-            arrow("kube-apiserver", "kubectl", y, f"{code}" + (" (event stream)" if item.get("watch") else ""),
-                  _GREEN if 200 <= code < 300 else _RED, dashed=True)
-        elif kind == "stream":
-            arrow("kube-apiserver", "kubectl", y,
-                  f"{item['type']} {item['key'].rsplit('/', 1)[-1]}  rv {item['resourceVersion']}", _ORANGE,
-                  dashed=True)
-        elif kind == "more":
-            ax.text(x["kubectl"] + 1.5, y, f"… {item} more events", fontsize=6.8, color=_ORANGE, ha="center")
+        ax.text(x[p], 0.0, p, ha="center", va="center", fontsize=8.5, fontweight="bold",
+                bbox=dict(boxstyle="round,pad=0.3", fc="#e8f5e9" if p == "etcd" else "#e3f2fd",
+                          ec=_GREEN if p == "etcd" else _BLUE))
+        ax.plot([x[p], x[p]], [-0.3, -gap * (len(rows) + 1)], color="#bdbdbd", lw=1, ls="--", zorder=0)
+    for i, row in enumerate(rows):
+        y = -gap * (i + 2)
+        for a, b, label, colour, dashed in row:
+            if a == b:
+                ax.text(x[a] + 0.12, y + 0.08, label, ha="left", va="center", fontsize=6.4, color=colour, zorder=4,
+                        bbox=dashed and dict(boxstyle="round,pad=0.15", fc=dashed, ec="none"))
+                continue
+            ax.add_patch(FancyArrowPatch((x[a], y), (x[b], y), arrowstyle="-|>", mutation_scale=10, color=colour,
+                                         lw=1.3, ls="--" if dashed else "-", shrinkA=2, shrinkB=2, zorder=3))
+            ax.text((x[a] + x[b]) / 2, y + 0.06, label, ha="center", va="bottom", fontsize=6.8, color=colour,
+                    zorder=4, bbox=dict(boxstyle="round,pad=0.05", fc="white", ec="none", alpha=0.8))
     ax.set_xlim(-1.3, x[parts[-1]] + 1.3)
-    ax.set_ylim(y - gap, top + 0.45)
+    ax.set_ylim(-gap * (len(rows) + 2), 0.45)
     ax.axis("off")
     ax.set_title(title if title is not None else result.command, fontsize=9.5, loc="left")
     return fig
 
 
-def _bar(ready: int, desired: int, scale: int) -> str:
-    cells = []
-    for i in range(max(scale, desired, ready)):
-        if i < ready:
-            cells.append(f'<span style="color:{_GREEN}">■</span>')
-        elif i < desired:
-            cells.append(f'<span style="color:{_ORANGE}">■</span>')
-        else:
-            cells.append('<span style="color:#e0e0e0">■</span>')
-    return "".join(cells)
+# ---------------------------------------------------------------------------
+# a rollout, second by second
 
 
 def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
@@ -478,37 +428,23 @@ def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
     True
     """
     state = rollout_state(recording, seconds)
-    frame, scale = state["frame"], state["scale"]
-    rs_rows = []
-    for r in frame["replicasets"]:
-        rs_rows.append(f'<tr><td style="{_TD}"><code>{_e(r["name"])}</code> <small>rev {_e(r["revision"])}</small>'
-                       f'</td><td style="{_TD};font-size:14px;letter-spacing:1px">'
-                       f'{_bar(r["ready"], r["desired"], scale)}'
-                       f'</td><td style="{_TD}">{r["ready"]}/{r["desired"]} ready</td></tr>')
-    running, pending, terminating = state["ready"], state["not_ready"], state["terminating"]
-    counts = (f"<div style='margin:2px 0 6px 0'>pods: <b style='color:{_GREEN}'>{running} ready</b>, "
-              f"<b style='color:{_ORANGE}'>{pending} not ready</b>, <b style='color:{_GREY}'>{terminating} "
-              f"terminating</b></div>")
-    wrows = []
-    for a in frame["writes"][:14]:
-        obj = f"{a.kind} {a.name}"
-        wrows.append(f'<tr><td style="{_TD}">{a.time:g}</td><td style="{_TD}">{_e(a.component)}</td>'
-                     f'<td style="{_TD}">{_e(a.verb)}</td><td style="{_TD}">{_e(obj)}</td>'
-                     f'<td style="{_TD}">{_e(a.detail)}</td></tr>')
-    if len(frame["writes"]) > 14:
-        wrows.append(f'<tr><td colspan="5" style="{_TD}">… {len(frame["writes"]) - 14} more</td></tr>')
-    if not wrows:
-        wrows.append(f'<tr><td colspan="5" style="{_TD};color:{_GREY}">no write in this step</td></tr>')
-    head = "".join(f'<th style="{_TH}">{h}</th>' for h in ("t (s)", "component", "verb", "object", "detail"))
-    right = (f'<table style="{_TABLE_CSS}"><caption style="caption-side:top;text-align:left;font-weight:bold">'
-             f'ReplicaSets at t={frame["time"]:g} s (+{frame["seconds"]:g} s)</caption>{"".join(rs_rows)}</table>'
-             f'{counts}<table style="{_TABLE_CSS}"><caption style="caption-side:top;text-align:left;'
-             f'font-weight:bold">writes in this step</caption><thead><tr>{head}</tr></thead>'
-             f'<tbody>{"".join(wrows)}</tbody></table>')
-    term = (f'<pre style="{_PRE}"><span style="color:#80cbc4">$ {_e(recording["get"])}</span>   '
-            f'<span style="color:#90a4ae"># +{frame["seconds"]:g} s after {_e(recording["command"].command)}'
-            f'</span>\n{_e(frame["output"].rstrip())}</pre>')
-    return Html(_side_by_side(term, right))
+    frame, scale, writes = state["frame"], state["scale"], state["frame"]["writes"]
+    bar = lambda r: "".join(_c("■", _GREEN if i < r["ready"] else _ORANGE if i < r["desired"] else "#e0e0e0", "span")
+                            for i in range(max(scale, r["desired"], r["ready"])))
+    sets = _table([], [[f'<code>{_e(r["name"])}</code> <small>rev {_e(r["revision"])}</small>',
+                        (bar(r), "font-size:14px;letter-spacing:1px"), f"{r['ready']}/{r['desired']} ready"]
+                       for r in frame["replicasets"]], f'ReplicaSets at t={frame["time"]:g} s (+{frame["seconds"]:g} s)',
+                  caption_css=CAPTION_TIGHT_CSS, sections=False)
+    counts = ", ".join(_c(f"{state[key]} {key.replace('_', ' ')}", colour)
+                       for key, colour in (("ready", _GREEN), ("not_ready", _ORANGE), ("terminating", _GREY)))
+    rows = [[f"{a.time:g}", *(_e(v) for v in (a.component, a.verb, f"{a.kind} {a.name}", a.detail))] for a in writes[:14]]
+    rows += [[(f"… {len(writes) - 14} more", "")]] if len(writes) > 14 else []
+    rows = rows or [[(_c("no write in this step", _GREY, "span"), "")]]
+    steps = _table(("t (s)", "component", "verb", "object", "detail"), rows, "writes in this step",
+                   caption_css=CAPTION_TIGHT_CSS)
+    term = _pre(recording["get"], "   " + _c(f"# +{frame['seconds']:g} s after {_e(recording['command'].command)}",
+                                             "#90a4ae", "span"), _e(frame["output"].rstrip()))
+    return Html(_side_by_side(term, f"{sets}<div style='margin:2px 0 6px 0'>pods: {counts}</div>{steps}"))
 
 
 def rollout_figure(recording: Mapping[str, Any], *, title: str | None = None) -> Figure:
@@ -552,24 +488,17 @@ def rollout_figure(recording: Mapping[str, Any], *, title: str | None = None) ->
     """
     frames = recording["frames"]
     ts = [f["seconds"] for f in frames]
-    names: list[str] = []
-    for f in frames:
-        for r in f["replicasets"]:
-            if r["name"] not in names:
-                names.append(r["name"])
     fig = detached_figure(8.0, 3.2)
     ax = fig.add_subplot()
-    colours = ["#1e88e5", "#d84315", "#6a1b9a", "#2e7d32"]
+    names = dict.fromkeys(r["name"] for f in frames for r in f["replicasets"])
     for i, name in enumerate(names):
-        c = colours[i % len(colours)]
-        desired = [next((r["desired"] for r in f["replicasets"] if r["name"] == name), 0) for f in frames]
-        ready = [next((r["ready"] for r in f["replicasets"] if r["name"] == name), 0) for f in frames]
-        ax.step(ts, desired, where="post", color=c, ls="--", lw=1.3, label=f"{name} desired")
-        ax.step(ts, ready, where="post", color=c, lw=2.2, label=f"{name} ready")
+        c = ["#1e88e5", "#d84315", "#6a1b9a", "#2e7d32"][i % 4]
+        for key, style in (("desired", dict(ls="--", lw=1.3)), ("ready", dict(lw=2.2))):
+            ax.step(ts, [next((r[key] for r in f["replicasets"] if r["name"] == name), 0) for f in frames],
+                    where="post", color=c, label=f"{name} {key}", **style)
     ax.step(ts, [len(f["pods"]) for f in frames], where="post", color="#9e9e9e", lw=1.2,
             label="pods (incl. terminating)")
-    ax.set_xlabel("virtual seconds after the command")
-    ax.set_ylabel("pods")
+    ax.set(xlabel="virtual seconds after the command", ylabel="pods")
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7.5, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
@@ -632,19 +561,9 @@ def rollout_panel(recording: Mapping[str, Any], *, start: int = 0) -> Any:
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel
+    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
-    frames = recording["frames"]
-    last = int(round(frames[-1]["seconds"]))
-
-    @functools.lru_cache(maxsize=None)
-    def frame(seconds: int) -> Html:
-        return rollout_frame(recording, seconds)
-
-    def update(seconds: int) -> Html:
-        return frame(int(seconds))
-
-    slider = widgets.IntSlider(value=start, min=0, max=last, step=1, description="clock: + seconds",
-                               style={"description_width": "120px"}, layout=widgets.Layout(width="520px"),
-                               continuous_update=False)
-    return live_panel(update, {"seconds": slider})
+    last = int(round(recording["frames"][-1]["seconds"]))
+    slider = int_slider("clock: + seconds", start, 0, last, style={"description_width": "120px"},
+                        layout=widgets.Layout(width="520px"))
+    return live_panel(memoise_update(lambda seconds: rollout_frame(recording, int(seconds))), {"seconds": slider})
