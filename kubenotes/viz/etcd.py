@@ -34,8 +34,7 @@ from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 
 __all__ = ["STATE_COLOURS", "status_table", "elections_table", "history_table", "writes_table",
-           "linked_trace_table", "chain_table", "state_spans", "timeline_figure", "log_figure",
-           "draw_member_graph", "member_graph_figure", "raft_panel"]
+           "linked_trace_table", "chain_table", "timeline_figure", "log_figure", "member_graph_figure", "raft_panel"]
 
 #: A colour per Raft state and per member condition, shared by the pictures.
 STATE_COLOURS = {
@@ -44,6 +43,10 @@ STATE_COLOURS = {
 }
 _TERM_COLOURS = ["#e3f2fd", "#bbdefb", "#c8e6c9", "#fff9c4", "#ffe0b2", "#f8bbd0", "#d1c4e9", "#b2dfdb",
                  "#f0f4c3", "#ffccbc"]
+
+
+def _dash(x: Any) -> Any:
+    return "-" if x is None or x == "" else x
 
 
 def status_table(cluster: RaftCluster) -> Html:
@@ -70,10 +73,10 @@ def status_table(cluster: RaftCluster) -> Html:
     >>> "StateLeader" in status_table(c)
     True
     """
-    rows = [(r["name"], r["state"], r["role"], r["term"], r["vote"] or "-", r["lead"] or "-", r["last_index"],
-             r["commit"], r["applied"], r["revision"]) for r in cluster.status()]
+    keys = ("name", "state", "role", "term", "vote", "lead", "last_index", "commit", "applied", "revision")
     return table(["member", "state", "role", "term", "voted for", "leader", "last index", "commit", "applied",
-                  "revision"], rows, caption=f"Members at t={cluster.now:.2f} s")
+                  "revision"], [[_dash(r[k]) for k in keys] for r in cluster.status()],
+                 caption=f"Members at t={cluster.now:.2f} s")
 
 
 def elections_table(cluster: RaftCluster) -> Html:
@@ -135,8 +138,7 @@ def history_table(cluster: RaftCluster, *, start: float = 0.0, end: float | None
     rows = [(f"{h['time']:.3f}", h["member"] or "(network)", h["term"], h["event"], h["detail"])
             for h in cluster.history if h["time"] >= start and (end is None or h["time"] <= end)]
     more = len(rows) - limit if limit is not None and len(rows) > limit else 0
-    rows = rows[:limit] if limit is not None else rows
-    return table(["t (s)", "member", "term", "event", "detail"], rows,
+    return table(["t (s)", "member", "term", "event", "detail"], rows[:limit],
                  caption="History" + (f" (first {limit}; {more} more)" if more else ""))
 
 
@@ -165,9 +167,9 @@ def writes_table(writes: Sequence[Request]) -> Html:
     >>> "ok" in writes_table([w])
     True
     """
-    rows = [(f"{w.start:.1f}", w.via, w.status, w.error or "-",
-             "-" if w.latency_seconds is None else f"{w.latency_seconds * 1000:.1f}",
-             w.index or "-", w.term or "-", w.revision or "-") for w in writes]
+    rows = [(f"{w.start:.1f}", w.via, w.status, _dash(w.error),
+             _dash(w.latency_seconds is not None and f"{w.latency_seconds * 1000:.1f}" or None),
+             _dash(w.index or None), _dash(w.term or None), _dash(w.revision or None)) for w in writes]
     return table(["t (s)", "via", "status", "error", "latency (ms)", "raft index", "term", "revision"], rows,
                  caption="Client writes")
 
@@ -198,10 +200,9 @@ def linked_trace_table(rows: Sequence[Mapping[str, Any]], *, limit: int | None =
     >>> "5 (t2)" in linked_trace_table([row])
     True
     """
-    shown = rows[:limit] if limit else rows
     body = [(r["step"], f"{r['from']} → {r['to']}", r["what"],
-             "-" if r["raft_index"] is None else f"{r['raft_index']} (t{r['raft_term']})",
-             "-" if r["revision"] is None else r["revision"]) for r in shown]
+             _dash(r["raft_index"] is not None and f"{r['raft_index']} (t{r['raft_term']})" or None),
+             _dash(r["revision"])) for r in rows[:limit or None]]
     return table(["step", "hop", "what", "raft index (term)", "revision = resourceVersion"], body,
                  caption="One apply through Raft" + (f" (first {limit} of {len(rows)} hops)" if limit else ""))
 
@@ -232,6 +233,15 @@ def chain_table(links: Sequence[Mapping[str, Any]]) -> Html:
                  caption="From kubectl to a controller, through Raft")
 
 
+def _lanes(names: Sequence[str], lane_inches: float, extra_inches: float) -> tuple[Figure, Axes]:
+    """A 9.4-inch figure with one horizontal lane per member (the first on top, at ``y = len(names)``)."""
+    fig = detached_figure(9.4, lane_inches * len(names) + extra_inches)
+    ax = fig.add_subplot()
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig, ax
+
+
 def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | None = None) -> Figure:
     """Each member's Raft state over time, the terms, the fault window and the client's writes.
 
@@ -257,41 +267,32 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | Non
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['client puts', 'm3', 'm2', 'm1']
     """
-    cluster = result if isinstance(result, RaftCluster) else result["cluster"]
-    writes = [] if isinstance(result, RaftCluster) else result["writes"]
-    spans = state_spans(cluster)
-    names = cluster.names
-    fig = detached_figure(9.4, 0.55 * (len(names) + 1) + 1.3)
-    ax = fig.add_subplot()
-    for i, n in enumerate(names):
-        y = len(names) - i
+    alone = isinstance(result, RaftCluster)
+    cluster, writes = (result, []) if alone else (result["cluster"], result["writes"])
+    names, spans = cluster.names, state_spans(cluster)
+    fig, ax = _lanes(names, 0.55, 0.55 + 1.3)
+    for y, n in zip(range(len(names), 0, -1), names):
         for start, end, state, term in spans[n]:
             ax.add_patch(Rectangle((start, y - 0.35), end - start, 0.7, fc=STATE_COLOURS.get(state, "#fff"),
                                    ec="white", lw=0.5))
             if state.startswith("State") and end - start > 0.25:
                 ax.text(start + 0.05, y, f"t{term}", va="center", ha="left", fontsize=7)
-    if not isinstance(result, RaftCluster) and result.get("fault") not in (None, "none"):
-        end = result["recover_at"] if result["recover_at"] is not None else cluster.now
-        ax.axvspan(result["fault_at"], end, color="#ef5350", alpha=0.08, lw=0)
+    if not alone and result.get("fault") not in (None, "none"):
+        ax.axvspan(result["fault_at"], cluster.now if result["recover_at"] is None else result["recover_at"],
+                   color="#ef5350", alpha=0.08, lw=0)
         ax.text(result["fault_at"], len(names) + 0.55, f"{result['fault']}: {', '.join(result['victims'])}",
                 fontsize=8, color="#c62828", va="bottom")
     for w in writes:  # a marker when sent; a line to when it was answered, if that took over 50 ms
-        ok = w.status == "ok"
-        if w.status == "pending":  # still waiting when the run ended
-            ax.plot([w.start], [0], marker="|", color="#757575", ms=8)
-            continue
-        ax.plot([w.start], [0], marker="o" if ok else "x", color="#2e7d32" if ok else "#c62828", ms=5)
-        if w.done is not None and w.latency_seconds > 0.05:
-            y = 0.18 if ok else -0.18
-            ax.plot([w.start, w.done], [y, y], color="#2e7d32" if ok else "#c62828", lw=0.8, alpha=0.6)
+        colour = {"ok": "#2e7d32", "pending": "#757575"}.get(w.status, "#c62828")
+        ax.plot([w.start], [0], marker={"ok": "o", "pending": "|"}.get(w.status, "x"), color=colour,
+                ms=8 if w.status == "pending" else 5)
+        if w.status != "pending" and w.done is not None and w.latency_seconds > 0.05:
+            y = 0.18 if w.status == "ok" else -0.18
+            ax.plot([w.start, w.done], [y, y], color=colour, lw=0.8, alpha=0.6)
     ax.set_yticks(range(0, len(names) + 1), ["client puts"] + names[::-1])
-    ax.set_xlim(0, cluster.now)
-    ax.set_ylim(-0.6, len(names) + 1.0)
-    ax.set_xlabel("virtual time (s)")
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    legend = [Patch(fc=c, label=s) for s, c in STATE_COLOURS.items() if s != "removed"]
-    ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=6, fontsize=7, frameon=False)
+    ax.set(xlim=(0, cluster.now), ylim=(-0.6, len(names) + 1.0), xlabel="virtual time (s)")
+    ax.legend(handles=[Patch(fc=c, label=s) for s, c in STATE_COLOURS.items() if s != "removed"],
+              loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=6, fontsize=7, frameon=False)
     ax.set_title(title or "Raft states per member (tN: term); client writes: o committed, x failed, "
                           "| still waiting (line: waited)", fontsize=10)
     fig.tight_layout()
@@ -327,56 +328,29 @@ def log_figure(cluster: RaftCluster, *, last: int = 30, title: str | None = None
     names = cluster.names
     top = max((cluster.member(n).raft.log.last_index for n in names), default=0)
     lo = max(1, top - last + 1)
-    fig = detached_figure(9.4, 0.45 * len(names) + 1.0)
-    ax = fig.add_subplot()
-    for i, n in enumerate(names):
-        y = len(names) - i
+    fig, ax = _lanes(names, 0.45, 1.0)
+    for y, n in zip(range(len(names), 0, -1), names):
         log = cluster.member(n).raft.log
         for e in log.entries[lo - 1:]:
-            committed = e.index <= log.committed
-            ax.add_patch(Rectangle((e.index - 0.45, y - 0.35), 0.9, 0.7,
-                                   fc=_TERM_COLOURS[e.term % len(_TERM_COLOURS)],
-                                   ec="#263238" if committed else "#b0bec5", lw=1.4 if committed else 0.6,
-                                   ls="-" if committed else "--"))
+            done = e.index <= log.committed
+            ax.add_patch(Rectangle((e.index - 0.45, y - 0.35), 0.9, 0.7, fc=_TERM_COLOURS[e.term % len(_TERM_COLOURS)],
+                                   ec="#263238" if done else "#b0bec5", lw=1.4 if done else 0.6, ls="-" if done else "--"))
             ax.text(e.index, y, str(e.term), ha="center", va="center", fontsize=7)
         if log.committed >= lo:
             ax.plot([log.committed + 0.5] * 2, [y - 0.45, y + 0.45], color="#c62828", lw=1.5)
     ax.set_yticks(range(1, len(names) + 1), names[::-1])
-    ax.set_xlim(lo - 0.7, top + 1.2)
-    ax.set_ylim(0.3, len(names) + 0.7)
-    ax.set_xlabel("log index (box: an entry, its term inside; solid = committed; red bar: commit index)")
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    ax.set(xlim=(lo - 0.7, top + 1.2), ylim=(0.3, len(names) + 0.7),
+           xlabel="log index (box: an entry, its term inside; solid = committed; red bar: commit index)")
     ax.set_title(title or f"Logs at t={cluster.now:.2f} s", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def draw_member_graph(g: nx.Graph, ax: Axes, *, title: str | None = None) -> Axes:
-    """Draw :meth:`~kubenotes.etcd.cluster.RaftCluster.graph` on ``ax``: members on a circle (fixed layout),
-    coloured by state and labelled with name, state, term and commit index; cut links dashed red."""
-    names = list(g.nodes)
-    pos = nx.circular_layout(sorted(names))
-    ok = [(a, b) for a, b, cut in g.edges(data="cut") if not cut]
-    cut = [(a, b) for a, b, c in g.edges(data="cut") if c]
-    nx.draw_networkx_edges(g, pos, edgelist=ok, ax=ax, edge_color="#90a4ae", width=1.2)
-    nx.draw_networkx_edges(g, pos, edgelist=cut, ax=ax, edge_color="#c62828", style="dashed", width=1.2)
-    colours = [STATE_COLOURS.get(g.nodes[n]["state"], "#fff") for n in names]
-    nx.draw_networkx_nodes(g, pos, nodelist=names, node_color=colours, node_size=2600, ax=ax, edgecolors="#37474f")
-    labels = {n: f"{n}\n{g.nodes[n]['state'].replace('State', '')}\nterm {g.nodes[n]['term']}\n"
-                 f"commit {g.nodes[n]['commit']}" for n in names}
-    nx.draw_networkx_labels(g, pos, labels, font_size=7, ax=ax)
-    ax.set_xlim(-1.45, 1.45)
-    ax.set_ylim(-1.45, 1.45)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    if title:
-        ax.set_title(title, fontsize=10)
-    return ax
-
-
 def member_graph_figure(cluster: RaftCluster, *, title: str | None = None) -> Figure:
-    """:func:`draw_member_graph` of ``cluster.graph()`` on a new figure.
+    """The members of :meth:`~kubenotes.etcd.cluster.RaftCluster.graph` on a circle (fixed layout), on a new figure.
+
+    Each member is coloured by its state (:data:`STATE_COLOURS`) and labelled
+    with its name, state, term and commit index; cut links are dashed red.
 
     Parameters
     ----------
@@ -399,18 +373,29 @@ def member_graph_figure(cluster: RaftCluster, *, title: str | None = None) -> Fi
     >>> len(member_graph_figure(c).axes)
     1
     """
+    g = cluster.graph()
+    names, pos = list(g.nodes), nx.circular_layout(sorted(g.nodes))
     fig = detached_figure(4.6, 4.2)
-    draw_member_graph(cluster.graph(), fig.add_subplot(),
-                      title=title or f"Members at t={cluster.now:.2f} s (red dashed: cut)")
+    ax = fig.add_subplot()
+    for cut in (False, True):
+        nx.draw_networkx_edges(g, pos, edgelist=[(a, b) for a, b, c in g.edges(data="cut") if bool(c) == cut], ax=ax,
+                               edge_color="#c62828" if cut else "#90a4ae", style="dashed" if cut else "solid", width=1.2)
+    nx.draw_networkx_nodes(g, pos, nodelist=names, node_color=[STATE_COLOURS.get(g.nodes[n]["state"], "#fff") for n in names],
+                           node_size=2600, ax=ax, edgecolors="#37474f")
+    nx.draw_networkx_labels(g, pos, {n: f"{n}\n{d['state'].replace('State', '')}\nterm {d['term']}\ncommit {d['commit']}"
+                                     for n, d in g.nodes(data=True)}, font_size=7, ax=ax)
+    ax.set(xlim=(-1.45, 1.45), ylim=(-1.45, 1.45), aspect="equal")
+    ax.axis("off")
+    ax.set_title(title or f"Members at t={cluster.now:.2f} s (red dashed: cut)", fontsize=10)
     return fig
 
 
 def _summary(result: Mapping[str, Any]) -> Html:
-    f = fault_summary(result)
+    f, fault = fault_summary(result), result["fault"]
     after = f["first_leader_after_fault"]
-    first = (f"first leader after the fault: {after['leader']} in term {after['term']}, "
-             f"{after['seconds_after_fault']:.2f} s after it" if after and result["fault"] != "none"
-             else "no new leader after the fault" if result["fault"] != "none" else "no fault")
+    first = ("no fault" if fault == "none" else "no new leader after the fault" if not after else
+             f"first leader after the fault: {after['leader']} in term {after['term']}, "
+             f"{after['seconds_after_fault']:.2f} s after it")
     return Html(f"<div style='margin:4px 0'><b>{f['committed']} of {f['writes']} writes committed</b>"
                 + (f", {f['waiting']} still waiting" if f["waiting"] else "")
                 + (f"; errors: {', '.join(f['errors'])}" if f["errors"] else "") + f". {first}; "
@@ -452,20 +437,15 @@ def raft_panel(members: int = 3, election_timeout_ms: int = 1000, fault: str = "
 
     from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
 
-    def update(members: int, election_timeout_ms: int, fault: str, recover_after_seconds: int, pre_vote: bool,
-               seed: int) -> list:
-        result = fault_scenario(members, election_timeout_ms=election_timeout_ms, fault=fault,
-                                recover_after_seconds=recover_after_seconds or None, pre_vote=pre_vote, seed=seed)
+    def update(recover_after_seconds: int, **controls: Any) -> list:
+        result = fault_scenario(recover_after_seconds=recover_after_seconds or None, **controls)
         return [_summary(result), timeline_figure(result), status_table(result["cluster"])]
 
-    style = {"description_width": "150px"}
-    controls = {
-        "members": widgets.Dropdown(options=[1, 3, 5], value=members, description="members", style=style),
-        "election_timeout_ms": int_slider("election timeout (ms)", election_timeout_ms, 500, 3000, 250,
-                                          style=style),
-        "fault": widgets.Dropdown(options=list(FAULTS), value=fault, description="fault", style=style),
-        "recover_after_seconds": int_slider("undo after (s, 0 never)", recover_after_seconds, 0, 8, style=style),
-        "pre_vote": widgets.Checkbox(value=pre_vote, description="--pre-vote", style=style),
-        "seed": int_slider("seed", seed, 0, 9, style=style),
-    }
-    return live_panel(memoise_update(update), controls)
+    s = {"style": {"description_width": "150px"}}
+    return live_panel(memoise_update(update), {
+        "members": widgets.Dropdown(options=[1, 3, 5], value=members, description="members", **s),
+        "election_timeout_ms": int_slider("election timeout (ms)", election_timeout_ms, 500, 3000, 250, **s),
+        "fault": widgets.Dropdown(options=list(FAULTS), value=fault, description="fault", **s),
+        "recover_after_seconds": int_slider("undo after (s, 0 never)", recover_after_seconds, 0, 8, **s),
+        "pre_vote": widgets.Checkbox(value=pre_vote, description="--pre-vote", **s),
+        "seed": int_slider("seed", seed, 0, 9, **s)})

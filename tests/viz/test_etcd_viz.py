@@ -12,10 +12,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from kubenotes.etcd.cluster import RaftCluster, fault_scenario  # noqa: E402
+from kubenotes.etcd.cluster import RaftCluster, fault_scenario, state_spans  # noqa: E402
 from kubenotes.etcd.trace import chain, linked_trace  # noqa: E402
 from kubenotes.viz.etcd import (STATE_COLOURS, chain_table, elections_table, history_table,  # noqa: E402
-                                linked_trace_table, log_figure, member_graph_figure, raft_panel, state_spans,
+                                linked_trace_table, log_figure, member_graph_figure, raft_panel,
                                 status_table, timeline_figure, writes_table)
 
 
