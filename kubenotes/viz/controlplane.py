@@ -122,7 +122,7 @@ def _clip(c: tuple[float, float], half: tuple[float, float], towards: tuple[floa
 
 
 def _on_arc(a: tuple[float, float], b: tuple[float, float], rad: float, t: float = 0.5) -> tuple[float, float]:
-    """The point at parameter ``t`` of an ``arc3`` connection (a quadratic Bezier through matplotlib's control point)."""
+    """The point at parameter ``t`` of an ``arc3`` connection (a quadratic Bezier through its control point)."""
     c = ((a[0] + b[0]) / 2 + rad * (b[1] - a[1]), (a[1] + b[1]) / 2 - rad * (b[0] - a[0]))
     return tuple((1 - t) ** 2 * a[i] + 2 * (1 - t) * t * c[i] + t ** 2 * b[i] for i in (0, 1))
 
@@ -274,45 +274,6 @@ def _draw_hops(g: nx.DiGraph, ax: Axes, pos: Mapping, hops: Sequence[Mapping[str
     return touched
 
 
-def _draw_component_graph(g: nx.DiGraph, ax: Axes, hops: Sequence[Mapping[str, Any]] = (), marked: Iterable[str] = (),
-                          *, title: str | None = None) -> Axes:
-    """The component graph on ``ax``: group frames, the plain edges (once per group: every controller and
-    every kubelet has the same two), then the hops numbered along their paths and the node boxes."""
-    pos = _component_layout(g)
-    boxes = {group: _frame(ax, [(pos[v], _HALF[d["kind"]]) for v, d in g.nodes(data=True) if d.get("group") == group],
-                           *_GROUPS[group], pad=0.12, top=0.3)
-             for group in _GROUPS if any(d.get("group") == group for _, d in g.nodes(data=True))}
-
-    def anchor(v: str) -> tuple[tuple, tuple]:  # a group's box stands for its controllers and kubelets
-        x0, y0, x1, y1 = boxes.get(g.nodes[v].get("group")) if g.nodes[v].get("kind") in ("controller", "kubelet") \
-            else (None,) * 4
-        if x0 is None:
-            return pos[v], _HALF[g.nodes[v]["kind"]]
-        return ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) / 2, (y1 - y0) / 2)
-
-    drawn: set[tuple] = set()
-    for u, v, d in g.edges(data=True):
-        (cu, hu), (cv, hv) = anchor(u), anchor(v)
-        if (cu, cv) not in drawn:
-            drawn.add((cu, cv))
-            _arrow(ax, _clip(cu, hu, cv), _clip(cv, hv, cu), _GREY, 0.9, label=d.get("flow", ""))
-    hot = _draw_hops(g, ax, pos, hops) | set(marked)
-    for v, d in g.nodes(data=True):
-        kind, label = d.get("kind", "stage"), d.get("label", v)
-        label = label.replace(" ", "\n") if kind == "stage" else label  # "mutating\nadmission": stages sit close
-        size = 8.0 if kind not in ("controller", "kubelet") else (7.0 if len(label) <= 28 else 6.4)
-        _box(ax, pos[v], _HALF[kind], label, *_COLOURS[kind], hot=v in hot, current=bool(hops) and v == hops[-1]["to"],
-             size=size)
-    if hops:
-        handles = [Patch(fc=_PAST, label="hops so far (numbered)"), Patch(fc=_NOW, label=f"hop {hops[-1].get('step', len(hops))}")]
-        ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, ncol=2, bbox_to_anchor=(0.0, 0.0))
-    xs, ys = [p[0] for p in pos.values()] or [0.0], [p[1] for p in pos.values()] or [0.0]
-    frames = list(boxes.values())
-    return _finish(ax, (min(min(xs) - 0.6, min((b[0] for b in frames), default=0.0) - 0.1),
-                        max(max(xs) + 0.6, max((b[2] for b in frames), default=0.0) + 0.1)),
-                   (min(min(ys) - 0.4, min((b[1] for b in frames), default=0.0) - 0.1), max(ys) + 0.55), title)
-
-
 def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, title: str | None = None) -> Figure:
     """The component graph on a new Figure sized to it, with a fixed layout; optionally the hops of a request.
 
@@ -320,11 +281,11 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
     ----------
     g : networkx.DiGraph
         From :func:`~kubenotes.sim.trace.component_graph`.
-    highlight : iterable of hop dicts or of node names, optional
+    highlight : iterable of dict, optional
         Hops (from :func:`~kubenotes.sim.trace.apply_hops`, each with ``from``, ``to`` and
         ``step``) are drawn as numbered arrows along their path in the graph,
         the last one in orange, earlier ones in blue; the nodes they touched
-        get a bold border. Plain node names are only outlined.
+        get a bold border.
     title : str, optional
 
     Returns
@@ -360,20 +321,53 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
     >>> g = nx.DiGraph(); g.add_node("etcd", kind="store", group="etcd", label="etcd")
     >>> len(component_figure(g).axes)
     1
-    >>> g.add_node("kubectl", kind="client", group="kubectl", label="kubectl"); g.add_edge("kubectl", "etcd", flow="write")
+    >>> g.add_node("kubectl", kind="client", group="kubectl", label="kubectl")
+    >>> g.add_edge("kubectl", "etcd", flow="write")
     >>> ax = component_figure(g, [{"step": 1, "from": "kubectl", "to": "etcd"}]).axes[0]
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['hops so far (numbered)', 'hop 1']
     """
-    highlight = list(highlight or ())
-    hops = [h for h in highlight if isinstance(h, Mapping)]
     pos = _component_layout(g)
     xs, ys = [p[0] for p in pos.values()] or [0.0], [p[1] for p in pos.values()] or [0.0]
     width, height = max(xs) - min(xs) + 1.6, max(ys) - min(ys) + 1.2
     scale = min(1.05, _MAX_WIDTH_INCHES / width)
     fig = detached_figure(width * scale, height * scale + (0.5 if title else 0.2))
     ax = fig.add_axes((0.0, 0.03, 1.0, 0.92 if title else 0.96))
-    _draw_component_graph(g, ax, hops, [str(h) for h in highlight if not isinstance(h, Mapping)], title=title)
+    # group frames, the plain edges (once per group: every controller and every kubelet has the same two),
+    # the hops numbered along their paths, the node boxes
+    hops = list(highlight or ())
+    boxes = {group: _frame(ax, [(pos[v], _HALF[d["kind"]]) for v, d in g.nodes(data=True) if d.get("group") == group],
+                           *_GROUPS[group], pad=0.12, top=0.3)
+             for group in _GROUPS if any(d.get("group") == group for _, d in g.nodes(data=True))}
+
+    def anchor(v: str) -> tuple[tuple, tuple]:  # a group's box stands for its controllers and kubelets
+        box = boxes.get(g.nodes[v].get("group")) if g.nodes[v].get("kind") in ("controller", "kubelet") else None
+        if box is None:
+            return pos[v], _HALF[g.nodes[v]["kind"]]
+        x0, y0, x1, y1 = box
+        return ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) / 2, (y1 - y0) / 2)
+
+    drawn: set[tuple] = set()
+    for u, v, d in g.edges(data=True):
+        (cu, hu), (cv, hv) = anchor(u), anchor(v)
+        if (cu, cv) not in drawn:
+            drawn.add((cu, cv))
+            _arrow(ax, _clip(cu, hu, cv), _clip(cv, hv, cu), _GREY, 0.9, label=d.get("flow", ""))
+    hot = _draw_hops(g, ax, pos, hops)  # then the boxes, over the arrows' ends
+    for v, d in g.nodes(data=True):
+        kind, label = d.get("kind", "stage"), d.get("label", v)
+        label = label.replace(" ", "\n") if kind == "stage" else label  # "mutating\nadmission": stages sit close
+        size = 8.0 if kind not in ("controller", "kubelet") else (7.0 if len(label) <= 28 else 6.4)
+        _box(ax, pos[v], _HALF[kind], label, *_COLOURS[kind], hot=v in hot,
+             current=bool(hops) and v == hops[-1]["to"], size=size)
+    if hops:
+        last = hops[-1].get("step", len(hops))
+        ax.legend(handles=[Patch(fc=_PAST, label="hops so far (numbered)"), Patch(fc=_NOW, label=f"hop {last}")],
+                  loc="upper left", fontsize=8, frameon=False, ncol=2, bbox_to_anchor=(0.0, 0.0))
+    frames = list(boxes.values())
+    _finish(ax, (min(min(xs) - 0.6, min((b[0] for b in frames), default=0.0) - 0.1),
+                 max(max(xs) + 0.6, max((b[2] for b in frames), default=0.0) + 0.1)),
+            (min(min(ys) - 0.4, min((b[1] for b in frames), default=0.0) - 0.1), max(ys) + 0.55), title)
     return fig
 
 
@@ -467,7 +461,7 @@ def hops_figure(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]], upto: int | No
 
 
 def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Mapping[str, Any]]], *,
-                start: int = 1, window: int = 6, title: str = "") -> Any:
+                start: int = 1) -> Any:
     """The chapter's widget: a hop slider over the component graph, with the latest hops as a table.
 
     Parameters
@@ -481,16 +475,12 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
         the slider's range follows it.
     start : int
         The slider's first value (which hop is shown at first).
-    window : int
-        Rows of the table under the graph (the hops up to the slider's).
-    title : str
-        Figure title prefix.
 
     Returns
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`. Each picture is
-        :func:`hops_figure` with the table under it, kept per slider value
+        :func:`hops_figure` with the last six hops under it (:func:`hops_table`), kept per slider value
         (:func:`kubenotes.viz.widgets.memoise_update`), so moving back to a
         hop seen shows it again at once. Its title gives the hop's step number first: the model
         charges no virtual time to API calls, so most hops share one virtual
@@ -539,15 +529,16 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
         run = runs[applied]
         k = max(1, min(hop, len(run)))
         h = run[k - 1]
-        label = (f"{title}{applied + ': ' if applied else ''}step {k} of {len(run)}, {h['from']} -> {h['to']} "
+        label = (f"{applied + ': ' if applied else ''}step {k} of {len(run)}, {h['from']} -> {h['to']} "
                  f"(virtual t={h['time']:g} s)")
-        return [hops_figure(g, run, k, title=label), hops_table(run, current=k, window=window)]
+        return [hops_figure(g, run, k, title=label), hops_table(run, current=k, window=6)]
 
     n = len(runs[first])
     slider = int_slider("hop", max(1, min(start, n)), 1, max(1, n), layout=widgets.Layout(width="520px"))
     if len(runs) == 1:
         return live_panel(memoise_update(update), {"hop": slider}, columns=1)
-    menu = widgets.Dropdown(options=list(runs), value=first, description="applied", layout=widgets.Layout(width="300px"))
+    menu = widgets.Dropdown(options=list(runs), value=first, description="applied",
+                            layout=widgets.Layout(width="300px"))
     # Registered before live_panel's own observer: the slider's range follows the run before the redraw.
     menu.observe(lambda change: setattr(slider, "max", max(1, len(runs[change["new"]]))), names="value")
     return live_panel(memoise_update(update), {"applied": menu, "hop": slider}, columns=2)
@@ -570,7 +561,12 @@ _INFORMER_KINDS = {"server": ("#e3f2fd", "#1565c0", None),
 
 
 def informer_figure(highlight: Iterable[str] = (), *, title: str | None = None) -> Figure:
-    """:func:`~kubenotes.client.components.informer_graph` on a new Figure, fixed positions; ``highlight`` nodes and the edges between them in orange.
+    """client-go's List-Watch machinery (:func:`~kubenotes.client.components.informer_graph`) on a new Figure.
+
+    The nodes have fixed positions: the API server at the left, the shared
+    informer's Reflector, DeltaFIFO and Indexer along the top, the
+    controller's workqueue and worker at the bottom. The ``highlight``
+    nodes and the edges between them are drawn in orange.
 
     Parameters
     ----------
@@ -637,7 +633,8 @@ def _what(obj: Mapping[str, Any]) -> str:
         parts = [f"spec.replicas={spec['replicas']}", ("readyReplicas" in st or "replicas" in st)
                  and f"status.replicas={st.get('replicas', 0)} ready={st.get('readyReplicas', 0)}"]
     else:
-        parts = [obj.get("kind") == "ConfigMap" and ", ".join(f"{k}={v}" for k, v in sorted((obj.get("data") or {}).items()))]
+        data = sorted((obj.get("data") or {}).items())
+        parts = [obj.get("kind") == "ConfigMap" and ", ".join(f"{k}={v}" for k, v in data)]
     return " ".join(p for p in parts if p)
 
 
@@ -733,7 +730,8 @@ def request_trace_table(trace_record: Mapping[str, Any]) -> Html:
     for s in trace_record.get("steps", ()):
         auth = s["step"] == "authorization"
         css = f"color:{_RED}" if s["step"] == "response" or (auth and not s["detail"].startswith("Allow")) else ""
-        rows.append([(f"<b>{_e(s['step'])}</b>", css), (_e(s["detail"].removesuffix(": ") if auth else s["detail"]), css)])
+        detail = s["detail"].removesuffix(": ") if auth else s["detail"]
+        rows.append([(f"<b>{_e(s['step'])}</b>", css), (_e(detail), css)])
     caption = (f"t={trace_record.get('time', 0.0):g} s  {trace_record.get('user', '')}: "
                f"{verb_text(trace_record)} -> {trace_record.get('code', 200)}")
     return _table(["step", "detail"], rows, caption=caption)
@@ -954,15 +952,13 @@ def outage_table(result: Mapping[str, Any]) -> Html:
     return Html(f'<div style="margin:4px 0">{head}<br>{tail}</div>' + reflector_log_table(result["log"]))
 
 
-def outage_panel(writes_while_down: int = 3, history_capacity: int = 8, *, max_writes: int = 20) -> Any:
+def outage_panel(writes_while_down: int = 3, history_capacity: int = 8) -> Any:
     """The chapter's widget: writes while the watch is down and the history capacity -> resume or relist.
 
     Parameters
     ----------
     writes_while_down, history_capacity : int
         The sliders' starting values.
-    max_writes : int
-        The writes slider's maximum.
 
     Returns
     -------
@@ -975,7 +971,7 @@ def outage_panel(writes_while_down: int = 3, history_capacity: int = 8, *, max_w
     ------
     traitlets.TraitError
         When a starting value is not an integer. Out-of-range values do not
-        raise: the sliders clamp them (writes to ``[0, max_writes]``, capacity
+        raise: the sliders clamp them (writes to ``[0, 20]``, capacity
         to ``[1, 30]``).
 
     See Also
@@ -1004,6 +1000,6 @@ def outage_panel(writes_while_down: int = 3, history_capacity: int = 8, *, max_w
 
     style, layout = {"description_width": "130px"}, widgets.Layout(width="440px")
     return live_panel(memoise_update(update), {
-        "writes_while_down": int_slider("writes while down", writes_while_down, 0, max_writes, style=style,
+        "writes_while_down": int_slider("writes while down", writes_while_down, 0, 20, style=style,
                                         layout=layout),
         "history_capacity": int_slider("history capacity", history_capacity, 1, 30, style=style, layout=layout)})

@@ -107,15 +107,12 @@ def elections_table(cluster: RaftCluster) -> Html:
     return table(["t (s)", "leader", "term", "votes (itself first)"], rows, caption="Elections")
 
 
-def history_table(cluster: RaftCluster, *, start: float = 0.0, end: float | None = None,
-                  limit: int | None = 40) -> Html:
-    """The cluster's history between ``start`` and ``end`` seconds (state changes, votes, faults).
+def history_table(cluster: RaftCluster, *, limit: int | None = 40) -> Html:
+    """The cluster's history so far (state changes, votes, faults), oldest first.
 
     Parameters
     ----------
     cluster : RaftCluster
-    start, end : float
-        Virtual seconds (``end`` None: up to now).
     limit : int or None
         At most this many rows (the caption says how many more there were); None: all.
 
@@ -136,7 +133,7 @@ def history_table(cluster: RaftCluster, *, start: float = 0.0, end: float | None
     (True, True)
     """
     rows = [(f"{h['time']:.3f}", h["member"] or "(network)", h["term"], h["event"], h["detail"])
-            for h in cluster.history if h["time"] >= start and (end is None or h["time"] <= end)]
+            for h in cluster.history]
     more = len(rows) - limit if limit is not None and len(rows) > limit else 0
     return table(["t (s)", "member", "term", "event", "detail"], rows[:limit],
                  caption="History" + (f" (first {limit}; {more} more)" if more else ""))
@@ -242,7 +239,7 @@ def _lanes(names: Sequence[str], lane_inches: float, extra_inches: float) -> tup
     return fig, ax
 
 
-def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | None = None) -> Figure:
+def timeline_figure(result: Mapping[str, Any] | RaftCluster) -> Figure:
     """Each member's Raft state over time, the terms, the fault window and the client's writes.
 
     Parameters
@@ -250,7 +247,6 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | Non
     result : dict or RaftCluster
         :func:`~kubenotes.etcd.cluster.fault_scenario`'s answer (with its writes and fault window), or a
         cluster alone.
-    title : str, optional
 
     Returns
     -------
@@ -293,13 +289,13 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster, *, title: str | Non
     ax.set(xlim=(0, cluster.now), ylim=(-0.6, len(names) + 1.0), xlabel="virtual time (s)")
     ax.legend(handles=[Patch(fc=c, label=s) for s, c in STATE_COLOURS.items() if s != "removed"],
               loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=6, fontsize=7, frameon=False)
-    ax.set_title(title or "Raft states per member (tN: term); client writes: o committed, x failed, "
-                          "| still waiting (line: waited)", fontsize=10)
+    ax.set_title("Raft states per member (tN: term); client writes: o committed, x failed, | still waiting "
+                 "(line: waited)", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def log_figure(cluster: RaftCluster, *, last: int = 30, title: str | None = None) -> Figure:
+def log_figure(cluster: RaftCluster, *, last: int = 30) -> Figure:
     """Every member's log: a box per entry coloured by term (label: term), bold up to its commit index.
 
     Parameters
@@ -307,7 +303,6 @@ def log_figure(cluster: RaftCluster, *, last: int = 30, title: str | None = None
     cluster : RaftCluster
     last : int
         Show the last ``last`` indexes of the longest log.
-    title : str, optional
 
     Returns
     -------
@@ -334,19 +329,20 @@ def log_figure(cluster: RaftCluster, *, last: int = 30, title: str | None = None
         for e in log.entries[lo - 1:]:
             done = e.index <= log.committed
             ax.add_patch(Rectangle((e.index - 0.45, y - 0.35), 0.9, 0.7, fc=_TERM_COLOURS[e.term % len(_TERM_COLOURS)],
-                                   ec="#263238" if done else "#b0bec5", lw=1.4 if done else 0.6, ls="-" if done else "--"))
+                                   ec="#263238" if done else "#b0bec5", lw=1.4 if done else 0.6,
+                                   ls="-" if done else "--"))
             ax.text(e.index, y, str(e.term), ha="center", va="center", fontsize=7)
         if log.committed >= lo:
             ax.plot([log.committed + 0.5] * 2, [y - 0.45, y + 0.45], color="#c62828", lw=1.5)
     ax.set_yticks(range(1, len(names) + 1), names[::-1])
     ax.set(xlim=(lo - 0.7, top + 1.2), ylim=(0.3, len(names) + 0.7),
            xlabel="log index (box: an entry, its term inside; solid = committed; red bar: commit index)")
-    ax.set_title(title or f"Logs at t={cluster.now:.2f} s", fontsize=10)
+    ax.set_title(f"Logs at t={cluster.now:.2f} s", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def member_graph_figure(cluster: RaftCluster, *, title: str | None = None) -> Figure:
+def member_graph_figure(cluster: RaftCluster) -> Figure:
     """The members of :meth:`~kubenotes.etcd.cluster.RaftCluster.graph` on a circle (fixed layout), on a new figure.
 
     Each member is coloured by its state (:data:`STATE_COLOURS`) and labelled
@@ -355,11 +351,11 @@ def member_graph_figure(cluster: RaftCluster, *, title: str | None = None) -> Fi
     Parameters
     ----------
     cluster : RaftCluster
-    title : str, optional
 
     Returns
     -------
     matplotlib.figure.Figure
+        Titled with the cluster's time.
 
     Raises
     ------
@@ -377,16 +373,17 @@ def member_graph_figure(cluster: RaftCluster, *, title: str | None = None) -> Fi
     names, pos = list(g.nodes), nx.circular_layout(sorted(g.nodes))
     fig = detached_figure(4.6, 4.2)
     ax = fig.add_subplot()
-    for cut in (False, True):
+    for cut, colour, style in ((False, "#90a4ae", "solid"), (True, "#c62828", "dashed")):
         nx.draw_networkx_edges(g, pos, edgelist=[(a, b) for a, b, c in g.edges(data="cut") if bool(c) == cut], ax=ax,
-                               edge_color="#c62828" if cut else "#90a4ae", style="dashed" if cut else "solid", width=1.2)
-    nx.draw_networkx_nodes(g, pos, nodelist=names, node_color=[STATE_COLOURS.get(g.nodes[n]["state"], "#fff") for n in names],
-                           node_size=2600, ax=ax, edgecolors="#37474f")
-    nx.draw_networkx_labels(g, pos, {n: f"{n}\n{d['state'].replace('State', '')}\nterm {d['term']}\ncommit {d['commit']}"
-                                     for n, d in g.nodes(data=True)}, font_size=7, ax=ax)
+                               edge_color=colour, style=style, width=1.2)
+    colours = [STATE_COLOURS.get(g.nodes[n]["state"], "#fff") for n in names]
+    nx.draw_networkx_nodes(g, pos, nodelist=names, node_color=colours, node_size=2600, ax=ax, edgecolors="#37474f")
+    labels = {n: f"{n}\n{d['state'].replace('State', '')}\nterm {d['term']}\ncommit {d['commit']}"
+              for n, d in g.nodes(data=True)}
+    nx.draw_networkx_labels(g, pos, labels, font_size=7, ax=ax)
     ax.set(xlim=(-1.45, 1.45), ylim=(-1.45, 1.45), aspect="equal")
     ax.axis("off")
-    ax.set_title(title or f"Members at t={cluster.now:.2f} s (red dashed: cut)", fontsize=10)
+    ax.set_title(f"Members at t={cluster.now:.2f} s (red dashed: cut)", fontsize=10)
     return fig
 
 

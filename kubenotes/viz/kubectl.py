@@ -193,20 +193,18 @@ def requests_table(result: KubectlResult | Sequence[Mapping[str, Any]], *, capti
                   rows, caption)
 
 
-def kubectl_panel(result: KubectlResult, *, max_lines: int = 40) -> Html:
+def kubectl_panel(result: KubectlResult) -> Html:
     """kubectl's output (as a terminal would show it) beside the table of the HTTP requests it sent.
 
     Parameters
     ----------
     result : KubectlResult
-    max_lines : int
-        Lines of output shown (the rest is counted).
 
     Returns
     -------
     Html
         A two-column block (it wraps on narrow screens): the terminal on the
-        left, :func:`requests_table` on the right, with a caption counting
+        left (its first 40 lines; the rest is counted), :func:`requests_table` on the right, with a caption counting
         the requests and the virtual time.
 
     Examples
@@ -220,8 +218,8 @@ def kubectl_panel(result: KubectlResult, *, max_lines: int = 40) -> Html:
     """
     body = (result.stdout or "") + (result.stderr or "")
     lines = body.rstrip("\n").split("\n") if body.strip() else []
-    if len(lines) > max_lines:
-        lines = lines[:max_lines] + [f"… ({len(lines) - max_lines} more lines)"]
+    if len(lines) > 40:
+        lines = lines[:40] + [f"… ({len(lines) - 40} more lines)"]
     shown = "\n".join(_e(x) for x in lines)
     if result.stderr.strip() and not result.stdout.strip():
         shown = _c(shown, "#ff8a80", "span")
@@ -293,7 +291,7 @@ def _short_url(url: str, limit: int = 52) -> str:
     return s if len(s) <= limit else s[:limit - 1] + "…"
 
 
-def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requests: int = 14) -> Figure:
+def sequence_figure(result: KubectlResult, *, title: str | None = None) -> Figure:
     """A sequence diagram of one command: kubectl → kube-apiserver → etcd → the watchers of each write.
 
     Parameters
@@ -301,8 +299,6 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
     result : KubectlResult
     title : str, optional
         Default: the command.
-    max_requests : int
-        HTTP requests drawn (the first ones).
 
     Returns
     -------
@@ -310,7 +306,8 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
         One lifeline per participant (``kubectl``, ``kube-apiserver``,
         ``etcd``, then each watcher an event was queued for, named as the
         API server names them: ``kube-controller-manager``,
-        ``default-scheduler``, ``kubelet/<node>``...). Per HTTP request: the
+        ``default-scheduler``, ``kubelet/<node>``...). Per HTTP request (the
+        first 14): the
         request (method and path), the handler chain's verdict beside the
         API server, the write to etcd with its resourceVersion, the event to
         each watcher (dashed) and the response with its code. For a watch,
@@ -341,8 +338,9 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
     >>> [t.get_text() for t in sequence_figure(r).axes[0].texts][:3]
     ['kubectl', 'kube-apiserver', 'etcd']
     """
-    entries = list(result.http[:max_requests])
-    watchers = list(dict.fromkeys(n for e in entries for w in http_writes(e) for n in w["watchers"] if n != HTTP_WATCHER))
+    entries = list(result.http[:14])
+    writes = {id(e): http_writes(e) for e in entries}
+    watchers = list(dict.fromkeys(n for ws in writes.values() for w in ws for n in w["watchers"] if n != HTTP_WATCHER))
     parts = ["kubectl", "kube-apiserver", "etcd", *watchers]
     # One row per line of the diagram, top to bottom: its messages as (from, to, label, colour, dashed);
     # from == to is a note beside that lifeline (dashed is then its background, or None).
@@ -356,8 +354,9 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None, max_requ
             plain = html.unescape(re.sub(r"<[^>]+>", "", _chain(rec)))[:95]
             rows.append([("kube-apiserver", "kube-apiserver", plain, _RED if bad else "#455a64",
                           "#ffebee" if bad else "#fff8e1")])
-        for w in http_writes(e):
-            rows.append([("kube-apiserver", "etcd", f"{w['type']} {w['key']}  rv {w['resourceVersion']}", _GREEN, False)])
+        for w in writes[id(e)]:
+            store = f"{w['type']} {w['key']}  rv {w['resourceVersion']}"
+            rows.append([("kube-apiserver", "etcd", store, _GREEN, False)])
             events = [("etcd", n, f"watch: {t}", _BLUE, True) for n, t in w["watchers"].items() if n != HTTP_WATCHER]
             rows += [events] if events else []
         code = int(e.get("code", 0))
@@ -433,11 +432,13 @@ def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
                             for i in range(max(scale, r["desired"], r["ready"])))
     sets = _table([], [[f'<code>{_e(r["name"])}</code> <small>rev {_e(r["revision"])}</small>',
                         (bar(r), "font-size:14px;letter-spacing:1px"), f"{r['ready']}/{r['desired']} ready"]
-                       for r in frame["replicasets"]], f'ReplicaSets at t={frame["time"]:g} s (+{frame["seconds"]:g} s)',
-                  caption_css=CAPTION_TIGHT_CSS, sections=False)
+                       for r in frame["replicasets"]],
+                  f'ReplicaSets at t={frame["time"]:g} s (+{frame["seconds"]:g} s)', caption_css=CAPTION_TIGHT_CSS,
+                  sections=False)
     counts = ", ".join(_c(f"{state[key]} {key.replace('_', ' ')}", colour)
                        for key, colour in (("ready", _GREEN), ("not_ready", _ORANGE), ("terminating", _GREY)))
-    rows = [[f"{a.time:g}", *(_e(v) for v in (a.component, a.verb, f"{a.kind} {a.name}", a.detail))] for a in writes[:14]]
+    rows = [[f"{a.time:g}", *(_e(v) for v in (a.component, a.verb, f"{a.kind} {a.name}", a.detail))]
+            for a in writes[:14]]
     rows += [[(f"… {len(writes) - 14} more", "")]] if len(writes) > 14 else []
     rows = rows or [[(_c("no write in this step", _GREY, "span"), "")]]
     steps = _table(("t (s)", "component", "verb", "object", "detail"), rows, "writes in this step",
@@ -549,7 +550,8 @@ def rollout_panel(recording: Mapping[str, Any], *, start: int = 0) -> Any:
     Examples
     --------
     >>> import contextlib, io
-    >>> rec = {"command": KubectlResult("kubectl scale deploy/web --replicas=2", 0, "", "", []), "get": "kubectl get rs",
+    >>> rec = {"command": KubectlResult("kubectl scale deploy/web --replicas=2", 0, "", "", []),
+    ...        "get": "kubectl get rs",
     ...        "frames": [{"seconds": float(s), "time": 5.0 + s, "output": "", "pods": [], "writes": [],
     ...                    "replicasets": [{"name": "web-1", "desired": 2, "ready": s, "revision": "1"}]}
     ...                   for s in range(3)]}
