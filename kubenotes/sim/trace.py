@@ -108,7 +108,7 @@ def component_graph(cluster: Any) -> nx.DiGraph:
 
     See Also
     --------
-    apply_hops, kubenotes.viz.controlplane.component_layout, kubenotes.viz.controlplane.draw_component_graph
+    apply_hops, kubenotes.viz.controlplane.component_figure
 
     Notes
     -----

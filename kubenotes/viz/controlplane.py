@@ -626,9 +626,9 @@ def _what(obj: Mapping[str, Any]) -> str:
     """A few words on the fields a chapter watches change (phase, node, replicas, data)."""
     spec, st, md = obj.get("spec") or {}, obj.get("status") or {}, obj.get("metadata") or {}
     if obj.get("kind") == "Pod":
+        ready = (pod_ready_condition(obj) or {}).get("status")
         parts = [spec.get("nodeName") and f"nodeName={spec['nodeName']}", st.get("phase") and f"phase={st['phase']}",
-                 (pod_ready_condition(obj) or {}).get("status") and f"Ready={pod_ready_condition(obj)['status']}",
-                 md.get("deletionTimestamp") and "terminating"]
+                 ready and f"Ready={ready}", md.get("deletionTimestamp") and "terminating"]
     elif "replicas" in spec:
         parts = [f"spec.replicas={spec['replicas']}", ("readyReplicas" in st or "replicas" in st)
                  and f"status.replicas={st.get('replicas', 0)} ready={st.get('readyReplicas', 0)}"]
@@ -789,9 +789,8 @@ def can_i_table(authorizer: Any, user: Any, resources: Sequence[str], namespace:
     >>> t.count("✓"), t.count("✗")
     (1, 1)
     """
-    answers = {True: (_b("✓", _GREEN), "text-align:center"), False: (f'<span style="color:{_RED}">✗</span>',
-                                                                     "text-align:center")}
-    rows = [[f"<code>{_e(res)}</code>", *(answers[ok] for ok in allowed.values())]
+    yes, no = _b("✓", _GREEN), f'<span style="color:{_RED}">✗</span>'
+    rows = [[f"<code>{_e(res)}</code>", *((yes if ok else no, "text-align:center") for ok in allowed.values())]
             for res, allowed in can_i_matrix(authorizer, user, resources, namespace, verbs).items()]
     return _table([f"{getattr(user, 'name', user)} in {namespace}", *verbs], rows)
 

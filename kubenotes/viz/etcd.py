@@ -45,10 +45,6 @@ _TERM_COLOURS = ["#e3f2fd", "#bbdefb", "#c8e6c9", "#fff9c4", "#ffe0b2", "#f8bbd0
                  "#f0f4c3", "#ffccbc"]
 
 
-def _dash(x: Any) -> Any:
-    return "-" if x is None or x == "" else x
-
-
 def status_table(cluster: RaftCluster) -> Html:
     """One row per member, as ``etcdctl endpoint status`` plus Raft's own view: state, term, vote, leader, log.
 
@@ -73,10 +69,10 @@ def status_table(cluster: RaftCluster) -> Html:
     >>> "StateLeader" in status_table(c)
     True
     """
-    keys = ("name", "state", "role", "term", "vote", "lead", "last_index", "commit", "applied", "revision")
+    rows = [(r["name"], r["state"], r["role"], r["term"], r["vote"] or "-", r["lead"] or "-", r["last_index"],
+             r["commit"], r["applied"], r["revision"]) for r in cluster.status()]
     return table(["member", "state", "role", "term", "voted for", "leader", "last index", "commit", "applied",
-                  "revision"], [[_dash(r[k]) for k in keys] for r in cluster.status()],
-                 caption=f"Members at t={cluster.now:.2f} s")
+                  "revision"], rows, caption=f"Members at t={cluster.now:.2f} s")
 
 
 def elections_table(cluster: RaftCluster) -> Html:
@@ -164,9 +160,9 @@ def writes_table(writes: Sequence[Request]) -> Html:
     >>> "ok" in writes_table([w])
     True
     """
-    rows = [(f"{w.start:.1f}", w.via, w.status, _dash(w.error),
-             _dash(w.latency_seconds is not None and f"{w.latency_seconds * 1000:.1f}" or None),
-             _dash(w.index or None), _dash(w.term or None), _dash(w.revision or None)) for w in writes]
+    rows = [(f"{w.start:.1f}", w.via, w.status, w.error or "-",
+             "-" if w.latency_seconds is None else f"{w.latency_seconds * 1000:.1f}",
+             w.index or "-", w.term or "-", w.revision or "-") for w in writes]
     return table(["t (s)", "via", "status", "error", "latency (ms)", "raft index", "term", "revision"], rows,
                  caption="Client writes")
 
@@ -198,8 +194,8 @@ def linked_trace_table(rows: Sequence[Mapping[str, Any]], *, limit: int | None =
     True
     """
     body = [(r["step"], f"{r['from']} → {r['to']}", r["what"],
-             _dash(r["raft_index"] is not None and f"{r['raft_index']} (t{r['raft_term']})" or None),
-             _dash(r["revision"])) for r in rows[:limit or None]]
+             "-" if r["raft_index"] is None else f"{r['raft_index']} (t{r['raft_term']})",
+             "-" if r["revision"] is None else r["revision"]) for r in rows[:limit or None]]
     return table(["step", "hop", "what", "raft index (term)", "revision = resourceVersion"], body,
                  caption="One apply through Raft" + (f" (first {limit} of {len(rows)} hops)" if limit else ""))
 

@@ -339,11 +339,11 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None) -> Figur
     ['kubectl', 'kube-apiserver', 'etcd']
     """
     entries = list(result.http[:14])
-    writes = {id(e): http_writes(e) for e in entries}
-    watchers = list(dict.fromkeys(n for ws in writes.values() for w in ws for n in w["watchers"] if n != HTTP_WATCHER))
+    watchers = list(dict.fromkeys(n for e in entries for w in http_writes(e) for n in w["watchers"]
+                                  if n != HTTP_WATCHER))
     parts = ["kubectl", "kube-apiserver", "etcd", *watchers]
-    # One row per line of the diagram, top to bottom: its messages as (from, to, label, colour, dashed);
-    # from == to is a note beside that lifeline (dashed is then its background, or None).
+    # One row per line of the diagram, top to bottom: its messages as (from, to, label, colour, style), style
+    # True for a dashed arrow; from == to is a note beside that lifeline, style its background (None: none).
     rows: list[list[tuple]] = []
     for e in entries:
         rows.append([("kubectl", "kube-apiserver", f"{e['method']}{' (watch)' if e.get('watch') else ''} "
@@ -354,7 +354,7 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None) -> Figur
             plain = html.unescape(re.sub(r"<[^>]+>", "", _chain(rec)))[:95]
             rows.append([("kube-apiserver", "kube-apiserver", plain, _RED if bad else "#455a64",
                           "#ffebee" if bad else "#fff8e1")])
-        for w in writes[id(e)]:
+        for w in http_writes(e):
             store = f"{w['type']} {w['key']}  rv {w['resourceVersion']}"
             rows.append([("kube-apiserver", "etcd", store, _GREEN, False)])
             events = [("etcd", n, f"watch: {t}", _BLUE, True) for n, t in w["watchers"].items() if n != HTTP_WATCHER]
@@ -378,13 +378,13 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None) -> Figur
         ax.plot([x[p], x[p]], [-0.3, -gap * (len(rows) + 1)], color="#bdbdbd", lw=1, ls="--", zorder=0)
     for i, row in enumerate(rows):
         y = -gap * (i + 2)
-        for a, b, label, colour, dashed in row:
+        for a, b, label, colour, style in row:
             if a == b:
                 ax.text(x[a] + 0.12, y + 0.08, label, ha="left", va="center", fontsize=6.4, color=colour, zorder=4,
-                        bbox=dashed and dict(boxstyle="round,pad=0.15", fc=dashed, ec="none"))
+                        bbox=style and dict(boxstyle="round,pad=0.15", fc=style, ec="none"))
                 continue
             ax.add_patch(FancyArrowPatch((x[a], y), (x[b], y), arrowstyle="-|>", mutation_scale=10, color=colour,
-                                         lw=1.3, ls="--" if dashed else "-", shrinkA=2, shrinkB=2, zorder=3))
+                                         lw=1.3, ls="--" if style else "-", shrinkA=2, shrinkB=2, zorder=3))
             ax.text((x[a] + x[b]) / 2, y + 0.06, label, ha="center", va="bottom", fontsize=6.8, color=colour,
                     zorder=4, bbox=dict(boxstyle="round,pad=0.05", fc="white", ec="none", alpha=0.8))
     ax.set_xlim(-1.3, x[parts[-1]] + 1.3)
@@ -396,6 +396,12 @@ def sequence_figure(result: KubectlResult, *, title: str | None = None) -> Figur
 
 # ---------------------------------------------------------------------------
 # a rollout, second by second
+
+
+def _bar(ready: int, desired: int, scale: int) -> str:
+    """A square per pod: green ready, orange desired but not ready, grey up to ``scale``."""
+    return "".join(_c("■", _GREEN if i < ready else _ORANGE if i < desired else "#e0e0e0", "span")
+                   for i in range(max(scale, desired, ready)))
 
 
 def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
@@ -428,11 +434,9 @@ def rollout_frame(recording: Mapping[str, Any], seconds: float) -> Html:
     """
     state = rollout_state(recording, seconds)
     frame, scale, writes = state["frame"], state["scale"], state["frame"]["writes"]
-    bar = lambda r: "".join(_c("■", _GREEN if i < r["ready"] else _ORANGE if i < r["desired"] else "#e0e0e0", "span")
-                            for i in range(max(scale, r["desired"], r["ready"])))
     sets = _table([], [[f'<code>{_e(r["name"])}</code> <small>rev {_e(r["revision"])}</small>',
-                        (bar(r), "font-size:14px;letter-spacing:1px"), f"{r['ready']}/{r['desired']} ready"]
-                       for r in frame["replicasets"]],
+                        (_bar(r["ready"], r["desired"], scale), "font-size:14px;letter-spacing:1px"),
+                        f"{r['ready']}/{r['desired']} ready"] for r in frame["replicasets"]],
                   f'ReplicaSets at t={frame["time"]:g} s (+{frame["seconds"]:g} s)', caption_css=CAPTION_TIGHT_CSS,
                   sections=False)
     counts = ", ".join(_c(f"{state[key]} {key.replace('_', ' ')}", colour)
