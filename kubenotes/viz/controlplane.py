@@ -643,8 +643,8 @@ def watch_stream_table(events: Iterable[Any]) -> Html:
 
     Parameters
     ----------
-    events : iterable of WatchEvent or dict
-        What :meth:`Watch.pop_all` returned (or ``{"type", "object"}`` dicts).
+    events : iterable of WatchEvent
+        What :meth:`Watch.pop_all` returned.
 
     Returns
     -------
@@ -656,8 +656,8 @@ def watch_stream_table(events: Iterable[Any]) -> Html:
     Raises
     ------
     AttributeError
-        When an event is neither a mapping nor a WatchEvent (it has no
-        ``type``), or its object is not a mapping.
+        When an event is not a WatchEvent (it has no ``type``), or its
+        object is not a mapping.
 
     See Also
     --------
@@ -679,7 +679,7 @@ def watch_stream_table(events: Iterable[Any]) -> Html:
     colour = {"ADDED": _GREEN, "MODIFIED": "#1565c0", "DELETED": _RED, "BOOKMARK": _GREY, "ERROR": _RED}
     rows = []
     for ev in events:
-        t, obj = (ev.get("type", ""), ev.get("object") or {}) if isinstance(ev, Mapping) else (ev.type, ev.object)
+        t, obj = ev.type, ev.object
         md = obj.get("metadata") or {}
         name = f"{md['namespace']}/{md.get('name', '')}" if md.get("namespace") else md.get("name", "")
         rows.append([_b(t, colour.get(t, "#000")), _e(obj.get("kind", "")), _e(name),

@@ -235,14 +235,13 @@ def _lanes(names: Sequence[str], lane_inches: float, extra_inches: float) -> tup
     return fig, ax
 
 
-def timeline_figure(result: Mapping[str, Any] | RaftCluster) -> Figure:
+def timeline_figure(result: Mapping[str, Any]) -> Figure:
     """Each member's Raft state over time, the terms, the fault window and the client's writes.
 
     Parameters
     ----------
-    result : dict or RaftCluster
-        :func:`~kubenotes.etcd.cluster.fault_scenario`'s answer (with its writes and fault window), or a
-        cluster alone.
+    result : dict
+        :func:`~kubenotes.etcd.cluster.fault_scenario`'s answer (its cluster, writes and fault window).
 
     Returns
     -------
@@ -251,7 +250,7 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster) -> Figure:
     Raises
     ------
     KeyError
-        When ``result`` is a dict without fault_scenario's keys.
+        When ``result`` lacks one of fault_scenario's keys.
 
     Examples
     --------
@@ -259,8 +258,7 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster) -> Figure:
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['client puts', 'm3', 'm2', 'm1']
     """
-    alone = isinstance(result, RaftCluster)
-    cluster, writes = (result, []) if alone else (result["cluster"], result["writes"])
+    cluster, writes = result["cluster"], result["writes"]
     names, spans = cluster.names, state_spans(cluster)
     fig, ax = _lanes(names, 0.55, 0.55 + 1.3)
     for y, n in zip(range(len(names), 0, -1), names):
@@ -269,7 +267,7 @@ def timeline_figure(result: Mapping[str, Any] | RaftCluster) -> Figure:
                                    ec="white", lw=0.5))
             if state.startswith("State") and end - start > 0.25:
                 ax.text(start + 0.05, y, f"t{term}", va="center", ha="left", fontsize=7)
-    if not alone and result.get("fault") not in (None, "none"):
+    if result["fault"] != "none":
         ax.axvspan(result["fault_at"], cluster.now if result["recover_at"] is None else result["recover_at"],
                    color="#ef5350", alpha=0.08, lw=0)
         ax.text(result["fault_at"], len(names) + 0.55, f"{result['fault']}: {', '.join(result['victims'])}",
