@@ -1,33 +1,15 @@
-"""Rules, graphs, histograms and widgets of the Services and kube-proxy chapter.
+"""Rules, graphs, histograms and widgets of the Services and kube-proxy chapter (06.01).
 
-Nothing here decides anything: the rules come from
-:func:`kubenotes.proxy.iptables.iptables_save` and
-:func:`kubenotes.proxy.nftables.nft_list_table` over
-:func:`kubenotes.proxy.endpoints.proxy_state`; the connection counts from
-:func:`kubenotes.proxy.balance.simulate_connections`; the readiness failure
-from :func:`kubenotes.sim.scenarios.simulate_readiness_drain` (the scenario
-``data/network/readiness-drain.yaml``: the kubelet model and a ``probe``
-step); env vars from :mod:`kubenotes.kubelet.envvars` and DNS from
-:mod:`kubenotes.dns.coredns`. This module shows the chapter's small
-cluster's results (:mod:`kubenotes.sim.services`: :func:`~kubenotes.sim.services.web_objects`,
-:func:`~kubenotes.sim.services.web_state`, :func:`~kubenotes.sim.services.balance_runs`,
-:func:`~kubenotes.sim.services.discovery_timeline`) laid out:
-
-* :func:`service_rules` / :func:`rules_html` / :func:`rules_panel`: the
-  iptables (and nftables) rules for that Service, KUBE-SVC / KUBE-SEP chains
-  and probabilities highlighted, N on a slider;
-* :func:`rule_graph` / :func:`rule_graph_figure`: Service -> KUBE-SVC ->
-  KUBE-SEP -> pods as a networkx graph parsed from the iptables text;
-* :func:`balance_histogram` / :func:`balance_panel`:
-  10,000 simulated connections per mode;
-* :func:`endpoint_slice_table` / :func:`side_by_side` / :func:`rules_diff`: a
-  readiness probe failing and its endpoint leaving the rules (before and after
-  in one displayed object);
-* :func:`services_table` / :func:`rules_for_service` / :func:`service_type_view` /
-  :func:`service_types_panel`: each Service type (``data/network/service-types.yaml``),
-  the rules kube-proxy writes for it and its DNS answer;
-* :func:`discovery_table` / :func:`dns_records_table` /
-  :func:`resolution_table`: env vars (fixed at container start) vs DNS (live).
+Nothing here decides anything: the rules come from :func:`kubenotes.proxy.iptables.iptables_save` and
+:func:`kubenotes.proxy.nftables.nft_list_table` over :func:`kubenotes.proxy.endpoints.proxy_state`; the connection
+counts from :func:`kubenotes.proxy.balance.simulate_connections`; the readiness failure from
+:func:`kubenotes.sim.scenarios.simulate_readiness_drain` (``data/network/readiness-drain.yaml``); env vars from
+:mod:`kubenotes.kubelet.envvars` and DNS from :mod:`kubenotes.dns.coredns`, over the chapter's small cluster
+(:mod:`kubenotes.sim.services`). This module lays them out: the rules with their KUBE-SVC / KUBE-SEP chains and
+probabilities highlighted (:func:`rules_panel`: N on a slider), Service -> KUBE-SVC -> KUBE-SEP -> pods as a graph
+(:func:`rule_graph_figure`), 10,000 connections per mode (:func:`balance_panel`), an endpoint leaving the rules
+(:func:`side_by_side`, :func:`rules_diff`), each Service type's rules and DNS answer (:func:`service_types_panel`),
+and env vars (fixed at container start) against DNS (live) (:func:`discovery_table`).
 
 References
 ----------
@@ -38,64 +20,64 @@ https://kubernetes.io/docs/reference/networking/virtual-ips/
 
 from __future__ import annotations
 
-import functools
 import html
 import re
+from functools import partial
 from typing import Any, Iterable
 
 import ipywidgets as widgets
-import matplotlib as mpl
 import networkx as nx
 from matplotlib.figure import Figure
 
-from kubenotes.proxy.balance import BalanceResult
-from kubenotes.dns.coredns import DNSAnswer, DNSRecord
-from kubenotes.proxy.endpoints import ProxyState
+from kubenotes.apiserver.tables import format_table, table_for
+from kubenotes.dns.coredns import ClusterDNS, DNSAnswer, DNSRecord
 from kubenotes.kubelet.envvars import make_env_variable_name
+from kubenotes.proxy.balance import BalanceResult
+from kubenotes.proxy.endpoints import ProxyState, proxy_state
 from kubenotes.proxy.iptables import ENDPOINT_CHAIN_RE, SERVICE_CHAIN_RE, iptables_save, parse_rule
+from kubenotes.proxy.nftables import nft_list_table
 from kubenotes.sim.services import balance_runs, rule_changes, svc_probabilities, web_state
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import _agg_canvas, int_slider, live_panel, memoise_update
-from kubenotes.apiserver.tables import format_table, table_for
-from kubenotes.dns.coredns import ClusterDNS
-from kubenotes.proxy.endpoints import proxy_state
 
-__all__ = [
-    "service_rules",
-    "nftables_rules",
-    "rules_html",
-    "rules_view",
-    "rules_panel",
-    "rule_graph",
-    "rule_graph_figure",
-    "balance_histogram",
-    "balance_table",
-    "balance_view",
-    "balance_panel",
-    "endpoint_slice_table",
-    "side_by_side",
-    "rules_diff",
-    "discovery_table",
-    "dns_records_table",
-    "resolution_table",
-    "rules_for_service",
-    "services_table",
-    "service_type_view",
-    "service_types_panel",
-]
+__all__ = ["service_rules", "nftables_rules", "rules_html", "rules_panel", "rule_graph", "rule_graph_figure",
+           "balance_histogram", "balance_table", "balance_panel", "endpoint_slice_table", "side_by_side", "rules_diff",
+           "discovery_table", "dns_records_table", "resolution_table", "rules_for_service", "services_table",
+           "service_types_panel"]
 
-_SVC_COLOUR, _SEP_COLOUR, _PROB_COLOUR = "#1565c0", "#2e7d32", "#e65100"
-
-
+_SVC, _SEP, _PROB = "#1565c0", "#2e7d32", "#e65100"  # Service chains, endpoint chains, the random choice
+# What the rules show in bold colour, in this order: iptables' chains and --probability, nftables' chains and numgen.
+_HIGHLIGHTS = ((SERVICE_CHAIN_RE, _SVC), (ENDPOINT_CHAIN_RE, _SEP), (r"--probability [0-9.]+", _PROB),
+               (r"\bservice-[A-Z0-9]{8}-[\w./-]+", _SVC), (r"\bendpoint-[A-Z0-9]{8}-[\w./:-]+", _SEP),
+               (r"numgen random mod \d+", _PROB))
+# nft's service-* and endpoint-* chains, from their ``chain`` line to their closing brace.
+_NFT_CHAIN = re.compile(r"^[ \t]*chain (?:service|endpoint)-[A-Z0-9]{8}-.*?^[ \t]*\}[ \t]*\n", re.M | re.S)
 # The chapter's tables: text cells in a monospace font (addresses, rules).
-_table = functools.partial(table, caption_css=CAPTION_TIGHT_CSS, td_css=TD_CSS + ";font-family:monospace")
-
-# Rule text: long lines wrap (at spaces, or inside a long chain name when they must) instead of running
-# past a ~1000 px output column, so the ``-j KUBE-SEP-...`` target at the end of a rule stays visible.
+_table = partial(table, caption_css=CAPTION_TIGHT_CSS, td_css=TD_CSS + ";font-family:monospace")
+# Rule text wraps (at spaces, or inside a long chain name) instead of running past a ~1000 px output column, so the
+# ``-j KUBE-SEP-...`` target at the end of a rule stays visible; a rule's continuation lines are indented under it.
 _PRE_WRAP = "white-space:pre-wrap;overflow-wrap:anywhere"
-# One rule per block: a wrapped rule's continuation lines are indented under its start.
 _RULE_LINE = "display:block;padding-left:2.5em;text-indent:-2.5em"
+
+
+def _pre(body: str, css: str = "") -> str:
+    """``body`` (HTML) in a ``<pre>`` of 11 px text whose long lines wrap; ``css`` is added to its style."""
+    return f'<pre style="font-size:11px;{_PRE_WRAP}{css}">{body}</pre>'
+
+
+def _highlight(text: str) -> str:
+    """``text`` HTML-escaped, each match of :data:`_HIGHLIGHTS` in bold colour."""
+    text = html.escape(text)
+    for pattern, colour in _HIGHLIGHTS:
+        text = re.sub(pattern, rf'<b style="color:{colour}">\g<0></b>', text)
+    return text
+
+
+def _rules_pre(text: str, css: str = ";line-height:1.35;margin:0") -> str:
+    """``text`` highlighted in a ``<pre>``, one hanging-indented block per line (long ones wrap)."""
+    lines = text.rstrip("\n").split("\n")
+    return _pre("".join(f'<span style="{_RULE_LINE}">{_highlight(ln) or " "}</span>' for ln in lines), css)
 
 
 # --------------------------------------------------------------------------- rules
@@ -140,13 +122,8 @@ def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any
     text = iptables_save(state, **kwargs)
     if not service_only:
         return text
-    out, table = [], ""
-    for ln in text.splitlines():
-        if ln.startswith("*"):
-            table = ln[1:]
-        if table == "nat" and (SERVICE_CHAIN_RE.search(ln) or ENDPOINT_CHAIN_RE.search(ln)):
-            out.append(ln)
-    return "\n".join(out) + "\n"
+    nat = text.partition("*nat\n")[2].partition("\nCOMMIT")[0].splitlines()
+    return "\n".join(ln for ln in nat if SERVICE_CHAIN_RE.search(ln) or ENDPOINT_CHAIN_RE.search(ln)) + "\n"
 
 
 def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
@@ -182,37 +159,8 @@ def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
     >>> nftables_rules(web_state(2)).count("chain endpoint-")
     2
     """
-    from kubenotes.proxy.nftables import nft_list_table
-
     text = nft_list_table(state)
-    if not service_only:
-        return text
-    out, keep = [], False
-    for ln in text.splitlines():
-        s = ln.strip()
-        if s.startswith("chain "):
-            keep = re.match(r"chain (service|endpoint)-[A-Z0-9]{8}-", s) is not None
-        if keep:
-            out.append(ln)
-        if keep and s == "}":
-            keep = False
-    return "\n".join(out) + "\n" if out else text
-
-
-def _highlight(text: str) -> str:
-    t = html.escape(text)
-    t = SERVICE_CHAIN_RE.sub(lambda m: f'<b style="color:{_SVC_COLOUR}">{m.group(0)}</b>', t)
-    t = ENDPOINT_CHAIN_RE.sub(lambda m: f'<b style="color:{_SEP_COLOUR}">{m.group(0)}</b>', t)
-    t = re.sub(r"(--probability [0-9.]+)", rf'<b style="color:{_PROB_COLOUR}">\1</b>', t)
-    t = re.sub(r"\b(service-[A-Z0-9]{8}-[\w./-]+)", rf'<b style="color:{_SVC_COLOUR}">\1</b>', t)
-    t = re.sub(r"\b(endpoint-[A-Z0-9]{8}-[\w./:-]+)", rf'<b style="color:{_SEP_COLOUR}">\1</b>', t)
-    t = re.sub(r"(numgen random mod \d+)", rf'<b style="color:{_PROB_COLOUR}">\1</b>', t)
-    return t
-
-
-def _rule_lines(text: str) -> str:
-    """``text`` highlighted, one hanging-indented block per line (the ``<pre>`` wraps long ones)."""
-    return "".join(f'<span style="{_RULE_LINE}">{_highlight(ln) or " "}</span>' for ln in text.rstrip("\n").split("\n"))
+    return "".join(_NFT_CHAIN.findall(text)) or text if service_only else text
 
 
 def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
@@ -244,24 +192,21 @@ def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
     >>> h.count("<pre"), "KUBE-SVC" in h
     (2, True)
     """
-    pre = (f"font-size:11px;line-height:1.35;{_PRE_WRAP};background:#fafafa;"
-           "border:1px solid #ddd;padding:6px;margin:0")
-    cols = [("iptables-save (nat table, Service chains)", iptables_text)]
-    if nft_text is not None:
-        cols.append(("nft list table ip kube-proxy (Service chains)", nft_text))
-    cells = "".join(f'<div style="min-width:0"><div style="font-weight:bold;font-size:12px">{html.escape(t)}'
-                    f'</div><pre style="{pre}">{_rule_lines(x)}</pre></div>' for t, x in cols)
+    cols = [("iptables-save (nat table, Service chains)", iptables_text),
+            ("nft list table ip kube-proxy (Service chains)", nft_text)]
+    css = ";line-height:1.35;background:#fafafa;border:1px solid #ddd;padding:6px;margin:0"
+    cells = "".join(f'<div style="min-width:0"><div style="font-weight:bold;font-size:12px">{html.escape(title)}'
+                    f'</div>{_rules_pre(text, css)}</div>' for title, text in cols if text is not None)
     return Html(f'<div style="display:flex;flex-direction:column;gap:6px">{cells}</div>')
 
 
-def rules_view(n_endpoints: int = 3, session_affinity: bool = False, show_nftables: bool = True) -> Html:
-    """The widget's callback: the rules for ``web`` with ``n_endpoints`` endpoints."""
+def _rules_view(n_endpoints: int = 3, session_affinity: bool = False) -> Html:
+    """:func:`rules_panel`'s callback: ``web``'s rules with ``n_endpoints`` endpoints, its probabilities on top."""
     state = web_state(n_endpoints, session_affinity=session_affinity)
     ipt = service_rules(state)
-    probs = ", ".join("rest" if p is None else p for p in svc_probabilities(ipt))
-    head = Html(f'<div style="font-size:12px;margin:2px 0">{n_endpoints} endpoint(s): '
-                f'{ipt.count(":KUBE-SEP-")} KUBE-SEP chains; KUBE-SVC jump probabilities: {html.escape(probs)}</div>')
-    return Html(head + rules_html(ipt, nftables_rules(state) if show_nftables else None))
+    probs = html.escape(", ".join("rest" if p is None else p for p in svc_probabilities(ipt)))
+    return Html(f'<div style="font-size:12px;margin:2px 0">{n_endpoints} endpoint(s): {ipt.count(":KUBE-SEP-")} '
+                f'KUBE-SEP chains; KUBE-SVC jump probabilities: {probs}</div>' + rules_html(ipt, nftables_rules(state)))
 
 
 def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets.VBox:
@@ -277,8 +222,8 @@ def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets
     Returns
     -------
     ipywidgets.VBox
-        From :func:`kubenotes.viz.widgets.live_panel`: the controls
-        ``endpoints`` and ``sessionAffinity: ClientIP``, then :func:`rules_view`'s output.
+        From :func:`kubenotes.viz.widgets.live_panel`: the controls ``endpoints`` and
+        ``sessionAffinity: ClientIP``, then the probabilities and :func:`rules_html` of ``web``'s rules.
 
     Raises
     ------
@@ -293,11 +238,9 @@ def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets
     >>> [c.description for c in p.children[0].children]
     ['endpoints', 'sessionAffinity: ClientIP']
     """
-    controls = {
-        "n_endpoints": int_slider("endpoints", n_endpoints, 1, 8),
-        "session_affinity": widgets.Checkbox(value=session_affinity, description="sessionAffinity: ClientIP"),
-    }
-    return live_panel(rules_view, controls)
+    affinity = widgets.Checkbox(value=session_affinity, description="sessionAffinity: ClientIP")
+    return live_panel(_rules_view, {"n_endpoints": int_slider("endpoints", n_endpoints, 1, 8),
+                                    "session_affinity": affinity})
 
 
 # --------------------------------------------------------------------------- graph
@@ -342,36 +285,35 @@ def rule_graph(iptables_text: str, objects: Iterable[dict] = ()) -> nx.DiGraph:
     ['KUBE-SEP', 'KUBE-SVC', 'Pod', 'Service']
     """
     pods = {(p.get("status") or {}).get("podIP"): p["metadata"]["name"] for p in objects if p.get("kind") == "Pod"}
-    g = nx.DiGraph()
-    order = 0
-    for ln in iptables_text.splitlines():
-        r = parse_rule(ln)
-        if r is None:
-            continue
-        if r.chain == "KUBE-SERVICES" and SERVICE_CHAIN_RE.fullmatch(r.jump):
-            svc_name = (r.comment or "").split(" ")[0]
-            sid = f"svc/{svc_name}"
-            ip = r.destination_address.split("/")[0] if r.destination_address else ""
-            g.add_node(sid, kind="Service", label=f"Service {svc_name}\n{ip}:{r.destination_port or ''}")
-            g.add_node(r.jump, kind="KUBE-SVC", label=r.jump)
-            g.add_edge(sid, r.jump, probability=None, order=0)
-        elif SERVICE_CHAIN_RE.fullmatch(r.chain) and ENDPOINT_CHAIN_RE.fullmatch(r.jump):
-            g.add_node(r.chain, kind="KUBE-SVC", label=r.chain)
-            g.add_node(r.jump, kind="KUBE-SEP", label=r.jump)
+    svc, sep = SERVICE_CHAIN_RE.fullmatch, ENDPOINT_CHAIN_RE.fullmatch
+    g, order = nx.DiGraph(), 0
+    for r in filter(None, map(parse_rule, iptables_text.splitlines())):
+        edge = {"probability": None, "order": 0}
+        if r.chain == "KUBE-SERVICES" and svc(r.jump):  # (id, kind, label) of the edge's two ends
+            name, ip = (r.comment or "").split(" ")[0], (r.destination_address or "").split("/")[0]
+            ends = [(f"svc/{name}", "Service", f"Service {name}\n{ip}:{r.destination_port or ''}"),
+                    (r.jump, "KUBE-SVC", r.jump)]
+        elif svc(r.chain) and sep(r.jump):
             order += 1
-            g.add_edge(r.chain, r.jump, probability=r.probability, order=order)
-        elif ENDPOINT_CHAIN_RE.fullmatch(r.chain) and r.jump == "DNAT" and r.dnat_destination:
+            edge = {"probability": r.probability, "order": order}
+            ends = [(r.chain, "KUBE-SVC", r.chain), (r.jump, "KUBE-SEP", r.jump)]
+        elif sep(r.chain) and r.jump == "DNAT" and r.dnat_destination:
             ep = r.dnat_destination
-            ip = ep.rsplit(":", 1)[0].strip("[]")
-            pid = f"pod/{ep}"
-            g.add_node(r.chain, kind="KUBE-SEP", label=r.chain)
-            g.add_node(pid, kind="Pod", label=f"{pods.get(ip, 'pod')}\n{ep}")
-            g.add_edge(r.chain, pid, probability=None, order=0)
+            pod = pods.get(ep.rsplit(":", 1)[0].strip("[]"), "pod")
+            ends = [(r.chain, "KUBE-SEP", r.chain), (f"pod/{ep}", "Pod", f"{pod}\n{ep}")]
+        else:
+            continue
+        for node, kind, label in ends:
+            g.add_node(node, kind=kind, label=label)
+        g.add_edge(ends[0][0], ends[1][0], **edge)
     return g
 
 
-_KIND_X = {"Service": 0.0, "KUBE-SVC": 1.35, "KUBE-SEP": 2.7, "Pod": 3.85}
-_KIND_COLOUR = {"Service": "#e3f2fd", "KUBE-SVC": "#bbdefb", "KUBE-SEP": "#c8e6c9", "Pod": "#fff3e0"}
+# Each layer of the rule graph: its x, box colour and heading.
+_LAYERS = {"Service": (0.0, "#e3f2fd", "Service (cluster IP)"), "KUBE-SVC": (1.35, "#bbdefb", "KUBE-SVC-* chain"),
+           "KUBE-SEP": (2.7, "#c8e6c9", "KUBE-SEP-* chain"), "Pod": (3.85, "#fff3e0", "pod (DNAT target)")}
+
+
 def _fraction(p: str | None) -> str:
     """``0.3333333333`` -> ``1/3`` (kube-proxy's probabilities are all 1/k); None -> ``rest``."""
     if p is None:
@@ -380,7 +322,8 @@ def _fraction(p: str | None) -> str:
     return f"1/{k}" if k and abs(1.0 / k - float(p)) < 1e-9 else p
 
 
-def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster IP reaches a pod (iptables mode)") -> Figure:
+def rule_graph_figure(g: nx.DiGraph,
+                      title: str = "How a packet to the cluster IP reaches a pod (iptables mode)") -> Figure:
     """Draw :func:`rule_graph` left to right: Service, KUBE-SVC, KUBE-SEP chains, pods; probabilities on the edges.
 
     Parameters
@@ -410,50 +353,35 @@ def rule_graph_figure(g: nx.DiGraph, title: str = "How a packet to the cluster I
     (1, True)
     >>> plt.close(fig)
     """
-    layers: dict[str, list[str]] = {k: [] for k in _KIND_X}
-    for n, d in g.nodes(data=True):
-        layers[d["kind"]].append(n)
-    # order each layer by the KUBE-SVC jump order so edges do not cross
+    # each layer in the KUBE-SVC jump order, so edges do not cross
     rank = {b: d["order"] for a, b, d in g.edges(data=True) if g.nodes[b]["kind"] == "KUBE-SEP"}
-    layers["KUBE-SEP"].sort(key=lambda n: rank.get(n, 0))
-    layers["Pod"].sort(key=lambda n: min((rank.get(a, 0) for a in g.predecessors(n)), default=0))
-    tallest = max((len(v) for v in layers.values()), default=1)
-    pos = {}
-    for kind, nodes in layers.items():
-        for i, n in enumerate(nodes):
-            pos[n] = (_KIND_X[kind], (len(nodes) - 1) / 2.0 - i)
-    fig = detached_figure(9.6, max(2.6, 1.2 + 0.6 * tallest))  # <= 1,000 px inline (graphs.MAX_INLINE_WIDTH_PX)
+    rank.update({n: min((rank.get(a, 0) for a in g.predecessors(n)), default=0)
+                 for n, kind in g.nodes(data="kind") if kind == "Pod"})
+    layers = {k: sorted((n for n, kind in g.nodes(data="kind") if kind == k), key=lambda n: rank.get(n, 0))
+              for k in _LAYERS}
+    pos = {n: (_LAYERS[k][0], (len(ns) - 1) / 2.0 - i) for k, ns in layers.items() for i, n in enumerate(ns)}
+    top = (max(map(len, layers.values())) - 1) / 2.0
+    fig = detached_figure(9.6, max(2.6, 1.8 + 1.2 * top))  # <= 1,000 px inline (graphs.MAX_INLINE_WIDTH_PX)
     ax = fig.add_axes((0.01, 0.02, 0.98, 0.86))
     ax.set_axis_off()
-    ax.set_xlim(-0.6, 4.25)
-    ax.set_ylim(-(tallest - 1) / 2.0 - 0.55, (tallest - 1) / 2.0 + 1.0)
-    boxes = {}
-    for n, d in g.nodes(data=True):
-        x, y = pos[n]
-        boxes[n] = ax.text(x, y, d["label"], ha="center", va="center", fontsize=8, family="monospace",
-                           bbox={"boxstyle": "round,pad=0.3", "fc": _KIND_COLOUR[d["kind"]], "ec": "#607d8b"})
-    half = dict.fromkeys(boxes, 0.3)
-    try:  # the boxes' drawn half-widths in data units, so arrows start and end at their edges
-        canvas = _agg_canvas(fig)  # a closed pyplot figure's base canvas has no renderer
-        canvas.draw()  # lays out the text boxes
-        renderer = canvas.get_renderer()
-        inv = ax.transData.inverted()
-        for n, t in boxes.items():
-            bb = t.get_bbox_patch().get_window_extent(renderer)
-            (x0, _), (x1, _) = inv.transform([(bb.x0, bb.y0), (bb.x1, bb.y1)])
-            half[n] = (x1 - x0) / 2.0
-    except (AttributeError, RuntimeError):  # pragma: no cover - a backend without a renderer
-        pass
+    ax.set(xlim=(-0.6, 4.25), ylim=(-top - 0.55, top + 1.0))
+    boxes = {n: ax.text(*pos[n], d["label"], ha="center", va="center", fontsize=8, family="monospace",
+                        bbox={"boxstyle": "round,pad=0.3", "fc": _LAYERS[d["kind"]][1], "ec": "#607d8b"})
+             for n, d in g.nodes(data=True)}
+    canvas = _agg_canvas(fig)  # a closed pyplot figure's base canvas has no renderer
+    canvas.draw()  # lays out the text boxes: their drawn half-widths in data units, so arrows start at their edges
+    renderer, inv = canvas.get_renderer(), ax.transData.inverted()
+    half = {n: inv.transform(t.get_bbox_patch().get_window_extent(renderer).get_points())[:, 0] @ (-0.5, 0.5)
+            for n, t in boxes.items()}
     for a, b, d in g.edges(data=True):
         (x0, y0), (x1, y1) = pos[a], pos[b]
         ax.annotate("", xy=(x1 - half[b] - 0.02, y1), xytext=(x0 + half[a] + 0.02, y0),
                     arrowprops={"arrowstyle": "-|>", "color": "#546e7a", "lw": 1.1, "shrinkA": 0, "shrinkB": 0})
         if g.nodes[a]["kind"] == "KUBE-SVC" and g.nodes[b]["kind"] == "KUBE-SEP":
             ax.text(x1 - half[b] - 0.08, y1 + 0.2, _fraction(d["probability"]), ha="right", va="center",
-                    fontsize=8, color=_PROB_COLOUR, fontweight="bold")
-    for kind, x in _KIND_X.items():
-        ax.text(x, (tallest - 1) / 2.0 + 0.75, {"Service": "Service (cluster IP)", "Pod": "pod (DNAT target)"}.get(
-            kind, f"{kind}-* chain"), ha="center", fontsize=9, fontweight="bold", color="#37474f")
+                    fontsize=8, color=_PROB, fontweight="bold")
+    for x, _, heading in _LAYERS.values():
+        ax.text(x, top + 0.75, heading, ha="center", fontsize=9, fontweight="bold", color="#37474f")
     ax.set_title(title + "; orange: the statistic rule's --probability", fontsize=10)
     return fig
 
@@ -477,7 +405,7 @@ def balance_histogram(runs: dict[str, BalanceResult]) -> Figure:
     ------
     TypeError
         With a single run (``subplots(1, 1)`` returns one Axes, not an array).
-    ValueError
+    StopIteration
         With no runs.
 
     See Also
@@ -492,59 +420,33 @@ def balance_histogram(runs: dict[str, BalanceResult]) -> Figure:
     (3, 'IPVS round robin')
     >>> plt.close(fig)
     """
-    return _BalanceFigure(runs).figure
+    return _balance_figure(runs)
 
 
-def _balance_title(label: str, r: BalanceResult) -> str:
-    return f"{label}\nχ²={r.chi_square:.1f}, p={r.p_value:.2g}"
-
-
-class _BalanceFigure:
-    """:func:`balance_histogram`'s figure, kept to show other runs over the same endpoints.
-
-    :meth:`update` sets the bars' heights and the titles and rescales the
-    shared y axis, and lays the figure out again; the axes, ticks, labels and
-    legend stay, so a new slider position costs a draw and a layout instead
-    of building three Axes. The picture is the one a new figure gives.
-    """
-
-    def __init__(self, runs: dict[str, BalanceResult]) -> None:
-        fig = self.figure = detached_figure(11, 3.3)
-        axes = fig.subplots(1, len(runs), sharey=True)
-        self.endpoints = next(iter(runs.values())).endpoints if runs else ()
-        self._bars, self._titles, self._axes = [], [], list(axes)
-        for ax, (label, r) in zip(axes, runs.items()):
-            xs = range(len(r.endpoints))
-            self._bars.append(ax.bar(xs, list(r.counts.values()), color="#64b5f6", edgecolor="#1565c0"))
+def _balance_figure(runs: dict[str, BalanceResult], fig: Figure | None = None) -> Figure:
+    """:func:`balance_histogram`'s figure; given ``fig``, one drawn before over the same endpoints, only its bars,
+    titles and y axis change (a draw and a layout instead of building three Axes), to the picture a new one gives."""
+    first = next(iter(runs.values()))
+    if fig is None:
+        fig = detached_figure(11, 3.3)
+        for ax, r in zip(fig.subplots(1, len(runs), sharey=True), runs.values()):
+            ax.bar(range(len(r.endpoints)), 0, color="#64b5f6", edgecolor="#1565c0")
             ax.axhline(r.connections / len(r.endpoints), color="#c62828", ls="--", lw=1, label="1/n")
-            ax.set_xticks(list(xs))
-            ax.set_xticklabels([e.split(":")[0].rsplit(".", 1)[-1] for e in r.endpoints], fontsize=8)
+            octets = [e.split(":")[0].rsplit(".", 1)[-1] for e in r.endpoints]
+            ax.set_xticks(range(len(r.endpoints)), octets, fontsize=8)
             ax.set_xlabel("endpoint (last octet of 10.244.1.x)", fontsize=8)
-            self._titles.append(ax.set_title(_balance_title(label, r), fontsize=9))
-        self.connections = next(iter(runs.values())).connections
-        axes[0].set_ylabel(f"connections (of {self.connections:,})", fontsize=8)
-        axes[0].legend(fontsize=8, loc="lower left")
-        fig.tight_layout()
-
-    def fits(self, runs: dict[str, BalanceResult]) -> bool:
-        """True when ``runs`` has as many runs, the same endpoints and connections (only counts and titles differ)."""
-        return (len(runs) == len(self._bars) and all(r.endpoints == self.endpoints for r in runs.values())
-                and all(r.connections == self.connections for r in runs.values()))
-
-    def update(self, runs: dict[str, BalanceResult]) -> Figure:
-        """The figure showing ``runs`` (which must :meth:`fits`)."""
-        for bars, title, (label, r) in zip(self._bars, self._titles, runs.items()):
-            for bar, count in zip(bars, r.counts.values()):
-                bar.set_height(count)
-            title.set_text(_balance_title(label, r))
-        for ax in self._axes:  # the shared y axis scales to all three
-            ax.relim()
-        self._axes[0].autoscale_view()
-        # Laid out again from the default margins, as a new figure is: the y tick labels follow the counts.
-        self.figure.subplots_adjust(**{k: mpl.rcParams[f"figure.subplot.{k}"] for k in
-                                       ("left", "right", "bottom", "top", "wspace", "hspace")})
-        self.figure.tight_layout()
-        return self.figure
+        fig.axes[0].set_ylabel(f"connections (of {first.connections:,})", fontsize=8)
+        fig.axes[0].legend(fontsize=8, loc="lower left")
+    for ax, (label, r) in zip(fig.axes, runs.items()):
+        for bar, count in zip(ax.patches, r.counts.values()):
+            bar.set_height(count)
+        ax.set_title(f"{label}\nχ²={r.chi_square:.1f}, p={r.p_value:.2g}", fontsize=9)
+        ax.relim()  # the shared y axis scales to all three
+    fig.axes[0].autoscale_view()
+    fig.subplotpars.reset()  # laid out again from the default margins, as a new figure is: the y tick labels follow
+    fig.subplots_adjust()
+    fig.tight_layout()
+    return fig
 
 
 def balance_table(runs: dict[str, BalanceResult]) -> Html:
@@ -578,11 +480,6 @@ def balance_table(runs: dict[str, BalanceResult]) -> Html:
                   f"{first.connections:,} connections to default/web")
 
 
-def balance_view(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> Figure:
-    """One position of the balance widget as a new :func:`balance_histogram` (the panel redraws a kept figure)."""
-    return balance_histogram(balance_runs(n_endpoints, 10_000, clients, seed))
-
-
 def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> widgets.VBox:
     """Sliders for endpoints, client IPs and seed -> the three histograms.
 
@@ -599,7 +496,8 @@ def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> wid
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`: three sliders in a row,
-        then :func:`balance_histogram` of 10,000 connections (memoised per position).
+        then :func:`balance_histogram` of 10,000 connections (memoised per position;
+        one figure per endpoint count, redrawn).
 
     Raises
     ------
@@ -614,21 +512,15 @@ def balance_panel(n_endpoints: int = 3, clients: int = 50, seed: int = 0) -> wid
     >>> [c.description for c in p.children[0].children]
     ['endpoints', 'client IPs', 'seed']
     """
-    controls = {
-        "n_endpoints": int_slider("endpoints", n_endpoints, 2, 10),
-        "clients": int_slider("client IPs", clients, 1, 500),
-        "seed": int_slider("seed", seed, 0, 20),
-    }
-    figures: dict[int, _BalanceFigure] = {}  # one figure per endpoint count, redrawn with each run
+    figures: dict[int, Figure] = {}  # one figure per endpoint count, redrawn with each run
 
     def view(n_endpoints: int, clients: int, seed: int) -> Figure:
         runs = balance_runs(n_endpoints, 10_000, clients, seed)
-        kept = figures.get(n_endpoints)
-        if kept is None or not kept.fits(runs):
-            kept = figures[n_endpoints] = _BalanceFigure(runs)
-            return kept.figure
-        return kept.update(runs)
+        figures[n_endpoints] = _balance_figure(runs, figures.get(n_endpoints))
+        return figures[n_endpoints]
 
+    controls = {"n_endpoints": int_slider("endpoints", n_endpoints, 2, 10),
+                "clients": int_slider("client IPs", clients, 1, 500), "seed": int_slider("seed", seed, 0, 20)}
     return live_panel(memoise_update(view), controls, columns=3)
 
 
@@ -660,19 +552,14 @@ def endpoint_slice_table(slices: Iterable[dict], caption: str | None = None) -> 
     Examples
     --------
     >>> from kubenotes.sim.network import add_endpoint_slices
-    >>> from kubenotes.sim.network import add_endpoint_slices
     >>> from kubenotes.sim.services import web_objects
     >>> slices = [o for o in add_endpoint_slices(web_objects(2)) if o["kind"] == "EndpointSlice"]
     >>> t = endpoint_slice_table(slices); t.count("<tr"), "web-1" in t
     (3, True)
     """
-    rows = []
-    for s in slices:
-        for e in s.get("endpoints") or []:
-            c = e.get("conditions") or {}
-            rows.append([s["metadata"]["name"], ", ".join(e.get("addresses") or []),
-                         (e.get("targetRef") or {}).get("name", ""), c.get("ready"), c.get("serving"),
-                         c.get("terminating")])
+    rows = [[s["metadata"]["name"], ", ".join(e.get("addresses") or []), (e.get("targetRef") or {}).get("name", ""),
+             *((e.get("conditions") or {}).get(c) for c in ("ready", "serving", "terminating"))]
+            for s in slices for e in s.get("endpoints") or []]
     return _table(["EndpointSlice", "address", "pod", "ready", "serving", "terminating"], rows, caption)
 
 
@@ -714,8 +601,6 @@ def side_by_side(*parts: str, min_width_px: int = 320) -> Html:
     """
     if not parts:
         raise ValueError("side_by_side needs at least one part")
-    # Each box is as wide as its content (never squeezed into a scroll box) and wraps below the previous one when
-    # the two do not fit; only a part wider than the whole column scrolls.
     boxes = "".join(f'<div style="flex:0 0 auto;min-width:{int(min_width_px)}px;max-width:100%;overflow-x:auto">'
                     f'{p}</div>' for p in parts)
     return Html(f'<div style="display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start">{boxes}</div>')
@@ -747,9 +632,9 @@ def rules_diff(before: str, after: str) -> Html:
     (True, True, True)
     """
     removed, added = rule_changes(before, after)
-    body = "".join(f'<div style="color:#c62828;{_RULE_LINE}">- {_highlight(ln)}</div>' for ln in removed)
-    body += "".join(f'<div style="color:#2e7d32;{_RULE_LINE}">+ {_highlight(ln)}</div>' for ln in added)
-    return Html(f'<pre style="font-size:11px;{_PRE_WRAP}">{body or "(no change)"}</pre>')
+    body = "".join(f'<div style="color:{colour};{_RULE_LINE}">{mark} {_highlight(ln)}</div>'
+                   for colour, mark, lines in (("#c62828", "-", removed), ("#2e7d32", "+", added)) for ln in lines)
+    return Html(_pre(body or "(no change)"))
 
 
 # --------------------------------------------------------------------------- env vars vs DNS
@@ -813,8 +698,6 @@ def dns_records_table(records: Iterable[DNSRecord], caption: str | None = None) 
 
     Examples
     --------
-    >>> from kubenotes.dns.coredns import ClusterDNS
-    >>> from kubenotes.dns.coredns import ClusterDNS
     >>> from kubenotes.sim.services import discovery_objects
     >>> t = dns_records_table(ClusterDNS(discovery_objects()).resolve("db", "default"))
     >>> "10.244.1.30" in t, "10.244.1.31" in t
@@ -848,8 +731,6 @@ def resolution_table(answers: Iterable[DNSAnswer]) -> Html:
 
     Examples
     --------
-    >>> from kubenotes.dns.coredns import ClusterDNS
-    >>> from kubenotes.dns.coredns import ClusterDNS
     >>> from kubenotes.sim.services import discovery_objects
     >>> t = resolution_table(ClusterDNS(discovery_objects()).resolution("web", "default"))
     >>> "web.default.svc.cluster.local." in t, "NOERROR" in t
@@ -904,29 +785,18 @@ def rules_for_service(iptables_text: str, namespace: str, name: str) -> str:
     >>> rules_for_service(text, "default", "nothing")
     ''
     """
-    tables: list[tuple[str, list[str]]] = []
-    for ln in iptables_text.splitlines():
-        if ln.startswith("*"):
-            tables.append((ln, []))
-        elif tables:
-            tables[-1][1].append(ln)
-    me = f"{namespace}/{name}"
     out: list[str] = []
-    for header, lines in tables:
-        mine, chains = [], set()
-        for ln in lines:
-            r = parse_rule(ln)
-            if r is not None and (r.comment or "").split(" ")[0].split(":")[0] == me:
-                mine.append(ln)
+    for header, body in re.findall(r"^(\*.*)\n((?:(?!\*).*\n?)*)", iptables_text, re.M):
+        lines, chains, mine = body.splitlines(), set(), set()
+        for ln, r in ((ln, parse_rule(ln)) for ln in lines):
+            if r is not None and (r.comment or "").split(" ")[0].split(":")[0] == f"{namespace}/{name}":
+                mine.add(ln)
                 chains.update(c for c in (r.chain, r.jump) if c)
-        if any(ln.startswith("-A KUBE-NODEPORTS ") for ln in mine):
-            mine += [ln for ln in lines if ln.startswith("-A KUBE-SERVICES ") and ln.endswith("-j KUBE-NODEPORTS")]
-            chains.add("KUBE-NODEPORTS")
-        if not mine:
-            continue
-        keep = set(mine)
-        out.append(header)
-        out += [ln for ln in lines if ln in keep or (ln.startswith(":") and ln[1:].split(" ")[0] in chains)]
+        if "KUBE-NODEPORTS" in chains:  # and the tail jump from KUBE-SERVICES to it
+            mine.update(ln for ln in lines if ln.startswith("-A KUBE-SERVICES ") and ln.endswith("-j KUBE-NODEPORTS"))
+        if mine:
+            mine.update(ln for ln in lines if ln.startswith(":") and ln[1:].split(" ")[0] in chains)  # declarations
+            out += [header, *(ln for ln in lines if ln in mine)]
     return "\n".join(out) + "\n" if out else ""
 
 
@@ -961,76 +831,32 @@ def services_table(services: Iterable[dict], now: float = 0.0) -> Html:
     >>> "CLUSTER-IP" in t, "10.96.0.100" in t, "80/TCP" in t
     (True, True, True)
     """
-    text = format_table(table_for("services", list(services), now))
-    return Html(f'<pre style="font-size:11px;{_PRE_WRAP};margin:0">{html.escape(text)}</pre>')
+    return Html(_pre(html.escape(format_table(table_for("services", list(services), now))), ";margin:0"))
 
 
-def service_type_view(service: dict, iptables_text: str, dns: ClusterDNS, now: float = 0.0) -> Html:
-    """One Service as ``kubectl get service`` prints it, the rules kube-proxy writes for it, and its DNS answer.
-
-    Parameters
-    ----------
-    service : dict
-        The Service as the API server stores it (cluster IP, node ports allocated).
-    iptables_text : str
-        kube-proxy's whole ``iptables-save`` dump on a node, e.g.
-        ``iptables_save(proxy_state(objects, node))``.
-    dns : ClusterDNS
-        CoreDNS over the same objects, for ``<name>.<namespace>.svc.cluster.local``.
-    now : float
-        Virtual seconds, for the table's AGE.
-
-    Returns
-    -------
-    Html
-        The ``kubectl get service`` line, the Service's rules (:func:`rules_for_service`,
-        highlighted, wrapping) or a line saying why there are none, and the DNS records.
-
-    Raises
-    ------
-    KeyError
-        When ``service`` has no ``metadata.name``.
-
-    See Also
-    --------
-    service_types_panel
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/proxy/serviceport.go (``ShouldSkipService``)
-
-    Examples
-    --------
-    >>> from kubenotes.sim.services import web_objects
-    >>> objs = web_objects(2); svc = next(o for o in objs if o["kind"] == "Service")
-    >>> v = service_type_view(svc, service_rules(web_state(2), service_only=False), ClusterDNS(objs))
-    >>> "KUBE-SVC-" in v, "A 10.96.0.100" in v
-    (True, True)
-    """
+def _service_type_view(service: dict, iptables_text: str, dns: ClusterDNS, now: float = 0.0) -> Html:
+    """:func:`service_types_panel`'s view of one Service: ``kubectl get service``, the rules kube-proxy writes for it
+    in ``iptables_text`` (or why there are none: ``ShouldSkipService``, pkg/proxy/serviceport.go), its DNS answer."""
     md, spec = service["metadata"], service.get("spec") or {}
     ns, name = md.get("namespace") or "default", md["name"]
     rules = rules_for_service(iptables_text, ns, name)
-    if rules:
-        body = f'<pre style="font-size:11px;line-height:1.35;{_PRE_WRAP};margin:0">{_rule_lines(rules)}</pre>'
-    else:
-        why = ("type ExternalName: no cluster IP, no endpoints; DNS answers with a CNAME"
-               if spec.get("type") == "ExternalName" else
-               "clusterIP: None (headless): no virtual IP to translate; DNS answers with the endpoints' addresses"
-               if spec.get("clusterIP") == "None" else "no cluster IP")
-        body = f'<div style="font-size:12px;color:#555">(no rule: kube-proxy skips the Service, {html.escape(why)})</div>'
-    answer = dns.resolve(name, ns)
-    records = "<br>".join(html.escape(f"{r.name} {r.rtype} {r.data}") for r in answer) or "(no records)"
+    why = ("type ExternalName: no cluster IP, no endpoints; DNS answers with a CNAME"
+           if spec.get("type") == "ExternalName" else
+           "clusterIP: None (headless): no virtual IP to translate; DNS answers with the endpoints' addresses"
+           if spec.get("clusterIP") == "None" else "no cluster IP")
+    body = _rules_pre(rules) if rules else (f'<div style="font-size:12px;color:#555">(no rule: kube-proxy skips the '
+                                            f'Service, {html.escape(why)})</div>')
+    records = "<br>".join(html.escape(f"{r.name} {r.rtype} {r.data}") for r in dns.resolve(name, ns)) or "(no records)"
     head = '<div style="font-weight:bold;font-size:12px;margin-top:6px">'
     return Html(f'<div style="font-weight:bold;font-size:12px">kubectl get service {html.escape(name)}</div>'
-                f'{services_table([service], now)}'
-                f'{head}kube-proxy (iptables mode) on the node</div>{body}'
+                f'{services_table([service], now)}{head}kube-proxy (iptables mode) on the node</div>{body}'
                 f'{head}DNS: {html.escape(name)}.{html.escape(ns)}.svc.cluster.local</div>'
                 f'<div style="font-size:11px;font-family:monospace">{records}</div>')
 
 
 def service_types_panel(cluster: Any, service: str = "web", node: str | None = None,
                         namespace: str = "default") -> widgets.VBox:
-    """A dropdown over a cluster's Services -> :func:`service_type_view` of the one chosen.
+    """A dropdown over a cluster's Services -> ``kubectl get service``, its rules and its DNS answer.
 
     Parameters
     ----------
@@ -1046,14 +872,21 @@ def service_types_panel(cluster: Any, service: str = "web", node: str | None = N
     Returns
     -------
     ipywidgets.VBox
-        From :func:`kubenotes.viz.widgets.live_panel`: a ``Service`` dropdown, then the view.
+        From :func:`kubenotes.viz.widgets.live_panel`: a ``Service`` dropdown, then the Service as
+        ``kubectl get service`` prints it (:func:`services_table`), the rules kube-proxy (iptables mode) writes
+        for it on ``node`` (:func:`rules_for_service`, highlighted, wrapping) or a line saying why there are none
+        (headless, ExternalName), and the DNS records of ``<name>.<namespace>.svc.cluster.local``.
 
     Raises
     ------
     traitlets.TraitError
         When ``service`` is not a Service of ``namespace``.
-    StopIteration
+    IndexError
         When the cluster has no Node.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/serviceport.go (``ShouldSkipService``)
 
     Examples
     --------
@@ -1066,16 +899,9 @@ def service_types_panel(cluster: Any, service: str = "web", node: str | None = N
     >>> p.children[0].children[0].value, len(p.children[0].children[0].options)
     ('web-headless', 7)
     """
-    from kubenotes.proxy.iptables import iptables_save
-
-    nodes, services = cluster.list("nodes"), cluster.list("services", namespace)
+    nodes, now = cluster.list("nodes"), cluster.now
     objects = nodes + cluster.list("services") + cluster.list("endpointslices") + cluster.list("pods")
-    text = iptables_save(proxy_state(objects, node or nodes[0]["metadata"]["name"]))
-    dns, now = ClusterDNS(objects), cluster.now
-    by_name = {s["metadata"]["name"]: s for s in services}
-
-    def update(service: str) -> Html:
-        return service_type_view(by_name[service], text, dns, now)
-
+    text, dns = iptables_save(proxy_state(objects, node or nodes[0]["metadata"]["name"])), ClusterDNS(objects)
+    by_name = {s["metadata"]["name"]: s for s in cluster.list("services", namespace)}
     controls = {"service": widgets.Dropdown(options=sorted(by_name), value=service, description="Service")}
-    return live_panel(memoise_update(update), controls)
+    return live_panel(memoise_update(lambda service: _service_type_view(by_name[service], text, dns, now)), controls)

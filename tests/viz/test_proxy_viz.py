@@ -30,10 +30,10 @@ from kubenotes.viz.proxy import (  # noqa: E402
     rules_diff,
     rules_html,
     rules_panel,
-    rules_view,
     service_rules,
     side_by_side,
 )
+from kubenotes.viz.proxy import _rules_view as rules_view  # noqa: E402  (rules_panel's callback)
 from kubenotes.viz.html import Html  # noqa: E402
 from kubenotes.dns.coredns import ClusterDNS  # noqa: E402
 from kubenotes.sim.scenarios import simulate_readiness_drain  # noqa: E402
@@ -149,15 +149,15 @@ def test_balance_runs_and_figure():
 
 def test_balance_panel_redraws_its_figure_as_a_new_one():
     """The panel keeps one figure per endpoint count and updates it: the PNG is a new figure's, to the byte."""
-    from kubenotes.viz.proxy import _BalanceFigure
+    from kubenotes.viz.proxy import _balance_figure
     from kubenotes.viz.widgets import figure_png
 
-    kept = _BalanceFigure(balance_runs(3, 10_000, 1, 0))       # y axis up to 10,000 (one client, affinity)
+    kept = _balance_figure(balance_runs(3, 10_000, 1, 0))       # y axis up to 10,000 (one client, affinity)
     for clients, seed in ((50, 0), (500, 7), (1, 3)):
         runs = balance_runs(3, 10_000, clients, seed)
-        assert kept.fits(runs)
-        assert figure_png(kept.update(runs)) == figure_png(balance_histogram(runs)), (clients, seed)
-    assert not kept.fits(balance_runs(4, 10_000, 50, 0))
+        assert _balance_figure(runs, kept) is kept
+        assert figure_png(kept) == figure_png(balance_histogram(runs)), (clients, seed)
+
 
 def test_readiness_drain_removes_the_endpoint():
     run = simulate_readiness_drain()
@@ -260,7 +260,7 @@ def service_types_run():
 def test_service_types_rules_and_dns(service_types_run):
     from kubenotes.proxy.endpoints import proxy_state
     from kubenotes.proxy.iptables import iptables_save
-    from kubenotes.viz.proxy import rules_for_service, service_type_view
+    from kubenotes.viz.proxy import _service_type_view as service_type_view, rules_for_service
 
     c = service_types_run
     objects = c.list("nodes") + c.list("services") + c.list("endpointslices") + c.list("pods")
