@@ -1,21 +1,17 @@
 """Chapter 06.00's views of Calico: the cluster graph per mode, a packet's walk, MTU and BGP sessions.
 
-* :func:`cluster_graph` and :func:`cluster_figure`: pods, their ``cali``
-  veths, each node's ``eth0`` and tunnel device (``vxlan.calico``/``tunl0``),
-  and the BGP sessions BIRD holds, drawn with a fixed shell layout (one spoke
-  per node) at a fixed size and font, so 6 nodes read as well as 2;
-* :func:`walk_table_html` and :func:`header_stack_figure`: a packet walk hop
-  by hop, and the header stack at each hop (what is pushed and popped);
-* :func:`routes_table`, :func:`withdrawal_table`: a node's ``ip route`` and
-  the routes a node failure withdraws;
+* :func:`cluster_figure`: pods, their ``cali`` veths, each node's ``eth0`` and tunnel device
+  (``vxlan.calico``/``tunl0``) and the BGP sessions BIRD holds (:func:`kubenotes.cni.calico.packet.cluster_graph`),
+  drawn with a fixed shell layout (one spoke per node) at a fixed size and font, so 6 nodes read as well as 2;
+* :func:`walk_table_html` and :func:`header_stack_figure`: a packet walk hop by hop, and the header stack at each
+  hop (what is pushed and popped);
+* :func:`routes_table`, :func:`withdrawal_table`: a node's ``ip route`` and the routes a node failure withdraws;
 * :func:`sessions_figure`: full mesh n(n−1)/2 against route reflectors;
-* :func:`mode_table` and :func:`mode_panel`: the chapter's widget (node
-  count, packet size, mode → overhead, MTU, sessions, from
-  :func:`kubenotes.cni.calico.packet.mode_summary`), drawn on
+* :func:`mode_table` and :func:`mode_panel`: the chapter's widget (node count, packet size, mode → overhead, MTU,
+  sessions, from :func:`kubenotes.cni.calico.packet.mode_summary`) on
   :func:`kubenotes.cni.calico.packet.example_cluster`;
-* :func:`policy_table` and :func:`policy_panel`: Felix's NetworkPolicy
-  verdicts of a walk, and the widget that turns a default deny and one
-  allowing policy on and off (:mod:`kubenotes.cni.calico.policy`).
+* :func:`policy_table` and :func:`policy_panel`: Felix's NetworkPolicy verdicts of a walk, and the widget that turns
+  a default deny and one allowing policy on and off (:mod:`kubenotes.cni.calico.policy`).
 
 Notes
 -----
@@ -33,12 +29,13 @@ https://kubernetes.io/docs/concepts/services-networking/network-policies/
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import math
-from typing import Any, Sequence
+from functools import partial
+from typing import Any, Callable, Sequence
 
+import ipywidgets as widgets
 import networkx as nx
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -51,34 +48,29 @@ from kubenotes.cni.calico.policy import example_policies
 from kubenotes.sim.network import packet_walk
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
+from kubenotes.viz.widgets import live_panel, memoise_update
 
-__all__ = [
-    "CLUSTER_FIGURE_INCHES",
-    "CLUSTER_FONT_SIZE",
-    "cluster_graph",
-    "draw_cluster",
-    "cluster_figure",
-    "walk_table_html",
-    "header_stack_figure",
-    "routes_table",
-    "withdrawal_table",
-    "sessions_figure",
-    "mode_table",
-    "mode_panel",
-    "policy_table",
-    "policy_panel",
-]
+__all__ = ["CLUSTER_FIGURE_INCHES", "CLUSTER_FONT_SIZE", "cluster_figure", "walk_table_html", "header_stack_figure",
+           "routes_table", "withdrawal_table", "sessions_figure", "mode_table", "mode_panel", "policy_table",
+           "policy_panel"]
 
-_COLORS = {"pod": "#90caf9", "veth": "#ffe082", "eth0": "#a5d6a7", "vxlan": "#ce93d8", "ipip": "#f48fb1",
-           "host": "#eeeeee"}
+# The cluster graph's vertices, in drawing order: kind -> colour, marker, size (pt²), legend label.
+_VERTICES = {"host": ("#eeeeee", "s", 1500, "node"), "eth0": ("#a5d6a7", "o", 900, "node eth0"),
+             "vxlan": ("#ce93d8", "o", 900, "vxlan.calico"), "ipip": ("#f48fb1", "o", 900, "tunl0"),
+             "veth": ("#ffe082", "o", 900, "cali veth (host side)"), "pod": ("#90caf9", "o", 900, "pod eth0")}
+_LEGEND_ORDER = ("pod", "veth", "host", "eth0", "vxlan", "ipip")
+# Its edges: kinds drawn together -> style (BGP sessions dashed blue arcs, tunnels purple arcs the other way).
+_EDGES = {("veth", "device"): {"width": 1.5, "edge_color": "#777"},
+          ("bgp",): {"style": "dashed", "edge_color": "#1565c0", "alpha": 0.8, "connectionstyle": "arc3,rad=0.12",
+                     "arrows": True, "arrowstyle": "-", "width": 1.2},
+          ("tunnel",): {"edge_color": "#8e24aa", "width": 1.8, "alpha": 0.8, "connectionstyle": "arc3,rad=-0.12",
+                        "arrows": True, "arrowstyle": "-"}}
 _HEADER_COLORS = {"IPv4": "#90caf9", "TCP": "#a5d6a7", "UDP": "#ffcc80", "VXLAN": "#ce93d8",
                   "Ethernet": "#f48fb1", "SCTP": "#a5d6a7"}
 
-
 # The chapter's tables: text cells whose newlines break the line, no thead/tbody.
-_table = functools.partial(table, css_class=None, caption_css="text-align:left;font-weight:bold", sections=False,
-                           line_breaks=True)
-
+_table = partial(table, css_class=None, caption_css="text-align:left;font-weight:bold", sections=False,
+                 line_breaks=True)
 
 #: The cluster figure's width and largest height, inches: at the inline backend's 100 dpi its PNG is at most
 #: about 960 px wide, so a ~1000 px output column shows it at full size whatever the node count.
@@ -92,11 +84,6 @@ _RINGS = {"tunnel": (1.45, 0.95), "host": (2.55, 1.7), "veth": (3.45, 2.3), "pod
 _HALF_WIDTH, _TITLE_INCHES, _LEGEND_INCHES = 4.75, 0.4, 0.6
 
 
-def _half_height(pos: dict[str, tuple[float, float]]) -> float:
-    """Half the drawing's height, inches: the highest or lowest vertex and room for its label."""
-    return max((abs(y) for _, y in pos.values()), default=0.0) + 0.45
-
-
 def _layout(g: nx.Graph, net: CalicoNetwork) -> dict[str, tuple[float, float]]:
     """Positions in inches from the figure's centre: one spoke per node on concentric ellipses (a shell layout).
 
@@ -106,65 +93,24 @@ def _layout(g: nx.Graph, net: CalicoNetwork) -> dict[str, tuple[float, float]]:
     across the spoke when there are several.
     """
     pos: dict[str, tuple[float, float]] = {}
-    names = list(net.nodes)
-    n = max(len(names), 1)
+    n = max(len(net.nodes), 1)
 
     def at(ring: str, angle: float, across: float = 0.0) -> tuple[float, float]:
         rx, ry = _RINGS[ring]
-        x, y = rx * math.cos(angle), ry * math.sin(angle)
-        # ``across`` inches along the tangent of the ring at ``angle``
-        tx, ty = -rx * math.sin(angle), ry * math.cos(angle)
+        tx, ty = -rx * math.sin(angle), ry * math.cos(angle)  # the ring's tangent at ``angle``: ``across`` inches along
         norm = math.hypot(tx, ty) or 1.0
-        return (x + across * tx / norm, y + across * ty / norm)
+        return (rx * math.cos(angle) + across * tx / norm, ry * math.sin(angle) + across * ty / norm)
 
-    for i, name in enumerate(names):
+    for i, name in enumerate(net.nodes):
         angle = math.pi - 2 * math.pi * i / n
-        pos[name] = at("host", angle)
-        pos[f"{name}/eth0"] = at("host", angle, -0.72)
-        for v in g.nodes:
-            if g.nodes[v]["node"] == name and g.nodes[v]["kind"] in ("vxlan", "ipip"):
-                pos[v] = at("tunnel", angle)
+        pos[name], pos[f"{name}/eth0"] = at("host", angle), at("host", angle, -0.72)
+        pos.update({v: at("tunnel", angle) for v, d in g.nodes(data=True)
+                    if d["node"] == name and d["kind"] in ("vxlan", "ipip")})
         pods = [p for p in net.pods.values() if p.node == name]
         for j, p in enumerate(pods):
             across = (j - (len(pods) - 1) / 2) * 1.05
-            pos[f"{name}/{p.veth}"] = at("veth", angle, across)
-            pos[p.key] = at("pod", angle, across)
+            pos[f"{name}/{p.veth}"], pos[p.key] = at("veth", angle, across), at("pod", angle, across)
     return pos
-
-
-def draw_cluster(g: nx.Graph, net: CalicoNetwork, ax: Axes, title: str | None = None) -> None:
-    """Draw :func:`cluster_graph` on ``ax`` in a shell layout: BGP sessions as dashed arcs, tunnels as purple arcs.
-
-    Labels are :data:`CLUSTER_FONT_SIZE` points whatever the node count; the
-    axes' limits are in inches of a :data:`CLUSTER_FIGURE_INCHES` figure, so
-    nothing is scaled down as nodes are added.
-    """
-    pos = _layout(g, net)
-    kinds = nx.get_node_attributes(g, "kind")
-    for kind, shape in (("host", "s"), ("eth0", "o"), ("vxlan", "o"), ("ipip", "o"), ("veth", "o"), ("pod", "o")):
-        nodes = [v for v in g if kinds[v] == kind]
-        nx.draw_networkx_nodes(g, pos, nodelist=nodes, node_color=_COLORS[kind], node_shape=shape,
-                               node_size=1500 if kind == "host" else 900, edgecolors="#555", ax=ax)
-    edges = {k: [(a, b) for a, b, kk in g.edges(data="kind") if kk == k] for k in ("veth", "device", "bgp", "tunnel")}
-    nx.draw_networkx_edges(g, pos, edgelist=edges["veth"] + edges["device"], ax=ax, width=1.5, edge_color="#777")
-    nx.draw_networkx_edges(g, pos, edgelist=edges["bgp"], ax=ax, style="dashed", edge_color="#1565c0", alpha=0.8,
-                           connectionstyle="arc3,rad=0.12", arrows=True, arrowstyle="-", width=1.2)
-    nx.draw_networkx_edges(g, pos, edgelist=edges["tunnel"], ax=ax, edge_color="#8e24aa", width=1.8, alpha=0.8,
-                           connectionstyle="arc3,rad=-0.12", arrows=True, arrowstyle="-")
-    nx.draw_networkx_labels(g, pos, labels=nx.get_node_attributes(g, "label"), font_size=CLUSTER_FONT_SIZE, ax=ax,
-                            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.75})
-    handles = [Patch(color=_COLORS[k], label=lbl) for k, lbl in (
-        ("pod", "pod eth0"), ("veth", "cali veth (host side)"), ("host", "node"), ("eth0", "node eth0"),
-        ("vxlan", "vxlan.calico"), ("ipip", "tunl0"))]
-    handles += [Patch(facecolor="white", edgecolor="#1565c0", linestyle="--", label=f"BGP session ({len(edges['bgp'])})"),
-                Patch(facecolor="white", edgecolor="#8e24aa", label="encapsulated path")]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4, fontsize=8, frameon=False)
-    ax.set_title(title or f"Calico mode {net.mode}: pod MTU {net.mtu}", fontsize=10)
-    half_height = _half_height(pos)
-    ax.set_xlim(-_HALF_WIDTH, _HALF_WIDTH)
-    ax.set_ylim(-half_height, half_height)
-    ax.set_aspect("equal")
-    ax.axis("off")
 
 
 def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: str | None = None) -> Figure:
@@ -184,11 +130,11 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
     -------
     matplotlib.figure.Figure
         9.6 inches wide whatever the node count (about 960 px at 100 dpi),
-        as tall as the layout needs up to :data:`CLUSTER_FIGURE_INCHES`; one axes (no ticks) with :func:`cluster_graph`
-        drawn by :func:`draw_cluster` in a shell layout: dashed blue BGP
-        sessions, purple tunnels, labels of :data:`CLUSTER_FONT_SIZE` points
-        and a legend below; already closed for pyplot (see
-        :func:`kubenotes.viz.graphs.detached_figure`).
+        as tall as the layout needs up to :data:`CLUSTER_FIGURE_INCHES`; one axes (no ticks) with
+        :func:`~kubenotes.cni.calico.packet.cluster_graph` drawn in a shell layout (the axes' limits in inches, so
+        nothing is scaled down as nodes are added): dashed blue BGP sessions, purple tunnels, labels of
+        :data:`CLUSTER_FONT_SIZE` points whatever the node count and a legend below; already closed for pyplot
+        (see :func:`kubenotes.viz.graphs.detached_figure`).
 
     Raises
     ------
@@ -197,7 +143,7 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
 
     See Also
     --------
-    cluster_graph, draw_cluster
+    kubenotes.cni.calico.packet.cluster_graph
 
     Examples
     --------
@@ -207,12 +153,28 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
     (1, 'Calico mode vxlan: pod MTU 1450', [9.6, 3.34])
     """
     g = cluster_graph(net, reflectors)
-    half_height = _half_height(_layout(g, net))
+    pos = _layout(g, net)
+    half_height = max((abs(y) for _, y in pos.values()), default=0.0) + 0.45  # the highest vertex and its label
     width, most = CLUSTER_FIGURE_INCHES
     height = min(most, 2 * half_height + _TITLE_INCHES + _LEGEND_INCHES)
     fig = detached_figure(width, height)
     ax = fig.add_axes((0.0, _LEGEND_INCHES / height, 1.0, 2 * half_height / height))
-    draw_cluster(g, net, ax, title)
+    for kind, (colour, shape, size, _) in _VERTICES.items():
+        nx.draw_networkx_nodes(g, pos, nodelist=[v for v, k in g.nodes(data="kind") if k == kind], node_color=colour,
+                               node_shape=shape, node_size=size, edgecolors="#555", ax=ax)
+    for kinds, style in _EDGES.items():
+        nx.draw_networkx_edges(g, pos, edgelist=[(a, b) for k in kinds for a, b, kk in g.edges(data="kind") if kk == k],
+                               ax=ax, **style)
+    nx.draw_networkx_labels(g, pos, labels=nx.get_node_attributes(g, "label"), font_size=CLUSTER_FONT_SIZE, ax=ax,
+                            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.75})
+    sessions = sum(k == "bgp" for *_, k in g.edges(data="kind"))
+    handles = [Patch(color=_VERTICES[k][0], label=_VERTICES[k][3]) for k in _LEGEND_ORDER]
+    handles += [Patch(facecolor="white", edgecolor="#1565c0", linestyle="--", label=f"BGP session ({sessions})"),
+                Patch(facecolor="white", edgecolor="#8e24aa", label="encapsulated path")]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4, fontsize=8, frameon=False)
+    ax.set_title(title or f"Calico mode {net.mode}: pod MTU {net.mtu}", fontsize=10)
+    ax.set(xlim=(-_HALF_WIDTH, _HALF_WIDTH), ylim=(-half_height, half_height), aspect="equal")
+    ax.axis("off")
     return fig
 
 
@@ -306,19 +268,17 @@ def header_stack_figure(walk: dict, title: str | None = None) -> Figure:
     for x, h in enumerate(hops):
         y = 0.0
         for hdr in reversed(h["headers"]):
-            kind = hdr.split()[0]
+            kind, pushed = hdr.split()[0], bool(prev) and hdr not in prev  # pushed at this hop: a thick outline
             height = HEADER_BYTES.get(kind, 20)
-            new = hdr not in prev
             ax.add_patch(Rectangle((x - 0.42, y), 0.84, height, facecolor=_HEADER_COLORS.get(kind, "#ddd"),
-                                   edgecolor="#222" if new and prev else "#777", linewidth=2 if new and prev else 0.6))
+                                   edgecolor="#222" if pushed else "#777", linewidth=2 if pushed else 0.6))
             ax.text(x, y + height / 2, kind if kind != "IPv4" else "IP", ha="center", va="center", fontsize=7)
             y += height
         ax.text(x, y + 2, f"{h['bytes']} B", ha="center", fontsize=7)
         prev = h["headers"]
     ax.set_xticks(range(len(hops)), [h["at"].replace("/", "/\n", 1) for h in hops], rotation=60, ha="right", fontsize=7)
-    ax.set_xlim(-0.6, len(hops) - 0.4)
-    ax.set_ylim(0, 114)  # room above the tallest stack (90 B of headers) for the legend
-    ax.set_yticks(range(0, 101, 20))
+    # room above the tallest stack (90 B of headers) for the legend
+    ax.set(xlim=(-0.6, len(hops) - 0.4), ylim=(0, 114), yticks=range(0, 101, 20))
     ax.set_ylabel("header bytes (the payload below them not drawn)", fontsize=8)
     ax.set_title(title or f"headers per hop: overhead {walk['overheadBytes']} B, pod MTU {walk['mtu']}", fontsize=10)
     handles = [Patch(color=c, label=k) for k, c in _HEADER_COLORS.items() if k != "SCTP"]
@@ -486,10 +446,25 @@ def mode_table(node_count: int = 3, size_bytes: int = 1400, reflectors: int = 0)
     rows = []
     for m in MODES:
         s = mode_summary(node_count, size_bytes, m, reflectors)
-        rows.append((m, s["mtu"], s["overheadBytes"], s["wireBytes"], "yes" if s["fits"] else f"no: {s['fragments']} fragments",
-                     s["bgpSessions"]))
+        rows.append((m, s["mtu"], s["overheadBytes"], s["wireBytes"],
+                     "yes" if s["fits"] else f"no: {s['fragments']} fragments", s["bgpSessions"]))
     return _table(["mode", "pod MTU", "overhead (B)", "largest packet on the wire (B)", f"{size_bytes} B fits?",
                    f"BGP sessions ({node_count} nodes)"], rows)
+
+
+def _by_value(draw: Callable[..., Figure], maxsize: int = 16) -> Callable[..., Figure]:
+    """``draw`` keeping its last ``maxsize`` Figures by the value (the JSON) of its arguments."""
+    kept: dict[str, Figure] = {}
+
+    def cached(*args: Any) -> Figure:
+        key = json.dumps(args, sort_keys=True, default=str)
+        if key not in kept:
+            if len(kept) >= maxsize:
+                kept.clear()
+            kept[key] = draw(*args)
+        return kept[key]
+
+    return cached
 
 
 def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan") -> Any:
@@ -531,32 +506,15 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
     >>> [c.description for c in panel.children[0].children], panel.children[0].children[2].value
     (['nodes', 'packet (B)', 'mode'], 'ipip')
     """
-    import ipywidgets as widgets
-
-    from kubenotes.viz.widgets import live_panel, memoise_update
-
     controls = {
         "node_count": widgets.IntSlider(value=node_count, min=2, max=6, description="nodes"),
         "size_bytes": widgets.IntSlider(value=size_bytes, min=100, max=3000, step=50, description="packet (B)"),
         "mode": widgets.Dropdown(options=list(MODES), value=mode, description="mode"),
     }
-
-    @functools.lru_cache(maxsize=16)
-    def graph(node_count: int, mode: str) -> Figure:
-        # The cluster graph does not depend on the packet size: the same Figure, so its PNG is reused.
-        return cluster_figure(network_from_objects(example_cluster(node_count, subnets=2), mode=mode)[0])
-
-    stacks: dict[str, Figure] = {}
-
-    def stack(walk: dict) -> Figure:
-        # The walk from node-0 to node-1 is the same whatever the node count: the same Figure for the same walk.
-        key = json.dumps(walk, sort_keys=True, default=str)
-        fig = stacks.get(key)
-        if fig is None:
-            if len(stacks) >= 16:
-                stacks.clear()
-            fig = stacks[key] = header_stack_figure(walk)
-        return fig
+    # The cluster graph does not depend on the packet size, nor the walk node-0 -> node-1 on the node count:
+    # the same Figure for the same arguments, so its PNG is reused.
+    graph = _by_value(lambda n, mode: cluster_figure(network_from_objects(example_cluster(n, subnets=2), mode=mode)[0]))
+    stack = _by_value(header_stack_figure)
 
     def update(node_count: int, size_bytes: int, mode: str) -> list:
         objs = example_cluster(node_count, subnets=2)
@@ -657,10 +615,6 @@ def policy_panel(deny_web: bool = True, allow_client: bool = False, client_role:
     >>> [c.description for c in panel.children[0].children]
     ['deny-web', 'allow-client', 'client role', 'to']
     """
-    import ipywidgets as widgets
-
-    from kubenotes.viz.widgets import live_panel, memoise_update
-
     controls = {
         "deny_web": widgets.Checkbox(value=deny_web, description="deny-web"),
         "allow_client": widgets.Checkbox(value=allow_client, description="allow-client"),
@@ -676,7 +630,8 @@ def policy_panel(deny_web: bool = True, allow_client: bool = False, client_role:
         walk = packet_walk(objs + example_policies(deny_web, allow_client), "default/client", to, mode="vxlan")
         end = walk["hops"][-1]
         labels = html.escape("role=" + client_role) if client_role != "none" else "none"
-        head = Html(f"default/client (labels: {labels}) → {html.escape(to)}: <b>{'delivered' if walk['allowed'] else 'dropped'}</b> at "
+        verdict = "delivered" if walk["allowed"] else "dropped"
+        head = Html(f"default/client (labels: {labels}) → {html.escape(to)}: <b>{verdict}</b> at "
                     f"{html.escape(end['at'])} after {len(walk['hops'])} hops; policies: "
                     + html.escape(", ".join(n for n, on in (("deny-web", deny_web), ("allow-client", allow_client))
                                             if on) or "none"))
