@@ -10,6 +10,8 @@ write (:mod:`kubenotes.sim.network`), and kube-proxy's state comes from
 * :func:`web_objects`, :func:`web_state`: the objects and kube-proxy's view of them;
 * :func:`svc_probabilities`: the ``--probability`` of each KUBE-SVC -> KUBE-SEP jump;
 * :func:`rule_changes`: the rule lines a change removed and added (an endpoint leaving, say);
+* :func:`service_rules`, :func:`nftables_rules`, :func:`rules_for_service`: the part of kube-proxy's
+  ``iptables-save`` / ``nft list table`` output that is about the Services (or one Service);
 * :func:`balance_runs`: iptables random, IPVS round robin and ClientIP affinity over the same endpoints;
 * :func:`discovery_objects`, :func:`discovery_timeline`: Service environment variables against DNS.
 
@@ -23,13 +25,15 @@ kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap)
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from kubenotes.dns.coredns import ClusterDNS
 from kubenotes.kubelet.envvars import service_env_vars
 from kubenotes.proxy.balance import DEFAULT_CLIENT_IP_AFFINITY_SECONDS, BalanceResult, simulate_connections
 from kubenotes.proxy.endpoints import ProxyState, proxy_state
-from kubenotes.proxy.iptables import ENDPOINT_CHAIN_RE, SERVICE_CHAIN_RE, parse_rule
+from kubenotes.proxy.iptables import ENDPOINT_CHAIN_RE, SERVICE_CHAIN_RE, iptables_save, parse_rule
+from kubenotes.proxy.nftables import nft_list_table
 from kubenotes.sim.network import add_endpoint_slices, kube_proxy_objects
 from kubenotes.sim.scenarios import CLUSTER_CIDR
 
@@ -40,6 +44,9 @@ __all__ = [
     "web_state",
     "svc_probabilities",
     "rule_changes",
+    "service_rules",
+    "nftables_rules",
+    "rules_for_service",
     "balance_runs",
     "discovery_objects",
     "discovery_timeline",
@@ -136,7 +143,7 @@ def web_state(n_endpoints: int = 3, *, session_affinity: bool = False) -> ProxyS
 
     See Also
     --------
-    kubenotes.viz.proxy.service_rules, kubenotes.viz.proxy.nftables_rules
+    service_rules, nftables_rules
 
     Notes
     -----
@@ -236,6 +243,149 @@ def rule_changes(before: str, after: str) -> tuple[list[str], list[str]]:
     a, b = before.splitlines(), after.splitlines()
     kept_a, kept_b = set(a), set(b)
     return [ln for ln in a if ln not in kept_b], [ln for ln in b if ln not in kept_a]
+
+
+# nft's service-* and endpoint-* chains, from their ``chain`` line to their closing brace.
+_NFT_CHAIN = re.compile(r"^[ \t]*chain (?:service|endpoint)-[A-Z0-9]{8}-.*?^[ \t]*\}[ \t]*\n", re.M | re.S)
+
+
+def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any) -> str:
+    """The ``iptables-save`` text for ``state``; with ``service_only``, the nat lines about KUBE-SVC/KUBE-SEP chains.
+
+    Parameters
+    ----------
+    state : ProxyState
+        What kube-proxy knows, e.g. :func:`kubenotes.sim.services.web_state`.
+    service_only : bool
+        Keep only the ``nat`` table's lines naming a ``KUBE-SVC-*`` or
+        ``KUBE-SEP-*`` chain; False returns the whole dump.
+    **kwargs
+        Passed on to :func:`kubenotes.proxy.iptables.iptables_save`.
+
+    Returns
+    -------
+    str
+        ``iptables-save`` lines, newline-terminated.
+
+    Raises
+    ------
+    TypeError
+        For a keyword :func:`~kubenotes.proxy.iptables.iptables_save` does not take.
+
+    See Also
+    --------
+    svc_probabilities, kubenotes.viz.proxy.rule_graph, kubenotes.viz.proxy.rules_html
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go
+
+    Examples
+    --------
+    >>> text = service_rules(web_state(2))
+    >>> [ln.split("--probability ")[1][:12] for ln in text.splitlines() if "--probability" in ln]
+    ['0.5000000000']
+    """
+    text = iptables_save(state, **kwargs)
+    if not service_only:
+        return text
+    nat = text.partition("*nat\n")[2].partition("\nCOMMIT")[0].splitlines()
+    return "\n".join(ln for ln in nat if SERVICE_CHAIN_RE.search(ln) or ENDPOINT_CHAIN_RE.search(ln)) + "\n"
+
+
+def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
+    """``nft list table ip kube-proxy`` for ``state`` (P2's renderer); with ``service_only``, the service/endpoint chains.
+
+    Parameters
+    ----------
+    state : ProxyState
+        What kube-proxy knows, e.g. :func:`kubenotes.sim.services.web_state`.
+    service_only : bool
+        Keep only the ``service-*`` and ``endpoint-*`` chains (the whole table when there are none).
+
+    Returns
+    -------
+    str
+        The ruleset text as ``nft list table`` prints it.
+
+    Raises
+    ------
+    AttributeError
+        When ``state`` is not a :class:`~kubenotes.proxy.endpoints.ProxyState`.
+
+    See Also
+    --------
+    service_rules : the same Service in iptables mode.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/nftables/proxier.go
+
+    Examples
+    --------
+    >>> nftables_rules(web_state(2)).count("chain endpoint-")
+    2
+    """
+    text = nft_list_table(state)
+    return "".join(_NFT_CHAIN.findall(text)) or text if service_only else text
+
+
+def rules_for_service(iptables_text: str, namespace: str, name: str) -> str:
+    """The lines of an ``iptables-save`` dump that are about one Service, table by table.
+
+    A rule is about the Service when its ``--comment`` starts with
+    ``<namespace>/<name>`` (kube-proxy comments every per-Service rule so), or
+    when it is the ``KUBE-SERVICES`` tail jump to ``KUBE-NODEPORTS`` and the
+    Service has NodePort rules; a chain declaration is kept when one of those
+    rules is in or jumps to that chain.
+
+    Parameters
+    ----------
+    iptables_text : str
+        ``iptables-save`` output, e.g. :func:`kubenotes.proxy.iptables.iptables_save`.
+    namespace, name : str
+        The Service.
+
+    Returns
+    -------
+    str
+        ``*table`` headers, declarations and rules in dump order, newline-terminated;
+        empty when kube-proxy wrote nothing for the Service (headless, ExternalName).
+
+    Raises
+    ------
+    AttributeError
+        When ``iptables_text`` is not a str.
+
+    See Also
+    --------
+    service_rules : every Service's KUBE-SVC / KUBE-SEP lines.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (``syncProxyRules``: one comment per Service port)
+
+    Examples
+    --------
+    >>> text = service_rules(web_state(1), service_only=False)
+    >>> [ln.split(" -m ")[0] for ln in rules_for_service(text, "default", "web").splitlines() if ln.startswith("-A")]
+    ['-A KUBE-SERVICES', '-A KUBE-SEP-GWQABTP5GBYXHJY5', '-A KUBE-SEP-GWQABTP5GBYXHJY5', '-A KUBE-SVC-CDGGSHYLG3RE2FKL', '-A KUBE-SVC-CDGGSHYLG3RE2FKL']
+    >>> rules_for_service(text, "default", "nothing")
+    ''
+    """
+    out: list[str] = []
+    for header, body in re.findall(r"^(\*.*)\n((?:(?!\*).*\n?)*)", iptables_text, re.M):
+        lines, chains, mine = body.splitlines(), set(), set()
+        for ln, r in ((ln, parse_rule(ln)) for ln in lines):
+            if r is not None and (r.comment or "").split(" ")[0].split(":")[0] == f"{namespace}/{name}":
+                mine.add(ln)
+                chains.update(c for c in (r.chain, r.jump) if c)
+        if "KUBE-NODEPORTS" in chains:  # and the tail jump from KUBE-SERVICES to it
+            mine.update(ln for ln in lines if ln.startswith("-A KUBE-SERVICES ") and ln.endswith("-j KUBE-NODEPORTS"))
+        if mine:
+            mine.update(ln for ln in lines if ln.startswith(":") and ln[1:].split(" ")[0] in chains)  # declarations
+            out += [header, *(ln for ln in lines if ln in mine)]
+    return "\n".join(out) + "\n" if out else ""
 
 
 _RUNS = (("iptables random", "iptables", None), ("IPVS round robin", "ipvs-rr", None),

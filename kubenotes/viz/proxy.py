@@ -35,24 +35,21 @@ from kubenotes.kubelet.envvars import make_env_variable_name
 from kubenotes.proxy.balance import BalanceResult
 from kubenotes.proxy.endpoints import ProxyState, proxy_state
 from kubenotes.proxy.iptables import ENDPOINT_CHAIN_RE, SERVICE_CHAIN_RE, iptables_save, parse_rule
-from kubenotes.proxy.nftables import nft_list_table
-from kubenotes.sim.services import balance_runs, rule_changes, svc_probabilities, web_state
+from kubenotes.sim.services import (balance_runs, nftables_rules, rule_changes, rules_for_service, service_rules,
+                                     svc_probabilities, web_state)
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import _agg_canvas, int_slider, live_panel, memoise_update
 
-__all__ = ["service_rules", "nftables_rules", "rules_html", "rules_panel", "rule_graph", "rule_graph_figure",
-           "balance_histogram", "balance_table", "balance_panel", "endpoint_slice_table", "side_by_side", "rules_diff",
-           "discovery_table", "dns_records_table", "resolution_table", "rules_for_service", "services_table",
-           "service_types_panel"]
+__all__ = ["rules_html", "rules_panel", "rule_graph", "rule_graph_figure", "balance_histogram", "balance_table",
+           "balance_panel", "endpoint_slice_table", "side_by_side", "rules_diff", "discovery_table", "dns_records_table",
+           "resolution_table", "services_table", "service_types_panel"]
 
 _SVC, _SEP, _PROB = "#1565c0", "#2e7d32", "#e65100"  # Service chains, endpoint chains, the random choice
 # What the rules show in bold colour, in this order: iptables' chains and --probability, nftables' chains and numgen.
 _HIGHLIGHTS = ((SERVICE_CHAIN_RE, _SVC), (ENDPOINT_CHAIN_RE, _SEP), (r"--probability [0-9.]+", _PROB),
                (r"\bservice-[A-Z0-9]{8}-[\w./-]+", _SVC), (r"\bendpoint-[A-Z0-9]{8}-[\w./:-]+", _SEP),
                (r"numgen random mod \d+", _PROB))
-# nft's service-* and endpoint-* chains, from their ``chain`` line to their closing brace.
-_NFT_CHAIN = re.compile(r"^[ \t]*chain (?:service|endpoint)-[A-Z0-9]{8}-.*?^[ \t]*\}[ \t]*\n", re.M | re.S)
 # The chapter's tables: text cells in a monospace font (addresses, rules).
 _table = partial(table, caption_css=CAPTION_TIGHT_CSS, td_css=TD_CSS + ";font-family:monospace")
 # Rule text wraps (at spaces, or inside a long chain name) instead of running past a ~1000 px output column, so the
@@ -81,87 +78,6 @@ def _rules_pre(text: str, css: str = ";line-height:1.35;margin:0") -> str:
 
 
 # --------------------------------------------------------------------------- rules
-
-def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any) -> str:
-    """The ``iptables-save`` text for ``state``; with ``service_only``, the nat lines about KUBE-SVC/KUBE-SEP chains.
-
-    Parameters
-    ----------
-    state : ProxyState
-        What kube-proxy knows, e.g. :func:`kubenotes.sim.services.web_state`.
-    service_only : bool
-        Keep only the ``nat`` table's lines naming a ``KUBE-SVC-*`` or
-        ``KUBE-SEP-*`` chain; False returns the whole dump.
-    **kwargs
-        Passed on to :func:`kubenotes.proxy.iptables.iptables_save`.
-
-    Returns
-    -------
-    str
-        ``iptables-save`` lines, newline-terminated.
-
-    Raises
-    ------
-    TypeError
-        For a keyword :func:`~kubenotes.proxy.iptables.iptables_save` does not take.
-
-    See Also
-    --------
-    svc_probabilities, rule_graph, rules_html
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go
-
-    Examples
-    --------
-    >>> text = service_rules(web_state(2))
-    >>> [ln.split("--probability ")[1][:12] for ln in text.splitlines() if "--probability" in ln]
-    ['0.5000000000']
-    """
-    text = iptables_save(state, **kwargs)
-    if not service_only:
-        return text
-    nat = text.partition("*nat\n")[2].partition("\nCOMMIT")[0].splitlines()
-    return "\n".join(ln for ln in nat if SERVICE_CHAIN_RE.search(ln) or ENDPOINT_CHAIN_RE.search(ln)) + "\n"
-
-
-def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
-    """``nft list table ip kube-proxy`` for ``state`` (P2's renderer); with ``service_only``, the service/endpoint chains.
-
-    Parameters
-    ----------
-    state : ProxyState
-        What kube-proxy knows, e.g. :func:`kubenotes.sim.services.web_state`.
-    service_only : bool
-        Keep only the ``service-*`` and ``endpoint-*`` chains (the whole table when there are none).
-
-    Returns
-    -------
-    str
-        The ruleset text as ``nft list table`` prints it.
-
-    Raises
-    ------
-    AttributeError
-        When ``state`` is not a :class:`~kubenotes.proxy.endpoints.ProxyState`.
-
-    See Also
-    --------
-    service_rules : the same Service in iptables mode.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/proxy/nftables/proxier.go
-
-    Examples
-    --------
-    >>> nftables_rules(web_state(2)).count("chain endpoint-")
-    2
-    """
-    text = nft_list_table(state)
-    return "".join(_NFT_CHAIN.findall(text)) or text if service_only else text
-
 
 def rules_html(iptables_text: str, nft_text: str | None = None) -> Html:
     """The rules as highlighted ``<pre>`` blocks: iptables, then nftables below it; long lines wrap.
@@ -741,64 +657,6 @@ def resolution_table(answers: Iterable[DNSAnswer]) -> Html:
 
 
 # --------------------------------------------------------------------------- Service types
-
-def rules_for_service(iptables_text: str, namespace: str, name: str) -> str:
-    """The lines of an ``iptables-save`` dump that are about one Service, table by table.
-
-    A rule is about the Service when its ``--comment`` starts with
-    ``<namespace>/<name>`` (kube-proxy comments every per-Service rule so), or
-    when it is the ``KUBE-SERVICES`` tail jump to ``KUBE-NODEPORTS`` and the
-    Service has NodePort rules; a chain declaration is kept when one of those
-    rules is in or jumps to that chain.
-
-    Parameters
-    ----------
-    iptables_text : str
-        ``iptables-save`` output, e.g. :func:`kubenotes.proxy.iptables.iptables_save`.
-    namespace, name : str
-        The Service.
-
-    Returns
-    -------
-    str
-        ``*table`` headers, declarations and rules in dump order, newline-terminated;
-        empty when kube-proxy wrote nothing for the Service (headless, ExternalName).
-
-    Raises
-    ------
-    AttributeError
-        When ``iptables_text`` is not a str.
-
-    See Also
-    --------
-    service_rules : every Service's KUBE-SVC / KUBE-SEP lines.
-
-    References
-    ----------
-    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (``syncProxyRules``: one comment per Service port)
-
-    Examples
-    --------
-    >>> text = service_rules(web_state(1), service_only=False)
-    >>> [ln.split(" -m ")[0] for ln in rules_for_service(text, "default", "web").splitlines() if ln.startswith("-A")]
-    ['-A KUBE-SERVICES', '-A KUBE-SEP-GWQABTP5GBYXHJY5', '-A KUBE-SEP-GWQABTP5GBYXHJY5', '-A KUBE-SVC-CDGGSHYLG3RE2FKL', '-A KUBE-SVC-CDGGSHYLG3RE2FKL']
-    >>> rules_for_service(text, "default", "nothing")
-    ''
-    """
-    out: list[str] = []
-    for header, body in re.findall(r"^(\*.*)\n((?:(?!\*).*\n?)*)", iptables_text, re.M):
-        lines, chains, mine = body.splitlines(), set(), set()
-        for ln, r in ((ln, parse_rule(ln)) for ln in lines):
-            if r is not None and (r.comment or "").split(" ")[0].split(":")[0] == f"{namespace}/{name}":
-                mine.add(ln)
-                chains.update(c for c in (r.chain, r.jump) if c)
-        if "KUBE-NODEPORTS" in chains:  # and the tail jump from KUBE-SERVICES to it
-            mine.update(ln for ln in lines if ln.startswith("-A KUBE-SERVICES ") and ln.endswith("-j KUBE-NODEPORTS"))
-        if mine:
-            mine.update(ln for ln in lines if ln.startswith(":") and ln[1:].split(" ")[0] in chains)  # declarations
-            out += [header, *(ln for ln in lines if ln in mine)]
-    return "\n".join(out) + "\n" if out else ""
-
 
 def services_table(services: Iterable[dict], now: float = 0.0) -> Html:
     """``kubectl get services`` for ``services``: NAME, TYPE, CLUSTER-IP, EXTERNAL-IP, PORT(S), AGE.

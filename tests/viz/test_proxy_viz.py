@@ -23,14 +23,12 @@ from kubenotes.viz.proxy import (  # noqa: E402
     discovery_table,
     dns_records_table,
     endpoint_slice_table,
-    nftables_rules,
     resolution_table,
     rule_graph,
     rule_graph_figure,
     rules_diff,
     rules_html,
     rules_panel,
-    service_rules,
     side_by_side,
 )
 from kubenotes.viz.proxy import _rules_view as rules_view  # noqa: E402  (rules_panel's callback)
@@ -43,6 +41,8 @@ from kubenotes.sim.services import (  # noqa: E402
     balance_runs,
     discovery_objects,
     discovery_timeline,
+    nftables_rules,
+    service_rules,
     svc_probabilities,
     web_objects,
     web_state,
@@ -260,7 +260,8 @@ def service_types_run():
 def test_service_types_rules_and_dns(service_types_run):
     from kubenotes.proxy.endpoints import proxy_state
     from kubenotes.proxy.iptables import iptables_save
-    from kubenotes.viz.proxy import _service_type_view as service_type_view, rules_for_service
+    from kubenotes.sim.services import rules_for_service
+    from kubenotes.viz.proxy import _service_type_view as service_type_view
 
     c = service_types_run
     objects = c.list("nodes") + c.list("services") + c.list("endpointslices") + c.list("pods")
