@@ -33,11 +33,10 @@ import html
 import json
 import math
 from functools import partial
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import ipywidgets as widgets
 import networkx as nx
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
@@ -404,9 +403,7 @@ def sessions_figure(max_nodes: int = 200, reflectors: Sequence[int] = (2, 3), ma
         ax.axvline(mark, color="#999", linewidth=0.8)
         ax.annotate(f"{mark} nodes: {bgp_session_count(mark)} sessions", (mark, bgp_session_count(mark)),
                     textcoords="offset points", xytext=(6, 6), fontsize=8)
-    ax.set_yscale("log")
-    ax.set_xlabel("nodes")
-    ax.set_ylabel("BGP sessions (log)")
+    ax.set(yscale="log", xlabel="nodes", ylabel="BGP sessions (log)")
     ax.set_title("Full mesh grows as n², route reflectors as n", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
@@ -443,28 +440,10 @@ def mode_table(node_count: int = 3, size_bytes: int = 1400, reflectors: int = 0)
     >>> t.count("<tr") - 1, "no: 2 fragments" in t
     (5, True)
     """
-    rows = []
-    for m in MODES:
-        s = mode_summary(node_count, size_bytes, m, reflectors)
-        rows.append((m, s["mtu"], s["overheadBytes"], s["wireBytes"],
-                     "yes" if s["fits"] else f"no: {s['fragments']} fragments", s["bgpSessions"]))
+    rows = [(m, s["mtu"], s["overheadBytes"], s["wireBytes"], "yes" if s["fits"] else f"no: {s['fragments']} fragments",
+             s["bgpSessions"]) for m in MODES for s in [mode_summary(node_count, size_bytes, m, reflectors)]]
     return _table(["mode", "pod MTU", "overhead (B)", "largest packet on the wire (B)", f"{size_bytes} B fits?",
                    f"BGP sessions ({node_count} nodes)"], rows)
-
-
-def _by_value(draw: Callable[..., Figure], maxsize: int = 16) -> Callable[..., Figure]:
-    """``draw`` keeping its last ``maxsize`` Figures by the value (the JSON) of its arguments."""
-    kept: dict[str, Figure] = {}
-
-    def cached(*args: Any) -> Figure:
-        key = json.dumps(args, sort_keys=True, default=str)
-        if key not in kept:
-            if len(kept) >= maxsize:
-                kept.clear()
-            kept[key] = draw(*args)
-        return kept[key]
-
-    return cached
 
 
 def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan") -> Any:
@@ -511,10 +490,11 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
         "size_bytes": widgets.IntSlider(value=size_bytes, min=100, max=3000, step=50, description="packet (B)"),
         "mode": widgets.Dropdown(options=list(MODES), value=mode, description="mode"),
     }
-    # The cluster graph does not depend on the packet size, nor the walk node-0 -> node-1 on the node count:
-    # the same Figure for the same arguments, so its PNG is reused.
-    graph = _by_value(lambda n, mode: cluster_figure(network_from_objects(example_cluster(n, subnets=2), mode=mode)[0]))
-    stack = _by_value(header_stack_figure)
+    # The cluster graph does not depend on the packet size, nor the walk node-0 -> node-1 on the node count: each
+    # is drawn once per value of what it does depend on (the walk's JSON), its PNG reused.
+    graph = memoise_update(lambda n, mode: cluster_figure(network_from_objects(example_cluster(n, subnets=2),
+                                                                                mode=mode)[0]))
+    stack = memoise_update(lambda walk: header_stack_figure(json.loads(walk)))
 
     def update(node_count: int, size_bytes: int, mode: str) -> list:
         objs = example_cluster(node_count, subnets=2)
@@ -527,7 +507,8 @@ def mode_panel(node_count: int = 3, size_bytes: int = 1400, mode: str = "vxlan")
                     + ("" if s["fits"] else f"; {size_bytes} B does not fit: {s['fragments']} fragments")
                     + (f"; <b>{html.escape(end['action'].split(':')[0])}</b> at {html.escape(end['at'])}"
                        if end["action"].startswith("dropped") else ""))
-        return [head, stack(walk), graph(node_count, mode), mode_table(node_count, size_bytes)]
+        return [head, stack(walk=json.dumps(walk, sort_keys=True)), graph(n=node_count, mode=mode),
+                mode_table(node_count, size_bytes)]
 
     return live_panel(memoise_update(update), controls, columns=3)
 
@@ -565,16 +546,10 @@ def policy_table(walk: dict, caption: str | None = None) -> Html:
     >>> t.count("<tr") - 1, "dropped" in t, "default/deny-web" in t
     (2, True, True)
     """
-    rows = []
-    for v in walk["policy"]:
-        if v["policy"]:
-            by = f"{v['policy']} {v['direction'].lower()}[{v['rule']}] ({v['policyChain']})"
-        elif v["allowed"]:
-            by = "no policy selects the pod: profile accepts"
-        else:
-            by = "default deny: no rule allows it"
-        rows.append((v["direction"], v["chain"], "accepted" if v["allowed"] else "dropped", by,
-                     ", ".join(v["selectedBy"]) or "-"))
+    rows = [(v["direction"], v["chain"], "accepted" if v["allowed"] else "dropped",
+             f"{v['policy']} {v['direction'].lower()}[{v['rule']}] ({v['policyChain']})" if v["policy"] else
+             "no policy selects the pod: profile accepts" if v["allowed"] else "default deny: no rule allows it",
+             ", ".join(v["selectedBy"]) or "-") for v in walk["policy"]]
     cap = caption or ("allowed" if walk["allowed"] else "dropped by NetworkPolicy")
     return _table(["direction", "chain", "verdict", "decided by", "selected by"], rows, cap)
 
