@@ -340,8 +340,11 @@ def balance_histogram(runs: dict[str, BalanceResult]) -> Figure:
 
 
 def _balance_figure(runs: dict[str, BalanceResult], fig: Figure | None = None) -> Figure:
-    """:func:`balance_histogram`'s figure; given ``fig``, one drawn before over the same endpoints, only its bars,
-    titles and y axis change (a draw and a layout instead of building three Axes), to the picture a new one gives."""
+    """:func:`balance_histogram`'s figure, or ``fig`` (drawn before over the same endpoints) redrawn for ``runs``.
+
+    Redrawing changes the bars, titles and y axis only (a draw and a layout instead of three new Axes); the
+    picture is the one a new figure gives.
+    """
     first = next(iter(runs.values()))
     if fig is None:
         fig = detached_figure(11, 3.3)
@@ -693,8 +696,11 @@ def services_table(services: Iterable[dict], now: float = 0.0) -> Html:
 
 
 def _service_type_view(service: dict, iptables_text: str, dns: ClusterDNS, now: float = 0.0) -> Html:
-    """:func:`service_types_panel`'s view of one Service: ``kubectl get service``, the rules kube-proxy writes for it
-    in ``iptables_text`` (or why there are none: ``ShouldSkipService``, pkg/proxy/serviceport.go), its DNS answer."""
+    """:func:`service_types_panel`'s view of one Service: ``kubectl get service``, its rules, its DNS answer.
+
+    The rules are those kube-proxy wrote for it in ``iptables_text``, or a line saying why there are none
+    (``ShouldSkipService``, kubernetes/kubernetes@v1.34.0 pkg/proxy/serviceport.go).
+    """
     md, spec = service["metadata"], service.get("spec") or {}
     ns, name = md.get("namespace") or "default", md["name"]
     rules = rules_for_service(iptables_text, ns, name)
