@@ -249,7 +249,7 @@ def rule_changes(before: str, after: str) -> tuple[list[str], list[str]]:
 _NFT_CHAIN = re.compile(r"^[ \t]*chain (?:service|endpoint)-[A-Z0-9]{8}-.*?^[ \t]*\}[ \t]*\n", re.M | re.S)
 
 
-def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any) -> str:
+def service_rules(state: ProxyState, *, service_only: bool = True) -> str:
     """The ``iptables-save`` text for ``state``; with ``service_only``, the nat lines about KUBE-SVC/KUBE-SEP chains.
 
     Parameters
@@ -259,8 +259,6 @@ def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any
     service_only : bool
         Keep only the ``nat`` table's lines naming a ``KUBE-SVC-*`` or
         ``KUBE-SEP-*`` chain; False returns the whole dump.
-    **kwargs
-        Passed on to :func:`kubenotes.proxy.iptables.iptables_save`.
 
     Returns
     -------
@@ -269,8 +267,8 @@ def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any
 
     Raises
     ------
-    TypeError
-        For a keyword :func:`~kubenotes.proxy.iptables.iptables_save` does not take.
+    AttributeError
+        When ``state`` is not a :class:`~kubenotes.proxy.endpoints.ProxyState`.
 
     See Also
     --------
@@ -286,27 +284,25 @@ def service_rules(state: ProxyState, *, service_only: bool = True, **kwargs: Any
     >>> [ln.split("--probability ")[1][:12] for ln in text.splitlines() if "--probability" in ln]
     ['0.5000000000']
     """
-    text = iptables_save(state, **kwargs)
+    text = iptables_save(state)
     if not service_only:
         return text
     nat = text.partition("*nat\n")[2].partition("\nCOMMIT")[0].splitlines()
     return "\n".join(ln for ln in nat if SERVICE_CHAIN_RE.search(ln) or ENDPOINT_CHAIN_RE.search(ln)) + "\n"
 
 
-def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
-    """``nft list table ip kube-proxy`` for ``state`` (P2's renderer); with ``service_only``, the service/endpoint chains.
+def nftables_rules(state: ProxyState) -> str:
+    """The service-* and endpoint-* chains of ``nft list table ip kube-proxy`` for ``state`` (nftables mode).
 
     Parameters
     ----------
     state : ProxyState
         What kube-proxy knows, e.g. :func:`kubenotes.sim.services.web_state`.
-    service_only : bool
-        Keep only the ``service-*`` and ``endpoint-*`` chains (the whole table when there are none).
 
     Returns
     -------
     str
-        The ruleset text as ``nft list table`` prints it.
+        Those chains as ``nft list table`` prints them (the whole table when there are none).
 
     Raises
     ------
@@ -327,7 +323,7 @@ def nftables_rules(state: ProxyState, *, service_only: bool = True) -> str:
     2
     """
     text = nft_list_table(state)
-    return "".join(_NFT_CHAIN.findall(text)) or text if service_only else text
+    return "".join(_NFT_CHAIN.findall(text)) or text
 
 
 def rules_for_service(iptables_text: str, namespace: str, name: str) -> str:

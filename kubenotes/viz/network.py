@@ -112,7 +112,7 @@ def _layout(g: nx.Graph, net: CalicoNetwork) -> dict[str, tuple[float, float]]:
     return pos
 
 
-def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: str | None = None) -> Figure:
+def cluster_figure(net: CalicoNetwork, title: str | None = None) -> Figure:
     """The cluster graph of ``net`` as a Figure.
 
     Parameters
@@ -120,8 +120,6 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
     net : CalicoNetwork
         The network (nodes, pods, mode), e.g. the first item of
         :func:`kubenotes.cni.calico.packet.network_from_objects`.
-    reflectors : sequence of str
-        Nodes acting as BGP route reflectors (empty: a full mesh).
     title : str, optional
         Axes title; the default names the mode and the pod MTU.
 
@@ -137,8 +135,8 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
 
     Raises
     ------
-    kubenotes.cni.calico.dataplane.CalicoError
-        A name in ``reflectors`` is not a node of ``net``.
+    AttributeError
+        ``net`` is not a :class:`~kubenotes.cni.calico.dataplane.CalicoNetwork`.
 
     See Also
     --------
@@ -151,7 +149,7 @@ def cluster_figure(net: CalicoNetwork, reflectors: Sequence[str] = (), title: st
     >>> len(fig.axes), fig.axes[0].get_title(), fig.get_size_inches().round(2).tolist()
     (1, 'Calico mode vxlan: pod MTU 1450', [9.6, 3.34])
     """
-    g = cluster_graph(net, reflectors)
+    g = cluster_graph(net)  # BGP as a full mesh
     pos = _layout(g, net)
     half_height = max((abs(y) for _, y in pos.values()), default=0.0) + 0.45  # the highest vertex and its label
     width, most = CLUSTER_FIGURE_INCHES
@@ -411,7 +409,7 @@ def sessions_figure(max_nodes: int = 200, reflectors: Sequence[int] = (2, 3), ma
     return fig
 
 
-def mode_table(node_count: int = 3, size_bytes: int = 1400, reflectors: int = 0) -> Html:
+def mode_table(node_count: int = 3, size_bytes: int = 1400) -> Html:
     """:func:`~kubenotes.cni.calico.packet.mode_summary` for every mode, as a table.
 
     Parameters
@@ -420,14 +418,12 @@ def mode_table(node_count: int = 3, size_bytes: int = 1400, reflectors: int = 0)
         Nodes in the BGP mesh.
     size_bytes : int
         IP packet size a pod sends, bytes.
-    reflectors : int
-        Route reflectors (0: full mesh).
 
     Returns
     -------
     Html
         One row per mode: pod MTU, overhead, largest packet on the wire,
-        whether ``size_bytes`` fits (else the fragment count), BGP sessions.
+        whether ``size_bytes`` fits (else the fragment count), BGP sessions (a full mesh).
 
     Raises
     ------
@@ -441,7 +437,7 @@ def mode_table(node_count: int = 3, size_bytes: int = 1400, reflectors: int = 0)
     (5, True)
     """
     rows = [(m, s["mtu"], s["overheadBytes"], s["wireBytes"], "yes" if s["fits"] else f"no: {s['fragments']} fragments",
-             s["bgpSessions"]) for m in MODES for s in [mode_summary(node_count, size_bytes, m, reflectors)]]
+             s["bgpSessions"]) for m in MODES for s in [mode_summary(node_count, size_bytes, m)]]
     return _table(["mode", "pod MTU", "overhead (B)", "largest packet on the wire (B)", f"{size_bytes} B fits?",
                    f"BGP sessions ({node_count} nodes)"], rows)
 

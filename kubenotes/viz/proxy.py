@@ -125,15 +125,13 @@ def _rules_view(n_endpoints: int = 3, session_affinity: bool = False) -> Html:
                 f'KUBE-SEP chains; KUBE-SVC jump probabilities: {probs}</div>' + rules_html(ipt, nftables_rules(state)))
 
 
-def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets.VBox:
+def rules_panel(n_endpoints: int = 3) -> widgets.VBox:
     """Slider N (endpoints) and a ClientIP-affinity toggle -> the iptables and nftables rules.
 
     Parameters
     ----------
     n_endpoints : int
-        The slider's start (1 to 8).
-    session_affinity : bool
-        The checkbox's start.
+        The slider's start (1 to 8); the ``sessionAffinity: ClientIP`` checkbox starts off.
 
     Returns
     -------
@@ -154,7 +152,7 @@ def rules_panel(n_endpoints: int = 3, session_affinity: bool = False) -> widgets
     >>> [c.description for c in p.children[0].children]
     ['endpoints', 'sessionAffinity: ClientIP']
     """
-    affinity = widgets.Checkbox(value=session_affinity, description="sessionAffinity: ClientIP")
+    affinity = widgets.Checkbox(value=False, description="sessionAffinity: ClientIP")
     return live_panel(_rules_view, {"n_endpoints": int_slider("endpoints", n_endpoints, 1, 8),
                                     "session_affinity": affinity})
 
@@ -238,22 +236,19 @@ def _fraction(p: str | None) -> str:
     return f"1/{k}" if k and abs(1.0 / k - float(p)) < 1e-9 else p
 
 
-def rule_graph_figure(g: nx.DiGraph,
-                      title: str = "How a packet to the cluster IP reaches a pod (iptables mode)") -> Figure:
+def rule_graph_figure(g: nx.DiGraph) -> Figure:
     """Draw :func:`rule_graph` left to right: Service, KUBE-SVC, KUBE-SEP chains, pods; probabilities on the edges.
 
     Parameters
     ----------
     g : networkx.DiGraph
         From :func:`rule_graph`.
-    title : str
-        The title's start; the probability legend is appended.
 
     Returns
     -------
     matplotlib.figure.Figure
         One Axes (axis off), 9.6 inches wide (at most 1,000 px inline), taller with more endpoints;
-        each probability is written as a fraction (``1/3``, ``rest``).
+        each probability is written as a fraction (``1/3``, ``rest``), the title says so.
 
     Raises
     ------
@@ -298,7 +293,8 @@ def rule_graph_figure(g: nx.DiGraph,
                     fontsize=8, color=_PROB, fontweight="bold")
     for x, _, heading in _LAYERS.values():
         ax.text(x, top + 0.75, heading, ha="center", fontsize=9, fontweight="bold", color="#37474f")
-    ax.set_title(title + "; orange: the statistic rule's --probability", fontsize=10)
+    ax.set_title("How a packet to the cluster IP reaches a pod (iptables mode); orange: the statistic rule's "
+                 "--probability", fontsize=10)
     return fig
 
 
@@ -482,7 +478,7 @@ def endpoint_slice_table(slices: Iterable[dict], caption: str | None = None) -> 
     return _table(["EndpointSlice", "address", "pod", "ready", "serving", "terminating"], rows, caption)
 
 
-def side_by_side(*parts: str, min_width_px: int = 320) -> Html:
+def side_by_side(*parts: str) -> Html:
     """Tables (or any HTML) next to each other in one output, wrapping below each other when the column is narrow.
 
     A cell that ends with a tuple of :class:`~kubenotes.viz.html.Html` shows
@@ -493,14 +489,12 @@ def side_by_side(*parts: str, min_width_px: int = 320) -> Html:
     ----------
     *parts : str
         HTML fragments, e.g. two :func:`endpoint_slice_table` results; used as is.
-    min_width_px : int
-        The narrowest a part's box is, px.
 
     Returns
     -------
     Html
         A flex row (``flex-wrap:wrap``) with one box per part, each as wide
-        as its content: parts that do not fit side by side wrap below each
+        as its content (at least 320 px): parts that do not fit side by side wrap below each
         other; only a part wider than the whole column scrolls in its box.
 
     Raises
@@ -520,7 +514,7 @@ def side_by_side(*parts: str, min_width_px: int = 320) -> Html:
     """
     if not parts:
         raise ValueError("side_by_side needs at least one part")
-    boxes = "".join(f'<div style="flex:0 0 auto;min-width:{int(min_width_px)}px;max-width:100%;overflow-x:auto">'
+    boxes = "".join(f'<div style="flex:0 0 auto;min-width:320px;max-width:100%;overflow-x:auto">'
                     f'{p}</div>' for p in parts)
     return Html(f'<div style="display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start">{boxes}</div>')
 
@@ -597,18 +591,18 @@ def discovery_table(timeline: dict[str, Any]) -> Html:
     return _table([f"how the client finds {service}", "what it gets"], rows)
 
 
-def dns_records_table(records: Iterable[DNSRecord], caption: str | None = None) -> Html:
+def dns_records_table(records: Iterable[DNSRecord]) -> Html:
     """One row per record: name, TTL, type, data.
 
     Parameters
     ----------
     records : iterable of DNSRecord
         E.g. :meth:`kubenotes.dns.coredns.ClusterDNS.resolve`.
-    caption : str, optional
 
     Returns
     -------
     Html
+        One row per record.
 
     Raises
     ------
@@ -622,8 +616,7 @@ def dns_records_table(records: Iterable[DNSRecord], caption: str | None = None) 
     >>> "10.244.1.30" in t, "10.244.1.31" in t
     (True, True)
     """
-    return _table(["name", "TTL", "type", "data"], [[r.name, r.ttl_seconds, r.rtype, r.data] for r in records],
-                  caption)
+    return _table(["name", "TTL", "type", "data"], [[r.name, r.ttl_seconds, r.rtype, r.data] for r in records])
 
 
 def resolution_table(answers: Iterable[DNSAnswer]) -> Html:
@@ -718,8 +711,7 @@ def _service_type_view(service: dict, iptables_text: str, dns: ClusterDNS, now: 
                 f'<div style="font-size:11px;font-family:monospace">{records}</div>')
 
 
-def service_types_panel(cluster: Any, service: str = "web", node: str | None = None,
-                        namespace: str = "default") -> widgets.VBox:
+def service_types_panel(cluster: Any, service: str = "web") -> widgets.VBox:
     """A dropdown over a cluster's Services -> ``kubectl get service``, its rules and its DNS answer.
 
     Parameters
@@ -727,24 +719,20 @@ def service_types_panel(cluster: Any, service: str = "web", node: str | None = N
     cluster : kubenotes.sim.cluster.Cluster
         A run, e.g. ``simulate([sample("network", "service-types.yaml")], until=20)``; read once.
     service : str
-        The Service shown first.
-    node : str, optional
-        The node whose kube-proxy is shown (default: the first Node).
-    namespace : str
-        The namespace whose Services the dropdown lists.
+        The Service shown first, of the ``default`` namespace (the dropdown lists those).
 
     Returns
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`: a ``Service`` dropdown, then the Service as
         ``kubectl get service`` prints it (:func:`services_table`), the rules kube-proxy (iptables mode) writes
-        for it on ``node`` (:func:`rules_for_service`, highlighted, wrapping) or a line saying why there are none
+        for it on the first Node (:func:`~kubenotes.sim.services.rules_for_service`, highlighted, wrapping) or a line saying why there are none
         (headless, ExternalName), and the DNS records of ``<name>.<namespace>.svc.cluster.local``.
 
     Raises
     ------
     traitlets.TraitError
-        When ``service`` is not a Service of ``namespace``.
+        When ``service`` is not a Service of the ``default`` namespace.
     IndexError
         When the cluster has no Node.
 
@@ -765,7 +753,7 @@ def service_types_panel(cluster: Any, service: str = "web", node: str | None = N
     """
     nodes, now = cluster.list("nodes"), cluster.now
     objects = nodes + cluster.list("services") + cluster.list("endpointslices") + cluster.list("pods")
-    text, dns = iptables_save(proxy_state(objects, node or nodes[0]["metadata"]["name"])), ClusterDNS(objects)
-    by_name = {s["metadata"]["name"]: s for s in cluster.list("services", namespace)}
+    text, dns = iptables_save(proxy_state(objects, nodes[0]["metadata"]["name"])), ClusterDNS(objects)
+    by_name = {s["metadata"]["name"]: s for s in cluster.list("services", "default")}
     controls = {"service": widgets.Dropdown(options=sorted(by_name), value=service, description="Service")}
     return live_panel(memoise_update(lambda service: _service_type_view(by_name[service], text, dns, now)), controls)
