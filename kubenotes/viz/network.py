@@ -1,17 +1,11 @@
-"""Chapter 06.00's views of Calico: the cluster graph per mode, a packet's walk, MTU and BGP sessions.
+"""Chapter 06.00's views of Calico: the cluster graph per mode, a packet's walk, MTU and BGP sessions, policy.
 
-* :func:`cluster_figure`: pods, their ``cali`` veths, each node's ``eth0`` and tunnel device
-  (``vxlan.calico``/``tunl0``) and the BGP sessions BIRD holds (:func:`kubenotes.cni.calico.packet.cluster_graph`),
-  drawn with a fixed shell layout (one spoke per node) at a fixed size and font, so 6 nodes read as well as 2;
-* :func:`walk_table_html` and :func:`header_stack_figure`: a packet walk hop by hop, and the header stack at each
-  hop (what is pushed and popped);
-* :func:`routes_table`, :func:`withdrawal_table`: a node's ``ip route`` and the routes a node failure withdraws;
-* :func:`sessions_figure`: full mesh n(n−1)/2 against route reflectors;
-* :func:`mode_table` and :func:`mode_panel`: the chapter's widget (node count, packet size, mode → overhead, MTU,
-  sessions, from :func:`kubenotes.cni.calico.packet.mode_summary`) on
-  :func:`kubenotes.cni.calico.packet.example_cluster`;
-* :func:`policy_table` and :func:`policy_panel`: Felix's NetworkPolicy verdicts of a walk, and the widget that turns
-  a default deny and one allowing policy on and off (:mod:`kubenotes.cni.calico.policy`).
+The cluster graph (:func:`cluster_figure`: pods, ``cali`` veths, each node's ``eth0`` and tunnel device, BGP
+sessions) in a fixed shell layout at a fixed size and font, so 6 nodes read as well as 2; a packet walk hop by hop
+and its header stacks (:func:`walk_table_html`, :func:`header_stack_figure`); routes and their withdrawal
+(:func:`routes_table`, :func:`withdrawal_table`); full mesh against route reflectors (:func:`sessions_figure`);
+the mode widget over :func:`kubenotes.cni.calico.packet.mode_summary` (:func:`mode_table`, :func:`mode_panel`);
+Felix's NetworkPolicy verdicts and their widget (:func:`policy_table`, :func:`policy_panel`).
 
 Notes
 -----
