@@ -370,6 +370,7 @@ def rules_for_service(iptables_text: str, namespace: str, name: str) -> str:
     ''
     """
     out: list[str] = []
+    # each table: its ``*name`` header and its lines up to the next header
     for header, body in re.findall(r"^(\*.*)\n((?:(?!\*).*\n?)*)", iptables_text, re.M):
         lines, chains, mine = body.splitlines(), set(), set()
         for ln, r in ((ln, parse_rule(ln)) for ln in lines):
