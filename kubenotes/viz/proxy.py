@@ -42,8 +42,8 @@ from kubenotes.viz.html import CAPTION_TIGHT_CSS, TD_CSS, Html, table
 from kubenotes.viz.widgets import _agg_canvas, int_slider, live_panel, memoise_update
 
 __all__ = ["rules_html", "rules_panel", "rule_graph", "rule_graph_figure", "balance_histogram", "balance_table",
-           "balance_panel", "endpoint_slice_table", "side_by_side", "rules_diff", "discovery_table", "dns_records_table",
-           "resolution_table", "services_table", "service_types_panel"]
+           "balance_panel", "endpoint_slice_table", "side_by_side", "rules_diff", "discovery_table",
+           "dns_records_table", "resolution_table", "services_table", "service_types_panel"]
 
 _SVC, _SEP, _PROB = "#1565c0", "#2e7d32", "#e65100"  # Service chains, endpoint chains, the random choice
 # What the rules show in bold colour, in this order: iptables' chains and --probability, nftables' chains and numgen.
@@ -726,8 +726,9 @@ def service_types_panel(cluster: Any, service: str = "web") -> widgets.VBox:
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`: a ``Service`` dropdown, then the Service as
         ``kubectl get service`` prints it (:func:`services_table`), the rules kube-proxy (iptables mode) writes
-        for it on the first Node (:func:`~kubenotes.sim.services.rules_for_service`, highlighted, wrapping) or a line saying why there are none
-        (headless, ExternalName), and the DNS records of ``<name>.<namespace>.svc.cluster.local``.
+        for it on the first Node (:func:`~kubenotes.sim.services.rules_for_service`, highlighted, wrapping) or a
+        line saying why there are none (headless, ExternalName), and the DNS records of
+        ``<name>.<namespace>.svc.cluster.local``.
 
     Raises
     ------
