@@ -1,25 +1,16 @@
 """Plots, tables and the live panel of chapter 04.04: a production GPU trace replayed under nine Score plugins.
 
-Everything here reads what :mod:`kubenotes.replay` computes and lays it out.
-Where the trace is, its pod-list variants, replays cached per
-``(policy, variant, seed)`` and the cluster at some arrived workload come from
-:mod:`kubenotes.replay.cache` (:func:`~kubenotes.replay.cache.cached_replay`,
-:func:`~kubenotes.replay.cache.cluster_at`); FGD's decision in numbers from
-:func:`kubenotes.replay.explain.fgd_explain`. This module draws:
-
-* tables (:func:`trace_overview`, :func:`results_table`,
-  :func:`fragmentation_breakdown`, :func:`fgd_panel`, :func:`schedule_comparison`);
-* figures (:func:`curves_figure`, :func:`occupancy_figure`,
-  :func:`placement_figure` of the networkx
-  :func:`~kubenotes.replay.cache.placement_graph`);
-* the chapter's live panel (:func:`replay_panel`, built on
-  :func:`kubenotes.viz.widgets.live_panel`).
-
-Nothing here models scheduling: placements, scores and fragmentation come
-from :mod:`kubenotes.replay.engine` and :mod:`kubenotes.replay.policies`
-(FGD's scores from the plugin itself, fragmentation from
-:class:`~kubenotes.replay.policies.Fragmentation` and
-:func:`~kubenotes.replay.policies.frag_amount`).
+Everything here reads what :mod:`kubenotes.replay` computes and lays it out:
+replays and the cluster at some arrived workload come from
+:mod:`kubenotes.replay.cache`, FGD's decision in numbers from
+:func:`kubenotes.replay.explain.fgd_explain`, placements, scores and
+fragmentation from :mod:`kubenotes.replay.engine` and
+:mod:`kubenotes.replay.policies`. This module draws tables
+(:func:`trace_overview`, :func:`results_table`,
+:func:`fragmentation_breakdown`, :func:`fgd_panel`,
+:func:`schedule_comparison`), figures (:func:`curves_figure`,
+:func:`variants_figure`, :func:`occupancy_figure`, :func:`placement_figure`)
+and the live panel (:func:`replay_panel`).
 
 The trace is not shipped with kubenotes. It is research/study-use data from
 Alibaba (``alibaba/clusterdata``, ``cluster-trace-gpu-v2023``), released with
@@ -42,27 +33,24 @@ import functools
 import os
 import time
 from collections.abc import Mapping
-from typing import Any, Iterable, Sequence
+from itertools import groupby
+from typing import Any, Sequence
 
 import networkx as nx
 import numpy as np
 from matplotlib import colormaps
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from kubenotes.datasets.alibaba import (
-    MILLI_PER_GPU,
-    TraceArrays,
-    TraceNotFound,
-    pod_gpu_request,
-    trace_counts,
-)
+from kubenotes.datasets.alibaba import MILLI_PER_GPU, TraceArrays, pod_gpu_request, trace_counts
 from kubenotes.replay.cache import (
     ARRIVED_PERCENT,
     DEFAULT_SEED,
     TRACE_VARIANTS,
     cached_replay,
     cluster_at,
+    curves,
     events_at,
     gpu_rates_at,
     per_trace,
@@ -70,41 +58,18 @@ from kubenotes.replay.cache import (
     seed_means,
     trace_of,
 )
-from kubenotes.replay.cache import curves as _curves
 from kubenotes.replay.engine import PAPER_ALLOCATION_PERCENT, ReplayResult, replay
 from kubenotes.replay.explain import fgd_explain, fragmentation_terms
-from kubenotes.replay.policies import (
-    PAPER_POLICY_NAMES,
-    POLICY_NAMES,
-    Fragmentation,
-    NodeView,
-    PodRequest,
-    TypicalPods,
-    frag_amount,
-)
+from kubenotes.replay.policies import PAPER_POLICY_NAMES, POLICY_NAMES, NodeView, PodRequest, TypicalPods, frag_amount
 from kubenotes.scheduler.whatif import compare_placements
 from kubenotes.viz.controlplane import _png  # the one savefig-to-PNG helper of the chapters
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 
-__all__ = [
-    "VARIANT_LABELS",
-    "POLICY_COLORS",
-    "trace_overview",
-    "results_table",
-    "curves_figure",
-    "CurvesView",
-    "variants_figure",
-    "occupancy_figure",
-    "fragmentation_breakdown",
-    "fgd_panel",
-    "placement_figure",
-    "schedule_comparison",
-    "replay_view",
-    "replay_panel",
-    "update_seconds",
-]
+__all__ = ["VARIANT_LABELS", "POLICY_COLORS", "trace_overview", "results_table", "curves_figure", "CurvesView",
+           "variants_figure", "occupancy_figure", "fragmentation_breakdown", "fgd_panel", "placement_figure",
+           "schedule_comparison", "replay_view", "replay_panel", "update_seconds"]
 
 #: What each variant changes (the data README's wording, shortened), for dropdowns and tables.
 VARIANT_LABELS: dict[str, str] = {
@@ -116,55 +81,50 @@ VARIANT_LABELS: dict[str, str] = {
 }
 #: One fixed colour per policy, in every figure.
 POLICY_COLORS: dict[str, str] = {
-    "LeastAllocated": "#8c564b",
-    "MostAllocated": "#e377c2",
-    "BalancedAllocation": "#bcbd22",
-    "Random": "#7f7f7f",
-    "DotProd": "#9467bd",
-    "GpuClustering": "#17becf",
-    "GpuPacking": "#2ca02c",
-    "BestFit": "#1f77b4",
-    "FGD": "#d62728",
+    "LeastAllocated": "#8c564b", "MostAllocated": "#e377c2", "BalancedAllocation": "#bcbd22", "Random": "#7f7f7f",
+    "DotProd": "#9467bd", "GpuClustering": "#17becf", "GpuPacking": "#2ca02c", "BestFit": "#1f77b4", "FGD": "#d62728",
 }
 
-_IDLE = "#dcdcdc"
-_FULL = "#253494"
-_NO_CARD = "#ffffff"
-_PARTIAL = colormaps["YlOrRd"]
-_GREEN = "#2e7d32"
-
-
-# ---------------------------------------------------------------------------
-# small helpers
-
-
+_IDLE, _FULL, _GREEN, _PARTIAL = "#dcdcdc", "#253494", "#2e7d32", colormaps["YlOrRd"]
 _TH = "padding:3px 7px;border-bottom:2px solid #888;text-align:left;background:#fafafa"
 _TD = "padding:2px 7px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+#: Why a typical pod shape counts the node's idle GPU as fragmented (reasons of fragmentation_terms).
+_WHY = {"no GPU": "asks for no GPU: all idle GPU is wasted for it", "card model": "needs {t}: card model not allowed",
+        "CPU": "not enough CPU left: all idle GPU is stranded",
+        "cards": "no {n} card{s} with {m} free: all idle GPU is stranded",
+        "fits": "fits; idle GPU on cards with less than {m} free is stranded"}
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None,
-           row_css: Sequence[str] | None = None, numeric_from: int = 1, compact: bool = False) -> Html:
-    """The chapter's tables: cells and caption are HTML (escape text first); columns from ``numeric_from`` align right."""
-    th, td = (_TH, _TD) if not compact else (_TH.replace("3px 7px", "2px 4px"), _TD.replace("2px 7px", "2px 4px"))
-    css = TABLE_CSS if not compact else TABLE_CSS.replace("12px", "11px")
-    return table(headers, rows, caption, row_css, html_cells=True, table_css=css, th_css=th, td_css=td,
-                 escape_caption=False, tr_style=True, right_from=numeric_from)
+def _table(headers: Sequence[str], rows: Any, *, row_css: Sequence[str] | None = None, numeric_from: int = 1,
+           compact: bool = False) -> Html:
+    """The chapter's tables: cells are HTML (escape text first); columns from ``numeric_from`` align right."""
+    pad = (lambda css, p: css.replace(p, "2px 4px")) if compact else (lambda css, p: css)
+    return table(headers, rows, None, row_css, html_cells=True, table_css=TABLE_CSS.replace("12px", "11px")
+                 if compact else TABLE_CSS, th_css=pad(_TH, "3px 7px"), td_css=pad(_TD, "2px 7px"), tr_style=True,
+                 right_from=numeric_from)
 
 
-def _fmt(x: float, digits: int = 2) -> str:
+def _div(body: str, css: str = "") -> str:
+    return f"<div style='font-size:12px{css}'>{body}</div>"
+
+
+def _fmt(x: float | None, digits: int = 2) -> str:
     return "–" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
 
 
 def _gpu_text(num_gpu: int, gpu_milli: int) -> str:
     if num_gpu == 0:
         return "no GPU"
-    if gpu_milli < MILLI_PER_GPU:
-        return f"{gpu_milli / MILLI_PER_GPU:.2f} of 1 GPU"
-    return f"{num_gpu} GPU" + ("s" if num_gpu > 1 else "")
+    return f"{gpu_milli / MILLI_PER_GPU:.2f} of 1 GPU" if gpu_milli < MILLI_PER_GPU else f"{num_gpu} GPU" + (
+        "s" if num_gpu > 1 else "")
 
 
 def _vcpu(milli_cpu: int) -> str:
     return f"{milli_cpu / 1000:g} vCPU"
+
+
+def _legend(fig: Figure, handles: list[Any], labels: list[str], ncol: int) -> None:
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), ncol), fontsize=8.5, frameon=False)
 
 
 # ---------------------------------------------------------------------------
@@ -198,20 +158,19 @@ def trace_overview(trace: TraceArrays) -> Html:
     True
     """
     c = trace_counts(trace)
-    p = max(trace.num_pods, 1)
-    cpu_only, share, whole, multi = c["cpu_only"], c["gpu_sharing"], c["whole_gpu"], c["multi_gpu"]
+    pct = {k: f"{100 * c[k] / max(trace.num_pods, 1):.1f}%" for k in ("cpu_only", "gpu_sharing", "whole_gpu")}
     demand = c["gpu_demand_milli"]
-    total = max(trace.total_gpu_milli, 1)
     rows = [
         ("pod list", f"<code>{_e(trace.pods_file or '(in memory)')}</code>"),
         ("GPU nodes", f"{trace.num_nodes:,} with {c['gpus']:,} GPUs, {c['milli_cpu'] // 1000:,} vCPU"),
         ("GPUs by card model", " · ".join(f"{_e(m)} {g:,}" for m, g in c["gpus_by_model"].items())),
         ("GPUs per node", " · ".join(f"{g} on {n:,} nodes" for g, n in c["nodes_by_gpus"].items())),
-        ("pods", f"{trace.num_pods:,}: {cpu_only:,} CPU-only ({100 * cpu_only / p:.1f}%), "
-                 f"{share:,} GPU-sharing ({100 * share / p:.1f}%), {whole:,} whole-GPU ({100 * whole / p:.1f}%; "
-                 f"{multi:,} of them multi-GPU)"),
+        ("pods", f"{trace.num_pods:,}: {c['cpu_only']:,} CPU-only ({pct['cpu_only']}), {c['gpu_sharing']:,} "
+                 f"GPU-sharing ({pct['gpu_sharing']}), {c['whole_gpu']:,} whole-GPU ({pct['whole_gpu']}; "
+                 f"{c['multi_gpu']:,} of them multi-GPU)"),
         ("pods pinned to card models (gpu_spec)", f"{c['pinned']:,}"),
-        ("GPU requested by the whole list", f"{demand / MILLI_PER_GPU:,.1f} GPUs = {100 * demand / total:.1f}% of capacity"),
+        ("GPU requested by the whole list", f"{demand / MILLI_PER_GPU:,.1f} GPUs = "
+                                            f"{100 * demand / max(trace.total_gpu_milli, 1):.1f}% of capacity"),
     ]
     return _table(["what", "value"], [(f"<b>{_e(k)}</b>", v) for k, v in rows], numeric_from=99)
 
@@ -257,35 +216,20 @@ def results_table(results: Mapping[str, ReplayResult | Sequence[ReplayResult]], 
     >>> "95.00" in s and "95.39" in s and "<b>" in s
     True
     """
-    cols = ["policy", "seeds", "allocation at 100% arrived"]
-    if paper is not None:
-        cols.append("paper")
-    cols.append("allocation at 130% arrived")
-    if paper is not None:
-        cols.append("paper")
-    cols += ["fragmentation rate at 90%", "failed pods"]
-    if seconds is not None:
-        cols.append("replay seconds")
-    stats = {name: (m["seeds"], m["allocation_100"], m["allocation_130"], m["fragmentation_90"], m["failed_pods"])
-             for name, m in seed_means(results).items()}
-    best = max((s[2] for s in stats.values() if np.isfinite(s[2])), default=None)
+    cols = ["policy", "seeds", "allocation at 100% arrived", "paper", "allocation at 130% arrived", "paper",
+            "fragmentation rate at 90%", "failed pods", "replay seconds"]
+    keep = [i for i in range(9) if (paper is not None or i not in (3, 5)) and (seconds is not None or i < 8)]
+    means = seed_means(results)
+    best = max((m["allocation_130"] for m in means.values() if np.isfinite(m["allocation_130"])), default=None)
     rows = []
-    for name, (n, a100, a130, f90, failed) in stats.items():
-        pub = (paper or {}).get(name)
-        a130s = _fmt(a130)
-        if best is not None and a130 == best:
-            a130s = f"<b>{a130s}</b>"
-        row = [f'<span style="color:{POLICY_COLORS.get(name, "#000")}">■</span> {_e(name)}', str(n), _fmt(a100)]
-        if paper is not None:
-            row.append(_fmt(pub[0]) if pub else "–")
-        row.append(a130s)
-        if paper is not None:
-            row.append(_fmt(pub[1]) if pub else "–")
-        row += [_fmt(f90, 1), f"{failed:,.0f}"]
-        if seconds is not None:
-            row.append(_fmt(seconds.get(name, float("nan"))))
-        rows.append(row)
-    return _table(cols, rows)
+    for name, m in means.items():
+        pub, a130 = (paper or {}).get(name) or (None, None), _fmt(m["allocation_130"])
+        row = [f'<span style="color:{POLICY_COLORS.get(name, "#000")}">■</span> {_e(name)}', str(m["seeds"]),
+               _fmt(m["allocation_100"]), _fmt(pub[0]), f"<b>{a130}</b>" if m["allocation_130"] == best else a130,
+               _fmt(pub[1]), _fmt(m["fragmentation_90"], 1), f"{m['failed_pods']:,.0f}",
+               _fmt((seconds or {}).get(name))]
+        rows.append([row[i] for i in keep])
+    return _table([cols[i] for i in keep], rows)
 
 
 def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 10) -> Html:
@@ -331,54 +275,30 @@ def fragmentation_breakdown(view: NodeView, typical: TypicalPods, *, top: int = 
     >>> "F = 300" in s and "cards with less than 1000 free" in s
     True
     """
-    total_idle = sum(view.gpu_left)
-    terms = fragmentation_terms(view, typical)
-    rows, shown_f, shown_c = [], 0.0, 0.0
+    idle, terms, total = sum(view.gpu_left), fragmentation_terms(view, typical), frag_amount(view, typical)
+    rows = []
     for x in terms[:top]:
-        c, m, n, t, f, fp = x["milli_cpu"], x["gpu_milli"], x["num_gpu"], x["gpu_type"], x["share"], x["frag"]
-        why = {"no GPU": "asks for no GPU: all idle GPU is wasted for it",
-               "card model": f"needs {_e(t)}: card model not allowed",
-               "CPU": "not enough CPU left: all idle GPU is stranded",
-               "cards": f"no {n} card{'s' if n > 1 else ''} with {m} free: all idle GPU is stranded",
-               "fits": f"fits; idle GPU on cards with less than {m} free is stranded"}[x["reason"]]
-        rows.append([_e(_vcpu(c)), _e(_gpu_text(n, m)) + (f" ({_e(t)})" if t else ""), f"{100 * f:.1f}%", why,
-                     f"{fp:,.0f}", f"{f * fp:,.1f}"])
-        shown_f += f
-        shown_c += f * fp
-    total = frag_amount(view, typical)
+        n, m, t, f = x["num_gpu"], x["gpu_milli"], x["gpu_type"], x["share"]
+        rows.append([_e(_vcpu(x["milli_cpu"])), _e(_gpu_text(n, m)) + (f" ({_e(t)})" if t else ""), f"{100 * f:.1f}%",
+                     _WHY[x["reason"]].format(t=_e(t), n=n, s="s" if n > 1 else "", m=m), f"{x['frag']:,.0f}",
+                     f"{f * x['frag']:,.1f}"])
     if len(terms) > top:
         rows.append(["", f"the other {len(terms) - top} shapes (smaller terms)",
-                     f"{100 * (float(typical.percentage.sum()) - shown_f):.1f}%",
-                     "", "", f"{total - shown_c:,.1f}"])
-    head = (f"<div style='font-size:12px'><b>{_e(view.name)}</b> ({_e(view.model or 'no GPU')}): free GPU per card "
-            f"<code>{_e(view.gpu_left)}</code> (thousandths), {_e(_vcpu(view.milli_cpu_left))} free; "
-            f"idle GPU T = {total_idle:,}</div>")
-    foot = (f"<div style='font-size:12px'><b>F = {total:,.0f}</b> thousandths of a GPU are fragmented on this node "
-            f"({100 * total / total_idle:.0f}% of its idle GPU)</div>" if total_idle else
-            "<div style='font-size:12px'><b>F = 0</b>: no idle GPU, nothing to fragment</div>")
-    return Html(head + _table(["CPU", "GPU", "share f_p", "on this node", "F_p", "f_p × F_p"], rows,
-                              numeric_from=4) + foot)
-
-
-# ---------------------------------------------------------------------------
-# FGD in numbers for one pod
+                     f"{100 * (float(typical.percentage.sum()) - sum(x['share'] for x in terms[:top])):.1f}%", "", "",
+                     f"{total - sum(x['share'] * x['frag'] for x in terms[:top]):,.1f}"])
+    head = _div(f"<b>{_e(view.name)}</b> ({_e(view.model or 'no GPU')}): free GPU per card <code>{_e(view.gpu_left)}"
+                f"</code> (thousandths), {_e(_vcpu(view.milli_cpu_left))} free; idle GPU T = {idle:,}")
+    foot = _div(f"<b>F = {total:,.0f}</b> thousandths of a GPU are fragmented on this node ({100 * total / idle:.0f}% "
+                "of its idle GPU)" if idle else "<b>F = 0</b>: no idle GPU, nothing to fragment")
+    return Html(head + _table(["CPU", "GPU", "share f_p", "on this node", "F_p", "f_p × F_p"], rows, numeric_from=4)
+                + foot)
 
 
 def _cards_text(left: Sequence[int], chosen: Sequence[int] = ()) -> str:
     """Free GPU per card in card order, runs of equal values as ``1000×5``, chosen cards bracketed in green."""
-    out: list[str] = []
-    i = 0
-    while i < len(left):
-        if i in chosen:
-            out.append(f'<b style="color:{_GREEN}">[{left[i]}]</b>')
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(left) and left[j + 1] == left[i] and (j + 1) not in chosen:
-            j += 1
-        out.append(f"{left[i]}" + (f"×{j - i + 1}" if j > i else ""))
-        i = j + 1
-    return " ".join(out)
+    runs = groupby(range(len(left)), key=lambda i: (left[i], i if i in chosen else -1))
+    return " ".join(f'<b style="color:{_GREEN}">[{v}]</b>' if c >= 0 else f"{v}" + (f"×{n}" if n > 1 else "")
+                    for (v, c), n in ((k, len(list(g))) for k, g in runs))
 
 
 def fgd_panel(explain: Mapping[str, Any], *, top: int = 6, compact: bool = False) -> Html:
@@ -420,530 +340,31 @@ def fgd_panel(explain: Mapping[str, Any], *, top: int = 6, compact: bool = False
     True
     """
     req: PodRequest = explain["request"]
-    rows = list(explain["rows"])
+    rows, node = list(explain["rows"]), explain["node"]
     keep = rows[:top]
-    for extra in [r for r in rows if r["node"] == explain["node"]] + rows[-1:]:
-        if extra not in keep:
-            keep.append(extra)
-    body, css = [], []
-    for r in keep:
-        d = r["frag_after"] - r["frag_before"]
-        chosen = r["node"] == explain["node"]
-        name = ("<b>" if chosen else "") + _e(r["node"]) + ("</b> ✔" if chosen else "")
-        body.append([f"<span style='white-space:nowrap'>{name}</span><br>"
-                     f"<span style='font-size:10px;color:#616161'>{_e(r['model'])}</span>",
-                     f"<span style='white-space:nowrap'>{_cards_text(r['gpu_left'], r['cards'])}</span>",
-                     f"{r['frag_before']:,.0f}", f"{r['frag_after']:,.0f}",
-                     f"{d:+,.0f}".replace("-", "−"), f"<b>{r['score']}</b>"])
-        css.append("background:#e8f5e9" if chosen else "")
-    head = (f"<div style='font-size:12px;line-height:1.45'><b>FGD scores pod {_e(explain['pod'])}</b> "
-            f"({_e(_vcpu(req.milli_cpu))}, {_e(_gpu_text(req.num_gpu, req.gpu_milli))}), "
-            f"arriving at {explain['arrived_percent']:.1f}% of GPU capacity.<br>"
-            f"F = a node's expected fragmentation against the {explain['typical']} typical pod shapes "
-            f"(thousandths of a GPU); score = int(100 · sigmoid((F<sub>before</sub> − F<sub>after</sub>) / 1000)). "
-            f"Free GPU per card before the pod; <b style='color:{_GREEN}'>[x]</b> = the card FGD gives it there.</div>")
-    cards = ", ".join(f"card {c}" for c in explain["cards"]) or "no card (CPU only)"
-    where = f"<b style='color:{_GREEN}'>{_e(explain['node'])}</b>, {cards}"
-    if explain["ties"] > 1:
-        outcome = (f"{explain['ties']:,} share the top score {explain['top_score']}; the replay breaks the tie by its "
-                   f"seeded node order and binds the pod to {where}.")
-    else:
-        outcome = f"one node has the top score {explain['top_score']}: the pod is bound to {where}."
-    foot = (f"<div style='font-size:12px;line-height:1.45'>{explain['feasible']:,} nodes passed Filter; "
-            f"{outcome}</div>")
+    for extra in [r for r in rows if r["node"] == node] + rows[-1:]:
+        keep += [extra] if extra not in keep else []
+    nowrap = "<span style='white-space:nowrap'>{}</span>"
+    body = [[nowrap.format(f"<b>{_e(node)}</b> ✔" if r["node"] == node else _e(r["node"])) +
+             f"<br><span style='font-size:10px;color:#616161'>{_e(r['model'])}</span>",
+             nowrap.format(_cards_text(r["gpu_left"], r["cards"])), f"{r['frag_before']:,.0f}",
+             f"{r['frag_after']:,.0f}", f"{r['frag_after'] - r['frag_before']:+,.0f}".replace("-", "−"),
+             f"<b>{r['score']}</b>"] for r in keep]
+    where = (f"<b style='color:{_GREEN}'>{_e(node)}</b>, "
+             + (", ".join(f"card {c}" for c in explain["cards"]) or "no card (CPU only)"))
+    outcome = (f"{explain['ties']:,} share the top score {explain['top_score']}; the replay breaks the tie by its "
+               f"seeded node order and binds the pod to {where}." if explain["ties"] > 1 else
+               f"one node has the top score {explain['top_score']}: the pod is bound to {where}.")
+    head = _div(f"<b>FGD scores pod {_e(explain['pod'])}</b> ({_e(_vcpu(req.milli_cpu))}, "
+                f"{_e(_gpu_text(req.num_gpu, req.gpu_milli))}), arriving at {explain['arrived_percent']:.1f}% of GPU "
+                f"capacity.<br>F = a node's expected fragmentation against the {explain['typical']} typical pod shapes "
+                f"(thousandths of a GPU); score = int(100 · sigmoid((F<sub>before</sub> − F<sub>after</sub>) / 1000))."
+                f" Free GPU per card before the pod; <b style='color:{_GREEN}'>[x]</b> = the card FGD gives it there.",
+                ";line-height:1.45")
     return Html(head + _table(["node, model", "free GPU per card", "F before", "F after", "ΔF", "score"], body,
-                              row_css=css, numeric_from=2, compact=compact) + foot)
-
-
-# ---------------------------------------------------------------------------
-# figures
-
-
-def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | None = None, *,
-                  paper: Mapping[str, tuple[float, float]] | None = None, title: str | None = None) -> Figure:
-    """GPU allocation ratio and fragmentation rate against arrived workload, one curve per policy.
-
-    Parameters
-    ----------
-    results : mapping of str to ReplayResult
-        Policy -> result (one seed).
-    arrived_percent : float, optional
-        Draw a marker there: a vertical line and each curve's value.
-    paper : mapping of str to (float, float), optional
-        Published allocation at 100% and 130% arrived, drawn as hollow
-        diamonds (pass :data:`~kubenotes.replay.engine.PAPER_ALLOCATION_PERCENT`
-        for the default trace).
-    title : str, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Three Axes: allocation ratio (0-130% arrived), the same zoomed on
-        80-130%, and the fragmentation rate; one legend below.
-
-    Raises
-    ------
-    AttributeError
-        A value of ``results`` is not a ReplayResult.
-
-    Notes
-    -----
-    Values are the simulator's per-bucket means (:meth:`ReplayResult.at`),
-    one seed; the paper plots the mean of ten seeds.
-
-    Examples
-    --------
-    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
-    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
-    >>> fig = curves_figure({"FGD": r}, 100)
-    >>> [a.get_xlabel() for a in fig.axes]
-    ['arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)']
-    """
-    fig = detached_figure(9.8, 4.2)  # <= 1,000 px inline at 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
-    axes = fig.subplots(1, 3)
-    fig.subplots_adjust(left=0.065, right=0.99, top=0.86 if title else 0.91, bottom=0.31, wspace=0.3)
-    full, zoom, frag = axes
-    x = ARRIVED_PERCENT
-    zoom_vals = []
-    for name, r in results.items():
-        c = _curves(r)
-        color = POLICY_COLORS.get(name, "#000000")
-        lw = 2.2 if name == "FGD" else 1.4
-        full.plot(x, c["allocation"], color=color, lw=lw, label=name)
-        zoom.plot(x, c["allocation"], color=color, lw=lw)
-        frag.plot(x, c["fragmentation"], color=color, lw=lw)
-        zoom_vals.append(c["allocation"][80:])
-        if paper and name in paper:
-            for ax in (full, zoom):
-                ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
-            zoom_vals.append(np.array(paper[name]))
-    full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1)
-    full.text(3, 95, "dotted: every requested\nGPU allocated", fontsize=7.5, color="#757575", va="top")
-    full.set(xlim=(0, 130), ylim=(0, 102), ylabel="GPU allocation ratio (% of capacity)", title="GPU allocation ratio")
-    zoom.set(xlim=(80, 130), ylim=_zoom_ylim(zoom_vals), title="zoom: 80-130% arrived")
-    frag.set(xlim=(0, 130), ylim=(0, 102), ylabel="fragmentation rate (% of idle GPU)",
-             title="fragmentation rate")
-    for ax in axes:
-        ax.set_xlabel("arrived workload (% of GPU capacity)", fontsize=9)
-        ax.yaxis.label.set_fontsize(9)
-        ax.title.set_fontsize(10.5)
-        ax.tick_params(labelsize=8.5)
-        ax.grid(alpha=0.3)
-        ax.axvline(100, color="#bdbdbd", lw=0.8, zorder=0)
-    if arrived_percent is not None:
-        _artists, move = _arrived_marker(fig, results)
-        move(arrived_percent)
-    handles, labels = full.get_legend_handles_labels()
-    if paper:
-        handles.append(full.plot([], [], ls="none", marker="D", mfc="none", mec="#424242")[0])
-        labels.append("paper (mean of 10 seeds)")
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=8.5, frameon=False)
-    if title:
-        fig.suptitle(title, fontsize=11)
-    return fig
-
-
-def _zoom_ylim(zoom_vals: list[np.ndarray]) -> tuple[float, float]:
-    """The zoomed Axes' y range: the curves' (and paper points') values from 80% arrived on, a point of margin."""
-    vals = np.concatenate([v[np.isfinite(v)] for v in zoom_vals]) if zoom_vals else np.array([80.0, 100.0])
-    lo = float(np.floor(vals.min() - 1)) if len(vals) else 80.0
-    hi = float(np.ceil(vals.max() + 1)) if len(vals) else 100.0
-    return max(lo, 60.0), min(hi, 101.0)
-
-
-def _arrived_marker(fig: Figure, results: Mapping[str, ReplayResult]) -> tuple[list[Any], Any]:
-    """The arrived-workload marker of a :func:`curves_figure`: its artists, and a function moving it to a percentage.
-
-    A dashed vertical line on each of the three Axes, each curve's value as a
-    dot there (hidden where the curve has none) and a label on the first.
-    The function's ``follow(results)`` makes the dots follow other results of
-    the same policies (for :meth:`CurvesView.show_results`).
-    """
-    full, zoom, frag = fig.axes[:3]
-    artists: list[Any] = []
-    dots: list[tuple[Any, str, str]] = []  # dot, policy, metric
-    for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
-        artists.append(ax.axvline(0, color="#212121", lw=1.2, ls="--"))
-        for name in results:
-            (dot,) = ax.plot([], [], "o", color=POLICY_COLORS.get(name, "#000"), ms=5, mec="white", mew=0.6)
-            dots.append((dot, name, metric))
-    label = full.text(0, 4, "", fontsize=8, color="#212121")
-    artists += [d for d, _n, _m in dots] + [label]
-    curves: list[np.ndarray] = []
-
-    def follow(new_results: Mapping[str, ReplayResult]) -> None:
-        curves[:] = [_curves(new_results[name])[metric] for _d, name, metric in dots]
-
-    def move(arrived_percent: float) -> None:
-        xi = int(round(arrived_percent))
-        for line in artists[:3]:
-            line.set_xdata([arrived_percent, arrived_percent])
-        for (dot, _n, _m), c in zip(dots, curves):
-            shown = 0 <= xi < len(c) and bool(np.isfinite(c[xi]))
-            dot.set_visible(shown)
-            if shown:
-                dot.set_data([xi], [c[xi]])
-        label.set_position((arrived_percent + 1.5, 4))
-        label.set_text(f"{arrived_percent:g}% arrived")
-
-    follow(results)
-    move.follow = follow  # type: ignore[attr-defined]
-    return artists, move
-
-
-class CurvesView:
-    """:func:`curves_figure` drawn once, its arrived-workload marker moved by blitting (for a slider).
-
-    Parameters
-    ----------
-    results : mapping of str to ReplayResult
-    paper : mapping of str to (float, float), optional
-    title : str, optional
-        As :func:`curves_figure`.
-
-    Examples
-    --------
-    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
-    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
-    >>> view = CurvesView({"FGD": r})
-    >>> view.png(40)[:4] == b"\\x89PNG", view.png(40) != view.png(90)
-    (True, True)
-    """
-
-    def __init__(self, results: Mapping[str, ReplayResult], *, paper: Mapping[str, tuple[float, float]] | None = None,
-                 title: str | None = None):
-        from kubenotes.viz.widgets import BlitPNG
-
-        self.figure = curves_figure(results, None, paper=paper, title=title)
-        self.policies, self.paper, self.titled = tuple(results), paper, bool(title)
-        artists, self._move = _arrived_marker(self.figure, results)
-        self._blit = BlitPNG(self.figure, artists)
-
-    def show_results(self, results: Mapping[str, ReplayResult], title: str | None = None) -> bool:
-        """Put other results of the same policies (another trace variant) on this figure, in place.
-
-        The curves, the marker's dots, the zoomed Axes' range and the title
-        change; the rest of the figure, its ticks and legend included, stays,
-        so redrawing it costs less than building a new one (a learner
-        switching variants). The picture is that of a new
-        ``CurvesView(results, title=title)``.
-
-        Returns
-        -------
-        bool
-            False, changing nothing, when the figure cannot show them so: other
-            policies or order, published points drawn (they belong to the
-            default trace), or a title added or removed.
-        """
-        if tuple(results) != self.policies or self.paper or bool(title) != self.titled:
-            return False
-        full, zoom, frag = self.figure.axes[:3]
-        curves = [_curves(r) for r in results.values()]
-        for k, c in enumerate(curves):
-            full.lines[k].set_ydata(c["allocation"])
-            zoom.lines[k].set_ydata(c["allocation"])
-            frag.lines[k].set_ydata(c["fragmentation"])
-        zoom.set_ylim(_zoom_ylim([c["allocation"][80:] for c in curves]))
-        self._move.follow(results)
-        if title:
-            self.figure._suptitle.set_text(title)
-        self._blit.redraw()
-        return True
-
-    def png(self, arrived_percent: float) -> bytes:
-        """The figure with the marker at ``arrived_percent``, as PNG bytes."""
-        self._move(arrived_percent)
-        return self._blit.png()
-
-
-def variants_figure(by_variant: Mapping[str, Mapping[str, ReplayResult]], arrived_percent: int = 100) -> Figure:
-    """GPU allocation ratio at one arrived workload, per trace variant and policy (a dot plot).
-
-    Parameters
-    ----------
-    by_variant : mapping of str to mapping of str to ReplayResult
-        Variant -> policy -> result, as :func:`replay_variants` returns.
-    arrived_percent : int
-        The arrived workload (% of GPU capacity) the ratios are read at
-        (:meth:`ReplayResult.at`).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One Axes: a row per variant (top to bottom in the mapping's order),
-        a dot per policy in its colour, FGD's larger; the x axis spans only
-        the values drawn, so the gaps between policies are readable.
-
-    Raises
-    ------
-    StopIteration
-        The first variant maps to no policy (the title reads its seed).
-    AttributeError
-        A result is not a ReplayResult.
-
-    Notes
-    -----
-    One seed; the paper's section 6.3 compares the same variants.
-
-    Examples
-    --------
-    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
-    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
-    >>> fig = variants_figure({"default": {"FGD": r}, "cpu050": {"FGD": r}})
-    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    ['default: the production pod list', 'cpu050: fewer CPU-only pods']
-    """
-    names = list(by_variant)
-    height = 0.45 * len(names) + 1.3
-    fig = detached_figure(9.0, height)
-    ax = fig.subplots()
-    fig.subplots_adjust(left=0.36, right=0.97, top=1 - 0.35 / height, bottom=0.8 / height)
-    values = []
-    for row, variant in enumerate(names):
-        for policy, r in by_variant[variant].items():
-            v = r.at("allocation", arrived_percent)
-            values.append(v)
-            ax.plot([v], [row], ls="none", marker="o", ms=9 if policy == "FGD" else 6, alpha=0.9,
-                    color=POLICY_COLORS.get(policy, "#000000"), label=policy if row == 0 else None,
-                    zorder=3 if policy == "FGD" else 2)
-    finite = [v for v in values if np.isfinite(v)] or [0.0, 100.0]
-    ax.set_xlim(np.floor(min(finite)) - 0.5, min(np.ceil(max(finite)) + 0.5, 100.5))
-    ax.set_yticks(range(len(names)), [VARIANT_LABELS.get(v, v) for v in names], fontsize=8.5)
-    ax.set_ylim(len(names) - 0.5, -0.5)
-    ax.set_xlabel(f"GPU allocation ratio at {arrived_percent}% arrived workload (% of capacity)")
-    ax.grid(axis="x", alpha=0.3)
-    ax.set_title("Which policy allocates the most GPUs, per pod-list variant (seed "
-                 f"{next(iter(next(iter(by_variant.values())).values())).seed})" if by_variant else "", fontsize=10)
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(labels), 6),
-               fontsize=8.5, frameon=False)
-    return fig
-
-
-def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:
-    d = per_trace(trace)
-    key = ("layout", per_row)
-    if key in d:
-        return d[key]
-    count = trace.node_gpu_count
-    order_models = sorted({int(m) for m, g in zip(trace.node_model.tolist(), count.tolist()) if g > 0},
-                          key=lambda m: -int(count[trace.node_model == m].sum()))
-    tile_w, tile_h = 5, 3  # 4 x 2 cards and a gap
-    rows_of = np.full((trace.num_nodes, 8), -1, dtype=np.int64)
-    cols_of = np.full((trace.num_nodes, 8), -1, dtype=np.int64)
-    origin = np.zeros((trace.num_nodes, 2), dtype=np.int64)
-    sections = []
-    y = 0
-    for m in order_models:
-        idx = [i for i in range(trace.num_nodes) if int(trace.node_model[i]) == m and count[i] > 0]
-        idx.sort(key=lambda i: (-int(count[i]), trace.node_names[i]))
-        sections.append((trace.models[m], y, len(idx), sorted({int(count[i]) for i in idx}, reverse=True)))
-        section_h = max(((len(idx) + per_row - 1) // per_row) * tile_h, 6)
-        for k, i in enumerate(idx):
-            ty, tx = y + (k // per_row) * tile_h, (k % per_row) * tile_w
-            origin[i] = (ty, tx)
-            for c in range(min(int(count[i]), 8)):
-                rows_of[i, c] = ty + c // 4
-                cols_of[i, c] = tx + c % 4
-        y += section_h + 1
-    d[key] = {"rows": rows_of, "cols": cols_of, "origin": origin, "height": max(y - 1, 1),
-              "width": per_row * tile_w - 1, "sections": sections}
-    return d[key]
-
-
-def _rgba(hex_color: str) -> np.ndarray:
-    h = hex_color.lstrip("#")
-    return np.array([int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)] + [1.0])
-
-
-def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight: str | None = None,
-                     per_row: int = 40, width_inches: float = 9.8, title: str | None = None) -> Figure:
-    """Every GPU card of the cluster at one arrived workload: idle, partly used (shared) or full.
-
-    Nodes are grouped by card model (largest model first) and drawn as tiles
-    of up to 4 x 2 cards, in card order (cards 0-3 on top).
-
-    Parameters
-    ----------
-    result : ReplayResult
-    arrived_percent : float
-        The moment to draw (see :func:`events_at`).
-    highlight : str, optional
-        Outline this node (e.g. where the next pod goes).
-    per_row : int
-        Node tiles per row.
-    width_inches : float
-        Figure width; the height follows from the layout.
-    title : str, optional
-        Default: policy, arrived workload, allocation ratio, fragmentation
-        rate and card counts.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One image Axes (no ticks), a label per card model on its left, the
-        legend below; already closed for pyplot.
-
-    Raises
-    ------
-    ValueError
-        ``result`` carries no cluster (it was not made by
-        :func:`~kubenotes.replay.engine.replay`).
-
-    Examples
-    --------
-    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
-    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 8, "G2")], [PodRow("a", 1000, 1024, 1, 500)])
-    >>> r = replay(t, "BestFit", tuning_ratio=0, order=[0])
-    >>> fig = occupancy_figure(r, 10)
-    >>> "1 partly used" in fig.axes[0].get_title()
-    True
-    """
-    trace = trace_of(result)
-    lay = _occupancy_layout(trace, per_row)
-    e = events_at(result, arrived_percent)
-    cluster = cluster_at(result, e)
-    left = cluster.gpu_left
-    has = lay["rows"] >= 0
-    has = has[:, : left.shape[1]]
-    used = (MILLI_PER_GPU - left) / MILLI_PER_GPU
-    img = np.tile(_rgba(_NO_CARD), (lay["height"], lay["width"], 1))
-    colors = np.empty(left.shape + (4,))
-    colors[:] = _rgba(_IDLE)
-    part = (used > 0) & (used < 1)
-    colors[part] = _PARTIAL(0.25 + 0.6 * used[part])
-    colors[used >= 1] = _rgba(_FULL)
-    img[lay["rows"][:, : left.shape[1]][has], lay["cols"][:, : left.shape[1]][has]] = colors[has]
-    n_full, n_part, n_idle = int(((used >= 1) & has).sum()), int((part & has).sum()), int(((used <= 0) & has).sum())
-    h, w = lay["height"], lay["width"]
-    narrow = width_inches < 9
-    label_in, top_in, bottom_in = 1.3, (0.75 if narrow else 0.55), (0.65 if narrow else 0.45)
-    img_w = width_inches - label_in - 0.1
-    height = top_in + bottom_in + img_w * h / w
-    fig = detached_figure(width_inches, height)
-    ax = fig.add_axes((label_in / width_inches, bottom_in / height, img_w / width_inches, 1 - (top_in + bottom_in) / height))
-    ax.imshow(img, interpolation="nearest", aspect="equal", extent=(0, w, h, 0))
-    ax.set_axis_off()
-    for model, y0, n, counts in lay["sections"]:
-        ax.text(-1.5, y0 - 0.3, f"{model}: {n} nodes\n{'/'.join(map(str, counts))} GPU{'' if counts == [1] else 's'} each", ha="right", va="top",
-                fontsize=7.5, color="#37474f", linespacing=1.1)
-    if highlight is not None and highlight in trace.node_names:
-        i = trace.node_names.index(highlight)
-        ty, tx = lay["origin"][i]
-        ax.add_patch(Rectangle((tx - 0.6, ty - 0.6), 5.2, 3.2, fill=False, ec=_GREEN, lw=2.2))
-    alloc, rate = gpu_rates_at(result, e)
-    ax.set_title(title or (f"{result.policy}, {arrived_percent:g}% arrived:{chr(10) if narrow else ' '}"
-                           f"{alloc:.1f}% of GPUs allocated, fragmentation rate {rate:.1f}%\n{n_full:,} full, "
-                           f"{n_part:,} partly used, {n_idle:,} idle cards"), fontsize=9.5 if narrow else 10)
-    legend = [Patch(fc=_IDLE, label="idle card"), Patch(fc=_PARTIAL(0.35), label="partly used (shared)"),
-              Patch(fc=_PARTIAL(0.8), label="partly used, nearly full"),
-              Patch(fc=_FULL, label="full card")]
-    if highlight is not None:
-        legend.append(Patch(fc="none", ec=_GREEN, lw=2, label=f"{highlight}"))
-    fig.legend(handles=legend, loc="lower center", ncol=3 if narrow else len(legend), fontsize=8,
-               frameon=False)
-    return fig
-
-
-# ---------------------------------------------------------------------------
-# the placement graph
-
-
-def placement_figure(graph: nx.DiGraph, *, title: str | None = None, show_cpu_pods: bool = False,
-                     highlight: str | None = None) -> Figure:
-    """Draw :func:`~kubenotes.replay.cache.placement_graph` left to right (nodes, cards, pods) with a fixed layout.
-
-    Parameters
-    ----------
-    graph : networkx.DiGraph
-        From :func:`~kubenotes.replay.cache.placement_graph`.
-    title : str, optional
-    show_cpu_pods : bool
-        Also draw CPU-only pods (they take no card).
-    highlight : str, optional
-        A graph node to draw in green (e.g. ``pod/<event>``).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Cards are coloured like :func:`occupancy_figure` and labelled with
-        their free thousandths; a pod shows its name and its GPU share.
-
-    Raises
-    ------
-    KeyError
-        A graph node lacks the attributes :func:`~kubenotes.replay.cache.placement_graph` sets
-        (``kind``, and ``name``/``index``/``free``/``num_gpu``... per kind).
-
-    Examples
-    --------
-    >>> g = nx.DiGraph()
-    >>> g.add_node("node/n", kind="node", name="n", model="T4")
-    >>> g.add_node("card/n/0", kind="card", node="n", index=0, free=500)
-    >>> g.add_node("pod/0", kind="pod", name="p", num_gpu=1, gpu_milli=500, milli_cpu=1000)
-    >>> g.add_edges_from([("node/n", "card/n/0"), ("card/n/0", "pod/0")])
-    >>> len(placement_figure(g).axes)
-    1
-    """
-    g = graph.copy()
-    if not show_cpu_pods:
-        g.remove_nodes_from([n for n, d in graph.nodes(data=True) if d["kind"] == "pod" and d["num_gpu"] == 0])
-    pos: dict[str, tuple[float, float]] = {}
-    y = 0.0
-    node_ids = [n for n, d in g.nodes(data=True) if d["kind"] == "node"]
-    for nid in node_ids:
-        cards = [c for c in g.successors(nid) if g.nodes[c]["kind"] == "card"]
-        cards.sort(key=lambda c: g.nodes[c]["index"])
-        ys = []
-        for c in cards:
-            pos[c] = (1.0, -y)
-            ys.append(-y)
-            y += 1.0
-        pos[nid] = (0.0, float(np.mean(ys)) if ys else -y)
-        y += 0.8
-    pods = [n for n, d in g.nodes(data=True) if d["kind"] == "pod"]
-    want = {p: float(np.mean([pos[c][1] for c in g.predecessors(p) if c in pos])) for p in pods}
-    placed: list[float] = []
-    for p in sorted(pods, key=lambda p: -want[p]):
-        yy = want[p]
-        if placed and yy > placed[-1] - 0.62:
-            yy = placed[-1] - 0.62
-        placed.append(yy)
-        pos[p] = (1.8, yy)
-    lo = min([p[1] for p in pos.values()] + [0.0])
-    fig = detached_figure(10.0, max(2.5, 0.34 * (-lo + 1.5)))
-    ax = fig.add_axes((0.01, 0.01, 0.98, 0.9 if title else 0.97))
-    ax.axis("off")
-    nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#9e9e9e", width=1.0, arrows=True, arrowstyle="-|>",
-                           arrowsize=8, node_size=0, min_source_margin=14, min_target_margin=14)
-    for n, d in g.nodes(data=True):
-        x, yy = pos[n]
-        if d["kind"] == "node":
-            ax.text(x, yy, f"{d['name']}\n{d['model']}", ha="center", va="center", fontsize=8.5, fontweight="bold",
-                    bbox=dict(boxstyle="round,pad=0.4", fc="white", ec="#455a64", lw=1.2))
-        elif d["kind"] == "card":
-            used = (MILLI_PER_GPU - d["free"]) / MILLI_PER_GPU
-            fc = _FULL if used >= 1 else (_IDLE if used <= 0 else _PARTIAL(0.25 + 0.6 * used))
-            tc = "white" if used >= 0.75 else "#212121"
-            ax.text(x, yy, f"GPU {d['index']} · {d['free']} free", ha="center", va="center", fontsize=7.5, color=tc,
-                    bbox=dict(boxstyle="square,pad=0.3", fc=fc, ec="#616161", lw=0.8))
-        else:
-            share = (f"{d['gpu_milli'] / MILLI_PER_GPU:.2f} GPU" if d["gpu_milli"] < MILLI_PER_GPU
-                     else f"{d['num_gpu']} whole GPU" + ("s" if d["num_gpu"] > 1 else ""))
-            hl = n == highlight
-            ax.text(x, yy, f"{d['name']} · {share}", ha="left", va="center", fontsize=7.5,
-                    fontweight="bold" if hl else "normal",
-                    bbox=dict(boxstyle="round,pad=0.25", fc="#c8e6c9" if hl else "#e3f2fd",
-                              ec=_GREEN if hl else "#90a4ae", lw=1.4 if hl else 0.6))
-    ax.set_xlim(-0.45, 2.9)
-    ax.set_ylim(lo - 0.7, 0.7)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    return fig
-
-
-# ---------------------------------------------------------------------------
-# Part 2: comparing scheduler runs
+                              row_css=["background:#e8f5e9" if r["node"] == node else "" for r in keep],
+                              numeric_from=2, compact=compact)
+                + _div(f"{explain['feasible']:,} nodes passed Filter; {outcome}", ";line-height:1.45"))
 
 
 def schedule_comparison(runs: Mapping[str, Sequence[Any]], *, pods: Sequence[Any] = (), nodes: Sequence[Any] = (),
@@ -987,29 +408,478 @@ def schedule_comparison(runs: Mapping[str, Sequence[Any]], *, pods: Sequence[Any
     """
     cmp = compare_placements(runs, nodes)
     placed, keys = cmp["placed"], cmp["pods"]
-    labels = list(placed)
-    gpu = {}
-    for p in pods:
-        num, milli, _ = pod_gpu_request(p)
-        gpu[f"{p.metadata.namespace or 'default'}/{p.metadata.name}"] = _gpu_text(num, milli)
-    summary = []
-    for lab, s in cmp["summary"].items():
-        empty = s["nodes_left_empty"]
-        summary.append([f"<b>{_e(lab)}</b>", str(s["bound"]), str(s["nodes_used"]),
-                        str(empty) if empty is not None else "–", str(s["moved"])])
-    t1 = _table(["configuration", "pods bound", "nodes used", "nodes left empty", "pods placed differently"], summary)
-    body, css = [], []
-    for k in keys[:rows]:
-        vals = [placed[lab].get(k) for lab in labels]
-        body.append([_e(k), _e(gpu.get(k, ""))] + [_e(v) if v else "<i>Pending</i>" for v in vals])
-        css.append("background:#fff8e1" if len(set(vals)) > 1 else "")
-    more = f"<div style='font-size:11px;color:#616161'>… and {len(keys) - rows} more pods</div>" if len(keys) > rows else ""
-    t2 = _table(["pod", "GPU request"] + labels, body, row_css=css, numeric_from=99)
-    return Html(t1 + t2 + more)
+    gpu = {f"{p.metadata.namespace or 'default'}/{p.metadata.name}": _gpu_text(*pod_gpu_request(p)[:2]) for p in pods}
+    summary = [[f"<b>{_e(lab)}</b>", str(s["bound"]), str(s["nodes_used"]),
+                "–" if s["nodes_left_empty"] is None else str(s["nodes_left_empty"]), str(s["moved"])]
+               for lab, s in cmp["summary"].items()]
+    vals = [[placed[lab].get(k) for lab in placed] for k in keys[:rows]]
+    more = (f"<div style='font-size:11px;color:#616161'>… and {len(keys) - rows} more pods</div>"
+            if len(keys) > rows else "")
+    return Html(_table(["configuration", "pods bound", "nodes used", "nodes left empty", "pods placed differently"],
+                       summary)
+                + _table(["pod", "GPU request"] + list(placed),
+                         [[_e(k), _e(gpu.get(k, ""))] + [_e(v) if v else "<i>Pending</i>" for v in vs]
+                          for k, vs in zip(keys, vals)],
+                         row_css=["background:#fff8e1" if len(set(vs)) > 1 else "" for vs in vals], numeric_from=99)
+                + more)
+
+
+# ---------------------------------------------------------------------------
+# figures
+
+
+def _zoom_ylim(zoom_vals: list[np.ndarray]) -> tuple[float, float]:
+    """The zoomed Axes' y range: the curves' (and paper points') values from 80% arrived on, a point of margin."""
+    vals = np.concatenate([v[np.isfinite(v)] for v in zoom_vals]) if zoom_vals else np.array([80.0, 100.0])
+    if not len(vals):
+        return 80.0, 100.0
+    return max(float(np.floor(vals.min() - 1)), 60.0), min(float(np.ceil(vals.max() + 1)), 101.0)
+
+
+class CurvesView:
+    """:func:`curves_figure` drawn once, its arrived-workload marker moved by blitting (for a slider).
+
+    Parameters
+    ----------
+    results : mapping of str to ReplayResult
+    paper : mapping of str to (float, float), optional
+    title : str, optional
+        As :func:`curves_figure`.
+
+    Examples
+    --------
+    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
+    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
+    >>> view = CurvesView({"FGD": r})
+    >>> view.png(40)[:4] == b"\\x89PNG", view.png(40) != view.png(90)
+    (True, True)
+    """
+
+    def __init__(self, results: Mapping[str, ReplayResult], *, paper: Mapping[str, tuple[float, float]] | None = None,
+                 title: str | None = None, _blit: bool = True):
+        from kubenotes.viz.widgets import BlitPNG
+
+        self.policies, self.paper, self.titled = tuple(results), paper, bool(title)
+        fig = self.figure = detached_figure(9.8, 4.2)  # <= 1,000 px inline at 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
+        axes = full, zoom, frag = fig.subplots(1, 3)
+        fig.subplots_adjust(left=0.065, right=0.99, top=0.86 if title else 0.91, bottom=0.31, wspace=0.3)
+        zoom_vals = []
+        for name, r in results.items():
+            c, color, lw = curves(r), POLICY_COLORS.get(name, "#000000"), 2.2 if name == "FGD" else 1.4
+            for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
+                ax.plot(ARRIVED_PERCENT, c[metric], color=color, lw=lw, label=name if ax is full else None)
+            zoom_vals.append(c["allocation"][80:])
+            if paper and name in paper:
+                for ax in (full, zoom):
+                    ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
+                zoom_vals.append(np.array(paper[name]))
+        full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1)
+        full.text(3, 95, "dotted: every requested\nGPU allocated", fontsize=7.5, color="#757575", va="top")
+        full.set(xlim=(0, 130), ylim=(0, 102), ylabel="GPU allocation ratio (% of capacity)", title="GPU allocation ratio")
+        zoom.set(xlim=(80, 130), ylim=_zoom_ylim(zoom_vals), title="zoom: 80-130% arrived")
+        frag.set(xlim=(0, 130), ylim=(0, 102), ylabel="fragmentation rate (% of idle GPU)", title="fragmentation rate")
+        for ax in axes:
+            ax.set_xlabel("arrived workload (% of GPU capacity)", fontsize=9)
+            ax.yaxis.label.set_fontsize(9)
+            ax.title.set_fontsize(10.5)
+            ax.tick_params(labelsize=8.5)
+            ax.grid(alpha=0.3)
+            ax.axvline(100, color="#bdbdbd", lw=0.8, zorder=0)
+        # the marker: a dashed line on each Axes, each curve's value as a dot there, a label on the first
+        self._lines = [ax.axvline(0, color="#212121", lw=1.2, ls="--") for ax in axes]
+        self._dots = [(ax.plot([], [], "o", color=POLICY_COLORS.get(name, "#000"), ms=5, mec="white", mew=0.6)[0],
+                       name, metric) for ax, metric in ((full, "allocation"), (zoom, "allocation"),
+                                                         (frag, "fragmentation")) for name in results]
+        self._label = full.text(0, 4, "", fontsize=8, color="#212121")
+        self._follow(results)
+        handles, labels = full.get_legend_handles_labels()
+        if paper:
+            handles.append(full.plot([], [], ls="none", marker="D", mfc="none", mec="#424242")[0])
+            labels.append("paper (mean of 10 seeds)")
+        _legend(fig, handles, labels, 5)
+        if title:
+            fig.suptitle(title, fontsize=11)
+        self.marker = self._lines + [d for d, _n, _m in self._dots] + [self._label]
+        self._blit = BlitPNG(fig, self.marker) if _blit else None
+
+    def _follow(self, results: Mapping[str, ReplayResult]) -> None:
+        self._curves = [curves(results[name])[metric] for _d, name, metric in self._dots]
+
+    def _move(self, arrived_percent: float) -> None:
+        xi = int(round(arrived_percent))
+        for line in self._lines:
+            line.set_xdata([arrived_percent, arrived_percent])
+        for (dot, _n, _m), c in zip(self._dots, self._curves):
+            dot.set_visible(0 <= xi < len(c) and bool(np.isfinite(c[xi])))
+            if dot.get_visible():
+                dot.set_data([xi], [c[xi]])
+        self._label.set_position((arrived_percent + 1.5, 4))
+        self._label.set_text(f"{arrived_percent:g}% arrived")
+
+    def show_results(self, results: Mapping[str, ReplayResult], title: str | None = None) -> bool:
+        """Put other results of the same policies (another trace variant) on this figure, in place.
+
+        The curves, the marker's dots, the zoomed Axes' range and the title
+        change; the rest of the figure, its ticks and legend included, stays,
+        so redrawing it costs less than building a new one (a learner
+        switching variants). The picture is that of a new
+        ``CurvesView(results, title=title)``.
+
+        Parameters
+        ----------
+        results : mapping of str to ReplayResult
+            The same policies, in the same order.
+        title : str, optional
+
+        Returns
+        -------
+        bool
+            False, changing nothing, when the figure cannot show them so: other
+            policies or order, published points drawn (they belong to the
+            default trace), or a title added or removed.
+        """
+        if tuple(results) != self.policies or self.paper or bool(title) != self.titled:
+            return False
+        full, zoom, frag = self.figure.axes[:3]
+        cs = [curves(r) for r in results.values()]
+        for k, c in enumerate(cs):
+            for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
+                ax.lines[k].set_ydata(c[metric])
+        zoom.set_ylim(_zoom_ylim([c["allocation"][80:] for c in cs]))
+        self._follow(results)
+        if title:
+            self.figure._suptitle.set_text(title)
+        self._blit.redraw()
+        return True
+
+    def png(self, arrived_percent: float) -> bytes:
+        """The figure with the marker at ``arrived_percent``, as PNG bytes."""
+        self._move(arrived_percent)
+        return self._blit.png()
+
+
+def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | None = None, *,
+                  paper: Mapping[str, tuple[float, float]] | None = None, title: str | None = None) -> Figure:
+    """GPU allocation ratio and fragmentation rate against arrived workload, one curve per policy.
+
+    Parameters
+    ----------
+    results : mapping of str to ReplayResult
+        Policy -> result (one seed).
+    arrived_percent : float, optional
+        Draw a marker there: a vertical line and each curve's value.
+    paper : mapping of str to (float, float), optional
+        Published allocation at 100% and 130% arrived, drawn as hollow
+        diamonds (pass :data:`~kubenotes.replay.engine.PAPER_ALLOCATION_PERCENT`
+        for the default trace).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three Axes: allocation ratio (0-130% arrived), the same zoomed on
+        80-130%, and the fragmentation rate; one legend below.
+
+    Raises
+    ------
+    AttributeError
+        A value of ``results`` is not a ReplayResult.
+
+    Notes
+    -----
+    Values are the simulator's per-bucket means (:meth:`ReplayResult.at`),
+    one seed; the paper plots the mean of ten seeds.
+
+    Examples
+    --------
+    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
+    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
+    >>> fig = curves_figure({"FGD": r}, 100)
+    >>> [a.get_xlabel() for a in fig.axes]
+    ['arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)']
+    """
+    view = CurvesView(results, paper=paper, title=title, _blit=False)
+    if arrived_percent is None:
+        for artist in view.marker:
+            artist.remove()
+    else:
+        view._move(arrived_percent)
+    return view.figure
+
+
+def variants_figure(by_variant: Mapping[str, Mapping[str, ReplayResult]], arrived_percent: int = 100) -> Figure:
+    """GPU allocation ratio at one arrived workload, per trace variant and policy (a dot plot).
+
+    Parameters
+    ----------
+    by_variant : mapping of str to mapping of str to ReplayResult
+        Variant -> policy -> result, as :func:`replay_variants` returns.
+    arrived_percent : int
+        The arrived workload (% of GPU capacity) the ratios are read at
+        (:meth:`ReplayResult.at`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One Axes: a row per variant (top to bottom in the mapping's order),
+        a dot per policy in its colour, FGD's larger; the x axis spans only
+        the values drawn, so the gaps between policies are readable.
+
+    Raises
+    ------
+    StopIteration
+        The first variant maps to no policy (the title reads its seed).
+    AttributeError
+        A result is not a ReplayResult.
+
+    Notes
+    -----
+    One seed; the paper's section 6.3 compares the same variants.
+
+    Examples
+    --------
+    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
+    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
+    >>> fig = variants_figure({"default": {"FGD": r}, "cpu050": {"FGD": r}})
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['default: the production pod list', 'cpu050: fewer CPU-only pods']
+    """
+    names, height = list(by_variant), 0.45 * len(by_variant) + 1.3
+    fig = detached_figure(9.0, height)
+    ax = fig.subplots()
+    fig.subplots_adjust(left=0.36, right=0.97, top=1 - 0.35 / height, bottom=0.8 / height)
+    values = []
+    for row, variant in enumerate(names):
+        for policy, r in by_variant[variant].items():
+            values.append(r.at("allocation", arrived_percent))
+            ax.plot([values[-1]], [row], ls="none", marker="o", ms=9 if policy == "FGD" else 6, alpha=0.9,
+                    color=POLICY_COLORS.get(policy, "#000000"), label=policy if row == 0 else None,
+                    zorder=3 if policy == "FGD" else 2)
+    finite = [v for v in values if np.isfinite(v)] or [0.0, 100.0]
+    ax.set_xlim(np.floor(min(finite)) - 0.5, min(np.ceil(max(finite)) + 0.5, 100.5))
+    ax.set_yticks(range(len(names)), [VARIANT_LABELS.get(v, v) for v in names], fontsize=8.5)
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.set_xlabel(f"GPU allocation ratio at {arrived_percent}% arrived workload (% of capacity)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title("Which policy allocates the most GPUs, per pod-list variant (seed "
+                 f"{next(iter(next(iter(by_variant.values())).values())).seed})" if by_variant else "", fontsize=10)
+    _legend(fig, *ax.get_legend_handles_labels(), 6)
+    return fig
+
+
+def _card_colors(used: np.ndarray) -> np.ndarray:
+    """RGBA per card from its used share: idle grey, partly used yellow to red, full dark blue."""
+    colors = np.empty(used.shape + (4,))
+    colors[:] = to_rgba(_IDLE)
+    part = (used > 0) & (used < 1)
+    colors[part] = _PARTIAL(0.25 + 0.6 * used[part])
+    colors[used >= 1] = to_rgba(_FULL)
+    return colors
+
+
+def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:
+    """Where each card of the trace goes in the occupancy picture: node tiles of 4 x 2 cards, by card model."""
+    d = per_trace(trace)
+    if ("layout", per_row) in d:
+        return d[("layout", per_row)]
+    count, model = trace.node_gpu_count, trace.node_model
+    at = np.full((trace.num_nodes, 8, 2), -1, dtype=np.int64)  # (row, col) of each card
+    origin, sections, y = np.zeros((trace.num_nodes, 2), dtype=np.int64), [], 0
+    for m in sorted({int(m) for m, g in zip(model.tolist(), count.tolist()) if g > 0},
+                    key=lambda m: -int(count[model == m].sum())):
+        idx = sorted((i for i in range(trace.num_nodes) if int(model[i]) == m and count[i] > 0),
+                     key=lambda i: (-int(count[i]), trace.node_names[i]))
+        sections.append((trace.models[m], y, len(idx), sorted({int(count[i]) for i in idx}, reverse=True)))
+        for k, i in enumerate(idx):
+            origin[i] = (y + (k // per_row) * 3, (k % per_row) * 5)
+            for c in range(min(int(count[i]), 8)):
+                at[i, c] = origin[i] + (c // 4, c % 4)
+        y += max(((len(idx) + per_row - 1) // per_row) * 3, 6) + 1
+    d[("layout", per_row)] = {"at": at, "origin": origin, "height": max(y - 1, 1), "width": per_row * 5 - 1,
+                              "sections": sections}
+    return d[("layout", per_row)]
+
+
+def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight: str | None = None,
+                     per_row: int = 40, width_inches: float = 9.8) -> Figure:
+    """Every GPU card of the cluster at one arrived workload: idle, partly used (shared) or full.
+
+    Nodes are grouped by card model (largest model first) and drawn as tiles
+    of up to 4 x 2 cards, in card order (cards 0-3 on top).
+
+    Parameters
+    ----------
+    result : ReplayResult
+    arrived_percent : float
+        The moment to draw (see :func:`events_at`).
+    highlight : str, optional
+        Outline this node (e.g. where the next pod goes).
+    per_row : int
+        Node tiles per row.
+    width_inches : float
+        Figure width; the height follows from the layout.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One image Axes (no ticks), a label per card model on its left, the
+        legend below; the title gives policy, arrived workload, allocation
+        ratio, fragmentation rate and card counts.
+
+    Raises
+    ------
+    ValueError
+        ``result`` carries no cluster (it was not made by
+        :func:`~kubenotes.replay.engine.replay`).
+
+    Examples
+    --------
+    >>> from kubenotes.datasets.alibaba import NodeRow, PodRow
+    >>> t = TraceArrays.from_rows([NodeRow("n1", 32000, 1 << 20, 8, "G2")], [PodRow("a", 1000, 1024, 1, 500)])
+    >>> r = replay(t, "BestFit", tuning_ratio=0, order=[0])
+    >>> fig = occupancy_figure(r, 10)
+    >>> "1 partly used" in fig.axes[0].get_title()
+    True
+    """
+    trace = trace_of(result)
+    lay, e = _occupancy_layout(trace, per_row), events_at(result, arrived_percent)
+    left = cluster_at(result, e).gpu_left
+    at = lay["at"][:, : left.shape[1]]
+    has, used = at[:, :, 0] >= 0, (MILLI_PER_GPU - left) / MILLI_PER_GPU
+    h, w = lay["height"], lay["width"]
+    img = np.ones((h, w, 4))
+    img[at[has][:, 0], at[has][:, 1]] = _card_colors(used)[has]
+    counts = [int((m & has).sum()) for m in (used >= 1, (used > 0) & (used < 1), used <= 0)]
+    narrow = width_inches < 9
+    label_in, top_in, bottom_in = 1.3, (0.75 if narrow else 0.55), (0.65 if narrow else 0.45)
+    img_w = width_inches - label_in - 0.1
+    height = top_in + bottom_in + img_w * h / w
+    fig = detached_figure(width_inches, height)
+    ax = fig.add_axes((label_in / width_inches, bottom_in / height, img_w / width_inches,
+                       1 - (top_in + bottom_in) / height))
+    ax.imshow(img, interpolation="nearest", aspect="equal", extent=(0, w, h, 0))
+    ax.set_axis_off()
+    for model, y0, n, gpus in lay["sections"]:
+        ax.text(-1.5, y0 - 0.3, f"{model}: {n} nodes\n{'/'.join(map(str, gpus))} GPU{'' if gpus == [1] else 's'} each",
+                ha="right", va="top", fontsize=7.5, color="#37474f", linespacing=1.1)
+    legend = [Patch(fc=_IDLE, label="idle card"), Patch(fc=_PARTIAL(0.35), label="partly used (shared)"),
+              Patch(fc=_PARTIAL(0.8), label="partly used, nearly full"), Patch(fc=_FULL, label="full card")]
+    if highlight is not None:
+        if highlight in trace.node_names:
+            ty, tx = lay["origin"][trace.node_names.index(highlight)]
+            ax.add_patch(Rectangle((tx - 0.6, ty - 0.6), 5.2, 3.2, fill=False, ec=_GREEN, lw=2.2))
+        legend.append(Patch(fc="none", ec=_GREEN, lw=2, label=f"{highlight}"))
+    alloc, rate = gpu_rates_at(result, e)
+    ax.set_title(f"{result.policy}, {arrived_percent:g}% arrived:{chr(10) if narrow else ' '}{alloc:.1f}% of GPUs "
+                 f"allocated, fragmentation rate {rate:.1f}%\n{counts[0]:,} full, {counts[1]:,} partly used, "
+                 f"{counts[2]:,} idle cards", fontsize=9.5 if narrow else 10)
+    fig.legend(handles=legend, loc="lower center", ncol=3 if narrow else len(legend), fontsize=8, frameon=False)
+    return fig
+
+
+def placement_figure(graph: nx.DiGraph, *, title: str | None = None, highlight: str | None = None) -> Figure:
+    """Draw :func:`~kubenotes.replay.cache.placement_graph` left to right (nodes, cards, GPU pods) with a fixed layout.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        From :func:`~kubenotes.replay.cache.placement_graph`; CPU-only pods
+        (they take no card) are left out.
+    title : str, optional
+    highlight : str, optional
+        A graph node to draw in green (e.g. ``pod/<event>``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Cards are coloured like :func:`occupancy_figure` and labelled with
+        their free thousandths; a pod shows its name and its GPU share.
+
+    Raises
+    ------
+    KeyError
+        A graph node lacks the attributes :func:`~kubenotes.replay.cache.placement_graph` sets
+        (``kind``, and ``name``/``index``/``free``/``num_gpu``... per kind).
+
+    Examples
+    --------
+    >>> g = nx.DiGraph()
+    >>> g.add_node("node/n", kind="node", name="n", model="T4")
+    >>> g.add_node("card/n/0", kind="card", node="n", index=0, free=500)
+    >>> g.add_node("pod/0", kind="pod", name="p", num_gpu=1, gpu_milli=500, milli_cpu=1000)
+    >>> g.add_edges_from([("node/n", "card/n/0"), ("card/n/0", "pod/0")])
+    >>> len(placement_figure(g).axes)
+    1
+    """
+    g = graph.copy()
+    g.remove_nodes_from([n for n, d in graph.nodes(data=True) if d["kind"] == "pod" and d["num_gpu"] == 0])
+    pos: dict[str, tuple[float, float]] = {}
+    y = 0.0
+    for nid in [n for n, d in g.nodes(data=True) if d["kind"] == "node"]:
+        cards = sorted((c for c in g.successors(nid) if g.nodes[c]["kind"] == "card"), key=lambda c: g.nodes[c]["index"])
+        for c in cards:
+            pos[c], y = (1.0, -y), y + 1.0
+        pos[nid] = (0.0, float(np.mean([pos[c][1] for c in cards])) if cards else -y)
+        y += 0.8
+    placed: list[float] = []
+    pods = [n for n, d in g.nodes(data=True) if d["kind"] == "pod"]
+    want = {p: float(np.mean([pos[c][1] for c in g.predecessors(p) if c in pos])) for p in pods}
+    for p in sorted(pods, key=lambda p: -want[p]):
+        placed.append(min(want[p], placed[-1] - 0.62) if placed else want[p])
+        pos[p] = (1.8, placed[-1])
+    lo = min([p[1] for p in pos.values()] + [0.0])
+    fig = detached_figure(10.0, max(2.5, 0.34 * (-lo + 1.5)))
+    ax = fig.add_axes((0.01, 0.01, 0.98, 0.9 if title else 0.97))
+    ax.axis("off")
+    nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#9e9e9e", width=1.0, arrows=True, arrowstyle="-|>",
+                           arrowsize=8, node_size=0, min_source_margin=14, min_target_margin=14)
+    for n, d in g.nodes(data=True):
+        if d["kind"] == "node":
+            text, kw = f"{d['name']}\n{d['model']}", dict(ha="center", fontsize=8.5, fontweight="bold")
+            box = dict(boxstyle="round,pad=0.4", fc="white", ec="#455a64", lw=1.2)
+        elif d["kind"] == "card":
+            used = (MILLI_PER_GPU - d["free"]) / MILLI_PER_GPU
+            text = f"GPU {d['index']} · {d['free']} free"
+            kw = dict(ha="center", fontsize=7.5, color="white" if used >= 0.75 else "#212121")
+            box = dict(boxstyle="square,pad=0.3", fc=tuple(_card_colors(np.array([used]))[0]), ec="#616161", lw=0.8)
+        else:
+            hl = n == highlight
+            text = f"{d['name']} · " + (f"{d['gpu_milli'] / MILLI_PER_GPU:.2f} GPU" if d["gpu_milli"] < MILLI_PER_GPU
+                                        else f"{d['num_gpu']} whole GPU" + ("s" if d["num_gpu"] > 1 else ""))
+            kw = dict(ha="left", fontsize=7.5, fontweight="bold" if hl else "normal")
+            box = dict(boxstyle="round,pad=0.25", fc="#c8e6c9" if hl else "#e3f2fd", ec=_GREEN if hl else "#90a4ae",
+                       lw=1.4 if hl else 0.6)
+        ax.text(*pos[n], text, va="center", bbox=box, **kw)
+    ax.set_xlim(-0.45, 2.9)
+    ax.set_ylim(lo - 0.7, 0.7)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
 
 
 # ---------------------------------------------------------------------------
 # the live panel
+
+
+def _curves_title(variant: str, seed: int) -> str:
+    return f"{VARIANT_LABELS.get(variant, variant)} (seed {seed})"
+
+
+def _view_row(variant: str, arrived_percent: float, focus: str, seed: int,
+              trace_dir: str | os.PathLike[str] | None) -> Html:
+    """The occupancy picture and FGD table of :func:`replay_view` (they do not depend on ``policies``)."""
+    fgd = cached_replay("FGD", variant, seed, trace_dir)
+    try:
+        explain = fgd_explain(fgd, arrived_percent, kind="share")
+        panel, chosen = fgd_panel(explain, top=5, compact=True), explain["node"]
+    except ValueError as e:
+        panel, chosen = Html(f"<p>{_e(e)}</p>"), None
+    occ = occupancy_figure(cached_replay(focus, variant, seed, trace_dir), arrived_percent,
+                           highlight=chosen if focus == "FGD" else None, per_row=22, width_inches=5.5)
+    return Html("<div style='display:flex;gap:12px;align-items:flex-start'><div style='flex:0 0 440px'><img "
+                "style='width:440px' alt='GPU occupancy' src='data:image/png;base64,"
+                f"{base64.b64encode(_png(occ)).decode('ascii')}'></div>"
+                f"<div style='flex:1 1 auto;min-width:0;overflow-x:auto'>{panel}</div></div>")
 
 
 def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "default",
@@ -1056,41 +926,10 @@ def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "de
     >>> len(curves.axes), "FGD scores pod p0" in row, "data:image/png;base64," in row
     (3, True, True)
     """
-    return [_view_curves(policies, variant, arrived_percent, seed, trace_dir),
+    return [curves_figure(replay_policies(list(policies), variant, seed, trace_dir), arrived_percent,
+                          paper=PAPER_ALLOCATION_PERCENT if variant == "default" else None,
+                          title=_curves_title(variant, seed)),
             _view_row(variant, arrived_percent, focus, seed, trace_dir)]
-
-
-def _view_curves(policies: Sequence[str], variant: str, arrived_percent: float, seed: int,
-                 trace_dir: str | os.PathLike[str] | None) -> Figure:
-    """The curves of :func:`replay_view` (they do not depend on ``focus``)."""
-    res = replay_policies(list(policies), variant, seed, trace_dir)
-    paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
-    return curves_figure(res, arrived_percent, paper=paper, title=_curves_title(variant, seed))
-
-
-def _curves_title(variant: str, seed: int) -> str:
-    return f"{VARIANT_LABELS.get(variant, variant)} (seed {seed})"
-
-
-def _view_row(variant: str, arrived_percent: float, focus: str, seed: int,
-              trace_dir: str | os.PathLike[str] | None) -> Html:
-    """The occupancy picture and FGD table of :func:`replay_view` (they do not depend on ``policies``)."""
-    fgd = cached_replay("FGD", variant, seed, trace_dir)
-    try:
-        explain = fgd_explain(fgd, arrived_percent, kind="share")
-        panel, chosen = fgd_panel(explain, top=5, compact=True), explain["node"]
-    except ValueError as e:
-        panel, chosen = Html(f"<p>{_e(e)}</p>"), None
-    focus_r = cached_replay(focus, variant, seed, trace_dir)
-    occ = occupancy_figure(focus_r, arrived_percent, highlight=chosen if focus == "FGD" else None, per_row=22,
-                           width_inches=5.5)
-    img = base64.b64encode(_png(occ)).decode("ascii")
-    row = Html(
-        "<div style='display:flex;gap:12px;align-items:flex-start'>"
-        f"<div style='flex:0 0 440px'><img style='width:440px' alt='GPU occupancy' "
-        f"src='data:image/png;base64,{img}'></div>"
-        f"<div style='flex:1 1 auto;min-width:0;overflow-x:auto'>{panel}</div></div>")
-    return row
 
 
 def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "default", arrived_percent: int = 100,
@@ -1162,36 +1001,27 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
         "policies": widgets.SelectMultiple(options=list(POLICY_NAMES), value=tuple(policies), rows=9,
                                            description="policies (ctrl-click)", **wide),
     }
-
-    # Each half is memoised on the controls it depends on: changing the policies keeps the occupancy
-    # row, changing the occupancy policy keeps the curves (the same Figure, so its PNG is reused).
-    # One view per selection of policies (and one more for the default trace, with the paper's points): another
-    # variant is redrawn on it in place. views: (policies, default?) -> [variant shown, view].
+    # One CurvesView per selection of policies (and one more for the default trace, with the paper's points), the
+    # other variants redrawn on it in place: (policies, default?) -> [variant shown, view]; at most four kept.
     views: dict[tuple[tuple[str, ...], bool], list[Any]] = {}
 
-    def curves_view(policies: tuple[str, ...], variant: str) -> CurvesView:
-        res = replay_policies(list(policies), variant, seed, trace_dir)
-        paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
-        title = _curves_title(variant, seed)
-        key = (policies, paper is not None)
+    @functools.lru_cache(maxsize=16)
+    def curves_png(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Any:
+        res, title = replay_policies(list(policies), variant, seed, trace_dir), _curves_title(variant, seed)
+        key = (policies, variant == "default")
         got = views.get(key)
         if got is None or got[0] != variant and not got[1].show_results(res, title):
             if got is None and len(views) >= 4:
                 del views[next(iter(views))]
-            got = views[key] = [variant, CurvesView(res, paper=paper, title=title)]
+            got = views[key] = [variant, CurvesView(res, paper=PAPER_ALLOCATION_PERCENT if key[1] else None,
+                                                    title=title)]
         got[0] = variant
-        return got[1]
+        return png_display(got[1].png(arrived_percent))
 
-    @functools.lru_cache(maxsize=16)
-    def curves(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Any:
-        return png_display(curves_view(policies, variant).png(arrived_percent))
-
-    @functools.lru_cache(maxsize=16)
-    def row(variant: str, arrived_percent: int, focus: str) -> Html:
-        return _view_row(variant, arrived_percent, focus, seed, trace_dir)
+    row = functools.lru_cache(maxsize=16)(lambda variant, pct, focus: _view_row(variant, pct, focus, seed, trace_dir))
 
     def update(arrived_percent, focus, variant, policies):
-        return [curves(tuple(policies) or (focus,), variant, arrived_percent), row(variant, arrived_percent, focus)]
+        return [curves_png(tuple(policies) or (focus,), variant, arrived_percent), row(variant, arrived_percent, focus)]
 
     return live_panel(memoise_update(update), controls)
 
@@ -1230,6 +1060,5 @@ def update_seconds(**state: Any) -> float:
     True
     """
     t0 = time.perf_counter()
-    out = replay_view(**state)
-    _png(out[0])
+    _png(replay_view(**state)[0])
     return round(time.perf_counter() - t0, 3)
