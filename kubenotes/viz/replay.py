@@ -1,29 +1,17 @@
 """Plots, tables and the live panel of chapter 04.04: a production GPU trace replayed under nine Score plugins.
 
-Everything here reads what :mod:`kubenotes.replay` computes and lays it out:
-replays and the cluster at some arrived workload come from
-:mod:`kubenotes.replay.cache`, FGD's decision in numbers from
-:func:`kubenotes.replay.explain.fgd_explain`, placements, scores and
-fragmentation from :mod:`kubenotes.replay.engine` and
-:mod:`kubenotes.replay.policies`. This module draws tables
-(:func:`trace_overview`, :func:`results_table`,
-:func:`fragmentation_breakdown`, :func:`fgd_panel`,
-:func:`schedule_comparison`), figures (:func:`curves_figure`,
-:func:`variants_figure`, :func:`occupancy_figure`, :func:`placement_figure`)
-and the live panel (:func:`replay_panel`).
-
-The trace is not shipped with kubenotes. It is research/study-use data from
-Alibaba (``alibaba/clusterdata``, ``cluster-trace-gpu-v2023``), released with
-Q. Weng et al., "Beware of Fragmentation: Scheduling GPU-Sharing Workloads
-with Fragmentation Gradient Descent", USENIX ATC 2023; cite the paper when you
-use it.
+Drawing only: replays, the cluster at some arrived workload, FGD's decision in
+numbers and fragmentation come from :mod:`kubenotes.replay` (``cache``,
+``explain``, ``engine``, ``policies``). The trace is Alibaba's research/study-use
+``cluster-trace-gpu-v2023`` (not shipped), released with Q. Weng et al.,
+"Beware of Fragmentation: Scheduling GPU-Sharing Workloads with Fragmentation
+Gradient Descent", USENIX ATC 2023; cite the paper when you use it.
 
 References
 ----------
 hkust-adsl/kubernetes-scheduler-simulator experiments/plot/plot_openb_alloc.py, plot_openb_frag_ratio.py
 hkust-adsl/kubernetes-scheduler-simulator pkg/simulator/plugin/fgd_score.go, pkg/utils/frag.go
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/interface.go (ScorePlugin)
-https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/
 """
 
 from __future__ import annotations
@@ -44,20 +32,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from kubenotes.datasets.alibaba import MILLI_PER_GPU, TraceArrays, pod_gpu_request, trace_counts
-from kubenotes.replay.cache import (
-    ARRIVED_PERCENT,
-    DEFAULT_SEED,
-    TRACE_VARIANTS,
-    cached_replay,
-    cluster_at,
-    curves,
-    events_at,
-    gpu_rates_at,
-    per_trace,
-    replay_policies,
-    seed_means,
-    trace_of,
-)
+from kubenotes.replay.cache import (ARRIVED_PERCENT, DEFAULT_SEED, TRACE_VARIANTS, cached_replay, cluster_at, curves,
+                                    events_at, gpu_rates_at, per_trace, replay_policies, seed_means, trace_of)
 from kubenotes.replay.engine import PAPER_ALLOCATION_PERCENT, ReplayResult, replay
 from kubenotes.replay.explain import fgd_explain, fragmentation_terms
 from kubenotes.replay.policies import PAPER_POLICY_NAMES, POLICY_NAMES, NodeView, PodRequest, TypicalPods, frag_amount
@@ -67,7 +43,7 @@ from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import TABLE_CSS, Html, table
 from kubenotes.viz.html import escape as _e
 
-__all__ = ["VARIANT_LABELS", "POLICY_COLORS", "trace_overview", "results_table", "curves_figure", "CurvesView",
+__all__ = ["VARIANT_LABELS", "POLICY_COLORS", "trace_overview", "results_table", "curves_figure",
            "variants_figure", "occupancy_figure", "fragmentation_breakdown", "fgd_panel", "placement_figure",
            "schedule_comparison", "replay_view", "replay_panel", "update_seconds"]
 
@@ -428,70 +404,57 @@ def schedule_comparison(runs: Mapping[str, Sequence[Any]], *, pods: Sequence[Any
 # figures
 
 
-def _zoom_ylim(zoom_vals: list[np.ndarray]) -> tuple[float, float]:
+#: The three Axes of the curves: metric, x range, y label, title.
+_AXES = (("allocation", (0, 130), "GPU allocation ratio (% of capacity)", "GPU allocation ratio"),
+         ("allocation", (80, 130), "", "zoom: 80-130% arrived"),
+         ("fragmentation", (0, 130), "fragmentation rate (% of idle GPU)", "fragmentation rate"))
+
+
+def _zoom_ylim(results: Mapping[str, ReplayResult], paper: Mapping[str, tuple[float, float]] | None = None,
+               ) -> tuple[float, float]:
     """The zoomed Axes' y range: the curves' (and paper points') values from 80% arrived on, a point of margin."""
-    vals = np.concatenate([v[np.isfinite(v)] for v in zoom_vals]) if zoom_vals else np.array([80.0, 100.0])
+    vals = [curves(r)["allocation"][80:] for r in results.values()] + [np.array(paper[n]) for n in results
+                                                                       if paper and n in paper]
+    vals = np.concatenate([v[np.isfinite(v)] for v in vals]) if vals else np.array([80.0, 100.0])
     if not len(vals):
         return 80.0, 100.0
     return max(float(np.floor(vals.min() - 1)), 60.0), min(float(np.ceil(vals.max() + 1)), 101.0)
 
 
-class CurvesView:
-    """:func:`curves_figure` drawn once, its arrived-workload marker moved by blitting (for a slider).
-
-    Parameters
-    ----------
-    results : mapping of str to ReplayResult
-    paper : mapping of str to (float, float), optional
-    title : str, optional
-        As :func:`curves_figure`.
-
-    Examples
-    --------
-    >>> r = ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
-    ...                  np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
-    >>> view = CurvesView({"FGD": r})
-    >>> view.png(40)[:4] == b"\\x89PNG", view.png(40) != view.png(90)
-    (True, True)
-    """
+class _CurvesView:
+    """:func:`curves_figure` drawn once; :meth:`png` moves its arrived-workload marker by blitting (``BlitPNG``)."""
 
     def __init__(self, results: Mapping[str, ReplayResult], *, paper: Mapping[str, tuple[float, float]] | None = None,
-                 title: str | None = None, _blit: bool = True):
+                 title: str | None = None, blit: bool = True):
         from kubenotes.viz.widgets import BlitPNG
 
-        self.policies, self.paper, self.titled = tuple(results), paper, bool(title)
         fig = self.figure = detached_figure(9.8, 4.2)  # <= 1,000 px inline at 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
-        axes = full, zoom, frag = fig.subplots(1, 3)
+        axes = fig.subplots(1, 3)
+        full = axes[0]
         fig.subplots_adjust(left=0.065, right=0.99, top=0.86 if title else 0.91, bottom=0.31, wspace=0.3)
-        zoom_vals = []
         for name, r in results.items():
-            c, color, lw = curves(r), POLICY_COLORS.get(name, "#000000"), 2.2 if name == "FGD" else 1.4
-            for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
-                ax.plot(ARRIVED_PERCENT, c[metric], color=color, lw=lw, label=name if ax is full else None)
-            zoom_vals.append(c["allocation"][80:])
-            if paper and name in paper:
-                for ax in (full, zoom):
-                    ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
-                zoom_vals.append(np.array(paper[name]))
+            color, lw = POLICY_COLORS.get(name, "#000000"), 2.2 if name == "FGD" else 1.4
+            for ax, spec in zip(axes, _AXES):
+                ax.plot(ARRIVED_PERCENT, curves(r)[spec[0]], color=color, lw=lw, label=name if ax is full else None)
+            for ax in axes[:2] if paper and name in paper else ():
+                ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
         full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1)
         full.text(3, 95, "dotted: every requested\nGPU allocated", fontsize=7.5, color="#757575", va="top")
-        full.set(xlim=(0, 130), ylim=(0, 102), ylabel="GPU allocation ratio (% of capacity)", title="GPU allocation ratio")
-        zoom.set(xlim=(80, 130), ylim=_zoom_ylim(zoom_vals), title="zoom: 80-130% arrived")
-        frag.set(xlim=(0, 130), ylim=(0, 102), ylabel="fragmentation rate (% of idle GPU)", title="fragmentation rate")
-        for ax in axes:
+        for ax, (_metric, xlim, ylabel, axes_title) in zip(axes, _AXES):
+            ax.set(xlim=xlim, ylim=(0, 102), ylabel=ylabel, title=axes_title)
             ax.set_xlabel("arrived workload (% of GPU capacity)", fontsize=9)
             ax.yaxis.label.set_fontsize(9)
             ax.title.set_fontsize(10.5)
             ax.tick_params(labelsize=8.5)
             ax.grid(alpha=0.3)
             ax.axvline(100, color="#bdbdbd", lw=0.8, zorder=0)
+        axes[1].set_ylim(_zoom_ylim(results, paper))
         # the marker: a dashed line on each Axes, each curve's value as a dot there, a label on the first
         self._lines = [ax.axvline(0, color="#212121", lw=1.2, ls="--") for ax in axes]
         self._dots = [(ax.plot([], [], "o", color=POLICY_COLORS.get(name, "#000"), ms=5, mec="white", mew=0.6)[0],
-                       name, metric) for ax, metric in ((full, "allocation"), (zoom, "allocation"),
-                                                         (frag, "fragmentation")) for name in results]
+                       name, spec[0]) for ax, spec in zip(axes, _AXES) for name in results]
         self._label = full.text(0, 4, "", fontsize=8, color="#212121")
-        self._follow(results)
+        self._curves = [curves(results[name])[metric] for _d, name, metric in self._dots]
         handles, labels = full.get_legend_handles_labels()
         if paper:
             handles.append(full.plot([], [], ls="none", marker="D", mfc="none", mec="#424242")[0])
@@ -500,12 +463,10 @@ class CurvesView:
         if title:
             fig.suptitle(title, fontsize=11)
         self.marker = self._lines + [d for d, _n, _m in self._dots] + [self._label]
-        self._blit = BlitPNG(fig, self.marker) if _blit else None
+        self._blit = BlitPNG(fig, self.marker) if blit else None
 
-    def _follow(self, results: Mapping[str, ReplayResult]) -> None:
-        self._curves = [curves(results[name])[metric] for _d, name, metric in self._dots]
-
-    def _move(self, arrived_percent: float) -> None:
+    def move(self, arrived_percent: float) -> None:
+        """Put the marker at ``arrived_percent``."""
         xi = int(round(arrived_percent))
         for line in self._lines:
             line.set_xdata([arrived_percent, arrived_percent])
@@ -516,45 +477,9 @@ class CurvesView:
         self._label.set_position((arrived_percent + 1.5, 4))
         self._label.set_text(f"{arrived_percent:g}% arrived")
 
-    def show_results(self, results: Mapping[str, ReplayResult], title: str | None = None) -> bool:
-        """Put other results of the same policies (another trace variant) on this figure, in place.
-
-        The curves, the marker's dots, the zoomed Axes' range and the title
-        change; the rest of the figure, its ticks and legend included, stays,
-        so redrawing it costs less than building a new one (a learner
-        switching variants). The picture is that of a new
-        ``CurvesView(results, title=title)``.
-
-        Parameters
-        ----------
-        results : mapping of str to ReplayResult
-            The same policies, in the same order.
-        title : str, optional
-
-        Returns
-        -------
-        bool
-            False, changing nothing, when the figure cannot show them so: other
-            policies or order, published points drawn (they belong to the
-            default trace), or a title added or removed.
-        """
-        if tuple(results) != self.policies or self.paper or bool(title) != self.titled:
-            return False
-        full, zoom, frag = self.figure.axes[:3]
-        cs = [curves(r) for r in results.values()]
-        for k, c in enumerate(cs):
-            for ax, metric in ((full, "allocation"), (zoom, "allocation"), (frag, "fragmentation")):
-                ax.lines[k].set_ydata(c[metric])
-        zoom.set_ylim(_zoom_ylim([c["allocation"][80:] for c in cs]))
-        self._follow(results)
-        if title:
-            self.figure._suptitle.set_text(title)
-        self._blit.redraw()
-        return True
-
     def png(self, arrived_percent: float) -> bytes:
         """The figure with the marker at ``arrived_percent``, as PNG bytes."""
-        self._move(arrived_percent)
+        self.move(arrived_percent)
         return self._blit.png()
 
 
@@ -598,12 +523,11 @@ def curves_figure(results: Mapping[str, ReplayResult], arrived_percent: float | 
     >>> [a.get_xlabel() for a in fig.axes]
     ['arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)', 'arrived workload (% of GPU capacity)']
     """
-    view = CurvesView(results, paper=paper, title=title, _blit=False)
-    if arrived_percent is None:
-        for artist in view.marker:
-            artist.remove()
-    else:
-        view._move(arrived_percent)
+    view = _CurvesView(results, paper=paper, title=title, blit=False)
+    for artist in view.marker if arrived_percent is None else ():
+        artist.remove()
+    if arrived_percent is not None:
+        view.move(arrived_percent)
     return view.figure
 
 
@@ -918,12 +842,10 @@ def replay_view(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "de
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
-    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> from kubenotes.replay.sample import sample_trace_dir
+    >>> d = sample_trace_dir()  # the synthetic sample of data/replay/
     >>> curves, row = replay_view(["BestFit"], arrived_percent=50, trace_dir=d)
-    >>> len(curves.axes), "FGD scores pod p0" in row, "data:image/png;base64," in row
+    >>> len(curves.axes), "FGD scores pod" in row, "data:image/png;base64," in row
     (3, True, True)
     """
     return [curves_figure(replay_policies(list(policies), variant, seed, trace_dir), arrived_percent,
@@ -967,20 +889,20 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
     Replays are cached per ``(policy, variant, seed)``: the first selection of
     a policy on a variant replays it (about 0.2-1 s); moving the slider only
     rebuilds the cluster at that point (continuing from a kept one,
-    :func:`cluster_at`) and moves the curves' marker (:class:`CurvesView`:
-    the curves are drawn once per selection, the marker blitted on them). The curves are kept per
-    (policies, variant, slider) and the occupancy row per (variant, slider,
-    focus), so changing the other control reuses them; a state seen before is
-    shown at once (:func:`~kubenotes.viz.widgets.memoise_update`).
+    :func:`cluster_at`) and moves the curves' marker (the curves are drawn
+    once per policies and variant, the marker blitted on them). The curves
+    are kept per (policies, variant, slider) and the occupancy row per
+    (variant, slider, focus), so changing the other control reuses them; a
+    state seen before is shown at once
+    (:func:`~kubenotes.viz.widgets.memoise_update`).
 
     Examples
     --------
-    On a tiny synthetic trace directory (the chapter reads the Alibaba trace):
+    On the synthetic sample (the chapter reads the Alibaba trace when found):
 
-    >>> import contextlib, io, tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
-    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> import contextlib, io
+    >>> from kubenotes.replay.sample import sample_trace_dir
+    >>> d = sample_trace_dir()
     >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
     ...     panel = replay_panel(["BestFit"], arrived_percent=50, trace_dir=d)
     >>> slider = panel.children[0].children[0]
@@ -1001,23 +923,14 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
         "policies": widgets.SelectMultiple(options=list(POLICY_NAMES), value=tuple(policies), rows=9,
                                            description="policies (ctrl-click)", **wide),
     }
-    # One CurvesView per selection of policies (and one more for the default trace, with the paper's points), the
-    # other variants redrawn on it in place: (policies, default?) -> [variant shown, view]; at most four kept.
-    views: dict[tuple[tuple[str, ...], bool], list[Any]] = {}
 
-    @functools.lru_cache(maxsize=16)
-    def curves_png(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Any:
-        res, title = replay_policies(list(policies), variant, seed, trace_dir), _curves_title(variant, seed)
-        key = (policies, variant == "default")
-        got = views.get(key)
-        if got is None or got[0] != variant and not got[1].show_results(res, title):
-            if got is None and len(views) >= 4:
-                del views[next(iter(views))]
-            got = views[key] = [variant, CurvesView(res, paper=PAPER_ALLOCATION_PERCENT if key[1] else None,
-                                                    title=title)]
-        got[0] = variant
-        return png_display(got[1].png(arrived_percent))
+    @functools.lru_cache(maxsize=4)
+    def view(policies: tuple[str, ...], variant: str) -> _CurvesView:
+        return _CurvesView(replay_policies(policies, variant, seed, trace_dir), title=_curves_title(variant, seed),
+                           paper=PAPER_ALLOCATION_PERCENT if variant == "default" else None)
 
+    curves_png = functools.lru_cache(maxsize=16)(lambda policies, variant, pct: png_display(
+        view(policies, variant).png(pct)))
     row = functools.lru_cache(maxsize=16)(lambda variant, pct, focus: _view_row(variant, pct, focus, seed, trace_dir))
 
     def update(arrived_percent, focus, variant, policies):
@@ -1051,10 +964,8 @@ def update_seconds(**state: Any) -> float:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
-    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> from kubenotes.replay.sample import sample_trace_dir
+    >>> d = sample_trace_dir()  # the synthetic sample of data/replay/
     >>> seconds = update_seconds(policies=["BestFit"], arrived_percent=50, trace_dir=d)
     >>> isinstance(seconds, float) and seconds >= 0
     True
