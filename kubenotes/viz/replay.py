@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import io
 import os
 import time
 from collections.abc import Mapping
@@ -28,7 +29,9 @@ import networkx as nx
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import to_rgba
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.image import imsave
 from matplotlib.patches import Patch, Rectangle
 
 from kubenotes.datasets.alibaba import MILLI_PER_GPU, TraceArrays, pod_gpu_request, trace_counts
@@ -624,6 +627,71 @@ def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:
     return d[("layout", per_row)]
 
 
+class _Occupancy:
+    """The occupancy picture of one trace, kept to show any replay and moment on it (blitted for the panel)."""
+
+    def __init__(self, trace: TraceArrays, per_row: int, width_inches: float):
+        lay = self.lay = _occupancy_layout(trace, per_row)
+        self.trace, self.narrow = trace, width_inches < 9
+        h, w = lay["height"], lay["width"]
+        label_in, top_in, bottom_in = 1.3, (0.75 if self.narrow else 0.55), (0.65 if self.narrow else 0.45)
+        img_w = width_inches - label_in - 0.1
+        height = top_in + bottom_in + img_w * h / w
+        fig = self.figure = detached_figure(width_inches, height)
+        ax = self.ax = fig.add_axes((label_in / width_inches, bottom_in / height, img_w / width_inches,
+                                     1 - (top_in + bottom_in) / height))
+        self.image = ax.imshow(np.ones((h, w, 4)), interpolation="nearest", aspect="equal", extent=(0, w, h, 0))
+        ax.set_axis_off()
+        for model, y0, n, gpus in lay["sections"]:
+            ax.text(-1.5, y0 - 0.3, f"{model}: {n} nodes\n{'/'.join(map(str, gpus))} GPU{'' if gpus == [1] else 's'} "
+                    "each", ha="right", va="top", fontsize=7.5, color="#37474f", linespacing=1.1)
+        self.box = ax.add_patch(Rectangle((0, 0), 5.2, 3.2, fill=False, ec=_GREEN, lw=2.2, visible=False))
+        self.legend, self._background = None, None
+
+    def show(self, result: ReplayResult, arrived_percent: float, highlight: str | None) -> Figure:
+        """Draw the cards after ``arrived_percent`` of ``result`` (a replay of this trace), outlining ``highlight``."""
+        lay, names, e = self.lay, self.trace.node_names, events_at(result, arrived_percent)
+        left = cluster_at(result, e).gpu_left
+        at = lay["at"][:, : left.shape[1]]
+        has, used = at[:, :, 0] >= 0, (MILLI_PER_GPU - left) / MILLI_PER_GPU
+        img = np.ones(self.image.get_array().shape)
+        img[at[has][:, 0], at[has][:, 1]] = _card_colors(used)[has]
+        self.image.set_data(img)
+        counts = [int((m & has).sum()) for m in (used >= 1, (used > 0) & (used < 1), used <= 0)]
+        self.box.set_visible(highlight in names)
+        if highlight in names:
+            self.box.set_xy(lay["origin"][names.index(highlight)][::-1] - 0.6)
+        alloc, rate = gpu_rates_at(result, e)
+        self.ax.set_title(f"{result.policy}, {arrived_percent:g}% arrived:{chr(10) if self.narrow else ' '}{alloc:.1f}% "
+                          f"of GPUs allocated, fragmentation rate {rate:.1f}%\n{counts[0]:,} full, {counts[1]:,} partly "
+                          f"used, {counts[2]:,} idle cards", fontsize=9.5 if self.narrow else 10)
+        legend = [Patch(fc=_IDLE, label="idle card"), Patch(fc=_PARTIAL(0.35), label="partly used (shared)"),
+                  Patch(fc=_PARTIAL(0.8), label="partly used, nearly full"), Patch(fc=_FULL, label="full card")]
+        legend += [Patch(fc="none", ec=_GREEN, lw=2, label=f"{highlight}")] if highlight is not None else []
+        if self.legend is not None:
+            self.legend.remove()
+        self.legend = self.figure.legend(handles=legend, loc="lower center", ncol=3 if self.narrow else len(legend),
+                                         fontsize=8, frameon=False)
+        return self.figure
+
+    def png(self, result: ReplayResult, arrived_percent: float, highlight: str | None) -> bytes:
+        """:meth:`show` saved as ``_png`` saves a figure (80 dpi, no tight box): only what changes is drawn again."""
+        fig, changing = self.figure, [self.image, self.box, self.ax.title]
+        if self._background is None:  # everything but the changing artists, drawn once
+            fig.set_dpi(80)
+            for a in changing:
+                a.set_animated(True)
+            FigureCanvasAgg(fig).draw()
+            self._background = fig.canvas.copy_from_bbox(fig.bbox)
+        self.show(result, arrived_percent, highlight)
+        fig.canvas.restore_region(self._background)
+        for a in changing + [self.legend]:
+            fig.draw_artist(a)
+        buf = io.BytesIO()
+        imsave(buf, np.asarray(fig.canvas.buffer_rgba()), format="png", dpi=80)
+        return buf.getvalue()
+
+
 def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight: str | None = None,
                      per_row: int = 40, width_inches: float = 9.8) -> Figure:
     """Every GPU card of the cluster at one arrived workload: idle, partly used (shared) or full.
@@ -665,40 +733,7 @@ def occupancy_figure(result: ReplayResult, arrived_percent: float, *, highlight:
     >>> "1 partly used" in fig.axes[0].get_title()
     True
     """
-    trace = trace_of(result)
-    lay, e = _occupancy_layout(trace, per_row), events_at(result, arrived_percent)
-    left = cluster_at(result, e).gpu_left
-    at = lay["at"][:, : left.shape[1]]
-    has, used = at[:, :, 0] >= 0, (MILLI_PER_GPU - left) / MILLI_PER_GPU
-    h, w = lay["height"], lay["width"]
-    img = np.ones((h, w, 4))
-    img[at[has][:, 0], at[has][:, 1]] = _card_colors(used)[has]
-    counts = [int((m & has).sum()) for m in (used >= 1, (used > 0) & (used < 1), used <= 0)]
-    narrow = width_inches < 9
-    label_in, top_in, bottom_in = 1.3, (0.75 if narrow else 0.55), (0.65 if narrow else 0.45)
-    img_w = width_inches - label_in - 0.1
-    height = top_in + bottom_in + img_w * h / w
-    fig = detached_figure(width_inches, height)
-    ax = fig.add_axes((label_in / width_inches, bottom_in / height, img_w / width_inches,
-                       1 - (top_in + bottom_in) / height))
-    ax.imshow(img, interpolation="nearest", aspect="equal", extent=(0, w, h, 0))
-    ax.set_axis_off()
-    for model, y0, n, gpus in lay["sections"]:
-        ax.text(-1.5, y0 - 0.3, f"{model}: {n} nodes\n{'/'.join(map(str, gpus))} GPU{'' if gpus == [1] else 's'} each",
-                ha="right", va="top", fontsize=7.5, color="#37474f", linespacing=1.1)
-    legend = [Patch(fc=_IDLE, label="idle card"), Patch(fc=_PARTIAL(0.35), label="partly used (shared)"),
-              Patch(fc=_PARTIAL(0.8), label="partly used, nearly full"), Patch(fc=_FULL, label="full card")]
-    if highlight is not None:
-        if highlight in trace.node_names:
-            ty, tx = lay["origin"][trace.node_names.index(highlight)]
-            ax.add_patch(Rectangle((tx - 0.6, ty - 0.6), 5.2, 3.2, fill=False, ec=_GREEN, lw=2.2))
-        legend.append(Patch(fc="none", ec=_GREEN, lw=2, label=f"{highlight}"))
-    alloc, rate = gpu_rates_at(result, e)
-    ax.set_title(f"{result.policy}, {arrived_percent:g}% arrived:{chr(10) if narrow else ' '}{alloc:.1f}% of GPUs "
-                 f"allocated, fragmentation rate {rate:.1f}%\n{counts[0]:,} full, {counts[1]:,} partly used, "
-                 f"{counts[2]:,} idle cards", fontsize=9.5 if narrow else 10)
-    fig.legend(handles=legend, loc="lower center", ncol=3 if narrow else len(legend), fontsize=8, frameon=False)
-    return fig
+    return _Occupancy(trace_of(result), per_row, width_inches).show(result, arrived_percent, highlight)
 
 
 def placement_figure(graph: nx.DiGraph, *, title: str | None = None, highlight: str | None = None) -> Figure:
@@ -798,11 +833,14 @@ def _view_row(variant: str, arrived_percent: float, focus: str, seed: int,
         panel, chosen = fgd_panel(explain, top=5, compact=True), explain["node"]
     except ValueError as e:
         panel, chosen = Html(f"<p>{_e(e)}</p>"), None
-    occ = occupancy_figure(cached_replay(focus, variant, seed, trace_dir), arrived_percent,
-                           highlight=chosen if focus == "FGD" else None, per_row=22, width_inches=5.5)
+    focused = cached_replay(focus, variant, seed, trace_dir)
+    kept = per_trace(trace_of(focused))
+    if "panel occupancy" not in kept:
+        kept["panel occupancy"] = _Occupancy(trace_of(focused), 22, 5.5)
+    png = kept["panel occupancy"].png(focused, arrived_percent, chosen if focus == "FGD" else None)
     return Html("<div style='display:flex;gap:12px;align-items:flex-start'><div style='flex:0 0 440px'><img "
                 "style='width:440px' alt='GPU occupancy' src='data:image/png;base64,"
-                f"{base64.b64encode(_png(occ)).decode('ascii')}'></div>"
+                f"{base64.b64encode(png).decode('ascii')}'></div>"
                 f"<div style='flex:1 1 auto;min-width:0;overflow-x:auto'>{panel}</div></div>")
 
 

@@ -196,6 +196,22 @@ def test_occupancy_figure_counts_cards():
     title = fig.axes[0].get_title()
     assert f"{int((left == 0).sum())} full" in title and f"{int((left == 1000).sum())} idle" in title
     assert f"{int(((left > 0) & (left < 1000)).sum())} partly used" in title
+    outlines = [p for p in fig.axes[0].patches if p.get_visible()]
+    assert len(outlines) == 1 and outlines[0].get_xy()[0] == -0.6  # n1 is the first tile
+    assert [t.get_text() for t in fig.legends[0].get_texts()][-1] == "n1"
+    assert not [p for p in rv.occupancy_figure(r, 130).axes[0].patches if p.get_visible()]
+
+
+def test_the_panels_blitted_occupancy_picture_is_the_saved_figure_byte_for_byte():
+    """The panel keeps one occupancy figure per trace and redraws only the cards, outline, title and legend: each
+    PNG must be exactly what saving a new occupancy_figure gives, whatever was shown before."""
+    from kubenotes.viz.controlplane import _png
+
+    results = {p: toy_replay(p) for p in ("BestFit", "FGD")}
+    view = rv._Occupancy(rc.trace_of(results["FGD"]), 22, 5.5)
+    for policy, pct, highlight in [("FGD", 90, "n1"), ("BestFit", 20, None), ("FGD", 130, "n2"), ("FGD", 0, None)]:
+        new = _png(rv.occupancy_figure(results[policy], pct, highlight=highlight, per_row=22, width_inches=5.5))
+        assert view.png(results[policy], pct, highlight) == new, (policy, pct, highlight)
 
 
 def test_placement_graph_links_nodes_cards_and_pods():
