@@ -431,6 +431,7 @@ class _CurvesView:
                  title: str | None = None, blit: bool = True):
         from kubenotes.viz.widgets import BlitPNG
 
+        self.policies, self.paper, self.titled, self.shown = tuple(results), paper, bool(title), None
         fig = self.figure = detached_figure(9.8, 4.2)  # <= 1,000 px inline at 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
         axes = fig.subplots(1, 3)
         full = axes[0]
@@ -479,6 +480,24 @@ class _CurvesView:
                 dot.set_data([xi], [c[xi]])
         self._label.set_position((arrived_percent + 1.5, 4))
         self._label.set_text(f"{arrived_percent:g}% arrived")
+
+    def show_results(self, results: Mapping[str, ReplayResult], title: str | None = None) -> bool:
+        """Put other results of the same policies (another trace variant) on this figure in place, as a new view would.
+
+        Cheaper than a new view (ticks and legend stay); False, changing nothing, for other policies or order, a
+        figure with the paper's points (they belong to the default trace), or a title added or removed.
+        """
+        if tuple(results) != self.policies or self.paper or bool(title) != self.titled:
+            return False
+        for k, r in enumerate(results.values()):
+            for ax, spec in zip(self.figure.axes, _AXES):
+                ax.lines[k].set_ydata(curves(r)[spec[0]])
+        self.figure.axes[1].set_ylim(_zoom_ylim(results))
+        self._curves = [curves(results[name])[metric] for _d, name, metric in self._dots]
+        if title:
+            self.figure._suptitle.set_text(title)
+        self._blit.redraw()
+        return True
 
     def png(self, arrived_percent: float) -> bytes:
         """The figure with the marker at ``arrived_percent``, as PNG bytes."""
@@ -928,7 +947,8 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
     a policy on a variant replays it (about 0.2-1 s); moving the slider only
     rebuilds the cluster at that point (continuing from a kept one,
     :func:`cluster_at`) and moves the curves' marker (the curves are drawn
-    once per policies and variant, the marker blitted on them). The curves
+    once per policies, another variant redrawn on them in place, the marker
+    blitted on them; the occupancy picture redraws only its cards). The curves
     are kept per (policies, variant, slider) and the occupancy row per
     (variant, slider, focus), so changing the other control reuses them; a
     state seen before is shown at once
@@ -962,13 +982,21 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
                                            description="policies (ctrl-click)", **wide),
     }
 
-    @functools.lru_cache(maxsize=4)
-    def view(policies: tuple[str, ...], variant: str) -> _CurvesView:
-        return _CurvesView(replay_policies(policies, variant, seed, trace_dir), title=_curves_title(variant, seed),
-                           paper=PAPER_ALLOCATION_PERCENT if variant == "default" else None)
+    # One view per selection of policies (and one more for the default trace, with the paper's points): another
+    # variant is redrawn on it in place. At most four kept.
+    views: dict[tuple[tuple[str, ...], bool], _CurvesView] = {}
 
-    curves_png = functools.lru_cache(maxsize=16)(lambda policies, variant, pct: png_display(
-        view(policies, variant).png(pct)))
+    @functools.lru_cache(maxsize=16)
+    def curves_png(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Any:
+        res, title, key = replay_policies(policies, variant, seed, trace_dir), _curves_title(variant, seed), (
+            policies, variant == "default")
+        view = views.get(key)
+        if view is None or view.shown != variant and not view.show_results(res, title):
+            if view is None and len(views) >= 4:
+                del views[next(iter(views))]
+            view = views[key] = _CurvesView(res, paper=PAPER_ALLOCATION_PERCENT if key[1] else None, title=title)
+        view.shown = variant
+        return png_display(view.png(arrived_percent))
     row = functools.lru_cache(maxsize=16)(lambda variant, pct, focus: _view_row(variant, pct, focus, seed, trace_dir))
 
     def update(arrived_percent, focus, variant, policies):

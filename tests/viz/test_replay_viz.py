@@ -188,6 +188,31 @@ def test_curves_view_blits_the_marker_onto_the_same_picture():
         assert (np.abs(blit - full).max(axis=2) > 0.05).sum() < 40
 
 
+def test_curves_view_shows_another_variant_in_place_as_a_new_view_would():
+    """_CurvesView.show_results redraws the same policies' other results on the figure it has: the PNG is byte for
+    byte a new view's, at several marker positions; other policies, or a view with the paper's points, decline."""
+    first = {"FGD": toy_replay(), "Random": toy_replay("Random")}
+    packed = engine.ReplayResult("FGD", 42, "", 1000, np.array([0, 1]), np.array([0, 0]), [[0], [0]],
+                                 np.array([500, 1000]), np.array([500, 1000]), np.array([0.0, 0.0]))
+    other = {"FGD": packed, "Random": engine.replay(toy(), "Random", seed=11, tuning_ratio=0)}
+    assert not np.array_equal(rc.curves(first["Random"])["allocation"], rc.curves(other["Random"])["allocation"],
+                              equal_nan=True)
+    def zoom_range(results):
+        return rv._zoom_ylim(results)
+
+    assert zoom_range(first) != zoom_range(other)
+    view = rv._CurvesView(first, title="first")
+    first_png = view.png(60)
+    assert view.show_results(other, title="other variant")
+    for pct in (60, 110, 20):
+        assert view.png(pct) == rv._CurvesView(other, title="other variant").png(pct)
+    assert view.png(60) != first_png
+    assert not view.show_results({"Random": first["Random"], "FGD": first["FGD"]}, title="x")
+    assert not view.show_results(first)  # the title would go
+    with_paper = rv._CurvesView(first, paper=engine.PAPER_ALLOCATION_PERCENT, title="toy")
+    assert not with_paper.show_results(other, title="toy")
+
+
 def test_occupancy_figure_counts_cards():
     r = toy_replay("BestFit")
     fig = rv.occupancy_figure(r, 130, highlight="n1")
