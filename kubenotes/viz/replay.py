@@ -969,12 +969,11 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import live_panel, memoise_update, png_display
+    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update, png_display
 
     wide = {"style": {"description_width": "150px"}, "layout": widgets.Layout(width="470px")}
     controls = {
-        "arrived_percent": widgets.IntSlider(value=int(arrived_percent), min=0, max=130, step=1,
-                                             description="arrived workload %", continuous_update=False, **wide),
+        "arrived_percent": int_slider("arrived workload %", int(arrived_percent), 0, 130, **wide),
         "focus": widgets.Dropdown(options=list(POLICY_NAMES), value=focus, description="occupancy of", **wide),
         "variant": widgets.Dropdown(options=[(VARIANT_LABELS[v], v) for v in TRACE_VARIANTS], value=variant,
                                     description="trace variant", **wide),
