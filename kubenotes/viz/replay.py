@@ -623,36 +623,25 @@ def _card_colors(used: np.ndarray) -> np.ndarray:
     return colors
 
 
-def _occupancy_layout(trace: TraceArrays, per_row: int) -> dict[str, Any]:
-    """Where each card of the trace goes in the occupancy picture: node tiles of 4 x 2 cards, by card model."""
-    d = per_trace(trace)
-    if ("layout", per_row) in d:
-        return d[("layout", per_row)]
-    count, model = trace.node_gpu_count, trace.node_model
-    at = np.full((trace.num_nodes, 8, 2), -1, dtype=np.int64)  # (row, col) of each card
-    origin, sections, y = np.zeros((trace.num_nodes, 2), dtype=np.int64), [], 0
-    for m in sorted({int(m) for m, g in zip(model.tolist(), count.tolist()) if g > 0},
-                    key=lambda m: -int(count[model == m].sum())):
-        idx = sorted((i for i in range(trace.num_nodes) if int(model[i]) == m and count[i] > 0),
-                     key=lambda i: (-int(count[i]), trace.node_names[i]))
-        sections.append((trace.models[m], y, len(idx), sorted({int(count[i]) for i in idx}, reverse=True)))
-        for k, i in enumerate(idx):
-            origin[i] = (y + (k // per_row) * 3, (k % per_row) * 5)
-            for c in range(min(int(count[i]), 8)):
-                at[i, c] = origin[i] + (c // 4, c % 4)
-        y += max(((len(idx) + per_row - 1) // per_row) * 3, 6) + 1
-    d[("layout", per_row)] = {"at": at, "origin": origin, "height": max(y - 1, 1), "width": per_row * 5 - 1,
-                              "sections": sections}
-    return d[("layout", per_row)]
-
-
 class _Occupancy:
     """The occupancy picture of one trace, kept to show any replay and moment on it (blitted for the panel)."""
 
     def __init__(self, trace: TraceArrays, per_row: int, width_inches: float):
-        lay = self.lay = _occupancy_layout(trace, per_row)
-        self.trace, self.narrow = trace, width_inches < 9
-        h, w = lay["height"], lay["width"]
+        # node tiles of 4 x 2 cards, grouped by card model (largest first): each card's (row, col), each tile's corner
+        count, model, self.trace, self.narrow = trace.node_gpu_count, trace.node_model, trace, width_inches < 9
+        self.at = np.full((trace.num_nodes, 8, 2), -1, dtype=np.int64)
+        self.origin, sections, y = np.zeros((trace.num_nodes, 2), dtype=np.int64), [], 0
+        for m in sorted({int(m) for m, g in zip(model.tolist(), count.tolist()) if g > 0},
+                        key=lambda m: -int(count[model == m].sum())):
+            idx = sorted((i for i in range(trace.num_nodes) if int(model[i]) == m and count[i] > 0),
+                         key=lambda i: (-int(count[i]), trace.node_names[i]))
+            sections.append((trace.models[m], y, len(idx), sorted({int(count[i]) for i in idx}, reverse=True)))
+            for k, i in enumerate(idx):
+                self.origin[i] = (y + (k // per_row) * 3, (k % per_row) * 5)
+                for c in range(min(int(count[i]), 8)):
+                    self.at[i, c] = self.origin[i] + (c // 4, c % 4)
+            y += max(((len(idx) + per_row - 1) // per_row) * 3, 6) + 1
+        h, w = max(y - 1, 1), per_row * 5 - 1
         label_in, top_in, bottom_in = 1.3, (0.75 if self.narrow else 0.55), (0.65 if self.narrow else 0.45)
         img_w = width_inches - label_in - 0.1
         height = top_in + bottom_in + img_w * h / w
@@ -661,17 +650,17 @@ class _Occupancy:
                                      1 - (top_in + bottom_in) / height))
         self.image = ax.imshow(np.ones((h, w, 4)), interpolation="nearest", aspect="equal", extent=(0, w, h, 0))
         ax.set_axis_off()
-        for model, y0, n, gpus in lay["sections"]:
-            ax.text(-1.5, y0 - 0.3, f"{model}: {n} nodes\n{'/'.join(map(str, gpus))} GPU{'' if gpus == [1] else 's'} "
+        for name, y0, n, gpus in sections:
+            ax.text(-1.5, y0 - 0.3, f"{name}: {n} nodes\n{'/'.join(map(str, gpus))} GPU{'' if gpus == [1] else 's'} "
                     "each", ha="right", va="top", fontsize=7.5, color="#37474f", linespacing=1.1)
         self.box = ax.add_patch(Rectangle((0, 0), 5.2, 3.2, fill=False, ec=_GREEN, lw=2.2, visible=False))
         self.legend, self._background = None, None
 
     def show(self, result: ReplayResult, arrived_percent: float, highlight: str | None) -> Figure:
         """Draw the cards after ``arrived_percent`` of ``result`` (a replay of this trace), outlining ``highlight``."""
-        lay, names, e = self.lay, self.trace.node_names, events_at(result, arrived_percent)
+        names, e = self.trace.node_names, events_at(result, arrived_percent)
         left = cluster_at(result, e).gpu_left
-        at = lay["at"][:, : left.shape[1]]
+        at = self.at[:, : left.shape[1]]
         has, used = at[:, :, 0] >= 0, (MILLI_PER_GPU - left) / MILLI_PER_GPU
         img = np.ones(self.image.get_array().shape)
         img[at[has][:, 0], at[has][:, 1]] = _card_colors(used)[has]
@@ -679,7 +668,7 @@ class _Occupancy:
         counts = [int((m & has).sum()) for m in (used >= 1, (used > 0) & (used < 1), used <= 0)]
         self.box.set_visible(highlight in names)
         if highlight in names:
-            self.box.set_xy(lay["origin"][names.index(highlight)][::-1] - 0.6)
+            self.box.set_xy(self.origin[names.index(highlight)][::-1] - 0.6)
         alloc, rate = gpu_rates_at(result, e)
         self.ax.set_title(f"{result.policy}, {arrived_percent:g}% arrived:{chr(10) if self.narrow else ' '}{alloc:.1f}% "
                           f"of GPUs allocated, fragmentation rate {rate:.1f}%\n{counts[0]:,} full, {counts[1]:,} partly "
