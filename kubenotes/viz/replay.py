@@ -833,8 +833,12 @@ def _curves_title(variant: str, seed: int) -> str:
 
 
 def _view_row(variant: str, arrived_percent: float, focus: str, seed: int,
-              trace_dir: str | os.PathLike[str] | None) -> Html:
-    """The occupancy picture and FGD table of :func:`replay_view` (they do not depend on ``policies``)."""
+              trace_dir: str | os.PathLike[str] | None, kept: dict[str, Any] | None = None) -> Html:
+    """The occupancy picture and FGD table of :func:`replay_view` (they do not depend on ``policies``).
+
+    ``kept`` holds the occupancy picture between calls (default: per trace); every variant of a trace directory has
+    the same nodes, so a panel's one picture serves them all.
+    """
     fgd = cached_replay("FGD", variant, seed, trace_dir)
     try:
         explain = fgd_explain(fgd, arrived_percent, kind="share")
@@ -842,10 +846,11 @@ def _view_row(variant: str, arrived_percent: float, focus: str, seed: int,
     except ValueError as e:
         panel, chosen = Html(f"<p>{_e(e)}</p>"), None
     focused = cached_replay(focus, variant, seed, trace_dir)
-    kept = per_trace(trace_of(focused))
-    if "panel occupancy" not in kept:
-        kept["panel occupancy"] = _Occupancy(trace_of(focused), 22, 5.5)
-    png = kept["panel occupancy"].png(focused, arrived_percent, chosen if focus == "FGD" else None)
+    trace = trace_of(focused)
+    kept = per_trace(trace) if kept is None else kept
+    if "occupancy" not in kept or kept["occupancy"].trace.node_names != trace.node_names:
+        kept["occupancy"] = _Occupancy(trace, 22, 5.5)
+    png = kept["occupancy"].png(focused, arrived_percent, chosen if focus == "FGD" else None)
     return Html("<div style='display:flex;gap:12px;align-items:flex-start'><div style='flex:0 0 440px'><img "
                 "style='width:440px' alt='GPU occupancy' src='data:image/png;base64,"
                 f"{base64.b64encode(png).decode('ascii')}'></div>"
@@ -985,7 +990,9 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
             view = views[key] = _CurvesView(res, paper=PAPER_ALLOCATION_PERCENT if key[1] else None, title=title)
         view.shown = variant
         return png_display(view.png(arrived_percent))
-    row = functools.lru_cache(maxsize=16)(lambda variant, pct, focus: _view_row(variant, pct, focus, seed, trace_dir))
+    kept: dict[str, Any] = {}  # the occupancy picture, for every variant
+    row = functools.lru_cache(maxsize=16)(lambda variant, pct, focus: _view_row(variant, pct, focus, seed, trace_dir,
+                                                                                kept))
 
     def update(arrived_percent, focus, variant, policies):
         return [curves_png(tuple(policies) or (focus,), variant, arrived_percent), row(variant, arrived_percent, focus)]

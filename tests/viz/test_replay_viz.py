@@ -237,6 +237,12 @@ def test_the_panels_blitted_occupancy_picture_is_the_saved_figure_byte_for_byte(
     for policy, pct, highlight in [("FGD", 90, "n1"), ("BestFit", 20, None), ("FGD", 130, "n2"), ("FGD", 0, None)]:
         new = _png(rv.occupancy_figure(results[policy], pct, highlight=highlight, per_row=22, width_inches=5.5))
         assert view.png(results[policy], pct, highlight) == new, (policy, pct, highlight)
+    # another pod list on the same nodes (a trace variant) is drawn on the same picture
+    nodes = [NodeRow("n1", 64000, 1 << 40, 4, "T4"), NodeRow("n2", 64000, 1 << 40, 4, "T4")]
+    variant = engine.replay(TraceArrays.from_rows(nodes, [PodRow("x", 1000, 1 << 30, 1, 700)] * 3, "other.csv"), "FGD",
+                            seed=3, tuning_ratio=0)
+    assert view.png(variant, 100, "n2") == _png(rv.occupancy_figure(variant, 100, highlight="n2", per_row=22,
+                                                                     width_inches=5.5))
 
 
 def test_placement_graph_links_nodes_cards_and_pods():
