@@ -253,35 +253,52 @@ HTTP_REQUEST: contextvars.ContextVar[dict | None] = contextvars.ContextVar("kube
 
 
 def _request(fn: Callable) -> Callable:
-    """Count a request and, when ``request_trace`` is on, record its steps (nested calls join the outer one)."""
+    """Count a request and, when ``request_trace`` is on, record its steps (nested calls join the outer one).
+
+    Before a request that no other request encloses, :attr:`APIServer.between_requests` is called when set:
+    the served clock lets waiting HTTP requests in there (kubenotes.sim.serve), as requests of
+    kube-apiserver's clients interleave between each other's.
+    """
 
     def wrapper(self: "APIServer", attrs: Attributes, *args: Any, **kwargs: Any) -> Any:
         self.request_count += 1
-        if self.request_trace is None or self._current is not None:
-            return fn(self, attrs, *args, **kwargs)
-        rec = {"time": float(self.env.now), "component": attrs.component, "user": attrs.user.name,
-               "verb": attrs.verb, "resource": attrs.resource.resource + (f"/{attrs.subresource}"
-                                                                          if attrs.subresource else ""),
-               "namespace": attrs.namespace, "name": attrs.name, "code": 200,
-               "steps": [{"step": "authentication", "detail": f"user {attrs.user.name!r} groups "
-                                                              f"{list(attrs.user.groups)}"}]}
-        self.request_trace.append(rec)
-        self._authorized = set()
-        http_entry = HTTP_REQUEST.get()
-        if http_entry is not None:  # served over HTTP with the http log on: the request joins its HTTP entry
-            http_entry["requests"].append(rec)
-        self._current = rec
-        try:
-            return fn(self, attrs, *args, **kwargs)
-        except ApiError as e:
-            rec["code"] = e.code
-            rec["steps"].append({"step": "response", "detail": f"{e.code} {e.reason}: {e}"})
-            raise
-        finally:
-            self._current = None
+        if self.between_requests is not None:
+            self.yield_point()
+            self._depth += 1
+            try:
+                return _traced(self, fn, attrs, *args, **kwargs)
+            finally:
+                self._depth -= 1
+        return _traced(self, fn, attrs, *args, **kwargs)
 
     wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = fn.__name__, fn.__doc__, fn  # type: ignore[attr-defined]
     return wrapper
+
+
+def _traced(self: "APIServer", fn: Callable, attrs: Attributes, *args: Any, **kwargs: Any) -> Any:
+    """Serve one request, recording its steps when ``request_trace`` is on (see :func:`_request`)."""
+    if self.request_trace is None or self._current is not None:
+        return fn(self, attrs, *args, **kwargs)
+    rec = {"time": float(self.env.now), "component": attrs.component, "user": attrs.user.name,
+           "verb": attrs.verb, "resource": attrs.resource.resource + (f"/{attrs.subresource}"
+                                                                      if attrs.subresource else ""),
+           "namespace": attrs.namespace, "name": attrs.name, "code": 200,
+           "steps": [{"step": "authentication", "detail": f"user {attrs.user.name!r} groups "
+                                                          f"{list(attrs.user.groups)}"}]}
+    self.request_trace.append(rec)
+    self._authorized = set()
+    http_entry = HTTP_REQUEST.get()
+    if http_entry is not None:  # served over HTTP with the http log on: the request joins its HTTP entry
+        http_entry["requests"].append(rec)
+    self._current = rec
+    try:
+        return fn(self, attrs, *args, **kwargs)
+    except ApiError as e:
+        rec["code"] = e.code
+        rec["steps"].append({"step": "response", "detail": f"{e.code} {e.reason}: {e}"})
+        raise
+    finally:
+        self._current = None
 
 
 def _md(o: dict) -> dict:
@@ -417,6 +434,11 @@ class APIServer:
         self._authz_cache: dict[tuple, tuple[str, str]] = {}
         self._authz_rev = -1
         self.request_count = 0
+        #: Called before each request no other request encloses (None: nothing). The served clock sets it
+        #: to let HTTP requests in between a controller's requests inside one simulation event
+        #: (:mod:`kubenotes.sim.serve`); it must not touch the model.
+        self.between_requests: Callable[[], None] | None = None
+        self._depth = 0  # requests being served, nested ones included (counted while between_requests is set)
         from kubenotes.apiserver.apiextensions import CustomResourceDefinitions
 
         #: The CustomResourceDefinitions served (:mod:`kubenotes.apiserver.apiextensions`).
@@ -910,6 +932,17 @@ class APIServer:
         if attrs.subresource == "scale":
             return self._scale_of(ri, obj)
         return deep_copy(obj)
+
+    def yield_point(self) -> None:
+        """A point outside every request where other clients' requests may be served (:attr:`between_requests`).
+
+        The model's clients call it between two pieces of work that are not
+        requests (an informer between two keys of its queue), as a goroutine
+        of kube-controller-manager would be preempted there. Nothing happens
+        unless a served clock set :attr:`between_requests`.
+        """
+        if self.between_requests is not None and not self._depth:
+            self.between_requests()
 
     @_request
     def list_objects(self, attrs: Attributes, *, label_selector: str = "", field_selector: str = "",

@@ -598,10 +598,13 @@ class SharedIndexInformer:
 
     def _process_loop(self) -> Generator:
         fifo = self.fifo
+        server = getattr(self.client, "server", None)
         while True:
             while len(fifo):
                 _key, deltas = fifo.pop_key()
                 self._handle_deltas(deltas)
+                if server is not None and server.between_requests is not None:
+                    server.yield_point()  # a served clock lets HTTP requests in between two keys
             if not self._synced and fifo.has_synced():
                 self._synced = True
                 self.synced_event.succeed()

@@ -5,9 +5,14 @@ under uvicorn) in a background thread, writes a kubeconfig naming the
 server and the admin bearer token, and runs a clock thread that advances
 the cluster's SimPy environment at ``time_scale`` virtual seconds per wall
 second (``0`` pauses it: a notebook then steps it with
-:meth:`ServedCluster.run_for`). One lock guards every touch of the
-environment, from HTTP requests and from the clock alike, because SimPy
-is single-threaded.
+:meth:`ServedCluster.run_for`). One lock (:class:`ServeLock`) guards every
+touch of the environment, from HTTP requests and from the clock alike,
+because SimPy is single-threaded. The clock runs the model one SimPy event
+at a time and hands the lock to waiting requests every
+:data:`CLOCK_SLICE_SECONDS` of wall time, between two events or, inside one
+long event, between two of the model's own API requests: a request never
+waits behind a whole simulation step (issue #31; ``benchmarks/serve_clock.py``
+measures GETs during a 5,000-replica rollout).
 
 This is kube-apiserver's ``--secure-port`` and ``--bind-address`` on
 ``127.0.0.1`` with a self-signed serving certificate made at start (its own
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import gc
 import logging
 import os
 import secrets
@@ -48,13 +54,18 @@ import time
 from typing import Any
 
 __all__ = ["serve", "ServedCluster", "kubeconfig_text", "find_kubectl", "self_signed_cert", "write_private_file",
-           "KUBECTL_CANDIDATES", "CLOCK_TICK_SECONDS"]
+           "KUBECTL_CANDIDATES", "CLOCK_TICK_SECONDS",
+           "CLOCK_SLICE_SECONDS", "ServeLock"]
 
 #: Where kubectl is looked for, in order: the versioned binary matching ``/version`` (1.33), then the dispatcher.
 KUBECTL_CANDIDATES = ("/usr/lib/google-cloud-sdk/bin/kubectl.1.33", "/usr/bin/kubectl")
 
 #: Wall seconds between two advances of the virtual clock.
 CLOCK_TICK_SECONDS = 0.05
+
+#: Wall seconds the clock holds the lock at most before it lets waiting requests in (between two events, or
+#: between two API requests of one event), so no request waits behind a whole simulation step (issue #31).
+CLOCK_SLICE_SECONDS = 0.01
 
 _START_TIMEOUT_SECONDS = 10.0
 
@@ -229,16 +240,19 @@ class ServedCluster:
         The admin bearer token written to the kubeconfig (random per start).
     signing_key_path : str
         The service-account signing key (PEM, 0600): the one given, or the one made at start.
-    lock : threading.RLock
-        Hold it to touch the cluster from another thread (``with served.lock: ...``).
+    lock : ServeLock
+        Hold it to touch the cluster from another thread (``with served.lock: ...``); advance the clock
+        with :meth:`run_for`, not ``cluster.run`` under this lock, while the clock runs.
     time_scale : float
         Virtual seconds per wall second (0: paused).
     """
 
-    def __init__(self, cluster: Any, port: int, kubeconfig_path: str, lock: threading.RLock, time_scale: float,
+    def __init__(self, cluster: Any, port: int, kubeconfig_path: str, lock: Any, time_scale: float,
                  uv_server: Any, threads: list[threading.Thread], stopping: threading.Event,
-                 tmpdir: str, ca_path: str, token: str = "", signing_key_path: str = ""):
+                 tmpdir: str, ca_path: str, token: str = "", signing_key_path: str = "",
+                 clock_lock: threading.Lock | None = None):
         self.cluster = cluster
+        self._clock_lock = clock_lock if clock_lock is not None else threading.Lock()
         self.port = port
         self.url = f"https://127.0.0.1:{port}"
         self.ca_path = ca_path
@@ -256,8 +270,13 @@ class ServedCluster:
 
     # ------------------------------------------------------------ clock
     def run_for(self, seconds: float) -> None:
-        """Advance the virtual clock by ``seconds`` now (under the lock), whatever the time scale."""
-        with self.lock:
+        """Advance the virtual clock by ``seconds`` now (under the lock), whatever the time scale.
+
+        It waits for the clock thread's current slice to end: that thread lets
+        requests in between the model's requests inside one event, and nothing
+        else may advance the environment then.
+        """
+        with self._clock_lock, self.lock:
             self.cluster.run_for(seconds)
 
     @property
@@ -334,27 +353,158 @@ class ServedCluster:
         return f"ServedCluster({self.url}, {state}, kubeconfig={self.kubeconfig_path})"
 
 
-def _clock(cluster: Any, lock: threading.RLock, time_scale: float, stopping: threading.Event) -> None:
-    """Advance the clock by ``time_scale`` virtual seconds per wall second until ``stopping`` is set.
+class ServeLock:
+    """The lock every touch of a served cluster takes: a reentrant lock that counts the threads waiting for it.
 
-    The clock advances in steps of one tick's worth, taking the lock for each
-    step only, so requests get in between. When the model cannot keep up,
-    at most one wall second of backlog is kept: virtual time then runs
-    slower than asked instead of in bursts.
+    It behaves as :class:`threading.RLock` (``with lock:``, ``acquire``,
+    ``release``); :attr:`waiting` lets the clock, which holds it while the
+    model runs, hand it over to the requests waiting (:meth:`handoff`)
+    instead of taking it straight back.
+
+    Examples
+    --------
+    >>> lock = ServeLock()
+    >>> with lock:
+    ...     lock.waiting
+    0
+    >>> lock.acquire(blocking=False), lock.release()
+    (True, None)
     """
-    last = time.monotonic()
-    owed = 0.0
-    step = time_scale * CLOCK_TICK_SECONDS
-    while not stopping.wait(CLOCK_TICK_SECONDS):
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._count = threading.Lock()
+        #: Threads blocked in :meth:`acquire` right now.
+        self.waiting = 0
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        """Take the lock (as ``RLock.acquire``), counted in :attr:`waiting` while blocked."""
+        if self._lock.acquire(blocking=False):
+            return True
+        if not blocking:
+            return False
+        with self._count:
+            self.waiting += 1
+        try:
+            return self._lock.acquire(True, timeout)
+        finally:
+            with self._count:
+                self.waiting -= 1
+
+    def release(self) -> None:
+        """Give the lock back (as ``RLock.release``)."""
+        self._lock.release()
+
+    __enter__ = acquire
+
+    def __exit__(self, *exc: Any) -> None:
+        self._lock.release()
+
+    def handoff(self, max_wait_seconds: float = 0.05) -> None:
+        """From the thread holding the lock: let the threads waiting for it take it, then take it back.
+
+        The lock is released whatever the holding thread's recursion depth
+        (as :class:`threading.Condition` does) and taken back at the same
+        depth; the holder waits until no thread is waiting any more, at most
+        ``max_wait_seconds`` (so a steady stream of requests cannot stop the clock).
+        """
+        state = self._lock._release_save()  # type: ignore[attr-defined]
+        try:
+            if not self.waiting:
+                return
+            time.sleep(0)  # a thread woken by the release gets the interpreter
+            deadline = time.monotonic() + max_wait_seconds
+            while self.waiting and time.monotonic() < deadline:
+                time.sleep(0.0002)
+        finally:
+            self._lock._acquire_restore(state)  # type: ignore[attr-defined]
+
+
+class _Clock:
+    """The clock thread's work: advance ``cluster`` at ``time_scale``, in slices that let requests in.
+
+    The model runs one SimPy event at a time (``env.step``, the order of
+    ``env.run``), and once it has held the lock for
+    :data:`CLOCK_SLICE_SECONDS` of wall time it hands the lock to the
+    requests waiting (:meth:`ServeLock.handoff`): between two events, and
+    inside one event between two of the model's own API requests (the
+    server's :attr:`~kubenotes.apiserver.server.APIServer.between_requests`),
+    because one event can be long (a ReplicaSet sync creating 500 pods).
+    ``clock_lock`` is held meanwhile, so nobody else advances the
+    environment in the middle of an event (:meth:`ServedCluster.run_for` takes it).
+    """
+
+    def __init__(self, cluster: Any, lock: ServeLock, clock_lock: threading.Lock, time_scale: float,
+                 stopping: threading.Event):
+        self.cluster, self.lock, self.clock_lock = cluster, lock, clock_lock
+        self.time_scale, self.stopping = time_scale, stopping
+        self.ident: int | None = None
+        self.held_since = 0.0
+        self.freezing = False
+        #: How many times the clock handed the lock over (for tests and benchmarks).
+        self.handoffs = 0
+
+    def pause(self) -> None:
+        """In the clock thread, after a slice's worth of wall time: let waiting requests in."""
+        if threading.get_ident() != self.ident:
+            return  # a request from an HTTP thread: it holds the lock already
         now = time.monotonic()
-        owed = min(owed + (now - last) * time_scale, time_scale)
-        last = now
-        while owed > 1e-9 and not stopping.is_set():
-            d = min(owed, step)
-            with lock:
-                cluster.run(until=cluster.env.now + d)
-            owed -= d
-            time.sleep(0)  # let a waiting request take the lock
+        if now - self.held_since < CLOCK_SLICE_SECONDS:
+            return
+        self.handoffs += 1
+        if self.freezing:
+            gc.freeze()  # what the model made so far is out of the collections until the slice ends (see advance)
+        self.lock.handoff()
+        self.held_since = time.monotonic()
+
+    def advance(self, target: float) -> None:
+        """Run every event due before virtual second ``target``, one at a time, then move the clock to it.
+
+        Events due exactly at ``target`` are left for the next call (the clock
+        then stops just before them): the order of events is ``env.run``'s.
+        """
+        from kubenotes.apiserver.server import using_epoch
+        from kubenotes.gcpolicy import fewer_gc_passes
+
+        env = self.cluster.env
+        server = self.cluster.server
+        with self.clock_lock, self.lock:
+            # fewer_gc_passes freezes the heap for the slice when nothing is frozen yet (counting frozen objects
+            # walks them all: ask before, while the count is 0); pause() then freezes what the model made since
+            freezing = gc.isenabled() and gc.get_freeze_count() == 0
+            with using_epoch(server.epoch), fewer_gc_passes(freeze_existing=True):
+                self.freezing = freezing
+                self._advance(env, server, target)
+
+    def _advance(self, env: Any, server: Any, target: float) -> None:
+        """Step events before ``target`` under the lock (held by :meth:`advance`), pausing after each."""
+        self.held_since = time.monotonic()
+        server.between_requests = self.pause
+        try:
+            while env.peek() < target and not self.stopping.is_set():
+                env.step()
+                self.pause()
+            if env.peek() > target > env.now:
+                env.run(until=target)  # no event before it: only the clock moves
+        finally:
+            server.between_requests = None
+            self.freezing = False
+
+    def run(self) -> None:
+        """Advance by ``time_scale`` virtual seconds per wall second until ``stopping`` is set.
+
+        When the model cannot keep up, at most one wall second of backlog is
+        kept: virtual time then runs slower than asked instead of in bursts.
+        """
+        self.ident = threading.get_ident()
+        env = self.cluster.env
+        last = time.monotonic()
+        target = float(env.now)
+        while not self.stopping.wait(CLOCK_TICK_SECONDS):
+            now = time.monotonic()
+            target = min(target + (now - last) * self.time_scale, float(env.now) + self.time_scale)
+            last = now
+            self.advance(target)
 
 
 def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: str | None = None,
@@ -427,7 +577,8 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
 
     if time_scale < 0:
         raise ValueError(f"time_scale must be >= 0, got {time_scale}")
-    lock = threading.RLock()
+    lock = ServeLock()
+    clock_lock = threading.Lock()
     stopping = threading.Event()
     server = cluster.server
     # the server starts: a new signing key (kubeadm's RSA sa.key), or the given one; tokens the in-process
@@ -480,8 +631,8 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
 
     threads = [threading.Thread(target=run_http, name=f"kubenotes-http-{port}", daemon=True)]
     if time_scale > 0:
-        threads.append(threading.Thread(target=_clock, args=(cluster, lock, time_scale, stopping),
-                                        name=f"kubenotes-clock-{port}", daemon=True))
+        clock = _Clock(cluster, lock, clock_lock, time_scale, stopping)
+        threads.append(threading.Thread(target=clock.run, name=f"kubenotes-clock-{port}", daemon=True))
 
     if kubeconfig is None:
         kubeconfig = os.path.join(tmpdir, "kubeconfig")
@@ -501,4 +652,4 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     for t in threads[1:]:
         t.start()
     return ServedCluster(cluster, port, kubeconfig, lock, time_scale, uv, threads, stopping, tmpdir, ca_path,
-                         token, signing_key_path)
+                         token, signing_key_path, clock_lock)
