@@ -802,12 +802,39 @@ class TokenAuthenticator:
         >>> authn.authenticate_header("Basic abc") is None
         True
         """
-        if not authorization:
+        token = _bearer_token(authorization)
+        return self.authenticate(token, now_seconds) if token else None
+
+    def static_user(self, authorization: str | None) -> UserInfo | None:
+        """The user of a static token (``--token-auth-file``) in an ``Authorization`` header, else None.
+
+        It reads nothing but the static tokens (no store, no clock, no
+        :attr:`last_error`), so the HTTP layer calls it without the model's lock.
+
+        Examples
+        --------
+        >>> authn = TokenAuthenticator({"s3cret": ADMIN_USER})
+        >>> authn.static_user("Bearer s3cret").groups
+        ('system:masters', 'system:authenticated')
+        >>> authn.static_user("Bearer other") is None
+        True
+        """
+        user = self.static_tokens.get(_bearer_token(authorization))
+        if user is None:
             return None
-        parts = authorization.strip().split(" ", 2)
-        if len(parts) < 2 or parts[0].lower() != "bearer" or not parts[1]:
-            return None
-        return self.authenticate(parts[1], now_seconds)
+        if SYSTEM_AUTHENTICATED not in user.groups:
+            user = UserInfo(user.name, user.uid, (*user.groups, SYSTEM_AUTHENTICATED))
+        return user
+
+
+def _bearer_token(authorization: str | None) -> str:
+    """The token of an ``Authorization: Bearer <token>`` header ("" for none, another scheme or an empty token)."""
+    if not authorization:
+        return ""
+    parts = authorization.strip().split(" ", 2)
+    if len(parts) < 2 or parts[0].lower() != "bearer" or not parts[1]:
+        return ""
+    return parts[1]
 
 
 # ------------------------------------------------------------------ the REST side (token.go, tokenreview)

@@ -579,7 +579,11 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 return None
 
     async def authenticate(request: Request) -> UserInfo:
-        user = await run_in_threadpool(authenticate_sync, request.headers.get("authorization"))
+        header = request.headers.get("authorization")
+        static = getattr(authenticator, "static_user", None)
+        user = static(header) if static is not None else None  # a static token: no lock, no worker thread
+        if user is None:
+            user = await run_in_threadpool(authenticate_sync, header)
         if user is None:
             raise new_unauthorized()
         as_user = request.headers.get("impersonate-user")
@@ -645,12 +649,17 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
     def wants_table(request: Request) -> bool:
         return _TABLE_MEDIA in request.headers.get("accept", "")
 
-    def table(ri: ResourceInfo, objects: list[dict], meta: dict | None = None, include: str = "") -> dict:
+    def table(ri: ResourceInfo, objects: list[dict], meta: dict | None = None, include: str = "",
+              now: float | None = None) -> dict:
+        """The Table of ``objects`` at virtual second ``now`` (default: the clock's, read under the lock)."""
         from kubenotes.apiserver.apiextensions.tableconvertor import table_for_columns
         from kubenotes.apiserver.tables import table_for
 
-        t = (table_for(ri.resource, objects, float(server.env.now), wide=True) if ri.__class__ is ResourceInfo
-             else table_for_columns(ri.crd.columns, objects, float(server.env.now)))  # a CRD's printer columns
+        if now is None:
+            with lock:
+                now = float(server.env.now)
+        t = (table_for(ri.resource, objects, now, wide=True) if ri.__class__ is ResourceInfo
+             else table_for_columns(ri.crd.columns, objects, now))  # a CRD's printer columns
         if include == "Object":  # ?includeObject=Object (kubectl --sort-by): whole objects in the rows
             for row, o in zip(t["rows"], objects):
                 row["object"] = o
@@ -907,12 +916,14 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             limit = query_int(q, "limit") or 0
             if cont and (q.get("resourceVersion") or "0") != "0":  # etcd3 GetList / cacher
                 raise new_bad_request("specifying resource version is not allowed when using continue")
-            with lock:
+            with lock:  # the stored objects themselves (never changed in place: a write stores a new one)
                 out = server.list_objects(a, label_selector=q.get("labelSelector") or "",
                                           field_selector=q.get("fieldSelector") or "", limit=limit,
-                                          continue_token=cont)
-                if wants_table(request):
-                    out = table(ri, out["items"], out["metadata"], q.get("includeObject") or "")
+                                          continue_token=cont, copy=False)
+                now = float(server.env.now)
+            # the table and the JSON of a long list are made without the lock: the clock goes on meanwhile
+            if wants_table(request):
+                out = table(ri, out["items"], out["metadata"], q.get("includeObject") or "", now)
         except ApiError as e:
             return error_response(e)
         except KubenotesError as e:
@@ -1055,7 +1066,7 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
 
         first = [True]
 
-        def encode(etype: str, obj: dict) -> bytes:
+        def encode(etype: str, obj: dict, now: float) -> bytes:
             if as_table:
                 if etype == BOOKMARK:
                     obj = {"kind": "Table", "apiVersion": "meta.k8s.io/v1",
@@ -1063,42 +1074,44 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                            "columnDefinitions": [], "rows": []}
                 else:
                     obj = table(ri, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
-                                include)
+                                include, now)
                     if not first[0]:
                         obj["columnDefinitions"] = []
                     first[0] = False
             return (json.dumps({"type": etype, "object": obj}, separators=(",", ":")) + "\n").encode()
 
-        def take() -> list | None:
-            if not lock.acquire(blocking=False):
-                return None
-            try:
-                return [(e.type, e.object) for e in w.pop_all()] if w.pending() else []
-            finally:
-                lock.release()
+        def initial_chunks() -> list[bytes]:
+            with lock:
+                now = float(server.env.now)
+            chunks = [encode(ADDED, o, now) for o in initial]
+            if end_rv:  # cacher: the bookmark that ends the initial events (WatchList)
+                chunks.append(encode(BOOKMARK, {
+                    "kind": ri.kind, "apiVersion": ri.api_version, "metadata": {
+                        "resourceVersion": end_rv[0],
+                        "annotations": {INITIAL_EVENTS_END_ANNOTATION: "true"}}}, now))
+            return chunks
+
+        def take() -> list[bytes]:
+            """The pending events, encoded; taken under the lock (waiting for it in a worker thread), encoded
+            without it (events hold stored objects, which no write changes in place)."""
+            with lock:
+                events = [(e.type, e.object) for e in w.pop_all()] if w.pending() else []
+                now = float(server.env.now)
+            return [encode(t, o, now) for t, o in events if t != BOOKMARK or bookmarks]
 
         async def stream() -> AsyncIterator[bytes]:
             deadline = time.monotonic() + timeout
             try:
-                with lock:
-                    chunks = [encode(ADDED, o) for o in initial]
-                    if end_rv:  # cacher: the bookmark that ends the initial events (WatchList)
-                        chunks.append(encode(BOOKMARK, {
-                            "kind": ri.kind, "apiVersion": ri.api_version, "metadata": {
-                                "resourceVersion": end_rv[0],
-                                "annotations": {INITIAL_EVENTS_END_ANNOTATION: "true"}}}))
-                for c in chunks:
+                for c in await run_in_threadpool(initial_chunks):
                     yield c
                 while not stopping.is_set() and time.monotonic() < deadline:
-                    events = take()
-                    if events:
-                        with lock:  # encoding reads shared objects and the clock
-                            chunks = [encode(t, o) for t, o in events if t != BOOKMARK or bookmarks]
-                        for c in chunks:
+                    pending = w.pending()  # a length: read without the lock, as a hint
+                    if pending:
+                        for c in await run_in_threadpool(take):
                             yield c
                     if w.stopped:
                         break
-                    if not events:
+                    if not pending:
                         await asyncio.sleep(WATCH_POLL_SECONDS)
             finally:
                 with lock:
