@@ -53,9 +53,11 @@ dict by :func:`kubenotes.apiserver.protobuf.decode_protobuf`; kubectl does not
 fall back to JSON on 415); anything else, CBOR included, is 415. As kube-apiserver: a body over
 :data:`MAX_REQUEST_BODY_BYTES` is 413, JSON nested deeper than :data:`MAX_JSON_DEPTH` is 400, integer
 query parameters that do not parse are 400 with ``strconv.ParseInt``'s error, ``dryRun`` other than
-``All`` and an unknown ``propagationPolicy`` are 422, a watch ``resourceVersion`` that is not a number is 400
-and one newer than the store's 504 ``Too large resource version`` (at once: upstream waits up to 3 s for the
-cache to catch up). Two answers differ from v1.34 on purpose (issue #31 asks for no 500 on a client's
+``All`` and an unknown ``propagationPolicy`` are 422, a watch's or list's ``resourceVersion`` that is not a
+number is 400 and one newer than the store's 504 ``Too large resource version`` (at once: upstream waits up to
+3 s for the cache to catch up); a served store's watch cache starts at the revision the server started at
+(:meth:`~kubenotes.apiserver.store.ObjectStore.replace_watch_cache`), so after a restart a watch from an
+older resourceVersion is the 410 below. Two answers differ from v1.34 on purpose (issue #31 asks for no 500 on a client's
 mistake): a DeleteOptions body that is not an object, or whose fields have the wrong types, and a
 non-numeric watch resourceVersion get a 400 with the decoder's message, where kube-apiserver v1.34 answers a
 500 (kubernetes/kubernetes#139460, #139485). An authenticator that fails on a token leaves the request
@@ -646,6 +648,12 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 raise new_bad_request(f"error converting YAML to JSON: {e}") from None
         return decode_json(raw, kind or "Object")
 
+    def check_resource_version(rv: str) -> None:
+        """A list's or watch's ``resourceVersion`` must be a number (``APIObjectVersioner.ParseResourceVersion``)."""
+        if rv and not (rv.isascii() and rv.isdigit()):
+            raise new_bad_request(f'resourceVersion: Invalid value: {json.dumps(rv)}: strconv.ParseUint: '
+                                  f'parsing {json.dumps(rv)}: invalid syntax')
+
     def wants_table(request: Request) -> bool:
         return _TABLE_MEDIA in request.headers.get("accept", "")
 
@@ -916,7 +924,11 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
             limit = query_int(q, "limit") or 0
             if cont and (q.get("resourceVersion") or "0") != "0":  # etcd3 GetList / cacher
                 raise new_bad_request("specifying resource version is not allowed when using continue")
+            rv = q.get("resourceVersion") or ""
+            check_resource_version(rv)
             with lock:  # the stored objects themselves (never changed in place: a write stores a new one)
+                if rv and int(rv) > server.store.revision:  # cacher GetList: waitUntilFreshAndBlock gives up
+                    raise new_too_large_resource_version(int(rv), server.store.revision)
                 out = server.list_objects(a, label_selector=q.get("labelSelector") or "",
                                           field_selector=q.get("fieldSelector") or "", limit=limit,
                                           continue_token=cont, copy=False)
@@ -1020,9 +1032,7 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         bookmarks = _flag(q.get("allowWatchBookmarks")) and "allowWatchBookmarks" in q
         try:
             timeout = float(query_int(q, "timeoutSeconds") or DEFAULT_WATCH_TIMEOUT_SECONDS)
-            if rv and not (rv.isascii() and rv.isdigit()):  # APIObjectVersioner.ParseResourceVersion
-                raise new_bad_request(f'resourceVersion: Invalid value: {json.dumps(rv)}: strconv.ParseUint: '
-                                      f'parsing {json.dumps(rv)}: invalid syntax')
+            check_resource_version(rv)
         except ApiError as e:
             return error_response(e)
         as_table = wants_table(request)

@@ -172,6 +172,7 @@ class ObjectStore:
         self._by_resource: dict[ResourceInfo, dict[str, dict]] = {}
         self._history: deque[tuple[int, ResourceInfo, WatchEvent, dict | None]] = deque(maxlen=history_capacity)
         self._compacted = False  # whether events have fallen out of the history
+        self._list_revision = 0  # the watch cache's last full list (replace_watch_cache); 0: never relisted
         self._watchers: dict[ResourceInfo, list[Watch]] = {}
         #: Record which watches each commit reached in :attr:`last_delivered` (for request traces).
         self.track_deliveries = False
@@ -544,10 +545,40 @@ class ObjectStore:
 
     @property
     def oldest_revision(self) -> int:
-        """The revision of the oldest event in the history (1 while nothing has fallen out).
+        """The revision of the oldest event a watch can be given (1 while nothing has fallen out).
 
-        A watch from ``since >= oldest_revision - 1`` can resume.
+        A watch from ``since >= oldest_revision - 1`` can resume. After
+        :meth:`replace_watch_cache` it is never older than that list's revision + 1.
         """
-        if not self._compacted or not self._history:
-            return 1
-        return self._history[0][0]
+        oldest = 1 if not self._compacted or not self._history else self._history[0][0]
+        return max(oldest, self._list_revision + 1)
+
+    def replace_watch_cache(self) -> int:
+        """The watch cache starts over from a full list at the current revision, as when kube-apiserver starts.
+
+        The cacher of a kube-apiserver that (re)starts fills its watch cache
+        with one LIST (``watchCache.Replace``): it holds no event before that
+        list's revision, so a watch from an older resourceVersion gets 410
+        ``too old resource version: <rv> (<list revision>)`` (the client
+        relists) instead of events it cannot have. ``serve`` calls it when
+        the server starts.
+
+        Returns
+        -------
+        int
+            The list's revision.
+
+        Examples
+        --------
+        >>> from kubenotes.apiserver.resources import resource_for
+        >>> s, cms = ObjectStore(simpy.Environment()), resource_for("configmaps")
+        >>> _ = s.commit(cms, "ADDED", {"metadata": {"name": "a", "namespace": "d"}})
+        >>> s.replace_watch_cache(), s.oldest_revision
+        (2, 3)
+        >>> s.watch(cms, 1)
+        Traceback (most recent call last):
+        ...
+        kubenotes.apiserver.status.ApiError: too old resource version: 1 (2)
+        """
+        self._list_revision = self.revision
+        return self._list_revision

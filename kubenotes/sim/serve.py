@@ -591,6 +591,9 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     static = {token: authn.ADMIN_USER}
     authenticator = authn.TokenAuthenticator(static, reader=server, epoch=server.epoch)
     server.authenticator = authenticator  # TokenReview answers with the same authenticator as the HTTP layer
+    # kube-apiserver starts: its watch cache begins with a list at the current revision, so a watch from a
+    # resourceVersion of before (an earlier run's, say) is 410 too old, never answered with events it cannot have
+    server.store.replace_watch_cache()
     app = create_app(cluster.server, lock=lock, authenticator=authenticator,
                      git_version=git_version or GIT_VERSION, stopping=stopping)
 

@@ -306,6 +306,63 @@ def test_watch_too_old_resource_version_is_an_error_event_410():
         s.stop()
 
 
+def _restart_pair():
+    """Two runs of one cluster served one after the other: a restart (new store, new CA, new admin token)."""
+    first = serve(Cluster([NODE], controllers=[], scheduler=False), port=0, time_scale=0)
+    try:
+        for i in range(12):
+            assert call(first, "POST", "/api/v1/namespaces/default/configmaps",
+                        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm{i}"}})[0] == 201
+        code, listed = call(first, "GET", "/api/v1/namespaces/default/configmaps")
+        started_at = call(first, "GET", "/api/v1/namespaces/default/configmaps/cm0")[1]["metadata"]["resourceVersion"]
+    finally:
+        first.stop()
+    return int(started_at), int(listed["metadata"]["resourceVersion"])
+
+
+def test_after_a_restart_an_old_resource_version_is_never_accepted_silently():
+    early, late = _restart_pair()
+    again = serve(Cluster([NODE], controllers=[], scheduler=False), port=0, time_scale=0)
+    try:
+        start = again.cluster.server.store.revision  # the new watch cache's list revision
+        assert early == start + 1 and start < late  # the same manifests: the same revision at start
+        # cacher: newer than the new store's revision -> 504, for a watch and for a list (rv > 0: NotOlderThan)
+        for path in (f"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={late}",
+                     f"/api/v1/namespaces/default/configmaps?resourceVersion={late}"):
+            code, body = call(again, "GET", path)
+            assert (code, body["reason"], body["message"]) == (
+                504, "Timeout", f"Too large resource version: {late}, current: {start}")
+        assert call(again, "POST", "/api/v1/namespaces/default/configmaps",
+                    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "new0"}})[0] == 201
+        # an RV from before the server started: the watch cache never had it -> the 410 ERROR event (relist)
+        code, body = call(again, "GET", f"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={start - 1}")
+        assert (code, body["type"], body["object"]["code"], body["object"]["message"]) == (
+            200, "ERROR", 410, f"too old resource version: {start - 1} ({start})")
+        # the list revision itself resumes (rv == oldest - 1 is accepted, as getAllEventsSinceLocked)
+        conn = http.client.HTTPSConnection("127.0.0.1", again.port, timeout=10,
+                                           context=ssl.create_default_context(cafile=again.ca_path))
+        conn.request("GET", f"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={start}"
+                            "&timeoutSeconds=1", headers={"Authorization": f"Bearer {again.token}"})
+        first = json.loads(conn.getresponse().readline())
+        assert (first["type"], first["object"]["metadata"]["name"]) == ("ADDED", "new0")
+        conn.close()
+    finally:
+        again.stop()
+
+
+def test_list_resource_version_must_be_a_number():
+    c = Cluster([NODE], controllers=[], scheduler=False)
+    s = serve(c, port=0, time_scale=0)
+    try:
+        code, body = call(s, "GET", "/api/v1/namespaces/default/configmaps?resourceVersion=abc")
+        assert (code, body["message"]) == (400, 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing '
+                                                '"abc": invalid syntax')
+        code, body = call(s, "GET", "/api/v1/namespaces/default/configmaps?resourceVersion=0")
+        assert code == 200
+    finally:
+        s.stop()
+
+
 @pytest.mark.parametrize("path,expected", [
     ("/api/v1/namespaces/x/finalize", ("", "", "namespaces", "x", "finalize")),
     ("/api/v1/namespaces/x/status", ("", "", "namespaces", "x", "status")),
