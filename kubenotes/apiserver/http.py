@@ -648,6 +648,24 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 raise new_bad_request(f"error converting YAML to JSON: {e}") from None
         return decode_json(raw, kind or "Object")
 
+    def check_group_version(ri: ResourceInfo, body: Any) -> None:
+        """A create's or update's body in another version of the URL's group is 400, as upstream.
+
+        create.go and update.go decode the body with the URL's group-version
+        as the default, then refuse an object whose group-version is not the
+        URL's (``RequestScope.AcceptsGroupVersion``: only the scope's own
+        version; no built-in resource sets a delegate): an ``autoscaling/v1``
+        HorizontalPodAutoscaler sent to ``autoscaling/v2``'s URL is not converted.
+        A body of another group, or without ``apiVersion``, is left to the decoding that follows.
+        """
+        if ri.__class__ is not ResourceInfo or not isinstance(body, dict):
+            return
+        version = body.get("apiVersion")
+        if (isinstance(version, str) and version and version != ri.api_version
+                and version.rpartition("/")[0] == ri.api_version.rpartition("/")[0]):
+            raise new_bad_request(f"the API version in the data ({version}) does not match the expected API "
+                                  f"version ({ri.api_version})")
+
     def check_resource_version(rv: str) -> None:
         """A list's or watch's ``resourceVersion`` must be a number (``APIObjectVersioner.ParseResourceVersion``)."""
         if rv and not (rv.isascii() and rv.isdigit()):
@@ -835,6 +853,8 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                                                                f"{JSON_PATCH}, {MERGE_PATCH}, "
                                                                f"{STRATEGIC_MERGE_PATCH}", {})
             body = await read_body(request, ri.kind, patch=ptype is not None)
+            if method in ("POST", "PUT") and not info.subresource:
+                check_group_version(ri, body)
             if method == "POST" and not info.name:
                 if not isinstance(body, dict):
                     raise new_bad_request("the object provided is unrecognized (must be of type map)")

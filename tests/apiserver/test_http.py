@@ -350,6 +350,23 @@ def test_after_a_restart_an_old_resource_version_is_never_accepted_silently():
         again.stop()
 
 
+def test_a_body_of_another_version_of_the_urls_group_is_refused_not_converted(served):
+    hpa_v1 = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
+              "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                       "minReplicas": 1, "maxReplicas": 3, "targetCPUUtilizationPercentage": 60}}
+    v2 = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
+    msg = ("the API version in the data (autoscaling/v1) does not match the expected API version "
+           "(autoscaling/v2)")  # create.go / update.go: RequestScope.AcceptsGroupVersion
+    code, body = call(served, "POST", v2, hpa_v1)
+    assert (code, body["reason"], body["message"]) == (400, "BadRequest", msg)
+    code, made = call(served, "POST", "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers", hpa_v1)
+    assert code == 201 and made["apiVersion"] == "autoscaling/v1"  # its own URL: stored (as autoscaling/v2)
+    code, body = call(served, "PUT", v2 + "/web", {**hpa_v1, "metadata": made["metadata"]})
+    assert (code, body["message"]) == (400, msg)
+    code, got = call(served, "GET", v2 + "/web")
+    assert code == 200 and got["apiVersion"] == "autoscaling/v2" and got["spec"]["maxReplicas"] == 3
+
+
 def test_list_resource_version_must_be_a_number():
     c = Cluster([NODE], controllers=[], scheduler=False)
     s = serve(c, port=0, time_scale=0)
