@@ -88,17 +88,16 @@ def test_graph_diff_tells_deleted_from_orphaned():
 
 def test_layout_is_fixed_and_centres_parents():
     g = nx.DiGraph([("d", "r1"), ("d", "r2"), ("r1", "a"), ("r1", "b"), ("r2", "c")])
-    pos = vc.ownership_layout(g)
-    assert pos == vc.ownership_layout(g)
+    pos = vc._ownership_layout(g)
+    assert pos == vc._ownership_layout(g)
     assert pos["r1"] == (0.5, -1.0) and pos["d"][0] == (pos["r1"][0] + pos["r2"][0]) / 2
     assert {y for _, y in pos.values()} == {0.0, -1.0, -2.0}
 
 
 def test_drawings_return_their_axes_and_figures():
     g = own.ownership_graph([_pod("p1", "web-a", "3"), _rs("web-a", 1), _dep()])
-    ax = Figure().add_subplot()
-    assert vc.draw_ownership_graph(g, ax) is ax
-    assert len(vc.ownership_figure(g, title="a\nb").axes) == 1
+    fig = vc.ownership_figure(g, title="a\nb")
+    assert len(fig.axes) == 1 and fig.axes[0].get_title() == "a\nb" and len(fig.axes[0].texts) == 5  # 3 boxes, 2 arrows
     loop = reconcile_loop_graph("deployment-controller", "deployments")
     assert loop.graph["controller"] == "deployment-controller"
     assert nx.is_weakly_connected(loop) and nx.find_cycle(loop)  # it is a loop
@@ -160,7 +159,7 @@ def test_more_surge_means_a_faster_rollout_and_the_panel_output_changes():
     slow, fast = (st.rollout_done_at(st.rollout_timeline(r.cluster, "default", "web"), r.at_seconds)
                   for r in (sc.simulate_rollout(1, 0, 4), sc.simulate_rollout(4, 0, 4)))
     assert slow is not None and fast is not None and fast < slow
-    a, b = vc.rollout_view(1, 1), vc.rollout_view(4, 1)
+    a, b = vc._rollout_view(1, 1), vc._rollout_view(4, 1)
     assert isinstance(a[0], Figure) and a[0].axes[0].get_title() != b[0].axes[0].get_title()
 
 
@@ -168,7 +167,7 @@ def test_both_fences_zero_is_refused_with_upstreams_message():
     run = sc.simulate_rollout(0, 0, 4)
     assert run.error == ('Deployment.apps "web" is invalid: spec.strategy.rollingUpdate.maxUnavailable: '
                          'Invalid value: 0: may not be 0 when `maxSurge` is 0')
-    assert "refused" in vc.rollout_view(0, 0)[0]
+    assert "refused" in vc._rollout_view(0, 0)[0]
 
 
 def test_scale_down_deletes_pods_and_the_diff_graph_shows_them():
@@ -178,7 +177,7 @@ def test_scale_down_deletes_pods_and_the_diff_graph_shows_them():
     d = own.graph_diff(before, after)
     assert sum(1 for _, x in d.nodes(data=True) if x["change"] == "deleted" and x["kind"] == "Pod") == 2
     assert sum(1 for _, x in after.nodes(data=True) if x["kind"] == "Pod") == 2
-    assert "SuccessfulDelete" in vc.scale_view(2)[1]
+    assert "SuccessfulDelete" in vc._scale_view(2)[1]
 
 
 @pytest.mark.parametrize("policy", ["Background", "Foreground", "Orphan"])
@@ -204,8 +203,8 @@ def test_cascade_orders(policy):
 
 
 def test_cascade_view_steps_through_the_writes():
-    before = vc.cascade_view("Foreground", 0)
-    after_one = vc.cascade_view("Foreground", 1)
+    before = vc._cascade_view("Foreground", 0)
+    after_one = vc._cascade_view("Foreground", 1)
     assert before[0].axes[0].get_title() != after_one[0].axes[0].get_title()
     assert "kubectl" in after_one[1] and "finalizers: foregroundDeletion" in after_one[1]
 
@@ -237,7 +236,7 @@ def test_kubectl_rolling_update_keeps_every_pod_ready_and_one_extra_at_most():
 
 def test_rollout_title_and_plot_agree_on_a_peak_held_zero_seconds():
     # maxSurge 4 / maxUnavailable 1: in one reconcile at t=20 s the new RS goes to 4 (8 pods), the old one to 3 (7)
-    fig = vc.rollout_view(4, 1)[0]
+    fig = vc._rollout_view(4, 1)[0]
     ax = fig.axes[0]
     title = ax.get_title()
     assert "at most 8 pods (for 0 s, at t=20s)" in title
@@ -245,7 +244,7 @@ def test_rollout_title_and_plot_agree_on_a_peak_held_zero_seconds():
     assert max(pods_line.get_ydata()) == 8  # the plot reaches the title's peak (a spike at t=20 s)
     assert any("8 pods for 0 s" in t.get_text() for t in ax.texts)
     # a peak that is held says nothing more, and the plot still reaches it
-    held = vc.rollout_view(4, 0)[0].axes[0]
+    held = vc._rollout_view(4, 0)[0].axes[0]
     assert "at most 8 pods," in held.get_title() and "for 0 s" not in held.get_title()
 
 
@@ -289,18 +288,18 @@ def test_panels_draw_every_position_into_one_figure_with_a_new_figures_picture()
     def png(fig):  # as the inline backend shows a new figure (one pass when the tight box is inside it)
         return figure_png(fig) or print_figure(fig, "png", bbox_inches="tight")
 
-    rollout = vc._drawn_into(vc.rollout_view, vc._rollout_axes())
+    rollout = vc._drawn_into(vc._rollout_view, vc._rollout_axes())
     for surge, unavailable, replicas in ((4, 1, 4), (1, 1, 4), (0, 0, 4), (2, 1, 6)):
         shown = rollout(max_surge=surge, max_unavailable=unavailable, replicas=replicas)
-        fresh = vc.rollout_view(surge, unavailable, replicas)
+        fresh = vc._rollout_view(surge, unavailable, replicas)
         if isinstance(fresh[0], Figure):
             assert shown[0]._repr_mimebundle_()["image/png"] == _b64(png(fresh[0])), (surge, unavailable)
         else:
             assert shown == fresh  # the API's refusal: the same HTML
-    failure = vc._drawn_into(vc.node_failure_view, vc._node_failure_figure())
+    failure = vc._drawn_into(vc._node_failure_view, vc._node_failure_figure())
     for toleration, grace in ((0, 20), (60, 20)):
         shown = failure(toleration_seconds=toleration, node_monitor_grace_period_seconds=grace)
-        fresh = vc.node_failure_view(toleration, grace)
+        fresh = vc._node_failure_view(toleration, grace)
         assert shown[0]._repr_mimebundle_()["image/png"] == _b64(png(fresh[0]))
         assert shown[1] == fresh[1]
 
