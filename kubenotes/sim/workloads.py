@@ -57,7 +57,8 @@ __all__ = [
     "CRONJOB_FILE", "HPA_REQUEST_MILLI_CPU", "CCM_CONTROLLERS", "INVALID_CLUSTER_CIDR_MESSAGE",
     "simulate_namespace_deletion", "simulate_service_accounts", "simulate_node_ipam", "simulate_daemonset",
     "simulate_statefulset", "simulate_hpa", "simulate_cronjob",
-    "lifelines", "Lifeline", "replica_series", "metric_series", "namespace_conditions", "node_cidrs", "cidr_capacity",
+    "lifelines", "lifeline_phases", "Lifeline", "replica_series", "metric_series", "namespace_conditions", "node_cidrs",
+    "cidr_capacity",
     "controller_writes_graph", "hpa_recommendations",
 ]
 
@@ -597,6 +598,52 @@ def lifelines(run: ScenarioRun, resources: tuple[str, ...], namespace: str | Non
                     rec["deleting"] = rev.time
         out.extend(Lifeline(**r) for r in seen.values())
     return sorted(out, key=lambda r: (r.created, r.kind, r.name))
+
+
+def lifeline_phases(row: Lifeline, end_seconds: float) -> list[tuple[float, float, str]]:
+    """One object's lifeline cut into its phases, as spans of virtual time.
+
+    Parameters
+    ----------
+    row : Lifeline
+        From :func:`lifelines`.
+    end_seconds : float
+        Where an object still present at the end of the run stops.
+
+    Returns
+    -------
+    list of (float, float, str)
+        ``(start, end, phase)`` in order, phase one of ``pending`` (a pod
+        created, not yet Ready), ``running`` (a pod Ready, or any other object
+        present), ``finished`` (Succeeded/Failed, or a Job Complete/Failed)
+        and ``terminating`` (``deletionTimestamp`` set until it is gone). A
+        phase can last 0 s (an object deleted outright).
+
+    Raises
+    ------
+    TypeError
+        When a time of ``row`` is not a number.
+
+    Examples
+    --------
+    >>> lifeline_phases(Lifeline("Pod", "db-0", 0.0, 10.0, 11.0, "n1", 5.0), 20.0)
+    [(0.0, 5.0, 'pending'), (5.0, 10.0, 'running'), (10.0, 11.0, 'terminating')]
+    >>> lifeline_phases(Lifeline("Job", "j", 0.0, None, None, None, None, 4.0), 20.0)
+    [(0.0, 4.0, 'running'), (4.0, 20.0, 'finished')]
+    """
+    running = row.ready if row.kind == "Pod" else row.created
+    stop = row.gone if row.gone is not None else end_seconds
+    phases = []
+    if running is None or running > row.created:
+        phases.append((row.created, min(x for x in (running, row.finished, row.deleting, stop) if x is not None),
+                       "pending"))
+    if running is not None:
+        phases.append((running, min(x for x in (row.finished, row.deleting, stop) if x is not None), "running"))
+    if row.finished is not None:
+        phases.append((row.finished, row.deleting if row.deleting is not None else stop, "finished"))
+    if row.deleting is not None:
+        phases.append((row.deleting, stop, "terminating"))
+    return phases
 
 
 def replica_series(run: ScenarioRun, resource: str = "deployments") -> list[tuple[float, int]]:

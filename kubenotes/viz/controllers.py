@@ -75,7 +75,8 @@ def _clear_plotted(ax: Axes) -> None:
         artist.remove()
     if ax.legend_ is not None:
         ax.legend_.remove()
-    ax.set_title("")
+    for loc in ("left", "center", "right"):
+        ax.set_title("", loc=loc)
     ax.dataLim.set_points(Bbox.null().get_points())
     ax.ignore_existing_data_limits = True
 

@@ -27,6 +27,7 @@ from matplotlib.figure import Figure
 
 from kubenotes.sim import workloads as w
 from kubenotes.sim.history import objects_at
+from kubenotes.viz import controllers as vc
 from kubenotes.viz import workloads as vw
 from kubenotes.viz.html import Html
 
@@ -133,18 +134,18 @@ def test_controller_writes_graph_marks_the_cloud_controllers_unmodelled():
 
 # --------------------------------------------------------------------------- the panels
 PANELS = {
-    "namespace": (vw.namespace_view, {"finalizer_removed_at_seconds": (0, 60, 120),
+    "namespace": (vw._namespace_view, {"finalizer_removed_at_seconds": (0, 60, 120),
                                       "grace_period_seconds": (0, 60, 120)}),
-    "service_accounts": (vw.service_accounts_view, {"secret_for": ("build-robot", "ghost"),
+    "service_accounts": (vw._service_accounts_view, {"secret_for": ("build-robot", "ghost"),
                                                     "at_seconds": (0, 40, 80)}),
-    "node_ipam": (vw.node_ipam_view, {"cluster_prefix": (16, 21, 26), "node_cidr_mask_size": (22, 25, 28),
+    "node_ipam": (vw._node_ipam_view, {"cluster_prefix": (16, 21, 26), "node_cidr_mask_size": (22, 25, 28),
                                       "nodes": (1, 3, 5)}),
-    "daemonset": (vw.daemonset_view, {"max_unavailable": (0, 2, 4), "tolerate_control_plane": (False, True)}),
-    "statefulset": (vw.statefulset_view, {"pod_management_policy": ("OrderedReady", "Parallel"),
+    "daemonset": (vw._daemonset_view, {"max_unavailable": (0, 2, 4), "tolerate_control_plane": (False, True)}),
+    "statefulset": (vw._statefulset_view, {"pod_management_policy": ("OrderedReady", "Parallel"),
                                           "scale_up_to": (0, 3, 6), "scale_down_to": (0, 3, 6)}),
-    "hpa": (vw.hpa_view, {"high_load_milli_cpu": (200, 1300, 2400), "target_utilization": (20, 60, 100),
+    "hpa": (vw._hpa_view, {"high_load_milli_cpu": (200, 1300, 2400), "target_utilization": (20, 60, 100),
                           "downscale_stabilization_seconds": (0, 150, 300)}),
-    "cronjob": (vw.cronjob_view, {"concurrency_policy": ("Allow", "Forbid", "Replace"),
+    "cronjob": (vw._cronjob_view, {"concurrency_policy": ("Allow", "Forbid", "Replace"),
                                   "job_run_seconds": (20, 110, 200), "starting_deadline_seconds": (0, 30, 60)}),
 }
 DEFAULTS = {
@@ -176,10 +177,10 @@ def test_every_control_at_min_middle_max_draws_without_error(panel, control, val
 
 
 def test_views_change_with_their_controls():
-    a = vw.statefulset_view("OrderedReady", 5, 2)[0]
-    b = vw.statefulset_view("Parallel", 5, 2)[0]
+    a = vw._statefulset_view("OrderedReady", 5, 2)[0]
+    b = vw._statefulset_view("Parallel", 5, 2)[0]
     assert a.axes[0].get_title(loc="left") != b.axes[0].get_title(loc="left")
-    assert vw.service_accounts_view("build-robot", 40)[0] != vw.service_accounts_view("build-robot", 0)[0]
+    assert vw._service_accounts_view("build-robot", 40)[0] != vw._service_accounts_view("build-robot", 0)[0]
 
 
 def test_panel_sliders_are_long_enough():
@@ -188,7 +189,7 @@ def test_panel_sliders_are_long_enough():
     panel = _quiet(vw.statefulset_panel)           # every panel builds its sliders with the same helper
     sliders = [c for row in panel.children[:-1] for c in row.children if isinstance(c, widgets.IntSlider)]
     assert sliders and all(s is not None for s in sliders)
-    for c in [*sliders, vw._slider("x", 1, 0, 2)]:
+    for c in [*sliders, vc._control("x", 1, 0, 2, **vw._CONTROL_SIZE)]:
         total = int(c.layout.width.rstrip("px"))
         label = int(c.style.description_width.rstrip("px"))
         assert total - label - 60 >= 150            # track left after the label and the readout
@@ -205,20 +206,26 @@ def test_lifelines_figure_segments():
 
 
 def test_cidr_figure_summarises_large_ranges():
-    fig = vw.cidr_figure("10.244.0.0/16", 24, {"a": "10.244.0.0/24"})
+    fig = vw._cidr_figure("10.244.0.0/16", 24, {"a": "10.244.0.0/24"})
     assert len(fig.axes[0].patches) == 32             # 31 blocks drawn and one "more free blocks" box
     assert "256 blocks" in fig.axes[0].get_title(loc="left")
 
 
-def test_hpa_figure_reuses_the_layout_tight_layout_finds():
-    """A figure laid out from the cache of subplot parameters is laid out as tight_layout would."""
-    wl = vw
-    run = w.simulate_hpa(run_seconds=100)
-    wl.hpa_figure(run, 80, title="first")  # measured once (tight_layout)
-    fig = wl.hpa_figure(run, 80, title="again")  # same tick labels and title lines: from the cache
-    cached = [getattr(fig.subplotpars, k) for k in ("left", "right", "bottom", "top", "hspace")]
-    fig.tight_layout()
-    tight = [getattr(fig.subplotpars, k) for k in ("left", "right", "bottom", "top", "hspace")]
-    assert cached == pytest.approx(tight, abs=1e-9)
-    other = wl.hpa_figure(run, 80, title="a title\nof two lines")  # one more line: measured again, lower top
-    assert other.subplotpars.top < fig.subplotpars.top
+def test_panels_draw_into_one_figure_the_picture_of_a_new_one():
+    """A lifelines or HPA panel keeps one figure: a position drawn into it looks as a new figure of that position."""
+    from kubenotes.viz.widgets import figure_png
+
+    for view, args in ((vw._hpa_view, [(1000, 80, 300), (200, 20, 0)]), (vw._statefulset_view, [
+            ("OrderedReady", 6, 0), ("Parallel", 1, 1)]), (vw._node_ipam_view, [(16, 24, 5), (22, 24, 2)])):
+        kept = view(*args[0])[0]
+        for a in args:
+            assert figure_png(view(*a, figure=kept)[0]) == figure_png(view(*a)[0]), (view, a)
+
+
+def test_figures_keep_their_artists_inside_the_figure():
+    """Fixed layouts: the tight box of every view's figure is inside it (one-pass PNG, nothing cut off)."""
+    from kubenotes.viz.widgets import figure_png
+
+    for fig in (vw._hpa_view(1000, 80, 300)[0], vw._daemonset_view(1, True)[0], vw._namespace_view(80, 30)[0],
+                vw._cronjob_view("Allow", 200, 0)[0]):
+        assert figure_png(fig) is not None
