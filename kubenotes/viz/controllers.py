@@ -87,18 +87,10 @@ def _steps(series: Sequence[tuple[float, int]], end: float, *, keep_instants: bo
     Same-time points keep the last, unless ``keep_instants``: then every one is kept, and the step line
     draws a value held for zero seconds as a vertical spike (4 -> 8 -> 7 at one instant reaches 8).
     """
-    xs: list[float] = []
-    ys: list[int] = []
-    for x, y in series:
-        if xs and xs[-1] == x and not keep_instants:
-            ys[-1] = y
-        else:
-            xs.append(x)
-            ys.append(y)
-    if xs and end > xs[-1]:
-        xs.append(end)
-        ys.append(ys[-1])
-    return xs, ys
+    points = list(series) if keep_instants else list(dict(series).items())  # sorted by time: equal times adjoin
+    if points and end > points[-1][0]:
+        points.append((end, points[-1][1]))
+    return [x for x, _ in points], [y for _, y in points]
 
 
 def _step_lines(ax: Axes, end: float, lines: Iterable[tuple[Sequence[tuple[float, int]], Mapping[str, Any]]],
@@ -202,7 +194,8 @@ def _panel(view: Any, controls: Mapping[str, tuple], figure: Figure | None = Non
 
 
 # --------------------------------------------------------------------------- rollout timeline
-def _plot_rollout(t: RolloutTimeline, ax: Axes, *, start_seconds: float | None = None, title: str | None = None) -> Axes:
+def _plot_rollout(t: RolloutTimeline, ax: Axes, *, start_seconds: float | None = None,
+                  title: str | None = None) -> Axes:
     """Draw a rollout on ``ax`` (cleared): a step line per ReplicaSet, the pods/available band and both fences."""
     _clear_plotted(ax)
     end = max(t.end_seconds, max((x for s in t.values() for x, _ in s), default=0.0))
@@ -309,19 +302,13 @@ def _ownership_layout(g: nx.DiGraph) -> dict[Any, tuple[float, float]]:
     >>> _ownership_layout(nx.DiGraph([("d", "r"), ("r", "p1"), ("r", "p2")]))
     {'p1': (0.0, -2.0), 'p2': (1.0, -2.0), 'r': (0.5, -1.0), 'd': (0.5, 0.0)}
     """
-    parent: dict[Any, Any] = {}
-    for v in g:
-        preds = list(g.predecessors(v))
-        if preds:
-            parent[v] = ([p for p in preds if g.edges[p, v].get("controller")] or preds)[0]
-    children: dict[Any, list] = {v: [] for v in g}
-    for v, p in parent.items():
-        children[p].append(v)
+    parent = {v: ([p for p in g.predecessors(v) if g.edges[p, v].get("controller")] or list(g.predecessors(v)))[0]
+              for v in g if g.in_degree(v)}
     pos: dict[Any, tuple[float, float]] = {}
     next_x = [0.0]
 
     def place(v: Any, depth: int, seen: frozenset) -> float:
-        kids = [k for k in children[v] if k not in seen]
+        kids = [k for k in g if parent.get(k) == v and k not in seen]
         if kids:
             xs = [place(k, depth + 1, seen | {v}) for k in kids]
             x = (min(xs) + max(xs)) / 2
@@ -330,13 +317,10 @@ def _ownership_layout(g: nx.DiGraph) -> dict[Any, tuple[float, float]]:
         pos[v] = (x, float(-depth))
         return x
 
-    for v in g:
-        if v not in parent:
-            place(v, 0, frozenset())
-            next_x[0] += 0.5
-    for v in g:  # cycles (not valid in Kubernetes, but do not lose nodes)
+    for v in [v for v in g if v not in parent] + list(g):  # the roots, then what a cycle left (not valid, not lost)
         if v not in pos:
             place(v, 0, frozenset())
+            next_x[0] += 0.5
     return pos
 
 

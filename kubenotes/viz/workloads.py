@@ -73,7 +73,7 @@ def _title_inches(title: str | None) -> float:
 def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str | None = None,
                      marks: Sequence[tuple[float, str]] = (), label: Callable[[Lifeline], str] | None = None,
                      colour: Callable[[Lifeline], str] | None = None, spans: Sequence[tuple[float, float, str]] = (),
-                     ticks: Sequence[float] = ()) -> Figure:
+                     ticks: Sequence[float] = (), figure: Figure | None = None) -> Figure:
     """One horizontal bar per object: pending (light), running or present (solid), terminating (orange), done (grey).
 
     Parameters
@@ -93,10 +93,15 @@ def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str
         Shaded time spans with a label (e.g. a CronJob suspended).
     ticks : sequence of float
         Small triangles on the time axis (e.g. schedule times).
+    figure : matplotlib.figure.Figure, optional
+        Draw into this figure (made by an earlier call, or empty) instead of a
+        new one: a panel keeps one figure for all its positions.
 
     Returns
     -------
     matplotlib.figure.Figure
+        9.4 inches wide, 0.32 inch a row (at most 7 inches high), the phases'
+        legend below; a fixed layout sized to the row labels.
 
     Raises
     ------
@@ -109,20 +114,10 @@ def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str
     >>> len(fig.axes[0].patches) >= 3
     True
     """
-    fig = detached_figure(_WIDTH_INCHES, 1.0)
-    fig.add_subplot()
-    return _draw_lifelines(fig, rows, end_seconds=end_seconds, title=title, marks=marks, label=label, colour=colour,
-                           spans=spans, ticks=ticks)
-
-
-def _draw_lifelines(fig: Figure, rows: Sequence[Lifeline], *, end_seconds: float, title: str | None = None,
-                    marks: Sequence[tuple[float, str]] = (), label: Callable[[Lifeline], str] | None = None,
-                    colour: Callable[[Lifeline], str] | None = None, spans: Sequence[tuple[float, float, str]] = (),
-                    ticks: Sequence[float] = ()) -> Figure:
-    """:func:`lifelines_figure` drawn into ``fig`` (one Axes), sized for the rows: a panel keeps one figure."""
+    fig = figure if figure is not None else detached_figure(_WIDTH_INCHES, 1.0)
+    ax = fig.axes[0] if fig.axes else fig.add_subplot()
     n = max(len(rows), 1)
     fig.set_size_inches(_WIDTH_INCHES, min(1.3 + 0.32 * n, 7.0))
-    ax = fig.axes[0]
     _clear_plotted(ax)
     for legend in fig.legends:
         legend.remove()
@@ -155,19 +150,6 @@ def _draw_lifelines(fig: Figure, rows: Sequence[Lifeline], *, end_seconds: float
     if title:  # from the figure's left edge: a long title is not cut off by the right one
         ax.set_title(title, fontsize=10, loc="left", x=-(left - 0.1) / (_WIDTH_INCHES - left - 0.15))
     return fig
-
-
-def _lifelines_view(figure: Figure | None, rows: Sequence[Lifeline], others: Sequence[Any], **drawing: Any) -> list:
-    """A lifelines view's parts: the rows drawn into ``figure`` (a new one when None), then ``others``."""
-    fig = lifelines_figure(rows, **drawing) if figure is None else _draw_lifelines(figure, rows, **drawing)
-    return [fig, *others]
-
-
-def _lifelines_panel(view: Any, controls: Mapping[str, tuple]) -> Any:
-    """A panel over a lifelines view, drawing every position into one kept figure."""
-    fig = detached_figure(_WIDTH_INCHES, 1.0)
-    fig.add_subplot()
-    return _panel(view, controls, fig, **_CONTROL_SIZE)
 
 
 # --------------------------------------------------------------------------- namespace deletion
@@ -212,9 +194,8 @@ def _namespace_view(finalizer_removed_at_seconds: int, grace_period_seconds: int
         marks.append((max(finalizer_removed_at_seconds, run.at_seconds), "finalizer removed"))
     title = f"Namespace shop deleted at t={run.at_seconds:g}s; " + (
         f"gone at t={gone:g}s" if gone is not None else f"still Terminating at t={run.end_seconds:g}s")
-    return _lifelines_view(figure, ns + rows, [conditions_table(
-        namespace_conditions(run), "status.conditions of Namespace shop, as they changed")],
-        end_seconds=run.end_seconds, title=title, marks=marks)
+    return [lifelines_figure(ns + rows, end_seconds=run.end_seconds, title=title, marks=marks, figure=figure),
+            conditions_table(namespace_conditions(run), "status.conditions of Namespace shop, as they changed")]
 
 
 def namespace_panel(finalizer_removed_at_seconds: int = 80, grace_period_seconds: int = 30) -> Any:
@@ -244,10 +225,11 @@ def namespace_panel(finalizer_removed_at_seconds: int = 80, grace_period_seconds
     >>> [c.description for c in p.children[0].children]
     ['finalizer removed at t (s), 0 = none', 'pods: terminationGracePeriodSeconds']
     """
-    return _lifelines_panel(_namespace_view, {
+    return _panel(_namespace_view, {
         "finalizer_removed_at_seconds": ("finalizer removed at t (s), 0 = none", finalizer_removed_at_seconds, 0, 120,
                                          10),
-        "grace_period_seconds": ("pods: terminationGracePeriodSeconds", grace_period_seconds, 0, 120, 10)})
+        "grace_period_seconds": ("pods: terminationGracePeriodSeconds", grace_period_seconds, 0, 120, 10)},
+        detached_figure(_WIDTH_INCHES, 1.0), **_CONTROL_SIZE)
 
 
 # --------------------------------------------------------------------------- service accounts
@@ -344,7 +326,7 @@ def _cidr_figure(cluster_cidr: str, node_cidr_mask_size: int, assigned: Mapping[
     owner = {c: n for n, c in assigned.items() if c}
     fig = figure if figure is not None else detached_figure(_WIDTH_INCHES, 2.3)
     ax = fig.axes[0] if fig.axes else fig.add_subplot()
-    ax.clear()
+    _clear_plotted(ax)
     for i, b in enumerate(blocks):
         who = owner.get(str(b))
         ax.add_patch(Rectangle((i, 0), 0.95, 1, ec="#616161", lw=0.5, fc=_LINE_COLOURS[
@@ -365,7 +347,7 @@ def _cidr_figure(cluster_cidr: str, node_cidr_mask_size: int, assigned: Mapping[
     without = sorted(k for k, v in assigned.items() if not v)
     ax.set_title(f"--cluster-cidr={cluster_cidr}, --node-cidr-mask-size={node_cidr_mask_size}: {total} blocks"
                  + (f"; no block for {', '.join(without)}" if without else ""), fontsize=10, loc="left")
-    _margins(fig, 0.1, _title_inches(""), 0.05, 0.1)
+    _margins(fig, 0.1, _title_inches(ax.get_title(loc="left")), 0.05, 0.1)
     return fig
 
 
@@ -427,10 +409,10 @@ def _daemonset_view(max_unavailable: int, tolerate_control_plane: bool, *, figur
     title = (f"DaemonSet node-agent, maxUnavailable={max_unavailable}"
              f"{', tolerates control-plane' if tolerate_control_plane else ''}: set image at t=30s"
              + (f", all nodes updated at t={done:g}s" if done is not None else ""))
-    return _lifelines_view(figure, rows, [events_table(run.cluster, run.namespace, kinds=("DaemonSet",), limit=6)],
-                           end_seconds=run.end_seconds, title=title,
-                           marks=[(run.at_seconds, "kubectl set image"), (60.0, "control-plane taint removed")],
-                           colour=lambda r: _NEW if r.created >= run.at_seconds else _PHASE_COLOURS["running"])
+    return [lifelines_figure(rows, end_seconds=run.end_seconds, title=title, figure=figure,
+                             marks=[(run.at_seconds, "kubectl set image"), (60.0, "control-plane taint removed")],
+                             colour=lambda r: _NEW if r.created >= run.at_seconds else _PHASE_COLOURS["running"]),
+            events_table(run.cluster, run.namespace, kinds=("DaemonSet",), limit=6)]
 
 
 def daemonset_panel(max_unavailable: int = 1, tolerate_control_plane: bool = False) -> Any:
@@ -460,9 +442,10 @@ def daemonset_panel(max_unavailable: int = 1, tolerate_control_plane: bool = Fal
     >>> [c.description for c in p.children[0].children]
     ['rollingUpdate.maxUnavailable', 'tolerate control-plane taint']
     """
-    return _lifelines_panel(_daemonset_view, {
+    return _panel(_daemonset_view, {
         "max_unavailable": ("rollingUpdate.maxUnavailable", max_unavailable, 0, 4),
-        "tolerate_control_plane": ("tolerate control-plane taint", tolerate_control_plane)})
+        "tolerate_control_plane": ("tolerate control-plane taint", tolerate_control_plane)},
+        detached_figure(_WIDTH_INCHES, 1.0), **_CONTROL_SIZE)
 
 
 # --------------------------------------------------------------------------- StatefulSet
@@ -473,9 +456,9 @@ def _statefulset_view(pod_management_policy: str, scale_up_to: int, scale_down_t
     rows = sorted(lifelines(run, ("pods",)), key=lambda r: (int(r.name.rsplit("-", 1)[1]), r.created))
     title = (f"StatefulSet db, podManagementPolicy={pod_management_policy}: 3 replicas, scaled to {scale_up_to} "
              f"at t=40s and to {scale_down_to} at t=70s")
-    return _lifelines_view(figure, rows, [events_table(run.cluster, run.namespace, kinds=("StatefulSet",), limit=8)],
-                           end_seconds=run.end_seconds, title=title,
-                           marks=[(40.0, f"scale to {scale_up_to}"), (70.0, f"scale to {scale_down_to}")])
+    return [lifelines_figure(rows, end_seconds=run.end_seconds, title=title, figure=figure,
+                             marks=[(40.0, f"scale to {scale_up_to}"), (70.0, f"scale to {scale_down_to}")]),
+            events_table(run.cluster, run.namespace, kinds=("StatefulSet",), limit=8)]
 
 
 def statefulset_panel(pod_management_policy: str = "OrderedReady", scale_up_to: int = 5,
@@ -506,10 +489,11 @@ def statefulset_panel(pod_management_policy: str = "OrderedReady", scale_up_to: 
     >>> [c.description for c in p.children[0].children]
     ['podManagementPolicy', 'replicas at t=40s']
     """
-    return _lifelines_panel(_statefulset_view, {
+    return _panel(_statefulset_view, {
         "pod_management_policy": ("podManagementPolicy", pod_management_policy, ("OrderedReady", "Parallel")),
         "scale_up_to": ("replicas at t=40s", scale_up_to, 0, 6),
-        "scale_down_to": ("replicas at t=70s", scale_down_to, 0, 6)})
+        "scale_down_to": ("replicas at t=70s", scale_down_to, 0, 6)},
+        detached_figure(_WIDTH_INCHES, 1.0), **_CONTROL_SIZE)
 
 
 # --------------------------------------------------------------------------- HPA
@@ -591,9 +575,9 @@ def _cronjob_view(concurrency_policy: str, job_run_seconds: int, starting_deadli
     deadline = f"{starting_deadline_seconds}s" if starting_deadline_seconds else "unset"
     title = (f"CronJob report */1 * * * *, concurrencyPolicy={concurrency_policy}, jobs run {job_run_seconds}s, "
              f"startingDeadlineSeconds {deadline}: {len(rows)} Jobs")
-    return _lifelines_view(figure, rows, [events_table(run.cluster, run.namespace, kinds=("CronJob",), limit=10)],
-                           end_seconds=run.end_seconds, title=title, spans=[(200.0, 430.0, "suspended")],
-                           ticks=[60.0 * k for k in range(1, 10)], label=lambda r: r.name)
+    return [lifelines_figure(rows, end_seconds=run.end_seconds, title=title, spans=[(200.0, 430.0, "suspended")],
+                             ticks=[60.0 * k for k in range(1, 10)], label=lambda r: r.name, figure=figure),
+            events_table(run.cluster, run.namespace, kinds=("CronJob",), limit=10)]
 
 
 def cronjob_panel(concurrency_policy: str = "Forbid", job_run_seconds: int = 90,
@@ -624,10 +608,11 @@ def cronjob_panel(concurrency_policy: str = "Forbid", job_run_seconds: int = 90,
     >>> [c.description for c in p.children[0].children]
     ['concurrencyPolicy', 'a Job runs (s)']
     """
-    return _lifelines_panel(_cronjob_view, {
+    return _panel(_cronjob_view, {
         "concurrency_policy": ("concurrencyPolicy", concurrency_policy, ("Allow", "Forbid", "Replace")),
         "job_run_seconds": ("a Job runs (s)", job_run_seconds, 20, 200, 10),
-        "starting_deadline_seconds": ("startingDeadlineSeconds, 0 = unset", starting_deadline_seconds, 0, 60, 5)})
+        "starting_deadline_seconds": ("startingDeadlineSeconds, 0 = unset", starting_deadline_seconds, 0, 60, 5)},
+        detached_figure(_WIDTH_INCHES, 1.0), **_CONTROL_SIZE)
 
 
 # --------------------------------------------------------------------------- who writes what
@@ -675,10 +660,10 @@ def controller_writes_figure(g: nx.DiGraph, *, title: str | None = None) -> Figu
     fig = detached_figure(_WIDTH_INCHES, max(len(ctrls), len(kinds)) * 0.3 + 1.0)
     ax = fig.add_subplot()
     box = {"boxstyle": "round,pad=0.25"}
+    ccm_box, kcm_box = {**box, "fc": "#f5f5f5", "ec": "#9e9e9e", "ls": "--"}, {**box, "fc": "#e3f2fd", "ec": "#1565c0"}
     _box_graph(ax, pos, {
-        **{c: (c + " (not modelled)" if c in ccm else c, {"ha": "right", "fontsize": 8, "bbox": {
-            **box, "fc": "#f5f5f5", "ec": "#9e9e9e", "ls": "--"} if c in ccm else {**box, "fc": "#e3f2fd", "ec": "#1565c0"}})
-           for c in ctrls},
+        **{c: (c + " (not modelled)" if c in ccm else c, {"ha": "right", "fontsize": 8,
+                                                           "bbox": ccm_box if c in ccm else kcm_box}) for c in ctrls},
         **{k: (k, {"ha": "left", "fontsize": 8, "bbox": {**box, "fc": "#fff8e1", "ec": "#f9a825"}}) for k in kinds}},
         [(u, v, {"color": "#90a4ae", "lw": 1.0, "mutation_scale": 8} if d.get("modelled", True) else
           {"color": "#bdbdbd", "lw": 1.0, "ls": "--", "mutation_scale": 8}) for u, v, d in g.edges(data=True)])

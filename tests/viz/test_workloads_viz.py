@@ -227,5 +227,5 @@ def test_figures_keep_their_artists_inside_the_figure():
     from kubenotes.viz.widgets import figure_png
 
     for fig in (vw._hpa_view(1000, 80, 300)[0], vw._daemonset_view(1, True)[0], vw._namespace_view(80, 30)[0],
-                vw._cronjob_view("Allow", 200, 0)[0]):
+                vw._cronjob_view("Allow", 200, 0)[0], vw._node_ipam_view(16, 28, 5)[0]):
         assert figure_png(fig) is not None
