@@ -94,7 +94,7 @@ def ownership_graph(source: Any, namespace: str | None = None, *, at_seconds: fl
 
     See Also
     --------
-    graph_diff, kubenotes.viz.controllers.ownership_layout, kubenotes.viz.controllers.draw_ownership_graph
+    graph_diff, kubenotes.viz.controllers.ownership_figure
 
     References
     ----------

@@ -210,7 +210,7 @@ def rollout_timeline(source: Any, namespace: str, deployment: str) -> RolloutTim
 
     See Also
     --------
-    plot_rollout_timeline, series_extremes, simulate_rollout
+    kubenotes.viz.controllers.rollout_figure, series_extremes, simulate_rollout
 
     Notes
     -----
