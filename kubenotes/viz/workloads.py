@@ -119,7 +119,7 @@ def lifelines_figure(rows: Sequence[Lifeline], *, end_seconds: float, title: str
     n = max(len(rows), 1)
     fig.set_size_inches(_WIDTH_INCHES, min(1.3 + 0.32 * n, 7.0))
     _clear_plotted(ax)
-    for legend in fig.legends:
+    for legend in list(fig.legends):
         legend.remove()
     for y, r in enumerate(rows):
         for a, b, phase in lifeline_phases(r, end_seconds):  # as barh's bars; the limits are set below
@@ -313,8 +313,8 @@ def service_accounts_panel(secret_for: str = "build-robot", at_seconds: int = 40
 
 # --------------------------------------------------------------------------- node IPAM
 def _cidr_figure(cluster_cidr: str, node_cidr_mask_size: int, assigned: Mapping[str, str | None], *,
-                 figure: Figure | None = None, max_blocks: int = 32) -> Figure:
-    """The cluster CIDR as a row of node blocks coloured by the node each was given to (past ``max_blocks``: summed).
+                 figure: Figure | None = None) -> Figure:
+    """The cluster CIDR as a row of node blocks coloured by the node each was given to (past 31 blocks: summed).
 
     >>> len(_cidr_figure("10.244.0.0/23", 24, {"a": "10.244.0.0/24", "b": None}).axes[0].patches)
     2
@@ -322,7 +322,7 @@ def _cidr_figure(cluster_cidr: str, node_cidr_mask_size: int, assigned: Mapping[
     net = ipaddress.ip_network(cluster_cidr, strict=False)
     total = 1 << (node_cidr_mask_size - net.prefixlen)
     blocks = list(itertools.islice(net.subnets(new_prefix=node_cidr_mask_size),
-                                   total if total <= max_blocks else max_blocks - 1))
+                                   total if total <= 32 else 31))
     owner = {c: n for n, c in assigned.items() if c}
     fig = figure if figure is not None else detached_figure(_WIDTH_INCHES, 2.3)
     ax = fig.axes[0] if fig.axes else fig.add_subplot()
