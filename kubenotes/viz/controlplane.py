@@ -60,9 +60,12 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 import networkx as nx
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.image import imsave
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
 from kubenotes.api.podutil import pod_ready_condition
@@ -274,6 +277,21 @@ def _draw_hops(g: nx.DiGraph, ax: Axes, pos: Mapping, hops: Sequence[Mapping[str
     return touched
 
 
+def _hops_and_boxes(g: nx.DiGraph, ax: Axes, pos: Mapping, hops: Sequence[Mapping[str, Any]]) -> None:
+    """The hops' arrows, the node boxes (over the arrows' ends; bold where touched) and the legend: all of zorder >= 3."""
+    hot = _draw_hops(g, ax, pos, hops)
+    for v, d in g.nodes(data=True):
+        kind, label = d.get("kind", "stage"), d.get("label", v)
+        label = label.replace(" ", "\n") if kind == "stage" else label  # "mutating\nadmission": stages sit close
+        size = 8.0 if kind not in ("controller", "kubelet") else (7.0 if len(label) <= 28 else 6.4)
+        _box(ax, pos[v], _HALF[kind], label, *_COLOURS[kind], hot=v in hot,
+             current=bool(hops) and v == hops[-1]["to"], size=size)
+    if hops:
+        last = hops[-1].get("step", len(hops))
+        ax.legend(handles=[Patch(fc=_PAST, label="hops so far (numbered)"), Patch(fc=_NOW, label=f"hop {last}")],
+                  loc="upper left", fontsize=8, frameon=False, ncol=2, bbox_to_anchor=(0.0, 0.0))
+
+
 def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, title: str | None = None) -> Figure:
     """The component graph on a new Figure sized to it, with a fixed layout; optionally the hops of a request.
 
@@ -353,17 +371,7 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
         if (cu, cv) not in drawn:
             drawn.add((cu, cv))
             _arrow(ax, _clip(cu, hu, cv), _clip(cv, hv, cu), _GREY, 0.9, label=d.get("flow", ""))
-    hot = _draw_hops(g, ax, pos, hops)  # then the boxes, over the arrows' ends
-    for v, d in g.nodes(data=True):
-        kind, label = d.get("kind", "stage"), d.get("label", v)
-        label = label.replace(" ", "\n") if kind == "stage" else label  # "mutating\nadmission": stages sit close
-        size = 8.0 if kind not in ("controller", "kubelet") else (7.0 if len(label) <= 28 else 6.4)
-        _box(ax, pos[v], _HALF[kind], label, *_COLOURS[kind], hot=v in hot,
-             current=bool(hops) and v == hops[-1]["to"], size=size)
-    if hops:
-        last = hops[-1].get("step", len(hops))
-        ax.legend(handles=[Patch(fc=_PAST, label="hops so far (numbered)"), Patch(fc=_NOW, label=f"hop {last}")],
-                  loc="upper left", fontsize=8, frameon=False, ncol=2, bbox_to_anchor=(0.0, 0.0))
+    _hops_and_boxes(g, ax, pos, hops)
     frames = list(boxes.values())
     _finish(ax, (min(min(xs) - 0.6, min((b[0] for b in frames), default=0.0) - 0.1),
                  max(max(xs) + 0.6, max((b[2] for b in frames), default=0.0) + 0.1)),
@@ -377,6 +385,59 @@ def _png(fig: Figure, dpi: int = 80) -> bytes:
     fig.savefig(buf, format="png", dpi=dpi)
     plt.close(fig)
     return buf.getvalue()
+
+
+class _HopPictures:
+    """``_png(hops_figure(g, hops, title=...), dpi)``, pixel for pixel, drawn on one Figure whose plain part is kept.
+
+    Everything of zorder < 3 (the group frames, the plain edges and their
+    labels) is the same in every picture: it is drawn once and its pixels
+    kept. A picture puts them back and draws only the rest, as
+    :func:`_hops_and_boxes` adds it, with the title, in the order a full
+    draw would (by zorder, then as added). Whatever happens, the Axes is
+    left as built; should that draw fail, the picture is drawn in full and
+    the kept pixels rebuilt, so one bad draw never spoils the next.
+    """
+
+    def __init__(self, g: nx.DiGraph, dpi: int = 80):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        self.g, self.dpi, self.pos = g, dpi, _component_layout(g)
+        self.figure = component_figure(g, title=" ")  # titled: a hop picture's size and Axes
+        self.ax = self.figure.axes[0]
+        for a in [*self.ax.patches, *self.ax.texts]:
+            if a.get_zorder() >= 3:
+                a.remove()
+        self.figure.set_dpi(dpi)
+        self.canvas = FigureCanvasAgg(self.figure)
+        self.canvas.draw()
+        self.background = self.canvas.copy_from_bbox(self.figure.bbox)
+
+    def png(self, hops: Sequence[Mapping[str, Any]], title: str) -> bytes:
+        """The picture of ``hops`` (the last one current) titled ``title``, as PNG bytes."""
+        ax, before = self.ax, set(self.ax.get_children())
+        try:
+            _hops_and_boxes(self.g, ax, self.pos, hops)
+            ax.title.set_text(title)
+            self.canvas.restore_region(self.background)
+            renderer = self.canvas.get_renderer()
+            for a in sorted((a for a in ax.get_children() if a not in before or a is ax.title), key=Artist.get_zorder):
+                a.draw(renderer)
+            pixels = np.asarray(self.canvas.buffer_rgba())
+        except Exception:
+            pixels = None
+        finally:
+            for a in ax.get_children():
+                if a not in before:
+                    a.remove()
+            ax.legend_ = None
+            ax.title.set_text(" ")
+        if pixels is None:
+            self.__init__(self.g, self.dpi)
+            return _png(hops_figure(self.g, hops, title=title), self.dpi)
+        buf = io.BytesIO()
+        imsave(buf, pixels, format="png", dpi=self.dpi)
+        return buf.getvalue()
 
 
 # ---------------------------------------------------------------------------
@@ -480,8 +541,9 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
     -------
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`. Each picture is
-        :func:`hops_figure` with the last six hops under it (:func:`hops_table`), kept per slider value
-        (:func:`kubenotes.viz.widgets.memoise_update`), so moving back to a
+        :func:`hops_figure` as an 80 dpi PNG (drawn incrementally: only what the
+        hops change), with the last six hops under it (:func:`hops_table`), kept per
+        control values (:func:`kubenotes.viz.widgets.memoise_update`), so moving back to a
         hop seen shows it again at once. Its title gives the hop's step number first: the model
         charges no virtual time to API calls, so most hops share one virtual
         second and only their order tells them apart.
@@ -520,10 +582,11 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
     """
     import ipywidgets as widgets
 
-    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
+    from kubenotes.viz.widgets import int_slider, live_panel, memoise_update, png_display
 
     runs = {str(k): list(v) for k, v in hops.items()} if isinstance(hops, Mapping) else {"": list(hops)}
     first = next(iter(runs))
+    pictures = _HopPictures(g)
 
     def update(hop: int, applied: str = first) -> list:
         run = runs[applied]
@@ -531,17 +594,17 @@ def apply_panel(g: nx.DiGraph, hops: Sequence[Mapping[str, Any]] | Mapping[str, 
         h = run[k - 1]
         label = (f"{applied + ': ' if applied else ''}step {k} of {len(run)}, {h['from']} -> {h['to']} "
                  f"(virtual t={h['time']:g} s)")
-        return [hops_figure(g, run, k, title=label), hops_table(run, current=k, window=6)]
+        return [png_display(pictures.png(run[:k], label)), hops_table(run, current=k, window=6)]
 
-    n = len(runs[first])
+    n, memo = len(runs[first]), memoise_update(update, maxsize=sum(map(len, runs.values())))
     slider = int_slider("hop", max(1, min(start, n)), 1, max(1, n), layout=widgets.Layout(width="520px"))
     if len(runs) == 1:
-        return live_panel(memoise_update(update), {"hop": slider}, columns=1)
+        return live_panel(memo, {"hop": slider}, columns=1)
     menu = widgets.Dropdown(options=list(runs), value=first, description="applied",
                             layout=widgets.Layout(width="300px"))
     # Registered before live_panel's own observer: the slider's range follows the run before the redraw.
     menu.observe(lambda change: setattr(slider, "max", max(1, len(runs[change["new"]]))), names="value")
-    return live_panel(memoise_update(update), {"applied": menu, "hop": slider}, columns=2)
+    return live_panel(memo, {"applied": menu, "hop": slider}, columns=2)
 
 
 # ---------------------------------------------------------------------------

@@ -148,17 +148,61 @@ def test_draw_highlights_current_hop_in_its_own_colour():
     plt.close(fig)
 
 
-def test_apply_panel_pictures_are_the_hops_figures(traced, monkeypatch):
-    """The panel draws hops_figure of the run up to the slider's hop, once per hop (kept when moving back)."""
+def _pixels(png: bytes):
+    from matplotlib.image import imread
+
+    return imread(io.BytesIO(png))
+
+
+def test_apply_panel_serves_repeats_from_its_memo(traced, monkeypatch):
+    """The panel draws the picture of the run up to the slider's hop once per hop (kept when moving back)."""
     _c, g, hops = traced
     drawn = []
-    real = cp.hops_figure
-    monkeypatch.setattr(cp, "hops_figure", lambda g_, run, k, **kw: drawn.append((len(run), k)) or real(g_, run, k, **kw))
+    real = cp._HopPictures.png
+    monkeypatch.setattr(cp._HopPictures, "png", lambda self, run, title: drawn.append(len(run)) or real(self, run, title))
     panel = quiet(cp.apply_panel, g, hops, start=6)
     slider = panel.children[0].children[0]
-    for k in (7, 6, 7):
+    for k in (7, 6, 7, 6):
         quiet(setattr, slider, "value", k)
-    assert drawn == [(len(hops), 6), (len(hops), 7)]  # 6 and 7 again come from the memo
+    assert drawn == [6, 7]  # 6 and 7 again come from the memo
+
+
+def test_hop_pictures_are_the_full_draws_pixel_for_pixel(sample_traced):
+    """The plain part drawn once, the rest on top in z-order: exactly _png(hops_figure(...)), and nothing stays."""
+    import numpy as np
+
+    g, hops = sample_traced
+    pictures = cp._HopPictures(g)
+    unchanging = pictures.ax.get_children()
+    for k in (1, 6, len(hops)):
+        title = f"Deployment default/api: step {k} of {len(hops)}"
+        full = _pixels(cp._png(cp.hops_figure(g, hops, k, title=title)))
+        assert np.array_equal(_pixels(pictures.png(hops[:k], title)), full), k
+        assert pictures.ax.get_children() == unchanging and pictures.ax.get_title() == " "
+
+
+def test_hop_pictures_survive_a_failed_draw(traced, monkeypatch):
+    """A draw failing half-way leaves no artist; that picture is drawn in full, the kept pixels rebuilt, the next fast."""
+    import numpy as np
+
+    _c, g, hops = traced
+    pictures = cp._HopPictures(g)
+    unchanging, background = len(pictures.ax.get_children()), pictures.background
+    real, calls = cp._hops_and_boxes, []
+
+    def fails_once(g_, ax, pos, run):
+        calls.append(len(run))
+        real(g_, ax, pos, run)
+        if len(calls) == 1:
+            raise RuntimeError("half-way")
+
+    fulls = {k: _pixels(cp._png(cp.hops_figure(g, hops, k, title=f"step {k}"))) for k in (6, 7)}
+    monkeypatch.setattr(cp, "_hops_and_boxes", fails_once)
+    for k, full in fulls.items():
+        assert np.array_equal(_pixels(pictures.png(hops[:k], f"step {k}")), full), k
+        assert len(pictures.ax.get_children()) == unchanging and pictures.ax.legend_ is None
+    assert pictures.background is not background  # rebuilt after the failure
+    assert calls == [6, 0, 6, 7]  # the failed draw, the rebuilt plain graph, the full draw, the next fast draw
 
 
 def test_apply_panel_slider_changes_the_hop(traced, monkeypatch):
@@ -326,8 +370,8 @@ def test_apply_panel_chooses_what_is_applied_and_titles_hops_by_step(traced, mon
     pod_hops = apply_hops(c, pod, until_seconds=20, graph=g)
     assert 0 < len(pod_hops) < len(hops) and not any(h["from"].endswith("-controller") for h in pod_hops)
     titles, seen = [], []
-    real_fig, real_table = cp.hops_figure, cp.hops_table
-    monkeypatch.setattr(cp, "hops_figure", lambda g_, run, k, title: titles.append(title) or real_fig(g_, run, k, title=title))
+    real_png, real_table = cp._HopPictures.png, cp.hops_table
+    monkeypatch.setattr(cp._HopPictures, "png", lambda self, run, title: titles.append(title) or real_png(self, run, title))
     monkeypatch.setattr(cp, "hops_table", lambda run, **kw: seen.append((len(run), kw["current"])) or real_table(run, **kw))
     panel = quiet(cp.apply_panel, g, {"ReplicaSet default/hello": hops, "Pod default/solo": pod_hops}, start=6)
     menu, slider = panel.children[0].children
