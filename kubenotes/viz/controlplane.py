@@ -111,7 +111,7 @@ def _b(text: Any, colour: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# drawing primitives shared by the two graphs
+# drawing primitives shared by the two graphs (patches go in with add_artist: the limits are set, not computed)
 
 
 def _clip(c: tuple[float, float], half: tuple[float, float], towards: tuple[float, float],
@@ -133,7 +133,7 @@ def _on_arc(a: tuple[float, float], b: tuple[float, float], rad: float, t: float
 def _arrow(ax: Axes, a: tuple, b: tuple, colour: str, lw: float, *, rad: float = 0.0, zorder: float = 1,
            label: str = "", label_colour: str = "#616161", size: float = 6.5) -> None:
     """An arrow from ``a`` to ``b``, with ``label`` on a white patch at its middle."""
-    ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=colour, lw=lw,
+    ax.add_artist(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=colour, lw=lw,
                                  connectionstyle=f"arc3,rad={rad}", zorder=zorder, shrinkA=0, shrinkB=0))
     if label:
         m = _on_arc(a, b, rad)
@@ -149,7 +149,7 @@ def _frame(ax: Axes, members: Iterable[tuple[tuple, tuple]], label: str, colour:
     y0 = min(c[1] - h[1] for c, h in members) - pad
     x1 = max(c[0] + h[0] for c, h in members) + pad
     y1 = max(c[1] + h[1] for c, h in members) + top
-    ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.12",
+    ax.add_artist(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.12",
                                 fc="none", ec=colour, lw=1.2, ls="--", zorder=0))
     ax.text(x0 + 0.1, y1 - 0.06, label, ha="left", va="top", fontsize=8, color=colour, fontweight="bold", zorder=1)
     return (x0, y0, x1, y1)
@@ -158,7 +158,7 @@ def _frame(ax: Axes, members: Iterable[tuple[tuple, tuple]], label: str, colour:
 def _box(ax: Axes, xy: tuple, half: tuple, label: str, fc: str, ec: str, *, hot: bool = False,
          current: bool = False, lw: float = 0.9, size: float = 8.0) -> None:
     """A node: a rounded box, bold when ``hot``, orange when ``current``, with its label."""
-    ax.add_patch(FancyBboxPatch((xy[0] - half[0], xy[1] - half[1]), 2 * half[0], 2 * half[1],
+    ax.add_artist(FancyBboxPatch((xy[0] - half[0], xy[1] - half[1]), 2 * half[0], 2 * half[1],
                                 boxstyle="round,pad=0.0,rounding_size=0.08", fc="#ffe0b2" if current else fc,
                                 ec=_NOW if current else ec, lw=2.2 if hot else lw, zorder=3))
     ax.text(xy[0], xy[1], label, ha="center", va="center", fontsize=size, zorder=5,
@@ -345,15 +345,20 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['hops so far (numbered)', 'hop 1']
     """
+    fig, ax, pos = _plain_graph(g, title)
+    _hops_and_boxes(g, ax, pos, list(highlight or ()))
+    return fig
+
+
+def _plain_graph(g: nx.DiGraph, title: str | None) -> tuple[Figure, Axes, dict[str, tuple[float, float]]]:
+    """:func:`component_figure` without hops and node boxes: the frames, the plain edges (all of zorder < 3)."""
     pos = _component_layout(g)
     xs, ys = [p[0] for p in pos.values()] or [0.0], [p[1] for p in pos.values()] or [0.0]
     width, height = max(xs) - min(xs) + 1.6, max(ys) - min(ys) + 1.2
     scale = min(1.05, _MAX_WIDTH_INCHES / width)
     fig = detached_figure(width * scale, height * scale + (0.5 if title else 0.2))
     ax = fig.add_axes((0.0, 0.03, 1.0, 0.92 if title else 0.96))
-    # group frames, the plain edges (once per group: every controller and every kubelet has the same two),
-    # the hops numbered along their paths, the node boxes
-    hops = list(highlight or ())
+    # group frames, the plain edges (once per group: every controller and every kubelet has the same two)
     boxes = {group: _frame(ax, [(pos[v], _HALF[d["kind"]]) for v, d in g.nodes(data=True) if d.get("group") == group],
                            *_GROUPS[group], pad=0.12, top=0.3)
              for group in _GROUPS if any(d.get("group") == group for _, d in g.nodes(data=True))}
@@ -371,12 +376,11 @@ def component_figure(g: nx.DiGraph, highlight: Iterable[Any] | None = None, *, t
         if (cu, cv) not in drawn:
             drawn.add((cu, cv))
             _arrow(ax, _clip(cu, hu, cv), _clip(cv, hv, cu), _GREY, 0.9, label=d.get("flow", ""))
-    _hops_and_boxes(g, ax, pos, hops)
     frames = list(boxes.values())
     _finish(ax, (min(min(xs) - 0.6, min((b[0] for b in frames), default=0.0) - 0.1),
                  max(max(xs) + 0.6, max((b[2] for b in frames), default=0.0) + 0.1)),
             (min(min(ys) - 0.4, min((b[1] for b in frames), default=0.0) - 0.1), max(ys) + 0.55), title)
-    return fig
+    return fig, ax, pos
 
 
 def _png(fig: Figure, dpi: int = 80) -> bytes:
@@ -402,12 +406,8 @@ class _HopPictures:
     def __init__(self, g: nx.DiGraph, dpi: int = 80):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        self.g, self.dpi, self.pos = g, dpi, _component_layout(g)
-        self.figure = component_figure(g, title=" ")  # titled: a hop picture's size and Axes
-        self.ax = self.figure.axes[0]
-        for a in [*self.ax.patches, *self.ax.texts]:
-            if a.get_zorder() >= 3:
-                a.remove()
+        self.g, self.dpi = g, dpi
+        self.figure, self.ax, self.pos = _plain_graph(g, " ")  # titled: a hop picture's size and Axes
         self.figure.set_dpi(dpi)
         self.canvas = FigureCanvasAgg(self.figure)
         self.canvas.draw()
@@ -436,7 +436,7 @@ class _HopPictures:
             self.__init__(self.g, self.dpi)
             return _png(hops_figure(self.g, hops, title=title), self.dpi)
         buf = io.BytesIO()
-        imsave(buf, pixels, format="png", dpi=self.dpi)
+        imsave(buf, pixels, format="png", dpi=self.dpi, pil_kwargs={"compress_level": 1})  # a third faster
         return buf.getvalue()
 
 
