@@ -60,7 +60,6 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Sequence
 
 import matplotlib.pyplot as plt
-import numpy as np
 import networkx as nx
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
@@ -134,7 +133,7 @@ def _arrow(ax: Axes, a: tuple, b: tuple, colour: str, lw: float, *, rad: float =
            label: str = "", label_colour: str = "#616161", size: float = 6.5) -> None:
     """An arrow from ``a`` to ``b``, with ``label`` on a white patch at its middle."""
     ax.add_artist(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=11, color=colour, lw=lw,
-                                 connectionstyle=f"arc3,rad={rad}", zorder=zorder, shrinkA=0, shrinkB=0))
+                                  connectionstyle=f"arc3,rad={rad}", zorder=zorder, shrinkA=0, shrinkB=0))
     if label:
         m = _on_arc(a, b, rad)
         ax.text(m[0], m[1], label, fontsize=size, color=label_colour, ha="center", va="center", zorder=zorder + 1,
@@ -150,7 +149,7 @@ def _frame(ax: Axes, members: Iterable[tuple[tuple, tuple]], label: str, colour:
     x1 = max(c[0] + h[0] for c, h in members) + pad
     y1 = max(c[1] + h[1] for c, h in members) + top
     ax.add_artist(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.12",
-                                fc="none", ec=colour, lw=1.2, ls="--", zorder=0))
+                                 fc="none", ec=colour, lw=1.2, ls="--", zorder=0))
     ax.text(x0 + 0.1, y1 - 0.06, label, ha="left", va="top", fontsize=8, color=colour, fontweight="bold", zorder=1)
     return (x0, y0, x1, y1)
 
@@ -159,8 +158,8 @@ def _box(ax: Axes, xy: tuple, half: tuple, label: str, fc: str, ec: str, *, hot:
          current: bool = False, lw: float = 0.9, size: float = 8.0) -> None:
     """A node: a rounded box, bold when ``hot``, orange when ``current``, with its label."""
     ax.add_artist(FancyBboxPatch((xy[0] - half[0], xy[1] - half[1]), 2 * half[0], 2 * half[1],
-                                boxstyle="round,pad=0.0,rounding_size=0.08", fc="#ffe0b2" if current else fc,
-                                ec=_NOW if current else ec, lw=2.2 if hot else lw, zorder=3))
+                                 boxstyle="round,pad=0.0,rounding_size=0.08", fc="#ffe0b2" if current else fc,
+                                 ec=_NOW if current else ec, lw=2.2 if hot else lw, zorder=3))
     ax.text(xy[0], xy[1], label, ha="center", va="center", fontsize=size, zorder=5,
             fontweight="bold" if hot else "normal")
 
@@ -278,7 +277,7 @@ def _draw_hops(g: nx.DiGraph, ax: Axes, pos: Mapping, hops: Sequence[Mapping[str
 
 
 def _hops_and_boxes(g: nx.DiGraph, ax: Axes, pos: Mapping, hops: Sequence[Mapping[str, Any]]) -> None:
-    """The hops' arrows, the node boxes (over the arrows' ends; bold where touched) and the legend: all of zorder >= 3."""
+    """The hops' arrows, the node boxes (over the arrows' ends; bold where touched), the legend: all of zorder >= 3."""
     hot = _draw_hops(g, ax, pos, hops)
     for v, d in g.nodes(data=True):
         kind, label = d.get("kind", "stage"), d.get("label", v)
@@ -423,7 +422,7 @@ class _HopPictures:
             renderer = self.canvas.get_renderer()
             for a in sorted((a for a in ax.get_children() if a not in before or a is ax.title), key=Artist.get_zorder):
                 a.draw(renderer)
-            pixels = np.asarray(self.canvas.buffer_rgba())
+            pixels = self.canvas.buffer_rgba()
         except Exception:
             pixels = None
         finally:

@@ -159,7 +159,7 @@ def test_apply_panel_serves_repeats_from_its_memo(traced, monkeypatch):
     _c, g, hops = traced
     drawn = []
     real = cp._HopPictures.png
-    monkeypatch.setattr(cp._HopPictures, "png", lambda self, run, title: drawn.append(len(run)) or real(self, run, title))
+    monkeypatch.setattr(cp._HopPictures, "png", lambda self, run, t: drawn.append(len(run)) or real(self, run, t))
     panel = quiet(cp.apply_panel, g, hops, start=6)
     slider = panel.children[0].children[0]
     for k in (7, 6, 7, 6):
@@ -184,25 +184,26 @@ def test_hop_pictures_are_the_full_draws_pixel_for_pixel(sample_traced):
 def test_hop_pictures_survive_a_failed_draw(traced, monkeypatch):
     """A draw failing half-way leaves no artist; that picture is drawn in full, the kept pixels rebuilt, the next fast."""
     import numpy as np
+    from matplotlib.legend import Legend
 
     _c, g, hops = traced
     pictures = cp._HopPictures(g)
     unchanging, background = len(pictures.ax.get_children()), pictures.background
-    real, calls = cp._hops_and_boxes, []
+    real, calls = Legend.draw, []
 
-    def fails_once(g_, ax, pos, run):
-        calls.append(len(run))
-        real(g_, ax, pos, run)
+    def fails_once(self, renderer):  # the legend comes after the boxes and arrows: the canvas is half drawn
+        calls.append(self.get_texts()[-1].get_text())
         if len(calls) == 1:
             raise RuntimeError("half-way")
+        return real(self, renderer)
 
     fulls = {k: _pixels(cp._png(cp.hops_figure(g, hops, k, title=f"step {k}"))) for k in (6, 7)}
-    monkeypatch.setattr(cp, "_hops_and_boxes", fails_once)
+    monkeypatch.setattr(Legend, "draw", fails_once)
     for k, full in fulls.items():
         assert np.array_equal(_pixels(pictures.png(hops[:k], f"step {k}")), full), k
         assert len(pictures.ax.get_children()) == unchanging and pictures.ax.legend_ is None
     assert pictures.background is not background  # rebuilt after the failure
-    assert calls == [6, 6, 7]  # the failed draw, the full draw, the next fast draw
+    assert calls == ["hop 6", "hop 6", "hop 7"]  # the failed draw, the full draw, the next fast draw
 
 
 def test_apply_panel_slider_changes_the_hop(traced, monkeypatch):
@@ -371,7 +372,7 @@ def test_apply_panel_chooses_what_is_applied_and_titles_hops_by_step(traced, mon
     assert 0 < len(pod_hops) < len(hops) and not any(h["from"].endswith("-controller") for h in pod_hops)
     titles, seen = [], []
     real_png, real_table = cp._HopPictures.png, cp.hops_table
-    monkeypatch.setattr(cp._HopPictures, "png", lambda self, run, title: titles.append(title) or real_png(self, run, title))
+    monkeypatch.setattr(cp._HopPictures, "png", lambda self, run, t: titles.append(t) or real_png(self, run, t))
     monkeypatch.setattr(cp, "hops_table", lambda run, **kw: seen.append((len(run), kw["current"])) or real_table(run, **kw))
     panel = quiet(cp.apply_panel, g, {"ReplicaSet default/hello": hops, "Pod default/solo": pod_hops}, start=6)
     menu, slider = panel.children[0].children
