@@ -244,6 +244,7 @@ from kubenotes.kubelet.status import (
     RuntimePodStatus,
     generate_api_pod_status,
     should_container_be_restarted,
+    terminate_pod,
 )
 
 from kubenotes.kubelet.logs import (
@@ -2296,8 +2297,24 @@ class Kubelet:
         """``SyncTerminatingPod`` then ``SyncTerminatedPod``: kill with the grace period, final status, delete.
 
         Regular containers are stopped together, then sidecars in reverse order
-        (:meth:`_kill_containers_in_order`). The pod is deleted from the API (grace 0, uid precondition)
-        once every container is terminated, as the status manager does.
+        (:meth:`_kill_containers_in_order`). The final status is the status manager's
+        ``TerminatePod`` (:func:`~kubenotes.kubelet.status.terminate_pod`) over the terminal status
+        generated from the stopped containers: a container the runtime no longer reports as terminated
+        becomes ``ContainerStatusUnknown`` (exit code 137) and a phase still ``Pending``/``Running``
+        becomes ``Failed``. The pod is deleted from the API (grace 0, uid precondition) once every
+        container is terminated, as the status manager does.
+
+        Notes
+        -----
+        Upstream's ``SyncTerminatedPod`` calls ``SetPodStatus`` with the generated terminal status and
+        then ``TerminatePod``; the status manager's sync loop usually writes only the result of the
+        second. The model writes that one status (one ``pods/status`` update), then deletes.
+
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 pkg/kubelet/kubelet.go (SyncTerminatingPod, SyncTerminatedPod:
+        ``statusManager.TerminatePod``)
+        kubernetes/kubernetes@v1.34.0 pkg/kubelet/status/status_manager.go (TerminatePod, canBeDeleted)
         """
         uid = w.uid
         self.sync_log.append((float(self.env.now), uid, "SyncTerminatingPod"))
@@ -2312,7 +2329,8 @@ class Kubelet:
         self.prober.remove_pod(pod)
         self.volume_manager.remove_pod(uid)  # the containers are gone: unmount (SyncTerminatedPod)
         if uid in self.pods and not self._is_static(self.pods[uid]):
-            self._set_pod_status(uid, self._generate_status(w, self.pods[uid], status, terminal=True))
+            api_pod = self.pods[uid]
+            self._set_pod_status(uid, terminate_pod(api_pod, self._generate_status(w, api_pod, status, terminal=True)))
             yield from self._wait_up()
             md = self.pods.get(uid, pod)["metadata"]
             try:

@@ -360,6 +360,23 @@ def test_deletion_stops_the_container_with_the_grace_period_and_removes_the_pod(
     assert h.kubelet.runtime.sandboxes == {}  # removed once the pod left the API
 
 
+def test_the_final_status_of_a_deleted_pod_is_the_status_managers_terminate_pod():
+    # SyncTerminatedPod -> statusManager.TerminatePod: a container that never ran (its image cannot be pulled)
+    # is reported terminated with ContainerStatusUnknown/137, and the Pending pod ends Failed before its deletion
+    h = Harness(KubeletConfiguration(unknown_images_exist=False))
+    h.pod("bad", [{"name": "x", "image": "nginx:9.9"}], terminationGracePeriodSeconds=5)
+    h.run(15)
+    assert h.get("bad")["status"]["phase"] == "Pending"
+    h.admin.delete("pods", "bad", "default", grace_period_seconds=5)
+    h.run(20)
+    assert h.get("bad") is None
+    final = h.kubelet.status_log[-1][2]
+    assert final["phase"] == "Failed"
+    terminated = final["containerStatuses"][0]["state"]["terminated"]
+    assert (terminated["exitCode"], terminated["reason"]) == (137, "ContainerStatusUnknown")
+    assert terminated["message"] == "The container could not be located when the pod was terminated"
+
+
 def test_a_container_ignoring_sigterm_is_killed_when_the_grace_period_ends():
     h = Harness()
     h.pod("web", [NGINX], terminationGracePeriodSeconds=20)
