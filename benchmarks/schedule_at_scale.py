@@ -51,6 +51,8 @@ SIZES = [1, 2, 3, 5, 10, 20, 50, 100, 300]
 SIZE_WEIGHTS = [10, 12, 14, 14, 14, 12, 12, 8, 4]
 CPU_MILLI = [50, 100, 200, 250, 500, 1000]
 NODE_CPU_MILLI = 16000
+#: Namespaces the generated objects live in besides ``default`` (created as Namespace objects, as a cluster has them).
+NAMESPACES = ["shop", "payments", "search", "platform", "batch"]
 
 
 def cluster_manifests(num_nodes: int, num_pods: int, seed: int = 0, overcommit: float = 0.01) -> list[dict]:
@@ -69,6 +71,8 @@ def cluster_manifests(num_nodes: int, num_pods: int, seed: int = 0, overcommit: 
     for name, value, default, _share in PRIORITY_CLASSES + [("idle", 10, False, 0)]:
         docs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
                      "value": value, "globalDefault": default})
+    for ns in NAMESPACES:  # `default` exists at start; the others must be created before their pods (NamespaceLifecycle)
+        docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
     for i in range(num_nodes):
         name = f"node-{i:05d}"
         labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": ZONES[i % 3],
@@ -106,7 +110,8 @@ def cluster_manifests(num_nodes: int, num_pods: int, seed: int = 0, overcommit: 
                                   "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app,
                                                        "uid": f"uid-{app}", "controller": True}]},
                      "spec": {"replicas": size, "selector": {"matchLabels": labels},
-                              "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c"}]}}}})
+                              "template": {"metadata": {"labels": labels}, "spec": {"containers": [
+                                  {"name": "app", "image": f"registry.example.com/{app}:1.0"}]}}}})
         stamp = f"2025-01-01T{(r // 3600) % 24:02d}:{(r // 60) % 60:02d}:{r % 60:02d}Z"
         for k in range(size):
             spec = {"priorityClassName": pc, "containers": [{
