@@ -140,13 +140,22 @@ def priority_classes_by_name(priority_classes: Iterable[Any] | Mapping[str, Any]
     return _by_name(priority_classes, include_system_classes)
 
 
+_SYSTEM_BY_NAME: dict[str, Any] = {}
+
+
+def _system_classes_by_name() -> dict[str, Any]:
+    """The system classes, built once: the lookups below only read them (one pod admitted = one lookup)."""
+    if not _SYSTEM_BY_NAME:
+        _SYSTEM_BY_NAME.update((pc.metadata.name, pc) for pc in system_priority_classes())
+    return _SYSTEM_BY_NAME
+
+
 def _by_name(priority_classes: Iterable[Any] | Mapping[str, Any] | None, include_system: bool) -> dict[str, Any]:
     if not include_system and type(priority_classes) is dict:
         return priority_classes  # already name -> class (as documented for mappings)
     classes: dict[str, Any] = {}
     if include_system:
-        for pc in system_priority_classes():
-            classes[pc.metadata.name] = pc
+        classes.update(_system_classes_by_name())
     if isinstance(priority_classes, Mapping):
         items = priority_classes.values()
     else:

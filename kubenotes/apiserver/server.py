@@ -451,8 +451,16 @@ class APIServer:
         return float(self.env.now)
 
     def timestamp(self) -> str:
-        """``metav1.Now()`` on the virtual clock."""
-        return format_timestamp(self.env.now, self.epoch)
+        """``metav1.Now()`` on the virtual clock (formatted once per virtual second: a load at time zero asks for
+        the same text for every object)."""
+        if self.epoch is None:  # the epoch in effect (current_epoch) may change between calls
+            return format_timestamp(self.env.now, None)
+        key = (int(self.env.now), self.epoch)
+        if self._timestamp_memo[0] != key:
+            self._timestamp_memo = (key, format_timestamp(self.env.now, self.epoch))
+        return self._timestamp_memo[1]
+
+    _timestamp_memo: tuple[Any, str] = (None, "")
 
     def new_uid(self, rng: random.Random | None = None) -> str:
         """A seeded UUID (``uuid.NewUUID``), from ``rng`` (default: the server's own stream)."""
@@ -788,7 +796,6 @@ class APIServer:
         attrs.namespace = md.get("namespace", "") or ""
         obj = self._default(ri, obj)
         md = obj["metadata"]
-        before = deep_copy(obj.get("spec")) if ri.kind == "Pod" else None
         self._admit(attrs, obj, None)
         if ri.group == "rbac.authorization.k8s.io":  # the policy-based storage: no escalation through RBAC
             check_escalation(self, attrs, obj, None)
@@ -813,7 +820,7 @@ class APIServer:
         if ri.kind in _GENERATION_KINDS or ri.__class__ is not ResourceInfo:
             md["generation"] = 1
         drop_disabled_fields(ri.kind, obj, None, self.feature_gates)  # PrepareForCreate's dropDisabled...Fields
-        allocated = self._prepare_for_create(ri, obj, before, restoring=restoring, dry_run=attrs.dry_run)
+        allocated = self._prepare_for_create(ri, obj, restoring=restoring, dry_run=attrs.dry_run)
         try:
             if ri.kind == "CertificateSigningRequest" and attrs.user is not None:
                 # csrStrategy.PrepareForCreate: the requester is whoever sent the request, never the body's claim
@@ -855,14 +862,14 @@ class APIServer:
             return f'owner={ctrl.get("kind")}/{ctrl.get("name")}'
         return ""
 
-    def _prepare_for_create(self, ri: ResourceInfo, obj: dict, spec_before: Any, restoring: bool = False,
+    def _prepare_for_create(self, ri: ResourceInfo, obj: dict, restoring: bool = False,
                             dry_run: bool = False) -> list[str]:
         """PrepareForCreate, and a Service's allocations (``beginCreate``); returns the IPAddresses it created."""
         kind = ri.kind
         if kind == "Pod":
-            if spec_before is not None and obj.get("spec") != spec_before:
-                # admission changed resources: recompute status.qosClass as PrepareForCreate does after admission
-                obj = self._requalify(ri, obj)
+            # status.qosClass from the spec as admission left it (LimitRanger may have added requests), as
+            # podStrategy.PrepareForCreate computes it (qos.GetPodQOS) for every create
+            obj = self._requalify(obj)
             st = obj.setdefault("status", {})
             st["phase"] = "Pending"
             for k in list(st):
@@ -910,11 +917,11 @@ class APIServer:
             obj.pop("status", None)
         return []
 
-    def _requalify(self, ri: ResourceInfo, obj: dict) -> dict:
+    @staticmethod
+    def _requalify(obj: dict) -> dict:
         from kubenotes.api.qos import compute_pod_qos
 
-        typed = self._typed(ri, obj)
-        obj.setdefault("status", {})["qosClass"] = compute_pod_qos(typed)
+        obj.setdefault("status", {})["qosClass"] = compute_pod_qos(obj)  # the stored (dict) form: no typed decode
         return obj
 
     # ------------------------------------------------------------ read

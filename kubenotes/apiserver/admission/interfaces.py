@@ -65,8 +65,16 @@ class Plugin:
         return f"<{type(self).__name__} {self.name}>"
 
 
+_OVERRIDES: dict[tuple[type, str], bool] = {}
+
+
 def _overrides(p: Plugin, phase: str) -> bool:
-    return getattr(type(p), phase) is not getattr(Plugin, phase)
+    """Whether the plugin's class implements ``phase`` (answered once per class: every request asks)."""
+    key = (type(p), phase)
+    found = _OVERRIDES.get(key)
+    if found is None:
+        found = _OVERRIDES[key] = getattr(type(p), phase) is not getattr(Plugin, phase)
+    return found
 
 
 class AdmissionChain:
