@@ -320,46 +320,14 @@ def summarize(loaded: Any) -> str:
 
 
 def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) -> Any:
-    """The objects of ``m`` as a fresh kube-apiserver stores them after ``kubectl apply -f``.
+    """The objects of ``m`` as a fresh kube-apiserver stores them: :func:`kubenotes.apiserver.load.load_through_api_server`.
 
-    Every API object goes through :func:`kubenotes.apiserver.load.create_objects`, the request path
-    ``simulate`` and ``serve`` load with (defaulting, admission, validation, field validation); component
-    configuration documents are kept as read.
-
-    Parameters
-    ----------
-    m : kubenotes.api.manifests.Manifests
-        Read with ``defaults=False``.
-    seed : int
-        Seeds uids, generated names and ServiceAccount volume names.
-    feature_gates : FeatureGate, mapping of str to bool, str or None
-        ``--feature-gates``; None: v1.34's defaults.
-
-    Returns
-    -------
-    kubenotes.api.manifests.Manifests
-        In input order; each object is the stored one (lightkube typed, as read).
-
-    Raises
-    ------
-    ManifestError
-        When the API server refuses an object (file, document and object named, then upstream's message).
+    Kept here for the commands' callers; the request path itself lives in :mod:`kubenotes.apiserver.load`, where
+    ``schedule`` (a lower layer than this module) reads it too.
     """
-    from kubenotes.api.manifests import LoadedObject, Manifests
-    from kubenotes.apiserver.load import ADMIN, create_objects, objects_with_locations, start_api_server
-    from kubenotes.apiserver.server import using_epoch
+    from kubenotes.apiserver.load import load_through_api_server as load
 
-    server = start_api_server(seed=seed, feature_gates=feature_gates)
-    with using_epoch(server.epoch):
-        created = create_objects(server, server.client("kubectl", ADMIN), objects_with_locations(m))
-    stored = {id(loc): d for d, loc in created}
-    out = []
-    for o in m:
-        d = stored.get(id(o))
-        if d is not None:
-            o = LoadedObject(o.source, o.doc, type(o.obj).from_dict(d), o.kind, o.namespace, o.name, o.api_version)
-        out.append(o)
-    return Manifests(out)
+    return load(m, seed=seed, feature_gates=feature_gates)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:

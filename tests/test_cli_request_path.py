@@ -1,8 +1,10 @@
-"""``validate`` and ``serve`` load through one request path, so they give the same verdict on the same input.
+"""``validate``, ``schedule`` and ``serve`` load through one request path, so they give the same verdict on the same input.
 
-Each case runs both commands in-process on the same files: ``kubenotes validate`` (exit status and stderr) and
-``kubenotes serve`` (its loader: the served cluster starts, or the command's ManifestError line). The files are every
-manifest under ``data/`` and small manifests that exercise each admission plugin and validation the issue names.
+Each case runs the commands in-process on the same files: ``kubenotes validate`` (exit status and stderr),
+``kubenotes serve`` (its loader: the served cluster starts, or the command's ManifestError line) and
+``kubenotes schedule`` (refused: exit status 2 and the same line as validate; accepted: 0 or 1, whether every pod
+was bound). The files are every manifest under ``data/`` and small manifests that exercise each admission plugin and
+validation the issue names.
 """
 
 from __future__ import annotations
@@ -86,6 +88,15 @@ def _serve(paths: list[str], tmp_path: Path) -> tuple[int, str]:
     return rc, ""
 
 
+def _schedule(paths: list[str]) -> tuple[int, str]:
+    """``kubenotes schedule``'s verdict as validate's: (0, "") when the input loads (whatever was bound), else (2, line)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = main(["schedule", *paths])
+    lines = [ln for ln in err.getvalue().splitlines() if not ln.startswith("warning: ")]
+    return (0, "") if rc in (0, 1) else (rc, "\n".join(lines).strip())
+
+
 def _same_verdict(paths: list[str], tmp_path: Path) -> tuple[int, str]:
     v = _validate(paths)
     s = _serve(paths, tmp_path)
@@ -140,14 +151,42 @@ def test_validate_and_serve_agree_on_data(paths, tmp_path, monkeypatch):
     _same_verdict(paths, tmp_path)
 
 
-def test_the_schedule_samples_with_the_cluster_meet_the_batch_limit_range(monkeypatch, tmp_path):
-    # data/scheduling/unschedulable.yaml asks for more than batch's LimitRange allows per container: the API
-    # server refuses it (LimitRanger), so neither command loads the pair any more
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_validate_and_schedule_agree_on_written_manifests(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("in.yaml").write_text(CASES[name])
+    assert _schedule(["in.yaml"]) == _validate(["in.yaml"])
+
+
+@pytest.mark.parametrize("paths", [["data/cluster", "data/scheduling"], ["data/cluster", "data/storage"]],
+                         ids=lambda p: "+".join(p))
+def test_validate_and_schedule_agree_on_data(paths, monkeypatch):
     monkeypatch.chdir(ROOT)
-    rc, err = _same_verdict(["data/cluster", "data/scheduling"], tmp_path)
-    assert (rc, err) == (2, 'data/scheduling/unschedulable.yaml doc 1 Pod batch/video-render: pods "video-render" is '
-                            'forbidden: [maximum cpu usage per Container is 4, but limit is 12, maximum memory usage '
-                            'per Container is 8Gi, but limit is 16Gi]')
+    assert _schedule(paths) == _validate(paths)
+
+
+def test_schedule_refuses_what_the_api_server_refuses_and_applies_its_defaults(tmp_path, monkeypatch, capsys):
+    # the LimitRange of the same input: a container above its max is refused with LimitRanger's words (exit 2, as
+    # validate); one without requests gets the LimitRange's defaultRequest, which the scheduler then counts
+    monkeypatch.chdir(tmp_path)
+    node = ("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status: {allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n---\n")
+    Path("max.yaml").write_text(node + CASES["limitrange-max"])
+    assert _schedule(["max.yaml"]) == (2, 'max.yaml doc 4 Pod team/web: pods "web" is forbidden: maximum cpu usage '
+                                          'per Container is 1, but limit is 2')
+    Path("default.yaml").write_text(node + CASES["limitrange-default"] + "---\n" + _pod(name="web2") + "---\n"
+                                    + _pod(name="web3") + "---\n" + _pod(name="web4") + "---\n" + _pod(name="web5"))
+    capsys.readouterr()
+    assert main(["schedule", "default.yaml"]) == 1  # 250m each: four fit in one CPU, the fifth does not
+    out = capsys.readouterr().out
+    assert out.count(" n1 ") == 4 and "0/1 nodes are available: 1 Insufficient cpu." in out
+
+
+def test_the_schedule_samples_load_with_the_cluster(monkeypatch, tmp_path):
+    # data/scheduling/unschedulable.yaml asks for more than batch's LimitRange allows per container, so its pod
+    # lives in `default`: the API server accepts every sample with the cluster, and both commands load the pair
+    monkeypatch.chdir(ROOT)
+    assert _same_verdict(["data/cluster", "data/scheduling"], tmp_path) == (0, "")
 
 
 def test_a_quota_limits_from_its_first_sync_as_upstream():

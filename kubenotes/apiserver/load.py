@@ -53,7 +53,8 @@ from kubenotes.apiserver.status import ApiError
 from kubenotes.errors import ManifestError
 
 __all__ = ["KUBERNETES_SERVICE", "DEFAULT_SERVICE_CIDR_NAME", "SYSTEM_NAMESPACES", "INSTALL_ORDER", "ADMIN", "start_api_server",
-           "bootstrap_objects", "enable_request_path", "create_objects", "objects_with_locations"]
+           "bootstrap_objects", "enable_request_path", "create_objects", "objects_with_locations",
+           "load_through_api_server"]
 
 #: The ``kubernetes`` Service kube-apiserver keeps in ``default`` (first address of the service range, 443 -> 6443).
 KUBERNETES_SERVICE = {
@@ -279,8 +280,9 @@ def _create_one(server: APIServer, client: Any, d: dict) -> dict:
         server.admission = None
     try:
         out = server.create(client._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True)
-        if restoring and status and ri.kind in ("PersistentVolume", "PersistentVolumeClaim"):
-            # a restored volume or claim keeps its phase (Bound...), as etcd held it (still without admission)
+        if restoring and status and ri.kind in ("PersistentVolume", "PersistentVolumeClaim", "Pod"):
+            # a restored volume or claim keeps its phase (Bound...), a pod its phase and startTime (the scheduler's
+            # preemption compares victims' start times), as etcd held them (still without admission)
             out = client.update_status(ri.resource, dict(out, status=status), md.get("namespace"))
     finally:
         server.admission = admission
@@ -294,3 +296,45 @@ def _create_one(server: APIServer, client: Any, d: dict) -> dict:
 def _ref(ip_address: dict) -> dict:
     """An IPAddress's ``spec.parentRef`` without its empty fields (the core group's ``group: ""``)."""
     return {k: v for k, v in ((ip_address.get("spec") or {}).get("parentRef") or {}).items() if v}
+
+
+def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) -> Any:
+    """The objects of ``m`` as a fresh kube-apiserver stores them after ``kubectl apply -f``.
+
+    Every API object goes through :func:`create_objects`, the request path ``validate``, ``schedule``,
+    ``simulate`` and ``serve`` load with (defaulting, admission, validation, field validation); component
+    configuration documents are kept as read.
+
+    Parameters
+    ----------
+    m : kubenotes.api.manifests.Manifests
+        Read with ``defaults=False``.
+    seed : int
+        Seeds uids, generated names and ServiceAccount volume names.
+    feature_gates : FeatureGate, mapping of str to bool, str or None
+        ``--feature-gates``; None: v1.34's defaults.
+
+    Returns
+    -------
+    kubenotes.api.manifests.Manifests
+        In input order; each object is the stored one (lightkube typed, as read).
+
+    Raises
+    ------
+    ManifestError
+        When the API server refuses an object (file, document and object named, then upstream's message).
+    """
+    from kubenotes.api.manifests import LoadedObject, Manifests
+    from kubenotes.apiserver.server import using_epoch
+
+    server = start_api_server(seed=seed, feature_gates=feature_gates)
+    with using_epoch(server.epoch):
+        created = create_objects(server, server.client("kubectl", ADMIN), objects_with_locations(m))
+    stored = {id(loc): d for d, loc in created}
+    out = []
+    for o in m:
+        d = stored.get(id(o))
+        if d is not None:
+            o = LoadedObject(o.source, o.doc, type(o.obj).from_dict(d), o.kind, o.namespace, o.name, o.api_version)
+        out.append(o)
+    return Manifests(out)

@@ -6,8 +6,17 @@
   ``-`` for stdin. Nodes, Pods and the objects plugins read (Services,
   PDBs, PriorityClasses, and for the volume plugins PersistentVolumeClaims,
   PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
-  CSIStorageCapacities and VolumeAttachments...) are loaded with API
-  defaults and Priority admission applied.
+  CSIStorageCapacities and VolumeAttachments...) are loaded through the API
+  server's request path, as ``validate``, ``simulate`` and ``serve`` load them
+  (:func:`kubenotes.apiserver.load.load_through_api_server`: decoding, field validation,
+  defaulting, dropping of disabled fields, the default admission chain with
+  NamespaceLifecycle, LimitRanger, ServiceAccount, Priority and ResourceQuota,
+  validation). An object the API server refuses is bad input: one line naming
+  the file, document and object, then the API server's words, exit status 2,
+  as ``validate``. A pod created from a manifest gets its ``creationTimestamp``
+  from the API server (time zero), as ``kubectl apply -f`` does; the objects
+  of a ``kubectl get -o yaml`` dump (they carry a ``uid``) are restored as
+  they were.
 * No API server or PV controller runs: VolumeBinding's choices (a PV's
   ``claimRef``, a claim's ``volume.kubernetes.io/selected-node``) are
   assumed for the pods scheduled after, and its PreBind does not wait.
@@ -130,8 +139,8 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
         untraced scheduler: same bindings, nominations, victims and messages,
         without the ``filter``/``score`` maps.
     feature_gates : FeatureGate, mapping, str or None
-        ``--feature-gates``: the fields of disabled gates are dropped from the
-        objects as they load (:func:`kubenotes.api.manifests.load_manifests`).
+        ``--feature-gates``: the API server's gates (fields of disabled gates
+        dropped or refused as it does).
 
     Returns
     -------
@@ -141,7 +150,7 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
     Raises
     ------
     ManifestError
-        Bad manifest.
+        Bad manifest, or an object the API server refuses (file, document, object, then its message).
     ConfigError
         Invalid configuration, with upstream's validation message.
 
@@ -150,9 +159,12 @@ def run_schedule(sources: Iterable[Any], *, config_file: str | None = None, seed
     The cyclic garbage collector does not run meanwhile (:func:`kubenotes.gcpolicy.no_gc_passes`).
     """
     from kubenotes.api.manifests import load_manifests
+    from kubenotes.apiserver.load import load_through_api_server
 
     with no_gc_passes():
-        return _run_schedule(load_manifests(*sources, feature_gates=feature_gates), config_file, seed, warn, trace)
+        m = load_through_api_server(load_manifests(*sources, defaults=False, feature_gates=feature_gates),
+                                    feature_gates=feature_gates)
+        return _run_schedule(m, config_file, seed, warn, trace)
 
 
 def _run_schedule(m: Any, config_file: str | None, seed: int, warn: Any, trace: bool) -> tuple[Any, list[Any]]:
