@@ -324,6 +324,29 @@ def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) ->
 
     Kept here for the commands' callers; the request path itself lives in :mod:`kubenotes.apiserver.load`, where
     ``schedule`` (a lower layer than this module) reads it too.
+
+    Parameters
+    ----------
+    m : kubenotes.api.manifests.Manifests
+        Read with ``defaults=False``.
+    seed : int
+        Seeds uids, generated names and ServiceAccount volume names.
+    feature_gates : FeatureGate, mapping of str to bool, str or None
+        ``--feature-gates``; None: v1.34's defaults.
+
+    Returns
+    -------
+    kubenotes.api.manifests.Manifests
+        In input order; each object is the stored one.
+
+    Raises
+    ------
+    ManifestError
+        When the API server refuses an object (file, document and object named, then upstream's message).
+
+    See Also
+    --------
+    kubenotes.apiserver.load.load_through_api_server
     """
     from kubenotes.apiserver.load import load_through_api_server as load
 

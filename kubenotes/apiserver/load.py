@@ -323,6 +323,23 @@ def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) ->
     ------
     ManifestError
         When the API server refuses an object (file, document and object named, then upstream's message).
+
+    Notes
+    -----
+    ``validate`` and ``schedule`` read what this returns; ``simulate`` and ``serve`` keep their server running
+    (:func:`create_objects` on a Cluster's server).
+
+    Examples
+    --------
+    >>> from kubenotes.api.manifests import load_manifests
+    >>> m = load_manifests('''apiVersion: v1
+    ... kind: Pod
+    ... metadata: {name: web}
+    ... spec: {containers: [{name: c, image: nginx}]}
+    ... ''', defaults=False)
+    >>> pod = load_through_api_server(m).pods[0]
+    >>> pod.spec.priority, pod.spec.serviceAccountName, pod.status.qosClass
+    (0, 'default', 'BestEffort')
     """
     from kubenotes.api.manifests import LoadedObject, Manifests
     from kubenotes.apiserver.server import using_epoch
