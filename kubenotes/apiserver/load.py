@@ -348,10 +348,26 @@ def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) ->
     with using_epoch(server.epoch):
         created = create_objects(server, server.client("kubectl", ADMIN), objects_with_locations(m))
     stored = {id(loc): d for d, loc in created}
+    del created
+    _release(server)
     out = []
     for o in m:
-        d = stored.get(id(o))
+        d = stored.pop(id(o), None)
         if d is not None:
             o = LoadedObject(o.source, o.doc, type(o.obj).from_dict(d), o.kind, o.namespace, o.name, o.api_version)
         out.append(o)
     return Manifests(out)
+
+
+def _release(server: APIServer) -> None:
+    """Drop a one-shot server's state: its store, watch history and logs are not read again.
+
+    The server sits in reference cycles (its clients, watches and loopback refer back to it), and ``schedule``
+    runs with the cyclic collector off, so without this the whole store stayed in memory beside the scheduler's
+    own copies (3.2 GiB instead of 1.4 GiB at 150,000 pods). Clearing the instances' attributes breaks the
+    cycles, so reference counting frees them at once.
+    """
+    store = getattr(server, "store", None)
+    if store is not None:
+        vars(store).clear()
+    vars(server).clear()
