@@ -3,7 +3,7 @@
 Each function loads one ``kind: Scenario`` file (which ``python -m kubenotes
 simulate FILE`` runs unchanged), sets the fields a widget moves, runs a
 :class:`~kubenotes.sim.cluster.Cluster` (stand-in kubelets, every
-controller, RBAC on) and returns the run; the queries below read the API
+controller but in :func:`simulate_hpa`, RBAC on) and returns the run; the queries below read the API
 server's history of a run as plain values:
 
 * :func:`simulate_namespace_deletion` (``namespace-deletion.yaml``): the
@@ -54,7 +54,7 @@ from kubenotes.sim.scenarios import ScenarioRun, load_scenario_file
 
 __all__ = [
     "NAMESPACE_FILE", "SERVICEACCOUNTS_FILE", "NODE_IPAM_FILE", "DAEMONSET_FILE", "STATEFULSET_FILE", "HPA_FILE",
-    "CRONJOB_FILE", "HPA_REQUEST_MILLI_CPU", "CCM_CONTROLLERS", "INVALID_CLUSTER_CIDR_MESSAGE",
+    "CRONJOB_FILE", "HPA_REQUEST_MILLI_CPU", "HPA_CONTROLLERS", "CCM_CONTROLLERS", "INVALID_CLUSTER_CIDR_MESSAGE",
     "simulate_namespace_deletion", "simulate_service_accounts", "simulate_node_ipam", "simulate_daemonset",
     "simulate_statefulset", "simulate_hpa", "simulate_cronjob",
     "lifelines", "lifeline_phases", "Lifeline", "replica_series", "metric_series", "namespace_conditions", "node_cidrs",
@@ -74,6 +74,10 @@ INVALID_CLUSTER_CIDR_MESSAGE = ("Controller: Invalid --cluster-cidr, mask size o
                                 "to --node-cidr-mask-size configured for CIDR family")
 #: Each ``web`` pod's CPU request in ``hpa.yaml`` (millicores).
 HPA_REQUEST_MILLI_CPU = 200
+#: The controllers :func:`simulate_hpa` runs (``--controllers``): the HPA and the two it scales through. The
+#: others have nothing to do with its objects (the same replicas, metric and Events; checked in the tests) and took
+#: a third of each run (a learner's every new slider position).
+HPA_CONTROLLERS = ("deployment-controller", "replicaset-controller", "horizontal-pod-autoscaler-controller")
 
 #: The cloud-controller-manager's controllers (``--controllers`` names of
 #: ``k8s.io/cloud-provider/names``) -> (the kind it writes, what it does). None runs in the model: it has no cloud.
@@ -424,7 +428,9 @@ def simulate_hpa(high_load_milli_cpu: int = 1000, target_utilization: int = 80,
     -----
     The file's own ``metric`` steps are replaced by the load-following
     process; ``simulate data/controllers/hpa.yaml`` replays the values this
-    function produces for its defaults.
+    function produces for its defaults. Only :data:`HPA_CONTROLLERS` run
+    (``kube-controller-manager --controllers``): the replicas, the metric
+    and the HPA's Events are those of a run with every controller.
 
     Examples
     --------
@@ -440,7 +446,8 @@ def simulate_hpa(high_load_milli_cpu: int = 1000, target_utilization: int = 80,
     from kubenotes.sim.cluster import Cluster
     from kubenotes.sim.scenario import Scenario, cluster_options, start_scenario
 
-    sc = Scenario(scenario.name, (), {**scenario.cluster, "controllerManager": flags})
+    sc = Scenario(scenario.name, (), {**scenario.cluster, "controllerManager": flags,
+                                      "controllers": list(HPA_CONTROLLERS)})
     with fewer_gc_passes():
         c = Cluster(objects, seed=seed, **cluster_options([sc]))
         start_scenario(c, sc)

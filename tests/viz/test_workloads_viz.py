@@ -112,6 +112,24 @@ def test_hpa_formula_cap_tolerance_and_stabilization():
     assert w.metric_series(w.simulate_hpa(1000, 80, 300))[:2] == [(5.0, 75.0), (20.0, 250.0)]
 
 
+def test_hpa_runs_only_its_controllers_with_the_results_of_all(monkeypatch):
+    """simulate_hpa runs HPA_CONTROLLERS only: the replicas, metric and Events of a run with every controller."""
+    from kubenotes.sim import cluster
+
+    run = w.simulate_hpa(1400, 60, 90)
+    assert set(run.cluster.controllers) == set(w.HPA_CONTROLLERS)
+    init = cluster.Cluster.__init__
+    monkeypatch.setattr(cluster.Cluster, "__init__", lambda self, *a, controllers=None, **k: init(self, *a, **k))
+    full = w.simulate_hpa.__wrapped__(1400, 60, 90)
+    assert len(full.cluster.controllers) > len(w.HPA_CONTROLLERS)
+
+    def shown(r):
+        return (w.replica_series(r), w.metric_series(r), [(e["reason"], e["message"], e.get("count"))
+                                                          for e in r.cluster.list("events", "default")
+                                                          if e["involvedObject"]["kind"] == "HorizontalPodAutoscaler"])
+    assert shown(run) == shown(full) and len(shown(run)[0]) >= 3
+
+
 def test_cronjob_forbid_suspend_and_starting_deadline():
     jobs = w.lifelines(w.simulate_cronjob("Forbid", 90, 0), ("jobs",))
     assert [j.created for j in jobs] == [60.1, 153.1, 430.0, 523.0]
