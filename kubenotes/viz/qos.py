@@ -51,6 +51,7 @@ from kubenotes.sim.scenarios import (
     simulate_memory_pressure,
     single_container_pod,
 )
+from kubenotes.viz.controllers import _clear_plotted, _drawn_into
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import CAPTION_TIGHT_CSS, Html, escape, table
 from kubenotes.viz.widgets import int_slider, live_panel, memoise_update
@@ -351,7 +352,20 @@ def eviction_timeline_table(scenario: PressureScenario) -> Html:
                   rows, caption="Eviction manager rounds (only those where something changed)")
 
 
-def eviction_timeline_figure(scenario: PressureScenario, title: str | None = None) -> Figure:
+def _eviction_axes() -> Figure:
+    """:func:`eviction_timeline_figure`'s empty figure: 9.5 x 5.2 inches, two Axes sharing the time axis.
+
+    A fixed layout (margins in figure fractions, the axis labels at fixed places, at most 6 y ticks) instead of
+    tight_layout, which measured every tick label once more per new state of the panel (a third of its time).
+    """
+    fig = detached_figure(9.5, 5.2)
+    fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 1.2], "left": 0.075, "right": 0.985,
+                                                 "top": 0.94, "bottom": 0.1, "hspace": 0.06})
+    return fig
+
+
+def eviction_timeline_figure(scenario: PressureScenario, title: str | None = None, *,
+                             figure: Figure | None = None) -> Figure:
     """Memory available and each pod's working set over time, MemoryPressure shaded, evictions marked.
 
     Parameters
@@ -360,6 +374,9 @@ def eviction_timeline_figure(scenario: PressureScenario, title: str | None = Non
         A :func:`simulate_memory_pressure` run.
     title : str, optional
         Title of the upper axes; the default names the node and its threshold.
+    figure : matplotlib.figure.Figure, optional
+        A figure this function made before: drawn into again (its Axes kept,
+        their plotted artists replaced), as a panel does for each position.
 
     Returns
     -------
@@ -381,14 +398,15 @@ def eviction_timeline_figure(scenario: PressureScenario, title: str | None = Non
     >>> fig = eviction_timeline_figure(simulate_memory_pressure())
     >>> len(fig.axes), fig.axes[0].get_title(), len(fig.axes[1].lines)  # 3 pods, 1 eviction line
     (2, 'Node worker-1: 4Gi, evictionHard memory.available<100Mi', 4)
+    >>> eviction_timeline_figure(simulate_memory_pressure(360), figure=fig) is fig, len(fig.axes[1].lines)
+    (True, 4)
     """
     tl = scenario.manager.timeline
     times = [r.time for r in tl]
-    fig = detached_figure(9.5, 5.2)
-    # A fixed layout (margins in figure fractions, the axis labels at fixed places, at most 6 y ticks) instead of
-    # tight_layout, which measured every tick label once more per new state of the panel (a third of its time).
-    ax1, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 1.2], "left": 0.075, "right": 0.985,
-                                                             "top": 0.94, "bottom": 0.1, "hspace": 0.06})
+    fig = figure if figure is not None else _eviction_axes()
+    ax1, ax2 = fig.axes
+    for ax in (ax1, ax2):  # a figure drawn before: its Axes and their ticks stay, what was plotted goes
+        _clear_plotted(ax)
     ax1.plot(times, [r.observations.get(SIGNAL_MEMORY_AVAILABLE, (0, 0))[0] / MI for r in tl], color="#1565c0",
              label="memory.available")
     ax1.axhline(scenario.hard_mi, color="#c62828", ls="--", lw=1, label=f"evictionHard {scenario.hard_mi}Mi")
@@ -487,7 +505,9 @@ def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_
     >>> [c.description for c in panel.children[0].children], panel.children[0].children[0].value
     (['batch growth (Mi/min)', 'evictionSoft (Mi, 0=off)'], 180)
     """
-    view = memoise_update(memory_pressure_view)
+    # every position is drawn into one kept figure and shown as its PNG (no Figure and Axes built per position)
+    view = memoise_update(_drawn_into(lambda figure, **values: [memory_pressure_view(**values, figure=figure)],
+                                      _eviction_axes()))
 
     def update(batch_growth_mi_per_minute: int, soft_threshold_mi: int, soft_grace_seconds: int) -> Any:
         # evictionSoft off: no grace period is read and the figure does not name one, so every grace value shows
@@ -502,13 +522,16 @@ def memory_pressure_panel(batch_growth_mi_per_minute: int = 180, soft_threshold_
     ]))
 
 
-def memory_pressure_view(batch_growth_mi_per_minute: int, soft_threshold_mi: int, soft_grace_seconds: int) -> Figure:
+def memory_pressure_view(batch_growth_mi_per_minute: int, soft_threshold_mi: int, soft_grace_seconds: int, *,
+                         figure: Figure | None = None) -> Figure:
     """The :func:`memory_pressure_panel` callback: run (memoised) and draw the timeline.
 
     Parameters
     ----------
     batch_growth_mi_per_minute, soft_threshold_mi, soft_grace_seconds : int
         As for :func:`~kubenotes.sim.scenarios.simulate_memory_pressure`.
+    figure : matplotlib.figure.Figure, optional
+        Draw into this figure of an earlier call (see :func:`eviction_timeline_figure`).
 
     Returns
     -------
@@ -524,4 +547,4 @@ def memory_pressure_view(batch_growth_mi_per_minute: int, soft_threshold_mi: int
     ev = first_eviction(s)
     when = f"first eviction {ev.evicted.split('/')[-1]} at {ev.time:g}s" if ev else "no eviction"
     soft = f", evictionSoft <{soft_threshold_mi}Mi for {soft_grace_seconds}s" if soft_threshold_mi else ""
-    return eviction_timeline_figure(s, title=f"batch +{batch_growth_mi_per_minute}Mi/min{soft}: {when}")
+    return eviction_timeline_figure(s, title=f"batch +{batch_growth_mi_per_minute}Mi/min{soft}: {when}", figure=figure)

@@ -112,7 +112,8 @@ def test_memory_pressure_panel_draws_once_for_grace_periods_without_soft_thresho
     import kubenotes.viz.qos as qos_viz
 
     calls = []
-    monkeypatch.setattr(qos_viz, "memory_pressure_view", lambda **values: calls.append(values) or None)
+    monkeypatch.setattr(qos_viz, "memory_pressure_view",
+                        lambda figure=None, **values: calls.append(values) or None)
     with contextlib.redirect_stdout(io.StringIO()):
         panel = memory_pressure_panel()
         growth, soft, grace = (c for row in panel.children[:2] for c in row.children)
@@ -160,6 +161,16 @@ def test_qos_view_renders_every_corner_of_the_sliders():
 
     for args in itertools.product((0, 2048, 4096), (0, 4096), (0, 4000), (0, 2000, 4000), (1, 64)):
         assert "<table" in qos_view(*args) or "Invalid:" in qos_view(*args), args
+
+
+def test_memory_pressure_view_drawn_into_a_kept_figure_is_a_new_figure():
+    """The panel draws every position into one figure: the picture is the one a new figure of that position gives."""
+    from kubenotes.viz.widgets import figure_png
+
+    kept = memory_pressure_view(600, 2048, 0)
+    for args in ((60, 0, 0), (180, 512, 60), (360, 128, 300)):
+        assert memory_pressure_view(*args, figure=kept) is kept
+        assert figure_png(kept) == figure_png(memory_pressure_view(*args)), args
 
 
 def test_memory_pressure_panel_extremes_run():
