@@ -229,21 +229,32 @@ def test_cidr_figure_summarises_large_ranges():
     assert "256 blocks" in fig.axes[0].get_title(loc="left")
 
 
+def _figure(parts):
+    return next(p for p in parts if isinstance(p, Figure))
+
+
+def test_hpa_view_titles_the_figure_in_html_above_it():
+    title, fig, events = vw._hpa_view(1000, 80, 300)
+    assert "target 80%" in title and "replicas: 2 (t=0) → 4 (t=30) → 7 (t=45) → 2 (t=510)" in title
+    assert isinstance(fig, Figure) and not any(ax.get_title(loc=loc) for ax in fig.axes for loc in ("left", "center"))
+    assert "SuccessfulRescale" in events
+
+
 def test_panels_draw_into_one_figure_the_picture_of_a_new_one():
     """A lifelines or HPA panel keeps one figure: a position drawn into it looks as a new figure of that position."""
     from kubenotes.viz.widgets import figure_png
 
     for view, args in ((vw._hpa_view, [(1000, 80, 300), (200, 20, 0)]), (vw._statefulset_view, [
             ("OrderedReady", 6, 0), ("Parallel", 1, 1)]), (vw._node_ipam_view, [(16, 24, 5), (22, 24, 2)])):
-        kept = view(*args[0])[0]
+        kept = _figure(view(*args[0]))
         for a in args:
-            assert figure_png(view(*a, figure=kept)[0]) == figure_png(view(*a)[0]), (view, a)
+            assert figure_png(_figure(view(*a, figure=kept))) == figure_png(_figure(view(*a))), (view, a)
 
 
 def test_figures_keep_their_artists_inside_the_figure():
     """Fixed layouts: the tight box of every view's figure is inside it (one-pass PNG, nothing cut off)."""
     from kubenotes.viz.widgets import figure_png
 
-    for fig in (vw._hpa_view(1000, 80, 300)[0], vw._daemonset_view(1, True)[0], vw._namespace_view(80, 30)[0],
+    for fig in (_figure(vw._hpa_view(1000, 80, 300)), vw._daemonset_view(1, True)[0], vw._namespace_view(80, 30)[0],
                 vw._cronjob_view("Allow", 200, 0)[0], vw._node_ipam_view(16, 28, 5)[0]):
         assert figure_png(fig) is not None
