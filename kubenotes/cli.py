@@ -31,7 +31,7 @@ from kubenotes.errors import KubenotesError
 from kubenotes.features import add_feature_gates_flag
 
 __all__ = ["PROG", "SUBCOMMANDS", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_INTERRUPTED",
-           "build_parser", "register", "summarize", "load_through_api_server", "main"]
+           "build_parser", "register", "summarize", "main"]
 
 PROG = "kubenotes"
 EXIT_OK = 0
@@ -319,45 +319,13 @@ def summarize(loaded: Any) -> str:
     return f"{loaded.location}: {text}" if text else loaded.location
 
 
-def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) -> Any:
-    """The objects of ``m`` as a fresh kube-apiserver stores them: :func:`kubenotes.apiserver.load.load_through_api_server`.
-
-    Kept here for the commands' callers; the request path itself lives in :mod:`kubenotes.apiserver.load`, where
-    ``schedule`` (a lower layer than this module) reads it too.
-
-    Parameters
-    ----------
-    m : kubenotes.api.manifests.Manifests
-        Read with ``defaults=False``.
-    seed : int
-        Seeds uids, generated names and ServiceAccount volume names.
-    feature_gates : FeatureGate, mapping of str to bool, str or None
-        ``--feature-gates``; None: v1.34's defaults.
-
-    Returns
-    -------
-    kubenotes.api.manifests.Manifests
-        In input order; each object is the stored one.
-
-    Raises
-    ------
-    ManifestError
-        When the API server refuses an object (file, document and object named, then upstream's message).
-
-    See Also
-    --------
-    kubenotes.apiserver.load.load_through_api_server
-    """
-    from kubenotes.apiserver.load import load_through_api_server as load
-
-    return load(m, seed=seed, feature_gates=feature_gates)
-
-
 def _cmd_validate(args: argparse.Namespace) -> int:
     from kubenotes.api.manifests import load_manifests
 
     m = load_manifests(*args.paths, defaults=False, feature_gates=args.feature_gates)
     if not args.no_defaults:
+        from kubenotes.apiserver.load import load_through_api_server
+
         m = load_through_api_server(m, feature_gates=args.feature_gates)
     if any(o.kind == "Scenario" for o in m):
         from kubenotes.sim.scenario import parse_scenario
