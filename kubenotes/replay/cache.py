@@ -7,7 +7,8 @@ so this module keeps:
 * the pod-list variants of the trace (:data:`TRACE_VARIANTS`,
   :func:`trace_variant`), each loaded once per directory;
 * replays per ``(policy, variant, seed)`` (:func:`cached_replay`,
-  :func:`replay_policies`, :func:`replay_variants`) and their wall-clock cost
+  :func:`replay_policies`, :func:`replay_variants`; :func:`replay_many` runs
+  the new ones of a batch in parallel processes) and their wall-clock cost
   (:func:`replay_timings`);
 * data derived once per trace (:func:`per_trace`, :func:`typical_of`,
   :func:`requests_of`, :func:`fragmentation_of`);
@@ -37,7 +38,11 @@ hkust-adsl/kubernetes-scheduler-simulator pkg/utils/frag.go (NodeResource)
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import functools
+import gc
+import multiprocessing
 import os
 import time
 import weakref
@@ -54,7 +59,7 @@ from kubenotes.datasets.alibaba import (
     default_trace_dir,
     load_arrays,
 )
-from kubenotes.replay.engine import ClusterState, ReplayResult, pod_requests, replay
+from kubenotes.replay.engine import ClusterState, ReplayResult, UnknownPolicy, pod_requests, replay
 from kubenotes.replay.policies import (
     PAPER_POLICY_NAMES,
     POLICY_NAMES,
@@ -70,6 +75,7 @@ __all__ = [
     "DEFAULT_SEED",
     "trace_variant",
     "cached_replay",
+    "replay_many",
     "replay_policies",
     "replay_variants",
     "replay_timings",
@@ -279,15 +285,126 @@ def trace_variant(variant: str = "default", trace_dir: str | os.PathLike[str] | 
 
 
 _TIMINGS: dict[tuple[str, str, int, str], float] = {}
+# Replays by (policy, variant, seed, directory), least recently used first; at most _MAX_REPLAYS kept.
+_REPLAYS: collections.OrderedDict[tuple[str, str, int, str], ReplayResult] = collections.OrderedDict()
+_MAX_REPLAYS = 128
 
 
-@functools.lru_cache(maxsize=128)
-def _cached_replay(policy: str, variant: str, seed: int, directory: str) -> ReplayResult:
+def _replay_job(key: tuple[str, str, int, str]) -> tuple[ReplayResult, float]:
+    """One replay of ``key`` and its wall-clock seconds (run in this process or in a worker of :func:`replay_many`)."""
+    policy, variant, seed, directory = key
     trace, typical, requests = _prepared(variant, directory)
     t0 = time.perf_counter()
     r = replay(trace, policy, seed=seed, typical=typical, requests=requests)
-    _TIMINGS[(policy, variant, seed, directory)] = time.perf_counter() - t0
+    return r, time.perf_counter() - t0
+
+
+def _worker_job(key: tuple[str, str, int, str]) -> tuple[ReplayResult, float]:
+    """:func:`_replay_job` in a worker: the result travels back without its trace (the parent's is put back)."""
+    r, seconds = _replay_job(key)
+    r.cluster.trace = None
+    return r, seconds
+
+
+def _keep(key: tuple[str, str, int, str], result: ReplayResult, seconds: float) -> None:
+    _TIMINGS[key] = seconds
+    _REPLAYS[key] = result
+    while len(_REPLAYS) > _MAX_REPLAYS:
+        _REPLAYS.popitem(last=False)
+
+
+def _cached_replay(policy: str, variant: str, seed: int, directory: str) -> ReplayResult:
+    key = (policy, variant, seed, directory)
+    r = _REPLAYS.get(key)
+    if r is not None:
+        _REPLAYS.move_to_end(key)
+        return r
+    r, seconds = _replay_job(key)
+    _keep(key, r, seconds)
     return r
+
+
+def _workers(jobs: int, workers: int | None) -> int:
+    if workers is None:
+        try:
+            workers = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            workers = os.cpu_count() or 1
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(int(workers), jobs))
+
+
+def replay_many(specs: Iterable[tuple[str, str, int]], trace_dir: str | os.PathLike[str] | None = None, *,
+                workers: int | None = None) -> dict[tuple[str, str, int], ReplayResult]:
+    """:func:`cached_replay` of many independent ``(policy, variant, seed)`` runs, the new ones in parallel.
+
+    Parameters
+    ----------
+    specs : iterable of (str, str, int)
+        ``(policy, variant, seed)`` per replay; repeats are computed once.
+    trace_dir : str or path-like, optional
+        Default :func:`default_trace_dir`.
+    workers : int, optional
+        Processes to run the replays not cached yet in; default the CPU cores
+        this process may use. 1 (or a single replay to compute, or a platform
+        without ``fork``) replays them here, one after the other.
+
+    Returns
+    -------
+    dict[tuple[str, str, int], ReplayResult]
+        Spec -> result, in the order of ``specs``; each result is the one
+        :func:`cached_replay` returns afterwards, and its records equal those
+        of a replay in this process (each run depends only on its own seed).
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`cached_replay`, before any replay runs.
+
+    See Also
+    --------
+    cached_replay, replay_policies, replay_variants
+
+    Notes
+    -----
+    The paper's simulator runs its experiments as separate processes too
+    (one per policy and seed). The workers are forked
+    (:class:`concurrent.futures.ProcessPoolExecutor` with the ``fork``
+    context), so they start with the traces this process has read; a
+    result comes back without its trace, and this process's own trace
+    object is put back (the per-trace caches are keyed by it).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> runs = replay_many([("BestFit", "default", 42), ("DotProd", "default", 43)], d, workers=2)
+    >>> list(runs), runs["BestFit", "default", 42] is cached_replay("BestFit", "default", 42, d)
+    ([('BestFit', 'default', 42), ('DotProd', 'default', 43)], True)
+    >>> trace_of(runs["DotProd", "default", 43]) is trace_variant("default", d)
+    True
+    """
+    directory = _dir_key(trace_dir)
+    keys = {(p, v, int(s), directory): (p, v, s) for p, v, s in specs}
+    for p, v, _s, _d in keys:
+        _prepared(v, directory)  # read each variant here: the workers inherit it
+        if p not in POLICY_NAMES:
+            raise UnknownPolicy(p)
+    todo = [k for k in keys if k not in _REPLAYS]
+    n = _workers(len(todo), workers)
+    if n > 1:
+        gc.freeze()  # the workers' collector then skips the objects they inherit (no copy-on-write of the heap)
+        try:
+            with concurrent.futures.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
+                for key, (r, seconds) in zip(todo, pool.map(_worker_job, todo)):
+                    r.cluster.trace = _prepared(key[1], directory)[0]
+                    _keep(key, r, seconds)
+        finally:
+            gc.unfreeze()
+    return {(p, v, s): _cached_replay(p, v, s, d) for (p, v, s, d) in keys}
 
 
 def cached_replay(policy: str, variant: str = "default", seed: int = DEFAULT_SEED,
@@ -374,7 +491,8 @@ def replay_policies(policies: Iterable[str] = POLICY_NAMES, variant: str = "defa
     >>> sorted(k for k in replay_timings() if k[0] in res and k[1] == "default")
     [('FGD', 'default', 42), ('Random', 'default', 42)]
     """
-    return {p: cached_replay(p, variant, seed, trace_dir) for p in policies}
+    runs = replay_many([(p, variant, seed) for p in policies], trace_dir)
+    return {p: runs[p, variant, seed] for p in policies}
 
 
 def replay_timings() -> dict[tuple[str, str, int], float]:
@@ -850,8 +968,9 @@ def replay_variants(policies: Iterable[str] = PAPER_POLICY_NAMES, variants: Iter
     >>> by["default"]["FGD"].allocation_percent.tolist(), by["cpu050"]["FGD"].allocation_percent.tolist()
     ([25.0, 50.0, 75.0, 100.0, 100.0], [50.0, 100.0])
     """
-    policies = list(policies)
-    return {v: replay_policies(policies, v, seed, trace_dir) for v in variants}
+    policies, variants = list(policies), list(variants)
+    runs = replay_many([(p, v, seed) for v in variants for p in policies], trace_dir)
+    return {v: {p: runs[p, v, seed] for p in policies} for v in variants}
 
 
 #: The arrived-workload percentages the chapter's curves are sampled at (0-130).

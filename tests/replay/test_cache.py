@@ -86,3 +86,39 @@ def test_node_view_and_fragmented_node():
     assert v.name == "n1" and v.gpu_left == c.gpu_left[0, :4].tolist() and v.model == "T4"
     assert rc.node_view_of(c, "n2").name == "n2"
     assert rc.fragmented_node(c) in ("n1", "n2")
+
+
+def _same_records(a: engine.ReplayResult, b: engine.ReplayResult) -> None:
+    """Every record of two replays, and their final clusters, are equal."""
+    for name in ("pod_index", "node_index", "arrived_gpu_milli", "allocated_gpu_milli", "frag_gpu_milli"):
+        assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
+    assert [list(c) for c in a.gpu_cards] == [list(c) for c in b.gpu_cards]
+    assert (a.policy, a.seed, a.pods_file, a.total_gpu_milli) == (b.policy, b.seed, b.pods_file, b.total_gpu_milli)
+    for name in engine.ClusterState._MUTABLE_ARRAYS:
+        assert getattr(a.cluster, name).tolist() == getattr(b.cluster, name).tolist(), name
+    assert a.cluster.rng.bit_generator.state == b.cluster.rng.bit_generator.state
+
+
+def test_replay_many_in_workers_records_what_serial_replays_record():
+    from kubenotes.replay.sample import sample_trace_dir
+
+    d = sample_trace_dir()
+    specs = [(p, v, s) for p, v, s in [("FGD", "default", 7), ("Random", "default", 8), ("BestFit", "cpu050", 7),
+                                       ("GpuPacking", "gpushare100", 9), ("FGD", "default", 7)]]
+    runs = rc.replay_many(specs, d, workers=2)
+    assert list(runs) == list(dict.fromkeys(specs))
+    for (p, v, s), r in runs.items():
+        trace = rc.trace_variant(v, d)
+        assert rc.trace_of(r) is trace and rc.cached_replay(p, v, s, d) is r
+        _same_records(r, engine.replay(trace, p, seed=s, typical=rc.typical_of(trace), requests=rc.requests_of(trace)))
+        assert rc.replay_timings()[(p, v, s)] >= 0
+    # what the chapter reads from a result computed in a worker: the cluster at a point, curves
+    fgd = runs["FGD", "default", 7]
+    assert rc.cluster_at(fgd, len(fgd.pod_index)).gpu_left.tolist() == fgd.cluster.gpu_left.tolist()
+
+
+def test_replay_many_rejects_an_unknown_policy_before_replaying(tmp_path):
+    d = _tiny_dir(tmp_path)
+    with pytest.raises(engine.UnknownPolicy):
+        rc.replay_many([("BestFit", "default", 5), ("Tetris", "default", 5)], d, workers=2)
+    assert ("BestFit", "default", 5) not in rc.replay_timings()
