@@ -425,24 +425,21 @@ def _zoom_ylim(results: Mapping[str, ReplayResult], paper: Mapping[str, tuple[fl
 
 
 class _CurvesView:
-    """:func:`curves_figure` drawn once; :meth:`png` moves its arrived-workload marker by blitting (``BlitPNG``)."""
+    """:func:`curves_figure` drawn once; :meth:`png` moves its arrived-workload marker by blitting (``BlitPNG``).
+
+    :meth:`show_results` puts other results (another trace variant, other policies) on the same three Axes.
+    """
 
     def __init__(self, results: Mapping[str, ReplayResult], *, paper: Mapping[str, tuple[float, float]] | None = None,
                  title: str | None = None, blit: bool = True):
         from kubenotes.viz.widgets import BlitPNG
 
-        self.policies, self.paper, self.titled, self.shown = tuple(results), paper, bool(title), None
+        self.shown = None
         fig = self.figure = detached_figure(9.8, 4.2)  # <= 1,000 px inline at 100 dpi (graphs.MAX_INLINE_WIDTH_PX)
-        axes = fig.subplots(1, 3)
+        axes = self._axes = fig.subplots(1, 3)
         full = axes[0]
-        fig.subplots_adjust(left=0.065, right=0.99, top=0.86 if title else 0.91, bottom=0.31, wspace=0.3)
-        for name, r in results.items():
-            color, lw = POLICY_COLORS.get(name, "#000000"), 2.2 if name == "FGD" else 1.4
-            for ax, spec in zip(axes, _AXES):
-                ax.plot(ARRIVED_PERCENT, curves(r)[spec[0]], color=color, lw=lw, label=name if ax is full else None)
-            for ax in axes[:2] if paper and name in paper else ():
-                ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
-        full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1)
+        fig.subplots_adjust(left=0.065, right=0.99, bottom=0.31, wspace=0.3)
+        full.plot([0, 100], [0, 100], ls=":", color="#9e9e9e", lw=1, zorder=2.5)  # above the curves
         full.text(3, 95, "dotted: every requested\nGPU allocated", fontsize=7.5, color="#757575", va="top")
         for ax, (_metric, xlim, ylabel, axes_title) in zip(axes, _AXES):
             ax.set(xlim=xlim, ylim=(0, 102), ylabel=ylabel, title=axes_title)
@@ -452,22 +449,49 @@ class _CurvesView:
             ax.tick_params(labelsize=8.5)
             ax.grid(alpha=0.3)
             ax.axvline(100, color="#bdbdbd", lw=0.8, zorder=0)
-        axes[1].set_ylim(_zoom_ylim(results, paper))
-        # the marker: a dashed line on each Axes, each curve's value as a dot there, a label on the first
+        # the marker: a dashed line on each Axes, each curve's value as a dot there (see _draw), a label on the first
         self._lines = [ax.axvline(0, color="#212121", lw=1.2, ls="--") for ax in axes]
+        self._label = full.text(0, 4, "", fontsize=8, color="#212121")
+        self._drawn: list[Any] = []  # what _draw added: curves, paper points, dots, legend
+        self._draw(results, paper, title)
+        self._blit = BlitPNG(fig, self.marker) if blit else None
+
+    def _draw(self, results: Mapping[str, ReplayResult], paper: Mapping[str, tuple[float, float]] | None,
+              title: str | None) -> None:
+        """Draw the curves of ``results`` (removing those drawn before), their dots, legend and title."""
+        fig, axes = self.figure, self._axes
+        full = axes[0]
+        for artist in self._drawn:
+            artist.remove()
+        self.policies, self.paper, self.titled = tuple(results), paper, bool(title)
+        drawn: list[Any] = []
+        self._curve_lines = {}
+        for name, r in results.items():
+            color, lw = POLICY_COLORS.get(name, "#000000"), 2.2 if name == "FGD" else 1.4
+            self._curve_lines[name] = [ax.plot(ARRIVED_PERCENT, curves(r)[spec[0]], color=color, lw=lw,
+                                               label=name if ax is full else None)[0] for ax, spec in zip(axes, _AXES)]
+            drawn += self._curve_lines[name]
+            for ax in axes[:2] if paper and name in paper else ():
+                drawn += ax.plot([100, 130], paper[name], ls="none", marker="D", mfc="none", mec=color, ms=7, mew=1.3)
+        axes[1].set_ylim(_zoom_ylim(results, paper))
         self._dots = [(ax.plot([], [], "o", color=POLICY_COLORS.get(name, "#000"), ms=5, mec="white", mew=0.6)[0],
                        name, spec[0]) for ax, spec in zip(axes, _AXES) for name in results]
-        self._label = full.text(0, 4, "", fontsize=8, color="#212121")
         self._curves = [curves(results[name])[metric] for _d, name, metric in self._dots]
-        handles, labels = full.get_legend_handles_labels()
+        handles, labels = [self._curve_lines[n][0] for n in results], list(results)
         if paper:
             handles.append(full.plot([], [], ls="none", marker="D", mfc="none", mec="#424242")[0])
             labels.append("paper (mean of 10 seeds)")
+            drawn.append(handles[-1])
         _legend(fig, handles, labels, 5)
+        drawn += [d for d, _n, _m in self._dots] + [fig.legends[-1]]
+        fig.subplots_adjust(top=0.86 if title else 0.91)
         if title:
             fig.suptitle(title, fontsize=11)
+        elif fig._suptitle is not None:
+            fig._suptitle.remove()
+            fig._suptitle = None
+        self._drawn = drawn
         self.marker = self._lines + [d for d, _n, _m in self._dots] + [self._label]
-        self._blit = BlitPNG(fig, self.marker) if blit else None
 
     def move(self, arrived_percent: float) -> None:
         """Put the marker at ``arrived_percent``."""
@@ -481,23 +505,28 @@ class _CurvesView:
         self._label.set_position((arrived_percent + 1.5, 4))
         self._label.set_text(f"{arrived_percent:g}% arrived")
 
-    def show_results(self, results: Mapping[str, ReplayResult], title: str | None = None) -> bool:
-        """Put other results of the same policies (another trace variant) on this figure in place, as a new view would.
+    def show_results(self, results: Mapping[str, ReplayResult], title: str | None = None, *,
+                     paper: Mapping[str, tuple[float, float]] | None = None) -> None:
+        """Put other results on this figure's Axes, as a new view of them would show them.
 
-        Cheaper than a new view (ticks and legend stay); False, changing nothing, for other policies or order, a
-        figure with the paper's points (they belong to the default trace), or a title added or removed.
+        The same policies, without the paper's points and with a title as before (another trace variant): only
+        the curves' values change. Otherwise the curves, dots, legend and title are drawn again (no new
+        figure); the figure is then drawn once more without the marker.
         """
-        if tuple(results) != self.policies or self.paper or bool(title) != self.titled:
-            return False
-        for k, r in enumerate(results.values()):
-            for ax, spec in zip(self.figure.axes, _AXES):
-                ax.lines[k].set_ydata(curves(r)[spec[0]])
-        self.figure.axes[1].set_ylim(_zoom_ylim(results))
-        self._curves = [curves(results[name])[metric] for _d, name, metric in self._dots]
-        if title:
-            self.figure._suptitle.set_text(title)
-        self._blit.redraw()
-        return True
+        if tuple(results) == self.policies and not paper and not self.paper and bool(title) == self.titled:
+            for name, r in results.items():
+                for line, spec in zip(self._curve_lines[name], _AXES):
+                    line.set_ydata(curves(r)[spec[0]])
+            self._axes[1].set_ylim(_zoom_ylim(results))
+            self._curves = [curves(results[name])[metric] for _d, name, metric in self._dots]
+            if title:
+                self.figure._suptitle.set_text(title)
+            self._blit.redraw()
+            return
+        from kubenotes.viz.widgets import BlitPNG
+
+        self._draw(results, paper, title)
+        self._blit = BlitPNG(self.figure, self.marker)
 
     def png(self, arrived_percent: float) -> bytes:
         """The figure with the marker at ``arrived_percent``, as PNG bytes."""
@@ -975,21 +1004,19 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
                                            description="policies (ctrl-click)", **wide),
     }
 
-    # One view per selection of policies (and one more for the default trace, with the paper's points): another
-    # variant is redrawn on it in place. At most four kept.
-    views: dict[tuple[tuple[str, ...], bool], _CurvesView] = {}
+    # One curves figure: another selection of policies or another variant is drawn on its Axes.
+    views: list[_CurvesView] = []
 
     @functools.lru_cache(maxsize=16)
     def curves_png(policies: tuple[str, ...], variant: str, arrived_percent: int) -> Any:
-        res, title, key = replay_policies(policies, variant, seed, trace_dir), _curves_title(variant, seed), (
-            policies, variant == "default")
-        view = views.get(key)
-        if view is None or view.shown != variant and not view.show_results(res, title):
-            if view is None and len(views) >= 4:
-                del views[next(iter(views))]
-            view = views[key] = _CurvesView(res, paper=PAPER_ALLOCATION_PERCENT if key[1] else None, title=title)
-        view.shown = variant
-        return png_display(view.png(arrived_percent))
+        res, title = replay_policies(policies, variant, seed, trace_dir), _curves_title(variant, seed)
+        paper = PAPER_ALLOCATION_PERCENT if variant == "default" else None
+        if not views:
+            views.append(_CurvesView(res, paper=paper, title=title))
+        elif views[0].shown != (policies, variant):
+            views[0].show_results(res, title, paper=paper)
+        views[0].shown = (policies, variant)
+        return png_display(views[0].png(arrived_percent))
     kept: dict[str, Any] = {}  # the occupancy picture, for every variant
     row = functools.lru_cache(maxsize=16)(lambda variant, pct, focus: _view_row(variant, pct, focus, seed, trace_dir,
                                                                                 kept))

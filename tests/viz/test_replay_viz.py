@@ -203,14 +203,20 @@ def test_curves_view_shows_another_variant_in_place_as_a_new_view_would():
     assert zoom_range(first) != zoom_range(other)
     view = rv._CurvesView(first, title="first")
     first_png = view.png(60)
-    assert view.show_results(other, title="other variant")
+    view.show_results(other, title="other variant")
     for pct in (60, 110, 20):
         assert view.png(pct) == rv._CurvesView(other, title="other variant").png(pct)
     assert view.png(60) != first_png
-    assert not view.show_results({"Random": first["Random"], "FGD": first["FGD"]}, title="x")
-    assert not view.show_results(first)  # the title would go
-    with_paper = rv._CurvesView(first, paper=engine.PAPER_ALLOCATION_PERCENT, title="toy")
-    assert not with_paper.show_results(other, title="toy")
+    # other policies, the paper's points, a title removed: drawn again on the same Axes, still a new view's picture
+    fig = view.figure
+    for results, paper, title in [({"Random": first["Random"]}, None, "x"),
+                                  (first, engine.PAPER_ALLOCATION_PERCENT, "with paper"),
+                                  ({"Random": other["Random"], "FGD": other["FGD"]}, None, None),
+                                  (other, None, "other variant")]:
+        view.show_results(results, title, paper=paper)
+        assert view.figure is fig and len(fig.legends) == 1
+        for pct in (60, 125):
+            assert view.png(pct) == rv._CurvesView(results, paper=paper, title=title).png(pct), (list(results), title)
 
 
 def test_occupancy_figure_counts_cards():
