@@ -488,7 +488,7 @@ def replay_policies(policies: Iterable[str] = POLICY_NAMES, variant: str = "defa
     >>> res = replay_policies(["Random", "FGD"], trace_dir=d)
     >>> list(res), res["FGD"] is cached_replay("FGD", trace_dir=d)
     (['Random', 'FGD'], True)
-    >>> sorted(k for k in replay_timings() if k[0] in res and k[1] == "default")
+    >>> sorted(k for k in replay_timings() if k[0] in res and k[1:] == ("default", 42))
     [('FGD', 'default', 42), ('Random', 'default', 42)]
     """
     runs = replay_many([(p, variant, seed) for p in policies], trace_dir)
