@@ -969,8 +969,8 @@ def replay_panel(policies: Sequence[str] = PAPER_POLICY_NAMES, variant: str = "d
     Replays are cached per ``(policy, variant, seed)``: the first selection of
     a policy on a variant replays it (about 0.2-1 s); moving the slider only
     rebuilds the cluster at that point (continuing from a kept one,
-    :func:`cluster_at`) and moves the curves' marker (the curves are drawn
-    once per policies, another variant redrawn on them in place, the marker
+    :func:`cluster_at`) and moves the curves' marker (one curves figure:
+    another variant or selection of policies is drawn on its Axes, the marker
     blitted on them; the occupancy picture redraws only its cards). The curves
     are kept per (policies, variant, slider) and the occupancy row per
     (variant, slider, focus), so changing the other control reuses them; a
