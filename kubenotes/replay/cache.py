@@ -45,6 +45,7 @@ import gc
 import multiprocessing
 import os
 import time
+import warnings
 import weakref
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -398,7 +399,11 @@ def replay_many(specs: Iterable[tuple[str, str, int]], trace_dir: str | os.PathL
     if n > 1:
         gc.freeze()  # the workers' collector then skips the objects they inherit (no copy-on-write of the heap)
         try:
-            with concurrent.futures.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
+            with warnings.catch_warnings(), concurrent.futures.ProcessPoolExecutor(
+                    n, mp_context=multiprocessing.get_context("fork")) as pool:
+                # Python >= 3.12 warns when a process with threads (a Jupyter kernel) forks: a lock another thread
+                # holds stays held in the child. The workers only replay and send their result back.
+                warnings.filterwarnings("ignore", message=".*fork", category=DeprecationWarning)
                 for key, (r, seconds) in zip(todo, pool.map(_worker_job, todo)):
                     r.cluster.trace = _prepared(key[1], directory)[0]
                     _keep(key, r, seconds)
