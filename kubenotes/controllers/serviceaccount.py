@@ -10,24 +10,29 @@
   type ``kubernetes.io/service-account-token`` that users create with the
   annotation ``kubernetes.io/service-account.name``: ``data.token``,
   ``data["ca.crt"]`` and ``data.namespace`` (base64, as in the API), and the
-  ``kubernetes.io/service-account.uid`` annotation. Such a Secret is deleted
-  when its ServiceAccount is gone (or is a different one with the same name).
+  ``kubernetes.io/service-account.uid`` annotation. The token is a JWT of
+  :func:`legacy_token_claims` (issuer ``kubernetes/serviceaccount``, no
+  ``exp``, no ``aud``) signed with the API server's service-account key, so
+  the API server's authenticator accepts it
+  (:meth:`kubenotes.apiserver.authn.TokenAuthenticator.verify_service_account_token`).
+  Such a Secret is deleted when its ServiceAccount is gone (or is a different
+  one with the same name).
 
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/controller/serviceaccount/serviceaccounts_controller.go
 kubernetes/kubernetes@v1.34.0 pkg/controller/serviceaccount/tokens_controller.go
-kubernetes/kubernetes@v1.34.0 pkg/serviceaccount/legacy.go (LegacyClaims)
+kubernetes/kubernetes@v1.34.0 pkg/serviceaccount/legacy.go (LegacyClaims, LegacyIssuer)
+kubernetes/kubernetes@v1.34.0 pkg/serviceaccount/jwt.go (JWTTokenGenerator)
 https://kubernetes.io/docs/concepts/security/service-accounts/#get-a-token
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
-import json
 from typing import Any
 
+from kubenotes.apiserver.authn import LEGACY_ISSUER, JWTTokenGenerator, _token_generator, legacy_token_claims
 from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, ControllerPolicy, events_rule, policy_rule
 from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
@@ -62,40 +67,26 @@ def _b64(s: str) -> str:
     return base64.b64encode(s.encode()).decode()
 
 
-def _b64url(b: bytes) -> str:
-    return base64.urlsafe_b64encode(b).decode().rstrip("=")
-
-
-def legacy_token_claims(namespace: str, sa_name: str, sa_uid: str, secret_name: str) -> dict:
-    """``LegacyClaims``: the claims of a Secret-based (non-expiring) ServiceAccount token.
+def _generate_token(signer: JWTTokenGenerator, namespace: str, sa_name: str, sa_uid: str, secret_name: str) -> str:
+    """A legacy token: :func:`legacy_token_claims` signed by ``signer`` (issuer ``kubernetes/serviceaccount``).
 
     Parameters
     ----------
-    namespace, sa_name, sa_uid : str
-        The ServiceAccount.
-    secret_name : str
-        The token Secret.
+    signer : JWTTokenGenerator
+        The controller's generator: issuer :data:`LEGACY_ISSUER`, the API server's private key.
+    namespace, sa_name, sa_uid, secret_name : str
+        The ServiceAccount and the Secret the token is written to.
 
-    Examples
-    --------
-    >>> legacy_token_claims("default", "builder", "u1", "builder-token")["sub"]
-    'system:serviceaccount:default:builder'
+    Returns
+    -------
+    str
+        ``header.payload.signature``; random per key (the key is made at random per server).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/controller/serviceaccount/tokens_controller.go (generateTokenIfNeeded)
     """
-    return {"iss": "kubernetes/serviceaccount",
-            "kubernetes.io/serviceaccount/namespace": namespace,
-            "kubernetes.io/serviceaccount/secret.name": secret_name,
-            "kubernetes.io/serviceaccount/service-account.name": sa_name,
-            "kubernetes.io/serviceaccount/service-account.uid": sa_uid,
-            "sub": f"system:serviceaccount:{namespace}:{sa_name}"}
-
-
-def _generate_token(namespace: str, sa_name: str, sa_uid: str, secret_name: str) -> str:
-    """A legacy token: JWT-shaped, its signature a SHA-256 of header and claims (a model, not RS256)."""
-    header = _b64url(json.dumps({"alg": "RS256", "kid": "kubenotes"}, separators=(",", ":")).encode())
-    payload = _b64url(json.dumps(legacy_token_claims(namespace, sa_name, sa_uid, secret_name),
-                                 separators=(",", ":"), sort_keys=True).encode())
-    sig = _b64url(hashlib.sha256(f"{header}.{payload}".encode()).digest())
-    return f"{header}.{payload}.{sig}"
+    return signer.generate_token(legacy_token_claims(namespace, sa_name, sa_uid, secret_name))
 
 
 class ServiceAccountsController(Controller):
@@ -156,12 +147,14 @@ class TokensController(Controller):
     """``serviceaccount.TokensController``: populate and clean up legacy ``service-account-token`` Secrets.
 
     Options: ``root-ca-file`` (the CA bundle text written as ``ca.crt``).
+    Tokens are signed with the API server's service-account key
+    (``APIServer.token_generator``): upstream's kube-controller-manager
+    ``--service-account-private-key-file`` is the private half of the
+    apiserver's ``--service-account-key-file``; the model shares the one key.
 
     Notes
     -----
-    Simplified: one workqueue for both Secret and ServiceAccount keys; the
-    token is a JWT-shaped model token (its claims as upstream's legacy tokens,
-    its signature a hash rather than an RS256 signature).
+    Simplified: one workqueue for both Secret and ServiceAccount keys.
 
     References
     ----------
@@ -174,6 +167,7 @@ class TokensController(Controller):
     def setup(self) -> None:
         """Watch ServiceAccount deletions and ``service-account-token`` Secrets."""
         self.root_ca = str(self.option("root-ca-file", MODEL_ROOT_CA))
+        self._signer: JWTTokenGenerator | None = None
         self.sa_informer = self.informers.informer_for("serviceaccounts")
         self.secret_informer = self.informers.informer_for("secrets")
         self.sa_informer.add_event_handler(lambda o: None, lambda o, n: None, self._sa_deleted)
@@ -201,6 +195,13 @@ class TokensController(Controller):
             ns, _, name = rest.partition("/")
             self.sync_secret(ns, name)
         return None
+
+    @property
+    def signer(self) -> JWTTokenGenerator:
+        """``serviceaccount.JWTTokenGenerator(LegacyIssuer, privateKey)`` over the API server's signing key."""
+        if self._signer is None:
+            self._signer = JWTTokenGenerator(LEGACY_ISSUER, _token_generator(self.client.server).private_key)
+        return self._signer
 
     def _delete_tokens(self, ns: str, sa_name: str, sa_uid: str) -> None:
         """``syncServiceAccount`` for a deleted ServiceAccount: delete the Secrets that reference it."""
@@ -261,7 +262,7 @@ class TokensController(Controller):
         ldata = live.setdefault("data", {}) or {}
         live["data"] = ldata
         if not ldata.get("token"):
-            ldata["token"] = _b64(_generate_token(ns, sa_name, sa["metadata"].get("uid", ""), name))
+            ldata["token"] = _b64(_generate_token(self.signer, ns, sa_name, sa["metadata"].get("uid", ""), name))
         ldata["ca.crt"] = want_ca
         ldata["namespace"] = want_ns
         lann = live["metadata"].setdefault("annotations", {})
