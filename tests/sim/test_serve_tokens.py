@@ -281,3 +281,52 @@ def test_token_review_over_http_uses_the_servers_authenticator(served):
         assert review(forged)["authenticated"] is False, what
     with served.lock:
         assert served.cluster.server.list("tokenreviews") == []  # answered, never stored
+
+
+def test_legacy_secret_token_authenticates_over_http_and_is_tracked():
+    """A ``service-account-token`` Secret's token (tokens controller, the served RSA key) works as a bearer token.
+
+    As upstream's legacyValidator: the user is the ServiceAccount, the Secret gets the
+    ``kubernetes.io/legacy-token-last-used`` label, a Secret the ServiceAccount lists adds the warning, and the
+    model's old unsigned form (a SHA-256 of header and claims) and a token of another key get 401.
+    """
+    cluster = _with_bot(Cluster(controllers=["serviceaccount-token-controller"], scheduler=False, epoch="now"))
+    s = serve(cluster, port=0, time_scale=0)
+    try:
+        code, _, body = _get(s, "/api/v1/namespaces/default/secrets", s.token, "POST", {
+            "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+            "metadata": {"name": "bot-token", "annotations": {"kubernetes.io/service-account.name": "bot"}}})
+        assert code == 201, body
+        s.run_for(1)  # the tokens controller fills it in
+        _, _, secret = _get(s, "/api/v1/namespaces/default/secrets/bot-token", s.token)
+        tok = base64.b64decode(secret["data"]["token"]).decode()
+        assert jwt.get_unverified_header(tok)["alg"] == "RS256"  # served: the RSA key made at start
+        assert jwt.decode(tok, options={"verify_signature": False})["iss"] == "kubernetes/serviceaccount"
+        code, headers, review = _get(s, "/apis/authentication.k8s.io/v1/selfsubjectreviews", tok, "POST",
+                                     {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+        assert code == 201, review
+        assert review["status"]["userInfo"]["username"] == "system:serviceaccount:default:bot"
+        assert "warning" not in {k.lower() for k in headers}  # a manually created Secret: no warning
+        _, _, secret = _get(s, "/api/v1/namespaces/default/secrets/bot-token", s.token)
+        assert secret["metadata"]["labels"]["kubernetes.io/legacy-token-last-used"] == time.strftime(
+            "%Y-%m-%d", time.gmtime(s.cluster.server.epoch.timestamp() + s.now))
+        req = urllib.request.Request(s.url + "/api/v1/namespaces/default/serviceaccounts/bot", method="PATCH",
+                                     data=json.dumps({"secrets": [{"name": "bot-token"}]}).encode(),
+                                     headers={"Authorization": f"Bearer {s.token}",
+                                              "Content-Type": "application/merge-patch+json"})
+        with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=s.ca_path), timeout=10) as r:
+            assert r.status == 200  # the ServiceAccount now lists the Secret: an "auto-generated" token
+        code, headers, _ = _get(s, "/api/v1/namespaces/default/configmaps", tok)
+        assert code == 403  # authenticated, not authorized
+        assert headers["warning"] == ('299 - "Use tokens from the TokenRequest API or manually created secret-based '
+                                      'tokens instead of auto-generated secret-based tokens."')
+        head, payload, _ = tok.split(".")
+        old = _b64(json.dumps({"alg": "RS256", "kid": "kubenotes"}, separators=(",", ":")).encode())
+        forged = {"old sha256 form": f"{old}.{payload}." + _b64(hashlib.sha256(f"{old}.{payload}".encode()).digest()),
+                  "another key": jwt.encode(jwt.decode(tok, options={"verify_signature": False}),
+                                            ec.generate_private_key(ec.SECP256R1()), algorithm="ES256")}
+        for what, bad in forged.items():
+            code, _, body = _get(s, "/api/v1/namespaces/default/configmaps", bad)
+            assert (code, body["message"]) == (401, "Unauthorized"), what
+    finally:
+        s.stop()
