@@ -18,6 +18,7 @@ Forged tokens are made with PyJWT and ``hashlib``, never with the model's signer
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import json
 
@@ -198,10 +199,7 @@ def test_last_used_label_is_the_virtual_date_written_at_most_once_a_day():
     assert c.get("secrets", "builder-token", "default")["metadata"]["resourceVersion"] == rv
     later = float(c.now) + 3 * DAY
     assert authn.authenticate(tok, later) is not None
-    day = (c.server.epoch.timestamp() + later)
-    import datetime as dt
-
-    want = dt.datetime.fromtimestamp(day, dt.timezone.utc).strftime("%Y-%m-%d")
+    want = dt.datetime.fromtimestamp(c.server.epoch.timestamp() + later, dt.timezone.utc).strftime("%Y-%m-%d")
     assert c.get("secrets", "builder-token", "default")["metadata"]["labels"][LAST_USED_LABEL_KEY] == want
 
 
