@@ -732,7 +732,9 @@ class TokenAuthenticator:
             key verifies the signature (:data:`INVALID_SIGNATURE`); wrong
             audience; :data:`TOKEN_EXPIRED`, :data:`TOKEN_NOT_VALID_YET`; or
             (with a reader) a ServiceAccount or bound object that is gone, was
-            deleted more than the leeway ago, or has another uid.
+            deleted more than the leeway ago, or has another uid. A legacy
+            token (issuer :data:`LEGACY_ISSUER`) is checked by
+            ``legacyValidator`` instead (:meth:`_validate_legacy`).
         """
         import jwt
 
@@ -876,7 +878,8 @@ class TokenAuthenticator:
             return
         try:
             patch = {"metadata": {"uid": md.get("uid"), "labels": {LAST_USED_LABEL_KEY: today}}}
-            make_client("kube-apiserver", LOOPBACK_USER).patch("secrets", md.get("name", ""), patch, md.get("namespace"))
+            make_client("kube-apiserver", LOOPBACK_USER).patch("secrets", md.get("name", ""), patch,
+                                                               md.get("namespace"))
         except KubenotesError:  # upstream logs "Failed to label legacy service account token ..." and goes on
             pass
 

@@ -113,8 +113,9 @@ def test_forged_legacy_tokens_are_refused():
     tok = _token(c)
     claims = decode_token(tok)
     other_key = ec.generate_private_key(ec.SECP256R1())
+    kid = c.server.token_generator.key_id
     forged = {
-        "another key": jwt.encode(claims, other_key, algorithm="ES256", headers={"kid": c.server.token_generator.key_id}),
+        "another key": jwt.encode(claims, other_key, algorithm="ES256", headers={"kid": kid}),
         "alg none": jwt.encode(claims, None, algorithm="none"),
     }
     head = _b64url(json.dumps({"alg": "RS256", "kid": "kubenotes"}, separators=(",", ":")).encode())
