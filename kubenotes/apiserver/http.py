@@ -101,7 +101,8 @@ from kubenotes.apiserver import openapi as openapi_docs
 from kubenotes.apiserver.patch import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubenotes.apiserver.request import Attributes, UserInfo
 from kubenotes.apiserver.protobuf import decode_protobuf
-from kubenotes.apiserver.server import DECODING_BODY, HTTP_REQUEST, RESPONSE_WARNINGS, using_epoch
+from kubenotes.apiserver.request import RESPONSE_WARNINGS
+from kubenotes.apiserver.server import DECODING_BODY, HTTP_REQUEST, using_epoch
 from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
 from kubenotes.apiserver.status import (ApiError, _status, field_cause, new_bad_request, new_internal_error, new_invalid,
                                         new_request_entity_too_large, new_too_large_resource_version,

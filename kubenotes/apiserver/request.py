@@ -9,13 +9,42 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/interfa
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kubenotes.apiserver.resources import ResourceInfo
 
-__all__ = ["UserInfo", "Attributes", "StoreReader", "ADMISSION_OPERATIONS",
+__all__ = ["RESPONSE_WARNINGS", "add_warning", "UserInfo", "Attributes", "StoreReader", "ADMISSION_OPERATIONS",
            "SYSTEM_MASTERS", "SYSTEM_AUTHENTICATED", "SYSTEM_UNAUTHENTICATED", "SYSTEM_NODES"]
+
+#: Warnings for the response being built (``Warning: 299`` headers): the HTTP layer sets a list per request
+#: (``k8s.io/apiserver/pkg/warning``'s recorder in the request context); None outside an HTTP request.
+RESPONSE_WARNINGS: contextvars.ContextVar[list | None] = contextvars.ContextVar("kubenotes_warnings", default=None)
+
+
+def add_warning(message: str) -> None:
+    """``warning.AddWarning``: add ``message`` as a ``Warning: 299`` header of the response being built, if any.
+
+    Parameters
+    ----------
+    message : str
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/warning/context.go
+
+    Examples
+    --------
+    >>> token = RESPONSE_WARNINGS.set([])
+    >>> add_warning("use tokens from the TokenRequest API")
+    >>> RESPONSE_WARNINGS.get()
+    ['use tokens from the TokenRequest API']
+    >>> RESPONSE_WARNINGS.reset(token); add_warning("dropped outside a request")
+    """
+    out = RESPONSE_WARNINGS.get()
+    if out is not None:
+        out.append(message)
 
 SYSTEM_MASTERS = "system:masters"
 SYSTEM_AUTHENTICATED = "system:authenticated"

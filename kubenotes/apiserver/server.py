@@ -44,7 +44,7 @@ from kubenotes.apiserver.fields import parse_field_selector
 from kubenotes.apiserver.patch import (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, JSONPatchError,
                                        json_patch, json_patch_apply_error, merge_patch, strategic_merge_patch)
 from kubenotes.apiserver.rbac_escalation import check_escalation
-from kubenotes.apiserver.request import Attributes, UserInfo
+from kubenotes.apiserver.request import RESPONSE_WARNINGS, Attributes, UserInfo
 from kubenotes.apiserver.resources import ResourceInfo, resource_for
 from kubenotes.apiserver.status import (
     ApiError,
@@ -226,8 +226,6 @@ class AuditEntry:
                 "detail": self.detail}
 
 
-#: Warnings for the response being built (``Warning: 299`` headers), set by the HTTP layer to a list.
-RESPONSE_WARNINGS: contextvars.ContextVar[list | None] = contextvars.ContextVar("kubenotes_warnings", default=None)
 
 
 def _warn(messages: Iterable[str]) -> None:

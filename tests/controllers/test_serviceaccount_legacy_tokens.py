@@ -33,7 +33,7 @@ from kubenotes.apiserver.authn import (
     TokenAuthenticator,
     decode_token,
 )
-from kubenotes.apiserver.server import RESPONSE_WARNINGS
+from kubenotes.apiserver.request import RESPONSE_WARNINGS
 from kubenotes.controllers.serviceaccount import SERVICE_ACCOUNT_NAME_KEY
 from kubenotes.sim.cluster import Cluster
 
