@@ -55,7 +55,7 @@ from typing import Any
 
 __all__ = ["serve", "ServedCluster", "kubeconfig_text", "find_kubectl", "self_signed_cert", "write_private_file",
            "KUBECTL_CANDIDATES", "CLOCK_TICK_SECONDS",
-           "CLOCK_SLICE_SECONDS", "ServeLock"]
+           "CLOCK_SLICE_SECONDS", "ServeLock", "revision_floor", "REVISIONS_PER_WALL_SECOND"]
 
 #: Where kubectl is looked for, in order: the versioned binary matching ``/version`` (1.33), then the dispatcher.
 KUBECTL_CANDIDATES = ("/usr/lib/google-cloud-sdk/bin/kubectl.1.33", "/usr/bin/kubectl")
@@ -68,6 +68,11 @@ CLOCK_TICK_SECONDS = 0.05
 CLOCK_SLICE_SECONDS = 0.01
 
 _START_TIMEOUT_SECONDS = 10.0
+
+#: Revisions per wall second above which a served run's resourceVersions start (see :func:`revision_floor`).
+REVISIONS_PER_WALL_SECOND = 10_000
+#: 2020-01-01T00:00:00Z: the floor counts wall seconds from here, so it stays a 13-digit number.
+_REVISION_EPOCH_UNIX = 1_577_836_800
 
 
 class _QuietUpgrades(logging.Filter):
@@ -507,6 +512,43 @@ class _Clock:
             self.advance(target)
 
 
+def revision_floor(now_unix_seconds: float | None = None) -> int:
+    """The revision a served cluster's in-memory store continues from: above any an earlier ``serve`` made.
+
+    Every run of ``serve`` is a new cluster on a new in-memory store. Were its
+    revisions to start at 1 again, a client holding a resourceVersion from
+    the run before (a watch it resumes, a list it pages) would be answered
+    silently with another cluster's history. The store's revision jumps
+    instead to :data:`REVISIONS_PER_WALL_SECOND` per wall second since
+    2020: an earlier run would have had to write faster than that, all its
+    life, to reach it. An older resourceVersion is then below the watch
+    cache's start (410 ``too old resource version``) and a later one above
+    the store (504 ``Too large resource version``).
+
+    Parameters
+    ----------
+    now_unix_seconds : float, optional
+        Wall-clock time (default: now).
+
+    Returns
+    -------
+    int
+
+    Notes
+    -----
+    A model device: kube-apiserver keeps its revisions in etcd, which a
+    restart does not lose; a new etcd starts again at 1. ``--etcd`` keeps
+    etcd's revisions as they are.
+
+    Examples
+    --------
+    >>> revision_floor(1_577_836_800 + 3600)
+    36000000
+    """
+    now = time.time() if now_unix_seconds is None else now_unix_seconds
+    return int((now - _REVISION_EPOCH_UNIX) * REVISIONS_PER_WALL_SECOND)
+
+
 def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: str | None = None,
           token: str | None = None, git_version: str | None = None,
           service_account_signing_key_file: str | None = None) -> ServedCluster:
@@ -591,8 +633,12 @@ def serve(cluster: Any, port: int = 0, time_scale: float = 1.0, *, kubeconfig: s
     static = {token: authn.ADMIN_USER}
     authenticator = authn.TokenAuthenticator(static, reader=server, epoch=server.epoch)
     server.authenticator = authenticator  # TokenReview answers with the same authenticator as the HTTP layer
+    # A restart of `serve` is a new cluster on a new in-memory store, whose revisions would start where the last
+    # run's did: they start above every revision an earlier run can have made instead (with --etcd they are etcd's).
+    if server.store.storage is None:
+        server.store.revision = max(server.store.revision, revision_floor())
     # kube-apiserver starts: its watch cache begins with a list at the current revision, so a watch from a
-    # resourceVersion of before (an earlier run's, say) is 410 too old, never answered with events it cannot have
+    # resourceVersion of before (an earlier run's) is 410 too old, never answered with events it cannot have
     server.store.replace_watch_cache()
     app = create_app(cluster.server, lock=lock, authenticator=authenticator,
                      git_version=git_version or GIT_VERSION, stopping=stopping)
