@@ -940,9 +940,7 @@ class TokenAuthenticator:
             except TokenError as e:
                 self.last_error, self.last_recognized = str(e), not isinstance(e, UnrecognizedToken)
                 return None
-        if SYSTEM_AUTHENTICATED not in user.groups:
-            user = UserInfo(user.name, user.uid, (*user.groups, SYSTEM_AUTHENTICATED))
-        return user
+        return _authenticated(user)
 
     def authenticate_header(self, authorization: str | None, now_seconds: float = 0.0) -> UserInfo | None:
         """``bearertoken.AuthenticateRequest``: the user of an ``Authorization: Bearer <token>`` header.
@@ -977,9 +975,14 @@ class TokenAuthenticator:
         user = self.static_tokens.get(_bearer_token(authorization))
         if user is None:
             return None
-        if SYSTEM_AUTHENTICATED not in user.groups:
-            user = UserInfo(user.name, user.uid, (*user.groups, SYSTEM_AUTHENTICATED))
+        return _authenticated(user)
+
+
+def _authenticated(user: UserInfo) -> UserInfo:
+    """``group.AuthenticatedGroupAdder``: ``user`` with ``system:authenticated`` among its groups."""
+    if SYSTEM_AUTHENTICATED in user.groups:
         return user
+    return UserInfo(user.name, user.uid, (*user.groups, SYSTEM_AUTHENTICATED))
 
 
 def _bearer_token(authorization: str | None) -> str:

@@ -475,7 +475,7 @@ def score_table(result: Mapping[str, Any], *, weights: Mapping[str, int] | None 
 
     See Also
     --------
-    score_heatmap, score_heatmap_html
+    score_heatmap
 
     References
     ----------
@@ -846,7 +846,7 @@ def scheduling_panel(manifests: Any, pod: Any, *, config: Any = None, plugins: S
     ipywidgets.VBox
         From :func:`kubenotes.viz.widgets.live_panel`; each change calls
         :func:`~kubenotes.scheduler.whatif.schedule_what_if` and shows :func:`winner_banner` with
-        :func:`score_heatmap_html` (HTML, so an update takes milliseconds), or
+        a colour-scaled Score table (HTML, so an update takes milliseconds), or
         :func:`failed_scheduling` / :func:`filter_table` when nothing was scored.
 
     Raises
