@@ -97,9 +97,15 @@ def _etcd_backend(request):
     request.getfixturevalue("etcd_required")
     member = request.getfixturevalue("etcd_member")
     if not member.members[0].running or not member.members[0].healthy():  # a fault test left it down
+        from kubenotes.etcd.members import EtcdUnavailable
+
         member.members[0].resume()
         member.members[0].start()
-        member.wait_healthy()
+        try:
+            member.wait_healthy()
+        except EtcdUnavailable:  # its port was taken while it was down: a new member on fresh ports
+            member.stop()
+            member.start()
     from kubenotes.apiserver.storage.etcd3 import EtcdStorage
 
     prefix = f"/kubenotes-test-{os.getpid()}-{next(_PREFIXES)}"

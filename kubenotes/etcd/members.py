@@ -28,6 +28,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -79,8 +80,35 @@ def find_etcd(binary: str = "etcd") -> str:
     return found
 
 
+def _ephemeral_low() -> int:
+    """The first port of the kernel's ephemeral range (``net.ipv4.ip_local_port_range``; 32768 by default)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    """A loopback port free now, below the kernel's ephemeral range.
+
+    A port from ``bind(0)`` is one the kernel hands out again to anyone
+    asking for a free port (another test worker's server, a client's source
+    port), and it does so while a member is stopped for a restart on that
+    port. Below the ephemeral range only a deliberate pick like this one can
+    take it.
+    """
+    low = _ephemeral_low()
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randrange(max(1024, low - 12000), low)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:  # a crowded range: any free port
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
@@ -88,6 +116,23 @@ def _free_port() -> int:
 def _get_json(url: str, timeout_seconds: float) -> dict:
     with urllib.request.urlopen(url, timeout=timeout_seconds) as r:  # noqa: S310 - loopback only
         return json.loads(r.read().decode() or "{}")
+
+
+def _all_threads_stopped(pid: int) -> bool:
+    """True when every thread of ``pid`` is in state ``T`` (stopped), or when ``/proc`` cannot tell."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue  # a thread that just exited
+        if state not in ("T", "t"):
+            return False
+    return True
 
 
 @dataclass
@@ -158,12 +203,19 @@ class EtcdMember:
         self.process = None
         self.paused = False
 
-    def pause(self) -> None:
-        """Freeze the process (``SIGSTOP``): it neither sends heartbeats nor answers, as a hung machine."""
+    def pause(self, timeout_seconds: float = 5.0) -> None:
+        """Freeze the process (``SIGSTOP``): it neither sends heartbeats nor answers, as a hung machine.
+
+        Returns once every thread of the process is stopped (state ``T`` in
+        ``/proc``), so a request sent after it is never answered.
+        """
         if self.running and not self.paused:
             assert self.process is not None
             os.kill(self.process.pid, signal.SIGSTOP)
             self.paused = True
+            deadline = time.monotonic() + timeout_seconds
+            while not _all_threads_stopped(self.process.pid) and time.monotonic() < deadline:
+                time.sleep(0.002)
 
     def resume(self) -> None:
         """Thaw a paused process (``SIGCONT``)."""
@@ -180,6 +232,30 @@ class EtcdMember:
             return str(_get_json(self.client_url + "/health", timeout_seconds).get("health")) == "true"
         except (OSError, urllib.error.URLError, ValueError):
             return False
+
+
+def _listed_peer_urls(m: EtcdMember) -> list[str]:
+    """The peer URLs of the members listed at ``m``'s client URL (sorted; empty when nothing answers)."""
+    try:
+        req = urllib.request.Request(m.client_url + "/v3/cluster/member/list", data=b"{}",
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=5) as r:  # noqa: S310 - loopback only
+            listed = json.loads(r.read().decode() or "{}").get("members") or []
+    except (OSError, urllib.error.URLError, ValueError):
+        return []
+    return sorted(u for x in listed for u in x.get("peerURLs") or ())
+
+
+def _log_tails(members: Sequence[EtcdMember]) -> str:
+    """The last 300 bytes of each member's log, for an error message."""
+    tails = []
+    for m in members:
+        try:
+            with open(m.log_path, "rb") as f:
+                tails.append(f"{m.name}: {f.read()[-300:].decode(errors='replace').strip()}")
+        except OSError:
+            tails.append(f"{m.name}: no log")
+    return "; ".join(tails)
 
 
 _LIVE: "weakref.WeakSet[EtcdCluster]" = weakref.WeakSet()
@@ -284,44 +360,40 @@ class EtcdCluster:
     def _all_ours(self) -> bool:
         """Every process runs, and each client URL answers with this cluster's member list (by peer URL)."""
         ours = sorted(m.peer_url for m in self.members)
-        for m in self.members:
-            if not m.running:
-                return False
-            try:
-                req = urllib.request.Request(m.client_url + "/v3/cluster/member/list", data=b"{}",
-                                             headers={"Content-Type": "application/json"})
-                with urllib.request.urlopen(req, timeout=5) as r:  # noqa: S310 - loopback only
-                    listed = json.loads(r.read().decode() or "{}").get("members") or []
-            except (OSError, urllib.error.URLError, ValueError):
-                return False
-            if sorted(u for x in listed for u in x.get("peerURLs") or ()) != ours:
-                return False
-        return True
+        return all(m.running and _listed_peer_urls(m) == ours for m in self.members)
 
     def wait_healthy(self, timeout_seconds: float = 30.0, members: Sequence[EtcdMember] | None = None) -> None:
-        """Wait until ``members`` (default: every running, unpaused member) answer ``/health``.
+        """Wait until ``members`` (default: every started, unpaused member) answer ``/health``.
+
+        A member is healthy only while its own process runs and its client
+        URL answers for it (the member list there holds its peer URL): a
+        restart on a port another process took in between fails here instead
+        of the other etcd being used in its place.
 
         Raises
         ------
         EtcdUnavailable
-            After ``timeout_seconds``, naming the members still unhealthy and the end of their logs.
+            At once when a member's process has exited, or when its client URL answers for another etcd;
+            after ``timeout_seconds`` naming the members still unhealthy. Each names the end of the member's log.
         """
-        want = [m for m in (members if members is not None else self.members) if m.running and not m.paused]
+        want = [m for m in (members if members is not None else self.members)
+                if m.process is not None and not m.paused]
         deadline = time.monotonic() + timeout_seconds
         while True:
+            gone = [m for m in want if not m.running]
+            if gone:
+                raise EtcdUnavailable(f"etcd members {', '.join(m.name for m in gone)} exited "
+                                      f"({_log_tails(gone)})")
             sick = [m for m in want if not m.healthy()]
             if not sick:
+                foreign = [m for m in want if m.peer_url not in _listed_peer_urls(m)]
+                if foreign:
+                    raise EtcdUnavailable(f"etcd members {', '.join(m.name for m in foreign)}: another etcd answers "
+                                          f"at {', '.join(m.client_url for m in foreign)} ({_log_tails(foreign)})")
                 return
             if time.monotonic() > deadline:
-                tails = []
-                for m in sick:
-                    try:
-                        with open(m.log_path, "rb") as f:
-                            tails.append(f"{m.name}: {f.read()[-300:].decode(errors='replace').strip()}")
-                    except OSError:
-                        tails.append(f"{m.name}: no log")
                 raise EtcdUnavailable(f"etcd members {', '.join(m.name for m in sick)} not healthy after "
-                                      f"{timeout_seconds:g} s ({'; '.join(tails)})")
+                                      f"{timeout_seconds:g} s ({_log_tails(sick)})")
             time.sleep(0.05)
 
     def stop(self) -> None:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import http.server
+import json
 import os
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -73,3 +77,68 @@ def test_a_port_taken_between_pick_and_start_is_retried_not_borrowed(etcd_requir
         with EtcdCluster(1) as second:
             assert second.endpoints[0] != first.endpoints[0]
             assert second.members[0].running and second._all_ours()
+
+
+def test_ports_are_picked_below_the_kernels_ephemeral_range():
+    # a port from bind(0) is handed out again while its member is stopped for a restart (CI: another worker's
+    # server took it and the restarted member's tests talked to that server)
+    from kubenotes.etcd.members import _ephemeral_low, _free_port
+
+    low = _ephemeral_low()
+    ports = [_free_port() for _ in range(50)]
+    assert all(1024 <= p < low for p in ports) and len(set(ports)) > 40
+
+
+class _ForeignEtcd(http.server.BaseHTTPRequestHandler):
+    """Answers like a healthy etcd of another cluster."""
+
+    def _answer(self, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        self._answer({"health": "true"})
+
+    def do_POST(self):  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._answer({"members": [{"name": "other", "peerURLs": ["http://127.0.0.1:1"]}]})
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_restart_on_a_port_taken_meanwhile_fails_loudly_instead_of_using_the_other_server(etcd_required):
+    with EtcdCluster(1) as etcd:
+        m = etcd.members[0]
+        port = int(m.client_url.rsplit(":", 1)[1])
+        m.stop()
+        other = http.server.HTTPServer(("127.0.0.1", port), _ForeignEtcd)  # takes the port while m is down
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        try:
+            m.start()
+            with pytest.raises(EtcdUnavailable) as e:
+                etcd.wait_healthy(10)
+            assert "m1" in str(e.value) and ("exited" in str(e.value) or "another etcd answers" in str(e.value))
+            assert "address already in use" in str(e.value) or "another etcd answers" in str(e.value)
+        finally:
+            other.shutdown()
+            other.server_close()
+
+
+def test_pause_returns_once_every_thread_is_stopped_and_a_request_then_times_out(etcd_required):
+    with EtcdCluster(1) as etcd:
+        m = etcd.members[0]
+        m.pause()
+        try:
+            tasks = os.listdir(f"/proc/{m.process.pid}/task")
+            states = {open(f"/proc/{m.process.pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()[0] for t in tasks}
+            assert len(tasks) > 1 and states <= {"T", "t"}, states
+            with pytest.raises(OSError):  # urllib's timeout (socket.timeout / URLError are OSErrors)
+                urllib.request.urlopen(m.client_url + "/health", timeout=0.5)  # noqa: S310
+        finally:
+            m.resume()
+        etcd.wait_healthy(10)
