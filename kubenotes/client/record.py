@@ -25,6 +25,10 @@ def object_reference(obj: dict) -> dict:
     return ref
 
 
+#: Names tried for one new Event when other recorders took the earlier ones at the same virtual instant.
+_NAME_ATTEMPTS = 64
+
+
 class EventRecorder:
     """Writes ``core/v1`` Events through a client, as ``record.EventRecorder`` does.
 
@@ -91,7 +95,19 @@ class EventRecorder:
                   "source": {"component": self.component, **({"host": self.host} if self.host else {})},
                   "firstTimestamp": now, "lastTimestamp": now, "count": 1,
                   "reportingComponent": self.component, "reportingInstance": self.host or ""}
-            out = self.client.create("events", ev, ns)
+            for _ in range(_NAME_ATTEMPTS):
+                try:
+                    out = self.client.create("events", ev, ns)
+                    break
+                except ApiError as e:
+                    # another recorder named an event of the same object at the same virtual nanosecond (upstream's
+                    # wall-clock names practically never meet): the next nanosecond, as a later clock reading would
+                    if e.code != 409 or e.reason != "AlreadyExists":
+                        raise
+                    nanos += 1
+                    ev["metadata"]["name"] = f"{ref['name']}.{nanos:x}"
+            else:
+                return None
             self._seen[key] = (out["metadata"]["name"], ns, 1)
             return out
         except ApiError:
