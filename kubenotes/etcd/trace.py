@@ -12,11 +12,20 @@ the **revision** that kube-apiserver returns as the object's
 wakes the next component's informer and, through its workqueue, its
 controller. :func:`chain` picks that path out for the apply's first write.
 
+When the cluster ran on a real etcd (``Cluster.from_manifests(..., etcd=URL)``,
+``simulate --etcd URL``), ``linked_trace(..., etcd=storage)`` reads every
+write's revision back from that etcd: a range read of the key at the write's
+revision, through the API server's own storage backend, whose ``mod_revision``
+is shown beside the model's resourceVersion (they are equal: kube-apiserver's
+resourceVersion *is* the key's ``mod_revision``).
+
 Notes
 -----
-The API server's in-memory store plays etcd's MVCC here: the revision shown
-is the store's resourceVersion; the Raft model provides the index, the term,
-who acknowledged and how long the commit took. In real etcd the Raft index
+Without ``etcd`` the API server's in-memory store plays etcd's MVCC: the
+revision shown is the store's resourceVersion. Either way the Raft model
+provides the index, the term, who acknowledged and how long the commit took
+(a real etcd's own Raft index is not read back: etcd answers a write with
+its revision and term only). In real etcd the Raft index
 runs ahead of the revision (bootstrap configuration entries, each new
 leader's empty entry, etcd's own internal requests and reads through
 ReadIndex take indexes but no revision), as it does here. This module reads
@@ -35,6 +44,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
+from kubenotes.errors import KubenotesError
 from kubenotes.etcd.cluster import RaftCluster
 
 __all__ = ["linked_trace", "chain"]
@@ -43,7 +53,35 @@ _STORED = re.compile(r"(?:stored|ADDED|MODIFIED|DELETED) (/\S+) at resourceVersi
 _WATCH_RV = re.compile(r"resourceVersion (\d+)")
 
 
-def linked_trace(hops: Sequence[Mapping[str, Any]], raft: RaftCluster, *, settle_seconds: float = 0.05) -> list[dict]:
+def _read_back(etcd: Any, key: str, revision: int, deleted: bool) -> tuple[int | None, str]:
+    """The mod_revision etcd holds for ``key`` at ``revision`` (a range read at that revision), and a few words.
+
+    For a delete the key is absent at ``revision`` and present just before it: that revision is returned.
+    """
+    name = key.rsplit("/", 1)[-1]
+
+    def mod_revision_at(rev: int) -> int | None:
+        objs, _ = etcd.get_list(key, revision=rev)  # a range over the key as a prefix: keep the key itself
+        return next((int(o["metadata"]["resourceVersion"]) for o in objs
+                     if (o.get("metadata") or {}).get("name") == name), None)
+
+    where = getattr(etcd, "url", "etcd")
+    try:
+        got = mod_revision_at(revision)
+        if deleted:
+            before = mod_revision_at(revision - 1)
+            if got is None and before is not None:
+                return revision, f"read back from {where}: absent at revision {revision}, present at {revision - 1}"
+            return None, f"read back from {where}: not deleted at revision {revision}"
+    except KubenotesError as e:
+        return None, f"read back from {where} failed: {e}"
+    if got is None:
+        return None, f"read back from {where}: no key at revision {revision}"
+    return got, f"read back from {where}: mod_revision {got}"
+
+
+def linked_trace(hops: Sequence[Mapping[str, Any]], raft: RaftCluster, *, settle_seconds: float = 0.05,
+                 etcd: Any = None) -> list[dict]:
     """The apply's hops with every write put through ``raft`` and the Raft hops inserted after it.
 
     Parameters
@@ -54,20 +92,33 @@ def linked_trace(hops: Sequence[Mapping[str, Any]], raft: RaftCluster, *, settle
         A cluster with a leader (run it first); its clock advances ``settle_seconds`` per write.
     settle_seconds : float
         Virtual time given to each write to commit and apply.
+    etcd : storage.Interface, optional
+        The storage backend the cluster's API server wrote to (``cluster.server.store.storage``: an
+        :class:`~kubenotes.apiserver.storage.etcd3.EtcdStorage` when it ran with ``etcd=URL``); only its
+        ``get_list(prefix, revision)`` and ``url`` are used. Each write's key is read at the write's
+        revision and its ``mod_revision`` reported. None: nothing is read back.
 
     Returns
     -------
     list[dict]
-        ``{"step", "time", "from", "to", "what", "raft_index", "raft_term", "revision"}`` per hop: the original
-        hops (watch hops get the index and revision of the write they deliver) and, after each write to
-        etcd, three Raft hops: ``etcd -> leader mX`` (``MsgProp``: appended at index I in term T), ``leader ->
-        followers`` (``MsgApp``; committed by a quorum, naming who acknowledged and after how many ms) and
-        ``leader -> etcd`` (applied: revision R, returned as resourceVersion R).
+        ``{"step", "time", "from", "to", "what", "raft_index", "raft_term", "revision", "etcd_revision",
+        "etcd_read"}`` per hop: the original hops (watch hops get the index and revision of the write they
+        deliver) and, after each write to etcd, three Raft hops: ``etcd -> leader mX`` (``MsgProp``: appended at
+        index I in term T), ``leader -> followers`` (``MsgApp``; committed by a quorum, naming who acknowledged
+        and after how many ms) and ``leader -> etcd`` (applied: revision R, returned as resourceVersion R).
+        With ``etcd``, each write's hop and its ``applied`` hop carry ``etcd_revision`` (the key's mod_revision
+        read back at revision R; for a delete, R when the key is absent at R and present at R - 1; None when
+        the read found otherwise or failed) and ``etcd_read`` (what the read found, in words; the ``applied``
+        hop's ``what`` ends with it). Without ``etcd`` both are None.
 
     Raises
     ------
     ValueError
         When ``raft`` has no leader, or a write does not commit within ``settle_seconds`` (no quorum).
+
+    Notes
+    -----
+    A read-back failure (etcd gone, the revision compacted) does not raise: ``etcd_read`` says what failed.
 
     Examples
     --------
@@ -93,7 +144,7 @@ def linked_trace(hops: Sequence[Mapping[str, Any]], raft: RaftCluster, *, settle
 
     def add(h: Mapping[str, Any], **extra: Any) -> None:
         row = {"step": len(rows) + 1, "time": float(h["time"]), "from": h["from"], "to": h["to"], "what": h["what"],
-               "raft_index": None, "raft_term": None, "revision": None}
+               "raft_index": None, "raft_term": None, "revision": None, "etcd_revision": None, "etcd_read": None}
         row.update(extra)
         rows.append(row)
 
@@ -108,7 +159,11 @@ def linked_trace(hops: Sequence[Mapping[str, Any]], raft: RaftCluster, *, settle
                 add(h)
             continue
         key, rv = m.group(1), int(m.group(2))
-        add(h, revision=rv)
+        back: dict[str, Any] = {}
+        if etcd is not None:
+            got, text = _read_back(etcd, key, rv, deleted=" DELETED " in f" {h['what']}")
+            back = {"etcd_revision": got, "etcd_read": text}
+        add(h, revision=rv, **back)
         lead = raft.leader() or lead
         req = raft.put(key, str(rv), via=lead)
         raft.run_for(settle_seconds)
@@ -129,8 +184,9 @@ def linked_trace(hops: Sequence[Mapping[str, Any]], raft: RaftCluster, *, settle
                      f"a quorum of {leader.quorum()} of {len(leader.voters)} after {ms:.1f} ms"},
             raft_index=req.index, raft_term=req.term)
         add({"time": t, "from": f"raft leader {lead}", "to": "etcd",
-             "what": f"applied index {req.index}: revision {rv} of {key}, returned as resourceVersion {rv}"},
-            raft_index=req.index, raft_term=req.term, revision=rv)
+             "what": f"applied index {req.index}: revision {rv} of {key}, returned as resourceVersion {rv}"
+                     + (f"; {back['etcd_read']}" if back else "")},
+            raft_index=req.index, raft_term=req.term, revision=rv, **back)
     return rows
 
 
@@ -146,8 +202,10 @@ def chain(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
     -------
     list[dict]
         ``{"link", "value", "where"}`` rows: the request, the Raft index and term, the revision, the
-        resourceVersion, the watch event, the informer (component) it woke, and that component's next write.
-        Links that did not happen (nobody watched) are left out; ``[]`` when ``rows`` holds no write.
+        resourceVersion, the watch event, the informer (component) it woke, and that component's next write;
+        when the rows were read back from a real etcd, ``etcd mod_revision`` (what the read found) follows
+        ``etcd revision``. Links that did not happen (nobody watched) are left out; ``[]`` when ``rows`` holds
+        no write.
 
     Raises
     ------
@@ -177,6 +235,9 @@ def chain(rows: Sequence[Mapping[str, Any]]) -> list[dict]:
         out.append({"link": "Raft log index", "value": f"{r['raft_index']} (term {r['raft_term']})", "where": r["to"]})
         out.append({"link": "committed", "value": raft_rows[1]["what"].split(": ", 1)[1], "where": raft_rows[1]["to"]})
     out.append({"link": "etcd revision", "value": str(rv), "where": "etcd (MVCC)"})
+    if first.get("etcd_read"):
+        out.append({"link": "etcd mod_revision", "value": "-" if first["etcd_revision"] is None
+                    else str(first["etcd_revision"]), "where": first["etcd_read"]})
     out.append({"link": "resourceVersion", "value": str(rv), "where": "kube-apiserver"})
     watch = next((r for r in rows if r["what"].startswith("watch:") and r["revision"] == rv), None)
     if watch is not None:
