@@ -34,7 +34,8 @@ def test_on_a_real_etcd_every_write_read_back_has_the_model_resource_version(etc
     hops = apply_hops(cluster, DEPLOYMENT, until_seconds=4, status_updates=False)
     # read back through a second client of the same etcd and prefix, not the API server's own
     rows = linked_trace(hops, _raft(), etcd=etcd_backend.storage)
-    writes = [r for r in rows if r["to"] == "etcd" and r["revision"] is not None and not r["what"].startswith("applied")]
+    writes = [r for r in rows if r["to"] == "etcd" and r["revision"] is not None
+              and not r["what"].startswith("applied")]
     assert len(writes) >= 4  # the Deployment, its ReplicaSet, the Pod, the binding (and the kubelet's status)
     assert [r["etcd_revision"] for r in writes] == [r["revision"] for r in writes]
     assert all(r["etcd_read"] == f"read back from {etcd_backend.url}: mod_revision {r['revision']}" for r in writes)
@@ -46,7 +47,8 @@ def test_on_a_real_etcd_every_write_read_back_has_the_model_resource_version(etc
     objs, _ = etcd_backend.storage.get_list(key, revision=writes[0]["revision"])
     assert [o["metadata"]["resourceVersion"] for o in objs] == [str(writes[0]["revision"])]
     links = {x["link"]: x["value"] for x in chain(rows)}
-    assert links["etcd revision"] == links["etcd mod_revision"] == links["resourceVersion"] == str(writes[0]["revision"])
+    rv = str(writes[0]["revision"])
+    assert links["etcd revision"] == links["etcd mod_revision"] == links["resourceVersion"] == rv
 
 
 def test_a_delete_reads_back_as_absent_at_its_revision_and_a_wrong_revision_is_not_confirmed():
