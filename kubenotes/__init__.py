@@ -28,6 +28,9 @@ package                    upstream component                          upstream 
                                                                        opencontainers/runc
 ``kubenotes.cni``          the Container Network Interface, its        containernetworking/cni ``SPEC.md``;
                            reference plugins, Calico                   containernetworking/plugins; projectcalico/calico
+``kubenotes.csi``          the Container Storage Interface: a          container-storage-interface/spec ``spec.md``;
+                           hostpath driver, node registration          kubernetes-csi/csi-driver-host-path,
+                                                                       node-driver-registrar
 ``kubenotes.proxy``        kube-proxy (iptables, nftables, IPVS)       ``pkg/proxy``
 ``kubenotes.dns``          cluster DNS: CoreDNS's ``kubernetes``        coredns/coredns ``plugin/kubernetes``;
                            plugin                                      kubernetes/dns ``docs/specification.md``

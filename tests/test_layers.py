@@ -28,7 +28,7 @@ LAYERS = {
     "api": 1, "datasets": 1, "etcd": 1,
     "apiserver": 2,
     "client": 3,
-    "scheduler": 4, "controllers": 4, "cri": 4, "cni": 4, "proxy": 4,
+    "scheduler": 4, "controllers": 4, "cri": 4, "cni": 4, "proxy": 4, "csi": 4,
     "kubelet": 5, "replay": 5, "dns": 5,
     "sim": 6,
     "viz": 7,
@@ -38,7 +38,7 @@ LAYERS = {
 #: Component packages and the components below them that each may use (the kubelet drives the runtime and the
 #: network plugins; the replay drives the scheduler). Any other edge between component packages is a defect.
 COMPONENT_USES = {
-    "scheduler": set(), "controllers": set(), "cri": set(), "cni": set(), "proxy": set(),
+    "scheduler": set(), "controllers": set(), "cri": set(), "cni": set(), "proxy": set(), "csi": set(),
     "kubelet": {"cri", "cni"},
     "replay": {"scheduler"},
     "dns": {"kubelet"},  # CoreDNS expands a short name with the pod's resolv.conf, which kubelet.dns writes
