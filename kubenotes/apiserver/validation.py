@@ -69,7 +69,11 @@ What is checked (what learners typically get wrong):
   and secret names, ``ingressClassName``, and on create the
   ``kubernetes.io/ingress.class`` annotation agreeing with it), IngressClass
   (``controller`` required, a domain-prefixed path of at most 250 bytes and
-  immutable; ``parameters`` kind, name, scope and namespace).
+  immutable; ``parameters`` kind, name, scope and namespace);
+* storage.k8s.io VolumeAttachment (``attacher`` required and, on create, a
+  CSI driver name; exactly one of ``persistentVolumeName`` and
+  ``inlineVolumeSpec``; ``nodeName`` a DNS subdomain; status metadata and
+  error sizes; on update the spec is read-only).
 
 Notes
 -----
@@ -129,6 +133,7 @@ kubernetes/kubernetes@v1.34.0 pkg/apis/batch/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/policy/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/scheduling/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/networking/validation/validation.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/storage/validation/validation.go; pkg/registry/storage/volumeattachment/strategy.go
 """
 
 from __future__ import annotations
@@ -1823,6 +1828,61 @@ def _validate_pv(obj: Mapping[str, Any]) -> list[FieldErr]:
     return errs
 
 
+#: ``maxAttachedVolumeMetadataSize`` and ``maxVolumeErrorMessageSize`` (pkg/apis/storage/validation).
+_VA_MAX_METADATA_BYTES = 256 * 1024
+_VA_MAX_ERROR_MESSAGE_BYTES = 1024
+
+
+def _validate_volume_attachment(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``ValidateVolumeAttachment`` (spec and status). The inline volume spec's own fields are not checked."""
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    errs: list[FieldErr] = []
+    if not spec.get("attacher"):
+        errs.append(_required("spec.attacher"))
+    src = spec.get("source") or {}
+    pv, inline = src.get("persistentVolumeName"), src.get("inlineVolumeSpec")
+    one_of = "must specify exactly one of inlineVolumeSpec and persistentVolumeName"
+    if pv is None and inline is None:
+        errs.append(_required("spec.source", one_of))
+    elif pv is not None and inline is not None:
+        errs.append(_forbidden("spec.source", one_of))
+    elif pv is not None and not pv:
+        errs.append(_required("spec.source.persistentVolumeName", "must specify non empty persistentVolumeName"))
+    node = spec.get("nodeName") or ""
+    errs += [_invalid("spec.nodeName", node, m) for m in is_dns1123_subdomain(node)]
+    meta = status.get("attachmentMetadata") or {}
+    if sum(len(k) + len(str(v)) for k, v in meta.items()) > _VA_MAX_METADATA_BYTES:
+        errs.append(FieldErr(TOO_LONG, "status.attachmentMetadata", _OMIT,
+                             f"may not be more than {_VA_MAX_METADATA_BYTES} bytes"))
+    for key in ("attachError", "detachError"):
+        err = status.get(key)
+        if err and len(str(err.get("message") or "")) > _VA_MAX_ERROR_MESSAGE_BYTES:
+            # upstream reports maxAttachedVolumeMetadataSize as the limit here
+            errs.append(FieldErr(TOO_LONG, f"status.{key}.message", _OMIT,
+                                 f"may not be more than {_VA_MAX_METADATA_BYTES} bytes"))
+        if err and isinstance(err.get("errorCode"), int) and err["errorCode"] < 0:
+            errs.append(_invalid(f"status.{key}.errorCode", err["errorCode"],
+                                 "must be between 0 and 2147483647, inclusive"))
+    return errs
+
+
+def _validate_volume_attachment_create(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """The registry's ``Validate``: ``ValidateVolumeAttachment`` then ``ValidateVolumeAttachmentV1`` (the
+    attacher is a CSI driver name; the PV name a DNS subdomain)."""
+    errs = _validate_volume_attachment(obj)
+    spec = obj.get("spec") or {}
+    attacher = str(spec.get("attacher") or "")
+    if not attacher:
+        errs.append(_required("spec.attacher"))
+    if len(attacher) > 63:
+        errs.append(FieldErr(TOO_LONG, "spec.attacher", _OMIT, "may not be more than 63 bytes"))
+    errs += [_invalid("spec.attacher", attacher, m) for m in is_dns1123_subdomain(attacher.lower())]
+    pv = (spec.get("source") or {}).get("persistentVolumeName")
+    if pv:
+        errs += [_invalid("spec.source.persistentVolumeName", pv, m) for m in is_dns1123_subdomain(pv)]
+    return errs
+
+
 def _pv_source(spec: Mapping[str, Any]) -> dict:
     return {k: spec[k] for k, _ in _PV_SOURCES if spec.get(k) is not None}
 
@@ -2216,6 +2276,7 @@ _CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
     "NetworkPolicy": _validate_network_policy,
     "Ingress": _validate_ingress_create,
     "IngressClass": _validate_ingress_class,
+    "VolumeAttachment": _validate_volume_attachment_create,
 }
 
 _SELECTOR_IMMUTABLE = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"})
@@ -2326,6 +2387,10 @@ def validate_update(ri: ResourceInfo, obj: Mapping[str, Any], old: Mapping[str, 
         errs += _network_policy_spec(obj.get("spec") or {}, "spec", _network_policy_cidrs(old))
     elif ri.kind == "Ingress":  # ValidateIngressUpdate: no annotation check
         errs += _validate_ingress(obj)
+    elif ri.kind == "VolumeAttachment":  # ValidateVolumeAttachmentUpdate: not the V1 create checks; spec read-only
+        errs += _validate_volume_attachment(obj)
+        if (obj.get("spec") or {}) != (old.get("spec") or {}):
+            errs.append(_invalid("spec", obj.get("spec") or {}, FIELD_IMMUTABLE_ERROR_MSG))
     else:
         fn = _CREATE_VALIDATORS.get(ri.kind)
         if fn is not None:
