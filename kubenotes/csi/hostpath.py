@@ -154,6 +154,21 @@ class HostPathDriver:
             self.nodes[node_id] = HostPathNode(self, node_id)
         return self.nodes[node_id]
 
+    def add_volume(self, volume_id: str, capacity_bytes: int, node: str = "", access_mode: str = "") -> dict:
+        """Record a volume made outside the CSI calls (what an administrator pre-provisions for a static PV).
+
+        Not an RPC and not traced. Returns the volume's bookkeeping entry.
+
+        Examples
+        --------
+        >>> HostPathDriver().add_volume("vol-a", 2**30, "n1")["path"]
+        '/csi-data-dir/vol-a'
+        """
+        return self.volumes.setdefault(volume_id, {
+            "name": volume_id, "capacity_bytes": int(capacity_bytes), "node": node,
+            "path": f"{DATA_ROOT}/{volume_id}", "access_mode": access_mode,
+            "published_to": [], "staged": [], "published": []})
+
     def _get(self, volume_id: str) -> dict:
         vol = self.volumes.get(volume_id)
         if vol is None:

@@ -244,6 +244,10 @@ class Cluster:
                 self.controllers[name] = load_controller(name)(ctx)
             for name, cls in (extra_controllers or {}).items():
                 self.controllers[name] = cls(ctx)
+            from kubenotes.sim.csi import install_csi_drivers
+
+            #: CSI driver name -> the driver model, for the CSIDrivers the cluster has (kubenotes.sim.csi)
+            self.csi = install_csi_drivers(self, ctx)
             self.scheduler = KubeScheduler(self, scheduler_config, seed, scheduler_trace) if scheduler else None
             self.kubelets: dict[str, Any] = {}
             if kubelet not in ("stand-in", "model"):

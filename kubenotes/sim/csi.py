@@ -1,0 +1,118 @@
+"""A CSI driver installed in a simulated cluster: the driver, its sidecars, and the attach/detach controller.
+
+A cluster whose objects include a ``CSIDriver`` named after a driver the model
+has (:data:`MODELLED_DRIVERS`: ``hostpath.csi.k8s.io``) gets what installing
+that driver's manifests and running kube-controller-manager would give it:
+
+* the driver (:class:`kubenotes.csi.hostpath.HostPathDriver`) on the
+  cluster's clock, its calls traced in ``cluster.csi[<driver>].trace``;
+* node-driver-registrar on every Node: the Node's ``CSINode`` gets the
+  driver's entry (:func:`kubenotes.csi.registrar.register_driver`);
+* the volumes of the PersistentVolumes already naming the driver
+  (``spec.csi.driver``), as an administrator pre-provisions them for static
+  PVs (:meth:`~kubenotes.csi.hostpath.HostPathDriver.add_volume`);
+* the external-attacher sidecar (:class:`~kubenotes.controllers.volume.external_attacher.ExternalAttacher`)
+  as controller ``csi-attacher``;
+* kube-controller-manager's attach/detach controller
+  (:class:`~kubenotes.controllers.volume.attachdetach.AttachDetachController`) as
+  ``attachdetach-controller``, with its bootstrap ClusterRole
+  ``system:controller:attachdetach-controller`` and binding.
+
+A cluster with no such CSIDriver is left as it was: nothing is created and
+no controller is added.
+
+Notes
+-----
+Upstream runs the attach/detach controller in every kube-controller-manager;
+here it starts with a CSI driver only, so that clusters without one (every
+scenario before CSI) keep their objects and outputs. The driver's pods
+(controller Deployment/StatefulSet, node DaemonSet) are not created as Pods.
+Drivers are installed when the cluster is built, not when a CSIDriver is
+applied later.
+
+References
+----------
+kubernetes-csi/csi-driver-host-path@v1.17.0 deploy/kubernetes-1.30/hostpath/csi-hostpath-plugin.yaml
+kubernetes/kubernetes@v1.34.0 cmd/kube-controller-manager/app/core.go (startAttachDetachController)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubenotes.api.storagehelpers import storage_capacity_bytes
+from kubenotes.apiserver.bootstrap_policy import controller_role_bindings, controller_roles
+from kubenotes.apiserver.request import UserInfo
+from kubenotes.apiserver.store import deep_copy
+from kubenotes.controllers.volume.attachdetach import CONTROLLER_POLICY, AttachDetachController
+from kubenotes.controllers.volume.external_attacher import ExternalAttacher
+from kubenotes.csi.hostpath import DRIVER_NAME, HostPathDriver
+from kubenotes.csi.registrar import register_driver
+
+__all__ = ["install_csi_drivers", "MODELLED_DRIVERS"]
+
+#: CSIDriver names the model has a driver for.
+MODELLED_DRIVERS = (DRIVER_NAME,)
+
+
+def _install_controller_rbac(server: Any) -> None:
+    """The attach/detach controller's bootstrap ClusterRole and binding (absent from clusters without CSI)."""
+    admin = server.client("kube-apiserver", UserInfo("kubernetes-admin", groups=("system:masters",)))
+    for resource, objs in (("clusterroles", controller_roles([CONTROLLER_POLICY])),
+                           ("clusterrolebindings", controller_role_bindings([CONTROLLER_POLICY]))):
+        for obj in objs:
+            if server.get(resource, None, obj["metadata"]["name"]) is None:
+                admin.create(resource, deep_copy(obj))
+
+
+def install_csi_drivers(cluster: Any, ctx: Any) -> dict[str, HostPathDriver]:
+    """Install every modelled CSI driver the cluster has a CSIDriver for (see the module docstring).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Being built: its objects are loaded, its controllers made but not started.
+    ctx : ControllerContext
+        What its controllers were given.
+
+    Returns
+    -------
+    dict of str to HostPathDriver
+        Driver name -> the driver (empty when the cluster has no modelled CSIDriver).
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+    >>> drv = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "hostpath.csi.k8s.io"},
+    ...        "spec": {"attachRequired": True}}
+    >>> c = Cluster([node, drv], controllers=[], kubelet="stand-in", scheduler=False)
+    >>> sorted(c.csi), "attachdetach-controller" in c.controllers
+    (['hostpath.csi.k8s.io'], True)
+    >>> c.get("csinodes", "n1")["spec"]["drivers"][0]["nodeID"]
+    'n1'
+    >>> Cluster([node], controllers=[], kubelet="stand-in", scheduler=False).csi
+    {}
+    """
+    drivers: dict[str, HostPathDriver] = {}
+    server = cluster.server
+    for obj in server.list("csidrivers"):
+        name = obj["metadata"]["name"]
+        if name not in MODELLED_DRIVERS:
+            continue
+        driver = HostPathDriver(name, clock=lambda: float(cluster.env.now))
+        for node in server.list("nodes"):
+            node_name = node["metadata"]["name"]
+            kubelet = server.client(f"kubelet/{node_name}", UserInfo(
+                f"system:node:{node_name}", groups=("system:nodes", "system:authenticated")))
+            register_driver(kubelet, driver.node(node_name), name, node_name)
+        for pv in server.list("persistentvolumes"):
+            csi = (pv.get("spec") or {}).get("csi") or {}
+            if csi.get("driver") == name and csi.get("volumeHandle"):
+                driver.add_volume(csi["volumeHandle"], storage_capacity_bytes(pv))
+        cluster.controllers[f"csi-attacher/{name}"] = ExternalAttacher.configured(driver=driver)(ctx)
+        drivers[name] = driver
+    if drivers and "attachdetach-controller" not in cluster.controllers:
+        _install_controller_rbac(server)
+        cluster.controllers["attachdetach-controller"] = AttachDetachController(ctx)
+    return drivers
