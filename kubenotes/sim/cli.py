@@ -24,7 +24,11 @@ Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
   runtime, one JSON object per line in time order (``time``, ``node``,
   ``service``, ``method``, ``duration_seconds``, ``request``, ``response``,
   ``error``; see :func:`cri_calls`), what ``crictl`` and the runtime's debug
-  log would show of a pod start.
+  log would show of a pod start;
+* ``-o csi``: the CSI calls made to the cluster's CSI driver models (the
+  external-attacher's ``ControllerPublishVolume``..., node-driver-registrar's
+  ``NodeGetInfo``), one JSON object per line in time order (see
+  :func:`kubenotes.sim.csi.csi_calls`).
 
 Bad input (a manifest or a malformed scenario) is one line on stderr and exit 2.
 """
@@ -63,10 +67,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--until", type=float, default=600.0, metavar="SECONDS",
                    help="virtual seconds to run (default 600)")
     p.add_argument("--seed", type=int, default=0, help="seed for uids, names and every component (default 0)")
-    p.add_argument("-o", "--output", choices=("events", "yaml", "table", "wide", "cri"), default="events",
+    p.add_argument("-o", "--output", choices=("events", "yaml", "table", "wide", "cri", "csi"), default="events",
                    help="events (JSON lines), yaml (kind: List), table, wide (tables with kubectl's -o wide "
-                        "columns: pod IPs and nodes), or cri (the kubelet model's CRI calls as JSON lines) "
-                        "(default events)")
+                        "columns: pod IPs and nodes), cri (the kubelet model's CRI calls as JSON lines) or csi (the CSI "
+                        "driver models' calls as JSON lines) (default events)")
     p.add_argument("--kubelet", choices=("model", "stand-in"), default=None,
                    help="model (default, unless a scenario's spec.cluster.kubelet says otherwise: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
                         "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "
@@ -334,8 +338,9 @@ def _cmd(args: argparse.Namespace) -> int:
         print(f"kubenotes simulate: --until must be >= 0, got {args.until}", file=sys.stderr)
         return 2
     kinds = getattr(args, "kinds", None)
-    if kinds is not None and args.output == "cri":
-        print("kubenotes simulate: --kinds applies to -o yaml, table, wide and events, not cri", file=sys.stderr)
+    if kinds is not None and args.output in ("cri", "csi"):
+        print(f"kubenotes simulate: --kinds applies to -o yaml, table, wide and events, not {args.output}",
+              file=sys.stderr)
         return 2
     try:
         resources = output_resources(kinds)
@@ -360,6 +365,11 @@ def _cmd(args: argparse.Namespace) -> int:
                 out.write(json.dumps(e, separators=(", ", ": ")) + "\n")
     elif args.output == "cri":
         for c in cri_calls(cluster):
+            out.write(json.dumps(c, separators=(", ", ": "), default=str) + "\n")
+    elif args.output == "csi":
+        from kubenotes.sim.csi import csi_calls
+
+        for c in csi_calls(cluster):
             out.write(json.dumps(c, separators=(", ", ": "), default=str) + "\n")
     elif args.output == "yaml":
         from kubenotes.api.manifests import dump_manifests

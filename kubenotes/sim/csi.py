@@ -49,7 +49,7 @@ from kubenotes.controllers.volume.external_attacher import ExternalAttacher
 from kubenotes.csi.hostpath import DRIVER_NAME, HostPathDriver
 from kubenotes.csi.registrar import register_driver
 
-__all__ = ["install_csi_drivers", "MODELLED_DRIVERS"]
+__all__ = ["install_csi_drivers", "csi_calls", "MODELLED_DRIVERS"]
 
 #: CSIDriver names the model has a driver for.
 MODELLED_DRIVERS = (DRIVER_NAME,)
@@ -116,3 +116,35 @@ def install_csi_drivers(cluster: Any, ctx: Any) -> dict[str, HostPathDriver]:
         _install_controller_rbac(server)
         cluster.controllers["attachdetach-controller"] = AttachDetachController(ctx)
     return drivers
+
+
+def csi_calls(cluster: Any) -> list[dict]:
+    """Every call made to the cluster's CSI driver models, in time order (``simulate -o csi``).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A run cluster (its ``csi`` drivers; none: no calls).
+
+    Returns
+    -------
+    list of dict
+        ``time``, ``driver``, ``service`` (``Identity``, ``Controller``, ``Node``), ``method`` (the CSI
+        spec's RPC name), ``node`` ("" for the controller service), ``code`` (gRPC code name, ``OK`` on
+        success), ``request``, ``response``, ``error``.
+
+    Examples
+    --------
+    >>> from kubenotes.data import sample
+    >>> from kubenotes.sim.cli import run
+    >>> calls = csi_calls(run([sample("storage", "csi-attach.yaml")], until=40, kubelet="stand-in"))
+    >>> [(c["method"], c["code"]) for c in calls if c["service"] == "Controller"]
+    [('ControllerPublishVolume', 'OK'), ('ControllerUnpublishVolume', 'OK')]
+    """
+    out = []
+    for name, driver in sorted((getattr(cluster, "csi", None) or {}).items()):
+        for t in driver.trace:
+            out.append({"time": t["time"], "driver": name, "service": t["service"], "method": t["method"],
+                        "node": t["node"], "code": t.get("code", ""), "request": t["request"],
+                        "response": t["response"], "error": t["error"]})
+    return sorted(out, key=lambda c: c["time"])
