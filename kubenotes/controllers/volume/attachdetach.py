@@ -145,15 +145,27 @@ def is_multi_attach_allowed(pv: dict) -> bool:
 
 
 def _is_pod_terminated(pod: dict) -> bool:
-    """``util.IsPodTerminated``: Succeeded/Failed, or deleted with no container still running."""
+    """``util.IsPodTerminated``: Succeeded/Failed, or deleted with no container running (``notRunning``: each
+    status is terminated or waiting).
+
+    Examples
+    --------
+    >>> _is_pod_terminated({"metadata": {"deletionTimestamp": "t"},
+    ...                     "status": {"containerStatuses": [{"state": {"waiting": {}}}]}})
+    True
+    >>> _is_pod_terminated({"metadata": {"deletionTimestamp": "t"},
+    ...                     "status": {"containerStatuses": [{"state": {"running": {}}}]}})
+    False
+    """
     status = pod.get("status") or {}
     if status.get("phase") in ("Succeeded", "Failed"):
         return True
     if not (pod.get("metadata") or {}).get("deletionTimestamp"):
         return False
-    statuses = list(status.get("initContainerStatuses") or []) + list(status.get("containerStatuses") or [])
-    return not any((s.get("state") or {}).get("running") is not None or
-                   (s.get("state") or {}).get("waiting") is not None for s in statuses)
+    statuses = (list(status.get("initContainerStatuses") or []) + list(status.get("containerStatuses") or [])
+                + list(status.get("ephemeralContainerStatuses") or []))
+    return all((s.get("state") or {}).get("terminated") is not None or
+               (s.get("state") or {}).get("waiting") is not None for s in statuses)
 
 
 class AttachDetachController(Controller):

@@ -219,3 +219,18 @@ def test_attach_error_becomes_a_failed_attach_volume_event_on_the_pod():
     assert _events(c, "FailedAttachVolume") == [("app", 'AttachVolume.Attach failed for volume "pv-a" : rpc error: '
                                                         'code = NotFound desc = volume id vol-a does not exist in the '
                                                         'volumes list')]
+
+
+def test_terminating_pod_on_a_dead_node_keeps_its_volume_attached():
+    c = _cluster([_node("n1")] + _storage() + [_pod("app", "n1")])
+    c.run(until=5)
+    running = c.get("pods", "app", NS)["status"]["containerStatuses"][0]["state"]
+    assert "running" in running
+    c.node_down("n1")  # nobody stops the container: the pod stays Terminating with a running container
+    c.client.delete("pods", "app", NS)
+    c.run(until=60)
+    assert c.get("pods", "app", NS)["metadata"]["deletionTimestamp"]
+    assert list(_attachments(c)) == ["n1"]
+    c.client.delete("pods", "app", NS, grace_period_seconds=0)  # kubectl delete --force
+    c.run(until=62)
+    assert _attachments(c) == {}
