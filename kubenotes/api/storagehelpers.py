@@ -20,6 +20,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/storage/volum
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/storage/volume/pv_helpers.go
 kubernetes/kubernetes@v1.34.0 pkg/volume/util/storageclass.go (GetDefaultClass)
 kubernetes/kubernetes@v1.34.0 pkg/api/persistentvolume/util.go (GetWarningsForPersistentVolume)
+kubernetes/kubernetes@v1.34.0 pkg/volume/csi/csi_attacher.go (getAttachmentName), csi_plugin.go (GetVolumeName)
 https://kubernetes.io/docs/concepts/storage/persistent-volumes/
 """
 
@@ -41,7 +42,7 @@ __all__ = [
     "is_volume_bound_to_claim", "find_matching_volume", "is_delay_binding_mode", "is_delay_binding_provisioning",
     "is_default_annotation", "get_default_class", "claims_of_pod", "ACCESS_MODE_SHORT",
     "get_access_modes_as_string", "get_access_modes_from_string", "RECYCLE_DEPRECATED_WARNING",
-    "warnings_for_persistent_volume",
+    "warnings_for_persistent_volume", "csi_attachment_name", "csi_unique_volume_name",
 ]
 
 #: ``AnnBindCompleted``: the binding of a claim is complete (set by the PV controller).
@@ -414,3 +415,30 @@ def claims_of_pod(pod: Mapping[str, Any]) -> list[str]:
         elif v.get("ephemeral") is not None:
             out.append(f"{(pod.get('metadata') or {}).get('name', '')}-{v.get('name', '')}")
     return out
+
+
+def csi_attachment_name(volume_handle: str, driver: str, node_name: str) -> str:
+    """``getAttachmentName``: the VolumeAttachment of a CSI volume on a node, ``csi-<sha256(handle+driver+node)>``.
+
+    The attach/detach controller creates it and the kubelet's CSI plugin waits for it (``WaitForAttach``).
+
+    Examples
+    --------
+    >>> name = csi_attachment_name("vol-1", "hostpath.csi.k8s.io", "node-1")
+    >>> name[:4], len(name)
+    ('csi-', 68)
+    """
+    import hashlib
+
+    return "csi-" + hashlib.sha256(f"{volume_handle}{driver}{node_name}".encode()).hexdigest()
+
+
+def csi_unique_volume_name(driver: str, volume_handle: str) -> str:
+    """A CSI volume's unique name (``node.status.volumesInUse``): ``kubernetes.io/csi/<driver>^<handle>``.
+
+    Examples
+    --------
+    >>> csi_unique_volume_name("hostpath.csi.k8s.io", "vol-1")
+    'kubernetes.io/csi/hostpath.csi.k8s.io^vol-1'
+    """
+    return f"kubernetes.io/csi/{driver}^{volume_handle}"

@@ -756,6 +756,12 @@ class KubeletVolumeHost:
         """An Event on the pod, from the kubelet."""
         self.kubelet._event(dict(pod), event_type, reason, message)
 
+    def wait_for_attach(self, pod: Mapping[str, Any], volume: Mapping[str, Any]) -> None:
+        """The CSI plugin's ``WaitForAttach`` for a claim's volume (:func:`kubenotes.kubelet.csi.wait_for_attach`)."""
+        from kubenotes.kubelet.csi import wait_for_attach
+
+        wait_for_attach(self._get, self.kubelet.node_name, pod, volume)
+
     def node_allocatable(self) -> Mapping[str, Any]:
         """The Node's ``status.allocatable`` (sizes a memory-backed emptyDir)."""
         node = self.kubelet.server.get("nodes", None, self.kubelet.node_name) or {}

@@ -124,7 +124,10 @@ class VolumeHostAdapter(Protocol):
     message)`` records a Kubernetes Event about the pod. Any of them may raise
     :class:`VolumeSetUpError` (or an ``ApiError``) to fail the SetUp with its message. Optional:
     ``node_allocatable() -> {"cpu": "4", "memory": "8Gi", ...}`` (defaults for downward API
-    ``resourceFieldRef`` limits and the size of a memory-backed emptyDir).
+    ``resourceFieldRef`` limits and the size of a memory-backed emptyDir); ``wait_for_attach(pod,
+    volume)``, called before an unmodelled volume (a claim) is "mounted as is", raising
+    :class:`VolumeSetUpError` (with ``operation`` naming the failed step, and ``pending`` to retry without
+    an Event) until the volume is attached (:mod:`kubenotes.kubelet.csi`).
     """
 
     def get_config_map(self, namespace: str, name: str) -> dict | None: ...
@@ -889,10 +892,13 @@ class VolumeManager:
         try:
             mv = self._set_up(uid, vtm)
         except VolumeSetUpError as e:
-            message = f'MountVolume.SetUp failed for volume "{vtm.name}" : {e}'
+            op = getattr(e, "operation", "MountVolume.SetUp")  # MountVolume.WaitForAttach: kubelet.csi
+            message = f'{op} failed for volume "{vtm.name}" : {e}'
             b = self._backoffs.setdefault(("mount", uid, vtm.name), ExponentialBackoff())
             b.update(now, message)
-            self.trace.append((now, "MountVolume.SetUp", _pod_key(pod), vtm.name, message))
+            self.trace.append((now, op, _pod_key(pod), vtm.name, message))
+            if getattr(e, "pending", False):  # still waiting for the attach: retried, no Event
+                return
             self.events.append({"time": now, "pod": _pod_key(pod), "type": "Warning", "reason": FAILED_MOUNT_VOLUME,
                                 "message": message})
             self.adapter.record_event(pod, "Warning", FAILED_MOUNT_VOLUME, message)
@@ -949,6 +955,9 @@ class VolumeManager:
         elif vtm.plugin == PROJECTED_PLUGIN_NAME:
             files = self._projected_files(uid, pod, v["projected"] or {}, fs_group)
         else:
+            wait_for_attach = getattr(self.adapter, "wait_for_attach", None)  # optional: kubelet.csi
+            if wait_for_attach is not None:
+                wait_for_attach(pod, v)
             return MountedVolume(vtm.name, vtm.plugin, path, {}, "", None, now)
         if fs_group is not None:  # SetVolumeOwnership on a read-only managed volume: group read
             files = {p: FileProjection(f.data, f.mode | 0o440) for p, f in files.items()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from kubenotes.cli import main
-from kubenotes.controllers.volume.attachdetach import attachment_name
+from kubenotes.api.storagehelpers import csi_attachment_name as attachment_name
 from kubenotes.data import sample
 from kubenotes.sim.cli import build
 

@@ -55,7 +55,8 @@ kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/attach_detach_c
 kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/reconciler/reconciler.go (reconcile,
 attachDesiredVolumes, reportMultiAttachError)
 kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/util/util.go (DetermineVolumeAction)
-kubernetes/kubernetes@v1.34.0 pkg/volume/csi/csi_attacher.go (getAttachmentName, Attach)
+kubernetes/kubernetes@v1.34.0 pkg/volume/csi/csi_attacher.go (Attach; getAttachmentName is
+:func:`kubenotes.api.storagehelpers.csi_attachment_name`)
 kubernetes/kubernetes@v1.34.0 pkg/volume/util/util.go (IsMultiAttachAllowed, ControllerManagedAttachAnnotation)
 kubernetes/kubernetes@v1.34.0 pkg/volume/util/operationexecutor/operation_executor.go (generateVolumeMsg)
 kubernetes/kubernetes@v1.34.0 plugin/pkg/auth/authorizer/rbac/bootstrappolicy/controller_policy.go
@@ -63,10 +64,9 @@ kubernetes/kubernetes@v1.34.0 plugin/pkg/auth/authorizer/rbac/bootstrappolicy/co
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-from kubenotes.api.storagehelpers import claims_of_pod
+from kubenotes.api.storagehelpers import claims_of_pod, csi_attachment_name, csi_unique_volume_name
 from kubenotes.apiserver.bootstrap_policy import (
     LEGACY_GROUP,
     STORAGE_GROUP,
@@ -79,9 +79,8 @@ from kubenotes.controllers.podgc import TAINT_NODE_OUT_OF_SERVICE
 from kubenotes.controllers.podutil import get_node_condition
 from kubenotes.controllers.reconciler import Controller, Result
 
-__all__ = ["AttachDetachController", "CONTROLLER_POLICY", "attachment_name", "unique_volume_name",
-           "is_multi_attach_allowed", "CONTROLLER_MANAGED_ATTACH_ANNOTATION", "MAX_WAIT_FOR_UNMOUNT_SECONDS",
-           "MULTI_ATTACH_EXCLUSIVE", "SYNC_KEY"]
+__all__ = ["AttachDetachController", "CONTROLLER_POLICY", "is_multi_attach_allowed",
+           "CONTROLLER_MANAGED_ATTACH_ANNOTATION", "MAX_WAIT_FOR_UNMOUNT_SECONDS", "MULTI_ATTACH_EXCLUSIVE", "SYNC_KEY"]
 
 #: ``reconcilerMaxWaitForUnmountDuration``: 6 minutes before an unhealthy node's mounted volume is force-detached.
 MAX_WAIT_FOR_UNMOUNT_SECONDS = 360.0
@@ -89,8 +88,6 @@ MAX_WAIT_FOR_UNMOUNT_SECONDS = 360.0
 CONTROLLER_MANAGED_ATTACH_ANNOTATION = "volumes.kubernetes.io/controller-managed-attach-detach"
 #: The Multi-Attach detail when no pod on the other node(s) uses the volume.
 MULTI_ATTACH_EXCLUSIVE = "Volume is already exclusively attached to one node and can't be attached to another"
-#: The CSI volume plugin's name (unique volume names start with it).
-CSI_PLUGIN_NAME = "kubernetes.io/csi"
 #: The one queue key: each pass rebuilds both states of the world.
 SYNC_KEY = "reconcile"
 
@@ -105,29 +102,6 @@ CONTROLLER_POLICY = ControllerPolicy("attachdetach-controller", (
     policy_rule(("get", "watch", "list"), (STORAGE_GROUP,), ("csidrivers",)),
     policy_rule(("get", "watch", "list"), (STORAGE_GROUP,), ("csinodes",)),
 ))
-
-
-def attachment_name(volume_handle: str, driver: str, node_name: str) -> str:
-    """``getAttachmentName``: ``csi-`` and the hex SHA-256 of volume handle, driver and node name concatenated.
-
-    Examples
-    --------
-    >>> name = attachment_name("vol-1", "hostpath.csi.k8s.io", "node-1")
-    >>> name[:4], len(name)
-    ('csi-', 68)
-    """
-    return "csi-" + hashlib.sha256(f"{volume_handle}{driver}{node_name}".encode()).hexdigest()
-
-
-def unique_volume_name(driver: str, volume_handle: str) -> str:
-    """The CSI plugin's unique volume name, as ``node.status.volumesInUse`` lists it: ``kubernetes.io/csi/<driver>^<handle>``.
-
-    Examples
-    --------
-    >>> unique_volume_name("hostpath.csi.k8s.io", "vol-1")
-    'kubernetes.io/csi/hostpath.csi.k8s.io^vol-1'
-    """
-    return f"{CSI_PLUGIN_NAME}/{driver}^{volume_handle}"
 
 
 def is_multi_attach_allowed(pv: dict) -> bool:
@@ -276,7 +250,7 @@ class AttachDetachController(Controller):
         csi = ((pv or {}).get("spec") or {}).get("csi") or {}
         node = self.nodes.lister.get(None, node_name)
         in_use = ((node or {}).get("status") or {}).get("volumesInUse") or ()
-        return unique_volume_name(csi.get("driver", ""), csi.get("volumeHandle", "")) in in_use
+        return csi_unique_volume_name(csi.get("driver", ""), csi.get("volumeHandle", "")) in in_use
 
     def _detach_undesired(self, desired: dict, actual: dict) -> float:
         """Detach what is attached and not desired; the seconds until a 6-minute wait ends (0: none)."""
@@ -326,7 +300,7 @@ class AttachDetachController(Controller):
                     continue
             csi = pv["spec"]["csi"]
             body = {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
-                    "metadata": {"name": attachment_name(csi.get("volumeHandle", ""), csi.get("driver", ""), node)},
+                    "metadata": {"name": csi_attachment_name(csi.get("volumeHandle", ""), csi.get("driver", ""), node)},
                     "spec": {"attacher": csi.get("driver", ""), "nodeName": node,
                              "source": {"persistentVolumeName": pv_name}}}
             try:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 
+from kubenotes.api.storagehelpers import csi_attachment_name as attachment_name
+from kubenotes.api.storagehelpers import csi_unique_volume_name as unique_volume_name
 from kubenotes.controllers.volume.attachdetach import (
     CONTROLLER_MANAGED_ATTACH_ANNOTATION,
     MAX_WAIT_FOR_UNMOUNT_SECONDS,
     MULTI_ATTACH_EXCLUSIVE,
-    attachment_name,
-    unique_volume_name,
 )
 from kubenotes.controllers.volume.external_attacher import finalizer_name
 from kubenotes.sim.cluster import Cluster
