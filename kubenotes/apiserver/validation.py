@@ -133,7 +133,8 @@ kubernetes/kubernetes@v1.34.0 pkg/apis/batch/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/policy/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/scheduling/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/apis/networking/validation/validation.go
-kubernetes/kubernetes@v1.34.0 pkg/apis/storage/validation/validation.go; pkg/registry/storage/volumeattachment/strategy.go
+kubernetes/kubernetes@v1.34.0 pkg/apis/storage/validation/validation.go
+kubernetes/kubernetes@v1.34.0 pkg/registry/storage/volumeattachment/strategy.go
 """
 
 from __future__ import annotations

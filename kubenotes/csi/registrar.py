@@ -48,9 +48,10 @@ def csinode_driver_entry(driver_name: str, node_info: dict) -> dict:
 
     Examples
     --------
-    >>> csinode_driver_entry("hostpath.csi.k8s.io", {"node_id": "n1", "max_volumes_per_node": 8,
+    >>> e = csinode_driver_entry("hostpath.csi.k8s.io", {"node_id": "n1", "max_volumes_per_node": 8,
     ...     "accessible_topology": {"segments": {"topology.hostpath.csi/node": "n1"}}})
-    {'name': 'hostpath.csi.k8s.io', 'nodeID': 'n1', 'topologyKeys': ['topology.hostpath.csi/node'], 'allocatable': {'count': 8}}
+    >>> e["nodeID"], e["topologyKeys"], e["allocatable"]
+    ('n1', ['topology.hostpath.csi/node'], {'count': 8})
     """
     entry: dict[str, Any] = {"name": driver_name, "nodeID": node_info["node_id"],
                              "topologyKeys": sorted(((node_info.get("accessible_topology") or {})

@@ -69,8 +69,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed for uids, names and every component (default 0)")
     p.add_argument("-o", "--output", choices=("events", "yaml", "table", "wide", "cri", "csi"), default="events",
                    help="events (JSON lines), yaml (kind: List), table, wide (tables with kubectl's -o wide "
-                        "columns: pod IPs and nodes), cri (the kubelet model's CRI calls as JSON lines) or csi (the CSI "
-                        "driver models' calls as JSON lines) (default events)")
+                        "columns: pod IPs and nodes), cri (the kubelet model's CRI calls as JSON lines) or csi "
+                        "(the CSI driver models' calls as JSON lines) (default events)")
     p.add_argument("--kubelet", choices=("model", "stand-in"), default=None,
                    help="model (default, unless a scenario's spec.cluster.kubelet says otherwise: the kubelet over a CRI runtime: volumes, sandboxes, pulls, probes, "
                         "restarts; -o events adds its and the runtime's actions) or stand-in (hollow kubelets: "

@@ -36,7 +36,8 @@ def test_valid_attachment_is_stored_with_attached_false(cluster):
 def test_source_needs_exactly_one_of_pv_and_inline(cluster):
     assert "spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName" \
         in _causes(cluster, _va(source={}))
-    both = _va(source={"persistentVolumeName": "pv-1", "inlineVolumeSpec": {"csi": {"driver": "d", "volumeHandle": "h"}}})
+    inline = {"csi": {"driver": "d", "volumeHandle": "h"}}
+    both = _va(source={"persistentVolumeName": "pv-1", "inlineVolumeSpec": inline})
     assert "spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName" \
         in _causes(cluster, both)
 

@@ -55,8 +55,8 @@ def test_no_attach_needed_passes():
 
 
 def _cluster():
-    node = {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": "n1", "annotations": {"volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
+    managed = {"volumes.kubernetes.io/controller-managed-attach-detach": "true"}
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "annotations": managed},
             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
     return Cluster([
         node,

@@ -1,7 +1,8 @@
 """The attach/detach controller with the hostpath CSI driver and its external-attacher, on a running cluster.
 
 After kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/reconciler/reconciler_test.go
-(``Test_Run_Positive_OneDesiredVolumeAttach``, ``Test_Run_Positive_OneDesiredVolumeAttachThenDetachWithUnmountedVolume``,
+(``Test_Run_Positive_OneDesiredVolumeAttach``,
+``Test_Run_Positive_OneDesiredVolumeAttachThenDetachWithUnmountedVolume``,
 ``Test_Run_Negative_OneDesiredVolumeAttachThenDetachWithMountedVolume`` (a mounted volume waits
 ``maxWaitForUnmountDuration`` on an unhealthy node), ``Test_Run_OneVolumeDetachOnOutOfServiceTaintedNode``,
 ``Test_ReportMultiAttachError``) and pkg/volume/csi/csi_attacher_test.go (the attachment name).
@@ -174,7 +175,8 @@ def test_mounted_volume_on_unhealthy_node_is_force_detached_after_six_minutes():
     c.run(until=10)
     # still mounted on n1: no detach yet, and the new pod is told the volume is exclusively attached
     assert list(_attachments(c)) == ["n1"]
-    assert _events(c, "FailedAttachVolume") == [("second", f'Multi-Attach error for volume "pv-a" {MULTI_ATTACH_EXCLUSIVE}')]
+    assert _events(c, "FailedAttachVolume") == [
+        ("second", f'Multi-Attach error for volume "pv-a" {MULTI_ATTACH_EXCLUSIVE}')]
     c.run(until=5 + MAX_WAIT_FOR_UNMOUNT_SECONDS - 5)
     assert list(_attachments(c)) == ["n1"]
     c.run(until=5 + MAX_WAIT_FOR_UNMOUNT_SECONDS + 10)
