@@ -1,7 +1,7 @@
 """A ReadWriteOnce CSI volume through a node failure: Multi-Attach, then the out-of-service taint frees it.
 
-The node's kubelet stops; after the grace period and the pods' unreachable toleration the
-taint-eviction controller deletes the pod (10 s toleration here), which stays Terminating on the dead node, so its volume stays
+The node's kubelet stops; after the grace period and the pods' unreachable toleration (10 s here) the
+taint-eviction controller deletes the pod, which stays Terminating on the dead node, so its volume stays
 attached there: the Deployment's replacement on the other node gets the attach/detach controller's
 Multi-Attach Event naming the old pod, and waits in WaitForAttach. The administrator's
 ``node.kubernetes.io/out-of-service`` taint lets the pod GC delete the Terminating pod and the attach/detach
@@ -14,8 +14,8 @@ from kubenotes.sim.cluster import Cluster
 
 DRIVER = "hostpath.csi.k8s.io"
 NS = "default"
-CONTROLLERS = ["deployment-controller", "replicaset-controller", "node-lifecycle-controller", "taint-eviction-controller",
-               "pod-garbage-collector-controller", "persistentvolume-binder-controller"]
+CONTROLLERS = ["deployment-controller", "replicaset-controller", "node-lifecycle-controller",
+               "taint-eviction-controller", "pod-garbage-collector-controller", "persistentvolume-binder-controller"]
 #: Evicted 10 s after the node is tainted unreachable (instead of DefaultTolerationSeconds' 300 s): a faster test.
 TOLERATIONS = [{"key": f"node.kubernetes.io/{k}", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 10}
                for k in ("unreachable", "not-ready")]
