@@ -34,7 +34,9 @@ field names), so a kubelet model and the chapters can call them directly:
   (``pkg/kubelet/network/dns``);
 * :mod:`kubenotes.kubelet.server`: the kubelet's API on port 10250, how it
   authorizes a caller, and the hops of ``kubectl logs``/``exec``/``port-forward``/``top``
-  (``pkg/kubelet/server``).
+  (``pkg/kubelet/server``);
+* :mod:`kubenotes.kubelet.csi`: the CSI volume plugin's ``WaitForAttach`` on the
+  VolumeAttachment (``pkg/volume/csi/csi_attacher.go``).
 
 References
 ----------

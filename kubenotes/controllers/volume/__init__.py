@@ -9,6 +9,11 @@
 * :mod:`~kubenotes.controllers.volume.provisioner`: a model of an external
   provisioner (sig-storage-lib-external-provisioner with a hostPath-like
   driver), which is no part of kube-controller-manager.
+* :mod:`~kubenotes.controllers.volume.attachdetach`: the attach/detach
+  controller (VolumeAttachments for CSI volumes, Multi-Attach, force detach).
+* :mod:`~kubenotes.controllers.volume.external_attacher`: kubernetes-csi's
+  external-attacher sidecar (ControllerPublish/UnpublishVolume), no part of
+  kube-controller-manager either.
 
 References
 ----------
