@@ -25,6 +25,7 @@ one is given: :mod:`kubenotes.apiserver.storage`)
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Any, Iterator
 
@@ -34,10 +35,19 @@ from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.conversion import convert
 from kubenotes.apiserver.fields import FieldSelector
 from kubenotes.apiserver.resources import ResourceInfo, etcd_key, resource_for_kind, storage_resource
-from kubenotes.apiserver.status import new_resource_expired
+from kubenotes.apiserver.status import new_conflict, new_resource_expired
 from kubenotes.apiserver.storage.compact import DEFAULT_COMPACTION_INTERVAL_SECONDS, Compactor
 from kubenotes.apiserver.storage.errors import interpret_error
-from kubenotes.apiserver.storage.interfaces import ERR_SERVER, ERR_UNREACHABLE, Interface, StorageError
+from kubenotes.apiserver.storage.interfaces import (
+    ERR_COMPACTED,
+    ERR_RESOURCE_VERSION_CONFLICTS,
+    ERR_SERVER,
+    ERR_UNREACHABLE,
+    Event,
+    Interface,
+    StorageError,
+    StorageWatch,
+)
 from kubenotes.apiserver.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Watch, WatchEvent
 from kubenotes.errors import ConfigError, KubenotesError
 
@@ -162,6 +172,12 @@ class ObjectStore:
         #: kube-apiserver's compactor of ``storage`` (None without one).
         self.compactor: Compactor | None = None
         self._behind = False  # a storage request went unanswered: etcd may hold writes the cache has not seen
+        self._feed: StorageWatch | None = None  # etcd's watch on /registry/ that feeds the cache (with a storage)
+        self._held: Event | None = None  # an event read past the revision a write waited for
+        #: How many times the feed relisted (etcd had compacted the revision it was to resume from).
+        self.relists = 0
+        #: ``(key, why)`` of the watched changes the cache left out (a value that is no object of a known kind).
+        self.feed_skipped: list[tuple[str, str]] = []
         if storage is not None:
             held = storage.count("/registry/")
             if held:
@@ -181,6 +197,8 @@ class ObjectStore:
         self._indexed: dict[ResourceInfo, dict[str, list[Watch]]] = {}
         # pods by spec.nodeName ("" for unbound), for lists with that field selector (every kubelet's first list)
         self._by_trigger: dict[ResourceInfo, dict[str, set[str]]] = {}
+        if storage is not None:  # the cacher's reflector: list (empty, checked above), then watch from there
+            self._feed = storage.watch("/registry/", self.revision)
 
     # ------------------------------------------------------------------ reads
     def get(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
@@ -251,6 +269,8 @@ class ObjectStore:
         """
         if ri.resource not in _TRIGGER_FIELDS:
             return None
+        if self.storage is not None:
+            self.sync()
         objs = self._by_resource.get(ri, {})
         keys = sorted(self._by_trigger.get(ri, {}).get(value, ()))
         if namespace and ri.namespaced:
@@ -285,10 +305,34 @@ class ObjectStore:
         self.last_delivered = []
         md = obj.setdefault("metadata", {})
         if self.storage is not None:
-            self.revision = self._write_through(ri, event_type, obj, md)
-        else:
-            self.revision += 1
+            return self._commit_through(ri, event_type, obj, old, md)
+        self.revision += 1
         md["resourceVersion"] = str(self.revision)
+        return self._apply(ri, event_type, obj, old)
+
+    def _commit_through(self, ri: ResourceInfo, event_type: str, obj: dict, old: dict | None, md: dict) -> dict:
+        """:meth:`commit` with a storage: write to etcd, then take the feed up to that revision and apply it.
+
+        An update worked out on an object that another writer changed in etcd
+        meanwhile (its change reached the cache here, or etcd's compare finds
+        it) fails with 409 Conflict, as ``GuaranteedUpdate`` fails a request
+        whose resourceVersion is no longer the stored one.
+        """
+        sri = storage_resource(ri)
+        before = self._by_resource.get(sri, {}).get(etcd_key(sri, md.get("namespace"), md["name"]))
+        self.sync(raise_errors=True)
+        if event_type == MODIFIED and self._by_resource.get(sri, {}).get(
+                etcd_key(sri, md.get("namespace"), md["name"])) is not before:
+            raise new_conflict(ri.group, ri.resource, md["name"])
+        rev = self._write_through(ri, event_type, obj, md)
+        md["resourceVersion"] = str(rev)
+        try:
+            self._drain(until=rev)  # every other writer's change before this one, in revision order
+        except StorageError:  # the feed could not be opened again: the write stands, the next request catches up
+            self._close_feed()
+            self._behind = True
+        self.revision = max(self.revision, rev)
+        self.last_delivered = []
         return self._apply(ri, event_type, obj, old)
 
     def _apply(self, ri: ResourceInfo, event_type: str, obj: dict, old: dict | None) -> dict:
@@ -331,7 +375,6 @@ class ObjectStore:
     def _write_through(self, ri: ResourceInfo, event_type: str, obj: dict, md: dict) -> int:
         """Commit ``obj`` to :attr:`storage` first; its revision. Raises the API error a failure maps to."""
         assert self.storage is not None
-        self._catch_up_if_behind()
         sri = storage_resource(ri)
         stored = convert(obj, sri.api_version) if sri is not ri else obj
         key = etcd_key(sri, md.get("namespace"), md["name"])
@@ -343,7 +386,15 @@ class ObjectStore:
             elif event_type == DELETED:
                 got = self.storage.delete(key, cached=cached)
             else:
-                got = self.storage.guaranteed_update(key, lambda _current: stored, cached=cached)
+                seen = cached["metadata"].get("resourceVersion") if cached is not None else None
+
+                def try_update(current: dict) -> dict:
+                    # the update was worked out on the cache's object: another writer's newer one is a conflict
+                    if seen is not None and current.get("metadata", {}).get("resourceVersion") != seen:
+                        raise StorageError(ERR_RESOURCE_VERSION_CONFLICTS, key)
+                    return stored
+
+                got = self.storage.guaranteed_update(key, try_update, cached=cached)
         except StorageError as e:
             self._note_failure(e)
             raise interpret_error(e, ri.group, ri.resource, md["name"], verb) from None
@@ -353,13 +404,221 @@ class ObjectStore:
         if e.code in (ERR_UNREACHABLE, ERR_SERVER):
             self._behind = True  # etcd may yet apply what it did not answer: read it back before going on
 
-    def _catch_up_if_behind(self) -> None:
-        if self._behind:
-            try:
+    # ------------------------------------------------------------------ the feed: etcd's watch into the cache
+    def sync(self, raise_errors: bool = False) -> int:
+        """Apply what etcd's watch delivered since the last call: the cache follows etcd (with a storage).
+
+        The feed's thread only queues etcd's events; they change the cache,
+        its history and its watchers here, on the caller's thread: at the
+        start of each request the store serves (:meth:`read`,
+        :meth:`read_list`, :meth:`watch`, :meth:`list_by_trigger`,
+        :meth:`commit`) and at each bookmark tick of the clock
+        (:meth:`bookmark_all`), never in the middle of one. A feed that ended
+        (etcd restarted, the connection dropped) is opened again from
+        :attr:`revision`; when etcd has compacted that revision the cache
+        relists (:meth:`_relist`). After a request etcd did not answer, one
+        range read brings the cache up to etcd first (:meth:`_catch_up`).
+
+        Parameters
+        ----------
+        raise_errors : bool
+            Raise what an etcd failure met here maps to (a request about to
+            use etcd); else leave it for the next call (a watch is served from
+            the cache while etcd is away, as the cacher serves it).
+
+        Returns
+        -------
+        int
+            How many events were applied (0 without a storage).
+
+        Raises
+        ------
+        ApiError
+            With ``raise_errors``: 504 Timeout when etcd does not answer.
+        """
+        if self.storage is None:
+            return 0
+        try:
+            if self._behind:
                 self._catch_up()
-            except StorageError as e:
+                self._behind = False
+            return self._drain()
+        except StorageError as e:
+            if raise_errors:
                 raise interpret_error(e, "", "", "", "list") from None
-            self._behind = False
+            return 0
+
+    def wait_until_fresh(self, revision: int, timeout_seconds: float = 3.0) -> bool:
+        """Wait for etcd's watch to bring the cache to ``revision`` (a change under ``/registry/`` made there).
+
+        Upstream's ``waitUntilFreshAndBlock`` (a read at a resourceVersion
+        newer than the watch cache waits up to 3 s for it). The only call of
+        the store that blocks on the feed's thread for a change the model did
+        not make; tests and notebooks use it after writing to etcd directly.
+
+        Returns
+        -------
+        bool
+            Whether :attr:`revision` reached ``revision`` in time (True at once without a storage).
+        """
+        if self.storage is None or self.revision >= revision:
+            return True
+        self.sync()
+        try:
+            self._drain(until=revision, timeout_seconds=timeout_seconds, own=False)
+        except StorageError:
+            return False
+        return self.revision >= revision
+
+    def close(self) -> None:
+        """Stop etcd's watch that feeds the cache (nothing to do without a storage)."""
+        self._close_feed()
+
+    def _close_feed(self) -> None:
+        if self._feed is not None:
+            self._feed.stop()
+        self._feed, self._held = None, None
+
+    def _open_feed(self) -> None:
+        """Watch ``/registry/`` from the revision after :attr:`revision`; relist when etcd compacted it."""
+        assert self.storage is not None
+        try:
+            self._feed = self.storage.watch("/registry/", self.revision)
+        except StorageError as e:
+            if e.code != ERR_COMPACTED:
+                raise
+            self._relist()
+
+    def _drain(self, until: int = 0, timeout_seconds: float | None = None, own: bool = True) -> int:
+        """Apply the feed's queued events; with ``until``, wait (up to the storage's timeout) for that revision.
+
+        With ``until`` and ``own`` (the model's own write at ``until``), the
+        events before it are applied and the feed's own copy of that write is
+        taken off (:meth:`commit` applies the object it wrote); when the feed
+        does not bring it in time, the write is applied all the same and the
+        next call catches up by a range read. Without ``own``, the events up
+        to ``until`` are applied.
+        """
+        assert self.storage is not None
+        if self._feed is None:
+            self._open_feed()
+        feed = self._feed
+        assert feed is not None
+        n = 0
+        deadline = None
+        if until:
+            wait = timeout_seconds if timeout_seconds is not None else getattr(self.storage, "timeout_seconds", 2.0)
+            deadline = time.monotonic() + wait
+        while True:
+            if self._held is not None:
+                ev, self._held = self._held, None
+            else:
+                remaining = 0.0
+                if until and self.revision < until and deadline is not None:
+                    remaining = max(deadline - time.monotonic(), 0.0)
+                try:
+                    ev = feed.next(remaining) if remaining > 0 else feed.next(0)
+                except StorageError:  # the watch ended: etcd compacted its revision, went away, or closed it
+                    self._close_feed()
+                    if own and until:
+                        self._behind = True
+                        return n
+                    self._open_feed()  # resume from the cache's revision (or relist)
+                    feed = self._feed
+                    assert feed is not None
+                    continue
+            if ev is None:
+                if until and self.revision < until and (deadline is None or time.monotonic() < deadline):
+                    continue
+                if own and until:  # the write's own event did not come in time
+                    self._close_feed()
+                    self._behind = True
+                return n
+            if own and until and ev.revision >= until:
+                if ev.revision > until:
+                    self._held = ev
+                return n
+            if self._apply_event(ev):
+                n += 1
+            if until and not own and self.revision >= until:
+                return n
+
+    def _apply_event(self, ev: Event) -> bool:
+        """Put one event of etcd's watch into the cache (``watchCache.processEvent``); False when left out."""
+        sri = self._resource_of(ev)
+        if sri is None:
+            return False
+        cached = self._by_resource.get(sri, {}).get(ev.key)
+        if ev.revision < self.revision or (ev.revision == self.revision and (
+                cached is None if ev.type == DELETED
+                else cached is not None and cached["metadata"].get("resourceVersion") == str(ev.revision))):
+            return False  # already in the cache
+        if ev.type == DELETED:
+            if cached is None:
+                return False  # the deletion of a key the cache never held
+            obj = deep_copy(cached) if not ev.object.get("kind") else ev.object
+            obj.setdefault("metadata", {})["resourceVersion"] = str(ev.revision)
+        else:
+            obj = ev.object
+        self.revision = ev.revision
+        self.last_delivered = []
+        # etcd's type (ADDED when create_revision == mod_revision); a change to a key the cache lacks is an ADDED
+        self._apply(sri, ADDED if cached is None and ev.type != DELETED else ev.type, obj, cached)
+        self.last_delivered = []
+        return True
+
+    def _resource_of(self, ev: Event) -> ResourceInfo | None:
+        """The storage resource ``ev``'s key belongs to (None, recorded in :attr:`feed_skipped`, when none)."""
+        o = ev.object
+        md = o.get("metadata") or {}
+        try:
+            if o.get("kind"):
+                sri = storage_resource(resource_for_kind(o["kind"], o.get("apiVersion")))
+                if etcd_key(sri, md.get("namespace"), md.get("name", "")) == ev.key:
+                    return sri
+                self.feed_skipped.append((ev.key, "the object's kind, namespace and name give another key"))
+                return None
+        except (KeyError, KubenotesError):
+            self.feed_skipped.append((ev.key, f"no resource serves kind {o.get('kind')!r}"))
+            return None
+        for sri, objs in self._by_resource.items():  # a deletion etcd sent without the previous value
+            if ev.key in objs:
+                return sri
+        self.feed_skipped.append((ev.key, "no kind"))
+        return None
+
+    def _relist(self) -> None:
+        """The cacher's relist: end every watch, refill the cache from one list, and watch from its revision.
+
+        Upstream, when the reflector's watch of etcd fails with "too old
+        resource version", ``startCaching`` runs again: it terminates all
+        watchers and ``watchCache.Replace`` starts the history over at the
+        list's revision, so a client watching from an older resourceVersion
+        gets 410 Expired and relists too.
+        """
+        assert self.storage is not None
+        items, at = self.storage.get_list("/registry/")
+        for ws in [*self._watchers.values(), *(w for idx in self._indexed.values() for w in idx.values())]:
+            for w in list(ws):
+                w.stop()
+        self._watchers, self._indexed = {}, {}
+        self._by_resource, self._by_trigger = {}, {}
+        for o in items:
+            md = o.get("metadata") or {}
+            try:
+                sri = storage_resource(resource_for_kind(o["kind"], o.get("apiVersion")))
+            except (KeyError, KubenotesError):
+                continue
+            key = etcd_key(sri, md.get("namespace"), md.get("name", ""))
+            self._by_resource.setdefault(sri, {})[key] = o
+            if sri.resource in _TRIGGER_FIELDS:
+                self._by_trigger.setdefault(sri, {}).setdefault(_trigger_value(sri.resource, o), set()).add(key)
+        self._history.clear()
+        self._compacted = False
+        self.revision = max(self.revision, at)
+        self._list_revision = self.revision
+        self.relists += 1
+        self._feed = self.storage.watch("/registry/", at)
 
     def _catch_up(self) -> None:
         """Bring the cache (and its watchers) up to what etcd holds, after a request etcd did not answer.
@@ -372,6 +631,7 @@ class ObjectStore:
         order; deletions at the revision read).
         """
         assert self.storage is not None
+        self._close_feed()  # what it still holds is in the range read below
         items, at = self.storage.get_list("/registry/")
         fresh: dict[ResourceInfo, dict[str, dict]] = {}
         for o in items:
@@ -400,6 +660,7 @@ class ObjectStore:
             self._apply(sri, event_type, obj, old)
         self.revision = max(self.revision, at)
         self.last_delivered = []
+        self._feed = self.storage.watch("/registry/", at)
 
     def read(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
         """A client's GET: from :attr:`storage` (a linearizable read) when there is one, else :meth:`get`.
@@ -411,7 +672,7 @@ class ObjectStore:
         """
         if self.storage is None:
             return self.get(ri, namespace, name)
-        self._catch_up_if_behind()
+        self.sync(raise_errors=True)
         sri = storage_resource(ri)
         try:
             obj = self.storage.get(etcd_key(sri, namespace, name))
@@ -427,7 +688,7 @@ class ObjectStore:
         sri = storage_resource(ri)
         prefix = (f"/registry/{sri.prefix}/{namespace}/" if namespace and ri.namespaced
                   else f"/registry/{sri.prefix}/")
-        self._catch_up_if_behind()
+        self.sync(raise_errors=True)
         try:
             items, _rev = self.storage.get_list(prefix)
         except StorageError as e:
@@ -476,6 +737,8 @@ class ObjectStore:
             410 Expired, ``too old resource version: 5 (10)``, when events after
             ``since`` have fallen out of the history.
         """
+        if self.storage is not None:
+            self.sync()
         oldest = self.oldest_revision
         if since and since < oldest - 1:
             raise new_resource_expired(f"too old resource version: {since} ({oldest - 1})")
@@ -521,6 +784,8 @@ class ObjectStore:
 
     def bookmark_all(self) -> int:
         """Send a BOOKMARK to every open watch (the watch cache's periodic bookmarks); returns how many resources."""
+        if self.storage is not None:
+            self.sync()
         resources = sorted(set(self._watchers) | set(self._indexed), key=lambda r: (r.group, r.resource))
         for ri in resources:
             self.bookmark(ri)

@@ -146,10 +146,13 @@ class _EtcdWatch(StorageWatch):
         except requests.RequestException as e:
             raise _interpret(e) from None
         self._stopped = False
+        #: ``(key, why)`` of the events whose value did not decode as an object (left out of the stream).
+        self.skipped: list[tuple[str, str]] = []
         self._thread = threading.Thread(target=self._read, daemon=True, name="etcd-watch")
         self._thread.start()
 
     def _read(self) -> None:
+        err: StorageError | None = None
         try:
             for line in self._resp.iter_lines():
                 if not line.strip():
@@ -157,22 +160,31 @@ class _EtcdWatch(StorageWatch):
                 result = json.loads(line).get("result", {})
                 if result.get("canceled"):
                     if int(result.get("compact_revision", 0) or 0):
-                        self._events.put(StorageError(ERR_COMPACTED))
+                        err = StorageError(ERR_COMPACTED)
                     else:
-                        self._events.put(StorageError(ERR_SERVER, "", result.get("cancel_reason", "canceled")))
+                        err = StorageError(ERR_SERVER, "", result.get("cancel_reason", "canceled"))
                     return
                 for ev in result.get("events", ()):
-                    self._events.put(self._storage._event(ev))
+                    try:
+                        self._events.put(self._storage._event(ev))
+                    except (ValueError, KeyError, TypeError) as e:  # a value that is no object JSON
+                        key = _unb64(ev.get("kv", {}).get("key", ""))[len(self._storage.prefix):]
+                        self.skipped.append((key, f"{type(e).__name__}: {e}"))
+            err = StorageError(ERR_UNREACHABLE, "", "etcd closed the watch stream")
         except Exception as e:  # noqa: BLE001 - the stream closed (stop(), or etcd went away)
-            if not self._stopped:
-                self._events.put(_interpret(e))
+            err = _interpret(e)
         finally:
+            if err is not None and not self._stopped:
+                self._events.put(err)
             self._events.put(None)
 
     def next(self, timeout_seconds: float = 1.0) -> Event | None:
-        """The next event; raises :class:`StorageError` when etcd ended the watch (compaction, shutdown)."""
+        """The next event; raises :class:`StorageError` once when the watch ended (compaction, etcd gone).
+
+        ``timeout_seconds`` 0 takes only what has arrived already.
+        """
         try:
-            got = self._events.get(timeout=timeout_seconds)
+            got = self._events.get(timeout=timeout_seconds) if timeout_seconds > 0 else self._events.get_nowait()
         except queue.Empty:
             return None
         if isinstance(got, StorageError):
@@ -194,6 +206,8 @@ class _EtcdWatch(StorageWatch):
         self._thread.join(2.0)
         self._resp.close()
         self._session.close()
+        if self in self._storage._watches:
+            self._storage._watches.remove(self)
 
 
 class EtcdStorage(Interface):
@@ -229,6 +243,7 @@ class EtcdStorage(Interface):
         self.client = connect(url, timeout_seconds)
         self._revision = 0
         self._compacted = 0
+        self._watches: list[_EtcdWatch] = []  # open watches, stopped by close()
 
     # ------------------------------------------------------------------ plumbing
     def _post(self, path: str, body: dict, key: str = "") -> dict:
@@ -344,11 +359,16 @@ class EtcdStorage(Interface):
             start = since + 1
         else:
             start = self.current_revision() + 1
-        return _EtcdWatch(self, prefix, start)
+        w = _EtcdWatch(self, prefix, start)
+        self._watches.append(w)
+        return w
 
     def compact(self, revision: int) -> None:
         self._post("/kv/compaction", {"revision": revision, "physical": False})
         self._compacted = max(self._compacted, revision)
 
     def close(self) -> None:
+        """Stop the watches opened here and close the client's connections."""
+        for w in list(self._watches):
+            w.stop()
         self.client.session.close()
