@@ -14,11 +14,21 @@ in its storage version: reads, writes and watches through another served
 version are converted (:mod:`kubenotes.apiserver.conversion`), as the
 storage codec converts to and from the storage version upstream.
 
+With a real etcd behind it (``--etcd``) this store is kube-apiserver's
+watch cache: it follows etcd's watch on ``/registry/`` (see
+:class:`ObjectStore`, Notes), so a change written to etcd by anyone (``etcdctl
+put``, a second API server on the same etcd) reaches the model's watchers.
+
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go
-kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go (history, too old resource version)
-kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (filtered fan-out)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go (history, too old resource
+version, processEvent, Replace, waitUntilFreshAndBlock)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (filtered fan-out,
+startCaching, terminateAllWatchers)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/reflector.go (the cacher's list and watch)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/etcd3/watcher.go (watch from
+resourceVersion + 1 with prev_kv)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/interfaces.go (the backend behind it, when
 one is given: :mod:`kubenotes.apiserver.storage`)
 """
@@ -138,7 +148,8 @@ class ObjectStore:
         ``mod_revision == 0``, an update or delete one on the ``mod_revision``
         this store holds (retried as ``GuaranteedUpdate`` does), and the
         revision etcd answers becomes the resourceVersion. What fails there
-        changes nothing here. Without one (the default) this object is the store.
+        changes nothing here. The cache then follows etcd's watch (Notes).
+        Without one (the default) this object is the store.
     compaction_interval_seconds : float
         ``--etcd-compaction-interval`` for ``storage``'s compactor (default 300; 0: none).
 
@@ -146,6 +157,11 @@ class ObjectStore:
     ----------
     revision : int
         The last committed revision (etcd's header revision); starts at 1.
+        With a ``storage``: the revision of the last change the cache applied.
+    relists : int
+        With a ``storage``: how many times the cache relisted (its feed's revision was compacted).
+    feed_skipped : list[tuple[str, str]]
+        With a ``storage``: ``(key, why)`` of watched changes the cache left out.
 
     Raises
     ------
@@ -155,11 +171,44 @@ class ObjectStore:
     Notes
     -----
     With a ``storage``, this object plays kube-apiserver's watch cache
-    (``cacher``): watches, field-indexed lists and the server's own reads are
-    answered here, while clients' GETs and LISTs (:meth:`read`,
-    :meth:`read_list`) are reads from etcd. Upstream the cache is fed by an
-    etcd watch; here by the write that committed, at once, so the virtual
-    clock stays deterministic.
+    (``cacher.go``, ``watch_cache.go``): watches, field-indexed lists and the
+    server's own reads are answered here, while clients' GETs and LISTs
+    (:meth:`read`, :meth:`read_list`) are reads from etcd. As upstream, the
+    cache follows etcd's watch (the *feed*): the cacher's reflector lists
+    ``/registry/`` at a revision (empty here: the model starts on an empty
+    prefix) and watches from the next revision with ``prev_kv``; every event
+    becomes the cache's change at etcd's revision, so its resourceVersion is
+    etcd's ``mod_revision``, ``ADDED`` when etcd says the key was created.
+    Where the model differs from upstream:
+
+    - Upstream the watch goroutine applies events as they come. Here the
+      feed's thread only queues them; :meth:`sync` applies them at the start
+      of each request the store serves and at each bookmark tick, so a
+      request never sees the cache move under it and a run without other
+      writers is as deterministic as on the embedded store.
+    - Upstream a write's response does not wait for the cache. Here
+      :meth:`commit` waits (up to the storage's timeout) until the feed
+      brings the write's own revision: other writers' earlier changes are
+      applied first, then the write (once; the feed's copy is dropped), so
+      the model's code reads its own writes, and every watcher sees the
+      events in revision order.
+    - A feed that ends (etcd restarted, connection dropped) is opened again
+      from the cache's revision; when etcd compacted it, the cache relists
+      as ``startCaching`` does after "too old resource version": every watch
+      ends (``terminateAllWatchers``), the cache is refilled from one list
+      (``watchCache.Replace``) and a watch from an older resourceVersion
+      gets 410 ``too old resource version``. After a request etcd did not
+      answer, one range read is compared with the cache instead
+      (:meth:`_catch_up`, delivering the differences), and the feed restarts
+      from it.
+    - An update worked out on an object another writer has changed since
+      fails with 409 Conflict (upstream's ``GuaranteedUpdate`` would run the
+      update again on the new object when the request carried no
+      resourceVersion). Values that are no object of a known kind, or whose
+      name is not their key's, are left out (:attr:`feed_skipped`); upstream
+      the watch reports a decode error.
+    - etcd's progress notifications are not used: :meth:`wait_until_fresh`
+      waits for an event at the revision asked for.
     """
 
     def __init__(self, env: simpy.Environment, history_capacity: int = DEFAULT_HISTORY_CAPACITY,
@@ -435,6 +484,23 @@ class ObjectStore:
         ------
         ApiError
             With ``raise_errors``: 504 Timeout when etcd does not answer.
+
+        Examples
+        --------
+        Another writer's change (here straight into the backend) reaches the
+        watchers at the next sync, with the backend's revision:
+
+        >>> from kubenotes.apiserver.resources import resource_for
+        >>> from kubenotes.apiserver.storage import MemoryStorage
+        >>> etcd = MemoryStorage()
+        >>> s = ObjectStore(simpy.Environment(), storage=etcd, compaction_interval_seconds=0)
+        >>> w = s.watch(resource_for("configmaps"), 0)
+        >>> made = etcd.create("/registry/configmaps/d/a", {"apiVersion": "v1", "kind": "ConfigMap",
+        ...                                                  "metadata": {"name": "a", "namespace": "d"}})
+        >>> w.pending(), s.sync(), [(e.type, e.resource_version) for e in w.pop_all()]
+        (False, 1, [('ADDED', '2')])
+        >>> s.revision, made["metadata"]["resourceVersion"]
+        (2, '2')
         """
         if self.storage is None:
             return 0
@@ -571,21 +637,34 @@ class ObjectStore:
         """The storage resource ``ev``'s key belongs to (None, recorded in :attr:`feed_skipped`, when none)."""
         o = ev.object
         md = o.get("metadata") or {}
-        try:
-            if o.get("kind"):
-                sri = storage_resource(resource_for_kind(o["kind"], o.get("apiVersion")))
-                if etcd_key(sri, md.get("namespace"), md.get("name", "")) == ev.key:
-                    return sri
-                self.feed_skipped.append((ev.key, "the object's kind, namespace and name give another key"))
-                return None
-        except (KeyError, KubenotesError):
+        sri = self._resource_for(o)
+        if sri is None:  # a deletion etcd sent without the previous value: the resource the cache holds it under
+            sri = next((r for r, objs in self._by_resource.items() if ev.key in objs), None)
+            if sri is not None and not o.get("kind"):
+                return sri
             self.feed_skipped.append((ev.key, f"no resource serves kind {o.get('kind')!r}"))
             return None
-        for sri, objs in self._by_resource.items():  # a deletion etcd sent without the previous value
-            if ev.key in objs:
-                return sri
-        self.feed_skipped.append((ev.key, "no kind"))
-        return None
+        if etcd_key(sri, md.get("namespace"), md.get("name", "")) != ev.key:
+            self.feed_skipped.append((ev.key, "the object's kind, namespace and name give another key"))
+            return None
+        return sri
+
+    def _resource_for(self, o: dict) -> ResourceInfo | None:
+        """The storage resource of an object read from etcd: a built-in kind, or a custom resource the cache knows.
+
+        A custom resource is known once the cache holds one of its objects or
+        a client watches it (the store does not see the CRD registry).
+        """
+        kind, api_version = o.get("kind"), o.get("apiVersion")
+        if not kind:
+            return None
+        try:
+            return storage_resource(resource_for_kind(kind, api_version))
+        except KubenotesError:
+            for r in (*self._by_resource, *self._watchers, *self._indexed):
+                if r.kind == kind and r.api_version == api_version:
+                    return r
+            return None
 
     def _relist(self) -> None:
         """The cacher's relist: end every watch, refill the cache from one list, and watch from its revision.
@@ -602,12 +681,12 @@ class ObjectStore:
             for w in list(ws):
                 w.stop()
         self._watchers, self._indexed = {}, {}
-        self._by_resource, self._by_trigger = {}, {}
+        held = {r: {} for r in self._by_resource}  # custom resources are found by the resources the cache held
+        self._by_resource, self._by_trigger = held, {}
         for o in items:
             md = o.get("metadata") or {}
-            try:
-                sri = storage_resource(resource_for_kind(o["kind"], o.get("apiVersion")))
-            except (KeyError, KubenotesError):
+            sri = self._resource_for(o)
+            if sri is None:
                 continue
             key = etcd_key(sri, md.get("namespace"), md.get("name", ""))
             self._by_resource.setdefault(sri, {})[key] = o
@@ -635,9 +714,8 @@ class ObjectStore:
         items, at = self.storage.get_list("/registry/")
         fresh: dict[ResourceInfo, dict[str, dict]] = {}
         for o in items:
-            try:
-                sri = storage_resource(resource_for_kind(o["kind"], o.get("apiVersion")))
-            except (KeyError, KubenotesError):
+            sri = self._resource_for(o)  # (a custom resource too: before, its objects counted as deleted)
+            if sri is None:
                 continue
             md = o["metadata"]
             fresh.setdefault(sri, {})[etcd_key(sri, md.get("namespace"), md["name"])] = o

@@ -196,3 +196,22 @@ def test_compaction_of_the_revision_the_feed_resumes_from_relists_and_older_watc
     later = _put(etcd, "/registry/configmaps/default/c", json.dumps(_cm("c")))
     _poll(c, w2.pending)
     assert _events(w2) == [("ADDED", "c", str(later))]
+
+
+def test_a_custom_resource_put_in_etcd_reaches_its_watchers(etcd, api):
+    import copy
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "_crd_cases", Path(__file__).parents[1] / "apiextensions" / "test_crd_served.py")
+    cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cases)
+    c = api.client()
+    c.create("customresourcedefinitions", copy.deepcopy(cases.CRD))
+    w = c.watch("widgets", "default")
+    widget = {**cases._widget("w1"), "metadata": {"name": "w1", "namespace": "default"}}
+    rev = _put(etcd, "/registry/example.com/widgets/default/w1", json.dumps(widget))
+    _poll(c, w.pending)
+    assert _events(w) == [("ADDED", "w1", str(rev))]
+    assert c.get("widgets", "w1", "default")["spec"] == {"colour": "red"}
