@@ -61,7 +61,11 @@ from kubenotes.apiserver.storage.interfaces import (
 from kubenotes.apiserver.watch import ADDED, BOOKMARK, DELETED, MODIFIED, Watch, WatchEvent
 from kubenotes.errors import ConfigError, KubenotesError
 
-__all__ = ["ObjectStore", "DEFAULT_HISTORY_CAPACITY", "deep_copy"]
+__all__ = ["ObjectStore", "DEFAULT_HISTORY_CAPACITY", "FEED_SYNC_INTERVAL_SECONDS", "deep_copy"]
+
+#: With a storage: how often (virtual seconds) the cache takes in what etcd's watch delivered when no request
+#: came (a model choice: upstream the watch goroutine applies each event as it arrives).
+FEED_SYNC_INTERVAL_SECONDS = 1.0
 
 #: Events the store keeps for watches that resume from an older resourceVersion
 #: (upstream's watch cache grows from 100 up to 100,000 events a resource, sized by age; one fixed bound here).
@@ -183,7 +187,8 @@ class ObjectStore:
 
     - Upstream the watch goroutine applies events as they come. Here the
       feed's thread only queues them; :meth:`sync` applies them at the start
-      of each request the store serves and at each bookmark tick, so a
+      of each request the store serves and every
+      :data:`FEED_SYNC_INTERVAL_SECONDS` of the virtual clock, so a
       request never sees the cache move under it and a run without other
       writers is as deterministic as on the embedded store.
     - Upstream a write's response does not wait for the cache. Here
@@ -248,6 +253,13 @@ class ObjectStore:
         self._by_trigger: dict[ResourceInfo, dict[str, set[str]]] = {}
         if storage is not None:  # the cacher's reflector: list (empty, checked above), then watch from there
             self._feed = storage.watch("/registry/", self.revision)
+            env.process(self._feed_ticks())
+
+    def _feed_ticks(self) -> Iterator:
+        """Every :data:`FEED_SYNC_INTERVAL_SECONDS` of the clock, :meth:`sync` (a clock step between requests)."""
+        while True:
+            yield self.env.timeout(FEED_SYNC_INTERVAL_SECONDS)
+            self.sync()
 
     # ------------------------------------------------------------------ reads
     def get(self, ri: ResourceInfo, namespace: str | None, name: str) -> dict | None:
@@ -461,8 +473,9 @@ class ObjectStore:
         its history and its watchers here, on the caller's thread: at the
         start of each request the store serves (:meth:`read`,
         :meth:`read_list`, :meth:`watch`, :meth:`list_by_trigger`,
-        :meth:`commit`) and at each bookmark tick of the clock
-        (:meth:`bookmark_all`), never in the middle of one. A feed that ended
+        :meth:`commit`), at each bookmark tick (:meth:`bookmark_all`) and
+        every :data:`FEED_SYNC_INTERVAL_SECONDS` of the clock, never in the
+        middle of a request. A feed that ended
         (etcd restarted, the connection dropped) is opened again from
         :attr:`revision`; when etcd has compacted that revision the cache
         relists (:meth:`_relist`). After a request etcd did not answer, one

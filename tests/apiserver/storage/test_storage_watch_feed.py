@@ -215,3 +215,35 @@ def test_a_custom_resource_put_in_etcd_reaches_its_watchers(etcd, api):
     _poll(c, w.pending)
     assert _events(w) == [("ADDED", "w1", str(rev))]
     assert c.get("widgets", "w1", "default")["spec"] == {"colour": "red"}
+
+
+def test_a_pod_put_with_etcdctl_into_a_simulated_cluster_is_scheduled_and_runs(etcd):
+    from kubenotes.sim.cli import run
+
+    node = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}, capacity: {cpu: "4", memory: 8Gi, pods: "110"}}
+"""
+    prefix = etcd.prefix + "-sim"
+    cluster = run([node], until=5, etcd={"etcd": etcd.url, "etcd_prefix": prefix})
+    try:
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "from-etcdctl", "namespace": "default", "uid": "1e7c0d2a-0000-4000-8000-000000000001",
+                            "creationTimestamp": "2024-01-01T00:00:05Z"},
+               "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}], "schedulerName": "default-scheduler"},
+               "status": {"phase": "Pending"}}
+        r = subprocess.run([shutil.which("etcdctl") or "/usr/bin/etcdctl", "--endpoints", etcd.url, "put",
+                            prefix + "/registry/pods/default/from-etcdctl", json.dumps(pod)],
+                           capture_output=True, text=True, timeout=20, env={"ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"})
+        assert r.returncode == 0, r.stderr
+        feed, end = getattr(cluster.server.store, "_feed", None), time.monotonic() + 5
+        while feed is not None and feed._events.empty():  # once the feed's thread has it queued, the clock's next tick takes it in
+            assert time.monotonic() < end
+            time.sleep(0.01)
+        cluster.run(until=30)
+        got = cluster.server.get("pods", "default", "from-etcdctl")
+        assert got is not None and got["spec"].get("nodeName") == "n1" and got["status"]["phase"] == "Running"
+    finally:
+        cluster.server.store.close()
