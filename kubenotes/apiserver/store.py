@@ -498,6 +498,11 @@ class ObjectStore:
         ApiError
             With ``raise_errors``: 504 Timeout when etcd does not answer.
 
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go (processEvent)
+        kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (startCaching)
+
         Examples
         --------
         Another writer's change (here straight into the backend) reaches the
@@ -535,10 +540,23 @@ class ObjectStore:
         the store that blocks on the feed's thread for a change the model did
         not make; tests and notebooks use it after writing to etcd directly.
 
+        Parameters
+        ----------
+        revision : int
+            The etcd revision of a change under the storage's ``/registry/``
+            (one made elsewhere never comes: the call then waits the whole timeout).
+        timeout_seconds : float
+            Wall seconds to wait at most.
+
         Returns
         -------
         bool
             Whether :attr:`revision` reached ``revision`` in time (True at once without a storage).
+
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go
+        (waitUntilFreshAndBlock)
         """
         if self.storage is None or self.revision >= revision:
             return True

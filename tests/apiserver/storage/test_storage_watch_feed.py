@@ -230,16 +230,13 @@ status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}, capacity: {cpu: "4",
     cluster = run([node], until=5, etcd={"etcd": etcd.url, "etcd_prefix": prefix})
     try:
         pod = {"apiVersion": "v1", "kind": "Pod",
-               "metadata": {"name": "from-etcdctl", "namespace": "default", "uid": "1e7c0d2a-0000-4000-8000-000000000001",
-                            "creationTimestamp": "2024-01-01T00:00:05Z"},
+               "metadata": {"name": "from-etcdctl", "namespace": "default",
+                            "uid": "1e7c0d2a-0000-4000-8000-000000000001", "creationTimestamp": "2024-01-01T00:00:05Z"},
                "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}], "schedulerName": "default-scheduler"},
                "status": {"phase": "Pending"}}
-        r = subprocess.run([shutil.which("etcdctl") or "/usr/bin/etcdctl", "--endpoints", etcd.url, "put",
-                            prefix + "/registry/pods/default/from-etcdctl", json.dumps(pod)],
-                           capture_output=True, text=True, timeout=20, env={"ETCDCTL_API": "3", "PATH": "/usr/bin:/bin"})
-        assert r.returncode == 0, r.stderr
+        _etcdctl(etcd.url, "put", prefix + "/registry/pods/default/from-etcdctl", "--", json.dumps(pod))
         feed, end = getattr(cluster.server.store, "_feed", None), time.monotonic() + 5
-        while feed is not None and feed._events.empty():  # once the feed's thread has it queued, the clock's next tick takes it in
+        while feed is not None and feed._events.empty():  # queued by the feed's thread: the clock's next tick takes it
             assert time.monotonic() < end
             time.sleep(0.01)
         cluster.run(until=30)
