@@ -9,7 +9,8 @@ renders, per workload endpoint (a pod's ``cali...`` veth):
   that selects the pod and has ``Ingress`` in ``policyTypes``, in order
   (order, then name), a jump to its ``cali-pi-<id>`` chain ("policy
   inbound"); a rule that matches marks the packet accepted and returns. If
-  no policy accepted it, ``Drop if no policies passed packet``. If no policy
+  no policy accepted it, ``End of tier default. Drop if no policies passed
+  packet``. If no policy
   selects the pod at all, the namespace's profile ``kns.<namespace>``
   accepts: a pod is isolated for a direction only once a policy selects it
   for that direction (Kubernetes' default allow);
@@ -17,18 +18,22 @@ renders, per workload endpoint (a pod's ``cali...`` veth):
   ``cali-po-<id>`` chains ("policy outbound").
 
 A policy chain's name is :func:`policy_chain_name`: the prefix and the
-policy's id (``<namespace>/knp.default.<name>``), or, when that would exceed
+policy's id (``default/<namespace>/knp.default.<name>``: tier, then name), or, when that would exceed
 iptables' 28-character chain names, ``_`` and the start of its SHA-256 in
 URL-safe base64 (Felix's ``GetLengthLimitedID``).
 
-A rule matches a flow when one of its peers does (none: every peer) and one
-of its ports does (none: every port). A peer is a ``podSelector`` (pods of
-the policy's namespace), a ``namespaceSelector`` (every pod of the selected
-namespaces), both (the selected pods of the selected namespaces), or an
-``ipBlock`` (the address in ``cidr`` and in no ``except``; pod or not). A
-port is a protocol (default TCP) with a number, a number range up to
-``endPort``, or a name looked up among the destination pod's container
-ports. Selectors are compiled by :meth:`kubenotes.api.selectors.LabelSelector.from_api`.
+Each policy's rules are compiled once into Felix's rule model
+(:mod:`kubenotes.cni.calico.rules`: one Calico rule per protocol and peer,
+selector IP sets, CIDRs with their ``except``, port ranges and named-port
+sets); a flow is allowed by the first such rule that matches it
+(:meth:`kubenotes.cni.calico.rules.FelixRule.matches`), the same rules
+:mod:`kubenotes.cni.calico.iptables` renders as ``iptables-restore`` text.
+A peer is a ``podSelector`` (pods of the policy's namespace), a
+``namespaceSelector`` (every pod of the selected namespaces), both (the
+selected pods of the selected namespaces), or an ``ipBlock`` (the address in
+``cidr`` and in no ``except``; pod or not). A port is a protocol (default
+TCP) with a number, a number range up to ``endPort``, or a name looked up
+among the destination pod's container ports.
 
 Flannel enforces no NetworkPolicy: its documentation sends users to a
 policy engine beside it (Calico's, the "Canal" combination); Flannel is not
@@ -41,15 +46,15 @@ NetworkPolicy/GlobalNetworkPolicy, tiers other than ``default``,
 AdminNetworkPolicy, host endpoints or ``ServiceAccount`` profiles); the flow
 is one packet of a new connection (replies ride conntrack's ``ESTABLISHED``
 accept at the top of Felix's chains and are not evaluated); IPv4 only, as
-the walk. The policy id follows v3.30's ``namespace/knp.default.name``
-(later releases key chains by kind, namespace and name; the hashing is the
-same).
+the walk. The policy id follows v3.30's ``PolicyChainName`` (tier ``/``
+``namespace/knp.default.name``; later releases key chains by kind,
+namespace and name; the hashing is the same).
 
 References
 ----------
-projectcalico/calico@v3.30.0 felix/rules/endpoints.go (WorkloadEndpointToIptablesChains, "Drop if no policies passed packet")
+projectcalico/calico@v3.30.0 felix/rules/endpoints.go (WorkloadEndpointToIptablesChains, "End of tier default. Drop if no policies passed packet")
 projectcalico/calico@v3.30.0 felix/rules/policy.go (PolicyChainName), felix/rules/static.go (chain prefixes)
-projectcalico/calico@v3.30.0 libcalico-go/lib/hash/hash.go (GetLengthLimitedID)
+projectcalico/calico@v3.30.0 felix/hashutils/id.go (GetLengthLimitedID)
 projectcalico/calico@v3.30.0 libcalico-go/lib/backend/k8s/conversion/conversion.go (K8sNetworkPolicyToCalico)
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/api/networking/v1/types.go (NetworkPolicy semantics)
 https://kubernetes.io/docs/concepts/services-networking/network-policies/
@@ -60,18 +65,19 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import ipaddress
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from kubenotes.api.selectors import LabelSelector
-from kubenotes.api.validation import parse_cidr_sloppy, parse_ip_sloppy
+from kubenotes.cni.calico.rules import k8s_rules_to_felix, policy_selector
 
 __all__ = [
     "INGRESS",
     "EGRESS",
     "MAX_CHAIN_NAME_LENGTH",
     "K8S_NETWORK_POLICY_NAME_PREFIX",
+    "DEFAULT_TIER",
+    "END_OF_TIER_DROP_COMMENT",
     "NAMESPACE_NAME_LABEL",
     "Endpoint",
     "Verdict",
@@ -87,6 +93,10 @@ INGRESS = "Ingress"
 EGRESS = "Egress"
 #: iptables' limit on chain names (``iptables.MaxChainNameLength``).
 MAX_CHAIN_NAME_LENGTH = 28
+#: The tier every Kubernetes NetworkPolicy is in (``names.DefaultTierName``); its default action is Deny.
+DEFAULT_TIER = "default"
+#: The comment on the endpoint chain's end-of-tier drop (``endpointIptablesChain``, deny action DROP).
+END_OF_TIER_DROP_COMMENT = f"End of tier {DEFAULT_TIER}. Drop if no policies passed packet"
 #: ``K8sNetworkPolicyNamePrefix``: a Kubernetes policy's name in Calico.
 K8S_NETWORK_POLICY_NAME_PREFIX = "knp.default."
 #: The label the API server puts on every Namespace (``kubernetes.io/metadata.name``, GA in v1.22).
@@ -148,10 +158,10 @@ def policy_chain_name(namespace: str, name: str, direction: str) -> str:
     Examples
     --------
     >>> policy_chain_name("default", "deny", "Ingress"), policy_chain_name("default", "deny", "Egress")[:8]
-    ('cali-pi-_bQRfZGWiYUFkEz8pFU4', 'cali-po-')
+    ('cali-pi-_PnGP1ZZ_9vgWtAUgt9E', 'cali-po-')
     """
     pfx = _POLICY_INBOUND_PFX if direction == INGRESS else _POLICY_OUTBOUND_PFX
-    return get_length_limited_id(pfx, f"{namespace}/{K8S_NETWORK_POLICY_NAME_PREFIX}{name}")
+    return get_length_limited_id(pfx, f"{DEFAULT_TIER}/{namespace}/{K8S_NETWORK_POLICY_NAME_PREFIX}{name}")
 
 
 def endpoint_chain_name(veth: str, direction: str) -> str:
@@ -275,58 +285,22 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class _Peer:
-    pods: LabelSelector | None
-    namespaces: LabelSelector | None
-    cidr: Any = None
-    excepts: tuple = ()
-
-
-@dataclass(frozen=True)
-class _Port:
-    protocol: str
-    port: int | str | None
-    end_port: int | None
-
-
-@dataclass(frozen=True)
-class _Rule:
-    peers: tuple[_Peer, ...] | None  # None: no from/to, every peer
-    ports: tuple[_Port, ...] | None  # None: every port
-
-
-@dataclass(frozen=True)
 class _Policy:
     namespace: str
     name: str
     selector: LabelSelector
     types: tuple[str, ...]
-    rules: dict  # direction -> tuple of _Rule
+    rules: dict  # direction -> tuple of FelixRule (kubenotes.cni.calico.rules)
+    calico_selector: str = ""  # Felix's normalised selector (groups policies into cali-gi-/cali-go- chains)
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
-
-def _compile_peer(peer: Mapping[str, Any]) -> _Peer:
-    ipb = peer.get("ipBlock")
-    if ipb is not None:
-        return _Peer(None, None, parse_cidr_sloppy(ipb.get("cidr") or ""),
-                     tuple(n for n in (parse_cidr_sloppy(e) for e in ipb.get("except") or ()) if n is not None))
-    ps, ns = peer.get("podSelector"), peer.get("namespaceSelector")
-    return _Peer(LabelSelector.from_api(ps) if ps is not None else None,
-                 LabelSelector.from_api(ns) if ns is not None else None)
-
-
-def _compile_rules(rules: Sequence[Mapping[str, Any]] | None, peers_key: str) -> tuple[_Rule, ...]:
-    out = []
-    for r in rules or ():
-        peers = r.get(peers_key)
-        ports = r.get("ports")
-        out.append(_Rule(tuple(_compile_peer(p) for p in peers) if peers else None,
-                         tuple(_Port(p.get("protocol") or "TCP", p.get("port"), p.get("endPort")) for p in ports)
-                         if ports else None))
-    return tuple(out)
+    @property
+    def calico_name(self) -> str:
+        """``<namespace>/knp.default.<name>``: the policy's name in Felix."""
+        return f"{self.namespace}/{K8S_NETWORK_POLICY_NAME_PREFIX}{self.name}"
 
 
 class PolicySet:
@@ -375,10 +349,12 @@ class PolicySet:
                                                                NAMESPACE_NAME_LABEL: md.get("name") or ""}
             elif kind == "NetworkPolicy":
                 spec = o.get("spec") or {}
-                policies.append(_Policy(md.get("namespace") or "default", md.get("name") or "",
+                ns = md.get("namespace") or "default"
+                policies.append(_Policy(ns, md.get("name") or "",
                                         LabelSelector.from_api(spec.get("podSelector") or {}), policy_types(o),
-                                        {INGRESS: _compile_rules(spec.get("ingress"), "from"),
-                                         EGRESS: _compile_rules(spec.get("egress"), "to")}))
+                                        {INGRESS: k8s_rules_to_felix(spec.get("ingress"), ns, True),
+                                         EGRESS: k8s_rules_to_felix(spec.get("egress"), ns, False)},
+                                        policy_selector(spec.get("podSelector"), ns)))
         # Felix orders a tier's policies by order (1000 for every Kubernetes policy), then by name
         self.policies: tuple[_Policy, ...] = tuple(sorted(policies, key=lambda p: (p.namespace, p.name)))
 
@@ -394,33 +370,6 @@ class PolicySet:
             return ()
         return tuple(p for p in self.policies if p.namespace == ep.namespace and direction in p.types
                      and p.selector.matches(ep.labels))
-
-    def _peer_matches(self, peer: _Peer, policy_ns: str, other: Endpoint) -> bool:
-        if peer.cidr is not None or (peer.pods is None and peer.namespaces is None):
-            if peer.cidr is None:
-                return False  # an ipBlock whose cidr does not parse (validation refuses it)
-            ip = parse_ip_sloppy(other.ip)
-            return (ip is not None and ip.version == peer.cidr.version and ip in peer.cidr
-                    and not any(ip.version == e.version and ip in e for e in peer.excepts))
-        if not other.is_pod:
-            return False
-        if peer.namespaces is not None:
-            if not peer.namespaces.matches(self._ns_labels(other.namespace)):
-                return False
-        elif other.namespace != policy_ns:
-            return False
-        return peer.pods is None or peer.pods.matches(other.labels)
-
-    @staticmethod
-    def _port_matches(port: _Port, protocol: str, number: int, dst: Endpoint) -> bool:
-        if port.protocol != protocol:
-            return False
-        if port.port is None:
-            return True
-        if isinstance(port.port, str):
-            return any(n == port.port and proto == protocol and num == number for n, proto, num in dst.ports)
-        hi = port.end_port if port.end_port is not None else port.port
-        return port.port <= number <= hi
 
     def evaluate(self, src: Endpoint, dst: Endpoint, protocol: str, port: int, direction: str) -> Verdict:
         """Felix's decision for a new flow ``src`` -> ``dst:port`` at one end.
@@ -450,18 +399,17 @@ class PolicySet:
                            f"no NetworkPolicy selects {ep.key} for {direction.lower()}: the profile "
                            f"{_PROFILE_PFX}{ep.namespace} accepts (not isolated)")
         for p in selecting:
-            for i, rule in enumerate(p.rules[direction]):
-                if rule.peers is not None and not any(self._peer_matches(x, p.namespace, peer) for x in rule.peers):
+            for rule in p.rules[direction]:
+                if not rule.matches(src, dst, protocol, port, self._ns_labels):
                     continue
-                if rule.ports is not None and not any(self._port_matches(x, protocol, port, dst) for x in rule.ports):
-                    continue
+                i = rule.k8s_index
                 pchain = policy_chain_name(p.namespace, p.name, direction)
                 return Verdict(direction, ep.key, chain, True, p.key, i, pchain, keys,
                                f"NetworkPolicy {p.key} {direction.lower()}[{i}] matches ({pchain}): accepted")
         return Verdict(direction, ep.key, chain, False, None, None, None, keys,
                        f"selected by NetworkPolicy {', '.join(keys)} and no rule allows {protocol} port {port} "
-                       f"{'from' if direction == INGRESS else 'to'} {peer.key}: 'Drop if no policies passed "
-                       "packet' (default deny)")
+                       f"{'from' if direction == INGRESS else 'to'} {peer.key}: '{END_OF_TIER_DROP_COMMENT}' "
+                       "(default deny)")
 
 
 def example_policies(deny_web: bool = True, allow_client: bool = False, namespace: str = "default") -> list[dict]:

@@ -45,9 +45,18 @@ def test_length_limited_ids_hash_only_what_does_not_fit():
     hashed = get_length_limited_id("cali-pi-", "x" * 21)
     assert len(hashed) == 28 and hashed.startswith("cali-pi-_")
     assert get_length_limited_id("cali-pi-", "_" + "x" * 19) != "cali-pi-_" + "x" * 19  # could clash with a hash
+    # v3.30's PolicyChainName hashes tier "/" name, the name being namespace/knp.default.<name>
     assert policy_chain_name("default", "deny-web", "Ingress") == get_length_limited_id(
-        "cali-pi-", "default/knp.default.deny-web")
+        "cali-pi-", "default/default/knp.default.deny-web")
     assert policy_chain_name("default", "deny-web", "Egress").startswith("cali-po-_")
+
+
+def test_chain_names_as_felix_policy_test_expects():
+    """felix/rules/policy_test.go@v3.30.0: Tier "default" Name "default.foo" fits; an empty tier's long name is hashed."""
+    assert get_length_limited_id("cali-pi-", "default/default.foo") == "cali-pi-default/default.foo"
+    assert get_length_limited_id("cali-po-", "default/default.foo") == "cali-po-default/default.foo"
+    assert get_length_limited_id("cali-pi-", "/long-policy-name-that-gets-hashed") == "cali-pi-_FJ9yUkNpzshVDh2n7mg"
+    assert get_length_limited_id("cali-po-", "/long-policy-name-that-gets-hashed") == "cali-po-_FJ9yUkNpzshVDh2n7mg"
 
 
 def test_without_policies_every_flow_is_allowed_by_the_profile():
