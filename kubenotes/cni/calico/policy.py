@@ -205,6 +205,8 @@ class Endpoint:
         The pod's named container ports, what a named NetworkPolicy port resolves to.
     veth : str
         The host-side interface (``cali...``) of a pod on Calico.
+    service_account : str
+        ``spec.serviceAccountName`` (Felix's ``ksa.<namespace>.<name>`` profile).
     """
 
     ip: str
@@ -213,6 +215,7 @@ class Endpoint:
     labels: Mapping[str, str] = field(default_factory=dict)
     ports: tuple[tuple[str, str, int], ...] = ()
     veth: str = ""
+    service_account: str = "default"
 
     @property
     def is_pod(self) -> bool:
@@ -238,7 +241,7 @@ class Endpoint:
                       for c in (pod.get("spec") or {}).get("containers") or ()
                       for p in c.get("ports") or () if p.get("name") and p.get("containerPort"))
         return cls(ip, md.get("namespace") or "default", md.get("name") or "", dict(md.get("labels") or {}),
-                   ports, veth)
+                   ports, veth, (pod.get("spec") or {}).get("serviceAccountName") or "default")
 
 
 @dataclass(frozen=True)
