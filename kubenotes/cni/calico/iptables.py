@@ -612,10 +612,13 @@ def felix_rules(objects: Iterable[Mapping[str, Any]], node: str | None = None, *
     ...          "spec": {"nodeName": "node-a"}, "status": {"podIP": ip}}
     ...         for n, l, ip in (("web", {"app": "web"}, "192.168.0.2"), ("client", {"role": "client"}, "192.168.0.3"))]
     >>> fr = felix_rules(pods + example_policies(True, True))
-    >>> [c.name for c in fr.chains][:4]
-    ['cali-FORWARD', 'cali-from-wl-dispatch', 'cali-to-wl-dispatch', 'cali-tw-cali2ed1a1b7bb5']
-    >>> sorted(fr.ipsets.values())
-    [('hash:net', ['192.168.0.3/32'])]
+    >>> [c.name for c in fr.chains if c.name.startswith(("cali-pi-", "cali-gi-"))]
+    ['cali-gi-MISdga9Bn5SrFafkkC9H', 'cali-pi-_vudyd2LmkGOaMGECBe_', 'cali-pi-_R_yQPlWeh9dERnIkP9A']
+    >>> fr.ipsets
+    {'cali40s:eQYdVhGOo8UPEPLlbaVTcnI': ('hash:net', ['192.168.0.3/32'])}
+    >>> print(fr.ipset_restore(), end="")
+    create cali40s:eQYdVhGOo8UPEPLlbaVTcnI hash:net family inet maxelem 1048576
+    add cali40s:eQYdVhGOo8UPEPLlbaVTcnI 192.168.0.3/32
     """
     objs = list(objects)
     ps = policies if policies is not None else PolicySet(objs)
@@ -695,7 +698,8 @@ for seq, line in enumerate(sys.stdin.read().split("\n"), start=1):
 def check_iptables_restore(rules: FelixRules, binary: str | None = None) -> subprocess.CompletedProcess:
     """Feed the filter table to the real ``iptables-restore --noflush --test`` after creating its IP sets.
 
-    Runs in a new network namespace (``unshare -n``), so the IP sets (made
+    Runs in a new network namespace (``unshare -n``; ``-rn`` with a user
+    namespace when not root), so the IP sets (made
     with one netlink ``IPSET_CMD_CREATE`` each, empty: ``--test`` checks
     that a set exists, not its members) and nothing else touch the host.
 
@@ -722,7 +726,9 @@ def check_iptables_restore(rules: FelixRules, binary: str | None = None) -> subp
     sets = "".join(f"{name} {kind}\n" for name, (kind, _) in rules.ipsets.items())
     script = (f"{sys.executable} -c {_shell_quote(_NETLINK_CREATE)} <<'EOF_SETS'\n{sets}EOF_SETS\n"
               f"{binary} --noflush --test")
-    return subprocess.run([unshare, "-n", "sh", "-c", script], input=rules.iptables_restore(), text=True,
+    # not root: a user namespace too (iptables-nft and ipset want CAP_NET_ADMIN, which it grants there)
+    flags = "-n" if os.geteuid() == 0 else "-rn"
+    return subprocess.run([unshare, flags, "sh", "-c", script], input=rules.iptables_restore(), text=True,
                           capture_output=True, timeout=600)
 
 
