@@ -1,4 +1,4 @@
-"""The ``kubenotes`` command line: ``validate``, ``schedule``, ``replay``, ``simulate``, ``serve``, ``kube-proxy``, ``packet``, ``etcd``.
+"""The ``kubenotes`` command line: ``validate``, ``schedule``, ``replay``, ``simulate``, ``serve``, ``kube-proxy``, ``packet``, ``etcd``, ``calico``.
 
 ``validate`` lives here. Other subcommands live next to the component they
 drive and register themselves: each module listed in :data:`SUBCOMMANDS` (by
@@ -82,6 +82,12 @@ def _register_etcd(subparsers: Any) -> None:
     register_etcd(subparsers)
 
 
+def _register_calico(subparsers: Any) -> None:
+    from kubenotes.cni.calico.cli import register as register_calico
+
+    register_calico(subparsers)
+
+
 #: Subcommands registered from other modules: ``(name, register(subparsers), one-line help)``; each
 #: ``register`` imports its module (``kubenotes.scheduler.cli``...) when called.
 SUBCOMMANDS: tuple[tuple[str, Callable[[Any], None], str], ...] = (
@@ -92,6 +98,7 @@ SUBCOMMANDS: tuple[tuple[str, Callable[[Any], None], str], ...] = (
     ("kube-proxy", _register_kube_proxy, "print the rules kube-proxy programs on a node (iptables, ipvs or nftables)"),
     ("packet", _register_packet, "walk a packet between pods or to a Service through Calico's dataplane"),
     ("etcd", _register_etcd, "start local etcd members on loopback (Debian's etcd-server) until Ctrl-C"),
+    ("calico", _register_calico, "print what Calico's Felix programs for NetworkPolicy (iptables text)"),
 )
 _EXTERNAL = frozenset(name for name, _, _ in SUBCOMMANDS)
 
@@ -412,7 +419,7 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     Examples
     --------
     >>> sorted(build_parser(load=())._subparsers._group_actions[0].choices)
-    ['etcd', 'kube-proxy', 'packet', 'replay', 'schedule', 'serve', 'simulate', 'validate']
+    ['calico', 'etcd', 'kube-proxy', 'packet', 'replay', 'schedule', 'serve', 'simulate', 'validate']
     """
     parser = argparse.ArgumentParser(
         prog=PROG,

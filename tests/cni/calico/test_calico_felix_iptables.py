@@ -370,3 +370,67 @@ def test_rendered_rules_and_evaluate_agree_on_every_flow():
                     checked += 1
                     allowed += expect
     assert checked == 5 * 6 * 2 * 5 and 0 < allowed < checked
+
+
+# ---------------------------------------------------------------------------
+# the command line
+
+
+_MANIFESTS = """
+apiVersion: v1
+kind: Node
+metadata: {name: node-a, annotations: {projectcalico.org/IPv4Address: 10.0.0.11/24}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-b, annotations: {projectcalico.org/IPv4Address: 10.0.0.12/24}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec: {nodeName: node-a, containers: [{name: c, image: nginx, ports: [{name: http, containerPort: 8080}]}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: client, namespace: default, labels: {role: client}}
+spec: {nodeName: node-b, containers: [{name: c, image: busybox}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-client, namespace: default}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  ingress: [{from: [{podSelector: {matchLabels: {role: client}}}], ports: [{port: http}]}]
+"""
+
+
+def test_calico_rules_prints_one_nodes_table_and_its_ipsets(tmp_path, capsys, felix_restore):
+    from kubenotes import cli
+
+    (tmp_path / "c.yaml").write_text(_MANIFESTS)
+    assert "calico" in {name for name, _, _ in cli.SUBCOMMANDS}
+    assert cli.main(["calico", "rules", str(tmp_path / "c.yaml"), "--node", "node-a", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("*filter\n") and out.endswith("COMMIT\n")
+    assert "Policy default/knp.default.allow-client ingress" in out and "dst,dst" in out  # the named port http
+    assert out.count(":cali-tw-") == 1  # web only: client runs on node-b
+    assert cli.main(["calico", "rules", str(tmp_path / "c.yaml"), "-o", "ipset"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[2] for line in lines if line.startswith("create")] == ["hash:ip,port", "hash:net"]
+    assert any(line.endswith(",tcp:8080") for line in lines)
+
+
+def test_calico_rules_refuses_a_bad_policy_or_node_with_one_line_and_no_rules(tmp_path, capsys):
+    from kubenotes import cli
+
+    (tmp_path / "c.yaml").write_text(_MANIFESTS)
+    (tmp_path / "bad.yaml").write_text(
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: bad, namespace: default}\n"
+        "spec: {podSelector: {}, ingress: [{ports: [{port: 80, endPort: 79}]}]}\n")
+    assert cli.main(["calico", "rules", str(tmp_path / "c.yaml"), str(tmp_path / "bad.yaml")]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
+    assert "spec.ingress[0].ports[0].endPort: Invalid value: 79: must be greater than or equal to `port`" in cap.err
+    assert cli.main(["calico", "rules", str(tmp_path / "c.yaml"), "--node", "nope"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and cap.err == "--node nope: no Node nope in the input\n"
