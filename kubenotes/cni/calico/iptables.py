@@ -661,10 +661,18 @@ def felix_rules(objects: Iterable[Mapping[str, Any]], node: str | None = None, *
                     sets.setdefault(s.name, s)
     for prof in sorted(profiles):
         chains += _profile_chains(prof, profiles[prof], marks)
+    by_ns: dict[str, list[Endpoint]] = {}
+    for ep, _ in all_eps:
+        by_ns.setdefault(ep.namespace, []).append(ep)
     ipsets = {}
     for name in sorted(sets):
         s = sets[name]
-        members = sorted({m for ep, _ in all_eps for m in s.members(ep, ps._ns_labels)})
+        if s.namespaces is None and s.namespace:  # a pod selector: pods of the policy's namespace only
+            candidates: Iterable[Endpoint] = by_ns.get(s.namespace, ())
+        else:
+            candidates = (ep for ns, eps in by_ns.items()
+                          if s.namespaces is None or s.namespaces.matches(ps.ns_labels(ns)) for ep in eps)
+        members = sorted({m for ep in candidates for m in s.members(ep, ps.ns_labels)})
         ipsets[name] = (s.ipset_type, members)
     forward_insert = [IptRule((), f"--jump {CHAIN_FILTER_FORWARD}")]
     forward_append = [IptRule((_mark_set(marks.accept),), "--jump ACCEPT", ("Policy explicitly accepted packet.",)),

@@ -360,18 +360,22 @@ class PolicySet:
                                         policy_selector(spec.get("podSelector"), ns)))
         # Felix orders a tier's policies by order (1000 for every Kubernetes policy), then by name
         self.policies: tuple[_Policy, ...] = tuple(sorted(policies, key=lambda p: (p.namespace, p.name)))
+        self._by_namespace: dict[str, list[_Policy]] = {}
+        for p in self.policies:  # a namespaced policy selects pods of its namespace only
+            self._by_namespace.setdefault(p.namespace, []).append(p)
 
     def __len__(self) -> int:
         return len(self.policies)
 
-    def _ns_labels(self, namespace: str) -> dict[str, str]:
+    def ns_labels(self, namespace: str) -> dict[str, str]:
+        """The labels of Namespace ``namespace`` (only ``kubernetes.io/metadata.name`` when it is not in the input)."""
         return self.namespace_labels.get(namespace) or {NAMESPACE_NAME_LABEL: namespace}
 
     def selecting(self, ep: Endpoint, direction: str) -> tuple[_Policy, ...]:
         """The policies that select pod ``ep`` for ``direction`` (isolate it), in Felix's order."""
         if not ep.is_pod:
             return ()
-        return tuple(p for p in self.policies if p.namespace == ep.namespace and direction in p.types
+        return tuple(p for p in self._by_namespace.get(ep.namespace, ()) if direction in p.types
                      and p.selector.matches(ep.labels))
 
     def evaluate(self, src: Endpoint, dst: Endpoint, protocol: str, port: int, direction: str) -> Verdict:
@@ -403,7 +407,7 @@ class PolicySet:
                            f"{_PROFILE_PFX}{ep.namespace} accepts (not isolated)")
         for p in selecting:
             for rule in p.rules[direction]:
-                if not rule.matches(src, dst, protocol, port, self._ns_labels):
+                if not rule.matches(src, dst, protocol, port, self.ns_labels):
                     continue
                 i = rule.k8s_index
                 pchain = policy_chain_name(p.namespace, p.name, direction)

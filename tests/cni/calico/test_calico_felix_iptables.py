@@ -434,3 +434,18 @@ def test_calico_rules_refuses_a_bad_policy_or_node_with_one_line_and_no_rules(tm
     assert cli.main(["calico", "rules", str(tmp_path / "c.yaml"), "--node", "nope"]) == 2
     cap = capsys.readouterr()
     assert cap.out == "" and cap.err == "--node nope: no Node nope in the input\n"
+
+
+def test_policy_rules_benchmark_runs_small():
+    """benchmarks/policy_rules.py at a tiny size (its full run is in the report, not in the suite)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "policy_rules.py"
+    spec = importlib.util.spec_from_file_location("policy_rules_benchmark", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = {r[0].strip(): r for r in mod.run(pods=200, policies=20, services=10, namespaces=4, nodes=4, restore=False,
+                                             flows=200)}
+    assert rows["felix_rules(node-0)"][3] > 0 and rows["evaluate 200 flows"][3] >= 0
+    assert rows["felix_rules(all pods)"][3] > rows["felix_rules(node-0)"][3]
