@@ -82,7 +82,9 @@ __all__ = [
     "Chain",
     "render_rule",
     "rule_hashes",
+    "split_port_list",
     "proto_rule_to_iptables_rules",
+    "profile_chain_name",
     "FelixRules",
     "felix_rules",
     "check_iptables_restore",
@@ -219,7 +221,23 @@ def rule_hashes(chain: Chain) -> list[str]:
     """``RuleHashes``: per rule, SHA-224 over the previous hash and the rule rendered with ``HASH``, 16 chars.
 
     The first hash chains from the SHA-224 of the chain's name, so a rule's
-    hash depends on its chain and on every rule before it.
+    hash depends on its chain and on every rule before it. Felix writes each as
+    the ``cali:<hash>`` comment and compares them with ``iptables-save`` to
+    find what changed.
+
+    Parameters
+    ----------
+    chain : Chain
+
+    Returns
+    -------
+    list of str
+        One per rule, URL-safe base64.
+
+    Examples
+    --------
+    >>> rule_hashes(Chain("FORWARD", [IptRule((), "--jump cali-FORWARD")]))
+    ['wUHhoiAYhphO9Mso']
     """
     h = hashlib.sha224(chain.name.encode()).digest()
     out = []
@@ -415,7 +433,13 @@ def _group_chain(group: _Group, marks: Marks) -> Chain:
 
 
 def profile_chain_name(profile: str, direction: str) -> str:
-    """``ProfileChainName``: ``cali-pri-<profile>`` (ingress) or ``cali-pro-<profile>``, hashed past 28 characters."""
+    """``ProfileChainName``: ``cali-pri-<profile>`` (ingress) or ``cali-pro-<profile>``, hashed past 28 characters.
+
+    Examples
+    --------
+    >>> profile_chain_name("kns.default", "Ingress"), profile_chain_name("ksa.default.default", "Egress")
+    ('cali-pri-kns.default', 'cali-pro-ksa.default.default')
+    """
     return get_length_limited_id(PROFILE_INBOUND_PREFIX if direction == INGRESS else PROFILE_OUTBOUND_PREFIX, profile)
 
 

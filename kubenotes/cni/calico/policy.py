@@ -66,7 +66,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.cni.calico.rules import k8s_rules_to_felix, policy_selector

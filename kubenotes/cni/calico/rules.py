@@ -58,6 +58,7 @@ __all__ = [
     "MAX_IPSET_NAME_LENGTH",
     "make_unique_id",
     "k8s_selector_to_calico",
+    "peer_selector",
     "policy_selector",
     "IPSet",
     "FelixRule",
@@ -78,6 +79,22 @@ MAX_IPSET_NAME_LENGTH = 31
 
 def make_unique_id(prefix: str, content: str) -> str:
     """libcalico-go's ``MakeUniqueID``: ``prefix:`` and the SHA-224 of ``prefix:content``, URL-safe base64, unpadded.
+
+    Parameters
+    ----------
+    prefix : str
+        ``s`` (selector IP set), ``n`` (named-port IP set).
+    content : str
+        The canonical selector text (or, for ``n``, ``<selector id>,<protocol>,<port name>``).
+
+    Returns
+    -------
+    str
+        40 characters for ``s``/``n``; Felix's IP set name is ``cali40`` + its first 25.
+
+    See Also
+    --------
+    IPSet.name
 
     Examples
     --------
@@ -126,6 +143,19 @@ def k8s_selector_to_calico(selector: Mapping[str, Any] | None, pod: bool = True)
     A pod selector starts with ``projectcalico.org/orchestrator == "k8s"``; an
     empty namespace selector is ``all()`` (every namespace).
 
+    Parameters
+    ----------
+    selector : dict or None
+        ``matchLabels`` (sorted by key) and ``matchExpressions`` (in order).
+    pod : bool
+        True for a pod selector, False for a namespace selector.
+
+    Returns
+    -------
+    str
+        As the selector parser's ``String()`` writes it: ``&&`` operands in
+        parentheses, values double-quoted, set literals sorted and deduplicated.
+
     Examples
     --------
     >>> k8s_selector_to_calico({"matchLabels": {"role": "client"}})
@@ -146,6 +176,18 @@ def _namespace_selector(ns_selector: Mapping[str, Any]) -> str:
 def peer_selector(peer: Mapping[str, Any], namespace: str) -> str:
     """The selector of a pod/namespace peer once ``getEndpointSelector`` scoped it (canonical text).
 
+    Parameters
+    ----------
+    peer : dict
+        A NetworkPolicyPeer with ``podSelector`` and/or ``namespaceSelector`` (not ``ipBlock``).
+    namespace : str
+        The policy's namespace: where a peer without ``namespaceSelector`` looks.
+
+    Returns
+    -------
+    str
+        ``(<namespace part> && <pod part>)``; its :func:`make_unique_id` ``s`` id names the IP set.
+
     Examples
     --------
     >>> peer_selector({"podSelector": {}}, "default")
@@ -163,6 +205,16 @@ def policy_selector(pod_selector: Mapping[str, Any] | None, namespace: str) -> s
     """A Kubernetes policy's selector as Felix holds it: ``(podSelector) && projectcalico.org/namespace == ns``, normalised.
 
     Felix groups consecutive policies with the same selector into one ``cali-gi-``/``cali-go-`` chain.
+
+    Parameters
+    ----------
+    pod_selector : dict or None
+        ``spec.podSelector``.
+    namespace : str
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -209,7 +261,19 @@ class IPSet:
         return "hash:ip,port" if self.named_port else "hash:net"
 
     def selects(self, ep: Any, ns_labels: Callable[[str], Mapping[str, str]]) -> bool:
-        """Whether pod endpoint ``ep`` (namespace, labels) is one this set's selector picks."""
+        """Whether pod endpoint ``ep`` (namespace, labels) is one this set's selector picks.
+
+        Parameters
+        ----------
+        ep : kubenotes.cni.calico.policy.Endpoint
+            An address that is no pod is in no selector set.
+        ns_labels : callable
+            Namespace name -> its labels (:meth:`kubenotes.cni.calico.policy.PolicySet.ns_labels`).
+
+        Returns
+        -------
+        bool
+        """
         if not getattr(ep, "is_pod", False):
             return False
         if self.namespaces is not None:
@@ -274,7 +338,30 @@ class FelixRule:
                 ns_labels: Callable[[str], Mapping[str, str]]) -> bool:
         """Whether a new flow ``src`` -> ``dst:port`` matches the rule, as its iptables rules do.
 
-        ``src``/``dst`` are endpoints (``ip``, ``namespace``, ``labels``, ``ports``, ``is_pod``).
+        Parameters
+        ----------
+        src, dst : kubenotes.cni.calico.policy.Endpoint
+            ``ip``, ``namespace``, ``labels``, ``ports``, ``is_pod`` are read.
+        protocol : str
+            ``TCP``, ``UDP`` or ``SCTP`` (any case).
+        port : int
+            Destination port.
+        ns_labels : callable
+            Namespace name -> its labels.
+
+        Returns
+        -------
+        bool
+            Every criterion holds: protocol, CIDRs (none of the ``except``),
+            selector sets, and a port range or a named-port set.
+
+        Examples
+        --------
+        >>> from kubenotes.cni.calico.policy import Endpoint
+        >>> r = FelixRule(0, "tcp", src_nets=("10.0.0.0/8",), not_src_nets=("10.1.0.0/16",), dst_ports=((80, 81),))
+        >>> dst = Endpoint("192.168.0.2", "default", "web")
+        >>> [r.matches(Endpoint(ip), dst, "TCP", 81, lambda ns: {}) for ip in ("10.2.0.1", "10.1.0.1")]
+        [True, False]
         """
         if self.protocol is not None and self.protocol != protocol.lower():
             return False

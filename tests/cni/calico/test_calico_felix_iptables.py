@@ -21,13 +21,12 @@ from __future__ import annotations
 import ipaddress
 import os
 import shutil
-from typing import Any
 
 import pytest
 
 from kubenotes.cni.calico.iptables import (Chain, FelixRules, IptRule, Marks, check_iptables_restore, felix_rules,
                                            proto_rule_to_iptables_rules, render_rule, rule_hashes)
-from kubenotes.cni.calico.policy import EGRESS, INGRESS, Endpoint, PolicySet, example_policies, policy_chain_name
+from kubenotes.cni.calico.policy import EGRESS, INGRESS, Endpoint, PolicySet, policy_chain_name
 from kubenotes.cni.calico.rules import FelixRule, IPSet, k8s_rules_to_felix, make_unique_id, peer_selector
 
 TEST_MARKS = Marks(accept=0x80, pass_=0x100, drop=0x800, scratch0=0x200, scratch1=0x400)
