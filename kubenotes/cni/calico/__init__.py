@@ -14,6 +14,12 @@ plugin
 policy
     Kubernetes NetworkPolicy as Felix enforces it: ``cali-pi-``/``cali-po-`` policy chains, ``cali-tw-``/``cali-fw-``
     endpoint chains, the policy and rule that allowed a flow or the default deny.
+rules
+    Calico's rule model of a NetworkPolicy (one rule per protocol and peer, ``cali40s:`` selector IP sets, CIDRs,
+    ports, named-port sets): what the verdicts and the iptables text both read.
+iptables
+    Felix's filter table for a node as ``iptables-restore`` text and its IP sets as ``ipset restore`` text
+    (:func:`~kubenotes.cni.calico.iptables.cluster_felix_rules`); ``kubenotes calico rules`` prints them (``cli``).
 packet
     A packet's hop-by-hop walk over the network and, for a Service, the DNAT
     kube-proxy programmed (given by the caller: :func:`kubenotes.sim.network.packet_walk`).

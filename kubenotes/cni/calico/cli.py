@@ -8,7 +8,7 @@ validation, as ``validate`` loads them), so a NetworkPolicy v1.34 refuses (a
 bad CIDR, ``endPort`` below ``port``, an unknown protocol) is one line naming
 the file and field, exit status 2, and no rule is printed. Pods get their
 address from Calico's IPAM when the input has Nodes and the pods a
-``spec.nodeName`` (:func:`kubenotes.cni.calico.packet.network_from_objects`),
+``spec.nodeName`` (:func:`kubenotes.cni.calico.iptables.cluster_felix_rules`),
 else from ``status.podIP``; a pod with neither has no workload endpoint yet and
 gets no chains.
 
@@ -32,7 +32,7 @@ import sys
 from typing import Any
 
 from kubenotes.cni.calico.dataplane import DEFAULT_MODE, MODES, CalicoError
-from kubenotes.cni.calico.iptables import check_iptables_restore, felix_rules
+from kubenotes.cni.calico.iptables import check_iptables_restore, cluster_felix_rules
 
 __all__ = ["register", "run_rules"]
 
@@ -75,15 +75,10 @@ def run_rules(args: argparse.Namespace) -> int:
         Bad input (the CLI prints the one line, exit status 2).
     """
     objects = _load(args.manifests)
-    network = None
-    if any(o.get("kind") == "Node" for o in objects):
-        from kubenotes.cni.calico.packet import network_from_objects
-
-        network, objects = network_from_objects(objects, mode=args.calico_mode, pool_cidr=None)
     if args.node is not None and not any(o.get("kind") == "Node" and (o.get("metadata") or {}).get("name") == args.node
                                          for o in objects):
         raise CalicoError(f"--node {args.node}: no Node {args.node} in the input")
-    fr = felix_rules(objects, args.node, network=network)
+    fr = cluster_felix_rules(objects, args.node, mode=args.calico_mode)
     if args.output == "ipset":
         sys.stdout.write(fr.ipset_restore())
     elif args.output == "summary":

@@ -87,6 +87,7 @@ __all__ = [
     "profile_chain_name",
     "FelixRules",
     "felix_rules",
+    "cluster_felix_rules",
     "check_iptables_restore",
 ]
 
@@ -702,6 +703,53 @@ def felix_rules(objects: Iterable[Mapping[str, Any]], node: str | None = None, *
     forward_append = [IptRule((_mark_set(marks.accept),), "--jump ACCEPT", ("Policy explicitly accepted packet.",)),
                       IptRule((), _set_mark(marks.accept))]
     return FelixRules(chains, forward_insert, forward_append, ipsets)
+
+
+def cluster_felix_rules(objects: Iterable[Mapping[str, Any]], node: str | None = None, *, mode: str | None = None,
+                        pool_cidr: str | None = None) -> FelixRules:
+    """:func:`felix_rules` for manifests: pods are addressed by Calico IPAM from the Nodes, as ``packet`` does.
+
+    Parameters
+    ----------
+    objects : iterable of dict
+        Nodes, Pods placed with ``spec.nodeName``, Namespaces, NetworkPolicies
+        (:func:`kubenotes.cni.calico.packet.example_cluster` and
+        :func:`kubenotes.cni.calico.policy.example_policies` give the chapter's).
+        Without Nodes, pods keep their ``status.podIP``.
+    node : str, optional
+        The node whose Felix renders; None: every pod.
+    mode : str, optional
+        IPPool encapsulation (default Calico's, ``ipip``).
+    pool_cidr : str, optional
+        The IPPool's cidr (default as calico-node picks it).
+
+    Returns
+    -------
+    FelixRules
+
+    Raises
+    ------
+    kubenotes.cni.calico.dataplane.CalicoError
+        A node without an address, a pod on an unknown node.
+    kubenotes.errors.FieldError
+        A NetworkPolicy selector the API server would have refused.
+
+    Examples
+    --------
+    >>> from kubenotes.cni.calico.packet import example_cluster
+    >>> from kubenotes.cni.calico.policy import example_policies
+    >>> fr = cluster_felix_rules(example_cluster(2) + example_policies(True, True), "node-1", mode="vxlan")
+    >>> [r.comments[0] for r in fr.chain(policy_chain_name("default", "allow-client", INGRESS)).rules]
+    ['Policy default/knp.default.allow-client ingress']
+    """
+    from kubenotes.cni.calico.dataplane import DEFAULT_MODE
+    from kubenotes.cni.calico.packet import network_from_objects
+
+    objs = list(objects)
+    network = None
+    if any(o.get("kind") == "Node" for o in objs):
+        network, objs = network_from_objects(objs, mode=mode or DEFAULT_MODE, pool_cidr=pool_cidr)
+    return felix_rules(objs, node, network=network)
 
 
 # --- checking with the real iptables-restore ---
