@@ -85,6 +85,9 @@ __all__ = [
     "split_port_list",
     "proto_rule_to_iptables_rules",
     "profile_chain_name",
+    "policy_group_chain",
+    "endpoint_chain",
+    "workload_dispatch_chains",
     "FelixRules",
     "felix_rules",
     "cluster_felix_rules",
@@ -421,16 +424,38 @@ def _groups(policies: Sequence[Any], direction: str) -> list[_Group]:
     return out
 
 
-def _group_chain(group: _Group, marks: Marks) -> Chain:
-    """``PolicyGroupToIptablesChains``: jumps, a RETURN on a verdict every five."""
+def policy_group_chain(name: str, targets: Sequence[str], marks: Marks = DEFAULT_MARKS) -> Chain:
+    """``PolicyGroupToIptablesChains``: a jump per policy chain, a RETURN on a verdict every five.
+
+    Parameters
+    ----------
+    name : str
+        The group's ``cali-gi-``/``cali-go-`` chain.
+    targets : sequence of str
+        The grouped policies' ``cali-pi-``/``cali-po-`` chains, in order.
+    marks : Marks
+
+    Returns
+    -------
+    Chain
+        After the first jump of each block of five, a jump only while neither
+        the accept nor the pass bit is set.
+    """
     rules: list[IptRule] = []
-    for i, p in enumerate(group.policies):
+    for i, target in enumerate(targets):
         if i and i % GROUP_RETURN_STRIDE == 0:
             rules.append(IptRule((f"-m mark ! --mark 0/{marks.pass_ | marks.accept:#x}",), "--jump RETURN",
                                  ("Return on verdict",)))
         match = () if i % GROUP_RETURN_STRIDE == 0 else (_mark_clear(marks.pass_ | marks.accept),)
-        rules.append(IptRule(match, f"--jump {policy_chain_name(p.namespace, p.name, group.direction)}"))
-    return Chain(group.chain_name, rules)
+        rules.append(IptRule(match, f"--jump {target}"))
+    return Chain(name, rules)
+
+
+def _group_target(g: _Group) -> str:
+    """The chain an endpoint jumps to for a group: the policy's own when it is alone (``ShouldBeInlined``)."""
+    if len(g.policies) == 1:
+        return policy_chain_name(g.policies[0].namespace, g.policies[0].name, g.direction)
+    return g.chain_name
 
 
 def profile_chain_name(profile: str, direction: str) -> str:
@@ -444,8 +469,28 @@ def profile_chain_name(profile: str, direction: str) -> str:
     return get_length_limited_id(PROFILE_INBOUND_PREFIX if direction == INGRESS else PROFILE_OUTBOUND_PREFIX, profile)
 
 
-def _endpoint_chain(ep: Endpoint, groups: Sequence[_Group], profiles: Sequence[str], direction: str,
-                    marks: Marks) -> Chain:
+def endpoint_chain(veth: str, targets: Sequence[str], profiles: Sequence[str], direction: str,
+                   marks: Marks = DEFAULT_MARKS) -> Chain:
+    """``endpointIptablesChain`` for a workload: ``cali-tw-<veth>`` (ingress) or ``cali-fw-<veth>`` (egress).
+
+    Parameters
+    ----------
+    veth : str
+        The pod's host-side interface.
+    targets : sequence of str
+        Policy or policy-group chains of the ``default`` tier that apply, in
+        order; empty: no tier section (the pod is not isolated).
+    profiles : sequence of str
+        ``kns.<namespace>``, ``ksa.<namespace>.<serviceaccount>``.
+    direction : str
+        :data:`~kubenotes.cni.calico.policy.INGRESS` or ``EGRESS`` (which also
+        drops VXLAN and IP-in-IP packets a pod sends).
+    marks : Marks
+
+    Returns
+    -------
+    Chain
+    """
     rules = [IptRule(("-m conntrack --ctstate RELATED,ESTABLISHED",), "--jump ACCEPT"),
              IptRule(("-m conntrack --ctstate INVALID",), "--jump DROP"),
              IptRule((), _clear_mark(marks.accept | marks.pass_))]
@@ -453,13 +498,9 @@ def _endpoint_chain(ep: Endpoint, groups: Sequence[_Group], profiles: Sequence[s
         rules += [IptRule(("-p 17", f"-m multiport --destination-ports {VXLAN_PORT}"), "--jump DROP",
                           ("Drop VXLAN encapped packets originating in workloads",)),
                   IptRule(("-p 4",), "--jump DROP", ("Drop IPinIP encapped packets originating in workloads",))]
-    if groups:
+    if targets:
         rules.append(IptRule((), _clear_mark(marks.pass_), (f"Start of tier {DEFAULT_TIER}",)))
-        for g in groups:
-            if len(g.policies) == 1:
-                target = policy_chain_name(g.policies[0].namespace, g.policies[0].name, direction)
-            else:
-                target = g.chain_name
+        for target in targets:
             rules.append(IptRule((_mark_clear(marks.pass_),), f"--jump {target}"))
             rules.append(IptRule((_mark_set(marks.accept),), "--jump RETURN", ("Return if policy accepted",)))
         rules.append(IptRule((_mark_clear(marks.pass_),), "--jump DROP", (END_OF_TIER_DROP_COMMENT,)))
@@ -467,7 +508,7 @@ def _endpoint_chain(ep: Endpoint, groups: Sequence[_Group], profiles: Sequence[s
         rules.append(IptRule((), f"--jump {profile_chain_name(prof, direction)}"))
         rules.append(IptRule((_mark_set(marks.accept),), "--jump RETURN", ("Return if profile accepted",)))
     rules.append(IptRule((), "--jump DROP", ("Drop if no profiles matched",)))
-    return Chain(endpoint_chain_name(ep.veth, direction), rules)
+    return Chain(endpoint_chain_name(veth, direction), rules)
 
 
 def _profile_chains(profile: str, allow: bool, marks: Marks) -> list[Chain]:
@@ -503,6 +544,33 @@ def _dispatch_chains(names: Sequence[str], root: str, flag: str, ep_prefix: str)
             n = members[0]
             root_rules.append(IptRule((f"{flag} {n}",), f"--goto {get_length_limited_id(ep_prefix, n)}"))
     return children + [Chain(root, root_rules + [end])]
+
+
+def workload_dispatch_chains(veths: Sequence[str]) -> list[Chain]:
+    """``WorkloadDispatchChains``: ``cali-from-wl-dispatch`` (``--in-interface``) and ``cali-to-wl-dispatch``.
+
+    Parameters
+    ----------
+    veths : sequence of str
+        The node's workload interfaces (duplicates ignored).
+
+    Returns
+    -------
+    list of Chain
+        The from-children, ``cali-from-wl-dispatch``, the to-children,
+        ``cali-to-wl-dispatch``; with no interface, each root only drops
+        ("Unknown interface").
+
+    Examples
+    --------
+    >>> [c.name for c in workload_dispatch_chains(["cali1234", "cali2333", "cali2444"])]
+    ['cali-from-wl-dispatch-2', 'cali-from-wl-dispatch', 'cali-to-wl-dispatch-2', 'cali-to-wl-dispatch']
+    """
+    if not veths:
+        return [Chain(CHAIN_FROM_WORKLOAD_DISPATCH, [IptRule((), "--jump DROP", ("Unknown interface",))]),
+                Chain(CHAIN_TO_WORKLOAD_DISPATCH, [IptRule((), "--jump DROP", ("Unknown interface",))])]
+    return (_dispatch_chains(veths, CHAIN_FROM_WORKLOAD_DISPATCH, "--in-interface", "cali-fw-")
+            + _dispatch_chains(veths, CHAIN_TO_WORKLOAD_DISPATCH, "--out-interface", "cali-tw-"))
 
 
 def _forward_chain(marks: Marks) -> Chain:
@@ -650,13 +718,7 @@ def felix_rules(objects: Iterable[Mapping[str, Any]], node: str | None = None, *
     all_eps = _pod_endpoints(objs, network)
     local = [ep for ep, n in all_eps if node is None or n == node]
     chains: list[Chain] = [_forward_chain(marks)]
-    veths = [ep.veth for ep in local]
-    if veths:
-        chains += _dispatch_chains(veths, CHAIN_FROM_WORKLOAD_DISPATCH, "--in-interface", "cali-fw-")
-        chains += _dispatch_chains(veths, CHAIN_TO_WORKLOAD_DISPATCH, "--out-interface", "cali-tw-")
-    else:
-        chains += [Chain(CHAIN_FROM_WORKLOAD_DISPATCH, [IptRule((), "--jump DROP", ("Unknown interface",))]),
-                   Chain(CHAIN_TO_WORKLOAD_DISPATCH, [IptRule((), "--jump DROP", ("Unknown interface",))])]
+    chains += workload_dispatch_chains([ep.veth for ep in local])
     chains += [Chain(CHAIN_FROM_HEP_FORWARD), Chain(CHAIN_TO_HEP_FORWARD), Chain(CHAIN_CIDR_BLOCK)]
     groups: dict[str, Chain] = {}
     active: dict[str, Any] = {}
@@ -669,10 +731,11 @@ def felix_rules(objects: Iterable[Mapping[str, Any]], node: str | None = None, *
             gs = _groups(selecting, direction)
             for g in gs:
                 if len(g.policies) > 1 and g.chain_name not in groups:
-                    groups[g.chain_name] = _group_chain(g, marks)
+                    groups[g.chain_name] = policy_group_chain(
+                        g.chain_name, [policy_chain_name(p.namespace, p.name, direction) for p in g.policies], marks)
             for p in selecting:
                 active[p.key] = p
-            chains.append(_endpoint_chain(ep, gs, prof, direction, marks))
+            chains.append(endpoint_chain(ep.veth, [_group_target(g) for g in gs], prof, direction, marks))
     chains += groups.values()
     sets: dict[str, IPSet] = {}
     for key in sorted(active):

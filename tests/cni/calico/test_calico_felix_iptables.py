@@ -5,6 +5,8 @@ Expectations ported from Calico v3.30.0, each naming its source:
 * felix/rules/policy_test.go: "CIDR split tests" and "Named port tests" (rendered with the test's
   marks accept 0x80, scratch0 0x200, scratch1 0x400 and no hash comment), "Allow rules should be
   correctly rendered" (the dst-port and dst-net entries);
+* felix/rules/endpoints_test.go: "should render a fully-loaded workload endpoint" and "PolicyGroup
+  chains" (marks accept 0x8, pass 0x10); felix/rules/dispatch_test.go "interfaces sharing prefix";
 * libcalico-go/lib/selector/parser/parser_test.go: canonicalisation UIDs;
 * hash comments as real nodes show them (``cali:wUHhoiAYhphO9Mso`` is also in
   felix/iptables/rules_test.go); ``cali-FORWARD`` hashes from a node whose Felix allocated no drop
@@ -448,3 +450,67 @@ def test_policy_rules_benchmark_runs_small():
                                              flows=200)}
     assert rows["felix_rules(node-0)"][3] > 0 and rows["evaluate 200 flows"][3] >= 0
     assert rows["felix_rules(all pods)"][3] > rows["felix_rules(node-0)"][3]
+
+
+# ---------------------------------------------------------------------------
+# felix/rules/endpoints_test.go (marks accept 0x8, pass 0x10)
+
+
+EP_MARKS = Marks(accept=0x8, pass_=0x10, drop=0x80, scratch0=0x20, scratch1=0x40)
+
+
+def test_fully_loaded_workload_endpoint_as_endpoints_test_expects():
+    """endpoints_test.go "should render a fully-loaded workload endpoint" (DROP variant, no flow logs)."""
+    from kubenotes.cni.calico.iptables import endpoint_chain
+
+    conntrack = ["-m conntrack --ctstate RELATED,ESTABLISHED --jump ACCEPT", "-m conntrack --ctstate INVALID --jump DROP",
+                 "--jump MARK --set-mark 0/0x18"]
+    start = ['-m comment --comment "Start of tier default" --jump MARK --set-mark 0/0x10']
+    ret = '-m comment --comment "Return if {} accepted" -m mark --mark 0x8/0x8 --jump RETURN'
+    end = ['-m comment --comment "End of tier default. Drop if no policies passed packet" -m mark --mark 0/0x10 '
+           '--jump DROP']
+    tail = ["--jump cali-{}-prof1", ret.format("profile"), "--jump cali-{}-prof2", ret.format("profile"),
+            '-m comment --comment "Drop if no profiles matched" --jump DROP']
+    encap = ['-m comment --comment "Drop VXLAN encapped packets originating in workloads" -p 17 '
+             "-m multiport --destination-ports 4789 --jump DROP",
+             '-m comment --comment "Drop IPinIP encapped packets originating in workloads" -p 4 --jump DROP']
+    for direction, pfx, ppfx, extra, names in ((INGRESS, "tw", "pri", [], ("ai", "bi")),
+                                               (EGRESS, "fw", "pro", encap, ("ae", "be"))):
+        pol = "pi" if direction == INGRESS else "po"
+        chain = endpoint_chain("cali1234", [f"cali-{pol}-default/{n}" for n in names], ["prof1", "prof2"], direction,
+                               EP_MARKS)
+        assert chain.name == f"cali-{pfx}-cali1234"
+        jumps = [x for n in names for x in (f"-m mark --mark 0/0x10 --jump cali-{pol}-default/{n}", ret.format("policy"))]
+        expected = conntrack + extra + start + jumps + end + [t.format(ppfx) for t in tail]
+        assert [render_rule(r, chain.name)[len(f"-A {chain.name} "):] for r in chain.rules] == expected
+
+
+def test_policy_group_chain_as_endpoints_test_expects():
+    """endpoints_test.go "PolicyGroup chains": no mark match first, then while 0x18 is clear; RETURN every five."""
+    from kubenotes.cni.calico.iptables import policy_group_chain
+
+    names = "abcdefg"
+    chain = policy_group_chain("cali-gi-x", [f"cali-pi-default/{n}" for n in names], EP_MARKS)
+    rendered = [render_rule(r, "t")[len("-A t "):] for r in chain.rules]
+    assert rendered == (["--jump cali-pi-default/a"] + [f"-m mark --mark 0/0x18 --jump cali-pi-default/{n}" for n in "bcde"]
+                        + ['-m comment --comment "Return on verdict" -m mark ! --mark 0/0x18 --jump RETURN',
+                           "--jump cali-pi-default/f", "-m mark --mark 0/0x18 --jump cali-pi-default/g"])
+
+
+def test_dispatch_chains_as_dispatch_test_expects():
+    """dispatch_test.go "interfaces sharing prefix" (cali1234, cali2333, cali2444; endpoint marks not modelled)."""
+    from kubenotes.cni.calico.iptables import workload_dispatch_chains
+
+    drop = '-m comment --comment "Unknown interface" --jump DROP'
+    got = {c.name: [render_rule(r, c.name)[len(f"-A {c.name} "):] for r in c.rules]
+           for c in workload_dispatch_chains(["cali2444", "cali1234", "cali2333", "cali1234"])}
+    assert got == {
+        "cali-from-wl-dispatch-2": ["--in-interface cali2333 --goto cali-fw-cali2333",
+                                    "--in-interface cali2444 --goto cali-fw-cali2444", drop],
+        "cali-from-wl-dispatch": ["--in-interface cali1234 --goto cali-fw-cali1234",
+                                  "--in-interface cali2+ --goto cali-from-wl-dispatch-2", drop],
+        "cali-to-wl-dispatch-2": ["--out-interface cali2333 --goto cali-tw-cali2333",
+                                  "--out-interface cali2444 --goto cali-tw-cali2444", drop],
+        "cali-to-wl-dispatch": ["--out-interface cali1234 --goto cali-tw-cali1234",
+                                "--out-interface cali2+ --goto cali-to-wl-dispatch-2", drop]}
+    assert [c.name for c in workload_dispatch_chains([])] == ["cali-from-wl-dispatch", "cali-to-wl-dispatch"]
