@@ -6,7 +6,7 @@ Expectations ported from Calico v3.30.0, each naming its source:
   marks accept 0x80, scratch0 0x200, scratch1 0x400 and no hash comment), "Allow rules should be
   correctly rendered" (the dst-port and dst-net entries);
 * felix/rules/endpoints_test.go: "should render a fully-loaded workload endpoint" and "PolicyGroup
-  chains" (marks accept 0x8, pass 0x10); felix/rules/dispatch_test.go "interfaces sharing prefix";
+  chains" (marks accept 0x8, pass 0x10); felix/rules/dispatch_test.go "interfaces sharing prefix"; felix/rules/static_test.go the cali-FORWARD chain;
 * libcalico-go/lib/selector/parser/parser_test.go: canonicalisation UIDs;
 * hash comments as real nodes show them (``cali:wUHhoiAYhphO9Mso`` is also in
   felix/iptables/rules_test.go); ``cali-FORWARD`` hashes from a node whose Felix allocated no drop
@@ -514,3 +514,13 @@ def test_dispatch_chains_as_dispatch_test_expects():
         "cali-to-wl-dispatch": ["--out-interface cali1234 --goto cali-tw-cali1234",
                                 "--out-interface cali2+ --goto cali-to-wl-dispatch-2", drop]}
     assert [c.name for c in workload_dispatch_chains([])] == ["cali-from-wl-dispatch", "cali-to-wl-dispatch"]
+
+
+def test_forward_chain_as_static_test_expects():
+    """static_test.go "should include the expected forward chain in the filter chains" (accept 0x10, pass 0x20,
+    scratch0 0x40, scratch1 0x80: all Calico bits but accept = 0xe0)."""
+    fr = felix_rules([], marks=Marks(accept=0x10, pass_=0x20, drop=0x200, scratch0=0x40, scratch1=0x80))
+    assert [render_rule(r, "cali-FORWARD")[len("-A cali-FORWARD "):] for r in fr.chain("cali-FORWARD").rules] == [
+        "--jump MARK --set-mark 0/0xe0", "-m mark --mark 0/0x10 --jump cali-from-hep-forward",
+        "--in-interface cali+ --jump cali-from-wl-dispatch", "--out-interface cali+ --jump cali-to-wl-dispatch",
+        "--jump cali-to-hep-forward", "--jump cali-cidr-block"]
