@@ -32,7 +32,7 @@ chained over the chain name and each rendered rule). Mark bits are Felix's
 defaults for ``IptablesMarkMask`` 0xffff0000: accept 0x10000, pass 0x20000,
 drop 0x40000, scratch0 0x80000, scratch1 0x100000.
 
-:func:`felix_rules` renders a cluster's manifests; the result's
+:func:`felix_rules` renders API objects (:func:`cluster_felix_rules` networks manifests first); the result's
 :meth:`FelixRules.iptables_restore` and :meth:`FelixRules.ipset_restore`
 give the two texts, :func:`check_iptables_restore` feeds them to the real
 ``iptables-restore --test`` with the IP sets created first in a throwaway
