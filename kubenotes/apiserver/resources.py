@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from kubenotes.apiserver.status import ApiError, new_bad_request
 
 __all__ = ["ResourceInfo", "RESOURCES", "SERVED_RESOURCES", "STORED_ONLY", "storage_resource", "stored_only_table",
-           "resource_for", "resource_for_kind", "by_api_version_kind", "etcd_key"]
+           "resource_for", "resource_for_kind", "by_api_version_kind", "etcd_key", "GATED_RESOURCES",
+           "parse_runtime_config", "gated_served"]
 
 _CRUD = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
@@ -240,10 +241,92 @@ STORED_ONLY: dict[str, int | None] = {
     "volumeattributesclasses.storage.k8s.io": 28,
 }
 
+#: Off-by-default APIs the model can serve: resource -> (feature gate, group/version ``--runtime-config`` enables).
+#: admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicies (beta in v1.34, gate off by default) are served
+#: only with the ``MutatingAdmissionPolicy`` gate on and ``admissionregistration.k8s.io/v1beta1=true`` in
+#: ``--runtime-config`` (:func:`gated_served`); they resolve by name in-process either way (the API server refuses
+#: a client's request for one that is not served).
+GATED_RESOURCES: dict[ResourceInfo, tuple[str, str]] = {
+    _r("admissionregistration.k8s.io", "v1beta1", "mutatingadmissionpolicies", "MutatingAdmissionPolicy", False,
+       cats=_EXT): ("MutatingAdmissionPolicy", "admissionregistration.k8s.io/v1beta1"),
+    _r("admissionregistration.k8s.io", "v1beta1", "mutatingadmissionpolicybindings",
+       "MutatingAdmissionPolicyBinding", False, cats=_EXT): ("MutatingAdmissionPolicy",
+                                                            "admissionregistration.k8s.io/v1beta1"),
+}
+
+
+def parse_runtime_config(value: "str | dict | None") -> dict[str, bool]:
+    """``--runtime-config``: ``group/version=true|false`` pairs, comma separated (``api/all``, ``api/beta`` too).
+
+    Parameters
+    ----------
+    value : str, dict of str to bool, or None
+        ``admissionregistration.k8s.io/v1beta1=true`` (a key alone means ``true``).
+
+    Returns
+    -------
+    dict of str to bool
+
+    Raises
+    ------
+    ConfigError
+        For a value that is not a boolean, or a key that is not ``group/version`` (upstream's texts).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/server/resourceconfig/helpers.go (MergeAPIResourceConfigs)
+
+    Examples
+    --------
+    >>> parse_runtime_config("admissionregistration.k8s.io/v1beta1=true")
+    {'admissionregistration.k8s.io/v1beta1': True}
+    >>> parse_runtime_config("api/beta")
+    {'api/beta': True}
+    """
+    from kubenotes.errors import ConfigError
+    from kubenotes.features import parse_bool
+
+    if not value:
+        return {}
+    if isinstance(value, dict):
+        return {str(k): bool(v) for k, v in value.items()}
+    out: dict[str, bool] = {}
+    for part in str(value).split(","):
+        key, _, text = part.strip().partition("=")
+        if not key:
+            continue
+        if "/" not in key:
+            raise ConfigError(f'invalid key "{key}" in --runtime-config: expected group/version')
+        try:
+            out[key] = parse_bool(text) if text else True
+        except Exception:  # noqa: BLE001 - parse_bool's error becomes the flag's
+            raise ConfigError(f"invalid value of {key}: {text}, err: strconv.ParseBool: parsing \"{text}\": "
+                              "invalid syntax") from None
+    return out
+
+
+def gated_served(feature_gates: object, runtime_config: dict[str, bool]) -> frozenset[ResourceInfo]:
+    """The resources of :data:`GATED_RESOURCES` served: gate on and group/version enabled.
+
+    Examples
+    --------
+    >>> from kubenotes.features import FeatureGate
+    >>> on = FeatureGate.parse("MutatingAdmissionPolicy=true")
+    >>> len(gated_served(on, {"admissionregistration.k8s.io/v1beta1": True})), len(gated_served(on, {}))
+    (2, 0)
+    """
+    out = []
+    for ri, (gate, gv) in GATED_RESOURCES.items():
+        enabled = runtime_config.get(gv, runtime_config.get("api/beta", runtime_config.get("api/all", False)))
+        if enabled and feature_gates.enabled(gate):  # type: ignore[attr-defined]
+            out.append(ri)
+    return frozenset(out)
+
+
 _BY_RESOURCE: dict[str, ResourceInfo] = {}
 _BY_KIND: dict[tuple[str, str], ResourceInfo] = {}
 _BY_NAME: dict[str, ResourceInfo] = {}
-for _ri in RESOURCES + tuple(r for r, _ in _OTHER_VERSIONS):
+for _ri in RESOURCES + tuple(r for r, _ in _OTHER_VERSIONS) + tuple(GATED_RESOURCES):
     _BY_RESOURCE.setdefault(f"{_ri.resource}.{_ri.group}" if _ri.group else _ri.resource, _ri)
     _BY_KIND[(_ri.api_version, _ri.kind)] = _ri
     for _n in (_ri.resource, _ri.singular, _ri.kind, *_ri.short_names):

@@ -45,7 +45,7 @@ from kubenotes.apiserver.patch import (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STR
                                        json_patch, json_patch_apply_error, merge_patch, strategic_merge_patch)
 from kubenotes.apiserver.rbac_escalation import check_escalation
 from kubenotes.apiserver.request import RESPONSE_WARNINGS, Attributes, UserInfo
-from kubenotes.apiserver.resources import ResourceInfo, resource_for
+from kubenotes.apiserver.resources import GATED_RESOURCES, ResourceInfo, gated_served, parse_runtime_config, resource_for
 from kubenotes.apiserver.status import (
     ApiError,
     field_cause,
@@ -341,6 +341,10 @@ class APIServer:
         None (default) keeps them in the embedded store only.
     etcd_compaction_interval_seconds : float
         ``--etcd-compaction-interval`` of ``storage``'s compactor (default 300).
+    runtime_config : str or dict of str to bool, optional
+        ``--runtime-config`` (:func:`~kubenotes.apiserver.resources.parse_runtime_config`):
+        ``admissionregistration.k8s.io/v1beta1=true`` with the ``MutatingAdmissionPolicy``
+        gate serves MutatingAdmissionPolicies and their bindings.
 
     Attributes
     ----------
@@ -397,7 +401,8 @@ class APIServer:
                  admission: Any = None, validator: Any = None,
                  history_capacity: int = DEFAULT_HISTORY_CAPACITY, epoch: _dt.datetime | str = DEFAULT_EPOCH,
                  feature_gates: Any = None, storage: Any = None,
-                 etcd_compaction_interval_seconds: float = DEFAULT_COMPACTION_INTERVAL_SECONDS):
+                 etcd_compaction_interval_seconds: float = DEFAULT_COMPACTION_INTERVAL_SECONDS,
+                 runtime_config: Any = None):
         self.env = env if env is not None else simpy.Environment()
         self.rng = random.Random(seed)
         #: ClusterIPs and node ports (a stream of its own, so Services do not shift uids and generated names).
@@ -416,6 +421,9 @@ class APIServer:
         self.token_generator = JWTTokenGenerator(key_type="EC")
         #: ``--feature-gates``: the fields of disabled gates are dropped on create and update.
         self.feature_gates = feature_gates_of(feature_gates)
+        #: ``--runtime-config`` and the off-by-default resources it serves with their gates (MutatingAdmissionPolicy).
+        self.runtime_config = parse_runtime_config(runtime_config)
+        self.gated_served = gated_served(self.feature_gates, self.runtime_config)
         #: The apiserver's connection to kubelets (``KubeletClientConfig``): an object with
         #: ``container_log_reader(node, namespace, pod, container, options)``; set by
         #: :class:`~kubenotes.sim.cluster.Cluster` to its stand-in kubelets. None: no node answers.
@@ -2110,6 +2118,8 @@ class Client:
             ri = self.server.crds.resource_for(resource)  # a custom resource a CRD serves
             if ri is None:
                 raise
+        if ri in GATED_RESOURCES and ri not in self.server.gated_served:  # an off-by-default API not enabled
+            raise new_bad_request(f'the server doesn\'t have a resource type "{resource}"')
         if self.server.request_costs is not None:  # client-side rate limit and latency (kubenotes.sim.costs)
             self.server.request_costs.before_request(self, verb, ri.resource)
         ns = (namespace or "") if ri.namespaced else ""

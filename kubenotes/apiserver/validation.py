@@ -56,7 +56,12 @@ What is checked (what learners typically get wrong):
   decoder's 400, :func:`bytes_decode_error`), PriorityClass (reserved
   ``system-`` names, value range, immutable value),
   ValidatingAdmissionPolicyBinding (``policyName``, ``paramRef``: name xor
-  selector, ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``);
+  selector, ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``; the
+  same for MutatingAdmissionPolicyBinding), MutatingAdmissionPolicy
+  (``matchConstraints`` required, at least one mutation, ``patchType``
+  ``ApplyConfiguration`` or ``JSONPatch`` with its expression, expressions
+  compiling with the model's CEL subset, ``failurePolicy``,
+  ``reinvocationPolicy``);
 * networking.k8s.io: NetworkPolicy (``ValidateNetworkPolicySpec``: pod and
   peer selectors, exactly one kind of peer beside an ``ipBlock``, ``cidr``
   and ``except`` as legacy CIDR fields with each ``except`` a strict subset,
@@ -1714,6 +1719,77 @@ def _validate_vap_binding(obj: Mapping[str, Any]) -> list[FieldErr]:
     return errs
 
 
+def _compile_errors(path: str, expr: str) -> list[FieldErr]:
+    from kubenotes.apiserver.admission.cel import CELError, compile_expression
+
+    try:
+        compile_expression(expr)
+    except CELError as e:
+        return [_invalid(path, expr, f"compilation failed: ERROR: <input>: {e}")]
+    return []
+
+
+def _validate_map(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``ValidateMutatingAdmissionPolicy`` (admissionregistration validation.go), its main cases.
+
+    ``spec.matchConstraints`` (and its ``resourceRules``) required,
+    ``failurePolicy`` and ``reinvocationPolicy`` values, at least one mutation,
+    each with a supported ``patchType`` and the matching expression (the other
+    one forbidden), and every expression compiling.
+
+    Returns
+    -------
+    list of FieldErr
+
+    Notes
+    -----
+    Expressions are compiled with the model's CEL subset, so a compile error's text is the
+    model's (``compilation failed: ERROR: <input>: Syntax error: ...``), not cel-go's.
+
+    Examples
+    --------
+    >>> [str(e) for e in _validate_map({"metadata": {"name": "p"}, "spec": {"mutations": [{"patchType": "Merge"}]}})]
+    ['spec.matchConstraints: Required value', 'spec.mutations[0].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"']
+    """
+    spec = obj.get("spec") or {}
+    errs: list[FieldErr] = []
+    if not spec.get("matchConstraints"):
+        errs.append(_required("spec.matchConstraints"))
+    elif not spec["matchConstraints"].get("resourceRules"):
+        errs.append(_required("spec.matchConstraints.resourceRules"))
+    fp = spec.get("failurePolicy")
+    if fp is not None and fp not in ("Fail", "Ignore"):
+        errs.append(_not_supported("spec.failurePolicy", fp, ("Fail", "Ignore")))
+    rp = spec.get("reinvocationPolicy")
+    if rp is not None and rp not in ("IfNeeded", "Never"):
+        errs.append(_not_supported("spec.reinvocationPolicy", rp, ("IfNeeded", "Never")))
+    mutations = spec.get("mutations") or []
+    if not mutations:
+        errs.append(_required("spec.mutations", "mutations must contain at least one item"))
+    for i, m in enumerate(mutations):
+        path = f"spec.mutations[{i}]"
+        pt = m.get("patchType")
+        if not pt:
+            errs.append(_required(f"{path}.patchType"))
+            continue
+        if pt not in ("ApplyConfiguration", "JSONPatch"):
+            errs.append(_not_supported(f"{path}.patchType", pt, ("ApplyConfiguration", "JSONPatch")))
+            continue
+        field, other = ("applyConfiguration", "jsonPatch") if pt == "ApplyConfiguration" else \
+            ("jsonPatch", "applyConfiguration")
+        if m.get(other) is not None:
+            errs.append(_forbidden(f"{path}.{other}", f"must not be specified when patchType is {pt}"))
+        expr = (m.get(field) or {}).get("expression")
+        if not expr:
+            errs.append(_required(f"{path}.{field}.expression"))
+            continue
+        errs += _compile_errors(f"{path}.{field}.expression", expr)
+    for key in ("matchConditions", "variables"):
+        for i, c in enumerate(spec.get(key) or ()):
+            errs += _compile_errors(f"spec.{key}[{i}].expression", c.get("expression", ""))
+    return errs
+
+
 # --- persistent volumes and claims (ValidatePersistentVolume*, ValidatePersistentVolumeClaim*) -----------------
 
 #: ``supportedAccessModes``, sorted as ``sets.List`` prints them.
@@ -2272,6 +2348,8 @@ _CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
     "Secret": _validate_data_keys,
     "PriorityClass": _validate_priority_class,
     "ValidatingAdmissionPolicyBinding": _validate_vap_binding,
+    "MutatingAdmissionPolicyBinding": _validate_vap_binding,  # the same validateParamRef upstream
+    "MutatingAdmissionPolicy": _validate_map,
     "PersistentVolume": _validate_pv,
     "PersistentVolumeClaim": _validate_pvc,
     "NetworkPolicy": _validate_network_policy,

@@ -134,6 +134,9 @@ class Cluster:
         each request's latency on the virtual clock
         (:class:`kubenotes.sim.costs.RequestCosts`); None (default): every
         request takes zero virtual time, as ``simulate --instant``.
+    runtime_config : str or dict of str to bool, optional
+        The API server's ``--runtime-config``: ``"admissionregistration.k8s.io/v1beta1=true"``
+        with ``feature_gates={"MutatingAdmissionPolicy": True}`` serves MutatingAdmissionPolicies.
 
     Returns
     -------
@@ -199,7 +202,7 @@ class Cluster:
                  authorization: bool = True, admission: bool = True, validation: bool = True,
                  history_capacity: int | None = None, epoch: Any = None, feature_gates: Any = None,
                  etcd: str | None = None, etcd_prefix: str = "", etcd_compaction_interval_seconds: float = 300.0,
-                 request_costs: Any = None):
+                 request_costs: Any = None, runtime_config: Any = None):
         from kubenotes.client import SharedInformerFactory
         from kubenotes.controllers import CONTROLLERS, load_controller
         from kubenotes.controllers.reconciler import ControllerContext
@@ -216,6 +219,8 @@ class Cluster:
 
             kw["storage"] = EtcdStorage(etcd, prefix=etcd_prefix)
             kw["etcd_compaction_interval_seconds"] = etcd_compaction_interval_seconds
+        if runtime_config is not None:
+            kw["runtime_config"] = runtime_config
         self.server = APIServer(self.env, seed=seed, feature_gates=feature_gates, **kw)
         self.server.kubelet_client = _KubeletConnections(self)
         # construction too runs on this cluster's epoch (timestamps parsed while loading and wiring)

@@ -106,8 +106,8 @@ def test_default_chain_runs_upstream_plugins_in_all_ordered_plugins_order():
     chain = default_admission_chain(3)
     assert chain.names() == ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
                              "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize",
-                             "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
-                             "ValidatingAdmissionWebhook", "ResourceQuota"]
+                             "DefaultIngressClass", "MutatingAdmissionPolicy", "MutatingAdmissionWebhook",
+                             "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota"]
     ops = {p.name: p.operations for p in chain.plugins}
     assert ops["NamespaceLifecycle"] == {"CREATE", "UPDATE", "DELETE"}
     assert ops["ResourceQuota"] == {"CREATE", "UPDATE"}

@@ -4,8 +4,8 @@
 runs, with the default-on plugins upstream's ``AllOrderedPlugins`` lists, in
 that order: ``NamespaceLifecycle``, ``LimitRanger``, ``ServiceAccount``,
 ``Priority``, ``DefaultTolerationSeconds``, ``DefaultStorageClass``, ``PersistentVolumeClaimResize``,
-``DefaultIngressClass``, ``MutatingAdmissionWebhook``, ``ValidatingAdmissionPolicy``, ``ValidatingAdmissionWebhook``,
-``ResourceQuota``. The API server runs every plugin's mutating phase, then (after the registry strategy and
+``DefaultIngressClass``, ``MutatingAdmissionPolicy``, ``MutatingAdmissionWebhook``, ``ValidatingAdmissionPolicy``,
+``ValidatingAdmissionWebhook``, ``ResourceQuota``. The API server runs every plugin's mutating phase, then (after the registry strategy and
 object validation) every plugin's validating phase.
 
 Notes
@@ -13,10 +13,13 @@ Notes
 Default-on plugins that are not modelled: ``TaintNodesByCondition``,
 ``PodSecurity``, ``RuntimeClass``,
 ``StorageObjectInUseProtection`` (the protection controllers add the finalizers),
-the certificate plugins and ``MutatingAdmissionPolicy``
-(beta, off by default in v1.34). The webhook plugins (:mod:`.webhook`) call
-real webhooks over HTTP(S); ``ValidatingAdmissionPolicy``
-(:mod:`.validatingadmissionpolicy`) evaluates a subset of CEL (:mod:`.cel`);
+and the certificate plugins. ``MutatingAdmissionPolicy``
+(:mod:`.mutatingadmissionpolicy`) is in the chain, as upstream's default-on
+list has it, and acts only when its API is served (feature gate
+``MutatingAdmissionPolicy``, beta and off by default in v1.34, and
+``--runtime-config admissionregistration.k8s.io/v1beta1=true``). The webhook
+plugins (:mod:`.webhook`) call real webhooks over HTTP(S); the policy plugins
+(:mod:`.validatingadmissionpolicy`) evaluate a subset of CEL (:mod:`.cel`);
 with nothing configured they do nothing and request traces leave them out,
 as they leave out ``DefaultIngressClass`` while no IngressClass exists.
 
@@ -34,6 +37,7 @@ from kubenotes.apiserver.admission.defaulttolerationseconds import DefaultTolera
 from kubenotes.apiserver.admission.interfaces import (
     CONNECT, CREATE, DELETE, UPDATE, AdmissionChain, Plugin, forbidden, resource_name)
 from kubenotes.apiserver.admission.limitranger import LimitRanger
+from kubenotes.apiserver.admission.mutatingadmissionpolicy import MutatingAdmissionPolicy
 from kubenotes.apiserver.admission.namespacelifecycle import NamespaceLifecycle
 from kubenotes.apiserver.admission.persistentvolumeclaimresize import PersistentVolumeClaimResize
 from kubenotes.apiserver.admission.priority import Priority
@@ -47,15 +51,15 @@ __all__ = [
     "Plugin", "AdmissionChain", "forbidden", "resource_name",
     "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
     "PersistentVolumeClaimResize", "DefaultIngressClass", "ResourceQuota", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionWebhook",
+    "ValidatingAdmissionWebhook", "MutatingAdmissionPolicy",
     "DEFAULT_PLUGIN_ORDER", "default_admission_chain",
 ]
 
 #: The default-on plugins the model runs, in ``AllOrderedPlugins`` order.
 DEFAULT_PLUGIN_ORDER = ("NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
                         "DefaultTolerationSeconds", "DefaultStorageClass", "PersistentVolumeClaimResize",
-                        "DefaultIngressClass", "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",
-                        "ResourceQuota")
+                        "DefaultIngressClass", "MutatingAdmissionPolicy", "MutatingAdmissionWebhook",
+                        "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota")
 
 
 def default_admission_chain(seed: int = 0) -> AdmissionChain:
@@ -75,11 +79,13 @@ def default_admission_chain(seed: int = 0) -> AdmissionChain:
     >>> names = default_admission_chain().names()
     >>> names[:5]
     ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultTolerationSeconds']
-    >>> names[5:]
-    ['DefaultStorageClass', 'PersistentVolumeClaimResize', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']
+    >>> names[5:8]
+    ['DefaultStorageClass', 'PersistentVolumeClaimResize', 'DefaultIngressClass']
+    >>> names[8:]
+    ['MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']
     """
     return AdmissionChain([NamespaceLifecycle(), LimitRanger(), ServiceAccount(seed), Priority(),
                            DefaultTolerationSeconds(), DefaultStorageClass(), PersistentVolumeClaimResize(),
-                           DefaultIngressClass(),
+                           DefaultIngressClass(), MutatingAdmissionPolicy(),
                            MutatingAdmissionWebhook(seed), ValidatingAdmissionPolicy(),
                            ValidatingAdmissionWebhook(seed), ResourceQuota()])

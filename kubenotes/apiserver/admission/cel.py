@@ -1,4 +1,4 @@
-"""A subset of CEL (the Common Expression Language) for ValidatingAdmissionPolicy expressions.
+"""A subset of CEL (the Common Expression Language) for admission policy expressions.
 
 No maintained CEL library is installed in the project's environment, so the
 model evaluates the subset admission policies use most, over JSON values:
@@ -11,6 +11,9 @@ model evaluates the subset admission policies use most, over JSON values:
 * ``!``, unary ``-``, ``* / %``, ``+ -`` (numbers, strings, lists),
   ``< <= > >=``, ``== !=``, ``in``, ``&&``, ``||`` (with CEL's error-absorbing
   logic: ``false && error`` is false), and ``c ? a : b``;
+* message constructions for MutatingAdmissionPolicy: ``Object{spec: Object.spec{...}}``
+  (:class:`ObjectVal`), ``JSONPatch{op: ..., path: ..., value: ...}`` and
+  ``jsonpatch.escapeKey(k)``; trailing commas in lists, maps and constructions;
 * ``has(a.b)``, ``size(x)``/``x.size()``, ``int()``, ``string()``, ``type``-free
   ``x.startsWith()``, ``endsWith()``, ``contains()``, ``matches()``,
   ``lowerAscii()``, ``upperAscii()``, and the macros ``all``, ``exists``,
@@ -34,11 +37,74 @@ from typing import Any
 
 from kubenotes.errors import KubenotesError
 
-__all__ = ["CELError", "compile_expression", "evaluate"]
+__all__ = ["CELError", "ObjectVal", "JSONPATCH_FIELDS", "compile_expression", "evaluate", "plain", "type_name_errors"]
 
 
 class CELError(KubenotesError):
     """A compile error (bad syntax, unsupported construct) or an evaluation error (``no such key: x``)."""
+
+
+#: The fields of MutatingAdmissionPolicy's ``JSONPatch`` type.
+JSONPATCH_FIELDS = ("op", "path", "from", "value")
+
+
+class ObjectVal(dict):
+    """A value built by a message construction, ``Object.spec{replicas: 1}`` or ``JSONPatch{op: "add"}``.
+
+    A dict of the fields set, remembering its type name (``Object.spec``).
+
+    Attributes
+    ----------
+    type_name : str
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/cel/mutation/dynamic/objects.go (ObjectVal)
+    """
+
+    def __init__(self, type_name: str, fields: dict):
+        super().__init__(fields)
+        self.type_name = type_name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ObjectVal) and other.type_name == self.type_name and dict.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def type_name_errors(value: Any, path: tuple[str, ...] = ("Object",)) -> list[str]:
+    """``CheckTypeNamesMatchFieldPathNames``: every nested ``Object...`` value named by its field path.
+
+    Examples
+    --------
+    >>> type_name_errors(evaluate("Object{spec: Object.specx{replicas: 1}}", {}))
+    ['unexpected type name "Object.specx", expected "Object.spec", which matches field name path from root Object type']
+    """
+    errs: list[str] = []
+    if isinstance(value, ObjectVal):
+        if value.type_name != "JSONPatch":
+            want = ".".join(path)
+            if value.type_name != want:
+                errs.append(f'unexpected type name "{value.type_name}", expected "{want}", '
+                            "which matches field name path from root Object type")
+        for k, v in value.items():
+            errs += type_name_errors(v, path + (k,))
+    elif isinstance(value, list):
+        for v in value:
+            errs += type_name_errors(v, path)
+    elif isinstance(value, dict):
+        for v in value.values():
+            errs += type_name_errors(v, path)
+    return errs
+
+
+def plain(value: Any) -> Any:
+    """A CEL result as plain JSON values (message constructions become dicts)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
 
 
 _TOKEN = re.compile(r"""
@@ -162,6 +228,9 @@ class _Parser:
         if t[0] == "lit":
             return ("lit", t[1])
         if t[0] == "id":
+            name = self.type_name(t[1])
+            if name is not None:
+                return ("msg", name, self.field_inits(name))
             if self.peek()[1] == "(":
                 args = self.args()
                 if t[1] == "has":
@@ -176,26 +245,57 @@ class _Parser:
             return e
         if t[1] == "[":
             items = []
-            if self.peek()[1] != "]":
+            while self.peek()[1] != "]":
                 items.append(self.expr())
-                while self.peek()[1] == ",":
-                    self.take(",")
-                    items.append(self.expr())
+                if self.peek()[1] != ",":
+                    break
+                self.take(",")  # a trailing comma is allowed
             self.take("]")
             return ("list", items)
         if t[1] == "{":
             pairs = []
-            if self.peek()[1] != "}":
-                while True:
-                    k = self.expr()
-                    self.take(":")
-                    pairs.append((k, self.expr()))
-                    if self.peek()[1] != ",":
-                        break
-                    self.take(",")
+            while self.peek()[1] != "}":
+                k = self.expr()
+                self.take(":")
+                pairs.append((k, self.expr()))
+                if self.peek()[1] != ",":
+                    break
+                self.take(",")
             self.take("}")
             return ("map", pairs)
         raise CELError(f"Syntax error: unexpected '{t[1]}' at column {t[2] + 1}")
+
+    def type_name(self, first: str) -> str | None:
+        """A message construction ``Name{`` or ``Name.a.b{`` ahead: consume the dotted name and return it."""
+        j, parts = self.i, [first]
+        while self.toks[j][1] == "." and self.toks[j + 1][0] == "id":
+            parts.append(self.toks[j + 1][1])
+            j += 2
+        if self.toks[j][1] != "{" or self.toks[j][0] != "op":
+            return None
+        name = ".".join(parts)
+        if name != "JSONPatch" and parts[0] != "Object":
+            raise CELError(f"undeclared reference to '{name}'")
+        self.i = j
+        return name
+
+    def field_inits(self, name: str) -> list[tuple[str, tuple]]:
+        """``{field: expr, ...}`` of a message construction (a trailing comma allowed)."""
+        self.take("{")
+        fields: list[tuple[str, tuple]] = []
+        while self.peek()[1] != "}":
+            f = self.take()
+            if f[0] != "id":
+                raise CELError(f"Syntax error: expected a field name at column {f[2] + 1}")
+            if name == "JSONPatch" and f[1] not in JSONPATCH_FIELDS:
+                raise CELError(f"undefined field '{f[1]}'")
+            self.take(":")
+            fields.append((f[1], self.expr()))
+            if self.peek()[1] != ",":
+                break
+            self.take(",")
+        self.take("}")
+        return fields
 
     def postfix(self, e: tuple) -> tuple:
         while True:
@@ -279,6 +379,8 @@ def _eval(n: tuple, env: dict) -> Any:
         return [_eval(x, env) for x in n[1]]
     if k == "map":
         return {_eval(a, env): _eval(b, env) for a, b in n[1]}
+    if k == "msg":
+        return ObjectVal(n[1], {f: _eval(e, env) for f, e in n[2]})
     if k == "cond":
         c = _eval(n[1], env)
         if not isinstance(c, bool):
@@ -295,6 +397,11 @@ def _eval(n: tuple, env: dict) -> Any:
         return -v
     if k == "bin":
         return _binary(n[1], n[2], n[3], env)
+    if k == "call" and n[2] == ("var", "jsonpatch") and "jsonpatch" not in env:
+        args = [_eval(a, env) for a in n[3]]
+        if n[1] != "escapeKey" or len(args) != 1 or not isinstance(args[0], str):
+            raise CELError(f"found no matching overload for 'jsonpatch.{n[1]}'")
+        return args[0].replace("~", "~0").replace("/", "~1")
     if k == "call":
         return _call(n[1], None if n[2] is None else _eval(n[2], env), [_eval(a, env) for a in n[3]])
     if k == "macro":

@@ -38,10 +38,11 @@ from typing import Any
 
 from kubenotes.apiserver.admission.cel import CELError, evaluate
 from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin, forbidden
-from kubenotes.apiserver.admission.webhook import _Webhooks, matches_rule
+from kubenotes.apiserver.admission.webhook import _labels, _selector_matches, _Webhooks, matches_rule
 from kubenotes.apiserver.request import Attributes
+from kubenotes.errors import KubenotesError
 
-__all__ = ["ValidatingAdmissionPolicy", "REASON_CODES"]
+__all__ = ["ValidatingAdmissionPolicy", "REASON_CODES", "ParamError", "collect_params", "lazy_variables"]
 
 #: ``reasonToCode``: the HTTP code of a denial's ``reason``.
 REASON_CODES = {"Forbidden": 403, "Unauthorized": 401, "RequestEntityTooLarge": 413, "Invalid": 422}
@@ -64,6 +65,112 @@ def _matches(constraints: dict | None, attrs: Attributes, obj: dict | None, old:
     sel = {"namespaceSelector": constraints.get("namespaceSelector"),
            "objectSelector": constraints.get("objectSelector")}
     return _Webhooks._selectors_match(sel, attrs, obj, old, reader)
+
+
+class ParamError(KubenotesError):
+    """A binding's params cannot be collected (upstream's ``collectParams`` errors); the policy's failurePolicy applies."""
+
+
+def collect_params(param_kind: dict | None, param_ref: dict | None, namespace: str, reader: Any) -> list[Any]:
+    """``CollectParams``: the param objects a binding evaluates its policy with, one invocation each.
+
+    Parameters
+    ----------
+    param_kind : dict or None
+        The policy's ``paramKind`` (``apiVersion``, ``kind``).
+    param_ref : dict or None
+        The binding's ``paramRef`` (``name`` or ``selector``, ``namespace``, ``parameterNotFoundAction``).
+    namespace : str
+        The request's namespace (the params' namespace when ``paramRef.namespace`` is empty).
+    reader : object with ``get`` and ``list``
+        The API server's store reader.
+
+    Returns
+    -------
+    list
+        ``[None]`` without a ``paramKind`` or ``paramRef``; else the objects found (maybe none).
+
+    Raises
+    ------
+    ParamError
+        Upstream's texts: ``paramKind kind `...` not known``, ``cannot use namespaced paramRef in policy
+        binding that matches cluster-scoped resources``, ``no params found for policy binding with `Deny`
+        parameterNotFoundAction``.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go (CollectParams)
+
+    Examples
+    --------
+    >>> collect_params(None, {"name": "x"}, "default", None)
+    [None]
+    """
+    from kubenotes.apiserver.resources import resource_for_kind
+
+    if not param_kind or not param_ref:
+        return [None]
+    api_version, kind = param_kind.get("apiVersion", ""), param_kind.get("kind", "")
+    gv = api_version.split("/")
+    described = f"{'/'.join(gv[:-1]) + ', ' if len(gv) > 1 else ', '}Version={gv[-1]}, Kind={kind}"
+    try:
+        ri = resource_for_kind(kind, api_version)
+    except Exception:  # noqa: BLE001 - an unknown kind
+        ri = getattr(getattr(reader, "crds", None), "for_kind", lambda *_: None)(api_version, kind)
+    if ri is None:
+        raise ParamError(f"paramKind kind `{described}` not known")
+    ns = None
+    if ri.namespaced:
+        ns = param_ref.get("namespace") or namespace
+        if not ns:
+            raise ParamError("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources")
+    elif param_ref.get("namespace"):
+        raise ParamError("paramRef.namespace must not be provided for a cluster-scoped `paramKind`")
+    if param_ref.get("name"):
+        try:
+            found = reader.get(ri.resource if not ri.group else f"{ri.resource}.{ri.group}", ns, param_ref["name"])
+        except Exception:  # noqa: BLE001 - not found
+            found = None
+        params = [found] if found is not None else []
+    else:
+        sel = param_ref.get("selector") or {}
+        res = ri.resource if not ri.group else f"{ri.resource}.{ri.group}"
+        params = [o for o in reader.list(res, ns) if _selector_matches(sel, _labels(o))]
+    if not params and param_ref.get("parameterNotFoundAction") == "Deny":
+        raise ParamError("no params found for policy binding with `Deny` parameterNotFoundAction")
+    return params
+
+
+class _LazyVariables(dict):
+    """``variables``: each evaluated when first read (an unused variable's error does not count), as upstream."""
+
+    def __init__(self, variables: list[dict], env: dict):
+        super().__init__()
+        self._exprs = {v.get("name", ""): v.get("expression", "") for v in variables}
+        self._env = env
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._exprs
+
+    def __missing__(self, key: str) -> Any:
+        if key not in self._exprs:
+            raise KeyError(key)
+        value = self[key] = evaluate(self._exprs[key], self._env)
+        return value
+
+
+def lazy_variables(variables: Any, env: dict) -> dict:
+    """The ``variables`` map of a CEL environment: a policy's ``spec.variables``, evaluated lazily.
+
+    Examples
+    --------
+    >>> env = {"object": {"a": 1}}
+    >>> env["variables"] = lazy_variables([{"name": "x", "expression": "object.a + 1"},
+    ...                                    {"name": "broken", "expression": "object.missing"}], env)
+    >>> evaluate("variables.x * 10", env)
+    20
+    """
+    return _LazyVariables(list(variables or ()), env)
 
 
 def _request(attrs: Attributes, obj: dict | None, old: dict | None) -> dict:
@@ -141,29 +248,26 @@ class ValidatingAdmissionPolicy(Plugin):
         spec, bspec = pol.get("spec") or {}, binding.get("spec") or {}
         pname, bname = pol["metadata"]["name"], binding["metadata"]["name"]
         ns = reader.get("namespaces", None, attrs.namespace) if attrs.namespace else None
-        env: dict[str, Any] = {"object": obj, "oldObject": old, "request": _request(attrs, obj, old),
-                               "namespaceObject": ns, "params": None, "variables": {}}
         actions = bspec.get("validationActions") or ["Deny"]
         fail = (spec.get("failurePolicy") or "Fail") == "Fail"
-        if spec.get("paramKind"):
-            ref = bspec.get("paramRef") or {}
-            kind = spec["paramKind"]
-            res = kind.get("kind", "").lower() + "s"
-            try:
-                env["params"] = reader.get(res, ref.get("namespace") or attrs.namespace or None, ref.get("name", ""))
-            except Exception:  # noqa: BLE001 - an unknown param kind is a missing param
-                env["params"] = None
-            if env["params"] is None and (ref.get("parameterNotFoundAction") or "Deny") == "Deny":
-                self._deny(attrs, obj, pname, bname, "failed to configure binding: no params found for policy "
-                                                     "binding with `Deny` parameterNotFoundAction", "Invalid",
-                           actions)
-                return
+        try:
+            params = collect_params(spec.get("paramKind"), bspec.get("paramRef"), attrs.namespace, reader)
+        except ParamError as e:
+            if fail:
+                self._deny(attrs, obj, pname, bname, f"failed to configure binding: {e}", "Invalid", actions)
+            return
+        for param in params:  # one evaluation per param object (paramRef.selector may select several)
+            env: dict[str, Any] = {"object": obj, "oldObject": old, "request": _request(attrs, obj, old),
+                                   "namespaceObject": ns, "params": param}
+            env["variables"] = lazy_variables(spec.get("variables") or (), env)
+            self._validations(spec, env, attrs, obj, pname, bname, actions, fail)
+
+    def _validations(self, spec: dict, env: dict, attrs: Attributes, obj: dict | None, pname: str, bname: str,
+                     actions: list[str], fail: bool) -> None:
         try:
             for cond in spec.get("matchConditions") or ():
                 if evaluate(cond.get("expression", ""), env) is not True:
                     return
-            for var in spec.get("variables") or ():
-                env["variables"][var.get("name", "")] = evaluate(var.get("expression", ""), env)
         except CELError as e:
             if fail:
                 self._deny(attrs, obj, pname, bname, f"{e}", "Invalid", actions)

@@ -1,0 +1,336 @@
+"""The MutatingAdmissionPolicy admission plugin: CEL mutations bound to resources (beta in v1.34, off by default).
+
+kube-apiserver v1.34 serves admissionregistration.k8s.io/v1beta1
+MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding only with the
+``MutatingAdmissionPolicy`` feature gate on (beta, default off) and the group
+version enabled with ``--runtime-config admissionregistration.k8s.io/v1beta1=true``;
+the model does the same (the objects are validated by
+:func:`kubenotes.apiserver.validation.validate_create`; ``APIServer(feature_gates=..., runtime_config=...)``,
+``Cluster(..., runtime_config=...)``, see
+:func:`kubenotes.apiserver.resources.gated_served`). The plugin runs first of the
+mutating policies and webhooks (``AllOrderedPlugins``: ``MutatingAdmissionPolicy``,
+``MutatingAdmissionWebhook``, ``ValidatingAdmissionPolicy``, ``ValidatingAdmissionWebhook``).
+
+For each policy (by name) and each of its bindings (by name) the plugin
+matches the request against the policy's ``matchConstraints`` and the
+binding's ``matchResources`` (resource rules, excluded rules, namespace and
+object selectors, ``matchPolicy``), resolves the binding's ``paramRef``
+(``name`` or ``selector``: one invocation per param object), evaluates the
+``matchConditions`` (all must hold), then each of the policy's ``mutations``
+in order, with ``object``, ``oldObject``, ``request``, ``params``,
+``namespaceObject`` and ``variables`` (evaluated when first used):
+
+* ``patchType: ApplyConfiguration``: ``expression`` builds an ``Object{...}``
+  (nested ``Object.spec{...}`` values named by their field path), merged into
+  the object with server-side apply's merge (associative lists by their keys,
+  sets, granular maps; :mod:`kubenotes.apiserver.apply`); setting an atomic
+  list or struct is refused (``may not mutate atomic arrays, maps or structs``);
+* ``patchType: JSONPatch``: ``expression`` returns a list of
+  ``JSONPatch{op, path, from, value}`` applied in order (a failed ``test`` op
+  leaves the object unchanged; :func:`kubenotes.apiserver.patch.json_patch`).
+
+After each mutation the object is defaulted again. An error (evaluation,
+merge, patch, a missing param under ``parameterNotFoundAction: Deny``)
+follows the policy's ``failurePolicy`` (default ``Fail``): every error of a
+``Fail`` policy refuses the request with 403 ``policy '<p>' with binding '<b>'
+denied request: <error>`` (reason ``Invalid`` for evaluation errors), as
+upstream's generic policy dispatcher does. A policy with
+``reinvocationPolicy: IfNeeded`` runs once more when a later policy changed
+the object after it ran.
+
+Notes
+-----
+Simplified: the CEL is :mod:`kubenotes.apiserver.admission.cel`'s subset (no
+type checking, so a field the schema does not declare is not refused; no cost
+limits; no ``authorizer``); reinvocation happens inside the plugin (a
+mutating webhook that changes the object after the policies ran does not make
+an ``IfNeeded`` policy run again, as upstream's chain reinvocation would);
+atomic structs are the ones of :data:`ATOMIC_STRUCTS`; policies are taken in
+name order. ``admissionregistration.k8s.io/v1alpha1`` is not served.
+
+References
+----------
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/dispatcher.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch/smd.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch/json_patch.go
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go
+https://kubernetes.io/docs/reference/access-authn-authz/mutating-admission-policy/
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubenotes.apiserver.admission.cel import CELError, ObjectVal, evaluate, plain, type_name_errors
+from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin, forbidden
+from kubenotes.apiserver.admission.validatingadmissionpolicy import (
+    ParamError, _matches, _request, collect_params, lazy_variables)
+from kubenotes.apiserver.request import Attributes
+from kubenotes.apiserver.store import deep_copy
+from kubenotes.errors import KubenotesError
+
+__all__ = ["MutatingAdmissionPolicy", "ATOMIC_STRUCTS", "apply_configuration_patch"]
+
+_POLICIES = "mutatingadmissionpolicies.admissionregistration.k8s.io"
+_BINDINGS = "mutatingadmissionpolicybindings.admissionregistration.k8s.io"
+
+#: Definitions marked ``x-kubernetes-map-type: atomic`` in the built-in schemas that an apply configuration
+#: may not set (upstream finds them in the OpenAPI schema).
+ATOMIC_STRUCTS = frozenset({
+    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+    "io.k8s.api.core.v1.NodeSelector",
+    "io.k8s.api.core.v1.NodeSelectorTerm",
+    "io.k8s.api.core.v1.TopologySelectorTerm",
+})
+
+
+class _PolicyError(KubenotesError):
+    """One policy error: its message and status reason (``Invalid`` for evaluation errors)."""
+
+    def __init__(self, message: str, reason: str = ""):
+        super().__init__(message)
+        self.reason = reason
+
+
+def _atomics(value: Any, definition: str | None, path: str) -> list[str]:
+    """``findAtomics``: field paths of atomic lists and structs an apply configuration sets."""
+    from kubenotes.apiserver.patch_meta import DEFINITIONS
+
+    out: list[str] = []
+    if definition in ATOMIC_STRUCTS and isinstance(value, dict):
+        out.append(path)
+    fields = DEFINITIONS.get(definition or "", {})
+    if isinstance(value, dict):
+        for k, v in value.items():
+            f = fields.get(k)
+            if f is None:
+                continue
+            sub = f"{path}.{k}"
+            if isinstance(v, list):
+                if f.list_type in (None, "atomic"):
+                    out.append(sub)
+                for i, item in enumerate(v):
+                    out += _atomics(item, f.definition, f"{sub}[{i}]") if f.definition else []
+            elif isinstance(v, dict):
+                out += _atomics(v, f.definition, sub)
+    return out
+
+
+def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: str) -> dict:
+    """Merge an ``ApplyConfiguration`` mutation's result into ``obj`` (``ApplyStructuredMergeDiff``).
+
+    Parameters
+    ----------
+    obj : dict
+        The object being admitted (not changed).
+    config : ObjectVal
+        What the expression returned: an ``Object{...}``.
+    api_version, kind : str
+        The object's, for its list types (:func:`kubenotes.apiserver.patch_meta.list_info_for`).
+
+    Returns
+    -------
+    dict
+        The merged object.
+
+    Raises
+    ------
+    CELError
+        Upstream's texts: ``unsupported return type from ApplyConfiguration expression``, ``type mismatch:
+        unexpected type name ...``, ``error applying patch: invalid ApplyConfiguration: may not mutate
+        atomic arrays, maps or structs: .spec.selector``.
+
+    Examples
+    --------
+    >>> d = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+    ...      "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "a", "image": "x"}]}}}}
+    >>> cfg = evaluate("Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{"
+    ...                "containers: [Object.spec.template.spec.containers{name: 'b', image: 'y'}]}}}}", {})
+    >>> [c["name"] for c in apply_configuration_patch(d, cfg, "apps/v1", "Deployment")["spec"]["template"]["spec"]["containers"]]
+    ['a', 'b']
+    >>> apply_configuration_patch(d, evaluate("Object{spec: Object.spec{selector: Object.spec.selector{}}}", {}),
+    ...                           "apps/v1", "Deployment")
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.admission.cel.CELError: error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.selector
+    """
+    from kubenotes.apiserver.apply import _merge
+    from kubenotes.apiserver.patch_meta import definition_for, list_info_for
+
+    if not isinstance(config, ObjectVal) or config.type_name != "Object":
+        type_name = config.type_name if isinstance(config, ObjectVal) else type(config).__name__
+        raise CELError(f"unsupported return type from ApplyConfiguration expression: {type_name}")
+    errs = type_name_errors(config)
+    if errs:
+        raise CELError("type mismatch: " + "; ".join(errs))
+    patch = plain(config)
+    atomics = _atomics(patch, definition_for(api_version, kind), "")
+    if atomics:
+        raise CELError("error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or "
+                       f"structs: {', '.join(atomics)}")
+    return _merge(obj, patch, (), lambda fpath: list_info_for(api_version, kind, fpath))
+
+
+def _json_patch(obj: dict, ops: Any) -> dict:
+    """A ``JSONPatch`` mutation: the expression's list of ``JSONPatch{...}`` applied in order."""
+    from kubenotes.apiserver.patch import JSONPatchError, json_patch
+
+    if not isinstance(ops, list):
+        raise CELError("type mismatch: JSONPatchType.expression should evaluate to array")
+    patch = []
+    for op in ops:
+        if not isinstance(op, ObjectVal) or op.type_name != "JSONPatch":
+            raise CELError("type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch")
+        if "value" in op:
+            errs = type_name_errors(op["value"], _object_path(op["value"], op.get("path", "")))
+            if errs:
+                raise CELError("type mismatch: " + "; ".join(errs))
+        entry = {"op": op.get("op", ""), "path": op.get("path", "")}
+        if op.get("from"):
+            entry["from"] = op["from"]
+        if "value" in op:
+            entry["value"] = plain(op["value"])
+        patch.append(entry)
+    try:
+        return json_patch(obj, patch)
+    except JSONPatchError as e:
+        if str(e).startswith("testing value"):  # a failed test: the patch is not applied
+            return obj
+        raise CELError(f"JSONPath: {e}") from None
+
+
+def _object_path(value: Any, path: str) -> tuple[str, ...]:
+    """The type-name path a JSONPatch value must carry: ``Object`` plus the path's field names (no indices)."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
+    return ("Object", *[p for p in parts if not p.isdigit() and p != "-"])
+
+
+def _bindings(reader: Any) -> list[dict]:
+    """The bindings, when the server serves the API (``InspectFeatureGates``: inactive with the gate off)."""
+    if not getattr(reader, "gated_served", None):
+        return []
+    return reader.list(_BINDINGS)
+
+
+class MutatingAdmissionPolicy(Plugin):
+    """Evaluates the bound MutatingAdmissionPolicies in the mutating phase.
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.server import APIServer
+    >>> from kubenotes.apiserver.admission import AdmissionChain
+    >>> api = APIServer(admission=AdmissionChain([MutatingAdmissionPolicy()]),
+    ...                 feature_gates="MutatingAdmissionPolicy=true",
+    ...                 runtime_config="admissionregistration.k8s.io/v1beta1=true")
+    >>> c = api.client()
+    >>> _ = c.create("mutatingadmissionpolicies", {"metadata": {"name": "add-team"}, "spec": {
+    ...     "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+    ...                          "operations": ["CREATE"], "resources": ["configmaps"]}]},
+    ...     "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+    ...         "expression": "Object{metadata: Object.metadata{labels: {'team': 'blue'}}}"}}]}})
+    >>> _ = c.create("mutatingadmissionpolicybindings", {"metadata": {"name": "add-team"},
+    ...     "spec": {"policyName": "add-team"}})
+    >>> c.create("configmaps", {"metadata": {"name": "c"}}, "default")["metadata"]["labels"]
+    {'team': 'blue'}
+    """
+
+    name = "MutatingAdmissionPolicy"
+    operations = frozenset({CREATE, UPDATE, DELETE, CONNECT})
+
+    def idle(self, reader: Any) -> bool:
+        """The API is not served (gate or runtime-config off) or no binding exists: nothing to evaluate."""
+        return not _bindings(reader)
+
+    def admit(self, attrs: Attributes, obj: dict | None, old: dict | None, reader: Any) -> None:
+        bindings = _bindings(reader)
+        if not bindings:
+            return
+        errors: list[tuple[dict, dict | None, _PolicyError]] = []
+        invocations: list[tuple[dict, dict, Any]] = []
+        by_policy: dict[str, list[dict]] = {}
+        for b in sorted(bindings, key=lambda x: x["metadata"]["name"]):
+            by_policy.setdefault((b.get("spec") or {}).get("policyName", ""), []).append(b)
+        for pol in sorted(reader.list(_POLICIES), key=lambda x: x["metadata"]["name"]):
+            spec = pol.get("spec") or {}
+            if pol["metadata"]["name"] not in by_policy:
+                continue
+            if not _matches(spec.get("matchConstraints"), attrs, obj, old, reader):
+                continue
+            for b in by_policy[pol["metadata"]["name"]]:
+                bspec = b.get("spec") or {}
+                if bspec.get("matchResources") and not _matches(bspec["matchResources"], attrs, obj, old, reader):
+                    continue
+                try:
+                    params = collect_params(spec.get("paramKind"), bspec.get("paramRef"), attrs.namespace, reader)
+                except ParamError as e:
+                    errors.append((pol, b, _PolicyError(f"failed to configure binding: {e}")))
+                    continue
+                invocations += [(pol, b, p) for p in params]
+        if invocations and obj is not None:
+            errors += self._dispatch(invocations, attrs, obj, old, reader)
+        failing = [e for e in errors if ((e[0].get("spec") or {}).get("failurePolicy") or "Fail") != "Ignore"]
+        if failing:
+            err = forbidden(attrs, obj, "admission request denied by policy")
+            causes = []
+            for pol, b, pe in failing:
+                text = f"policy '{pol['metadata']['name']}' with binding '{b['metadata']['name']}' denied request: {pe}"
+                causes.append({"message": text})
+            err.status["message"] = causes[0]["message"]
+            if failing[0][2].reason:
+                err.status["reason"] = failing[0][2].reason
+            err.status.setdefault("details", {})["causes"] = causes
+            err.args = (causes[0]["message"],)
+            raise err
+
+    def _dispatch(self, invocations: list[tuple[dict, dict, Any]], attrs: Attributes, obj: dict, old: dict | None,
+                  reader: Any) -> list[tuple[dict, dict | None, _PolicyError]]:
+        """``dispatchInvocations``: each invocation's mutations in order, then the ``IfNeeded`` reinvocations."""
+        ns = None
+        if attrs.namespace and not (attrs.resource.group == "" and attrs.resource.resource == "namespaces"):
+            ns = reader.get("namespaces", None, attrs.namespace)
+        errors: list[tuple[dict, dict | None, _PolicyError]] = []
+        invoked: list[int] = []  # IfNeeded invocations already run, in order
+        reinvoke: set[int] = set()
+        for i, inv in enumerate(invocations):
+            before = deep_copy(obj)
+            self._invoke(inv, attrs, obj, old, ns, reader, errors)
+            if obj != before:
+                reinvoke.update(invoked)
+            if (inv[0].get("spec") or {}).get("reinvocationPolicy") == "IfNeeded":
+                invoked.append(i)
+        for i in sorted(reinvoke):  # reinvoked once: a later policy changed the object after it ran
+            self._invoke(invocations[i], attrs, obj, old, ns, reader, errors)
+        return errors
+
+    def _invoke(self, inv: tuple[dict, dict, Any], attrs: Attributes, obj: dict, old: dict | None, ns: dict | None,
+                reader: Any, errors: list) -> None:
+        pol, binding, param = inv
+        spec = pol.get("spec") or {}
+        env: dict[str, Any] = {"object": obj, "oldObject": old, "request": _request(attrs, obj, old),
+                               "namespaceObject": ns, "params": param}
+        env["variables"] = lazy_variables(spec.get("variables") or (), env)
+        try:
+            for cond in spec.get("matchConditions") or ():
+                if evaluate(cond.get("expression", ""), env) is not True:
+                    return
+        except CELError as e:
+            errors.append((pol, binding, _PolicyError(str(e), "Invalid")))
+            return
+        ri = attrs.resource
+        for m in spec.get("mutations") or ():
+            try:
+                if m.get("patchType") == "JSONPatch":
+                    new = _json_patch(obj, evaluate((m.get("jsonPatch") or {}).get("expression", ""), env))
+                else:
+                    cfg = evaluate((m.get("applyConfiguration") or {}).get("expression", ""), env)
+                    new = apply_configuration_patch(obj, cfg, obj.get("apiVersion") or ri.api_version,
+                                                    obj.get("kind") or ri.kind)
+            except CELError as e:
+                errors.append((pol, binding, _PolicyError(str(e), "Invalid")))
+                continue
+            default = getattr(reader, "_default", None)  # the defaulter runs on every mutation's result
+            if default is not None and isinstance(new, dict):
+                new = default(ri, new)
+            obj.clear()
+            obj.update(new)
+            env["object"] = obj
