@@ -174,6 +174,17 @@ def version_info(git_version: str = GIT_VERSION) -> dict:
             "platform": "linux/amd64"}
 
 
+def _gated(server: Any, group: str, version: str, resource: str) -> ResourceInfo | None:
+    """An off-by-default resource (MutatingAdmissionPolicy) the server serves (gate and --runtime-config on)."""
+    return next((r for r in server.gated_served if (r.group, r.version, r.resource) == (group, version, resource)),
+                None)
+
+
+def _extra(server: Any) -> list:
+    """What discovery lists beside the built-in resources: enabled off-by-default APIs, then the CRDs'."""
+    return [*sorted(server.gated_served, key=lambda r: r.resource), *server.crds.served()]
+
+
 def _groups(custom: Any = ()) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for r in (*SERVED_RESOURCES, *custom):
@@ -741,25 +752,25 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         accept = request.headers.get("accept", "")
         aggregated = "as=APIGroupDiscoveryList" in accept
         if aggregated and len(parts) == 1:
-            body = discovery_docs.aggregated_discovery(parts[0], server.crds.served())
+            body = discovery_docs.aggregated_discovery(parts[0], _extra(server))
             mt = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
             return Response(json.dumps(body, separators=(",", ":")), media_type=mt,
                             headers={"Vary": "Accept"})
         if parts == ["api"]:
             return json_response(discovery_docs.api_versions())
         if parts == ["apis"]:
-            return json_response(discovery_docs.api_group_list(server.crds.served()))
+            return json_response(discovery_docs.api_group_list(_extra(server)))
         if len(parts) == 2 and parts[0] == "api":
             group, ver = "", parts[1]
         elif len(parts) == 2 and parts[0] == "apis":
-            vs = _groups(server.crds.served()).get(parts[1])
+            vs = _groups(_extra(server)).get(parts[1])
             if vs is None:
                 return error_response(_not_found_path())
             return json_response({"kind": "APIGroup", "apiVersion": "v1", **_api_group(parts[1], vs)})
         else:
             group, ver = parts[1], parts[2]
         try:
-            body = discovery_docs.api_resource_list(group, ver, server.crds.served())
+            body = discovery_docs.api_resource_list(group, ver, _extra(server))
         except LookupError:
             body = None
         if body is None:
@@ -808,8 +819,9 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
                 if top in _NOT_SERVED_PATHS:
                     raise _status(404, "NotFound", _NOT_SERVED_PATHS[top], {})
                 raise _not_found_path()
-            ri = _BY_GVR.get((info.group, info.version, info.resource)) or server.crds.lookup(
-                info.group, info.version, info.resource)  # a built-in resource, or a CRD's
+            ri = _BY_GVR.get((info.group, info.version, info.resource)) or _gated(
+                server, info.group, info.version, info.resource) or server.crds.lookup(
+                info.group, info.version, info.resource)  # a built-in resource, an enabled beta one, or a CRD's
             if ri is None:
                 raise _not_found_path()
             if ri.__class__ is not ResourceInfo and ri.crd.deprecation_warning:

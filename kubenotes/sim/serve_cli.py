@@ -41,6 +41,7 @@ import sys
 import threading
 from typing import Any
 
+from kubenotes.apiserver.resources import parse_runtime_config
 from kubenotes.apiserver.storage.options import add_etcd_flags, etcd_options
 from kubenotes.features import add_feature_gates_flag
 
@@ -71,6 +72,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="private key (PEM, RSA or ECDSA) that signs service-account tokens; default: a random RSA "
                         "key made at start")
     add_feature_gates_flag(p)
+    p.add_argument("--runtime-config", type=parse_runtime_config, default=None, metavar="GROUP/VERSION=true",
+                   help="off-by-default APIs to serve, as kube-apiserver's flag: admissionregistration.k8s.io/v1beta1"
+                        "=true with --feature-gates MutatingAdmissionPolicy=true serves MutatingAdmissionPolicies")
     add_etcd_flags(p)
     p.set_defaults(func=run)
     return p
@@ -131,6 +135,8 @@ def run(args: argparse.Namespace, *, ready: threading.Event | None = None,
               file=sys.stderr)
         return 2
     etcd = etcd_options(args)  # a wrong or unreachable --etcd fails here, one line, before anything is served
+    if getattr(args, "runtime_config", None):
+        etcd = {**etcd, "runtime_config": args.runtime_config}
     if args.manifests:
         from kubenotes.sim.cli import build
 
