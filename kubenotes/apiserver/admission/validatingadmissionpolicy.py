@@ -20,10 +20,11 @@ Notes
 The CEL is the subset of :mod:`kubenotes.apiserver.admission.cel` (no type
 checking, so a policy's ``status.typeChecking`` stays empty, no cost limits,
 no Kubernetes CEL libraries); ``messageExpression`` is evaluated with the
-same subset; ``auditAnnotations`` are not recorded; ``paramRef.selector`` is
-not supported (a ``name`` is). MutatingAdmissionPolicy is beta and off by
-default in v1.34 (feature gate ``MutatingAdmissionPolicy``, API
-admissionregistration.k8s.io/v1beta1): not served, not modelled.
+same subset; ``auditAnnotations`` are recorded in
+:attr:`ValidatingAdmissionPolicy.audit_annotations` (the model keeps no audit
+events). ``variables`` are evaluated when first used; ``paramRef`` takes a
+``name`` or a ``selector`` (one evaluation per param object). The mutating
+policies are in :mod:`.mutatingadmissionpolicy`.
 
 References
 ----------
@@ -189,6 +190,9 @@ class ValidatingAdmissionPolicy(Plugin):
         ``{"policy", "binding", "message"}``.
     warnings : list of str
         The ``Warn`` messages of the request being validated (also sent to the client when served).
+    audit_annotations : list of dict
+        Every ``auditAnnotations`` value recorded: ``{"key": "<policy>/<key>", "value"}`` (upstream adds
+        them to the request's audit event; a ``null`` value is left out).
 
     Examples
     --------
@@ -216,6 +220,7 @@ class ValidatingAdmissionPolicy(Plugin):
     def __init__(self) -> None:
         self.audit: list[dict] = []
         self.warnings: list[str] = []
+        self.audit_annotations: list[dict] = []
 
     def idle(self, reader: Any) -> bool:
         """No binding exists: nothing to evaluate (request traces leave the plugin out)."""
@@ -272,6 +277,17 @@ class ValidatingAdmissionPolicy(Plugin):
             if fail:
                 self._deny(attrs, obj, pname, bname, f"{e}", "Invalid", actions)
             return
+        for a in spec.get("auditAnnotations") or ():
+            expr = a.get("valueExpression", "")
+            try:
+                value = evaluate(expr, env)
+            except CELError as e:
+                if fail:
+                    self._deny(attrs, obj, pname, bname, f"expression '{expr}' resulted in error: {e}", "Invalid",
+                               actions)
+                continue
+            if value is not None:
+                self.audit_annotations.append({"key": f"{pname}/{a.get('key', '')}", "value": value})
         for v in spec.get("validations") or ():
             expr = v.get("expression", "")
             try:

@@ -289,3 +289,44 @@ def test_ported_apply_configuration_cases():
     with pytest.raises(CELError) as e:
         apply_configuration_patch(d, evaluate("\"I'm a teapot!\"", {}), "apps/v1", "Deployment")
     assert str(e.value).startswith("unsupported return type from ApplyConfiguration expression")
+
+
+# ------------------------------------------------------------------- ValidatingAdmissionPolicy gaps fixed
+
+def _vap(api, name, **spec):
+    api.client().create("validatingadmissionpolicies", {"metadata": {"name": name}, "spec": {
+        "matchConstraints": {"resourceRules": CM_RULES}, **spec}})
+    api.client().create("validatingadmissionpolicybindings", {"metadata": {"name": name}, "spec": {
+        "policyName": name, "validationActions": ["Deny"]}})
+
+
+def test_vap_audit_annotations_and_lazy_variables():
+    api = _api()
+    _vap(api, "owner", validations=[{"expression": "variables.ok"}],
+         variables=[{"name": "ok", "expression": "true"}, {"name": "broken", "expression": "object.no.such"}],
+         auditAnnotations=[{"key": "owner", "valueExpression": "object.metadata.name + '-owner'"},
+                           {"key": "skipped", "valueExpression": "null"}])
+    api.client().create("configmaps", {"metadata": {"name": "c"}}, "default")  # the unused broken variable is fine
+    vap = api.admission.plugin("ValidatingAdmissionPolicy")
+    assert vap.audit_annotations == [{"key": "owner/owner", "value": "c-owner"}]
+
+
+def test_vap_params_by_selector_evaluates_each_param():
+    api = _api()
+    c = api.client()
+    for name, limit in (("small", "1"), ("tiny", "0")):
+        c.create("configmaps", {"metadata": {"name": name, "labels": {"limits": "yes"}}, "data": {"max": limit}},
+                 "prod")
+    api.client().create("validatingadmissionpolicies", {"metadata": {"name": "max-keys"}, "spec": {
+        "matchConstraints": {"resourceRules": [{**CM_RULES[0], "operations": ["UPDATE"]}]},
+        "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+        "validations": [{"expression": "size(object.data) <= int(params.data.max)",
+                         "messageExpression": "'at most ' + params.data.max + ' keys'"}]}})
+    api.client().create("validatingadmissionpolicybindings", {"metadata": {"name": "max-keys"}, "spec": {
+        "policyName": "max-keys", "validationActions": ["Deny"],
+        "paramRef": {"selector": {"matchLabels": {"limits": "yes"}}, "parameterNotFoundAction": "Allow"}}})
+    cm = c.get("configmaps", "small", "prod")
+    cm["data"] = {"a": "1"}
+    with pytest.raises(ApiError) as e:
+        c.update("configmaps", cm, "prod")
+    assert str(e.value).endswith("denied request: at most 0 keys")  # "tiny" (max 0) refuses, "small" allows
