@@ -253,3 +253,28 @@ def test_match_conditions_are_cel_over_the_request(webhook):
         c.create("configmaps", _cm("held", labels={"guard": "1"}), "default")
     assert str(e.value) == 'admission webhook "cond.example.com" denied the request: refused'
     assert len(s.reviews) == 1
+
+
+def test_a_webhook_change_reinvokes_if_needed_mutating_admission_policies(webhook):
+    # upstream's reinvocation context: a MutatingAdmissionPolicy with reinvocationPolicy IfNeeded runs again
+    # when a mutating webhook (after it in the chain) changed the object
+    def add_label(r):
+        patch = [{"op": "add", "path": "/metadata/labels/tier", "value": "gold"}]
+        return {"allowed": True, "patchType": "JSONPatch", "patch": _b64(patch)}
+
+    expr = ("Object{metadata: Object.metadata{labels: {'copied-tier': has(object.metadata.labels) && 'tier' in "
+            "object.metadata.labels ? object.metadata.labels['tier'] : 'none'}}}")
+    a = webhook(add_label)
+    for policy, want in (("IfNeeded", "gold"), ("Never", "none")):
+        api = _api(feature_gates="MutatingAdmissionPolicy=true",
+                   runtime_config="admissionregistration.k8s.io/v1beta1=true")
+        api.client().create("mutatingadmissionpolicies", {"metadata": {"name": "copy"}, "spec": {
+            "matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                    "apiVersions": ["v1"], "resources": ["configmaps"]}]},
+            "reinvocationPolicy": policy,
+            "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": expr}}]}})
+        api.client().create("mutatingadmissionpolicybindings", {"metadata": {"name": "copy"},
+                                                                "spec": {"policyName": "copy"}})
+        _configure(api, "mutating", _hook("tier.example.com", a.url, a.ca_bundle))
+        cm = api.client().create("configmaps", _cm(), "default")
+        assert cm["metadata"]["labels"] == {"tier": "gold", "copied-tier": want}, policy

@@ -35,18 +35,20 @@ follows the policy's ``failurePolicy`` (default ``Fail``): every error of a
 ``Fail`` policy refuses the request with 403 ``policy '<p>' with binding '<b>'
 denied request: <error>`` (reason ``Invalid`` for evaluation errors), as
 upstream's generic policy dispatcher does. A policy with
-``reinvocationPolicy: IfNeeded`` runs once more when a later policy changed
-the object after it ran.
+``reinvocationPolicy: IfNeeded`` runs once more when a later policy, or a
+mutating webhook, changed the object after it ran (the plugin leaves its
+reinvocation context in the request's attributes, :data:`REINVOCATION_KEY`,
+where :class:`~kubenotes.apiserver.admission.webhook.MutatingAdmissionWebhook`
+finds it).
 
 Notes
 -----
 Simplified: the CEL is :mod:`kubenotes.apiserver.admission.cel`'s subset (no
 type checking, so a field the schema does not declare is not refused; no cost
-limits; no ``authorizer``); reinvocation happens inside the plugin (a
-mutating webhook that changes the object after the policies ran does not make
-an ``IfNeeded`` policy run again, as upstream's chain reinvocation would);
-atomic structs are the ones of :data:`ATOMIC_STRUCTS`; policies are taken in
-name order. ``admissionregistration.k8s.io/v1alpha1`` is not served.
+limits; no ``authorizer``); a policy reinvoked for a later policy's change
+runs again before the webhooks, not in a second pass after them; atomic
+structs are the ones of :data:`ATOMIC_STRUCTS`; policies are taken in name
+order. ``admissionregistration.k8s.io/v1alpha1`` is not served.
 
 References
 ----------
@@ -69,8 +71,11 @@ from kubenotes.apiserver.request import Attributes
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.errors import KubenotesError
 
-__all__ = ["MutatingAdmissionPolicy", "ATOMIC_STRUCTS", "apply_configuration_patch"]
+__all__ = ["MutatingAdmissionPolicy", "ATOMIC_STRUCTS", "REINVOCATION_KEY", "apply_configuration_patch"]
 
+#: Where the plugin leaves its reinvocation context in the request's attributes (``a.GetReinvocationContext()``):
+#: a callable the mutating webhook plugin calls with the object when its webhooks changed it.
+REINVOCATION_KEY = "reinvocation/MutatingAdmissionPolicy"
 _POLICIES = "mutatingadmissionpolicies.admissionregistration.k8s.io"
 _BINDINGS = "mutatingadmissionpolicybindings.admissionregistration.k8s.io"
 
@@ -205,6 +210,23 @@ def _object_path(value: Any, path: str) -> tuple[str, ...]:
     return ("Object", *[p for p in parts if not p.isdigit() and p != "-"])
 
 
+def _raise_failing(errors: list, attrs: Attributes, obj: dict | None) -> None:
+    """The generic dispatcher's end: every error of a ``Fail`` policy into one 403 (the first one's message)."""
+    failing = [e for e in errors if ((e[0].get("spec") or {}).get("failurePolicy") or "Fail") != "Ignore"]
+    if failing:
+        err = forbidden(attrs, obj, "admission request denied by policy")
+        causes = []
+        for pol, b, pe in failing:
+            text = f"policy '{pol['metadata']['name']}' with binding '{b['metadata']['name']}' denied request: {pe}"
+            causes.append({"message": text})
+        err.status["message"] = causes[0]["message"]
+        if failing[0][2].reason:
+            err.status["reason"] = failing[0][2].reason
+        err.status.setdefault("details", {})["causes"] = causes
+        err.args = (causes[0]["message"],)
+        raise err
+
+
 def _bindings(reader: Any) -> list[dict]:
     """The bindings, when the server serves the API (``InspectFeatureGates``: inactive with the gate off)."""
     if not getattr(reader, "gated_served", None):
@@ -268,19 +290,7 @@ class MutatingAdmissionPolicy(Plugin):
                 invocations += [(pol, b, p) for p in params]
         if invocations and obj is not None:
             errors += self._dispatch(invocations, attrs, obj, old, reader)
-        failing = [e for e in errors if ((e[0].get("spec") or {}).get("failurePolicy") or "Fail") != "Ignore"]
-        if failing:
-            err = forbidden(attrs, obj, "admission request denied by policy")
-            causes = []
-            for pol, b, pe in failing:
-                text = f"policy '{pol['metadata']['name']}' with binding '{b['metadata']['name']}' denied request: {pe}"
-                causes.append({"message": text})
-            err.status["message"] = causes[0]["message"]
-            if failing[0][2].reason:
-                err.status["reason"] = failing[0][2].reason
-            err.status.setdefault("details", {})["causes"] = causes
-            err.args = (causes[0]["message"],)
-            raise err
+        _raise_failing(errors, attrs, obj)
 
     def _dispatch(self, invocations: list[tuple[dict, dict, Any]], attrs: Attributes, obj: dict, old: dict | None,
                   reader: Any) -> list[tuple[dict, dict | None, _PolicyError]]:
@@ -300,6 +310,17 @@ class MutatingAdmissionPolicy(Plugin):
                 invoked.append(i)
         for i in sorted(reinvoke):  # reinvoked once: a later policy changed the object after it ran
             self._invoke(invocations[i], attrs, obj, old, ns, reader, errors)
+        pending = [invocations[i] for i in invoked if i not in reinvoke]
+        if pending:  # the reinvocation context: a later mutating webhook that changes the object reruns these
+
+            def reinvoke_after_webhooks(current: dict) -> None:
+                attrs.extra.pop(REINVOCATION_KEY, None)
+                errs: list = []
+                for inv in pending:
+                    self._invoke(inv, attrs, current, old, ns, reader, errs)
+                _raise_failing(errs, attrs, current)
+
+            attrs.extra[REINVOCATION_KEY] = reinvoke_after_webhooks
         return errors
 
     def _invoke(self, inv: tuple[dict, dict, Any], attrs: Attributes, obj: dict, old: dict | None, ns: dict | None,

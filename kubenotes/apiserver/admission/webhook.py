@@ -16,7 +16,8 @@ AdmissionReview is skipped under ``failurePolicy: Ignore`` and refuses the
 request (500, ``failed calling webhook "<name>": ...``) under ``Fail`` (the
 default). A dry-run request is refused by a webhook whose ``sideEffects`` is
 not ``None``/``NoneOnDryRun``; ``reinvocationPolicy: IfNeeded`` calls a mutating
-webhook once more when a later webhook changed the object.
+webhook once more when a later webhook (or a MutatingAdmissionPolicy reinvoked
+because a webhook changed the object) changed the object.
 
 Notes
 -----
@@ -438,12 +439,16 @@ class MutatingAdmissionWebhook(_Webhooks):
         hooks = self._hooks(attrs, obj, old, reader)
         if not hooks:
             return
+        before = deep_copy(obj) if obj is not None else None
         after: dict[int, Any] = {}  # IfNeeded webhooks: the object right after each one ran
         for i, (hook, matched) in enumerate(hooks):
             self._mutate(hook, matched, attrs, obj, old)
             if hook.get("reinvocationPolicy") == "IfNeeded" and obj is not None:
                 after[i] = deep_copy(obj)
-        for i, snap in after.items():  # reinvoked once if a later webhook changed the object
+        reinvoke_policies = attrs.extra.get("reinvocation/MutatingAdmissionPolicy")
+        if reinvoke_policies is not None and obj is not None and obj != before:
+            reinvoke_policies(obj)  # IfNeeded MutatingAdmissionPolicies run again after a webhook's change
+        for i, snap in after.items():  # reinvoked once if a later webhook (or policy) changed the object
             if obj != snap:
                 hook, matched = hooks[i]
                 self._mutate(hook, matched, attrs, obj, old)
