@@ -34,7 +34,10 @@ Honoured (the gate changes what the model does):
   ``PodCertificateRequest`` (alpha, off), ``JobManagedBy`` (beta, on),
   ``MaxUnavailableStatefulSet`` (alpha, off), ``HPAConfigurableTolerance``
   (alpha, off), ``CrossNamespaceVolumeDataSource`` (alpha, off), in pods and
-  in every pod template.
+  in every pod template;
+- the API server serves admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicies
+  (and runs their admission plugin) only with ``MutatingAdmissionPolicy`` (beta, off)
+  and ``--runtime-config admissionregistration.k8s.io/v1beta1=true``.
 
 Not honoured (the model always behaves as the v1.34 default, or does not model
 the feature): every other gate, in particular the scheduler's
