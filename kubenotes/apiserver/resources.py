@@ -11,8 +11,9 @@ The resources are those of every group-version a v1.34 kube-apiserver serves
 by default: every GA (``v1``/``v2``) group-version. Beta APIs are off by
 default since v1.24 (KEP-3136) and none of v1.34's betas is switched on, so
 coordination.k8s.io/v1beta1 LeaseCandidates, certificates.k8s.io/v1beta1
-ClusterTrustBundles, admissionregistration.k8s.io/v1beta1
-MutatingAdmissionPolicies and the resource.k8s.io betas are not served;
+ClusterTrustBundles and the resource.k8s.io betas are not served, and
+admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicies only when
+enabled (:data:`GATED_RESOURCES`: the gate and ``--runtime-config``);
 resource.k8s.io/v1 (DRA) and storage.k8s.io/v1 VolumeAttributesClass are GA in
 v1.34 and are. The API server's own aggregated groups are here too:
 apiextensions.k8s.io (CustomResourceDefinitions) and apiregistration.k8s.io
