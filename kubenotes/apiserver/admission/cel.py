@@ -14,13 +14,15 @@ model evaluates the subset admission policies use most, over JSON values:
 * message constructions for MutatingAdmissionPolicy: ``Object{spec: Object.spec{...}}``
   (:class:`ObjectVal`), ``JSONPatch{op: ..., path: ..., value: ...}`` and
   ``jsonpatch.escapeKey(k)``; trailing commas in lists, maps and constructions;
+* optionals: ``a.?b``, ``a[?k]`` (the rest of the chain stays optional),
+  ``optional.of(x)``, ``optional.none()``, ``.orValue()``, ``.hasValue()``, ``.value()``;
 * ``has(a.b)``, ``size(x)``/``x.size()``, ``int()``, ``string()``, ``type``-free
   ``x.startsWith()``, ``endsWith()``, ``contains()``, ``matches()``,
   ``lowerAscii()``, ``upperAscii()``, and the macros ``all``, ``exists``,
   ``exists_one``, ``map``, ``filter``.
 
 Not supported: type checking, the Kubernetes CEL libraries (quantity, url,
-ip, authorizer...), timestamps and durations, optionals, and cost limits.
+ip, authorizer...), timestamps and durations, and cost limits.
 An expression outside the subset raises :class:`CELError` when compiled,
 with the position, as a compile error refuses it upstream.
 
@@ -37,7 +39,7 @@ from typing import Any
 
 from kubenotes.errors import KubenotesError
 
-__all__ = ["CELError", "ObjectVal", "JSONPATCH_FIELDS", "compile_expression", "evaluate", "plain", "type_name_errors"]
+__all__ = ["CELError", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "compile_expression", "evaluate", "plain", "type_name_errors"]
 
 
 class CELError(KubenotesError):
@@ -68,6 +70,27 @@ class ObjectVal(dict):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ObjectVal) and other.type_name == self.type_name and dict.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Optional:
+    """A CEL optional (``a.?b``, ``optional.of(x)``, ``optional.none()``): a value or none.
+
+    Examples
+    --------
+    >>> env = {"object": {"metadata": {"labels": {"env": "prod"}}}}
+    >>> evaluate("object.?metadata.labels['env'].orValue('') + '/' + object.?spec.replicas.orValue('none')", env)
+    'prod/none'
+    """
+
+    __slots__ = ("present", "value")
+
+    def __init__(self, present: bool, value: Any = None):
+        self.present, self.value = present, value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Optional) and (self.present, self.value) == (other.present, other.value)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -302,6 +325,9 @@ class _Parser:
             t = self.peek()
             if t[1] == ".":
                 self.take()
+                optional = self.peek()[1] == "?"
+                if optional:  # ``a.?b``: optional field selection
+                    self.take()
                 name = self.take()
                 if name[0] != "id":
                     raise CELError(f"Syntax error: expected a field name at column {name[2] + 1}")
@@ -314,12 +340,15 @@ class _Parser:
                     else:
                         e = ("call", name[1], e, args)
                 else:
-                    e = ("sel", e, name[1])
+                    e = ("optsel" if optional else "sel", e, name[1])
             elif t[1] == "[":
                 self.take()
+                optional = self.peek()[1] == "?"
+                if optional:  # ``a[?k]``: optional index
+                    self.take()
                 i = self.expr()
                 self.take("]")
-                e = ("idx", e, i)
+                e = ("optidx" if optional else "idx", e, i)
             else:
                 return e
 
@@ -352,21 +381,31 @@ def _eval(n: tuple, env: dict) -> Any:
         if n[1] not in env:
             raise CELError(f"undeclared reference to '{n[1]}'")
         return env[n[1]]
-    if k == "sel":
+    if k in ("sel", "idx", "optsel", "optidx"):
         o = _eval(n[1], env)
-        if not isinstance(o, dict) or n[2] not in o:
-            raise CELError(f"no such key: {n[2]}")
-        return o[n[2]]
-    if k == "idx":
-        o, i = _eval(n[1], env), _eval(n[2], env)
+        key = n[2] if k in ("sel", "optsel") else _eval(n[2], env)
+        if k in ("optsel", "optidx") or isinstance(o, Optional):  # an optional chain stays optional
+            if isinstance(o, Optional):
+                if not o.present:
+                    return o
+                o = o.value
+            if isinstance(o, dict):
+                return Optional(True, o[key]) if key in o else Optional(False)
+            if isinstance(o, list) and isinstance(key, int) and not isinstance(key, bool):
+                return Optional(True, o[key]) if 0 <= key < len(o) else Optional(False)
+            raise CELError("no such overload")
+        if k == "sel":
+            if not isinstance(o, dict) or key not in o:
+                raise CELError(f"no such key: {key}")
+            return o[key]
         if isinstance(o, list):
-            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(o):
-                raise CELError(f"index out of bounds: {i}")
-            return o[i]
+            if not isinstance(key, int) or isinstance(key, bool) or not 0 <= key < len(o):
+                raise CELError(f"index out of bounds: {key}")
+            return o[key]
         if isinstance(o, dict):
-            if i not in o:
-                raise CELError(f"no such key: {i}")
-            return o[i]
+            if key not in o:
+                raise CELError(f"no such key: {key}")
+            return o[key]
         raise CELError("no such overload")
     if k == "has":
         sel = n[1]
@@ -397,6 +436,13 @@ def _eval(n: tuple, env: dict) -> Any:
         return -v
     if k == "bin":
         return _binary(n[1], n[2], n[3], env)
+    if k == "call" and n[2] == ("var", "optional") and "optional" not in env:
+        args = [_eval(a, env) for a in n[3]]
+        if n[1] == "of" and len(args) == 1:
+            return Optional(True, args[0])
+        if n[1] == "none" and not args:
+            return Optional(False)
+        raise CELError(f"found no matching overload for 'optional.{n[1]}'")
     if k == "call" and n[2] == ("var", "jsonpatch") and "jsonpatch" not in env:
         args = [_eval(a, env) for a in n[3]]
         if n[1] != "escapeKey" or len(args) != 1 or not isinstance(args[0], str):
@@ -464,6 +510,16 @@ def _binary(op: str, a: tuple, b: tuple, env: dict) -> Any:
 
 
 def _call(name: str, target: Any, args: list) -> Any:
+    if isinstance(target, Optional):
+        if name == "orValue" and len(args) == 1:
+            return target.value if target.present else args[0]
+        if name == "hasValue" and not args:
+            return target.present
+        if name == "value" and not args:
+            if not target.present:
+                raise CELError("optional.none() dereference")
+            return target.value
+        raise CELError(f"found no matching overload for '{name}'")
     if target is None and name in ("size", "int", "string", "double") and len(args) == 1:
         target, args = args[0], []
     if name == "size":

@@ -330,3 +330,56 @@ def test_vap_params_by_selector_evaluates_each_param():
     with pytest.raises(ApiError) as e:
         c.update("configmaps", cm, "prod")
     assert str(e.value).endswith("denied request: at most 0 keys")  # "tiny" (max 0) refuses, "small" allows
+
+
+# ------------------------------------------------------------ ported: dispatcher_test.go TestDispatcher
+
+DEPLOY_RULES = [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["*"], "resources": ["deployments"]}]
+
+
+def _deployment(replicas=None):
+    spec = {"selector": {"matchLabels": {"app": "d1"}}, "template": {
+        "metadata": {"labels": {"app": "d1"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
+    if replicas is not None:
+        spec["replicas"] = replicas
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d1"}, "spec": spec}
+
+
+def test_ported_dispatcher_with_param():
+    api = _api()
+    api.client().create("configmaps", {"metadata": {"name": "cm1"}, "data": {"key": "10"}}, "default")
+    _policy(api, "policy1", [_apply("Object{spec: Object.spec{replicas: object.spec.replicas + "
+                                    "int(params.data['key'])}}")], rules=DEPLOY_RULES,
+            paramKind={"apiVersion": "v1", "kind": "ConfigMap"})
+    _bind(api, "binding", "policy1", paramRef={"name": "cm1", "namespace": "default",
+                                               "parameterNotFoundAction": "Deny"})
+    assert api.client().create("deployments", _deployment(1), "default")["spec"]["replicas"] == 11
+
+
+def test_ported_dispatcher_both_policies_and_match_conditions():
+    # "both policies reinvoked" (optional field access)
+    api = _api()
+    for p in ("policy1", "policy2"):
+        _policy(api, p, [_apply("Object{metadata: Object.metadata{labels: {'%s': "
+                                "string(int(object.?metadata.labels['count'].orValue('1')) + 1)}}}" % p)],
+                rules=DEPLOY_RULES)
+        _bind(api, f"binding-{p}", p)
+    assert api.client().create("deployments", _deployment(), "default")["metadata"]["labels"] == {
+        "policy1": "2", "policy2": "2"}
+    # "1st policy sets match condition that 2nd policy matches", and the reverse: the 1st still does not match
+    prod_only = [{"name": "prodonly", "expression": "object.?metadata.labels['environment'].orValue('') == "
+                                                    "'production'"}]
+    for first_conditions, want in ((None, {"environment": "production", "policy1invoked": "true"}),
+                                   (prod_only, {"environment": "production"})):
+        api = _api()
+        sets_env = _apply("Object{metadata: Object.metadata{labels: {'environment': 'production'}}}")
+        marks = _apply("Object{metadata: Object.metadata{labels: {'policy1invoked': 'true'}}}")
+        if first_conditions is None:
+            _policy(api, "policy1", [sets_env], rules=DEPLOY_RULES)
+            _policy(api, "policy2", [marks], rules=DEPLOY_RULES, matchConditions=prod_only)
+        else:
+            _policy(api, "policy1", [marks], rules=DEPLOY_RULES, matchConditions=first_conditions)
+            _policy(api, "policy2", [sets_env], rules=DEPLOY_RULES)
+        _bind(api, "binding1", "policy1")
+        _bind(api, "binding2", "policy2")
+        assert api.client().create("deployments", _deployment(), "default")["metadata"]["labels"] == want
