@@ -799,8 +799,13 @@ def create_app(server: Any, *, lock: Any = None, authenticator: Any = None, git_
         try:
             with lock:
                 custom = server.crds.served()
-            body = (openapi_docs.openapi_v3_index(custom) if not rest
-                    else openapi_docs.openapi_v3_document(rest, custom))
+            gated = server.gated_served  # enabled off-by-default APIs (MutatingAdmissionPolicy)
+            if not rest:
+                body = openapi_docs.openapi_v3_index(custom)
+                body["paths"].update(openapi_docs.gated_index_entries(gated))
+            else:
+                body = (openapi_docs.gated_document(rest, gated)
+                        or openapi_docs.openapi_v3_document(rest, custom))
         except (KeyError, LookupError):
             body = None
         if body is None:

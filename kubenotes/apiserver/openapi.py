@@ -50,7 +50,7 @@ from typing import Iterable
 
 from kubenotes.apiserver.discovery import group_versions, subresource_kind, subresource_verbs
 from kubenotes.apiserver.patch_meta import field_extensions
-from kubenotes.apiserver.resources import SERVED_RESOURCES, ResourceInfo
+from kubenotes.apiserver.resources import GATED_RESOURCES, SERVED_RESOURCES, ResourceInfo
 
 __all__ = [
     "schema_name",
@@ -502,6 +502,60 @@ def openapi_v3_document(group_version_path: str, custom: Iterable[ResourceInfo] 
 
         return custom_resource_document(mine, component_schemas(), _paths_for, _closure, _refs_in)
     return json.loads(_document_json(group_version_path))
+
+
+@functools.lru_cache(maxsize=None)
+def _gated_json(key: str) -> str:
+    """The document of an off-by-default group-version (:data:`~kubenotes.apiserver.resources.GATED_RESOURCES`)."""
+    ris = [ri for ri in GATED_RESOURCES if _path_key(ri.group, ri.version) == key]
+    w = _Walker()
+    for ri in ris:
+        mod = _module_for(ri.group, ri.version)
+        for kind in (ri.kind, ri.list_kind):
+            w.schemas.pop(schema_name(mod, kind), None)
+            full = w.ref_for(mod, kind)
+            w.schemas[full]["x-kubernetes-group-version-kind"] = [
+                {"group": ri.group, "kind": kind, "version": ri.version}]
+    schemas = {**w.schemas, **component_schemas()}  # the shared ones as the built-in documents have them
+    paths: dict[str, dict] = {}
+    for ri in ris:
+        paths.update(_paths_for(ri, schemas))
+    return json.dumps({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.33.0"}, "paths": paths,
+                       "components": {"schemas": _closure(schemas, set(_refs_in(paths)))}}, sort_keys=True)
+
+
+def gated_document(group_version_path: str, served: Iterable[ResourceInfo]) -> dict | None:
+    """The OpenAPI v3 document of an enabled off-by-default group-version, None when it is not one.
+
+    Parameters
+    ----------
+    group_version_path : str
+        ``apis/admissionregistration.k8s.io/v1beta1``.
+    served : iterable of ResourceInfo
+        The server's enabled off-by-default resources (``APIServer.gated_served``).
+
+    Examples
+    --------
+    >>> from kubenotes.apiserver.resources import GATED_RESOURCES
+    >>> doc = gated_document("apis/admissionregistration.k8s.io/v1beta1", GATED_RESOURCES)
+    >>> "io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicy" in doc["components"]["schemas"]
+    True
+    >>> gated_document("apis/admissionregistration.k8s.io/v1beta1", []) is None
+    True
+    """
+    key = group_version_path.strip("/")
+    if not any(_path_key(ri.group, ri.version) == key for ri in served):
+        return None
+    return json.loads(_gated_json(key))
+
+
+def gated_index_entries(served: Iterable[ResourceInfo]) -> dict:
+    """``/openapi/v3`` index entries of the enabled off-by-default group-versions."""
+    out = {}
+    for key in dict.fromkeys(_path_key(ri.group, ri.version) for ri in served):
+        digest = hashlib.sha512(_gated_json(key).encode()).hexdigest().upper()
+        out[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={digest}"}
+    return out
 
 
 def document_hash(group_version_path: str) -> str:

@@ -1,9 +1,9 @@
 """The real kubectl against MutatingAdmissionPolicy served by ``serve`` (gate and --runtime-config on).
 
-kubectl creates a policy that adds a label to new pods and its binding
-(``--validate=false``: the model's OpenAPI has no admissionregistration.k8s.io/v1beta1
-schemas), then a pod, which is stored mutated (that the API is not served without
-the gate is tested in-process). Expected lines are kubectl's own.
+kubectl lists the kinds, creates a policy that adds a label to new pods and its
+binding (validated client-side against the served OpenAPI v3 document), explains a
+field, then creates a pod, which is stored mutated (that the API is not served
+without the gate is tested in-process). Expected lines are kubectl's own.
 """
 
 from __future__ import annotations
@@ -44,10 +44,13 @@ def test_kubectl_creates_a_policy_and_its_binding_and_a_pod_is_mutated(kubectl_r
         r = s.kubectl("api-resources", "--api-group=admissionregistration.k8s.io")
         assert ["mutatingadmissionpolicies", "admissionregistration.k8s.io/v1beta1", "false",
                 "MutatingAdmissionPolicy"] in [ln.split() for ln in r.stdout.splitlines()], r.stdout + r.stderr
-        r = s.kubectl("create", "--validate=false", "-f", str(f))
+        r = s.kubectl("create", "-f", str(f))
         assert (r.returncode, r.stdout.splitlines()) == (0, [
             "mutatingadmissionpolicy.admissionregistration.k8s.io/add-team-label created",
             "mutatingadmissionpolicybinding.admissionregistration.k8s.io/add-team-label created"]), r.stderr
+        r = s.kubectl("explain", "mutatingadmissionpolicy.spec.reinvocationPolicy")
+        assert r.returncode == 0 and "KIND:       MutatingAdmissionPolicy" in r.stdout, r.stdout + r.stderr
+        assert "VERSION:    v1beta1" in r.stdout and "FIELD: reinvocationPolicy" in r.stdout
         r = s.kubectl("run", "web", "--image=nginx")
         assert (r.returncode, r.stdout.strip()) == (0, "pod/web created"), r.stderr
         r = s.kubectl("get", "pod", "web", "-o", "jsonpath={.metadata.labels.team}")
