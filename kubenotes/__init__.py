@@ -35,6 +35,8 @@ package                    upstream component                          upstream 
 ``kubenotes.dns``          cluster DNS: CoreDNS's ``kubernetes``        coredns/coredns ``plugin/kubernetes``;
                            plugin                                      kubernetes/dns ``docs/specification.md``
 ``kubenotes.etcd``         etcd: real members on loopback, Raft        etcd-io/etcd v3.4 (``etcdmain``, ``raft``)
+``kubenotes.operators``    operators reconciling custom resources:     rook/rook v1.18 ``pkg/operator/ceph`` (``cluster/mon``,
+                           Rook's CephCluster, mon quorum, failover    ``cluster/osd``), ``deploy/charts/rook-ceph``
 ``kubenotes.sim``          the components run together on one          ``cmd/`` (kube-apiserver, kube-controller-manager,
                            virtual clock; ``serve``                    kube-scheduler, kubelet); ``test/kubemark``
 ``kubenotes.replay``       trace replay under scheduling policies      hkust-adsl/kubernetes-scheduler-simulator

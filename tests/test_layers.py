@@ -2,7 +2,7 @@
 
 Layers, lowest first: ``errors``/``data``/``gcpolicy``/``chapters``; ``api``/``datasets``; ``apiserver``; ``client``; the
 components; the components built on other components (``kubelet`` over ``cri``/``cni``, ``replay`` over
-``scheduler``, ``dns`` reading the kubelet's resolv.conf); ``sim``; ``viz``; the command line. A module may import from its own layer or below, never above
+``scheduler``, ``dns`` reading the kubelet's resolv.conf, ``operators`` built on the controllers' reconciler); ``sim``; ``viz``; the command line. A module may import from its own layer or below, never above
 (``kubenotes.api`` never imports the scheduler). Inside the component layer, packages are independent of each other,
 as upstream's binaries are: kube-proxy reads objects, never the controllers' code. Every import counts, also those
 inside functions and under ``TYPE_CHECKING``.
@@ -29,7 +29,7 @@ LAYERS = {
     "apiserver": 2,
     "client": 3,
     "scheduler": 4, "controllers": 4, "cri": 4, "cni": 4, "proxy": 4, "csi": 4,
-    "kubelet": 5, "replay": 5, "dns": 5,
+    "kubelet": 5, "replay": 5, "dns": 5, "operators": 5,
     "sim": 6,
     "viz": 7,
     "cli": 8, "__main__": 8, "": 8,
@@ -42,6 +42,7 @@ COMPONENT_USES = {
     "kubelet": {"cri", "cni"},
     "replay": {"scheduler"},
     "dns": {"kubelet"},  # CoreDNS expands a short name with the pod's resolv.conf, which kubelet.dns writes
+    "operators": {"controllers"},  # an operator is a controller of the same shape (reconciler, controller helpers)
 }
 
 #: Third-party packages only ``viz/`` may import: the library's models compute, the notebooks' drawing lives in viz.

@@ -65,6 +65,8 @@ each node's kubelet model networks pods with a bridge on the Node's podCIDR.
 ``requestCosts`` (``{}`` for upstream's defaults, or ``latency`` and per-component
 ``clients`` QPS/burst; see :func:`kubenotes.sim.costs.parse_request_costs`) turns
 on client rate limits and request latency; without it every request is instant.
+``operators`` (names from :data:`kubenotes.operators.OPERATORS`, e.g. ``[rook-ceph-operator]``) runs those
+operators beside the controllers (``Cluster(extra_controllers=...)``).
 
 References
 ----------
@@ -107,7 +109,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 
 #: Fields of ``spec.cluster``: how the cluster a scenario runs on is built.
 CLUSTER_FIELDS = ("kubelet", "podStartupSeconds", "controllers", "controllerManager", "kubeletConfiguration",
-                  "network", "requestCosts")
+                  "network", "requestCosts", "operators")
 
 #: ``spec.cluster.kubeletConfiguration`` fields (upstream KubeletConfiguration names) ->
 #: :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` attribute and kind of value.
@@ -301,6 +303,14 @@ def _parse_cluster(cluster: Any, fail: Any) -> dict:
             for i, name in enumerate(v):
                 if name not in CONTROLLERS:
                     raise fail(f"{f}[{i}]", f'Unsupported value: "{name}": not a controller of kubenotes.controllers')
+        if k == "operators":
+            from kubenotes.operators import OPERATORS
+
+            if not isinstance(v, list):
+                raise fail(f, "Invalid value: expected a list of operator names")
+            for i, name in enumerate(v):
+                if name not in OPERATORS:
+                    raise fail(f"{f}[{i}]", f'Unsupported value: "{name}": not an operator of kubenotes.operators')
         if k == "controllerManager" and not isinstance(v, dict):
             raise fail(f, "Invalid value: expected a mapping of kube-controller-manager flags")
         if k == "kubeletConfiguration":
@@ -421,7 +431,8 @@ def cluster_options(scenarios: Any, kubelet: str | None = None, network: dict | 
         ``kubelet_options`` (a :class:`~kubenotes.sim.kubelet.KubeletOptions` with
         ``pod_startup_seconds``, stand-in kubelet only; a
         :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` from
-        ``kubeletConfiguration``, kubelet model only), ``controllers``, ``options`` and ``network``.
+        ``kubeletConfiguration``, kubelet model only), ``controllers``, ``options``, ``network`` and
+        ``extra_controllers`` (the ``operators``' classes by name).
 
     Raises
     ------
@@ -452,6 +463,10 @@ def cluster_options(scenarios: Any, kubelet: str | None = None, network: dict | 
         out["controllers"] = list(merged["controllers"])
     if "controllerManager" in merged:
         out["options"] = dict(merged["controllerManager"])
+    if "operators" in merged:
+        from kubenotes.operators import OPERATORS
+
+        out["extra_controllers"] = {name: OPERATORS[name] for name in merged["operators"]}
     if "requestCosts" in merged:
         from kubenotes.sim.costs import parse_request_costs
 

@@ -476,7 +476,9 @@ class KubeScheduler:
         for uid, q in list(s.queue.unschedulable_pods.items()):
             if q.gated():
                 continue
-            if now - q.timestamp >= POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS:
+            # the same sum as the wake-up time below: `now - timestamp` can round below the limit at that very time
+            # (1310.1 - 1010.1 < 300), and the loop would then wake at `now` for ever
+            if q.timestamp + POD_MAX_IN_UNSCHEDULABLE_PODS_SECONDS <= now + 1e-9:
                 del s.queue.unschedulable_pods[uid]
                 s.queue.active_q.push(q)
             else:

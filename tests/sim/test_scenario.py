@@ -61,7 +61,11 @@ RC = "{apiVersion: v1, kind: ReplicationController, metadata: {name: web-v2}, sp
      'spec.cluster.kubelet: Unsupported value: "hollow": supported values: "model", "stand-in"'),
     ("{cluster: {nodes: 3}, steps: []}",
      'spec.cluster.nodes: Unsupported value: "nodes": supported values: "kubelet", "podStartupSeconds", '
-     '"controllers", "controllerManager", "kubeletConfiguration", "network", "requestCosts"'),
+     '"controllers", "controllerManager", "kubeletConfiguration", "network", "requestCosts", "operators"'),
+    ("{cluster: {operators: [rook-ceph-operator, etcd-operator]}, steps: []}",
+     'spec.cluster.operators[1]: Unsupported value: "etcd-operator": not an operator of kubenotes.operators'),
+    ("{cluster: {operators: rook-ceph-operator}, steps: []}",
+     "spec.cluster.operators: Invalid value: expected a list of operator names"),
     ("{cluster: {podStartupSeconds: -1}, steps: []}",
      "spec.cluster.podStartupSeconds: Invalid value: -1: must be a number >= 0"),
     ("{cluster: {controllers: [replicaset-controller, shepherd]}, steps: []}",
