@@ -130,6 +130,8 @@ VERSION = "v1"
 CRD_NAME = f"cephclusters.{GROUP}"
 #: The operator image of the pinned release.
 ROOK_IMAGE = "docker.io/rook/ceph:v1.18.0"
+#: The Ceph image when ``spec.cephVersion.image`` is unset (the one Rook's v1.18 examples name).
+DEFAULT_CEPH_IMAGE = "quay.io/ceph/ceph:v19.2.3"
 #: ``mon.count`` when unset or 0 (``mon.DefaultMonCount``).
 DEFAULT_MON_COUNT = 3
 #: ``HealthCheckInterval``: how often the mons are checked (``healthCheck.daemonHealth.mon.interval``).
@@ -552,7 +554,7 @@ class RookCephOperator(Controller):
         }, cluster)
 
     def _image(self, cluster: dict) -> str:
-        return (((cluster.get("spec") or {}).get("cephVersion") or {}).get("image")) or "quay.io/ceph/ceph:v19.2.3"
+        return (((cluster.get("spec") or {}).get("cephVersion") or {}).get("image")) or DEFAULT_CEPH_IMAGE
 
     def _start_mon(self, cluster: dict, st: _ClusterState, mon: str, node: str) -> None:
         """Service then Deployment of one mon (``startMon``): the Service's clusterIP is the mon's identity."""
