@@ -182,3 +182,67 @@ def test_storage_object_in_use_protection_filtering():
     v = pv("deleting", "1G", [RWO, ROX])
     v["metadata"]["deletionTimestamp"] = "2025-08-27T00:00:00Z"
     assert index_of([v]).find_by_claim(make_pvc("1G")) is None
+
+
+def test_lookup_reads_only_free_and_own_volumes(monkeypatch):
+    """``findMatchingVolume`` skips a volume bound to another claim; the index does not even hand those over, so a
+    claim sync costs the free volumes, not every bound one (benchmarks/claims_at_scale.py: 10,000 bound volumes
+    were scanned and sorted on each sync of each claim)."""
+    import kubenotes.controllers.volume.index as index_module
+
+    bound = [pv(f"bound-{i:04d}", "1G", [RWO], claim_ref={"namespace": "myns", "name": f"other-{i}", "uid": f"u{i}"})
+             for i in range(2000)]
+    free = pv("free", "5G", [RWO])
+    own = pv("own", "10G", [RWO], claim_ref={"namespace": "myns", "name": "claim01"})
+    idx = index_of(bound + [free, own])
+    seen: list[list[str]] = []
+    real = index_module.find_matching_volume
+
+    def spy(claim, volumes, *args):
+        volumes = list(volumes)
+        seen.append([v["metadata"]["name"] for v in volumes])
+        return real(claim, volumes, *args)
+
+    monkeypatch.setattr(index_module, "find_matching_volume", spy)
+    assert idx.find_by_claim(make_pvc("1G", [RWO]))["metadata"]["name"] == "own"  # pre-bound wins over smaller
+    assert seen == [["free", "own"]]
+    assert len(idx.list_by_access_modes([RWO])) == 2002  # listByAccessModes still lists the whole set
+
+
+def test_index_follows_claim_ref_changes():
+    """A volume re-added with another claimRef moves within the index: bound, it is no candidate for other
+    claims; released (claimRef removed), it is one again; deleted, it is gone from every set."""
+    idx = index_of([pv("v", "1G", [RWO])])
+    claim = make_pvc("1G", [RWO])
+    assert idx.find_by_claim(claim)["metadata"]["name"] == "v"
+    idx.add(pv("v", "1G", [RWO], claim_ref={"namespace": "myns", "name": "someone-else", "uid": "x"}))
+    assert idx.find_by_claim(claim) is None
+    idx.add(pv("v", "1G", [RWO]))
+    assert idx.find_by_claim(claim)["metadata"]["name"] == "v"
+    idx.add(pv("v", "1G", [RWO, RWX]))  # its access modes changed: indexed under the new set only
+    assert [m for m in idx.all_possible_matching_access_modes([RWO])] == [[RWO, RWX]]
+    idx.delete("v")
+    assert idx.find_by_claim(claim) is None and idx.all_possible_matching_access_modes([RWO]) == []
+    idx.delete("v")  # deleting an absent volume is a no-op
+
+
+def test_bound_elsewhere_skipped_before_node_affinity(monkeypatch):
+    """Upstream's ``FindMatchingVolume`` order: a volume whose claimRef names another claim is skipped before the
+    node affinity ("the most expensive call in this loop") is evaluated, on the scheduler's path too."""
+    import kubenotes.api.storagehelpers as sh
+
+    calls = []
+    real = sh.check_node_affinity
+    monkeypatch.setattr(sh, "check_node_affinity", lambda *a: calls.append(a[0]["metadata"]["name"]) or real(*a))
+    affinity = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-a"]}]}]}}
+    vols = []
+    for i in range(50):
+        v = pv(f"bound-{i}", "1G", [RWO], claim_ref={"namespace": "myns", "name": f"other-{i}", "uid": f"u{i}"})
+        v["spec"]["nodeAffinity"] = affinity
+        vols.append(v)
+    free = pv("free", "1G", [RWO])
+    free["spec"]["nodeAffinity"] = affinity
+    node = {"metadata": {"name": "node-a", "labels": {"kubernetes.io/hostname": "node-a"}}}
+    assert find_matching_volume(make_pvc("1G", [RWO]), vols + [free], node, (), True)["metadata"]["name"] == "free"
+    assert calls == ["free"]
