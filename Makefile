@@ -62,6 +62,7 @@ bench: install
 	$(BIN)/python benchmarks/serve_load.py
 	$(BIN)/python benchmarks/kubelet_scale.py
 	$(BIN)/python benchmarks/proxy_rules.py
+	$(BIN)/python benchmarks/claims_at_scale.py
 
 clean:
 	rm -rf $(VENV) test-output .pytest_cache

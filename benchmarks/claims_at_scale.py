@@ -28,6 +28,16 @@ StatefulSet controller, the part under load. Claims and pods exist at time
 
 Each configuration runs in its own subprocess so peak RSS is per run.
 
+Measured (2 shared cores, hollow kubelets; CPU = user + sys of the run):
+10,000 claims on 1,000 nodes: all Bound and Running within 5 virtual s,
+398 CPU s, 173,008 API writes, peak RSS 1.76 GiB. Smaller runs: 500/50
+2.4 CPU s, 1,000/100 7.6 s, 2,000/200 21.8 s. Before the PV controller's
+index stopped scanning bound volumes, 2,000/200 took 102.8 CPU s (61 % of it
+in ``find_by_claim``). What still grows with claims times pods is the
+scheduler's: each cycle re-lists the storage objects (``_cluster_objects``,
+``ObjectListers.refresh``/``of``) and VolumeZone and VolumeRestrictions scan
+the claim list per pod.
+
 Usage: python benchmarks/claims_at_scale.py [--claims 10000] [--nodes 1000] [--max-virtual-seconds 3600]
        [--kubelet stand-in|model] [--profile FILE]
 
