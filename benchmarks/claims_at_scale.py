@@ -32,11 +32,12 @@ Measured (2 shared cores, hollow kubelets; CPU = user + sys of the run):
 10,000 claims on 1,000 nodes: all Bound and Running within 5 virtual s,
 398 CPU s, 173,008 API writes, peak RSS 1.76 GiB. Smaller runs: 500/50
 2.4 CPU s, 1,000/100 7.6 s, 2,000/200 21.8 s. Before the PV controller's
-index stopped scanning bound volumes, 2,000/200 took 102.8 CPU s (61 % of it
-in ``find_by_claim``). What still grows with claims times pods is the
-scheduler's: each cycle re-lists the storage objects (``_cluster_objects``,
-``ObjectListers.refresh``/``of``) and VolumeZone and VolumeRestrictions scan
-the claim list per pod.
+index stopped scanning bound volumes, 2,000/200 took 102.8 CPU s (half of
+it, 61 of 122 profiled s, in ``find_by_claim``). What still grows with
+claims times pods is the scheduler's (4,000/400 under cProfile: 173 of
+217 s; ``ObjectListers.of`` rebuilding the claim and volume maps 64 s,
+``_cluster_objects`` 22 s, ``ObjectListers.refresh`` 18 s): each cycle
+re-lists the storage objects.
 
 Usage: python benchmarks/claims_at_scale.py [--claims 10000] [--nodes 1000] [--max-virtual-seconds 3600]
        [--kubelet stand-in|model] [--profile FILE]
