@@ -66,11 +66,11 @@ def _attached_to(c):
 
 def test_node_failure_multi_attach_then_out_of_service_taint():
     c = Cluster(_objects(), controllers=CONTROLLERS)
-    c.run(until=20)
+    c.run(until=40)  # mounted once the kubelet reported the volume in use (its 10 s status update) and verified it
     (old,) = [n for n, (node, phase, _) in _pods(c).items() if node == "n1" and phase == "Running"]
     assert _attached_to(c) == [("n1", True)]
     c.node_down("n1")
-    c.run(until=120)  # node grace + 10 s toleration: evicted, Terminating on the dead node; a replacement on n2
+    c.run(until=140)  # node grace + 10 s toleration: evicted, Terminating on the dead node; a replacement on n2
     pods = _pods(c)
     assert pods[old] == ("n1", "Running", True)
     (new,) = [n for n in pods if n != old]
@@ -82,7 +82,7 @@ def test_node_failure_multi_attach_then_out_of_service_taint():
     node["spec"]["taints"] = node["spec"].get("taints", []) + [
         {"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown", "effect": "NoExecute"}]
     c.client.update("nodes", node)
-    c.run(until=180)
+    c.run(until=200)
     assert old not in _pods(c)
     assert _attached_to(c) == [("n2", True)]
     assert _pods(c)[new][:2] == ("n2", "Running")
