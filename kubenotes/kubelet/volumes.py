@@ -23,13 +23,21 @@ Plugins (``SetUp``): ``kubernetes.io/empty-dir`` (node disk, or tmpfs for
 serviceAccountToken sources merged into one directory, as the ServiceAccount
 admission plugin's ``kube-api-access-xxxxx`` volume uses them) and
 ``kubernetes.io/host-path`` (type checks against a small model host
-filesystem). The volume manager is API-free: it reads ConfigMaps, Secrets and
-tokens through an adapter (:class:`VolumeHostAdapter`).
+filesystem), and ``kubernetes.io/csi`` for claims bound to CSI
+PersistentVolumes when the adapter has a CSI plugin (``adapter.csi``,
+:class:`kubenotes.kubelet.csi.CSIVolumePlugin`): verify attached, wait for
+the VolumeAttachment, stage the device once per node, publish per pod; on
+teardown unpublish, and unstage when no pod uses the volume any more. The
+attachable CSI volumes desired or attached are the node's ``volumesInUse``
+(:meth:`VolumeManager.volumes_in_use`). The volume manager is API-free: it
+reads ConfigMaps, Secrets and tokens through an adapter (:class:`VolumeHostAdapter`).
 
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/volume_manager.go
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/volume_manager.go (GetVolumesInUse, MarkVolumesAsReportedInUse)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/reconciler/reconciler_common.go (unmountDetachDevices)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/reconciler/reconciler_common.go
 kubernetes/kubernetes@v1.34.0 pkg/volume/util/operationexecutor/operation_generator.go (GenerateMountVolumeFunc)
 kubernetes/kubernetes@v1.34.0 pkg/util/goroutinemap/exponentialbackoff/exponential_backoff.go
@@ -127,10 +135,11 @@ class VolumeHostAdapter(Protocol):
     message)`` records a Kubernetes Event about the pod. Any of them may raise
     :class:`VolumeSetUpError` (or an ``ApiError``) to fail the SetUp with its message. Optional:
     ``node_allocatable() -> {"cpu": "4", "memory": "8Gi", ...}`` (defaults for downward API
-    ``resourceFieldRef`` limits and the size of a memory-backed emptyDir); ``wait_for_attach(pod,
-    volume)``, called before an unmodelled volume (a claim) is "mounted as is", raising
-    :class:`VolumeSetUpError` (with ``operation`` naming the failed step, and ``pending`` to retry without
-    an Event) until the volume is attached (:mod:`kubenotes.kubelet.csi`).
+    ``resourceFieldRef`` limits and the size of a memory-backed emptyDir); ``csi``, the node's CSI volume
+    plugin (:class:`kubenotes.kubelet.csi.CSIVolumePlugin`), which mounts claims bound to CSI volumes; or,
+    without it, ``wait_for_attach(pod, volume)``, called before an unmodelled volume (a claim) is "mounted
+    as is". Their errors are :class:`VolumeSetUpError` (with ``operation`` naming the failed step, and
+    ``pending`` to retry without an Event).
     """
 
     def get_config_map(self, namespace: str, name: str) -> dict | None: ...
@@ -595,7 +604,8 @@ class VolumeManager:
     trace : list of tuple
         ``(time, operation, "namespace/pod", volume, outcome)``; operations are
         ``MountVolume.SetUp``, ``UnmountVolume.TearDown``, ``WaitForAttachAndMount``,
-        ``WaitForUnmount``, ``TokenRequest``; outcome ``succeeded``, ``remounted``,
+        ``WaitForUnmount``, ``TokenRequest``, and for CSI volumes ``VerifyControllerAttachedVolume``,
+        ``MountVolume.WaitForAttach``, ``MountVolume.MountDevice``, ``UnmountDevice``; outcome ``succeeded``, ``remounted``,
         ``mounted as is (not modelled)``, ``timed out`` or the error message.
     events : list of dict
         The FailedMount Events recorded (also sent to ``adapter.record_event``).
@@ -607,11 +617,14 @@ class VolumeManager:
     process sleeps while nothing is pending, waking on the next grid tick
     after :meth:`add_pod`, :meth:`remove_pod`, a remount request or a
     back-off expiry (the timeline is the same as a loop that always ticks);
-    SetUp and TearDown take no virtual time; no attach/detach, device
-    staging, PersistentVolumeClaims, CSI, SELinux relabelling, subPath,
-    reconstruction after a kubelet restart or volume metrics. Sources not
-    modelled (``persistentVolumeClaim``, ``nfs``, ``csi``...) are "mounted as
-    is" so their pods still start. The atomic writer's ``..data`` symlink
+    SetUp and TearDown take no virtual time; a CSI volume's SetUp/TearDown and
+    its device's MountDevice/UnmountDevice run in the same tick (upstream's
+    operations are asynchronous and the device is unmounted at a later pass);
+    the resolved CSI volume of a pod volume is cached at its first mount
+    attempt (upstream's populator resolves it when adding the pod); no SELinux
+    relabelling, subPath, reconstruction after a kubelet restart or volume
+    metrics. Sources not modelled (a claim not bound to a CSI volume, ``nfs``,
+    inline ``csi``...) are "mounted as is" so their pods still start. The atomic writer's ``..data`` symlink
     layout is not shown: ``files`` is the payload it would write. File modes:
     with ``fsGroup`` the managed read-only volumes get group read
     (``SetVolumeOwnership``: ``mode | 0440``) and a projected token starts at
