@@ -110,3 +110,41 @@ def test_unstage_after_the_last_pod_then_detach_after_volumes_in_use_drops():
     assert "volumesInUse" not in node["status"] and "volumesAttached" not in node["status"]
     assert not c.list("volumeattachments")
     assert c.kubelets["n1"].volume_manager.staged_devices() == {}
+
+
+def test_mount_device_errors_and_a_driver_without_staging():
+    import pytest
+
+    from kubenotes.csi.hostpath import HostPathDriver
+    from kubenotes.kubelet.csi import CSIVolumePlugin, MountDeviceError
+
+    d = HostPathDriver()
+    pv = {"metadata": {"name": "pv-a"}, "spec": {"accessModes": ["ReadWriteOncePod"],
+                                                 "csi": {"driver": DRIVER, "volumeHandle": "vol-a"}}}
+    spec = {"pv_name": "pv-a", "pv": pv, "driver": DRIVER, "handle": "vol-a", "attach_required": False,
+            "pod_info_on_mount": False, "read_only": True}
+    unregistered = CSIVolumePlugin(lambda r, ns, n: None, "n1", lambda name: None)
+    with pytest.raises(MountDeviceError, match=f"driver name {DRIVER} not found in the list of registered CSI drivers"):
+        unregistered.mount_device(spec)
+    plugin = CSIVolumePlugin(lambda r, ns, n: None, "n1", lambda name: d.node("n1"))
+    with pytest.raises(MountDeviceError) as e:  # the backend has no such volume: NodeStageVolume's NotFound
+        plugin.mount_device(spec)
+    assert str(e.value).startswith("rpc error: code = NotFound desc = ")
+    assert e.value.operation == "MountVolume.MountDevice"
+
+    class NoStaging:  # a driver without STAGE_UNSTAGE_VOLUME: MountDevice does nothing, publish has no staging path
+        calls = []
+
+        def NodeGetCapabilities(self, request):  # noqa: N802
+            return {"capabilities": []}
+
+        def NodePublishVolume(self, request):  # noqa: N802
+            self.calls.append(request)
+            return {}
+
+    plain = CSIVolumePlugin(lambda r, ns, n: None, "n1", lambda name: NoStaging())
+    assert plain.mount_device(spec) == ""
+    assert plain.set_up(spec, {"metadata": {"uid": "u1"}}, "") == target_path("u1", "pv-a")
+    (pub,) = NoStaging.calls
+    assert "staging_target_path" not in pub and pub["readonly"] is True
+    assert pub["volume_capability"]["access_mode"]["mode"] == "SINGLE_NODE_SINGLE_WRITER"
