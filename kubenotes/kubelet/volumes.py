@@ -97,7 +97,7 @@ SECRET_PLUGIN_NAME = "kubernetes.io/secret"
 PROJECTED_PLUGIN_NAME = "kubernetes.io/projected"
 DOWNWARD_API_PLUGIN_NAME = "kubernetes.io/downward-api"
 HOST_PATH_PLUGIN_NAME = "kubernetes.io/host-path"
-#: ``csi.CSIPluginName``: the plugin of a claim bound to a PersistentVolume with ``spec.csi`` (:mod:`kubenotes.kubelet.csi`).
+#: ``csi.CSIPluginName``: the plugin of a claim bound to a PV with ``spec.csi`` (:mod:`kubenotes.kubelet.csi`).
 CSI_PLUGIN_NAME = "kubernetes.io/csi"
 
 #: Volume source key -> plugin name (the plugins modelled here).
@@ -605,8 +605,8 @@ class VolumeManager:
         ``(time, operation, "namespace/pod", volume, outcome)``; operations are
         ``MountVolume.SetUp``, ``UnmountVolume.TearDown``, ``WaitForAttachAndMount``,
         ``WaitForUnmount``, ``TokenRequest``, and for CSI volumes ``VerifyControllerAttachedVolume``,
-        ``MountVolume.WaitForAttach``, ``MountVolume.MountDevice``, ``UnmountDevice``; outcome ``succeeded``, ``remounted``,
-        ``mounted as is (not modelled)``, ``timed out`` or the error message.
+        ``MountVolume.WaitForAttach``, ``MountVolume.MountDevice``, ``UnmountDevice``; outcome
+        ``succeeded``, ``remounted``, ``mounted as is (not modelled)``, ``timed out`` or the error message.
     events : list of dict
         The FailedMount Events recorded (also sent to ``adapter.record_event``).
 

@@ -52,7 +52,8 @@ def _calls(c, *methods):
 
 def test_paths_follow_upstream_formats():
     sha = hashlib.sha256(b"vol-a").hexdigest()
-    assert device_mount_path(DRIVER, "vol-a") == f"/var/lib/kubelet/plugins/kubernetes.io/csi/{DRIVER}/{sha}/globalmount"
+    expected = f"/var/lib/kubelet/plugins/kubernetes.io/csi/{DRIVER}/{sha}/globalmount"
+    assert device_mount_path(DRIVER, "vol-a") == expected
     assert target_path("uid-1", "pv-a") == "/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~csi/pv-a/mount"
 
 

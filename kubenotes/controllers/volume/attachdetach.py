@@ -313,7 +313,8 @@ class AttachDetachController(Controller):
         return sorted(out, key=lambda a: a["name"])
 
     def _update_node_status(self, node_name: str, actual: dict, skip: set[tuple[str, str]] = frozenset()) -> bool:
-        """``UpdateNodeStatusForNode``: patch ``status.volumesAttached`` when it differs; False when the patch failed."""
+        """``UpdateNodeStatusForNode``: patch ``status.volumesAttached`` when it differs; False when the patch
+        failed."""
         node = self.nodes.lister.get(None, node_name)
         if node is None:
             return True  # the node is gone: nothing to update (upstream: "not exist"; the detach goes on)
