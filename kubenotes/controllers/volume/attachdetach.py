@@ -331,10 +331,15 @@ class AttachDetachController(Controller):
     def _update_node_statuses(self, actual: dict) -> None:
         """``nodeStatusUpdater.UpdateNodeStatuses``: every managed node whose ``volumesAttached`` is not what
         the VolumeAttachments say."""
+        by_node: dict[str, dict] = {}
+        for key, va in actual.items():
+            by_node.setdefault(key[1], {})[key] = va
         for node in self.nodes.lister.list():
             name = node["metadata"]["name"]
+            if name not in by_node and not (node.get("status") or {}).get("volumesAttached"):
+                continue  # nothing attached, nothing reported
             if self._managed(name) is not None:
-                self._update_node_status(name, actual)
+                self._update_node_status(name, by_node.get(name, {}))
 
     def _attach_desired(self, desired: dict, actual: dict) -> None:
         """``attachDesiredVolumes``: attach what is desired and absent, report Multi-Attach and attach outcomes."""
