@@ -94,6 +94,8 @@ __all__ = ["AttachDetachController", "CONTROLLER_POLICY", "is_multi_attach_allow
 
 #: ``reconcilerMaxWaitForUnmountDuration``: 6 minutes before an unhealthy node's mounted volume is force-detached.
 MAX_WAIT_FOR_UNMOUNT_SECONDS = 360.0
+#: ``reconcilerLoopPeriod``: the reconciler's pass every 100 ms (here: when the 6-minute wait is over).
+RECONCILER_LOOP_PERIOD_SECONDS = 0.1
 #: ``volutil.ControllerManagedAttachAnnotation``: the kubelet leaves attach/detach of its node to this controller.
 CONTROLLER_MANAGED_ATTACH_ANNOTATION = "volumes.kubernetes.io/controller-managed-attach-detach"
 #: The Multi-Attach detail when no pod on the other node(s) uses the volume.
@@ -276,8 +278,8 @@ class AttachDetachController(Controller):
             timeout = elapsed > MAX_WAIT_FOR_UNMOUNT_SECONDS
             force = not healthy and timeout
             if self._mounted(node, va) and not force and not out_of_service:
-                if not timeout:  # upstream's reconciler loops every 100 ms; come back when the wait is over
-                    left = MAX_WAIT_FOR_UNMOUNT_SECONDS - elapsed + 1.0
+                if not timeout:  # upstream's reconciler loops every 100 ms: come back at its first pass after
+                    left = MAX_WAIT_FOR_UNMOUNT_SECONDS - elapsed + RECONCILER_LOOP_PERIOD_SECONDS
                     wait = left if not wait else min(wait, left)
                 continue
             detail = ("" if not (timeout or out_of_service) else
