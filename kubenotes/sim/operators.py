@@ -26,9 +26,15 @@ rook/rook@v1.18.0 pkg/operator/ceph/cluster/mon/health.go (checkHealth, failover
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
-from typing import Any, NamedTuple
+import ssl
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
 
 from kubenotes.api.meta import new_controller_ref
 from kubenotes.api.podutil import is_pod_ready
@@ -37,7 +43,8 @@ from kubenotes.sim.scenario import Scenario, Step
 from kubenotes.sim.scenarios import _cluster, load_scenario_file
 
 __all__ = ["WEBSITE_FILE", "ROOK_FILE", "WEBSITE_CONTROLLERS", "api_resources", "website_objects", "website_cluster",
-           "website_deployment", "replicas_policy", "MonSample", "MonFailoverRun", "simulate_mon_failover"]
+           "website_deployment", "replicas_policy", "WebhookServer", "serve_webhook", "MonSample", "MonFailoverRun",
+           "simulate_mon_failover"]
 
 #: The chapter's CRD, RBAC and Website (``python -m kubenotes simulate`` runs it).
 WEBSITE_FILE = "operators/website-crd.yaml"
@@ -239,6 +246,183 @@ def replicas_policy(max_replicas: int = 5) -> list[dict]:
                "metadata": {"name": f"{name}-binding"},
                "spec": {"policyName": name, "validationActions": ["Deny"]}}
     return [policy, binding]
+
+
+class WebhookServer:
+    """A validating admission webhook served from a Python function on 127.0.0.1 over HTTPS.
+
+    What controller-runtime's webhook server does for an operator written in
+    Go, reduced to one path: the API server POSTs an ``admission.k8s.io/v1``
+    AdmissionReview, the function decides, the server answers with the
+    review's ``uid``. Build it with :func:`serve_webhook`.
+
+    Parameters
+    ----------
+    review : callable(request: dict) -> (bool, str)
+        Called with the AdmissionReview's ``request`` (``operation``,
+        ``object``, ``oldObject``, ``userInfo``...); returns whether the
+        request is allowed and, when not, the message the API server passes on.
+
+    Returns
+    -------
+    WebhookServer
+        Serving from construction (a daemon thread) until :meth:`stop`.
+
+    Raises
+    ------
+    OSError
+        When no loopback port can be bound.
+
+    Attributes
+    ----------
+    url : str
+        ``https://127.0.0.1:<port>``.
+    ca_bundle : str
+        The base64 PEM of its self-signed certificate (``caBundle``).
+    reviews : list of dict
+        Every AdmissionReview request received, in order.
+
+    Notes
+    -----
+    No mutation (no JSONPatch answer) and no ``warnings``; a function that
+    raises is answered ``allowed: false`` with the exception's text, as a
+    webhook's own bug would refuse requests under ``failurePolicy: Fail``.
+
+    References
+    ----------
+    kubernetes-sigs/controller-runtime pkg/webhook/admission (Handler, Validator)
+    https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/
+
+    Examples
+    --------
+    >>> hook = serve_webhook(lambda request: (True, ""))
+    >>> hook.url.startswith("https://127.0.0.1:"), hook.reviews
+    (True, [])
+    >>> hook.stop()
+    """
+
+    def __init__(self, review: Callable[[dict], tuple[bool, str]]):
+        from kubenotes.sim.serve import self_signed_cert
+
+        cert, key = self_signed_cert()
+        self.ca_bundle = base64.b64encode(cert).decode()
+        self.reviews: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                request = body.get("request") or {}
+                outer.reviews.append(request)
+                try:
+                    allowed, message = review(request)
+                except Exception as e:  # noqa: BLE001 - the learner's function: its error is the webhook's answer
+                    allowed, message = False, f"{type(e).__name__}: {e}"
+                response: dict[str, Any] = {"uid": request.get("uid", ""), "allowed": bool(allowed)}
+                if not allowed:
+                    response["status"] = {"code": 403, "message": str(message)}
+                data = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                                   "response": response}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "tls.crt").write_bytes(cert)
+            (Path(d) / "tls.key").write_bytes(key)
+            ctx.load_cert_chain(Path(d) / "tls.crt", Path(d) / "tls.key")
+        self._httpd.socket = ctx.wrap_socket(self._httpd.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{self._httpd.server_address[1]}"
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def configuration(self, name: str, *, api_groups: list[str], resources: list[str],
+                      operations: tuple[str, ...] = ("CREATE", "UPDATE"), failure_policy: str = "Fail",
+                      timeout_seconds: int = 5) -> dict:
+        """The ValidatingWebhookConfiguration that sends matching requests here.
+
+        Parameters
+        ----------
+        name : str
+            The webhook's name (a domain, e.g. ``no-latest.example.com``); the configuration is named the same.
+        api_groups, resources : list of str
+            The rule's groups and resources (``["example.com"]``, ``["websites"]``).
+        operations : tuple of str
+        failure_policy : {"Fail", "Ignore"}
+        timeout_seconds : int
+
+        Returns
+        -------
+        dict
+            ``admissionregistration.k8s.io/v1`` ValidatingWebhookConfiguration with
+            ``clientConfig.url`` and ``caBundle``, ``sideEffects: None``,
+            ``admissionReviewVersions: [v1]``.
+
+        Raises
+        ------
+        None
+
+        Examples
+        --------
+        >>> hook = serve_webhook(lambda request: (True, ""))
+        >>> cfg = hook.configuration("x.example.com", api_groups=["example.com"], resources=["websites"])
+        >>> cfg["webhooks"][0]["rules"][0]["resources"], cfg["webhooks"][0]["clientConfig"]["url"] == hook.url
+        (['websites'], True)
+        >>> hook.stop()
+        """
+        return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+                "metadata": {"name": name},
+                "webhooks": [{"name": name, "clientConfig": {"url": self.url, "caBundle": self.ca_bundle},
+                              "rules": [{"apiGroups": list(api_groups), "apiVersions": ["*"],
+                                         "operations": list(operations), "resources": list(resources)}],
+                              "failurePolicy": failure_policy, "sideEffects": "None",
+                              "timeoutSeconds": int(timeout_seconds), "admissionReviewVersions": ["v1"]}]}
+
+    def stop(self) -> None:
+        """Stop serving and close the port."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def serve_webhook(review: Callable[[dict], tuple[bool, str]]) -> WebhookServer:
+    """Serve ``review`` as a validating admission webhook on 127.0.0.1 (HTTPS, a self-signed certificate).
+
+    Parameters
+    ----------
+    review : callable(request: dict) -> (bool, str)
+        As :class:`WebhookServer`.
+
+    Returns
+    -------
+    WebhookServer
+        Apply :meth:`WebhookServer.configuration` to the cluster to have its
+        API server call it; :meth:`WebhookServer.stop` when done.
+
+    Raises
+    ------
+    OSError
+        When no loopback port can be bound.
+
+    See Also
+    --------
+    kubenotes.apiserver.admission.webhook.ValidatingAdmissionWebhook
+
+    References
+    ----------
+    https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/
+
+    Examples
+    --------
+    >>> hook = serve_webhook(lambda request: (False, "no"))
+    >>> hook.stop()
+    """
+    return WebhookServer(review)
 
 
 def website_deployment(website: dict) -> dict:

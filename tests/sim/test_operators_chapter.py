@@ -112,3 +112,30 @@ def test_at_takes_the_last_sample_at_or_before():
                                           MonSample(10, "b", "m", "in quorum")), ())
     assert run.at(-1) == [] and [s.state for s in run.at(9.9)] == ["in quorum"]
     assert run.quorum_at(10) == ["b"] and run.failover_seconds() == 10
+
+
+def test_a_python_function_served_as_a_webhook_refuses_with_upstreams_text():
+    from kubenotes.sim.operators import serve_webhook
+
+    def no_latest(request):
+        image = request["object"]["spec"]["image"]
+        return not image.endswith(":latest"), f"image {image}: pin a version"
+
+    hook = serve_webhook(no_latest)
+    try:
+        c = website_cluster(start=False)
+        c.apply(hook.configuration("no-latest.example.com", api_groups=["example.com"], resources=["websites"]))
+        with pytest.raises(ApiError) as e:
+            c.apply({**WEBSITE, "spec": {"replicas": 1, "image": "nginx:latest"}})
+        assert e.value.code == 403
+        assert str(e.value) == ('admission webhook "no-latest.example.com" denied the request: '
+                                "image nginx:latest: pin a version")
+        c.apply({**WEBSITE, "spec": {"replicas": 1, "image": "nginx:1.27"}})
+        assert [r["operation"] for r in hook.reviews] == ["CREATE", "CREATE"]
+        assert hook.reviews[0]["object"]["spec"]["port"] == 80  # after defaulting, as upstream sends it
+    finally:
+        hook.stop()
+    with pytest.raises(ApiError) as e:  # down, under failurePolicy Fail: refused, nothing stored
+        c.apply({**WEBSITE, "metadata": {"name": "later", "namespace": "shop"}})
+    assert e.value.code == 500 and 'failed calling webhook "no-latest.example.com"' in str(e.value)
+    assert c.get("websites.example.com", "later", "shop") is None
