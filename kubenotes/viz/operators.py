@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 from matplotlib.figure import Figure
 
 from kubenotes.sim.operators import MonFailoverRun
-from kubenotes.viz.controllers import _clear_plotted, _legend_patches, _panel, _time_marks
+from kubenotes.viz.controllers import _clear_plotted, _legend_patches, _time_marks
 from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 from kubenotes.viz.html import escape as _e
@@ -126,7 +126,7 @@ def mon_timeline_figure(run: MonFailoverRun, *, at_seconds: float | None = None,
             ax.text(start + 0.005 * end, y, f"mon {mon}", va="center", ha="left", fontsize=8, color="white")
         else:
             ax.text(start - 0.005 * end, y, f"mon {mon}", va="center", ha="right", fontsize=8, color="#1b5e20")
-    if run.dead_node:
+    if run.dead_node and run.down_at_seconds <= end:
         _time_marks(ax, [(run.down_at_seconds, f"{run.dead_node} stops")])
     failover = run.failover_seconds()
     if failover is not None:  # near the right edge: its label on the left of the line
@@ -134,7 +134,7 @@ def mon_timeline_figure(run: MonFailoverRun, *, at_seconds: float | None = None,
         ax.annotate("new mon in quorum", (failover, 1.0), xycoords=("data", "axes fraction"), xytext=(-3, -11),
                     textcoords="offset points", fontsize=8, color="#b71c1c", ha="right")
     if at_seconds is not None:
-        ax.axvline(at_seconds, color="#1565c0", lw=1.6)
+        ax.axvline(at_seconds, color="#1565c0", lw=1.6, gid="cursor")
     ax.set_yticks(range(len(nodes)), list(reversed(nodes)))
     ax.set_ylim(-0.6, len(nodes) - 0.2)
     ax.set_xlim(0, end)
@@ -177,18 +177,21 @@ def mon_log_table(run: MonFailoverRun, until_seconds: float | None = None, last:
                  f"operator log up to t={until_seconds:g}s" if until_seconds is not None else "operator log")
 
 
-def _mon_view(at_seconds: int, *, run: MonFailoverRun, figure: Figure) -> list[Any]:
+def _mon_text(run: MonFailoverRun, at_seconds: int) -> list[Any]:
+    """The quorum line and the log table under the timeline at ``at_seconds``."""
     q = run.quorum_at(at_seconds)
     mons = run.at(at_seconds)
     verdict = (f"quorum {','.join(q)}: {len(q)} of {len(mons)} mons"
                + (" (a majority: Ceph serves)" if 2 * len(q) > len(mons) else " (no majority: Ceph stops)")) \
         if mons else "no mons yet"
-    return [mon_timeline_figure(run, at_seconds=at_seconds, figure=figure),
-            Html(f"<p><b>t={at_seconds}s</b>: {_e(verdict)}</p>"), mon_log_table(run, at_seconds, last=4)]
+    return [Html(f"<p><b>t={at_seconds}s</b>: {_e(verdict)}</p>"), mon_log_table(run, at_seconds, last=4)]
 
 
 def mon_failover_panel(run: MonFailoverRun, at_seconds: int = 800) -> Any:
     """The failover widget: a clock slider over a run; the cursor, the quorum and the log at that time.
+
+    The timeline is drawn once; each position only moves its cursor
+    (:class:`~kubenotes.viz.widgets.BlitPNG`).
 
     Parameters
     ----------
@@ -217,10 +220,24 @@ def mon_failover_panel(run: MonFailoverRun, at_seconds: int = 800) -> Any:
     >>> [c.description for c in p.children[0].children]
     ['virtual time t (s)']
     """
-    import functools
+    from kubenotes.viz.controllers import _control
+    from kubenotes.viz.widgets import BlitPNG, live_panel, memoise_update, png_display
 
     end = int(max(s.t for s in run.samples))
-    fig = mon_timeline_figure(run)
-    view = functools.partial(_mon_view, run=run)
-    return _panel(view, {"at_seconds": ("virtual time t (s)", at_seconds, 0, end, 10)}, fig,
-                  label_px=150, width_px=760)
+    fig = mon_timeline_figure(run, at_seconds=at_seconds)
+    cursor = next(line for line in fig.axes[0].lines if line.get_gid() == "cursor")
+    try:
+        blit: Any = BlitPNG(fig, [cursor])
+    except ValueError:  # a label reaching outside the figure: draw the whole figure each time instead
+        blit = None
+
+    def update(at_seconds: int) -> list[Any]:
+        cursor.set_xdata([at_seconds, at_seconds])
+        if blit is None:
+            from IPython.core.pylabtools import print_figure
+
+            return [png_display(print_figure(fig, "png", bbox_inches="tight")), *_mon_text(run, at_seconds)]
+        return [png_display(blit.png()), *_mon_text(run, at_seconds)]
+
+    slider = _control("virtual time t (s)", at_seconds, 0, end, 10, label_px=150, width_px=760)
+    return live_panel(memoise_update(update), {"at_seconds": slider}, columns=1)

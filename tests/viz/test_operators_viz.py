@@ -7,7 +7,7 @@ import io
 
 from kubenotes.sim.operators import MonFailoverRun, MonSample
 from kubenotes.viz.graphs import MAX_INLINE_WIDTH_PX
-from kubenotes.viz.operators import (_mon_view, _segments, api_resources_table, mon_failover_panel, mon_log_table,
+from kubenotes.viz.operators import (_mon_text, _segments, api_resources_table, mon_failover_panel, mon_log_table,
                                      mon_timeline_figure)
 from kubenotes.viz.widgets import panels
 
@@ -52,8 +52,8 @@ def test_panel_output_changes_with_the_clock():
     panel = panels()[-1]
     slider = panel.controls["at_seconds"]
     assert (slider.min, slider.max, slider.step) == (0, 30, 10)
-    fig = mon_timeline_figure(RUN)
-    first = [str(x) for x in _mon_view(0, run=RUN, figure=fig)[1:]]
-    later = [str(x) for x in _mon_view(30, run=RUN, figure=fig)[1:]]
+    first = [str(x) for x in _mon_text(RUN, 0)]
+    later = [str(x) for x in _mon_text(RUN, 30)]
     assert "quorum a,b: 2 of 2 mons (a majority" in first[0]
     assert "quorum b,c: 2 of 2" in later[0] and first[1] != later[1]
+    assert "no mons yet" in str(_mon_text(RUN, -10)[0])
