@@ -483,7 +483,11 @@ class ExternalProvisioner(Controller):
 
     # ------------------------------------------------------------ deletion
     def _should_delete(self, pv: dict) -> bool:
-        """``shouldDelete``: Released (or being deleted), reclaim policy Delete, provisioned by this driver."""
+        """``shouldDelete``: Released, reclaim policy Delete, provisioned by this driver; when being deleted, only
+        while the finalizer is still on."""
+        md = pv.get("metadata") or {}
+        if md.get("deletionTimestamp") and PROVISIONER_FINALIZER not in (md.get("finalizers") or ()):
+            return False
         return ((pv.get("status") or {}).get("phase") == "Released"
                 and (pv.get("spec") or {}).get("persistentVolumeReclaimPolicy") == "Delete"
                 and _ann(pv).get(ANN_DYNAMICALLY_PROVISIONED) == self.driver_name)
@@ -491,6 +495,14 @@ class ExternalProvisioner(Controller):
     def _delete(self, pv: dict) -> Result | None:
         """``deleteVolumeOperation``: ``DeleteVolume``, the PV object, then the finalizer."""
         name = pv["metadata"]["name"]
+        try:  # the cache may be behind: check again on the API server, as the library does
+            pv = self.client.get("persistentvolumes", name)
+        except ApiError as e:
+            if e.code == 404:
+                return None
+            raise
+        if not self._should_delete(pv):
+            return None
         for va in self.attachments.lister.list():
             if ((va.get("spec") or {}).get("source") or {}).get("persistentVolumeName") == name:
                 self.event(pv, "Warning", "VolumeFailedDelete",
@@ -506,9 +518,13 @@ class ExternalProvisioner(Controller):
         except ApiError as e:
             if e.code != 404:
                 raise
-        current = self.client.server.get("persistentvolumes", None, name)
-        if current is not None and PROVISIONER_FINALIZER in (current["metadata"].get("finalizers") or ()):
-            current = deep_copy(current)
+        try:
+            current = self.client.get("persistentvolumes", name)
+        except ApiError as e:
+            if e.code == 404:
+                return None
+            raise
+        if PROVISIONER_FINALIZER in (current["metadata"].get("finalizers") or ()):
             current["metadata"]["finalizers"] = [f for f in current["metadata"]["finalizers"]
                                                  if f != PROVISIONER_FINALIZER]
             self.client.update("persistentvolumes", current)
