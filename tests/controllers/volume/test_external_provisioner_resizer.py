@@ -188,3 +188,58 @@ def test_accessibility_requirements_errors_and_check_error():
     base = copy.deepcopy(nodes)
     base["a"]["metadata"]["labels"]["k"] = "a"
     assert accessibility_requirements("d", "c", csn, base)["requisite"] == [{"segments": {"k": "a"}}]
+
+
+def test_real_kubectl_storage_columns_and_describe_pvc_events(kubectl_required):
+    """The real kubectl against the served model: v1.34's server-side columns of the six storage kinds, and
+    ``describe pvc`` with the sidecars' Events and the resize condition."""
+    from kubenotes.sim.serve import serve
+
+    c = build([sample("storage", "csi-provision.yaml")], kubelet="stand-in")
+    c.run(until=25)
+    claim = c.get("persistentvolumeclaims", "fast-data", NS)
+    pv_name = claim["spec"]["volumeName"]
+    s = serve(c, port=0, time_scale=0)
+    try:
+        r = s.kubectl("get", "pv,pvc,sc,volumeattachments,csinodes,csidrivers")
+        assert r.returncode == 0, r.stderr
+        blocks = [[ln.split() for ln in b.splitlines()] for b in r.stdout.strip().split("\n\n")]
+        heads = [b[0] for b in blocks]
+        assert heads == [
+            ["NAME", "CAPACITY", "ACCESS", "MODES", "RECLAIM", "POLICY", "STATUS", "CLAIM", "STORAGECLASS",
+             "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"],
+            ["NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS", "MODES", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "AGE"],
+            ["NAME", "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "ALLOWVOLUMEEXPANSION", "AGE"],
+            ["NAME", "ATTACHER", "PV", "NODE", "ATTACHED", "AGE"],
+            ["NAME", "DRIVERS", "AGE"],
+            ["NAME", "ATTACHREQUIRED", "PODINFOONMOUNT", "STORAGECAPACITY", "TOKENREQUESTS", "REQUIRESREPUBLISH",
+             "MODES", "AGE"]]
+        pv_row, pvc_row, sc_row, va_row, csn_rows, drv_row = (blocks[0][1], blocks[1][1], blocks[2][1], blocks[3][1],
+                                                              blocks[4][1:], blocks[5][1])
+        assert pv_row[:7] == [f"persistentvolume/{pv_name}", "2Gi", "RWO", "Delete", "Bound", "default/fast-data",
+                              "csi-hostpath-wffc"]
+        assert pvc_row[:6] == ["persistentvolumeclaim/fast-data", "Bound", pv_name, "1Gi", "RWO", "csi-hostpath-wffc"]
+        assert sc_row[:5] == ["storageclass.storage.k8s.io/csi-hostpath-wffc", DRIVER, "Delete",
+                              "WaitForFirstConsumer", "true"]
+        assert va_row[1:5] == [DRIVER, pv_name, claim["metadata"]["annotations"][ANN_SELECTED_NODE], "true"]
+        assert [x[:2] for x in csn_rows] == [["csinode.storage.k8s.io/csi-node-1", "1"],
+                                             ["csinode.storage.k8s.io/csi-node-2", "1"]]
+        assert drv_row[:7] == [f"csidriver.storage.k8s.io/{DRIVER}", "true", "true", "false", "<unset>", "false",
+                               "Persistent"]
+        r = s.kubectl("describe", "pvc", "fast-data")
+        assert r.returncode == 0, r.stderr
+        out = r.stdout
+        assert f"Volume:        {pv_name}" in out and "Capacity:      1Gi" in out and "Used By:       fast-app" in out
+        assert "FileSystemResizePending   True" in out and MSG_FILE_SYSTEM_RESIZE_PENDING in out
+        events = out.split("Events:", 1)[1]
+        for reason, source, message in (
+                ("Provisioning", f"{DRIVER}_csi-hostpathplugin-0_",
+                 'External provisioner is provisioning volume for claim "default/fast-data"'),
+                ("ProvisioningSucceeded", f"{DRIVER}_csi-hostpathplugin-0_", f"Successfully provisioned volume {pv_name}"),
+                ("Resizing", f"external-resizer {DRIVER}", f"External resizer is resizing volume {pv_name}"),
+                ("FileSystemResizeRequired", f"external-resizer {DRIVER}",
+                 "Require file system resize of volume on node")):
+            line = next(ln for ln in events.splitlines() if ln.split()[1:2] == [reason])
+            assert source in line and line.endswith(message), line
+    finally:
+        s.stop()
