@@ -91,7 +91,6 @@ from kubenotes.controllers.volume.provisioner import (
     RETRY_INTERVAL_MAX_SECONDS,
     RETRY_INTERVAL_START_SECONDS,
 )
-from kubenotes.csi.spec import RESOURCE_EXHAUSTED
 from kubenotes.errors import KubenotesError
 
 __all__ = ["ExternalProvisioner", "accessibility_requirements", "volume_node_affinity", "remove_prefixed_parameters",
@@ -114,6 +113,8 @@ KNOWN_PREFIXED_KEYS = frozenset(CSI_PARAMETER_PREFIX + k for k in (
 PROVISIONER_ID_KEY = "storage.kubernetes.io/csiProvisionerIdentity"
 ANN_DELETION_SECRET_NAME = "volume.kubernetes.io/provisioner-deletion-secret-name"
 ANN_DELETION_SECRET_NAMESPACE = "volume.kubernetes.io/provisioner-deletion-secret-namespace"
+#: The gRPC code of a driver out of room (controllers do not import kubenotes.csi: the code names are gRPC's).
+RESOURCE_EXHAUSTED = "ResourceExhausted"
 #: gRPC codes after which a ``CreateVolume`` may still be running (``isFinalError`` false), with ResourceExhausted.
 _NOT_FINAL_CODES = ("Canceled", "DeadlineExceeded", "Unavailable", "Aborted", RESOURCE_EXHAUSTED)
 #: ``controller.ProvisioningState`` values (the library's).

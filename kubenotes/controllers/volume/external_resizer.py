@@ -64,7 +64,6 @@ from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.reconciler import Controller, Result, split_key
 from kubenotes.controllers.volume.external_attacher import volume_capability
 from kubenotes.controllers.volume.external_provisioner import _install_sidecar_rbac
-from kubenotes.csi.spec import INVALID_ARGUMENT, OUT_OF_RANGE
 from kubenotes.errors import KubenotesError
 
 __all__ = ["ExternalResizer", "RESIZER_CLUSTER_ROLE", "RESIZING", "FILE_SYSTEM_RESIZE_PENDING",
@@ -79,6 +78,8 @@ CONTROLLER_RESIZE_IN_PROGRESS = "ControllerResizeInProgress"
 CONTROLLER_RESIZE_INFEASIBLE = "ControllerResizeInfeasible"
 NODE_RESIZE_PENDING = "NodeResizePending"
 MSG_FILE_SYSTEM_RESIZE_PENDING = "Waiting for user to (re-)start a pod to finish file system resize of volume on node."
+#: gRPC codes of an expansion the driver can never do (``IsInfeasibleError``; gRPC's names, not kubenotes.csi's).
+_INFEASIBLE_CODES = ("InvalidArgument", "OutOfRange")
 _RESIZE_CONDITIONS = (RESIZING, FILE_SYSTEM_RESIZE_PENDING, "ControllerResizeError", "NodeResizeError")
 #: The sidecar's ClusterRole (its ``rbac.yaml``; the model updates where it patches), bound to ``csi-resizer``.
 RESIZER_CLUSTER_ROLE = {
@@ -206,7 +207,7 @@ class ExternalResizer(Controller):
         except KubenotesError as err:  # a CSIError
             self.event(claim, "Warning", "VolumeResizeFailed",
                        f'resize volume "{pv_name}" by resizer "{self.driver_name}" failed: {err}')
-            if getattr(err, "code", "") in (INVALID_ARGUMENT, OUT_OF_RANGE):
+            if getattr(err, "code", "") in _INFEASIBLE_CODES:
                 claim = self._update_status(claim, [], CONTROLLER_RESIZE_INFEASIBLE)
                 self._infeasible[f"{claim['metadata']['namespace']}/{claim['metadata']['name']}"] = \
                     claim["metadata"].get("resourceVersion")
