@@ -243,3 +243,29 @@ def test_real_kubectl_storage_columns_and_describe_pvc_events(kubectl_required):
             assert source in line and line.endswith(message), line
     finally:
         s.stop()
+
+
+def test_a_pv_object_that_cannot_be_written_deletes_the_volume_again():
+    from kubenotes.apiserver.status import new_forbidden
+
+    objs = _objects()
+    for o in objs:
+        if o["kind"] == "StorageClass":
+            o["volumeBindingMode"] = "Immediate"
+    c = Cluster(objs, kubelet="stand-in")
+    prov = c.controllers[f"csi-provisioner/{DRIVER}"]
+    create = prov.client.create
+
+    def refuse_pvs(resource, *args, **kwargs):
+        if resource == "persistentvolumes":
+            raise new_forbidden("", "persistentvolumes", "", "denied for the test")
+        return create(resource, *args, **kwargs)
+
+    prov.client.create = refuse_pvs
+    c.run(until=2.5)  # retried with back-off (and on the claim's updates)
+    methods = [t["method"] for t in c.csi[DRIVER].trace if t["service"] == "Controller"]
+    assert len(methods) >= 4 and methods == ["CreateVolume", "DeleteVolume"] * (len(methods) // 2)
+    assert c.csi[DRIVER].volumes == {} and c.list("persistentvolumes") == []
+    (failed,) = _events(c, "ProvisioningFailed")
+    assert failed["message"].startswith("Error creating provisioned PV object for claim default/fast-data: ")
+    assert failed["message"].endswith("Deleting the volume.")
