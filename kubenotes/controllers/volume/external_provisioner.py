@@ -32,7 +32,8 @@ pod, does the rest:
   (``--retry-interval-start`` 1 s doubling to ``--retry-interval-max`` 5 min).
   ``RESOURCE_EXHAUSTED`` for a claim with a selected node is
   ``ProvisioningReschedule``: the claim loses ``volume.kubernetes.io/selected-node``
-  so the scheduler picks again (``checkError``, ``rescheduleProvisioning``).
+  so the scheduler picks again (``checkError``, ``rescheduleProvisioning``); so does a selected node
+  that no longer exists (``ProvisioningFailed``: ``node "<name>" not found``).
   Nothing is half-provisioned: when the PV object cannot be written the volume
   is deleted again.
 * **delete** (``shouldDelete``): a ``Released`` volume provisioned by this
@@ -387,10 +388,13 @@ class ExternalProvisioner(Controller):
             return bool(ann.get(ANN_SELECTED_NODE))
         return True
 
-    def _failed(self, claim: dict, sc_name: str, message: str, state: str) -> Result | None:
-        """``provisionVolumeErrorHandling``: the event, then reschedule or retry with back-off."""
-        self.event(claim, "Warning", "ProvisioningFailed",
-                   f'failed to provision volume with StorageClass "{sc_name}": {message}')
+    def _failed(self, claim: dict, sc_name: str | None, message: str, state: str) -> Result | None:
+        """``provisionVolumeErrorHandling``: the event, then reschedule or retry with back-off.
+
+        ``sc_name`` None: the message is the error itself (a missing selected node), not a provisioning failure."""
+        if sc_name is not None:
+            message = f'failed to provision volume with StorageClass "{sc_name}": {message}'
+        self.event(claim, "Warning", "ProvisioningFailed", message)
         if state == PROVISIONING_RESCHEDULE and ANN_SELECTED_NODE in _ann(claim):
             new = deep_copy(claim)
             new["metadata"]["annotations"].pop(ANN_SELECTED_NODE, None)
@@ -411,8 +415,7 @@ class ExternalProvisioner(Controller):
         spec = claim.get("spec") or {}
         node = _ann(claim).get(ANN_SELECTED_NODE, "")
         if node and self.nodes.lister.get(None, node) is None:
-            return self._failed(claim, sc_name, f'failed to get target node: node "{node}" not found',
-                                PROVISIONING_RESCHEDULE)
+            return self._failed(claim, None, f'node "{node}" not found', PROVISIONING_RESCHEDULE)
         if spec.get("selector"):
             return self._failed(claim, sc_name, "claim Selector is not supported", PROVISIONING_FINISHED)
         params = dict(sc.get("parameters") or {})

@@ -269,3 +269,16 @@ def test_a_pv_object_that_cannot_be_written_deletes_the_volume_again():
     (failed,) = _events(c, "ProvisioningFailed")
     assert failed["message"].startswith("Error creating provisioned PV object for claim default/fast-data: ")
     assert failed["message"].endswith("Deleting the volume.")
+
+
+def test_a_selected_node_that_is_gone_is_handed_back_to_the_scheduler():
+    c = Cluster(_objects(), kubelet="stand-in", scheduler=False)
+    c.run(until=1)
+    claim = c.get("persistentvolumeclaims", "fast-data", NS)
+    claim["metadata"].setdefault("annotations", {})[ANN_SELECTED_NODE] = "gone-node"
+    c.client.update("persistentvolumeclaims", claim, NS)
+    c.run(until=3)
+    claim = c.get("persistentvolumeclaims", "fast-data", NS)
+    assert ANN_SELECTED_NODE not in claim["metadata"]["annotations"]
+    assert [e["message"] for e in _events(c, "ProvisioningFailed")] == ['node "gone-node" not found']
+    assert _calls(c, "CreateVolume") == []
