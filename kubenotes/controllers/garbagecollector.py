@@ -336,8 +336,10 @@ class GarbageCollector(Controller):
             self._virtual_delete(item)
             return None
         if item.virtual:
-            # the owner exists after all: keep it virtual until its informer adds it
-            return None
+            # the owner exists after all: keep it virtual until its informer adds it, and look again with back-off
+            # meanwhile, as upstream's worker requeues an unobserved item (kubernetes#56121): an owner deleted
+            # before any informer reported it (its kind not yet monitored) is then found gone
+            return Result(requeue=True)
         if item.deleting_dependents:
             return self._process_deleting_dependents_item(item)
         refs = latest["metadata"].get("ownerReferences") or []

@@ -220,3 +220,23 @@ def test_dependents_of_a_custom_resource_are_collected_once_the_monitors_follow_
     c.client.delete("customresourcedefinitions", "widgets.example.com")
     c.run_for(35)
     assert "widgets.example.com" not in gc.monitors
+
+
+def test_an_owner_deleted_before_its_kind_is_monitored_still_has_its_dependents_collected():
+    # the Widget exists when its dependent is seen (a virtual owner, verified present) and is deleted before the
+    # collector's next discovery sync starts a Widget monitor, so no informer ever reports it: upstream's worker
+    # requeues an unobserved virtual item until an informer sees it (kubernetes#56121), and once the kind is
+    # monitored the re-check finds it gone; before, the node stayed virtual and the dependent lived for ever
+    c = _cluster()
+    gc = c.controllers[GC]
+    c.client.create("customresourcedefinitions", WIDGETS_CRD)
+    w = c.client.create("widgets.example.com", {"apiVersion": "example.com/v1", "kind": "Widget",
+                                                "metadata": {"name": "w1"}}, "default")
+    ref = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w1", "uid": w["metadata"]["uid"]}
+    c.client.create("configmaps", {"metadata": {"name": "owned", "ownerReferences": [ref]}}, "default")
+    c.run_for(5)
+    assert c.get("configmaps", "owned", "default") is not None and "widgets.example.com" not in gc.monitors
+    c.client.delete("widgets.example.com", "w1", "default")
+    c.run_for(100)
+    assert "widgets.example.com" in gc.monitors
+    assert c.get("configmaps", "owned", "default") is None
