@@ -8,7 +8,8 @@ so this module keeps:
   :func:`trace_variant`), each loaded once per directory;
 * replays per ``(policy, variant, seed)`` (:func:`cached_replay`,
   :func:`replay_policies`, :func:`replay_variants`; :func:`replay_many` runs
-  the new ones of a batch in parallel processes) and their wall-clock cost
+  the new ones of a batch in parallel processes, :func:`replay_in_background`
+  starts them there and returns at once) and their CPU cost
   (:func:`replay_timings`);
 * data derived once per trace (:func:`per_trace`, :func:`typical_of`,
   :func:`requests_of`, :func:`fragmentation_of`);
@@ -38,6 +39,7 @@ hkust-adsl/kubernetes-scheduler-simulator pkg/utils/frag.go (NodeResource)
 
 from __future__ import annotations
 
+import atexit
 import collections
 import concurrent.futures
 import functools
@@ -77,6 +79,7 @@ __all__ = [
     "trace_variant",
     "cached_replay",
     "replay_many",
+    "replay_in_background",
     "replay_policies",
     "replay_variants",
     "replay_timings",
@@ -292,12 +295,12 @@ _MAX_REPLAYS = 128
 
 
 def _replay_job(key: tuple[str, str, int, str]) -> tuple[ReplayResult, float]:
-    """One replay of ``key`` and its wall-clock seconds (run in this process or in a worker of :func:`replay_many`)."""
+    """One replay of ``key`` and its CPU seconds (run in this process or in a worker of :func:`replay_many`)."""
     policy, variant, seed, directory = key
     trace, typical, requests = _prepared(variant, directory)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     r = replay(trace, policy, seed=seed, typical=typical, requests=requests)
-    return r, time.perf_counter() - t0
+    return r, time.thread_time() - t0
 
 
 def _worker_job(key: tuple[str, str, int, str]) -> tuple[ReplayResult, float]:
@@ -320,7 +323,64 @@ def _cached_replay(policy: str, variant: str, seed: int, directory: str) -> Repl
     if r is not None:
         _REPLAYS.move_to_end(key)
         return r
+    if key in _PENDING:
+        return _collect(key)
     r, seconds = _replay_job(key)
+    _keep(key, r, seconds)
+    return r
+
+
+# Replays handed to worker processes and not collected yet (key -> future), and the pool running them; the pool is
+# shut down once nothing is pending.
+_PENDING: dict[tuple[str, str, int, str], concurrent.futures.Future] = {}
+_POOL: concurrent.futures.ProcessPoolExecutor | None = None
+
+
+def _submit(todo: Sequence[tuple[str, str, int, str]], workers: int) -> None:
+    """Hand ``todo`` (keys neither cached nor pending) to the pool, started with ``workers`` forked processes if none runs."""
+    global _POOL
+    new = _POOL is None
+    if new:
+        _POOL = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        gc.freeze()  # the workers' collector then skips the objects they inherit (no copy-on-write of the heap)
+    try:
+        with warnings.catch_warnings():
+            # Python >= 3.12 warns when a process with threads (a Jupyter kernel) forks: a lock another thread
+            # holds stays held in the child. The workers only replay and send their result back.
+            warnings.filterwarnings("ignore", message=".*fork", category=DeprecationWarning)
+            for key in todo:  # the fork context starts every worker at the first submit
+                _PENDING[key] = _POOL.submit(_worker_job, key)
+    finally:
+        if new:
+            gc.unfreeze()
+
+
+def _forget(key: tuple[str, str, int, str]) -> None:
+    _PENDING.pop(key, None)
+    if not _PENDING:
+        _stop_pool(wait=False)  # its workers are idle: they exit, the pool's thread reaps them
+
+
+@atexit.register
+def _stop_pool(wait: bool = True) -> None:
+    """Shut the background pool down (at exit: cancel what has not started and wait for the workers)."""
+    global _POOL
+    if _POOL is not None:
+        pool, _POOL = _POOL, None
+        pool.shutdown(wait=wait, cancel_futures=wait)
+
+
+def _collect(key: tuple[str, str, int, str]) -> ReplayResult:
+    """Wait for a pending replay, keep it in the cache and return it (the result carries this process's trace)."""
+    fut = _PENDING[key]
+    try:
+        r, seconds = fut.result()
+    except BaseException:
+        if fut.done():  # the replay failed or its worker died: forget it (an interrupt leaves it pending)
+            _forget(key)
+        raise
+    _forget(key)
+    r.cluster.trace = _prepared(key[1], key[3])[0]
     _keep(key, r, seconds)
     return r
 
@@ -349,7 +409,9 @@ def replay_many(specs: Iterable[tuple[str, str, int]], trace_dir: str | os.PathL
     workers : int, optional
         Processes to run the replays not cached yet in; default the CPU cores
         this process may use. 1 (or a single replay to compute, or a platform
-        without ``fork``) replays them here, one after the other.
+        without ``fork``) replays them here, one after the other. Replays
+        :func:`replay_in_background` started are waited for, and while its
+        workers run they take the new ones too.
 
     Returns
     -------
@@ -365,7 +427,7 @@ def replay_many(specs: Iterable[tuple[str, str, int]], trace_dir: str | os.PathL
 
     See Also
     --------
-    cached_replay, replay_policies, replay_variants
+    cached_replay, replay_policies, replay_variants, replay_in_background
 
     Notes
     -----
@@ -390,26 +452,86 @@ def replay_many(specs: Iterable[tuple[str, str, int]], trace_dir: str | os.PathL
     """
     directory = _dir_key(trace_dir)
     keys = {(p, v, int(s), directory): (p, v, s) for p, v, s in specs}
-    for p, v, _s, _d in keys:
-        _prepared(v, directory)  # read each variant here: the workers inherit it
-        if p not in POLICY_NAMES:
-            raise UnknownPolicy(p)
-    todo = [k for k in keys if k not in _REPLAYS]
+    todo = _new_keys(keys, directory)
     n = _workers(len(todo), workers)
     if n > 1:
-        gc.freeze()  # the workers' collector then skips the objects they inherit (no copy-on-write of the heap)
-        try:
-            with warnings.catch_warnings(), concurrent.futures.ProcessPoolExecutor(
-                    n, mp_context=multiprocessing.get_context("fork")) as pool:
-                # Python >= 3.12 warns when a process with threads (a Jupyter kernel) forks: a lock another thread
-                # holds stays held in the child. The workers only replay and send their result back.
-                warnings.filterwarnings("ignore", message=".*fork", category=DeprecationWarning)
-                for key, (r, seconds) in zip(todo, pool.map(_worker_job, todo)):
-                    r.cluster.trace = _prepared(key[1], directory)[0]
-                    _keep(key, r, seconds)
-        finally:
-            gc.unfreeze()
+        _submit(todo, n)
     return {(p, v, s): _cached_replay(p, v, s, d) for (p, v, s, d) in keys}
+
+
+def _new_keys(keys: Iterable[tuple[str, str, int, str]], directory: str) -> list[tuple[str, str, int, str]]:
+    """Check every key's policy and variant (reading each variant here, for the workers to inherit); the keys to compute."""
+    for p, v, _s, _d in keys:
+        _prepared(v, directory)
+        if p not in POLICY_NAMES:
+            raise UnknownPolicy(p)
+    return [k for k in keys if k not in _REPLAYS and k not in _PENDING]
+
+
+def replay_in_background(specs: Iterable[tuple[str, str, int]], trace_dir: str | os.PathLike[str] | None = None, *,
+                         workers: int | None = None) -> int:
+    """Start :func:`cached_replay` of many ``(policy, variant, seed)`` runs in worker processes, and return at once.
+
+    A notebook calls it in its setup cell with every replay it will show: the
+    replays then compute while the cells before the first one that needs them
+    run (and draw), and :func:`cached_replay`, :func:`replay_many`,
+    :func:`replay_policies` and :func:`replay_variants` wait for a replay
+    still running instead of computing it again.
+
+    Parameters
+    ----------
+    specs : iterable of (str, str, int)
+        ``(policy, variant, seed)`` per replay, in the order they are wanted
+        (the workers take them in this order); repeats and replays already
+        cached or running are skipped.
+    trace_dir : str or path-like, optional
+        Default :func:`default_trace_dir`.
+    workers : int, optional
+        Processes; default the CPU cores this process may use. Ignored when
+        replays started earlier are still running (their pool takes the new
+        ones too).
+
+    Returns
+    -------
+    int
+        How many replays were started. 0 when all were cached or running,
+        and on a platform without ``fork`` or a single core (each replay is
+        then computed when first asked for).
+
+    Raises
+    ------
+    UnknownPolicy, ValueError, TraceNotFound
+        As :func:`cached_replay`, before any replay starts.
+
+    See Also
+    --------
+    replay_many : the same, waiting for the results.
+
+    Notes
+    -----
+    The results are those of :func:`replay_many`, record for record; only
+    the moment they are computed changes. The pool's processes exit once
+    every replay handed to them has been collected.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\\nn0,64000,262144,2,T4\\n")
+    >>> _ = (d / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\\np0,4000,1024,1,500\\n")
+    >>> replay_in_background([("FGD", "default", 42), ("Random", "default", 42), ("FGD", "default", 42)], d, workers=2)
+    2
+    >>> r = cached_replay("FGD", "default", 42, d)  # waits for the worker's result
+    >>> r.allocation_percent.tolist(), replay_in_background([("FGD", "default", 42)], d, workers=2)
+    ([25.0, 50.0, 75.0, 100.0, 100.0], 0)
+    """
+    directory = _dir_key(trace_dir)
+    todo = _new_keys(dict.fromkeys((p, v, int(s), directory) for p, v, s in specs), directory)
+    one_core = workers is None and _workers(2, None) < 2
+    if not todo or one_core or "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    _submit(todo, _workers(len(todo), workers))
+    return len(todo)
 
 
 def cached_replay(policy: str, variant: str = "default", seed: int = DEFAULT_SEED,
@@ -501,7 +623,7 @@ def replay_policies(policies: Iterable[str] = POLICY_NAMES, variant: str = "defa
 
 
 def replay_timings() -> dict[tuple[str, str, int], float]:
-    """Wall-clock seconds of every replay :func:`cached_replay` has computed so far (cache hits cost nothing).
+    """CPU seconds of every replay :func:`cached_replay` has computed so far (cache hits cost nothing).
 
     Parameters
     ----------
@@ -513,6 +635,8 @@ def replay_timings() -> dict[tuple[str, str, int], float]:
     dict[tuple[str, str, int], float]
         ``(policy, variant, seed)`` -> seconds (the last directory wins when
         several trace directories were replayed); a new dict on each call.
+        A replay runs on one core, so this is what it costs there, also when
+        it ran in a worker process beside other work.
 
     Raises
     ------
@@ -525,8 +649,9 @@ def replay_timings() -> dict[tuple[str, str, int], float]:
 
     Notes
     -----
-    Wall-clock time (``time.perf_counter``) differs from run to run; compare
-    policies within one run only.
+    CPU time of the replaying thread (``time.thread_time``): unlike wall-clock
+    time, other processes sharing the cores do not inflate it. It still
+    differs a little from run to run; compare policies within one run only.
 
     Examples
     --------

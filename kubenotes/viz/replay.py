@@ -168,7 +168,7 @@ def results_table(results: Mapping[str, ReplayResult | Sequence[ReplayResult]], 
         :data:`~kubenotes.replay.engine.PAPER_ALLOCATION_PERCENT`, valid for
         the default trace only); None leaves the columns out.
     seconds : mapping of str to float, optional
-        Policy -> replay wall-clock seconds, shown in a last column.
+        Policy -> replay CPU seconds (:func:`~kubenotes.replay.cache.replay_timings`), shown in a last column.
 
     Returns
     -------

@@ -122,3 +122,31 @@ def test_replay_many_rejects_an_unknown_policy_before_replaying(tmp_path):
     with pytest.raises(engine.UnknownPolicy):
         rc.replay_many([("BestFit", "default", 5), ("Tetris", "default", 5)], d, workers=2)
     assert ("BestFit", "default", 5) not in rc.replay_timings()
+
+
+def test_replay_in_background_returns_at_once_and_the_cache_waits_for_it():
+    from kubenotes.replay.sample import sample_trace_dir
+
+    d = sample_trace_dir()
+    specs = [("FGD", "default", 21), ("Random", "cpu050", 22), ("FGD", "default", 21), ("BestFit", "default", 21)]
+    assert rc.cached_replay("BestFit", "default", 21, d) is not None  # cached: not started again
+    assert rc.replay_in_background(specs, d, workers=2) == 2
+    assert rc.replay_in_background(specs, d, workers=2) == 0  # running: not started twice
+    assert {k[:3] for k in rc._PENDING} == {("FGD", "default", 21), ("Random", "cpu050", 22)}
+    fgd = rc.cached_replay("FGD", "default", 21, d)  # waits for the worker instead of replaying here
+    assert rc.trace_of(fgd) is rc.trace_variant("default", d) and rc._POOL is not None
+    runs = rc.replay_many(specs, d, workers=2)
+    assert runs["FGD", "default", 21] is fgd and not rc._PENDING and rc._POOL is None  # drained: pool shut down
+    for (p, v, s), r in runs.items():
+        trace = rc.trace_variant(v, d)
+        _same_records(r, engine.replay(trace, p, seed=s, typical=rc.typical_of(trace), requests=rc.requests_of(trace)))
+        assert rc.replay_timings()[(p, v, s)] >= 0
+
+
+def test_replay_in_background_checks_every_spec_before_starting(tmp_path):
+    d = _tiny_dir(tmp_path)
+    with pytest.raises(engine.UnknownPolicy):
+        rc.replay_in_background([("BestFit", "default", 6), ("Tetris", "default", 6)], d, workers=2)
+    with pytest.raises(ValueError, match="unknown trace variant"):
+        rc.replay_in_background([("BestFit", "nope", 6)], d, workers=2)
+    assert not any(k[2] == 6 for k in rc._PENDING) and ("BestFit", "default", 6) not in rc.replay_timings()
