@@ -60,10 +60,12 @@ import csv
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Sequence
+from typing import IO, TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
-from lightkube.resources.core_v1 import Node, Pod
+
+if TYPE_CHECKING:  # pragma: no cover - imported where objects are built (lightkube takes ~0.3 s to import)
+    from lightkube.resources.core_v1 import Node, Pod
 
 from kubenotes.errors import KubenotesError
 
@@ -505,6 +507,8 @@ def node_object(row: NodeRow) -> Node:
         labels[GPU_MODEL] = row.model
         res[GPU_COUNT] = str(row.gpu_count)
         res[GPU_MILLI] = str(row.gpu_count * MILLI_PER_GPU)
+    from lightkube.resources.core_v1 import Node
+
     return Node.from_dict({
         "apiVersion": "v1",
         "kind": "Node",
@@ -557,6 +561,8 @@ def pod_object(row: PodRow, *, node_name: str | None = None, gpu_index: Sequence
     md: dict[str, Any] = {"name": row.name, "namespace": NAMESPACE}
     if annotations:
         md["annotations"] = annotations
+    from lightkube.resources.core_v1 import Pod
+
     return Pod.from_dict({"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec})
 
 

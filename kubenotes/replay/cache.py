@@ -50,9 +50,8 @@ import time
 import warnings
 import weakref
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-import networkx as nx
 import numpy as np
 
 from kubenotes.datasets.alibaba import (
@@ -72,6 +71,9 @@ from kubenotes.replay.policies import (
     TypicalPods,
     typical_pods,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - imported by placement_graph (networkx takes ~0.5 s to import)
+    import networkx as nx
 
 __all__ = [
     "TRACE_VARIANTS",
@@ -1037,6 +1039,8 @@ def placement_graph(result: ReplayResult, arrived_percent: float | None, nodes: 
         raise ValueError("give arrived_percent or events")
     e = events_at(result, arrived_percent) if events is None else int(events)
     cluster = cluster_at(result, e)
+    import networkx as nx
+
     g = nx.DiGraph()
     for name, i in idx.items():
         count = int(cluster.gpu_count[i])
