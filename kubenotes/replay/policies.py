@@ -117,6 +117,7 @@ class ClusterView(Protocol):
     free_cards: np.ndarray
     affinity_tags: dict[str, int]
     affinity: np.ndarray
+    affinity_kinds: np.ndarray
     states: Any
     state_id: np.ndarray
 
@@ -1079,10 +1080,9 @@ class GpuClustering(_Policy):
         if tag == _NO_GPU_TAG:
             return np.zeros(len(nodes), dtype=np.int64)
         base = MAX_NODE_SCORE // 4 * (MAX_SPEC_GPU_MILLI - cluster.total_gpu_left[nodes]) // MAX_SPEC_GPU_MILLI
-        aff = cluster.affinity[nodes]
-        ntags = (aff > 0).sum(axis=1)
+        ntags = cluster.affinity_kinds[nodes]
         col = cluster.affinity_tags.get(tag)
-        mine = aff[:, col] > 0 if col is not None else np.zeros(len(nodes), dtype=bool)
+        mine = cluster.affinity[:, col].take(nodes) > 0 if col is not None else np.zeros(len(nodes), dtype=bool)
         bonus = np.where(mine, np.where(ntags == 1, MAX_NODE_SCORE * 3 // 4, MAX_NODE_SCORE * 2 // 4),
                          np.where(ntags == 0, MAX_NODE_SCORE // 4, 0))
         return (base + bonus).astype(np.int64)

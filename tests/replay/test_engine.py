@@ -256,3 +256,19 @@ def test_reproduces_the_published_allocation_ratio(trace, policy):
     paper100, paper130 = engine.PAPER_ALLOCATION_PERCENT[policy]
     assert abs(got130 - paper130) < 1.0, (policy, got130, paper130)
     assert abs(got100 - paper100) < 1.0, (policy, got100, paper100)
+
+
+def test_a_replay_fails_pods_once_a_nodes_pod_slots_run_out(monkeypatch):
+    # replay skips the pod-count check until a placement takes some node's last slot; then it must check it
+    monkeypatch.setattr(engine, "MAX_PODS_PER_NODE", 2)
+    t = _toy([ab.NodeRow("a", 64000, 1 << 20, 1, "T4"), ab.NodeRow("b", 64000, 1 << 20, 1, "T4")],
+             [ab.PodRow(f"p{i}", 1000, 16, 0, 0) for i in range(5)])
+    r = engine.replay(t, "MostAllocated", tuning_ratio=0, order=range(5))
+    assert sorted(r.node_index[:4].tolist()) == [0, 0, 1, 1] and r.node_index[4] == -1  # two each, then none
+    c = engine.ClusterState(t)
+    for k, node in enumerate(r.node_index[:4].tolist()):
+        c.place(node, engine.pod_requests(t)[k], [])
+    assert c.feasible(engine.pod_requests(t)[4]).tolist() == [] and c.pods_left.tolist() == [0, 0]
+    rebuilt = engine.ClusterState(t)
+    rebuilt.place_recorded(r.node_index[:3], engine.pod_requests(t)[:3], r.gpu_cards[:3])
+    assert rebuilt._filter(engine.pod_requests(t)[3], rebuilt._any_node_full).tolist() == [r.node_index[3]]
