@@ -1109,6 +1109,11 @@ class GpuPacking(_Policy):
 
     NAME = "GpuPacking"
 
+    def __init__(self, args: Any = None, handle: Any = None):
+        super().__init__(args, handle)
+        self._memo_owner: Any = None
+        self._memo: dict[int, np.ndarray] = {}
+
     def node_score(self, pod: PodRequest, node: NodeView) -> int:
         if pod.gpu_milli <= 0:
             return MIN_NODE_SCORE
@@ -1143,13 +1148,36 @@ class GpuPacking(_Policy):
             # whole GPUs: only free cards fit, so the used ones are all free
             other = np.maximum(MAX_NODE_SCORE // 2 - pod.num_gpu, MAX_NODE_SCORE // 3)
         else:
-            L = cluster.gpu_left[nodes]
-            fit = L >= pod.gpu_milli
-            smallest = np.where(fit, L, np.iinfo(np.int64).max).min(axis=1)
+            smallest = self._smallest_fit(pod.gpu_milli, cluster, nodes)
             case2 = np.maximum(MAX_NODE_SCORE // 2 - 1, MAX_NODE_SCORE // 3)
             case1 = np.maximum(MAX_NODE_SCORE - (smallest * 100 // MILLI_PER_GPU) // 10, MAX_NODE_SCORE // 2)
             other = np.where(smallest == MILLI_PER_GPU, case2, case1)
         return np.where(free == count, case3, other).astype(np.int64)
+
+    def _smallest_fit(self, gpu_milli: int, cluster: "ClusterView", nodes: np.ndarray) -> np.ndarray:
+        """Per node of ``nodes``, the least free GPU among its cards with at least ``gpu_milli`` (int64 max: none).
+
+        Kept per node state (:attr:`ClusterState.states`: the same cards, sorted) and request, as FGD keeps its
+        scores: a node's entry changes only when a pod lands on it.
+        """
+        states = cluster.states
+        if self._memo_owner is not states:
+            self._memo_owner, self._memo = states, {}
+        memo = self._memo.get(gpu_milli)
+        if memo is None or len(memo) < states.capacity:
+            grown = np.full(states.capacity, -1, dtype=np.int64)
+            if memo is not None:
+                grown[: len(memo)] = memo
+            memo = self._memo[gpu_milli] = grown
+        sids = cluster.state_id[nodes]
+        vals = memo[sids]
+        miss = vals < 0
+        if miss.any():
+            todo = np.unique(sids[miss])
+            rows = states.gpu_left[todo]
+            memo[todo] = np.where(rows >= gpu_milli, rows, np.iinfo(np.int64).max).min(axis=1)
+            vals = memo[sids]
+        return vals
 
 
 class BestFit(_Policy):

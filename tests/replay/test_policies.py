@@ -309,3 +309,22 @@ def test_gpu_selection_per_policy():
     scores = fgd.card_scores(share, view)
     best = max(scores.values())
     assert fgd.select_gpus(share, c, 0) == [min(i for i, s in scores.items() if s == best)]
+
+
+def test_gpu_packing_keeps_its_per_state_memo_per_cluster():
+    # the same state id names different cards in two clusters: a plugin scoring both must not mix them up
+    t = ab.TraceArrays.from_rows([ab.NodeRow("n", 64000, 1 << 30, 2, "T4")],
+                                 [ab.PodRow("a", 1000, 0, 1, 500), ab.PodRow("b", 1000, 0, 1, 800),
+                                  ab.PodRow("q", 1000, 0, 1, 300)])
+    a_pod, b_pod, q = engine.pod_requests(t)
+    one, two = engine.ClusterState(t), engine.ClusterState(t)
+    one.place(0, a_pod, [1])  # cards [1000, 500]
+    two.place(0, b_pod, [1])  # cards [1000, 200]
+    assert one.state_id.tolist() == two.state_id.tolist() == [1]
+    plugin = P.GpuPacking()
+    nodes = np.array([0])
+    for c in (one, two, one):
+        view = P.NodeView("n", int(c.milli_cpu_left[0]), 64000, int(c.memory_left[0]), 1 << 30, c.gpu_left[0].tolist(),
+                          "T4")
+        assert plugin.score_nodes(q, c, nodes).tolist() == [plugin.node_score(q, view)]
+    assert plugin.node_score(q, P.NodeView("n", 63000, 64000, 0, 1 << 30, [1000, 500], "T4")) == 95
