@@ -343,7 +343,8 @@ def _submit(todo: Sequence[tuple[str, str, int, str]], workers: int) -> None:
     global _POOL
     new = _POOL is None
     if new:
-        _POOL = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        _POOL = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                                       initializer=_lower_priority)
         gc.freeze()  # the workers' collector then skips the objects they inherit (no copy-on-write of the heap)
     try:
         with warnings.catch_warnings():
@@ -355,6 +356,18 @@ def _submit(todo: Sequence[tuple[str, str, int, str]], workers: int) -> None:
     finally:
         if new:
             gc.unfreeze()
+
+
+#: How much lower the workers' CPU priority is than this process's (``nice``).
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """Run in each worker: replays in the background yield the CPU to the process that started them."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:  # pragma: no cover - not permitted here: same priority
+        pass
 
 
 def _forget(key: tuple[str, str, int, str]) -> None:
@@ -512,8 +525,11 @@ def replay_in_background(specs: Iterable[tuple[str, str, int]], trace_dir: str |
     Notes
     -----
     The results are those of :func:`replay_many`, record for record; only
-    the moment they are computed changes. The pool's processes exit once
-    every replay handed to them has been collected.
+    the moment they are computed changes. The workers run at a lower CPU
+    priority (``nice`` +:data:`WORKER_NICENESS`), so the cells running
+    meanwhile (imports, drawing) are not slowed down: the workers get the
+    cores this process leaves idle. The pool's processes exit once every
+    replay handed to them has been collected.
 
     Examples
     --------

@@ -133,6 +133,8 @@ def test_replay_in_background_returns_at_once_and_the_cache_waits_for_it():
     assert rc.replay_in_background(specs, d, workers=2) == 2
     assert rc.replay_in_background(specs, d, workers=2) == 0  # running: not started twice
     assert {k[:3] for k in rc._PENDING} == {("FGD", "default", 21), ("Random", "cpu050", 22)}
+    import os
+    assert rc._POOL.submit(os.nice, 0).result() == min(os.nice(0) + rc.WORKER_NICENESS, 19)  # workers yield the CPU
     fgd = rc.cached_replay("FGD", "default", 21, d)  # waits for the worker instead of replaying here
     assert rc.trace_of(fgd) is rc.trace_variant("default", d) and rc._POOL is not None
     runs = rc.replay_many(specs, d, workers=2)
