@@ -278,3 +278,28 @@ def test_a_webhook_change_reinvokes_if_needed_mutating_admission_policies(webhoo
         _configure(api, "mutating", _hook("tier.example.com", a.url, a.ca_bundle))
         cm = api.client().create("configmaps", _cm(), "default")
         assert cm["metadata"]["labels"] == {"tier": "gold", "copied-tier": want}, policy
+
+
+def test_a_webhooks_warnings_reach_the_response_and_its_audit_annotations_are_recorded(webhook):
+    # validating/dispatcher.go: auditAnnotations as "<webhook>/<key>", then warning.AddWarning for each warning,
+    # before the verdict: a refusing webhook's warnings are returned too
+    from kubenotes.apiserver.request import RESPONSE_WARNINGS
+
+    s = webhook(lambda r: {"allowed": r["request"]["name"] != "bad", "warnings": ["colour is deprecated"],
+                           "auditAnnotations": {"checked": "colour"}, "status": {"message": "no"}})
+    api = _api()
+    _configure(api, "validating", _hook("colour.example.com", s.url, s.ca_bundle))
+    plugin = next(p for p in api.admission.plugins if p.name == "ValidatingAdmissionWebhook")
+    for name in ("ok", "bad"):
+        warnings: list[str] = []
+        token = RESPONSE_WARNINGS.set(warnings)
+        try:
+            if name == "ok":
+                api.client().create("configmaps", _cm(name), "default")
+            else:
+                with pytest.raises(ApiError):
+                    api.client().create("configmaps", _cm(name), "default")
+        finally:
+            RESPONSE_WARNINGS.reset(token)
+        assert warnings == ["colour is deprecated"]
+    assert plugin.audit_annotations == [{"key": "colour.example.com/checked", "value": "colour"}] * 2

@@ -24,8 +24,10 @@ Notes
 Simplified against upstream: validating webhooks are called one after the
 other (upstream calls them in parallel; the first refusal wins either way);
 ``matchConditions`` are evaluated with the CEL subset of
-:mod:`kubenotes.apiserver.admission.cel`; response ``warnings``
-and audit annotations are not passed on; the object is not converted for a
+:mod:`kubenotes.apiserver.admission.cel`; response ``warnings`` become
+``Warning`` headers of the response and ``auditAnnotations`` are recorded in
+``audit_annotations`` as ``<webhook name>/<key>`` (the model keeps no audit
+log); the object is not converted for a
 webhook matched through ``matchPolicy: Equivalent`` except where the model
 has a conversion (autoscaling, events, a CRD's versions). The call happens
 under the API server's lock: a webhook that calls back into the same API
@@ -58,7 +60,7 @@ from urllib.parse import urlsplit
 from kubenotes.api.selectors import LabelSelector
 from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin
 from kubenotes.apiserver.patch import json_patch
-from kubenotes.apiserver.request import Attributes
+from kubenotes.apiserver.request import Attributes, add_warning
 from kubenotes.apiserver.resources import storage_resource
 from kubenotes.errors import KubenotesError
 from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error
@@ -226,6 +228,9 @@ class _Webhooks(Plugin):
         self.service_resolver = service_resolver
         #: Every call made: ``{"webhook", "url", "uid", "allowed", "patched", "error"}`` (newest last).
         self.calls: list[dict] = []
+        #: Every ``auditAnnotations`` entry a webhook answered: ``{"key": "<webhook name>/<key>", "value"}``
+        #: (upstream adds them to the request's audit event; the model keeps no audit log).
+        self.audit_annotations: list[dict] = []
 
     def idle(self, reader: Any) -> bool:
         """No configuration exists: the plugin has nothing to do (the request trace leaves it out)."""
@@ -399,6 +404,13 @@ class _Webhooks(Plugin):
                 return None
             raise new_internal_error(f'failed calling webhook "{name}": {e}') from None
         record["allowed"] = bool(resp.get("allowed"))
+        # as the dispatchers do before looking at the verdict: audit annotations under "<webhook>/<key>", warnings
+        # added to the response being built (warning.AddWarning), whether the webhook allowed the request or not
+        for key, value in sorted((resp.get("auditAnnotations") or {}).items()):
+            self.audit_annotations.append({"key": f"{name}/{key}", "value": str(value)})
+        for w in resp.get("warnings") or ():
+            if isinstance(w, str) and w.strip():
+                add_warning(w)
         if not resp.get("allowed"):
             raise denied(name, resp.get("status"))
         return resp
