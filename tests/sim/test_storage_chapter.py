@@ -134,3 +134,10 @@ def test_node_failure_without_the_taint_keeps_the_volume_on_the_dead_node():
     assert sorted(p["status"]["phase"] for p in c.list("pods")) == ["Pending", "Running"]  # replacement waits
     with pytest.raises(ValueError, match="after the node fails"):
         simulate_node_failure_rwo(10)
+
+
+def test_node_failure_file_runs_unchanged_under_simulate():
+    c = run([sample("storage", "node-failure-rwo.yaml")], until=240)
+    assert [(va["spec"]["nodeName"], va["status"]["attached"]) for va in c.list("volumeattachments")] == [
+        ("node-2", True)]
+    assert [(p["spec"]["nodeName"], p["status"]["phase"]) for p in c.list("pods")] == [("node-2", "Running")]
