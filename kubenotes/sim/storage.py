@@ -299,7 +299,8 @@ def csi_volume_timeline(cluster: Any, namespace: str, pod: str, node: str) -> li
     ``NodePublishVolume`` ... the driver was called with); the kubelet's
     volume manager operations for the pod (``MountVolume.WaitForAttach``,
     ``MountVolume.SetUp``, ``UnmountVolume.TearDown``); and the CRI calls of
-    the pod's syncPod on its node.
+    the pod's syncPod on its node (its sandbox, that sandbox's containers, and
+    pulls of its images; the PLEG's relists are left out).
 
     Parameters
     ----------
@@ -362,11 +363,39 @@ def csi_volume_timeline(cluster: Any, namespace: str, pod: str, node: str) -> li
     for t, op, pod_key, volume, outcome in kubelet.volume_manager.trace:
         if pod_key == key and (volume in by_volume or op == "WaitForAttachAndMount"):
             rows.append((t, "kubelet volumes", op, f"{volume}: {outcome}"))
-    from kubenotes.sim.cli import cri_calls
-    for call in cri_calls(cluster):
-        if call["node"] == node and call["method"] in _POD_CRI_CALLS:
-            rows.append((call["time"], "kubelet CRI", call["method"], "" if not call["error"] else call["error"]))
+    rows.extend(_pod_cri_rows(cluster, node, namespace, pod, spec))
     return sorted(rows, key=lambda r: r[0])
+
+
+def _pod_cri_rows(cluster: Any, node: str, namespace: str, pod: str, spec: Mapping[str, Any]
+                  ) -> list[tuple[float, str, str, str]]:
+    """The CRI calls of this pod's syncPod on ``node``: its sandboxes, their containers, pulls of its images."""
+    from kubenotes.sim.cli import cri_calls
+
+    images = {c.get("image") for c in [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]}
+    sandboxes: set[str] = set()
+    containers: set[str] = set()
+    rows = []
+    for call in cri_calls(cluster):
+        if call["node"] != node or call["method"] not in _POD_CRI_CALLS:
+            continue
+        req, resp = call["request"] or {}, call["response"] or {}
+        if call["method"] == "RunPodSandbox":
+            md = (req.get("config") or {}).get("metadata") or {}
+            if (md.get("namespace"), md.get("name")) != (namespace, pod):
+                continue
+            sandboxes.add(resp.get("pod_sandbox_id", ""))
+        elif call["method"] == "PullImage":
+            if (req.get("image") or {}).get("image") not in images:
+                continue
+        elif call["method"] == "CreateContainer":
+            if req.get("pod_sandbox_id") not in sandboxes:
+                continue
+            containers.add(resp.get("container_id", ""))
+        elif req.get("pod_sandbox_id") not in sandboxes and req.get("container_id") not in containers:
+            continue
+        rows.append((call["time"], "kubelet CRI", call["method"], call["error"] or ""))
+    return rows
 
 
 def statefulset_claims(cluster: Any, namespace: str = "default", statefulset: str = "web") -> list[dict]:

@@ -141,3 +141,24 @@ def test_node_failure_file_runs_unchanged_under_simulate():
     assert [(va["spec"]["nodeName"], va["status"]["attached"]) for va in c.list("volumeattachments")] == [
         ("node-2", True)]
     assert [(p["spec"]["nodeName"], p["status"]["phase"]) for p in c.list("pods")] == [("node-2", "Running")]
+
+
+def test_csi_timeline_leaves_out_another_pods_cri_calls_on_the_same_node():
+    from kubenotes.sim.cluster import Cluster
+    from kubenotes.sim.scenario import cluster_options
+    from kubenotes.sim.scenarios import load_scenario_file
+
+    objects, scenario = load_scenario_file("storage/csi-attach.yaml")
+    other = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "other", "namespace": "default"},
+             "spec": {"nodeName": "csi-node-1", "containers": [{"name": "c", "image": "docker.io/library/busybox:1.36"}]}}
+    node = "csi-node-1"
+    for o in objects:  # csi-app shares the node with other
+        if o["kind"] == "Pod":
+            o["spec"]["nodeName"] = node
+    other["spec"]["nodeName"] = node
+    c = Cluster([*objects, other], **cluster_options([scenario]))
+    c.run(until=10)
+    rows = csi_volume_timeline(c, "default", "csi-app", node)
+    cri = [call for _, lane, call, _ in rows if lane == "kubelet CRI"]
+    assert cri == ["RunPodSandbox", "PullImage", "CreateContainer", "StartContainer"]
+    assert c.client.get("pods", "other", "default")["status"]["phase"] == "Running"  # it did run there
