@@ -192,6 +192,20 @@ CHAPTERS: tuple[Chapter, ...] = (
         viz="workloads", data="controllers",
     ),
     Chapter(
+        "03.02-operators-and-crds", "Operators and CRDs: write your own controller",
+        "a CRD served and discovered, your own controller (informer, workqueue, Reconcile) in a cell, a CEL "
+        "ValidatingAdmissionPolicy and a Python webhook refusing requests, Rook's operator failing a Ceph monitor over",
+        "Extending the API: a CustomResourceDefinition applied and discovery changing at once (`kubectl "
+        "api-resources`), schema defaulting and a 422 with its field path; a controller written in a cell with the "
+        "library's informers and rate-limited workqueue, reconciling a Website into a Deployment and its status on "
+        "the virtual clock; a CEL ValidatingAdmissionPolicy and a webhook served from a Python function on loopback "
+        "refusing requests with the API server's messages; "
+        "Rook's pattern: a CephCluster reconciled into three mons on three nodes, and the mon failover after a node "
+        "dies (45 s health checks, 10 min timeout)",
+        "a clock slider over the mon failover: mons per node, quorum and the operator's log",
+        viz="operators", data="operators",
+    ),
+    Chapter(
         "04.00-scheduling-framework", "The scheduling framework",
         "Filter table, Score heatmap, NormalizeScore and weights, the FailedScheduling message, pod affinity and "
         "ImageLocality, preemption with priorities and PDBs, extenders, legacy names",

@@ -39,7 +39,7 @@ LAYERS = {
 #: network plugins; the replay drives the scheduler). Any other edge between component packages is a defect.
 COMPONENT_USES = {
     "scheduler": set(), "controllers": set(), "cri": set(), "cni": set(), "proxy": set(), "csi": set(),
-    "kubelet": {"cri", "cni"},
+    "kubelet": {"cri", "cni", "csi"},
     "replay": {"scheduler"},
     "dns": {"kubelet"},  # CoreDNS expands a short name with the pod's resolv.conf, which kubelet.dns writes
     "operators": {"controllers"},  # an operator is a controller of the same shape (reconciler, controller helpers)

@@ -46,7 +46,32 @@ def key_of(obj: dict) -> str:
 
 
 def split_key(key: str) -> tuple[str, str]:
-    """``cache.SplitMetaNamespaceKey``: ``("default", "web")`` or ``("", "n1")``."""
+    """``cache.SplitMetaNamespaceKey``: ``("default", "web")`` or ``("", "n1")``.
+
+    Parameters
+    ----------
+    key : str
+        A workqueue key: ``namespace/name``, or ``name`` for a cluster-scoped object (:func:`key_of`).
+
+    Returns
+    -------
+    (str, str)
+        The namespace (``""`` for a cluster-scoped key) and the name.
+
+    Raises
+    ------
+    None
+        Any string splits; a name never holds ``/``, so the first one separates.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/store.go (SplitMetaNamespaceKey)
+
+    Examples
+    --------
+    >>> split_key("shop/web"), split_key("worker-1")
+    (('shop', 'web'), ('', 'worker-1'))
+    """
     if "/" in key:
         ns, name = key.split("/", 1)
         return ns, name
@@ -115,6 +140,22 @@ class Controller:
     ----------
     ctx : ControllerContext
 
+    Returns
+    -------
+    Controller
+        Constructed with its handlers registered (:meth:`setup`); its worker
+        runs once :meth:`start` is called (a :class:`~kubenotes.sim.cluster.Cluster`
+        starts the controllers it is given, ``extra_controllers`` included).
+
+    Raises
+    ------
+    NotImplementedError
+        From :meth:`reconcile` when a subclass does not implement it.
+    ApiError
+        Raised by :meth:`reconcile` is caught by the worker: the key is
+        retried with back-off, up to :data:`MAX_RETRIES` times, and the error
+        is kept in :attr:`errors`.
+
     Attributes
     ----------
     client : Client
@@ -123,6 +164,30 @@ class Controller:
         Upstream's default controller rate limiter.
     reconciles : int
         How many keys were processed (for the notebooks' counters).
+    errors : list of (float, str, str)
+        ``(virtual time, key, message)`` of each reconcile that raised an ApiError.
+
+    See Also
+    --------
+    kubenotes.client.informer.SharedInformerFactory, kubenotes.client.workqueue.RateLimitingQueue
+
+    Examples
+    --------
+    A controller that logs the Namespaces it sees:
+
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> class Seen(Controller):
+    ...     name = "seen-controller"
+    ...     def setup(self):
+    ...         self.namespaces = self.informers.informer_for("namespaces")
+    ...         self.namespaces.add_event_handler(on_add=self.enqueue)
+    ...         self.seen = []
+    ...     def reconcile(self, key):
+    ...         self.seen.append(key)
+    >>> c = Cluster(controllers=[], extra_controllers={"seen": Seen})
+    >>> c.run(until=1)
+    >>> c.controllers["seen"].seen
+    ['default', 'kube-node-lease', 'kube-public', 'kube-system']
     """
 
     name = "controller"

@@ -11,7 +11,8 @@ kubernetes-csi pieces that are not sidecars of the control plane:
 The control-plane sidecar that calls the Controller service, the
 external-attacher, is a controller (:mod:`kubenotes.controllers.volume.external_attacher`),
 handed a driver by whoever wires the cluster (:mod:`kubenotes.sim.csi`); nothing
-here imports the controllers or the kubelet. The kubelet's side (``WaitForAttach``) is
+here imports the controllers or the kubelet. The kubelet's side (its CSI volume plugin:
+``WaitForAttach``, ``NodeStageVolume``/``NodePublishVolume`` and back) is
 :mod:`kubenotes.kubelet.csi`; the CSI calls of a run are ``simulate -o csi``
 (:func:`kubenotes.sim.csi.csi_calls`).
 

@@ -762,6 +762,22 @@ class KubeletVolumeHost:
 
         wait_for_attach(self._get, self.kubelet.node_name, pod, volume)
 
+    @property
+    def csi(self) -> Any:
+        """The node's CSI volume plugin (:class:`kubenotes.kubelet.csi.CSIVolumePlugin`): the driver models the
+        cluster installed (``cluster.csi``), registered on this node by node-driver-registrar."""
+        if getattr(self, "_csi", None) is None:
+            from kubenotes.kubelet.csi import CSIVolumePlugin
+
+            k = self.kubelet
+
+            def node_service(driver_name: str) -> Any:
+                driver = (getattr(k.cluster, "csi", None) or {}).get(driver_name)
+                return driver.nodes.get(k.node_name) if driver is not None else None
+
+            self._csi = CSIVolumePlugin(self._get, k.node_name, node_service)
+        return self._csi
+
     def node_allocatable(self) -> Mapping[str, Any]:
         """The Node's ``status.allocatable`` (sizes a memory-backed emptyDir)."""
         node = self.kubelet.server.get("nodes", None, self.kubelet.node_name) or {}
@@ -1065,12 +1081,19 @@ class Kubelet:
                         pid_pressure=em.is_under_pid_pressure(), format_time=self._fmt)
         # NodeSystemInfo.kubeProxyVersion has no omitempty: the API shows "" (and lightkube's Node requires it)
         new["status"]["nodeInfo"].setdefault("kubeProxyVersion", "")
+        in_use = self.volume_manager.volumes_in_use()  # the VolumesInUse setter (kubelet.csi)
+        if in_use:
+            new["status"]["volumesInUse"] = in_use
+        else:
+            new["status"].pop("volumesInUse", None)
         if not should_post_node_status(node.get("status"), new.get("status"), self.env.now,
                                        self._status_reported_at, self.options.node_status_report_frequency_seconds):
+            self.volume_manager.mark_volumes_as_reported_in_use((node.get("status") or {}).get("volumesInUse"))
             return
         try:
-            self.client.update_status("nodes", new)
+            updated = self.client.update_status("nodes", new)
             self._status_reported_at = float(self.env.now)
+            self.volume_manager.mark_volumes_as_reported_in_use((updated.get("status") or {}).get("volumesInUse"))
         except ApiError:
             pass
 

@@ -566,7 +566,9 @@ def set_node_status(node: dict, machine: MachineInfo, config: NodeConfig, now: f
 
     Notes
     -----
-    Volume limits, ``volumesInUse``/``volumesAttached``, ``runtimeHandlers``,
+    Volume limits, ``volumesInUse`` (the kubelet adds it from its volume manager,
+    :meth:`kubenotes.kubelet.volumes.VolumeManager.volumes_in_use`), ``volumesAttached``
+    (the attach/detach controller's), ``runtimeHandlers``,
     device-plugin and extended resources are left out; ``kubeProxyVersion``
     is not set (``DisableNodeKubeProxyVersion``).
     """

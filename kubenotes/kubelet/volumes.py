@@ -23,13 +23,21 @@ Plugins (``SetUp``): ``kubernetes.io/empty-dir`` (node disk, or tmpfs for
 serviceAccountToken sources merged into one directory, as the ServiceAccount
 admission plugin's ``kube-api-access-xxxxx`` volume uses them) and
 ``kubernetes.io/host-path`` (type checks against a small model host
-filesystem). The volume manager is API-free: it reads ConfigMaps, Secrets and
-tokens through an adapter (:class:`VolumeHostAdapter`).
+filesystem), and ``kubernetes.io/csi`` for claims bound to CSI
+PersistentVolumes when the adapter has a CSI plugin (``adapter.csi``,
+:class:`kubenotes.kubelet.csi.CSIVolumePlugin`): verify attached, wait for
+the VolumeAttachment, stage the device once per node, publish per pod; on
+teardown unpublish, and unstage when no pod uses the volume any more. The
+attachable CSI volumes desired or attached are the node's ``volumesInUse``
+(:meth:`VolumeManager.volumes_in_use`). The volume manager is API-free: it
+reads ConfigMaps, Secrets and tokens through an adapter (:class:`VolumeHostAdapter`).
 
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/volume_manager.go
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/volume_manager.go (GetVolumesInUse, MarkVolumesAsReportedInUse)
+kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/reconciler/reconciler_common.go (unmountDetachDevices)
 kubernetes/kubernetes@v1.34.0 pkg/kubelet/volumemanager/reconciler/reconciler_common.go
 kubernetes/kubernetes@v1.34.0 pkg/volume/util/operationexecutor/operation_generator.go (GenerateMountVolumeFunc)
 kubernetes/kubernetes@v1.34.0 pkg/util/goroutinemap/exponentialbackoff/exponential_backoff.go
@@ -49,6 +57,7 @@ from typing import Any, Callable, Generator, Iterable, Mapping, Protocol
 import simpy
 
 from kubenotes.api.quantity import memory_bytes, milli_value, value
+from kubenotes.csi.spec import CSIError
 from kubenotes.errors import KubenotesError
 
 __all__ = [
@@ -60,7 +69,7 @@ __all__ = [
     "POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_SECONDS", "INITIAL_DURATION_BEFORE_RETRY_SECONDS",
     "MAX_DURATION_BEFORE_RETRY_SECONDS", "FAILED_MOUNT_VOLUME", "ERR_WAIT_TIMEOUT", "DEFAULT_MODE",
     "EMPTY_DIR_PLUGIN_NAME", "CONFIG_MAP_PLUGIN_NAME", "SECRET_PLUGIN_NAME", "PROJECTED_PLUGIN_NAME",
-    "DOWNWARD_API_PLUGIN_NAME", "HOST_PATH_PLUGIN_NAME", "DEFAULT_HOST_PATHS",
+    "DOWNWARD_API_PLUGIN_NAME", "HOST_PATH_PLUGIN_NAME", "CSI_PLUGIN_NAME", "DEFAULT_HOST_PATHS",
 ]
 
 #: ``--root-dir`` + ``pods`` (``config.DefaultKubeletPodsDirName``).
@@ -88,6 +97,8 @@ SECRET_PLUGIN_NAME = "kubernetes.io/secret"
 PROJECTED_PLUGIN_NAME = "kubernetes.io/projected"
 DOWNWARD_API_PLUGIN_NAME = "kubernetes.io/downward-api"
 HOST_PATH_PLUGIN_NAME = "kubernetes.io/host-path"
+#: ``csi.CSIPluginName``: the plugin of a claim bound to a PV with ``spec.csi`` (:mod:`kubenotes.kubelet.csi`).
+CSI_PLUGIN_NAME = "kubernetes.io/csi"
 
 #: Volume source key -> plugin name (the plugins modelled here).
 _PLUGINS = {"emptyDir": EMPTY_DIR_PLUGIN_NAME, "configMap": CONFIG_MAP_PLUGIN_NAME, "secret": SECRET_PLUGIN_NAME,
@@ -124,10 +135,11 @@ class VolumeHostAdapter(Protocol):
     message)`` records a Kubernetes Event about the pod. Any of them may raise
     :class:`VolumeSetUpError` (or an ``ApiError``) to fail the SetUp with its message. Optional:
     ``node_allocatable() -> {"cpu": "4", "memory": "8Gi", ...}`` (defaults for downward API
-    ``resourceFieldRef`` limits and the size of a memory-backed emptyDir); ``wait_for_attach(pod,
-    volume)``, called before an unmodelled volume (a claim) is "mounted as is", raising
-    :class:`VolumeSetUpError` (with ``operation`` naming the failed step, and ``pending`` to retry without
-    an Event) until the volume is attached (:mod:`kubenotes.kubelet.csi`).
+    ``resourceFieldRef`` limits and the size of a memory-backed emptyDir); ``csi``, the node's CSI volume
+    plugin (:class:`kubenotes.kubelet.csi.CSIVolumePlugin`), which mounts claims bound to CSI volumes; or,
+    without it, ``wait_for_attach(pod, volume)``, called before an unmodelled volume (a claim) is "mounted
+    as is". Their errors are :class:`VolumeSetUpError` (with ``operation`` naming the failed step, and
+    ``pending`` to retry without an Event).
     """
 
     def get_config_map(self, namespace: str, name: str) -> dict | None: ...
@@ -592,8 +604,9 @@ class VolumeManager:
     trace : list of tuple
         ``(time, operation, "namespace/pod", volume, outcome)``; operations are
         ``MountVolume.SetUp``, ``UnmountVolume.TearDown``, ``WaitForAttachAndMount``,
-        ``WaitForUnmount``, ``TokenRequest``; outcome ``succeeded``, ``remounted``,
-        ``mounted as is (not modelled)``, ``timed out`` or the error message.
+        ``WaitForUnmount``, ``TokenRequest``, and for CSI volumes ``VerifyControllerAttachedVolume``,
+        ``MountVolume.WaitForAttach``, ``MountVolume.MountDevice``, ``UnmountDevice``; outcome
+        ``succeeded``, ``remounted``, ``mounted as is (not modelled)``, ``timed out`` or the error message.
     events : list of dict
         The FailedMount Events recorded (also sent to ``adapter.record_event``).
 
@@ -604,11 +617,14 @@ class VolumeManager:
     process sleeps while nothing is pending, waking on the next grid tick
     after :meth:`add_pod`, :meth:`remove_pod`, a remount request or a
     back-off expiry (the timeline is the same as a loop that always ticks);
-    SetUp and TearDown take no virtual time; no attach/detach, device
-    staging, PersistentVolumeClaims, CSI, SELinux relabelling, subPath,
-    reconstruction after a kubelet restart or volume metrics. Sources not
-    modelled (``persistentVolumeClaim``, ``nfs``, ``csi``...) are "mounted as
-    is" so their pods still start. The atomic writer's ``..data`` symlink
+    SetUp and TearDown take no virtual time; a CSI volume's SetUp/TearDown and
+    its device's MountDevice/UnmountDevice run in the same tick (upstream's
+    operations are asynchronous and the device is unmounted at a later pass);
+    the resolved CSI volume of a pod volume is cached at its first mount
+    attempt (upstream's populator resolves it when adding the pod); no SELinux
+    relabelling, subPath, reconstruction after a kubelet restart or volume
+    metrics. Sources not modelled (a claim not bound to a CSI volume, ``nfs``,
+    inline ``csi``...) are "mounted as is" so their pods still start. The atomic writer's ``..data`` symlink
     layout is not shown: ``files`` is the payload it would write. File modes:
     with ``fsGroup`` the managed read-only volumes get group read
     (``SetVolumeOwnership``: ``mode | 0440``) and a projected token starts at
@@ -661,6 +677,12 @@ class VolumeManager:
         self._remount: set[tuple[str, str]] = set()
         self._reprocess: set[str] = set()
         self._backoffs: dict[tuple[str, str, str], ExponentialBackoff] = {}
+        #: CSI (kubelet.csi): (uid, volume) -> the resolved CSI volume; unique names verified attached; devices
+        #: staged (unique name -> {"spec", "path"}); the unique names the node status last reported in use
+        self._csi_spec: dict[tuple[str, str], dict] = {}
+        self._attached: set[str] = set()
+        self._devices: dict[str, dict] = {}
+        self._reported_in_use: set[str] = set()
         #: token manager cache: key -> (token, issued_at, expiration_seconds)
         self._tokens: dict[tuple, tuple[str, float, float]] = {}
         self._t0_ms = _ms(env.now)
@@ -705,6 +727,30 @@ class VolumeManager:
     def volume_paths(self, uid: str) -> dict[str, str]:
         """Volume name -> host path, for the CRI container config's mounts."""
         return {n: mv.path for n, mv in (self._asw.get(uid) or {}).items()}
+
+    def volumes_in_use(self) -> list[str]:
+        """``GetVolumesInUse``: attachable volumes desired or attached here, sorted (``node.status.volumesInUse``).
+
+        Unique names (``kubernetes.io/csi/<driver>^<handle>``) of the CSI volumes that need attaching and
+        that a desired pod uses, or that are still attached in the actual state (mounted, or staged and
+        not yet unstaged).
+        """
+        out = set(self._attached)
+        for uid, vols in self._dsw.items():
+            for name in vols:
+                spec = self._csi_spec.get((uid, name))
+                if spec is not None and spec["attach_required"]:
+                    out.add(spec["unique_name"])
+        return sorted(out)
+
+    def mark_volumes_as_reported_in_use(self, reported: Iterable[str]) -> None:
+        """``MarkVolumesAsReportedInUse``: what the Node's ``status.volumesInUse`` now says (after a status update)."""
+        self._reported_in_use = set(reported or ())
+
+    def staged_devices(self) -> dict[str, str]:
+        """Unique volume name -> staging path ("" when the driver does not stage) of the CSI volumes mounted as
+        devices on the node (``MountDevice`` done, ``UnmountDevice`` not yet)."""
+        return {u: d["path"] for u, d in sorted(self._devices.items())}
 
     def backoff(self, uid: str, volume: str) -> ExponentialBackoff | None:
         """The mount operation's back-off for this pod's volume, if it has failed."""
@@ -862,16 +908,26 @@ class VolumeManager:
             for name in sorted(self._asw[uid]):
                 if name in desired:
                     continue
-                mv = self._asw[uid].pop(name)
+                pod_key = self._pod_key_of.get(uid, uid)
+                mv = self._asw[uid][name]
+                if mv.plugin == CSI_PLUGIN_NAME and (uid, name) in self._csi_spec:
+                    try:
+                        self.adapter.csi.tear_down(self._csi_spec[(uid, name)], mv.path)
+                    except CSIError as e:  # still mounted: retried at the next pass
+                        self.trace.append((now, "UnmountVolume.TearDown", pod_key, mv.name,
+                                           f'UnmountVolume.TearDown failed for volume "{name}" : {e}'))
+                        continue
+                del self._asw[uid][name]
                 self._remount.discard((uid, name))
                 self._backoffs.pop(("mount", uid, name), None)
-                pod_key = self._pod_key_of.get(uid, uid)
                 self.trace.append((now, "UnmountVolume.TearDown", pod_key, mv.name, "succeeded"))
             if not self._asw[uid]:
                 del self._asw[uid]
                 self._drop_tokens(uid)
                 if uid not in self._pods:
                     self._pod_key_of.pop(uid, None)
+        if self._csi_spec or self._devices or self._attached:
+            self._unmount_detach_devices(now)
         for uid, vols in self._dsw.items():
             for name in sorted(vols):
                 vtm = vols[name]
@@ -884,6 +940,31 @@ class VolumeManager:
                 if b is not None and not b.safe_to_retry(now):
                     continue
                 self._mount(uid, vtm, mounted)
+
+    def _unmount_detach_devices(self, now: float) -> None:
+        """``unmountDetachDevices``: unstage the CSI volumes no pod mounts and none wants, then forget them as
+        attached (the attach/detach controller detaches; ``MarkVolumeAsDetached``)."""
+        def unique(keys: Iterable[tuple[str, str]]) -> set[str]:
+            return {self._csi_spec[k]["unique_name"] for k in keys if k in self._csi_spec}
+
+        busy = unique((uid, n) for uid, vols in self._asw.items() for n in vols)
+        busy |= unique((uid, n) for uid, vols in self._dsw.items() for n in vols)
+        for u in sorted((set(self._devices) | self._attached) - busy):
+            device = self._devices.get(u)
+            if device is not None:
+                spec = device["spec"]
+                try:
+                    self.adapter.csi.unmount_device(spec, device["path"])
+                except CSIError as e:
+                    self.trace.append((now, "UnmountDevice", "", spec["pv_name"],
+                                       f'UnmountDevice failed for volume "{spec["pv_name"]}" : {e}'))
+                    continue
+                del self._devices[u]
+                self.trace.append((now, "UnmountDevice", "", spec["pv_name"], "succeeded"))
+            self._attached.discard(u)
+        for k in [k for k in self._csi_spec if k[1] not in (self._dsw.get(k[0]) or {})
+                  and k[1] not in (self._asw.get(k[0]) or {})]:
+            del self._csi_spec[k]
 
     def _mount(self, uid: str, vtm: _VolumeToMount, mounted: MountedVolume | None) -> None:
         """``operationGenerator.GenerateMountVolumeFunc``: SetUp, then mark mounted, or back off."""
@@ -909,7 +990,7 @@ class VolumeManager:
             mv.mounted_at, mv.set_up_count = mounted.mounted_at, mounted.set_up_count + 1
         self._asw.setdefault(uid, {})[vtm.name] = mv
         outcome = "remounted" if mounted is not None else (
-            "mounted as is (not modelled)" if vtm.plugin not in _PLUGINS.values() else "succeeded")
+            "mounted as is (not modelled)" if mv.plugin not in (*_PLUGINS.values(), CSI_PLUGIN_NAME) else "succeeded")
         self.trace.append((now, "MountVolume.SetUp", _pod_key(pod), vtm.name, outcome))
 
     def _trace(self, op: str, pod: dict, volume: str, outcome: str) -> None:
@@ -955,13 +1036,35 @@ class VolumeManager:
         elif vtm.plugin == PROJECTED_PLUGIN_NAME:
             files = self._projected_files(uid, pod, v["projected"] or {}, fs_group)
         else:
-            wait_for_attach = getattr(self.adapter, "wait_for_attach", None)  # optional: kubelet.csi
-            if wait_for_attach is not None:
-                wait_for_attach(pod, v)
+            plugin = getattr(self.adapter, "csi", None)  # optional: kubelet.csi.CSIVolumePlugin
+            if plugin is not None:
+                spec = self._call(plugin.volume_spec, pod, v)
+                if spec is not None:
+                    self._csi_spec[(uid, vtm.name)] = spec
+                    return self._set_up_csi(uid, vtm, plugin, spec)
+            else:
+                wait_for_attach = getattr(self.adapter, "wait_for_attach", None)  # optional: kubelet.csi
+                if wait_for_attach is not None:
+                    wait_for_attach(pod, v)
             return MountedVolume(vtm.name, vtm.plugin, path, {}, "", None, now)
         if fs_group is not None:  # SetVolumeOwnership on a read-only managed volume: group read
             files = {p: FileProjection(f.data, f.mode | 0o440) for p, f in files.items()}
         return MountedVolume(vtm.name, vtm.plugin, path, files, "", None, now)
+
+    def _set_up_csi(self, uid: str, vtm: _VolumeToMount, plugin: Any, spec: dict) -> MountedVolume:
+        """``GenerateMountVolumeFunc`` for a CSI volume: verify attached, WaitForAttach, MountDevice once, SetUp."""
+        pod, u = vtm.pod, spec["unique_name"]
+        if spec["attach_required"] and u not in self._attached:
+            self._call(plugin.verify_controller_attached, spec, u in self._reported_in_use)
+            self._attached.add(u)  # MarkVolumeAsAttached
+            self._trace("VerifyControllerAttachedVolume", pod, vtm.name, "succeeded")
+        publish_context = self._call(plugin.wait_for_attach, spec)
+        if u not in self._devices:
+            staging = plugin.mount_device(spec, publish_context)
+            self._devices[u] = {"spec": spec, "path": staging}
+            self._trace("MountVolume.MountDevice", pod, vtm.name, "succeeded")
+        path = plugin.set_up(spec, pod, self._devices[u]["path"], publish_context)
+        return MountedVolume(vtm.name, CSI_PLUGIN_NAME, path, {}, "", None, float(self.env.now))
 
     def _empty_dir(self, pod: dict, src: Mapping[str, Any]) -> tuple[str, int | None]:
         """``emptydir``: the medium and, for ``Memory``, ``calculateEmptyDirMemorySize``."""

@@ -11,8 +11,15 @@ that driver's manifests and running kube-controller-manager would give it:
 * the volumes of the PersistentVolumes already naming the driver
   (``spec.csi.driver``), as an administrator pre-provisions them for static
   PVs (:meth:`~kubenotes.csi.hostpath.HostPathDriver.add_volume`);
+* the topology labels of each Node (the keys of the driver's
+  ``NodeGetInfo.accessible_topology``), as the kubelet's CSI plugin
+  registration adds them (``nodeinfomanager``), so that the node affinity of
+  provisioned volumes matches;
 * the external-attacher sidecar (:class:`~kubenotes.controllers.volume.external_attacher.ExternalAttacher`)
-  as controller ``csi-attacher``;
+  as controller ``csi-attacher/<driver>``, the external-provisioner
+  (:class:`~kubenotes.controllers.volume.external_provisioner.ExternalProvisioner`) as
+  ``csi-provisioner/<driver>`` and the external-resizer
+  (:class:`~kubenotes.controllers.volume.external_resizer.ExternalResizer`) as ``csi-resizer/<driver>``;
 * kube-controller-manager's attach/detach controller
   (:class:`~kubenotes.controllers.volume.attachdetach.AttachDetachController`) as
   ``attachdetach-controller``, with its bootstrap ClusterRole
@@ -46,6 +53,8 @@ from kubenotes.apiserver.request import UserInfo
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.volume.attachdetach import CONTROLLER_POLICY, AttachDetachController
 from kubenotes.controllers.volume.external_attacher import ExternalAttacher
+from kubenotes.controllers.volume.external_provisioner import ExternalProvisioner
+from kubenotes.controllers.volume.external_resizer import ExternalResizer
 from kubenotes.csi.hostpath import DRIVER_NAME, HostPathDriver
 from kubenotes.csi.registrar import register_driver
 
@@ -63,6 +72,18 @@ def _install_controller_rbac(server: Any) -> None:
         for obj in objs:
             if server.get(resource, None, obj["metadata"]["name"]) is None:
                 admin.create(resource, deep_copy(obj))
+
+
+def _label_topology(kubelet: Any, node_name: str, node_info: dict) -> None:
+    """The Node gets the driver's topology segments as labels (kubelet ``nodeinfomanager``), if it lacks them."""
+    segments = (node_info.get("accessible_topology") or {}).get("segments") or {}
+    node = kubelet.server.get("nodes", None, node_name)
+    labels = ((node or {}).get("metadata") or {}).get("labels") or {}
+    if node is None or all(labels.get(k) == v for k, v in segments.items()):
+        return
+    node = deep_copy(node)
+    node["metadata"].setdefault("labels", {}).update(segments)
+    kubelet.update("nodes", node)
 
 
 def install_csi_drivers(cluster: Any, ctx: Any) -> dict[str, HostPathDriver]:
@@ -106,11 +127,16 @@ def install_csi_drivers(cluster: Any, ctx: Any) -> dict[str, HostPathDriver]:
             kubelet = server.client(f"kubelet/{node_name}", UserInfo(
                 f"system:node:{node_name}", groups=("system:nodes", "system:authenticated")))
             register_driver(kubelet, driver.node(node_name), name, node_name)
+            info = next((t["response"] for t in reversed(driver.trace) if t["method"] == "NodeGetInfo"
+                         and t["node"] == node_name), None)  # the registration's answer, not a second call
+            _label_topology(kubelet, node_name, info or {})
         for pv in server.list("persistentvolumes"):
             csi = (pv.get("spec") or {}).get("csi") or {}
             if csi.get("driver") == name and csi.get("volumeHandle"):
                 driver.add_volume(csi["volumeHandle"], storage_capacity_bytes(pv))
         cluster.controllers[f"csi-attacher/{name}"] = ExternalAttacher.configured(driver=driver)(ctx)
+        cluster.controllers[f"csi-provisioner/{name}"] = ExternalProvisioner.configured(driver=driver)(ctx)
+        cluster.controllers[f"csi-resizer/{name}"] = ExternalResizer.configured(driver=driver)(ctx)
         drivers[name] = driver
     if drivers and "attachdetach-controller" not in cluster.controllers:
         _install_controller_rbac(server)

@@ -66,11 +66,11 @@ def _attached_to(c):
 
 def test_node_failure_multi_attach_then_out_of_service_taint():
     c = Cluster(_objects(), controllers=CONTROLLERS)
-    c.run(until=20)
+    c.run(until=40)  # mounted once the kubelet reported the volume in use (its 10 s status update) and verified it
     (old,) = [n for n, (node, phase, _) in _pods(c).items() if node == "n1" and phase == "Running"]
     assert _attached_to(c) == [("n1", True)]
     c.node_down("n1")
-    c.run(until=120)  # node grace + 10 s toleration: evicted, Terminating on the dead node; a replacement on n2
+    c.run(until=140)  # node grace + 10 s toleration: evicted, Terminating on the dead node; a replacement on n2
     pods = _pods(c)
     assert pods[old] == ("n1", "Running", True)
     (new,) = [n for n in pods if n != old]
@@ -82,9 +82,51 @@ def test_node_failure_multi_attach_then_out_of_service_taint():
     node["spec"]["taints"] = node["spec"].get("taints", []) + [
         {"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown", "effect": "NoExecute"}]
     c.client.update("nodes", node)
-    c.run(until=180)
+    c.run(until=200)
     assert old not in _pods(c)
     assert _attached_to(c) == [("n2", True)]
     assert _pods(c)[new][:2] == ("n2", "Running")
     ops = [(op, node, detail) for _, op, _, node, detail in c.controllers["attachdetach-controller"].operations]
     assert ("DetachVolume", "n1", "force: node has out-of-service taint") in ops
+
+
+def test_node_failure_force_detach_after_max_wait_for_unmount():
+    """The dead node still reports the volume in use: the detach waits maxWaitForUnmountDuration (6 min).
+
+    The evicted pod is force-deleted (``kubectl delete pod --force --grace-period=0``) while its node is down;
+    the Node's ``status.volumesInUse`` (last reported by the kubelet before it died) still lists the volume,
+    so the attach/detach controller does not detach at once: the node is unhealthy, and after 360 s the
+    volume is force-detached; then it attaches to the other node, whose kubelet mounts it and starts the
+    replacement.
+    """
+    c = Cluster(_objects(), controllers=CONTROLLERS)
+    c.run(until=40)
+    (old,) = [n for n, (node, phase, _) in _pods(c).items() if node == "n1" and phase == "Running"]
+    unique = f"kubernetes.io/csi/{DRIVER}^vol-db"
+    assert c.get("nodes", "n1")["status"]["volumesInUse"] == [unique]
+    assert c.get("nodes", "n1")["status"]["volumesAttached"] == [{"name": unique, "devicePath": ""}]
+    c.node_down("n1")
+    c.run(until=140)
+    (new,) = [n for n in _pods(c) if n != old]
+    assert _pods(c)[new][:2] == ("n2", "Pending")
+    c.client.delete("pods", old, NS, grace_period_seconds=0)  # force delete: the pod object is gone at once
+    deleted_at = c.env.now
+    c.run(until=deleted_at + 355)
+    assert old not in _pods(c)
+    assert _attached_to(c) == [("n1", True)]  # mounted by the (dead) node: waiting
+    assert c.get("nodes", "n1")["status"]["volumesInUse"] == [unique]
+    c.run(until=deleted_at + 365)
+    ops = [(t, op, node, detail) for t, op, _, node, detail in c.controllers["attachdetach-controller"].operations]
+    (detach,) = [o for o in ops if o[1] == "DetachVolume"]
+    assert detach[2:] == ("n1", "force: maxWaitForUnmountDuration expired")
+    assert deleted_at + 360 < detach[0] <= deleted_at + 360.2  # the reconciler's first 100 ms pass after 6 min
+    assert "volumesAttached" not in c.get("nodes", "n1")["status"]  # removed before the VolumeAttachment went
+    c.run(until=deleted_at + 420)
+    assert _attached_to(c) == [("n2", True)]
+    assert _pods(c)[new][:2] == ("n2", "Pending")  # its kubelet's verify retries have backed off to 2m2s
+    c.run(until=deleted_at + 480)
+    assert _pods(c)[new][:2] == ("n2", "Running")
+    calls = [(x["method"], x["node"]) for x in c.csi[DRIVER].trace
+             if x["method"] in ("ControllerUnpublishVolume", "NodeStageVolume", "NodePublishVolume")]
+    assert calls == [("NodeStageVolume", "n1"), ("NodePublishVolume", "n1"), ("ControllerUnpublishVolume", ""),
+                     ("NodeStageVolume", "n2"), ("NodePublishVolume", "n2")]

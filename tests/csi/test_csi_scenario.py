@@ -33,7 +33,9 @@ def test_simulate_output_csi(capsys):
     assert main(["simulate", str(sample("storage", "csi-attach.yaml")), "--until", "40", "--kubelet", "stand-in",
                  "-o", "csi"]) == 0
     calls = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # each sidecar (external-attacher, -provisioner, -resizer) asks the driver its name when it starts
     assert [(c["service"], c["method"]) for c in calls] == [
         ("Node", "NodeGetInfo"), ("Node", "NodeGetInfo"), ("Identity", "GetPluginInfo"),
+        ("Identity", "GetPluginInfo"), ("Identity", "GetPluginInfo"),
         ("Controller", "ControllerPublishVolume"), ("Controller", "ControllerUnpublishVolume")]
-    assert calls[3]["request"]["volume_id"] == "vol-csi-data" and calls[3]["code"] == "OK"
+    assert calls[5]["request"]["volume_id"] == "vol-csi-data" and calls[5]["code"] == "OK"

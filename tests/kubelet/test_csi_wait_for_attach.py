@@ -9,7 +9,14 @@ from __future__ import annotations
 import pytest
 
 from kubenotes.api.storagehelpers import csi_attachment_name
-from kubenotes.kubelet.csi import BEING_DELETED, VolumeNotYetAttached, WaitForAttachError, wait_for_attach
+from kubenotes.kubelet.csi import (
+    BEING_DELETED,
+    NOT_ATTACHED_PER_NODE_STATUS,
+    NOT_REPORTED_IN_USE,
+    VolumeNotYetAttached,
+    WaitForAttachError,
+    wait_for_attach,
+)
 from kubenotes.sim.cluster import Cluster
 
 DRIVER = "hostpath.csi.k8s.io"
@@ -79,11 +86,16 @@ def test_pod_waits_for_the_attachment_and_reports_an_attach_error():
     c = _cluster()
     saved = dict(c.csi[DRIVER].volumes)
     c.csi[DRIVER].volumes.clear()  # ControllerPublishVolume answers NotFound until the volume is back
-    c.run(until=20)
+    c.run(until=30)
     assert c.get("pods", "app", NS)["status"]["phase"] == "Pending"
-    messages = [e["message"] for e in c.list("events", NS) if e["reason"] == "FailedMount"]
-    assert messages and messages[0] == ('MountVolume.WaitForAttach failed for volume "d" : rpc error: code = NotFound '
+    # the attach error is the attach/detach controller's Event; the kubelet waits for node.status.volumesAttached
+    messages = [e["message"] for e in c.list("events", NS) if e["reason"] == "FailedAttachVolume"]
+    assert messages and messages[0] == ('AttachVolume.Attach failed for volume "pv-a" : rpc error: code = NotFound '
                                         'desc = volume id vol-a does not exist in the volumes list')
+    assert not [e for e in c.list("events", NS) if e["reason"] == "FailedMount"]
+    assert "volumesAttached" not in c.get("nodes", "n1")["status"]
+    verify = [t[4] for t in c.kubelets["n1"].volume_manager.trace if t[1] == "VerifyControllerAttachedVolume"]
+    assert any(NOT_ATTACHED_PER_NODE_STATUS in m for m in verify)
     c.csi[DRIVER].volumes.update(saved)  # the backend has it again: the attacher's retry attaches it
     c.run(until=300)
     assert c.get("pods", "app", NS)["status"]["phase"] == "Running"
@@ -93,7 +105,7 @@ def test_pod_waits_for_the_attachment_and_reports_an_attach_error():
 
 def test_pod_starts_after_a_prompt_attach_without_failed_mount():
     c = _cluster()
-    c.run(until=20)
+    c.run(until=40)
     assert c.get("pods", "app", NS)["status"]["phase"] == "Running"
     assert not [e for e in c.list("events", NS) if e["reason"] == "FailedMount"]
 
@@ -103,11 +115,12 @@ def test_pod_waits_quietly_while_there_is_no_attachment_yet():
     adc = c.controllers["attachdetach-controller"]
     reconcile = adc.reconcile
     adc.reconcile = lambda key: None  # the attach/detach controller is late: no VolumeAttachment yet
-    c.run(until=10)
+    c.run(until=30)
     assert c.get("pods", "app", NS)["status"]["phase"] == "Pending"
     assert not [e for e in c.list("events", NS) if e["reason"] == "FailedMount"]
-    waits = [t for t in c.kubelets["n1"].volume_manager.trace if t[1] == "MountVolume.WaitForAttach"]
-    assert waits and "is not attached yet" in waits[0][4]
+    verify = [t[4] for t in c.kubelets["n1"].volume_manager.trace if t[1] == "VerifyControllerAttachedVolume"]
+    # first not yet in the node's volumesInUse, then (reported at a status update) not in volumesAttached
+    assert NOT_REPORTED_IN_USE in verify[0] and NOT_ATTACHED_PER_NODE_STATUS in verify[-1]
     adc.reconcile = reconcile
     adc.enqueue("reconcile")
     c.run(until=200)  # the mount is retried with the volume manager's back-off, then the pod starts

@@ -42,10 +42,17 @@ Only CSI persistent volumes (in-tree attachable plugins are migrated to CSI in
 v1.34; inline CSI volumes are never attached). The caches are rebuilt from the
 informers on each pass, which is one key in the queue; the 1-minute desired
 state populator and the 100 ms reconciler loop become event handlers and a
-timed requeue for the 6-minute wait. ``node.status.volumesAttached`` is not
-written, operation back-off and metrics are not modelled, and the node's
-``volumesInUse`` is whatever the Node object says (the kubelet model does not
-report it yet). Not in :data:`kubenotes.controllers.CONTROLLERS` (the
+timed requeue for the 6-minute wait. The node status updater writes each
+managed node's ``status.volumesAttached`` (``{"name": "kubernetes.io/csi/<driver>^<handle>",
+"devicePath": ""}`` for every VolumeAttachment reporting ``attached``), and
+removes a volume from it before deleting its VolumeAttachment, as upstream's
+reconciler does before a detach; the kubelet's CSI plugin mounts a volume
+only once it is listed there (:mod:`kubenotes.kubelet.csi`). A volume is
+mounted by the node when the Node's ``status.volumesInUse`` (which the kubelet
+model reports, :meth:`kubenotes.kubelet.volumes.VolumeManager.volumes_in_use`)
+lists it; upstream assumes a freshly attached volume mounted until the next
+Node update says otherwise, the model reads the Node as it is. Operation
+back-off and metrics are not modelled. Not in :data:`kubenotes.controllers.CONTROLLERS` (the
 cluster starts it with a CSI driver, :mod:`kubenotes.sim.csi`), so clusters
 without CSI are unchanged.
 
@@ -55,6 +62,9 @@ kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/attach_detach_c
 kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/reconciler/reconciler.go (reconcile,
 attachDesiredVolumes, reportMultiAttachError)
 kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/util/util.go (DetermineVolumeAction)
+kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/statusupdater/node_status_updater.go
+kubernetes/kubernetes@v1.34.0 pkg/controller/volume/attachdetach/cache/actual_state_of_world.go
+(GetVolumesToReportAttached)
 kubernetes/kubernetes@v1.34.0 pkg/volume/csi/csi_attacher.go (Attach; getAttachmentName is
 :func:`kubenotes.api.storagehelpers.csi_attachment_name`)
 kubernetes/kubernetes@v1.34.0 pkg/volume/util/util.go (IsMultiAttachAllowed, ControllerManagedAttachAnnotation)
@@ -84,6 +94,8 @@ __all__ = ["AttachDetachController", "CONTROLLER_POLICY", "is_multi_attach_allow
 
 #: ``reconcilerMaxWaitForUnmountDuration``: 6 minutes before an unhealthy node's mounted volume is force-detached.
 MAX_WAIT_FOR_UNMOUNT_SECONDS = 360.0
+#: ``reconcilerLoopPeriod``: the reconciler's pass every 100 ms (here: when the 6-minute wait is over).
+RECONCILER_LOOP_PERIOD_SECONDS = 0.1
 #: ``volutil.ControllerManagedAttachAnnotation``: the kubelet leaves attach/detach of its node to this controller.
 CONTROLLER_MANAGED_ATTACH_ANNOTATION = "volumes.kubernetes.io/controller-managed-attach-detach"
 #: The Multi-Attach detail when no pod on the other node(s) uses the volume.
@@ -228,6 +240,7 @@ class AttachDetachController(Controller):
         desired, actual = self.desired_state(), self.actual_state()
         wait = self._detach_undesired(desired, actual)
         self._attach_desired(desired, actual)
+        self._update_node_statuses(actual)
         for k in [k for k in self._multi_attach_reported if k not in desired]:
             self._multi_attach_reported.discard(k)
         for k in [k for k in self._attach_reported if k not in actual]:
@@ -265,12 +278,15 @@ class AttachDetachController(Controller):
             timeout = elapsed > MAX_WAIT_FOR_UNMOUNT_SECONDS
             force = not healthy and timeout
             if self._mounted(node, va) and not force and not out_of_service:
-                if not timeout:  # upstream's reconciler loops every 100 ms; come back when the wait is over
-                    left = MAX_WAIT_FOR_UNMOUNT_SECONDS - elapsed + 1.0
+                if not timeout:  # upstream's reconciler loops every 100 ms: come back at its first pass after
+                    left = MAX_WAIT_FOR_UNMOUNT_SECONDS - elapsed + RECONCILER_LOOP_PERIOD_SECONDS
                     wait = left if not wait else min(wait, left)
                 continue
             detail = ("" if not (timeout or out_of_service) else
                       "force: maxWaitForUnmountDuration expired" if timeout else "force: node has out-of-service taint")
+            # "Before triggering volume detach, mark volume as detached and update node status"
+            if not self._update_node_status(node, actual, skip={key}):
+                continue
             try:
                 self.client.delete("volumeattachments", va["metadata"]["name"])
             except ApiError as e:
@@ -279,6 +295,53 @@ class AttachDetachController(Controller):
             self._detach_requested.pop(key, None)
             self.operations.append((now, "DetachVolume", pv_name, node, detail))
         return wait
+
+    # ------------------------------------------------------------ the node status updater
+    def volumes_to_report_attached(self, node_name: str, actual: dict,
+                                   skip: set[tuple[str, str]] = frozenset()) -> list[dict]:
+        """``GetVolumesToReportAttached`` for one node: ``{"name": <unique volume name>, "devicePath": ""}`` for
+        each volume whose VolumeAttachment reports ``attached`` and whose detach has not started, by name."""
+        out = []
+        for (pv_name, node), va in actual.items():
+            if node != node_name or (pv_name, node) in skip or va["metadata"].get("deletionTimestamp"):
+                continue
+            if not (va.get("status") or {}).get("attached"):
+                continue
+            pv = self.volumes.lister.get(None, pv_name)
+            csi = ((pv or {}).get("spec") or {}).get("csi") or {}
+            if csi:
+                out.append({"name": csi_unique_volume_name(csi.get("driver", ""), csi.get("volumeHandle", "")),
+                            "devicePath": ""})
+        return sorted(out, key=lambda a: a["name"])
+
+    def _update_node_status(self, node_name: str, actual: dict, skip: set[tuple[str, str]] = frozenset()) -> bool:
+        """``UpdateNodeStatusForNode``: patch ``status.volumesAttached`` when it differs; False when the patch
+        failed."""
+        node = self.nodes.lister.get(None, node_name)
+        if node is None:
+            return True  # the node is gone: nothing to update (upstream: "not exist"; the detach goes on)
+        want = self.volumes_to_report_attached(node_name, actual, skip)
+        have = (node.get("status") or {}).get("volumesAttached") or []
+        if [(a.get("name"), a.get("devicePath", "")) for a in have] == [(a["name"], a["devicePath"]) for a in want]:
+            return True
+        try:
+            self.client.patch("nodes", node_name, {"status": {"volumesAttached": want or None}}, subresource="status")
+        except ApiError:
+            return False
+        return True
+
+    def _update_node_statuses(self, actual: dict) -> None:
+        """``nodeStatusUpdater.UpdateNodeStatuses``: every managed node whose ``volumesAttached`` is not what
+        the VolumeAttachments say."""
+        by_node: dict[str, dict] = {}
+        for key, va in actual.items():
+            by_node.setdefault(key[1], {})[key] = va
+        for node in self.nodes.lister.list():
+            name = node["metadata"]["name"]
+            if name not in by_node and not (node.get("status") or {}).get("volumesAttached"):
+                continue  # nothing attached, nothing reported
+            if self._managed(name) is not None:
+                self._update_node_status(name, by_node.get(name, {}))
 
     def _attach_desired(self, desired: dict, actual: dict) -> None:
         """``attachDesiredVolumes``: attach what is desired and absent, report Multi-Attach and attach outcomes."""
