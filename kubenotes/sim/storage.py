@@ -271,7 +271,7 @@ def simulate_csi_attach(until_seconds: float = 60.0) -> Any:
 
     Examples
     --------
-    >>> c = simulate_csi_attach(10)
+    >>> c = simulate_csi_attach(25)
     >>> [p["status"]["phase"] for p in c.list("pods")]
     ['Running']
     """
@@ -295,10 +295,12 @@ def csi_volume_timeline(cluster: Any, namespace: str, pod: str, node: str) -> li
     its CSI volumes: the Events ``Scheduled`` and ``SuccessfulAttachVolume``
     / ``FailedAttachVolume``; the attach/detach controller's ``AttachVolume``
     and ``DetachVolume``; every CSI call whose request names one of the pod's
-    volume handles (``ControllerPublishVolume``, and any ``NodeStageVolume``,
-    ``NodePublishVolume`` ... the driver was called with); the kubelet's
-    volume manager operations for the pod (``MountVolume.WaitForAttach``,
-    ``MountVolume.SetUp``, ``UnmountVolume.TearDown``); and the CRI calls of
+    volume handles (``ControllerPublishVolume``, ``NodeStageVolume``,
+    ``NodePublishVolume``, their reverses: whatever the driver was called
+    with); the kubelet's volume manager operations on the pod's claim volumes
+    (``VerifyControllerAttachedVolume``, ``MountVolume.MountDevice``,
+    ``MountVolume.SetUp``, ``UnmountVolume.TearDown``; and
+    ``WaitForAttachAndMount``); and the CRI calls of
     the pod's syncPod on its node (its sandbox, that sandbox's containers, and
     pulls of its images; the PLEG's relists are left out).
 
@@ -325,9 +327,9 @@ def csi_volume_timeline(cluster: Any, namespace: str, pod: str, node: str) -> li
 
     Examples
     --------
-    >>> rows = csi_volume_timeline(simulate_csi_attach(10), "default", "csi-app", "csi-node-1")
-    >>> [call for _, lane, call, _ in rows if lane == "CSI Controller"]
-    ['ControllerPublishVolume']
+    >>> rows = csi_volume_timeline(simulate_csi_attach(25), "default", "csi-app", "csi-node-1")
+    >>> [call for _, lane, call, _ in rows if lane.startswith("CSI")]
+    ['ControllerPublishVolume', 'NodeStageVolume', 'NodePublishVolume']
     """
     from kubenotes.sim.csi import csi_calls
     from kubenotes.sim.timelines import events_by_time
@@ -478,14 +480,14 @@ def simulate_statefulset_pod_deletion(before_seconds: float = 55.0, after_second
     return before, statefulset_claims(c)
 
 
-def simulate_node_failure_rwo(out_of_service_at_seconds: float | None = 150.0, until_seconds: float = 240.0) -> Any:
+def simulate_node_failure_rwo(out_of_service_at_seconds: float | None = 200.0, until_seconds: float = 300.0) -> Any:
     """Run ``data/storage/node-failure-rwo.yaml``: node-1 dies under a ReadWriteOnce CSI volume.
 
     Parameters
     ----------
     out_of_service_at_seconds : float or None
         When the administrator taints node-1 ``node.kubernetes.io/out-of-service``
-        (the file says 150 s); None: never.
+        (the file says 200 s); None: never.
     until_seconds : float
         Virtual seconds to run.
 
@@ -497,7 +499,7 @@ def simulate_node_failure_rwo(out_of_service_at_seconds: float | None = 150.0, u
     Raises
     ------
     ValueError
-        When the taint would come before the node fails (20 s).
+        When the taint would come before the node fails (60 s).
 
     See Also
     --------
@@ -505,7 +507,7 @@ def simulate_node_failure_rwo(out_of_service_at_seconds: float | None = 150.0, u
 
     Examples
     --------
-    >>> c = simulate_node_failure_rwo(None, 120)
+    >>> c = simulate_node_failure_rwo(None, 160)
     >>> sorted(va["spec"]["nodeName"] for va in c.list("volumeattachments"))
     ['node-1']
     """
@@ -546,7 +548,7 @@ def attach_timeline(cluster: Any, namespace: str = "default") -> list[tuple[floa
 
     Examples
     --------
-    >>> rows = attach_timeline(simulate_node_failure_rwo(None, 120))
+    >>> rows = attach_timeline(simulate_node_failure_rwo(None, 160))
     >>> [what for _, _, what, _ in rows if what.startswith("Event Failed")]
     ['Event FailedAttachVolume']
     """
@@ -631,7 +633,7 @@ def storage_graph(cluster: Any, namespace: str, pod: str) -> Any:
 
     Examples
     --------
-    >>> g = storage_graph(simulate_csi_attach(10), "default", "csi-app")
+    >>> g = storage_graph(simulate_csi_attach(25), "default", "csi-app")
     >>> sorted(g.successors("PersistentVolume/pv-csi-data"))
     ['CSIDriver/hostpath.csi.k8s.io', 'StorageClass/csi-hostpath-sc']
     """

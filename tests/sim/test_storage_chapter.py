@@ -92,6 +92,10 @@ def test_csi_timeline_puts_the_attach_before_the_sandbox_and_the_unpublish_after
     assert calls.index(("CSI Controller", "ControllerPublishVolume")) < calls.index(("kubelet CRI", "RunPodSandbox"))
     assert calls.index(("kubelet CRI", "StopContainer")) < calls.index(("CSI Controller", "ControllerUnpublishVolume"))
     assert ("kubelet volumes", "WaitForAttachAndMount") in calls
+    assert (calls.index(("CSI Controller", "ControllerPublishVolume")) < calls.index(("CSI Node", "NodeStageVolume"))
+            < calls.index(("CSI Node", "NodePublishVolume")) < calls.index(("kubelet CRI", "RunPodSandbox")))
+    assert (calls.index(("CSI Node", "NodeUnpublishVolume")) < calls.index(("CSI Node", "NodeUnstageVolume"))
+            < calls.index(("CSI Controller", "ControllerUnpublishVolume")))
     # only the pod's claim volume: no service-account token volume, no relist calls, no registration calls
     assert not any("kube-api-access" in d for _, lane, _, d in rows if lane == "kubelet volumes"
                    and not d.startswith("data,"))
@@ -99,7 +103,7 @@ def test_csi_timeline_puts_the_attach_before_the_sandbox_and_the_unpublish_after
 
 
 def test_storage_graph_links_pod_claim_volume_attachment_and_node():
-    g = storage_graph(simulate_csi_attach(10), "default", "csi-app")
+    g = storage_graph(simulate_csi_attach(25), "default", "csi-app")
     (va,) = [n for n in g if n.startswith("VolumeAttachment/")]
     assert set(g.successors("Pod/csi-app")) == {"Node/csi-node-1", "PersistentVolumeClaim/csi-data"}
     assert set(g.successors(va)) == {"PersistentVolume/pv-csi-data", "Node/csi-node-1"}
@@ -123,21 +127,21 @@ def test_node_failure_multi_attach_then_out_of_service_force_detach():
     assert len(multi) == 1 and multi[0].startswith('Multi-Attach error for volume "pv-db" Volume is already used by pod(s) db-')
     ops = [(t, what, d) for t, who, what, d in rows if who == "attach/detach controller"]
     assert ops == [(15.0, "AttachVolume", "pv-db on node-1"),
-                   (160.0, "DetachVolume", "pv-db on node-1 (force: node has out-of-service taint)"),
-                   (160.0, "AttachVolume", "pv-db on node-2")]
+                   (220.0, "DetachVolume", "pv-db on node-1 (force: node has out-of-service taint)"),
+                   (220.0, "AttachVolume", "pv-db on node-2")]
     assert [(p["spec"]["nodeName"], p["status"]["phase"]) for p in c.list("pods")] == [("node-2", "Running")]
 
 
 def test_node_failure_without_the_taint_keeps_the_volume_on_the_dead_node():
-    c = simulate_node_failure_rwo(None, 200)
+    c = simulate_node_failure_rwo(None, 240)
     assert [va["spec"]["nodeName"] for va in c.list("volumeattachments")] == ["node-1"]
     assert sorted(p["status"]["phase"] for p in c.list("pods")) == ["Pending", "Running"]  # replacement waits
     with pytest.raises(ValueError, match="after the node fails"):
-        simulate_node_failure_rwo(10)
+        simulate_node_failure_rwo(50)
 
 
 def test_node_failure_file_runs_unchanged_under_simulate():
-    c = run([sample("storage", "node-failure-rwo.yaml")], until=240)
+    c = run([sample("storage", "node-failure-rwo.yaml")], until=300)
     assert [(va["spec"]["nodeName"], va["status"]["attached"]) for va in c.list("volumeattachments")] == [
         ("node-2", True)]
     assert [(p["spec"]["nodeName"], p["status"]["phase"]) for p in c.list("pods")] == [("node-2", "Running")]
@@ -157,7 +161,7 @@ def test_csi_timeline_leaves_out_another_pods_cri_calls_on_the_same_node():
             o["spec"]["nodeName"] = node
     other["spec"]["nodeName"] = node
     c = Cluster([*objects, other], **cluster_options([scenario]))
-    c.run(until=10)
+    c.run(until=30)
     rows = csi_volume_timeline(c, "default", "csi-app", node)
     cri = [call for _, lane, call, _ in rows if lane == "kubelet CRI"]
     assert cri == ["RunPodSandbox", "PullImage", "CreateContainer", "StartContainer"]
