@@ -262,6 +262,19 @@ CHAPTERS: tuple[Chapter, ...] = (
         viz="qos", data="qos",
     ),
     Chapter(
+        "05.03-storage-and-csi", "Storage and CSI",
+        "claims bound to volumes (Immediate vs WaitForFirstConsumer), one CSI volume call by call beside syncPod, "
+        "StatefulSet claims outliving pods, a node failure with a ReadWriteOnce volume, the volume Filter reasons",
+        "PersistentVolumes and claims (持久卷) as the PV controller and the scheduler's VolumeBinding match them "
+        "(size, access modes, class, Immediate vs WaitForFirstConsumer), one pod's CSI volume call by call "
+        "(VolumeAttachment, ControllerPublishVolume, the kubelet's WaitForAttach before syncPod's CRI calls), a "
+        "StatefulSet's claims surviving a pod's deletion, a node failure with a ReadWriteOnce volume (the "
+        "Multi-Attach error, the out-of-service taint, the 6-minute force detach), and the scheduler's volume "
+        "Filter reasons",
+        "claim size, access mode, class and binding mode → the volume it binds",
+        viz="storage", data="storage",
+    ),
+    Chapter(
         "06.00-cni-and-calico", "CNI and Calico's network modes",
         "the CNI calls at sandbox creation, Calico's IPAM blocks, interfaces and routes in VXLAN / IPIP / BGP / "
         "CrossSubnet modes, a packet walk with headers and MTU, NetworkPolicy enforced by Felix (default deny, then "

@@ -18,7 +18,7 @@ ZONE = "topology.kubernetes.io/zone"
 
 #: The chapters' self-contained scenario files (each its own small cluster: nodes, workloads and a Scenario, run
 #: alone as `simulate data/<dir>/<file>.yaml`); the rest of data/ is one shared sample cluster.
-CHAPTER_SCENARIO_DIRS = ("controllers", "kubelet", "qos", "network", "operators")
+CHAPTER_SCENARIO_DIRS = ("controllers", "kubelet", "qos", "network", "operators", "storage")
 
 
 @pytest.fixture(scope="module")
