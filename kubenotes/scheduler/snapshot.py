@@ -19,7 +19,7 @@ from kubenotes.scheduler.fast.registry import SNAPSHOT_COUNTS
 from kubenotes.scheduler.framework.node_info import ImageStateSummary, NodeInfo, PodInfo
 
 __all__ = ["Snapshot", "ClusterObjects", "ObjectListers", "new_snapshot", "cluster_objects_from_manifests", "snapshot_from_manifests",
-           "typed", "TypedCache"]
+           "typed", "TypedIndex", "lister_key"]
 
 
 def typed(obj: Any) -> Any:
@@ -58,43 +58,158 @@ def typed(obj: Any) -> Any:
     return from_dict(obj)
 
 
-class TypedCache:
-    """Stored objects converted once per ``resourceVersion`` (the informer's decoded cache, keyed by uid).
+def lister_key(attr: str, obj: dict) -> str:
+    """The key :class:`ObjectListers` files a stored object under: ``namespace/name`` or ``name``.
+
+    Claims and CSIStorageCapacities are namespaced (a missing namespace reads
+    as ``default``); the other storage kinds are cluster-scoped.
 
     Examples
     --------
-    >>> cache = TypedCache()
-    >>> pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "uid": "u1", "resourceVersion": "3"}}
-    >>> cache.sync([pod])[0] is cache.sync([pod])[0]
+    >>> lister_key("persistent_volume_claims", {"metadata": {"name": "data"}}), lister_key("persistent_volumes",
+    ...     {"metadata": {"name": "pv-1"}})
+    ('default/data', 'pv-1')
+    """
+    md = obj.get("metadata") or {}
+    if attr in ObjectListers._NAMESPACED:
+        return f"{md.get('namespace') or 'default'}/{md.get('name', '')}"
+    return md.get("name", "")
+
+
+class TypedIndex:
+    """One kind's objects as the scheduler's informer holds them, kept from watch events (an informer-backed lister).
+
+    Upstream's listers read the informer's indexer, which watch events keep
+    up to date; nothing lists the API each cycle. Here the running scheduler
+    hands :meth:`apply` the keys its event handlers saw change, each with the
+    informer's current object (``None`` once deleted), so the cost of a
+    scheduling cycle follows what changed, not how many objects exist. Each
+    object is converted to its typed form once per ``resourceVersion``
+    (:func:`typed`, the informer's decoding).
+
+    Parameters
+    ----------
+    attr : str
+        The :class:`ClusterObjects` attribute this index feeds
+        (``persistent_volume_claims`` ...).
+    with_dicts : bool
+        Also keep each object's JSON-shaped form by :func:`lister_key`, for
+        :meth:`ObjectListers.of` (the storage kinds).
+
+    Attributes
+    ----------
+    objects : list
+        The typed objects in informer key order (``namespace/name`` or
+        ``name``, sorted), as a full LIST of the informer would give them.
+    version : int
+        Incremented by each :meth:`apply` that changed something.
+
+    Notes
+    -----
+    Copy on write: an :meth:`apply` that changes something builds a new
+    ``objects`` list and a new :attr:`by_key` map, so one handed out before
+    (to a cycle still running) keeps its contents.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/shared_informer.go (the indexer a lister reads)
+    kubernetes/kubernetes@v1.34.0 pkg/scheduler/eventhandlers.go (addAllEventHandlers: the storage informers)
+
+    Examples
+    --------
+    >>> ix = TypedIndex("persistent_volumes", with_dicts=True)
+    >>> pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "b", "uid": "u1",
+    ...       "resourceVersion": "3"}}
+    >>> ix.apply([("b", pv)]), ix.apply([("b", pv)])  # the same resourceVersion again: nothing to do
+    (True, False)
+    >>> ix.apply([("a", {**pv, "metadata": {"name": "a", "uid": "u2", "resourceVersion": "4"}})])
     True
+    >>> [o.metadata.name for o in ix.objects], list(ix.by_key)
+    (['a', 'b'], ['a', 'b'])
+    >>> ix.apply([("b", None)]), list(ix.by_key), ix.version
+    (True, ['a'], 3)
     """
 
-    def __init__(self) -> None:
-        self._by_uid: dict[str, tuple[Any, Any]] = {}
+    def __init__(self, attr: str, with_dicts: bool = False):
+        self.attr = attr
+        self.with_dicts = with_dicts
+        self.objects: list[Any] = []
+        self.version = 0
+        self._keys: list[str] = []  # informer keys, sorted; parallel to objects
+        self._rvs: list[tuple[Any, Any]] = []  # (uid, resourceVersion) of each
+        self._map_keys: list[str] = []  # lister_key of each (with_dicts)
+        self._dicts: list[dict] = []  # the typed object's dict form (with_dicts)
+        self._by_key: dict[str, dict] | None = {}
 
-    def sync(self, objects: Iterable[dict]) -> list[Any]:
-        """Typed forms of ``objects``, in order; entries for objects not passed are dropped.
+    def apply(self, changes: Iterable[tuple[str, dict | None]]) -> bool:
+        """Bring the changed keys up to date; whether anything changed.
 
         Parameters
         ----------
-        objects : iterable of dict
-            Stored objects with ``metadata.uid`` (and ``resourceVersion``).
+        changes : iterable of (str, dict or None)
+            Informer key and the informer's current object for it (``None``
+            when it no longer holds one).
 
         Returns
         -------
-        list
-            :func:`typed` of each, reused while its ``resourceVersion`` is unchanged.
+        bool
+            True when an object was added, removed or has another
+            ``resourceVersion`` (then ``objects`` and :attr:`by_key` are new).
         """
-        fresh, out = {}, []
-        for o in objects:
-            md = o["metadata"]
-            hit = self._by_uid.get(md["uid"])
-            if hit is None or hit[0] != md.get("resourceVersion"):
-                hit = (md.get("resourceVersion"), typed(o))
-            fresh[md["uid"]] = hit
-            out.append(hit[1])
-        self._by_uid = fresh
-        return out
+        from bisect import bisect_left
+
+        copied = False
+        for key, obj in changes:
+            keys = self._keys
+            i = bisect_left(keys, key)
+            present = i < len(keys) and keys[i] == key
+            if obj is None:
+                if not present:
+                    continue
+                if not copied:
+                    self._copy()
+                    copied = True
+                for lst in (self._keys, self.objects, self._rvs, self._map_keys, self._dicts):
+                    if lst:
+                        del lst[i]
+                continue
+            md = obj.get("metadata") or {}
+            rv = (md.get("uid"), md.get("resourceVersion"))
+            if present and self._rvs[i] == rv:
+                continue
+            if not copied:
+                self._copy()
+                copied = True
+            t = typed(obj)
+            d = None
+            if self.with_dicts:
+                d = t if isinstance(t, dict) else t.to_dict()
+            if present:
+                self.objects[i], self._rvs[i] = t, rv
+                if self.with_dicts:
+                    self._map_keys[i], self._dicts[i] = lister_key(self.attr, d), d
+            else:
+                self._keys.insert(i, key)
+                self.objects.insert(i, t)
+                self._rvs.insert(i, rv)
+                if self.with_dicts:
+                    self._map_keys.insert(i, lister_key(self.attr, d))
+                    self._dicts.insert(i, d)
+        if copied:
+            self.version += 1
+            self._by_key = None
+        return copied
+
+    def _copy(self) -> None:
+        self._keys, self.objects, self._rvs = list(self._keys), list(self.objects), list(self._rvs)
+        self._map_keys, self._dicts = list(self._map_keys), list(self._dicts)
+
+    @property
+    def by_key(self) -> dict[str, dict]:
+        """:func:`lister_key` -> the object as a dict, in informer key order (what ``ObjectListers.of`` gives)."""
+        if self._by_key is None:
+            self._by_key = dict(zip(self._map_keys, self._dicts))
+        return self._by_key
 
 
 @dataclass
@@ -116,6 +231,10 @@ class ClusterObjects:
     pod_disruption_budgets : list
         For DefaultPreemption.
     priority_classes : list
+    informed : dict[str, TypedIndex] or None
+        Attribute -> the index its list comes from, when a running scheduler
+        keeps these lists from watch events (:class:`ObjectListers` then
+        reads the indexes' maps instead of rebuilding them).
     """
 
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -132,6 +251,7 @@ class ClusterObjects:
     volume_attachments: list[Any] = field(default_factory=list)
     pod_disruption_budgets: list[Any] = field(default_factory=list)
     priority_classes: list[Any] = field(default_factory=list)
+    informed: dict[str, TypedIndex] | None = field(default=None, repr=False, compare=False)
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         """Labels of namespace ``name`` ({} when unknown)."""
@@ -145,7 +265,11 @@ class ObjectListers:
     ``name`` (the cluster-scoped kinds) to the object as a JSON-shaped dict,
     each typed object converted once. The maps are rebuilt after
     :meth:`refresh` finds a list changed (another list object, or other
-    objects in it).
+    objects in it). When the objects come from a running scheduler's
+    informers (``ClusterObjects.informed``), the maps are the
+    :class:`TypedIndex` ones, which watch events keep up to date: nothing is
+    rebuilt or compared list-long (upstream's listers read the informers'
+    indexers).
 
     Parameters
     ----------
@@ -191,6 +315,15 @@ class ObjectListers:
     def refresh(self) -> None:
         """Forget the maps whose object lists changed (once per scheduling cycle, and before a PreBind check)."""
         objects = getattr(self.handle, "objects", None)
+        informed = getattr(objects, "informed", None)
+        if informed is not None:
+            for attr in self.ATTRS:
+                ix = informed[attr]
+                sig = (id(ix), ix.version)
+                if self._seen.get(attr) != sig:
+                    self._seen[attr] = sig
+                    self._maps[attr] = None
+            return
         for attr in self.ATTRS:
             objs = getattr(objects, attr, None) or []
             sig = (id(objs), len(objs), hash(tuple(map(id, objs))))
@@ -205,13 +338,15 @@ class ObjectListers:
         """Key -> dict of ClusterObjects' ``attr``, as of the last :meth:`refresh`."""
         m = self._maps.get(attr)
         if m is None:
-            m = {}
-            for o in getattr(getattr(self.handle, "objects", None), attr, None) or []:
-                d = self._as_dict(o)
-                md = d.get("metadata") or {}
-                key = f"{md.get('namespace') or 'default'}/{md.get('name', '')}" if attr in self._NAMESPACED \
-                    else md.get("name", "")
-                m[key] = d
+            objects = getattr(self.handle, "objects", None)
+            informed = getattr(objects, "informed", None)
+            if informed is not None:
+                m = informed[attr].by_key
+            else:
+                m = {}
+                for o in getattr(objects, attr, None) or []:
+                    d = self._as_dict(o)
+                    m[lister_key(attr, d)] = d
             self._maps[attr] = m
         return m
 

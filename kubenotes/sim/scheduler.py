@@ -126,17 +126,21 @@ class KubeScheduler:
         #: Node events since the last rebuild: (action type, old node, new node), as stored dicts.
         self._node_events: list[tuple[str, dict | None, dict | None]] = []
         self._pending: dict[str, dict] = {}  # uid -> pending pod dict
-        # The other objects plugins read (ClusterObjects), from the scheduler's own informers; one instance
-        # refreshed in place when any of them changed, converting only objects whose resourceVersion moved.
-        from kubenotes.scheduler.snapshot import ClusterObjects, TypedCache
+        # The other objects plugins read (ClusterObjects), from the scheduler's own informers: one instance whose
+        # lists (and the volume plugins' maps) are TypedIndexes kept from the watch events, updated at the top of
+        # each cycle with only the keys that changed since the last one.
+        from kubenotes.scheduler.snapshot import ClusterObjects, ObjectListers, TypedIndex
 
-        self.objects = ClusterObjects()
-        self._objects_dirty = True
-        self._typed_cache = {attr: TypedCache() for attr in _OBJECT_RESOURCES if attr != "namespaces"}
-        for resource in _OBJECT_RESOURCES.values():
-            inf.informer_for(resource).add_event_handler(self._on_object_change,
-                                                         lambda old, new: self._on_object_change(new),
-                                                         self._on_object_change)
+        self._indexes = {attr: TypedIndex(attr, with_dicts=attr in ObjectListers.ATTRS)
+                         for attr in _OBJECT_RESOURCES if attr != "namespaces"}
+        self.objects = ClusterObjects(informed=self._indexes)
+        #: ClusterObjects attribute -> informer keys changed since the last refresh (None: all, at start).
+        self._changed: dict[str, dict[str, None]] | None = None
+        for attr, resource in _OBJECT_RESOURCES.items():
+            inf.informer_for(resource).add_event_handler(
+                lambda obj, attr=attr: self._on_object_change(attr, obj),
+                lambda old, new, attr=attr: self._on_object_change(attr, new),
+                lambda obj, attr=attr: self._on_object_change(attr, obj))
         self._assumed: set[str] = set()
         self._volume_waits: dict[str, tuple] = {}  # pod uid -> VolumeBinding's PreBind wait (binding deferred)
         self._waiting_uids: set[str] = set()  # pods whose binding cycle waits for their volumes
@@ -301,8 +305,11 @@ class KubeScheduler:
                 out[uid] = q
         return out
 
-    def _on_object_change(self, obj: Any) -> None:
-        self._objects_dirty = True
+    def _on_object_change(self, attr: str, obj: Any) -> None:
+        from kubenotes.client.informer import meta_namespace_key
+
+        if self._changed is not None:
+            self._changed.setdefault(attr, {})[meta_namespace_key(obj)] = None
         obj = getattr(obj, "obj", obj)  # DeletedFinalStateUnknown
         s = self.scheduler
         if s is None or (obj or {}).get("kind") not in _STORAGE_KINDS:
@@ -317,17 +324,29 @@ class KubeScheduler:
             self._kick()
 
     def _cluster_objects(self) -> Any:
-        """Refresh :attr:`objects` in place from the informer caches (when one of them changed)."""
-        if not self._objects_dirty:
+        """Refresh :attr:`objects` in place with the objects whose watch events arrived since the last refresh.
+
+        Each changed key is read again from its informer's cache (the object
+        as it is now, or gone), so the lists equal a full re-list of the
+        informers; unchanged objects are not looked at. The first call takes
+        every cached key.
+        """
+        changed, self._changed = self._changed, {}
+        if changed is not None and not changed:
             return self.objects
         inf = self.cluster.scheduler_informers
         for attr, resource in _OBJECT_RESOURCES.items():
+            if changed is not None and attr not in changed:
+                continue
+            indexer = inf.informer_for(resource).indexer
             if attr == "namespaces":
                 self.objects.namespaces = {o["metadata"]["name"]: dict(o["metadata"].get("labels") or {})
-                                           for o in inf.informer_for(resource).lister.list()}
+                                           for o in indexer.list()}
                 continue
-            setattr(self.objects, attr, self._typed_cache[attr].sync(inf.informer_for(resource).lister.list()))
-        self._objects_dirty = False
+            keys = indexer.list_keys() if changed is None else changed[attr]
+            ix = self._indexes[attr]
+            if ix.apply((k, indexer.get_by_key(k)) for k in keys) or changed is None:
+                setattr(self.objects, attr, ix.objects)
         return self.objects
 
     # ------------------------------------------------------------ API writes (framework handle)
