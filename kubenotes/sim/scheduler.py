@@ -21,6 +21,13 @@ Across a rebuild, a pod in the unschedulable pool stays there unless one of the
 Node events since the last rebuild is worth requeuing it
 (:func:`~kubenotes.scheduler.queue.is_pod_worth_requeuing_after_node_event`,
 v1.34's queueing hints); the others are queued afresh.
+The other objects plugins read (claims, volumes, classes, CSI objects,
+Services, workload owners, PDBs) are kept as upstream's informer-backed
+listers are: each watch event names its key, and at the top of the next
+cycle only those keys are read again from the informer's cache
+(:class:`~kubenotes.scheduler.snapshot.TypedIndex`), so a cycle costs what
+changed, not how many objects exist; the lists and the volume plugins' maps
+are replaced, not mutated, so a cycle in flight keeps its view.
 Scheduling takes no virtual time. Pod updates of pending pods other than
 deletion are not re-queued. A change of a PV, claim, StorageClass, CSINode,
 CSIDriver, CSIStorageCapacity or VolumeAttachment moves the pods a volume plugin rejected
@@ -33,6 +40,7 @@ fails as ``handleBindingCycleError`` does and the pod is queued again at once
 References
 ----------
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/eventhandlers.go (addAllEventHandlers)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/client-go/tools/cache/shared_informer.go (listers read the indexer)
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/schedule_one.go (handleSchedulingFailure: FailedScheduling, PodScheduled condition)
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/defaultbinder/default_binder.go
 kubernetes/kubernetes@v1.34.0 pkg/scheduler/internal/queue/scheduling_queue.go (flushBackoffQCompleted every 1 s,
