@@ -30,7 +30,8 @@ Each configuration runs in its own subprocess so peak RSS is per run.
 
 Measured (2 shared cores, hollow kubelets; CPU = user + sys of the run):
 10,000 claims on 1,000 nodes: all Bound and Running within 5 virtual s,
-398 CPU s, 173,008 API writes, peak RSS 1.76 GiB. Smaller runs: 500/50
+149 CPU s, 173,008 API writes, peak RSS 1.67 GiB (447 CPU s and 1.72 GiB
+before issue #28, same writes). Earlier smaller runs: 500/50
 2.4 CPU s, 1,000/100 7.6 s, 2,000/200 21.8 s. Before the PV controller's
 index stopped scanning bound volumes, 2,000/200 took 102.8 CPU s (half of
 it, 61 of 122 profiled s, in ``find_by_claim``). The scheduler then re-listed
