@@ -336,9 +336,9 @@ def navigation_line(notebook: str) -> str:
 
     Examples
     --------
-    >>> print(navigation_line("04.00-scheduling-framework").split(" <!--")[0])
-    [← 03.01 The other controllers](03.01-the-other-controllers.ipynb) · [Contents](00.00-index.ipynb) \
-· [04.04 GPU sharing on a production trace →](04.04-gpu-trace-replay.ipynb)
+    >>> print(navigation_line("02.00-control-plane-architecture").split(" <!--")[0])
+    [← 01.00 Objects and manifests](01.00-objects-and-manifests.ipynb) · [Contents](00.00-index.ipynb) \
+· [02.01 API server and List-Watch →](02.01-api-server-and-list-watch.ipynb)
     >>> print(navigation_line(INDEX).split(" <!--")[0])
     **Contents** · next: [01.00 Objects and manifests](01.00-objects-and-manifests.ipynb)
     >>> print(navigation_line("01.00-objects-and-manifests").split(" <!--")[0])

@@ -11,7 +11,11 @@ from pathlib import Path
 
 from kubenotes.errors import NotFound
 
-__all__ = ["data_dir", "sample"]
+__all__ = ["data_dir", "sample", "SCENARIO_DIRS", "sample_cluster_dirs"]
+
+#: The folders of self-contained chapter scenarios: each file is its own small cluster (nodes, workloads and a
+#: ``kind: Scenario``), run alone as ``simulate data/<dir>/<file>.yaml``; files in different folders may reuse names.
+SCENARIO_DIRS = ("controllers", "kubelet", "qos", "network", "operators", "storage")
 
 
 def data_dir() -> Path:
@@ -67,3 +71,25 @@ def sample(*parts: str) -> Path:
     if not p.exists():
         raise NotFound(f"no sample data at {p}")
     return p
+
+
+def sample_cluster_dirs() -> list[Path]:
+    """The folders that together make the one shared sample cluster: every data folder but :data:`SCENARIO_DIRS`.
+
+    Returns
+    -------
+    list of pathlib.Path
+        Sorted by name.
+
+    Raises
+    ------
+    NotFound
+        When there is no sample data (:func:`data_dir`).
+
+    Examples
+    --------
+    >>> names = [p.name for p in sample_cluster_dirs()]
+    >>> "cluster" in names, "operators" in names
+    (True, False)
+    """
+    return sorted(p for p in data_dir().iterdir() if p.is_dir() and p.name not in SCENARIO_DIRS)

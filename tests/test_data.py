@@ -9,6 +9,7 @@ import pytest
 
 from kubenotes.api.manifests import MANIFEST_SUFFIXES, load_manifests
 from kubenotes.api.resources import pod_requests, resource_list
+from kubenotes.data import SCENARIO_DIRS
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FILES = sorted(p for p in DATA.rglob("*") if p.is_file() and p.name.endswith(MANIFEST_SUFFIXES))
@@ -16,9 +17,8 @@ PRIORITY_CLASSES = DATA / "cluster" / "priorityclasses.yaml"
 ZONE = "topology.kubernetes.io/zone"
 
 
-#: The chapters' self-contained scenario files (each its own small cluster: nodes, workloads and a Scenario, run
-#: alone as `simulate data/<dir>/<file>.yaml`); the rest of data/ is one shared sample cluster.
-CHAPTER_SCENARIO_DIRS = ("controllers", "kubelet", "qos", "network", "operators", "storage")
+#: The chapters' self-contained scenario folders (kubenotes.data.SCENARIO_DIRS); the rest of data/ is one sample cluster.
+CHAPTER_SCENARIO_DIRS = SCENARIO_DIRS
 
 
 @pytest.fixture(scope="module")

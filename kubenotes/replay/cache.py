@@ -542,6 +542,7 @@ def replay_in_background(specs: Iterable[tuple[str, str, int]], trace_dir: str |
     >>> r = cached_replay("FGD", "default", 42, d)  # waits for the worker's result
     >>> r.allocation_percent.tolist(), replay_in_background([("FGD", "default", 42)], d, workers=2)
     ([25.0, 50.0, 75.0, 100.0, 100.0], 0)
+    >>> _ = cached_replay("Random", "default", 42, d)  # collect the other one too: nothing is left running
     """
     directory = _dir_key(trace_dir)
     todo = _new_keys(dict.fromkeys((p, v, int(s), directory) for p, v, s in specs), directory)

@@ -344,9 +344,10 @@ def test_bound_pods_from_kubectl_pass_admission_unchanged():
 
 
 def test_dump_then_load_round_trips_the_sample_cluster():
-    # data/controllers, kubelet, qos, network hold the chapters' self-contained scenarios (their own small clusters)
-    m = load_manifests(*sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("controllers", "kubelet",
-                                                                                          "qos", "network")))
+    # the chapters' self-contained scenarios (kubenotes.data.SCENARIO_DIRS) are their own small clusters
+    from kubenotes.data import sample_cluster_dirs
+
+    m = load_manifests(*sample_cluster_dirs())
     text = dump_manifests(m)
     again = load_manifests(text)
     assert [o.obj.to_dict() if not isinstance(o.obj, dict) else o.obj for o in again] == \
