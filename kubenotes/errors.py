@@ -32,6 +32,7 @@ __all__ = [
     "Conflict",
     "Gone",
     "ConfigError",
+    "RPCStatusError",
 ]
 
 
@@ -153,6 +154,36 @@ class Conflict(KubenotesError):
 
 class Gone(KubenotesError):
     """A watch asked for a resourceVersion older than the store keeps (HTTP 410)."""
+
+
+class RPCStatusError(KubenotesError):
+    """A gRPC status error of a node API (CRI, CSI): a code name and the server's message.
+
+    ``str()`` is what a Go client prints for a ``status.Error``
+    (``rpc error: code = <code> desc = <message>``), the text kubelet logs and
+    Events carry.
+
+    Parameters
+    ----------
+    code : str
+        The gRPC code name (``NotFound``, ``AlreadyExists``, ``FailedPrecondition``...).
+    message : str
+        The server's message (the status ``desc``).
+
+    Examples
+    --------
+    >>> str(RPCStatusError("NotFound", "no such thing"))
+    'rpc error: code = NotFound desc = no such thing'
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        # args are the constructor's, so a copy (SimPy re-raising a process's error, pickling) is the same error
+        super().__init__(code, message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"rpc error: code = {self.code} desc = {self.message}"
 
 
 class ConfigError(KubenotesError):

@@ -26,7 +26,7 @@ import copy
 import hashlib
 from typing import Any, Mapping
 
-from kubenotes.errors import KubenotesError
+from kubenotes.errors import RPCStatusError
 
 __all__ = [
     "short_id",
@@ -146,7 +146,7 @@ IMAGE_NOT_FOUND_PULL = (
 )
 
 
-class CRIError(KubenotesError):
+class CRIError(RPCStatusError):
     """A failed CRI call: a gRPC status code name and the runtime's message.
 
     Parameters
@@ -169,15 +169,6 @@ class CRIError(KubenotesError):
     >>> str(err)
     'rpc error: code = NotFound desc = an error occurred when try to find container "abc": not found'
     """
-
-    def __init__(self, code: str, message: str) -> None:
-        # args are the constructor's, so a copy (SimPy re-raising a process's error, pickling) is the same error
-        super().__init__(code, message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"rpc error: code = {self.code} desc = {self.message}"
 
 
 def make_sandbox_name(metadata: Mapping[str, Any]) -> str:

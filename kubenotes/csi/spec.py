@@ -26,7 +26,7 @@ import copy
 import functools
 from typing import Any, Callable, Mapping
 
-from kubenotes.errors import KubenotesError
+from kubenotes.errors import RPCStatusError
 
 __all__ = [
     "OK", "INVALID_ARGUMENT", "NOT_FOUND", "ALREADY_EXISTS", "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED",
@@ -71,7 +71,7 @@ EXPAND_VOLUME = "EXPAND_VOLUME"
 STAGE_UNSTAGE_VOLUME = "STAGE_UNSTAGE_VOLUME"
 
 
-class CSIError(KubenotesError):
+class CSIError(RPCStatusError):
     """A failed CSI call: a gRPC status code name and the plugin's message.
 
     Parameters
@@ -89,14 +89,6 @@ class CSIError(KubenotesError):
     >>> str(err)
     'rpc error: code = NotFound desc = volume id vol-1 does not exist in the volumes list'
     """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(code, message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"rpc error: code = {self.code} desc = {self.message}"
 
 
 def rpc(service: str) -> Callable:
