@@ -196,6 +196,29 @@ class Controller:
     #: Option key and default for the periodic resync (0: none).
     resync_seconds = 0.0
 
+    @classmethod
+    def configured(cls, **attrs: Any) -> type:
+        """A subclass with other class attributes, for a controller the cluster builds from its class.
+
+        Parameters
+        ----------
+        **attrs
+            Class attributes to override (``capacity_bytes=2**30``, ``driver=HostPathDriver()``).
+
+        Returns
+        -------
+        type
+            A subclass of ``cls`` with the same name.
+
+        Examples
+        --------
+        >>> class Demo(Controller):
+        ...     name = "demo"
+        >>> Demo.configured(name="other").name, Demo.configured().__name__
+        ('other', 'Demo')
+        """
+        return type(cls.__name__, (cls,), attrs)
+
     def __init__(self, ctx: ControllerContext):
         from kubenotes.client.record import EventRecorder
         from kubenotes.client.workqueue import RateLimitingQueue, default_controller_rate_limiter

@@ -148,10 +148,6 @@ class ExternalAttacher(Controller):
         self._install_rbac(ctx)
         super().__init__(ctx)
 
-    @classmethod
-    def configured(cls, **attrs: Any) -> type:
-        """A subclass with other attributes, e.g. ``ExternalAttacher.configured(driver=HostPathDriver())``."""
-        return type(cls.__name__, (cls,), attrs)
 
     @staticmethod
     def finalizer_for(driver_name: str) -> str:

@@ -330,10 +330,6 @@ class ExternalProvisioner(Controller):
         _install_sidecar_rbac(ctx, PROVISIONER_CLUSTER_ROLE, "csi-provisioner")
         super().__init__(ctx)
 
-    @classmethod
-    def configured(cls, **attrs: Any) -> type:
-        """A subclass with other attributes, e.g. ``ExternalProvisioner.configured(driver=HostPathDriver())``."""
-        return type(cls.__name__, (cls,), attrs)
 
     def setup(self) -> None:
         from kubenotes.client.workqueue import ItemExponentialFailureRateLimiter, RateLimitingQueue

@@ -120,10 +120,6 @@ class ExternalResizer(Controller):
         _install_sidecar_rbac(ctx, RESIZER_CLUSTER_ROLE, "csi-resizer")
         super().__init__(ctx)
 
-    @classmethod
-    def configured(cls, **attrs: Any) -> type:
-        """A subclass with other attributes, e.g. ``ExternalResizer.configured(driver=HostPathDriver())``."""
-        return type(cls.__name__, (cls,), attrs)
 
     def setup(self) -> None:
         self.driver_name = self.driver.GetPluginInfo({})["name"]

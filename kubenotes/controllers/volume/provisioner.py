@@ -148,10 +148,6 @@ class HostPathProvisioner(Controller):
         self._install_rbac(ctx)
         super().__init__(ctx)
 
-    @classmethod
-    def configured(cls, **attrs: Any) -> type:
-        """A subclass with other attributes, e.g. ``HostPathProvisioner.configured(capacity_bytes=2**30)``."""
-        return type(cls.__name__, (cls,), attrs)
 
     @staticmethod
     def _install_rbac(ctx: Any) -> None:
