@@ -16,12 +16,15 @@ on TCP and UDP 53. Then times:
 * ``iptables_restore``/``ipset_restore``: the texts, with size in bytes and lines;
 * ``iptables-restore --test``: the real binary on one node's text, with its IP sets
   created by netlink in a throwaway network namespace (``--no-restore`` skips it);
+* nftables mode (``nftablesMode: Enabled``): the same rules re-spelt as the ``ip calico``
+  table (``nft_rules_from_felix``), the ``nft -f`` text's size, and the real ``nft -c -f``
+  on it in a throwaway network namespace (also skipped by ``--no-restore``);
 * ``evaluate``: 10,000 flow verdicts (both ends) from the same rule model;
 * with ``--services``, kube-proxy's ``iptables_save`` for the same cluster, for scale.
 
-Reports wall and CPU seconds per step (and, for ``iptables-restore``, the
+Reports wall and CPU seconds per step (and, for ``iptables-restore`` and ``nft -c``, the
 child's CPU user+sys), rule and chain counts, and the peak RSS;
-``--restore-all`` also feeds every pod's rules at once to ``iptables-restore --test``.
+``--restore-all`` also feeds every pod's rules at once to ``iptables-restore --test`` and ``nft -c``.
 
 Usage: python benchmarks/policy_rules.py [--pods 10000] [--policies 1000] [--services 1000] [--nodes 100]
 [--restore-all]
@@ -106,9 +109,19 @@ def _timed(fn):
     return out, time.perf_counter() - t0
 
 
+def _child_timed(name: str, fn) -> tuple:
+    """A row for a step that runs a child process: wall, return code, the child's CPU user+sys."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r, t = _timed(fn)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (name, t, r.returncode, None, f"CPU {cpu:.2f} s" + ("" if r.returncode == 0 else f": {r.stderr.strip()[:200]}"))
+
+
 def run(pods: int, policies: int, services: int, namespaces: int, nodes: int, restore: bool = True,
         restore_all: bool = False, flows: int = 10000) -> list[tuple]:
     from kubenotes.cni.calico.iptables import check_iptables_restore, felix_rules
+    from kubenotes.cni.calico.nftables import check_nft, nft_rules_from_felix
     from kubenotes.cni.calico.policy import EGRESS, INGRESS, Endpoint, PolicySet
 
     objs = objects(pods, policies, services, namespaces, nodes)
@@ -130,10 +143,22 @@ def run(pods: int, policies: int, services: int, namespaces: int, nodes: int, re
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         rows.append(("  iptables-restore --test", t, r.returncode, None,
                      f"CPU {cpu:.2f} s" + ("" if r.returncode == 0 else f": {r.stderr.strip()[:200]}")))
+    nft_one, t = _timed(lambda: nft_rules_from_felix(one, ps))
+    rows.append(("nftables: nft_rules_from_felix(node-0)", t, nft_one.rule_count, len(nft_one.chains) + 1,
+                 f"{len(nft_one.sets)} sets, {sum(len(m) for m in nft_one.maps.values())} vmap elements"))
+    nft_text, t = _timed(nft_one.nft_transaction)
+    rows.append(("  nft -f text", t, len(nft_text.encode()), nft_text.count("\n"), "bytes, lines"))
+    if restore:
+        rows.append(_child_timed("  nft -c -f", lambda: check_nft(nft_one)))
     every, t = _timed(lambda: felix_rules(objs, None, policies=ps))
     rows.append(("felix_rules(all pods)", t, every.rule_count, len(every.chains), f"{len(every.ipsets)} ipsets"))
     text_all, t = _timed(every.iptables_restore)
     rows.append(("  iptables_restore text", t, len(text_all.encode()), text_all.count("\n"), "bytes, lines"))
+    nft_every, t = _timed(lambda: nft_rules_from_felix(every, ps))
+    rows.append(("nftables: nft_rules_from_felix(all)", t, nft_every.rule_count, len(nft_every.chains) + 1,
+                 f"{len(nft_every.sets)} sets"))
+    nft_all_text, t = _timed(nft_every.nft_transaction)
+    rows.append(("  nft -f text", t, len(nft_all_text.encode()), nft_all_text.count("\n"), "bytes, lines"))
     eps = [Endpoint.from_pod(o, o["status"]["podIP"]) for o in objs if o["kind"] == "Pod"]
     rng = random.Random(0)
     sample = [(rng.choice(eps), rng.choice(eps), rng.choice(("TCP", "UDP")), rng.choice((53, 8050, 8080, 9090)))
@@ -156,13 +181,14 @@ def run(pods: int, policies: int, services: int, namespaces: int, nodes: int, re
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         rows.append(("iptables-restore --test (all pods)", t, r.returncode, None,
                      f"CPU {cpu:.2f} s" + ("" if r.returncode == 0 else f": {r.stderr.strip()[:200]}")))
+        rows.append(_child_timed("nft -c -f (all pods)", lambda: check_nft(nft_every)))
     return [row[:1] + (row[1], cpu) + row[2:] for row, cpu in zip(rows, _CPU)]
 
 
 def format_rows(rows: list[tuple]) -> str:
-    out = [f"{'step':36} {'wall s':>8} {'CPU s':>7} {'count/size':>12} {'chains/lines':>12}  note"]
+    out = [f"{'step':40} {'wall s':>8} {'CPU s':>7} {'count/size':>12} {'chains/lines':>12}  note"]
     for name, t, cpu, a, b, note in rows:
-        out.append(f"{name:36} {t:8.3f} {cpu:7.3f} {'' if a is None else a:>12} {'' if b is None else b:>12}  {note}")
+        out.append(f"{name:40} {t:8.3f} {cpu:7.3f} {'' if a is None else a:>12} {'' if b is None else b:>12}  {note}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out.append(f"peak RSS {peak / 1024:.0f} MiB")
     return "\n".join(out)
@@ -175,9 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--services", type=int, default=1000, help="number of Services (default 1000; 0: no kube-proxy)")
     p.add_argument("--namespaces", type=int, default=100, help="number of namespaces (default 100)")
     p.add_argument("--nodes", type=int, default=100, help="number of nodes (default 100)")
-    p.add_argument("--no-restore", action="store_true", help="skip the real iptables-restore --test")
+    p.add_argument("--no-restore", action="store_true", help="skip the real iptables-restore --test and nft -c")
     p.add_argument("--restore-all", action="store_true",
-                   help="also run iptables-restore --test on every pod's rules at once (slow)")
+                   help="also run iptables-restore --test and nft -c on every pod's rules at once (slow)")
     args = p.parse_args(argv)
     t0 = time.process_time()
     rows = run(args.pods, args.policies, args.services, args.namespaces, args.nodes, not args.no_restore,
