@@ -29,6 +29,7 @@ kubernetes/kubernetes@v1.34.0 pkg/proxy/apis/config/types.go
 kubernetes/kubernetes@v1.34.0 pkg/proxy/apis/config/v1alpha1/defaults.go, conversion.go
 kubernetes/kubernetes@v1.34.0 pkg/proxy/apis/config/validation/validation.go
 kubernetes/kubernetes@v1.34.0 pkg/proxy/util/localdetector.go (GetLocalTrafficDetectors)
+kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/proxier.go (NewProxier: sysctls, strictARP, timeouts, scheduler)
 https://kubernetes.io/docs/reference/config-api/kube-proxy-config.v1alpha1/
 """
 
@@ -61,6 +62,7 @@ __all__ = [
     "conntrack_sysctls",
     "service_cidrs_of",
     "parse_duration_seconds",
+    "ipvs_timeouts",
 ]
 
 API_VERSION = "kubeproxy.config.k8s.io/v1alpha1"
@@ -448,7 +450,9 @@ def validate(cfg: dict) -> list[str]:
     -----
     Checked: mode, detectLocalMode and its interface names, clusterCIDR (as
     ``DetectLocal.ClusterCIDRs``), nodePortAddresses, the masquerade bits, the conntrack
-    settings, oomScoreAdj, the sync periods, bindAddress. Not checked: feature gates,
+    settings, oomScoreAdj, the sync periods, bindAddress, and in ipvs mode the IPVS
+    timeouts and ``excludeCIDRs`` (v1.34 no longer validates ``ipvs.scheduler``: an
+    unknown one fails when the kernel refuses the virtual server). Not checked: feature gates,
     logging, the client connection and the metrics/healthz addresses' ports beyond their form.
 
     Examples
@@ -461,6 +465,9 @@ def validate(cfg: dict) -> list[str]:
     []
     >>> validate(platform_apply_defaults(set_defaults({"nodePortAddresses": ["10.0.0.0/8", "primary"]})))
     ['KubeProxyConfiguration.NodePortAddresses[1]: Invalid value: "primary": can\\'t use both \\'primary\\' and CIDRs']
+    >>> validate(platform_apply_defaults(set_defaults({"mode": "ipvs", "ipvs": {"excludeCIDRs": ["10.0.0.0/33"],
+    ...                                                                         "udpTimeout": "-1s"}})))
+    ['KubeProxyConfiguration.KubeProxyIPVSConfiguration.UDPTimeout: Invalid value: -1s: must be greater than or equal to 0', 'KubeProxyConfiguration.KubeProxyIPVSConfiguration.ExcludeCidrs[0]: Invalid value: "10.0.0.0/33": must be a valid CIDR']
     """
     errs: list[str] = []
     mode = cfg.get("mode") or ""
@@ -472,6 +479,16 @@ def validate(cfg: dict) -> list[str]:
     if mode == "nftables" and nft.get("masqueradeBit") is not None and not 0 <= nft["masqueradeBit"] <= 31:
         errs.append(_invalid(f"{_PATH}.KubeProxyNFTablesConfiguration.MasqueradeBit", nft["masqueradeBit"],
                              "must be within the range [0, 31]"))
+    if mode == "ipvs":  # validateKubeProxyIPVSConfiguration: validateIPVSTimeout, validateIPVSExcludeCIDRs
+        ipvs = cfg.get("ipvs") or {}
+        ivp = f"{_PATH}.KubeProxyIPVSConfiguration"
+        for key, name in (("tcpTimeout", "TCPTimeout"), ("tcpFinTimeout", "TCPFinTimeout"),
+                          ("udpTimeout", "UDPTimeout")):
+            if ipvs.get(key) and parse_duration_seconds(ipvs[key]) < 0:
+                errs.append(f"{ivp}.{name}: Invalid value: {ipvs[key]}: must be greater than or equal to 0")
+        for i, c in enumerate(ipvs.get("excludeCIDRs") or ()):
+            if parse_cidr_sloppy(c) is None or c != c.strip():
+                errs.append(_invalid(f"{ivp}.ExcludeCidrs[{i}]", c, "must be a valid CIDR"))
     lin = f"{_PATH}.KubeProxyLinuxConfiguration"
     ctp = f"{lin}.KubeProxyConntrackConfiguration"
     for key, name in (("maxPerCore", "MaxPerCore"), ("min", "Min")):
@@ -550,6 +567,12 @@ class ProxierSettings:
         ``iptables.localhostNodePorts`` (iptables mode, IPv4 only), false when the
         node-port addresses leave out 127.0.0.1 (``ContainsIPv4Loopback``).
     detect_local_mode : str
+    ipvs_scheduler : str
+        ``ipvs.scheduler``, ``rr`` when empty (``NewProxier``).
+    ipvs_strict_arp : bool
+        ``ipvs.strictARP``: kube-proxy sets ``arp_ignore=1`` and ``arp_announce=2``.
+    ipvs_exclude_cidrs : tuple[str, ...]
+        ``ipvs.excludeCIDRs`` of the proxier's family (``filterCIDRs``).
 
     Examples
     --------
@@ -566,6 +589,9 @@ class ProxierSettings:
     node_port_addresses: tuple[str, ...]
     localhost_node_ports: bool
     detect_local_mode: str = "ClusterCIDR"
+    ipvs_scheduler: str = "rr"
+    ipvs_strict_arp: bool = False
+    ipvs_exclude_cidrs: tuple[str, ...] = ()
 
 
 def _contains_ipv4_loopback(addresses: Sequence[str]) -> bool:
@@ -606,10 +632,15 @@ def proxier_settings(cfg: dict, *, version: int = 4, node_pod_cidrs: Iterable[st
     npa = tuple(cfg.get("nodePortAddresses") or ())
     localhost = bool((cfg.get("iptables") or {}).get("localhostNodePorts", True)) and _contains_ipv4_loopback(npa)
     bit = section.get("masqueradeBit")
+    ipvs = cfg.get("ipvs") or {}
+    exclude = tuple(c for c in ipvs.get("excludeCIDRs") or ()
+                    if (n := parse_cidr_sloppy(c)) is not None and n.version == version)
     return ProxierSettings(mode=mode, masquerade_all=bool(section.get("masqueradeAll")),
                            masquerade_bit=14 if bit is None else int(bit), local_detector=detector,
                            node_port_addresses=npa, localhost_node_ports=localhost,
-                           detect_local_mode=cfg.get("detectLocalMode") or "ClusterCIDR")
+                           detect_local_mode=cfg.get("detectLocalMode") or "ClusterCIDR",
+                           ipvs_scheduler=ipvs.get("scheduler") or "rr", ipvs_strict_arp=bool(ipvs.get("strictARP")),
+                           ipvs_exclude_cidrs=exclude)
 
 
 def conntrack_sysctls(cfg: dict, num_cpus: int, *, mode: str | None = None) -> dict[str, int]:
@@ -623,7 +654,10 @@ def conntrack_sysctls(cfg: dict, num_cpus: int, *, mode: str | None = None) -> d
         The node's CPUs (``runtime.NumCPU``): ``nf_conntrack_max`` is
         ``max(maxPerCore * num_cpus, min)``, unless ``maxPerCore`` is 0 (left as is).
     mode : str, optional
-        Overrides ``cfg["mode"]`` (``route_localnet`` is set by the iptables proxier only).
+        Overrides ``cfg["mode"]`` (``route_localnet`` is set by the iptables proxier only; the
+        IPVS proxier sets ``net.ipv4.vs.conntrack``, ``expire_nodest_conn``,
+        ``expire_quiescent_template``, ``ip_forward`` and, with ``ipvs.strictARP``,
+        ``arp_ignore=1`` / ``arp_announce=2``).
 
     Returns
     -------
@@ -659,9 +693,53 @@ def conntrack_sysctls(cfg: dict, num_cpus: int, *, mode: str | None = None) -> d
             out[f"net.netfilter.{name}"] = seconds
     if ct.get("tcpBeLiberal"):
         out["net.netfilter.nf_conntrack_tcp_be_liberal"] = 1
-    if (mode or cfg.get("mode") or "iptables") == "iptables" and proxier_settings(cfg).localhost_node_ports:
+    mode = mode or cfg.get("mode") or "iptables"
+    if mode == "iptables" and proxier_settings(cfg).localhost_node_ports:
         out["net.ipv4.conf.all.route_localnet"] = 1
+    if mode == "ipvs":  # the IPVS proxier's NewProxier (conn_reuse_mode is left as is on kernels >= 5.9)
+        out["net.ipv4.vs.conntrack"] = 1
+        out["net.ipv4.vs.expire_nodest_conn"] = 1
+        out["net.ipv4.vs.expire_quiescent_template"] = 1
+        out["net.ipv4.ip_forward"] = 1
+        if (cfg.get("ipvs") or {}).get("strictARP"):
+            out["net.ipv4.conf.all.arp_ignore"] = 1
+            out["net.ipv4.conf.all.arp_announce"] = 2
     return out
+
+
+def ipvs_timeouts(cfg: dict) -> tuple[int, int, int] | None:
+    """The IPVS connection timeouts kube-proxy sets at start (``ipvsadm --set TCP TCPFIN UDP``), or None.
+
+    ``NewProxier`` calls ``ConfigureTimeouts`` only when one of ``ipvs.tcpTimeout``,
+    ``tcpFinTimeout``, ``udpTimeout`` is above zero; a zero one keeps the kernel's value
+    (as ``ipvsadm --set`` does with 0).
+
+    Parameters
+    ----------
+    cfg : dict
+        Defaulted configuration.
+
+    Returns
+    -------
+    tuple of int or None
+        (tcp, tcpfin, udp) in whole seconds.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/proxier.go (NewProxier), pkg/proxy/ipvs/util/ipvs_linux.go
+    (ConfigureTimeouts)
+
+    Examples
+    --------
+    >>> ipvs_timeouts(set_defaults({"ipvs": {"tcpTimeout": "15m", "udpTimeout": "5m"}}))
+    (900, 0, 300)
+    >>> ipvs_timeouts(set_defaults({})) is None
+    True
+    """
+    ipvs = cfg.get("ipvs") or {}
+    values = tuple(int(parse_duration_seconds(ipvs.get(k) or "0s")) for k in ("tcpTimeout", "tcpFinTimeout",
+                                                                               "udpTimeout"))
+    return values if any(v > 0 for v in values) else None
 
 
 def service_cidrs_of(objects: Iterable[dict]) -> list[str] | None:

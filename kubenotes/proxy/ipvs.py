@@ -16,9 +16,18 @@ prints them as ``ipvsadm -Ln`` does; :func:`kube_ipvs0_addresses` and
 
 Mirrors ``k8s.io/kubernetes/pkg/proxy/ipvs`` (proxier.go, ipset.go).
 
+The configuration's ``ipvs`` section (:func:`kubenotes.proxy.config.proxier_settings`)
+reaches these as upstream's ``NewProxier`` uses it: ``scheduler`` (empty: ``rr``;
+``mh`` adds the source-hash flag), ``nodePortAddresses`` (which node IPs get node-port
+virtual servers), ``excludeCIDRs`` (:func:`clean_legacy_services` leaves virtual servers
+there alone), ``masqueradeAll`` and ``detectLocalMode`` (the one cluster-IP masquerade
+rule, :func:`cluster_ip_masquerade_rule`); ``strictARP`` and the timeouts are start-up
+settings (:func:`kubenotes.proxy.config.conntrack_sysctls`, :func:`kubenotes.proxy.config.ipvs_timeouts`).
+
 References
 ----------
-kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/proxier.go (syncProxyRules, syncEndpoint)
+kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/proxier.go (NewProxier, syncProxyRules, syncEndpoint, cleanLegacyService,
+writeIptablesRules)
 kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/ipset.go
 kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/proxier_test.go (TestNodePortIPv4)
 ipvsadm 1.31 ipvsadm.c (print_title, print_service_entry), libipvs/libipvs.c (ipvs_cmp_services, ipvs_cmp_dests)
@@ -32,7 +41,9 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from kubenotes.api.validation import parse_cidr_sloppy, parse_ip_sloppy
 from kubenotes.proxy.endpoints import EndpointInfo, ProxyState, ServicePortInfo, categorize_endpoints
+from kubenotes.proxy.util import LocalTrafficDetector, node_port_ips
 
 __all__ = [
     "DEFAULT_SCHEDULER",
@@ -46,6 +57,8 @@ __all__ = [
     "kube_ipvs0_addresses",
     "ipvs_ipsets",
     "IPSET_NAMES",
+    "clean_legacy_services",
+    "cluster_ip_masquerade_rule",
 ]
 
 #: ``defaultScheduler``: round robin.
@@ -154,6 +167,9 @@ class VirtualServer:
         The ``namespace/name:port`` this virtual server belongs to.
     kind : str
         ``ClusterIP``, ``ExternalIP``, ``LoadBalancer`` or ``NodePort``.
+    source_hash : bool
+        ``FlagSourceHash`` (``IP_VS_SVC_F_SCHED2``, ``mh-port``): set on every virtual
+        server when the scheduler is ``mh`` (Maglev hashing over source address and port).
 
     Examples
     --------
@@ -169,6 +185,7 @@ class VirtualServer:
     real_servers: list[RealServer] = field(default_factory=list)
     service: str = ""
     kind: str = ""
+    source_hash: bool = False
 
     def __str__(self) -> str:
         return f"{_join_host_port(self.address, self.port)}/{self.protocol}"
@@ -195,10 +212,12 @@ def _join_host_port(ip: str, port: int) -> str:
 
 
 def _node_ips(state: ProxyState, nodeport_addresses: Sequence[str] | None) -> list[str]:
-    if not nodeport_addresses:
+    """The node IPs with node-port virtual servers: every node address (``MatchAll``), else
+    ``GetNodeIPs`` (``primary`` or CIDRs) without loopback ones, as ``syncProxyRules`` picks them."""
+    matched = node_port_ips(list(state.node_ips), list(nodeport_addresses or ()))
+    if matched is None:
         return list(state.node_ips)
-    nets = [ipaddress.ip_network(c, strict=False) for c in nodeport_addresses]
-    return [ip for ip in state.node_ips if any(ipaddress.ip_address(ip) in n for n in nets)]
+    return [ip for ip in matched if not ipaddress.ip_address(ip).is_loopback]
 
 
 def _endpoints_for(state: ProxyState, info: ServicePortInfo, only_node_local: bool) -> list[EndpointInfo]:
@@ -218,9 +237,11 @@ def ipvs_virtual_servers(state: ProxyState, *, scheduler: str = DEFAULT_SCHEDULE
     ----------
     state : ProxyState
     scheduler : str
-        ``ipvs.scheduler`` (``rr`` by default; ``wrr``, ``lc``, ``sh``, ``mh``...).
+        ``ipvs.scheduler`` (``rr`` by default, also when empty; ``wrr``, ``lc``, ``sh``, ``mh``...;
+        ``mh`` also sets :attr:`VirtualServer.source_hash`).
     nodeport_addresses : sequence of str, optional
-        ``--nodeport-addresses`` CIDRs; unset means every node IP.
+        ``nodePortAddresses``: unset or empty means every node IP; ``["primary"]`` the
+        node's primary IP; CIDRs the node IPs inside them (loopback addresses left out).
 
     Returns
     -------
@@ -255,10 +276,11 @@ def ipvs_virtual_servers(state: ProxyState, *, scheduler: str = DEFAULT_SCHEDULE
     """
     out: list[VirtualServer] = []
     node_ips = _node_ips(state, nodeport_addresses)
+    scheduler = scheduler or DEFAULT_SCHEDULER  # "IPVS scheduler not specified, use rr by default"
 
     def vs(address: str, port: int, info: ServicePortInfo, kind: str, only_local: bool) -> None:
         v = VirtualServer(address, port, info.protocol, scheduler, info.session_affinity_timeout_seconds,
-                          service=str(info.name), kind=kind)
+                          service=str(info.name), kind=kind, source_hash=scheduler == "mh")
         v.real_servers = [RealServer(e.ip, e.port) for e in _endpoints_for(state, info, only_local)]
         out.append(v)
 
@@ -488,3 +510,97 @@ def ipvs_ipsets(state: ProxyState, *, nodeport_addresses: Sequence[str] | None =
         shown = name.replace("KUBE-", "KUBE-6-", 1)[:31] if v6 else name
         out[shown] = IPSet(shown, set_type, comment, sorted(sets[name]))
     return out
+
+
+def clean_legacy_services(current: Sequence[VirtualServer], active: Sequence[VirtualServer], *,
+                          exclude_cidrs: Sequence[str] = (), version: int = 4) -> list[VirtualServer]:
+    """``cleanLegacyService``: the virtual servers on the node that kube-proxy deletes after a sync.
+
+    Every one of the proxier's family that this sync did not create, except those whose
+    address lies in ``ipvs.excludeCIDRs`` (virtual servers another tool, such as a
+    load balancer's agent, keeps on the node).
+
+    Parameters
+    ----------
+    current : sequence of VirtualServer
+        What ``ipvs.GetVirtualServers`` lists (kube-proxy's and anyone else's).
+    active : sequence of VirtualServer
+        What this sync created (:func:`ipvs_virtual_servers`).
+    exclude_cidrs : sequence of str
+        ``ipvs.excludeCIDRs`` (of the proxier's family: ``filterCIDRs``).
+    version : {4, 6}
+        The proxier's family.
+
+    Returns
+    -------
+    list of VirtualServer
+        In ``current``'s order.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/proxier.go (cleanLegacyService, isIPInExcludeCIDRs, filterCIDRs)
+
+    Examples
+    --------
+    >>> lb, old = VirtualServer("10.0.0.5", 80, "TCP"), VirtualServer("10.96.0.99", 80, "TCP")
+    >>> [str(v) for v in clean_legacy_services([lb, old], [], exclude_cidrs=["10.0.0.0/24"])]
+    ['10.96.0.99:80/TCP']
+    """
+    nets = [n for n in (parse_cidr_sloppy(c) for c in exclude_cidrs) if n is not None and n.version == version]
+    keep = {str(v) for v in active}
+    out = []
+    for v in current:
+        ip = parse_ip_sloppy(v.address)
+        if ip is None or ip.version != version or any(ip in n for n in nets):
+            continue
+        if str(v) not in keep:
+            out.append(v)
+    return out
+
+
+def cluster_ip_masquerade_rule(state: ProxyState, *, masquerade_all: bool = False,
+                               local_detector: LocalTrafficDetector | None = None) -> str | None:
+    """The ``KUBE-SERVICES`` rule that marks cluster-IP traffic for masquerading in IPVS mode.
+
+    ``writeIptablesRules`` writes it when the ``KUBE-CLUSTER-IP`` set has entries: with
+    ``masqueradeAll``, every packet to a cluster IP and port (``dst,dst``); else, with a
+    local-traffic detector (``detectLocalMode``), the ones not from a local pod; else
+    (no detector: no ``clusterCIDR``) those whose source is a cluster IP and port
+    (``src,dst``: node-originated traffic picking a kube-ipvs0 address as source).
+
+    Parameters
+    ----------
+    state : ProxyState
+    masquerade_all : bool
+        ``masqueradeAll`` (``iptables.masqueradeAll`` in ipvs mode).
+    local_detector : LocalTrafficDetector, optional
+        From :func:`kubenotes.proxy.config.proxier_settings`; None: no detector.
+
+    Returns
+    -------
+    str or None
+        The rule in ``iptables-save`` form; None when the node has no cluster IP.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/ipvs/proxier.go (writeIptablesRules), ipset.go (getComment)
+
+    Examples
+    --------
+    >>> from kubenotes.proxy.endpoints import ServicePortName, ServicePortInfo
+    >>> spn = ServicePortName("ns1", "svc1", "p80")
+    >>> info = ServicePortInfo(spn, "TCP", 80, ("10.20.30.41",), 0, 80, None, (), (), (), False, False, 0, "ClusterIP")
+    >>> st = ProxyState("n1", ("192.168.0.2",), None, None, {spn: info}, {spn: ()})
+    >>> print(cluster_ip_masquerade_rule(st, local_detector=LocalTrafficDetector.by_cidr("10.244.0.0/16")))
+    -A KUBE-SERVICES -m comment --comment "Kubernetes service cluster ip + port for masquerade purpose" -m set --match-set KUBE-CLUSTER-IP dst,dst ! -s 10.244.0.0/16 -j KUBE-MARK-MASQ
+    """
+    sets = ipvs_ipsets(state)
+    name, cluster = next((n, s) for n, s in sets.items() if n.endswith("CLUSTER-IP"))
+    if not cluster.entries:
+        return None
+    head = f'-A KUBE-SERVICES -m comment --comment "{cluster.comment}" -m set --match-set {name}'
+    if masquerade_all:
+        return f"{head} dst,dst -j KUBE-MARK-MASQ"
+    if local_detector is not None and local_detector.implemented:
+        return f"{head} dst,dst {' '.join(local_detector.if_not_local)} -j KUBE-MARK-MASQ"
+    return f"{head} src,dst -j KUBE-MARK-MASQ"

@@ -24,9 +24,11 @@
   and ``nat`` tables in ``iptables-save`` format
   (:func:`kubenotes.proxy.iptables.iptables_save`); ``--mode nftables`` the
   ``nft list table ip kube-proxy`` text in v1.34's layout; ``--mode ipvs`` the
-  virtual and real servers as ``ipvsadm -Ln`` lists them (the masquerading,
-  detector and node-port settings below show in the iptables and nftables
-  output only: the ipvs mode's own iptables rules are not modelled).
+  virtual and real servers as ``ipvsadm -Ln`` lists them, with the config's
+  ``ipvs.scheduler`` and ``nodePortAddresses`` (the masquerading and detector
+  settings show in the iptables and nftables output only: of the ipvs mode's
+  own iptables rules only the cluster-IP masquerade rule is modelled, by
+  :func:`kubenotes.proxy.ipvs.cluster_ip_masquerade_rule`).
 * ``--cluster-cidr`` is kube-proxy's ``clusterCIDR`` (the ``ClusterCIDR``
   local-traffic detector: traffic to a cluster IP from outside it is
   masqueraded); ``--detect-local-mode`` picks another detector (``NodeCIDR``:
@@ -317,7 +319,7 @@ def run_kube_proxy(manifests: Sequence[str], node: str, *, mode: str | None = No
                               local_detector=settings.local_detector,
                               nodeport_addresses=settings.node_port_addresses,
                               service_cidrs=service_cidrs)
-    return ipvsadm_ln(state)
+    return ipvsadm_ln(state, scheduler=settings.ipvs_scheduler, nodeport_addresses=settings.node_port_addresses)
 
 
 def _cmd(args: argparse.Namespace) -> int:
