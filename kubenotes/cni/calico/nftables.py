@@ -13,8 +13,11 @@ its ``ToFragment``, and the result is written as Felix's first sync writes it:
 
 * one table ``ip calico`` for every layer; chains are namespaced by their
   layer (``filter-cali-FORWARD``, ``filter-cali-tw-<veth>``; jumps and gotos
-  too), the base chain ``filter-FORWARD`` hooks ``forward`` at priority
-  ``filter`` and holds the inserted jump and the appended accept rules;
+  too); the table's fourteen base chains (:data:`BASE_CHAINS`: filter, nat,
+  mangle and raw hooks; a NAT priority name on a hook nft does not accept
+  it for is written as its number) are created empty, save ``filter-FORWARD`` (hook
+  ``forward``, priority ``filter``), which holds the inserted jump and the
+  appended accept rules;
 * chain names are limited by nft's 256 characters, not iptables' 28, so
   policy and profile chains keep their full id (``filter-cali-pi-default/
   default/knp.default.allow-client``) where iptables hashes it;
@@ -84,6 +87,7 @@ from kubenotes.cni.calico.policy import DEFAULT_TIER, get_length_limited_id, pol
 __all__ = [
     "TABLE_NAME",
     "FILTER_LAYER",
+    "BASE_CHAINS",
     "MAX_CHAIN_NAME_LENGTH",
     "COMMENT_LENGTH_MAX",
     "nft_match",
@@ -108,7 +112,38 @@ MAX_CHAIN_NAME_LENGTH = 256
 COMMENT_LENGTH_MAX = 128
 #: The workload-interface wildcard (``nftables.Wildcard``; iptables writes ``+``).
 WILDCARD = "*"
+#: ``baseChains``: (name, type, hook, priority) of every base chain Felix creates in its table, in
+#: ``table_test.go``'s ``expectedBaseChains`` order; only ``filter-FORWARD`` gets rules here.
+BASE_CHAINS = (
+    ("filter-INPUT", "filter", "input", "filter"), ("filter-FORWARD", "filter", "forward", "filter"),
+    ("filter-OUTPUT", "filter", "output", "filter"),
+    ("nat-PREROUTING", "nat", "prerouting", "dstnat"), ("nat-INPUT", "nat", "input", "dstnat"),
+    ("nat-OUTPUT", "nat", "output", "srcnat+10"), ("nat-POSTROUTING", "nat", "postrouting", "srcnat+10"),
+    ("mangle-PREROUTING", "filter", "prerouting", "mangle"), ("mangle-INPUT", "filter", "input", "mangle"),
+    ("mangle-FORWARD", "filter", "forward", "mangle"), ("mangle-OUTPUT", "route", "output", "mangle"),
+    ("mangle-POSTROUTING", "filter", "postrouting", "mangle"),
+    ("raw-PREROUTING", "filter", "prerouting", "raw"), ("raw-OUTPUT", "filter", "output", "raw"),
+)
+#: nft's named NAT priorities, and the hooks nft 1.0.6 accepts each name on (rule.c ``std_prios``).
+_NAT_PRIORITIES = {"dstnat": (-100, ("prerouting", "output")), "srcnat": (100, ("postrouting", "input"))}
 _SHELL_UNSAFE = re.compile(r"[^\w @%+=:,./-]")
+
+
+def _priority(hook: str, prio: str) -> str:
+    """A base chain's priority as nft accepts it: Felix's name, or its number on a hook the name is not for.
+
+    Felix asks for ``dstnat`` on ``nat-INPUT`` and ``srcnat+10`` on ``nat-OUTPUT``; nft
+    1.0.6 refuses those names on those hooks, so they are written as -100 and 110.
+
+    Examples
+    --------
+    >>> _priority("prerouting", "dstnat"), _priority("input", "dstnat"), _priority("output", "srcnat+10")
+    ('dstnat', '-100', '110')
+    """
+    name, _, offset = prio.partition("+")
+    if name not in _NAT_PRIORITIES or hook in _NAT_PRIORITIES[name][1]:
+        return prio
+    return str(_NAT_PRIORITIES[name][0] + int(offset or 0))
 _PROTO_NUMBERS = {"6": "tcp", "17": "udp", "132": "sctp"}
 _POLICY_PREFIXES = ("cali-pi-", "cali-po-")
 
@@ -353,14 +388,15 @@ class NftRules:
         return sum(len(r) for r in self.chains.values()) + len(self.forward_insert) + len(self.forward_append)
 
     def nft_transaction(self) -> str:
-        """The first sync's transaction as ``nft -f`` input: table, chains, sets, rules, then map elements.
+        """The first sync's transaction as ``nft -f`` input: table, base chains, chains, sets, rules, map elements.
 
         Map elements come after the rules, as ``Apply`` adds them, since their
         ``goto`` names chains the same transaction adds.
         """
         p = f"{self.family} {self.table}"
-        lines = [f"add table {p}",
-                 f"add chain {p} {self.base_chain} {{ type filter hook forward priority filter ; }}"]
+        lines = [f"add table {p}"]
+        lines += [f"add chain {p} {name} {{ type {kind} hook {hook} priority {_priority(hook, prio)} ; }}"
+                  for name, kind, hook, prio in BASE_CHAINS]
         lines += [f"add chain {p} {name}" for name in self.chains]
         for name, (kind, flags, members) in self.sets.items():
             spec = f"type {kind} ;" + (f" flags {','.join(flags)} ;" if flags else "")

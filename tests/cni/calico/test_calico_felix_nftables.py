@@ -7,7 +7,8 @@ Expectations ported from Calico v3.30.0, each naming its source:
 * felix/nftables/actions_test.go "Actions": goto, jump, return, drop, accept, ClearMark, SetMark,
   SetMaskedMark;
 * felix/nftables/rules_test.go "Rule hashing tests" and "rule comments" (``cali:TEST; boz fizz``,
-  newline escaped, truncated to 128);
+  newline escaped, truncated to 128); felix/nftables/table_test.go's exact hash comments of the rules
+  it inserts into and appends to ``filter-FORWARD`` and writes into ``cali-foobar``;
 * felix/rules/dispatch.go buildSingleDispatchChainsVMAP and table_layer.go namespacing (chain, map
   and goto names), ipsets.go setType / CanonicaliseMember (set types, members).
 
@@ -139,6 +140,17 @@ def test_rule_hashes_as_rules_test_expects():
     assert [len(nft_rule_hashes("foo", r)) for r in (R1, R2, R3)] == [1, 1, 2]
 
 
+def test_hash_comments_as_table_test_expects():
+    drop, accept = NftRule("counter drop"), NftRule("counter accept")
+    assert nft_rule_hashes("filter-FORWARD", [drop, accept, drop, accept]) == [
+        "DCGauXoHP5A9-AIO", "6tpY0LmXqEPD5dsI", "_Zdh35A6d8kLWs7z", "K23j5egouXzd1qRD"]
+    assert nft_rule_hashes("filter-FORWARD*appends*", [drop, accept]) == ["T41ctVF7TLDIehjM", "AodlDFLDC_KqOIJO"]
+    assert nft_rule_hashes("cali-foobar", [accept, drop]) == ["en3LGdDuVUQEgLl8", "iSw4pE2oK6hZ-s52"]
+    assert nft_rule_hashes("cali-foobar", [drop, accept]) == ["qEazjD2XdAvzH1n5", "0breZU0oqlsEQH-N"]
+    assert _comment("DCGauXoHP5A9-AIO", ("insert drop rule",)) == "cali:DCGauXoHP5A9-AIO; insert drop rule"
+    assert _comment("DCGauXoHP5A9-AIO", ()) == "cali:DCGauXoHP5A9-AIO;"
+
+
 def test_rule_comments_as_rules_test_expects():
     assert _comment("TEST", ("boz", "fizz")) == "cali:TEST; boz fizz"
     assert _comment("TEST", ("boz\nfizz",)) == "cali:TEST; boz_fizz"
@@ -156,8 +168,17 @@ def nr() -> NftRules:
 
 def test_one_table_layer_namespaced_chains_and_a_forward_base_chain(nr):
     text = nr.nft_transaction()
-    assert text.startswith("add table ip calico\nadd chain ip calico filter-FORWARD "
-                           "{ type filter hook forward priority filter ; }\n")
+    lines = text.splitlines()
+    assert lines[0] == "add table ip calico"
+    # every base chain of table_test.go's expectedBaseChains, created at the first sync
+    assert [line.split()[4] for line in lines[1:15]] == [
+        "filter-INPUT", "filter-FORWARD", "filter-OUTPUT", "nat-PREROUTING", "nat-INPUT", "nat-OUTPUT",
+        "nat-POSTROUTING", "mangle-PREROUTING", "mangle-INPUT", "mangle-FORWARD", "mangle-OUTPUT",
+        "mangle-POSTROUTING", "raw-PREROUTING", "raw-OUTPUT"]
+    assert lines[2] == "add chain ip calico filter-FORWARD { type filter hook forward priority filter ; }"
+    assert "add chain ip calico nat-POSTROUTING { type nat hook postrouting priority srcnat+10 ; }" in lines
+    # Felix's srcnat+10 on the output hook, which nft 1.0.6 refuses by name, as its number
+    assert "add chain ip calico nat-OUTPUT { type nat hook output priority 110 ; }" in lines
     assert all(n.startswith("filter-cali-") for n in nr.chains)
     assert [r.rule for r in nr.forward_insert] == ["counter jump filter-cali-FORWARD"]
     assert [r.rule for r in nr.forward_append] == ["meta mark & 0x10000 == 0x10000 counter accept",
