@@ -351,20 +351,27 @@ def from_flags(*, mode: str | None = None, cluster_cidr: str | None = None, masq
                iptables_localhost_nodeports: bool | None = None, masquerade_bit: int | None = None,
                conntrack_max_per_core: int | None = None, conntrack_min: int | None = None,
                conntrack_tcp_timeout_established: str | None = None,
-               conntrack_tcp_timeout_close_wait: str | None = None) -> dict:
+               conntrack_tcp_timeout_close_wait: str | None = None, ipvs_scheduler: str | None = None,
+               ipvs_strict_arp: bool | None = None, ipvs_exclude_cidrs: Sequence[str] | str | None = None,
+               ipvs_tcp_timeout: str | None = None, ipvs_tcpfin_timeout: str | None = None,
+               ipvs_udp_timeout: str | None = None) -> dict:
     """The configuration kube-proxy builds from its flags when there is no ``--config`` (not yet defaulted).
 
     Each flag sets its v1alpha1 field (``--masquerade-all`` both ``iptables.masqueradeAll`` and
-    ``nftables.masqueradeAll``: internally there is one ``Linux.MasqueradeAll``).
+    ``nftables.masqueradeAll``: internally there is one ``Linux.MasqueradeAll``); the ``--ipvs-*``
+    flags (``--ipvs-scheduler``, ``--ipvs-strict-arp``, ``--ipvs-exclude-cidrs`` as a comma-separated
+    list, ``--ipvs-tcp-timeout``, ``--ipvs-tcpfin-timeout``, ``--ipvs-udp-timeout``) the ``ipvs`` section.
 
     Examples
     --------
     >>> c = from_flags(mode="nftables", cluster_cidr="10.244.0.0/16", masquerade_all=True)
     >>> c["mode"], c["clusterCIDR"], c["nftables"]["masqueradeAll"]
     ('nftables', '10.244.0.0/16', True)
+    >>> from_flags(mode="ipvs", ipvs_scheduler="lc", ipvs_exclude_cidrs="10.0.0.0/24,10.1.0.0/24")["ipvs"]
+    {'scheduler': 'lc', 'excludeCIDRs': ['10.0.0.0/24', '10.1.0.0/24']}
     """
     cfg: dict[str, Any] = {"apiVersion": API_VERSION, "kind": KIND, "iptables": {}, "nftables": {},
-                           "conntrack": {}, "detectLocal": {}}
+                           "ipvs": {}, "conntrack": {}, "detectLocal": {}}
     if mode:
         cfg["mode"] = mode
     if cluster_cidr:
@@ -388,6 +395,14 @@ def from_flags(*, mode: str | None = None, cluster_cidr: str | None = None, masq
                        ("tcpCloseWaitTimeout", conntrack_tcp_timeout_close_wait)):
         if value is not None:
             cfg["conntrack"][key] = value
+    if isinstance(ipvs_exclude_cidrs, str):
+        ipvs_exclude_cidrs = [c for c in ipvs_exclude_cidrs.split(",") if c]
+    for key, value in (("scheduler", ipvs_scheduler), ("strictARP", ipvs_strict_arp),
+                       ("excludeCIDRs", list(ipvs_exclude_cidrs) if ipvs_exclude_cidrs else None),
+                       ("tcpTimeout", ipvs_tcp_timeout), ("tcpFinTimeout", ipvs_tcpfin_timeout),
+                       ("udpTimeout", ipvs_udp_timeout)):
+        if value is not None:
+            cfg["ipvs"][key] = value
     return cfg
 
 

@@ -2,7 +2,7 @@
 
 ``python -m kubenotes kube-proxy MANIFEST... --node NODE [--config FILE] [--mode iptables|ipvs|nftables]
 [--cluster-cidr CIDR] [--masquerade-all] [--nodeport-addresses CIDRS|primary] [--detect-local-mode MODE]
-[--iptables-localhost-nodeports BOOL] [--conntrack-... VALUE] [--sysctls]``
+[--iptables-localhost-nodeports BOOL] [--conntrack-... VALUE] [--ipvs-... VALUE] [--sysctls]``
 
 * MANIFEST is a YAML/JSON file (several documents and ``kind: List`` dumps
   allowed), a directory, or ``-`` for stdin: Nodes, Services, EndpointSlices,
@@ -81,7 +81,8 @@ MODES = kpconfig.PROXY_MODES
 _CONFIG_FLAGS = ("mode", "cluster_cidr", "masquerade_all", "nodeport_addresses", "detect_local_mode",
                  "pod_bridge_interface", "pod_interface_name_prefix", "iptables_localhost_nodeports",
                  "conntrack_max_per_core", "conntrack_min", "conntrack_tcp_timeout_established",
-                 "conntrack_tcp_timeout_close_wait")
+                 "conntrack_tcp_timeout_close_wait", "ipvs_scheduler", "ipvs_strict_arp", "ipvs_exclude_cidrs",
+                 "ipvs_tcp_timeout", "ipvs_tcpfin_timeout", "ipvs_udp_timeout")
 
 
 def _bool(text: str) -> bool:
@@ -139,6 +140,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="idle timeout of established TCP connections (default 24h0m0s)")
     p.add_argument("--conntrack-tcp-timeout-close-wait", metavar="DURATION", default=None,
                    help="timeout of TCP connections in CLOSE_WAIT (default 1h0m0s)")
+    p.add_argument("--ipvs-scheduler", metavar="NAME", default=None,
+                   help="ipvs: the IPVS scheduler (default rr; lc, wrr, sh, mh...)")
+    p.add_argument("--ipvs-strict-arp", metavar="BOOL", type=_bool, default=None,
+                   help="ipvs: set arp_ignore=1 and arp_announce=2 (see --sysctls)")
+    p.add_argument("--ipvs-exclude-cidrs", metavar="CIDRS", default=None,
+                   help="ipvs: comma-separated CIDRs whose virtual servers kube-proxy leaves alone")
+    p.add_argument("--ipvs-tcp-timeout", metavar="DURATION", default=None,
+                   help="ipvs: idle timeout of IPVS TCP connections (0: the kernel's)")
+    p.add_argument("--ipvs-tcpfin-timeout", metavar="DURATION", default=None,
+                   help="ipvs: timeout of IPVS TCP connections after FIN (0: the kernel's)")
+    p.add_argument("--ipvs-udp-timeout", metavar="DURATION", default=None,
+                   help="ipvs: timeout of IPVS UDP packets (0: the kernel's)")
     p.add_argument("--sysctls", action="store_true",
                    help="print the sysctls kube-proxy sets at start instead of the rules")
     p.add_argument("--full", action="store_true",

@@ -180,3 +180,34 @@ def test_cluster_ip_masquerade_rule_by_masquerade_all_and_detector(masquerade_al
 
 def test_no_cluster_ip_no_masquerade_rule():
     assert cluster_ip_masquerade_rule(ProxyState("n1", ("192.168.0.2",), None, None, {}, {})) is None
+
+
+def test_ipvs_flags_without_a_config_file(cluster, tmp_path, capsys):
+    import kubenotes.cli
+
+    assert kubenotes.cli.main(["kube-proxy", cluster, "--node", "n1", "--mode", "ipvs", "--ipvs-scheduler", "sh",
+                               "--nodeport-addresses", "192.168.1.0/24"]) == 0
+    out = _services(capsys.readouterr().out)
+    assert out and all(line.endswith(" sh") for line in out) and not any("192.168.0.2" in line for line in out)
+    assert kubenotes.cli.main(["kube-proxy", cluster, "--node", "n1", "--mode", "ipvs", "--ipvs-strict-arp", "true",
+                               "--sysctls"]) == 0
+    assert "net.ipv4.conf.all.arp_ignore = 1" in capsys.readouterr().out
+    assert kubenotes.cli.main(["kube-proxy", cluster, "--node", "n1", "--mode", "ipvs",
+                               "--ipvs-exclude-cidrs", "10.0.0.0/33"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and "KubeProxyIPVSConfiguration.ExcludeCidrs[0]" in cap.err
+
+
+def test_ipvs_flags_are_ignored_with_a_config_file(cluster, config, capsys):
+    import kubenotes.cli
+
+    assert kubenotes.cli.main(["kube-proxy", cluster, "--node", "n1", "--config", config(""),
+                               "--ipvs-scheduler", "sh"]) == 0
+    cap = capsys.readouterr()
+    assert all(line.endswith(" rr") for line in _services(cap.out))
+    assert "--ipvs-scheduler ignored: a config file is specified by --config" in cap.err
+
+
+def test_ipvs_timeout_flags_reach_the_configuration():
+    cfg = kpconfig.set_defaults(kpconfig.from_flags(mode="ipvs", ipvs_tcp_timeout="10m", ipvs_udp_timeout="1m"))
+    assert kpconfig.ipvs_timeouts(cfg) == (600, 0, 60)
