@@ -41,6 +41,9 @@ pod, does the rest:
   it; else ``DeleteVolume``, then the PV object is deleted and the finalizer
   removed. A failure is ``VolumeFailedDelete`` and a retry.
 
+CSIStorageCapacity publishing (``--enable-capacity``) is its own controller in the same sidecar:
+:mod:`kubenotes.controllers.volume.capacity`.
+
 Notes
 -----
 A sidecar, not part of kube-controller-manager: ServiceAccount
@@ -49,7 +52,7 @@ A sidecar, not part of kube-controller-manager: ServiceAccount
 ``ProvisioningInBackground`` (calls answer at once), secrets (the
 ``csi.storage.k8s.io/*-secret-*`` keys are stripped but not resolved),
 ``--extra-create-metadata``, data sources (snapshots, clones), ``--strict-topology``,
-``allowedTopologies``, CSIStorageCapacity publishing, claim selectors (refused
+``allowedTopologies``, claim selectors (refused
 as upstream: ``claim Selector is not supported``), migrated in-tree volumes.
 The provisioner identity is ``<cluster epoch in ms>-8081-<driver>`` (upstream:
 start time, a random number, the driver). Events come from
