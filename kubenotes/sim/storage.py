@@ -45,6 +45,7 @@ __all__ = [
     "BINDING_NODES", "binding_volumes", "claim_binding", "csi_volume_timeline", "simulate_csi_attach",
     "statefulset_claims", "simulate_statefulset_pod_deletion", "simulate_node_failure_rwo", "attach_timeline",
     "OUT_OF_SERVICE_TAINT", "simulate_claim_resize", "resize_timeline", "RESIZE_EVENTS",
+    "simulate_storage_capacity", "capacity_timeline",
     "schedule_volume_filters", "storage_graph",
 ]
 
@@ -354,6 +355,92 @@ def resize_timeline(cluster: Any, namespace: str = "default", claim: str = "fast
             rows.append((call["time"], in_progress.get(call["time"], float("inf")) + 1.5, who, call["method"],
                          f"required_bytes {size} ({format_quantity(size, 'storage')})"
                          + ("" if call["code"] in ("OK", "") else f": {call['code']}")))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [(round(t, 3), who, what, detail) for t, _, who, what, detail in rows]
+
+
+def simulate_storage_capacity(until_seconds: float = 60.0) -> Any:
+    """Run ``data/storage/storage-capacity.yaml``: capacity tracking fills node-1, sends a pod to node-2, stops a third.
+
+    Parameters
+    ----------
+    until_seconds : float
+        Virtual seconds to run (the last pod comes at 45 s).
+
+    Returns
+    -------
+    kubenotes.sim.cluster.Cluster
+        The stopped cluster.
+
+    Raises
+    ------
+    ManifestError
+        When the scenario file does not load.
+
+    See Also
+    --------
+    capacity_timeline
+
+    Examples
+    --------
+    >>> c = simulate_storage_capacity(30)
+    >>> sorted((p["metadata"]["name"], p["spec"]["nodeName"]) for p in c.list("pods", "default"))
+    [('app-a', 'node-1'), ('app-b', 'node-2')]
+    """
+    return _run("storage-capacity.yaml", until_seconds)
+
+
+def capacity_timeline(cluster: Any, namespace: str = "default") -> list[tuple[float, str, str, str]]:
+    """The CSIStorageCapacity objects as the capacity controller wrote them, with the pods' scheduling Events.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A run cluster (:func:`simulate_storage_capacity`).
+    namespace : str
+        The pods' namespace.
+
+    Returns
+    -------
+    list of (float, str, str, str)
+        ``(time, who, what, detail)`` in resourceVersion order: ``CSIStorageCapacity create|update|delete`` rows
+        (who: the writer; detail: segment, class, ``capacity``, ``maximumVolumeSize``) and the Events
+        ``FailedScheduling``, ``Scheduled`` and ``ProvisioningSucceeded`` (who: ``Pod/<name>`` or
+        ``PersistentVolumeClaim/<name>``).
+
+    Raises
+    ------
+    ApiError
+        410 Expired when the cluster's watch history no longer reaches its first writes.
+
+    Examples
+    --------
+    >>> rows = capacity_timeline(simulate_storage_capacity(5))
+    >>> caps = [(what, d.split(" · ")[0][-6:]) for _, _, what, d in rows if what.startswith("CSIStorageCapacity")]
+    >>> caps  # doctest: +NORMALIZE_WHITESPACE
+    [('CSIStorageCapacity create', 'node-1'), ('CSIStorageCapacity create', 'node-2'),
+     ('CSIStorageCapacity update', 'node-1')]
+    """
+    from kubenotes.sim.history import object_history, resource_version
+
+    writers = {str(a.resource_version): a.component for a in cluster.audit_log}
+    verbs = {"ADDED": "create", "MODIFIED": "update", "DELETED": "delete"}
+    rows: list[tuple[float, int, str, str, str]] = []
+    for rev in object_history(cluster, "csistoragecapacities"):
+        obj = rev.object
+        labels = (obj.get("nodeTopology") or {}).get("matchLabels") or {}
+        segment = ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "(every node)"
+        rows.append((rev.time, resource_version(obj), writers.get(str(resource_version(obj)), ""),
+                     f"CSIStorageCapacity {verbs.get(rev.type, rev.type)}",
+                     f"{segment} · {obj.get('storageClassName', '')}: capacity {obj.get('capacity', '-')}, "
+                     f"maximumVolumeSize {obj.get('maximumVolumeSize', '-')}"))
+    kinds = {"Scheduled": "Pod", "FailedScheduling": "Pod", "ProvisioningSucceeded": "PersistentVolumeClaim"}
+    for a in cluster.audit_log:
+        if a.kind == "Event" and a.verb == "create" and a.namespace == namespace:
+            reason, _, message = a.detail.partition(": ")
+            if reason in kinds:
+                rows.append((a.time, int(a.resource_version), f"{kinds[reason]}/{a.name.rsplit('.', 1)[0]}",
+                             f"Event {reason}", message))
     rows.sort(key=lambda r: (r[0], r[1]))
     return [(round(t, 3), who, what, detail) for t, _, who, what, detail in rows]
 

@@ -183,3 +183,26 @@ def test_csi_timeline_leaves_out_another_pods_cri_calls_on_the_same_node():
     cri = [call for _, lane, call, _ in rows if lane == "kubelet CRI"]
     assert cri == ["RunPodSandbox", "PullImage", "CreateContainer", "StartContainer"]
     assert c.client.get("pods", "other", "default")["status"]["phase"] == "Running"  # it did run there
+
+
+def test_resize_timeline_orders_the_resizer_then_the_kubelet():
+    from kubenotes.sim.storage import resize_timeline, simulate_claim_resize
+
+    rows = resize_timeline(simulate_claim_resize(95))
+    assert [(who.split("/")[0], what) for _, who, what, _ in rows if what != "claim"] == [
+        ("csi-resizer", "Event Resizing"), ("CSI Controller", "ControllerExpandVolume"),
+        ("csi-resizer", "Event FileSystemResizeRequired"), ("CSI Node csi-node-1", "NodeExpandVolume"),
+        ("kubelet", "Event FileSystemResizeSuccessful")]
+    statuses = [d.split("resize status ")[1].split(",")[0] for _, _, what, d in rows if what == "claim"]
+    assert statuses[-4:] == ["ControllerResizeInProgress", "NodeResizePending", "NodeResizeInProgress", "-"]
+    assert rows[-1][3] == "request 2Gi, capacity 2Gi, resize status -, conditions -"
+
+
+def test_capacity_timeline_shows_the_objects_shrink_as_volumes_are_provisioned():
+    from kubenotes.sim.storage import capacity_timeline, simulate_storage_capacity
+
+    rows = capacity_timeline(simulate_storage_capacity(30))
+    caps = [(t, what.split()[1], d.split(": ")[1]) for t, _, what, d in rows if what.startswith("CSIStorageCapacity")]
+    assert [c[1:] for c in caps] == [("create", "capacity 10Gi, maximumVolumeSize 10Gi")] * 2 + [
+        ("update", "capacity 5Gi, maximumVolumeSize 5Gi"), ("update", "capacity 2Gi, maximumVolumeSize 2Gi")]
+    assert caps[-1][0] == 25.0
