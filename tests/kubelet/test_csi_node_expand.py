@@ -129,3 +129,35 @@ def test_grown_claim_finishes_through_the_kubelet_in_csi_provision():
                  if e["reason"] == FILE_SYSTEM_RESIZE_SUCCESSFUL)
     message = f'MountVolume.NodeExpandVolume succeeded for volume "{pv_name}" {pod["spec"]["nodeName"]}'
     assert got == [("PersistentVolumeClaim", message), ("Pod", message)]
+
+
+def test_claim_grown_while_unused_is_expanded_at_the_next_mount():
+    """expandVolumeDuringMount: the pod is gone when the claim grows; the next pod's mount expands it."""
+    import yaml
+
+    from kubenotes.sim.cluster import Cluster
+
+    docs = [d for d in yaml.safe_load_all(sample("storage", "csi-provision.yaml").read_text())
+            if d and d["kind"] != "Scenario"]
+    pod = next(d for d in docs if d["kind"] == "Pod")
+    c = Cluster(docs)
+    c.run(until=19)
+    c.client.delete("pods", "fast-app", NS)
+    c.run(until=30)
+    claim = c.client.get("persistentvolumeclaims", "fast-data", NS)
+    claim["spec"]["resources"]["requests"]["storage"] = "2Gi"
+    c.client.update("persistentvolumeclaims", claim, NS)
+    c.run(until=40)
+    assert c.get("persistentvolumeclaims", "fast-data", NS)["status"]["allocatedResourceStatuses"] == {
+        "storage": "NodeResizePending"}
+    assert c.get("pods", "fast-app", NS) is None
+    again = copy.deepcopy(pod)
+    again["metadata"] = {"name": "fast-app-2", "namespace": NS}
+    c.client.create("pods", again, NS)
+    c.run(until=80)
+    trace = [(t["method"], t["time"]) for t in c.csi["hostpath.csi.k8s.io"].trace
+             if t["method"] in ("NodePublishVolume", "NodeExpandVolume")]
+    assert [m for m, _ in trace] == ["NodePublishVolume", "NodePublishVolume", "NodeExpandVolume"]
+    assert trace[-1][1] == trace[-2][1]  # right after the new pod's SetUp, in the same operation
+    assert c.get("persistentvolumeclaims", "fast-data", NS)["status"]["capacity"] == {"storage": "2Gi"}
+    assert c.get("pods", "fast-app-2", NS)["status"]["phase"] == "Running"
