@@ -27,6 +27,11 @@ For a pod volume whose claim is bound to a PersistentVolume with ``spec.csi``
    when staged, the VolumeAttachment's ``attachmentMetadata`` as ``publish_context``, and the pod's
    ``csi.storage.k8s.io/pod.*`` keys in ``volume_context`` when the CSIDriver has ``podInfoOnMount``.
 
+A claim grown by the external-resizer (``allocatedResourceStatuses.storage: NodeResizePending``, the PV
+larger than ``status.capacity``) is finished here: :meth:`CSIVolumePlugin.node_expand` calls
+``NodeExpandVolume`` after ``SetUp`` (``expandVolumeDuringMount``) or, for a mounted volume, when the pod is
+synced again (``ExpandInUseVolume``), and writes the claim's new ``status.capacity``.
+
 When the pod's volumes are torn down, ``TearDown`` calls ``NodeUnpublishVolume``; when no pod
 on the node mounts the volume any more and none is about to, ``UnmountDevice`` calls
 ``NodeUnstageVolume``, and the volume leaves the kubelet's actual state (and so ``volumesInUse``

@@ -26,7 +26,8 @@ admission plugin's ``kube-api-access-xxxxx`` volume uses them) and
 filesystem), and ``kubernetes.io/csi`` for claims bound to CSI
 PersistentVolumes when the adapter has a CSI plugin (``adapter.csi``,
 :class:`kubenotes.kubelet.csi.CSIVolumePlugin`): verify attached, wait for
-the VolumeAttachment, stage the device once per node, publish per pod; on
+the VolumeAttachment, stage the device once per node, publish per pod, expand a
+grown claim on the node (after SetUp, and for mounted volumes at each pod sync); on
 teardown unpublish, and unstage when no pod uses the volume any more. The
 attachable CSI volumes desired or attached are the node's ``volumesInUse``
 (:meth:`VolumeManager.volumes_in_use`). The volume manager is API-free: it
