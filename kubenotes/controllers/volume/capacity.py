@@ -53,7 +53,7 @@ from kubenotes.api.quantity import value as quantity_value
 from kubenotes.api.storagehelpers import VOLUME_BINDING_IMMEDIATE
 from kubenotes.apiserver.bootstrap_policy import STORAGE_GROUP, policy_rule
 from kubenotes.apiserver.store import deep_copy
-from kubenotes.controllers.reconciler import Controller, Result  # noqa: F401 - Result: reconcile's type
+from kubenotes.controllers.reconciler import Controller, Result
 from kubenotes.controllers.volume.external_provisioner import PROVISIONER_CLUSTER_ROLE, _install_sidecar_rbac
 
 __all__ = ["CapacityController", "topology_segments", "DRIVER_NAME_LABEL", "MANAGED_BY_LABEL", "MANAGED_BY",
