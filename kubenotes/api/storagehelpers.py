@@ -21,6 +21,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/component-helpers/storage/volum
 kubernetes/kubernetes@v1.34.0 pkg/volume/util/storageclass.go (GetDefaultClass)
 kubernetes/kubernetes@v1.34.0 pkg/api/persistentvolume/util.go (GetWarningsForPersistentVolume)
 kubernetes/kubernetes@v1.34.0 pkg/volume/csi/csi_attacher.go (getAttachmentName), csi_plugin.go (GetVolumeName)
+kubernetes/kubernetes@v1.34.0 pkg/volume/util/resize_util.go (MergeResizeConditionOnPVC, mergeStorageResourceStatus)
 https://kubernetes.io/docs/concepts/storage/persistent-volumes/
 """
 
@@ -43,6 +44,7 @@ __all__ = [
     "is_default_annotation", "get_default_class", "claims_of_pod", "ACCESS_MODE_SHORT",
     "get_access_modes_as_string", "get_access_modes_from_string", "RECYCLE_DEPRECATED_WARNING",
     "warnings_for_persistent_volume", "csi_attachment_name", "csi_unique_volume_name",
+    "RESIZE_CONDITIONS", "claim_with_resize_status",
 ]
 
 #: ``AnnBindCompleted``: the binding of a claim is complete (set by the PV controller).
@@ -444,3 +446,67 @@ def csi_unique_volume_name(driver: str, volume_handle: str) -> str:
     'kubernetes.io/csi/hostpath.csi.k8s.io^vol-1'
     """
     return f"kubernetes.io/csi/{driver}^{volume_handle}"
+
+
+#: The claim conditions a resize writes and a finished resize removes (``MergeResizeConditionOnPVC``).
+RESIZE_CONDITIONS = ("Resizing", "FileSystemResizePending", "ControllerResizeError", "NodeResizeError")
+
+
+def claim_with_resize_status(claim: Mapping[str, Any], conditions: Iterable[Mapping[str, Any]],
+                             resource_status: str | None, *, allocated: str | None = None,
+                             capacity: str | None = None) -> dict:
+    """A copy of the claim with its resize progress recorded in ``status`` (to write with ``update_status``).
+
+    Both resizers use it: the external-resizer (``markControllerResizeInProgress``,
+    ``markForPendingNodeExpansion``...) and the kubelet's node expansion
+    (``MarkNodeExpansionInProgress``, ``MarkFSResizeFinished``).
+
+    Parameters
+    ----------
+    claim : dict
+        The PersistentVolumeClaim.
+    conditions : iterable of dict
+        The resize conditions the claim has afterwards: every condition of :data:`RESIZE_CONDITIONS` is
+        replaced by these; others are kept (``MergeResizeConditionOnPVC`` without keeping old ones).
+    resource_status : str or None
+        ``status.allocatedResourceStatuses.storage`` afterwards (``NodeResizeInProgress``...); None removes it
+        (and the map when it becomes empty).
+    allocated, capacity : str, optional
+        New ``status.allocatedResources.storage`` and ``status.capacity.storage`` quantities.
+
+    Returns
+    -------
+    dict
+        The updated copy; ``claim`` is not changed.
+
+    Examples
+    --------
+    >>> c = {"status": {"capacity": {"storage": "1Gi"}, "allocatedResourceStatuses": {"storage": "NodeResizePending"},
+    ...                 "conditions": [{"type": "FileSystemResizePending", "status": "True"}]}}
+    >>> claim_with_resize_status(c, [], None, capacity="2Gi")["status"]
+    {'capacity': {'storage': '2Gi'}}
+    >>> claim_with_resize_status(c, [], "NodeResizeInProgress")["status"]["allocatedResourceStatuses"]
+    {'storage': 'NodeResizeInProgress'}
+    """
+    import copy
+
+    new = copy.deepcopy(dict(claim))
+    st = new.setdefault("status", {})
+    kept = [c for c in st.get("conditions") or () if c.get("type") not in RESIZE_CONDITIONS]
+    st["conditions"] = kept + [dict(c) for c in conditions]
+    if not st["conditions"]:
+        st.pop("conditions")
+    statuses = dict(st.get("allocatedResourceStatuses") or {})
+    if resource_status is None:
+        statuses.pop("storage", None)
+    else:
+        statuses["storage"] = resource_status
+    if statuses:
+        st["allocatedResourceStatuses"] = statuses
+    else:
+        st.pop("allocatedResourceStatuses", None)
+    if allocated is not None:
+        st.setdefault("allocatedResources", {})["storage"] = allocated
+    if capacity is not None:
+        st.setdefault("capacity", {})["storage"] = capacity
+    return new

@@ -27,6 +27,11 @@ For a pod volume whose claim is bound to a PersistentVolume with ``spec.csi``
    when staged, the VolumeAttachment's ``attachmentMetadata`` as ``publish_context``, and the pod's
    ``csi.storage.k8s.io/pod.*`` keys in ``volume_context`` when the CSIDriver has ``podInfoOnMount``.
 
+A claim grown by the external-resizer (``allocatedResourceStatuses.storage: NodeResizePending``, the PV
+larger than ``status.capacity``) is finished here: :meth:`CSIVolumePlugin.node_expand` calls
+``NodeExpandVolume`` after ``SetUp`` (``expandVolumeDuringMount``) or, for a mounted volume, when the pod is
+synced again (``ExpandInUseVolume``), and writes the claim's new ``status.capacity``.
+
 When the pod's volumes are torn down, ``TearDown`` calls ``NodeUnpublishVolume``; when no pod
 on the node mounts the volume any more and none is about to, ``UnmountDevice`` calls
 ``NodeUnstageVolume``, and the volume leaves the kubelet's actual state (and so ``volumesInUse``
@@ -63,14 +68,22 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable, Mapping
 
-from kubenotes.api.storagehelpers import csi_attachment_name, csi_unique_volume_name
-from kubenotes.csi.spec import STAGE_UNSTAGE_VOLUME, CSIError
+from kubenotes.api.quantity import value as quantity_value
+from kubenotes.api.storagehelpers import (
+    RESIZE_CONDITIONS,
+    claim_with_resize_status,
+    csi_attachment_name,
+    csi_unique_volume_name,
+    storage_capacity_bytes,
+)
+from kubenotes.csi.spec import EXPAND_VOLUME, STAGE_UNSTAGE_VOLUME, CSIError
 from kubenotes.kubelet.volumes import CSI_PLUGIN_NAME, KUBELET_PODS_DIR, VolumeSetUpError, pod_volume_dir
 
 __all__ = ["wait_for_attach", "csi_volume_spec", "CSIVolumePlugin", "device_mount_path", "target_path",
            "csi_access_mode", "WaitForAttachError", "VolumeNotYetAttached", "VerifyAttachedError",
            "MountDeviceError", "CSISetUpError", "BEING_DELETED", "CSI_PLUGIN_NAME", "KUBELET_PLUGINS_DIR",
-           "NOT_REPORTED_IN_USE", "NOT_ATTACHED_PER_NODE_STATUS"]
+           "NOT_REPORTED_IN_USE", "NOT_ATTACHED_PER_NODE_STATUS", "NodeExpandError", "FILE_SYSTEM_RESIZE_SUCCESSFUL",
+           "VOLUME_RESIZE_FAILED", "NODE_RESIZE_PENDING", "NODE_RESIZE_IN_PROGRESS"]
 
 #: ``verifyAttachmentStatus`` for a VolumeAttachment with a deletionTimestamp.
 BEING_DELETED = "volume attachment is being deleted"
@@ -80,6 +93,13 @@ KUBELET_PLUGINS_DIR = "/var/lib/kubelet/plugins"
 NOT_REPORTED_IN_USE = "Volume has not been added to the list of VolumesInUse in the node's volume status"
 #: ``VerifyControllerAttachedVolume`` when ``node.status.volumesAttached`` lacks the volume.
 NOT_ATTACHED_PER_NODE_STATUS = "Volume not attached according to node status"
+#: ``events.FileSystemResizeSuccess`` and ``events.VolumeResizeFailed`` (the kubelet's Event reasons; the second
+#: for a failed expansion of a mounted volume, recorded by the volume manager).
+FILE_SYSTEM_RESIZE_SUCCESSFUL = "FileSystemResizeSuccessful"
+VOLUME_RESIZE_FAILED = "VolumeResizeFailed"
+#: ``ClaimResourceStatus`` values the node expansion reads and writes (``allocatedResourceStatuses.storage``).
+NODE_RESIZE_PENDING = "NodeResizePending"
+NODE_RESIZE_IN_PROGRESS = "NodeResizeInProgress"
 #: ``volume_context`` keys the kubelet adds when the CSIDriver has ``podInfoOnMount: true``.
 _POD_INFO_KEYS = ("csi.storage.k8s.io/pod.name", "csi.storage.k8s.io/pod.namespace", "csi.storage.k8s.io/pod.uid",
                   "csi.storage.k8s.io/serviceAccount.name", "csi.storage.k8s.io/ephemeral")
@@ -114,6 +134,12 @@ class CSISetUpError(VolumeSetUpError):
     """``SetUp`` failed (``NodePublishVolume``'s error)."""
 
     operation = "MountVolume.SetUp"
+
+
+class NodeExpandError(VolumeSetUpError):
+    """``NodeExpandVolume`` failed (the driver's error, or a claim status update refused); retried."""
+
+    operation = "MountVolume.NodeExpandVolume"
 
 
 def device_mount_path(driver: str, volume_handle: str, plugins_dir: str = KUBELET_PLUGINS_DIR) -> str:
@@ -171,7 +197,8 @@ def csi_volume_spec(get: Callable[[str, str, str], dict | None], pod: Mapping[st
     Returns
     -------
     dict or None
-        ``pv_name``, ``pv``, ``driver``, ``handle``, ``unique_name`` (``kubernetes.io/csi/<driver>^<handle>``),
+        ``pv_name``, ``pv``, ``driver``, ``handle``, ``claim_namespace``, ``claim_name``, ``unique_name``
+        (``kubernetes.io/csi/<driver>^<handle>``),
         ``attach_required`` (the CSIDriver's ``attachRequired``; true without a CSIDriver object),
         ``pod_info_on_mount``, ``read_only``.
 
@@ -201,6 +228,7 @@ def csi_volume_spec(get: Callable[[str, str, str], dict | None], pod: Mapping[st
     csidriver = get("csidrivers", "", driver)
     dspec = (csidriver or {}).get("spec") or {}
     return {"pv_name": pv_name, "pv": pv, "driver": driver, "handle": handle,
+            "claim_namespace": md.get("namespace", ""), "claim_name": claim,
             "unique_name": csi_unique_volume_name(driver, handle),
             "attach_required": dspec.get("attachRequired", True) is not False,
             "pod_info_on_mount": bool(dspec.get("podInfoOnMount")),
@@ -287,6 +315,11 @@ class CSIVolumePlugin:
         (:class:`kubenotes.csi.hostpath.HostPathNode`), None when the driver is not registered here.
     plugins_dir, pods_dir : str
         ``<root-dir>/plugins`` and ``<root-dir>/pods``.
+    update_claim_status : callable(claim) -> dict, optional
+        Writes a PersistentVolumeClaim's status with the kubelet's credentials and returns the stored claim
+        (node expansion's progress); without it :meth:`node_expand` does nothing.
+    record_event : callable(obj, type, reason, message), optional
+        Records an Event about a pod or a claim from the kubelet.
 
     Examples
     --------
@@ -308,8 +341,11 @@ class CSIVolumePlugin:
 
     def __init__(self, get: Callable[[str, str, str], dict | None], node_name: str,
                  node_service: Callable[[str], Any], *, plugins_dir: str = KUBELET_PLUGINS_DIR,
-                 pods_dir: str = KUBELET_PODS_DIR) -> None:
+                 pods_dir: str = KUBELET_PODS_DIR, update_claim_status: Callable[[dict], dict] | None = None,
+                 record_event: Callable[[dict, str, str, str], None] | None = None) -> None:
         self.get = get
+        self.update_claim_status = update_claim_status
+        self.record_event = record_event
         self.node_name = node_name
         self.node_service = node_service
         self.plugins_dir = plugins_dir
@@ -408,3 +444,136 @@ class CSIVolumePlugin:
         if self._stages(node):
             node.NodeUnstageVolume({"volume_id": spec["handle"], "staging_target_path": staging_path or
                                     device_mount_path(spec["driver"], spec["handle"], self.plugins_dir)})
+
+    def node_expand(self, spec: Mapping[str, Any], pod: Mapping[str, Any], volume_path: str,
+                    staging_path: str = "") -> str | None:
+        """``NodeExpander.expandOnPlugin``: finish a claim's resize on this node with ``NodeExpandVolume``.
+
+        Called after ``SetUp`` (``expandVolumeDuringMount``) and, for a mounted volume, at each pod sync
+        (``ExpandInUseVolume``). It reads the claim and its PersistentVolume afresh; when the PV's
+        ``spec.capacity.storage`` exceeds the claim's ``status.capacity.storage`` and the claim's
+        ``allocatedResourceStatuses.storage`` is ``NodeResizePending`` or ``NodeResizeInProgress``
+        (``runPreCheck``), it
+
+        1. marks the claim ``NodeResizeInProgress`` (``MarkNodeExpansionInProgress``);
+        2. calls ``NodeExpandVolume`` (volume id, ``volume_path``, ``staging_target_path``,
+           ``capacity_range.required_bytes`` the PV's size, the volume capability) when the Node service
+           has ``EXPAND_VOLUME``;
+        3. records ``FileSystemResizeSuccessful``
+           (``MountVolume.NodeExpandVolume succeeded for volume "<pv>" <node>``) on the pod and on the claim;
+        4. writes the claim's ``status.capacity.storage`` (the PV's size), removes
+           ``allocatedResourceStatuses.storage`` and the resize conditions (``MarkFSResizeFinished``).
+
+        Parameters
+        ----------
+        spec : dict
+            What :func:`csi_volume_spec` resolved for the pod volume.
+        pod : dict
+        volume_path : str
+            The published path (:func:`target_path`).
+        staging_path : str
+            The staging path ("" when the driver does not stage).
+
+        Returns
+        -------
+        str or None
+            The claim's new capacity (a quantity) when the volume was expanded; None when nothing was to do.
+
+        Raises
+        ------
+        NodeExpandError
+            The driver cannot expand (``Expander.NodeExpand found CSI plugin kubernetes.io/csi/<driver> to not
+            support node expansion``), ``NodeExpandVolume`` failed (``Expander.NodeExpand failed to expand the
+            volume : rpc error: ...``), or a claim status update was refused.
+
+        Notes
+        -----
+        Not modelled: the final-error bookkeeping (``MarkNodeExpansionFailedCondition``,
+        ``MarkNodeExpansionInfeasible``, ``NodeResizeError``), ``FailedPrecondition`` not blocking the mount,
+        and ``pvcAlreadyUpdated`` (a claim already expanded on another node, for ReadWriteMany volumes).
+
+        References
+        ----------
+        kubernetes/kubernetes@v1.34.0 pkg/volume/util/operationexecutor/node_expander.go
+        kubernetes/kubernetes@v1.34.0 pkg/volume/util/operationexecutor/operation_generator.go (nodeExpandVolume,
+        GenerateExpandInUseVolumeFunc, expandVolumeDuringMount)
+        kubernetes/kubernetes@v1.34.0 pkg/volume/csi/expander.go (nodeExpandWithClient)
+        kubernetes/kubernetes@v1.34.0 pkg/volume/util/resize_util.go (MarkNodeExpansionInProgress, MarkFSResizeFinished)
+
+        Examples
+        --------
+        >>> from kubenotes.csi.hostpath import HostPathDriver
+        >>> d = HostPathDriver()
+        >>> _ = d.add_volume("h", 2**31)
+        >>> pvc = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
+        ...        "spec": {"volumeName": "pv-a"}, "status": {"capacity": {"storage": "1Gi"},
+        ...        "allocatedResourceStatuses": {"storage": "NodeResizePending"}}}
+        >>> pv = {"metadata": {"name": "pv-a"}, "spec": {"capacity": {"storage": "2Gi"},
+        ...       "csi": {"driver": d.name, "volumeHandle": "h"}}}
+        >>> objs = {("persistentvolumeclaims", "default", "data"): pvc, ("persistentvolumes", "", "pv-a"): pv}
+        >>> def update(claim):
+        ...     objs[("persistentvolumeclaims", "default", "data")] = claim
+        ...     return claim
+        >>> events = []
+        >>> plugin = CSIVolumePlugin(lambda r, ns, n: objs.get((r, ns, n)), "n1", lambda name: d.node("n1"),
+        ...                          update_claim_status=update, record_event=lambda *e: events.append(e[1:]))
+        >>> spec = csi_volume_spec(plugin.get, {"metadata": {"namespace": "default"}},
+        ...                        {"name": "v", "persistentVolumeClaim": {"claimName": "data"}})
+        >>> plugin.node_expand(spec, {"metadata": {"name": "p"}}, "/target")
+        '2Gi'
+        >>> objs[("persistentvolumeclaims", "default", "data")]["status"]
+        {'capacity': {'storage': '2Gi'}}
+        >>> events[0]
+        ('Normal', 'FileSystemResizeSuccessful', 'MountVolume.NodeExpandVolume succeeded for volume "pv-a" n1')
+        >>> plugin.node_expand(spec, {"metadata": {"name": "p"}}, "/target") is None  # nothing left to do
+        True
+        """
+        if self.update_claim_status is None or spec.get("read_only"):
+            return None
+        pvc = self.get("persistentvolumeclaims", spec.get("claim_namespace", ""), spec.get("claim_name", ""))
+        pv = self.get("persistentvolumes", "", spec["pv_name"])
+        if pvc is None or pv is None:
+            return None
+        status = pvc.get("status") or {}
+        new_bytes = storage_capacity_bytes(pv)
+        if quantity_value((status.get("capacity") or {}).get("storage") or "0") >= new_bytes:
+            return None  # nothing to resize
+        if (status.get("allocatedResourceStatuses") or {}).get("storage") not in (NODE_RESIZE_PENDING,
+                                                                                   NODE_RESIZE_IN_PROGRESS):
+            return None  # runPreCheck: not handed to the node (yet)
+        new_size = str(pv["spec"]["capacity"]["storage"])
+        pvc = self._write_claim(claim_with_resize_status(pvc, _resize_conditions(pvc), NODE_RESIZE_IN_PROGRESS))
+        node = self._node(spec, NodeExpandError)
+        caps = node.NodeGetCapabilities({}).get("capabilities") or ()
+        if not any((c.get("rpc") or {}).get("type") == EXPAND_VOLUME for c in caps):
+            raise NodeExpandError(f"Expander.NodeExpand found CSI plugin {CSI_PLUGIN_NAME}/{spec['driver']} to not "
+                                  "support node expansion")
+        request = {"volume_id": spec["handle"], "volume_path": volume_path,
+                   "capacity_range": {"required_bytes": new_bytes}, "volume_capability": self._capability(spec)}
+        if staging_path:
+            request["staging_target_path"] = staging_path
+        try:
+            node.NodeExpandVolume(request)
+        except CSIError as e:
+            raise NodeExpandError(f"Expander.NodeExpand failed to expand the volume : {e}") from e
+        message = f'MountVolume.NodeExpandVolume succeeded for volume "{spec["pv_name"]}" {self.node_name}'
+        if self.record_event is not None:
+            self.record_event(dict(pod), "Normal", FILE_SYSTEM_RESIZE_SUCCESSFUL, message)
+            self.record_event(pvc, "Normal", FILE_SYSTEM_RESIZE_SUCCESSFUL, message)
+        self._write_claim(claim_with_resize_status(pvc, [], None, capacity=new_size))
+        return new_size
+
+    def _write_claim(self, claim: dict) -> dict:
+        try:
+            return self.update_claim_status(claim)
+        except VolumeSetUpError:
+            raise
+        except Exception as e:  # an ApiError (a conflict with the resizer's write): retried
+            if hasattr(e, "code"):
+                raise NodeExpandError(f"mountVolume.NodeExpandVolume update pvc status failed: {e}") from e
+            raise
+
+
+def _resize_conditions(claim: Mapping[str, Any]) -> list[dict]:
+    """The claim's resize conditions as they are (``MarkNodeExpansionInProgress`` leaves them)."""
+    return [c for c in (claim.get("status") or {}).get("conditions") or () if c.get("type") in RESIZE_CONDITIONS]

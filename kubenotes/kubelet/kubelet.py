@@ -775,7 +775,16 @@ class KubeletVolumeHost:
                 driver = (getattr(k.cluster, "csi", None) or {}).get(driver_name)
                 return driver.nodes.get(k.node_name) if driver is not None else None
 
-            self._csi = CSIVolumePlugin(self._get, k.node_name, node_service)
+            def record_event(obj: dict, event_type: str, reason: str, message: str) -> None:
+                if obj.get("kind", "Pod") == "Pod":
+                    k._event(obj, event_type, reason, message)
+                elif k.up:
+                    k.recorder.event(obj, event_type, reason, message)
+
+            self._csi = CSIVolumePlugin(
+                self._get, k.node_name, node_service, record_event=record_event,
+                update_claim_status=lambda c: k.client.update_status("persistentvolumeclaims", c,
+                                                                     c["metadata"]["namespace"]))
         return self._csi
 
     def node_allocatable(self) -> Mapping[str, Any]:

@@ -26,7 +26,8 @@ admission plugin's ``kube-api-access-xxxxx`` volume uses them) and
 filesystem), and ``kubernetes.io/csi`` for claims bound to CSI
 PersistentVolumes when the adapter has a CSI plugin (``adapter.csi``,
 :class:`kubenotes.kubelet.csi.CSIVolumePlugin`): verify attached, wait for
-the VolumeAttachment, stage the device once per node, publish per pod; on
+the VolumeAttachment, stage the device once per node, publish per pod, expand a
+grown claim on the node (after SetUp, and for mounted volumes at each pod sync); on
 teardown unpublish, and unstage when no pod uses the volume any more. The
 attachable CSI volumes desired or attached are the node's ``volumesInUse``
 (:meth:`VolumeManager.volumes_in_use`). The volume manager is API-free: it
@@ -683,6 +684,8 @@ class VolumeManager:
         self._attached: set[str] = set()
         self._devices: dict[str, dict] = {}
         self._reported_in_use: set[str] = set()
+        #: mounted CSI volumes to check for a pending node expansion at the next pass (each pod sync)
+        self._resize_check: set[tuple[str, str]] = set()
         #: token manager cache: key -> (token, issued_at, expiration_seconds)
         self._tokens: dict[tuple, tuple[str, float, float]] = {}
         self._t0_ms = _ms(env.now)
@@ -713,6 +716,8 @@ class VolumeManager:
             for name, mv in (self._asw.get(uid) or {}).items():
                 if mv.plugin in _REMOUNTED:
                     self._remount.add((uid, name))
+                elif mv.plugin == CSI_PLUGIN_NAME:  # checkVolumeFSResize: the PV may have grown
+                    self._resize_check.add((uid, name))
             self._poke()
 
     # ------------------------------------------------------------ views
@@ -940,6 +945,29 @@ class VolumeManager:
                 if b is not None and not b.safe_to_retry(now):
                     continue
                 self._mount(uid, vtm, mounted)
+        if self._resize_check:
+            self._expand_in_use(now)
+
+    def _expand_in_use(self, now: float) -> None:
+        """``ExpandInUseVolume`` for the mounted CSI volumes whose claim waits for the node's part of a resize
+        (:meth:`kubenotes.kubelet.csi.CSIVolumePlugin.node_expand`); a failure is Event ``VolumeResizeFailed``
+        and is retried at the pod's next sync."""
+        for uid, name in sorted(self._resize_check):
+            self._resize_check.discard((uid, name))
+            mv, spec, pod = (self._asw.get(uid) or {}).get(name), self._csi_spec.get((uid, name)), self._pods.get(uid)
+            plugin = getattr(self.adapter, "csi", None)
+            if mv is None or spec is None or pod is None or not hasattr(plugin, "node_expand"):
+                continue
+            try:
+                staging = self._devices.get(spec["unique_name"], {}).get("path", "")
+                size = plugin.node_expand(spec, pod, mv.path, staging)
+            except VolumeSetUpError as e:
+                message = f'NodeExpandVolume.NodeExpandVolume failed for volume "{name}" : {e}'
+                self.trace.append((now, "NodeExpandVolume", _pod_key(pod), name, message))
+                self.adapter.record_event(pod, "Warning", "VolumeResizeFailed", message)
+                continue
+            if size is not None:
+                self.trace.append((now, "NodeExpandVolume", _pod_key(pod), name, f"succeeded ({size})"))
 
     def _unmount_detach_devices(self, now: float) -> None:
         """``unmountDetachDevices``: unstage the CSI volumes no pod mounts and none wants, then forget them as
@@ -1064,6 +1092,10 @@ class VolumeManager:
             self._devices[u] = {"spec": spec, "path": staging}
             self._trace("MountVolume.MountDevice", pod, vtm.name, "succeeded")
         path = plugin.set_up(spec, pod, self._devices[u]["path"], publish_context)
+        if hasattr(plugin, "node_expand"):  # expandVolumeDuringMount: a claim grown while not mounted here
+            size = plugin.node_expand(spec, pod, path, self._devices[u]["path"])
+            if size is not None:
+                self._trace("NodeExpandVolume", pod, vtm.name, f"succeeded ({size})")
         return MountedVolume(vtm.name, CSI_PLUGIN_NAME, path, {}, "", None, float(self.env.now))
 
     def _empty_dir(self, pod: dict, src: Mapping[str, Any]) -> tuple[str, int | None]:

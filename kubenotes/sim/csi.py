@@ -20,6 +20,10 @@ that driver's manifests and running kube-controller-manager would give it:
   (:class:`~kubenotes.controllers.volume.external_provisioner.ExternalProvisioner`) as
   ``csi-provisioner/<driver>`` and the external-resizer
   (:class:`~kubenotes.controllers.volume.external_resizer.ExternalResizer`) as ``csi-resizer/<driver>``;
+* when the CSIDriver has ``storageCapacity: true``, the external-provisioner's capacity controller
+  (:class:`~kubenotes.controllers.volume.capacity.CapacityController`, ``--enable-capacity``) as
+  ``csi-capacity/<driver>``: CSIStorageCapacity objects the scheduler's VolumeBinding reads; the annotation
+  ``kubenotes.io/hostpath-capacity`` on the CSIDriver (a quantity) gives the driver its ``--capacity`` per node;
 * kube-controller-manager's attach/detach controller
   (:class:`~kubenotes.controllers.volume.attachdetach.AttachDetachController`) as
   ``attachdetach-controller``, with its bootstrap ClusterRole
@@ -47,21 +51,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubenotes.api.quantity import value as quantity_value
 from kubenotes.api.storagehelpers import storage_capacity_bytes
 from kubenotes.apiserver.bootstrap_policy import controller_role_bindings, controller_roles
 from kubenotes.apiserver.request import UserInfo
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.controllers.volume.attachdetach import CONTROLLER_POLICY, AttachDetachController
+from kubenotes.controllers.volume.capacity import CapacityController
 from kubenotes.controllers.volume.external_attacher import ExternalAttacher
 from kubenotes.controllers.volume.external_provisioner import ExternalProvisioner
 from kubenotes.controllers.volume.external_resizer import ExternalResizer
 from kubenotes.csi.hostpath import DRIVER_NAME, HostPathDriver
 from kubenotes.csi.registrar import register_driver
 
-__all__ = ["install_csi_drivers", "csi_calls", "MODELLED_DRIVERS"]
+__all__ = ["install_csi_drivers", "csi_calls", "MODELLED_DRIVERS", "HOSTPATH_CAPACITY_ANNOTATION"]
 
 #: CSIDriver names the model has a driver for.
 MODELLED_DRIVERS = (DRIVER_NAME,)
+#: A model knob on the CSIDriver: the hostpath driver's ``--capacity`` (room per node, a quantity); absent: unlimited.
+HOSTPATH_CAPACITY_ANNOTATION = "kubenotes.io/hostpath-capacity"
 
 
 def _install_controller_rbac(server: Any) -> None:
@@ -121,7 +129,9 @@ def install_csi_drivers(cluster: Any, ctx: Any) -> dict[str, HostPathDriver]:
         name = obj["metadata"]["name"]
         if name not in MODELLED_DRIVERS:
             continue
-        driver = HostPathDriver(name, clock=lambda: float(cluster.env.now))
+        capacity = ((obj.get("metadata") or {}).get("annotations") or {}).get(HOSTPATH_CAPACITY_ANNOTATION)
+        driver = HostPathDriver(name, clock=lambda: float(cluster.env.now),
+                                capacity_bytes=None if capacity is None else quantity_value(capacity))
         for node in server.list("nodes"):
             node_name = node["metadata"]["name"]
             kubelet = server.client(f"kubelet/{node_name}", UserInfo(
@@ -137,6 +147,8 @@ def install_csi_drivers(cluster: Any, ctx: Any) -> dict[str, HostPathDriver]:
         cluster.controllers[f"csi-attacher/{name}"] = ExternalAttacher.configured(driver=driver)(ctx)
         cluster.controllers[f"csi-provisioner/{name}"] = ExternalProvisioner.configured(driver=driver)(ctx)
         cluster.controllers[f"csi-resizer/{name}"] = ExternalResizer.configured(driver=driver)(ctx)
+        if (obj.get("spec") or {}).get("storageCapacity"):  # --enable-capacity: the scheduler reads them
+            cluster.controllers[f"csi-capacity/{name}"] = CapacityController.configured(driver=driver)(ctx)
         drivers[name] = driver
     if drivers and "attachdetach-controller" not in cluster.controllers:
         _install_controller_rbac(server)

@@ -14,7 +14,9 @@ A Scenario is a kubenotes document, not a Kubernetes object::
 
 Each step has ``at`` (virtual seconds) and exactly one action: ``apply`` (an
 inline object, created or merge-patched), ``delete`` ({kind, namespace,
-name}), ``scale`` ({kind, namespace, name, replicas}), ``setImage`` ({kind,
+name}, or a ``fieldSelector``/``labelSelector`` instead of the name; ``gracePeriodSeconds``
+and ``force`` as ``kubectl delete --grace-period=0 --force``: without ``force`` a grace
+period of 0 becomes 1, ``force`` alone means 0), ``scale`` ({kind, namespace, name, replicas}), ``setImage`` ({kind,
 namespace, name, container, image}), ``patch`` ({kind, namespace, name,
 patch}), ``nodeDown`` / ``nodeUp`` ({name}) and ``metric`` ({kind:
 HorizontalPodAutoscaler, namespace, name, value}). Actions go through the API
@@ -92,7 +94,7 @@ SCENARIO_API_VERSION = "kubenotes.io/v1"
 #: Action name -> required keys (besides ``at``).
 ACTIONS: dict[str, tuple[str, ...]] = {
     "apply": (),
-    "delete": ("kind", "name"),
+    "delete": ("kind",),  # and name or fieldSelector/labelSelector
     "scale": ("kind", "name", "replicas"),
     "setImage": ("kind", "name", "container", "image"),
     "patch": ("kind", "name", "patch"),
@@ -221,6 +223,8 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
         for k in ACTIONS[action]:
             if k not in args:
                 raise fail(f"{path}.{action}.{k}", "Required value")
+        if action == "delete":
+            _check_delete(args, f"{path}.delete", fail)
         if action == "apply":
             for k in ("apiVersion", "kind"):
                 if not args.get(k):
@@ -279,6 +283,25 @@ def parse_scenario(doc: dict, source: str = "<string>", doc_number: int | None =
         out.append(Step(float(at), action, dict(args)))
     order = sorted(range(len(out)), key=lambda j: (out[j].at_seconds, j))
     return Scenario(name, tuple(out[j] for j in order), cluster)
+
+
+def _check_delete(args: dict, path: str, fail: Any) -> None:
+    """``delete``: a name or a selector; ``gracePeriodSeconds`` a whole number >= 0, ``force`` a boolean."""
+    if not args.get("name") and not (args.get("fieldSelector") or args.get("labelSelector")):
+        raise fail(f"{path}.name", "Required value: a name, or fieldSelector/labelSelector")
+    grace = args.get("gracePeriodSeconds")
+    if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int) or grace < 0):
+        raise fail(f"{path}.gracePeriodSeconds", f"Invalid value: {grace!r}: must be a whole number >= 0")
+    if not isinstance(args.get("force", False), bool):
+        raise fail(f"{path}.force", f"Invalid value: {args['force']!r}: must be true or false")
+
+
+def _delete_grace_period(args: dict) -> int | None:
+    """kubectl delete's grace period: ``--grace-period=0`` without ``--force`` becomes 1; ``--force`` alone 0."""
+    grace, force = args.get("gracePeriodSeconds"), bool(args.get("force"))
+    if grace == 0 and not force:
+        return 1
+    return 0 if force and grace is None else grace
 
 
 def _parse_cluster(cluster: Any, fail: Any) -> dict:
@@ -527,7 +550,12 @@ def run_step(cluster: Any, step: Step) -> None:
             ri = resource_for(str(a["kind"]))
             ns = a.get("namespace") or ("default" if ri.namespaced else None)
             if step.action == "delete":
-                c.delete(ri.resource, a["name"], ns, propagation_policy=a.get("propagationPolicy"))
+                names = [a["name"]] if a.get("name") else [
+                    o["metadata"]["name"] for o in c.list(ri.resource, ns, label_selector=a.get("labelSelector", ""),
+                                                          field_selector=a.get("fieldSelector", ""))["items"]]
+                for name in names:
+                    c.delete(ri.resource, name, ns, propagation_policy=a.get("propagationPolicy"),
+                             grace_period_seconds=_delete_grace_period(a))
             elif step.action == "scale":
                 c.scale(ri.resource, a["name"], int(a["replicas"]), ns)
             elif step.action == "patch":

@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Mapping
 
+from kubenotes.api.quantity import format_quantity
 from kubenotes.api.storagehelpers import (
     ACCESS_MODE_SHORT,
     VOLUME_BINDING_WAIT_FOR_FIRST_CONSUMER,
@@ -43,6 +44,8 @@ from kubenotes.controllers.volume.persistentvolume import MSG_WAIT_FOR_FIRST_CON
 __all__ = [
     "BINDING_NODES", "binding_volumes", "claim_binding", "csi_volume_timeline", "simulate_csi_attach",
     "statefulset_claims", "simulate_statefulset_pod_deletion", "simulate_node_failure_rwo", "attach_timeline",
+    "OUT_OF_SERVICE_TAINT", "simulate_claim_resize", "resize_timeline", "RESIZE_EVENTS",
+    "simulate_storage_capacity", "capacity_timeline",
     "schedule_volume_filters", "storage_graph",
 ]
 
@@ -245,6 +248,201 @@ def _run(name: str, until: float, *, kubelet: str | None = None, steps: Any = No
     start_scenario(c, scenario)
     c.run(until=until)
     return c
+
+
+#: The Events of a claim's resize (external-resizer, then the kubelet).
+RESIZE_EVENTS = ("Resizing", "FileSystemResizeRequired", "VolumeResizeFailed", "VolumeResizeSuccessful",
+                 "FileSystemResizeSuccessful")
+
+
+def simulate_claim_resize(until_seconds: float = 95.0) -> Any:
+    """Run ``data/storage/csi-provision.yaml`` with the kubelet model: a mounted claim grown from 1Gi to 2Gi at 20 s.
+
+    Parameters
+    ----------
+    until_seconds : float
+        Virtual seconds to run (the pod is deleted at 100 s).
+
+    Returns
+    -------
+    kubenotes.sim.cluster.Cluster
+        The stopped cluster.
+
+    Raises
+    ------
+    ManifestError
+        When the scenario file does not load.
+
+    See Also
+    --------
+    resize_timeline
+
+    Examples
+    --------
+    >>> c = simulate_claim_resize(30)
+    >>> c.get("persistentvolumeclaims", "fast-data", "default")["status"]["allocatedResourceStatuses"]
+    {'storage': 'NodeResizePending'}
+    """
+    return _run("csi-provision.yaml", until_seconds, kubelet="model")
+
+
+def resize_timeline(cluster: Any, namespace: str = "default", claim: str = "fast-data"
+                    ) -> list[tuple[float, str, str, str]]:
+    """A claim's resize in order: its status as each writer left it, the resize Events, the expansion CSI calls.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A run cluster (:func:`simulate_claim_resize`).
+    namespace, claim : str
+        The PersistentVolumeClaim.
+
+    Returns
+    -------
+    list of (float, str, str, str)
+        ``(time, who, what, detail)``: ``claim`` rows (the writer; request, ``status.capacity``,
+        ``allocatedResourceStatuses.storage`` and conditions, when one of them changed), ``Event <reason>`` rows
+        for :data:`RESIZE_EVENTS` on the claim (the recorder's component), and the driver's
+        ``ControllerExpandVolume`` / ``NodeExpandVolume`` calls (who ``CSI Controller`` or ``CSI Node <node>``).
+        Writes and Events are in resourceVersion order; a CSI call, which has none, is placed right after the
+        claim write of the same instant that marked the resize in progress.
+
+    Raises
+    ------
+    ApiError
+        410 Expired when the cluster's watch history no longer reaches its first writes
+        (:func:`kubenotes.sim.history.object_history`).
+
+    Examples
+    --------
+    >>> rows = resize_timeline(simulate_claim_resize(30))
+    >>> [what for _, _, what, _ in rows if not what.startswith("claim")][:3]
+    ['Event Resizing', 'ControllerExpandVolume', 'Event FileSystemResizeRequired']
+    """
+    from kubenotes.sim.csi import csi_calls
+    from kubenotes.sim.history import object_history, resource_version
+
+    writers = {str(a.resource_version): a.component for a in cluster.audit_log}
+    rows: list[tuple[float, float, str, str, str]] = []
+    last = None
+    in_progress: dict[float, float] = {}  # time -> resourceVersion of the first "...InProgress" write then
+    for rev in object_history(cluster, "persistentvolumeclaims", namespace):
+        obj = rev.object
+        if obj["metadata"].get("name") != claim or rev.type == "DELETED":
+            continue
+        st = obj.get("status") or {}
+        resize = (st.get("allocatedResourceStatuses") or {}).get("storage", "")
+        request = (((obj.get("spec") or {}).get("resources") or {}).get("requests") or {}).get("storage", "-")
+        view = (str(request), (st.get("capacity") or {}).get("storage", "-"), resize,
+                ",".join(c.get("type", "") for c in st.get("conditions") or ()))
+        if view == last:
+            continue
+        last = view
+        rv = resource_version(obj)
+        if resize.endswith("InProgress"):
+            in_progress.setdefault(rev.time, rv)
+        rows.append((rev.time, rv, writers.get(str(rv), ""), "claim", "request {}, capacity {}, resize status {}, "
+                     "conditions {}".format(*(v or "-" for v in view))))
+    for a in cluster.audit_log:
+        if a.kind == "Event" and a.verb == "create" and a.namespace == namespace and a.name.startswith(claim + "."):
+            reason, _, message = a.detail.partition(": ")
+            if reason in RESIZE_EVENTS:
+                rows.append((a.time, int(a.resource_version), a.component, f"Event {reason}", message))
+    for call in csi_calls(cluster):
+        if call["method"] in ("ControllerExpandVolume", "NodeExpandVolume"):
+            size = int((call["request"].get("capacity_range") or {}).get("required_bytes") or 0)
+            who = "CSI Controller" if call["service"] == "Controller" else f"CSI Node {call['node']}"
+            rows.append((call["time"], in_progress.get(call["time"], float("inf")) + 1.5, who, call["method"],
+                         f"required_bytes {size} ({format_quantity(size, 'storage')})"
+                         + ("" if call["code"] in ("OK", "") else f": {call['code']}")))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [(round(t, 3), who, what, detail) for t, _, who, what, detail in rows]
+
+
+def simulate_storage_capacity(until_seconds: float = 60.0) -> Any:
+    """Run ``data/storage/storage-capacity.yaml``: capacity tracking fills node-1, sends a pod to node-2, stops a third.
+
+    Parameters
+    ----------
+    until_seconds : float
+        Virtual seconds to run (the last pod comes at 45 s).
+
+    Returns
+    -------
+    kubenotes.sim.cluster.Cluster
+        The stopped cluster.
+
+    Raises
+    ------
+    ManifestError
+        When the scenario file does not load.
+
+    See Also
+    --------
+    capacity_timeline
+
+    Examples
+    --------
+    >>> c = simulate_storage_capacity(30)
+    >>> sorted((p["metadata"]["name"], p["spec"]["nodeName"]) for p in c.list("pods", "default"))
+    [('app-a', 'node-1'), ('app-b', 'node-2')]
+    """
+    return _run("storage-capacity.yaml", until_seconds)
+
+
+def capacity_timeline(cluster: Any, namespace: str = "default") -> list[tuple[float, str, str, str]]:
+    """The CSIStorageCapacity objects as the capacity controller wrote them, with the pods' scheduling Events.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A run cluster (:func:`simulate_storage_capacity`).
+    namespace : str
+        The pods' namespace.
+
+    Returns
+    -------
+    list of (float, str, str, str)
+        ``(time, who, what, detail)`` in resourceVersion order: ``CSIStorageCapacity create|update|delete`` rows
+        (who: the writer; detail: segment, class, ``capacity``, ``maximumVolumeSize``) and the Events
+        ``FailedScheduling``, ``Scheduled`` and ``ProvisioningSucceeded`` (who: ``Pod/<name>`` or
+        ``PersistentVolumeClaim/<name>``).
+
+    Raises
+    ------
+    ApiError
+        410 Expired when the cluster's watch history no longer reaches its first writes.
+
+    Examples
+    --------
+    >>> rows = capacity_timeline(simulate_storage_capacity(5))
+    >>> caps = [(what, d.split(" · ")[0][-6:]) for _, _, what, d in rows if what.startswith("CSIStorageCapacity")]
+    >>> caps  # doctest: +NORMALIZE_WHITESPACE
+    [('CSIStorageCapacity create', 'node-1'), ('CSIStorageCapacity create', 'node-2'),
+     ('CSIStorageCapacity update', 'node-1')]
+    """
+    from kubenotes.sim.history import object_history, resource_version
+
+    writers = {str(a.resource_version): a.component for a in cluster.audit_log}
+    verbs = {"ADDED": "create", "MODIFIED": "update", "DELETED": "delete"}
+    rows: list[tuple[float, int, str, str, str]] = []
+    for rev in object_history(cluster, "csistoragecapacities"):
+        obj = rev.object
+        labels = (obj.get("nodeTopology") or {}).get("matchLabels") or {}
+        segment = ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "(every node)"
+        rows.append((rev.time, resource_version(obj), writers.get(str(resource_version(obj)), ""),
+                     f"CSIStorageCapacity {verbs.get(rev.type, rev.type)}",
+                     f"{segment} · {obj.get('storageClassName', '')}: capacity {obj.get('capacity', '-')}, "
+                     f"maximumVolumeSize {obj.get('maximumVolumeSize', '-')}"))
+    kinds = {"Scheduled": "Pod", "FailedScheduling": "Pod", "ProvisioningSucceeded": "PersistentVolumeClaim"}
+    for a in cluster.audit_log:
+        if a.kind == "Event" and a.verb == "create" and a.namespace == namespace:
+            reason, _, message = a.detail.partition(": ")
+            if reason in kinds:
+                rows.append((a.time, int(a.resource_version), f"{kinds[reason]}/{a.name.rsplit('.', 1)[0]}",
+                             f"Event {reason}", message))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [(round(t, 3), who, what, detail) for t, _, who, what, detail in rows]
 
 
 def simulate_csi_attach(until_seconds: float = 60.0) -> Any:
@@ -480,14 +678,24 @@ def simulate_statefulset_pod_deletion(before_seconds: float = 55.0, after_second
     return before, statefulset_claims(c)
 
 
-def simulate_node_failure_rwo(out_of_service_at_seconds: float | None = 200.0, until_seconds: float = 300.0) -> Any:
+#: The taint an administrator puts on a node known to be shut down (``v1.TaintNodeOutOfService``, GA in v1.28).
+OUT_OF_SERVICE_TAINT = {"key": "node.kubernetes.io/out-of-service", "value": "nodeshutdown", "effect": "NoExecute"}
+
+
+def simulate_node_failure_rwo(force_delete_at_seconds: float | None = 150.0,
+                              out_of_service_at_seconds: float | None = None,
+                              until_seconds: float = 660.0) -> Any:
     """Run ``data/storage/node-failure-rwo.yaml``: node-1 dies under a ReadWriteOnce CSI volume.
 
     Parameters
     ----------
+    force_delete_at_seconds : float or None
+        When the administrator force-deletes node-1's pods (``kubectl delete pod --field-selector
+        spec.nodeName=node-1 --grace-period=0 --force``; the file says 150 s); None: never. The volume is
+        force-detached :data:`~kubenotes.controllers.volume.attachdetach.MAX_WAIT_FOR_UNMOUNT_SECONDS` later.
     out_of_service_at_seconds : float or None
-        When the administrator taints node-1 ``node.kubernetes.io/out-of-service``
-        (the file says 200 s); None: never.
+        When the administrator taints node-1 ``node.kubernetes.io/out-of-service`` (:data:`OUT_OF_SERVICE_TAINT`):
+        the pod garbage collector deletes its pods and the volume is detached at once; None (the file): never.
     until_seconds : float
         Virtual seconds to run.
 
@@ -499,7 +707,7 @@ def simulate_node_failure_rwo(out_of_service_at_seconds: float | None = 200.0, u
     Raises
     ------
     ValueError
-        When the taint would come before the node fails (60 s).
+        When the delete or the taint would come before the node fails (60 s).
 
     See Also
     --------
@@ -507,19 +715,26 @@ def simulate_node_failure_rwo(out_of_service_at_seconds: float | None = 200.0, u
 
     Examples
     --------
-    >>> c = simulate_node_failure_rwo(None, 160)
+    >>> c = simulate_node_failure_rwo(None, None, 160)
     >>> sorted(va["spec"]["nodeName"] for va in c.list("volumeattachments"))
     ['node-1']
     """
+    from kubenotes.sim.scenario import Step
     from kubenotes.sim.scenarios import load_scenario_file
 
     _, scenario = load_scenario_file("storage/node-failure-rwo.yaml")
-    node_down, taint = scenario.steps
-    if out_of_service_at_seconds is not None and out_of_service_at_seconds <= node_down.at_seconds:
-        raise ValueError(f"out_of_service_at_seconds must be after the node fails ({node_down.at_seconds:g} s)")
-    steps = [node_down] if out_of_service_at_seconds is None else [
-        node_down, type(taint)(float(out_of_service_at_seconds), taint.action, taint.args)]
-    return _run("node-failure-rwo.yaml", until_seconds, steps=steps)
+    node_down, delete = scenario.steps
+    steps = [node_down]
+    for at, what in ((force_delete_at_seconds, "force delete"), (out_of_service_at_seconds, "out-of-service taint")):
+        if at is not None and at <= node_down.at_seconds:
+            raise ValueError(f"the {what} must come after the node fails ({node_down.at_seconds:g} s), not at {at:g} s")
+    if force_delete_at_seconds is not None:
+        steps.append(Step(float(force_delete_at_seconds), delete.action, delete.args))
+    if out_of_service_at_seconds is not None:
+        steps.append(Step(float(out_of_service_at_seconds), "patch", {
+            "kind": "Node", "name": node_down.args["name"],
+            "patch": {"spec": {"taints": [dict(OUT_OF_SERVICE_TAINT)]}}}))
+    return _run("node-failure-rwo.yaml", until_seconds, steps=sorted(steps, key=lambda st: st.at_seconds))
 
 
 def attach_timeline(cluster: Any, namespace: str = "default") -> list[tuple[float, str, str, str]]:
@@ -538,8 +753,9 @@ def attach_timeline(cluster: Any, namespace: str = "default") -> list[tuple[floa
         ``(time, who, what, detail)``: Events of the nodes and pods
         (``NodeNotReady``, ``Scheduled``, ``FailedAttachVolume`` (the
         Multi-Attach error), ``SuccessfulAttachVolume``, ``TaintManagerEviction``,
-        ``Started``) and the attach/detach controller's ``AttachVolume`` /
-        ``DetachVolume`` (with ``force: ...`` when forced).
+        ``Started``), the attach/detach controller's ``AttachVolume`` /
+        ``DetachVolume`` (with ``force: ...`` when forced) and the pod deletions
+        made with ``kubectl`` (who ``kubectl``, what ``delete Pod``).
 
     Raises
     ------
@@ -548,7 +764,7 @@ def attach_timeline(cluster: Any, namespace: str = "default") -> list[tuple[floa
 
     Examples
     --------
-    >>> rows = attach_timeline(simulate_node_failure_rwo(None, 160))
+    >>> rows = attach_timeline(simulate_node_failure_rwo(None, None, 160))
     >>> [what for _, _, what, _ in rows if what.startswith("Event Failed")]
     ['Event FailedAttachVolume']
     """
@@ -565,6 +781,9 @@ def attach_timeline(cluster: Any, namespace: str = "default") -> list[tuple[floa
             rows.append((t or 0.0, f'{io.get("kind")}/{io.get("name")}', f'Event {e["reason"]}', e["message"]))
     for t, op, pv, node, detail in cluster.controllers["attachdetach-controller"].operations:
         rows.append((t, "attach/detach controller", op, f"{pv} on {node}" + (f" ({detail})" if detail else "")))
+    for a in cluster.audit_log:  # the administrator's (the scenario's) pod deletions
+        if a.component == "kubectl" and a.verb == "delete" and a.kind == "Pod" and a.namespace == namespace:
+            rows.append((a.time, "kubectl", "delete Pod", a.name + (f" ({a.detail})" if a.detail else "")))
     return sorted(rows, key=lambda r: r[0])
 
 

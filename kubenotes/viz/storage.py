@@ -326,7 +326,7 @@ def claims_table(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[st
 
 
 def attach_timeline_table(rows: Iterable[Sequence[Any]], caption: str | None = None) -> Html:
-    """:func:`~kubenotes.sim.storage.attach_timeline`'s rows: who did what to the volume, when.
+    """:func:`~kubenotes.sim.storage.attach_timeline`'s (or ``resize_timeline``'s) rows: who did what, when.
 
     Parameters
     ----------
@@ -337,7 +337,8 @@ def attach_timeline_table(rows: Iterable[Sequence[Any]], caption: str | None = N
     Returns
     -------
     Html
-        Warnings (the Multi-Attach error, a forced detach) in red.
+        Warnings (the Multi-Attach error, a forced detach) in red; attachments, starts and a finished
+        file system resize in green.
 
     Raises
     ------
@@ -354,7 +355,8 @@ def attach_timeline_table(rows: Iterable[Sequence[Any]], caption: str | None = N
     for t, who, what, detail in rows:
         out.append([f"{t:g}", who, what, detail])
         colours.append(_BAD if ("Failed" in what or "force" in detail or "NotReady" in what) else
-                       _GOOD if what in ("AttachVolume", "Event SuccessfulAttachVolume", "Event Started") else None)
+                       _GOOD if what in ("AttachVolume", "Event SuccessfulAttachVolume", "Event Started",
+                                         "Event FileSystemResizeSuccessful") else None)
     return _table(["time (s)", "who", "what", "detail"], out, caption=caption, row_css=_backgrounds(colours))
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from kubenotes.api.manifests import load_manifests
 from kubenotes.errors import ManifestError
-from kubenotes.sim.scenario import parse_scenario
+from kubenotes.sim.cluster import Cluster
+from kubenotes.sim.scenario import parse_scenario, start_scenario
 
 HEAD = "apiVersion: kubenotes.io/v1\nkind: Scenario\nmetadata: {name: s}\n"
 
@@ -156,3 +157,32 @@ def test_the_cluster_section_gives_the_clusters_options_and_the_command_line_win
     model = cluster_options([s], kubelet="model")
     assert model["kubelet"] == "model" and "kubelet_options" not in model
     assert cluster_options([]) == {"kubelet": "model"}
+
+
+def test_delete_step_force_and_selector_as_kubectl_delete():
+    """kubectl delete: --grace-period=0 without --force becomes 1; --force alone is 0; a field selector picks pods."""
+    from kubenotes.sim.scenario import _delete_grace_period
+
+    assert _delete_grace_period({"gracePeriodSeconds": 0}) == 1
+    assert _delete_grace_period({"gracePeriodSeconds": 0, "force": True}) == 0
+    assert _delete_grace_period({"force": True}) == 0
+    assert _delete_grace_period({"gracePeriodSeconds": 5}) == 5 and _delete_grace_period({}) is None
+    base = {"apiVersion": "kubenotes.io/v1", "kind": "Scenario", "metadata": {"name": "s"}}
+    for delete, field in (({"kind": "Pod"}, "delete.name"), ({"kind": "Pod", "name": "p", "gracePeriodSeconds": -1},
+                                                             "delete.gracePeriodSeconds"),
+                          ({"kind": "Pod", "name": "p", "force": "yes"}, "delete.force")):
+        with pytest.raises(ManifestError, match=rf"spec\.steps\[0\]\.{field}"):
+            parse_scenario({**base, "spec": {"steps": [{"at": 1, "delete": delete}]}})
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a", "namespace": "default"},
+           "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "nginx"}]}}
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+    scenario = parse_scenario({**base, "spec": {"steps": [{"at": 1, "delete": {
+        "kind": "Pod", "namespace": "default", "fieldSelector": "spec.nodeName=n1", "force": True}}]}})
+    c = Cluster([node, pod, {**pod, "metadata": {"name": "b", "namespace": "default"}}],
+                controllers=[], kubelet="stand-in", scheduler=False)
+    c.run(until=0.5)
+    start_scenario(c, scenario)
+    c.run(until=1.5)
+    assert c.list("pods") == []  # gone at once: no kubelet had to confirm
+    assert [(a.name, a.verb) for a in c.audit_log if a.component == "kubectl" and a.kind == "Pod"][-2:] == [
+        ("a", "delete"), ("b", "delete")]

@@ -120,31 +120,48 @@ def test_statefulset_pod_deletion_keeps_claims_and_volumes():
         simulate_statefulset_pod_deletion(90, 55)
 
 
-def test_node_failure_multi_attach_then_out_of_service_force_detach():
+def test_node_failure_force_delete_then_six_minute_force_detach():
+    """node-failure-rwo.yaml as the chapter runs it: Multi-Attach, the force delete at 150 s, and the detach only
+    maxWaitForUnmountDuration later (node-1 unhealthy and still listing the volume in volumesInUse)."""
     c = simulate_node_failure_rwo()
     rows = attach_timeline(c)
     multi = [d for _, _, what, d in rows if what == "Event FailedAttachVolume"]
-    assert len(multi) == 1 and multi[0].startswith('Multi-Attach error for volume "pv-db" Volume is already used by pod(s) db-')
+    assert len(multi) == 1
+    assert multi[0].startswith('Multi-Attach error for volume "pv-db" Volume is already used by pod(s) db-')
+    old = multi[0].rsplit(" ", 1)[1]
+    assert [r for r in rows if r[1] == "kubectl"] == [(150.0, "kubectl", "delete Pod", old)]
     ops = [(t, what, d) for t, who, what, d in rows if who == "attach/detach controller"]
+    assert ops == [(15.0, "AttachVolume", "pv-db on node-1"),
+                   (510.1, "DetachVolume",  # 150 s + maxWaitForUnmountDuration (360 s) + the 100 ms loop
+                    "pv-db on node-1 (force: maxWaitForUnmountDuration expired)"),
+                   (510.1, "AttachVolume", "pv-db on node-2")]
+    assert [(p["spec"]["nodeName"], p["status"]["phase"]) for p in c.list("pods")] == [("node-2", "Running")]
+
+
+def test_node_failure_out_of_service_taint_detaches_at_once():
+    c = simulate_node_failure_rwo(None, 200, 300)
+    ops = [(t, what, d) for t, who, what, d in attach_timeline(c) if who == "attach/detach controller"]
     assert ops == [(15.0, "AttachVolume", "pv-db on node-1"),
                    (220.0, "DetachVolume", "pv-db on node-1 (force: node has out-of-service taint)"),
                    (220.0, "AttachVolume", "pv-db on node-2")]
     assert [(p["spec"]["nodeName"], p["status"]["phase"]) for p in c.list("pods")] == [("node-2", "Running")]
 
 
-def test_node_failure_without_the_taint_keeps_the_volume_on_the_dead_node():
-    c = simulate_node_failure_rwo(None, 240)
+def test_node_failure_without_the_delete_keeps_the_volume_on_the_dead_node():
+    c = simulate_node_failure_rwo(None, None, 240)
     assert [va["spec"]["nodeName"] for va in c.list("volumeattachments")] == ["node-1"]
     assert sorted(p["status"]["phase"] for p in c.list("pods")) == ["Pending", "Running"]  # replacement waits
     with pytest.raises(ValueError, match="after the node fails"):
         simulate_node_failure_rwo(50)
+    with pytest.raises(ValueError, match="out-of-service taint must come after the node fails"):
+        simulate_node_failure_rwo(None, 50)
 
 
 def test_node_failure_file_runs_unchanged_under_simulate():
-    c = run([sample("storage", "node-failure-rwo.yaml")], until=300)
+    c = run([sample("storage", "node-failure-rwo.yaml")], until=520)
     assert [(va["spec"]["nodeName"], va["status"]["attached"]) for va in c.list("volumeattachments")] == [
         ("node-2", True)]
-    assert [(p["spec"]["nodeName"], p["status"]["phase"]) for p in c.list("pods")] == [("node-2", "Running")]
+    assert [p["spec"]["nodeName"] for p in c.list("pods")] == ["node-2"]
 
 
 def test_csi_timeline_leaves_out_another_pods_cri_calls_on_the_same_node():
@@ -166,3 +183,26 @@ def test_csi_timeline_leaves_out_another_pods_cri_calls_on_the_same_node():
     cri = [call for _, lane, call, _ in rows if lane == "kubelet CRI"]
     assert cri == ["RunPodSandbox", "PullImage", "CreateContainer", "StartContainer"]
     assert c.client.get("pods", "other", "default")["status"]["phase"] == "Running"  # it did run there
+
+
+def test_resize_timeline_orders_the_resizer_then_the_kubelet():
+    from kubenotes.sim.storage import resize_timeline, simulate_claim_resize
+
+    rows = resize_timeline(simulate_claim_resize(95))
+    assert [(who.split("/")[0], what) for _, who, what, _ in rows if what != "claim"] == [
+        ("csi-resizer", "Event Resizing"), ("CSI Controller", "ControllerExpandVolume"),
+        ("csi-resizer", "Event FileSystemResizeRequired"), ("CSI Node csi-node-1", "NodeExpandVolume"),
+        ("kubelet", "Event FileSystemResizeSuccessful")]
+    statuses = [d.split("resize status ")[1].split(",")[0] for _, _, what, d in rows if what == "claim"]
+    assert statuses[-4:] == ["ControllerResizeInProgress", "NodeResizePending", "NodeResizeInProgress", "-"]
+    assert rows[-1][3] == "request 2Gi, capacity 2Gi, resize status -, conditions -"
+
+
+def test_capacity_timeline_shows_the_objects_shrink_as_volumes_are_provisioned():
+    from kubenotes.sim.storage import capacity_timeline, simulate_storage_capacity
+
+    rows = capacity_timeline(simulate_storage_capacity(30))
+    caps = [(t, what.split()[1], d.split(": ")[1]) for t, _, what, d in rows if what.startswith("CSIStorageCapacity")]
+    assert [c[1:] for c in caps] == [("create", "capacity 10Gi, maximumVolumeSize 10Gi")] * 2 + [
+        ("update", "capacity 5Gi, maximumVolumeSize 5Gi"), ("update", "capacity 2Gi, maximumVolumeSize 2Gi")]
+    assert caps[-1][0] == 25.0

@@ -13,7 +13,10 @@
   controller (VolumeAttachments for CSI volumes, Multi-Attach, force detach).
 * :mod:`~kubenotes.controllers.volume.external_attacher`: kubernetes-csi's
   external-attacher sidecar (ControllerPublish/UnpublishVolume), no part of
-  kube-controller-manager either.
+  kube-controller-manager either; likewise the external-provisioner
+  (:mod:`~kubenotes.controllers.volume.external_provisioner`), its capacity
+  controller (:mod:`~kubenotes.controllers.volume.capacity`: CSIStorageCapacity
+  objects) and the external-resizer (:mod:`~kubenotes.controllers.volume.external_resizer`).
 
 References
 ----------

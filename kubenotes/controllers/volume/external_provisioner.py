@@ -5,7 +5,9 @@ volumes; it annotates an unbound claim of a class whose ``provisioner`` is a
 CSI driver with ``volume.kubernetes.io/storage-provisioner: <driver>`` and
 waits (``ExternalProvisioning``). kubernetes-csi's external-provisioner (built
 on sig-storage-lib-external-provisioner), a sidecar of the driver's controller
-pod, does the rest:
+pod, does the rest (the library's loop is
+:class:`kubenotes.controllers.volume.provisioner.ProvisionController`; this module
+is the sidecar's ``Provision`` and ``Delete``):
 
 * **provision** (``shouldProvision``): an unbound claim annotated for this
   driver, of an existing class naming it, and, for a ``WaitForFirstConsumer``
@@ -41,6 +43,9 @@ pod, does the rest:
   it; else ``DeleteVolume``, then the PV object is deleted and the finalizer
   removed. A failure is ``VolumeFailedDelete`` and a retry.
 
+CSIStorageCapacity publishing (``--enable-capacity``) is its own controller in the same sidecar:
+:mod:`kubenotes.controllers.volume.capacity`.
+
 Notes
 -----
 A sidecar, not part of kube-controller-manager: ServiceAccount
@@ -49,7 +54,7 @@ A sidecar, not part of kube-controller-manager: ServiceAccount
 ``ProvisioningInBackground`` (calls answer at once), secrets (the
 ``csi.storage.k8s.io/*-secret-*`` keys are stripped but not resolved),
 ``--extra-create-metadata``, data sources (snapshots, clones), ``--strict-topology``,
-``allowedTopologies``, CSIStorageCapacity publishing, claim selectors (refused
+``allowedTopologies``, claim selectors (refused
 as upstream: ``claim Selector is not supported``), migrated in-tree volumes.
 The provisioner identity is ``<cluster epoch in ms>-8081-<driver>`` (upstream:
 start time, a random number, the driver). Events come from
@@ -74,23 +79,20 @@ from typing import Any
 
 from kubenotes.api.quantity import format_quantity
 from kubenotes.api.storagehelpers import (
-    ANN_BETA_STORAGE_PROVISIONER,
     ANN_DYNAMICALLY_PROVISIONED,
     ANN_SELECTED_NODE,
-    ANN_STORAGE_PROVISIONER,
-    VOLUME_BINDING_WAIT_FOR_FIRST_CONSUMER,
-    get_persistent_volume_claim_class,
     storage_request_bytes,
 )
 from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, STORAGE_GROUP, events_rule, policy_rule
-from kubenotes.apiserver.status import ApiError
 from kubenotes.apiserver.store import deep_copy
-from kubenotes.controllers.reconciler import Controller, Result, split_key
 from kubenotes.controllers.volume.external_attacher import volume_capability
 from kubenotes.controllers.volume.provisioner import (
     PROVISIONER_FINALIZER,
-    RETRY_INTERVAL_MAX_SECONDS,
-    RETRY_INTERVAL_START_SECONDS,
+    PROVISIONING_FINISHED,
+    PROVISIONING_IN_BACKGROUND,
+    PROVISIONING_RESCHEDULE,
+    ProvisionController,
+    ProvisioningFailure,
 )
 from kubenotes.errors import KubenotesError
 
@@ -118,10 +120,6 @@ ANN_DELETION_SECRET_NAMESPACE = "volume.kubernetes.io/provisioner-deletion-secre
 RESOURCE_EXHAUSTED = "ResourceExhausted"
 #: gRPC codes after which a ``CreateVolume`` may still be running (``isFinalError`` false), with ResourceExhausted.
 _NOT_FINAL_CODES = ("Canceled", "DeadlineExceeded", "Unavailable", "Aborted", RESOURCE_EXHAUSTED)
-#: ``controller.ProvisioningState`` values (the library's).
-PROVISIONING_FINISHED = "Finished"
-PROVISIONING_IN_BACKGROUND = "Background"
-PROVISIONING_RESCHEDULE = "Reschedule"
 #: The sidecar's ClusterRole (its ``rbac.yaml``), bound to ServiceAccount ``kube-system/csi-provisioner``.
 PROVISIONER_CLUSTER_ROLE = {
     "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
@@ -289,7 +287,7 @@ def volume_node_affinity(accessible_topology: list[dict]) -> dict | None:
     return {"required": {"nodeSelectorTerms": terms}} if terms else None
 
 
-class ExternalProvisioner(Controller):
+class ExternalProvisioner(ProvisionController):
     """The external-provisioner of one CSI driver (see the module docstring).
 
     Attributes
@@ -330,96 +328,39 @@ class ExternalProvisioner(Controller):
         _install_sidecar_rbac(ctx, PROVISIONER_CLUSTER_ROLE, "csi-provisioner")
         super().__init__(ctx)
 
-
-    def setup(self) -> None:
-        from kubenotes.client.workqueue import ItemExponentialFailureRateLimiter, RateLimitingQueue
-
-        self.queue = RateLimitingQueue(self.env, ItemExponentialFailureRateLimiter(
-            RETRY_INTERVAL_START_SECONDS, RETRY_INTERVAL_MAX_SECONDS), name=self.name)
-        self.driver_name = self.driver.GetPluginInfo({})["name"]
+    def setup_provisioner(self) -> None:
+        self.driver_name = self.provisioner_name = self.driver.GetPluginInfo({})["name"]
         epoch_ms = int(self.client.server.epoch.timestamp() * 1000)
         self.identity = f"{epoch_ms}-8081-{self.driver_name}"
         # the library's recorder: <provisioner name>_<leader-election identity>
         pod_uid = uuid.uuid5(uuid.NAMESPACE_URL, f"csi-provisioner/{self.driver_name}")
         self.recorder.component = f"{self.driver_name}_csi-hostpathplugin-0_{pod_uid}"
         self.recorder._seq = 5 << 20  # apart from the PV controller's event names about the same claim
-        self.claims = self.informers.informer_for("persistentvolumeclaims")
-        self.volumes = self.informers.informer_for("persistentvolumes")
-        self.classes = self.informers.informer_for("storageclasses")
-        self.nodes = self.informers.informer_for("nodes")
         self.csinodes = self.informers.informer_for("csinodes")
         self.attachments = self.informers.informer_for("volumeattachments")
-        self.claims.add_event_handler(self.enqueue, lambda old, cur: self.enqueue(cur), None)
-        self.volumes.add_event_handler(lambda v: self.enqueue(v["metadata"]["name"]),
-                                       lambda old, cur: self.enqueue(cur["metadata"]["name"]), None)
 
-    # ------------------------------------------------------------ the queue: claims (ns/name) and volumes
-    def reconcile(self, key: str) -> Result | None:
-        if "/" in key:
-            ns, name = split_key(key)
-            claim = self.claims.lister.get(ns, name)
-            if claim is not None and self._should_provision(claim):
-                return self._provision(claim)
-            return None
-        pv = self.volumes.lister.get(None, key)
-        if pv is not None and self._should_delete(pv):
-            return self._delete(pv)
-        return None
+    def knows_class(self, sc: dict) -> bool:
+        """Only classes whose ``provisioner`` is this driver."""
+        return sc.get("provisioner") == self.driver_name
 
-    # ------------------------------------------------------------ provisioning
-    def _class_of(self, claim: dict) -> dict | None:
-        return self.classes.lister.get(None, get_persistent_volume_claim_class(claim))
-
-    def _should_provision(self, claim: dict) -> bool:
-        """``shouldProvision``: unbound, annotated for this driver, its class names it, WFFC given a node."""
-        if (claim.get("spec") or {}).get("volumeName"):
-            return False
-        ann = _ann(claim)
-        if (ann.get(ANN_STORAGE_PROVISIONER) or ann.get(ANN_BETA_STORAGE_PROVISIONER)) != self.driver_name:
-            return False
-        sc = self._class_of(claim)
-        if sc is None or sc.get("provisioner") != self.driver_name:
-            return False
-        if sc.get("volumeBindingMode") == VOLUME_BINDING_WAIT_FOR_FIRST_CONSUMER:
-            return bool(ann.get(ANN_SELECTED_NODE))
-        return True
-
-    def _failed(self, claim: dict, sc_name: str | None, message: str, state: str) -> Result | None:
-        """``provisionVolumeErrorHandling``: the event, then reschedule or retry with back-off.
-
-        ``sc_name`` None: the message is the error itself (a missing selected node), not a provisioning failure."""
-        if sc_name is not None:
-            message = f'failed to provision volume with StorageClass "{sc_name}": {message}'
-        self.event(claim, "Warning", "ProvisioningFailed", message)
-        if state == PROVISIONING_RESCHEDULE and ANN_SELECTED_NODE in _ann(claim):
-            new = deep_copy(claim)
-            new["metadata"]["annotations"].pop(ANN_SELECTED_NODE, None)
-            self.client.update("persistentvolumeclaims", new, claim["metadata"]["namespace"])
-            return None
-        return Result(requeue=True)
-
-    def _provision(self, claim: dict) -> Result | None:
-        """``provisionClaimOperation`` with the sidecar's ``Provision``."""
+    # ------------------------------------------------------------ Provision (the library's Provisioner interface)
+    def provision(self, claim: dict, pv_name: str) -> dict | ProvisioningFailure:
+        """``Provision``: ``CreateVolume``, then the PersistentVolume to create (see the class docstring)."""
         md = claim["metadata"]
-        pv_name = f"pvc-{md.get('uid', '')}"
-        if self.volumes.lister.get(None, pv_name) is not None:
-            return None  # provisioned already; the PV controller binds it
-        self.event(claim, "Normal", "Provisioning",
-                   f'External provisioner is provisioning volume for claim "{md["namespace"]}/{md["name"]}"')
-        sc = self._class_of(claim) or {}
+        sc = self.class_of(claim) or {}
         sc_name = (sc.get("metadata") or {}).get("name", "")
         spec = claim.get("spec") or {}
         node = _ann(claim).get(ANN_SELECTED_NODE, "")
         if node and self.nodes.lister.get(None, node) is None:
-            return self._failed(claim, None, f'node "{node}" not found', PROVISIONING_RESCHEDULE)
+            return ProvisioningFailure(f'node "{node}" not found', PROVISIONING_RESCHEDULE)
         if spec.get("selector"):
-            return self._failed(claim, sc_name, "claim Selector is not supported", PROVISIONING_FINISHED)
+            return ProvisioningFailure("claim Selector is not supported", PROVISIONING_FINISHED, sc_name)
         params = dict(sc.get("parameters") or {})
         try:
             req_params = remove_prefixed_parameters(params)
         except ValueError as e:
-            return self._failed(claim, sc_name, f"failed to strip CSI Parameters of prefixed keys: {e}",
-                                PROVISIONING_FINISHED)
+            return ProvisioningFailure(f"failed to strip CSI Parameters of prefixed keys: {e}", PROVISIONING_FINISHED,
+                                       sc_name)
         block = spec.get("volumeMode") == "Block"
         fs_type = params.get(PREFIXED_FS_TYPE_KEY, "")
         caps = [volume_capability({"spec": {"accessModes": [m], "volumeMode": spec.get("volumeMode"),
@@ -431,8 +372,8 @@ class ExternalProvisioner(Controller):
             topology = accessibility_requirements(self.driver_name, md["name"], self.csinodes.lister.list(), nodes,
                                                   node)
         except ValueError as e:
-            return self._failed(claim, sc_name, f"error generating accessibility requirements: {e}",
-                                PROVISIONING_FINISHED)
+            return ProvisioningFailure(f"error generating accessibility requirements: {e}", PROVISIONING_FINISHED,
+                                       sc_name)
         request: dict[str, Any] = {"name": pv_name, "capacity_range": {"required_bytes": size},
                                    "volume_capabilities": caps, "parameters": req_params}
         if topology is not None:
@@ -440,7 +381,7 @@ class ExternalProvisioner(Controller):
         try:
             volume = self.driver.CreateVolume(request)["volume"]
         except KubenotesError as err:  # a CSIError: the driver answered with a gRPC code
-            return self._failed(claim, sc_name, str(err), check_error(getattr(err, "code", ""), bool(node)))
+            return ProvisioningFailure(str(err), check_error(getattr(err, "code", ""), bool(node)), sc_name)
         capacity = int(volume.get("capacity_bytes") or 0) or size
         csi: dict[str, Any] = {"driver": self.driver_name, "volumeHandle": volume["volume_id"],
                                "volumeAttributes": {PROVISIONER_ID_KEY: self.identity,
@@ -462,72 +403,28 @@ class ExternalProvisioner(Controller):
         affinity = volume_node_affinity(volume.get("accessible_topology") or [])
         if affinity is not None:
             pv_spec["nodeAffinity"] = affinity
-        pv = {"apiVersion": "v1", "kind": "PersistentVolume",
-              "metadata": {"name": pv_name,
-                           "annotations": {ANN_DYNAMICALLY_PROVISIONED: self.driver_name,
-                                           ANN_DELETION_SECRET_NAME: "", ANN_DELETION_SECRET_NAMESPACE: ""},
-                           "finalizers": [PROVISIONER_FINALIZER]},
-              "spec": pv_spec}
-        try:
-            self.client.create("persistentvolumes", pv)
-        except ApiError as e:
-            if e.code != 409:
-                # no PV object for the volume: delete it, so nothing is left half-provisioned
-                self.driver.DeleteVolume({"volume_id": volume["volume_id"]})
-                self.event(claim, "Warning", "ProvisioningFailed",
-                           f"Error creating provisioned PV object for claim {md['namespace']}/{md['name']}: {e}. "
-                           "Deleting the volume.")
-                return Result(requeue=True)
-        self.event(claim, "Normal", "ProvisioningSucceeded", f"Successfully provisioned volume {pv_name}")
-        return None
+        return {"apiVersion": "v1", "kind": "PersistentVolume",
+                "metadata": {"name": pv_name,
+                             "annotations": {ANN_DYNAMICALLY_PROVISIONED: self.driver_name,
+                                             ANN_DELETION_SECRET_NAME: "", ANN_DELETION_SECRET_NAMESPACE: ""},
+                             "finalizers": [PROVISIONER_FINALIZER]},
+                "spec": pv_spec}
 
-    # ------------------------------------------------------------ deletion
-    def _should_delete(self, pv: dict) -> bool:
-        """``shouldDelete``: Released, reclaim policy Delete, provisioned by this driver; when being deleted, only
-        while the finalizer is still on."""
-        md = pv.get("metadata") or {}
-        if md.get("deletionTimestamp") and PROVISIONER_FINALIZER not in (md.get("finalizers") or ()):
-            return False
-        return ((pv.get("status") or {}).get("phase") == "Released"
-                and (pv.get("spec") or {}).get("persistentVolumeReclaimPolicy") == "Delete"
-                and _ann(pv).get(ANN_DYNAMICALLY_PROVISIONED) == self.driver_name)
+    def provision_cleanup(self, pv: dict) -> None:
+        """The PV object could not be written: ``DeleteVolume`` the volume just created."""
+        self.driver.DeleteVolume({"volume_id": pv["spec"]["csi"]["volumeHandle"]})
 
-    def _delete(self, pv: dict) -> Result | None:
-        """``deleteVolumeOperation``: ``DeleteVolume``, the PV object, then the finalizer."""
+    # ------------------------------------------------------------ Delete
+    def delete(self, pv: dict) -> str | None:
+        """``Delete``: refused while a VolumeAttachment names the volume; else ``DeleteVolume``."""
         name = pv["metadata"]["name"]
-        try:  # the cache may be behind: check again on the API server, as the library does
-            pv = self.client.get("persistentvolumes", name)
-        except ApiError as e:
-            if e.code == 404:
-                return None
-            raise
-        if not self._should_delete(pv):
-            return None
         for va in self.attachments.lister.list():
             if ((va.get("spec") or {}).get("source") or {}).get("persistentVolumeName") == name:
-                self.event(pv, "Warning", "VolumeFailedDelete",
-                           f"persistentvolume {name} is still attached to node {va['spec'].get('nodeName', '')}")
-                return Result(requeue=True)
+                return f"persistentvolume {name} is still attached to node {va['spec'].get('nodeName', '')}"
         try:
             self.driver.DeleteVolume({"volume_id": ((pv.get("spec") or {}).get("csi") or {}).get("volumeHandle", "")})
         except KubenotesError as err:
-            self.event(pv, "Warning", "VolumeFailedDelete", str(err))
-            return Result(requeue=True)
-        try:
-            self.client.delete("persistentvolumes", name)
-        except ApiError as e:
-            if e.code != 404:
-                raise
-        try:
-            current = self.client.get("persistentvolumes", name)
-        except ApiError as e:
-            if e.code == 404:
-                return None
-            raise
-        if PROVISIONER_FINALIZER in (current["metadata"].get("finalizers") or ()):
-            current["metadata"]["finalizers"] = [f for f in current["metadata"]["finalizers"]
-                                                 if f != PROVISIONER_FINALIZER]
-            self.client.update("persistentvolumes", current)
+            return str(err)
         return None
 
 

@@ -23,16 +23,16 @@ GA) it records its progress in the claim's status:
    (re-)start a pod to finish file system resize of volume on node.``),
    ``allocatedResourceStatuses.storage: NodeResizePending``, event
    ``FileSystemResizeRequired`` (``Require file system resize of volume on node``);
-   the kubelet finishes the resize. Otherwise ``status.capacity`` becomes the
+   the kubelet finishes the resize (:meth:`kubenotes.kubelet.csi.CSIVolumePlugin.node_expand`:
+   ``NodeExpandVolume``, then ``status.capacity`` and the condition cleared). Otherwise ``status.capacity`` becomes the
    new size, the resize conditions and status go, event ``VolumeResizeSuccessful``
    (``Resize volume succeeded``).
 
 Notes
 -----
-The kubelet's side (``NodeExpandVolume`` on the next mount or while mounted,
-then ``status.capacity`` and the condition cleared) is **not modelled**: a claim
-whose driver asks for node expansion stays ``FileSystemResizePending`` /
-``NodeResizePending`` with the PV grown. Not modelled either: leader election,
+With the stand-in kubelet (no volume manager) a claim whose driver asks for
+node expansion stays ``FileSystemResizePending`` / ``NodeResizePending`` with
+the PV grown. Not modelled: leader election,
 the ``volume.kubernetes.io/storage-resizer`` annotation written by
 kube-controller-manager's expand controller (the sidecar matches the PV's
 driver instead), offline-only drivers and the in-use check, the slow retry
@@ -57,7 +57,7 @@ from typing import Any
 
 from kubenotes.api.quantity import format_quantity
 from kubenotes.api.quantity import value as quantity_value
-from kubenotes.api.storagehelpers import storage_capacity_bytes, storage_request_bytes
+from kubenotes.api.storagehelpers import claim_with_resize_status, storage_capacity_bytes, storage_request_bytes
 from kubenotes.apiserver.bootstrap_policy import LEGACY_GROUP, events_rule, policy_rule
 from kubenotes.apiserver.server import format_timestamp
 from kubenotes.apiserver.store import deep_copy
@@ -80,7 +80,6 @@ NODE_RESIZE_PENDING = "NodeResizePending"
 MSG_FILE_SYSTEM_RESIZE_PENDING = "Waiting for user to (re-)start a pod to finish file system resize of volume on node."
 #: gRPC codes of an expansion the driver can never do (``IsInfeasibleError``; gRPC's names, not kubenotes.csi's).
 _INFEASIBLE_CODES = ("InvalidArgument", "OutOfRange")
-_RESIZE_CONDITIONS = (RESIZING, FILE_SYSTEM_RESIZE_PENDING, "ControllerResizeError", "NodeResizeError")
 #: The sidecar's ClusterRole (its ``rbac.yaml``; the model updates where it patches), bound to ``csi-resizer``.
 RESIZER_CLUSTER_ROLE = {
     "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
@@ -93,11 +92,6 @@ RESIZER_CLUSTER_ROLE = {
         events_rule(),
     ],
 }
-
-
-def _merge_resize_conditions(conditions: list[dict], new: list[dict]) -> list[dict]:
-    """``MergeResizeConditionsOfPVC``: other conditions kept, the resize ones replaced by ``new``."""
-    return [c for c in conditions or () if c.get("type") not in _RESIZE_CONDITIONS] + new
 
 
 class ExternalResizer(Controller):
@@ -167,24 +161,7 @@ class ExternalResizer(Controller):
 
     def _update_status(self, claim: dict, conditions: list[dict], resource_status: str | None,
                        allocated: str | None = None, capacity: str | None = None) -> dict:
-        new = deep_copy(claim)
-        st = new.setdefault("status", {})
-        st["conditions"] = _merge_resize_conditions(st.get("conditions") or [], conditions)
-        if not st["conditions"]:
-            st.pop("conditions")
-        statuses = dict(st.get("allocatedResourceStatuses") or {})
-        if resource_status is None:
-            statuses.pop("storage", None)
-        else:
-            statuses["storage"] = resource_status
-        if statuses:
-            st["allocatedResourceStatuses"] = statuses
-        else:
-            st.pop("allocatedResourceStatuses", None)
-        if allocated is not None:
-            st.setdefault("allocatedResources", {})["storage"] = allocated
-        if capacity is not None:
-            st.setdefault("capacity", {})["storage"] = capacity
+        new = claim_with_resize_status(claim, conditions, resource_status, allocated=allocated, capacity=capacity)
         return self.client.update_status("persistentvolumeclaims", new, claim["metadata"]["namespace"])
 
     def _expand(self, claim: dict, pv: dict) -> Result | None:

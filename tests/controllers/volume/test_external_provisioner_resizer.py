@@ -99,7 +99,7 @@ def test_resize_then_delete_through_the_scenario():
     assert expand["request"]["capacity_range"] == {"required_bytes": 2 * 2**30}
     assert c.get("persistentvolumes", pv_name)["spec"]["capacity"] == {"storage": "2Gi"}
     st = claim["status"]
-    assert st["capacity"] == {"storage": "1Gi"}  # the kubelet's NodeExpandVolume is not modelled
+    assert st["capacity"] == {"storage": "1Gi"}  # until the kubelet's NodeExpandVolume (not the stand-in's)
     assert st["allocatedResources"] == {"storage": "2Gi"}
     assert st["allocatedResourceStatuses"] == {"storage": "NodeResizePending"}
     assert [(x["type"], x["status"], x.get("message")) for x in st["conditions"]] == [
@@ -107,7 +107,7 @@ def test_resize_then_delete_through_the_scenario():
     assert [e["message"] for e in _events(c, "Resizing")] == [f"External resizer is resizing volume {pv_name}"]
     assert [e["message"] for e in _events(c, "FileSystemResizeRequired")] == [
         "Require file system resize of volume on node"]
-    c.run(until=60)  # pod deleted at 30, claim at 40: Released, Delete -> DeleteVolume, then the PV goes
+    c.run(until=130)  # pod deleted at 100, claim at 110: Released, Delete -> DeleteVolume, then the PV goes
     assert c.get("persistentvolumes", pv_name) is None
     assert [t["request"]["volume_id"] for t in _calls(c, "DeleteVolume")] == [expand["request"]["volume_id"]]
     assert c.csi[DRIVER].volumes == {}

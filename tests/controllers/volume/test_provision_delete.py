@@ -296,3 +296,15 @@ def test_provisioner_hands_a_claim_back_to_the_scheduler_when_the_selected_node_
     assert ANN_SELECTED_NODE not in claim["metadata"]["annotations"]  # rescheduleProvisioning
     assert claim["status"]["phase"] == "Pending" and c.list("persistentvolumes") == []
     assert any(r == "ProvisioningFailed" and "insufficient capacity on node1" in m for _, r, m in _events_full(c))
+
+
+def test_both_provisioners_share_the_library_loop():
+    """One home for sig-storage-lib-external-provisioner's loop: the provisioners only implement Provision/Delete."""
+    from kubenotes.controllers.volume.external_provisioner import ExternalProvisioner
+    from kubenotes.controllers.volume.provisioner import ProvisionController
+
+    for cls in (HostPathProvisioner, ExternalProvisioner):
+        assert issubclass(cls, ProvisionController)
+        assert not {"reconcile", "should_provision", "_provision_claim", "provisioning_failed", "should_delete",
+                    "_delete_volume"} & set(vars(cls))
+        assert {"provision", "delete", "provision_cleanup"} <= set(vars(cls))

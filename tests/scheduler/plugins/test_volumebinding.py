@@ -483,3 +483,64 @@ spec:
     node, msg = got["app2"]  # n1: no capacity; n2: its one attachable CSI volume is taken by app's claim
     assert node is None and "1 node(s) did not have enough free storage" in msg
     assert "1 node(s) exceed max volume count" in msg
+
+
+# binder_test.go TestCapacity: a claim of 1Gi to provision on node1 (label kubernetes.io/hostname=node1) against
+# CSIStorageCapacity objects, with and without CSIDriver.storageCapacity. Every upstream capacity is named "net",
+# so its informer keeps only the last of "multiple": node1's. A capacity without a node has an empty nodeTopology.
+def _capacity(name, class_name, node_name, capacity, maximum):
+    d = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+         "metadata": {"name": name, "namespace": "default"}, "storageClassName": class_name,
+         "nodeTopology": {"matchLabels": {HOST: node_name}} if node_name else {}}
+    if capacity:
+        d["capacity"] = capacity
+    if maximum:
+        d["maximumVolumeSize"] = maximum
+    return d
+
+
+NETWORK_ATTACHED = _capacity("net", "csi-sc", None, "1Gi", "")
+NODE1, NODE2 = _capacity("net", "csi-sc", "node1", "1Gi", ""), _capacity("net", "csi-sc", "node2", "1Gi", "")
+NOT_ENOUGH = [vb.ERR_REASON_NOT_ENOUGH_SPACE]
+CAPACITY_CASES = {  # name: (capacities, expected reasons, the capacity that admits the claim)
+    "network-attached": ([NETWORK_ATTACHED], None, NETWORK_ATTACHED),
+    "local-storage": ([NODE1], None, NODE1),
+    "multiple": ([NETWORK_ATTACHED, NODE2, NODE1], None, NODE1),
+    "no-storage": ([], NOT_ENOUGH, None),
+    "wrong-node": ([_capacity("net", "csi-sc", "node2", "1Gi", "")], NOT_ENOUGH, None),
+    "wrong-storage-class": ([_capacity("net", "wait-sc", "node1", "1Gi", "")], NOT_ENOUGH, None),
+    "insufficient-storage": ([_capacity("net", "csi-sc", "node1", "1Mi", "")], NOT_ENOUGH, None),
+    "insufficient-volume-size": ([_capacity("net", "csi-sc", "node1", "1Gi", "1Mi")], NOT_ENOUGH, None),
+    "zero-storage": ([_capacity("net", "csi-sc", "node1", "0Mi", "")], NOT_ENOUGH, None),
+    "zero-volume-size": ([_capacity("net", "csi-sc", "node1", "", "0Mi")], NOT_ENOUGH, None),
+    "nil-storage": ([_capacity("net", "csi-sc", "node1", "", "")], NOT_ENOUGH, None),
+}
+
+
+@pytest.mark.parametrize("opt_in", [True, False], ids=lambda v: f"CSIDriver.StorageCapacity={v}")
+@pytest.mark.parametrize("name", list(CAPACITY_CASES))
+def test_capacity(name, opt_in):
+    """kubernetes/kubernetes@v1.34.0 pkg/scheduler/framework/plugins/volumebinding/binder_test.go TestCapacity."""
+    capacities, reasons, admitted = CAPACITY_CASES[name]
+    kept = {}
+    for c in capacities:  # the informer's store: one object per namespace/name
+        kept[(c["metadata"]["namespace"], c["metadata"]["name"])] = c
+    cls = sc("csi-sc", "WaitForFirstConsumer", provisioner="csi.example.com")
+    extra = {"csi_drivers": [CSIDriver.from_dict({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
+                                                  "metadata": {"name": "csi.example.com"},
+                                                  "spec": {"storageCapacity": opt_in}})],
+             "csi_storage_capacities": [CSIStorageCapacity.from_dict(c) for c in kept.values()]}
+    pl, h = plugin([make_pvc("pvc-a", "csi-sc", storage="1Gi")], [], extra=extra)
+    h.objects.storage_classes.append(cls)
+    cs, pi = CycleState(), PodInfo(pod_with("pvc-a"))
+    assert pl.pre_filter(cs, pi, [])[1].is_success()
+    expected = (UU, reasons) if reasons and opt_in else None
+    assert status(pl.filter(cs, pi, node("node1"))) == expected
+    claim = pl.binder.pvc_cache.get("default/pvc-a")
+    ok, cap = pl.binder._has_enough_capacity("csi.example.com", claim, cls.to_dict(), {HOST: "node1"})
+    assert ok == (not (reasons and opt_in))
+    if opt_in and admitted is not None:
+        assert (cap["nodeTopology"], cap.get("capacity"), cap.get("maximumVolumeSize")) == (
+            admitted["nodeTopology"], admitted.get("capacity"), admitted.get("maximumVolumeSize"))
+    else:
+        assert cap is None
