@@ -19,6 +19,7 @@ containernetworking/plugins@v1.1.1 pkg/ipam/ipam_linux.go (ConfigureIface)
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "seeded_hex",
     "random_veth_name",
     "seeded_mac",
+    "uplink_host",
 ]
 
 #: Path used for the host's (root) network namespace.
@@ -463,3 +465,32 @@ class Host:
                 "namespaces": {p: ns.to_dict() for p, ns in self.namespaces.items()},
                 "nat": {c: list(r) for c, r in self.nat.items()}, "qdiscs": dict(self.qdiscs),
                 "files": sorted(self.files)}
+
+
+def uplink_host(name: str, address: str, *, mtu: int = 1500, seed: int = 0, gateway: str | None = None) -> Host:
+    """A node as its OS leaves it before any CNI plugin: ``eth0`` with ``address``, its connected and default routes.
+
+    Parameters
+    ----------
+    name : str
+    address : str
+        ``eth0``'s address with prefix (``10.0.0.11/24``): the nodes sharing that prefix share an L2 segment.
+    mtu : int
+    seed : int
+    gateway : str, optional
+        The segment's router (default: the prefix's first address).
+
+    Returns
+    -------
+    Host
+
+    Examples
+    --------
+    >>> uplink_host("n1", "10.0.0.11/24").root.ip_route()
+    ['10.0.0.0/24 dev eth0 proto kernel scope link src 10.0.0.11', 'default via 10.0.0.1 dev eth0']
+    """
+    addr = ipaddress.ip_interface(address)
+    host = Host(name, seed=seed, eth0_address=str(addr), mtu=mtu)
+    host.root.add_route(Route(str(addr.network), dev="eth0", proto="kernel", scope="link", src=str(addr.ip)))
+    host.root.add_route(Route("0.0.0.0/0", gw=gateway or str(addr.network.network_address + 1), dev="eth0"))
+    return host
