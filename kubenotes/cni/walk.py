@@ -266,8 +266,12 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
                     f"(same L2 segment, no routing)", wire, n)
                 ns = host.netns(port[1])
                 continue
-            hop(f"{host_name}/{peer.name}", "out of the veth into the host's namespace: routed there", wire, n)
-            ns, arrived_from_elsewhere = peer_ns, True
+            if peer_path == HOST_NETNS:
+                hop(f"{host_name}/{peer.name}", "out of the veth into the host's namespace: routed there", wire, n)
+            else:
+                hop(f"{host_name}/{dev.name}", f"route '{route}': into the veth, whose peer {peer.name} is in "
+                    f"{labels.get((host_name, peer_path), peer_path)}", wire, n)
+            ns, arrived_from_elsewhere = peer_ns, peer_path == HOST_NETNS
             continue
         if dev.kind == "bridge":
             port = pod_on_bridge(host_name, dev.name, next_hop)
