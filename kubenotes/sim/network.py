@@ -57,7 +57,7 @@ from kubenotes.cni.calico.plugin import calico_conflist, calico_plugins
 from kubenotes.cni.flannel import NO_POLICY_NOTE
 from kubenotes.cni.flannel.network import FlannelNetwork, new_network as new_flannel_network, node_address
 from kubenotes.cni.flannel.network import start_flanneld, sync as flannel_sync
-from kubenotes.cni.flannel.plugin import flannel_conflist
+from kubenotes.cni.flannel.plugin import flannel_conflist, flannel_plugins
 from kubenotes.cni.manager import CNIManager
 from kubenotes.cni.netns import Host, uplink_host
 from kubenotes.cni.walk import WalkError, walk_packet as walk_node_network
@@ -650,7 +650,9 @@ def install_flannel(cluster: Any, network: dict) -> FlannelNetwork:
     What applying kube-flannel.yml does, in the model: the install-cni init
     container writes ``10-flannel.conflist``
     (:func:`~kubenotes.cni.flannel.plugin.flannel_conflist`: ``flannel`` then
-    ``portmap``) on every node, so the kubelet's ``RunPodSandbox`` runs it;
+    ``portmap``) and copies the ``flannel`` binary
+    (:func:`~kubenotes.cni.flannel.plugin.flannel_plugins`) on every node, so the
+    kubelet's ``RunPodSandbox`` runs it;
     flanneld (``--ip-masq --kube-subnet-mgr``) waits for the Node's
     ``spec.podCIDR`` (the node IPAM controller assigns it), creates its
     backend's device, writes ``/run/flannel/subnet.env`` and the masquerade
@@ -728,7 +730,7 @@ def install_flannel(cluster: Any, network: dict) -> FlannelNetwork:
         if kubelet is None or not hasattr(kubelet, "cni"):
             raise FlannelError(f"Node {name}: Flannel needs the kubelet model (the stand-in runs no CNI)")
         host = uplink_host(name, node_address(node), seed=net.seed)
-        kubelet.cni = CNIManager(name, flannel_conflist(), host=host)
+        kubelet.cni = CNIManager(name, flannel_conflist(), host=host, plugins=flannel_plugins())
         if (node.get("spec") or {}).get("podCIDR"):
             start(node, host)
         else:

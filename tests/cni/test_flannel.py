@@ -7,7 +7,7 @@ import pytest
 from kubenotes.cni.encap import ENCAP_OVERHEAD_BYTES, EncapError, inner_mtu, overhead_bytes
 from kubenotes.cni.flannel.backend import backend_mtu, handle_subnet_events, masq_rules
 from kubenotes.cni.flannel.network import build_network
-from kubenotes.cni.flannel.plugin import DATA_DIR, delegate_config, flannel_conflist
+from kubenotes.cni.flannel.plugin import DATA_DIR, delegate_config, flannel_conflist, flannel_plugins
 from kubenotes.cni.flannel.subnet import (BACKEND_DATA_ANNOTATION, BACKEND_TYPE_ANNOTATION, CONFIG_KEY, SUBNET_FILE,
                                           SUBNET_TTL_SECONDS, EtcdSubnetManager, FlannelError, KubeSubnetManager,
                                           Lease, MemoryEtcd, parse_net_config, parse_subnet_env, subnet_env)
@@ -121,7 +121,7 @@ def test_a_lease_of_another_backend_is_ignored():
 def test_the_cni_plugin_delegates_to_bridge_as_upstream_writes_it():
     net = build_network(_nodes()[:1], "vxlan")
     host = net.nodes["n1"].host
-    m = CNIManager("n1", flannel_conflist(), host=host)
+    m = CNIManager("n1", flannel_conflist(), host=host, plugins=flannel_plugins())
     ip = pod_ips(m.setup_pod_network("default", "p", "sb1", "/var/run/netns/p"))[0]
     saved = host.files[f"{DATA_DIR}/sb1"].decode()
     assert saved == ('{"cniVersion":"0.3.1","hairpinMode":true,"ipMasq":false,"ipam":{"ranges":[[{"subnet":'
@@ -136,7 +136,7 @@ def test_the_cni_plugin_delegates_to_bridge_as_upstream_writes_it():
 
 
 def test_the_cni_plugin_without_subnet_env_and_with_a_bad_delegate():
-    m = CNIManager("n1", flannel_conflist())
+    m = CNIManager("n1", flannel_conflist(), plugins=flannel_plugins())
     with pytest.raises(Exception, match="failed to load flannel 'subnet.env' file: open /run/flannel/subnet.env: "
                                         "no such file or directory. Check the flannel pod log for this node."):
         m.setup_pod_network("default", "p", "sb1", "/var/run/netns/p")

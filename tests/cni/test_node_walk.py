@@ -3,7 +3,7 @@
 import pytest
 
 from kubenotes.cni.flannel.network import build_network
-from kubenotes.cni.flannel.plugin import flannel_conflist
+from kubenotes.cni.flannel.plugin import flannel_conflist, flannel_plugins
 from kubenotes.cni.manager import CNIManager, default_conflist, pod_ips
 from kubenotes.cni.netns import Route, random_veth_name, uplink_host
 from kubenotes.cni.walk import WalkError, walk_packet
@@ -13,7 +13,7 @@ def _flannel(backend, addresses=("10.0.0.11", "10.0.0.12")):
     nodes = [{"metadata": {"name": f"n{i}"}, "spec": {"podCIDR": f"10.244.{i}.0/24"},
               "status": {"addresses": [{"type": "InternalIP", "address": a}]}} for i, a in enumerate(addresses, 1)]
     net = build_network(nodes, backend)
-    ips = [pod_ips(CNIManager(f"n{i}", flannel_conflist(), host=net.nodes[f"n{i}"].host)
+    ips = [pod_ips(CNIManager(f"n{i}", flannel_conflist(), host=net.nodes[f"n{i}"].host, plugins=flannel_plugins())
                    .setup_pod_network("default", f"p{i}", f"s{i}", f"/var/run/netns/p{i}"))[0]
            for i in range(1, len(addresses) + 1)]
     return net, ips

@@ -24,7 +24,6 @@ flannel-io/flannel@v0.28.9; flannel-io/cni-plugin@v1.9.1-flannel1
 
 from kubenotes.cni.flannel.subnet import (BACKEND_TYPES, FlannelError, KubeSubnetManager, EtcdSubnetManager, Lease,
                                           NetConfig, parse_net_config)
-from kubenotes.cni.flannel import plugin as _plugin  # noqa: F401  registers "flannel"
 
 #: What the walk reports for policy on a Flannel network.
 NO_POLICY_NOTE = ("Flannel enforces no NetworkPolicy (flanneld does not natively enforce Network Policies; "

@@ -30,9 +30,9 @@ import json
 from typing import Any
 
 from kubenotes.cni.flannel.subnet import SUBNET_FILE, FlannelError, parse_subnet_env
-from kubenotes.cni.spec import CNIError, CNIEnv, PluginCall, register_plugin, run_plugin
+from kubenotes.cni.spec import CNIError, CNIEnv, PluginCall, run_plugin
 
-__all__ = ["DATA_DIR", "CONFLIST_NAME", "flannel_conflist", "delegate_config", "Flannel"]
+__all__ = ["DATA_DIR", "CONFLIST_NAME", "flannel_conflist", "delegate_config", "Flannel", "flannel_plugins"]
 
 #: ``dataDir`` default: where the delegate configs are kept for DEL.
 DATA_DIR = "/var/lib/cni/flannel"
@@ -121,7 +121,8 @@ class Flannel:
     >>> h.files[SUBNET_FILE] = (b"FLANNEL_NETWORK=10.244.0.0/16\\nFLANNEL_SUBNET=10.244.1.1/24\\n"
     ...                         b"FLANNEL_MTU=1450\\nFLANNEL_IPMASQ=true\\n")
     >>> conf = {**flannel_conflist()["plugins"][0], "name": "cbr0", "cniVersion": "0.3.1"}
-    >>> out = run_plugin("flannel", CNIEnv("ADD", "c1", "/var/run/netns/p1", "eth0", path="/opt/cni/bin"), conf, host=h)
+    >>> out = run_plugin("flannel", CNIEnv("ADD", "c1", "/var/run/netns/p1", "eth0", path="/opt/cni/bin"), conf, host=h,
+    ...                  plugins=flannel_plugins())
     >>> out.result["ips"][0]["address"], h.netns("/var/run/netns/p1").ip_route()
     ('10.244.1.2/24', ['10.244.1.0/24 dev eth0 proto kernel scope link src 10.244.1.2', '10.244.0.0/16 via 10.244.1.1 dev eth0', 'default via 10.244.1.1 dev eth0'])
     >>> h.root.interfaces["cni0"].addresses, h.root.interfaces["cni0"].mtu, f"{DATA_DIR}/c1" in h.files
@@ -180,4 +181,16 @@ class Flannel:
         """CHECK: nothing (upstream's ``cmdCheck`` is a TODO returning nil)."""
 
 
-register_plugin("flannel", Flannel())
+def flannel_plugins() -> dict:
+    """What kube-flannel's ``install-cni-plugin`` init container copies into a node's ``/opt/cni/bin``: ``flannel``.
+
+    The binary is not one of containernetworking-plugins (it moved out in v1.0), so it is
+    not in the process-wide registry; a node gets it when Flannel is installed
+    (``CNIManager(..., plugins=flannel_plugins())``).
+
+    Examples
+    --------
+    >>> sorted(flannel_plugins())
+    ['flannel']
+    """
+    return {"flannel": Flannel()}
