@@ -144,3 +144,18 @@ def test_the_cni_plugin_without_subnet_env_and_with_a_bad_delegate():
     with pytest.raises(FlannelError, match="'delegate' dictionary must not have 'ipam' field"):
         delegate_config({"name": "cbr0", "delegate": {"ipam": {}}}, env)
     assert delegate_config({"name": "cbr0"}, env.replace("IPMASQ=true", "IPMASQ=false"))["ipMasq"] is True
+
+
+def test_the_etcd_subnet_manager_on_a_real_etcd(etcd_required, etcd_member):
+    from kubenotes.cni.flannel.subnet import ETCD_PREFIX, GatewayEtcd
+
+    kv = GatewayEtcd(etcd_member.endpoints[0])
+    prefix = f"/flannel-test-{id(kv)}{ETCD_PREFIX}"
+    kv.put(f"{prefix}/config", '{"Network": "10.244.0.0/16", "Backend": {"Type": "vxlan"}}')
+    m = EtcdSubnetManager(kv, prefix=prefix)
+    a = m.acquire_lease("10.0.0.11", "vxlan", {"VNI": 1, "VtepMAC": "66:00:00:00:00:01"})
+    [(key, value, lease_id)] = kv.range(f"{prefix}/subnets/")
+    assert key == f"{prefix}/subnets/{a.subnet.replace('/', '-')}" and json.loads(value)["BackendType"] == "vxlan"
+    assert SUBNET_TTL_SECONDS - 5 <= kv.time_to_live(lease_id) <= SUBNET_TTL_SECONDS
+    assert m.acquire_lease("10.0.0.11", "vxlan", {}).subnet == a.subnet
+    assert kv.create(key, "x") is False

@@ -83,3 +83,18 @@ def test_a_bad_flannel_network_is_one_line_and_exit_2(tmp_path, capsys, network,
     assert main(["simulate", str(path), "--until", "5"]) == 2
     err = capsys.readouterr().err
     assert err == f"{path} doc 9 Scenario flannel-vxlan: {message}\n"
+
+
+def test_a_bridge_only_cluster_gets_the_same_walk():
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}, "spec": {"podCIDR": cidr},
+              "status": {"addresses": [{"type": "InternalIP", "address": ip}]}}
+             for n, ip, cidr in (("a", "10.0.0.11", "10.244.1.0/24"), ("b", "10.0.0.12", "10.244.2.0/24"))]
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": p, "namespace": "default"},
+             "spec": {"nodeName": n, "containers": [{"name": "c", "image": "busybox"}]}}
+            for p, n in (("p1", "a"), ("p2", "a"), ("p3", "b"))]
+    c = Cluster(nodes + pods, controllers=[])
+    c.run(until=10)
+    same = node_packet_walk(c, "default/p1", "default/p2")
+    assert same["delivered"] and same["network"] == "the bridge plugin" and same["hops"][1]["at"] == "a/cni0"
+    other = node_packet_walk(c, "default/p1", "default/p3")
+    assert not other["delivered"]  # nothing routes pod subnets between bridge-only nodes

@@ -24,7 +24,8 @@ Notes
 -----
 Simplified: IPv4 only (no ``EnableIPv6``/``IPv6Network``); the etcd registry is
 :class:`MemoryEtcd` (keys, leases with a TTL on a given clock, a
-create-if-absent transaction), not a real etcd; the random subnet pick uses
+create-if-absent transaction) or a real etcd through :class:`GatewayEtcd`
+(its JSON gateway, not gRPC; no watch: leases are listed); the random subnet pick uses
 a seeded ``random.Random``; a lease's ``Expiration`` is the model's clock.
 
 References
@@ -65,6 +66,7 @@ __all__ = [
     "Lease",
     "KubeSubnetManager",
     "MemoryEtcd",
+    "GatewayEtcd",
     "EtcdSubnetManager",
     "subnet_key",
     "subnet_env",
@@ -393,13 +395,105 @@ class MemoryEtcd:
             self.revision += 1
 
 
+class GatewayEtcd:
+    """The same calls as :class:`MemoryEtcd` on a real etcd v3, through its JSON gateway (``/v3/kv``, ``/v3/lease``).
+
+    Parameters
+    ----------
+    url : str
+        A member's client URL (``http://127.0.0.1:2379``).
+    timeout_seconds : float
+
+    Raises
+    ------
+    FlannelError
+        From any call, when etcd answers with an error or cannot be reached (its message).
+
+    Notes
+    -----
+    ``now`` is the wall clock here (etcd's TTLs run on it), unlike the model's store.
+
+    References
+    ----------
+    https://etcd.io/docs/v3.4/dev-guide/api_grpc_gateway/
+    """
+
+    def __init__(self, url: str, timeout_seconds: float = 5.0):
+        import time
+
+        self.url = url
+        self.timeout_seconds = timeout_seconds
+        self.now: Callable[[], float] = time.time
+
+    def _post(self, path: str, body: dict) -> dict:
+        from kubenotes.etcd.client import _call
+
+        got = _call(self.url, path, body, self.timeout_seconds)
+        if got.get("error") or got.get("http_status") != 200:
+            raise FlannelError(f"etcd {path}: {got.get('message') or got.get('error') or got.get('http_status')}")
+        return got
+
+    @staticmethod
+    def _b64(text: str) -> str:
+        import base64
+
+        return base64.b64encode(text.encode()).decode()
+
+    @staticmethod
+    def _unb64(text: str) -> str:
+        import base64
+
+        return base64.b64decode(text).decode()
+
+    def grant(self, ttl_seconds: int) -> int:
+        """``LeaseGrant``."""
+        return int(self._post("/v3/lease/grant", {"TTL": ttl_seconds})["ID"])
+
+    def time_to_live(self, lease_id: int) -> int:
+        """``LeaseTimeToLive`` (-1 once expired)."""
+        return int(self._post("/v3/lease/timetolive", {"ID": lease_id}).get("TTL", -1))
+
+    def _put_op(self, key: str, value: str, lease_id: int | None) -> dict:
+        op = {"key": self._b64(key), "value": self._b64(value)}
+        if lease_id is not None:
+            op["lease"] = lease_id
+        return op
+
+    def put(self, key: str, value: str, lease_id: int | None = None) -> None:
+        """``Put``."""
+        self._post("/v3/kv/put", self._put_op(key, value, lease_id))
+
+    def create(self, key: str, value: str, lease_id: int | None = None) -> bool:
+        """``Txn(If(Version(key) = 0), Then(Put))``."""
+        got = self._post("/v3/kv/txn", {
+            "compare": [{"key": self._b64(key), "target": "VERSION", "result": "EQUAL", "version": 0}],
+            "success": [{"request_put": self._put_op(key, value, lease_id)}]})
+        return bool(got.get("succeeded"))
+
+    def get(self, key: str) -> str | None:
+        """The value at ``key`` or None."""
+        kvs = self._post("/v3/kv/range", {"key": self._b64(key)}).get("kvs") or []
+        return self._unb64(kvs[0].get("value", "")) if kvs else None
+
+    def range(self, prefix: str) -> list[tuple[str, str, int | None]]:
+        """``(key, value, lease id)`` under ``prefix``, in key order."""
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        kvs = self._post("/v3/kv/range", {"key": self._b64(prefix), "range_end": self._b64(end)}).get("kvs") or []
+        return [(self._unb64(kv["key"]), self._unb64(kv.get("value", "")),
+                 int(kv["lease"]) if kv.get("lease") else None) for kv in kvs]
+
+    def delete(self, key: str) -> None:
+        """``DeleteRange`` of one key."""
+        self._post("/v3/kv/deleterange", {"key": self._b64(key)})
+
+
 class EtcdSubnetManager:
     """The etcd subnet manager (flanneld's ``LocalManager`` over its etcd registry).
 
     Parameters
     ----------
-    kv : MemoryEtcd
-        The store.
+    kv : MemoryEtcd or GatewayEtcd
+        The store: the model's, or a real etcd.
     prefix : str
         ``--etcd-prefix``.
     seed : int
