@@ -159,3 +159,13 @@ def test_the_etcd_subnet_manager_on_a_real_etcd(etcd_required, etcd_member):
     assert SUBNET_TTL_SECONDS - 5 <= kv.time_to_live(lease_id) <= SUBNET_TTL_SECONDS
     assert m.acquire_lease("10.0.0.11", "vxlan", {}).subnet == a.subnet
     assert kv.create(key, "x") is False
+
+
+def test_backend_summary_reads_the_one_encap_table():
+    from kubenotes.cni.flannel.backend import backend_summary
+
+    rows = {r["backend"]: r for r in backend_summary(9001)}
+    assert rows["vxlan"]["mtu"] == 9001 - ENCAP_OVERHEAD_BYTES["vxlan"]
+    assert rows["wireguard"]["mtu"] == 9001 - ENCAP_OVERHEAD_BYTES["wireguard-ipv6"]
+    assert rows["wireguard"]["overheadBytes"] == ENCAP_OVERHEAD_BYTES["wireguard"] and rows["wireguard"]["encrypted"]
+    assert not rows["udp"]["inKernel"] and rows["host-gw"]["needsL2Adjacency"]

@@ -89,6 +89,7 @@ __all__ = [
     "complete_lease",
     "masq_rules",
     "handle_subnet_events",
+    "backend_summary",
 ]
 
 #: vxlan ``defaultVNI`` and the kernel's default VXLAN port (flannel passes none).
@@ -345,3 +346,31 @@ def handle_subnet_events(node: FlannelNode, leases: list[Lease] | Mapping[str, L
             done.append(f"wg set {WIREGUARD_DEVICE} peer {peer.public_key} endpoint {peer.endpoint} "
                         f"allowed-ips {sn}")
     return done
+
+
+def backend_summary(link_mtu: int = 1500) -> list[dict]:
+    """One row per backend, for a comparison table: device, ports, MTU, bytes added between nodes, L2 need, in kernel.
+
+    Parameters
+    ----------
+    link_mtu : int
+        The nodes' ``eth0`` MTU.
+
+    Returns
+    -------
+    list of dict
+        ``{"backend", "device", "udpPort", "mtu", "overheadBytes", "needsL2Adjacency", "inKernel", "encrypted"}``;
+        ``overheadBytes`` over an IPv4 underlay (:data:`BACKEND_ENCAP`), the MTU as flanneld sets it.
+
+    Examples
+    --------
+    >>> [(r["backend"], r["mtu"], r["overheadBytes"], r["needsL2Adjacency"]) for r in backend_summary()]
+    [('vxlan', 1450, 50, False), ('host-gw', 1500, 0, True), ('wireguard', 1420, 60, False), ('udp', 1472, 28, False)]
+    """
+    from kubenotes.cni.encap import overhead_bytes
+
+    devices = {"vxlan": (vxlan_device_name(), VXLAN_PORT), "host-gw": ("eth0", None),
+               "wireguard": (WIREGUARD_DEVICE, WIREGUARD_PORT), "udp": (UDP_DEVICE, UDP_PORT)}
+    return [{"backend": b, "device": devices[b][0], "udpPort": devices[b][1], "mtu": backend_mtu(b, link_mtu),
+             "overheadBytes": overhead_bytes(BACKEND_ENCAP[b]), "needsL2Adjacency": b == "host-gw",
+             "inKernel": b != "udp", "encrypted": b == "wireguard"} for b in BACKEND_ENCAP]
