@@ -169,3 +169,25 @@ def test_backend_summary_reads_the_one_encap_table():
     assert rows["wireguard"]["mtu"] == 9001 - ENCAP_OVERHEAD_BYTES["wireguard-ipv6"]
     assert rows["wireguard"]["overheadBytes"] == ENCAP_OVERHEAD_BYTES["wireguard"] and rows["wireguard"]["encrypted"]
     assert not rows["udp"]["inKernel"] and rows["host-gw"]["needsL2Adjacency"]
+
+
+def test_flanneld_and_the_plugins_nat_table_is_accepted_by_iptables_restore():
+    import os
+    import shutil
+    import subprocess
+
+    iptables_restore = shutil.which("iptables-restore") or shutil.which("/usr/sbin/iptables-restore")
+    if iptables_restore is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but iptables-restore is not installed")
+        pytest.skip("iptables-restore is not installed")
+
+    net = build_network(_nodes()[:1], "vxlan")
+    host = net.nodes["n1"].host
+    CNIManager("n1", flannel_conflist(), host=host, plugins=flannel_plugins()).setup_pod_network(
+        "default", "p", "sb1", "/var/run/netns/p", port_mappings=[{"hostPort": 8080, "containerPort": 80,
+                                                                   "protocol": "tcp", "hostIP": ""}])
+    text = host.iptables_save_nat()
+    assert "FLANNEL-POSTRTG" in text and "CNI-HOSTPORT-DNAT" in text
+    proc = subprocess.run([iptables_restore, "--test"], input=text.encode(), capture_output=True, check=False)
+    assert proc.returncode == 0, proc.stderr.decode()
