@@ -36,11 +36,12 @@ Encapsulation sizes come from :data:`kubenotes.cni.encap.ENCAP_OVERHEAD_BYTES`.
 
 Notes
 -----
-Scope, honestly: IPv4, one packet one way. NAT is not applied (neither
-kube-proxy's Service DNAT nor masquerading: pod-to-pod traffic inside the pod
+Scope, honestly: IPv4, one packet one way. NAT is applied only as the
+caller's ``dnat`` table (kube-proxy's choice of a Service endpoint, given by
+:func:`kubenotes.sim.network.node_packet_walk`), not read from the hosts'
+iptables rules; masquerading is not applied (pod-to-pod traffic inside the pod
 network is not masqueraded by bridge with ``ipMasq: false`` nor by Flannel's
-``FLANNEL-POSTRTG``, so the walk is exact for it; a Service destination is
-not resolved here). No NetworkPolicy is evaluated: the caller passes what the
+``FLANNEL-POSTRTG``, so the walk is exact for it). No NetworkPolicy is evaluated: the caller passes what the
 network enforces (``policy``). The user-space forwarding of Flannel's udp
 backend (``tun`` devices) is not followed. Calico's own walk
 (:func:`kubenotes.cni.calico.packet.walk_packet`) still walks Calico's objects
@@ -125,7 +126,7 @@ def _port(*parts: Any) -> int:
 
 def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_bytes: int = DEFAULT_PACKET_BYTES,
                 protocol: str = "TCP", dport: int = 80, seed: int = 0, labels: Mapping[tuple[str, str], str] | None = None,
-                policy: list | None = None) -> dict:
+                policy: list | None = None, dnat: Mapping[str, tuple[str, int, str]] | None = None) -> dict:
     """Walk one IPv4 packet from the namespace holding ``src_ip`` to ``dst_ip`` over the hosts' network state.
 
     Parameters
@@ -145,6 +146,9 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
         ``(host, netns path) -> name`` shown in hops (``default/client``); the path otherwise.
     policy : list, optional
         What the network enforces, reported as is (the walk evaluates no policy).
+    dnat : mapping, optional
+        ``"<ip>:<port>" -> (new ip, new port, why)``: destination NAT applied where the packet
+        enters a host's namespace (PREROUTING), e.g. kube-proxy's choice for a Service port.
 
     Returns
     -------
@@ -218,8 +222,15 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
     wire = inner
     arrived_from_elsewhere = False
     first = True
+    dnat = dict(dnat or {})
     for _ in range(_MAX_HOPS):
         host = hosts[host_name]
+        if ns.path == HOST_NETNS and arrived_from_elsewhere and f"{dst_ip}:{dport}" in dnat:
+            new_ip, new_port, why = dnat.pop(f"{dst_ip}:{dport}")
+            inner = [f"IPv4 {src_ip} > {new_ip} {protocol}", f"{protocol} {sport} > {new_port}"]
+            wire = inner
+            hop(hops[-1]["at"], why, wire, n)
+            dst_ip, dport = new_ip, new_port
         local = next((i for i in ns.interfaces.values() if _has_address(i, dst_ip)), None)
         if local is not None and not first:
             state["delivered"] = True

@@ -744,7 +744,7 @@ def _pod_ip_and_port(cluster: Any, ref: str, default_port: int | None) -> tuple[
     ns, _, pod_name = name.rpartition("/")
     pod = cluster.get("pods", pod_name, ns or "default")
     if pod is None:
-        raise WalkError(f"no pod {ref!r} (give namespace/pod; Services are not resolved by the node-network walk)")
+        raise WalkError(f"no Pod or Service {ref!r} (give namespace/pod[:port] or namespace/service:port)")
     ip = (pod.get("status") or {}).get("podIP")
     if not ip:
         raise WalkError(f"pod {name} has no IP yet (its sandbox is not networked)")
@@ -772,7 +772,9 @@ def node_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = DEFA
     cluster : kubenotes.sim.cluster.Cluster
         A run with the kubelet model.
     src, dst : str
-        ``namespace/pod``; ``dst`` optionally ``:port`` (default its first ``containerPort``, else 80).
+        ``namespace/pod``; ``dst`` optionally ``:port`` (default its first ``containerPort``, else 80),
+        or ``namespace/service:port`` (number or name): kube-proxy's DNAT on the source's node
+        picks the endpoint (with ``seed``), as in the Calico walk, and the walk goes on to it.
     size_bytes, seed
         As :func:`kubenotes.cni.walk.walk_packet`.
 
@@ -785,7 +787,7 @@ def node_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = DEFA
     Raises
     ------
     kubenotes.cni.walk.WalkError
-        An unknown pod, a pod without an IP, a Service as ``dst`` (not resolved here), a bad size.
+        An unknown pod, a pod without an IP, a Service port unknown or without endpoints, a bad size.
 
     Examples
     --------
@@ -796,8 +798,18 @@ def node_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = DEFA
     >>> [h["at"] for h in w["hops"]][2:5], w["overheadBytes"], w["delivered"]
     (['node-0/flannel.1', 'node-0/eth0', 'node-1/flannel.1'], 50, True)
     """
-    src_ip, _, _ = _pod_ip_and_port(cluster, src, 0)
-    dst_ip, dport, _ = _pod_ip_and_port(cluster, dst, None)
+    src_ip, _, src_node = _pod_ip_and_port(cluster, src, 0)
+    d_name, _, d_port = dst.partition(":")
+    d_ns, _, d_short = d_name.rpartition("/")
+    svc = cluster.get("services", d_short, d_ns or "default") if cluster.get("pods", d_short, d_ns or "default") is None \
+        else None
+    dnat, proto = None, "TCP"
+    if svc is not None:
+        dst_ip, dport, proto, dnat = _kube_proxy_dnat(cluster, src_node, svc, d_port or "", seed)
+        if not dst_ip:
+            raise WalkError(dnat["action"])
+    else:
+        dst_ip, dport, _ = _pod_ip_and_port(cluster, dst, None)
     hosts: dict[str, Host] = {}
     labels: dict[tuple[str, str], str] = {}
     for name, kubelet in sorted(cluster.kubelets.items()):
@@ -814,7 +826,31 @@ def node_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = DEFA
     policies = [f"{_ns(p)}/{p['metadata']['name']}" for p in cluster.list("networkpolicies")]
     note = NO_POLICY_NOTE if isinstance(net, FlannelNetwork) else "the bridge plugin enforces no NetworkPolicy"
     policy = [{"enforcedBy": None, "note": note, "notEnforced": policies}]
-    walk = walk_node_network(hosts, src_ip, dst_ip, size_bytes=size_bytes, dport=dport, seed=seed, labels=labels,
-                             policy=policy)
+    table = None
+    if dnat is not None:  # the pod addresses the cluster IP; the node's PREROUTING DNAT picks the endpoint
+        table = {f"{dnat['cluster_ip']}:{dnat['port']}": (dst_ip, dport, dnat["action"])}
+        dst_ip, dport = dnat["cluster_ip"], dnat["port"]
+    walk = walk_node_network(hosts, src_ip, dst_ip, size_bytes=size_bytes, protocol=proto, dport=dport, seed=seed,
+                             labels=labels, policy=policy, dnat=table)
     walk["network"] = who
     return walk
+
+
+def _kube_proxy_dnat(cluster: Any, node: str, svc: dict, port: str, seed: int) -> tuple[str, int, str, dict]:
+    """kube-proxy's DNAT on ``node`` for a Service port, from what its informers hold (as the Calico walk does)."""
+    from types import SimpleNamespace
+
+    from kubenotes.cni.calico.packet import _service_dnat  # one home for the DNAT choice and its text
+
+    objs = cluster_objects(cluster)
+    seen = [o for o in objs if o.get("kind") in KUBE_PROXY_KINDS]
+    state = proxy_state(seen, node)
+    chains = {name: chain for name, chain in service_nat_chains(state).items()}
+    if not port:
+        port = str(((svc.get("spec") or {}).get("ports") or [{}])[0].get("port", ""))
+    try:
+        ip, number, proto, dnat = _service_dnat(SimpleNamespace(node=node), svc, port, random.Random(seed),
+                                                {node: state}, chains)
+    except CalicoError as e:
+        raise WalkError(str(e)) from None
+    return ip, number, proto, dnat

@@ -43,8 +43,20 @@ def test_the_walk_crosses_nodes_in_vxlan_and_says_flannel_enforces_no_policy(vxl
     assert w["policy"][0]["note"] == NO_POLICY_NOTE and w["network"] == "Flannel"
     same = node_packet_walk(vxlan_run, "default/client", "default/web-0-0")
     assert same["delivered"] and same["overheadBytes"] == 0
-    with pytest.raises(WalkError, match="Services are not resolved"):
-        node_packet_walk(vxlan_run, "default/client", "default/web:80")
+    with pytest.raises(WalkError, match="no Pod or Service 'default/nope'"):
+        node_packet_walk(vxlan_run, "default/client", "default/nope")
+
+
+def test_a_service_destination_is_dnated_by_kube_proxy_then_walked(vxlan_run):
+    w = node_packet_walk(vxlan_run, "default/client", "default/web:80", size_bytes=1000)
+    assert w["hops"][0]["headers"][0].endswith("> 10.96.0.80 TCP") and w["hops"][0]["headers"][1].endswith("> 80")
+    assert "cni0's own address: up to the host's routing" in w["hops"][1]["action"]  # via the gateway
+    assert "DNAT 10.96.0.80:80 >" in w["hops"][2]["action"] and w["delivered"]
+    endpoint = w["hops"][2]["action"].rsplit("> ", 1)[1]
+    assert w["hops"][2]["headers"][0].endswith(f"> {endpoint.split(':')[0]} TCP")
+    assert w["hops"][-1]["headers"][0].endswith(f"> {endpoint.split(':')[0]} TCP")
+    with pytest.raises(WalkError, match="the Service has no port 81"):
+        node_packet_walk(vxlan_run, "default/client", "default/web:81")
 
 
 def test_the_packet_command_walks_a_flannel_scenario(capsys):
