@@ -24,7 +24,8 @@ node-network walk (:func:`node_packet_walk`, :mod:`kubenotes.cni.walk`) reads
 that state, whatever plugin wrote it (a bridge-only cluster too). The node-network
 model's scope: Flannel and the reference plugins write it; Calico's dataplane and
 walk still use Calico's own objects (:mod:`kubenotes.cni.calico.packet`), and
-kube-proxy's NAT is not yet loaded into it (no Service destinations in that walk).
+kube-proxy's rules are not loaded into the hosts: a Service destination gets the
+endpoint kube-proxy would pick, applied as one DNAT where the packet enters the node.
 
 A simulated cluster can be networked by Calico instead (a Scenario's
 ``spec.cluster.network``, :func:`parse_network`): :func:`install_pod_network`
