@@ -14,6 +14,12 @@ exec
     Run a real plugin binary or the model with the same inputs.
 manager
     What the container runtime does with ``/etc/cni/net.d`` (containerd's go-cni / libcni).
+encap
+    The one table of encapsulation overheads (VXLAN 50, IP-in-IP 20, WireGuard 60/80, udp 28, none 0).
+walk
+    A packet's walk over any plugin's :class:`~kubenotes.cni.netns.Host` state (routes, neighbours, FDB, tunnels).
+flannel
+    flanneld (subnet managers, backends) and the ``flannel`` CNI plugin; calico: Calico.
 
 References
 ----------

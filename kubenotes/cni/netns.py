@@ -19,6 +19,7 @@ containernetworking/plugins@v1.1.1 pkg/ipam/ipam_linux.go (ConfigureIface)
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -26,11 +27,15 @@ __all__ = [
     "HOST_NETNS",
     "Interface",
     "Route",
+    "Neighbour",
+    "FdbEntry",
+    "WireGuardPeer",
     "NetNS",
     "Host",
     "seeded_hex",
     "random_veth_name",
     "seeded_mac",
+    "uplink_host",
 ]
 
 #: Path used for the host's (root) network namespace.
@@ -97,6 +102,17 @@ class Interface:
     hairpin : bool
         Bridge port hairpin mode (reflect frames back out the port they came in).
     promisc : bool
+    vni : int or None
+        For a ``vxlan`` device: its VXLAN network identifier (``ip -d link``: ``vxlan id 1``).
+    port : int or None
+        UDP destination port of a ``vxlan`` device (``dstport 8472``) or listen port of a
+        ``wireguard`` device (``51820``).
+    local : str or None
+        Source address of the encapsulated packets (``vxlan ... local 10.0.0.11``).
+    learning : bool
+        A ``vxlan`` device's MAC learning (``nolearning`` when False, as Flannel creates it).
+    wg_peers : list of WireGuardPeer
+        A ``wireguard`` device's peers (``wg show``).
     """
 
     name: str
@@ -109,6 +125,11 @@ class Interface:
     master: str | None = None
     hairpin: bool = False
     promisc: bool = False
+    vni: int | None = None
+    port: int | None = None
+    local: str | None = None
+    learning: bool = False
+    wg_peers: list["WireGuardPeer"] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """A JSON-shaped view."""
@@ -120,7 +141,71 @@ class Interface:
             out["master"] = self.master
         if self.hairpin:
             out["hairpin"] = True
+        if self.vni is not None:
+            out["vni"] = self.vni
+        if self.port is not None:
+            out["port"] = self.port
+        if self.local:
+            out["local"] = self.local
+        if self.wg_peers:
+            out["peers"] = [p.to_dict() for p in self.wg_peers]
         return out
+
+
+@dataclass(frozen=True)
+class WireGuardPeer:
+    """One peer of a WireGuard device (``wg show``): its key, endpoint and the addresses routed to it.
+
+    Examples
+    --------
+    >>> WireGuardPeer("key-b", "10.0.0.12:51820", ("10.244.2.0/24",)).to_dict()["allowedIPs"]
+    ['10.244.2.0/24']
+    """
+
+    public_key: str
+    endpoint: str
+    allowed_ips: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        """A JSON-shaped view."""
+        return {"publicKey": self.public_key, "endpoint": self.endpoint, "allowedIPs": list(self.allowed_ips)}
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """One neighbour (ARP) entry (``ip neigh``): an IP address's link-layer address on a device.
+
+    Examples
+    --------
+    >>> str(Neighbour("10.244.2.0", "66:aa:bb:cc:dd:02", "flannel.1"))
+    '10.244.2.0 dev flannel.1 lladdr 66:aa:bb:cc:dd:02 PERMANENT'
+    """
+
+    ip: str
+    lladdr: str
+    dev: str
+    state: str = "PERMANENT"
+
+    def __str__(self) -> str:
+        return f"{self.ip} dev {self.dev} lladdr {self.lladdr} {self.state}"
+
+
+@dataclass(frozen=True)
+class FdbEntry:
+    """One forwarding-database entry (``bridge fdb``): for a VXLAN device, which VTEP owns a MAC.
+
+    Examples
+    --------
+    >>> str(FdbEntry("66:aa:bb:cc:dd:02", "flannel.1", "10.0.0.12"))
+    '66:aa:bb:cc:dd:02 dev flannel.1 dst 10.0.0.12 self permanent'
+    """
+
+    mac: str
+    dev: str
+    dst: str
+
+    def __str__(self) -> str:
+        return f"{self.mac} dev {self.dev} dst {self.dst} self permanent"
 
 
 def format_ip_route(dst: str, *, via: str | None = None, dev: str | None = None, proto: str | None = None,
@@ -166,9 +251,11 @@ class Route:
     scope: str | None = None
     src: str | None = None
     proto: str | None = None
+    onlink: bool = False
 
     def __str__(self) -> str:
-        return format_ip_route(self.dst, via=self.gw, dev=self.dev, proto=self.proto, scope=self.scope, src=self.src)
+        return format_ip_route(self.dst, via=self.gw, dev=self.dev, proto=self.proto, scope=self.scope, src=self.src,
+                               onlink=self.onlink)
 
 
 @dataclass
@@ -183,12 +270,38 @@ class NetNS:
     routes : list of Route
     sysctls : dict of str to str
         E.g. ``net.ipv4.ip_forward`` -> ``"1"``.
+    neighbours : list of Neighbour
+        Static neighbour entries (``ip neigh``) programmed by a network daemon (flanneld, Felix).
+    fdb : list of FdbEntry
+        Forwarding-database entries of VXLAN devices (``bridge fdb``).
     """
 
     path: str
     interfaces: dict[str, Interface] = field(default_factory=dict)
     routes: list[Route] = field(default_factory=list)
     sysctls: dict[str, str] = field(default_factory=dict)
+    neighbours: list[Neighbour] = field(default_factory=list)
+    fdb: list[FdbEntry] = field(default_factory=list)
+
+    def replace_route(self, route: Route) -> None:
+        """``ip route replace``: the route to the same destination (and device-less table) is replaced."""
+        self.routes = [r for r in self.routes if r.dst != route.dst] + [route]
+
+    def set_neighbour(self, entry: Neighbour) -> None:
+        """``ip neigh replace`` (netlink ``NeighSet``): one entry per (device, IP)."""
+        self.neighbours = [n for n in self.neighbours if (n.dev, n.ip) != (entry.dev, entry.ip)] + [entry]
+
+    def set_fdb(self, entry: FdbEntry) -> None:
+        """``bridge fdb replace``: one entry per (device, MAC)."""
+        self.fdb = [f for f in self.fdb if (f.dev, f.mac) != (entry.dev, entry.mac)] + [entry]
+
+    def ip_neigh(self) -> list[str]:
+        """Neighbour entries as ``ip neigh`` prints them."""
+        return [str(n) for n in self.neighbours]
+
+    def bridge_fdb(self) -> list[str]:
+        """FDB entries as ``bridge fdb`` prints them."""
+        return [str(f) for f in self.fdb]
 
     def add_route(self, route: Route) -> None:
         """Add a route unless an identical one exists (``ip route replace`` semantics)."""
@@ -201,8 +314,13 @@ class NetNS:
 
     def to_dict(self) -> dict:
         """A JSON-shaped view."""
-        return {"path": self.path, "interfaces": [i.to_dict() for i in self.interfaces.values()],
-                "routes": self.ip_route(), "sysctls": dict(self.sysctls)}
+        out = {"path": self.path, "interfaces": [i.to_dict() for i in self.interfaces.values()],
+               "routes": self.ip_route(), "sysctls": dict(self.sysctls)}
+        if self.neighbours:
+            out["neighbours"] = self.ip_neigh()
+        if self.fdb:
+            out["fdb"] = self.bridge_fdb()
+        return out
 
 
 def _jump_target(rule: str) -> str | None:
@@ -347,3 +465,32 @@ class Host:
                 "namespaces": {p: ns.to_dict() for p, ns in self.namespaces.items()},
                 "nat": {c: list(r) for c, r in self.nat.items()}, "qdiscs": dict(self.qdiscs),
                 "files": sorted(self.files)}
+
+
+def uplink_host(name: str, address: str, *, mtu: int = 1500, seed: int = 0, gateway: str | None = None) -> Host:
+    """A node as its OS leaves it before any CNI plugin: ``eth0`` with ``address``, its connected and default routes.
+
+    Parameters
+    ----------
+    name : str
+    address : str
+        ``eth0``'s address with prefix (``10.0.0.11/24``): the nodes sharing that prefix share an L2 segment.
+    mtu : int
+    seed : int
+    gateway : str, optional
+        The segment's router (default: the prefix's first address).
+
+    Returns
+    -------
+    Host
+
+    Examples
+    --------
+    >>> uplink_host("n1", "10.0.0.11/24").root.ip_route()
+    ['10.0.0.0/24 dev eth0 proto kernel scope link src 10.0.0.11', 'default via 10.0.0.1 dev eth0']
+    """
+    addr = ipaddress.ip_interface(address)
+    host = Host(name, seed=seed, eth0_address=str(addr), mtu=mtu)
+    host.root.add_route(Route(str(addr.network), dev="eth0", proto="kernel", scope="link", src=str(addr.ip)))
+    host.root.add_route(Route("0.0.0.0/0", gw=gateway or str(addr.network.network_address + 1), dev="eth0"))
+    return host

@@ -17,6 +17,16 @@ it, as they would have in a running cluster:
 * :func:`packet_walk`: Calico's network, then kube-proxy's state on every
   node, then the walk (:func:`kubenotes.cni.calico.packet.walk_packet`).
 
+A simulated cluster can also be networked by Flannel (``spec.cluster.network:
+{plugin: flannel, backend: vxlan|host-gw|wireguard}``, :func:`install_flannel`),
+whose state lives in each node's :class:`~kubenotes.cni.netns.Host`: the
+node-network walk (:func:`node_packet_walk`, :mod:`kubenotes.cni.walk`) reads
+that state, whatever plugin wrote it (a bridge-only cluster too). The node-network
+model's scope: Flannel and the reference plugins write it; Calico's dataplane and
+walk still use Calico's own objects (:mod:`kubenotes.cni.calico.packet`), and
+kube-proxy's rules are not loaded into the hosts: a Service destination gets the
+endpoint kube-proxy would pick, applied as one DNAT where the packet enters the node.
+
 A simulated cluster can be networked by Calico instead (a Scenario's
 ``spec.cluster.network``, :func:`parse_network`): :func:`install_pod_network`
 starts calico-node on every Node and installs Calico's conflist and binaries
@@ -45,8 +55,13 @@ from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, DEFAULT_MODE, MODE
 from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR, IPAMError
 from kubenotes.cni.calico.packet import DEFAULT_PACKET_BYTES, default_pool_cidr, network_from_objects, walk_packet
 from kubenotes.cni.calico.plugin import calico_conflist, calico_plugins
+from kubenotes.cni.flannel import NO_POLICY_NOTE
+from kubenotes.cni.flannel.network import FlannelNetwork, new_network as new_flannel_network, node_address
+from kubenotes.cni.flannel.network import start_flanneld, sync as flannel_sync
+from kubenotes.cni.flannel.plugin import flannel_conflist, flannel_plugins
 from kubenotes.cni.manager import CNIManager
-from kubenotes.cni.netns import Host
+from kubenotes.cni.netns import Host, uplink_host
+from kubenotes.cni.walk import WalkError, walk_packet as walk_node_network
 from kubenotes.api.service import LABEL_SERVICE_NAME
 from kubenotes.controllers.endpointslice import CONTROLLER_NAME, LABEL_MANAGED_BY, desired_endpoints
 from kubenotes.proxy.endpoints import LABEL_TOPOLOGY_ZONE, proxy_state
@@ -67,6 +82,9 @@ __all__ = [
     "cluster_objects",
     "cluster_packet_walk",
     "pod_sandbox_network",
+    "FLANNEL_BACKENDS",
+    "install_flannel",
+    "node_packet_walk",
 ]
 
 #: Seed of the ClusterIP / NodePort allocation for Services read without them (plain manifests).
@@ -74,9 +92,13 @@ ALLOCATION_SEED = 0
 #: The kinds kube-proxy watches.
 KUBE_PROXY_KINDS = ("Node", "Service", "EndpointSlice")
 #: ``spec.cluster.network.plugin`` values: the network add-ons a simulated cluster can run.
-NETWORK_PLUGINS = ("calico",)
-#: Keys of ``spec.cluster.network``.
-NETWORK_FIELDS = ("plugin", "mode", "ipPool")
+NETWORK_PLUGINS = ("calico", "flannel")
+#: Keys of ``spec.cluster.network`` (``mode``, ``ipPool``: Calico's; ``backend``: Flannel's).
+NETWORK_FIELDS = ("plugin", "mode", "ipPool", "backend")
+#: ``spec.cluster.network.backend`` values for Flannel (its ``net-conf.json`` ``Backend.Type``).
+FLANNEL_BACKENDS = ("vxlan", "host-gw", "wireguard")
+#: Keys each plugin takes.
+_PLUGIN_FIELDS = {"calico": ("plugin", "mode", "ipPool"), "flannel": ("plugin", "backend")}
 #: Keys of ``spec.cluster.network.ipPool`` (Calico's IPPool ``spec`` names).
 IP_POOL_FIELDS = ("cidr", "blockSize")
 
@@ -339,8 +361,9 @@ def parse_network(value: Any, fail: Any, field: str = "spec.cluster.network") ->
     Parameters
     ----------
     value : dict
-        ``{"plugin": "calico", "mode": <a MODES value>, "ipPool": {"cidr": str, "blockSize": int}}``;
-        only ``plugin`` is required. ``mode`` defaults to calico.yaml's IP-in-IP
+        ``{"plugin": "calico", "mode": <a MODES value>, "ipPool": {"cidr": str, "blockSize": int}}``
+        or ``{"plugin": "flannel", "backend": <a FLANNEL_BACKENDS value, default vxlan>}``;
+        only ``plugin`` is required; a key of the other plugin is refused. ``mode`` defaults to calico.yaml's IP-in-IP
         (``ipip``), the pool's ``cidr`` to what calico-node picks for the cluster
         (:func:`~kubenotes.cni.calico.packet.default_pool_cidr`), ``blockSize`` to 26.
     fail : callable
@@ -371,6 +394,9 @@ def parse_network(value: Any, fail: Any, field: str = "spec.cluster.network") ->
     >>> parse_network({"plugin": "calico", "mode": "geneve"}, fail)
     Traceback (most recent call last):
     ValueError: spec.cluster.network.mode: Unsupported value: "geneve": supported values: "vxlan", "ipip", "bgp", "vxlan-crosssubnet", "ipip-crosssubnet"
+    >>> parse_network({"plugin": "flannel", "backend": "udp"}, fail)
+    Traceback (most recent call last):
+    ValueError: spec.cluster.network.backend: Unsupported value: "udp": supported values: "vxlan", "host-gw", "wireguard"
     """
     def supported(values: Any) -> str:
         return ", ".join(f'"{v}"' for v in values)
@@ -385,6 +411,16 @@ def parse_network(value: Any, fail: Any, field: str = "spec.cluster.network") ->
     if value["plugin"] not in NETWORK_PLUGINS:
         raise fail(f"{field}.plugin", f'Unsupported value: "{value["plugin"]}": supported values: '
                    + supported(NETWORK_PLUGINS))
+    for k in value:
+        if k not in _PLUGIN_FIELDS[value["plugin"]]:
+            raise fail(f"{field}.{k}", f'Forbidden: not a {value["plugin"]} setting (it takes '
+                       + supported(_PLUGIN_FIELDS[value["plugin"]]) + ")")
+    if value["plugin"] == "flannel":
+        backend = value.get("backend", "vxlan")
+        if backend not in FLANNEL_BACKENDS:
+            raise fail(f"{field}.backend", f'Unsupported value: "{backend}": supported values: '
+                       + supported(FLANNEL_BACKENDS))
+        return dict(value)
     mode = value.get("mode", DEFAULT_MODE)
     if mode not in MODES:
         raise fail(f"{field}.mode", f'Unsupported value: "{mode}": supported values: {supported(MODES)}')
@@ -461,6 +497,8 @@ def install_pod_network(cluster: Any, network: dict) -> CalicoNetwork:
     >>> c.network.mode, c.network.nodes["n1"].tunnel_ip, [p["type"] for p in c.kubelets["n1"].cni.network.plugins]
     ('vxlan', '192.168.52.128', ['calico', 'portmap', 'bandwidth'])
     """
+    if network.get("plugin") == "flannel":
+        return install_flannel(cluster, network)
     nodes = cluster.list("nodes")
     pool = network.get("ipPool") or {}
     cidr = pool.get("cidr") or default_pool_cidr(nodes + cluster.list("configmaps", "kube-system"))
@@ -543,6 +581,8 @@ def cluster_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = D
     (20, 'n1/tunl0', '192.168.52.65')
     """
     net = getattr(cluster, "network", None)
+    if isinstance(net, FlannelNetwork):
+        return node_packet_walk(cluster, src, dst, size_bytes=size_bytes, seed=seed)
     if net is None:
         raise CalicoError("the cluster runs no Calico network (set spec.cluster.network in its Scenario)")
     objs = cluster_objects(cluster)
@@ -603,3 +643,215 @@ def pod_sandbox_network(cluster: Any, namespace: str, name: str) -> dict:
     return {"node": node, "sandboxId": sb.id, "netns": sb.netns, "calls": calls,
             "result": cni.cached_result(sb.id), "podRoutes": netns.ip_route() if netns is not None else [],
             "hostRoutes": cni.host.root.ip_route(), "podIP": (pod.get("status") or {}).get("podIP", "")}
+
+
+def install_flannel(cluster: Any, network: dict) -> FlannelNetwork:
+    """Install Flannel on a cluster's nodes: kube-flannel's CNI config on each node, flanneld once it has a podCIDR.
+
+    What applying kube-flannel.yml does, in the model: the install-cni init
+    container writes ``10-flannel.conflist``
+    (:func:`~kubenotes.cni.flannel.plugin.flannel_conflist`: ``flannel`` then
+    ``portmap``) and copies the ``flannel`` binary
+    (:func:`~kubenotes.cni.flannel.plugin.flannel_plugins`) on every node, so the
+    kubelet's ``RunPodSandbox`` runs it;
+    flanneld (``--ip-masq --kube-subnet-mgr``) waits for the Node's
+    ``spec.podCIDR`` (the node IPAM controller assigns it), creates its
+    backend's device, writes ``/run/flannel/subnet.env`` and the masquerade
+    rules, patches flannel's annotations onto the Node
+    (``flannel.alpha.coreos.com/backend-type``, ``backend-data``,
+    ``public-ip``, ``kube-subnet-manager``) and every flanneld programs the
+    routes (and ARP/FDB entries, WireGuard peers) to the new subnet. Until a
+    node's ``subnet.env`` exists, CNI ADD fails there with flannel's
+    ``failed to load flannel 'subnet.env' file`` and the kubelet retries.
+
+    Parameters
+    ----------
+    cluster : kubenotes.sim.cluster.Cluster
+        Its Nodes (an IPv4 ``InternalIP`` each, /24 segments) and their kubelet models.
+    network : dict
+        ``spec.cluster.network``: ``{"plugin": "flannel", "backend": "vxlan"|"host-gw"|"wireguard"}``.
+
+    Returns
+    -------
+    FlannelNetwork
+        Every node's flanneld and network state (``.hosts()``), changing as the run goes.
+
+    Raises
+    ------
+    kubenotes.cni.flannel.FlannelError
+        A Node without an IPv4 InternalIP, a kubelet without a CNI layer, a podCIDR outside ``10.244.0.0/16``.
+
+    Notes
+    -----
+    Simplified: flanneld is not a DaemonSet pod; it polls its Node every second
+    until the podCIDR is there (upstream: a Node informer); the annotations are
+    patched on the Node object (upstream patches the ``status`` subresource, which
+    carries metadata too); the ``NetworkUnavailable`` condition is not written;
+    the network is kube-flannel.yml's ``10.244.0.0/16``.
+
+    References
+    ----------
+    flannel-io/flannel@v0.28.9 Documentation/kube-flannel.yml
+
+    Examples
+    --------
+    >>> from kubenotes.sim.cluster import Cluster
+    >>> node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "spec": {"podCIDR": "10.244.1.0/24"},
+    ...         "status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.11"}]}}
+    >>> c = Cluster([node], network={"plugin": "flannel", "backend": "vxlan"})
+    >>> c.network.nodes["n1"].host.files["/run/flannel/subnet.env"].decode().split()[1:3]
+    ['FLANNEL_SUBNET=10.244.1.1/24', 'FLANNEL_MTU=1450']
+    >>> c.get("nodes", "n1")["metadata"]["annotations"]["flannel.alpha.coreos.com/backend-type"]
+    'vxlan'
+    """
+    from kubenotes.cni.flannel import FlannelError
+
+    net = new_flannel_network(network.get("backend", "vxlan"), seed=getattr(cluster, "seed", 0))
+    client = cluster.server.client("flanneld")
+
+    def start(node: dict, host: Host) -> None:
+        _, annotations = start_flanneld(net, host, node)
+        if annotations:
+            client.patch("nodes", node["metadata"]["name"], {"metadata": {"annotations": annotations}})
+        flannel_sync(net)
+
+    def wait_for_pod_cidr(name: str, host: Host) -> Any:
+        while True:
+            node = cluster.server.get("nodes", None, name)
+            if node is None:
+                return
+            if (node.get("spec") or {}).get("podCIDR"):
+                start(node, host)
+                return
+            yield cluster.env.timeout(1.0)
+
+    for node in cluster.list("nodes"):
+        name = node["metadata"]["name"]
+        kubelet = cluster.kubelets.get(name)
+        if kubelet is None or not hasattr(kubelet, "cni"):
+            raise FlannelError(f"Node {name}: Flannel needs the kubelet model (the stand-in runs no CNI)")
+        host = uplink_host(name, node_address(node), seed=net.seed)
+        kubelet.cni = CNIManager(name, flannel_conflist(), host=host, plugins=flannel_plugins())
+        if (node.get("spec") or {}).get("podCIDR"):
+            start(node, host)
+        else:
+            cluster.env.process(wait_for_pod_cidr(name, host))
+    return net
+
+
+def _pod_ip_and_port(cluster: Any, ref: str, default_port: int | None) -> tuple[str, int, str]:
+    """``namespace/pod[:port]`` -> (pod IP, port, node)."""
+    name, _, port = ref.partition(":")
+    ns, _, pod_name = name.rpartition("/")
+    pod = cluster.get("pods", pod_name, ns or "default")
+    if pod is None:
+        raise WalkError(f"no Pod or Service {ref!r} (give namespace/pod[:port] or namespace/service:port)")
+    ip = (pod.get("status") or {}).get("podIP")
+    if not ip:
+        raise WalkError(f"pod {name} has no IP yet (its sandbox is not networked)")
+    if port:
+        number = int(port)
+    elif default_port is not None:
+        number = default_port
+    else:
+        number = next((p["containerPort"] for c in (pod.get("spec") or {}).get("containers") or ()
+                       for p in c.get("ports") or () if p.get("containerPort")), 80)
+    return ip, number, (pod.get("spec") or {}).get("nodeName", "")
+
+
+def node_packet_walk(cluster: Any, src: str, dst: str, *, size_bytes: int = DEFAULT_PACKET_BYTES,
+                     seed: int = 0) -> dict:
+    """Walk a packet between two pods over the node-network state a run produced, whatever plugin wrote it.
+
+    Reads every node's :class:`~kubenotes.cni.netns.Host` (the kubelet model's CNI layer) and
+    walks it with :func:`kubenotes.cni.walk.walk_packet`: a Flannel cluster (its devices,
+    routes, ARP/FDB entries, WireGuard peers) or a cluster networked by the default ``bridge``
+    config (pods on other nodes are then unreachable: nothing routes pod subnets between nodes).
+
+    Parameters
+    ----------
+    cluster : kubenotes.sim.cluster.Cluster
+        A run with the kubelet model.
+    src, dst : str
+        ``namespace/pod``; ``dst`` optionally ``:port`` (default its first ``containerPort``, else 80),
+        or ``namespace/service:port`` (number or name): kube-proxy's DNAT on the source's node
+        picks the endpoint (with ``seed``), as in the Calico walk, and the walk goes on to it.
+    size_bytes, seed
+        As :func:`kubenotes.cni.walk.walk_packet`.
+
+    Returns
+    -------
+    dict
+        :func:`kubenotes.cni.walk.walk_packet`'s, with ``policy`` saying that no NetworkPolicy is
+        enforced (Flannel's and bridge's case) and naming the cluster's NetworkPolicies left unenforced.
+
+    Raises
+    ------
+    kubenotes.cni.walk.WalkError
+        An unknown pod, a pod without an IP, a Service port unknown or without endpoints, a bad size.
+
+    Examples
+    --------
+    >>> from kubenotes.data import sample
+    >>> from kubenotes.sim.cli import run
+    >>> c = run([sample("network", "flannel-vxlan.yaml")], until=60)
+    >>> w = node_packet_walk(c, "default/client", "default/web-1-0", size_bytes=1000)
+    >>> [h["at"] for h in w["hops"]][2:5], w["overheadBytes"], w["delivered"]
+    (['node-0/flannel.1', 'node-0/eth0', 'node-1/flannel.1'], 50, True)
+    """
+    src_ip, _, src_node = _pod_ip_and_port(cluster, src, 0)
+    d_name, _, d_port = dst.partition(":")
+    d_ns, _, d_short = d_name.rpartition("/")
+    svc = cluster.get("services", d_short, d_ns or "default") if cluster.get("pods", d_short, d_ns or "default") is None \
+        else None
+    dnat, proto = None, "TCP"
+    if svc is not None:
+        dst_ip, dport, proto, dnat = _kube_proxy_dnat(cluster, src_node, svc, d_port or "", seed)
+        if not dst_ip:
+            raise WalkError(dnat["action"])
+    else:
+        dst_ip, dport, _ = _pod_ip_and_port(cluster, dst, None)
+    hosts: dict[str, Host] = {}
+    labels: dict[tuple[str, str], str] = {}
+    for name, kubelet in sorted(cluster.kubelets.items()):
+        cni = getattr(kubelet, "cni", None)
+        if cni is None:
+            continue
+        hosts[name] = cni.host
+        runtime = getattr(kubelet, "runtime", None)
+        for sb in (runtime.sandboxes.values() if runtime is not None else ()):
+            if sb.netns:
+                labels[(name, sb.netns)] = f"{sb.metadata.get('namespace')}/{sb.metadata.get('name')}"
+    net = getattr(cluster, "network", None)
+    who = "Flannel" if isinstance(net, FlannelNetwork) else "the bridge plugin"
+    policies = [f"{_ns(p)}/{p['metadata']['name']}" for p in cluster.list("networkpolicies")]
+    note = NO_POLICY_NOTE if isinstance(net, FlannelNetwork) else "the bridge plugin enforces no NetworkPolicy"
+    policy = [{"enforcedBy": None, "note": note, "notEnforced": policies}]
+    table = None
+    if dnat is not None:  # the pod addresses the cluster IP; the node's PREROUTING DNAT picks the endpoint
+        table = {f"{dnat['cluster_ip']}:{dnat['port']}": (dst_ip, dport, dnat["action"])}
+        dst_ip, dport = dnat["cluster_ip"], dnat["port"]
+    walk = walk_node_network(hosts, src_ip, dst_ip, size_bytes=size_bytes, protocol=proto, dport=dport, seed=seed,
+                             labels=labels, policy=policy, dnat=table)
+    walk["network"] = who
+    return walk
+
+
+def _kube_proxy_dnat(cluster: Any, node: str, svc: dict, port: str, seed: int) -> tuple[str, int, str, dict]:
+    """kube-proxy's DNAT on ``node`` for a Service port, from what its informers hold (as the Calico walk does)."""
+    from types import SimpleNamespace
+
+    from kubenotes.cni.calico.packet import _service_dnat  # one home for the DNAT choice and its text
+
+    objs = cluster_objects(cluster)
+    seen = [o for o in objs if o.get("kind") in KUBE_PROXY_KINDS]
+    state = proxy_state(seen, node)
+    chains = {name: chain for name, chain in service_nat_chains(state).items()}
+    if not port:
+        port = str(((svc.get("spec") or {}).get("ports") or [{}])[0].get("port", ""))
+    try:
+        ip, number, proto, dnat = _service_dnat(SimpleNamespace(node=node), svc, port, random.Random(seed),
+                                                {node: state}, chains)
+    except CalicoError as e:
+        raise WalkError(str(e)) from None
+    return ip, number, proto, dnat

@@ -10,7 +10,10 @@ run produced (:func:`kubenotes.sim.network.cluster_packet_walk`): the pod IPs Ca
 IPAM gave through the CRI and CNI, every node's routes, the Services and
 EndpointSlices the control plane wrote. ``--calico-mode`` and ``--pool-cidr``, when
 given, win over the scenario's ``spec.cluster.network``; without any, the run is
-networked by Calico in its default mode. Without a Scenario, the manifests are
+networked by Calico in its default mode; a Scenario networked by Flannel keeps
+its network (unless ``--calico-mode``/``--pool-cidr`` is given) and is walked over
+the nodes' network state (:func:`kubenotes.sim.network.node_packet_walk`), which
+reports that Flannel enforces no NetworkPolicy. Without a Scenario, the manifests are
 networked on the spot (:func:`kubenotes.sim.network.packet_walk`).
 
 The manifests (files, directories, ``-``, ``kubectl get -o yaml`` dumps) give
@@ -109,5 +112,9 @@ def _walk_run(args: argparse.Namespace) -> dict:
         override["mode"] = args.calico_mode
     if args.pool_cidr is not None:
         override["ipPool"] = {"cidr": args.pool_cidr}
-    cluster = simulate(args.manifests, until=args.until, seed=args.seed, network=override)
+    scenario = next((o for o in load_proxy_objects(args.manifests) if o.get("kind") == "Scenario"), {})
+    plugin = (((scenario.get("spec") or {}).get("cluster") or {}).get("network") or {}).get("plugin")
+    flannel = plugin == "flannel" and args.calico_mode is None and args.pool_cidr is None
+    # a Flannel Scenario keeps its own network, walked over the node-network state (kubenotes.cni.walk)
+    cluster = simulate(args.manifests, until=args.until, seed=args.seed, network=None if flannel else override)
     return cluster_packet_walk(cluster, args.src, args.dst, size_bytes=args.size, seed=args.seed)

@@ -144,14 +144,14 @@ def test_packet_walks_the_state_of_the_scenarios_run(capsys, vxlan_run):
 @pytest.mark.parametrize("change, message", [
     (("mode: vxlan,", "mode: geneve,"), 'spec.cluster.network.mode: Unsupported value: "geneve": supported values: '
      '"vxlan", "ipip", "bgp", "vxlan-crosssubnet", "ipip-crosssubnet"'),
-    (("plugin: calico", "plugin: flannel"),
-     'spec.cluster.network.plugin: Unsupported value: "flannel": supported values: "calico"'),
+    (("plugin: calico", "plugin: weave"),
+     'spec.cluster.network.plugin: Unsupported value: "weave": supported values: "calico", "flannel"'),
     (("blockSize: 26", "blockSize: 12"),
      "spec.cluster.network.ipPool.blockSize: Invalid value: 12: must be in [20, 32] for 192.168.0.0/16"),
     (("cidr: 192.168.0.0/16", "cidr: 192.168.0.1/16"), "spec.cluster.network.ipPool.cidr: Invalid value: invalid "
      "IPv4 CIDR '192.168.0.1/16' (192.168.0.1/16 has host bits set)"),
     (("network: {plugin", "network: {mtu: 9000, plugin"),
-     'spec.cluster.network.mtu: Unsupported value: "mtu": supported values: "plugin", "mode", "ipPool"'),
+     'spec.cluster.network.mtu: Unsupported value: "mtu": supported values: "plugin", "mode", "ipPool", "backend"'),
     (("  cluster:\n", "  cluster:\n    kubelet: stand-in\n"),
      'spec.cluster.network: Invalid value: a pod network needs the kubelet model, not "stand-in"'),
 ])

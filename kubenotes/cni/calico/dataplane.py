@@ -52,6 +52,7 @@ from typing import Any, Iterable
 
 from kubenotes.cni.calico.ipam import (CalicoIPAM, IPAMError, IPPool, DEFAULT_IPV4_POOL_CIDR,
                                        ipip_tunnel_handle, vxlan_tunnel_handle)
+from kubenotes.cni.encap import ENCAP_OVERHEAD_BYTES, overhead_bytes
 from kubenotes.cni.netns import format_ip_route
 from kubenotes.errors import KubenotesError
 
@@ -98,10 +99,11 @@ IPIP_DEVICE = "tunl0"
 #: Felix defaults ``VXLANPort`` and ``VXLANVNI``.
 VXLAN_PORT = 4789
 VXLAN_VNI = 4096
-#: Outer IPv4 20 + UDP 8 + VXLAN 8 + inner Ethernet 14 (the outer Ethernet header is the link's own).
-VXLAN_OVERHEAD_BYTES = 50
-#: One outer IPv4 header, protocol 4 (IP-in-IP).
-IPIP_OVERHEAD_BYTES = 20
+#: Outer IPv4 20 + UDP 8 + VXLAN 8 + inner Ethernet 14 (the outer Ethernet header is the link's own); from the
+#: shared table :data:`kubenotes.cni.encap.ENCAP_OVERHEAD_BYTES`.
+VXLAN_OVERHEAD_BYTES = ENCAP_OVERHEAD_BYTES["vxlan"]
+#: One outer IPv4 header, protocol 4 (IP-in-IP); from the shared table.
+IPIP_OVERHEAD_BYTES = ENCAP_OVERHEAD_BYTES["ipip"]
 DEFAULT_LINK_MTU = 1500
 #: The pod's default gateway: a link-local address no interface has; the host veth answers ARP for it.
 POD_GATEWAY = "169.254.1.1"
@@ -168,10 +170,11 @@ def encap_overhead_bytes(mode: str) -> int:
     See Also
     --------
     pod_mtu
+    kubenotes.cni.encap.ENCAP_OVERHEAD_BYTES : the one table of overheads (Flannel's too).
 
     Notes
     -----
-    IPv4 underlay only; WireGuard's overhead is not modelled.
+    IPv4 underlay only; WireGuard's overhead (in the shared table) is not used by the Calico model.
 
     References
     ----------
@@ -183,7 +186,7 @@ def encap_overhead_bytes(mode: str) -> int:
     >>> encap_overhead_bytes("vxlan"), encap_overhead_bytes("ipip-crosssubnet"), encap_overhead_bytes("bgp")
     (50, 20, 0)
     """
-    return {"vxlan": VXLAN_OVERHEAD_BYTES, "ipip": IPIP_OVERHEAD_BYTES, None: 0}[encapsulation(mode)]
+    return overhead_bytes(encapsulation(mode))
 
 
 def pod_mtu(mode: str, link_mtu: int = DEFAULT_LINK_MTU) -> int:

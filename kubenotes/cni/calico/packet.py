@@ -535,6 +535,9 @@ def walk_table(walk: dict) -> str:
     lines = ["   ".join(r[c].ljust(widths[c]) for c in range(4)) + "   " + r[4] for r in rows]
     lines.append(f"overhead {walk['overheadBytes']} bytes, pod MTU {walk['mtu']}")
     for v in walk.get("policy") or ():
+        if v.get("note"):  # a network that enforces no policy (the node-network walk: Flannel, bridge)
+            lines.append(v["note"] + (f"; not enforced: {', '.join(v['notEnforced'])}" if v.get("notEnforced") else ""))
+            continue
         if not v["selectedBy"]:
             continue  # no NetworkPolicy isolates this end: nothing to say
         lines.append(f"{v['direction'].lower()} at {v['endpoint']} ({v['chain']}): "
