@@ -28,14 +28,37 @@ from typing import Sequence
 
 from kubenotes.etcd.members import EtcdUnavailable
 
-__all__ = ["put", "get", "endpoint_status"]
+__all__ = ["gateway_call", "put", "get", "endpoint_status"]
 
 
 def _b64(s: str) -> str:
     return base64.b64encode(s.encode()).decode()
 
 
-def _call(url: str, path: str, body: dict, timeout_seconds: float) -> dict:
+def gateway_call(url: str, path: str, body: dict, timeout_seconds: float) -> dict:
+    """POST ``body`` as JSON to ``path`` of an etcd member's v3 JSON gateway (``/v3/kv/put``, ``/v3/kv/range``...).
+
+    Parameters
+    ----------
+    url : str
+        The member's client URL, ``http://127.0.0.1:2379``.
+    path : str
+        The gateway path, ``/v3/kv/range``.
+    body : dict
+        The request message in the gateway's JSON form (keys and values base64).
+    timeout_seconds : float
+        How long to wait for the answer.
+
+    Returns
+    -------
+    dict
+        The decoded answer plus ``http_status`` (0 when the member did not answer; ``error`` then says why) and
+        ``seconds`` (wall time of the call). Never raises for HTTP or connection errors.
+
+    References
+    ----------
+    https://etcd.io/docs/v3.4/dev-guide/api_grpc_gateway/
+    """
     req = urllib.request.Request(url.rstrip("/") + path, data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"})
     t0 = time.monotonic()
@@ -64,7 +87,7 @@ def put(url: str, key: str, value: str, *, timeout_seconds: float = 15.0) -> dic
         ``{"http_status", "seconds", "revision", "raft_term"}`` on success, ``{"http_status", "seconds",
         "error", "code"}`` otherwise (``http_status`` 0 when the member did not answer at all).
     """
-    got = _call(url, "/v3/kv/put", {"key": _b64(key), "value": _b64(value)}, timeout_seconds)
+    got = gateway_call(url, "/v3/kv/put", {"key": _b64(key), "value": _b64(value)}, timeout_seconds)
     header = got.get("header") or {}
     out = {"http_status": got["http_status"], "seconds": got["seconds"]}
     if "error" in got:
@@ -76,7 +99,7 @@ def put(url: str, key: str, value: str, *, timeout_seconds: float = 15.0) -> dic
 
 def get(url: str, key: str, *, serializable: bool = False, timeout_seconds: float = 15.0) -> dict:
     """``GET key`` (linearizable unless ``serializable``): ``{"http_status", "value", "mod_revision", "revision"}``."""
-    got = _call(url, "/v3/kv/range", {"key": _b64(key), "serializable": serializable}, timeout_seconds)
+    got = gateway_call(url, "/v3/kv/range", {"key": _b64(key), "serializable": serializable}, timeout_seconds)
     if "error" in got:
         return {"http_status": got["http_status"], "error": got["error"], "code": int(got.get("code", 0))}
     kvs = got.get("kvs") or []

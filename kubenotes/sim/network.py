@@ -841,7 +841,7 @@ def _kube_proxy_dnat(cluster: Any, node: str, svc: dict, port: str, seed: int) -
     """kube-proxy's DNAT on ``node`` for a Service port, from what its informers hold (as the Calico walk does)."""
     from types import SimpleNamespace
 
-    from kubenotes.cni.calico.packet import _service_dnat  # one home for the DNAT choice and its text
+    from kubenotes.cni.calico.packet import service_dnat
 
     objs = cluster_objects(cluster)
     seen = [o for o in objs if o.get("kind") in KUBE_PROXY_KINDS]
@@ -850,7 +850,7 @@ def _kube_proxy_dnat(cluster: Any, node: str, svc: dict, port: str, seed: int) -
     if not port:
         port = str(((svc.get("spec") or {}).get("ports") or [{}])[0].get("port", ""))
     try:
-        ip, number, proto, dnat = _service_dnat(SimpleNamespace(node=node), svc, port, random.Random(seed),
+        ip, number, proto, dnat = service_dnat(SimpleNamespace(node=node), svc, port, random.Random(seed),
                                                 {node: state}, chains)
     except CalicoError as e:
         raise WalkError(str(e)) from None

@@ -75,6 +75,7 @@ __all__ = [
     "network_from_objects",
     "walk_packet",
     "walk_table",
+    "service_dnat",
     "example_cluster",
     "mode_summary",
 ]
@@ -357,7 +358,7 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
                 + (v.reason if v.allowed else f"dropped: {v.reason}"))
 
     if svc is not None:
-        dest_ip, dport, proto, dnat = _service_dnat(sp, svc, d_port, rng, kube_proxy, nat_chains)
+        dest_ip, dport, proto, dnat = service_dnat(sp, svc, d_port, rng, kube_proxy, nat_chains)
     else:
         dpod_obj = _find(objs, "Pod", d_ns, d_name)
         if dpod_obj is None:
@@ -476,9 +477,45 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
     return result(overhead)
 
 
-def _service_dnat(sp: PodNet, svc: dict, port: str, rng: random.Random, kube_proxy: Mapping[str, Any] | None,
+def service_dnat(sp: PodNet, svc: dict, port: str, rng: random.Random, kube_proxy: Mapping[str, Any] | None,
                   nat_chains: Mapping[Any, tuple[str, Mapping[str, str]]] | None) -> tuple[str, int, str, dict]:
-    """kube-proxy's DNAT on the source pod's node: the chosen endpoint and the hop's text."""
+    """kube-proxy's DNAT on the source pod's node: the chosen endpoint and the hop's text.
+
+    One home for the choice both packet walks use (Calico's and :mod:`kubenotes.cni.walk`'s): the Service port
+    is looked up in the node's kube-proxy state, then an endpoint is drawn as the ``statistic --mode random``
+    rules draw it (ready endpoints; local ones only for ``internalTrafficPolicy: Local``; serving-terminating
+    ones when none is ready).
+
+    Parameters
+    ----------
+    sp : PodNet
+        The source; only its ``node`` is read.
+    svc : dict
+        The Service object.
+    port : str
+        The Service port's number or name.
+    rng : random.Random
+        Draws the endpoint.
+    kube_proxy : mapping of str to ProxyState
+        Node name to that node's kube-proxy state.
+    nat_chains : mapping
+        ServicePortName to (``KUBE-SVC-...`` chain, endpoint to ``KUBE-SEP-...`` chain).
+
+    Returns
+    -------
+    tuple of (str, int, str, dict)
+        Endpoint IP ("" when the Service has no endpoints), endpoint port, protocol, and the hop's record
+        (``cluster_ip``, ``port``, ``endpoint``, ``action``).
+
+    Raises
+    ------
+    CalicoError
+        No kube-proxy state for the node, a Service kube-proxy ignores, or a port the Service lacks.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/proxy/iptables/proxier.go (writeServiceToEndpointRules)
+    """
     md = svc.get("metadata") or {}
     ns, name = md.get("namespace") or "default", md.get("name")
     state = (kube_proxy or {}).get(sp.node)

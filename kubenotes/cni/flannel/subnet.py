@@ -426,9 +426,9 @@ class GatewayEtcd:
         self.now: Callable[[], float] = time.time
 
     def _post(self, path: str, body: dict) -> dict:
-        from kubenotes.etcd.client import _call
+        from kubenotes.etcd.client import gateway_call
 
-        got = _call(self.url, path, body, self.timeout_seconds)
+        got = gateway_call(self.url, path, body, self.timeout_seconds)
         if got.get("error") or got.get("http_status") != 200:
             raise FlannelError(f"etcd {path}: {got.get('message') or got.get('error') or got.get('http_status')}")
         return got
