@@ -303,3 +303,73 @@ def test_a_webhooks_warnings_reach_the_response_and_its_audit_annotations_are_re
             RESPONSE_WARNINGS.reset(token)
         assert warnings == ["colour is deprecated"]
     assert plugin.audit_annotations == [{"key": "colour.example.com/checked", "value": "colour"}] * 2
+
+
+# ------------------------------------------ matchConditions errors (matchconditions/matcher.go, generic/webhook.go)
+
+DOWN = "https://127.0.0.1:1/x"  # calling it would fail with a 500: each case shows whether the webhook was called
+MISSING = "object.data.missing == 'x'"
+
+
+@pytest.mark.parametrize("conditions,policy,want", [
+    # a false condition skips the webhook even when another one fails to evaluate (evaluated in any order)
+    ([MISSING, "false"], "Fail", None),
+    (["false", MISSING], "Fail", None),
+    # an error and no false: Fail refuses without calling the webhook, Ignore skips the webhook
+    ([MISSING, "true"], "Fail",
+     "configmaps \"c\" is forbidden: expression 'object.data.missing == 'x'' resulted in error: no such key: missing"),
+    ([MISSING, "true"], "Ignore", None),
+    # two errors are aggregated as Go's utilerrors.NewAggregate prints them
+    ([MISSING, "object.data.other == 'y'"], "Fail",
+     "configmaps \"c\" is forbidden: [expression 'object.data.missing == 'x'' resulted in error: no such key: missing,"
+     " expression 'object.data.other == 'y'' resulted in error: no such key: other]"),
+])
+def test_match_condition_errors_follow_the_failure_policy(conditions, policy, want):
+    api = _api()
+    _configure(api, "validating", _hook("cond.example.com", DOWN, "", failurePolicy=policy, matchConditions=[
+        {"name": f"c{i}", "expression": e} for i, e in enumerate(conditions)]))
+    if want is None:
+        assert api.client().create("configmaps", _cm(), "default")["metadata"]["name"] == "c"
+        return
+    with pytest.raises(ApiError) as e:
+        api.client().create("configmaps", _cm(), "default")
+    assert (e.value.code, e.value.status["reason"], str(e.value)) == (403, "Forbidden", want)
+
+
+def test_match_conditions_are_validated_when_the_configuration_is_created():
+    api = _api()
+    for kind in ("validating", "mutating"):
+        with pytest.raises(ApiError) as e:
+            _configure(api, kind, _hook("cond.example.com", DOWN, "", matchConditions=[
+                {"name": "p", "expression": "params.x == 1"},
+                {"name": "v", "expression": "variables.x"},
+                {"name": "p", "expression": "  "},
+                {"name": "bad name!", "expression": "true"},
+                {"expression": "object.metadata.name == 'x'"},
+                {"name": "syntax", "expression": "object.x =="}]))
+        assert e.value.code == 422
+        msgs = [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]]
+        assert msgs[:5] == [
+            "webhooks[0].matchConditions[0].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: "
+            "<input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^",
+            "webhooks[0].matchConditions[1].expression: Invalid value: \"variables.x\": compilation failed: ERROR: "
+            "<input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.x\n | ^",
+            "webhooks[0].matchConditions[2].expression: Required value",
+            'webhooks[0].matchConditions[2].name: Duplicate value: "p"',
+            "webhooks[0].matchConditions[3].name: Invalid value: \"bad name!\": name part must consist of alphanumeric "
+            "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+            "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ]
+        assert msgs[5] == "webhooks[0].matchConditions[4].name: Required value"
+        assert msgs[6].startswith('webhooks[0].matchConditions[5].expression: Invalid value: "object.x ==": '
+                                  "compilation failed: ERROR: <input>: Syntax error")
+        assert len(msgs) == 7
+    with pytest.raises(ApiError) as e:
+        _configure(api, "validating", _hook("many.example.com", DOWN, "", matchConditions=[
+            {"name": f"c{i}", "expression": "true"} for i in range(65)]))
+    assert [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]] == [
+        "webhooks[0].matchConditions: Too many: 65: must have at most 64 items"]
+    # what a webhook's conditions may read: object, oldObject, request, namespaceObject, authorizer
+    _configure(api, "validating", _hook("ok.example.com", DOWN, "", matchConditions=[
+        {"name": "ok", "expression": "object != null && oldObject == null && request.operation == 'CREATE' && "
+                                     "namespaceObject == null && [1, 2].all(x, x > 0)"}]))

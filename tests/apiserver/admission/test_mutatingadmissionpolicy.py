@@ -34,6 +34,7 @@ def _api(gates=ON, runtime=BETA):
 
 
 def _policy(api, name, mutations, rules=CM_RULES, **spec):
+    spec.setdefault("reinvocationPolicy", "Never")  # required: upstream does not default it
     api.client().create("mutatingadmissionpolicies", {"metadata": {"name": name}, "spec": {
         "matchConstraints": {"resourceRules": rules}, "mutations": mutations, **spec}})
 
@@ -179,7 +180,7 @@ def test_validation_of_the_policy_objects():
     api = _api()
     with pytest.raises(ApiError) as e:
         api.client().create("mutatingadmissionpolicies", {"metadata": {"name": "p"}, "spec": {
-            "matchConstraints": {"resourceRules": CM_RULES},
+            "matchConstraints": {"resourceRules": CM_RULES}, "reinvocationPolicy": "Never",
             "mutations": [{"patchType": "Merge"}, _apply(""), _jsonpatch("[JSONPatch{op: 'add',")]}})
     assert e.value.code == 422
     msgs = [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]]
@@ -192,7 +193,7 @@ def test_validation_of_the_policy_objects():
         api.client().create("mutatingadmissionpolicies", {"metadata": {"name": "p"}, "spec": {}})
     assert [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]] == [
         "spec.matchConstraints: Required value", "spec.mutations: Required value: mutations must contain at least "
-                                                 "one item"]
+                                                 "one item", "spec.reinvocationPolicy: Required value"]
     with pytest.raises(ApiError) as e:
         _bind(api, "b", "", paramRef={"name": "x", "selector": {}, "parameterNotFoundAction": "Deny"})
     assert "spec.policyName: Required value" in str(e.value)
