@@ -23,8 +23,11 @@ in order, with ``object``, ``oldObject``, ``request``, ``params``,
 * ``patchType: ApplyConfiguration``: ``expression`` builds an ``Object{...}``
   (nested ``Object.spec{...}`` values named by their field path), merged into
   the object with server-side apply's merge (associative lists by their keys,
-  sets, granular maps; :mod:`kubenotes.apiserver.apply`); setting an atomic
-  list or struct is refused (``may not mutate atomic arrays, maps or structs``);
+  sets, granular maps; :mod:`kubenotes.apiserver.apply`); a field the kind's
+  schema does not declare fails the typed conversion (``failed to convert patch
+  object to typed object: .spec.x: field not declared in schema``,
+  :func:`undeclared_fields`), and setting an atomic list or struct is refused
+  (``may not mutate atomic arrays, maps or structs``);
 * ``patchType: JSONPatch``: ``expression`` returns a list of
   ``JSONPatch{op, path, from, value}`` applied in order (a failed ``test`` op
   leaves the object unchanged; :func:`kubenotes.apiserver.patch.json_patch`).
@@ -44,8 +47,10 @@ finds it).
 Notes
 -----
 Simplified: the CEL is :mod:`kubenotes.apiserver.admission.cel`'s subset (no
-type checking, so a field the schema does not declare is not refused; no cost
-limits; no ``authorizer``); a policy reinvoked for a later policy's change
+type checking; no cost limits; no ``authorizer``). As upstream, an
+undeclared field is refused when the mutation is applied, not when the policy
+is created (the mutation environment types ``Object`` fields dynamically); a
+custom resource's apply configuration is not checked against its CRD schema; a policy reinvoked for a later policy's change
 runs again before the webhooks, not in a second pass after them; atomic
 structs are the ones of :data:`ATOMIC_STRUCTS`; policies are taken in name
 order. ``admissionregistration.k8s.io/v1alpha1`` is not served.
@@ -71,7 +76,8 @@ from kubenotes.apiserver.request import Attributes
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.errors import KubenotesError
 
-__all__ = ["MutatingAdmissionPolicy", "ATOMIC_STRUCTS", "REINVOCATION_KEY", "apply_configuration_patch"]
+__all__ = ["MutatingAdmissionPolicy", "ATOMIC_STRUCTS", "REINVOCATION_KEY", "apply_configuration_patch",
+           "undeclared_fields"]
 
 #: Where the plugin leaves its reinvocation context in the request's attributes (``a.GetReinvocationContext()``):
 #: a callable the mutating webhook plugin calls with the object when its webhooks changed it.
@@ -121,6 +127,75 @@ def _atomics(value: Any, definition: str | None, path: str) -> list[str]:
     return out
 
 
+def _smd_path(value: Any, keys: tuple, api_version: str, kind: str) -> str:
+    """A structured-merge-diff field path (``.spec.containers[name="a"].x``) for the keys that reach a field."""
+    import json
+
+    from kubenotes.apiserver.patch_meta import list_info_for
+
+    out, names, cur = "", [], value
+    for k in keys:
+        if isinstance(k, str):
+            out += f".{k}"
+            names.append(k)
+            cur = cur[k]
+            continue
+        list_type, map_keys = list_info_for(api_version, kind, tuple(names))
+        item = cur[k]
+        if list_type == "map" and map_keys and isinstance(item, dict):
+            out += "[" + ",".join(f"{mk}={json.dumps(item.get(mk), separators=(',', ':'))}" for mk in map_keys) + "]"
+        elif list_type == "set":
+            out += f"[={json.dumps(item, separators=(',', ':'))}]"
+        else:
+            out += f"[{k}]"
+        cur = item
+    return out
+
+
+def undeclared_fields(patch: dict, api_version: str, kind: str) -> list[str]:
+    """structured-merge-diff's errors typing an apply configuration: ``.spec.x: field not declared in schema``.
+
+    Upstream converts the apply configuration to a typed value against the kind's OpenAPI schema
+    before merging it; a field the schema does not declare fails the conversion. The walk stops at
+    the first undeclared field of each object (the model takes them in name order).
+
+    Parameters
+    ----------
+    patch : dict
+        The apply configuration, as plain JSON.
+    api_version, kind : str
+        The object's; a kind without a served schema (a custom resource) is not checked.
+
+    Returns
+    -------
+    list of str
+
+    Notes
+    -----
+    Custom resources are not checked: the model types them by their CRD's structural schema
+    elsewhere, not here.
+
+    References
+    ----------
+    kubernetes-sigs/structured-merge-diff typed/validate.go (``visitMapItems``), typed/helpers.go (``ValidationErrors``)
+
+    Examples
+    --------
+    >>> undeclared_fields({"spec": {"replicas": 1, "replicaz": 2, "template": {"spec": {"containers": [
+    ...     {"name": "a", "imag": "x"}]}}}}, "apps/v1", "Deployment")
+    ['.spec.replicaz: field not declared in schema', '.spec.template.spec.containers[name="a"].imag: field not declared in schema']
+    """
+    from kubenotes.apiserver.fieldvalidation import _unknown  # the schema walk of fieldValidation, reused
+
+    out, parents = [], set()
+    for _, keys in sorted(_unknown(patch, api_version, kind), key=lambda pk: pk[0]):
+        if keys[:-1] in parents:
+            continue
+        parents.add(keys[:-1])
+        out.append(f"{_smd_path(patch, keys, api_version, kind)}: field not declared in schema")
+    return out
+
+
 def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: str) -> dict:
     """Merge an ``ApplyConfiguration`` mutation's result into ``obj`` (``ApplyStructuredMergeDiff``).
 
@@ -142,8 +217,9 @@ def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: st
     ------
     CELError
         Upstream's texts: ``unsupported return type from ApplyConfiguration expression``, ``type mismatch:
-        unexpected type name ...``, ``error applying patch: invalid ApplyConfiguration: may not mutate
-        atomic arrays, maps or structs: .spec.selector``.
+        unexpected type name ...``, ``error applying patch: failed to convert patch object to typed object:
+        .spec.x: field not declared in schema`` (:func:`undeclared_fields`), ``error applying patch: invalid
+        ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.selector``.
 
     Examples
     --------
@@ -169,6 +245,10 @@ def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: st
     if errs:
         raise CELError("type mismatch: " + "; ".join(errs))
     patch = plain(config)
+    undeclared = undeclared_fields(patch, api_version, kind)
+    if undeclared:  # typeConverter.ObjectToTyped: one error as is, several as smd's "errors:" list
+        text = undeclared[0] if len(undeclared) == 1 else "errors:\n  " + "\n  ".join(undeclared)
+        raise CELError(f"error applying patch: failed to convert patch object to typed object: {text}")
     atomics = _atomics(patch, definition_for(api_version, kind), "")
     if atomics:
         raise CELError("error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or "

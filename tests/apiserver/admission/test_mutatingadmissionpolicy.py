@@ -384,3 +384,38 @@ def test_ported_dispatcher_both_policies_and_match_conditions():
         _bind(api, "binding1", "policy1")
         _bind(api, "binding2", "policy2")
         assert api.client().create("deployments", _deployment(), "default")["metadata"]["labels"] == want
+
+
+# ------------------------------------------- an apply configuration typed against the schema (patch/smd.go)
+
+def test_an_undeclared_field_fails_the_typed_conversion_at_admission_not_at_create():
+    d = _deploy(replicas=1, **_containers("a"))
+    with pytest.raises(CELError) as e:
+        apply_configuration_patch(d, evaluate("Object{spec: Object.spec{replicaz: 2}}", {}), "apps/v1", "Deployment")
+    assert str(e.value) == ("error applying patch: failed to convert patch object to typed object: .spec.replicaz: "
+                            "field not declared in schema")
+    # a keyed list item is named by its key; several undeclared fields in different objects are listed
+    with pytest.raises(CELError) as e:
+        apply_configuration_patch(d, evaluate(
+            "Object{metadata: Object.metadata{labelz: {'a': 'b'}}, spec: Object.spec{template: Object.spec.template{"
+            "spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: 'a', "
+            "imag: 'x'}]}}}}", {}), "apps/v1", "Deployment")
+    assert str(e.value) == ("error applying patch: failed to convert patch object to typed object: errors:\n"
+                            "  .metadata.labelz: field not declared in schema\n"
+                            '  .spec.template.spec.containers[name="a"].imag: field not declared in schema')
+    # declared fields, map values (labels) and nested keyed lists pass
+    out = apply_configuration_patch(d, evaluate(
+        "Object{metadata: Object.metadata{labels: {'any-key': 'v'}}, spec: Object.spec{template: "
+        "Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{"
+        "name: 'a', ports: [Object.spec.template.spec.containers.ports{containerPort: 80}]}]}}}}", {}),
+        "apps/v1", "Deployment")
+    assert out["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80}]
+    # through the API: the policy is accepted (no schema at create), the request is refused by failurePolicy Fail
+    api = _api()
+    _policy(api, "typo", [_apply("Object{data: {'a': 'b'}, metadata: Object.metadata{labelz: {'x': 'y'}}}")])
+    _bind(api, "typo", "typo")
+    with pytest.raises(ApiError) as e:
+        api.client().create("configmaps", {"metadata": {"name": "c"}}, "default")
+    assert (e.value.code, str(e.value)) == (403, "policy 'typo' with binding 'typo' denied request: error applying "
+                                                 "patch: failed to convert patch object to typed object: "
+                                                 ".metadata.labelz: field not declared in schema")

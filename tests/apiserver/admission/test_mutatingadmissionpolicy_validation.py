@@ -69,11 +69,13 @@ def test_a_valid_policy_is_accepted_and_failure_policy_defaults_need_no_value(ap
     ({"reinvocationPolicy": None}, ["spec.reinvocationPolicy: Required value"]),
     ({"reinvocationPolicy": "Always"},
      ['spec.reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"']),
-    ({"failurePolicy": "Maybe"}, ['spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"']),
+    ({"failurePolicy": "Maybe"},
+     ['spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"']),
     # "mutations must contain at least one item"
     ({"mutations": []}, ["spec.mutations: Required value: mutations must contain at least one item"]),
     # "patchType is required" / "unsupported patchType"
-    ({"mutations": [{"applyConfiguration": {"expression": "Object{}"}}]}, ["spec.mutations[0].patchType: Required value"]),
+    ({"mutations": [{"applyConfiguration": {"expression": "Object{}"}}]},
+     ["spec.mutations[0].patchType: Required value"]),
     ({"mutations": [{"patchType": "Merge"}]},
      ['spec.mutations[0].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"']),
     # "JSONPatch without jsonPatch, with applyConfiguration"
@@ -135,7 +137,8 @@ def test_policy_field_errors(api, spec, want):
     ({"policyName": "Bad_Name"},
      ['spec.policyName: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case '
       "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
-      "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]),
+      "'example.com', regex used for validation is "
+      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"]),
     ({"policyName": "p", "matchResources": {"resourceRules": [dict(RULE, operations=["DELETE"])]}},
      ['spec.matchResources.resourceRules.operations: Unsupported value: "DELETE": supported values: "*", "CONNECT", '
       '"CREATE", "UPDATE"']),
