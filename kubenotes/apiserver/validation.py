@@ -55,8 +55,12 @@ What is checked (what learners typically get wrong):
   ConfigMap/Secret (keys; ``data``/``binaryData`` that is not base64 is the
   decoder's 400, :func:`bytes_decode_error`), PriorityClass (reserved
   ``system-`` names, value range, immutable value),
-  ValidatingAdmissionPolicyBinding (``policyName``, ``paramRef``: name xor
-  selector, ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``),
+  ValidatingAdmissionPolicy (``validateValidatingAdmissionPolicySpec``:
+  match constraints, ``matchConditions``, ``variables``, validations with
+  their messages and reasons, audit annotations) and its binding
+  (``policyName``, ``paramRef``: name xor selector,
+  ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``,
+  ``matchResources``, ``validationActions``),
   MutatingAdmissionPolicy (``validateMutatingAdmissionPolicySpec``:
   ``matchConstraints`` with resource rules and no ``DELETE``, ``paramKind``,
   ``matchConditions``, ``variables``, at least one mutation with its
@@ -2062,6 +2066,141 @@ def _validate_map_binding(obj: Mapping[str, Any]) -> list[FieldErr]:
     return errs
 
 
+#: ``supportedValidationPolicyReason.List()`` and ``validValidationActions.List()`` (sorted).
+_VALIDATION_REASONS = ("Forbidden", "Invalid", "RequestEntityTooLarge")
+_VALIDATION_ACTIONS = ("Audit", "Deny", "Warn")
+#: ``maxAuditAnnotations`` and ``maxAuditAnnotationValueExpressionLength`` (5 KiB).
+MAX_AUDIT_ANNOTATIONS = 20
+MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH = 5 * 1024
+
+
+def _validate_validation(v: Mapping[str, Any], p: str, declared: frozenset, message_declared: frozenset
+                         ) -> list[FieldErr]:
+    """``validateValidation``: an expression, an optional ``messageExpression``, a one-line ``message``, a reason."""
+    errs: list[FieldErr] = []
+    expr, msg, mexpr = v.get("expression") or "", v.get("message") or "", v.get("messageExpression") or ""
+    if not expr.strip():
+        errs.append(_required(f"{p}.expression", "expression is not specified"))
+    else:
+        errs += _compile_errors(f"{p}.expression", expr, declared)
+    if mexpr and not mexpr.strip():
+        errs.append(_invalid(f"{p}.messageExpression", mexpr, "must be non-empty if specified"))
+    elif mexpr.strip():
+        errs += _compile_errors(f"{p}.messageExpression", mexpr, message_declared)
+    if msg and not msg.strip():
+        errs.append(_invalid(f"{p}.message", msg, "must be non-empty if specified"))
+    elif re.search(r"[\n\r]", msg.strip()):
+        errs.append(_invalid(f"{p}.message", msg, "must not contain line breaks"))
+    reason = v.get("reason")
+    if reason is not None and reason not in _VALIDATION_REASONS:
+        errs.append(_not_supported(f"{p}.reason", reason, _VALIDATION_REASONS))
+    return errs
+
+
+def _validate_audit_annotation(a: Mapping[str, Any], policy_name: str, p: str, declared: frozenset
+                               ) -> list[FieldErr]:
+    """``validateAuditAnnotation``: ``<policy name>/<key>`` a qualified name, a ``valueExpression`` of at most 5 KiB."""
+    errs: list[FieldErr] = []
+    key = a.get("key") or ""
+    if policy_name:
+        errs += [_invalid(f"{p}.key", f"{policy_name}/{key}", m) for m in is_qualified_name(f"{policy_name}/{key}")]
+    else:
+        errs.append(_invalid(f"{p}.key", key, "requires metadata.name be non-empty"))
+    value = (a.get("valueExpression") or "").strip()
+    if not value:
+        errs.append(_required(f"{p}.valueExpression", "valueExpression is not specified"))
+    elif len(value) > MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH:
+        errs.append(_required(f"{p}.valueExpression",
+                              f"must not exceed {MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH} bytes in length"))
+    else:
+        errs += _compile_errors(f"{p}.valueExpression", value, declared)
+    return errs
+
+
+def _validate_vap(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``validateValidatingAdmissionPolicySpec``: the policy's constraints, conditions, variables and validations.
+
+    In upstream's order: ``failurePolicy``, ``paramKind``, ``matchConstraints`` (required, with
+    ``resourceRules``), ``matchConditions``, ``variables``, then at least one of ``validations`` and
+    ``auditAnnotations`` (at most 20, unique keys). ``failurePolicy``, ``matchPolicy`` and the selectors are
+    defaulted before validation (v1 ``defaults.go``), so only bad values are reported for them.
+
+    Examples
+    --------
+    >>> [str(e) for e in _validate_vap({"metadata": {"name": "p"}, "spec": {"matchConstraints": {"resourceRules": [
+    ...     {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]}}})]
+    ['spec.validations: Required value: validations or auditAnnotations must contain at least one item', 'spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item']
+    """
+    spec = obj.get("spec") or {}
+    errs: list[FieldErr] = []
+    fp = spec.get("failurePolicy")
+    if fp is not None and fp not in _FAILURE_POLICIES:
+        errs.append(_not_supported("spec.failurePolicy", fp, _FAILURE_POLICIES))
+    has_params = spec.get("paramKind") is not None
+    if has_params:
+        errs += _validate_param_kind(spec["paramKind"], "spec.paramKind")
+    mc = spec.get("matchConstraints")
+    if mc is None:
+        errs.append(_required("spec.matchConstraints"))
+    else:
+        errs += _validate_match_resources(mc, "spec.matchConstraints")
+        if not mc.get("resourceRules"):
+            errs.append(_required("spec.matchConstraints.resourceRules"))
+    stateless = _CEL_BASE_VARIABLES | ({"params"} if has_params else set())
+    composited = stateless | {"variables"}
+    errs += validate_match_conditions(spec.get("matchConditions"), "spec.matchConditions", stateless)
+    for i, v in enumerate(spec.get("variables") or ()):
+        errs += _validate_variable(v, f"spec.variables[{i}]", composited)
+    validations, annotations = spec.get("validations") or [], spec.get("auditAnnotations")
+    if not validations and not annotations:
+        for key in ("validations", "auditAnnotations"):
+            errs.append(_required(f"spec.{key}", "validations or auditAnnotations must contain at least one item"))
+        return errs
+    message_declared = composited - {"authorizer"}  # messageExpression: no authorizer upstream
+    for i, v in enumerate(validations):
+        errs += _validate_validation(v, f"spec.validations[{i}]", composited, message_declared)
+    if annotations:
+        if len(annotations) > MAX_AUDIT_ANNOTATIONS:
+            errs.append(_invalid("spec.auditAnnotations", annotations,
+                                 f"must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"))
+        keys: set[str] = set()
+        name = (obj.get("metadata") or {}).get("name") or ""
+        for i, a in enumerate(annotations):
+            errs += _validate_audit_annotation(a, name, f"spec.auditAnnotations[{i}]", composited)
+            if (a.get("key") or "") in keys:
+                errs.append(_duplicate(f"spec.auditAnnotations[{i}].key", a.get("key") or ""))
+            keys.add(a.get("key") or "")
+    return errs
+
+
+def _validate_vap_binding_spec(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``validateValidatingAdmissionPolicyBindingSpec``: ``policyName``, ``paramRef``, ``matchResources``, actions.
+
+    Examples
+    --------
+    >>> b = {"spec": {"policyName": "p", "validationActions": ["Deny", "Warn", "Deny"]}}
+    >>> [str(e) for e in _validate_vap_binding_spec(b)]
+    ['spec.validationActions[2]: Duplicate value: "Deny"', 'spec.validationActions: Invalid value: ["Deny","Warn","Deny"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)']
+    """
+    spec = obj.get("spec") or {}
+    errs = _validate_vap_binding(obj) + _validate_match_resources(spec.get("matchResources"), "spec.matchResources")
+    actions = spec.get("validationActions") or []
+    seen: set[str] = set()
+    for i, a in enumerate(actions):
+        if a not in _VALIDATION_ACTIONS:
+            errs.append(_not_supported(f"spec.validationActions[{i}]", a, _VALIDATION_ACTIONS))
+        if a in seen:
+            errs.append(_duplicate(f"spec.validationActions[{i}]", a))
+        seen.add(a)
+    if {"Deny", "Warn"} <= seen:
+        errs.append(_invalid("spec.validationActions", actions, "must not contain both Deny and Warn (repeating the "
+                             "same validation failure information in the API response and headers serves no "
+                             "purpose)"))
+    if not seen:
+        errs.append(_required("spec.validationActions", "at least one validation action is required"))
+    return errs
+
+
 #: The variables a webhook's ``matchConditions`` may read (no ``params``, no ``variables``).
 WEBHOOK_MATCH_CONDITION_VARIABLES = _CEL_BASE_VARIABLES
 
@@ -2642,7 +2781,8 @@ _CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
     "ConfigMap": _validate_data_keys,
     "Secret": _validate_data_keys,
     "PriorityClass": _validate_priority_class,
-    "ValidatingAdmissionPolicyBinding": _validate_vap_binding,
+    "ValidatingAdmissionPolicy": _validate_vap,
+    "ValidatingAdmissionPolicyBinding": _validate_vap_binding_spec,
     "MutatingAdmissionPolicyBinding": _validate_map_binding,
     "MutatingAdmissionPolicy": _validate_map,
     "MutatingWebhookConfiguration": _validate_webhook_configuration,
