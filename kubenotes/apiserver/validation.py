@@ -2203,24 +2203,169 @@ def _validate_vap_binding_spec(obj: Mapping[str, Any]) -> list[FieldErr]:
 
 #: The variables a webhook's ``matchConditions`` may read (no ``params``, no ``variables``).
 WEBHOOK_MATCH_CONDITION_VARIABLES = _CEL_BASE_VARIABLES
+#: ``noSideEffectClasses.List()``: what a new webhook may declare; ``AcceptedAdmissionReviewVersions``.
+_NO_SIDE_EFFECT_CLASSES = ("None", "NoneOnDryRun")
+_ADMISSION_REVIEW_VERSIONS = ("v1", "v1beta1")
+_URL_FORM = "; desired format: https://host[/path]"
+
+
+def _is_fully_qualified_name(name: str, p: str) -> list[FieldErr]:
+    """``utilvalidation.IsFullyQualifiedName``: a DNS subdomain of at least three dot-separated segments."""
+    if not name:
+        return [_required(p)]
+    msgs = is_dns1123_subdomain(name)
+    if msgs:
+        return [_invalid(p, name, ",".join(msgs))]
+    if len(name.split(".")) < 3:
+        return [_invalid(p, name, "should be a domain with at least three segments separated by dots")]
+    return []
+
+
+def _validate_webhook_client_config(cc: Mapping[str, Any], p: str) -> list[FieldErr]:
+    """``url`` xor ``service``; ``webhook.ValidateWebhookURL`` (https, a host, no user, fragment or query) or
+    ``webhook.ValidateWebhookService`` (name, namespace, port, path segments)."""
+    from urllib.parse import urlsplit
+
+    url, svc = cc.get("url"), cc.get("service")
+    if (url is None) == (svc is None):
+        return [_required(p, "exactly one of url or service is required")]
+    errs: list[FieldErr] = []
+    if url is not None:
+        up = f"{p}.url"
+        try:
+            u = urlsplit(url)
+            netloc = u.netloc
+        except ValueError as e:
+            return [_required(up, f"url must be a valid URL: {e}{_URL_FORM}")]
+        if u.scheme != "https":
+            errs.append(_invalid(up, u.scheme, "'https' is the only allowed URL scheme" + _URL_FORM))
+        host = netloc.rpartition("@")[2]
+        if not host:
+            errs.append(_invalid(up, host, "host must be provided" + _URL_FORM))
+        if "@" in netloc:
+            errs.append(_invalid(up, netloc.rpartition("@")[0], "user information is not permitted in the URL"))
+        if u.fragment:
+            errs.append(_invalid(up, u.fragment, "fragments are not permitted in the URL"))
+        if u.query:
+            errs.append(_invalid(up, u.query, "query parameters are not permitted in the URL"))
+        return errs
+    sp = f"{p}.service"
+    if not svc.get("name"):
+        errs.append(_required(f"{sp}.name", "service name is required"))
+    if not svc.get("namespace"):
+        errs.append(_required(f"{sp}.namespace", "service namespace is required"))
+    port = svc.get("port", 443)
+    msgs = _is_valid_port_num(port)
+    if msgs:
+        errs.append(_invalid(f"{sp}.port", port, "port is not valid: " + ", ".join(msgs)))
+    path = svc.get("path")
+    if path is None or path in ("", "/"):
+        return errs
+    if path == "//":
+        return errs + [_invalid(f"{sp}.path", path, "segment[0] may not be empty")]
+    if not path.startswith("/"):
+        errs.append(_invalid(f"{sp}.path", path, "must start with a '/'"))
+    rest = path[1:]
+    rest = rest[:-1] if rest.endswith("/") else rest
+    for i, step in enumerate(rest.split("/")):
+        if not step:
+            errs.append(_invalid(f"{sp}.path", path, f"segment[{i}] may not be empty"))
+            continue
+        errs += [_invalid(f"{sp}.path", path, f"segment[{i}]: {m}") for m in is_dns1123_subdomain(step)]
+    return errs
+
+
+def _validate_webhook(hook: Mapping[str, Any], p: str, mutating: bool) -> list[FieldErr]:
+    """``validateValidatingWebhook`` / ``validateMutatingWebhook`` for a new configuration (no side effects)."""
+    errs = _is_fully_qualified_name(hook.get("name") or "", f"{p}.name")
+    for i, rule in enumerate(hook.get("rules") or ()):
+        errs += _validate_rule_with_operations(rule, f"{p}.rules[{i}]")
+    fp, mp = hook.get("failurePolicy"), hook.get("matchPolicy")
+    if fp is not None and fp not in _FAILURE_POLICIES:
+        errs.append(_not_supported(f"{p}.failurePolicy", fp, _FAILURE_POLICIES))
+    if mp is not None and mp not in _MATCH_POLICIES:
+        errs.append(_not_supported(f"{p}.matchPolicy", mp, _MATCH_POLICIES))
+    se = hook.get("sideEffects")
+    if se is None:
+        errs.append(_required(f"{p}.sideEffects", "must specify one of " + ", ".join(_NO_SIDE_EFFECT_CLASSES)))
+    elif se not in _NO_SIDE_EFFECT_CLASSES:
+        errs.append(_not_supported(f"{p}.sideEffects", se, _NO_SIDE_EFFECT_CLASSES))
+    ts = hook.get("timeoutSeconds")
+    if ts is not None and not 1 <= ts <= 30:
+        errs.append(_invalid(f"{p}.timeoutSeconds", ts, "the timeout value must be between 1 and 30 seconds"))
+    errs += _label_selector(hook.get("namespaceSelector"), f"{p}.namespaceSelector")
+    errs += _label_selector(hook.get("objectSelector"), f"{p}.objectSelector")
+    rp = hook.get("reinvocationPolicy")
+    if mutating and rp is not None and rp not in _REINVOCATION_POLICIES:
+        errs.append(_not_supported(f"{p}.reinvocationPolicy", rp, _REINVOCATION_POLICIES))
+    errs += _validate_webhook_client_config(hook.get("clientConfig") or {}, f"{p}.clientConfig")
+    errs += validate_match_conditions(hook.get("matchConditions"), f"{p}.matchConditions",
+                                      WEBHOOK_MATCH_CONDITION_VARIABLES)
+    return errs
+
+
+def _validate_admission_review_versions(versions: list, p: str) -> list[FieldErr]:
+    """``validateAdmissionReviewVersions``: required, no duplicates, DNS-1035 labels, one of ``v1``/``v1beta1``."""
+    accepted = ", ".join(_ADMISSION_REVIEW_VERSIONS)
+    if not versions:
+        return [_required(p, f"must specify one of {accepted}")]
+    errs: list[FieldErr] = []
+    seen: set[str] = set()
+    for i, v in enumerate(versions):
+        if v in seen:
+            errs.append(_invalid(f"{p}[{i}]", v, "duplicate version"))
+            continue
+        seen.add(v)
+        errs += [_invalid(f"{p}[{i}]", v, m) for m in is_dns1035_label(v)]
+    if not seen & set(_ADMISSION_REVIEW_VERSIONS):
+        errs.append(_invalid(p, versions, f"must include at least one of {accepted}"))
+    return errs
 
 
 def _validate_webhook_configuration(obj: Mapping[str, Any]) -> list[FieldErr]:
-    """The ``matchConditions`` part of ``validate{Mutating,Validating}WebhookConfiguration``.
+    """``validate{Mutating,Validating}WebhookConfiguration`` for a create.
+
+    Each webhook: a fully qualified ``name`` (unique), valid ``rules``, ``failurePolicy``/``matchPolicy`` values,
+    ``sideEffects`` ``None`` or ``NoneOnDryRun`` (required), ``timeoutSeconds`` 1 to 30, selectors,
+    ``reinvocationPolicy`` (mutating), ``clientConfig`` (``url`` xor ``service``), ``matchConditions`` (at most
+    64, unique qualified names, expressions compiling without ``params``), ``admissionReviewVersions``.
+    The fields defaulted before validation (``failurePolicy``, ``matchPolicy``, selectors, ``timeoutSeconds``)
+    report bad values only.
+
+    Notes
+    -----
+    An update is validated as a create (upstream relaxes ``sideEffects``, review versions, unique names and
+    invalid selector values when the stored object already had them).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/admissionregistration/validation/validation.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/util/webhook/validation.go
 
     Examples
     --------
-    >>> for e in _validate_webhook_configuration({"webhooks": [{"name": "a.example.com", "matchConditions": [
-    ...         {"name": "p", "expression": "params.x == 1"}]}]}):
+    >>> for e in _validate_webhook_configuration({"kind": "ValidatingWebhookConfiguration", "webhooks": [
+    ...         {"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+    ...          "clientConfig": {"url": "https://hook.example.com/v"},
+    ...          "matchConditions": [{"name": "p", "expression": "params.x == 1"}]}]}):
     ...     print(e)
     webhooks[0].matchConditions[0].expression: Invalid value: "params.x == 1": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')
      | params.x == 1
      | ^
     """
     errs: list[FieldErr] = []
+    mutating = obj.get("kind") == "MutatingWebhookConfiguration"
+    names: set[str] = set()
     for i, hook in enumerate(obj.get("webhooks") or ()):
-        errs += validate_match_conditions(hook.get("matchConditions"), f"webhooks[{i}].matchConditions",
-                                          WEBHOOK_MATCH_CONDITION_VARIABLES)
+        p = f"webhooks[{i}]"
+        errs += _validate_webhook(hook, p, mutating)
+        errs += _validate_admission_review_versions(hook.get("admissionReviewVersions") or [],
+                                                    f"{p}.admissionReviewVersions")
+        name = hook.get("name") or ""
+        if name:
+            if name in names:
+                errs.append(_duplicate(f"{p}.name", name))
+            names.add(name)
     return errs
 
 
