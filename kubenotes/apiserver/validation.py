@@ -1860,13 +1860,13 @@ def _compile_errors(path: str, expr: str, declared: frozenset | None = None) -> 
     ``declared``: the variables its environment declares; a reference to another name is cel-go's
     ``undeclared reference`` error (:func:`kubenotes.apiserver.admission.cel.compile_issues`).
     """
-    from kubenotes.apiserver.admission.cel import CELError, compile_expression, compile_issues
+    from kubenotes.apiserver.admission.cel import CELError, compile_expression, compile_issues, syntax_error_text
 
     try:
         compile_expression(expr)
         issues = compile_issues(expr, declared) if declared is not None else ""
     except CELError as e:
-        return [_invalid(path, expr, f"compilation failed: ERROR: <input>: {e}")]
+        return [_invalid(path, expr, f"compilation failed: {syntax_error_text(expr, e)}")]
     return [_invalid(path, expr, f"compilation failed: {issues}")] if issues else []
 
 
@@ -1999,7 +1999,8 @@ def _validate_map(obj: Mapping[str, Any]) -> list[FieldErr]:
     -----
     ``failurePolicy`` (``Fail``), ``matchPolicy`` and the selectors are defaulted upstream before validation, so
     their ``Required`` errors are not reported. Expressions are compiled with the model's CEL subset: a syntax
-    error's text is the model's (``compilation failed: ERROR: <input>: Syntax error: ...``), an undeclared
+    error has cel-go's position and caret but the model's message (``compilation failed: ERROR:
+    <input>:1:12: Syntax error: unexpected '<EOF>'``, not ANTLR's ``mismatched input``), an undeclared
     variable's is cel-go's; fields are not type-checked (upstream's mutation environment types ``Object`` fields
     dynamically too).
 

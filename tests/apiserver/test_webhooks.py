@@ -363,8 +363,9 @@ def test_match_conditions_are_validated_when_the_configuration_is_created():
             "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
         ]
         assert msgs[5] == "webhooks[0].matchConditions[4].name: Required value"
-        assert msgs[6].startswith('webhooks[0].matchConditions[5].expression: Invalid value: "object.x ==": '
-                                  "compilation failed: ERROR: <input>: Syntax error")
+        assert msgs[6] == ('webhooks[0].matchConditions[5].expression: Invalid value: "object.x ==": compilation '
+                           "failed: ERROR: <input>:1:12: Syntax error: unexpected '<EOF>'\n | object.x ==\n"
+                           " | ...........^")
         assert len(msgs) == 7
     with pytest.raises(ApiError) as e:
         _configure(api, "validating", _hook("many.example.com", DOWN, "", matchConditions=[

@@ -42,7 +42,7 @@ from typing import Any
 from kubenotes.errors import KubenotesError
 
 __all__ = ["CELError", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "compile_expression", "compile_issues", "evaluate",
-           "plain", "type_name_errors"]
+           "plain", "syntax_error_text", "type_name_errors"]
 
 
 class CELError(KubenotesError):
@@ -391,6 +391,44 @@ def _free_variables(n: Any, bound: frozenset = frozenset()) -> set[str]:
     return set().union(*(_free_variables(x, bound) for x in n[1:] if isinstance(x, (tuple, list))))
 
 
+_AT_COLUMN = re.compile(r"(?: at column (\d+)| \(column (\d+)\))$")
+
+
+def _display(src: str, pos: int, message: str) -> str:
+    """One cel-go issue as ``Issues.String()`` shows it: ``ERROR: <input>:line:col: msg``, the line, a caret."""
+    line = src.count("\n", 0, pos) + 1
+    start = src.rfind("\n", 0, pos) + 1
+    end = src.find("\n", pos)
+    col = pos - start + 1
+    text = src[start:] if end < 0 else src[start:end]
+    return f"ERROR: <input>:{line}:{col}: {message}\n | {text}\n | {'.' * (col - 1)}^"
+
+
+def syntax_error_text(src: str, error: CELError) -> str:
+    """A syntax error of :func:`compile_expression` in cel-go's display form (position, source line, caret).
+
+    The message itself is the model's parser's (cel-go's ANTLR texts, ``mismatched input ... expecting
+    {...}``, are not reproduced); the end of input is named ``<EOF>`` as cel-go names it.
+
+    Examples
+    --------
+    >>> src = "object.x =="
+    >>> try:
+    ...     compile_expression(src)
+    ... except CELError as e:
+    ...     print(syntax_error_text(src, e))
+    ERROR: <input>:1:12: Syntax error: unexpected '<EOF>'
+     | object.x ==
+     | ...........^
+    """
+    text = str(error)
+    m = _AT_COLUMN.search(text)
+    if m is None:
+        return f"ERROR: <input>: {text}"
+    pos = min(int(m.group(1) or m.group(2)) - 1, len(src))
+    return _display(src, pos, text[:m.start()].replace("'None'", "'<EOF>'"))
+
+
 def compile_issues(src: str, declared: frozenset | set) -> str:
     """cel-go's ``Issues.String()`` for references to variables the environment does not declare, or ``""``.
 
@@ -438,13 +476,7 @@ def compile_issues(src: str, declared: frozenset | set) -> str:
     for j, (kind, value, pos) in enumerate(toks):
         if kind != "id" or value not in missing or (j and toks[j - 1][:2] == ("op", ".")):
             continue
-        line = src.count("\n", 0, pos) + 1
-        start = src.rfind("\n", 0, pos) + 1
-        end = src.find("\n", pos)
-        text = src[start:] if end < 0 else src[start:end]
-        col = pos - start + 1
-        out.append(f"ERROR: <input>:{line}:{col}: undeclared reference to '{value}' (in container '')\n"
-                   f" | {text}\n | {'.' * (col - 1)}^")
+        out.append(_display(src, pos, f"undeclared reference to '{value}' (in container '')"))
     return "\n".join(out)
 
 
