@@ -419,3 +419,27 @@ def test_an_undeclared_field_fails_the_typed_conversion_at_admission_not_at_crea
     assert (e.value.code, str(e.value)) == (403, "policy 'typo' with binding 'typo' denied request: error applying "
                                                  "patch: failed to convert patch object to typed object: "
                                                  ".metadata.labelz: field not declared in schema")
+
+
+def test_a_custom_resources_apply_configuration_is_typed_by_its_crd_schema():
+    from kubenotes.sim.operators import website_objects
+
+    api = _api()
+    c = api.client()
+    crd = next(o for o in website_objects()[0] if o["kind"] == "CustomResourceDefinition")
+    c.create("customresourcedefinitions", crd)
+    rules = [{"apiGroups": ["example.com"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["websites"]}]
+    site = {"apiVersion": "example.com/v1", "kind": "Website", "metadata": {"name": "w"},
+            "spec": {"replicas": 1, "image": "nginx:1.27"}}
+    _policy(api, "port", [_apply("Object{metadata: Object.metadata{labels: {'p': 'x'}}, "
+                                 "spec: Object.spec{port: 8080}}")], rules=rules)
+    _bind(api, "port", "port")
+    made = c.create("websites", site, "default")
+    assert (made["spec"]["port"], made["metadata"]["labels"]) == (8080, {"p": "x"})
+    c.delete("mutatingadmissionpolicybindings", "port")
+    _policy(api, "typo", [_apply("Object{spec: Object.spec{prot: 80}}")], rules=rules)
+    _bind(api, "typo", "typo")
+    with pytest.raises(ApiError) as e:
+        c.create("websites", dict(site, metadata={"name": "w2"}), "default")
+    assert str(e.value) == ("policy 'typo' with binding 'typo' denied request: error applying patch: failed to convert "
+                            "patch object to typed object: .spec.prot: field not declared in schema")
