@@ -372,10 +372,14 @@ def test_match_conditions_are_validated_when_the_configuration_is_created():
             {"name": f"c{i}", "expression": "true"} for i in range(65)]))
     assert [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]] == [
         "webhooks[0].matchConditions: Too many: 65: must have at most 64 items"]
-    # what a webhook's conditions may read: object, oldObject, request, namespaceObject, authorizer
+    # what a webhook's conditions may read: object, oldObject, request, namespaceObject (null: the matcher binds
+    # none), authorizer; these hold, so the webhook is called (and is down: 500)
     _configure(api, "validating", _hook("ok.example.com", DOWN, "", matchConditions=[
         {"name": "ok", "expression": "object != null && oldObject == null && request.operation == 'CREATE' && "
                                      "namespaceObject == null && [1, 2].all(x, x > 0)"}]))
+    with pytest.raises(ApiError) as e:
+        api.client().create("configmaps", _cm(), "default")
+    assert e.value.code == 500 and 'failed calling webhook "ok.example.com"' in str(e.value)
 
 
 def test_a_webhook_configuration_is_validated_as_upstream_does_on_create():

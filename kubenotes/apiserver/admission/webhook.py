@@ -304,7 +304,8 @@ class _Webhooks(Plugin):
         """
         from kubenotes.apiserver.admission.cel import CELError, evaluate
 
-        env = {"object": obj, "oldObject": old, "request": admission_review("", attrs, obj, old)["request"]}
+        env = {"object": obj, "oldObject": old, "request": admission_review("", attrs, obj, old)["request"],
+               "namespaceObject": None}  # declared upstream, but the matcher binds no namespace
         errors: list[str] = []
         for cond in hook["matchConditions"]:
             expr = cond.get("expression", "")
