@@ -33,6 +33,7 @@ __all__ = [
     "Gone",
     "ConfigError",
     "RPCStatusError",
+    "aggregate_error_message",
 ]
 
 
@@ -191,3 +192,24 @@ class ConfigError(KubenotesError):
 
     The message reproduces upstream's validation message.
     """
+
+
+def aggregate_error_message(messages: list[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()``: one message as is, several de-duplicated in brackets.
+
+    The text of Go's aggregated error, for the components that report several
+    failures as one (admission webhooks' ``matchConditions``, ...).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apimachinery/pkg/util/errors/errors.go
+
+    Examples
+    --------
+    >>> aggregate_error_message(["a"]), aggregate_error_message(["a", "b", "a"]), aggregate_error_message([])
+    ('a', '[a, b]', '')
+    """
+    seen = list(dict.fromkeys(messages))
+    if len(seen) <= 1:
+        return seen[0] if seen else ""
+    return "[" + ", ".join(seen) + "]"

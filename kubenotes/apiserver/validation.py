@@ -55,13 +55,20 @@ What is checked (what learners typically get wrong):
   ConfigMap/Secret (keys; ``data``/``binaryData`` that is not base64 is the
   decoder's 400, :func:`bytes_decode_error`), PriorityClass (reserved
   ``system-`` names, value range, immutable value),
-  ValidatingAdmissionPolicyBinding (``policyName``, ``paramRef``: name xor
-  selector, ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``; the
-  same for MutatingAdmissionPolicyBinding), MutatingAdmissionPolicy
-  (``matchConstraints`` required, at least one mutation, ``patchType``
-  ``ApplyConfiguration`` or ``JSONPatch`` with its expression, expressions
-  compiling with the model's CEL subset, ``failurePolicy``,
-  ``reinvocationPolicy``);
+  ValidatingAdmissionPolicy (``validateValidatingAdmissionPolicySpec``:
+  match constraints, ``matchConditions``, ``variables``, validations with
+  their messages and reasons, audit annotations) and its binding
+  (``policyName``, ``paramRef``: name xor selector,
+  ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``,
+  ``matchResources``, ``validationActions``),
+  MutatingAdmissionPolicy (``validateMutatingAdmissionPolicySpec``:
+  ``matchConstraints`` with resource rules and no ``DELETE``, ``paramKind``,
+  ``matchConditions``, ``variables``, at least one mutation with its
+  ``patchType``'s expression, ``reinvocationPolicy`` required; expressions
+  compiled in their environment, ``params`` only with a ``paramKind``) and its
+  binding (``policyName``, ``paramRef``, ``matchResources``),
+  Mutating/ValidatingWebhookConfiguration (the ``matchConditions``: at most
+  64, unique qualified names, expressions compiling without ``params``);
 * networking.k8s.io: NetworkPolicy (``ValidateNetworkPolicySpec``: pod and
   peer selectors, exactly one kind of peer beside an ``ipBlock``, ``cidr``
   and ``except`` as legacy CIDR fields with each ``except`` a strict subset,
@@ -210,9 +217,11 @@ FORBIDDEN = "FieldValueForbidden"
 DUPLICATE = "FieldValueDuplicate"
 NOT_FOUND = "FieldValueNotFound"
 TOO_LONG = "FieldValueTooLong"
+TOO_MANY = "FieldValueTooMany"
 
 _TYPE_TEXT = {REQUIRED: "Required value", INVALID: "Invalid value", NOT_SUPPORTED: "Unsupported value",
-              FORBIDDEN: "Forbidden", DUPLICATE: "Duplicate value", NOT_FOUND: "Not found", TOO_LONG: "Too long"}
+              FORBIDDEN: "Forbidden", DUPLICATE: "Duplicate value", NOT_FOUND: "Not found", TOO_LONG: "Too long",
+              TOO_MANY: "Too many"}
 
 FIELD_IMMUTABLE_ERROR_MSG = "field is immutable"
 IS_NEGATIVE_ERROR_MSG = "must be greater than or equal to 0"
@@ -1688,54 +1697,299 @@ def _validate_priority_class(obj: Mapping[str, Any]) -> list[FieldErr]:
 _PARAMETER_NOT_FOUND_ACTIONS = ("Deny", "Allow")
 
 
-def _validate_vap_binding(obj: Mapping[str, Any]) -> list[FieldErr]:
-    """The part of ``validateValidatingAdmissionPolicyBinding`` the model checks: ``policyName`` and ``validateParamRef``."""
-    spec = obj.get("spec") or {}
+def _validate_param_ref(ref: Any, p: str) -> list[FieldErr]:
+    """``validateParamRef``: name xor selector, ``parameterNotFoundAction`` required, ``Deny`` or ``Allow``."""
     errs: list[FieldErr] = []
-    if not spec.get("policyName"):
-        errs.append(_required("spec.policyName"))
-    ref = spec.get("paramRef")
-    if ref is not None:
-        p = "spec.paramRef"
-        name, sel = ref.get("name") or "", ref.get("selector")
-        if name:
-            errs += [_invalid(f"{p}.name", name, m) for m in validate_path_segment_name(name, False)]
-            if sel is not None:
-                errs.append(_forbidden(f"{p}.name", "name and selector are mutually exclusive"))
-        if ref.get("namespace"):
-            errs += [_invalid(f"{p}.namespace", ref["namespace"], m)
-                     for m in validate_path_segment_name(ref["namespace"], False)]
+    if ref is None:
+        return errs
+    name, sel = ref.get("name") or "", ref.get("selector")
+    if name:
+        errs += [_invalid(f"{p}.name", name, m) for m in validate_path_segment_name(name, False)]
         if sel is not None:
-            errs += _label_selector(sel, f"{p}.selector")
-            if name:
-                errs.append(_forbidden(f"{p}.selector", "name and selector are mutually exclusive"))
-        if not name and sel is None:
-            errs.append(_required(p, "one of name or selector must be specified"))
-        action = ref.get("parameterNotFoundAction")
-        if not action:
-            errs.append(_required(f"{p}.parameterNotFoundAction"))
-        elif action not in _PARAMETER_NOT_FOUND_ACTIONS:
-            errs.append(_not_supported(f"{p}.parameterNotFoundAction", action, _PARAMETER_NOT_FOUND_ACTIONS))
+            errs.append(_forbidden(f"{p}.name", "name and selector are mutually exclusive"))
+    if ref.get("namespace"):
+        errs += [_invalid(f"{p}.namespace", ref["namespace"], m)
+                 for m in validate_path_segment_name(ref["namespace"], False)]
+    if sel is not None:
+        errs += _label_selector(sel, f"{p}.selector")
+        if name:
+            errs.append(_forbidden(f"{p}.selector", "name and selector are mutually exclusive"))
+    if not name and sel is None:
+        errs.append(_required(p, "one of name or selector must be specified"))
+    action = ref.get("parameterNotFoundAction")
+    if not action:
+        errs.append(_required(f"{p}.parameterNotFoundAction"))
+    elif action not in _PARAMETER_NOT_FOUND_ACTIONS:
+        errs.append(_not_supported(f"{p}.parameterNotFoundAction", action, _PARAMETER_NOT_FOUND_ACTIONS))
     return errs
 
 
-def _compile_errors(path: str, expr: str) -> list[FieldErr]:
-    from kubenotes.apiserver.admission.cel import CELError, compile_expression
+def _validate_policy_name(spec: Mapping[str, Any]) -> list[FieldErr]:
+    """A binding's ``policyName``: required, a DNS subdomain."""
+    name = spec.get("policyName") or ""
+    if not name:
+        return [_required("spec.policyName")]
+    return [_invalid("spec.policyName", name, m) for m in name_is_dns_subdomain(name, False)]
+
+
+def _validate_vap_binding(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """The part of ``validateValidatingAdmissionPolicyBinding`` the model checks: ``policyName`` and ``validateParamRef``."""
+    spec = obj.get("spec") or {}
+    return _validate_policy_name(spec) + _validate_param_ref(spec.get("paramRef"), "spec.paramRef")
+
+
+# --- admissionregistration: rules, match resources, CEL expressions (admissionregistration validation.go) --------
+
+#: ``supportedOperations.List()`` (sorted), and ``supportedMutatingOperations`` (a policy cannot mutate a DELETE).
+_OPERATIONS = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")
+_MUTATING_OPERATIONS = ("*", "CONNECT", "CREATE", "UPDATE")
+_RULE_SCOPES = ("*", "Cluster", "Namespaced")
+_MATCH_POLICIES = ("Equivalent", "Exact")
+_FAILURE_POLICIES = ("Fail", "Ignore")
+_REINVOCATION_POLICIES = ("IfNeeded", "Never")
+_PATCH_TYPES = ("ApplyConfiguration", "JSONPatch")
+#: ``field.TooMany`` on ``matchConditions`` past this many.
+MAX_MATCH_CONDITIONS = 64
+#: What each CEL environment declares (``plugin/cel/compile.go`` ``mustBuildEnvs``): every admission expression
+#: sees these; ``params`` only with a ``paramKind``, ``variables`` only with variable composition.
+_CEL_BASE_VARIABLES = frozenset({"object", "oldObject", "request", "namespaceObject", "authorizer"})
+_CEL_IDENT = re.compile(r"^[_a-zA-Z][_a-zA-Z0-9]*$")
+_CEL_RESERVED = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
+                           "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
+                           "void", "while"})
+
+
+def _validate_resources(resources: list, p: str) -> list[FieldErr]:
+    """``validateResources``: ``x/*``, ``*/x``, ``*/*`` and ``*`` combinations."""
+    errs: list[FieldErr] = []
+    if not resources:
+        errs.append(_required(p))
+    with_wild_sub: set[str] = set()
+    sub_with_wild_res: set[str] = set()
+    double = single = plain_res = False
+    for i, rs in enumerate(resources):
+        if rs == "":
+            errs.append(_required(f"{p}[{i}]"))
+            continue
+        double = double or rs == "*/*"
+        single = single or rs == "*"
+        if "/" not in rs:
+            plain_res = rs != "*"
+            continue
+        res, sub = rs.split("/", 1)
+        if res in with_wild_sub:
+            errs.append(_invalid(f"{p}[{i}]", rs, f"if '{res}/*' is present, must not specify {rs}"))
+        if sub in sub_with_wild_res:
+            errs.append(_invalid(f"{p}[{i}]", rs, f"if '*/{sub}' is present, must not specify {rs}"))
+        if sub == "*":
+            with_wild_sub.add(res)
+        if res == "*":
+            sub_with_wild_res.add(sub)
+    if len(resources) > 1 and double:
+        errs.append(_invalid(p, resources, "if '*/*' is present, must not specify other resources"))
+    if single and plain_res:
+        errs.append(_invalid(p, resources, "if '*' is present, must not specify other resources without subresources"))
+    return errs
+
+
+def _validate_rule_with_operations(rule: Mapping[str, Any], p: str) -> list[FieldErr]:
+    """``validateRuleWithOperations`` and ``validateRule`` (subresources allowed)."""
+    errs: list[FieldErr] = []
+    ops = rule.get("operations") or []
+    if not ops:
+        errs.append(_required(f"{p}.operations"))
+    if len(ops) > 1 and "*" in ops:
+        errs.append(_invalid(f"{p}.operations", ops, "if '*' is present, must not specify other operations"))
+    for i, op in enumerate(ops):
+        if op not in _OPERATIONS:
+            errs.append(_not_supported(f"{p}.operations[{i}]", op, _OPERATIONS))
+    groups, versions = rule.get("apiGroups") or [], rule.get("apiVersions") or []
+    if not groups:
+        errs.append(_required(f"{p}.apiGroups"))
+    if len(groups) > 1 and "*" in groups:
+        errs.append(_invalid(f"{p}.apiGroups", groups, "if '*' is present, must not specify other API groups"))
+    if not versions:
+        errs.append(_required(f"{p}.apiVersions"))
+    if len(versions) > 1 and "*" in versions:
+        errs.append(_invalid(f"{p}.apiVersions", versions, "if '*' is present, must not specify other API versions"))
+    errs += [_required(f"{p}.apiVersions[{i}]") for i, v in enumerate(versions) if v == ""]
+    errs += _validate_resources(rule.get("resources") or [], f"{p}.resources")
+    scope = rule.get("scope")
+    if scope is not None and scope not in _RULE_SCOPES:
+        errs.append(_not_supported(f"{p}.scope", scope, _RULE_SCOPES))
+    return errs
+
+
+def _validate_match_resources(mr: Any, p: str) -> list[FieldErr]:
+    """``validateMatchResources``, after defaulting (``matchPolicy`` Equivalent, empty selectors).
+
+    ``SetDefaults_MatchResources`` fills ``matchPolicy`` and both selectors before validation, so their
+    ``Required`` errors cannot happen through the API: only bad values are reported.
+    """
+    errs: list[FieldErr] = []
+    if mr is None:
+        return errs
+    mp = mr.get("matchPolicy")
+    if mp is not None and mp not in _MATCH_POLICIES:
+        errs.append(_not_supported(f"{p}.matchPolicy", mp, _MATCH_POLICIES))
+    errs += _label_selector(mr.get("namespaceSelector"), f"{p}.namespaceSelector")
+    errs += _label_selector(mr.get("objectSelector"), f"{p}.objectSelector")
+    for key in ("resourceRules", "excludeResourceRules"):
+        for i, rule in enumerate(mr.get(key) or ()):
+            rp = f"{p}.{key}[{i}]"
+            seen: set[str] = set()
+            for j, rn in enumerate(rule.get("resourceNames") or ()):
+                errs += [_invalid(f"{rp}.resourceNames[{j}]", rn, m) for m in validate_path_segment_name(rn, False)]
+                if rn in seen:
+                    errs.append(_duplicate(f"{rp}.resourceNames[{j}]", rn))
+                seen.add(rn)
+            errs += _validate_rule_with_operations(rule, rp)
+    return errs
+
+
+def _mutating_operations(mr: Any, p: str) -> list[FieldErr]:
+    """"It is only possible to mutate create and update requests": one error per DELETE, at the unindexed path."""
+    return [_not_supported(p, op, _MUTATING_OPERATIONS)
+            for rule in ((mr or {}).get("resourceRules") or ()) for op in (rule.get("operations") or ())
+            if op not in _MUTATING_OPERATIONS]
+
+
+def _compile_errors(path: str, expr: str, declared: frozenset | None = None) -> list[FieldErr]:
+    """A CEL expression's compile errors, as ``convertCELErrorToValidationError`` reports them.
+
+    ``declared``: the variables its environment declares; a reference to another name is cel-go's
+    ``undeclared reference`` error (:func:`kubenotes.apiserver.admission.cel.compile_issues`).
+    """
+    from kubenotes.apiserver.admission.cel import CELError, compile_expression, compile_issues, syntax_error_text
 
     try:
         compile_expression(expr)
+        issues = compile_issues(expr, declared) if declared is not None else ""
     except CELError as e:
-        return [_invalid(path, expr, f"compilation failed: ERROR: <input>: {e}")]
-    return []
+        return [_invalid(path, expr, f"compilation failed: {syntax_error_text(expr, e)}")]
+    return [_invalid(path, expr, f"compilation failed: {issues}")] if issues else []
+
+
+def validate_match_conditions(conds: Any, p: str, declared: frozenset) -> list[FieldErr]:
+    """``validateMatchConditions``: at most 64, each with a compiling expression and a unique qualified name.
+
+    Parameters
+    ----------
+    conds : list of dict or None
+        The ``matchConditions``.
+    p : str
+        Their field path (``webhooks[0].matchConditions``).
+    declared : frozenset of str
+        The variables their CEL environment declares (a webhook's have no ``params``).
+
+    Returns
+    -------
+    list of FieldErr
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/admissionregistration/validation/validation.go
+    (validateMatchConditions, validateMatchCondition, validateMatchConditionsExpression)
+
+    Examples
+    --------
+    >>> webhook = frozenset({"object", "oldObject", "request", "namespaceObject", "authorizer"})
+    >>> [str(e) for e in validate_match_conditions([{"name": "a", "expression": "true"},
+    ...                                             {"name": "a", "expression": " "}], "m", webhook)]
+    ['m[1].expression: Required value', 'm[1].name: Duplicate value: "a"']
+    """
+    errs: list[FieldErr] = []
+    conds = list(conds or ())
+    if len(conds) > MAX_MATCH_CONDITIONS:
+        errs.append(FieldErr(TOO_MANY, p, len(conds), f"must have at most {MAX_MATCH_CONDITIONS} items"))
+    names: set[str] = set()
+    for i, c in enumerate(conds):
+        expr, name = (c.get("expression") or "").strip(), c.get("name") or ""
+        if not expr:
+            errs.append(_required(f"{p}[{i}].expression"))
+        else:
+            errs += _compile_errors(f"{p}[{i}].expression", expr, declared)
+        if not name:
+            errs.append(_required(f"{p}[{i}].name"))
+        else:
+            errs += [_invalid(f"{p}[{i}].name", name, m) for m in is_qualified_name(name)]
+            if name in names:
+                errs.append(_duplicate(f"{p}[{i}].name", name))
+            names.add(name)
+    return errs
+
+
+def _validate_variable(v: Mapping[str, Any], p: str, declared: frozenset) -> list[FieldErr]:
+    """``validateVariable``: a CEL identifier for a name, a compiling expression."""
+    errs: list[FieldErr] = []
+    name, expr = v.get("name") or "", v.get("expression") or ""
+    if not name.strip():
+        errs.append(_required(f"{p}.name", "name is not specified"))
+    elif not _CEL_IDENT.match(name) or name in _CEL_RESERVED:
+        errs.append(_invalid(f"{p}.name", name, "must be a valid CEL identifier"))
+    if not expr.strip():
+        errs.append(_required(f"{p}.expression", "expression is not specified"))
+    else:
+        errs += _compile_errors(f"{p}.expression", expr, declared)
+    return errs
+
+
+def _validate_param_kind(pk: Mapping[str, Any], p: str) -> list[FieldErr]:
+    """``validateParamKind``: an ``apiVersion`` (group a DNS subdomain, version a DNS-1035 label) and a ``kind``."""
+    errs: list[FieldErr] = []
+    av, kind = pk.get("apiVersion") or "", pk.get("kind") or ""
+    if not av:
+        errs.append(_required(f"{p}.apiVersion"))
+    elif av.count("/") > 1:
+        errs.append(_invalid(f"{p}.apiVersion", av, f"unexpected GroupVersion string: {av}"))
+    else:
+        group, _, version = av.rpartition("/") if av != "/" else ("", "", "")
+        if group:
+            msgs = is_dns1123_subdomain(group)
+            if msgs:
+                errs.append(_invalid(f"{p}.apiVersion", group, ",".join(msgs)))
+        if not version:
+            errs.append(_invalid(f"{p}.apiVersion", av, "version must be specified"))
+        elif is_dns1035_label(version):
+            errs.append(_invalid(f"{p}.apiVersion", version, ",".join(is_dns1035_label(version))))
+    if not kind:
+        errs.append(_required(f"{p}.kind"))
+    elif is_dns1035_label(kind.lower()):
+        errs.append(_invalid(f"{p}.kind", kind, "may have mixed case, but should otherwise match: "
+                                                 + ",".join(is_dns1035_label(kind.lower()))))
+    return errs
+
+
+def _validate_mutation(m: Mapping[str, Any], p: str, declared: frozenset) -> list[FieldErr]:
+    """``validateMutation``: a ``patchType`` and its expression; the other one is invalid."""
+    pt = m.get("patchType")
+    if not pt:
+        return [_required(f"{p}.patchType")]
+    if pt not in _PATCH_TYPES:
+        return [_not_supported(f"{p}.patchType", pt, _PATCH_TYPES)]
+    field, other = ("jsonPatch", "applyConfiguration") if pt == "JSONPatch" else ("applyConfiguration", "jsonPatch")
+    errs: list[FieldErr] = []
+    if m.get(field) is None:
+        errs.append(_required(f"{p}.{field}", f"must be specified when patchType is {pt}"))
+    else:
+        expr = (m[field].get("expression") or "").strip()
+        if not expr:
+            errs.append(_required(f"{p}.{field}.expression"))
+        else:
+            errs += _compile_errors(f"{p}.{field}.expression", expr, declared)
+    if m.get(other) is not None:
+        errs.append(_invalid(f"{p}.{other}", "{" + other + "}", f"must not be specified when patchType is {pt}"))
+    return errs
 
 
 def _validate_map(obj: Mapping[str, Any]) -> list[FieldErr]:
-    """``ValidateMutatingAdmissionPolicy`` (admissionregistration validation.go), its main cases.
+    """``validateMutatingAdmissionPolicySpec`` (admissionregistration validation.go).
 
-    ``spec.matchConstraints`` (and its ``resourceRules``) required,
-    ``failurePolicy`` and ``reinvocationPolicy`` values, at least one mutation,
-    each with a supported ``patchType`` and the matching expression (the other
-    one forbidden), and every expression compiling.
+    In upstream's order: ``failurePolicy``, ``paramKind``, ``matchConstraints`` (required, with at least one
+    ``resourceRules`` entry, every rule valid, no ``DELETE``), ``matchConditions``, ``variables``, at least one
+    mutation (each with its ``patchType``'s expression and not the other one), ``reinvocationPolicy`` (required,
+    no default). Expressions must compile in their environment: ``params`` only with a ``paramKind``, no
+    ``variables`` in ``matchConditions``.
 
     Returns
     -------
@@ -1743,50 +1997,376 @@ def _validate_map(obj: Mapping[str, Any]) -> list[FieldErr]:
 
     Notes
     -----
-    Expressions are compiled with the model's CEL subset, so a compile error's text is the
-    model's (``compilation failed: ERROR: <input>: Syntax error: ...``), not cel-go's.
+    ``failurePolicy`` (``Fail``), ``matchPolicy`` and the selectors are defaulted upstream before validation, so
+    their ``Required`` errors are not reported. Expressions are compiled with the model's CEL subset: a syntax
+    error has cel-go's position and caret but the model's message (``compilation failed: ERROR:
+    <input>:1:12: Syntax error: unexpected '<EOF>'``, not ANTLR's ``mismatched input``), an undeclared
+    variable's is cel-go's; fields are not type-checked (upstream's mutation environment types ``Object`` fields
+    dynamically too).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/admissionregistration/validation/validation.go
+    (validateMutatingAdmissionPolicySpec, validateMutation, validateApplyConfiguration, validateJSONPatch)
+    kubernetes/kubernetes@v1.34.0 pkg/apis/admissionregistration/v1beta1/defaults.go
 
     Examples
     --------
     >>> [str(e) for e in _validate_map({"metadata": {"name": "p"}, "spec": {"mutations": [{"patchType": "Merge"}]}})]
-    ['spec.matchConstraints: Required value', 'spec.mutations[0].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"']
+    ['spec.matchConstraints: Required value', 'spec.mutations[0].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"', 'spec.reinvocationPolicy: Required value']
     """
     spec = obj.get("spec") or {}
     errs: list[FieldErr] = []
-    if not spec.get("matchConstraints"):
-        errs.append(_required("spec.matchConstraints"))
-    elif not spec["matchConstraints"].get("resourceRules"):
-        errs.append(_required("spec.matchConstraints.resourceRules"))
     fp = spec.get("failurePolicy")
-    if fp is not None and fp not in ("Fail", "Ignore"):
-        errs.append(_not_supported("spec.failurePolicy", fp, ("Fail", "Ignore")))
-    rp = spec.get("reinvocationPolicy")
-    if rp is not None and rp not in ("IfNeeded", "Never"):
-        errs.append(_not_supported("spec.reinvocationPolicy", rp, ("IfNeeded", "Never")))
+    if fp is not None and fp not in _FAILURE_POLICIES:
+        errs.append(_not_supported("spec.failurePolicy", fp, _FAILURE_POLICIES))
+    has_params = spec.get("paramKind") is not None
+    if has_params:
+        errs += _validate_param_kind(spec["paramKind"], "spec.paramKind")
+    mc = spec.get("matchConstraints")
+    if mc is None:
+        errs.append(_required("spec.matchConstraints"))
+    else:
+        errs += _validate_match_resources(mc, "spec.matchConstraints")
+        if not mc.get("resourceRules"):
+            errs.append(_required("spec.matchConstraints.resourceRules"))
+        errs += _mutating_operations(mc, "spec.matchConstraints.resourceRules.operations")
+    stateless = _CEL_BASE_VARIABLES | ({"params"} if has_params else set())
+    composited = stateless | {"variables"}
+    errs += validate_match_conditions(spec.get("matchConditions"), "spec.matchConditions", stateless)
+    for i, v in enumerate(spec.get("variables") or ()):
+        errs += _validate_variable(v, f"spec.variables[{i}]", composited)
     mutations = spec.get("mutations") or []
     if not mutations:
         errs.append(_required("spec.mutations", "mutations must contain at least one item"))
     for i, m in enumerate(mutations):
-        path = f"spec.mutations[{i}]"
-        pt = m.get("patchType")
-        if not pt:
-            errs.append(_required(f"{path}.patchType"))
+        errs += _validate_mutation(m, f"spec.mutations[{i}]", composited)
+    rp = spec.get("reinvocationPolicy")
+    if not rp:
+        errs.append(_required("spec.reinvocationPolicy"))
+    elif rp not in _REINVOCATION_POLICIES:
+        errs.append(_not_supported("spec.reinvocationPolicy", rp, _REINVOCATION_POLICIES))
+    return errs
+
+
+def _validate_map_binding(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``validateMutatingAdmissionPolicyBindingSpec``: ``policyName``, ``paramRef``, ``matchResources`` (no DELETE).
+
+    Examples
+    --------
+    >>> [str(e) for e in _validate_map_binding({"spec": {"policyName": "p", "matchResources": {"resourceRules": [
+    ...     {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["DELETE"], "resources": ["pods"]}]}}})]
+    ['spec.matchResources.resourceRules.operations: Unsupported value: "DELETE": supported values: "*", "CONNECT", "CREATE", "UPDATE"']
+    """
+    spec = obj.get("spec") or {}
+    errs = _validate_policy_name(spec) + _validate_param_ref(spec.get("paramRef"), "spec.paramRef")
+    mr = spec.get("matchResources")
+    errs += _validate_match_resources(mr, "spec.matchResources")
+    if mr is not None:
+        errs += _mutating_operations(mr, "spec.matchResources.resourceRules.operations")
+    return errs
+
+
+#: ``supportedValidationPolicyReason.List()`` and ``validValidationActions.List()`` (sorted).
+_VALIDATION_REASONS = ("Forbidden", "Invalid", "RequestEntityTooLarge")
+_VALIDATION_ACTIONS = ("Audit", "Deny", "Warn")
+#: ``maxAuditAnnotations`` and ``maxAuditAnnotationValueExpressionLength`` (5 KiB).
+MAX_AUDIT_ANNOTATIONS = 20
+MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH = 5 * 1024
+
+
+def _validate_validation(v: Mapping[str, Any], p: str, declared: frozenset, message_declared: frozenset
+                         ) -> list[FieldErr]:
+    """``validateValidation``: an expression, an optional ``messageExpression``, a one-line ``message``, a reason."""
+    errs: list[FieldErr] = []
+    expr, msg, mexpr = v.get("expression") or "", v.get("message") or "", v.get("messageExpression") or ""
+    if not expr.strip():
+        errs.append(_required(f"{p}.expression", "expression is not specified"))
+    else:
+        errs += _compile_errors(f"{p}.expression", expr, declared)
+    if mexpr and not mexpr.strip():
+        errs.append(_invalid(f"{p}.messageExpression", mexpr, "must be non-empty if specified"))
+    elif mexpr.strip():
+        errs += _compile_errors(f"{p}.messageExpression", mexpr, message_declared)
+    if msg and not msg.strip():
+        errs.append(_invalid(f"{p}.message", msg, "must be non-empty if specified"))
+    elif re.search(r"[\n\r]", msg.strip()):
+        errs.append(_invalid(f"{p}.message", msg, "must not contain line breaks"))
+    reason = v.get("reason")
+    if reason is not None and reason not in _VALIDATION_REASONS:
+        errs.append(_not_supported(f"{p}.reason", reason, _VALIDATION_REASONS))
+    return errs
+
+
+def _validate_audit_annotation(a: Mapping[str, Any], policy_name: str, p: str, declared: frozenset
+                               ) -> list[FieldErr]:
+    """``validateAuditAnnotation``: ``<policy name>/<key>`` a qualified name, a ``valueExpression`` of at most 5 KiB."""
+    errs: list[FieldErr] = []
+    key = a.get("key") or ""
+    if policy_name:
+        errs += [_invalid(f"{p}.key", f"{policy_name}/{key}", m) for m in is_qualified_name(f"{policy_name}/{key}")]
+    else:
+        errs.append(_invalid(f"{p}.key", key, "requires metadata.name be non-empty"))
+    value = (a.get("valueExpression") or "").strip()
+    if not value:
+        errs.append(_required(f"{p}.valueExpression", "valueExpression is not specified"))
+    elif len(value) > MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH:
+        errs.append(_required(f"{p}.valueExpression",
+                              f"must not exceed {MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH} bytes in length"))
+    else:
+        errs += _compile_errors(f"{p}.valueExpression", value, declared)
+    return errs
+
+
+def _validate_vap(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``validateValidatingAdmissionPolicySpec``: the policy's constraints, conditions, variables and validations.
+
+    In upstream's order: ``failurePolicy``, ``paramKind``, ``matchConstraints`` (required, with
+    ``resourceRules``), ``matchConditions``, ``variables``, then at least one of ``validations`` and
+    ``auditAnnotations`` (at most 20, unique keys). ``failurePolicy``, ``matchPolicy`` and the selectors are
+    defaulted before validation (v1 ``defaults.go``), so only bad values are reported for them.
+
+    Examples
+    --------
+    >>> [str(e) for e in _validate_vap({"metadata": {"name": "p"}, "spec": {"matchConstraints": {"resourceRules": [
+    ...     {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]}}})]
+    ['spec.validations: Required value: validations or auditAnnotations must contain at least one item', 'spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item']
+    """
+    spec = obj.get("spec") or {}
+    errs: list[FieldErr] = []
+    fp = spec.get("failurePolicy")
+    if fp is not None and fp not in _FAILURE_POLICIES:
+        errs.append(_not_supported("spec.failurePolicy", fp, _FAILURE_POLICIES))
+    has_params = spec.get("paramKind") is not None
+    if has_params:
+        errs += _validate_param_kind(spec["paramKind"], "spec.paramKind")
+    mc = spec.get("matchConstraints")
+    if mc is None:
+        errs.append(_required("spec.matchConstraints"))
+    else:
+        errs += _validate_match_resources(mc, "spec.matchConstraints")
+        if not mc.get("resourceRules"):
+            errs.append(_required("spec.matchConstraints.resourceRules"))
+    stateless = _CEL_BASE_VARIABLES | ({"params"} if has_params else set())
+    composited = stateless | {"variables"}
+    errs += validate_match_conditions(spec.get("matchConditions"), "spec.matchConditions", stateless)
+    for i, v in enumerate(spec.get("variables") or ()):
+        errs += _validate_variable(v, f"spec.variables[{i}]", composited)
+    validations, annotations = spec.get("validations") or [], spec.get("auditAnnotations")
+    if not validations and not annotations:
+        for key in ("validations", "auditAnnotations"):
+            errs.append(_required(f"spec.{key}", "validations or auditAnnotations must contain at least one item"))
+        return errs
+    message_declared = composited - {"authorizer"}  # messageExpression: no authorizer upstream
+    for i, v in enumerate(validations):
+        errs += _validate_validation(v, f"spec.validations[{i}]", composited, message_declared)
+    if annotations:
+        if len(annotations) > MAX_AUDIT_ANNOTATIONS:
+            errs.append(_invalid("spec.auditAnnotations", annotations,
+                                 f"must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"))
+        keys: set[str] = set()
+        name = (obj.get("metadata") or {}).get("name") or ""
+        for i, a in enumerate(annotations):
+            errs += _validate_audit_annotation(a, name, f"spec.auditAnnotations[{i}]", composited)
+            if (a.get("key") or "") in keys:
+                errs.append(_duplicate(f"spec.auditAnnotations[{i}].key", a.get("key") or ""))
+            keys.add(a.get("key") or "")
+    return errs
+
+
+def _validate_vap_binding_spec(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``validateValidatingAdmissionPolicyBindingSpec``: ``policyName``, ``paramRef``, ``matchResources``, actions.
+
+    Examples
+    --------
+    >>> b = {"spec": {"policyName": "p", "validationActions": ["Deny", "Warn", "Deny"]}}
+    >>> [str(e) for e in _validate_vap_binding_spec(b)]
+    ['spec.validationActions[2]: Duplicate value: "Deny"', 'spec.validationActions: Invalid value: ["Deny","Warn","Deny"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)']
+    """
+    spec = obj.get("spec") or {}
+    errs = _validate_vap_binding(obj) + _validate_match_resources(spec.get("matchResources"), "spec.matchResources")
+    actions = spec.get("validationActions") or []
+    seen: set[str] = set()
+    for i, a in enumerate(actions):
+        if a not in _VALIDATION_ACTIONS:
+            errs.append(_not_supported(f"spec.validationActions[{i}]", a, _VALIDATION_ACTIONS))
+        if a in seen:
+            errs.append(_duplicate(f"spec.validationActions[{i}]", a))
+        seen.add(a)
+    if {"Deny", "Warn"} <= seen:
+        errs.append(_invalid("spec.validationActions", actions, "must not contain both Deny and Warn (repeating the "
+                             "same validation failure information in the API response and headers serves no "
+                             "purpose)"))
+    if not seen:
+        errs.append(_required("spec.validationActions", "at least one validation action is required"))
+    return errs
+
+
+#: The variables a webhook's ``matchConditions`` may read (no ``params``, no ``variables``).
+WEBHOOK_MATCH_CONDITION_VARIABLES = _CEL_BASE_VARIABLES
+#: ``noSideEffectClasses.List()``: what a new webhook may declare; ``AcceptedAdmissionReviewVersions``.
+_NO_SIDE_EFFECT_CLASSES = ("None", "NoneOnDryRun")
+_ADMISSION_REVIEW_VERSIONS = ("v1", "v1beta1")
+_URL_FORM = "; desired format: https://host[/path]"
+
+
+def _is_fully_qualified_name(name: str, p: str) -> list[FieldErr]:
+    """``utilvalidation.IsFullyQualifiedName``: a DNS subdomain of at least three dot-separated segments."""
+    if not name:
+        return [_required(p)]
+    msgs = is_dns1123_subdomain(name)
+    if msgs:
+        return [_invalid(p, name, ",".join(msgs))]
+    if len(name.split(".")) < 3:
+        return [_invalid(p, name, "should be a domain with at least three segments separated by dots")]
+    return []
+
+
+def _validate_webhook_client_config(cc: Mapping[str, Any], p: str) -> list[FieldErr]:
+    """``url`` xor ``service``; ``webhook.ValidateWebhookURL`` (https, a host, no user, fragment or query) or
+    ``webhook.ValidateWebhookService`` (name, namespace, port, path segments)."""
+    from urllib.parse import urlsplit
+
+    url, svc = cc.get("url"), cc.get("service")
+    if (url is None) == (svc is None):
+        return [_required(p, "exactly one of url or service is required")]
+    errs: list[FieldErr] = []
+    if url is not None:
+        up = f"{p}.url"
+        try:
+            u = urlsplit(url)
+            netloc = u.netloc
+        except ValueError as e:
+            return [_required(up, f"url must be a valid URL: {e}{_URL_FORM}")]
+        if u.scheme != "https":
+            errs.append(_invalid(up, u.scheme, "'https' is the only allowed URL scheme" + _URL_FORM))
+        host = netloc.rpartition("@")[2]
+        if not host:
+            errs.append(_invalid(up, host, "host must be provided" + _URL_FORM))
+        if "@" in netloc:
+            errs.append(_invalid(up, netloc.rpartition("@")[0], "user information is not permitted in the URL"))
+        if u.fragment:
+            errs.append(_invalid(up, u.fragment, "fragments are not permitted in the URL"))
+        if u.query:
+            errs.append(_invalid(up, u.query, "query parameters are not permitted in the URL"))
+        return errs
+    sp = f"{p}.service"
+    if not svc.get("name"):
+        errs.append(_required(f"{sp}.name", "service name is required"))
+    if not svc.get("namespace"):
+        errs.append(_required(f"{sp}.namespace", "service namespace is required"))
+    port = svc.get("port", 443)
+    msgs = _is_valid_port_num(port)
+    if msgs:
+        errs.append(_invalid(f"{sp}.port", port, "port is not valid: " + ", ".join(msgs)))
+    path = svc.get("path")
+    if path is None or path in ("", "/"):
+        return errs
+    if path == "//":
+        return errs + [_invalid(f"{sp}.path", path, "segment[0] may not be empty")]
+    if not path.startswith("/"):
+        errs.append(_invalid(f"{sp}.path", path, "must start with a '/'"))
+    rest = path[1:]
+    rest = rest[:-1] if rest.endswith("/") else rest
+    for i, step in enumerate(rest.split("/")):
+        if not step:
+            errs.append(_invalid(f"{sp}.path", path, f"segment[{i}] may not be empty"))
             continue
-        if pt not in ("ApplyConfiguration", "JSONPatch"):
-            errs.append(_not_supported(f"{path}.patchType", pt, ("ApplyConfiguration", "JSONPatch")))
+        errs += [_invalid(f"{sp}.path", path, f"segment[{i}]: {m}") for m in is_dns1123_subdomain(step)]
+    return errs
+
+
+def _validate_webhook(hook: Mapping[str, Any], p: str, mutating: bool) -> list[FieldErr]:
+    """``validateValidatingWebhook`` / ``validateMutatingWebhook`` for a new configuration (no side effects)."""
+    errs = _is_fully_qualified_name(hook.get("name") or "", f"{p}.name")
+    for i, rule in enumerate(hook.get("rules") or ()):
+        errs += _validate_rule_with_operations(rule, f"{p}.rules[{i}]")
+    fp, mp = hook.get("failurePolicy"), hook.get("matchPolicy")
+    if fp is not None and fp not in _FAILURE_POLICIES:
+        errs.append(_not_supported(f"{p}.failurePolicy", fp, _FAILURE_POLICIES))
+    if mp is not None and mp not in _MATCH_POLICIES:
+        errs.append(_not_supported(f"{p}.matchPolicy", mp, _MATCH_POLICIES))
+    se = hook.get("sideEffects")
+    if se is None:
+        errs.append(_required(f"{p}.sideEffects", "must specify one of " + ", ".join(_NO_SIDE_EFFECT_CLASSES)))
+    elif se not in _NO_SIDE_EFFECT_CLASSES:
+        errs.append(_not_supported(f"{p}.sideEffects", se, _NO_SIDE_EFFECT_CLASSES))
+    ts = hook.get("timeoutSeconds")
+    if ts is not None and not 1 <= ts <= 30:
+        errs.append(_invalid(f"{p}.timeoutSeconds", ts, "the timeout value must be between 1 and 30 seconds"))
+    errs += _label_selector(hook.get("namespaceSelector"), f"{p}.namespaceSelector")
+    errs += _label_selector(hook.get("objectSelector"), f"{p}.objectSelector")
+    rp = hook.get("reinvocationPolicy")
+    if mutating and rp is not None and rp not in _REINVOCATION_POLICIES:
+        errs.append(_not_supported(f"{p}.reinvocationPolicy", rp, _REINVOCATION_POLICIES))
+    errs += _validate_webhook_client_config(hook.get("clientConfig") or {}, f"{p}.clientConfig")
+    errs += validate_match_conditions(hook.get("matchConditions"), f"{p}.matchConditions",
+                                      WEBHOOK_MATCH_CONDITION_VARIABLES)
+    return errs
+
+
+def _validate_admission_review_versions(versions: list, p: str) -> list[FieldErr]:
+    """``validateAdmissionReviewVersions``: required, no duplicates, DNS-1035 labels, one of ``v1``/``v1beta1``."""
+    accepted = ", ".join(_ADMISSION_REVIEW_VERSIONS)
+    if not versions:
+        return [_required(p, f"must specify one of {accepted}")]
+    errs: list[FieldErr] = []
+    seen: set[str] = set()
+    for i, v in enumerate(versions):
+        if v in seen:
+            errs.append(_invalid(f"{p}[{i}]", v, "duplicate version"))
             continue
-        field, other = ("applyConfiguration", "jsonPatch") if pt == "ApplyConfiguration" else \
-            ("jsonPatch", "applyConfiguration")
-        if m.get(other) is not None:
-            errs.append(_forbidden(f"{path}.{other}", f"must not be specified when patchType is {pt}"))
-        expr = (m.get(field) or {}).get("expression")
-        if not expr:
-            errs.append(_required(f"{path}.{field}.expression"))
-            continue
-        errs += _compile_errors(f"{path}.{field}.expression", expr)
-    for key in ("matchConditions", "variables"):
-        for i, c in enumerate(spec.get(key) or ()):
-            errs += _compile_errors(f"spec.{key}[{i}].expression", c.get("expression", ""))
+        seen.add(v)
+        errs += [_invalid(f"{p}[{i}]", v, m) for m in is_dns1035_label(v)]
+    if not seen & set(_ADMISSION_REVIEW_VERSIONS):
+        errs.append(_invalid(p, versions, f"must include at least one of {accepted}"))
+    return errs
+
+
+def _validate_webhook_configuration(obj: Mapping[str, Any]) -> list[FieldErr]:
+    """``validate{Mutating,Validating}WebhookConfiguration`` for a create.
+
+    Each webhook: a fully qualified ``name`` (unique), valid ``rules``, ``failurePolicy``/``matchPolicy`` values,
+    ``sideEffects`` ``None`` or ``NoneOnDryRun`` (required), ``timeoutSeconds`` 1 to 30, selectors,
+    ``reinvocationPolicy`` (mutating), ``clientConfig`` (``url`` xor ``service``), ``matchConditions`` (at most
+    64, unique qualified names, expressions compiling without ``params``), ``admissionReviewVersions``.
+    The fields defaulted before validation (``failurePolicy``, ``matchPolicy``, selectors, ``timeoutSeconds``)
+    report bad values only.
+
+    Notes
+    -----
+    An update is validated as a create (upstream relaxes ``sideEffects``, review versions, unique names and
+    invalid selector values when the stored object already had them).
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 pkg/apis/admissionregistration/validation/validation.go
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/util/webhook/validation.go
+
+    Examples
+    --------
+    >>> for e in _validate_webhook_configuration({"kind": "ValidatingWebhookConfiguration", "webhooks": [
+    ...         {"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+    ...          "clientConfig": {"url": "https://hook.example.com/v"},
+    ...          "matchConditions": [{"name": "p", "expression": "params.x == 1"}]}]}):
+    ...     print(e)
+    webhooks[0].matchConditions[0].expression: Invalid value: "params.x == 1": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')
+     | params.x == 1
+     | ^
+    """
+    errs: list[FieldErr] = []
+    mutating = obj.get("kind") == "MutatingWebhookConfiguration"
+    names: set[str] = set()
+    for i, hook in enumerate(obj.get("webhooks") or ()):
+        p = f"webhooks[{i}]"
+        errs += _validate_webhook(hook, p, mutating)
+        errs += _validate_admission_review_versions(hook.get("admissionReviewVersions") or [],
+                                                    f"{p}.admissionReviewVersions")
+        name = hook.get("name") or ""
+        if name:
+            if name in names:
+                errs.append(_duplicate(f"{p}.name", name))
+            names.add(name)
     return errs
 
 
@@ -2347,9 +2927,12 @@ _CREATE_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldErr]]] = {
     "ConfigMap": _validate_data_keys,
     "Secret": _validate_data_keys,
     "PriorityClass": _validate_priority_class,
-    "ValidatingAdmissionPolicyBinding": _validate_vap_binding,
-    "MutatingAdmissionPolicyBinding": _validate_vap_binding,  # the same validateParamRef upstream
+    "ValidatingAdmissionPolicy": _validate_vap,
+    "ValidatingAdmissionPolicyBinding": _validate_vap_binding_spec,
+    "MutatingAdmissionPolicyBinding": _validate_map_binding,
     "MutatingAdmissionPolicy": _validate_map,
+    "MutatingWebhookConfiguration": _validate_webhook_configuration,
+    "ValidatingWebhookConfiguration": _validate_webhook_configuration,
     "PersistentVolume": _validate_pv,
     "PersistentVolumeClaim": _validate_pvc,
     "NetworkPolicy": _validate_network_policy,

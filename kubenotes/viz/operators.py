@@ -13,7 +13,7 @@ kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/kubectl/pkg/cmd/apiresources/ap
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from matplotlib.figure import Figure
 
@@ -23,7 +23,7 @@ from kubenotes.viz.graphs import detached_figure
 from kubenotes.viz.html import Html, table
 from kubenotes.viz.html import escape as _e
 
-__all__ = ["api_resources_table", "mon_timeline_figure", "mon_log_table", "mon_failover_panel"]
+__all__ = ["api_resources_table", "mon_timeline_figure", "mon_log_table", "mon_failover_panel", "NO_NODE"]
 
 _WIDTH_INCHES = 9.4  # 940 px at the inline backend's 100 dpi
 _STATE_COLOURS = {"in quorum": "#2e7d32", "out of quorum": "#ef6c00", "not scheduled": "#9e9e9e"}
@@ -187,11 +187,19 @@ def _mon_text(run: MonFailoverRun, at_seconds: int) -> list[Any]:
     return [Html(f"<p><b>t={at_seconds}s</b>: {_e(verdict)}</p>"), mon_log_table(run, at_seconds, last=4)]
 
 
-def mon_failover_panel(run: MonFailoverRun, at_seconds: int = 800) -> Any:
-    """The failover widget: a clock slider over a run; the cursor, the quorum and the log at that time.
+#: The dropdown's entry for a run where no node dies.
+NO_NODE = "none"
 
-    The timeline is drawn once; each position only moves its cursor
-    (:class:`~kubenotes.viz.widgets.BlitPNG`).
+
+def mon_failover_panel(run: MonFailoverRun, at_seconds: int = 800, *,
+                       rerun: Callable[[str], MonFailoverRun] | None = None, nodes: Sequence[str] = ()) -> Any:
+    """The failover widget: a clock slider over a run (and which node dies); the cursor, the quorum and the log.
+
+    Each run's timeline is drawn once; each clock position only moves its
+    cursor (:class:`~kubenotes.viz.widgets.BlitPNG`). With ``rerun`` and
+    ``nodes``, a dropdown picks the node that dies: the first choice of a
+    node runs the simulation once (``rerun(node)``, a few seconds), later
+    choices reuse it.
 
     Parameters
     ----------
@@ -199,6 +207,11 @@ def mon_failover_panel(run: MonFailoverRun, at_seconds: int = 800) -> Any:
         A finished run (:func:`kubenotes.sim.operators.simulate_mon_failover`); the slider only reads it.
     at_seconds : int
         Start of the slider (0 to the run's end, step 10 s).
+    rerun : callable(node) -> MonFailoverRun, optional
+        The same simulation with another node dying (``""``: none), e.g.
+        ``functools.partial(simulate_mon_failover, down_at_seconds=60, seed=0)``.
+    nodes : sequence of str
+        The dropdown's nodes (with ``rerun``); :data:`NO_NODE` is added for a run where none dies.
 
     Returns
     -------
@@ -219,25 +232,49 @@ def mon_failover_panel(run: MonFailoverRun, at_seconds: int = 800) -> Any:
     ...     p = mon_failover_panel(run, 0)
     >>> [c.description for c in p.children[0].children]
     ['virtual time t (s)']
+    >>> calm = MonFailoverRun(None, "", 60.0, (MonSample(0, "a", "worker-1", "in quorum"),
+    ...                       MonSample(10, "a", "worker-1", "in quorum")), ())
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     p = mon_failover_panel(run, 0, rerun=lambda node: calm, nodes=["worker-1", "worker-2"])
+    >>> [row.children[0].description for row in p.children[:2]], p.children[0].children[0].options
+    (['node that dies', 'virtual time t (s)'], ('worker-1', 'worker-2', 'none'))
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # runs rerun("") once, then shows that run
+    ...     p.children[0].children[0].value = "none"
     """
     from kubenotes.viz.controllers import _control
     from kubenotes.viz.widgets import BlitPNG, live_panel, memoise_update, png_display
 
-    end = int(max(s.t for s in run.samples))
-    fig = mon_timeline_figure(run, at_seconds=at_seconds)
-    cursor = next(line for line in fig.axes[0].lines if line.get_gid() == "cursor")
-    try:
-        blit: Any = BlitPNG(fig, [cursor])
-    except ValueError:  # a label reaching outside the figure: draw the whole figure each time instead
-        blit = None
+    drawn: dict[str, tuple[MonFailoverRun, Figure, Any, Any]] = {}
 
-    def update(at_seconds: int) -> list[Any]:
+    def _drawn(r: MonFailoverRun) -> tuple[MonFailoverRun, Figure, Any, Any]:
+        fig = mon_timeline_figure(r, at_seconds=at_seconds)
+        cursor = next(line for line in fig.axes[0].lines if line.get_gid() == "cursor")
+        try:
+            blit: Any = BlitPNG(fig, [cursor])
+        except ValueError:  # a label reaching outside the figure: draw the whole figure each time instead
+            blit = None
+        return r, fig, cursor, blit
+
+    drawn[run.dead_node or NO_NODE] = _drawn(run)
+    end = int(max(s.t for s in run.samples))
+
+    def update(at_seconds: int, dead_node: str = run.dead_node or NO_NODE) -> list[Any]:
+        if dead_node not in drawn:
+            assert rerun is not None
+            drawn[dead_node] = _drawn(rerun("" if dead_node == NO_NODE else dead_node))
+        r, fig, cursor, blit = drawn[dead_node]
         cursor.set_xdata([at_seconds, at_seconds])
         if blit is None:
             from IPython.core.pylabtools import print_figure
 
-            return [png_display(print_figure(fig, "png", bbox_inches="tight")), *_mon_text(run, at_seconds)]
-        return [png_display(blit.png()), *_mon_text(run, at_seconds)]
+            return [png_display(print_figure(fig, "png", bbox_inches="tight")), *_mon_text(r, at_seconds)]
+        return [png_display(blit.png()), *_mon_text(r, at_seconds)]
 
-    slider = _control("virtual time t (s)", at_seconds, 0, end, 10, label_px=150, width_px=760)
-    return live_panel(memoise_update(update), {"at_seconds": slider}, columns=1)
+    controls: dict[str, Any] = {}
+    if rerun is not None and nodes:
+        options = [*dict.fromkeys(n for n in nodes if n), NO_NODE]
+        first = run.dead_node or NO_NODE
+        controls["dead_node"] = _control("node that dies", first if first in options else options[0], options,
+                                         label_px=150, width_px=400)
+    controls["at_seconds"] = _control("virtual time t (s)", at_seconds, 0, end, 10, label_px=150, width_px=760)
+    return live_panel(memoise_update(update), controls, columns=1)

@@ -208,7 +208,9 @@ def test_a_slow_webhook_times_out_and_garbage_is_an_invalid_response(webhook):
 
 def test_dry_run_needs_a_webhook_without_side_effects(webhook):
     s = webhook(lambda r: {"allowed": True})
-    api = _api()
+    # admissionregistration/v1 refuses sideEffects Some for a new configuration (only one stored before v1 can
+    # still have it): this server skips validation to hold one
+    api = _api(validator=None)
     _configure(api, "validating", _hook("effects.example.com", s.url, s.ca_bundle, sideEffects="Some"))
     with pytest.raises(ApiError) as e:
         api.client().create("configmaps", _cm(), "default", dry_run=True)
@@ -303,3 +305,122 @@ def test_a_webhooks_warnings_reach_the_response_and_its_audit_annotations_are_re
             RESPONSE_WARNINGS.reset(token)
         assert warnings == ["colour is deprecated"]
     assert plugin.audit_annotations == [{"key": "colour.example.com/checked", "value": "colour"}] * 2
+
+
+# ------------------------------------------ matchConditions errors (matchconditions/matcher.go, generic/webhook.go)
+
+DOWN = "https://127.0.0.1:1/x"  # calling it would fail with a 500: each case shows whether the webhook was called
+MISSING = "object.data.missing == 'x'"
+
+
+@pytest.mark.parametrize("conditions,policy,want", [
+    # a false condition skips the webhook even when another one fails to evaluate (evaluated in any order)
+    ([MISSING, "false"], "Fail", None),
+    (["false", MISSING], "Fail", None),
+    # an error and no false: Fail refuses without calling the webhook, Ignore skips the webhook
+    ([MISSING, "true"], "Fail",
+     "configmaps \"c\" is forbidden: expression 'object.data.missing == 'x'' resulted in error: no such key: missing"),
+    ([MISSING, "true"], "Ignore", None),
+    # two errors are aggregated as Go's utilerrors.NewAggregate prints them
+    ([MISSING, "object.data.other == 'y'"], "Fail",
+     "configmaps \"c\" is forbidden: [expression 'object.data.missing == 'x'' resulted in error: no such key: missing,"
+     " expression 'object.data.other == 'y'' resulted in error: no such key: other]"),
+])
+def test_match_condition_errors_follow_the_failure_policy(conditions, policy, want):
+    api = _api()
+    _configure(api, "validating", _hook("cond.example.com", DOWN, "", failurePolicy=policy, matchConditions=[
+        {"name": f"c{i}", "expression": e} for i, e in enumerate(conditions)]))
+    if want is None:
+        assert api.client().create("configmaps", _cm(), "default")["metadata"]["name"] == "c"
+        return
+    with pytest.raises(ApiError) as e:
+        api.client().create("configmaps", _cm(), "default")
+    assert (e.value.code, e.value.status["reason"], str(e.value)) == (403, "Forbidden", want)
+
+
+def test_match_conditions_are_validated_when_the_configuration_is_created():
+    api = _api()
+    for kind in ("validating", "mutating"):
+        with pytest.raises(ApiError) as e:
+            _configure(api, kind, _hook("cond.example.com", DOWN, "", matchConditions=[
+                {"name": "p", "expression": "params.x == 1"},
+                {"name": "v", "expression": "variables.x"},
+                {"name": "p", "expression": "  "},
+                {"name": "bad name!", "expression": "true"},
+                {"expression": "object.metadata.name == 'x'"},
+                {"name": "syntax", "expression": "object.x =="}]))
+        assert e.value.code == 422
+        msgs = [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]]
+        assert msgs[:5] == [
+            "webhooks[0].matchConditions[0].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: "
+            "<input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^",
+            "webhooks[0].matchConditions[1].expression: Invalid value: \"variables.x\": compilation failed: ERROR: "
+            "<input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.x\n | ^",
+            "webhooks[0].matchConditions[2].expression: Required value",
+            'webhooks[0].matchConditions[2].name: Duplicate value: "p"',
+            "webhooks[0].matchConditions[3].name: Invalid value: \"bad name!\": name part must consist of alphanumeric "
+            "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+            "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ]
+        assert msgs[5] == "webhooks[0].matchConditions[4].name: Required value"
+        assert msgs[6] == ('webhooks[0].matchConditions[5].expression: Invalid value: "object.x ==": compilation '
+                           "failed: ERROR: <input>:1:12: Syntax error: unexpected '<EOF>'\n | object.x ==\n"
+                           " | ...........^")
+        assert len(msgs) == 7
+    with pytest.raises(ApiError) as e:
+        _configure(api, "validating", _hook("many.example.com", DOWN, "", matchConditions=[
+            {"name": f"c{i}", "expression": "true"} for i in range(65)]))
+    assert [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]] == [
+        "webhooks[0].matchConditions: Too many: 65: must have at most 64 items"]
+    # what a webhook's conditions may read: object, oldObject, request, namespaceObject (null: the matcher binds
+    # none), authorizer; these hold, so the webhook is called (and is down: 500)
+    _configure(api, "validating", _hook("ok.example.com", DOWN, "", matchConditions=[
+        {"name": "ok", "expression": "object != null && oldObject == null && request.operation == 'CREATE' && "
+                                     "namespaceObject == null && [1, 2].all(x, x > 0)"}]))
+    with pytest.raises(ApiError) as e:
+        api.client().create("configmaps", _cm(), "default")
+    assert e.value.code == 500 and 'failed calling webhook "ok.example.com"' in str(e.value)
+
+
+def test_a_webhook_configuration_is_validated_as_upstream_does_on_create():
+    api = _api()
+    bad = _hook("hook", "http://user@127.0.0.1:1/x?q=1#f", "", sideEffects="Some", timeoutSeconds=31,
+                failurePolicy="Sometimes", admissionReviewVersions=["v2", "v2"],
+                rules=[{"operations": ["PATCH"], "apiGroups": [], "apiVersions": ["v1"], "resources": ["pods"]}])
+    with pytest.raises(ApiError) as e:
+        _configure(api, "validating", bad, _hook("hook", DOWN, "", clientConfig={}))
+    assert e.value.code == 422
+    assert [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]] == [
+        'webhooks[0].name: Invalid value: "hook": should be a domain with at least three segments separated by dots',
+        'webhooks[0].rules[0].operations[0]: Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", '
+        '"DELETE", "UPDATE"',
+        "webhooks[0].rules[0].apiGroups: Required value",
+        'webhooks[0].failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore"',
+        'webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+        "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds",
+        'webhooks[0].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired '
+        "format: https://host[/path]",
+        'webhooks[0].clientConfig.url: Invalid value: "user": user information is not permitted in the URL',
+        'webhooks[0].clientConfig.url: Invalid value: "f": fragments are not permitted in the URL',
+        'webhooks[0].clientConfig.url: Invalid value: "q=1": query parameters are not permitted in the URL',
+        'webhooks[0].admissionReviewVersions[1]: Invalid value: "v2": duplicate version',
+        'webhooks[0].admissionReviewVersions: Invalid value: ["v2","v2"]: must include at least one of v1, v1beta1',
+        'webhooks[1].name: Invalid value: "hook": should be a domain with at least three segments separated by dots',
+        "webhooks[1].clientConfig: Required value: exactly one of url or service is required",
+        'webhooks[1].name: Duplicate value: "hook"']
+    with pytest.raises(ApiError) as e:
+        _configure(api, "mutating", _hook("svc.example.com", DOWN, "", reinvocationPolicy="Always",
+                                          admissionReviewVersions=[], sideEffects=None,
+                                          clientConfig={"service": {"name": "s", "port": 0, "path": "/a//B"}}))
+    assert [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]] == [
+        "webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun",
+        'webhooks[0].reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"',
+        "webhooks[0].clientConfig.service.namespace: Required value: service namespace is required",
+        "webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, "
+        "inclusive",
+        'webhooks[0].clientConfig.service.path: Invalid value: "/a//B": segment[1] may not be empty',
+        'webhooks[0].clientConfig.service.path: Invalid value: "/a//B": segment[2]: a lowercase RFC 1123 subdomain '
+        "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+        "character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        "webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1"]

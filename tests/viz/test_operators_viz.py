@@ -57,3 +57,29 @@ def test_panel_output_changes_with_the_clock():
     assert "quorum a,b: 2 of 2 mons (a majority" in first[0]
     assert "quorum b,c: 2 of 2" in later[0] and first[1] != later[1]
     assert "no mons yet" in str(_mon_text(RUN, -10)[0])
+
+
+def test_panel_node_choice_runs_each_node_once_and_shows_its_run():
+    calm = MonFailoverRun(None, "", 60.0, (MonSample(0, "a", "n1", "in quorum"), MonSample(0, "b", "n2", "in quorum"),
+                                           MonSample(30, "a", "n1", "in quorum"),
+                                           MonSample(30, "b", "n2", "in quorum")), ())
+    calls = []
+
+    def rerun(node):
+        calls.append(node)
+        return calm
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        mon_failover_panel(RUN, 30, rerun=rerun, nodes=["n1", "n2", "n1"])
+    panel = panels()[-1]
+    node = panel.controls["dead_node"]
+    assert (node.options, node.value) == (("n1", "n2", "none"), "n1")
+    panel.recording = True
+    with contextlib.redirect_stdout(io.StringIO()):
+        node.value = "none"
+        shown_calm = str(panel.last)
+        node.value = "n1"
+        shown_failover = str(panel.last)
+        node.value = "none"
+    assert calls == [""]  # the given run is n1's; "none" ran once and was reused
+    assert "quorum a,b: 2 of 2 mons" in shown_calm and "quorum b,c: 2 of 2" in shown_failover

@@ -21,6 +21,8 @@ model evaluates the subset admission policies use most, over JSON values:
   ``lowerAscii()``, ``upperAscii()``, and the macros ``all``, ``exists``,
   ``exists_one``, ``map``, ``filter``.
 
+Of upstream's compile-time checks, references to variables the environment
+does not declare are reported with cel-go's text (:func:`compile_issues`).
 Not supported: type checking, the Kubernetes CEL libraries (quantity, url,
 ip, authorizer...), timestamps and durations, and cost limits.
 An expression outside the subset raises :class:`CELError` when compiled,
@@ -39,7 +41,8 @@ from typing import Any
 
 from kubenotes.errors import KubenotesError
 
-__all__ = ["CELError", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "compile_expression", "evaluate", "plain", "type_name_errors"]
+__all__ = ["CELError", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "compile_expression", "compile_issues", "evaluate",
+           "plain", "syntax_error_text", "type_name_errors"]
 
 
 class CELError(KubenotesError):
@@ -367,6 +370,114 @@ def compile_expression(src: str) -> tuple:
     'bin'
     """
     return _Parser(src).parse()
+
+
+#: Names a call may be qualified by (``jsonpatch.escapeKey``, ``optional.of``): libraries, not variables.
+_LIBRARY_NAMESPACES = frozenset({"optional", "jsonpatch", "math", "strings", "sets", "lists", "base64"})
+
+
+def _free_variables(n: Any, bound: frozenset = frozenset()) -> set[str]:
+    """The variable names a parsed expression reads that no macro binds."""
+    if isinstance(n, list):
+        return set().union(*(_free_variables(x, bound) for x in n)) if n else set()
+    if not isinstance(n, tuple) or not n:
+        return set()
+    if n[0] == "var" and len(n) == 2 and isinstance(n[1], str):
+        return set() if n[1] in bound else {n[1]}
+    if n[0] == "macro" and len(n) == 5:
+        return _free_variables(n[2], bound) | _free_variables(n[4], bound | {n[3]})
+    if n[0] == "call" and len(n) == 4 and n[2] is not None and n[2][0] == "var" and n[2][1] in _LIBRARY_NAMESPACES:
+        return _free_variables(n[3], bound)
+    return set().union(*(_free_variables(x, bound) for x in n[1:] if isinstance(x, (tuple, list))))
+
+
+_AT_COLUMN = re.compile(r"(?: at column (\d+)| \(column (\d+)\))$")
+
+
+def _display(src: str, pos: int, message: str) -> str:
+    """One cel-go issue as ``Issues.String()`` shows it: ``ERROR: <input>:line:col: msg``, the line, a caret."""
+    line = src.count("\n", 0, pos) + 1
+    start = src.rfind("\n", 0, pos) + 1
+    end = src.find("\n", pos)
+    col = pos - start + 1
+    text = src[start:] if end < 0 else src[start:end]
+    return f"ERROR: <input>:{line}:{col}: {message}\n | {text}\n | {'.' * (col - 1)}^"
+
+
+def syntax_error_text(src: str, error: CELError) -> str:
+    """A syntax error of :func:`compile_expression` in cel-go's display form (position, source line, caret).
+
+    The message itself is the model's parser's (cel-go's ANTLR texts, ``mismatched input ... expecting
+    {...}``, are not reproduced); the end of input is named ``<EOF>`` as cel-go names it.
+
+    Examples
+    --------
+    >>> src = "object.x =="
+    >>> try:
+    ...     compile_expression(src)
+    ... except CELError as e:
+    ...     print(syntax_error_text(src, e))
+    ERROR: <input>:1:12: Syntax error: unexpected '<EOF>'
+     | object.x ==
+     | ...........^
+    """
+    text = str(error)
+    m = _AT_COLUMN.search(text)
+    if m is None:
+        return f"ERROR: <input>: {text}"
+    pos = min(int(m.group(1) or m.group(2)) - 1, len(src))
+    return _display(src, pos, text[:m.start()].replace("'None'", "'<EOF>'"))
+
+
+def compile_issues(src: str, declared: frozenset | set) -> str:
+    """cel-go's ``Issues.String()`` for references to variables the environment does not declare, or ``""``.
+
+    Upstream compiles each admission expression in an environment that declares
+    only some variables (a webhook's ``matchConditions`` have no ``params``); a
+    reference to any other name is a compile error, reported once per
+    occurrence with its line, column and a caret under it.
+
+    Parameters
+    ----------
+    src : str
+        The expression (it must parse: see :func:`compile_expression`).
+    declared : set of str
+        The variables the environment declares (``object``, ``request``...).
+
+    Returns
+    -------
+    str
+        ``""`` when every name is declared.
+
+    Raises
+    ------
+    CELError
+        When ``src`` does not parse.
+
+    References
+    ----------
+    google/cel-go common/errors.go (``ToDisplayString``); kubernetes/kubernetes@v1.34.0
+    staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/compile.go ("compilation failed: ").
+
+    Examples
+    --------
+    >>> print(compile_issues("params.x == 1", {"object", "oldObject", "request"}))
+    ERROR: <input>:1:1: undeclared reference to 'params' (in container '')
+     | params.x == 1
+     | ^
+    >>> compile_issues("object.items.all(i, i > 0)", {"object"})
+    ''
+    """
+    missing = _free_variables(compile_expression(src)) - set(declared)
+    if not missing:
+        return ""
+    out = []
+    toks = _tokens(src)
+    for j, (kind, value, pos) in enumerate(toks):
+        if kind != "id" or value not in missing or (j and toks[j - 1][:2] == ("op", ".")):
+            continue
+        out.append(_display(src, pos, f"undeclared reference to '{value}' (in container '')"))
+    return "\n".join(out)
 
 
 def _num(v: Any) -> bool:

@@ -23,8 +23,11 @@ in order, with ``object``, ``oldObject``, ``request``, ``params``,
 * ``patchType: ApplyConfiguration``: ``expression`` builds an ``Object{...}``
   (nested ``Object.spec{...}`` values named by their field path), merged into
   the object with server-side apply's merge (associative lists by their keys,
-  sets, granular maps; :mod:`kubenotes.apiserver.apply`); setting an atomic
-  list or struct is refused (``may not mutate atomic arrays, maps or structs``);
+  sets, granular maps; :mod:`kubenotes.apiserver.apply`); a field the kind's
+  schema does not declare fails the typed conversion (``failed to convert patch
+  object to typed object: .spec.x: field not declared in schema``,
+  :func:`undeclared_fields`), and setting an atomic list or struct is refused
+  (``may not mutate atomic arrays, maps or structs``);
 * ``patchType: JSONPatch``: ``expression`` returns a list of
   ``JSONPatch{op, path, from, value}`` applied in order (a failed ``test`` op
   leaves the object unchanged; :func:`kubenotes.apiserver.patch.json_patch`).
@@ -44,9 +47,12 @@ finds it).
 Notes
 -----
 Simplified: the CEL is :mod:`kubenotes.apiserver.admission.cel`'s subset (no
-type checking, so a field the schema does not declare is not refused; no cost
-limits; no ``authorizer``); a policy reinvoked for a later policy's change
-runs again before the webhooks, not in a second pass after them; atomic
+type checking; no cost limits; no ``authorizer``). As upstream, an
+undeclared field is refused when the mutation is applied, not when the policy
+is created (the mutation environment types ``Object`` fields dynamically); a
+custom resource's apply configuration is checked against its CRD's structural
+schema (upstream: the OpenAPI published from it); a policy reinvoked for a
+later policy's change runs again before the webhooks, not in a second pass after them; atomic
 structs are the ones of :data:`ATOMIC_STRUCTS`; policies are taken in name
 order. ``admissionregistration.k8s.io/v1alpha1`` is not served.
 
@@ -61,7 +67,8 @@ https://kubernetes.io/docs/reference/access-authn-authz/mutating-admission-polic
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Callable
 
 from kubenotes.apiserver.admission.cel import CELError, ObjectVal, evaluate, plain, type_name_errors
 from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin, forbidden
@@ -71,7 +78,8 @@ from kubenotes.apiserver.request import Attributes
 from kubenotes.apiserver.store import deep_copy
 from kubenotes.errors import KubenotesError
 
-__all__ = ["MutatingAdmissionPolicy", "ATOMIC_STRUCTS", "REINVOCATION_KEY", "apply_configuration_patch"]
+__all__ = ["MutatingAdmissionPolicy", "ATOMIC_STRUCTS", "REINVOCATION_KEY", "apply_configuration_patch",
+           "undeclared_fields"]
 
 #: Where the plugin leaves its reinvocation context in the request's attributes (``a.GetReinvocationContext()``):
 #: a callable the mutating webhook plugin calls with the object when its webhooks changed it.
@@ -121,7 +129,129 @@ def _atomics(value: Any, definition: str | None, path: str) -> list[str]:
     return out
 
 
-def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: str) -> dict:
+def _smd_path(value: Any, keys: tuple, list_info: Callable[[tuple[str, ...]], tuple[str, tuple[str, ...]]]) -> str:
+    """A structured-merge-diff field path (``.spec.containers[name="a"].x``) for the keys that reach a field.
+
+    ``list_info(field names)``: the list type and map keys of the list at those names.
+    """
+    out, names, cur = "", [], value
+    for k in keys:
+        if isinstance(k, str):
+            out += f".{k}"
+            names.append(k)
+            cur = cur[k]
+            continue
+        list_type, map_keys = list_info(tuple(names))
+        item = cur[k]
+        if list_type == "map" and map_keys and isinstance(item, dict):
+            out += "[" + ",".join(f"{mk}={json.dumps(item.get(mk), separators=(',', ':'))}" for mk in map_keys) + "]"
+        elif list_type == "set":
+            out += f"[={json.dumps(item, separators=(',', ':'))}]"
+        else:
+            out += f"[{k}]"
+        cur = item
+    return out
+
+
+#: What the OpenAPI schema published for a custom resource declares beside its CRD's schema (and inside an
+#: ``x-kubernetes-embedded-resource``).
+_CR_ROOT_FIELDS = ("apiVersion", "kind", "metadata")
+
+
+def _crd_unknown(value: Any, node: Any, keys: tuple, out: list[tuple]) -> None:
+    """The keys of undeclared fields in ``value`` against a CRD's structural schema (first one per object)."""
+    if not isinstance(node, dict) or node.get("x-kubernetes-preserve-unknown-fields"):
+        return
+    if isinstance(value, dict):
+        props = node.get("properties")
+        extra = node.get("additionalProperties")
+        if props is None and extra is not None:
+            if isinstance(extra, dict):
+                for k in sorted(value):
+                    _crd_unknown(value[k], extra, (*keys, k), out)
+            return
+        allowed = set(props or ()) | (set(_CR_ROOT_FIELDS) if not keys or node.get("x-kubernetes-embedded-resource")
+                                      else set())
+        for k in sorted(value):
+            if k not in allowed:
+                out.append((*keys, k))
+                return
+            if k in (props or {}):
+                _crd_unknown(value[k], props[k], (*keys, k), out)
+    elif isinstance(value, list) and isinstance(node.get("items"), dict):
+        for i, item in enumerate(value):
+            _crd_unknown(item, node["items"], (*keys, i), out)
+
+
+def _crd_list_info(schema: dict) -> Callable[[tuple[str, ...]], tuple[str, tuple[str, ...]]]:
+    def info(names: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+        node: Any = schema
+        for n in names:
+            node = ((node or {}).get("properties") or {}).get(n)
+        node = node or {}
+        return node.get("x-kubernetes-list-type") or "atomic", tuple(node.get("x-kubernetes-list-map-keys") or ())
+    return info
+
+
+def undeclared_fields(patch: dict, api_version: str, kind: str, schema: dict | None = None) -> list[str]:
+    """structured-merge-diff's errors typing an apply configuration: ``.spec.x: field not declared in schema``.
+
+    Upstream converts the apply configuration to a typed value against the kind's OpenAPI schema
+    before merging it; a field the schema does not declare fails the conversion. The walk stops at
+    the first undeclared field of each object (the model takes them in name order).
+
+    Parameters
+    ----------
+    patch : dict
+        The apply configuration, as plain JSON.
+    api_version, kind : str
+        The object's: a built-in kind is checked against the served OpenAPI schema.
+    schema : dict, optional
+        A custom resource's ``openAPIV3Schema`` (``x-kubernetes-preserve-unknown-fields`` accepts anything
+        below it); without it, a kind the server has no schema for is not checked.
+
+    Returns
+    -------
+    list of str
+
+    References
+    ----------
+    kubernetes-sigs/structured-merge-diff typed/validate.go (``visitMapItems``), typed/helpers.go (``ValidationErrors``)
+
+    Examples
+    --------
+    >>> undeclared_fields({"spec": {"replicas": 1, "replicaz": 2, "template": {"spec": {"containers": [
+    ...     {"name": "a", "imag": "x"}]}}}}, "apps/v1", "Deployment")
+    ['.spec.replicaz: field not declared in schema', '.spec.template.spec.containers[name="a"].imag: field not declared in schema']
+    >>> crd = {"type": "object", "properties": {
+    ...     "spec": {"type": "object", "properties": {"port": {"type": "integer"}}},
+    ...     "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+    >>> undeclared_fields({"metadata": {"labels": {"a": "b"}}, "spec": {"prot": 80}, "status": {"any": 1}},
+    ...                   "example.com/v1", "Website", crd)
+    ['.spec.prot: field not declared in schema']
+    """
+    from kubenotes.apiserver.fieldvalidation import _unknown  # the schema walk of fieldValidation, reused
+    from kubenotes.apiserver.patch_meta import list_info_for
+
+    if schema is not None:
+        found: list[tuple] = []
+        _crd_unknown({k: v for k, v in patch.items() if k != "metadata"}, schema, (), found)
+        if isinstance(patch.get("metadata"), dict):  # ObjectMeta's schema, as for any kind
+            found += [("metadata", *keys[1:]) for _, keys in _unknown({"metadata": patch["metadata"]}, "v1", "Pod")]
+        info = _crd_list_info(schema)
+        return [f"{_smd_path(patch, keys, info)}: field not declared in schema" for keys in sorted(found, key=str)]
+    out, parents = [], set()
+    for _, keys in sorted(_unknown(patch, api_version, kind), key=lambda pk: pk[0]):
+        if keys[:-1] in parents:
+            continue
+        parents.add(keys[:-1])
+        out.append(f"{_smd_path(patch, keys, lambda names: list_info_for(api_version, kind, names))}: "
+                   "field not declared in schema")
+    return out
+
+
+def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: str, schema: dict | None = None
+                              ) -> dict:
     """Merge an ``ApplyConfiguration`` mutation's result into ``obj`` (``ApplyStructuredMergeDiff``).
 
     Parameters
@@ -132,6 +262,8 @@ def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: st
         What the expression returned: an ``Object{...}``.
     api_version, kind : str
         The object's, for its list types (:func:`kubenotes.apiserver.patch_meta.list_info_for`).
+    schema : dict, optional
+        A custom resource's ``openAPIV3Schema``, for :func:`undeclared_fields`.
 
     Returns
     -------
@@ -142,8 +274,9 @@ def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: st
     ------
     CELError
         Upstream's texts: ``unsupported return type from ApplyConfiguration expression``, ``type mismatch:
-        unexpected type name ...``, ``error applying patch: invalid ApplyConfiguration: may not mutate
-        atomic arrays, maps or structs: .spec.selector``.
+        unexpected type name ...``, ``error applying patch: failed to convert patch object to typed object:
+        .spec.x: field not declared in schema`` (:func:`undeclared_fields`), ``error applying patch: invalid
+        ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.selector``.
 
     Examples
     --------
@@ -169,6 +302,10 @@ def apply_configuration_patch(obj: dict, config: Any, api_version: str, kind: st
     if errs:
         raise CELError("type mismatch: " + "; ".join(errs))
     patch = plain(config)
+    undeclared = undeclared_fields(patch, api_version, kind, schema)
+    if undeclared:  # typeConverter.ObjectToTyped: one error as is, several as smd's "errors:" list
+        text = undeclared[0] if len(undeclared) == 1 else "errors:\n  " + "\n  ".join(undeclared)
+        raise CELError(f"error applying patch: failed to convert patch object to typed object: {text}")
     atomics = _atomics(patch, definition_for(api_version, kind), "")
     if atomics:
         raise CELError("error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or "
@@ -345,7 +482,8 @@ class MutatingAdmissionPolicy(Plugin):
                 else:
                     cfg = evaluate((m.get("applyConfiguration") or {}).get("expression", ""), env)
                     new = apply_configuration_patch(obj, cfg, obj.get("apiVersion") or ri.api_version,
-                                                    obj.get("kind") or ri.kind)
+                                                    obj.get("kind") or ri.kind,
+                                                    getattr(getattr(ri, "crd", None), "schema", None))
             except CELError as e:
                 errors.append((pol, binding, _PolicyError(str(e), "Invalid")))
                 continue

@@ -24,7 +24,9 @@ Notes
 Simplified against upstream: validating webhooks are called one after the
 other (upstream calls them in parallel; the first refusal wins either way);
 ``matchConditions`` are evaluated with the CEL subset of
-:mod:`kubenotes.apiserver.admission.cel`; response ``warnings`` become
+:mod:`kubenotes.apiserver.admission.cel` (a false one skips the webhook; an
+evaluation error and no false one refuses the request, 403, under
+``failurePolicy: Fail`` and skips the webhook under ``Ignore``); response ``warnings`` become
 ``Warning`` headers of the response and ``auditAnnotations`` are recorded in
 ``audit_annotations`` as ``<webhook name>/<key>`` (the model keeps no audit
 log); the object is not converted for a
@@ -36,6 +38,7 @@ server waits for its own timeout.
 References
 ----------
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/generic/webhook.go (ShouldCallHook)
+kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions/matcher.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules/rules.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/mutating/dispatcher.go
 kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/validating/dispatcher.go
@@ -58,11 +61,11 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from kubenotes.api.selectors import LabelSelector
-from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin
+from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin, forbidden
 from kubenotes.apiserver.patch import json_patch
 from kubenotes.apiserver.request import Attributes, add_warning
 from kubenotes.apiserver.resources import storage_resource
-from kubenotes.errors import KubenotesError
+from kubenotes.errors import KubenotesError, aggregate_error_message
 from kubenotes.apiserver.status import ApiError, _status, new_bad_request, new_internal_error
 from kubenotes.apiserver.store import deep_copy
 
@@ -293,17 +296,29 @@ class _Webhooks(Plugin):
 
     @staticmethod
     def _conditions_hold(hook: dict, attrs: Attributes, obj: dict | None, old: dict | None) -> bool:
-        """``matchConditions``: every CEL expression true (an error fails closed or open by ``failurePolicy``)."""
+        """``matchConditions`` (``matchconditions.matcher.Match``): the webhook is called when none is false.
+
+        Every condition is evaluated: one ``false`` skips the webhook even when another failed; otherwise
+        an evaluation error skips it under ``failurePolicy: Ignore`` and refuses the request (403, the
+        errors aggregated) under ``Fail``.
+        """
         from kubenotes.apiserver.admission.cel import CELError, evaluate
 
-        env = {"object": obj, "oldObject": old, "request": admission_review("", attrs, obj, old)["request"]}
-        try:
-            return all(evaluate(c.get("expression", ""), env) is True for c in hook["matchConditions"])
-        except CELError as e:
-            if (hook.get("failurePolicy") or "Fail") == "Ignore":
-                return False
-            raise new_internal_error(f'failed calling webhook "{hook.get("name", "")}": failed evaluating match '
-                                     f"conditions, failing closed: {e}") from None
+        env = {"object": obj, "oldObject": old, "request": admission_review("", attrs, obj, old)["request"],
+               "namespaceObject": None}  # declared upstream, but the matcher binds no namespace
+        errors: list[str] = []
+        for cond in hook["matchConditions"]:
+            expr = cond.get("expression", "")
+            try:
+                if evaluate(expr, env) is False:
+                    return False
+            except CELError as e:
+                errors.append(f"expression '{expr}' resulted in error: {e}")
+        if not errors:
+            return True
+        if (hook.get("failurePolicy") or "Fail") == "Ignore":
+            return False
+        raise forbidden(attrs, obj, aggregate_error_message(errors))
 
     def _url(self, hook: dict) -> str:
         cc = hook.get("clientConfig") or {}

@@ -34,6 +34,7 @@ def _api(gates=ON, runtime=BETA):
 
 
 def _policy(api, name, mutations, rules=CM_RULES, **spec):
+    spec.setdefault("reinvocationPolicy", "Never")  # required: upstream does not default it
     api.client().create("mutatingadmissionpolicies", {"metadata": {"name": name}, "spec": {
         "matchConstraints": {"resourceRules": rules}, "mutations": mutations, **spec}})
 
@@ -179,7 +180,7 @@ def test_validation_of_the_policy_objects():
     api = _api()
     with pytest.raises(ApiError) as e:
         api.client().create("mutatingadmissionpolicies", {"metadata": {"name": "p"}, "spec": {
-            "matchConstraints": {"resourceRules": CM_RULES},
+            "matchConstraints": {"resourceRules": CM_RULES}, "reinvocationPolicy": "Never",
             "mutations": [{"patchType": "Merge"}, _apply(""), _jsonpatch("[JSONPatch{op: 'add',")]}})
     assert e.value.code == 422
     msgs = [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]]
@@ -192,7 +193,7 @@ def test_validation_of_the_policy_objects():
         api.client().create("mutatingadmissionpolicies", {"metadata": {"name": "p"}, "spec": {}})
     assert [f'{c["field"]}: {c["message"]}' for c in e.value.status["details"]["causes"]] == [
         "spec.matchConstraints: Required value", "spec.mutations: Required value: mutations must contain at least "
-                                                 "one item"]
+                                                 "one item", "spec.reinvocationPolicy: Required value"]
     with pytest.raises(ApiError) as e:
         _bind(api, "b", "", paramRef={"name": "x", "selector": {}, "parameterNotFoundAction": "Deny"})
     assert "spec.policyName: Required value" in str(e.value)
@@ -383,3 +384,62 @@ def test_ported_dispatcher_both_policies_and_match_conditions():
         _bind(api, "binding1", "policy1")
         _bind(api, "binding2", "policy2")
         assert api.client().create("deployments", _deployment(), "default")["metadata"]["labels"] == want
+
+
+# ------------------------------------------- an apply configuration typed against the schema (patch/smd.go)
+
+def test_an_undeclared_field_fails_the_typed_conversion_at_admission_not_at_create():
+    d = _deploy(replicas=1, **_containers("a"))
+    with pytest.raises(CELError) as e:
+        apply_configuration_patch(d, evaluate("Object{spec: Object.spec{replicaz: 2}}", {}), "apps/v1", "Deployment")
+    assert str(e.value) == ("error applying patch: failed to convert patch object to typed object: .spec.replicaz: "
+                            "field not declared in schema")
+    # a keyed list item is named by its key; several undeclared fields in different objects are listed
+    with pytest.raises(CELError) as e:
+        apply_configuration_patch(d, evaluate(
+            "Object{metadata: Object.metadata{labelz: {'a': 'b'}}, spec: Object.spec{template: Object.spec.template{"
+            "spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: 'a', "
+            "imag: 'x'}]}}}}", {}), "apps/v1", "Deployment")
+    assert str(e.value) == ("error applying patch: failed to convert patch object to typed object: errors:\n"
+                            "  .metadata.labelz: field not declared in schema\n"
+                            '  .spec.template.spec.containers[name="a"].imag: field not declared in schema')
+    # declared fields, map values (labels) and nested keyed lists pass
+    out = apply_configuration_patch(d, evaluate(
+        "Object{metadata: Object.metadata{labels: {'any-key': 'v'}}, spec: Object.spec{template: "
+        "Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{"
+        "name: 'a', ports: [Object.spec.template.spec.containers.ports{containerPort: 80}]}]}}}}", {}),
+        "apps/v1", "Deployment")
+    assert out["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80}]
+    # through the API: the policy is accepted (no schema at create), the request is refused by failurePolicy Fail
+    api = _api()
+    _policy(api, "typo", [_apply("Object{data: {'a': 'b'}, metadata: Object.metadata{labelz: {'x': 'y'}}}")])
+    _bind(api, "typo", "typo")
+    with pytest.raises(ApiError) as e:
+        api.client().create("configmaps", {"metadata": {"name": "c"}}, "default")
+    assert (e.value.code, str(e.value)) == (403, "policy 'typo' with binding 'typo' denied request: error applying "
+                                                 "patch: failed to convert patch object to typed object: "
+                                                 ".metadata.labelz: field not declared in schema")
+
+
+def test_a_custom_resources_apply_configuration_is_typed_by_its_crd_schema():
+    from kubenotes.sim.operators import website_objects
+
+    api = _api()
+    c = api.client()
+    crd = next(o for o in website_objects()[0] if o["kind"] == "CustomResourceDefinition")
+    c.create("customresourcedefinitions", crd)
+    rules = [{"apiGroups": ["example.com"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["websites"]}]
+    site = {"apiVersion": "example.com/v1", "kind": "Website", "metadata": {"name": "w"},
+            "spec": {"replicas": 1, "image": "nginx:1.27"}}
+    _policy(api, "port", [_apply("Object{metadata: Object.metadata{labels: {'p': 'x'}}, "
+                                 "spec: Object.spec{port: 8080}}")], rules=rules)
+    _bind(api, "port", "port")
+    made = c.create("websites", site, "default")
+    assert (made["spec"]["port"], made["metadata"]["labels"]) == (8080, {"p": "x"})
+    c.delete("mutatingadmissionpolicybindings", "port")
+    _policy(api, "typo", [_apply("Object{spec: Object.spec{prot: 80}}")], rules=rules)
+    _bind(api, "typo", "typo")
+    with pytest.raises(ApiError) as e:
+        c.create("websites", dict(site, metadata={"name": "w2"}), "default")
+    assert str(e.value) == ("policy 'typo' with binding 'typo' denied request: error applying patch: failed to convert "
+                            "patch object to typed object: .spec.prot: field not declared in schema")
