@@ -59,13 +59,13 @@ import simpy
 
 from kubenotes.api.quantity import memory_bytes, milli_value, value
 from kubenotes.csi.spec import CSIError
-from kubenotes.errors import KubenotesError
+from kubenotes.errors import KubenotesError, aggregate_error_message
 
 __all__ = [
     "VolumeManager", "VolumeHostAdapter", "MountedVolume", "FileProjection", "VolumeSetUpError",
     "WaitForAttachAndMountError", "WaitForUnmountError", "ExponentialBackoff",
     "make_config_map_payload", "make_secret_payload", "collect_downward_api_data", "format_map",
-    "expected_volumes", "volume_plugin_name", "pod_volume_dir", "aggregate_error_message",
+    "expected_volumes", "volume_plugin_name", "pod_volume_dir",
     "KUBELET_PODS_DIR", "RECONCILER_LOOP_SLEEP_PERIOD_SECONDS", "POD_ATTACH_AND_MOUNT_TIMEOUT_SECONDS",
     "POD_ATTACH_AND_MOUNT_RETRY_INTERVAL_SECONDS", "INITIAL_DURATION_BEFORE_RETRY_SECONDS",
     "MAX_DURATION_BEFORE_RETRY_SECONDS", "FAILED_MOUNT_VOLUME", "ERR_WAIT_TIMEOUT", "DEFAULT_MODE",
@@ -248,25 +248,6 @@ class WaitForUnmountError(KubenotesError):
 def _go_list(items: Iterable[str]) -> str:
     """Go's ``%v`` of a ``[]string``: ``[a b]``."""
     return "[" + " ".join(items) + "]"
-
-
-def aggregate_error_message(messages: list[str]) -> str:
-    """``utilerrors.NewAggregate(errs).Error()``: one message as is, several de-duplicated in brackets.
-
-    Examples
-    --------
-    >>> aggregate_error_message(['configmap "a" not found'])
-    'configmap "a" not found'
-    >>> aggregate_error_message(["x", "y", "x"])
-    '[x, y]'
-    """
-    seen: list[str] = []
-    for m in messages:
-        if m not in seen:
-            seen.append(m)
-    if len(seen) <= 1:
-        return seen[0] if seen else ""
-    return "[" + ", ".join(seen) + "]"
 
 
 class ExponentialBackoff:

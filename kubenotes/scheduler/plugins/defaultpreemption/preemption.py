@@ -41,7 +41,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from kubenotes.api.selectors import LabelSelector
-from kubenotes.errors import FieldError
+from kubenotes.errors import FieldError, aggregate_error_message
 from kubenotes.scheduler.framework.interface import Code, NominatingInfo, PostFilterResult, Status
 from kubenotes.scheduler.framework.node_info import NodeInfo, PodInfo
 
@@ -65,7 +65,6 @@ __all__ = [
     "pick_one_node_for_preemption",
     "nodes_for_status_code",
     "fit_error_message",
-    "aggregate_error_message",
     "more_important_pod",
     "sort_by_importance",
     "pod_start_seconds",
@@ -449,27 +448,6 @@ def fit_error_message(
     if post_filter_msg:
         msg += f" {post_filter_msg}"
     return msg
-
-
-def aggregate_error_message(errors: Sequence[str]) -> str:
-    """Join error messages as ``utilerrors.NewAggregate(errs).Error()`` does.
-
-    One distinct message is returned as is, several as ``[a, b]``.
-
-    Examples
-    --------
-    >>> aggregate_error_message(["x"]), aggregate_error_message(["x", "y", "x"])
-    ('x', '[x, y]')
-    """
-    if not errors:
-        return ""
-    if len(errors) == 1:
-        return errors[0]
-    seen: list[str] = []
-    for e in errors:
-        if e not in seen:
-            seen.append(e)
-    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
 
 
 # ---------------------------------------------------------------------------
