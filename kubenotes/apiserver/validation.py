@@ -1982,6 +1982,28 @@ def _validate_mutation(m: Mapping[str, Any], p: str, declared: frozenset) -> lis
     return errs
 
 
+def _policy_spec_head(spec: dict) -> tuple[list[FieldErr], bool]:
+    """What both admission policy kinds' spec validations check first: failurePolicy, paramKind, matchConstraints.
+
+    Returns the errors and whether the policy has params (``paramKind`` set).
+    """
+    errs: list[FieldErr] = []
+    fp = spec.get("failurePolicy")
+    if fp is not None and fp not in _FAILURE_POLICIES:
+        errs.append(_not_supported("spec.failurePolicy", fp, _FAILURE_POLICIES))
+    has_params = spec.get("paramKind") is not None
+    if has_params:
+        errs += _validate_param_kind(spec["paramKind"], "spec.paramKind")
+    mc = spec.get("matchConstraints")
+    if mc is None:
+        errs.append(_required("spec.matchConstraints"))
+    else:
+        errs += _validate_match_resources(mc, "spec.matchConstraints")
+        if not mc.get("resourceRules"):
+            errs.append(_required("spec.matchConstraints.resourceRules"))
+    return errs, has_params
+
+
 def _validate_map(obj: Mapping[str, Any]) -> list[FieldErr]:
     """``validateMutatingAdmissionPolicySpec`` (admissionregistration validation.go).
 
@@ -2016,21 +2038,9 @@ def _validate_map(obj: Mapping[str, Any]) -> list[FieldErr]:
     ['spec.matchConstraints: Required value', 'spec.mutations[0].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"', 'spec.reinvocationPolicy: Required value']
     """
     spec = obj.get("spec") or {}
-    errs: list[FieldErr] = []
-    fp = spec.get("failurePolicy")
-    if fp is not None and fp not in _FAILURE_POLICIES:
-        errs.append(_not_supported("spec.failurePolicy", fp, _FAILURE_POLICIES))
-    has_params = spec.get("paramKind") is not None
-    if has_params:
-        errs += _validate_param_kind(spec["paramKind"], "spec.paramKind")
-    mc = spec.get("matchConstraints")
-    if mc is None:
-        errs.append(_required("spec.matchConstraints"))
-    else:
-        errs += _validate_match_resources(mc, "spec.matchConstraints")
-        if not mc.get("resourceRules"):
-            errs.append(_required("spec.matchConstraints.resourceRules"))
-        errs += _mutating_operations(mc, "spec.matchConstraints.resourceRules.operations")
+    errs, has_params = _policy_spec_head(spec)
+    if spec.get("matchConstraints") is not None:
+        errs += _mutating_operations(spec["matchConstraints"], "spec.matchConstraints.resourceRules.operations")
     stateless = _CEL_BASE_VARIABLES | ({"params"} if has_params else set())
     composited = stateless | {"variables"}
     errs += validate_match_conditions(spec.get("matchConditions"), "spec.matchConditions", stateless)
@@ -2133,20 +2143,7 @@ def _validate_vap(obj: Mapping[str, Any]) -> list[FieldErr]:
     ['spec.validations: Required value: validations or auditAnnotations must contain at least one item', 'spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item']
     """
     spec = obj.get("spec") or {}
-    errs: list[FieldErr] = []
-    fp = spec.get("failurePolicy")
-    if fp is not None and fp not in _FAILURE_POLICIES:
-        errs.append(_not_supported("spec.failurePolicy", fp, _FAILURE_POLICIES))
-    has_params = spec.get("paramKind") is not None
-    if has_params:
-        errs += _validate_param_kind(spec["paramKind"], "spec.paramKind")
-    mc = spec.get("matchConstraints")
-    if mc is None:
-        errs.append(_required("spec.matchConstraints"))
-    else:
-        errs += _validate_match_resources(mc, "spec.matchConstraints")
-        if not mc.get("resourceRules"):
-            errs.append(_required("spec.matchConstraints.resourceRules"))
+    errs, has_params = _policy_spec_head(spec)
     stateless = _CEL_BASE_VARIABLES | ({"params"} if has_params else set())
     composited = stateless | {"variables"}
     errs += validate_match_conditions(spec.get("matchConditions"), "spec.matchConditions", stateless)
