@@ -187,3 +187,22 @@ def test_cluster_options_give_the_files_mode_to_a_chapters_helper():
     assert refined.limits_for("kubelet") == (5.0, 100)
     # a later file's mode wins, as for every spec.cluster field
     assert "request_costs" not in cluster_options([scenario({}), scenario({"requestCosts": "instant"})])
+
+
+def test_each_data_scenario_that_runs_instant_says_why():
+    # a file asks for zero-cost requests only with a one-line reason above the field (README, issue #27)
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    instant = []
+    for path in sorted(data.rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        if "kind: Scenario" not in text or "requestCosts: instant" not in text:
+            continue
+        lines = text.split("\n")
+        field = next(i for i, line in enumerate(lines)
+                     if "requestCosts: instant" in line and not line.lstrip().startswith("#"))
+        why = [line for line in lines[field - 2:field] if line.lstrip().startswith("# requestCosts: instant: ")]
+        assert why and len(why[0].split(": instant: ", 1)[1]) > 10, path
+        instant.append(path.name)
+    assert "scale.yaml" in instant and "calico.yaml" not in instant  # chapter 03.00's file; 06.00's runs realistic
