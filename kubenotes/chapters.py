@@ -253,7 +253,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "over HTTPS on port 10250 (the SSH tunnels removed in v1.22)",
         "probe settings and restart policy, pods per node, kubectl command → hops",
         viz="kubelet", data="kubelet",
-        costs="instant",
+        costs="realistic",
     ),
     Chapter(
         "05.01-cri-and-runtimes", "CRI and container runtimes",
@@ -276,7 +276,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "and the kernel OOM killer's order beside it",
         "requests/limits → class, oom_score_adj, cgroup values; growth rate and soft threshold",
         viz="qos", data="qos",
-        costs="instant",
+        costs="realistic",
     ),
     Chapter(
         "05.03-storage-and-csi", "Storage and CSI",
@@ -319,7 +319,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "headless; a requested clusterIP that is taken)",
         "endpoints → rules and connection histogram; Service type → rules and DNS",
         viz="proxy", data="network",
-        costs="realistic (the Service types), instant (the readiness drain)",
+        costs="realistic",
     ),
 )
 

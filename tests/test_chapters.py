@@ -107,16 +107,36 @@ def _scenario_mode(path: Path) -> str:
     return "realistic" if "request_costs" in options else "instant"
 
 
+def _helper_sources(code: str) -> list[str]:
+    """The source of each function a chapter's cells import from kubenotes.sim, and the strings it names."""
+    import ast
+    import importlib
+    import inspect
+
+    out = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kubenotes.sim."):
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                obj = getattr(module, alias.name, None)
+                if callable(obj) and inspect.isfunction(obj := inspect.unwrap(obj)):  # through lru_cache
+                    src = inspect.getsource(obj)
+                    out.append(src)
+                    out += [v for n in re.findall(r"\b[A-Z_]+\b", src)
+                            if isinstance(v := getattr(module, n, None), str)]
+    return out
+
+
 def _modes_run(chapter) -> set[str]:
     """The request-cost modes of the clusters a chapter runs: a Cluster built in its cells is instant; a scenario
-    file of its data folder named in its cells, or in a kubenotes.sim module its cells import, runs as it says."""
+    file of its data folder named in its cells, or by a kubenotes.sim function its cells import, runs as it says."""
     code = _code(ROOT / "notebooks" / chapter.file)
     modes = {"instant"} if re.search(r"\bCluster(\.from_manifests)?\(", code) else set()
     if chapter.data:
-        texts = [code] + [(ROOT / "kubenotes" / "sim" / f"{m}.py").read_text(encoding="utf-8")
-                          for m in re.findall(r"from kubenotes\.sim\.(\w+) import", code)]
+        texts = [code] + _helper_sources(code)
         for path in sorted((ROOT / "data" / chapter.data).glob("*.yaml")):
-            if "kind: Scenario" in path.read_text(encoding="utf-8") and any(path.name in t for t in texts):
+            named = re.compile(rf"(?<![\w-]){re.escape(path.name)}")  # pod-start.yaml, not cri-pod-start.yaml
+            if "kind: Scenario" in path.read_text(encoding="utf-8") and any(named.search(t) for t in texts):
                 modes.add(_scenario_mode(path))
     return modes
 
