@@ -73,6 +73,12 @@ class Chapter:
     data : str or None
         The folder under ``data/`` holding the chapter's manifests and scenarios; ``None`` when it reads none
         (``04.04`` reads the GPU trace from the user's copy).
+    costs : str or None
+        How long the API requests of the clusters the chapter runs take (issue #27), shown on its navigation
+        line: ``"instant"`` (zero virtual time: a ``Cluster`` built in Python, or scenario files that say
+        ``spec.cluster.requestCosts: instant``), ``"realistic"`` (client rate limits and request latency,
+        :mod:`kubenotes.sim.costs`), or a short phrase naming both when its runs differ; ``None`` when the
+        chapter runs no cluster.
     """
 
     notebook: str
@@ -82,6 +88,7 @@ class Chapter:
     widgets: str = ""
     viz: str | None = None
     data: str | None = None
+    costs: str | None = None
 
     @property
     def number(self) -> str:
@@ -134,6 +141,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "what is applied (Deployment, bare ReplicaSet, bare Pod) and a slider over the apply's hops on the "
         "component graph",
         viz="controlplane", data="cluster",
+        costs="instant",
     ),
     Chapter(
         "02.01-api-server-and-list-watch", "API server and List-Watch",
@@ -144,6 +152,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "request",
         "how much happens while a watch is down → resume or relist",
         viz="controlplane", data="cluster",
+        costs="instant",
     ),
     Chapter(
         "02.02-kubectl-against-the-model", "kubectl against the model",
@@ -155,6 +164,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "kubectl; 401, 403, 404 and 422 explained",
         "a clock slider replays a rollout second by second",
         viz="kubectl", data="cluster",
+        costs="instant",
     ),
     Chapter(
         "02.03-etcd-and-raft", "etcd and Raft",
@@ -168,6 +178,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "members 1/3/5, election timeout, a fault (stop / pause leader, partition, stop a majority) and when it "
         "is undone, --pre-vote, seed -> state timeline and writes",
         viz="etcd", data="cluster",
+        costs="instant",
     ),
     Chapter(
         "03.00-controllers-reconcile", "Controllers: the reconcile loop",
@@ -178,6 +189,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "collector's three cascades; a ResourceQuota's 403; a Job's back-off",
         "maxSurge, maxUnavailable, replicas, node failure, cascade steps",
         viz="controllers", data="controllers",
+        costs="instant",
     ),
     Chapter(
         "03.01-the-other-controllers", "The other controllers",
@@ -190,6 +202,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "finalizer, grace period, token Secret, CIDR sizes, maxUnavailable, policy, load, target, "
         "concurrencyPolicy",
         viz="workloads", data="controllers",
+        costs="instant",
     ),
     Chapter(
         "03.02-operators-and-crds", "Operators and CRDs: write your own controller",
@@ -204,6 +217,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "dies (45 s health checks, 10 min timeout)",
         "a clock slider over the mon failover: mons per node, quorum and the operator's log",
         viz="operators", data="operators",
+        costs="instant",
     ),
     Chapter(
         "04.00-scheduling-framework", "The scheduling framework",
@@ -239,6 +253,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "over HTTPS on port 10250 (the SSH tunnels removed in v1.22)",
         "probe settings and restart policy, pods per node, kubectl command → hops",
         viz="kubelet", data="kubelet",
+        costs="realistic",
     ),
     Chapter(
         "05.01-cri-and-runtimes", "CRI and container runtimes",
@@ -250,6 +265,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "v1.24, cri-dockerd after)",
         "runtime, image size and cache → start latency",
         viz="cri", data="kubelet",
+        costs="instant",
     ),
     Chapter(
         "05.02-qos-and-eviction", "QoS, OOM and node-pressure eviction",
@@ -260,6 +276,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "and the kernel OOM killer's order beside it",
         "requests/limits → class, oom_score_adj, cgroup values; growth rate and soft threshold",
         viz="qos", data="qos",
+        costs="realistic",
     ),
     Chapter(
         "05.03-storage-and-csi", "Storage and CSI",
@@ -273,6 +290,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Filter reasons",
         "claim size, access mode, class and binding mode → the volume it binds",
         viz="storage", data="storage",
+        costs="instant",
     ),
     Chapter(
         "06.00-cni-and-calico", "CNI and Calico's network modes",
@@ -286,6 +304,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "full-mesh BGP vs route reflectors, a node failure withdrawing its routes",
         "node count, packet size and mode → overhead, MTU, BGP sessions; policies, label and destination → verdicts",
         viz="network", data="network",
+        costs="realistic",
     ),
     Chapter(
         "06.01-services-and-kube-proxy", "Services and kube-proxy",
@@ -300,6 +319,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "headless; a requested clusterIP that is taken)",
         "endpoints → rules and connection histogram; Service type → rules and DNS",
         viz="proxy", data="network",
+        costs="realistic",
     ),
 )
 
@@ -327,7 +347,8 @@ def navigation_line(notebook: str) -> str:
     Returns
     -------
     str
-        Markdown links, ending with a comment that names the generator.
+        Markdown links, then, for a chapter that runs a cluster, which request costs its runs use
+        (:attr:`Chapter.costs`), ending with a comment that names the generator.
 
     Raises
     ------
@@ -338,11 +359,13 @@ def navigation_line(notebook: str) -> str:
     --------
     >>> print(navigation_line("02.00-control-plane-architecture").split(" <!--")[0])
     [← 01.00 Objects and manifests](01.00-objects-and-manifests.ipynb) · [Contents](00.00-index.ipynb) \
-· [02.01 API server and List-Watch →](02.01-api-server-and-list-watch.ipynb)
+· [02.01 API server and List-Watch →](02.01-api-server-and-list-watch.ipynb) · request costs: instant
     >>> print(navigation_line(INDEX).split(" <!--")[0])
     **Contents** · next: [01.00 Objects and manifests](01.00-objects-and-manifests.ipynb)
     >>> print(navigation_line("01.00-objects-and-manifests").split(" <!--")[0])
     [← Contents](00.00-index.ipynb) · [02.00 Control plane architecture →](02.00-control-plane-architecture.ipynb)
+    >>> navigation_line("03.00-controllers-reconcile").split(" <!--")[0].split(" · ")[-1]
+    'request costs: instant'
     """
     names = [c.notebook for c in CHAPTERS]
     if notebook not in names:
@@ -358,6 +381,9 @@ def navigation_line(notebook: str) -> str:
     else:
         parts = [_link(prev, f"← {prev.label}"), _link(index, "Contents")]
         parts += [_link(nxt, f"{nxt.label} →")] if nxt else []
+    costs = CHAPTERS[i].costs
+    if costs:
+        parts.append(f"request costs: {costs}")
     return " · ".join(parts) + " " + _NAV_MARK
 
 

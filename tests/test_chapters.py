@@ -95,3 +95,60 @@ def test_a_notebook_missing_from_the_table_or_a_row_without_a_notebook_fails(tmp
     (root / "notebooks" / "06.01-services-and-kube-proxy.ipynb").unlink()
     assert main(["--write", "--root", str(root)]) == 1
     assert "06.01-services-and-kube-proxy.ipynb does not exist" in capsys.readouterr().err
+
+
+def _scenario_mode(path: Path) -> str:
+    """``instant`` or ``realistic``: how ``simulate`` and the chapters' helpers run a scenario file."""
+    from kubenotes.api.manifests import load_manifests
+    from kubenotes.sim.scenario import cluster_options, parse_scenario
+
+    docs = [o for o in load_manifests(path, defaults=False) if o.kind == "Scenario"]
+    options = cluster_options([parse_scenario(o.obj, o.source, o.doc) for o in docs])
+    return "realistic" if "request_costs" in options else "instant"
+
+
+def _helper_sources(code: str) -> list[str]:
+    """The source of each function a chapter's cells import from kubenotes.sim, and the strings it names."""
+    import ast
+    import importlib
+    import inspect
+
+    out = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kubenotes.sim."):
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                obj = getattr(module, alias.name, None)
+                if callable(obj) and inspect.isfunction(obj := inspect.unwrap(obj)):  # through lru_cache
+                    src = inspect.getsource(obj)
+                    out.append(src)
+                    out += [v for n in re.findall(r"\b[A-Z_]+\b", src)
+                            if isinstance(v := getattr(module, n, None), str)]
+    return out
+
+
+def _modes_run(chapter) -> set[str]:
+    """The request-cost modes of the clusters a chapter runs: a Cluster built in its cells is instant; a scenario
+    file of its data folder named in its cells, or by a kubenotes.sim function its cells import, runs as it says."""
+    code = _code(ROOT / "notebooks" / chapter.file)
+    modes = {"instant"} if re.search(r"\bCluster(\.from_manifests)?\(", code) else set()
+    if chapter.data:
+        texts = [code] + _helper_sources(code)
+        for path in sorted((ROOT / "data" / chapter.data).glob("*.yaml")):
+            named = re.compile(rf"(?<![\w-]){re.escape(path.name)}")  # pod-start.yaml, not cri-pod-start.yaml
+            if "kind: Scenario" in path.read_text(encoding="utf-8") and any(named.search(t) for t in texts):
+                modes.add(_scenario_mode(path))
+    return modes
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.number)
+def test_each_chapter_that_runs_a_cluster_says_which_request_costs_it_uses(chapter):
+    modes = _modes_run(chapter)
+    if not modes:
+        assert chapter.costs is None, "runs no cluster: no request costs to state"
+        assert "request costs" not in navigation_line(chapter.notebook)
+        return
+    assert chapter.costs, f"{chapter.notebook} runs clusters ({', '.join(sorted(modes))}): set its costs"
+    stated = set(re.findall(r"\b(instant|realistic)\b", chapter.costs))
+    assert stated == modes, (chapter.notebook, chapter.costs, modes)
+    assert navigation_line(chapter.notebook).split(" <!--")[0].endswith(f" · request costs: {chapter.costs}")

@@ -30,6 +30,14 @@ Runs a :class:`~kubenotes.sim.cluster.Cluster` from manifests (and any
   ``NodeGetInfo``), one JSON object per line in time order (see
   :func:`kubenotes.sim.csi.csi_calls`).
 
+API requests take realistic time by default: each component's client waits for
+its upstream QPS/burst token bucket, and each request takes the API server's
+handler chain plus, for a write, etcd's quorum round trip and fsync
+(:mod:`kubenotes.sim.costs`). A scenario's ``spec.cluster.requestCosts`` states
+its file's mode (``instant``, ``realistic``, or a mapping refining the
+realistic defaults); ``--instant`` (zero virtual time per request, for when only
+the order of events matters) and ``--realistic`` win over the files.
+
 Bad input (a manifest or a malformed scenario) is one line on stderr and exit 2.
 """
 
@@ -81,12 +89,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "and events (default: every listable resource, the kubectl get all,nodes,events set first)")
     costs = p.add_mutually_exclusive_group()
     costs.add_argument("--instant", dest="costs", action="store_const", const="instant", default=None,
-                       help="every API request takes zero virtual time, even if a scenario's "
-                            "spec.cluster.requestCosts asks for costs (the default without one)")
+                       help="every API request takes zero virtual time, whatever the scenarios' "
+                            "spec.cluster.requestCosts says (for when only the order of events matters)")
     costs.add_argument("--realistic", dest="costs", action="store_const", const="realistic",
                        help="client-side rate limits at each component's upstream QPS/burst and each request's "
-                            "latency (handler chain, etcd quorum round trip and fsync) on the virtual clock; "
-                            "a scenario's spec.cluster.requestCosts refines them")
+                            "latency (handler chain, etcd quorum round trip and fsync) on the virtual clock, even "
+                            "if a scenario says 'requestCosts: instant'; a requestCosts mapping refines them. "
+                            "Default: as the scenarios' spec.cluster.requestCosts says, realistic without it")
     add_feature_gates_flag(p)
     add_etcd_flags(p)
     p.set_defaults(func=_cmd)
@@ -128,8 +137,9 @@ def run(sources: list[Any], until: float = 600.0, seed: int = 0, kubelet: str | 
         ``--instant``: no request costs whatever the scenarios say;
         ``--realistic``: client rate limits and request latency
         (:class:`~kubenotes.sim.costs.RequestCosts`, refined by a scenario's
-        ``spec.cluster.requestCosts``); None: as the scenarios say (instant without
-        ``requestCosts``).
+        ``spec.cluster.requestCosts`` mapping) even where a scenario says
+        ``instant``; None: as the scenarios' ``spec.cluster.requestCosts`` says,
+        realistic without it (:data:`~kubenotes.sim.costs.DEFAULT_REQUEST_COSTS`).
 
     Returns
     -------

@@ -1,15 +1,26 @@
 """The time an API request takes: client-side rate limits per component and the API server's latency.
 
-Off by default (every request takes zero virtual time, what ``simulate
---instant`` keeps). With :class:`RequestCosts` on a cluster
-(``Cluster(request_costs=RequestCosts())``, ``simulate --realistic``, or a
-scenario's ``spec.cluster.requestCosts``), each request a component sends
-from its work loop first waits for a token of its client's
+``simulate`` charges them by default (realistic costs); ``simulate --instant``,
+a scenario's ``spec.cluster.requestCosts: instant``, or a
+:class:`~kubenotes.sim.cluster.Cluster` built without ``request_costs`` keep
+every request at zero virtual time, for when only the order of events
+matters. With :class:`RequestCosts` on a cluster
+(``Cluster(request_costs=RequestCosts())``, ``simulate`` without
+``--instant``, or a scenario's ``spec.cluster.requestCosts``), each request a
+component sends from its work loop first waits for a token of its client's
 :class:`~kubenotes.client.flowcontrol.TokenBucketRateLimiter` (each component's
 upstream QPS and burst, :data:`COMPONENT_RATE_LIMITS`), then takes the
 request's latency (:class:`RequestLatency`: the handler chain, and for a
 write etcd's commit: a quorum round trip plus the WAL fsync) before it is
 applied and answered.
+
+A scenario file states its mode in ``spec.cluster.requestCosts``
+(:func:`parse_request_costs`): ``instant``, ``realistic`` (upstream's
+defaults), or a mapping of ``latency`` and per-component ``clients`` that
+refines the realistic defaults (``{}`` is ``realistic``). Without the field a
+file runs with :data:`DEFAULT_REQUEST_COSTS`, wherever it runs (``simulate``,
+or a chapter's helper through :func:`kubenotes.sim.scenario.cluster_options`);
+``--instant`` and ``--realistic`` on the command line win over the file.
 
 Where the model charges the costs
 ---------------------------------
@@ -45,7 +56,13 @@ from typing import Any, Mapping
 from kubenotes.client.flowcontrol import DEFAULT_BURST, DEFAULT_QPS, TokenBucketRateLimiter, in_blocking_task, sleep
 
 __all__ = ["COMPONENT_RATE_LIMITS", "RequestLatency", "RequestCosts", "component_of", "parse_request_costs",
-           "MUTATING_VERBS"]
+           "MUTATING_VERBS", "REQUEST_COST_MODES", "DEFAULT_REQUEST_COSTS"]
+
+#: The two spellings ``spec.cluster.requestCosts`` (and ``simulate --instant`` / ``--realistic``) accept.
+REQUEST_COST_MODES = ("instant", "realistic")
+#: A scenario's mode when its file does not state one (issue #27: timing comparable with real clusters;
+#: ``instant`` is asked for where only the order of events matters).
+DEFAULT_REQUEST_COSTS = "realistic"
 
 #: Each component's client QPS and burst at upstream's defaults, by component. "client-go" is what any
 #: other client (kubectl, an operator) gets from ``rest.DefaultQPS`` / ``rest.DefaultBurst``.
@@ -232,28 +249,46 @@ _LATENCY_FIELDS = {"handlerSeconds": "handler_seconds", "etcdRoundTripSeconds": 
                    "etcdFsyncSeconds": "etcd_fsync_seconds"}
 
 
-def parse_request_costs(spec: Any, fail: Any = None, field_path: str = "spec.cluster.requestCosts") -> RequestCosts:
-    """A :class:`RequestCosts` from a scenario's ``spec.cluster.requestCosts`` mapping.
+def parse_request_costs(spec: Any, fail: Any = None,
+                        field_path: str = "spec.cluster.requestCosts") -> RequestCosts | None:
+    """The costs a scenario's ``spec.cluster.requestCosts`` asks for: a :class:`RequestCosts`, or None for instant.
 
     Parameters
     ----------
-    spec : dict or None
-        ``{"latency": {"handlerSeconds", "etcdRoundTripSeconds", "etcdFsyncSeconds"},
-        "clients": {<component>: {"qps": float, "burst": int}}}``, every key optional
-        (``{}``: upstream's defaults); components are the keys of :data:`COMPONENT_RATE_LIMITS`.
+    spec : str, dict or None
+        ``"instant"`` (every request takes zero virtual time), ``"realistic"``
+        (upstream's rate limits and the documented latency; as ``{}``), or a
+        mapping ``{"latency": {"handlerSeconds", "etcdRoundTripSeconds",
+        "etcdFsyncSeconds"}, "clients": {<component>: {"qps": float, "burst":
+        int}}}`` that refines the realistic defaults, every key optional;
+        components are the keys of :data:`COMPONENT_RATE_LIMITS`. None (an
+        empty YAML value) is ``{}``.
     fail : callable(field, message) -> Exception, optional
         Builds the one-line error (default: ValueError with ``field: message``).
+    field_path : str
+        The field named in errors.
+
+    Returns
+    -------
+    RequestCosts or None
+        None for ``"instant"``.
 
     Raises
     ------
     ValueError or what ``fail`` returns
-        For an unknown key, a negative latency, or a burst below 1.
+        For another string, an unknown key, a negative latency, or a burst below 1.
 
     Examples
     --------
+    >>> parse_request_costs("instant") is None, parse_request_costs("realistic") == parse_request_costs({})
+    (True, True)
     >>> c = parse_request_costs({"latency": {"etcdFsyncSeconds": 0.01}, "clients": {"kubelet": {"qps": 5}}})
     >>> c.latency.etcd_fsync_seconds, c.limits_for("kubelet")
     (0.01, (5.0, 100))
+    >>> parse_request_costs("fast")
+    Traceback (most recent call last):
+    ...
+    ValueError: spec.cluster.requestCosts: Unsupported value: "fast": supported values: "instant", "realistic", or a mapping of latency and clients
     >>> parse_request_costs({"clients": {"kubectl": {}}})
     Traceback (most recent call last):
     ...
@@ -271,7 +306,12 @@ def parse_request_costs(spec: Any, fail: Any = None, field_path: str = "spec.clu
             raise fail(f, f"Invalid value: {v!r}: must be a number")
         return float(v)
 
-    spec = {} if spec is None or spec is True else spec
+    if spec == "instant":
+        return None
+    if isinstance(spec, str) and spec != "realistic" or isinstance(spec, (bool, int, float, list)):
+        raise fail(field_path, f'Unsupported value: "{spec}": supported values: "instant", "realistic", '
+                               "or a mapping of latency and clients")
+    spec = {} if spec is None or spec == "realistic" else spec
     if not isinstance(spec, dict):
         raise fail(field_path, f"Invalid value: expected a mapping, got {type(spec).__name__}")
     for k in spec:

@@ -64,9 +64,15 @@ durations, ``"5m"``), ``imageGCHighThresholdPercent`` and
 mode: vxlan, ipPool: {cidr: 192.168.0.0/16, blockSize: 26}}``; needs the kubelet
 model; see :func:`kubenotes.sim.network.parse_network`). Without ``network``
 each node's kubelet model networks pods with a bridge on the Node's podCIDR.
-``requestCosts`` (``{}`` for upstream's defaults, or ``latency`` and per-component
-``clients`` QPS/burst; see :func:`kubenotes.sim.costs.parse_request_costs`) turns
-on client rate limits and request latency; without it every request is instant.
+``requestCosts`` says how long API requests take: ``instant`` (zero virtual
+time, for a file whose point is the order of events), ``realistic`` (each
+component's upstream client QPS/burst and the documented request latency), or
+a mapping of ``latency`` and per-component ``clients`` QPS/burst refining the
+realistic defaults (``{}`` is ``realistic``; see
+:func:`kubenotes.sim.costs.parse_request_costs`). Without it a file runs
+realistic (:data:`kubenotes.sim.costs.DEFAULT_REQUEST_COSTS`), under
+``simulate`` and in a chapter's helper alike; ``simulate --instant`` or
+``--realistic`` wins over the file.
 ``operators`` (names from :data:`kubenotes.operators.OPERATORS`, e.g. ``[rook-ceph-operator]``) runs those
 operators beside the controllers (``Cluster(extra_controllers=...)``).
 
@@ -455,7 +461,9 @@ def cluster_options(scenarios: Any, kubelet: str | None = None, network: dict | 
         ``pod_startup_seconds``, stand-in kubelet only; a
         :class:`~kubenotes.kubelet.kubelet.KubeletConfiguration` from
         ``kubeletConfiguration``, kubelet model only), ``controllers``, ``options``, ``network`` and
-        ``extra_controllers`` (the ``operators``' classes by name).
+        ``extra_controllers`` (the ``operators``' classes by name); ``request_costs`` (a
+        :class:`~kubenotes.sim.costs.RequestCosts`) unless ``requestCosts`` is ``instant``: a file
+        that states no mode runs realistic.
 
     Raises
     ------
@@ -466,11 +474,14 @@ def cluster_options(scenarios: Any, kubelet: str | None = None, network: dict | 
     Examples
     --------
     >>> s = parse_scenario({"kind": "Scenario", "metadata": {"name": "s"}, "spec": {
-    ...     "cluster": {"kubelet": "stand-in", "controllerManager": {"node-monitor-grace-period": 50}}, "steps": []}})
+    ...     "cluster": {"kubelet": "stand-in", "controllerManager": {"node-monitor-grace-period": 50},
+    ...                 "requestCosts": "instant"}, "steps": []}})
     >>> cluster_options([s])
     {'kubelet': 'stand-in', 'options': {'node-monitor-grace-period': 50}}
     >>> cluster_options([s], kubelet="model")
     {'kubelet': 'model', 'options': {'node-monitor-grace-period': 50}}
+    >>> sorted(cluster_options([]))  # no scenario, or none that states a mode: realistic
+    ['kubelet', 'request_costs']
     """
     merged: dict = {}
     for s in scenarios:
@@ -490,10 +501,11 @@ def cluster_options(scenarios: Any, kubelet: str | None = None, network: dict | 
         from kubenotes.operators import OPERATORS
 
         out["extra_controllers"] = {name: OPERATORS[name] for name in merged["operators"]}
-    if "requestCosts" in merged:
-        from kubenotes.sim.costs import parse_request_costs
+    from kubenotes.sim.costs import DEFAULT_REQUEST_COSTS, parse_request_costs
 
-        out["request_costs"] = parse_request_costs(merged["requestCosts"])
+    costs = parse_request_costs(merged.get("requestCosts", DEFAULT_REQUEST_COSTS))
+    if costs is not None:  # realistic (the default) or refined; absent: instant
+        out["request_costs"] = costs
     if network or "network" in merged:
         from kubenotes.sim.network import parse_network
 

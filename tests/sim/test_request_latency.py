@@ -38,7 +38,7 @@ def test_upstream_client_defaults():
                                      "kubelet": (50.0, 100), "kube-proxy": (5.0, 10), "client-go": (5.0, 10)}
 
 
-def test_instant_by_default_every_pod_created_in_one_instant():
+def test_a_cluster_built_without_request_costs_is_instant_every_pod_created_in_one_instant():
     c = Cluster(_objects(100), kubelet="stand-in")
     assert c.server.request_costs is None
     c.run(until=10)
@@ -112,13 +112,17 @@ spec:
 """
 
 
-def _simulate(tmp_path, capsys, costs: str, *flags: str) -> tuple[int, str, str]:
+def _simulate(tmp_path, capsys, costs: str, *flags: str, costs_line: bool = True) -> tuple[int, str, str]:
+    """``simulate`` of 40 pods with ``requestCosts: <costs>`` (without the line when not ``costs_line``)."""
     import yaml
 
     from kubenotes.cli import main
 
     (tmp_path / "objs.yaml").write_text(yaml.safe_dump_all(_objects(40)))
-    (tmp_path / "scenario.yaml").write_text(SCENARIO % costs)
+    scenario = SCENARIO % costs
+    if not costs_line:
+        scenario = scenario.replace(f"    requestCosts: {costs}\n", "")
+    (tmp_path / "scenario.yaml").write_text(scenario)
     rc = main(["simulate", str(tmp_path), "--until", "20", *flags])
     out = capsys.readouterr()
     return rc, out.out, out.err
@@ -140,3 +144,65 @@ def test_simulate_realistic_and_instant(tmp_path, capsys):
     rc, _, err = _simulate(tmp_path, capsys, "{clients: {kubectl: {qps: 1}}}")
     assert rc == 2 and len(err.strip().splitlines()) == 1
     assert "spec.cluster.requestCosts.clients.kubectl" in err
+
+
+def test_simulate_is_realistic_by_default_and_a_file_can_say_instant(tmp_path, capsys):
+    # no requestCosts: upstream's defaults (a burst of 30 creates, then 20 a second): 40 pods end at 0.5 s
+    rc, default, _ = _simulate(tmp_path, capsys, "{}", costs_line=False)
+    assert rc == 0 and '"time": 0.5' in _pod_creates(default)[-1]
+    rc, instant, _ = _simulate(tmp_path, capsys, "instant")
+    assert rc == 0 and len(_pod_creates(instant)) == 40
+    assert all('"time": 0.0' in line for line in _pod_creates(instant))  # the file's instant is honoured
+    rc, realistic, _ = _simulate(tmp_path, capsys, "realistic")
+    assert rc == 0 and _pod_creates(realistic) == _pod_creates(default)
+
+
+def test_the_command_line_wins_over_the_files_mode(tmp_path, capsys):
+    rc, forced, _ = _simulate(tmp_path, capsys, "instant", "--realistic")
+    assert rc == 0 and '"time": 0.5' in _pod_creates(forced)[-1]
+    rc, forced, _ = _simulate(tmp_path, capsys, "realistic", "--instant")
+    assert rc == 0 and all('"time": 0.0' in line for line in _pod_creates(forced))
+    rc, forced, _ = _simulate(tmp_path, capsys, "{}", "--instant", costs_line=False)
+    assert rc == 0 and all('"time": 0.0' in line for line in _pod_creates(forced))
+
+
+@pytest.mark.parametrize("spelling", ["fast", "true", "[instant]", "Instant"])
+def test_a_bad_mode_is_one_line_naming_file_document_and_field(tmp_path, capsys, spelling):
+    rc, out, err = _simulate(tmp_path, capsys, spelling)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "scenario.yaml" in err and "spec.cluster.requestCosts" in err
+    assert '"instant", "realistic"' in err
+
+
+def test_cluster_options_give_the_files_mode_to_a_chapters_helper():
+    from kubenotes.sim.scenario import cluster_options, parse_scenario
+
+    def scenario(cluster: dict):
+        return parse_scenario({"apiVersion": "kubenotes.io/v1", "kind": "Scenario", "metadata": {"name": "s"},
+                               "spec": {"cluster": cluster, "steps": []}})
+
+    assert cluster_options([scenario({})])["request_costs"] == RequestCosts()
+    assert "request_costs" not in cluster_options([scenario({"requestCosts": "instant"})])
+    refined = cluster_options([scenario({"requestCosts": {"clients": {"kubelet": {"qps": 5}}}})])["request_costs"]
+    assert refined.limits_for("kubelet") == (5.0, 100)
+    # a later file's mode wins, as for every spec.cluster field
+    assert "request_costs" not in cluster_options([scenario({}), scenario({"requestCosts": "instant"})])
+
+
+def test_each_data_scenario_that_runs_instant_says_why():
+    # a file asks for zero-cost requests only with a one-line reason above the field (README, issue #27)
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    instant = []
+    for path in sorted(data.rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        if "kind: Scenario" not in text or "requestCosts: instant" not in text:
+            continue
+        lines = text.split("\n")
+        field = next(i for i, line in enumerate(lines)
+                     if "requestCosts: instant" in line and not line.lstrip().startswith("#"))
+        why = [line for line in lines[field - 2:field] if line.lstrip().startswith("# requestCosts: instant: ")]
+        assert why and len(why[0].split(": instant: ", 1)[1]) > 10, path
+        instant.append(path.name)
+    assert "scale.yaml" in instant and "calico.yaml" not in instant  # chapter 03.00's file; 06.00's runs realistic

@@ -156,7 +156,9 @@ def test_the_cluster_section_gives_the_clusters_options_and_the_command_line_win
     assert opts["controllers"] == [] and opts["options"] == {"node-monitor-grace-period": 20}
     model = cluster_options([s], kubelet="model")
     assert model["kubelet"] == "model" and "kubelet_options" not in model
-    assert cluster_options([]) == {"kubelet": "model"}
+    from kubenotes.sim.costs import RequestCosts
+
+    assert cluster_options([]) == {"kubelet": "model", "request_costs": RequestCosts()}  # realistic by default
 
 
 def test_delete_step_force_and_selector_as_kubectl_delete():
