@@ -281,13 +281,15 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter(
         "05.03-storage-and-csi", "Storage and CSI",
         "claims bound to volumes (Immediate vs WaitForFirstConsumer), one CSI volume call by call beside syncPod, "
-        "StatefulSet claims outliving pods, a node failure with a ReadWriteOnce volume, the volume Filter reasons",
+        "StatefulSet claims outliving pods, a node failure with a ReadWriteOnce volume, storage capacity tracking, "
+        "a claim grown online, the volume Filter reasons",
         "PersistentVolumes and claims (持久卷) as the PV controller and the scheduler's VolumeBinding match them "
         "(size, access modes, class, Immediate vs WaitForFirstConsumer), one pod's CSI volume call by call "
         "(VolumeAttachment, ControllerPublishVolume, the kubelet's WaitForAttach before syncPod's CRI calls), a "
         "StatefulSet's claims surviving a pod's deletion, a node failure with a ReadWriteOnce volume (the "
-        "Multi-Attach error, the out-of-service taint, the 6-minute force detach), and the scheduler's volume "
-        "Filter reasons",
+        "Multi-Attach error, the out-of-service taint, the 6-minute force detach), storage capacity tracking "
+        "(CSIStorageCapacity), a mounted claim grown online (ControllerExpandVolume, then the kubelet's "
+        "NodeExpandVolume), and the scheduler's volume Filter reasons",
         "claim size, access mode, class and binding mode → the volume it binds",
         viz="storage", data="storage",
         costs="instant",
