@@ -241,6 +241,12 @@ def overhead_rows(link_mtu: int = 1500) -> list[dict]:
         (:func:`kubenotes.cni.flannel.backend.backend_summary`, the MTU flanneld sets), then
         Calico's VXLAN, IP-in-IP, WireGuard and BGP (the link MTU minus the overhead).
 
+    Raises
+    ------
+    kubenotes.cni.encap.EncapError or KeyError
+        :data:`~kubenotes.cni.encap.ENCAP_OVERHEAD_BYTES` lacks an encapsulation a backend or mode needs (never
+        with the shipped table).
+
     Examples
     --------
     >>> [(r["plugin"], r["mode"], r["overheadBytes"], r["mtu"]) for r in overhead_rows()][::2]
