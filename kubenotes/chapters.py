@@ -298,13 +298,16 @@ CHAPTERS: tuple[Chapter, ...] = (
         "06.00-cni-and-calico", "CNI and Calico's network modes",
         "the CNI calls at sandbox creation, Calico's IPAM blocks, interfaces and routes in VXLAN / IPIP / BGP / "
         "CrossSubnet modes, a packet walk with headers and MTU, NetworkPolicy enforced by Felix (default deny, then "
-        "one path), BGP mesh vs route reflectors, a node failure",
+        "one path), BGP mesh vs route reflectors, a node failure, Flannel beside Calico (what each stores where, "
+        "vxlan / host-gw / wireguard routes and MTU, no policy)",
         "How a pod gets its network (网络插件 CNI): the runtime's CNI calls at sandbox creation (bridge + "
         "host-local, checked against the real plugins), Calico's IPAM blocks, each node's interfaces and routes in "
         "VXLAN, IPIP (隧道 tunnels), BGP and CrossSubnet modes, a packet's walk hop by hop with its headers and "
         "MTU, NetworkPolicy (网络策略) as Calico's Felix enforces it: default deny, then one allowed path, "
-        "full-mesh BGP vs route reflectors, a node failure withdrawing its routes",
-        "node count, packet size and mode → overhead, MTU, BGP sessions; policies, label and destination → verdicts",
+        "full-mesh BGP vs route reflectors, a node failure withdrawing its routes, and Flannel beside Calico: "
+        "Node annotations or etcd leases, each backend's routes, ARP and FDB entries, host-gw without L2 adjacency",
+        "node count, packet size and mode → overhead, MTU, BGP sessions; policies, label and destination → verdicts; "
+        "Flannel backend and destination → walk, routes, FDB",
         viz="network", data="network",
         costs="realistic",
     ),

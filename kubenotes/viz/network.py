@@ -5,7 +5,10 @@ sessions) in a fixed shell layout at a fixed size and font, so 6 nodes read as w
 and its header stacks (:func:`walk_table_html`, :func:`header_stack_figure`); routes and their withdrawal
 (:func:`routes_table`, :func:`withdrawal_table`); full mesh against route reflectors (:func:`sessions_figure`);
 the mode widget over :func:`kubenotes.cni.calico.packet.mode_summary` (:func:`mode_table`, :func:`mode_panel`);
-Felix's NetworkPolicy verdicts and their widget (:func:`policy_table`, :func:`policy_panel`).
+Felix's NetworkPolicy verdicts and their widget (:func:`policy_table`, :func:`policy_panel`); Flannel beside
+Calico: what flanneld stores where (:func:`flannel_store_table`), both plugins' encapsulation overhead
+(:func:`overhead_figure`), a walk per Flannel backend with node-0's tables (:func:`flannel_panel`, over
+:mod:`kubenotes.sim.flannel`).
 
 Notes
 -----
@@ -45,7 +48,7 @@ from kubenotes.viz.widgets import live_panel, memoise_update
 
 __all__ = ["CLUSTER_FIGURE_INCHES", "CLUSTER_FONT_SIZE", "cluster_figure", "walk_table_html", "header_stack_figure",
            "routes_table", "withdrawal_table", "sessions_figure", "mode_table", "mode_panel", "policy_table",
-           "policy_panel"]
+           "policy_panel", "flannel_store_table", "overhead_figure", "flannel_panel"]
 
 # The cluster graph's vertices, in drawing order: kind -> colour, marker, size (pt²), legend label.
 _VERTICES = {"host": ("#eeeeee", "s", 1500, "node"), "eth0": ("#a5d6a7", "o", 900, "node eth0"),
@@ -603,3 +606,145 @@ def policy_panel(deny_web: bool = True, allow_client: bool = False, client_role:
         return [head, policy_table(walk)]
 
     return live_panel(memoise_update(update), controls, columns=4)
+
+
+def flannel_store_table(rows: Sequence[dict], caption: str | None = None) -> Html:
+    """What flanneld stores where, as a table: store, key, value, TTL.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        :func:`kubenotes.sim.flannel.subnet_manager_store`'s result (``store``, ``key``, ``value``,
+        ``ttlSeconds``).
+    caption : str, optional
+
+    Returns
+    -------
+    Html
+        One row per key; a TTL in seconds, or ``-`` without one.
+
+    Raises
+    ------
+    KeyError
+        A row lacks a key named above.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.flannel import subnet_manager_store
+    >>> t = str(flannel_store_table(subnet_manager_store("etcd")))
+    >>> t.count("<tr") - 1, "/coreos.com/network/config" in t, ">86400<" in t
+    (4, True, True)
+    """
+    body = [(r["store"], r["key"], r["value"], "-" if r["ttlSeconds"] is None else r["ttlSeconds"]) for r in rows]
+    return _table(["store", "key", "value", "TTL (s)"], body, caption)
+
+
+def overhead_figure(rows: Sequence[dict], title: str | None = None) -> Figure:
+    """Bytes each Flannel backend and Calico mode adds between nodes, with the pod MTU it leaves.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        :func:`kubenotes.sim.flannel.overhead_rows`'s result (``plugin``, ``mode``, ``overheadBytes``, ``mtu``).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Horizontal bars (8 x 3.4 inches: 800 px wide at 100 dpi), one per row, Flannel's in green and
+        Calico's in orange, each labelled with its overhead and MTU.
+
+    Raises
+    ------
+    KeyError
+        A row lacks a key named above.
+
+    Examples
+    --------
+    >>> from kubenotes.sim.flannel import overhead_rows
+    >>> fig = overhead_figure(overhead_rows())
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:2], fig.get_size_inches().tolist()
+    (['Flannel vxlan', 'Flannel host-gw'], [8.0, 3.4])
+    """
+    fig = detached_figure(8.0, 3.4)
+    ax = fig.add_subplot()
+    colors = {"Flannel": "#66bb6a", "Calico": "#ffa726"}
+    labels = [f"{r['plugin']} {r['mode']}" for r in rows]
+    ys = list(range(len(rows)))
+    ax.barh(ys, [r["overheadBytes"] for r in rows], color=[colors.get(r["plugin"], "#90a4ae") for r in rows])
+    for y, r in zip(ys, rows):
+        ax.text(r["overheadBytes"] + 0.8, y, f"{r['overheadBytes']} B, pod MTU {r['mtu']}", va="center", fontsize=8)
+    ax.set_yticks(ys, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max([r["overheadBytes"] for r in rows] + [1]) * 1.45)
+    ax.set_xlabel("bytes added to each packet between nodes (IPv4 underlay)")
+    ax.legend(handles=[Patch(color=c, label=p) for p, c in colors.items()], fontsize=8, loc="lower right")
+    ax.set_title(title or "Encapsulation overhead and pod MTU on a 1500-byte link", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def _pre(title: str, lines: Sequence[str]) -> str:
+    return (f"<b>{html.escape(title)}</b><pre style='margin:2px 0 8px 0'>"
+            + html.escape("\n".join(lines) or "(none)") + "</pre>")
+
+
+def flannel_panel(backend: str = "vxlan", to: str = "default/web-1-0") -> Any:
+    """The Flannel widget: backend and destination → the walk from ``client`` and node-0's tables.
+
+    Walks :func:`kubenotes.sim.flannel.backend_walk` (``default/client`` on node-0 to a web pod on
+    node-1, same L2 segment, or node-2, behind a router) and prints node-0's ``ip route``,
+    ``ip neigh``, ``bridge fdb`` and WireGuard peers as flanneld left them, and its errors.
+
+    Parameters
+    ----------
+    backend : str
+        Initial backend, one of :data:`kubenotes.sim.flannel.WALK_BACKENDS`.
+    to : str
+        Initial destination, one of :data:`kubenotes.sim.flannel.DESTINATIONS`.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls (``backend``, ``to``), then a summary line, :func:`walk_table_html` and node-0's tables.
+
+    Raises
+    ------
+    traitlets.TraitError
+        ``backend`` or ``to`` not among the options.
+
+    See Also
+    --------
+    kubenotes.sim.flannel.backend_walk, kubenotes.viz.widgets.live_panel
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):  # outside Jupyter the output widget prints
+    ...     panel = flannel_panel("host-gw", "default/web-2-0")
+    >>> [c.description for c in panel.children[0].children], panel.children[0].children[0].value
+    (['backend', 'to'], 'host-gw')
+    """
+    from kubenotes.sim.flannel import DESTINATIONS, WALK_BACKENDS, backend_walk
+
+    controls = {"backend": widgets.Dropdown(options=list(WALK_BACKENDS), value=backend, description="backend"),
+                "to": widgets.Dropdown(options=list(DESTINATIONS), value=to, description="to")}
+
+    def update(backend: str, to: str) -> list:
+        r = backend_walk(backend, to)
+        w = r["walk"]
+        end = w["hops"][-1]
+        head = Html(f"<b>{html.escape(backend)}</b>: default/client (node-0) → {html.escape(to)} "
+                    f"({html.escape(r['toNode'])}), {len(w['hops'])} hops, overhead {w['overheadBytes']} B, pod MTU "
+                    f"{w['mtu']}: <b>{'delivered' if w['delivered'] else 'dropped'}</b>"
+                    + ("" if w["delivered"] else f" at {html.escape(end['at'])}") + ". No NetworkPolicy is "
+                    "enforced (Flannel has none).")
+        tables = Html("<div style='font-size:85%'>" + _pre("node-0: ip route", r["routes"])
+                      + _pre("node-0: ip neigh show dev flannel.1", r["neigh"])
+                      + _pre("node-0: bridge fdb show dev flannel.1", r["fdb"])
+                      + _pre("node-0: wg show flannel-wg (peers)", r["wgPeers"])
+                      + _pre("node-0: flanneld errors", r["errors"]) + "</div>")
+        return [head, walk_table_html(w, caption=f"{backend}: client → {to}"), tables]
+
+    return live_panel(memoise_update(update), controls, columns=2)
