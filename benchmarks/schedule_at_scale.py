@@ -22,7 +22,10 @@ request path ``load_through_api_server``, ``new_scheduler``,
 as the command keeps it), in a subprocess per size so peak RSS is per run.
 Then the command itself, ``python -m kubenotes schedule -o summary``, is
 timed from start to exit ("command s": imports and the end of the process
-included). ``--trace`` times the traced path instead (what ``-o table`` did
+included). Beside the wall figures, the CPU seconds of each phase (wall is
+inflated when other work shares the cores) and a decision hash
+(:func:`decision_hash`: every attempt's pod, node, nominated node, victims and
+message): equal hashes before and after a change mean the same decisions. ``--trace`` times the traced path instead (what ``-o table`` did
 before issue #11), ``--walk`` disables InterPodAffinity's whole-snapshot index
 (its PreFilter/PreScore walk every pod, as before); both skip the command.
 
