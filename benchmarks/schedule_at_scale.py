@@ -22,7 +22,10 @@ request path ``load_through_api_server``, ``new_scheduler``,
 as the command keeps it), in a subprocess per size so peak RSS is per run.
 Then the command itself, ``python -m kubenotes schedule -o summary``, is
 timed from start to exit ("command s": imports and the end of the process
-included). ``--trace`` times the traced path instead (what ``-o table`` did
+included). Beside the wall figures, the CPU seconds of each phase (wall is
+inflated when other work shares the cores) and a decision hash
+(:func:`decision_hash`: every attempt's pod, node, nominated node, victims and
+message): equal hashes before and after a change mean the same decisions. ``--trace`` times the traced path instead (what ``-o table`` did
 before issue #11), ``--walk`` disables InterPodAffinity's whole-snapshot index
 (its PreFilter/PreScore walk every pod, as before); both skip the command.
 
@@ -145,6 +148,20 @@ def cluster_manifests(num_nodes: int, num_pods: int, seed: int = 0, overcommit: 
     return docs
 
 
+def decision_hash(traces: list) -> str:
+    """sha256 (first 16 hex digits) of every attempt's outcome, in order: pod, node, nominated node, victims, message.
+
+    Equal hashes mean the same decisions (compare runs before and after a change).
+    """
+    import hashlib
+
+    h = hashlib.sha256()
+    for t in traces:
+        h.update(f"{t.namespace}/{t.name} {t.node_name} {t.nominated_node_name} {','.join(t.victims)} {t.message}\n"
+                 .encode())
+    return h.hexdigest()[:16]
+
+
 def run_child(path: str, trace: bool, walk: bool) -> dict:
     """Time the command's phases on the manifests at ``path``; returns seconds per phase and peak RSS."""
     from kubenotes.api.manifests import load_manifests
@@ -158,19 +175,25 @@ def run_child(path: str, trace: bool, walk: bool) -> dict:
         import kubenotes.scheduler.plugins.interpodaffinity as ipa
 
         ipa.snapshot_arrays = lambda *_a: None
+    cpu = [time.process_time()]  # CPU seconds at each phase's end (wall figures are inflated by other load)
     t0 = time.perf_counter()
     with no_gc_passes():  # as run_schedule
         m = load_manifests(path, defaults=False)
         t01 = time.perf_counter()
+        cpu.append(time.process_time())
         m = load_through_api_server(m)  # the request path, as every command loads
         t1 = time.perf_counter()
+        cpu.append(time.process_time())
         sched = new_scheduler(m.nodes, m.pods, objects=cluster_objects_from_manifests(m), seed=0, trace=trace)
         t2 = time.perf_counter()
+        cpu.append(time.process_time())
         traces = sched.run()
         traces.extend(sched.gated_traces())
         t3 = time.perf_counter()
+        cpu.append(time.process_time())
         summary = format_summary(traces, 5)
         t4 = time.perf_counter()
+        cpu.append(time.process_time())
     final = {t.key: t for t in traces}
     return {"load_s": round(t01 - t0, 2), "request_path_s": round(t1 - t01, 2), "build_s": round(t2 - t1, 2), "schedule_s": round(t3 - t2, 2),
             "summary_s": round(t4 - t3, 2), "total_s": round(t4 - t0, 2),
@@ -179,7 +202,8 @@ def run_child(path: str, trace: bool, walk: bool) -> dict:
             "preempting": sum(1 for t in traces if t.victims), "victims": sum(len(t.victims) for t in traces),
             "pods_per_s": round(len(traces) / (t3 - t2), 1),
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "summary": summary}
+            "cpu_s": [round(b - a, 2) for a, b in zip(cpu, cpu[1:])] + [round(cpu[-1] - cpu[0], 2)],
+            "decisions": decision_hash(traces), "summary": summary}
 
 
 def main() -> None:
@@ -231,6 +255,9 @@ def main() -> None:
     print(f"{r['load_s']:>7} {r['request_path_s']:>8} {r['build_s']:>7} {r['schedule_s']:>9} {r['summary_s']:>8} {r['total_s']:>7} "
           f"{r['command_s']:>8} {r['attempts']:>9} {r['bound']:>7} {r['preempting']:>8} {r['victims']:>8} "
           f"{r['pods_per_s']:>8} {r['peak_rss_mib']:>9}")
+    cpu = r["cpu_s"]
+    print(f"CPU s: load {cpu[0]}, request {cpu[1]}, build {cpu[2]}, schedule {cpu[3]}, summary {cpu[4]}, "
+          f"total {cpu[5]}; decisions {r['decisions']}")
     print()
     print(r["summary"])
 

@@ -136,6 +136,8 @@ def drop_disabled_pod_spec_fields(spec: dict, old_spec: dict | None, gates: Feat
     """
     if not isinstance(spec, dict):
         return
+    if old_spec is None and _uses_no_gated_field(spec):
+        return  # on create, every rule below only drops a field the spec has: none of them here
     on = gates.enabled
     old_sc = _security_context(old_spec)
     sc = spec.get("securityContext") if isinstance(spec.get("securityContext"), dict) else None
@@ -275,6 +277,67 @@ def drop_disabled_pod_spec_fields(spec: dict, old_spec: dict | None, gates: Feat
                 lc.pop("stopSignal")
                 if not lc:
                     c.pop("lifecycle")
+
+
+#: Pod spec fields :func:`drop_disabled_pod_spec_fields` may drop, at the spec's top level and in a container.
+_GATED_SPEC_FIELDS = frozenset({"resources", "topologySpreadConstraints", "resourceClaims", "hostnameOverride"})
+_GATED_POD_SECURITY_FIELDS = ("hostUsers", "supplementalGroupsPolicy", "seLinuxChangePolicy")
+_GATED_CONTAINER_FIELDS = frozenset({"resizePolicy", "restartPolicy", "restartPolicyRules", "lifecycle"})
+
+
+def _uses_no_gated_field(spec: dict) -> bool:
+    """True when ``spec`` has none of the fields a feature gate can drop (plain dicts and lists all the way).
+
+    A conservative test for the common pod (containers with images, resources and mounts; a service account
+    token volume): anything it does not recognise answers False, and the rules run one by one.
+    """
+    if not _GATED_SPEC_FIELDS.isdisjoint(spec):
+        return False
+    sc = spec.get("securityContext")
+    if sc is not None and (type(sc) is not dict or any(k in sc for k in _GATED_POD_SECURITY_FIELDS)):
+        return False
+    affinity = spec.get("affinity")
+    if affinity is not None and (type(affinity) is not dict or "podAffinity" in affinity
+                                 or "podAntiAffinity" in affinity):
+        return False
+    volumes = spec.get("volumes")
+    if volumes is not None:
+        if type(volumes) is not list:
+            return False
+        for v in volumes:
+            if type(v) is not dict or "image" in v:
+                return False
+            projected = v.get("projected")
+            if projected is not None:
+                sources = projected.get("sources") if type(projected) is dict else None
+                if type(sources) is not list or any(type(x) is not dict or "clusterTrustBundle" in x
+                                                    or "podCertificate" in x for x in sources):
+                    return False
+    for key in _CONTAINER_LISTS:
+        containers = spec.get(key)
+        if containers is None:
+            continue
+        if type(containers) is not list:
+            return False
+        for c in containers:
+            if type(c) is not dict or not _GATED_CONTAINER_FIELDS.isdisjoint(c):
+                return False
+            csc = c.get("securityContext")
+            if csc is not None and (type(csc) is not dict or csc.get("procMount") is not None):
+                return False
+            res = c.get("resources")
+            if res is not None and (type(res) is not dict or "claims" in res):
+                return False
+            mounts = c.get("volumeMounts")
+            if mounts is not None and (type(mounts) is not list or any(
+                    type(m) is not dict or "recursiveReadOnly" in m for m in mounts)):
+                return False
+            env = c.get("env")
+            if env is not None and (type(env) is not list or any(
+                    type(e) is not dict or (e.get("valueFrom") is not None and (
+                        type(e["valueFrom"]) is not dict or "fileKeyRef" in e["valueFrom"])) for e in env)):
+                return False
+    return True
 
 
 def _sleep_in_use(c: dict) -> bool:

@@ -102,7 +102,7 @@ def system_priority_classes() -> list[PriorityClass]:
 
 
 def _get(obj: Any, name: str) -> Any:
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):  # a stored object: no ABC check
         return obj.get(name)
     return getattr(obj, name, None)
 

@@ -21,9 +21,10 @@ kubernetes/utils net/parse.go (ParseIPSloppy, ParseCIDRSloppy)
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["regex_error", "max_len_error", "inclusive_range_error", "is_dns1123_label", "is_dns1123_subdomain",
            "is_dns1035_label", "is_qualified_name", "is_valid_label_value", "is_valid_port_num", "is_valid_port_name",
@@ -65,6 +66,33 @@ _PORT_NAME_CHARS_RE = re.compile("^[-a-z0-9]+$")
 _PORT_NAME_LETTER_RE = re.compile("[a-z]")
 
 
+#: How many valid strings each checker below remembers (then it starts again).
+_REMEMBERED_MAX = 65536
+
+
+def _remember_valid(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    """``check`` answering ``[]`` at once for a string it already found valid.
+
+    The checks depend on the string only, and the same label keys, values and names come back on every object
+    an API server admits; a valid string is remembered (up to :data:`_REMEMBERED_MAX`, then the memory starts
+    again), an invalid one is checked each time. Every call still gets a list of its own.
+    """
+    valid: set[str] = set()
+
+    @functools.wraps(check)
+    def checked(value: str) -> list[str]:
+        if type(value) is str and value in valid:
+            return []
+        errs = check(value)
+        if not errs and type(value) is str:
+            if len(valid) >= _REMEMBERED_MAX:
+                valid.clear()
+            valid.add(value)
+        return errs
+
+    return checked
+
+
 def regex_error(msg: str, fmt: str, *examples: str) -> str:
     """``RegexError``: ``msg``, the examples (with upstream's double space after each ``',``) and the regex.
 
@@ -89,6 +117,7 @@ def inclusive_range_error(lo: int, hi: int) -> str:
     return f"must be between {lo} and {hi}, inclusive"
 
 
+@_remember_valid
 def is_dns1123_label(value: str) -> list[str]:
     """``IsDNS1123Label``: at most 63 lower-case alphanumerics or ``-``, alphanumeric at both ends.
 
@@ -108,6 +137,7 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
+@_remember_valid
 def is_dns1123_subdomain(value: str) -> list[str]:
     """``IsDNS1123Subdomain``: at most 253 characters of dot-separated DNS-1123 labels.
 
@@ -140,6 +170,7 @@ def is_dns1035_label(value: str) -> list[str]:
     return errs
 
 
+@_remember_valid
 def is_qualified_name(value: str) -> list[str]:
     """Problems with a label key, as ``validation.IsQualifiedName`` (empty when valid).
 
@@ -193,6 +224,7 @@ def is_qualified_name(value: str) -> list[str]:
     return errs
 
 
+@_remember_valid
 def is_valid_label_value(value: str) -> list[str]:
     """Problems with a label value, as ``validation.IsValidLabelValue`` (empty when valid).
 

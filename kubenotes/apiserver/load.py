@@ -221,7 +221,8 @@ def objects_with_locations(objects: Any) -> list[tuple[dict, Any]]:
     return out
 
 
-def create_objects(server: APIServer, client: Any, objects: Iterable[tuple[dict, Any]]) -> list[tuple[dict, Any]]:
+def create_objects(server: APIServer, client: Any, objects: Iterable[tuple[dict, Any]], *,
+                   owned: bool = False) -> list[tuple[dict, Any]]:
     """Create manifest objects through the request path, as ``kubectl apply -f`` at time zero.
 
     Parameters
@@ -232,6 +233,11 @@ def create_objects(server: APIServer, client: Any, objects: Iterable[tuple[dict,
         The client the requests come from (``kubectl``).
     objects : iterable of (dict, LoadedObject or None)
         From :func:`objects_with_locations`.
+    owned : bool
+        The dicts of pairs with a LoadedObject were made for this call (``to_dict`` of a typed object) and are
+        handed over: the server takes them without a copy and returns its stored objects themselves, which the
+        caller only reads (``APIServer.create``'s ``owned``). For a one-shot server, as
+        :func:`load_through_api_server`'s.
 
     Returns
     -------
@@ -252,7 +258,7 @@ def create_objects(server: APIServer, client: Any, objects: Iterable[tuple[dict,
     out = []
     for d, loc in docs:
         try:
-            out.append((_create_one(server, client, d), loc))
+            out.append((_create_one(server, client, d, owned and loc is not None), loc))
         except ApiError as e:
             if loc is None:
                 raise
@@ -260,7 +266,7 @@ def create_objects(server: APIServer, client: Any, objects: Iterable[tuple[dict,
     return out
 
 
-def _create_one(server: APIServer, client: Any, d: dict) -> dict:
+def _create_one(server: APIServer, client: Any, d: dict, owned: bool = False) -> dict:
     ri = resource_for_kind(d.get("kind", ""), d.get("apiVersion"))
     md = d.get("metadata") or {}
     if ri.kind == "Namespace" and md.get("name") in SYSTEM_NAMESPACES:
@@ -279,7 +285,9 @@ def _create_one(server: APIServer, client: Any, d: dict) -> dict:
         # (the cluster it came from admitted it; its ServiceAccounts, quotas... may not be in the dump).
         server.admission = None
     try:
-        out = server.create(client._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True)
+        # an object with a status (a Node, a dump's object) is posted again below from `status`: not handed over
+        out = server.create(client._attrs("create", ri.resource, md.get("namespace")), d, keep_uid=True,
+                            owned=owned and not restoring and status is None)
         if restoring and status and ri.kind in ("PersistentVolume", "PersistentVolumeClaim", "Pod"):
             # a restored volume or claim keeps its phase (Bound...), a pod its phase and startTime (the scheduler's
             # preemption compares victims' start times), as etcd held them (still without admission)
@@ -346,7 +354,7 @@ def load_through_api_server(m: Any, seed: int = 0, feature_gates: Any = None) ->
 
     server = start_api_server(seed=seed, feature_gates=feature_gates)
     with using_epoch(server.epoch):
-        created = create_objects(server, server.client("kubectl", ADMIN), objects_with_locations(m))
+        created = create_objects(server, server.client("kubectl", ADMIN), objects_with_locations(m), owned=True)
     stored = {id(loc): d for d, loc in created}
     del created
     _release(server)

@@ -30,7 +30,6 @@ import contextlib
 import contextvars
 import datetime as _dt
 import random
-import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
@@ -469,8 +468,15 @@ class APIServer:
     _timestamp_memo: tuple[Any, str] = (None, "")
 
     def new_uid(self, rng: random.Random | None = None) -> str:
-        """A seeded UUID (``uuid.NewUUID``), from ``rng`` (default: the server's own stream)."""
-        return str(uuid.UUID(int=(rng or self.rng).getrandbits(128), version=4))
+        """A seeded UUID (``uuid.NewUUID``), from ``rng`` (default: the server's own stream).
+
+        The text of ``uuid.UUID(int=bits, version=4)``, written out directly (the version and variant bits set,
+        then 8-4-4-4-12 hex digits): one per object created.
+        """
+        n = (rng or self.rng).getrandbits(128)
+        n = (n & ~(0xc000 << 48) & ~(0xf000 << 64)) | (0x8000 << 48) | (4 << 76)
+        h = "%032x" % n
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def generate_name(self, base: str) -> str:
         """``names.SimpleNameGenerator``: ``base`` plus 5 random characters (base cut to 58)."""
@@ -623,12 +629,13 @@ class APIServer:
                 release_ip_addresses(lo, ips)
 
     # ------------------------------------------------------------ decoding
-    def _decode(self, ri: ResourceInfo, body: Any, namespace: str | None, validation: str = "") -> dict:
+    def _decode(self, ri: ResourceInfo, body: Any, namespace: str | None, validation: str = "",
+                owned: bool = False) -> dict:
         if not isinstance(body, dict):
             raise new_bad_request("the object provided is unrecognized (must be of type map)")
         if ri.__class__ is ResourceInfo:  # sigs.k8s.io/json: every value must decode into its Go field
             self._check_types(ri.api_version, ri.kind, body)
-        obj = deep_copy(body)
+        obj = body if owned else deep_copy(body)  # owned: a plain JSON-shaped dict no one else holds (see create)
         if validation:  # fieldValidation=Strict|Warn|Ignore: unknown fields refused, warned of, or dropped
             from kubenotes.apiserver.fieldvalidation import check_fields
 
@@ -762,12 +769,19 @@ class APIServer:
 
     # ------------------------------------------------------------ create
     @_request
-    def create(self, attrs: Attributes, body: dict, *, keep_uid: bool = False) -> dict:
+    def create(self, attrs: Attributes, body: dict, *, keep_uid: bool = False, owned: bool = False) -> dict:
         """``POST``: create an object (``attrs.subresource`` routes binding, eviction, token...).
 
         ``keep_uid`` keeps a ``metadata.uid`` given in the body (restoring
         objects, as from an etcd backup, so ownerReferences still resolve); a
         real create always assigns a new one.
+
+        ``owned`` hands ``body`` over to the server (a plain JSON-shaped dict,
+        freshly decoded, that the caller and no one else will read or change
+        again) and takes back the stored object itself instead of a copy, which
+        the caller must not change: a one-shot load
+        (:func:`kubenotes.apiserver.load.load_through_api_server`) saves the two
+        copies of every object. The request path is otherwise the same.
 
         Returns
         -------
@@ -797,7 +811,7 @@ class APIServer:
             raise new_method_not_supported(ri.group, ri.resource, "create")
         if ri.__class__ is not ResourceInfo:
             self.crds.check_create(ri)
-        obj = self._decode(ri, body, attrs.namespace, attrs.extra.get("fieldValidation", ""))
+        obj = self._decode(ri, body, attrs.namespace, attrs.extra.get("fieldValidation", ""), owned)
         md = obj["metadata"]
         attrs.namespace = md.get("namespace", "") or ""
         obj = self._default(ri, obj)
@@ -856,7 +870,7 @@ class APIServer:
             self._release_ip_addresses(allocated)  # the allocation's Revert (beginCreate's finish(false))
             raise
         self._commit(ri, ADDED, obj, None, attrs.component, "create", self._create_detail(ri, obj))
-        return deep_copy(obj)
+        return obj if owned else deep_copy(obj)
 
     @staticmethod
     def _create_detail(ri: ResourceInfo, obj: dict) -> str:

@@ -705,6 +705,8 @@ def _as_selector(sel: Any) -> LabelSelector | None:
 def _quantity_errors(rl: Any, f: str) -> list[FieldErr]:
     errs: list[FieldErr] = []
     for k, v in (rl or {}).items():
+        if type(v) is str and v in _GOOD_QUANTITIES:  # parsed before: valid and not negative
+            continue
         try:
             q = Quantity.parse(v, k)
         except KubenotesError as e:
@@ -712,7 +714,16 @@ def _quantity_errors(rl: Any, f: str) -> list[FieldErr]:
             continue
         if q.sign() < 0:
             errs.append(_invalid(f"{f}[{k}]", str(q), IS_NEGATIVE_ERROR_MSG))
+        elif type(v) is str:
+            if len(_GOOD_QUANTITIES) >= 65536:
+                _GOOD_QUANTITIES.clear()
+            _GOOD_QUANTITIES.add(v)
     return errs
+
+
+#: Quantity strings that parse to a value >= 0 (whether a string does depends on the string only): a bounded
+#: memory of :func:`_quantity_errors`, as the same requests come back on every pod of a workload.
+_GOOD_QUANTITIES: set[str] = set()
 
 
 def _resource_requirements(res: Any, f: str) -> list[FieldErr]:

@@ -94,6 +94,17 @@ class AdmissionChain:
 
     def __init__(self, plugins: Iterable[Plugin]):
         self.plugins: list[Plugin] = list(plugins)
+        self._running: dict[tuple[str, str], tuple[list[Plugin], list[Plugin]]] = {}
+
+    def _run_by(self, operation: str, phase: str) -> list[Plugin]:
+        """The plugins whose ``phase`` runs for ``operation``, in order; worked out again when :attr:`plugins` changes."""
+        key = (operation, phase)
+        running = self.__dict__.setdefault("_running", {})
+        hit = running.get(key)
+        if hit is None or hit[0] != self.plugins:
+            hit = running[key] = (list(self.plugins), [p for p in self.plugins
+                                                             if p.handles(operation) and _overrides(p, phase)])
+        return hit[1]
 
     def names(self) -> list[str]:
         """The plugin names, in order (``--enable-admission-plugins`` as it runs)."""
@@ -114,17 +125,13 @@ class AdmissionChain:
 
     def admit(self, attrs: Attributes, obj: dict | None, old: dict | None, reader: Any) -> None:
         """Run the mutating phase of every plugin that handles the operation (``chainAdmissionHandler.Admit``)."""
-        op = attrs.operation
-        for p in self.plugins:
-            if p.handles(op) and _overrides(p, "admit"):
-                p.admit(attrs, obj, old, reader)
+        for p in self._run_by(attrs.operation, "admit"):
+            p.admit(attrs, obj, old, reader)
 
     def validate(self, attrs: Attributes, obj: dict | None, old: dict | None, reader: Any) -> None:
         """Run the validating phase of every plugin that handles the operation (``chainAdmissionHandler.Validate``)."""
-        op = attrs.operation
-        for p in self.plugins:
-            if p.handles(op) and _overrides(p, "validate"):
-                p.validate(attrs, obj, old, reader)
+        for p in self._run_by(attrs.operation, "validate"):
+            p.validate(attrs, obj, old, reader)
 
 
 def resource_name(attrs: Attributes, obj: dict | None) -> str:

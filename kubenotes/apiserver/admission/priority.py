@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubenotes.api.priority import default_priority_class, resolve_priority
+from kubenotes.api.priority import default_priority_class, priority_classes_by_name, resolve_priority
 from kubenotes.apiserver.admission.interfaces import CREATE, DELETE, UPDATE, Plugin, forbidden
 from kubenotes.apiserver.request import Attributes
 from kubenotes.errors import FieldError
@@ -71,9 +71,9 @@ class Priority(Plugin):
             return
         if attrs.operation != CREATE:
             return
-        classes = reader.list("priorityclasses")
         try:
-            name, priority, policy = resolve_priority(spec.get("priorityClassName"), classes)
+            name, priority, policy = resolve_priority(spec.get("priorityClassName"), self._by_name(reader),
+                                                      include_system_classes=False)
         except FieldError:
             raise forbidden(attrs, obj, NOT_FOUND_MESSAGE.format(name=spec.get("priorityClassName"))) from None
         given = spec.get("priority")
@@ -86,6 +86,19 @@ class Priority(Plugin):
         spec["preemptionPolicy"] = policy
         if not spec.get("priorityClassName") and name:
             spec["priorityClassName"] = name
+
+    def _by_name(self, reader: Any) -> dict[str, Any]:
+        """Name -> class of the stored PriorityClasses and the system ones, made again when a class changes.
+
+        The key is the stored objects themselves (a change stores a new object; the memory holds the old ones,
+        so their ids are not reused meanwhile).
+        """
+        classes = reader.list("priorityclasses")
+        key = tuple(map(id, classes))
+        memo = self.__dict__.get("_classes")
+        if memo is None or memo[0] != key:
+            memo = self._classes = (key, priority_classes_by_name(classes), classes)
+        return memo[1]
 
     def validate(self, attrs: Attributes, obj: dict | None, old: dict | None, reader: Any) -> None:
         ri = attrs.resource
