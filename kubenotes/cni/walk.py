@@ -57,17 +57,29 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Union
 
 from kubenotes.cni.encap import overhead_bytes
 from kubenotes.cni.netns import HOST_NETNS, Host, Interface, NetNS, Route
 from kubenotes.errors import KubenotesError
 
-__all__ = ["WalkError", "DEFAULT_PACKET_BYTES", "lookup_route", "find_address", "walk_packet"]
+__all__ = ["WalkError", "DEFAULT_PACKET_BYTES", "EGRESS", "INGRESS", "PolicyHook", "DnatHook", "lookup_route",
+           "find_address", "walk_packet"]
 
 #: Default size of the IP packet the source sends (fits a 1450-byte overlay MTU).
 DEFAULT_PACKET_BYTES = 1400
 _MAX_HOPS = 64
+
+
+#: Directions a :data:`PolicyHook` is asked about (NetworkPolicy's ``policyTypes`` spelling).
+EGRESS = "Egress"
+INGRESS = "Ingress"
+#: ``hook(direction, src_ip, dst_ip, protocol, dport) -> verdict`` (a dict with at least ``allowed``; Calico's is
+#: :meth:`kubenotes.cni.calico.policy.Verdict.to_dict`), or None when nothing enforces policy at that end.
+PolicyHook = Callable[[str, str, str, str, int], Union[dict, None]]
+#: ``hook(host, dst_ip, dport) -> (new ip, new port, why)`` or None: destination NAT where the packet enters a host's
+#: namespace (kube-proxy's ``nat PREROUTING``); a new ip of ``""`` rejects the packet (a Service without endpoints).
+DnatHook = Callable[[str, str, int], Union[tuple, None]]
 
 
 class WalkError(KubenotesError):
@@ -126,7 +138,8 @@ def _port(*parts: Any) -> int:
 
 def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_bytes: int = DEFAULT_PACKET_BYTES,
                 protocol: str = "TCP", dport: int = 80, seed: int = 0, labels: Mapping[tuple[str, str], str] | None = None,
-                policy: list | None = None, dnat: Mapping[str, tuple[str, int, str]] | None = None) -> dict:
+                policy: list | None = None, dnat: Mapping[str, tuple[str, int, str]] | DnatHook | None = None,
+                policy_hook: PolicyHook | None = None) -> dict:
     """Walk one IPv4 packet from the namespace holding ``src_ip`` to ``dst_ip`` over the hosts' network state.
 
     Parameters
@@ -145,16 +158,24 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
     labels : mapping, optional
         ``(host, netns path) -> name`` shown in hops (``default/client``); the path otherwise.
     policy : list, optional
-        What the network enforces, reported as is (the walk evaluates no policy).
-    dnat : mapping, optional
-        ``"<ip>:<port>" -> (new ip, new port, why)``: destination NAT applied where the packet
-        enters a host's namespace (PREROUTING), e.g. kube-proxy's choice for a Service port.
+        Notes on what the network enforces, reported as is (first in the result's ``policy``).
+    dnat : mapping or callable, optional
+        ``"<ip>:<port>" -> (new ip, new port, why)``: destination NAT applied (once) where the packet
+        enters a host's namespace (PREROUTING), e.g. kube-proxy's choice for a Service port; or a
+        :data:`DnatHook` asked there (:func:`kubenotes.cni.calico.packet.service_dnat` behind it).
+    policy_hook : callable, optional
+        A :data:`PolicyHook` asked at the source's egress (the packet has left the source pod's veth
+        into the host's namespace, after DNAT) and at the destination's ingress (before the host
+        routes it into the destination pod's veth); its verdicts are appended to ``policy`` and a
+        verdict with ``allowed`` False drops the packet there (Felix's ``cali-fw-``/``cali-tw-``
+        chains). Asked only where a pod's veth meets the host's routing (routed pods: Calico, ptp);
+        bridged ports are not asked.
 
     Returns
     -------
     dict
         ``{"hops": [{"at", "action", "headers", "bytes"}], "overheadBytes": int, "mtu": int,
-        "delivered": bool, "allowed": bool, "policy": list}``; ``at`` is ``<host>/<interface>`` or
+        "delivered": bool, "allowed": bool, "policy": list}`` (``allowed``: no verdict dropped it); ``at`` is ``<host>/<interface>`` or
         ``<host>/<label>:<interface>`` in a pod's namespace; a dropped packet's last hop says why.
 
     Raises
@@ -179,6 +200,7 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
     if start is None:
         raise WalkError(f"no network namespace has the address {src_ip}")
     host_name, path, src_if = start
+    src_ns_path = (host_name, path)
     ns = hosts[host_name].netns(path)
     mtu = ns.interfaces[src_if].mtu
     l4 = {"TCP": 20, "UDP": 8, "SCTP": 12}.get(protocol, 8)
@@ -195,9 +217,23 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
     def hop(at: str, action: str, headers: list[str], n: int) -> None:
         hops.append({"at": at, "action": action, "headers": list(headers), "bytes": n})
 
+    verdicts: list[dict] = []
+
     def result() -> dict:
         return {"hops": hops, "overheadBytes": state["overhead"], "mtu": mtu, "delivered": state["delivered"],
-                "allowed": True, "policy": list(policy or [])}
+                "allowed": all(v.get("allowed", True) for v in verdicts), "policy": list(policy or []) + verdicts}
+
+    def judge(direction: str, at: str, prefix: str) -> bool:
+        """Ask the policy hook; record its verdict and the hop; False when it drops the packet."""
+        v = policy_hook(direction, src_ip, dst_ip, protocol, dport) if policy_hook is not None else None
+        if v is None:
+            return True
+        verdicts.append(v)
+        ok = bool(v.get("allowed", True))
+        where_ = v.get("chain") or f"{direction.lower()} policy"
+        hop(at, f"{prefix}{where_}: " + (v.get("reason") or "allowed" if ok else
+                                          f"dropped: {v.get('reason') or 'denied'}"), wire, n)
+        return ok
 
     def pod_on_bridge(h: str, bridge: str, ip: str) -> tuple[str, str, str] | None:
         host = hosts[h]
@@ -222,21 +258,40 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
     wire = inner
     arrived_from_elsewhere = False
     first = True
-    dnat = dict(dnat or {})
+    if callable(dnat):
+        dnat_hook = dnat
+    else:
+        table = dict(dnat or {})
+
+        def dnat_hook(_host: str, ip: str, port: int) -> tuple | None:
+            return table.pop(f"{ip}:{port}", None)
+    pending_egress: str | None = None
     for _ in range(_MAX_HOPS):
         host = hosts[host_name]
-        if ns.path == HOST_NETNS and arrived_from_elsewhere and f"{dst_ip}:{dport}" in dnat:
-            new_ip, new_port, why = dnat.pop(f"{dst_ip}:{dport}")
+        hit = dnat_hook(host_name, dst_ip, dport) if ns.path == HOST_NETNS and arrived_from_elsewhere else None
+        if hit is not None:
+            new_ip, new_port, why = hit
+            if not new_ip:
+                hop(hops[-1]["at"], why, wire, n)
+                return result()
             inner = [f"IPv4 {src_ip} > {new_ip} {protocol}", f"{protocol} {sport} > {new_port}"]
             wire = inner
             hop(hops[-1]["at"], why, wire, n)
             dst_ip, dport = new_ip, new_port
+        if pending_egress is not None:
+            if not judge(EGRESS, f"{host_name}/{pending_egress}", ""):
+                return result()
+            pending_egress = None
         local = next((i for i in ns.interfaces.values() if _has_address(i, dst_ip)), None)
         if local is not None and not first:
             state["delivered"] = True
             hop(where(host_name, ns.path, local.name), f"{dst_ip} is an address of this namespace: delivered", wire, n)
             return result()
         route = lookup_route(ns, dst_ip)
+        if route is not None and route.blackhole:
+            hop(where(host_name, ns.path, "-"), f"route '{route}': dropped (a blackhole: the block is this node's "
+                f"and no interface has {dst_ip})", wire, n)
+            return result()
         if route is None or route.dev not in ns.interfaces:
             hop(where(host_name, ns.path, src_if if first else "-"), f"no route to {dst_ip}: dropped (ENETUNREACH)",
                 wire, n)
@@ -278,8 +333,19 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
                 ns = host.netns(port[1])
                 continue
             if peer_path == HOST_NETNS:
-                hop(f"{host_name}/{peer.name}", "out of the veth into the host's namespace: routed there", wire, n)
+                proxy_arp = host.root.sysctls.get(f"net.ipv4.conf.{peer.name}.proxy_arp") == "1"
+                if _has_address(peer, next_hop) or not proxy_arp:
+                    hop(f"{host_name}/{peer.name}", "out of the veth into the host's namespace: routed there", wire,
+                        n)
+                else:
+                    hop(f"{host_name}/{peer.name}", f"out of the veth into the host's namespace: {peer.name} "
+                        f"answered the ARP for {next_hop}, an address no interface has, with its own MAC {peer.mac} "
+                        f"(proxy_arp=1); routed there", wire, n)
+                if src_ns_path == (host_name, ns.path):
+                    pending_egress = peer.name
             else:
+                if policy_hook is not None and not judge(INGRESS, f"{host_name}/{dev.name}", f"route '{route}'; "):
+                    return result()
                 hop(f"{host_name}/{dev.name}", f"route '{route}': into the veth, whose peer {peer.name} is in "
                     f"{labels.get((host_name, peer_path), peer_path)}", wire, n)
             ns, arrived_from_elsewhere = peer_ns, peer_path == HOST_NETNS
@@ -293,7 +359,7 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
             hop(f"{host_name}/{dev.name}", f"route '{route}': {dev.name} switches it to port {port[0]}", wire, n)
             ns = host.netns(port[1])
             continue
-        if dev.kind in ("vxlan", "wireguard"):
+        if dev.kind in ("vxlan", "wireguard", "ipip"):
             local_ip = dev.local or _eth0_ip(host) or ""
             if dev.kind == "vxlan":
                 neigh = next((x for x in ns.neighbours if x.dev == dev.name and x.ip == next_hop), None)
@@ -307,6 +373,15 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
                          f"VXLAN vni {dev.vni}", f"Ethernet {dev.mac} > {neigh.lladdr}"]
                 why = (f"route '{route}'; neighbour {neigh.ip} lladdr {neigh.lladdr}, FDB {neigh.lladdr} dst {remote}: "
                        f"the kernel's vxlan driver wraps it (inner Ethernet 14 + VXLAN 8 + UDP 8 + outer IPv4 20)")
+            elif dev.kind == "ipip":
+                if route.gw is None:
+                    hop(f"{host_name}/{dev.name}", f"route '{route}' names no remote endpoint (an ipip route needs "
+                        "'via <node>'): dropped", wire, n)
+                    return result()
+                remote, encap, port_s = route.gw, "ipip", ""
+                outer = [f"IPv4 {local_ip} > {remote} IPIP (protocol 4)"]
+                why = (f"route '{route}': the kernel's ipip driver pushes an outer IPv4 header {local_ip} > {remote}, "
+                       f"protocol 4 (outer IPv4 20)")
             else:
                 peer = next((p for p in dev.wg_peers
                              if any(ipaddress.ip_address(dst_ip) in ipaddress.ip_network(a) for a in p.allowed_ips)),
@@ -337,13 +412,20 @@ def walk_packet(hosts: Mapping[str, Host], src_ip: str, dst_ip: str, *, size_byt
                 hop(f"{host_name}/{out_route.dev}", f"no node has the address {remote}: lost", wire, n + added)
                 return result()
             rhost = hosts[to]
-            rdev = next((i for i in rhost.root.interfaces.values() if i.kind == dev.kind and i.port == (
-                dev.port if dev.kind == "vxlan" else int(port_s)) and (dev.kind != "vxlan" or i.vni == dev.vni)), None)
+
+            def takes(i: Interface) -> bool:
+                if i.kind != dev.kind:
+                    return False
+                if dev.kind == "vxlan":
+                    return i.port == dev.port and i.vni == dev.vni
+                return dev.kind == "ipip" or i.port == int(port_s)
+            rdev = next((i for i in rhost.root.interfaces.values() if takes(i)), None)
             if rdev is None:
-                hop(f"{to}/eth0", f"nothing listens on UDP {outer[1].split()[-1]} for a {dev.kind} device: dropped",
-                    wire, n + added)
+                what = "takes IP protocol 4" if dev.kind == "ipip" else f"listens on UDP {outer[1].split()[-1]}"
+                hop(f"{to}/eth0", f"nothing {what} for a {dev.kind} device: dropped", wire, n + added)
                 return result()
-            hop(f"{to}/{rdev.name}", f"UDP to port {rdev.port}: the kernel's {dev.kind} device {rdev.name} unwraps "
+            how = "IP protocol 4" if dev.kind == "ipip" else f"UDP to port {rdev.port}"
+            hop(f"{to}/{rdev.name}", f"{how}: the kernel's {dev.kind} device {rdev.name} unwraps "
                 "it; the inner packet is routed on this node", inner, n)
             host_name, ns, wire, arrived_from_elsewhere = to, rhost.root, inner, True
             continue

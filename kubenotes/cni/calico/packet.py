@@ -76,6 +76,8 @@ __all__ = [
     "walk_packet",
     "walk_table",
     "service_dnat",
+    "felix_policy_hook",
+    "service_dnat_hook",
     "example_cluster",
     "mode_summary",
 ]
@@ -549,6 +551,99 @@ def service_dnat(sp: PodNet, svc: dict, port: str, rng: random.Random, kube_prox
               f"> {svc_chain} > {sep} (endpoint {i + 1} of {len(ready)}, each chosen with equal chance by "
               f"'statistic --mode random --probability'): DNAT {info.cluster_ip}:{info.port} > {ep.endpoint()}")
     return ep.ip, ep.port, proto, {**base, "endpoint": ep.endpoint(), "action": action}
+
+
+def felix_policy_hook(net: CalicoNetwork, objects: Sequence[dict]) -> Any:
+    """Felix's NetworkPolicy verdicts as a :data:`kubenotes.cni.walk.PolicyHook` for the node-network walk.
+
+    The hook answers for a flow between two pods of ``net`` (by address) the verdict Felix's
+    ``cali-fw-`` (egress, at the source's veth) or ``cali-tw-`` (ingress, at the destination's
+    veth) chain gives, as :func:`walk_packet` judges it; None for an address that is not a pod's.
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+    objects : sequence of dict
+        Pods, Namespaces and NetworkPolicies (:func:`network_from_objects`'s output).
+
+    Returns
+    -------
+    callable
+        ``hook(direction, src_ip, dst_ip, protocol, dport) -> dict or None``
+        (:meth:`kubenotes.cni.calico.policy.Verdict.to_dict`).
+
+    Raises
+    ------
+    kubenotes.errors.FieldError
+        A NetworkPolicy selector the API server would have refused.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 felix/rules/endpoints.go (cali-fw-*, cali-tw-*)
+
+    Examples
+    --------
+    >>> net, objs = network_from_objects(example_cluster(2), mode="bgp")
+    >>> hook = felix_policy_hook(net, objs)
+    >>> v = hook("Egress", net.pods["default/client"].ip, net.pods["default/web-1-0"].ip, "TCP", 8080)
+    >>> v["allowed"], v["chain"][:8]
+    (True, 'cali-fw-')
+    """
+    objs = list(objects)
+    policies = PolicySet(objs)
+
+    def endpoint(p: PodNet) -> Endpoint:
+        obj = _find(objs, "Pod", p.namespace, p.name) or {"metadata": {"namespace": p.namespace, "name": p.name}}
+        return Endpoint.from_pod(obj, p.ip, p.veth)
+
+    def hook(direction: str, src_ip: str, dst_ip: str, protocol: str, dport: int) -> dict | None:
+        sp, dp = net.pod_by_ip(src_ip), net.pod_by_ip(dst_ip)
+        if sp is None or dp is None:
+            return None
+        return policies.evaluate(endpoint(sp), endpoint(dp), protocol, dport, direction).to_dict()
+
+    return hook
+
+
+def service_dnat_hook(node: str, dnat: Mapping[str, Any], endpoint_ip: str, endpoint_port: int) -> Any:
+    """kube-proxy's DNAT that :func:`service_dnat` chose, as a :data:`kubenotes.cni.walk.DnatHook`.
+
+    It applies once, on ``node`` (the source pod's: the connection's first packet passes
+    ``nat PREROUTING`` there), to packets for the Service's cluster IP and port; a Service without
+    endpoints (``endpoint_ip`` empty) rejects them.
+
+    Parameters
+    ----------
+    node : str
+    dnat : mapping
+        :func:`service_dnat`'s record (``cluster_ip``, ``port``, ``action``).
+    endpoint_ip : str
+    endpoint_port : int
+
+    Returns
+    -------
+    callable
+        ``hook(host, dst_ip, dport) -> (ip, port, why) or None``.
+
+    Raises
+    ------
+    None
+
+    Examples
+    --------
+    >>> hook = service_dnat_hook("n1", {"cluster_ip": "10.96.0.80", "port": 80, "action": "DNAT"}, "192.168.0.5", 8080)
+    >>> hook("n2", "10.96.0.80", 80), hook("n1", "10.96.0.80", 80), hook("n1", "10.96.0.80", 80)
+    (None, ('192.168.0.5', 8080, 'DNAT'), None)
+    """
+    done: list[bool] = []
+
+    def hook(host: str, dst_ip: str, dport: int) -> tuple | None:
+        if done or host != node or (dst_ip, dport) != (dnat["cluster_ip"], dnat["port"]):
+            return None
+        done.append(True)
+        return endpoint_ip, endpoint_port, dnat["action"]
+
+    return hook
 
 
 def walk_table(walk: dict) -> str:
