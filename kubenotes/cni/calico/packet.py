@@ -390,6 +390,7 @@ def _calico_hops(net: CalicoNetwork, sp: PodNet, trace: list[dict], inner: list[
     """Calico's wording of a node-network walk's trace (:func:`kubenotes.cni.walk.walk_packet`)."""
     mtu = net.mtu
     hops: list[dict] = []
+    overhead = 0
     verdicts = [t["verdict"] for t in trace if t["step"] == "policy"]
 
     def hop(at: str, action: str, headers: list[str], n: int) -> None:
@@ -437,7 +438,6 @@ def _calico_hops(net: CalicoNetwork, sp: PodNet, trace: list[dict], inner: list[
     else:
         remote = net.nodes[dpod.node]
         enc = step("encap")
-        overhead = 0
         if enc is not None and enc["encap"] == "vxlan":
             overhead = VXLAN_OVERHEAD_BYTES
             usport = 32768 + int.from_bytes(hashlib.sha256(f"{sp.ip}{dest_ip}{sport}{dport}".encode())
@@ -491,7 +491,7 @@ def _calico_hops(net: CalicoNetwork, sp: PodNet, trace: list[dict], inner: list[
         if not ingress["allowed"]:
             return result(overhead)
     hop(f"{dpod.node}/{dpod.key}:eth0", f"delivered to {dpod.key} ({dest_ip}:{dport})", inner, n)
-    return result(overhead if local is None else 0)
+    return result(overhead)
 
 
 def service_dnat(sp: PodNet, svc: dict, port: str, rng: random.Random, kube_proxy: Mapping[str, Any] | None,
