@@ -235,7 +235,7 @@ def format_ip_route(dst: str, *, via: str | None = None, dev: str | None = None,
 
 @dataclass(frozen=True)
 class Route:
-    """One route (``ip route``): destination, optional gateway, device, scope.
+    """One route (``ip route``): destination, optional gateway, device, scope; ``blackhole`` routes drop.
 
     Examples
     --------
@@ -243,6 +243,8 @@ class Route:
     'default via 10.244.1.1 dev eth0'
     >>> str(Route("10.244.1.0/24", dev="cni0", scope="link", src="10.244.1.1"))
     '10.244.1.0/24 dev cni0 scope link src 10.244.1.1'
+    >>> str(Route("192.168.61.192/26", proto="80", blackhole=True))
+    'blackhole 192.168.61.192/26 proto 80'
     """
 
     dst: str
@@ -252,10 +254,11 @@ class Route:
     src: str | None = None
     proto: str | None = None
     onlink: bool = False
+    blackhole: bool = False
 
     def __str__(self) -> str:
         return format_ip_route(self.dst, via=self.gw, dev=self.dev, proto=self.proto, scope=self.scope, src=self.src,
-                               onlink=self.onlink)
+                               onlink=self.onlink, blackhole=self.blackhole)
 
 
 @dataclass

@@ -53,6 +53,7 @@ from typing import Any, Iterable
 from kubenotes.cni.calico.ipam import (CalicoIPAM, IPAMError, IPPool, DEFAULT_IPV4_POOL_CIDR,
                                        ipip_tunnel_handle, vxlan_tunnel_handle)
 from kubenotes.cni.encap import ENCAP_OVERHEAD_BYTES, overhead_bytes
+from kubenotes.cni import netns as nodenet
 from kubenotes.cni.netns import format_ip_route
 from kubenotes.errors import KubenotesError
 
@@ -87,6 +88,8 @@ __all__ = [
     "add_workload",
     "remove_workload",
     "program",
+    "pod_netns_path",
+    "node_hosts",
 ]
 
 #: The ``--calico-mode`` values: encapsulation and whether it applies only across subnets.
@@ -882,3 +885,124 @@ def _program(net: CalicoNetwork, down: frozenset[str] = frozenset(),
                 if other.name != nn.name and other.name not in down and net.encapsulates(nn.name, other.name):
                     nn.neighbors.append(f"{other.tunnel_ip} dev {VXLAN_DEVICE} lladdr {other.vtep_mac} PERMANENT")
                     nn.fdb.append(f"{other.vtep_mac} dev {VXLAN_DEVICE} dst {other.ip} self permanent")
+
+
+def pod_netns_path(pod: PodNet) -> str:
+    """The pod's network namespace path as the runtime names it (``/var/run/netns/cni-<uuid>``; seeded here).
+
+    Examples
+    --------
+    >>> p = PodNet("default", "web", "n1", "192.168.52.128", "cali68caf03a5f4", "0a:00:00:00:00:01", 1480)
+    >>> pod_netns_path(p).startswith("/var/run/netns/cni-"), pod_netns_path(p) == pod_netns_path(p)
+    (True, True)
+    """
+    h = nodenet.seeded_hex(0, "calico-netns", pod.node, pod.key, length=32)
+    return f"/var/run/netns/cni-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _host_route(r: Route) -> nodenet.Route:
+    return nodenet.Route("0.0.0.0/0" if r.dst == "default" else r.dst, gw=r.via, dev=r.dev, scope=r.scope, src=r.src,
+                         proto=r.proto, onlink=r.onlink, blackhole=r.blackhole)
+
+
+def node_hosts(net: CalicoNetwork) -> tuple[dict[str, nodenet.Host], dict[tuple[str, str], str]]:
+    """Write ``net`` into the one node-network model: a :class:`kubenotes.cni.netns.Host` per node.
+
+    What ``ip -d link``, ``ip route``, ``ip neigh``, ``bridge fdb`` and ``sysctl`` show on a node
+    running Calico (the state :func:`program` computed, as Felix, BIRD and the Calico CNI plugin
+    leave it in the kernel):
+
+    * ``eth0`` with the node's address and the connected and default routes;
+      ``net.ipv4.ip_forward=1`` (calico-node's requirement);
+    * per pod a ``cali<11 hex>`` veth (MAC ``ee:ee:ee:ee:ee:ee``) whose other end is the pod's
+      ``eth0`` (its address as a ``/32``; routes ``default via 169.254.1.1 dev eth0`` and
+      ``169.254.1.1 dev eth0 scope link``); the CNI plugin sets ``proxy_arp=1``,
+      ``neigh.proxy_delay=0`` and ``forwarding=1`` on the host end, so the host answers the pod's
+      ARP for ``169.254.1.1``, an address no interface has; the node's ``/32 dev cali... scope link``
+      route;
+    * VXLAN modes: ``vxlan.calico`` (VNI 4096, UDP 4789, ``local`` the node's address, the tunnel
+      address as a /32, the pod MTU, ``nolearning``), a permanent neighbour entry per remote VTEP
+      (tunnel address -> VTEP MAC) and an FDB entry (VTEP MAC -> node address), remote blocks
+      ``via <tunnel address> dev vxlan.calico onlink``, the node's own blocks blackholed
+      (``proto 80``, Felix);
+    * IP-in-IP modes: ``tunl0`` (kind ``ipip``, the tunnel address), remote blocks
+      ``via <node> dev tunl0 proto bird onlink`` (BIRD);
+    * BGP and the CrossSubnet modes' same-subnet peers: ``via <node> dev eth0`` (``proto bird``;
+      Felix's ``proto 80 onlink`` in vxlan-crosssubnet); across subnets without encapsulation,
+      via the subnet's gateway.
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+        A programmed network (:func:`build_network`).
+
+    Returns
+    -------
+    (dict of str to Host, dict of (str, str) to str)
+        The hosts by node name, and ``(node, netns path) -> namespace/pod`` labels for
+        :func:`kubenotes.cni.walk.walk_packet`.
+
+    Raises
+    ------
+    None
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 cni-plugin/internal/pkg/utils/network_linux.go (DoNetworking: proxy_arp,
+    proxy_delay, forwarding, the 169.254.1.1 routes)
+    projectcalico/calico@v3.30.0 felix/dataplane/linux/vxlan_mgr.go (device, neighbours, FDB), route_mgr.go
+
+    Examples
+    --------
+    >>> nodes = [{"metadata": {"name": n, "annotations": {IPV4_ADDRESS_ANNOTATION: f"10.0.0.{i}/24"}}}
+    ...          for i, n in ((11, "node-a"), (12, "node-b"))]
+    >>> pods = [{"metadata": {"name": "web", "namespace": "default"}, "spec": {"nodeName": "node-b"}}]
+    >>> hosts, labels = node_hosts(build_network(nodes, pods, mode="vxlan"))
+    >>> a = hosts["node-a"].root
+    >>> a.ip_route()[2]
+    '192.168.61.0/26 via 192.168.61.0 dev vxlan.calico onlink'
+    >>> for line in a.ip_neigh() + a.bridge_fdb():
+    ...     print(line)
+    192.168.61.0 dev vxlan.calico lladdr 66:86:ea:b1:c7:d7 PERMANENT
+    66:86:ea:b1:c7:d7 dev vxlan.calico dst 10.0.0.12 self permanent
+    >>> b = hosts["node-b"]
+    >>> b.root.ip_route()[3], b.root.sysctls["net.ipv4.conf.cali68caf03a5f4.proxy_arp"], list(labels.values())
+    ('192.168.61.1 dev cali68caf03a5f4 scope link', '1', ['default/web'])
+    """
+    hosts: dict[str, nodenet.Host] = {}
+    labels: dict[tuple[str, str], str] = {}
+    for nn in net.nodes.values():
+        host = nodenet.Host(nn.name, eth0_address=str(nn.interface), mtu=net.link_mtu)
+        root = host.root
+        root.interfaces["eth0"].mac = nn.mac
+        root.sysctls["net.ipv4.ip_forward"] = "1"
+        for i in nn.interfaces:
+            if i.kind == "vxlan":
+                root.interfaces[i.name] = nodenet.Interface(
+                    i.name, "vxlan", i.mac or "", i.mtu, list(i.addresses), up=True, vni=i.details["vni"],
+                    port=i.details["dstport"], local=i.details["local"], learning=False)
+            elif i.kind == "ipip":
+                root.interfaces[i.name] = nodenet.Interface(i.name, "ipip", "00:00:00:00", i.mtu, list(i.addresses),
+                                                            up=True)
+        for p in net.pods.values():
+            if p.node != nn.name:
+                continue
+            path = pod_netns_path(p)
+            ns = host.add_netns(path)
+            host_end, cont = host.create_veth(path, "eth0", p.veth, mtu=p.mtu, container_mac=p.mac, seed_key=p.key)
+            host_end.mac = VETH_HOST_MAC
+            cont.addresses.append(f"{p.ip}/32")
+            ns.routes.extend(_host_route(r) for r in p.routes)
+            for key, value in (("proxy_arp", "1"), ("forwarding", "1")):
+                root.sysctls[f"net.ipv4.conf.{p.veth}.{key}"] = value
+            root.sysctls[f"net.ipv4.neigh.{p.veth}.proxy_delay"] = "0"
+            labels[(nn.name, path)] = p.key
+        root.routes = [_host_route(r) for r in nn.routes]
+        for line in nn.neighbors:  # "<ip> dev <dev> lladdr <mac> PERMANENT"
+            ip, _, dev, _, mac, _ = line.split()
+            root.set_neighbour(nodenet.Neighbour(ip, mac, dev))
+        for line in nn.fdb:  # "<mac> dev <dev> dst <ip> self permanent"
+            mac, _, dev, _, dst, *_ = line.split()
+            root.set_fdb(nodenet.FdbEntry(mac, dev, dst))
+        hosts[nn.name] = host
+    return hosts, labels

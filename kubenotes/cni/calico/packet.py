@@ -59,9 +59,10 @@ from kubenotes.cni.calico.bgp import bgp_session_count, bgp_sessions
 from kubenotes.cni.calico.dataplane import (DEFAULT_LINK_MTU, DEFAULT_MODE, IPIP_DEVICE, IPIP_OVERHEAD_BYTES,
                                             IPV4_ADDRESS_ANNOTATION, POD_GATEWAY, VETH_HOST_MAC, VXLAN_DEVICE,
                                             VXLAN_OVERHEAD_BYTES, VXLAN_PORT, VXLAN_VNI, CalicoError, CalicoNetwork,
-                                            PodNet, build_network, encap_overhead_bytes, pod_mtu)
+                                            PodNet, build_network, encap_overhead_bytes, node_hosts, pod_mtu)
 from kubenotes.cni.calico.ipam import DEFAULT_IPV4_POOL_CIDR
-from kubenotes.cni.calico.policy import EGRESS, INGRESS, Endpoint, PolicySet, Verdict
+from kubenotes.cni.calico.policy import EGRESS, INGRESS, Endpoint, PolicySet
+from kubenotes.cni.walk import walk_packet as walk_node_network
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -76,6 +77,8 @@ __all__ = [
     "walk_packet",
     "walk_table",
     "service_dnat",
+    "felix_policy_hook",
+    "service_dnat_hook",
     "example_cluster",
     "mode_summary",
 ]
@@ -263,6 +266,13 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
     node; it computes neither. :func:`kubenotes.sim.network.packet_walk`
     builds both from manifests and calls it.
 
+    The path is decided by the one node-network walker,
+    :func:`kubenotes.cni.walk.walk_packet`, over the Host state Calico writes
+    (:func:`kubenotes.cni.calico.dataplane.node_hosts`), with Felix's verdicts
+    (:func:`felix_policy_hook`) and kube-proxy's DNAT (:func:`service_dnat_hook`)
+    as its hooks; this function checks the input, draws the endpoint and the
+    source port, and words the walker's trace as Calico's hops.
+
     Parameters
     ----------
     net : CalicoNetwork
@@ -332,31 +342,6 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
     d_ns, d_name, d_port = _split_ref(dst, "--to")
     svc = _find(objs, "Service", d_ns, d_name) if d_port is not None else None
     mtu = net.mtu
-    hops: list[dict] = []
-    verdicts: list[Verdict] = []
-    policies = PolicySet(objs)
-
-    def hop(at: str, action: str, headers: list[str], n: int) -> None:
-        hops.append({"at": at, "action": action, "headers": list(headers), "bytes": n})
-
-    def result(overhead: int) -> dict:
-        return {"hops": hops, "overheadBytes": overhead, "mtu": mtu,
-                "allowed": all(v.allowed for v in verdicts), "policy": [v.to_dict() for v in verdicts]}
-
-    def judge(direction: str, dst_pod: PodNet) -> Verdict:
-        """Felix's verdict; ``dst_pod`` is the pod the (translated) destination address belongs to."""
-        src_ep = Endpoint.from_pod(_find(objs, "Pod", sp.namespace, sp.name) or {}, sp.ip, sp.veth)
-        dst_obj = _find(objs, "Pod", dst_pod.namespace, dst_pod.name) or {
-            "metadata": {"namespace": dst_pod.namespace, "name": dst_pod.name}}
-        v = policies.evaluate(src_ep, Endpoint.from_pod(dst_obj, dst_pod.ip, dst_pod.veth), proto, dport, direction)
-        verdicts.append(v)
-        return v
-
-    def felix(v: Verdict) -> str:
-        side = "from" if v.direction == EGRESS else "to"
-        return (f"Felix's chain {v.chain} (policy {side} the workload): "
-                + (v.reason if v.allowed else f"dropped: {v.reason}"))
-
     if svc is not None:
         dest_ip, dport, proto, dnat = service_dnat(sp, svc, d_port, rng, kube_proxy, nat_chains)
     else:
@@ -388,41 +373,72 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
         n = IPV4_HEADER_BYTES + frag_payload
         action += (f"; {size_bytes} bytes exceed eth0's MTU {mtu}: the kernel sends {count} fragments "
                    f"(shown: the first, {n} bytes; TCP would keep segments under MSS {mtu - 40} instead)")
-    src_at = f"{sp.node}/{sp.key}:eth0"
-    hop(src_at, action, inner, n)
-    node = net.nodes[sp.node]
-    if dnat is None:
-        dpod = net.pod_by_ip(dest_ip)
-        if dpod is None:
+    if dnat is None or dnat["endpoint"] is not None:
+        if net.pod_by_ip(dest_ip) is None:
             raise CalicoError(f"--to {dst}: endpoint {dest_ip} is not a pod in the input")
-        egress = judge(EGRESS, dpod)
+    # The one walker decides; this function words its hops as Calico's chapter does.
+    hosts, labels = node_hosts(net)
+    trace: list[dict] = []
+    walk_node_network(hosts, sp.ip, first_dst, size_bytes=n, protocol=proto, dport=first_port, sport=sport,
+                      labels=labels, dnat=service_dnat_hook(sp.node, dnat, dest_ip, dport) if dnat else None,
+                      policy_hook=felix_policy_hook(net, objs), trace=trace)
+    return _calico_hops(net, sp, trace, inner, n, action, proto, sport, dest_ip, dport, dnat)
+
+
+def _calico_hops(net: CalicoNetwork, sp: PodNet, trace: list[dict], inner: list[str], n: int, action: str,
+                 proto: str, sport: int, dest_ip: str, dport: int, dnat: dict | None) -> dict:
+    """Calico's wording of a node-network walk's trace (:func:`kubenotes.cni.walk.walk_packet`)."""
+    mtu = net.mtu
+    hops: list[dict] = []
+    overhead = 0
+    verdicts = [t["verdict"] for t in trace if t["step"] == "policy"]
+
+    def hop(at: str, action: str, headers: list[str], n: int) -> None:
+        hops.append({"at": at, "action": action, "headers": list(headers), "bytes": n})
+
+    def result(overhead: int) -> dict:
+        return {"hops": hops, "overheadBytes": overhead, "mtu": mtu,
+                "allowed": all(v["allowed"] for v in verdicts), "policy": verdicts}
+
+    def step(name: str, host: str | None = None) -> dict | None:
+        return next((t for t in trace if t["step"] == name and (host is None or t["host"] == host)), None)
+
+    def verdict(direction: str) -> dict | None:
+        return next((v for v in verdicts if v["direction"] == direction), None)
+
+    def felix(v: dict) -> str:
+        side = "from" if v["direction"] == EGRESS else "to"
+        return (f"Felix's chain {v['chain']} (policy {side} the workload): "
+                + (v["reason"] if v["allowed"] else f"dropped: {v['reason']}"))
+
+    hop(f"{sp.node}/{sp.key}:eth0", action, inner, n)
+    egress = verdict(EGRESS)
+    if dnat is None:
         hop(f"{sp.node}/{sp.veth}", "arrives on the host end of the veth; " + felix(egress), inner, n)
     else:
         hop(f"{sp.node}/{sp.veth}", "arrives on the host end of the veth (kube-proxy's nat PREROUTING runs "
             "before Felix's filter chains)", inner, n)
-        if dnat["endpoint"] is None:
+        if step("reject") is not None:
             hop(f"{sp.node}/{sp.veth}", dnat["action"], inner, n)
             return result(0)
         inner = [_ip_header(sp.ip, dest_ip, proto), _l4_header(proto, sport, dport)]
-        dpod = net.pod_by_ip(dest_ip)
-        if dpod is None:
-            raise CalicoError(f"--to {dst}: endpoint {dest_ip} is not a pod in the input")
-        egress = judge(EGRESS, dpod)
         hop(f"{sp.node}/{sp.veth}", dnat["action"] + "; then " + felix(egress), inner, n)
-    if not egress.allowed:
+    if not egress["allowed"]:
         return result(0)
-    route = node.lookup(dest_ip)
-    enc = net.encapsulates(sp.node, dpod.node)
-    overhead = 0
-    if dpod.node == sp.node:
-        ingress = judge(INGRESS, dpod)
-        hop(f"{sp.node}/{dpod.veth}", f"route '{route}': forwarded to the destination pod's veth on the same "
+    dpod = net.pod_by_ip(dest_ip)
+    node = net.nodes[sp.node]
+    ingress = verdict(INGRESS)
+    local = next((t for t in trace if t["host"] == sp.node and (t["step"] == "veth-in" or (
+        t["step"] == "policy" and t["direction"] == INGRESS))), None)
+    if local is not None:
+        hop(f"{sp.node}/{dpod.veth}", f"route '{local['route']}': forwarded to the destination pod's veth on the same "
             f"node; " + felix(ingress), inner, n)
-        if not ingress.allowed:
+        if not ingress["allowed"]:
             return result(0)
     else:
         remote = net.nodes[dpod.node]
-        if enc == "vxlan":
+        enc = step("encap")
+        if enc is not None and enc["encap"] == "vxlan":
             overhead = VXLAN_OVERHEAD_BYTES
             usport = 32768 + int.from_bytes(hashlib.sha256(f"{sp.ip}{dest_ip}{sport}{dport}".encode())
                                             .digest()[:4], "big") % (61000 - 32768)
@@ -430,48 +446,49 @@ def walk_packet(net: CalicoNetwork, objects: Sequence[dict], src: str, dst: str,
                      f"VXLAN vni {VXLAN_VNI}", f"Ethernet {node.vtep_mac} > {remote.vtep_mac}"]
             wire = outer + inner
             hop(f"{sp.node}/{VXLAN_DEVICE}",
-                f"route '{route}'; neighbour {remote.tunnel_ip} lladdr {remote.vtep_mac} and FDB entry "
+                f"route '{enc['route']}'; neighbour {remote.tunnel_ip} lladdr {remote.vtep_mac} and FDB entry "
                 f"{remote.vtep_mac} dst {remote.ip} (both from Felix): the kernel's vxlan driver pushes inner "
                 f"Ethernet 14 + VXLAN 8 + UDP 8 + outer IPv4 20 = {overhead} bytes", wire, n + overhead)
-        elif enc == "ipip":
+        elif enc is not None:
             overhead = IPIP_OVERHEAD_BYTES
             wire = [_ip_header(node.ip, remote.ip, "IPIP (protocol 4)")] + inner
-            hop(f"{sp.node}/{IPIP_DEVICE}", f"route '{route}': push an outer IPv4 header "
+            hop(f"{sp.node}/{IPIP_DEVICE}", f"route '{enc['route']}': push an outer IPv4 header "
                 f"{node.ip} > {remote.ip}, protocol 4 ({overhead} bytes)", wire, n + overhead)
         else:
             wire = inner
-        outer_dst = remote.ip if enc else dest_ip
-        out_route = node.lookup(outer_dst)
+        sent = step("underlay") if enc is not None else next(
+            t for t in trace if t["step"] in ("direct", "router-forward", "router-drop"))
+        out_route = sent["out_route"] if enc is not None else sent["route"]
         hop(f"{sp.node}/eth0", f"route '{out_route}': transmitted "
             + ("encapsulated" if enc else "as is, no encapsulation") + f" towards {remote.name} ({remote.ip})",
             wire, n + overhead)
-        if node.subnet != remote.subnet:
-            if enc is None:
-                hop(f"router/{node.gateway}", f"dropped: the underlay router between {node.subnet} and "
-                    f"{remote.subnet} has no route to {dest_ip} (pod addresses are only known to the nodes' "
-                    "BIRD; peer it with the fabric via a BGPPeer, or use an encapsulating mode)", wire, n)
-                return result(0)
+        if sent["step"] == "router-drop":
+            hop(f"router/{node.gateway}", f"dropped: the underlay router between {node.subnet} and "
+                f"{remote.subnet} has no route to {dest_ip} (pod addresses are only known to the nodes' "
+                "BIRD; peer it with the fabric via a BGPPeer, or use an encapsulating mode)", wire, n)
+            return result(0)
+        if enc is not None and out_route.gw is not None:
             hop(f"router/{node.gateway}", f"the underlay routes {node.subnet} > {remote.subnet} by the outer "
                 f"header; it never sees the pod addresses", wire, n + overhead)
-        if enc == "vxlan":
+        route_there = (step("policy", remote.name) or step("veth-in", remote.name) or {}).get("route")
+        if enc is not None and enc["encap"] == "vxlan":
             hop(f"{remote.name}/eth0", f"UDP to {remote.ip} port {VXLAN_PORT}, the port the kernel's vxlan "
                 f"driver listens on for {VXLAN_DEVICE} (no user-space process): the driver takes the datagram",
                 wire, n + overhead)
             hop(f"{remote.name}/{VXLAN_DEVICE}", f"the kernel's vxlan driver decapsulates: pops outer IPv4, UDP, "
-                f"VXLAN and inner Ethernet ({overhead} bytes, VNI {VXLAN_VNI}); route '{remote.lookup(dest_ip)}'",
+                f"VXLAN and inner Ethernet ({overhead} bytes, VNI {VXLAN_VNI}); route '{route_there}'",
                 inner, n)
-        elif enc == "ipip":
+        elif enc is not None:
             hop(f"{remote.name}/eth0", f"IP protocol 4 to {remote.ip}: handed to {IPIP_DEVICE}", wire,
                 n + overhead)
             hop(f"{remote.name}/{IPIP_DEVICE}", f"pop the outer IPv4 header ({overhead} bytes); "
-                f"route '{remote.lookup(dest_ip)}'", inner, n)
+                f"route '{route_there}'", inner, n)
         else:
             hop(f"{remote.name}/eth0", f"{dest_ip} is not local: forwarded by route "
-                f"'{remote.lookup(dest_ip)}'", inner, n)
-        ingress = judge(INGRESS, dpod)
+                f"'{route_there}'", inner, n)
         hop(f"{remote.name}/{dpod.veth}", felix(ingress) + ("; into the pod's network namespace"
-                                                             if ingress.allowed else ""), inner, n)
-        if not ingress.allowed:
+                                                             if ingress["allowed"] else ""), inner, n)
+        if not ingress["allowed"]:
             return result(overhead)
     hop(f"{dpod.node}/{dpod.key}:eth0", f"delivered to {dpod.key} ({dest_ip}:{dport})", inner, n)
     return result(overhead)
@@ -549,6 +566,99 @@ def service_dnat(sp: PodNet, svc: dict, port: str, rng: random.Random, kube_prox
               f"> {svc_chain} > {sep} (endpoint {i + 1} of {len(ready)}, each chosen with equal chance by "
               f"'statistic --mode random --probability'): DNAT {info.cluster_ip}:{info.port} > {ep.endpoint()}")
     return ep.ip, ep.port, proto, {**base, "endpoint": ep.endpoint(), "action": action}
+
+
+def felix_policy_hook(net: CalicoNetwork, objects: Sequence[dict]) -> Any:
+    """Felix's NetworkPolicy verdicts as a :data:`kubenotes.cni.walk.PolicyHook` for the node-network walk.
+
+    The hook answers for a flow between two pods of ``net`` (by address) the verdict Felix's
+    ``cali-fw-`` (egress, at the source's veth) or ``cali-tw-`` (ingress, at the destination's
+    veth) chain gives, as :func:`walk_packet` judges it; None for an address that is not a pod's.
+
+    Parameters
+    ----------
+    net : CalicoNetwork
+    objects : sequence of dict
+        Pods, Namespaces and NetworkPolicies (:func:`network_from_objects`'s output).
+
+    Returns
+    -------
+    callable
+        ``hook(direction, src_ip, dst_ip, protocol, dport) -> dict or None``
+        (:meth:`kubenotes.cni.calico.policy.Verdict.to_dict`).
+
+    Raises
+    ------
+    kubenotes.errors.FieldError
+        A NetworkPolicy selector the API server would have refused.
+
+    References
+    ----------
+    projectcalico/calico@v3.30.0 felix/rules/endpoints.go (cali-fw-*, cali-tw-*)
+
+    Examples
+    --------
+    >>> net, objs = network_from_objects(example_cluster(2), mode="bgp")
+    >>> hook = felix_policy_hook(net, objs)
+    >>> v = hook("Egress", net.pods["default/client"].ip, net.pods["default/web-1-0"].ip, "TCP", 8080)
+    >>> v["allowed"], v["chain"][:8]
+    (True, 'cali-fw-')
+    """
+    objs = list(objects)
+    policies = PolicySet(objs)
+
+    def endpoint(p: PodNet) -> Endpoint:
+        obj = _find(objs, "Pod", p.namespace, p.name) or {"metadata": {"namespace": p.namespace, "name": p.name}}
+        return Endpoint.from_pod(obj, p.ip, p.veth)
+
+    def hook(direction: str, src_ip: str, dst_ip: str, protocol: str, dport: int) -> dict | None:
+        sp, dp = net.pod_by_ip(src_ip), net.pod_by_ip(dst_ip)
+        if sp is None or dp is None:
+            return None
+        return policies.evaluate(endpoint(sp), endpoint(dp), protocol, dport, direction).to_dict()
+
+    return hook
+
+
+def service_dnat_hook(node: str, dnat: Mapping[str, Any], endpoint_ip: str, endpoint_port: int) -> Any:
+    """kube-proxy's DNAT that :func:`service_dnat` chose, as a :data:`kubenotes.cni.walk.DnatHook`.
+
+    It applies once, on ``node`` (the source pod's: the connection's first packet passes
+    ``nat PREROUTING`` there), to packets for the Service's cluster IP and port; a Service without
+    endpoints (``endpoint_ip`` empty) rejects them.
+
+    Parameters
+    ----------
+    node : str
+    dnat : mapping
+        :func:`service_dnat`'s record (``cluster_ip``, ``port``, ``action``).
+    endpoint_ip : str
+    endpoint_port : int
+
+    Returns
+    -------
+    callable
+        ``hook(host, dst_ip, dport) -> (ip, port, why) or None``.
+
+    Raises
+    ------
+    None
+
+    Examples
+    --------
+    >>> hook = service_dnat_hook("n1", {"cluster_ip": "10.96.0.80", "port": 80, "action": "DNAT"}, "192.168.0.5", 8080)
+    >>> hook("n2", "10.96.0.80", 80), hook("n1", "10.96.0.80", 80), hook("n1", "10.96.0.80", 80)
+    (None, ('192.168.0.5', 8080, 'DNAT'), None)
+    """
+    done: list[bool] = []
+
+    def hook(host: str, dst_ip: str, dport: int) -> tuple | None:
+        if done or host != node or (dst_ip, dport) != (dnat["cluster_ip"], dnat["port"]):
+            return None
+        done.append(True)
+        return endpoint_ip, endpoint_port, dnat["action"]
+
+    return hook
 
 
 def walk_table(walk: dict) -> str:
