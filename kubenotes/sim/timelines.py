@@ -1011,7 +1011,7 @@ def running_spans(run: PodRun) -> list[tuple[str, float, float]]:
     --------
     >>> from kubenotes.sim.scenarios import simulate_pod_start
     >>> [(n, round(a, 2)) for n, a, _ in running_spans(simulate_pod_start())]
-    [('init-db', 1.73), ('web', 8.2)]
+    [('init-db', 1.74), ('web', 8.2)]
     """
     spans = []
     for cid, name in container_names(run).items():

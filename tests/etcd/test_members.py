@@ -48,7 +48,7 @@ def test_cli_prints_endpoints_and_cleans_up_on_ctrl_c(etcd_required):
         assert os.path.isdir(root)
     finally:
         p.send_signal(2)
-        p.wait(20)
+        p.wait(60)  # SIGTERM to etcd, up to 10 s, then SIGKILL: generous for a loaded 2-core CI machine
     deadline = time.monotonic() + 5
     while os.path.exists(root) and time.monotonic() < deadline:
         time.sleep(0.05)
