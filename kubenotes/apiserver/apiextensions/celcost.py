@@ -48,7 +48,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubenotes.apiserver.admission.cel import _LIBRARY_NAMESPACES, CELError, compile_expression
+from kubenotes.apiserver.admission.cel import LIBRARY_NAMESPACES, CELError, compile_expression
 from kubenotes.apiserver.validation import FORBIDDEN, FieldErr
 
 __all__ = ["MAX_REQUEST_SIZE_BYTES", "PER_CALL_LIMIT", "RUNTIME_CEL_COST_BUDGET", "STATIC_ESTIMATED_COST_LIMIT",
@@ -264,7 +264,7 @@ def _est(n: tuple, env: dict) -> _Node:
     if k == "bin":
         return _binary(n[1], _est(n[2], env), _est(n[3], env))
     if k == "call":
-        lib = n[2] is not None and n[2][0] == "var" and n[2][1] in _LIBRARY_NAMESPACES and n[2][1] not in env
+        lib = n[2] is not None and n[2][0] == "var" and n[2][1] in LIBRARY_NAMESPACES and n[2][1] not in env
         target = _est(n[2], env) if n[2] is not None and not lib else None
         args = [_est(a, env) for a in n[3]]
         return _call(n[1], target, args)

@@ -231,3 +231,40 @@ def test_a_crd_over_the_cost_limit_is_refused_by_the_api_server_and_nothing_is_s
     items = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["tags"]
     items["maxItems"], items["items"]["maxLength"] = 100, 64
     assert api.client().create("customresourcedefinitions", crd)["metadata"]["name"] == "gadgets.example.com"
+
+
+# Runtime cost: counted while the rules run on a custom resource (cel-go's CostTracker), limited per call
+# (PerCallLimit 1,000,000) and per request (RuntimeCELCostBudget 10,000,000), with upstream's errors.
+
+def test_runtime_cost_of_a_worst_case_object_equals_the_static_estimate():
+    from kubenotes.apiserver.admission.cel import CostTracker, evaluate
+    cases = [("self.all(x, true)", {"type": "array", "maxItems": 10, "items": {"type": "number"}}, [1.5] * 10),
+             ("self.exists(x, x > 100)", {"type": "array", "maxItems": 7, "items": {"type": "integer"}}, [1] * 7),
+             ("self.contains('test')", {"type": "string", "maxLength": 10}, "a" * 40),
+             ("self.all(x, self.all(y, true))", {"type": "array", "maxItems": 10, "items": {"type": "number"}},
+              [0.0] * 10)]
+    for rule, schema, value in cases:
+        t = CostTracker()
+        evaluate(rule, {"self": value}, t)
+        assert t.actual == estimate_cost(rule, schema_decl(schema)), rule
+
+
+def test_a_rule_over_the_per_call_limit_stops_validation_with_upstreams_message():
+    from kubenotes.apiserver.apiextensions.celvalidation import validate_rules
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-validations": [
+        {"rule": "self.l.all(x, self.l.all(y, x.contains(y)))", "message": "no"},
+        {"rule": "false"}], "properties": {"l": {"type": "array", "items": {"type": "string"}}}}}}
+    errs = [str(e) for e in validate_rules(schema, {"spec": {"l": ["a" * 10_000, "b" * 10_000]}})]
+    assert errs == ["spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further "
+                    "validation rules will be run due to call cost exceeds limit for rule: no"]
+
+
+def test_the_request_budget_runs_out_across_list_items():
+    from kubenotes.apiserver.apiextensions.celvalidation import validate_rules
+    # each item's rule costs 900 * 900 + 2 = 810,002: twelve fit in 10,000,000, the thirteenth does not
+    schema = {"type": "object", "properties": {"l": {"type": "array", "items": {
+        "type": "string", "x-kubernetes-validations": [{"rule": "self.contains(self)"}]}}}}
+    errs = [str(e) for e in validate_rules(schema, {"l": ["x" * 9000] * 20})]
+    assert errs == ['l[12]: Invalid value: "string": validation failed due to running out of cost budget, no further '
+                    'validation rules will be run']
+    assert validate_rules(schema, {"l": ["x" * 9000] * 12}) == []
