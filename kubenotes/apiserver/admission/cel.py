@@ -547,8 +547,10 @@ def _eval(n: tuple, env: dict) -> Any:
     cost = env.get(_COST)
     if cost is not None:
         own = _OWN_COST.get(k)
-        if k == "un" and n[1] == "-" and n[2][0] == "lit":
-            own = 0  # -1 is one constant
+        if (k == "un" and n[1] == "-" and n[2][0] == "lit") or (k in ("list", "map") and _constant(n)):
+            own = 0  # -1 and [1, 2] are constants
+        elif k in ("idx", "optidx") and n[2][0] != "lit":
+            own = 0  # a computed index is charged for its operand only
         if own:
             cost.add(own)
     if k == "var":
@@ -637,10 +639,23 @@ _OWN_COST = {"var": 1, "sel": 1, "idx": 1, "optsel": 1, "optidx": 1, "list": 10,
              "call": 0}
 
 
+def _constant(n: tuple) -> bool:
+    """A literal, or a list or map literal of constants (folded by cel-go, so free at runtime)."""
+    if n[0] == "lit":
+        return True
+    if n[0] == "un" and n[1] == "-" and n[2][0] == "lit":
+        return True
+    if n[0] == "list":
+        return all(_constant(x) for x in n[1])
+    if n[0] == "map":
+        return all(_constant(a) and _constant(b) for a, b in n[1])
+    return False
+
+
 def _call_cost(name: str, target: Any, args: list) -> int:
     if isinstance(target, str) and len(args) == 1 and isinstance(args[0], str):
         if name in ("startsWith", "endsWith"):
-            return _ceil(len(args[0]) * _TRAVERSAL)
+            return _ceil(len(target) * _TRAVERSAL)
         if name == "contains":
             return _ceil(len(target) * _TRAVERSAL) * _ceil(len(args[0]) * _TRAVERSAL)
         if name == "matches":
@@ -687,10 +702,8 @@ def _binary(op: str, a: tuple, b: tuple, env: dict) -> Any:
     cost = env.get(_COST)
     if cost is not None:
         cost.add(_binary_cost(op, x, y))
-    if op == "==":
-        return x == y and type(x) is type(y) or (_num(x) and _num(y) and x == y)
-    if op == "!=":
-        return not _binary("==", ("lit", x), ("lit", y), env)
+    if op in ("==", "!="):
+        return (x == y and type(x) is type(y) or (_num(x) and _num(y) and x == y)) is (op == "==")
     if op == "in":
         if isinstance(y, (list, dict)):
             return x in y
@@ -765,19 +778,12 @@ def _macro(name: str, target: Any, var: str, body: tuple, env: dict) -> Any:
         raise CELError(f"no matching overload for '{name}'")
 
     cost = env.get(_COST)
-    # what cel-go's expansion of each macro adds per iteration (loop condition and step) and once
-    step, once = {"all": (3, 1), "exists": (4, 1), "exists_one": (1, 2), "map": (12, 11), "filter": (1, 11)}[name]
+    if cost is not None:  # what cel-go's expansion of the macro costs at runtime beyond its body
+        return _macro_costed(name, items, var, body, env, cost)
 
     def run(x: Any) -> Any:
-        if cost is not None:
-            cost.add(step)
-        got = _eval(body, {**env, var: x})
-        if cost is not None and got is True and name in ("exists_one", "filter"):
-            cost.add(1 if name == "exists_one" else 12)  # r + 1; r + [x]
-        return got
+        return _eval(body, {**env, var: x})
 
-    if cost is not None:
-        cost.add(once)
     if name == "all":
         return all(run(x) is True for x in items)
     if name == "exists":
@@ -787,6 +793,35 @@ def _macro(name: str, target: Any, var: str, body: tuple, env: dict) -> Any:
     if name == "map":
         return [run(x) for x in items]
     return [x for x in items if run(x) is True]
+
+
+def _macro_costed(name: str, items: list, var: str, body: tuple, env: dict, cost: CostTracker) -> Any:
+    """:func:`_macro` charging cel-go's expansion: the loop condition before each element (``all`` and ``exists``
+    stop when it fails, after the element that decided), the step, and the result."""
+    cost.add(2 if name == "exists_one" else 1)  # the result: r == 1, or r
+    out: list = []
+    for i, x in enumerate(items):
+        if name in ("all", "exists"):
+            cost.add(3 if name == "all" else 4)  # @not_strictly_false(r) (or (!r)), and r in the step
+        elif name == "map":
+            cost.add(12)  # r + [body]
+        got = _eval(body, {**env, var: x})
+        if name in ("all", "exists") and (got is True) is (name == "exists"):
+            if i + 1 < len(items):
+                cost.add(2 if name == "all" else 3)  # the condition that stops the loop
+            return name == "exists"
+        if name == "map":
+            out.append(got)
+        elif got is True and name in ("exists_one", "filter"):
+            cost.add(2 if name == "exists_one" else 13)  # r + 1; r + [x]
+            out.append(x)
+    if name == "all":
+        return True
+    if name == "exists":
+        return False
+    if name == "exists_one":
+        return len(out) == 1
+    return out
 
 
 def evaluate(expr: "str | tuple", env: dict, cost: "CostTracker | None" = None) -> Any:

@@ -400,6 +400,16 @@ def _observe(s: dict, path: str, cardinality: int | None, resource_root: bool, o
                 out.append(FieldErr(FORBIDDEN, f, detail=cost_error_message("estimated rule cost", cost,
                                                                               STATIC_ESTIMATED_COST_LIMIT)))
             total.append((f, cost))
+            if rule.get("messageExpression"):
+                try:  # upstream does not multiply a messageExpression's estimate by the cardinality
+                    mcost = estimate_cost(rule["messageExpression"], decl)
+                except CELError:
+                    continue
+                f = f"{path}.x-kubernetes-validations[{i}].messageExpression"
+                if mcost > STATIC_ESTIMATED_COST_LIMIT:
+                    out.append(FieldErr(FORBIDDEN, f, detail=cost_error_message(
+                        "estimated messageExpression cost", mcost, STATIC_ESTIMATED_COST_LIMIT)))
+                total.append((f, mcost))
     for k, ps in (s.get("properties") or {}).items():
         if isinstance(ps, dict):
             _observe(ps, f"{path}.properties[{k}]", cardinality, False, out, total)
@@ -412,6 +422,9 @@ def _observe(s: dict, path: str, cardinality: int | None, resource_root: bool, o
 
 def rule_cost_errors(schema: Any, path: str) -> list[FieldErr]:
     """The CRD field errors of rules whose estimated cost, times their cardinality, exceeds the limits.
+
+    A ``messageExpression``'s estimate (not multiplied by the cardinality) has the same per-rule limit
+    and counts towards the total, as upstream's does.
 
     ``path`` is the field path of the ``openAPIV3Schema``. A rule over the per-rule limit is Forbidden at
     its ``rule``; when the schema's total exceeds the per-CRD limit, the (at most four) dearest rules are

@@ -80,6 +80,13 @@ def one_max_nested(mx):  # genOneMaxNestedSpecWithRootRule
     return {"type": "array", "items": m}
 
 
+def enum(*values):
+    def gen(mx):
+        s = {"type": "string", "enum": list(values)}
+        return s if mx is None else {**s, "maxLength": mx}
+    return gen
+
+
 # (name, schema generator, rule, calc cost or None, calc-exceeds, set max, set cost); upstream's numbers
 CASES = [
     ("number array with all", array("number"), "self.all(x, true)", 4718591, None, 10, 32),
@@ -125,6 +132,10 @@ CASES = [
      "self.all(x, true)", 1179647, None, 10, 32),
     ("map of number arrays with all", map_of({"type": "array", "items": {"type": "number"}}),
      "self.all(x, true)", 1179647, None, 25, 77),
+    ("extended library lowerAscii", string, "self.lowerAscii() == 'lower!'", 314575, None, 10, 6),
+    ("check cost of size call", map_of({"type": "integer"}), "oldSelf.size() == self.size()", 5, None, 10, 5),
+    ("enums with maxLength equals to the longest possible value", enum("A", "B", "C", "LongValue"),
+     "self.contains('A')", 2, None, 1000, 401),
 ]
 
 
@@ -268,3 +279,99 @@ def test_the_request_budget_runs_out_across_list_items():
     assert errs == ['l[12]: Invalid value: "string": validation failed due to running out of cost budget, no further '
                     'validation rules will be run']
     assert validate_rules(schema, {"l": ["x" * 9000] * 12}) == []
+
+
+def test_a_message_expression_is_costed_too():
+    s = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "l": {"type": "array", "items": {"type": "string"}}},
+        "x-kubernetes-validations": [{"rule": "size(self.l) < 3",
+                                      "messageExpression": "self.l.all(x, self.l.all(y, x == y)) ? 'a' : 'b'"}]}}}
+    errs = [str(e) for e in rule_cost_errors(s, "o")]
+    assert errs[0] == ("o.properties[spec].x-kubernetes-validations[0].messageExpression: Forbidden: estimated "
+                       "messageExpression cost exceeds budget by factor of more than 100x (try simplifying the rule, "
+                       "or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
+
+
+# Upstream's celcoststability_test.go TestCelCostStability: the actual cost of rules on fixed objects, for the
+# cases the model's CEL subset can express (no type(), bytes, durations, timestamps, string library beyond
+# lowerAscii/upperAscii, no error-absorbing all/exists, no three-argument map).
+_ARRAY = {"array": [1, 1, 2, 2, 3, 3, 4, 5]}
+_SET = {"set": [1, 2, 3, 4, 5]}
+_MAP = {"val": {"b": 1, "d": 2}}
+_LISTMAP = {"listMap": [{"k": "a1", "v": "b1"}, {"k": "a2", "v": "b2"}, {"k": "a3", "v": "b3", "v2": "z"}]}
+_UNICODE = {"val1": "Rook takes 👑", "val2": "Rook takes 👑"}
+_META = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "foo", "generateName": "pickItForMe",
+                                                         "namespace": "xyz"}}
+STABILITY = [
+    ("integers", {"val1": 2 ** 63 - 1, "val3": 2 ** 31 - 1, "val6": 2 ** 63 - 1}, {
+        "self.val1 == self.val6": 5, "self.val3 + 1 == 2147483647 + 1": 5}),
+    ("numeric comparisons", {"val1": 5, "val4": 10.0}, {
+        "double(self.val1) < self.val4": 6, "self.val1 < int(self.val4)": 6, "double(self.val1) < 10.0": 4}),
+    ("unicode strings", _UNICODE, {
+        "self.val1.startsWith('Rook')": 4, "!self.val1.startsWith('knight')": 5, "self.val1.matches('^[^0-9]*$')": 8,
+        "!self.val1.matches('^[0-9]*$')": 7, "size(self.val1) == 12": 4,
+        "self.val1.upperAscii() == 'ROOK TAKES 👑'": 6, "self.val1.lowerAscii() == 'rook takes 👑'": 6}),
+    ("booleans", {"val1": True, "val4": False}, {"self.val1 != self.val4": 5}),
+    ("enums", {"enumStr": "Pending"}, {"self.enumStr == 'Pending'": 3}),
+    ("lists", {"val1": [1, 2, 3], "val2": [1, 2, 3]}, {
+        "1 in self.val1": 5, "self.val2[0] in self.val1": 8, "!(0 in self.val1)": 6,
+        "self.val1 + self.val2 == [1, 2, 3, 1, 2, 3]": 6, "self.val1 + [4, 5] == [1, 2, 3, 4, 5]": 4}),
+    ("maps", {"val1": {"k1": "a", "k2": "b"}, "val2": {"k2": "b", "k1": "a"}}, {
+        "self.val1 == self.val2": 5, "'k1' in self.val1": 3, "!('k3' in self.val1)": 4,
+        "self.val1 == {'k1': 'a', 'k2': 'b'}": 3}),
+    ("objects", {"objs": [{"f1": "a", "f2": "b"}, {"f1": "a", "f2": "b"}]}, {"self.objs[0] == self.objs[1]": 7}),
+    ("object access", {"a": {"b": 1, "d": None}, "a1": {"b1": {"c1": 4}}, "a3": {}}, {
+        "has(self.a.b)": 2, "has(self.a1.b1.c1)": 3, "!(has(self.a1.d2) && has(self.a1.d2.e2))": 3,
+        "!has(self.a1.d2)": 3}),
+    ("map access", _MAP, {
+        "!('a' in self.val)": 4, "'b' in self.val": 3, "!('c' in self.val)": 4, "'d' in self.val": 3,
+        "!has(self.val.a)": 3, "has(self.val.b)": 2, "!has(self.val.c)": 3, "has(self.val.d)": 2,
+        "self.val.all(k, self.val[k] > 0)": 17, "self.val.exists_one(k, self.val[k] == 2)": 14,
+        "!self.val.exists_one(k, self.val[k] > 0)": 17, "size(self.val) == 2": 4,
+        "size(self.val.filter(k, self.val[k] > 1)) == 1": 26}),
+    ("listMap access", _LISTMAP, {
+        "has(self.listMap[0].v)": 3, "self.listMap.all(m, m.k.startsWith('a'))": 21,
+        "self.listMap.all(m, !has(m.v2) || m.v2 == 'z')": 21, "self.listMap.exists(m, m.k.endsWith('1'))": 13,
+        "self.listMap.exists_one(m, m.k == 'a3')": 15, "!self.listMap.all(m, m.k.endsWith('1'))": 18,
+        "!self.listMap.exists(m, m.v == 'x')": 25, "!self.listMap.exists_one(m, m.k.startsWith('a'))": 20,
+        "size(self.listMap.filter(m, m.k == 'a1')) == 1": 27,
+        "self.listMap.exists(m, m.k == 'a1' && m.v == 'b1')": 16,
+        "self.listMap.map(m, m.v).exists(v, v == 'b1')": 55,
+        "self.listMap.exists(m, has(m.v2) && m.v2 == 'z')": 21,
+        "!self.listMap.all(m, has(m.v2) && m.v2 != 'z')": 10,
+        "self.listMap.exists_one(m, has(m.v2) && m.v2 == 'z')": 12,
+        "self.listMap.filter(m, has(m.v2) && m.v2 == 'z').size() == 1": 24,
+        "self.listMap.filter(m, has(m.v2) && m.v2 == 'z').map(m, m.v2).size() == 1": 39}),
+    ("list access", _ARRAY, {
+        "2 in self.array": 10, "self.array.all(e, e > 0)": 43, "self.array.exists(e, e > 2)": 36,
+        "self.array.exists_one(e, e > 4)": 22, "!self.array.all(e, e < 2)": 21, "!self.array.exists(e, e < 0)": 52,
+        "self.array.all(e, e < 100)": 43, "size(self.array.filter(e, e%2 == 0)) == 3": 68,
+        "self.array.map(e, e * 20).filter(e, e > 50).exists(e, e == 60)": 194, "size(self.array) == 8": 4}),
+    ("listSet access", _SET, {
+        "3 in self.set": 7, "self.set.all(e, e > 0)": 28, "self.set.exists(e, e > 3)": 30,
+        "self.set.exists_one(e, e == 3)": 16, "!self.set.all(e, e < 3)": 21, "!self.set.exists(e, e < 0)": 34,
+        "!self.set.exists_one(e, e > 3)": 19, "self.set.all(e, e < 10)": 28,
+        "size(self.set.filter(e, e%2 == 0)) == 2": 46,
+        "self.set.map(e, e * 20).filter(e, e > 50).exists_one(e, e == 60)": 133, "size(self.set) == 5": 4}),
+    ("typemeta and objectmeta access specified", _META, {
+        "self.kind == 'Pod'": 3, "self.apiVersion == 'v1'": 3, "self.metadata.name == 'foo'": 4,
+        "self.metadata.generateName == 'pickItForMe'": 5}),
+    ("string in intOrString", {"something": "25%"}, {
+        "self.something == '25%'": 3, "self.something != 1": 3, "self.something == 1 || self.something == '25%'": 6,
+        "self.something == '25%' || self.something == 1": 3, "self.something != ['anything']": 3}),
+    ("int in intOrString", {"something": 1}, {
+        "self.something == 1": 3, "self.something != 'some string'": 3,
+        "self.something == 1 || self.something == '25%'": 3, "self.something == '25%' || self.something == 1": 6,
+        "self.something != ['anything']": 3}),
+]
+
+
+@pytest.mark.parametrize("name,obj,costs", STABILITY, ids=[c[0] for c in STABILITY])
+def test_upstream_cel_cost_stability(name, obj, costs):
+    from kubenotes.apiserver.admission.cel import CostTracker, evaluate
+    got = {}
+    for rule in costs:
+        t = CostTracker()
+        evaluate(rule, {"self": obj}, t)
+        got[rule] = t.actual
+    assert got == costs
