@@ -382,7 +382,7 @@ def cost_error_message(cost_name: str, cost: int, limit: int) -> str:
 
 
 def _observe(s: dict, path: str, cardinality: int | None, resource_root: bool, out: list[FieldErr],
-             total: list) -> None:
+             total: list, per_expression: bool) -> None:
     rules = s.get("x-kubernetes-validations") or ()
     if rules:
         decl = schema_decl(s, resource_root)
@@ -396,7 +396,7 @@ def _observe(s: dict, path: str, cardinality: int | None, resource_root: bool, o
                 continue  # refused as a compile error
             cost = _sat(raw * card)
             f = f"{path}.x-kubernetes-validations[{i}].rule"
-            if cost > STATIC_ESTIMATED_COST_LIMIT:
+            if per_expression and cost > STATIC_ESTIMATED_COST_LIMIT:
                 out.append(FieldErr(FORBIDDEN, f, detail=cost_error_message("estimated rule cost", cost,
                                                                               STATIC_ESTIMATED_COST_LIMIT)))
             total.append((f, cost))
@@ -406,25 +406,27 @@ def _observe(s: dict, path: str, cardinality: int | None, resource_root: bool, o
                 except CELError:
                     continue
                 f = f"{path}.x-kubernetes-validations[{i}].messageExpression"
-                if mcost > STATIC_ESTIMATED_COST_LIMIT:
+                if per_expression and mcost > STATIC_ESTIMATED_COST_LIMIT:
                     out.append(FieldErr(FORBIDDEN, f, detail=cost_error_message(
                         "estimated messageExpression cost", mcost, STATIC_ESTIMATED_COST_LIMIT)))
                 total.append((f, mcost))
     for k, ps in (s.get("properties") or {}).items():
         if isinstance(ps, dict):
-            _observe(ps, f"{path}.properties[{k}]", cardinality, False, out, total)
+            _observe(ps, f"{path}.properties[{k}]", cardinality, False, out, total, per_expression)
     for key, bound in (("items", "maxItems"), ("additionalProperties", "maxProperties")):
         if isinstance(s.get(key), dict):
             mx = s.get(bound)
             child = _sat(cardinality * max(mx, 0)) if isinstance(mx, int) and cardinality is not None else None
-            _observe(s[key], f"{path}.{key}", child, False, out, total)
+            _observe(s[key], f"{path}.{key}", child, False, out, total, per_expression)
 
 
-def rule_cost_errors(schema: Any, path: str) -> list[FieldErr]:
+def rule_cost_errors(schema: Any, path: str, per_expression: bool = True) -> list[FieldErr]:
     """The CRD field errors of rules whose estimated cost, times their cardinality, exceeds the limits.
 
     A ``messageExpression``'s estimate (not multiplied by the cardinality) has the same per-rule limit
-    and counts towards the total, as upstream's does.
+    and counts towards the total, as upstream's does. ``per_expression=False`` skips the per-rule limit
+    (upstream's ``suppressPerExpressionCost``, for a version whose schema an update leaves unchanged, so
+    that a CRD accepted before a change of the estimator stays updatable).
 
     ``path`` is the field path of the ``openAPIV3Schema``. A rule over the per-rule limit is Forbidden at
     its ``rule``; when the schema's total exceeds the per-CRD limit, the (at most four) dearest rules are
@@ -444,7 +446,7 @@ def rule_cost_errors(schema: Any, path: str) -> list[FieldErr]:
     if not isinstance(schema, dict):
         return out
     total: list[tuple[str, int]] = []
-    _observe(schema, path, 1, True, out, total)
+    _observe(schema, path, 1, True, out, total, per_expression)
     if _sat(sum(c for _, c in total)) > STATIC_ESTIMATED_CRD_COST_LIMIT:
         for f, _ in sorted(total, key=lambda fc: -fc[1])[:_MOST_EXPENSIVE]:
             out.append(FieldErr(FORBIDDEN, f, detail="contributed to estimated rule cost total exceeding cost limit "

@@ -375,3 +375,21 @@ def test_upstream_cel_cost_stability(name, obj, costs):
         evaluate(rule, {"self": obj}, t)
         got[rule] = t.actual
     assert got == costs
+
+
+def test_an_update_leaving_a_schema_unchanged_skips_the_per_rule_limit():
+    from kubenotes.apiserver.apiextensions.validation import validate_crd
+    sch = _crd_schema({"type": "array", "maxItems": 2000, "items": {"type": "string", "maxLength": 5000}},
+                      "self.all(x, x.contains('gpu'))")  # 2 + 2000 * (2 + 1 + 2001) = 4,008,002: under the limit
+    crd = {"metadata": {"name": "gadgets.example.com"}, "spec": {
+        "group": "example.com", "scope": "Namespaced",
+        "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": sch}}]}}
+    assert validate_crd(crd) == []
+    import copy
+    dear = copy.deepcopy(crd)
+    dear["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["tags"][
+        "maxItems"] = 6000  # 12,024,002
+    assert [e.detail[:40] for e in validate_crd(dear)] == ["estimated rule cost exceeds budget by fa"]
+    assert validate_crd(dear, dear) == []  # unchanged by the update
+    assert [e.detail[:40] for e in validate_crd(dear, crd)] == ["estimated rule cost exceeds budget by fa"]
