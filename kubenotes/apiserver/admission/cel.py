@@ -429,7 +429,7 @@ def compile_expression(src: str) -> tuple:
 
 
 #: Names a call may be qualified by (``jsonpatch.escapeKey``, ``optional.of``): libraries, not variables.
-LIBRARY_NAMESPACES = _LIBRARY_NAMESPACES = frozenset({"optional", "jsonpatch", "math", "strings", "sets", "lists", "base64"})
+LIBRARY_NAMESPACES = frozenset({"optional", "jsonpatch", "math", "strings", "sets", "lists", "base64"})
 
 
 def _free_variables(n: Any, bound: frozenset = frozenset()) -> set[str]:
@@ -442,7 +442,7 @@ def _free_variables(n: Any, bound: frozenset = frozenset()) -> set[str]:
         return set() if n[1] in bound else {n[1]}
     if n[0] == "macro" and len(n) == 5:
         return _free_variables(n[2], bound) | _free_variables(n[4], bound | {n[3]})
-    if n[0] == "call" and len(n) == 4 and n[2] is not None and n[2][0] == "var" and n[2][1] in _LIBRARY_NAMESPACES:
+    if n[0] == "call" and len(n) == 4 and n[2] is not None and n[2][0] == "var" and n[2][1] in LIBRARY_NAMESPACES:
         return _free_variables(n[3], bound)
     return set().union(*(_free_variables(x, bound) for x in n[1:] if isinstance(x, (tuple, list))))
 

@@ -437,10 +437,10 @@ def rule_cost_errors(schema: Any, path: str, per_expression: bool = True) -> lis
     >>> s = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"tags": {
     ...     "type": "array", "items": {"type": "string"},
     ...     "x-kubernetes-validations": [{"rule": "self.all(x, x.contains('gpu'))"}]}}}}}
-    >>> for e in rule_cost_errors(s, "openAPIV3Schema"): print(e.field, "|", e.detail[:52])
-    openAPIV3Schema.properties[spec].properties[tags].x-kubernetes-validations[0].rule | estimated rule cost exceeds budget by factor of more
-    openAPIV3Schema.properties[spec].properties[tags].x-kubernetes-validations[0].rule | contributed to estimated rule cost total exceeding c
-    openAPIV3Schema | x-kubernetes-validations estimated rule cost total f
+    >>> for e in rule_cost_errors(s, "o"): print(e.field, "|", e.detail[:47])
+    o.properties[spec].properties[tags].x-kubernetes-validations[0].rule | estimated rule cost exceeds budget by factor of
+    o.properties[spec].properties[tags].x-kubernetes-validations[0].rule | contributed to estimated rule cost total exceed
+    o | x-kubernetes-validations estimated rule cost to
     """
     out: list[FieldErr] = []
     if not isinstance(schema, dict):

@@ -119,9 +119,9 @@ def _check(s: dict, v: Any, old: Any, path: str, out: list[FieldErr], budget: _B
                 msg = got if isinstance(got, str) and got.strip() else msg
             except CELError as e:
                 if str(e) == COST_LIMIT_EXCEEDED:
-                    out.append(FieldErr(INVALID, path or "<nil>", kind, "no further validation rules will be run due to "
-                                        f"call cost exceeds limit for messageExpression: "
-                                        f"{json.dumps(rule['messageExpression'])}"))
+                    out.append(FieldErr(INVALID, path or "<nil>", kind,
+                                        "no further validation rules will be run due to call cost exceeds limit "
+                                        f"for messageExpression: {json.dumps(rule['messageExpression'])}"))
                     budget.remaining = -1
                     return
             if mcost.actual > budget.remaining:

@@ -147,7 +147,8 @@ def validate_crd(crd: dict, old: dict | None = None, server: Any = None) -> list
                 _structural(sch, sf, "at the root", errs)
                 errs += rule_compile_errors(sch, sf)
                 unchanged = old is not None and any(
-                    isinstance(o, dict) and o.get("name") == vn and (o.get("schema") or {}).get("openAPIV3Schema") == sch
+                    isinstance(o, dict) and o.get("name") == vn
+                    and (o.get("schema") or {}).get("openAPIV3Schema") == sch
                     for o in (old.get("spec") or {}).get("versions") or ())
                 errs += rule_cost_errors(sch, sf, per_expression=not unchanged)
             scale = (v.get("subresources") or {}).get("scale")

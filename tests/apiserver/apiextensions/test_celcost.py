@@ -206,7 +206,8 @@ def test_total_over_the_crd_limit_names_the_four_dearest_rules():
     contributed = [e for e in errs if "contributed to estimated rule cost total" in e]
     assert len(contributed) == 4 and not any("estimated rule cost exceeds" in e for e in errs)
     assert errs[-1].startswith("spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations "
-                               "estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.042080x ")
+                               "estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor "
+                               "of 1.042080x ")
 
 
 def test_cost_error_message_factor_formats():
