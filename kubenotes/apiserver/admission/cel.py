@@ -24,7 +24,8 @@ model evaluates the subset admission policies use most, over JSON values:
 Of upstream's compile-time checks, references to variables the environment
 does not declare are reported with cel-go's text (:func:`compile_issues`).
 Not supported: type checking, the Kubernetes CEL libraries (quantity, url,
-ip, authorizer...), timestamps and durations, and cost limits.
+ip, authorizer...), timestamps and durations. :class:`CostTracker` counts an
+evaluation's actual cost as cel-go's does, with an optional limit.
 An expression outside the subset raises :class:`CELError` when compiled,
 with the position, as a compile error refuses it upstream.
 
@@ -41,12 +42,67 @@ from typing import Any
 
 from kubenotes.errors import KubenotesError
 
-__all__ = ["CELError", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "compile_expression", "compile_issues", "evaluate",
-           "plain", "syntax_error_text", "type_name_errors"]
+__all__ = ["CELError", "CostTracker", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "COST_LIMIT_EXCEEDED",
+           "LIBRARY_NAMESPACES", "compile_expression", "compile_issues", "evaluate", "plain", "syntax_error_text",
+           "type_name_errors"]
 
 
 class CELError(KubenotesError):
     """A compile error (bad syntax, unsupported construct) or an evaluation error (``no such key: x``)."""
+
+
+#: cel-go's error when an evaluation's actual cost passes the program's cost limit.
+COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+_COST = "@cost"  # the env key of a CostTracker: not a CEL identifier, so no expression can name it
+_TRAVERSAL, _REGEX_FACTOR = 0.1, 0.25
+
+
+class CostTracker:
+    """The actual cost of one evaluation, after cel-go's ``interpreter.CostTracker``, with an optional limit.
+
+    Identifiers and field selections or indexes cost 1, constants 0, calls 1, except that string
+    comparisons, ``startsWith``/``endsWith``, ``contains``, ``matches``, string concatenation and
+    ``lowerAscii``/``upperAscii`` cost 0.1 per byte of the strings involved (``matches`` times 0.25 per
+    regex byte), ``in`` a list its length, equality of lists, maps and strings 0.1 per element, list,
+    map and message literals 10, 30 and 40; ``&&``, ``||`` and ``?:`` cost nothing themselves, and
+    comprehensions their steps as cel-go's macro expansions evaluate them.
+
+    Attributes
+    ----------
+    actual : int
+        The cost so far.
+    limit : int or None
+        Passing it raises :class:`CELError` with :data:`COST_LIMIT_EXCEEDED`.
+
+    Examples
+    --------
+    >>> t = CostTracker()
+    >>> evaluate("self.all(x, x > 0)", {"self": [1, 2, 3]}, t)
+    True
+    >>> t.actual
+    17
+
+    References
+    ----------
+    google/cel-go@v0.26.0 interpreter/runtimecost.go
+    """
+
+    def __init__(self, limit: "int | None" = None):
+        self.actual = 0
+        self.limit = limit
+
+    def add(self, n: int) -> None:
+        self.actual += n
+        if self.limit is not None and self.actual > self.limit:
+            raise CELError(COST_LIMIT_EXCEEDED)
+
+
+def _ceil(x: float) -> int:
+    return int(-(-x // 1))
+
+
+def _actual_size(v: Any) -> int:
+    return len(v) if isinstance(v, (str, list, dict)) else 1
 
 
 #: The fields of MutatingAdmissionPolicy's ``JSONPatch`` type.
@@ -373,7 +429,7 @@ def compile_expression(src: str) -> tuple:
 
 
 #: Names a call may be qualified by (``jsonpatch.escapeKey``, ``optional.of``): libraries, not variables.
-_LIBRARY_NAMESPACES = frozenset({"optional", "jsonpatch", "math", "strings", "sets", "lists", "base64"})
+LIBRARY_NAMESPACES = frozenset({"optional", "jsonpatch", "math", "strings", "sets", "lists", "base64"})
 
 
 def _free_variables(n: Any, bound: frozenset = frozenset()) -> set[str]:
@@ -386,7 +442,7 @@ def _free_variables(n: Any, bound: frozenset = frozenset()) -> set[str]:
         return set() if n[1] in bound else {n[1]}
     if n[0] == "macro" and len(n) == 5:
         return _free_variables(n[2], bound) | _free_variables(n[4], bound | {n[3]})
-    if n[0] == "call" and len(n) == 4 and n[2] is not None and n[2][0] == "var" and n[2][1] in _LIBRARY_NAMESPACES:
+    if n[0] == "call" and len(n) == 4 and n[2] is not None and n[2][0] == "var" and n[2][1] in LIBRARY_NAMESPACES:
         return _free_variables(n[3], bound)
     return set().union(*(_free_variables(x, bound) for x in n[1:] if isinstance(x, (tuple, list))))
 
@@ -488,6 +544,15 @@ def _eval(n: tuple, env: dict) -> Any:
     k = n[0]
     if k == "lit":
         return n[1]
+    cost = env.get(_COST)
+    if cost is not None:
+        own = _OWN_COST.get(k)
+        if (k == "un" and n[1] == "-" and n[2][0] == "lit") or (k in ("list", "map") and _constant(n)):
+            own = 0  # -1 and [1, 2] are constants
+        elif k in ("idx", "optidx") and n[2][0] != "lit":
+            own = 0  # a computed index is charged for its operand only
+        if own:
+            cost.add(own)
     if k == "var":
         if n[1] not in env:
             raise CELError(f"undeclared reference to '{n[1]}'")
@@ -560,10 +625,54 @@ def _eval(n: tuple, env: dict) -> Any:
             raise CELError(f"found no matching overload for 'jsonpatch.{n[1]}'")
         return args[0].replace("~", "~0").replace("/", "~1")
     if k == "call":
-        return _call(n[1], None if n[2] is None else _eval(n[2], env), [_eval(a, env) for a in n[3]])
+        target, args = None if n[2] is None else _eval(n[2], env), [_eval(a, env) for a in n[3]]
+        if cost is not None:
+            cost.add(_call_cost(n[1], target, args))
+        return _call(n[1], target, args)
     if k == "macro":
         return _macro(n[1], _eval(n[2], env), n[3], n[4], env)
     raise CELError(f"unsupported expression {k}")  # pragma: no cover
+
+
+#: The cost a node adds by itself, before its operands' (calls and operators are charged on their values).
+_OWN_COST = {"var": 1, "sel": 1, "idx": 1, "optsel": 1, "optidx": 1, "list": 10, "map": 30, "msg": 40, "un": 1,
+             "call": 0}
+
+
+def _constant(n: tuple) -> bool:
+    """A literal, or a list or map literal of constants (folded by cel-go, so free at runtime)."""
+    if n[0] == "lit":
+        return True
+    if n[0] == "un" and n[1] == "-" and n[2][0] == "lit":
+        return True
+    if n[0] == "list":
+        return all(_constant(x) for x in n[1])
+    if n[0] == "map":
+        return all(_constant(a) and _constant(b) for a, b in n[1])
+    return False
+
+
+def _call_cost(name: str, target: Any, args: list) -> int:
+    if isinstance(target, str) and len(args) == 1 and isinstance(args[0], str):
+        if name in ("startsWith", "endsWith"):
+            return _ceil(len(target) * _TRAVERSAL)
+        if name == "contains":
+            return _ceil(len(target) * _TRAVERSAL) * _ceil(len(args[0]) * _TRAVERSAL)
+        if name == "matches":
+            return _ceil((len(target) + 1) * _TRAVERSAL) * _ceil(len(args[0]) * _REGEX_FACTOR)
+    if isinstance(target, str) and not args and name in ("lowerAscii", "upperAscii"):
+        return _ceil(len(target) * _TRAVERSAL)
+    return 1
+
+
+def _binary_cost(op: str, x: Any, y: Any) -> int:
+    if op in ("==", "!=") or (op in ("<", "<=", ">", ">=") and isinstance(x, str)):
+        return _ceil(min(_actual_size(x), _actual_size(y)) * _TRAVERSAL)
+    if op == "in":
+        return len(y) if isinstance(y, list) else 1
+    if op == "+" and isinstance(x, str):
+        return _ceil((len(x) + _actual_size(y)) * _TRAVERSAL)
+    return 1
 
 
 def _logic(op: str, a: tuple, b: tuple, env: dict) -> bool:
@@ -590,10 +699,11 @@ def _binary(op: str, a: tuple, b: tuple, env: dict) -> Any:
     if op in ("&&", "||"):
         return _logic(op, a, b, env)
     x, y = _eval(a, env), _eval(b, env)
-    if op == "==":
-        return x == y and type(x) is type(y) or (_num(x) and _num(y) and x == y)
-    if op == "!=":
-        return not _binary("==", ("lit", x), ("lit", y), env)
+    cost = env.get(_COST)
+    if cost is not None:
+        cost.add(_binary_cost(op, x, y))
+    if op in ("==", "!="):
+        return (x == y and type(x) is type(y) or (_num(x) and _num(y) and x == y)) is (op == "==")
     if op == "in":
         if isinstance(y, (list, dict)):
             return x in y
@@ -667,6 +777,10 @@ def _macro(name: str, target: Any, var: str, body: tuple, env: dict) -> Any:
     if items is None:
         raise CELError(f"no matching overload for '{name}'")
 
+    cost = env.get(_COST)
+    if cost is not None:  # what cel-go's expansion of the macro costs at runtime beyond its body
+        return _macro_costed(name, items, var, body, env, cost)
+
     def run(x: Any) -> Any:
         return _eval(body, {**env, var: x})
 
@@ -681,8 +795,37 @@ def _macro(name: str, target: Any, var: str, body: tuple, env: dict) -> Any:
     return [x for x in items if run(x) is True]
 
 
-def evaluate(expr: "str | tuple", env: dict) -> Any:
-    """Evaluate a CEL expression (source or compiled) over ``env``'s variables.
+def _macro_costed(name: str, items: list, var: str, body: tuple, env: dict, cost: CostTracker) -> Any:
+    """:func:`_macro` charging cel-go's expansion: the loop condition before each element (``all`` and ``exists``
+    stop when it fails, after the element that decided), the step, and the result."""
+    cost.add(2 if name == "exists_one" else 1)  # the result: r == 1, or r
+    out: list = []
+    for i, x in enumerate(items):
+        if name in ("all", "exists"):
+            cost.add(3 if name == "all" else 4)  # @not_strictly_false(r) (or (!r)), and r in the step
+        elif name == "map":
+            cost.add(12)  # r + [body]
+        got = _eval(body, {**env, var: x})
+        if name in ("all", "exists") and (got is True) is (name == "exists"):
+            if i + 1 < len(items):
+                cost.add(2 if name == "all" else 3)  # the condition that stops the loop
+            return name == "exists"
+        if name == "map":
+            out.append(got)
+        elif got is True and name in ("exists_one", "filter"):
+            cost.add(2 if name == "exists_one" else 13)  # r + 1; r + [x]
+            out.append(x)
+    if name == "all":
+        return True
+    if name == "exists":
+        return False
+    if name == "exists_one":
+        return len(out) == 1
+    return out
+
+
+def evaluate(expr: "str | tuple", env: dict, cost: "CostTracker | None" = None) -> Any:
+    """Evaluate a CEL expression (source or compiled) over ``env``'s variables (``cost``: counts its actual cost).
 
     Raises
     ------
@@ -702,5 +845,5 @@ def evaluate(expr: "str | tuple", env: dict) -> Any:
     kubenotes.apiserver.admission.cel.CELError: no such key: paused
     """
     tree = compile_expression(expr) if isinstance(expr, str) else expr
-    return _eval(tree, env)
+    return _eval(tree, env if cost is None else {**env, _COST: cost})
 

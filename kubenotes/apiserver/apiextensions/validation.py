@@ -12,8 +12,9 @@ Notes
 -----
 Not checked: the rest of the structural-schema rules (``metadata`` at the
 root, value validations inside ``allOf``/``anyOf``, defaults validating and
-surviving pruning), the cost of ``x-kubernetes-validations`` rules (they are
-compiled with the model's CEL subset, not type-checked or costed), conversion webhooks (refused: the model serves
+surviving pruning), type checking of ``x-kubernetes-validations`` rules (they are
+compiled with the model's CEL subset; their estimated cost is checked against upstream's
+limits by :mod:`~kubenotes.apiserver.apiextensions.celcost`), conversion webhooks (refused: the model serves
 ``strategy: None`` only), and ``status.storedVersions`` rules.
 
 References
@@ -27,6 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kubenotes.apiserver.apiextensions.celcost import rule_cost_errors
 from kubenotes.apiserver.apiextensions.celvalidation import rule_compile_errors
 from kubenotes.apiserver.validation import (FIELD_IMMUTABLE_ERROR_MSG, FORBIDDEN, INVALID, NOT_SUPPORTED, REQUIRED,
                                             FieldErr, name_is_dns1035_label, name_is_dns_subdomain)
@@ -144,6 +146,11 @@ def validate_crd(crd: dict, old: dict | None = None, server: Any = None) -> list
                     errs.append(FieldErr(INVALID, f"{sf}.type", sch["type"], "must be object at the root"))
                 _structural(sch, sf, "at the root", errs)
                 errs += rule_compile_errors(sch, sf)
+                unchanged = old is not None and any(
+                    isinstance(o, dict) and o.get("name") == vn
+                    and (o.get("schema") or {}).get("openAPIV3Schema") == sch
+                    for o in (old.get("spec") or {}).get("versions") or ())
+                errs += rule_cost_errors(sch, sf, per_expression=not unchanged)
             scale = (v.get("subresources") or {}).get("scale")
             if isinstance(scale, dict):
                 for key, under in (("specReplicasPath", ".spec"), ("statusReplicasPath", ".status")):
