@@ -1865,20 +1865,43 @@ def _mutating_operations(mr: Any, p: str) -> list[FieldErr]:
             if op not in _MUTATING_OPERATIONS]
 
 
-def _compile_errors(path: str, expr: str, declared: frozenset | None = None) -> list[FieldErr]:
+def _compile_errors(path: str, expr: str, declared: frozenset | None = None,
+                    returns: tuple[str, ...] = ()) -> list[FieldErr]:
     """A CEL expression's compile errors, as ``convertCELErrorToValidationError`` reports them.
 
     ``declared``: the variables its environment declares; a reference to another name is cel-go's
     ``undeclared reference`` error (:func:`kubenotes.apiserver.admission.cel.compile_issues`).
+    ``returns``: the types the expression must evaluate to (``ReturnTypes()``: ``("bool",)`` for a validation
+    or a match condition); one the model's subset can infer (:func:`~kubenotes.apiserver.admission.cel.output_type`)
+    and outside them is ``must evaluate to bool`` (``must evaluate to one of [string null_type]``); an
+    expression whose type depends on the object (``dyn`` to the model) passes.
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/compile.go
+    (CompileCELExpression); pkg/apis/admissionregistration/validation/validation.go
+    (convertCELErrorToValidationError)
+
+    Examples
+    --------
+    >>> [str(e) for e in _compile_errors("m[0].expression", "size(object.items) + 1", returns=("bool",))]
+    ['m[0].expression: Invalid value: "size(object.items) + 1": must evaluate to bool']
     """
-    from kubenotes.apiserver.admission.cel import CELError, compile_expression, compile_issues, syntax_error_text
+    from kubenotes.apiserver.admission.cel import (CELError, compile_expression, compile_issues, output_type,
+                                                   syntax_error_text)
 
     try:
-        compile_expression(expr)
+        tree = compile_expression(expr)
         issues = compile_issues(expr, declared) if declared is not None else ""
     except CELError as e:
         return [_invalid(path, expr, f"compilation failed: {syntax_error_text(expr, e)}")]
-    return [_invalid(path, expr, f"compilation failed: {issues}")] if issues else []
+    if issues:
+        return [_invalid(path, expr, f"compilation failed: {issues}")]
+    got = output_type(tree) if returns else None
+    if got is not None and got not in returns:
+        want = returns[0] if len(returns) == 1 else "one of [" + " ".join(returns) + "]"
+        return [_invalid(path, expr, f"must evaluate to {want}")]
+    return []
 
 
 def validate_match_conditions(conds: Any, p: str, declared: frozenset) -> list[FieldErr]:
@@ -1919,7 +1942,7 @@ def validate_match_conditions(conds: Any, p: str, declared: frozenset) -> list[F
         if not expr:
             errs.append(_required(f"{p}[{i}].expression"))
         else:
-            errs += _compile_errors(f"{p}[{i}].expression", expr, declared)
+            errs += _compile_errors(f"{p}[{i}].expression", expr, declared, ("bool",))
         if not name:
             errs.append(_required(f"{p}[{i}].name"))
         else:
@@ -2104,11 +2127,11 @@ def _validate_validation(v: Mapping[str, Any], p: str, declared: frozenset, mess
     if not expr.strip():
         errs.append(_required(f"{p}.expression", "expression is not specified"))
     else:
-        errs += _compile_errors(f"{p}.expression", expr, declared)
+        errs += _compile_errors(f"{p}.expression", expr, declared, ("bool",))
     if mexpr and not mexpr.strip():
         errs.append(_invalid(f"{p}.messageExpression", mexpr, "must be non-empty if specified"))
     elif mexpr.strip():
-        errs += _compile_errors(f"{p}.messageExpression", mexpr, message_declared)
+        errs += _compile_errors(f"{p}.messageExpression", mexpr, message_declared, ("string",))
     if msg and not msg.strip():
         errs.append(_invalid(f"{p}.message", msg, "must be non-empty if specified"))
     elif re.search(r"[\n\r]", msg.strip()):
@@ -2135,7 +2158,7 @@ def _validate_audit_annotation(a: Mapping[str, Any], policy_name: str, p: str, d
         errs.append(_required(f"{p}.valueExpression",
                               f"must not exceed {MAX_AUDIT_ANNOTATION_VALUE_EXPRESSION_LENGTH} bytes in length"))
     else:
-        errs += _compile_errors(f"{p}.valueExpression", value, declared)
+        errs += _compile_errors(f"{p}.valueExpression", value, declared, ("string", "null_type"))
     return errs
 
 

@@ -43,8 +43,8 @@ from typing import Any
 from kubenotes.errors import KubenotesError
 
 __all__ = ["CELError", "CostTracker", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "COST_LIMIT_EXCEEDED",
-           "LIBRARY_NAMESPACES", "compile_expression", "compile_issues", "evaluate", "plain", "syntax_error_text",
-           "type_name_errors"]
+           "LIBRARY_NAMESPACES", "compile_expression", "compile_issues", "evaluate", "output_type", "plain",
+           "syntax_error_text", "type_name_errors"]
 
 
 class CELError(KubenotesError):
@@ -534,6 +534,63 @@ def compile_issues(src: str, declared: frozenset | set) -> str:
             continue
         out.append(_display(src, pos, f"undeclared reference to '{value}' (in container '')"))
     return "\n".join(out)
+
+
+_CALL_TYPES = {"size": "int", "int": "int", "double": "double", "string": "string", "startsWith": "bool",
+               "endsWith": "bool", "contains": "bool", "matches": "bool", "lowerAscii": "string",
+               "upperAscii": "string", "hasValue": "bool"}
+_LITERAL_TYPES = {bool: "bool", int: "int", float: "double", str: "string", type(None): "null_type"}
+
+
+def output_type(expr: "str | tuple") -> "str | None":
+    """The type cel-go's checker gives an expression, where the model's subset can tell it without a schema.
+
+    Literals, comparisons, ``in``, ``!``, ``&&``/``||``, ``has()``, ``size()``, the string functions and the
+    ``all``/``exists``/``exists_one`` macros have a fixed type (``bool``, ``int``, ``double``, ``string``,
+    ``list``, ``map``, ``null_type``); arithmetic has its operands' type when both are known and equal, and
+    ``c ? a : b`` its branches'. Anything that reads a variable's fields is ``dyn`` to the model (upstream
+    types ``object`` from the resource's schema): ``None``, which no return-type check refuses.
+
+    Examples
+    --------
+    >>> [output_type(e) for e in ("object.x > 1", "size(object.items) + 1", "'a' + 'b'", "object.x", "[1, 2]")]
+    ['bool', 'int', 'string', None, 'list']
+
+    References
+    ----------
+    google/cel-go checker/checker.go; kubernetes/kubernetes@v1.34.0
+    staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/compile.go (``ast.OutputType()``)
+    """
+    n = compile_expression(expr) if isinstance(expr, str) else expr
+    k = n[0]
+    if k == "lit":
+        return _LITERAL_TYPES.get(type(n[1]))
+    if k in ("list", "map"):
+        return k
+    if k == "has":
+        return "bool"
+    if k == "un":
+        t = output_type(n[2])
+        return "bool" if n[1] == "!" else t if t in ("int", "double") else None
+    if k == "bin":
+        if n[1] in ("&&", "||", "==", "!=", "<", "<=", ">", ">=", "in"):
+            return "bool"
+        a, b = output_type(n[2]), output_type(n[3])
+        if a is None or a != b:
+            return None
+        if n[1] == "+":
+            return a if a in ("int", "double", "string", "list") else None
+        return a if a in ("int", "double") else None
+    if k == "cond":
+        a = output_type(n[2])
+        return a if a is not None and a == output_type(n[3]) else None
+    if k == "macro":
+        return "bool" if n[1] in ("all", "exists", "exists_one") else "list"
+    if k == "call":
+        if n[2] is not None and n[2][0] == "var" and n[2][1] in LIBRARY_NAMESPACES:
+            return "string" if (n[2][1], n[1]) == ("jsonpatch", "escapeKey") else None
+        return _CALL_TYPES.get(n[1])
+    return None
 
 
 def _num(v: Any) -> bool:
