@@ -42,7 +42,7 @@ from typing import Any
 
 from kubenotes.errors import KubenotesError
 
-__all__ = ["CELError", "CostTracker", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "COST_LIMIT_EXCEEDED",
+__all__ = ["CELError", "CostBudget", "CostTracker", "OutOfBudget", "MATCH_CONDITIONS_COST_BUDGET", "OUT_OF_BUDGET", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "COST_LIMIT_EXCEEDED",
            "LIBRARY_NAMESPACES", "compile_expression", "compile_issues", "evaluate", "output_type", "plain",
            "syntax_error_text", "type_name_errors"]
 
@@ -95,6 +95,74 @@ class CostTracker:
         self.actual += n
         if self.limit is not None and self.actual > self.limit:
             raise CELError(COST_LIMIT_EXCEEDED)
+
+
+#: ``celconfig.RuntimeCELCostBudgetMatchConditions``: the runtime budget of one webhook's or one policy binding's
+#: ``matchConditions`` (a quarter of ``RuntimeCELCostBudget``, which the validations share).
+MATCH_CONDITIONS_COST_BUDGET = 2_500_000
+#: The error when a budget shared by several expressions is spent (``plugin/cel/filter.go``).
+OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+
+class OutOfBudget(CELError):
+    """The budget of a request's expressions is spent: no further expression is evaluated (``cel.ErrOutOfBudget``)."""
+
+
+class CostBudget:
+    """A runtime cost budget shared by several expressions, after ``plugin/cel/filter.go``'s ``ForInput``.
+
+    Each :meth:`evaluate` runs one expression under ``per_call_limit`` (``celconfig.PerCallLimit``; passing
+    it is the expression's own error, :data:`COST_LIMIT_EXCEEDED`), then takes its actual cost from what
+    remains; an expression costing more than what remains raises :class:`OutOfBudget` with upstream's
+    ``validation failed due to running out of cost budget, no further validation rules will be run``, and
+    the budget stays spent.
+
+    Parameters
+    ----------
+    remaining : int
+        ``celconfig.RuntimeCELCostBudget`` (10,000,000) for a binding's validations, audit annotations or a
+        mutating policy's mutations; :data:`MATCH_CONDITIONS_COST_BUDGET` for ``matchConditions``.
+    per_call_limit : int or None
+        ``celconfig.PerCallLimit`` (:data:`kubenotes.apiserver.apiextensions.celcost.PER_CALL_LIMIT`).
+
+    Examples
+    --------
+    >>> b = CostBudget(10)
+    >>> b.evaluate("self.all(x, x > 0)", {"self": [1, 2, 3]})
+    Traceback (most recent call last):
+    ...
+    kubenotes.apiserver.admission.cel.OutOfBudget: validation failed due to running out of cost budget, \
+no further validation rules will be run
+    >>> CostBudget(100).evaluate("[1, 2].all(x, x > 0)", {})
+    True
+
+    References
+    ----------
+    kubernetes/kubernetes@v1.34.0 staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/filter.go (ForInput),
+    staging/src/k8s.io/apiserver/pkg/apis/cel/config.go
+    """
+
+    def __init__(self, remaining: int, per_call_limit: "int | None" = None):
+        self.remaining = remaining
+        self.per_call_limit = per_call_limit
+
+    def evaluate(self, expr: "str | tuple", env: dict) -> Any:
+        if self.remaining < 0:
+            raise OutOfBudget(OUT_OF_BUDGET)
+        cost = CostTracker(self.per_call_limit)
+        err: CELError | None = None
+        value = None
+        try:
+            value = evaluate(expr, env, cost)
+        except CELError as e:
+            err = e
+        if cost.actual > self.remaining:
+            self.remaining = -1
+            raise OutOfBudget(OUT_OF_BUDGET)
+        self.remaining -= cost.actual
+        if err is not None:
+            raise err
+        return value
 
 
 def _ceil(x: float) -> int:
@@ -740,6 +808,8 @@ def _logic(op: str, a: tuple, b: tuple, env: dict) -> bool:
         try:
             v = _eval(side, env)
         except CELError as e:
+            if str(e) == COST_LIMIT_EXCEEDED:  # cel-go cancels the whole evaluation: nothing absorbs it
+                raise
             err = err or e
             continue
         if not isinstance(v, bool):

@@ -70,7 +70,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from kubenotes.apiserver.admission.cel import CELError, ObjectVal, evaluate, plain, type_name_errors
+from kubenotes.apiserver.admission.cel import (MATCH_CONDITIONS_COST_BUDGET, CELError, CostBudget, ObjectVal,
+                                               OutOfBudget, evaluate, plain, type_name_errors)
 from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin, forbidden
 from kubenotes.apiserver.admission.validatingadmissionpolicy import (
     ParamError, _matches, _request, collect_params, lazy_variables)
@@ -467,23 +468,30 @@ class MutatingAdmissionPolicy(Plugin):
         env: dict[str, Any] = {"object": obj, "oldObject": old, "request": _request(attrs, obj, old),
                                "namespaceObject": ns, "params": param}
         env["variables"] = lazy_variables(spec.get("variables") or (), env)
+        from kubenotes.apiserver.apiextensions.celcost import PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET
+
+        budget = CostBudget(MATCH_CONDITIONS_COST_BUDGET, PER_CALL_LIMIT)  # each expression also under PerCallLimit
         try:
             for cond in spec.get("matchConditions") or ():
-                if evaluate(cond.get("expression", ""), env) is not True:
+                if budget.evaluate(cond.get("expression", ""), env) is not True:
                     return
         except CELError as e:
             errors.append((pol, binding, _PolicyError(str(e), "Invalid")))
             return
         ri = attrs.resource
+        budget = CostBudget(RUNTIME_CEL_COST_BUDGET, PER_CALL_LIMIT)
         for m in spec.get("mutations") or ():
             try:
                 if m.get("patchType") == "JSONPatch":
-                    new = _json_patch(obj, evaluate((m.get("jsonPatch") or {}).get("expression", ""), env))
+                    new = _json_patch(obj, budget.evaluate((m.get("jsonPatch") or {}).get("expression", ""), env))
                 else:
-                    cfg = evaluate((m.get("applyConfiguration") or {}).get("expression", ""), env)
+                    cfg = budget.evaluate((m.get("applyConfiguration") or {}).get("expression", ""), env)
                     new = apply_configuration_patch(obj, cfg, obj.get("apiVersion") or ri.api_version,
                                                     obj.get("kind") or ri.kind,
                                                     getattr(getattr(ri, "crd", None), "schema", None))
+            except OutOfBudget as e:  # no further mutation is evaluated
+                errors.append((pol, binding, _PolicyError(str(e), "Invalid")))
+                break
             except CELError as e:
                 errors.append((pol, binding, _PolicyError(str(e), "Invalid")))
                 continue

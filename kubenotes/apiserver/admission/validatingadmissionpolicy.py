@@ -37,7 +37,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubenotes.apiserver.admission.cel import CELError, evaluate
+from kubenotes.apiserver.admission.cel import (MATCH_CONDITIONS_COST_BUDGET, CELError, CostBudget, OutOfBudget,
+                                               evaluate)
 from kubenotes.apiserver.admission.interfaces import CONNECT, CREATE, DELETE, UPDATE, Plugin, forbidden
 from kubenotes.apiserver.admission.webhook import _labels, _selector_matches, _Webhooks, matches_rule
 from kubenotes.apiserver.request import Attributes
@@ -269,18 +270,35 @@ class ValidatingAdmissionPolicy(Plugin):
 
     def _validations(self, spec: dict, env: dict, attrs: Attributes, obj: dict | None, pname: str, bname: str,
                      actions: list[str], fail: bool) -> None:
+        """One evaluation of a binding (``validator.Validate``), under upstream's runtime cost limits.
+
+        Every expression runs under ``PerCallLimit`` (passing it is that expression's error, ``operation
+        cancelled: actual cost limit exceeded``); the ``matchConditions`` share
+        :data:`~kubenotes.apiserver.admission.cel.MATCH_CONDITIONS_COST_BUDGET`, the audit annotations one
+        ``RuntimeCELCostBudget`` and the validations with their ``messageExpression`` another. A spent budget
+        stops the rest and is one error under ``failurePolicy`` (denied under ``Fail``, ignored under
+        ``Ignore``), as other evaluation errors are.
+        """
+        from kubenotes.apiserver.apiextensions.celcost import PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET
+
+        budget = CostBudget(MATCH_CONDITIONS_COST_BUDGET, PER_CALL_LIMIT)
         try:
             for cond in spec.get("matchConditions") or ():
-                if evaluate(cond.get("expression", ""), env) is not True:
+                if budget.evaluate(cond.get("expression", ""), env) is not True:
                     return
         except CELError as e:
             if fail:
                 self._deny(attrs, obj, pname, bname, f"{e}", "Invalid", actions)
             return
+        budget = CostBudget(RUNTIME_CEL_COST_BUDGET, PER_CALL_LIMIT)
         for a in spec.get("auditAnnotations") or ():
             expr = a.get("valueExpression", "")
             try:
-                value = evaluate(expr, env)
+                value = budget.evaluate(expr, env)
+            except OutOfBudget as e:
+                if fail:
+                    self._deny(attrs, obj, pname, bname, f"{e}", "Invalid", actions)
+                break
             except CELError as e:
                 if fail:
                     self._deny(attrs, obj, pname, bname, f"expression '{expr}' resulted in error: {e}", "Invalid",
@@ -288,10 +306,15 @@ class ValidatingAdmissionPolicy(Plugin):
                 continue
             if value is not None:
                 self.audit_annotations.append({"key": f"{pname}/{a.get('key', '')}", "value": value})
+        budget = CostBudget(RUNTIME_CEL_COST_BUDGET, PER_CALL_LIMIT)
         for v in spec.get("validations") or ():
             expr = v.get("expression", "")
             try:
-                ok = evaluate(expr, env)
+                ok = budget.evaluate(expr, env)
+            except OutOfBudget as e:
+                if fail:
+                    self._deny(attrs, obj, pname, bname, f"{e}", "Invalid", actions)
+                return
             except CELError as e:
                 if fail:
                     self._deny(attrs, obj, pname, bname, f"expression '{expr}' resulted in error: {e}",
@@ -302,7 +325,7 @@ class ValidatingAdmissionPolicy(Plugin):
             msg = v.get("message") or ""
             if v.get("messageExpression"):
                 try:
-                    out = evaluate(v["messageExpression"], env)
+                    out = budget.evaluate(v["messageExpression"], env)
                     if isinstance(out, str) and out.strip():
                         msg = out
                 except CELError:

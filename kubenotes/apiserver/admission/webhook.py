@@ -300,18 +300,27 @@ class _Webhooks(Plugin):
 
         Every condition is evaluated: one ``false`` skips the webhook even when another failed; otherwise
         an evaluation error skips it under ``failurePolicy: Ignore`` and refuses the request (403, the
-        errors aggregated) under ``Fail``.
+        errors aggregated) under ``Fail``. Each expression runs under ``PerCallLimit`` (``operation cancelled:
+        actual cost limit exceeded`` is its error) and all share ``RuntimeCELCostBudgetMatchConditions``; a
+        spent budget stops the evaluation and is the one error, handled per ``failurePolicy`` the same way.
         """
-        from kubenotes.apiserver.admission.cel import CELError, evaluate
+        from kubenotes.apiserver.admission.cel import (MATCH_CONDITIONS_COST_BUDGET, CELError, CostBudget,
+                                                       OutOfBudget)
 
         env = {"object": obj, "oldObject": old, "request": admission_review("", attrs, obj, old)["request"],
                "namespaceObject": None}  # declared upstream, but the matcher binds no namespace
         errors: list[str] = []
+        from kubenotes.apiserver.apiextensions.celcost import PER_CALL_LIMIT
+
+        budget = CostBudget(MATCH_CONDITIONS_COST_BUDGET, PER_CALL_LIMIT)  # one per webhook
         for cond in hook["matchConditions"]:
             expr = cond.get("expression", "")
             try:
-                if evaluate(expr, env) is False:
+                if budget.evaluate(expr, env) is False:
                     return False
+            except OutOfBudget as e:  # the filter's own error: no further condition is evaluated
+                errors = [str(e)]
+                break
             except CELError as e:
                 errors.append(f"expression '{expr}' resulted in error: {e}")
         if not errors:
