@@ -2237,6 +2237,8 @@ def _validate_vap_binding_spec(obj: Mapping[str, Any]) -> list[FieldErr]:
 WEBHOOK_MATCH_CONDITION_VARIABLES = _CEL_BASE_VARIABLES
 #: ``noSideEffectClasses.List()``: what a new webhook may declare; ``AcceptedAdmissionReviewVersions``.
 _NO_SIDE_EFFECT_CLASSES = ("None", "NoneOnDryRun")
+#: ``supportedSideEffectClasses``: what an update may keep when the stored configuration already had side effects.
+_SIDE_EFFECT_CLASSES = ("None", "NoneOnDryRun", "Some", "Unknown")
 _ADMISSION_REVIEW_VERSIONS = ("v1", "v1beta1")
 _URL_FORM = "; desired format: https://host[/path]"
 
@@ -2307,8 +2309,13 @@ def _validate_webhook_client_config(cc: Mapping[str, Any], p: str) -> list[Field
     return errs
 
 
-def _validate_webhook(hook: Mapping[str, Any], p: str, mutating: bool) -> list[FieldErr]:
-    """``validateValidatingWebhook`` / ``validateMutatingWebhook`` for a new configuration (no side effects)."""
+def _validate_webhook(hook: Mapping[str, Any], p: str, mutating: bool, no_side_effects: bool = True,
+                      match_conditions: bool = True) -> list[FieldErr]:
+    """``validateValidatingWebhook`` / ``validateMutatingWebhook``.
+
+    ``no_side_effects``: only ``None``/``NoneOnDryRun`` allowed (``requireNoSideEffects``; a create, or an update
+    of a configuration whose webhooks had none); ``match_conditions``: validate them (not ``ignoreMatchConditions``).
+    """
     errs = _is_fully_qualified_name(hook.get("name") or "", f"{p}.name")
     for i, rule in enumerate(hook.get("rules") or ()):
         errs += _validate_rule_with_operations(rule, f"{p}.rules[{i}]")
@@ -2318,10 +2325,11 @@ def _validate_webhook(hook: Mapping[str, Any], p: str, mutating: bool) -> list[F
     if mp is not None and mp not in _MATCH_POLICIES:
         errs.append(_not_supported(f"{p}.matchPolicy", mp, _MATCH_POLICIES))
     se = hook.get("sideEffects")
+    allowed = _NO_SIDE_EFFECT_CLASSES if no_side_effects else _SIDE_EFFECT_CLASSES
     if se is None:
-        errs.append(_required(f"{p}.sideEffects", "must specify one of " + ", ".join(_NO_SIDE_EFFECT_CLASSES)))
-    elif se not in _NO_SIDE_EFFECT_CLASSES:
-        errs.append(_not_supported(f"{p}.sideEffects", se, _NO_SIDE_EFFECT_CLASSES))
+        errs.append(_required(f"{p}.sideEffects", "must specify one of " + ", ".join(allowed)))
+    elif se not in allowed:
+        errs.append(_not_supported(f"{p}.sideEffects", se, allowed))
     ts = hook.get("timeoutSeconds")
     if ts is not None and not 1 <= ts <= 30:
         errs.append(_invalid(f"{p}.timeoutSeconds", ts, "the timeout value must be between 1 and 30 seconds"))
@@ -2331,12 +2339,13 @@ def _validate_webhook(hook: Mapping[str, Any], p: str, mutating: bool) -> list[F
     if mutating and rp is not None and rp not in _REINVOCATION_POLICIES:
         errs.append(_not_supported(f"{p}.reinvocationPolicy", rp, _REINVOCATION_POLICIES))
     errs += _validate_webhook_client_config(hook.get("clientConfig") or {}, f"{p}.clientConfig")
-    errs += validate_match_conditions(hook.get("matchConditions"), f"{p}.matchConditions",
-                                      WEBHOOK_MATCH_CONDITION_VARIABLES)
+    if match_conditions:
+        errs += validate_match_conditions(hook.get("matchConditions"), f"{p}.matchConditions",
+                                          WEBHOOK_MATCH_CONDITION_VARIABLES)
     return errs
 
 
-def _validate_admission_review_versions(versions: list, p: str) -> list[FieldErr]:
+def _validate_admission_review_versions(versions: list, p: str, require_recognized: bool = True) -> list[FieldErr]:
     """``validateAdmissionReviewVersions``: required, no duplicates, DNS-1035 labels, one of ``v1``/``v1beta1``."""
     accepted = ", ".join(_ADMISSION_REVIEW_VERSIONS)
     if not versions:
@@ -2349,13 +2358,14 @@ def _validate_admission_review_versions(versions: list, p: str) -> list[FieldErr
             continue
         seen.add(v)
         errs += [_invalid(f"{p}[{i}]", v, m) for m in is_dns1035_label(v)]
-    if not seen & set(_ADMISSION_REVIEW_VERSIONS):
+    if require_recognized and not seen & set(_ADMISSION_REVIEW_VERSIONS):
         errs.append(_invalid(p, versions, f"must include at least one of {accepted}"))
     return errs
 
 
-def _validate_webhook_configuration(obj: Mapping[str, Any]) -> list[FieldErr]:
-    """``validate{Mutating,Validating}WebhookConfiguration`` for a create.
+def _validate_webhook_configuration(obj: Mapping[str, Any], old: Mapping[str, Any] | None = None
+                                    ) -> list[FieldErr]:
+    """``validate{Mutating,Validating}WebhookConfiguration`` for a create, or an update of ``old``.
 
     Each webhook: a fully qualified ``name`` (unique), valid ``rules``, ``failurePolicy``/``matchPolicy`` values,
     ``sideEffects`` ``None`` or ``NoneOnDryRun`` (required), ``timeoutSeconds`` 1 to 30, selectors,
@@ -2364,10 +2374,16 @@ def _validate_webhook_configuration(obj: Mapping[str, Any]) -> list[FieldErr]:
     The fields defaulted before validation (``failurePolicy``, ``matchPolicy``, selectors, ``timeoutSeconds``)
     report bad values only.
 
+    An update (``Validate{Validating,Mutating}WebhookConfigurationUpdate``) relaxes what the stored object
+    already broke: ``sideEffects`` may be ``Some``/``Unknown`` when a stored webhook had side effects (or
+    none set), unrecognized ``admissionReviewVersions`` pass when a stored webhook had only such, duplicate
+    names pass when the stored names were not unique; ``matchConditions`` are not validated again when no
+    webhook's changed (same count, same conditions at each index).
+
     Notes
     -----
-    An update is validated as a create (upstream relaxes ``sideEffects``, review versions, unique names and
-    invalid selector values when the stored object already had them).
+    Upstream also keeps a stored invalid label value in a selector (``allowInvalidLabelValueInSelector``); the
+    model does not relax that.
 
     References
     ----------
@@ -2387,14 +2403,23 @@ def _validate_webhook_configuration(obj: Mapping[str, Any]) -> list[FieldErr]:
     """
     errs: list[FieldErr] = []
     mutating = obj.get("kind") == "MutatingWebhookConfiguration"
+    hooks, stored = list(obj.get("webhooks") or ()), list((old or {}).get("webhooks") or ())
+    no_side_effects = recognized = unique = conditions = True
+    if old is not None:
+        no_side_effects = all(h.get("sideEffects") in _NO_SIDE_EFFECT_CLASSES for h in stored)
+        recognized = all(not h.get("admissionReviewVersions")
+                         or set(h["admissionReviewVersions"]) & set(_ADMISSION_REVIEW_VERSIONS) for h in stored)
+        unique = len({h.get("name") or "" for h in stored}) == len(stored)
+        conditions = len(hooks) != len(stored) or any(
+            h.get("matchConditions") != o.get("matchConditions") for h, o in zip(hooks, stored))
     names: set[str] = set()
-    for i, hook in enumerate(obj.get("webhooks") or ()):
+    for i, hook in enumerate(hooks):
         p = f"webhooks[{i}]"
-        errs += _validate_webhook(hook, p, mutating)
+        errs += _validate_webhook(hook, p, mutating, no_side_effects, conditions)
         errs += _validate_admission_review_versions(hook.get("admissionReviewVersions") or [],
-                                                    f"{p}.admissionReviewVersions")
+                                                    f"{p}.admissionReviewVersions", recognized)
         name = hook.get("name") or ""
-        if name:
+        if name and unique:
             if name in names:
                 errs.append(_duplicate(f"{p}.name", name))
             names.add(name)
@@ -3080,6 +3105,8 @@ def validate_update(ri: ResourceInfo, obj: Mapping[str, Any], old: Mapping[str, 
         errs += _network_policy_spec(obj.get("spec") or {}, "spec", _network_policy_cidrs(old))
     elif ri.kind == "Ingress":  # ValidateIngressUpdate: no annotation check
         errs += _validate_ingress(obj)
+    elif ri.kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
+        errs += _validate_webhook_configuration({"kind": ri.kind, **obj}, old)  # relaxed for what old broke
     elif ri.kind == "VolumeAttachment":  # ValidateVolumeAttachmentUpdate: not the V1 create checks; spec read-only
         errs += _validate_volume_attachment(obj)
         if (obj.get("spec") or {}) != (old.get("spec") or {}):

@@ -42,9 +42,10 @@ from typing import Any
 
 from kubenotes.errors import KubenotesError
 
-__all__ = ["CELError", "CostBudget", "CostTracker", "OutOfBudget", "MATCH_CONDITIONS_COST_BUDGET", "OUT_OF_BUDGET", "ObjectVal", "Optional", "JSONPATCH_FIELDS", "COST_LIMIT_EXCEEDED",
-           "LIBRARY_NAMESPACES", "compile_expression", "compile_issues", "evaluate", "output_type", "plain",
-           "syntax_error_text", "type_name_errors"]
+__all__ = ["CELError", "CostBudget", "CostTracker", "OutOfBudget", "MATCH_CONDITIONS_COST_BUDGET", "OUT_OF_BUDGET",
+           "ObjectVal", "Optional", "JSONPATCH_FIELDS", "COST_LIMIT_EXCEEDED", "LIBRARY_NAMESPACES",
+           "compile_expression", "compile_issues", "evaluate", "output_type", "plain", "syntax_error_text",
+           "type_name_errors"]
 
 
 class CELError(KubenotesError):

@@ -142,7 +142,7 @@ def test_vap_match_conditions_have_their_own_smaller_budget(api):
 def _webhook(api, policy, n):
     hook = {"name": "cost.example.com", "clientConfig": {"url": DOWN, "caBundle": ""}, "sideEffects": "None",
             "admissionReviewVersions": ["v1"], "failurePolicy": policy,
-            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+            "rules": [RULE],
             "matchConditions": [{"name": f"c{i}", "expression": f"{HEAVY} || true"} for i in range(n)]}
     api.client().create("validatingwebhookconfigurations", {"metadata": {"name": "w"}, "webhooks": [hook]})
 
