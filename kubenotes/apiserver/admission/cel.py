@@ -22,10 +22,14 @@ model evaluates the subset admission policies use most, over JSON values:
   ``exists_one``, ``map``, ``filter``.
 
 Of upstream's compile-time checks, references to variables the environment
-does not declare are reported with cel-go's text (:func:`compile_issues`).
-Not supported: type checking, the Kubernetes CEL libraries (quantity, url,
-ip, authorizer...), timestamps and durations. :class:`CostTracker` counts an
-evaluation's actual cost as cel-go's does, with an optional limit.
+does not declare are reported with cel-go's text (:func:`compile_issues`), and
+an expression's result type is inferred where no schema is needed
+(:func:`output_type`: literals, operators, ``size()``, macros; the rest is
+``dyn``). Not supported: full type checking, the Kubernetes CEL libraries
+(quantity, url, ip, authorizer...), timestamps and durations.
+:class:`CostTracker` counts an evaluation's actual cost as cel-go's does, with
+an optional limit; :class:`CostBudget` shares a runtime budget between
+expressions as admission does.
 An expression outside the subset raises :class:`CELError` when compiled,
 with the position, as a compile error refuses it upstream.
 
