@@ -32,15 +32,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kubenotes.apiserver.admission.cel import COST_LIMIT_EXCEEDED, CELError, CostTracker, compile_expression, evaluate
+from kubenotes.apiserver.admission.cel import (COST_LIMIT_EXCEEDED, OUT_OF_BUDGET, CELError, CostTracker,
+                                               compile_expression, evaluate)
 from kubenotes.apiserver.apiextensions.celcost import PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET
 from kubenotes.apiserver.validation import FORBIDDEN, INVALID, REQUIRED, FieldErr
 
 __all__ = ["has_rules", "validate_rules", "rule_compile_errors"]
 
 _ABSENT = object()
-#: The error when the request's runtime cost budget runs out.
-OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 _REASONS = {"FieldValueInvalid": INVALID, "FieldValueForbidden": FORBIDDEN, "FieldValueRequired": REQUIRED,
             "FieldValueDuplicate": "FieldValueDuplicate"}
 
