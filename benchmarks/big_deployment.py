@@ -26,18 +26,14 @@ import math
 import subprocess
 import sys
 import time
+from _cluster import node_manifests  # benchmarks/_cluster.py, beside this script
 
 PODS_PER_NODE = 50
 
 
 def _objects(nodes: int, replicas: int) -> list[dict]:
     objs: list[dict] = []
-    for i in range(nodes):
-        cap = {"cpu": "4", "memory": "16Gi", "pods": "110"}
-        objs.append({"apiVersion": "v1", "kind": "Node",
-                     "metadata": {"name": f"node-{i:04d}", "labels": {"kubernetes.io/hostname": f"node-{i:04d}"}},
-                     "status": {"capacity": cap, "allocatable": cap,
-                                "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 250}.{i % 250 + 1}"}]}})
+    objs.extend(node_manifests(nodes, {"cpu": "4", "memory": "16Gi", "pods": "110"}))
     objs.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "big", "namespace": "default"},
                  "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "big"}},
                           "template": {"metadata": {"labels": {"app": "big"}},

@@ -65,6 +65,7 @@ import resource
 import subprocess
 import sys
 import time
+from _cluster import node_manifests  # benchmarks/_cluster.py, beside this script
 
 CLASS_NAME = "local-wffc"
 NAMESPACE = "default"
@@ -74,14 +75,7 @@ def _objects(nodes: int, claims: int) -> list[dict]:
     from kubenotes.controllers.volume.provisioner import PROVISIONER_NAME
 
     objs: list[dict] = []
-    for i in range(nodes):
-        cap = {"cpu": "4", "memory": "16Gi", "pods": "110"}
-        objs.append({"apiVersion": "v1", "kind": "Node",
-                     "metadata": {"name": f"node-{i:04d}",
-                                  "labels": {"kubernetes.io/hostname": f"node-{i:04d}",
-                                             "topology.kubernetes.io/zone": f"zone-{i % 3}"}},
-                     "status": {"capacity": cap, "allocatable": cap,
-                                "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 250}.{i % 250 + 1}"}]}})
+    objs.extend(node_manifests(nodes, {"cpu": "4", "memory": "16Gi", "pods": "110"}, zones=3))
     objs.append({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": CLASS_NAME},
                  "provisioner": PROVISIONER_NAME, "reclaimPolicy": "Delete",
                  "volumeBindingMode": "WaitForFirstConsumer"})

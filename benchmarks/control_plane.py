@@ -59,18 +59,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from _cluster import node_manifests  # benchmarks/_cluster.py, beside this script
 
 
 def _objects(nodes: int, deployments: int, replicas: int) -> list[dict]:
     objs: list[dict] = []
-    for i in range(nodes):
-        cap = {"cpu": "4", "memory": "16Gi", "pods": "110"}
-        objs.append({"apiVersion": "v1", "kind": "Node",
-                     "metadata": {"name": f"node-{i:04d}",
-                                  "labels": {"kubernetes.io/hostname": f"node-{i:04d}",
-                                             "topology.kubernetes.io/zone": f"zone-{i % 3}"}},
-                     "status": {"capacity": cap, "allocatable": cap,
-                                "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 250}.{i % 250 + 1}"}]}})
+    objs.extend(node_manifests(nodes, {"cpu": "4", "memory": "16Gi", "pods": "110"}, zones=3))
     for d in range(deployments):
         name = f"app-{d:03d}"
         objs.append({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},

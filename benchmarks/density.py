@@ -40,6 +40,7 @@ import json
 import subprocess
 import sys
 import time
+from _cluster import node_manifests  # benchmarks/_cluster.py, beside this script
 
 #: The SLO: p99 of the pod startup latency SLI, stateless pods, in a cluster within the scalability envelope.
 SLO_P99_SECONDS = 5.0
@@ -48,12 +49,7 @@ REPLICAS_PER_DEPLOYMENT = 100
 
 def _objects(nodes: int, pods: int, replicas_per_deployment: int) -> list[dict]:
     objs: list[dict] = []
-    for i in range(nodes):
-        cap = {"cpu": "32", "memory": "128Gi", "pods": "110"}
-        objs.append({"apiVersion": "v1", "kind": "Node",
-                     "metadata": {"name": f"node-{i:04d}", "labels": {"kubernetes.io/hostname": f"node-{i:04d}"}},
-                     "status": {"capacity": cap, "allocatable": cap,
-                                "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 250}.{i % 250 + 1}"}]}})
+    objs.extend(node_manifests(nodes, {"cpu": "32", "memory": "128Gi", "pods": "110"}))
     d = 0
     while pods > 0:
         n = min(replicas_per_deployment, pods)

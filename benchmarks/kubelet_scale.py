@@ -36,6 +36,7 @@ import subprocess
 import sys
 import time
 from collections import deque
+from _cluster import node_manifests  # benchmarks/_cluster.py, beside this script
 
 #: Deployments of at most this many replicas each.
 REPLICAS_PER_DEPLOYMENT = 100
@@ -50,12 +51,7 @@ CRI_METHODS = ("Version", "RunPodSandbox", "StopPodSandbox", "RemovePodSandbox",
 
 def _objects(nodes: int, pods: int) -> list[dict]:
     objs: list[dict] = []
-    for i in range(nodes):
-        cap = {"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}
-        objs.append({"apiVersion": "v1", "kind": "Node",
-                     "metadata": {"name": f"node-{i:04d}", "labels": {"kubernetes.io/hostname": f"node-{i:04d}"}},
-                     "status": {"capacity": cap, "allocatable": cap,
-                                "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 250}.{i % 250 + 1}"}]}})
+    objs.extend(node_manifests(nodes, {"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}))
     d = 0
     left = pods
     while left > 0:

@@ -45,17 +45,11 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from serve_load import _connection, _https, _percentile  # noqa: E402 - the same HTTPS client and percentile
+from _cluster import node_manifests  # noqa: E402 - benchmarks/_cluster.py, beside this script
 
 
 def _nodes(n: int) -> list[dict]:
-    objs = []
-    for i in range(n):
-        cap = {"cpu": "4", "memory": "16Gi", "pods": "110"}
-        objs.append({"apiVersion": "v1", "kind": "Node",
-                     "metadata": {"name": f"node-{i:04d}", "labels": {"kubernetes.io/hostname": f"node-{i:04d}"}},
-                     "status": {"capacity": cap, "allocatable": cap,
-                                "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 250}.{i % 250 + 1}"}]}})
-    return objs
+    return node_manifests(n, {"cpu": "4", "memory": "16Gi", "pods": "110"})
 
 
 def _deployment(replicas: int) -> dict:
